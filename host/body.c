@@ -1,0 +1,257 @@
+/* Bodies: creation, removal, state access. Host arrays are float; the API speaks double. */
+#include "world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+ctn_body_desc ctn_body_desc_default(void) {
+    ctn_body_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = CTN_BODY_DYNAMIC;
+    d.mass = 1.0;
+    d.inertia[0] = d.inertia[1] = d.inertia[2] = 1.0 / 6.0; /* unit cube of 1 kg */
+    d.orientation[0] = 1.0;
+    return d;
+}
+
+void ctn_inertia_box(double mass, const double he[3], double out[3]) {
+    out[0] = mass * (he[1] * he[1] + he[2] * he[2]) / 3.0;
+    out[1] = mass * (he[0] * he[0] + he[2] * he[2]) / 3.0;
+    out[2] = mass * (he[0] * he[0] + he[1] * he[1]) / 3.0;
+}
+
+void ctn_inertia_sphere(double mass, double radius, double out[3]) {
+    out[0] = out[1] = out[2] = 0.4 * mass * radius * radius;
+}
+
+void ctn_inertia_capsule(double mass, double r, double hl, int axis, double out[3]) {
+    /* cylinder of length 2 hl plus two hemispheres, split by volume */
+    double vc = 3.14159265358979323846 * r * r * 2.0 * hl, vs = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
+    double mc = mass * vc / (vc + vs), ms = mass - mc;
+    double axial = 0.5 * mc * r * r + 0.4 * ms * r * r;
+    double l = 2.0 * hl;
+    double trans = mc * (r * r / 4.0 + l * l / 12.0) + ms * (0.4 * r * r + hl * hl + 0.375 * r * hl);
+    if (axis < 0 || axis > 2) axis = 0;
+    out[0] = out[1] = out[2] = trans;
+    out[axis] = axial;
+}
+
+static int finite_n(const double *v, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* Grows the body arrays to hold `need` ids; on failure nothing changes. */
+static ctn_status body_reserve(ctn_world *w, int need) {
+    if (need <= w->body_capacity) return CTN_OK;
+    if (need > CTN_MAX_BODIES) return ctn__fail(w, CTN_ERR_LIMIT, "body count would exceed CTN_MAX_BODIES (%d)", CTN_MAX_BODIES);
+    size_t cap = w->body_capacity ? (size_t)w->body_capacity * 2 : 64;
+    if (cap < (size_t)need) cap = (size_t)need;
+    if (cap > CTN_MAX_BODIES) cap = CTN_MAX_BODIES;
+    ctn_pose *pose = malloc(cap * sizeof *pose);
+    ctn_vel *vel = malloc(cap * sizeof *vel);
+    ctn_inertia *in = malloc(cap * sizeof *in);
+    ctn_props *pr = malloc(cap * sizeof *pr);
+    int *refs = malloc(cap * sizeof *refs);
+    if (!pose || !vel || !in || !pr || !refs) {
+        free(pose);
+        free(vel);
+        free(in);
+        free(pr);
+        free(refs);
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing body arrays to %zu", cap);
+    }
+    size_t n = (size_t)w->body_count;
+    if (n) {
+        memcpy(pose, w->pose, n * sizeof *pose);
+        memcpy(vel, w->vel, n * sizeof *vel);
+        memcpy(in, w->inertia, n * sizeof *in);
+        memcpy(pr, w->props, n * sizeof *pr);
+        memcpy(refs, w->body_refs, n * sizeof *refs);
+    }
+    free(w->pose);
+    free(w->vel);
+    free(w->inertia);
+    free(w->props);
+    free(w->body_refs);
+    w->pose = pose;
+    w->vel = vel;
+    w->inertia = in;
+    w->props = pr;
+    w->body_refs = refs;
+    w->body_capacity = (int)cap;
+    return CTN_OK;
+}
+
+/* Unit quaternion from a double (w, x, y, z); returns 0 when it cannot be normalised. */
+static int quat_from(const double q[4], ctn_quat *out) {
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(n > 1e-9) || !isfinite(n)) return 0;
+    *out = ctn_quat_make((float)(q[0] / n), (float)(q[1] / n), (float)(q[2] / n), (float)(q[3] / n));
+    return 1;
+}
+
+static ctn_v3 v3_from(const double v[3]) { return ctn_v3_make((float)v[0], (float)v[1], (float)v[2]); }
+
+ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_add: desc is NULL");
+    if ((int)d->type < CTN_BODY_DYNAMIC || (int)d->type > CTN_BODY_KINEMATIC)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.type: unknown body type %d", (int)d->type);
+    if (!finite_n(d->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.position: non-finite component");
+    if (!finite_n(d->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.velocity: non-finite component");
+    if (!finite_n(d->angular_velocity, 3))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.angular_velocity: non-finite component");
+    ctn_quat q;
+    if (!quat_from(d->orientation, &q))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.orientation: (%g, %g, %g, %g) is not a finite non-zero quaternion",
+                         d->orientation[0], d->orientation[1], d->orientation[2], d->orientation[3]);
+    int dynamic = d->type == CTN_BODY_DYNAMIC;
+    if (dynamic) {
+        if (!(d->mass > 0.0) || !isfinite(d->mass))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.mass: %g must be finite and > 0 for a dynamic body", d->mass);
+        if (!d->particle) {
+            for (int k = 0; k < 3; ++k)
+                if (!(d->inertia[k] > 0.0) || !isfinite(d->inertia[k]))
+                    return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
+                                     "body.inertia[%d]: %g must be finite and > 0 for a rigid dynamic body", k, d->inertia[k]);
+        }
+    }
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    st = body_reserve(w, w->body_count + 1);
+    if (st != CTN_OK) return st;
+    int id = w->body_count;
+    ctn_pose *p = &w->pose[id];
+    memset(p, 0, sizeof *p);
+    p->p = v3_from(d->position);
+    p->q = d->particle ? ctn_quat_identity() : q;
+    ctn_vel *v = &w->vel[id];
+    memset(v, 0, sizeof *v);
+    if (d->type != CTN_BODY_STATIC) {
+        v->v = v3_from(d->velocity);
+        if (!d->particle) v->w = v3_from(d->angular_velocity);
+    }
+    v->inv_mass = dynamic ? (float)(1.0 / d->mass) : 0.0f;
+    ctn_props *pr = &w->props[id];
+    memset(pr, 0, sizeof *pr);
+    pr->flags = CTN_BODY_FLAG_ALIVE | (dynamic ? CTN_BODY_FLAG_DYNAMIC : 0) |
+                (d->type == CTN_BODY_KINEMATIC ? CTN_BODY_FLAG_KINEMATIC : 0) | (d->particle ? CTN_BODY_FLAG_PARTICLE : 0);
+    if (dynamic && !d->particle)
+        pr->inv_inertia_body = ctn_v3_make((float)(1.0 / d->inertia[0]), (float)(1.0 / d->inertia[1]), (float)(1.0 / d->inertia[2]));
+    memset(&w->inertia[id], 0, sizeof w->inertia[id]);
+    w->inertia[id].inv_inertia = ctn_body_inverse_inertia(*p, *pr);
+    w->body_refs[id] = 0;
+    w->body_count++;
+    w->live_bodies++;
+    w->bodies_dirty = 1;
+    w->topology_dirty = 1; /* the adjacency covers every body id */
+    if (out) *out = id;
+    return CTN_OK;
+}
+
+/* Returns 1 when id names a live body; otherwise records why. */
+static int body_live(ctn_world *w, ctn_body_id id, const char *what) {
+    if (id < 0 || id >= w->body_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body id %d out of range (%d ids issued)", what, (int)id, w->body_count);
+        return 0;
+    }
+    if (!(w->props[id].flags & CTN_BODY_FLAG_ALIVE)) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d was removed", what, (int)id);
+        return 0;
+    }
+    return 1;
+}
+
+ctn_status ctn_body_remove(ctn_world *w, ctn_body_id id) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!body_live(w, id, "ctn_body_remove")) return CTN_ERR_NOT_FOUND;
+    if (w->body_refs[id] > 0)
+        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %d is still used by %d joint(s); remove them first", (int)id,
+                         w->body_refs[id]);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    w->props[id].flags = 0;
+    w->vel[id].inv_mass = 0.0f;
+    w->vel[id].v = w->vel[id].w = ctn_v3_zero();
+    w->inertia[id].inv_inertia = ctn_sym3_zero();
+    w->live_bodies--;
+    w->bodies_dirty = 1;
+    w->topology_dirty = 1;
+    return CTN_OK;
+}
+
+ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id id, ctn_body_state *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_state: out is NULL");
+    if (!body_live(w, id, "ctn_body_get_state")) return CTN_ERR_NOT_FOUND;
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    const ctn_pose *p = &w->pose[id];
+    const ctn_vel *v = &w->vel[id];
+    out->position[0] = p->p.x, out->position[1] = p->p.y, out->position[2] = p->p.z;
+    out->orientation[0] = p->q.w, out->orientation[1] = p->q.x, out->orientation[2] = p->q.y, out->orientation[3] = p->q.z;
+    out->velocity[0] = v->v.x, out->velocity[1] = v->v.y, out->velocity[2] = v->v.z;
+    out->angular_velocity[0] = v->w.x, out->angular_velocity[1] = v->w.y, out->angular_velocity[2] = v->w.z;
+    return CTN_OK;
+}
+
+ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id id, const ctn_body_state *s) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_state: state is NULL");
+    if (!body_live(w, id, "ctn_body_set_state")) return CTN_ERR_NOT_FOUND;
+    if (!finite_n(s->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.position: non-finite component");
+    if (!finite_n(s->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.velocity: non-finite component");
+    if (!finite_n(s->angular_velocity, 3))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.angular_velocity: non-finite component");
+    ctn_quat q;
+    if (!quat_from(s->orientation, &q))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.orientation: (%g, %g, %g, %g) is not a finite non-zero quaternion",
+                         s->orientation[0], s->orientation[1], s->orientation[2], s->orientation[3]);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    ctn_props *pr = &w->props[id];
+    int particle = (pr->flags & CTN_BODY_FLAG_PARTICLE) != 0;
+    int moving = (pr->flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) != 0;
+    w->pose[id].p = v3_from(s->position);
+    if (!particle) w->pose[id].q = q;
+    w->vel[id].v = moving ? v3_from(s->velocity) : ctn_v3_zero();
+    w->vel[id].w = moving && !particle ? v3_from(s->angular_velocity) : ctn_v3_zero();
+    w->inertia[id].inv_inertia = ctn_body_inverse_inertia(w->pose[id], *pr);
+    w->bodies_dirty = 1;
+    return CTN_OK;
+}
+
+ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id id, const double force[3], const double torque[3]) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!body_live(w, id, "ctn_body_set_force")) return CTN_ERR_NOT_FOUND;
+    if (force && !finite_n(force, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "force: non-finite component");
+    if (torque && !finite_n(torque, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "torque: non-finite component");
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    w->props[id].force = force ? v3_from(force) : ctn_v3_zero();
+    w->props[id].torque = torque ? v3_from(torque) : ctn_v3_zero();
+    w->bodies_dirty = 1;
+    return CTN_OK;
+}
+
+int ctn_world_body_count(const ctn_world *w) { return w ? w->live_bodies : 0; }
+
+ctn_status ctn_world_get_positions(ctn_world *w, double *xyz, int count, int *written) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!xyz) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_positions: xyz is NULL");
+    if (count < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_positions: count %d is negative", count);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    int n = count < w->body_count ? count : w->body_count;
+    for (int i = 0; i < n; ++i) {
+        int alive = (w->props[i].flags & CTN_BODY_FLAG_ALIVE) != 0;
+        xyz[3 * i + 0] = alive ? w->pose[i].p.x : 0.0;
+        xyz[3 * i + 1] = alive ? w->pose[i].p.y : 0.0;
+        xyz[3 * i + 2] = alive ? w->pose[i].p.z : 0.0;
+    }
+    if (written) *written = n;
+    return CTN_OK;
+}

@@ -1,0 +1,216 @@
+/* Joints: validation, creation, removal and impulse read-back. Each type's rows are in kernels/ctn_rows.h. */
+#include "world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const joint_names[] = {"distance", "ball", "hinge", "fixed", "spring"};
+static const int joint_rows[] = {1, 3, 5, 6, 0};
+
+ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
+    ctn_joint_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = type;
+    d.body_a = 0;
+    d.body_b = CTN_WORLD;
+    d.axis[2] = 1.0;
+    d.rest_length = -1.0;
+    d.compliance = -1.0;
+    d.damping_time = -1.0;
+    return d;
+}
+
+static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* World position of a body-frame point (CTN_WORLD: the point itself). */
+static ctn_v3 anchor_world(const ctn_world *w, ctn_body_id b, ctn_v3 local) {
+    if (b < 0) return local;
+    return ctn_add(w->pose[b].p, ctn_quat_rotate(w->pose[b].q, local));
+}
+
+static int check_body(ctn_world *w, ctn_body_id b, const char *field, int allow_world) {
+    if (b == CTN_WORLD && allow_world) return 1;
+    if (b < 0 || b >= w->body_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body id %d out of range (%d ids issued)", field, (int)b, w->body_count);
+        return 0;
+    }
+    if (!(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d was removed", field, (int)b);
+        return 0;
+    }
+    return 1;
+}
+
+static int is_particle(const ctn_world *w, ctn_body_id b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_PARTICLE); }
+
+ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const double pivot[3], const double axis[3]) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!d || !pivot) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_desc_set_pivot: %s is NULL", d ? "pivot" : "desc");
+    if (!finite3(pivot)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pivot: non-finite component");
+    if (axis && !finite3(axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "axis: non-finite component");
+    if (!check_body(w, d->body_a, "joint.body_a", 0) || !check_body(w, d->body_b, "joint.body_b", 1)) return CTN_ERR_NOT_FOUND;
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    ctn_v3 p = ctn_v3_make((float)pivot[0], (float)pivot[1], (float)pivot[2]);
+    ctn_v3 la = ctn_quat_rotate_inv(w->pose[d->body_a].q, ctn_sub(p, w->pose[d->body_a].p));
+    ctn_v3 lb = d->body_b < 0 ? p : ctn_quat_rotate_inv(w->pose[d->body_b].q, ctn_sub(p, w->pose[d->body_b].p));
+    d->anchor_a[0] = la.x, d->anchor_a[1] = la.y, d->anchor_a[2] = la.z;
+    d->anchor_b[0] = lb.x, d->anchor_b[1] = lb.y, d->anchor_b[2] = lb.z;
+    if (axis) memcpy(d->axis, axis, sizeof d->axis);
+    return CTN_OK;
+}
+
+/* Grows the joint arrays to hold `need` ids; on failure nothing changes. */
+static ctn_status joint_reserve(ctn_world *w, int need) {
+    if (need <= w->joint_capacity) return CTN_OK;
+    if (need > CTN_MAX_JOINTS) return ctn__fail(w, CTN_ERR_LIMIT, "joint count would exceed CTN_MAX_JOINTS (%d)", CTN_MAX_JOINTS);
+    size_t cap = w->joint_capacity ? (size_t)w->joint_capacity * 2 : 64;
+    if (cap < (size_t)need) cap = (size_t)need;
+    if (cap > CTN_MAX_JOINTS) cap = CTN_MAX_JOINTS;
+    ctn_joint_def *defs = malloc(cap * sizeof *defs);
+    unsigned char *alive = malloc(cap);
+    int *slot = malloc(cap * sizeof *slot);
+    if (!defs || !alive || !slot) {
+        free(defs);
+        free(alive);
+        free(slot);
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing joint arrays to %zu", cap);
+    }
+    size_t n = (size_t)w->joint_count;
+    if (n) {
+        memcpy(defs, w->joints, n * sizeof *defs);
+        memcpy(alive, w->joint_alive, n);
+        memcpy(slot, w->joint_slot, n * sizeof *slot);
+    }
+    free(w->joints);
+    free(w->joint_alive);
+    free(w->joint_slot);
+    w->joints = defs;
+    w->joint_alive = alive;
+    w->joint_slot = slot;
+    w->joint_capacity = (int)cap;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
+    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_SPRING)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
+    const char *name = joint_names[d->type];
+    if (!check_body(w, d->body_a, "joint.body_a", 0) || !check_body(w, d->body_b, "joint.body_b", 1)) return CTN_ERR_NOT_FOUND;
+    if (d->body_a == d->body_b)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %d to itself", name, (int)d->body_a);
+    if (!finite3(d->anchor_a)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
+    if (!finite3(d->anchor_b)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: non-finite component");
+    if (!isfinite(d->rest_length)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.rest_length: %g is not finite", d->rest_length);
+    if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
+    if (!isfinite(d->damping_time))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
+    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED;
+    if (rigid_needed && (is_particle(w, d->body_a) || is_particle(w, d->body_b)))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %d is a particle", name,
+                         is_particle(w, d->body_a) ? (int)d->body_a : (int)d->body_b);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+
+    ctn_joint_def j;
+    memset(&j, 0, sizeof j);
+    j.type = (int)d->type;
+    j.a = d->body_a;
+    j.b = d->body_b;
+    j.rows = joint_rows[d->type];
+    /* particles have no orientation: their anchor is the particle itself */
+    j.anchor_a = is_particle(w, d->body_a) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_a[0], (float)d->anchor_a[1], (float)d->anchor_a[2]);
+    j.anchor_b = is_particle(w, d->body_b) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_b[0], (float)d->anchor_b[1], (float)d->anchor_b[2]);
+    j.compliance = (float)(d->compliance >= 0.0 ? d->compliance : w->desc.compliance);
+    j.damping_time = (float)(d->damping_time >= 0.0 ? d->damping_time : w->desc.damping_time);
+    j.rel_q = ctn_quat_identity();
+    ctn_v3 pa = anchor_world(w, d->body_a, j.anchor_a), pb = anchor_world(w, d->body_b, j.anchor_b);
+    float dist = ctn_length(ctn_sub(pa, pb));
+
+    if (d->type == CTN_JOINT_DISTANCE || d->type == CTN_JOINT_SPRING) {
+        j.rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;
+        if (d->type == CTN_JOINT_DISTANCE && j.rest_length < 1e-6f)
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
+                             "joint.rest_length: %g is too small: a distance joint needs separate anchors (use a ball joint)",
+                             (double)j.rest_length);
+        if (d->type == CTN_JOINT_DISTANCE && dist < 1e-6f)
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
+                             "joint.anchor_b: distance joint anchors coincide (%g m apart); the direction is undefined", (double)dist);
+    }
+    if (d->type == CTN_JOINT_SPRING) {
+        if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.stiffness: %g must be finite and >= 0", d->stiffness);
+        if (!(d->damping >= 0.0) || !isfinite(d->damping))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping: %g must be finite and >= 0", d->damping);
+        j.stiffness = (float)d->stiffness;
+        j.damping = (float)d->damping;
+    }
+    if (d->type == CTN_JOINT_HINGE) {
+        if (!finite3(d->axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: non-finite component");
+        double n = sqrt(d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2]);
+        if (!(n > 1e-9))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: (%g, %g, %g) has zero length", d->axis[0], d->axis[1], d->axis[2]);
+        ctn_v3 ax = ctn_v3_make((float)(d->axis[0] / n), (float)(d->axis[1] / n), (float)(d->axis[2] / n));
+        j.axis_a = ctn_quat_rotate_inv(w->pose[d->body_a].q, ax);
+        j.axis_b = d->body_b < 0 ? ax : ctn_quat_rotate_inv(w->pose[d->body_b].q, ax);
+    }
+    if (d->type == CTN_JOINT_FIXED) {
+        ctn_quat qb = d->body_b < 0 ? ctn_quat_identity() : w->pose[d->body_b].q;
+        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[d->body_a].q), qb);
+    }
+
+    st = joint_reserve(w, w->joint_count + 1);
+    if (st != CTN_OK) return st;
+    int id = w->joint_count++;
+    w->joints[id] = j;
+    w->joint_alive[id] = 1;
+    w->joint_slot[id] = -1;
+    w->body_refs[j.a]++;
+    if (j.b >= 0) w->body_refs[j.b]++;
+    w->live_joints++;
+    w->topology_dirty = 1;
+    if (out) *out = id;
+    return CTN_OK;
+}
+
+static int joint_live(ctn_world *w, ctn_joint_id id, const char *what) {
+    if (id < 0 || id >= w->joint_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint id %d out of range (%d ids issued)", what, (int)id, w->joint_count);
+        return 0;
+    }
+    if (!w->joint_alive[id]) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint %d was removed", what, (int)id);
+        return 0;
+    }
+    return 1;
+}
+
+ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id id) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!joint_live(w, id, "ctn_joint_remove")) return CTN_ERR_NOT_FOUND;
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    w->joint_alive[id] = 0;
+    w->body_refs[w->joints[id].a]--;
+    if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;
+    w->live_joints--;
+    w->topology_dirty = 1;
+    return CTN_OK;
+}
+
+int ctn_world_joint_count(const ctn_world *w) { return w ? w->live_joints : 0; }
+
+ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id id, double impulse[6], int *rows) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!impulse) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_impulse: impulse is NULL");
+    if (!joint_live(w, id, "ctn_joint_get_impulse")) return CTN_ERR_NOT_FOUND;
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    int slot = w->topology_dirty ? -1 : w->joint_slot[id];
+    for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
+    if (rows) *rows = w->joints[id].rows;
+    return CTN_OK;
+}

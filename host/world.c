@@ -1,0 +1,296 @@
+/* ctn_world: creation, settings, errors and the step driver. Bodies and joints live in body.c / joint.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *ctn_status_name(ctn_status status) {
+    switch (status) {
+    case CTN_OK: return "CTN_OK";
+    case CTN_ERR_INVALID_ARGUMENT: return "CTN_ERR_INVALID_ARGUMENT";
+    case CTN_ERR_NOT_FOUND: return "CTN_ERR_NOT_FOUND";
+    case CTN_ERR_IN_USE: return "CTN_ERR_IN_USE";
+    case CTN_ERR_OUT_OF_MEMORY: return "CTN_ERR_OUT_OF_MEMORY";
+    case CTN_ERR_LIMIT: return "CTN_ERR_LIMIT";
+    case CTN_ERR_UNSUPPORTED: return "CTN_ERR_UNSUPPORTED";
+    case CTN_ERR_DEVICE: return "CTN_ERR_DEVICE";
+    case CTN_ERR_DIVERGED: return "CTN_ERR_DIVERGED";
+    case CTN_ERR_IO: return "CTN_ERR_IO";
+    }
+    return "CTN_ERR_UNKNOWN";
+}
+
+ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...) {
+    if (w) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->error, sizeof w->error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+double ctn__now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+ctn_pose ctn__world_pose(void) {
+    ctn_pose p;
+    memset(&p, 0, sizeof p);
+    p.q = ctn_quat_identity();
+    return p;
+}
+
+ctn_world_desc ctn_world_desc_default(void) {
+    ctn_world_desc d;
+    memset(&d, 0, sizeof d);
+    d.gravity[1] = -9.81;
+    d.time_step = 1.0 / 60.0;
+    d.substeps = 4;
+    d.iterations = 4;
+    d.solver = CTN_SOLVER_GS;
+    d.stabilization = CTN_STAB_SPOOK;
+    d.compliance = 0.0;
+    d.damping_time = 0.0;
+    d.baumgarte = 0.2;
+    d.warm_start = 0.5; /* full warm start destabilises unconverged GS on long chains: see README */
+    d.max_colours = 32;
+    d.threads = 0;
+    d.backend = CTN_BACKEND_AUTO;
+    d.device = NULL;
+    return d;
+}
+
+static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* Checks every field of a world description; writes the first problem to msg. */
+static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
+    if (!finite3(d->gravity)) {
+        snprintf(msg, size, "desc.gravity: non-finite component (%g, %g, %g)", d->gravity[0], d->gravity[1], d->gravity[2]);
+        return 0;
+    }
+    if (!(d->time_step > 0.0) || !isfinite(d->time_step) || d->time_step > 10.0) {
+        snprintf(msg, size, "desc.time_step: %g is not in (0, 10] s", d->time_step);
+        return 0;
+    }
+    if (d->substeps < 1 || d->substeps > CTN_MAX_SUBSTEPS) {
+        snprintf(msg, size, "desc.substeps: %d is not in [1, %d]", d->substeps, CTN_MAX_SUBSTEPS);
+        return 0;
+    }
+    if (d->iterations < 1 || d->iterations > CTN_MAX_ITERATIONS) {
+        snprintf(msg, size, "desc.iterations: %d is not in [1, %d]", d->iterations, CTN_MAX_ITERATIONS);
+        return 0;
+    }
+    if ((int)d->solver < CTN_SOLVER_GS || (int)d->solver > CTN_SOLVER_CG) {
+        snprintf(msg, size, "desc.solver: unknown solver %d", (int)d->solver);
+        return 0;
+    }
+    if ((int)d->stabilization < CTN_STAB_SPOOK || (int)d->stabilization > CTN_STAB_BAUMGARTE) {
+        snprintf(msg, size, "desc.stabilization: unknown value %d", (int)d->stabilization);
+        return 0;
+    }
+    if (!(d->compliance >= 0.0) || !isfinite(d->compliance)) {
+        snprintf(msg, size, "desc.compliance: %g must be finite and >= 0", d->compliance);
+        return 0;
+    }
+    if (!isfinite(d->damping_time)) {
+        snprintf(msg, size, "desc.damping_time: %g is not finite", d->damping_time);
+        return 0;
+    }
+    if (!(d->baumgarte >= 0.0 && d->baumgarte <= 1.0)) {
+        snprintf(msg, size, "desc.baumgarte: %g is not in [0, 1]", d->baumgarte);
+        return 0;
+    }
+    if (!(d->warm_start >= 0.0 && d->warm_start <= 1.0)) {
+        snprintf(msg, size, "desc.warm_start: %g is not in [0, 1]", d->warm_start);
+        return 0;
+    }
+    if (d->max_colours < 2 || d->max_colours > CTN_MAX_COLOURS) {
+        snprintf(msg, size, "desc.max_colours: %d is not in [2, %d]", d->max_colours, CTN_MAX_COLOURS);
+        return 0;
+    }
+    if (d->threads < 0 || d->threads > 1024) {
+        snprintf(msg, size, "desc.threads: %d is not in [0, 1024]", d->threads);
+        return 0;
+    }
+    if ((int)d->backend < CTN_BACKEND_AUTO || (int)d->backend > CTN_BACKEND_OPENCL) {
+        snprintf(msg, size, "desc.backend: unknown backend %d", (int)d->backend);
+        return 0;
+    }
+    if (d->device && strlen(d->device) >= 255) {
+        snprintf(msg, size, "desc.device: name longer than 254 characters");
+        return 0;
+    }
+    return 1;
+}
+
+static ctn_status select_backend(ctn_world *w) {
+    ctn_backend want = w->desc.backend;
+#ifdef CATENA_HAVE_OPENCL
+    if (want == CTN_BACKEND_OPENCL || want == CTN_BACKEND_AUTO) {
+        ctn_status st = ctn__opencl_backend_init(w);
+        if (st == CTN_OK) return CTN_OK;
+        if (want == CTN_BACKEND_OPENCL) return st;
+        /* auto: say once why the GPU path is not used, then take the CPU fallback */
+        if (!getenv("CATENA_QUIET")) fprintf(stderr, "catena: OpenCL unavailable, using the CPU solver: %s\n", w->error);
+        w->error[0] = '\0';
+    }
+#else
+    if (want == CTN_BACKEND_OPENCL)
+        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.backend: this build of catena has no OpenCL support");
+#endif
+    return ctn__cpu_backend_init(w);
+}
+
+ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size) {
+    char msg[512];
+    if (out) *out = NULL;
+    if (!desc || !out) {
+        if (err && err_size) snprintf(err, err_size, "ctn_world_create: %s is NULL", desc ? "out" : "desc");
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    if (!desc_check(desc, msg, sizeof msg)) {
+        if (err && err_size) snprintf(err, err_size, "%s", msg);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    ctn_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        if (err && err_size) snprintf(err, err_size, "out of memory allocating the world");
+        return CTN_ERR_OUT_OF_MEMORY;
+    }
+    w->desc = *desc;
+    if (desc->device) {
+        snprintf(w->device_request, sizeof w->device_request, "%s", desc->device);
+        w->desc.device = w->device_request;
+    }
+    w->topology_dirty = 1;
+    ctn_status st = select_backend(w);
+    if (st != CTN_OK) {
+        if (err && err_size) snprintf(err, err_size, "%s", w->error);
+        free(w);
+        return st;
+    }
+    *out = w;
+    return CTN_OK;
+}
+
+void ctn_world_destroy(ctn_world *w) {
+    if (!w) return;
+    if (w->backend && w->backend->destroy) w->backend->destroy(w);
+    ctn__topology_free(&w->topo);
+    free(w->pose);
+    free(w->vel);
+    free(w->inertia);
+    free(w->props);
+    free(w->body_refs);
+    free(w->joints);
+    free(w->joint_alive);
+    free(w->joint_slot);
+    free(w);
+}
+
+const char *ctn_world_last_error(const ctn_world *w) { return w ? w->error : "world is NULL"; }
+
+ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {
+    char msg[512];
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!desc) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_desc: desc is NULL");
+    if (!desc_check(desc, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s", msg);
+    if (desc->backend != w->desc.backend)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "desc.backend: cannot change the backend of a live world");
+    int colours_changed = desc->max_colours != w->desc.max_colours;
+    const char *dev = w->desc.device;
+    w->desc = *desc;
+    w->desc.device = dev;
+    if (colours_changed) w->topology_dirty = 1;
+    return CTN_OK;
+}
+
+ctn_status ctn_world_get_desc(const ctn_world *w, ctn_world_desc *out) {
+    if (!w || !out) return CTN_ERR_INVALID_ARGUMENT;
+    *out = w->desc;
+    return CTN_OK;
+}
+
+ctn_status ctn__sync(ctn_world *w) {
+    if (!w->host_stale) return CTN_OK;
+    ctn_status st = w->backend->sync_to_host(w);
+    if (st == CTN_OK) w->host_stale = 0;
+    return st;
+}
+
+void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
+    double gmax = 0.0, amax = 0.0;
+    ctn_pose world = ctn__world_pose();
+    for (int j = 0; j < w->joint_count; ++j) {
+        if (!w->joint_alive[j] || w->joints[j].type == CTN_JT_SPRING) continue;
+        const ctn_joint_def *d = &w->joints[j];
+        float gap, angle;
+        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
+        if (gap > gmax) gmax = gap;
+        if (angle > amax) amax = angle;
+    }
+    *max_gap = gmax;
+    *max_angle = amax;
+}
+
+ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!max_gap || !max_angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure: output pointer is NULL");
+    if (w->backend->measure && w->host_stale) return w->backend->measure(w, max_gap, max_angle);
+    ctn__measure_host(w, max_gap, max_angle);
+    return CTN_OK;
+}
+
+ctn_status ctn_world_step(ctn_world *w) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    double t0 = ctn__now_ms();
+    ctn_step_stats st;
+    memset(&st, 0, sizeof st);
+    if (w->topology_dirty) {
+        ctn_status s = ctn__sync(w);
+        if (s != CTN_OK) return s;
+        double tc = ctn__now_ms();
+        s = ctn__topology_build(w);
+        if (s != CTN_OK) return s;
+        st.ms_colour = ctn__now_ms() - tc;
+    }
+    ctn_status s = w->backend->step(w, &st);
+    if (s != CTN_OK) return s;
+    st.substeps = w->desc.substeps;
+    st.iterations = w->desc.iterations;
+    st.colours = w->topo.colour_count;
+    st.largest_colour = w->topo.largest_colour;
+    st.overflow = w->topo.colour_offsets ? w->topo.colour_offsets[w->topo.colour_count + 1] - w->topo.colour_offsets[w->topo.colour_count] : 0;
+    st.rows = w->topo.row_count;
+    st.row_updates = (double)w->topo.row_count * w->desc.iterations * w->desc.substeps;
+    st.ms_total = ctn__now_ms() - t0;
+    w->stats = st;
+    return CTN_OK;
+}
+
+ctn_status ctn_world_get_stats(const ctn_world *w, ctn_step_stats *out) {
+    if (!w || !out) return CTN_ERR_INVALID_ARGUMENT;
+    *out = w->stats;
+    return CTN_OK;
+}
+
+const char *ctn_world_backend_name(const ctn_world *w) { return w && w->backend ? w->backend->name : "none"; }
+const char *ctn_world_device_name(const ctn_world *w) { return w ? w->device_name : ""; }
+
+#ifndef CATENA_HAVE_OPENCL
+ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size) {
+    (void)out;
+    (void)capacity;
+    if (!count) return CTN_ERR_INVALID_ARGUMENT;
+    *count = 0;
+    if (err && err_size) snprintf(err, err_size, "this build of catena has no OpenCL support");
+    return CTN_OK;
+}
+#endif

@@ -1,0 +1,123 @@
+/* Internal world layout shared by the host modules and the backends. Not installed. */
+#ifndef CTN_HOST_WORLD_H
+#define CTN_HOST_WORLD_H
+
+#include "catena/catena.h"
+#include "ctn_body.h"
+#include "ctn_rows.h"
+
+#include <stdarg.h>
+
+/* Solver layout, rebuilt when the topology changes (host/topology.c). Joints are stored in solver order:
+ * sorted by colour so that colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]),
+ * and the overflow group (joints beyond the colour budget, solved serially) is the range
+ * [colour_offsets[colour_count], colour_offsets[colour_count + 1]). */
+typedef struct ctn_topology {
+    int joint_count;          /* m: row-carrying joints (springs excluded) */
+    int row_count;
+    int *order;               /* [m] solver slot -> joint id */
+    ctn_joint_def *defs;      /* [m] definitions in solver order */
+    float *lambda;            /* [6 m] accumulated impulses of the last substep, solver order (warm start) */
+    int colour_count;
+    int largest_colour;
+    int *colour_offsets;      /* [colour_count + 2] */
+    /* Body -> joint adjacency in CSR form (seed 003's per-body gather). Entry e of body i, for
+     * adj_offsets[i] <= e < adj_offsets[i+1], is (slot << 1) | side, side 0 = body a, 1 = body b.
+     * Only dynamic bodies have entries. */
+    int body_count;           /* ids covered (= world body id count at build time) */
+    int *adj_offsets;         /* [body_count + 1] */
+    int *adj;                 /* [adj_offsets[body_count]] */
+    float *split;             /* [body_count] joints on each body (>= 1): Jacobi mass-splitting factor */
+    /* Springs (force elements) and their body adjacency, same encoding. */
+    int spring_count;
+    ctn_joint_def *springs;   /* [spring_count] */
+    int *spring_adj_offsets;  /* [body_count + 1] */
+    int *spring_adj;
+} ctn_topology;
+
+typedef struct ctn_backend_ops {
+    const char *name;
+    /* Advances the world by one step (all substeps). World flags say what changed on the host since the
+     * last call (topology_version, bodies_dirty). Fills the solver and timing fields of stats. */
+    ctn_status (*step)(ctn_world *w, ctn_step_stats *stats);
+    /* Copies the backend's newer body state and impulses into the host arrays. */
+    ctn_status (*sync_to_host)(ctn_world *w);
+    /* Joint errors of the current state (max gap, max angle). */
+    ctn_status (*measure)(ctn_world *w, double *max_gap, double *max_angle);
+    void (*destroy)(ctn_world *w);
+} ctn_backend_ops;
+
+struct ctn_world {
+    ctn_world_desc desc;
+    char device_request[256]; /* desc.device copied (desc.device points here) */
+    char error[2048];
+
+    /* Bodies, indexed by id (ids are never reused). Removed bodies keep a slot without the ALIVE flag. */
+    int body_count;           /* ids issued */
+    int body_capacity;
+    int live_bodies;
+    ctn_pose *pose;
+    ctn_vel *vel;
+    ctn_inertia *inertia;
+    ctn_props *props;
+    int *body_refs;           /* joints referencing each body */
+
+    /* Joints, indexed by id (ids are never reused). */
+    int joint_count;          /* ids issued */
+    int joint_capacity;
+    int live_joints;
+    ctn_joint_def *joints;
+    unsigned char *joint_alive;
+    int *joint_slot;          /* joint id -> solver slot in topo (-1: none / spring) */
+
+    ctn_topology topo;
+    int topology_dirty;       /* joints or body kinds changed: rebuild before the next step */
+    unsigned topology_version;/* bumped by every rebuild; backends compare it to re-upload layout */
+    int bodies_dirty;         /* host body arrays changed: backends re-upload them */
+    int host_stale;           /* the backend holds newer state than the host arrays */
+
+    ctn_step_stats stats;
+    const ctn_backend_ops *backend;
+    void *backend_data;
+    char device_name[256];
+};
+
+/* Records a formatted error message on the world and returns `status`. */
+ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Brings the host arrays up to date with the backend (before reading or editing body state). */
+ctn_status ctn__sync(ctn_world *w);
+
+/* Rebuilds the colouring and the solver layout from the live joints (host/topology.c). */
+ctn_status ctn__topology_build(ctn_world *w);
+void ctn__topology_free(ctn_topology *t);
+
+/* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/colouring.c).
+ * body_a/body_b: joint bodies (< 0: world); dynamic[i]: whether body i counts. Writes colour[j] in
+ * [0, max_colours] where max_colours means the overflow group; returns the colour count used. */
+int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
+                       int max_colours, int *colour);
+
+/* The identity pose at the origin, used for the world side of a joint. */
+ctn_pose ctn__world_pose(void);
+
+/* Joint errors computed on the host from the host arrays (cpu backend, tests). */
+void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
+
+/* Monotonic wall clock in milliseconds. */
+double ctn__now_ms(void);
+
+/* Backends. */
+extern const ctn_backend_ops ctn__cpu_backend;
+ctn_status ctn__cpu_backend_init(ctn_world *w);
+#ifdef CATENA_HAVE_OPENCL
+/* Creates the OpenCL backend on the device selected by w->desc.device / $CATENA_DEVICE. On failure
+ * returns an error with the reason recorded on w and leaves w->backend unset. */
+ctn_status ctn__opencl_backend_init(ctn_world *w);
+#endif
+
+#endif /* CTN_HOST_WORLD_H */

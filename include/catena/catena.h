@@ -1,0 +1,276 @@
+/* Catena: a parallel constraint solver for chained rigid bodies and particles.
+ *
+ * The whole public C API. A world (`ctn_world`, opaque) owns bodies and joints and advances them with
+ * the SPOOK-regularised velocity step of DESIGN.md section 1. Every function validates its input,
+ * returns a `ctn_status`, and leaves the world unchanged on error; the reason is readable through
+ * `ctn_world_last_error`.
+ *
+ * Conventions: SI units; right-handed world frame; quaternions are (w, x, y, z) and map body-frame
+ * vectors to the world frame; angular velocities are in the world frame; joint anchors are in the
+ * body frame of their body (in the world frame when the body is `CTN_WORLD`).
+ */
+#ifndef CATENA_CATENA_H
+#define CATENA_CATENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CATENA_VERSION_MAJOR 0
+#define CATENA_VERSION_MINOR 1
+#define CATENA_VERSION_PATCH 0
+
+/* ---- status codes ------------------------------------------------------------------------------ */
+
+typedef enum ctn_status {
+    CTN_OK = 0,
+    CTN_ERR_INVALID_ARGUMENT, /* NULL, out of range, non-finite, degenerate geometry */
+    CTN_ERR_NOT_FOUND,        /* unknown or removed body / joint id */
+    CTN_ERR_IN_USE,           /* removing a body that joints still reference */
+    CTN_ERR_OUT_OF_MEMORY,
+    CTN_ERR_LIMIT,            /* a documented size limit would be exceeded */
+    CTN_ERR_UNSUPPORTED,      /* valid request the chosen solver/backend cannot do */
+    CTN_ERR_DEVICE,           /* OpenCL / clBLAST failure */
+    CTN_ERR_DIVERGED,         /* non-finite or exploding state */
+    CTN_ERR_IO
+} ctn_status;
+
+/* Name of a status code, e.g. "CTN_ERR_NOT_FOUND". Never NULL. */
+const char *ctn_status_name(ctn_status status);
+
+/* ---- world ------------------------------------------------------------------------------------- */
+
+typedef struct ctn_world ctn_world;
+
+typedef enum ctn_solver {
+    CTN_SOLVER_GS = 0,  /* coloured block Gauss-Seidel */
+    CTN_SOLVER_JACOBI,  /* Jacobi with per-body J^T gather and mass splitting */
+    CTN_SOLVER_CG       /* block-preconditioned conjugate gradient (bilateral rows only) */
+} ctn_solver;
+
+typedef enum ctn_backend {
+    CTN_BACKEND_AUTO = 0, /* best OpenCL GPU if any, else the CPU fallback */
+    CTN_BACKEND_CPU,
+    CTN_BACKEND_OPENCL
+} ctn_backend;
+
+typedef enum ctn_stabilization {
+    CTN_STAB_SPOOK = 0, /* seed 000 eq. 23: compliance + damping time */
+    CTN_STAB_BAUMGARTE  /* seed 001: velocity target -beta/h * g */
+} ctn_stabilization;
+
+/* Limits enforced by the API (checked before any allocation). */
+#define CTN_MAX_BODIES 50000000
+#define CTN_MAX_JOINTS 50000000
+#define CTN_MAX_COLOURS 64
+#define CTN_MAX_SUBSTEPS 1000
+#define CTN_MAX_ITERATIONS 100000
+
+typedef struct ctn_world_desc {
+    double gravity[3];       /* m/s^2, default (0, -9.81, 0) */
+    double time_step;        /* s, default 1/60 */
+    int substeps;            /* n substeps of time_step/n, Jacobians refreshed each; default 4 */
+    int iterations;          /* solver iterations per substep; default 4 */
+    ctn_solver solver;       /* default CTN_SOLVER_GS */
+    ctn_stabilization stabilization; /* default CTN_STAB_SPOOK */
+    double compliance;       /* SPOOK epsilon (m/N) for joints that do not set their own; default 0 */
+    double damping_time;     /* SPOOK tau (s); <= 0 means two substep lengths; default 0 */
+    double baumgarte;        /* Baumgarte beta in [0, 1]; default 0.2 */
+    double warm_start;       /* factor in [0, 1] on last substep's impulses; default 0.5 */
+    int max_colours;         /* colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
+    int threads;             /* CPU solver threads; 0 = automatic; default 0 */
+    ctn_backend backend;     /* default CTN_BACKEND_AUTO */
+    const char *device;      /* OpenCL device: NULL = $CATENA_DEVICE or automatic; "P:D" indices or a name substring */
+} ctn_world_desc;
+
+ctn_world_desc ctn_world_desc_default(void);
+
+/* Creates a world. On failure *out is NULL and, when err is not NULL, a message is written to it. */
+ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
+void ctn_world_destroy(ctn_world *world);
+
+/* The message of the last failed call on this world ("" if none). */
+const char *ctn_world_last_error(const ctn_world *world);
+
+/* Changes solver settings (solver, iterations, substeps, time step, stabilisation, gravity, ...) of a
+ * live world. The backend and device fields must equal the world's. */
+ctn_status ctn_world_set_desc(ctn_world *world, const ctn_world_desc *desc);
+ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
+
+/* ---- bodies ------------------------------------------------------------------------------------ */
+
+typedef int32_t ctn_body_id;
+#define CTN_WORLD ((ctn_body_id)-1) /* the fixed world frame, usable as a joint's body_b */
+
+typedef enum ctn_body_type {
+    CTN_BODY_DYNAMIC = 0,
+    CTN_BODY_STATIC,    /* never moves */
+    CTN_BODY_KINEMATIC  /* moves with its set velocity, unaffected by forces and joints */
+} ctn_body_type;
+
+typedef struct ctn_body_desc {
+    ctn_body_type type;
+    int particle;              /* non-zero: 3-DOF point mass (no orientation) */
+    double mass;               /* kg, > 0 for dynamic bodies; default 1 */
+    double inertia[3];         /* principal moments in the body frame, kg m^2, > 0 for rigid dynamic bodies */
+    double position[3];
+    double orientation[4];     /* (w, x, y, z), normalised on input; default identity */
+    double velocity[3];
+    double angular_velocity[3];
+} ctn_body_desc;
+
+ctn_body_desc ctn_body_desc_default(void);
+
+/* Inertia of common shapes about their centre (principal axes = body axes). */
+void ctn_inertia_box(double mass, const double half_extents[3], double out[3]);
+void ctn_inertia_sphere(double mass, double radius, double out[3]);
+void ctn_inertia_capsule(double mass, double radius, double half_length, int axis, double out[3]);
+
+typedef struct ctn_body_state {
+    double position[3];
+    double orientation[4];
+    double velocity[3];
+    double angular_velocity[3];
+} ctn_body_state;
+
+ctn_status ctn_body_add(ctn_world *world, const ctn_body_desc *desc, ctn_body_id *out);
+/* Fails with CTN_ERR_IN_USE while a joint references the body. */
+ctn_status ctn_body_remove(ctn_world *world, ctn_body_id body);
+ctn_status ctn_body_get_state(ctn_world *world, ctn_body_id body, ctn_body_state *out);
+ctn_status ctn_body_set_state(ctn_world *world, ctn_body_id body, const ctn_body_state *state);
+/* A force (N) and torque (N m), world frame, applied at the centre of mass until changed. */
+ctn_status ctn_body_set_force(ctn_world *world, ctn_body_id body, const double force[3], const double torque[3]);
+int ctn_world_body_count(const ctn_world *world); /* live bodies */
+
+/* Bulk read of all positions (3 doubles per body id, ids 0..capacity-1; removed ids read as 0).
+ * `count` is the number of ids the buffer holds; returns the number written. */
+ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
+
+/* ---- joints ------------------------------------------------------------------------------------ */
+
+typedef int32_t ctn_joint_id;
+
+typedef enum ctn_joint_type {
+    CTN_JOINT_DISTANCE = 0, /* 1 row: |p_a - p_b| = rest_length (body_b may be CTN_WORLD) */
+    CTN_JOINT_BALL,         /* 3 rows: p_a = p_b (spherical; with CTN_WORLD a pin) */
+    CTN_JOINT_HINGE,        /* 5 rows: ball + axis_a parallel to axis_b */
+    CTN_JOINT_FIXED,        /* 6 rows: ball + relative orientation locked */
+    CTN_JOINT_SPRING        /* 0 rows: axial spring-damper force element */
+} ctn_joint_type;
+
+typedef struct ctn_joint_desc {
+    ctn_joint_type type;
+    ctn_body_id body_a;
+    ctn_body_id body_b;      /* or CTN_WORLD */
+    double anchor_a[3];      /* body-a frame */
+    double anchor_b[3];      /* body-b frame, or world frame for CTN_WORLD */
+    double axis[3];          /* hinge axis in the world frame at creation */
+    double rest_length;      /* distance and spring; < 0: the current anchor distance */
+    double stiffness;        /* spring, N/m */
+    double damping;          /* spring, N s/m */
+    double compliance;       /* SPOOK epsilon; < 0: the world default */
+    double damping_time;     /* SPOOK tau; < 0: the world default */
+} ctn_joint_desc;
+
+ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type);
+
+/* Fills anchor_a / anchor_b so that both anchors sit at the world point `pivot` in the bodies' current
+ * poses (and sets `axis` when axis is not NULL). */
+ctn_status ctn_joint_desc_set_pivot(ctn_world *world, ctn_joint_desc *desc, const double pivot[3], const double axis[3]);
+
+ctn_status ctn_joint_add(ctn_world *world, const ctn_joint_desc *desc, ctn_joint_id *out);
+ctn_status ctn_joint_remove(ctn_world *world, ctn_joint_id joint);
+int ctn_world_joint_count(const ctn_world *world); /* live joints, springs included */
+
+/* Impulses (N s) of the joint's rows in the last substep; `rows` receives the row count (<= 6). */
+ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double impulse[6], int *rows);
+
+/* ---- stepping ---------------------------------------------------------------------------------- */
+
+typedef struct ctn_step_stats {
+    int substeps;
+    int iterations;          /* per substep */
+    int colours;             /* colour count (overflow group not included) */
+    int largest_colour;      /* constraints in the largest colour */
+    int overflow;            /* constraints solved serially beyond the colour budget */
+    int rows;                /* constraint rows */
+    double residual;         /* RMS of the row residual (m/s) at the last iteration */
+    double max_gap;          /* largest joint position error after the step (m) */
+    double max_angle;        /* largest joint angular error after the step (rad) */
+    double ms_total;         /* wall time of the step */
+    double ms_colour;        /* (re)colouring, when topology changed */
+    double ms_prepare;       /* row build: Jacobians, effective masses, right-hand sides */
+    double ms_solve;         /* warm start + iterations */
+    double ms_integrate;     /* forces, positions, orientations */
+    double ms_transfer;      /* host <-> device copies (OpenCL) */
+    double row_updates;      /* rows x iterations x substeps */
+} ctn_step_stats;
+
+/* Advances the world by one time_step. */
+ctn_status ctn_world_step(ctn_world *world);
+ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
+
+/* Joint errors of the current state without stepping. */
+ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
+
+/* Name of the backend in use ("cpu" or "opencl") and of the device. */
+const char *ctn_world_backend_name(const ctn_world *world);
+const char *ctn_world_device_name(const ctn_world *world);
+
+/* ---- OpenCL devices (host/opencl_devices.c) ---------------------------------------------------- */
+
+typedef struct ctn_device_info {
+    int platform;            /* platform index */
+    int device;              /* device index within the platform */
+    char platform_name[128];
+    char name[128];
+    char vendor[128];
+    char version[128];       /* OpenCL version string of the device */
+    char driver[128];        /* driver version */
+    int is_gpu;
+    int compute_units;
+    double global_memory_mib;
+    double max_alloc_mib;
+    int auto_choice;         /* non-zero for the device CTN_BACKEND_AUTO would pick */
+} ctn_device_info;
+
+/* Lists OpenCL devices into out[0..capacity); *count receives how many exist. With no OpenCL platform
+ * (or a build without OpenCL) *count is 0 and CTN_OK is returned. */
+ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size);
+
+/* ---- scene generators (host/scenes.c) ---------------------------------------------------------- */
+
+typedef struct ctn_chain_desc {
+    int links;               /* number of links */
+    double link_length;      /* m, default 0.1 */
+    double link_mass;        /* kg, default 0.1 */
+    double end_mass_ratio;   /* mass of the last link / link_mass; default 1 */
+    double origin[3];        /* the fixed end (pinned to the world), default (0,0,0) */
+    double direction[3];     /* direction the chain is laid out along, default (1,0,0): horizontal */
+    int particles;           /* non-zero: rope of particles with distance joints instead of rigid links */
+} ctn_chain_desc;
+
+ctn_chain_desc ctn_chain_desc_default(int links);
+/* Hanging chain: `links` rigid capsule-like links joined by ball joints (or a particle rope joined by
+ * distance joints), the first pinned to the world at origin. First body id written to *first. */
+ctn_status ctn_scene_chain(ctn_world *world, const ctn_chain_desc *desc, ctn_body_id *first);
+/* nx x ny grid of rigid bodies (spacing m) joined by ball joints to their 4-neighbours, top row pinned. */
+ctn_status ctn_scene_grid(ctn_world *world, int nx, int ny, double spacing);
+/* Bridge of `planks` hinged planks, both ends hinged to the world. */
+ctn_status ctn_scene_bridge(ctn_world *world, int planks);
+/* Newton's cradle of `balls` pendulums (distance joints to the world), the first one raised. */
+ctn_status ctn_scene_cradle(ctn_world *world, int balls);
+/* Double pendulum of two rigid rods with hinges, released from horizontal. */
+ctn_status ctn_scene_double_pendulum(ctn_world *world);
+/* Builds a scene from a spec such as "chain:1000", "rope:500", "grid:64x64", "bridge:50",
+ * "cradle:5", "double_pendulum", "heavy_chain:1000" (end mass ratio 1000). */
+ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CATENA_CATENA_H */

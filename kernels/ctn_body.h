@@ -1,0 +1,50 @@
+/* Per-body steps shared by host and device: external forces, the spring-damper force element, position
+ * and orientation integration, and the world inverse inertia. */
+#ifndef CTN_BODY_H
+#define CTN_BODY_H
+
+#include "ctn_types.h"
+
+/* World inverse inertia R J0^-1 R^T of a rigid dynamic body; zero for particles and non-dynamic bodies. */
+CTN_FN ctn_sym3 ctn_body_inverse_inertia(ctn_pose pose, ctn_props pr) {
+    if ((pr.flags & CTN_BODY_FLAG_DYNAMIC) == 0 || (pr.flags & CTN_BODY_FLAG_PARTICLE) != 0) return ctn_sym3_zero();
+    return ctn_world_inverse_inertia(pose.q, pr.inv_inertia_body);
+}
+
+/* v* = v + h M^-1 f_ext (DESIGN.md section 1, step 1): gravity, the user force and torque, and any extra
+ * force/torque (springs). The gyroscopic term is left out on purpose (seed 000, after eq. 35). */
+CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn_v3 gravity, float h, ctn_v3 f_extra,
+                                     ctn_v3 t_extra) {
+    if ((pr.flags & CTN_BODY_FLAG_DYNAMIC) == 0) return v;
+    ctn_v3 f = ctn_add(pr.force, f_extra);
+    v.v = ctn_add(v.v, ctn_scale(ctn_add(gravity, ctn_scale(f, v.inv_mass)), h));
+    if ((pr.flags & CTN_BODY_FLAG_PARTICLE) == 0) v.w = ctn_add(v.w, ctn_scale(ctn_sym3_mul(Iinv, ctn_add(pr.torque, t_extra)), h));
+    return v;
+}
+
+/* x += h v; e = exp(h/2 w) e (seed 000 eq. 20-21). Static bodies do not move. */
+CTN_FN ctn_pose ctn_body_integrate(ctn_pose pose, ctn_vel v, ctn_props pr, float h) {
+    if ((pr.flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return pose;
+    pose.p = ctn_madd(pose.p, v.v, h);
+    if ((pr.flags & CTN_BODY_FLAG_PARTICLE) == 0) pose.q = ctn_quat_integrate(pose.q, v.w, h);
+    return pose;
+}
+
+/* Axial spring-damper between two anchors (seed 002 section 0.12): with n = (pa - pb)/|pa - pb|,
+ * the force on body a is f = -(k (|pa - pb| - l0) + c n . (va_p - vb_p)) n, body b gets -f.
+ * Writes f and the world lever arms of both anchors. */
+CTN_FN ctn_v3 ctn_spring_force(ctn_joint_def s, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_v3 *ra, ctn_v3 *rb) {
+    ctn_v3 la = ctn_quat_rotate(pa.q, s.anchor_a);
+    ctn_v3 lb = ctn_quat_rotate(pb.q, s.anchor_b);
+    ctn_v3 d = ctn_sub(ctn_add(pa.p, la), ctn_add(pb.p, lb));
+    *ra = la;
+    *rb = lb;
+    float len = ctn_length(d);
+    if (len < 1e-12f) return ctn_v3_zero();
+    ctn_v3 n = ctn_scale(d, 1.0f / len);
+    ctn_v3 rel = ctn_sub(ctn_add(va.v, ctn_cross(va.w, la)), ctn_add(vb.v, ctn_cross(vb.w, lb)));
+    float mag = s.stiffness * (len - s.rest_length) + s.damping * ctn_dot(n, rel);
+    return ctn_scale(n, -mag);
+}
+
+#endif /* CTN_BODY_H */

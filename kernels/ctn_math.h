@@ -1,0 +1,144 @@
+/* Small vector, quaternion and symmetric-matrix math shared by the host (C11) and the device (OpenCL C).
+ *
+ * Everything here is float32, passes small structs by value, and touches no memory but its arguments,
+ * so the CPU fallback and the OpenCL kernels run the same arithmetic.
+ */
+#ifndef CTN_MATH_H
+#define CTN_MATH_H
+
+#ifdef __OPENCL_VERSION__
+#define CTN_FN static inline
+#define CTN_GLOBAL __global
+#define CTN_SQRT sqrt
+#define CTN_SIN sin
+#define CTN_COS cos
+#define CTN_FABS fabs
+#else
+#include <math.h>
+#define CTN_FN static inline
+#define CTN_GLOBAL
+#define CTN_SQRT sqrtf
+#define CTN_SIN sinf
+#define CTN_COS cosf
+#define CTN_FABS fabsf
+#endif
+
+typedef struct ctn_v3 {
+    float x, y, z;
+} ctn_v3;
+
+typedef struct ctn_quat {
+    float w, x, y, z;
+} ctn_quat;
+
+/* Symmetric 3x3 matrix (inverse inertia in the world frame). */
+typedef struct ctn_sym3 {
+    float xx, yy, zz, xy, xz, yz;
+} ctn_sym3;
+
+CTN_FN ctn_v3 ctn_v3_make(float x, float y, float z) {
+    ctn_v3 r;
+    r.x = x;
+    r.y = y;
+    r.z = z;
+    return r;
+}
+CTN_FN ctn_v3 ctn_v3_zero(void) { return ctn_v3_make(0.0f, 0.0f, 0.0f); }
+CTN_FN ctn_v3 ctn_add(ctn_v3 a, ctn_v3 b) { return ctn_v3_make(a.x + b.x, a.y + b.y, a.z + b.z); }
+CTN_FN ctn_v3 ctn_sub(ctn_v3 a, ctn_v3 b) { return ctn_v3_make(a.x - b.x, a.y - b.y, a.z - b.z); }
+CTN_FN ctn_v3 ctn_scale(ctn_v3 a, float s) { return ctn_v3_make(a.x * s, a.y * s, a.z * s); }
+CTN_FN ctn_v3 ctn_neg(ctn_v3 a) { return ctn_v3_make(-a.x, -a.y, -a.z); }
+CTN_FN float ctn_dot(ctn_v3 a, ctn_v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+CTN_FN ctn_v3 ctn_cross(ctn_v3 a, ctn_v3 b) {
+    return ctn_v3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+CTN_FN float ctn_length(ctn_v3 a) { return CTN_SQRT(ctn_dot(a, a)); }
+/* a + s b */
+CTN_FN ctn_v3 ctn_madd(ctn_v3 a, ctn_v3 b, float s) { return ctn_v3_make(a.x + s * b.x, a.y + s * b.y, a.z + s * b.z); }
+
+CTN_FN ctn_v3 ctn_sym3_mul(ctn_sym3 m, ctn_v3 v) {
+    return ctn_v3_make(m.xx * v.x + m.xy * v.y + m.xz * v.z,
+                       m.xy * v.x + m.yy * v.y + m.yz * v.z,
+                       m.xz * v.x + m.yz * v.y + m.zz * v.z);
+}
+
+CTN_FN ctn_sym3 ctn_sym3_zero(void) {
+    ctn_sym3 m;
+    m.xx = m.yy = m.zz = m.xy = m.xz = m.yz = 0.0f;
+    return m;
+}
+
+/* u^T M v */
+CTN_FN float ctn_sym3_form(ctn_sym3 m, ctn_v3 u, ctn_v3 v) { return ctn_dot(u, ctn_sym3_mul(m, v)); }
+
+/* ---- quaternions (w, x, y, z): p' = q p q* maps body to world ---------------------------------- */
+
+CTN_FN ctn_quat ctn_quat_make(float w, float x, float y, float z) {
+    ctn_quat q;
+    q.w = w;
+    q.x = x;
+    q.y = y;
+    q.z = z;
+    return q;
+}
+CTN_FN ctn_quat ctn_quat_identity(void) { return ctn_quat_make(1.0f, 0.0f, 0.0f, 0.0f); }
+CTN_FN ctn_quat ctn_quat_conj(ctn_quat q) { return ctn_quat_make(q.w, -q.x, -q.y, -q.z); }
+
+/* Hamilton product a * b (seed 000 eq. 14's star). */
+CTN_FN ctn_quat ctn_quat_mul(ctn_quat a, ctn_quat b) {
+    return ctn_quat_make(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+                         a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                         a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                         a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
+}
+
+/* R(q) v = v + 2 w (u x v) + 2 u x (u x v), u = vector part. */
+CTN_FN ctn_v3 ctn_quat_rotate(ctn_quat q, ctn_v3 v) {
+    ctn_v3 u = ctn_v3_make(q.x, q.y, q.z);
+    ctn_v3 t = ctn_scale(ctn_cross(u, v), 2.0f);
+    return ctn_add(ctn_add(v, ctn_scale(t, q.w)), ctn_cross(u, t));
+}
+
+CTN_FN ctn_v3 ctn_quat_rotate_inv(ctn_quat q, ctn_v3 v) { return ctn_quat_rotate(ctn_quat_conj(q), v); }
+
+/* Exponential-map update e(h) = exp(h/2 w) * e (seed 000 eq. 20-21): rotates q by the angle h|w| about
+ * w. The result is unit up to round-off; the final rescale only removes float round-off (|q| - 1 ~ 1e-7)
+ * and never stands in for the update itself (the add-and-normalise update of eq. 22 is not used). */
+CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {
+    float wn = ctn_length(w);
+    float half = 0.5f * h * wn;
+    if (half < 1e-20f) return q;
+    float s = CTN_SIN(half) / wn;
+    ctn_quat e = ctn_quat_make(CTN_COS(half), s * w.x, s * w.y, s * w.z);
+    ctn_quat r = ctn_quat_mul(e, q);
+    float n2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
+    float k = 1.5f - 0.5f * n2; /* one Newton step of 1/sqrt(n2) about 1 */
+    return ctn_quat_make(r.w * k, r.x * k, r.y * k, r.z * k);
+}
+
+/* World inverse inertia R diag(d) R^T from body-frame principal inverse moments d. */
+CTN_FN ctn_sym3 ctn_world_inverse_inertia(ctn_quat q, ctn_v3 d) {
+    ctn_v3 c0 = ctn_quat_rotate(q, ctn_v3_make(1.0f, 0.0f, 0.0f));
+    ctn_v3 c1 = ctn_quat_rotate(q, ctn_v3_make(0.0f, 1.0f, 0.0f));
+    ctn_v3 c2 = ctn_quat_rotate(q, ctn_v3_make(0.0f, 0.0f, 1.0f));
+    /* M = sum_k d_k c_k c_k^T */
+    ctn_sym3 m;
+    m.xx = d.x * c0.x * c0.x + d.y * c1.x * c1.x + d.z * c2.x * c2.x;
+    m.yy = d.x * c0.y * c0.y + d.y * c1.y * c1.y + d.z * c2.y * c2.y;
+    m.zz = d.x * c0.z * c0.z + d.y * c1.z * c1.z + d.z * c2.z * c2.z;
+    m.xy = d.x * c0.x * c0.y + d.y * c1.x * c1.y + d.z * c2.x * c2.y;
+    m.xz = d.x * c0.x * c0.z + d.y * c1.x * c1.z + d.z * c2.x * c2.z;
+    m.yz = d.x * c0.y * c0.z + d.y * c1.y * c1.z + d.z * c2.y * c2.z;
+    return m;
+}
+
+/* Two unit vectors completing n (unit) to an orthonormal basis. */
+CTN_FN void ctn_basis(ctn_v3 n, ctn_v3 *t1, ctn_v3 *t2) {
+    ctn_v3 a = CTN_FABS(n.x) < 0.57735f ? ctn_v3_make(1.0f, 0.0f, 0.0f) : ctn_v3_make(0.0f, 1.0f, 0.0f);
+    ctn_v3 u = ctn_cross(n, a);
+    u = ctn_scale(u, 1.0f / ctn_length(u));
+    *t1 = u;
+    *t2 = ctn_cross(n, u);
+}
+
+#endif /* CTN_MATH_H */

@@ -1,0 +1,278 @@
+/* Constraint rows: Jacobians, effective masses, SPOOK right-hand sides and the block update.
+ *
+ * Shared by the CPU solver (host/solver_cpu.c) and the OpenCL kernels (kernels/catena.cl), so both run
+ * the same math. All pointers point to private (stack) memory; kernels copy global data in and out.
+ *
+ * Every joint is written as up to 3 linear rows along world directions d (the point-to-point Jacobian of
+ * seed 000 eq. 31 projected on d) and up to 3 angular rows along world axes t:
+ *     linear:  J = [ d^T,  (ra x d)^T,  -d^T,  -(rb x d)^T ]   so  J v = d . (va + wa x ra - vb - wb x rb)
+ *     angular: J = [ 0,    t^T,          0,    -t^T       ]   so  J v = t . (wa - wb)
+ * which covers distance (1 row along the anchor separation, eq. 32), ball (3 rows along the world axes,
+ * eq. 31), hinge (ball + 2 axes perpendicular to the hinge axis) and fixed (ball + 3 world axes).
+ */
+#ifndef CTN_ROWS_H
+#define CTN_ROWS_H
+
+#include "ctn_types.h"
+
+/* Index of (i, j), j <= i, in a packed lower triangle. */
+#define CTN_TRI(i, j) ((i) * ((i) + 1) / 2 + (j))
+
+CTN_FN int ctn_block_rows(const ctn_block *b) { return b->n_lin + b->n_ang; }
+
+/* Position error g of every row and the row directions at the current poses (body b < 0: the world,
+ * pose pb must then be the identity at the origin). Fills ra, rb, dir, n_lin, n_ang of `blk`. */
+CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+    ctn_v3 sep = ctn_sub(ctn_add(pa.p, ra), ctn_add(pb.p, rb)); /* eq. 30 */
+    blk->ra = ra;
+    blk->rb = rb;
+    blk->n_lin = 0;
+    blk->n_ang = 0;
+    if (j.type == CTN_JT_DISTANCE) {
+        /* g = |r| - l, J = r^T/|r| [I, -ra^, -I, rb^] (eq. 32) */
+        float len = ctn_length(sep);
+        ctn_v3 n = len > 1e-12f ? ctn_scale(sep, 1.0f / len) : ctn_v3_make(0.0f, 1.0f, 0.0f);
+        blk->dir[0] = n;
+        blk->n_lin = 1;
+        g[0] = len - j.rest_length;
+        return;
+    }
+    if (j.type == CTN_JT_BALL || j.type == CTN_JT_HINGE || j.type == CTN_JT_FIXED) {
+        /* g = pa - pb along the world axes (eq. 31) */
+        blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+        blk->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+        blk->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+        g[0] = sep.x;
+        g[1] = sep.y;
+        g[2] = sep.z;
+        blk->n_lin = 3;
+    }
+    if (j.type == CTN_JT_HINGE) {
+        /* Keep a1 = R_a axis_a parallel to a2 = R_b axis_b. With t1, t2 perpendicular to a1,
+         * g_k = t_k . (a2 x a1) has dg_k/dt = t_k . (wa - wb) to first order. */
+        ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+        ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+        ctn_v3 t1, t2;
+        ctn_basis(a1, &t1, &t2);
+        ctn_v3 c = ctn_cross(a2, a1);
+        blk->dir[3] = t1;
+        blk->dir[4] = t2;
+        g[3] = ctn_dot(t1, c);
+        g[4] = ctn_dot(t2, c);
+        blk->n_ang = 2;
+    } else if (j.type == CTN_JT_FIXED) {
+        /* Orientation error: the rotation q_e = (q_a q_rel) q_b^* that takes b to its target; for a small
+         * error q_e ~ (1, theta/2) and dtheta/dt = wa - wb, so g = 2 vec(q_e) along the world axes. */
+        ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
+        float s = qe.w < 0.0f ? -2.0f : 2.0f;
+        blk->dir[3] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+        blk->dir[4] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+        blk->dir[5] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+        g[3] = s * qe.x;
+        g[4] = s * qe.y;
+        g[5] = s * qe.z;
+        blk->n_ang = 3;
+    }
+}
+
+/* Body-a and body-b angular parts of row k: (ra x d, rb x d) for linear rows, (t, t) for angular rows. */
+CTN_FN void ctn_row_angular(const ctn_block *b, int k, ctn_v3 *ua, ctn_v3 *ub) {
+    if (k < b->n_lin) {
+        *ua = ctn_cross(b->ra, b->dir[k]);
+        *ub = ctn_cross(b->rb, b->dir[k]);
+    } else {
+        *ua = b->dir[k];
+        *ub = b->dir[k];
+    }
+}
+
+/* J v of every row for body velocities (va, wa), (vb, wb). */
+CTN_FN void ctn_block_velocity(const ctn_block *b, ctn_vel va, ctn_vel vb, float *jv) {
+    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, b->ra)), ctn_add(vb.v, ctn_cross(vb.w, b->rb)));
+    ctn_v3 dw = ctn_sub(va.w, vb.w);
+    int k;
+    for (k = 0; k < b->n_lin; ++k) jv[k] = ctn_dot(b->dir[k], dv);
+    for (k = b->n_lin; k < b->n_lin + b->n_ang; ++k) jv[k] = ctn_dot(b->dir[k], dw);
+}
+
+/* K = J M^-1 J^T for the block (dense n x n, row-major in k[36]); inverse masses and inertias may be
+ * scaled for mass splitting by the caller. */
+CTN_FN void ctn_block_effective_mass(const ctn_block *b, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib, float *k) {
+    int n = ctn_block_rows(b);
+    ctn_v3 ua[CTN_MAX_ROWS], ub[CTN_MAX_ROWS];
+    int i, j;
+    for (i = 0; i < n; ++i) ctn_row_angular(b, i, &ua[i], &ub[i]);
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j <= i; ++j) {
+            float kij = ctn_sym3_form(Ia, ua[i], ua[j]) + ctn_sym3_form(Ib, ub[i], ub[j]);
+            if (i < b->n_lin && j < b->n_lin) kij += (ima + imb) * ctn_dot(b->dir[i], b->dir[j]);
+            k[i * CTN_MAX_ROWS + j] = kij;
+            k[j * CTN_MAX_ROWS + i] = kij;
+        }
+    }
+}
+
+/* Inverse of the SPD n x n matrix k (row-major, stride CTN_MAX_ROWS) by Cholesky, written as a packed
+ * lower triangle. Returns 0 and writes zeros when k is not positive definite (an inactive block, e.g. a
+ * joint between two kinematic bodies). */
+CTN_FN int ctn_spd_inverse(const float *k, int n, float *kinv) {
+    float l[CTN_MAX_ROWS * CTN_MAX_ROWS];
+    int i, j, c;
+    for (i = 0; i < CTN_KINV_SIZE; ++i) kinv[i] = 0.0f;
+    for (j = 0; j < n; ++j) {
+        float d = k[j * CTN_MAX_ROWS + j];
+        for (c = 0; c < j; ++c) d -= l[j * CTN_MAX_ROWS + c] * l[j * CTN_MAX_ROWS + c];
+        if (!(d > 1e-30f)) return 0;
+        d = CTN_SQRT(d);
+        l[j * CTN_MAX_ROWS + j] = d;
+        for (i = j + 1; i < n; ++i) {
+            float s = k[i * CTN_MAX_ROWS + j];
+            for (c = 0; c < j; ++c) s -= l[i * CTN_MAX_ROWS + c] * l[j * CTN_MAX_ROWS + c];
+            l[i * CTN_MAX_ROWS + j] = s / d;
+        }
+    }
+    /* Column e_c of the inverse: solve L y = e_c, then L^T x = y; keep x_i for i >= c. */
+    for (c = 0; c < n; ++c) {
+        float y[CTN_MAX_ROWS];
+        for (i = 0; i < n; ++i) {
+            float s = i == c ? 1.0f : 0.0f;
+            for (j = 0; j < i; ++j) s -= l[i * CTN_MAX_ROWS + j] * y[j];
+            y[i] = s / l[i * CTN_MAX_ROWS + i];
+        }
+        for (i = n - 1; i >= 0; --i) {
+            float s = y[i];
+            for (j = i + 1; j < n; ++j) s -= l[j * CTN_MAX_ROWS + i] * y[j];
+            y[i] = s / l[i * CTN_MAX_ROWS + i];
+        }
+        for (i = c; i < n; ++i) kinv[CTN_TRI(i, c)] = y[i];
+    }
+    return 1;
+}
+
+/* y = K^-1 x with K^-1 packed. */
+CTN_FN void ctn_kinv_mul(const float *kinv, int n, const float *x, float *y) {
+    int i, j;
+    for (i = 0; i < n; ++i) {
+        float s = 0.0f;
+        for (j = 0; j < n; ++j) s += kinv[i >= j ? CTN_TRI(i, j) : CTN_TRI(j, i)] * x[j];
+        y[i] = s;
+    }
+}
+
+/* Builds the block of joint j for a substep of length prm.h (DESIGN.md section 1, step 2).
+ * va, vb: velocities at the start of the substep (before external forces); Ia, Ib: world inverse
+ * inertias; split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the body's joint count
+ * for Jacobi, Tonge et al. 2012). SPOOK (seed 000 eq. 23) with d = tau/h, Y = 1/(1 + 4d):
+ *     s = 4 eps Y / h^2,   target = -(4Y/h) g + Y J v.
+ * Baumgarte (seed 001): s = 0, target = -(beta/h) g. */
+CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_sym3 Ia,
+                              ctn_sym3 Ib, float split_a, float split_b, ctn_step_params prm, ctn_block *blk) {
+    float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], k[CTN_MAX_ROWS * CTN_MAX_ROWS];
+    int i, n;
+    ctn_joint_rows(j, pa, pb, blk, g);
+    n = ctn_block_rows(blk);
+    ctn_block_velocity(blk, va, vb, jv);
+    float h = prm.h;
+    float tau = j.damping_time > 0.0f ? j.damping_time : 2.0f * h;
+    float y = 1.0f / (1.0f + 4.0f * tau / h);
+    float soft = prm.stabilization == 0 ? 4.0f * j.compliance * y / (h * h) : 0.0f;
+    for (i = 0; i < CTN_MAX_ROWS; ++i) {
+        float target = 0.0f;
+        if (i < n) target = prm.stabilization == 0 ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+        blk->bias[i] = target;
+        blk->soft[i] = i < n ? soft : 0.0f;
+        blk->lo[i] = -CTN_INF;
+        blk->hi[i] = CTN_INF;
+    }
+    ctn_block_effective_mass(blk, va.inv_mass * split_a, Ia, vb.inv_mass * split_b, Ib, k);
+    for (i = 0; i < n; ++i) {
+        /* regularisation, plus a relative floor of 1e-6 that keeps rigid (eps = 0) blocks well conditioned */
+        k[i * CTN_MAX_ROWS + i] += soft + 1e-6f * k[i * CTN_MAX_ROWS + i];
+    }
+    ctn_spd_inverse(k, n, blk->kinv);
+    blk->pad[0] = 0.0f;
+}
+
+/* Impulse increment of one block from the current velocities (projected Gauss-Seidel / Jacobi row step,
+ * seed 002 section 0.15): r = target - J v - S lambda, dl = K^-1 r, lambda <- clamp(lambda + dl).
+ * Updates lam, writes the applied increment to dl and returns |r|^2. */
+CTN_FN float ctn_block_delta(const ctn_block *b, ctn_vel va, ctn_vel vb, float *lam, float *dl) {
+    float jv[CTN_MAX_ROWS], r[CTN_MAX_ROWS];
+    int i, n = ctn_block_rows(b);
+    float r2 = 0.0f;
+    ctn_block_velocity(b, va, vb, jv);
+    for (i = 0; i < n; ++i) {
+        r[i] = b->bias[i] - jv[i] - b->soft[i] * lam[i];
+        r2 += r[i] * r[i];
+    }
+    ctn_kinv_mul(b->kinv, n, r, dl);
+    for (i = 0; i < n; ++i) {
+        float l = lam[i] + dl[i];
+        l = l < b->lo[i] ? b->lo[i] : (l > b->hi[i] ? b->hi[i] : l);
+        dl[i] = l - lam[i];
+        lam[i] = l;
+    }
+    for (i = n; i < CTN_MAX_ROWS; ++i) dl[i] = 0.0f;
+    return r2;
+}
+
+/* Linear impulse P = sum d_k l_k over linear rows and angular impulse L = sum t_k l_k over angular rows. */
+CTN_FN void ctn_block_impulse(const ctn_block *b, const float *l, ctn_v3 *P, ctn_v3 *L) {
+    ctn_v3 p = ctn_v3_zero(), a = ctn_v3_zero();
+    int k;
+    for (k = 0; k < b->n_lin; ++k) p = ctn_madd(p, b->dir[k], l[k]);
+    for (k = b->n_lin; k < b->n_lin + b->n_ang; ++k) a = ctn_madd(a, b->dir[k], l[k]);
+    *P = p;
+    *L = a;
+}
+
+/* Velocity change M^-1 J_side^T l of one side (0: body a, 1: body b) for the impulses l of a block. */
+CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, float inv_mass, ctn_sym3 Iinv,
+                                 ctn_v3 *dv, ctn_v3 *dw) {
+    ctn_v3 P, L;
+    ctn_block_impulse(b, l, &P, &L);
+    ctn_v3 r = side == 0 ? b->ra : b->rb;
+    float sign = side == 0 ? 1.0f : -1.0f;
+    *dv = ctn_scale(P, sign * inv_mass);
+    *dw = ctn_scale(ctn_sym3_mul(Iinv, ctn_add(ctn_cross(r, P), L)), sign);
+}
+
+/* One projected block Gauss-Seidel step of a joint: solves its rows as one block and applies the
+ * impulse to both bodies' velocities (the caller writes back only dynamic bodies). Returns |r|^2. */
+CTN_FN float ctn_block_solve(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, ctn_sym3 Ia, ctn_sym3 Ib) {
+    float dl[CTN_MAX_ROWS];
+    ctn_v3 dv, dw;
+    float r2 = ctn_block_delta(b, *va, *vb, lam, dl);
+    ctn_block_body_delta(b, dl, 0, va->inv_mass, Ia, &dv, &dw);
+    va->v = ctn_add(va->v, dv);
+    va->w = ctn_add(va->w, dw);
+    ctn_block_body_delta(b, dl, 1, vb->inv_mass, Ib, &dv, &dw);
+    vb->v = ctn_add(vb->v, dv);
+    vb->w = ctn_add(vb->w, dw);
+    return r2;
+}
+
+/* Row residual r = target - J v - S lambda of a block (for CG and convergence reports). */
+CTN_FN void ctn_block_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, const float *lam, float *r) {
+    float jv[CTN_MAX_ROWS];
+    int i, n = ctn_block_rows(b);
+    ctn_block_velocity(b, va, vb, jv);
+    for (i = 0; i < CTN_MAX_ROWS; ++i) r[i] = i < n ? b->bias[i] - jv[i] - b->soft[i] * lam[i] : 0.0f;
+}
+
+/* Joint error at the current poses: largest linear gap |g_lin| (m) and angular error |g_ang| (rad). */
+CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
+    ctn_block blk;
+    float g[CTN_MAX_ROWS];
+    int k;
+    float l2 = 0.0f, a2 = 0.0f;
+    ctn_joint_rows(j, pa, pb, &blk, g);
+    for (k = 0; k < blk.n_lin; ++k) l2 += g[k] * g[k];
+    for (k = blk.n_lin; k < blk.n_lin + blk.n_ang; ++k) a2 += g[k] * g[k];
+    *gap = CTN_SQRT(l2);
+    *angle = CTN_SQRT(a2);
+}
+
+#endif /* CTN_ROWS_H */

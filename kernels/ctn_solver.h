@@ -1,0 +1,159 @@
+/* Per-item solver steps over the global arrays, shared by the CPU loops (host/solver_cpu.c) and the OpenCL
+ * kernels (kernels/catena.cl): each function is the body of one work-item. On the host CTN_GLOBAL is empty.
+ *
+ * Index conventions (see host/world.h): joints and blocks are in solver (colour) order; lambda and
+ * dlambda hold 6 floats per joint slot; adj / adj_offsets is the body -> joint CSR adjacency whose entries
+ * are (slot << 1) | side. */
+#ifndef CTN_SOLVER_H
+#define CTN_SOLVER_H
+
+#include "ctn_body.h"
+#include "ctn_rows.h"
+
+/* Velocity record of side b of a joint (zero for the world). */
+CTN_FN ctn_vel ctn_load_vel(CTN_GLOBAL const ctn_vel *vel, int body) {
+    ctn_vel z;
+    if (body >= 0) return vel[body];
+    z.v = ctn_v3_zero();
+    z.w = ctn_v3_zero();
+    z.inv_mass = 0.0f;
+    z.pad = 0.0f;
+    return z;
+}
+
+CTN_FN ctn_pose ctn_load_pose(CTN_GLOBAL const ctn_pose *pose, int body) {
+    ctn_pose p;
+    if (body >= 0) return pose[body];
+    p.p = ctn_v3_zero();
+    p.pad = 0.0f;
+    p.q = ctn_quat_identity();
+    return p;
+}
+
+CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body) {
+    return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
+}
+
+/* Row build of joint slot s (DESIGN.md step 2). split: per-body mass-splitting factors or NULL. */
+CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                             CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                             CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
+    ctn_joint_def j = defs[s];
+    ctn_block blk;
+    float sa = prm.mass_split ? split[j.a] : 1.0f;
+    float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
+    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b),
+                      ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), sa, sb, prm, &blk);
+    blocks[s] = blk;
+}
+
+/* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
+ * Returns the squared residual seen before the update. */
+CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+                         CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    int a = defs[s].a, b = defs[s].b, k;
+    ctn_block blk = blocks[s];
+    float lam[CTN_MAX_ROWS];
+    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
+    ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
+    float r2 = ctn_block_solve(&blk, lam, &va, &vb, ctn_load_inertia(inertia, a), ctn_load_inertia(inertia, b));
+    for (k = 0; k < CTN_MAX_ROWS; ++k) lambda[6 * s + k] = lam[k];
+    if (va.inv_mass > 0.0f) vel[a] = va;
+    if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
+    return r2;
+}
+
+/* Jacobi row step of joint slot s: impulse increment from the shared velocities into dlambda (the blocks
+ * were built with split masses). Returns the squared residual. */
+CTN_FN float ctn_jacobi_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+                             CTN_GLOBAL float *lambda, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL float *dlambda) {
+    int k;
+    ctn_block blk = blocks[s];
+    float lam[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
+    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
+    float r2 = ctn_block_delta(&blk, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, dl);
+    for (k = 0; k < CTN_MAX_ROWS; ++k) {
+        lambda[6 * s + k] = lam[k];
+        dlambda[6 * s + k] = dl[k];
+    }
+    return r2;
+}
+
+/* Jacobian-transpose assembly for body i (seed 003): sum over its own joints of M^-1 J^T l, in adjacency
+ * order (deterministic, no atomics). */
+CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                            CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, float inv_mass, ctn_sym3 Iinv,
+                            ctn_v3 *dv, ctn_v3 *dw) {
+    ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero();
+    int e, k;
+    for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
+        int s = adj[e] >> 1, side = adj[e] & 1;
+        ctn_block blk = blocks[s];
+        float ls[CTN_MAX_ROWS];
+        ctn_v3 a, b;
+        for (k = 0; k < CTN_MAX_ROWS; ++k) ls[k] = l[6 * s + k];
+        ctn_block_body_delta(&blk, ls, side, inv_mass, Iinv, &a, &b);
+        sv = ctn_add(sv, a);
+        sw = ctn_add(sw, b);
+    }
+    *dv = sv;
+    *dw = sw;
+}
+
+/* v_i += scale * M^-1 sum J^T l over body i's joints (Jacobi update, warm start, CG velocity update). */
+CTN_FN void ctn_apply_gather(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                             CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, float scale,
+                             CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    if (adj_offsets[i] == adj_offsets[i + 1]) return;
+    ctn_vel v = vel[i];
+    ctn_v3 dv, dw;
+    ctn_gather_body(i, adj_offsets, adj, blocks, l, v.inv_mass, inertia[i].inv_inertia, &dv, &dw);
+    v.v = ctn_madd(v.v, dv, scale);
+    v.w = ctn_madd(v.w, dw, scale);
+    vel[i] = v;
+}
+
+/* Spring forces on body i gathered over its springs (each spring is evaluated from both ends). */
+CTN_FN void ctn_spring_gather(int i, CTN_GLOBAL const int *sadj_offsets, CTN_GLOBAL const int *sadj,
+                              CTN_GLOBAL const ctn_joint_def *springs, CTN_GLOBAL const ctn_pose *pose,
+                              CTN_GLOBAL const ctn_vel *vel, ctn_v3 *force, ctn_v3 *torque) {
+    ctn_v3 f = ctn_v3_zero(), t = ctn_v3_zero();
+    int e;
+    for (e = sadj_offsets[i]; e < sadj_offsets[i + 1]; ++e) {
+        int s = sadj[e] >> 1, side = sadj[e] & 1;
+        ctn_joint_def sp = springs[s];
+        ctn_v3 ra, rb;
+        ctn_v3 fa = ctn_spring_force(sp, ctn_load_pose(pose, sp.a), ctn_load_pose(pose, sp.b), ctn_load_vel(vel, sp.a),
+                                     ctn_load_vel(vel, sp.b), &ra, &rb);
+        if (side == 0) {
+            f = ctn_add(f, fa);
+            t = ctn_add(t, ctn_cross(ra, fa));
+        } else {
+            f = ctn_sub(f, fa);
+            t = ctn_sub(t, ctn_cross(rb, fa));
+        }
+    }
+    *force = f;
+    *torque = t;
+}
+
+/* Step 1 for body i: v* = v + h M^-1 (f_ext + springs). */
+CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const ctn_inertia *inertia,
+                            CTN_GLOBAL const int *sadj_offsets, CTN_GLOBAL const int *sadj,
+                            CTN_GLOBAL const ctn_joint_def *springs, CTN_GLOBAL const ctn_pose *pose,
+                            CTN_GLOBAL ctn_vel *vel_in, CTN_GLOBAL ctn_vel *vel_out, ctn_step_params prm) {
+    ctn_v3 f = ctn_v3_zero(), t = ctn_v3_zero();
+    if (sadj_offsets[i] != sadj_offsets[i + 1]) ctn_spring_gather(i, sadj_offsets, sadj, springs, pose, vel_in, &f, &t);
+    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], inertia[i].inv_inertia, prm.gravity, prm.h, f, t);
+}
+
+/* Step 4 for body i: positions, orientations (exp map) and the new world inverse inertia. */
+CTN_FN void ctn_integrate_body(int i, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
+                               CTN_GLOBAL const ctn_props *props, CTN_GLOBAL ctn_inertia *inertia, float h) {
+    ctn_props pr = props[i];
+    ctn_pose p = ctn_body_integrate(pose[i], vel[i], pr, h);
+    pose[i] = p;
+    inertia[i].inv_inertia = ctn_body_inverse_inertia(p, pr);
+}
+
+#endif /* CTN_SOLVER_H */

@@ -1,0 +1,112 @@
+/* Data layouts shared by the host and the OpenCL kernels.
+ *
+ * Every struct holds only 4-byte fields (float / int) in multiples of 16 bytes, so the C compiler and
+ * the OpenCL compiler lay them out identically and arrays of them can be copied to a device as bytes.
+ * Bodies are kept as a structure of arrays of these small records (pose, velocity, inverse inertia,
+ * properties) so a kernel only streams what it needs.
+ */
+#ifndef CTN_TYPES_H
+#define CTN_TYPES_H
+
+#include "ctn_math.h"
+
+#define CTN_MAX_ROWS 6
+#define CTN_KINV_SIZE 21 /* packed lower triangle of a 6x6 symmetric matrix */
+
+/* Body flags. */
+#define CTN_BODY_FLAG_DYNAMIC 1   /* moved by forces and joints (inverse mass > 0) */
+#define CTN_BODY_FLAG_KINEMATIC 2 /* moved by its velocity only */
+#define CTN_BODY_FLAG_PARTICLE 4  /* 3 DOF: no orientation, no angular velocity */
+#define CTN_BODY_FLAG_ALIVE 8
+
+/* Position and orientation: 32 bytes. */
+typedef struct ctn_pose {
+    ctn_v3 p;
+    float pad;
+    ctn_quat q;
+} ctn_pose;
+
+/* Velocity and inverse mass (the solver's hot data): 32 bytes. */
+typedef struct ctn_vel {
+    ctn_v3 v;
+    float inv_mass;
+    ctn_v3 w;
+    float pad;
+} ctn_vel;
+
+/* World-frame inverse inertia, refreshed from the orientation each substep: 32 bytes. */
+typedef struct ctn_inertia {
+    ctn_sym3 inv_inertia;
+    float pad[2];
+} ctn_inertia;
+
+/* Constant body properties and the persistent user force: 48 bytes. */
+typedef struct ctn_props {
+    ctn_v3 inv_inertia_body; /* principal inverse moments, body frame */
+    int flags;
+    ctn_v3 force;
+    float pad0;
+    ctn_v3 torque;
+    float pad1;
+} ctn_props;
+
+/* Joint types as stored (match ctn_joint_type of the public header). */
+#define CTN_JT_DISTANCE 0
+#define CTN_JT_BALL 1
+#define CTN_JT_HINGE 2
+#define CTN_JT_FIXED 3
+#define CTN_JT_SPRING 4
+
+/* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
+ * Body b < 0 is the world; then anchor_b / axis_b are world-frame. */
+typedef struct ctn_joint_def {
+    int type;
+    int a;
+    int b;
+    int rows;
+    ctn_v3 anchor_a;
+    float rest_length;
+    ctn_v3 anchor_b;
+    float compliance;   /* SPOOK epsilon (resolved: never negative) */
+    ctn_v3 axis_a;      /* hinge axis, body-a frame */
+    float damping_time; /* SPOOK tau in s, <= 0: two substep lengths */
+    ctn_v3 axis_b;      /* hinge axis, body-b frame */
+    float stiffness;    /* spring only */
+    ctn_quat rel_q;     /* fixed joint: rest orientation of b relative to a, conj(q_a) q_b */
+    float damping;      /* spring only: N s/m */
+    float pad[3];
+} ctn_joint_def;
+
+/* Rows of one joint linearised at the current pose (built every substep): 288 bytes.
+ * Rows 0..n_lin-1 are linear: d = dir[k], J = [d, ra x d, -d, -(rb x d)].
+ * Rows n_lin..n_lin+n_ang-1 are angular: t = dir[k], J = [0, t, 0, -t]. */
+typedef struct ctn_block {
+    ctn_v3 ra;   /* lever arm of body a: anchor - centre of mass, world frame */
+    int n_lin;
+    ctn_v3 rb;   /* lever arm of body b (zero for the world) */
+    int n_ang;
+    ctn_v3 dir[CTN_MAX_ROWS];
+    float kinv[CTN_KINV_SIZE]; /* (J M^-1 J^T + S)^-1, packed lower triangle */
+    float bias[CTN_MAX_ROWS];  /* velocity target of each row */
+    float soft[CTN_MAX_ROWS];  /* S: SPOOK regularisation of each row */
+    float lo[CTN_MAX_ROWS];    /* impulse bounds (bilateral: -/+ CTN_INF) */
+    float hi[CTN_MAX_ROWS];
+    float pad[1];
+} ctn_block;
+
+#define CTN_INF 3.0e38f
+
+/* Solver parameters of one substep, passed to kernels by value: 48 bytes. */
+typedef struct ctn_step_params {
+    ctn_v3 gravity;
+    float h;            /* substep length */
+    float compliance;   /* world default (joints store their own resolved value) */
+    float damping_time; /* world default tau */
+    float baumgarte;    /* beta, used when stabilization == 1 */
+    int stabilization;  /* 0 SPOOK, 1 Baumgarte */
+    float warm_start;
+    int mass_split;     /* 1: effective masses with split inverse masses (Jacobi) */
+    float pad[2];
+} ctn_step_params;
+
+#endif /* CTN_TYPES_H */
