@@ -224,7 +224,8 @@ static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
         phase_gather(w, c, t->lambda, 1.0f);
         if (w->desc.solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
         else if (w->desc.solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
-        else r2 = solve_cg(w, c);
+        else if (w->desc.solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
+        else r2 = ctn__solve_direct(w, c->blocks);
         double t3 = ctn__now_ms();
         for (int i = 0; i < w->body_count; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm.h);
         double t4 = ctn__now_ms();

@@ -87,7 +87,7 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
         snprintf(msg, size, "desc.iterations: %d is not in [1, %d]", d->iterations, CTN_MAX_ITERATIONS);
         return 0;
     }
-    if ((int)d->solver < CTN_SOLVER_GS || (int)d->solver > CTN_SOLVER_CG) {
+    if ((int)d->solver < CTN_SOLVER_GS || (int)d->solver > CTN_SOLVER_DIRECT) {
         snprintf(msg, size, "desc.solver: unknown solver %d", (int)d->solver);
         return 0;
     }

@@ -111,6 +111,12 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
 /* Monotonic wall clock in milliseconds. */
 double ctn__now_ms(void);
 
+/* Exact solver for the joint forest (host/solver_direct.c): given the blocks of this substep and the
+ * velocities after the warm start, solves (J M^-1 J^T + S) dlambda = target - J v - S lambda for the tree
+ * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
+ * Returns the sum of squared residuals. */
+double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
+
 /* Backends. */
 extern const ctn_backend_ops ctn__cpu_backend;
 ctn_status ctn__cpu_backend_init(ctn_world *w);

@@ -15,6 +15,7 @@ enum {
 
 int ctn_cli_parse_solver(const char *s, ctn_solver *out);
 int ctn_cli_parse_backend(const char *s, ctn_backend *out);
+const char *ctn_cli_solver_name(ctn_solver s);
 
 /* `catena devices [--verbose]` (host/cli/devices.c). */
 int ctn_cli_devices(int argc, char **argv);

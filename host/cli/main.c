@@ -12,7 +12,7 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: catena run SCENE [--steps S] [--solver gs|jacobi|cg] [--iterations K] [--substeps N]\n"
+            "usage: catena run SCENE [--steps S] [--solver gs|jacobi|cg|direct] [--iterations K] [--substeps N]\n"
             "                        [--backend auto|cpu|opencl] [--device D] [--dt SECONDS] [--quiet]\n"
             "       catena devices [--verbose]\n"
             "       catena --version\n"
@@ -34,8 +34,14 @@ int ctn_cli_parse_solver(const char *s, ctn_solver *out) {
     if (!strcmp(s, "gs")) *out = CTN_SOLVER_GS;
     else if (!strcmp(s, "jacobi")) *out = CTN_SOLVER_JACOBI;
     else if (!strcmp(s, "cg")) *out = CTN_SOLVER_CG;
+    else if (!strcmp(s, "direct")) *out = CTN_SOLVER_DIRECT;
     else return 0;
     return 1;
+}
+
+const char *ctn_cli_solver_name(ctn_solver s) {
+    static const char *const names[] = {"gs", "jacobi", "cg", "direct"};
+    return (int)s >= 0 && (int)s < 4 ? names[s] : "unknown";
 }
 
 int ctn_cli_parse_backend(const char *s, ctn_backend *out) {
@@ -74,7 +80,7 @@ static int cmd_run(int argc, char **argv) {
             if (!parse_int(o, v, 1, CTN_MAX_SUBSTEPS, &desc.substeps)) return CTN_EXIT_USAGE;
         } else if (!strcmp(o, "--solver")) {
             if (!ctn_cli_parse_solver(v, &desc.solver)) {
-                fprintf(stderr, "catena: --solver: '%s' is not one of gs, jacobi, cg\n", v);
+                fprintf(stderr, "catena: --solver: '%s' is not one of gs, jacobi, cg, direct\n", v);
                 return CTN_EXIT_USAGE;
             }
         } else if (!strcmp(o, "--backend")) {
@@ -142,7 +148,7 @@ static int cmd_run(int argc, char **argv) {
     printf("backend          %s (%s)\n", ctn_world_backend_name(w), ctn_world_device_name(w));
     printf("bodies / joints  %d / %d (%d rows)\n", ctn_world_body_count(w), ctn_world_joint_count(w), s.rows);
     printf("solver           %s, %d iterations x %d substeps, dt %.6g s\n",
-           desc.solver == CTN_SOLVER_GS ? "gs" : desc.solver == CTN_SOLVER_JACOBI ? "jacobi" : "cg", desc.iterations, desc.substeps,
+           ctn_cli_solver_name(desc.solver), desc.iterations, desc.substeps,
            desc.time_step);
     printf("colours          %d (largest %d, overflow %d)\n", s.colours, s.largest_colour, s.overflow);
     printf("steps            %d\n", steps);

@@ -48,7 +48,8 @@ typedef struct ctn_world ctn_world;
 typedef enum ctn_solver {
     CTN_SOLVER_GS = 0,  /* coloured block Gauss-Seidel */
     CTN_SOLVER_JACOBI,  /* Jacobi with per-body J^T gather and mass splitting */
-    CTN_SOLVER_CG       /* block-preconditioned conjugate gradient (bilateral rows only) */
+    CTN_SOLVER_CG,      /* block-preconditioned conjugate gradient (bilateral rows only) */
+    CTN_SOLVER_DIRECT   /* exact O(n) block elimination on the joint forest, GS on the rest */
 } ctn_solver;
 
 typedef enum ctn_backend {
