@@ -107,7 +107,7 @@ CTN_FN ctn_v3 ctn_quat_rotate_inv(ctn_quat q, ctn_v3 v) { return ctn_quat_rotate
 CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {
     float wn = ctn_length(w);
     float half = 0.5f * h * wn;
-    if (half < 1e-20f) return q;
+    if (CTN_FABS(half) < 1e-20f) return q; /* no rotation; h may be negative (a backward step) */
     float s = CTN_SIN(half) / wn;
     ctn_quat e = ctn_quat_make(CTN_COS(half), s * w.x, s * w.y, s * w.z);
     ctn_quat r = ctn_quat_mul(e, q);

@@ -1,0 +1,221 @@
+/* bench_chain: accuracy and cost of the solvers on a hanging chain of rigid links with ball joints.
+ *
+ * For each chain length and solver setting, builds the chain hanging straight down from a world pin,
+ * steps it `--steps` times at 60 Hz, and reports the median wall time of a step (after 5 warm-up steps),
+ * the row updates per second, and the joint error: the largest joint gap (anchor separation) at the
+ * last step and over the run, relative to the link length. The chain starts exactly assembled and at
+ * rest, so every bit of gap is solver error under gravity.
+ *
+ * usage: bench_chain [--sizes 1000,10000,100000] [--steps 120] [--backend cpu|opencl|auto]
+ *                    [--heavy RATIO] [--configs gs:10x1,gs:50x1,...] [--md FILE] [--json FILE]
+ * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART].
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct config {
+    char label[64];
+    ctn_solver solver;
+    int iterations, substeps;
+    double warm_start;
+} config;
+
+typedef struct result {
+    int links;
+    config cfg;
+    double ms_median, ms_solve, ms_prepare, ms_integrate, ms_transfer;
+    double row_updates_per_s;
+    double gap_final, gap_worst; /* relative to link length */
+    int colours;
+    int ok;
+    char backend[32];
+} result;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int parse_config(const char *s, config *c) {
+    char solver[16] = "";
+    memset(c, 0, sizeof *c);
+    c->warm_start = -1.0;
+    if (sscanf(s, "%15[a-z]:%dx%d", solver, &c->iterations, &c->substeps) != 3) return 0;
+    const char *w = strstr(s, ":w=");
+    if (w) c->warm_start = atof(w + 3);
+    if (!strcmp(solver, "gs")) c->solver = CTN_SOLVER_GS;
+    else if (!strcmp(solver, "jacobi")) c->solver = CTN_SOLVER_JACOBI;
+    else if (!strcmp(solver, "cg")) c->solver = CTN_SOLVER_CG;
+    else if (!strcmp(solver, "direct")) c->solver = CTN_SOLVER_DIRECT;
+    else return 0;
+    if (c->iterations < 1 || c->substeps < 1) return 0;
+    snprintf(c->label, sizeof c->label, "%s", s);
+    return 1;
+}
+
+static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy) {
+    result r;
+    memset(&r, 0, sizeof r);
+    r.links = links;
+    r.cfg = *cfg;
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    d.solver = cfg->solver;
+    d.iterations = cfg->iterations;
+    d.substeps = cfg->substeps;
+    if (cfg->warm_start >= 0.0) d.warm_start = cfg->warm_start;
+    char err[1024];
+    ctn_world *w = NULL;
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
+        fprintf(stderr, "bench_chain: %s\n", err);
+        return r;
+    }
+    ctn_chain_desc c = ctn_chain_desc_default(links);
+    c.direction[0] = 0.0, c.direction[1] = -1.0;
+    c.end_mass_ratio = heavy;
+    if (ctn_scene_chain(w, &c, NULL) != CTN_OK) {
+        fprintf(stderr, "bench_chain: %s\n", ctn_world_last_error(w));
+        ctn_world_destroy(w);
+        return r;
+    }
+    double *ms = malloc(sizeof(double) * (size_t)steps);
+    ctn_step_stats s;
+    memset(&s, 0, sizeof s);
+    int timed = 0;
+    for (int k = 0; k < steps; ++k) {
+        if (ctn_world_step(w) != CTN_OK) {
+            fprintf(stderr, "bench_chain: step %d: %s\n", k, ctn_world_last_error(w));
+            break;
+        }
+        ctn_world_get_stats(w, &s);
+        double gap = s.max_gap / c.link_length;
+        if (gap > r.gap_worst || !isfinite(gap)) r.gap_worst = gap;
+        if (k >= 5) {
+            ms[timed++] = s.ms_total;
+            r.ms_solve += s.ms_solve;
+            r.ms_prepare += s.ms_prepare;
+            r.ms_integrate += s.ms_integrate;
+            r.ms_transfer += s.ms_transfer;
+        }
+        if (k == steps - 1) r.ok = 1;
+    }
+    if (timed > 0) {
+        qsort(ms, (size_t)timed, sizeof *ms, cmp_double);
+        r.ms_median = ms[timed / 2];
+        r.ms_solve /= timed, r.ms_prepare /= timed, r.ms_integrate /= timed, r.ms_transfer /= timed;
+        r.row_updates_per_s = s.row_updates / (r.ms_median * 1e-3);
+    }
+    r.gap_final = s.max_gap / c.link_length;
+    r.colours = s.colours;
+    snprintf(r.backend, sizeof r.backend, "%s", ctn_world_backend_name(w));
+    free(ms);
+    ctn_world_destroy(w);
+    return r;
+}
+
+int main(int argc, char **argv) {
+    int sizes[16], nsizes = 0, steps = 120;
+    const char *md = NULL, *json = NULL;
+    const char *cfgs = "gs:10x1,gs:50x1,gs:1x4,gs:1x16,gs:4x4,jacobi:10x1,cg:10x1";
+    double heavy = 1.0;
+    ctn_backend backend = CTN_BACKEND_CPU;
+    for (int i = 1; i < argc; ++i) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--sizes") && v) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ","); t && nsizes < 16; t = strtok(NULL, ",")) sizes[nsizes++] = atoi(t);
+            ++i;
+        } else if (!strcmp(argv[i], "--steps") && v) {
+            steps = atoi(v), ++i;
+        } else if (!strcmp(argv[i], "--configs") && v) {
+            cfgs = v, ++i;
+        } else if (!strcmp(argv[i], "--heavy") && v) {
+            heavy = atof(v), ++i;
+        } else if (!strcmp(argv[i], "--md") && v) {
+            md = v, ++i;
+        } else if (!strcmp(argv[i], "--json") && v) {
+            json = v, ++i;
+        } else if (!strcmp(argv[i], "--backend") && v) {
+            backend = !strcmp(v, "opencl") ? CTN_BACKEND_OPENCL : !strcmp(v, "auto") ? CTN_BACKEND_AUTO : CTN_BACKEND_CPU;
+            ++i;
+        } else {
+            fprintf(stderr, "usage: bench_chain [--sizes N,N] [--steps S] [--configs solver:ITxSUB,...] [--heavy R] "
+                            "[--backend cpu|opencl|auto] [--md FILE] [--json FILE]\n");
+            return 2;
+        }
+    }
+    if (nsizes == 0) sizes[0] = 1000, sizes[1] = 10000, sizes[2] = 100000, nsizes = 3;
+    if (steps < 6) steps = 6;
+    config list[32];
+    int ncfg = 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", cfgs);
+    for (char *t = strtok(buf, ","); t && ncfg < 32; t = strtok(NULL, ",")) {
+        if (!parse_config(t, &list[ncfg])) {
+            fprintf(stderr, "bench_chain: bad config '%s' (want solver:ITERATIONSxSUBSTEPS)\n", t);
+            return 2;
+        }
+        ncfg++;
+    }
+    result *res = calloc((size_t)nsizes * (size_t)ncfg, sizeof *res);
+    int nres = 0;
+    for (int si = 0; si < nsizes; ++si)
+        for (int ci = 0; ci < ncfg; ++ci) {
+            res[nres] = run_one(sizes[si], &list[ci], steps, backend, heavy);
+            const result *r = &res[nres++];
+            fprintf(stderr, "links %7d  %-14s %9.3f ms/step  gap %.3g (worst %.3g)\n", r->links, r->cfg.label, r->ms_median, r->gap_final,
+                    r->gap_worst);
+        }
+    FILE *f = md ? fopen(md, "w") : stdout;
+    if (!f) {
+        perror(md);
+        return 1;
+    }
+    fprintf(f, "Hanging chain of rigid links (0.1 m, 0.1 kg, end mass ratio %g), ball joints, 60 Hz, %d steps, backend %s.\n"
+               "gap = largest joint anchor separation / link length; ms/step = median wall time of a step after 5 warm-up steps.\n\n",
+            heavy, steps, nres ? res[0].backend : "?");
+    fprintf(f, "| links | solver:iterations x substeps | ms/step | solve ms | row updates/s | colours | gap (last step) | gap (worst step) |\n");
+    fprintf(f, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < nres; ++i) {
+        const result *r = &res[i];
+        fprintf(f, "| %d | %s | %.3f | %.3f | %.3g | %d | %.3g | %.3g |%s\n", r->links, r->cfg.label, r->ms_median, r->ms_solve,
+                r->row_updates_per_s, r->colours, r->gap_final, r->gap_worst, r->ok ? "" : " (failed)");
+    }
+    if (md) fclose(f);
+    if (json) {
+        char tmp[1024];
+        snprintf(tmp, sizeof tmp, "%s.tmp", json);
+        FILE *j = fopen(tmp, "w");
+        if (!j) {
+            perror(tmp);
+            return 1;
+        }
+        fprintf(j, "{\n  \"workload\": {\"scene\": \"hanging chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
+                   "\"time_step\": %.9g, \"steps\": %d},\n  \"results\": [\n",
+                heavy, 1.0 / 60.0, steps);
+        for (int i = 0; i < nres; ++i) {
+            const result *r = &res[i];
+            fprintf(j,
+                    "    {\"links\": %d, \"config\": \"%s\", \"backend\": \"%s\", \"ms_per_step\": %.6g, \"ms_solve\": %.6g, "
+                    "\"ms_prepare\": %.6g, \"ms_integrate\": %.6g, \"ms_transfer\": %.6g, \"row_updates_per_s\": %.6g, \"colours\": %d, "
+                    "\"gap_final\": %.6g, \"gap_worst\": %.6g, \"completed\": %s}%s\n",
+                    r->links, r->cfg.label, r->backend, r->ms_median, r->ms_solve, r->ms_prepare, r->ms_integrate, r->ms_transfer,
+                    r->row_updates_per_s, r->colours, isfinite(r->gap_final) ? r->gap_final : -1.0,
+                    isfinite(r->gap_worst) ? r->gap_worst : -1.0, r->ok ? "true" : "false", i + 1 < nres ? "," : "");
+        }
+        fprintf(j, "  ]\n}\n");
+        fclose(j);
+        if (rename(tmp, json) != 0) {
+            perror(json);
+            return 1;
+        }
+    }
+    free(res);
+    return 0;
+}

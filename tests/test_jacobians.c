@@ -1,0 +1,238 @@
+/* Jacobians against finite differences of the constraint functions.
+ *
+ * For every joint type (distance, ball, hinge, fixed), with rigid bodies, particles and the world as
+ * body b, the rows built by ctn_joint_rows / ctn_joint_prepare (kernels/ctn_rows.h) must satisfy
+ *     J v == dg/dt == (g(q + eps qdot) - g(q - eps qdot)) / (2 eps)
+ * for random body velocities, where a pose moves along (v, w) by x +/- eps v and e -> exp(+/- eps/2 w) e
+ * (ctn_quat_integrate, the same exponential map the integrator uses).
+ *
+ * J v is formed twice: (1) from explicit 12-column rows [lin_a, ang_a, lin_b, ang_b] assembled in double
+ * from the block's lever arms and directions (linear row d: [d, ra x d, -d, -(rb x d)], angular row t:
+ * [0, t, 0, -t]), and (2) by the library's ctn_block_velocity. Both must match the finite difference.
+ *
+ * Linear rows (distance, and the point-to-point rows of ball/hinge/fixed) are exact derivatives at any
+ * pose, so they are checked at random, violated poses. The angular rows of hinge and fixed are the
+ * derivative of g only on the constraint manifold (dg/dt = t . (wa - wb) needs a1 = a2, resp. the
+ * orientation error q_e = 1; away from it the error is O(|g|)), so they are checked at poses where the
+ * angular constraint holds (positions still random); a separate check shows the error grows like |g|.
+ *
+ * Tolerances (float32 math): poses are O(1) m, so g carries a round-off of ~1e-7 m; with eps = 1e-3 the
+ * central difference has a round-off error of ~1e-7 / 1e-3 = 1e-4 (relative to velocities of O(1)) and
+ * a truncation error of eps^2 |g'''| / 6 ~ 1e-6. Moving the pose by eps v rounds each coordinate to
+ * ~6e-8 of its size, another ~1e-4 relative. A tolerance of 1e-3 x (1 + |v| + |w| |r|) (relative to
+ * the scale of the velocities) is 10x above these and still catches any wrong sign, missing lever arm
+ * or wrong axis (those give O(1) errors). */
+#include "catena/catena.h"
+#include "check.h"
+#include "ctn_rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned rng_state = 12345u;
+static double urand(void) { /* uniform in [-1, 1) */
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (double)(rng_state >> 8) / 8388608.0 - 1.0;
+}
+static ctn_v3 rand_v3(double s) { return ctn_v3_make((float)(s * urand()), (float)(s * urand()), (float)(s * urand())); }
+static ctn_quat rand_quat(void) {
+    double w = urand(), x = urand(), y = urand(), z = urand();
+    double n = sqrt(w * w + x * x + y * y + z * z);
+    return ctn_quat_make((float)(w / n), (float)(x / n), (float)(y / n), (float)(z / n));
+}
+
+typedef struct side {
+    ctn_pose pose;
+    ctn_vel vel;
+    int world;    /* body b is the world: identity pose at the origin, no motion */
+    int particle; /* no orientation, no angular velocity */
+} side;
+
+static side make_side(int world, int particle) {
+    side s;
+    memset(&s, 0, sizeof s);
+    s.world = world;
+    s.particle = particle;
+    s.pose.q = ctn_quat_identity();
+    if (world) return s;
+    s.pose.p = rand_v3(1.0);
+    s.vel.v = rand_v3(1.0);
+    s.vel.inv_mass = 1.0f;
+    if (!particle) {
+        s.pose.q = rand_quat();
+        s.vel.w = rand_v3(2.0);
+    }
+    return s;
+}
+
+/* Pose moved by t along the side's velocity (exponential map for the orientation). */
+static ctn_pose advance(const side *s, float t) {
+    ctn_pose p = s->pose;
+    if (s->world) return p;
+    p.p = ctn_madd(p.p, s->vel.v, t);
+    if (!s->particle) p.q = ctn_quat_integrate(p.q, s->vel.w, t);
+    return p;
+}
+
+static void cross_d(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Explicit 12-column row k of the block: [lin_a(3), ang_a(3), lin_b(3), ang_b(3)]. */
+static void explicit_row(const ctn_block *b, int k, double row[12]) {
+    double d[3] = {b->dir[k].x, b->dir[k].y, b->dir[k].z};
+    double ra[3] = {b->ra.x, b->ra.y, b->ra.z}, rb[3] = {b->rb.x, b->rb.y, b->rb.z};
+    double ca[3], cb[3];
+    cross_d(ra, d, ca);
+    cross_d(rb, d, cb);
+    for (int i = 0; i < 3; ++i) {
+        if (k < b->n_lin) {
+            row[i] = d[i], row[3 + i] = ca[i], row[6 + i] = -d[i], row[9 + i] = -cb[i];
+        } else {
+            row[i] = 0.0, row[3 + i] = d[i], row[6 + i] = 0.0, row[9 + i] = -d[i];
+        }
+    }
+}
+
+static int checked_rows = 0;
+
+/* Checks every row of joint j at the sides' poses; `ang_ok`: also check angular rows. Returns the
+ * largest angular-row mismatch (for the off-manifold check). */
+static double check_joint(const char *what, ctn_joint_def j, const side *a, const side *b, int ang_ok) {
+    ctn_block blk, bp, bm;
+    float g[CTN_MAX_ROWS], gp[CTN_MAX_ROWS], gm[CTN_MAX_ROWS], jv[CTN_MAX_ROWS];
+    const float eps = 1e-3f;
+    double worst_ang = 0.0;
+    ctn_joint_rows(j, a->pose, b->pose, &blk, g);
+    CHECK(ctn_block_rows(&blk) == j.rows, "%s: %d rows, expected %d", what, ctn_block_rows(&blk), j.rows);
+
+    /* the block of ctn_joint_prepare has the same rows */
+    ctn_step_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.h = 1.0f / 240.0f;
+    ctn_block full;
+    ctn_sym3 Ia = ctn_world_inverse_inertia(a->pose.q, ctn_v3_make(1.0f, 2.0f, 3.0f));
+    ctn_sym3 Ib = b->world ? ctn_sym3_zero() : ctn_world_inverse_inertia(b->pose.q, ctn_v3_make(2.0f, 1.0f, 0.5f));
+    ctn_joint_prepare(j, a->pose, b->pose, a->vel, b->vel, Ia, Ib, 1.0f, 1.0f, prm, &full);
+    CHECK(memcmp(&full.ra, &blk.ra, sizeof blk.ra) == 0 && memcmp(&full.rb, &blk.rb, sizeof blk.rb) == 0 &&
+              full.n_lin == blk.n_lin && full.n_ang == blk.n_ang && memcmp(full.dir, blk.dir, (size_t)ctn_block_rows(&blk) * sizeof blk.dir[0]) == 0,
+          "%s: ctn_joint_prepare built different rows than ctn_joint_rows", what);
+
+    ctn_joint_rows(j, advance(a, eps), advance(b, eps), &bp, gp);
+    ctn_joint_rows(j, advance(a, -eps), advance(b, -eps), &bm, gm);
+    ctn_block_velocity(&blk, a->vel, b->vel, jv);
+    double qd[12] = {a->vel.v.x, a->vel.v.y, a->vel.v.z, a->vel.w.x, a->vel.w.y, a->vel.w.z,
+                     b->vel.v.x, b->vel.v.y, b->vel.v.z, b->vel.w.x, b->vel.w.y, b->vel.w.z};
+    double scale = 1.0 + ctn_length(a->vel.v) + ctn_length(b->vel.v) + ctn_length(a->vel.w) * (1.0 + ctn_length(blk.ra)) +
+                   ctn_length(b->vel.w) * (1.0 + ctn_length(blk.rb));
+    double tol = 1e-3 * scale;
+    for (int k = 0; k < ctn_block_rows(&blk); ++k) {
+        int angular = k >= blk.n_lin;
+        double fd = ((double)gp[k] - (double)gm[k]) / (2.0 * eps);
+        double row[12], jv_explicit = 0.0;
+        explicit_row(&blk, k, row);
+        for (int c = 0; c < 12; ++c) jv_explicit += row[c] * qd[c];
+        if (angular && fabs(jv_explicit - fd) > worst_ang) worst_ang = fabs(jv_explicit - fd);
+        if (angular && !ang_ok) continue;
+        CHECK(fabs(jv_explicit - fd) <= tol, "%s row %d (%s): J v = %.7g, finite difference %.7g (tol %.2g)", what, k,
+              angular ? "angular" : "linear", jv_explicit, fd, tol);
+        CHECK(fabs((double)jv[k] - jv_explicit) <= 1e-5 * scale, "%s row %d: ctn_block_velocity %.7g vs explicit row %.7g", what, k,
+              (double)jv[k], jv_explicit);
+        checked_rows++;
+    }
+    return worst_ang;
+}
+
+static ctn_joint_def make_joint(int type, const side *a, const side *b) {
+    ctn_joint_def j;
+    memset(&j, 0, sizeof j);
+    j.type = type;
+    j.a = 0;
+    j.b = b->world ? -1 : 1;
+    j.rows = type == CTN_JT_DISTANCE ? 1 : type == CTN_JT_BALL ? 3 : type == CTN_JT_HINGE ? 5 : 6;
+    j.anchor_a = a->particle ? ctn_v3_zero() : rand_v3(0.5);
+    j.anchor_b = b->particle ? ctn_v3_zero() : rand_v3(0.5);
+    if (b->world) j.anchor_b = rand_v3(1.0); /* world-frame anchor */
+    j.rest_length = 0.7f;
+    j.rel_q = ctn_quat_identity();
+    return j;
+}
+
+/* Puts the angular constraint of a hinge / fixed joint on its manifold by choosing the b-frame data
+ * from the current orientations (as ctn_joint_add does at creation). */
+static void satisfy_angular(ctn_joint_def *j, const side *a, const side *b) {
+    if (j->type == CTN_JT_HINGE) {
+        /* a world axis kept away from ctn_basis's switch at |n.x| = 0.577 so that t1, t2 are smooth */
+        ctn_v3 ax;
+        do {
+            ax = rand_v3(1.0);
+            ax = ctn_scale(ax, 1.0f / ctn_length(ax));
+        } while (fabsf(fabsf(ax.x) - 0.57735f) < 0.1f);
+        j->axis_a = ctn_quat_rotate_inv(a->pose.q, ax);
+        j->axis_b = ctn_quat_rotate_inv(b->pose.q, ax);
+    } else if (j->type == CTN_JT_FIXED) {
+        j->rel_q = ctn_quat_mul(ctn_quat_conj(a->pose.q), b->pose.q);
+    }
+}
+
+int main(void) {
+    static const char *const names[] = {"distance", "ball", "hinge", "fixed"};
+    char what[128];
+    for (int type = CTN_JT_DISTANCE; type <= CTN_JT_FIXED; ++type) {
+        for (int config = 0; config < 4; ++config) {
+            /* 0: rigid-rigid, 1: rigid-world, 2: particle-particle, 3: particle-world / particle-rigid */
+            int rigid_only = type == CTN_JT_HINGE || type == CTN_JT_FIXED;
+            if (rigid_only && config >= 2) continue;
+            for (int trial = 0; trial < 50; ++trial) {
+                side a = make_side(0, config >= 2);
+                side b = make_side(config == 1 || (config == 3 && trial % 2 == 0), config == 2);
+                ctn_joint_def j = make_joint(type, &a, &b);
+                snprintf(what, sizeof what, "%s config %d trial %d", names[type], config, trial);
+                if (rigid_only) {
+                    /* linear rows at a violated random pose (angular rows are not derivatives there) */
+                    satisfy_angular(&j, &a, &b);
+                    ctn_joint_def off = j;
+                    if (type == CTN_JT_HINGE) off.axis_b = ctn_add(off.axis_b, rand_v3(0.3));
+                    else off.rel_q = ctn_quat_integrate(off.rel_q, rand_v3(1.0), 0.3f);
+                    if (type == CTN_JT_HINGE) off.axis_b = ctn_scale(off.axis_b, 1.0f / ctn_length(off.axis_b));
+                    check_joint(what, off, &a, &b, 0);
+                }
+                check_joint(what, j, &a, &b, 1);
+            }
+        }
+    }
+    /* Off the angular manifold the angular rows are only first-order accurate: the mismatch grows
+     * with the violation (documents why the rows above are checked on the manifold). */
+    for (int type = CTN_JT_HINGE; type <= CTN_JT_FIXED; ++type) {
+        double err_small = 0.0, err_big = 0.0;
+        for (int trial = 0; trial < 20; ++trial) {
+            side a = make_side(0, 0), b = make_side(0, 0);
+            ctn_joint_def j = make_joint(type, &a, &b);
+            satisfy_angular(&j, &a, &b);
+            ctn_v3 tilt = rand_v3(1.0);
+            tilt = ctn_scale(tilt, 1.0f / ctn_length(tilt));
+            ctn_joint_def small = j, big = j;
+            if (type == CTN_JT_FIXED) {
+                small.rel_q = ctn_quat_integrate(j.rel_q, tilt, 0.01f);
+                big.rel_q = ctn_quat_integrate(j.rel_q, tilt, 0.3f);
+            } else {
+                ctn_quat r1 = ctn_quat_integrate(ctn_quat_identity(), tilt, 0.01f), r2 = ctn_quat_integrate(ctn_quat_identity(), tilt, 0.3f);
+                small.axis_b = ctn_quat_rotate(r1, j.axis_b);
+                big.axis_b = ctn_quat_rotate(r2, j.axis_b);
+            }
+            double es = check_joint("off-manifold small", small, &a, &b, 0);
+            double eb = check_joint("off-manifold big", big, &a, &b, 0);
+            if (es > err_small) err_small = es;
+            if (eb > err_big) err_big = eb;
+        }
+        printf("%s angular rows off the manifold: max |J v - dg/dt| = %.3g at 0.01 rad, %.3g at 0.3 rad\n", names[type], err_small,
+               err_big);
+        CHECK(err_small < 0.1 * err_big, "%s: off-manifold angular error should scale with the violation (%.3g vs %.3g)", names[type],
+              err_small, err_big);
+    }
+    printf("checked %d rows against finite differences\n", checked_rows);
+    CHECK(checked_rows > 1000, "only %d rows checked", checked_rows);
+    return check_report("jacobians");
+}
