@@ -183,6 +183,7 @@ ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *e
 void ctn_world_destroy(ctn_world *w) {
     if (!w) return;
     if (w->backend && w->backend->destroy) w->backend->destroy(w);
+    ctn__direct_free(w);
     ctn__topology_free(&w->topo);
     free(w->pose);
     free(w->vel);

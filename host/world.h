@@ -79,6 +79,7 @@ struct ctn_world {
     ctn_step_stats stats;
     const ctn_backend_ops *backend;
     void *backend_data;
+    void *direct_data;        /* host/solver_direct.c: cached forest ordering and factor storage */
     char device_name[256];
 };
 
@@ -116,6 +117,8 @@ double ctn__now_ms(void);
  * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
  * Returns the sum of squared residuals. */
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
+/* Frees w->direct_data (called by ctn_world_destroy). */
+void ctn__direct_free(ctn_world *w);
 
 /* Backends. */
 extern const ctn_backend_ops ctn__cpu_backend;

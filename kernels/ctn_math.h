@@ -68,6 +68,16 @@ CTN_FN ctn_sym3 ctn_sym3_zero(void) {
     return m;
 }
 
+CTN_FN ctn_sym3 ctn_sym3_scale(ctn_sym3 m, float s) {
+    m.xx *= s;
+    m.yy *= s;
+    m.zz *= s;
+    m.xy *= s;
+    m.xz *= s;
+    m.yz *= s;
+    return m;
+}
+
 /* u^T M v */
 CTN_FN float ctn_sym3_form(ctn_sym3 m, ctn_v3 u, ctn_v3 v) { return ctn_dot(u, ctn_sym3_mul(m, v)); }
 

@@ -186,7 +186,8 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
         blk->lo[i] = -CTN_INF;
         blk->hi[i] = CTN_INF;
     }
-    ctn_block_effective_mass(blk, va.inv_mass * split_a, Ia, vb.inv_mass * split_b, Ib, k);
+    /* mass splitting scales the whole inverse mass matrix of a body, inertia included */
+    ctn_block_effective_mass(blk, va.inv_mass * split_a, ctn_sym3_scale(Ia, split_a), vb.inv_mass * split_b, ctn_sym3_scale(Ib, split_b), k);
     for (i = 0; i < n; ++i) {
         /* regularisation, plus a relative floor of 1e-6 that keeps rigid (eps = 0) blocks well conditioned */
         k[i * CTN_MAX_ROWS + i] += soft + 1e-6f * k[i * CTN_MAX_ROWS + i];

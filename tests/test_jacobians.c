@@ -97,6 +97,7 @@ static void explicit_row(const ctn_block *b, int k, double row[12]) {
 }
 
 static int checked_rows = 0;
+static double worst_rel = 0.0; /* largest |J v - fd| / scale over the checked rows */
 
 /* Checks every row of joint j at the sides' poses; `ang_ok`: also check angular rows. Returns the
  * largest angular-row mismatch (for the off-manifold check). */
@@ -136,6 +137,7 @@ static double check_joint(const char *what, ctn_joint_def j, const side *a, cons
         for (int c = 0; c < 12; ++c) jv_explicit += row[c] * qd[c];
         if (angular && fabs(jv_explicit - fd) > worst_ang) worst_ang = fabs(jv_explicit - fd);
         if (angular && !ang_ok) continue;
+        if (fabs(jv_explicit - fd) / scale > worst_rel) worst_rel = fabs(jv_explicit - fd) / scale;
         CHECK(fabs(jv_explicit - fd) <= tol, "%s row %d (%s): J v = %.7g, finite difference %.7g (tol %.2g)", what, k,
               angular ? "angular" : "linear", jv_explicit, fd, tol);
         CHECK(fabs((double)jv[k] - jv_explicit) <= 1e-5 * scale, "%s row %d: ctn_block_velocity %.7g vs explicit row %.7g", what, k,
@@ -232,7 +234,7 @@ int main(void) {
         CHECK(err_small < 0.1 * err_big, "%s: off-manifold angular error should scale with the violation (%.3g vs %.3g)", names[type],
               err_small, err_big);
     }
-    printf("checked %d rows against finite differences\n", checked_rows);
+    printf("checked %d rows against finite differences, worst |J v - fd| / scale = %.3g\n", checked_rows, worst_rel);
     CHECK(checked_rows > 1000, "only %d rows checked", checked_rows);
     return check_report("jacobians");
 }

@@ -1,0 +1,32 @@
+/* ctn_list_devices: the OpenCL platforms and devices, and the one CTN_BACKEND_AUTO would pick. */
+#include "opencl_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size) {
+    if (!count || capacity < 0 || (capacity > 0 && !out)) {
+        if (err && err_size) snprintf(err, err_size, "ctn_list_devices: %s", !count ? "count is NULL" : "out is NULL or capacity < 0");
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    *count = 0;
+    if (err && err_size) err[0] = '\0';
+    ctn_ocl_device_list *list = malloc(sizeof *list);
+    if (!list) {
+        if (err && err_size) snprintf(err, err_size, "out of memory listing OpenCL devices");
+        return CTN_ERR_OUT_OF_MEMORY;
+    }
+    const char *why = NULL;
+    cl_int e = ctn__ocl_enumerate(list, &why);
+    if (e != CL_SUCCESS) {
+        if (err && err_size) snprintf(err, err_size, "listing OpenCL devices: %s", ctn__cl_error_name(e));
+        free(list);
+        return CTN_ERR_DEVICE;
+    }
+    if (why && err && err_size) snprintf(err, err_size, "%s", why);
+    for (int k = 0; k < list->count && k < capacity; ++k) out[k] = list->info[k];
+    *count = list->count;
+    free(list);
+    return CTN_OK;
+}

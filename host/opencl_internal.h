@@ -1,0 +1,156 @@
+/* Internal pieces of the OpenCL backend shared by host/opencl_*.c and host/backend_opencl.c. Not installed. */
+#ifndef CTN_HOST_OPENCL_INTERNAL_H
+#define CTN_HOST_OPENCL_INTERNAL_H
+
+#include "world.h"
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <stdint.h>
+
+/* Kernel program embedded by cmake/embed_kernels.cmake (kernels/catena.cl with its headers inlined). */
+extern const char ctn__opencl_kernel_source[];
+extern const size_t ctn__opencl_kernel_source_len;
+
+/* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES" (host/opencl_errors.c). */
+const char *ctn__cl_error_name(cl_int err);
+/* Name of a clBLAST status code, e.g. "CLBlastInvalidVectorX". */
+const char *ctn__clblast_status_name(int status);
+
+/* ---- devices (host/opencl_context.c) ----------------------------------------------------------- */
+
+#define CTN_OCL_MAX_DEVICES 64
+
+typedef struct ctn_ocl_device_list {
+    int count;
+    int auto_index;                              /* best GPU (compute units x clock), -1 if none */
+    ctn_device_info info[CTN_OCL_MAX_DEVICES];
+    cl_platform_id platform[CTN_OCL_MAX_DEVICES];
+    cl_device_id device[CTN_OCL_MAX_DEVICES];
+} ctn_ocl_device_list;
+
+/* Enumerates every device of every platform. No platform is not an error: count is 0 and *why says so
+ * ("no OpenCL platform"). Returns the failing OpenCL code (or CL_SUCCESS). */
+cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, const char **why);
+
+/* Picks the device for a world: `request` ("P:D" or a case-insensitive name substring; NULL or "" for
+ * automatic). Automatic: the best GPU; without a GPU, the first device when allow_cpu_device, else
+ * failure (CTN_BACKEND_AUTO then uses the CPU solver). Returns the list index or -1 with msg filled. */
+int ctn__ocl_pick_device(const ctn_ocl_device_list *list, const char *request, int allow_cpu_device, char *msg, size_t size);
+
+/* Program build options, in one place. Adds the test hook CATENA_TEST_BAD_BUILD_OPTION=1. */
+void ctn__ocl_build_options(cl_device_id device, char *out, size_t size);
+
+typedef struct ctn_ocl_build_info {
+    double ms;            /* wall time of create + build (from source or from the cached binary) */
+    int from_cache;       /* 1: the binary came from the on-disk cache */
+    int cache_written;    /* 1: a new cache entry was stored */
+    char cache_file[1024];
+} ctn_ocl_build_info;
+
+/* Builds the embedded program for `device`, through the binary cache. On failure the full build log is
+ * recorded on w (ctn__fail) and CTN_ERR_DEVICE returned. */
+ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id platform, cl_device_id device,
+                                  cl_program *out, ctn_ocl_build_info *info);
+
+/* ---- binary cache (host/opencl_cache.c) -------------------------------------------------------- */
+
+/* FNV-1a 64 over bytes, continuing from h (start with CTN_FNV_OFFSET). */
+#define CTN_FNV_OFFSET 14695981039346656037ULL
+uint64_t ctn__fnv1a(uint64_t h, const void *data, size_t size);
+
+/* Cache directory: $CATENA_CACHE_DIR, else $XDG_CACHE_HOME/catena, else $HOME/.cache/catena. 0 if none. */
+int ctn__cache_dir(char *out, size_t size);
+/* Reads the entry for key: a malloc'ed payload (caller frees) or NULL when absent, truncated, or corrupted
+ * (bad magic, key or checksum): such entries are ignored and later overwritten. */
+unsigned char *ctn__cache_load(const char *path, uint64_t key, size_t *size);
+/* Writes the entry atomically (temporary file + rename); creates the directory. Returns 1 on success. */
+int ctn__cache_store(const char *dir, const char *path, uint64_t key, const unsigned char *data, size_t size);
+
+/* ---- the backend state (host/backend_opencl.c, host/opencl_cg.c) ------------------------------ */
+
+enum {
+    CTN_K_PREPARE,
+    CTN_K_FORCES,
+    CTN_K_GATHER,
+    CTN_K_GS_COLOUR,
+    CTN_K_GS_SERIAL,
+    CTN_K_JACOBI,
+    CTN_K_INTEGRATE,
+    CTN_K_CG_INIT,
+    CTN_K_CG_START,
+    CTN_K_CG_GATHER,
+    CTN_K_CG_APPLY,
+    CTN_K_CG_ALPHA,
+    CTN_K_CG_UPDATE,
+    CTN_K_CG_VELOCITY,
+    CTN_K_CG_BETA,
+    CTN_K_CG_DIRECTION,
+    CTN_K_JOINT_ERROR,
+    CTN_K_REDUCE3,
+    CTN_K_REDUCE3_FINAL,
+    CTN_K_COUNT
+};
+
+/* A device buffer and its size in bytes. */
+typedef struct ctn_clbuf {
+    cl_mem mem;
+    size_t size;
+} ctn_clbuf;
+
+/* Phases whose device time is reported in ctn_step_stats. */
+enum { CTN_PH_PREPARE, CTN_PH_SOLVE, CTN_PH_INTEGRATE, CTN_PH_TRANSFER, CTN_PH_COUNT };
+
+typedef struct ctn_ocl {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernel[CTN_K_COUNT];
+    size_t local[CTN_K_COUNT];    /* work-group size per kernel, from the device's own limits */
+    size_t reduce_local;          /* power of two for the tree reductions */
+    int profiling;                /* queue has CL_QUEUE_PROFILING_ENABLE */
+    ctn_ocl_build_info build;
+
+    /* bodies */
+    ctn_clbuf pose, vel, vel_copy, inertia, props;
+    /* layout (re-uploaded when topology_version changes) */
+    ctn_clbuf defs, lambda, adj_offsets, adj, split, springs, spring_adj_offsets, spring_adj;
+    /* per-substep work arrays */
+    ctn_clbuf blocks, dlambda, r2, gap, angle, partial, stats;
+    /* CG */
+    ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
+    unsigned layout_version;
+    int have_layout;
+
+    /* phase timing: events of the first and last command of each phase instance */
+    cl_event *ev;                 /* pairs (first, last) */
+    int *ev_phase;
+    int ev_count, ev_cap;
+    int phase;                    /* phase being recorded, -1 none */
+    cl_event phase_first, phase_last;
+} ctn_ocl;
+
+/* Records err on w as "what: CL_NAME" and returns CTN_ERR_DEVICE (CTN_OK for CL_SUCCESS). */
+ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what);
+/* Enqueues kernel k over `items` work-items (rounded up to its work-group size); no-op for 0 items. */
+ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what);
+/* Sets kernel argument i of kernel k. */
+ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size, const void *value);
+/* Notes an event produced by a command of the current phase (takes ownership). */
+void ctn__ocl_note_event(ctn_ocl *o, cl_event ev);
+/* Grows buffer b to at least `size` bytes (contents are lost when it grows). *grew is set to 1 if so. */
+ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew);
+
+/* Block-preconditioned CG on the device (host/opencl_cg.c): dots and norms through clBLAST, scalars
+ * kept on the device. Leaves ||r||^2 of the last iteration to be read from stats[3]. */
+ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
+
+/* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
+int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);
+
+#endif /* CTN_HOST_OPENCL_INTERNAL_H */
