@@ -62,6 +62,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.warm_start = 0.5; /* full warm start destabilises unconverged GS on long chains: see README */
     d.max_colours = 32;
     d.threads = 0;
+    d.max_speed = 1e4;
     d.backend = CTN_BACKEND_AUTO;
     d.device = NULL;
     return d;
@@ -117,6 +118,10 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
     }
     if (d->threads < 0 || d->threads > 1024) {
         snprintf(msg, size, "desc.threads: %d is not in [0, 1024]", d->threads);
+        return 0;
+    }
+    if (isnan(d->max_speed)) {
+        snprintf(msg, size, "desc.max_speed: NaN (use a value <= 0 to disable the divergence guard)");
         return 0;
     }
     if ((int)d->backend < CTN_BACKEND_AUTO || (int)d->backend > CTN_BACKEND_OPENCL) {
@@ -185,6 +190,7 @@ void ctn_world_destroy(ctn_world *w) {
     if (w->backend && w->backend->destroy) w->backend->destroy(w);
     ctn__direct_free(w);
     ctn__topology_free(&w->topo);
+    ctn__snapshot_free(w);
     free(w->pose);
     free(w->vel);
     free(w->inertia);
@@ -262,8 +268,24 @@ ctn_status ctn_world_step(ctn_world *w) {
         if (s != CTN_OK) return s;
         st.ms_colour = ctn__now_ms() - tc;
     }
+    /* the CPU backend edits the host arrays in place: keep a copy to undo a diverged step */
+    int guarded = w->desc.max_speed > 0.0 && w->backend == &ctn__cpu_backend;
+    if (guarded) {
+        ctn_status s = ctn__snapshot_take(w);
+        if (s != CTN_OK) return s;
+    }
     ctn_status s = w->backend->step(w, &st);
     if (s != CTN_OK) return s;
+    if (guarded) {
+        s = ctn__divergence_check(w, &st.max_speed);
+        if (s != CTN_OK) {
+            ctn__snapshot_restore(w);
+            return s;
+        }
+    } else if (!isfinite(st.max_gap) || !isfinite(st.residual)) {
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged on the %s backend: joint error %g, residual %g", w->backend->name,
+                         st.max_gap, st.residual);
+    }
     st.substeps = w->desc.substeps;
     st.iterations = w->desc.iterations;
     st.colours = w->topo.colour_count;

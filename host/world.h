@@ -81,6 +81,14 @@ struct ctn_world {
     void *backend_data;
     void *direct_data;        /* host/solver_direct.c: cached forest ordering and factor storage */
     char device_name[256];
+
+    /* State before the step in flight, restored when the step diverges (host/divergence.c). */
+    int snapshot_bodies;      /* capacity of the body snapshot arrays */
+    int snapshot_rows;        /* capacity of snapshot_lambda (floats) */
+    ctn_pose *snapshot_pose;
+    ctn_vel *snapshot_vel;
+    ctn_inertia *snapshot_inertia;
+    float *snapshot_lambda;
 };
 
 /* Records a formatted error message on the world and returns `status`. */
@@ -119,6 +127,13 @@ double ctn__now_ms(void);
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);
+
+/* Divergence guard (host/divergence.c): copies the host state before a step; checks the host state
+ * after it (names the first bad body) and puts the copy back. */
+ctn_status ctn__snapshot_take(ctn_world *w);
+ctn_status ctn__divergence_check(ctn_world *w, double *max_speed);
+void ctn__snapshot_restore(ctn_world *w);
+void ctn__snapshot_free(ctn_world *w);
 
 /* Backends. */
 extern const ctn_backend_ops ctn__cpu_backend;

@@ -116,10 +116,10 @@ CTN_FN ctn_v3 ctn_quat_rotate_inv(ctn_quat q, ctn_v3 v) { return ctn_quat_rotate
  * and never stands in for the update itself (the add-and-normalise update of eq. 22 is not used). */
 CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {
     float wn = ctn_length(w);
-    float half = 0.5f * h * wn;
-    if (CTN_FABS(half) < 1e-20f) return q; /* no rotation; h may be negative (a backward step) */
-    float s = CTN_SIN(half) / wn;
-    ctn_quat e = ctn_quat_make(CTN_COS(half), s * w.x, s * w.y, s * w.z);
+    float half_angle = 0.5f * h * wn;
+    if (CTN_FABS(half_angle) < 1e-20f) return q; /* no rotation; h may be negative (a backward step) */
+    float s = CTN_SIN(half_angle) / wn;
+    ctn_quat e = ctn_quat_make(CTN_COS(half_angle), s * w.x, s * w.y, s * w.z);
     ctn_quat r = ctn_quat_mul(e, q);
     float n2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
     float k = 1.5f - 0.5f * n2; /* one Newton step of 1/sqrt(n2) about 1 */

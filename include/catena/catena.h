@@ -83,6 +83,9 @@ typedef struct ctn_world_desc {
     double warm_start;       /* factor in [0, 1] on last substep's impulses; default 0.5 */
     int max_colours;         /* colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
     int threads;             /* CPU solver threads; 0 = automatic; default 0 */
+    double max_speed;        /* divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
+                                any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0 disables;
+                                default 1e4 */
     ctn_backend backend;     /* default CTN_BACKEND_AUTO */
     const char *device;      /* OpenCL device: NULL = $CATENA_DEVICE or automatic; "P:D" indices or a name substring */
 } ctn_world_desc;
@@ -208,6 +211,7 @@ typedef struct ctn_step_stats {
     double ms_integrate;     /* forces, positions, orientations */
     double ms_transfer;      /* host <-> device copies (OpenCL) */
     double row_updates;      /* rows x iterations x substeps */
+    double max_speed;        /* largest linear or angular speed of a body after the step (m/s or rad/s) */
 } ctn_step_stats;
 
 /* Advances the world by one time_step. */
@@ -269,6 +273,61 @@ ctn_status ctn_scene_double_pendulum(ctn_world *world);
 /* Builds a scene from a spec such as "chain:1000", "rope:500", "grid:64x64", "bridge:50",
  * "cradle:5", "double_pendulum", "heavy_chain:1000" (end mass ratio 1000). */
 ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
+
+/* ================================================================================================ */
+/* ---- scene files and checkpoints (host/scene_json.c, host/checkpoint.c; issue 4) ---------------- */
+
+/* A parsed and fully validated JSON scene file (schema: docs/scene-format.md). */
+typedef struct ctn_scene ctn_scene;
+
+/* Largest scene file accepted (bytes), checked before reading. */
+#define CTN_SCENE_MAX_FILE_BYTES (512L * 1024 * 1024)
+
+/* Parses and validates a scene file (or a text). Nothing is built. Errors read
+ * "FILE:LINE:COL: ..." for malformed JSON and "FILE: constraints[12].b: body index 40 out of range (37 bodies)"
+ * for a wrong field. Returns CTN_ERR_IO when the file cannot be read, CTN_ERR_UNSUPPORTED in a build
+ * without cJSON, CTN_ERR_LIMIT for size limits and CTN_ERR_INVALID_ARGUMENT for any other problem. */
+ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, size_t err_size);
+ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *source_name, ctn_scene **out, char *err,
+                                size_t err_size);
+void ctn_scene_free(ctn_scene *scene);
+
+/* The file's world settings (defaults for what it leaves out) and step count (default 600). desc->device
+ * points into the scene and stays valid until ctn_scene_free. */
+ctn_status ctn_scene_get_settings(const ctn_scene *scene, ctn_world_desc *desc, int *steps);
+/* Bodies and joints the scene adds (generators expanded). */
+int64_t ctn_scene_body_count(const ctn_scene *scene);
+int64_t ctn_scene_joint_count(const ctn_scene *scene);
+
+/* Adds the scene's bodies and joints to a world (explicit bodies, then generators, then constraints).
+ * On failure the world is left as it was and the message, with the scene path, is on the world. */
+ctn_status ctn_scene_build(const ctn_scene *scene, ctn_world *world);
+
+/* Parses and builds in one call; the world's settings are not changed. */
+ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, size_t err_size);
+
+/* Checkpoints: the complete world state (settings, bodies, joints, warm-start impulses) in a binary file
+ * with a magic, a version and an FNV-1a checksum, written atomically (temporary file + rename). A world
+ * loaded from a checkpoint steps bitwise identically to the world that was saved. */
+#define CTN_CHECKPOINT_USER_MAX 4096
+
+typedef struct ctn_checkpoint_info {
+    uint64_t step;                     /* the caller's step counter at save time */
+    ctn_world_desc desc;               /* settings as saved; desc.device points into `device` below */
+    char device[256];
+    char user[CTN_CHECKPOINT_USER_MAX]; /* the caller's text saved with the state */
+    int32_t bodies;                    /* body ids issued */
+    int32_t joints;                    /* joint ids issued */
+} ctn_checkpoint_info;
+
+/* Saves the world. `user` (may be NULL, at most CTN_CHECKPOINT_USER_MAX - 1 bytes) is stored verbatim. */
+ctn_status ctn_world_save(ctn_world *world, const char *path, uint64_t step, const char *user);
+/* Reads and verifies a checkpoint's header, checksum and settings without building a world. */
+ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info, char *err, size_t err_size);
+/* Creates a world from a checkpoint. desc: NULL to use the saved settings, else the settings to use
+ * (e.g. the saved ones with another backend). info may be NULL. Truncated or corrupted files are refused. */
+ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_world **out, ctn_checkpoint_info *info, char *err,
+                          size_t err_size);
 
 #ifdef __cplusplus
 }

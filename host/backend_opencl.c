@@ -1,0 +1,594 @@
+/* The OpenCL backend: the CPU backend's substep loop (host/solver_cpu.c) with every loop replaced by a
+ * launch of the matching kernel of kernels/catena.cl, and all body and row data resident on the device.
+ *
+ * Per step: bodies go up only when the host edited them (bodies_dirty), the solver layout only when the
+ * topology was rebuilt (topology_version); the one blocking host synchronisation is the read of the
+ * stats reduction (residual, max gap, max angle) at the end. Body state and impulses come back only
+ * when the host asks (sync_to_host, through ctn__sync). */
+#include "opencl_internal.h"
+
+#include <clblast_c.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STATS_FLOATS 8   /* [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r|| */
+#define REDUCE_GROUPS 64 /* first-pass groups of the tree reduction (fixed: results do not depend on threads) */
+#define MAX_LOCAL 256    /* work-group size cap; the device's own limits may lower it */
+
+static const char *const kernel_names[CTN_K_COUNT] = {
+    "ctn_k_prepare",      "ctn_k_forces",    "ctn_k_gather",    "ctn_k_gs_colour",   "ctn_k_gs_serial",
+    "ctn_k_jacobi",       "ctn_k_integrate", "ctn_k_cg_init",   "ctn_k_cg_start",    "ctn_k_cg_gather",
+    "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
+    "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final"};
+
+/* ---- small helpers --------------------------------------------------------------------------------- */
+
+ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what) {
+    if (err == CL_SUCCESS) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_DEVICE, "%s: %s (%d)", what, ctn__cl_error_name(err), (int)err);
+}
+
+ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size, const void *value) {
+    cl_int e = clSetKernelArg(o->kernel[k], i, size, value);
+    if (e == CL_SUCCESS) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s, %u): %s", kernel_names[k], (unsigned)i, ctn__cl_error_name(e));
+}
+
+void ctn__ocl_note_event(ctn_ocl *o, cl_event ev) {
+    if (!ev) return;
+    if (o->phase < 0) {
+        clReleaseEvent(ev);
+        return;
+    }
+    if (!o->phase_first) {
+        o->phase_first = ev;
+        return;
+    }
+    if (o->phase_last) clReleaseEvent(o->phase_last);
+    o->phase_last = ev;
+}
+
+ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what) {
+    if (items == 0) return CTN_OK;
+    size_t local = o->local[k];
+    size_t global = (items + local - 1) / local * local;
+    cl_event ev = NULL;
+    cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &local, 0, NULL,
+                                      o->profiling && o->phase >= 0 ? &ev : NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, kernel_names[k], ctn__cl_error_name(e));
+    ctn__ocl_note_event(o, ev);
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew) {
+    if (size < 64) size = 64;
+    if (b->mem && b->size >= size) return CTN_OK;
+    size_t cap = b->mem ? size + size / 2 : size; /* grow geometrically when a world keeps growing */
+    if (b->mem) clReleaseMemObject(b->mem);
+    b->mem = NULL;
+    b->size = 0;
+    cl_int e;
+    b->mem = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, cap, NULL, &e);
+    if (e != CL_SUCCESS) {
+        b->mem = NULL;
+        return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s", cap, ctn__cl_error_name(e));
+    }
+    b->size = cap;
+    if (grew) *grew = 1;
+    return CTN_OK;
+}
+
+static void phase_begin(ctn_ocl *o, int phase) { o->phase = phase; }
+
+/* Closes the current phase instance: keeps its (first, last) events for the timing read-out. */
+static void phase_end(ctn_ocl *o) {
+    int ph = o->phase;
+    o->phase = -1;
+    if (!o->phase_first) return;
+    if (o->ev_count == o->ev_cap) {
+        int cap = o->ev_cap ? 2 * o->ev_cap : 64;
+        cl_event *ev = realloc(o->ev, 2 * (size_t)cap * sizeof *ev);
+        int *ph_arr = ev ? realloc(o->ev_phase, (size_t)cap * sizeof *ph_arr) : NULL;
+        if (ev) o->ev = ev;
+        if (ph_arr) o->ev_phase = ph_arr;
+        if (!ev || !ph_arr) { /* timing is best effort: drop this instance rather than fail the step */
+            clReleaseEvent(o->phase_first);
+            if (o->phase_last) clReleaseEvent(o->phase_last);
+            o->phase_first = o->phase_last = NULL;
+            return;
+        }
+        o->ev_cap = cap;
+    }
+    o->ev[2 * o->ev_count] = o->phase_first;
+    o->ev[2 * o->ev_count + 1] = o->phase_last;
+    o->ev_phase[o->ev_count++] = ph;
+    o->phase_first = o->phase_last = NULL;
+}
+
+static void drop_events(ctn_ocl *o) {
+    for (int i = 0; i < 2 * o->ev_count; ++i)
+        if (o->ev[i]) clReleaseEvent(o->ev[i]);
+    o->ev_count = 0;
+    if (o->phase_first) clReleaseEvent(o->phase_first);
+    if (o->phase_last) clReleaseEvent(o->phase_last);
+    o->phase_first = o->phase_last = NULL;
+    o->phase = -1;
+}
+
+/* Device time of each phase: from the start of its first command to the end of its last one. */
+static void collect_times(ctn_ocl *o, double ms[CTN_PH_COUNT]) {
+    for (int i = 0; i < o->ev_count; ++i) {
+        cl_event a = o->ev[2 * i], b = o->ev[2 * i + 1] ? o->ev[2 * i + 1] : o->ev[2 * i];
+        cl_ulong t0 = 0, t1 = 0;
+        if (clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
+            clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS && t1 >= t0)
+            ms[o->ev_phase[i]] += (double)(t1 - t0) * 1e-6;
+    }
+    drop_events(o);
+}
+
+#define TRY(expr)                          \
+    do {                                   \
+        ctn_status s_ = (expr);            \
+        if (s_ != CTN_OK) return s_;       \
+    } while (0)
+#define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
+
+/* ---- uploads ----------------------------------------------------------------------------------------- */
+
+static ctn_status write_buf(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
+    return CTN_OK;
+}
+
+static ctn_status upload_bodies(ctn_world *w, ctn_ocl *o) {
+    size_t n = (size_t)w->body_count;
+    TRY(write_buf(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
+    TRY(write_buf(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
+    TRY(write_buf(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
+    TRY(write_buf(w, o, &o->props, w->props, n * sizeof(ctn_props), "body properties"));
+    return CTN_OK;
+}
+
+static ctn_status upload_layout(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
+    TRY(write_buf(w, o, &o->defs, t->defs, m * sizeof(ctn_joint_def), "joints"));
+    TRY(write_buf(w, o, &o->lambda, t->lambda, 6 * m * sizeof(float), "impulses"));
+    if (t->adj_offsets) {
+        TRY(write_buf(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
+        TRY(write_buf(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
+        TRY(write_buf(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
+        TRY(write_buf(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
+    }
+    TRY(write_buf(w, o, &o->split, t->split, n * sizeof(float), "mass-splitting factors"));
+    TRY(write_buf(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
+    o->layout_version = w->topology_version;
+    o->have_layout = 1;
+    return CTN_OK;
+}
+
+/* Sizes every device array for the current world; re-uploads what a reallocation lost. */
+static ctn_status reserve_all(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    size_t n = (size_t)w->body_count, m = (size_t)t->joint_count;
+    int body_grew = 0, layout_grew = 0, r2_grew = 0;
+    TRY(ctn__ocl_reserve(w, o, &o->pose, n * sizeof(ctn_pose), &body_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->vel, n * sizeof(ctn_vel), &body_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->inertia, n * sizeof(ctn_inertia), &body_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->props, n * sizeof(ctn_props), &body_grew));
+    if (t->spring_count > 0) TRY(ctn__ocl_reserve(w, o, &o->vel_copy, n * sizeof(ctn_vel), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->defs, m * sizeof(ctn_joint_def), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->lambda, 6 * m * sizeof(float), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->adj_offsets, (n + 1) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->adj, (t->adj_offsets ? (size_t)t->adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->split, n * sizeof(float), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->spring_adj_offsets, (n + 1) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->spring_adj,
+                         (t->spring_adj_offsets ? (size_t)t->spring_adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dlambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->r2, m * sizeof(float), &r2_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->gap, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->angle, m * sizeof(float), NULL));
+    if (r2_grew) { /* CG leaves r2 unwritten; keep it defined for the reduction */
+        float zero = 0.0f;
+        TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->r2.mem, &zero, sizeof zero, 0, o->r2.size / sizeof zero * sizeof zero, 0, NULL, NULL),
+                           "clearing the residual array"));
+    }
+    if (w->desc.solver == CTN_SOLVER_CG) {
+        TRY(ctn__ocl_reserve(w, o, &o->cg_r, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_z, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_ap, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_u, n * sizeof(ctn_vel), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_scalars, 8 * sizeof(float), NULL));
+    }
+    if (body_grew) w->bodies_dirty = 1;
+    if (layout_grew) o->have_layout = 0;
+    return CTN_OK;
+}
+
+/* ---- the phases of one substep ------------------------------------------------------------------- */
+
+static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int m = w->topo.joint_count, k = CTN_K_PREPARE;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->vel.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, o->split.mem);
+    ARG(k, 6, prm);
+    ARG(k, 7, o->blocks.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)m, "row build");
+}
+
+static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int n = w->body_count, k = CTN_K_FORCES;
+    cl_mem in = o->vel.mem;
+    if (w->topo.spring_count > 0 && n > 0) {
+        /* springs read a copy: a body's spring force must not see a neighbour's already updated velocity */
+        cl_event ev = NULL;
+        TRY(ctn__ocl_check(w, clEnqueueCopyBuffer(o->queue, o->vel.mem, o->vel_copy.mem, 0, 0, (size_t)n * sizeof(ctn_vel), 0, NULL,
+                                                  o->profiling ? &ev : NULL),
+                           "copying velocities for the spring forces"));
+        ctn__ocl_note_event(o, ev);
+        in = o->vel_copy.mem;
+    }
+    ARG(k, 0, n);
+    ARG(k, 1, o->props.mem);
+    ARG(k, 2, o->inertia.mem);
+    ARG(k, 3, o->spring_adj_offsets.mem);
+    ARG(k, 4, o->spring_adj.mem);
+    ARG(k, 5, o->springs.mem);
+    ARG(k, 6, o->pose.mem);
+    ARG(k, 7, in);
+    ARG(k, 8, o->vel.mem);
+    ARG(k, 9, prm);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "external forces");
+}
+
+/* v += scale M^-1 J^T l per body (seed 003's Jacobian-transpose assembly). */
+static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
+    int n = w->body_count, k = CTN_K_GATHER;
+    ARG(k, 0, n);
+    ARG(k, 1, o->adj_offsets.mem);
+    ARG(k, 2, o->adj.mem);
+    ARG(k, 3, o->blocks.mem);
+    ARG(k, 4, l);
+    ARG(k, 5, scale);
+    ARG(k, 6, o->vel.mem);
+    ARG(k, 7, o->inertia.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
+}
+
+/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda. */
+static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
+    size_t len = 6 * (size_t)w->topo.joint_count;
+    if (len == 0) return CTN_OK;
+    cl_event ev = NULL;
+    CLBlastStatusCode s = CLBlastSscal(len, warm, o->lambda.mem, 0, 1, &o->queue, o->profiling ? &ev : NULL);
+    if (s != CLBlastSuccess)
+        return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
+    ctn__ocl_note_event(o, ev);
+    return run_gather(w, o, o->lambda.mem, 1.0f);
+}
+
+/* Coloured block Gauss-Seidel: one launch per colour, then the overflow group on one work-item. */
+static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    for (int it = 0; it < w->desc.iterations; ++it) {
+        for (int c = 0; c <= t->colour_count; ++c) {
+            int begin = t->colour_offsets[c], count = t->colour_offsets[c + 1] - begin;
+            if (count == 0) continue;
+            int k = c < t->colour_count ? CTN_K_GS_COLOUR : CTN_K_GS_SERIAL;
+            int second = k == CTN_K_GS_COLOUR ? count : begin + count; /* count, or end for the serial kernel */
+            ARG(k, 0, begin);
+            ARG(k, 1, second);
+            ARG(k, 2, o->defs.mem);
+            ARG(k, 3, o->blocks.mem);
+            ARG(k, 4, o->lambda.mem);
+            ARG(k, 5, o->vel.mem);
+            ARG(k, 6, o->inertia.mem);
+            ARG(k, 7, o->r2.mem);
+            TRY(ctn__ocl_launch(w, o, k, k == CTN_K_GS_COLOUR ? (size_t)count : 1, "Gauss-Seidel colour"));
+        }
+    }
+    return CTN_OK;
+}
+
+/* Jacobi with mass splitting: all rows from the same velocities, then the per-body gather. */
+static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
+    int m = w->topo.joint_count, k = CTN_K_JACOBI;
+    for (int it = 0; it < w->desc.iterations; ++it) {
+        ARG(k, 0, m);
+        ARG(k, 1, o->defs.mem);
+        ARG(k, 2, o->blocks.mem);
+        ARG(k, 3, o->lambda.mem);
+        ARG(k, 4, o->vel.mem);
+        ARG(k, 5, o->dlambda.mem);
+        ARG(k, 6, o->r2.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)m, "Jacobi rows"));
+        TRY(run_gather(w, o, o->dlambda.mem, 1.0f));
+    }
+    return CTN_OK;
+}
+
+static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, float h) {
+    int n = w->body_count, k = CTN_K_INTEGRATE;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, o->props.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, h);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "integration");
+}
+
+/* Joint errors and the deterministic two-pass reduction into stats[0..2]. */
+static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
+    int m = w->topo.joint_count;
+    int k = CTN_K_JOINT_ERROR;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->gap.mem);
+    ARG(k, 4, o->angle.mem);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "joint errors"));
+    size_t L = o->reduce_local;
+    int groups = (int)(((size_t)m + L - 1) / L);
+    if (groups > REDUCE_GROUPS) groups = REDUCE_GROUPS;
+    k = CTN_K_REDUCE3;
+    ARG(k, 0, m);
+    ARG(k, 1, o->r2.mem);
+    ARG(k, 2, o->gap.mem);
+    ARG(k, 3, o->angle.mem);
+    ARG(k, 4, o->partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
+    size_t global = (size_t)groups * L;
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3)"));
+    k = CTN_K_REDUCE3_FINAL;
+    ARG(k, 0, groups);
+    ARG(k, 1, o->partial.mem);
+    ARG(k, 2, o->stats.mem);
+    TRY(ctn__ocl_arg(w, o, k, 3, 3 * L * sizeof(float), NULL));
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3_final)"));
+    return CTN_OK;
+}
+
+/* The one blocking read of a step. */
+static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
+    cl_event ev = NULL;
+    cl_int e = clEnqueueReadBuffer(o->queue, o->stats.mem, CL_TRUE, 0, STATS_FLOATS * sizeof(float), stats, 0, NULL,
+                                   o->profiling && o->phase >= 0 ? &ev : NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading the step statistics: %s", ctn__cl_error_name(e));
+    ctn__ocl_note_event(o, ev);
+    return CTN_OK;
+}
+
+static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
+    const ctn_topology *t = &w->topo;
+    if (w->desc.solver == CTN_SOLVER_DIRECT)
+        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver runs on the CPU backend only (use gs, jacobi or cg with OpenCL)");
+    double th = ctn__now_ms();
+    TRY(reserve_all(w, o));
+    if (!o->have_layout || o->layout_version != w->topology_version) TRY(upload_layout(w, o));
+    if (w->bodies_dirty) TRY(upload_bodies(w, o));
+    w->bodies_dirty = 0;
+    double ms_upload = ctn__now_ms() - th;
+
+    int substeps = w->desc.substeps;
+    ctn_step_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.gravity = ctn_v3_make((float)w->desc.gravity[0], (float)w->desc.gravity[1], (float)w->desc.gravity[2]);
+    prm.h = (float)(w->desc.time_step / substeps);
+    prm.compliance = (float)w->desc.compliance;
+    prm.damping_time = (float)w->desc.damping_time;
+    prm.baumgarte = (float)w->desc.baumgarte;
+    prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
+    prm.warm_start = (float)w->desc.warm_start;
+    prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
+    drop_events(o);
+    for (int sub = 0; sub < substeps; ++sub) {
+        phase_begin(o, CTN_PH_PREPARE);
+        TRY(run_prepare(w, o, prm));
+        phase_end(o);
+        phase_begin(o, CTN_PH_INTEGRATE);
+        TRY(run_forces(w, o, prm));
+        phase_end(o);
+        phase_begin(o, CTN_PH_SOLVE);
+        TRY(run_warm_start(w, o, prm.warm_start));
+        if (w->desc.solver == CTN_SOLVER_GS) TRY(solve_gs(w, o));
+        else if (w->desc.solver == CTN_SOLVER_JACOBI) TRY(solve_jacobi(w, o));
+        else TRY(ctn__ocl_solve_cg(w, o));
+        phase_end(o);
+        phase_begin(o, CTN_PH_INTEGRATE);
+        TRY(run_integrate(w, o, prm.h));
+        phase_end(o);
+    }
+    float stats[STATS_FLOATS] = {0};
+    if (t->joint_count > 0) {
+        TRY(run_measure(w, o));
+        phase_begin(o, CTN_PH_TRANSFER);
+        TRY(read_stats(w, o, stats));
+        phase_end(o);
+    } else {
+        TRY(ctn__ocl_check(w, clFinish(o->queue), "clFinish"));
+    }
+    double ms[CTN_PH_COUNT] = {0};
+    collect_times(o, ms);
+    st->ms_prepare += ms[CTN_PH_PREPARE];
+    st->ms_solve += ms[CTN_PH_SOLVE];
+    st->ms_integrate += ms[CTN_PH_INTEGRATE];
+    st->ms_transfer += ms[CTN_PH_TRANSFER] + ms_upload;
+    double r2 = w->desc.solver == CTN_SOLVER_CG ? (double)stats[3] * stats[3] : (double)stats[0];
+    st->residual = t->row_count ? sqrt(r2 / t->row_count) : 0.0;
+    st->max_gap = stats[1];
+    st->max_angle = stats[2];
+    w->host_stale = 1;
+    return CTN_OK;
+}
+
+static ctn_status ocl_step(ctn_world *w, ctn_step_stats *st) {
+    ctn_ocl *o = w->backend_data;
+    ctn_status s = ocl_step_inner(w, o, st);
+    if (s != CTN_OK) {
+        drop_events(o);
+        clFinish(o->queue);
+        w->host_stale = 1; /* whatever ran did run: the device holds the newest state */
+    }
+    return s;
+}
+
+static ctn_status read_buf(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    cl_int e = clEnqueueReadBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
+    return CTN_OK;
+}
+
+static ctn_status ocl_sync(ctn_world *w) {
+    ctn_ocl *o = w->backend_data;
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    if (!o->pose.mem) return CTN_OK; /* never stepped */
+    TRY(read_buf(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
+    TRY(read_buf(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
+    TRY(read_buf(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
+    if (o->have_layout) TRY(read_buf(w, o, &o->lambda, w->topo.lambda, 6 * m * sizeof(float), "impulses"));
+    return CTN_OK;
+}
+
+static ctn_status ocl_measure(ctn_world *w, double *max_gap, double *max_angle) {
+    ctn_ocl *o = w->backend_data;
+    float stats[STATS_FLOATS] = {0};
+    if (w->topo.joint_count > 0 && o->have_layout && !w->topology_dirty) {
+        TRY(run_measure(w, o));
+        TRY(read_stats(w, o, stats));
+    } else {
+        TRY(ctn__sync(w));
+        ctn__measure_host(w, max_gap, max_angle);
+        return CTN_OK;
+    }
+    *max_gap = stats[1];
+    *max_angle = stats[2];
+    return CTN_OK;
+}
+
+static void ocl_release(ctn_ocl *o) {
+    drop_events(o);
+    free(o->ev);
+    free(o->ev_phase);
+    ctn_clbuf *bufs[] = {&o->pose,   &o->vel,    &o->vel_copy, &o->inertia,           &o->props,      &o->defs,  &o->lambda,
+                         &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks,
+                         &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
+                         &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars};
+    if (o->queue) clFinish(o->queue);
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+        if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
+    for (int k = 0; k < CTN_K_COUNT; ++k)
+        if (o->kernel[k]) clReleaseKernel(o->kernel[k]);
+    if (o->program) clReleaseProgram(o->program);
+    if (o->queue) clReleaseCommandQueue(o->queue);
+    if (o->ctx) clReleaseContext(o->ctx);
+    free(o);
+}
+
+static void ocl_destroy(ctn_world *w) {
+    if (w->backend_data) ocl_release(w->backend_data);
+    w->backend_data = NULL;
+}
+
+static const ctn_backend_ops opencl_backend = {"opencl", ocl_step, ocl_sync, ocl_measure, ocl_destroy};
+
+int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out) {
+    if (!w || w->backend != &opencl_backend || !w->backend_data) return 0;
+    *out = ((const ctn_ocl *)w->backend_data)->build;
+    return 1;
+}
+
+/* Work-group size of kernel k on this device: the largest multiple of its preferred size multiple that
+ * fits both its CL_KERNEL_WORK_GROUP_SIZE and MAX_LOCAL; pow2 rounds down to a power of two. */
+static size_t pick_local(cl_kernel k, cl_device_id dev, int pow2) {
+    size_t kmax = 1, mult = 1;
+    if (clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS || kmax == 0) kmax = 1;
+    if (clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof mult, &mult, NULL) != CL_SUCCESS || mult == 0)
+        mult = 1;
+    size_t cap = kmax < MAX_LOCAL ? kmax : MAX_LOCAL;
+    if (pow2) {
+        size_t p = 1;
+        while (2 * p <= cap) p *= 2;
+        return p;
+    }
+    size_t local = mult <= cap ? cap / mult * mult : cap;
+    return local ? local : 1;
+}
+
+static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
+    ctn_ocl_device_list *list = malloc(sizeof *list);
+    if (!list) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory listing OpenCL devices");
+    const char *why = NULL;
+    cl_int e = ctn__ocl_enumerate(list, &why);
+    if (e != CL_SUCCESS) {
+        free(list);
+        return ctn__fail(w, CTN_ERR_DEVICE, "listing OpenCL devices: %s", ctn__cl_error_name(e));
+    }
+    if (list->count == 0) {
+        free(list);
+        return ctn__fail(w, CTN_ERR_DEVICE, "%s", why ? why : "no OpenCL device");
+    }
+    const char *request = w->desc.device && w->desc.device[0] ? w->desc.device : getenv("CATENA_DEVICE");
+    char msg[256];
+    int k = ctn__ocl_pick_device(list, request, w->desc.backend == CTN_BACKEND_OPENCL, msg, sizeof msg);
+    if (k < 0) {
+        free(list);
+        return ctn__fail(w, CTN_ERR_DEVICE, "%s", msg);
+    }
+    o->platform = list->platform[k];
+    o->device = list->device[k];
+    snprintf(w->device_name, sizeof w->device_name, "%s (%s, OpenCL %d:%d)", list->info[k].name, list->info[k].platform_name,
+             list->info[k].platform, list->info[k].device);
+    free(list);
+
+    cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, (cl_context_properties)o->platform, 0};
+    o->ctx = clCreateContext(props, 1, &o->device, NULL, NULL, &e);
+    TRY(ctn__ocl_check(w, e, "clCreateContext"));
+    o->queue = clCreateCommandQueue(o->ctx, o->device, CL_QUEUE_PROFILING_ENABLE, &e);
+    o->profiling = e == CL_SUCCESS;
+    if (e != CL_SUCCESS) o->queue = clCreateCommandQueue(o->ctx, o->device, 0, &e);
+    TRY(ctn__ocl_check(w, e, "clCreateCommandQueue"));
+    TRY(ctn__ocl_build_program(w, o->ctx, o->platform, o->device, &o->program, &o->build));
+    for (int i = 0; i < CTN_K_COUNT; ++i) {
+        o->kernel[i] = clCreateKernel(o->program, kernel_names[i], &e);
+        if (e != CL_SUCCESS) {
+            o->kernel[i] = NULL;
+            return ctn__fail(w, CTN_ERR_DEVICE, "clCreateKernel(%s): %s", kernel_names[i], ctn__cl_error_name(e));
+        }
+        int serial = i == CTN_K_GS_SERIAL || i == CTN_K_CG_START || i == CTN_K_CG_ALPHA || i == CTN_K_CG_BETA;
+        o->local[i] = serial ? 1 : pick_local(o->kernel[i], o->device, 0);
+    }
+    size_t a = pick_local(o->kernel[CTN_K_REDUCE3], o->device, 1), b = pick_local(o->kernel[CTN_K_REDUCE3_FINAL], o->device, 1);
+    o->reduce_local = a < b ? a : b;
+    TRY(ctn__ocl_reserve(w, o, &o->partial, 3 * REDUCE_GROUPS * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->stats, STATS_FLOATS * sizeof(float), NULL));
+    o->phase = -1;
+    return CTN_OK;
+}
+
+ctn_status ctn__opencl_backend_init(ctn_world *w) {
+    ctn_ocl *o = calloc(1, sizeof *o);
+    if (!o) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL backend");
+    ctn_status s = ocl_init(w, o);
+    if (s != CTN_OK) {
+        ocl_release(o);
+        w->device_name[0] = '\0';
+        return s;
+    }
+    w->backend = &opencl_backend;
+    w->backend_data = o;
+    return CTN_OK;
+}

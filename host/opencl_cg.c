@@ -1,0 +1,122 @@
+/* Block-Jacobi-preconditioned conjugate gradient on the device (seed 004), the algorithm of solve_cg in
+ * host/solver_cpu.c: matrix-free A p = J (M^-1 J^T p) + S p through the gather and row kernels, dot
+ * products and the final residual norm through clBLAST.
+ *
+ * clBLAST's dot and nrm2 write their result into a device buffer while its axpy/scal take the scalar from
+ * the host; reading alpha and beta back every iteration would cost two blocking round trips per
+ * iteration, so alpha = rz / p^T A p and beta = rz_new / rz are formed by one-work-item kernels on the
+ * device and the alpha/beta updates are fused into the row and body kernels. The only host scalar of
+ * the step is the warm-start factor (clBLAST scal, host/backend_opencl.c). */
+#include "opencl_internal.h"
+
+#include <clblast_c.h>
+
+#define TRY(expr)                          \
+    do {                                   \
+        ctn_status s_ = (expr);            \
+        if (s_ != CTN_OK) return s_;       \
+    } while (0)
+#define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
+
+/* Scalar slots, as kernels/catena.cl CTN_CG_*. */
+enum { CG_RZ = 0, CG_PAP = 1, CG_RZNEW = 2 };
+
+static ctn_status blas_status(ctn_world *w, CLBlastStatusCode s, const char *what) {
+    if (s == CLBlastSuccess) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST %s: %s (%d)", what, ctn__clblast_status_name(s), (int)s);
+}
+
+/* scalars[slot] = x . y over len floats (clBLAST Sdot, result stays on the device). */
+static ctn_status dot(ctn_world *w, ctn_ocl *o, size_t len, int slot, cl_mem x, cl_mem y) {
+    cl_event ev = NULL;
+    CLBlastStatusCode s = CLBlastSdot(len, o->cg_scalars.mem, (size_t)slot, x, 0, 1, y, 0, 1, &o->queue, o->profiling ? &ev : NULL);
+    TRY(blas_status(w, s, "Sdot"));
+    ctn__ocl_note_event(o, ev);
+    return CTN_OK;
+}
+
+static ctn_status scalar_kernel(ctn_world *w, ctn_ocl *o, int k, const char *what) {
+    ARG(k, 0, o->cg_scalars.mem);
+    return ctn__ocl_launch(w, o, k, 1, what);
+}
+
+ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, n = w->body_count;
+    size_t len = 6 * (size_t)m;
+    int k;
+    if (m == 0) return CTN_OK;
+    cl_mem p = o->dlambda.mem; /* the search direction lives in the Jacobi increment array */
+
+    /* r = target - J v - S lambda, z = K^-1 r, p = z; rz = r . z */
+    k = CTN_K_CG_INIT;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->blocks.mem);
+    ARG(k, 3, o->vel.mem);
+    ARG(k, 4, o->lambda.mem);
+    ARG(k, 5, o->cg_r.mem);
+    ARG(k, 6, o->cg_z.mem);
+    ARG(k, 7, p);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG residual"));
+    TRY(dot(w, o, len, CG_RZ, o->cg_r.mem, o->cg_z.mem));
+    TRY(scalar_kernel(w, o, CTN_K_CG_START, "CG start"));
+
+    for (int it = 0; it < w->desc.iterations; ++it) {
+        /* u = M^-1 J^T p per body, A p = J u + S p per joint, p^T A p */
+        k = CTN_K_CG_GATHER;
+        ARG(k, 0, n);
+        ARG(k, 1, o->adj_offsets.mem);
+        ARG(k, 2, o->adj.mem);
+        ARG(k, 3, o->blocks.mem);
+        ARG(k, 4, p);
+        ARG(k, 5, o->vel.mem);
+        ARG(k, 6, o->inertia.mem);
+        ARG(k, 7, o->cg_u.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)n, "CG gather"));
+        k = CTN_K_CG_APPLY;
+        ARG(k, 0, m);
+        ARG(k, 1, o->defs.mem);
+        ARG(k, 2, o->blocks.mem);
+        ARG(k, 3, o->cg_u.mem);
+        ARG(k, 4, p);
+        ARG(k, 5, o->cg_ap.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG operator"));
+        TRY(dot(w, o, len, CG_PAP, p, o->cg_ap.mem));
+        TRY(scalar_kernel(w, o, CTN_K_CG_ALPHA, "CG alpha"));
+        /* lambda += alpha p, r -= alpha A p, z = K^-1 r; v += alpha u */
+        k = CTN_K_CG_UPDATE;
+        ARG(k, 0, m);
+        ARG(k, 1, o->blocks.mem);
+        ARG(k, 2, o->cg_scalars.mem);
+        ARG(k, 3, o->lambda.mem);
+        ARG(k, 4, o->cg_r.mem);
+        ARG(k, 5, p);
+        ARG(k, 6, o->cg_ap.mem);
+        ARG(k, 7, o->cg_z.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG update"));
+        k = CTN_K_CG_VELOCITY;
+        ARG(k, 0, n);
+        ARG(k, 1, o->adj_offsets.mem);
+        ARG(k, 2, o->cg_scalars.mem);
+        ARG(k, 3, o->cg_u.mem);
+        ARG(k, 4, o->vel.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)n, "CG velocity update"));
+        /* beta = r.z / rz, p = z + beta p */
+        TRY(dot(w, o, len, CG_RZNEW, o->cg_r.mem, o->cg_z.mem));
+        TRY(scalar_kernel(w, o, CTN_K_CG_BETA, "CG beta"));
+        k = CTN_K_CG_DIRECTION;
+        int ilen = (int)len;
+        ARG(k, 0, ilen);
+        ARG(k, 1, o->cg_scalars.mem);
+        ARG(k, 2, o->cg_z.mem);
+        ARG(k, 3, p);
+        TRY(ctn__ocl_launch(w, o, k, len, "CG direction"));
+    }
+    /* ||r|| of the last iteration into stats[3] (clBLAST nrm2) */
+    cl_event ev = NULL;
+    CLBlastStatusCode s = CLBlastSnrm2(len, o->stats.mem, 3, o->cg_r.mem, 0, 1, &o->queue, o->profiling ? &ev : NULL);
+    TRY(blas_status(w, s, "Snrm2"));
+    ctn__ocl_note_event(o, ev);
+    return CTN_OK;
+}
