@@ -168,6 +168,7 @@ static int body_live(ctn_world *w, ctn_body_id id, const char *what) {
 ctn_status ctn_body_remove(ctn_world *w, ctn_body_id id) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!body_live(w, id, "ctn_body_remove")) return CTN_ERR_NOT_FOUND;
+    ctn__collision_body_removed(w, id); /* issue 5: its built-in contacts and shape go with it */
     if (w->body_refs[id] > 0)
         return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %d is still used by %d joint(s); remove them first", (int)id,
                          w->body_refs[id]);

@@ -20,11 +20,9 @@ static int first_free(uint64_t m, int limit) {
     return __builtin_ctzll(free_bits);
 }
 
-int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
-                       int max_colours, int *colour) {
-    uint64_t *used = calloc((size_t)(body_count > 0 ? body_count : 1), sizeof *used);
+int ctn__colour_joints_into(int m, const int *body_a, const int *body_b, const unsigned char *dynamic, int max_colours,
+                            unsigned long long *used, int *colour) {
     int count = 0;
-    if (!used) return -1;
     for (int j = 0; j < m; ++j) {
         int a = body_a[j], b = body_b[j];
         int da = a >= 0 && dynamic[a], db = b >= 0 && dynamic[b];
@@ -38,6 +36,14 @@ int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_cou
             if (c + 1 > count) count = c + 1;
         }
     }
+    return count;
+}
+
+int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
+                       int max_colours, int *colour) {
+    unsigned long long *used = calloc((size_t)(body_count > 0 ? body_count : 1), sizeof *used);
+    if (!used) return -1;
+    int count = ctn__colour_joints_into(m, body_a, body_b, dynamic, max_colours, used, colour);
     free(used);
     return count;
 }

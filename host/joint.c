@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const joint_names[] = {"distance", "ball", "hinge", "fixed", "spring"};
-static const int joint_rows[] = {1, 3, 5, 6, 0};
+static const char *const joint_names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact"};
+static const int joint_rows[] = {1, 3, 5, 6, 0, 3};
 
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
@@ -96,6 +96,8 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
+    if (d->type == CTN_JOINT_CONTACT)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
     if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_SPRING)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = joint_names[d->type];
@@ -156,6 +158,9 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         ctn_v3 ax = ctn_v3_make((float)(d->axis[0] / n), (float)(d->axis[1] / n), (float)(d->axis[2] / n));
         j.axis_a = ctn_quat_rotate_inv(w->pose[d->body_a].q, ax);
         j.axis_b = d->body_b < 0 ? ax : ctn_quat_rotate_inv(w->pose[d->body_b].q, ax);
+        /* rest orientation: the zero of the hinge angle (limits and motors, issue 5) */
+        ctn_quat qb = d->body_b < 0 ? ctn_quat_identity() : w->pose[d->body_b].q;
+        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[d->body_a].q), qb);
     }
     if (d->type == CTN_JOINT_FIXED) {
         ctn_quat qb = d->body_b < 0 ? ctn_quat_identity() : w->pose[d->body_b].q;
@@ -213,4 +218,110 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id id, double impulse[6
     for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
     if (rows) *rows = w->joints[id].rows;
     return CTN_OK;
+}
+
+/* ---- limits, motors, ropes (issue 5) --------------------------------------------------------------- */
+
+static ctn_status joint_of_type(ctn_world *w, ctn_joint_id id, int type, const char *what) {
+    if (!joint_live(w, id, what)) return CTN_ERR_NOT_FOUND;
+    if (w->joints[id].type != type)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is a %s joint, not a %s joint", what, (int)id,
+                         joint_names[w->joints[id].type], joint_names[type]);
+    return ctn__sync(w);
+}
+
+/* A hinge with a limit or a motor has 6 rows, else 5; the row count is part of the layout. */
+static void hinge_rows_changed(ctn_world *w, ctn_joint_def *j) {
+    int rows = (j->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 6 : 5;
+    j->rows = rows;
+    w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
+}
+
+ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id id, int enabled, double lower, double upper) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn_status st = joint_of_type(w, id, CTN_JT_HINGE, "ctn_joint_set_limits");
+    if (st != CTN_OK) return st;
+    const double pi = 3.14159265358979323846;
+    if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || lower < -pi || upper > pi))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need -pi <= lower <= upper <= pi, got [%g, %g]", lower, upper);
+    ctn_joint_def *j = &w->joints[id];
+    if (enabled) {
+        j->flags |= CTN_JF_LIMIT;
+        j->lo = (float)lower;
+        j->hi = (float)upper;
+    } else {
+        j->flags &= ~CTN_JF_LIMIT;
+        j->lo = j->hi = 0.0f;
+    }
+    hinge_rows_changed(w, j);
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id id, int enabled, double speed, double max_torque) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn_status st = joint_of_type(w, id, CTN_JT_HINGE, "ctn_joint_set_motor");
+    if (st != CTN_OK) return st;
+    if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
+                         speed, max_torque);
+    ctn_joint_def *j = &w->joints[id];
+    if (enabled) {
+        j->flags |= CTN_JF_MOTOR;
+        j->stiffness = (float)speed;
+        j->damping = (float)max_torque;
+    } else {
+        j->flags &= ~CTN_JF_MOTOR;
+        j->stiffness = j->damping = 0.0f;
+    }
+    hinge_rows_changed(w, j);
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id id, int enabled) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn_status st = joint_of_type(w, id, CTN_JT_DISTANCE, "ctn_joint_set_rope");
+    if (st != CTN_OK) return st;
+    if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
+    else w->joints[id].flags &= ~CTN_JF_ROPE;
+    w->topology_dirty = 1;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id id, double *angle) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
+    ctn_status st = joint_of_type(w, id, CTN_JT_HINGE, "ctn_joint_get_angle");
+    if (st != CTN_OK) return st;
+    const ctn_joint_def *j = &w->joints[id];
+    *angle = ctn_hinge_angle(*j, w->pose[j->a], j->b >= 0 ? w->pose[j->b] : ctn__world_pose());
+    return CTN_OK;
+}
+
+/* ---- internal joint insertion for contacts (host/contact.c, host/collide.c) ----------------------- */
+
+ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, ctn_joint_id reuse, ctn_joint_id *out) {
+    int id = reuse;
+    if (id < 0 || id >= w->joint_count || w->joint_alive[id]) {
+        ctn_status st = joint_reserve(w, w->joint_count + 1);
+        if (st != CTN_OK) return st;
+        id = w->joint_count++;
+    }
+    w->joints[id] = *def;
+    w->joint_alive[id] = 1;
+    w->joint_slot[id] = -1; /* a recycled id starts cold: no warm start from its previous owner */
+    w->body_refs[def->a]++;
+    if (def->b >= 0) w->body_refs[def->b]++;
+    w->live_joints++;
+    w->topology_dirty = 1;
+    if (out) *out = id;
+    return CTN_OK;
+}
+
+void ctn__joint_kill(ctn_world *w, ctn_joint_id id) {
+    if (id < 0 || id >= w->joint_count || !w->joint_alive[id]) return;
+    w->joint_alive[id] = 0;
+    w->body_refs[w->joints[id].a]--;
+    if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;
+    w->live_joints--;
+    w->topology_dirty = 1;
 }

@@ -228,6 +228,9 @@ void ctn__json_diagnose(const char *text, size_t length, size_t fallback_offset,
             } else if (c == '}') {
                 report(&d, p, "expected a member name after ',' but found '}' (trailing commas are not allowed)");
                 return;
+            } else if (c == '\'') {
+                report(&d, p, "expected a member name; member names must be in double quotes, not single quotes");
+                return;
             } else {
                 excerpt(&d, p, ex, sizeof ex);
                 report(&d, p, "expected a member name in double quotes, found %s", ex);

@@ -152,5 +152,7 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);
+/* Bench hook (host/backend_opencl.c): device copy bandwidth in GB/s (bytes read + written). */
+ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, double *gbps);
 
 #endif /* CTN_HOST_OPENCL_INTERNAL_H */

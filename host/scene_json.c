@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifdef CATENA_HAVE_CJSON
 #include <cjson/cJSON.h>
@@ -201,8 +202,13 @@ static const char *type_name(const cJSON *v) {
     return "an invalid value";
 }
 
+/* out = path + "." + key, truncated to PATH_MAX_LEN - 1 characters. */
 static void join_path(char *out, const char *path, const char *key) {
-    snprintf(out, PATH_MAX_LEN, "%s%s%s", path, path[0] ? "." : "", key);
+    size_t n = 0;
+    for (const char *s = path; *s && n + 1 < PATH_MAX_LEN; ++s) out[n++] = *s;
+    if (path[0] && n + 1 < PATH_MAX_LEN) out[n++] = '.';
+    for (const char *s = key; *s && n + 1 < PATH_MAX_LEN; ++s) out[n++] = *s;
+    out[n] = '\0';
 }
 
 /* Every member of obj must be in `allowed` (NULL-terminated) and appear once. */
@@ -244,7 +250,7 @@ static int get_number(pctx *c, const cJSON *obj, const char *key, const char *pa
 
 /* Number in [lo, hi] (open at lo when lo_open). */
 static int get_range(pctx *c, const cJSON *obj, const char *key, const char *path, double lo, int lo_open, double hi, double *out) {
-    double v;
+    double v = 0.0;
     int r = get_number(c, obj, key, path, &v);
     if (r <= 0) return r;
     if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
@@ -341,7 +347,7 @@ static const char *const stab_names[] = {"spook", "baumgarte", NULL};
 static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     static const char *const keys[] = {"gravity", "time_step", "steps", "solver", "iterations", "substeps", "backend", "device",
                                        "compliance", "damping_time", "stabilization", "baumgarte", "warm_start", "max_colours",
-                                       "threads", NULL};
+                                       "threads", "max_speed", NULL};
     const char *path = "world";
     if (!is_object(c, wv, path) || !check_keys(c, wv, path, keys)) return 0;
     ctn_world_desc *d = &s->desc;
@@ -373,6 +379,7 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     if (get_range(c, wv, "warm_start", path, 0.0, 0, 1.0, &d->warm_start) < 0) return 0;
     if (get_int32(c, wv, "max_colours", path, 2, CTN_MAX_COLOURS, &d->max_colours) < 0) return 0;
     if (get_int32(c, wv, "threads", path, 0, 1024, &d->threads) < 0) return 0;
+    if (get_number(c, wv, "max_speed", path, &d->max_speed) < 0) return 0;
     return 1;
 }
 
@@ -760,7 +767,16 @@ ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *sou
     }
     size_t skip = length >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF ? 3 : 0;
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text + skip, length - skip, &end, 1);
+    cJSON *root = cJSON_ParseWithLengthOpts(text + skip, length - skip, &end, 0);
+    if (root && end) { /* only white space may follow the document */
+        for (const char *q = end; q < text + length; ++q)
+            if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') {
+                cJSON_Delete(root);
+                root = NULL;
+                end = q;
+                break;
+            }
+    }
     if (!root) {
         char msg[512];
         size_t off = end && end >= text + skip ? (size_t)(end - text) : skip;
@@ -804,6 +820,12 @@ ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, si
     FILE *f = fopen(path, "rb");
     if (!f) {
         if (err && err_size) snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        return CTN_ERR_IO;
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (err && err_size) snprintf(err, err_size, "%s: cannot read: not a regular file", path);
+        fclose(f);
         return CTN_ERR_IO;
     }
     long size = -1;

@@ -239,11 +239,25 @@ ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
         if (n < 1 || n > 1000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N", spec, (int)nlen, spec);
         return IS("bridge") ? ctn_scene_bridge(w, (int)n) : ctn_scene_cradle(w, (int)n);
     }
+    /* issue 5: contact scenes (host/scenes_contact.c) */
+    if (IS("capsule_chain") || IS("pile") || IS("bridge_limits") || IS("contact_cradle")) {
+        long n = parse_count(arg);
+        if (n < 1 || n > 10000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N", spec, (int)nlen, spec);
+        if (IS("capsule_chain")) return ctn_scene_capsule_chain(w, (int)n);
+        if (IS("pile")) return ctn_scene_pile(w, (int)n);
+        if (IS("bridge_limits")) return ctn_scene_bridge_limits(w, (int)n);
+        return ctn_scene_contact_cradle(w, (int)n);
+    }
+    if (IS("wheel")) {
+        if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': wheel takes no argument", spec);
+        return ctn_scene_wheel(w);
+    }
     if (IS("double_pendulum")) {
         if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': double_pendulum takes no argument", spec);
         return ctn_scene_double_pendulum(w);
     }
 #undef IS
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
-                     "scene '%s': unknown generator (chain:N, heavy_chain:N, rope:N, grid:NXxNY, bridge:N, cradle:N, double_pendulum)", spec);
+                     "scene '%s': unknown generator (chain:N, heavy_chain:N, rope:N, grid:NXxNY, bridge:N, cradle:N, double_pendulum, "
+                     "capsule_chain:N, pile:N, bridge_limits:N, wheel, contact_cradle:N)", spec);
 }

@@ -22,6 +22,7 @@ typedef struct cpu_solver {
     float *dlambda;         /* Jacobi increments / CG direction p */
     float *cg_r, *cg_z, *cg_ap;
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p */
+    int cg_warned;          /* issue 5: the CG -> GS fallback for bounded rows was reported */
 } cpu_solver;
 
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
@@ -196,6 +197,30 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
     return rr;
 }
 
+/* Issue 5: CG solves equalities only. When a block has finite impulse bounds (contacts, limits, motors,
+ * ropes) the substep is solved by Gauss-Seidel instead; the switch is reported once per world (stderr
+ * unless CATENA_QUIET is set, and as the world's last message). */
+static int blocks_bounded(ctn_world *w, cpu_solver *c) {
+    int m = w->topo.joint_count;
+    for (int s = 0; s < m; ++s) {
+        const ctn_block *b = &c->blocks[s];
+        for (int k = 0; k < ctn_block_rows(b); ++k) {
+            if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) {
+                if (!c->cg_warned) {
+                    c->cg_warned = 1;
+                    ctn__fail(w, CTN_OK,
+                              "warning: the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
+                              "motor or rope), so substeps with bounded rows are solved by Gauss-Seidel",
+                              w->topo.order[s]);
+                    if (!getenv("CATENA_QUIET")) fprintf(stderr, "catena: %s\n", w->error);
+                }
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
     cpu_solver *c = w->backend_data;
     ctn_status s = cpu_reserve(w, c);
@@ -224,6 +249,7 @@ static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
         phase_gather(w, c, t->lambda, 1.0f);
         if (w->desc.solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
         else if (w->desc.solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
+        else if (w->desc.solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c); /* issue 5 */
         else if (w->desc.solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
         else r2 = ctn__solve_direct(w, c->blocks);
         double t3 = ctn__now_ms();

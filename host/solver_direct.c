@@ -7,54 +7,68 @@
  * the symmetric quasi-definite KKT system (Baraff 1996, "Linear-time dynamics using Lagrange multipliers")
  *     [ M   J^T ] [dv]   [0]
  *     [ J   -S  ] [ y] = [r].                                                                    (2)
- * Its graph has one node per dynamic body (6x6 mass block; 3x3 for particles) and one per joint (1, 3, 5
- * or 6 rows), with an edge for every non-zero Jacobian block J_{j,b}. Static, kinematic and world bodies
- * are not nodes: their Jacobian blocks only enter r.
+ * Its graph has one node per dynamic body (6 DOF; 3 for particles) and one per joint (1, 3, 5 or 6 rows),
+ * with an edge for every Jacobian block J_{j,b}. Static, kinematic and world bodies are not nodes: their
+ * Jacobian blocks only enter r. When the joints between dynamic bodies form a forest, so does this graph.
  *
- * The forest. When the joints between dynamic bodies form a forest, the graph of (2) is a forest too. A
- * joint to the world (or to a static/kinematic body) has a single neighbour and its pivot would be -S, which
- * is singular for rigid joints; so its rows are merged into the node of its body ("supernode" of size
- * dof + world rows, at most DIRECT_MAX_WORLD_ROWS world rows). Every tree is rooted at a body and ordered by
- * reverse breadth-first search: each body is followed by the joint to its parent body, so children always
- * come before parents and block elimination produces no fill-in.
+ * Ordering (rebuilt when w->topology_version changes). A union-find pass over the joints in creation
+ * order picks a spanning forest of the dynamic bodies; a joint whose two bodies are already connected
+ * closes a loop and goes to the "extra" set. Every tree is rooted at a body that has a joint to the world
+ * (if any) and ordered by reverse breadth-first search, so children come before parents and the block
+ * elimination below creates no fill-in. Joint rows are placed in one of two ways:
+ *   - a joint to the world (or a static/kinematic body) and a tree joint whose child subtree is
+ *     "grounded" (contains a joint to the world) are merged into the node of the body above them, as extra
+ *     rows of that node ("supernode": dof + attached rows, at most DIRECT_MAX_ATTACHED_ROWS rows). Their own
+ *     pivot would be -S (or -S minus the mobility of a grounded subtree), singular for rigid joints;
+ *   - every other tree joint is a node of its own between its child and its parent body (the cheap case:
+ *     a chain hanging from one pin is 6x6 body nodes and 3x3 joint nodes only).
  *
- * The elimination (block LDL^T, children before parents). For every node i with parent p, H_ip is the
- * Jacobian block that couples them: H_{c,s} = [J_{s,c}^T; 0] for a body c below joint s, H_{s,p} = J_{s,p}
- * for a joint s below body p.
+ * Elimination (block LDL^T, children before parents). For node i with parent p, H_ip is the coupling
+ * block: the Jacobian J_{s,c} of the joint s that joins the child body c to the parent side (placed at the
+ * rows of s inside p when s is merged into p), or J_{s,p} for a joint node s below body p.
  *     factor:    D_i = H_ii - sum_{children c} H_ic D_c^-1 H_ci           (stored as D_i^-1)
  *     forward:   u_i = D_i^-1 (b_i - sum_{children c} H_ic u_c)
  *     backward:  x_i = u_i - D_i^-1 H_ip x_p                               (parents before children)
- * with H_ii = [M_b, J_w^T; J_w, -S_w] for a body node (J_w: its world joints' rows) and H_ss = -S_s for
- * a joint node. The pivots are definite by construction: a body pivot's mass block is
- * M_b + sum J^T Q^-1 J (positive definite), a joint pivot is -Q_s with Q_s = S_s + J_{s,c} [D_c^-1]_bb J_{s,c}^T
- * (positive semi-definite), and a supernode is inverted through its Schur complement
- *     D^-1 = [A^-1 - Y Q^-1 Y^T, Y Q^-1; Q^-1 Y^T, -Q^-1],  Y = A^-1 J_w^T,  Q = S_w + J_w Y.
- * Everything is in double precision. Rows that carry no information (Q has a zero pivot: S = 0 and the row
- * touches no dynamic degree of freedom, or it repeats other rows) get dl = 0 instead of a division by zero.
+ * with H_ii = [M_b, J_a^T; J_a, -S_a] for a body node (J_a: rows of its attached joints on this body) and
+ * H_ss = -S_s for a joint node. The right-hand side is 0 on body DOFs and r on joint rows; the solution is
+ * dv on body DOFs and y = -dl on joint rows. A body pivot is inverted through its Schur complement
+ *     D^-1 = [A^-1 - Y Q^-1 Y^T, Y Q^-1; Q^-1 Y^T, -Q^-1],  Y = A^-1 J_a^T,  Q = J_a Y - C,
+ * with A = M_b + sum J^T Q_child^-1 J (positive definite) and Q positive definite unless the rows of the
+ * subtree are redundant; a joint pivot is -Q_s, Q_s = S_s + J_{s,c} [D_c^-1]_bb J_{s,c}^T, positive definite
+ * because the child subtree is not grounded. All of this is in double precision. Every row carries a
+ * regularisation of DIRECT_FLOOR (1e-10) times its own J M^-1 J^T diagonal on top of S, so nearly redundant
+ * rows (a grid pinned along its top edge) cannot produce huge impulses; this changes dl by ~1e-10 relative.
+ * A pivot below 1e-13 of its block's largest diagonal (exactly redundant rows) drops that row (dl = 0).
  *
- * Complexity. Per substep, one pass per node for the factor, one forward and one backward pass: O(n) time
- * with constants set by the block sizes (about 1e3 flops per rigid link), O(n) memory (a dense N x N
- * inverse per node: 36 + 9 doubles per rigid ball-jointed link). The ordering (union-find spanning forest
- * and BFS) is rebuilt only when w->topology_version changes.
+ * Complexity. One factor pass, one forward and one backward pass over the nodes per substep: O(n) time
+ * (about 1e3 flops per rigid ball-jointed link) and O(n) memory (one dense N x N inverse per node: 36 + 9
+ * doubles per link of a pinned chain, 81 per link of a chain grounded at both ends).
  *
- * Loops (AgX-style direct + iterative split). A joint whose two dynamic bodies are already connected by
- * the spanning forest closes a loop; such joints form the "extra" set. Each substep: exact tree solve; then
- * w->desc.iterations outer iterations of (a) one block Gauss-Seidel sweep over the extra joints
- * (ctn_gs_slot, their own block inverse) and (b) an exact re-solve of the tree rows for the residual the
- * extra impulses leave (the tree factor is reused; only the right-hand side changes). This is block
- * Gauss-Seidel with the whole forest as one block, so it converges for any SPD system; the rate depends on
- * how strongly the loop-closing rows couple to the tree (a ring hanging from one point converges within a
- * few outer iterations; dense meshes where most joints are extra behave like plain GS).
+ * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then w->desc.iterations
+ * outer iterations of (a) one block Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
+ * block inverse) and (b) an exact re-solve of the forest rows for the residual the extra impulses leave (the
+ * factor is reused; only the right-hand side changes). This is block Gauss-Seidel with the whole forest as
+ * one block, convergent for any SPD system; its rate depends on how strongly the loop-closing rows couple to
+ * the forest (see tests/test_direct.c, the hanging ring). Dense meshes, where most joints are extra, behave
+ * like plain GS.
  *
- * Unsupported cases, and what happens instead (never an error: the rows are then solved by GS):
- *   - rows with finite impulse bounds (limits, contacts, friction): the whole joint is taken out of the
- *     tree for that substep (its coupling is zeroed, which is exact elimination of the remaining forest)
- *     and solved by projected GS in the outer loop;
- *   - more than DIRECT_MAX_WORLD_ROWS rows of world joints on one body: the excess joints are extra;
- *   - a joint whose two bodies are the same body, or a rigid body with some but not all principal inverse
- *     moments zero: those joints are extra;
- *   - out of memory for the factor storage: the whole substep falls back to GS sweeps.
- * The first time a topology needs a fallback a one-line note goes to stderr (unless CATENA_QUIET is set).
+ * Unsupported cases and what happens instead (the rows are then solved by GS, never an error):
+ *   - rows with finite impulse bounds (limits, contacts, friction): the whole joint leaves the forest for
+ *     that substep (its coupling is zeroed, which leaves an exact elimination of the remaining forest) and
+ *     is solved by projected GS in the outer loop;
+ *   - more than DIRECT_MAX_ATTACHED_ROWS rows attached to one body node (many world joints on one body, or
+ *     a body with many grounded branches): the joints beyond the limit are extra;
+ *   - a rigid body with some but not all principal inverse moments zero: its joints are extra;
+ *   - out of memory for the factor storage: the substep falls back to GS sweeps over all joints.
+ * A one-line note goes to stderr (unless CATENA_QUIET is set) the first time a topology needs a fallback.
+ *
+ * Stability note. The solve is exact for the linearised system of one substep; it does not remove the
+ * explicit treatment of geometric stiffness (the Jacobian is frozen over the substep).
+ * With a single loop-closing joint set of at most DIRECT_MAX_SCHUR_ROWS rows and no bounded rows, the loop
+ * closers are solved exactly through their Schur complement instead (see schur_solve), so a closed chain
+ * is exact in one outer iteration. A rigid-link chain
+ * with a 1000:1 end mass at 1/60 s excites link rotation modes with omega h >> 2 and needs sub-steps
+ * (16 at 60 Hz in tests/test_direct.c); a particle rope at the same ratio holds at one substep.
  */
 #include "world.h"
 #include "ctn_solver.h"
@@ -64,13 +78,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* World-joint rows merged into one body node (3 fixed joints); more go to the GS set. */
-#define DIRECT_MAX_WORLD_ROWS 18
-#define DIRECT_MAX_NODE (6 + DIRECT_MAX_WORLD_ROWS)
-/* Relative pivot threshold below which a row is treated as carrying no information. */
+/* Joint rows merged into one body node; beyond this the joints go to the GS set. */
+#define DIRECT_MAX_ATTACHED_ROWS 24
+#define DIRECT_MAX_NODE (6 + DIRECT_MAX_ATTACHED_ROWS)
+/* Relative pivot threshold below which a row is treated as redundant. */
 #define DIRECT_PIVOT_TOL 1e-13
+/* Relative regularisation of every row: S + DIRECT_FLOOR * (J M^-1 J^T)_ii of the row's own bodies. Keeps
+ * nearly redundant rows (a grid pinned along its top row) from producing huge impulses. */
+#ifndef DIRECT_FLOOR
+#define DIRECT_FLOOR 1e-10
+#endif
 
-enum { SLOT_INACTIVE = 0, SLOT_TREE, SLOT_WORLD, SLOT_EXTRA };
+enum { SLOT_INACTIVE = 0, SLOT_NODE, SLOT_ATTACHED, SLOT_EXTRA };
 enum { NODE_BODY = 0, NODE_JOINT };
 
 typedef struct direct_state {
@@ -81,23 +100,26 @@ typedef struct direct_state {
     int node_count;
     unsigned char *kind;     /* [node] NODE_BODY / NODE_JOINT */
     unsigned char *dof;      /* [node] body: 3 or 6; joint: 0 */
-    unsigned char *side;     /* [node] body: its side in the parent joint; joint: side of the parent body */
-    unsigned char *size;     /* [node] N: dof + world rows (body) or rows (joint) */
+    unsigned char *size;     /* [node] N: dof + attached rows (body) or rows (joint) */
+    unsigned char *side;     /* [node] body: its side in pslot; joint: side of the parent body */
     int *id;                 /* [node] body id or joint slot */
     int *parent;             /* [node] parent node, -1 for a root */
+    int *pslot;              /* [node] body: slot of the joint coupling it to the parent (-1 for roots) */
+    unsigned char *prow;     /* [node] body: first row of pslot inside the parent node */
     size_t *mat_off;         /* [node] offset of the N x N block in mat */
     size_t *vec_off;         /* [node] offset of the N-vector in b / x */
-    int *world_off;          /* [node + 1] CSR of world joints merged into body nodes */
-    int *world;
+    int *att_off;            /* [node + 1] CSR of the joints attached to body nodes */
+    int *att;
 
     unsigned char *slot_kind;/* [slot] SLOT_* */
-    int *slot_node;          /* [slot] tree: its node; world: the node of its body; else -1 */
-    int *slot_row;           /* [slot] world joints: first row inside the body node */
+    unsigned char *slot_side;/* [slot] attached: side of the body whose node holds the rows */
+    int *slot_node;          /* [slot] node: its node; attached: the body node holding its rows; else -1 */
+    int *slot_row;           /* [slot] attached: first row inside that node (after the body DOFs) */
     int extra_count;
     int *extra;              /* static extra slots (loop closers, unsupported) */
 
     /* per substep */
-    unsigned char *cut;      /* [slot] joint taken out of the tree this substep (finite bounds) */
+    unsigned char *cut;      /* [slot] joint taken out of the forest this substep (finite bounds) */
     int *extra_now;          /* [slots] extra + cut joints of this substep */
     double *mat;             /* node pivots, then their inverses */
     double *b, *x;           /* right-hand side, solution */
@@ -105,26 +127,13 @@ typedef struct direct_state {
 } direct_state;
 
 static void state_free_arrays(direct_state *s) {
-    free(s->kind);
-    free(s->dof);
-    free(s->side);
-    free(s->size);
-    free(s->id);
-    free(s->parent);
-    free(s->mat_off);
-    free(s->vec_off);
-    free(s->world_off);
-    free(s->world);
-    free(s->slot_kind);
-    free(s->slot_node);
-    free(s->slot_row);
-    free(s->extra);
-    free(s->cut);
-    free(s->extra_now);
-    free(s->mat);
-    free(s->b);
-    free(s->x);
+    void *p[] = {s->kind, s->dof, s->size, s->side, s->id, s->parent, s->pslot, s->prow, s->mat_off, s->vec_off,
+                 s->att_off, s->att, s->slot_kind, s->slot_side, s->slot_node, s->slot_row, s->extra, s->cut,
+                 s->extra_now, s->mat, s->b, s->x};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
+    int noted = s->noted;
     memset(s, 0, sizeof *s);
+    s->noted = noted;
 }
 
 void ctn__direct_free(ctn_world *w) {
@@ -314,164 +323,198 @@ static int rows_of(const ctn_joint_def *d) {
 static int direct_build(ctn_world *w, direct_state *s) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, nb = t->body_count;
-    int ok = 0, unsupported = 0, overflow_world = 0, loops = 0;
+    int ok = 0, unsupported = 0, overflow = 0;
     state_free_arrays(s);
-    int *uf = malloc(((size_t)nb + 1) * sizeof *uf);
-    unsigned char *bdof = malloc((size_t)nb + 1);
-    int *wrows = calloc((size_t)nb + 1, sizeof *wrows);
-    int *queue = malloc(((size_t)nb + 1) * sizeof *queue);
-    int *pjoint = malloc(((size_t)nb + 1) * sizeof *pjoint);
-    int *body_node = malloc(((size_t)nb + 1) * sizeof *body_node);
-    unsigned char *has_node = calloc((size_t)nb + 1, 1);
-    s->slot_kind = calloc((size_t)m + 1, 1);
-    s->slot_node = malloc(((size_t)m + 1) * sizeof *s->slot_node);
-    s->slot_row = malloc(((size_t)m + 1) * sizeof *s->slot_row);
-    s->extra = malloc(((size_t)m + 1) * sizeof *s->extra);
-    s->extra_now = malloc(((size_t)m + 1) * sizeof *s->extra_now);
-    s->cut = calloc((size_t)m + 1, 1);
-    if (!uf || !bdof || !wrows || !queue || !pjoint || !body_node || !has_node || !s->slot_kind || !s->slot_node ||
-        !s->slot_row || !s->extra || !s->extra_now || !s->cut)
+    size_t nb1 = (size_t)nb + 1, m1 = (size_t)m + 1;
+    int *uf = malloc(nb1 * sizeof *uf);
+    unsigned char *bdof = malloc(nb1);
+    int *arows = calloc(nb1, sizeof *arows);       /* rows attached to each body */
+    int *queue = malloc(nb1 * sizeof *queue);
+    int *pjoint = malloc(nb1 * sizeof *pjoint);     /* tree joint to the parent body */
+    int *pbody = malloc(nb1 * sizeof *pbody);
+    int *body_node = malloc(nb1 * sizeof *body_node);
+    unsigned char *state = calloc(nb1, 1);          /* 1: has a node, 2: visited */
+    unsigned char *grounded = calloc(nb1, 1);
+    s->slot_kind = calloc(m1, 1);
+    s->slot_side = calloc(m1, 1);
+    s->slot_node = malloc(m1 * sizeof *s->slot_node);
+    s->slot_row = calloc(m1, sizeof *s->slot_row);
+    s->extra = malloc(m1 * sizeof *s->extra);
+    s->extra_now = malloc(m1 * sizeof *s->extra_now);
+    s->cut = calloc(m1, 1);
+    if (!uf || !bdof || !arows || !queue || !pjoint || !pbody || !body_node || !state || !grounded || !s->slot_kind ||
+        !s->slot_side || !s->slot_node || !s->slot_row || !s->extra || !s->extra_now || !s->cut)
         goto done;
 
     for (int i = 0; i < nb; ++i) {
         uf[i] = i;
         bdof[i] = body_dynamic(w, i) ? (unsigned char)body_dof(w, i) : 0;
-        pjoint[i] = -1;
-        body_node[i] = -1;
+        pjoint[i] = pbody[i] = body_node[i] = -1;
     }
+    for (int slot = 0; slot < m; ++slot) s->slot_node[slot] = -1;
     /* classify joints in creation order, so the joint that closes a loop is the last one added */
     s->extra_count = 0;
     for (int id = 0; id < w->joint_count; ++id) {
         int slot = w->joint_slot[id];
         if (slot < 0 || slot >= m || t->order[slot] != id) continue;
         const ctn_joint_def *d = &t->defs[slot];
-        int a = d->a, b = d->b;
-        int da = body_dynamic(w, a), db = body_dynamic(w, b);
-        s->slot_node[slot] = -1;
-        s->slot_row[slot] = 0;
-        if (!da && !db) {
-            s->slot_kind[slot] = SLOT_INACTIVE;
-            continue;
-        }
+        int a = d->a, b = d->b, da = body_dynamic(w, a), db = body_dynamic(w, b);
         int kind;
-        if ((da && bdof[a] == 0) || (db && bdof[b] == 0) || (da && db && a == b) || rows_of(d) == 0) {
+        if (!da && !db) {
+            kind = SLOT_INACTIVE;
+        } else if ((da && bdof[a] == 0) || (db && bdof[b] == 0) || (da && db && a == b) || rows_of(d) == 0) {
             kind = SLOT_EXTRA;
             unsupported++;
         } else if (da && db) {
             int ra = uf_find(uf, a), rb = uf_find(uf, b);
+            kind = ra != rb ? SLOT_NODE : SLOT_EXTRA; /* provisional: may become attached below */
             if (ra != rb) {
                 uf[ra] = rb;
-                kind = SLOT_TREE;
-                has_node[a] = has_node[b] = 1;
-            } else {
-                kind = SLOT_EXTRA;
-                loops++;
+                state[a] = state[b] = 1;
             }
         } else {
             int c = da ? a : b;
-            if (wrows[c] + rows_of(d) <= DIRECT_MAX_WORLD_ROWS) {
-                s->slot_row[slot] = wrows[c];
-                wrows[c] += rows_of(d);
-                kind = SLOT_WORLD;
-                has_node[c] = 1;
+            if (arows[c] + rows_of(d) <= DIRECT_MAX_ATTACHED_ROWS) {
+                arows[c] += rows_of(d);
+                kind = SLOT_ATTACHED;
+                s->slot_side[slot] = (unsigned char)(da ? 0 : 1);
+                state[c] = 1;
             } else {
                 kind = SLOT_EXTRA;
-                overflow_world++;
+                overflow++;
             }
         }
         s->slot_kind[slot] = (unsigned char)kind;
         if (kind == SLOT_EXTRA) s->extra[s->extra_count++] = slot;
     }
-    for (int slot = 0; slot < m; ++slot) /* joints not reached above (should not happen) */
-        if (t->order[slot] < 0 || t->order[slot] >= w->joint_count || w->joint_slot[t->order[slot]] != slot) {
-            s->slot_kind[slot] = SLOT_INACTIVE;
-            s->slot_node[slot] = -1;
-        }
 
-    /* breadth-first search over tree joints from an arbitrary root of every component */
-    unsigned char *seen = has_node; /* reuse: 1 = has a node, not yet visited; 2 = visited */
-    int nq = 0, node_count = 0;
-    for (int root = 0; root < nb; ++root) {
-        if (seen[root] != 1) continue;
-        int head = nq;
-        queue[nq++] = root;
-        seen[root] = 2;
-        while (head < nq) {
-            int u = queue[head++];
-            for (int e = t->adj_offsets[u]; e < t->adj_offsets[u + 1]; ++e) {
-                int slot = t->adj[e] >> 1, side = t->adj[e] & 1;
-                if (s->slot_kind[slot] != SLOT_TREE) continue;
-                int v = side ? t->defs[slot].a : t->defs[slot].b;
-                if (seen[v] == 2) continue;
-                seen[v] = 2;
-                pjoint[v] = slot;
-                queue[nq++] = v;
+    /* breadth-first search over tree joints, roots first among bodies with joints to the world */
+    int nq = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int root = 0; root < nb; ++root) {
+            if (state[root] != 1 || (pass == 0 && arows[root] == 0)) continue;
+            int head = nq;
+            queue[nq++] = root;
+            state[root] = 2;
+            while (head < nq) {
+                int u = queue[head++];
+                for (int e = t->adj_offsets[u]; e < t->adj_offsets[u + 1]; ++e) {
+                    int slot = t->adj[e] >> 1, side = t->adj[e] & 1;
+                    if (s->slot_kind[slot] != SLOT_NODE) continue;
+                    int v = side ? t->defs[slot].a : t->defs[slot].b;
+                    if (state[v] == 2) continue;
+                    state[v] = 2;
+                    pjoint[v] = slot;
+                    pbody[v] = u;
+                    queue[nq++] = v;
+                }
             }
         }
+    /* grounded subtrees (children come after parents in queue) */
+    for (int i = nq - 1; i >= 0; --i) {
+        int c = queue[i];
+        if (arows[c] > 0) grounded[c] = 1;
+        if (grounded[c] && pbody[c] >= 0) grounded[pbody[c]] = 1;
     }
-    for (int i = 0; i < nq; ++i) node_count += 1 + (pjoint[queue[i]] >= 0);
+    /* a tree joint above a grounded subtree is attached to its parent body (or goes to GS if that is full) */
+    for (int i = 0; i < nq; ++i) {
+        int c = queue[i], slot = pjoint[c];
+        if (slot < 0 || !grounded[c]) continue;
+        int p = pbody[c];
+        if (arows[p] + rows_of(&t->defs[slot]) <= DIRECT_MAX_ATTACHED_ROWS) {
+            arows[p] += rows_of(&t->defs[slot]);
+            s->slot_kind[slot] = SLOT_ATTACHED;
+            s->slot_side[slot] = (unsigned char)(t->defs[slot].a == p ? 0 : 1);
+        } else {
+            s->slot_kind[slot] = SLOT_EXTRA;
+            s->extra[s->extra_count++] = slot;
+            pjoint[c] = pbody[c] = -1; /* c's subtree becomes a tree of its own */
+            overflow++;
+        }
+    }
+    int node_count = 0;
+    for (int i = 0; i < nq; ++i) node_count += 1 + (pjoint[queue[i]] >= 0 && s->slot_kind[pjoint[queue[i]]] == SLOT_NODE);
     s->node_count = node_count;
     size_t nn = (size_t)node_count + 1;
     s->kind = malloc(nn);
     s->dof = malloc(nn);
-    s->side = malloc(nn);
     s->size = malloc(nn);
+    s->side = malloc(nn);
     s->id = malloc(nn * sizeof *s->id);
     s->parent = malloc(nn * sizeof *s->parent);
+    s->pslot = malloc(nn * sizeof *s->pslot);
+    s->prow = malloc(nn);
     s->mat_off = malloc((nn + 1) * sizeof *s->mat_off);
     s->vec_off = malloc((nn + 1) * sizeof *s->vec_off);
-    s->world_off = calloc(nn + 1, sizeof *s->world_off);
-    if (!s->kind || !s->dof || !s->side || !s->size || !s->id || !s->parent || !s->mat_off || !s->vec_off || !s->world_off)
+    s->att_off = calloc(nn + 1, sizeof *s->att_off);
+    if (!s->kind || !s->dof || !s->size || !s->side || !s->id || !s->parent || !s->pslot || !s->prow || !s->mat_off ||
+        !s->vec_off || !s->att_off)
         goto done;
-    /* elimination order: reverse BFS; each body is followed by the joint to its parent */
+    /* elimination order: reverse BFS; a body is followed by its joint node to the parent, if any */
     int k = 0;
     for (int i = nq - 1; i >= 0; --i) {
-        int c = queue[i];
+        int c = queue[i], slot = pjoint[c];
         body_node[c] = k;
         s->kind[k] = NODE_BODY;
         s->dof[k] = bdof[c];
-        s->size[k] = (unsigned char)(bdof[c] + wrows[c]);
+        s->size[k] = (unsigned char)(bdof[c] + arows[c]);
         s->id[k] = c;
         s->parent[k] = -1;
-        s->side[k] = 0;
+        s->pslot[k] = slot;
+        s->prow[k] = 0;
+        s->side[k] = (unsigned char)(slot >= 0 && t->defs[slot].a != c ? 1 : 0);
         k++;
-        int slot = pjoint[c];
-        if (slot >= 0) {
-            s->side[k - 1] = (unsigned char)(t->defs[slot].a == c ? 0 : 1);
+        if (slot >= 0 && s->slot_kind[slot] == SLOT_NODE) {
             s->parent[k - 1] = k;
             s->kind[k] = NODE_JOINT;
             s->dof[k] = 0;
             s->size[k] = (unsigned char)rows_of(&t->defs[slot]);
             s->id[k] = slot;
+            s->parent[k] = -1;
+            s->pslot[k] = slot;
+            s->prow[k] = 0;
             s->side[k] = (unsigned char)(1 - s->side[k - 1]); /* side of the parent body */
             s->slot_node[slot] = k;
             k++;
         }
     }
-    for (int i = 0; i < node_count; ++i) {
-        if (s->kind[i] != NODE_JOINT) continue;
-        const ctn_joint_def *d = &t->defs[s->id[i]];
-        int p = s->side[i] ? d->b : d->a;
-        s->parent[i] = body_node[p];
-    }
-    /* world joints merged into their body's node */
+    /* attached rows: CSR per body node, in slot order */
     for (int slot = 0; slot < m; ++slot) {
-        if (s->slot_kind[slot] != SLOT_WORLD) continue;
+        if (s->slot_kind[slot] != SLOT_ATTACHED) continue;
         const ctn_joint_def *d = &t->defs[slot];
-        int c = body_dynamic(w, d->a) ? d->a : d->b;
-        s->slot_node[slot] = body_node[c];
-        s->world_off[body_node[c] + 1]++;
+        int holder = s->slot_side[slot] ? d->b : d->a;
+        s->slot_node[slot] = body_node[holder];
+        s->att_off[body_node[holder] + 1]++;
     }
-    for (int i = 0; i < node_count; ++i) s->world_off[i + 1] += s->world_off[i];
-    s->world = malloc(((size_t)s->world_off[node_count] + 1) * sizeof *s->world);
-    if (!s->world) goto done;
-    {
-        int *fill = malloc(((size_t)node_count + 1) * sizeof *fill);
-        if (!fill) goto done;
-        memcpy(fill, s->world_off, ((size_t)node_count + 1) * sizeof *fill);
-        for (int slot = 0; slot < m; ++slot)
-            if (s->slot_kind[slot] == SLOT_WORLD) s->world[fill[s->slot_node[slot]]++] = slot;
+    for (int i = 0; i < node_count; ++i) s->att_off[i + 1] += s->att_off[i];
+    s->att = malloc(((size_t)s->att_off[node_count] + 1) * sizeof *s->att);
+    int *fill = malloc(nn * sizeof *fill);
+    if (!s->att || !fill) {
         free(fill);
+        goto done;
+    }
+    for (int i = 0; i < node_count; ++i) fill[i] = s->dof[i]; /* next free row of each node */
+    for (int slot = 0; slot < m; ++slot) {
+        if (s->slot_kind[slot] != SLOT_ATTACHED) continue;
+        int node = s->slot_node[slot];
+        s->slot_row[slot] = fill[node];
+        fill[node] += rows_of(&t->defs[slot]);
+    }
+    memcpy(fill, s->att_off, nn * sizeof *fill);
+    for (int slot = 0; slot < m; ++slot)
+        if (s->slot_kind[slot] == SLOT_ATTACHED) s->att[fill[s->slot_node[slot]]++] = slot;
+    free(fill);
+    /* parents: joint node -> its parent body; body -> its joint node, or the body holding its attached joint */
+    for (int i = 0; i < node_count; ++i) {
+        int slot = s->pslot[i];
+        if (slot < 0) continue;
+        const ctn_joint_def *d = &t->defs[slot];
+        if (s->kind[i] == NODE_JOINT) {
+            s->parent[i] = body_node[s->side[i] ? d->b : d->a];
+        } else if (s->slot_kind[slot] == SLOT_ATTACHED) {
+            s->parent[i] = s->slot_node[slot];
+            s->prow[i] = (unsigned char)s->slot_row[slot];
+        }
     }
     size_t mo = 0, vo = 0;
     for (int i = 0; i < node_count; ++i) {
@@ -491,21 +534,21 @@ static int direct_build(ctn_world *w, direct_state *s) {
     s->version = w->topology_version;
     s->valid = 1;
     ok = 1;
-    if ((unsupported || overflow_world) && !getenv("CATENA_QUIET"))
+    if ((unsupported || overflow) && !getenv("CATENA_QUIET"))
         fprintf(stderr,
-                "catena: direct solver: %d joint(s) not supported by the exact solve (same body on both sides, or a "
-                "rigid body with partly zero inverse inertia) and %d beyond %d world-joint rows per body are solved "
-                "by Gauss-Seidel instead\n",
-                unsupported, overflow_world, DIRECT_MAX_WORLD_ROWS);
-    (void)loops;
+                "catena: direct solver: %d joint(s) on bodies the exact solve does not support (partly zero inverse "
+                "inertia) and %d beyond %d attached rows per body are solved by Gauss-Seidel instead\n",
+                unsupported, overflow, DIRECT_MAX_ATTACHED_ROWS);
 done:
     free(uf);
     free(bdof);
-    free(wrows);
+    free(arows);
     free(queue);
     free(pjoint);
+    free(pbody);
     free(body_node);
-    free(has_node);
+    free(state);
+    free(grounded);
     if (!ok) state_free_arrays(s);
     return ok;
 }
@@ -519,17 +562,46 @@ static int block_bounded(const ctn_block *b) {
     return 0;
 }
 
+/* Coupling of node i to its parent: the joint slot, the side of the Jacobian to use, the first row in
+ * the parent (body child) or the parent's DOF count (joint child). Returns 0 when there is none. */
+static int node_coupling(const direct_state *s, int i, int *slot) {
+    if (s->parent[i] < 0) return 0;
+    *slot = s->pslot[i];
+    return !s->cut[*slot];
+}
+
+/* Diagonal of J M^-1 J^T of row k of a joint from its own two bodies (the scale of the row). */
+static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, int k) {
+    double acc = 0.0;
+    for (int side = 0; side < 2; ++side) {
+        int body = side ? d->b : d->a;
+        if (body < 0 || !(w->props[body].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
+        double j[6];
+        jacobian_row(b, k, side, j);
+        ctn_sym3 I = w->inertia[body].inv_inertia;
+        double im = w->vel[body].inv_mass;
+        double Iw[3] = {I.xx * j[3] + I.xy * j[4] + I.xz * j[5], I.xy * j[3] + I.yy * j[4] + I.yz * j[5],
+                        I.xz * j[3] + I.yz * j[4] + I.zz * j[5]};
+        acc += im * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]) + j[3] * Iw[0] + j[4] * Iw[1] + j[5] * Iw[2];
+    }
+    return acc;
+}
+
+/* Row diagonal of (2): -(S + floor * local effective mass). */
+static double row_pivot(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, int k) {
+    return -((double)b->soft[k] + DIRECT_FLOOR * row_local_mass(w, b, d, k));
+}
+
 /* Node pivots H_ii, then elimination of every node into its parent (children first). */
 static void direct_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
-    /* H_ii */
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i];
         double *D = s->mat + s->mat_off[i];
         memset(D, 0, (size_t)N * N * sizeof *D);
         if (s->kind[i] == NODE_JOINT) {
             const ctn_block *blk = &blocks[s->id[i]];
-            for (int r = 0; r < N; ++r) D[r * N + r] = s->cut[s->id[i]] ? -1.0 : -(double)blk->soft[r];
+            for (int r = 0; r < N; ++r) D[r * N + r] = s->cut[s->id[i]] ? -1.0 : row_pivot(w, blk, &t->defs[s->id[i]], r);
             continue;
         }
         int body = s->id[i];
@@ -537,65 +609,58 @@ static void direct_factor(ctn_world *w, direct_state *s, const ctn_block *blocks
         for (int r = 0; r < 3; ++r) D[r * N + r] = mass;
         if (d == 6) {
             double I[9];
-            if (!sym3_inverse(w->inertia[body].inv_inertia, I)) {
-                /* degenerate inertia: a huge rotational mass keeps the factor finite */
-                for (int r = 0; r < 9; ++r) I[r] = (r % 4 == 0) ? 1e30 : 0.0;
-            }
+            if (!sym3_inverse(w->inertia[body].inv_inertia, I))
+                for (int r = 0; r < 9; ++r) I[r] = (r % 4 == 0) ? 1e30 : 0.0; /* degenerate: rotation locked */
             for (int r = 0; r < 3; ++r)
                 for (int c = 0; c < 3; ++c) D[(3 + r) * N + 3 + c] = I[r * 3 + c];
         }
-        for (int e = s->world_off[i]; e < s->world_off[i + 1]; ++e) {
-            int slot = s->world[e], row0 = d + s->slot_row[slot];
+        for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
+            int slot = s->att[e], row0 = s->slot_row[slot], n = rows_of(&t->defs[slot]);
             const ctn_block *blk = &blocks[slot];
-            int n = rows_of(&t->defs[slot]);
             if (s->cut[slot]) {
                 for (int r = 0; r < n; ++r) D[(row0 + r) * N + row0 + r] = -1.0;
                 continue;
             }
-            int side = t->defs[slot].a == body ? 0 : 1;
             double J[CTN_MAX_ROWS][6];
-            jacobian_side(blk, side, J);
+            jacobian_side(blk, s->slot_side[slot], J);
             for (int r = 0; r < n; ++r) {
                 for (int c = 0; c < d; ++c) {
                     D[(row0 + r) * N + c] = J[r][c];
                     D[c * N + row0 + r] = J[r][c];
                 }
-                D[(row0 + r) * N + row0 + r] = -(double)blk->soft[r];
+                D[(row0 + r) * N + row0 + r] = row_pivot(w, blk, &t->defs[slot], r);
             }
         }
     }
-    /* eliminate */
     for (int i = 0; i < s->node_count; ++i) {
-        int N = s->size[i], d = s->dof[i], p = s->parent[i];
+        int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
         node_inverse(Di, N, d);
-        if (p < 0) continue;
+        if (!node_coupling(s, i, &slot)) continue;
+        int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
-        int Np = s->size[p];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
+        jacobian_side(&blocks[slot], s->side[i], J);
+        int n = rows_of(&t->defs[slot]);
         if (s->kind[i] == NODE_BODY) {
-            /* D_s -= J_sc [D_c^-1]_bb J_sc^T */
-            int slot = s->id[p];
-            if (s->cut[slot]) continue;
-            jacobian_side(&blocks[slot], s->side[i], J);
-            for (int r = 0; r < Np; ++r)
+            /* rows of slot in p (at prow): D -= J_sc [D_c^-1]_bb J_sc^T */
+            double *Dr = Dp + (size_t)s->prow[i] * Np + s->prow[i];
+            for (int r = 0; r < n; ++r)
                 for (int c = 0; c < d; ++c) {
                     double acc = 0.0;
                     for (int k = 0; k < d; ++k) acc += J[r][k] * Di[k * N + c];
                     T[r][c] = acc;
                 }
-            for (int r = 0; r < Np; ++r)
+            for (int r = 0; r < n; ++r)
                 for (int c = 0; c <= r; ++c) {
                     double acc = 0.0;
                     for (int k = 0; k < d; ++k) acc += T[r][k] * J[c][k];
-                    Dp[r * Np + c] -= acc;
-                    if (c != r) Dp[c * Np + r] -= acc;
+                    Dr[r * Np + c] -= acc;
+                    if (c != r) Dr[c * Np + r] -= acc;
                 }
         } else {
-            /* [D_p]_bb -= J_sp^T D_s^-1 J_sp */
-            int slot = s->id[i], dp = s->dof[p];
-            if (s->cut[slot]) continue;
-            jacobian_side(&blocks[slot], s->side[i], J);
+            /* DOF block of the parent body: D -= J_sp^T D_s^-1 J_sp */
+            int dp = s->dof[p];
             for (int r = 0; r < N; ++r)
                 for (int c = 0; c < dp; ++c) {
                     double acc = 0.0;
@@ -613,7 +678,7 @@ static void direct_factor(ctn_world *w, direct_state *s, const ctn_block *blocks
     }
 }
 
-/* r = target - J v - S lambda of slot s in double. */
+/* r = target - J v - S lambda of one joint, in double. */
 static void row_residual(const ctn_world *w, const ctn_block *blk, const ctn_joint_def *d, const float *lam, double *r) {
     int n = ctn_block_rows(blk);
     ctn_vel va = ctn_load_vel(w->vel, d->a), vb = ctn_load_vel(w->vel, d->b);
@@ -628,31 +693,30 @@ static void row_residual(const ctn_world *w, const ctn_block *blk, const ctn_joi
     }
 }
 
-/* Right-hand side of (2) from the current velocities and impulses: 0 for body rows, r for joint rows. */
+/* Right-hand side of (2) from the current velocities and impulses: 0 on body DOFs, r on joint rows. */
 static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     for (int i = 0; i < s->node_count; ++i) {
         double *b = s->b + s->vec_off[i];
-        int N = s->size[i];
+        memset(b, 0, (size_t)s->size[i] * sizeof *b);
         if (s->kind[i] == NODE_JOINT) {
             int slot = s->id[i];
-            if (s->cut[slot]) memset(b, 0, (size_t)N * sizeof *b);
-            else row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], b);
+            if (!s->cut[slot]) row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], b);
             continue;
         }
-        memset(b, 0, (size_t)N * sizeof *b);
-        for (int e = s->world_off[i]; e < s->world_off[i + 1]; ++e) {
-            int slot = s->world[e];
-            if (!s->cut[slot]) row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], b + s->dof[i] + s->slot_row[slot]);
+        for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
+            int slot = s->att[e];
+            if (!s->cut[slot]) row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], b + s->slot_row[slot]);
         }
     }
 }
 
 /* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). */
-static void direct_substitute(direct_state *s, const ctn_block *blocks) {
+static void direct_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
+    const ctn_topology *t = &w->topo;
     double J[CTN_MAX_ROWS][6];
     for (int i = 0; i < s->node_count; ++i) {
-        int N = s->size[i], p = s->parent[i];
+        int N = s->size[i], slot;
         const double *Di = s->mat + s->mat_off[i];
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
         for (int r = 0; r < N; ++r) {
@@ -660,59 +724,54 @@ static void direct_substitute(direct_state *s, const ctn_block *blocks) {
             for (int c = 0; c < N; ++c) acc += Di[r * N + c] * b[c];
             u[r] = acc;
         }
-        if (p < 0) continue;
+        if (!node_coupling(s, i, &slot)) continue;
+        int p = s->parent[i], n = rows_of(&t->defs[slot]);
         double *bp = s->b + s->vec_off[p];
+        jacobian_side(&blocks[slot], s->side[i], J);
         if (s->kind[i] == NODE_BODY) {
-            int slot = s->id[p], n = s->size[p], d = s->dof[i];
-            if (s->cut[slot]) continue;
-            jacobian_side(&blocks[slot], s->side[i], J);
+            int d = s->dof[i];
+            bp += s->prow[i];
             for (int r = 0; r < n; ++r)
                 for (int k = 0; k < d; ++k) bp[r] -= J[r][k] * u[k];
         } else {
-            int slot = s->id[i], dp = s->dof[p];
-            if (s->cut[slot]) continue;
-            jacobian_side(&blocks[slot], s->side[i], J);
+            int dp = s->dof[p];
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
     }
     for (int i = s->node_count - 1; i >= 0; --i) {
-        int N = s->size[i], p = s->parent[i];
-        if (p < 0) continue;
+        int N = s->size[i], slot;
+        if (!node_coupling(s, i, &slot)) continue;
+        int p = s->parent[i], n = rows_of(&t->defs[slot]);
         const double *Di = s->mat + s->mat_off[i];
         double *x = s->x + s->vec_off[i];
         const double *xp = s->x + s->vec_off[p];
         double g[DIRECT_MAX_NODE];
+        int gn;
+        jacobian_side(&blocks[slot], s->side[i], J);
         if (s->kind[i] == NODE_BODY) {
-            /* x_c -= D_c^-1 [J_sc^T x_s; 0] */
-            int slot = s->id[p], n = s->size[p], d = s->dof[i];
-            if (s->cut[slot]) continue;
-            jacobian_side(&blocks[slot], s->side[i], J);
-            for (int k = 0; k < d; ++k) {
+            /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
+            gn = s->dof[i];
+            xp += s->prow[i];
+            for (int k = 0; k < gn; ++k) {
                 double acc = 0.0;
                 for (int r = 0; r < n; ++r) acc += J[r][k] * xp[r];
                 g[k] = acc;
             }
-            for (int r = 0; r < N; ++r) {
-                double acc = 0.0;
-                for (int k = 0; k < d; ++k) acc += Di[r * N + k] * g[k];
-                x[r] -= acc;
-            }
         } else {
-            /* x_s -= D_s^-1 J_sp x_p */
-            int slot = s->id[i], dp = s->dof[p];
-            if (s->cut[slot]) continue;
-            jacobian_side(&blocks[slot], s->side[i], J);
+            /* x_s -= D_s^-1 J_sp dv_p */
+            int dp = s->dof[p];
+            gn = N;
             for (int r = 0; r < N; ++r) {
                 double acc = 0.0;
                 for (int k = 0; k < dp; ++k) acc += J[r][k] * xp[k];
                 g[r] = acc;
             }
-            for (int r = 0; r < N; ++r) {
-                double acc = 0.0;
-                for (int k = 0; k < N; ++k) acc += Di[r * N + k] * g[k];
-                x[r] -= acc;
-            }
+        }
+        for (int r = 0; r < N; ++r) {
+            double acc = 0.0;
+            for (int k = 0; k < gn; ++k) acc += Di[r * N + k] * g[k];
+            x[r] -= acc;
         }
     }
 }
@@ -728,18 +787,17 @@ static void direct_apply(ctn_world *w, direct_state *s) {
             for (int r = 0; r < s->size[i]; ++r) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[r]);
             continue;
         }
-        int body = s->id[i], d = s->dof[i];
-        ctn_vel *v = &w->vel[body];
+        ctn_vel *v = &w->vel[s->id[i]];
         v->v.x = (float)((double)v->v.x + x[0]);
         v->v.y = (float)((double)v->v.y + x[1]);
         v->v.z = (float)((double)v->v.z + x[2]);
-        if (d == 6) {
+        if (s->dof[i] == 6) {
             v->w.x = (float)((double)v->w.x + x[3]);
             v->w.y = (float)((double)v->w.y + x[4]);
             v->w.z = (float)((double)v->w.z + x[5]);
         }
-        for (int e = s->world_off[i]; e < s->world_off[i + 1]; ++e) {
-            int slot = s->world[e], row0 = d + s->slot_row[slot];
+        for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
+            int slot = s->att[e], row0 = s->slot_row[slot];
             if (s->cut[slot]) continue;
             for (int r = 0; r < rows_of(&t->defs[slot]); ++r)
                 t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[row0 + r]);
@@ -747,9 +805,9 @@ static void direct_apply(ctn_world *w, direct_state *s) {
     }
 }
 
-static void tree_solve(ctn_world *w, direct_state *s, const ctn_block *blocks) {
+static void forest_solve(ctn_world *w, direct_state *s, const ctn_block *blocks) {
     direct_rhs(w, s, blocks);
-    direct_substitute(s, blocks);
+    direct_substitute(w, s, blocks);
     direct_apply(w, s);
 }
 
@@ -761,6 +819,119 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
         for (int s = 0; s < t->joint_count; ++s) r2 += ctn_gs_slot(s, t->defs, blocks, t->lambda, w->vel, w->inertia);
     }
     return r2;
+}
+
+/* Loop closers solved exactly through their Schur complement (few rows only): with the forest factored,
+ * the velocity response of the forest-constrained system to a unit impulse on extra row k is
+ * dv_k = [H^-1 (J_k^T; 0)]_v (one substitution), so W = J_E [dv_1 .. dv_R] + S_E is the exact Delassus
+ * matrix of the extra rows. dl_E = W^-1 r_E (r_E after the forest solve), applied as an impulse and
+ * followed by a forest re-solve, satisfies all rows at once. */
+#define DIRECT_MAX_SCHUR_ROWS 48
+
+static int schur_applicable(const direct_state *s, const ctn_world *w, int n_extra, int *rows_out) {
+    const ctn_topology *t = &w->topo;
+    int rows = 0;
+    if (n_extra != s->extra_count) return 0; /* cut (bounded) joints: projected GS instead */
+    for (int k = 0; k < n_extra; ++k) {
+        const ctn_joint_def *d = &t->defs[s->extra[k]];
+        if (!body_dynamic(w, d->a) || !body_dynamic(w, d->b) || s->slot_node[s->extra[k]] != -1) return 0;
+        rows += rows_of(d);
+    }
+    *rows_out = rows;
+    return rows > 0 && rows <= DIRECT_MAX_SCHUR_ROWS;
+}
+
+/* Body node of one of the extra joints' bodies from the small table built per substep (-1: none). */
+static int find_body_node(int body, int *cache_body, int *cache_node, int ncache) {
+    for (int k = 0; k < ncache; ++k)
+        if (cache_body[k] == body) return cache_node[k];
+    return -1;
+}
+
+static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, int R) {
+    ctn_topology *t = &w->topo;
+    int ne = s->extra_count;
+    /* body nodes of the extra joints' bodies */
+    int cb[2 * DIRECT_MAX_SCHUR_ROWS], cn[2 * DIRECT_MAX_SCHUR_ROWS], nc = 0;
+    for (int k = 0; k < ne; ++k) {
+        const ctn_joint_def *d = &t->defs[s->extra[k]];
+        cb[nc] = d->a, cn[nc++] = -1;
+        cb[nc] = d->b, cn[nc++] = -1;
+    }
+    for (int i = 0; i < s->node_count; ++i)
+        if (s->kind[i] == NODE_BODY)
+            for (int k = 0; k < nc; ++k)
+                if (cb[k] == s->id[i]) cn[k] = i;
+    double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], Wi[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS];
+    double Jr[DIRECT_MAX_SCHUR_ROWS][2][6];
+    int row_slot[DIRECT_MAX_SCHUR_ROWS], row_k[DIRECT_MAX_SCHUR_ROWS], row_na[DIRECT_MAX_SCHUR_ROWS], row_nb[DIRECT_MAX_SCHUR_ROWS];
+    int r = 0;
+    for (int k = 0; k < ne; ++k) {
+        int slot = s->extra[k];
+        const ctn_joint_def *d = &t->defs[slot];
+        for (int q = 0; q < rows_of(d); ++q, ++r) {
+            row_slot[r] = slot, row_k[r] = q;
+            jacobian_row(&blocks[slot], q, 0, Jr[r][0]);
+            jacobian_row(&blocks[slot], q, 1, Jr[r][1]);
+            row_na[r] = find_body_node(d->a, cb, cn, nc);
+            row_nb[r] = find_body_node(d->b, cb, cn, nc);
+        }
+    }
+    for (int k = 0; k < R; ++k) {
+        memset(s->b, 0, s->vec_off[s->node_count] * sizeof *s->b);
+        int nodes[2] = {row_na[k], row_nb[k]};
+        for (int side = 0; side < 2; ++side) {
+            if (nodes[side] < 0) continue;
+            double *b = s->b + s->vec_off[nodes[side]];
+            for (int c = 0; c < s->dof[nodes[side]]; ++c) b[c] += Jr[k][side][c];
+        }
+        direct_substitute(w, s, blocks);
+        for (int j = 0; j < R; ++j) {
+            double acc = j == k ? (double)blocks[row_slot[j]].soft[row_k[j]] : 0.0;
+            int nj[2] = {row_na[j], row_nb[j]};
+            for (int side = 0; side < 2; ++side) {
+                if (nj[side] < 0) continue;
+                const double *x = s->x + s->vec_off[nj[side]];
+                for (int c = 0; c < s->dof[nj[side]]; ++c) acc += Jr[j][side][c] * x[c];
+            }
+            W[j * R + k] = acc;
+        }
+    }
+    for (int j = 0; j < R; ++j) /* symmetrise round-off */
+        for (int k = 0; k < j; ++k) W[j * R + k] = W[k * R + j] = 0.5 * (W[j * R + k] + W[k * R + j]);
+    spd_inverse(W, R, Wi);
+    for (int it = 0; it < (w->desc.iterations > 0 ? w->desc.iterations : 1); ++it) {
+        double rE[DIRECT_MAX_SCHUR_ROWS], dl[DIRECT_MAX_SCHUR_ROWS];
+        for (int k = 0, q = 0; k < ne; ++k) {
+            int slot = s->extra[k];
+            row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], rE + q);
+            q += rows_of(&t->defs[slot]);
+        }
+        for (int j = 0; j < R; ++j) {
+            double acc = 0.0;
+            for (int k = 0; k < R; ++k) acc += Wi[j * R + k] * rE[k];
+            dl[j] = acc;
+        }
+        /* impulse on the extra rows: lambda += dl, v += M^-1 J^T dl, then the forest reacts */
+        for (int k = 0, q = 0; k < ne; ++k) {
+            int slot = s->extra[k], n = rows_of(&t->defs[slot]);
+            const ctn_joint_def *d = &t->defs[slot];
+            float l[CTN_MAX_ROWS] = {0};
+            for (int e = 0; e < n; ++e) {
+                l[e] = (float)dl[q + e];
+                t->lambda[6 * slot + e] = (float)((double)t->lambda[6 * slot + e] + dl[q + e]);
+            }
+            q += n;
+            for (int side = 0; side < 2; ++side) {
+                int body = side ? d->b : d->a;
+                ctn_v3 dv, dw;
+                ctn_block_body_delta(&blocks[slot], l, side, w->vel[body].inv_mass, w->inertia[body].inv_inertia, &dv, &dw);
+                w->vel[body].v = ctn_add(w->vel[body].v, dv);
+                w->vel[body].w = ctn_add(w->vel[body].w, dw);
+            }
+        }
+        forest_solve(w, s, blocks);
+    }
 }
 
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
@@ -779,21 +950,24 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
             return gs_fallback(w, blocks);
         }
     }
-    /* joints with finite bounds leave the tree for this substep and join the GS set */
+    /* joints with finite bounds leave the forest for this substep and join the GS set */
     int n_extra = 0;
     for (int k = 0; k < s->extra_count; ++k) s->extra_now[n_extra++] = s->extra[k];
     for (int slot = 0; slot < t->joint_count; ++slot) {
         int kind = s->slot_kind[slot];
-        s->cut[slot] = (unsigned char)((kind == SLOT_TREE || kind == SLOT_WORLD) && block_bounded(&blocks[slot]));
+        s->cut[slot] = (unsigned char)((kind == SLOT_NODE || kind == SLOT_ATTACHED) && block_bounded(&blocks[slot]));
         if (s->cut[slot]) s->extra_now[n_extra++] = slot;
     }
     direct_factor(w, s, blocks);
-    tree_solve(w, s, blocks);
-    if (n_extra > 0) {
-        for (int it = 0; it < w->desc.iterations; ++it) {
-            for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
-            tree_solve(w, s, blocks);
-        }
+    forest_solve(w, s, blocks);
+    int schur_rows = 0;
+    if (n_extra > 0 && schur_applicable(s, w, n_extra, &schur_rows)) {
+        schur_solve(w, s, blocks, schur_rows);
+        n_extra = 0;
+    }
+    for (int it = 0; n_extra > 0 && it < w->desc.iterations; ++it) {
+        for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
+        forest_solve(w, s, blocks);
     }
     double r2 = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {

@@ -1,154 +1,170 @@
 /* Solver layout: colours the joints, sorts them into contiguous colour ranges, carries the warm-start
  * impulses over to the new order, and builds the body -> joint CSR adjacency used by the Jacobi gather,
- * the warm start and the CG operator (seed 003: every body gathers J^T lambda over its own joints). */
+ * the warm start and the CG operator (seed 003: every body gathers J^T lambda over its own joints).
+ *
+ * All arrays are kept between rebuilds and only grow, so a rebuild every step (the changing contact graph)
+ * costs a few linear passes over memory that is already mapped. Every array is grown before anything is
+ * written, so a failed rebuild (out of memory) leaves the previous layout intact. */
 #include "world.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 void ctn__topology_free(ctn_topology *t) {
-    free(t->order);
-    free(t->defs);
-    free(t->lambda);
-    free(t->colour_offsets);
-    free(t->adj_offsets);
-    free(t->adj);
-    free(t->split);
-    free(t->springs);
-    free(t->spring_adj_offsets);
-    free(t->spring_adj);
+    void *arrays[] = {t->order, t->defs, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
+                      t->spring_adj_offsets, t->spring_adj, t->order_prev, t->lambda_prev, t->scratch_colour,
+                      t->scratch_ids, t->scratch_a, t->scratch_b, t->scratch_fill, t->colour_used, t->dynamic};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     memset(t, 0, sizeof *t);
 }
 
-/* CSR of body -> (index << 1 | side) for the n joints in defs, counting only dynamic bodies. */
-static int build_adjacency(const ctn_joint_def *defs, int n, int body_count, const unsigned char *dynamic, int **offsets_out,
-                           int **adj_out) {
-    int *off = calloc((size_t)body_count + 1, sizeof *off);
-    if (!off) return 0;
+/* Resizes *p (any pointer type) to n elements of `size` bytes; on failure *p is left as it was. */
+static int resize(void *p, size_t n, size_t size) {
+    void *q = realloc(*(void **)p, (n ? n : 1) * size);
+    if (!q) return 0;
+    *(void **)p = q;
+    return 1;
+}
+
+static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; }
+
+/* Makes room for m joints, s springs, nb bodies, the adjacency entries and the colour budget. A partial
+ * failure only leaves some arrays larger than their recorded capacity. */
+static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours) {
+    if (m + 1 > t->joint_capacity) {
+        size_t cap = headroom(m + 1);
+        if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->order_prev, cap, sizeof(int)) ||
+            !resize(&t->defs, cap, sizeof(ctn_joint_def)) || !resize(&t->scratch_colour, cap, sizeof(int)) ||
+            !resize(&t->scratch_ids, cap, sizeof(int)) || !resize(&t->scratch_a, cap, sizeof(int)) ||
+            !resize(&t->scratch_b, cap, sizeof(int)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
+            !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
+            return 0;
+        t->joint_capacity = (int)cap;
+    }
+    if (nb + 1 > t->body_capacity) {
+        size_t cap = headroom(nb + 1);
+        if (!resize(&t->adj_offsets, cap, sizeof(int)) || !resize(&t->spring_adj_offsets, cap, sizeof(int)) ||
+            !resize(&t->split, cap, sizeof(float)) || !resize(&t->scratch_fill, cap, sizeof(int)) ||
+            !resize(&t->colour_used, cap, sizeof(unsigned long long)) || !resize(&t->dynamic, cap, 1))
+            return 0;
+        t->body_capacity = (int)cap;
+    }
+    if (s + 1 > t->spring_capacity) {
+        if (!resize(&t->springs, headroom(s + 1), sizeof(ctn_joint_def))) return 0;
+        t->spring_capacity = (int)headroom(s + 1);
+    }
+    if (adj > t->adj_capacity) {
+        if (!resize(&t->adj, headroom(adj), sizeof(int))) return 0;
+        t->adj_capacity = (int)headroom(adj);
+    }
+    if (sadj > t->spring_adj_capacity) {
+        if (!resize(&t->spring_adj, headroom(sadj), sizeof(int))) return 0;
+        t->spring_adj_capacity = (int)headroom(sadj);
+    }
+    if (colours + 2 > t->colour_capacity) {
+        if (!resize(&t->colour_offsets, (size_t)colours + 2, sizeof(int))) return 0;
+        t->colour_capacity = colours + 2;
+    }
+    return 1;
+}
+
+/* CSR of body -> (index << 1 | side) for the n joints in defs, counting only dynamic bodies; entries in
+ * increasing index order, so the gathers sum in a fixed order and results are deterministic. */
+static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const unsigned char *dynamic, int *off, int *adj, int *fill) {
+    memset(off, 0, ((size_t)nb + 1) * sizeof *off);
     for (int s = 0; s < n; ++s) {
         if (dynamic[defs[s].a]) off[defs[s].a + 1]++;
         if (defs[s].b >= 0 && dynamic[defs[s].b]) off[defs[s].b + 1]++;
     }
-    for (int i = 0; i < body_count; ++i) off[i + 1] += off[i];
-    int *adj = malloc(((size_t)off[body_count] + 1) * sizeof *adj);
-    int *fill = malloc(((size_t)body_count + 1) * sizeof *fill);
-    if (!adj || !fill) {
-        free(off);
-        free(adj);
-        free(fill);
-        return 0;
-    }
-    memcpy(fill, off, (size_t)body_count * sizeof *fill);
-    /* slots in increasing order: the gather sums in a fixed order, so results are deterministic */
+    for (int i = 0; i < nb; ++i) off[i + 1] += off[i];
+    memcpy(fill, off, (size_t)nb * sizeof *fill);
     for (int s = 0; s < n; ++s) {
         if (dynamic[defs[s].a]) adj[fill[defs[s].a]++] = s << 1;
         if (defs[s].b >= 0 && dynamic[defs[s].b]) adj[fill[defs[s].b]++] = (s << 1) | 1;
     }
-    free(fill);
-    *offsets_out = off;
-    *adj_out = adj;
-    return 1;
 }
 
 ctn_status ctn__topology_build(ctn_world *w) {
-    ctn_topology t;
-    memset(&t, 0, sizeof t);
-    int nb = w->body_count, nj = w->joint_count;
-    int m = 0, ns = 0;
+    ctn_topology *t = &w->topo;
+    int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
+    int m = 0, ns = 0, adj = 0, sadj = 0;
     for (int j = 0; j < nj; ++j) {
         if (!w->joint_alive[j]) continue;
-        if (w->joints[j].type == CTN_JT_SPRING) ns++;
-        else m++;
+        const ctn_joint_def *d = &w->joints[j];
+        int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
+                   (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
+        if (d->type == CTN_JT_SPRING) ns++, sadj += ends;
+        else m++, adj += ends;
     }
-    int budget = w->desc.max_colours;
-    unsigned char *dynamic = malloc((size_t)nb + 1);
-    int *ids = malloc(((size_t)m + 1) * sizeof *ids);
-    int *ba = malloc(((size_t)m + 1) * sizeof *ba);
-    int *bb = malloc(((size_t)m + 1) * sizeof *bb);
-    int *colour = malloc(((size_t)m + 1) * sizeof *colour);
-    t.order = malloc(((size_t)m + 1) * sizeof *t.order);
-    t.defs = malloc(((size_t)m + 1) * sizeof *t.defs);
-    t.lambda = calloc(6 * (size_t)m + 1, sizeof *t.lambda);
-    t.colour_offsets = calloc((size_t)budget + 2, sizeof *t.colour_offsets);
-    t.split = malloc(((size_t)nb + 1) * sizeof *t.split);
-    t.springs = malloc(((size_t)ns + 1) * sizeof *t.springs);
-    ctn_status st = CTN_OK;
-    if (!dynamic || !ids || !ba || !bb || !colour || !t.order || !t.defs || !t.lambda || !t.colour_offsets || !t.split || !t.springs) {
-        st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
-        goto done;
-    }
+    if (!reserve(t, m, ns, nb, adj + 1, sadj + 1, budget))
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
+
+    /* keep the previous order and impulses for the carry-over */
+    int old_count = t->joint_count;
+    int *swap_order = t->order;
+    t->order = t->order_prev;
+    t->order_prev = swap_order;
+    float *swap_lambda = t->lambda;
+    t->lambda = t->lambda_prev;
+    t->lambda_prev = swap_lambda;
+
+    unsigned char *dynamic = t->dynamic;
     for (int i = 0; i < nb; ++i) dynamic[i] = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
         if (!w->joint_alive[j]) continue;
         if (w->joints[j].type == CTN_JT_SPRING) {
-            t.springs[ns++] = w->joints[j];
+            t->springs[ns++] = w->joints[j];
             continue;
         }
-        ids[m] = j;
-        ba[m] = w->joints[j].a;
-        bb[m] = w->joints[j].b;
+        t->scratch_ids[m] = j;
+        t->scratch_a[m] = w->joints[j].a;
+        t->scratch_b[m] = w->joints[j].b;
         m++;
     }
-    int used = ctn__colour_joints(m, ba, bb, nb, dynamic, budget, colour);
-    if (used < 0) {
-        st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory colouring %d joints", m);
-        goto done;
-    }
+    memset(t->colour_used, 0, (size_t)nb * sizeof *t->colour_used);
+    int used = ctn__colour_joints_into(m, t->scratch_a, t->scratch_b, dynamic, budget, t->colour_used, t->scratch_colour);
+
     /* counting sort by colour (stable: id order inside a colour); the overflow group sorts last */
-    int *count = calloc((size_t)budget + 2, sizeof *count);
-    if (!count) {
-        st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory sorting colours");
-        goto done;
-    }
-    for (int s = 0; s < m; ++s) count[(colour[s] < budget ? colour[s] : used) + 1]++;
-    t.colour_count = used;
-    t.largest_colour = 0;
+    int *off = t->colour_offsets;
+    memset(off, 0, ((size_t)used + 2) * sizeof *off);
+    for (int s = 0; s < m; ++s) off[(t->scratch_colour[s] < budget ? t->scratch_colour[s] : used) + 1]++;
+    t->largest_colour = 0;
     for (int c = 0; c <= used; ++c) {
-        if (c < used && count[c + 1] > t.largest_colour) t.largest_colour = count[c + 1];
-        t.colour_offsets[c + 1] = t.colour_offsets[c] + count[c + 1];
+        if (c < used && off[c + 1] > t->largest_colour) t->largest_colour = off[c + 1];
+        off[c + 1] += off[c];
     }
-    memcpy(count, t.colour_offsets, ((size_t)used + 1) * sizeof *count);
-    t.row_count = 0;
+    int cursor[CTN_MAX_COLOURS + 2];
+    memcpy(cursor, off, ((size_t)used + 1) * sizeof *cursor);
+    t->row_count = 0;
     for (int s = 0; s < m; ++s) {
-        int c = colour[s] < budget ? colour[s] : used;
-        int slot = count[c]++;
-        int id = ids[s];
-        t.order[slot] = id;
-        t.defs[slot] = w->joints[id];
-        t.row_count += w->joints[id].rows;
+        int c = t->scratch_colour[s] < budget ? t->scratch_colour[s] : used;
+        int slot = cursor[c]++;
+        int id = t->scratch_ids[s];
+        t->order[slot] = id;
+        t->defs[slot] = w->joints[id];
+        t->row_count += w->joints[id].rows;
         /* warm start: keep the impulses of joints that existed in the previous layout */
         int old = w->joint_slot[id];
-        if (old >= 0 && w->topo.lambda && old < w->topo.joint_count && w->topo.order[old] == id)
-            memcpy(&t.lambda[6 * slot], &w->topo.lambda[6 * old], 6 * sizeof(float));
+        if (old >= 0 && old < old_count && t->order_prev[old] == id)
+            memcpy(&t->lambda[6 * slot], &t->lambda_prev[6 * old], 6 * sizeof(float));
+        else
+            memset(&t->lambda[6 * slot], 0, 6 * sizeof(float));
     }
-    free(count);
-    t.joint_count = m;
-    t.spring_count = ns;
-    t.body_count = nb;
-    if (!build_adjacency(t.defs, m, nb, dynamic, &t.adj_offsets, &t.adj) ||
-        !build_adjacency(t.springs, ns, nb, dynamic, &t.spring_adj_offsets, &t.spring_adj)) {
-        st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the body adjacency");
-        goto done;
-    }
+    t->colour_count = used;
+    t->joint_count = m;
+    t->spring_count = ns;
+    t->body_count = nb;
+    build_adjacency(t->defs, m, nb, dynamic, t->adj_offsets, t->adj, t->scratch_fill);
+    build_adjacency(t->springs, ns, nb, dynamic, t->spring_adj_offsets, t->spring_adj, t->scratch_fill);
     for (int i = 0; i < nb; ++i) {
-        int k = t.adj_offsets[i + 1] - t.adj_offsets[i];
-        t.split[i] = k > 1 ? (float)k : 1.0f;
+        int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
+        t->split[i] = k > 1 ? (float)k : 1.0f;
     }
     for (int j = 0; j < nj; ++j) w->joint_slot[j] = -1;
-    for (int s = 0; s < m; ++s) w->joint_slot[t.order[s]] = s;
-    ctn__topology_free(&w->topo);
-    w->topo = t;
-    memset(&t, 0, sizeof t);
+    for (int s = 0; s < m; ++s) w->joint_slot[t->order[s]] = s;
     w->topology_dirty = 0;
     w->topology_version++;
-done:
-    ctn__topology_free(&t);
-    free(dynamic);
-    free(ids);
-    free(ba);
-    free(bb);
-    free(colour);
-    return st;
+    return CTN_OK;
 }

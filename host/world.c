@@ -191,6 +191,7 @@ void ctn_world_destroy(ctn_world *w) {
     ctn__direct_free(w);
     ctn__topology_free(&w->topo);
     ctn__snapshot_free(w);
+    ctn__collision_free(w); /* issue 5 */
     free(w->pose);
     free(w->vel);
     free(w->inertia);
@@ -260,6 +261,11 @@ ctn_status ctn_world_step(ctn_world *w) {
     double t0 = ctn__now_ms();
     ctn_step_stats st;
     memset(&st, 0, sizeof st);
+    if (w->collision) {
+        /* issue 5: built-in contacts of this step (adds / updates / removes contact joints) */
+        ctn_status s = ctn__collide(w, &st.ms_collide, &st.contacts);
+        if (s != CTN_OK) return s;
+    }
     if (w->topology_dirty) {
         ctn_status s = ctn__sync(w);
         if (s != CTN_OK) return s;

@@ -33,6 +33,18 @@ typedef struct ctn_topology {
     ctn_joint_def *springs;   /* [spring_count] */
     int *spring_adj_offsets;  /* [body_count + 1] */
     int *spring_adj;
+
+    /* Capacities and scratch, kept across rebuilds so that recolouring every step (contacts) reuses
+     * mapped memory instead of allocating. */
+    int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
+    int *order_prev;          /* the previous layout's order and impulses, for the warm-start carry-over */
+    float *lambda_prev;
+    int *scratch_colour;      /* [joint_capacity] colour of each live joint in id order */
+    int *scratch_ids;         /* [joint_capacity] live joint ids */
+    int *scratch_a, *scratch_b;
+    int *scratch_fill;        /* [body_capacity + 1] */
+    unsigned long long *colour_used; /* [body_capacity] colour masks */
+    unsigned char *dynamic;   /* [body_capacity] */
 } ctn_topology;
 
 typedef struct ctn_backend_ops {
@@ -89,6 +101,10 @@ struct ctn_world {
     ctn_vel *snapshot_vel;
     ctn_inertia *snapshot_inertia;
     float *snapshot_lambda;
+
+    /* Issue 5: shapes, planes and the contact cache of the built-in collision detection and the list of
+     * user contacts (host/collide.c); NULL until a shape, plane or contact is added. */
+    struct ctn_collision *collision;
 };
 
 /* Records a formatted error message on the world and returns `status`. */
@@ -110,6 +126,9 @@ void ctn__topology_free(ctn_topology *t);
  * [0, max_colours] where max_colours means the overflow group; returns the colour count used. */
 int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
                        int max_colours, int *colour);
+/* The same with caller-provided colour masks used[body_count], which must be zero on entry. */
+int ctn__colour_joints_into(int m, const int *body_a, const int *body_b, const unsigned char *dynamic, int max_colours,
+                            unsigned long long *used, int *colour);
 
 /* The identity pose at the origin, used for the world side of a joint. */
 ctn_pose ctn__world_pose(void);
@@ -134,6 +153,16 @@ ctn_status ctn__snapshot_take(ctn_world *w);
 ctn_status ctn__divergence_check(ctn_world *w, double *max_speed);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
+
+/* Issue 5 (host/joint.c): inserts a joint definition without validation, recycling the dead id `reuse`
+ * when it is >= 0 (built-in contacts), and kills a joint (no checks). Both mark the topology dirty. */
+ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, ctn_joint_id reuse, ctn_joint_id *out);
+void ctn__joint_kill(ctn_world *w, ctn_joint_id id);
+/* Issue 5 (host/collide.c): contact generation before the topology rebuild of a step (does nothing
+ * without shapes); frees the collision state; drops the built-in contacts of a body being removed. */
+ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
+void ctn__collision_free(ctn_world *w);
+void ctn__collision_body_removed(ctn_world *w, ctn_body_id body);
 
 /* Backends. */
 extern const ctn_backend_ops ctn__cpu_backend;

@@ -238,14 +238,14 @@ __kernel void ctn_k_reduce3(int n, __global const float *x0, __global const floa
     scratch[l] = s;
     scratch[L + l] = m1;
     scratch[2 * L + l] = m2;
-    barrier(CLK_LOCAL_MEMORY_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = L / 2; h > 0; h >>= 1) {
         if (l < h) {
             scratch[l] += scratch[l + h];
             scratch[L + l] = fmax(scratch[L + l], scratch[L + l + h]);
             scratch[2 * L + l] = fmax(scratch[2 * L + l], scratch[2 * L + l + h]);
         }
-        barrier(CLK_LOCAL_MEMORY_FENCE);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (l == 0) {
         out[3 * g + 0] = scratch[0];
@@ -266,14 +266,14 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
     scratch[l] = s;
     scratch[L + l] = m1;
     scratch[2 * L + l] = m2;
-    barrier(CLK_LOCAL_MEMORY_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = L / 2; h > 0; h >>= 1) {
         if (l < h) {
             scratch[l] += scratch[l + h];
             scratch[L + l] = fmax(scratch[L + l], scratch[L + l + h]);
             scratch[2 * L + l] = fmax(scratch[2 * L + l], scratch[2 * L + l + h]);
         }
-        barrier(CLK_LOCAL_MEMORY_FENCE);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (l == 0) {
         out[0] = scratch[0];

@@ -13,6 +13,7 @@
 #define CTN_SIN sin
 #define CTN_COS cos
 #define CTN_FABS fabs
+#define CTN_ATAN2 atan2
 #else
 #include <math.h>
 #define CTN_FN static inline
@@ -21,6 +22,7 @@
 #define CTN_SIN sinf
 #define CTN_COS cosf
 #define CTN_FABS fabsf
+#define CTN_ATAN2 atan2f
 #endif
 
 typedef struct ctn_v3 {

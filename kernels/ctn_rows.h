@@ -18,7 +18,27 @@
 /* Index of (i, j), j <= i, in a packed lower triangle. */
 #define CTN_TRI(i, j) ((i) * ((i) + 1) / 2 + (j))
 
+/* Contact blocks (3 rows) keep the normal-friction couplings K_t1n, K_t2n in kinv entries no 3-row block
+ * uses (see ctn_joint_prepare). */
+#define CTN_CONTACT_K1N 15
+#define CTN_CONTACT_K2N 16
+/* Approach speed (m/s) below which a contact does not bounce (restitution off for resting contacts). */
+#define CTN_RESTITUTION_SPEED 0.2f
+
 CTN_FN int ctn_block_rows(const ctn_block *b) { return b->n_lin + b->n_ang; }
+
+/* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
+ * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the
+ * rotation that takes b to its rest pose relative to a; for a hinge it is a rotation about the world axis
+ * a1, so theta = 2 atan2(vec(q_e) . a1, w(q_e)) and d(theta)/dt = a1 . (w_a - w_b). */
+CTN_FN float ctn_hinge_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
+    float s = ctn_dot(ctn_v3_make(qe.x, qe.y, qe.z), a1);
+    float c = qe.w;
+    if (c < 0.0f) s = -s, c = -c;
+    return 2.0f * CTN_ATAN2(s, c);
+}
 
 /* Position error g of every row and the row directions at the current poses (body b < 0: the world,
  * pose pb must then be the identity at the origin). Fills ra, rb, dir, n_lin, n_ang of `blk`. */
@@ -26,10 +46,16 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
     ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
     ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
     ctn_v3 sep = ctn_sub(ctn_add(pa.p, ra), ctn_add(pb.p, rb)); /* eq. 30 */
+    int k;
     blk->ra = ra;
     blk->rb = rb;
     blk->n_lin = 0;
     blk->n_ang = 0;
+    /* impulse bounds: bilateral unless a row below says otherwise (issue 5) */
+    for (k = 0; k < CTN_MAX_ROWS; ++k) {
+        blk->lo[k] = -CTN_INF;
+        blk->hi[k] = CTN_INF;
+    }
     if (j.type == CTN_JT_DISTANCE) {
         /* g = |r| - l, J = r^T/|r| [I, -ra^, -I, rb^] (eq. 32) */
         float len = ctn_length(sep);
@@ -37,6 +63,35 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         blk->dir[0] = n;
         blk->n_lin = 1;
         g[0] = len - j.rest_length;
+        /* rope: a positive impulse pushes the anchors apart, so a rope that only pulls has lambda <= 0 */
+        if (j.flags & CTN_JF_ROPE) blk->lo[0] = -CTN_INF, blk->hi[0] = 0.0f;
+        return;
+    }
+    if (j.type == CTN_JT_CONTACT) {
+        /* Seed 000 eq. 33: the normal n (from b to a) and two tangents, all point-to-point rows at the
+         * contact points. g_n = n . (pa - pb) is the signed separation (< 0: penetration); the friction
+         * rows have no position error. Bounds: lambda_n >= 0; friction is bounded by mu lambda_n in
+         * ctn_block_delta. */
+        ctn_v3 n = ctn_quat_rotate(pb.q, j.axis_b), t1, t2;
+        /* first tangent: axis_a (b's frame) made orthogonal to n; it is carried over from step to step by
+         * the contact matching, so warm-started friction impulses keep their direction */
+        t1 = ctn_quat_rotate(pb.q, j.axis_a);
+        t1 = ctn_madd(t1, n, -ctn_dot(n, t1));
+        float tl = ctn_length(t1);
+        if (tl > 0.1f) {
+            t1 = ctn_scale(t1, 1.0f / tl);
+            t2 = ctn_cross(n, t1);
+        } else {
+            ctn_basis(n, &t1, &t2);
+        }
+        blk->dir[0] = n;
+        blk->dir[1] = t1;
+        blk->dir[2] = t2;
+        blk->n_lin = 3;
+        g[0] = ctn_dot(n, sep);
+        g[1] = 0.0f;
+        g[2] = 0.0f;
+        blk->lo[0] = 0.0f;
         return;
     }
     if (j.type == CTN_JT_BALL || j.type == CTN_JT_HINGE || j.type == CTN_JT_FIXED) {
@@ -62,6 +117,25 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         g[3] = ctn_dot(t1, c);
         g[4] = ctn_dot(t2, c);
         blk->n_ang = 2;
+        if (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) {
+            /* Sixth row about the hinge axis a1: J = [0, a1, 0, -a1], J v = d(theta)/dt. With a limit it
+             * guards the nearer limit as a unilateral row (lambda >= 0): theta - lo >= 0 along a1, or
+             * hi - theta >= 0 along -a1; g > 0 is the distance to the limit. A motor-only hinge has g = 0;
+             * ctn_joint_prepare turns the row into the motor row when the limit is not reached. */
+            float theta = ctn_hinge_angle(j, pa, pb);
+            blk->dir[5] = a1;
+            g[5] = 0.0f;
+            if (j.flags & CTN_JF_LIMIT) {
+                if (theta - j.lo < j.hi - theta) {
+                    g[5] = theta - j.lo;
+                } else {
+                    blk->dir[5] = ctn_neg(a1);
+                    g[5] = j.hi - theta;
+                }
+                blk->lo[5] = 0.0f;
+            }
+            blk->n_ang = 3;
+        }
     } else if (j.type == CTN_JT_FIXED) {
         /* Orientation error: the rotation q_e = (q_a q_rel) q_b^* that takes b to its target; for a small
          * error q_e ~ (1, theta/2) and dtheta/dt = wa - wb, so g = 2 vec(q_e) along the world axes. */
@@ -181,23 +255,81 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
     for (i = 0; i < CTN_MAX_ROWS; ++i) {
         float target = 0.0f;
         if (i < n) target = prm.stabilization == 0 ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+        /* unilateral rows (bounds set by ctn_joint_rows) that are not yet violated are speculative: the
+         * row lets the gap close within this substep but no further (target -g/h); it only acts (lambda
+         * leaves its bound) when the bodies would cross the limit */
+        if (i < n && blk->lo[i] == 0.0f && g[i] > 0.0f) target = -g[i] / h;
+        if (i < n && blk->hi[i] == 0.0f && g[i] < 0.0f) target = -g[i] / h;
         blk->bias[i] = target;
         blk->soft[i] = i < n ? soft : 0.0f;
-        blk->lo[i] = -CTN_INF;
-        blk->hi[i] = CTN_INF;
+    }
+    blk->pad[0] = 0.0f;
+    if (j.type == CTN_JT_CONTACT) {
+        /* friction rows: velocity constraints (target 0, rigid) bounded by mu lambda_n in ctn_block_delta */
+        blk->bias[1] = blk->bias[2] = 0.0f;
+        blk->soft[1] = blk->soft[2] = 0.0f;
+        blk->pad[0] = 1.0f + j.lo;
+        /* restitution: a contact that approaches faster than CTN_RESTITUTION_SPEED and closes within this
+         * substep separates at e times its approach speed, target max(bias, -e J v_old) */
+        if (j.hi > 0.0f && jv[0] < -CTN_RESTITUTION_SPEED && g[0] + h * jv[0] < 0.0f) {
+            float bounce = -j.hi * jv[0];
+            if (bounce > blk->bias[0]) blk->bias[0] = bounce;
+        }
+    }
+    if (j.type == CTN_JT_HINGE && (j.flags & CTN_JF_MOTOR) && n == 6) {
+        /* The motor row replaces the limit row unless the limit is reached within this substep (limit
+         * row at its bound lo = 0 and g + h J v <= 0): a velocity row along a1 with target speed
+         * `stiffness` and impulse bounds +-max_torque h (seed 004's motorised constraint). */
+        int limit_active = (j.flags & CTN_JF_LIMIT) && g[5] + h * jv[5] <= 0.0f;
+        if (!limit_active) {
+            ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+            blk->dir[5] = a1;
+            blk->bias[5] = j.stiffness;
+            blk->soft[5] = 0.0f;
+            blk->lo[5] = -j.damping * h;
+            blk->hi[5] = j.damping * h;
+        }
     }
     /* mass splitting scales the whole inverse mass matrix of a body, inertia included */
     ctn_block_effective_mass(blk, va.inv_mass * split_a, ctn_sym3_scale(Ia, split_a), vb.inv_mass * split_b, ctn_sym3_scale(Ib, split_b), k);
     for (i = 0; i < n; ++i) {
         /* regularisation, plus a relative floor of 1e-6 that keeps rigid (eps = 0) blocks well conditioned */
-        k[i * CTN_MAX_ROWS + i] += soft + 1e-6f * k[i * CTN_MAX_ROWS + i];
+        k[i * CTN_MAX_ROWS + i] += blk->soft[i] + 1e-6f * k[i * CTN_MAX_ROWS + i];
+    }
+    if (j.type == CTN_JT_CONTACT) {
+        /* Contacts are solved in two sub-steps (ctn_block_delta), so kinv holds the block-diagonal
+         * inverse diag(1/K_nn, F^-1) with F the 2x2 friction block, and the couplings K_t1n, K_t2n that
+         * carry the normal increment into the friction residual sit in the unused entries 15 and 16. */
+        float f[CTN_MAX_ROWS * CTN_MAX_ROWS];
+        for (i = 0; i < CTN_KINV_SIZE; ++i) blk->kinv[i] = 0.0f;
+        blk->kinv[CTN_TRI(0, 0)] = k[0] > 1e-30f ? 1.0f / k[0] : 0.0f;
+        f[0] = k[1 * CTN_MAX_ROWS + 1];
+        f[1] = k[1 * CTN_MAX_ROWS + 2];
+        f[CTN_MAX_ROWS] = k[2 * CTN_MAX_ROWS + 1];
+        f[CTN_MAX_ROWS + 1] = k[2 * CTN_MAX_ROWS + 2];
+        float fi[CTN_KINV_SIZE];
+        ctn_spd_inverse(f, 2, fi);
+        blk->kinv[CTN_TRI(1, 1)] = fi[CTN_TRI(0, 0)];
+        blk->kinv[CTN_TRI(2, 1)] = fi[CTN_TRI(1, 0)];
+        blk->kinv[CTN_TRI(2, 2)] = fi[CTN_TRI(1, 1)];
+        blk->kinv[CTN_CONTACT_K1N] = k[1 * CTN_MAX_ROWS + 0];
+        blk->kinv[CTN_CONTACT_K2N] = k[2 * CTN_MAX_ROWS + 0];
+        if (blk->kinv[CTN_TRI(0, 0)] == 0.0f) blk->pad[0] = 0.0f; /* inactive (no dynamic body): plain path */
+        return;
     }
     ctn_spd_inverse(k, n, blk->kinv);
-    blk->pad[0] = 0.0f;
 }
 
 /* Impulse increment of one block from the current velocities (projected Gauss-Seidel / Jacobi row step,
  * seed 002 section 0.15): r = target - J v - S lambda, dl = K^-1 r, lambda <- clamp(lambda + dl).
+ * Contact blocks (pad[0] = 1 + mu > 0) take two sub-steps in the same work-item (seed 002 0.16): first the
+ * normal row alone, clamped to lambda_n >= 0; then the two friction rows as a 2x2 block from the residual
+ * corrected for the normal increment (r_t - K_tn dl_n: J_t v after the normal impulse), clamped to the disc
+ * |lambda_t| <= mu lambda_n of the new normal impulse (which implies the box of seed 002 0.10). Projecting
+ * the coupled 3x3 solution instead mixes the rows: when the normal clamps to 0 the friction increment was
+ * computed for a normal impulse that is not applied, and a coupled clamp can inject energy into sliding
+ * contacts. The sequential form is the classic one (Box2D, Bullet) and keeps the friction bound exact at
+ * the end of every iteration.
  * Updates lam, writes the applied increment to dl and returns |r|^2. */
 CTN_FN float ctn_block_delta(const ctn_block *b, ctn_vel va, ctn_vel vb, float *lam, float *dl) {
     float jv[CTN_MAX_ROWS], r[CTN_MAX_ROWS];
@@ -208,6 +340,29 @@ CTN_FN float ctn_block_delta(const ctn_block *b, ctn_vel va, ctn_vel vb, float *
         r[i] = b->bias[i] - jv[i] - b->soft[i] * lam[i];
         r2 += r[i] * r[i];
     }
+    for (i = n; i < CTN_MAX_ROWS; ++i) dl[i] = 0.0f;
+    if (b->pad[0] > 0.0f) {
+        float mu = b->pad[0] - 1.0f;
+        float ln = lam[0] + b->kinv[CTN_TRI(0, 0)] * r[0];
+        ln = ln > 0.0f ? ln : 0.0f;
+        dl[0] = ln - lam[0];
+        lam[0] = ln;
+        float r1 = r[1] - b->kinv[CTN_CONTACT_K1N] * dl[0];
+        float rr2 = r[2] - b->kinv[CTN_CONTACT_K2N] * dl[0];
+        float t1 = lam[1] + b->kinv[CTN_TRI(1, 1)] * r1 + b->kinv[CTN_TRI(2, 1)] * rr2;
+        float t2 = lam[2] + b->kinv[CTN_TRI(2, 1)] * r1 + b->kinv[CTN_TRI(2, 2)] * rr2;
+        float lim = mu * ln, mag2 = t1 * t1 + t2 * t2;
+        if (mag2 > lim * lim) {
+            float s = mag2 > 0.0f ? lim / CTN_SQRT(mag2) : 0.0f;
+            t1 *= s;
+            t2 *= s;
+        }
+        dl[1] = t1 - lam[1];
+        dl[2] = t2 - lam[2];
+        lam[1] = t1;
+        lam[2] = t2;
+        return r2;
+    }
     ctn_kinv_mul(b->kinv, n, r, dl);
     for (i = 0; i < n; ++i) {
         float l = lam[i] + dl[i];
@@ -215,7 +370,6 @@ CTN_FN float ctn_block_delta(const ctn_block *b, ctn_vel va, ctn_vel vb, float *
         dl[i] = l - lam[i];
         lam[i] = l;
     }
-    for (i = n; i < CTN_MAX_ROWS; ++i) dl[i] = 0.0f;
     return r2;
 }
 
@@ -263,15 +417,22 @@ CTN_FN void ctn_block_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, const
     for (i = 0; i < CTN_MAX_ROWS; ++i) r[i] = i < n ? b->bias[i] - jv[i] - b->soft[i] * lam[i] : 0.0f;
 }
 
-/* Joint error at the current poses: largest linear gap |g_lin| (m) and angular error |g_ang| (rad). */
+/* Joint error at the current poses: largest linear gap |g_lin| (m) and angular error |g_ang| (rad).
+ * Unilateral rows count only when violated: contacts their penetration, limits their overshoot, ropes
+ * their stretch (a separated contact or a slack rope is no error). */
 CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
     ctn_block blk;
     float g[CTN_MAX_ROWS];
     int k;
     float l2 = 0.0f, a2 = 0.0f;
     ctn_joint_rows(j, pa, pb, &blk, g);
-    for (k = 0; k < blk.n_lin; ++k) l2 += g[k] * g[k];
-    for (k = blk.n_lin; k < blk.n_lin + blk.n_ang; ++k) a2 += g[k] * g[k];
+    for (k = 0; k < blk.n_lin + blk.n_ang; ++k) {
+        float e = g[k];
+        if (blk.lo[k] == 0.0f) e = e < 0.0f ? e : 0.0f;
+        else if (blk.hi[k] == 0.0f) e = e > 0.0f ? e : 0.0f;
+        if (k < blk.n_lin) l2 += e * e;
+        else a2 += e * e;
+    }
     *gap = CTN_SQRT(l2);
     *angle = CTN_SQRT(a2);
 }

@@ -56,9 +56,24 @@ typedef struct ctn_props {
 #define CTN_JT_HINGE 2
 #define CTN_JT_FIXED 3
 #define CTN_JT_SPRING 4
+#define CTN_JT_CONTACT 5 /* issue 5: normal (unilateral) + two friction rows, seed 000 eq. 33 */
+
+/* ctn_joint_def.flags (issue 5). */
+#define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis) */
+#define CTN_JF_MOTOR 2 /* hinge: velocity motor, target speed `stiffness`, max torque `damping` */
+#define CTN_JF_ROPE 4  /* distance: only resists stretching (lambda <= 0) */
+#define CTN_JF_AUTO 8  /* contact made by the built-in collision detection (host/collide.c) */
 
 /* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
- * Body b < 0 is the world; then anchor_b / axis_b are world-frame. */
+ * Body b < 0 is the world; then anchor_b / axis_b are world-frame.
+ * Per-type meaning of the shared fields (issue 5 reuses fields a type does not need, so the size stays 112):
+ *   hinge:   rel_q = rest orientation of b relative to a (the zero of the hinge angle); flags CTN_JF_LIMIT
+ *            with lo/hi the angle limits (rad); CTN_JF_MOTOR with stiffness = target speed (rad/s) and
+ *            damping = maximum torque (N m).
+ *   distance: flags CTN_JF_ROPE: the row only pulls (|pa - pb| <= rest_length).
+ *   contact: anchor_a / anchor_b = contact points on a and b (body frames), axis_b = normal in b's frame
+ *            (world frame for b < 0), pointing from b to a, axis_a = first friction direction in b's frame
+ *            (kept across steps so warm-started friction keeps its direction); lo = mu, hi = restitution. */
 typedef struct ctn_joint_def {
     int type;
     int a;
@@ -73,8 +88,10 @@ typedef struct ctn_joint_def {
     ctn_v3 axis_b;      /* hinge axis, body-b frame */
     float stiffness;    /* spring only */
     ctn_quat rel_q;     /* fixed joint: rest orientation of b relative to a, conj(q_a) q_b */
-    float damping;      /* spring only: N s/m */
-    float pad[3];
+    float damping;      /* spring: N s/m; hinge motor: max torque */
+    float lo;           /* hinge: lower angle limit; contact: friction coefficient (was pad[0]) */
+    float hi;           /* hinge: upper angle limit; contact: restitution (was pad[1]) */
+    int flags;          /* CTN_JF_* (was pad[2]) */
 } ctn_joint_def;
 
 /* Rows of one joint linearised at the current pose (built every substep): 288 bytes.
@@ -91,7 +108,7 @@ typedef struct ctn_block {
     float soft[CTN_MAX_ROWS];  /* S: SPOOK regularisation of each row */
     float lo[CTN_MAX_ROWS];    /* impulse bounds (bilateral: -/+ CTN_INF) */
     float hi[CTN_MAX_ROWS];
-    float pad[1];
+    float pad[1]; /* contact blocks: 1 + friction coefficient (0 for every other block), see ctn_block_delta */
 } ctn_block;
 
 #define CTN_INF 3.0e38f

@@ -11,8 +11,8 @@
  * Accuracy is read outside the timed region. A "speed at equal accuracy" table then puts each peer row
  * next to the fastest Catena row that is at least as accurate (worst-step gap), and says so when a peer wins.
  *
- * usage: bench_peers [--sizes 1000,10000] [--steps 120] [--case-seconds 25] [--cases LIST] [--backends cpu,opencl]
- *                    [--threads 1] [--out DIR] [--md FILE] [--json FILE]
+ * usage: bench_peers [--sizes 1000,10000] [--steps 120] [--case-seconds 30] [--cases LIST] [--backends cpu,opencl]
+ *                    [--threads 1,2] [--out DIR] [--md FILE] [--json FILE]
  * A case is ENGINE[/VARIANT]:ITERATIONSxSUBSTEPS; ENGINE is catena, bullet, ode or mujoco. Catena's
  * variant is its solver (gs, jacobi, cg, direct) and is run on every backend of --backends; Bullet's is
  * rigid or multibody, MuJoCo's connect or nested. With --out DIR the results go to
@@ -30,12 +30,13 @@
 
 #define MAX_CASES 64
 #define WARMUP 5
+#define TORN 0.1 /* a worst-step gap above this fraction of a link length means the chain came apart */
 
 static const char *DEFAULT_CASES =
     "catena/gs:10x1,bullet:10x1,ode:10x1,mujoco:10x1,"
     "catena/gs:50x1,bullet:50x1,ode:50x1,mujoco:50x1,"
     "catena/gs:1x10,bullet:1x10,ode:1x10,mujoco:1x10,"
-    "catena/gs:4x4,catena/direct:1x1,catena/direct:1x4,"
+    "catena/gs:1x50,ode:1x50,catena/gs:4x4,catena/direct:1x1,catena/direct:1x4,"
     "bullet/multibody:1x1,mujoco/nested:1x1";
 
 typedef struct bench_case {
@@ -48,7 +49,7 @@ typedef struct bench_case {
 typedef struct result {
     bench_case c;
     int links, steps_run, steps_wanted, ok, reduced;
-    double ms_median, ms_min, gap_last, gap_worst, stretch, build_s;
+    double ms_median, ms_min, gap_last, gap_worst, stretch, build_s, measure_s;
     char note[256];
     char error[512];
 } result;
@@ -106,7 +107,7 @@ static result run_case(const bench_case *bc, int links, int steps, double case_s
     r.steps_wanted = steps;
     const peer_engine *e = find_engine(bc->engine);
     if (!e) {
-        snprintf(r.error, sizeof r.error, "%s: not built (library not found at configure time)", bc->engine);
+        snprintf(r.error, sizeof r.error, "%.15s: not built (library not found at configure time)", bc->engine);
         return r;
     }
     peer_chain c;
@@ -128,6 +129,8 @@ static result run_case(const bench_case *bc, int links, int steps, double case_s
     double t0 = now_s();
     void *sim = e->create(&c, r.note, sizeof r.note, r.error, sizeof r.error);
     r.build_s = now_s() - t0;
+    for (char *q = r.error; *q; ++q)
+        if (*q == '\n' || *q == '\r' || *q == '|') *q = ' ';
     if (!sim) return r;
     double *top = malloc(sizeof(double) * 3 * (size_t)links), *bottom = malloc(sizeof(double) * 3 * (size_t)links);
     double *ms = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
@@ -135,7 +138,7 @@ static result run_case(const bench_case *bc, int links, int steps, double case_s
         snprintf(r.error, sizeof r.error, "out of memory");
         goto done;
     }
-    double spent = 0.0;
+    double spent = 0.0, t_measure = 0.0;
     int timed = 0;
     for (int k = 0; k < steps; ++k) {
         double a = now_s();
@@ -147,7 +150,10 @@ static result run_case(const bench_case *bc, int links, int steps, double case_s
             break;
         }
         if (k >= WARMUP) ms[timed++] = 1e3 * dt;
-        if (e->anchors(sim, top, bottom)) {
+        double m0 = now_s();
+        int bad = e->anchors(sim, top, bottom);
+        t_measure += now_s() - m0;
+        if (bad) {
             snprintf(r.error, sizeof r.error, "reading poses failed at step %d", k);
             break;
         }
@@ -180,6 +186,7 @@ static result run_case(const bench_case *bc, int links, int steps, double case_s
         double ideal = links * c.link_length;
         r.stretch = (dist3(bottom + 3 * (links - 1), origin) - ideal) / ideal;
     }
+    r.measure_s = t_measure;
 done:
     free(top), free(bottom), free(ms);
     e->destroy(sim);
@@ -227,6 +234,17 @@ static void cpu_model(char *out, size_t size) {
     fclose(f);
 }
 
+/* The 1-minute load average when the run ended: other work on the machine makes the timings noisier. */
+static double load_average(void) {
+    double l = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
+        fclose(f);
+    }
+    return l;
+}
+
 static int is_catena(const result *r) { return !strcmp(r->c.engine, "catena"); }
 static int reduced_coordinates(const result *r) {
     return !strcmp(r->c.variant, "multibody") || !strcmp(r->c.variant, "nested");
@@ -234,6 +252,11 @@ static int reduced_coordinates(const result *r) {
 
 /* Sweeps through the constraints per step: iterations x substeps (0 for reduced-coordinate engines). */
 static int sweeps(const result *r) { return reduced_coordinates(r) ? 0 : r->c.iterations * r->c.substeps; }
+
+/* Row updates per second: 3 rows per ball joint (the pin included) x sweeps / step time; 0 when not applicable. */
+static double row_updates_per_s(const result *r) {
+    return r->ms_median > 0.0 ? 3.0 * r->links * sweeps(r) / (1e-3 * r->ms_median) : 0.0;
+}
 
 static void fmt_gap(char *out, size_t size, const result *r, double g) {
     if (reduced_coordinates(r)) snprintf(out, size, "%.2g (by construction)", g);
@@ -243,31 +266,60 @@ static void fmt_gap(char *out, size_t size, const result *r, double g) {
 static void write_md(FILE *f, const result *res, int nres, const int *sizes, int nsizes, int steps, const char *date, const char *host,
                      const char *cpu, const char *cmdline) {
     fprintf(f, "# Catena vs Bullet, ODE and MuJoCo: hanging chain, %s, %s\n\n", date, host);
-    fprintf(f, "Machine: %s, %ld logical CPUs. Command: `%s`\n\n", cpu, sysconf(_SC_NPROCESSORS_ONLN), cmdline);
+    fprintf(f, "Machine: %s, %ld logical CPUs, load average %.2f at the end of the run. Command: `%s`\n\n", cpu,
+            sysconf(_SC_NPROCESSORS_ONLN), load_average(), cmdline);
     fprintf(f, "Workload: n rigid links (0.1 m, 0.1 kg, box inertia of half extents 0.005 x 0.05 x 0.005 m), ball joints at the "
                "link ends, link 0 pinned to the world at the origin, hanging straight down at rest; gravity 9.81 m/s^2, time step "
                "1/60 s, up to %d steps per case (fewer where marked, to bound the run time). ms/step: median wall time of a step "
                "(all its substeps) after %d warm-up steps. gap: largest joint anchor separation / link length computed from the "
                "engine's body poses (last step, and worst over the run). stretch: (|end - pin| - nL) / nL at the last step. "
-               "sweeps: solver iterations x substeps per step. Peers are single-threaded; Catena runs with the threads shown.\n\n",
+               "sweeps: solver iterations x substeps per step; row updates/s: 3 rows per ball joint x sweeps / step time. Peers are single-threaded; Catena runs with the threads shown.\n\n",
             steps, WARMUP);
     for (int si = 0; si < nsizes; ++si) {
         int n = sizes[si];
         fprintf(f, "## %d links\n\n", n);
-        fprintf(f, "| engine | iterations x substeps | sweeps | ms/step | gap (last) | gap (worst) | stretch | steps |\n");
-        fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|\n");
+        /* headline: per engine label, its most accurate completed row (ties: the faster) */
+        fprintf(f, "Most accurate row per engine (worst-step gap; ties go to the faster):\n\n");
+        fprintf(f, "| engine | iterations x substeps | ms/step | gap (worst) | stretch |\n|---|---|---:|---:|---:|\n");
+        for (int i = 0; i < nres; ++i) {
+            const result *r = &res[i];
+            if (r->links != n) continue;
+            int first = 1, best = i;
+            for (int j = 0; j < nres; ++j) {
+                const result *o = &res[j];
+                if (o->links != n || strcmp(o->c.label, r->c.label)) continue;
+                if (j < i) first = 0;
+                const result *b = &res[best];
+                if (o->ok && (!b->ok || o->gap_worst < b->gap_worst || (o->gap_worst == b->gap_worst && o->ms_median < b->ms_median)))
+                    best = j;
+            }
+            if (!first) continue;
+            const result *b = &res[best];
+            if (!b->ok) {
+                fprintf(f, "| %s | | not run | | %s |\n", b->c.label, b->error);
+                continue;
+            }
+            char gw[48];
+            fmt_gap(gw, sizeof gw, b, b->gap_worst);
+            fprintf(f, "| %s | %dx%d | %.3f | %s | %.3g |\n", b->c.label, b->c.iterations, b->c.substeps, b->ms_median, gw, b->stretch);
+        }
+        fprintf(f, "\nAll rows:\n\n");
+        fprintf(f, "| engine | iterations x substeps | sweeps | ms/step | row updates/s | gap (last) | gap (worst) | stretch | steps |\n");
+        fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int i = 0; i < nres; ++i) {
             const result *r = &res[i];
             if (r->links != n) continue;
             if (r->error[0] && r->steps_run == 0) {
-                fprintf(f, "| %s | %dx%d | | not run | | | | %s |\n", r->c.label, r->c.iterations, r->c.substeps, r->error);
+                fprintf(f, "| %s | %dx%d | | not run | | | | | %s |\n", r->c.label, r->c.iterations, r->c.substeps, r->error);
                 continue;
             }
             char gl[48], gw[48];
             fmt_gap(gl, sizeof gl, r, r->gap_last);
             fmt_gap(gw, sizeof gw, r, r->gap_worst);
-            fprintf(f, "| %s | %dx%d | %d | %.3f | %s | %s | %.3g | %d%s%s |\n", r->c.label, r->c.iterations, r->c.substeps, sweeps(r),
-                    r->ms_median, gl, gw, r->stretch, r->steps_run, r->reduced ? " (cut)" : "", r->error[0] ? " FAILED" : "");
+            char ru[32] = "";
+            if (sweeps(r) > 0) snprintf(ru, sizeof ru, "%.3g", row_updates_per_s(r));
+            fprintf(f, "| %s | %dx%d | %d | %.3f | %s | %s | %s | %.3g | %d%s%s |\n", r->c.label, r->c.iterations, r->c.substeps, sweeps(r),
+                    r->ms_median, ru, gl, gw, r->stretch, r->steps_run, r->reduced ? " (cut)" : "", r->error[0] ? " FAILED" : "");
         }
         /* speed at equal accuracy */
         fprintf(f, "\nSpeed at equal accuracy (%d links): each peer row against the fastest Catena row whose worst-step gap is "
@@ -291,9 +343,13 @@ static void write_md(FILE *f, const result *res, int nres, const int *sizes, int
                 continue;
             }
             double ratio = p->ms_median / best->ms_median;
-            char verdict[128];
-            if (ratio >= 1.0) snprintf(verdict, sizeof verdict, "Catena %.2gx faster", ratio);
-            else snprintf(verdict, sizeof verdict, "**%s %.2gx faster**", p->c.engine, 1.0 / ratio);
+            char verdict[160];
+            if (ratio >= 1.0) snprintf(verdict, sizeof verdict, "Catena %.2fx faster", ratio);
+            else snprintf(verdict, sizeof verdict, "**%s %.2fx faster**", p->c.engine, 1.0 / ratio);
+            if (p->gap_worst > TORN) {
+                size_t len = strlen(verdict);
+                snprintf(verdict + len, sizeof verdict - len, " (peer gap > %g L: chain not held)", TORN);
+            }
             fprintf(f, "| %s | %.3f | %.3g | %s %dx%d | %.3f | %.3g | %s |\n", pl, p->ms_median, p->gap_worst, best->c.label,
                     best->c.iterations, best->c.substeps, best->ms_median, best->gap_worst, verdict);
         }
@@ -319,7 +375,8 @@ static void write_json(FILE *f, const result *res, int nres, int steps, const ch
     json_string(f, host);
     fprintf(f, ",\n  \"cpu\": ");
     json_string(f, cpu);
-    fprintf(f, ",\n  \"logical_cpus\": %ld,\n  \"command\": ", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f, ",\n  \"logical_cpus\": %ld,\n  \"load_average_1min\": %.2f,\n  \"command\": ", sysconf(_SC_NPROCESSORS_ONLN),
+            load_average());
     json_string(f, cmdline);
     fprintf(f, ",\n  \"workload\": {\"scene\": \"hanging chain, rigid links, ball joints, link 0 pinned at the origin, at rest\", "
                "\"link_length\": 0.1, \"link_mass\": 0.1, \"link_half_extents\": [0.005, 0.05, 0.005], \"gravity\": 9.81, "
@@ -327,7 +384,8 @@ static void write_json(FILE *f, const result *res, int nres, int steps, const ch
             1.0 / 60.0, steps, WARMUP);
     fprintf(f, "  \"metrics\": {\"ms_per_step\": \"median wall time of one step call after the warm-up\", "
                "\"gap\": \"largest joint anchor separation / link length from the engine's poses\", "
-               "\"stretch\": \"(|end - pin| - n L) / (n L) at the last step\"},\n  \"results\": [\n");
+               "\"stretch\": \"(|end - pin| - n L) / (n L) at the last step\", "
+               "\"row_updates_per_s\": \"3 rows per ball joint x iterations x substeps / step time (0: reduced coordinates)\"},\n  \"results\": [\n");
     for (int i = 0; i < nres; ++i) {
         const result *r = &res[i];
         fprintf(f, "    {\"links\": %d, \"engine\": ", r->links);
@@ -336,9 +394,9 @@ static void write_json(FILE *f, const result *res, int nres, int steps, const ch
         json_string(f, r->c.variant);
         fprintf(f, ", \"iterations\": %d, \"substeps\": %d, \"threads\": %d, \"reduced_coordinates\": %s, \"completed\": %s, ", r->c.iterations,
                 r->c.substeps, r->c.threads, reduced_coordinates(r) ? "true" : "false", r->ok ? "true" : "false");
-        fprintf(f, "\"steps\": %d, \"ms_per_step\": %.6g, \"ms_min\": %.6g, \"gap_last\": %.6g, \"gap_worst\": %.6g, \"stretch\": %.6g, "
+        fprintf(f, "\"steps\": %d, \"ms_per_step\": %.6g, \"ms_min\": %.6g, \"row_updates_per_s\": %.6g, \"gap_last\": %.6g, \"gap_worst\": %.6g, \"stretch\": %.6g, "
                    "\"build_s\": %.4g, \"settings\": ",
-                r->steps_run, r->ms_median, r->ms_min, isfinite(r->gap_last) ? r->gap_last : -1.0,
+                r->steps_run, r->ms_median, r->ms_min, row_updates_per_s(r), isfinite(r->gap_last) ? r->gap_last : -1.0,
                 isfinite(r->gap_worst) ? r->gap_worst : -1.0, isfinite(r->stretch) ? r->stretch : -1.0, r->build_s);
         json_string(f, r->note);
         fprintf(f, ", \"error\": ");
@@ -349,8 +407,8 @@ static void write_json(FILE *f, const result *res, int nres, int steps, const ch
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: bench_peers [--sizes 1000,10000] [--steps 120] [--case-seconds 25] [--cases ENGINE[/VARIANT]:ITxSUB,...]\n"
-                    "                   [--backends cpu,opencl] [--threads 1] [--out DIR] [--md FILE] [--json FILE]\n"
+    fprintf(stderr, "usage: bench_peers [--sizes 1000,10000] [--steps 120] [--case-seconds 30] [--cases ENGINE[/VARIANT]:ITxSUB,...]\n"
+                    "                   [--backends cpu,opencl] [--threads 1,2] [--out DIR] [--md FILE] [--json FILE]\n"
                     "engines built in: catena"
 #ifdef PEER_HAVE_BULLET
                     " bullet"
@@ -385,9 +443,9 @@ static int write_file(const char *path, int json, const result *res, int nres, c
 }
 
 int main(int argc, char **argv) {
-    int sizes[16], nsizes = 0, steps = 120, threads = 1;
-    double case_seconds = 25.0;
-    const char *cases = DEFAULT_CASES, *backends = "cpu", *out_dir = NULL, *md = NULL, *json = NULL;
+    int sizes[16], nsizes = 0, steps = 120;
+    double case_seconds = 30.0;
+    const char *cases = DEFAULT_CASES, *backends = "cpu", *threads = "1", *out_dir = NULL, *md = NULL, *json = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
@@ -399,7 +457,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--case-seconds")) case_seconds = atof(v);
         else if (!strcmp(argv[i], "--cases")) cases = v;
         else if (!strcmp(argv[i], "--backends")) backends = v;
-        else if (!strcmp(argv[i], "--threads")) threads = atoi(v);
+        else if (!strcmp(argv[i], "--threads")) threads = v;
         else if (!strcmp(argv[i], "--out")) out_dir = v;
         else if (!strcmp(argv[i], "--md")) md = v;
         else if (!strcmp(argv[i], "--json")) json = v;
@@ -427,12 +485,18 @@ int main(int argc, char **argv) {
             char bbuf[128];
             snprintf(bbuf, sizeof bbuf, "%s", backends);
             char *save = NULL;
-            for (char *b = strtok_r(bbuf, ",", &save); b && ncases < MAX_CASES; b = strtok_r(NULL, ",", &save)) {
-                bench_case cc = bc;
-                snprintf(cc.variant, sizeof cc.variant, "%.12s:%.12s", b, solver);
-                snprintf(cc.label, sizeof cc.label, "catena %.12s %.12s (%d thr)", b, solver, threads);
-                cc.threads = threads;
-                list[ncases++] = cc;
+            for (char *b = strtok_r(bbuf, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
+                char tbuf[64];
+                snprintf(tbuf, sizeof tbuf, "%s", strcmp(b, "cpu") ? "0" : threads); /* threads: CPU backend only */
+                char *save_t = NULL;
+                for (char *t = strtok_r(tbuf, ",", &save_t); t && ncases < MAX_CASES; t = strtok_r(NULL, ",", &save_t)) {
+                    bench_case cc = bc;
+                    cc.threads = atoi(t);
+                    snprintf(cc.variant, sizeof cc.variant, "%.12s:%.12s", b, solver);
+                    if (!strcmp(b, "cpu")) snprintf(cc.label, sizeof cc.label, "catena %.12s %.12s (%d thr)", b, solver, cc.threads);
+                    else snprintf(cc.label, sizeof cc.label, "catena %.12s %.12s", b, solver);
+                    list[ncases++] = cc;
+                }
             }
         } else if (ncases < MAX_CASES) {
             snprintf(bc.label, sizeof bc.label, "%s%s%s", bc.engine, bc.variant[0] ? "/" : "", bc.variant);
@@ -466,9 +530,11 @@ int main(int argc, char **argv) {
             if (r->steps_run == 0)
                 fprintf(stderr, "links %6d  %-28s %3dx%-3d  not run: %s\n", r->links, r->c.label, r->c.iterations, r->c.substeps, r->error);
             else
-                fprintf(stderr, "links %6d  %-28s %3dx%-3d %9.3f ms/step  gap %.3g (worst %.3g)  stretch %.3g  %d steps%s%s  [%.0f s]\n",
+                fprintf(stderr,
+                        "links %6d  %-28s %3dx%-3d %9.3f ms/step  gap %.3g (worst %.3g)  stretch %.3g  %d steps  "
+                        "[build %.1f s, measure %.1f s, total %.0f s]%s%s\n",
                         r->links, r->c.label, r->c.iterations, r->c.substeps, r->ms_median, r->gap_last, r->gap_worst, r->stretch,
-                        r->steps_run, r->error[0] ? "  FAILED: " : "", r->error, now_s() - t_start);
+                        r->steps_run, r->build_s, r->measure_s, now_s() - t_start, r->error[0] ? "  FAILED: " : "", r->error);
         }
 
     int rc = 0;

@@ -77,7 +77,7 @@ static void *catena_create(const peer_chain *c, char *note, size_t note_size, ch
     s->half = 0.5 * c->link_length;
     ctn_world_desc got;
     ctn_world_get_desc(s->world, &got);
-    snprintf(note, note_size, "Catena %s backend (%s), solver %s, %d threads requested, warm start %.2g, SPOOK", ctn_world_backend_name(s->world),
+    snprintf(note, note_size, "Catena %s backend (%s), solver %s, threads %d (0 = automatic), warm start %.2g, SPOOK", ctn_world_backend_name(s->world),
              ctn_world_device_name(s->world), solver, c->threads, got.warm_start);
     return s;
 }

@@ -11,7 +11,8 @@
  *
  * MuJoCo 2.2 preallocates its data: njmax x nv for the constraint Jacobian and njmax x njmax for J M^-1 J^T
  * (connect), and the tree-sparse mass matrix, which is dense along a chain: (3n)^2 / 2 entries (nested).
- * Cases whose preallocation would exceed MUJOCO_MAX_BYTES are refused with the estimate.
+ * Cases whose preallocation would exceed MUJOCO_MAX_BYTES are refused with the estimate, and nested chains
+ * longer than MUJOCO_MAX_NESTED links are refused because the XML parser limits the nesting depth.
  */
 #include "peer.h"
 
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #define MUJOCO_MAX_BYTES (6.0 * 1024 * 1024 * 1024)
+#define MUJOCO_MAX_NESTED 96 /* <mujoco><worldbody> + bodies + <joint>/<inertial> within tinyxml2's depth limit of 100 */
 
 typedef struct mujoco_sim {
     mjModel *m;
@@ -126,10 +128,15 @@ static void *mujoco_create(const peer_chain *c, char *note, size_t note_size, ch
         snprintf(err, err_size, "mujoco: unknown variant '%s' (connect|nested)", c->variant);
         return NULL;
     }
+    if (nested && c->links > MUJOCO_MAX_NESTED) {
+        snprintf(err, err_size, "mujoco nested: MuJoCo %s's XML parser caps element nesting at 100, i.e. %d nested links",
+                 mj_versionString(), MUJOCO_MAX_NESTED);
+        return NULL;
+    }
     double n = c->links, nv = nested ? 3 * n : 6 * n, njmax = 3 * n + 3;
     double bytes = nested ? 4.0 * 8.0 * nv * (nv + 1) / 2 : 12.0 * njmax * (nv + njmax);
     if (bytes > MUJOCO_MAX_BYTES) {
-        snprintf(err, err_size, "mujoco %s: not run: MuJoCo %s preallocates ~%.0f GB for %d links (%s)", nested ? "nested" : "connect",
+        snprintf(err, err_size, "mujoco %s: MuJoCo %s would preallocate ~%.0f GB for %d links (%s)", nested ? "nested" : "connect",
                  mj_versionString(), bytes / 1e9, c->links,
                  nested ? "the mass matrix of a serial chain is dense: (3n)^2/2 entries" : "njmax x nv Jacobian + njmax^2 J M^-1 J^T");
         return NULL;

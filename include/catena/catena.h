@@ -162,7 +162,10 @@ typedef enum ctn_joint_type {
     CTN_JOINT_BALL,         /* 3 rows: p_a = p_b (spherical; with CTN_WORLD a pin) */
     CTN_JOINT_HINGE,        /* 5 rows: ball + axis_a parallel to axis_b */
     CTN_JOINT_FIXED,        /* 6 rows: ball + relative orientation locked */
-    CTN_JOINT_SPRING        /* 0 rows: axial spring-damper force element */
+    CTN_JOINT_SPRING,       /* 0 rows: axial spring-damper force element */
+    CTN_JOINT_CONTACT       /* 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
+                               created with ctn_contact_add or by the built-in collision detection, never by
+                               ctn_joint_add (issue 5) */
 } ctn_joint_type;
 
 typedef struct ctn_joint_desc {
@@ -192,6 +195,94 @@ int ctn_world_joint_count(const ctn_world *world); /* live joints, springs inclu
 /* Impulses (N s) of the joint's rows in the last substep; `rows` receives the row count (<= 6). */
 ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double impulse[6], int *rows);
 
+/* ---- joint limits, motors, ropes (issue 5) ------------------------------------------------------- */
+
+/* Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
+ * positive when body_a turns about +axis relative to body_b). Adds a sixth, unilateral row about the hinge
+ * axis guarding the nearer limit. enabled = 0 removes the limits. */
+ctn_status ctn_joint_set_limits(ctn_world *world, ctn_joint_id joint, int enabled, double lower, double upper);
+/* Hinge velocity motor: drives d(theta)/dt towards `speed` (rad/s) with at most `max_torque` (N m, >= 0).
+ * With limits too, the limit row replaces the motor row in every substep in which the limit is reached
+ * (a hinge has at most 6 rows). enabled = 0 removes the motor. */
+ctn_status ctn_joint_set_motor(ctn_world *world, ctn_joint_id joint, int enabled, double speed, double max_torque);
+/* Distance joint as a rope: resists stretching beyond rest_length only (its impulse can only pull). */
+ctn_status ctn_joint_set_rope(ctn_world *world, ctn_joint_id joint, int enabled);
+/* Current hinge angle theta (rad). */
+ctn_status ctn_joint_get_angle(ctn_world *world, ctn_joint_id joint, double *angle);
+
+/* ---- contacts (issue 5) ------------------------------------------------------------------------- */
+
+/* A contact point supplied by the caller's own collision pipeline. Impulse rows: 0 normal (>= 0, pushes
+ * body_a along +normal), 1-2 friction. */
+typedef struct ctn_contact_desc {
+    ctn_body_id body_a;
+    ctn_body_id body_b;      /* or CTN_WORLD */
+    double point[3];         /* world contact point (midway between the two surfaces) */
+    double normal[3];        /* world normal pointing from body_b to body_a (normalised on input) */
+    double depth;            /* penetration (m) along the normal; < 0: separated by -depth (speculative) */
+    double friction;         /* Coulomb coefficient mu >= 0; default 0.5 */
+    double restitution;      /* in [0, 1]; default 0 */
+} ctn_contact_desc;
+
+ctn_contact_desc ctn_contact_desc_default(void);
+/* Adds a contact joint (removed with ctn_joint_remove or ctn_contact_remove). It stays until removed; its
+ * anchors move with the bodies, so the depth is re-evaluated every substep. */
+ctn_status ctn_contact_add(ctn_world *world, const ctn_contact_desc *desc, ctn_joint_id *out);
+/* Moves an existing contact (same bodies) to a new point / normal / depth / material; the impulses of
+ * the last step are kept for the warm start. */
+ctn_status ctn_contact_update(ctn_world *world, ctn_joint_id contact, const ctn_contact_desc *desc);
+ctn_status ctn_contact_remove(ctn_world *world, ctn_joint_id contact);
+
+/* Collision shapes for the built-in contact generation (host/collide.c). Capsules lie along the body x
+ * axis; boxes are centred on the body. Pairs: sphere-sphere, sphere-capsule, capsule-capsule, and
+ * sphere / capsule / box against planes. */
+typedef enum ctn_shape_type {
+    CTN_SHAPE_NONE = 0,
+    CTN_SHAPE_SPHERE,
+    CTN_SHAPE_CAPSULE,
+    CTN_SHAPE_BOX
+} ctn_shape_type;
+
+typedef struct ctn_shape_desc {
+    ctn_shape_type type;
+    double radius;           /* sphere, capsule */
+    double half_length;      /* capsule: half the length of its segment (along body x) */
+    double half_extents[3];  /* box */
+    double friction;         /* default 0.5; a pair uses sqrt(mu_a mu_b) */
+    double restitution;      /* default 0; a pair uses the larger */
+} ctn_shape_desc;
+
+ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
+/* Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
+ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
+/* Adds a static plane: the half-space normal . x <= offset is solid. *out (may be NULL) gets its index. */
+ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3], double offset, double friction, double restitution,
+                               int *out);
+
+typedef struct ctn_collision_desc {
+    int enabled;             /* default 1 (contact generation runs when any shape or plane exists) */
+    int skip_jointed;        /* default 1: no contacts between two bodies joined by a joint */
+    double margin;           /* speculative distance (m) added to the motion bound of one step; default 0.01 */
+} ctn_collision_desc;
+
+ctn_collision_desc ctn_collision_desc_default(void);
+ctn_status ctn_world_set_collision(ctn_world *world, const ctn_collision_desc *desc);
+
+/* A live contact joint (built-in or user supplied) as of the last step. */
+typedef struct ctn_contact_info {
+    ctn_joint_id joint;      /* built-in contacts reuse the ids of vanished ones */
+    ctn_body_id body_a, body_b;
+    double point[3];         /* midpoint of the two contact points */
+    double normal[3];        /* from b to a */
+    double separation;       /* signed gap (m), < 0: penetration */
+    double impulse[3];       /* normal, friction 1, friction 2 (N s) of the last substep */
+    double friction;
+    int user;                /* non-zero: supplied through ctn_contact_add */
+} ctn_contact_info;
+
+/* Copies up to `capacity` contacts into out (may be NULL with capacity 0); *count gets the total. */
+ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int capacity, int *count);
+
 /* ---- stepping ---------------------------------------------------------------------------------- */
 
 typedef struct ctn_step_stats {
@@ -212,6 +303,8 @@ typedef struct ctn_step_stats {
     double ms_transfer;      /* host <-> device copies (OpenCL) */
     double row_updates;      /* rows x iterations x substeps */
     double max_speed;        /* largest linear or angular speed of a body after the step (m/s or rad/s) */
+    double ms_collide;       /* built-in contact generation: broad + narrow phase and matching (issue 5) */
+    int contacts;            /* live contact joints in the step (built-in and user) */
 } ctn_step_stats;
 
 /* Advances the world by one time_step. */
@@ -270,8 +363,21 @@ ctn_status ctn_scene_bridge(ctn_world *world, int planks);
 ctn_status ctn_scene_cradle(ctn_world *world, int balls);
 /* Double pendulum of two rigid rods with hinges, released from horizontal. */
 ctn_status ctn_scene_double_pendulum(ctn_world *world);
+/* Contact scenes (issue 5, host/scenes_contact.c). */
+/* `links` capsule links (radius 0.02 m, 0.1 m long) joined by ball joints, dropped from 1 m onto a floor. */
+ctn_status ctn_scene_capsule_chain(ctn_world *world, int links);
+/* `spheres` spheres (radius 0.05 m) dropped into a box of four walls on a floor. */
+ctn_status ctn_scene_pile(ctn_world *world, int spheres);
+/* ctn_scene_bridge with hinge limits of +-0.15 rad per hinge and a load of boxes dropped on it. */
+ctn_status ctn_scene_bridge_limits(ctn_world *world, int planks);
+/* A 0.5 m wheel on a fixed axle driven by a hinge motor (10 rad/s, at most 50 N m); balls dropped on it. */
+ctn_status ctn_scene_wheel(ctn_world *world);
+/* Newton's cradle with contacts and restitution 1: `balls` pendulums 12 mm apart, the first raised 45 deg. */
+ctn_status ctn_scene_contact_cradle(ctn_world *world, int balls);
+
 /* Builds a scene from a spec such as "chain:1000", "rope:500", "grid:64x64", "bridge:50",
- * "cradle:5", "double_pendulum", "heavy_chain:1000" (end mass ratio 1000). */
+ * "cradle:5", "double_pendulum", "heavy_chain:1000" (end mass ratio 1000), and the contact scenes
+ * "capsule_chain:N", "pile:N", "bridge_limits:N", "wheel", "contact_cradle:N". */
 ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
 
 /* ================================================================================================ */
@@ -310,6 +416,19 @@ ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, si
  * with a magic, a version and an FNV-1a checksum, written atomically (temporary file + rename). A world
  * loaded from a checkpoint steps bitwise identically to the world that was saved. */
 #define CTN_CHECKPOINT_USER_MAX 4096
+
+/* Read-only queries for exporters (host/export.c). */
+/* Body and joint ids issued so far (removed ones included): ids run over [0, *bodies) and [0, *joints). */
+ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
+typedef struct ctn_joint_info {
+    ctn_joint_type type;
+    ctn_body_id body_a;
+    ctn_body_id body_b;      /* or CTN_WORLD */
+    double anchor_a[3];      /* world-frame anchor points in the current state */
+    double anchor_b[3];
+} ctn_joint_info;
+/* CTN_ERR_NOT_FOUND for a removed or unknown id. */
+ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
 
 typedef struct ctn_checkpoint_info {
     uint64_t step;                     /* the caller's step counter at save time */

@@ -1,0 +1,94 @@
+/* Broad phase of the built-in contact generation (issue 5): a uniform hash grid.
+ *
+ * The cell edge is the largest AABB extent, so every item is filed once, in the cell of its AABB centre,
+ * and two AABBs can only overlap when their cells are neighbours (27 cells). Cells are hashed into a
+ * table of 2n slots and items are bucketed by slot with a counting sort: O(n) expected time and memory,
+ * deterministic output (pairs in item order, then neighbour order). */
+#include "collide.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t cell_hash(int x, int y, int z) {
+    return ((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u);
+}
+
+static int overlap(const float *a, const float *b) {
+    return a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
+}
+
+/* Appends a pair to the growing array; returns 0 on out-of-memory. */
+static int push_pair(ctn_pairs *p, int i, int j) {
+    if (p->count == p->capacity) {
+        size_t cap = p->capacity ? (size_t)p->capacity * 2 : 1024;
+        int *np = realloc(p->pairs, 2 * cap * sizeof *np);
+        if (!np) return 0;
+        p->pairs = np;
+        p->capacity = (int)cap;
+    }
+    p->pairs[2 * p->count] = i;
+    p->pairs[2 * p->count + 1] = j;
+    p->count++;
+    return 1;
+}
+
+int ctn__broadphase(int n, const float *aabb, ctn_pairs *out) {
+    out->count = 0;
+    if (n < 2) return 1;
+    float cell = 0.0f;
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) {
+            float e = aabb[6 * i + 3 + k] - aabb[6 * i + k];
+            if (e > cell) cell = e;
+        }
+    if (!(cell > 0.0f)) cell = 1.0f;
+    float inv = 1.0f / cell;
+    size_t slots = 1;
+    while (slots < 2 * (size_t)n) slots <<= 1;
+    uint32_t mask = (uint32_t)(slots - 1);
+    int *cxyz = malloc(3 * (size_t)n * sizeof *cxyz);
+    int *start = calloc(slots + 1, sizeof *start);
+    int *items = malloc((size_t)n * sizeof *items);
+    uint32_t *slot_of = malloc((size_t)n * sizeof *slot_of);
+    int ok = cxyz && start && items && slot_of;
+    if (ok) {
+        for (int i = 0; i < n; ++i) {
+            for (int k = 0; k < 3; ++k)
+                cxyz[3 * i + k] = (int)floorf(0.5f * (aabb[6 * i + k] + aabb[6 * i + 3 + k]) * inv);
+            slot_of[i] = cell_hash(cxyz[3 * i], cxyz[3 * i + 1], cxyz[3 * i + 2]) & mask;
+            start[slot_of[i] + 1]++;
+        }
+        for (size_t s = 0; s < slots; ++s) start[s + 1] += start[s];
+        int *fill = malloc(slots * sizeof *fill);
+        ok = fill != NULL;
+        if (ok) {
+            memcpy(fill, start, slots * sizeof *fill);
+            for (int i = 0; i < n; ++i) items[fill[slot_of[i]]++] = i; /* ascending i inside a slot */
+            free(fill);
+        }
+    }
+    for (int i = 0; ok && i < n; ++i) {
+        const int *c = &cxyz[3 * i];
+        for (int dz = -1; dz <= 1 && ok; ++dz)
+            for (int dy = -1; dy <= 1 && ok; ++dy)
+                for (int dx = -1; dx <= 1 && ok; ++dx) {
+                    int x = c[0] + dx, y = c[1] + dy, z = c[2] + dz;
+                    uint32_t s = cell_hash(x, y, z) & mask;
+                    for (int e = start[s]; e < start[s + 1]; ++e) {
+                        int j = items[e];
+                        if (j <= i) continue;
+                        /* slots are shared by hash collisions: take j only from its own cell */
+                        if (cxyz[3 * j] != x || cxyz[3 * j + 1] != y || cxyz[3 * j + 2] != z) continue;
+                        if (!overlap(&aabb[6 * i], &aabb[6 * j])) continue;
+                        if (!push_pair(out, i, j)) ok = 0;
+                    }
+                }
+    }
+    free(cxyz);
+    free(start);
+    free(items);
+    free(slot_of);
+    return ok;
+}

@@ -1,0 +1,410 @@
+/* Checkpoints: the whole world state in one binary file, written atomically.
+ *
+ * Layout (native byte order, refused on a machine of the other order):
+ *   header, 64 bytes: magic "CATENACK", u32 version, u32 byte-order mark 0x01020304, u32 sizes of the six
+ *   stored records (pose, vel, inertia, props, joint def, world desc), u64 payload bytes, u64 FNV-1a 64
+ *   hash of the payload, u64 reserved;
+ *   payload: settings, the caller's step counter and text, the body arrays by id (pose, velocity, world
+ *   inverse inertia, properties with flags and forces, joint reference counts), the joint definitions by
+ *   id with their alive flags, and each joint's 6 warm-start impulses by id.
+ *
+ * The arrays are the host arrays byte for byte, so a loaded world continues exactly. Impulses are stored
+ * by joint id; the solver order they live in (topo.lambda, by colour) is rebuilt on load by the same
+ * deterministic colouring of the same joints, and the impulses are put back through joint_slot. */
+#define _POSIX_C_SOURCE 200809L
+#include "world.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CK_MAGIC "CATENACK"
+#define CK_VERSION 1u
+#define CK_BOM 0x01020304u
+#define CK_HEADER 64
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+#define FNV_INIT 14695981039346656037ull
+
+/* ---- writing ------------------------------------------------------------------------------------- */
+
+typedef struct ck_writer {
+    FILE *f;
+    uint64_t hash, bytes;
+    int failed;
+} ck_writer;
+
+static void put(ck_writer *w, const void *data, size_t n) {
+    if (w->failed || n == 0) return;
+    if (fwrite(data, 1, n, w->f) != n) w->failed = 1;
+    w->hash = fnv1a(w->hash, data, n);
+    w->bytes += n;
+}
+static void put_i32(ck_writer *w, int32_t v) { put(w, &v, sizeof v); }
+static void put_str(ck_writer *w, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : 0;
+    put(w, &n, sizeof n);
+    put(w, s, n);
+}
+
+static void header(unsigned char *h, uint64_t payload, uint64_t hash) {
+    memset(h, 0, CK_HEADER);
+    uint32_t u[8] = {CK_VERSION, CK_BOM, sizeof(ctn_pose), sizeof(ctn_vel), sizeof(ctn_inertia), sizeof(ctn_props), sizeof(ctn_joint_def),
+                     sizeof(ctn_world_desc)};
+    memcpy(h, CK_MAGIC, 8);
+    memcpy(h + 8, u, sizeof u);
+    memcpy(h + 40, &payload, 8);
+    memcpy(h + 48, &hash, 8);
+}
+
+ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!path || !path[0]) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_save: path is empty");
+    if (user && strlen(user) >= CTN_CHECKPOINT_USER_MAX)
+        return ctn__fail(w, CTN_ERR_LIMIT, "ctn_world_save: user text of %zu bytes exceeds %d", strlen(user), CTN_CHECKPOINT_USER_MAX - 1);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    if (w->topology_dirty) {
+        /* the impulses are only meaningful for the current layout: bring it up to date first */
+        st = ctn__topology_build(w);
+        if (st != CTN_OK) return st;
+    }
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory");
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    ck_writer wr = {fopen(tmp, "wb"), FNV_INIT, 0, 0};
+    if (!wr.f) {
+        st = ctn__fail(w, CTN_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    unsigned char h[CK_HEADER];
+    header(h, 0, 0);
+    if (fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER) wr.failed = 1;
+    /* the settings as raw bytes (the header records sizeof(ctn_world_desc)); the device pointer is
+     * stored as a string after them */
+    unsigned char raw[sizeof(ctn_world_desc)];
+    memcpy(raw, &w->desc, sizeof raw);
+    memset(raw + offsetof(ctn_world_desc, device), 0, sizeof(const char *));
+    put(&wr, raw, sizeof raw);
+    put_str(&wr, w->desc.device);
+    put(&wr, &step, sizeof step);
+    put_str(&wr, user);
+    size_t nb = (size_t)w->body_count, nj = (size_t)w->joint_count;
+    put_i32(&wr, w->body_count);
+    put_i32(&wr, w->live_bodies);
+    put(&wr, w->pose, nb * sizeof *w->pose);
+    put(&wr, w->vel, nb * sizeof *w->vel);
+    put(&wr, w->inertia, nb * sizeof *w->inertia);
+    put(&wr, w->props, nb * sizeof *w->props);
+    put(&wr, w->body_refs, nb * sizeof *w->body_refs);
+    put_i32(&wr, w->joint_count);
+    put_i32(&wr, w->live_joints);
+    put(&wr, w->joints, nj * sizeof *w->joints);
+    put(&wr, w->joint_alive, nj);
+    float zero[6] = {0, 0, 0, 0, 0, 0};
+    for (size_t j = 0; j < nj; ++j) {
+        int s = w->joint_slot[j];
+        put(&wr, s >= 0 && s < w->topo.joint_count ? &w->topo.lambda[6 * (size_t)s] : zero, sizeof zero);
+    }
+    header(h, wr.bytes, wr.hash);
+    if (!wr.failed && (fflush(wr.f) != 0 || fseek(wr.f, 0, SEEK_SET) != 0 || fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER)) wr.failed = 1;
+    if (!wr.failed && (fflush(wr.f) != 0 || fsync(fileno(wr.f)) != 0)) wr.failed = 1;
+    int err = errno;
+    if (fclose(wr.f) != 0) wr.failed = 1;
+    if (wr.failed) {
+        remove(tmp);
+        st = ctn__fail(w, CTN_ERR_IO, "%s: write failed: %s", path, strerror(err));
+    } else if (rename(tmp, path) != 0) {
+        err = errno;
+        remove(tmp);
+        st = ctn__fail(w, CTN_ERR_IO, "%s: cannot replace: %s", path, strerror(err));
+    }
+    free(tmp);
+    return st;
+}
+
+/* ---- reading ------------------------------------------------------------------------------------- */
+
+typedef struct ck_reader {
+    const unsigned char *p;
+    size_t left;
+    int short_read;
+} ck_reader;
+
+static int get(ck_reader *r, void *out, size_t n) {
+    if (r->short_read || n > r->left) {
+        r->short_read = 1;
+        if (out && n) memset(out, 0, n);
+        return 0;
+    }
+    if (out) memcpy(out, r->p, n);
+    r->p += n;
+    r->left -= n;
+    return 1;
+}
+static int32_t get_i32(ck_reader *r) {
+    int32_t v = 0;
+    get(r, &v, sizeof v);
+    return v;
+}
+/* A length-prefixed string into out (truncation is an error). */
+static int get_str(ck_reader *r, char *out, size_t size) {
+    uint32_t n = 0;
+    if (!get(r, &n, sizeof n) || n >= size || n > r->left) {
+        r->short_read = 1;
+        out[0] = '\0';
+        return 0;
+    }
+    get(r, out, n);
+    out[n] = '\0';
+    return 1;
+}
+
+#define ERR(...) (err && err_size ? snprintf(err, err_size, __VA_ARGS__) : 0)
+
+/* Reads the whole file, checks the header and checksum; *payload is malloc'd. */
+static ctn_status read_verified(const char *path, unsigned char **payload, size_t *size, char *err, size_t err_size) {
+    *payload = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ERR("%s: cannot open: %s", path, strerror(errno));
+        return CTN_ERR_IO;
+    }
+    unsigned char h[CK_HEADER];
+    size_t got = fread(h, 1, CK_HEADER, f);
+    if (got < 8 || memcmp(h, CK_MAGIC, 8) != 0) {
+        fclose(f);
+        ERR("%s: not a catena checkpoint (bad magic)", path);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    if (got < CK_HEADER) {
+        fclose(f);
+        ERR("%s: truncated checkpoint (header is %zu of %d bytes)", path, got, CK_HEADER);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t u[8];
+    uint64_t plen, hash;
+    memcpy(u, h + 8, sizeof u);
+    memcpy(&plen, h + 40, 8);
+    memcpy(&hash, h + 48, 8);
+    if (u[1] != CK_BOM) {
+        fclose(f);
+        ERR("%s: checkpoint written on a machine of the other byte order", path);
+        return CTN_ERR_UNSUPPORTED;
+    }
+    if (u[0] != CK_VERSION) {
+        fclose(f);
+        ERR("%s: checkpoint format version %u; this catena reads version %u", path, u[0], CK_VERSION);
+        return CTN_ERR_UNSUPPORTED;
+    }
+    if (u[2] != sizeof(ctn_pose) || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != sizeof(ctn_props) ||
+        u[6] != sizeof(ctn_joint_def) || u[7] != sizeof(ctn_world_desc)) {
+        fclose(f);
+        ERR("%s: checkpoint written by a catena with other data layouts", path);
+        return CTN_ERR_UNSUPPORTED;
+    }
+    long end = -1;
+    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
+    if (end < CK_HEADER || fseek(f, CK_HEADER, SEEK_SET) != 0) {
+        fclose(f);
+        ERR("%s: cannot read", path);
+        return CTN_ERR_IO;
+    }
+    uint64_t have = (uint64_t)end - CK_HEADER;
+    if (have != plen) {
+        fclose(f);
+        if (have < plen) ERR("%s: truncated checkpoint (%llu of %llu payload bytes)", path, (unsigned long long)have, (unsigned long long)plen);
+        else ERR("%s: corrupted checkpoint (%llu bytes after the payload)", path, (unsigned long long)(have - plen));
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    unsigned char *buf = malloc((size_t)plen + 1);
+    if (!buf) {
+        fclose(f);
+        ERR("%s: out of memory reading %llu bytes", path, (unsigned long long)plen);
+        return CTN_ERR_OUT_OF_MEMORY;
+    }
+    got = fread(buf, 1, (size_t)plen, f);
+    fclose(f);
+    if (got != plen) {
+        free(buf);
+        ERR("%s: read error", path);
+        return CTN_ERR_IO;
+    }
+    if (fnv1a(FNV_INIT, buf, (size_t)plen) != hash) {
+        free(buf);
+        ERR("%s: corrupted checkpoint (checksum mismatch)", path);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    *payload = buf;
+    *size = (size_t)plen;
+    return CTN_OK;
+}
+
+/* Settings, step and user text; leaves r at the body section. */
+static int read_info(ck_reader *r, ctn_checkpoint_info *info) {
+    memset(info, 0, sizeof *info);
+    ctn_world_desc *d = &info->desc;
+    get(r, d, sizeof *d);
+    get_str(r, info->device, sizeof info->device);
+    d->device = info->device[0] ? info->device : NULL;
+    get(r, &info->step, sizeof info->step);
+    get_str(r, info->user, sizeof info->user);
+    return !r->short_read;
+}
+
+ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info, char *err, size_t err_size) {
+    if (!path || !info) {
+        ERR("ctn_checkpoint_read_info: %s is NULL", path ? "info" : "path");
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    unsigned char *buf;
+    size_t n;
+    ctn_status st = read_verified(path, &buf, &n, err, err_size);
+    if (st != CTN_OK) return st;
+    ck_reader r = {buf, n, 0};
+    int ok = read_info(&r, info);
+    if (ok) {
+        info->bodies = get_i32(&r);
+        /* the joint count follows the body arrays */
+        size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int);
+        if (info->bodies >= 0 && (size_t)info->bodies <= r.left / per_body) {
+            get(&r, NULL, sizeof(int32_t) + (size_t)info->bodies * per_body);
+            info->joints = get_i32(&r);
+        } else {
+            ok = 0;
+        }
+    }
+    free(buf);
+    if (!ok || r.short_read) {
+        ERR("%s: corrupted checkpoint (inconsistent contents)", path);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    info->desc.device = info->device[0] ? info->device : NULL;
+    return CTN_OK;
+}
+
+ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_world **out, ctn_checkpoint_info *info_out, char *err,
+                          size_t err_size) {
+    if (out) *out = NULL;
+    if (!path || !out) {
+        ERR("ctn_world_load: %s is NULL", path ? "out" : "path");
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
+    unsigned char *buf;
+    size_t n;
+    ctn_status st = read_verified(path, &buf, &n, err, err_size);
+    if (st != CTN_OK) return st;
+    ck_reader r = {buf, n, 0};
+    ctn_checkpoint_info *info = malloc(sizeof *info);
+    ctn_world *w = NULL;
+    if (!info) {
+        free(buf);
+        ERR("out of memory");
+        return CTN_ERR_OUT_OF_MEMORY;
+    }
+    if (!read_info(&r, info)) goto corrupt;
+    info->desc.device = info->device[0] ? info->device : NULL;
+    int32_t nb = get_i32(&r), live_b = get_i32(&r);
+    size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int);
+    if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || live_b > nb || (size_t)nb > r.left / per_body) goto corrupt;
+    info->bodies = nb;
+    st = ctn_world_create(desc ? desc : &info->desc, &w, err, err_size);
+    if (st != CTN_OK) {
+        free(buf);
+        free(info);
+        return st;
+    }
+    size_t cap = nb > 0 ? (size_t)nb : 1;
+    w->pose = malloc(cap * sizeof *w->pose);
+    w->vel = malloc(cap * sizeof *w->vel);
+    w->inertia = malloc(cap * sizeof *w->inertia);
+    w->props = malloc(cap * sizeof *w->props);
+    w->body_refs = malloc(cap * sizeof *w->body_refs);
+    if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs) goto oom;
+    w->body_capacity = (int)cap;
+    get(&r, w->pose, (size_t)nb * sizeof *w->pose);
+    get(&r, w->vel, (size_t)nb * sizeof *w->vel);
+    get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
+    get(&r, w->props, (size_t)nb * sizeof *w->props);
+    get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
+    w->body_count = nb;
+    w->live_bodies = live_b;
+    int32_t nj = get_i32(&r), live_j = get_i32(&r);
+    size_t per_joint = sizeof(ctn_joint_def) + 1 + 6 * sizeof(float);
+    if (r.short_read || nj < 0 || nj > CTN_MAX_JOINTS || live_j < 0 || live_j > nj || (size_t)nj > r.left / per_joint) goto corrupt;
+    info->joints = nj;
+    cap = nj > 0 ? (size_t)nj : 1;
+    w->joints = malloc(cap * sizeof *w->joints);
+    w->joint_alive = malloc(cap);
+    w->joint_slot = malloc(cap * sizeof *w->joint_slot);
+    float *lambda = malloc(cap * 6 * sizeof *lambda);
+    if (!w->joints || !w->joint_alive || !w->joint_slot || !lambda) {
+        free(lambda);
+        goto oom;
+    }
+    w->joint_capacity = (int)cap;
+    get(&r, w->joints, (size_t)nj * sizeof *w->joints);
+    get(&r, w->joint_alive, (size_t)nj);
+    get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
+    w->joint_count = nj;
+    w->live_joints = live_j;
+    if (r.short_read || r.left != 0) {
+        free(lambda);
+        goto corrupt;
+    }
+    /* structural sanity: joint bodies in range */
+    for (int32_t j = 0; j < nj; ++j) {
+        const ctn_joint_def *d = &w->joints[j];
+        w->joint_slot[j] = -1;
+        if (d->a < 0 || d->a >= nb || d->b < -1 || d->b >= nb || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_SPRING || d->rows < 0 ||
+            d->rows > CTN_MAX_ROWS) {
+            free(lambda);
+            goto corrupt;
+        }
+    }
+    w->topology_dirty = 1;
+    w->bodies_dirty = 1;
+    st = ctn__topology_build(w);
+    if (st != CTN_OK) {
+        ERR("%s: %s", path, w->error);
+        free(lambda);
+        goto fail;
+    }
+    for (int32_t j = 0; j < nj; ++j) {
+        int s = w->joint_slot[j];
+        if (s >= 0) memcpy(&w->topo.lambda[6 * (size_t)s], &lambda[6 * (size_t)j], 6 * sizeof *lambda);
+    }
+    free(lambda);
+    free(buf);
+    if (info_out) {
+        *info_out = *info;
+        info_out->desc.device = info_out->device[0] ? info_out->device : NULL;
+    }
+    free(info);
+    *out = w;
+    return CTN_OK;
+oom:
+    ERR("%s: out of memory loading the checkpoint", path);
+    st = CTN_ERR_OUT_OF_MEMORY;
+    goto fail;
+corrupt:
+    ERR("%s: corrupted checkpoint (inconsistent contents)", path);
+    st = CTN_ERR_INVALID_ARGUMENT;
+fail:
+    ctn_world_destroy(w);
+    free(buf);
+    free(info);
+    return st;
+}

@@ -1,0 +1,99 @@
+/* The machine-readable run summary (--json FILE): settings, backend and device, sizes, colours, timings
+ * per phase, joint violation and how the run ended. Plain JSON, written atomically. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <math.h>
+#include <string.h>
+
+static void jstr(FILE *f, const char *s) {
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void jnum(FILE *f, double v) {
+    if (isfinite(v)) fprintf(f, "%.17g", v);
+    else fputs("null", f);
+}
+
+int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size_t err_size) {
+    ctn_outfile out;
+    if (!ctn_out_open(&out, path, err, err_size)) return 0;
+    FILE *f = out.f;
+    const ctn_world_desc *d = &s->desc;
+    double n = s->steps_run ? (double)s->steps_run : 1.0;
+    fprintf(f, "{\n  \"catena_version\": \"%d.%d.%d\",\n  \"status\": ", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
+    jstr(f, s->status);
+    fputs(",\n  \"scene\": ", f);
+    jstr(f, s->scene);
+    fputs(",\n  \"settings\": {\n    \"solver\": ", f);
+    jstr(f, ctn_cli_solver_name(d->solver));
+    fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
+    jnum(f, d->time_step);
+    fputs(",\n    \"gravity\": [", f);
+    for (int k = 0; k < 3; ++k) {
+        if (k) fputs(", ", f);
+        jnum(f, d->gravity[k]);
+    }
+    fputs("],\n    \"stabilization\": ", f);
+    jstr(f, d->stabilization == CTN_STAB_BAUMGARTE ? "baumgarte" : "spook");
+    fputs(",\n    \"compliance\": ", f);
+    jnum(f, d->compliance);
+    fputs(",\n    \"damping_time\": ", f);
+    jnum(f, d->damping_time);
+    fputs(",\n    \"baumgarte\": ", f);
+    jnum(f, d->baumgarte);
+    fputs(",\n    \"warm_start\": ", f);
+    jnum(f, d->warm_start);
+    fprintf(f, ",\n    \"max_colours\": %d,\n    \"threads\": %d,\n    \"max_speed\": ", d->max_colours, d->threads);
+    jnum(f, d->max_speed);
+    fputs(",\n    \"backend\": ", f);
+    jstr(f, ctn_cli_backend_name(d->backend));
+    fputs("\n  },\n  \"backend\": ", f);
+    jstr(f, s->backend);
+    fputs(",\n  \"device\": ", f);
+    jstr(f, s->device);
+    fprintf(f, ",\n  \"bodies\": %d,\n  \"joints\": %d,\n  \"rows\": %d,\n", s->bodies, s->joints, s->last.rows);
+    fprintf(f, "  \"start_step\": %llu,\n  \"end_step\": %llu,\n  \"steps_run\": %llu,\n", (unsigned long long)s->start_step,
+            (unsigned long long)s->end_step, (unsigned long long)s->steps_run);
+    fprintf(f, "  \"colours\": {\"count\": %d, \"largest\": %d, \"overflow\": %d},\n", s->last.colours, s->last.largest_colour,
+            s->last.overflow);
+    fputs("  \"timings_ms\": {\n    \"wall_total\": ", f);
+    jnum(f, s->wall_s * 1e3);
+    const char *names[6] = {"step", "colour", "prepare", "solve", "integrate", "transfer"};
+    double sums[6] = {s->sum.ms_total, s->sum.ms_colour, s->sum.ms_prepare, s->sum.ms_solve, s->sum.ms_integrate, s->sum.ms_transfer};
+    fputs(",\n    \"total\": {", f);
+    for (int k = 0; k < 6; ++k) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", names[k]);
+        jnum(f, sums[k]);
+    }
+    fputs("},\n    \"per_step\": {", f);
+    for (int k = 0; k < 6; ++k) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", names[k]);
+        jnum(f, sums[k] / n);
+    }
+    fputs("}\n  },\n  \"row_updates_per_s\": ", f);
+    jnum(f, s->sum.ms_total > 0.0 ? s->last.row_updates * (double)s->steps_run / (s->sum.ms_total * 1e-3) : 0.0);
+    fputs(",\n  \"violation\": {\n    \"final_max_gap\": ", f);
+    jnum(f, s->last.max_gap);
+    fputs(",\n    \"final_max_angle\": ", f);
+    jnum(f, s->last.max_angle);
+    fputs(",\n    \"final_residual\": ", f);
+    jnum(f, s->last.residual);
+    fputs(",\n    \"worst_max_gap\": ", f);
+    jnum(f, s->worst_gap);
+    fprintf(f, ",\n    \"worst_max_gap_step\": %llu\n  },\n  \"checkpoint\": ", (unsigned long long)s->worst_gap_step);
+    jstr(f, s->checkpoint);
+    fputs("\n}\n", f);
+    return ctn_out_commit(&out, err, err_size);
+}

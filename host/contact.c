@@ -1,0 +1,132 @@
+/* Contacts supplied by the caller's own collision pipeline, and the read-back of all live contacts
+ * (issue 5). A contact is a joint of type CTN_JT_CONTACT (rows in kernels/ctn_rows.h), so it is coloured,
+ * uploaded and warm-started like any joint. */
+#include "collide.h"
+
+#include <math.h>
+#include <string.h>
+
+ctn_contact_desc ctn_contact_desc_default(void) {
+    ctn_contact_desc d;
+    memset(&d, 0, sizeof d);
+    d.body_a = 0;
+    d.body_b = CTN_WORLD;
+    d.normal[1] = 1.0;
+    d.friction = 0.5;
+    return d;
+}
+
+static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+static int body_ok(ctn_world *w, ctn_body_id b, const char *field, int allow_world) {
+    if (b == CTN_WORLD && allow_world) return 1;
+    if (b < 0 || b >= w->body_count || !(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d does not exist", field, (int)b);
+        return 0;
+    }
+    return 1;
+}
+
+/* Validates a contact description and builds its joint definition. */
+static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const ctn_joint_def *prev, ctn_joint_def *out) {
+    if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact: desc is NULL");
+    if (!body_ok(w, d->body_a, "contact.body_a", 0) || !body_ok(w, d->body_b, "contact.body_b", 1)) return CTN_ERR_NOT_FOUND;
+    if (d->body_a == d->body_b)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.body_b: contact of body %d with itself", (int)d->body_a);
+    if (!finite3(d->point)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.point: non-finite component");
+    if (!finite3(d->normal)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.normal: non-finite component");
+    double nn = sqrt(d->normal[0] * d->normal[0] + d->normal[1] * d->normal[1] + d->normal[2] * d->normal[2]);
+    if (!(nn > 1e-9)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.normal: zero vector");
+    if (!isfinite(d->depth)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.depth: %g is not finite", d->depth);
+    if (!(d->friction >= 0.0) || !isfinite(d->friction))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.friction: %g must be finite and >= 0", d->friction);
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.restitution: %g is not in [0, 1]", d->restitution);
+    int both_static = !(w->props[d->body_a].flags & CTN_BODY_FLAG_DYNAMIC) &&
+                      (d->body_b < 0 || !(w->props[d->body_b].flags & CTN_BODY_FLAG_DYNAMIC));
+    (void)both_static; /* allowed: such a contact simply never acts */
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    ctn_v3 n = ctn_v3_make((float)(d->normal[0] / nn), (float)(d->normal[1] / nn), (float)(d->normal[2] / nn));
+    ctn_v3 p = ctn_v3_make((float)d->point[0], (float)d->point[1], (float)d->point[2]);
+    /* points on the two surfaces: n . (pa - pb) = -depth */
+    ctn_v3 pa = ctn_madd(p, n, (float)(-0.5 * d->depth)), pb = ctn_madd(p, n, (float)(0.5 * d->depth));
+    *out = ctn__contact_def(w, d->body_a, d->body_b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev);
+    return CTN_OK;
+}
+
+ctn_status ctn_contact_add(ctn_world *w, const ctn_contact_desc *d, ctn_joint_id *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn_joint_def def;
+    ctn_status st = contact_build(w, d, NULL, &def);
+    if (st != CTN_OK) return st;
+    if (!ctn__collision_get(w)) return CTN_ERR_OUT_OF_MEMORY; /* so steps report contact counts */
+    return ctn__joint_insert(w, &def, -1, out);
+}
+
+static ctn_status user_contact(ctn_world *w, ctn_joint_id id, const char *what) {
+    if (id < 0 || id >= w->joint_count || !w->joint_alive[id])
+        return ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint %d does not exist", what, (int)id);
+    if (w->joints[id].type != CTN_JT_CONTACT) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is not a contact", what, (int)id);
+    if (w->joints[id].flags & CTN_JF_AUTO)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: contact %d belongs to the built-in collision detection", what, (int)id);
+    return CTN_OK;
+}
+
+ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id id, const ctn_contact_desc *d) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn_status st = user_contact(w, id, "ctn_contact_update");
+    if (st != CTN_OK) return st;
+    ctn_joint_def def;
+    st = contact_build(w, d, &w->joints[id], &def);
+    if (st != CTN_OK) return st;
+    if (def.a != w->joints[id].a || def.b != w->joints[id].b)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_contact_update: contact %d joins bodies %d and %d, not %d and %d", (int)id,
+                         w->joints[id].a, w->joints[id].b, def.a, def.b);
+    w->joints[id] = def;
+    w->topology_dirty = 1; /* refreshes the solver copies; the impulses carry over by joint id */
+    return CTN_OK;
+}
+
+ctn_status ctn_contact_remove(ctn_world *w, ctn_joint_id id) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn_status st = user_contact(w, id, "ctn_contact_remove");
+    if (st != CTN_OK) return st;
+    return ctn_joint_remove(w, id);
+}
+
+ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capacity, int *count) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!count) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_contacts: count is NULL");
+    if (capacity < 0 || (capacity > 0 && !out))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_contacts: out is NULL or capacity %d < 0", capacity);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    int n = 0;
+    ctn_pose world = ctn__world_pose();
+    for (int j = 0; j < w->joint_count; ++j) {
+        const ctn_joint_def *d = &w->joints[j];
+        if (!w->joint_alive[j] || d->type != CTN_JT_CONTACT) continue;
+        if (n < capacity) {
+            ctn_contact_info *ci = &out[n];
+            ctn_pose pa = w->pose[d->a], pb = d->b >= 0 ? w->pose[d->b] : world;
+            ctn_v3 xa = ctn_add(pa.p, ctn_quat_rotate(pa.q, d->anchor_a));
+            ctn_v3 xb = ctn_add(pb.p, ctn_quat_rotate(pb.q, d->anchor_b));
+            ctn_v3 nrm = ctn_quat_rotate(pb.q, d->axis_b);
+            ctn_v3 mid = ctn_scale(ctn_add(xa, xb), 0.5f);
+            ci->joint = j;
+            ci->body_a = d->a;
+            ci->body_b = d->b;
+            ci->point[0] = mid.x, ci->point[1] = mid.y, ci->point[2] = mid.z;
+            ci->normal[0] = nrm.x, ci->normal[1] = nrm.y, ci->normal[2] = nrm.z;
+            ci->separation = ctn_dot(nrm, ctn_sub(xa, xb));
+            int slot = w->topology_dirty ? -1 : w->joint_slot[j];
+            for (int k = 0; k < 3; ++k) ci->impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
+            ci->friction = d->lo;
+            ci->user = !(d->flags & CTN_JF_AUTO);
+        }
+        n++;
+    }
+    *count = n;
+    return CTN_OK;
+}

@@ -1,0 +1,31 @@
+/* Read-only queries used by exporters (the CLI's CSV, VTK and SVG writers): id ranges and joint geometry. */
+#include "world.h"
+
+#include <string.h>
+
+ctn_status ctn_world_id_counts(const ctn_world *w, int *bodies, int *joints) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (bodies) *bodies = w->body_count;
+    if (joints) *joints = w->joint_count;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id id, ctn_joint_info *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_info: out is NULL");
+    if (id < 0 || id >= w->joint_count)
+        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_joint_get_info: joint id %d out of range (%d ids issued)", (int)id, w->joint_count);
+    if (!w->joint_alive[id]) return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_joint_get_info: joint %d was removed", (int)id);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    const ctn_joint_def *d = &w->joints[id];
+    memset(out, 0, sizeof *out);
+    out->type = (ctn_joint_type)d->type;
+    out->body_a = d->a;
+    out->body_b = d->b;
+    ctn_v3 pa = ctn_add(w->pose[d->a].p, ctn_quat_rotate(w->pose[d->a].q, d->anchor_a));
+    ctn_v3 pb = d->b >= 0 ? ctn_add(w->pose[d->b].p, ctn_quat_rotate(w->pose[d->b].q, d->anchor_b)) : d->anchor_b;
+    out->anchor_a[0] = pa.x, out->anchor_a[1] = pa.y, out->anchor_a[2] = pa.z;
+    out->anchor_b[0] = pb.x, out->anchor_b[1] = pb.y, out->anchor_b[2] = pb.z;
+    return CTN_OK;
+}

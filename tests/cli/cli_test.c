@@ -1,0 +1,660 @@
+/* CLI tests (issue 4): runs the catena executable and parses what it writes back.
+ *
+ *   cli_test CHECK CATENA SOURCE_DIR WORK_DIR
+ *
+ * CHECK is one of: outputs (CSV, VTK, SVG picture, SVG plot, JSON summary parsed back), resume (bitwise
+ * equality of an interrupted-and-resumed run with an uninterrupted one, --more, SIGTERM), checkpoint
+ * (corrupted and truncated checkpoints refused), bad (the broken scene corpus tests/cli/bad with expected
+ * messages and exit codes, and command-line errors), examples (every .json scene in examples/ validates and runs),
+ * api (the scene loader through the library: a failed build leaves the world unchanged). */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *g_catena, *g_src, *g_work;
+
+/* ---- helpers --------------------------------------------------------------------------------------- */
+
+static char *path_in(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+static pid_t spawn(char *const argv[], const char *out, const char *err) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+static int wait_code(pid_t pid) {
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return 1000 + WTERMSIG(status);
+}
+
+static char g_stderr[65536];
+
+/* Runs catena with the given arguments (NULL-terminated); returns the exit code, stderr in g_stderr. */
+static int run(const char *first, ...) {
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)g_catena;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    char *out = path_in(g_work, "stdout.txt"), *err = path_in(g_work, "stderr.txt");
+    int code = wait_code(spawn(argv, out, err));
+    char *e = read_all(err, NULL);
+    snprintf(g_stderr, sizeof g_stderr, "%s", e ? e : "");
+    free(e);
+    free(out);
+    free(err);
+    return code;
+}
+
+static int file_exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* No PATH.tmp.* files left in dir. */
+static int no_temp_files(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return 1;
+    struct dirent *e;
+    int clean = 1;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.")) {
+            fprintf(stderr, "left-over temporary file %s/%s\n", dir, e->d_name);
+            clean = 0;
+        }
+    closedir(d);
+    return clean;
+}
+
+/* A small XML well-formedness check: balanced and properly nested elements, quoted attributes, entities,
+ * one root element. xmllint is used as well when it is installed. */
+static int xml_well_formed(const char *text, const char *root) {
+    const char *p = text;
+    const char *stack[256];
+    size_t lens[256];
+    int depth = 0, roots = 0;
+    while (*p) {
+        if (*p == '&') {
+            if (strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) && strncmp(p, "&amp;", 5) && strncmp(p, "&quot;", 6) && strncmp(p, "&apos;", 6))
+                return 0;
+            ++p;
+            continue;
+        }
+        if (*p != '<') {
+            if (depth == 0 && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') return 0;
+            ++p;
+            continue;
+        }
+        if (!strncmp(p, "<?", 2)) {
+            p = strstr(p, "?>");
+            if (!p) return 0;
+            p += 2;
+            continue;
+        }
+        if (!strncmp(p, "<!--", 4)) {
+            p = strstr(p, "-->");
+            if (!p) return 0;
+            p += 3;
+            continue;
+        }
+        int closing = p[1] == '/';
+        const char *name = p + 1 + closing;
+        size_t nl = strcspn(name, " \t\n/>");
+        if (nl == 0) return 0;
+        const char *q = name + nl;
+        /* attributes */
+        for (;;) {
+            while (*q == ' ' || *q == '\t' || *q == '\n') ++q;
+            if (*q == '>' || (*q == '/' && q[1] == '>')) break;
+            if (closing || !*q) return 0;
+            size_t an = strcspn(q, "= \t\n>");
+            if (an == 0 || q[an] != '=' || q[an + 1] != '"') return 0;
+            const char *v = q + an + 2, *ve = strchr(v, '"');
+            if (!ve) return 0;
+            for (const char *c = v; c < ve; ++c)
+                if (*c == '<') return 0;
+            q = ve + 1;
+        }
+        int empty = *q == '/';
+        p = q + (empty ? 2 : 1);
+        if (closing) {
+            if (depth == 0 || lens[depth - 1] != nl || strncmp(stack[depth - 1], name, nl)) return 0;
+            --depth;
+        } else {
+            if (depth == 0) {
+                if (++roots > 1 || strlen(root) != nl || strncmp(name, root, nl)) return 0;
+            }
+            if (!empty) {
+                if (depth == 256) return 0;
+                stack[depth] = name;
+                lens[depth++] = nl;
+            }
+        }
+    }
+    return depth == 0 && roots == 1;
+}
+
+static int xmllint_ok(const char *path) {
+    if (!file_exists("/usr/bin/xmllint")) return 1;
+    char *argv[] = {"/usr/bin/xmllint", "--noout", (char *)path, NULL};
+    char *out = path_in(g_work, "xmllint.txt");
+    int code = wait_code(spawn(argv, out, out));
+    free(out);
+    return code == 0;
+}
+
+static void check_xml(const char *path, const char *root) {
+    char *t = read_all(path, NULL);
+    CHECK(t != NULL, "%s was not written", path);
+    if (!t) return;
+    CHECK(xml_well_formed(t, root), "%s is not well-formed XML with root <%s>", path, root);
+    CHECK(xmllint_ok(path), "xmllint --noout %s failed", path);
+    free(t);
+}
+
+/* ---- outputs ----------------------------------------------------------------------------------------- */
+
+static void check_csv(const char *path, int bodies, int frames) {
+    char *t = read_all(path, NULL);
+    CHECK(t != NULL, "%s was not written", path);
+    if (!t) return;
+    int rows = 0, bad = 0, line = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save), ++line) {
+        if (line == 0) {
+            CHECK(!strcmp(l, "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz"), "CSV header: '%s'", l);
+            continue;
+        }
+        int cols = 0;
+        char *s2 = NULL;
+        for (char *f = strtok_r(l, ",", &s2); f; f = strtok_r(NULL, ",", &s2)) {
+            char *end;
+            strtod(f, &end);
+            if (*end) bad++;
+            cols++;
+        }
+        if (cols != 16) bad++;
+        rows++;
+    }
+    CHECK(rows == bodies * frames, "CSV rows: %d, expected %d bodies x %d frames", rows, bodies, frames);
+    CHECK(bad == 0, "CSV: %d malformed fields or rows", bad);
+    free(t);
+}
+
+static void check_vtk(const char *path, int points, int lines) {
+    char *t = read_all(path, NULL);
+    CHECK(t != NULL, "%s was not written", path);
+    if (!t) return;
+    CHECK(!strncmp(t, "# vtk DataFile Version 3.0\n", 27), "%s: VTK header", path);
+    CHECK(strstr(t, "\nASCII\nDATASET POLYDATA\n") != NULL, "%s: ASCII POLYDATA", path);
+    const char *p = strstr(t, "POINTS ");
+    int np = -1, nl = -1, size = -1;
+    if (p) sscanf(p, "POINTS %d float", &np);
+    CHECK(np == points, "%s: POINTS %d, expected %d", path, np, points);
+    /* count the coordinate lines */
+    int coords = 0;
+    if (p) {
+        const char *q = strchr(p, '\n') + 1;
+        double x, y, z;
+        int k;
+        while (sscanf(q, "%lf %lf %lf%n", &x, &y, &z, &k) == 3 && strncmp(q, "LINES", 5)) {
+            coords++;
+            q = strchr(q, '\n');
+            if (!q) break;
+            ++q;
+        }
+    }
+    CHECK(coords == points, "%s: %d coordinate lines, expected %d", path, coords, points);
+    p = strstr(t, "\nLINES ");
+    if (p) sscanf(p, "\nLINES %d %d", &nl, &size);
+    CHECK(nl == lines && size == 3 * lines, "%s: LINES %d %d, expected %d %d", path, nl, size, lines, 3 * lines);
+    CHECK(strstr(t, "POINT_DATA") != NULL, "%s: POINT_DATA", path);
+    free(t);
+}
+
+static void check_outputs(void) {
+    char *csv = path_in(g_work, "out.csv"), *vtk = path_in(g_work, "vtk"), *svg = path_in(g_work, "pic.svg"),
+         *plot = path_in(g_work, "plot.svg"), *json = path_in(g_work, "summary.json");
+    /* 50 links: 50 bodies + 1 world anchor point, 50 joint lines; frames at 0, 10, 20, 30 */
+    int code = run("run", "chain:50", "--steps", "30", "--every", "10", "--backend", "cpu", "--csv", csv, "--vtk", vtk, "--svg", svg,
+                   "--plot", plot, "--json", json, NULL);
+    CHECK(code == 0, "run with every output: exit %d: %s", code, g_stderr);
+    check_csv(csv, 50, 4);
+    for (int s = 0; s <= 30; s += 10) {
+        char name[64];
+        snprintf(name, sizeof name, "frame_%06d.vtk", s);
+        char *f = path_in(vtk, name);
+        check_vtk(f, 51, 50);
+        free(f);
+    }
+    char *pvd = path_in(vtk, "catena.pvd");
+    check_xml(pvd, "VTKFile");
+    char *t = read_all(pvd, NULL);
+    int datasets = 0;
+    for (const char *p = t; p && (p = strstr(p, "<DataSet ")); ++p) datasets++;
+    CHECK(datasets == 4, "catena.pvd lists %d frames, expected 4", datasets);
+    free(t);
+    free(pvd);
+    check_xml(svg, "svg");
+    check_xml(plot, "svg");
+    t = read_all(svg, NULL);
+    CHECK(t && strstr(t, "<path") != NULL, "picture has no paths");
+    free(t);
+    t = read_all(plot, NULL);
+    CHECK(t && strstr(t, "<polyline") != NULL && strstr(t, "1e"), "plot has no curves or log axis");
+    free(t);
+
+    t = read_all(json, NULL);
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    CHECK(j != NULL, "summary.json does not parse");
+    if (j) {
+        const cJSON *v;
+        v = cJSON_GetObjectItemCaseSensitive(j, "status");
+        CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "ok"), "summary status");
+        v = cJSON_GetObjectItemCaseSensitive(j, "bodies");
+        CHECK(cJSON_IsNumber(v) && v->valueint == 50, "summary bodies");
+        v = cJSON_GetObjectItemCaseSensitive(j, "joints");
+        CHECK(cJSON_IsNumber(v) && v->valueint == 50, "summary joints");
+        v = cJSON_GetObjectItemCaseSensitive(j, "steps_run");
+        CHECK(cJSON_IsNumber(v) && v->valueint == 30, "summary steps_run");
+        v = cJSON_GetObjectItemCaseSensitive(j, "backend");
+        CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "cpu"), "summary backend");
+        v = cJSON_GetObjectItemCaseSensitive(j, "device");
+        CHECK(cJSON_IsString(v), "summary device");
+        const cJSON *set = cJSON_GetObjectItemCaseSensitive(j, "settings");
+        v = cJSON_GetObjectItemCaseSensitive(set, "solver");
+        CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "gs"), "summary settings.solver");
+        v = cJSON_GetObjectItemCaseSensitive(set, "iterations");
+        CHECK(cJSON_IsNumber(v) && v->valueint == 4, "summary settings.iterations");
+        const cJSON *col = cJSON_GetObjectItemCaseSensitive(j, "colours");
+        v = cJSON_GetObjectItemCaseSensitive(col, "count");
+        CHECK(cJSON_IsNumber(v) && v->valueint >= 2, "summary colours.count");
+        const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "timings_ms"), "per_step");
+        const char *phases[] = {"step", "colour", "prepare", "solve", "integrate", "transfer"};
+        for (int k = 0; k < 6; ++k) {
+            v = cJSON_GetObjectItemCaseSensitive(tm, phases[k]);
+            CHECK(cJSON_IsNumber(v) && v->valuedouble >= 0.0, "summary timings_ms.per_step.%s", phases[k]);
+        }
+        const cJSON *vi = cJSON_GetObjectItemCaseSensitive(j, "violation");
+        v = cJSON_GetObjectItemCaseSensitive(vi, "final_max_gap");
+        CHECK(cJSON_IsNumber(v) && v->valuedouble >= 0.0 && v->valuedouble < 0.05, "summary violation.final_max_gap");
+        v = cJSON_GetObjectItemCaseSensitive(vi, "worst_max_gap");
+        CHECK(cJSON_IsNumber(v), "summary violation.worst_max_gap");
+        cJSON_Delete(j);
+    }
+    free(t);
+    CHECK(no_temp_files(g_work) && no_temp_files(vtk), "temporary files left behind");
+
+    /* a failing run leaves no output behind: an unwritable checkpoint directory fails at the end */
+    char *csv2 = path_in(g_work, "fail.csv"), *svg2 = path_in(g_work, "fail.svg");
+    code = run("run", "chain:10", "--steps", "5", "--backend", "cpu", "--csv", csv2, "--svg", svg2, "--checkpoint",
+               "/nonexistent-dir/ck.bin", NULL);
+    CHECK(code == 6, "unwritable checkpoint: exit %d, expected 6", code);
+    CHECK(!file_exists(csv2) && !file_exists(svg2), "outputs of a failed run were left behind");
+    CHECK(no_temp_files(g_work), "temporary files left behind after a failure");
+    /* an output that cannot be created fails before stepping */
+    code = run("run", "chain:10", "--steps", "5", "--backend", "cpu", "--csv", "/nonexistent-dir/x.csv", NULL);
+    CHECK(code == 6 && strstr(g_stderr, "cannot create"), "unwritable CSV: exit %d: %s", code, g_stderr);
+    free(csv2);
+    free(svg2);
+    free(csv), free(vtk), free(svg), free(plot), free(json);
+}
+
+/* ---- checkpoints --------------------------------------------------------------------------------------- */
+
+static int same_file(const char *a, const char *b) {
+    size_t na, nb;
+    char *ta = read_all(a, &na), *tb = read_all(b, &nb);
+    int same = ta && tb && na == nb && memcmp(ta, tb, na) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* The last `bodies` lines of a CSV (the final frame). */
+static char *last_frame(const char *path, int bodies) {
+    size_t n;
+    char *t = read_all(path, &n);
+    if (!t) return NULL;
+    int lines = 0;
+    size_t i = n;
+    while (i > 0) {
+        --i;
+        if (t[i] == '\n' && i + 1 < n && ++lines == bodies) break;
+        if (t[i] == '\n' && i + 1 == n) continue;
+    }
+    char *r = strdup(t + i);
+    free(t);
+    return r;
+}
+
+static void check_resume_scene(const char *scene, int bodies) {
+    char *a = path_in(g_work, "a.ck"), *b = path_in(g_work, "b.ck"), *ca = path_in(g_work, "a.csv"), *cb = path_in(g_work, "b.csv"),
+         *cc = path_in(g_work, "c.csv"), *c = path_in(g_work, "c.ck");
+    remove(a), remove(b), remove(c);
+    int code = run("run", scene, "--steps", "200", "--backend", "cpu", "--checkpoint", a, "--csv", ca, "--csv-every", "200", NULL);
+    CHECK(code == 0, "%s: 200 steps: exit %d: %s", scene, code, g_stderr);
+    code = run("run", scene, "--steps", "100", "--backend", "cpu", "--checkpoint", b, NULL);
+    CHECK(code == 0, "%s: 100 steps: exit %d: %s", scene, code, g_stderr);
+    code = run("resume", b, "--steps", "200", "--backend", "cpu", "--csv", cb, "--csv-every", "200", NULL);
+    CHECK(code == 0, "%s: resume to 200: exit %d: %s", scene, code, g_stderr);
+    CHECK(same_file(a, b), "%s: the checkpoint after 100 + resumed 100 steps differs from the one after 200 steps", scene);
+    char *fa = last_frame(ca, bodies), *fb = last_frame(cb, bodies);
+    CHECK(fa && fb && !strcmp(fa, fb), "%s: final body states differ between the uninterrupted and the resumed run", scene);
+    free(fa), free(fb);
+    /* 3 pieces through --more and checkpoint-every */
+    code = run("run", scene, "--steps", "60", "--backend", "cpu", "--checkpoint", c, NULL);
+    CHECK(code == 0, "%s: 60 steps: exit %d", scene, code);
+    code = run("resume", c, "--more", "70", NULL);
+    CHECK(code == 0, "%s: resume --more 70: exit %d: %s", scene, code, g_stderr);
+    code = run("resume", c, "--steps", "200", "--csv", cc, "--csv-every", "200", NULL);
+    CHECK(code == 0, "%s: resume to 200: exit %d: %s", scene, code, g_stderr);
+    CHECK(same_file(a, c), "%s: 60 + 70 + 70 resumed steps differ from 200 uninterrupted steps", scene);
+    free(a), free(b), free(ca), free(cb), free(cc), free(c);
+}
+
+static void check_resume(void) {
+    check_resume_scene("chain:30", 30);
+    check_resume_scene("rope:40", 40);
+    check_resume_scene("grid:6x5", 30);
+    char *mech = path_in(g_src, "examples/mechanisms.json");
+    check_resume_scene(mech, 10);
+    free(mech);
+
+    /* SIGTERM: a final checkpoint is written and the run can be resumed */
+    char *ck = path_in(g_work, "sig.ck");
+    remove(ck);
+    char *argv[] = {(char *)g_catena, "run", "chain:2000", "--steps", "100000000", "--backend", "cpu", "--checkpoint", ck,
+                    "--checkpoint-every", "1", NULL};
+    char *out = path_in(g_work, "sig.out"), *err = path_in(g_work, "sig.err");
+    pid_t pid = spawn(argv, out, err);
+    for (int i = 0; i < 600 && !file_exists(ck); ++i) {
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(file_exists(ck), "no periodic checkpoint appeared");
+    kill(pid, SIGTERM);
+    int code = wait_code(pid);
+    CHECK(code == 128 + SIGTERM, "SIGTERM: exit %d, expected %d", code, 128 + SIGTERM);
+    char *e = read_all(err, NULL);
+    CHECK(e && strstr(e, "checkpoint written"), "SIGTERM: no checkpoint message: %s", e ? e : "");
+    free(e);
+    ctn_checkpoint_info *info = malloc(sizeof *info);
+    char msg[512];
+    CHECK(ctn_checkpoint_read_info(ck, info, msg, sizeof msg) == CTN_OK && info->step > 0 && info->bodies == 2000,
+          "SIGTERM checkpoint unreadable: %s", msg);
+    free(info);
+    code = run("resume", ck, "--more", "2", NULL);
+    CHECK(code == 0, "resume after SIGTERM: exit %d: %s", code, g_stderr);
+    CHECK(no_temp_files(g_work), "temporary files left behind");
+    free(ck), free(out), free(err);
+}
+
+static void write_bytes(const char *path, const char *data, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+static void check_checkpoint_files(void) {
+    char *ck = path_in(g_work, "good.ck"), *bad = path_in(g_work, "bad.ck");
+    int code = run("run", "chain:20", "--steps", "10", "--backend", "cpu", "--checkpoint", ck, NULL);
+    CHECK(code == 0, "checkpointed run: exit %d", code);
+    size_t n;
+    char *t = read_all(ck, &n);
+    CHECK(t && n > 200, "checkpoint not written");
+    if (!t) return;
+    write_bytes(bad, t, n - 17);
+    code = run("resume", bad, NULL);
+    CHECK(code == 3 && strstr(g_stderr, "truncated"), "truncated checkpoint: exit %d: %s", code, g_stderr);
+    write_bytes(bad, t, 40);
+    code = run("resume", bad, NULL);
+    CHECK(code == 3 && strstr(g_stderr, "truncated"), "truncated header: exit %d: %s", code, g_stderr);
+    t[n / 2] ^= 0x10;
+    write_bytes(bad, t, n);
+    code = run("resume", bad, NULL);
+    CHECK(code == 3 && strstr(g_stderr, "checksum"), "corrupted checkpoint: exit %d: %s", code, g_stderr);
+    t[n / 2] ^= 0x10;
+    t[0] = 'X';
+    write_bytes(bad, t, n);
+    code = run("resume", bad, NULL);
+    CHECK(code == 3 && strstr(g_stderr, "not a catena checkpoint"), "bad magic: exit %d: %s", code, g_stderr);
+    t[0] = 'C';
+    t[8] = 99; /* version */
+    write_bytes(bad, t, n);
+    code = run("resume", bad, NULL);
+    CHECK(code == 3 && strstr(g_stderr, "version"), "bad version: exit %d: %s", code, g_stderr);
+    code = run("resume", "/nonexistent.ck", NULL);
+    CHECK(code == 6 && strstr(g_stderr, "cannot open"), "missing checkpoint: exit %d: %s", code, g_stderr);
+    code = run("resume", ck, "--steps", "5", NULL);
+    CHECK(code == 2, "resume to a step before the checkpoint: exit %d", code);
+    free(t);
+    free(ck), free(bad);
+}
+
+/* ---- bad scenes ---------------------------------------------------------------------------------------- */
+
+static void check_bad(void) {
+    char *dir = path_in(g_src, "tests/cli/bad"), *manifest = path_in(dir, "expected.txt");
+    char *t = read_all(manifest, NULL);
+    CHECK(t != NULL, "cannot read %s", manifest);
+    int cases = 0;
+    char *save = NULL;
+    for (char *l = t ? strtok_r(t, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        if (l[0] == '#' || !l[0]) continue;
+        char *name = l, *tab1 = strchr(l, '\t');
+        if (!tab1) continue;
+        *tab1 = '\0';
+        char *tab2 = strchr(tab1 + 1, '\t');
+        if (!tab2) continue;
+        *tab2 = '\0';
+        int want = atoi(tab1 + 1);
+        const char *expect = tab2 + 1;
+        char *file = path_in(dir, name);
+        CHECK(file_exists(file), "corpus file %s missing", name);
+        int code = run("validate", file, NULL);
+        CHECK(code == want, "validate %s: exit %d, expected %d: %s", name, code, want, g_stderr);
+        CHECK(strstr(g_stderr, expect) != NULL, "validate %s: message '%s' lacks '%s'", name, g_stderr, expect);
+        /* run refuses it the same way and writes nothing */
+        char *svg = path_in(g_work, "bad.svg");
+        code = run("run", file, "--steps", "1", "--backend", "cpu", "--svg", svg, NULL);
+        CHECK(code == want && strstr(g_stderr, expect), "run %s: exit %d: %s", name, code, g_stderr);
+        CHECK(!file_exists(svg), "run %s left an output", name);
+        free(svg);
+        free(file);
+        cases++;
+    }
+    CHECK(cases >= 20, "only %d broken scenes in the corpus", cases);
+    free(t);
+    free(manifest);
+
+    /* command-line and other input errors */
+    CHECK(run("run", NULL) == 2, "run without a scene");
+    CHECK(run("run", "chain:10", "--steps", "-5", NULL) == 2, "negative steps");
+    CHECK(run("run", "chain:10", "--solver", "sor", NULL) == 2, "unknown solver");
+    CHECK(run("run", "chain:10", "--bogus", "1", NULL) == 2, "unknown option");
+    CHECK(run("frobnicate", NULL) == 2, "unknown command");
+    int code = run("run", "spiral:10", "--steps", "1", NULL);
+    CHECK(code == 3 && strstr(g_stderr, "unknown generator"), "unknown generator spec: exit %d: %s", code, g_stderr);
+    code = run("validate", "/nonexistent/scene.json", NULL);
+    CHECK(code == 6 && strstr(g_stderr, "cannot open"), "missing scene file: exit %d: %s", code, g_stderr);
+    code = run("validate", dir, NULL);
+    CHECK(code == 6, "a directory as scene: exit %d: %s", code, g_stderr);
+    code = run("validate", "chain:100", NULL);
+    CHECK(code == 0, "validate a generator spec: exit %d: %s", code, g_stderr);
+    free(dir);
+}
+
+/* ---- examples ------------------------------------------------------------------------------------------ */
+
+static void check_examples(void) {
+    char *dir = path_in(g_src, "examples");
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "no examples directory");
+    int count = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json")) continue;
+        char *f = path_in(dir, e->d_name);
+        int code = run("validate", f, NULL);
+        CHECK(code == 0, "validate %s: exit %d: %s", e->d_name, code, g_stderr);
+        char *json = path_in(g_work, "example.json");
+        code = run("run", f, "--steps", "5", "--backend", "cpu", "--json", json, NULL);
+        CHECK(code == 0, "run %s: exit %d: %s", e->d_name, code, g_stderr);
+        char *t = read_all(json, NULL);
+        cJSON *j = t ? cJSON_Parse(t) : NULL;
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "status");
+        CHECK(cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s: summary status", e->d_name);
+        cJSON_Delete(j);
+        free(t);
+        free(json);
+        free(f);
+        count++;
+    }
+    if (d) closedir(d);
+    CHECK(count >= 4, "only %d example scenes", count);
+    free(dir);
+}
+
+/* ---- library ------------------------------------------------------------------------------------------- */
+
+static void check_api(void) {
+    ctn_world_desc desc = ctn_world_desc_default();
+    desc.backend = CTN_BACKEND_CPU;
+    ctn_world *w;
+    char err[1024];
+    CHECK(ctn_world_create(&desc, &w, err, sizeof err) == CTN_OK, "create: %s", err);
+    CHECK(ctn_scene_from_spec(w, "chain:5") == CTN_OK, "chain:5");
+    int nb0 = 0, nj0 = 0;
+    ctn_world_id_counts(w, &nb0, &nj0);
+    /* valid JSON whose second constraint fails only when built (coinciding distance anchors) */
+    const char *text = "{\"bodies\": [{\"particle\": true, \"position\": [0, -1, 0]}, {\"particle\": true, \"position\": [0, -1, 0]}],"
+                       " \"generators\": [{\"rope\": {\"links\": 4}}],"
+                       " \"constraints\": [{\"type\": \"distance\", \"a\": 0, \"anchor_b\": [0, 0, 0]}, {\"type\": \"distance\", \"a\": 0, \"b\": 1}]}";
+    ctn_scene *s = NULL;
+    CHECK(ctn_scene_parse_text(text, strlen(text), "api", &s, err, sizeof err) == CTN_OK, "parse: %s", err);
+    CHECK(ctn_scene_body_count(s) == 6 && ctn_scene_joint_count(s) == 6, "counts %lld %lld", (long long)ctn_scene_body_count(s),
+          (long long)ctn_scene_joint_count(s));
+    ctn_status st = ctn_scene_build(s, w);
+    CHECK(st != CTN_OK, "the build should fail");
+    CHECK(strstr(ctn_world_last_error(w), "api: constraints[1]") != NULL, "build error names the constraint: %s", ctn_world_last_error(w));
+    int nb = 0, nj = 0;
+    ctn_world_id_counts(w, &nb, &nj);
+    CHECK(nb == nb0 && nj == nj0 && ctn_world_body_count(w) == 5 && ctn_world_joint_count(w) == 5, "world changed: %d/%d bodies, %d/%d joints",
+          nb, nb0, nj, nj0);
+    CHECK(ctn_world_step(w) == CTN_OK, "the world still steps: %s", ctn_world_last_error(w));
+    ctn_scene_free(s);
+    /* settings */
+    const char *t2 = "{\"world\": {\"solver\": \"cg\", \"iterations\": 9, \"steps\": 7, \"device\": \"0:1\"}}";
+    CHECK(ctn_scene_parse_text(t2, strlen(t2), "t2", &s, err, sizeof err) == CTN_OK, "parse t2: %s", err);
+    int steps = 0;
+    ctn_world_desc d2;
+    ctn_scene_get_settings(s, &d2, &steps);
+    CHECK(d2.solver == CTN_SOLVER_CG && d2.iterations == 9 && steps == 7 && d2.device && !strcmp(d2.device, "0:1"), "settings read back");
+    ctn_scene_free(s);
+    /* line and column of a syntax error */
+    const char *t3 = "{\n  \"world\": {\n    \"steps\": 10\n    \"solver\": \"gs\"\n  }\n}\n";
+    CHECK(ctn_scene_parse_text(t3, strlen(t3), "t3", &s, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT, "t3 refused");
+    CHECK(strstr(err, "t3:4:5: expected ',' or '}'") != NULL, "t3 message: %s", err);
+    /* save / load in memory round trip */
+    char *ck = path_in(g_work, "api.ck");
+    CHECK(ctn_world_save(w, ck, 42, "hello") == CTN_OK, "save: %s", ctn_world_last_error(w));
+    ctn_world *w2 = NULL;
+    ctn_checkpoint_info *info = malloc(sizeof *info);
+    CHECK(ctn_world_load(ck, NULL, &w2, info, err, sizeof err) == CTN_OK, "load: %s", err);
+    CHECK(info->step == 42 && !strcmp(info->user, "hello") && info->bodies == 5 && info->joints == 5, "info read back");
+    for (int k = 0; k < 10; ++k) {
+        ctn_world_step(w);
+        ctn_world_step(w2);
+    }
+    int same = 1;
+    for (int i = 0; i < 5; ++i) {
+        ctn_body_state a, b;
+        ctn_body_get_state(w, i, &a);
+        ctn_body_get_state(w2, i, &b);
+        same &= memcmp(&a, &b, sizeof a) == 0;
+    }
+    CHECK(same, "a loaded world steps like the saved one");
+    free(info);
+    free(ck);
+    ctn_world_destroy(w2);
+    ctn_world_destroy(w);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: cli_test outputs|resume|checkpoint|bad|examples|api CATENA SOURCE_DIR WORK_DIR\n");
+        return 2;
+    }
+    g_catena = argv[2];
+    g_src = argv[3];
+    g_work = argv[4];
+    mkdir(g_work, 0777);
+    setenv("CATENA_QUIET", "1", 1);
+    if (!strcmp(argv[1], "outputs")) check_outputs();
+    else if (!strcmp(argv[1], "resume")) check_resume();
+    else if (!strcmp(argv[1], "checkpoint")) check_checkpoint_files();
+    else if (!strcmp(argv[1], "bad")) check_bad();
+    else if (!strcmp(argv[1], "examples")) check_examples();
+    else if (!strcmp(argv[1], "api")) check_api();
+    else {
+        fprintf(stderr, "unknown check %s\n", argv[1]);
+        return 2;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "cli_%s", argv[1]);
+    return check_report(name);
+}

@@ -1,0 +1,48 @@
+/* Helpers for the OpenCL tests that re-run their own executable with a changed environment: the
+ * OpenCL ICD loader and PoCL read their environment once, at the first OpenCL call of a process. */
+#ifndef CTN_TEST_OPENCL_CHILD_H
+#define CTN_TEST_OPENCL_CHILD_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Path of the running executable. */
+static int self_path(char *out, size_t size) {
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    if (n <= 0) return 0;
+    out[n] = '\0';
+    return 1;
+}
+
+/* Runs `env_prefix self args`, capturing stdout and stderr (each truncated to size). Returns the exit
+ * status, -1 if it could not run. */
+static int run_child(const char *env_prefix, const char *args, char *out, size_t out_size, char *err, size_t err_size) {
+    char self[1024], cmd[4096], fo[64], fe[64];
+    if (!self_path(self, sizeof self)) return -1;
+    snprintf(fo, sizeof fo, "child-%ld.out", (long)getpid());
+    snprintf(fe, sizeof fe, "child-%ld.err", (long)getpid());
+    snprintf(cmd, sizeof cmd, "%s '%s' %s >%s 2>%s", env_prefix, self, args, fo, fe);
+    int rc = system(cmd);
+    const char *files[2] = {fo, fe};
+    char *bufs[2] = {out, err};
+    size_t sizes[2] = {out_size, err_size};
+    for (int i = 0; i < 2; ++i) {
+        bufs[i][0] = '\0';
+        FILE *f = fopen(files[i], "rb");
+        if (f) {
+            size_t k = fread(bufs[i], 1, sizes[i] - 1, f);
+            bufs[i][k] = '\0';
+            fclose(f);
+        }
+        remove(files[i]);
+    }
+    if (rc == -1) return -1;
+    return (rc >> 8) & 0xff;
+}
+
+#endif

@@ -1,0 +1,94 @@
+/* Race detector (issue 3, DESIGN.md section 4): the OpenCL state after N steps of every solver on scenes
+ * large enough to span many work-groups is bitwise equal between PoCL with one worker thread and with
+ * four. A kernel that raced (two work-items writing one body, a work-group assumed to run in lock-step, a
+ * reduction whose order depends on scheduling) would change the hash with the thread count. The child
+ * runs print the device's compute-unit count, which proves the thread setting took effect. */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "opencl_child.h"
+
+#include <stdint.h>
+
+#define STEPS 15
+
+static const char *const scenes[] = {"chain:3000", "grid:40x40", "rope:2000"};
+
+static uint64_t fnv(uint64_t h, const void *data, size_t size) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int child(void) {
+    int count = 0;
+    char err[256];
+    ctn_device_info dev[8];
+    ctn_list_devices(dev, 8, &count, err, sizeof err);
+    printf("units %d\n", count > 0 ? dev[0].compute_units : 0);
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t sc = 0; sc < sizeof scenes / sizeof scenes[0]; ++sc) {
+        for (int so = CTN_SOLVER_GS; so <= CTN_SOLVER_CG; ++so) {
+            ctn_world_desc d = ctn_world_desc_default();
+            d.backend = CTN_BACKEND_OPENCL;
+            d.device = "0:0";
+            d.solver = (ctn_solver)so;
+            ctn_world *w = NULL;
+            ctn_status st = ctn_world_create(&d, &w, err, sizeof err);
+            if (st != CTN_OK) {
+                printf("error %s\n", err);
+                return 1;
+            }
+            st = ctn_scene_from_spec(w, scenes[sc]);
+            for (int i = 0; i < STEPS && st == CTN_OK; ++i) st = ctn_world_step(w);
+            int n = ctn_world_body_count(w), m = ctn_world_joint_count(w);
+            double *x = malloc(3 * sizeof(double) * (size_t)n);
+            if (st == CTN_OK && x) st = ctn_world_get_positions(w, x, n, NULL);
+            if (x) h = fnv(h, x, 3 * sizeof(double) * (size_t)n);
+            free(x);
+            for (int j = 0; j < m && st == CTN_OK; ++j) {
+                double imp[6];
+                st = ctn_joint_get_impulse(w, j, imp, NULL);
+                h = fnv(h, imp, sizeof imp);
+            }
+            ctn_step_stats s;
+            ctn_world_get_stats(w, &s);
+            h = fnv(h, &s.residual, sizeof s.residual);
+            h = fnv(h, &s.max_gap, sizeof s.max_gap);
+            if (st != CTN_OK) {
+                printf("error %s\n", ctn_world_last_error(w));
+                ctn_world_destroy(w);
+                return 1;
+            }
+            ctn_world_destroy(w);
+        }
+    }
+    printf("hash %016llx\n", (unsigned long long)h);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--child")) return child();
+    setenv("CATENA_CACHE_DIR", "opencl-cache", 0);
+    int count = 0;
+    char err[256];
+    ctn_device_info dev[8];
+    if (ctn_list_devices(dev, 8, &count, err, sizeof err) != CTN_OK || count == 0) {
+        printf("test_opencl_threads: no OpenCL platform or device, skipped\n");
+        return 0;
+    }
+    if (!strstr(dev[0].platform_name, "Portable Computing Language")) {
+        printf("test_opencl_threads: device 0:0 is not PoCL (%s); the thread-count comparison needs PoCL, skipped\n", dev[0].platform_name);
+        return 0;
+    }
+    char out1[4096], out4[4096], e1[4096], e4[4096];
+    int rc1 = run_child("POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_COUNT=1", "--child", out1, sizeof out1, e1, sizeof e1);
+    int rc4 = run_child("POCL_MAX_PTHREAD_COUNT=4 POCL_CPU_MAX_CU_COUNT=4", "--child", out4, sizeof out4, e4, sizeof e4);
+    printf("1 thread:  %s4 threads: %s", out1, out4);
+    CHECK(rc1 == 0 && rc4 == 0, "children failed: %d '%s' '%s' / %d '%s' '%s'", rc1, out1, e1, rc4, out4, e4);
+    CHECK(strstr(out1, "units 1\n") != NULL, "one-thread run reports '%s'", out1);
+    CHECK(strstr(out4, "units 4\n") != NULL, "four-thread run reports '%s'", out4);
+    const char *h1 = strstr(out1, "hash "), *h4 = strstr(out4, "hash ");
+    CHECK(h1 && h4 && strncmp(h1, h4, 21) == 0, "state hash differs between 1 and 4 PoCL threads");
+    return check_report("opencl_threads");
+}
