@@ -21,7 +21,7 @@ static const char *const kernel_names[CTN_K_COUNT] = {
     "ctn_k_prepare",      "ctn_k_forces",    "ctn_k_gather",    "ctn_k_gs_colour",   "ctn_k_gs_serial",
     "ctn_k_jacobi",       "ctn_k_integrate", "ctn_k_cg_init",   "ctn_k_cg_start",    "ctn_k_cg_gather",
     "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
-    "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final"};
+    "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia"};
 
 /* ---- small helpers --------------------------------------------------------------------------------- */
 
@@ -228,6 +228,22 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     return ctn__ocl_launch(w, o, k, (size_t)m, "row build");
 }
 
+/* World inverse inertia with the geometric-stiffness term (ctn_geometric_inertia_body). */
+static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
+    float gs_h = prm.geometric_stiffness * prm.h;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->props.mem);
+    ARG(k, 3, o->adj_offsets.mem);
+    ARG(k, 4, o->adj.mem);
+    ARG(k, 5, o->defs.mem);
+    ARG(k, 6, o->lambda.mem);
+    ARG(k, 7, gs_h);
+    ARG(k, 8, o->inertia.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
+}
+
 static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int n = w->body_count, k = CTN_K_FORCES;
     cl_mem in = o->vel.mem;
@@ -393,9 +409,11 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
     prm.warm_start = (float)w->desc.warm_start;
     prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
+    prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
     drop_events(o);
     for (int sub = 0; sub < substeps; ++sub) {
         phase_begin(o, CTN_PH_PREPARE);
+        if (prm.geometric_stiffness > 0.0f && t->joint_count > 0) TRY(run_geometric_inertia(w, o, prm));
         TRY(run_prepare(w, o, prm));
         phase_end(o);
         phase_begin(o, CTN_PH_INTEGRATE);

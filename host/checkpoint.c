@@ -72,6 +72,10 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     if (!path || !path[0]) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_save: path is empty");
     if (user && strlen(user) >= CTN_CHECKPOINT_USER_MAX)
         return ctn__fail(w, CTN_ERR_LIMIT, "ctn_world_save: user text of %zu bytes exceeds %d", strlen(user), CTN_CHECKPOINT_USER_MAX - 1);
+    if (w->collision)
+        return ctn__fail(w, CTN_ERR_UNSUPPORTED,
+                         "ctn_world_save: worlds with collision shapes, planes or contacts cannot be checkpointed yet "
+                         "(their contact cache is not saved)");
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     if (w->topology_dirty) {

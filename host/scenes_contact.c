@@ -1,7 +1,7 @@
 /* Contact scenes (issue 5): a capsule chain dropped onto a floor, a pile of spheres in a box, a hinged
  * bridge with limits, a motorised wheel, and Newton's cradle with contacts. Built through the public API
  * only, like host/scenes.c. */
-#include "world.h"
+#include "collide.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -188,6 +188,13 @@ ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
      * covers 10 mm per substep, so each impact is a two-ball event (a simultaneous impact of touching balls
      * spreads the momentum, the textbook failure of a one-shot LCP) */
     const double r = 0.05, len = 1.0, gap = 0.012;
+    /* contacts are found once per step: a ball at rest that is struck moves 40 mm within the step, so the
+     * speculative margin must cover the gaps for the next contact to exist before the ball arrives */
+    ctn_collision_desc cd = ctn_collision_desc_default();
+    if (w->collision) cd = w->collision->desc;
+    if (cd.margin < 0.05) cd.margin = 0.05;
+    ctn_status cst = ctn_world_set_collision(w, &cd);
+    if (cst != CTN_OK) return cst;
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = 0.2;
     ctn_inertia_sphere(bd.mass, r, bd.inertia);

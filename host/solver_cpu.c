@@ -149,7 +149,10 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
             rr += (double)r[6 * s + k] * r[6 * s + k];
         }
     }
-    for (int it = 0; it < w->desc.iterations && rz > 0.0; ++it) {
+    /* Stop once the preconditioned residual fell by 1e-6 in norm: float32 CG carried further loses
+     * conjugacy and drifts away from a solution it already reached. */
+    const double rz_stop = 1e-12 * rz;
+    for (int it = 0; it < w->desc.iterations && rz > rz_stop && rz > 0.0; ++it) {
         /* u = M^-1 J^T p per body */
         for (int i = 0; i < n; ++i) {
             ctn_vel ui;
@@ -194,6 +197,15 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
         rz = rz_new;
         for (int k = 0; k < 6 * m; ++k) p[k] = z[k] + beta * p[k];
     }
+    if (getenv("CTN_DEBUG_CG")) {
+        double tr = 0.0;
+        for (int s = 0; s < m; ++s) {
+            float rt[6];
+            ctn_block_residual(&c->blocks[s], ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[6 * s], rt);
+            for (int k = 0; k < 6; ++k) tr += (double)rt[k] * rt[k];
+        }
+        fprintf(stderr, "cg: recursive |r| %.3g true |r| %.3g\n", sqrt(rr), sqrt(tr));
+    }
     return rr;
 }
 
@@ -237,9 +249,14 @@ static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
     prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
     prm.warm_start = (float)w->desc.warm_start;
     prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
+    prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
     double r2 = 0.0;
     for (int sub = 0; sub < substeps; ++sub) {
         double t0 = ctn__now_ms();
+        if (prm.geometric_stiffness > 0.0f)
+            for (int i = 0; i < w->body_count; ++i)
+                ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, t->lambda,
+                                           prm.geometric_stiffness * prm.h, w->inertia);
         phase_prepare(w, c, prm);
         double t1 = ctn__now_ms();
         phase_forces(w, c, prm);

@@ -834,7 +834,7 @@ static int schur_applicable(const direct_state *s, const ctn_world *w, int n_ext
     if (n_extra != s->extra_count) return 0; /* cut (bounded) joints: projected GS instead */
     for (int k = 0; k < n_extra; ++k) {
         const ctn_joint_def *d = &t->defs[s->extra[k]];
-        if (!body_dynamic(w, d->a) || !body_dynamic(w, d->b) || s->slot_node[s->extra[k]] != -1) return 0;
+        if (!body_dynamic(w, d->a) || !body_dynamic(w, d->b) || !body_dof(w, d->a) || !body_dof(w, d->b)) return 0;
         rows += rows_of(d);
     }
     *rows_out = rows;

@@ -63,6 +63,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.max_colours = 32;
     d.threads = 0;
     d.max_speed = 1e4;
+    d.geometric_stiffness = 1.0;
     d.backend = CTN_BACKEND_AUTO;
     d.device = NULL;
     return d;
@@ -118,6 +119,10 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
     }
     if (d->threads < 0 || d->threads > 1024) {
         snprintf(msg, size, "desc.threads: %d is not in [0, 1024]", d->threads);
+        return 0;
+    }
+    if (!(d->geometric_stiffness >= 0.0 && d->geometric_stiffness <= 100.0)) {
+        snprintf(msg, size, "desc.geometric_stiffness: %g is not in [0, 100]", d->geometric_stiffness);
         return 0;
     }
     if (isnan(d->max_speed)) {

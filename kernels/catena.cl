@@ -25,6 +25,16 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
     ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
 }
 
+/* Before step 2: world inverse inertia with the geometric-stiffness term of the last substep's impulses. */
+__kernel void ctn_k_geometric_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props,
+                                      __global const int *adj_offsets, __global const int *adj,
+                                      __global const ctn_joint_def *defs, __global const float *lambda, float gs_h,
+                                      __global ctn_inertia *inertia) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+}
+
 /* Step 1: v* = v + h M^-1 f. Springs read vel_in (a copy of the velocities when springs exist), so no
  * work-item reads a velocity another one is writing. */
 __kernel void ctn_k_forces(int n, __global const ctn_props *props, __global const ctn_inertia *inertia,
@@ -90,6 +100,7 @@ __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn
 #define CTN_CG_ALPHA 3
 #define CTN_CG_BETA 4
 #define CTN_CG_ACTIVE 5
+#define CTN_CG_RZ_STOP 6 /* 1e-12 rz0: stop once the preconditioned residual fell by 1e-6 (as the CPU loop) */
 
 /* r = target - J v - S lambda, z = K^-1 r (block preconditioner), p = z; zero beyond the block's rows. */
 __kernel void ctn_k_cg_init(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
@@ -111,9 +122,10 @@ __kernel void ctn_k_cg_init(int m, __global const ctn_joint_def *defs, __global 
     }
 }
 
-/* active = rz > 0 after the initial dot product. */
+/* active = rz > 0 after the initial dot product; the stop threshold is relative to it. */
 __kernel void ctn_k_cg_start(__global float *sc) {
     if (get_global_id(0) != 0) return;
+    sc[CTN_CG_RZ_STOP] = 1e-12f * sc[CTN_CG_RZ];
     sc[CTN_CG_ACTIVE] = sc[CTN_CG_RZ] > 0.0f ? 1.0f : 0.0f;
 }
 
@@ -187,7 +199,7 @@ __kernel void ctn_k_cg_velocity(int n, __global const int *adj_offsets, __global
     vel[i] = v;
 }
 
-/* beta = rz_new / rz, rz = rz_new; the iteration goes on while rz > 0. */
+/* beta = rz_new / rz, rz = rz_new; the iteration goes on while rz > 0 and above the stop threshold. */
 __kernel void ctn_k_cg_beta(__global float *sc) {
     if (get_global_id(0) != 0) return;
     if (sc[CTN_CG_ACTIVE] == 0.0f) {
@@ -196,7 +208,7 @@ __kernel void ctn_k_cg_beta(__global float *sc) {
     }
     sc[CTN_CG_BETA] = sc[CTN_CG_RZNEW] / sc[CTN_CG_RZ];
     sc[CTN_CG_RZ] = sc[CTN_CG_RZNEW];
-    if (!(sc[CTN_CG_RZ] > 0.0f)) sc[CTN_CG_ACTIVE] = 0.0f;
+    if (!(sc[CTN_CG_RZ] > 0.0f) || !(sc[CTN_CG_RZ] > sc[CTN_CG_RZ_STOP])) sc[CTN_CG_ACTIVE] = 0.0f;
 }
 
 /* p = z + beta p. */

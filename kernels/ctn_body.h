@@ -11,6 +11,14 @@ CTN_FN ctn_sym3 ctn_body_inverse_inertia(ctn_pose pose, ctn_props pr) {
     return ctn_world_inverse_inertia(pose.q, pr.inv_inertia_body);
 }
 
+/* The same with `alpha` added to every principal moment: R diag(1/(J0_k + alpha)) R^T. */
+CTN_FN ctn_sym3 ctn_body_inverse_inertia_augmented(ctn_pose pose, ctn_props pr, float alpha) {
+    if ((pr.flags & CTN_BODY_FLAG_DYNAMIC) == 0 || (pr.flags & CTN_BODY_FLAG_PARTICLE) != 0) return ctn_sym3_zero();
+    ctn_v3 d = pr.inv_inertia_body;
+    d = ctn_v3_make(d.x / (1.0f + alpha * d.x), d.y / (1.0f + alpha * d.y), d.z / (1.0f + alpha * d.z));
+    return ctn_world_inverse_inertia(pose.q, d);
+}
+
 /* v* = v + h M^-1 f_ext (DESIGN.md section 1, step 1): gravity, the user force and torque, and any extra
  * force/torque (springs). The gyroscopic term is left out on purpose (seed 000, after eq. 35). */
 CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn_v3 gravity, float h, ctn_v3 f_extra,

@@ -364,6 +364,23 @@ CTN_FN float ctn_block_delta(const ctn_block *b, ctn_vel va, ctn_vel vb, float *
         return r2;
     }
     ctn_kinv_mul(b->kinv, n, r, dl);
+    /* Bounded rows (limits, motors, ropes; issue 5): when row k leaves its bounds, the other rows are
+     * re-solved with row k held at its bound. With X = K^-1, adding the reaction e to row k's right-hand
+     * side moves dl by X[:,k] e, so e = (dl_k' - dl_k) / X_kk gives the exact block solution with row k
+     * fixed; with one bounded row per block (hinge limit or motor, rope) this is the exact projected block
+     * step, whereas a plain clamp would leave the other rows with the increment of an impulse that is not
+     * applied. A final clamp keeps every row in its bounds when several rows are bounded. */
+    for (i = 0; i < n; ++i) {
+        float l = lam[i] + dl[i];
+        float c = l < b->lo[i] ? b->lo[i] : (l > b->hi[i] ? b->hi[i] : l);
+        float xkk = b->kinv[CTN_TRI(i, i)];
+        if (c != l && xkk > 0.0f) {
+            float e = (c - l) / xkk;
+            int k;
+            for (k = 0; k < n; ++k) dl[k] += b->kinv[k >= i ? CTN_TRI(k, i) : CTN_TRI(i, k)] * e;
+            dl[i] = c - lam[i];
+        }
+    }
     for (i = 0; i < n; ++i) {
         float l = lam[i] + dl[i];
         l = l < b->lo[i] ? b->lo[i] : (l > b->hi[i] ? b->hi[i] : l);

@@ -123,7 +123,8 @@ typedef struct ctn_step_params {
     int stabilization;  /* 0 SPOOK, 1 Baumgarte */
     float warm_start;
     int mass_split;     /* 1: effective masses with split inverse masses (Jacobi) */
-    float pad[2];
+    float geometric_stiffness; /* factor on the geometric-stiffness inertia (0: off), ctn_solver.h */
+    float pad;
 } ctn_step_params;
 
 #endif /* CTN_TYPES_H */

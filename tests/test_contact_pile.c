@@ -11,6 +11,7 @@ static ctn_world *make_world(int threads) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.threads = threads;
+    d.warm_start = 1.0; /* full warm start: the recommended setting for contact piles (README) */
     ctn_world *w = NULL;
     char err[256];
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);
@@ -64,7 +65,7 @@ int main(void) {
         double v = sqrt(bs.velocity[0] * bs.velocity[0] + bs.velocity[1] * bs.velocity[1] + bs.velocity[2] * bs.velocity[2]);
         if (v > vmax) vmax = v;
     }
-    CHECK(vmax < 0.2, "pile still moving at %g m/s after %d steps", vmax, steps);
+    CHECK(vmax < 0.1, "pile still moving at %g m/s after %d steps", vmax, steps);
     CHECK(max_speed_seen < 40.0, "pile exploded: %g m/s or rad/s", max_speed_seen);
     CHECK(st.max_gap < 0.01, "penetration %g m", st.max_gap);
     CHECK(total > 0 && persisted > 0.95 * total, "contact ids persisted %d of %d", persisted, total);

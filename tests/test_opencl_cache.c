@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "opencl_lsan.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -73,11 +74,17 @@ int main(void) {
     make_world();
     CHECK(stat(path, &s2) == 0 && s2.st_ino == s1.st_ino && s2.st_mtime == s1.st_mtime, "warm start rewrote the entry");
 
-    /* corrupted payload (header intact would need the checksum to catch it; here the whole file) */
+    /* garbage in place of the entry: ignored, rebuilt, replaced by a valid entry */
     write_file(path, "CTNB garbage that is no program", 31);
     CHECK(make_world(), "corrupted entry broke world creation");
-    CHECK(stat(path, &s2) == 0 && s2.st_size == s1.st_size, "corrupted entry was not rebuilt (size %ld vs %ld)", (long)s2.st_size,
-          (long)s1.st_size);
+    char magic[5] = "";
+    FILE *g = fopen(path, "rb");
+    if (g) {
+        if (fread(magic, 1, 4, g) != 4) magic[0] = '\0';
+        fclose(g);
+    }
+    CHECK(stat(path, &s2) == 0 && s2.st_size > 64 && !strcmp(magic, "CTNB"), "corrupted entry was not rebuilt (size %ld)", (long)s2.st_size);
+    s1 = s2;
 
     /* flipped byte inside a valid entry: caught by the payload checksum */
     FILE *f = fopen(path, "r+b");
@@ -93,7 +100,7 @@ int main(void) {
     CHECK(stat(path, &s2) == 0 && s2.st_ino != s1.st_ino, "entry with a flipped byte was not replaced");
 
     /* truncated */
-    truncate(path, 40);
+    CHECK(truncate(path, 40) == 0, "truncate %s", path);
     CHECK(make_world(), "truncated entry broke world creation");
     CHECK(stat(path, &s2) == 0 && s2.st_size > 40, "truncated entry was not rebuilt");
 

@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "opencl_lsan.h"
 
 #include <stdint.h>
 #include <stdio.h>

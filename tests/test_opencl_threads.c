@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "opencl_lsan.h"
 #include "opencl_child.h"
 
 #include <stdint.h>

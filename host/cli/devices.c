@@ -1,8 +1,53 @@
-/* `catena devices`: lists OpenCL platforms and devices and the one `auto` picks. */
+/* `catena devices`: lists OpenCL platforms and devices and the one `auto` picks. With --verbose it also
+ * times the kernel program build of each device: cold (from source, into an empty binary cache) and warm
+ * (from the cached binary), through world creation in a temporary CATENA_CACHE_DIR. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double devices_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* World creation time (ms) on device "P:D" with explicit OpenCL; < 0 on failure. */
+static double time_world(const ctn_device_info *d, char *err, size_t err_size) {
+    char req[32];
+    snprintf(req, sizeof req, "%d:%d", d->platform, d->device);
+    ctn_world_desc desc = ctn_world_desc_default();
+    desc.backend = CTN_BACKEND_OPENCL;
+    desc.device = req;
+    ctn_world *w = NULL;
+    double t0 = devices_now_ms();
+    ctn_status st = ctn_world_create(&desc, &w, err, err_size);
+    double ms = devices_now_ms() - t0;
+    ctn_world_destroy(w);
+    return st == CTN_OK ? ms : -1.0;
+}
+
+/* Cold and warm program build times of one device, in a temporary cache directory. */
+static void print_build_times(const ctn_device_info *d) {
+    char dir[64], saved[1024] = "", err[2048] = "";
+    const char *old = getenv("CATENA_CACHE_DIR");
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    snprintf(dir, sizeof dir, "/tmp/catena-devices-%ld", (long)getpid());
+    setenv("CATENA_CACHE_DIR", dir, 1);
+    double cold = time_world(d, err, sizeof err);
+    double warm = cold >= 0.0 ? time_world(d, err, sizeof err) : -1.0;
+    if (cold >= 0.0) printf("        program build: cold %.1f ms (from source), warm %.1f ms (cached binary)\n", cold, warm);
+    else printf("        program build failed: %s\n", err);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "catena: could not remove %s\n", dir);
+    if (old) setenv("CATENA_CACHE_DIR", saved, 1);
+    else unsetenv("CATENA_CACHE_DIR");
+}
 
 int ctn_cli_devices(int argc, char **argv) {
     int verbose = argc > 0 && !strcmp(argv[0], "--verbose");
@@ -18,6 +63,9 @@ int ctn_cli_devices(int argc, char **argv) {
         printf("no OpenCL devices%s%s; `auto` uses the CPU solver\n", err[0] ? ": " : "", err);
         return CTN_EXIT_OK;
     }
+    int any_auto = 0;
+    for (int i = 0; i < count && i < 64; ++i) any_auto |= dev[i].auto_choice;
+    if (!any_auto) printf("no OpenCL GPU: `auto` uses the CPU solver; `--backend opencl` uses device 0:0\n");
     for (int i = 0; i < count && i < 64; ++i) {
         const ctn_device_info *d = &dev[i];
         printf("%s%d:%d  %-40s %s, %d compute units, %.0f MiB%s\n", d->auto_choice ? "* " : "  ", d->platform, d->device, d->name,
@@ -25,6 +73,7 @@ int ctn_cli_devices(int argc, char **argv) {
         if (verbose)
             printf("        platform %s | vendor %s | %s | driver %s | max alloc %.0f MiB\n", d->platform_name, d->vendor, d->version,
                    d->driver, d->max_alloc_mib);
+        if (verbose) print_build_times(d);
     }
     return CTN_EXIT_OK;
 }

@@ -73,7 +73,20 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
         scale = (1400.0 - margin - top) / (hi[1] - lo[1]);
         height = 1400.0;
     }
-    double dot = live > 20000 ? 1.5 : live > 2000 ? 2.5 : live > 200 ? 4.0 : 8.0;
+    /* dots about half the typical joint length on the picture, 1..8 px */
+    double sum_len = 0.0;
+    int nlen = 0;
+    for (int l = 0; l < nl; ++l) {
+        const ctn_joint_info *ji = &joints[l];
+        if (!alive[ji->body_a]) continue;
+        double bu = ji->body_b == CTN_WORLD ? ji->anchor_b[u] : alive[ji->body_b] ? pu[ji->body_b] : NAN;
+        double bv = ji->body_b == CTN_WORLD ? ji->anchor_b[v] : alive[ji->body_b] ? pv[ji->body_b] : NAN;
+        double len = hypot(pu[ji->body_a] - bu, pv[ji->body_a] - bv) * scale;
+        if (isfinite(len)) sum_len += len, nlen++;
+    }
+    double dot = nlen ? 0.5 * sum_len / nlen : 8.0;
+    if (!(dot >= 1.0)) dot = 1.0;
+    if (dot > 8.0) dot = 8.0;
     ctn_outfile out;
     if (!ctn_out_open(&out, path, err, err_size)) {
         free(pu), free(pv), free(alive), free(joints);
@@ -91,7 +104,7 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
 #define X(a) (margin + ((a) - lo[0]) * scale)
 #define Y(b) (height - margin - ((b) - lo[1]) * scale)
     /* joints: one path of segments; world anchors: red dots */
-    fprintf(f, "<path fill=\"none\" stroke=\"#4a6fa5\" stroke-width=\"%.1f\" d=\"", dot > 2.0 ? 1.5 : 0.8);
+    fprintf(f, "<path fill=\"none\" stroke=\"#4a6fa5\" stroke-width=\"%.1f\" d=\"", dot > 3.0 ? 1.5 : 0.8);
     for (int l = 0; l < nl; ++l) {
         const ctn_joint_info *ji = &joints[l];
         if (!alive[ji->body_a]) continue;

@@ -83,6 +83,8 @@ typedef struct ctn_world_desc {
     double warm_start;       /* factor in [0, 1] on last substep's impulses; default 0.5 */
     int max_colours;         /* colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
     int threads;             /* CPU solver threads; 0 = automatic; default 0 */
+    double geometric_stiffness; /* factor on the geometric-stiffness inertia that keeps long, tense chains of
+                                   rigid bodies stable at large steps (ctn_solver.h); 0 disables; default 1 */
     double max_speed;        /* divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
                                 any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0 disables;
                                 default 1e4 */

@@ -1,0 +1,53 @@
+/* OpenCL vs CPU on the contact scenes (issue 5): same contacts, limits and motors, positions within a
+ * tolerance after a short run. Skipped (passes) when this build or machine has no OpenCL device. */
+#include "catena/catena.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static ctn_world *make(ctn_backend backend, char *err, size_t n) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    ctn_world *w = NULL;
+    if (ctn_world_create(&d, &w, err, n) != CTN_OK) return NULL;
+    return w;
+}
+
+int main(void) {
+    char err[512];
+    ctn_world *probe = make(CTN_BACKEND_OPENCL, err, sizeof err);
+    if (!probe) {
+        printf("contact_opencl: skipped (no OpenCL backend: %s)\n", err);
+        return 0;
+    }
+    ctn_world_destroy(probe);
+    const char *scenes[] = {"pile:200", "capsule_chain:60", "bridge_limits:10", "wheel", "contact_cradle:5"};
+    for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; ++s) {
+        ctn_world *cpu = make(CTN_BACKEND_CPU, err, sizeof err), *gpu = make(CTN_BACKEND_OPENCL, err, sizeof err);
+        CHECK(cpu && gpu, "create: %s", err);
+        if (!cpu || !gpu) break;
+        CHECK(ctn_scene_from_spec(cpu, scenes[s]) == CTN_OK && ctn_scene_from_spec(gpu, scenes[s]) == CTN_OK, "%s", scenes[s]);
+        for (int i = 0; i < 20; ++i) {
+            CHECK(ctn_world_step(cpu) == CTN_OK, "cpu %s: %s", scenes[s], ctn_world_last_error(cpu));
+            CHECK(ctn_world_step(gpu) == CTN_OK, "opencl %s: %s", scenes[s], ctn_world_last_error(gpu));
+        }
+        int n = ctn_world_body_count(cpu), wa = 0, wb = 0;
+        double *a = malloc(3 * (size_t)n * sizeof *a), *b = malloc(3 * (size_t)n * sizeof *b);
+        ctn_world_get_positions(cpu, a, n, &wa);
+        ctn_world_get_positions(gpu, b, n, &wb);
+        double worst = 0.0;
+        for (int k = 0; k < 3 * wa; ++k) worst = fmax(worst, fabs(a[k] - b[k]));
+        CHECK(wa == wb && worst < 1e-3, "%s: OpenCL and CPU positions differ by %g m", scenes[s], worst);
+        int ca = 0, cb = 0;
+        ctn_world_get_contacts(cpu, NULL, 0, &ca);
+        ctn_world_get_contacts(gpu, NULL, 0, &cb);
+        CHECK(ca == cb, "%s: %d contacts on the CPU, %d on OpenCL", scenes[s], ca, cb);
+        printf("%s: max position difference %.3g m, %d contacts\n", scenes[s], worst, ca);
+        free(a);
+        free(b);
+        ctn_world_destroy(cpu);
+        ctn_world_destroy(gpu);
+    }
+    return check_report("contact_opencl");
+}
