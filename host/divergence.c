@@ -31,6 +31,7 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
         w->snapshot_lambda = l;
         w->snapshot_rows = (int)cap;
     }
+    if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
     memcpy(w->snapshot_pose, w->pose, (size_t)n * sizeof *w->pose);
     memcpy(w->snapshot_vel, w->vel, (size_t)n * sizeof *w->vel);
     memcpy(w->snapshot_inertia, w->inertia, (size_t)n * sizeof *w->inertia);
@@ -40,6 +41,7 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
 
 void ctn__snapshot_restore(ctn_world *w) {
     int n = w->body_count;
+    if (n == 0) return;
     memcpy(w->pose, w->snapshot_pose, (size_t)n * sizeof *w->pose);
     memcpy(w->vel, w->snapshot_vel, (size_t)n * sizeof *w->vel);
     memcpy(w->inertia, w->snapshot_inertia, (size_t)n * sizeof *w->inertia);

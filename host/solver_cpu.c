@@ -52,7 +52,9 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     return CTN_OK;
 }
 
+#ifdef _OPENMP /* issue 7: only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
 static int cpu_threads(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : 0; }
+#endif
 
 /* ---- the phases of one substep ------------------------------------------------------------------- */
 

