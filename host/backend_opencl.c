@@ -387,6 +387,28 @@ static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
     return CTN_OK;
 }
 
+/* CG solves equalities only (as on the CPU, host/solver_cpu.c): a step whose layout holds joints with
+ * bounded rows (contacts, hinge limits or motors, ropes) is solved by Gauss-Seidel, reported once. The
+ * device has the blocks, so the test is on the joint definitions: conservative for a limit not reached. */
+static int has_bounded_joints(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    for (int s = 0; s < t->joint_count; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        if (d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE))) {
+            if (!o->cg_warned) {
+                o->cg_warned = 1;
+                ctn__fail(w, CTN_OK,
+                          "warning: the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
+                          "motor or rope), so steps with bounded rows are solved by Gauss-Seidel",
+                          t->order[s]);
+                if (!getenv("CATENA_QUIET")) fprintf(stderr, "catena: %s\n", w->error);
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     const ctn_topology *t = &w->topo;
     if (w->desc.solver == CTN_SOLVER_DIRECT)
@@ -410,6 +432,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     prm.warm_start = (float)w->desc.warm_start;
     prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
     prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
+    int use_gs_for_cg = w->desc.solver == CTN_SOLVER_CG && has_bounded_joints(w, o);
     drop_events(o);
     for (int sub = 0; sub < substeps; ++sub) {
         phase_begin(o, CTN_PH_PREPARE);
@@ -421,7 +444,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
         phase_end(o);
         phase_begin(o, CTN_PH_SOLVE);
         TRY(run_warm_start(w, o, prm.warm_start));
-        if (w->desc.solver == CTN_SOLVER_GS) TRY(solve_gs(w, o));
+        if (w->desc.solver == CTN_SOLVER_GS || use_gs_for_cg) TRY(solve_gs(w, o));
         else if (w->desc.solver == CTN_SOLVER_JACOBI) TRY(solve_jacobi(w, o));
         else TRY(ctn__ocl_solve_cg(w, o));
         phase_end(o);

@@ -2,6 +2,7 @@
  * on-disk binary cache (host/opencl_cache.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "opencl_internal.h"
+#include "fault.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -20,7 +21,8 @@ cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, const char **why) {
     memset(list, 0, sizeof *list);
     list->auto_index = -1;
     *why = NULL;
-    cl_int e = clGetPlatformIDs(16, plats, &np);
+    /* issue 7: CATENA_FAULT=no-platform answers as an ICD loader without vendors */
+    cl_int e = ctn__fault_from_env().kind == CTN_FAULT_NO_PLATFORM ? -1001 : clGetPlatformIDs(16, plats, &np);
     if (e == -1001 /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no vendor */ || (e == CL_SUCCESS && np == 0)) {
         *why = "no OpenCL platform";
         return CL_SUCCESS;
@@ -119,7 +121,7 @@ void ctn__ocl_build_options(cl_device_id device, char *out, size_t size) {
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     snprintf(out, size, "-cl-std=CL1.2 -Werror%s%s", (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
-             getenv("CATENA_TEST_BAD_BUILD_OPTION") && !strcmp(getenv("CATENA_TEST_BAD_BUILD_OPTION"), "1")
+             ctn__fault_from_env().kind == CTN_FAULT_BUILD /* CATENA_FAULT=build or CATENA_TEST_BAD_BUILD_OPTION=1 */
                  ? " -catena-test-bad-build-option" /* test hook: proves the fallback on a failed build */
                  : "");
 }

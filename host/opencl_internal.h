@@ -41,7 +41,7 @@ cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, const char **why);
  * failure (CTN_BACKEND_AUTO then uses the CPU solver). Returns the list index or -1 with msg filled. */
 int ctn__ocl_pick_device(const ctn_ocl_device_list *list, const char *request, int allow_cpu_device, char *msg, size_t size);
 
-/* Program build options, in one place. Adds the test hook CATENA_TEST_BAD_BUILD_OPTION=1. */
+/* Program build options, in one place. Adds an invalid option for CATENA_FAULT=build (host/fault.c). */
 void ctn__ocl_build_options(cl_device_id device, char *out, size_t size);
 
 typedef struct ctn_ocl_build_info {
@@ -127,6 +127,7 @@ typedef struct ctn_ocl {
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     unsigned layout_version;
     int have_layout;
+    int cg_warned;                /* the CG -> GS fallback for bounded rows was reported */
 
     /* phase timing: events of the first and last command of each phase instance */
     cl_event *ev;                 /* pairs (first, last) */

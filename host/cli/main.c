@@ -23,6 +23,7 @@ static void usage(FILE *f) {
             "       catena --version\n"
             "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
             "       chain:N  heavy_chain:N  rope:N  grid:NXxNY  bridge:N  cradle:N  double_pendulum\n"
+            "       with contacts: pile:N  capsule_chain:N  bridge_limits:N  contact_cradle:N  wheel\n"
             "exit codes: 0 ok, 2 usage, 3 bad scene or checkpoint, 4 device, 5 diverged, 6 I/O, 130/143 interrupted\n");
 }
 

@@ -310,6 +310,7 @@ static int simulate(run_ctx *r) {
         ctn_world_get_stats(w, &s);
         sum.ms_total += s.ms_total;
         sum.ms_colour += s.ms_colour;
+        sum.ms_collide += s.ms_collide;
         sum.ms_prepare += s.ms_prepare;
         sum.ms_solve += s.ms_solve;
         sum.ms_integrate += s.ms_integrate;
@@ -424,6 +425,7 @@ static int simulate(run_ctx *r) {
     printf("solver           %s, %d iterations x %d substeps, dt %.6g s\n", ctn_cli_solver_name(sm.desc.solver), sm.desc.iterations,
            sm.desc.substeps, sm.desc.time_step);
     printf("colours          %d (largest %d, overflow %d)\n", s.colours, s.largest_colour, s.overflow);
+    if (s.contacts > 0) printf("contacts         %d (collision %.4f ms/step)\n", s.contacts, sum.ms_collide / n);
     printf("steps            %llu..%llu (%s)\n", (unsigned long long)r->start, (unsigned long long)step, status);
     printf("ms/step          %.4f (colour %.4f, prepare %.4f, solve %.4f, integrate %.4f, transfer %.4f)\n", sum.ms_total / n,
            sum.ms_colour / n, sum.ms_prepare / n, sum.ms_solve / n, sum.ms_integrate / n, sum.ms_transfer / n);
