@@ -6,6 +6,7 @@
  * stats reduction (residual, max gap, max angle) at the end. Body state and impulses come back only
  * when the host asks (sync_to_host, through ctn__sync). */
 #include "opencl_internal.h"
+#include "fault.h"
 
 #include <clblast_c.h>
 #include <math.h>
@@ -13,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STATS_FLOATS 8   /* [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r|| */
+#define STATS_FLOATS 8   /* [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4] max body speed (float
+                          * bits), [5] first non-finite or too fast body (int; body count when none) */
+#define STATS_CHECK 4    /* issue 7: index of the body check in the stats buffer */
 #define REDUCE_GROUPS 64 /* first-pass groups of the tree reduction (fixed: results do not depend on threads) */
 #define MAX_LOCAL 256    /* work-group size cap; the device's own limits may lower it */
 
@@ -21,7 +24,8 @@ static const char *const kernel_names[CTN_K_COUNT] = {
     "ctn_k_prepare",      "ctn_k_forces",    "ctn_k_gather",    "ctn_k_gs_colour",   "ctn_k_gs_serial",
     "ctn_k_jacobi",       "ctn_k_integrate", "ctn_k_cg_init",   "ctn_k_cg_start",    "ctn_k_cg_gather",
     "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
-    "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia"};
+    "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia",
+    "ctn_k_body_check",   "ctn_k_body_check_final"};
 
 /* ---- small helpers --------------------------------------------------------------------------------- */
 
@@ -55,6 +59,11 @@ ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const 
     size_t local = o->local[k];
     size_t global = (items + local - 1) / local * local;
     cl_event ev = NULL;
+    /* issue 7: CATENA_FAULT=enqueue@N fails the third launch of step N */
+    if (o->in_step && ++o->launches == 3 && o->fault_kind == CTN_FAULT_ENQUEUE && !o->fault_fired && o->step_index == o->fault_step) {
+        o->fault_fired = 1;
+        return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s (injected by CATENA_FAULT)", what, kernel_names[k], ctn__cl_error_name(CL_OUT_OF_RESOURCES));
+    }
     cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &local, 0, NULL,
                                       o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, kernel_names[k], ctn__cl_error_name(e));
@@ -64,8 +73,19 @@ ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const 
 
 ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew) {
     if (size < 64) size = 64;
+    /* issue 7: CATENA_FAULT=out-of-memory[@N] fails an allocation at backend creation or at step N */
+    if (o->fault_kind == CTN_FAULT_OUT_OF_MEMORY && !o->fault_fired && o->step_index == o->fault_step) {
+        o->fault_fired = 1;
+        return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s (injected by CATENA_FAULT)", size,
+                         ctn__cl_error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+    }
     if (b->mem && b->size >= size) return CTN_OK;
-    size_t cap = b->mem ? size + size / 2 : size; /* grow geometrically when a world keeps growing */
+    size_t cap = b->mem && size <= (size_t)-1 / 3 * 2 ? size + size / 2 : size; /* grow geometrically when a world keeps growing */
+    /* issue 7: a buffer larger than the device allows is refused with the sizes, not left to the driver */
+    if (o->max_alloc && size > o->max_alloc)
+        return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s: more than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes)", size,
+                         ctn__cl_error_name(CL_INVALID_BUFFER_SIZE), (unsigned long long)o->max_alloc);
+    if (o->max_alloc && cap > o->max_alloc) cap = (size_t)o->max_alloc;
     if (b->mem) clReleaseMemObject(b->mem);
     b->mem = NULL;
     b->size = 0;
@@ -380,6 +400,14 @@ static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
 /* The one blocking read of a step. */
 static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
     cl_event ev = NULL;
+    /* issue 7: CATENA_FAULT=device-lost@N / out-of-resources@N fail this read at step N */
+    if (o->in_step && (o->fault_kind == CTN_FAULT_DEVICE_LOST || o->fault_kind == CTN_FAULT_OUT_OF_RESOURCES) && !o->fault_fired &&
+        o->step_index == o->fault_step) {
+        o->fault_fired = 1;
+        clFinish(o->queue);
+        return ctn__fail(w, CTN_ERR_DEVICE, "reading the step statistics: %s (injected by CATENA_FAULT)",
+                         ctn__cl_error_name(o->fault_kind == CTN_FAULT_DEVICE_LOST ? CL_DEVICE_NOT_AVAILABLE : CL_OUT_OF_RESOURCES));
+    }
     cl_int e = clEnqueueReadBuffer(o->queue, o->stats.mem, CL_TRUE, 0, STATS_FLOATS * sizeof(float), stats, 0, NULL,
                                    o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading the step statistics: %s", ctn__cl_error_name(e));
@@ -409,6 +437,107 @@ static int has_bounded_joints(ctn_world *w, ctn_ocl *o) {
     return 0;
 }
 
+/* ---- issue 7: device snapshot, divergence check, fault recovery -------------------------------------- */
+
+static ctn_status read_buf(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what);
+
+/* Pose and velocity of one body from the device (the divergence message). */
+static ctn_status read_body(ctn_world *w, ctn_ocl *o, int i, ctn_pose *p, ctn_vel *v) {
+    cl_int e = clEnqueueReadBuffer(o->queue, o->pose.mem, CL_TRUE, (size_t)i * sizeof *p, sizeof *p, p, 0, NULL, NULL);
+    if (e == CL_SUCCESS) e = clEnqueueReadBuffer(o->queue, o->vel.mem, CL_TRUE, (size_t)i * sizeof *v, sizeof *v, v, 0, NULL, NULL);
+    return ctn__ocl_check(w, e, "reading the diverged body");
+}
+
+static ctn_status copy_buf(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    return ctn__ocl_check(w, clEnqueueCopyBuffer(o->queue, from, to, 0, 0, size, 0, NULL, NULL), what);
+}
+
+/* Device-side copy of the state the step starts from (after this step's uploads). */
+static ctn_status take_snapshot(ctn_world *w, ctn_ocl *o) {
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    TRY(ctn__ocl_reserve(w, o, &o->snap_pose, n * sizeof(ctn_pose), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->snap_vel, n * sizeof(ctn_vel), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->snap_inertia, n * sizeof(ctn_inertia), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->snap_lambda, 6 * m * sizeof(float), NULL));
+    TRY(copy_buf(w, o, o->pose.mem, o->snap_pose.mem, n * sizeof(ctn_pose), "snapshot of the poses"));
+    TRY(copy_buf(w, o, o->vel.mem, o->snap_vel.mem, n * sizeof(ctn_vel), "snapshot of the velocities"));
+    TRY(copy_buf(w, o, o->inertia.mem, o->snap_inertia.mem, n * sizeof(ctn_inertia), "snapshot of the inertias"));
+    TRY(copy_buf(w, o, o->lambda.mem, o->snap_lambda.mem, 6 * m * sizeof(float), "snapshot of the impulses"));
+    o->snap_taken = 1;
+    return CTN_OK;
+}
+
+/* Puts the snapshot back on the device (a diverged step is undone without touching the host). */
+static ctn_status restore_snapshot(ctn_world *w, ctn_ocl *o) {
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    TRY(copy_buf(w, o, o->snap_pose.mem, o->pose.mem, n * sizeof(ctn_pose), "restoring the poses"));
+    TRY(copy_buf(w, o, o->snap_vel.mem, o->vel.mem, n * sizeof(ctn_vel), "restoring the velocities"));
+    TRY(copy_buf(w, o, o->snap_inertia.mem, o->inertia.mem, n * sizeof(ctn_inertia), "restoring the inertias"));
+    TRY(copy_buf(w, o, o->snap_lambda.mem, o->lambda.mem, 6 * m * sizeof(float), "restoring the impulses"));
+    return ctn__ocl_check(w, clFinish(o->queue), "clFinish");
+}
+
+/* Max body speed and first offending body into stats[STATS_CHECK..+1] (no blocking read here: it joins
+ * the step's one stats read). */
+static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
+    int n = w->body_count, k = CTN_K_BODY_CHECK;
+    float limit = w->desc.max_speed > 0.0 ? (float)w->desc.max_speed : INFINITY;
+    size_t L = o->check_local;
+    int groups = (int)(((size_t)n + L - 1) / L);
+    if (groups > REDUCE_GROUPS) groups = REDUCE_GROUPS;
+    if (groups < 1) groups = 1;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, limit);
+    ARG(k, 4, o->partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
+    size_t global = (size_t)groups * L;
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "divergence check (ctn_k_body_check)"));
+    k = CTN_K_BODY_CHECK_FINAL;
+    int at = STATS_CHECK;
+    ARG(k, 0, groups);
+    ARG(k, 1, n);
+    ARG(k, 2, o->partial.mem);
+    ARG(k, 3, o->stats.mem);
+    ARG(k, 4, at);
+    TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL),
+                       "divergence check (ctn_k_body_check_final)"));
+    return CTN_OK;
+}
+
+/* After the stats read: a body that is non-finite or faster than desc.max_speed, or a non-finite joint
+ * error or residual, undoes the step on the device and returns CTN_ERR_DIVERGED naming the body (the
+ * same message as the CPU guard, from that one body read back). */
+static ctn_status check_divergence(ctn_world *w, ctn_ocl *o, const float *stats, ctn_step_stats *st) {
+    int32_t top_bits, bad;
+    float top;
+    memcpy(&top_bits, &stats[STATS_CHECK], sizeof top_bits);
+    memcpy(&bad, &stats[STATS_CHECK + 1], sizeof bad);
+    memcpy(&top, &top_bits, sizeof top);
+    st->max_speed = top;
+    int stats_bad = !isfinite(st->max_gap) || !isfinite(st->residual);
+    if (bad >= w->body_count && !stats_bad) return CTN_OK;
+    char msg[sizeof w->error];
+    if (bad >= 0 && bad < w->body_count) {
+        ctn_pose p;
+        ctn_vel v;
+        TRY(read_body(w, o, bad, &p, &v));
+        double speed = 0.0;
+        if (ctn__divergence_body(w, bad, &p, &v, &speed) == CTN_OK) /* rounding between device and host */
+            ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d reached %g (desc.max_speed %g); the step was undone", (int)bad, speed,
+                      w->desc.max_speed);
+        snprintf(msg, sizeof msg, "%s", w->error);
+    } else {
+        snprintf(msg, sizeof msg, "step diverged on the opencl backend: joint error %g, residual %g; the step was undone", st->max_gap,
+                 st->residual);
+    }
+    TRY(restore_snapshot(w, o));
+    return ctn__fail(w, CTN_ERR_DIVERGED, "%s", msg);
+}
+
 static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     const ctn_topology *t = &w->topo;
     if (w->desc.solver == CTN_SOLVER_DIRECT)
@@ -418,6 +547,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     if (!o->have_layout || o->layout_version != w->topology_version) TRY(upload_layout(w, o));
     if (w->bodies_dirty) TRY(upload_bodies(w, o));
     w->bodies_dirty = 0;
+    TRY(take_snapshot(w, o)); /* issue 7 */
     double ms_upload = ctn__now_ms() - th;
 
     int substeps = w->desc.substeps;
@@ -453,14 +583,12 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
         phase_end(o);
     }
     float stats[STATS_FLOATS] = {0};
-    if (t->joint_count > 0) {
-        TRY(run_measure(w, o));
-        phase_begin(o, CTN_PH_TRANSFER);
-        TRY(read_stats(w, o, stats));
-        phase_end(o);
-    } else {
-        TRY(ctn__ocl_check(w, clFinish(o->queue), "clFinish"));
-    }
+    if (t->joint_count > 0) TRY(run_measure(w, o));
+    TRY(run_body_check(w, o)); /* issue 7: joins the one blocking read below */
+    phase_begin(o, CTN_PH_TRANSFER);
+    TRY(read_stats(w, o, stats));
+    phase_end(o);
+    if (t->joint_count == 0) memset(stats, 0, STATS_CHECK * sizeof *stats); /* no joints: nothing measured */
     double ms[CTN_PH_COUNT] = {0};
     collect_times(o, ms);
     st->ms_prepare += ms[CTN_PH_PREPARE];
@@ -472,16 +600,48 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     st->max_gap = stats[1];
     st->max_angle = stats[2];
     w->host_stale = 1;
-    return CTN_OK;
+    return check_divergence(w, o, stats, st); /* issue 7 */
+}
+
+/* Issue 7: after a failed step, brings the state the step started from (the last good state) into the
+ * host arrays: the device snapshot when this step took one, else the device arrays (untouched by the
+ * failed step) when the host is stale. On success the host is current (host_stale 0) and the next step
+ * re-uploads everything, so a world on explicit `opencl` can retry and a world on `auto` can go on on the
+ * CPU backend (ctn_world_step). When the device cannot be read the host stays stale and says so. */
+static ctn_status recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s) {
+    char why[sizeof w->error];
+    snprintf(why, sizeof why, "%s", w->error);
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    clFinish(o->queue);
+    if (o->snap_taken || w->host_stale) {
+        int snap = o->snap_taken;
+        ctn_status r = read_buf(w, o, snap ? &o->snap_pose : &o->pose, w->pose, n * sizeof(ctn_pose), "poses");
+        if (r == CTN_OK) r = read_buf(w, o, snap ? &o->snap_vel : &o->vel, w->vel, n * sizeof(ctn_vel), "velocities");
+        if (r == CTN_OK) r = read_buf(w, o, snap ? &o->snap_inertia : &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias");
+        if (r == CTN_OK && (snap || o->have_layout))
+            r = read_buf(w, o, snap ? &o->snap_lambda : &o->lambda, w->topo.lambda, 6 * m * sizeof(float), "impulses");
+        if (r != CTN_OK) {
+            w->host_stale = 1;
+            return ctn__fail(w, s, "%s; the state before the step could not be read back (%s)", why, w->error);
+        }
+    }
+    w->host_stale = 0;
+    w->bodies_dirty = 1;
+    o->have_layout = 0;
+    return ctn__fail(w, s, "%s; the world holds the state before this step", why);
 }
 
 static ctn_status ocl_step(ctn_world *w, ctn_step_stats *st) {
     ctn_ocl *o = w->backend_data;
+    ++o->step_index;
+    o->launches = 0;
+    o->snap_taken = 0;
+    o->in_step = 1;
     ctn_status s = ocl_step_inner(w, o, st);
-    if (s != CTN_OK) {
+    o->in_step = 0;
+    if (s != CTN_OK && s != CTN_ERR_DIVERGED) {
         drop_events(o);
-        clFinish(o->queue);
-        w->host_stale = 1; /* whatever ran did run: the device holds the newest state */
+        s = recover_after_fault(w, o, s);
     }
     return s;
 }
@@ -527,7 +687,8 @@ static void ocl_release(ctn_ocl *o) {
     ctn_clbuf *bufs[] = {&o->pose,   &o->vel,    &o->vel_copy, &o->inertia,           &o->props,      &o->defs,  &o->lambda,
                          &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks,
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
-                         &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars};
+                         &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
+                         &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda};
     if (o->queue) clFinish(o->queue);
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
@@ -570,6 +731,9 @@ static size_t pick_local(cl_kernel k, cl_device_id dev, int pow2) {
 }
 
 static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
+    ctn_fault fault = ctn__fault_from_env(); /* issue 7 */
+    o->fault_kind = fault.kind;
+    o->fault_step = fault.step;
     ctn_ocl_device_list *list = malloc(sizeof *list);
     if (!list) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory listing OpenCL devices");
     const char *why = NULL;
@@ -591,6 +755,8 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     }
     o->platform = list->platform[k];
     o->device = list->device[k];
+    cl_ulong max_alloc = 0; /* issue 7: buffer sizes are checked against it before clCreateBuffer */
+    if (clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL) == CL_SUCCESS) o->max_alloc = max_alloc;
     snprintf(w->device_name, sizeof w->device_name, "%.100s (%.100s, OpenCL %d:%d)", list->info[k].name, list->info[k].platform_name,
              list->info[k].platform, list->info[k].device);
     free(list);
@@ -614,6 +780,8 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     }
     size_t a = pick_local(o->kernel[CTN_K_REDUCE3], o->device, 1), b = pick_local(o->kernel[CTN_K_REDUCE3_FINAL], o->device, 1);
     o->reduce_local = a < b ? a : b;
+    a = pick_local(o->kernel[CTN_K_BODY_CHECK], o->device, 1), b = pick_local(o->kernel[CTN_K_BODY_CHECK_FINAL], o->device, 1);
+    o->check_local = a < b ? a : b;
     TRY(ctn__ocl_reserve(w, o, &o->partial, 3 * REDUCE_GROUPS * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->stats, STATS_FLOATS * sizeof(float), NULL));
     o->phase = -1;

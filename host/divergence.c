@@ -15,6 +15,8 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
     int rows = 6 * w->topo.joint_count;
     if (n > w->snapshot_bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
+        if (ctn__mul_overflows(cap, sizeof(ctn_inertia)) || ctn__mul_overflows(cap, sizeof(ctn_pose)))
+            return ctn__fail(w, CTN_ERR_LIMIT, "divergence snapshot of %d bodies does not fit the address space", n); /* issue 7 */
         ctn_pose *p = realloc(w->snapshot_pose, cap * sizeof *p);
         if (p) w->snapshot_pose = p;
         ctn_vel *v = p ? realloc(w->snapshot_vel, cap * sizeof *v) : NULL;
@@ -63,23 +65,30 @@ void ctn__snapshot_free(ctn_world *w) {
 
 static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-ctn_status ctn__divergence_check(ctn_world *w, double *max_speed) {
+/* One body: CTN_OK, or CTN_ERR_DIVERGED with the message naming it. Shared with the OpenCL backend, which
+ * finds the first offending body on the device and reads back only that one. */
+ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed) {
     double limit = w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY;
+    if (!finite_v3(p->p) || !isfinite(p->q.w) || !isfinite(p->q.x) || !isfinite(p->q.y) || !isfinite(p->q.z))
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite pose; the step was undone", i);
+    if (!finite_v3(v->v) || !finite_v3(v->w))
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite velocity; the step was undone", i);
+    double sv = ctn_length(v->v), sw = ctn_length(v->w);
+    double s = sv > sw ? sv : sw;
+    *speed = s;
+    if (s > limit)
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d reached %g %s (desc.max_speed %g); the step was undone", i, s,
+                         sv >= sw ? "m/s" : "rad/s", limit);
+    return CTN_OK;
+}
+
+ctn_status ctn__divergence_check(ctn_world *w, double *max_speed) {
     double top = 0.0;
     for (int i = 0; i < w->body_count; ++i) {
-        const ctn_pose *p = &w->pose[i];
-        const ctn_vel *v = &w->vel[i];
-        if (!finite_v3(p->p) || !isfinite(p->q.w) || !isfinite(p->q.x) || !isfinite(p->q.y) || !isfinite(p->q.z))
-            return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite pose; the step was undone", i);
-        if (!finite_v3(v->v) || !finite_v3(v->w))
-            return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite velocity; the step was undone", i);
-        double sv = ctn_length(v->v), sw = ctn_length(v->w);
-        double s = sv > sw ? sv : sw;
+        double s = 0.0;
+        ctn_status st = ctn__divergence_body(w, i, &w->pose[i], &w->vel[i], &s);
+        if (st != CTN_OK) return st;
         if (s > top) top = s;
-        if (s > limit)
-            return ctn__fail(w, CTN_ERR_DIVERGED,
-                             "step diverged: body %d reached %g %s (desc.max_speed %g); the step was undone", i, s,
-                             sv >= sw ? "m/s" : "rad/s", limit);
     }
     for (int s = 0; s < 6 * w->topo.joint_count; ++s)
         if (!isfinite(w->topo.lambda[s]))

@@ -68,6 +68,8 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     size_t cap = w->joint_capacity ? (size_t)w->joint_capacity * 2 : 64;
     if (cap < (size_t)need) cap = (size_t)need;
     if (cap > CTN_MAX_JOINTS) cap = CTN_MAX_JOINTS;
+    if (ctn__mul_overflows(cap, sizeof(ctn_joint_def)))
+        return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap); /* issue 7 */
     ctn_joint_def *defs = malloc(cap * sizeof *defs);
     unsigned char *alive = malloc(cap);
     int *slot = malloc(cap * sizeof *slot);

@@ -93,6 +93,8 @@ enum {
     CTN_K_REDUCE3,
     CTN_K_REDUCE3_FINAL,
     CTN_K_GEOMETRIC_INERTIA,
+    CTN_K_BODY_CHECK,       /* issue 7: divergence check, two passes */
+    CTN_K_BODY_CHECK_FINAL,
     CTN_K_COUNT
 };
 
@@ -114,6 +116,8 @@ typedef struct ctn_ocl {
     cl_kernel kernel[CTN_K_COUNT];
     size_t local[CTN_K_COUNT];    /* work-group size per kernel, from the device's own limits */
     size_t reduce_local;          /* power of two for the tree reductions */
+    size_t check_local;           /* issue 7: the same for ctn_k_body_check */
+    unsigned long long max_alloc; /* issue 7: CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: unknown) */
     int profiling;                /* queue has CL_QUEUE_PROFILING_ENABLE */
     ctn_ocl_build_info build;
 
@@ -127,6 +131,17 @@ typedef struct ctn_ocl {
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     unsigned layout_version;
     int have_layout;
+
+    /* Issue 7: device copy of the state before the step in flight (pose, vel, inertia, impulses), taken
+     * by clEnqueueCopyBuffer after the step's uploads: copied back when the step diverges, read back to
+     * the host when a device fault ends the step (host/backend_opencl.c, recover_after_fault). */
+    ctn_clbuf snap_pose, snap_vel, snap_inertia, snap_lambda;
+    int snap_taken;               /* the snapshot of this step is enqueued */
+    long step_index;              /* steps run on this backend, from 1 (the fault switch counts them) */
+    int launches;                 /* ctn__ocl_launch calls in this step */
+    int in_step;
+    int fault_kind, fault_fired;  /* CATENA_FAULT (host/fault.c), read once at backend creation */
+    long fault_step;
     int cg_warned;                /* the CG -> GS fallback for bounded rows was reported */
 
     /* phase timing: events of the first and last command of each phase instance */

@@ -20,6 +20,7 @@ void ctn__topology_free(ctn_topology *t) {
 
 /* Resizes *p (any pointer type) to n elements of `size` bytes; on failure *p is left as it was. */
 static int resize(void *p, size_t n, size_t size) {
+    if (ctn__mul_overflows(n ? n : 1, size)) return 0; /* issue 7: reported as out of memory */
     void *q = realloc(*(void **)p, (n ? n : 1) * size);
     if (!q) return 0;
     *(void **)p = q;

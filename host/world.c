@@ -261,6 +261,22 @@ ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
     return CTN_OK;
 }
 
+/* Issue 7: a device fault on backend `auto`. The OpenCL backend has put the state before the failed step
+ * into the host arrays (host_stale 0); the world continues on the CPU solver from there, said once. */
+static ctn_status fall_back_to_cpu(ctn_world *w) {
+    char why[sizeof w->error];
+    snprintf(why, sizeof why, "%s", w->error);
+    if (w->backend->destroy) w->backend->destroy(w);
+    w->backend = NULL;
+    w->backend_data = NULL;
+    ctn_status s = ctn__cpu_backend_init(w);
+    if (s != CTN_OK) return s;
+    if (!getenv("CATENA_QUIET"))
+        fprintf(stderr, "catena: the OpenCL device failed (%s); continuing on the CPU solver from the state before the failed step\n", why);
+    w->error[0] = '\0';
+    return CTN_OK;
+}
+
 ctn_status ctn_world_step(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     double t0 = ctn__now_ms();
@@ -279,6 +295,7 @@ ctn_status ctn_world_step(ctn_world *w) {
         if (s != CTN_OK) return s;
         st.ms_colour = ctn__now_ms() - tc;
     }
+retry:; /* issue 7: the step again on the CPU backend after a device fault (backend auto) */
     /* the CPU backend edits the host arrays in place: keep a copy to undo a diverged step */
     int guarded = w->desc.max_speed > 0.0 && w->backend == &ctn__cpu_backend;
     if (guarded) {
@@ -286,6 +303,12 @@ ctn_status ctn_world_step(ctn_world *w) {
         if (s != CTN_OK) return s;
     }
     ctn_status s = w->backend->step(w, &st);
+    if (s == CTN_ERR_DEVICE && w->desc.backend == CTN_BACKEND_AUTO && w->backend != &ctn__cpu_backend && !w->host_stale) {
+        s = fall_back_to_cpu(w); /* issue 7 */
+        if (s != CTN_OK) return s;
+        st.ms_prepare = st.ms_solve = st.ms_integrate = st.ms_transfer = 0.0;
+        goto retry;
+    }
     if (s != CTN_OK) return s;
     if (guarded) {
         s = ctn__divergence_check(w, &st.max_speed);

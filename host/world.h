@@ -107,6 +107,10 @@ struct ctn_world {
     struct ctn_collision *collision;
 };
 
+/* Issue 7: whether n elements of `size` bytes overflow size_t (checked before every array allocation
+ * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
+static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 && n > (size_t)-1 / size; }
+
 /* Records a formatted error message on the world and returns `status`. */
 ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -153,6 +157,8 @@ ctn_status ctn__snapshot_take(ctn_world *w);
 ctn_status ctn__divergence_check(ctn_world *w, double *max_speed);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
+/* Issue 7: the check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
+ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
 
 /* Issue 5 (host/joint.c): inserts a joint definition without validation, recycling the dead id `reuse`
  * when it is >= 0 (built-in contacts), and kills a joint (no checks). Both mark the topology dirty. */

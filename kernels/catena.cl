@@ -293,3 +293,65 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
         out[2] = scratch[2 * L];
     }
 }
+
+/* ---- divergence check (issue 7) -------------------------------------------------------------------- */
+
+/* The device half of host/divergence.c, two passes like ctn_k_reduce3 (fixed order, no atomics): the
+ * largest linear or angular speed of a body, and the lowest id of a body that is non-finite or faster
+ * than `limit` (n when none). First pass: out[2 g], out[2 g + 1] per group (speeds as float bits, ids as
+ * int bits of one int buffer); scratch holds 2 L ints; L a power of two. */
+__kernel void ctn_k_body_check(int n, __global const ctn_pose *pose, __global const ctn_vel *vel, float limit, __global int *out,
+                               __local int *scratch) {
+    int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    int g = (int)get_group_id(0), G = (int)get_num_groups(0);
+    float top = 0.0f;
+    int bad = n;
+    for (int i = g * L + l; i < n; i += G * L) {
+        ctn_pose p = pose[i];
+        ctn_vel v = vel[i];
+        int finite = isfinite(p.p.x) && isfinite(p.p.y) && isfinite(p.p.z) && isfinite(p.q.w) && isfinite(p.q.x) && isfinite(p.q.y) &&
+                     isfinite(p.q.z) && isfinite(v.v.x) && isfinite(v.v.y) && isfinite(v.v.z) && isfinite(v.w.x) && isfinite(v.w.y) &&
+                     isfinite(v.w.z);
+        float s = fmax(ctn_length(v.v), ctn_length(v.w));
+        if (!finite || !(s <= limit)) bad = min(bad, i);
+        if (finite && isfinite(s)) top = fmax(top, s);
+    }
+    scratch[l] = as_int(top);
+    scratch[L + l] = bad;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (l < h) {
+            scratch[l] = max(scratch[l], scratch[l + h]); /* non-negative floats order like their int bits */
+            scratch[L + l] = min(scratch[L + l], scratch[L + l + h]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) {
+        out[2 * g] = scratch[0];
+        out[2 * g + 1] = scratch[L];
+    }
+}
+
+/* Final pass over the `groups` pairs by one work-group: out[at] (speed bits), out[at + 1] (first bad id). */
+__kernel void ctn_k_body_check_final(int groups, int n, __global const int *partial, __global int *out, int at, __local int *scratch) {
+    int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    int top = 0, bad = n;
+    for (int i = l; i < groups; i += L) {
+        top = max(top, partial[2 * i]);
+        bad = min(bad, partial[2 * i + 1]);
+    }
+    scratch[l] = top;
+    scratch[L + l] = bad;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (l < h) {
+            scratch[l] = max(scratch[l], scratch[l + h]);
+            scratch[L + l] = min(scratch[L + l], scratch[L + l + h]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) {
+        out[at] = scratch[0];
+        out[at + 1] = scratch[L];
+    }
+}

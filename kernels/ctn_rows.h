@@ -47,6 +47,7 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
     ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
     ctn_v3 sep = ctn_sub(ctn_add(pa.p, ra), ctn_add(pb.p, rb)); /* eq. 30 */
     int k;
+    for (k = 0; k < CTN_MAX_ROWS; ++k) g[k] = 0.0f;
     blk->ra = ra;
     blk->rb = rb;
     blk->n_lin = 0;

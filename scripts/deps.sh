@@ -2,7 +2,7 @@
 # Installs the Debian packages Catena needs to build, test and benchmark, skipping those already present.
 # Usage: bash scripts/deps.sh   (as root, or with sudo available)
 set -euo pipefail
-packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo libcjson-dev libxml2-utils)
+packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo libcjson-dev libxml2-utils valgrind) # valgrind: tests/reliability/valgrind_cli.sh (issue 7)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

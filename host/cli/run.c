@@ -53,7 +53,7 @@ static void usage_run(FILE *f) {
             "  --backend auto|cpu|opencl  --device D  --dt SECONDS  --quiet\n"
             "  --csv FILE  --vtk DIR  --svg FILE [--view xy|xz|zy]  --plot FILE  --json FILE\n"
             "  --every K (frames and checkpoints; default: frames every %d steps)  --csv-every K  --vtk-every K\n"
-            "  --checkpoint FILE [--checkpoint-every N]   (also written at the end and on SIGINT/SIGTERM)\n",
+            "  --checkpoint FILE [--checkpoint-every N]   (also written at the end, on SIGINT/SIGTERM and on divergence)\n",
             DEFAULT_FRAME_EVERY);
 }
 
@@ -222,16 +222,20 @@ typedef struct run_ctx {
     uint64_t start, target;
 } run_ctx;
 
-static int save_checkpoint(run_ctx *r, uint64_t step) {
+static int save_checkpoint_to(run_ctx *r, const char *path, uint64_t step) {
     char user[CTN_CHECKPOINT_USER_MAX];
     snprintf(user, sizeof user, "scene=%s\nsteps=%llu\n", r->label, (unsigned long long)r->target);
-    ctn_status st = ctn_world_save(r->w, r->ck_path, step, user);
+    ctn_status st = ctn_world_save(r->w, path, step, user);
     if (st != CTN_OK) {
         fprintf(stderr, "catena: checkpoint: %s\n", ctn_world_last_error(r->w));
         return 0;
     }
     return 1;
 }
+static int save_checkpoint(run_ctx *r, uint64_t step) { return save_checkpoint_to(r, r->ck_path, step); }
+
+/* Issue 7: file written when a run stops on divergence or a device failure without --checkpoint. */
+#define CTN_FAILED_RUN_CHECKPOINT "catena-last-good.ckpt"
 
 static int simulate(run_ctx *r) {
     const opts *o = r->o;
@@ -285,6 +289,7 @@ static int simulate(run_ctx *r) {
     double worst = 0.0;
     uint64_t worst_step = r->start, step = r->start;
     double t0 = now_s();
+    int kept = 0; /* issue 7: a failed step left the world at the state before it (divergence, device fault) */
 
     /* the initial frame of a fresh run */
     if (r->start == 0) {
@@ -304,6 +309,7 @@ static int simulate(run_ctx *r) {
                     ctn_world_last_error(w));
             code = st == CTN_ERR_DIVERGED ? CTN_EXIT_DIVERGED : CTN_EXIT_DEVICE;
             status = st == CTN_ERR_DIVERGED ? "diverged" : "failed";
+            kept = st == CTN_ERR_DIVERGED || st == CTN_ERR_DEVICE;
             break;
         }
         ++step;
@@ -362,6 +368,17 @@ static int simulate(run_ctx *r) {
                 fprintf(stderr, "catena: checkpoint written to %s; continue with: catena resume %s\n", r->ck_path, r->ck_path);
         } else {
             code = CTN_EXIT_IO;
+        }
+    }
+    /* issue 7: a diverged or device-failed step was undone: save the last good state before exiting, to
+     * --checkpoint or else to ./catena-last-good.ckpt (the exit code stays that of the failure) */
+    if (kept) {
+        const char *path = r->ck_path ? r->ck_path : CTN_FAILED_RUN_CHECKPOINT;
+        if (save_checkpoint_to(r, path, step)) {
+            ck_written = path;
+            fprintf(stderr, "catena: the state before the failed step (step %llu) was saved to %s; continue with: catena resume %s "
+                            "(e.g. with a smaller --dt or more --substeps)\n",
+                    (unsigned long long)step, path, path);
         }
     }
     int complete = code == CTN_EXIT_OK || interrupted; /* outputs describe the steps run */
