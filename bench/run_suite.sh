@@ -8,8 +8,8 @@
 #                                            residual vs iteration
 # Usage: bash bench/run_suite.sh [--quick | --full | --smoke] [--backends cpu,opencl] [--out DIR] [--build-dir DIR]
 #                                [--no-build] [--case-seconds S]
-#   --full   (default) chains, ropes and grids up to 1e6 bodies: about an hour on 2 cores
-#   --quick  up to 1e5 bodies, shorter cases: about 10-15 minutes on 2 cores
+#   --full   (default) chains, ropes and grids up to 1e6 bodies (not timed yet; expect well over the quick run)
+#   --quick  up to 1e5 bodies, shorter cases: 6 minutes on a 2-core VM
 #   --smoke  tiny sizes in seconds (the CTest bench_suite_smoke); results go to --out, not bench/results
 # Environment: CATENA_BUILD_DIR (default build-bench), CATENA_SUITE_COMMIT (the commit recorded; default git HEAD).
 # The peers (Bullet, ODE, MuJoCo) have their own command: bash bench/run_peers.sh (bench/README.md).

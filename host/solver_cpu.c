@@ -199,15 +199,6 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
         rz = rz_new;
         for (int k = 0; k < 6 * m; ++k) p[k] = z[k] + beta * p[k];
     }
-    if (getenv("CTN_DEBUG_CG")) {
-        double tr = 0.0;
-        for (int s = 0; s < m; ++s) {
-            float rt[6];
-            ctn_block_residual(&c->blocks[s], ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[6 * s], rt);
-            for (int k = 0; k < 6; ++k) tr += (double)rt[k] * rt[k];
-        }
-        fprintf(stderr, "cg: recursive |r| %.3g true |r| %.3g\n", sqrt(rr), sqrt(tr));
-    }
     return rr;
 }
 
