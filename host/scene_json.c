@@ -35,7 +35,9 @@ typedef struct scene_joint {
     int has_axis;
 } scene_joint;
 
-enum { GEN_CHAIN, GEN_ROPE, GEN_GRID, GEN_BRIDGE, GEN_CRADLE, GEN_DOUBLE_PENDULUM };
+/* in the order of the generator names in parse_generator */
+enum { GEN_CHAIN, GEN_ROPE, GEN_GRID, GEN_BRIDGE, GEN_CRADLE, GEN_DOUBLE_PENDULUM, GEN_PILE, GEN_CAPSULE_CHAIN, GEN_BRIDGE_LIMITS,
+       GEN_CONTACT_CRADLE, GEN_WHEEL };
 
 typedef struct scene_gen {
     int kind;
@@ -125,6 +127,11 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
         case GEN_GRID: st = ctn_scene_grid(w, gen->nx, gen->ny, gen->spacing); break;
         case GEN_BRIDGE: st = ctn_scene_bridge(w, gen->count); break;
         case GEN_CRADLE: st = ctn_scene_cradle(w, gen->count); break;
+        case GEN_PILE: st = ctn_scene_pile(w, gen->count); break;
+        case GEN_CAPSULE_CHAIN: st = ctn_scene_capsule_chain(w, gen->count); break;
+        case GEN_BRIDGE_LIMITS: st = ctn_scene_bridge_limits(w, gen->count); break;
+        case GEN_CONTACT_CRADLE: st = ctn_scene_contact_cradle(w, gen->count); break;
+        case GEN_WHEEL: st = ctn_scene_wheel(w); break;
         default: st = ctn_scene_double_pendulum(w); break;
         }
     }
@@ -518,7 +525,9 @@ static int parse_chain(pctx *c, const cJSON *g, const char *path, int rope, scen
 }
 
 static int parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg) {
-    static const char *const kinds[] = {"chain", "rope", "grid", "bridge", "cradle", "double_pendulum", NULL};
+    static const char *const kinds[] = {"chain",          "rope",         "grid",          "bridge",
+                                        "cradle",         "double_pendulum", "pile",        "capsule_chain",
+                                        "bridge_limits",  "contact_cradle",  "wheel",       NULL};
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "generators[%d]", index);
     if (!is_object(c, e, path) || !check_keys(c, e, path, kinds)) return 0;
@@ -550,15 +559,31 @@ static int parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg) {
         sg->joints = nx + (nx - 1) * ny + nx * (ny - 1);
         return 1;
     }
-    if (kind == GEN_BRIDGE || kind == GEN_CRADLE) {
-        const char *key = kind == GEN_BRIDGE ? "planks" : "balls";
+    if (kind == GEN_BRIDGE || kind == GEN_CRADLE || kind == GEN_PILE || kind == GEN_CAPSULE_CHAIN || kind == GEN_BRIDGE_LIMITS ||
+        kind == GEN_CONTACT_CRADLE) {
+        /* the count key and limit of each counted generator, and the joints it makes per count */
+        const char *key = kind == GEN_BRIDGE || kind == GEN_BRIDGE_LIMITS ? "planks"
+                          : kind == GEN_PILE                              ? "spheres"
+                          : kind == GEN_CAPSULE_CHAIN                     ? "links"
+                                                                          : "balls";
+        int limit = kind == GEN_CRADLE || kind == GEN_CONTACT_CRADLE ? 100000 : kind == GEN_PILE ? 10000000 : CTN_MAX_BODIES / 2;
         const char *const keys[] = {key, NULL};
         if (!check_keys(c, g, p, keys)) return 0;
-        int r = get_int32(c, g, key, p, 1, kind == GEN_BRIDGE ? CTN_MAX_BODIES / 2 : 100000, &sg->count);
+        int r = get_int32(c, g, key, p, 1, limit, &sg->count);
         if (r < 0) return 0;
         if (!r) return fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing \"%s\"", key);
         sg->bodies = sg->count;
-        sg->joints = kind == GEN_BRIDGE ? (int64_t)sg->count + 1 : sg->count;
+        sg->joints = kind == GEN_BRIDGE || kind == GEN_BRIDGE_LIMITS ? (int64_t)sg->count + 1
+                     : kind == GEN_PILE                              ? 0
+                     : kind == GEN_CAPSULE_CHAIN                     ? (int64_t)sg->count - 1
+                                                                     : sg->count;
+        return 1;
+    }
+    if (kind == GEN_WHEEL) {
+        static const char *const none[] = {NULL};
+        if (!check_keys(c, g, p, none)) return 0;
+        sg->bodies = 6; /* the wheel and five boxes */
+        sg->joints = 1;
         return 1;
     }
     static const char *const none[] = {NULL};

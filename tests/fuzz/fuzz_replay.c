@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
             if (names[count]) snprintf(names[count++], len, "%s/%s", argv[i], e->d_name);
         }
         closedir(d);
-        qsort(names, count, sizeof *names, cmp);
+        if (count) qsort(names, count, sizeof *names, cmp);
         for (size_t k = 0; k < count; ++k) {
             bad |= run_file(names[k]);
             ++files;
