@@ -51,7 +51,7 @@ static ctn_world_desc soak_desc(void) {
     const char *solver = getenv("CATENA_SOAK_SOLVER");
     d.solver = solver && !strcmp(solver, "gs") ? CTN_SOLVER_GS : CTN_SOLVER_DIRECT;
     d.substeps = (int)env_long("CATENA_SOAK_SUBSTEPS", 2);
-    d.iterations = 2;
+    d.iterations = (int)env_long("CATENA_SOAK_ITERATIONS", 2);
     return d;
 }
 
