@@ -7,12 +7,14 @@
 #   bench/results/<YYYY-MM-DD>-<host>-*.svg  plots: ms/step and row updates/s vs bodies (log-log), accuracy vs time,
 #                                            residual vs iteration
 # Usage: bash bench/run_suite.sh [--quick | --full | --smoke] [--backends cpu,opencl] [--out DIR] [--build-dir DIR]
-#                                [--no-build] [--case-seconds S]
+#                                [--no-build] [--case-seconds S] [--no-peers]
 #   --full   (default) chains, ropes and grids up to 1e6 bodies (not timed yet; expect well over the quick run)
 #   --quick  up to 1e5 bodies, shorter cases: 6 minutes on a 2-core VM
 #   --smoke  tiny sizes in seconds (the CTest bench_suite_smoke); results go to --out, not bench/results
 # Environment: CATENA_BUILD_DIR (default build-bench), CATENA_SUITE_COMMIT (the commit recorded; default git HEAD).
-# The peers (Bullet, ODE, MuJoCo) have their own command: bash bench/run_peers.sh (bench/README.md).
+# Then (not in --smoke, not with --no-peers) the peers: bench/run_peers.sh installs Bullet, ODE and MuJoCo from
+# Debian and measures them beside Catena on the same chains (1000 links in --quick, 1000 and 10000 in --full),
+# writing bench/results/<date>-<host>-peers.{md,json}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=full
@@ -20,6 +22,7 @@ out=""
 build=${CATENA_BUILD_DIR:-$root/build-bench}
 backends=cpu,opencl
 do_build=1
+peers=1
 extra=()
 cmdline="bash bench/run_suite.sh $*"
 while [ $# -gt 0 ]; do
@@ -31,8 +34,9 @@ while [ $# -gt 0 ]; do
         --build-dir) build=$2; shift ;;
         --backends) backends=$2; shift ;;
         --no-build) do_build=0 ;;
+        --no-peers) peers=0 ;;
         --case-seconds) extra+=(--case-seconds "$2"); shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) echo "run_suite.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -71,3 +75,7 @@ for f in "$prefix.json" "$prefix.md" "$prefix-ms-per-step-chain.svg" "$prefix-ac
 done
 if command -v python3 >/dev/null; then python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$prefix.json"; fi
 echo "run_suite.sh: done: $prefix.md" >&2
+if [ "$mode" != smoke ] && [ "$peers" = 1 ]; then
+    if [ "$mode" = quick ]; then peer_sizes=1000; else peer_sizes=1000,10000; fi
+    CATENA_BUILD_DIR=$build bash "$root/bench/run_peers.sh" --sizes "$peer_sizes" --backends "$backends" --out "$out"
+fi
