@@ -540,11 +540,10 @@ static ctn_status check_divergence(ctn_world *w, ctn_ocl *o, const float *stats,
 
 static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     const ctn_topology *t = &w->topo;
-    if (w->desc.solver == CTN_SOLVER_DIRECT)
-        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver runs on the CPU backend only (use gs, jacobi or cg with OpenCL)");
     double th = ctn__now_ms();
     TRY(reserve_all(w, o));
     if (!o->have_layout || o->layout_version != w->topology_version) TRY(upload_layout(w, o));
+    if (w->desc.solver == CTN_SOLVER_DIRECT) TRY(ctn__ocl_direct_prepare(w, o)); /* issue 8: chains only (host/opencl_direct.c) */
     if (w->bodies_dirty) TRY(upload_bodies(w, o));
     w->bodies_dirty = 0;
     TRY(take_snapshot(w, o)); /* issue 7 */
@@ -576,6 +575,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
         TRY(run_warm_start(w, o, prm.warm_start));
         if (w->desc.solver == CTN_SOLVER_GS || use_gs_for_cg) TRY(solve_gs(w, o));
         else if (w->desc.solver == CTN_SOLVER_JACOBI) TRY(solve_jacobi(w, o));
+        else if (w->desc.solver == CTN_SOLVER_DIRECT) TRY(ctn__ocl_solve_direct(w, o));
         else TRY(ctn__ocl_solve_cg(w, o));
         phase_end(o);
         phase_begin(o, CTN_PH_INTEGRATE);
@@ -690,6 +690,7 @@ static void ocl_release(ctn_ocl *o) {
                          &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
                          &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda};
     if (o->queue) clFinish(o->queue);
+    ctn__ocl_direct_release(o); /* issue 8 */
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     for (int k = 0; k < CTN_K_COUNT; ++k)

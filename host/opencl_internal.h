@@ -144,6 +144,16 @@ typedef struct ctn_ocl {
     long fault_step;
     int cg_warned;                /* the CG -> GS fallback for bounded rows was reported */
 
+    /* Issue 8: exact solver for chains (host/opencl_direct.c): kernels created on first use (fp64 only),
+     * the path layout of topology direct_version, and the double-precision block-tridiagonal system. */
+    cl_kernel direct_kernel[5];
+    int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
+    char direct_why[160];
+    unsigned direct_version;
+    int have_direct_layout;
+    int direct_n, direct_nb;      /* positions (joints on paths) and padded rows per block */
+    ctn_clbuf dir_perm, dir_link, dir_D, dir_L, dir_U, dir_b, dir_x;
+
     /* phase timing: events of the first and last command of each phase instance */
     cl_event *ev;                 /* pairs (first, last) */
     int *ev_phase;
@@ -166,6 +176,15 @@ ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size,
 /* Block-preconditioned CG on the device (host/opencl_cg.c): dots and norms through clBLAST, scalars
  * kept on the device. Leaves ||r||^2 of the last iteration to be read from stats[3]. */
 ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
+
+/* Exact solver for chains of bilateral joints on the device (host/opencl_direct.c, issue 8).
+ * ctn__ocl_direct_prepare: once per step, checks the layout (CTN_ERR_UNSUPPORTED with the reason when the
+ * joints are not simple paths or the device has no fp64) and uploads the path order when the topology
+ * changed. ctn__ocl_solve_direct: one substep's solve after the warm start (lambda, velocities, r2).
+ * ctn__ocl_direct_release: frees its kernels and buffers. */
+ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
+void ctn__ocl_direct_release(ctn_ocl *o);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);

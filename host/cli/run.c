@@ -309,7 +309,7 @@ static int simulate(run_ctx *r) {
                     ctn_world_last_error(w));
             code = st == CTN_ERR_DIVERGED ? CTN_EXIT_DIVERGED : CTN_EXIT_DEVICE;
             status = st == CTN_ERR_DIVERGED ? "diverged" : "failed";
-            kept = st == CTN_ERR_DIVERGED || st == CTN_ERR_DEVICE;
+            kept = st == CTN_ERR_DIVERGED ? 2 : st == CTN_ERR_DEVICE ? 1 : 0;
             break;
         }
         ++step;
@@ -376,9 +376,8 @@ static int simulate(run_ctx *r) {
         const char *path = r->ck_path ? r->ck_path : CTN_FAILED_RUN_CHECKPOINT;
         if (save_checkpoint_to(r, path, step)) {
             ck_written = path;
-            fprintf(stderr, "catena: the state before the failed step (step %llu) was saved to %s; continue with: catena resume %s "
-                            "(e.g. with a smaller --dt or more --substeps)\n",
-                    (unsigned long long)step, path, path);
+            fprintf(stderr, "catena: the state before the failed step (step %llu) was saved to %s; continue with: catena resume %s%s\n",
+                    (unsigned long long)step, path, path, kept == 2 ? " (e.g. with a smaller --dt or more --substeps)" : "");
         }
     }
     int complete = code == CTN_EXIT_OK || interrupted; /* outputs describe the steps run */

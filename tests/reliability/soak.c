@@ -85,12 +85,14 @@ int main(void) {
         return 1;
     }
     ctn_chain_desc c = ctn_chain_desc_default(LINKS);
-    /* released horizontally (CATENA_SOAK_TILT: degrees from the vertical). This 1 km chain stays within
-     * 1e-4 m for 3000 steps (50 s simulated); at step 3347 the whip of its free end spins a link past the
-     * 1e4 rad/s divergence guard, and with the guard raised to 1e5 the joint gap then reaches metres, so
-     * the default run stops at 3000 steps (CATENA_SOAK_STEPS). Found while writing this test (2026-11-22,
-     * reported on issue 7): the direct solver diverges within ~60 steps for tilts of 10-60 degrees, and
-     * a particle rope (CATENA_SOAK_PARTICLES=1) stretches by metres; 0 and 90 degrees run clean. */
+    /* released horizontally (CATENA_SOAK_TILT: degrees from the vertical). Figures of 2026-11-22 (issue 7,
+     * 2 cores): the joint gap stays below 2.5e-4 m for ~750 steps, then spikes to ~0.11 m (one link
+     * length) near step 850 when the free end whips through at ~190 m/s (the same with 4 substeps x 4
+     * iterations), and to 2.99 m near step 2646; at step 3347 a link passes the 1e4 rad/s divergence
+     * guard. So the error bound fails on the current direct solver, and the default stops at 3000 steps
+     * (CATENA_SOAK_STEPS). Also seen: the direct solver diverges within ~60 steps for tilts of 10-60
+     * degrees; Gauss-Seidel 4 x 4 drifts steadily (1.7 m after 2482 steps); a particle rope
+     * (CATENA_SOAK_PARTICLES=1) stretches by metres. Memory and resume equivalence hold in every run. */
     double tilt = (double)env_long("CATENA_SOAK_TILT", 90) * 3.14159265358979323846 / 180.0;
     c.direction[0] = sin(tilt);
     c.direction[1] = -cos(tilt);

@@ -1,0 +1,203 @@
+/* Issue 8: the exact solver for chains on the OpenCL backend (host/opencl_direct.c, block cyclic
+ * reduction in double precision) against the CPU direct solver (host/solver_direct.c).
+ *
+ * (a) Hanging chain:200, rope:500 (particles, distance joints) and heavy_chain:300 (1000:1 end) after
+ *     STEPS steps at the default settings: positions agree within POS_TOL and impulses within
+ *     IMP_ABS + IMP_REL |lambda|. Both solve the same linear system exactly in double and differ only in
+ *     round-off (elimination order, float rounding of dl and of the velocities); a hanging chain is not
+ *     chaotic, so these stay at the float level of the coordinates (measured: see the printed values).
+ * (b) A 1000-link hanging chain with a 1000:1 end at 60 Hz, 1 substep, 1 iteration holds its joints to
+ *     a max gap below 1e-4 of the link length on OpenCL (as tests/test_direct.c asks of the CPU).
+ * (a') The same for a bridge (hinges, grounded at both ends), a horizontal chain released to swing, the
+ *     double pendulum and three chains in one world.
+ * (c) A grid (not a set of chains) is refused with CTN_ERR_UNSUPPORTED and a message naming why.
+ * Skips without an OpenCL device, or when the device has no cl_khr_fp64. */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "opencl_lsan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEPS 30
+#define POS_TOL 1e-4 /* m, chains 20-50 m long */
+#define IMP_ABS 1e-4
+#define IMP_REL 1e-3
+#define BRIDGE_POS_TOL 2e-3 /* m, see (a') */
+
+static int have_opencl(void) {
+    int count = 0;
+    char err[256];
+    ctn_device_info dev[4];
+    return ctn_list_devices(dev, 4, &count, err, sizeof err) == CTN_OK && count > 0;
+}
+
+static ctn_world *make_world(ctn_backend backend, int substeps, int iterations) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    d.solver = CTN_SOLVER_DIRECT;
+    if (substeps > 0) d.substeps = substeps;
+    if (iterations > 0) d.iterations = iterations;
+    d.time_step = 1.0 / 60.0;
+    ctn_world *w = NULL;
+    char err[2048];
+    ctn_status st = ctn_world_create(&d, &w, err, sizeof err);
+    CHECK(st == CTN_OK, "create: %s", err);
+    return st == CTN_OK ? w : NULL;
+}
+
+static void hanging(ctn_world *w, int links, int particles, double end_ratio, int index) {
+    ctn_chain_desc cd = ctn_chain_desc_default(links);
+    cd.direction[0] = 0.0, cd.direction[1] = -1.0, cd.direction[2] = 0.0;
+    cd.particles = particles;
+    cd.end_mass_ratio = end_ratio;
+    cd.origin[1] = 0.5 * links * cd.link_length;
+    cd.origin[0] = index * 1.0;
+    CHECK(ctn_scene_chain(w, &cd, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w));
+}
+
+typedef struct state {
+    int bodies, joints;
+    double *pos, *imp, max_gap;
+} state;
+
+/* Runs a hanging chain for `steps` steps. Returns 1 on success, 0 on failure, -1 when the OpenCL device
+ * cannot run the direct solver (no fp64): the caller skips. */
+static int run_scene(ctn_backend backend, const char *spec, int links, int particles, double end_ratio, int chains, int substeps,
+                     int iterations, int steps, state *out) {
+    memset(out, 0, sizeof *out);
+    ctn_world *w = make_world(backend, substeps, iterations);
+    if (!w) return 0;
+    if (spec) CHECK(ctn_scene_from_spec(w, spec) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
+    for (int c = 0; !spec && c < chains; ++c) hanging(w, links, particles, end_ratio, c);
+    ctn_status st = CTN_OK;
+    for (int i = 0; i < steps && st == CTN_OK; ++i) {
+        st = ctn_world_step(w);
+        if (st == CTN_ERR_UNSUPPORTED && i == 0 && strstr(ctn_world_last_error(w), "fp64")) {
+            printf("test_opencl_direct: %s; skipped\n", ctn_world_last_error(w));
+            ctn_world_destroy(w);
+            return -1;
+        }
+        CHECK(st == CTN_OK, "step %d: %s", i, ctn_world_last_error(w));
+        ctn_step_stats s;
+        ctn_world_get_stats(w, &s);
+        if (s.max_gap > out->max_gap) out->max_gap = s.max_gap;
+    }
+    if (st == CTN_OK) {
+        out->bodies = ctn_world_body_count(w);
+        out->joints = ctn_world_joint_count(w);
+        out->pos = calloc(3 * (size_t)out->bodies + 1, sizeof *out->pos);
+        out->imp = calloc(6 * (size_t)out->joints + 1, sizeof *out->imp);
+        int written = 0;
+        st = ctn_world_get_positions(w, out->pos, out->bodies, &written);
+        CHECK(st == CTN_OK && written == out->bodies, "positions: %s", ctn_world_last_error(w));
+        for (int j = 0; j < out->joints && st == CTN_OK; ++j) {
+            int rows = 0;
+            st = ctn_joint_get_impulse(w, j, &out->imp[6 * j], &rows);
+            CHECK(st == CTN_OK, "impulse %d: %s", j, ctn_world_last_error(w));
+        }
+    }
+    ctn_world_destroy(w);
+    return st == CTN_OK;
+}
+
+static int run(ctn_backend backend, int links, int particles, double end_ratio, int substeps, int iterations, int steps, state *out) {
+    return run_scene(backend, NULL, links, particles, end_ratio, 1, substeps, iterations, steps, out);
+}
+
+static void state_free(state *s) {
+    free(s->pos);
+    free(s->imp);
+    memset(s, 0, sizeof *s);
+}
+
+int main(void) {
+    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
+    if (!have_opencl()) {
+        printf("test_opencl_direct: no OpenCL platform or device, skipped\n");
+        return 0;
+    }
+    /* (a) CPU direct vs OpenCL direct */
+    static const struct {
+        const char *name;
+        int links, particles;
+        double ratio;
+    } cases[] = {{"chain:200", 200, 0, 1.0}, {"rope:500", 500, 1, 1.0}, {"heavy_chain:300", 300, 0, 1000.0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        state cpu, ocl;
+        int ok = run(CTN_BACKEND_CPU, cases[c].links, cases[c].particles, cases[c].ratio, 0, 0, STEPS, &cpu);
+        int r = run(CTN_BACKEND_OPENCL, cases[c].links, cases[c].particles, cases[c].ratio, 0, 0, STEPS, &ocl);
+        if (r < 0) {
+            state_free(&cpu);
+            return check_report("test_opencl_direct");
+        }
+        if (ok && r > 0) {
+            double dp = 0.0, di = 0.0, imax = 0.0;
+            for (int i = 0; i < 3 * cpu.bodies; ++i) dp = fmax(dp, fabs(cpu.pos[i] - ocl.pos[i]));
+            for (int i = 0; i < 6 * cpu.joints; ++i) {
+                double tol = IMP_ABS + IMP_REL * fabs(cpu.imp[i]);
+                di = fmax(di, fabs(cpu.imp[i] - ocl.imp[i]) / tol);
+                imax = fmax(imax, fabs(cpu.imp[i]));
+            }
+            printf("%s hanging, %d steps: max |dx| %.3g m, impulse difference %.3g of tolerance (max |lambda| %.3g), max gap cpu %.3g "
+                   "opencl %.3g m\n",
+                   cases[c].name, STEPS, dp, di, imax, cpu.max_gap, ocl.max_gap);
+            CHECK(dp <= POS_TOL, "%s: positions differ by %.3g m (tol %.3g)", cases[c].name, dp, POS_TOL);
+            CHECK(di <= 1.0, "%s: impulses differ by %.3g of the tolerance", cases[c].name, di);
+            CHECK(ocl.max_gap <= 1e-4 * 0.1, "%s: OpenCL max gap %.3g m", cases[c].name, ocl.max_gap);
+        }
+        state_free(&cpu);
+        state_free(&ocl);
+    }
+
+    /* (a') other path layouts, same tolerances: chains grounded at both ends (bridge, hinges), a chain
+     * released horizontally (whipping, 10 steps), two rigid joints (double pendulum), three separate
+     * hanging chains in one world (paths concatenated with zero couplings). */
+    static const char *const specs[] = {"bridge:12", "chain:100", "double_pendulum", NULL};
+    for (size_t c = 0; c < sizeof specs / sizeof specs[0]; ++c) {
+        state cpu, ocl;
+        int steps = specs[c] && !strcmp(specs[c], "chain:100") ? 10 : STEPS;
+        int ok = run_scene(CTN_BACKEND_CPU, specs[c], 50, 0, 10.0, 3, 0, 0, steps, &cpu);
+        ok = run_scene(CTN_BACKEND_OPENCL, specs[c], 50, 0, 10.0, 3, 0, 0, steps, &ocl) > 0 && ok;
+        if (ok) {
+            double dp = 0.0;
+            for (int i = 0; i < 3 * cpu.bodies; ++i) dp = fmax(dp, fabs(cpu.pos[i] - ocl.pos[i]));
+            printf("%s, %d steps: max |dx| %.3g m, max gap cpu %.3g opencl %.3g m\n", specs[c] ? specs[c] : "3 hanging chains:50", steps, dp,
+                   cpu.max_gap, ocl.max_gap);
+            /* The bridge is a loop through the world: with its hinge axes parallel, the out-of-plane rows
+             * are redundant, so the system is singular up to the 1e-10 floor and its velocity solution
+             * depends on round-off and on where a pivot is dropped (measured after one step: 3e-3 m/s
+             * between the CPU and OpenCL direct solvers, and as much between either and CG with 300
+             * iterations). It is held to the gap and to BRIDGE_POS_TOL. */
+            double tol = specs[c] && !strcmp(specs[c], "bridge:12") ? BRIDGE_POS_TOL : POS_TOL;
+            CHECK(dp <= tol, "%s: positions differ by %.3g m (tol %.3g)", specs[c] ? specs[c] : "3 chains", dp, tol);
+            CHECK(ocl.max_gap <= 2.0 * cpu.max_gap + 1e-6, "%s: OpenCL gap %.3g m vs CPU %.3g m", specs[c] ? specs[c] : "3 chains",
+                  ocl.max_gap, cpu.max_gap);
+        }
+        state_free(&cpu);
+        state_free(&ocl);
+    }
+
+    /* (b) 1000 links, 1000:1 end, 60 Hz, 1 substep, 1 iteration, 60 steps */
+    state h;
+    if (run(CTN_BACKEND_OPENCL, 1000, 0, 1000.0, 1, 1, 60, &h) > 0) {
+        printf("1000-link chain, 1000:1 end, 1 substep, 1 iteration, 60 steps on OpenCL: max gap %.3g link lengths\n", h.max_gap / 0.1);
+        CHECK(h.max_gap < 1e-4 * 0.1, "1000-link heavy chain on OpenCL: max gap %.3g link lengths", h.max_gap / 0.1);
+    }
+    state_free(&h);
+
+    /* (c) not a chain: refused with the reason */
+    ctn_world *w = make_world(CTN_BACKEND_OPENCL, 0, 0);
+    if (w) {
+        CHECK(ctn_scene_from_spec(w, "grid:6x6") == CTN_OK, "grid: %s", ctn_world_last_error(w));
+        ctn_status st = ctn_world_step(w);
+        const char *msg = ctn_world_last_error(w);
+        printf("grid:6x6 with direct on OpenCL: %s\n", msg);
+        CHECK(st == CTN_ERR_UNSUPPORTED, "grid: status %d, expected CTN_ERR_UNSUPPORTED", (int)st);
+        CHECK(strstr(msg, "chains") && strstr(msg, "joints"), "grid: the message should say why: %s", msg);
+        ctn_world_destroy(w);
+    }
+    return check_report("test_opencl_direct");
+}
