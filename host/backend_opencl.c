@@ -550,17 +550,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     double ms_upload = ctn__now_ms() - th;
 
     int substeps = w->desc.substeps;
-    ctn_step_params prm;
-    memset(&prm, 0, sizeof prm);
-    prm.gravity = ctn_v3_make((float)w->desc.gravity[0], (float)w->desc.gravity[1], (float)w->desc.gravity[2]);
-    prm.h = (float)(w->desc.time_step / substeps);
-    prm.compliance = (float)w->desc.compliance;
-    prm.damping_time = (float)w->desc.damping_time;
-    prm.baumgarte = (float)w->desc.baumgarte;
-    prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
-    prm.warm_start = (float)w->desc.warm_start;
-    prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
-    prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
+    ctn_step_params prm = ctn__step_params(w);
     int use_gs_for_cg = w->desc.solver == CTN_SOLVER_CG && has_bounded_joints(w, o);
     drop_events(o);
     for (int sub = 0; sub < substeps; ++sub) {

@@ -232,17 +232,7 @@ static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
     if (s != CTN_OK) return s;
     const ctn_topology *t = &w->topo;
     int substeps = w->desc.substeps;
-    ctn_step_params prm;
-    memset(&prm, 0, sizeof prm);
-    prm.gravity = ctn_v3_make((float)w->desc.gravity[0], (float)w->desc.gravity[1], (float)w->desc.gravity[2]);
-    prm.h = (float)(w->desc.time_step / substeps);
-    prm.compliance = (float)w->desc.compliance;
-    prm.damping_time = (float)w->desc.damping_time;
-    prm.baumgarte = (float)w->desc.baumgarte;
-    prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
-    prm.warm_start = (float)w->desc.warm_start;
-    prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
-    prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
+    ctn_step_params prm = ctn__step_params(w);
     double r2 = 0.0;
     for (int sub = 0; sub < substeps; ++sub) {
         double t0 = ctn__now_ms();

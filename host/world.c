@@ -40,6 +40,21 @@ double ctn__now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+ctn_step_params ctn__step_params(const ctn_world *w) {
+    ctn_step_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.gravity = ctn_v3_make((float)w->desc.gravity[0], (float)w->desc.gravity[1], (float)w->desc.gravity[2]);
+    prm.h = (float)(w->desc.time_step / w->desc.substeps);
+    prm.compliance = (float)w->desc.compliance;
+    prm.damping_time = (float)w->desc.damping_time;
+    prm.baumgarte = (float)w->desc.baumgarte;
+    prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
+    prm.warm_start = (float)w->desc.warm_start;
+    prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
+    prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
+    return prm;
+}
+
 ctn_pose ctn__world_pose(void) {
     ctn_pose p;
     memset(&p, 0, sizeof p);

@@ -134,6 +134,9 @@ int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_cou
 int ctn__colour_joints_into(int m, const int *body_a, const int *body_b, const unsigned char *dynamic, int max_colours,
                             unsigned long long *used, int *colour);
 
+/* The parameters of one substep from the world's settings (shared by the CPU and OpenCL backends). */
+ctn_step_params ctn__step_params(const ctn_world *w);
+
 /* The identity pose at the origin, used for the world side of a joint. */
 ctn_pose ctn__world_pose(void);
 
