@@ -149,12 +149,6 @@ static void collect_times(ctn_ocl *o, double ms[CTN_PH_COUNT]) {
     drop_events(o);
 }
 
-#define TRY(expr)                          \
-    do {                                   \
-        ctn_status s_ = (expr);            \
-        if (s_ != CTN_OK) return s_;       \
-    } while (0)
-#define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
 
 /* ---- uploads ----------------------------------------------------------------------------------------- */
 

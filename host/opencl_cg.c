@@ -11,12 +11,6 @@
 
 #include <clblast_c.h>
 
-#define TRY(expr)                          \
-    do {                                   \
-        ctn_status s_ = (expr);            \
-        if (s_ != CTN_OK) return s_;       \
-    } while (0)
-#define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
 
 /* Scalar slots, as kernels/catena.cl CTN_CG_*. */
 enum { CG_RZ = 0, CG_PAP = 1, CG_RZNEW = 2 };

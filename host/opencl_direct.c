@@ -21,11 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(expr)                          \
-    do {                                   \
-        ctn_status s_ = (expr);            \
-        if (s_ != CTN_OK) return s_;       \
-    } while (0)
 
 enum { DK_BUILD, DK_REDUCE, DK_BACK, DK_APPLY, DK_RESIDUAL, DK_COUNT };
 static const char *const direct_names[DK_COUNT] = {"ctn_k_direct_build", "ctn_k_direct_reduce", "ctn_k_direct_back",

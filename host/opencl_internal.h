@@ -191,4 +191,12 @@ int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);
 /* Bench hook (host/backend_opencl.c): device copy bandwidth in GB/s (bytes read + written). */
 ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, double *gbps);
 
+/* Return the status of a failed call; set kernel k's argument i to the value v (with w and o in scope). */
+#define TRY(expr)                          \
+    do {                                   \
+        ctn_status s_ = (expr);            \
+        if (s_ != CTN_OK) return s_;       \
+    } while (0)
+#define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
+
 #endif /* CTN_HOST_OPENCL_INTERNAL_H */
