@@ -232,6 +232,35 @@ __kernel void ctn_k_joint_error(int m, __global const ctn_joint_def *defs, __glo
     angle[s] = a;
 }
 
+/* Folds a work-group's scratch in fixed pairwise order: scratch[0] = sum of scratch[0..L), scratch[L] and
+ * scratch[2L] = max of the next two L-blocks. Every work-item of the group must call it. */
+static void ctn_group_fold3(__local float *scratch) {
+    int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (l < h) {
+            scratch[l] += scratch[l + h];
+            scratch[L + l] = fmax(scratch[L + l], scratch[L + l + h]);
+            scratch[2 * L + l] = fmax(scratch[2 * L + l], scratch[2 * L + l + h]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* The same for ints: scratch[0] = max of scratch[0..L) (non-negative floats order like their int bits),
+ * scratch[L] = min of scratch[L..2L). */
+static void ctn_group_fold_max_min(__local int *scratch) {
+    int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (l < h) {
+            scratch[l] = max(scratch[l], scratch[l + h]);
+            scratch[L + l] = min(scratch[L + l], scratch[L + l + h]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* Tree reduction of three arrays in one pass: sum of x0, max of x1 and x2 (residual^2, gap, angle).
  * Work-item l of group g first folds elements g*L + l, g*L + l + G*L, ... (G groups of L items, both
  * fixed for a given n and device), then the group folds its L values pairwise with barriers between
@@ -250,15 +279,7 @@ __kernel void ctn_k_reduce3(int n, __global const float *x0, __global const floa
     scratch[l] = s;
     scratch[L + l] = m1;
     scratch[2 * L + l] = m2;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = L / 2; h > 0; h >>= 1) {
-        if (l < h) {
-            scratch[l] += scratch[l + h];
-            scratch[L + l] = fmax(scratch[L + l], scratch[L + l + h]);
-            scratch[2 * L + l] = fmax(scratch[2 * L + l], scratch[2 * L + l + h]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    ctn_group_fold3(scratch);
     if (l == 0) {
         out[3 * g + 0] = scratch[0];
         out[3 * g + 1] = scratch[L];
@@ -278,15 +299,7 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
     scratch[l] = s;
     scratch[L + l] = m1;
     scratch[2 * L + l] = m2;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = L / 2; h > 0; h >>= 1) {
-        if (l < h) {
-            scratch[l] += scratch[l + h];
-            scratch[L + l] = fmax(scratch[L + l], scratch[L + l + h]);
-            scratch[2 * L + l] = fmax(scratch[2 * L + l], scratch[2 * L + l + h]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    ctn_group_fold3(scratch);
     if (l == 0) {
         out[0] = scratch[0];
         out[1] = scratch[L];
@@ -318,14 +331,7 @@ __kernel void ctn_k_body_check(int n, __global const ctn_pose *pose, __global co
     }
     scratch[l] = as_int(top);
     scratch[L + l] = bad;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = L / 2; h > 0; h >>= 1) {
-        if (l < h) {
-            scratch[l] = max(scratch[l], scratch[l + h]); /* non-negative floats order like their int bits */
-            scratch[L + l] = min(scratch[L + l], scratch[L + l + h]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    ctn_group_fold_max_min(scratch);
     if (l == 0) {
         out[2 * g] = scratch[0];
         out[2 * g + 1] = scratch[L];
@@ -342,14 +348,7 @@ __kernel void ctn_k_body_check_final(int groups, int n, __global const int *part
     }
     scratch[l] = top;
     scratch[L + l] = bad;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = L / 2; h > 0; h >>= 1) {
-        if (l < h) {
-            scratch[l] = max(scratch[l], scratch[l + h]);
-            scratch[L + l] = min(scratch[L + l], scratch[L + l + h]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    ctn_group_fold_max_min(scratch);
     if (l == 0) {
         out[at] = scratch[0];
         out[at + 1] = scratch[L];
