@@ -5,10 +5,13 @@
  * the row updates per second, and the joint error: the largest joint gap (anchor separation) at the
  * last step and over the run, relative to the link length. The chain starts exactly assembled and at
  * rest, so every bit of gap is solver error under gravity.
+ * --release horizontal starts it horizontal instead (the `catena run chain:N` scene): it swings down from
+ * its pin, and the error then also holds the linearisation error of each substep.
  *
  * usage: bench_chain [--sizes 1000,10000,100000] [--steps 120] [--backend cpu|opencl|auto]
- *                    [--heavy RATIO] [--configs gs:10x1,gs:50x1,...] [--md FILE] [--json FILE]
- * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART].
+ *                    [--heavy RATIO] [--release hanging|horizontal] [--configs gs:10x1,gs:50x1,...]
+ *                    [--md FILE] [--json FILE]
+ * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART]; solver is gs, jacobi, cg, direct or auto.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
@@ -52,13 +55,14 @@ static int parse_config(const char *s, config *c) {
     else if (!strcmp(solver, "jacobi")) c->solver = CTN_SOLVER_JACOBI;
     else if (!strcmp(solver, "cg")) c->solver = CTN_SOLVER_CG;
     else if (!strcmp(solver, "direct")) c->solver = CTN_SOLVER_DIRECT;
+    else if (!strcmp(solver, "auto")) c->solver = CTN_SOLVER_AUTO;
     else return 0;
     if (c->iterations < 1 || c->substeps < 1) return 0;
     snprintf(c->label, sizeof c->label, "%s", s);
     return 1;
 }
 
-static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy) {
+static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy, int horizontal) {
     result r;
     memset(&r, 0, sizeof r);
     r.links = links;
@@ -76,7 +80,7 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
         return r;
     }
     ctn_chain_desc c = ctn_chain_desc_default(links);
-    c.direction[0] = 0.0, c.direction[1] = -1.0;
+    if (!horizontal) c.direction[0] = 0.0, c.direction[1] = -1.0;
     c.end_mass_ratio = heavy;
     if (ctn_scene_chain(w, &c, NULL) != CTN_OK) {
         fprintf(stderr, "bench_chain: %s\n", ctn_world_last_error(w));
@@ -123,6 +127,7 @@ int main(int argc, char **argv) {
     const char *md = NULL, *json = NULL;
     const char *cfgs = "gs:10x1,gs:50x1,gs:1x4,gs:1x16,gs:4x4,jacobi:10x1,cg:10x1";
     double heavy = 1.0;
+    int horizontal = 0;
     ctn_backend backend = CTN_BACKEND_CPU;
     for (int i = 1; i < argc; ++i) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -137,6 +142,8 @@ int main(int argc, char **argv) {
             cfgs = v, ++i;
         } else if (!strcmp(argv[i], "--heavy") && v) {
             heavy = atof(v), ++i;
+        } else if (!strcmp(argv[i], "--release") && v && (!strcmp(v, "hanging") || !strcmp(v, "horizontal"))) {
+            horizontal = !strcmp(v, "horizontal"), ++i;
         } else if (!strcmp(argv[i], "--md") && v) {
             md = v, ++i;
         } else if (!strcmp(argv[i], "--json") && v) {
@@ -146,7 +153,7 @@ int main(int argc, char **argv) {
             ++i;
         } else {
             fprintf(stderr, "usage: bench_chain [--sizes N,N] [--steps S] [--configs solver:ITxSUB,...] [--heavy R] "
-                            "[--backend cpu|opencl|auto] [--md FILE] [--json FILE]\n");
+                            "[--release hanging|horizontal] [--backend cpu|opencl|auto] [--md FILE] [--json FILE]\n");
             return 2;
         }
     }
@@ -167,7 +174,7 @@ int main(int argc, char **argv) {
     int nres = 0;
     for (int si = 0; si < nsizes; ++si)
         for (int ci = 0; ci < ncfg; ++ci) {
-            res[nres] = run_one(sizes[si], &list[ci], steps, backend, heavy);
+            res[nres] = run_one(sizes[si], &list[ci], steps, backend, heavy, horizontal);
             const result *r = &res[nres++];
             fprintf(stderr, "links %7d  %-14s %9.3f ms/step  gap %.3g (worst %.3g)\n", r->links, r->cfg.label, r->ms_median, r->gap_final,
                     r->gap_worst);
@@ -177,9 +184,9 @@ int main(int argc, char **argv) {
         perror(md);
         return 1;
     }
-    fprintf(f, "Hanging chain of rigid links (0.1 m, 0.1 kg, end mass ratio %g), ball joints, 60 Hz, %d steps, backend %s.\n"
+    fprintf(f, "%s chain of rigid links (0.1 m, 0.1 kg, end mass ratio %g), ball joints, 60 Hz, %d steps, backend %s.\n"
                "gap = largest joint anchor separation / link length; ms/step = median wall time of a step after 5 warm-up steps.\n\n",
-            heavy, steps, nres ? res[0].backend : "?");
+            horizontal ? "Swinging (released horizontal)" : "Hanging", heavy, steps, nres ? res[0].backend : "?");
     fprintf(f, "| links | solver:iterations x substeps | ms/step | solve ms | row updates/s | colours | gap (last step) | gap (worst step) |\n");
     fprintf(f, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < nres; ++i) {
@@ -196,9 +203,9 @@ int main(int argc, char **argv) {
             perror(tmp);
             return 1;
         }
-        fprintf(j, "{\n  \"workload\": {\"scene\": \"hanging chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
+        fprintf(j, "{\n  \"workload\": {\"scene\": \"%s chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
                    "\"time_step\": %.9g, \"steps\": %d},\n  \"results\": [\n",
-                heavy, 1.0 / 60.0, steps);
+                horizontal ? "swinging" : "hanging", heavy, 1.0 / 60.0, steps);
         for (int i = 0; i < nres; ++i) {
             const result *r = &res[i];
             fprintf(j,

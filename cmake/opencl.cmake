@@ -40,6 +40,7 @@ set(CATENA_OPENCL_SOURCES
   host/backend_opencl.c
   host/opencl_cg.c
   host/opencl_direct.c # issue 8: exact solver for chains
+  host/opencl_tree.c # issue 8: exact solver for trees (forests) of joints
   host/fault.c # issue 7: CATENA_FAULT device-fault injection
   ${CATENA_KERNEL_EMBED})
 set(CATENA_OPENCL_LIBS OpenCL::OpenCL ${CATENA_CLBLAST_LIB})

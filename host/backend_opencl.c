@@ -7,6 +7,7 @@
  * when the host asks (sync_to_host, through ctn__sync). */
 #include "opencl_internal.h"
 #include "fault.h"
+#include "ctn_solver.h" /* CTN_PROJECT_TOL, CTN_PROJECT_MAX */
 
 #include <clblast_c.h>
 #include <math.h>
@@ -25,7 +26,7 @@ static const char *const kernel_names[CTN_K_COUNT] = {
     "ctn_k_jacobi",       "ctn_k_integrate", "ctn_k_cg_init",   "ctn_k_cg_start",    "ctn_k_cg_gather",
     "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
     "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia",
-    "ctn_k_body_check",   "ctn_k_body_check_final"};
+    "ctn_k_body_check",   "ctn_k_body_check_final", "ctn_k_project_begin", "ctn_k_project_slot"};
 
 /* ---- small helpers --------------------------------------------------------------------------------- */
 
@@ -215,7 +216,7 @@ static ctn_status reserve_all(ctn_world *w, ctn_ocl *o) {
         TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->r2.mem, &zero, sizeof zero, 0, o->r2.size / sizeof zero * sizeof zero, 0, NULL, NULL),
                            "clearing the residual array"));
     }
-    if (w->desc.solver == CTN_SOLVER_CG) {
+    if (w->solver == CTN_SOLVER_CG) {
         TRY(ctn__ocl_reserve(w, o, &o->cg_r, 6 * m * sizeof(float), NULL));
         TRY(ctn__ocl_reserve(w, o, &o->cg_z, 6 * m * sizeof(float), NULL));
         TRY(ctn__ocl_reserve(w, o, &o->cg_ap, 6 * m * sizeof(float), NULL));
@@ -360,7 +361,31 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, float h) {
     return ctn__ocl_launch(w, o, k, (size_t)n, "integration");
 }
 
-/* Joint errors and the deterministic two-pass reduction into stats[0..2]. */
+/* Deterministic two-pass reduction of n floats per array: out[0] = sum of x0, out[1] = max of x1,
+ * out[2] = max of x2 (ctn_k_reduce3 + ctn_k_reduce3_final). */
+static ctn_status run_reduce3(ctn_world *w, ctn_ocl *o, int n, cl_mem x0, cl_mem x1, cl_mem x2, cl_mem out) {
+    size_t L = o->reduce_local;
+    int groups = (int)(((size_t)n + L - 1) / L);
+    if (groups > REDUCE_GROUPS) groups = REDUCE_GROUPS;
+    int k = CTN_K_REDUCE3;
+    ARG(k, 0, n);
+    ARG(k, 1, x0);
+    ARG(k, 2, x1);
+    ARG(k, 3, x2);
+    ARG(k, 4, o->partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
+    size_t global = (size_t)groups * L;
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3)"));
+    k = CTN_K_REDUCE3_FINAL;
+    ARG(k, 0, groups);
+    ARG(k, 1, o->partial.mem);
+    ARG(k, 2, out);
+    TRY(ctn__ocl_arg(w, o, k, 3, 3 * L * sizeof(float), NULL));
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3_final)"));
+    return CTN_OK;
+}
+
+/* Joint errors and their reduction with the residual into stats[0..2]. */
 static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count;
     int k = CTN_K_JOINT_ERROR;
@@ -370,25 +395,72 @@ static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
     ARG(k, 3, o->gap.mem);
     ARG(k, 4, o->angle.mem);
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, "joint errors"));
-    size_t L = o->reduce_local;
-    int groups = (int)(((size_t)m + L - 1) / L);
-    if (groups > REDUCE_GROUPS) groups = REDUCE_GROUPS;
-    k = CTN_K_REDUCE3;
-    ARG(k, 0, m);
-    ARG(k, 1, o->r2.mem);
-    ARG(k, 2, o->gap.mem);
-    ARG(k, 3, o->angle.mem);
-    ARG(k, 4, o->partial.mem);
-    TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
-    size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3)"));
-    k = CTN_K_REDUCE3_FINAL;
-    ARG(k, 0, groups);
-    ARG(k, 1, o->partial.mem);
-    ARG(k, 2, o->stats.mem);
-    TRY(ctn__ocl_arg(w, o, k, 3, 3 * L * sizeof(float), NULL));
-    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3_final)"));
+    return run_reduce3(w, o, m, o->r2.mem, o->gap.mem, o->angle.mem, o->stats.mem);
+}
+
+static ctn_status copy_buf(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    return ctn__ocl_check(w, clEnqueueCopyBuffer(o->queue, from, to, 0, 0, size, 0, NULL, NULL), what);
+}
+
+/* Post-stabilisation of the exact solver after the last substep: host/solver_cpu.c project_positions on
+ * the device (the same kernels on scratch velocities, impulses and residuals, swapped in for the solve).
+ * One blocking read of the largest error per Newton step (at most CTN_PROJECT_MAX + 1). */
+static ctn_status project_steps(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int n = w->body_count, m = w->topo.joint_count;
+    prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
+    float last = INFINITY, zero = 0.0f;
+    for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
+        int k = CTN_K_PROJECT_BEGIN;
+        ARG(k, 0, n);
+        ARG(k, 1, o->proj_vel.mem); /* the real velocities: swapped out by project_positions */
+        ARG(k, 2, o->vel.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)n, "projection: scratch velocities"));
+        TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, 6 * (size_t)m * sizeof zero, 0, NULL, NULL),
+                           "projection: clearing the scratch impulses"));
+        TRY(run_prepare(w, o, prm));
+        k = CTN_K_PROJECT_SLOT;
+        ARG(k, 0, m);
+        ARG(k, 1, o->defs.mem);
+        ARG(k, 2, o->blocks.mem);
+        ARG(k, 3, prm.h);
+        ARG(k, 4, o->proj_err.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows"));
+        TRY(run_reduce3(w, o, m, o->proj_err.mem, o->proj_err.mem, o->proj_err.mem, o->proj_stats.mem));
+        float top[3];
+        TRY(ctn__ocl_check(w, clEnqueueReadBuffer(o->queue, o->proj_stats.mem, CL_TRUE, 0, sizeof top, top, 0, NULL, NULL),
+                           "projection: reading the largest error"));
+        if (!(top[1] < last)) { /* the last step made it worse: undo it */
+            TRY(copy_buf(w, o, o->proj_pose.mem, o->pose.mem, (size_t)n * sizeof(ctn_pose), "projection: undoing a step"));
+            TRY(copy_buf(w, o, o->proj_inertia.mem, o->inertia.mem, (size_t)n * sizeof(ctn_inertia), "projection: undoing a step"));
+            break;
+        }
+        if (!(top[1] > CTN_PROJECT_TOL)) break;
+        last = top[1];
+        TRY(copy_buf(w, o, o->pose.mem, o->proj_pose.mem, (size_t)n * sizeof(ctn_pose), "projection: keeping the poses"));
+        TRY(copy_buf(w, o, o->inertia.mem, o->proj_inertia.mem, (size_t)n * sizeof(ctn_inertia), "projection: keeping the poses"));
+        TRY(ctn__ocl_solve_direct(w, o));
+        TRY(run_integrate(w, o, prm.h));
+    }
     return CTN_OK;
+}
+
+static ctn_status project_positions(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int n = w->body_count, m = w->topo.joint_count;
+    TRY(ctn__ocl_reserve(w, o, &o->proj_vel, (size_t)n * sizeof(ctn_vel), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_pose, (size_t)n * sizeof(ctn_pose), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_inertia, (size_t)n * sizeof(ctn_inertia), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * (size_t)m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_r2, (size_t)m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_err, (size_t)m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
+    ctn_clbuf vel = o->vel, lambda = o->lambda, r2 = o->r2;
+    o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
+    o->proj_vel = vel; /* project_steps reads the real velocities from here */
+    ctn_status s = project_steps(w, o, prm);
+    o->proj_vel = o->vel;
+    o->vel = vel, o->lambda = lambda, o->r2 = r2;
+    return s;
 }
 
 /* The one blocking read of a step. */
@@ -440,11 +512,6 @@ static ctn_status read_body(ctn_world *w, ctn_ocl *o, int i, ctn_pose *p, ctn_ve
     cl_int e = clEnqueueReadBuffer(o->queue, o->pose.mem, CL_TRUE, (size_t)i * sizeof *p, sizeof *p, p, 0, NULL, NULL);
     if (e == CL_SUCCESS) e = clEnqueueReadBuffer(o->queue, o->vel.mem, CL_TRUE, (size_t)i * sizeof *v, sizeof *v, v, 0, NULL, NULL);
     return ctn__ocl_check(w, e, "reading the diverged body");
-}
-
-static ctn_status copy_buf(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what) {
-    if (size == 0) return CTN_OK;
-    return ctn__ocl_check(w, clEnqueueCopyBuffer(o->queue, from, to, 0, 0, size, 0, NULL, NULL), what);
 }
 
 /* Device-side copy of the state the step starts from (after this step's uploads). */
@@ -537,7 +604,15 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     double th = ctn__now_ms();
     TRY(reserve_all(w, o));
     if (!o->have_layout || o->layout_version != w->topology_version) TRY(upload_layout(w, o));
-    if (w->desc.solver == CTN_SOLVER_DIRECT) TRY(ctn__ocl_direct_prepare(w, o)); /* issue 8: chains only (host/opencl_direct.c) */
+    if (w->solver == CTN_SOLVER_DIRECT) { /* issue 8 (host/opencl_direct.c) */
+        ctn_status ds = ctn__ocl_direct_prepare(w, o);
+        if (ds == CTN_ERR_UNSUPPORTED && w->desc.solver == CTN_SOLVER_AUTO) {
+            w->solver = CTN_SOLVER_GS; /* auto: a layout the device cannot eliminate runs GS (until it changes) */
+            w->error[0] = '\0';
+        } else if (ds != CTN_OK) {
+            return ds;
+        }
+    }
     if (w->bodies_dirty) TRY(upload_bodies(w, o));
     w->bodies_dirty = 0;
     TRY(take_snapshot(w, o)); /* issue 7 */
@@ -545,7 +620,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
 
     int substeps = w->desc.substeps;
     ctn_step_params prm = ctn__step_params(w);
-    int use_gs_for_cg = w->desc.solver == CTN_SOLVER_CG && has_bounded_joints(w, o);
+    int use_gs_for_cg = w->solver == CTN_SOLVER_CG && has_bounded_joints(w, o);
     drop_events(o);
     for (int sub = 0; sub < substeps; ++sub) {
         phase_begin(o, CTN_PH_PREPARE);
@@ -557,13 +632,18 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
         phase_end(o);
         phase_begin(o, CTN_PH_SOLVE);
         TRY(run_warm_start(w, o, prm.warm_start));
-        if (w->desc.solver == CTN_SOLVER_GS || use_gs_for_cg) TRY(solve_gs(w, o));
-        else if (w->desc.solver == CTN_SOLVER_JACOBI) TRY(solve_jacobi(w, o));
-        else if (w->desc.solver == CTN_SOLVER_DIRECT) TRY(ctn__ocl_solve_direct(w, o));
+        if (w->solver == CTN_SOLVER_GS || use_gs_for_cg) TRY(solve_gs(w, o));
+        else if (w->solver == CTN_SOLVER_JACOBI) TRY(solve_jacobi(w, o));
+        else if (w->solver == CTN_SOLVER_DIRECT) TRY(ctn__ocl_solve_direct(w, o));
         else TRY(ctn__ocl_solve_cg(w, o));
         phase_end(o);
         phase_begin(o, CTN_PH_INTEGRATE);
         TRY(run_integrate(w, o, prm.h));
+        phase_end(o);
+    }
+    if (w->solver == CTN_SOLVER_DIRECT && t->joint_count > 0) {
+        phase_begin(o, CTN_PH_SOLVE);
+        TRY(project_positions(w, o, prm));
         phase_end(o);
     }
     float stats[STATS_FLOATS] = {0};
@@ -579,7 +659,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     st->ms_solve += ms[CTN_PH_SOLVE];
     st->ms_integrate += ms[CTN_PH_INTEGRATE];
     st->ms_transfer += ms[CTN_PH_TRANSFER] + ms_upload;
-    double r2 = w->desc.solver == CTN_SOLVER_CG ? (double)stats[3] * stats[3] : (double)stats[0];
+    double r2 = w->solver == CTN_SOLVER_CG ? (double)stats[3] * stats[3] : (double)stats[0];
     st->residual = t->row_count ? sqrt(r2 / t->row_count) : 0.0;
     st->max_gap = stats[1];
     st->max_angle = stats[2];
@@ -672,7 +752,8 @@ static void ocl_release(ctn_ocl *o) {
                          &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks,
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
                          &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
-                         &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda};
+                         &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda, &o->proj_vel, &o->proj_lambda,
+                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_inertia, &o->proj_stats};
     if (o->queue) clFinish(o->queue);
     ctn__ocl_direct_release(o); /* issue 8 */
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)

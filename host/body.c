@@ -1,4 +1,5 @@
-/* Bodies: creation, removal, state access. Host arrays are float; the API speaks double. */
+/* Bodies: creation, removal, state access. Host arrays are float (positions as two floats, hi + lo); the API
+ * speaks double. */
 #include "world.h"
 
 #include <math.h>
@@ -128,7 +129,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     int id = w->body_count;
     ctn_pose *p = &w->pose[id];
     memset(p, 0, sizeof *p);
-    p->p = v3_from(d->position);
+    ctn__pose_set_position(p, d->position); /* two floats: round trip to ~2^-48 relative */
     p->q = d->particle ? ctn_quat_identity() : q;
     ctn_vel *v = &w->vel[id];
     memset(v, 0, sizeof *v);
@@ -194,7 +195,7 @@ ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id id, ctn_body_state *out)
     if (st != CTN_OK) return st;
     const ctn_pose *p = &w->pose[id];
     const ctn_vel *v = &w->vel[id];
-    out->position[0] = p->p.x, out->position[1] = p->p.y, out->position[2] = p->p.z;
+    ctn__pose_get_position(p, out->position);
     out->orientation[0] = p->q.w, out->orientation[1] = p->q.x, out->orientation[2] = p->q.y, out->orientation[3] = p->q.z;
     out->velocity[0] = v->v.x, out->velocity[1] = v->v.y, out->velocity[2] = v->v.z;
     out->angular_velocity[0] = v->w.x, out->angular_velocity[1] = v->w.y, out->angular_velocity[2] = v->w.z;
@@ -218,7 +219,7 @@ ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id id, const ctn_body_state
     ctn_props *pr = &w->props[id];
     int particle = (pr->flags & CTN_BODY_FLAG_PARTICLE) != 0;
     int moving = (pr->flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) != 0;
-    w->pose[id].p = v3_from(s->position);
+    ctn__pose_set_position(&w->pose[id], s->position);
     if (!particle) w->pose[id].q = q;
     w->vel[id].v = moving ? v3_from(s->velocity) : ctn_v3_zero();
     w->vel[id].w = moving && !particle ? v3_from(s->angular_velocity) : ctn_v3_zero();
@@ -251,9 +252,9 @@ ctn_status ctn_world_get_positions(ctn_world *w, double *xyz, int count, int *wr
     int n = count < w->body_count ? count : w->body_count;
     for (int i = 0; i < n; ++i) {
         int alive = (w->props[i].flags & CTN_BODY_FLAG_ALIVE) != 0;
-        xyz[3 * i + 0] = alive ? w->pose[i].p.x : 0.0;
-        xyz[3 * i + 1] = alive ? w->pose[i].p.y : 0.0;
-        xyz[3 * i + 2] = alive ? w->pose[i].p.z : 0.0;
+        double x[3] = {0.0, 0.0, 0.0};
+        if (alive) ctn__pose_get_position(&w->pose[i], x);
+        xyz[3 * i + 0] = x[0], xyz[3 * i + 1] = x[1], xyz[3 * i + 2] = x[2];
     }
     if (written) *written = n;
     return CTN_OK;

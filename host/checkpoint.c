@@ -4,9 +4,10 @@
  *   header, 64 bytes: magic "CATENACK", u32 version, u32 byte-order mark 0x01020304, u32 sizes of the six
  *   stored records (pose, vel, inertia, props, joint def, world desc), u64 payload bytes, u64 FNV-1a 64
  *   hash of the payload, u64 reserved;
- *   payload: settings, the caller's step counter and text, the body arrays by id (pose, velocity, world
- *   inverse inertia, properties with flags and forces, joint reference counts), the joint definitions by
- *   id with their alive flags, and each joint's 6 warm-start impulses by id.
+ *   payload: settings, the caller's step counter and text, the body arrays by id (pose, with the two-float
+ *   position since version 2; velocity, world inverse inertia, properties with flags and forces, joint
+ *   reference counts), the joint definitions by id with their alive flags, and each joint's 6 warm-start
+ *   impulses by id. Version 1 files (float32 positions, 32-byte poses) are refused with a message.
  *
  * The arrays are the host arrays byte for byte, so a loaded world continues exactly. Impulses are stored
  * by joint id; the solver order they live in (topo.lambda, by colour) is rebuilt on load by the same
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #define CK_MAGIC "CATENACK"
-#define CK_VERSION 1u
+#define CK_VERSION 2u /* 2: two-float positions (ctn_pose.p_lo, 48-byte poses); 1: float32 positions */
 #define CK_BOM 0x01020304u
 #define CK_HEADER 64
 
@@ -210,7 +211,10 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
     }
     if (u[0] != CK_VERSION) {
         fclose(f);
-        ERR("%s: checkpoint format version %u; this catena reads version %u", path, u[0], CK_VERSION);
+        if (u[0] == 1u)
+            ERR("%s: checkpoint format version 1 (float32 body positions) is no longer read; this catena reads version %u "
+                "(two-float positions): rerun the scene to write a new checkpoint", path, CK_VERSION);
+        else ERR("%s: checkpoint format version %u; this catena reads version %u", path, u[0], CK_VERSION);
         return CTN_ERR_UNSUPPORTED;
     }
     if (u[2] != sizeof(ctn_pose) || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != sizeof(ctn_props) ||

@@ -161,8 +161,8 @@ ctn_status ctn_world_add_plane(ctn_world *w, const double normal[3], double offs
 
 /* ---- contact definitions -------------------------------------------------------------------------- */
 
-ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, ctn_v3 pa, ctn_v3 pb, ctn_v3 n, float mu, float e, int flags,
-                               const ctn_joint_def *prev) {
+ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
+                               int flags, const ctn_joint_def *prev) {
     ctn_joint_def j;
     memset(&j, 0, sizeof j);
     /* friction direction t1 (world): the previous one projected on the new tangent plane, else any */
@@ -178,13 +178,19 @@ ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, ctn_v3 pa, ctn_
     j.a = a;
     j.b = b;
     j.rows = 3;
-    j.anchor_a = ctn_quat_rotate_inv(w->pose[a].q, ctn_sub(pa, w->pose[a].p));
+    /* lever arms in double from the two-float positions, then into the body frames */
+    double xa[3], xb[3] = {0.0, 0.0, 0.0};
+    ctn__pose_get_position(&w->pose[a], xa);
+    if (b >= 0) ctn__pose_get_position(&w->pose[b], xb);
+    ctn_v3 ra = ctn_v3_make((float)(pa[0] - xa[0]), (float)(pa[1] - xa[1]), (float)(pa[2] - xa[2]));
+    ctn_v3 rb = ctn_v3_make((float)(pb[0] - xb[0]), (float)(pb[1] - xb[1]), (float)(pb[2] - xb[2]));
+    j.anchor_a = ctn_quat_rotate_inv(w->pose[a].q, ra);
     if (b >= 0) {
-        j.anchor_b = ctn_quat_rotate_inv(w->pose[b].q, ctn_sub(pb, w->pose[b].p));
+        j.anchor_b = ctn_quat_rotate_inv(w->pose[b].q, rb);
         j.axis_b = ctn_quat_rotate_inv(w->pose[b].q, n);
         j.axis_a = ctn_quat_rotate_inv(w->pose[b].q, t1);
     } else {
-        j.anchor_b = pb;
+        j.anchor_b = rb; /* world frame: float32 (a world-side anchor has no trailing part) */
         j.axis_b = n;
         j.axis_a = t1;
     }
@@ -199,9 +205,12 @@ ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, ctn_v3 pa, ctn_
 
 /* ---- narrow phase ----------------------------------------------------------------------------------- */
 
+/* The narrow phase runs in float32 about a per-pair origin `org` (the leading part of body a's position), so
+ * points far from the world origin keep float precision relative to the bodies (positions are two floats). */
 typedef struct contact_point {
     int a, b, feature;
-    ctn_v3 pa, pb, n; /* points on a and b, normal from b to a */
+    ctn_v3 org;       /* origin of pa, pb: world point = org + p (in double) */
+    ctn_v3 pa, pb, n; /* points on a and b relative to org, normal from b to a */
     float mu, e;
 } contact_point;
 
@@ -349,6 +358,20 @@ static int plane_points(point_list *l, contact_point *cp, ctn_pose pa, const ctn
     return 1;
 }
 
+/* Pose p seen from the origin o: position (p.p - o) + p.p_lo as one float (exact subtraction for nearby o). */
+static ctn_pose local_pose(ctn_pose p, ctn_v3 o) {
+    ctn_v3 z = ctn_v3_zero();
+    p.p = ctn_point_sep(p.p, p.p_lo, z, o, z, z);
+    p.p_lo = z;
+    return p;
+}
+
+/* Plane pl seen from the origin o: the offset n . x <= offset becomes n . (x - o) <= offset - n . o (double). */
+static ctn_plane local_plane(ctn_plane pl, ctn_v3 o) {
+    pl.offset = (float)((double)pl.offset - ((double)pl.normal.x * o.x + (double)pl.normal.y * o.y + (double)pl.normal.z * o.z));
+    return pl;
+}
+
 /* Bounding radius of a shape about its body origin. */
 static float shape_radius(const ctn_shape *s) {
     if (s->type == CTN_SHAPE_SPHERE) return s->radius;
@@ -370,8 +393,13 @@ static void shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box) {
         ext = ctn_v3_make(CTN_FABS(c0.x) + CTN_FABS(c1.x) + CTN_FABS(c2.x), CTN_FABS(c0.y) + CTN_FABS(c1.y) + CTN_FABS(c2.y),
                           CTN_FABS(c0.z) + CTN_FABS(c1.z) + CTN_FABS(c2.z));
     }
-    box[0] = p.p.x - ext.x - grow, box[1] = p.p.y - ext.y - grow, box[2] = p.p.z - ext.z - grow;
-    box[3] = p.p.x + ext.x + grow, box[4] = p.p.y + ext.y + grow, box[5] = p.p.z + ext.z + grow;
+    /* in double from the two-float position, rounded outwards */
+    double x[3], e[3] = {ext.x + grow, ext.y + grow, ext.z + grow};
+    ctn__pose_get_position(&p, x);
+    for (int k = 0; k < 3; ++k) {
+        box[k] = nextafterf((float)(x[k] - e[k]), -INFINITY);
+        box[3 + k] = nextafterf((float)(x[k] + e[k]), INFINITY);
+    }
 }
 
 /* ---- persistence: (a, b, feature) -> joint id ------------------------------------------------------- */
@@ -559,9 +587,11 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
                 contact_point cp;
                 cp.a = b;
                 cp.b = -1;
+                cp.org = w->pose[b].p;
                 cp.mu = sqrtf(s->friction * c->planes[k].friction);
                 cp.e = s->restitution > c->planes[k].restitution ? s->restitution : c->planes[k].restitution;
-                ok = plane_points(&pts, &cp, w->pose[b], s, &c->planes[k], k, base + item_grow[i]);
+                ctn_plane pl = local_plane(c->planes[k], cp.org);
+                ok = plane_points(&pts, &cp, local_pose(w->pose[b], cp.org), s, &pl, k, base + item_grow[i]);
             }
         }
         /* shape pairs */
@@ -575,9 +605,11 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
             contact_point cp;
             cp.a = a;
             cp.b = b;
+            cp.org = w->pose[a].p;
             cp.mu = sqrtf(sa->friction * sb->friction);
             cp.e = sa->restitution > sb->restitution ? sa->restitution : sb->restitution;
-            ok = pair_points(&pts, &cp, w->pose[a], sa, w->pose[b], sb, base + item_grow[i] + item_grow[j]);
+            ok = pair_points(&pts, &cp, local_pose(w->pose[a], cp.org), sa, local_pose(w->pose[b], cp.org), sb,
+                             base + item_grow[i] + item_grow[j]);
         }
     }
     free(item_body);
@@ -606,7 +638,9 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
             seen[e] = 1;
         }
         int live = id >= 0 && id < w->joint_count && w->joint_alive[id] && w->joints[id].type == CTN_JT_CONTACT;
-        ctn_joint_def def = ctn__contact_def(w, p->a, p->b, p->pa, p->pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? &w->joints[id] : NULL);
+        double pa[3] = {(double)p->org.x + p->pa.x, (double)p->org.y + p->pa.y, (double)p->org.z + p->pa.z};
+        double pb[3] = {(double)p->org.x + p->pb.x, (double)p->org.y + p->pb.y, (double)p->org.z + p->pb.z};
+        ctn_joint_def def = ctn__contact_def(w, p->a, p->b, pa, pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? &w->joints[id] : NULL);
         if (live) {
             w->joints[id] = def; /* same joint id: its impulses warm-start the new geometry */
         } else {

@@ -58,9 +58,10 @@ struct ctn_collision {
 /* The collision state of the world, created on first use (NULL on out-of-memory, message recorded). */
 struct ctn_collision *ctn__collision_get(ctn_world *w);
 
-/* Joint definition of a contact between world points pa (on a) and pb (on b), normal n from b to a.
- * prev: the contact's previous definition (NULL for a new one), whose friction direction is carried over. */
-ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, ctn_v3 pa, ctn_v3 pb, ctn_v3 n, float mu, float e, int flags,
-                               const ctn_joint_def *prev);
+/* Joint definition of a contact between world points pa (on a) and pb (on b, double: body positions are two
+ * floats), normal n from b to a. prev: the contact's previous definition (NULL for a new one), whose friction
+ * direction is carried over. */
+ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
+                               int flags, const ctn_joint_def *prev);
 
 #endif

@@ -48,9 +48,13 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     ctn_v3 n = ctn_v3_make((float)(d->normal[0] / nn), (float)(d->normal[1] / nn), (float)(d->normal[2] / nn));
-    ctn_v3 p = ctn_v3_make((float)d->point[0], (float)d->point[1], (float)d->point[2]);
-    /* points on the two surfaces: n . (pa - pb) = -depth */
-    ctn_v3 pa = ctn_madd(p, n, (float)(-0.5 * d->depth)), pb = ctn_madd(p, n, (float)(0.5 * d->depth));
+    /* points on the two surfaces: n . (pa - pb) = -depth (double: positions are two floats) */
+    double pa[3], pb[3];
+    for (int k = 0; k < 3; ++k) {
+        double nk = d->normal[k] / nn;
+        pa[k] = d->point[k] - 0.5 * d->depth * nk;
+        pb[k] = d->point[k] + 0.5 * d->depth * nk;
+    }
     *out = ctn__contact_def(w, d->body_a, d->body_b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev);
     return CTN_OK;
 }
@@ -110,16 +114,17 @@ ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capac
         if (n < capacity) {
             ctn_contact_info *ci = &out[n];
             ctn_pose pa = w->pose[d->a], pb = d->b >= 0 ? w->pose[d->b] : world;
-            ctn_v3 xa = ctn_add(pa.p, ctn_quat_rotate(pa.q, d->anchor_a));
-            ctn_v3 xb = ctn_add(pb.p, ctn_quat_rotate(pb.q, d->anchor_b));
+            ctn_v3 ra = ctn_quat_rotate(pa.q, d->anchor_a), rb = ctn_quat_rotate(pb.q, d->anchor_b);
+            double xa[3], xb[3];
+            ctn__pose_point(&pa, d->anchor_a, xa);
+            ctn__pose_point(&pb, d->anchor_b, xb);
             ctn_v3 nrm = ctn_quat_rotate(pb.q, d->axis_b);
-            ctn_v3 mid = ctn_scale(ctn_add(xa, xb), 0.5f);
             ci->joint = j;
             ci->body_a = d->a;
             ci->body_b = d->b;
-            ci->point[0] = mid.x, ci->point[1] = mid.y, ci->point[2] = mid.z;
+            for (int k = 0; k < 3; ++k) ci->point[k] = 0.5 * (xa[k] + xb[k]);
             ci->normal[0] = nrm.x, ci->normal[1] = nrm.y, ci->normal[2] = nrm.z;
-            ci->separation = ctn_dot(nrm, ctn_sub(xa, xb));
+            ci->separation = ctn_dot(nrm, ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb)); /* as the solver's g_n */
             int slot = w->topology_dirty ? -1 : w->joint_slot[j];
             for (int k = 0; k < 3; ++k) ci->impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
             ci->friction = d->lo;

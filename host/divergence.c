@@ -69,7 +69,7 @@ static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfini
  * finds the first offending body on the device and reads back only that one. */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed) {
     double limit = w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY;
-    if (!finite_v3(p->p) || !isfinite(p->q.w) || !isfinite(p->q.x) || !isfinite(p->q.y) || !isfinite(p->q.z))
+    if (!finite_v3(p->p) || !finite_v3(p->p_lo) || !isfinite(p->q.w) || !isfinite(p->q.x) || !isfinite(p->q.y) || !isfinite(p->q.z))
         return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite pose; the step was undone", i);
     if (!finite_v3(v->v) || !finite_v3(v->w))
         return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite velocity; the step was undone", i);

@@ -23,9 +23,9 @@ ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id id, ctn_joint_info *out
     out->type = (ctn_joint_type)d->type;
     out->body_a = d->a;
     out->body_b = d->b;
-    ctn_v3 pa = ctn_add(w->pose[d->a].p, ctn_quat_rotate(w->pose[d->a].q, d->anchor_a));
-    ctn_v3 pb = d->b >= 0 ? ctn_add(w->pose[d->b].p, ctn_quat_rotate(w->pose[d->b].q, d->anchor_b)) : d->anchor_b;
-    out->anchor_a[0] = pa.x, out->anchor_a[1] = pa.y, out->anchor_a[2] = pa.z;
-    out->anchor_b[0] = pb.x, out->anchor_b[1] = pb.y, out->anchor_b[2] = pb.z;
+    /* world anchors in double from the two-float positions (world-side anchors are stored world-frame) */
+    ctn_pose world = ctn__world_pose();
+    ctn__pose_point(&w->pose[d->a], d->anchor_a, out->anchor_a);
+    ctn__pose_point(d->b >= 0 ? &w->pose[d->b] : &world, d->anchor_b, out->anchor_b);
     return CTN_OK;
 }

@@ -23,11 +23,8 @@ ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
 
 static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-/* World position of a body-frame point (CTN_WORLD: the point itself). */
-static ctn_v3 anchor_world(const ctn_world *w, ctn_body_id b, ctn_v3 local) {
-    if (b < 0) return local;
-    return ctn_add(w->pose[b].p, ctn_quat_rotate(w->pose[b].q, local));
-}
+/* Pose of body b (CTN_WORLD: the identity at the origin). */
+static ctn_pose pose_of(const ctn_world *w, ctn_body_id b) { return b < 0 ? ctn__world_pose() : w->pose[b]; }
 
 static int check_body(ctn_world *w, ctn_body_id b, const char *field, int allow_world) {
     if (b == CTN_WORLD && allow_world) return 1;
@@ -52,9 +49,14 @@ ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const doubl
     if (!check_body(w, d->body_a, "joint.body_a", 0) || !check_body(w, d->body_b, "joint.body_b", 1)) return CTN_ERR_NOT_FOUND;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    ctn_v3 p = ctn_v3_make((float)pivot[0], (float)pivot[1], (float)pivot[2]);
-    ctn_v3 la = ctn_quat_rotate_inv(w->pose[d->body_a].q, ctn_sub(p, w->pose[d->body_a].p));
-    ctn_v3 lb = d->body_b < 0 ? p : ctn_quat_rotate_inv(w->pose[d->body_b].q, ctn_sub(p, w->pose[d->body_b].p));
+    /* pivot - position in double (positions are two floats), then into the body frame */
+    double xa[3], xb[3] = {0.0, 0.0, 0.0};
+    ctn__pose_get_position(&w->pose[d->body_a], xa);
+    if (d->body_b >= 0) ctn__pose_get_position(&w->pose[d->body_b], xb);
+    ctn_v3 ra = ctn_v3_make((float)(pivot[0] - xa[0]), (float)(pivot[1] - xa[1]), (float)(pivot[2] - xa[2]));
+    ctn_v3 rb = ctn_v3_make((float)(pivot[0] - xb[0]), (float)(pivot[1] - xb[1]), (float)(pivot[2] - xb[2]));
+    ctn_v3 la = ctn_quat_rotate_inv(w->pose[d->body_a].q, ra);
+    ctn_v3 lb = d->body_b < 0 ? rb : ctn_quat_rotate_inv(w->pose[d->body_b].q, rb);
     d->anchor_a[0] = la.x, d->anchor_a[1] = la.y, d->anchor_a[2] = la.z;
     d->anchor_b[0] = lb.x, d->anchor_b[1] = lb.y, d->anchor_b[2] = lb.z;
     if (axis) memcpy(d->axis, axis, sizeof d->axis);
@@ -131,8 +133,10 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     j.compliance = (float)(d->compliance >= 0.0 ? d->compliance : w->desc.compliance);
     j.damping_time = (float)(d->damping_time >= 0.0 ? d->damping_time : w->desc.damping_time);
     j.rel_q = ctn_quat_identity();
-    ctn_v3 pa = anchor_world(w, d->body_a, j.anchor_a), pb = anchor_world(w, d->body_b, j.anchor_b);
-    float dist = ctn_length(ctn_sub(pa, pb));
+    /* anchor separation as the kernels measure it (ctn_joint_rows), from the two-float positions */
+    ctn_pose posa = pose_of(w, d->body_a), posb = pose_of(w, d->body_b);
+    float dist = ctn_length(ctn_point_sep(posa.p, posa.p_lo, ctn_quat_rotate(posa.q, j.anchor_a), posb.p, posb.p_lo,
+                                          ctn_quat_rotate(posb.q, j.anchor_b)));
 
     if (d->type == CTN_JOINT_DISTANCE || d->type == CTN_JOINT_SPRING) {
         j.rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;

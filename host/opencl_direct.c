@@ -2,7 +2,8 @@
  *
  * Scope: joint layouts that are sets of simple paths: every dynamic body in at most two joints, every
  * joint bilateral (no contacts, hinge limits or motors, ropes), no loops; joints to the world or to
- * static/kinematic bodies can only sit at the ends of a path. Anything else is refused with
+ * static/kinematic bodies can only sit at the ends of a path. Anything else goes to the forest path of
+ * host/opencl_tree.c, which refuses loops and bounded rows with
  * CTN_ERR_UNSUPPORTED and the reason (the CPU backend's direct solver handles trees, loops and bounded
  * rows). The path order is built on the host once per topology_version and uploaded as a permutation
  * (position -> slot) and a link table (body shared with the next position and its side in both joints).
@@ -14,7 +15,9 @@
  * precision (kernels/catena.cl, ctn_k_direct_*): ceil(log2 n) reduction launches, each eliminating the odd
  * positions of the current level in parallel, then as many back-substitution launches. Then lambda += dl
  * and the gather kernel applies v += M^-1 J^T dl. The reported residual is that of the final velocities,
- * as on the CPU. Requires cl_khr_fp64 (checked; without it the solver is refused, never run in float). */
+ * as on the CPU. Requires cl_khr_fp64 (checked; without it the solver is refused, never run in float).
+ * Layouts that are not chains go to the forest path (host/opencl_tree.c), which refuses loops and bounded rows;
+ * so do chains on CPU devices, where its serial bands beat cyclic reduction (CATENA_DIRECT_TREE overrides). */
 #include "opencl_internal.h"
 
 #include <stdio.h>
@@ -173,7 +176,23 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     }
     int nb = 1;
-    ctn_status s = build_paths(w, perm, link, &nb);
+    /* Chains take cyclic reduction on GPUs and the forest path (serial bands) on CPU devices, where it is
+     * faster (PoCL, chain:100000: see host/opencl_tree.c); CATENA_DIRECT_TREE=1 / 0 forces one or the other. */
+    const char *force_tree = getenv("CATENA_DIRECT_TREE");
+    cl_device_type type = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    int tree_first = force_tree && *force_tree ? *force_tree == '1' : !(type & CL_DEVICE_TYPE_GPU);
+    ctn_status s = tree_first ? CTN_ERR_UNSUPPORTED : build_paths(w, perm, link, &nb);
+    o->direct_tree = 0;
+    if (s == CTN_ERR_UNSUPPORTED) { /* not chains: the forest path decides (and names what it refuses) */
+        free(perm), free(link);
+        TRY(ctn__ocl_tree_prepare(w, o));
+        o->direct_tree = 1;
+        o->direct_n = m;
+        o->direct_version = w->topology_version;
+        o->have_direct_layout = 1;
+        return CTN_OK;
+    }
     if (s == CTN_OK) s = upload(w, o, &o->dir_perm, perm, (size_t)m * sizeof *perm, "the chain order");
     if (s == CTN_OK) s = upload(w, o, &o->dir_link, link, 3 * (size_t)m * sizeof *link, "the chain links");
     free(perm), free(link);
@@ -194,6 +213,10 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int n = o->direct_n, nb = o->direct_nb, k;
     if (n == 0) return CTN_OK;
+    if (o->direct_tree) {
+        TRY(ctn__ocl_tree_solve(w, o));
+        goto residual;
+    }
     k = DK_BUILD;
     DARG(k, 0, n);
     DARG(k, 1, o->dir_perm.mem);
@@ -261,6 +284,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_arg(w, o, k, 6, sizeof(cl_mem), &o->vel.mem));
     TRY(ctn__ocl_arg(w, o, k, 7, sizeof(cl_mem), &o->inertia.mem));
     TRY(ctn__ocl_launch(w, o, k, (size_t)nbody, "direct solver: impulse gather"));
+residual:
     k = DK_RESIDUAL;
     int m = w->topo.joint_count;
     DARG(k, 0, m);
@@ -273,6 +297,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
 }
 
 void ctn__ocl_direct_release(ctn_ocl *o) {
+    ctn__ocl_tree_release(o);
     ctn_clbuf *bufs[] = {&o->dir_perm, &o->dir_link, &o->dir_D, &o->dir_L, &o->dir_U, &o->dir_b, &o->dir_x};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);

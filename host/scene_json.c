@@ -347,7 +347,7 @@ static int is_object(pctx *c, const cJSON *v, const char *path) {
 
 /* ---- world ---- */
 
-static const char *const solver_names[] = {"gs", "jacobi", "cg", "direct", NULL};
+static const char *const solver_names[] = {"gs", "jacobi", "cg", "direct", "auto", NULL};
 static const char *const backend_names[] = {"auto", "cpu", "opencl", NULL};
 static const char *const stab_names[] = {"spook", "baumgarte", NULL};
 

@@ -1,4 +1,4 @@
-/* Scene generators: chains, ropes, grids, bridges, Newton's cradle, double pendulum. Each one builds
+/* Scene generators: chains, ropes, grids, bridges, Newton's cradle, double pendulum, binary trees. Each one builds
  * through the public API only, so a generator never creates what a user could not. On failure the world
  * keeps the bodies and joints added so far; the generators validate their parameters first so that this
  * only happens on out-of-memory. */
@@ -203,6 +203,46 @@ ctn_status ctn_scene_double_pendulum(ctn_world *w) {
     return CTN_OK;
 }
 
+/* Spec tree:N (issue 8): a binary tree of N rigid links (slender boxes 0.1 m, 0.1 kg) on ball joints, link
+ * 0 pinned to the world at the origin; link i hangs from the far end of link (i - 1) / 2, tilted 30
+ * degrees left or right (odd / even i) and rotated about the vertical by the depth, so branches spread. */
+static ctn_status scene_tree(ctn_world *w, int n) {
+    const double L = 0.1, mass = 0.1;
+    double *tip = malloc(3 * (size_t)n * sizeof *tip); /* far end of each link */
+    if (!tip) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "tree:%d: out of memory", n);
+    ctn_body_desc bd = ctn_body_desc_default();
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
+    ctn_body_id first = 0, id = 0;
+    ctn_status st = CTN_OK;
+    for (int i = 0; i < n && st == CTN_OK; ++i) {
+        int parent = i ? (i - 1) / 2 : -1, depth = 0;
+        for (int k = i + 1; k > 1; k /= 2) ++depth;
+        double start[3] = {0.0, 0.0, 0.0}, u[3] = {0.0, -1.0, 0.0};
+        if (parent >= 0) {
+            memcpy(start, tip + 3 * parent, sizeof start);
+            double tilt = (i % 2 ? -0.5 : 0.5), yaw = 0.7 * depth;
+            u[0] = tilt * cos(yaw), u[1] = -0.8660254037844386, u[2] = tilt * sin(yaw);
+        }
+        quat_x_to(u, bd.orientation);
+        for (int k = 0; k < 3; ++k) {
+            bd.position[k] = start[k] + 0.5 * L * u[k];
+            tip[3 * i + k] = start[k] + L * u[k];
+        }
+        bd.mass = mass;
+        double he[3] = {0.5 * L, 0.05 * L, 0.05 * L};
+        ctn_inertia_box(mass, he, bd.inertia);
+        st = ctn_body_add(w, &bd, &id);
+        if (st != CTN_OK) break;
+        if (i == 0) first = id;
+        jd.body_a = id;
+        jd.body_b = parent >= 0 ? first + parent : CTN_WORLD;
+        st = ctn_joint_desc_set_pivot(w, &jd, start, NULL);
+        if (st == CTN_OK) st = ctn_joint_add(w, &jd, NULL);
+    }
+    free(tip);
+    return st;
+}
+
 /* Parses a positive count after "name:"; returns -1 when malformed. */
 static long parse_count(const char *s) {
     char *end;
@@ -252,6 +292,12 @@ ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
         if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': wheel takes no argument", spec);
         return ctn_scene_wheel(w);
     }
+    if (IS("tree")) { /* issue 8 */
+        long n = parse_count(arg);
+        if (n < 1 || n > CTN_MAX_BODIES - w->body_count)
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected tree:N with N in [1, %d]", spec, CTN_MAX_BODIES - w->body_count);
+        return scene_tree(w, (int)n);
+    }
     if (IS("double_pendulum")) {
         if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': double_pendulum takes no argument", spec);
         return ctn_scene_double_pendulum(w);
@@ -259,5 +305,5 @@ ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
 #undef IS
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                      "scene '%s': unknown generator (chain:N, heavy_chain:N, rope:N, grid:NXxNY, bridge:N, cradle:N, double_pendulum, "
-                     "capsule_chain:N, pile:N, bridge_limits:N, wheel, contact_cradle:N)", spec);
+                     "capsule_chain:N, pile:N, bridge_limits:N, wheel, contact_cradle:N, tree:N)", spec);
 }

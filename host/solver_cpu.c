@@ -21,7 +21,8 @@ typedef struct cpu_solver {
     ctn_block *blocks;
     float *dlambda;         /* Jacobi increments / CG direction p */
     float *cg_r, *cg_z, *cg_ap;
-    ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p */
+    ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
+    ctn_pose *pose_copy;    /* poses before a projection step (project_positions) */
     int cg_warned;          /* issue 5: the CG -> GS fallback for bounded rows was reported */
 } cpu_solver;
 
@@ -45,8 +46,10 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     if (n > c->bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
         ctn_vel *v = realloc(c->vel_copy, cap * sizeof *v);
-        if (!v) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
-        c->vel_copy = v;
+        if (v) c->vel_copy = v;
+        ctn_pose *p = v ? realloc(c->pose_copy, cap * sizeof *p) : NULL;
+        if (p) c->pose_copy = p;
+        if (!v || !p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
     }
     return CTN_OK;
@@ -226,6 +229,51 @@ static int blocks_bounded(ctn_world *w, cpu_solver *c) {
     return 0;
 }
 
+/* Post-stabilisation of the exact solver (Cline and Pai 2003, "Post-stabilization for rigid body simulation
+ * with contact and constraints"; seed 002 "constraint projection"): after the last substep, Newton steps of
+ * the mass-weighted projection of the positions onto the manifold of the rigid bilateral joints,
+ *     dx = M^-1 J^T mu,   (J M^-1 J^T) mu = -C(x),
+ * each solved by the forest solver as a velocity problem on scratch arrays: zero velocities and impulses,
+ * Baumgarte rows with beta = 1 and no regularisation (target -C/h), then x += h v (kernels/ctn_solver.h
+ * ctn_prepare_slot and ctn_integrate_body, as in a substep). Velocities and impulses are left as they are.
+ * A velocity-level step leaves a drift of about L (omega h)^2 / 2 per substep on a link turning at omega
+ * (a whipping chain's tip); Newton removes it quadratically: it stops once the largest error of a projected
+ * row is below CTN_PROJECT_TOL or after CTN_PROJECT_MAX steps, and a step that does not shrink the largest
+ * error is undone (far from the manifold, at steps too large for the motion, Newton can overshoot).
+ * Compliant joints and joints with bounded rows (contacts, limits, motors, ropes) are not projected: their
+ * rows get the bounds [0, 0]. */
+static int project_positions(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
+    ctn_topology *t = &w->topo;
+    int n = w->body_count, m = t->joint_count, steps = 0;
+    float last = INFINITY; /* largest error before the last Newton step */
+    ctn_vel *vel = w->vel;
+    float *lambda = t->lambda;
+    w->vel = c->vel_copy, t->lambda = c->dlambda;
+    prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
+    for (; steps < CTN_PROJECT_MAX; ++steps) {
+        for (int i = 0; i < n; ++i) ctn_project_begin_body(i, vel, c->vel_copy);
+        memset(c->dlambda, 0, 6 * (size_t)m * sizeof *c->dlambda);
+        phase_prepare(w, c, prm);
+        float worst = 0.0f; /* largest |C| of a projected row */
+        for (int s = 0; s < m; ++s) {
+            ctn_project_slot(s, t->defs, c->blocks, prm.h, c->cg_r);
+            worst = fmaxf(worst, c->cg_r[s]);
+        }
+        if (!(worst < last)) { /* the last step made it worse: undo it */
+            memcpy(w->pose, c->pose_copy, (size_t)n * sizeof *w->pose);
+            for (int i = 0; i < n; ++i) w->inertia[i].inv_inertia = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
+            break;
+        }
+        if (!(worst > CTN_PROJECT_TOL)) break;
+        last = worst;
+        memcpy(c->pose_copy, w->pose, (size_t)n * sizeof *w->pose);
+        ctn__solve_direct(w, c->blocks);
+        for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm.h);
+    }
+    w->vel = vel, t->lambda = lambda;
+    return steps;
+}
+
 static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
     cpu_solver *c = w->backend_data;
     ctn_status s = cpu_reserve(w, c);
@@ -247,10 +295,10 @@ static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
         /* warm start: v += M^-1 J^T (w lambda_prev) */
         for (int k = 0; k < 6 * t->joint_count; ++k) t->lambda[k] *= prm.warm_start;
         phase_gather(w, c, t->lambda, 1.0f);
-        if (w->desc.solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
-        else if (w->desc.solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
-        else if (w->desc.solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c); /* issue 5 */
-        else if (w->desc.solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
+        if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
+        else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
+        else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c); /* issue 5 */
+        else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
         else r2 = ctn__solve_direct(w, c->blocks);
         double t3 = ctn__now_ms();
         for (int i = 0; i < w->body_count; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm.h);
@@ -258,6 +306,11 @@ static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
         st->ms_prepare += t1 - t0;
         st->ms_integrate += (t2 - t1) + (t4 - t3);
         st->ms_solve += t3 - t2;
+    }
+    if (w->solver == CTN_SOLVER_DIRECT && t->joint_count > 0) {
+        double t0 = ctn__now_ms();
+        project_positions(w, c, prm);
+        st->ms_solve += ctn__now_ms() - t0;
     }
     st->residual = t->row_count ? sqrt(r2 / t->row_count) : 0.0;
     ctn__measure_host(w, &st->max_gap, &st->max_angle);
@@ -279,6 +332,7 @@ static void cpu_destroy(ctn_world *w) {
     free(c->cg_z);
     free(c->cg_ap);
     free(c->vel_copy);
+    free(c->pose_copy);
     free(c);
     w->backend_data = NULL;
 }

@@ -73,6 +73,7 @@
  */
 #include "world.h"
 #include "ctn_solver.h"
+#include "direct_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,56 +81,24 @@
 #include <string.h>
 
 /* Joint rows merged into one body node; beyond this the joints go to the GS set. */
-#define DIRECT_MAX_ATTACHED_ROWS 24
+#define DIRECT_MAX_ATTACHED_ROWS 24 /* = CTN_DD_MAX_ATTACHED of kernels/ctn_direct.h (the OpenCL node bound) */
 #define DIRECT_MAX_NODE (6 + DIRECT_MAX_ATTACHED_ROWS)
 /* Loop-closing rows solved through their dense Schur complement; more go to block GS. */
 #define DIRECT_MAX_SCHUR_ROWS 48
 /* Largest dense matrix spd_inverse handles. */
 #define DIRECT_MAX_DENSE (DIRECT_MAX_SCHUR_ROWS > DIRECT_MAX_NODE ? DIRECT_MAX_SCHUR_ROWS : DIRECT_MAX_NODE)
-/* Relative pivot threshold below which a row is treated as redundant. */
-#define DIRECT_PIVOT_TOL 1e-13
+/* Relative pivot threshold below which a row is treated as redundant: CTN_DD_PIVOT_TOL (1e-13). */
 /* Relative regularisation of every row: S + DIRECT_FLOOR * (J M^-1 J^T)_ii of the row's own bodies. Keeps
  * nearly redundant rows (a grid pinned along its top row) from producing huge impulses. */
 #ifndef DIRECT_FLOOR
 #define DIRECT_FLOOR 1e-10
 #endif
 
-enum { SLOT_INACTIVE = 0, SLOT_NODE, SLOT_ATTACHED, SLOT_EXTRA };
-enum { NODE_BODY = 0, NODE_JOINT };
-
-typedef struct direct_state {
-    int valid;
-    unsigned version;        /* w->topology_version the ordering was built for */
-    int joints, bodies;      /* topo.joint_count, topo.body_count at build time */
-
-    int node_count;
-    unsigned char *kind;     /* [node] NODE_BODY / NODE_JOINT */
-    unsigned char *dof;      /* [node] body: 3 or 6; joint: 0 */
-    unsigned char *size;     /* [node] N: dof + attached rows (body) or rows (joint) */
-    unsigned char *side;     /* [node] body: its side in pslot; joint: side of the parent body */
-    int *id;                 /* [node] body id or joint slot */
-    int *parent;             /* [node] parent node, -1 for a root */
-    int *pslot;              /* [node] body: slot of the joint coupling it to the parent (-1 for roots) */
-    unsigned char *prow;     /* [node] body: first row of pslot inside the parent node */
-    size_t *mat_off;         /* [node] offset of the N x N block in mat */
-    size_t *vec_off;         /* [node] offset of the N-vector in b / x */
-    int *att_off;            /* [node + 1] CSR of the joints attached to body nodes */
-    int *att;
-
-    unsigned char *slot_kind;/* [slot] SLOT_* */
-    unsigned char *slot_side;/* [slot] attached: side of the body whose node holds the rows */
-    int *slot_node;          /* [slot] node: its node; attached: the body node holding its rows; else -1 */
-    int *slot_row;           /* [slot] attached: first row inside that node (after the body DOFs) */
-    int extra_count;
-    int *extra;              /* static extra slots (loop closers, unsupported) */
-
-    /* per substep */
-    unsigned char *cut;      /* [slot] joint taken out of the forest this substep (finite bounds) */
-    int *extra_now;          /* [slots] extra + cut joints of this substep */
-    double *mat;             /* node pivots, then their inverses */
-    double *b, *x;           /* right-hand side, solution */
-    int noted;
-} direct_state;
+/* Dense math shared with the OpenCL tree kernels (kernels/ctn_direct.h); here its Cholesky inverse also
+ * takes the Schur matrix of the loop closers, hence the larger bound. */
+#define CTN_DD_MAX_DENSE DIRECT_MAX_DENSE
+#include "ctn_direct.h"
+_Static_assert(DIRECT_MAX_ATTACHED_ROWS == CTN_DD_MAX_ATTACHED, "the OpenCL forest path takes the same supernodes");
 
 static void state_free_arrays(direct_state *s) {
     void *p[] = {s->kind, s->dof, s->size, s->side, s->id, s->parent, s->pslot, s->prow, s->mat_off, s->vec_off,
@@ -152,20 +121,7 @@ void ctn__direct_free(ctn_world *w) {
 
 /* Jacobian row k of block b for side 0 (body a) or 1 (body b), 6 columns [linear, angular] (DESIGN.md
  * step 2): linear rows [d, r x d] (negated for side b), angular rows [0, t] (negated for side b). */
-static void jacobian_row(const ctn_block *b, int k, int side, double out[6]) {
-    double sg = side ? -1.0 : 1.0;
-    ctn_v3 d = b->dir[k];
-    if (k < b->n_lin) {
-        ctn_v3 r = side ? b->rb : b->ra;
-        out[0] = sg * d.x, out[1] = sg * d.y, out[2] = sg * d.z;
-        out[3] = sg * ((double)r.y * d.z - (double)r.z * d.y);
-        out[4] = sg * ((double)r.z * d.x - (double)r.x * d.z);
-        out[5] = sg * ((double)r.x * d.y - (double)r.y * d.x);
-    } else {
-        out[0] = out[1] = out[2] = 0.0;
-        out[3] = sg * d.x, out[4] = sg * d.y, out[5] = sg * d.z;
-    }
-}
+static void jacobian_row(const ctn_block *b, int k, int side, double out[6]) { ctn_dd_jrow(b, k, side, out); }
 
 /* All rows of one side: J[k][0..5]. */
 static void jacobian_side(const ctn_block *b, int side, double J[CTN_MAX_ROWS][6]) {
@@ -174,122 +130,16 @@ static void jacobian_side(const ctn_block *b, int side, double J[CTN_MAX_ROWS][6
 }
 
 /* Inverse of the symmetric positive semi-definite n x n matrix a (row-major, stride n) into inv by
- * Cholesky. A pivot below DIRECT_PIVOT_TOL times the largest diagonal drops its row and column (the
+ * Cholesky. A pivot below CTN_DD_PIVOT_TOL times the largest diagonal drops its row and column (the
  * inverse of the remaining submatrix is returned, zeros elsewhere). */
-static void spd_inverse(const double *a, int n, double *inv) {
-    double l[DIRECT_MAX_DENSE * DIRECT_MAX_DENSE];
-    unsigned char live[DIRECT_MAX_DENSE];
-    double dmax = 0.0;
-    for (int i = 0; i < n; ++i)
-        if (a[i * n + i] > dmax) dmax = a[i * n + i];
-    double tol = DIRECT_PIVOT_TOL * dmax;
-    for (int j = 0; j < n; ++j) {
-        double d = a[j * n + j];
-        for (int c = 0; c < j; ++c) d -= l[j * n + c] * l[j * n + c];
-        live[j] = d > tol && d > 0.0;
-        if (!live[j]) {
-            for (int i = j; i < n; ++i) l[i * n + j] = 0.0;
-            continue;
-        }
-        d = sqrt(d);
-        l[j * n + j] = d;
-        double id = 1.0 / d;
-        for (int i = j + 1; i < n; ++i) {
-            double s = a[i * n + j];
-            for (int c = 0; c < j; ++c) s -= l[i * n + c] * l[j * n + c];
-            l[i * n + j] = s * id;
-        }
-    }
-    /* inverse of L (lower triangular) in place of its live part, then inv = L^-T L^-1 */
-    double li[DIRECT_MAX_DENSE * DIRECT_MAX_DENSE];
-    for (int c = 0; c < n; ++c) {
-        for (int i = 0; i < n; ++i) {
-            if (i < c || !live[i]) {
-                li[i * n + c] = 0.0;
-                continue;
-            }
-            double s = i == c ? 1.0 : 0.0;
-            for (int k = c; k < i; ++k) s -= l[i * n + k] * li[k * n + c];
-            li[i * n + c] = s / l[i * n + i];
-        }
-    }
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (int k = i; k < n; ++k) s += li[k * n + i] * li[k * n + j];
-            inv[i * n + j] = s;
-            inv[j * n + i] = s;
-        }
-}
+static void spd_inverse(const double *a, int n, double *inv) { ctn_dd_spd_inverse(a, n, inv); }
 
 /* In-place inverse of a node pivot D (N x N) = [A, B^T; B, C] with A (d x d) positive definite and
  * C - B A^-1 B^T negative semi-definite (d = 0: joint node, D = C). */
-static void node_inverse(double *D, int N, int d) {
-    int m = N - d;
-    double Ainv[36], Y[6 * DIRECT_MAX_NODE], Q[DIRECT_MAX_NODE * DIRECT_MAX_NODE], Qi[DIRECT_MAX_NODE * DIRECT_MAX_NODE];
-    if (d > 0) {
-        double A[36];
-        for (int i = 0; i < d; ++i)
-            for (int j = 0; j < d; ++j) A[i * d + j] = D[i * N + j];
-        spd_inverse(A, d, Ainv);
-    }
-    if (m == 0) {
-        for (int i = 0; i < d; ++i)
-            for (int j = 0; j < d; ++j) D[i * N + j] = Ainv[i * d + j];
-        return;
-    }
-    /* Y = A^-1 B^T (d x m); Q = B Y - C (m x m) */
-    for (int i = 0; i < d; ++i)
-        for (int r = 0; r < m; ++r) {
-            double s = 0.0;
-            for (int k = 0; k < d; ++k) s += Ainv[i * d + k] * D[(d + r) * N + k];
-            Y[i * m + r] = s;
-        }
-    for (int r = 0; r < m; ++r)
-        for (int c = 0; c <= r; ++c) {
-            double s = -D[(d + r) * N + d + c];
-            for (int k = 0; k < d; ++k) s += D[(d + r) * N + k] * Y[k * m + c];
-            Q[r * m + c] = s;
-            Q[c * m + r] = s;
-        }
-    spd_inverse(Q, m, Qi);
-    /* YQ = Y Q^-1 (d x m) */
-    double YQ[6 * DIRECT_MAX_NODE];
-    for (int i = 0; i < d; ++i)
-        for (int c = 0; c < m; ++c) {
-            double s = 0.0;
-            for (int k = 0; k < m; ++k) s += Y[i * m + k] * Qi[k * m + c];
-            YQ[i * m + c] = s;
-        }
-    for (int i = 0; i < d; ++i)
-        for (int j = 0; j <= i; ++j) {
-            double s = Ainv[i * d + j];
-            for (int k = 0; k < m; ++k) s -= YQ[i * m + k] * Y[j * m + k];
-            D[i * N + j] = s;
-            D[j * N + i] = s;
-        }
-    for (int i = 0; i < d; ++i)
-        for (int c = 0; c < m; ++c) {
-            D[i * N + d + c] = YQ[i * m + c];
-            D[(d + c) * N + i] = YQ[i * m + c];
-        }
-    for (int r = 0; r < m; ++r)
-        for (int c = 0; c < m; ++c) D[(d + r) * N + d + c] = -Qi[r * m + c];
-}
+static void node_inverse(double *D, int N, int d) { ctn_dd_node_inverse(D, N, d); }
 
 /* Inverse of a symmetric 3x3 (world inverse inertia -> world inertia) in double. Returns 0 if singular. */
-static int sym3_inverse(ctn_sym3 s, double out[9]) {
-    double a = s.xx, b = s.xy, c = s.xz, d = s.yy, e = s.yz, f = s.zz;
-    double A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
-    double det = a * A + b * B + c * C;
-    double scale = fabs(a) + fabs(d) + fabs(f);
-    if (!(fabs(det) > 1e-18 * scale * scale * scale) || !isfinite(det)) return 0;
-    double id = 1.0 / det;
-    out[0] = A * id, out[1] = B * id, out[2] = C * id;
-    out[3] = B * id, out[4] = (a * f - c * c) * id, out[5] = (b * c - a * e) * id;
-    out[6] = C * id, out[7] = (b * c - a * e) * id, out[8] = (a * d - b * b) * id;
-    return 1;
-}
+static int sym3_inverse(ctn_sym3 s, double out[9]) { return ctn_dd_sym3_inverse(s, out); }
 
 /* ---- ordering (per topology version) ------------------------------------------------------------- */
 
@@ -325,7 +175,7 @@ static int rows_of(const ctn_joint_def *d) {
 }
 
 /* Builds the spanning forest, the elimination order and the storage for the current topology. */
-static int direct_build(ctn_world *w, direct_state *s) {
+static int direct_build(ctn_world *w, direct_state *s, int verbose) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, nb = t->body_count;
     int ok = 0, unsupported = 0, overflow = 0;
@@ -539,7 +389,7 @@ static int direct_build(ctn_world *w, direct_state *s) {
     s->version = w->topology_version;
     s->valid = 1;
     ok = 1;
-    if ((unsupported || overflow) && !getenv("CATENA_QUIET"))
+    if ((unsupported || overflow) && verbose && !getenv("CATENA_QUIET"))
         fprintf(stderr,
                 "catena: direct solver: %d joint(s) on bodies the exact solve does not support (partly zero inverse "
                 "inertia) and %d beyond %d attached rows per body are solved by Gauss-Seidel instead\n",
@@ -557,6 +407,15 @@ done:
     if (!ok) state_free_arrays(s);
     return ok;
 }
+
+int ctn__direct_symbolic(ctn_world *w, direct_state *s) {
+    if (!direct_build(w, s, 0)) return 0;
+    free(s->mat), free(s->b), free(s->x); /* the caller keeps its own factor storage */
+    s->mat = s->b = s->x = NULL;
+    return 1;
+}
+
+void ctn__direct_symbolic_free(direct_state *s) { state_free_arrays(s); }
 
 /* ---- numeric factor and solve (per substep) ------------------------------------------------------ */
 
@@ -946,7 +805,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
         w->direct_data = s;
     }
     if (!s->valid || s->version != w->topology_version || s->joints != t->joint_count || s->bodies != t->body_count) {
-        if (!direct_build(w, s)) {
+        if (!direct_build(w, s, 1)) {
             if (!s->noted && !getenv("CATENA_QUIET"))
                 fprintf(stderr, "catena: direct solver: out of memory for %d joints, using Gauss-Seidel\n", t->joint_count);
             s->noted = 1;

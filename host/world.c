@@ -50,7 +50,7 @@ ctn_step_params ctn__step_params(const ctn_world *w) {
     prm.baumgarte = (float)w->desc.baumgarte;
     prm.stabilization = w->desc.stabilization == CTN_STAB_BAUMGARTE ? 1 : 0;
     prm.warm_start = (float)w->desc.warm_start;
-    prm.mass_split = w->desc.solver == CTN_SOLVER_JACOBI;
+    prm.mass_split = w->solver == CTN_SOLVER_JACOBI;
     prm.geometric_stiffness = (float)w->desc.geometric_stiffness;
     return prm;
 }
@@ -69,7 +69,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.time_step = 1.0 / 60.0;
     d.substeps = 4;
     d.iterations = 4;
-    d.solver = CTN_SOLVER_GS;
+    d.solver = CTN_SOLVER_AUTO;
     d.stabilization = CTN_STAB_SPOOK;
     d.compliance = 0.0;
     d.damping_time = 0.0;
@@ -104,7 +104,7 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
         snprintf(msg, size, "desc.iterations: %d is not in [1, %d]", d->iterations, CTN_MAX_ITERATIONS);
         return 0;
     }
-    if ((int)d->solver < CTN_SOLVER_GS || (int)d->solver > CTN_SOLVER_DIRECT) {
+    if ((int)d->solver < CTN_SOLVER_GS || (int)d->solver > CTN_SOLVER_AUTO) {
         snprintf(msg, size, "desc.solver: unknown solver %d", (int)d->solver);
         return 0;
     }
@@ -310,6 +310,13 @@ ctn_status ctn_world_step(ctn_world *w) {
         if (s != CTN_OK) return s;
         st.ms_colour = ctn__now_ms() - tc;
     }
+    if (w->desc.solver != CTN_SOLVER_AUTO) {
+        w->solver = w->desc.solver;
+        w->solver_version = 0; /* choose again if auto comes back */
+    } else if (w->solver_version != w->topology_version + 1u) {
+        w->solver = ctn__auto_solver(w); /* issue 8; the OpenCL backend may turn DIRECT down to GS */
+        w->solver_version = w->topology_version + 1u;
+    }
 retry:; /* issue 7: the step again on the CPU backend after a device fault (backend auto) */
     /* the CPU backend edits the host arrays in place: keep a copy to undo a diverged step */
     int guarded = w->desc.max_speed > 0.0 && w->backend == &ctn__cpu_backend;
@@ -335,6 +342,7 @@ retry:; /* issue 7: the step again on the CPU backend after a device fault (back
         return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged on the %s backend: joint error %g, residual %g", w->backend->name,
                          st.max_gap, st.residual);
     }
+    st.solver = w->solver;
     st.substeps = w->desc.substeps;
     st.iterations = w->desc.iterations;
     st.colours = w->topo.colour_count;

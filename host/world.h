@@ -85,6 +85,8 @@ struct ctn_world {
     ctn_topology topo;
     int topology_dirty;       /* joints or body kinds changed: rebuild before the next step */
     unsigned topology_version;/* bumped by every rebuild; backends compare it to re-upload layout */
+    ctn_solver solver;        /* the solver of this step: desc.solver, or what AUTO chose (solver_auto.c) */
+    unsigned solver_version;  /* topology_version + 1 the AUTO choice was made for (0: none yet) */
     int bodies_dirty;         /* host body arrays changed: backends re-upload them */
     int host_stale;           /* the backend holds newer state than the host arrays */
 
@@ -140,6 +142,16 @@ ctn_step_params ctn__step_params(const ctn_world *w);
 /* The identity pose at the origin, used for the world side of a joint. */
 ctn_pose ctn__world_pose(void);
 
+/* A body position (two-float p + p_lo, kernels/ctn_types.h) in double, and set from double. */
+static inline void ctn__pose_get_position(const ctn_pose *p, double out[3]) { ctn_v3_merge(p->p, p->p_lo, out); }
+static inline void ctn__pose_set_position(ctn_pose *p, const double x[3]) { ctn_v3_split(x, &p->p, &p->p_lo); }
+/* World position (double) of the body-frame point `local` of pose p. */
+static inline void ctn__pose_point(const ctn_pose *p, ctn_v3 local, double out[3]) {
+    ctn_v3 r = ctn_quat_rotate(p->q, local);
+    ctn__pose_get_position(p, out);
+    out[0] += (double)r.x, out[1] += (double)r.y, out[2] += (double)r.z;
+}
+
 /* Joint errors computed on the host from the host arrays (cpu backend, tests). */
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
 
@@ -151,6 +163,9 @@ double ctn__now_ms(void);
  * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
  * Returns the sum of squared residuals. */
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
+/* CTN_SOLVER_AUTO's choice for the current topology (host/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
+ctn_solver ctn__auto_solver(const ctn_world *w);
+
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);
 

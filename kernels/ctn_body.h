@@ -33,7 +33,7 @@ CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn
 /* x += h v; e = exp(h/2 w) e (seed 000 eq. 20-21). Static bodies do not move. */
 CTN_FN ctn_pose ctn_body_integrate(ctn_pose pose, ctn_vel v, ctn_props pr, float h) {
     if ((pr.flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return pose;
-    pose.p = ctn_madd(pose.p, v.v, h);
+    ctn_v3_add2(&pose.p, &pose.p_lo, ctn_scale(v.v, h)); /* two-float position: no float32 drift far out */
     if ((pr.flags & CTN_BODY_FLAG_PARTICLE) == 0) pose.q = ctn_quat_integrate(pose.q, v.w, h);
     return pose;
 }
@@ -44,7 +44,7 @@ CTN_FN ctn_pose ctn_body_integrate(ctn_pose pose, ctn_vel v, ctn_props pr, float
 CTN_FN ctn_v3 ctn_spring_force(ctn_joint_def s, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_v3 *ra, ctn_v3 *rb) {
     ctn_v3 la = ctn_quat_rotate(pa.q, s.anchor_a);
     ctn_v3 lb = ctn_quat_rotate(pb.q, s.anchor_b);
-    ctn_v3 d = ctn_sub(ctn_add(pa.p, la), ctn_add(pb.p, lb));
+    ctn_v3 d = ctn_point_sep(pa.p, pa.p_lo, la, pb.p, pb.p_lo, lb);
     *ra = la;
     *rb = lb;
     float len = ctn_length(d);

@@ -13,6 +13,7 @@
 #define CTN_SIN sin
 #define CTN_COS cos
 #define CTN_FABS fabs
+#define CTN_FMAX fmax
 #define CTN_ATAN2 atan2
 #else
 #include <math.h>
@@ -22,6 +23,7 @@
 #define CTN_SIN sinf
 #define CTN_COS cosf
 #define CTN_FABS fabsf
+#define CTN_FMAX fmaxf
 #define CTN_ATAN2 atan2f
 #endif
 
@@ -57,6 +59,63 @@ CTN_FN ctn_v3 ctn_cross(ctn_v3 a, ctn_v3 b) {
 CTN_FN float ctn_length(ctn_v3 a) { return CTN_SQRT(ctn_dot(a, a)); }
 /* a + s b */
 CTN_FN ctn_v3 ctn_madd(ctn_v3 a, ctn_v3 b, float s) { return ctn_v3_make(a.x + s * b.x, a.y + s * b.y, a.z + s * b.z); }
+
+/* ---- Two-float ("double-float") positions: x = hi + lo, |lo| <= ulp(hi) / 2 (ctn_pose.p, .p_lo) ----------------
+ * Float32 arithmetic only, so kernels need no fp64. The error-free transformations below are exact only when the
+ * compiler neither reassociates nor contracts: the host builds with -ffp-contract=off and never -ffast-math, the
+ * OpenCL program with FP_CONTRACT OFF and without -cl-fast-relaxed-math / -cl-unsafe-math-optimizations. */
+
+/* Rounding error of s = fl(a + b): a + b = s + err exactly (Knuth's TwoSum, any order of magnitude). */
+CTN_FN float ctn_two_sum_err(float a, float b, float s) {
+    float bb = s - a;
+    return (a - (s - bb)) + (b - bb);
+}
+
+/* (hi, lo) += d: the increment's rounding error goes to lo, then (hi, lo) is renormalised. Error ~2^-48 |hi|. */
+CTN_FN void ctn_f2_add(float *hi, float *lo, float d) {
+    float s = *hi + d;
+    float e = ctn_two_sum_err(*hi, d, s) + *lo;
+    float t = s + e;
+    *lo = ctn_two_sum_err(s, e, t);
+    *hi = t;
+}
+
+/* Componentwise (hi, lo) += d (position integration x += h v). */
+CTN_FN void ctn_v3_add2(ctn_v3 *hi, ctn_v3 *lo, ctn_v3 d) {
+    ctn_f2_add(&hi->x, &lo->x, d.x);
+    ctn_f2_add(&hi->y, &lo->y, d.y);
+    ctn_f2_add(&hi->z, &lo->z, d.z);
+}
+
+/* (a + ra) - (b + rb) for two-float positions a = a_hi + a_lo, b = b_hi + b_lo and float offsets ra, rb (lever
+ * arms; for the world, b = 0 and rb its world-frame anchor). The leading parts go first: a_hi - b_hi is exact for
+ * nearby bodies (Sterbenz), a large world anchor rb is taken off before the small terms are added, so the
+ * result is accurate to float precision of the (small) separation, not of the positions. */
+CTN_FN ctn_v3 ctn_point_sep(ctn_v3 a_hi, ctn_v3 a_lo, ctn_v3 ra, ctn_v3 b_hi, ctn_v3 b_lo, ctn_v3 rb) {
+    ctn_v3 d = ctn_sub(ctn_sub(a_hi, b_hi), rb);
+    return ctn_add(ctn_add(d, ra), ctn_sub(a_lo, b_lo));
+}
+
+#ifndef __OPENCL_VERSION__
+/* Host: a double as two floats, hi = fl32(x), lo = fl32(x - hi) (x - hi is exact in double). The volatile is
+ * a workaround: GCC 12 at -O2/-O3 SLP-vectorises x - (double)(float)x into x - x (lo = 0) for two lanes. */
+static inline void ctn_f2_split(double x, float *hi, float *lo) {
+    volatile float h = (float)x;
+    float hv = h;
+    *hi = hv;
+    *lo = (float)(x - (double)hv);
+}
+/* Host: a double position as two floats. */
+static inline void ctn_v3_split(const double x[3], ctn_v3 *hi, ctn_v3 *lo) {
+    ctn_f2_split(x[0], &hi->x, &lo->x);
+    ctn_f2_split(x[1], &hi->y, &lo->y);
+    ctn_f2_split(x[2], &hi->z, &lo->z);
+}
+/* Host: hi + lo in double. */
+static inline void ctn_v3_merge(ctn_v3 hi, ctn_v3 lo, double out[3]) {
+    out[0] = (double)hi.x + (double)lo.x, out[1] = (double)hi.y + (double)lo.y, out[2] = (double)hi.z + (double)lo.z;
+}
+#endif
 
 CTN_FN ctn_v3 ctn_sym3_mul(ctn_sym3 m, ctn_v3 v) {
     return ctn_v3_make(m.xx * v.x + m.xy * v.y + m.xz * v.z,

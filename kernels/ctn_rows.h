@@ -45,7 +45,7 @@ CTN_FN float ctn_hinge_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
 CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
     ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
     ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
-    ctn_v3 sep = ctn_sub(ctn_add(pa.p, ra), ctn_add(pb.p, rb)); /* eq. 30 */
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30, from the two-float positions */
     int k;
     for (k = 0; k < CTN_MAX_ROWS; ++k) g[k] = 0.0f;
     blk->ra = ra;

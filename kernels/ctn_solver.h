@@ -27,6 +27,8 @@ CTN_FN ctn_pose ctn_load_pose(CTN_GLOBAL const ctn_pose *pose, int body) {
     p.p = ctn_v3_zero();
     p.pad = 0.0f;
     p.q = ctn_quat_identity();
+    p.p_lo = ctn_v3_zero();
+    p.pad1 = 0.0f;
     return p;
 }
 
@@ -185,6 +187,36 @@ CTN_FN void ctn_integrate_body(int i, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL cons
     ctn_pose p = ctn_body_integrate(pose[i], vel[i], pr, h);
     pose[i] = p;
     inertia[i].inv_inertia = ctn_body_inverse_inertia(p, pr);
+}
+
+/* Post-stabilisation of the exact solver (host/solver_cpu.c project_positions; the OpenCL backend runs the
+ * same items): Newton steps until the largest error of a projected row is below CTN_PROJECT_TOL, at most
+ * CTN_PROJECT_MAX of them. A projection step moves bodies by h v with scratch velocities that start at rest: */
+#define CTN_PROJECT_TOL 1e-7f /* m (rad for angular rows) */
+#define CTN_PROJECT_MAX 8
+
+CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL ctn_vel *out) {
+    ctn_vel v = vel[i];
+    v.v = ctn_v3_zero();
+    v.w = ctn_v3_zero();
+    out[i] = v;
+}
+
+/* Slot s after a Baumgarte (beta = 1) row build: a rigid bilateral joint keeps its rows, targets -C/h;
+ * any other joint (compliant, or with a bounded row: contact, limit, motor, rope) gets the bounds [0, 0]
+ * and no impulse. err[s] = largest |C| = h |target| of the kept rows (0 for the others). */
+CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
+                             CTN_GLOBAL float *err) {
+    ctn_block b = blocks[s];
+    int rows = ctn_block_rows(&b), rigid = defs[s].compliance <= 0.0f;
+    for (int k = 0; k < rows; ++k) rigid = rigid && b.lo[k] <= -0.5f * CTN_INF && b.hi[k] >= 0.5f * CTN_INF;
+    float worst = 0.0f;
+    for (int k = 0; k < rows; ++k) {
+        if (!rigid) b.lo[k] = b.hi[k] = 0.0f;
+        else worst = CTN_FMAX(worst, CTN_FABS(b.bias[k]) * h);
+    }
+    if (!rigid) blocks[s] = b;
+    err[s] = worst;
 }
 
 #endif /* CTN_SOLVER_H */

@@ -7,7 +7,14 @@
  *     GS 4 x 4, warm 0                           3.2e-2
  *     GS 4 x 4, warm 1.0                         3.2e-2 / 1.8e-2, and the resting chain does not stay at
  *                                                rest: the top impulse overshoots 4x and the chain starts
- *                                                to swing sideways (unconverged GS + full warm start)
+ *                                                to swing sideways (unconverged GS + full warm start).
+ *                                                Without geometric stiffness this row (and GS 32 x 4, warm
+ *                                                1.0) bounces vertically at 55 m/s within 20 steps; with
+ *                                                float32 positions rounding noise tipped that motion
+ *                                                sideways and the chain swung (gap 1.6e-2 / 1.4e-3); with
+ *                                                two-float positions every link's anchors are identical,
+ *                                                the chain stays exactly vertical and the step diverges
+ *                                                (caught by the guard). Those rows may diverge.
  *     GS 4 x 16, warm 0.5                        3.5e-3
  *     GS 4 x 100, warm 0.5                       3.7e-4  (iterations alone converge slowly: ~2.8 n^2)
  *     GS 16 x 4, warm 0.5                        8.8e-4  (warm 1.0: 1.3e-3 / 4.9e-3)
@@ -40,6 +47,7 @@ typedef struct setting {
     int substeps, iterations;
     double warm_start;
     double geometric_stiffness;
+    int may_diverge; /* unstable setting shown for comparison: a diverged step is reported, not failed */
 } setting;
 
 /* Max joint gap (m) over the last second of 2 s of a 100-link chain hanging at rest, optionally kicked
@@ -73,7 +81,7 @@ static double chain_gap(const setting *s, double kick, double *ms_per_step) {
     double worst = 0.0, ms = 0.0;
     for (int i = 0; i < 120; ++i) {
         if (ctn_world_step(w) != CTN_OK) {
-            CHECK(0, "step: %s", ctn_world_last_error(w));
+            CHECK(s->may_diverge, "step: %s", ctn_world_last_error(w));
             worst = 1e9;
             break;
         }
@@ -91,27 +99,28 @@ static double chain_gap(const setting *s, double kick, double *ms_per_step) {
 int main(void) {
     const double L = 0.1, limit = 1e-3 * L;
     static const setting table[] = {
-        {"GS default (4 substeps x 4 it, warm 0.5)", CTN_SOLVER_GS, 4, 4, 0.5, 1.0},
-        {"GS 4 x 4, warm 1.0, no geometric stiffness", CTN_SOLVER_GS, 4, 4, 1.0, 0.0},
-        {"GS 4 x 100, warm 0.5", CTN_SOLVER_GS, 4, 100, 0.5, 1.0},
-        {"GS 16 x 4, warm 0.5", CTN_SOLVER_GS, 16, 4, 0.5, 1.0},
-        {"GS 32 x 4, warm 0.5", CTN_SOLVER_GS, 32, 4, 0.5, 1.0},
-        {"GS 32 x 4, warm 1.0, no geometric stiffness", CTN_SOLVER_GS, 32, 4, 1.0, 0.0},
-        {"Jacobi 16 x 8, warm 0.5", CTN_SOLVER_JACOBI, 16, 8, 0.5, 1.0},
+        {"GS default (4 substeps x 4 it, warm 0.5)", CTN_SOLVER_GS, 4, 4, 0.5, 1.0, 0},
+        {"GS 4 x 4, warm 1.0, no geometric stiffness", CTN_SOLVER_GS, 4, 4, 1.0, 0.0, 1},
+        {"GS 4 x 100, warm 0.5", CTN_SOLVER_GS, 4, 100, 0.5, 1.0, 0},
+        {"GS 16 x 4, warm 0.5", CTN_SOLVER_GS, 16, 4, 0.5, 1.0, 0},
+        {"GS 32 x 4, warm 0.5", CTN_SOLVER_GS, 32, 4, 0.5, 1.0, 0},
+        {"GS 32 x 4, warm 1.0, no geometric stiffness", CTN_SOLVER_GS, 32, 4, 1.0, 0.0, 1},
+        {"Jacobi 16 x 8, warm 0.5", CTN_SOLVER_JACOBI, 16, 8, 0.5, 1.0, 0},
     };
     printf("100-link hanging chain, link 0.1 m, limit %.1e m; max gap over t in [1, 2] s:\n", limit);
     printf("%-48s %12s %12s %9s\n", "setting", "at rest", "kicked", "ms/step");
     for (int i = 0; i < (int)(sizeof table / sizeof table[0]); ++i) {
         double ms;
         double g0 = chain_gap(&table[i], 0.0, &ms);
-        printf("%-48s %12.3e %12s %9.3f\n", table[i].name, g0, "", ms);
-        CHECK(g0 < 1.0, "%s: the chain came apart (gap %.3g m)", table[i].name, g0);
+        if (g0 >= 1e9) printf("%-48s %12s %12s %9s\n", table[i].name, "diverged", "", "-");
+        else printf("%-48s %12.3e %12s %9.3f\n", table[i].name, g0, "", ms);
+        CHECK(g0 < 1.0 || table[i].may_diverge, "%s: the chain came apart (gap %.3g m)", table[i].name, g0);
     }
     /* the settings that meet the limit, at rest and kicked sideways (1 m/s at the bottom) */
     static const setting pass[] = {
-        {"GS 64 x 4, warm 0.5", CTN_SOLVER_GS, 64, 4, 0.5, 1.0},
-        {"CG 4 x 50, warm 1.0", CTN_SOLVER_CG, 4, 50, 1.0, 1.0},
-        {"CG 1 x 100, warm 1.0", CTN_SOLVER_CG, 1, 100, 1.0, 1.0},
+        {"GS 64 x 4, warm 0.5", CTN_SOLVER_GS, 64, 4, 0.5, 1.0, 0},
+        {"CG 4 x 50, warm 1.0", CTN_SOLVER_CG, 4, 50, 1.0, 1.0, 0},
+        {"CG 1 x 100, warm 1.0", CTN_SOLVER_CG, 1, 100, 1.0, 1.0, 0},
     };
     for (int i = 0; i < (int)(sizeof pass / sizeof pass[0]); ++i) {
         double ms;

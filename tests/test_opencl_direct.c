@@ -11,6 +11,8 @@
  * (a') The same for a bridge (hinges, grounded at both ends), a horizontal chain released to swing, the
  *     double pendulum and three chains in one world.
  * (c) A grid (not a set of chains) is refused with CTN_ERR_UNSUPPORTED and a message naming why.
+ * All of it twice: chains by cyclic reduction (CATENA_DIRECT_TREE=0, the GPU default) and by the forest
+ * path of host/opencl_tree.c (CATENA_DIRECT_TREE=1, the default on CPU devices).
  * Skips without an OpenCL device, or when the device has no cl_khr_fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
@@ -113,12 +115,8 @@ static void state_free(state *s) {
     memset(s, 0, sizeof *s);
 }
 
-int main(void) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
-    if (!have_opencl()) {
-        printf("test_opencl_direct: no OpenCL platform or device, skipped\n");
-        return 0;
-    }
+/* All checks on one route of chains: cyclic reduction or the forest path. Returns -1 to skip (no fp64). */
+static int suite(void) {
     /* (a) CPU direct vs OpenCL direct */
     static const struct {
         const char *name;
@@ -131,7 +129,7 @@ int main(void) {
         int r = run(CTN_BACKEND_OPENCL, cases[c].links, cases[c].particles, cases[c].ratio, 0, 0, STEPS, &ocl);
         if (r < 0) {
             state_free(&cpu);
-            return check_report("test_opencl_direct");
+            return -1;
         }
         if (ok && r > 0) {
             double dp = 0.0, di = 0.0, imax = 0.0;
@@ -198,6 +196,22 @@ int main(void) {
         CHECK(st == CTN_ERR_UNSUPPORTED, "grid: status %d, expected CTN_ERR_UNSUPPORTED", (int)st);
         CHECK(strstr(msg, "chains") && strstr(msg, "joints"), "grid: the message should say why: %s", msg);
         ctn_world_destroy(w);
+    }
+    return 0;
+}
+
+int main(void) {
+    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
+    if (!have_opencl()) {
+        printf("test_opencl_direct: no OpenCL platform or device, skipped\n");
+        return 0;
+    }
+    /* chains by cyclic reduction (the GPU default), then by the forest path (the CPU-device default) */
+    static const char *const routes[2] = {"0", "1"};
+    for (int k = 0; k < 2; ++k) {
+        setenv("CATENA_DIRECT_TREE", routes[k], 1);
+        printf("-- chains by %s\n", k ? "the forest path (host/opencl_tree.c)" : "cyclic reduction (host/opencl_direct.c)");
+        if (suite() < 0) break;
     }
     return check_report("test_opencl_direct");
 }

@@ -11,14 +11,14 @@ int ctn_csv_header(FILE *f) {
     return fprintf(f, "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n") > 0;
 }
 
-/* One row per live body; %.9g round-trips the solver's float state exactly. */
+/* One row per live body; %.17g round-trips the two-float positions (double), %.9g the float32 rest. */
 int ctn_csv_frame(FILE *f, ctn_world *w, uint64_t step, double time) {
     int nb = 0;
     ctn_world_id_counts(w, &nb, NULL);
     for (int i = 0; i < nb; ++i) {
         ctn_body_state s;
         if (ctn_body_get_state(w, i, &s) != CTN_OK) continue;
-        if (fprintf(f, "%llu,%.9g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)step, time, i,
+        if (fprintf(f, "%llu,%.9g,%d,%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)step, time, i,
                     s.position[0], s.position[1], s.position[2], s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3],
                     s.velocity[0], s.velocity[1], s.velocity[2], s.angular_velocity[0], s.angular_velocity[1],
                     s.angular_velocity[2]) < 0)
@@ -74,10 +74,10 @@ int ctn_vtk_frame(const char *dir, ctn_world *w, uint64_t step, double time, cha
     if (!ok) goto done;
     FILE *f = out.f;
     fprintf(f, "# vtk DataFile Version 3.0\ncatena step %llu time %.9g\nASCII\nDATASET POLYDATA\n", (unsigned long long)step, time);
-    fprintf(f, "POINTS %d float\n", npts);
+    fprintf(f, "POINTS %d double\n", npts); /* positions are two floats: double keeps them */
     for (int i = 0; i < nb; ++i)
-        if (point[i] >= 0) fprintf(f, "%.9g %.9g %.9g\n", st[i].position[0], st[i].position[1], st[i].position[2]);
-    for (int k = 0; k < nanchors; ++k) fprintf(f, "%.9g %.9g %.9g\n", anchor[3 * k], anchor[3 * k + 1], anchor[3 * k + 2]);
+        if (point[i] >= 0) fprintf(f, "%.17g %.17g %.17g\n", st[i].position[0], st[i].position[1], st[i].position[2]);
+    for (int k = 0; k < nanchors; ++k) fprintf(f, "%.17g %.17g %.17g\n", anchor[3 * k], anchor[3 * k + 1], anchor[3 * k + 2]);
     fprintf(f, "LINES %d %d\n", nlines, 3 * nlines);
     for (int l = 0; l < nlines; ++l) fprintf(f, "2 %d %d\n", ja[l], jb[l]);
     fprintf(f, "POINT_DATA %d\nSCALARS body_id int 1\nLOOKUP_TABLE default\n", npts);

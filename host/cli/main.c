@@ -13,7 +13,7 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: catena run SCENE [--steps S] [--solver gs|jacobi|cg|direct] [--iterations K] [--substeps N]\n"
+            "usage: catena run SCENE [--steps S] [--solver auto|gs|jacobi|cg|direct] [--iterations K] [--substeps N]\n"
             "                        [--backend auto|cpu|opencl] [--device D] [--dt SECONDS] [--quiet]\n"
             "                        [--csv FILE] [--vtk DIR] [--svg FILE] [--plot FILE] [--json FILE] [--every K]\n"
             "                        [--checkpoint FILE [--checkpoint-every N]]\n"
@@ -22,7 +22,7 @@ static void usage(FILE *f) {
             "       catena devices [--verbose]\n"
             "       catena --version\n"
             "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
-            "       chain:N  heavy_chain:N  rope:N  grid:NXxNY  bridge:N  cradle:N  double_pendulum\n"
+            "       chain:N  heavy_chain:N  rope:N  grid:NXxNY  bridge:N  cradle:N  double_pendulum  tree:N\n"
             "       with contacts: pile:N  capsule_chain:N  bridge_limits:N  contact_cradle:N  wheel\n"
             "exit codes: 0 ok, 2 usage, 3 bad scene or checkpoint, 4 device, 5 diverged, 6 I/O, 130/143 interrupted\n");
 }
@@ -32,13 +32,14 @@ int ctn_cli_parse_solver(const char *s, ctn_solver *out) {
     else if (!strcmp(s, "jacobi")) *out = CTN_SOLVER_JACOBI;
     else if (!strcmp(s, "cg")) *out = CTN_SOLVER_CG;
     else if (!strcmp(s, "direct")) *out = CTN_SOLVER_DIRECT;
+    else if (!strcmp(s, "auto")) *out = CTN_SOLVER_AUTO;
     else return 0;
     return 1;
 }
 
 const char *ctn_cli_solver_name(ctn_solver s) {
-    static const char *const names[] = {"gs", "jacobi", "cg", "direct"};
-    return (int)s >= 0 && (int)s < 4 ? names[s] : "unknown";
+    static const char *const names[] = {"gs", "jacobi", "cg", "direct", "auto"};
+    return (int)s >= 0 && (int)s < 5 ? names[s] : "unknown";
 }
 
 const char *ctn_cli_backend_name(ctn_backend b) {

@@ -49,7 +49,7 @@ static void usage_run(FILE *f) {
             "       catena resume CHECKPOINT [options]  continue a checkpointed run (--steps: the final step number)\n"
             "       catena validate SCENE               check a scene without running it\n"
             "options:\n"
-            "  --steps S  --more N (resume: N more steps)  --solver gs|jacobi|cg|direct  --iterations K  --substeps N\n"
+            "  --steps S  --more N (resume: N more steps)  --solver auto|gs|jacobi|cg|direct  --iterations K  --substeps N\n"
             "  --backend auto|cpu|opencl  --device D  --dt SECONDS  --quiet\n"
             "  --csv FILE  --vtk DIR  --svg FILE [--view xy|xz|zy]  --plot FILE  --json FILE\n"
             "  --every K (frames and checkpoints; default: frames every %d steps)  --csv-every K  --vtk-every K\n"
@@ -104,7 +104,7 @@ static int parse_opts(int argc, char **argv, opts *o, int resume) {
             o->substeps = (int)n;
         } else if (!strcmp(a, "--solver")) {
             if (!ctn_cli_parse_solver(v, &o->solver)) {
-                fprintf(stderr, "catena: --solver: '%s' is not one of gs, jacobi, cg, direct\n", v);
+                fprintf(stderr, "catena: --solver: '%s' is not one of auto, gs, jacobi, cg, direct\n", v);
                 return 0;
             }
             o->solver_set = 1;
@@ -438,7 +438,8 @@ static int simulate(run_ctx *r) {
     printf("scene            %s\n", r->label);
     printf("backend          %s (%s)\n", sm.backend, sm.device);
     printf("bodies / joints  %d / %d (%d rows)\n", sm.bodies, sm.joints, s.rows);
-    printf("solver           %s, %d iterations x %d substeps, dt %.6g s\n", ctn_cli_solver_name(sm.desc.solver), sm.desc.iterations,
+    printf("solver           %s%s, %d iterations x %d substeps, dt %.6g s\n", ctn_cli_solver_name(step > r->start ? s.solver : sm.desc.solver),
+           sm.desc.solver == CTN_SOLVER_AUTO && step > r->start ? " (auto)" : "", sm.desc.iterations,
            sm.desc.substeps, sm.desc.time_step);
     printf("colours          %d (largest %d, overflow %d)\n", s.colours, s.largest_colour, s.overflow);
     if (s.contacts > 0) printf("contacts         %d (collision %.4f ms/step)\n", s.contacts, sum.ms_collide / n);

@@ -38,6 +38,8 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     jstr(f, s->scene);
     fputs(",\n  \"settings\": {\n    \"solver\": ", f);
     jstr(f, ctn_cli_solver_name(d->solver));
+    fputs(",\n    \"solver_used\": ", f); /* what auto chose for the last step */
+    jstr(f, ctn_cli_solver_name(s->steps_run ? s->last.solver : d->solver));
     fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
     jnum(f, d->time_step);
     fputs(",\n    \"gravity\": [", f);

@@ -49,7 +49,10 @@ typedef enum ctn_solver {
     CTN_SOLVER_GS = 0,  /* coloured block Gauss-Seidel */
     CTN_SOLVER_JACOBI,  /* Jacobi with per-body J^T gather and mass splitting */
     CTN_SOLVER_CG,      /* block-preconditioned conjugate gradient (bilateral rows only) */
-    CTN_SOLVER_DIRECT   /* exact O(n) block elimination on the joint forest, GS on the rest */
+    CTN_SOLVER_DIRECT,  /* exact O(n) block elimination on the joint forest, GS on the rest */
+    CTN_SOLVER_AUTO     /* DIRECT when the joints form long chains or trees with few loops and bounded rows,
+                           else GS; chosen again whenever the topology changes (host/solver_auto.c);
+                           ctn_step_stats.solver says which one ran */
 } ctn_solver;
 
 typedef enum ctn_backend {
@@ -75,7 +78,7 @@ typedef struct ctn_world_desc {
     double time_step;        /* s, default 1/60 */
     int substeps;            /* n substeps of time_step/n, Jacobians refreshed each; default 4 */
     int iterations;          /* solver iterations per substep; default 4 */
-    ctn_solver solver;       /* default CTN_SOLVER_GS */
+    ctn_solver solver;       /* default CTN_SOLVER_AUTO */
     ctn_stabilization stabilization; /* default CTN_STAB_SPOOK */
     double compliance;       /* SPOOK epsilon (m/N) for joints that do not set their own; default 0 */
     double damping_time;     /* SPOOK tau (s); <= 0 means two substep lengths; default 0 */
@@ -122,7 +125,7 @@ typedef struct ctn_body_desc {
     int particle;              /* non-zero: 3-DOF point mass (no orientation) */
     double mass;               /* kg, > 0 for dynamic bodies; default 1 */
     double inertia[3];         /* principal moments in the body frame, kg m^2, > 0 for rigid dynamic bodies */
-    double position[3];
+    double position[3];        /* m; kept as two floats (hi + lo, ~2^-48 relative: 4e-12 m at 1e4 m) */
     double orientation[4];     /* (w, x, y, z), normalised on input; default identity */
     double velocity[3];
     double angular_velocity[3];
@@ -136,7 +139,7 @@ void ctn_inertia_sphere(double mass, double radius, double out[3]);
 void ctn_inertia_capsule(double mass, double radius, double half_length, int axis, double out[3]);
 
 typedef struct ctn_body_state {
-    double position[3];
+    double position[3];        /* two-float precision (see ctn_body_desc); the other fields are float32 */
     double orientation[4];
     double velocity[3];
     double angular_velocity[3];
@@ -307,6 +310,7 @@ typedef struct ctn_step_stats {
     double max_speed;        /* largest linear or angular speed of a body after the step (m/s or rad/s) */
     double ms_collide;       /* built-in contact generation: broad + narrow phase and matching (issue 5) */
     int contacts;            /* live contact joints in the step (built-in and user) */
+    ctn_solver solver;       /* the solver that ran the step (never CTN_SOLVER_AUTO) */
 } ctn_step_stats;
 
 /* Advances the world by one time_step. */

@@ -1,0 +1,187 @@
+/* Double-precision dense math of the exact solver (issue 8), shared by the host and the OpenCL tree
+ * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
+ * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. All pointers are private
+ * (OpenCL 1.2 has no generic address space): callers copy a node's block into a local array first.
+ *
+ * The algorithms are those of host/solver_direct.c (its header comment gives the system): Jacobian rows
+ * with the lever-arm cross product taken in double, the Cholesky inverse that drops pivots below
+ * CTN_DD_PIVOT_TOL of the largest diagonal (exactly redundant rows: dl = 0), and the inverse of a node
+ * pivot D = [A, B^T; B, C] through its Schur complement. */
+#ifndef CTN_DIRECT_H
+#define CTN_DIRECT_H
+
+#include "ctn_types.h"
+
+#define CTN_DD_MAX_ATTACHED 24                    /* joint rows merged into one body node (supernode) */
+#define CTN_DD_MAX_NODE (6 + CTN_DD_MAX_ATTACHED) /* rows of the largest node pivot */
+#define CTN_DD_PIVOT_TOL 1e-13                    /* relative pivot below which a row is redundant */
+#define CTN_DD_FLOOR 1e-10                        /* relative regularisation of every row (DIRECT_FLOOR) */
+#ifndef CTN_DD_MAX_DENSE
+#define CTN_DD_MAX_DENSE CTN_DD_MAX_NODE /* largest matrix ctn_dd_spd_inverse takes (host/solver_direct.c: 48) */
+#endif
+
+/* Node record of the elimination tree (host/opencl_tree.c uploads one per node, CTN_TN_INTS ints). */
+#define CTN_TN_KIND 0   /* 0: body node, 1: joint node */
+#define CTN_TN_DOF 1    /* body: 3 or 6; joint: 0 */
+#define CTN_TN_SIZE 2   /* N: dof + attached rows (body) or rows (joint) */
+#define CTN_TN_SIDE 3   /* body: its side in pslot; joint: side of its parent body */
+#define CTN_TN_ID 4     /* body id or joint slot */
+#define CTN_TN_PARENT 5 /* parent node, -1 for a root */
+#define CTN_TN_PSLOT 6  /* slot of the joint coupling the node to its parent (-1: none) */
+#define CTN_TN_PROW 7   /* body child of a body: first row of pslot inside the parent */
+#define CTN_TN_MAT 8    /* offset of the N x N pivot inverse in the matrix buffer */
+#define CTN_TN_VEC 9    /* offset of the N-vectors (u, x) */
+#define CTN_TN_CHILD 10 /* first child in the child CSR */
+#define CTN_TN_NCHILD 11
+#define CTN_TN_ATT 12   /* first attached slot in the attached CSR */
+#define CTN_TN_NATT 13
+#define CTN_TN_INTS 14
+/* Slot record (CTN_TS_INTS ints per joint slot). */
+#define CTN_TS_ROW 0  /* attached joint: first row inside its body node */
+#define CTN_TS_SIDE 1 /* attached joint: side of the body holding its rows */
+#define CTN_TS_ROWS 2 /* rows of the joint */
+#define CTN_TS_INTS 3
+
+/* Row k of block b on side 0 (body a) or 1 (body b): linear rows [d, r x d], angular rows [0, t],
+ * negated for side b (DESIGN.md step 2), the cross product in double. */
+CTN_FN void ctn_dd_jrow(const ctn_block *b, int k, int side, double *out) {
+    double sg = side ? -1.0 : 1.0;
+    ctn_v3 d = b->dir[k];
+    if (k < b->n_lin) {
+        ctn_v3 r = side ? b->rb : b->ra;
+        out[0] = sg * d.x, out[1] = sg * d.y, out[2] = sg * d.z;
+        out[3] = sg * ((double)r.y * d.z - (double)r.z * d.y);
+        out[4] = sg * ((double)r.z * d.x - (double)r.x * d.z);
+        out[5] = sg * ((double)r.x * d.y - (double)r.y * d.x);
+    } else {
+        out[0] = out[1] = out[2] = 0.0;
+        out[3] = sg * d.x, out[4] = sg * d.y, out[5] = sg * d.z;
+    }
+}
+
+/* j^T M^-1 j of one body (inverse mass im, world inverse inertia I). */
+CTN_FN double ctn_dd_row_mass(double im, ctn_sym3 I, const double *j) {
+    double iw0 = I.xx * j[3] + I.xy * j[4] + I.xz * j[5];
+    double iw1 = I.xy * j[3] + I.yy * j[4] + I.yz * j[5];
+    double iw2 = I.xz * j[3] + I.yz * j[4] + I.zz * j[5];
+    return im * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]) + j[3] * iw0 + j[4] * iw1 + j[5] * iw2;
+}
+
+/* Inverse of a symmetric 3x3 (world inverse inertia -> world inertia). Returns 0 if singular. */
+CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
+    double a = s.xx, b = s.xy, c = s.xz, d = s.yy, e = s.yz, f = s.zz;
+    double A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
+    double det = a * A + b * B + c * C;
+    double scale = fabs(a) + fabs(d) + fabs(f);
+    if (!(fabs(det) > 1e-18 * scale * scale * scale) || !isfinite(det)) return 0;
+    double id = 1.0 / det;
+    out[0] = A * id, out[1] = B * id, out[2] = C * id;
+    out[3] = B * id, out[4] = (a * f - c * c) * id, out[5] = (b * c - a * e) * id;
+    out[6] = C * id, out[7] = (b * c - a * e) * id, out[8] = (a * d - b * b) * id;
+    return 1;
+}
+
+/* Inverse of the symmetric positive semi-definite n x n matrix a (row-major, n <= CTN_DD_MAX_DENSE) into
+ * inv by Cholesky; a pivot below CTN_DD_PIVOT_TOL times the largest diagonal drops its row and column. */
+CTN_FN void ctn_dd_spd_inverse(const double *a, int n, double *inv) {
+    double l[CTN_DD_MAX_DENSE * CTN_DD_MAX_DENSE];
+    unsigned char live[CTN_DD_MAX_DENSE];
+    double dmax = 0.0;
+    int i, j, c, k;
+    for (i = 0; i < n; ++i)
+        if (a[i * n + i] > dmax) dmax = a[i * n + i];
+    double tol = CTN_DD_PIVOT_TOL * dmax;
+    for (j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (c = 0; c < j; ++c) d -= l[j * n + c] * l[j * n + c];
+        live[j] = d > tol && d > 0.0;
+        if (!live[j]) {
+            for (i = j; i < n; ++i) l[i * n + j] = 0.0;
+            continue;
+        }
+        d = sqrt(d);
+        l[j * n + j] = d;
+        double id = 1.0 / d;
+        for (i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (c = 0; c < j; ++c) s -= l[i * n + c] * l[j * n + c];
+            l[i * n + j] = s * id;
+        }
+    }
+    /* li = L^-1 (lower triangular, zero on dropped rows), then inv = L^-T L^-1 */
+    double li[CTN_DD_MAX_DENSE * CTN_DD_MAX_DENSE];
+    for (c = 0; c < n; ++c)
+        for (i = 0; i < n; ++i) {
+            if (i < c || !live[i]) {
+                li[i * n + c] = 0.0;
+                continue;
+            }
+            double s = i == c ? 1.0 : 0.0;
+            for (k = c; k < i; ++k) s -= l[i * n + k] * li[k * n + c];
+            li[i * n + c] = s / l[i * n + i];
+        }
+    for (i = 0; i < n; ++i)
+        for (j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (k = i; k < n; ++k) s += li[k * n + i] * li[k * n + j];
+            inv[i * n + j] = s;
+            inv[j * n + i] = s;
+        }
+}
+
+/* In-place inverse of a node pivot D (N x N) = [A, B^T; B, C], A (d x d) positive definite and
+ * C - B A^-1 B^T negative semi-definite (d = 0: joint node, D = C):
+ *     D^-1 = [A^-1 - Y Q^-1 Y^T, Y Q^-1; Q^-1 Y^T, -Q^-1],  Y = A^-1 B^T,  Q = B Y - C. */
+CTN_FN void ctn_dd_node_inverse(double *D, int N, int d) {
+    int m = N - d, i, j, r, c, k;
+    double Ainv[36], Y[6 * CTN_DD_MAX_NODE], Q[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE];
+    if (d > 0) {
+        double A[36];
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) A[i * d + j] = D[i * N + j];
+        ctn_dd_spd_inverse(A, d, Ainv);
+    }
+    if (m == 0) {
+        for (i = 0; i < d; ++i)
+            for (j = 0; j < d; ++j) D[i * N + j] = Ainv[i * d + j];
+        return;
+    }
+    for (i = 0; i < d; ++i)
+        for (r = 0; r < m; ++r) {
+            double s = 0.0;
+            for (k = 0; k < d; ++k) s += Ainv[i * d + k] * D[(d + r) * N + k];
+            Y[i * m + r] = s;
+        }
+    for (r = 0; r < m; ++r)
+        for (c = 0; c <= r; ++c) {
+            double s = -D[(d + r) * N + d + c];
+            for (k = 0; k < d; ++k) s += D[(d + r) * N + k] * Y[k * m + c];
+            Q[r * m + c] = s;
+            Q[c * m + r] = s;
+        }
+    double Qi[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE];
+    ctn_dd_spd_inverse(Q, m, Qi);
+    double YQ[6 * CTN_DD_MAX_NODE];
+    for (i = 0; i < d; ++i)
+        for (c = 0; c < m; ++c) {
+            double s = 0.0;
+            for (k = 0; k < m; ++k) s += Y[i * m + k] * Qi[k * m + c];
+            YQ[i * m + c] = s;
+        }
+    for (i = 0; i < d; ++i)
+        for (j = 0; j <= i; ++j) {
+            double s = Ainv[i * d + j];
+            for (k = 0; k < m; ++k) s -= YQ[i * m + k] * Y[j * m + k];
+            D[i * N + j] = s;
+            D[j * N + i] = s;
+        }
+    for (i = 0; i < d; ++i)
+        for (c = 0; c < m; ++c) {
+            D[i * N + d + c] = YQ[i * m + c];
+            D[(d + c) * N + i] = YQ[i * m + c];
+        }
+    for (r = 0; r < m; ++r)
+        for (c = 0; c < m; ++c) D[(d + r) * N + d + c] = -Qi[r * m + c];
+}
+
+#endif /* CTN_DIRECT_H */

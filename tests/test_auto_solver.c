@@ -1,0 +1,130 @@
+/* CTN_SOLVER_AUTO (host/solver_auto.c): long chains and trees get the exact solver, meshes, piles and short
+ * articulations get Gauss-Seidel; the choice follows topology changes and explicit settings win. The exact
+ * choice also shows in the physics: the auto-solved 200-link chain holds where GS stretches. */
+#include "catena/catena.h"
+#include "check.h"
+
+#include <string.h>
+
+static ctn_world *make(ctn_backend backend) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    return w;
+}
+
+/* Steps `steps` times; returns the solver of the last step (-1 on failure), its gap in *gap. */
+static int run(ctn_world *w, int steps, double *gap) {
+    ctn_step_stats st;
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < steps; ++i)
+        if (ctn_world_step(w) != CTN_OK) {
+            CHECK(0, "step %d: %s", i, ctn_world_last_error(w));
+            return -1;
+        }
+    ctn_world_get_stats(w, &st);
+    if (gap) *gap = st.max_gap;
+    return (int)st.solver;
+}
+
+static int spec_solver(const char *spec, int steps) {
+    ctn_world *w = make(CTN_BACKEND_CPU);
+    CHECK(ctn_scene_from_spec(w, spec) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
+    int s = run(w, steps, NULL);
+    ctn_world_destroy(w);
+    return s;
+}
+
+static void check_choices(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    CHECK(d.solver == CTN_SOLVER_AUTO, "default solver %d", (int)d.solver);
+    CHECK(spec_solver("chain:200", 2) == CTN_SOLVER_DIRECT, "chain:200 -> direct");
+    CHECK(spec_solver("rope:100", 2) == CTN_SOLVER_DIRECT, "rope:100 -> direct");
+    CHECK(spec_solver("bridge:60", 2) == CTN_SOLVER_DIRECT, "bridge:60 (pinned at both ends: a tree) -> direct");
+    CHECK(spec_solver("chain:10", 2) == CTN_SOLVER_GS, "chain:10 (short) -> gs");
+    CHECK(spec_solver("grid:20x20", 2) == CTN_SOLVER_GS, "grid:20x20 (half the joints close loops) -> gs");
+    CHECK(spec_solver("pile:200", 2) == CTN_SOLVER_GS, "pile:200 (contacts only) -> gs");
+    CHECK(spec_solver("capsule_chain:100", 30) == CTN_SOLVER_GS, "capsule_chain:100 (contacts outnumber the chain) -> gs");
+}
+
+/* A 40-link chain closed into a ring: one loop closer in 41 joints, still direct. */
+static void check_ring(void) {
+    ctn_world *w = make(CTN_BACKEND_CPU);
+    ctn_chain_desc c = ctn_chain_desc_default(40);
+    c.particles = 1;
+    ctn_body_id first = 0;
+    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    j.body_a = first;
+    j.body_b = first + 39;
+    j.rest_length = 39 * c.link_length;
+    CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(run(w, 2, NULL) == CTN_SOLVER_DIRECT, "ring of 40 -> direct");
+    ctn_world_destroy(w);
+}
+
+/* The choice is remade when the topology changes, and an explicit solver wins. */
+static void check_follows_topology(void) {
+    ctn_world *w = make(CTN_BACKEND_CPU);
+    ctn_chain_desc c = ctn_chain_desc_default(20);
+    ctn_body_id first = 0;
+    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(run(w, 1, NULL) == CTN_SOLVER_GS, "20 links -> gs");
+    /* hang 20 more links below the last one: 40 in a path */
+    ctn_chain_desc more = c;
+    more.origin[0] = 20 * c.link_length;
+    CHECK(ctn_scene_chain(w, &more, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_BALL);
+    double pivot[3] = {20 * c.link_length, 0, 0};
+    j.body_a = first + 20;
+    j.body_b = first + 19;
+    CHECK(ctn_joint_desc_set_pivot(w, &j, pivot, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(run(w, 1, NULL) == CTN_SOLVER_DIRECT, "40 links -> direct after the topology change");
+    ctn_world_desc d;
+    ctn_world_get_desc(w, &d);
+    d.solver = CTN_SOLVER_GS;
+    CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(run(w, 1, NULL) == CTN_SOLVER_GS, "explicit gs wins");
+    d.solver = CTN_SOLVER_AUTO;
+    CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(run(w, 1, NULL) == CTN_SOLVER_DIRECT, "back to auto -> direct");
+    ctn_world_destroy(w);
+}
+
+/* The physics of the choice: a 200-link chain with a 100:1 heavy end hanging for 1 s. */
+static double hanging_gap(ctn_solver solver, int *used) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.solver = solver;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    ctn_chain_desc c = ctn_chain_desc_default(200);
+    c.direction[0] = 0.0, c.direction[1] = -1.0;
+    c.end_mass_ratio = 100.0;
+    CHECK(ctn_scene_chain(w, &c, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    double gap = 0.0;
+    *used = run(w, 60, &gap);
+    ctn_world_destroy(w);
+    return gap / c.link_length;
+}
+
+static void check_physics(void) {
+    int used_auto = -1, used_gs = -1;
+    double g_auto = hanging_gap(CTN_SOLVER_AUTO, &used_auto), g_gs = hanging_gap(CTN_SOLVER_GS, &used_gs);
+    printf("200-link chain, 100:1 end, 1 s: auto (%d) gap %.3g L, gs gap %.3g L\n", used_auto, g_auto, g_gs);
+    CHECK(used_auto == CTN_SOLVER_DIRECT && used_gs == CTN_SOLVER_GS, "solvers used %d %d", used_auto, used_gs);
+    CHECK(g_auto < 1e-4, "auto holds the chain: %.3g L", g_auto);
+    CHECK(g_gs > 100 * g_auto, "gs stretches it visibly more: %.3g L vs %.3g L", g_gs, g_auto);
+}
+
+int main(void) {
+    check_choices();
+    check_ring();
+    check_follows_topology();
+    check_physics();
+    return check_report("test_auto_solver");
+}

@@ -1,0 +1,312 @@
+/* Issue 8: the exact solver for trees (forests) of joints on the OpenCL backend (host/opencl_tree.c,
+ * level-scheduled block elimination in double) against the CPU direct solver (host/solver_direct.c).
+ *
+ * Both eliminate the same KKT system over the same elimination tree in double precision and sum in the
+ * same order, so they differ by round-off only. Each scene runs STEPS steps on both backends; positions
+ * must agree within POS_TOL and the OpenCL worst joint gap must match the CPU's (and be small):
+ *   (a) tree:63, a binary tree of rigid links pinned at the root (the CLI generator);
+ *   (b) a star: 6 chains of 15 links hanging from one pinned hub body;
+ *   (c) 20 seeded random trees of 2..30 rigid bodies with random masses (0.05..5 kg) and mixed joints
+ *       (ball, hinge, fixed, distance) plus an axial spring (a force, no rows), root pinned;
+ *   (d) a 200-link chain with a 1000:1 heavy end and a 30-link side branch from link 100 (8 substeps);
+ *   (e) tree:31 pinned at two leaves as well (grounded subtrees: rows merged into supernodes);
+ *   (f) a forest: two trees and a chain in one world.
+ * Control, so the tolerance means something: CPU Gauss-Seidel (4 iterations) on (a) differs from CPU
+ * direct by more than POS_TOL. Refusals: a loop of joints (a ring) and a hinge limit give
+ * CTN_ERR_UNSUPPORTED naming the joint and the reason. Skips without an OpenCL device or without fp64. */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "opencl_lsan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEPS 30
+#define POS_TOL 1e-5 /* m; trees of 0.1 m links, 1-3 m across */
+
+static int have_opencl(void) {
+    int count = 0;
+    char err[256];
+    ctn_device_info dev[4];
+    return ctn_list_devices(dev, 4, &count, err, sizeof err) == CTN_OK && count > 0;
+}
+
+typedef void (*builder)(ctn_world *w, int seed);
+
+static ctn_body_id add_link(ctn_world *w, const double start[3], const double u[3], double L, double mass, ctn_body_id parent,
+                            ctn_joint_type type, double tip[3]) {
+    ctn_body_desc bd = ctn_body_desc_default();
+    for (int k = 0; k < 3; ++k) {
+        bd.position[k] = start[k] + 0.5 * L * u[k];
+        if (tip) tip[k] = start[k] + L * u[k];
+    }
+    bd.mass = mass;
+    double he[3] = {0.5 * L, 0.08 * L, 0.06 * L};
+    ctn_inertia_box(mass, he, bd.inertia);
+    ctn_body_id id = -1;
+    CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "body: %s", ctn_world_last_error(w));
+    ctn_joint_desc jd = ctn_joint_desc_default(type);
+    jd.body_a = id;
+    jd.body_b = parent;
+    double axis[3] = {0.0, 0.0, 1.0};
+    if (type == CTN_JOINT_DISTANCE) { /* a rigid rod from the parent's anchor to this body's centre */
+        ctn_joint_desc_set_pivot(w, &jd, start, NULL);
+        memset(jd.anchor_a, 0, sizeof jd.anchor_a);
+        jd.rest_length = -1.0;
+    } else {
+        CHECK(ctn_joint_desc_set_pivot(w, &jd, start, axis) == CTN_OK, "pivot: %s", ctn_world_last_error(w));
+    }
+    CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "joint: %s", ctn_world_last_error(w));
+    return id;
+}
+
+/* A hanging chain of `links` links from `parent` (or the world) at `start`, tilted by u. */
+static ctn_body_id add_chain(ctn_world *w, const double start[3], const double u[3], int links, double mass, double end_ratio,
+                             ctn_body_id parent) {
+    double at[3] = {start[0], start[1], start[2]}, tip[3];
+    ctn_body_id id = parent;
+    for (int i = 0; i < links; ++i) {
+        id = add_link(w, at, u, 0.1, mass * (i == links - 1 ? end_ratio : 1.0), id, CTN_JOINT_BALL, tip);
+        memcpy(at, tip, sizeof at);
+    }
+    return id;
+}
+
+static void scene_binary(ctn_world *w, int seed) {
+    (void)seed;
+    CHECK(ctn_scene_from_spec(w, "tree:63") == CTN_OK, "tree:63: %s", ctn_world_last_error(w));
+}
+
+static void scene_star(ctn_world *w, int seed) {
+    (void)seed;
+    double o[3] = {0, 0, 0}, down[3] = {0, -1, 0}, tip[3];
+    ctn_body_id hub = add_link(w, o, down, 0.2, 2.0, CTN_WORLD, CTN_JOINT_BALL, tip);
+    for (int c = 0; c < 6; ++c) {
+        double a = c * 1.0471975511965976, u[3] = {0.5 * cos(a), -0.8660254, 0.5 * sin(a)};
+        add_chain(w, tip, u, 15, 0.1, 1.0, hub);
+    }
+}
+
+static double rnd(unsigned *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return (double)(*s >> 8) / 16777216.0;
+}
+
+static void scene_random(ctn_world *w, int seed) {
+    unsigned s = 12345u + 7919u * (unsigned)seed;
+    int n = 2 + (int)(rnd(&s) * 29);
+    double tips[30][3], o[3] = {0, 0, 0};
+    ctn_body_id ids[30];
+    static const ctn_joint_type types[4] = {CTN_JOINT_BALL, CTN_JOINT_HINGE, CTN_JOINT_FIXED, CTN_JOINT_DISTANCE};
+    for (int i = 0; i < n; ++i) {
+        int p = i ? (int)(rnd(&s) * i) : -1;
+        double u[3] = {rnd(&s) - 0.5, -1.0, rnd(&s) - 0.5}, len = sqrt(u[0] * u[0] + 1.0 + u[2] * u[2]);
+        for (int k = 0; k < 3; ++k) u[k] /= len;
+        double mass = 0.05 * pow(100.0, rnd(&s)); /* 0.05 .. 5 kg */
+        ctn_joint_type t = i ? types[(int)(rnd(&s) * 4)] : CTN_JOINT_BALL;
+        ids[i] = add_link(w, p >= 0 ? tips[p] : o, u, 0.1 + 0.1 * rnd(&s), mass, p >= 0 ? ids[p] : CTN_WORLD, t, tips[i]);
+    }
+    if (n > 2) { /* an axial spring between the last body and the root: a force element, no rows */
+        ctn_joint_desc sp = ctn_joint_desc_default(CTN_JOINT_SPRING);
+        sp.body_a = ids[n - 1];
+        sp.body_b = ids[0];
+        sp.rest_length = -1.0;
+        sp.stiffness = 20.0;
+        sp.damping = 0.1;
+        CHECK(ctn_joint_add(w, &sp, NULL) == CTN_OK, "spring: %s", ctn_world_last_error(w));
+    }
+}
+
+static void scene_heavy_branch(ctn_world *w, int seed) {
+    (void)seed;
+    double o[3] = {0, 0, 0}, down[3] = {0, -1, 0}, side[3] = {0.6, -0.8, 0};
+    add_chain(w, o, down, 200, 0.1, 1000.0, CTN_WORLD); /* bodies 0..199, joints 0..199 */
+    ctn_body_state st;
+    CHECK(ctn_body_get_state(w, 100, &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
+    double at[3] = {st.position[0], st.position[1] - 0.05, st.position[2]};
+    add_chain(w, at, side, 30, 0.1, 1.0, 100);
+}
+
+static void scene_two_pins(ctn_world *w, int seed) {
+    (void)seed;
+    CHECK(ctn_scene_from_spec(w, "tree:31") == CTN_OK, "tree:31: %s", ctn_world_last_error(w));
+    static const int leaves[2] = {15, 30};
+    for (int k = 0; k < 2; ++k) {
+        ctn_body_state st;
+        CHECK(ctn_body_get_state(w, leaves[k], &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
+        ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
+        jd.body_a = leaves[k];
+        jd.body_b = CTN_WORLD;
+        CHECK(ctn_joint_desc_set_pivot(w, &jd, st.position, NULL) == CTN_OK, "pin: %s", ctn_world_last_error(w));
+        CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "pin: %s", ctn_world_last_error(w));
+    }
+}
+
+static void scene_forest(ctn_world *w, int seed) {
+    (void)seed;
+    CHECK(ctn_scene_from_spec(w, "tree:15") == CTN_OK, "tree:15: %s", ctn_world_last_error(w));
+    double o[3] = {3, 0, 0}, down[3] = {0, -1, 0}, u[3] = {0.5, -0.8660254, 0}, tip[3];
+    ctn_body_id root = add_link(w, o, down, 0.1, 0.3, CTN_WORLD, CTN_JOINT_HINGE, tip);
+    add_chain(w, tip, u, 10, 0.1, 1.0, root);
+    double v[3] = {-0.5, -0.8660254, 0};
+    add_chain(w, tip, v, 10, 0.1, 1.0, root);
+    double o2[3] = {-3, 0, 0};
+    add_chain(w, o2, u, 40, 0.1, 1.0, CTN_WORLD);
+}
+
+typedef struct result {
+    int ok, bodies;
+    double *pos, max_gap;
+} result;
+
+/* Runs a scene; ok = 1 on success, 0 on failure, -1 when the OpenCL device has no fp64 (skip). */
+static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, int substeps, int steps) {
+    result r = {0, 0, NULL, 0.0};
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    d.solver = solver;
+    if (substeps > 0) d.substeps = substeps;
+    ctn_world *w = NULL;
+    char err[2048];
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
+        CHECK(0, "create: %s", err);
+        return r;
+    }
+    b(w, seed);
+    ctn_status st = CTN_OK;
+    for (int i = 0; i < steps && st == CTN_OK; ++i) {
+        st = ctn_world_step(w);
+        if (st == CTN_ERR_UNSUPPORTED && i == 0 && strstr(ctn_world_last_error(w), "fp64")) {
+            printf("test_opencl_tree: %s; skipped\n", ctn_world_last_error(w));
+            ctn_world_destroy(w);
+            r.ok = -1;
+            return r;
+        }
+        CHECK(st == CTN_OK, "step %d: %s", i, ctn_world_last_error(w));
+        ctn_step_stats s;
+        ctn_world_get_stats(w, &s);
+        if (s.max_gap > r.max_gap) r.max_gap = s.max_gap;
+    }
+    if (st == CTN_OK) {
+        r.bodies = ctn_world_body_count(w);
+        r.pos = calloc(3 * (size_t)r.bodies + 1, sizeof *r.pos);
+        int written = 0;
+        st = ctn_world_get_positions(w, r.pos, r.bodies, &written);
+        CHECK(st == CTN_OK && written == r.bodies, "positions: %s", ctn_world_last_error(w));
+        r.ok = st == CTN_OK;
+    }
+    ctn_world_destroy(w);
+    return r;
+}
+
+static double max_diff(const result *a, const result *b) {
+    double dp = 0.0;
+    for (int i = 0; i < 3 * a->bodies && i < 3 * b->bodies; ++i) dp = fmax(dp, fabs(a->pos[i] - b->pos[i]));
+    return dp;
+}
+
+/* CPU direct vs OpenCL direct on one scene, the OpenCL run twice: with this device's default schedule
+ * and with every path of at least 2 joints contracted by cyclic reduction (CATENA_TREE_SEGMENT=2, the
+ * GPU schedule; on a CPU device the default is serial bands). Returns -1 to skip (no fp64), else 0. */
+static int compare(const char *name, builder b, int seed, int substeps, double gap_tol) {
+    result cpu = run(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, b, seed, substeps, STEPS);
+    result ocl[2];
+    for (int mode = 0; mode < 2; ++mode) {
+        if (mode) setenv("CATENA_TREE_SEGMENT", "2", 1);
+        ocl[mode] = run(CTN_BACKEND_OPENCL, CTN_SOLVER_DIRECT, b, seed, substeps, STEPS);
+        if (mode) unsetenv("CATENA_TREE_SEGMENT");
+    }
+    if (ocl[0].ok < 0) {
+        free(cpu.pos), free(ocl[1].pos);
+        return -1;
+    }
+    for (int mode = 0; mode < 2 && cpu.ok > 0; ++mode) {
+        if (ocl[mode].ok <= 0) continue;
+        const char *how = mode ? "paths contracted" : "default schedule";
+        double dp = max_diff(&cpu, &ocl[mode]);
+        printf("%s, %s: %d bodies, %d steps: max |dx| %.3g m, max gap cpu %.3g opencl %.3g m\n", name, how, cpu.bodies, STEPS, dp,
+               cpu.max_gap, ocl[mode].max_gap);
+        CHECK(dp <= POS_TOL, "%s, %s: positions differ by %.3g m (tol %.3g)", name, how, dp, POS_TOL);
+        CHECK(fabs(ocl[mode].max_gap - cpu.max_gap) <= 1e-2 * cpu.max_gap + 1e-7, "%s, %s: OpenCL gap %.3g m vs CPU %.3g m", name, how,
+              ocl[mode].max_gap, cpu.max_gap);
+        CHECK(ocl[mode].max_gap <= gap_tol, "%s, %s: OpenCL max gap %.3g m (tol %.3g)", name, how, ocl[mode].max_gap, gap_tol);
+    }
+    if (ocl[0].ok > 0 && ocl[1].ok > 0) printf("   default vs contracted on OpenCL: max |dx| %.3g m\n", max_diff(&ocl[0], &ocl[1]));
+    free(cpu.pos), free(ocl[0].pos), free(ocl[1].pos);
+    return 0;
+}
+
+/* A scene the forest path must refuse: CTN_ERR_UNSUPPORTED, and the message names a joint and `why`. */
+static void refused(const char *name, builder b, const char *why) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_OPENCL;
+    d.solver = CTN_SOLVER_DIRECT;
+    ctn_world *w = NULL;
+    char err[2048];
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
+        CHECK(0, "create: %s", err);
+        return;
+    }
+    b(w, 0);
+    ctn_status st = ctn_world_step(w);
+    const char *msg = ctn_world_last_error(w);
+    printf("%s with direct on OpenCL: %s\n", name, msg);
+    CHECK(st == CTN_ERR_UNSUPPORTED, "%s: status %d, expected CTN_ERR_UNSUPPORTED", name, (int)st);
+    CHECK(strstr(msg, "joint ") && strstr(msg, why), "%s: the message should name the joint and say '%s': %s", name, why, msg);
+    ctn_world_destroy(w);
+}
+
+static void scene_ring(ctn_world *w, int seed) { /* tree:7 with a joint closing a loop between two leaves */
+    (void)seed;
+    CHECK(ctn_scene_from_spec(w, "tree:7") == CTN_OK, "tree:7: %s", ctn_world_last_error(w));
+    ctn_body_state a, b;
+    ctn_body_get_state(w, 3, &a);
+    ctn_body_get_state(w, 4, &b);
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    jd.body_a = 3;
+    jd.body_b = 4;
+    jd.rest_length = -1.0;
+    CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "loop joint: %s", ctn_world_last_error(w));
+    (void)a, (void)b;
+}
+
+static void scene_limit(ctn_world *w, int seed) { /* bridge_limits: hinges with angle limits (bounded rows) */
+    (void)seed;
+    CHECK(ctn_scene_from_spec(w, "bridge_limits:6") == CTN_OK, "bridge_limits: %s", ctn_world_last_error(w));
+}
+
+int main(void) {
+    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
+    if (!have_opencl()) {
+        printf("test_opencl_tree: no OpenCL platform or device, skipped\n");
+        return 0;
+    }
+    if (compare("(a) tree:63 pinned at the root", scene_binary, 0, 0, 5e-3) < 0) return check_report("test_opencl_tree");
+    compare("(b) star: 6 chains of 15 from one hub", scene_star, 0, 0, 5e-3);
+    for (int seed = 0; seed < 20; ++seed) {
+        char name[64];
+        snprintf(name, sizeof name, "(c) random tree, seed %d", seed);
+        compare(name, scene_random, seed, 0, 2e-2);
+    }
+    compare("(d) 200-link chain, 1000:1 end, side branch of 30", scene_heavy_branch, 0, 8, 1e-4);
+    compare("(e) tree:31 pinned at the root and two leaves", scene_two_pins, 0, 0, 5e-3);
+    compare("(f) forest: tree:15, a hinged tree, a chain", scene_forest, 0, 0, 5e-3);
+
+    /* control: an inexact solver misses the tolerance, so the comparisons above can fail */
+    result gs = run(CTN_BACKEND_CPU, CTN_SOLVER_GS, scene_binary, 0, 0, STEPS);
+    result dir = run(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, scene_binary, 0, 0, STEPS);
+    if (gs.ok > 0 && dir.ok > 0) {
+        double dp = max_diff(&gs, &dir);
+        printf("control: CPU gs vs CPU direct on tree:63: max |dx| %.3g m\n", dp);
+        CHECK(dp > 10.0 * POS_TOL, "control: gs and direct agree to %.3g m, the position tolerance cannot tell solvers apart", dp);
+    }
+    free(gs.pos);
+    free(dir.pos);
+
+    refused("tree:7 with a loop-closing joint", scene_ring, "loop");
+    refused("bridge_limits:6", scene_limit, "limit");
+    return check_report("test_opencl_tree");
+}
