@@ -244,7 +244,7 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
 }
 
 /* World inverse inertia with the geometric-stiffness term (ctn_geometric_inertia_body). */
-static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm, cl_mem lambda) {
     int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
     float gs_h = prm.geometric_stiffness * prm.h;
     ARG(k, 0, n);
@@ -253,7 +253,7 @@ static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_param
     ARG(k, 3, o->adj_offsets.mem);
     ARG(k, 4, o->adj.mem);
     ARG(k, 5, o->defs.mem);
-    ARG(k, 6, o->lambda.mem);
+    ARG(k, 6, lambda);
     ARG(k, 7, gs_h);
     ARG(k, 8, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
@@ -404,9 +404,10 @@ static ctn_status copy_buf(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, siz
 }
 
 /* Post-stabilisation of the exact solver after the last substep: host/solver_cpu.c project_positions on
- * the device (the same kernels on scratch velocities, impulses and residuals, swapped in for the solve).
- * One blocking read of the largest error per Newton step (at most CTN_PROJECT_MAX + 1). */
-static ctn_status project_steps(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+ * the device (the same kernels on scratch velocities, impulses and residuals, swapped in for the solve;
+ * `lambda` holds the real impulses for the geometric-stiffness metric). One blocking read of the largest
+ * error per Newton step (at most CTN_PROJECT_MAX + 1). */
+static ctn_status project_steps(ctn_world *w, ctn_ocl *o, ctn_step_params prm, cl_mem lambda) {
     int n = w->body_count, m = w->topo.joint_count;
     prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
     float last = INFINITY, zero = 0.0f;
@@ -418,6 +419,7 @@ static ctn_status project_steps(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
         TRY(ctn__ocl_launch(w, o, k, (size_t)n, "projection: scratch velocities"));
         TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, 6 * (size_t)m * sizeof zero, 0, NULL, NULL),
                            "projection: clearing the scratch impulses"));
+        if (prm.geometric_stiffness > 0.0f) TRY(run_geometric_inertia(w, o, prm, lambda));
         TRY(run_prepare(w, o, prm));
         k = CTN_K_PROJECT_SLOT;
         ARG(k, 0, m);
@@ -432,24 +434,23 @@ static ctn_status project_steps(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
                            "projection: reading the largest error"));
         if (!(top[1] < last)) { /* the last step made it worse: undo it */
             TRY(copy_buf(w, o, o->proj_pose.mem, o->pose.mem, (size_t)n * sizeof(ctn_pose), "projection: undoing a step"));
-            TRY(copy_buf(w, o, o->proj_inertia.mem, o->inertia.mem, (size_t)n * sizeof(ctn_inertia), "projection: undoing a step"));
             break;
         }
         if (!(top[1] > CTN_PROJECT_TOL)) break;
         last = top[1];
         TRY(copy_buf(w, o, o->pose.mem, o->proj_pose.mem, (size_t)n * sizeof(ctn_pose), "projection: keeping the poses"));
-        TRY(copy_buf(w, o, o->inertia.mem, o->proj_inertia.mem, (size_t)n * sizeof(ctn_inertia), "projection: keeping the poses"));
         TRY(ctn__ocl_solve_direct(w, o));
         TRY(run_integrate(w, o, prm.h));
     }
-    return CTN_OK;
+    /* the scratch velocities are zero here (set at the top of the last pass): this only refreshes the plain
+     * inverse inertia of the final poses */
+    return run_integrate(w, o, prm.h);
 }
 
 static ctn_status project_positions(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int n = w->body_count, m = w->topo.joint_count;
     TRY(ctn__ocl_reserve(w, o, &o->proj_vel, (size_t)n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_pose, (size_t)n * sizeof(ctn_pose), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_inertia, (size_t)n * sizeof(ctn_inertia), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * (size_t)m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, (size_t)m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, (size_t)m * sizeof(float), NULL));
@@ -457,7 +458,7 @@ static ctn_status project_positions(ctn_world *w, ctn_ocl *o, ctn_step_params pr
     ctn_clbuf vel = o->vel, lambda = o->lambda, r2 = o->r2;
     o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
     o->proj_vel = vel; /* project_steps reads the real velocities from here */
-    ctn_status s = project_steps(w, o, prm);
+    ctn_status s = project_steps(w, o, prm, lambda.mem);
     o->proj_vel = o->vel;
     o->vel = vel, o->lambda = lambda, o->r2 = r2;
     return s;
@@ -624,7 +625,7 @@ static ctn_status ocl_step_inner(ctn_world *w, ctn_ocl *o, ctn_step_stats *st) {
     drop_events(o);
     for (int sub = 0; sub < substeps; ++sub) {
         phase_begin(o, CTN_PH_PREPARE);
-        if (prm.geometric_stiffness > 0.0f && t->joint_count > 0) TRY(run_geometric_inertia(w, o, prm));
+        if (prm.geometric_stiffness > 0.0f && t->joint_count > 0) TRY(run_geometric_inertia(w, o, prm, o->lambda.mem));
         TRY(run_prepare(w, o, prm));
         phase_end(o);
         phase_begin(o, CTN_PH_INTEGRATE);
@@ -753,7 +754,7 @@ static void ocl_release(ctn_ocl *o) {
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
                          &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
                          &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda, &o->proj_vel, &o->proj_lambda,
-                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_inertia, &o->proj_stats};
+                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_stats};
     if (o->queue) clFinish(o->queue);
     ctn__ocl_direct_release(o); /* issue 8 */
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)

@@ -132,7 +132,7 @@ typedef struct ctn_ocl {
     /* CG */
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     /* issue 8: post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error) */
-    ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_inertia, proj_stats;
+    ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats;
     unsigned layout_version;
     int have_layout;
 
@@ -157,7 +157,7 @@ typedef struct ctn_ocl {
     int have_direct_layout;
     int direct_n, direct_nb;      /* positions (joints on paths) and padded rows per block */
     ctn_clbuf dir_perm, dir_link, dir_D, dir_L, dir_U, dir_b, dir_x;
-    int direct_tree;              /* the layout is not a set of chains: the forest path (host/opencl_tree.c) */
+    int direct_tree;              /* solved by the forest path (host/opencl_tree.c): not chains, or a CPU device */
     void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
 
     /* phase timing: events of the first and last command of each phase instance */
@@ -192,14 +192,11 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o);
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of bilateral joints (host/opencl_tree.c), used by host/opencl_direct.c when the
- * joints are not chains: prepare (symbolic phase per topology_version, CTN_ERR_UNSUPPORTED with the joint
- * and reason for loops and bounded rows), the substep solve (velocities and lambda; not r2), release.
- * ctn__ocl_tree_launches: kernel launches per substep of the current schedule (0 if none), its levels
- * and nodes. */
+ * joints are not chains, and for chains on CPU devices: prepare (symbolic phase per topology_version, CTN_ERR_UNSUPPORTED with the joint
+ * and reason for loops and bounded rows), the substep solve (velocities and lambda; not r2), release. */
 ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o);
 ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o);
 void ctn__ocl_tree_release(ctn_ocl *o);
-int ctn__ocl_tree_launches(const ctn_ocl *o, int *levels, int *nodes);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);

@@ -81,6 +81,7 @@ typedef struct ocl_tree {
     int nodes, launches, groups, segments, nb; /* nb: rows of the largest contracted joint */
     int levels;                                /* levels of the contracted elimination tree */
     int launches_per_substep;
+    int local_one; /* CPU devices: work-groups of one item (see tenqueue) */
     tree_launch *launch;
     seg_group *group;
     ctn_clbuf lv_nodes, node, child, att, slot_info, mat, u, x;
@@ -419,6 +420,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     tr->levels = levels;
     tr->nodes = n;
     tr->launches_per_substep = lps;
+    tr->local_one = env_int("CATENA_TREE_LOCAL_ONE", !gpu);
     goto done;
 oom:
     st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory scheduling the joint tree for the direct solver");
@@ -453,14 +455,6 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-int ctn__ocl_tree_launches(const ctn_ocl *o, int *levels, int *nodes) {
-    const ocl_tree *tr = o->tree;
-    if (!tr || !tr->valid) return 0;
-    if (levels) *levels = tr->levels;
-    if (nodes) *nodes = tr->nodes;
-    return tr->launches_per_substep;
-}
-
 static ctn_status targ(ctn_world *w, ocl_tree *tr, int k, cl_uint i, size_t size, const void *value) {
     cl_int e = clSetKernelArg(tr->kernel[k], i, size, value);
     if (e == CL_SUCCESS) return CTN_OK;
@@ -468,10 +462,16 @@ static ctn_status targ(ctn_world *w, ocl_tree *tr, int k, cl_uint i, size_t size
 }
 #define TARG(k, i, v) TRY(targ(w, tr, (k), (i), sizeof(v), &(v)))
 
+/* On CPU devices the kernels run in work-groups of one item: PoCL's private memory of a work-group is
+ * sized for the group and these kernels keep tens of kB of private arrays per item (the dense node
+ * inverse), which overflowed it with larger automatic groups (measured: PoCL 3.x crashed in
+ * ctn_k_seg_* at 8192 positions). One-item groups cost nothing measurable there (tree:10000). */
 static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, size_t items, const char *what) {
     if (items == 0) return CTN_OK;
     cl_event ev = NULL;
-    cl_int e = clEnqueueNDRangeKernel(o->queue, tr->kernel[k], 1, NULL, &items, NULL, 0, NULL, o->profiling && o->phase >= 0 ? &ev : NULL);
+    size_t one = 1;
+    cl_int e = clEnqueueNDRangeKernel(o->queue, tr->kernel[k], 1, NULL, &items, tr->local_one ? &one : NULL, 0, NULL,
+                                      o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, tree_names[k], ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
     return CTN_OK;

@@ -2,6 +2,7 @@
  * tolerance after a short run. Skipped (passes) when this build or machine has no OpenCL device. */
 #include "catena/catena.h"
 #include "check.h"
+#include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
 #include <math.h>
 #include <stdlib.h>

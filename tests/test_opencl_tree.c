@@ -10,7 +10,11 @@
  *       (ball, hinge, fixed, distance) plus an axial spring (a force, no rows), root pinned;
  *   (d) a 200-link chain with a 1000:1 heavy end and a 30-link side branch from link 100 (8 substeps);
  *   (e) tree:31 pinned at two leaves as well (grounded subtrees: rows merged into supernodes);
- *   (f) a forest: two trees and a chain in one world.
+ *   (f) a forest: two trees and a chain in one world;
+ *   (g) a 10000-link chain with a 50-link side branch at link 5000 (two paths of 5000 joints: 16384
+ *       cyclic-reduction positions when contracted; PoCL crashed there with automatic work-group sizes,
+ *       see host/opencl_tree.c tenqueue);
+ *   (h) a topology change between steps (a chain hung from a tree after 10 steps).
  * Control, so the tolerance means something: CPU Gauss-Seidel (4 iterations) on (a) differs from CPU
  * direct by more than POS_TOL. Refusals: a loop of joints (a ring) and a hinge limit give
  * CTN_ERR_UNSUPPORTED naming the joint and the reason. Skips without an OpenCL device or without fp64. */
@@ -128,6 +132,16 @@ static void scene_heavy_branch(ctn_world *w, int seed) {
     CHECK(ctn_body_get_state(w, 100, &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
     double at[3] = {st.position[0], st.position[1] - 0.05, st.position[2]};
     add_chain(w, at, side, 30, 0.1, 1.0, 100);
+}
+
+static void scene_long_branch(ctn_world *w, int seed) { /* (g): contracted paths of thousands of joints */
+    (void)seed;
+    double o[3] = {0, 0, 0}, down[3] = {0, -1, 0}, side[3] = {0.6, -0.8, 0};
+    add_chain(w, o, down, 10000, 0.1, 1.0, CTN_WORLD);
+    ctn_body_state st;
+    CHECK(ctn_body_get_state(w, 5000, &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
+    double at[3] = {st.position[0], st.position[1] - 0.05, st.position[2]};
+    add_chain(w, at, side, 50, 0.1, 1.0, 5000);
 }
 
 static void scene_two_pins(ctn_world *w, int seed) {
@@ -259,6 +273,37 @@ static void refused(const char *name, builder b, const char *why) {
     ctn_world_destroy(w);
 }
 
+/* (h) a topology change between steps: tree:31 for 10 steps, then a 5-link chain hung from body 20 and 10
+ * more steps; the forest schedule is rebuilt for the new topology_version. Positions into pos. */
+static int run_grow(ctn_backend backend, double *pos, int cap, int *bodies) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    d.solver = CTN_SOLVER_DIRECT;
+    ctn_world *w = NULL;
+    char err[2048];
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
+        CHECK(0, "create: %s", err);
+        return 0;
+    }
+    CHECK(ctn_scene_from_spec(w, "tree:31") == CTN_OK, "tree:31: %s", ctn_world_last_error(w));
+    ctn_status st = CTN_OK;
+    for (int i = 0; i < 20 && st == CTN_OK; ++i) {
+        if (i == 10) {
+            ctn_body_state bs;
+            CHECK(ctn_body_get_state(w, 20, &bs) == CTN_OK, "state: %s", ctn_world_last_error(w));
+            double down[3] = {0, -1, 0};
+            add_chain(w, bs.position, down, 5, 0.1, 1.0, 20);
+        }
+        st = ctn_world_step(w);
+        CHECK(st == CTN_OK, "grow step %d: %s", i, ctn_world_last_error(w));
+    }
+    int written = 0;
+    *bodies = ctn_world_body_count(w);
+    if (st == CTN_OK) CHECK(ctn_world_get_positions(w, pos, cap, &written) == CTN_OK, "positions: %s", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+    return st == CTN_OK && written == *bodies;
+}
+
 static void scene_ring(ctn_world *w, int seed) { /* tree:7 with a joint closing a loop between two leaves */
     (void)seed;
     CHECK(ctn_scene_from_spec(w, "tree:7") == CTN_OK, "tree:7: %s", ctn_world_last_error(w));
@@ -294,6 +339,18 @@ int main(void) {
     compare("(d) 200-link chain, 1000:1 end, side branch of 30", scene_heavy_branch, 0, 8, 1e-4);
     compare("(e) tree:31 pinned at the root and two leaves", scene_two_pins, 0, 0, 5e-3);
     compare("(f) forest: tree:15, a hinged tree, a chain", scene_forest, 0, 0, 5e-3);
+    compare("(g) 10000-link chain with a 50-link side branch", scene_long_branch, 0, 0, 1e-4);
+
+    {
+        double pc[3 * 64], po[3 * 64];
+        int nc = 0, no = 0;
+        if (run_grow(CTN_BACKEND_CPU, pc, 64, &nc) && run_grow(CTN_BACKEND_OPENCL, po, 64, &no) && nc == no) {
+            double dp = 0.0;
+            for (int i = 0; i < 3 * nc; ++i) dp = fmax(dp, fabs(pc[i] - po[i]));
+            printf("(h) tree:31, a 5-link chain added after 10 steps, 20 steps: max |dx| %.3g m\n", dp);
+            CHECK(dp <= POS_TOL, "(h) after a topology change: positions differ by %.3g m (tol %.3g)", dp, POS_TOL);
+        }
+    }
 
     /* control: an inexact solver misses the tolerance, so the comparisons above can fail */
     result gs = run(CTN_BACKEND_CPU, CTN_SOLVER_GS, scene_binary, 0, 0, STEPS);
