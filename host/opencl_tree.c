@@ -282,7 +282,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     for (int k = 0; k < nseg; ++k) order[k] = k;
     /* sort segment ids by (level, padded length descending): insertion into buckets per level */
     {
-        int *lvl_first = calloc((size_t)levels + 1, sizeof *lvl_first), *tmp = malloc(((size_t)nseg + 1) * sizeof *tmp);
+        int *lvl_first = calloc((size_t)levels + 1, sizeof *lvl_first), *tmp = calloc((size_t)nseg + 1, sizeof *tmp); /* calloc: GCC 13 -Wmaybe-uninitialized */
         if (!lvl_first || !tmp) {
             free(lvl_first), free(tmp);
             goto oom;
