@@ -81,7 +81,7 @@
 #include <string.h>
 
 /* Joint rows merged into one body node; beyond this the joints go to the GS set. */
-#define DIRECT_MAX_ATTACHED_ROWS 24 /* = CTN_DD_MAX_ATTACHED of kernels/ctn_direct.h (the OpenCL node bound) */
+#define DIRECT_MAX_ATTACHED_ROWS 12 /* = CTN_DD_MAX_ATTACHED of kernels/ctn_direct.h (the OpenCL node bound) */
 #define DIRECT_MAX_NODE (6 + DIRECT_MAX_ATTACHED_ROWS)
 /* Loop-closing rows solved through their dense Schur complement; more go to block GS. */
 #define DIRECT_MAX_SCHUR_ROWS 48

@@ -12,7 +12,7 @@
 
 #include "ctn_types.h"
 
-#define CTN_DD_MAX_ATTACHED 24                    /* joint rows merged into one body node (supernode) */
+#define CTN_DD_MAX_ATTACHED 12                    /* joint rows merged into one body node (supernode) */
 #define CTN_DD_MAX_NODE (6 + CTN_DD_MAX_ATTACHED) /* rows of the largest node pivot */
 #define CTN_DD_PIVOT_TOL 1e-13                    /* relative pivot below which a row is redundant */
 #define CTN_DD_FLOOR 1e-10                        /* relative regularisation of every row (DIRECT_FLOOR) */
