@@ -703,7 +703,9 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
                                  __global double *u) {
     __global const int *nd = node + CTN_TN_INTS * i;
     int N = nd[CTN_TN_SIZE], d = nd[CTN_TN_DOF], r, c, k, e;
-    double D[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE], b[CTN_DD_MAX_NODE], J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
+    /* D_i is assembled, factored and inverted in place in its own block of mat (private memory: O(N)) */
+    __global double *D = mat + nd[CTN_TN_MAT];
+    double b[CTN_DD_MAX_NODE], J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
     ctn_block blk;
     for (r = 0; r < N * N; ++r) D[r] = 0.0;
     for (r = 0; r < N; ++r) b[r] = 0.0;
@@ -783,10 +785,8 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
                 for (k = 0; k < d; ++k) b[k] -= J[r][k] * uc[r];
         }
     }
-    ctn_dd_node_inverse(D, N, d);
-    __global double *Dout = mat + nd[CTN_TN_MAT];
+    ctn_dd_node_inverse_g(D, N, d);
     __global double *uo = u + nd[CTN_TN_VEC];
-    for (r = 0; r < N * N; ++r) Dout[r] = D[r];
     for (r = 0; r < N; ++r) {
         double acc = 0.0;
         for (c = 0; c < N; ++c) acc += D[r * N + c] * b[c];
@@ -1017,18 +1017,18 @@ __kernel void ctn_k_seg_finish(int nseg, int first, __global const int *segs, __
     int tp = segs[2 * (first + g)], jk = segs[2 * (first + g) + 1], r, c;
     __global const int *nd = node + CTN_TN_INTS * jk;
     int N = nd[CTN_TN_SIZE];
-    double K[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE], Ki[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE];
-    for (r = 0; r < N; ++r)
-        for (c = 0; c < N; ++c) K[r * N + c] = D[36 * tp + r * 6 + c];
-    ctn_dd_spd_inverse(K, N, Ki);
-    __global double *Dout = mat + nd[CTN_TN_MAT];
+    /* K_root^-1 in place in the node's block of mat, then u, then the sign */
+    __global double *Ki = mat + nd[CTN_TN_MAT];
     __global double *uo = u + nd[CTN_TN_VEC];
-    for (r = 0; r < N * N; ++r) Dout[r] = -Ki[r];
+    for (r = 0; r < N; ++r)
+        for (c = 0; c < N; ++c) Ki[r * N + c] = D[36 * tp + r * 6 + c];
+    ctn_dd_spd_inverse_g(Ki, N, N);
     for (r = 0; r < N; ++r) {
         double acc = 0.0;
         for (c = 0; c < N; ++c) acc -= Ki[r * N + c] * bv[6 * tp + c];
         uo[r] = acc;
     }
+    for (r = 0; r < N * N; ++r) Ki[r] = -Ki[r];
 }
 
 /* Segment tops: the chain solution there is dl = -y of the tree's back pass. */

@@ -1,7 +1,8 @@
 /* Double-precision dense math of the exact solver (issue 8), shared by the host and the OpenCL tree
  * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
- * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. All pointers are private
- * (OpenCL 1.2 has no generic address space): callers copy a node's block into a local array first.
+ * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
+ * 1.2 has no generic address space) except in the *_g variants at the end, which work in place on a
+ * node's block in global memory: the kernels use those and keep only O(N) vectors private.
  *
  * The algorithms are those of host/solver_direct.c (its header comment gives the system): Jacobian rows
  * with the lever-arm cross product taken in double, the Cholesky inverse that drops pivots below
@@ -182,6 +183,99 @@ CTN_FN void ctn_dd_node_inverse(double *D, int N, int d) {
         }
     for (r = 0; r < m; ++r)
         for (c = 0; c < m; ++c) D[(d + r) * N + d + c] = -Qi[r * m + c];
+}
+
+/* In-place variants for the OpenCL tree kernels, on a CTN_GLOBAL matrix (__global in OpenCL, a plain
+ * pointer on the host), so that no work-item keeps an N x N matrix in private memory (issue: private
+ * memory is reserved per resident thread of a GPU, the dense private copies ran it out). They run the
+ * same operations in the same order as ctn_dd_spd_inverse and ctn_dd_node_inverse above, so the results
+ * are the same to the bit; the host solver keeps using those.
+ *
+ * ctn_dd_spd_inverse_g: the n x n matrix at a (row stride lda, n <= CTN_DD_MAX_NODE, only its lower
+ * triangle is read) is replaced by its inverse. Cholesky factor L in the lower triangle, then L^-1 over
+ * it column by column (column c of L is last read by column c of L^-1), then L^-T L^-1 row by row,
+ * its diagonal entry last (the row's other entries read it); the upper triangle is free scratch. */
+CTN_FN void ctn_dd_spd_inverse_g(CTN_GLOBAL double *a, int n, int lda) {
+    unsigned char live[CTN_DD_MAX_NODE];
+    double dmax = 0.0;
+    int i, j, c, k;
+    for (i = 0; i < n; ++i)
+        if (a[i * lda + i] > dmax) dmax = a[i * lda + i];
+    double tol = CTN_DD_PIVOT_TOL * dmax;
+    for (j = 0; j < n; ++j) {
+        double d = a[j * lda + j];
+        for (c = 0; c < j; ++c) d -= a[j * lda + c] * a[j * lda + c];
+        live[j] = d > tol && d > 0.0;
+        if (!live[j]) {
+            for (i = j; i < n; ++i) a[i * lda + j] = 0.0;
+            continue;
+        }
+        d = sqrt(d);
+        a[j * lda + j] = d;
+        double id = 1.0 / d;
+        for (i = j + 1; i < n; ++i) {
+            double s = a[i * lda + j];
+            for (c = 0; c < j; ++c) s -= a[i * lda + c] * a[j * lda + c];
+            a[i * lda + j] = s * id;
+        }
+    }
+    for (c = 0; c < n; ++c)
+        for (i = c; i < n; ++i) {
+            if (!live[i]) {
+                a[i * lda + c] = 0.0;
+                continue;
+            }
+            double s = i == c ? 1.0 : 0.0;
+            for (k = c; k < i; ++k) s -= a[i * lda + k] * a[k * lda + c];
+            a[i * lda + c] = s / a[i * lda + i];
+        }
+    for (i = 0; i < n; ++i)
+        for (j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (k = i; k < n; ++k) s += a[k * lda + i] * a[k * lda + j];
+            a[i * lda + j] = s;
+            a[j * lda + i] = s;
+        }
+}
+
+/* ctn_dd_node_inverse in place on D (N x N, row stride N): A^-1 in the A block, Y = A^-1 B^T in the
+ * upper-right block (B is read from the lower-left one), Q and then Q^-1 in the C block, Y Q^-1 in the
+ * lower-left block (its final place), the A block, then Y Q^-1 over Y and -Q^-1 over Q^-1. */
+CTN_FN void ctn_dd_node_inverse_g(CTN_GLOBAL double *D, int N, int d) {
+    int m = N - d, i, j, r, c, k;
+    if (d > 0) ctn_dd_spd_inverse_g(D, d, N);
+    if (m == 0) return;
+    for (i = 0; i < d; ++i)
+        for (r = 0; r < m; ++r) {
+            double s = 0.0;
+            for (k = 0; k < d; ++k) s += D[i * N + k] * D[(d + r) * N + k];
+            D[i * N + d + r] = s;
+        }
+    for (r = 0; r < m; ++r)
+        for (c = 0; c <= r; ++c) {
+            double s = -D[(d + r) * N + d + c];
+            for (k = 0; k < d; ++k) s += D[(d + r) * N + k] * D[k * N + d + c];
+            D[(d + r) * N + d + c] = s;
+            D[(d + c) * N + d + r] = s;
+        }
+    ctn_dd_spd_inverse_g(D + d * N + d, m, N);
+    for (i = 0; i < d; ++i)
+        for (c = 0; c < m; ++c) {
+            double s = 0.0;
+            for (k = 0; k < m; ++k) s += D[i * N + d + k] * D[(d + k) * N + d + c];
+            D[(d + c) * N + i] = s;
+        }
+    for (i = 0; i < d; ++i)
+        for (j = 0; j <= i; ++j) {
+            double s = D[i * N + j];
+            for (k = 0; k < m; ++k) s -= D[(d + k) * N + i] * D[j * N + d + k];
+            D[i * N + j] = s;
+            D[j * N + i] = s;
+        }
+    for (i = 0; i < d; ++i)
+        for (c = 0; c < m; ++c) D[i * N + d + c] = D[(d + c) * N + i];
+    for (r = 0; r < m; ++r)
+        for (c = 0; c < m; ++c) D[(d + r) * N + d + c] = -D[(d + r) * N + d + c];
 }
 
 #endif /* CTN_DIRECT_H */
