@@ -247,15 +247,15 @@ static int blocks_bounded(ctn_world *w, cpu_solver *c) {
  * under tension move along the chain instead (7e-4 rad) and one step takes 1.5e-6 m to 1.5e-8 m.
  * Compliant joints and joints with bounded rows (contacts, limits, motors, ropes) are not projected: their
  * rows get the bounds [0, 0]. */
-static int project_positions(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
+static void project_positions(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     ctn_topology *t = &w->topo;
-    int n = w->body_count, m = t->joint_count, steps = 0;
+    int n = w->body_count, m = t->joint_count;
     float last = INFINITY; /* largest error before the last Newton step */
     ctn_vel *vel = w->vel;
     float *lambda = t->lambda;
     w->vel = c->vel_copy, t->lambda = c->dlambda;
     prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
-    for (; steps < CTN_PROJECT_MAX; ++steps) {
+    for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
         for (int i = 0; i < n; ++i) ctn_project_begin_body(i, vel, c->vel_copy);
         memset(c->dlambda, 0, 6 * (size_t)m * sizeof *c->dlambda);
         if (prm.geometric_stiffness > 0.0f)
@@ -263,7 +263,7 @@ static int project_positions(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
                 ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda,
                                            prm.geometric_stiffness * prm.h, w->inertia);
         phase_prepare(w, c, prm);
-        float worst = 0.0f; /* largest |C| of a projected row */
+        float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
         for (int s = 0; s < m; ++s) {
             ctn_project_slot(s, t->defs, c->blocks, prm.h, c->cg_r);
             worst = fmaxf(worst, c->cg_r[s]);
@@ -280,7 +280,6 @@ static int project_positions(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     }
     for (int i = 0; i < n; ++i) w->inertia[i].inv_inertia = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
     w->vel = vel, t->lambda = lambda;
-    return steps;
 }
 
 static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {

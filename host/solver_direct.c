@@ -132,11 +132,14 @@ static void jacobian_side(const ctn_block *b, int side, double J[CTN_MAX_ROWS][6
 /* Inverse of the symmetric positive semi-definite n x n matrix a (row-major, stride n) into inv by
  * Cholesky. A pivot below CTN_DD_PIVOT_TOL times the largest diagonal drops its row and column (the
  * inverse of the remaining submatrix is returned, zeros elsewhere). */
-static void spd_inverse(const double *a, int n, double *inv) { ctn_dd_spd_inverse(a, n, inv); }
+static void spd_inverse(const double *a, int n, double *inv) {
+    memcpy(inv, a, (size_t)n * (size_t)n * sizeof *inv);
+    ctn_dd_spd_inverse_g(inv, n, n);
+}
 
 /* In-place inverse of a node pivot D (N x N) = [A, B^T; B, C] with A (d x d) positive definite and
  * C - B A^-1 B^T negative semi-definite (d = 0: joint node, D = C). */
-static void node_inverse(double *D, int N, int d) { ctn_dd_node_inverse(D, N, d); }
+static void node_inverse(double *D, int N, int d) { ctn_dd_node_inverse_g(D, N, d); }
 
 /* Inverse of a symmetric 3x3 (world inverse inertia -> world inertia) in double. Returns 0 if singular. */
 static int sym3_inverse(ctn_sym3 s, double out[9]) { return ctn_dd_sym3_inverse(s, out); }

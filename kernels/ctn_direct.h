@@ -1,8 +1,8 @@
 /* Double-precision dense math of the exact solver (issue 8), shared by the host and the OpenCL tree
  * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
  * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
- * 1.2 has no generic address space) except in the *_g variants at the end, which work in place on a
- * node's block in global memory: the kernels use those and keep only O(N) vectors private.
+ * 1.2 has no generic address space) except in the in-place dense inverses *_g, which take CTN_GLOBAL
+ * matrices: the kernels keep only O(N) vectors private, and the host solver calls the same functions.
  *
  * The algorithms are those of host/solver_direct.c (its header comment gives the system): Jacobian rows
  * with the lever-arm cross product taken in double, the Cholesky inverse that drops pivots below
@@ -18,7 +18,7 @@
 #define CTN_DD_PIVOT_TOL 1e-13                    /* relative pivot below which a row is redundant */
 #define CTN_DD_FLOOR 1e-10                        /* relative regularisation of every row (DIRECT_FLOOR) */
 #ifndef CTN_DD_MAX_DENSE
-#define CTN_DD_MAX_DENSE CTN_DD_MAX_NODE /* largest matrix ctn_dd_spd_inverse takes (host/solver_direct.c: 48) */
+#define CTN_DD_MAX_DENSE CTN_DD_MAX_NODE /* largest matrix ctn_dd_spd_inverse_g takes (host/solver_direct.c: 48) */
 #endif
 
 /* Node record of the elimination tree (host/opencl_tree.c uploads one per node, CTN_TN_INTS ints). */
@@ -82,121 +82,19 @@ CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
     return 1;
 }
 
-/* Inverse of the symmetric positive semi-definite n x n matrix a (row-major, n <= CTN_DD_MAX_DENSE) into
- * inv by Cholesky; a pivot below CTN_DD_PIVOT_TOL times the largest diagonal drops its row and column. */
-CTN_FN void ctn_dd_spd_inverse(const double *a, int n, double *inv) {
-    double l[CTN_DD_MAX_DENSE * CTN_DD_MAX_DENSE];
-    unsigned char live[CTN_DD_MAX_DENSE];
-    double dmax = 0.0;
-    int i, j, c, k;
-    for (i = 0; i < n; ++i)
-        if (a[i * n + i] > dmax) dmax = a[i * n + i];
-    double tol = CTN_DD_PIVOT_TOL * dmax;
-    for (j = 0; j < n; ++j) {
-        double d = a[j * n + j];
-        for (c = 0; c < j; ++c) d -= l[j * n + c] * l[j * n + c];
-        live[j] = d > tol && d > 0.0;
-        if (!live[j]) {
-            for (i = j; i < n; ++i) l[i * n + j] = 0.0;
-            continue;
-        }
-        d = sqrt(d);
-        l[j * n + j] = d;
-        double id = 1.0 / d;
-        for (i = j + 1; i < n; ++i) {
-            double s = a[i * n + j];
-            for (c = 0; c < j; ++c) s -= l[i * n + c] * l[j * n + c];
-            l[i * n + j] = s * id;
-        }
-    }
-    /* li = L^-1 (lower triangular, zero on dropped rows), then inv = L^-T L^-1 */
-    double li[CTN_DD_MAX_DENSE * CTN_DD_MAX_DENSE];
-    for (c = 0; c < n; ++c)
-        for (i = 0; i < n; ++i) {
-            if (i < c || !live[i]) {
-                li[i * n + c] = 0.0;
-                continue;
-            }
-            double s = i == c ? 1.0 : 0.0;
-            for (k = c; k < i; ++k) s -= l[i * n + k] * li[k * n + c];
-            li[i * n + c] = s / l[i * n + i];
-        }
-    for (i = 0; i < n; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (k = i; k < n; ++k) s += li[k * n + i] * li[k * n + j];
-            inv[i * n + j] = s;
-            inv[j * n + i] = s;
-        }
-}
-
-/* In-place inverse of a node pivot D (N x N) = [A, B^T; B, C], A (d x d) positive definite and
- * C - B A^-1 B^T negative semi-definite (d = 0: joint node, D = C):
- *     D^-1 = [A^-1 - Y Q^-1 Y^T, Y Q^-1; Q^-1 Y^T, -Q^-1],  Y = A^-1 B^T,  Q = B Y - C. */
-CTN_FN void ctn_dd_node_inverse(double *D, int N, int d) {
-    int m = N - d, i, j, r, c, k;
-    double Ainv[36], Y[6 * CTN_DD_MAX_NODE], Q[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE];
-    if (d > 0) {
-        double A[36];
-        for (i = 0; i < d; ++i)
-            for (j = 0; j < d; ++j) A[i * d + j] = D[i * N + j];
-        ctn_dd_spd_inverse(A, d, Ainv);
-    }
-    if (m == 0) {
-        for (i = 0; i < d; ++i)
-            for (j = 0; j < d; ++j) D[i * N + j] = Ainv[i * d + j];
-        return;
-    }
-    for (i = 0; i < d; ++i)
-        for (r = 0; r < m; ++r) {
-            double s = 0.0;
-            for (k = 0; k < d; ++k) s += Ainv[i * d + k] * D[(d + r) * N + k];
-            Y[i * m + r] = s;
-        }
-    for (r = 0; r < m; ++r)
-        for (c = 0; c <= r; ++c) {
-            double s = -D[(d + r) * N + d + c];
-            for (k = 0; k < d; ++k) s += D[(d + r) * N + k] * Y[k * m + c];
-            Q[r * m + c] = s;
-            Q[c * m + r] = s;
-        }
-    double Qi[CTN_DD_MAX_NODE * CTN_DD_MAX_NODE];
-    ctn_dd_spd_inverse(Q, m, Qi);
-    double YQ[6 * CTN_DD_MAX_NODE];
-    for (i = 0; i < d; ++i)
-        for (c = 0; c < m; ++c) {
-            double s = 0.0;
-            for (k = 0; k < m; ++k) s += Y[i * m + k] * Qi[k * m + c];
-            YQ[i * m + c] = s;
-        }
-    for (i = 0; i < d; ++i)
-        for (j = 0; j <= i; ++j) {
-            double s = Ainv[i * d + j];
-            for (k = 0; k < m; ++k) s -= YQ[i * m + k] * Y[j * m + k];
-            D[i * N + j] = s;
-            D[j * N + i] = s;
-        }
-    for (i = 0; i < d; ++i)
-        for (c = 0; c < m; ++c) {
-            D[i * N + d + c] = YQ[i * m + c];
-            D[(d + c) * N + i] = YQ[i * m + c];
-        }
-    for (r = 0; r < m; ++r)
-        for (c = 0; c < m; ++c) D[(d + r) * N + d + c] = -Qi[r * m + c];
-}
-
-/* In-place variants for the OpenCL tree kernels, on a CTN_GLOBAL matrix (__global in OpenCL, a plain
- * pointer on the host), so that no work-item keeps an N x N matrix in private memory (issue: private
- * memory is reserved per resident thread of a GPU, the dense private copies ran it out). They run the
- * same operations in the same order as ctn_dd_spd_inverse and ctn_dd_node_inverse above, so the results
- * are the same to the bit; the host solver keeps using those.
+/* Dense inverses, in place on a CTN_GLOBAL matrix (__global in OpenCL, a plain pointer on the host), so
+ * that no work-item of the tree kernels keeps an N x N matrix in private memory (private memory is
+ * reserved per resident thread of a GPU: dense private copies ran an H100 out of it). The host solver
+ * (host/solver_direct.c) calls the same functions, so both sides run the same operations in the same order.
  *
- * ctn_dd_spd_inverse_g: the n x n matrix at a (row stride lda, n <= CTN_DD_MAX_NODE, only its lower
- * triangle is read) is replaced by its inverse. Cholesky factor L in the lower triangle, then L^-1 over
- * it column by column (column c of L is last read by column c of L^-1), then L^-T L^-1 row by row,
- * its diagonal entry last (the row's other entries read it); the upper triangle is free scratch. */
+ * ctn_dd_spd_inverse_g: the n x n symmetric positive semi-definite matrix at a (row stride lda,
+ * n <= CTN_DD_MAX_DENSE, only its lower triangle is read) is replaced by its inverse, by Cholesky; a pivot
+ * below CTN_DD_PIVOT_TOL times the largest diagonal drops its row and column. Cholesky factor L in the
+ * lower triangle, then L^-1 over it column by column (column c of L is last read by column c of L^-1), then
+ * L^-T L^-1 row by row, its diagonal entry last (the row's other entries read it); the upper triangle is
+ * free scratch. */
 CTN_FN void ctn_dd_spd_inverse_g(CTN_GLOBAL double *a, int n, int lda) {
-    unsigned char live[CTN_DD_MAX_NODE];
+    unsigned char live[CTN_DD_MAX_DENSE];
     double dmax = 0.0;
     int i, j, c, k;
     for (i = 0; i < n; ++i)
@@ -238,7 +136,10 @@ CTN_FN void ctn_dd_spd_inverse_g(CTN_GLOBAL double *a, int n, int lda) {
         }
 }
 
-/* ctn_dd_node_inverse in place on D (N x N, row stride N): A^-1 in the A block, Y = A^-1 B^T in the
+/* In-place inverse of a node pivot D (N x N, row stride N) = [A, B^T; B, C], A (d x d) positive definite
+ * and C - B A^-1 B^T negative semi-definite (d = 0: joint node, D = C):
+ *     D^-1 = [A^-1 - Y Q^-1 Y^T, Y Q^-1; Q^-1 Y^T, -Q^-1],  Y = A^-1 B^T,  Q = B Y - C.
+ * A^-1 goes in the A block, Y = A^-1 B^T in the
  * upper-right block (B is read from the lower-left one), Q and then Q^-1 in the C block, Y Q^-1 in the
  * lower-left block (its final place), the A block, then Y Q^-1 over Y and -Q^-1 over Q^-1. */
 CTN_FN void ctn_dd_node_inverse_g(CTN_GLOBAL double *D, int N, int d) {
