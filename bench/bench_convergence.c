@@ -18,7 +18,7 @@
  * "hanging_chain:N" is ctn_scene_chain laid out straight down (-y) at rest (bench_chain's chain); any other
  * spec goes to ctn_scene_from_spec. With --svg-prefix P each scene's plot goes to P-<scene>.svg. */
 #define _POSIX_C_SOURCE 200809L
-#include "world.h"
+#include "core/world.h"
 #include "ctn_solver.h"
 
 #include "svgplot.h"

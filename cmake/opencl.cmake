@@ -33,14 +33,14 @@ add_custom_command(
 
 set(CATENA_HAVE_OPENCL ON)
 set(CATENA_OPENCL_SOURCES
-  host/opencl_errors.c
-  host/opencl_cache.c
-  host/opencl_context.c
-  host/opencl_devices.c
-  host/backend_opencl.c
-  host/opencl_cg.c
-  host/opencl_direct.c # issue 8: exact solver for chains
-  host/opencl_tree.c # issue 8: exact solver for trees (forests) of joints
-  host/fault.c # issue 7: CATENA_FAULT device-fault injection
+  host/opencl/opencl_errors.c
+  host/opencl/opencl_cache.c
+  host/opencl/opencl_context.c
+  host/opencl/opencl_devices.c
+  host/opencl/backend_opencl.c
+  host/opencl/opencl_cg.c
+  host/opencl/opencl_direct.c # issue 8: exact solver for chains
+  host/opencl/opencl_tree.c # issue 8: exact solver for trees (forests) of joints
+  host/opencl/fault.c # issue 7: CATENA_FAULT device-fault injection
   ${CATENA_KERNEL_EMBED})
 set(CATENA_OPENCL_LIBS OpenCL::OpenCL ${CATENA_CLBLAST_LIB})

@@ -16,7 +16,7 @@
  * - the time to colour 1 M joints (printed, not asserted). */
 #include "catena/catena.h"
 #include "check.h"
-#include "world.h"
+#include "core/world.h"
 
 #include <stdlib.h>
 #include <string.h>

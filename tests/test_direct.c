@@ -11,7 +11,7 @@
 #include "catena/catena.h"
 #include "check.h"
 #include "ctn_solver.h"
-#include "world.h"
+#include "core/world.h"
 
 #include <math.h>
 #include <stdlib.h>

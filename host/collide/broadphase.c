@@ -4,7 +4,7 @@
  * and two AABBs can only overlap when their cells are neighbours (27 cells). Cells are hashed into a
  * table of 2n slots and items are bucketed by slot with a counting sort: O(n) expected time and memory,
  * deterministic output (pairs in item order, then neighbour order). */
-#include "collide.h"
+#include "collide/collide.h"
 
 #include <math.h>
 #include <stdint.h>

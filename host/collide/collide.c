@@ -15,7 +15,7 @@
  * Pairs of bodies joined by a joint are skipped (desc.skip_jointed), as are pairs with no dynamic body.
  * Not supported (no contact is made): box against sphere, capsule or box.
  */
-#include "collide.h"
+#include "collide/collide.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 #ifndef CTN_HOST_COLLIDE_H
 #define CTN_HOST_COLLIDE_H
 
-#include "world.h"
+#include "core/world.h"
 
 /* Candidate pairs (i, j), i < j, as item indices: pairs[2k], pairs[2k+1]. */
 typedef struct ctn_pairs {

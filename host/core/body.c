@@ -1,6 +1,6 @@
 /* Bodies: creation, removal, state access. Host arrays are float (positions as two floats, hi + lo); the API
  * speaks double. */
-#include "world.h"
+#include "core/world.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * columns each alternate). Joints that find no free colour within the budget go to the overflow group,
  * which the solvers process serially after the colours, so a body with many joints cannot multiply kernel
  * launches. */
-#include "world.h"
+#include "core/world.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  *
  * The CPU backend works on the host arrays, so the guard copies them before the step (pose, velocity,
  * inverse inertia, warm-start impulses: about 100 bytes per body, a memcpy) and checks them after it. */
-#include "world.h"
+#include "core/world.h"
 
 #include <math.h>
 #include <stdlib.h>

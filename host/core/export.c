@@ -1,5 +1,5 @@
 /* Read-only queries used by exporters (the CLI's CSV, VTK and SVG writers): id ranges and joint geometry. */
-#include "world.h"
+#include "core/world.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* Joints: validation, creation, removal and impulse read-back. Each type's rows are in kernels/ctn_rows.h. */
-#include "world.h"
+#include "core/world.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * All arrays are kept between rebuilds and only grow, so a rebuild every step (the changing contact graph)
  * costs a few linear passes over memory that is already mapped. Every array is grown before anything is
  * written, so a failed rebuild (out of memory) leaves the previous layout intact. */
-#include "world.h"
+#include "core/world.h"
 
 #include <stdlib.h>
 #include <string.h>

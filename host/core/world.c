@@ -1,6 +1,6 @@
 /* ctn_world: creation, settings, errors and the step driver. Bodies and joints live in body.c / joint.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "world.h"
+#include "core/world.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * by joint id; the solver order they live in (topo.lambda, by colour) is rebuilt on load by the same
  * deterministic colouring of the same joints, and the impulses are put back through joint_slot. */
 #define _POSIX_C_SOURCE 200809L
-#include "world.h"
+#include "core/world.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * token rules to find the first offending byte and to name what was expected there ("expected ',' or '}'
  * after a member value", "trailing comma", "unterminated string starting at 3:12", ...). It builds
  * nothing: the scene itself is always parsed by cJSON. */
-#include "json_diagnose.h"
+#include "io/json_diagnose.h"
 
 #include <ctype.h>
 #include <stdarg.h>

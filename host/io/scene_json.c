@@ -3,7 +3,7 @@
  * allocating, and keeps a validated description (ctn_scene) that ctn_scene_build turns into bodies and
  * joints. A failed build rolls the world back, so a world never holds half a scene. */
 #define _POSIX_C_SOURCE 200809L
-#include "world.h"
+#include "core/world.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #ifdef CATENA_HAVE_CJSON
 #include <cjson/cJSON.h>
 
-#include "json_diagnose.h"
+#include "io/json_diagnose.h"
 #endif
 
 /* ---- the validated scene ------------------------------------------------------------------------- */

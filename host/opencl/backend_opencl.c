@@ -5,8 +5,8 @@
  * topology was rebuilt (topology_version); the one blocking host synchronisation is the read of the
  * stats reduction (residual, max gap, max angle) at the end. Body state and impulses come back only
  * when the host asks (sync_to_host, through ctn__sync). */
-#include "opencl_internal.h"
-#include "fault.h"
+#include "opencl/opencl_internal.h"
+#include "opencl/fault.h"
 #include "ctn_solver.h" /* CTN_PROJECT_TOL, CTN_PROJECT_MAX */
 
 #include <clblast_c.h>

@@ -18,13 +18,13 @@
  * The switch exists for tests (tests/test_faults.c) and for rehearsing a deployment's failure handling;
  * it costs one getenv per world creation. */
 #define _POSIX_C_SOURCE 200809L
-#include "world.h"
+#include "core/world.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
+#include "opencl/fault.h"
 
 static const char *const fault_names[CTN_FAULT_COUNT] = {"none", "no-platform", "out-of-memory", "build", "enqueue", "device-lost",
                                                          "out-of-resources"};

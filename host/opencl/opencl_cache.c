@@ -5,7 +5,7 @@
  * file and renamed into place (readers never see half a file); an entry whose header, key or checksum
  * does not match is ignored and rebuilt. */
 #define _POSIX_C_SOURCE 200809L
-#include "opencl_internal.h"
+#include "opencl/opencl_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

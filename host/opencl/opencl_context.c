@@ -1,8 +1,8 @@
 /* OpenCL device enumeration and selection, program build options, and the program build through the
  * on-disk binary cache (host/opencl_cache.c). */
 #define _POSIX_C_SOURCE 200809L
-#include "opencl_internal.h"
-#include "fault.h"
+#include "opencl/opencl_internal.h"
+#include "opencl/fault.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* ctn_list_devices: the OpenCL platforms and devices, and the one CTN_BACKEND_AUTO would pick. */
-#include "opencl_internal.h"
+#include "opencl/opencl_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

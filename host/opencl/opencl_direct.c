@@ -18,7 +18,7 @@
  * as on the CPU. Requires cl_khr_fp64 (checked; without it the solver is refused, never run in float).
  * Layouts that are not chains go to the forest path (host/opencl_tree.c), which refuses loops and bounded rows;
  * so do chains on CPU devices, where its serial bands beat cyclic reduction (CATENA_DIRECT_TREE overrides). */
-#include "opencl_internal.h"
+#include "opencl/opencl_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

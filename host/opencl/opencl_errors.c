@@ -1,5 +1,5 @@
 /* Readable names of OpenCL error codes and clBLAST status codes, for CTN_ERR_DEVICE messages. */
-#include "opencl_internal.h"
+#include "opencl/opencl_internal.h"
 
 #include <clblast_c.h>
 

@@ -2,7 +2,7 @@
 #ifndef CTN_HOST_OPENCL_INTERNAL_H
 #define CTN_HOST_OPENCL_INTERNAL_H
 
-#include "world.h"
+#include "core/world.h"
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120

@@ -38,8 +38,8 @@
  * a 100000-link chain with a 100-link side branch: 5 levels, 3 contracted paths, 81 launches on a GPU
  * (3 on PoCL, one band). Without contraction that GPU schedule would be 2 x 200199 launches. Double
  * precision throughout (cl_khr_fp64, checked by host/opencl_direct.c before it gets here). */
-#include "opencl_internal.h"
-#include "direct_internal.h"
+#include "opencl/opencl_internal.h"
+#include "solve/direct_internal.h"
 #include "ctn_direct.h"
 
 #include <stdio.h>

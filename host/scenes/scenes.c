@@ -2,7 +2,7 @@
  * through the public API only, so a generator never creates what a user could not. On failure the world
  * keeps the bodies and joints added so far; the generators validate their parameters first so that this
  * only happens on out-of-memory. */
-#include "world.h"
+#include "core/world.h"
 
 #include <math.h>
 #include <stdio.h>

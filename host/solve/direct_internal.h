@@ -4,7 +4,7 @@
 #ifndef CTN_DIRECT_INTERNAL_H
 #define CTN_DIRECT_INTERNAL_H
 
-#include "world.h"
+#include "core/world.h"
 
 enum { SLOT_INACTIVE = 0, SLOT_NODE, SLOT_ATTACHED, SLOT_EXTRA };
 enum { NODE_BODY = 0, NODE_JOINT };

@@ -11,7 +11,7 @@
  * The path length is the diameter of each tree, found by two breadth-first searches (the farthest body from
  * any body is one end of a longest path). Cost O(bodies + joints), once per topology_version; the OpenCL
  * backend may still turn DIRECT down for a layout it cannot eliminate (then GS, see backend_opencl.c). */
-#include "world.h"
+#include "core/world.h"
 
 #include <stdlib.h>
 

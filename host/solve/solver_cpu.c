@@ -1,7 +1,7 @@
 /* The CPU backend: the same per-item steps as the OpenCL kernels (kernels/ctn_solver.h), run as loops.
  * A colour's joints are independent, so its loop runs on OpenMP threads when the colour is large; the
  * result does not depend on the thread count. */
-#include "world.h"
+#include "core/world.h"
 #include "ctn_solver.h"
 
 #include <math.h>

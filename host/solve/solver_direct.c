@@ -71,9 +71,9 @@
  * with a 1000:1 end mass at 1/60 s excites link rotation modes with omega h >> 2 and needs sub-steps
  * (16 at 60 Hz in tests/test_direct.c); a particle rope at the same ratio holds at one substep.
  */
-#include "world.h"
+#include "core/world.h"
 #include "ctn_solver.h"
-#include "direct_internal.h"
+#include "solve/direct_internal.h"
 
 #include <math.h>
 #include <stdio.h>
