@@ -14,8 +14,44 @@ enum {
     CTN_EXIT_SCENE = 3,    /* bad scene (file or generator spec) or checkpoint */
     CTN_EXIT_DEVICE = 4,   /* device or solver failure */
     CTN_EXIT_DIVERGED = 5, /* the simulation diverged */
-    CTN_EXIT_IO = 6        /* an output, checkpoint or input file could not be read or written */
+    CTN_EXIT_IO = 6,       /* an output, checkpoint or input file could not be read or written */
+    CTN_EXIT_TORN = 7      /* a joint opened wider than --max-gap */
 };
+
+/* Prints "catena: MESSAGE" on stderr and keeps MESSAGE as the run's error for the JSON summary. */
+void ctn_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last message given to ctn_cli_error ("" when none). */
+const char *ctn_cli_last_error(void);
+
+/* ---- the command line of run, resume and validate (host/cli/options.c) ---- */
+typedef enum ctn_cli_command { CTN_CMD_RUN, CTN_CMD_RESUME, CTN_CMD_VALIDATE } ctn_cli_command;
+
+#define CTN_CLI_DEFAULT_PROGRESS_S 10.0 /* --progress without a value */
+
+typedef struct ctn_cli_opts {
+    const char *scene;     /* SCENE or CHECKPOINT */
+    long long steps, more; /* -1: not given */
+    int iterations, substeps;
+    int solver_set, backend_set;
+    ctn_solver solver;
+    ctn_backend backend;
+    const char *device;
+    double dt;
+    const char *csv, *vtk, *svg, *plot, *json, *checkpoint, *view;
+    long long every, csv_every, vtk_every, checkpoint_every; /* 0: not given */
+    double max_gap;  /* 0: not given */
+    double progress; /* seconds between status lines when stderr is not a terminal; 0: none */
+    int quiet;
+} ctn_cli_opts;
+
+enum { CTN_CLI_PARSE_OK, CTN_CLI_PARSE_HELP, CTN_CLI_PARSE_ERROR };
+/* argv[0] is the command's name. Returns CTN_CLI_PARSE_HELP after printing the command's help on stdout,
+ * CTN_CLI_PARSE_ERROR after printing the problem on stderr. */
+int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o);
+/* "usage" line, what the command does and its options. */
+void ctn_cli_command_help(FILE *f, ctn_cli_command cmd);
+/* The options of one command, one line each with its explanation. */
+void ctn_cli_print_options(FILE *f, ctn_cli_command cmd);
 
 int ctn_cli_parse_solver(const char *s, ctn_solver *out);
 int ctn_cli_parse_backend(const char *s, ctn_backend *out);
@@ -30,15 +66,21 @@ int ctn_cli_run(int argc, char **argv);
 int ctn_cli_resume(int argc, char **argv);
 int ctn_cli_validate(int argc, char **argv);
 
-/* ---- atomic output files (host/cli/outfile.c): written to PATH.tmp.PID, renamed on commit ---- */
+/* ---- atomic output files (host/cli/outfile.c): written to PATH.tmp.PID, renamed on commit ----
+ * "-" is standard output, and an existing path that is not a regular file (/dev/stdout, a FIFO) is written
+ * in place: neither can be replaced by a rename. */
 typedef struct ctn_outfile {
     FILE *f;
     char *path;
-    char *tmp;
+    char *tmp;    /* NULL when written in place */
 } ctn_outfile;
 
 /* Each returns 1 on success, else 0 with a message in err. */
 int ctn_out_open(ctn_outfile *o, const char *path, char *err, size_t err_size);
+/* Checks that PATH could be written, creating and removing its temporary file, without touching PATH. */
+int ctn_out_check(const char *path, char *err, size_t err_size);
+/* 1 when PATH is "-" (standard output). */
+int ctn_out_is_stdout(const char *path);
 int ctn_out_commit(ctn_outfile *o, char *err, size_t err_size);
 void ctn_out_abort(ctn_outfile *o); /* removes the temporary file; safe on a closed or zeroed outfile */
 /* Creates a directory (one level) unless it exists. */
@@ -72,9 +114,12 @@ int ctn_svg_plot(const char *path, const ctn_series *s, const char *title, char 
 
 /* ---- JSON summary (host/cli/summary.c) ---- */
 typedef struct ctn_run_summary {
-    const char *status;        /* "ok", "diverged", "interrupted" */
+    const char *status;        /* "ok", "torn", "diverged", "failed", "interrupted" */
+    const char *error;         /* what went wrong, NULL or "" when nothing did */
+    int exit_code;
     const char *scene;
     const char *checkpoint;    /* NULL when none written */
+    int checkpoints_written;   /* periodic and final */
     ctn_world_desc desc;
     const char *backend, *device;
     int bodies, joints;
@@ -83,8 +128,39 @@ typedef struct ctn_run_summary {
     ctn_step_stats sum;        /* timing fields summed over the run */
     double worst_gap;
     uint64_t worst_gap_step;
+    double link_length;        /* shortest initial joint span (host/cli/simulate.c); 0 when none */
     double wall_s;
+    const char *outputs[6][2]; /* {label, path} of the outputs written, NULL-terminated */
 } ctn_run_summary;
 int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size_t err_size);
+/* The human-readable summary of a run. */
+void ctn_print_summary(FILE *f, const ctn_run_summary *s);
+
+/* ---- progress on stderr (host/cli/progress.c) ---- */
+typedef struct ctn_progress {
+    int bar;          /* a bar redrawn in place (stderr is a terminal) */
+    double interval;  /* seconds between status lines (stderr is not a terminal); 0: none */
+    double t0, last;
+    uint64_t first, target;
+} ctn_progress;
+void ctn_progress_start(ctn_progress *p, const ctn_cli_opts *o, uint64_t first, uint64_t target);
+/* Shows the state after `step` when due (always when final). */
+void ctn_progress_update(ctn_progress *p, uint64_t step, double gap, int final);
+/* Ends the bar's line before other messages are printed. */
+void ctn_progress_break(ctn_progress *p);
+
+/* ---- the run (host/cli/simulate.c) ---- */
+typedef struct ctn_run {
+    const ctn_cli_opts *o;
+    const char *label;      /* scene name saved in checkpoints */
+    const char *ck_path;    /* checkpoint file or NULL */
+    ctn_world *w;
+    ctn_world_desc desc;
+    uint64_t start, target;
+} ctn_run;
+/* Steps r->w from r->start to r->target with every output; returns the exit code. */
+int ctn_simulate(ctn_run *r);
+/* Writes the JSON summary of a run that failed before its first step (--json given). */
+void ctn_summary_of_failure(const ctn_cli_opts *o, int code);
 
 #endif

@@ -1,9 +1,10 @@
 /* `catena devices`: lists OpenCL platforms and devices and the one `auto` picks. With --verbose it also
  * times the kernel program build of each device: cold (from source, into an empty binary cache) and warm
  * (from the cached binary), through world creation in a temporary CATENA_CACHE_DIR. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,39 @@ static void print_build_times(const ctn_device_info *d) {
     else unsetenv("CATENA_CACHE_DIR");
 }
 
+/* argv[0] is "devices". Returns -1 to go on, else the exit code. */
+static int parse_devices(int argc, char **argv, int *verbose) {
+    static const struct option longs[] = {{"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    opterr = 0;
+    optind = 1;
+    int c;
+    *verbose = 0;
+    while ((c = getopt_long(argc, argv, "vh", longs, NULL)) != -1) {
+        if (c == 'v') *verbose = 1;
+        else if (c == 'h') {
+            printf("usage: catena devices [-v|--verbose]\n"
+                   "Lists the OpenCL platforms and devices and marks the one the auto backend picks.\n"
+                   "  -v, --verbose   platform, vendor, driver and allocation limit, and the kernel build time of each device\n");
+            return CTN_EXIT_OK;
+        } else {
+            const char *bad = argv[optind - 1];
+            if (!strncmp(bad, "--", 2)) fprintf(stderr, "catena devices: unknown option %.*s\n", (int)strcspn(bad, "="), bad);
+            else fprintf(stderr, "catena devices: unknown option -%c\n", optopt);
+            fprintf(stderr, "Try 'catena devices --help'.\n");
+            return CTN_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "catena devices: unexpected argument '%s'\n", argv[optind]);
+        return CTN_EXIT_USAGE;
+    }
+    return -1;
+}
+
 int ctn_cli_devices(int argc, char **argv) {
-    int verbose = argc > 0 && !strcmp(argv[0], "--verbose");
+    int verbose;
+    int code = parse_devices(argc, argv, &verbose);
+    if (code >= 0) return code;
     ctn_device_info dev[64];
     int count = 0;
     char err[1024] = "";

@@ -1,30 +1,52 @@
 /* catena: command-line front end. `catena run SCENE [options]` steps a scene file or a built-in scene,
  * prints stats and writes outputs; `catena resume` continues a checkpoint; `catena validate` checks a
- * scene (host/cli/run.c); `catena devices` lists OpenCL platforms and devices. Exit codes: 0 ok, 2 bad
- * usage, 3 bad scene, 4 device failure, 5 divergence, 6 I/O, 128 + signal when interrupted. */
+ * scene (host/cli/run.c); `catena devices` lists OpenCL platforms and devices; `catena help [COMMAND]`.
+ * Exit codes: 0 ok, 2 bad usage, 3 bad scene, 4 device failure, 5 divergence, 6 I/O, 7 torn (--max-gap),
+ * 128 + signal when interrupted. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "cli.h"
 
-#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static char g_last_error[2048];
+
+void ctn_cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_last_error, sizeof g_last_error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "catena: %s\n", g_last_error);
+}
+
+const char *ctn_cli_last_error(void) { return g_last_error; }
+
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: catena run SCENE [--steps S] [--solver auto|gs|jacobi|cg|direct] [--iterations K] [--substeps N]\n"
-            "                        [--backend auto|cpu|opencl] [--device D] [--dt SECONDS] [--quiet]\n"
-            "                        [--csv FILE] [--vtk DIR] [--svg FILE] [--plot FILE] [--json FILE] [--every K]\n"
-            "                        [--checkpoint FILE [--checkpoint-every N]]\n"
-            "       catena resume CHECKPOINT [--steps S | --more N] [run options]\n"
-            "       catena validate SCENE\n"
-            "       catena devices [--verbose]\n"
-            "       catena --version\n"
+            "usage: catena run SCENE [options]         step a scene and report how it went\n"
+            "       catena resume CHECKPOINT [options] continue a checkpointed run\n"
+            "       catena validate SCENE [options]    check a scene without running it\n"
+            "       catena devices [--verbose]         list the OpenCL devices (--verbose: details, program build times)\n"
+            "       catena help [COMMAND]              this help, or a command's (also: catena COMMAND --help)\n"
+            "       catena -V | --version              the version\n"
             "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
             "       chain:N  heavy_chain:N  rope:N  grid:NXxNY  bridge:N  cradle:N  double_pendulum  tree:N\n"
             "       with contacts: pile:N  capsule_chain:N  bridge_limits:N  contact_cradle:N  wheel\n"
-            "exit codes: 0 ok, 2 usage, 3 bad scene or checkpoint, 4 device, 5 diverged, 6 I/O, 130/143 interrupted\n");
+            "options of run and resume (validate takes the settings: --steps to --device, --quiet; --more is resume's);\n"
+            "--opt=value and --opt value both work, options may come before or after SCENE:\n");
+    ctn_cli_print_options(f, CTN_CMD_RESUME);
+    fprintf(f, "exit codes: 0 ok, 2 usage, 3 bad scene or checkpoint, 4 device, 5 diverged, 6 I/O, 7 torn (--max-gap),\n"
+               "            130/143 interrupted (SIGINT/SIGTERM)\n"
+               "environment: CATENA_DEVICE (device choice), CATENA_QUIET=1 (no notices), CATENA_CACHE_DIR (kernel cache)\n"
+               "manual: man catena\n");
+}
+
+static int version(void) {
+    printf("catena %d.%d.%d\n", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
+    return CTN_EXIT_OK;
 }
 
 int ctn_cli_parse_solver(const char *s, ctn_solver *out) {
@@ -55,24 +77,51 @@ int ctn_cli_parse_backend(const char *s, ctn_backend *out) {
     return 1;
 }
 
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command g_commands[] = {
+    {"run", ctn_cli_run}, {"resume", ctn_cli_resume}, {"validate", ctn_cli_validate}, {"devices", ctn_cli_devices}};
+#define COMMAND_COUNT (int)(sizeof g_commands / sizeof g_commands[0])
+
+static const command *find_command(const char *name) {
+    for (int k = 0; k < COMMAND_COUNT; ++k)
+        if (!strcmp(name, g_commands[k].name)) return &g_commands[k];
+    return NULL;
+}
+
+/* `catena help [COMMAND]`: the command's own --help. */
+static int help(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stdout);
+        return CTN_EXIT_OK;
+    }
+    const command *c = find_command(argv[1]);
+    if (!c) {
+        fprintf(stderr, "catena help: unknown command '%s'; the commands are run, resume, validate, devices\n", argv[1]);
+        return CTN_EXIT_USAGE;
+    }
+    char *args[] = {argv[1], "--help", NULL};
+    return c->run(2, args);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return CTN_EXIT_USAGE;
     }
-    if (!strcmp(argv[1], "run")) return ctn_cli_run(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "resume")) return ctn_cli_resume(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "validate")) return ctn_cli_validate(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "devices")) return ctn_cli_devices(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "--version")) {
-        printf("catena %d.%d.%d\n", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
-        return CTN_EXIT_OK;
-    }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    const char *a = argv[1];
+    if (!strcmp(a, "--version") || !strcmp(a, "-V")) return version();
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
         usage(stdout);
         return CTN_EXIT_OK;
     }
-    fprintf(stderr, "catena: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    if (!strcmp(a, "help")) return help(argc - 1, argv + 1);
+    const command *c = find_command(a);
+    if (c) return c->run(argc - 1, argv + 1); /* argv[0] of the command is its name */
+    if (a[0] == '-') fprintf(stderr, "catena: unknown option %s (options follow the command: catena run SCENE %s)\n", a, a);
+    else fprintf(stderr, "catena: unknown command '%s'; try 'catena --help'\n", a);
     return CTN_EXIT_USAGE;
 }

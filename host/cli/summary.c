@@ -1,5 +1,6 @@
-/* The machine-readable run summary (--json FILE): settings, backend and device, sizes, colours, timings
- * per phase, joint violation and how the run ended. Plain JSON, written atomically. */
+/* The summary of a run: machine-readable (--json FILE: settings, backend and device, sizes, colours,
+ * timings per phase, joint violation, how the run ended and why; plain JSON, written atomically) and the
+ * report printed at the end. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -34,6 +35,8 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     double n = s->steps_run ? (double)s->steps_run : 1.0;
     fprintf(f, "{\n  \"catena_version\": \"%d.%d.%d\",\n  \"status\": ", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
     jstr(f, s->status);
+    fprintf(f, ",\n  \"exit_code\": %d,\n  \"error\": ", s->exit_code);
+    jstr(f, s->error && s->error[0] ? s->error : NULL);
     fputs(",\n  \"scene\": ", f);
     jstr(f, s->scene);
     fputs(",\n  \"settings\": {\n    \"solver\": ", f);
@@ -94,8 +97,50 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     jnum(f, s->last.residual);
     fputs(",\n    \"worst_max_gap\": ", f);
     jnum(f, s->worst_gap);
-    fprintf(f, ",\n    \"worst_max_gap_step\": %llu\n  },\n  \"checkpoint\": ", (unsigned long long)s->worst_gap_step);
+    fprintf(f, ",\n    \"worst_max_gap_step\": %llu,\n    \"shortest_link\": ", (unsigned long long)s->worst_gap_step);
+    jnum(f, s->link_length);
+    fputs("\n  },\n  \"checkpoint\": ", f);
     jstr(f, s->checkpoint);
-    fputs("\n}\n", f);
+    fprintf(f, ",\n  \"checkpoints_written\": %d\n}\n", s->checkpoints_written);
     return ctn_out_commit(&out, err, err_size);
+}
+
+void ctn_summary_of_failure(const ctn_cli_opts *o, int code) {
+    if (!o->json) return;
+    char err[1024];
+    ctn_outfile out;
+    if (!ctn_out_open(&out, o->json, err, sizeof err)) {
+        fprintf(stderr, "catena: --json: %s\n", err);
+        return;
+    }
+    FILE *f = out.f;
+    fprintf(f, "{\n  \"catena_version\": \"%d.%d.%d\",\n  \"status\": \"failed\",\n  \"exit_code\": %d,\n  \"error\": ", CATENA_VERSION_MAJOR,
+            CATENA_VERSION_MINOR, CATENA_VERSION_PATCH, code);
+    jstr(f, ctn_cli_last_error());
+    fputs(",\n  \"scene\": ", f);
+    jstr(f, o->scene);
+    fputs(",\n  \"steps_run\": 0\n}\n", f);
+    if (!ctn_out_commit(&out, err, sizeof err)) fprintf(stderr, "catena: --json: %s\n", err);
+}
+
+void ctn_print_summary(FILE *f, const ctn_run_summary *s) {
+    const ctn_step_stats *l = &s->last, *sum = &s->sum;
+    int ran = s->steps_run > 0;
+    double n = ran ? (double)s->steps_run : 1.0;
+    fprintf(f, "scene            %s\n", s->scene);
+    fprintf(f, "backend          %s (%s)\n", s->backend, s->device);
+    fprintf(f, "bodies / joints  %d / %d (%d rows)\n", s->bodies, s->joints, l->rows);
+    fprintf(f, "solver           %s%s, %d iterations x %d substeps, dt %.6g s\n", ctn_cli_solver_name(ran ? l->solver : s->desc.solver),
+            s->desc.solver == CTN_SOLVER_AUTO && ran ? " (auto)" : "", s->desc.iterations, s->desc.substeps, s->desc.time_step);
+    fprintf(f, "colours          %d (largest %d, overflow %d)\n", l->colours, l->largest_colour, l->overflow);
+    if (l->contacts > 0) fprintf(f, "contacts         %d (collision %.4f ms/step)\n", l->contacts, sum->ms_collide / n);
+    fprintf(f, "steps            %llu..%llu (%s)\n", (unsigned long long)s->start_step, (unsigned long long)s->end_step, s->status);
+    fprintf(f, "ms/step          %.4f (colour %.4f, prepare %.4f, solve %.4f, integrate %.4f, transfer %.4f)\n", sum->ms_total / n,
+            sum->ms_colour / n, sum->ms_prepare / n, sum->ms_solve / n, sum->ms_integrate / n, sum->ms_transfer / n);
+    fprintf(f, "row updates/s    %.4g\n", sum->ms_total > 0 ? l->row_updates * (double)s->steps_run / (sum->ms_total * 1e-3) : 0.0);
+    fprintf(f, "max joint gap    %.6g m (final), %.6g m (worst, step %llu)\n", l->max_gap, s->worst_gap, (unsigned long long)s->worst_gap_step);
+    fprintf(f, "max joint angle  %.6g rad (final)\n", l->max_angle);
+    fprintf(f, "residual         %.6g m/s (last iteration)\n", l->residual);
+    for (int k = 0; k < 6 && s->outputs[k][0]; ++k) fprintf(f, "%-16s %s%s\n", s->outputs[k][0], s->outputs[k][1], !strcmp(s->outputs[k][0], "vtk") ? "/catena.pvd" : "");
+    if (s->checkpoint) fprintf(f, "checkpoint       %s (step %llu)\n", s->checkpoint, (unsigned long long)s->end_step);
 }

@@ -6,231 +6,22 @@
  * equality of an interrupted-and-resumed run with an uninterrupted one, --more, SIGTERM), checkpoint
  * (corrupted and truncated checkpoints refused), bad (the broken scene corpus tests/cli/bad with expected
  * messages and exit codes, and command-line errors), examples (every .json scene in examples/ validates and runs),
- * api (the scene loader through the library: a failed build leaves the world unchanged). */
+ * api (the scene loader through the library: a failed build leaves the world unchanged), flags (GNU
+ * conventions, help and man page, outputs on stdout, output paths checked first, --progress, --max-gap,
+ * frame and checkpoint cadences). */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
-#include "check.h"
+#include "cli/harness.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
-static const char *g_catena, *g_src, *g_work;
-
-/* ---- helpers --------------------------------------------------------------------------------------- */
-
-static char *path_in(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len) *len = n;
-    return buf;
-}
-
-static pid_t spawn(char *const argv[], const char *out, const char *err) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = -1;
-    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0) pid = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    return pid;
-}
-
-static int wait_code(pid_t pid) {
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    return 1000 + WTERMSIG(status);
-}
-
-static char g_stderr[65536];
-
-/* Runs catena with the given arguments (NULL-terminated); returns the exit code, stderr in g_stderr. */
-static int run(const char *first, ...) {
-    char *argv[64];
-    int n = 0;
-    argv[n++] = (char *)g_catena;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
-    va_end(ap);
-    argv[n] = NULL;
-    char *out = path_in(g_work, "stdout.txt"), *err = path_in(g_work, "stderr.txt");
-    int code = wait_code(spawn(argv, out, err));
-    char *e = read_all(err, NULL);
-    snprintf(g_stderr, sizeof g_stderr, "%s", e ? e : "");
-    free(e);
-    free(out);
-    free(err);
-    return code;
-}
-
-static int file_exists(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-/* No PATH.tmp.* files left in dir. */
-static int no_temp_files(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return 1;
-    struct dirent *e;
-    int clean = 1;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) {
-            fprintf(stderr, "left-over temporary file %s/%s\n", dir, e->d_name);
-            clean = 0;
-        }
-    closedir(d);
-    return clean;
-}
-
-/* A small XML well-formedness check: balanced and properly nested elements, quoted attributes, entities,
- * one root element. xmllint is used as well when it is installed. */
-static int xml_well_formed(const char *text, const char *root) {
-    const char *p = text;
-    const char *stack[256];
-    size_t lens[256];
-    int depth = 0, roots = 0;
-    while (*p) {
-        if (*p == '&') {
-            if (strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) && strncmp(p, "&amp;", 5) && strncmp(p, "&quot;", 6) && strncmp(p, "&apos;", 6))
-                return 0;
-            ++p;
-            continue;
-        }
-        if (*p != '<') {
-            if (depth == 0 && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') return 0;
-            ++p;
-            continue;
-        }
-        if (!strncmp(p, "<?", 2)) {
-            p = strstr(p, "?>");
-            if (!p) return 0;
-            p += 2;
-            continue;
-        }
-        if (!strncmp(p, "<!--", 4)) {
-            p = strstr(p, "-->");
-            if (!p) return 0;
-            p += 3;
-            continue;
-        }
-        int closing = p[1] == '/';
-        const char *name = p + 1 + closing;
-        size_t nl = strcspn(name, " \t\n/>");
-        if (nl == 0) return 0;
-        const char *q = name + nl;
-        /* attributes */
-        for (;;) {
-            while (*q == ' ' || *q == '\t' || *q == '\n') ++q;
-            if (*q == '>' || (*q == '/' && q[1] == '>')) break;
-            if (closing || !*q) return 0;
-            size_t an = strcspn(q, "= \t\n>");
-            if (an == 0 || q[an] != '=' || q[an + 1] != '"') return 0;
-            const char *v = q + an + 2, *ve = strchr(v, '"');
-            if (!ve) return 0;
-            for (const char *c = v; c < ve; ++c)
-                if (*c == '<') return 0;
-            q = ve + 1;
-        }
-        int empty = *q == '/';
-        p = q + (empty ? 2 : 1);
-        if (closing) {
-            if (depth == 0 || lens[depth - 1] != nl || strncmp(stack[depth - 1], name, nl)) return 0;
-            --depth;
-        } else {
-            if (depth == 0) {
-                if (++roots > 1 || strlen(root) != nl || strncmp(name, root, nl)) return 0;
-            }
-            if (!empty) {
-                if (depth == 256) return 0;
-                stack[depth] = name;
-                lens[depth++] = nl;
-            }
-        }
-    }
-    return depth == 0 && roots == 1;
-}
-
-static int xmllint_ok(const char *path) {
-    if (!file_exists("/usr/bin/xmllint")) return 1;
-    char *argv[] = {"/usr/bin/xmllint", "--noout", (char *)path, NULL};
-    char *out = path_in(g_work, "xmllint.txt");
-    int code = wait_code(spawn(argv, out, out));
-    free(out);
-    return code == 0;
-}
-
-static void check_xml(const char *path, const char *root) {
-    char *t = read_all(path, NULL);
-    CHECK(t != NULL, "%s was not written", path);
-    if (!t) return;
-    CHECK(xml_well_formed(t, root), "%s is not well-formed XML with root <%s>", path, root);
-    CHECK(xmllint_ok(path), "xmllint --noout %s failed", path);
-    free(t);
-}
-
 /* ---- outputs ----------------------------------------------------------------------------------------- */
-
-static void check_csv(const char *path, int bodies, int frames) {
-    char *t = read_all(path, NULL);
-    CHECK(t != NULL, "%s was not written", path);
-    if (!t) return;
-    int rows = 0, bad = 0, line = 0;
-    char *save = NULL;
-    for (char *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save), ++line) {
-        if (line == 0) {
-            CHECK(!strcmp(l, "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz"), "CSV header: '%s'", l);
-            continue;
-        }
-        int cols = 0;
-        char *s2 = NULL;
-        for (char *f = strtok_r(l, ",", &s2); f; f = strtok_r(NULL, ",", &s2)) {
-            char *end;
-            strtod(f, &end);
-            if (*end) bad++;
-            cols++;
-        }
-        if (cols != 16) bad++;
-        rows++;
-    }
-    CHECK(rows == bodies * frames, "CSV rows: %d, expected %d bodies x %d frames", rows, bodies, frames);
-    CHECK(bad == 0, "CSV: %d malformed fields or rows", bad);
-    free(t);
-}
 
 static void check_vtk(const char *path, int points, int lines) {
     char *t = read_all(path, NULL);
@@ -389,18 +180,26 @@ static void check_resume_scene(const char *scene, int bodies) {
     CHECK(code == 0, "%s: 200 steps: exit %d: %s", scene, code, g_stderr);
     code = run("run", scene, "--steps", "100", "--backend", "cpu", "--checkpoint", b, NULL);
     CHECK(code == 0, "%s: 100 steps: exit %d: %s", scene, code, g_stderr);
+    /* without --checkpoint, resume keeps the file it started from and writes B-200.ck */
+    size_t n100 = 0, n_after = 0;
+    char *b_at_100 = read_all(b, &n100), *b200 = path_in(g_work, "b-200.ck");
+    remove(b200);
     code = run("resume", b, "--steps", "200", "--backend", "cpu", "--csv", cb, "--csv-every", "200", NULL);
     CHECK(code == 0, "%s: resume to 200: exit %d: %s", scene, code, g_stderr);
-    CHECK(same_file(a, b), "%s: the checkpoint after 100 + resumed 100 steps differs from the one after 200 steps", scene);
+    char *b_after = read_all(b, &n_after);
+    CHECK(b_at_100 && b_after && n100 == n_after && !memcmp(b_at_100, b_after, n100) && file_exists(b200), "%s: resume overwrote its checkpoint",
+          scene);
+    CHECK(same_file(a, b200), "%s: the checkpoint after 100 + resumed 100 steps differs from the one after 200 steps", scene);
+    free(b_at_100), free(b_after), free(b200);
     char *fa = last_frame(ca, bodies), *fb = last_frame(cb, bodies);
     CHECK(fa && fb && !strcmp(fa, fb), "%s: final body states differ between the uninterrupted and the resumed run", scene);
     free(fa), free(fb);
     /* 3 pieces through --more and checkpoint-every */
     code = run("run", scene, "--steps", "60", "--backend", "cpu", "--checkpoint", c, NULL);
     CHECK(code == 0, "%s: 60 steps: exit %d", scene, code);
-    code = run("resume", c, "--more", "70", NULL);
+    code = run("resume", c, "--more", "70", "--checkpoint", c, NULL);
     CHECK(code == 0, "%s: resume --more 70: exit %d: %s", scene, code, g_stderr);
-    code = run("resume", c, "--steps", "200", "--csv", cc, "--csv-every", "200", NULL);
+    code = run("resume", "--checkpoint", c, "--steps=200", c, "--csv", cc, "--csv-every", "200", NULL);
     CHECK(code == 0, "%s: resume to 200: exit %d: %s", scene, code, g_stderr);
     CHECK(same_file(a, c), "%s: 60 + 70 + 70 resumed steps differ from 200 uninterrupted steps", scene);
     free(a), free(b), free(ca), free(cb), free(cc), free(c);
@@ -638,7 +437,7 @@ static void check_api(void) {
 
 int main(int argc, char **argv) {
     if (argc != 5) {
-        fprintf(stderr, "usage: cli_test outputs|resume|checkpoint|bad|examples|api CATENA SOURCE_DIR WORK_DIR\n");
+        fprintf(stderr, "usage: cli_test outputs|resume|checkpoint|bad|examples|api|flags CATENA SOURCE_DIR WORK_DIR\n");
         return 2;
     }
     g_catena = argv[2];
@@ -652,10 +451,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "bad")) check_bad();
     else if (!strcmp(argv[1], "examples")) check_examples();
     else if (!strcmp(argv[1], "api")) check_api();
+    else if (!strcmp(argv[1], "flags")) check_flags();
     else {
         fprintf(stderr, "unknown check %s\n", argv[1]);
         return 2;
     }
+    harness_tally(&check_count, &check_failures);
+    flags_tally(&check_count, &check_failures);
     char name[64];
     snprintf(name, sizeof name, "cli_%s", argv[1]);
     return check_report(name);

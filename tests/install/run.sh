@@ -7,6 +7,7 @@ build=$1 src=$2 scratch=$3
 rm -rf "$scratch" && mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log"
 test -f "$scratch/prefix/include/catena/catena.h"
+test -f "$scratch/prefix/share/man/man1/catena.1" # the man page
 libdir=$(dirname "$(find "$scratch/prefix" -name catena.pc | head -n 1)")/..
 # CMake package
 cmake -S "$src/tests/install" -B "$scratch/consumer" -DCMAKE_PREFIX_PATH="$scratch/prefix" -DEXAMPLE_SOURCE="$src/examples/pendulum.c" > "$scratch/consumer.log"

@@ -1,0 +1,202 @@
+/* CLI tests of the command-line conventions and the run's own checks: GNU option syntax, help and the man
+ * page, outputs on standard output and on links to devices, output paths checked before the first step,
+ * --progress, --max-gap and the torn status, frame and checkpoint cadences. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void check_gnu_conventions(void) {
+    int code = run("run", "--steps=3", "--backend=cpu", "chain:10", "--solver", "gs", NULL);
+    CHECK(code == 0, "--opt=value and options before SCENE: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:10", "--bogus=1", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "unknown option --bogus\n"), "unknown option: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:10", "--quiet=1", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "--quiet takes no value"), "--quiet=1: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:10", "--steps", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "--steps needs a value"), "--steps without a value: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:10", "chain:20", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "unexpected argument 'chain:20'"), "two scenes: exit %d: %s", code, g_stderr);
+    code = run("validate", "chain:10", "--csv", "x.csv", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "unknown option --csv"), "validate --csv: exit %d: %s", code, g_stderr);
+    const char *commands[] = {"run", "resume", "validate", "devices"};
+    for (int k = 0; k < 4; ++k) {
+        code = run(commands[k], "--help", NULL);
+        char *out = last_stdout();
+        CHECK(code == 0 && strstr(out, "usage: catena ") && strstr(out, commands[k]), "%s --help: exit %d: %s", commands[k], code, out);
+        free(out);
+        code = run("help", commands[k], NULL);
+        out = last_stdout();
+        CHECK(code == 0 && strstr(out, "usage: catena ") && strstr(out, commands[k]), "help %s: exit %d", commands[k], code);
+        free(out);
+    }
+    CHECK(run("help", "frobnicate", NULL) == 2, "help for an unknown command");
+    code = run("devices", "--bogus", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "unknown option --bogus"), "devices --bogus: exit %d: %s", code, g_stderr);
+    const char *versions[] = {"-V", "--version"};
+    for (int k = 0; k < 2; ++k) {
+        code = run(versions[k], NULL);
+        char *out = last_stdout();
+        CHECK(code == 0 && !strncmp(out, "catena ", 7), "%s: exit %d: %s", versions[k], code, out);
+        free(out);
+    }
+}
+
+/* Every option the top-level help lists is explained there and documented in the man page and README. */
+static void check_help_documents_options(void) {
+    int code = run("--help", NULL);
+    char *help = last_stdout();
+    char *man_path = path_in(g_src, "docs/catena.1"), *readme_path = path_in(g_src, "README.md");
+    char *man = read_all(man_path, NULL), *readme = read_all(readme_path, NULL);
+    CHECK(code == 0 && man && readme, "--help, docs/catena.1 and README.md");
+    int options = 0;
+    for (const char *p = help; man && readme && (p = strstr(p, "\n  -")); ++p) {
+        const char *o = strstr(p, "--");
+        size_t n = strspn(o + 2, "abcdefghijklmnopqrstuvwxyz-");
+        char opt[64], man_opt[80];
+        snprintf(opt, sizeof opt, "%.*s", (int)n + 2, o);
+        size_t m = 0; /* roff spells - as \- */
+        for (const char *c = opt; *c && m + 3 < sizeof man_opt; ++c) {
+            if (*c == '-') man_opt[m++] = '\\';
+            man_opt[m++] = *c;
+        }
+        man_opt[m] = '\0';
+        const char *eol = strchr(o, '\n');
+        CHECK(eol && eol - (o + n + 2) > 10, "--help lists %s without explaining it", opt);
+        CHECK(strstr(man, man_opt) != NULL, "docs/catena.1 does not document %s", opt);
+        CHECK(strstr(readme, opt) != NULL, "README.md does not mention %s", opt);
+        options++;
+    }
+    CHECK(options >= 20, "--help lists only %d options", options);
+    free(help), free(man), free(readme), free(man_path), free(readme_path);
+}
+
+static void check_stdout_outputs(void) {
+    /* --json -: the summary on stdout, the report on stderr */
+    int code = run("run", "chain:10", "--steps", "3", "--backend", "cpu", "--json", "-", NULL);
+    char *out = last_stdout();
+    cJSON *j = cJSON_Parse(out);
+    CHECK(code == 0 && j && !strcmp(summary_string(j, "status"), "ok"), "--json -: exit %d: %s", code, out);
+    CHECK(strstr(g_stderr, "bodies / joints") != NULL, "--json -: the report is not on stderr: %s", g_stderr);
+    CHECK(!file_exists("-"), "--json - wrote a file named -");
+    cJSON_Delete(j);
+    free(out);
+    code = run("run", "chain:10", "--steps", "3", "--backend", "cpu", "--csv", "-", "--csv-every", "3", NULL);
+    out = last_stdout();
+    CHECK(code == 0 && !strncmp(out, "step,time,body", 14) && !strstr(out, "bodies / joints"), "--csv -: exit %d: %.200s", code, out);
+    free(out);
+    code = run("run", "chain:10", "--steps", "3", "--csv", "-", "--json", "-", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "both write to standard output"), "two outputs on stdout: exit %d: %s", code, g_stderr);
+    /* a link to a device is written through, never replaced by a rename */
+    char *link = path_in(g_work, "null-link");
+    remove(link);
+    CHECK(symlink("/dev/null", link) == 0, "symlink");
+    code = run("run", "chain:10", "--steps", "3", "--backend", "cpu", "--csv", link, "--svg", link, NULL);
+    struct stat st;
+    CHECK(code == 0 && lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "--csv to a link to /dev/null: exit %d, the link was replaced: %s", code,
+          g_stderr);
+    CHECK(no_temp_files(g_work), "temporary files left behind");
+    free(link);
+}
+
+/* Output paths are checked before the first step: a 1e8-step run fails at once. */
+static void check_outputs_checked_first(void) {
+    char *json = path_in(g_work, "early.json");
+    const char *bad[][2] = {{"--checkpoint", "/nonexistent/c.ckpt"}, {"--svg", "/nonexistent/x.svg"}, {"--plot", "/nonexistent/p.svg"},
+                            {"--csv", "/nonexistent/x.csv"}};
+    for (int k = 0; k < 4; ++k) {
+        remove(json);
+        int code = run("run", "chain:2000", "--steps", "100000000", "--backend", "cpu", bad[k][0], bad[k][1], "--json", json, NULL);
+        CHECK(code == 6 && strstr(g_stderr, bad[k][1]), "%s %s: exit %d: %s", bad[k][0], bad[k][1], code, g_stderr);
+        cJSON *j = read_summary(json);
+        CHECK(j && !strcmp(summary_string(j, "status"), "failed") && strstr(summary_string(j, "error"), bad[k][1]) &&
+                  summary_number(j, "exit_code") == 6,
+              "%s: the JSON summary lacks the failure", bad[k][0]);
+        cJSON_Delete(j);
+    }
+    /* a scene that cannot be built: the summary still has the error */
+    remove(json);
+    int code = run("run", "spiral:3", "--json", json, NULL);
+    cJSON *j = read_summary(json);
+    CHECK(code == 3 && j && strstr(summary_string(j, "error"), "unknown generator"), "failed scene: exit %d, summary error '%s'", code,
+          j ? summary_string(j, "error") : "(none)");
+    cJSON_Delete(j);
+    free(json);
+}
+
+static void check_progress(void) {
+    unsetenv("CATENA_QUIET"); /* it silences progress too */
+    int code = run("run", "chain:50", "--steps", "20", "--backend", "cpu", "--progress=0.0001", NULL);
+    CHECK(code == 0 && strstr(g_stderr, "catena: step 20/20 (100.0%)"), "--progress: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:50", "--steps", "20", "--backend", "cpu", "--progress", NULL);
+    CHECK(code == 0 && strstr(g_stderr, "step 20/20"), "--progress (default interval): the final line is missing: %s", g_stderr);
+    code = run("run", "chain:50", "--steps", "20", "--backend", "cpu", NULL);
+    CHECK(code == 0 && !strstr(g_stderr, "step 20/20"), "no --progress: status lines anyway: %s", g_stderr);
+    code = run("run", "chain:50", "--steps", "20", "--backend", "cpu", "--progress=0.0001", "--quiet", NULL);
+    CHECK(code == 0 && !strstr(g_stderr, "step 20/20"), "--quiet --progress: status lines anyway: %s", g_stderr);
+    CHECK(run("run", "chain:5", "--progress=soon", NULL) == 2, "--progress=soon accepted");
+    setenv("CATENA_QUIET", "1", 1);
+}
+
+/* A chain torn apart by one Gauss-Seidel sweep at 10 Hz: an error with --max-gap, a warning without. */
+static void check_max_gap(void) {
+    char *json = path_in(g_work, "torn.json");
+    int code = run("run", "heavy_chain:300", "--solver", "gs", "--iterations", "1", "--substeps", "1", "--dt", "0.1", "--steps", "100",
+                   "--backend", "cpu", "--max-gap", "1", "--json", json, NULL);
+    cJSON *j = read_summary(json);
+    CHECK(code == 7 && strstr(g_stderr, "--max-gap"), "--max-gap 1: exit %d: %s", code, g_stderr);
+    CHECK(j && !strcmp(summary_string(j, "status"), "torn") && strstr(summary_string(j, "error"), "torn") && summary_number(j, "steps_run") < 100,
+          "--max-gap: summary status '%s', error '%s'", j ? summary_string(j, "status") : "", j ? summary_string(j, "error") : "");
+    cJSON_Delete(j);
+    code = run("run", "heavy_chain:300", "--solver", "gs", "--iterations", "1", "--substeps", "1", "--dt", "0.1", "--steps", "100",
+               "--backend", "cpu", "--json", json, NULL);
+    j = read_summary(json);
+    CHECK(code == 0 && strstr(g_stderr, "torn"), "torn without --max-gap: exit %d: %s", code, g_stderr);
+    CHECK(j && !strcmp(summary_string(j, "status"), "torn"), "torn without --max-gap: summary status '%s'", j ? summary_string(j, "status") : "");
+    cJSON_Delete(j);
+    /* a sound run is not torn */
+    code = run("run", "chain:50", "--steps", "30", "--backend", "cpu", "--max-gap", "0.01", "--json", json, NULL);
+    j = read_summary(json);
+    CHECK(code == 0 && j && !strcmp(summary_string(j, "status"), "ok"), "chain:50 --max-gap 0.01: exit %d: %s", code, g_stderr);
+    cJSON_Delete(j);
+    CHECK(run("run", "chain:5", "--max-gap", "-1", NULL) == 2, "--max-gap -1 accepted");
+    free(json);
+}
+
+/* --every is the frame cadence only; checkpoints follow --checkpoint-every. */
+static void check_cadences(void) {
+    char *json = path_in(g_work, "cadence.json"), *ck = path_in(g_work, "cadence.ck"), *csv = path_in(g_work, "cadence.csv");
+    int code = run("run", "chain:10", "--steps", "20", "--backend", "cpu", "--every", "2", "--checkpoint", ck, "--csv", csv, "--json", json, NULL);
+    cJSON *j = read_summary(json);
+    CHECK(code == 0 && summary_number(j, "checkpoints_written") == 1, "--every 2: %g checkpoints written, expected 1",
+          summary_number(j, "checkpoints_written"));
+    check_csv(csv, 10, 11);
+    cJSON_Delete(j);
+    code = run("run", "chain:10", "--steps", "20", "--backend", "cpu", "--every", "2", "--checkpoint", ck, "--checkpoint-every", "5", "--json", json,
+               NULL);
+    j = read_summary(json);
+    CHECK(code == 0 && summary_number(j, "checkpoints_written") == 4, "--checkpoint-every 5: %g checkpoints written, expected 4",
+          summary_number(j, "checkpoints_written"));
+    cJSON_Delete(j);
+    free(json), free(ck), free(csv);
+}
+
+void check_flags(void) {
+    check_gnu_conventions();
+    check_help_documents_options();
+    check_stdout_outputs();
+    check_outputs_checked_first();
+    check_progress();
+    check_max_gap();
+    check_cadences();
+}
+
+void flags_tally(int *checks, int *failures) {
+    (void)check_report; /* the report is the caller's */
+    *checks += check_count;
+    *failures += check_failures;
+}
