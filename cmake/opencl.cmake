@@ -41,6 +41,5 @@ set(CATENA_OPENCL_SOURCES
   host/opencl/opencl_cg.c
   host/opencl/opencl_direct.c # issue 8: exact solver for chains
   host/opencl/opencl_tree.c # issue 8: exact solver for trees (forests) of joints
-  host/opencl/fault.c # issue 7: CATENA_FAULT device-fault injection
   ${CATENA_KERNEL_EMBED})
 set(CATENA_OPENCL_LIBS OpenCL::OpenCL ${CATENA_CLBLAST_LIB})

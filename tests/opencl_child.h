@@ -11,6 +11,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "catena/catena.h"
+
+/* The children print the library's messages on stderr, as the CLI does, for the parent to check. */
+static inline void child_log_to_stderr(ctn_log_level level, const char *message, void *user) {
+    (void)level, (void)user;
+    fprintf(stderr, "catena: %s\n", message);
+}
+
+/* Whether this build injects device faults (-DCATENA_FAULT_INJECTION=ON): a world asking for one is
+ * refused with CTN_ERR_UNSUPPORTED otherwise. */
+static inline int fault_injection_built(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.debug.fault = "build";
+    ctn_world *w = NULL;
+    ctn_status st = ctn_world_create(&d, &w, NULL, 0);
+    ctn_world_destroy(w);
+    return st == CTN_OK;
+}
+
 /* Path of the running executable. */
 static int self_path(char *out, size_t size) {
     ssize_t n = readlink("/proc/self/exe", out, size - 1);

@@ -176,10 +176,14 @@ typedef struct result {
     double *pos, max_gap;
 } result;
 
+/* desc.debug.tree_segment of the worlds run() creates (-1: the device's default schedule). */
+static int tree_segment = -1;
+
 /* Runs a scene; ok = 1 on success, 0 on failure, -1 when the OpenCL device has no fp64 (skip). */
 static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, int substeps, int steps) {
     result r = {0, 0, NULL, 0.0};
     ctn_world_desc d = ctn_world_desc_default();
+    d.debug.tree_segment = tree_segment;
     d.backend = backend;
     d.solver = solver;
     if (substeps > 0) d.substeps = substeps;
@@ -223,16 +227,16 @@ static double max_diff(const result *a, const result *b) {
 }
 
 /* CPU direct vs OpenCL direct on one scene, the OpenCL run twice: with this device's default schedule
- * and with every path of at least 2 joints contracted by cyclic reduction (CATENA_TREE_SEGMENT=2, the
+ * and with every path of at least 2 joints contracted by cyclic reduction (desc.debug.tree_segment = 2, the
  * GPU schedule; on a CPU device the default is serial bands). Returns -1 to skip (no fp64), else 0. */
 static int compare(const char *name, builder b, int seed, int substeps, double gap_tol) {
     result cpu = run(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, b, seed, substeps, STEPS);
     result ocl[2];
     for (int mode = 0; mode < 2; ++mode) {
-        if (mode) setenv("CATENA_TREE_SEGMENT", "2", 1);
+        tree_segment = mode ? 2 : -1;
         ocl[mode] = run(CTN_BACKEND_OPENCL, CTN_SOLVER_DIRECT, b, seed, substeps, STEPS);
-        if (mode) unsetenv("CATENA_TREE_SEGMENT");
     }
+    tree_segment = -1;
     if (ocl[0].ok < 0) {
         free(cpu.pos), free(ocl[1].pos);
         return -1;

@@ -58,6 +58,11 @@ int ctn_cli_parse_backend(const char *s, ctn_backend *out);
 const char *ctn_cli_solver_name(ctn_solver s);
 const char *ctn_cli_backend_name(ctn_backend b);
 
+/* The environment (host/cli/env.c): library messages go to stderr unless `quiet` or CATENA_QUIET; the
+ * CATENA_DEVICE, CATENA_FAULT and debug variables fill a world description. */
+void ctn_cli_set_quiet(int quiet);
+void ctn_cli_env_desc(ctn_world_desc *d);
+
 /* `catena devices [--verbose]` (host/cli/devices.c). */
 int ctn_cli_devices(int argc, char **argv);
 

@@ -108,6 +108,7 @@ static int help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    ctn_cli_set_quiet(0);
     if (argc < 2) {
         usage(stderr);
         return CTN_EXIT_USAGE;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 static void apply_overrides(const ctn_cli_opts *o, ctn_world_desc *d) {
+    ctn_cli_env_desc(d);
     if (o->iterations) d->iterations = o->iterations;
     if (o->substeps) d->substeps = o->substeps;
     if (o->solver_set) d->solver = o->solver;
@@ -34,12 +35,12 @@ static int is_scene_file(const char *scene) {
 static int exit_for_parse(ctn_status st) { return st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE; }
 
 /* Parses the command line; returns -1 to go on, else the exit code (help shown or a usage error). --quiet
- * also silences the library's notices (CATENA_QUIET). */
+ * also silences the library's messages (as CATENA_QUIET does). */
 static int parse_command(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
     int p = ctn_cli_parse(cmd, argc, argv, o);
     if (p == CTN_CLI_PARSE_HELP) return CTN_EXIT_OK;
     if (p == CTN_CLI_PARSE_ERROR) return CTN_EXIT_USAGE;
-    if (o->quiet) setenv("CATENA_QUIET", "1", 1);
+    if (o->quiet) ctn_cli_set_quiet(1);
     return -1;
 }
 

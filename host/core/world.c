@@ -34,6 +34,27 @@ ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...) {
     return status;
 }
 
+/* The process-wide log hook (ctn_set_log). Set once at start-up by the application; see catena.h. */
+static ctn_log_fn global_log;
+static void *global_log_user;
+
+void ctn_set_log(ctn_log_fn log, void *user) {
+    global_log = log;
+    global_log_user = user;
+}
+
+void ctn__log(const ctn_world *w, ctn_log_level level, const char *fmt, ...) {
+    ctn_log_fn log = w && w->desc.log ? w->desc.log : global_log;
+    void *user = w && w->desc.log ? w->desc.log_user : global_log_user;
+    if (!log) return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    log(level, msg, user);
+}
+
 double ctn__now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -81,10 +102,42 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.geometric_stiffness = 1.0;
     d.backend = CTN_BACKEND_AUTO;
     d.device = NULL;
+    d.log = NULL;
+    d.log_user = NULL;
+    d.debug.direct_tree = -1;
+    d.debug.tree_band = -1;
+    d.debug.tree_segment = -1;
+    d.debug.tree_local_one = -1;
+    d.debug.trace = 0;
+    d.debug.fault = NULL;
     return d;
 }
 
 static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* The debug options: each knob is -1 (automatic) or a value in its range. The fault string is checked
+ * by ctn__fault_parse at creation. */
+static int debug_check(const ctn_debug_options *o, char *msg, size_t size) {
+    const struct {
+        const char *name;
+        int value, lo, hi;
+    } knob[] = {{"direct_tree", o->direct_tree, 0, 1},
+                {"tree_band", o->tree_band, 1, 1 << 20},
+                {"tree_segment", o->tree_segment, 0, 1 << 30},
+                {"tree_local_one", o->tree_local_one, 0, 1}};
+    for (size_t k = 0; k < sizeof knob / sizeof knob[0]; ++k) {
+        if (knob[k].value != -1 && (knob[k].value < knob[k].lo || knob[k].value > knob[k].hi)) {
+            snprintf(msg, size, "desc.debug.%s: %d is not -1 (automatic) or in [%d, %d]", knob[k].name, knob[k].value, knob[k].lo,
+                     knob[k].hi);
+            return 0;
+        }
+    }
+    if (o->fault && strlen(o->fault) >= 79) {
+        snprintf(msg, size, "desc.debug.fault: longer than 78 characters");
+        return 0;
+    }
+    return 1;
+}
 
 /* Checks every field of a world description; writes the first problem to msg. */
 static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
@@ -152,7 +205,7 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
         snprintf(msg, size, "desc.device: name longer than 254 characters");
         return 0;
     }
-    return 1;
+    return debug_check(&d->debug, msg, size);
 }
 
 static ctn_status select_backend(ctn_world *w) {
@@ -163,7 +216,7 @@ static ctn_status select_backend(ctn_world *w) {
         if (st == CTN_OK) return CTN_OK;
         if (want == CTN_BACKEND_OPENCL) return st;
         /* auto: say once why the GPU path is not used, then take the CPU fallback */
-        if (!getenv("CATENA_QUIET")) fprintf(stderr, "catena: OpenCL unavailable, using the CPU solver: %s\n", w->error);
+        ctn__log(w, CTN_LOG_WARNING, "OpenCL unavailable, using the CPU solver: %s", w->error);
         w->error[0] = '\0';
     }
 #else
@@ -184,15 +237,26 @@ ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *e
         if (err && err_size) snprintf(err, err_size, "%s", msg);
         return CTN_ERR_INVALID_ARGUMENT;
     }
+    ctn_fault fault;
+    ctn_status fs = ctn__fault_parse(desc->debug.fault, &fault, msg, sizeof msg);
+    if (fs != CTN_OK) {
+        if (err && err_size) snprintf(err, err_size, "%s", msg);
+        return fs;
+    }
     ctn_world *w = calloc(1, sizeof *w);
     if (!w) {
         if (err && err_size) snprintf(err, err_size, "out of memory allocating the world");
         return CTN_ERR_OUT_OF_MEMORY;
     }
     w->desc = *desc;
+    w->fault = fault;
     if (desc->device) {
         snprintf(w->device_request, sizeof w->device_request, "%s", desc->device);
         w->desc.device = w->device_request;
+    }
+    if (desc->debug.fault) {
+        snprintf(w->fault_request, sizeof w->fault_request, "%s", desc->debug.fault);
+        w->desc.debug.fault = w->fault_request;
     }
     w->topology_dirty = 1;
     ctn_status st = select_backend(w);
@@ -233,9 +297,10 @@ ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {
     if (desc->backend != w->desc.backend)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "desc.backend: cannot change the backend of a live world");
     int colours_changed = desc->max_colours != w->desc.max_colours;
-    const char *dev = w->desc.device;
+    const char *dev = w->desc.device, *fault = w->desc.debug.fault; /* fixed at creation, like the backend */
     w->desc = *desc;
     w->desc.device = dev;
+    w->desc.debug.fault = fault;
     if (colours_changed) w->topology_dirty = 1;
     return CTN_OK;
 }
@@ -286,8 +351,7 @@ static ctn_status fall_back_to_cpu(ctn_world *w) {
     w->backend_data = NULL;
     ctn_status s = ctn__cpu_backend_init(w);
     if (s != CTN_OK) return s;
-    if (!getenv("CATENA_QUIET"))
-        fprintf(stderr, "catena: the OpenCL device failed (%s); continuing on the CPU solver from the state before the failed step\n", why);
+    ctn__log(w, CTN_LOG_WARNING, "the OpenCL device failed (%s); continuing on the CPU solver from the state before the failed step", why);
     w->error[0] = '\0';
     return CTN_OK;
 }

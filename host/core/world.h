@@ -3,6 +3,7 @@
 #define CTN_HOST_WORLD_H
 
 #include "catena/catena.h"
+#include "core/fault.h"
 #include "ctn_body.h"
 #include "ctn_rows.h"
 
@@ -62,6 +63,8 @@ typedef struct ctn_backend_ops {
 struct ctn_world {
     ctn_world_desc desc;
     char device_request[256]; /* desc.device copied (desc.device points here) */
+    char fault_request[80];   /* desc.debug.fault copied (desc.debug.fault points here) */
+    ctn_fault fault;          /* desc.debug.fault parsed at creation (host/core/fault.c) */
     char error[2048];
 
     /* Bodies, indexed by id (ids are never reused). Removed bodies keep a slot without the ALIVE flag. */
@@ -115,6 +118,14 @@ static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 &
 
 /* Records a formatted error message on the world and returns `status`. */
 ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Sends a formatted message to the world's log callback, else to the process-wide one (ctn_set_log),
+ * else nowhere (w may be NULL). The library's only way of saying something besides its return values. */
+void ctn__log(const ctn_world *w, ctn_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -192,7 +203,7 @@ void ctn__collision_body_removed(ctn_world *w, ctn_body_id body);
 extern const ctn_backend_ops ctn__cpu_backend;
 ctn_status ctn__cpu_backend_init(ctn_world *w);
 #ifdef CATENA_HAVE_OPENCL
-/* Creates the OpenCL backend on the device selected by w->desc.device / $CATENA_DEVICE. On failure
+/* Creates the OpenCL backend on the device selected by w->desc.device. On failure
  * returns an error with the reason recorded on w and leaves w->backend unset. */
 ctn_status ctn__opencl_backend_init(ctn_world *w);
 #endif

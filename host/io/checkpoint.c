@@ -98,10 +98,15 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     header(h, 0, 0);
     if (fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER) wr.failed = 1;
     /* the settings as raw bytes (the header records sizeof(ctn_world_desc)); the device pointer is
-     * stored as a string after them */
+     * stored as a string after them. The log callback and the debug options belong to the process that
+     * set them, not to the state: they are stored as their defaults. */
+    ctn_world_desc saved = w->desc;
+    saved.device = NULL;
+    saved.log = NULL;
+    saved.log_user = NULL;
+    saved.debug = ctn_world_desc_default().debug;
     unsigned char raw[sizeof(ctn_world_desc)];
-    memcpy(raw, &w->desc, sizeof raw);
-    memset(raw + offsetof(ctn_world_desc, device), 0, sizeof(const char *));
+    memcpy(raw, &saved, sizeof raw);
     put(&wr, raw, sizeof raw);
     put_str(&wr, w->desc.device);
     put(&wr, &step, sizeof step);
@@ -267,6 +272,10 @@ static int read_info(ck_reader *r, ctn_checkpoint_info *info) {
     get(r, d, sizeof *d);
     get_str(r, info->device, sizeof info->device);
     d->device = info->device[0] ? info->device : NULL;
+    /* pointers in the file are never used: a corrupted file must not hand out a callback */
+    d->log = NULL;
+    d->log_user = NULL;
+    d->debug = ctn_world_desc_default().debug;
     get(r, &info->step, sizeof info->step);
     get_str(r, info->user, sizeof info->user);
     return !r->short_read;

@@ -6,7 +6,6 @@
  * stats reduction (residual, max gap, max angle) at the end. Body state and impulses come back only
  * when the host asks (sync_to_host, through ctn__sync). */
 #include "opencl/opencl_internal.h"
-#include "opencl/fault.h"
 #include "ctn_solver.h" /* CTN_PROJECT_TOL, CTN_PROJECT_MAX */
 
 #include <clblast_c.h>
@@ -492,11 +491,10 @@ static int has_bounded_joints(ctn_world *w, ctn_ocl *o) {
         if (d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE))) {
             if (!o->cg_warned) {
                 o->cg_warned = 1;
-                ctn__fail(w, CTN_OK,
-                          "warning: the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
-                          "motor or rope), so steps with bounded rows are solved by Gauss-Seidel",
-                          t->order[s]);
-                if (!getenv("CATENA_QUIET")) fprintf(stderr, "catena: %s\n", w->error);
+                ctn__log(w, CTN_LOG_INFO,
+                         "the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
+                         "motor or rope), so steps with bounded rows are solved by Gauss-Seidel",
+                         t->order[s]);
             }
             return 1;
         }
@@ -798,13 +796,12 @@ static size_t pick_local(cl_kernel k, cl_device_id dev, int pow2) {
 }
 
 static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
-    ctn_fault fault = ctn__fault_from_env(); /* issue 7 */
-    o->fault_kind = fault.kind;
-    o->fault_step = fault.step;
+    o->fault_kind = w->fault.kind; /* issue 7 */
+    o->fault_step = w->fault.step;
     ctn_ocl_device_list *list = malloc(sizeof *list);
     if (!list) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory listing OpenCL devices");
     const char *why = NULL;
-    cl_int e = ctn__ocl_enumerate(list, &why);
+    cl_int e = ctn__ocl_enumerate(list, w->fault.kind == CTN_FAULT_NO_PLATFORM, &why);
     if (e != CL_SUCCESS) {
         free(list);
         return ctn__fail(w, CTN_ERR_DEVICE, "listing OpenCL devices: %s", ctn__cl_error_name(e));
@@ -813,9 +810,8 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
         free(list);
         return ctn__fail(w, CTN_ERR_DEVICE, "%s", why ? why : "no OpenCL device");
     }
-    const char *request = w->desc.device && w->desc.device[0] ? w->desc.device : getenv("CATENA_DEVICE");
     char msg[256];
-    int k = ctn__ocl_pick_device(list, request, w->desc.backend == CTN_BACKEND_OPENCL, msg, sizeof msg);
+    int k = ctn__ocl_pick_device(list, w->desc.device, w->desc.backend == CTN_BACKEND_OPENCL, msg, sizeof msg);
     if (k < 0) {
         free(list);
         return ctn__fail(w, CTN_ERR_DEVICE, "%s", msg);

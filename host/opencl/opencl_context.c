@@ -2,7 +2,6 @@
  * on-disk binary cache (host/opencl_cache.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "opencl/opencl_internal.h"
-#include "opencl/fault.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -15,14 +14,14 @@ static void info_string(cl_device_id d, cl_device_info what, char *out, size_t s
     out[size - 1] = '\0';
 }
 
-cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, const char **why) {
+cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, int fault_no_platform, const char **why) {
     cl_platform_id plats[16];
     cl_uint np = 0;
     memset(list, 0, sizeof *list);
     list->auto_index = -1;
     *why = NULL;
-    /* issue 7: CATENA_FAULT=no-platform answers as an ICD loader without vendors */
-    cl_int e = ctn__fault_from_env().kind == CTN_FAULT_NO_PLATFORM ? -1001 : clGetPlatformIDs(16, plats, &np);
+    /* the injected fault "no-platform" answers as an ICD loader without vendors */
+    cl_int e = fault_no_platform ? -1001 : clGetPlatformIDs(16, plats, &np);
     if (e == -1001 /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no vendor */ || (e == CL_SUCCESS && np == 0)) {
         *why = "no OpenCL platform";
         return CL_SUCCESS;
@@ -109,21 +108,24 @@ int ctn__ocl_pick_device(const ctn_ocl_device_list *list, const char *request, i
     }
     if (list->auto_index >= 0) return list->auto_index;
     if (allow_cpu_device) return 0;
-    snprintf(msg, size, "no OpenCL GPU (%d non-GPU device%s; pick one with --device or CATENA_DEVICE)", list->count,
+    snprintf(msg, size, "no OpenCL GPU (%d non-GPU device%s; pick one with desc.device, --device or CATENA_DEVICE)", list->count,
              list->count == 1 ? "" : "s");
     return -1;
 }
 
-void ctn__ocl_build_options(cl_device_id device, char *out, size_t size) {
+void ctn__ocl_build_options(cl_device_id device, int fault_build, char *out, size_t size) {
     /* OpenCL C 1.2 (what every vendor still supports), warnings are errors (the kernels build clean),
      * and IEEE division and square root where the device offers them, so the device rounds like the host
      * (fma contraction is switched off in the source with FP_CONTRACT). No -cl-fast-relaxed-math. */
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
-    snprintf(out, size, "-cl-std=CL1.2 -Werror%s%s", (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
-             ctn__fault_from_env().kind == CTN_FAULT_BUILD /* CATENA_FAULT=build or CATENA_TEST_BAD_BUILD_OPTION=1 */
-                 ? " -catena-test-bad-build-option" /* test hook: proves the fallback on a failed build */
-                 : "");
+    snprintf(out, size, "-cl-std=CL1.2 -Werror%s", (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+#ifdef CATENA_FAULT_INJECTION
+    /* the injected fault "build": an option no compiler knows */
+    if (fault_build) snprintf(out + strlen(out), size - strlen(out), " -catena-injected-bad-build-option");
+#else
+    (void)fault_build;
+#endif
 }
 
 static void program_log(cl_program prog, cl_device_id device, char *out, size_t size) {
@@ -160,7 +162,7 @@ ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id p
     double t0 = ctn__now_ms();
     memset(info, 0, sizeof *info);
     *out = NULL;
-    ctn__ocl_build_options(device, options, sizeof options);
+    ctn__ocl_build_options(device, w->fault.kind == CTN_FAULT_BUILD, options, sizeof options);
     uint64_t key = cache_key(platform, device, options);
     int have_dir = ctn__cache_dir(dir, sizeof dir);
     if (have_dir) snprintf(info->cache_file, sizeof info->cache_file, "%s/program-%016llx.bin", dir, (unsigned long long)key);

@@ -18,7 +18,7 @@ ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char
         return CTN_ERR_OUT_OF_MEMORY;
     }
     const char *why = NULL;
-    cl_int e = ctn__ocl_enumerate(list, &why);
+    cl_int e = ctn__ocl_enumerate(list, 0, &why);
     if (e != CL_SUCCESS) {
         if (err && err_size) snprintf(err, err_size, "listing OpenCL devices: %s", ctn__cl_error_name(e));
         free(list);

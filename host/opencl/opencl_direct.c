@@ -17,7 +17,7 @@
  * and the gather kernel applies v += M^-1 J^T dl. The reported residual is that of the final velocities,
  * as on the CPU. Requires cl_khr_fp64 (checked; without it the solver is refused, never run in float).
  * Layouts that are not chains go to the forest path (host/opencl_tree.c), which refuses loops and bounded rows;
- * so do chains on CPU devices, where its serial bands beat cyclic reduction (CATENA_DIRECT_TREE overrides). */
+ * so do chains on CPU devices, where its serial bands beat cyclic reduction (desc.debug.direct_tree overrides). */
 #include "opencl/opencl_internal.h"
 
 #include <stdio.h>
@@ -177,11 +177,10 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     }
     int nb = 1;
     /* Chains take cyclic reduction on GPUs and the forest path (serial bands) on CPU devices, where it is
-     * faster (PoCL, chain:100000: see host/opencl_tree.c); CATENA_DIRECT_TREE=1 / 0 forces one or the other. */
-    const char *force_tree = getenv("CATENA_DIRECT_TREE");
+     * faster (PoCL, chain:100000: see host/opencl_tree.c); desc.debug.direct_tree = 1 / 0 forces one or the other. */
     cl_device_type type = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    int tree_first = force_tree && *force_tree ? *force_tree == '1' : !(type & CL_DEVICE_TYPE_GPU);
+    int tree_first = w->desc.debug.direct_tree >= 0 ? w->desc.debug.direct_tree : !(type & CL_DEVICE_TYPE_GPU);
     ctn_status s = tree_first ? CTN_ERR_UNSUPPORTED : build_paths(w, perm, link, &nb);
     o->direct_tree = 0;
     if (s == CTN_ERR_UNSUPPORTED) { /* not chains: the forest path decides (and names what it refuses) */

@@ -34,15 +34,16 @@ typedef struct ctn_ocl_device_list {
 
 /* Enumerates every device of every platform. No platform is not an error: count is 0 and *why says so
  * ("no OpenCL platform"). Returns the failing OpenCL code (or CL_SUCCESS). */
-cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, const char **why);
+cl_int ctn__ocl_enumerate(ctn_ocl_device_list *list, int fault_no_platform, const char **why);
 
 /* Picks the device for a world: `request` ("P:D" or a case-insensitive name substring; NULL or "" for
  * automatic). Automatic: the best GPU; without a GPU, the first device when allow_cpu_device, else
  * failure (CTN_BACKEND_AUTO then uses the CPU solver). Returns the list index or -1 with msg filled. */
 int ctn__ocl_pick_device(const ctn_ocl_device_list *list, const char *request, int allow_cpu_device, char *msg, size_t size);
 
-/* Program build options, in one place. Adds an invalid option for CATENA_FAULT=build (host/fault.c). */
-void ctn__ocl_build_options(cl_device_id device, char *out, size_t size);
+/* Program build options, in one place. fault_build adds an invalid option (the injected fault "build",
+ * host/core/fault.c; only in builds with CATENA_FAULT_INJECTION). */
+void ctn__ocl_build_options(cl_device_id device, int fault_build, char *out, size_t size);
 
 typedef struct ctn_ocl_build_info {
     double ms;            /* wall time of create + build (from source or from the cached binary) */
@@ -144,7 +145,7 @@ typedef struct ctn_ocl {
     long step_index;              /* steps run on this backend, from 1 (the fault switch counts them) */
     int launches;                 /* ctn__ocl_launch calls in this step */
     int in_step;
-    int fault_kind, fault_fired;  /* CATENA_FAULT (host/fault.c), read once at backend creation */
+    int fault_kind, fault_fired;  /* the world's injected fault (host/core/fault.c), taken at backend creation */
     long fault_step;
     int cg_warned;                /* the CG -> GS fallback for bounded rows was reported */
 

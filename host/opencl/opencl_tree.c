@@ -5,7 +5,7 @@
  * static/kinematic bodies (as long as no body holds more than CTN_DD_MAX_ATTACHED such rows, counting the
  * joints above grounded subtrees). Anything else is refused with CTN_ERR_UNSUPPORTED naming the joint
  * and why. host/opencl_direct.c sends here every layout that is not a set of chains, and chains too on
- * CPU devices (CATENA_DIRECT_TREE=0/1 overrides).
+ * CPU devices (desc.debug.direct_tree = 0 / 1 overrides).
  *
  * Symbolic phase (once per topology_version, host). The elimination tree of the CPU direct solver
  * (ctn__direct_symbolic, host/solver_direct.c: body nodes, joint nodes, supernodes holding the rows of
@@ -23,8 +23,8 @@
  *     single work-item that walks their nodes in order.
  * GPUs contract paths of >= 16 joints and band only single-node levels; CPU devices (PoCL) contract
  * nothing and band levels of up to 16 nodes, because there one core walking a path beats cyclic
- * reduction (which does ~3x the flops) and launches cost more than nodes. CATENA_TREE_SEGMENT and
- * CATENA_TREE_BAND override the two thresholds; CATENA_DIRECT_TRACE=1 prints the schedule.
+ * reduction (which does ~3x the flops) and launches cost more than nodes. desc.debug.tree_segment and
+ * .tree_band override the two thresholds; desc.debug.trace logs the schedule.
  *
  * Per substep (after the warm start), leaves first: per wide level or band one ctn_k_tree_factor launch
  * (node pivot H_ii, its right-hand side r = target - J v - S lambda, the children's Schur contributions,
@@ -34,7 +34,7 @@
  * residual launch of the chain path. Launches per substep:
  *     1 + sum over launches of the schedule (2 per band or segment-free level, 2 + 2 ceil(log2 k) + 4 per
  *     level with segments, k its longest path),
- * e.g. (measured, CATENA_DIRECT_TRACE) tree:100000 (binary, height 17): 33 levels, 67 launches on a GPU;
+ * e.g. (measured, desc.debug.trace) tree:100000 (binary, height 17): 33 levels, 67 launches on a GPU;
  * a 100000-link chain with a 100-link side branch: 5 levels, 3 contracted paths, 81 launches on a GPU
  * (3 on PoCL, one band). Without contraction that GPU schedule would be 2 x 200199 launches. Double
  * precision throughout (cl_khr_fp64, checked by host/opencl_direct.c before it gets here). */
@@ -54,7 +54,7 @@ static const char *const tree_names[TK_COUNT] = {"ctn_k_tree_factor", "ctn_k_tre
  * tens for a launch, on a GPU one thread's serial work is slow, so only single-node levels are merged.
  * Paths of at least `segment_min` joints are contracted by cyclic reduction (0: never). On a CPU device
  * (PoCL) serial bands beat cyclic reduction (measured: chain:100000, 522 ms against 1701 ms of solve per
- * step), so paths are contracted on GPUs only by default. CATENA_TREE_BAND and CATENA_TREE_SEGMENT
+ * step), so paths are contracted on GPUs only by default. desc.debug.tree_band and .tree_segment
  * override both. */
 #define BAND_WIDTH_CPU 16
 #define BAND_WIDTH_GPU 1
@@ -172,10 +172,8 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o, ocl_tree *tr) {
     return CTN_OK;
 }
 
-static int env_int(const char *name, int fallback) {
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : fallback;
-}
+/* A debug option (ctn_debug_options), or the automatic value when it is -1. */
+static int knob(int value, int automatic) { return value >= 0 ? value : automatic; }
 
 static int ceil_pow2(int n) {
     int p = 1;
@@ -203,8 +201,8 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     cl_device_type type = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
-    int band = env_int("CATENA_TREE_BAND", gpu ? BAND_WIDTH_GPU : BAND_WIDTH_CPU);
-    int segment_min = env_int("CATENA_TREE_SEGMENT", gpu ? SEGMENT_MIN_GPU : 0);
+    int band = knob(w->desc.debug.tree_band, gpu ? BAND_WIDTH_GPU : BAND_WIDTH_CPU);
+    int segment_min = knob(w->desc.debug.tree_segment, gpu ? SEGMENT_MIN_GPU : 0);
 
     /* child CSR in node order (the CPU's summation order) */
     for (int i = 0; i < n; ++i)
@@ -420,7 +418,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     tr->levels = levels;
     tr->nodes = n;
     tr->launches_per_substep = lps;
-    tr->local_one = env_int("CATENA_TREE_LOCAL_ONE", !gpu);
+    tr->local_one = knob(w->desc.debug.tree_local_one, !gpu);
     goto done;
 oom:
     st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory scheduling the joint tree for the direct solver");
@@ -449,9 +447,9 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o) {
     TRY(st);
     tr->version = w->topology_version;
     tr->valid = 1;
-    if (getenv("CATENA_DIRECT_TRACE"))
-        fprintf(stderr, "catena: direct (OpenCL forest): %d nodes, %d levels, %d contracted paths, %d launches per substep\n",
-                tr->nodes, tr->levels, tr->segments, tr->launches_per_substep);
+    if (w->desc.debug.trace)
+        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL forest): %d nodes, %d levels, %d contracted paths, %d launches per substep", tr->nodes,
+                 tr->levels, tr->segments, tr->launches_per_substep);
     return CTN_OK;
 }
 

@@ -206,8 +206,8 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
 }
 
 /* Issue 5: CG solves equalities only. When a block has finite impulse bounds (contacts, limits, motors,
- * ropes) the substep is solved by Gauss-Seidel instead; the switch is reported once per world (stderr
- * unless CATENA_QUIET is set, and as the world's last message). */
+ * ropes) the substep is solved by Gauss-Seidel instead; the switch is reported once per world through
+ * the log callback. */
 static int blocks_bounded(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count;
     for (int s = 0; s < m; ++s) {
@@ -216,11 +216,10 @@ static int blocks_bounded(ctn_world *w, cpu_solver *c) {
             if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) {
                 if (!c->cg_warned) {
                     c->cg_warned = 1;
-                    ctn__fail(w, CTN_OK,
-                              "warning: the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
-                              "motor or rope), so substeps with bounded rows are solved by Gauss-Seidel",
-                              w->topo.order[s]);
-                    if (!getenv("CATENA_QUIET")) fprintf(stderr, "catena: %s\n", w->error);
+                    ctn__log(w, CTN_LOG_INFO,
+                             "the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
+                             "motor or rope), so substeps with bounded rows are solved by Gauss-Seidel",
+                             w->topo.order[s]);
                 }
                 return 1;
             }

@@ -61,7 +61,7 @@
  *     a body with many grounded branches): the joints beyond the limit are extra;
  *   - a rigid body with some but not all principal inverse moments zero: its joints are extra;
  *   - out of memory for the factor storage: the substep falls back to GS sweeps over all joints.
- * A one-line note goes to stderr (unless CATENA_QUIET is set) the first time a topology needs a fallback.
+ * A one-line note goes to the log callback the first time a topology needs a fallback.
  *
  * Stability note. The solve is exact for the linearised system of one substep; it does not remove the
  * explicit treatment of geometric stiffness (the Jacobian is frozen over the substep).
@@ -392,11 +392,11 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
     s->version = w->topology_version;
     s->valid = 1;
     ok = 1;
-    if ((unsupported || overflow) && verbose && !getenv("CATENA_QUIET"))
-        fprintf(stderr,
-                "catena: direct solver: %d joint(s) on bodies the exact solve does not support (partly zero inverse "
-                "inertia) and %d beyond %d attached rows per body are solved by Gauss-Seidel instead\n",
-                unsupported, overflow, DIRECT_MAX_ATTACHED_ROWS);
+    if ((unsupported || overflow) && verbose)
+        ctn__log(w, CTN_LOG_INFO,
+                 "direct solver: %d joint(s) on bodies the exact solve does not support (partly zero inverse "
+                 "inertia) and %d beyond %d attached rows per body are solved by Gauss-Seidel instead",
+                 unsupported, overflow, DIRECT_MAX_ATTACHED_ROWS);
 done:
     free(uf);
     free(bdof);
@@ -809,8 +809,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
     }
     if (!s->valid || s->version != w->topology_version || s->joints != t->joint_count || s->bodies != t->body_count) {
         if (!direct_build(w, s, 1)) {
-            if (!s->noted && !getenv("CATENA_QUIET"))
-                fprintf(stderr, "catena: direct solver: out of memory for %d joints, using Gauss-Seidel\n", t->joint_count);
+            if (!s->noted) ctn__log(w, CTN_LOG_WARNING, "direct solver: out of memory for %d joints, using Gauss-Seidel", t->joint_count);
             s->noted = 1;
             return gs_fallback(w, blocks);
         }

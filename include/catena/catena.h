@@ -66,6 +66,45 @@ typedef enum ctn_stabilization {
     CTN_STAB_BAUMGARTE  /* seed 001: velocity target -beta/h * g */
 } ctn_stabilization;
 
+/* ---- messages: the log callback ---------------------------------------------------------------- */
+
+/** Severity of a library message. */
+typedef enum ctn_log_level {
+    CTN_LOG_DEBUG = 0, /**< asked-for diagnostics (ctn_debug_options.trace) */
+    CTN_LOG_INFO,      /**< a choice the library made that the caller may want to know (a solver fallback) */
+    CTN_LOG_WARNING    /**< a request that could not be honoured as asked (no OpenCL device, a device fault
+                            recovered on the CPU) */
+} ctn_log_level;
+
+/** Receives every message of the library, one line without a trailing newline. `user` is the pointer
+ *  registered with the callback. The library never prints; without a callback its messages are dropped. */
+typedef void (*ctn_log_fn)(ctn_log_level level, const char *message, void *user);
+
+/** Installs the process-wide log callback (NULL removes it). It receives the messages of calls made
+ *  without a world (device enumeration) and of worlds whose ctn_world_desc.log is NULL. Set it at
+ *  start-up, before other threads call the library: the hook itself is not synchronised. */
+void ctn_set_log(ctn_log_fn log, void *user);
+
+/* ---- debug options ------------------------------------------------------------------------------ */
+
+/** Switches for diagnosing and tuning the solvers; ctn_world_desc_default() fills every field with
+ *  "automatic" (-1, or 0 / NULL for the on-off switches). Read when the world is created and whenever
+ *  the solver layout is rebuilt. */
+typedef struct ctn_debug_options {
+    int direct_tree;    /**< OpenCL `direct` for chains: -1 automatic (cyclic reduction on GPUs, the forest
+                             path on CPU devices), 0 cyclic reduction, 1 the forest path */
+    int tree_band;      /**< OpenCL forest path: levels of at most this many nodes are merged into one
+                             serial launch; -1 automatic (16 on CPU devices, 1 on GPUs) */
+    int tree_segment;   /**< OpenCL forest path: paths of at least this many joints are contracted by
+                             cyclic reduction, 0 never; -1 automatic (16 on GPUs, never on CPU devices) */
+    int tree_local_one; /**< OpenCL forest path: 1 runs the serial bands with a work-group of one, 0 with
+                             the device's preferred size; -1 automatic (1 on CPU devices) */
+    int trace;          /**< non-zero: the exact solver logs its layout (CTN_LOG_DEBUG) when it is built */
+    const char *fault;  /**< device-fault injection "NAME[@STEP]" (host/core/fault.c lists the names), for
+                             tests and failure drills; NULL or "" for none. Only in builds configured with
+                             -DCATENA_FAULT_INJECTION=ON, else world creation fails with CTN_ERR_UNSUPPORTED */
+} ctn_debug_options;
+
 /* Limits enforced by the API (checked before any allocation). */
 #define CTN_MAX_BODIES 50000000
 #define CTN_MAX_JOINTS 50000000
@@ -92,7 +131,10 @@ typedef struct ctn_world_desc {
                                 any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0 disables;
                                 default 1e4 */
     ctn_backend backend;     /* default CTN_BACKEND_AUTO */
-    const char *device;      /* OpenCL device: NULL = $CATENA_DEVICE or automatic; "P:D" indices or a name substring */
+    const char *device;      /* OpenCL device: NULL = automatic; "P:D" indices or a name substring */
+    ctn_log_fn log;          /* where this world's messages go; NULL: the process-wide hook (ctn_set_log) */
+    void *log_user;          /* passed to `log` */
+    ctn_debug_options debug; /* diagnostics and solver tuning; the defaults choose automatically */
 } ctn_world_desc;
 
 ctn_world_desc ctn_world_desc_default(void);

@@ -1,0 +1,43 @@
+/* What the command-line tool takes from its environment. The library never reads the environment: the
+ * tool turns these variables into ctn_world_desc fields and routes the library's messages to stderr.
+ *
+ *   CATENA_QUIET=1          no library messages on stderr (as --quiet)
+ *   CATENA_DEVICE=D         OpenCL device when neither the scene nor --device names one
+ *   CATENA_FAULT=NAME[@N]   desc.debug.fault (builds with -DCATENA_FAULT_INJECTION=ON)
+ *   CATENA_DIRECT_TREE, CATENA_TREE_BAND, CATENA_TREE_SEGMENT, CATENA_TREE_LOCAL_ONE   desc.debug knobs
+ *   CATENA_DIRECT_TRACE=1   desc.debug.trace
+ *
+ * (CATENA_CACHE_DIR, the OpenCL binary cache location, is read by the library's cache as the
+ * conventional override of $XDG_CACHE_HOME.) */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void print_message(ctn_log_level level, const char *message, void *user) {
+    (void)user;
+    fprintf(stderr, "catena: %s%s\n", level == CTN_LOG_WARNING ? "warning: " : "", message);
+}
+
+void ctn_cli_set_quiet(int quiet) {
+    const char *q = getenv("CATENA_QUIET");
+    ctn_set_log(quiet || (q && q[0] && strcmp(q, "0")) ? NULL : print_message, NULL);
+}
+
+static void env_int(const char *name, int *out) {
+    const char *v = getenv(name);
+    if (v && v[0]) *out = atoi(v);
+}
+
+void ctn_cli_env_desc(ctn_world_desc *d) {
+    const char *dev = getenv("CATENA_DEVICE");
+    if ((!d->device || !d->device[0]) && dev && dev[0]) d->device = dev;
+    const char *fault = getenv("CATENA_FAULT");
+    if (fault && fault[0]) d->debug.fault = fault;
+    env_int("CATENA_DIRECT_TREE", &d->debug.direct_tree);
+    env_int("CATENA_TREE_BAND", &d->debug.tree_band);
+    env_int("CATENA_TREE_SEGMENT", &d->debug.tree_segment);
+    env_int("CATENA_TREE_LOCAL_ONE", &d->debug.tree_local_one);
+    env_int("CATENA_DIRECT_TRACE", &d->debug.trace);
+}
