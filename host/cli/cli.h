@@ -71,6 +71,9 @@ int ctn_cli_run(int argc, char **argv);
 int ctn_cli_resume(int argc, char **argv);
 int ctn_cli_validate(int argc, char **argv);
 
+/* `catena sweep ENSEMBLE.json` (host/cli/sweep.c): parameter sweeps and replicas, serial or over MPI. */
+int ctn_cli_sweep(int argc, char **argv);
+
 /* ---- atomic output files (host/cli/outfile.c): written to PATH.tmp.PID, renamed on commit ----
  * "-" is standard output, and an existing path that is not a regular file (/dev/stdout, a FIFO) is written
  * in place: neither can be replaced by a rename. */

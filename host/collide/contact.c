@@ -135,3 +135,11 @@ ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capac
     *count = n;
     return CTN_OK;
 }
+
+ctn_status ctn_world_collision_counts(const ctn_world *w, int *shapes, int *planes) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    const struct ctn_collision *c = w->collision;
+    if (shapes) *shapes = c ? c->shape_count : 0;
+    if (planes) *planes = c ? c->plane_count : 0;
+    return CTN_OK;
+}

@@ -328,6 +328,10 @@ typedef struct ctn_contact_info {
 } ctn_contact_info;
 
 /* Copies up to `capacity` contacts into out (may be NULL with capacity 0); *count gets the total. */
+/* Bodies with a collision shape and planes in the world. */
+ctn_status ctn_world_collision_counts(const ctn_world *world, int *shapes, int *planes);
+/* The type of a body (CTN_ERR_NOT_FOUND for a removed or unknown id). */
+ctn_status ctn_body_get_type(ctn_world *world, ctn_body_id body, ctn_body_type *type);
 ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int capacity, int *count);
 
 /* ---- stepping ---------------------------------------------------------------------------------- */
@@ -474,6 +478,8 @@ typedef struct ctn_joint_info {
     ctn_body_id body_b;      /* or CTN_WORLD */
     double anchor_a[3];      /* world-frame anchor points in the current state */
     double anchor_b[3];
+    double gap;              /* position error of the joint in the current state (m; distance joints: |d| - rest) */
+    double angle;            /* angular error (rad; 0 for joints without angular rows) */
 } ctn_joint_info;
 /* CTN_ERR_NOT_FOUND for a removed or unknown id. */
 ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);

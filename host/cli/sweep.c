@@ -1,0 +1,623 @@
+/* `catena sweep ENSEMBLE.json [--out DIR]`: runs every run of an ensemble (host/cli/ensemble.c), on one
+ * process or spread over MPI ranks (host/cli/sweep_queue.c), and merges the results.
+ *
+ * Work is handed out in items: one item is one grid point and up to `batch` consecutive replicas of it,
+ * advanced together in one world. Each finished run is written atomically to DIR/runs/run-NNNNNN.json;
+ * a run whose file exists with the same signature is not run again, so re-running a killed sweep finishes
+ * only what is missing. At the end the first process writes DIR/summary.json and DIR/summary.csv from the
+ * run files, in run order, so the summaries do not depend on how many processes ran the sweep. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "ensemble.h"
+#include "sweep_queue.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct sweep_opts {
+    const char *ensemble, *out, *device_list;
+    int batch;                /* 0: the file's */
+    int backend_set;
+    ctn_backend backend;
+    int quiet;
+} sweep_opts;
+
+static void usage_sweep(FILE *f) {
+    fprintf(f, "usage: catena sweep ENSEMBLE.json [--out DIR] [--batch K] [--backend auto|cpu|opencl] [--device LIST] [--quiet]\n"
+               "       mpirun -np R catena sweep ENSEMBLE.json ...   (runs shared by the ranks; see docs/ensembles.md)\n"
+               "  --out DIR      where run files and summaries go (default: sweep-out)\n"
+               "  --batch K      advance K replicas of a grid point together in one world (overrides the file)\n"
+               "  --backend B    backend of every run (overrides the file's world settings)\n"
+               "  --device LIST  OpenCL devices, comma-separated (\"0:0,0:1\"); rank r uses entry r mod count\n"
+               "exit codes: 0 every run ok, 1 some run torn, diverged or failed (all recorded), 2 usage, 3 bad ensemble, 6 I/O\n"
+               "this build: MPI %s\n",
+            ctn_queue_has_mpi() ? "on" : "off (runs on one process)");
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- deterministic random numbers: splitmix64 and a Box-Muller normal ---- */
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double normal(uint64_t *s) {
+    double u1 = ((double)(splitmix64(s) >> 11) + 0.5) * 0x1.0p-53, u2 = (double)(splitmix64(s) >> 11) * 0x1.0p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- one replica inside a world ---- */
+
+typedef struct replica {
+    ctn_ensemble_run run;
+    int body_lo, body_hi;     /* body ids [lo, hi) */
+    int joint_lo, joint_hi;   /* joint ids [lo, hi) */
+    const char *status;       /* "ok", "torn", "diverged", "error" */
+    char error[512];
+    double max_gap, final_gap;
+    uint64_t state_hash;
+    long long steps_run;
+} replica;
+
+/* Largest joint gap of a replica (ball/hinge/fixed: anchor distance; distance joints: |d| - rest length
+ * is measured by the library's own joint error, reported in ctn_joint_info.gap). */
+static double replica_gap(ctn_world *w, const replica *r) {
+    double worst = 0.0;
+    for (int j = r->joint_lo; j < r->joint_hi; ++j) {
+        ctn_joint_info info;
+        if (ctn_joint_get_info(w, j, &info) == CTN_OK && (info.gap > worst || !isfinite(info.gap))) worst = info.gap;
+    }
+    return worst;
+}
+
+/* FNV-1a of the replica's final positions and velocities: equal hashes mean bitwise-equal states. */
+static uint64_t replica_hash(ctn_world *w, const replica *r) {
+    uint64_t h = CTN_FNV_OFFSET;
+    for (int b = r->body_lo; b < r->body_hi; ++b) {
+        ctn_body_state s;
+        if (ctn_body_get_state(w, b, &s) != CTN_OK) continue;
+        h = ctn_fnv1a(h, s.position, sizeof s.position);
+        h = ctn_fnv1a(h, s.orientation, sizeof s.orientation);
+        h = ctn_fnv1a(h, s.velocity, sizeof s.velocity);
+        h = ctn_fnv1a(h, s.angular_velocity, sizeof s.angular_velocity);
+    }
+    return h;
+}
+
+/* The replica's seeded perturbation: velocity and position noise on every dynamic body, and a constant
+ * force of random direction on its last dynamic body (the tip of a chain). */
+static ctn_status perturb(ctn_world *w, const ctn_ensemble *e, const replica *r) {
+    uint64_t s = r->run.seed;
+    int last = -1;
+    for (int b = r->body_lo; b < r->body_hi; ++b) {
+        ctn_body_type type;
+        ctn_body_state st;
+        if (ctn_body_get_type(w, b, &type) != CTN_OK || type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &st) != CTN_OK) continue;
+        last = b;
+        if (e->perturb_velocity <= 0.0 && e->perturb_position <= 0.0) continue;
+        for (int k = 0; k < 3; ++k) st.velocity[k] += e->perturb_velocity * normal(&s);
+        for (int k = 0; k < 3; ++k) st.position[k] += e->perturb_position * normal(&s);
+        ctn_status status = ctn_body_set_state(w, b, &st);
+        if (status != CTN_OK) return status;
+    }
+    if (e->perturb_force > 0.0 && last >= 0) {
+        double f[3] = {e->perturb_force * normal(&s), e->perturb_force * normal(&s), e->perturb_force * normal(&s)}, t[3] = {0, 0, 0};
+        return ctn_body_set_force(w, last, f, t);
+    }
+    return CTN_OK;
+}
+
+/* ---- building one work item's world ---- */
+
+typedef struct item {
+    const ctn_ensemble *e;
+    const sweep_opts *o;
+    const ctn_queue_place *place;
+    replica *reps;
+    int count;
+    ctn_world *w;
+    ctn_world_desc desc;
+    long long steps;
+    ctn_scene *scene;         /* parsed document (NULL for a spec) */
+    char err[1024];
+} item;
+
+/* World settings of the item: the document's, or the spec's world overrides validated by the scene
+ * parser (wrapped as {"world": {...}}), then the command line and this process's share of the machine. */
+static int item_settings(item *it) {
+    const ctn_ensemble_run *run = &it->reps[0].run;
+    ctn_scene *settings_only = NULL;
+    ctn_status st;
+    if (run->doc_text) {
+        st = ctn_scene_parse_text(run->doc_text, strlen(run->doc_text), it->e->source, &it->scene, it->err, sizeof it->err);
+    } else {
+        size_t n = strlen(run->world_text) + 16;
+        char *text = malloc(n);
+        if (!text) return snprintf(it->err, sizeof it->err, "out of memory"), 0;
+        snprintf(text, n, "{\"world\":%s}", run->world_text);
+        st = ctn_scene_parse_text(text, strlen(text), it->e->source, &settings_only, it->err, sizeof it->err);
+        free(text);
+    }
+    if (st != CTN_OK) return 0;
+    int steps = 0;
+    ctn_scene_get_settings(it->scene ? it->scene : settings_only, &it->desc, &steps);
+    it->desc.device = NULL; /* the document's device string lives in the scene; the command line may set one below */
+    ctn_scene_free(settings_only);
+    it->steps = run->steps >= 0 ? run->steps : steps;
+    if (it->o->backend_set) it->desc.backend = it->o->backend;
+    if (it->place->size > 1 && it->desc.threads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int share = (int)(cores / it->place->local_size);
+        it->desc.threads = share > 1 ? share : 1;
+    }
+    return 1;
+}
+
+static int item_build(item *it, const char *device) {
+    it->desc.device = device;
+    if (ctn_world_create(&it->desc, &it->w, it->err, sizeof it->err) != CTN_OK) return 0;
+    for (int k = 0; k < it->count; ++k) {
+        replica *r = &it->reps[k];
+        ctn_world_id_counts(it->w, &r->body_lo, &r->joint_lo);
+        ctn_status st = r->run.doc_text ? ctn_scene_build(it->scene, it->w) : ctn_scene_from_spec(it->w, r->run.spec);
+        ctn_world_id_counts(it->w, &r->body_hi, &r->joint_hi);
+        if (st == CTN_OK) st = perturb(it->w, it->e, r);
+        if (st != CTN_OK) {
+            snprintf(it->err, sizeof it->err, "%s", ctn_world_last_error(it->w));
+            return 0;
+        }
+    }
+    int shapes = 0, planes = 0;
+    ctn_world_collision_counts(it->w, &shapes, &planes);
+    if (it->count > 1 && (shapes || planes)) {
+        snprintf(it->err, sizeof it->err,
+                 "batch: replicas of a scene with collision shapes or planes would touch each other (%d shapes, %d planes); use batch 1",
+                 shapes, planes);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- stepping ---- */
+
+static void mark_all(item *it, const char *status, const char *error) {
+    for (int k = 0; k < it->count; ++k) {
+        if (strcmp(it->reps[k].status, "ok")) continue; /* a torn replica stays torn */
+        it->reps[k].status = status;
+        snprintf(it->reps[k].error, sizeof it->reps[k].error, "%.500s", error);
+    }
+}
+
+/* Samples every replica's gap: every step for a lone replica (from the step statistics), every `every`
+ * steps and at the end for a batch (joint by joint). */
+static void sample_gaps(item *it, long long step, int final) {
+    ctn_step_stats s;
+    ctn_world_get_stats(it->w, &s);
+    for (int k = 0; k < it->count; ++k) {
+        replica *r = &it->reps[k];
+        double gap = it->count == 1 ? s.max_gap : replica_gap(it->w, r);
+        if (final) r->final_gap = gap;
+        if (gap > r->max_gap || !isfinite(gap)) r->max_gap = gap;
+        if (it->e->max_gap > 0.0 && !(gap <= it->e->max_gap) && !strcmp(r->status, "ok")) {
+            r->status = "torn";
+            r->final_gap = gap;
+            snprintf(r->error, sizeof r->error, "step %lld: joint gap %.3g m exceeds checks.max_gap %.3g m", step, gap, it->e->max_gap);
+        }
+    }
+}
+
+static int item_step(item *it, FILE *csv, double *wall) {
+    double t0 = now_s();
+    int batch = it->count > 1;
+    if (csv && (!ctn_csv_header(csv) || !ctn_csv_frame(csv, it->w, 0, 0.0))) return 0;
+    for (long long step = 1; step <= it->steps; ++step) {
+        ctn_status st = ctn_world_step(it->w);
+        if (st != CTN_OK) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "step %lld: %s: %s", step, ctn_status_name(st), ctn_world_last_error(it->w));
+            mark_all(it, st == CTN_ERR_DIVERGED ? "diverged" : "error", msg);
+            break;
+        }
+        for (int k = 0; k < it->count; ++k) it->reps[k].steps_run = step;
+        if (!batch || step % it->e->every == 0 || step == it->steps) sample_gaps(it, step, step == it->steps);
+        if (!batch && strcmp(it->reps[0].status, "ok")) break; /* a lone torn run stops; a torn replica rides along */
+        if (csv && (step % it->e->every == 0 || step == it->steps) &&
+            !ctn_csv_frame(csv, it->w, (uint64_t)step, (double)step * it->desc.time_step))
+            return 0;
+    }
+    for (int k = 0; k < it->count; ++k) it->reps[k].state_hash = replica_hash(it->w, &it->reps[k]);
+    *wall = now_s() - t0;
+    return 1;
+}
+
+/* ---- run files ---- */
+
+static void run_path(const char *dir, long long index, const char *ext, char *out, size_t n) {
+    snprintf(out, n, "%s/runs/run-%06lld.%s", dir, index, ext);
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = 2 * cap + 8192;
+            char *nb = realloc(buf, cap);
+            if (!nb) break;
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+/* The finished run's record, or NULL when it is missing, unreadable or from another definition. */
+static cJSON *load_run(const char *dir, const ctn_ensemble_run *run) {
+    char path[4200], sig[32];
+    run_path(dir, run->index, "json", path, sizeof path);
+    char *text = slurp(path);
+    if (!text) return NULL;
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    snprintf(sig, sizeof sig, "%016llx", (unsigned long long)run->signature);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "signature");
+    if (!cJSON_IsString(s) || strcmp(s->valuestring, sig)) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+static int write_json(const char *path, const cJSON *j, char *err, size_t err_size) {
+    char *text = cJSON_Print(j);
+    if (!text) return snprintf(err, err_size, "out of memory for %.900s", path), 0;
+    ctn_outfile o;
+    int ok = ctn_out_open(&o, path, err, err_size);
+    if (ok) {
+        fputs(text, o.f);
+        fputc('\n', o.f);
+        ok = ctn_out_commit(&o, err, err_size);
+    }
+    free(text);
+    return ok;
+}
+
+static int write_run(const item *it, const replica *r, double wall, char *err, size_t err_size) {
+    char hex[32], path[4200];
+    ctn_step_stats s;
+    memset(&s, 0, sizeof s);
+    if (it->w) ctn_world_get_stats(it->w, &s);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "index", (double)r->run.index);
+    cJSON_AddNumberToObject(j, "point", (double)r->run.point);
+    cJSON_AddNumberToObject(j, "replica", r->run.replica);
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->run.signature);
+    cJSON_AddStringToObject(j, "signature", hex);
+    cJSON_AddItemToObject(j, "parameters", cJSON_Parse(r->run.params_json));
+    cJSON_AddStringToObject(j, "status", r->status);
+    cJSON_AddStringToObject(j, "error", r->error);
+    cJSON_AddNumberToObject(j, "steps", (double)it->steps);
+    cJSON_AddNumberToObject(j, "steps_run", (double)r->steps_run);
+    cJSON_AddNumberToObject(j, "bodies", r->body_hi - r->body_lo);
+    cJSON_AddNumberToObject(j, "joints", r->joint_hi - r->joint_lo);
+    cJSON_AddStringToObject(j, "solver", it->w && r->steps_run ? ctn_cli_solver_name(s.solver) : "");
+    cJSON_AddStringToObject(j, "backend", it->w ? ctn_world_backend_name(it->w) : "");
+    /* gaps as text with 17 digits: the comparison of two sweeps must see every bit */
+    char num[40];
+    snprintf(num, sizeof num, "%.17g", r->max_gap);
+    cJSON_AddRawToObject(j, "max_gap", isfinite(r->max_gap) ? num : "null");
+    snprintf(num, sizeof num, "%.17g", r->final_gap);
+    cJSON_AddRawToObject(j, "final_gap", isfinite(r->final_gap) ? num : "null");
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->state_hash);
+    cJSON_AddStringToObject(j, "state_hash", hex);
+    cJSON *timing = cJSON_AddObjectToObject(j, "timing"); /* differs from run to run: not part of the result */
+    cJSON_AddNumberToObject(timing, "wall_s", wall);
+    cJSON_AddNumberToObject(timing, "ms_per_step", r->steps_run ? wall * 1e3 / (double)r->steps_run : 0.0);
+    cJSON_AddNumberToObject(timing, "batch", it->count);
+    cJSON_AddNumberToObject(timing, "rank", it->place->rank);
+    cJSON_AddStringToObject(timing, "device", it->w ? ctn_world_device_name(it->w) : "");
+    run_path(it->o->out, r->run.index, "json", path, sizeof path);
+    int ok = write_json(path, j, err, err_size);
+    cJSON_Delete(j);
+    return ok;
+}
+
+/* Resolves run `index` and folds into its signature what the command line changes about its result:
+ * the batch (batched replicas sample their gap every `every` steps) and the backend. */
+static int resolve(const ctn_ensemble *e, const sweep_opts *o, int batch, long long index, ctn_ensemble_run *run, char *err, size_t n) {
+    if (!ctn_ensemble_resolve(e, index, run, err, n)) return 0;
+    int extra[2] = {batch, o->backend_set ? (int)o->backend + 1 : 0};
+    run->signature = ctn_fnv1a(run->signature, extra, sizeof extra);
+    return 1;
+}
+
+/* ---- one work item ---- */
+
+static const char *rank_device(const sweep_opts *o, const ctn_queue_place *p, char *buf, size_t n) {
+    if (!o->device_list) return NULL;
+    int count = 1;
+    for (const char *c = o->device_list; *c; ++c) count += *c == ',';
+    int want = p->local_rank % count;
+    const char *s = o->device_list;
+    for (int k = 0; k < want; ++k) s = strchr(s, ',') + 1;
+    size_t len = strcspn(s, ",");
+    snprintf(buf, n, "%.*s", (int)(len < n ? len : n - 1), s);
+    return buf;
+}
+
+/* Runs item g (grid point and replica group). Returns 0 only when a run file cannot be written. */
+static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_place *place, int batch, long long g, int *failed) {
+    long long groups = (e->replicas + batch - 1) / batch;
+    long long point = g / groups;
+    int first = (int)(g % groups) * batch;
+    int count = e->replicas - first < batch ? e->replicas - first : batch;
+    replica reps[count];
+    memset(reps, 0, sizeof reps);
+    item it = {.e = e, .o = o, .place = place, .reps = reps, .count = count};
+    char err[1024];
+    int todo = 0, ok = 1;
+    for (int k = 0; k < count; ++k) {
+        if (!resolve(e, o, batch, point * e->replicas + first + k, &reps[k].run, err, sizeof err)) {
+            fprintf(stderr, "catena: sweep: %s\n", err);
+            for (int m = 0; m < k; ++m) ctn_ensemble_run_free(&reps[m].run);
+            return 0;
+        }
+        reps[k].status = "ok";
+        cJSON *done = load_run(o->out, &reps[k].run);
+        if (!done) todo = 1;
+        else {
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(done, "status");
+            *failed += !cJSON_IsString(s) || strcmp(s->valuestring, "ok");
+        }
+        cJSON_Delete(done);
+    }
+    if (todo) { /* a group is run again whole: its replicas share one world */
+        char devbuf[256], csvpath[4200];
+        double wall = 0.0;
+        FILE *csv = NULL;
+        ctn_outfile out;
+        memset(&out, 0, sizeof out);
+        if (e->csv) {
+            run_path(o->out, reps[0].run.index, "csv", csvpath, sizeof csvpath);
+            if (!ctn_out_open(&out, csvpath, err, sizeof err)) {
+                fprintf(stderr, "catena: sweep: %s\n", err);
+                ok = 0;
+            }
+            csv = out.f;
+        }
+        if (ok) {
+            if (!item_settings(&it) || !item_build(&it, rank_device(o, place, devbuf, sizeof devbuf))) {
+                mark_all(&it, "error", it.err);
+            } else if (!item_step(&it, csv, &wall)) {
+                fprintf(stderr, "catena: sweep: %s: write failed\n", csvpath);
+                ok = 0;
+            }
+        }
+        if (ok && csv && !ctn_out_commit(&out, err, sizeof err)) {
+            fprintf(stderr, "catena: sweep: %s\n", err);
+            ok = 0;
+        } else if (!ok) {
+            ctn_out_abort(&out);
+        }
+        for (int k = 0; ok && k < count; ++k) {
+            ok = write_run(&it, &reps[k], wall, err, sizeof err);
+            if (!ok) fprintf(stderr, "catena: sweep: %s\n", err);
+            *failed += strcmp(reps[k].status, "ok") != 0;
+            if (ok && !o->quiet)
+                fprintf(stderr, "catena: sweep: run %lld %s %s (max gap %.3g m, %.3g s)\n", reps[k].run.index, reps[k].run.params_json,
+                        reps[k].status, reps[k].max_gap, wall);
+        }
+        ctn_world_destroy(it.w);
+        ctn_scene_free(it.scene);
+    }
+    for (int k = 0; k < count; ++k) ctn_ensemble_run_free(&reps[k].run);
+    return ok;
+}
+
+/* ---- the merged summaries ---- */
+
+static void csv_field(FILE *f, const cJSON *v) {
+    if (cJSON_IsString(v)) {
+        fputc('"', f);
+        for (const char *c = v->valuestring; *c; ++c) {
+            if (*c == '"') fputc('"', f);
+            fputc(*c == '\n' ? ' ' : *c, f);
+        }
+        fputc('"', f);
+    } else if (cJSON_IsNumber(v)) {
+        fprintf(f, "%.17g", v->valuedouble);
+    } else if (cJSON_IsBool(v)) {
+        fputs(cJSON_IsTrue(v) ? "true" : "false", f);
+    }
+}
+
+static int write_summaries(const ctn_ensemble *e, const sweep_opts *o, int batch, int *failed) {
+    char err[1024], path[4200];
+    cJSON *all = cJSON_CreateObject(), *runs = cJSON_CreateArray();
+    cJSON_AddStringToObject(all, "ensemble", e->source);
+    cJSON_AddNumberToObject(all, "runs_total", (double)e->runs);
+    cJSON_AddItemToObject(all, "runs", runs);
+    int counts[4] = {0, 0, 0, 0};
+    static const char *const names[4] = {"ok", "torn", "diverged", "error"};
+    ctn_outfile csv;
+    snprintf(path, sizeof path, "%s/summary.csv", o->out);
+    int ok = ctn_out_open(&csv, path, err, sizeof err);
+    if (ok) {
+        fputs("index,point,replica", csv.f);
+        for (int p = 0; p < e->param_count; ++p) fprintf(csv.f, ",%s", e->params[p].path);
+        fputs(",status,steps_run,max_gap,final_gap,solver,backend,state_hash,ms_per_step,wall_s,error\n", csv.f);
+    }
+    *failed = 0;
+    for (long long i = 0; ok && i < e->runs; ++i) {
+        ctn_ensemble_run run;
+        cJSON *j = NULL;
+        if (resolve(e, o, batch, i, &run, err, sizeof err)) {
+            j = load_run(o->out, &run);
+            ctn_ensemble_run_free(&run);
+        }
+        if (!j) {
+            snprintf(err, sizeof err, "run %lld has no result in %s/runs (was the sweep interrupted?)", i, o->out);
+            ok = 0;
+            break;
+        }
+        const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+        for (int k = 0; k < 4; ++k) counts[k] += cJSON_IsString(status) && !strcmp(status->valuestring, names[k]);
+        *failed += !cJSON_IsString(status) || strcmp(status->valuestring, "ok");
+        fprintf(csv.f, "%lld,%lld,%d", i, (long long)cJSON_GetObjectItemCaseSensitive(j, "point")->valuedouble,
+                (int)cJSON_GetObjectItemCaseSensitive(j, "replica")->valuedouble);
+        const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "parameters");
+        for (int p = 0; p < e->param_count; ++p) {
+            fputc(',', csv.f);
+            csv_field(csv.f, cJSON_GetObjectItemCaseSensitive(params, e->params[p].path));
+        }
+        static const char *const cols[] = {"status", "steps_run", "max_gap", "final_gap", "solver", "backend", "state_hash", NULL};
+        for (int c = 0; cols[c]; ++c) {
+            fputc(',', csv.f);
+            csv_field(csv.f, cJSON_GetObjectItemCaseSensitive(j, cols[c]));
+        }
+        const cJSON *timing = cJSON_GetObjectItemCaseSensitive(j, "timing");
+        fputc(',', csv.f);
+        csv_field(csv.f, cJSON_GetObjectItemCaseSensitive(timing, "ms_per_step"));
+        fputc(',', csv.f);
+        csv_field(csv.f, cJSON_GetObjectItemCaseSensitive(timing, "wall_s"));
+        fputc(',', csv.f);
+        csv_field(csv.f, cJSON_GetObjectItemCaseSensitive(j, "error"));
+        fputc('\n', csv.f);
+        cJSON_AddItemToArray(runs, j);
+    }
+    cJSON *c = cJSON_AddObjectToObject(all, "counts");
+    for (int k = 0; k < 4; ++k) cJSON_AddNumberToObject(c, names[k], counts[k]);
+    if (ok) ok = ctn_out_commit(&csv, err, sizeof err);
+    else ctn_out_abort(&csv);
+    snprintf(path, sizeof path, "%s/summary.json", o->out);
+    if (ok) ok = write_json(path, all, err, sizeof err);
+    cJSON_Delete(all);
+    if (!ok) fprintf(stderr, "catena: sweep: %s\n", err);
+    else if (!o->quiet)
+        fprintf(stderr, "catena: sweep: %lld runs: %d ok, %d torn, %d diverged, %d error; %s/summary.{json,csv}\n", e->runs, counts[0],
+                counts[1], counts[2], counts[3], o->out);
+    return ok;
+}
+
+/* ---- the command ---- */
+
+static int parse_sweep(int argc, char **argv, sweep_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->out = "sweep-out";
+    for (int i = 1; i < argc; ++i) { /* argv[0] is the command's name */
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_sweep(stdout);
+            exit(CTN_EXIT_OK);
+        }
+        if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (o->ensemble) {
+                fprintf(stderr, "catena: sweep: unexpected argument '%s'\n", a);
+                return 0;
+            }
+            o->ensemble = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        char name[64];
+        size_t n = eq ? (size_t)(eq - a) : strlen(a);
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), a);
+        const char *v = eq ? eq + 1 : NULL;
+        int known = !strcmp(name, "--out") || !strcmp(name, "--batch") || !strcmp(name, "--backend") || !strcmp(name, "--device");
+        if (!known) {
+            fprintf(stderr, "catena: sweep: unknown option %s\n", name);
+            return 0;
+        }
+        if (!v) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "catena: sweep: option %s needs a value\n", name);
+                return 0;
+            }
+            v = argv[++i];
+        }
+        if (!strcmp(name, "--out")) o->out = v;
+        else if (!strcmp(name, "--device")) o->device_list = v;
+        else if (!strcmp(name, "--backend")) {
+            if (!ctn_cli_parse_backend(v, &o->backend)) {
+                fprintf(stderr, "catena: sweep: --backend: '%s' is not one of auto, cpu, opencl\n", v);
+                return 0;
+            }
+            o->backend_set = 1;
+        } else {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end || k < 1 || k > 100000) {
+                fprintf(stderr, "catena: sweep: --batch: '%s' is not an integer in [1, 100000]\n", v);
+                return 0;
+            }
+            o->batch = (int)k;
+        }
+    }
+    if (!o->ensemble) {
+        fprintf(stderr, "catena: sweep: missing ENSEMBLE.json\n");
+        usage_sweep(stderr);
+        return 0;
+    }
+    return 1;
+}
+
+int ctn_cli_sweep(int argc, char **argv) {
+    sweep_opts o;
+    if (!parse_sweep(argc, argv, &o)) return CTN_EXIT_USAGE;
+    ctn_queue *q = NULL;
+    ctn_queue_place place;
+    char err[2048];
+    /* MPI first: under a launcher every rank must take part in every collective call below */
+    if (!ctn_queue_open(&q, &argc, &argv, &place, err, sizeof err)) {
+        fprintf(stderr, "catena: sweep: %s\n", err);
+        return CTN_EXIT_DEVICE;
+    }
+    ctn_ensemble e;
+    int loaded = ctn_ensemble_load(o.ensemble, &e, err, sizeof err);
+    if (!loaded && place.rank == 0) fprintf(stderr, "catena: %s\n", err);
+    int code = CTN_EXIT_OK;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/runs", o.out);
+    int dirs = loaded && (place.rank != 0 || (ctn_make_dir(o.out, err, sizeof err) && ctn_make_dir(dir, err, sizeof err)));
+    if (loaded && !dirs) fprintf(stderr, "catena: sweep: %s\n", err);
+    if (!ctn_queue_all(q, loaded && dirs)) {
+        if (loaded) ctn_ensemble_free(&e);
+        ctn_queue_close(q);
+        return !loaded ? CTN_EXIT_SCENE : CTN_EXIT_IO;
+    }
+    int batch = o.batch ? o.batch : e.batch;
+    long long items = e.points * ((e.replicas + batch - 1) / batch);
+    ctn_queue_start(q, items);
+    int ok = 1, failed = 0;
+    for (long long g; ok && (g = ctn_queue_next(q)) >= 0;) ok = run_item(&e, &o, &place, batch, g, &failed);
+    ok = ctn_queue_all(q, ok);
+    if (ok && place.rank == 0) ok = write_summaries(&e, &o, batch, &failed);
+    if (!ok) code = CTN_EXIT_IO;
+    else if (failed && place.rank == 0) code = 1; /* the merged verdict is rank 0's to give */
+    ctn_ensemble_free(&e);
+    ctn_queue_close(q);
+    return code;
+}
