@@ -155,18 +155,21 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     return CTN_OK;
 }
 
-/* Returns 1 when id names a live body; otherwise records why. */
-static int body_live(ctn_world *w, ctn_body_id id, const char *what) {
+int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world) {
+    if (id == CTN_WORLD && allow_world) return -1;
     if (id < 0 || id >= w->body_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body id %d out of range (%d ids issued)", what, (int)id, w->body_count);
-        return 0;
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body id %d out of range (%d ids issued)", field, (int)id, w->body_count);
+        return -2;
     }
     if (!(w->props[id].flags & CTN_BODY_FLAG_ALIVE)) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d was removed", what, (int)id);
-        return 0;
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d was removed", field, (int)id);
+        return -2;
     }
-    return 1;
+    return (int)id;
 }
+
+/* Returns 1 when id names a live body; otherwise records why. */
+static int body_live(ctn_world *w, ctn_body_id id, const char *what) { return ctn__body_index(w, id, what, 0) >= 0; }
 
 ctn_status ctn_body_remove(ctn_world *w, ctn_body_id id) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
@@ -178,6 +181,7 @@ ctn_status ctn_body_remove(ctn_world *w, ctn_body_id id) {
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     w->props[id].flags = 0;
+    ctn__body_name_clear(w, id);
     w->vel[id].inv_mass = 0.0f;
     w->vel[id].v = w->vel[id].w = ctn_v3_zero();
     w->inertia[id].inv_inertia = ctn_sym3_zero();

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const joint_names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact"};
 static const int joint_rows[] = {1, 3, 5, 6, 0, 3};
 
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
@@ -104,7 +103,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
     if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_SPRING)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
-    const char *name = joint_names[d->type];
+    const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
     if (!check_body(w, d->body_a, "joint.body_a", 0) || !check_body(w, d->body_b, "joint.body_b", 1)) return CTN_ERR_NOT_FOUND;
     if (d->body_a == d->body_b)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %d to itself", name, (int)d->body_a);
@@ -187,17 +186,19 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     return CTN_OK;
 }
 
-static int joint_live(ctn_world *w, ctn_joint_id id, const char *what) {
+int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
     if (id < 0 || id >= w->joint_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint id %d out of range (%d ids issued)", what, (int)id, w->joint_count);
-        return 0;
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint id %d out of range (%d ids issued)", field, (int)id, w->joint_count);
+        return -2;
     }
     if (!w->joint_alive[id]) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint %d was removed", what, (int)id);
-        return 0;
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint %d was removed", field, (int)id);
+        return -2;
     }
-    return 1;
+    return (int)id;
 }
+
+static int joint_live(ctn_world *w, ctn_joint_id id, const char *what) { return ctn__joint_index(w, id, what) >= 0; }
 
 ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id id) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
@@ -232,7 +233,7 @@ static ctn_status joint_of_type(ctn_world *w, ctn_joint_id id, int type, const c
     if (!joint_live(w, id, what)) return CTN_ERR_NOT_FOUND;
     if (w->joints[id].type != type)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is a %s joint, not a %s joint", what, (int)id,
-                         joint_names[w->joints[id].type], joint_names[type]);
+                         ctn_joint_type_name((ctn_joint_type)w->joints[id].type), ctn_joint_type_name((ctn_joint_type)type));
     return ctn__sync(w);
 }
 
@@ -290,6 +291,23 @@ ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id id, int enabled) {
     if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
     else w->joints[id].flags &= ~CTN_JF_ROPE;
     w->topology_dirty = 1;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id id, double rest_length) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!joint_live(w, id, "ctn_joint_set_rest_length")) return CTN_ERR_NOT_FOUND;
+    ctn_joint_def *j = &w->joints[id];
+    if (j->type != CTN_JT_DISTANCE && j->type != CTN_JT_SPRING)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: joint %d is a %s joint, not a distance or spring joint", (int)id,
+                         ctn_joint_type_name((ctn_joint_type)j->type));
+    double least = j->type == CTN_JT_DISTANCE ? 1e-6 : 0.0; /* a distance joint needs a direction between its anchors */
+    if (!(rest_length >= least) || !isfinite(rest_length) || rest_length > 1e30)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: rest_length %g must be finite and >= %g", rest_length, least);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    j->rest_length = (float)rest_length;
+    w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, springs, device) are refreshed */
     return CTN_OK;
 }
 

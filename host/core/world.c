@@ -8,22 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-const char *ctn_status_name(ctn_status status) {
-    switch (status) {
-    case CTN_OK: return "CTN_OK";
-    case CTN_ERR_INVALID_ARGUMENT: return "CTN_ERR_INVALID_ARGUMENT";
-    case CTN_ERR_NOT_FOUND: return "CTN_ERR_NOT_FOUND";
-    case CTN_ERR_IN_USE: return "CTN_ERR_IN_USE";
-    case CTN_ERR_OUT_OF_MEMORY: return "CTN_ERR_OUT_OF_MEMORY";
-    case CTN_ERR_LIMIT: return "CTN_ERR_LIMIT";
-    case CTN_ERR_UNSUPPORTED: return "CTN_ERR_UNSUPPORTED";
-    case CTN_ERR_DEVICE: return "CTN_ERR_DEVICE";
-    case CTN_ERR_DIVERGED: return "CTN_ERR_DIVERGED";
-    case CTN_ERR_IO: return "CTN_ERR_IO";
-    }
-    return "CTN_ERR_UNKNOWN";
-}
-
 ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...) {
     if (w) {
         va_list ap;
@@ -281,6 +265,7 @@ void ctn_world_destroy(ctn_world *w) {
     free(w->inertia);
     free(w->props);
     free(w->body_refs);
+    ctn__body_names_free(w);
     free(w->joints);
     free(w->joint_alive);
     free(w->joint_slot);

@@ -76,6 +76,8 @@ struct ctn_world {
     ctn_inertia *inertia;
     ctn_props *props;
     int *body_refs;           /* joints referencing each body */
+    char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
+    int body_names_capacity;
 
     /* Joints, indexed by id (ids are never reused). */
     int joint_count;          /* ids issued */
@@ -115,6 +117,21 @@ struct ctn_world {
 /* Issue 7: whether n elements of `size` bytes overflow size_t (checked before every array allocation
  * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
 static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 && n > (size_t)-1 / size; }
+
+/* The index of a live body (CTN_WORLD gives -1 when allow_world), or -2 with CTN_ERR_NOT_FOUND recorded
+ * as "FIELD: body id ..." (host/core/body.c); the same for joints (host/core/joint.c). */
+int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world);
+int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
+
+/* The public id of body index i (CTN_WORLD for i < 0) and of joint index j. */
+static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) { return (void)w, i < 0 ? CTN_WORLD : (ctn_body_id)i; }
+static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) { return (void)w, (ctn_joint_id)j; }
+
+/* Body names (host/core/body_names.c): forgets the name of body i; of every body from index `first` on
+ * (a rolled-back scene build); frees them all. */
+void ctn__body_name_clear(ctn_world *w, int i);
+void ctn__body_names_truncate(ctn_world *w, int first);
+void ctn__body_names_free(ctn_world *w);
 
 /* Records a formatted error message on the world and returns `status`. */
 ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...)

@@ -95,6 +95,7 @@ static void rollback(ctn_world *w, int nb, int nj, int topology_dirty, int bodie
     w->joint_count = nj;
     for (int i = nb; i < w->body_count; ++i)
         if (w->props[i].flags & CTN_BODY_FLAG_ALIVE) w->live_bodies--;
+    ctn__body_names_truncate(w, nb);
     w->body_count = nb;
     w->topology_dirty = topology_dirty;
     w->bodies_dirty = bodies_dirty;
@@ -116,6 +117,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
     for (int i = 0; i < s->body_count && st == CTN_OK; ++i) {
         snprintf(where, sizeof where, "bodies[%d]", i);
         st = ctn_body_add(w, &s->bodies[i].d, NULL);
+        if (st == CTN_OK && s->bodies[i].name) st = ctn_body_set_name(w, nb + i, s->bodies[i].name);
         if (st == CTN_OK && s->bodies[i].has_force) st = ctn_body_set_force(w, nb + i, s->bodies[i].force, s->bodies[i].torque);
     }
     for (int g = 0; g < s->gen_count && st == CTN_OK; ++g) {

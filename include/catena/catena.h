@@ -38,7 +38,7 @@ typedef enum ctn_status {
     CTN_ERR_IO
 } ctn_status;
 
-/* Name of a status code, e.g. "CTN_ERR_NOT_FOUND". Never NULL. */
+/** Name of a status code, e.g. "CTN_ERR_NOT_FOUND". Never NULL. */
 const char *ctn_status_name(ctn_status status);
 
 /* ---- world ------------------------------------------------------------------------------------- */
@@ -196,6 +196,22 @@ ctn_status ctn_body_set_state(ctn_world *world, ctn_body_id body, const ctn_body
 ctn_status ctn_body_set_force(ctn_world *world, ctn_body_id body, const double force[3], const double torque[3]);
 int ctn_world_body_count(const ctn_world *world); /* live bodies */
 
+/** The body as a description: type, particle flag, mass (kg; 0 for static and kinematic bodies), principal
+ *  moments of inertia (kg m^2; 0 for particles and non-dynamic bodies) and the current state, so that
+ *  ctn_body_add(other_world, out) makes the same body. */
+ctn_status ctn_body_get_desc(ctn_world *world, ctn_body_id body, ctn_body_desc *out);
+/** The force (N) and torque (N m) set with ctn_body_set_force (zero when none). */
+ctn_status ctn_body_get_force(ctn_world *world, ctn_body_id body, double force[3], double torque[3]);
+
+/** Names a body (at most 255 bytes; NULL or "" removes the name). Scene files name their bodies with
+ *  `"name"`. Names need not be unique; ctn_body_find returns the first. */
+ctn_status ctn_body_set_name(ctn_world *world, ctn_body_id body, const char *name);
+/** The body's name ("" when it has none); valid until the name changes or the body is removed. */
+ctn_status ctn_body_get_name(ctn_world *world, ctn_body_id body, const char **name);
+/** The live body named `name` (the lowest id when several are); CTN_ERR_NOT_FOUND when none is. A scan of
+ *  the bodies: look names up once, keep the ids. */
+ctn_status ctn_body_find(ctn_world *world, const char *name, ctn_body_id *out);
+
 /* Bulk read of all positions (3 doubles per body id, ids 0..capacity-1; removed ids read as 0).
  * `count` is the number of ids the buffer holds; returns the number written. */
 ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
@@ -242,6 +258,25 @@ int ctn_world_joint_count(const ctn_world *world); /* live joints, springs inclu
 /* Impulses (N s) of the joint's rows in the last substep; `rows` receives the row count (<= 6). */
 ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double impulse[6], int *rows);
 
+/** Force (N) and torque (N m, about body a's centre of mass), world frame, that the joint applied to
+ *  body a in the last substep of the last step: the row impulses lambda over the substep length h,
+ *  f = J_a^T lambda / h, with the rows linearised at the current pose. Body b receives -force at its
+ *  anchor. A hanging mass m on a pin reads force = (0, m g, 0). Springs report their spring-damper force
+ *  at the current state. Zero before the first step and after a change of the joints until the next one.
+ *  The last substep is not the step's mean where a load changes within the step (a rest length shortened
+ *  every step is taken up in the first substeps and braked in the last). */
+ctn_status ctn_joint_get_force(ctn_world *world, ctn_joint_id joint, double force[3], double torque[3]);
+/** ctn_joint_get_force for every joint id 0..count-1 at once: 6 doubles per id (force xyz, torque xyz),
+ *  zeros for removed ids. *written (may be NULL) gets the number of ids written. */
+ctn_status ctn_world_get_joint_forces(ctn_world *world, double *force_torque, int count, int *written);
+
+/** The joint as a description: bodies, anchors (body frames), axis (hinge: world frame at the current
+ *  pose), rest length, spring stiffness and damping, and the compliance and damping time in effect. */
+ctn_status ctn_joint_get_desc(ctn_world *world, ctn_joint_id joint, ctn_joint_desc *out);
+/** Changes the rest length (m, finite; >= 1e-6 for distance joints, >= 0 for springs) of a distance or spring joint: a winch or a reeling cable
+ *  shortens it step by step. Takes effect at the next step (the solver layout is refreshed). */
+ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, double rest_length);
+
 /* ---- joint limits, motors, ropes (issue 5) ------------------------------------------------------- */
 
 /* Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
@@ -256,6 +291,12 @@ ctn_status ctn_joint_set_motor(ctn_world *world, ctn_joint_id joint, int enabled
 ctn_status ctn_joint_set_rope(ctn_world *world, ctn_joint_id joint, int enabled);
 /* Current hinge angle theta (rad). */
 ctn_status ctn_joint_get_angle(ctn_world *world, ctn_joint_id joint, double *angle);
+/** The hinge limits as set with ctn_joint_set_limits (*enabled 0: none; bounds then 0). */
+ctn_status ctn_joint_get_limits(ctn_world *world, ctn_joint_id joint, int *enabled, double *lower, double *upper);
+/** The hinge motor as set with ctn_joint_set_motor (*enabled 0: none; speed and torque then 0). */
+ctn_status ctn_joint_get_motor(ctn_world *world, ctn_joint_id joint, int *enabled, double *speed, double *max_torque);
+/** Whether a distance joint is a rope (ctn_joint_set_rope). */
+ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled);
 
 /* ---- contacts (issue 5) ------------------------------------------------------------------------- */
 
@@ -314,6 +355,14 @@ typedef struct ctn_collision_desc {
 
 ctn_collision_desc ctn_collision_desc_default(void);
 ctn_status ctn_world_set_collision(ctn_world *world, const ctn_collision_desc *desc);
+/** The collision settings (the defaults until ctn_world_set_collision is called). */
+ctn_status ctn_world_get_collision(ctn_world *world, ctn_collision_desc *out);
+/** The body's collision shape (type CTN_SHAPE_NONE when it has none). */
+ctn_status ctn_body_get_shape(ctn_world *world, ctn_body_id body, ctn_shape_desc *out);
+/** Number of planes added with ctn_world_add_plane. */
+int ctn_world_plane_count(const ctn_world *world);
+/** Plane `index` (0..count-1): unit normal, offset, friction and restitution. */
+ctn_status ctn_world_get_plane(ctn_world *world, int index, double normal[3], double *offset, double *friction, double *restitution);
 
 /* A live contact joint (built-in or user supplied) as of the last step. */
 typedef struct ctn_contact_info {
@@ -365,6 +414,16 @@ ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
 
 /* Joint errors of the current state without stepping. */
 ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
+
+/** Names of enum values, as scene files and the CLI spell them ("gs", "opencl", "spook", "kinematic",
+ *  "hinge", "capsule", "warning"); "unknown" for a value outside the enum. Never NULL. */
+const char *ctn_solver_name(ctn_solver solver);
+const char *ctn_backend_name(ctn_backend backend);
+const char *ctn_stabilization_name(ctn_stabilization stabilization);
+const char *ctn_body_type_name(ctn_body_type type);
+const char *ctn_joint_type_name(ctn_joint_type type);
+const char *ctn_shape_type_name(ctn_shape_type type);
+const char *ctn_log_level_name(ctn_log_level level);
 
 /* Name of the backend in use ("cpu" or "opencl") and of the device. */
 const char *ctn_world_backend_name(const ctn_world *world);

@@ -1,0 +1,121 @@
+/* Read-back of bodies and joints: what their descriptions and setters put in, as the world holds it
+ * (float32 where the solver stores float32, so a value may differ from the one set in its last bits). */
+#include "core/world.h"
+
+#include <string.h>
+
+static void v3_out(ctn_v3 v, double out[3]) { out[0] = v.x, out[1] = v.y, out[2] = v.z; }
+
+ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_desc: out is NULL");
+    int i = ctn__body_index(w, body, "ctn_body_get_desc", 0);
+    if (i < 0) return CTN_ERR_NOT_FOUND;
+    ctn_body_state s;
+    ctn_status st = ctn_body_get_state(w, body, &s); /* brings the host arrays up to date */
+    if (st != CTN_OK) return st;
+    const ctn_props *pr = &w->props[i];
+    memset(out, 0, sizeof *out);
+    out->type = (pr->flags & CTN_BODY_FLAG_DYNAMIC) ? CTN_BODY_DYNAMIC : (pr->flags & CTN_BODY_FLAG_KINEMATIC) ? CTN_BODY_KINEMATIC : CTN_BODY_STATIC;
+    out->particle = (pr->flags & CTN_BODY_FLAG_PARTICLE) != 0;
+    if (out->type == CTN_BODY_DYNAMIC) {
+        out->mass = 1.0 / (double)w->vel[i].inv_mass;
+        if (!out->particle) {
+            out->inertia[0] = 1.0 / (double)pr->inv_inertia_body.x;
+            out->inertia[1] = 1.0 / (double)pr->inv_inertia_body.y;
+            out->inertia[2] = 1.0 / (double)pr->inv_inertia_body.z;
+        }
+    }
+    memcpy(out->position, s.position, sizeof s.position);
+    memcpy(out->orientation, s.orientation, sizeof s.orientation);
+    memcpy(out->velocity, s.velocity, sizeof s.velocity);
+    memcpy(out->angular_velocity, s.angular_velocity, sizeof s.angular_velocity);
+    return CTN_OK;
+}
+
+ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], double torque[3]) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_force: %s is NULL", force ? "torque" : "force");
+    int i = ctn__body_index(w, body, "ctn_body_get_force", 0);
+    if (i < 0) return CTN_ERR_NOT_FOUND;
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    v3_out(w->props[i].force, force);
+    v3_out(w->props[i].torque, torque);
+    return CTN_OK;
+}
+
+/* The live joint `joint` after a sync, or NULL with the reason recorded (*st). */
+static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const char *what, ctn_status *st) {
+    int j = ctn__joint_index(w, joint, what);
+    if (j < 0) {
+        *st = CTN_ERR_NOT_FOUND;
+        return NULL;
+    }
+    *st = ctn__sync(w);
+    return *st == CTN_OK ? &w->joints[j] : NULL;
+}
+
+ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_desc: out is NULL");
+    ctn_status st;
+    const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_desc", &st);
+    if (!d) return st;
+    *out = ctn_joint_desc_default((ctn_joint_type)d->type);
+    out->body_a = ctn__body_handle(w, d->a);
+    out->body_b = ctn__body_handle(w, d->b);
+    v3_out(d->anchor_a, out->anchor_a);
+    v3_out(d->anchor_b, out->anchor_b);
+    if (d->type == CTN_JT_HINGE) v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
+    if (d->type == CTN_JT_DISTANCE || d->type == CTN_JT_SPRING) out->rest_length = d->rest_length;
+    if (d->type == CTN_JT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */
+    out->compliance = d->compliance;
+    out->damping_time = d->damping_time;
+    return CTN_OK;
+}
+
+/* The live joint of type `type` (ctn_joint_get_limits and friends), or NULL with the reason recorded. */
+static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int type, const char *what, ctn_status *st) {
+    const ctn_joint_def *d = joint_of(w, joint, what, st);
+    if (d && d->type != type) {
+        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is a %s joint, not a %s joint", what, (int)joint,
+                        ctn_joint_type_name((ctn_joint_type)d->type), ctn_joint_type_name((ctn_joint_type)type));
+        return NULL;
+    }
+    return d;
+}
+
+ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, double *lower, double *upper) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!enabled || !lower || !upper) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: an output pointer is NULL");
+    ctn_status st;
+    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_HINGE, "ctn_joint_get_limits", &st);
+    if (!d) return st;
+    *enabled = (d->flags & CTN_JF_LIMIT) != 0;
+    *lower = *enabled ? d->lo : 0.0;
+    *upper = *enabled ? d->hi : 0.0;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, double *speed, double *max_torque) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!enabled || !speed || !max_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_motor: an output pointer is NULL");
+    ctn_status st;
+    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_HINGE, "ctn_joint_get_motor", &st);
+    if (!d) return st;
+    *enabled = (d->flags & CTN_JF_MOTOR) != 0;
+    *speed = *enabled ? d->stiffness : 0.0; /* a motor keeps its target speed in `stiffness`, its torque in `damping` */
+    *max_torque = *enabled ? d->damping : 0.0;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!enabled) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_rope: enabled is NULL");
+    ctn_status st;
+    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_DISTANCE, "ctn_joint_get_rope", &st);
+    if (!d) return st;
+    *enabled = (d->flags & CTN_JF_ROPE) != 0;
+    return CTN_OK;
+}
