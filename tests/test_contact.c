@@ -30,7 +30,7 @@ static int check_contacts(ctn_world *w, const char *what) {
         double ln = ci[i].impulse[0], lt = hypot(ci[i].impulse[1], ci[i].impulse[2]);
         double ln_api[6];
         int rows = 0;
-        CHECK(ctn_joint_get_impulse(w, ci[i].joint, ln_api, &rows) == CTN_OK && rows == 3, "impulse of contact %d", ci[i].joint);
+        CHECK(ctn_joint_get_impulse(w, ci[i].joint, ln_api, &rows) == CTN_OK && rows == 3, "impulse of contact %lld", (long long)ci[i].joint);
         if (ln_api[0] < 0.0 || ln < 0.0) bad_n++;
         if (lt > ci[i].friction * ln * (1.0 + 1e-5) + 1e-9) bad_t++;
     }

@@ -25,7 +25,8 @@ int main(void) {
     ctn_contact_info *ci = malloc(20 * N * sizeof *ci);
     double max_speed_seen = 0.0;
     int pulls = 0, cone = 0, persisted = 0, total = 0;
-    int *prev = calloc(64 * N, sizeof *prev);
+    int *prev = calloc(64 * N, sizeof *prev);             /* by slot index: the step + 1 it was last seen */
+    ctn_joint_id *prev_handle = calloc(64 * N, sizeof *prev_handle); /* and the handle it had */
     int prev_n = 0;
     ctn_step_stats st;
     for (int i = 0; i < steps; ++i) {
@@ -41,16 +42,19 @@ int main(void) {
             if (ci[k].impulse[0] < 0.0) pulls++;
             if (hypot(ci[k].impulse[1], ci[k].impulse[2]) > ci[k].friction * ci[k].impulse[0] * (1.0 + 1e-5) + 1e-9) cone++;
         }
-        /* persistence: in the settled half, most contacts keep their joint id from one step to the next */
+        /* persistence: in the settled half, most contacts keep their joint handle from one step to the next */
         if (i >= steps / 2) {
             for (int k = 0; k < n; ++k) {
-                int id = ci[k].joint;
-                if (id < 64 * N && prev[id] == i) persisted++;
+                int id = ctn_handle_index(ci[k].joint);
+                if (id < 64 * N && prev[id] == i && prev_handle[id] == ci[k].joint) persisted++;
             }
             total += n;
         }
-        for (int k = 0; k < n; ++k)
-            if (ci[k].joint < 64 * N) prev[ci[k].joint] = i + 1;
+        for (int k = 0; k < n; ++k) {
+            int id = ctn_handle_index(ci[k].joint);
+            CHECK(id < 64 * N, "contact slot %d: the slot range grew past %d", id, 64 * N);
+            if (id < 64 * N) prev[id] = i + 1, prev_handle[id] = ci[k].joint;
+        }
         prev_n = n;
     }
     (void)prev_n;
@@ -97,6 +101,7 @@ int main(void) {
     free(xyz);
     free(ci);
     free(prev);
+    free(prev_handle);
     ctn_world_destroy(w);
     ctn_world_destroy(w2);
     ctn_world_destroy(w3);

@@ -56,7 +56,7 @@ int main(void) {
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
     ctn_chain_desc c = ctn_chain_desc_default(10);
     ctn_body_id first = -1;
-    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK && first == 0, "chain first id %d", first);
+    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK && first == 0, "chain first id %lld", (long long)first);
     CHECK(ctn_scene_grid(w, 3, 2, 0.2) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_scene_bridge(w, 4) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_scene_cradle(w, 3) == CTN_OK, "%s", ctn_world_last_error(w));

@@ -17,7 +17,8 @@ int ctn_csv_frame(FILE *f, ctn_world *w, uint64_t step, double time) {
     ctn_world_id_counts(w, &nb, NULL);
     for (int i = 0; i < nb; ++i) {
         ctn_body_state s;
-        if (ctn_body_get_state(w, i, &s) != CTN_OK) continue;
+        ctn_body_id id;
+        if (ctn_world_body_at(w, i, &id) != CTN_OK || ctn_body_get_state(w, id, &s) != CTN_OK) continue;
         if (fprintf(f, "%llu,%.9g,%d,%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)step, time, i,
                     s.position[0], s.position[1], s.position[2], s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3],
                     s.velocity[0], s.velocity[1], s.velocity[2], s.angular_velocity[0], s.angular_velocity[1],
@@ -44,19 +45,21 @@ int ctn_vtk_frame(const char *dir, ctn_world *w, uint64_t step, double time, cha
     }
     for (int i = 0; i < nb; ++i) {
         point[i] = -1;
-        if (ctn_body_get_state(w, i, &st[i]) == CTN_OK) point[i] = npts++;
+        ctn_body_id id;
+        if (ctn_world_body_at(w, i, &id) == CTN_OK && ctn_body_get_state(w, id, &st[i]) == CTN_OK) point[i] = npts++;
     }
     int body_points = npts;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_info info;
-        if (ctn_joint_get_info(w, j, &info) != CTN_OK) continue;
+        ctn_joint_id id;
+        if (ctn_world_joint_at(w, j, &id) != CTN_OK || ctn_joint_get_info(w, id, &info) != CTN_OK) continue;
         jt[nlines] = (int)info.type;
-        ja[nlines] = point[info.body_a];
+        ja[nlines] = point[ctn_handle_index(info.body_a)];
         if (info.body_b == CTN_WORLD) {
             memcpy(&anchor[3 * nanchors], info.anchor_b, 3 * sizeof(double));
             jb[nlines] = body_points + nanchors++;
         } else {
-            jb[nlines] = point[info.body_b];
+            jb[nlines] = point[ctn_handle_index(info.body_b)];
         }
         nlines++;
     }

@@ -48,7 +48,9 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
     int live = 0;
     for (int i = 0; i < nb; ++i) {
         ctn_body_state s;
-        alive[i] = ctn_body_get_state(w, i, &s) == CTN_OK && isfinite(s.position[u]) && isfinite(s.position[v]);
+        ctn_body_id id;
+        alive[i] = ctn_world_body_at(w, i, &id) == CTN_OK && ctn_body_get_state(w, id, &s) == CTN_OK && isfinite(s.position[u]) &&
+                   isfinite(s.position[v]);
         if (!alive[i]) continue;
         pu[i] = s.position[u], pv[i] = s.position[v];
         GROW(pu[i], pv[i]);
@@ -56,7 +58,11 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
     }
     int nl = 0;
     for (int j = 0; j < nj; ++j) {
-        if (ctn_joint_get_info(w, j, &joints[nl]) != CTN_OK) continue;
+        ctn_joint_id id;
+        if (ctn_world_joint_at(w, j, &id) != CTN_OK || ctn_joint_get_info(w, id, &joints[nl]) != CTN_OK) continue;
+        /* from here on body_a / body_b are slot indices into alive, pu and pv */
+        joints[nl].body_a = ctn_handle_index(joints[nl].body_a);
+        if (joints[nl].body_b != CTN_WORLD) joints[nl].body_b = ctn_handle_index(joints[nl].body_b);
         if (joints[nl].body_b == CTN_WORLD) GROW(joints[nl].anchor_b[u], joints[nl].anchor_b[v]);
         nl++;
     }

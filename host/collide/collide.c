@@ -65,7 +65,6 @@ void ctn__collision_free(ctn_world *w) {
     free(c->planes);
     free(c->keys);
     free(c->table);
-    free(c->free_ids);
     free(c->pairs.pairs);
     free(c);
     w->collision = NULL;
@@ -84,11 +83,11 @@ ctn_status ctn_world_set_collision(ctn_world *w, const ctn_collision_desc *d) {
 
 static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
 
-ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id body, const ctn_shape_desc *s) {
+ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_desc *s) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_shape: shape is NULL");
-    if (body < 0 || body >= w->body_count || !(w->props[body].flags & CTN_BODY_FLAG_ALIVE))
-        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_body_set_shape: body %d does not exist", (int)body);
+    int body = ctn__body_index(w, handle, "ctn_body_set_shape", 0);
+    if (body < 0) return CTN_ERR_NOT_FOUND;
     if ((int)s->type < CTN_SHAPE_NONE || (int)s->type > CTN_SHAPE_BOX)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: unknown shape type %d", (int)s->type);
     if ((s->type == CTN_SHAPE_SPHERE || s->type == CTN_SHAPE_CAPSULE) && !finite_pos(s->radius))
@@ -104,7 +103,8 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id body, const ctn_shape_de
     if (s->type != CTN_SHAPE_NONE && !(s->restitution >= 0.0 && s->restitution <= 1.0))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.restitution: %g is not in [0, 1]", s->restitution);
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %d is a particle (no orientation): only spheres fit", (int)body);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
+                         (long long)handle);
     struct ctn_collision *c = ctn__collision_get(w);
     if (!c) return CTN_ERR_OUT_OF_MEMORY;
     if (body >= c->shape_capacity) {
@@ -443,34 +443,34 @@ static int table_build(struct ctn_collision *c) {
     return 1;
 }
 
-static int free_push(struct ctn_collision *c, int id) {
-    if (c->free_count == c->free_capacity) {
-        int cap = c->free_capacity ? 2 * c->free_capacity : 256;
-        int *f = realloc(c->free_ids, (size_t)cap * sizeof *f);
-        if (!f) return 0;
-        c->free_ids = f;
-        c->free_capacity = cap;
-    }
-    c->free_ids[c->free_count++] = id;
-    return 1;
+/* Whether joint slot id holds a live built-in contact. */
+static int auto_contact(const ctn_world *w, int id) {
+    return id >= 0 && id < w->joint_count && w->joint_alive[id] && w->joints[id].type == CTN_JT_CONTACT &&
+           (w->joints[id].flags & CTN_JF_AUTO);
 }
 
-/* Kills a built-in contact and keeps its id for reuse. */
-static void drop_contact(ctn_world *w, struct ctn_collision *c, int id) {
-    if (id < 0 || id >= w->joint_count || !w->joint_alive[id]) return;
-    if (w->joints[id].type != CTN_JT_CONTACT || !(w->joints[id].flags & CTN_JF_AUTO)) return;
-    ctn__joint_kill(w, id);
-    if (!free_push(c, id)) { /* out of memory: the id is simply not reused */
-    }
+/* Kills a built-in contact; the world's free stack recycles its slot. */
+static void drop_contact(ctn_world *w, int id) {
+    if (auto_contact(w, id)) ctn__joint_kill(w, id);
 }
 
-void ctn__collision_body_removed(ctn_world *w, ctn_body_id body) {
+int ctn__collision_body_contacts(const ctn_world *w, int body) {
+    const struct ctn_collision *c = w->collision;
+    int n = 0;
+    for (int e = 0; c && e < c->key_count; ++e) {
+        const ctn_contact_key *k = &c->keys[e];
+        n += (k->a == body || k->b == body) && auto_contact(w, k->joint);
+    }
+    return n;
+}
+
+void ctn__collision_body_removed(ctn_world *w, int body) {
     struct ctn_collision *c = w->collision;
     if (!c) return;
     for (int e = 0; e < c->key_count; ++e) {
         ctn_contact_key *k = &c->keys[e];
         if (k->joint >= 0 && (k->a == body || k->b == body)) {
-            drop_contact(w, c, k->joint);
+            drop_contact(w, k->joint);
             k->joint = -1;
         }
     }
@@ -637,15 +637,15 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
             id = c->keys[e].joint;
             seen[e] = 1;
         }
-        int live = id >= 0 && id < w->joint_count && w->joint_alive[id] && w->joints[id].type == CTN_JT_CONTACT;
+        int live = auto_contact(w, id);
         double pa[3] = {(double)p->org.x + p->pa.x, (double)p->org.y + p->pa.y, (double)p->org.z + p->pa.z};
         double pb[3] = {(double)p->org.x + p->pb.x, (double)p->org.y + p->pb.y, (double)p->org.z + p->pb.z};
         ctn_joint_def def = ctn__contact_def(w, p->a, p->b, pa, pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? &w->joints[id] : NULL);
         if (live) {
             w->joints[id] = def; /* same joint id: its impulses warm-start the new geometry */
         } else {
-            int reuse = c->free_count ? c->free_ids[--c->free_count] : -1;
-            st = ctn__joint_insert(w, &def, reuse, &id);
+            st = ctn__joint_insert(w, &def, &id);
+            if (st != CTN_OK) id = -1;
         }
         keys[i].a = p->a;
         keys[i].b = p->b;
@@ -653,7 +653,7 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
         keys[i].joint = id;
     }
     for (int e = 0; e < c->key_count; ++e)
-        if (!seen[e] && c->keys[e].joint >= 0) drop_contact(w, c, c->keys[e].joint);
+        if (!seen[e] && c->keys[e].joint >= 0) drop_contact(w, c->keys[e].joint);
     free(seen);
     free(pts.p);
     free(c->keys);

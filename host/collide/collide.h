@@ -31,7 +31,7 @@ typedef struct ctn_plane {
     float restitution;
 } ctn_plane;
 
-/* One entry of the persistent contact cache: (a, b, feature) -> joint id. */
+/* One entry of the persistent contact cache: (body slot a, body slot b, feature) -> joint slot. */
 typedef struct ctn_contact_key {
     int a, b, feature;
     int joint;            /* -1: empty / dropped */
@@ -49,9 +49,6 @@ struct ctn_collision {
     int key_count, key_capacity;
     int *table;           /* [table_size] index into keys, -1 empty */
     int table_size;       /* power of two */
-    /* dead built-in contact ids, recycled */
-    int *free_ids;
-    int free_count, free_capacity;
     ctn_pairs pairs;
 };
 

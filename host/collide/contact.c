@@ -18,21 +18,13 @@ ctn_contact_desc ctn_contact_desc_default(void) {
 
 static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-static int body_ok(ctn_world *w, ctn_body_id b, const char *field, int allow_world) {
-    if (b == CTN_WORLD && allow_world) return 1;
-    if (b < 0 || b >= w->body_count || !(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d does not exist", field, (int)b);
-        return 0;
-    }
-    return 1;
-}
-
 /* Validates a contact description and builds its joint definition. */
 static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const ctn_joint_def *prev, ctn_joint_def *out) {
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact: desc is NULL");
-    if (!body_ok(w, d->body_a, "contact.body_a", 0) || !body_ok(w, d->body_b, "contact.body_b", 1)) return CTN_ERR_NOT_FOUND;
-    if (d->body_a == d->body_b)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.body_b: contact of body %d with itself", (int)d->body_a);
+    int a = ctn__body_index(w, d->body_a, "contact.body_a", 0);
+    int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "contact.body_b", 1);
+    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
+    if (a == b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.body_b: contact of body %lld with itself", (long long)d->body_a);
     if (!finite3(d->point)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.point: non-finite component");
     if (!finite3(d->normal)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.normal: non-finite component");
     double nn = sqrt(d->normal[0] * d->normal[0] + d->normal[1] * d->normal[1] + d->normal[2] * d->normal[2]);
@@ -42,9 +34,7 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.friction: %g must be finite and >= 0", d->friction);
     if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.restitution: %g is not in [0, 1]", d->restitution);
-    int both_static = !(w->props[d->body_a].flags & CTN_BODY_FLAG_DYNAMIC) &&
-                      (d->body_b < 0 || !(w->props[d->body_b].flags & CTN_BODY_FLAG_DYNAMIC));
-    (void)both_static; /* allowed: such a contact simply never acts */
+    /* a contact between two non-dynamic bodies is allowed: it simply never acts */
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     ctn_v3 n = ctn_v3_make((float)(d->normal[0] / nn), (float)(d->normal[1] / nn), (float)(d->normal[2] / nn));
@@ -55,7 +45,7 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
         pa[k] = d->point[k] - 0.5 * d->depth * nk;
         pb[k] = d->point[k] + 0.5 * d->depth * nk;
     }
-    *out = ctn__contact_def(w, d->body_a, d->body_b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev);
+    *out = ctn__contact_def(w, a, b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev);
     return CTN_OK;
 }
 
@@ -65,38 +55,47 @@ ctn_status ctn_contact_add(ctn_world *w, const ctn_contact_desc *d, ctn_joint_id
     ctn_status st = contact_build(w, d, NULL, &def);
     if (st != CTN_OK) return st;
     if (!ctn__collision_get(w)) return CTN_ERR_OUT_OF_MEMORY; /* so steps report contact counts */
-    return ctn__joint_insert(w, &def, -1, out);
+    int slot;
+    st = ctn__joint_insert(w, &def, &slot);
+    if (st == CTN_OK && out) *out = ctn__joint_handle(w, slot);
+    return st;
 }
 
-static ctn_status user_contact(ctn_world *w, ctn_joint_id id, const char *what) {
-    if (id < 0 || id >= w->joint_count || !w->joint_alive[id])
-        return ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint %d does not exist", what, (int)id);
-    if (w->joints[id].type != CTN_JT_CONTACT) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is not a contact", what, (int)id);
+/* The slot of a live user contact in *slot. */
+static ctn_status user_contact(ctn_world *w, ctn_joint_id handle, const char *what, int *slot) {
+    int id = ctn__joint_index(w, handle, what);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (w->joints[id].type != CTN_JT_CONTACT)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is not a contact", what, (long long)handle);
     if (w->joints[id].flags & CTN_JF_AUTO)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: contact %d belongs to the built-in collision detection", what, (int)id);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: contact %lld belongs to the built-in collision detection", what, (long long)handle);
+    *slot = id;
     return CTN_OK;
 }
 
-ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id id, const ctn_contact_desc *d) {
+ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id handle, const ctn_contact_desc *d) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn_status st = user_contact(w, id, "ctn_contact_update");
+    int id = -1;
+    ctn_status st = user_contact(w, handle, "ctn_contact_update", &id);
     if (st != CTN_OK) return st;
     ctn_joint_def def;
     st = contact_build(w, d, &w->joints[id], &def);
     if (st != CTN_OK) return st;
     if (def.a != w->joints[id].a || def.b != w->joints[id].b)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_contact_update: contact %d joins bodies %d and %d, not %d and %d", (int)id,
-                         w->joints[id].a, w->joints[id].b, def.a, def.b);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_contact_update: contact %lld joins bodies %lld and %lld, not %lld and %lld",
+                         (long long)handle, (long long)ctn__body_handle(w, w->joints[id].a), (long long)ctn__body_handle(w, w->joints[id].b),
+                         (long long)d->body_a, (long long)d->body_b);
     w->joints[id] = def;
     w->topology_dirty = 1; /* refreshes the solver copies; the impulses carry over by joint id */
     return CTN_OK;
 }
 
-ctn_status ctn_contact_remove(ctn_world *w, ctn_joint_id id) {
+ctn_status ctn_contact_remove(ctn_world *w, ctn_joint_id handle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn_status st = user_contact(w, id, "ctn_contact_remove");
+    int id = -1;
+    ctn_status st = user_contact(w, handle, "ctn_contact_remove", &id);
     if (st != CTN_OK) return st;
-    return ctn_joint_remove(w, id);
+    return ctn_joint_remove(w, handle);
 }
 
 ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capacity, int *count) {
@@ -119,9 +118,9 @@ ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capac
             ctn__pose_point(&pa, d->anchor_a, xa);
             ctn__pose_point(&pb, d->anchor_b, xb);
             ctn_v3 nrm = ctn_quat_rotate(pb.q, d->axis_b);
-            ci->joint = j;
-            ci->body_a = d->a;
-            ci->body_b = d->b;
+            ci->joint = ctn__joint_handle(w, j);
+            ci->body_a = ctn__body_handle(w, d->a);
+            ci->body_b = ctn__body_handle(w, d->b);
             for (int k = 0; k < 3; ++k) ci->point[k] = 0.5 * (xa[k] + xb[k]);
             ci->normal[0] = nrm.x, ci->normal[1] = nrm.y, ci->normal[2] = nrm.z;
             ci->separation = ctn_dot(nrm, ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb)); /* as the solver's g_n */

@@ -44,7 +44,7 @@ static int finite_n(const double *v, int n) {
     return 1;
 }
 
-/* Grows the body arrays to hold `need` ids; on failure nothing changes. */
+/* Grows the body arrays to hold `need` slots; on failure nothing changes. */
 static ctn_status body_reserve(ctn_world *w, int need) {
     if (need <= w->body_capacity) return CTN_OK;
     if (need > CTN_MAX_BODIES) return ctn__fail(w, CTN_ERR_LIMIT, "body count would exceed CTN_MAX_BODIES (%d)", CTN_MAX_BODIES);
@@ -58,12 +58,16 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     ctn_inertia *in = malloc(cap * sizeof *in);
     ctn_props *pr = malloc(cap * sizeof *pr);
     int *refs = malloc(cap * sizeof *refs);
-    if (!pose || !vel || !in || !pr || !refs) {
+    uint32_t *gen = malloc(cap * sizeof *gen);
+    int *free_slots = malloc(cap * sizeof *free_slots);
+    if (!pose || !vel || !in || !pr || !refs || !gen || !free_slots) {
         free(pose);
         free(vel);
         free(in);
         free(pr);
         free(refs);
+        free(gen);
+        free(free_slots);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing body arrays to %zu", cap);
     }
     size_t n = (size_t)w->body_count;
@@ -73,19 +77,56 @@ static ctn_status body_reserve(ctn_world *w, int need) {
         memcpy(in, w->inertia, n * sizeof *in);
         memcpy(pr, w->props, n * sizeof *pr);
         memcpy(refs, w->body_refs, n * sizeof *refs);
+        memcpy(gen, w->body_gen, n * sizeof *gen);
     }
+    if (w->body_free_count) memcpy(free_slots, w->body_free, (size_t)w->body_free_count * sizeof *free_slots);
     free(w->pose);
     free(w->vel);
     free(w->inertia);
     free(w->props);
     free(w->body_refs);
+    free(w->body_gen);
+    free(w->body_free);
     w->pose = pose;
     w->vel = vel;
     w->inertia = in;
     w->props = pr;
     w->body_refs = refs;
+    w->body_gen = gen;
+    w->body_free = free_slots;
     w->body_capacity = (int)cap;
     return CTN_OK;
+}
+
+ctn_status ctn__body_slot_take(ctn_world *w, int *slot) {
+    if (w->body_free_count > 0 && !w->append_slots) {
+        *slot = w->body_free[--w->body_free_count];
+        return CTN_OK;
+    }
+    ctn_status st = body_reserve(w, w->body_count + 1);
+    if (st != CTN_OK) return st;
+    *slot = w->body_count++;
+    w->body_gen[*slot] = 0;
+    return CTN_OK;
+}
+
+int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world) {
+    if (id == CTN_WORLD && allow_world) return -1;
+    int32_t i = ctn_handle_index(id), g = ctn_handle_generation(id);
+    if (id < 0 || i >= w->body_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld is not a body of this world (%d slots)", field, (long long)id, w->body_count);
+        return -2;
+    }
+    if ((uint32_t)g != w->body_gen[i]) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d, generation %d) is stale: that body was removed%s", field,
+                  (long long)id, (int)i, (int)g, (w->props[i].flags & CTN_BODY_FLAG_ALIVE) ? " and its slot reused" : "");
+        return -2;
+    }
+    if (!(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d) was removed", field, (long long)id, (int)i);
+        return -2;
+    }
+    return i;
 }
 
 /* Unit quaternion from a double (w, x, y, z); returns 0 when it cannot be normalised. */
@@ -124,9 +165,9 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     }
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    st = body_reserve(w, w->body_count + 1);
+    int id;
+    st = ctn__body_slot_take(w, &id);
     if (st != CTN_OK) return st;
-    int id = w->body_count;
     ctn_pose *p = &w->pose[id];
     memset(p, 0, sizeof *p);
     ctn__pose_set_position(p, d->position); /* two floats: round trip to ~2^-48 relative */
@@ -147,54 +188,44 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     memset(&w->inertia[id], 0, sizeof w->inertia[id]);
     w->inertia[id].inv_inertia = ctn_body_inverse_inertia(*p, *pr);
     w->body_refs[id] = 0;
-    w->body_count++;
     w->live_bodies++;
     w->bodies_dirty = 1;
-    w->topology_dirty = 1; /* the adjacency covers every body id */
-    if (out) *out = id;
+    w->topology_dirty = 1; /* the adjacency covers every body slot */
+    if (out) *out = ctn__handle(id, w->body_gen[id]);
     return CTN_OK;
 }
 
-int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world) {
-    if (id == CTN_WORLD && allow_world) return -1;
-    if (id < 0 || id >= w->body_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body id %d out of range (%d ids issued)", field, (int)id, w->body_count);
-        return -2;
-    }
-    if (!(w->props[id].flags & CTN_BODY_FLAG_ALIVE)) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d was removed", field, (int)id);
-        return -2;
-    }
-    return (int)id;
-}
-
-/* Returns 1 when id names a live body; otherwise records why. */
-static int body_live(ctn_world *w, ctn_body_id id, const char *what) { return ctn__body_index(w, id, what, 0) >= 0; }
-
-ctn_status ctn_body_remove(ctn_world *w, ctn_body_id id) {
+ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    if (!body_live(w, id, "ctn_body_remove")) return CTN_ERR_NOT_FOUND;
-    ctn__collision_body_removed(w, id); /* issue 5: its built-in contacts and shape go with it */
-    if (w->body_refs[id] > 0)
-        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %d is still used by %d joint(s); remove them first", (int)id,
-                         w->body_refs[id]);
+    int id = ctn__body_index(w, handle, "ctn_body_remove", 0);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
+    /* every check before the first change: the built-in contacts on the body go with it, any other joint
+     * keeps it in use */
+    int user_refs = w->body_refs[id] - ctn__collision_body_contacts(w, id);
+    if (user_refs > 0)
+        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is still used by %d joint(s); remove them first", (long long)handle,
+                         user_refs);
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
+    ctn__collision_body_removed(w, id); /* its built-in contacts and its shape */
     w->props[id].flags = 0;
     ctn__body_name_clear(w, id);
     w->vel[id].inv_mass = 0.0f;
     w->vel[id].v = w->vel[id].w = ctn_v3_zero();
     w->inertia[id].inv_inertia = ctn_sym3_zero();
+    w->body_gen[id] = (w->body_gen[id] + 1) & CTN__GENERATION_MASK;
+    w->body_free[w->body_free_count++] = id; /* the stack has room for every slot */
     w->live_bodies--;
     w->bodies_dirty = 1;
     w->topology_dirty = 1;
     return CTN_OK;
 }
 
-ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id id, ctn_body_state *out) {
+ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id handle, ctn_body_state *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_state: out is NULL");
-    if (!body_live(w, id, "ctn_body_get_state")) return CTN_ERR_NOT_FOUND;
+    int id = ctn__body_index(w, handle, "ctn_body_get_state", 0);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     const ctn_pose *p = &w->pose[id];
@@ -206,10 +237,11 @@ ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id id, ctn_body_state *out)
     return CTN_OK;
 }
 
-ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id id, const ctn_body_state *s) {
+ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id handle, const ctn_body_state *s) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_state: state is NULL");
-    if (!body_live(w, id, "ctn_body_set_state")) return CTN_ERR_NOT_FOUND;
+    int id = ctn__body_index(w, handle, "ctn_body_set_state", 0);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     if (!finite_n(s->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.position: non-finite component");
     if (!finite_n(s->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.velocity: non-finite component");
     if (!finite_n(s->angular_velocity, 3))
@@ -232,9 +264,10 @@ ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id id, const ctn_body_state
     return CTN_OK;
 }
 
-ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id id, const double force[3], const double torque[3]) {
+ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id handle, const double force[3], const double torque[3]) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    if (!body_live(w, id, "ctn_body_set_force")) return CTN_ERR_NOT_FOUND;
+    int id = ctn__body_index(w, handle, "ctn_body_set_force", 0);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     if (force && !finite_n(force, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "force: non-finite component");
     if (torque && !finite_n(torque, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "torque: non-finite component");
     ctn_status st = ctn__sync(w);

@@ -70,14 +70,17 @@ static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfini
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed) {
     double limit = w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY;
     if (!finite_v3(p->p) || !finite_v3(p->p_lo) || !isfinite(p->q.w) || !isfinite(p->q.x) || !isfinite(p->q.y) || !isfinite(p->q.z))
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite pose; the step was undone", i);
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite pose; the step was undone",
+                         (long long)ctn__body_handle(w, i));
     if (!finite_v3(v->v) || !finite_v3(v->w))
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d has a non-finite velocity; the step was undone", i);
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite velocity; the step was undone",
+                         (long long)ctn__body_handle(w, i));
     double sv = ctn_length(v->v), sw = ctn_length(v->w);
     double s = sv > sw ? sv : sw;
     *speed = s;
     if (s > limit)
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d reached %g %s (desc.max_speed %g); the step was undone", i, s,
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld reached %g %s (desc.max_speed %g); the step was undone",
+                         (long long)ctn__body_handle(w, i), s,
                          sv >= sw ? "m/s" : "rad/s", limit);
     return CTN_OK;
 }
@@ -92,8 +95,8 @@ ctn_status ctn__divergence_check(ctn_world *w, double *max_speed) {
     }
     for (int s = 0; s < 6 * w->topo.joint_count; ++s)
         if (!isfinite(w->topo.lambda[s]))
-            return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: joint %d has a non-finite impulse; the step was undone",
-                             w->topo.order[s / 6]);
+            return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: joint %lld has a non-finite impulse; the step was undone",
+                             (long long)ctn__joint_handle(w, w->topo.order[s / 6]));
     *max_speed = top;
     return CTN_OK;
 }

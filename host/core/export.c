@@ -1,4 +1,4 @@
-/* Read-only queries used by exporters (the CLI's CSV, VTK and SVG writers): id ranges and joint geometry. */
+/* Read-only queries used by exporters (the CLI's CSV, VTK and SVG writers): slot ranges, handles of slots and joint geometry. */
 #include "core/world.h"
 
 #include <string.h>
@@ -10,19 +10,36 @@ ctn_status ctn_world_id_counts(const ctn_world *w, int *bodies, int *joints) {
     return CTN_OK;
 }
 
-ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id id, ctn_joint_info *out) {
+ctn_status ctn_world_body_at(ctn_world *w, int index, ctn_body_id *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_body_at: out is NULL");
+    if (index < 0 || index >= w->body_count || !(w->props[index].flags & CTN_BODY_FLAG_ALIVE))
+        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_world_body_at: no live body in slot %d (%d slots)", index, w->body_count);
+    *out = ctn__body_handle(w, index);
+    return CTN_OK;
+}
+
+ctn_status ctn_world_joint_at(ctn_world *w, int index, ctn_joint_id *out) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_joint_at: out is NULL");
+    if (index < 0 || index >= w->joint_count || !w->joint_alive[index])
+        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_world_joint_at: no live joint in slot %d (%d slots)", index, w->joint_count);
+    *out = ctn__joint_handle(w, index);
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_info: out is NULL");
-    if (id < 0 || id >= w->joint_count)
-        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_joint_get_info: joint id %d out of range (%d ids issued)", (int)id, w->joint_count);
-    if (!w->joint_alive[id]) return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_joint_get_info: joint %d was removed", (int)id);
+    int id = ctn__joint_index(w, handle, "ctn_joint_get_info");
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     const ctn_joint_def *d = &w->joints[id];
     memset(out, 0, sizeof *out);
     out->type = (ctn_joint_type)d->type;
-    out->body_a = d->a;
-    out->body_b = d->b;
+    out->body_a = ctn__body_handle(w, d->a);
+    out->body_b = ctn__body_handle(w, d->b);
     /* world anchors in double from the two-float positions (world-side anchors are stored world-frame) */
     ctn_pose world = ctn__world_pose();
     ctn__pose_point(&w->pose[d->a], d->anchor_a, out->anchor_a);

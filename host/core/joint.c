@@ -22,47 +22,36 @@ ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
 
 static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-/* Pose of body b (CTN_WORLD: the identity at the origin). */
-static ctn_pose pose_of(const ctn_world *w, ctn_body_id b) { return b < 0 ? ctn__world_pose() : w->pose[b]; }
+/* Pose of body slot b (< 0: the world, the identity at the origin). */
+static ctn_pose pose_of(const ctn_world *w, int b) { return b < 0 ? ctn__world_pose() : w->pose[b]; }
 
-static int check_body(ctn_world *w, ctn_body_id b, const char *field, int allow_world) {
-    if (b == CTN_WORLD && allow_world) return 1;
-    if (b < 0 || b >= w->body_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body id %d out of range (%d ids issued)", field, (int)b, w->body_count);
-        return 0;
-    }
-    if (!(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body %d was removed", field, (int)b);
-        return 0;
-    }
-    return 1;
-}
-
-static int is_particle(const ctn_world *w, ctn_body_id b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_PARTICLE); }
+static int is_particle(const ctn_world *w, int b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_PARTICLE); }
 
 ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const double pivot[3], const double axis[3]) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!d || !pivot) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_desc_set_pivot: %s is NULL", d ? "pivot" : "desc");
     if (!finite3(pivot)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pivot: non-finite component");
     if (axis && !finite3(axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "axis: non-finite component");
-    if (!check_body(w, d->body_a, "joint.body_a", 0) || !check_body(w, d->body_b, "joint.body_b", 1)) return CTN_ERR_NOT_FOUND;
+    int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
+    int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "joint.body_b", 1);
+    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     /* pivot - position in double (positions are two floats), then into the body frame */
     double xa[3], xb[3] = {0.0, 0.0, 0.0};
-    ctn__pose_get_position(&w->pose[d->body_a], xa);
-    if (d->body_b >= 0) ctn__pose_get_position(&w->pose[d->body_b], xb);
+    ctn__pose_get_position(&w->pose[a], xa);
+    if (b >= 0) ctn__pose_get_position(&w->pose[b], xb);
     ctn_v3 ra = ctn_v3_make((float)(pivot[0] - xa[0]), (float)(pivot[1] - xa[1]), (float)(pivot[2] - xa[2]));
     ctn_v3 rb = ctn_v3_make((float)(pivot[0] - xb[0]), (float)(pivot[1] - xb[1]), (float)(pivot[2] - xb[2]));
-    ctn_v3 la = ctn_quat_rotate_inv(w->pose[d->body_a].q, ra);
-    ctn_v3 lb = d->body_b < 0 ? rb : ctn_quat_rotate_inv(w->pose[d->body_b].q, rb);
+    ctn_v3 la = ctn_quat_rotate_inv(w->pose[a].q, ra);
+    ctn_v3 lb = b < 0 ? rb : ctn_quat_rotate_inv(w->pose[b].q, rb);
     d->anchor_a[0] = la.x, d->anchor_a[1] = la.y, d->anchor_a[2] = la.z;
     d->anchor_b[0] = lb.x, d->anchor_b[1] = lb.y, d->anchor_b[2] = lb.z;
     if (axis) memcpy(d->axis, axis, sizeof d->axis);
     return CTN_OK;
 }
 
-/* Grows the joint arrays to hold `need` ids; on failure nothing changes. */
+/* Grows the joint arrays to hold `need` slots; on failure nothing changes. */
 static ctn_status joint_reserve(ctn_world *w, int need) {
     if (need <= w->joint_capacity) return CTN_OK;
     if (need > CTN_MAX_JOINTS) return ctn__fail(w, CTN_ERR_LIMIT, "joint count would exceed CTN_MAX_JOINTS (%d)", CTN_MAX_JOINTS);
@@ -74,10 +63,14 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     ctn_joint_def *defs = malloc(cap * sizeof *defs);
     unsigned char *alive = malloc(cap);
     int *slot = malloc(cap * sizeof *slot);
-    if (!defs || !alive || !slot) {
+    uint32_t *gen = malloc(cap * sizeof *gen);
+    int *free_slots = malloc(cap * sizeof *free_slots);
+    if (!defs || !alive || !slot || !gen || !free_slots) {
         free(defs);
         free(alive);
         free(slot);
+        free(gen);
+        free(free_slots);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing joint arrays to %zu", cap);
     }
     size_t n = (size_t)w->joint_count;
@@ -85,13 +78,19 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
         memcpy(defs, w->joints, n * sizeof *defs);
         memcpy(alive, w->joint_alive, n);
         memcpy(slot, w->joint_slot, n * sizeof *slot);
+        memcpy(gen, w->joint_gen, n * sizeof *gen);
     }
+    if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
     free(w->joints);
     free(w->joint_alive);
     free(w->joint_slot);
+    free(w->joint_gen);
+    free(w->joint_free);
     w->joints = defs;
     w->joint_alive = alive;
     w->joint_slot = slot;
+    w->joint_gen = gen;
+    w->joint_free = free_slots;
     w->joint_capacity = (int)cap;
     return CTN_OK;
 }
@@ -104,9 +103,11 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_SPRING)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
-    if (!check_body(w, d->body_a, "joint.body_a", 0) || !check_body(w, d->body_b, "joint.body_b", 1)) return CTN_ERR_NOT_FOUND;
-    if (d->body_a == d->body_b)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %d to itself", name, (int)d->body_a);
+    int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
+    int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "joint.body_b", 1);
+    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
+    if (a == b)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %lld to itself", name, (long long)d->body_a);
     if (!finite3(d->anchor_a)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
     if (!finite3(d->anchor_b)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: non-finite component");
     if (!isfinite(d->rest_length)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.rest_length: %g is not finite", d->rest_length);
@@ -114,26 +115,26 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
     int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED;
-    if (rigid_needed && (is_particle(w, d->body_a) || is_particle(w, d->body_b)))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %d is a particle", name,
-                         is_particle(w, d->body_a) ? (int)d->body_a : (int)d->body_b);
+    if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,
+                         is_particle(w, a) ? (long long)d->body_a : (long long)d->body_b);
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
 
     ctn_joint_def j;
     memset(&j, 0, sizeof j);
     j.type = (int)d->type;
-    j.a = d->body_a;
-    j.b = d->body_b;
+    j.a = a;
+    j.b = b;
     j.rows = joint_rows[d->type];
     /* particles have no orientation: their anchor is the particle itself */
-    j.anchor_a = is_particle(w, d->body_a) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_a[0], (float)d->anchor_a[1], (float)d->anchor_a[2]);
-    j.anchor_b = is_particle(w, d->body_b) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_b[0], (float)d->anchor_b[1], (float)d->anchor_b[2]);
+    j.anchor_a = is_particle(w, a) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_a[0], (float)d->anchor_a[1], (float)d->anchor_a[2]);
+    j.anchor_b = is_particle(w, b) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_b[0], (float)d->anchor_b[1], (float)d->anchor_b[2]);
     j.compliance = (float)(d->compliance >= 0.0 ? d->compliance : w->desc.compliance);
     j.damping_time = (float)(d->damping_time >= 0.0 ? d->damping_time : w->desc.damping_time);
     j.rel_q = ctn_quat_identity();
     /* anchor separation as the kernels measure it (ctn_joint_rows), from the two-float positions */
-    ctn_pose posa = pose_of(w, d->body_a), posb = pose_of(w, d->body_b);
+    ctn_pose posa = pose_of(w, a), posb = pose_of(w, b);
     float dist = ctn_length(ctn_point_sep(posa.p, posa.p_lo, ctn_quat_rotate(posa.q, j.anchor_a), posb.p, posb.p_lo,
                                           ctn_quat_rotate(posb.q, j.anchor_b)));
 
@@ -161,64 +162,59 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         if (!(n > 1e-9))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: (%g, %g, %g) has zero length", d->axis[0], d->axis[1], d->axis[2]);
         ctn_v3 ax = ctn_v3_make((float)(d->axis[0] / n), (float)(d->axis[1] / n), (float)(d->axis[2] / n));
-        j.axis_a = ctn_quat_rotate_inv(w->pose[d->body_a].q, ax);
-        j.axis_b = d->body_b < 0 ? ax : ctn_quat_rotate_inv(w->pose[d->body_b].q, ax);
+        j.axis_a = ctn_quat_rotate_inv(w->pose[a].q, ax);
+        j.axis_b = b < 0 ? ax : ctn_quat_rotate_inv(w->pose[b].q, ax);
         /* rest orientation: the zero of the hinge angle (limits and motors, issue 5) */
-        ctn_quat qb = d->body_b < 0 ? ctn_quat_identity() : w->pose[d->body_b].q;
-        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[d->body_a].q), qb);
+        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
     }
-    if (d->type == CTN_JOINT_FIXED) {
-        ctn_quat qb = d->body_b < 0 ? ctn_quat_identity() : w->pose[d->body_b].q;
-        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[d->body_a].q), qb);
-    }
+    if (d->type == CTN_JOINT_FIXED) j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
 
-    st = joint_reserve(w, w->joint_count + 1);
+    int id;
+    st = ctn__joint_insert(w, &j, &id);
     if (st != CTN_OK) return st;
-    int id = w->joint_count++;
-    w->joints[id] = j;
-    w->joint_alive[id] = 1;
-    w->joint_slot[id] = -1;
-    w->body_refs[j.a]++;
-    if (j.b >= 0) w->body_refs[j.b]++;
-    w->live_joints++;
-    w->topology_dirty = 1;
-    if (out) *out = id;
+    if (out) *out = ctn__joint_handle(w, id);
     return CTN_OK;
 }
 
 int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
-    if (id < 0 || id >= w->joint_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint id %d out of range (%d ids issued)", field, (int)id, w->joint_count);
-        return -2;
+    int32_t j = ctn_handle_index(id), g = ctn_handle_generation(id);
+    if (id < 0 || j >= w->joint_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld is not a joint of this world (%d slots)", field, (long long)id,
+                  w->joint_count);
+        return -1;
     }
-    if (!w->joint_alive[id]) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint %d was removed", field, (int)id);
-        return -2;
+    if ((uint32_t)g != w->joint_gen[j]) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d, generation %d) is stale: that joint was removed%s", field,
+                  (long long)id, (int)j, (int)g, w->joint_alive[j] ? " and its slot reused" : "");
+        return -1;
     }
-    return (int)id;
+    if (!w->joint_alive[j]) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d) names a free slot", field, (long long)id, (int)j);
+        return -1;
+    }
+    return j;
 }
 
-static int joint_live(ctn_world *w, ctn_joint_id id, const char *what) { return ctn__joint_index(w, id, what) >= 0; }
-
-ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id id) {
+ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    if (!joint_live(w, id, "ctn_joint_remove")) return CTN_ERR_NOT_FOUND;
+    int id = ctn__joint_index(w, handle, "ctn_joint_remove");
+    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (w->joints[id].flags & CTN_JF_AUTO)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
+                         "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)handle);
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    w->joint_alive[id] = 0;
-    w->body_refs[w->joints[id].a]--;
-    if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;
-    w->live_joints--;
-    w->topology_dirty = 1;
+    ctn__joint_kill(w, id);
     return CTN_OK;
 }
 
 int ctn_world_joint_count(const ctn_world *w) { return w ? w->live_joints : 0; }
 
-ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id id, double impulse[6], int *rows) {
+ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impulse[6], int *rows) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!impulse) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_impulse: impulse is NULL");
-    if (!joint_live(w, id, "ctn_joint_get_impulse")) return CTN_ERR_NOT_FOUND;
+    int id = ctn__joint_index(w, handle, "ctn_joint_get_impulse");
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     int slot = w->topology_dirty ? -1 : w->joint_slot[id];
@@ -229,11 +225,14 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id id, double impulse[6
 
 /* ---- limits, motors, ropes (issue 5) --------------------------------------------------------------- */
 
-static ctn_status joint_of_type(ctn_world *w, ctn_joint_id id, int type, const char *what) {
-    if (!joint_live(w, id, what)) return CTN_ERR_NOT_FOUND;
+/* The slot of a live joint of the given type in *slot, and the host arrays brought up to date. */
+static ctn_status joint_of_type(ctn_world *w, ctn_joint_id handle, int type, const char *what, int *slot) {
+    int id = ctn__joint_index(w, handle, what);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     if (w->joints[id].type != type)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is a %s joint, not a %s joint", what, (int)id,
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)handle,
                          ctn_joint_type_name((ctn_joint_type)w->joints[id].type), ctn_joint_type_name((ctn_joint_type)type));
+    *slot = id;
     return ctn__sync(w);
 }
 
@@ -244,9 +243,10 @@ static void hinge_rows_changed(ctn_world *w, ctn_joint_def *j) {
     w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
 }
 
-ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id id, int enabled, double lower, double upper) {
+ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, double lower, double upper) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn_status st = joint_of_type(w, id, CTN_JT_HINGE, "ctn_joint_set_limits");
+    int id = -1;
+    ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_set_limits", &id);
     if (st != CTN_OK) return st;
     const double pi = 3.14159265358979323846;
     if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || lower < -pi || upper > pi))
@@ -264,9 +264,10 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id id, int enabled, doub
     return CTN_OK;
 }
 
-ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id id, int enabled, double speed, double max_torque) {
+ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn_status st = joint_of_type(w, id, CTN_JT_HINGE, "ctn_joint_set_motor");
+    int id = -1;
+    ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_set_motor", &id);
     if (st != CTN_OK) return st;
     if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
@@ -284,9 +285,10 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id id, int enabled, doubl
     return CTN_OK;
 }
 
-ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id id, int enabled) {
+ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn_status st = joint_of_type(w, id, CTN_JT_DISTANCE, "ctn_joint_set_rope");
+    int id = -1;
+    ctn_status st = joint_of_type(w, handle, CTN_JT_DISTANCE, "ctn_joint_set_rope", &id);
     if (st != CTN_OK) return st;
     if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
     else w->joints[id].flags &= ~CTN_JF_ROPE;
@@ -294,12 +296,14 @@ ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id id, int enabled) {
     return CTN_OK;
 }
 
-ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id id, double rest_length) {
+ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double rest_length) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    if (!joint_live(w, id, "ctn_joint_set_rest_length")) return CTN_ERR_NOT_FOUND;
+    int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
+    if (id < 0) return CTN_ERR_NOT_FOUND;
     ctn_joint_def *j = &w->joints[id];
     if (j->type != CTN_JT_DISTANCE && j->type != CTN_JT_SPRING)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: joint %d is a %s joint, not a distance or spring joint", (int)id,
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: joint %lld is a %s joint, not a distance or spring joint",
+                             (long long)handle,
                          ctn_joint_type_name((ctn_joint_type)j->type));
     double least = j->type == CTN_JT_DISTANCE ? 1e-6 : 0.0; /* a distance joint needs a direction between its anchors */
     if (!(rest_length >= least) || !isfinite(rest_length) || rest_length > 1e30)
@@ -311,41 +315,53 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id id, double rest_
     return CTN_OK;
 }
 
-ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id id, double *angle) {
+ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
-    ctn_status st = joint_of_type(w, id, CTN_JT_HINGE, "ctn_joint_get_angle");
+    int id = -1;
+    ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_get_angle", &id);
     if (st != CTN_OK) return st;
     const ctn_joint_def *j = &w->joints[id];
     *angle = ctn_hinge_angle(*j, w->pose[j->a], j->b >= 0 ? w->pose[j->b] : ctn__world_pose());
     return CTN_OK;
 }
 
-/* ---- internal joint insertion for contacts (host/contact.c, host/collide.c) ----------------------- */
+/* ---- joints by slot (also for contacts: host/contact.c, host/collide.c) --------------------------- */
 
-ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, ctn_joint_id reuse, ctn_joint_id *out) {
-    int id = reuse;
-    if (id < 0 || id >= w->joint_count || w->joint_alive[id]) {
-        ctn_status st = joint_reserve(w, w->joint_count + 1);
-        if (st != CTN_OK) return st;
-        id = w->joint_count++;
+ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
+    if (w->joint_free_count > 0 && !w->append_slots) {
+        *slot = w->joint_free[--w->joint_free_count];
+        return CTN_OK;
     }
+    ctn_status st = joint_reserve(w, w->joint_count + 1);
+    if (st != CTN_OK) return st;
+    *slot = w->joint_count++;
+    w->joint_gen[*slot] = 0;
+    w->joint_alive[*slot] = 0;
+    return CTN_OK;
+}
+
+ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) {
+    int id;
+    ctn_status st = ctn__joint_slot_take(w, &id);
+    if (st != CTN_OK) return st;
     w->joints[id] = *def;
     w->joint_alive[id] = 1;
-    w->joint_slot[id] = -1; /* a recycled id starts cold: no warm start from its previous owner */
+    w->joint_slot[id] = -1; /* a reused slot starts cold: no warm start from its previous joint */
     w->body_refs[def->a]++;
     if (def->b >= 0) w->body_refs[def->b]++;
     w->live_joints++;
     w->topology_dirty = 1;
-    if (out) *out = id;
+    *slot = id;
     return CTN_OK;
 }
 
-void ctn__joint_kill(ctn_world *w, ctn_joint_id id) {
-    if (id < 0 || id >= w->joint_count || !w->joint_alive[id]) return;
+void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
     w->body_refs[w->joints[id].a]--;
     if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;
+    w->joint_gen[id] = (w->joint_gen[id] + 1) & CTN__GENERATION_MASK;
+    w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
     w->live_joints--;
     w->topology_dirty = 1;
 }

@@ -269,6 +269,10 @@ void ctn_world_destroy(ctn_world *w) {
     free(w->joints);
     free(w->joint_alive);
     free(w->joint_slot);
+    free(w->body_gen);
+    free(w->body_free);
+    free(w->joint_gen);
+    free(w->joint_free);
     free(w);
 }
 

@@ -67,8 +67,10 @@ struct ctn_world {
     ctn_fault fault;          /* desc.debug.fault parsed at creation (host/core/fault.c) */
     char error[2048];
 
-    /* Bodies, indexed by id (ids are never reused). Removed bodies keep a slot without the ALIVE flag. */
-    int body_count;           /* ids issued */
+    /* Bodies, indexed by slot. A removed body's slot loses the ALIVE flag, its generation is bumped and the
+     * slot goes on body_free for reuse; the public handle is the slot index and its generation
+     * (ctn__handle). */
+    int body_count;           /* slots in use or freed: the high-water mark of live bodies */
     int body_capacity;
     int live_bodies;
     ctn_pose *pose;
@@ -78,14 +80,22 @@ struct ctn_world {
     int *body_refs;           /* joints referencing each body */
     char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
     int body_names_capacity;
+    uint32_t *body_gen;       /* [body_capacity] generation of each slot */
+    int *body_free;           /* [body_capacity] freed slots, a stack (the last freed is reused first) */
+    int body_free_count;
 
-    /* Joints, indexed by id (ids are never reused). */
-    int joint_count;          /* ids issued */
+    /* Joints (contacts included), indexed by slot, with generations and a free stack like the bodies. */
+    int joint_count;          /* slots in use or freed */
     int joint_capacity;
     int live_joints;
     ctn_joint_def *joints;
     unsigned char *joint_alive;
-    int *joint_slot;          /* joint id -> solver slot in topo (-1: none / spring) */
+    int *joint_slot;          /* joint index -> solver slot in topo (-1: none / spring) */
+    uint32_t *joint_gen;
+    int *joint_free;
+    int joint_free_count;
+    int append_slots;         /* > 0 while scene generators and scene files build: new bodies and joints take
+                                 fresh slots at the end, so their handles are consecutive (see catena.h) */
 
     ctn_topology topo;
     int topology_dirty;       /* joints or body kinds changed: rebuild before the next step */
@@ -118,14 +128,30 @@ struct ctn_world {
  * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
 static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 && n > (size_t)-1 / size; }
 
-/* The index of a live body (CTN_WORLD gives -1 when allow_world), or -2 with CTN_ERR_NOT_FOUND recorded
- * as "FIELD: body id ..." (host/core/body.c); the same for joints (host/core/joint.c). */
+/* Handles (catena.h): slot index in bits 0-31, generation in bits 32-62. */
+#define CTN__GENERATION_MASK 0x7fffffffu
+static inline int64_t ctn__handle(int index, uint32_t generation) {
+    return (int64_t)(((uint64_t)(generation & CTN__GENERATION_MASK) << 32) | (uint32_t)index);
+}
+/* The slot of a live body handle (CTN_WORLD gives -1 when allow_world), or -2 with CTN_ERR_NOT_FOUND
+ * recorded: "FIELD: body handle H (index I, generation G) ..." saying whether it is out of range, removed
+ * or stale (its slot now holds a later body). */
 int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world);
+/* The same for joints and contacts. */
 int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
+/* Public handle of body slot i (CTN_WORLD for i < 0) and of joint slot j. */
+static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) { return i < 0 ? CTN_WORLD : ctn__handle(i, w->body_gen[i]); }
+static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) { return ctn__handle(j, w->joint_gen[j]); }
+/* Takes a slot for a new body / joint (from the free stack unless w->append_slots) after growing the arrays;
+ * nothing changes on failure. */
+ctn_status ctn__body_slot_take(ctn_world *w, int *slot);
+ctn_status ctn__joint_slot_take(ctn_world *w, int *slot);
 
-/* The public id of body index i (CTN_WORLD for i < 0) and of joint index j. */
-static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) { return (void)w, i < 0 ? CTN_WORLD : (ctn_body_id)i; }
-static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) { return (void)w, (ctn_joint_id)j; }
+/* Ends a stretch of scene building begun with w->append_slots++ and passes its status through. */
+static inline ctn_status ctn__append_end(ctn_world *w, ctn_status st) {
+    w->append_slots--;
+    return st;
+}
 
 /* Body names (host/core/body_names.c): forgets the name of body i; of every body from index `first` on
  * (a rolled-back scene build); frees them all. */
@@ -206,15 +232,17 @@ void ctn__snapshot_free(ctn_world *w);
 /* Issue 7: the check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
 
-/* Issue 5 (host/joint.c): inserts a joint definition without validation, recycling the dead id `reuse`
- * when it is >= 0 (built-in contacts), and kills a joint (no checks). Both mark the topology dirty. */
-ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, ctn_joint_id reuse, ctn_joint_id *out);
-void ctn__joint_kill(ctn_world *w, ctn_joint_id id);
+/* Joints by slot (host/joint.c): inserts a definition without validation into a new slot (*slot gets it),
+ * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
+ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot);
+void ctn__joint_kill(ctn_world *w, int slot);
 /* Issue 5 (host/collide.c): contact generation before the topology rebuild of a step (does nothing
  * without shapes); frees the collision state; drops the built-in contacts of a body being removed. */
 ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
 void ctn__collision_free(ctn_world *w);
-void ctn__collision_body_removed(ctn_world *w, ctn_body_id body);
+void ctn__collision_body_removed(ctn_world *w, int body);
+/* Built-in contacts on body slot `body` (they go with the body when it is removed). */
+int ctn__collision_body_contacts(const ctn_world *w, int body);
 
 /* Backends. */
 extern const ctn_backend_ops ctn__cpu_backend;

@@ -4,14 +4,17 @@
  *   header, 64 bytes: magic "CATENACK", u32 version, u32 byte-order mark 0x01020304, u32 sizes of the six
  *   stored records (pose, vel, inertia, props, joint def, world desc), u64 payload bytes, u64 FNV-1a 64
  *   hash of the payload, u64 reserved;
- *   payload: settings, the caller's step counter and text, the body arrays by id (pose, with the two-float
- *   position since version 2; velocity, world inverse inertia, properties with flags and forces, joint
- *   reference counts), the joint definitions by id with their alive flags, and each joint's 6 warm-start
- *   impulses by id. Version 1 files (float32 positions, 32-byte poses) are refused with a message.
+ *   payload: settings, the caller's step counter and text; the slot counts (body slots, live bodies, free
+ *   body slots, joint slots, live joints, free joint slots); the body arrays by slot (pose with the two-float
+ *   position, velocity, world inverse inertia, properties with flags and forces, joint reference counts,
+ *   generations) and the free body slots in stack order; the joint definitions by slot with their alive
+ *   flags and generations, the free joint slots, and each joint's 6 warm-start impulses by slot.
+ *   Version 3 added the generations and free stacks of the handles; older files are refused with a message.
  *
- * The arrays are the host arrays byte for byte, so a loaded world continues exactly. Impulses are stored
- * by joint id; the solver order they live in (topo.lambda, by colour) is rebuilt on load by the same
- * deterministic colouring of the same joints, and the impulses are put back through joint_slot. */
+ * The arrays are the host arrays byte for byte, so a loaded world continues exactly and issues the same
+ * handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
+ * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
+ * through joint_slot. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/world.h"
 
@@ -23,7 +26,7 @@
 #include <unistd.h>
 
 #define CK_MAGIC "CATENACK"
-#define CK_VERSION 2u /* 2: two-float positions (ctn_pose.p_lo, 48-byte poses); 1: float32 positions */
+#define CK_VERSION 3u /* 3: handle generations and free slots; 2: two-float positions; 1: float32 positions */
 #define CK_BOM 0x01020304u
 #define CK_HEADER 64
 
@@ -51,7 +54,6 @@ static void put(ck_writer *w, const void *data, size_t n) {
     w->hash = fnv1a(w->hash, data, n);
     w->bytes += n;
 }
-static void put_i32(ck_writer *w, int32_t v) { put(w, &v, sizeof v); }
 static void put_str(ck_writer *w, const char *s) {
     uint32_t n = s ? (uint32_t)strlen(s) : 0;
     put(w, &n, sizeof n);
@@ -112,17 +114,19 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     put(&wr, &step, sizeof step);
     put_str(&wr, user);
     size_t nb = (size_t)w->body_count, nj = (size_t)w->joint_count;
-    put_i32(&wr, w->body_count);
-    put_i32(&wr, w->live_bodies);
+    int32_t counts[6] = {w->body_count, w->live_bodies, w->body_free_count, w->joint_count, w->live_joints, w->joint_free_count};
+    put(&wr, counts, sizeof counts);
     put(&wr, w->pose, nb * sizeof *w->pose);
     put(&wr, w->vel, nb * sizeof *w->vel);
     put(&wr, w->inertia, nb * sizeof *w->inertia);
     put(&wr, w->props, nb * sizeof *w->props);
     put(&wr, w->body_refs, nb * sizeof *w->body_refs);
-    put_i32(&wr, w->joint_count);
-    put_i32(&wr, w->live_joints);
+    put(&wr, w->body_gen, nb * sizeof *w->body_gen);
+    put(&wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
     put(&wr, w->joints, nj * sizeof *w->joints);
     put(&wr, w->joint_alive, nj);
+    put(&wr, w->joint_gen, nj * sizeof *w->joint_gen);
+    put(&wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
     float zero[6] = {0, 0, 0, 0, 0, 0};
     for (size_t j = 0; j < nj; ++j) {
         int s = w->joint_slot[j];
@@ -163,11 +167,6 @@ static int get(ck_reader *r, void *out, size_t n) {
     r->p += n;
     r->left -= n;
     return 1;
-}
-static int32_t get_i32(ck_reader *r) {
-    int32_t v = 0;
-    get(r, &v, sizeof v);
-    return v;
 }
 /* A length-prefixed string into out (truncation is an error). */
 static int get_str(ck_reader *r, char *out, size_t size) {
@@ -216,9 +215,9 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
     }
     if (u[0] != CK_VERSION) {
         fclose(f);
-        if (u[0] == 1u)
-            ERR("%s: checkpoint format version 1 (float32 body positions) is no longer read; this catena reads version %u "
-                "(two-float positions): rerun the scene to write a new checkpoint", path, CK_VERSION);
+        if (u[0] == 1u || u[0] == 2u)
+            ERR("%s: checkpoint format version %u is no longer read; this catena reads version %u (%s): rerun the scene to "
+                "write a new checkpoint", path, u[0], CK_VERSION, "generation-checked handles, collision state");
         else ERR("%s: checkpoint format version %u; this catena reads version %u", path, u[0], CK_VERSION);
         return CTN_ERR_UNSUPPORTED;
     }
@@ -292,16 +291,10 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     if (st != CTN_OK) return st;
     ck_reader r = {buf, n, 0};
     int ok = read_info(&r, info);
-    if (ok) {
-        info->bodies = get_i32(&r);
-        /* the joint count follows the body arrays */
-        size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int);
-        if (info->bodies >= 0 && (size_t)info->bodies <= r.left / per_body) {
-            get(&r, NULL, sizeof(int32_t) + (size_t)info->bodies * per_body);
-            info->joints = get_i32(&r);
-        } else {
-            ok = 0;
-        }
+    int32_t counts[6];
+    if (ok && get(&r, counts, sizeof counts)) {
+        info->bodies = counts[0];
+        info->joints = counts[3];
     }
     free(buf);
     if (!ok || r.short_read) {
@@ -310,6 +303,42 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     }
     info->desc.device = info->device[0] ? info->device : NULL;
     return CTN_OK;
+}
+
+/* Whether stack[0..n) names distinct slots in [0, slots) that are not alive (alive[i] != 0: live). */
+static int free_stack_ok(const int *stack, int n, int slots, const unsigned char *alive) {
+    unsigned char *seen = calloc((size_t)slots + 1, 1);
+    int ok = seen != NULL;
+    for (int k = 0; ok && k < n; ++k) {
+        int i = stack[k];
+        ok = i >= 0 && i < slots && !alive[i] && !seen[i];
+        if (ok) seen[i] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+/* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
+ * range, free stacks naming distinct dead slots, generations within the mask. Also clears joint_slot. */
+static int slots_consistent(ctn_world *w) {
+    unsigned char *body_alive = malloc((size_t)w->body_count + 1);
+    if (!body_alive) return 0;
+    int ok = 1;
+    for (int i = 0; i < w->body_count; ++i) {
+        body_alive[i] = (w->props[i].flags & CTN_BODY_FLAG_ALIVE) != 0;
+        if (w->body_gen[i] > CTN__GENERATION_MASK) ok = 0;
+    }
+    for (int j = 0; j < w->joint_count; ++j) {
+        const ctn_joint_def *d = &w->joints[j];
+        w->joint_slot[j] = -1;
+        if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
+            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_CONTACT || d->rows < 0 || d->rows > CTN_MAX_ROWS)
+            ok = 0;
+    }
+    ok = ok && free_stack_ok(w->body_free, w->body_free_count, w->body_count, body_alive) &&
+         free_stack_ok(w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);
+    free(body_alive);
+    return ok;
 }
 
 ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_world **out, ctn_checkpoint_info *info_out, char *err,
@@ -333,10 +362,17 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     }
     if (!read_info(&r, info)) goto corrupt;
     info->desc.device = info->device[0] ? info->device : NULL;
-    int32_t nb = get_i32(&r), live_b = get_i32(&r);
-    size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int);
-    if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || live_b > nb || (size_t)nb > r.left / per_body) goto corrupt;
+    int32_t c[6];
+    get(&r, c, sizeof c);
+    int32_t nb = c[0], live_b = c[1], free_b = c[2], nj = c[3], live_j = c[4], free_j = c[5];
+    size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int) + sizeof(uint32_t);
+    size_t per_joint = sizeof(ctn_joint_def) + 1 + sizeof(uint32_t) + 6 * sizeof(float);
+    if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || free_b < 0 || live_b + free_b != nb || nj < 0 ||
+        nj > CTN_MAX_JOINTS || live_j < 0 || free_j < 0 || live_j + free_j != nj ||
+        (size_t)nb > r.left / per_body || (size_t)nj > r.left / per_joint)
+        goto corrupt;
     info->bodies = nb;
+    info->joints = nj;
     st = ctn_world_create(desc ? desc : &info->desc, &w, err, err_size);
     if (st != CTN_OK) {
         free(buf);
@@ -349,47 +385,43 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->inertia = malloc(cap * sizeof *w->inertia);
     w->props = malloc(cap * sizeof *w->props);
     w->body_refs = malloc(cap * sizeof *w->body_refs);
-    if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs) goto oom;
+    w->body_gen = malloc(cap * sizeof *w->body_gen);
+    w->body_free = malloc(cap * sizeof *w->body_free);
+    if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs || !w->body_gen || !w->body_free) goto oom;
     w->body_capacity = (int)cap;
     get(&r, w->pose, (size_t)nb * sizeof *w->pose);
     get(&r, w->vel, (size_t)nb * sizeof *w->vel);
     get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
     get(&r, w->props, (size_t)nb * sizeof *w->props);
     get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
+    get(&r, w->body_gen, (size_t)nb * sizeof *w->body_gen);
+    get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
     w->live_bodies = live_b;
-    int32_t nj = get_i32(&r), live_j = get_i32(&r);
-    size_t per_joint = sizeof(ctn_joint_def) + 1 + 6 * sizeof(float);
-    if (r.short_read || nj < 0 || nj > CTN_MAX_JOINTS || live_j < 0 || live_j > nj || (size_t)nj > r.left / per_joint) goto corrupt;
-    info->joints = nj;
+    w->body_free_count = free_b;
     cap = nj > 0 ? (size_t)nj : 1;
     w->joints = malloc(cap * sizeof *w->joints);
     w->joint_alive = malloc(cap);
     w->joint_slot = malloc(cap * sizeof *w->joint_slot);
+    w->joint_gen = malloc(cap * sizeof *w->joint_gen);
+    w->joint_free = malloc(cap * sizeof *w->joint_free);
     float *lambda = malloc(cap * 6 * sizeof *lambda);
-    if (!w->joints || !w->joint_alive || !w->joint_slot || !lambda) {
+    if (!w->joints || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
         free(lambda);
         goto oom;
     }
     w->joint_capacity = (int)cap;
     get(&r, w->joints, (size_t)nj * sizeof *w->joints);
     get(&r, w->joint_alive, (size_t)nj);
+    get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
+    get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
     get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
     w->joint_count = nj;
     w->live_joints = live_j;
-    if (r.short_read || r.left != 0) {
+    w->joint_free_count = free_j;
+    if (r.short_read || r.left != 0 || !slots_consistent(w)) {
         free(lambda);
         goto corrupt;
-    }
-    /* structural sanity: joint bodies in range */
-    for (int32_t j = 0; j < nj; ++j) {
-        const ctn_joint_def *d = &w->joints[j];
-        w->joint_slot[j] = -1;
-        if (d->a < 0 || d->a >= nb || d->b < -1 || d->b >= nb || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_SPRING || d->rows < 0 ||
-            d->rows > CTN_MAX_ROWS) {
-            free(lambda);
-            goto corrupt;
-        }
     }
     w->topology_dirty = 1;
     w->bodies_dirty = 1;

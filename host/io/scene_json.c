@@ -84,7 +84,8 @@ int64_t ctn_scene_joint_count(const ctn_scene *s) { return s ? s->total_joints :
 
 /* ---- building ------------------------------------------------------------------------------------ */
 
-/* Removes everything added after the world had nb body ids and nj joint ids (ids are only appended). */
+/* Removes everything added after the world had nb body slots and nj joint slots (scene building only
+ * appends fresh slots, whose generation is 0, so truncation restores the world). */
 static void rollback(ctn_world *w, int nb, int nj, int topology_dirty, int bodies_dirty) {
     for (int j = nj; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
@@ -114,6 +115,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
     if (st != CTN_OK) return st;
     int nb = w->body_count, nj = w->joint_count, td = w->topology_dirty, bd = w->bodies_dirty;
     char where[64] = "";
+    w->append_slots++; /* file body i is slot nb + i, whose handle is nb + i (generation 0) */
     for (int i = 0; i < s->body_count && st == CTN_OK; ++i) {
         snprintf(where, sizeof where, "bodies[%d]", i);
         st = ctn_body_add(w, &s->bodies[i].d, NULL);
@@ -145,6 +147,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
         if (s->joints[j].has_pivot) st = ctn_joint_desc_set_pivot(w, &d, s->joints[j].pivot, s->joints[j].has_axis ? d.axis : NULL);
         if (st == CTN_OK) st = ctn_joint_add(w, &d, NULL);
     }
+    w->append_slots--;
     if (st != CTN_OK) {
         char msg[sizeof w->error];
         snprintf(msg, sizeof msg, "%s", w->error);
@@ -599,7 +602,7 @@ static int parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg) {
 static const char *const joint_types[] = {"distance", "ball", "hinge", "fixed", "spring", NULL};
 
 /* A body reference: an index into the scene's bodies, a body name, or "world". */
-static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *path, int allow_world, int *out) {
+static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *path, int allow_world, ctn_body_id *out) {
     const cJSON *v = member(j, key);
     char p[PATH_MAX_LEN];
     join_path(p, path, key);
@@ -657,7 +660,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (member(j, "b") && !parse_body_ref(c, j, "b", path, 1, &sj->d.body_b)) return 0;
     if (sj->d.body_a == sj->d.body_b) {
         join_path(p, path, "b");
-        return fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", sj->d.body_b);
+        return fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", (int)sj->d.body_b);
     }
     int ra = get_vec(c, j, "anchor_a", path, 3, sj->d.anchor_a);
     if (ra < 0) return 0;

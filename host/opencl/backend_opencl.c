@@ -587,7 +587,8 @@ static ctn_status check_divergence(ctn_world *w, ctn_ocl *o, const float *stats,
         TRY(read_body(w, o, bad, &p, &v));
         double speed = 0.0;
         if (ctn__divergence_body(w, bad, &p, &v, &speed) == CTN_OK) /* rounding between device and host */
-            ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %d reached %g (desc.max_speed %g); the step was undone", (int)bad, speed,
+            ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld reached %g (desc.max_speed %g); the step was undone",
+                      (long long)ctn__body_handle(w, (int)bad), speed,
                       w->desc.max_speed);
         snprintf(msg, sizeof msg, "%s", w->error);
     } else {

@@ -33,7 +33,7 @@ static void quat_x_to(const double u[3], double q[4]) {
     q[0] = w / n, q[1] = x / n, q[2] = y / n, q[3] = z / n;
 }
 
-ctn_status ctn_scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
+static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_chain: desc is NULL");
     if (d->links < 1 || d->links > CTN_MAX_BODIES - w->body_count)
@@ -86,7 +86,7 @@ ctn_status ctn_scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *f
     return CTN_OK;
 }
 
-ctn_status ctn_scene_grid(ctn_world *w, int nx, int ny, double spacing) {
+static ctn_status scene_grid(ctn_world *w, int nx, int ny, double spacing) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (nx < 1 || ny < 1 || (long long)nx * ny > CTN_MAX_BODIES / 2)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "grid: %d x %d is not a valid size", nx, ny);
@@ -123,7 +123,7 @@ ctn_status ctn_scene_grid(ctn_world *w, int nx, int ny, double spacing) {
     return CTN_OK;
 }
 
-ctn_status ctn_scene_bridge(ctn_world *w, int planks) {
+static ctn_status scene_bridge(ctn_world *w, int planks) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (planks < 1 || planks > CTN_MAX_BODIES / 2) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "bridge.planks: %d is not valid", planks);
     const double len = 1.0, z_axis[3] = {0.0, 0.0, 1.0};
@@ -153,7 +153,7 @@ ctn_status ctn_scene_bridge(ctn_world *w, int planks) {
     return CTN_OK;
 }
 
-ctn_status ctn_scene_cradle(ctn_world *w, int balls) {
+static ctn_status scene_cradle(ctn_world *w, int balls) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (balls < 1 || balls > 100000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "cradle.balls: %d is not in [1, 100000]", balls);
     /* pendulums of length 1 m with 0.1 m balls touching; the first is raised 45 degrees. Balls do not
@@ -180,7 +180,7 @@ ctn_status ctn_scene_cradle(ctn_world *w, int balls) {
     return CTN_OK;
 }
 
-ctn_status ctn_scene_double_pendulum(ctn_world *w) {
+static ctn_status scene_double_pendulum(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     const double len = 1.0, z_axis[3] = {0.0, 0.0, 1.0};
     ctn_body_desc bd = ctn_body_desc_default();
@@ -251,7 +251,7 @@ static long parse_count(const char *s) {
     return v;
 }
 
-ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
+static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (!spec) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene spec is NULL");
     const char *colon = strchr(spec, ':');
@@ -306,4 +306,42 @@ ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                      "scene '%s': unknown generator (chain:N, heavy_chain:N, rope:N, grid:NXxNY, bridge:N, cradle:N, double_pendulum, "
                      "capsule_chain:N, pile:N, bridge_limits:N, wheel, contact_cradle:N, tree:N)", spec);
+}
+
+/* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
+ * consecutive (catena.h). */
+ctn_status ctn_scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_chain(w, d, first));
+}
+
+ctn_status ctn_scene_grid(ctn_world *w, int nx, int ny, double spacing) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_grid(w, nx, ny, spacing));
+}
+
+ctn_status ctn_scene_bridge(ctn_world *w, int planks) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_bridge(w, planks));
+}
+
+ctn_status ctn_scene_cradle(ctn_world *w, int balls) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_cradle(w, balls));
+}
+
+ctn_status ctn_scene_double_pendulum(ctn_world *w) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_double_pendulum(w));
+}
+
+ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_from_spec(w, spec));
 }

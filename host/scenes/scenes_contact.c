@@ -26,7 +26,7 @@ static ctn_status add_floor(ctn_world *w, double friction) {
     return ctn_world_add_plane(w, up, 0.0, friction, 0.0, NULL);
 }
 
-ctn_status ctn_scene_capsule_chain(ctn_world *w, int links) {
+static ctn_status scene_capsule_chain(ctn_world *w, int links) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (links < 1 || links > CTN_MAX_BODIES / 2)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "capsule_chain.links: %d is not in [1, %d]", links, CTN_MAX_BODIES / 2);
@@ -77,7 +77,7 @@ static double jitter(uint32_t *s) {
     return (double)(*s >> 8) / 8388608.0 - 1.0;
 }
 
-ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
+static ctn_status scene_pile(ctn_world *w, int spheres) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (spheres < 1 || spheres > 10000000)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pile.spheres: %d is not in [1, 10000000]", spheres);
@@ -110,7 +110,7 @@ ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
     return CTN_OK;
 }
 
-ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
+static ctn_status scene_bridge_limits(ctn_world *w, int planks) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (planks < 1 || planks > 1000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "bridge_limits.planks: %d is not valid", planks);
     int first_body = w->body_count, first_joint = w->joint_count;
@@ -139,7 +139,7 @@ ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
     return st;
 }
 
-ctn_status ctn_scene_wheel(ctn_world *w) {
+static ctn_status scene_wheel(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn_status st = add_floor(w, 0.5);
     if (st != CTN_OK) return st;
@@ -181,7 +181,7 @@ ctn_status ctn_scene_wheel(ctn_world *w) {
     return st;
 }
 
-ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
+static ctn_status scene_contact_cradle(ctn_world *w, int balls) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     if (balls < 2 || balls > 100000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact_cradle.balls: %d is not in [2, 100000]", balls);
     /* pendulums of 1 m with 0.1 m balls 12 mm apart: with the default 4 substeps the 2.4 m/s impact speed
@@ -219,4 +219,36 @@ ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
         if (st != CTN_OK) return st;
     }
     return CTN_OK;
+}
+
+/* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
+ * consecutive (catena.h). */
+ctn_status ctn_scene_capsule_chain(ctn_world *w, int links) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_capsule_chain(w, links));
+}
+
+ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_pile(w, spheres));
+}
+
+ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_bridge_limits(w, planks));
+}
+
+ctn_status ctn_scene_wheel(ctn_world *w) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_wheel(w));
+}
+
+ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    w->append_slots++;
+    return ctn__append_end(w, scene_contact_cradle(w, balls));
 }

@@ -28,7 +28,7 @@ extern "C" {
 typedef enum ctn_status {
     CTN_OK = 0,
     CTN_ERR_INVALID_ARGUMENT, /* NULL, out of range, non-finite, degenerate geometry */
-    CTN_ERR_NOT_FOUND,        /* unknown or removed body / joint id */
+    CTN_ERR_NOT_FOUND,        /* unknown, removed or stale body / joint handle */
     CTN_ERR_IN_USE,           /* removing a body that joints still reference */
     CTN_ERR_OUT_OF_MEMORY,
     CTN_ERR_LIMIT,            /* a documented size limit would be exceeded */
@@ -153,8 +153,23 @@ ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
 
 /* ---- bodies ------------------------------------------------------------------------------------ */
 
-typedef int32_t ctn_body_id;
+/* Handles. Bodies and joints (contacts included) are named by generation-checked handles, after Box2D
+ * v3's b2BodyId (Catto): a 64-bit integer holding the slot index in bits 0-31 and the slot's generation in
+ * bits 32-62 (bit 63 is 0; negative values are never handles, CTN_WORLD is -1):
+ *     handle = (int64_t)generation << 32 | index
+ * Removing a body or joint frees its slot and increments the slot's generation; the next add reuses the
+ * slot (the last freed first), so a world that adds and removes contacts every step keeps its index range
+ * at the most it ever held at once. A handle whose generation no longer matches its slot (its body or
+ * joint was removed) is rejected with CTN_ERR_NOT_FOUND, as are out-of-range and negative handles.
+ * A slot's first occupant has generation 0, so in a world where nothing was removed the handles are the
+ * indices 0, 1, 2, ... in creation order. Scene generators and scene files always take fresh slots at the
+ * end, so the bodies they add have consecutive handles (first, first + 1, ...) even after removals. */
+typedef int64_t ctn_body_id;
 #define CTN_WORLD ((ctn_body_id)-1) /* the fixed world frame, usable as a joint's body_b */
+
+/* The slot index and the generation of a handle (valid for non-negative handles). */
+static inline int32_t ctn_handle_index(int64_t handle) { return (int32_t)(handle & 0x7fffffff); }
+static inline int32_t ctn_handle_generation(int64_t handle) { return (int32_t)((handle >> 32) & 0x7fffffff); }
 
 typedef enum ctn_body_type {
     CTN_BODY_DYNAMIC = 0,
@@ -188,7 +203,8 @@ typedef struct ctn_body_state {
 } ctn_body_state;
 
 ctn_status ctn_body_add(ctn_world *world, const ctn_body_desc *desc, ctn_body_id *out);
-/* Fails with CTN_ERR_IN_USE while a joint references the body. */
+/* Fails with CTN_ERR_IN_USE, changing nothing, while a joint or user contact references the body; its
+ * shape and its built-in contacts go with it. */
 ctn_status ctn_body_remove(ctn_world *world, ctn_body_id body);
 ctn_status ctn_body_get_state(ctn_world *world, ctn_body_id body, ctn_body_state *out);
 ctn_status ctn_body_set_state(ctn_world *world, ctn_body_id body, const ctn_body_state *state);
@@ -212,13 +228,13 @@ ctn_status ctn_body_get_name(ctn_world *world, ctn_body_id body, const char **na
  *  the bodies: look names up once, keep the ids. */
 ctn_status ctn_body_find(ctn_world *world, const char *name, ctn_body_id *out);
 
-/* Bulk read of all positions (3 doubles per body id, ids 0..capacity-1; removed ids read as 0).
- * `count` is the number of ids the buffer holds; returns the number written. */
+/* Bulk read of all positions (3 doubles per body slot index, 0..count-1; free slots read as 0).
+ * `count` is the number of slots the buffer holds; *written gets the number written. */
 ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
 
 /* ---- joints ------------------------------------------------------------------------------------ */
 
-typedef int32_t ctn_joint_id;
+typedef int64_t ctn_joint_id; /* a handle, encoded as ctn_body_id */
 
 typedef enum ctn_joint_type {
     CTN_JOINT_DISTANCE = 0, /* 1 row: |p_a - p_b| = rest_length (body_b may be CTN_WORLD) */
@@ -252,6 +268,8 @@ ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type);
 ctn_status ctn_joint_desc_set_pivot(ctn_world *world, ctn_joint_desc *desc, const double pivot[3], const double axis[3]);
 
 ctn_status ctn_joint_add(ctn_world *world, const ctn_joint_desc *desc, ctn_joint_id *out);
+/* Removes a joint or a user contact; contacts of the built-in collision detection are refused (it removes
+ * them itself when they vanish). */
 ctn_status ctn_joint_remove(ctn_world *world, ctn_joint_id joint);
 int ctn_world_joint_count(const ctn_world *world); /* live joints, springs included */
 
@@ -366,7 +384,7 @@ ctn_status ctn_world_get_plane(ctn_world *world, int index, double normal[3], do
 
 /* A live contact joint (built-in or user supplied) as of the last step. */
 typedef struct ctn_contact_info {
-    ctn_joint_id joint;      /* built-in contacts reuse the ids of vanished ones */
+    ctn_joint_id joint;      /* a contact keeps its handle while it persists from step to step */
     ctn_body_id body_a, body_b;
     double point[3];         /* midpoint of the two contact points */
     double normal[3];        /* from b to a */
@@ -464,7 +482,8 @@ typedef struct ctn_chain_desc {
 
 ctn_chain_desc ctn_chain_desc_default(int links);
 /* Hanging chain: `links` rigid capsule-like links joined by ball joints (or a particle rope joined by
- * distance joints), the first pinned to the world at origin. First body id written to *first. */
+ * distance joints), the first pinned to the world at origin. The first link's handle is written to *first
+ * (the links are first, first + 1, ...: generators take fresh slots). */
 ctn_status ctn_scene_chain(ctn_world *world, const ctn_chain_desc *desc, ctn_body_id *first);
 /* nx x ny grid of rigid bodies (spacing m) joined by ball joints to their 4-neighbours, top row pinned. */
 ctn_status ctn_scene_grid(ctn_world *world, int nx, int ny, double spacing);
@@ -529,8 +548,11 @@ ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, si
 #define CTN_CHECKPOINT_USER_MAX 4096
 
 /* Read-only queries for exporters (host/export.c). */
-/* Body and joint ids issued so far (removed ones included): ids run over [0, *bodies) and [0, *joints). */
+/* Slot index ranges: live handles have indices in [0, *bodies) and [0, *joints) (free slots included). */
 ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
+/* The handle of the live body / joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
+ctn_status ctn_world_body_at(ctn_world *world, int index, ctn_body_id *out);
+ctn_status ctn_world_joint_at(ctn_world *world, int index, ctn_joint_id *out);
 typedef struct ctn_joint_info {
     ctn_joint_type type;
     ctn_body_id body_a;
@@ -540,7 +562,7 @@ typedef struct ctn_joint_info {
     double gap;              /* position error of the joint in the current state (m; distance joints: |d| - rest) */
     double angle;            /* angular error (rad; 0 for joints without angular rows) */
 } ctn_joint_info;
-/* CTN_ERR_NOT_FOUND for a removed or unknown id. */
+/* CTN_ERR_NOT_FOUND for a removed, stale or unknown handle. */
 ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
 
 typedef struct ctn_checkpoint_info {
@@ -548,8 +570,8 @@ typedef struct ctn_checkpoint_info {
     ctn_world_desc desc;               /* settings as saved; desc.device points into `device` below */
     char device[256];
     char user[CTN_CHECKPOINT_USER_MAX]; /* the caller's text saved with the state */
-    int32_t bodies;                    /* body ids issued */
-    int32_t joints;                    /* joint ids issued */
+    int32_t bodies;                    /* body slots (index range) */
+    int32_t joints;                    /* joint slots (index range) */
 } ctn_checkpoint_info;
 
 /* Saves the world. `user` (may be NULL, at most CTN_CHECKPOINT_USER_MAX - 1 bytes) is stored verbatim. */

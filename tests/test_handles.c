@@ -1,0 +1,181 @@
+/* Generation-checked handles: a freed slot is reused, a stale handle is refused with CTN_ERR_NOT_FOUND and a
+ * message naming it, and a pipeline that adds and removes contacts every step keeps the slot range (and so
+ * the cost of each topology rebuild, a pass over the slots) at the most it held at once. Failed removals
+ * check before they change anything: the world evolves bitwise as if they had not been called. */
+#include "catena/catena.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ctn_world *make_world(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.threads = 1;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);
+    return w;
+}
+
+static ctn_body_id add_sphere(ctn_world *w, double x, double y) {
+    ctn_body_desc b = ctn_body_desc_default();
+    b.position[0] = x, b.position[1] = y;
+    ctn_inertia_sphere(b.mass, 0.05, b.inertia);
+    ctn_body_id id = -1;
+    CHECK(ctn_body_add(w, &b, &id) == CTN_OK, "body add: %s", ctn_world_last_error(w));
+    return id;
+}
+
+static void stale_handles(void) {
+    ctn_world *w = make_world();
+    ctn_body_id a = add_sphere(w, 0, 0), b = add_sphere(w, 1, 0);
+    CHECK(a == 0 && b == 1, "first occupants are their indices: %lld %lld", (long long)a, (long long)b);
+    CHECK(ctn_body_remove(w, a) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_body_id c = add_sphere(w, 2, 0);
+    CHECK(ctn_handle_index(c) == ctn_handle_index(a) && ctn_handle_generation(c) == 1, "slot 0 reused with generation 1: %lld",
+          (long long)c);
+    ctn_body_state s;
+    CHECK(ctn_body_get_state(w, a, &s) == CTN_ERR_NOT_FOUND, "stale body handle refused");
+    CHECK(strstr(ctn_world_last_error(w), "stale") && strstr(ctn_world_last_error(w), "handle 0"), "message: %s",
+          ctn_world_last_error(w));
+    CHECK(ctn_body_get_state(w, c, &s) == CTN_OK && s.position[0] == 2.0, "the new body answers to its handle");
+    CHECK(ctn_body_remove(w, a) == CTN_ERR_NOT_FOUND, "removing through a stale handle is refused");
+    CHECK(ctn_world_body_count(w) == 2, "still two bodies: %d", ctn_world_body_count(w));
+    CHECK(ctn_body_get_state(w, (ctn_body_id)1 << 40 | 1, &s) == CTN_ERR_NOT_FOUND, "a generation never issued is refused");
+    CHECK(ctn_body_get_state(w, -5, &s) == CTN_ERR_NOT_FOUND, "negative handle refused");
+    ctn_body_id at = -1;
+    CHECK(ctn_world_body_at(w, 0, &at) == CTN_OK && at == c, "slot 0 holds %lld", (long long)at);
+
+    /* joints: the same */
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    jd.body_a = b, jd.body_b = c;
+    ctn_joint_id j1 = -1, j2 = -1;
+    CHECK(ctn_joint_add(w, &jd, &j1) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_joint_remove(w, j1) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_joint_add(w, &jd, &j2) == CTN_OK && ctn_handle_index(j2) == ctn_handle_index(j1) && j2 != j1, "joint slot reused: %lld %lld",
+          (long long)j1, (long long)j2);
+    double imp[6];
+    CHECK(ctn_joint_get_impulse(w, j1, imp, NULL) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "stale"), "stale joint: %s",
+          ctn_world_last_error(w));
+    CHECK(ctn_joint_remove(w, j1) == CTN_ERR_NOT_FOUND, "stale joint removal refused");
+    CHECK(ctn_world_joint_count(w) == 1, "one joint: %d", ctn_world_joint_count(w));
+    /* a handle of a removed body in a joint description is refused too */
+    jd.body_b = a;
+    CHECK(ctn_joint_add(w, &jd, NULL) == CTN_ERR_NOT_FOUND, "joint on a stale body handle");
+    ctn_world_destroy(w);
+}
+
+/* A user collision pipeline: 1000 contacts added before and removed after every step. */
+static void contact_churn(void) {
+    ctn_world *w = make_world();
+    enum { BODIES = 100, CONTACTS = 1000, STEPS = 300 };
+    ctn_body_id body[BODIES];
+    for (int i = 0; i < BODIES; ++i) body[i] = add_sphere(w, 0.2 * i, 0.05);
+    ctn_joint_id *ids = malloc(CONTACTS * sizeof *ids);
+    int max_slots = 0;
+    for (int step = 0; step < STEPS; ++step) {
+        for (int k = 0; k < CONTACTS; ++k) {
+            ctn_contact_desc cd = ctn_contact_desc_default();
+            cd.body_a = body[k % BODIES];
+            cd.body_b = CTN_WORLD;
+            cd.point[0] = 0.2 * (k % BODIES), cd.point[1] = 0.0;
+            cd.depth = 0.0;
+            if (ctn_contact_add(w, &cd, &ids[k]) != CTN_OK) {
+                CHECK(0, "step %d contact %d: %s", step, k, ctn_world_last_error(w));
+                break;
+            }
+        }
+        CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", step, ctn_world_last_error(w));
+        for (int k = 0; k < CONTACTS; ++k) ctn_contact_remove(w, ids[k]);
+        int nb = 0, nj = 0;
+        ctn_world_id_counts(w, &nb, &nj);
+        if (nj > max_slots) max_slots = nj;
+    }
+    /* 300,000 contacts were issued; without reuse the slot range (and every rebuild) would grow with them */
+    CHECK(max_slots == CONTACTS, "joint slot range %d after %d steps of %d contacts", max_slots, STEPS, CONTACTS);
+    CHECK(ctn_world_joint_count(w) == 0, "no live joints left: %d", ctn_world_joint_count(w));
+    /* bodies churn the same way */
+    for (int round = 0; round < 100; ++round) {
+        ctn_body_id extra = add_sphere(w, 0, 5);
+        CHECK(ctn_body_remove(w, extra) == CTN_OK, "%s", ctn_world_last_error(w));
+    }
+    int nb = 0;
+    ctn_world_id_counts(w, &nb, NULL);
+    CHECK(nb == BODIES + 1, "body slot range %d after 100 add/remove rounds", nb);
+    printf("contact churn: %d steps x %d contacts, joint slot range %d, body slot range %d\n", STEPS, CONTACTS, max_slots, nb);
+    free(ids);
+    ctn_world_destroy(w);
+}
+
+/* Spheres on a floor, one of them also hanging from a distance joint; built identically twice. */
+static ctn_world *contact_scene(ctn_body_id *jointed, ctn_joint_id *joint) {
+    ctn_world *w = make_world();
+    double up[3] = {0, 1, 0};
+    CHECK(ctn_world_add_plane(w, up, 0.0, 0.5, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_shape_desc sd = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
+    sd.radius = 0.05;
+    for (int i = 0; i < 8; ++i) {
+        ctn_body_id b = add_sphere(w, 0.09 * i, 0.06 + 0.02 * (i % 3));
+        CHECK(ctn_body_set_shape(w, b, &sd) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (i == 3) *jointed = b;
+    }
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    jd.body_a = *jointed;
+    jd.body_b = CTN_WORLD;
+    jd.anchor_b[0] = 0.27, jd.anchor_b[1] = 1.0;
+    CHECK(ctn_joint_add(w, &jd, joint) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int s = 0; s < 20; ++s) ctn_world_step(w); /* settle into contact with the floor and neighbours */
+    return w;
+}
+
+static int same_positions(ctn_world *a, ctn_world *b) {
+    int na = 0, nb = 0;
+    ctn_world_id_counts(a, &na, NULL);
+    ctn_world_id_counts(b, &nb, NULL);
+    if (na != nb) return 0;
+    double *xa = calloc(3 * (size_t)na, sizeof *xa), *xb = calloc(3 * (size_t)na, sizeof *xb);
+    ctn_world_get_positions(a, xa, na, NULL);
+    ctn_world_get_positions(b, xb, nb, NULL);
+    int same = memcmp(xa, xb, 3 * (size_t)na * sizeof *xa) == 0;
+    free(xa);
+    free(xb);
+    return same;
+}
+
+static void failed_remove_changes_nothing(void) {
+    ctn_body_id jointed, jointed2;
+    ctn_joint_id joint, joint2;
+    ctn_world *w = contact_scene(&jointed, &joint), *twin = contact_scene(&jointed2, &joint2);
+    int before = 0;
+    ctn_world_get_contacts(w, NULL, 0, &before);
+    CHECK(before > 0, "the jointed sphere touches something: %d contacts", before);
+    /* the joint keeps the body in use: refused, and nothing of the body (its shape, its contacts) is dropped */
+    CHECK(ctn_body_remove(w, jointed) == CTN_ERR_IN_USE, "remove of a jointed body");
+    CHECK(strstr(ctn_world_last_error(w), "1 joint"), "message: %s", ctn_world_last_error(w));
+    int after = 0;
+    ctn_world_get_contacts(w, NULL, 0, &after);
+    CHECK(after == before, "contacts %d before the failed remove, %d after", before, after);
+    /* the built-in contacts are not the user's to remove */
+    ctn_contact_info ci;
+    int n = 0;
+    ctn_world_get_contacts(w, &ci, 1, &n);
+    CHECK(n > 0 && ctn_joint_remove(w, ci.joint) == CTN_ERR_INVALID_ARGUMENT, "built-in contact removal refused");
+    for (int s = 0; s < 30; ++s) {
+        ctn_world_step(w);
+        ctn_world_step(twin);
+    }
+    CHECK(same_positions(w, twin), "the world after failed calls steps bitwise like its twin");
+    /* once the joint is gone the body goes, with its shape and built-in contacts */
+    CHECK(ctn_joint_remove(w, joint) == CTN_OK && ctn_body_remove(w, jointed) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+    ctn_world_destroy(twin);
+}
+
+int main(void) {
+    stale_handles();
+    contact_churn();
+    failed_remove_changes_nothing();
+    return check_report("handles");
+}
