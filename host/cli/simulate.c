@@ -64,7 +64,9 @@ static double shortest_link(ctn_world *w) {
     double best = 0.0;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_info ji;
-        if (ctn_joint_get_info(w, j, &ji) != CTN_OK || ji.type == CTN_JOINT_CONTACT) continue;
+        ctn_joint_id id;
+        if (ctn_world_joint_at(w, j, &id) != CTN_OK || ctn_joint_get_info(w, id, &ji) != CTN_OK || ji.type == CTN_JOINT_CONTACT)
+            continue;
         ctn_body_state a, b;
         if (ctn_body_get_state(w, ji.body_a, &a) != CTN_OK) continue;
         const double *pb = ji.anchor_b;
