@@ -103,9 +103,9 @@ static ctn_status perturb(ctn_world *w, const ctn_ensemble *e, const replica *r)
     uint64_t s = r->run.seed;
     int last = -1;
     for (int b = r->body_lo; b < r->body_hi; ++b) {
-        ctn_body_type type;
+        ctn_body_desc desc;
         ctn_body_state st;
-        if (ctn_body_get_type(w, b, &type) != CTN_OK || type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &st) != CTN_OK) continue;
+        if (ctn_body_get_desc(w, b, &desc) != CTN_OK || desc.type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &st) != CTN_OK) continue;
         last = b;
         if (e->perturb_velocity <= 0.0 && e->perturb_position <= 0.0) continue;
         for (int k = 0; k < 3; ++k) st.velocity[k] += e->perturb_velocity * normal(&s);
@@ -319,7 +319,7 @@ static int write_run(const item *it, const replica *r, double wall, char *err, s
     cJSON_AddNumberToObject(j, "steps_run", (double)r->steps_run);
     cJSON_AddNumberToObject(j, "bodies", r->body_hi - r->body_lo);
     cJSON_AddNumberToObject(j, "joints", r->joint_hi - r->joint_lo);
-    cJSON_AddStringToObject(j, "solver", it->w && r->steps_run ? ctn_cli_solver_name(s.solver) : "");
+    cJSON_AddStringToObject(j, "solver", it->w && r->steps_run ? ctn_solver_name(s.solver) : "");
     cJSON_AddStringToObject(j, "backend", it->w ? ctn_world_backend_name(it->w) : "");
     /* gaps as text with 17 digits: the comparison of two sweeps must see every bit */
     char num[40];

@@ -52,13 +52,3 @@ ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info 
     }
     return CTN_OK;
 }
-
-ctn_status ctn_body_get_type(ctn_world *w, ctn_body_id id, ctn_body_type *type) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    if (!type) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_type: type is NULL");
-    if (id < 0 || id >= w->body_count || !(w->props[id].flags & CTN_BODY_FLAG_ALIVE))
-        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_body_get_type: body %d does not exist", (int)id);
-    unsigned flags = (unsigned)w->props[id].flags;
-    *type = flags & CTN_BODY_FLAG_DYNAMIC ? CTN_BODY_DYNAMIC : flags & CTN_BODY_FLAG_KINEMATIC ? CTN_BODY_KINEMATIC : CTN_BODY_STATIC;
-    return CTN_OK;
-}

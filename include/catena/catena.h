@@ -397,8 +397,6 @@ typedef struct ctn_contact_info {
 /* Copies up to `capacity` contacts into out (may be NULL with capacity 0); *count gets the total. */
 /* Bodies with a collision shape and planes in the world. */
 ctn_status ctn_world_collision_counts(const ctn_world *world, int *shapes, int *planes);
-/* The type of a body (CTN_ERR_NOT_FOUND for a removed or unknown id). */
-ctn_status ctn_body_get_type(ctn_world *world, ctn_body_id body, ctn_body_type *type);
 ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int capacity, int *count);
 
 /* ---- stepping ---------------------------------------------------------------------------------- */
