@@ -22,6 +22,7 @@
 typedef struct sweep_opts {
     const char *ensemble, *out, *device_list;
     int batch;                /* 0: the file's */
+    char device[256];         /* this process's OpenCL device ("" : the backend's choice), from rank_device */
     int backend_set;
     ctn_backend backend;
     int quiet;
@@ -352,8 +353,20 @@ static int resolve(const ctn_ensemble *e, const sweep_opts *o, int batch, long l
 
 /* ---- one work item ---- */
 
+/* This process's OpenCL device: entry (local rank mod count) of --device LIST; else, when several ranks
+ * share a node, GPU number (local rank mod GPUs on the node); else the backend's own choice (NULL). */
 static const char *rank_device(const sweep_opts *o, const ctn_queue_place *p, char *buf, size_t n) {
-    if (!o->device_list) return NULL;
+    if (!o->device_list) {
+        ctn_device_info dev[64];
+        int count = 0, gpus = 0, pick = -1;
+        if (p->local_size < 2 || ctn_list_devices(dev, 64, &count, buf, n) != CTN_OK) return NULL;
+        for (int k = 0; k < count && k < 64; ++k) gpus += dev[k].is_gpu;
+        for (int k = 0, seen = 0; gpus && k < count && k < 64; ++k)
+            if (dev[k].is_gpu && seen++ == p->local_rank % gpus) pick = k;
+        if (pick < 0) return NULL;
+        snprintf(buf, n, "%d:%d", dev[pick].platform, dev[pick].device);
+        return buf;
+    }
     int count = 1;
     for (const char *c = o->device_list; *c; ++c) count += *c == ',';
     int want = p->local_rank % count;
@@ -391,7 +404,7 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
         cJSON_Delete(done);
     }
     if (todo) { /* a group is run again whole: its replicas share one world */
-        char devbuf[256], csvpath[4200];
+        char csvpath[4200];
         double wall = 0.0;
         FILE *csv = NULL;
         ctn_outfile out;
@@ -405,7 +418,7 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
             csv = out.f;
         }
         if (ok) {
-            if (!item_settings(&it) || !item_build(&it, rank_device(o, place, devbuf, sizeof devbuf))) {
+            if (!item_settings(&it) || !item_build(&it, o->device[0] ? o->device : NULL)) {
                 mark_all(&it, "error", it.err);
             } else if (!item_step(&it, csv, &wall)) {
                 fprintf(stderr, "catena: sweep: %s: write failed\n", csvpath);
@@ -609,6 +622,7 @@ int ctn_cli_sweep(int argc, char **argv) {
         return !loaded ? CTN_EXIT_SCENE : CTN_EXIT_IO;
     }
     int batch = o.batch ? o.batch : e.batch;
+    if (!rank_device(&o, &place, o.device, sizeof o.device)) o.device[0] = '\0';
     long long items = e.points * ((e.replicas + batch - 1) / batch);
     ctn_queue_start(q, items);
     int ok = 1, failed = 0;
