@@ -64,8 +64,8 @@ static double normal(uint64_t *s) {
 
 typedef struct replica {
     ctn_ensemble_run run;
-    int body_lo, body_hi;     /* body ids [lo, hi) */
-    int joint_lo, joint_hi;   /* joint ids [lo, hi) */
+    int body_lo, body_hi;     /* body slots [lo, hi) (a generator takes consecutive fresh slots) */
+    int joint_lo, joint_hi;   /* joint slots [lo, hi) */
     const char *status;       /* "ok", "torn", "diverged", "error" */
     char error[512];
     double max_gap, final_gap;
@@ -77,9 +77,10 @@ typedef struct replica {
  * is measured by the library's own joint error, reported in ctn_joint_info.gap). */
 static double replica_gap(ctn_world *w, const replica *r) {
     double worst = 0.0;
-    for (int j = r->joint_lo; j < r->joint_hi; ++j) {
+    for (int slot = r->joint_lo; slot < r->joint_hi; ++slot) {
+        ctn_joint_id j;
         ctn_joint_info info;
-        if (ctn_joint_get_info(w, j, &info) == CTN_OK && (info.gap > worst || !isfinite(info.gap))) worst = info.gap;
+        if (ctn_world_joint_at(w, slot, &j) == CTN_OK && ctn_joint_get_info(w, j, &info) == CTN_OK && (info.gap > worst || !isfinite(info.gap))) worst = info.gap;
     }
     return worst;
 }
@@ -87,9 +88,10 @@ static double replica_gap(ctn_world *w, const replica *r) {
 /* FNV-1a of the replica's final positions and velocities: equal hashes mean bitwise-equal states. */
 static uint64_t replica_hash(ctn_world *w, const replica *r) {
     uint64_t h = CTN_FNV_OFFSET;
-    for (int b = r->body_lo; b < r->body_hi; ++b) {
+    for (int slot = r->body_lo; slot < r->body_hi; ++slot) {
+        ctn_body_id b;
         ctn_body_state s;
-        if (ctn_body_get_state(w, b, &s) != CTN_OK) continue;
+        if (ctn_world_body_at(w, slot, &b) != CTN_OK || ctn_body_get_state(w, b, &s) != CTN_OK) continue;
         h = ctn_fnv1a(h, s.position, sizeof s.position);
         h = ctn_fnv1a(h, s.orientation, sizeof s.orientation);
         h = ctn_fnv1a(h, s.velocity, sizeof s.velocity);
@@ -102,11 +104,12 @@ static uint64_t replica_hash(ctn_world *w, const replica *r) {
  * force of random direction on its last dynamic body (the tip of a chain). */
 static ctn_status perturb(ctn_world *w, const ctn_ensemble *e, const replica *r) {
     uint64_t s = r->run.seed;
-    int last = -1;
-    for (int b = r->body_lo; b < r->body_hi; ++b) {
+    ctn_body_id last = -1;
+    for (int slot = r->body_lo; slot < r->body_hi; ++slot) {
+        ctn_body_id b;
         ctn_body_desc desc;
         ctn_body_state st;
-        if (ctn_body_get_desc(w, b, &desc) != CTN_OK || desc.type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &st) != CTN_OK) continue;
+        if (ctn_world_body_at(w, slot, &b) != CTN_OK || ctn_body_get_desc(w, b, &desc) != CTN_OK || desc.type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &st) != CTN_OK) continue;
         last = b;
         if (e->perturb_velocity <= 0.0 && e->perturb_position <= 0.0) continue;
         for (int k = 0; k < 3; ++k) st.velocity[k] += e->perturb_velocity * normal(&s);
