@@ -539,6 +539,11 @@ ctn_status ctn_scene_build(const ctn_scene *scene, ctn_world *world);
 
 /* Parses and builds in one call; the world's settings are not changed. */
 ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, size_t err_size);
+/* Writes the world as a scene file that ctn_scene_load_json turns back into the same world: loaded into a
+ * fresh world with the same settings, it steps bitwise like the saved world would from a fresh start (no
+ * warm-start impulses: a scene holds no solver state; contacts are left out, built-in ones come back by
+ * themselves). Live bodies keep their order (removed ones are skipped). Written atomically. */
+ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
 
 /* Checkpoints: the complete world state (settings, bodies, joints, warm-start impulses) in a binary file
  * with a magic, a version and an FNV-1a checksum, written atomically (temporary file + rename). A world

@@ -1,0 +1,133 @@
+/* Internals of the JSON scene files, shared by the parser (scene_json.c, scene_generators.c), the
+ * builder (scene_build.c) and json_values.c. The public interface is ctn_scene_* in catena.h. */
+#ifndef CTN_SCENE_INTERNAL_H
+#define CTN_SCENE_INTERNAL_H
+
+#include "core/world.h"
+
+#include <stdint.h>
+
+/* ---- the validated scene ---- */
+
+typedef struct scene_body {
+    ctn_body_desc d;
+    char *name;
+    double force[3], torque[3];
+    int has_force;
+    int has_shape;
+    ctn_shape_desc shape;
+} scene_body;
+
+typedef struct scene_joint {
+    ctn_joint_desc d;  /* body_a / body_b are scene body indices here (CTN_WORLD for the world) */
+    int has_pivot;
+    double pivot[3];
+    int has_axis;
+    int has_limits;
+    double lower, upper;
+    int has_motor;
+    double motor_speed, motor_max_torque;
+    int rope;
+    /* the joint's frames as stored, written by ctn_scene_save_json so that a saved world reloads bit for
+     * bit: the hinge axis in each body's frame and the rest orientation of b relative to a */
+    int has_frames;
+    double axis_a[3], axis_b[3], rest_orientation[4];
+} scene_joint;
+
+typedef struct scene_plane {
+    double normal[3], offset, friction, restitution;
+} scene_plane;
+
+/* in the order of the generator names in scene_generators.c */
+enum { GEN_CHAIN, GEN_ROPE, GEN_GRID, GEN_BRIDGE, GEN_CRADLE, GEN_DOUBLE_PENDULUM, GEN_PILE, GEN_CAPSULE_CHAIN, GEN_BRIDGE_LIMITS,
+       GEN_CONTACT_CRADLE, GEN_WHEEL, GEN_TREE };
+
+#define CTN_SCENE_PI 3.14159265358979323846
+#define SCENE_ATTACH_WORLD CTN_WORLD /* chain attach_to: the world (the default) */
+#define SCENE_ATTACH_NONE (-2)  /* chain attach_to: nothing, the chain is free */
+
+typedef struct scene_gen {
+    int kind;
+    ctn_chain_desc chain;
+    int attach_to;         /* chains: an explicit body index, SCENE_ATTACH_WORLD or SCENE_ATTACH_NONE */
+    int nx, ny;
+    double spacing;
+    int count;             /* bridge planks, cradle balls, tree links, ... */
+    double origin[3];      /* placement of everything but chains (which place themselves): x' = origin + R x */
+    double rotation[4];    /* R as a unit quaternion (w, x, y, z) */
+    int placed;            /* origin or rotation given */
+    int64_t bodies, joints;
+} scene_gen;
+
+struct ctn_scene {
+    char source[512];
+    ctn_world_desc desc;
+    char device[256];
+    int steps;
+    int has_collision;
+    ctn_collision_desc collision;
+    int body_count;        /* explicit bodies */
+    scene_body *bodies;
+    int joint_count;       /* explicit constraints */
+    scene_joint *joints;
+    int plane_count;
+    scene_plane *planes;
+    int gen_count;
+    scene_gen *gens;
+    int64_t total_bodies, total_joints;
+};
+
+/* Adds generator g's bodies and joints to the world (scene_generators.c). */
+ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int first_body);
+
+#ifdef CATENA_HAVE_CJSON
+#include <cjson/cJSON.h>
+
+/* ---- parsing: typed access to cJSON values, errors naming the JSON path (json_values.c) ---- */
+
+#define PATH_MAX_LEN 256
+
+typedef struct pctx {
+    const char *source;
+    char *err;
+    size_t err_size;
+    ctn_status status;
+    int body_count;          /* explicit bodies */
+    int64_t total_bodies;    /* explicit + generated */
+    const scene_body *bodies;
+} pctx;
+
+/* Records "SOURCE: PATH: message" and returns 0. */
+int ctn__json_fail(pctx *c, ctn_status st, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+const char *ctn__json_type_name(const cJSON *v);
+/* out = path + "." + key, truncated to PATH_MAX_LEN - 1 characters. */
+void ctn__json_path(char *out, const char *path, const char *key);
+/* Every member of obj must be in `allowed` (NULL-terminated) and appear once. */
+int ctn__json_keys(pctx *c, const cJSON *obj, const char *path, const char *const *allowed);
+const cJSON *ctn__json_member(const cJSON *obj, const char *key);
+/* Optional values: 1 read, 0 absent (out unchanged), -1 error. */
+int ctn__json_number(pctx *c, const cJSON *obj, const char *key, const char *path, double *out);
+/* Number in [lo, hi] (open at lo when lo_open). */
+int ctn__json_range(pctx *c, const cJSON *obj, const char *key, const char *path, double lo, int lo_open, double hi, double *out);
+int ctn__json_int(pctx *c, const cJSON *obj, const char *key, const char *path, long long lo, long long hi, long long *out);
+int ctn__json_int32(pctx *c, const cJSON *obj, const char *key, const char *path, int lo, int hi, int *out);
+int ctn__json_vec(pctx *c, const cJSON *obj, const char *key, const char *path, int n, double *out);
+int ctn__json_bool(pctx *c, const cJSON *obj, const char *key, const char *path, int *out);
+/* Optional string that must be one of names[]; *out receives its index. */
+int ctn__json_enum(pctx *c, const cJSON *obj, const char *key, const char *path, const char *const *names, int *out);
+/* 1 when v is an object, else 0 with the error recorded. */
+int ctn__json_object(pctx *c, const cJSON *v, const char *path);
+/* A non-zero vector of n numbers (direction, axis, quaternion): like ctn__json_vec, refusing zero length. */
+int ctn__json_nonzero_vec(pctx *c, const cJSON *obj, const char *key, const char *path, int n, double *out);
+
+/* One entry of "generators" (scene_generators.c); c->bodies must list the explicit bodies. */
+int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg);
+/* A body reference: an index into the scene's bodies, a body name, or "world" (scene_json.c). */
+int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *path, int allow_world, int *out);
+#endif
+
+#endif

@@ -1,0 +1,165 @@
+/* ctn_scene_save_json: a world written as a scene file (docs/scene-format.md) that ctn_scene_load_json
+ * turns back into the same world, bit for bit: every stored number is written with enough digits to read
+ * back exactly (%.9g for the float32 state, %.17g for doubles), body-frame anchors and hinge frames as
+ * stored rather than re-derived, masses as the reciprocals of the stored inverse masses. A scene holds no
+ * solver state: warm-start impulses, the contact cache and user contacts belong to checkpoints. The file is
+ * written to PATH.tmp.PID and renamed over PATH when complete. */
+#define _POSIX_C_SOURCE 200809L
+#include "collide/collide.h"
+#include "io/scene_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void put_f3(FILE *f, const char *key, ctn_v3 v) { fprintf(f, ", \"%s\": [%.9g, %.9g, %.9g]", key, v.x, v.y, v.z); }
+
+static void put_d3(FILE *f, const char *key, const double v[3]) { fprintf(f, ", \"%s\": [%.17g, %.17g, %.17g]", key, v[0], v[1], v[2]); }
+
+static void put_quat(FILE *f, const char *key, ctn_quat q) { fprintf(f, ", \"%s\": [%.9g, %.9g, %.9g, %.9g]", key, q.w, q.x, q.y, q.z); }
+
+static int is_zero(ctn_v3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
+
+static void write_world(FILE *f, const ctn_world *w) {
+    static const char *const solvers[] = {"gs", "jacobi", "cg", "direct", "auto"};
+    static const char *const backends[] = {"auto", "cpu", "opencl"};
+    const ctn_world_desc *d = &w->desc;
+    fprintf(f, "  \"world\": {\"gravity\": [%.17g, %.17g, %.17g], \"time_step\": %.17g, \"substeps\": %d, \"iterations\": %d",
+            d->gravity[0], d->gravity[1], d->gravity[2], d->time_step, d->substeps, d->iterations);
+    fprintf(f, ", \"solver\": \"%s\", \"backend\": \"%s\", \"stabilization\": \"%s\"", solvers[d->solver], backends[d->backend],
+            d->stabilization == CTN_STAB_BAUMGARTE ? "baumgarte" : "spook");
+    fprintf(f, ",\n            \"compliance\": %.17g, \"damping_time\": %.17g, \"baumgarte\": %.17g, \"warm_start\": %.17g", d->compliance,
+            d->damping_time, d->baumgarte, d->warm_start);
+    fprintf(f, ", \"max_colours\": %d, \"threads\": %d, \"max_speed\": %.17g, \"geometric_stiffness\": %.17g", d->max_colours, d->threads,
+            d->max_speed, d->geometric_stiffness);
+    if (w->collision) {
+        const ctn_collision_desc *c = &w->collision->desc;
+        fprintf(f, ",\n            \"collision\": {\"enabled\": %s, \"skip_jointed\": %s, \"margin\": %.17g}", c->enabled ? "true" : "false",
+                c->skip_jointed ? "true" : "false", c->margin);
+    }
+    fputs("}", f);
+}
+
+static void write_shape(FILE *f, const ctn_shape *s) {
+    if (s->type == CTN_SHAPE_SPHERE) fprintf(f, ", \"shape\": {\"sphere\": %.9g", s->radius);
+    else if (s->type == CTN_SHAPE_CAPSULE) fprintf(f, ", \"shape\": {\"capsule\": {\"radius\": %.9g, \"half_length\": %.9g}", s->radius, s->half_length);
+    else fprintf(f, ", \"shape\": {\"box\": [%.9g, %.9g, %.9g]", s->half_extents.x, s->half_extents.y, s->half_extents.z);
+    fprintf(f, ", \"friction\": %.9g, \"restitution\": %.9g}", s->friction, s->restitution);
+}
+
+/* Live bodies in id order; index[id] = their position in the file (the ids a loaded world gives them). */
+static void write_bodies(FILE *f, const ctn_world *w, int *index) {
+    const struct ctn_collision *c = w->collision;
+    int n = 0;
+    fputs(",\n  \"bodies\": [", f);
+    for (int i = 0; i < w->body_count; ++i) {
+        const ctn_props *pr = &w->props[i];
+        index[i] = -1;
+        if (!(pr->flags & CTN_BODY_FLAG_ALIVE)) continue;
+        index[i] = n;
+        int particle = pr->flags & CTN_BODY_FLAG_PARTICLE, dynamic = pr->flags & CTN_BODY_FLAG_DYNAMIC;
+        const char *type = dynamic ? "dynamic" : (pr->flags & CTN_BODY_FLAG_KINEMATIC) ? "kinematic" : "static";
+        fprintf(f, "%s\n    {\"type\": \"%s\"", n++ ? "," : "", type);
+        if (particle) fputs(", \"particle\": true", f);
+        if (dynamic) fprintf(f, ", \"mass\": %.17g", 1.0 / (double)w->vel[i].inv_mass);
+        if (dynamic && !particle) {
+            ctn_v3 ii = pr->inv_inertia_body;
+            fprintf(f, ", \"inertia\": [%.17g, %.17g, %.17g]", 1.0 / (double)ii.x, 1.0 / (double)ii.y, 1.0 / (double)ii.z);
+        }
+        double x[3];
+        ctn__pose_get_position(&w->pose[i], x);
+        put_d3(f, "position", x);
+        if (!particle) put_quat(f, "orientation", w->pose[i].q);
+        put_f3(f, "velocity", w->vel[i].v);
+        if (!particle) put_f3(f, "angular_velocity", w->vel[i].w);
+        if (!is_zero(pr->force)) put_f3(f, "force", pr->force);
+        if (!is_zero(pr->torque)) put_f3(f, "torque", pr->torque);
+        if (c && i < c->shape_capacity && c->shapes[i].type != CTN_SHAPE_NONE) write_shape(f, &c->shapes[i]);
+        fputs("}", f);
+    }
+    fputs("\n  ]", f);
+}
+
+static void write_planes(FILE *f, const ctn_world *w) {
+    const struct ctn_collision *c = w->collision;
+    if (!c || !c->plane_count) return;
+    fputs(",\n  \"planes\": [", f);
+    for (int k = 0; k < c->plane_count; ++k) {
+        const ctn_plane *p = &c->planes[k];
+        fprintf(f, "%s\n    {\"normal\": [%.9g, %.9g, %.9g], \"offset\": %.9g, \"friction\": %.9g, \"restitution\": %.9g}", k ? "," : "",
+                p->normal.x, p->normal.y, p->normal.z, p->offset, p->friction, p->restitution);
+    }
+    fputs("\n  ]", f);
+}
+
+static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, const int *index) {
+    static const char *const types[] = {"distance", "ball", "hinge", "fixed", "spring"};
+    fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", types[j->type], index[j->a]);
+    if (j->b < 0) fputs("\"world\"", f);
+    else fprintf(f, "%d", index[j->b]);
+    put_f3(f, "anchor_a", j->anchor_a);
+    put_f3(f, "anchor_b", j->anchor_b);
+    if (j->type == CTN_JT_DISTANCE || j->type == CTN_JT_SPRING) fprintf(f, ", \"rest_length\": %.9g", j->rest_length);
+    if (j->type == CTN_JT_SPRING) {
+        fprintf(f, ", \"stiffness\": %.9g, \"damping\": %.9g}", j->stiffness, j->damping);
+        return;
+    }
+    fprintf(f, ", \"compliance\": %.9g, \"damping_time\": %.9g", j->compliance, j->damping_time);
+    if (j->type == CTN_JT_HINGE) {
+        put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a)); /* for the reader; the frames are exact */
+        put_f3(f, "axis_a", j->axis_a);
+        put_f3(f, "axis_b", j->axis_b);
+        if (j->flags & CTN_JF_LIMIT) fprintf(f, ", \"limits\": [%.9g, %.9g]", j->lo, j->hi);
+        if (j->flags & CTN_JF_MOTOR) fprintf(f, ", \"motor\": {\"speed\": %.9g, \"max_torque\": %.9g}", j->stiffness, j->damping);
+    }
+    if (j->type == CTN_JT_HINGE || j->type == CTN_JT_FIXED) put_quat(f, "rest_orientation", j->rel_q);
+    if (j->type == CTN_JT_DISTANCE && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
+    fputs("}", f);
+}
+
+static void write_scene(FILE *f, const ctn_world *w, int *index) {
+    fputs("{\n  \"version\": 1,\n  \"description\": \"written by ctn_scene_save_json\",\n", f);
+    write_world(f, w);
+    write_bodies(f, w, index);
+    write_planes(f, w);
+    fputs(",\n  \"constraints\": [", f);
+    int n = 0;
+    for (int j = 0; j < w->joint_count; ++j) {
+        const ctn_joint_def *jd = &w->joints[j];
+        if (!w->joint_alive[j] || jd->type == CTN_JT_CONTACT) continue; /* contacts are not part of a scene */
+        fputs(n++ ? ",\n    " : "\n    ", f);
+        write_joint(f, w, jd, index);
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+ctn_status ctn_scene_save_json(ctn_world *w, const char *path) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    if (!path) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_save_json: path is NULL");
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    int *index = malloc(((size_t)w->body_count + 1) * sizeof *index);
+    if (!tmp || !index) {
+        free(tmp), free(index);
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_scene_save_json: out of memory for %d bodies", w->body_count);
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        st = ctn__fail(w, CTN_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    } else {
+        write_scene(f, w, index);
+        int bad = ferror(f) != 0;
+        if (fclose(f) != 0) bad = 1;
+        if (bad) st = ctn__fail(w, CTN_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        else if (rename(tmp, path) != 0) st = ctn__fail(w, CTN_ERR_IO, "%s: cannot replace: %s", path, strerror(errno));
+        if (st != CTN_OK) remove(tmp);
+    }
+    free(tmp);
+    free(index);
+    return st;
+}
