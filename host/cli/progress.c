@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +20,8 @@ static double progress_now_s(void) {
 }
 
 void ctn_progress_start(ctn_progress *p, const ctn_cli_opts *o, uint64_t first, uint64_t target) {
-    int quiet = o->quiet || getenv("CATENA_QUIET") != NULL;
+    const char *q = getenv("CATENA_QUIET"); /* as host/cli/env.c reads it */
+    int quiet = o->quiet || (q && q[0] && strcmp(q, "0"));
     int terminal = isatty(STDERR_FILENO);
     p->bar = !quiet && terminal;
     p->interval = !quiet && !terminal ? o->progress : 0.0;

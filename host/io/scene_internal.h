@@ -124,6 +124,8 @@ int ctn__json_object(pctx *c, const cJSON *v, const char *path);
 /* A non-zero vector of n numbers (direction, axis, quaternion): like ctn__json_vec, refusing zero length. */
 int ctn__json_nonzero_vec(pctx *c, const cJSON *obj, const char *key, const char *path, int n, double *out);
 
+/* One entry of "bodies" (scene_bodies.c). */
+int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb);
 /* One entry of "generators" (scene_generators.c); c->bodies must list the explicit bodies. */
 int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg);
 /* A body reference: an index into the scene's bodies, a body name, or "world" (scene_json.c). */
