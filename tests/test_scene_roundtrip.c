@@ -81,6 +81,7 @@ static void build(ctn_world *w) {
     add_body(w, CTN_BODY_DYNAMIC, 0, p7, &sphere); /* on the floor: contacts */
     double f[3] = {0.5, 0.0, -0.2}, t[3] = {0.0, 0.1, 0.0};
     CHECK(ctn_body_set_force(w, d, f, t) == CTN_OK, "force");
+    CHECK(ctn_body_set_name(w, k, "hub \"7\"") == CTN_OK && ctn_body_set_name(w, a, "arm") == CTN_OK, "names");
     double up[3] = {0.0, 1.0, 0.0}, tilted[3] = {0.3, 1.0, 0.1};
     CHECK(ctn_world_add_plane(w, up, -0.5, 0.7, 0.1, NULL) == CTN_OK, "plane");
     CHECK(ctn_world_add_plane(w, tilted, -1.0, 0.4, 0.0, NULL) == CTN_OK, "tilted plane");
@@ -153,6 +154,8 @@ int main(void) {
     CHECK(ctn_world_body_count(w2) == n && ctn_world_joint_count(w2) == ctn_world_joint_count(w), "counts %d/%d bodies, %d/%d joints",
           ctn_world_body_count(w2), n, ctn_world_joint_count(w2), ctn_world_joint_count(w));
     CHECK(same_states(w, w2, n), "the loaded world differs before stepping");
+    ctn_body_id hub = -1;
+    CHECK(ctn_body_find(w2, "hub \"7\"", &hub) == CTN_OK && hub == 5, "the body name did not round-trip (found %d)", (int)hub);
     CHECK(ctn_scene_save_json(w2, again) == CTN_OK, "save again: %s", ctn_world_last_error(w2));
     char *t1 = read_text(path), *t2 = read_text(again);
     CHECK(t1 && t2 && !strcmp(t1, t2), "saving the loaded world gives another file");
@@ -164,7 +167,7 @@ int main(void) {
                           "\"angular_velocity\"", "\"force\"", "\"torque\"", "\"sphere\"", "\"capsule\"", "\"box\"", "\"friction\"",
                           "\"restitution\"", "\"planes\"", "\"normal\"", "\"offset\"", "\"distance\"", "\"ball\"", "\"hinge\"", "\"fixed\"",
                           "\"spring\"", "\"rope\"", "\"limits\"", "\"motor\"", "\"max_torque\"", "\"rest_length\"", "\"stiffness\"",
-                          "\"damping\"", "\"axis_a\"", "\"axis_b\"", "\"rest_orientation\"", "\"world\""};
+                          "\"damping\"", "\"axis_a\"", "\"axis_b\"", "\"rest_orientation\"", "\"world\"", "\"name\""};
     for (size_t i = 0; t1 && i < sizeof keys / sizeof keys[0]; ++i) CHECK(strstr(t1, keys[i]) != NULL, "the saved scene has no %s", keys[i]);
     free(t1), free(t2);
     int same = 1, contacts = 0;

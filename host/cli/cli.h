@@ -55,8 +55,6 @@ void ctn_cli_print_options(FILE *f, ctn_cli_command cmd);
 
 int ctn_cli_parse_solver(const char *s, ctn_solver *out);
 int ctn_cli_parse_backend(const char *s, ctn_backend *out);
-const char *ctn_cli_solver_name(ctn_solver s);
-const char *ctn_cli_backend_name(ctn_backend b);
 
 /* The environment (host/cli/env.c): library messages go to stderr unless `quiet` or CATENA_QUIET; the
  * CATENA_DEVICE, CATENA_FAULT and debug variables fill a world description. */

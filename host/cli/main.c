@@ -60,16 +60,6 @@ int ctn_cli_parse_solver(const char *s, ctn_solver *out) {
     return 1;
 }
 
-const char *ctn_cli_solver_name(ctn_solver s) {
-    static const char *const names[] = {"gs", "jacobi", "cg", "direct", "auto"};
-    return (int)s >= 0 && (int)s < 5 ? names[s] : "unknown";
-}
-
-const char *ctn_cli_backend_name(ctn_backend b) {
-    static const char *const names[] = {"auto", "cpu", "opencl"};
-    return (int)b >= 0 && (int)b < 3 ? names[b] : "unknown";
-}
-
 int ctn_cli_parse_backend(const char *s, ctn_backend *out) {
     if (!strcmp(s, "auto")) *out = CTN_BACKEND_AUTO;
     else if (!strcmp(s, "cpu")) *out = CTN_BACKEND_CPU;

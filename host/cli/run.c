@@ -209,8 +209,8 @@ int ctn_cli_validate(int argc, char **argv) {
     ctn_world_measure(w, &gap, &angle);
     printf("%s: ok: %d bodies, %d joints, %lld steps of %.6g s, solver %s (%d iterations x %d substeps), backend %s; "
            "initial joint gap %.3g m\n",
-           o.scene, ctn_world_body_count(w), ctn_world_joint_count(w), steps, desc.time_step, ctn_cli_solver_name(desc.solver),
-           desc.iterations, desc.substeps, ctn_cli_backend_name(desc.backend), gap);
+           o.scene, ctn_world_body_count(w), ctn_world_joint_count(w), steps, desc.time_step, ctn_solver_name(desc.solver),
+           desc.iterations, desc.substeps, ctn_backend_name(desc.backend), gap);
     ctn_world_destroy(w);
     return CTN_EXIT_OK;
 }

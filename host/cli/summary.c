@@ -40,9 +40,9 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fputs(",\n  \"scene\": ", f);
     jstr(f, s->scene);
     fputs(",\n  \"settings\": {\n    \"solver\": ", f);
-    jstr(f, ctn_cli_solver_name(d->solver));
+    jstr(f, ctn_solver_name(d->solver));
     fputs(",\n    \"solver_used\": ", f); /* what auto chose for the last step */
-    jstr(f, ctn_cli_solver_name(s->steps_run ? s->last.solver : d->solver));
+    jstr(f, ctn_solver_name(s->steps_run ? s->last.solver : d->solver));
     fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
     jnum(f, d->time_step);
     fputs(",\n    \"gravity\": [", f);
@@ -51,7 +51,7 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
         jnum(f, d->gravity[k]);
     }
     fputs("],\n    \"stabilization\": ", f);
-    jstr(f, d->stabilization == CTN_STAB_BAUMGARTE ? "baumgarte" : "spook");
+    jstr(f, ctn_stabilization_name(d->stabilization));
     fputs(",\n    \"compliance\": ", f);
     jnum(f, d->compliance);
     fputs(",\n    \"damping_time\": ", f);
@@ -63,7 +63,7 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fprintf(f, ",\n    \"max_colours\": %d,\n    \"threads\": %d,\n    \"max_speed\": ", d->max_colours, d->threads);
     jnum(f, d->max_speed);
     fputs(",\n    \"backend\": ", f);
-    jstr(f, ctn_cli_backend_name(d->backend));
+    jstr(f, ctn_backend_name(d->backend));
     fputs("\n  },\n  \"backend\": ", f);
     jstr(f, s->backend);
     fputs(",\n  \"device\": ", f);
@@ -130,7 +130,7 @@ void ctn_print_summary(FILE *f, const ctn_run_summary *s) {
     fprintf(f, "scene            %s\n", s->scene);
     fprintf(f, "backend          %s (%s)\n", s->backend, s->device);
     fprintf(f, "bodies / joints  %d / %d (%d rows)\n", s->bodies, s->joints, l->rows);
-    fprintf(f, "solver           %s%s, %d iterations x %d substeps, dt %.6g s\n", ctn_cli_solver_name(ran ? l->solver : s->desc.solver),
+    fprintf(f, "solver           %s%s, %d iterations x %d substeps, dt %.6g s\n", ctn_solver_name(ran ? l->solver : s->desc.solver),
             s->desc.solver == CTN_SOLVER_AUTO && ran ? " (auto)" : "", s->desc.iterations, s->desc.substeps, s->desc.time_step);
     fprintf(f, "colours          %d (largest %d, overflow %d)\n", l->colours, l->largest_colour, l->overflow);
     if (l->contacts > 0) fprintf(f, "contacts         %d (collision %.4f ms/step)\n", l->contacts, sum->ms_collide / n);

@@ -22,14 +22,24 @@ static void put_quat(FILE *f, const char *key, ctn_quat q) { fprintf(f, ", \"%s\
 
 static int is_zero(ctn_v3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
 
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void put_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
 static void write_world(FILE *f, const ctn_world *w) {
-    static const char *const solvers[] = {"gs", "jacobi", "cg", "direct", "auto"};
-    static const char *const backends[] = {"auto", "cpu", "opencl"};
     const ctn_world_desc *d = &w->desc;
     fprintf(f, "  \"world\": {\"gravity\": [%.17g, %.17g, %.17g], \"time_step\": %.17g, \"substeps\": %d, \"iterations\": %d",
             d->gravity[0], d->gravity[1], d->gravity[2], d->time_step, d->substeps, d->iterations);
-    fprintf(f, ", \"solver\": \"%s\", \"backend\": \"%s\", \"stabilization\": \"%s\"", solvers[d->solver], backends[d->backend],
-            d->stabilization == CTN_STAB_BAUMGARTE ? "baumgarte" : "spook");
+    fprintf(f, ", \"solver\": \"%s\", \"backend\": \"%s\", \"stabilization\": \"%s\"", ctn_solver_name(d->solver),
+            ctn_backend_name(d->backend), ctn_stabilization_name(d->stabilization));
     fprintf(f, ",\n            \"compliance\": %.17g, \"damping_time\": %.17g, \"baumgarte\": %.17g, \"warm_start\": %.17g", d->compliance,
             d->damping_time, d->baumgarte, d->warm_start);
     fprintf(f, ", \"max_colours\": %d, \"threads\": %d, \"max_speed\": %.17g, \"geometric_stiffness\": %.17g", d->max_colours, d->threads,
@@ -50,7 +60,17 @@ static void write_shape(FILE *f, const ctn_shape *s) {
 }
 
 /* Live bodies in id order; index[id] = their position in the file (the ids a loaded world gives them). */
-static void write_bodies(FILE *f, const ctn_world *w, int *index) {
+/* A scene's body names are unique and never "world": the first body of each name keeps it. */
+static void write_name(FILE *f, ctn_world *w, int id) {
+    const char *name = NULL;
+    ctn_body_id first = -1;
+    if (ctn_body_get_name(w, id, &name) != CTN_OK || !name || !name[0] || !strcmp(name, "world")) return;
+    if (ctn_body_find(w, name, &first) != CTN_OK || first != id) return;
+    fputs(", \"name\": ", f);
+    put_string(f, name);
+}
+
+static void write_bodies(FILE *f, ctn_world *w, int *index) {
     const struct ctn_collision *c = w->collision;
     int n = 0;
     fputs(",\n  \"bodies\": [", f);
@@ -62,6 +82,7 @@ static void write_bodies(FILE *f, const ctn_world *w, int *index) {
         int particle = pr->flags & CTN_BODY_FLAG_PARTICLE, dynamic = pr->flags & CTN_BODY_FLAG_DYNAMIC;
         const char *type = dynamic ? "dynamic" : (pr->flags & CTN_BODY_FLAG_KINEMATIC) ? "kinematic" : "static";
         fprintf(f, "%s\n    {\"type\": \"%s\"", n++ ? "," : "", type);
+        write_name(f, w, i);
         if (particle) fputs(", \"particle\": true", f);
         if (dynamic) fprintf(f, ", \"mass\": %.17g", 1.0 / (double)w->vel[i].inv_mass);
         if (dynamic && !particle) {
@@ -119,7 +140,7 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
     fputs("}", f);
 }
 
-static void write_scene(FILE *f, const ctn_world *w, int *index) {
+static void write_scene(FILE *f, ctn_world *w, int *index) {
     fputs("{\n  \"version\": 1,\n  \"description\": \"written by ctn_scene_save_json\",\n", f);
     write_world(f, w);
     write_bodies(f, w, index);
