@@ -42,7 +42,16 @@ static world_mark mark_world(const ctn_world *w) {
     return m;
 }
 
-/* Removes everything added since the mark (ids are only appended). */
+/* Drops the entries >= mark from a free-slot stack (slots a failed build freed, e.g. a re-hung chain's pin). */
+static void keep_free_below(int *stack, int *count, int mark) {
+    int n = 0;
+    for (int k = 0; k < *count; ++k)
+        if (stack[k] < mark) stack[n++] = stack[k];
+    *count = n;
+}
+
+/* Removes everything added since the mark: a build appends fresh slots (w->append_slots), so truncating the
+ * slot arrays restores the world. */
 static void rollback(ctn_world *w, world_mark m) {
     for (int j = m.joints; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
@@ -51,6 +60,8 @@ static void rollback(ctn_world *w, world_mark m) {
         w->live_joints--;
     }
     w->joint_count = m.joints;
+    keep_free_below(w->joint_free, &w->joint_free_count, m.joints);
+    keep_free_below(w->body_free, &w->body_free_count, m.bodies);
     struct ctn_collision *c = w->collision;
     for (int i = m.bodies; i < w->body_count; ++i) {
         if (w->props[i].flags & CTN_BODY_FLAG_ALIVE) w->live_bodies--;
@@ -84,10 +95,10 @@ static void keep_exact_normal(ctn_world *w, int plane, const double n[3]) {
 }
 
 static ctn_status build_body(ctn_world *w, const scene_body *b) {
-    int id = w->body_count;
-    ctn_status st = ctn_body_add(w, &b->d, NULL);
+    ctn_body_id id = CTN_WORLD;
+    ctn_status st = ctn_body_add(w, &b->d, &id);
     if (st != CTN_OK) return st;
-    keep_exact_orientation(w, id, b->d.orientation);
+    keep_exact_orientation(w, w->body_count - 1, b->d.orientation); /* a fresh slot, the last */
     if (b->name) st = ctn_body_set_name(w, id, b->name);
     if (st == CTN_OK && b->has_force) st = ctn_body_set_force(w, id, b->force, b->torque);
     if (st == CTN_OK && b->has_shape) st = ctn_body_set_shape(w, id, &b->shape);
@@ -98,15 +109,15 @@ static ctn_v3 v3_of(const double v[3]) { return ctn_v3_make((float)v[0], (float)
 
 static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_body) {
     ctn_joint_desc d = sj->d;
-    d.body_a = first_body + d.body_a;
-    if (d.body_b != CTN_WORLD) d.body_b = first_body + d.body_b;
+    d.body_a = ctn__body_handle(w, first_body + (int)d.body_a);
+    if (d.body_b != CTN_WORLD) d.body_b = ctn__body_handle(w, first_body + (int)d.body_b);
     ctn_status st = CTN_OK;
     if (sj->has_pivot) st = ctn_joint_desc_set_pivot(w, &d, sj->pivot, sj->has_axis ? d.axis : NULL);
     ctn_joint_id id = -1;
     if (st == CTN_OK) st = ctn_joint_add(w, &d, &id);
     if (st != CTN_OK) return st;
     if (sj->has_frames) {
-        ctn_joint_def *j = &w->joints[id];
+        ctn_joint_def *j = &w->joints[w->joint_count - 1]; /* a fresh slot, the last */
         j->axis_a = v3_of(sj->axis_a);
         j->axis_b = v3_of(sj->axis_b);
         const double *q = sj->rest_orientation;
@@ -130,6 +141,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     world_mark mark = mark_world(w);
+    w->append_slots++; /* file body i is slot mark.bodies + i */
     char where[64] = "";
     for (int i = 0; i < s->body_count && st == CTN_OK; ++i) {
         snprintf(where, sizeof where, "bodies[%d]", i);
@@ -154,6 +166,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
         snprintf(where, sizeof where, "world.collision");
         st = ctn_world_set_collision(w, &s->collision);
     }
+    w->append_slots--;
     if (st != CTN_OK) {
         char msg[sizeof w->error];
         snprintf(msg, sizeof msg, "%s", w->error);

@@ -211,13 +211,13 @@ static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) {
 }
 
 /* A chain hangs from the world by its first joint; re-hang it from a body, or free it. */
-static ctn_status attach_chain(ctn_world *w, const scene_gen *g, int first_body, int first_link, int pin) {
+static ctn_status attach_chain(ctn_world *w, const scene_gen *g, int first_body, ctn_body_id first_link, int pin) {
     if (g->attach_to == SCENE_ATTACH_WORLD) return CTN_OK;
-    ctn_status st = ctn_joint_remove(w, pin);
+    ctn_status st = ctn_joint_remove(w, ctn__joint_handle(w, pin));
     if (st != CTN_OK || g->attach_to == SCENE_ATTACH_NONE) return st;
     ctn_joint_desc d = ctn_joint_desc_default(g->chain.particles ? CTN_JOINT_DISTANCE : CTN_JOINT_BALL);
     d.body_a = first_link;
-    d.body_b = first_body + g->attach_to;
+    d.body_b = ctn__body_handle(w, first_body + g->attach_to);
     st = ctn_joint_desc_set_pivot(w, &d, g->chain.origin, NULL);
     if (g->chain.particles) d.rest_length = g->chain.link_length;
     return st == CTN_OK ? ctn_joint_add(w, &d, NULL) : st;

@@ -116,12 +116,16 @@ int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world,
     return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a body index, a body name or \"world\", got %s", ctn__json_type_name(v));
 }
 
-static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *path, int allow_world, int *out) {
+/* A scene body index into a joint desc (CTN_WORLD for the world); made a handle when the scene is built. */
+static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *path, int allow_world, ctn_body_id *out) {
     const cJSON *v = ctn__json_member(j, key);
     char p[PATH_MAX_LEN];
     ctn__json_path(p, path, key);
     if (!v) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (a body index, a body name or \"world\")");
-    return ctn__scene_body_ref(c, v, p, allow_world, out);
+    int index = 0;
+    if (!ctn__scene_body_ref(c, v, p, allow_world, &index)) return 0;
+    *out = index < 0 ? CTN_WORLD : (ctn_body_id)index;
+    return 1;
 }
 
 /* Hinge "limits": [lower, upper] (rad, within [-pi, pi]) and "motor": {"speed": rad/s, "max_torque": N m}. */
@@ -203,7 +207,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_member(j, "b") && !parse_body_ref(c, j, "b", path, 1, &sj->d.body_b)) return 0;
     if (sj->d.body_a == sj->d.body_b) {
         ctn__json_path(p, path, "b");
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", sj->d.body_b);
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", (int)sj->d.body_b);
     }
     int ra = ctn__json_vec(c, j, "anchor_a", path, 3, sj->d.anchor_a);
     if (ra < 0) return 0;
@@ -221,7 +225,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
                     joint_types[type]);
     /* particle anchors are their centres */
     for (int side = 0; side < 2; ++side) {
-        int b = side ? sj->d.body_b : sj->d.body_a;
+        int b = (int)(side ? sj->d.body_b : sj->d.body_a);
         const double *an = side ? sj->d.anchor_b : sj->d.anchor_a;
         if (b < 0 || b >= c->body_count || !c->bodies[b].d.particle) continue;
         if (type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED) {

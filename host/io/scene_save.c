@@ -64,8 +64,9 @@ static void write_shape(FILE *f, const ctn_shape *s) {
 static void write_name(FILE *f, ctn_world *w, int id) {
     const char *name = NULL;
     ctn_body_id first = -1;
-    if (ctn_body_get_name(w, id, &name) != CTN_OK || !name || !name[0] || !strcmp(name, "world")) return;
-    if (ctn_body_find(w, name, &first) != CTN_OK || first != id) return;
+    ctn_body_id handle = ctn__body_handle(w, id);
+    if (ctn_body_get_name(w, handle, &name) != CTN_OK || !name || !name[0] || !strcmp(name, "world")) return;
+    if (ctn_body_find(w, name, &first) != CTN_OK || first != handle) return;
     fputs(", \"name\": ", f);
     put_string(f, name);
 }
