@@ -3,14 +3,18 @@
 # and CATENA_OPENCL_LIBS (the ICD loader, never a vendor library, and clBLAST).
 
 # clBLAST: Debian's libclblast-dev ships a CMake package; fall back to the plain library + header.
+# Either way the link item is `clblast` (an imported target, or the bare library name on the linker's path),
+# so the exported package holds no absolute path.
+set(CATENA_CLBLAST_PACKAGE OFF)
 find_package(CLBlast QUIET CONFIG)
 if(TARGET clblast)
   set(CATENA_CLBLAST_LIB clblast)
+  set(CATENA_CLBLAST_PACKAGE ON)
 else()
   find_library(CATENA_CLBLAST_LIBRARY NAMES clblast)
   find_path(CATENA_CLBLAST_INCLUDE NAMES clblast_c.h)
   if(CATENA_CLBLAST_LIBRARY AND CATENA_CLBLAST_INCLUDE)
-    set(CATENA_CLBLAST_LIB ${CATENA_CLBLAST_LIBRARY})
+    set(CATENA_CLBLAST_LIB clblast)
     include_directories(${CATENA_CLBLAST_INCLUDE})
   endif()
 endif()

@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# Install test: `cmake --install` into a scratch prefix, then build the README example against it twice,
-# through find_package(catena) and through pkg-config, and run both.
+# Install test: `cmake --install` into a scratch prefix, moved elsewhere afterwards (the package must be
+# relocatable), then the README example built against it three ways and run: find_package(catena) with
+# the shared and with the static library, and pkg-config --static against a copy of the prefix that holds
+# only libcatena.a (so the link must come from Libs.private).
 # usage: run.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR
 set -euo pipefail
 build=$1 src=$2 scratch=$3
 rm -rf "$scratch" && mkdir -p "$scratch"
-cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log"
-test -f "$scratch/prefix/include/catena/catena.h"
-test -f "$scratch/prefix/share/man/man1/catena.1" # the man page
-libdir=$(dirname "$(find "$scratch/prefix" -name catena.pc | head -n 1)")/..
-# CMake package
-cmake -S "$src/tests/install" -B "$scratch/consumer" -DCMAKE_PREFIX_PATH="$scratch/prefix" -DEXAMPLE_SOURCE="$src/examples/pendulum.c" > "$scratch/consumer.log"
+cmake --install "$build" --prefix "$scratch/installed" > "$scratch/install.log"
+mv "$scratch/installed" "$scratch/prefix" # relocated: nothing may point at the install prefix
+prefix=$scratch/prefix
+test -f "$prefix/include/catena/catena.h"
+test -f "$prefix/share/man/man1/catena.1" # the man page
+pc=$(find "$prefix" -name catena.pc | head -n 1)
+libdir=$(dirname "$pc")/..
+# the CMake package and catena.pc name no path of the build machine or of the first install prefix
+if grep -rn -e "$scratch/installed" -e "$build" -e "$src" -e "libcjson.so" -e "libclblast.so" "$libdir/cmake/catena" "$pc"; then
+  echo "install test: the installed package holds an absolute path (above)" >&2
+  exit 1
+fi
+# CMake package: shared (catena::catena) and static (catena::catena_static)
+cmake -S "$src/tests/install" -B "$scratch/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLE_SOURCE="$src/examples/pendulum.c" > "$scratch/consumer.log"
 cmake --build "$scratch/consumer" >> "$scratch/consumer.log"
-LD_LIBRARY_PATH="$libdir" CATENA_QUIET=1 "$scratch/consumer/pendulum" | tee "$scratch/cmake-run.txt"
-grep -q "joint gap" "$scratch/cmake-run.txt"
-# pkg-config (static link: Libs.private pulls OpenCL/clBLAST/OpenMP when they were built in)
-export PKG_CONFIG_PATH="$libdir/pkgconfig"
-cc -std=c11 "$src/examples/pendulum.c" -o "$scratch/pendulum-pc" $(pkg-config --cflags catena) \
-   -Wl,-Bstatic $(pkg-config --libs-only-L catena) -lcatena -Wl,-Bdynamic $(pkg-config --libs-only-other --static catena) $(pkg-config --static --libs-only-l catena | sed 's/-lcatena//')
-CATENA_QUIET=1 "$scratch/pendulum-pc" | grep -q "joint gap"
-echo "install test: find_package and pkg-config consumers built and ran"
+for exe in pendulum pendulum_static; do
+  LD_LIBRARY_PATH="$libdir" "$scratch/consumer/$exe" | tee "$scratch/cmake-$exe.txt"
+  grep -q "joint gap" "$scratch/cmake-$exe.txt"
+done
+# pkg-config --static against a prefix with the static library only
+cp -a "$prefix" "$scratch/static-prefix"
+rm -f "$scratch/static-prefix"/lib*/libcatena.so* "$scratch/static-prefix"/lib/*/libcatena.so*
+export PKG_CONFIG_PATH
+PKG_CONFIG_PATH=$(dirname "$(find "$scratch/static-prefix" -name catena.pc | head -n 1)")
+cc -std=c11 "$src/examples/pendulum.c" -o "$scratch/pendulum-pc" $(pkg-config --cflags catena) $(pkg-config --static --libs catena)
+if readelf -d "$scratch/pendulum-pc" | grep -q "libcatena"; then
+  echo "install test: the pkg-config --static build links libcatena dynamically" >&2
+  exit 1
+fi
+"$scratch/pendulum-pc" | grep -q "joint gap"
+echo "install test: relocated package; find_package (shared, static) and pkg-config --static consumers built and ran"
