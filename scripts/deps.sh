@@ -4,4 +4,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo libcjson-dev libxml2-utils valgrind) # valgrind: tests/reliability/valgrind_cli.sh (issue 7)
 packages+=(libopenmpi-dev openmpi-bin) # Open MPI: `catena sweep` under mpirun (tests/sweep)
+# The Python package (python/): headers, NumPy and pytest for the build and its tests; setuptools, pip and
+# wheel for `pip install --no-build-isolation ./python`; matplotlib for python/examples/chain_plot.py.
+packages+=(python3-dev python3-numpy python3-pytest python3-setuptools python3-pip python3-wheel python3-matplotlib)
 exec bash "$(dirname "$0")/apt-install-missing.sh" "${packages[@]}"

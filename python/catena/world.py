@@ -1,0 +1,303 @@
+"""catena.World: a Catena world from Python.
+
+Settings, bodies, joints and shapes are passed by keyword under the names of the C API's description
+structs (``ctn_world_desc``, ``ctn_body_desc``, ``ctn_joint_desc``, ...); enums by name (``solver="direct"``).
+Bulk state comes and goes as NumPy arrays in one library call each: row ``i`` of ``positions``,
+``orientations``, ``velocities`` and ``angular_velocities`` is body id ``i``, row ``j`` of ``joint_gaps`` is
+joint id ``j``; removed ids read as zeros.
+"""
+
+import os
+
+import numpy as np
+
+from . import _catena as _c
+from .errors import InvalidArgumentError
+
+WORLD = _c.WORLD
+"""The fixed world frame, usable as a joint's ``body_b``."""
+
+SOLVERS = {"gs": _c.SOLVER_GS, "jacobi": _c.SOLVER_JACOBI, "cg": _c.SOLVER_CG, "direct": _c.SOLVER_DIRECT,
+           "auto": _c.SOLVER_AUTO}
+BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND_OPENCL}
+STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
+BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
+JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
+               "spring": _c.JOINT_SPRING}
+SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
+
+# settings keys whose values are enum names, and their tables
+_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS}
+
+
+def _code(table, field, value):
+    """The enum value of a name (or of an int already)."""
+    if isinstance(value, str):
+        if value not in table:
+            raise InvalidArgumentError(f"{field}: unknown name {value!r} (expected one of {', '.join(table)})")
+        return table[value]
+    return value
+
+
+def _name(table, code):
+    return next((name for name, value in table.items() if value == code), code)
+
+
+def _settings_to_c(settings):
+    return {key: _code(_ENUM_SETTINGS[key], key, value) if key in _ENUM_SETTINGS else value
+            for key, value in settings.items()}
+
+
+def _settings_from_c(desc):
+    return {key: _name(_ENUM_SETTINGS[key], value) if key in _ENUM_SETTINGS else value for key, value in desc.items()}
+
+
+class World:
+    """A simulated world (``ctn_world``). Every failing call raises a :class:`catena.Error` subclass and
+    leaves the world unchanged. A world may be used from one thread at a time; :meth:`step` releases the GIL
+    so other Python threads run meanwhile."""
+
+    def __init__(self, gravity=(0.0, -9.81, 0.0), time_step=1.0 / 60.0, substeps=4, iterations=4, solver="auto",
+                 backend="auto", device=None, **settings):
+        """Other settings by their ``ctn_world_desc`` names: stabilization ("spook" or "baumgarte"),
+        compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
+        max_speed."""
+        settings.update(gravity=gravity, time_step=time_step, substeps=substeps, iterations=iterations, solver=solver,
+                        backend=backend, device=device)
+        self._h = _c.WorldHandle(_settings_to_c(settings))
+        self.info = {}
+
+    @classmethod
+    def _wrap(cls, handle, info):
+        world = cls.__new__(cls)
+        world._h = handle
+        world.info = info
+        return world
+
+    @classmethod
+    def from_scene(cls, path, **overrides):
+        """A world with a JSON scene file's settings (changed by ``overrides``) and its bodies and joints.
+        ``world.info["steps"]`` is the file's step count."""
+        handle, steps = _c.world_from_scene(os.fspath(path), _settings_to_c(overrides))
+        return cls._wrap(handle, {"steps": steps})
+
+    @classmethod
+    def load(cls, path, **overrides):
+        """A world from a checkpoint written by :meth:`save`, with the saved settings (``overrides`` may
+        change them, e.g. ``backend="cpu"``). ``world.info`` holds the saved step and user text."""
+        handle, info = _c.load_checkpoint(os.fspath(path), _settings_to_c(overrides))
+        return cls._wrap(handle, info)
+
+    def save(self, path, step=0, user=None):
+        """Writes a checkpoint (atomically): the complete state, from which :meth:`load` steps bitwise
+        identically."""
+        self._h.save(os.fspath(path), step, user)
+
+    def close(self):
+        """Frees the world now (it is also freed when garbage collected)."""
+        self._h.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- settings and statistics ------------------------------------------------------------------------
+
+    @property
+    def settings(self):
+        """The world's settings as a dict (enum values by name)."""
+        return _settings_from_c(self._h.get_desc())
+
+    def configure(self, **settings):
+        """Changes settings of the live world (not backend or device)."""
+        self._h.set_desc(_settings_to_c(settings))
+
+    @property
+    def stats(self):
+        """Statistics of the last step (``ctn_step_stats``): ``solver`` is the solver that actually ran
+        (what "auto" chose), ``max_gap`` the largest joint gap (m), ``ms_total`` the step's wall time, ..."""
+        stats = self._h.stats()
+        stats["solver"] = _name(SOLVERS, stats["solver"])
+        return stats
+
+    @property
+    def backend(self):
+        """"cpu" or "opencl": the backend in use."""
+        return self._h.info()["backend"]
+
+    @property
+    def device(self):
+        """The name of the device in use."""
+        return self._h.info()["device"]
+
+    @property
+    def body_count(self):
+        """Live bodies."""
+        return self._h.info()["bodies"]
+
+    @property
+    def joint_count(self):
+        """Live joints (springs and contacts included)."""
+        return self._h.info()["joints"]
+
+    def measure(self):
+        """(largest joint gap in m, largest joint angle error in rad) of the current state."""
+        return self._h.measure()
+
+    # ---- stepping ---------------------------------------------------------------------------------------
+
+    def step(self, n=1):
+        """Advances the world by n time steps, releasing the GIL during each; Ctrl-C stops between steps."""
+        self._h.step(n)
+
+    # ---- bodies, joints, shapes -------------------------------------------------------------------------
+
+    def add_body(self, mass=1.0, inertia=None, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
+                 velocity=None, angular_velocity=None, type="dynamic", particle=False):
+        """Adds a body and returns its id. inertia: principal moments (kg m^2) in the body frame (default
+        that of a 1 kg unit cube); orientation (w, x, y, z); type "dynamic", "static" or "kinematic";
+        particle: a 3-DOF point mass."""
+        return self._h.add_body(dict(mass=mass, inertia=inertia, position=position, orientation=orientation,
+                                     velocity=velocity, angular_velocity=angular_velocity,
+                                     type=_code(BODY_TYPES, "body.type", type), particle=bool(particle)))
+
+    def remove_body(self, body):
+        """Removes a body (:class:`catena.InUseError` while joints reference it)."""
+        self._h.remove_body(body)
+
+    def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
+                  rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
+                  motor=None, rope=False):
+        """Adds a joint and returns its id. type: "distance", "ball", "hinge", "fixed" or "spring".
+
+        pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
+        anchor_b in the body frames, the world frame for WORLD); axis: the hinge axis (world frame);
+        rest_length (distance, spring; default the current distance); stiffness (N/m) and damping (N s/m)
+        of a spring; compliance (m/N) and damping_time (s) of the SPOOK regularisation (default the
+        world's); limits=(lower, upper) hinge angles (rad); motor=(speed rad/s, max_torque N m) a hinge
+        velocity motor; rope=True: a distance joint that only pulls."""
+        return self._h.add_joint(dict(type=_code(JOINT_TYPES, "joint.type", type), body_a=body_a, body_b=body_b,
+                                      pivot=pivot, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                                      rest_length=rest_length, stiffness=stiffness, damping=damping,
+                                      compliance=compliance, damping_time=damping_time, limits=limits, motor=motor,
+                                      rope=bool(rope)))
+
+    def remove_joint(self, joint):
+        self._h.remove_joint(joint)
+
+    def joint_angle(self, joint):
+        """The current angle of a hinge (rad)."""
+        return self._h.joint_angle(joint)
+
+    def set_force(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
+        """A force (N) and torque (N m), world frame, applied at the centre of mass until changed."""
+        self._h.set_force(body, force, torque)
+
+    def set_shape(self, body, type, radius=None, half_length=None, half_extents=None, friction=None,
+                  restitution=None):
+        """A collision shape for the built-in contact detection: "sphere" (radius), "capsule" (radius,
+        half_length along body x), "box" (half_extents) or "none"."""
+        self._h.set_shape(body, dict(type=_code(SHAPES, "shape.type", type), radius=radius, half_length=half_length,
+                                     half_extents=half_extents, friction=friction, restitution=restitution))
+
+    def add_plane(self, normal, offset=0.0, friction=0.5, restitution=0.0):
+        """A static plane: the half-space normal . x <= offset is solid. Returns its index."""
+        return self._h.add_plane(normal, offset, friction, restitution)
+
+    # ---- scenes -----------------------------------------------------------------------------------------
+
+    def load_scene(self, path_or_spec):
+        """Adds a JSON scene file's bodies and joints (the world's settings are kept; see
+        :meth:`from_scene`), or a generator spec such as "chain:1000", "grid:64x64", "pile:500". An
+        argument naming an existing file, ending in ".json" or holding a "/" is a file."""
+        text = os.fspath(path_or_spec)
+        is_file = os.path.isfile(text) or text.endswith(".json") or os.sep in text
+        self._h.load_scene("file" if is_file else "spec", text)
+
+    def add_chain(self, links, link_length=0.1, link_mass=0.1, end_mass_ratio=1.0, origin=(0.0, 0.0, 0.0),
+                  direction=(1.0, 0.0, 0.0), particles=False):
+        """A chain of rigid links on ball joints (a particle rope with particles=True), pinned to the world
+        at origin and laid out along direction. Returns the first body id; the others follow it."""
+        return self._h.add_chain(dict(links=links, link_length=link_length, link_mass=link_mass,
+                                      end_mass_ratio=end_mass_ratio, origin=origin, direction=direction,
+                                      particles=bool(particles)))
+
+    def add_grid(self, nx, ny, spacing=0.1):
+        """An nx x ny net of rigid bodies on ball joints to their 4 neighbours, top row pinned."""
+        self._h.generate("grid", nx, ny, spacing)
+
+    def add_bridge(self, planks):
+        """Hinged planks, both ends hinged to the world."""
+        self._h.generate("bridge", planks)
+
+    def add_cradle(self, balls):
+        """Newton's cradle on distance joints, the first ball raised (no contacts)."""
+        self._h.generate("cradle", balls)
+
+    def add_double_pendulum(self):
+        """Two hinged rods released from horizontal."""
+        self._h.generate("double_pendulum")
+
+    def add_capsule_chain(self, links):
+        """Capsule links on ball joints dropped onto a floor (contacts)."""
+        self._h.generate("capsule_chain", links)
+
+    def add_pile(self, spheres):
+        """Spheres dropped into a box (contacts)."""
+        self._h.generate("pile", spheres)
+
+    def add_bridge_limits(self, planks):
+        """A bridge with hinge limits and a load of boxes."""
+        self._h.generate("bridge_limits", planks)
+
+    def add_wheel(self):
+        """A motorised wheel on a fixed axle with balls dropped on it."""
+        self._h.generate("wheel")
+
+    def add_contact_cradle(self, balls):
+        """Newton's cradle with contacts and restitution 1."""
+        self._h.generate("contact_cradle", balls)
+
+    # ---- bulk state as NumPy arrays ---------------------------------------------------------------------
+
+    def _ids(self):
+        info = self._h.info()
+        return info["body_ids"], info["joint_ids"]
+
+    def _read(self, field, width):
+        out = np.empty((self._ids()[0], width), dtype=np.float64)
+        self._h.read_bodies(field, out)
+        return out
+
+    def _write(self, field, width, values, name):
+        rows = self._ids()[0]
+        array = np.ascontiguousarray(values, dtype=np.float64)
+        if array.shape != (rows, width):
+            raise InvalidArgumentError(f"{name}: expected shape ({rows}, {width}), got {array.shape}")
+        self._h.write_bodies(field, array)
+
+    positions = property(lambda self: self._read(_c.BODY_POSITION, 3),
+                         lambda self, v: self._write(_c.BODY_POSITION, 3, v, "positions"),
+                         doc="(bodies, 3) positions (m), read and write.")
+    orientations = property(lambda self: self._read(_c.BODY_ORIENTATION, 4),
+                            lambda self, v: self._write(_c.BODY_ORIENTATION, 4, v, "orientations"),
+                            doc="(bodies, 4) quaternions (w, x, y, z), body to world; normalised on write.")
+    velocities = property(lambda self: self._read(_c.BODY_VELOCITY, 3),
+                          lambda self, v: self._write(_c.BODY_VELOCITY, 3, v, "velocities"),
+                          doc="(bodies, 3) linear velocities (m/s), read and write.")
+    angular_velocities = property(lambda self: self._read(_c.BODY_ANGULAR_VELOCITY, 3),
+                                  lambda self, v: self._write(_c.BODY_ANGULAR_VELOCITY, 3, v, "angular_velocities"),
+                                  doc="(bodies, 3) angular velocities (rad/s, world frame), read and write.")
+
+    def _joint_errors(self, which):
+        out = np.empty(self._ids()[1], dtype=np.float64)
+        self._h.read_joint_errors(out if which == 0 else None, out if which == 1 else None)
+        return out
+
+    joint_gaps = property(lambda self: self._joint_errors(0),
+                          doc="(joints,) position error of each joint (m) in the current state; its maximum is "
+                              "stats['max_gap'] after a step.")
+    joint_angles = property(lambda self: self._joint_errors(1),
+                            doc="(joints,) angular error of each joint (rad) in the current state.")

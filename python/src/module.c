@@ -1,0 +1,88 @@
+/* The extension module catena._catena: exceptions by status, enum constants, module functions. The
+ * friendly API is catena/world.py; this module is its thin layer over the C library. */
+#include "pycatena.h"
+
+static PyObject *error_classes; /* catena.errors.BY_STATUS: a tuple of classes indexed by ctn_status */
+
+int pyctn_errors_init(void) {
+    PyObject *errors = PyImport_ImportModule("catena.errors");
+    if (!errors) return -1;
+    error_classes = PyObject_GetAttrString(errors, "BY_STATUS");
+    Py_DECREF(errors);
+    if (!error_classes || !PyTuple_Check(error_classes) || PyTuple_GET_SIZE(error_classes) < 1) {
+        PyErr_SetString(PyExc_ImportError, "catena.errors.BY_STATUS must be a non-empty tuple");
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *pyctn_raise(ctn_status status, const char *message) {
+    Py_ssize_t i = (Py_ssize_t)status;
+    if (i < 0 || i >= PyTuple_GET_SIZE(error_classes)) i = 0; /* slot 0 is catena.Error itself */
+    PyObject *cls = PyTuple_GET_ITEM(error_classes, i);
+    PyErr_SetString(cls, message && message[0] ? message : ctn_status_name(status));
+    return NULL;
+}
+
+static PyObject *status_name(PyObject *module, PyObject *arg) {
+    (void)module;
+    long s = PyLong_AsLong(arg);
+    if (s == -1 && PyErr_Occurred()) return NULL;
+    return PyUnicode_FromString(ctn_status_name((ctn_status)s));
+}
+
+static PyMethodDef module_methods[] = {
+    {"devices", pyctn_devices, METH_NOARGS, "OpenCL devices as a list of dicts (empty without OpenCL)."},
+    {"load_checkpoint", pyctn_load_checkpoint, METH_VARARGS,
+     "load_checkpoint(path, desc_or_None) -> (World handle, info dict)."},
+    {"world_from_scene", pyctn_world_from_scene, METH_VARARGS,
+     "world_from_scene(path, desc_overrides_or_None) -> (World handle, steps): a world with the file's settings."},
+    {"status_name", status_name, METH_O, "The name of a ctn_status value."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "catena._catena",
+                                        "Low-level binding of the Catena C library (use the catena package).", -1,
+                                        module_methods, NULL, NULL, NULL, NULL};
+
+/* The enum values the Python layer maps names onto. */
+static int add_constants(PyObject *m) {
+    static const struct {
+        const char *name;
+        int value;
+    } constants[] = {
+        {"SOLVER_GS", CTN_SOLVER_GS}, {"SOLVER_JACOBI", CTN_SOLVER_JACOBI}, {"SOLVER_CG", CTN_SOLVER_CG},
+        {"SOLVER_DIRECT", CTN_SOLVER_DIRECT}, {"SOLVER_AUTO", CTN_SOLVER_AUTO},
+        {"BACKEND_AUTO", CTN_BACKEND_AUTO}, {"BACKEND_CPU", CTN_BACKEND_CPU}, {"BACKEND_OPENCL", CTN_BACKEND_OPENCL},
+        {"STAB_SPOOK", CTN_STAB_SPOOK}, {"STAB_BAUMGARTE", CTN_STAB_BAUMGARTE},
+        {"BODY_DYNAMIC", CTN_BODY_DYNAMIC}, {"BODY_STATIC", CTN_BODY_STATIC}, {"BODY_KINEMATIC", CTN_BODY_KINEMATIC},
+        {"JOINT_DISTANCE", CTN_JOINT_DISTANCE}, {"JOINT_BALL", CTN_JOINT_BALL}, {"JOINT_HINGE", CTN_JOINT_HINGE},
+        {"JOINT_FIXED", CTN_JOINT_FIXED}, {"JOINT_SPRING", CTN_JOINT_SPRING}, {"JOINT_CONTACT", CTN_JOINT_CONTACT},
+        {"SHAPE_NONE", CTN_SHAPE_NONE}, {"SHAPE_SPHERE", CTN_SHAPE_SPHERE}, {"SHAPE_CAPSULE", CTN_SHAPE_CAPSULE},
+        {"SHAPE_BOX", CTN_SHAPE_BOX},
+        {"BODY_POSITION", CTN_BODY_POSITION}, {"BODY_ORIENTATION", CTN_BODY_ORIENTATION},
+        {"BODY_VELOCITY", CTN_BODY_VELOCITY}, {"BODY_ANGULAR_VELOCITY", CTN_BODY_ANGULAR_VELOCITY},
+        {"WORLD", CTN_WORLD}, {"MAX_BODIES", CTN_MAX_BODIES}, {"MAX_JOINTS", CTN_MAX_JOINTS},
+        {"VERSION_MAJOR", CATENA_VERSION_MAJOR}, {"VERSION_MINOR", CATENA_VERSION_MINOR},
+        {"VERSION_PATCH", CATENA_VERSION_PATCH},
+    };
+    for (size_t i = 0; i < sizeof constants / sizeof constants[0]; ++i)
+        if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) != 0) return -1;
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit__catena(void) {
+    if (PyType_Ready(&pyctn_world_type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    if (pyctn_errors_init() != 0 || add_constants(m) != 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&pyctn_world_type);
+    if (PyModule_AddObject(m, "WorldHandle", (PyObject *)&pyctn_world_type) != 0) {
+        Py_DECREF(&pyctn_world_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,78 @@
+/* Shared declarations of the CPython extension `catena._catena`: the World handle type, conversion of
+ * the library's description structs to and from dicts, and Catena errors raised as Python exceptions. */
+#ifndef PYCATENA_H
+#define PYCATENA_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <catena/catena.h>
+
+#include <stddef.h>
+
+/* One member of a description struct, read from / written to a dict under its C name. Enums are stored
+ * as int (checked in fields.c). */
+typedef enum pyctn_kind { PYCTN_DOUBLE, PYCTN_INT, PYCTN_VEC3, PYCTN_VEC4 } pyctn_kind;
+typedef struct pyctn_field {
+    const char *name;
+    pyctn_kind kind;
+    size_t offset;
+} pyctn_field;
+#define PYCTN_FIELD(type, member, kind) {#member, kind, offsetof(type, member)}
+
+/* Sets the members named by the dict's keys (NULL or None: nothing); `skip` (may be NULL) lists keys the
+ * caller handles itself. An unknown key or a value of the wrong kind raises TypeError naming `what.key`.
+ * Returns 0, or -1 with the exception set. */
+int pyctn_fill(void *out, const pyctn_field *fields, PyObject *dict, const char *what, const char *const *skip);
+/* A new dict of all the members. */
+PyObject *pyctn_to_dict(const void *in, const pyctn_field *fields);
+/* Reads a sequence of n floats (3 or 4) into out; -1 with TypeError naming `what` otherwise. */
+int pyctn_doubles(PyObject *seq, double *out, int n, const char *what);
+
+extern const pyctn_field pyctn_world_fields[];
+extern const pyctn_field pyctn_body_fields[];
+extern const pyctn_field pyctn_joint_fields[];
+extern const pyctn_field pyctn_chain_fields[];
+extern const pyctn_field pyctn_shape_fields[];
+extern const pyctn_field pyctn_stats_fields[];
+
+/* Raises the catena.Error subclass of `status` (catena/errors.py) with `message` (the status name when
+ * empty); returns NULL. */
+PyObject *pyctn_raise(ctn_status status, const char *message);
+/* Loads the exception classes; called once at module import. */
+int pyctn_errors_init(void);
+
+/* The World handle: owns one ctn_world. `busy` is set (under the GIL) while a step runs without the GIL,
+ * so that another thread cannot use the world meanwhile. */
+typedef struct pyctn_world {
+    PyObject_HEAD
+    ctn_world *world;
+    int busy;
+} pyctn_world;
+
+extern PyTypeObject pyctn_world_type;
+/* A new handle owning w. */
+PyObject *pyctn_world_wrap(ctn_world *w);
+/* 0 when the world can be used now; -1 with RuntimeError set while it is stepping in another thread. */
+int pyctn_world_ready(pyctn_world *self);
+/* Raises the world's last error for `status`. */
+PyObject *pyctn_world_raise(pyctn_world *self, ctn_status status);
+
+/* Methods of the handle implemented outside world.c (build.c: bodies, joints, shapes, generators;
+ * bulk.c: NumPy-side buffers). */
+PyObject *pyctn_add_body(pyctn_world *self, PyObject *desc);
+PyObject *pyctn_add_joint(pyctn_world *self, PyObject *desc);
+PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args);
+PyObject *pyctn_add_plane(pyctn_world *self, PyObject *args);
+PyObject *pyctn_add_chain(pyctn_world *self, PyObject *desc);
+PyObject *pyctn_generate(pyctn_world *self, PyObject *args);
+PyObject *pyctn_read_bodies(pyctn_world *self, PyObject *args);
+PyObject *pyctn_write_bodies(pyctn_world *self, PyObject *args);
+PyObject *pyctn_read_joint_errors(pyctn_world *self, PyObject *args);
+
+/* Module functions of io.c: OpenCL devices and checkpoints. */
+PyObject *pyctn_devices(PyObject *module, PyObject *unused);
+PyObject *pyctn_load_checkpoint(PyObject *module, PyObject *args);
+PyObject *pyctn_world_from_scene(PyObject *module, PyObject *args);
+
+#endif

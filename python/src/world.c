@@ -1,0 +1,267 @@
+/* The World handle type: creation from a settings dict, settings, stepping without the GIL, statistics,
+ * removal, scenes and checkpoints. Bodies, joints and generators are in build.c, bulk arrays in bulk.c. */
+#include "pycatena.h"
+
+#include <string.h>
+
+PyObject *pyctn_world_raise(pyctn_world *self, ctn_status status) {
+    return pyctn_raise(status, ctn_world_last_error(self->world));
+}
+
+int pyctn_world_ready(pyctn_world *self) {
+    if (!self->world) {
+        PyErr_SetString(PyExc_RuntimeError, "the world was closed");
+        return -1;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the world is stepping in another thread; wait for step() to return");
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *pyctn_world_wrap(ctn_world *w) {
+    pyctn_world *self = PyObject_New(pyctn_world, &pyctn_world_type);
+    if (!self) {
+        ctn_world_destroy(w);
+        return NULL;
+    }
+    self->world = w;
+    self->busy = 0;
+    return (PyObject *)self;
+}
+
+static const char *const device_key[] = {"device", NULL};
+
+/* desc from the defaults and the dict; *device is the dict's "device" string (borrowed) or NULL. */
+static int desc_from_dict(ctn_world_desc *desc, PyObject *dict, const char **device) {
+    if (pyctn_fill(desc, pyctn_world_fields, dict, "World", device_key) != 0) return -1;
+    PyObject *dev = dict && PyDict_Check(dict) ? PyDict_GetItemString(dict, "device") : NULL;
+    if (dev && dev != Py_None) {
+        *device = PyUnicode_Check(dev) ? PyUnicode_AsUTF8(dev) : NULL;
+        if (!*device) {
+            PyErr_SetString(PyExc_TypeError, "World.device: expected a string");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int world_init(pyctn_world *self, PyObject *args, PyObject *kwargs) {
+    PyObject *dict = NULL;
+    if (kwargs && PyDict_Size(kwargs) > 0) {
+        PyErr_SetString(PyExc_TypeError, "WorldHandle(settings_dict) takes no keyword arguments");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "|O", &dict)) return -1;
+    ctn_world_desc desc = ctn_world_desc_default();
+    if (desc_from_dict(&desc, dict, &desc.device) != 0) return -1;
+    ctn_world *w = NULL;
+    char err[1024] = "";
+    ctn_status st;
+    Py_BEGIN_ALLOW_THREADS /* an OpenCL context and program build can take seconds */
+    st = ctn_world_create(&desc, &w, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (st != CTN_OK) {
+        pyctn_raise(st, err);
+        return -1;
+    }
+    if (self->world) ctn_world_destroy(self->world);
+    self->world = w;
+    self->busy = 0;
+    return 0;
+}
+
+static void world_dealloc(pyctn_world *self) {
+    if (self->world) ctn_world_destroy(self->world);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *world_close(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    if (self->busy) return pyctn_world_ready(self), NULL;
+    if (self->world) ctn_world_destroy(self->world);
+    self->world = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *world_get_desc(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_world_desc desc;
+    ctn_status st = ctn_world_get_desc(self->world, &desc);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    PyObject *d = pyctn_to_dict(&desc, pyctn_world_fields);
+    PyObject *dev = desc.device ? PyUnicode_FromString(desc.device) : Py_NewRef(Py_None);
+    if (d && dev && PyDict_SetItemString(d, "device", dev) == 0) {
+        Py_DECREF(dev);
+        return d;
+    }
+    Py_XDECREF(dev);
+    Py_XDECREF(d);
+    return NULL;
+}
+
+static PyObject *world_set_desc(pyctn_world *self, PyObject *dict) {
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_world_desc desc;
+    ctn_status st = ctn_world_get_desc(self->world, &desc);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    if (desc_from_dict(&desc, dict, &desc.device) != 0) return NULL;
+    st = ctn_world_set_desc(self->world, &desc);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+/* step(n): n steps, each without the GIL; Ctrl-C (a pending signal) stops between two steps. */
+static PyObject *world_step(pyctn_world *self, PyObject *args) {
+    long n = 1;
+    if (!PyArg_ParseTuple(args, "|l", &n)) return NULL;
+    if (n < 0) return PyErr_Format(PyExc_ValueError, "step: n = %ld is negative", n);
+    if (pyctn_world_ready(self) != 0) return NULL;
+    self->busy = 1;
+    for (long i = 0; i < n; ++i) {
+        ctn_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = ctn_world_step(self->world);
+        Py_END_ALLOW_THREADS
+        if (st != CTN_OK) {
+            self->busy = 0;
+            return pyctn_world_raise(self, st);
+        }
+        if (PyErr_CheckSignals() != 0) {
+            self->busy = 0;
+            return NULL;
+        }
+    }
+    self->busy = 0;
+    Py_RETURN_NONE;
+}
+
+static PyObject *world_stats(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_step_stats s;
+    ctn_status st = ctn_world_get_stats(self->world, &s);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return pyctn_to_dict(&s, pyctn_stats_fields);
+}
+
+static PyObject *world_measure(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    double gap, angle;
+    ctn_status st = ctn_world_measure(self->world, &gap, &angle);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return Py_BuildValue("(dd)", gap, angle);
+}
+
+static PyObject *world_info(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    int bodies = 0, joints = 0;
+    ctn_world_id_counts(self->world, &bodies, &joints);
+    return Py_BuildValue("{s:s,s:s,s:i,s:i,s:i,s:i}", "backend", ctn_world_backend_name(self->world), "device",
+                         ctn_world_device_name(self->world), "body_ids", bodies, "joint_ids", joints, "bodies",
+                         ctn_world_body_count(self->world), "joints", ctn_world_joint_count(self->world));
+}
+
+/* A method taking one id and calling fn(world, id). */
+#define ID_METHOD(pyname, call)                                                                                          \
+    static PyObject *pyname(pyctn_world *self, PyObject *arg) {                                                         \
+        long id = PyLong_AsLong(arg);                                                                                   \
+        if (id == -1 && PyErr_Occurred()) return NULL;                                                                  \
+        if (pyctn_world_ready(self) != 0) return NULL;                                                                  \
+        ctn_status st = call(self->world, (int32_t)id);                                                                 \
+        if (st != CTN_OK) return pyctn_world_raise(self, st);                                                           \
+        Py_RETURN_NONE;                                                                                                 \
+    }
+ID_METHOD(world_remove_body, ctn_body_remove)
+ID_METHOD(world_remove_joint, ctn_joint_remove)
+#undef ID_METHOD
+
+static PyObject *world_set_force(pyctn_world *self, PyObject *args) {
+    int id;
+    PyObject *fo, *to;
+    double f[3], t[3];
+    if (!PyArg_ParseTuple(args, "iOO", &id, &fo, &to)) return NULL;
+    if (pyctn_doubles(fo, f, 3, "force") != 0 || pyctn_doubles(to, t, 3, "torque") != 0) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_body_set_force(self->world, id, f, t);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *world_joint_angle(pyctn_world *self, PyObject *arg) {
+    long id = PyLong_AsLong(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    double angle;
+    ctn_status st = ctn_joint_get_angle(self->world, (ctn_joint_id)id, &angle);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyFloat_FromDouble(angle);
+}
+
+/* load_scene(kind, text): kind "file" loads a JSON scene file, "spec" runs a generator spec. */
+static PyObject *world_load_scene(pyctn_world *self, PyObject *args) {
+    const char *kind, *text;
+    if (!PyArg_ParseTuple(args, "ss", &kind, &text)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st;
+    char err[1024] = "";
+    int file = strcmp(kind, "file") == 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = file ? ctn_scene_load_json(self->world, text, err, sizeof err) : ctn_scene_from_spec(self->world, text);
+    Py_END_ALLOW_THREADS
+    if (st != CTN_OK) return file ? pyctn_raise(st, err) : pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *world_save(pyctn_world *self, PyObject *args) {
+    const char *path, *user = NULL;
+    unsigned long long step = 0;
+    if (!PyArg_ParseTuple(args, "s|Kz", &path, &step, &user)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ctn_world_save(self->world, path, (uint64_t)step, user);
+    Py_END_ALLOW_THREADS
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef world_methods[] = {
+    {"close", (PyCFunction)world_close, METH_NOARGS, "Frees the world now."},
+    {"get_desc", (PyCFunction)world_get_desc, METH_NOARGS, "Settings as a dict (ctn_world_desc)."},
+    {"set_desc", (PyCFunction)world_set_desc, METH_O, "Changes settings named in a dict (ctn_world_set_desc)."},
+    {"step", (PyCFunction)world_step, METH_VARARGS, "step(n=1): n time steps without the GIL."},
+    {"stats", (PyCFunction)world_stats, METH_NOARGS, "ctn_step_stats of the last step as a dict."},
+    {"measure", (PyCFunction)world_measure, METH_NOARGS, "(max gap m, max angle rad) of the current state."},
+    {"info", (PyCFunction)world_info, METH_NOARGS, "Backend, device, id ranges and live counts."},
+    {"remove_body", (PyCFunction)world_remove_body, METH_O, "ctn_body_remove."},
+    {"remove_joint", (PyCFunction)world_remove_joint, METH_O, "ctn_joint_remove."},
+    {"set_force", (PyCFunction)world_set_force, METH_VARARGS, "set_force(id, force, torque)."},
+    {"joint_angle", (PyCFunction)world_joint_angle, METH_O, "Hinge angle (rad)."},
+    {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec', text)."},
+    {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
+    {"add_body", (PyCFunction)pyctn_add_body, METH_O, "add_body(desc dict) -> id."},
+    {"add_joint", (PyCFunction)pyctn_add_joint, METH_O, "add_joint(desc dict with limits/motor/rope/pivot) -> id."},
+    {"set_shape", (PyCFunction)pyctn_set_shape, METH_VARARGS, "set_shape(body, shape dict)."},
+    {"add_plane", (PyCFunction)pyctn_add_plane, METH_VARARGS, "add_plane(normal, offset, friction, restitution) -> index."},
+    {"add_chain", (PyCFunction)pyctn_add_chain, METH_O, "add_chain(ctn_chain_desc dict) -> first body id."},
+    {"generate", (PyCFunction)pyctn_generate, METH_VARARGS, "generate(name, *args): a scene generator."},
+    {"read_bodies", (PyCFunction)pyctn_read_bodies, METH_VARARGS, "read_bodies(field, buffer) -> rows."},
+    {"write_bodies", (PyCFunction)pyctn_write_bodies, METH_VARARGS, "write_bodies(field, buffer)."},
+    {"read_joint_errors", (PyCFunction)pyctn_read_joint_errors, METH_VARARGS, "read_joint_errors(gap, angle)."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject pyctn_world_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "catena._catena.WorldHandle",
+    .tp_basicsize = sizeof(pyctn_world),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One ctn_world (use catena.World).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)world_init,
+    .tp_dealloc = (destructor)world_dealloc,
+    .tp_methods = world_methods,
+};
