@@ -1,6 +1,7 @@
 /* Bulk state access: one call reads or writes a state field of every body, or the errors of every joint,
  * so that bindings (the Python package's NumPy arrays) and exporters need no per-body call. Row i of a
- * buffer is body (or joint) id i; removed ids read as zeros and are skipped on writes. The per-body work
+ * buffer is body (or joint) slot index i (ctn_handle_index of its handle); free slots read as zeros and are
+ * skipped on writes. The per-body work
  * goes through ctn_body_get_state / ctn_body_set_state, so the bulk calls follow exactly their rules
  * (float32 storage, two-float positions, normalised orientations, static bodies never move). */
 #include "core/world.h"
@@ -55,7 +56,7 @@ ctn_status ctn_world_get_body_field(ctn_world *w, ctn_body_field field, double *
             continue;
         }
         ctn_body_state s;
-        st = ctn_body_get_state(w, i, &s); /* syncs from the device on the first live body */
+        st = ctn_body_get_state(w, ctn__body_handle(w, i), &s); /* syncs from the device on the first live body */
         if (st != CTN_OK) return st;
         memcpy(row, state_field(&s, field), (size_t)width * sizeof *row);
     }
@@ -84,7 +85,7 @@ ctn_status ctn_world_set_body_field(ctn_world *w, ctn_body_field field, const do
     ctn_status st = check_field_call(w, "ctn_world_set_body_field", field, in, count, &width);
     if (st != CTN_OK) return st;
     if (count > w->body_count)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_body_field: count %d exceeds the %d body ids issued", count,
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_body_field: count %d exceeds the %d body slots", count,
                          w->body_count);
     /* every row is checked before the first one is written, so a bad row leaves the world unchanged */
     for (int i = 0; i < count; ++i) {
@@ -97,10 +98,11 @@ ctn_status ctn_world_set_body_field(ctn_world *w, ctn_body_field field, const do
     for (int i = 0; i < count; ++i) {
         if (!body_alive(w, i)) continue;
         ctn_body_state s;
-        st = ctn_body_get_state(w, i, &s);
+        ctn_body_id body = ctn__body_handle(w, i);
+        st = ctn_body_get_state(w, body, &s);
         if (st == CTN_OK) {
             memcpy(state_field(&s, field), in + (size_t)i * (size_t)width, (size_t)width * sizeof(double));
-            st = ctn_body_set_state(w, i, &s); /* cannot fail: the row was checked and the host is in sync */
+            st = ctn_body_set_state(w, body, &s); /* cannot fail: the row was checked and the host is in sync */
         }
         if (st != CTN_OK) return st;
     }

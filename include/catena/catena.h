@@ -232,8 +232,9 @@ ctn_status ctn_body_find(ctn_world *world, const char *name, ctn_body_id *out);
  * `count` is the number of slots the buffer holds; *written gets the number written. */
 ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
 
-/* Bulk access to one state field of every body (host/core/bulk.c), for bindings and exporters: row i of
- * the buffer (ctn_body_field_width doubles) is body id i, for ids 0..count-1. */
+/** Bulk access to one state field of every body (host/core/bulk.c), for bindings and exporters: row i of
+ * the buffer (ctn_body_field_width doubles) is the body in slot index i (ctn_handle_index of its handle),
+ * for slots 0..count-1; in a world where nothing was removed, row i is handle i. */
 typedef enum ctn_body_field {
     CTN_BODY_POSITION = 0,     /* 3 doubles, m */
     CTN_BODY_ORIENTATION,      /* 4 doubles, (w, x, y, z); normalised on write */
@@ -241,16 +242,16 @@ typedef enum ctn_body_field {
     CTN_BODY_ANGULAR_VELOCITY  /* 3 doubles, rad/s, world frame */
 } ctn_body_field;
 
-/* Doubles per body of a field (3 or 4; 0 for a value that is not a ctn_body_field). */
+/** Doubles per body of a field (3 or 4; 0 for a value that is not a ctn_body_field). */
 int ctn_body_field_width(ctn_body_field field);
-/* Reads rows 0..min(count, ids issued)-1; removed ids read as zeros. *written (may be NULL) gets the rows. */
+/** Reads rows 0..min(count, slots)-1 (ctn_world_id_counts); free slots read as zeros. *written (may be NULL) gets the rows. */
 ctn_status ctn_world_get_body_field(ctn_world *world, ctn_body_field field, double *out, int count, int *written);
-/* Writes rows 0..count-1 (count <= ids issued) with the rules of ctn_body_set_state (static bodies keep zero
- * velocity, particles keep the identity orientation); rows of removed ids are ignored. Every row is checked
+/** Writes rows 0..count-1 (count <= slots) with the rules of ctn_body_set_state (static bodies keep zero
+ * velocity, particles keep the identity orientation); rows of free slots are ignored. Every row is checked
  * first: a non-finite value or a zero quaternion fails naming the row and leaves the world unchanged. */
 ctn_status ctn_world_set_body_field(ctn_world *world, ctn_body_field field, const double *in, int count);
-/* Position error (m) and angular error (rad) of each joint id 0..min(count, ids issued)-1 in the current
- * state, the per-joint values whose maxima are ctn_step_stats.max_gap / max_angle; removed joints and
+/** Position error (m) and angular error (rad) of the joint in each slot 0..min(count, slots)-1 in the
+ * current state, the per-joint values whose maxima are ctn_step_stats.max_gap / max_angle; free slots and
  * springs read as 0. gap or angle may be NULL (not both). */
 ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, double *angle, int count, int *written);
 

@@ -12,7 +12,7 @@ See help(catena.World), catena.devices() and the README's "Python" section.
 from . import _catena
 from .errors import (BY_STATUS, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
                      LimitError, NotFoundError, OutOfMemoryError, UnsupportedError)
-from .world import BACKENDS, BODY_TYPES, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World
+from .world import BACKENDS, BODY_TYPES, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World, slot
 
 __version__ = f"{_catena.VERSION_MAJOR}.{_catena.VERSION_MINOR}.{_catena.VERSION_PATCH}"
 
@@ -23,6 +23,6 @@ def devices():
     return _catena.devices()
 
 
-__all__ = ["World", "WORLD", "devices", "Error", "InvalidArgumentError", "NotFoundError", "InUseError",
+__all__ = ["World", "WORLD", "slot", "devices", "Error", "InvalidArgumentError", "NotFoundError", "InUseError",
            "OutOfMemoryError", "LimitError", "UnsupportedError", "DeviceError", "DivergedError", "FileError",
            "SOLVERS", "BACKENDS", "STABILIZATIONS", "BODY_TYPES", "JOINT_TYPES", "SHAPES", "BY_STATUS"]

@@ -2,9 +2,11 @@
 
 Settings, bodies, joints and shapes are passed by keyword under the names of the C API's description
 structs (``ctn_world_desc``, ``ctn_body_desc``, ``ctn_joint_desc``, ...); enums by name (``solver="direct"``).
-Bulk state comes and goes as NumPy arrays in one library call each: row ``i`` of ``positions``,
-``orientations``, ``velocities`` and ``angular_velocities`` is body id ``i``, row ``j`` of ``joint_gaps`` is
-joint id ``j``; removed ids read as zeros.
+Bodies and joints are named by handles (ints; see :func:`catena.slot`). Bulk state comes and goes as NumPy
+arrays in one library call each: row ``i`` of ``positions``, ``orientations``, ``velocities`` and
+``angular_velocities`` is the body in slot ``i``, row ``j`` of ``joint_gaps``, ``joint_forces``, ... the
+joint in slot ``j``; free slots read as zeros. In a world where nothing was removed, a handle is its
+row.
 """
 
 import os
@@ -16,6 +18,12 @@ from .errors import InvalidArgumentError
 
 WORLD = _c.WORLD
 """The fixed world frame, usable as a joint's ``body_b``."""
+
+
+def slot(handle):
+    """The row of a body or joint handle in the bulk arrays: its slot index (``ctn_handle_index``: a handle
+    is ``generation << 32 | index``, and a removed body's slot is reused by a later one)."""
+    return handle & 0x7FFFFFFF
 
 SOLVERS = {"gs": _c.SOLVER_GS, "jacobi": _c.SOLVER_JACOBI, "cg": _c.SOLVER_CG, "direct": _c.SOLVER_DIRECT,
            "auto": _c.SOLVER_AUTO}
@@ -156,7 +164,7 @@ class World:
 
     def add_body(self, mass=1.0, inertia=None, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
                  velocity=None, angular_velocity=None, type="dynamic", particle=False):
-        """Adds a body and returns its id. inertia: principal moments (kg m^2) in the body frame (default
+        """Adds a body and returns its handle. inertia: principal moments (kg m^2) in the body frame (default
         that of a 1 kg unit cube); orientation (w, x, y, z); type "dynamic", "static" or "kinematic";
         particle: a 3-DOF point mass."""
         return self._h.add_body(dict(mass=mass, inertia=inertia, position=position, orientation=orientation,
@@ -170,7 +178,7 @@ class World:
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
                   motor=None, rope=False):
-        """Adds a joint and returns its id. type: "distance", "ball", "hinge", "fixed" or "spring".
+        """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed" or "spring".
 
         pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
         anchor_b in the body frames, the world frame for WORLD); axis: the hinge axis (world frame);
@@ -219,7 +227,7 @@ class World:
     def add_chain(self, links, link_length=0.1, link_mass=0.1, end_mass_ratio=1.0, origin=(0.0, 0.0, 0.0),
                   direction=(1.0, 0.0, 0.0), particles=False):
         """A chain of rigid links on ball joints (a particle rope with particles=True), pinned to the world
-        at origin and laid out along direction. Returns the first body id; the others follow it."""
+        at origin and laid out along direction. Returns the first link's handle; the others follow it (first + 1, ...)."""
         return self._h.add_chain(dict(links=links, link_length=link_length, link_mass=link_mass,
                                       end_mass_ratio=end_mass_ratio, origin=origin, direction=direction,
                                       particles=bool(particles)))
@@ -301,3 +309,19 @@ class World:
                               "stats['max_gap'] after a step.")
     joint_angles = property(lambda self: self._joint_errors(1),
                             doc="(joints,) angular error of each joint (rad) in the current state.")
+
+    def _joint_loads(self):
+        out = np.empty((self._ids()[1], 6), dtype=np.float64)
+        self._h.read_joint_forces(out)
+        return out
+
+    joint_forces = property(lambda self: self._joint_loads()[:, :3],
+                            doc="(joints, 3) force (N, world frame) each joint applied to its body a in the last "
+                                "substep (impulse / substep length); body b receives the opposite.")
+    joint_torques = property(lambda self: self._joint_loads()[:, 3:],
+                             doc="(joints, 3) torque (N m, about body a's centre of mass, world frame) each joint "
+                                 "applied to its body a in the last substep.")
+
+    def joint_loads(self):
+        """(joints, 6): force (N) and torque (N m) of every joint in one call (see joint_forces)."""
+        return self._joint_loads()

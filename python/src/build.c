@@ -11,7 +11,7 @@ PyObject *pyctn_add_body(pyctn_world *self, PyObject *dict) {
     ctn_body_id id;
     ctn_status st = ctn_body_add(self->world, &desc, &id);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLong(id);
+    return PyLong_FromLongLong((long long)id);
 }
 
 /* Joint options applied after ctn_joint_add; they are not ctn_joint_desc members. */
@@ -76,13 +76,13 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *dict) {
         ctn_joint_remove(self->world, id);
         return pyctn_raise(st, msg);
     }
-    return PyLong_FromLong(id);
+    return PyLong_FromLongLong((long long)id);
 }
 
 PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args) {
-    int body;
+    long long body;
     PyObject *dict;
-    if (!PyArg_ParseTuple(args, "iO!", &body, &PyDict_Type, &dict)) return NULL;
+    if (!PyArg_ParseTuple(args, "LO!", &body, &PyDict_Type, &dict)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     PyObject *type = PyDict_GetItemString(dict, "type");
     long t = type ? PyLong_AsLong(type) : CTN_SHAPE_SPHERE;
@@ -117,7 +117,7 @@ PyObject *pyctn_add_chain(pyctn_world *self, PyObject *dict) {
     ctn_body_id first;
     ctn_status st = ctn_scene_chain(self->world, &desc, &first);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLong(first);
+    return PyLong_FromLongLong((long long)first);
 }
 
 /* The generators other than the chain, by name, with their integer counts (and the grid's spacing). */

@@ -9,6 +9,14 @@ _Static_assert(sizeof(ctn_solver) == sizeof(int) && sizeof(ctn_backend) == sizeo
                    sizeof(ctn_stabilization) == sizeof(int) && sizeof(ctn_body_type) == sizeof(int) &&
                    sizeof(ctn_joint_type) == sizeof(int) && sizeof(ctn_shape_type) == sizeof(int),
                "enums are stored as int");
+_Static_assert(sizeof(ctn_body_id) == sizeof(int64_t) && sizeof(ctn_joint_id) == sizeof(int64_t), "handles are int64");
+
+int pyctn_handle(PyObject *obj, int64_t *out) {
+    long long v = PyLong_AsLongLong(obj);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = (int64_t)v;
+    return 0;
+}
 
 #define W(m, k) PYCTN_FIELD(ctn_world_desc, m, k)
 const pyctn_field pyctn_world_fields[] = {
@@ -26,7 +34,7 @@ const pyctn_field pyctn_body_fields[] = {
 
 #define J(m, k) PYCTN_FIELD(ctn_joint_desc, m, k)
 const pyctn_field pyctn_joint_fields[] = {
-    J(type, PYCTN_INT), J(body_a, PYCTN_INT), J(body_b, PYCTN_INT), J(anchor_a, PYCTN_VEC3), J(anchor_b, PYCTN_VEC3),
+    J(type, PYCTN_INT), J(body_a, PYCTN_HANDLE), J(body_b, PYCTN_HANDLE), J(anchor_a, PYCTN_VEC3), J(anchor_b, PYCTN_VEC3),
     J(axis, PYCTN_VEC3), J(rest_length, PYCTN_DOUBLE), J(stiffness, PYCTN_DOUBLE), J(damping, PYCTN_DOUBLE),
     J(compliance, PYCTN_DOUBLE), J(damping_time, PYCTN_DOUBLE), {NULL, 0, 0}};
 #undef J
@@ -105,6 +113,12 @@ static int set_member(char *base, const pyctn_field *f, PyObject *value, const c
         memcpy(base + f->offset, &i, sizeof i);
         return 0;
     }
+    case PYCTN_HANDLE: {
+        int64_t h;
+        if (pyctn_handle(value, &h) != 0) break;
+        memcpy(base + f->offset, &h, sizeof h);
+        return 0;
+    }
     case PYCTN_VEC3:
     case PYCTN_VEC4: {
         double v[4];
@@ -115,7 +129,7 @@ static int set_member(char *base, const pyctn_field *f, PyObject *value, const c
     }
     }
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s: expected %s, got %R", label, f->kind == PYCTN_INT ? "an integer" : "a number", value);
+    PyErr_Format(PyExc_TypeError, "%s: expected %s, got %R", label, f->kind == PYCTN_DOUBLE ? "a number" : "an integer", value);
     return -1;
 }
 
@@ -155,6 +169,11 @@ static PyObject *member_value(const char *base, const pyctn_field *f) {
         int i;
         memcpy(&i, base + f->offset, sizeof i);
         return PyLong_FromLong(i);
+    }
+    case PYCTN_HANDLE: {
+        int64_t h;
+        memcpy(&h, base + f->offset, sizeof h);
+        return PyLong_FromLongLong((long long)h);
     }
     case PYCTN_VEC3:
     case PYCTN_VEC4: {

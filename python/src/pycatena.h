@@ -11,8 +11,8 @@
 #include <stddef.h>
 
 /* One member of a description struct, read from / written to a dict under its C name. Enums are stored
- * as int (checked in fields.c). */
-typedef enum pyctn_kind { PYCTN_DOUBLE, PYCTN_INT, PYCTN_VEC3, PYCTN_VEC4 } pyctn_kind;
+ * as int (checked in fields.c); PYCTN_HANDLE is a 64-bit body or joint handle (ctn_body_id). */
+typedef enum pyctn_kind { PYCTN_DOUBLE, PYCTN_INT, PYCTN_HANDLE, PYCTN_VEC3, PYCTN_VEC4 } pyctn_kind;
 typedef struct pyctn_field {
     const char *name;
     pyctn_kind kind;
@@ -26,6 +26,8 @@ typedef struct pyctn_field {
 int pyctn_fill(void *out, const pyctn_field *fields, PyObject *dict, const char *what, const char *const *skip);
 /* A new dict of all the members. */
 PyObject *pyctn_to_dict(const void *in, const pyctn_field *fields);
+/* A body or joint handle from a Python int; -1 with the exception set on failure (handles are >= -1). */
+int pyctn_handle(PyObject *obj, int64_t *out);
 /* Reads a sequence of n floats (3 or 4) into out; -1 with TypeError naming `what` otherwise. */
 int pyctn_doubles(PyObject *seq, double *out, int n, const char *what);
 
@@ -69,6 +71,7 @@ PyObject *pyctn_generate(pyctn_world *self, PyObject *args);
 PyObject *pyctn_read_bodies(pyctn_world *self, PyObject *args);
 PyObject *pyctn_write_bodies(pyctn_world *self, PyObject *args);
 PyObject *pyctn_read_joint_errors(pyctn_world *self, PyObject *args);
+PyObject *pyctn_read_joint_forces(pyctn_world *self, PyObject *buffer);
 
 /* Module functions of io.c: OpenCL devices and checkpoints. */
 PyObject *pyctn_devices(PyObject *module, PyObject *unused);

@@ -169,10 +169,9 @@ static PyObject *world_info(pyctn_world *self, PyObject *unused) {
 /* A method taking one id and calling fn(world, id). */
 #define ID_METHOD(pyname, call)                                                                                          \
     static PyObject *pyname(pyctn_world *self, PyObject *arg) {                                                         \
-        long id = PyLong_AsLong(arg);                                                                                   \
-        if (id == -1 && PyErr_Occurred()) return NULL;                                                                  \
-        if (pyctn_world_ready(self) != 0) return NULL;                                                                  \
-        ctn_status st = call(self->world, (int32_t)id);                                                                 \
+        int64_t id;                                                                                                     \
+        if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;                                   \
+        ctn_status st = call(self->world, id);                                                                          \
         if (st != CTN_OK) return pyctn_world_raise(self, st);                                                           \
         Py_RETURN_NONE;                                                                                                 \
     }
@@ -181,10 +180,10 @@ ID_METHOD(world_remove_joint, ctn_joint_remove)
 #undef ID_METHOD
 
 static PyObject *world_set_force(pyctn_world *self, PyObject *args) {
-    int id;
+    long long id;
     PyObject *fo, *to;
     double f[3], t[3];
-    if (!PyArg_ParseTuple(args, "iOO", &id, &fo, &to)) return NULL;
+    if (!PyArg_ParseTuple(args, "LOO", &id, &fo, &to)) return NULL;
     if (pyctn_doubles(fo, f, 3, "force") != 0 || pyctn_doubles(to, t, 3, "torque") != 0) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_status st = ctn_body_set_force(self->world, id, f, t);
@@ -193,11 +192,10 @@ static PyObject *world_set_force(pyctn_world *self, PyObject *args) {
 }
 
 static PyObject *world_joint_angle(pyctn_world *self, PyObject *arg) {
-    long id = PyLong_AsLong(arg);
-    if (id == -1 && PyErr_Occurred()) return NULL;
-    if (pyctn_world_ready(self) != 0) return NULL;
+    int64_t id;
+    if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;
     double angle;
-    ctn_status st = ctn_joint_get_angle(self->world, (ctn_joint_id)id, &angle);
+    ctn_status st = ctn_joint_get_angle(self->world, id, &angle);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return PyFloat_FromDouble(angle);
 }
@@ -253,6 +251,7 @@ static PyMethodDef world_methods[] = {
     {"read_bodies", (PyCFunction)pyctn_read_bodies, METH_VARARGS, "read_bodies(field, buffer) -> rows."},
     {"write_bodies", (PyCFunction)pyctn_write_bodies, METH_VARARGS, "write_bodies(field, buffer)."},
     {"read_joint_errors", (PyCFunction)pyctn_read_joint_errors, METH_VARARGS, "read_joint_errors(gap, angle)."},
+    {"read_joint_forces", (PyCFunction)pyctn_read_joint_forces, METH_O, "read_joint_forces(buffer of rows of 6)."},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject pyctn_world_type = {

@@ -73,10 +73,28 @@ def test_integer_and_list_input_is_converted(cpu_world):
     assert a == 0
 
 
-def test_removed_body_rows_read_zero(cpu_world):
+def test_rows_are_slots(cpu_world):
     ids = [cpu_world.add_body(position=(i + 1.0, 0, 0)) for i in range(3)]
+    assert ids == [0, 1, 2]  # nothing removed yet: handles are the rows
     cpu_world.remove_body(ids[1])
     p = cpu_world.positions
     assert p.shape == (3, 3)
-    assert p[1].tolist() == [0.0, 0.0, 0.0] and p[2, 0] == 3.0
+    assert p[1].tolist() == [0.0, 0.0, 0.0] and p[2, 0] == 3.0  # a free slot reads zeros
     assert cpu_world.body_count == 2
+    new = cpu_world.add_body(position=(7.0, 0, 0))  # reuses the slot with a new generation
+    assert new != ids[1] and catena.slot(new) == 1
+    assert cpu_world.positions[catena.slot(new), 0] == 7.0
+    with pytest.raises(catena.NotFoundError):
+        cpu_world.remove_body(ids[1])  # the stale handle is refused
+
+
+def test_joint_forces_of_a_hanging_mass(cpu_world):
+    mass, g = 2.0, 9.81
+    bob = cpu_world.add_body(mass=mass, inertia=(0.1, 0.1, 0.1), position=(0, -1, 0))
+    pin = cpu_world.add_joint("ball", bob, pivot=(0, 0, 0))
+    cpu_world.step(60)
+    forces, torques = cpu_world.joint_forces, cpu_world.joint_torques
+    assert forces.shape == (1, 3) and torques.shape == (1, 3)
+    # the pin holds the mass up against gravity: m g upwards on body a
+    assert forces[pin] == pytest.approx([0.0, mass * g, 0.0], abs=1e-3)
+    assert np.array_equal(cpu_world.joint_loads()[:, :3], forces)
