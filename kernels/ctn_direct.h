@@ -68,6 +68,29 @@ CTN_FN double ctn_dd_row_mass(double im, ctn_sym3 I, const double *j) {
     return im * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]) + j[3] * iw0 + j[4] * iw1 + j[5] * iw2;
 }
 
+/* A joint with finite impulse bounds (contact, limit, motor, rope) leaves the exact solve for the substep. */
+CTN_FN int ctn_dd_block_bounded(const ctn_block *b) {
+    int n = b->n_lin + b->n_ang;
+    for (int k = 0; k < n; ++k)
+        if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) return 1;
+    return 0;
+}
+
+/* r = target - J v - S lambda of the n rows of a joint, the products in double (va, vb: the velocities of
+ * its two bodies, zero for the world). */
+CTN_FN void ctn_dd_row_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_GLOBAL const float *lam, CTN_GLOBAL double *r) {
+    double Va[6] = {va.v.x, va.v.y, va.v.z, va.w.x, va.w.y, va.w.z};
+    double Vb[6] = {vb.v.x, vb.v.y, vb.v.z, vb.w.x, vb.w.y, vb.w.z};
+    int n = b->n_lin + b->n_ang;
+    for (int k = 0; k < n; ++k) {
+        double ja[6], jb[6], jv = 0.0;
+        ctn_dd_jrow(b, k, 0, ja);
+        ctn_dd_jrow(b, k, 1, jb);
+        for (int c = 0; c < 6; ++c) jv += ja[c] * Va[c] + jb[c] * Vb[c];
+        r[k] = (double)b->bias[k] - jv - (double)b->soft[k] * lam[k];
+    }
+}
+
 /* Inverse of a symmetric 3x3 (world inverse inertia -> world inertia). Returns 0 if singular. */
 CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
     double a = s.xx, b = s.xy, c = s.xz, d = s.yy, e = s.yz, f = s.zz;
@@ -177,6 +200,134 @@ CTN_FN void ctn_dd_node_inverse_g(CTN_GLOBAL double *D, int N, int d) {
         for (c = 0; c < m; ++c) D[i * N + d + c] = D[(d + c) * N + i];
     for (r = 0; r < m; ++r)
         for (c = 0; c < m; ++c) D[(d + r) * N + d + c] = -D[(d + r) * N + d + c];
+}
+
+/* ---- joint-space chains --------------------------------------------------------------------------
+ * Along a path of joints in which consecutive joints share one dynamic body, the joint-space matrix
+ *     A = J M^-1 J^T + S + CTN_DD_FLOOR diag(J M^-1 J^T)
+ * is block tridiagonal: the diagonal block of joint p sums J_{p,b} M_b^-1 J_{p,b}^T over its dynamic
+ * bodies b, and the coupling of p with its successor q is C_p = J_{p,b} M_b^-1 J_{q,b}^T through the body
+ * b they share (Baraff 1996 eliminates the same system through body nodes; here the joints' own n x n
+ * blocks, n <= 6, are the whole factor). A is symmetric positive definite, so block elimination needs no
+ * pivoting. A segment of the path is eliminated node by node towards one of its ends; a separator joint
+ * `a` behind the segment's first node picks up a dense coupling F_p = A_{p,a} to every node p (the
+ * "spike", Polizzi and Sameh 2006), and after the segment only the separators a and c at its two ends
+ * remain, coupled by G = A_{c,a}. Couplings are read through CTN_DD_E: C_p is stored with the rows of the
+ * upper node (p) and ld = n_{p+1}; a node eliminated upwards reads it transposed (tr = 1, ld = its n). */
+#define CTN_DD_E(C, ld, tr, r, c) ((tr) ? (C)[(c) * (ld) + (r)] : (C)[(r) * (ld) + (c)])
+
+/* M^-1 J^T of the n rows J (6 doubles each) on one body: [im j_lin, I j_ang]; angular = 0 (particles and
+ * rotation-locked bodies) keeps the rotation out, as the body nodes of the forest do. */
+CTN_FN void ctn_dd_minv_rows(const double *J, int n, double im, ctn_sym3 I, int angular, double *MJ) {
+    for (int k = 0; k < n; ++k) {
+        const double *j = J + 6 * k;
+        double *o = MJ + 6 * k;
+        o[0] = im * j[0], o[1] = im * j[1], o[2] = im * j[2];
+        if (angular) {
+            o[3] = I.xx * j[3] + I.xy * j[4] + I.xz * j[5];
+            o[4] = I.xy * j[3] + I.yy * j[4] + I.yz * j[5];
+            o[5] = I.xz * j[3] + I.yz * j[4] + I.zz * j[5];
+        } else {
+            o[3] = o[4] = o[5] = 0.0;
+        }
+    }
+}
+
+/* out (na x nb, row stride ld) += Ja MJb^T: the J M^-1 J^T block of two row sets on one body. */
+CTN_FN void ctn_dd_add_row_products(const double *Ja, int na, const double *MJb, int nb, CTN_GLOBAL double *out, int ld) {
+    for (int r = 0; r < na; ++r)
+        for (int c = 0; c < nb; ++c) {
+            const double *x = Ja + 6 * r, *y = MJb + 6 * c;
+            out[r * ld + c] += x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+        }
+}
+
+/* Factor step of node p (n rows) of a segment. P: its pivot (n x n), replaced by P^-1. E = A_{p,q}, the
+ * coupling to the next node q (nq columns; nq = 0: none); F = A_{p,a}, the spike to the separator a (na
+ * columns, ld na; na = 0: none). Then
+ *     Pq -= E^T P^-1 E   (ld nq),   Fq = -E^T P^-1 F   (nq x na),   Pa -= F^T P^-1 F   (ld na),
+ * where Pq is q's pivot, or the segment's accumulator when q is the separator that ends it, and Fq is q's
+ * spike, or the separator coupling G = A_{c,a} when q = c. */
+CTN_FN void ctn_dd_chain_factor_node(CTN_GLOBAL double *P, int n, CTN_GLOBAL const double *C, int ldc, int tr, int nq,
+                                     CTN_GLOBAL double *Pq, CTN_GLOBAL const double *F, int na, CTN_GLOBAL double *Fq,
+                                     CTN_GLOBAL double *Pa) {
+    double T[6 * 6];
+    ctn_dd_spd_inverse_g(P, n, n);
+    if (nq > 0) {
+        for (int r = 0; r < n; ++r) /* T = P^-1 E */
+            for (int c = 0; c < nq; ++c) {
+                double s = 0.0;
+                for (int k = 0; k < n; ++k) s += P[r * n + k] * CTN_DD_E(C, ldc, tr, k, c);
+                T[r * 6 + c] = s;
+            }
+        for (int r = 0; r < nq; ++r)
+            for (int c = 0; c < nq; ++c) {
+                double s = 0.0;
+                for (int k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, r) * T[k * 6 + c];
+                Pq[r * nq + c] -= s;
+            }
+    }
+    if (na == 0) return;
+    for (int r = 0; r < n; ++r) /* T = P^-1 F */
+        for (int c = 0; c < na; ++c) {
+            double s = 0.0;
+            for (int k = 0; k < n; ++k) s += P[r * n + k] * F[k * na + c];
+            T[r * 6 + c] = s;
+        }
+    for (int r = 0; r < na; ++r)
+        for (int c = 0; c < na; ++c) {
+            double s = 0.0;
+            for (int k = 0; k < n; ++k) s += F[k * na + r] * T[k * 6 + c];
+            Pa[r * na + c] -= s;
+        }
+    for (int r = 0; r < nq; ++r)
+        for (int c = 0; c < na; ++c) {
+            double s = 0.0;
+            for (int k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, r) * T[k * 6 + c];
+            Fq[r * na + c] = -s;
+        }
+}
+
+/* Forward step of node p: u = P^-1 y; yq -= E^T u (the next node's right-hand side, or the end
+ * separator's accumulator), ya -= F^T u. u may alias y. */
+CTN_FN void ctn_dd_chain_forward_node(CTN_GLOBAL const double *Pinv, int n, CTN_GLOBAL double *y, CTN_GLOBAL double *u,
+                                      CTN_GLOBAL const double *C, int ldc, int tr, int nq, CTN_GLOBAL double *yq,
+                                      CTN_GLOBAL const double *F, int na, CTN_GLOBAL double *ya) {
+    double t[6];
+    for (int r = 0; r < n; ++r) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += Pinv[r * n + k] * y[k];
+        t[r] = s;
+    }
+    for (int r = 0; r < n; ++r) u[r] = t[r];
+    for (int c = 0; c < nq; ++c) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, c) * t[k];
+        yq[c] -= s;
+    }
+    for (int c = 0; c < na; ++c) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += F[k * na + c] * t[k];
+        ya[c] -= s;
+    }
+}
+
+/* Backward step of node p: x = u - P^-1 (E xq + F xa), x holding u on entry. */
+CTN_FN void ctn_dd_chain_backward_node(CTN_GLOBAL const double *Pinv, int n, CTN_GLOBAL double *x, CTN_GLOBAL const double *C,
+                                       int ldc, int tr, int nq, CTN_GLOBAL const double *xq, CTN_GLOBAL const double *F, int na,
+                                       CTN_GLOBAL const double *xa) {
+    double g[6];
+    for (int r = 0; r < n; ++r) {
+        double s = 0.0;
+        for (int c = 0; c < nq; ++c) s += CTN_DD_E(C, ldc, tr, r, c) * xq[c];
+        for (int c = 0; c < na; ++c) s += F[r * na + c] * xa[c];
+        g[r] = s;
+    }
+    for (int r = 0; r < n; ++r) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += Pinv[r * n + k] * g[k];
+        x[r] -= s;
+    }
 }
 
 #endif /* CTN_DIRECT_H */

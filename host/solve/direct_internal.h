@@ -9,6 +9,8 @@
 enum { SLOT_INACTIVE = 0, SLOT_NODE, SLOT_ATTACHED, SLOT_EXTRA };
 enum { NODE_BODY = 0, NODE_JOINT };
 
+typedef struct direct_chain direct_chain; /* host/solve/direct_chain.c */
+
 typedef struct direct_state {
     int valid;
     unsigned version;        /* w->topology_version the ordering was built for */
@@ -41,11 +43,32 @@ typedef struct direct_state {
     double *mat;             /* node pivots, then their inverses */
     double *b, *x;           /* right-hand side, solution */
     int noted;
+
+    direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
+    int chain_segments;      /* segments of the chain path; 0: by length (tests set it) */
 } direct_state;
 
 /* Builds the spanning forest and elimination order of the current topology into s (without the factor
  * storage mat, b, x; no stderr notes). Returns 0 when out of memory. Free with ctn__direct_symbolic_free. */
 int ctn__direct_symbolic(ctn_world *w, direct_state *s);
 void ctn__direct_symbolic_free(direct_state *s);
+
+/* Rows of a joint in the exact solve (0: a type it does not eliminate); degrees of freedom of a dynamic
+ * body (3 or 6; 0 for partly zero inverse inertia, which it does not support). */
+int ctn__direct_rows(const ctn_joint_def *d);
+int ctn__direct_body_dof(const ctn_world *w, int body);
+
+/* Chain path (host/solve/direct_chain.c). ctn__chain_build: 1 and *out when every joint lies on a simple
+ * path, 0 when the layout has branches or loops (the forest path takes it), -1 when out of memory.
+ * `segments` > 0 forces the segment count. ctn__chain_factor marks this substep's bounded joints (their
+ * slots into cut_list, count returned) and factors; ctn__chain_solve solves for the current velocities and
+ * applies the impulses. */
+int ctn__chain_build(ctn_world *w, direct_chain **out, int segments);
+void ctn__chain_free(direct_chain *c);
+int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list);
+void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks);
+
+/* Forces the chain path's segment count of a world (0: automatic); for tests. */
+void ctn__direct_set_chain_segments(ctn_world *w, int segments);
 
 #endif /* CTN_DIRECT_INTERNAL_H */

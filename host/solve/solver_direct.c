@@ -105,9 +105,10 @@ static void state_free_arrays(direct_state *s) {
                  s->att_off, s->att, s->slot_kind, s->slot_side, s->slot_node, s->slot_row, s->extra, s->cut,
                  s->extra_now, s->mat, s->b, s->x};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
-    int noted = s->noted;
+    ctn__chain_free(s->chain);
+    int noted = s->noted, segments = s->chain_segments;
     memset(s, 0, sizeof *s);
-    s->noted = noted;
+    s->noted = noted, s->chain_segments = segments;
 }
 
 void ctn__direct_free(ctn_world *w) {
@@ -160,14 +161,14 @@ static int body_dynamic(const ctn_world *w, int body) {
 
 /* Degrees of freedom of a dynamic body in the solve: 3 for particles and rigid bodies whose rotation is
  * locked (all inverse moments zero), 6 for rigid bodies, 0 when unsupported (some moments zero). */
-static int body_dof(const ctn_world *w, int body) {
+int ctn__direct_body_dof(const ctn_world *w, int body) {
     const ctn_props *p = &w->props[body];
     if (p->flags & CTN_BODY_FLAG_PARTICLE) return 3;
     int zero = (p->inv_inertia_body.x == 0.0f) + (p->inv_inertia_body.y == 0.0f) + (p->inv_inertia_body.z == 0.0f);
     return zero == 3 ? 3 : (zero == 0 ? 6 : 0);
 }
 
-static int rows_of(const ctn_joint_def *d) {
+int ctn__direct_rows(const ctn_joint_def *d) {
     switch (d->type) {
     case CTN_JT_DISTANCE: return 1;
     case CTN_JT_BALL: return 3;
@@ -206,7 +207,7 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
 
     for (int i = 0; i < nb; ++i) {
         uf[i] = i;
-        bdof[i] = body_dynamic(w, i) ? (unsigned char)body_dof(w, i) : 0;
+        bdof[i] = body_dynamic(w, i) ? (unsigned char)ctn__direct_body_dof(w, i) : 0;
         pjoint[i] = pbody[i] = body_node[i] = -1;
     }
     for (int slot = 0; slot < m; ++slot) s->slot_node[slot] = -1;
@@ -220,7 +221,7 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
         int kind;
         if (!da && !db) {
             kind = SLOT_INACTIVE;
-        } else if ((da && bdof[a] == 0) || (db && bdof[b] == 0) || (da && db && a == b) || rows_of(d) == 0) {
+        } else if ((da && bdof[a] == 0) || (db && bdof[b] == 0) || (da && db && a == b) || ctn__direct_rows(d) == 0) {
             kind = SLOT_EXTRA;
             unsupported++;
         } else if (da && db) {
@@ -232,8 +233,8 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
             }
         } else {
             int c = da ? a : b;
-            if (arows[c] + rows_of(d) <= DIRECT_MAX_ATTACHED_ROWS) {
-                arows[c] += rows_of(d);
+            if (arows[c] + ctn__direct_rows(d) <= DIRECT_MAX_ATTACHED_ROWS) {
+                arows[c] += ctn__direct_rows(d);
                 kind = SLOT_ATTACHED;
                 s->slot_side[slot] = (unsigned char)(da ? 0 : 1);
                 state[c] = 1;
@@ -279,8 +280,8 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
         int c = queue[i], slot = pjoint[c];
         if (slot < 0 || !grounded[c]) continue;
         int p = pbody[c];
-        if (arows[p] + rows_of(&t->defs[slot]) <= DIRECT_MAX_ATTACHED_ROWS) {
-            arows[p] += rows_of(&t->defs[slot]);
+        if (arows[p] + ctn__direct_rows(&t->defs[slot]) <= DIRECT_MAX_ATTACHED_ROWS) {
+            arows[p] += ctn__direct_rows(&t->defs[slot]);
             s->slot_kind[slot] = SLOT_ATTACHED;
             s->slot_side[slot] = (unsigned char)(t->defs[slot].a == p ? 0 : 1);
         } else {
@@ -326,7 +327,7 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
             s->parent[k - 1] = k;
             s->kind[k] = NODE_JOINT;
             s->dof[k] = 0;
-            s->size[k] = (unsigned char)rows_of(&t->defs[slot]);
+            s->size[k] = (unsigned char)ctn__direct_rows(&t->defs[slot]);
             s->id[k] = slot;
             s->parent[k] = -1;
             s->pslot[k] = slot;
@@ -356,7 +357,7 @@ static int direct_build(ctn_world *w, direct_state *s, int verbose) {
         if (s->slot_kind[slot] != SLOT_ATTACHED) continue;
         int node = s->slot_node[slot];
         s->slot_row[slot] = fill[node];
-        fill[node] += rows_of(&t->defs[slot]);
+        fill[node] += ctn__direct_rows(&t->defs[slot]);
     }
     memcpy(fill, s->att_off, nn * sizeof *fill);
     for (int slot = 0; slot < m; ++slot)
@@ -422,12 +423,7 @@ void ctn__direct_symbolic_free(direct_state *s) { state_free_arrays(s); }
 
 /* ---- numeric factor and solve (per substep) ------------------------------------------------------ */
 
-static int block_bounded(const ctn_block *b) {
-    int n = ctn_block_rows(b);
-    for (int k = 0; k < n; ++k)
-        if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) return 1;
-    return 0;
-}
+static int block_bounded(const ctn_block *b) { return ctn_dd_block_bounded(b); }
 
 /* Coupling of node i to its parent: the joint slot, the side of the Jacobian to use, the first row in
  * the parent (body child) or the parent's DOF count (joint child). Returns 0 when there is none. */
@@ -482,7 +478,7 @@ static void direct_factor(ctn_world *w, direct_state *s, const ctn_block *blocks
                 for (int c = 0; c < 3; ++c) D[(3 + r) * N + 3 + c] = I[r * 3 + c];
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
-            int slot = s->att[e], row0 = s->slot_row[slot], n = rows_of(&t->defs[slot]);
+            int slot = s->att[e], row0 = s->slot_row[slot], n = ctn__direct_rows(&t->defs[slot]);
             const ctn_block *blk = &blocks[slot];
             if (s->cut[slot]) {
                 for (int r = 0; r < n; ++r) D[(row0 + r) * N + row0 + r] = -1.0;
@@ -508,7 +504,7 @@ static void direct_factor(ctn_world *w, direct_state *s, const ctn_block *blocks
         double *Dp = s->mat + s->mat_off[p];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
         jacobian_side(&blocks[slot], s->side[i], J);
-        int n = rows_of(&t->defs[slot]);
+        int n = ctn__direct_rows(&t->defs[slot]);
         if (s->kind[i] == NODE_BODY) {
             /* rows of slot in p (at prow): D -= J_sc [D_c^-1]_bb J_sc^T */
             double *Dr = Dp + (size_t)s->prow[i] * Np + s->prow[i];
@@ -547,17 +543,7 @@ static void direct_factor(ctn_world *w, direct_state *s, const ctn_block *blocks
 
 /* r = target - J v - S lambda of one joint, in double. */
 static void row_residual(const ctn_world *w, const ctn_block *blk, const ctn_joint_def *d, const float *lam, double *r) {
-    int n = ctn_block_rows(blk);
-    ctn_vel va = ctn_load_vel(w->vel, d->a), vb = ctn_load_vel(w->vel, d->b);
-    double Va[6] = {va.v.x, va.v.y, va.v.z, va.w.x, va.w.y, va.w.z};
-    double Vb[6] = {vb.v.x, vb.v.y, vb.v.z, vb.w.x, vb.w.y, vb.w.z};
-    for (int k = 0; k < n; ++k) {
-        double ja[6], jb[6], jv = 0.0;
-        jacobian_row(blk, k, 0, ja);
-        jacobian_row(blk, k, 1, jb);
-        for (int c = 0; c < 6; ++c) jv += ja[c] * Va[c] + jb[c] * Vb[c];
-        r[k] = (double)blk->bias[k] - jv - (double)blk->soft[k] * lam[k];
-    }
+    ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
 }
 
 /* Right-hand side of (2) from the current velocities and impulses: 0 on body DOFs, r on joint rows. */
@@ -592,7 +578,7 @@ static void direct_substitute(const ctn_world *w, direct_state *s, const ctn_blo
             u[r] = acc;
         }
         if (!node_coupling(s, i, &slot)) continue;
-        int p = s->parent[i], n = rows_of(&t->defs[slot]);
+        int p = s->parent[i], n = ctn__direct_rows(&t->defs[slot]);
         double *bp = s->b + s->vec_off[p];
         jacobian_side(&blocks[slot], s->side[i], J);
         if (s->kind[i] == NODE_BODY) {
@@ -609,7 +595,7 @@ static void direct_substitute(const ctn_world *w, direct_state *s, const ctn_blo
     for (int i = s->node_count - 1; i >= 0; --i) {
         int N = s->size[i], slot;
         if (!node_coupling(s, i, &slot)) continue;
-        int p = s->parent[i], n = rows_of(&t->defs[slot]);
+        int p = s->parent[i], n = ctn__direct_rows(&t->defs[slot]);
         const double *Di = s->mat + s->mat_off[i];
         double *x = s->x + s->vec_off[i];
         const double *xp = s->x + s->vec_off[p];
@@ -666,7 +652,7 @@ static void direct_apply(ctn_world *w, direct_state *s) {
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e], row0 = s->slot_row[slot];
             if (s->cut[slot]) continue;
-            for (int r = 0; r < rows_of(&t->defs[slot]); ++r)
+            for (int r = 0; r < ctn__direct_rows(&t->defs[slot]); ++r)
                 t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[row0 + r]);
         }
     }
@@ -699,8 +685,8 @@ static int schur_applicable(const direct_state *s, const ctn_world *w, int n_ext
     if (n_extra != s->extra_count) return 0; /* cut (bounded) joints: projected GS instead */
     for (int k = 0; k < n_extra; ++k) {
         const ctn_joint_def *d = &t->defs[s->extra[k]];
-        if (!body_dynamic(w, d->a) || !body_dynamic(w, d->b) || !body_dof(w, d->a) || !body_dof(w, d->b)) return 0;
-        rows += rows_of(d);
+        if (!body_dynamic(w, d->a) || !body_dynamic(w, d->b) || !ctn__direct_body_dof(w, d->a) || !ctn__direct_body_dof(w, d->b)) return 0;
+        rows += ctn__direct_rows(d);
     }
     *rows_out = rows;
     return rows > 0 && rows <= DIRECT_MAX_SCHUR_ROWS;
@@ -734,7 +720,7 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     for (int k = 0; k < ne; ++k) {
         int slot = s->extra[k];
         const ctn_joint_def *d = &t->defs[slot];
-        for (int q = 0; q < rows_of(d); ++q, ++r) {
+        for (int q = 0; q < ctn__direct_rows(d); ++q, ++r) {
             row_slot[r] = slot, row_k[r] = q;
             jacobian_row(&blocks[slot], q, 0, Jr[r][0]);
             jacobian_row(&blocks[slot], q, 1, Jr[r][1]);
@@ -770,7 +756,7 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
         for (int k = 0, q = 0; k < ne; ++k) {
             int slot = s->extra[k];
             row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], rE + q);
-            q += rows_of(&t->defs[slot]);
+            q += ctn__direct_rows(&t->defs[slot]);
         }
         for (int j = 0; j < R; ++j) {
             double acc = 0.0;
@@ -779,7 +765,7 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
         }
         /* impulse on the extra rows: lambda += dl, v += M^-1 J^T dl, then the forest reacts */
         for (int k = 0, q = 0; k < ne; ++k) {
-            int slot = s->extra[k], n = rows_of(&t->defs[slot]);
+            int slot = s->extra[k], n = ctn__direct_rows(&t->defs[slot]);
             const ctn_joint_def *d = &t->defs[slot];
             float l[CTN_MAX_ROWS] = {0};
             for (int e = 0; e < n; ++e) {
@@ -799,6 +785,41 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     }
 }
 
+/* The ordering of the current topology: the chain path when every joint lies on a simple path, else the
+ * forest. Returns 0 when out of memory. */
+static int direct_ready(ctn_world *w, direct_state *s) {
+    const ctn_topology *t = &w->topo;
+    if (s->valid && s->version == w->topology_version && s->joints == t->joint_count && s->bodies == t->body_count) return 1;
+    state_free_arrays(s);
+    direct_chain *c = NULL;
+    int chain = ctn__chain_build(w, &c, s->chain_segments);
+    if (chain < 0) return 0;
+    if (chain == 0) return direct_build(w, s, 1);
+    s->extra_now = malloc(((size_t)t->joint_count + 1) * sizeof *s->extra_now);
+    if (!s->extra_now) {
+        ctn__chain_free(c);
+        return 0;
+    }
+    s->chain = c;
+    s->joints = t->joint_count, s->bodies = t->body_count, s->version = w->topology_version;
+    s->valid = 1;
+    return 1;
+}
+
+void ctn__direct_set_chain_segments(ctn_world *w, int segments) {
+    if (!w->direct_data) w->direct_data = calloc(1, sizeof(direct_state));
+    direct_state *s = w->direct_data;
+    if (!s) return;
+    s->chain_segments = segments;
+    s->valid = 0;
+}
+
+/* Forest (or chain) solve of the current right-hand side. */
+static void exact_solve(ctn_world *w, direct_state *s, const ctn_block *blocks) {
+    if (s->chain) ctn__chain_solve(w, s->chain, blocks);
+    else forest_solve(w, s, blocks);
+}
+
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
     ctn_topology *t = &w->topo;
     direct_state *s = w->direct_data;
@@ -807,38 +828,42 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
         if (!s) return gs_fallback(w, blocks);
         w->direct_data = s;
     }
-    if (!s->valid || s->version != w->topology_version || s->joints != t->joint_count || s->bodies != t->body_count) {
-        if (!direct_build(w, s, 1)) {
-            if (!s->noted) ctn__log(w, CTN_LOG_WARNING, "direct solver: out of memory for %d joints, using Gauss-Seidel", t->joint_count);
-            s->noted = 1;
-            return gs_fallback(w, blocks);
-        }
+    if (!direct_ready(w, s)) {
+        if (!s->noted) ctn__log(w, CTN_LOG_WARNING, "direct solver: out of memory for %d joints, using Gauss-Seidel", t->joint_count);
+        s->noted = 1;
+        return gs_fallback(w, blocks);
     }
-    /* joints with finite bounds leave the forest for this substep and join the GS set */
+    /* joints with finite bounds leave the exact solve for this substep and join the GS set */
     int n_extra = 0;
-    for (int k = 0; k < s->extra_count; ++k) s->extra_now[n_extra++] = s->extra[k];
-    for (int slot = 0; slot < t->joint_count; ++slot) {
-        int kind = s->slot_kind[slot];
-        s->cut[slot] = (unsigned char)((kind == SLOT_NODE || kind == SLOT_ATTACHED) && block_bounded(&blocks[slot]));
-        if (s->cut[slot]) s->extra_now[n_extra++] = slot;
-    }
-    direct_factor(w, s, blocks);
-    forest_solve(w, s, blocks);
-    int schur_rows = 0;
-    if (n_extra > 0 && schur_applicable(s, w, n_extra, &schur_rows)) {
-        schur_solve(w, s, blocks, schur_rows);
-        n_extra = 0;
+    if (s->chain) {
+        n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
+        ctn__chain_solve(w, s->chain, blocks);
+    } else {
+        for (int k = 0; k < s->extra_count; ++k) s->extra_now[n_extra++] = s->extra[k];
+        for (int slot = 0; slot < t->joint_count; ++slot) {
+            int kind = s->slot_kind[slot];
+            s->cut[slot] = (unsigned char)((kind == SLOT_NODE || kind == SLOT_ATTACHED) && block_bounded(&blocks[slot]));
+            if (s->cut[slot]) s->extra_now[n_extra++] = slot;
+        }
+        direct_factor(w, s, blocks);
+        forest_solve(w, s, blocks);
+        int schur_rows = 0;
+        if (n_extra > 0 && schur_applicable(s, w, n_extra, &schur_rows)) {
+            schur_solve(w, s, blocks, schur_rows);
+            n_extra = 0;
+        }
     }
     for (int it = 0; n_extra > 0 && it < w->desc.iterations; ++it) {
         for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
-        forest_solve(w, s, blocks);
+        exact_solve(w, s, blocks);
     }
     double r2 = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
-        if (s->slot_kind[slot] == SLOT_INACTIVE) continue;
+        const ctn_joint_def *d = &t->defs[slot];
+        if (!body_dynamic(w, d->a) && !body_dynamic(w, d->b)) continue;
         float r[CTN_MAX_ROWS];
         const ctn_block *b = &blocks[slot];
-        ctn_block_residual(b, ctn_load_vel(w->vel, t->defs[slot].a), ctn_load_vel(w->vel, t->defs[slot].b), &t->lambda[6 * slot], r);
+        ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], r);
         for (int k = 0; k < ctn_block_rows(b); ++k) r2 += (double)r[k] * r[k];
     }
     return r2;

@@ -1,0 +1,508 @@
+/* The chain path of the exact solver: joint layouts that are sets of simple paths (every dynamic body in
+ * at most two joints, no loops), solved in joint space.
+ *
+ * The system is (1) of host/solve/solver_direct.c, (J M^-1 J^T + S) dl = r with the same regularisation
+ * of every row (CTN_DD_FLOOR times its J M^-1 J^T diagonal). Along a path it is block tridiagonal with the
+ * joints' own blocks (kernels/ctn_direct.h, "joint-space chains"), so a ball-jointed chain factors 3x3
+ * blocks and never forms the 6x6 body pivots of the forest path: about 10x fewer operations per link.
+ *
+ * Layout (rebuilt when the topology changes). The paths are concatenated into one sequence of positions
+ * p = 0..m-1 (joint slot perm[p]); C_p couples p to p + 1 through the body they share, and is zero
+ * between paths. The sequence is cut into segments by separator positions sep[1..P-1]:
+ *   - segment 0 is eliminated downwards onto sep[1], the last segment upwards onto sep[P-1]: neither has
+ *     a separator behind it, so they cost no more than one serial pass;
+ *   - a middle segment is eliminated downwards with a spike to the separator above it (about 1.8x the
+ *     operations of a serial pass for ball joints).
+ * The segments are independent: one thread each. The separators then form a small block tridiagonal
+ * system (pivots: K minus the segments' updates; couplings G), solved serially by the same node steps,
+ * and the segments substitute back in parallel. Two segments (a chain long enough to be worth it) halve
+ * the elimination on two threads at no extra cost; the segment count depends on the length only, never
+ * on the thread count, so every thread count gives the same bits.
+ *
+ * Joints with finite bounds this substep (limits, contacts, motors, ropes) are cut out: identity pivot,
+ * zero couplings and right-hand side, and projected Gauss-Seidel in the outer loop of
+ * host/solve/solver_direct.c treats them. */
+#include "core/world.h"
+#include "ctn_solver.h"
+#include "solve/direct_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ctn_direct.h"
+
+/* Sequences shorter than this many positions per segment are eliminated in one segment (the fork costs
+ * more than it saves). */
+#define CHAIN_MIN_SEGMENT 512
+/* Segments the CPU splits a long sequence into: the two spike-free end segments. */
+#define CHAIN_CPU_SEGMENTS 2
+
+/* Per position: which bodies of the joint are dynamic (side a, side b) and which of those rotate. */
+enum { DYN_A = 1, DYN_B = 2, ROT_A = 4, ROT_B = 8 };
+
+typedef struct chain_segment {
+    double d_top[36], d_bot[36]; /* pivot updates of the separators above and below (accumulated -=) */
+    double g[36];                /* A_{c,a} of a middle segment: n_bot x n_top */
+    double y_top[6], y_bot[6];   /* right-hand-side updates of the separators (accumulated -=) */
+} chain_segment;
+
+struct direct_chain {
+    int m, segments;
+    int *slot;             /* [p] joint slot */
+    int *pos;              /* [slot] position, -1 for joints between two non-dynamic bodies */
+    int *shared;           /* [p] dynamic body shared with p + 1, -1 at the end of a path */
+    unsigned char *n;      /* [p] rows */
+    unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
+    unsigned char *dyn;    /* [p] DYN_* bits of the joint's two bodies */
+    int uniform;           /* rows of every position when they all match, else 0 */
+    size_t *koff, *coff, *voff, *foff;
+    int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
+    unsigned char *cut;    /* [slot] left out of the exact solve this substep */
+    double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
+    chain_segment *seg;
+};
+
+static int is_dynamic(const ctn_world *w, int body) {
+    return body >= 0 && body < w->topo.body_count && (w->props[body].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
+}
+
+void ctn__chain_free(direct_chain *c) {
+    if (!c) return;
+    void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->koff, c->coff, c->voff, c->foff,
+                 c->sep, c->cut, c->K, c->C, c->F, c->y, c->seg};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
+    free(c);
+}
+
+/* The other joint of body b than slot (-1 if b is not dynamic or has one joint). */
+static int next_joint(const int *deg, const int *jt, int b, int slot) {
+    if (b < 0 || deg[b] != 2) return -1;
+    return jt[2 * b] == slot ? jt[2 * b + 1] : jt[2 * b];
+}
+
+/* Orders the joints into paths: perm and shared. Returns 0 when the layout is not a set of paths. */
+static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, const int *jt, unsigned char *seen) {
+    const ctn_topology *t = &w->topo;
+    int m = 0;
+    for (int s0 = 0; s0 < t->joint_count; ++s0) {
+        if (c->pos[s0] != -2 || seen[s0]) continue; /* -2: active, not yet placed */
+        const ctn_joint_def *d = &t->defs[s0];
+        int na = next_joint(deg, jt, is_dynamic(w, d->a) ? d->a : -1, s0);
+        int nb = next_joint(deg, jt, is_dynamic(w, d->b) ? d->b : -1, s0);
+        if (na >= 0 && nb >= 0) continue; /* not an end of its path */
+        int slot = s0, through = na >= 0 ? d->a : (nb >= 0 ? d->b : -1);
+        for (;;) {
+            seen[slot] = 1;
+            c->slot[m] = slot;
+            c->pos[slot] = m;
+            c->shared[m] = -1;
+            int nx = next_joint(deg, jt, through, slot);
+            if (nx < 0 || seen[nx]) {
+                m++;
+                break;
+            }
+            const ctn_joint_def *e = &t->defs[nx];
+            c->shared[m] = through;
+            c->side[m] = (unsigned char)((t->defs[slot].a == through ? 0 : 1) | (e->a == through ? 0 : 2));
+            m++;
+            int other = e->a == through ? e->b : e->a;
+            through = is_dynamic(w, other) ? other : -1;
+            slot = nx;
+        }
+    }
+    for (int s = 0; s < t->joint_count; ++s)
+        if (c->pos[s] == -2) return 0; /* on a loop */
+    c->m = m;
+    return 1;
+}
+
+/* Separators: P - 1 positions splitting the sequence into P segments of at least one node each. */
+static void place_separators(direct_chain *c, int want) {
+    int m = c->m, P = want > 0 ? want : (m >= 2 * CHAIN_MIN_SEGMENT ? CHAIN_CPU_SEGMENTS : 1);
+    if (P > (m + 1) / 2) P = (m + 1) / 2;
+    if (P < 1) P = 1;
+    c->segments = P;
+    int interior = m - (P - 1);
+    c->sep[0] = -1;
+    for (int k = 1; k <= P; ++k) c->sep[k] = c->sep[k - 1] + interior / P + (k - 1 < interior % P) + 1;
+}
+
+int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, nb = t->body_count, ok = 0;
+    *out = NULL;
+    direct_chain *c = calloc(1, sizeof *c);
+    int *deg = calloc((size_t)nb + 1, sizeof *deg), *jt = malloc((2 * (size_t)nb + 1) * sizeof *jt);
+    unsigned char *seen = calloc((size_t)m + 1, 1);
+    if (!c || !deg || !jt || !seen) goto fail;
+    size_t m1 = (size_t)m + 1;
+    c->slot = malloc(m1 * sizeof *c->slot);
+    c->pos = malloc(m1 * sizeof *c->pos);
+    c->shared = malloc(m1 * sizeof *c->shared);
+    c->n = malloc(m1);
+    c->side = calloc(m1, 1);
+    c->dyn = calloc(m1, 1);
+    c->cut = calloc(m1, 1);
+    if (!c->slot || !c->pos || !c->shared || !c->n || !c->side || !c->dyn || !c->cut) goto fail;
+    for (int s = 0; s < m; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        int da = is_dynamic(w, d->a), db = is_dynamic(w, d->b);
+        c->pos[s] = da || db ? -2 : -1;
+        if (!da && !db) continue;
+        if (ctn__direct_rows(d) == 0 || (da && db && d->a == d->b)) goto not_chain;
+        int ends[2] = {da ? d->a : -1, db ? d->b : -1};
+        for (int e = 0; e < 2; ++e) {
+            int b = ends[e];
+            if (b < 0) continue;
+            if (deg[b] == 2 || ctn__direct_body_dof(w, b) == 0) goto not_chain;
+            jt[2 * b + deg[b]++] = s;
+        }
+    }
+    if (!order_paths(w, c, deg, jt, seen) || c->m == 0) goto not_chain;
+    m = c->m;
+    size_t n1 = (size_t)m + 1;
+    c->koff = malloc(n1 * sizeof *c->koff);
+    c->coff = malloc(n1 * sizeof *c->coff);
+    c->voff = malloc(n1 * sizeof *c->voff);
+    c->foff = malloc(n1 * sizeof *c->foff);
+    c->sep = malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
+    if (!c->koff || !c->coff || !c->voff || !c->foff || !c->sep) goto fail;
+    size_t ko = 0, co = 0, vo = 0;
+    c->uniform = ctn__direct_rows(&t->defs[c->slot[0]]);
+    for (int p = 0; p < m; ++p) {
+        const ctn_joint_def *d = &t->defs[c->slot[p]];
+        int n = ctn__direct_rows(d);
+        c->n[p] = (unsigned char)n;
+        if (n != c->uniform) c->uniform = 0;
+        if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
+        if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
+        c->koff[p] = ko, c->coff[p] = co, c->voff[p] = vo, c->foff[p] = 6 * vo;
+        ko += (size_t)n * n;
+        vo += (size_t)n;
+        if (p + 1 < m) co += (size_t)n * ctn__direct_rows(&t->defs[c->slot[p + 1]]);
+    }
+    c->koff[m] = ko, c->coff[m] = co, c->voff[m] = vo, c->foff[m] = 6 * vo;
+    place_separators(c, segments);
+    c->K = malloc((ko + 1) * sizeof *c->K);
+    c->C = malloc((co + 1) * sizeof *c->C);
+    c->F = c->segments > 2 ? malloc((6 * vo + 1) * sizeof *c->F) : NULL;
+    c->y = malloc((vo + 1) * sizeof *c->y);
+    c->seg = malloc((size_t)c->segments * sizeof *c->seg);
+    if (!c->K || !c->C || (c->segments > 2 && !c->F) || !c->y || !c->seg) goto fail;
+    *out = c;
+    c = NULL;
+    ok = 1;
+not_chain: /* ok = 0: a valid answer, the forest path takes the layout */
+    ctn__chain_free(c);
+    free(deg), free(jt), free(seen);
+    return ok;
+fail:
+    ctn__chain_free(c);
+    free(deg), free(jt), free(seen);
+    return -1;
+}
+
+/* ---- per substep ----------------------------------------------------------------------------------
+ * Every loop body below takes the row count as `nfix` (0: read it per position); the *_3 entry points
+ * pass the literal 3 of a ball-jointed chain through always-inlined code, so the compiler unrolls the
+ * small dense products (measured: about 2x fewer cycles than the run-time sizes). */
+#if defined(__GNUC__)
+#define CHAIN_FLATTEN __attribute__((flatten))
+#else
+#define CHAIN_FLATTEN
+#endif
+#define ROWS(c, p, nfix) ((nfix) ? (nfix) : (c)->n[p])
+
+/* Rows of a joint on one of its bodies (J, 6 doubles per row) and M^-1 J^T of them. */
+static inline void side_rows(const ctn_world *w, const ctn_block *blk, int n, int body, int side, int rotates, double *J, double *MJ) {
+    for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, side, J + 6 * k);
+    ctn_dd_minv_rows(J, n, w->vel[body].inv_mass, w->inertia[body].inv_inertia, rotates, MJ);
+}
+
+/* K_p, and C_{p-1} through the body p shares with its predecessor (whose rows p has at hand). */
+static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
+    const ctn_topology *t = &w->topo;
+    int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
+    double *K = c->K + c->koff[p];
+    for (int e = 0; e < n * n; ++e) K[e] = 0.0;
+    if (p > 0)
+        for (size_t e = c->coff[p - 1]; e < c->coff[p]; ++e) c->C[e] = 0.0;
+    int prev = p > 0 && c->shared[p - 1] >= 0 ? p - 1 : -1;
+    if (c->cut[slot]) {
+        for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
+        return;
+    }
+    const ctn_joint_def *d = &t->defs[slot];
+    const ctn_block *blk = &blocks[slot];
+    double J[36], MJ[36];
+    for (int side = 0; side < 2; ++side) {
+        if (!(dyn & (side ? DYN_B : DYN_A))) continue;
+        int body = side ? d->b : d->a;
+        side_rows(w, blk, n, body, side, dyn & (side ? ROT_B : ROT_A), J, MJ);
+        ctn_dd_add_row_products(J, n, MJ, n, K, n);
+        if (prev < 0 || body != c->shared[prev] || c->cut[c->slot[prev]]) continue;
+        int np = ROWS(c, prev, nfix), sp = c->side[prev] & 1;
+        double Jp[36];
+        for (int k = 0; k < np; ++k) ctn_dd_jrow(&blocks[c->slot[prev]], k, sp, Jp + 6 * k);
+        ctn_dd_add_row_products(Jp, np, MJ, n, c->C + c->coff[prev], n);
+    }
+    for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
+}
+
+/* Right-hand side r_p (zero for a cut joint). */
+static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
+    const ctn_topology *t = &w->topo;
+    int slot = c->slot[p], n = ROWS(c, p, nfix);
+    double *y = c->y + c->voff[p];
+    const ctn_joint_def *d = &t->defs[slot];
+    if (c->cut[slot]) {
+        for (int r = 0; r < n; ++r) y[r] = 0.0;
+        return;
+    }
+    ctn_dd_row_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+}
+
+/* v_b += M^-1 J^T dl over the solved joints of body b. */
+static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int b, int nfix) {
+    const ctn_topology *t = &w->topo;
+    double dv[6] = {0, 0, 0, 0, 0, 0};
+    int hit = 0;
+    for (int e = t->adj_offsets[b]; e < t->adj_offsets[b + 1]; ++e) {
+        int slot = t->adj[e] >> 1, side = t->adj[e] & 1, p = c->pos[slot];
+        if (p < 0 || c->cut[slot] || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
+        int n = ROWS(c, p, nfix);
+        double J[36], MJ[36];
+        const double *x = c->y + c->voff[p];
+        side_rows(w, &blocks[slot], n, b, side, c->dyn[p] & (side ? ROT_B : ROT_A), J, MJ);
+        for (int k = 0; k < n; ++k)
+            for (int col = 0; col < 6; ++col) dv[col] += MJ[6 * k + col] * x[k];
+        hit = 1;
+    }
+    if (!hit) return;
+    ctn_vel *v = &w->vel[b];
+    v->v.x = (float)((double)v->v.x + dv[0]);
+    v->v.y = (float)((double)v->v.y + dv[1]);
+    v->v.z = (float)((double)v->v.z + dv[2]);
+    v->w.x = (float)((double)v->w.x + dv[3]);
+    v->w.y = (float)((double)v->w.y + dv[4]);
+    v->w.z = (float)((double)v->w.z + dv[5]);
+}
+
+/* The coupling A_{p,p+dir}: pointer, ld and transpose flag for CTN_DD_E. */
+static const double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr) {
+    if (dir > 0) {
+        *ld = c->n[p + 1], *tr = 0;
+        return c->C + c->coff[p];
+    }
+    *ld = c->n[p], *tr = 1;
+    return c->C + c->coff[p - 1];
+}
+
+typedef struct seg_walk {
+    int first, last, dir; /* nodes first..last in steps of dir */
+    int a, end;           /* spike separator behind first, separator after last (-1: none) */
+    double *d_a, *d_end, *y_a, *y_end; /* the separators' accumulators in the segment record */
+} seg_walk;
+
+static seg_walk segment_walk(direct_chain *c, int k) {
+    seg_walk s;
+    chain_segment *g = &c->seg[k];
+    int P = c->segments, lo = c->sep[k] + 1, hi = c->sep[k + 1] - 1;
+    s.dir = k == P - 1 && P > 1 ? -1 : 1;
+    s.first = s.dir > 0 ? lo : hi, s.last = s.dir > 0 ? hi : lo;
+    s.a = s.dir > 0 && k > 0 ? c->sep[k] : -1;
+    s.end = s.dir > 0 ? (k < P - 1 ? c->sep[k + 1] : -1) : c->sep[k];
+    s.d_a = g->d_top, s.y_a = g->y_top;
+    s.d_end = s.dir > 0 ? g->d_bot : g->d_top, s.y_end = s.dir > 0 ? g->y_bot : g->y_top;
+    return s;
+}
+
+static inline void factor_segment(direct_chain *c, int k, int nfix) {
+    seg_walk s = segment_walk(c, k);
+    chain_segment *g = &c->seg[k];
+    memset(g, 0, sizeof *g);
+    int na = s.a >= 0 ? c->n[s.a] : 0;
+    if (na) { /* F_first = A_{first,a} = C_a^T */
+        int n = c->n[s.first];
+        const double *Ca = c->C + c->coff[s.a];
+        double *F = c->F + c->foff[s.first];
+        for (int r = 0; r < n; ++r)
+            for (int col = 0; col < na; ++col) F[r * na + col] = Ca[col * n + r];
+    }
+    for (int p = s.first;; p += s.dir) {
+        int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
+        int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        double *Pq = inside ? c->K + c->koff[q] : s.d_end;
+        double *Fq = inside ? (na ? c->F + c->foff[q] : NULL) : g->g;
+        ctn_dd_chain_factor_node(c->K + c->koff[p], ROWS(c, p, nfix), E, ld, tr, nq, Pq, na ? c->F + c->foff[p] : NULL, na, Fq, s.d_a);
+        if (!inside) break;
+    }
+}
+
+static inline void forward_segment(direct_chain *c, int k, int nfix) {
+    seg_walk s = segment_walk(c, k);
+    int na = s.a >= 0 ? c->n[s.a] : 0;
+    memset(s.y_a, 0, 6 * sizeof *s.y_a);
+    memset(s.y_end, 0, 6 * sizeof *s.y_end);
+    for (int p = s.first;; p += s.dir) {
+        int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
+        int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        double *y = c->y + c->voff[p];
+        ctn_dd_chain_forward_node(c->K + c->koff[p], ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end,
+                                  na ? c->F + c->foff[p] : NULL, na, s.y_a);
+        if (!inside) break;
+    }
+}
+
+static inline void backward_segment(direct_chain *c, int k, int nfix) {
+    seg_walk s = segment_walk(c, k);
+    int na = s.a >= 0 ? c->n[s.a] : 0;
+    for (int p = s.last;; p -= s.dir) {
+        int q = p + s.dir, ld = 0, tr = 0;
+        int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        ctn_dd_chain_backward_node(c->K + c->koff[p], ROWS(c, p, nfix), c->y + c->voff[p], E, ld, tr, nq,
+                                   nq ? c->y + c->voff[q] : NULL, na ? c->F + c->foff[p] : NULL, na, na ? c->y + c->voff[s.a] : NULL);
+        if (p == s.first) break;
+    }
+}
+
+/* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */
+static void factor_separators(direct_chain *c) {
+    int P = c->segments;
+    for (int j = 1; j < P; ++j) {
+        int p = c->sep[j], n = c->n[p];
+        double *S = c->K + c->koff[p];
+        for (int e = 0; e < n * n; ++e) S[e] += c->seg[j - 1].d_bot[e] + c->seg[j].d_top[e];
+    }
+    for (int j = 1; j < P; ++j) {
+        int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
+        ctn_dd_chain_factor_node(c->K + c->koff[p], n, c->seg[j].g, n, 1, nq, nq ? c->K + c->koff[c->sep[j + 1]] : NULL, NULL, 0,
+                                 NULL, NULL);
+    }
+}
+
+static void solve_separators(direct_chain *c) {
+    int P = c->segments;
+    for (int j = 1; j < P; ++j) {
+        double *y = c->y + c->voff[c->sep[j]];
+        for (int r = 0; r < c->n[c->sep[j]]; ++r) y[r] += c->seg[j - 1].y_bot[r] + c->seg[j].y_top[r];
+    }
+    for (int j = 1; j < P; ++j) {
+        int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
+        double *y = c->y + c->voff[p];
+        ctn_dd_chain_forward_node(c->K + c->koff[p], n, y, y, c->seg[j].g, n, 1, nq, nq ? c->y + c->voff[c->sep[j + 1]] : NULL,
+                                  NULL, 0, NULL);
+    }
+    for (int j = P - 1; j >= 1; --j) {
+        int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
+        ctn_dd_chain_backward_node(c->K + c->koff[p], n, c->y + c->voff[p], c->seg[j].g, n, 1, nq,
+                                   nq ? c->y + c->voff[c->sep[j + 1]] : NULL, NULL, 0, NULL);
+    }
+}
+
+static int threads_of(const ctn_world *w) {
+#ifdef _OPENMP
+    return w->desc.threads > 0 ? w->desc.threads : omp_get_max_threads();
+#else
+    (void)w;
+    return 1;
+#endif
+}
+
+/* Each step once with a run-time row count and once flattened with 3 (see "per substep" above); the
+ * choice is made per item, inside the OpenMP loops, whose bodies the compiler outlines. */
+#define CHAIN_STEP(name, args, call3, call0)                                                                            \
+    CHAIN_FLATTEN static void name##_3 args { call3; }                                                                  \
+    static void name##_any args { call0; }
+CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3),
+           assemble_position(w, c, b, p, 0))
+CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), rhs_position(w, c, b, p, 3), rhs_position(w, c, b, p, 0))
+CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int body), apply_body(w, c, b, body, 3),
+           apply_body(w, c, b, body, 0))
+CHAIN_STEP(factor, (direct_chain *c, int k), factor_segment(c, k, 3), factor_segment(c, k, 0))
+CHAIN_STEP(forward, (direct_chain *c, int k), forward_segment(c, k, 3), forward_segment(c, k, 0))
+CHAIN_STEP(backward, (direct_chain *c, int k), backward_segment(c, k, 3), backward_segment(c, k, 0))
+
+static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+    int m = c->m, P = c->segments, nt = threads_of(w), three = c->uniform == 3;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (P > 1)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int p = 0; p < m; ++p) three ? assemble_3(w, c, blocks, p) : assemble_any(w, c, blocks, p);
+#ifdef _OPENMP
+#pragma omp for schedule(static, 1)
+#endif
+        for (int k = 0; k < P; ++k) three ? factor_3(c, k) : factor_any(c, k);
+    }
+    factor_separators(c);
+}
+
+static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+    ctn_topology *t = &w->topo;
+    int m = c->m, P = c->segments, nt = threads_of(w), nb = t->body_count, three = c->uniform == 3;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (P > 1)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int p = 0; p < m; ++p) three ? rhs_3(w, c, blocks, p) : rhs_any(w, c, blocks, p);
+#ifdef _OPENMP
+#pragma omp for schedule(static, 1)
+#endif
+        for (int k = 0; k < P; ++k) three ? forward_3(c, k) : forward_any(c, k);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        solve_separators(c);
+#ifdef _OPENMP
+#pragma omp for schedule(static, 1)
+#endif
+        for (int k = 0; k < P; ++k) three ? backward_3(c, k) : backward_any(c, k);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int b = 0; b < nb; ++b)
+            if (is_dynamic(w, b)) three ? apply_3(w, c, blocks, b) : apply_any(w, c, blocks, b);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            if (c->cut[slot]) continue;
+            const double *x = c->y + c->voff[p];
+            for (int r = 0; r < c->n[p]; ++r) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] + x[r]);
+        }
+    }
+}
+
+/* Marks the joints with finite bounds this substep, assembles and factors. Fills cut_list with the cut
+ * slots and returns their count. */
+int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list) {
+    int ncut = 0;
+    for (int p = 0; p < c->m; ++p) {
+        int slot = c->slot[p];
+        c->cut[slot] = (unsigned char)ctn_dd_block_bounded(&blocks[slot]);
+        if (c->cut[slot]) cut_list[ncut++] = slot;
+    }
+    factor_phases(w, c, blocks);
+    return ncut;
+}
+
+/* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
+void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+    solve_phases(w, c, blocks);
+}
