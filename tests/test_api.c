@@ -1,6 +1,6 @@
 /* The C API's read-back and conveniences: enum names, getters that return what the setters set, body
  * names from scene files, ctn_joint_set_rest_length (a winch reeling a weight up), joint forces in
- * newtons (a hanging mass's joint carries m g). */
+ * newtons (a hanging mass's joint carries m g) and the last error cleared by a successful call. */
 #include "catena/catena.h"
 #include "check.h"
 
@@ -223,11 +223,25 @@ static void check_names_from_scene(void) {
     ctn_world_destroy(w);
 }
 
+/* ctn_world_last_error describes the latest call: a success clears the message of an earlier failure. */
+static void check_last_error(void) {
+    ctn_world *w = cpu_world(CTN_SOLVER_GS);
+    ctn_body_state s;
+    CHECK(ctn_body_get_state(w, 42, &s) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "42"), "failure recorded");
+    ctn_body_desc b = ctn_body_desc_default();
+    ctn_body_id id;
+    CHECK(ctn_body_add(w, &b, &id) == CTN_OK && !strcmp(ctn_world_last_error(w), ""), "cleared by a success: '%s'", ctn_world_last_error(w));
+    CHECK(ctn_body_get_state(w, 42, &s) == CTN_ERR_NOT_FOUND, "failure again");
+    CHECK(ctn_world_step(w) == CTN_OK && !strcmp(ctn_world_last_error(w), ""), "cleared by a step: '%s'", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     check_names();
     check_getters();
     check_joint_force();
     check_winch();
     check_names_from_scene();
+    check_last_error();
     return check_report("api");
 }

@@ -130,9 +130,11 @@ static int child_diverge(char **argv) {
         ctn_joint_get_impulse(w, 5, imp_before, NULL);
         ctn_status st = ctn_world_step(w);
         if (st != CTN_OK) {
+            char message[2048]; /* the step's message, before the next call clears it */
+            snprintf(message, sizeof message, "%s", ctn_world_last_error(w));
             ctn_joint_get_impulse(w, 5, imp_after, NULL);
             printf("diverged_at %d %s restored %d impulses %d\nmessage %s\n", k, ctn_status_name(st), same(w, before),
-                   !memcmp(imp_before, imp_after, sizeof imp_after), ctn_world_last_error(w));
+                   !memcmp(imp_before, imp_after, sizeof imp_after), message);
             free(before);
             if (!nan) { /* relax the guard and go on from the restored state */
                 d.max_speed = 1e4;

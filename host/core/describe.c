@@ -8,6 +8,7 @@ static void v3_out(ctn_v3 v, double out[3]) { out[0] = v.x, out[1] = v.y, out[2]
 
 ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_desc: out is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_desc", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
@@ -35,6 +36,7 @@ ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out)
 
 ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], double torque[3]) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_force: %s is NULL", force ? "torque" : "force");
     int i = ctn__body_index(w, body, "ctn_body_get_force", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
@@ -58,6 +60,7 @@ static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const cha
 
 ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_desc: out is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_desc", &st);
@@ -88,6 +91,7 @@ static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int ty
 
 ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, double *lower, double *upper) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!enabled || !lower || !upper) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: an output pointer is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_HINGE, "ctn_joint_get_limits", &st);
@@ -100,6 +104,7 @@ ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, 
 
 ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, double *speed, double *max_torque) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!enabled || !speed || !max_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_motor: an output pointer is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_HINGE, "ctn_joint_get_motor", &st);
@@ -112,6 +117,7 @@ ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, d
 
 ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!enabled) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_rope: enabled is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_DISTANCE, "ctn_joint_get_rope", &st);

@@ -29,6 +29,7 @@ static int is_particle(const ctn_world *w, int b) { return b >= 0 && (w->props[b
 
 ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const double pivot[3], const double axis[3]) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!d || !pivot) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_desc_set_pivot: %s is NULL", d ? "pivot" : "desc");
     if (!finite3(pivot)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pivot: non-finite component");
     if (axis && !finite3(axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "axis: non-finite component");
@@ -97,6 +98,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
 
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
     if (d->type == CTN_JOINT_CONTACT)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
@@ -197,6 +199,7 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
 
 ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_remove");
     if (id < 0) return CTN_ERR_NOT_FOUND;
     if (w->joints[id].flags & CTN_JF_AUTO)
@@ -212,6 +215,7 @@ int ctn_world_joint_count(const ctn_world *w) { return w ? w->live_joints : 0; }
 
 ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impulse[6], int *rows) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!impulse) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_impulse: impulse is NULL");
     int id = ctn__joint_index(w, handle, "ctn_joint_get_impulse");
     if (id < 0) return CTN_ERR_NOT_FOUND;
@@ -245,6 +249,7 @@ static void hinge_rows_changed(ctn_world *w, ctn_joint_def *j) {
 
 ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, double lower, double upper) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     int id = -1;
     ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_set_limits", &id);
     if (st != CTN_OK) return st;
@@ -266,6 +271,7 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, 
 
 ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     int id = -1;
     ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_set_motor", &id);
     if (st != CTN_OK) return st;
@@ -287,6 +293,7 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, d
 
 ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     int id = -1;
     ctn_status st = joint_of_type(w, handle, CTN_JT_DISTANCE, "ctn_joint_set_rope", &id);
     if (st != CTN_OK) return st;
@@ -298,6 +305,7 @@ ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
 
 ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double rest_length) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
     if (id < 0) return CTN_ERR_NOT_FOUND;
     ctn_joint_def *j = &w->joints[id];
@@ -317,6 +325,7 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
 
 ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
     int id = -1;
     ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_get_angle", &id);

@@ -281,6 +281,7 @@ const char *ctn_world_last_error(const ctn_world *w) { return w ? w->error : "wo
 ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {
     char msg[512];
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!desc) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_desc: desc is NULL");
     if (!desc_check(desc, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s", msg);
     if (desc->backend != w->desc.backend)
@@ -324,6 +325,7 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
 
 ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!max_gap || !max_angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure: output pointer is NULL");
     if (w->backend->measure && w->host_stale) return w->backend->measure(w, max_gap, max_angle);
     ctn__measure_host(w, max_gap, max_angle);
@@ -347,6 +349,7 @@ static ctn_status fall_back_to_cpu(ctn_world *w) {
 
 ctn_status ctn_world_step(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     double t0 = ctn__now_ms();
     ctn_step_stats st;
     memset(&st, 0, sizeof st);

@@ -159,6 +159,11 @@ void ctn__body_name_clear(ctn_world *w, int i);
 void ctn__body_names_truncate(ctn_world *w, int first);
 void ctn__body_names_free(ctn_world *w);
 
+/* Clears the world's last error. The second statement of every public function that takes a world
+ * (after refusing a NULL one), so that ctn_world_last_error describes the latest call: a failure records
+ * its message again, a success leaves "". */
+static inline void ctn__clear_error(ctn_world *w) { w->error[0] = '\0'; }
+
 /* Records a formatted error message on the world and returns `status`. */
 ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -35,6 +35,7 @@ static void quat_x_to(const double u[3], double q[4]) {
 
 static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_chain: desc is NULL");
     if (d->links < 1 || d->links > CTN_MAX_BODIES - w->body_count)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "chain.links: %d is not in [1, %d]", d->links, CTN_MAX_BODIES - w->body_count);
@@ -88,6 +89,7 @@ static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id
 
 static ctn_status scene_grid(ctn_world *w, int nx, int ny, double spacing) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (nx < 1 || ny < 1 || (long long)nx * ny > CTN_MAX_BODIES / 2)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "grid: %d x %d is not a valid size", nx, ny);
     if (!(spacing > 0.0) || !isfinite(spacing)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "grid.spacing: %g must be > 0", spacing);
@@ -125,6 +127,7 @@ static ctn_status scene_grid(ctn_world *w, int nx, int ny, double spacing) {
 
 static ctn_status scene_bridge(ctn_world *w, int planks) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (planks < 1 || planks > CTN_MAX_BODIES / 2) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "bridge.planks: %d is not valid", planks);
     const double len = 1.0, z_axis[3] = {0.0, 0.0, 1.0};
     ctn_body_desc bd = ctn_body_desc_default();
@@ -155,6 +158,7 @@ static ctn_status scene_bridge(ctn_world *w, int planks) {
 
 static ctn_status scene_cradle(ctn_world *w, int balls) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (balls < 1 || balls > 100000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "cradle.balls: %d is not in [1, 100000]", balls);
     /* pendulums of length 1 m with 0.1 m balls touching; the first is raised 45 degrees. Balls do not
      * collide until contacts exist: this is the joint half of the cradle. */
@@ -182,6 +186,7 @@ static ctn_status scene_cradle(ctn_world *w, int balls) {
 
 static ctn_status scene_double_pendulum(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     const double len = 1.0, z_axis[3] = {0.0, 0.0, 1.0};
     ctn_body_desc bd = ctn_body_desc_default();
     double he[3] = {0.5 * len, 0.02, 0.02};
@@ -253,6 +258,7 @@ static long parse_count(const char *s) {
 
 static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (!spec) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene spec is NULL");
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -312,36 +318,42 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
  * consecutive (catena.h). */
 ctn_status ctn_scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_chain(w, d, first));
 }
 
 ctn_status ctn_scene_grid(ctn_world *w, int nx, int ny, double spacing) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_grid(w, nx, ny, spacing));
 }
 
 ctn_status ctn_scene_bridge(ctn_world *w, int planks) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_bridge(w, planks));
 }
 
 ctn_status ctn_scene_cradle(ctn_world *w, int balls) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_cradle(w, balls));
 }
 
 ctn_status ctn_scene_double_pendulum(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_double_pendulum(w));
 }
 
 ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_from_spec(w, spec));
 }

@@ -28,6 +28,7 @@ static ctn_status add_floor(ctn_world *w, double friction) {
 
 static ctn_status scene_capsule_chain(ctn_world *w, int links) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (links < 1 || links > CTN_MAX_BODIES / 2)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "capsule_chain.links: %d is not in [1, %d]", links, CTN_MAX_BODIES / 2);
     /* A helix of pivots 0.1 m apart (about 2 sqrt(N) links per turn, 0.1 m pitch) from 0.5 m up: it falls
@@ -79,6 +80,7 @@ static double jitter(uint32_t *s) {
 
 static ctn_status scene_pile(ctn_world *w, int spheres) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (spheres < 1 || spheres > 10000000)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pile.spheres: %d is not in [1, 10000000]", spheres);
     /* layers of k x k spheres 2.2 r apart (k ~ cbrt(N)), jittered by 0.05 r, in a box just wide enough */
@@ -112,6 +114,7 @@ static ctn_status scene_pile(ctn_world *w, int spheres) {
 
 static ctn_status scene_bridge_limits(ctn_world *w, int planks) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (planks < 1 || planks > 1000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "bridge_limits.planks: %d is not valid", planks);
     int first_body = w->body_count, first_joint = w->joint_count;
     ctn_status st = ctn_scene_bridge(w, planks);
@@ -141,6 +144,7 @@ static ctn_status scene_bridge_limits(ctn_world *w, int planks) {
 
 static ctn_status scene_wheel(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     ctn_status st = add_floor(w, 0.5);
     if (st != CTN_OK) return st;
     /* a 0.5 m disc of 10 kg on a fixed axle along z at 1.5 m, driven at 10 rad/s with at most 50 N m */
@@ -183,6 +187,7 @@ static ctn_status scene_wheel(ctn_world *w) {
 
 static ctn_status scene_contact_cradle(ctn_world *w, int balls) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     if (balls < 2 || balls > 100000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact_cradle.balls: %d is not in [2, 100000]", balls);
     /* pendulums of 1 m with 0.1 m balls 12 mm apart: with the default 4 substeps the 2.4 m/s impact speed
      * covers 10 mm per substep, so each impact is a two-ball event (a simultaneous impact of touching balls
@@ -225,30 +230,35 @@ static ctn_status scene_contact_cradle(ctn_world *w, int balls) {
  * consecutive (catena.h). */
 ctn_status ctn_scene_capsule_chain(ctn_world *w, int links) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_capsule_chain(w, links));
 }
 
 ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_pile(w, spheres));
 }
 
 ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_bridge_limits(w, planks));
 }
 
 ctn_status ctn_scene_wheel(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_wheel(w));
 }
 
 ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
     w->append_slots++;
     return ctn__append_end(w, scene_contact_cradle(w, balls));
 }
