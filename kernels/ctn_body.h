@@ -19,7 +19,7 @@ CTN_FN ctn_sym3 ctn_body_inverse_inertia_augmented(ctn_pose pose, ctn_props pr, 
     return ctn_world_inverse_inertia(pose.q, d);
 }
 
-/* v* = v + h M^-1 f_ext (DESIGN.md section 1, step 1): gravity, the user force and torque, and any extra
+/* v* = v + h M^-1 f_ext (docs/design.md section 2, step 2): gravity, the user force and torque, and any extra
  * force/torque (springs). The gyroscopic term is left out on purpose (seed 000, after eq. 35). */
 CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn_v3 gravity, float h, ctn_v3 f_extra,
                                      ctn_v3 t_extra) {

@@ -44,7 +44,7 @@
 #define CTN_TS_INTS 3
 
 /* Row k of block b on side 0 (body a) or 1 (body b): linear rows [d, r x d], angular rows [0, t],
- * negated for side b (DESIGN.md step 2), the cross product in double. */
+ * negated for side b (docs/design.md section 2, step 1), the cross product in double. */
 CTN_FN void ctn_dd_jrow(const ctn_block *b, int k, int side, double *out) {
     double sg = side ? -1.0 : 1.0;
     ctn_v3 d = b->dir[k];

@@ -236,7 +236,7 @@ CTN_FN void ctn_kinv_mul(const float *kinv, int n, const float *x, float *y) {
     }
 }
 
-/* Builds the block of joint j for a substep of length prm.h (DESIGN.md section 1, step 2).
+/* Builds the block of joint j for a substep of length prm.h (docs/design.md section 2, step 1).
  * va, vb: velocities at the start of the substep (before external forces); Ia, Ib: world inverse
  * inertias; split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the body's joint count
  * for Jacobi, Tonge et al. 2012). SPOOK (seed 000 eq. 23) with d = tau/h, Y = 1/(1 + 4d):

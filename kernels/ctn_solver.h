@@ -36,7 +36,7 @@ CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body
     return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
 }
 
-/* Row build of joint slot s (DESIGN.md step 2). split: per-body mass-splitting factors or NULL. */
+/* Row build of joint slot s (docs/design.md section 2, step 1). split: per-body mass-splitting factors or NULL. */
 CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                              CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {

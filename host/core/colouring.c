@@ -1,4 +1,4 @@
-/* Graph colouring of constraints (DESIGN.md section 2): no two joints of one colour share a dynamic body,
+/* Graph colouring of constraints (docs/design.md section 4): no two joints of one colour share a dynamic body,
  * so a colour's joints can be solved in parallel without atomics. Static, kinematic and world bodies do
  * not create dependencies.
  *

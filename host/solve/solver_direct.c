@@ -3,7 +3,7 @@
  * The system. After external forces and the warm start, with velocities v and accumulated impulses
  * lambda, one substep solves
  *     (J M^-1 J^T + S) dl = r,      r_i = target_i - J_i v - S_i lambda_i                      (1)
- * then lambda += dl, v += M^-1 J^T dl (DESIGN.md section 1). Writing dv = M^-1 J^T dl and y = -dl, (1) is
+ * then lambda += dl, v += M^-1 J^T dl (docs/design.md section 2). Writing dv = M^-1 J^T dl and y = -dl, (1) is
  * the symmetric quasi-definite KKT system (Baraff 1996, "Linear-time dynamics using Lagrange multipliers")
  *     [ M   J^T ] [dv]   [0]
  *     [ J   -S  ] [ y] = [r].                                                                    (2)
@@ -120,8 +120,8 @@ void ctn__direct_free(ctn_world *w) {
 
 /* ---- small dense kernels (double) ---------------------------------------------------------------- */
 
-/* Jacobian row k of block b for side 0 (body a) or 1 (body b), 6 columns [linear, angular] (DESIGN.md
- * step 2): linear rows [d, r x d] (negated for side b), angular rows [0, t] (negated for side b). */
+/* Jacobian row k of block b for side 0 (body a) or 1 (body b), 6 columns [linear, angular]
+ * (docs/design.md section 2, step 1): linear rows [d, r x d] (negated for side b), angular rows [0, t] (negated for side b). */
 static void jacobian_row(const ctn_block *b, int k, int side, double out[6]) { ctn_dd_jrow(b, k, side, out); }
 
 /* All rows of one side: J[k][0..5]. */

@@ -1,7 +1,8 @@
-/* Catena: a parallel constraint solver for chained rigid bodies and particles.
+/** @file catena.h
+ * Catena: a parallel constraint solver for chained rigid bodies and particles.
  *
  * The whole public C API. A world (`ctn_world`, opaque) owns bodies and joints and advances them with
- * the SPOOK-regularised velocity step of DESIGN.md section 1. Every function validates its input,
+ * the SPOOK-regularised velocity step (Lacoursiere 2007; docs/design.md). Every function validates its input,
  * returns a `ctn_status`, and leaves the world unchanged on error; the reason is readable through
  * `ctn_world_last_error`.
  *
@@ -27,14 +28,14 @@ extern "C" {
 
 typedef enum ctn_status {
     CTN_OK = 0,
-    CTN_ERR_INVALID_ARGUMENT, /* NULL, out of range, non-finite, degenerate geometry */
-    CTN_ERR_NOT_FOUND,        /* unknown, removed or stale body / joint handle */
-    CTN_ERR_IN_USE,           /* removing a body that joints still reference */
+    CTN_ERR_INVALID_ARGUMENT, /**< NULL, out of range, non-finite, degenerate geometry */
+    CTN_ERR_NOT_FOUND,        /**< unknown, removed or stale body / joint handle */
+    CTN_ERR_IN_USE,           /**< removing a body that joints still reference */
     CTN_ERR_OUT_OF_MEMORY,
-    CTN_ERR_LIMIT,            /* a documented size limit would be exceeded */
-    CTN_ERR_UNSUPPORTED,      /* valid request the chosen solver/backend cannot do */
-    CTN_ERR_DEVICE,           /* OpenCL / clBLAST failure */
-    CTN_ERR_DIVERGED,         /* non-finite or exploding state */
+    CTN_ERR_LIMIT,            /**< a documented size limit would be exceeded */
+    CTN_ERR_UNSUPPORTED,      /**< valid request the chosen solver/backend cannot do */
+    CTN_ERR_DEVICE,           /**< OpenCL / clBLAST failure */
+    CTN_ERR_DIVERGED,         /**< non-finite or exploding state */
     CTN_ERR_IO
 } ctn_status;
 
@@ -46,24 +47,24 @@ const char *ctn_status_name(ctn_status status);
 typedef struct ctn_world ctn_world;
 
 typedef enum ctn_solver {
-    CTN_SOLVER_GS = 0,  /* coloured block Gauss-Seidel */
-    CTN_SOLVER_JACOBI,  /* Jacobi with per-body J^T gather and mass splitting */
-    CTN_SOLVER_CG,      /* block-preconditioned conjugate gradient (bilateral rows only) */
-    CTN_SOLVER_DIRECT,  /* exact O(n) block elimination on the joint forest, GS on the rest */
-    CTN_SOLVER_AUTO     /* DIRECT when the joints form long chains or trees with few loops and bounded rows,
+    CTN_SOLVER_GS = 0,  /**< coloured block Gauss-Seidel */
+    CTN_SOLVER_JACOBI,  /**< Jacobi with per-body J^T gather and mass splitting */
+    CTN_SOLVER_CG,      /**< block-preconditioned conjugate gradient (bilateral rows only) */
+    CTN_SOLVER_DIRECT,  /**< exact O(n) block elimination on the joint forest, GS on the rest */
+    CTN_SOLVER_AUTO     /**< DIRECT when the joints form long chains or trees with few loops and bounded rows,
                            else GS; chosen again whenever the topology changes (host/solver_auto.c);
                            ctn_step_stats.solver says which one ran */
 } ctn_solver;
 
 typedef enum ctn_backend {
-    CTN_BACKEND_AUTO = 0, /* best OpenCL GPU if any, else the CPU fallback */
+    CTN_BACKEND_AUTO = 0, /**< best OpenCL GPU if any, else the CPU fallback */
     CTN_BACKEND_CPU,
     CTN_BACKEND_OPENCL
 } ctn_backend;
 
 typedef enum ctn_stabilization {
-    CTN_STAB_SPOOK = 0, /* seed 000 eq. 23: compliance + damping time */
-    CTN_STAB_BAUMGARTE  /* seed 001: velocity target -beta/h * g */
+    CTN_STAB_SPOOK = 0, /**< SPOOK (Lacoursiere 2007): compliance + damping time */
+    CTN_STAB_BAUMGARTE  /**< Baumgarte (1972): velocity target -beta/h * g */
 } ctn_stabilization;
 
 /* ---- messages: the log callback ---------------------------------------------------------------- */
@@ -113,47 +114,52 @@ typedef struct ctn_debug_options {
 #define CTN_MAX_ITERATIONS 100000
 
 typedef struct ctn_world_desc {
-    double gravity[3];       /* m/s^2, default (0, -9.81, 0) */
-    double time_step;        /* s, default 1/60 */
-    int substeps;            /* n substeps of time_step/n, Jacobians refreshed each; default 4 */
-    int iterations;          /* solver iterations per substep; default 4 */
-    ctn_solver solver;       /* default CTN_SOLVER_AUTO */
-    ctn_stabilization stabilization; /* default CTN_STAB_SPOOK */
-    double compliance;       /* SPOOK epsilon (m/N) for joints that do not set their own; default 0 */
-    double damping_time;     /* SPOOK tau (s); <= 0 means two substep lengths; default 0 */
-    double baumgarte;        /* Baumgarte beta in [0, 1]; default 0.2 */
-    double warm_start;       /* factor in [0, 1] on last substep's impulses; default 0.5 */
-    int max_colours;         /* colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
-    int threads;             /* CPU solver threads; 0 = automatic; default 0 */
-    double geometric_stiffness; /* factor on the geometric-stiffness inertia that keeps long, tense chains of
+    double gravity[3];       /**< m/s^2, default (0, -9.81, 0) */
+    double time_step;        /**< s, default 1/60 */
+    int substeps;            /**< n substeps of time_step/n, Jacobians refreshed each; default 4 */
+    int iterations;          /**< solver iterations per substep; default 4 */
+    ctn_solver solver;       /**< default CTN_SOLVER_AUTO */
+    ctn_stabilization stabilization; /**< default CTN_STAB_SPOOK */
+    double compliance;       /**< SPOOK epsilon (m/N) for joints that do not set their own; default 0 */
+    double damping_time;     /**< SPOOK tau (s); <= 0 means two substep lengths; default 0 */
+    double baumgarte;        /**< Baumgarte beta in [0, 1]; default 0.2 */
+    double warm_start;       /**< factor in [0, 1] on last substep's impulses; default 0.5 */
+    int max_colours;         /**< colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
+    int threads;             /**< CPU solver threads; 0 = automatic; default 0 */
+    double geometric_stiffness; /**< factor on the geometric-stiffness inertia that keeps long, tense chains of
                                    rigid bodies stable at large steps (ctn_solver.h); 0 disables; default 1 */
-    double max_speed;        /* divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
+    double max_speed;        /**< divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
                                 any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0 disables;
                                 default 1e4 */
-    ctn_backend backend;     /* default CTN_BACKEND_AUTO */
-    const char *device;      /* OpenCL device: NULL = automatic; "P:D" indices or a name substring */
-    ctn_log_fn log;          /* where this world's messages go; NULL: the process-wide hook (ctn_set_log) */
-    void *log_user;          /* passed to `log` */
-    ctn_debug_options debug; /* diagnostics and solver tuning; the defaults choose automatically */
+    ctn_backend backend;     /**< default CTN_BACKEND_AUTO */
+    const char *device;      /**< OpenCL device: NULL = automatic; "P:D" indices or a name substring */
+    ctn_log_fn log;          /**< where this world's messages go; NULL: the process-wide hook (ctn_set_log) */
+    void *log_user;          /**< passed to `log` */
+    ctn_debug_options debug; /**< diagnostics and solver tuning; the defaults choose automatically */
 } ctn_world_desc;
 
+/** The default settings (each field documents its default). */
 ctn_world_desc ctn_world_desc_default(void);
 
-/* Creates a world. On failure *out is NULL and, when err is not NULL, a message is written to it. */
+/** Creates a world. On failure *out is NULL and, when err is not NULL, a message is written to it. */
 ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
+/** Frees the world and everything it owns (NULL is allowed). */
 void ctn_world_destroy(ctn_world *world);
 
-/* The message of the last failed call on this world ("" if none). */
+/** The message of the latest call on this world: what failed and why, naming the field and value; ""
+ *  after a call that succeeded. Every function that takes a non-const world sets or clears it; the
+ *  read-only queries on a const world (ctn_world_get_desc, ctn_world_get_stats, ...) leave it as it is. */
 const char *ctn_world_last_error(const ctn_world *world);
 
-/* Changes solver settings (solver, iterations, substeps, time step, stabilisation, gravity, ...) of a
+/** Changes solver settings (solver, iterations, substeps, time step, stabilisation, gravity, ...) of a
  * live world. The backend and device fields must equal the world's. */
 ctn_status ctn_world_set_desc(ctn_world *world, const ctn_world_desc *desc);
+/** The world's current settings (desc.device points into the world). */
 ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
 
 /* ---- bodies ------------------------------------------------------------------------------------ */
 
-/* Handles. Bodies and joints (contacts included) are named by generation-checked handles, after Box2D
+/** Handles. Bodies and joints (contacts included) are named by generation-checked handles, after Box2D
  * v3's b2BodyId (Catto): a 64-bit integer holding the slot index in bits 0-31 and the slot's generation in
  * bits 32-62 (bit 63 is 0; negative values are never handles, CTN_WORLD is -1):
  *     handle = (int64_t)generation << 32 | index
@@ -167,50 +173,59 @@ ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
 typedef int64_t ctn_body_id;
 #define CTN_WORLD ((ctn_body_id)-1) /* the fixed world frame, usable as a joint's body_b */
 
-/* The slot index and the generation of a handle (valid for non-negative handles). */
+/** The slot index and the generation of a handle (valid for non-negative handles). */
 static inline int32_t ctn_handle_index(int64_t handle) { return (int32_t)(handle & 0x7fffffff); }
 static inline int32_t ctn_handle_generation(int64_t handle) { return (int32_t)((handle >> 32) & 0x7fffffff); }
 
 typedef enum ctn_body_type {
     CTN_BODY_DYNAMIC = 0,
-    CTN_BODY_STATIC,    /* never moves */
-    CTN_BODY_KINEMATIC  /* moves with its set velocity, unaffected by forces and joints */
+    CTN_BODY_STATIC,    /**< never moves */
+    CTN_BODY_KINEMATIC  /**< moves with its set velocity, unaffected by forces and joints */
 } ctn_body_type;
 
 typedef struct ctn_body_desc {
     ctn_body_type type;
-    int particle;              /* non-zero: 3-DOF point mass (no orientation) */
-    double mass;               /* kg, > 0 for dynamic bodies; default 1 */
-    double inertia[3];         /* principal moments in the body frame, kg m^2, > 0 for rigid dynamic bodies */
-    double position[3];        /* m; kept as two floats (hi + lo, ~2^-48 relative: 4e-12 m at 1e4 m) */
-    double orientation[4];     /* (w, x, y, z), normalised on input; default identity */
+    int particle;              /**< non-zero: 3-DOF point mass (no orientation) */
+    double mass;               /**< kg, > 0 for dynamic bodies; default 1 */
+    double inertia[3];         /**< principal moments in the body frame, kg m^2, > 0 for rigid dynamic bodies */
+    double position[3];        /**< m; kept as two floats (hi + lo, ~2^-48 relative: 4e-12 m at 1e4 m) */
+    double orientation[4];     /**< (w, x, y, z), normalised on input; default identity */
     double velocity[3];
     double angular_velocity[3];
 } ctn_body_desc;
 
+/** A dynamic rigid body of 1 kg and unit inertia at rest at the origin. */
 ctn_body_desc ctn_body_desc_default(void);
 
-/* Inertia of common shapes about their centre (principal axes = body axes). */
+/** Inertia of common shapes about their centre (principal axes = body axes). */
 void ctn_inertia_box(double mass, const double half_extents[3], double out[3]);
+/** Principal moments of a solid sphere: 2/5 m r^2 about each axis. */
 void ctn_inertia_sphere(double mass, double radius, double out[3]);
+/** Principal moments of a solid capsule (a cylinder of half length `half_length` and two hemispheres)
+ *  lying along body axis `axis` (0, 1 or 2). */
 void ctn_inertia_capsule(double mass, double radius, double half_length, int axis, double out[3]);
 
 typedef struct ctn_body_state {
-    double position[3];        /* two-float precision (see ctn_body_desc); the other fields are float32 */
+    double position[3];        /**< two-float precision (see ctn_body_desc); the other fields are float32 */
     double orientation[4];
     double velocity[3];
     double angular_velocity[3];
 } ctn_body_state;
 
+/** Adds a body; *out (may be NULL) receives its handle. */
 ctn_status ctn_body_add(ctn_world *world, const ctn_body_desc *desc, ctn_body_id *out);
-/* Fails with CTN_ERR_IN_USE, changing nothing, while a joint or user contact references the body; its
+/** Fails with CTN_ERR_IN_USE, changing nothing, while a joint or user contact references the body; its
  * shape and its built-in contacts go with it. */
 ctn_status ctn_body_remove(ctn_world *world, ctn_body_id body);
+/** The body's position, orientation and velocities. */
 ctn_status ctn_body_get_state(ctn_world *world, ctn_body_id body, ctn_body_state *out);
+/** Sets the body's position, orientation and velocities (a static body keeps zero velocity; a particle
+ *  keeps the identity orientation). */
 ctn_status ctn_body_set_state(ctn_world *world, ctn_body_id body, const ctn_body_state *state);
-/* A force (N) and torque (N m), world frame, applied at the centre of mass until changed. */
+/** A force (N) and torque (N m), world frame, applied at the centre of mass until changed. */
 ctn_status ctn_body_set_force(ctn_world *world, ctn_body_id body, const double force[3], const double torque[3]);
-int ctn_world_body_count(const ctn_world *world); /* live bodies */
+/** Number of live bodies. */
+int ctn_world_body_count(const ctn_world *world);
 
 /** The body as a description: type, particle flag, mass (kg; 0 for static and kinematic bodies), principal
  *  moments of inertia (kg m^2; 0 for particles and non-dynamic bodies) and the current state, so that
@@ -228,7 +243,7 @@ ctn_status ctn_body_get_name(ctn_world *world, ctn_body_id body, const char **na
  *  the bodies: look names up once, keep the ids. */
 ctn_status ctn_body_find(ctn_world *world, const char *name, ctn_body_id *out);
 
-/* Bulk read of all positions (3 doubles per body slot index, 0..count-1; free slots read as 0).
+/** Bulk read of all positions (3 doubles per body slot index, 0..count-1; free slots read as 0).
  * `count` is the number of slots the buffer holds; *written gets the number written. */
 ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
 
@@ -260,12 +275,12 @@ ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, double *ang
 typedef int64_t ctn_joint_id; /* a handle, encoded as ctn_body_id */
 
 typedef enum ctn_joint_type {
-    CTN_JOINT_DISTANCE = 0, /* 1 row: |p_a - p_b| = rest_length (body_b may be CTN_WORLD) */
-    CTN_JOINT_BALL,         /* 3 rows: p_a = p_b (spherical; with CTN_WORLD a pin) */
-    CTN_JOINT_HINGE,        /* 5 rows: ball + axis_a parallel to axis_b */
-    CTN_JOINT_FIXED,        /* 6 rows: ball + relative orientation locked */
-    CTN_JOINT_SPRING,       /* 0 rows: axial spring-damper force element */
-    CTN_JOINT_CONTACT       /* 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
+    CTN_JOINT_DISTANCE = 0, /**< 1 row: |p_a - p_b| = rest_length (body_b may be CTN_WORLD) */
+    CTN_JOINT_BALL,         /**< 3 rows: p_a = p_b (spherical; with CTN_WORLD a pin) */
+    CTN_JOINT_HINGE,        /**< 5 rows: ball + axis_a parallel to axis_b */
+    CTN_JOINT_FIXED,        /**< 6 rows: ball + relative orientation locked */
+    CTN_JOINT_SPRING,       /**< 0 rows: axial spring-damper force element */
+    CTN_JOINT_CONTACT       /**< 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
                                created with ctn_contact_add or by the built-in collision detection, never by
                                ctn_joint_add (issue 5) */
 } ctn_joint_type;
@@ -273,30 +288,34 @@ typedef enum ctn_joint_type {
 typedef struct ctn_joint_desc {
     ctn_joint_type type;
     ctn_body_id body_a;
-    ctn_body_id body_b;      /* or CTN_WORLD */
-    double anchor_a[3];      /* body-a frame */
-    double anchor_b[3];      /* body-b frame, or world frame for CTN_WORLD */
-    double axis[3];          /* hinge axis in the world frame at creation */
-    double rest_length;      /* distance and spring; < 0: the current anchor distance */
-    double stiffness;        /* spring, N/m */
-    double damping;          /* spring, N s/m */
-    double compliance;       /* SPOOK epsilon; < 0: the world default */
-    double damping_time;     /* SPOOK tau; < 0: the world default */
+    ctn_body_id body_b;      /**< or CTN_WORLD */
+    double anchor_a[3];      /**< body-a frame */
+    double anchor_b[3];      /**< body-b frame, or world frame for CTN_WORLD */
+    double axis[3];          /**< hinge axis in the world frame at creation */
+    double rest_length;      /**< distance and spring; < 0: the current anchor distance */
+    double stiffness;        /**< spring, N/m */
+    double damping;          /**< spring, N s/m */
+    double compliance;       /**< SPOOK epsilon; < 0: the world default */
+    double damping_time;     /**< SPOOK tau; < 0: the world default */
 } ctn_joint_desc;
 
+/** A joint of `type` from body 0 to the world: zero anchors, axis +z, and rest length (-1), compliance and
+ *  damping time (-1) taken from the current anchor distance and the world when the joint is added. */
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type);
 
-/* Fills anchor_a / anchor_b so that both anchors sit at the world point `pivot` in the bodies' current
+/** Fills anchor_a / anchor_b so that both anchors sit at the world point `pivot` in the bodies' current
  * poses (and sets `axis` when axis is not NULL). */
 ctn_status ctn_joint_desc_set_pivot(ctn_world *world, ctn_joint_desc *desc, const double pivot[3], const double axis[3]);
 
+/** Adds a joint (not a contact: see ctn_contact_add); *out (may be NULL) receives its handle. */
 ctn_status ctn_joint_add(ctn_world *world, const ctn_joint_desc *desc, ctn_joint_id *out);
-/* Removes a joint or a user contact; contacts of the built-in collision detection are refused (it removes
+/** Removes a joint or a user contact; contacts of the built-in collision detection are refused (it removes
  * them itself when they vanish). */
 ctn_status ctn_joint_remove(ctn_world *world, ctn_joint_id joint);
-int ctn_world_joint_count(const ctn_world *world); /* live joints, springs included */
+/** Number of live joints, springs included. */
+int ctn_world_joint_count(const ctn_world *world);
 
-/* Impulses (N s) of the joint's rows in the last substep; `rows` receives the row count (<= 6). */
+/** Impulses (N s) of the joint's rows in the last substep; `rows` receives the row count (<= 6). */
 ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double impulse[6], int *rows);
 
 /** Force (N) and torque (N m, about body a's centre of mass), world frame, that the joint applied to
@@ -320,17 +339,17 @@ ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, doubl
 
 /* ---- joint limits, motors, ropes (issue 5) ------------------------------------------------------- */
 
-/* Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
+/** Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
  * positive when body_a turns about +axis relative to body_b). Adds a sixth, unilateral row about the hinge
  * axis guarding the nearer limit. enabled = 0 removes the limits. */
 ctn_status ctn_joint_set_limits(ctn_world *world, ctn_joint_id joint, int enabled, double lower, double upper);
-/* Hinge velocity motor: drives d(theta)/dt towards `speed` (rad/s) with at most `max_torque` (N m, >= 0).
+/** Hinge velocity motor: drives d(theta)/dt towards `speed` (rad/s) with at most `max_torque` (N m, >= 0).
  * With limits too, the limit row replaces the motor row in every substep in which the limit is reached
  * (a hinge has at most 6 rows). enabled = 0 removes the motor. */
 ctn_status ctn_joint_set_motor(ctn_world *world, ctn_joint_id joint, int enabled, double speed, double max_torque);
-/* Distance joint as a rope: resists stretching beyond rest_length only (its impulse can only pull). */
+/** Distance joint as a rope: resists stretching beyond rest_length only (its impulse can only pull). */
 ctn_status ctn_joint_set_rope(ctn_world *world, ctn_joint_id joint, int enabled);
-/* Current hinge angle theta (rad). */
+/** Current hinge angle theta (rad). */
 ctn_status ctn_joint_get_angle(ctn_world *world, ctn_joint_id joint, double *angle);
 /** The hinge limits as set with ctn_joint_set_limits (*enabled 0: none; bounds then 0). */
 ctn_status ctn_joint_get_limits(ctn_world *world, ctn_joint_id joint, int *enabled, double *lower, double *upper);
@@ -341,28 +360,30 @@ ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled
 
 /* ---- contacts (issue 5) ------------------------------------------------------------------------- */
 
-/* A contact point supplied by the caller's own collision pipeline. Impulse rows: 0 normal (>= 0, pushes
+/** A contact point supplied by the caller's own collision pipeline. Impulse rows: 0 normal (>= 0, pushes
  * body_a along +normal), 1-2 friction. */
 typedef struct ctn_contact_desc {
     ctn_body_id body_a;
-    ctn_body_id body_b;      /* or CTN_WORLD */
-    double point[3];         /* world contact point (midway between the two surfaces) */
-    double normal[3];        /* world normal pointing from body_b to body_a (normalised on input) */
-    double depth;            /* penetration (m) along the normal; < 0: separated by -depth (speculative) */
-    double friction;         /* Coulomb coefficient mu >= 0; default 0.5 */
-    double restitution;      /* in [0, 1]; default 0 */
+    ctn_body_id body_b;      /**< or CTN_WORLD */
+    double point[3];         /**< world contact point (midway between the two surfaces) */
+    double normal[3];        /**< world normal pointing from body_b to body_a (normalised on input) */
+    double depth;            /**< penetration (m) along the normal; < 0: separated by -depth (speculative) */
+    double friction;         /**< Coulomb coefficient mu >= 0; default 0.5 */
+    double restitution;      /**< in [0, 1]; default 0 */
 } ctn_contact_desc;
 
+/** A contact between body 0 and the world along +y, friction 0.5, no restitution. */
 ctn_contact_desc ctn_contact_desc_default(void);
-/* Adds a contact joint (removed with ctn_joint_remove or ctn_contact_remove). It stays until removed; its
+/** Adds a contact joint (removed with ctn_joint_remove or ctn_contact_remove). It stays until removed; its
  * anchors move with the bodies, so the depth is re-evaluated every substep. */
 ctn_status ctn_contact_add(ctn_world *world, const ctn_contact_desc *desc, ctn_joint_id *out);
-/* Moves an existing contact (same bodies) to a new point / normal / depth / material; the impulses of
+/** Moves an existing contact (same bodies) to a new point / normal / depth / material; the impulses of
  * the last step are kept for the warm start. */
 ctn_status ctn_contact_update(ctn_world *world, ctn_joint_id contact, const ctn_contact_desc *desc);
+/** Removes a user contact (as ctn_joint_remove). */
 ctn_status ctn_contact_remove(ctn_world *world, ctn_joint_id contact);
 
-/* Collision shapes for the built-in contact generation (host/collide.c). Capsules lie along the body x
+/** Collision shapes for the built-in contact generation (host/collide.c). Capsules lie along the body x
  * axis; boxes are centred on the body. Pairs: sphere-sphere, sphere-capsule, capsule-capsule, and
  * sphere / capsule / box against planes. */
 typedef enum ctn_shape_type {
@@ -374,27 +395,30 @@ typedef enum ctn_shape_type {
 
 typedef struct ctn_shape_desc {
     ctn_shape_type type;
-    double radius;           /* sphere, capsule */
-    double half_length;      /* capsule: half the length of its segment (along body x) */
-    double half_extents[3];  /* box */
-    double friction;         /* default 0.5; a pair uses sqrt(mu_a mu_b) */
-    double restitution;      /* default 0; a pair uses the larger */
+    double radius;           /**< sphere, capsule */
+    double half_length;      /**< capsule: half the length of its segment (along body x) */
+    double half_extents[3];  /**< box */
+    double friction;         /**< default 0.5; a pair uses sqrt(mu_a mu_b) */
+    double restitution;      /**< default 0; a pair uses the larger */
 } ctn_shape_desc;
 
+/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution. */
 ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
-/* Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
+/** Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
 ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
-/* Adds a static plane: the half-space normal . x <= offset is solid. *out (may be NULL) gets its index. */
+/** Adds a static plane: the half-space normal . x <= offset is solid. *out (may be NULL) gets its index. */
 ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3], double offset, double friction, double restitution,
                                int *out);
 
 typedef struct ctn_collision_desc {
-    int enabled;             /* default 1 (contact generation runs when any shape or plane exists) */
-    int skip_jointed;        /* default 1: no contacts between two bodies joined by a joint */
-    double margin;           /* speculative distance (m) added to the motion bound of one step; default 0.01 */
+    int enabled;             /**< default 1 (contact generation runs when any shape or plane exists) */
+    int skip_jointed;        /**< default 1: no contacts between two bodies joined by a joint */
+    double margin;           /**< speculative distance (m) added to the motion bound of one step; default 0.01 */
 } ctn_collision_desc;
 
+/** The default collision settings (enabled, no contacts between jointed bodies, margin 0.01 m). */
 ctn_collision_desc ctn_collision_desc_default(void);
+/** Changes the collision settings. */
 ctn_status ctn_world_set_collision(ctn_world *world, const ctn_collision_desc *desc);
 /** The collision settings (the defaults until ctn_world_set_collision is called). */
 ctn_status ctn_world_get_collision(ctn_world *world, ctn_collision_desc *out);
@@ -405,128 +429,137 @@ int ctn_world_plane_count(const ctn_world *world);
 /** Plane `index` (0..count-1): unit normal, offset, friction and restitution. */
 ctn_status ctn_world_get_plane(ctn_world *world, int index, double normal[3], double *offset, double *friction, double *restitution);
 
-/* A live contact joint (built-in or user supplied) as of the last step. */
+/** A live contact joint (built-in or user supplied) as of the last step. */
 typedef struct ctn_contact_info {
-    ctn_joint_id joint;      /* a contact keeps its handle while it persists from step to step */
+    ctn_joint_id joint;      /**< a contact keeps its handle while it persists from step to step */
     ctn_body_id body_a, body_b;
-    double point[3];         /* midpoint of the two contact points */
-    double normal[3];        /* from b to a */
-    double separation;       /* signed gap (m), < 0: penetration */
-    double impulse[3];       /* normal, friction 1, friction 2 (N s) of the last substep */
+    double point[3];         /**< midpoint of the two contact points */
+    double normal[3];        /**< from b to a */
+    double separation;       /**< signed gap (m), < 0: penetration */
+    double impulse[3];       /**< normal, friction 1, friction 2 (N s) of the last substep */
     double friction;
-    int user;                /* non-zero: supplied through ctn_contact_add */
+    int user;                /**< non-zero: supplied through ctn_contact_add */
 } ctn_contact_info;
 
-/* Copies up to `capacity` contacts into out (may be NULL with capacity 0); *count gets the total. */
-/* Bodies with a collision shape and planes in the world. */
+/** Bodies with a collision shape and planes in the world. */
 ctn_status ctn_world_collision_counts(const ctn_world *world, int *shapes, int *planes);
+/** Copies up to `capacity` live contacts into out (may be NULL with capacity 0); *count gets the total. */
 ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int capacity, int *count);
 
 /* ---- stepping ---------------------------------------------------------------------------------- */
 
 typedef struct ctn_step_stats {
     int substeps;
-    int iterations;          /* per substep */
-    int colours;             /* colour count (overflow group not included) */
-    int largest_colour;      /* constraints in the largest colour */
-    int overflow;            /* constraints solved serially beyond the colour budget */
-    int rows;                /* constraint rows */
-    double residual;         /* RMS of the row residual (m/s) at the last iteration */
-    double max_gap;          /* largest joint position error after the step (m) */
-    double max_angle;        /* largest joint angular error after the step (rad) */
-    double ms_total;         /* wall time of the step */
-    double ms_colour;        /* (re)colouring, when topology changed */
-    double ms_prepare;       /* row build: Jacobians, effective masses, right-hand sides */
-    double ms_solve;         /* warm start + iterations */
-    double ms_integrate;     /* forces, positions, orientations */
-    double ms_transfer;      /* host <-> device copies (OpenCL) */
-    double row_updates;      /* rows x iterations x substeps */
-    double max_speed;        /* largest linear or angular speed of a body after the step (m/s or rad/s) */
-    double ms_collide;       /* built-in contact generation: broad + narrow phase and matching (issue 5) */
-    int contacts;            /* live contact joints in the step (built-in and user) */
-    ctn_solver solver;       /* the solver that ran the step (never CTN_SOLVER_AUTO) */
+    int iterations;          /**< per substep */
+    int colours;             /**< colour count (overflow group not included) */
+    int largest_colour;      /**< constraints in the largest colour */
+    int overflow;            /**< constraints solved serially beyond the colour budget */
+    int rows;                /**< constraint rows */
+    double residual;         /**< RMS of the row residual (m/s) at the last iteration */
+    double max_gap;          /**< largest joint position error after the step (m) */
+    double max_angle;        /**< largest joint angular error after the step (rad) */
+    double ms_total;         /**< wall time of the step */
+    double ms_colour;        /**< (re)colouring, when topology changed */
+    double ms_prepare;       /**< row build: Jacobians, effective masses, right-hand sides */
+    double ms_solve;         /**< warm start + iterations */
+    double ms_integrate;     /**< forces, positions, orientations */
+    double ms_transfer;      /**< host <-> device copies (OpenCL) */
+    double row_updates;      /**< rows x iterations x substeps */
+    double max_speed;        /**< largest linear or angular speed of a body after the step (m/s or rad/s) */
+    double ms_collide;       /**< built-in contact generation: broad + narrow phase and matching (issue 5) */
+    int contacts;            /**< live contact joints in the step (built-in and user) */
+    ctn_solver solver;       /**< the solver that ran the step (never CTN_SOLVER_AUTO) */
 } ctn_step_stats;
 
-/* Advances the world by one time_step. */
+/** Advances the world by one time_step. */
 ctn_status ctn_world_step(ctn_world *world);
+/** Statistics and timings of the last step. */
 ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
 
-/* Joint errors of the current state without stepping. */
+/** Joint errors of the current state without stepping. */
 ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
 
 /** Names of enum values, as scene files and the CLI spell them ("gs", "opencl", "spook", "kinematic",
  *  "hinge", "capsule", "warning"); "unknown" for a value outside the enum. Never NULL. */
 const char *ctn_solver_name(ctn_solver solver);
+/** Name of a backend ("auto", "cpu", "opencl"). */
 const char *ctn_backend_name(ctn_backend backend);
+/** Name of a stabilisation ("spook", "baumgarte"). */
 const char *ctn_stabilization_name(ctn_stabilization stabilization);
+/** Name of a body type ("dynamic", "static", "kinematic"). */
 const char *ctn_body_type_name(ctn_body_type type);
+/** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact"). */
 const char *ctn_joint_type_name(ctn_joint_type type);
+/** Name of a shape type ("none", "sphere", "capsule", "box"). */
 const char *ctn_shape_type_name(ctn_shape_type type);
+/** Name of a log level ("debug", "info", "warning"). */
 const char *ctn_log_level_name(ctn_log_level level);
 
-/* Name of the backend in use ("cpu" or "opencl") and of the device. */
+/** Name of the backend in use ("cpu" or "opencl"). */
 const char *ctn_world_backend_name(const ctn_world *world);
+/** Name of the device the world runs on ("host CPU" for the CPU backend). */
 const char *ctn_world_device_name(const ctn_world *world);
 
 /* ---- OpenCL devices (host/opencl_devices.c) ---------------------------------------------------- */
 
 typedef struct ctn_device_info {
-    int platform;            /* platform index */
-    int device;              /* device index within the platform */
+    int platform;            /**< platform index */
+    int device;              /**< device index within the platform */
     char platform_name[128];
     char name[128];
     char vendor[128];
-    char version[128];       /* OpenCL version string of the device */
-    char driver[128];        /* driver version */
+    char version[128];       /**< OpenCL version string of the device */
+    char driver[128];        /**< driver version */
     int is_gpu;
     int compute_units;
     double global_memory_mib;
     double max_alloc_mib;
-    int auto_choice;         /* non-zero for the device CTN_BACKEND_AUTO would pick */
+    int auto_choice;         /**< non-zero for the device CTN_BACKEND_AUTO would pick */
 } ctn_device_info;
 
-/* Lists OpenCL devices into out[0..capacity); *count receives how many exist. With no OpenCL platform
+/** Lists OpenCL devices into out[0..capacity); *count receives how many exist. With no OpenCL platform
  * (or a build without OpenCL) *count is 0 and CTN_OK is returned. */
 ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size);
 
 /* ---- scene generators (host/scenes.c) ---------------------------------------------------------- */
 
 typedef struct ctn_chain_desc {
-    int links;               /* number of links */
-    double link_length;      /* m, default 0.1 */
-    double link_mass;        /* kg, default 0.1 */
-    double end_mass_ratio;   /* mass of the last link / link_mass; default 1 */
-    double origin[3];        /* the fixed end (pinned to the world), default (0,0,0) */
-    double direction[3];     /* direction the chain is laid out along, default (1,0,0): horizontal */
-    int particles;           /* non-zero: rope of particles with distance joints instead of rigid links */
+    int links;               /**< number of links */
+    double link_length;      /**< m, default 0.1 */
+    double link_mass;        /**< kg, default 0.1 */
+    double end_mass_ratio;   /**< mass of the last link / link_mass; default 1 */
+    double origin[3];        /**< the fixed end (pinned to the world), default (0,0,0) */
+    double direction[3];     /**< direction the chain is laid out along, default (1,0,0): horizontal */
+    int particles;           /**< non-zero: rope of particles with distance joints instead of rigid links */
 } ctn_chain_desc;
 
+/** A horizontal chain of `links` rigid 0.1 m, 0.1 kg links pinned at the origin. */
 ctn_chain_desc ctn_chain_desc_default(int links);
-/* Hanging chain: `links` rigid capsule-like links joined by ball joints (or a particle rope joined by
+/** Hanging chain: `links` rigid capsule-like links joined by ball joints (or a particle rope joined by
  * distance joints), the first pinned to the world at origin. The first link's handle is written to *first
  * (the links are first, first + 1, ...: generators take fresh slots). */
 ctn_status ctn_scene_chain(ctn_world *world, const ctn_chain_desc *desc, ctn_body_id *first);
-/* nx x ny grid of rigid bodies (spacing m) joined by ball joints to their 4-neighbours, top row pinned. */
+/** nx x ny grid of rigid bodies (spacing m) joined by ball joints to their 4-neighbours, top row pinned. */
 ctn_status ctn_scene_grid(ctn_world *world, int nx, int ny, double spacing);
-/* Bridge of `planks` hinged planks, both ends hinged to the world. */
+/** Bridge of `planks` hinged planks, both ends hinged to the world. */
 ctn_status ctn_scene_bridge(ctn_world *world, int planks);
-/* Newton's cradle of `balls` pendulums (distance joints to the world), the first one raised. */
+/** Newton's cradle of `balls` pendulums (distance joints to the world), the first one raised. */
 ctn_status ctn_scene_cradle(ctn_world *world, int balls);
-/* Double pendulum of two rigid rods with hinges, released from horizontal. */
+/** Double pendulum of two rigid rods with hinges, released from horizontal. */
 ctn_status ctn_scene_double_pendulum(ctn_world *world);
 /* Contact scenes (issue 5, host/scenes_contact.c). */
-/* `links` capsule links (radius 0.02 m, 0.1 m long) joined by ball joints, dropped from 1 m onto a floor. */
+/** `links` capsule links (radius 0.02 m, 0.1 m long) joined by ball joints, dropped from 1 m onto a floor. */
 ctn_status ctn_scene_capsule_chain(ctn_world *world, int links);
-/* `spheres` spheres (radius 0.05 m) dropped into a box of four walls on a floor. */
+/** `spheres` spheres (radius 0.05 m) dropped into a box of four walls on a floor. */
 ctn_status ctn_scene_pile(ctn_world *world, int spheres);
-/* ctn_scene_bridge with hinge limits of +-0.15 rad per hinge and a load of boxes dropped on it. */
+/** ctn_scene_bridge with hinge limits of +-0.15 rad per hinge and a load of boxes dropped on it. */
 ctn_status ctn_scene_bridge_limits(ctn_world *world, int planks);
-/* A 0.5 m wheel on a fixed axle driven by a hinge motor (10 rad/s, at most 50 N m); balls dropped on it. */
+/** A 0.5 m wheel on a fixed axle driven by a hinge motor (10 rad/s, at most 50 N m); balls dropped on it. */
 ctn_status ctn_scene_wheel(ctn_world *world);
-/* Newton's cradle with contacts and restitution 1: `balls` pendulums 12 mm apart, the first raised 45 deg. */
+/** Newton's cradle with contacts and restitution 1: `balls` pendulums 12 mm apart, the first raised 45 deg. */
 ctn_status ctn_scene_contact_cradle(ctn_world *world, int balls);
 
-/* Builds a scene from a spec such as "chain:1000", "rope:500", "grid:64x64", "bridge:50",
+/** Builds a scene from a spec such as "chain:1000", "rope:500", "grid:64x64", "bridge:50",
  * "cradle:5", "double_pendulum", "heavy_chain:1000" (end mass ratio 1000), and the contact scenes
  * "capsule_chain:N", "pile:N", "bridge_limits:N", "wheel", "contact_cradle:N". */
 ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
@@ -534,35 +567,39 @@ ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
 /* ================================================================================================ */
 /* ---- scene files and checkpoints (host/scene_json.c, host/checkpoint.c; issue 4) ---------------- */
 
-/* A parsed and fully validated JSON scene file (schema: docs/scene-format.md). */
+/** A parsed and fully validated JSON scene file (schema: docs/scene-format.md). */
 typedef struct ctn_scene ctn_scene;
 
 /* Largest scene file accepted (bytes), checked before reading. */
 #define CTN_SCENE_MAX_FILE_BYTES (512L * 1024 * 1024)
 
-/* Parses and validates a scene file (or a text). Nothing is built. Errors read
+/** Parses and validates a scene file (or a text). Nothing is built. Errors read
  * "FILE:LINE:COL: ..." for malformed JSON and "FILE: constraints[12].b: body index 40 out of range (37 bodies)"
  * for a wrong field. Returns CTN_ERR_IO when the file cannot be read, CTN_ERR_UNSUPPORTED in a build
  * without cJSON, CTN_ERR_LIMIT for size limits and CTN_ERR_INVALID_ARGUMENT for any other problem. */
 ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, size_t err_size);
+/** As ctn_scene_parse_file, from `length` bytes of JSON text; `source_name` (may be NULL) names it in
+ *  messages. */
 ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *source_name, ctn_scene **out, char *err,
                                 size_t err_size);
+/** Frees a parsed scene (NULL is allowed). */
 void ctn_scene_free(ctn_scene *scene);
 
-/* The file's world settings (defaults for what it leaves out) and step count (default 600). desc->device
+/** The file's world settings (defaults for what it leaves out) and step count (default 600). desc->device
  * points into the scene and stays valid until ctn_scene_free. */
 ctn_status ctn_scene_get_settings(const ctn_scene *scene, ctn_world_desc *desc, int *steps);
-/* Bodies and joints the scene adds (generators expanded). */
+/** Bodies the scene adds (generators expanded). */
 int64_t ctn_scene_body_count(const ctn_scene *scene);
+/** Joints the scene adds (generators expanded). */
 int64_t ctn_scene_joint_count(const ctn_scene *scene);
 
-/* Adds the scene's bodies and joints to a world (explicit bodies, then generators, then constraints).
+/** Adds the scene's bodies and joints to a world (explicit bodies, then generators, then constraints).
  * On failure the world is left as it was and the message, with the scene path, is on the world. */
 ctn_status ctn_scene_build(const ctn_scene *scene, ctn_world *world);
 
-/* Parses and builds in one call; the world's settings are not changed. */
+/** Parses and builds in one call; the world's settings are not changed. */
 ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, size_t err_size);
-/* Writes the world as a scene file that ctn_scene_load_json turns back into the same world: loaded into a
+/** Writes the world as a scene file that ctn_scene_load_json turns back into the same world: loaded into a
  * fresh world with the same settings, it steps bitwise like the saved world would from a fresh start (no
  * warm-start impulses: a scene holds no solver state; contacts are left out, built-in ones come back by
  * themselves). Live bodies keep their order (removed ones are skipped). Written atomically. */
@@ -574,37 +611,38 @@ ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
 #define CTN_CHECKPOINT_USER_MAX 4096
 
 /* Read-only queries for exporters (host/export.c). */
-/* Slot index ranges: live handles have indices in [0, *bodies) and [0, *joints) (free slots included). */
+/** Slot index ranges: live handles have indices in [0, *bodies) and [0, *joints) (free slots included). */
 ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
-/* The handle of the live body / joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
+/** The handle of the live body / joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
 ctn_status ctn_world_body_at(ctn_world *world, int index, ctn_body_id *out);
+/** The handle of the live joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
 ctn_status ctn_world_joint_at(ctn_world *world, int index, ctn_joint_id *out);
 typedef struct ctn_joint_info {
     ctn_joint_type type;
     ctn_body_id body_a;
-    ctn_body_id body_b;      /* or CTN_WORLD */
-    double anchor_a[3];      /* world-frame anchor points in the current state */
+    ctn_body_id body_b;      /**< or CTN_WORLD */
+    double anchor_a[3];      /**< world-frame anchor points in the current state */
     double anchor_b[3];
-    double gap;              /* position error of the joint in the current state (m; distance joints: |d| - rest) */
-    double angle;            /* angular error (rad; 0 for joints without angular rows) */
+    double gap;              /**< position error of the joint in the current state (m; distance joints: |d| - rest) */
+    double angle;            /**< angular error (rad; 0 for joints without angular rows) */
 } ctn_joint_info;
-/* CTN_ERR_NOT_FOUND for a removed, stale or unknown handle. */
+/** CTN_ERR_NOT_FOUND for a removed, stale or unknown handle. */
 ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
 
 typedef struct ctn_checkpoint_info {
-    uint64_t step;                     /* the caller's step counter at save time */
-    ctn_world_desc desc;               /* settings as saved; desc.device points into `device` below */
+    uint64_t step;                     /**< the caller's step counter at save time */
+    ctn_world_desc desc;               /**< settings as saved; desc.device points into `device` below */
     char device[256];
-    char user[CTN_CHECKPOINT_USER_MAX]; /* the caller's text saved with the state */
-    int32_t bodies;                    /* body slots (index range) */
-    int32_t joints;                    /* joint slots (index range) */
+    char user[CTN_CHECKPOINT_USER_MAX]; /**< the caller's text saved with the state */
+    int32_t bodies;                    /**< body slots (index range) */
+    int32_t joints;                    /**< joint slots (index range) */
 } ctn_checkpoint_info;
 
-/* Saves the world. `user` (may be NULL, at most CTN_CHECKPOINT_USER_MAX - 1 bytes) is stored verbatim. */
+/** Saves the world. `user` (may be NULL, at most CTN_CHECKPOINT_USER_MAX - 1 bytes) is stored verbatim. */
 ctn_status ctn_world_save(ctn_world *world, const char *path, uint64_t step, const char *user);
-/* Reads and verifies a checkpoint's header, checksum and settings without building a world. */
+/** Reads and verifies a checkpoint's header, checksum and settings without building a world. */
 ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info, char *err, size_t err_size);
-/* Creates a world from a checkpoint. desc: NULL to use the saved settings, else the settings to use
+/** Creates a world from a checkpoint. desc: NULL to use the saved settings, else the settings to use
  * (e.g. the saved ones with another backend). info may be NULL. Truncated or corrupted files are refused. */
 ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_world **out, ctn_checkpoint_info *info, char *err,
                           size_t err_size);
