@@ -251,10 +251,10 @@ ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int
  * the buffer (ctn_body_field_width doubles) is the body in slot index i (ctn_handle_index of its handle),
  * for slots 0..count-1; in a world where nothing was removed, row i is handle i. */
 typedef enum ctn_body_field {
-    CTN_BODY_POSITION = 0,     /* 3 doubles, m */
-    CTN_BODY_ORIENTATION,      /* 4 doubles, (w, x, y, z); normalised on write */
-    CTN_BODY_VELOCITY,         /* 3 doubles, m/s */
-    CTN_BODY_ANGULAR_VELOCITY  /* 3 doubles, rad/s, world frame */
+    CTN_BODY_POSITION = 0,     /**< 3 doubles, m */
+    CTN_BODY_ORIENTATION,      /**< 4 doubles, (w, x, y, z); normalised on write */
+    CTN_BODY_VELOCITY,         /**< 3 doubles, m/s */
+    CTN_BODY_ANGULAR_VELOCITY  /**< 3 doubles, rad/s, world frame */
 } ctn_body_field;
 
 /** Doubles per body of a field (3 or 4; 0 for a value that is not a ctn_body_field). */
