@@ -9,12 +9,30 @@
 See help(catena.World), catena.devices() and the README's "Python" section.
 """
 
+import atexit
+import logging
+
 from . import _catena
 from .errors import (BY_STATUS, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
                      LimitError, NotFoundError, OutOfMemoryError, UnsupportedError)
 from .world import BACKENDS, BODY_TYPES, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World, slot
 
 __version__ = f"{_catena.VERSION_MAJOR}.{_catena.VERSION_MINOR}.{_catena.VERSION_PATCH}"
+
+
+# The library's messages (an OpenCL fallback, a device fault recovered on the CPU, solver traces) go to the
+# logger "catena": without logging configured, Python prints warnings to stderr; silence them with
+# logging.getLogger("catena").setLevel(logging.ERROR).
+logger = logging.getLogger("catena")
+_LOG_LEVELS = {_catena.LOG_DEBUG: logging.DEBUG, _catena.LOG_INFO: logging.INFO, _catena.LOG_WARNING: logging.WARNING}
+
+
+def _log(level, message):
+    logger.log(_LOG_LEVELS.get(level, logging.WARNING), message)
+
+
+_catena.set_log(_log)
+atexit.register(_catena.set_log, None)  # no calls into Python while the interpreter shuts down
 
 
 def devices():

@@ -24,7 +24,7 @@ def _error(name, status, status_name, base, doc):
 
 InvalidArgumentError = _error("InvalidArgumentError", 1, "CTN_ERR_INVALID_ARGUMENT", ValueError,
                               "NULL, out of range, non-finite or degenerate input.")
-NotFoundError = _error("NotFoundError", 2, "CTN_ERR_NOT_FOUND", LookupError, "Unknown or removed body or joint id.")
+NotFoundError = _error("NotFoundError", 2, "CTN_ERR_NOT_FOUND", LookupError, "Unknown, removed or stale body or joint handle.")
 InUseError = _error("InUseError", 3, "CTN_ERR_IN_USE", None, "Removing a body that joints still reference.")
 OutOfMemoryError = _error("OutOfMemoryError", 4, "CTN_ERR_OUT_OF_MEMORY", MemoryError, "An allocation failed.")
 LimitError = _error("LimitError", 5, "CTN_ERR_LIMIT", None, "A documented size limit would be exceeded.")

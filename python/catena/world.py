@@ -25,6 +25,7 @@ def slot(handle):
     is ``generation << 32 | index``, and a removed body's slot is reused by a later one)."""
     return handle & 0x7FFFFFFF
 
+
 SOLVERS = {"gs": _c.SOLVER_GS, "jacobi": _c.SOLVER_JACOBI, "cg": _c.SOLVER_CG, "direct": _c.SOLVER_DIRECT,
            "auto": _c.SOLVER_AUTO}
 BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND_OPENCL}
@@ -65,11 +66,13 @@ class World:
     leaves the world unchanged. A world may be used from one thread at a time; :meth:`step` releases the GIL
     so other Python threads run meanwhile."""
 
-    def __init__(self, gravity=(0.0, -9.81, 0.0), time_step=1.0 / 60.0, substeps=4, iterations=4, solver="auto",
-                 backend="auto", device=None, **settings):
-        """Other settings by their ``ctn_world_desc`` names: stabilization ("spook" or "baumgarte"),
+    def __init__(self, gravity=None, time_step=None, substeps=None, iterations=None, solver=None, backend=None,
+                 device=None, **settings):
+        """Settings left out (or None) keep the library's defaults (``ctn_world_desc_default``: gravity
+        (0, -9.81, 0) m/s^2, time_step 1/60 s, 4 substeps x 4 iterations, solver and backend "auto").
+        Other settings by their ``ctn_world_desc`` names: stabilization ("spook" or "baumgarte"),
         compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
-        max_speed."""
+        max_speed. device: "P:D" (OpenCL platform and device indices) or a name substring."""
         settings.update(gravity=gravity, time_step=time_step, substeps=substeps, iterations=iterations, solver=solver,
                         backend=backend, device=device)
         self._h = _c.WorldHandle(_settings_to_c(settings))
@@ -162,14 +165,27 @@ class World:
 
     # ---- bodies, joints, shapes -------------------------------------------------------------------------
 
-    def add_body(self, mass=1.0, inertia=None, position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
-                 velocity=None, angular_velocity=None, type="dynamic", particle=False):
-        """Adds a body and returns its handle. inertia: principal moments (kg m^2) in the body frame (default
-        that of a 1 kg unit cube); orientation (w, x, y, z); type "dynamic", "static" or "kinematic";
-        particle: a 3-DOF point mass."""
-        return self._h.add_body(dict(mass=mass, inertia=inertia, position=position, orientation=orientation,
+    def add_body(self, mass=None, inertia=None, position=None, orientation=None, velocity=None, angular_velocity=None,
+                 type="dynamic", particle=False, name=None):
+        """Adds a body and returns its handle. Left out: the library's defaults (``ctn_body_desc_default``: 1
+        kg, the inertia of a 1 kg unit cube, at rest at the origin). inertia: principal moments (kg m^2) in
+        the body frame; orientation (w, x, y, z); type "dynamic", "static" or "kinematic"; particle: a
+        3-DOF point mass; name: for :meth:`find_body`."""
+        body = self._h.add_body(dict(mass=mass, inertia=inertia, position=position, orientation=orientation,
                                      velocity=velocity, angular_velocity=angular_velocity,
                                      type=_code(BODY_TYPES, "body.type", type), particle=bool(particle)))
+        if name is not None:
+            try:
+                self._h.set_name(body, name)
+            except BaseException:
+                self._h.remove_body(body)  # all or nothing
+                raise
+        return body
+
+    def find_body(self, name):
+        """The handle of the live body named ``name`` (scene files name their bodies);
+        :class:`catena.NotFoundError` when none is."""
+        return self._h.find_body(name)
 
     def remove_body(self, body):
         """Removes a body (:class:`catena.InUseError` while joints reference it)."""
@@ -194,6 +210,11 @@ class World:
 
     def remove_joint(self, joint):
         self._h.remove_joint(joint)
+
+    def set_rest_length(self, joint, rest_length):
+        """Changes the rest length (m) of a distance or spring joint, e.g. a winch reeling a cable in step
+        by step; takes effect at the next step."""
+        self._h.set_rest_length(joint, rest_length)
 
     def joint_angle(self, joint):
         """The current angle of a hinge (rad)."""
@@ -224,10 +245,11 @@ class World:
         is_file = os.path.isfile(text) or text.endswith(".json") or os.sep in text
         self._h.load_scene("file" if is_file else "spec", text)
 
-    def add_chain(self, links, link_length=0.1, link_mass=0.1, end_mass_ratio=1.0, origin=(0.0, 0.0, 0.0),
-                  direction=(1.0, 0.0, 0.0), particles=False):
+    def add_chain(self, links, link_length=None, link_mass=None, end_mass_ratio=None, origin=None, direction=None,
+                  particles=False):
         """A chain of rigid links on ball joints (a particle rope with particles=True), pinned to the world
-        at origin and laid out along direction. Returns the first link's handle; the others follow it (first + 1, ...)."""
+        at origin and laid out along direction (``ctn_chain_desc_default``: 0.1 m, 0.1 kg links from the
+        origin along +x; end_mass_ratio: the last link's mass over link_mass). Returns the first link's handle; the others follow it (first + 1, ...)."""
         return self._h.add_chain(dict(links=links, link_length=link_length, link_mass=link_mass,
                                       end_mass_ratio=end_mass_ratio, origin=origin, direction=direction,
                                       particles=bool(particles)))
@@ -270,17 +292,17 @@ class World:
 
     # ---- bulk state as NumPy arrays ---------------------------------------------------------------------
 
-    def _ids(self):
+    def _slots(self):
         info = self._h.info()
-        return info["body_ids"], info["joint_ids"]
+        return info["body_slots"], info["joint_slots"]
 
     def _read(self, field, width):
-        out = np.empty((self._ids()[0], width), dtype=np.float64)
+        out = np.empty((self._slots()[0], width), dtype=np.float64)
         self._h.read_bodies(field, out)
         return out
 
     def _write(self, field, width, values, name):
-        rows = self._ids()[0]
+        rows = self._slots()[0]
         array = np.ascontiguousarray(values, dtype=np.float64)
         if array.shape != (rows, width):
             raise InvalidArgumentError(f"{name}: expected shape ({rows}, {width}), got {array.shape}")
@@ -300,7 +322,7 @@ class World:
                                   doc="(bodies, 3) angular velocities (rad/s, world frame), read and write.")
 
     def _joint_errors(self, which):
-        out = np.empty(self._ids()[1], dtype=np.float64)
+        out = np.empty(self._slots()[1], dtype=np.float64)
         self._h.read_joint_errors(out if which == 0 else None, out if which == 1 else None)
         return out
 
@@ -311,7 +333,7 @@ class World:
                             doc="(joints,) angular error of each joint (rad) in the current state.")
 
     def _joint_loads(self):
-        out = np.empty((self._ids()[1], 6), dtype=np.float64)
+        out = np.empty((self._slots()[1], 6), dtype=np.float64)
         self._h.read_joint_forces(out)
         return out
 

@@ -37,37 +37,31 @@ static int field_of(int field, int *width) {
     return 0;
 }
 
-PyObject *pyctn_read_bodies(pyctn_world *self, PyObject *args) {
+/* read_bodies / write_bodies(field, buffer): one field of every body slot between the buffer and the
+ * world; returns the rows read, or None after a write. */
+static PyObject *body_field_call(pyctn_world *self, PyObject *args, int write) {
+    const char *what = write ? "write_bodies" : "read_bodies";
     int field, width, written = 0;
     PyObject *obj;
     if (!PyArg_ParseTuple(args, "iO", &field, &obj) || field_of(field, &width) != 0) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     Py_buffer view;
-    if (double_buffer(obj, &view, 1, "read_bodies") != 0) return NULL;
-    int rows = row_count(&view, width, "read_bodies");
-    ctn_status st = rows < 0 ? CTN_OK : ctn_world_get_body_field(self->world, (ctn_body_field)field, view.buf, rows, &written);
+    if (double_buffer(obj, &view, !write, what) != 0) return NULL;
+    int rows = row_count(&view, width, what);
+    ctn_status st = CTN_OK;
+    if (rows >= 0 && write) st = ctn_world_set_body_field(self->world, (ctn_body_field)field, view.buf, rows);
+    if (rows >= 0 && !write) st = ctn_world_get_body_field(self->world, (ctn_body_field)field, view.buf, rows, &written);
     PyBuffer_Release(&view);
     if (rows < 0) return NULL;
     if (st != CTN_OK) return pyctn_world_raise(self, st);
+    if (write) Py_RETURN_NONE;
     return PyLong_FromLong(written);
 }
 
-PyObject *pyctn_write_bodies(pyctn_world *self, PyObject *args) {
-    int field, width;
-    PyObject *obj;
-    if (!PyArg_ParseTuple(args, "iO", &field, &obj) || field_of(field, &width) != 0) return NULL;
-    if (pyctn_world_ready(self) != 0) return NULL;
-    Py_buffer view;
-    if (double_buffer(obj, &view, 0, "write_bodies") != 0) return NULL;
-    int rows = row_count(&view, width, "write_bodies");
-    ctn_status st = rows < 0 ? CTN_OK : ctn_world_set_body_field(self->world, (ctn_body_field)field, view.buf, rows);
-    PyBuffer_Release(&view);
-    if (rows < 0) return NULL;
-    if (st != CTN_OK) return pyctn_world_raise(self, st);
-    Py_RETURN_NONE;
-}
+PyObject *pyctn_read_bodies(pyctn_world *self, PyObject *args) { return body_field_call(self, args, 0); }
+PyObject *pyctn_write_bodies(pyctn_world *self, PyObject *args) { return body_field_call(self, args, 1); }
 
-/* read_joint_errors(gap, angle): two float64 buffers of one value per joint id (either may be None). */
+/* read_joint_errors(gap, angle): two float64 buffers of one value per joint slot (either may be None). */
 PyObject *pyctn_read_joint_errors(pyctn_world *self, PyObject *args) {
     PyObject *objs[2];
     if (!PyArg_ParseTuple(args, "OO", &objs[0], &objs[1])) return NULL;

@@ -31,7 +31,31 @@ static PyObject *status_name(PyObject *module, PyObject *arg) {
     return PyUnicode_FromString(ctn_status_name((ctn_status)s));
 }
 
+/* Library messages (ctn_set_log) go to a Python callable, catena._log, which hands them to the logging
+ * module. They may come from a thread that released the GIL (a step), so the GIL is taken here. */
+static PyObject *log_target;
+
+static void log_to_python(ctn_log_level level, const char *message, void *user) {
+    (void)user;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    if (log_target) {
+        PyObject *r = PyObject_CallFunction(log_target, "is", (int)level, message);
+        if (!r) PyErr_WriteUnraisable(log_target);
+        Py_XDECREF(r);
+    }
+    PyGILState_Release(gil);
+}
+
+static PyObject *set_log(PyObject *module, PyObject *target) {
+    (void)module;
+    if (target != Py_None && !PyCallable_Check(target)) return PyErr_Format(PyExc_TypeError, "set_log: expected a callable or None");
+    ctn_set_log(target == Py_None ? NULL : log_to_python, NULL);
+    Py_XSETREF(log_target, target == Py_None ? NULL : Py_NewRef(target));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"set_log", set_log, METH_O, "set_log(fn(level, message) or None): where the library's messages go."},
     {"devices", pyctn_devices, METH_NOARGS, "OpenCL devices as a list of dicts (empty without OpenCL)."},
     {"load_checkpoint", pyctn_load_checkpoint, METH_VARARGS,
      "load_checkpoint(path, desc_or_None) -> (World handle, info dict)."},
@@ -64,6 +88,7 @@ static int add_constants(PyObject *m) {
         {"WORLD", CTN_WORLD}, {"MAX_BODIES", CTN_MAX_BODIES}, {"MAX_JOINTS", CTN_MAX_JOINTS},
         {"VERSION_MAJOR", CATENA_VERSION_MAJOR}, {"VERSION_MINOR", CATENA_VERSION_MINOR},
         {"VERSION_PATCH", CATENA_VERSION_PATCH},
+        {"LOG_DEBUG", CTN_LOG_DEBUG}, {"LOG_INFO", CTN_LOG_INFO}, {"LOG_WARNING", CTN_LOG_WARNING},
     };
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; ++i)
         if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) != 0) return -1;

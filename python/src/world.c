@@ -162,7 +162,7 @@ static PyObject *world_info(pyctn_world *self, PyObject *unused) {
     int bodies = 0, joints = 0;
     ctn_world_id_counts(self->world, &bodies, &joints);
     return Py_BuildValue("{s:s,s:s,s:i,s:i,s:i,s:i}", "backend", ctn_world_backend_name(self->world), "device",
-                         ctn_world_device_name(self->world), "body_ids", bodies, "joint_ids", joints, "bodies",
+                         ctn_world_device_name(self->world), "body_slots", bodies, "joint_slots", joints, "bodies",
                          ctn_world_body_count(self->world), "joints", ctn_world_joint_count(self->world));
 }
 
@@ -200,6 +200,35 @@ static PyObject *world_joint_angle(pyctn_world *self, PyObject *arg) {
     return PyFloat_FromDouble(angle);
 }
 
+static PyObject *world_set_rest_length(pyctn_world *self, PyObject *args) {
+    long long id;
+    double length;
+    if (!PyArg_ParseTuple(args, "Ld", &id, &length)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_joint_set_rest_length(self->world, id, length);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *world_set_name(pyctn_world *self, PyObject *args) {
+    long long id;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "Ls", &id, &name)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_body_set_name(self->world, id, name);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *world_find_body(pyctn_world *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name || pyctn_world_ready(self) != 0) return NULL;
+    ctn_body_id id;
+    ctn_status st = ctn_body_find(self->world, name, &id);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyLong_FromLongLong((long long)id);
+}
+
 /* load_scene(kind, text): kind "file" loads a JSON scene file, "spec" runs a generator spec. */
 static PyObject *world_load_scene(pyctn_world *self, PyObject *args) {
     const char *kind, *text;
@@ -235,18 +264,21 @@ static PyMethodDef world_methods[] = {
     {"step", (PyCFunction)world_step, METH_VARARGS, "step(n=1): n time steps without the GIL."},
     {"stats", (PyCFunction)world_stats, METH_NOARGS, "ctn_step_stats of the last step as a dict."},
     {"measure", (PyCFunction)world_measure, METH_NOARGS, "(max gap m, max angle rad) of the current state."},
-    {"info", (PyCFunction)world_info, METH_NOARGS, "Backend, device, id ranges and live counts."},
+    {"info", (PyCFunction)world_info, METH_NOARGS, "Backend, device, slot ranges and live counts."},
     {"remove_body", (PyCFunction)world_remove_body, METH_O, "ctn_body_remove."},
     {"remove_joint", (PyCFunction)world_remove_joint, METH_O, "ctn_joint_remove."},
     {"set_force", (PyCFunction)world_set_force, METH_VARARGS, "set_force(id, force, torque)."},
     {"joint_angle", (PyCFunction)world_joint_angle, METH_O, "Hinge angle (rad)."},
+    {"set_rest_length", (PyCFunction)world_set_rest_length, METH_VARARGS, "set_rest_length(joint, metres)."},
+    {"set_name", (PyCFunction)world_set_name, METH_VARARGS, "set_name(body, name)."},
+    {"find_body", (PyCFunction)world_find_body, METH_O, "find_body(name) -> handle."},
     {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec', text)."},
     {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
     {"add_body", (PyCFunction)pyctn_add_body, METH_O, "add_body(desc dict) -> id."},
     {"add_joint", (PyCFunction)pyctn_add_joint, METH_O, "add_joint(desc dict with limits/motor/rope/pivot) -> id."},
     {"set_shape", (PyCFunction)pyctn_set_shape, METH_VARARGS, "set_shape(body, shape dict)."},
     {"add_plane", (PyCFunction)pyctn_add_plane, METH_VARARGS, "add_plane(normal, offset, friction, restitution) -> index."},
-    {"add_chain", (PyCFunction)pyctn_add_chain, METH_O, "add_chain(ctn_chain_desc dict) -> first body id."},
+    {"add_chain", (PyCFunction)pyctn_add_chain, METH_O, "add_chain(ctn_chain_desc dict) -> the first link's handle."},
     {"generate", (PyCFunction)pyctn_generate, METH_VARARGS, "generate(name, *args): a scene generator."},
     {"read_bodies", (PyCFunction)pyctn_read_bodies, METH_VARARGS, "read_bodies(field, buffer) -> rows."},
     {"write_bodies", (PyCFunction)pyctn_write_bodies, METH_VARARGS, "write_bodies(field, buffer)."},

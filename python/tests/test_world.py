@@ -1,4 +1,5 @@
 """Joints of every type with their options, generators, scene files, checkpoints and devices."""
+import logging
 import math
 import os
 
@@ -117,3 +118,27 @@ def test_closed_world_is_refused():
     with pytest.raises(RuntimeError, match="closed"):
         world.step()
     assert math.isfinite(1.0)
+
+
+def test_library_messages_reach_logging(caplog):
+    caplog.set_level(logging.INFO, logger="catena")
+    world = catena.World(backend="auto")  # without a GPU: a warning that the CPU solver is used
+    if world.backend == "cpu":
+        assert any(r.levelno == logging.WARNING and "CPU solver" in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_names_and_winch(cpu_world):
+    w = cpu_world
+    load = w.add_body(mass=1.0, particle=True, position=(0, -2, 0), name="load")
+    assert w.find_body("load") == load
+    with pytest.raises(catena.NotFoundError):
+        w.find_body("nothing")
+    cable = w.add_joint("distance", load, anchor_a=(0, 0, 0), anchor_b=(0, 0, 0))
+    w.step(30)
+    for i in range(60):  # reel the load up by 1 m over one second
+        w.set_rest_length(cable, 2.0 - (i + 1) / 60.0)
+        w.step()
+    w.step(60)
+    assert w.positions[load, 1] == pytest.approx(-1.0, abs=1e-3)
+    with pytest.raises(catena.InvalidArgumentError):
+        w.set_rest_length(cable, -1.0)
