@@ -82,7 +82,7 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
 static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int type, const char *what, ctn_status *st) {
     const ctn_joint_def *d = joint_of(w, joint, what, st);
     if (d && d->type != type) {
-        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %d is a %s joint, not a %s joint", what, (int)joint,
+        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)joint,
                         ctn_joint_type_name((ctn_joint_type)d->type), ctn_joint_type_name((ctn_joint_type)type));
         return NULL;
     }

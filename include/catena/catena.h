@@ -326,8 +326,9 @@ ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double im
  *  The last substep is not the step's mean where a load changes within the step (a rest length shortened
  *  every step is taken up in the first substeps and braked in the last). */
 ctn_status ctn_joint_get_force(ctn_world *world, ctn_joint_id joint, double force[3], double torque[3]);
-/** ctn_joint_get_force for every joint id 0..count-1 at once: 6 doubles per id (force xyz, torque xyz),
- *  zeros for removed ids. *written (may be NULL) gets the number of ids written. */
+/** ctn_joint_get_force for every joint at once, by slot index as ctn_world_get_positions: row i (6
+ *  doubles: force xyz, torque xyz) is the joint in slot i (ctn_handle_index of its handle), for slots
+ *  0..count-1; free slots read as zeros. *written (may be NULL) gets the number of rows written. */
 ctn_status ctn_world_get_joint_forces(ctn_world *world, double *force_torque, int count, int *written);
 
 /** The joint as a description: bodies, anchors (body frames), axis (hinge: world frame at the current
