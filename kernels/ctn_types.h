@@ -133,4 +133,6 @@ typedef struct ctn_step_params {
     float pad;
 } ctn_step_params;
 
+#include "ctn_layout.h" /* the sizes and offsets above, checked by both compilers */
+
 #endif /* CTN_TYPES_H */

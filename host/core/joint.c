@@ -7,6 +7,12 @@
 
 static const int joint_rows[] = {1, 3, 5, 6, 0, 3};
 
+/* The stored joint type (kernels/ctn_types.h CTN_JT_*, read by the kernels) is the public enum value. */
+_Static_assert(CTN_JOINT_DISTANCE == CTN_JT_DISTANCE && CTN_JOINT_BALL == CTN_JT_BALL && CTN_JOINT_HINGE == CTN_JT_HINGE &&
+                   CTN_JOINT_FIXED == CTN_JT_FIXED && CTN_JOINT_SPRING == CTN_JT_SPRING && CTN_JOINT_CONTACT == CTN_JT_CONTACT,
+               "ctn_joint_type and CTN_JT_* disagree");
+_Static_assert(sizeof joint_rows / sizeof joint_rows[0] == CTN_JT_CONTACT + 1, "a row count for every joint type");
+
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
     memset(&d, 0, sizeof d);

@@ -1,0 +1,61 @@
+/* The layout contract of the records the host copies to the device as bytes (ctn_types.h), checked at
+ * compile time on both sides against the same numbers: by the C compiler in every host file that includes
+ * ctn_types.h, and by the OpenCL C compiler when it builds catena.cl. A record that one compiler lays out
+ * differently (a float3 in place of three floats, an 8-byte field, padding) breaks the build instead of
+ * silently shifting every field the kernels read.
+ *
+ * OpenCL C 1.2 has no _Static_assert and no <stddef.h>: there the check is an array type whose size is -1
+ * when the condition fails, and offsets are checked with __builtin_offsetof where the compiler is clang
+ * (PoCL and most vendor front ends); sizes are checked by every compiler. */
+#ifndef CTN_LAYOUT_H
+#define CTN_LAYOUT_H
+
+#ifdef __OPENCL_VERSION__
+#define CTN_LAYOUT_ASSERT(cond, name) typedef char ctn_layout_check_##name[(cond) ? 1 : -1]
+#if defined(__clang__)
+#define CTN_LAYOUT_OFFSETS 1
+#define CTN_LAYOUT_OFFSETOF(type, field) __builtin_offsetof(type, field)
+#endif
+#else
+#include <stddef.h>
+#define CTN_LAYOUT_ASSERT(cond, name) _Static_assert(cond, "ctn_types.h layout: " #name)
+#define CTN_LAYOUT_OFFSETS 1
+#define CTN_LAYOUT_OFFSETOF(type, field) offsetof(type, field)
+#endif
+
+/* Sizes (bytes): each record is a whole number of 16-byte units of 4-byte fields. */
+CTN_LAYOUT_ASSERT(sizeof(ctn_v3) == 12, v3_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_quat) == 16, quat_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_sym3) == 24, sym3_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_pose) == 48, pose_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_vel) == 32, vel_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 32, inertia_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 48, props_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_joint_def) == 112, joint_def_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_block) == 288, block_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_step_params) == 48, step_params_size);
+
+#ifdef CTN_LAYOUT_OFFSETS
+/* Offsets of every field the kernels read. */
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_pose, q) == 16, pose_q);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_pose, p_lo) == 32, pose_p_lo);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, inv_mass) == 12, vel_inv_mass);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, w) == 16, vel_w);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, flags) == 12, props_flags);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, force) == 16, props_force);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, torque) == 32, props_torque);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, anchor_a) == 16, joint_anchor_a);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, anchor_b) == 32, joint_anchor_b);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_a) == 48, joint_axis_a);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_b) == 64, joint_axis_b);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, rel_q) == 80, joint_rel_q);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, flags) == 108, joint_flags);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, dir) == 32, block_dir);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, kinv) == 104, block_kinv);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, bias) == 188, block_bias);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, pad) == 284, block_pad);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_step_params, h) == 12, step_params_h);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_step_params, geometric_stiffness) == 40, step_params_geometric_stiffness);
+#endif
+
+#endif /* CTN_LAYOUT_H */
