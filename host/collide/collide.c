@@ -425,8 +425,7 @@ static int table_find(const struct ctn_collision *c, int a, int b, int f) {
     }
 }
 
-/* Rebuilds the lookup table over keys[0..key_count). Returns 0 on out-of-memory. */
-static int table_build(struct ctn_collision *c) {
+int ctn__contact_table_build(struct ctn_collision *c) {
     int need = 16;
     while (need < 2 * c->key_count) need *= 2;
     if (need != c->table_size) {
@@ -663,7 +662,7 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
     c->keys = keys;
     c->key_count = st == CTN_OK ? pts.count : 0;
     c->key_capacity = pts.count + 1;
-    if (!table_build(c)) st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the contact table");
+    if (!ctn__contact_table_build(c)) st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the contact table");
     /* moved anchors must reach the solver copies (topo.defs and the device): rebuild every step */
     if (c->key_count > 0) w->topology_dirty = 1;
     *contacts = count_contacts(w);

@@ -52,6 +52,9 @@ struct ctn_collision {
     ctn_pairs pairs;
 };
 
+/* Rebuilds the lookup table of the contact cache over keys[0..key_count). Returns 0 on out-of-memory. */
+int ctn__contact_table_build(struct ctn_collision *c);
+
 /* The collision state of the world, created on first use (NULL on out-of-memory, message recorded). */
 struct ctn_collision *ctn__collision_get(ctn_world *w);
 

@@ -8,15 +8,17 @@
  *   body slots, joint slots, live joints, free joint slots); the body arrays by slot (pose with the two-float
  *   position, velocity, world inverse inertia, properties with flags and forces, joint reference counts,
  *   generations) and the free body slots in stack order; the joint definitions by slot with their alive
- *   flags and generations, the free joint slots, and each joint's 6 warm-start impulses by slot.
- *   Version 3 added the generations and free stacks of the handles; older files are refused with a message.
+ *   flags and generations, the free joint slots, and each joint's 6 warm-start impulses by slot; then the
+ *   collision state (settings, shapes, planes, contact cache) and the body names
+ *   (host/io/checkpoint_sections.c). Version 3 added the handles' generations and free stacks, the collision
+ *   state and the names; older files are refused with a message.
  *
  * The arrays are the host arrays byte for byte, so a loaded world continues exactly and issues the same
  * handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
  * through joint_slot. */
 #define _POSIX_C_SOURCE 200809L
-#include "core/world.h"
+#include "io/checkpoint_io.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -30,35 +32,7 @@
 #define CK_BOM 0x01020304u
 #define CK_HEADER 64
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-#define FNV_INIT 14695981039346656037ull
-
 /* ---- writing ------------------------------------------------------------------------------------- */
-
-typedef struct ck_writer {
-    FILE *f;
-    uint64_t hash, bytes;
-    int failed;
-} ck_writer;
-
-static void put(ck_writer *w, const void *data, size_t n) {
-    if (w->failed || n == 0) return;
-    if (fwrite(data, 1, n, w->f) != n) w->failed = 1;
-    w->hash = fnv1a(w->hash, data, n);
-    w->bytes += n;
-}
-static void put_str(ck_writer *w, const char *s) {
-    uint32_t n = s ? (uint32_t)strlen(s) : 0;
-    put(w, &n, sizeof n);
-    put(w, s, n);
-}
 
 static void header(unsigned char *h, uint64_t payload, uint64_t hash) {
     memset(h, 0, CK_HEADER);
@@ -76,10 +50,6 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     if (!path || !path[0]) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_save: path is empty");
     if (user && strlen(user) >= CTN_CHECKPOINT_USER_MAX)
         return ctn__fail(w, CTN_ERR_LIMIT, "ctn_world_save: user text of %zu bytes exceeds %d", strlen(user), CTN_CHECKPOINT_USER_MAX - 1);
-    if (w->collision)
-        return ctn__fail(w, CTN_ERR_UNSUPPORTED,
-                         "ctn_world_save: worlds with collision shapes, planes or contacts cannot be checkpointed yet "
-                         "(their contact cache is not saved)");
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     if (w->topology_dirty) {
@@ -110,29 +80,31 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     saved.debug = ctn_world_desc_default().debug;
     unsigned char raw[sizeof(ctn_world_desc)];
     memcpy(raw, &saved, sizeof raw);
-    put(&wr, raw, sizeof raw);
-    put_str(&wr, w->desc.device);
-    put(&wr, &step, sizeof step);
-    put_str(&wr, user);
+    ck_put(&wr, raw, sizeof raw);
+    ck_put_str(&wr, w->desc.device);
+    ck_put(&wr, &step, sizeof step);
+    ck_put_str(&wr, user);
     size_t nb = (size_t)w->body_count, nj = (size_t)w->joint_count;
     int32_t counts[6] = {w->body_count, w->live_bodies, w->body_free_count, w->joint_count, w->live_joints, w->joint_free_count};
-    put(&wr, counts, sizeof counts);
-    put(&wr, w->pose, nb * sizeof *w->pose);
-    put(&wr, w->vel, nb * sizeof *w->vel);
-    put(&wr, w->inertia, nb * sizeof *w->inertia);
-    put(&wr, w->props, nb * sizeof *w->props);
-    put(&wr, w->body_refs, nb * sizeof *w->body_refs);
-    put(&wr, w->body_gen, nb * sizeof *w->body_gen);
-    put(&wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
-    put(&wr, w->joints, nj * sizeof *w->joints);
-    put(&wr, w->joint_alive, nj);
-    put(&wr, w->joint_gen, nj * sizeof *w->joint_gen);
-    put(&wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
+    ck_put(&wr, counts, sizeof counts);
+    ck_put(&wr, w->pose, nb * sizeof *w->pose);
+    ck_put(&wr, w->vel, nb * sizeof *w->vel);
+    ck_put(&wr, w->inertia, nb * sizeof *w->inertia);
+    ck_put(&wr, w->props, nb * sizeof *w->props);
+    ck_put(&wr, w->body_refs, nb * sizeof *w->body_refs);
+    ck_put(&wr, w->body_gen, nb * sizeof *w->body_gen);
+    ck_put(&wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
+    ck_put(&wr, w->joints, nj * sizeof *w->joints);
+    ck_put(&wr, w->joint_alive, nj);
+    ck_put(&wr, w->joint_gen, nj * sizeof *w->joint_gen);
+    ck_put(&wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
     float zero[6] = {0, 0, 0, 0, 0, 0};
     for (size_t j = 0; j < nj; ++j) {
         int s = w->joint_slot[j];
-        put(&wr, s >= 0 && s < w->topo.joint_count ? &w->topo.lambda[6 * (size_t)s] : zero, sizeof zero);
+        ck_put(&wr, s >= 0 && s < w->topo.joint_count ? &w->topo.lambda[6 * (size_t)s] : zero, sizeof zero);
     }
+    ctn__ck_put_collision(&wr, w);
+    ctn__ck_put_names(&wr, w);
     header(h, wr.bytes, wr.hash);
     if (!wr.failed && (fflush(wr.f) != 0 || fseek(wr.f, 0, SEEK_SET) != 0 || fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER)) wr.failed = 1;
     if (!wr.failed && (fflush(wr.f) != 0 || fsync(fileno(wr.f)) != 0)) wr.failed = 1;
@@ -151,36 +123,6 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
 }
 
 /* ---- reading ------------------------------------------------------------------------------------- */
-
-typedef struct ck_reader {
-    const unsigned char *p;
-    size_t left;
-    int short_read;
-} ck_reader;
-
-static int get(ck_reader *r, void *out, size_t n) {
-    if (r->short_read || n > r->left) {
-        r->short_read = 1;
-        if (out && n) memset(out, 0, n);
-        return 0;
-    }
-    if (out) memcpy(out, r->p, n);
-    r->p += n;
-    r->left -= n;
-    return 1;
-}
-/* A length-prefixed string into out (truncation is an error). */
-static int get_str(ck_reader *r, char *out, size_t size) {
-    uint32_t n = 0;
-    if (!get(r, &n, sizeof n) || n >= size || n > r->left) {
-        r->short_read = 1;
-        out[0] = '\0';
-        return 0;
-    }
-    get(r, out, n);
-    out[n] = '\0';
-    return 1;
-}
 
 #define ERR(...) (err && err_size ? snprintf(err, err_size, __VA_ARGS__) : 0)
 
@@ -269,15 +211,15 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
 static int read_info(ck_reader *r, ctn_checkpoint_info *info) {
     memset(info, 0, sizeof *info);
     ctn_world_desc *d = &info->desc;
-    get(r, d, sizeof *d);
-    get_str(r, info->device, sizeof info->device);
+    ck_get(r, d, sizeof *d);
+    ck_get_str(r, info->device, sizeof info->device);
     d->device = info->device[0] ? info->device : NULL;
     /* pointers in the file are never used: a corrupted file must not hand out a callback */
     d->log = NULL;
     d->log_user = NULL;
     d->debug = ctn_world_desc_default().debug;
-    get(r, &info->step, sizeof info->step);
-    get_str(r, info->user, sizeof info->user);
+    ck_get(r, &info->step, sizeof info->step);
+    ck_get_str(r, info->user, sizeof info->user);
     return !r->short_read;
 }
 
@@ -293,7 +235,7 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     ck_reader r = {buf, n, 0};
     int ok = read_info(&r, info);
     int32_t counts[6];
-    if (ok && get(&r, counts, sizeof counts)) {
+    if (ok && ck_get(&r, counts, sizeof counts)) {
         info->bodies = counts[0];
         info->joints = counts[3];
     }
@@ -364,7 +306,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     if (!read_info(&r, info)) goto corrupt;
     info->desc.device = info->device[0] ? info->device : NULL;
     int32_t c[6];
-    get(&r, c, sizeof c);
+    ck_get(&r, c, sizeof c);
     int32_t nb = c[0], live_b = c[1], free_b = c[2], nj = c[3], live_j = c[4], free_j = c[5];
     size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int) + sizeof(uint32_t);
     size_t per_joint = sizeof(ctn_joint_def) + 1 + sizeof(uint32_t) + 6 * sizeof(float);
@@ -390,13 +332,13 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->body_free = malloc(cap * sizeof *w->body_free);
     if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs || !w->body_gen || !w->body_free) goto oom;
     w->body_capacity = (int)cap;
-    get(&r, w->pose, (size_t)nb * sizeof *w->pose);
-    get(&r, w->vel, (size_t)nb * sizeof *w->vel);
-    get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
-    get(&r, w->props, (size_t)nb * sizeof *w->props);
-    get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
-    get(&r, w->body_gen, (size_t)nb * sizeof *w->body_gen);
-    get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
+    ck_get(&r, w->pose, (size_t)nb * sizeof *w->pose);
+    ck_get(&r, w->vel, (size_t)nb * sizeof *w->vel);
+    ck_get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
+    ck_get(&r, w->props, (size_t)nb * sizeof *w->props);
+    ck_get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
+    ck_get(&r, w->body_gen, (size_t)nb * sizeof *w->body_gen);
+    ck_get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
     w->live_bodies = live_b;
     w->body_free_count = free_b;
@@ -412,15 +354,15 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         goto oom;
     }
     w->joint_capacity = (int)cap;
-    get(&r, w->joints, (size_t)nj * sizeof *w->joints);
-    get(&r, w->joint_alive, (size_t)nj);
-    get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
-    get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
-    get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
+    ck_get(&r, w->joints, (size_t)nj * sizeof *w->joints);
+    ck_get(&r, w->joint_alive, (size_t)nj);
+    ck_get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
+    ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
+    ck_get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || r.left != 0 || !slots_consistent(w)) {
+    if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || r.left != 0) {
         free(lambda);
         goto corrupt;
     }

@@ -606,7 +606,8 @@ ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, si
  * themselves). Live bodies keep their order (removed ones are skipped). Written atomically. */
 ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
 
-/* Checkpoints: the complete world state (settings, bodies, joints, warm-start impulses) in a binary file
+/* Checkpoints: the complete world state (settings; bodies, joints and contacts with their handles and free
+ * slots; warm-start impulses; shapes, planes, collision settings and the contact cache; body names) in a binary file
  * with a magic, a version and an FNV-1a checksum, written atomically (temporary file + rename). A world
  * loaded from a checkpoint steps bitwise identically to the world that was saved. */
 #define CTN_CHECKPOINT_USER_MAX 4096

@@ -1,0 +1,79 @@
+/* Byte streams of the checkpoint format (host/io/checkpoint.c): a writer that hashes what it writes
+ * (FNV-1a 64) and a bounds-checked reader over the verified payload, shared by the sections of the format
+ * (host/io/checkpoint_sections.c). Not installed. */
+#ifndef CTN_HOST_CHECKPOINT_IO_H
+#define CTN_HOST_CHECKPOINT_IO_H
+
+#include "core/world.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+#define FNV_INIT 14695981039346656037ull
+
+typedef struct ck_writer {
+    FILE *f;
+    uint64_t hash, bytes;
+    int failed;
+} ck_writer;
+
+static inline void ck_put(ck_writer *w, const void *data, size_t n) {
+    if (w->failed || n == 0) return;
+    if (fwrite(data, 1, n, w->f) != n) w->failed = 1;
+    w->hash = fnv1a(w->hash, data, n);
+    w->bytes += n;
+}
+static inline void ck_put_str(ck_writer *w, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : 0;
+    ck_put(w, &n, sizeof n);
+    ck_put(w, s, n);
+}
+
+typedef struct ck_reader {
+    const unsigned char *p;
+    size_t left;
+    int short_read;
+} ck_reader;
+
+static inline int ck_get(ck_reader *r, void *out, size_t n) {
+    if (r->short_read || n > r->left) {
+        r->short_read = 1;
+        if (out && n) memset(out, 0, n);
+        return 0;
+    }
+    if (out) memcpy(out, r->p, n);
+    r->p += n;
+    r->left -= n;
+    return 1;
+}
+/* A length-prefixed string into out (truncation is an error). */
+static inline int ck_get_str(ck_reader *r, char *out, size_t size) {
+    uint32_t n = 0;
+    if (!ck_get(r, &n, sizeof n) || n >= size || n > r->left) {
+        r->short_read = 1;
+        out[0] = '\0';
+        return 0;
+    }
+    ck_get(r, out, n);
+    out[n] = '\0';
+    return 1;
+}
+
+/* The sections after the joints: the collision state (settings, shapes, planes, contact cache) and the
+ * body names (host/io/checkpoint_sections.c). The readers return 0 for inconsistent contents and leave
+ * what they allocated on the world, which the caller destroys. */
+void ctn__ck_put_collision(ck_writer *wr, const ctn_world *w);
+int ctn__ck_get_collision(ck_reader *r, ctn_world *w);
+void ctn__ck_put_names(ck_writer *wr, const ctn_world *w);
+int ctn__ck_get_names(ck_reader *r, ctn_world *w);
+
+#endif

@@ -1,0 +1,119 @@
+/* Checkpoint sections after the joints (format version 3, host/io/checkpoint.c):
+ *
+ *   collision: u32 present; when present, u32 record sizes (collision settings, shape, plane, contact-cache
+ *   key), the settings, i32 shape slots + the shapes by body slot, i32 planes + the planes, i32 keys + the
+ *   contact cache (body a, body b, feature -> joint slot) of the last step;
+ *   names: i32 named bodies, then (i32 body slot, string) for each.
+ *
+ * The contact cache is what lets a resumed pile continue bitwise: the next step matches its contact points
+ * to these keys, so persisting contacts keep their joint slots and warm-start impulses, exactly as in the
+ * run that was saved. Everything read is checked before it is used as an index. */
+#include "collide/collide.h"
+#include "io/checkpoint_io.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void ctn__ck_put_collision(ck_writer *wr, const ctn_world *w) {
+    const struct ctn_collision *c = w->collision;
+    uint32_t present = c != NULL;
+    ck_put(wr, &present, sizeof present);
+    if (!c) return;
+    uint32_t sizes[4] = {sizeof(ctn_collision_desc), sizeof(ctn_shape), sizeof(ctn_plane), sizeof(ctn_contact_key)};
+    ck_put(wr, sizes, sizeof sizes);
+    ck_put(wr, &c->desc, sizeof c->desc);
+    int32_t shapes = c->shape_capacity < w->body_count ? c->shape_capacity : w->body_count;
+    ck_put(wr, &shapes, sizeof shapes);
+    ck_put(wr, c->shapes, (size_t)shapes * sizeof *c->shapes);
+    ck_put(wr, &c->plane_count, sizeof c->plane_count);
+    ck_put(wr, c->planes, (size_t)c->plane_count * sizeof *c->planes);
+    ck_put(wr, &c->key_count, sizeof c->key_count);
+    ck_put(wr, c->keys, (size_t)c->key_count * sizeof *c->keys);
+}
+
+static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+/* A stored shape on body slot i is one ctn_body_set_shape could have made. */
+static int shape_ok(const ctn_world *w, int i, const ctn_shape *s) {
+    if (s->type == CTN_SHAPE_NONE) return 1;
+    if (s->type < CTN_SHAPE_NONE || s->type > CTN_SHAPE_BOX || !(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) return 0;
+    return isfinite(s->radius) && s->radius >= 0.0f && isfinite(s->half_length) && s->half_length >= 0.0f &&
+           finite_v3(s->half_extents) && isfinite(s->friction) && s->friction >= 0.0f && s->restitution >= 0.0f &&
+           s->restitution <= 1.0f;
+}
+
+/* A stored cache key names live bodies and, unless dropped (-1), a live built-in contact between them. */
+static int key_ok(const ctn_world *w, const ctn_contact_key *k) {
+    if (k->a < 0 || k->a >= w->body_count || k->b < -1 || k->b >= w->body_count) return 0;
+    if (k->joint == -1) return 1;
+    if (k->joint < 0 || k->joint >= w->joint_count || !w->joint_alive[k->joint]) return 0;
+    const ctn_joint_def *d = &w->joints[k->joint];
+    return d->type == CTN_JT_CONTACT && (d->flags & CTN_JF_AUTO) && d->a == k->a && d->b == k->b;
+}
+
+/* Reads n records of `size` bytes into a fresh array of at least `min` records (zeroed beyond n). */
+static void *read_array(ck_reader *r, int32_t n, int32_t min, size_t size) {
+    if (n < 0 || (size_t)n > r->left / size) return NULL;
+    void *a = calloc((size_t)(n > min ? n : min) + 1, size);
+    if (a) ck_get(r, a, (size_t)n * size);
+    return a;
+}
+
+int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
+    uint32_t present = 0, sizes[4] = {0, 0, 0, 0};
+    ck_get(r, &present, sizeof present);
+    if (present > 1) return 0;
+    if (!present) return !r->short_read;
+    ck_get(r, sizes, sizeof sizes);
+    if (sizes[0] != sizeof(ctn_collision_desc) || sizes[1] != sizeof(ctn_shape) || sizes[2] != sizeof(ctn_plane) ||
+        sizes[3] != sizeof(ctn_contact_key))
+        return 0;
+    struct ctn_collision *c = ctn__collision_get(w);
+    if (!c) return 0;
+    ck_get(r, &c->desc, sizeof c->desc);
+    if (!(c->desc.margin >= 0.0 && c->desc.margin <= 1e3)) return 0;
+    int32_t n = -1;
+    ck_get(r, &n, sizeof n);
+    if (n > w->body_count || !(c->shapes = read_array(r, n, 64, sizeof *c->shapes))) return 0;
+    c->shape_capacity = n > 64 ? n : 64;
+    for (int i = 0; i < n; ++i) {
+        if (!shape_ok(w, i, &c->shapes[i])) return 0;
+        c->shape_count += c->shapes[i].type != CTN_SHAPE_NONE;
+    }
+    ck_get(r, &c->plane_count, sizeof c->plane_count);
+    if (c->plane_count < 0 || c->plane_count > 4096 || !(c->planes = read_array(r, c->plane_count, 8, sizeof *c->planes))) return 0;
+    c->plane_capacity = c->plane_count > 8 ? c->plane_count : 8;
+    for (int k = 0; k < c->plane_count; ++k)
+        if (!finite_v3(c->planes[k].normal) || !isfinite(c->planes[k].offset)) return 0;
+    ck_get(r, &c->key_count, sizeof c->key_count);
+    if (!(c->keys = read_array(r, c->key_count, 1, sizeof *c->keys))) return 0;
+    c->key_capacity = c->key_count + 1;
+    for (int e = 0; e < c->key_count; ++e)
+        if (!key_ok(w, &c->keys[e])) return 0;
+    return !r->short_read && ctn__contact_table_build(c);
+}
+
+void ctn__ck_put_names(ck_writer *wr, const ctn_world *w) {
+    int32_t named = 0, n = w->body_count < w->body_names_capacity ? w->body_count : w->body_names_capacity;
+    for (int32_t i = 0; i < n; ++i) named += w->body_names[i] != NULL;
+    ck_put(wr, &named, sizeof named);
+    for (int32_t i = 0; i < n; ++i) {
+        if (!w->body_names[i]) continue;
+        ck_put(wr, &i, sizeof i);
+        ck_put_str(wr, w->body_names[i]);
+    }
+}
+
+int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
+    int32_t named = -1;
+    ck_get(r, &named, sizeof named);
+    if (named < 0 || named > w->live_bodies) return 0;
+    char name[256];
+    for (int32_t k = 0; k < named; ++k) {
+        int32_t i = -1;
+        ck_get(r, &i, sizeof i);
+        if (i < 0 || i >= w->body_count || !ck_get_str(r, name, sizeof name) || !name[0]) return 0;
+        if (ctn_body_set_name(w, ctn__body_handle(w, i), name) != CTN_OK) return 0;
+    }
+    return !r->short_read;
+}

@@ -1,0 +1,188 @@
+/* Checkpoints hold everything a world holds: a pile of spheres in a box (shapes, planes, collision settings,
+ * the contact cache) saved at step k and resumed ends bitwise where the uninterrupted run ends (its final
+ * checkpoint is the same file, byte for byte); a world with removed bodies and joints, user contacts and
+ * body names resumes with the same free slots, so it issues the same handles; files of older format
+ * versions are refused with a message that says so. */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+static int same_file(const char *a, const char *b) {
+    size_t na = 0, nb = 0;
+    char *x = read_file(a, &na), *y = read_file(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static ctn_world *make_world(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.warm_start = 1.0;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);
+    return w;
+}
+
+static void step_n(ctn_world *w, int n, const char *what) {
+    for (int i = 0; i < n; ++i) {
+        ctn_status s = ctn_world_step(w);
+        CHECK(s == CTN_OK, "%s step %d: %s", what, i, ctn_world_last_error(w));
+        if (s != CTN_OK) return;
+    }
+}
+
+static void pile_resumes_bitwise(const char *dir) {
+    char at_k[512], end_run[512], end_resumed[512];
+    snprintf(at_k, sizeof at_k, "%s/pile_k.ckpt", dir);
+    snprintf(end_run, sizeof end_run, "%s/pile_end_run.ckpt", dir);
+    snprintf(end_resumed, sizeof end_resumed, "%s/pile_end_resumed.ckpt", dir);
+    const int k = 40, more = 40;
+    ctn_world *w = make_world();
+    CHECK(ctn_scene_from_spec(w, "pile:200") == CTN_OK, "%s", ctn_world_last_error(w));
+    step_n(w, k, "pile");
+    int contacts = 0;
+    ctn_world_get_contacts(w, NULL, 0, &contacts);
+    CHECK(contacts > 100, "the pile is in contact at step %d: %d contacts", k, contacts);
+    CHECK(ctn_world_save(w, at_k, (uint64_t)k, "pile") == CTN_OK, "save at step %d: %s", k, ctn_world_last_error(w));
+    step_n(w, more, "uninterrupted");
+    CHECK(ctn_world_save(w, end_run, (uint64_t)(k + more), NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+
+    ctn_world *r = NULL;
+    char err[512];
+    ctn_checkpoint_info info;
+    CHECK(ctn_world_load(at_k, NULL, &r, &info, err, sizeof err) == CTN_OK, "load: %s", err);
+    if (!r) {
+        ctn_world_destroy(w);
+        return;
+    }
+    CHECK(info.step == (uint64_t)k && !strcmp(info.user, "pile"), "info: step %llu user '%s'", (unsigned long long)info.step, info.user);
+    int rc = 0;
+    ctn_world_get_contacts(r, NULL, 0, &rc);
+    CHECK(rc == contacts, "contacts after load %d, at save %d", rc, contacts);
+    step_n(r, more, "resumed");
+    CHECK(ctn_world_save(r, end_resumed, (uint64_t)(k + more), NULL) == CTN_OK, "%s", ctn_world_last_error(r));
+    CHECK(same_file(end_run, end_resumed), "pile:200 saved at step %d and resumed for %d steps: final checkpoint differs from the "
+          "uninterrupted run's", k, more);
+    ctn_step_stats a, b;
+    ctn_world_get_stats(w, &a);
+    ctn_world_get_stats(r, &b);
+    CHECK(a.contacts == b.contacts && a.residual == b.residual && a.max_gap == b.max_gap, "last-step stats: %d/%d contacts, residual %g/%g",
+          a.contacts, b.contacts, a.residual, b.residual);
+    ctn_world_destroy(w);
+    ctn_world_destroy(r);
+    remove(at_k), remove(end_run), remove(end_resumed);
+}
+
+static ctn_body_id add_ball(ctn_world *w, double x) {
+    ctn_body_desc b = ctn_body_desc_default();
+    b.position[0] = x;
+    ctn_body_id id = -1;
+    CHECK(ctn_body_add(w, &b, &id) == CTN_OK, "%s", ctn_world_last_error(w));
+    return id;
+}
+
+static void handles_and_names_resume(const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/slots.ckpt", dir);
+    ctn_world *w = make_world();
+    ctn_body_id b[6];
+    for (int i = 0; i < 6; ++i) b[i] = add_ball(w, i);
+    CHECK(ctn_body_set_name(w, b[4], "anchor") == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    ctn_joint_id j[3];
+    for (int i = 0; i < 3; ++i) {
+        jd.body_a = b[i], jd.body_b = b[i + 1];
+        CHECK(ctn_joint_add(w, &jd, &j[i]) == CTN_OK, "%s", ctn_world_last_error(w));
+    }
+    ctn_contact_desc cd = ctn_contact_desc_default();
+    cd.body_a = b[5];
+    cd.point[0] = 5.0;
+    ctn_joint_id contact;
+    CHECK(ctn_contact_add(w, &cd, &contact) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_joint_remove(w, j[1]) == CTN_OK && ctn_joint_remove(w, j[2]) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_body_remove(w, b[3]) == CTN_OK, "%s", ctn_world_last_error(w));
+    step_n(w, 3, "slots");
+    CHECK(ctn_world_save(w, path, 3, NULL) == CTN_OK, "save: %s", ctn_world_last_error(w));
+    ctn_world *r = NULL;
+    char err[512];
+    CHECK(ctn_world_load(path, NULL, &r, NULL, err, sizeof err) == CTN_OK, "load: %s", err);
+    if (!r) {
+        ctn_world_destroy(w);
+        return;
+    }
+    ctn_body_id found = -1;
+    CHECK(ctn_body_find(r, "anchor", &found) == CTN_OK && found == b[4], "name after load: %lld", (long long)found);
+    ctn_body_state s;
+    CHECK(ctn_body_get_state(r, b[3], &s) == CTN_ERR_NOT_FOUND, "the removed body stays removed");
+    double imp[6];
+    CHECK(ctn_joint_get_impulse(r, j[2], imp, NULL) == CTN_ERR_NOT_FOUND, "the removed joint's handle stays stale");
+    CHECK(ctn_contact_remove(r, contact) == CTN_OK && ctn_contact_remove(w, contact) == CTN_OK, "the user contact came along");
+    /* the next adds reuse the same free slots with the same generations in both worlds */
+    ctn_body_id nw = add_ball(w, 9), nr = add_ball(r, 9);
+    CHECK(nw == nr && ctn_handle_generation(nr) == 1, "next body handle %lld vs %lld", (long long)nw, (long long)nr);
+    jd.body_a = b[0], jd.body_b = b[5];
+    ctn_joint_id jw = -1, jr = -2;
+    ctn_joint_add(w, &jd, &jw);
+    ctn_joint_add(r, &jd, &jr);
+    CHECK(jw == jr && ctn_handle_generation(jr) == 1, "next joint handle %lld vs %lld", (long long)jw, (long long)jr);
+    ctn_world_destroy(w);
+    ctn_world_destroy(r);
+    remove(path);
+}
+
+static void old_versions_refused(const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/old.ckpt", dir);
+    ctn_world *w = make_world();
+    ctn_scene_from_spec(w, "chain:4");
+    CHECK(ctn_world_save(w, path, 0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+    size_t n = 0;
+    char *buf = read_file(path, &n);
+    if (!buf) return;
+    uint32_t v2 = 2; /* the format version follows the 8-byte magic */
+    memcpy(buf + 8, &v2, sizeof v2);
+    FILE *f = fopen(path, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    free(buf);
+    ctn_world *r = NULL;
+    char err[512] = "";
+    CHECK(ctn_world_load(path, NULL, &r, NULL, err, sizeof err) == CTN_ERR_UNSUPPORTED && !r, "a version-2 file is refused");
+    CHECK(strstr(err, "version 2") && strstr(err, "version 3"), "message: %s", err);
+    remove(path);
+}
+
+int main(void) {
+    char dir[] = "/tmp/catena-ckpt-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    pile_resumes_bitwise(dir);
+    handles_and_names_resume(dir);
+    old_versions_refused(dir);
+    rmdir(dir);
+    return check_report("checkpoint_resume");
+}
