@@ -20,7 +20,9 @@ enum {
 
 /* Prints "catena: MESSAGE" on stderr and keeps MESSAGE as the run's error for the JSON summary. */
 void ctn_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The last message given to ctn_cli_error ("" when none). */
+/* The same as "catena COMMAND: MESSAGE" (command-line errors). */
+void ctn_cli_command_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The last message given to ctn_cli_error or ctn_cli_command_error ("" when none). */
 const char *ctn_cli_last_error(void);
 
 /* ---- the command line of run, resume and validate (host/cli/options.c) ---- */

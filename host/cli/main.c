@@ -22,6 +22,14 @@ void ctn_cli_error(const char *fmt, ...) {
     fprintf(stderr, "catena: %s\n", g_last_error);
 }
 
+void ctn_cli_command_error(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_last_error, sizeof g_last_error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "catena %s: %s\n", command, g_last_error);
+}
+
 const char *ctn_cli_last_error(void) { return g_last_error; }
 
 static void usage(FILE *f) {

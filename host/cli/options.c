@@ -101,7 +101,7 @@ void ctn_cli_command_help(FILE *f, ctn_cli_command cmd) {
 }
 
 static int bad_value(const char *cmd, const char *opt, const char *v, const char *what) {
-    fprintf(stderr, "catena %s: --%s: '%s' is not %s\n", cmd, opt, v, what);
+    ctn_cli_command_error(cmd, "--%s: '%s' is not %s", opt, v, what);
     return 0;
 }
 
@@ -177,20 +177,20 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
 /* getopt_long's complaint about argv[optind - 1], in our words (opterr is off). */
 static void report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs) {
     if (c == ':') {
-        fprintf(stderr, "catena %s: option %s needs a value\n", cmd, arg);
+        ctn_cli_command_error(cmd, "option %s needs a value", arg);
         return;
     }
     if (strncmp(arg, "--", 2)) {
-        fprintf(stderr, "catena %s: unknown option -%c\n", cmd, optopt ? optopt : '?');
+        ctn_cli_command_error(cmd, "unknown option -%c", optopt ? optopt : '?');
         return;
     }
     size_t n = strcspn(arg + 2, "=");
     for (const struct option *l = longs; l->name; ++l)
         if (strlen(l->name) == n && !strncmp(l->name, arg + 2, n) && l->has_arg == no_argument) {
-            fprintf(stderr, "catena %s: option --%s takes no value\n", cmd, l->name);
+            ctn_cli_command_error(cmd, "option --%s takes no value", l->name);
             return;
         }
-    fprintf(stderr, "catena %s: unknown option %.*s\n", cmd, (int)(n + 2), arg);
+    ctn_cli_command_error(cmd, "unknown option %.*s", (int)(n + 2), arg);
 }
 
 int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
@@ -223,16 +223,17 @@ int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
     }
     const char *what = cmd == CTN_CMD_RESUME ? "CHECKPOINT" : "SCENE";
     if (optind >= argc) {
-        fprintf(stderr, "catena %s: missing %s\nTry 'catena %s --help'.\n", name, what, name);
+        ctn_cli_command_error(name, "missing %s", what);
+        fprintf(stderr, "Try 'catena %s --help'.\n", name);
         return CTN_CLI_PARSE_ERROR;
     }
     if (optind + 1 < argc) {
-        fprintf(stderr, "catena %s: unexpected argument '%s' after %s '%s'\n", name, argv[optind + 1], what, argv[optind]);
+        ctn_cli_command_error(name, "unexpected argument '%s' after %s '%s'", argv[optind + 1], what, argv[optind]);
         return CTN_CLI_PARSE_ERROR;
     }
     o->scene = argv[optind];
     if (o->steps >= 0 && o->more >= 0) {
-        fprintf(stderr, "catena %s: give --steps or --more, not both\n", name);
+        ctn_cli_command_error(name, "give --steps or --more, not both");
         return CTN_CLI_PARSE_ERROR;
     }
     return CTN_CLI_PARSE_OK;

@@ -34,12 +34,27 @@ static int is_scene_file(const char *scene) {
 
 static int exit_for_parse(ctn_status st) { return st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE; }
 
+/* A command line that fails to parse still gets its JSON summary when it names one (--json FILE or
+ * --json=FILE, looked up directly since the parse stopped). */
+static void summary_of_usage_error(int argc, char **argv) {
+    ctn_cli_opts o;
+    memset(&o, 0, sizeof o);
+    for (int k = 1; k < argc && !o.json; ++k) {
+        if (!strncmp(argv[k], "--json=", 7)) o.json = argv[k] + 7;
+        else if (!strcmp(argv[k], "--json") && k + 1 < argc) o.json = argv[k + 1];
+    }
+    if (o.json && o.json[0]) ctn_summary_of_failure(&o, CTN_EXIT_USAGE);
+}
+
 /* Parses the command line; returns -1 to go on, else the exit code (help shown or a usage error). --quiet
  * also silences the library's messages (as CATENA_QUIET does). */
 static int parse_command(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
     int p = ctn_cli_parse(cmd, argc, argv, o);
     if (p == CTN_CLI_PARSE_HELP) return CTN_EXIT_OK;
-    if (p == CTN_CLI_PARSE_ERROR) return CTN_EXIT_USAGE;
+    if (p == CTN_CLI_PARSE_ERROR) {
+        if (cmd != CTN_CMD_VALIDATE) summary_of_usage_error(argc, argv); /* validate writes no files */
+        return CTN_EXIT_USAGE;
+    }
     if (o->quiet) ctn_cli_set_quiet(1);
     return -1;
 }

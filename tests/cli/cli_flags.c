@@ -118,6 +118,20 @@ static void check_outputs_checked_first(void) {
               "%s: the JSON summary lacks the failure", bad[k][0]);
         cJSON_Delete(j);
     }
+    /* a command line that does not parse: the summary has the error too */
+    remove(json);
+    int bad_code = run("run", "chain:10", "--json", json, "--solver", "sor", NULL);
+    cJSON *u = read_summary(json);
+    CHECK(bad_code == 2 && u && strstr(summary_string(u, "error"), "--solver: 'sor'") && summary_number(u, "exit_code") == 2,
+          "a usage error: exit %d, summary error '%s'", bad_code, u ? summary_string(u, "error") : "(none)");
+    cJSON_Delete(u);
+    char json_opt[600];
+    snprintf(json_opt, sizeof json_opt, "--json=%s", json);
+    bad_code = run("run", json_opt, "chain:10", "--bogus", NULL);
+    u = read_summary(json);
+    CHECK(bad_code == 2 && u && !strcmp(summary_string(u, "error"), "unknown option --bogus"), "--bogus: summary error '%s'",
+          u ? summary_string(u, "error") : "(none)");
+    cJSON_Delete(u);
     /* a scene that cannot be built: the summary still has the error */
     remove(json);
     int code = run("run", "spiral:3", "--json", json, NULL);
