@@ -20,23 +20,24 @@
 extern "C" {
 #endif
 
-#define CATENA_VERSION_MAJOR 0
-#define CATENA_VERSION_MINOR 1
-#define CATENA_VERSION_PATCH 0
+#define CATENA_VERSION_MAJOR 0 /**< major version: the API may change when it does */
+#define CATENA_VERSION_MINOR 1 /**< minor version */
+#define CATENA_VERSION_PATCH 0 /**< patch version */
 
 /* ---- status codes ------------------------------------------------------------------------------ */
 
+/** What a call returned: CTN_OK, or why it failed (details in ctn_world_last_error or the err buffer). */
 typedef enum ctn_status {
-    CTN_OK = 0,
+    CTN_OK = 0,               /**< success */
     CTN_ERR_INVALID_ARGUMENT, /**< NULL, out of range, non-finite, degenerate geometry */
     CTN_ERR_NOT_FOUND,        /**< unknown, removed or stale body / joint handle */
     CTN_ERR_IN_USE,           /**< removing a body that joints still reference */
-    CTN_ERR_OUT_OF_MEMORY,
+    CTN_ERR_OUT_OF_MEMORY,    /**< an allocation failed; nothing was changed */
     CTN_ERR_LIMIT,            /**< a documented size limit would be exceeded */
     CTN_ERR_UNSUPPORTED,      /**< valid request the chosen solver/backend cannot do */
     CTN_ERR_DEVICE,           /**< OpenCL / clBLAST failure */
     CTN_ERR_DIVERGED,         /**< non-finite or exploding state */
-    CTN_ERR_IO
+    CTN_ERR_IO                /**< a file could not be read or written */
 } ctn_status;
 
 /** Name of a status code, e.g. "CTN_ERR_NOT_FOUND". Never NULL. */
@@ -44,8 +45,10 @@ const char *ctn_status_name(ctn_status status);
 
 /* ---- world ------------------------------------------------------------------------------------- */
 
+/** A simulated world (opaque): bodies, joints, contacts, settings and the backend that steps them. */
 typedef struct ctn_world ctn_world;
 
+/** How the constraint system of each substep is solved. */
 typedef enum ctn_solver {
     CTN_SOLVER_GS = 0,  /**< coloured block Gauss-Seidel */
     CTN_SOLVER_JACOBI,  /**< Jacobi with per-body J^T gather and mass splitting */
@@ -56,12 +59,14 @@ typedef enum ctn_solver {
                            ctn_step_stats.solver says which one ran */
 } ctn_solver;
 
+/** Where the world is stepped. */
 typedef enum ctn_backend {
     CTN_BACKEND_AUTO = 0, /**< best OpenCL GPU if any, else the CPU fallback */
     CTN_BACKEND_CPU,
     CTN_BACKEND_OPENCL
 } ctn_backend;
 
+/** How position errors are fed back into the velocity step. */
 typedef enum ctn_stabilization {
     CTN_STAB_SPOOK = 0, /**< SPOOK (Lacoursiere 2007): compliance + damping time */
     CTN_STAB_BAUMGARTE  /**< Baumgarte (1972): velocity target -beta/h * g */
@@ -107,12 +112,13 @@ typedef struct ctn_debug_options {
 } ctn_debug_options;
 
 /* Limits enforced by the API (checked before any allocation). */
-#define CTN_MAX_BODIES 50000000
-#define CTN_MAX_JOINTS 50000000
-#define CTN_MAX_COLOURS 64
-#define CTN_MAX_SUBSTEPS 1000
-#define CTN_MAX_ITERATIONS 100000
+#define CTN_MAX_BODIES 50000000   /**< most bodies in one world */
+#define CTN_MAX_JOINTS 50000000   /**< most joints (contacts included) in one world */
+#define CTN_MAX_COLOURS 64        /**< largest colour budget (ctn_world_desc.max_colours) */
+#define CTN_MAX_SUBSTEPS 1000     /**< most substeps per step */
+#define CTN_MAX_ITERATIONS 100000 /**< most solver iterations per substep */
 
+/** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {
     double gravity[3];       /**< m/s^2, default (0, -9.81, 0) */
     double time_step;        /**< s, default 1/60 */
@@ -171,27 +177,29 @@ ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
  * indices 0, 1, 2, ... in creation order. Scene generators and scene files always take fresh slots at the
  * end, so the bodies they add have consecutive handles (first, first + 1, ...) even after removals. */
 typedef int64_t ctn_body_id;
-#define CTN_WORLD ((ctn_body_id)-1) /* the fixed world frame, usable as a joint's body_b */
+#define CTN_WORLD ((ctn_body_id)-1) /**< the fixed world frame, usable as a joint's body_b */
 
 /** The slot index and the generation of a handle (valid for non-negative handles). */
 static inline int32_t ctn_handle_index(int64_t handle) { return (int32_t)(handle & 0x7fffffff); }
 static inline int32_t ctn_handle_generation(int64_t handle) { return (int32_t)((handle >> 32) & 0x7fffffff); }
 
+/** How a body moves. */
 typedef enum ctn_body_type {
-    CTN_BODY_DYNAMIC = 0,
+    CTN_BODY_DYNAMIC = 0, /**< moved by gravity, forces, joints and contacts */
     CTN_BODY_STATIC,    /**< never moves */
     CTN_BODY_KINEMATIC  /**< moves with its set velocity, unaffected by forces and joints */
 } ctn_body_type;
 
+/** A body to add; start from ctn_body_desc_default(). */
 typedef struct ctn_body_desc {
-    ctn_body_type type;
+    ctn_body_type type;        /**< default CTN_BODY_DYNAMIC */
     int particle;              /**< non-zero: 3-DOF point mass (no orientation) */
     double mass;               /**< kg, > 0 for dynamic bodies; default 1 */
     double inertia[3];         /**< principal moments in the body frame, kg m^2, > 0 for rigid dynamic bodies */
     double position[3];        /**< m; kept as two floats (hi + lo, ~2^-48 relative: 4e-12 m at 1e4 m) */
     double orientation[4];     /**< (w, x, y, z), normalised on input; default identity */
-    double velocity[3];
-    double angular_velocity[3];
+    double velocity[3];        /**< m/s */
+    double angular_velocity[3];/**< rad/s, world frame */
 } ctn_body_desc;
 
 /** A dynamic rigid body of 1 kg and unit inertia at rest at the origin. */
@@ -205,11 +213,12 @@ void ctn_inertia_sphere(double mass, double radius, double out[3]);
  *  lying along body axis `axis` (0, 1 or 2). */
 void ctn_inertia_capsule(double mass, double radius, double half_length, int axis, double out[3]);
 
+/** The moving state of a body. */
 typedef struct ctn_body_state {
     double position[3];        /**< two-float precision (see ctn_body_desc); the other fields are float32 */
-    double orientation[4];
-    double velocity[3];
-    double angular_velocity[3];
+    double orientation[4];     /**< (w, x, y, z), body to world */
+    double velocity[3];        /**< m/s */
+    double angular_velocity[3];/**< rad/s, world frame */
 } ctn_body_state;
 
 /** Adds a body; *out (may be NULL) receives its handle. */
@@ -272,8 +281,9 @@ ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, double *ang
 
 /* ---- joints ------------------------------------------------------------------------------------ */
 
-typedef int64_t ctn_joint_id; /* a handle, encoded as ctn_body_id */
+typedef int64_t ctn_joint_id; /**< a joint or contact handle, encoded as ctn_body_id */
 
+/** The kinds of joint. */
 typedef enum ctn_joint_type {
     CTN_JOINT_DISTANCE = 0, /**< 1 row: |p_a - p_b| = rest_length (body_b may be CTN_WORLD) */
     CTN_JOINT_BALL,         /**< 3 rows: p_a = p_b (spherical; with CTN_WORLD a pin) */
@@ -285,9 +295,10 @@ typedef enum ctn_joint_type {
                                ctn_joint_add (issue 5) */
 } ctn_joint_type;
 
+/** A joint to add; start from ctn_joint_desc_default(). */
 typedef struct ctn_joint_desc {
-    ctn_joint_type type;
-    ctn_body_id body_a;
+    ctn_joint_type type;     /**< not CTN_JOINT_CONTACT (see ctn_contact_add) */
+    ctn_body_id body_a;      /**< a body (never CTN_WORLD) */
     ctn_body_id body_b;      /**< or CTN_WORLD */
     double anchor_a[3];      /**< body-a frame */
     double anchor_b[3];      /**< body-b frame, or world frame for CTN_WORLD */
@@ -364,7 +375,7 @@ ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled
 /** A contact point supplied by the caller's own collision pipeline. Impulse rows: 0 normal (>= 0, pushes
  * body_a along +normal), 1-2 friction. */
 typedef struct ctn_contact_desc {
-    ctn_body_id body_a;
+    ctn_body_id body_a;      /**< a body (never CTN_WORLD) */
     ctn_body_id body_b;      /**< or CTN_WORLD */
     double point[3];         /**< world contact point (midway between the two surfaces) */
     double normal[3];        /**< world normal pointing from body_b to body_a (normalised on input) */
@@ -394,8 +405,9 @@ typedef enum ctn_shape_type {
     CTN_SHAPE_BOX
 } ctn_shape_type;
 
+/** A collision shape; start from ctn_shape_desc_default(). */
 typedef struct ctn_shape_desc {
-    ctn_shape_type type;
+    ctn_shape_type type;     /**< CTN_SHAPE_NONE removes the body's shape */
     double radius;           /**< sphere, capsule */
     double half_length;      /**< capsule: half the length of its segment (along body x) */
     double half_extents[3];  /**< box */
@@ -411,6 +423,7 @@ ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shap
 ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3], double offset, double friction, double restitution,
                                int *out);
 
+/** Settings of the built-in collision detection; start from ctn_collision_desc_default(). */
 typedef struct ctn_collision_desc {
     int enabled;             /**< default 1 (contact generation runs when any shape or plane exists) */
     int skip_jointed;        /**< default 1: no contacts between two bodies joined by a joint */
@@ -433,12 +446,13 @@ ctn_status ctn_world_get_plane(ctn_world *world, int index, double normal[3], do
 /** A live contact joint (built-in or user supplied) as of the last step. */
 typedef struct ctn_contact_info {
     ctn_joint_id joint;      /**< a contact keeps its handle while it persists from step to step */
-    ctn_body_id body_a, body_b;
+    ctn_body_id body_a;      /**< the body the normal points to */
+    ctn_body_id body_b;      /**< the other body, or CTN_WORLD (planes) */
     double point[3];         /**< midpoint of the two contact points */
     double normal[3];        /**< from b to a */
     double separation;       /**< signed gap (m), < 0: penetration */
     double impulse[3];       /**< normal, friction 1, friction 2 (N s) of the last substep */
-    double friction;
+    double friction;         /**< Coulomb coefficient of the pair */
     int user;                /**< non-zero: supplied through ctn_contact_add */
 } ctn_contact_info;
 
@@ -449,8 +463,9 @@ ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int c
 
 /* ---- stepping ---------------------------------------------------------------------------------- */
 
+/** What the last step did and how long its phases took (milliseconds). */
 typedef struct ctn_step_stats {
-    int substeps;
+    int substeps;            /**< substeps of the step */
     int iterations;          /**< per substep */
     int colours;             /**< colour count (overflow group not included) */
     int largest_colour;      /**< constraints in the largest colour */
@@ -503,18 +518,19 @@ const char *ctn_world_device_name(const ctn_world *world);
 
 /* ---- OpenCL devices (host/opencl_devices.c) ---------------------------------------------------- */
 
+/** An OpenCL device as ctn_list_devices reports it. */
 typedef struct ctn_device_info {
     int platform;            /**< platform index */
     int device;              /**< device index within the platform */
-    char platform_name[128];
-    char name[128];
-    char vendor[128];
+    char platform_name[128]; /**< OpenCL platform name */
+    char name[128];          /**< device name */
+    char vendor[128];        /**< device vendor */
     char version[128];       /**< OpenCL version string of the device */
     char driver[128];        /**< driver version */
-    int is_gpu;
-    int compute_units;
-    double global_memory_mib;
-    double max_alloc_mib;
+    int is_gpu;              /**< non-zero for a GPU */
+    int compute_units;       /**< CL_DEVICE_MAX_COMPUTE_UNITS */
+    double global_memory_mib;/**< global memory, MiB */
+    double max_alloc_mib;    /**< largest single buffer, MiB */
     int auto_choice;         /**< non-zero for the device CTN_BACKEND_AUTO would pick */
 } ctn_device_info;
 
@@ -524,6 +540,7 @@ ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char
 
 /* ---- scene generators (host/scenes.c) ---------------------------------------------------------- */
 
+/** A chain or rope for ctn_scene_chain; start from ctn_chain_desc_default(). */
 typedef struct ctn_chain_desc {
     int links;               /**< number of links */
     double link_length;      /**< m, default 0.1 */
@@ -571,7 +588,7 @@ ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
 /** A parsed and fully validated JSON scene file (schema: docs/scene-format.md). */
 typedef struct ctn_scene ctn_scene;
 
-/* Largest scene file accepted (bytes), checked before reading. */
+/** Largest scene file accepted (bytes), checked before reading. */
 #define CTN_SCENE_MAX_FILE_BYTES (512L * 1024 * 1024)
 
 /** Parses and validates a scene file (or a text). Nothing is built. Errors read
@@ -610,31 +627,34 @@ ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
  * slots; warm-start impulses; shapes, planes, collision settings and the contact cache; body names) in a binary file
  * with a magic, a version and an FNV-1a checksum, written atomically (temporary file + rename). A world
  * loaded from a checkpoint steps bitwise identically to the world that was saved. */
-#define CTN_CHECKPOINT_USER_MAX 4096
+#define CTN_CHECKPOINT_USER_MAX 4096 /**< size of the user text buffer of a checkpoint, terminator included */
 
 /* Read-only queries for exporters (host/export.c). */
 /** Slot index ranges: live handles have indices in [0, *bodies) and [0, *joints) (free slots included). */
 ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
-/** The handle of the live body / joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
+/** The handle of the live body in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
 ctn_status ctn_world_body_at(ctn_world *world, int index, ctn_body_id *out);
 /** The handle of the live joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
 ctn_status ctn_world_joint_at(ctn_world *world, int index, ctn_joint_id *out);
+/** A joint as exporters draw it (ctn_joint_get_info). */
 typedef struct ctn_joint_info {
-    ctn_joint_type type;
-    ctn_body_id body_a;
+    ctn_joint_type type;     /**< its type */
+    ctn_body_id body_a;      /**< its first body */
     ctn_body_id body_b;      /**< or CTN_WORLD */
     double anchor_a[3];      /**< world-frame anchor points in the current state */
-    double anchor_b[3];
+    double anchor_b[3];      /**< (the same for body b) */
     double gap;              /**< position error of the joint in the current state (m; distance joints: |d| - rest) */
     double angle;            /**< angular error (rad; 0 for joints without angular rows) */
 } ctn_joint_info;
-/** CTN_ERR_NOT_FOUND for a removed, stale or unknown handle. */
+/** The joint's type, bodies, world anchors and errors in the current state; CTN_ERR_NOT_FOUND for a
+ *  removed, stale or unknown handle. */
 ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
 
+/** What a checkpoint holds besides the state (ctn_checkpoint_read_info, ctn_world_load). */
 typedef struct ctn_checkpoint_info {
     uint64_t step;                     /**< the caller's step counter at save time */
     ctn_world_desc desc;               /**< settings as saved; desc.device points into `device` below */
-    char device[256];
+    char device[256];                  /**< the saved device request ("" for none) */
     char user[CTN_CHECKPOINT_USER_MAX]; /**< the caller's text saved with the state */
     int32_t bodies;                    /**< body slots (index range) */
     int32_t joints;                    /**< joint slots (index range) */
