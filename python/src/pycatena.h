@@ -44,8 +44,8 @@ PyObject *pyctn_raise(ctn_status status, const char *message);
 /* Loads the exception classes; called once at module import. */
 int pyctn_errors_init(void);
 
-/* The World handle: owns one ctn_world. `busy` is set (under the GIL) while a step runs without the GIL,
- * so that another thread cannot use the world meanwhile. */
+/* The World handle: owns one ctn_world. `busy` is set (under the GIL) while a call on it runs without the
+ * GIL (step, load_scene, save), so that another thread cannot use the world meanwhile. */
 typedef struct pyctn_world {
     PyObject_HEAD
     ctn_world *world;
@@ -55,7 +55,7 @@ typedef struct pyctn_world {
 extern PyTypeObject pyctn_world_type;
 /* A new handle owning w. */
 PyObject *pyctn_world_wrap(ctn_world *w);
-/* 0 when the world can be used now; -1 with RuntimeError set while it is stepping in another thread. */
+/* 0 when the world can be used now; -1 with RuntimeError set while it is closed or busy in another thread. */
 int pyctn_world_ready(pyctn_world *self);
 /* Raises the world's last error for `status`. */
 PyObject *pyctn_world_raise(pyctn_world *self, ctn_status status);

@@ -14,7 +14,8 @@ int pyctn_world_ready(pyctn_world *self) {
         return -1;
     }
     if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the world is stepping in another thread; wait for step() to return");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the world is in use by another thread (step, load_scene or save); wait for that call to return");
         return -1;
     }
     return 0;
@@ -54,6 +55,7 @@ static int world_init(pyctn_world *self, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     if (!PyArg_ParseTuple(args, "|O", &dict)) return -1;
+    if (self->busy) return pyctn_world_ready(self); /* __init__ called again while another thread uses it */
     ctn_world_desc desc = ctn_world_desc_default();
     if (desc_from_dict(&desc, dict, &desc.device) != 0) return -1;
     ctn_world *w = NULL;
@@ -237,9 +239,11 @@ static PyObject *world_load_scene(pyctn_world *self, PyObject *args) {
     ctn_status st;
     char err[1024] = "";
     int file = strcmp(kind, "file") == 0;
+    self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     st = file ? ctn_scene_load_json(self->world, text, err, sizeof err) : ctn_scene_from_spec(self->world, text);
     Py_END_ALLOW_THREADS
+    self->busy = 0;
     if (st != CTN_OK) return file ? pyctn_raise(st, err) : pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -250,9 +254,11 @@ static PyObject *world_save(pyctn_world *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "s|Kz", &path, &step, &user)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_status st;
+    self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     st = ctn_world_save(self->world, path, (uint64_t)step, user);
     Py_END_ALLOW_THREADS
+    self->busy = 0;
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
