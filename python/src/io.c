@@ -63,7 +63,7 @@ PyObject *pyctn_load_checkpoint(PyObject *module, PyObject *args) {
             return NULL;
         }
         Py_BEGIN_ALLOW_THREADS
-        st = ctn_world_load(path, &desc, &w, info, err, sizeof err);
+        st = ctn_world_load(path, &desc, &w, NULL, err, sizeof err); /* desc.device may point into info */
         Py_END_ALLOW_THREADS
     }
     if (st != CTN_OK) {
