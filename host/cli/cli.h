@@ -61,6 +61,8 @@ int ctn_cli_parse_backend(const char *s, ctn_backend *out);
 /* The environment (host/cli/env.c): library messages go to stderr unless `quiet` or CATENA_QUIET; the
  * CATENA_DEVICE, CATENA_FAULT and debug variables fill a world description. */
 void ctn_cli_set_quiet(int quiet);
+/* Whether CATENA_QUIET asks for quiet (set, and not "" or "0"). */
+int ctn_cli_quiet_env(void);
 void ctn_cli_env_desc(ctn_world_desc *d);
 
 /* `catena devices [--verbose]` (host/cli/devices.c). */

@@ -20,10 +20,12 @@ static void print_message(ctn_log_level level, const char *message, void *user) 
     fprintf(stderr, "catena: %s%s\n", level == CTN_LOG_WARNING ? "warning: " : "", message);
 }
 
-void ctn_cli_set_quiet(int quiet) {
+int ctn_cli_quiet_env(void) {
     const char *q = getenv("CATENA_QUIET");
-    ctn_set_log(quiet || (q && q[0] && strcmp(q, "0")) ? NULL : print_message, NULL);
+    return q && q[0] && strcmp(q, "0") != 0;
 }
+
+void ctn_cli_set_quiet(int quiet) { ctn_set_log(quiet || ctn_cli_quiet_env() ? NULL : print_message, NULL); }
 
 static void env_int(const char *name, int *out) {
     const char *v = getenv(name);

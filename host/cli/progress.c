@@ -5,8 +5,6 @@
 #include "cli.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +18,7 @@ static double progress_now_s(void) {
 }
 
 void ctn_progress_start(ctn_progress *p, const ctn_cli_opts *o, uint64_t first, uint64_t target) {
-    const char *q = getenv("CATENA_QUIET"); /* as host/cli/env.c reads it */
-    int quiet = o->quiet || (q && q[0] && strcmp(q, "0"));
+    int quiet = o->quiet || ctn_cli_quiet_env();
     int terminal = isatty(STDERR_FILENO);
     p->bar = !quiet && terminal;
     p->interval = !quiet && !terminal ? o->progress : 0.0;
