@@ -235,6 +235,33 @@ class World:
         """A static plane: the half-space normal . x <= offset is solid. Returns its index."""
         return self._h.add_plane(normal, offset, friction, restitution)
 
+    def add_contact(self, body_a, body_b=WORLD, point=None, normal=None, depth=None, friction=None,
+                    restitution=None):
+        """A contact from the caller's own collision detection: world point (midway between the
+        surfaces), normal from body_b to body_a, depth (m, < 0: separated), friction mu, restitution.
+        It stays until removed (:meth:`remove_joint`), its depth re-evaluated every substep; returns its
+        handle."""
+        return self._h.add_contact(dict(body_a=body_a, body_b=body_b, point=point, normal=normal, depth=depth,
+                                        friction=friction, restitution=restitution))
+
+    def update_contact(self, contact, body_a, body_b=WORLD, point=None, normal=None, depth=None, friction=None,
+                       restitution=None):
+        """Moves a contact (same bodies) to a new point, normal, depth or material, keeping its impulses
+        for the warm start."""
+        self._h.update_contact(contact, dict(body_a=body_a, body_b=body_b, point=point, normal=normal, depth=depth,
+                                             friction=friction, restitution=restitution))
+
+    @property
+    def contacts(self):
+        """The live contacts of the last step (built-in and user) as dicts: joint, body_a, body_b, point,
+        normal, separation, impulse (normal, friction 1, friction 2; N s), friction, user."""
+        return self._h.contacts()
+
+    def collision(self, **settings):
+        """The built-in collision detection's settings (enabled, skip_jointed, margin), changed by the
+        ones given; returns those in effect."""
+        return self._h.collision(settings or None)
+
     # ---- scenes -----------------------------------------------------------------------------------------
 
     def load_scene(self, path_or_spec):

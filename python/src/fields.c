@@ -51,6 +51,22 @@ const pyctn_field pyctn_shape_fields[] = {
     S(friction, PYCTN_DOUBLE), S(restitution, PYCTN_DOUBLE), {NULL, 0, 0}};
 #undef S
 
+#define K(m, k) PYCTN_FIELD(ctn_contact_desc, m, k)
+const pyctn_field pyctn_contact_fields[] = {
+    K(body_a, PYCTN_HANDLE), K(body_b, PYCTN_HANDLE), K(point, PYCTN_VEC3), K(normal, PYCTN_VEC3), K(depth, PYCTN_DOUBLE),
+    K(friction, PYCTN_DOUBLE), K(restitution, PYCTN_DOUBLE), {NULL, 0, 0}};
+#undef K
+
+#define I(m, k) PYCTN_FIELD(ctn_contact_info, m, k)
+const pyctn_field pyctn_contact_info_fields[] = {
+    I(joint, PYCTN_HANDLE), I(body_a, PYCTN_HANDLE), I(body_b, PYCTN_HANDLE), I(point, PYCTN_VEC3), I(normal, PYCTN_VEC3),
+    I(separation, PYCTN_DOUBLE), I(impulse, PYCTN_VEC3), I(friction, PYCTN_DOUBLE), I(user, PYCTN_INT), {NULL, 0, 0}};
+#undef I
+
+#define L(m, k) PYCTN_FIELD(ctn_collision_desc, m, k)
+const pyctn_field pyctn_collision_fields[] = {L(enabled, PYCTN_INT), L(skip_jointed, PYCTN_INT), L(margin, PYCTN_DOUBLE), {NULL, 0, 0}};
+#undef L
+
 #define T(m, k) PYCTN_FIELD(ctn_step_stats, m, k)
 const pyctn_field pyctn_stats_fields[] = {
     T(substeps, PYCTN_INT), T(iterations, PYCTN_INT), T(colours, PYCTN_INT), T(largest_colour, PYCTN_INT),

@@ -37,6 +37,9 @@ extern const pyctn_field pyctn_joint_fields[];
 extern const pyctn_field pyctn_chain_fields[];
 extern const pyctn_field pyctn_shape_fields[];
 extern const pyctn_field pyctn_stats_fields[];
+extern const pyctn_field pyctn_contact_fields[];
+extern const pyctn_field pyctn_contact_info_fields[];
+extern const pyctn_field pyctn_collision_fields[];
 
 /* Raises the catena.Error subclass of `status` (catena/errors.py) with `message` (the status name when
  * empty); returns NULL. */
@@ -61,13 +64,17 @@ int pyctn_world_ready(pyctn_world *self);
 PyObject *pyctn_world_raise(pyctn_world *self, ctn_status status);
 
 /* Methods of the handle implemented outside world.c (build.c: bodies, joints, shapes, generators;
- * bulk.c: NumPy-side buffers). */
+ * contacts.c: user contacts and collision settings; bulk.c: NumPy-side buffers). */
 PyObject *pyctn_add_body(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_add_joint(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args);
 PyObject *pyctn_add_plane(pyctn_world *self, PyObject *args);
 PyObject *pyctn_add_chain(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_generate(pyctn_world *self, PyObject *args);
+PyObject *pyctn_add_contact(pyctn_world *self, PyObject *desc);
+PyObject *pyctn_update_contact(pyctn_world *self, PyObject *args);
+PyObject *pyctn_contacts(pyctn_world *self, PyObject *unused);
+PyObject *pyctn_collision(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_read_bodies(pyctn_world *self, PyObject *args);
 PyObject *pyctn_write_bodies(pyctn_world *self, PyObject *args);
 PyObject *pyctn_read_joint_errors(pyctn_world *self, PyObject *args);

@@ -142,3 +142,24 @@ def test_names_and_winch(cpu_world):
     assert w.positions[load, 1] == pytest.approx(-1.0, abs=1e-3)
     with pytest.raises(catena.InvalidArgumentError):
         w.set_rest_length(cable, -1.0)
+
+
+def test_user_contacts_and_collision_settings(cpu_world):
+    w = cpu_world
+    ball = w.add_body(mass=1.0, inertia=(0.004, 0.004, 0.004), position=(0, 0.1, 0))
+    floor = w.add_contact(ball, catena.WORLD, point=(0, 0, 0), normal=(0, 1, 0), depth=0.0, friction=0.5)
+    w.step(60)
+    assert w.positions[ball, 1] == pytest.approx(0.1, abs=2e-3)  # resting on the contact, not falling
+    (c,) = w.contacts
+    assert c["joint"] == floor and c["user"] == 1 and c["impulse"][0] > 0
+    w.update_contact(floor, ball, point=(0, -1, 0), normal=(0, 1, 0), depth=0.0)
+    w.remove_joint(floor)
+    w.step(30)
+    assert w.positions[ball, 1] < 0.0 and w.contacts == []  # the floor is gone
+    with pytest.raises(catena.InvalidArgumentError):
+        w.add_contact(ball, catena.WORLD, point=(0, 0, 0), normal=(0, 0, 0))
+    assert w.collision()["enabled"] == 1
+    assert w.collision(margin=0.02, skip_jointed=False) == {"enabled": 1, "skip_jointed": 0, "margin": 0.02}
+    with pytest.raises(catena.InvalidArgumentError):
+        w.collision(margin=-1.0)
+    assert w.collision()["margin"] == 0.02
