@@ -250,12 +250,20 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
     n = ctn_block_rows(blk);
     ctn_block_velocity(blk, va, vb, jv);
     float h = prm.h;
-    float tau = j.damping_time > 0.0f ? j.damping_time : 2.0f * h;
+    /* An implicit spring is SPOOK with eps = 1/k, tau = c/k (Lacoursiere 2007): the regularised row is the
+     * spring-damper force -k g - c dg/dt integrated implicitly, never rigidified by Baumgarte stabilization.
+     * Its damping time is at least h/10: with tau = 0 a spring too stiff for the step (eps -> 0) updates as
+     * v' = v - 4 g / h, g' = g + h v', whose roots are a double -1 (an undamped flip-flop that grows
+     * linearly); tau = h/10 makes them |z| = sqrt(Y) = 0.85 per substep, at the cost of a damper k h / 10
+     * (0.04 N s/m for k = 100 N/m at 240 Hz) that vanishes as h -> 0. */
+    int implicit_spring = (j.flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int spook = prm.stabilization == 0 || implicit_spring;
+    float tau = implicit_spring ? CTN_FMAX(j.damping_time, 0.1f * h) : j.damping_time > 0.0f ? j.damping_time : 2.0f * h;
     float y = 1.0f / (1.0f + 4.0f * tau / h);
-    float soft = prm.stabilization == 0 ? 4.0f * j.compliance * y / (h * h) : 0.0f;
+    float soft = spook ? 4.0f * j.compliance * y / (h * h) : 0.0f;
     for (i = 0; i < CTN_MAX_ROWS; ++i) {
         float target = 0.0f;
-        if (i < n) target = prm.stabilization == 0 ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+        if (i < n) target = spook ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
         /* unilateral rows (bounds set by ctn_joint_rows) that are not yet violated are speculative: the
          * row lets the gap close within this substep but no further (target -g/h); it only acts (lambda
          * leaves its bound) when the bodies would cross the limit */
@@ -437,13 +445,15 @@ CTN_FN void ctn_block_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, const
 
 /* Joint error at the current poses: largest linear gap |g_lin| (m) and angular error |g_ang| (rad).
  * Unilateral rows count only when violated: contacts their penetration, limits their overshoot, ropes
- * their stretch (a separated contact or a slack rope is no error). */
+ * their stretch (a separated contact or a slack rope is no error). A spring's stretch is no error either:
+ * implicit springs read 0 like the explicit ones. */
 CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
     ctn_block blk;
     float g[CTN_MAX_ROWS];
     int k;
     float l2 = 0.0f, a2 = 0.0f;
     ctn_joint_rows(j, pa, pb, &blk, g);
+    if (j.flags & CTN_JF_IMPLICIT_SPRING) blk.n_lin = 0;
     for (k = 0; k < blk.n_lin + blk.n_ang; ++k) {
         float e = g[k];
         if (blk.lo[k] == 0.0f) e = e < 0.0f ? e : 0.0f;

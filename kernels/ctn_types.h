@@ -69,6 +69,9 @@ typedef struct ctn_props {
 #define CTN_JF_MOTOR 2 /* hinge: velocity motor, target speed `stiffness`, max torque `damping` */
 #define CTN_JF_ROPE 4  /* distance: only resists stretching (lambda <= 0) */
 #define CTN_JF_AUTO 8  /* contact made by the built-in collision detection (host/collide.c) */
+/* distance: an implicit spring, i.e. a spring-damper written as a compliant distance row (SPOOK with
+ * compliance 1/k and damping time c/k, ctn_joint_prepare); stiffness and damping keep k and c */
+#define CTN_JF_IMPLICIT_SPRING 16
 
 /* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
  * Body b < 0 is the world; then anchor_b / axis_b are world-frame.

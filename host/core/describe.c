@@ -65,14 +65,15 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     ctn_status st;
     const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_desc", &st);
     if (!d) return st;
-    *out = ctn_joint_desc_default((ctn_joint_type)d->type);
+    *out = ctn_joint_desc_default((ctn_joint_type)ctn__joint_type(d));
     out->body_a = ctn__body_handle(w, d->a);
     out->body_b = ctn__body_handle(w, d->b);
     v3_out(d->anchor_a, out->anchor_a);
     v3_out(d->anchor_b, out->anchor_b);
     if (d->type == CTN_JT_HINGE) v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
     if (d->type == CTN_JT_DISTANCE || d->type == CTN_JT_SPRING) out->rest_length = d->rest_length;
-    if (d->type == CTN_JT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */
+    if (out->type == CTN_JOINT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */
+    out->implicit = (d->flags & CTN_JF_IMPLICIT_SPRING) != 0;
     out->compliance = d->compliance;
     out->damping_time = d->damping_time;
     return CTN_OK;
@@ -81,9 +82,9 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
 /* The live joint of type `type` (ctn_joint_get_limits and friends), or NULL with the reason recorded. */
 static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int type, const char *what, ctn_status *st) {
     const ctn_joint_def *d = joint_of(w, joint, what, st);
-    if (d && d->type != type) {
+    if (d && ctn__joint_type(d) != type) {
         *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)joint,
-                        ctn_joint_type_name((ctn_joint_type)d->type), ctn_joint_type_name((ctn_joint_type)type));
+                        ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)), ctn_joint_type_name((ctn_joint_type)type));
         return NULL;
     }
     return d;

@@ -40,7 +40,7 @@ ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info 
     if (st != CTN_OK) return st;
     const ctn_joint_def *d = &w->joints[id];
     memset(out, 0, sizeof *out);
-    out->type = (ctn_joint_type)d->type;
+    out->type = (ctn_joint_type)ctn__joint_type(d);
     out->body_a = ctn__body_handle(w, d->a);
     out->body_b = ctn__body_handle(w, d->b);
     /* world anchors in double from the two-float positions (world-side anchors are stored world-frame) */

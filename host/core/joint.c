@@ -102,6 +102,25 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     return CTN_OK;
 }
 
+/* An implicit spring is stored as a distance row whose SPOOK regularisation is the spring-damper
+ * (Lacoursiere 2007): compliance eps = 1/k, damping time tau = c/k. The row is integrated implicitly, so
+ * even a 1e9 N/m spring is stable at 60 Hz, where the explicit force needs h < 2 sqrt(m/k). */
+static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
+    if (!(d->stiffness > 0.0))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.stiffness: %g; an implicit spring needs stiffness > 0", d->stiffness);
+    if (j->rest_length < 1e-6f || dist < 1e-6f)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
+                         "joint.rest_length: %g (anchors %g m apart); an implicit spring needs both >= 1e-6 m for its direction "
+                         "(use a ball joint with a compliance for a zero-length spring)",
+                         (double)j->rest_length, (double)dist);
+    j->type = CTN_JT_DISTANCE;
+    j->rows = joint_rows[CTN_JT_DISTANCE];
+    j->flags |= CTN_JF_IMPLICIT_SPRING;
+    j->compliance = (float)(1.0 / d->stiffness);
+    j->damping_time = (float)(d->damping / d->stiffness);
+    return CTN_OK;
+}
+
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);
@@ -163,6 +182,12 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping: %g must be finite and >= 0", d->damping);
         j.stiffness = (float)d->stiffness;
         j.damping = (float)d->damping;
+        if (d->implicit) {
+            ctn_status sst = implicit_spring(w, d, dist, &j);
+            if (sst != CTN_OK) return sst;
+        }
+    } else if (d->implicit) {
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     }
     if (d->type == CTN_JOINT_HINGE) {
         if (!finite3(d->axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: non-finite component");
@@ -239,9 +264,9 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
 static ctn_status joint_of_type(ctn_world *w, ctn_joint_id handle, int type, const char *what, int *slot) {
     int id = ctn__joint_index(w, handle, what);
     if (id < 0) return CTN_ERR_NOT_FOUND;
-    if (w->joints[id].type != type)
+    if (ctn__joint_type(&w->joints[id]) != type)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)handle,
-                         ctn_joint_type_name((ctn_joint_type)w->joints[id].type), ctn_joint_type_name((ctn_joint_type)type));
+                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(&w->joints[id])), ctn_joint_type_name((ctn_joint_type)type));
     *slot = id;
     return ctn__sync(w);
 }

@@ -142,6 +142,8 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
 /* Public handle of body slot i (CTN_WORLD for i < 0) and of joint slot j. */
 static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) { return i < 0 ? CTN_WORLD : ctn__handle(i, w->body_gen[i]); }
 static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) { return ctn__handle(j, w->joint_gen[j]); }
+/* The public type of a stored joint: an implicit spring is stored as a distance row (CTN_JF_IMPLICIT_SPRING). */
+static inline int ctn__joint_type(const ctn_joint_def *d) { return (d->flags & CTN_JF_IMPLICIT_SPRING) ? CTN_JT_SPRING : d->type; }
 /* Takes a slot for a new body / joint (from the free stack unless w->append_slots) after growing the arrays;
  * nothing changes on failure. */
 ctn_status ctn__body_slot_take(ctn_world *w, int *slot);

@@ -189,7 +189,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
                                           "damping_time", "limits", "motor", "axis_a", "axis_b", "rest_orientation", NULL};
     static const char *const k_fixed[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time",
                                           "rest_orientation", NULL};
-    static const char *const k_spring[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "stiffness", "damping", NULL};
+    static const char *const k_spring[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "stiffness", "damping", "implicit", NULL};
     const char *const *keys = type == CTN_JOINT_DISTANCE ? k_distance
                               : type == CTN_JOINT_HINGE  ? k_hinge
                               : type == CTN_JOINT_FIXED  ? k_fixed
@@ -249,7 +249,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_range(c, j, "damping", path, 0.0, 0, 1e30, &sj->d.damping) < 0) return 0;
     if (ctn__json_range(c, j, "compliance", path, 0.0, 0, 1e30, &sj->d.compliance) < 0) return 0;
     if (ctn__json_range(c, j, "damping_time", path, 0.0, 0, 1e30, &sj->d.damping_time) < 0) return 0;
-    return parse_hinge_drive(c, j, path, sj) && parse_frames(c, j, path, type, sj) && ctn__json_bool(c, j, "rope", path, &sj->rope) >= 0;
+    return parse_hinge_drive(c, j, path, sj) && parse_frames(c, j, path, type, sj) && ctn__json_bool(c, j, "rope", path, &sj->rope) >= 0 &&
+           ctn__json_bool(c, j, "implicit", path, &sj->d.implicit) >= 0;
 }
 
 /* ---- top level ---- */

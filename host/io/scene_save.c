@@ -118,14 +118,15 @@ static void write_planes(FILE *f, const ctn_world *w) {
 
 static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, const int *index) {
     static const char *const types[] = {"distance", "ball", "hinge", "fixed", "spring"};
-    fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", types[j->type], index[j->a]);
+    fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", types[ctn__joint_type(j)], index[j->a]);
     if (j->b < 0) fputs("\"world\"", f);
     else fprintf(f, "%d", index[j->b]);
     put_f3(f, "anchor_a", j->anchor_a);
     put_f3(f, "anchor_b", j->anchor_b);
     if (j->type == CTN_JT_DISTANCE || j->type == CTN_JT_SPRING) fprintf(f, ", \"rest_length\": %.9g", j->rest_length);
-    if (j->type == CTN_JT_SPRING) {
-        fprintf(f, ", \"stiffness\": %.9g, \"damping\": %.9g}", j->stiffness, j->damping);
+    if (ctn__joint_type(j) == CTN_JT_SPRING) {
+        fprintf(f, ", \"stiffness\": %.9g, \"damping\": %.9g%s}", j->stiffness, j->damping,
+                (j->flags & CTN_JF_IMPLICIT_SPRING) ? ", \"implicit\": true" : "");
         return;
     }
     fprintf(f, ", \"compliance\": %.9g, \"damping_time\": %.9g", j->compliance, j->damping_time);

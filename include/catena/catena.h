@@ -289,7 +289,7 @@ typedef enum ctn_joint_type {
     CTN_JOINT_BALL,         /**< 3 rows: p_a = p_b (spherical; with CTN_WORLD a pin) */
     CTN_JOINT_HINGE,        /**< 5 rows: ball + axis_a parallel to axis_b */
     CTN_JOINT_FIXED,        /**< 6 rows: ball + relative orientation locked */
-    CTN_JOINT_SPRING,       /**< 0 rows: axial spring-damper force element */
+    CTN_JOINT_SPRING,       /**< 0 rows: axial spring-damper force element (1 compliant row when implicit) */
     CTN_JOINT_CONTACT       /**< 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
                                created with ctn_contact_add or by the built-in collision detection, never by
                                ctn_joint_add (issue 5) */
@@ -308,6 +308,10 @@ typedef struct ctn_joint_desc {
     double damping;          /**< spring, N s/m */
     double compliance;       /**< SPOOK epsilon; < 0: the world default */
     double damping_time;     /**< SPOOK tau; < 0: the world default */
+    int implicit;            /**< spring: 0 = an explicit force (exact for soft springs, stable only while
+                                  h < 2 sqrt(m/k)); 1 = a compliant distance row, SPOOK compliance 1/k and
+                                  damping time c/k (stable at any stiffness; needs stiffness > 0 and a rest
+                                  length >= 1e-6 m; compliance and damping_time are then ignored) */
 } ctn_joint_desc;
 
 /** A joint of `type` from body 0 to the world: zero anchors, axis +z, and rest length (-1), compliance and

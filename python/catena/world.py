@@ -193,7 +193,7 @@ class World:
 
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
-                  motor=None, rope=False):
+                  motor=None, rope=False, implicit=False):
         """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed" or "spring".
 
         pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
@@ -201,12 +201,13 @@ class World:
         rest_length (distance, spring; default the current distance); stiffness (N/m) and damping (N s/m)
         of a spring; compliance (m/N) and damping_time (s) of the SPOOK regularisation (default the
         world's); limits=(lower, upper) hinge angles (rad); motor=(speed rad/s, max_torque N m) a hinge
-        velocity motor; rope=True: a distance joint that only pulls."""
+        velocity motor; rope=True: a distance joint that only pulls; implicit=True: a spring as a compliant
+        row (SPOOK compliance 1/stiffness, damping time damping/stiffness), stable at any stiffness."""
         return self._h.add_joint(dict(type=_code(JOINT_TYPES, "joint.type", type), body_a=body_a, body_b=body_b,
                                       pivot=pivot, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
                                       rest_length=rest_length, stiffness=stiffness, damping=damping,
                                       compliance=compliance, damping_time=damping_time, limits=limits, motor=motor,
-                                      rope=bool(rope)))
+                                      rope=bool(rope), implicit=int(bool(implicit))))
 
     def remove_joint(self, joint):
         self._h.remove_joint(joint)

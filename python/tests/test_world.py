@@ -31,6 +31,16 @@ def test_every_joint_type(cpu_world):
     assert np.linalg.norm(w.positions[c] - w.positions[b]) <= 1.0 + 1e-3  # the rope holds
 
 
+def test_implicit_spring_holds_a_stiff_load(cpu_world):
+    w = cpu_world
+    w.configure(substeps=1)
+    m = w.add_body(position=(0, -1, 0), particle=True)
+    w.add_joint("spring", m, rest_length=1.0, stiffness=1e9, implicit=True)
+    w.step(60)
+    assert abs(w.positions[m, 1] + 1.0) < 1e-6  # a 1e9 N/m spring at 60 Hz, one substep
+    assert w.joint_gaps[0] == 0.0  # a spring's stretch is no joint error
+
+
 def test_hinge_motor_drives_the_wheel(cpu_world):
     w = cpu_world
     w.configure(gravity=(0, 0, 0))
