@@ -1,6 +1,7 @@
 /* Implicit springs: a spring-damper written as a compliant distance row, SPOOK compliance 1/k and damping
  * time c/k (Lacoursiere 2007). Checks, on the CPU and on OpenCL:
- *   - a moderate spring (k = 100 N/m, m = 1 kg, 240 Hz) oscillates with the period 2 pi sqrt(m/k);
+ *   - a moderate spring (k = 100 N/m, m = 1 kg, 240 Hz) oscillates with the period 2 pi sqrt(m/k), and
+ *     with a damper c its amplitude decays like exp(-c t / 2m);
  *   - a 1e9 N/m spring holding a 1 kg mass stays at rest at 60 Hz with one substep, where the explicit
  *     force blows up (it is stable only for h < 2 sqrt(m/k) = 6.3e-5 s);
  *   - the joint reads back as an implicit spring (description, scene file) and its stretch is no joint
@@ -92,6 +93,29 @@ static double check_period(ctn_backend backend, const char *name) {
     double y = height(w, b);
     ctn_world_destroy(w);
     return y;
+}
+
+/* The damper: k = 100 N/m, c = 2 N s/m, m = 1 kg (damping ratio 0.1) released 0.1 m stretched at 240 Hz
+ * decays like exp(-c t / 2m): the largest |x| over [2, 2 + T] s against 0.1 exp(-(c/2m) t) at the time of
+ * that peak, which checks that tau = c/k gives the damper c. */
+static void check_damper(ctn_backend backend, const char *name) {
+    ctn_world *w = make(backend, 1.0 / 240.0, 1, 0.0);
+    CHECK(w != NULL, "%s: world", name);
+    if (!w) return;
+    ctn_body_id b;
+    add_mass_on_spring(w, 1.1, 100.0, 2.0, 1, &b);
+    double peak = 0.0, t_peak = 0.0;
+    for (int i = 1; i <= 630; ++i) {
+        CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", name, ctn_world_last_error(w));
+        double x = fabs(height(w, b) + 1.0), t = i / 240.0;
+        if (t >= 2.0 && x > peak) peak = x, t_peak = t;
+    }
+    /* x(t) = A e^{-zeta w t} (cos w_d t + ...): at a peak |x| ~ A e^{-zeta w t} / sqrt(1 - zeta^2) */
+    double want = 0.1 * exp(-1.0 * t_peak) / sqrt(1.0 - 0.01);
+    CHECK(fabs(peak - want) < 0.03 * want, "%s: damped amplitude %g m at t = %g s, expected %g m", name, peak, t_peak, want);
+    printf("%s: damped spring (c = 2 N s/m) amplitude %.5f m at t = %.3f s, exp(-c t / 2m) predicts %.5f m\n", name, peak,
+           t_peak, want);
+    ctn_world_destroy(w);
 }
 
 /* k = 1e9 N/m holding 1 kg under gravity at 60 Hz, one substep: at rest within a micrometre after 10 s. */
@@ -212,6 +236,7 @@ static void check_api(void) {
 int main(void) {
     double y_cpu = check_period(CTN_BACKEND_CPU, "cpu");
     check_stiff(CTN_BACKEND_CPU, "cpu");
+    check_damper(CTN_BACKEND_CPU, "cpu");
     check_explicit_unstable();
     check_api();
     check_chain_solvers();
@@ -224,5 +249,6 @@ int main(void) {
     double y_ocl = check_period(CTN_BACKEND_OPENCL, "opencl");
     CHECK(fabs(y_ocl - y_cpu) < 1e-4, "OpenCL ends at %.9g, CPU at %.9g", y_ocl, y_cpu);
     check_stiff(CTN_BACKEND_OPENCL, "opencl");
+    check_damper(CTN_BACKEND_OPENCL, "opencl");
     return check_report("spring_implicit");
 }
