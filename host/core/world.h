@@ -137,7 +137,7 @@ static inline int64_t ctn__handle(int index, uint32_t generation) {
  * recorded: "FIELD: body handle H (index I, generation G) ..." saying whether it is out of range, removed
  * or stale (its slot now holds a later body). */
 int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world);
-/* The same for joints and contacts. */
+/* The slot of a live joint or contact handle, or -1 with CTN_ERR_NOT_FOUND recorded the same way. */
 int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
 /* Public handle of body slot i (CTN_WORLD for i < 0) and of joint slot j. */
 static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) { return i < 0 ? CTN_WORLD : ctn__handle(i, w->body_gen[i]); }

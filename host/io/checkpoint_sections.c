@@ -88,9 +88,15 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     ck_get(r, &c->key_count, sizeof c->key_count);
     if (!(c->keys = read_array(r, c->key_count, 1, sizeof *c->keys))) return 0;
     c->key_capacity = c->key_count + 1;
-    for (int e = 0; e < c->key_count; ++e)
-        if (!key_ok(w, &c->keys[e])) return 0;
-    return !r->short_read && ctn__contact_table_build(c);
+    unsigned char *owned = calloc((size_t)w->joint_count + 1, 1); /* a contact belongs to one key at most */
+    int ok = owned != NULL;
+    for (int e = 0; ok && e < c->key_count; ++e) {
+        const ctn_contact_key *k = &c->keys[e];
+        ok = key_ok(w, k) && (k->joint < 0 || !owned[k->joint]);
+        if (ok && k->joint >= 0) owned[k->joint] = 1;
+    }
+    free(owned);
+    return ok && !r->short_read && ctn__contact_table_build(c);
 }
 
 void ctn__ck_put_names(ck_writer *wr, const ctn_world *w) {
