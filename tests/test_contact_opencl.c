@@ -1,5 +1,5 @@
 /* OpenCL vs CPU on the contact scenes (issue 5): same contacts, limits and motors, positions within a
- * tolerance after a short run. Skipped (passes) when this build or machine has no OpenCL device. */
+ * tolerance after a short run. Skipped (exit 77) when this build or machine has no OpenCL device. */
 #include "catena/catena.h"
 #include "check.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
@@ -19,8 +19,8 @@ int main(void) {
     char err[512];
     ctn_world *probe = make(CTN_BACKEND_OPENCL, err, sizeof err);
     if (!probe) {
-        printf("contact_opencl: skipped (no OpenCL backend: %s)\n", err);
-        return 0;
+        printf("contact_opencl: no OpenCL backend: %s\n", err);
+        return check_skip("contact_opencl", "no OpenCL backend");
     }
     ctn_world_destroy(probe);
     const char *scenes[] = {"pile:200", "capsule_chain:60", "bridge_limits:10", "wheel", "contact_cradle:5"};

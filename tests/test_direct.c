@@ -8,9 +8,11 @@
  *   (c) a hanging ring (a loop closed by one joint) converges with the hybrid outer iterations;
  *   (d) sub-stepping and warm starting leave the exact solution unchanged, and the cache follows topology
  *       changes. */
+#define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
 #include "dense_ref.h"
+#include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (the OpenCL whip case) */
 #include "ctn_solver.h"
 #include "core/world.h"
 
@@ -361,7 +363,7 @@ static double chain_energy(ctn_world *w, int links, double m, const double inert
  * 60 Hz, 4 substeps). A velocity-level step leaves L (omega h)^2 / 2 of drift per substep there: 6 cm of
  * gap without the position projection of the direct solver. With it the gap stays at round-off, and the
  * projection (which moves positions only) must not add energy. */
-static void whip_case(ctn_backend backend) {
+static int whip_case(ctn_backend backend) {
     ctn_world *w = make_world(CTN_SOLVER_DIRECT, 4, 1);
     ctn_world_desc d;
     ctn_world_get_desc(w, &d);
@@ -369,8 +371,8 @@ static void whip_case(ctn_backend backend) {
     ctn_world_destroy(w);
     char err[256];
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
-        printf("whip: no %s world (%s): skipped\n", backend == CTN_BACKEND_OPENCL ? "OpenCL" : "CPU", err);
-        return;
+        printf("whip: no %s world (%s)\n", backend == CTN_BACKEND_OPENCL ? "OpenCL" : "CPU", err);
+        return -1;
     }
     ctn_chain_desc cd = ctn_chain_desc_default(100);
     CHECK(ctn_scene_chain(w, &cd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
@@ -391,13 +393,25 @@ static void whip_case(ctn_backend backend) {
     }
     printf("whipping 100-link chain, %s, 5 s: worst gap %.3g m, energy max %+.3g, end %+.3g (of m g l = %.3g J)\n",
            ctn_world_backend_name(w), worst, e_max, e_end, scale);
-    CHECK(worst < 1e-5, "whip (%s): worst gap %.3g m", ctn_world_backend_name(w), worst);
-    CHECK(e_max < 1e-3 * scale, "whip (%s): energy rose to %.3g J above the start", ctn_world_backend_name(w), e_max);
-    CHECK(e_end > -0.25 * scale, "whip (%s): lost too much energy: %.3g J", ctn_world_backend_name(w), e_end);
+    /* measured on both backends (2-core VM, PoCL 3.1, 2026-11-23): worst gap 9.9e-8 m (CPU) / 1.07e-7 m
+     * (OpenCL); energy at most 0.033 J below the start at its highest; 131 J = 13.4 % of m g l lost by
+     * the end (the README's 13 %) */
+    CHECK(worst < 1e-6, "whip (%s): worst gap %.3g m", ctn_world_backend_name(w), worst);
+    CHECK(e_max < 1e-4 * scale, "whip (%s): energy rose to %.3g J above the start", ctn_world_backend_name(w), e_max);
+    CHECK(e_end > -0.15 * scale && e_end < -0.12 * scale, "whip (%s): lost %.3g J = %.3g %% of m g l (measured 13.4 %%)",
+          ctn_world_backend_name(w), -e_end, -100.0 * e_end / scale);
     ctn_world_destroy(w);
+    return 0;
 }
 
+/* `test_direct` runs the CPU checks; `test_direct opencl` (CTest: test_direct_opencl) the OpenCL whip
+ * case, skipped (exit 77) without an OpenCL device. */
 int main(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "opencl")) {
+        setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
+        if (whip_case(CTN_BACKEND_OPENCL) < 0) return check_skip("direct_opencl", "no OpenCL world");
+        return check_report("direct_opencl");
+    }
     if (argc > 3) { /* exploration: test_direct SUBSTEPS HEAVY ITERATIONS */
         ring_substeps = atoi(argv[1]);
         ring_heavy = atof(argv[2]);
@@ -417,18 +431,18 @@ int main(int argc, char **argv) {
     hang_chain(CTN_SOLVER_DIRECT, 1000, 1, 1, 1, 60, &rope_direct);
     hang_chain(CTN_SOLVER_GS, 1000, 1, 1, 50, 60, &rope_gs);
     printf("1000-particle rope, 1000:1 end, 60 steps at 60 Hz, 1 substep: direct gap %.3g L, GS(50) gap %.3g L\n", rope_direct, rope_gs);
-    CHECK(rope_direct < 1e-4, "direct rope: max joint gap %.3g link lengths", rope_direct);
+    CHECK(rope_direct < 7.5e-7, "direct rope: max joint gap %.3g link lengths", rope_direct); /* measured 7.5e-8 */
     CHECK(rope_gs > 1e-2 && rope_gs > 100.0 * rope_direct, "GS(50) rope should stretch visibly: %.3g L vs direct %.3g L", rope_gs, rope_direct);
     hang_chain(CTN_SOLVER_DIRECT, 1000, 0, 1, 1, 60, &rel_direct);
     hang_chain(CTN_SOLVER_GS, 1000, 0, 1, 50, 60, &rel_gs);
     printf("1000-link rigid chain, 1000:1 end, 60 steps at 60 Hz, 1 substep: direct gap %.3g L, GS(50) gap %.3g L\n", rel_direct, rel_gs);
-    CHECK(rel_direct < 1e-4, "direct chain: max joint gap %.3g link lengths", rel_direct);
+    CHECK(rel_direct < 7.5e-7, "direct chain: max joint gap %.3g link lengths", rel_direct); /* measured 7.3e-8 */
     CHECK(rel_gs > 1e-2 && rel_gs > 100.0 * rel_direct, "GS(50) chain should stretch visibly: %.3g L vs direct %.3g L", rel_gs, rel_direct);
 
     /* (c) loops. A closed chain (one loop closer, 3 rows): exact through the Schur complement. */
     double res1, g1 = ring_gap(40, 1, 60, &res1);
     printf("closed 40-link chain, 4 substeps, 1 iteration: gap %.3g m, residual %.3g\n", g1, res1);
-    CHECK(g1 < 1e-6, "closed chain: gap %.3g m", g1);
+    CHECK(g1 < 4e-8, "closed chain: gap %.3g m", g1); /* measured 3.7e-9 m */
     /* many loops (a grid: block GS between the forest and the loop closers): converges with the outer
      * iterations */
     {
@@ -489,13 +503,12 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 3 * LINKS; ++k) dmax = fmax(dmax, fabs(a[k] - b[k]));
         printf("whipping 50-link chain, 4 substeps: warm start 0 vs 1 differ by %.3g m; gap %.3g m (1 substep), %.3g / %.3g / %.3g m (4 "
                "substeps, warm 0.5 / 0 / 1)\n", dmax, ga, g4, gb, gc);
-        CHECK(dmax < 1e-3, "warm start changed the exact solution by %.3g m", dmax);
+        CHECK(dmax < 1.1e-6, "warm start changed the exact solution by %.3g m", dmax); /* measured 1.09e-7 m */
         /* the position projection ends every step within its tolerance (CTN_PROJECT_TOL, 1e-7 m) at 1 and at
-         * 4 substeps; without it the gaps were 3.2e-4 m and 1e-7 m */
-        CHECK(ga < 1e-6 && g4 < 1e-6 && gb < 1e-6 && gc < 1e-6, "gap %.3g m (1 substep), %.3g / %.3g / %.3g m (4 substeps)", ga, g4, gb, gc);
+         * 4 substeps; without it the gaps were 3.2e-4 m and 1e-7 m; measured 1.4e-8 m and 8.8e-8 m */
+        CHECK(ga < 9e-7 && g4 < 9e-7 && gb < 9e-7 && gc < 9e-7, "gap %.3g m (1 substep), %.3g / %.3g / %.3g m (4 substeps)", ga, g4, gb, gc);
     }
     /* (f) post-stabilisation, on both backends */
-    whip_case(CTN_BACKEND_CPU);
-    whip_case(CTN_BACKEND_OPENCL);
+    CHECK(whip_case(CTN_BACKEND_CPU) == 0, "no CPU world");
     return check_report("direct");
 }

@@ -173,8 +173,7 @@ int main(int argc, char **argv) {
     char err[256];
     ctn_device_info dev[8];
     if (ctn_list_devices(dev, 8, &count, err, sizeof err) != CTN_OK || count == 0) {
-        printf("test_faults: no OpenCL platform or device, skipped\n");
-        return 0;
+        return check_skip("test_faults", "no OpenCL platform or device");
     }
     if (!fault_injection_built()) {
         printf("test_faults: this build has no fault injection (configure with -DCATENA_FAULT_INJECTION=ON), skipped\n");

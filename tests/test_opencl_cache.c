@@ -57,8 +57,7 @@ int main(void) {
     char err[256];
     ctn_device_info dev[4];
     if (ctn_list_devices(dev, 4, &count, err, sizeof err) != CTN_OK || count == 0) {
-        printf("test_opencl_cache: no OpenCL platform or device, skipped\n");
-        return 0;
+        return check_skip("test_opencl_cache", "no OpenCL platform or device");
     }
     char dir[64], path[512] = "";
     snprintf(dir, sizeof dir, "cache-test-%ld", (long)getpid());

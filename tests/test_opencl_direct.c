@@ -7,7 +7,7 @@
  *     round-off (elimination order, float rounding of dl and of the velocities); a hanging chain is not
  *     chaotic, so these stay at the float level of the coordinates (measured: see the printed values).
  * (b) A 1000-link hanging chain with a 1000:1 end at 60 Hz, 1 substep, 1 iteration holds its joints to
- *     a max gap below 1e-4 of the link length on OpenCL (as tests/test_direct.c asks of the CPU).
+ *     a max gap below 8e-7 of the link length on OpenCL (the position projection's round-off level).
  * (a') The same for a bridge (hinges, grounded at both ends), a horizontal chain released to swing, the
  *     double pendulum and three chains in one world.
  * (c) A grid (not a set of chains) is refused with CTN_ERR_UNSUPPORTED and a message naming why.
@@ -24,10 +24,16 @@
 #include <string.h>
 
 #define STEPS 30
-#define POS_TOL 1e-4 /* m, chains 20-50 m long */
-#define IMP_ABS 1e-4
-#define IMP_REL 1e-3
-#define BRIDGE_POS_TOL 2e-3 /* m, see (a') */
+/* Tolerances: 10x the largest difference measured on PoCL 3.1 (2-core VM, 2026-11-23). By cyclic
+ * reduction: positions 3.9e-7 m (rope:500), impulses 0.036 of IMP_ABS 1e-4 + IMP_REL 1e-3 |lambda|
+ * (chain:200), OpenCL gaps up to 4.9e-8 m and 4.9e-7 m above the CPU's (bridge:12); the forest path
+ * agrees bitwise with the CPU. */
+#define POS_TOL 4e-6 /* m, chains 20-50 m long */
+#define IMP_ABS 1e-5
+#define IMP_REL 1e-4
+#define GAP_TOL 5e-7       /* m: (a) hanging chains, OpenCL max gap; measured 4.9e-8 (heavy_chain:300) */
+#define GAP_DIFF_TOL 5e-6  /* m: (a') |OpenCL gap - CPU gap|; measured 4.9e-7 (bridge:12) */
+#define BRIDGE_POS_TOL 2e-3 /* m, see (a'); measured 3.1e-4 */
 
 static int have_opencl(void) {
     int count = 0;
@@ -144,7 +150,7 @@ static int suite(void) {
                    cases[c].name, STEPS, dp, di, imax, cpu.max_gap, ocl.max_gap);
             CHECK(dp <= POS_TOL, "%s: positions differ by %.3g m (tol %.3g)", cases[c].name, dp, POS_TOL);
             CHECK(di <= 1.0, "%s: impulses differ by %.3g of the tolerance", cases[c].name, di);
-            CHECK(ocl.max_gap <= 1e-4 * 0.1, "%s: OpenCL max gap %.3g m", cases[c].name, ocl.max_gap);
+            CHECK(ocl.max_gap <= GAP_TOL, "%s: OpenCL max gap %.3g m", cases[c].name, ocl.max_gap);
         }
         state_free(&cpu);
         state_free(&ocl);
@@ -171,7 +177,7 @@ static int suite(void) {
              * iterations). It is held to the gap and to BRIDGE_POS_TOL. */
             double tol = specs[c] && !strcmp(specs[c], "bridge:12") ? BRIDGE_POS_TOL : POS_TOL;
             CHECK(dp <= tol, "%s: positions differ by %.3g m (tol %.3g)", specs[c] ? specs[c] : "3 chains", dp, tol);
-            CHECK(ocl.max_gap <= 2.0 * cpu.max_gap + 1e-6, "%s: OpenCL gap %.3g m vs CPU %.3g m", specs[c] ? specs[c] : "3 chains",
+            CHECK(fabs(ocl.max_gap - cpu.max_gap) <= GAP_DIFF_TOL, "%s: OpenCL gap %.3g m vs CPU %.3g m", specs[c] ? specs[c] : "3 chains",
                   ocl.max_gap, cpu.max_gap);
         }
         state_free(&cpu);
@@ -182,7 +188,8 @@ static int suite(void) {
     state h;
     if (run(CTN_BACKEND_OPENCL, 1000, 0, 1000.0, 1, 1, 60, &h) > 0) {
         printf("1000-link chain, 1000:1 end, 1 substep, 1 iteration, 60 steps on OpenCL: max gap %.3g link lengths\n", h.max_gap / 0.1);
-        CHECK(h.max_gap < 1e-4 * 0.1, "1000-link heavy chain on OpenCL: max gap %.3g link lengths", h.max_gap / 0.1);
+        /* measured 7.6e-8 link lengths (the projection's tolerance is 1e-7 m = 1e-6 link lengths) */
+        CHECK(h.max_gap < 8e-7 * 0.1, "1000-link heavy chain on OpenCL: max gap %.3g link lengths", h.max_gap / 0.1);
     }
     state_free(&h);
 
@@ -203,15 +210,15 @@ static int suite(void) {
 int main(void) {
     setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     if (!have_opencl()) {
-        printf("test_opencl_direct: no OpenCL platform or device, skipped\n");
-        return 0;
+        return check_skip("test_opencl_direct", "no OpenCL platform or device");
     }
     /* chains by cyclic reduction (the GPU default), then by the forest path (the CPU-device default) */
     static const char *const routes[2] = {"0", "1"};
     for (int k = 0; k < 2; ++k) {
         setenv("CATENA_DIRECT_TREE", routes[k], 1);
         printf("-- chains by %s\n", k ? "the forest path (host/opencl_tree.c)" : "cyclic reduction (host/opencl_direct.c)");
-        if (suite() < 0) break;
+        if (suite() < 0)
+            return check_failures ? check_report("test_opencl_direct") : check_skip("test_opencl_direct", "the OpenCL device has no fp64");
     }
     return check_report("test_opencl_direct");
 }

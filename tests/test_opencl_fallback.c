@@ -37,8 +37,7 @@ int main(int argc, char **argv) {
     char err[256];
     ctn_device_info dev[8];
     if (ctn_list_devices(dev, 8, &count, err, sizeof err) != CTN_OK || count == 0) {
-        printf("test_opencl_fallback: no OpenCL platform or device, skipped\n");
-        return 0;
+        return check_skip("test_opencl_fallback", "no OpenCL platform or device");
     }
     char out[8192], eout[8192];
     char noplat[64];

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #define STEPS 30
-#define POS_TOL 1e-5 /* m; trees of 0.1 m links, 1-3 m across */
+#define POS_TOL 1e-6 /* m; trees of 0.1 m links, 1-3 m across; measured 9.7e-8 (PoCL 3.1, paths contracted) */
 
 static int have_opencl(void) {
     int count = 0;
@@ -248,7 +248,8 @@ static int compare(const char *name, builder b, int seed, int substeps, double g
         printf("%s, %s: %d bodies, %d steps: max |dx| %.3g m, max gap cpu %.3g opencl %.3g m\n", name, how, cpu.bodies, STEPS, dp,
                cpu.max_gap, ocl[mode].max_gap);
         CHECK(dp <= POS_TOL, "%s, %s: positions differ by %.3g m (tol %.3g)", name, how, dp, POS_TOL);
-        CHECK(fabs(ocl[mode].max_gap - cpu.max_gap) <= 1e-2 * cpu.max_gap + 1e-7, "%s, %s: OpenCL gap %.3g m vs CPU %.3g m", name, how,
+        /* measured: at most 1.2e-9 m apart */
+        CHECK(fabs(ocl[mode].max_gap - cpu.max_gap) <= 1.2e-8, "%s, %s: OpenCL gap %.3g m vs CPU %.3g m", name, how,
               ocl[mode].max_gap, cpu.max_gap);
         CHECK(ocl[mode].max_gap <= gap_tol, "%s, %s: OpenCL max gap %.3g m (tol %.3g)", name, how, ocl[mode].max_gap, gap_tol);
     }
@@ -330,20 +331,21 @@ static void scene_limit(ctn_world *w, int seed) { /* bridge_limits: hinges with 
 int main(void) {
     setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     if (!have_opencl()) {
-        printf("test_opencl_tree: no OpenCL platform or device, skipped\n");
-        return 0;
+        return check_skip("test_opencl_tree", "no OpenCL platform or device");
     }
-    if (compare("(a) tree:63 pinned at the root", scene_binary, 0, 0, 5e-3) < 0) return check_report("test_opencl_tree");
-    compare("(b) star: 6 chains of 15 from one hub", scene_star, 0, 0, 5e-3);
+    /* gap tolerances: 10x the largest OpenCL max gap measured on PoCL 3.1 (2-core VM, 2026-11-23) */
+    if (compare("(a) tree:63 pinned at the root", scene_binary, 0, 0, 4e-7) < 0) /* measured 3.8e-8 m */
+        return check_failures ? check_report("test_opencl_tree") : check_skip("test_opencl_tree", "the OpenCL device has no fp64");
+    compare("(b) star: 6 chains of 15 from one hub", scene_star, 0, 0, 8e-7); /* 8.1e-8 m */
     for (int seed = 0; seed < 20; ++seed) {
         char name[64];
         snprintf(name, sizeof name, "(c) random tree, seed %d", seed);
-        compare(name, scene_random, seed, 0, 2e-2);
+        compare(name, scene_random, seed, 0, 2e-6); /* 1.9e-7 m (seed 19 and others) */
     }
-    compare("(d) 200-link chain, 1000:1 end, side branch of 30", scene_heavy_branch, 0, 8, 1e-4);
-    compare("(e) tree:31 pinned at the root and two leaves", scene_two_pins, 0, 0, 5e-3);
-    compare("(f) forest: tree:15, a hinged tree, a chain", scene_forest, 0, 0, 5e-3);
-    compare("(g) 10000-link chain with a 50-link side branch", scene_long_branch, 0, 0, 1e-4);
+    compare("(d) 200-link chain, 1000:1 end, side branch of 30", scene_heavy_branch, 0, 8, 1.1e-7); /* 1.1e-8 m */
+    compare("(e) tree:31 pinned at the root and two leaves", scene_two_pins, 0, 0, 6e-7); /* 6.4e-8 m */
+    compare("(f) forest: tree:15, a hinged tree, a chain", scene_forest, 0, 0, 1e-6); /* 1.0e-7 m */
+    compare("(g) 10000-link chain with a 50-link side branch", scene_long_branch, 0, 0, 1.2e-7); /* 1.2e-8 m */
 
     {
         double pc[3 * 64], po[3 * 64];
