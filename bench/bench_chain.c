@@ -1,7 +1,8 @@
 /* bench_chain: accuracy and cost of the solvers on a hanging chain of rigid links with ball joints.
  *
  * For each chain length and solver setting, builds the chain hanging straight down from a world pin,
- * steps it `--steps` times at 60 Hz, and reports the median wall time of a step (after 5 warm-up steps),
+ * steps it `--steps` times at 60 Hz, and reports the median wall time of a step (after 5 warm-up steps)
+ * and the median of each phase's time (so no phase can exceed the total by mixing a mean with a median),
  * the row updates per second, and the joint error: the largest joint gap (anchor separation) at the
  * last step and over the run, relative to the link length. The chain starts exactly assembled and at
  * rest, so every bit of gap is solver error under gravity.
@@ -43,6 +44,15 @@ static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
+
+/* Median of v[0..n) (sorts v in place); 0 when n == 0. */
+static double median(double *v, int n) {
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+enum { PHASE_TOTAL, PHASE_SOLVE, PHASE_PREPARE, PHASE_INTEGRATE, PHASE_TRANSFER, PHASES };
 
 static int parse_config(const char *s, config *c) {
     char solver[16] = "";
@@ -87,7 +97,12 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
         ctn_world_destroy(w);
         return r;
     }
-    double *ms = malloc(sizeof(double) * (size_t)steps);
+    double *ms = malloc(sizeof(double) * PHASES * (size_t)steps); /* PHASES rows of `steps` step times */
+    if (!ms) {
+        fprintf(stderr, "bench_chain: out of memory\n");
+        ctn_world_destroy(w);
+        return r;
+    }
     ctn_step_stats s;
     memset(&s, 0, sizeof s);
     int timed = 0;
@@ -100,18 +115,20 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
         double gap = s.max_gap / c.link_length;
         if (gap > r.gap_worst || !isfinite(gap)) r.gap_worst = gap;
         if (k >= 5) {
-            ms[timed++] = s.ms_total;
-            r.ms_solve += s.ms_solve;
-            r.ms_prepare += s.ms_prepare;
-            r.ms_integrate += s.ms_integrate;
-            r.ms_transfer += s.ms_transfer;
+            const double phase[PHASES] = {s.ms_total, s.ms_solve, s.ms_prepare, s.ms_integrate, s.ms_transfer};
+            for (int p = 0; p < PHASES; ++p) ms[(size_t)p * (size_t)steps + (size_t)timed] = phase[p];
+            ++timed;
         }
         if (k == steps - 1) r.ok = 1;
     }
     if (timed > 0) {
-        qsort(ms, (size_t)timed, sizeof *ms, cmp_double);
-        r.ms_median = ms[timed / 2];
-        r.ms_solve /= timed, r.ms_prepare /= timed, r.ms_integrate /= timed, r.ms_transfer /= timed;
+        double *row[PHASES];
+        for (int p = 0; p < PHASES; ++p) row[p] = ms + (size_t)p * (size_t)steps;
+        r.ms_median = median(row[PHASE_TOTAL], timed);
+        r.ms_solve = median(row[PHASE_SOLVE], timed);
+        r.ms_prepare = median(row[PHASE_PREPARE], timed);
+        r.ms_integrate = median(row[PHASE_INTEGRATE], timed);
+        r.ms_transfer = median(row[PHASE_TRANSFER], timed);
         r.row_updates_per_s = s.row_updates / (r.ms_median * 1e-3);
     }
     r.gap_final = s.max_gap / c.link_length;
@@ -185,7 +202,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     fprintf(f, "%s chain of rigid links (0.1 m, 0.1 kg, end mass ratio %g), ball joints, 60 Hz, %d steps, backend %s.\n"
-               "gap = largest joint anchor separation / link length; ms/step = median wall time of a step after 5 warm-up steps.\n\n",
+               "gap = largest joint anchor separation / link length; ms/step and solve ms = medians over the steps after 5 warm-up "
+               "steps.\n\n",
             horizontal ? "Swinging (released horizontal)" : "Hanging", heavy, steps, nres ? res[0].backend : "?");
     fprintf(f, "| links | solver:iterations x substeps | ms/step | solve ms | row updates/s | colours | gap (last step) | gap (worst step) |\n");
     fprintf(f, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
@@ -204,7 +222,8 @@ int main(int argc, char **argv) {
             return 1;
         }
         fprintf(j, "{\n  \"workload\": {\"scene\": \"%s chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
-                   "\"time_step\": %.9g, \"steps\": %d},\n  \"results\": [\n",
+                   "\"time_step\": %.9g, \"steps\": %d},\n  \"timing\": \"every ms_ field is a median over the steps after 5 warm-up steps\",\n"
+                   "  \"results\": [\n",
                 horizontal ? "swinging" : "hanging", heavy, 1.0 / 60.0, steps);
         for (int i = 0; i < nres; ++i) {
             const result *r = &res[i];
