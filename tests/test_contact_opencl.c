@@ -39,7 +39,9 @@ int main(void) {
         ctn_world_get_positions(gpu, b, n, &wb);
         double worst = 0.0;
         for (int k = 0; k < 3 * wa; ++k) worst = fmax(worst, fabs(a[k] - b[k]));
-        CHECK(wa == wb && worst < 1e-3, "%s: OpenCL and CPU positions differ by %g m", scenes[s], worst);
+        /* measured on PoCL 3.1 (2-core VM, 2026-11-23): 1.4e-7 m on pile:200, 4.2e-8 m on bridge_limits:10,
+         * bitwise on the others; 10x the largest */
+        CHECK(wa == wb && worst < 1.5e-6, "%s: OpenCL and CPU positions differ by %g m", scenes[s], worst);
         int ca = 0, cb = 0;
         ctn_world_get_contacts(cpu, NULL, 0, &ca);
         ctn_world_get_contacts(gpu, NULL, 0, &cb);
