@@ -95,6 +95,25 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         blk->lo[0] = 0.0f;
         return;
     }
+    if (j.type == CTN_JT_PRISMATIC) {
+        /* Slider along a1 = R_a axis_a: the anchor separation s has no component across the axis,
+         * g_k = t_k . s for t1, t2 perpendicular to a1, fixed in body a's frame (so they turn with it). Then
+         *     dg_k/dt = t_k . (va + wa x ra - vb - wb x rb) + (wa x t_k) . s
+         *             = t_k . (va - vb - wb x rb) + wa . ((ra - s) x t_k),
+         * the linear-row form with body a's lever arm ra - s (a's centre to b's anchor), exact at any pose
+         * (Box2D's prismatic joint, Catto 2007, uses the same arm). The relative orientation is locked like
+         * a fixed joint's (angular rows below). */
+        ctn_v3 t1, t2;
+        ctn_basis(j.axis_a, &t1, &t2);
+        t1 = ctn_quat_rotate(pa.q, t1);
+        t2 = ctn_quat_rotate(pa.q, t2);
+        blk->ra = ctn_sub(ra, sep);
+        blk->dir[0] = t1;
+        blk->dir[1] = t2;
+        g[0] = ctn_dot(t1, sep);
+        g[1] = ctn_dot(t2, sep);
+        blk->n_lin = 2;
+    }
     if (j.type == CTN_JT_BALL || j.type == CTN_JT_HINGE || j.type == CTN_JT_FIXED) {
         /* g = pa - pb along the world axes (eq. 31) */
         blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
@@ -137,17 +156,19 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
             }
             blk->n_ang = 3;
         }
-    } else if (j.type == CTN_JT_FIXED) {
+    } else if (j.type == CTN_JT_FIXED || j.type == CTN_JT_PRISMATIC) {
         /* Orientation error: the rotation q_e = (q_a q_rel) q_b^* that takes b to its target; for a small
-         * error q_e ~ (1, theta/2) and dtheta/dt = wa - wb, so g = 2 vec(q_e) along the world axes. */
+         * error q_e ~ (1, theta/2) and dtheta/dt = wa - wb, so g = 2 vec(q_e) along the world axes
+         * (rows n_lin .. n_lin + 2: 3..5 for a fixed joint, 2..4 for a slider). */
         ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
         float s = qe.w < 0.0f ? -2.0f : 2.0f;
-        blk->dir[3] = ctn_v3_make(1.0f, 0.0f, 0.0f);
-        blk->dir[4] = ctn_v3_make(0.0f, 1.0f, 0.0f);
-        blk->dir[5] = ctn_v3_make(0.0f, 0.0f, 1.0f);
-        g[3] = s * qe.x;
-        g[4] = s * qe.y;
-        g[5] = s * qe.z;
+        int r = blk->n_lin;
+        blk->dir[r] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+        blk->dir[r + 1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+        blk->dir[r + 2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+        g[r] = s * qe.x;
+        g[r + 1] = s * qe.y;
+        g[r + 2] = s * qe.z;
         blk->n_ang = 3;
     }
 }

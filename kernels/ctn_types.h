@@ -62,6 +62,7 @@ typedef struct ctn_props {
 #define CTN_JT_HINGE 2
 #define CTN_JT_FIXED 3
 #define CTN_JT_SPRING 4
+#define CTN_JT_PRISMATIC 6 /* slider: translation along one axis only (ctn_joint_rows) */
 #define CTN_JT_CONTACT 5 /* issue 5: normal (unilateral) + two friction rows, seed 000 eq. 33 */
 
 /* ctn_joint_def.flags (issue 5). */
@@ -76,6 +77,7 @@ typedef struct ctn_props {
 /* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
  * Body b < 0 is the world; then anchor_b / axis_b are world-frame.
  * Per-type meaning of the shared fields (issue 5 reuses fields a type does not need, so the size stays 112):
+ *   prismatic: axis_a / axis_b = slider axis in each body's frame, rel_q = rest orientation of b relative to a.
  *   hinge:   rel_q = rest orientation of b relative to a (the zero of the hinge angle); flags CTN_JF_LIMIT
  *            with lo/hi the angle limits (rad); CTN_JF_MOTOR with stiffness = target speed (rad/s) and
  *            damping = maximum torque (N m).

@@ -1,6 +1,6 @@
 /* Jacobians against finite differences of the constraint functions.
  *
- * For every joint type (distance, ball, hinge, fixed), with rigid bodies, particles and the world as
+ * For every joint type (distance, ball, hinge, fixed, prismatic), with rigid bodies, particles and the world as
  * body b, the rows built by ctn_joint_rows / ctn_joint_prepare (kernels/ctn_rows.h) must satisfy
  *     J v == dg/dt == (g(q + eps qdot) - g(q - eps qdot)) / (2 eps)
  * for random body velocities, where a pose moves along (v, w) by x +/- eps v and e -> exp(+/- eps/2 w) e
@@ -153,7 +153,7 @@ static ctn_joint_def make_joint(int type, const side *a, const side *b) {
     j.type = type;
     j.a = 0;
     j.b = b->world ? -1 : 1;
-    j.rows = type == CTN_JT_DISTANCE ? 1 : type == CTN_JT_BALL ? 3 : type == CTN_JT_HINGE ? 5 : 6;
+    j.rows = type == CTN_JT_DISTANCE ? 1 : type == CTN_JT_BALL ? 3 : type == CTN_JT_HINGE || type == CTN_JT_PRISMATIC ? 5 : 6;
     j.anchor_a = a->particle ? ctn_v3_zero() : rand_v3(0.5);
     j.anchor_b = b->particle ? ctn_v3_zero() : rand_v3(0.5);
     if (b->world) j.anchor_b = rand_v3(1.0); /* world-frame anchor */
@@ -174,8 +174,12 @@ static void satisfy_angular(ctn_joint_def *j, const side *a, const side *b) {
         } while (fabsf(fabsf(ax.x) - 0.57735f) < 0.1f);
         j->axis_a = ctn_quat_rotate_inv(a->pose.q, ax);
         j->axis_b = ctn_quat_rotate_inv(b->pose.q, ax);
-    } else if (j->type == CTN_JT_FIXED) {
+    } else if (j->type == CTN_JT_FIXED || j->type == CTN_JT_PRISMATIC) {
         j->rel_q = ctn_quat_mul(ctn_quat_conj(a->pose.q), b->pose.q);
+    }
+    if (j->type == CTN_JT_PRISMATIC) { /* any slider axis: its rows are exact at every pose */
+        ctn_v3 ax = rand_v3(1.0);
+        j->axis_a = ctn_scale(ax, 1.0f / ctn_length(ax));
     }
 }
 
@@ -203,6 +207,20 @@ int main(void) {
                 }
                 check_joint(what, j, &a, &b, 1);
             }
+        }
+    }
+    /* The slider (rigid-rigid and rigid-world): its 2 linear rows are exact at any pose, also with the
+     * orientation violated; its 3 angular rows are the fixed joint's, checked on their manifold. */
+    for (int config = 0; config < 2; ++config) {
+        for (int trial = 0; trial < 50; ++trial) {
+            side a = make_side(0, 0), b = make_side(config == 1, 0);
+            ctn_joint_def j = make_joint(CTN_JT_PRISMATIC, &a, &b);
+            satisfy_angular(&j, &a, &b);
+            snprintf(what, sizeof what, "prismatic config %d trial %d", config, trial);
+            ctn_joint_def off = j;
+            off.rel_q = ctn_quat_integrate(off.rel_q, rand_v3(1.0), 0.3f);
+            check_joint(what, off, &a, &b, 0);
+            check_joint(what, j, &a, &b, 1);
         }
     }
     /* Off the angular manifold the angular rows are only first-order accurate: the mismatch grows

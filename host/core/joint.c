@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int joint_rows[] = {1, 3, 5, 6, 0, 3};
+static const int joint_rows[] = {1, 3, 5, 6, 0, 3, 5};
 
 /* The stored joint type (kernels/ctn_types.h CTN_JT_*, read by the kernels) is the public enum value. */
 _Static_assert(CTN_JOINT_DISTANCE == CTN_JT_DISTANCE && CTN_JOINT_BALL == CTN_JT_BALL && CTN_JOINT_HINGE == CTN_JT_HINGE &&
-                   CTN_JOINT_FIXED == CTN_JT_FIXED && CTN_JOINT_SPRING == CTN_JT_SPRING && CTN_JOINT_CONTACT == CTN_JT_CONTACT,
+                   CTN_JOINT_FIXED == CTN_JT_FIXED && CTN_JOINT_SPRING == CTN_JT_SPRING && CTN_JOINT_CONTACT == CTN_JT_CONTACT && CTN_JOINT_PRISMATIC == CTN_JT_PRISMATIC,
                "ctn_joint_type and CTN_JT_* disagree");
-_Static_assert(sizeof joint_rows / sizeof joint_rows[0] == CTN_JT_CONTACT + 1, "a row count for every joint type");
+_Static_assert(sizeof joint_rows / sizeof joint_rows[0] == CTN_JT_PRISMATIC + 1, "a row count for every joint type");
 
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
@@ -127,7 +127,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
     if (d->type == CTN_JOINT_CONTACT)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
-    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_SPRING)
+    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_PRISMATIC)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
     int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
@@ -141,7 +141,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
-    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED;
+    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED || d->type == CTN_JOINT_PRISMATIC;
     if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,
                          is_particle(w, a) ? (long long)d->body_a : (long long)d->body_b);
@@ -189,7 +189,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     } else if (d->implicit) {
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     }
-    if (d->type == CTN_JOINT_HINGE) {
+    if (d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_PRISMATIC) {
         if (!finite3(d->axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: non-finite component");
         double n = sqrt(d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2]);
         if (!(n > 1e-9))

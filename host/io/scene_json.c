@@ -89,7 +89,9 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* ---- constraints ---- */
 
-static const char *const joint_types[] = {"distance", "ball", "hinge", "fixed", "spring", NULL};
+/* Index = ctn_joint_type, except "prismatic" (index 5, where the enum has its contacts, which scene files
+ * do not name): parse_constraint maps it. */
+static const char *const joint_types[] = {"distance", "ball", "hinge", "fixed", "spring", "prismatic", NULL};
 
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world, int *out) {
     if (cJSON_IsNumber(v)) {
@@ -159,7 +161,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, scene_jo
 static int parse_frames(pctx *c, const cJSON *j, const char *path, int type, scene_joint *sj) {
     int rq = ctn__json_nonzero_vec(c, j, "rest_orientation", path, 4, sj->rest_orientation);
     if (rq < 0) return 0;
-    if (type != CTN_JOINT_HINGE) {
+    if (type != CTN_JOINT_HINGE && type != CTN_JOINT_PRISMATIC) {
         sj->has_frames = rq;
         return 1;
     }
@@ -180,8 +182,9 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
-    if (!tv) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed or spring)");
+    if (!tv) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring or prismatic)");
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
+    if (type == CTN_JOINT_CONTACT) type = CTN_JOINT_PRISMATIC;
     static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
                                              "rope", NULL};
     static const char *const k_ball[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time", NULL};
@@ -190,7 +193,10 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     static const char *const k_fixed[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time",
                                           "rest_orientation", NULL};
     static const char *const k_spring[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "stiffness", "damping", "implicit", NULL};
-    const char *const *keys = type == CTN_JOINT_DISTANCE ? k_distance
+    static const char *const k_prismatic[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "axis", "compliance",
+                                              "damping_time", "axis_a", "axis_b", "rest_orientation", NULL};
+    const char *const *keys = type == CTN_JOINT_DISTANCE    ? k_distance
+                              : type == CTN_JOINT_PRISMATIC ? k_prismatic
                               : type == CTN_JOINT_HINGE  ? k_hinge
                               : type == CTN_JOINT_FIXED  ? k_fixed
                               : type == CTN_JOINT_SPRING ? k_spring
@@ -220,17 +226,19 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
         ctn__json_path(p, path, "pivot");
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give either \"pivot\" (a world point) or \"anchor_a\"/\"anchor_b\", not both");
     }
-    if ((type == CTN_JOINT_BALL || type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED) && !rp && !ra && !rb)
+    int rigid = type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED || type == CTN_JOINT_PRISMATIC;
+    if ((type == CTN_JOINT_BALL || rigid) && !rp && !ra && !rb)
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, path, "a %s joint needs \"pivot\" (a world point) or \"anchor_a\" and \"anchor_b\"",
-                    joint_types[type]);
+                    ctn_joint_type_name((ctn_joint_type)type));
     /* particle anchors are their centres */
     for (int side = 0; side < 2; ++side) {
         int b = (int)(side ? sj->d.body_b : sj->d.body_a);
         const double *an = side ? sj->d.anchor_b : sj->d.anchor_a;
         if (b < 0 || b >= c->body_count || !c->bodies[b].d.particle) continue;
-        if (type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED) {
+        if (rigid) {
             ctn__json_path(p, path, side ? "b" : "a");
-            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a %s joint needs rigid bodies; body %d is a particle", joint_types[type], b);
+            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a %s joint needs rigid bodies; body %d is a particle",
+                                  ctn_joint_type_name((ctn_joint_type)type), b);
         }
         if (an[0] != 0.0 || an[1] != 0.0 || an[2] != 0.0) {
             ctn__json_path(p, path, side ? "anchor_b" : "anchor_a");

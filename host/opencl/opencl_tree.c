@@ -100,6 +100,7 @@ static int rows_of_type(int type) {
     case CTN_JT_BALL: return 3;
     case CTN_JT_HINGE: return 5;
     case CTN_JT_FIXED: return 6;
+    case CTN_JT_PRISMATIC: return 5;
     default: return 0;
     }
 }

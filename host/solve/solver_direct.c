@@ -174,6 +174,7 @@ int ctn__direct_rows(const ctn_joint_def *d) {
     case CTN_JT_BALL: return 3;
     case CTN_JT_HINGE: return 5;
     case CTN_JT_FIXED: return 6;
+    case CTN_JT_PRISMATIC: return 5;
     default: return 0;
     }
 }

@@ -290,9 +290,11 @@ typedef enum ctn_joint_type {
     CTN_JOINT_HINGE,        /**< 5 rows: ball + axis_a parallel to axis_b */
     CTN_JOINT_FIXED,        /**< 6 rows: ball + relative orientation locked */
     CTN_JOINT_SPRING,       /**< 0 rows: axial spring-damper force element (1 compliant row when implicit) */
-    CTN_JOINT_CONTACT       /**< 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
+    CTN_JOINT_CONTACT,      /**< 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
                                created with ctn_contact_add or by the built-in collision detection, never by
                                ctn_joint_add (issue 5) */
+    CTN_JOINT_PRISMATIC     /**< 5 rows: slider, body a moves relative to body b along `axis` only (2 rows
+                               across the axis, 3 locking the relative orientation) */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
@@ -302,7 +304,7 @@ typedef struct ctn_joint_desc {
     ctn_body_id body_b;      /**< or CTN_WORLD */
     double anchor_a[3];      /**< body-a frame */
     double anchor_b[3];      /**< body-b frame, or world frame for CTN_WORLD */
-    double axis[3];          /**< hinge axis in the world frame at creation */
+    double axis[3];          /**< hinge or slider axis in the world frame at creation */
     double rest_length;      /**< distance and spring; < 0: the current anchor distance */
     double stiffness;        /**< spring, N/m */
     double damping;          /**< spring, N s/m */

@@ -32,7 +32,7 @@ BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
 JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
-               "spring": _c.JOINT_SPRING}
+               "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC}
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
 
 # settings keys whose values are enum names, and their tables
@@ -194,7 +194,8 @@ class World:
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
                   motor=None, rope=False, implicit=False):
-        """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed" or "spring".
+        """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed", "spring" or
+        "prismatic" (a slider along axis).
 
         pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
         anchor_b in the body frames, the world frame for WORLD); axis: the hinge axis (world frame);
