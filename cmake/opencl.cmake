@@ -42,6 +42,12 @@ set(CATENA_OPENCL_SOURCES
   host/opencl/opencl_context.c
   host/opencl/opencl_devices.c
   host/opencl/backend_opencl.c
+  host/opencl/opencl_launch.c
+  host/opencl/opencl_buffers.c
+  host/opencl/opencl_profile.c
+  host/opencl/opencl_stages.c
+  host/opencl/opencl_snapshot.c
+  host/opencl/opencl_bandwidth.c
   host/opencl/opencl_cg.c
   host/opencl/opencl_direct.c # issue 8: exact solver for chains
   host/opencl/opencl_tree.c # issue 8: exact solver for trees (forests) of joints

@@ -90,7 +90,7 @@ __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn
     ctn_integrate_body(i, pose, vel, props, inertia, h);
 }
 
-/* ---- post-stabilisation of the exact solver (ctn_project_*, host/backend_opencl.c project_positions) ---- */
+/* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_newton) ------- */
 
 __kernel void ctn_k_project_begin(int n, __global const ctn_vel *vel, __global ctn_vel *out) {
     int i = (int)get_global_id(0);
@@ -102,6 +102,12 @@ __kernel void ctn_k_project_slot(int m, __global const ctn_joint_def *defs, __gl
     int s = (int)get_global_id(0);
     if (s >= m) return;
     ctn_project_slot(s, defs, blocks, h, err);
+}
+
+__kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props, __global ctn_inertia *inertia) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_inertia_body(i, pose, props, inertia);
 }
 
 /* ---- conjugate gradient pieces (seed 004; host/solver_cpu.c solve_cg is the reference) -------------- */

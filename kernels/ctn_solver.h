@@ -189,8 +189,14 @@ CTN_FN void ctn_integrate_body(int i, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL cons
     inertia[i].inv_inertia = ctn_body_inverse_inertia(p, pr);
 }
 
-/* Post-stabilisation of the exact solver (host/solver_cpu.c project_positions; the OpenCL backend runs the
- * same items): Newton steps until the largest error of a projected row is below CTN_PROJECT_TOL, at most
+/* World inverse inertia of body i from its pose (after a position change without a substep). */
+CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
+                             CTN_GLOBAL ctn_inertia *inertia) {
+    inertia[i].inv_inertia = ctn_body_inverse_inertia(pose[i], props[i]);
+}
+
+/* Post-stabilisation of the exact solver (host/solve/pipeline.c project_newton; both backends run these
+ * items): Newton steps until the largest error of a projected row is below CTN_PROJECT_TOL, at most
  * CTN_PROJECT_MAX of them. A projection step moves bodies by h v with scratch velocities that start at rest: */
 #define CTN_PROJECT_TOL 1e-7f /* m (rad for angular rows) */
 #define CTN_PROJECT_MAX 8

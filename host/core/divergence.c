@@ -2,8 +2,9 @@
  * undone, so the caller gets CTN_ERR_DIVERGED with the world exactly as it was before the step and can
  * retry with a smaller time step, more substeps, or stop with its data intact.
  *
- * The CPU backend works on the host arrays, so the guard copies them before the step (pose, velocity,
- * inverse inertia, warm-start impulses: about 100 bytes per body, a memcpy) and checks them after it. */
+ * The CPU backend works on the host arrays, so it copies them before the step (pose, velocity, inverse
+ * inertia, warm-start impulses: about 100 bytes per body, a memcpy) and puts the copy back when the step
+ * pipeline's check (host/solve/pipeline.c) finds a bad body. */
 #include "core/world.h"
 
 #include <math.h>
@@ -82,21 +83,5 @@ ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ct
         return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld reached %g %s (desc.max_speed %g); the step was undone",
                          (long long)ctn__body_handle(w, i), s,
                          sv >= sw ? "m/s" : "rad/s", limit);
-    return CTN_OK;
-}
-
-ctn_status ctn__divergence_check(ctn_world *w, double *max_speed) {
-    double top = 0.0;
-    for (int i = 0; i < w->body_count; ++i) {
-        double s = 0.0;
-        ctn_status st = ctn__divergence_body(w, i, &w->pose[i], &w->vel[i], &s);
-        if (st != CTN_OK) return st;
-        if (s > top) top = s;
-    }
-    for (int s = 0; s < 6 * w->topo.joint_count; ++s)
-        if (!isfinite(w->topo.lambda[s]))
-            return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: joint %lld has a non-finite impulse; the step was undone",
-                             (long long)ctn__joint_handle(w, w->topo.order[s / 6]));
-    *max_speed = top;
     return CTN_OK;
 }

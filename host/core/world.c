@@ -1,6 +1,7 @@
 /* ctn_world: creation, settings, errors and the step driver. Bodies and joints live in body.c / joint.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/world.h"
+#include "solve/pipeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -374,13 +375,7 @@ ctn_status ctn_world_step(ctn_world *w) {
         w->solver_version = w->topology_version + 1u;
     }
 retry:; /* issue 7: the step again on the CPU backend after a device fault (backend auto) */
-    /* the CPU backend edits the host arrays in place: keep a copy to undo a diverged step */
-    int guarded = w->desc.max_speed > 0.0 && w->backend == &ctn__cpu_backend;
-    if (guarded) {
-        ctn_status s = ctn__snapshot_take(w);
-        if (s != CTN_OK) return s;
-    }
-    ctn_status s = w->backend->step(w, &st);
+    ctn_status s = ctn__pipeline_step(w, &st);
     if (s == CTN_ERR_DEVICE && w->desc.backend == CTN_BACKEND_AUTO && w->backend != &ctn__cpu_backend && !w->host_stale) {
         s = fall_back_to_cpu(w); /* issue 7 */
         if (s != CTN_OK) return s;
@@ -388,16 +383,6 @@ retry:; /* issue 7: the step again on the CPU backend after a device fault (back
         goto retry;
     }
     if (s != CTN_OK) return s;
-    if (guarded) {
-        s = ctn__divergence_check(w, &st.max_speed);
-        if (s != CTN_OK) {
-            ctn__snapshot_restore(w);
-            return s;
-        }
-    } else if (!isfinite(st.max_gap) || !isfinite(st.residual)) {
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged on the %s backend: joint error %g, residual %g", w->backend->name,
-                         st.max_gap, st.residual);
-    }
     st.solver = w->solver;
     st.substeps = w->desc.substeps;
     st.iterations = w->desc.iterations;

@@ -48,11 +48,13 @@ typedef struct ctn_topology {
     unsigned char *dynamic;   /* [body_capacity] */
 } ctn_topology;
 
+struct ctn_stage_ops; /* the backend half of the step pipeline (host/solve/pipeline.h) */
+
 typedef struct ctn_backend_ops {
     const char *name;
-    /* Advances the world by one step (all substeps). World flags say what changed on the host since the
-     * last call (topology_version, bodies_dirty). Fills the solver and timing fields of stats. */
-    ctn_status (*step)(ctn_world *w, ctn_step_stats *stats);
+    /* The stages of a step on this backend. World flags say what changed on the host since the last step
+     * (topology_version, bodies_dirty). */
+    const struct ctn_stage_ops *stages;
     /* Copies the backend's newer body state and impulses into the host arrays. */
     ctn_status (*sync_to_host)(ctn_world *w);
     /* Joint errors of the current state (max gap, max angle). */
@@ -230,10 +232,8 @@ ctn_solver ctn__auto_solver(const ctn_world *w);
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);
 
-/* Divergence guard (host/divergence.c): copies the host state before a step; checks the host state
- * after it (names the first bad body) and puts the copy back. */
+/* Divergence guard (host/core/divergence.c): copies the host state before a step and puts the copy back. */
 ctn_status ctn__snapshot_take(ctn_world *w);
-ctn_status ctn__divergence_check(ctn_world *w, double *max_speed);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
 /* Issue 7: the check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */

@@ -1,8 +1,8 @@
-/* Internal pieces of the OpenCL backend shared by host/opencl_*.c and host/backend_opencl.c. Not installed. */
+/* Internal pieces of the OpenCL backend shared by the files of host/opencl/. Not installed. */
 #ifndef CTN_HOST_OPENCL_INTERNAL_H
 #define CTN_HOST_OPENCL_INTERNAL_H
 
-#include "core/world.h"
+#include "solve/pipeline.h"
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
@@ -98,8 +98,15 @@ enum {
     CTN_K_BODY_CHECK_FINAL,
     CTN_K_PROJECT_BEGIN,    /* issue 8: post-stabilisation of the exact solver */
     CTN_K_PROJECT_SLOT,
+    CTN_K_INERTIA,          /* world inverse inertia of the projected poses */
     CTN_K_COUNT
 };
+
+#define CTN_OCL_STATS_FLOATS 8   /* the step's stats buffer: [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4]
+                                  * max body speed (float bits), [5] first non-finite or too fast body (int; body
+                                  * count when none) */
+#define CTN_OCL_STATS_CHECK 4    /* issue 7: index of the body check in the stats buffer */
+#define CTN_OCL_REDUCE_GROUPS 64 /* first-pass groups of the tree reductions (fixed: results do not depend on threads) */
 
 /* A device buffer and its size in bytes. */
 typedef struct ctn_clbuf {
@@ -132,8 +139,13 @@ typedef struct ctn_ocl {
     ctn_clbuf blocks, dlambda, r2, gap, angle, partial, stats;
     /* CG */
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
-    /* issue 8: post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error) */
+    /* issue 8: post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),
+     * swapped in for vel, lambda and r2 while projecting; the real ones wait in real_* */
     ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats;
+    ctn_clbuf real_vel, real_lambda, real_r2;
+    int projecting;
+    int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
+    double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;
     int have_layout;
 
@@ -179,6 +191,49 @@ ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size,
 void ctn__ocl_note_event(ctn_ocl *o, cl_event ev);
 /* Grows buffer b to at least `size` bytes (contents are lost when it grows). *grew is set to 1 if so. */
 ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew);
+
+/* Names of the kernels, indexed by CTN_K_* (host/opencl/opencl_launch.c). */
+extern const char *const ctn__ocl_kernel_names[CTN_K_COUNT];
+
+/* ---- buffers (host/opencl/opencl_buffers.c) ------------------------------------------------------ */
+
+/* Sizes every device array for the current world; re-uploads what a reallocation lost. */
+ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o);
+/* Host -> device: the body arrays; the solver layout of the current topology. */
+ctn_status ctn__ocl_upload_bodies(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o);
+/* Blocking read of `size` bytes of b; device-side copy between buffers. No-ops for size 0. */
+ctn_status ctn__ocl_read(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what);
+ctn_status ctn__ocl_copy(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what);
+/* Body state and impulses device -> host (the backend's sync_to_host). */
+ctn_status ctn__ocl_sync(ctn_world *w);
+
+/* ---- stage timing from profiling events (host/opencl/opencl_profile.c) --------------------------- */
+
+/* The commands that follow count toward phase (CTN_PH_*), -1 for none; closes the running phase. */
+void ctn__ocl_phase(ctn_ocl *o, int phase);
+/* Adds the device time of each phase since the last call to ms[] and releases the events. */
+void ctn__ocl_collect_times(ctn_ocl *o, double ms[CTN_PH_COUNT]);
+void ctn__ocl_drop_events(ctn_ocl *o);
+
+/* ---- the stages (host/opencl/opencl_stages.c) ---------------------------------------------------- */
+
+/* Runs one stage of the step pipeline (host/solve/pipeline.h) as kernel launches. */
+ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+/* Whether the layout holds joints with bounded rows (CG then runs GS; reported once). */
+int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o);
+/* Joint errors of the device state (the backend's measure). */
+ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle);
+
+/* ---- snapshot and fault recovery (host/opencl/opencl_snapshot.c) --------------------------------- */
+
+/* Device copy of the state the step starts from; putting it back; one body read back. */
+ctn_status ctn__ocl_snapshot_take(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_restore(ctn_world *w);
+ctn_status ctn__ocl_read_body(ctn_world *w, int i, ctn_pose *p, ctn_vel *v);
+/* After a device fault (status s): the state before the step into the host arrays; returns s with the
+ * reason extended. */
+ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s);
 
 /* Block-preconditioned CG on the device (host/opencl_cg.c): dots and norms through clBLAST, scalars
  * kept on the device. Leaves ||r||^2 of the last iteration to be read from stats[3]. */

@@ -1,7 +1,8 @@
-/* The CPU backend: the same per-item steps as the OpenCL kernels (kernels/ctn_solver.h), run as loops.
- * A colour's joints are independent, so its loop runs on OpenMP threads when the colour is large; the
- * result does not depend on the thread count. */
-#include "core/world.h"
+/* The CPU backend: the stages of the step pipeline (host/solve/pipeline.h) as loops over the per-item
+ * functions of kernels/ctn_solver.h, the ones the OpenCL kernels wrap. A colour's joints are independent, so
+ * its loop runs on OpenMP threads when the colour is large; neither the state nor the residual depends on
+ * the thread count (sums are taken per fixed block of items, then over the blocks in order). */
+#include "solve/pipeline.h"
 #include "ctn_solver.h"
 
 #include <math.h>
@@ -14,6 +15,8 @@
 
 /* Below this many items a parallel loop costs more than it saves. */
 #define CPU_PARALLEL_MIN 4096
+/* Items per partial sum of a reduction: fixed, so the rounding of a sum does not depend on the threads. */
+#define CPU_SUM_BLOCK 1024
 
 typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
@@ -22,8 +25,17 @@ typedef struct cpu_solver {
     float *dlambda;         /* Jacobi increments / CG direction p */
     float *cg_r, *cg_z, *cg_ap;
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
-    ctn_pose *pose_copy;    /* poses before a projection step (project_positions) */
+    ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP) */
+    double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
     int cg_warned;          /* issue 5: the CG -> GS fallback for bounded rows was reported */
+    double r2;              /* sum of squared residuals of the last solver sweep of the step */
+    /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
+    int projecting;
+    ctn_vel *real_vel;
+    float *real_lambda;
+    /* stage timer: what the running interval counts toward, and when it started */
+    ctn_stage_timer timer;
+    double timer_t0;
 } cpu_solver;
 
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
@@ -40,6 +52,9 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
             else f[k] = p;
         }
         c->dlambda = f[0], c->cg_r = f[1], c->cg_z = f[2], c->cg_ap = f[3];
+        double *part = ok ? realloc(c->partial, (cap / CPU_SUM_BLOCK + 1) * sizeof *part) : NULL;
+        if (part) c->partial = part;
+        else ok = 0;
         if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d joints)", m);
         c->slots = (int)cap;
     }
@@ -54,6 +69,12 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     }
     return CTN_OK;
 }
+
+#define TRY_CPU(expr)                      \
+    do {                                   \
+        ctn_status s_ = (expr);            \
+        if (s_ != CTN_OK) return s_;       \
+    } while (0)
 
 #ifdef _OPENMP /* issue 7: only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
 static int cpu_threads(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : 0; }
@@ -92,6 +113,36 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
     for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, scale, w->vel, w->inertia);
 }
 
+/* The per-slot update of a solver sweep; returns the slot's squared residual. */
+typedef enum slot_update { SLOT_GS, SLOT_JACOBI } slot_update;
+
+static float update_slot(ctn_world *w, cpu_solver *c, slot_update kind, int s) {
+    const ctn_topology *t = &w->topo;
+    if (kind == SLOT_GS) return ctn_gs_slot(s, t->defs, c->blocks, t->lambda, w->vel, w->inertia);
+    return ctn_jacobi_slot(s, t->defs, c->blocks, t->lambda, w->vel, c->dlambda);
+}
+
+/* Updates slots [begin, end) and returns the sum of their squared residuals: parallel over fixed blocks of
+ * CPU_SUM_BLOCK slots when `parallel`, each block summed in order, then the blocks in order, so the sum
+ * rounds the same for any thread count. */
+static double update_slots(ctn_world *w, cpu_solver *c, slot_update kind, int begin, int end, int parallel) {
+    int blocks = (end - begin + CPU_SUM_BLOCK - 1) / CPU_SUM_BLOCK;
+    (void)parallel;
+#ifdef _OPENMP
+    int nt = cpu_threads(w);
+#pragma omp parallel for schedule(static) if (parallel) num_threads(nt ? nt : omp_get_max_threads())
+#endif
+    for (int b = 0; b < blocks; ++b) {
+        int first = begin + b * CPU_SUM_BLOCK, last = end - first > CPU_SUM_BLOCK ? first + CPU_SUM_BLOCK : end;
+        double sum = 0.0;
+        for (int s = first; s < last; ++s) sum += update_slot(w, c, kind, s);
+        c->partial[b] = sum;
+    }
+    double r2 = 0.0;
+    for (int b = 0; b < blocks; ++b) r2 += c->partial[b];
+    return r2;
+}
+
 /* Coloured block Gauss-Seidel: colours in order, joints of a colour in parallel, then the overflow
  * group serially. Returns the sum of squared residuals of the last sweep. */
 static double solve_gs(ctn_world *w, cpu_solver *c) {
@@ -102,14 +153,7 @@ static double solve_gs(ctn_world *w, cpu_solver *c) {
         for (int col = 0; col <= t->colour_count; ++col) {
             int begin = t->colour_offsets[col], end = t->colour_offsets[col + 1];
             int parallel = col < t->colour_count && end - begin >= CPU_PARALLEL_MIN;
-            double sum = 0.0;
-            (void)parallel;
-#ifdef _OPENMP
-            int nt = cpu_threads(w);
-#pragma omp parallel for schedule(static) reduction(+ : sum) if (parallel) num_threads(nt ? nt : omp_get_max_threads())
-#endif
-            for (int s = begin; s < end; ++s) sum += ctn_gs_slot(s, t->defs, c->blocks, t->lambda, w->vel, w->inertia);
-            r2 += sum;
+            r2 += update_slots(w, c, SLOT_GS, begin, end, parallel);
         }
     }
     return r2;
@@ -122,13 +166,7 @@ static double solve_jacobi(ctn_world *w, cpu_solver *c) {
     int m = t->joint_count;
     double r2 = 0.0;
     for (int it = 0; it < w->desc.iterations; ++it) {
-        double sum = 0.0;
-#ifdef _OPENMP
-        int nt = cpu_threads(w);
-#pragma omp parallel for schedule(static) reduction(+ : sum) if (m >= CPU_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
-#endif
-        for (int s = 0; s < m; ++s) sum += ctn_jacobi_slot(s, t->defs, c->blocks, t->lambda, w->vel, c->dlambda);
-        r2 = sum;
+        r2 = update_slots(w, c, SLOT_JACOBI, 0, m, m >= CPU_PARALLEL_MIN);
         phase_gather(w, c, c->dlambda, 1.0f);
     }
     return r2;
@@ -228,101 +266,127 @@ static int blocks_bounded(ctn_world *w, cpu_solver *c) {
     return 0;
 }
 
-/* Post-stabilisation of the exact solver (Cline and Pai 2003, "Post-stabilization for rigid body simulation
- * with contact and constraints"; seed 002 "constraint projection"): after the last substep, Newton steps of
- * the mass-weighted projection of the positions onto the manifold of the rigid bilateral joints,
- *     dx = M^-1 J^T mu,   (J M^-1 J^T) mu = -C(x),
- * each solved by the forest solver as a velocity problem on scratch arrays: zero velocities and impulses,
- * Baumgarte rows with beta = 1 and no regularisation (target -C/h), then x += h v (kernels/ctn_solver.h
- * ctn_prepare_slot and ctn_integrate_body, as in a substep). Velocities and impulses are left as they are.
- * A velocity-level step leaves a drift of about L (omega h)^2 / 2 per substep on a link turning at omega
- * (a whipping chain's tip); Newton removes it quadratically: it stops once the largest error of a projected
- * row is below CTN_PROJECT_TOL or after CTN_PROJECT_MAX steps, and a step that does not shrink the largest
- * error is undone (far from the manifold, at steps too large for the motion, Newton can overshoot).
- * The metric is the implicit step's, M plus the geometric-stiffness inertia of the last substep's impulses
- * (ctn_geometric_inertia_body), not M alone: along nearly straight runs of slender links the M-metric
- * correction turns links by angles far larger than the error (measured on chain:10000: 0.014 rad to fix
- * 2e-6 m), its second-order error exceeds the first and the step is undone; with the stiffness term links
- * under tension move along the chain instead (7e-4 rad) and one step takes 1.5e-6 m to 1.5e-8 m.
- * Compliant joints and joints with bounded rows (contacts, limits, motors, ropes) are not projected: their
- * rows get the bounds [0, 0]. */
-static void project_positions(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
-    ctn_topology *t = &w->topo;
-    int n = w->body_count, m = t->joint_count;
-    float last = INFINITY; /* largest error before the last Newton step */
-    ctn_vel *vel = w->vel;
-    float *lambda = t->lambda;
-    w->vel = c->vel_copy, t->lambda = c->dlambda;
-    prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
-    for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
-        for (int i = 0; i < n; ++i) ctn_project_begin_body(i, vel, c->vel_copy);
-        memset(c->dlambda, 0, 6 * (size_t)m * sizeof *c->dlambda);
-        if (prm.geometric_stiffness > 0.0f)
-            for (int i = 0; i < n; ++i)
-                ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda,
-                                           prm.geometric_stiffness * prm.h, w->inertia);
-        phase_prepare(w, c, prm);
-        float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
-        for (int s = 0; s < m; ++s) {
-            ctn_project_slot(s, t->defs, c->blocks, prm.h, c->cg_r);
-            worst = fmaxf(worst, c->cg_r[s]);
-        }
-        if (!(worst < last)) { /* the last step made it worse: undo it */
-            memcpy(w->pose, c->pose_copy, (size_t)n * sizeof *w->pose);
-            break;
-        }
-        if (!(worst > CTN_PROJECT_TOL)) break;
-        last = worst;
-        memcpy(c->pose_copy, w->pose, (size_t)n * sizeof *w->pose);
-        ctn__solve_direct(w, c->blocks);
-        for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm.h);
-    }
-    for (int i = 0; i < n; ++i) w->inertia[i].inv_inertia = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
-    w->vel = vel, t->lambda = lambda;
-}
+/* ---- the stages (host/solve/pipeline.h) ---------------------------------------------------------- */
 
-static ctn_status cpu_step(ctn_world *w, ctn_step_stats *st) {
+static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
-    ctn_status s = cpu_reserve(w, c);
-    if (s != CTN_OK) return s;
-    const ctn_topology *t = &w->topo;
-    int substeps = w->desc.substeps;
-    ctn_step_params prm = ctn__step_params(w);
-    double r2 = 0.0;
-    for (int sub = 0; sub < substeps; ++sub) {
-        double t0 = ctn__now_ms();
-        if (prm.geometric_stiffness > 0.0f)
-            for (int i = 0; i < w->body_count; ++i)
-                ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, t->lambda,
-                                           prm.geometric_stiffness * prm.h, w->inertia);
-        phase_prepare(w, c, prm);
-        double t1 = ctn__now_ms();
-        phase_forces(w, c, prm);
-        double t2 = ctn__now_ms();
-        /* warm start: v += M^-1 J^T (w lambda_prev) */
-        for (int k = 0; k < 6 * t->joint_count; ++k) t->lambda[k] *= prm.warm_start;
-        phase_gather(w, c, t->lambda, 1.0f);
-        if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
-        else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
-        else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c); /* issue 5 */
-        else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
-        else r2 = ctn__solve_direct(w, c->blocks);
-        double t3 = ctn__now_ms();
-        for (int i = 0; i < w->body_count; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm.h);
-        double t4 = ctn__now_ms();
-        st->ms_prepare += t1 - t0;
-        st->ms_integrate += (t2 - t1) + (t4 - t3);
-        st->ms_solve += t3 - t2;
-    }
-    if (w->solver == CTN_SOLVER_DIRECT && t->joint_count > 0) {
-        double t0 = ctn__now_ms();
-        project_positions(w, c, prm);
-        st->ms_solve += ctn__now_ms() - t0;
-    }
-    st->residual = t->row_count ? sqrt(r2 / t->row_count) : 0.0;
-    ctn__measure_host(w, &st->max_gap, &st->max_angle);
+    TRY_CPU(cpu_reserve(w, c));
+    TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
+    c->r2 = 0.0;
     w->bodies_dirty = 0;
     return CTN_OK;
+}
+
+static void stage_solve(ctn_world *w, cpu_solver *c) {
+    double r2;
+    if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
+    else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
+    else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c); /* issue 5 */
+    else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
+    else r2 = ctn__solve_direct(w, c->blocks);
+    if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
+}
+
+/* Residual, joint errors and the divergence scan: the first body that is non-finite or faster than
+ * desc.max_speed, then the first non-finite impulse. */
+static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
+    out->r2 = c->r2;
+    ctn__measure_host(w, &out->max_gap, &out->max_angle);
+    double top = 0.0;
+    for (int i = 0; i < w->body_count && out->bad_body < 0; ++i) {
+        double s = 0.0;
+        if (ctn__divergence_body(w, i, &w->pose[i], &w->vel[i], &s) != CTN_OK) out->bad_body = i;
+        else if (s > top) top = s;
+    }
+    out->max_speed = top;
+    for (int s = 0; s < 6 * w->topo.joint_count && out->bad_joint < 0; ++s)
+        if (!isfinite(w->topo.lambda[s])) out->bad_joint = w->topo.order[s / 6];
+}
+
+static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+    ctn_topology *t = &w->topo;
+    int n = w->body_count, m = t->joint_count;
+    switch (stage) {
+    case CTN_STAGE_PROJECT_ENTER:
+        c->real_vel = w->vel, c->real_lambda = t->lambda;
+        w->vel = c->vel_copy, t->lambda = c->dlambda;
+        c->projecting = 1;
+        break;
+    case CTN_STAGE_PROJECT_REST:
+        for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
+        memset(t->lambda, 0, 6 * (size_t)m * sizeof *t->lambda);
+        break;
+    case CTN_STAGE_PROJECT_ROWS: {
+        float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
+        for (int s = 0; s < m; ++s) {
+            ctn_project_slot(s, t->defs, c->blocks, prm->h, c->cg_r);
+            worst = fmaxf(worst, c->cg_r[s]);
+        }
+        out->worst = worst;
+        break;
+    }
+    case CTN_STAGE_POSES_KEEP: memcpy(c->pose_copy, w->pose, (size_t)n * sizeof *w->pose); break;
+    case CTN_STAGE_POSES_UNDO: memcpy(w->pose, c->pose_copy, (size_t)n * sizeof *w->pose); break;
+    case CTN_STAGE_PROJECT_LEAVE:
+        for (int i = 0; i < n; ++i) ctn_inertia_body(i, w->pose, w->props, w->inertia);
+        w->vel = c->real_vel, t->lambda = c->real_lambda;
+        c->projecting = 0;
+        break;
+    default: break;
+    }
+}
+
+static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+    cpu_solver *c = w->backend_data;
+    ctn_topology *t = &w->topo;
+    int n = w->body_count;
+    switch (stage) {
+    case CTN_STAGE_GEOMETRIC_INERTIA: {
+        const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
+        for (int i = 0; i < n; ++i)
+            ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, prm->geometric_stiffness * prm->h,
+                                       w->inertia);
+        break;
+    }
+    case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;
+    case CTN_STAGE_FORCES: phase_forces(w, c, *prm); break;
+    case CTN_STAGE_WARM_START: /* v += M^-1 J^T (w lambda_prev) */
+        for (int k = 0; k < 6 * t->joint_count; ++k) t->lambda[k] *= prm->warm_start;
+        phase_gather(w, c, t->lambda, 1.0f);
+        break;
+    case CTN_STAGE_SOLVE: stage_solve(w, c); break;
+    case CTN_STAGE_INTEGRATE:
+        for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
+        break;
+    case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
+    default: stage_project(w, c, stage, prm, out); break;
+    }
+    return CTN_OK;
+}
+
+static void cpu_timer(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st) {
+    cpu_solver *c = w->backend_data;
+    double now = ctn__now_ms();
+    double *ms[] = {&st->ms_prepare, &st->ms_solve, &st->ms_integrate};
+    if (c->timer != CTN_TIMER_NONE) *ms[c->timer] += now - c->timer_t0;
+    c->timer = timer;
+    c->timer_t0 = now;
+}
+
+static ctn_status cpu_read_body(ctn_world *w, int i, ctn_pose *p, ctn_vel *v) {
+    *p = w->pose[i];
+    *v = w->vel[i];
+    return CTN_OK;
+}
+
+static ctn_status cpu_restore(ctn_world *w) {
+    ctn__snapshot_restore(w);
+    return CTN_OK;
+}
+
+static ctn_status cpu_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
+    (void)w, (void)st;
+    return s;
 }
 
 static ctn_status cpu_sync(ctn_world *w) {
@@ -340,15 +404,18 @@ static void cpu_destroy(ctn_world *w) {
     free(c->cg_ap);
     free(c->vel_copy);
     free(c->pose_copy);
+    free(c->partial);
     free(c);
     w->backend_data = NULL;
 }
 
-const ctn_backend_ops ctn__cpu_backend = {"cpu", cpu_step, cpu_sync, NULL, cpu_destroy};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end};
+const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {
     cpu_solver *c = calloc(1, sizeof *c);
     if (!c) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory creating the CPU solver");
+    c->timer = CTN_TIMER_NONE;
     w->backend = &ctn__cpu_backend;
     w->backend_data = c;
     snprintf(w->device_name, sizeof w->device_name, "host CPU");

@@ -1,0 +1,130 @@
+/* Device buffers of the OpenCL backend: sizing (with the device's allocation limit and the injected
+ * out-of-memory fault), uploads of what the host changed, reads and device-side copies. */
+#include "opencl/opencl_internal.h"
+
+ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew) {
+    if (size < 64) size = 64;
+    /* issue 7: CATENA_FAULT=out-of-memory[@N] fails an allocation at backend creation or at step N */
+    if (o->fault_kind == CTN_FAULT_OUT_OF_MEMORY && !o->fault_fired && o->step_index == o->fault_step) {
+        o->fault_fired = 1;
+        return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s (injected by CATENA_FAULT)", size,
+                         ctn__cl_error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+    }
+    if (b->mem && b->size >= size) return CTN_OK;
+    size_t cap = b->mem && size <= (size_t)-1 / 3 * 2 ? size + size / 2 : size; /* grow geometrically when a world keeps growing */
+    /* issue 7: a buffer larger than the device allows is refused with the sizes, not left to the driver */
+    if (o->max_alloc && size > o->max_alloc)
+        return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s: more than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes)", size,
+                         ctn__cl_error_name(CL_INVALID_BUFFER_SIZE), (unsigned long long)o->max_alloc);
+    if (o->max_alloc && cap > o->max_alloc) cap = (size_t)o->max_alloc;
+    if (b->mem) clReleaseMemObject(b->mem);
+    b->mem = NULL;
+    b->size = 0;
+    cl_int e;
+    b->mem = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, cap, NULL, &e);
+    if (e != CL_SUCCESS) {
+        b->mem = NULL;
+        return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s", cap, ctn__cl_error_name(e));
+    }
+    b->size = cap;
+    if (grew) *grew = 1;
+    return CTN_OK;
+}
+
+static ctn_status write_buf(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_upload_bodies(ctn_world *w, ctn_ocl *o) {
+    size_t n = (size_t)w->body_count;
+    TRY(write_buf(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
+    TRY(write_buf(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
+    TRY(write_buf(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
+    TRY(write_buf(w, o, &o->props, w->props, n * sizeof(ctn_props), "body properties"));
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
+    TRY(write_buf(w, o, &o->defs, t->defs, m * sizeof(ctn_joint_def), "joints"));
+    TRY(write_buf(w, o, &o->lambda, t->lambda, 6 * m * sizeof(float), "impulses"));
+    if (t->adj_offsets) {
+        TRY(write_buf(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
+        TRY(write_buf(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
+        TRY(write_buf(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
+        TRY(write_buf(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
+    }
+    TRY(write_buf(w, o, &o->split, t->split, n * sizeof(float), "mass-splitting factors"));
+    TRY(write_buf(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
+    o->layout_version = w->topology_version;
+    o->have_layout = 1;
+    return CTN_OK;
+}
+
+/* Sizes every device array for the current world; re-uploads what a reallocation lost. */
+ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    size_t n = (size_t)w->body_count, m = (size_t)t->joint_count;
+    int body_grew = 0, layout_grew = 0, r2_grew = 0;
+    TRY(ctn__ocl_reserve(w, o, &o->pose, n * sizeof(ctn_pose), &body_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->vel, n * sizeof(ctn_vel), &body_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->inertia, n * sizeof(ctn_inertia), &body_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->props, n * sizeof(ctn_props), &body_grew));
+    if (t->spring_count > 0) TRY(ctn__ocl_reserve(w, o, &o->vel_copy, n * sizeof(ctn_vel), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->defs, m * sizeof(ctn_joint_def), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->lambda, 6 * m * sizeof(float), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->adj_offsets, (n + 1) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->adj, (t->adj_offsets ? (size_t)t->adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->split, n * sizeof(float), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->spring_adj_offsets, (n + 1) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->spring_adj,
+                         (t->spring_adj_offsets ? (size_t)t->spring_adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dlambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->r2, m * sizeof(float), &r2_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->gap, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->angle, m * sizeof(float), NULL));
+    if (r2_grew) { /* CG leaves r2 unwritten; keep it defined for the reduction */
+        float zero = 0.0f;
+        TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->r2.mem, &zero, sizeof zero, 0, o->r2.size / sizeof zero * sizeof zero, 0, NULL, NULL),
+                           "clearing the residual array"));
+    }
+    if (w->solver == CTN_SOLVER_CG) {
+        TRY(ctn__ocl_reserve(w, o, &o->cg_r, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_z, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_ap, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_u, n * sizeof(ctn_vel), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_scalars, 8 * sizeof(float), NULL));
+    }
+    if (body_grew) w->bodies_dirty = 1;
+    if (layout_grew) o->have_layout = 0;
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_read(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    cl_int e = clEnqueueReadBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_copy(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what) {
+    if (size == 0) return CTN_OK;
+    return ctn__ocl_check(w, clEnqueueCopyBuffer(o->queue, from, to, 0, 0, size, 0, NULL, NULL), what);
+}
+
+ctn_status ctn__ocl_sync(ctn_world *w) {
+    ctn_ocl *o = w->backend_data;
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    if (!o->pose.mem) return CTN_OK; /* never stepped */
+    TRY(ctn__ocl_read(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
+    TRY(ctn__ocl_read(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
+    TRY(ctn__ocl_read(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
+    if (o->have_layout) TRY(ctn__ocl_read(w, o, &o->lambda, w->topo.lambda, 6 * m * sizeof(float), "impulses"));
+    return CTN_OK;
+}

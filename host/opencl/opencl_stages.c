@@ -1,0 +1,386 @@
+/* The stages of the step pipeline (host/solve/pipeline.h) on the OpenCL device: each is one or a few
+ * launches of the kernels of kernels/catena.cl, which wrap the per-item functions the CPU backend loops
+ * over. All body and row data stay on the device; the stage that measures joins the step's one blocking
+ * read (residual, joint errors, largest speed, first bad body). */
+#include "opencl/opencl_internal.h"
+#include "ctn_solver.h"
+
+#include <clblast_c.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int m = w->topo.joint_count, k = CTN_K_PREPARE;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->vel.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, o->split.mem);
+    ARG(k, 6, prm);
+    ARG(k, 7, o->blocks.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)m, "row build");
+}
+
+/* World inverse inertia with the geometric-stiffness term (ctn_geometric_inertia_body). */
+static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
+    float gs_h = prm.geometric_stiffness * prm.h;
+    cl_mem lambda = o->projecting ? o->real_lambda.mem : o->lambda.mem; /* the impulses of the last substep */
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->props.mem);
+    ARG(k, 3, o->adj_offsets.mem);
+    ARG(k, 4, o->adj.mem);
+    ARG(k, 5, o->defs.mem);
+    ARG(k, 6, lambda);
+    ARG(k, 7, gs_h);
+    ARG(k, 8, o->inertia.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
+}
+
+static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int n = w->body_count, k = CTN_K_FORCES;
+    cl_mem in = o->vel.mem;
+    if (w->topo.spring_count > 0 && n > 0) {
+        /* springs read a copy: a body's spring force must not see a neighbour's already updated velocity */
+        cl_event ev = NULL;
+        TRY(ctn__ocl_check(w, clEnqueueCopyBuffer(o->queue, o->vel.mem, o->vel_copy.mem, 0, 0, (size_t)n * sizeof(ctn_vel), 0, NULL,
+                                                  o->profiling ? &ev : NULL),
+                           "copying velocities for the spring forces"));
+        ctn__ocl_note_event(o, ev);
+        in = o->vel_copy.mem;
+    }
+    ARG(k, 0, n);
+    ARG(k, 1, o->props.mem);
+    ARG(k, 2, o->inertia.mem);
+    ARG(k, 3, o->spring_adj_offsets.mem);
+    ARG(k, 4, o->spring_adj.mem);
+    ARG(k, 5, o->springs.mem);
+    ARG(k, 6, o->pose.mem);
+    ARG(k, 7, in);
+    ARG(k, 8, o->vel.mem);
+    ARG(k, 9, prm);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "external forces");
+}
+
+/* v += scale M^-1 J^T l per body (seed 003's Jacobian-transpose assembly). */
+static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
+    int n = w->body_count, k = CTN_K_GATHER;
+    ARG(k, 0, n);
+    ARG(k, 1, o->adj_offsets.mem);
+    ARG(k, 2, o->adj.mem);
+    ARG(k, 3, o->blocks.mem);
+    ARG(k, 4, l);
+    ARG(k, 5, scale);
+    ARG(k, 6, o->vel.mem);
+    ARG(k, 7, o->inertia.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
+}
+
+/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda. */
+static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
+    size_t len = 6 * (size_t)w->topo.joint_count;
+    if (len == 0) return CTN_OK;
+    cl_event ev = NULL;
+    CLBlastStatusCode s = CLBlastSscal(len, warm, o->lambda.mem, 0, 1, &o->queue, o->profiling ? &ev : NULL);
+    if (s != CLBlastSuccess)
+        return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
+    ctn__ocl_note_event(o, ev);
+    return run_gather(w, o, o->lambda.mem, 1.0f);
+}
+
+/* Coloured block Gauss-Seidel: one launch per colour, then the overflow group on one work-item. */
+static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    for (int it = 0; it < w->desc.iterations; ++it) {
+        for (int c = 0; c <= t->colour_count; ++c) {
+            int begin = t->colour_offsets[c], count = t->colour_offsets[c + 1] - begin;
+            if (count == 0) continue;
+            int k = c < t->colour_count ? CTN_K_GS_COLOUR : CTN_K_GS_SERIAL;
+            int second = k == CTN_K_GS_COLOUR ? count : begin + count; /* count, or end for the serial kernel */
+            ARG(k, 0, begin);
+            ARG(k, 1, second);
+            ARG(k, 2, o->defs.mem);
+            ARG(k, 3, o->blocks.mem);
+            ARG(k, 4, o->lambda.mem);
+            ARG(k, 5, o->vel.mem);
+            ARG(k, 6, o->inertia.mem);
+            ARG(k, 7, o->r2.mem);
+            TRY(ctn__ocl_launch(w, o, k, k == CTN_K_GS_COLOUR ? (size_t)count : 1, "Gauss-Seidel colour"));
+        }
+    }
+    return CTN_OK;
+}
+
+/* Jacobi with mass splitting: all rows from the same velocities, then the per-body gather. */
+static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
+    int m = w->topo.joint_count, k = CTN_K_JACOBI;
+    for (int it = 0; it < w->desc.iterations; ++it) {
+        ARG(k, 0, m);
+        ARG(k, 1, o->defs.mem);
+        ARG(k, 2, o->blocks.mem);
+        ARG(k, 3, o->lambda.mem);
+        ARG(k, 4, o->vel.mem);
+        ARG(k, 5, o->dlambda.mem);
+        ARG(k, 6, o->r2.mem);
+        TRY(ctn__ocl_launch(w, o, k, (size_t)m, "Jacobi rows"));
+        TRY(run_gather(w, o, o->dlambda.mem, 1.0f));
+    }
+    return CTN_OK;
+}
+
+static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, float h) {
+    int n = w->body_count, k = CTN_K_INTEGRATE;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, o->props.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, h);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "integration");
+}
+
+/* Deterministic two-pass reduction of n floats per array: out[0] = sum of x0, out[1] = max of x1,
+ * out[2] = max of x2 (ctn_k_reduce3 + ctn_k_reduce3_final). */
+static ctn_status run_reduce3(ctn_world *w, ctn_ocl *o, int n, cl_mem x0, cl_mem x1, cl_mem x2, cl_mem out) {
+    size_t L = o->reduce_local;
+    int groups = (int)(((size_t)n + L - 1) / L);
+    if (groups > CTN_OCL_REDUCE_GROUPS) groups = CTN_OCL_REDUCE_GROUPS;
+    int k = CTN_K_REDUCE3;
+    ARG(k, 0, n);
+    ARG(k, 1, x0);
+    ARG(k, 2, x1);
+    ARG(k, 3, x2);
+    ARG(k, 4, o->partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
+    size_t global = (size_t)groups * L;
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3)"));
+    k = CTN_K_REDUCE3_FINAL;
+    ARG(k, 0, groups);
+    ARG(k, 1, o->partial.mem);
+    ARG(k, 2, out);
+    TRY(ctn__ocl_arg(w, o, k, 3, 3 * L * sizeof(float), NULL));
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3_final)"));
+    return CTN_OK;
+}
+
+/* Joint errors and their reduction with the residual into stats[0..2]. */
+static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
+    int m = w->topo.joint_count;
+    int k = CTN_K_JOINT_ERROR;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->gap.mem);
+    ARG(k, 4, o->angle.mem);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "joint errors"));
+    return run_reduce3(w, o, m, o->r2.mem, o->gap.mem, o->angle.mem, o->stats.mem);
+}
+
+/* The one blocking read of a step. */
+static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
+    cl_event ev = NULL;
+    /* issue 7: CATENA_FAULT=device-lost@N / out-of-resources@N fail this read at step N */
+    if (o->in_step && (o->fault_kind == CTN_FAULT_DEVICE_LOST || o->fault_kind == CTN_FAULT_OUT_OF_RESOURCES) && !o->fault_fired &&
+        o->step_index == o->fault_step) {
+        o->fault_fired = 1;
+        clFinish(o->queue);
+        return ctn__fail(w, CTN_ERR_DEVICE, "reading the step statistics: %s (injected by CATENA_FAULT)",
+                         ctn__cl_error_name(o->fault_kind == CTN_FAULT_DEVICE_LOST ? CL_DEVICE_NOT_AVAILABLE : CL_OUT_OF_RESOURCES));
+    }
+    cl_int e = clEnqueueReadBuffer(o->queue, o->stats.mem, CL_TRUE, 0, CTN_OCL_STATS_FLOATS * sizeof(float), stats, 0, NULL,
+                                   o->profiling && o->phase >= 0 ? &ev : NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading the step statistics: %s", ctn__cl_error_name(e));
+    ctn__ocl_note_event(o, ev);
+    return CTN_OK;
+}
+
+/* CG solves equalities only (as on the CPU, host/solver_cpu.c): a step whose layout holds joints with
+ * bounded rows (contacts, hinge limits or motors, ropes) is solved by Gauss-Seidel, reported once. The
+ * device has the blocks, so the test is on the joint definitions: conservative for a limit not reached. */
+int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o) {
+    const ctn_topology *t = &w->topo;
+    for (int s = 0; s < t->joint_count; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        if (d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE))) {
+            if (!o->cg_warned) {
+                o->cg_warned = 1;
+                ctn__log(w, CTN_LOG_INFO,
+                         "the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
+                         "motor or rope), so steps with bounded rows are solved by Gauss-Seidel",
+                         t->order[s]);
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Max body speed and first offending body into stats[CTN_OCL_STATS_CHECK..+1] (no blocking read here: it joins
+ * the step's one stats read). */
+static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
+    int n = w->body_count, k = CTN_K_BODY_CHECK;
+    float limit = w->desc.max_speed > 0.0 ? (float)w->desc.max_speed : INFINITY;
+    size_t L = o->check_local;
+    int groups = (int)(((size_t)n + L - 1) / L);
+    if (groups > CTN_OCL_REDUCE_GROUPS) groups = CTN_OCL_REDUCE_GROUPS;
+    if (groups < 1) groups = 1;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, limit);
+    ARG(k, 4, o->partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
+    size_t global = (size_t)groups * L;
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "divergence check (ctn_k_body_check)"));
+    k = CTN_K_BODY_CHECK_FINAL;
+    int at = CTN_OCL_STATS_CHECK;
+    ARG(k, 0, groups);
+    ARG(k, 1, n);
+    ARG(k, 2, o->partial.mem);
+    ARG(k, 3, o->stats.mem);
+    ARG(k, 4, at);
+    TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
+    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL),
+                       "divergence check (ctn_k_body_check_final)"));
+    return CTN_OK;
+}
+
+/* ---- the position projection (host/solve/pipeline.c project_newton) --------------------------------- */
+
+/* Scratch velocities, impulses and residuals swapped in; the real ones wait in real_* (the metric reads
+ * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). */
+static ctn_status project_enter(ctn_world *w, ctn_ocl *o) {
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
+    o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
+    o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
+    o->projecting = 1;
+    return CTN_OK;
+}
+
+static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
+    if (!o->projecting) return CTN_OK;
+    o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
+    o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
+    o->projecting = 0;
+    int n = w->body_count, k = CTN_K_INERTIA;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->props.mem);
+    ARG(k, 3, o->inertia.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: inverse inertia");
+}
+
+static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
+    int n = w->body_count, k = CTN_K_PROJECT_BEGIN;
+    float zero = 0.0f;
+    ARG(k, 0, n);
+    ARG(k, 1, o->real_vel.mem);
+    ARG(k, 2, o->vel.mem);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)n, "projection: scratch velocities"));
+    size_t bytes = 6 * (size_t)w->topo.joint_count * sizeof zero;
+    if (bytes == 0) return CTN_OK;
+    return ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
+                          "projection: clearing the scratch impulses");
+}
+
+/* Rigid bilateral rows kept, largest error reduced and read (one blocking read per Newton step). */
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, float h, float *worst) {
+    int m = w->topo.joint_count, k = CTN_K_PROJECT_SLOT;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->blocks.mem);
+    ARG(k, 3, h);
+    ARG(k, 4, o->proj_err.mem);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows"));
+    TRY(run_reduce3(w, o, m, o->proj_err.mem, o->proj_err.mem, o->proj_err.mem, o->proj_stats.mem));
+    float top[3];
+    TRY(ctn__ocl_check(w, clEnqueueReadBuffer(o->queue, o->proj_stats.mem, CL_TRUE, 0, sizeof top, top, 0, NULL, NULL),
+                       "projection: reading the largest error"));
+    *worst = top[1];
+    return CTN_OK;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------------------------- */
+
+static ctn_status stage_solve(ctn_world *w, ctn_ocl *o) {
+    if (w->solver == CTN_SOLVER_GS || o->cg_as_gs) return solve_gs(w, o);
+    if (w->solver == CTN_SOLVER_JACOBI) return solve_jacobi(w, o);
+    if (w->solver == CTN_SOLVER_DIRECT) return ctn__ocl_solve_direct(w, o);
+    return ctn__ocl_solve_cg(w, o);
+}
+
+/* Residual, joint errors, largest speed and first bad body: reductions on the device, one blocking read. */
+static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
+    float stats[CTN_OCL_STATS_FLOATS] = {0};
+    int m = w->topo.joint_count;
+    if (m > 0) TRY(run_measure(w, o));
+    TRY(run_body_check(w, o)); /* issue 7: joins the one blocking read below */
+    ctn__ocl_phase(o, CTN_PH_TRANSFER);
+    TRY(read_stats(w, o, stats));
+    ctn__ocl_phase(o, -1);
+    if (m == 0) memset(stats, 0, CTN_OCL_STATS_CHECK * sizeof *stats); /* no joints: nothing measured */
+    /* CG leaves ||r|| in stats[3] (clBLAST nrm2); every other solver, GS standing in for CG included,
+     * leaves per-slot squared residuals that the reduction summed into stats[0] */
+    int cg_ran = w->solver == CTN_SOLVER_CG && !o->cg_as_gs;
+    out->r2 = cg_ran ? (double)stats[3] * stats[3] : (double)stats[0];
+    out->max_gap = stats[1];
+    out->max_angle = stats[2];
+    int32_t top_bits, bad;
+    float top;
+    memcpy(&top_bits, &stats[CTN_OCL_STATS_CHECK], sizeof top_bits);
+    memcpy(&bad, &stats[CTN_OCL_STATS_CHECK + 1], sizeof bad);
+    memcpy(&top, &top_bits, sizeof top);
+    out->max_speed = top;
+    out->bad_body = bad >= 0 && bad < w->body_count ? (int)bad : -1;
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+    ctn_ocl *o = w->backend_data;
+    switch (stage) {
+    case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, *prm);
+    case CTN_STAGE_PREPARE: return run_prepare(w, o, *prm);
+    case CTN_STAGE_FORCES: return run_forces(w, o, *prm);
+    case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
+    case CTN_STAGE_SOLVE: return stage_solve(w, o);
+    case CTN_STAGE_INTEGRATE: return run_integrate(w, o, prm->h);
+    case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o);
+    case CTN_STAGE_PROJECT_REST: return project_rest(w, o);
+    case CTN_STAGE_PROJECT_ROWS: return project_rows(w, o, prm->h, &out->worst);
+    case CTN_STAGE_POSES_KEEP:
+        return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
+    case CTN_STAGE_POSES_UNDO:
+        return ctn__ocl_copy(w, o, o->proj_pose.mem, o->pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: undoing a step");
+    case CTN_STAGE_PROJECT_LEAVE: return project_leave(w, o);
+    case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
+    case CTN_STAGE_COUNT: break;
+    }
+    return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "unknown pipeline stage %d", (int)stage);
+}
+
+/* Joint errors of the device state (ctn_world_measure while the host is stale). */
+ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle) {
+    ctn_ocl *o = w->backend_data;
+    float stats[CTN_OCL_STATS_FLOATS] = {0};
+    if (w->topo.joint_count > 0 && o->have_layout && !w->topology_dirty) {
+        TRY(run_measure(w, o));
+        TRY(read_stats(w, o, stats));
+    } else {
+        TRY(ctn__sync(w));
+        ctn__measure_host(w, max_gap, max_angle);
+        return CTN_OK;
+    }
+    *max_gap = stats[1];
+    *max_angle = stats[2];
+    return CTN_OK;
+}

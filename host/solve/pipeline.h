@@ -1,0 +1,73 @@
+/* The step pipeline: one ordered table of stages that both backends execute.
+ *
+ * After Box2D v3's solver stages (Catto, b2SolverStage in src/solver.c: prepare joints, warm start,
+ * solve, integrate, relax, restitution, store impulses, each a parallel loop over blocks), a substep here is
+ * the table `ctn__substep_stages` in host/solve/pipeline.c, and the driver there runs it `substeps` times, then
+ * the position projection of the exact solver, then the measurement and the divergence check. The driver
+ * is the only place that knows the order; a backend only knows how to run one stage over its arrays:
+ *   - the CPU backend (host/solve/solver_cpu.c) as a (parallel) loop over the per-item functions of
+ *     kernels/ctn_solver.h,
+ *   - the OpenCL backend (host/opencl/opencl_stages.c) as launches of the kernels of kernels/catena.cl,
+ *     which wrap the same functions.
+ * Reductions (residual, largest error, largest speed) stay per backend: a fixed-order host loop, a
+ * fixed-shape device tree reduction. */
+#ifndef CTN_HOST_PIPELINE_H
+#define CTN_HOST_PIPELINE_H
+
+#include "core/world.h"
+
+typedef enum ctn_stage {
+    /* the stages of one substep (Lacoursière 2007 SPOOK velocity step, with geometric stiffness) */
+    CTN_STAGE_GEOMETRIC_INERTIA, /* per body: inverse inertia + stiffness of the last substep's impulses */
+    CTN_STAGE_PREPARE,           /* per joint slot: Jacobian rows, effective mass, bias (ctn_prepare_slot) */
+    CTN_STAGE_FORCES,            /* per body: v* = v + h M^-1 (f_ext + springs) (ctn_forces_body) */
+    CTN_STAGE_WARM_START,        /* lambda *= warm_start, then per body v += M^-1 J^T lambda (ctn_apply_gather) */
+    CTN_STAGE_SOLVE,             /* the step's solver: coloured GS, Jacobi, CG or the exact forest solver */
+    CTN_STAGE_INTEGRATE,         /* per body: x += h v, exp-map rotation, inverse inertia (ctn_integrate_body) */
+    /* the position projection of the exact solver (ctn__pipeline_step, Cline and Pai 2003) */
+    CTN_STAGE_PROJECT_ENTER,     /* scratch velocities and impulses in; the real impulses stay the metric's */
+    CTN_STAGE_PROJECT_REST,      /* scratch velocities and impulses to zero (ctn_project_begin_body) */
+    CTN_STAGE_PROJECT_ROWS,      /* per slot: rigid bilateral rows kept (ctn_project_slot); largest error */
+    CTN_STAGE_POSES_KEEP,        /* copy of the poses before a Newton step */
+    CTN_STAGE_POSES_UNDO,        /* the copy put back */
+    CTN_STAGE_PROJECT_LEAVE,     /* real velocities and impulses back; inverse inertia of the final poses */
+    /* after the last substep */
+    CTN_STAGE_MEASURE,           /* residual, joint errors, largest speed, first non-finite or too fast body */
+    CTN_STAGE_COUNT
+} ctn_stage;
+
+/* What the stage timers add to: ctn_step_stats ms_prepare, ms_solve, ms_integrate. */
+typedef enum ctn_stage_timer { CTN_TIMER_NONE = -1, CTN_TIMER_PREPARE, CTN_TIMER_SOLVE, CTN_TIMER_INTEGRATE } ctn_stage_timer;
+
+/* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
+typedef struct ctn_stage_out {
+    float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
+    double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
+    double max_gap, max_angle, max_speed;
+    int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */
+    int bad_joint;      /* MEASURE: a joint (slot) with a non-finite impulse, -1 if none (CPU backend only) */
+} ctn_stage_out;
+
+/* The backend half of the pipeline. */
+typedef struct ctn_stage_ops {
+    /* Before the first stage: sizes the arrays, uploads what the host changed, takes the snapshot of the
+     * state the step starts from. */
+    ctn_status (*begin)(ctn_world *w);
+    /* Runs one stage over all its items. */
+    ctn_status (*run)(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+    /* The stages that follow count toward `timer` (CTN_TIMER_NONE: not timed); adds finished times to st. */
+    void (*timer)(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st);
+    /* Pose and velocity of body i after the step (for the divergence message). */
+    ctn_status (*read_body)(ctn_world *w, int i, ctn_pose *p, ctn_vel *v);
+    /* Puts the snapshot taken by begin back (a diverged step is undone). */
+    ctn_status (*restore)(ctn_world *w);
+    /* After the last stage or the first failure (status s): the backend's clean-up; returns the status
+     * of the step. */
+    ctn_status (*end)(ctn_world *w, ctn_status s, ctn_step_stats *st);
+} ctn_stage_ops;
+
+/* One step (all substeps, the projection, the measurement, the divergence check) through the world's
+ * backend. On CTN_ERR_DIVERGED the backend's state is the one before the step. */
+ctn_status ctn__pipeline_step(ctn_world *w, ctn_step_stats *st);
+
+#endif /* CTN_HOST_PIPELINE_H */
