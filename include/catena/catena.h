@@ -135,8 +135,8 @@ typedef struct ctn_world_desc {
     double geometric_stiffness; /**< factor on the geometric-stiffness inertia that keeps long, tense chains of
                                    rigid bodies stable at large steps (ctn_solver.h); 0 disables; default 1 */
     double max_speed;        /**< divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
-                                any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0 disables;
-                                default 1e4 */
+                                any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0: no speed
+                                limit (non-finite values are still undone); default 1e4 */
     ctn_backend backend;     /**< default CTN_BACKEND_AUTO */
     const char *device;      /**< OpenCL device: NULL = automatic; "P:D" indices or a name substring */
     ctn_log_fn log;          /**< where this world's messages go; NULL: the process-wide hook (ctn_set_log) */

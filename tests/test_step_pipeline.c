@@ -1,0 +1,210 @@
+/* The step pipeline (host/solve/pipeline.c): the order of the stages, the projection's undo, one meaning of
+ * desc.max_speed <= 0 on both backends, and residuals that do not depend on the thread count or on which
+ * solver stood in for CG.
+ *
+ * Usage: test_step_pipeline cpu | opencl   (opencl: exit 77 without an OpenCL device) */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "opencl_lsan.h"
+#include "solve/pipeline.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a recording backend: the driver's calls, with scripted projection errors ---------------------- */
+
+static ctn_stage calls[256];
+static int call_count, restored;
+static const float *scripted_worst; /* the errors PROJECT_ROWS reports, in turn */
+
+static ctn_status mock_begin(ctn_world *w) {
+    (void)w;
+    return CTN_OK;
+}
+static ctn_status mock_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+    (void)w, (void)prm;
+    if (call_count < 256) calls[call_count++] = stage;
+    if (stage == CTN_STAGE_PROJECT_ROWS) out->worst = *scripted_worst++;
+    return CTN_OK;
+}
+static void mock_timer(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st) { (void)w, (void)timer, (void)st; }
+static ctn_status mock_read_body(ctn_world *w, int i, ctn_pose *p, ctn_vel *v) {
+    (void)w, (void)i, (void)p, (void)v;
+    return CTN_OK;
+}
+static ctn_status mock_restore(ctn_world *w) {
+    (void)w;
+    restored = 1;
+    return CTN_OK;
+}
+static ctn_status mock_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
+    (void)w, (void)st;
+    return s;
+}
+static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end};
+static const ctn_backend_ops mock_backend = {"mock", &mock_stages, NULL, NULL, NULL};
+
+/* Runs the driver once on a 5-link chain (exact solver, 2 substeps) through the recording backend. */
+static void record_step(const float *worst) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.solver = CTN_SOLVER_DIRECT;
+    d.substeps = 2;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    CHECK(ctn_scene_from_spec(w, "chain:5") == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w)); /* topology and solver choice */
+    const ctn_backend_ops *real = w->backend;
+    w->backend = &mock_backend;
+    call_count = restored = 0;
+    scripted_worst = worst;
+    ctn_step_stats st;
+    memset(&st, 0, sizeof st);
+    CHECK(ctn__pipeline_step(w, &st) == CTN_OK, "%s", ctn_world_last_error(w));
+    w->backend = real;
+    ctn_world_destroy(w);
+}
+
+static int count_calls(ctn_stage stage) {
+    int n = 0;
+    for (int i = 0; i < call_count; ++i) n += calls[i] == stage;
+    return n;
+}
+
+static void test_stage_order(void) {
+    static const float worst[] = {1e-3f, 1e-9f}; /* one Newton step, then converged */
+    record_step(worst);
+    static const ctn_stage substep[] = {CTN_STAGE_GEOMETRIC_INERTIA, CTN_STAGE_PREPARE, CTN_STAGE_FORCES,
+                                        CTN_STAGE_WARM_START,        CTN_STAGE_SOLVE,   CTN_STAGE_INTEGRATE};
+    static const ctn_stage projection[] = {CTN_STAGE_PROJECT_ENTER, CTN_STAGE_PROJECT_REST, CTN_STAGE_GEOMETRIC_INERTIA,
+                                           CTN_STAGE_PREPARE,       CTN_STAGE_PROJECT_ROWS, CTN_STAGE_POSES_KEEP,
+                                           CTN_STAGE_SOLVE,         CTN_STAGE_INTEGRATE,    CTN_STAGE_PROJECT_REST,
+                                           CTN_STAGE_GEOMETRIC_INERTIA, CTN_STAGE_PREPARE,  CTN_STAGE_PROJECT_ROWS,
+                                           CTN_STAGE_PROJECT_LEAVE, CTN_STAGE_MEASURE};
+    ctn_stage want[64];
+    int n = 0;
+    for (int sub = 0; sub < 2; ++sub)
+        for (size_t k = 0; k < sizeof substep / sizeof substep[0]; ++k) want[n++] = substep[k];
+    for (size_t k = 0; k < sizeof projection / sizeof projection[0]; ++k) want[n++] = projection[k];
+    CHECK(call_count == n, "%d stage calls, expected %d", call_count, n);
+    for (int i = 0; i < n && i < call_count; ++i) CHECK(calls[i] == want[i], "call %d: stage %d, expected %d", i, (int)calls[i], (int)want[i]);
+    CHECK(!restored, "a good step was undone");
+}
+
+/* Undo only what this step kept: with a first error that is not finite there is no earlier pose copy of
+ * this step, and copying the buffer back would put stale poses (another step's, or never written) in. */
+static void test_projection_undo(void) {
+    static const float infinite_first[] = {INFINITY};
+    record_step(infinite_first);
+    CHECK(count_calls(CTN_STAGE_POSES_UNDO) == 0, "undo of a pose copy never taken this step");
+    CHECK(count_calls(CTN_STAGE_PROJECT_LEAVE) == 1, "projection left once");
+    static const float nan_first[] = {NAN};
+    record_step(nan_first);
+    CHECK(count_calls(CTN_STAGE_POSES_UNDO) == 0, "undo after a NaN first error");
+    static const float worse[] = {1e-3f, 2e-3f}; /* the Newton step made it worse: undone */
+    record_step(worse);
+    CHECK(count_calls(CTN_STAGE_POSES_KEEP) == 1 && count_calls(CTN_STAGE_POSES_UNDO) == 1, "keep %d, undo %d",
+          count_calls(CTN_STAGE_POSES_KEEP), count_calls(CTN_STAGE_POSES_UNDO));
+}
+
+/* ---- the real backends -------------------------------------------------------------------------------- */
+
+static ctn_world *make(ctn_backend backend, ctn_solver solver, const char *scene, double max_speed, int threads) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    d.solver = solver;
+    d.max_speed = max_speed;
+    d.threads = threads;
+    ctn_world *w = NULL;
+    char err[2048];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (w) CHECK(ctn_scene_from_spec(w, scene) == CTN_OK, "%s: %s", scene, ctn_world_last_error(w));
+    return w;
+}
+
+static ctn_body_state *states(ctn_world *w, int n) {
+    ctn_body_state *s = calloc((size_t)n, sizeof *s);
+    for (int i = 0; i < n; ++i) ctn_body_get_state(w, i, &s[i]);
+    return s;
+}
+
+/* max_speed <= 0 means no speed limit; a non-finite state is still a divergence, undone on both backends. */
+static void test_no_speed_limit(ctn_backend backend) {
+    ctn_world *w = make(backend, CTN_SOLVER_GS, "chain:20", 0.0, 0);
+    if (!w) return;
+    for (int k = 0; k < 5; ++k) CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", k, ctn_world_last_error(w));
+    int n = ctn_world_body_count(w);
+    double f[3] = {FLT_MAX, 0.0, 0.0};
+    CHECK(ctn_body_set_force(w, 7, f, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_body_state *before = states(w, n);
+    ctn_status st = ctn_world_step(w);
+    CHECK(st == CTN_ERR_DIVERGED, "max_speed 0, non-finite step: %s (%s)", ctn_status_name(st), ctn_world_last_error(w));
+    ctn_body_state *after = states(w, n);
+    CHECK(memcmp(before, after, (size_t)n * sizeof(ctn_body_state)) == 0, "the non-finite step was undone");
+    free(before);
+    free(after);
+    ctn_world_destroy(w);
+}
+
+/* The residual of a step with colours large enough for threads: the same bits for 1 and 2 threads. */
+static void test_residual_threads(void) {
+    double r[2];
+    for (int k = 0; k < 2; ++k) {
+        ctn_world *w = make(CTN_BACKEND_CPU, CTN_SOLVER_GS, "chain:20000", 1e4, k + 1); /* colours of 10000 joints */
+        if (!w) return;
+        CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_step_stats st;
+        ctn_world_get_stats(w, &st);
+        r[k] = st.residual;
+        CHECK(st.largest_colour >= 8192, "largest colour %d: too small for the parallel loop", st.largest_colour);
+        ctn_world_destroy(w);
+    }
+    CHECK(memcmp(&r[0], &r[1], sizeof r[0]) == 0, "residual %.17g with 1 thread, %.17g with 2", r[0], r[1]);
+}
+
+/* CG with bounded rows is solved by GS: its residual is GS's, not a value CG never wrote. */
+static void test_cg_bounded_residual(ctn_backend backend) {
+    double r[2];
+    ctn_solver solvers[2] = {CTN_SOLVER_CG, CTN_SOLVER_GS};
+    for (int k = 0; k < 2; ++k) {
+        ctn_world *w = make(backend, solvers[k], "bridge_limits:10", 1e4, 0);
+        if (!w) return;
+        for (int s = 0; s < 3; ++s) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_step_stats st;
+        ctn_world_get_stats(w, &st);
+        r[k] = st.residual;
+        ctn_world_destroy(w);
+    }
+    CHECK(r[1] > 0.0 && memcmp(&r[0], &r[1], sizeof r[0]) == 0, "CG-as-GS residual %.9g, GS residual %.9g", r[0], r[1]);
+}
+
+static int have_opencl(void) {
+    int count = 0;
+    char err[256];
+    ctn_device_info dev[4];
+    return ctn_list_devices(dev, 4, &count, err, sizeof err) == CTN_OK && count > 0;
+}
+
+int main(int argc, char **argv) {
+    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
+    int opencl = argc > 1 && !strcmp(argv[1], "opencl");
+    if (opencl) {
+        if (!have_opencl()) {
+            printf("test_step_pipeline opencl: no OpenCL platform or device, skipped\n");
+            return 77;
+        }
+        test_no_speed_limit(CTN_BACKEND_OPENCL);
+        test_cg_bounded_residual(CTN_BACKEND_OPENCL);
+        return check_report("step_pipeline opencl");
+    }
+    test_stage_order();
+    test_projection_undo();
+    test_no_speed_limit(CTN_BACKEND_CPU);
+    test_residual_threads();
+    test_cg_bounded_residual(CTN_BACKEND_CPU);
+    return check_report("step_pipeline cpu");
+}
