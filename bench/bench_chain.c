@@ -35,6 +35,7 @@ typedef struct result {
     double ms_median, ms_solve, ms_prepare, ms_integrate, ms_transfer;
     double row_updates_per_s;
     double gap_final, gap_worst; /* relative to link length */
+    double launches, blocking_reads; /* per step, mean over the timed steps (OpenCL; 0 on the CPU) */
     int colours;
     int ok;
     char backend[32];
@@ -118,6 +119,8 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
             const double phase[PHASES] = {s.ms_total, s.ms_solve, s.ms_prepare, s.ms_integrate, s.ms_transfer};
             for (int p = 0; p < PHASES; ++p) ms[(size_t)p * (size_t)steps + (size_t)timed] = phase[p];
             ++timed;
+            r.launches += s.launches;
+            r.blocking_reads += s.blocking_reads;
         }
         if (k == steps - 1) r.ok = 1;
     }
@@ -129,6 +132,7 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
         r.ms_prepare = median(row[PHASE_PREPARE], timed);
         r.ms_integrate = median(row[PHASE_INTEGRATE], timed);
         r.ms_transfer = median(row[PHASE_TRANSFER], timed);
+        r.launches /= timed, r.blocking_reads /= timed;
         r.row_updates_per_s = s.row_updates / (r.ms_median * 1e-3);
     }
     r.gap_final = s.max_gap / c.link_length;
@@ -193,7 +197,8 @@ int main(int argc, char **argv) {
         for (int ci = 0; ci < ncfg; ++ci) {
             res[nres] = run_one(sizes[si], &list[ci], steps, backend, heavy, horizontal);
             const result *r = &res[nres++];
-            fprintf(stderr, "links %7d  %-14s %9.3f ms/step  gap %.3g (worst %.3g)\n", r->links, r->cfg.label, r->ms_median, r->gap_final,
+            fprintf(stderr, "links %7d  %-14s %9.3f ms/step  launches %.1f, blocking reads %.1f per step  gap %.3g (worst %.3g)\n", r->links,
+                    r->cfg.label, r->ms_median, r->launches, r->blocking_reads, r->gap_final,
                     r->gap_worst);
         }
     FILE *f = md ? fopen(md, "w") : stdout;
@@ -230,10 +235,12 @@ int main(int argc, char **argv) {
             fprintf(j,
                     "    {\"links\": %d, \"config\": \"%s\", \"backend\": \"%s\", \"ms_per_step\": %.6g, \"ms_solve\": %.6g, "
                     "\"ms_prepare\": %.6g, \"ms_integrate\": %.6g, \"ms_transfer\": %.6g, \"row_updates_per_s\": %.6g, \"colours\": %d, "
-                    "\"gap_final\": %.6g, \"gap_worst\": %.6g, \"completed\": %s}%s\n",
+                    "\"gap_final\": %.6g, \"gap_worst\": %.6g, \"launches_per_step\": %.4g, \"blocking_reads_per_step\": %.4g, "
+                    "\"completed\": %s}%s\n",
                     r->links, r->cfg.label, r->backend, r->ms_median, r->ms_solve, r->ms_prepare, r->ms_integrate, r->ms_transfer,
                     r->row_updates_per_s, r->colours, isfinite(r->gap_final) ? r->gap_final : -1.0,
-                    isfinite(r->gap_worst) ? r->gap_worst : -1.0, r->ok ? "true" : "false", i + 1 < nres ? "," : "");
+                    isfinite(r->gap_worst) ? r->gap_worst : -1.0, r->launches, r->blocking_reads, r->ok ? "true" : "false",
+                    i + 1 < nres ? "," : "");
         }
         fprintf(j, "  ]\n}\n");
         fclose(j);

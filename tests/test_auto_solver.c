@@ -1,5 +1,6 @@
-/* CTN_SOLVER_AUTO (host/solver_auto.c): long chains and trees get the exact solver, meshes, piles and short
- * articulations get Gauss-Seidel; the choice follows topology changes and explicit settings win. The exact
+/* CTN_SOLVER_AUTO (host/solve/solver_auto.c): chains and trees whose joints carry a large supported mass
+ * ratio (long chains, bushy trees, light links holding a heavy load) get the exact solver, meshes, piles
+ * and short articulations get Gauss-Seidel; the choice follows topology changes and explicit settings win. The exact
  * choice also shows in the physics: the auto-solved 200-link chain holds where GS stretches. */
 #include "catena/catena.h"
 #include "check.h"
@@ -44,6 +45,9 @@ static void check_choices(void) {
     CHECK(spec_solver("rope:100", 2) == CTN_SOLVER_DIRECT, "rope:100 -> direct");
     CHECK(spec_solver("bridge:60", 2) == CTN_SOLVER_DIRECT, "bridge:60 (pinned at both ends: a tree) -> direct");
     CHECK(spec_solver("chain:10", 2) == CTN_SOLVER_GS, "chain:10 (short) -> gs");
+    CHECK(spec_solver("heavy_chain:8", 2) == CTN_SOLVER_DIRECT, "heavy_chain:8 (8 links holding a 1000:1 load) -> direct");
+    CHECK(spec_solver("tree:2047", 1) == CTN_SOLVER_DIRECT, "tree:2047 (binary, depth 10; no path of 32) -> direct");
+    CHECK(spec_solver("tree:31", 2) == CTN_SOLVER_GS, "tree:31 (binary, depth 4) -> gs");
     CHECK(spec_solver("grid:20x20", 2) == CTN_SOLVER_GS, "grid:20x20 (half the joints close loops) -> gs");
     CHECK(spec_solver("pile:200", 2) == CTN_SOLVER_GS, "pile:200 (contacts only) -> gs");
     CHECK(spec_solver("capsule_chain:100", 30) == CTN_SOLVER_GS, "capsule_chain:100 (contacts outnumber the chain) -> gs");

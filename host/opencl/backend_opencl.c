@@ -22,6 +22,7 @@ static ctn_status ocl_begin(ctn_world *w) {
     ctn_ocl *o = w->backend_data;
     ++o->step_index;
     o->launches = 0;
+    o->step_launches = o->step_reads = 0;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();
@@ -55,6 +56,8 @@ static void ocl_timer(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st) {
 static ctn_status ocl_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
     ctn_ocl *o = w->backend_data;
     o->in_step = 0;
+    st->launches = o->step_launches;
+    st->blocking_reads = o->step_reads;
     if (o->projecting) { /* a fault inside the projection: the real arrays back in place */
         o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
         o->projecting = 0;

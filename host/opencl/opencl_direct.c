@@ -48,6 +48,7 @@ static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const c
                                       o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, direct_names[k], ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
+    o->step_launches++;
     return CTN_OK;
 }
 

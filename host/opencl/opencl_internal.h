@@ -177,6 +177,7 @@ typedef struct ctn_ocl {
     cl_event *ev;                 /* pairs (first, last) */
     int *ev_phase;
     int ev_count, ev_cap;
+    int step_launches, step_reads; /* kernel launches and blocking reads of the step (ctn_step_stats) */
     int phase;                    /* phase being recorded, -1 none */
     cl_event phase_first, phase_last;
 } ctn_ocl;

@@ -34,5 +34,6 @@ ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const 
                                       o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, ctn__ocl_kernel_names[k], ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
+    o->step_launches++;
     return CTN_OK;
 }

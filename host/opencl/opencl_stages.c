@@ -158,6 +158,7 @@ static ctn_status run_reduce3(ctn_world *w, ctn_ocl *o, int n, cl_mem x0, cl_mem
     TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
     size_t global = (size_t)groups * L;
     TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3)"));
+    o->step_launches += 2; /* with the final fold below */
     k = CTN_K_REDUCE3_FINAL;
     ARG(k, 0, groups);
     ARG(k, 1, o->partial.mem);
@@ -195,6 +196,7 @@ static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
                                    o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading the step statistics: %s", ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
+    o->step_reads++;
     return CTN_OK;
 }
 
@@ -236,6 +238,7 @@ static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
     size_t global = (size_t)groups * L;
     TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "divergence check (ctn_k_body_check)"));
+    o->step_launches += 2; /* with the final fold below */
     k = CTN_K_BODY_CHECK_FINAL;
     int at = CTN_OCL_STATS_CHECK;
     ARG(k, 0, groups);
@@ -306,6 +309,7 @@ static ctn_status project_rows(ctn_world *w, ctn_ocl *o, float h, float *worst) 
     float top[3];
     TRY(ctn__ocl_check(w, clEnqueueReadBuffer(o->queue, o->proj_stats.mem, CL_TRUE, 0, sizeof top, top, 0, NULL, NULL),
                        "projection: reading the largest error"));
+    o->step_reads++;
     *worst = top[1];
     return CTN_OK;
 }

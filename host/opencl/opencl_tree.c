@@ -473,6 +473,7 @@ static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, size_t
                                       o->profiling && o->phase >= 0 ? &ev : NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, tree_names[k], ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
+    o->step_launches++;
     return CTN_OK;
 }
 

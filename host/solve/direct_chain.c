@@ -502,6 +502,30 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
     return ncut;
 }
 
+/* Sum of the squared float residuals of the chain's joints (the solver's reported residual), per position
+ * in parallel into y (free after the solve), then summed in position order: the same bits on any number
+ * of threads. */
+double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+    const ctn_topology *t = &w->topo;
+    int m = c->m, nt = threads_of(w);
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(nt) if (c->segments > 1)
+#endif
+    for (int p = 0; p < m; ++p) {
+        int slot = c->slot[p];
+        const ctn_joint_def *d = &t->defs[slot];
+        float r[CTN_MAX_ROWS];
+        double s = 0.0;
+        ctn_block_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], r);
+        for (int k = 0; k < c->n[p]; ++k) s += (double)r[k] * r[k];
+        c->y[c->voff[p]] = s;
+    }
+    double r2 = 0.0;
+    for (int p = 0; p < m; ++p) r2 += c->y[c->voff[p]];
+    return r2;
+}
+
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     solve_phases(w, c, blocks);

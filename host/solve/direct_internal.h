@@ -62,11 +62,12 @@ int ctn__direct_body_dof(const ctn_world *w, int body);
  * path, 0 when the layout has branches or loops (the forest path takes it), -1 when out of memory.
  * `segments` > 0 forces the segment count. ctn__chain_factor marks this substep's bounded joints (their
  * slots into cut_list, count returned) and factors; ctn__chain_solve solves for the current velocities and
- * applies the impulses. */
+ * applies the impulses; ctn__chain_residual sums the squared residuals of the chain's rows. */
 int ctn__chain_build(ctn_world *w, direct_chain **out, int segments);
 void ctn__chain_free(direct_chain *c);
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list);
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks);
+double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
 /* Forces the chain path's segment count of a world (0: automatic); for tests. */
 void ctn__direct_set_chain_segments(ctn_world *w, int segments);

@@ -1,21 +1,27 @@
-/* CTN_SOLVER_AUTO: which solver a topology gets (issue 8).
+/* CTN_SOLVER_AUTO: which solver a topology gets.
  *
- * Gauss-Seidel needs about n^2 sweeps to carry a load along an n-link chain (README, "numerical model"),
- * while the exact forest solver (host/solver_direct.c) solves a chain or tree of bilateral joints in one
- * O(n) pass, whatever its length and mass ratios. Loop-closing joints and bounded rows (contacts, limits,
- * motors, ropes) are outside the forest: the direct solver handles them by an outer block Gauss-Seidel,
- * which is no better than plain GS when they dominate. So `auto` picks
- *     DIRECT  when some tree of the spanning forest holds a path of at least CTN_AUTO_MIN_CHAIN bodies and
- *             loop closers + bounded joints are at most a quarter of the joints;
- *     GS      otherwise (piles, dense meshes, short articulations).
- * The path length is the diameter of each tree, found by two breadth-first searches (the farthest body from
- * any body is one end of a longest path). Cost O(bodies + joints), once per topology_version; the OpenCL
- * backend may still turn DIRECT down for a layout it cannot eliminate (then GS, see backend_opencl.c). */
+ * What Gauss-Seidel cannot converge is the load a joint carries relative to the body it acts on: a joint
+ * holding up a subtree of mass M_sub through a body of mass m needs information from the whole subtree,
+ * and the number of sweeps GS needs grows with M_sub / m (with n^2 for an n-link chain: README, "numerical
+ * model"). That ratio is the chain length for a chain of equal links hanging from a pin, 2^depth for a
+ * binary tree of depth `depth`, and the end-mass ratio for a light chain holding a heavy load. The exact
+ * forest solver (host/solve/solver_direct.c) solves any chain or tree of bilateral joints in one O(n)
+ * pass, whatever the ratio. Loop-closing joints and bounded rows (contacts, limits, motors, ropes) are
+ * outside the forest: the direct solver handles them by an outer block Gauss-Seidel, no better than plain
+ * GS when they dominate. So `auto` picks
+ *     DIRECT  when some tree of the spanning forest has a joint whose supported mass ratio
+ *             M_sub(child) / m_child reaches CTN_AUTO_MIN_RATIO, and loop closers + bounded joints are at
+ *             most a quarter of the joints;
+ *     GS      otherwise (piles, dense meshes, short articulations of comparable masses).
+ * Trees are rooted where they hang: at a body with a joint to the world or to a static or kinematic body;
+ * a free-floating tree at one end of its longest path (then a free chain of n links scores n - 1, the
+ * same as a pinned one). Cost O(bodies + joints), once per topology_version; the OpenCL backend may still
+ * turn DIRECT down for a layout it cannot eliminate (then GS, see backend_opencl.c). */
 #include "core/world.h"
 
 #include <stdlib.h>
 
-#define CTN_AUTO_MIN_CHAIN 32
+#define CTN_AUTO_MIN_RATIO 32.0
 
 static int uf_find(int *up, int x) {
     while (up[x] != x) x = up[x] = up[up[x]];
@@ -26,45 +32,77 @@ static int is_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE));
 }
 
-/* Farthest body from `start` in its tree (breadth-first over the CSR adjacency); its distance in *dist.
- * Marks the tree's bodies in `seen`. */
-static int farthest(int start, const int *head, const int *adj, int *depth, int *queue, unsigned char *seen, int *dist) {
-    int qh = 0, qt = 0, far = start;
-    depth[start] = 0;
-    queue[qt++] = start;
-    while (qh < qt) {
-        int u = queue[qh++];
-        if (depth[u] > depth[far]) far = u;
-        for (int k = head[u]; k < head[u + 1]; ++k)
-            if (depth[adj[k]] < 0) depth[adj[k]] = depth[u] + 1, queue[qt++] = adj[k];
-    }
-    *dist = depth[far];
-    for (int k = 0; k < qt; ++k) depth[queue[k]] = -1, seen[queue[k]] = 1; /* depth ready for the next search */
-    return far;
-}
+static int dynamic_body(const ctn_world *w, int b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_DYNAMIC); }
 
-/* Longest path (in bodies) of the spanning forest of `edges` tree joints; -1 when out of memory. */
-static int forest_longest_path(int n, int edges, const int *ea, const int *eb) {
-    int *head = calloc((size_t)n + 1, sizeof *head), *adj = malloc(sizeof *adj * (size_t)(2 * edges + 1));
-    int *depth = malloc(sizeof *depth * (size_t)n), *queue = malloc(sizeof *queue * (size_t)n);
-    unsigned char *seen = calloc((size_t)n, 1);
-    int best = -1;
-    if (head && adj && depth && queue && seen) {
-        for (int e = 0; e < edges; ++e) head[ea[e] + 1]++, head[eb[e] + 1]++;
-        for (int i = 0; i < n; ++i) head[i + 1] += head[i];
-        int *fill = queue; /* borrowed as the fill cursor before the searches */
-        for (int i = 0; i < n; ++i) fill[i] = head[i];
-        for (int e = 0; e < edges; ++e) adj[fill[ea[e]]++] = eb[e], adj[fill[eb[e]]++] = ea[e];
-        for (int i = 0; i < n; ++i) depth[i] = -1;
-        best = 0;
-        for (int i = 0; i < n; ++i) {
-            if (seen[i] || head[i] == head[i + 1]) continue;
-            int d = 0, u = farthest(i, head, adj, depth, queue, seen, &d);
-            farthest(u, head, adj, depth, queue, seen, &d); /* from one end of a longest path to the other */
-            if (d + 1 > best) best = d + 1;
+static double body_mass(const ctn_world *w, int b) { return w->vel[b].inv_mass > 0.0f ? 1.0 / (double)w->vel[b].inv_mass : 1e30; }
+
+typedef struct forest {
+    int n;
+    int *head, *adj;          /* CSR adjacency of the tree joints */
+    int *queue, *parent;      /* breadth-first order and parent of the current tree */
+    unsigned char *seen, *grounded;
+    double *sub;              /* mass of the subtree below each body */
+} forest;
+
+/* Breadth-first search of the tree of `root`: order in queue (returned count), parents, seen marked. */
+static int bfs(forest *f, int root) {
+    int qh = 0, qt = 0;
+    f->queue[qt++] = root;
+    f->parent[root] = -1;
+    f->seen[root] = 1;
+    while (qh < qt) {
+        int u = f->queue[qh++];
+        for (int k = f->head[u]; k < f->head[u + 1]; ++k) {
+            int v = f->adj[k];
+            if (f->seen[v]) continue;
+            f->seen[v] = 1;
+            f->parent[v] = u;
+            f->queue[qt++] = v;
         }
     }
-    free(head), free(adj), free(depth), free(queue), free(seen);
+    return qt;
+}
+
+/* Largest supported mass ratio of the tree containing `start` (marks its bodies seen). */
+static double tree_ratio(const ctn_world *w, forest *f, int start) {
+    int count = bfs(f, start), root = -1;
+    for (int i = 0; i < count && root < 0; ++i)
+        if (f->grounded[f->queue[i]]) root = f->queue[i];
+    if (root < 0) root = f->queue[count - 1]; /* the farthest body from start: one end of a longest path */
+    for (int i = 0; i < count; ++i) f->seen[f->queue[i]] = 0;
+    count = bfs(f, root);
+    double best = 0.0;
+    for (int i = count - 1; i >= 0; --i) {
+        int c = f->queue[i];
+        f->sub[c] += body_mass(w, c); /* the children's masses were added already */
+        if (f->parent[c] >= 0) f->sub[f->parent[c]] += f->sub[c];
+        if (f->parent[c] >= 0 || f->grounded[c]) {
+            double r = f->sub[c] / body_mass(w, c);
+            if (r > best) best = r;
+        }
+    }
+    return best;
+}
+
+/* Largest supported mass ratio over the spanning forest of `edges` tree joints; -1 when out of memory. */
+static double forest_ratio(const ctn_world *w, int n, int edges, const int *ea, const int *eb, unsigned char *grounded) {
+    forest f = {n, calloc((size_t)n + 1, sizeof(int)), malloc(sizeof(int) * (size_t)(2 * edges + 1)), malloc(sizeof(int) * (size_t)n),
+                malloc(sizeof(int) * (size_t)n), calloc((size_t)n, 1), grounded, calloc((size_t)n, sizeof(double))};
+    double best = -1.0;
+    if (f.head && f.adj && f.queue && f.parent && f.seen && f.sub) {
+        for (int e = 0; e < edges; ++e) f.head[ea[e] + 1]++, f.head[eb[e] + 1]++;
+        for (int i = 0; i < n; ++i) f.head[i + 1] += f.head[i];
+        int *fill = f.queue; /* borrowed as the fill cursor before the searches */
+        for (int i = 0; i < n; ++i) fill[i] = f.head[i];
+        for (int e = 0; e < edges; ++e) f.adj[fill[ea[e]]++] = eb[e], f.adj[fill[eb[e]]++] = ea[e];
+        best = 0.0;
+        for (int i = 0; i < n; ++i) {
+            if (f.seen[i] || !dynamic_body(w, i) || (f.head[i] == f.head[i + 1] && !grounded[i])) continue;
+            double r = tree_ratio(w, &f, i);
+            if (r > best) best = r;
+        }
+    }
+    free(f.head), free(f.adj), free(f.queue), free(f.parent), free(f.seen), free(f.sub);
     return best;
 }
 
@@ -73,8 +111,9 @@ ctn_solver ctn__auto_solver(const ctn_world *w) {
     int m = t->joint_count, n = w->body_count;
     if (m == 0 || n == 0) return CTN_SOLVER_GS;
     int *up = malloc(sizeof *up * (size_t)n), *ea = malloc(sizeof *ea * (size_t)m), *eb = malloc(sizeof *eb * (size_t)m);
+    unsigned char *grounded = calloc((size_t)n, 1);
     ctn_solver pick = CTN_SOLVER_GS;
-    if (up && ea && eb) {
+    if (up && ea && eb && grounded) {
         for (int i = 0; i < n; ++i) up[i] = i;
         int edges = 0, outside = 0;
         for (int s = 0; s < m; ++s) {
@@ -83,9 +122,9 @@ ctn_solver ctn__auto_solver(const ctn_world *w) {
                 outside++;
                 continue;
             }
-            int a = d->a, b = d->b;
-            int da = a >= 0 && (w->props[a].flags & CTN_BODY_FLAG_DYNAMIC), db = b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_DYNAMIC);
-            if (!da || !db) continue; /* a joint to the world or a static body: part of the tree's root */
+            int a = d->a, b = d->b, da = dynamic_body(w, a), db = dynamic_body(w, b);
+            if (da != db) grounded[da ? a : b] = 1; /* a joint to the world or a static body holds the tree */
+            if (!da || !db) continue;
             int ra = uf_find(up, a), rb = uf_find(up, b);
             if (ra == rb) {
                 outside++; /* closes a loop */
@@ -94,8 +133,8 @@ ctn_solver ctn__auto_solver(const ctn_world *w) {
             up[ra] = rb;
             ea[edges] = a, eb[edges] = b, edges++;
         }
-        if (4 * outside <= m && forest_longest_path(n, edges, ea, eb) >= CTN_AUTO_MIN_CHAIN) pick = CTN_SOLVER_DIRECT;
+        if (4 * outside <= m && forest_ratio(w, n, edges, ea, eb, grounded) >= CTN_AUTO_MIN_RATIO) pick = CTN_SOLVER_DIRECT;
     }
-    free(up), free(ea), free(eb);
+    free(up), free(ea), free(eb), free(grounded);
     return pick;
 }

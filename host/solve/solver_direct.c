@@ -858,6 +858,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
         for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
         exact_solve(w, s, blocks);
     }
+    if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
     double r2 = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
         const ctn_joint_def *d = &t->defs[slot];

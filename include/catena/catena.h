@@ -491,6 +491,8 @@ typedef struct ctn_step_stats {
     double ms_collide;       /**< built-in contact generation: broad + narrow phase and matching (issue 5) */
     int contacts;            /**< live contact joints in the step (built-in and user) */
     ctn_solver solver;       /**< the solver that ran the step (never CTN_SOLVER_AUTO) */
+    int launches;            /**< OpenCL kernel launches in the step (0 on the CPU backend) */
+    int blocking_reads;      /**< reads in the step that wait for the device (0 on the CPU backend) */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
