@@ -81,6 +81,8 @@ static int run_scene(ctn_backend backend, const char *spec, int links, int parti
     if (spec) CHECK(ctn_scene_from_spec(w, spec) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
     for (int c = 0; !spec && c < chains; ++c) hanging(w, links, particles, end_ratio, c);
     ctn_status st = CTN_OK;
+    ctn_step_stats s;
+    memset(&s, 0, sizeof s);
     for (int i = 0; i < steps && st == CTN_OK; ++i) {
         st = ctn_world_step(w);
         if (st == CTN_ERR_UNSUPPORTED && i == 0 && strstr(ctn_world_last_error(w), "fp64")) {
@@ -89,10 +91,13 @@ static int run_scene(ctn_backend backend, const char *spec, int links, int parti
             return -1;
         }
         CHECK(st == CTN_OK, "step %d: %s", i, ctn_world_last_error(w));
-        ctn_step_stats s;
         ctn_world_get_stats(w, &s);
         if (s.max_gap > out->max_gap) out->max_gap = s.max_gap;
     }
+    if (st == CTN_OK && backend == CTN_BACKEND_CPU) /* the step statistics count device work */
+        CHECK(s.launches == 0 && s.blocking_reads == 0, "cpu: %d launches, %d blocking reads", s.launches, s.blocking_reads);
+    else if (st == CTN_OK) /* at least the one read of the step's statistics */
+        CHECK(s.launches > 0 && s.blocking_reads >= 1, "opencl: %d launches, %d blocking reads", s.launches, s.blocking_reads);
     if (st == CTN_OK) {
         out->bodies = ctn_world_body_count(w);
         out->joints = ctn_world_joint_count(w);
