@@ -34,6 +34,13 @@
 
 #include "ctn_direct.h"
 
+/* An OpenMP directive, or nothing in a build without OpenMP (where -Wunknown-pragmas would stop -Werror). */
+#ifdef _OPENMP
+#define CHAIN_OMP(directive) _Pragma(#directive)
+#else
+#define CHAIN_OMP(directive)
+#endif
+
 /* Sequences shorter than this many positions per segment are eliminated in one segment (the fork costs
  * more than it saves). */
 #define CHAIN_MIN_SEGMENT 512
@@ -432,17 +439,11 @@ CHAIN_STEP(backward, (direct_chain *c, int k), backward_segment(c, k, 3), backwa
 static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     int m = c->m, P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (P > 1)
-#endif
+    CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
+        CHAIN_OMP(omp for schedule(static))
         for (int p = 0; p < m; ++p) three ? assemble_3(w, c, blocks, p) : assemble_any(w, c, blocks, p);
-#ifdef _OPENMP
-#pragma omp for schedule(static, 1)
-#endif
+        CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) three ? factor_3(c, k) : factor_any(c, k);
     }
     factor_separators(c);
@@ -452,34 +453,20 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks)
     ctn_topology *t = &w->topo;
     int m = c->m, P = c->segments, nt = threads_of(w), nb = t->body_count, three = c->uniform == 3;
     (void)nt;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (P > 1)
-#endif
+    CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
+        CHAIN_OMP(omp for schedule(static))
         for (int p = 0; p < m; ++p) three ? rhs_3(w, c, blocks, p) : rhs_any(w, c, blocks, p);
-#ifdef _OPENMP
-#pragma omp for schedule(static, 1)
-#endif
+        CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) three ? forward_3(c, k) : forward_any(c, k);
-#ifdef _OPENMP
-#pragma omp single
-#endif
+        CHAIN_OMP(omp single)
         solve_separators(c);
-#ifdef _OPENMP
-#pragma omp for schedule(static, 1)
-#endif
+        CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) three ? backward_3(c, k) : backward_any(c, k);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
+        CHAIN_OMP(omp for schedule(static) nowait) /* the impulses below do not read the velocities */
         for (int b = 0; b < nb; ++b)
             if (is_dynamic(w, b)) three ? apply_3(w, c, blocks, b) : apply_any(w, c, blocks, b);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
+        CHAIN_OMP(omp for schedule(static))
         for (int p = 0; p < m; ++p) {
             int slot = c->slot[p];
             if (c->cut[slot]) continue;
@@ -509,9 +496,7 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     const ctn_topology *t = &w->topo;
     int m = c->m, nt = threads_of(w);
     (void)nt;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(nt) if (c->segments > 1)
-#endif
+    CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
     for (int p = 0; p < m; ++p) {
         int slot = c->slot[p];
         const ctn_joint_def *d = &t->defs[slot];
