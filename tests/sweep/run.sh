@@ -22,13 +22,18 @@ serial)
   grep -q '"ok":	12' ref/summary.json || fail "summary.json does not count 12 ok runs"
 
   # 2. kill midway, run again: only the missing runs run, and the result equals the reference
-  "$catena" sweep "$here/twelve.json" --out killed 2>killed.log &
-  pid=$!
-  for _ in $(seq 1 400); do
-    n=$(ls killed/runs 2>/dev/null | grep -c '\.json$'); [ "$n" -ge 4 ] && break; sleep 0.02
+  # kill -9 once some runs are written; if the sweep finished between two looks, try again (up to 5 times)
+  for try in 1 2 3 4 5; do
+    rm -rf killed
+    "$catena" sweep "$here/twelve.json" --out killed 2>killed.log &
+    pid=$!
+    for _ in $(seq 1 6000); do
+      n=$(ls killed/runs 2>/dev/null | grep -c '\.json$'); [ "$n" -ge 2 ] && break; sleep 0.01
+    done
+    kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    done_before=$(ls killed/runs 2>/dev/null | grep -c '\.json$')
+    [ "$done_before" -lt 12 ] && break
   done
-  kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
-  done_before=$(ls killed/runs | grep -c '\.json$')
   [ "$done_before" -ge 1 ] && [ "$done_before" -lt 12 ] || fail "kill point: $done_before runs done (want 1..11)"
   ls killed/runs | grep -v '\.json$' && fail "a partial (temporary) run file was left visible"
   "$catena" sweep "$here/twelve.json" --out killed 2>resumed.log; rc=$?
