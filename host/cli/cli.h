@@ -99,9 +99,9 @@ int ctn_make_dir(const char *path, char *err, size_t err_size);
 /* ---- per-frame outputs (host/cli/frames.c) ---- */
 int ctn_csv_header(FILE *f);
 int ctn_csv_frame(FILE *f, ctn_world *w, uint64_t step, double time);
-/* DIR/frame_STEP.vtk: legacy VTK PolyData, points = bodies (+ world anchors), lines = joints. */
+/* DIR/frame_STEP.vtp: VTK XML PolyData (ctn_world_write_vtp), points = bodies (+ world anchors), lines = joints. */
 int ctn_vtk_frame(const char *dir, ctn_world *w, uint64_t step, double time, char *err, size_t err_size);
-/* DIR/catena.pvd: a ParaView collection of every DIR/frame_*.vtk, time = step * dt. */
+/* DIR/catena.pvd: a ParaView collection of every DIR/frame_*.vtp, time = step * dt (s). */
 int ctn_vtk_collection(const char *dir, double dt, char *err, size_t err_size);
 
 /* ---- SVG (host/cli/svg.c) ---- */

@@ -658,6 +658,21 @@ typedef struct ctn_joint_info {
  *  removed, stale or unknown handle. */
 ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
 
+/* ---- ParaView output (host/io/vtk_xml.c) --------------------------------------------------------- */
+
+/** Writes the world's current state as VTK XML PolyData (a .vtp file, raw binary appended data),
+ * atomically. Points: the live bodies in slot order, then one point per joint end fixed to CTN_WORLD (its
+ * world anchor). Lines: the live joints (springs and contacts included), body a to body b or the anchor.
+ * Point arrays: body_id (Int64 handle, CTN_WORLD on anchors), velocity, angular_velocity (Float32 x 3).
+ * Cell arrays: joint_id (Int64 handle), joint_type (Int32, ctn_joint_type values), gap (m) and
+ * angle_error (rad) (Float32). Field data: TimeValue (Float64) = time (s). CTN_ERR_IO names the file
+ * when it cannot be written. */
+ctn_status ctn_world_write_vtp(ctn_world *world, const char *path, double time);
+/** Writes a ParaView data collection (.pvd) of `count` frames: files[i] (a path relative to the .pvd's
+ * folder) at time times[i] (s, the value ParaView's time controls show), atomically. */
+ctn_status ctn_vtk_write_pvd(const char *path, int count, const char *const *files, const double *times, char *err,
+                             size_t err_size);
+
 /** What a checkpoint holds besides the state (ctn_checkpoint_read_info, ctn_world_load). */
 typedef struct ctn_checkpoint_info {
     uint64_t step;                     /**< the caller's step counter at save time */
