@@ -87,7 +87,7 @@ void ctn_cli_print_options(FILE *f, ctn_cli_command cmd) {
 void ctn_cli_command_help(FILE *f, ctn_cli_command cmd) {
     if (cmd == CTN_CMD_RUN)
         fprintf(f, "usage: catena run SCENE [options]\n"
-                   "Steps SCENE (a .json scene file or a generator spec such as chain:1000) and reports how it went.\n");
+                   "Steps SCENE (a .json scene file, a .urdf robot or a generator spec such as chain:1000) and reports how it went.\n");
     else if (cmd == CTN_CMD_RESUME)
         fprintf(f, "usage: catena resume CHECKPOINT [options]\n"
                    "Continues a checkpointed run bitwise identically to an uninterrupted one. The final state goes to\n"

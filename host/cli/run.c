@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static void apply_overrides(const ctn_cli_opts *o, ctn_world_desc *d) {
@@ -46,6 +47,24 @@ static void summary_of_usage_error(int argc, char **argv) {
     if (o.json && o.json[0]) ctn_summary_of_failure(&o, CTN_EXIT_USAGE);
 }
 
+/* A .urdf robot description (ctn_scene_load_urdf) rather than a JSON scene. */
+static int is_urdf(const char *scene) {
+    size_t n = strlen(scene);
+    return n > 5 && !strcasecmp(scene + n - 5, ".urdf");
+}
+
+/* Builds a URDF robot; what the import approximated or ignored is printed, one warning per line. */
+static ctn_status load_urdf(ctn_world *w, const char *path) {
+    char report[4096];
+    ctn_status st = ctn_scene_load_urdf(w, path, report, sizeof report);
+    for (const char *line = report; st == CTN_OK && *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(stderr, "catena: warning: %s: %.*s\n", path, (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    return st;
+}
+
 /* Parses the command line; returns -1 to go on, else the exit code (help shown or a usage error). --quiet
  * also silences the library's messages (as CATENA_QUIET does). */
 static int parse_command(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
@@ -66,7 +85,7 @@ static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *de
     ctn_scene *scene = NULL;
     *desc = ctn_world_desc_default();
     int file_steps = 600;
-    int is_file = is_scene_file(o->scene);
+    int urdf = is_urdf(o->scene), is_file = !urdf && is_scene_file(o->scene);
     if (is_file) {
         ctn_status st = ctn_scene_parse_file(o->scene, &scene, err, sizeof err);
         if (st != CTN_OK) {
@@ -87,12 +106,12 @@ static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *de
         ctn_scene_free(scene);
         return exit_for_create(st);
     }
-    st = is_file ? ctn_scene_build(scene, w) : ctn_scene_from_spec(w, o->scene);
+    st = urdf ? load_urdf(w, o->scene) : is_file ? ctn_scene_build(scene, w) : ctn_scene_from_spec(w, o->scene);
     if (st != CTN_OK) {
         ctn_cli_error("%s", ctn_world_last_error(w));
         ctn_world_destroy(w);
         ctn_scene_free(scene);
-        return st == CTN_ERR_OUT_OF_MEMORY ? CTN_EXIT_DEVICE : CTN_EXIT_SCENE;
+        return st == CTN_ERR_OUT_OF_MEMORY ? CTN_EXIT_DEVICE : st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE;
     }
     /* desc.device points into the scene: keep a copy owned by the world */
     ctn_world_get_desc(w, desc);

@@ -32,13 +32,8 @@ ctn_status ctn_scene_get_settings(const ctn_scene *s, ctn_world_desc *desc, int 
 int64_t ctn_scene_body_count(const ctn_scene *s) { return s ? s->total_bodies : 0; }
 int64_t ctn_scene_joint_count(const ctn_scene *s) { return s ? s->total_joints : 0; }
 
-/* What a world held before a build, to roll back to. */
-typedef struct world_mark {
-    int bodies, joints, planes, topology_dirty, bodies_dirty;
-} world_mark;
-
-static world_mark mark_world(const ctn_world *w) {
-    world_mark m = {w->body_count, w->joint_count, w->collision ? w->collision->plane_count : 0, w->topology_dirty, w->bodies_dirty};
+ctn_world_mark ctn__scene_mark(const ctn_world *w) {
+    ctn_world_mark m = {w->body_count, w->joint_count, w->collision ? w->collision->plane_count : 0, w->topology_dirty, w->bodies_dirty};
     return m;
 }
 
@@ -52,7 +47,7 @@ static void keep_free_below(int *stack, int *count, int mark) {
 
 /* Removes everything added since the mark: a build appends fresh slots (w->append_slots), so truncating the
  * slot arrays restores the world. */
-static void rollback(ctn_world *w, world_mark m) {
+void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     for (int j = m.joints; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
         w->body_refs[w->joints[j].a]--;
@@ -141,7 +136,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
                          (long long)s->total_joints, CTN_MAX_JOINTS);
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    world_mark mark = mark_world(w);
+    ctn_world_mark mark = ctn__scene_mark(w);
     w->append_slots++; /* file body i is slot mark.bodies + i */
     char where[64] = "";
     for (int i = 0; i < s->body_count && st == CTN_OK; ++i) {
@@ -171,7 +166,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
     if (st != CTN_OK) {
         char msg[sizeof w->error];
         snprintf(msg, sizeof msg, "%s", w->error);
-        rollback(w, mark);
+        ctn__scene_rollback(w, mark);
         ctn__fail(w, st, "%s: %s: %s", s->source, where, msg);
     }
     return st;

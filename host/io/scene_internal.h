@@ -80,6 +80,15 @@ struct ctn_scene {
 /* Adds generator g's bodies and joints to the world (scene_generators.c). */
 ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int first_body);
 
+/* What a world held before a scene build (scene files, URDF robots), to roll back to when the build fails
+ * (scene_build.c): a build appends fresh slots (w->append_slots), so truncating the slot arrays restores
+ * the world, shapes, names and planes included. */
+typedef struct ctn_world_mark {
+    int bodies, joints, planes, topology_dirty, bodies_dirty;
+} ctn_world_mark;
+ctn_world_mark ctn__scene_mark(const ctn_world *w);
+void ctn__scene_rollback(ctn_world *w, ctn_world_mark m);
+
 #ifdef CATENA_HAVE_CJSON
 #include <cjson/cJSON.h>
 

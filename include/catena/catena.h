@@ -631,6 +631,19 @@ ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, si
  * themselves). Live bodies keep their order (removed ones are skipped). Written atomically. */
 ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
 
+/** Adds the robot of a URDF file (links, joints, inertials, collision geometry; urdfdom parses it) to a world
+ * in its zero joint pose; the world's settings are not changed. Links with mass become rigid bodies named
+ * after them (principal axes of their inertia as body axes; consecutive handles, parents first); a
+ * massless root is the fixed world, a massive one a free body. revolute -> hinge with its limits,
+ * continuous -> hinge, fixed -> fixed, floating -> none; `effort` > 0 adds a motor holding the joint (speed
+ * 0, at most effort N m). Collision spheres, boxes and cylinders (as capsules) become shapes. Prismatic and
+ * planar joints and massless links on moving joints are refused (CTN_ERR_UNSUPPORTED, naming them).
+ * On success `msg` receives the report of what was approximated or ignored, one line per kind naming the
+ * links and joints ("" when the import is exact: docs/urdf.md); on failure the error, as on the world,
+ * and the world is unchanged. CTN_ERR_IO: unreadable file; CTN_ERR_INVALID_ARGUMENT: not valid URDF;
+ * CTN_ERR_UNSUPPORTED also in a build without urdfdom. */
+ctn_status ctn_scene_load_urdf(ctn_world *world, const char *path, char *msg, size_t msg_size);
+
 /* Checkpoints: the complete world state (settings; bodies, joints and contacts with their handles and free
  * slots; warm-start impulses; shapes, planes, collision settings and the contact cache; body names) in a binary file
  * with a magic, a version and an FNV-1a checksum, written atomically (temporary file + rename). A world

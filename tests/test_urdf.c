@@ -1,0 +1,262 @@
+/* URDF import (ctn_scene_load_urdf): the double pendulum steps bitwise like the same scene in JSON; the
+ * 50-link snake gets its bodies, capsules, limits and motors; frames and principal axes; what cannot be
+ * represented is refused or reported by name; a refused file leaves the world unchanged. Exits 77
+ * (skipped) in a build without urdfdom, after checking that such a build says so. */
+#include "catena/catena.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char g_msg[8192];
+
+static ctn_world *cpu_world(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    ctn_world *w = NULL;
+    char err[512];
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
+        fprintf(stderr, "world: %s\n", err);
+        exit(1);
+    }
+    return w;
+}
+
+static ctn_status load(ctn_world *w, const char *path) {
+    g_msg[0] = '\0';
+    return ctn_scene_load_urdf(w, path, g_msg, sizeof g_msg);
+}
+
+/* Loads a URDF robot given as the text inside <robot>, through a temporary file. */
+static ctn_status load_text(ctn_world *w, const char *body) {
+    char path[64];
+    snprintf(path, sizeof path, "test_urdf_%ld.urdf", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(f, "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n%s\n</robot>\n", body);
+    fclose(f);
+    ctn_status st = load(w, path);
+    remove(path);
+    return st;
+}
+
+/* A link of mass m with diagonal inertia at the link origin (+ extra XML inside the link). */
+#define LINK(name, extra) \
+    "<link name=\"" name "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\" iyz=\"0\" izz=\"0.03\"/></inertial>" extra "</link>\n"
+#define JOINT(name, type, parent, child, xyz, extra)                                                                     \
+    "<joint name=\"" name "\" type=\"" type "\"><parent link=\"" parent "\"/><child link=\"" child "\"/><origin xyz=\"" xyz \
+    "\"/>" extra "</joint>\n"
+
+static void check_double_pendulum_matches_json(void) {
+    ctn_world *wu = cpu_world(), *wj = cpu_world();
+    ctn_status su = load(wu, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
+    CHECK(su == CTN_OK, "double_pendulum.urdf: %s", g_msg);
+    CHECK(g_msg[0] == '\0', "the double pendulum imports exactly, yet the report says: %s", g_msg);
+    char err[1024];
+    ctn_status sj = ctn_scene_load_json(wj, CATENA_SOURCE_DIR "/examples/double_pendulum.json", err, sizeof err);
+    if (sj == CTN_ERR_UNSUPPORTED) {
+        printf("double_pendulum.json not compared: built without cJSON\n");
+    } else {
+        CHECK(sj == CTN_OK, "double_pendulum.json: %s", err);
+        CHECK(ctn_world_body_count(wu) == 2 && ctn_world_joint_count(wu) == 2, "2 bodies and 2 joints expected");
+        for (int s = 0; s < 300; ++s) {
+            CHECK(ctn_world_step(wu) == CTN_OK && ctn_world_step(wj) == CTN_OK, "step %d", s);
+        }
+        for (ctn_body_id b = 0; b < 2; ++b) {
+            ctn_body_state a, c;
+            ctn_body_get_state(wu, b, &a);
+            ctn_body_get_state(wj, b, &c);
+            CHECK(memcmp(&a, &c, sizeof a) == 0, "body %d after 300 steps: URDF (%.17g, %.17g) vs JSON (%.17g, %.17g)", (int)b,
+                  a.position[0], a.position[1], c.position[0], c.position[1]);
+        }
+        ctn_body_state tip;
+        ctn_body_get_state(wu, 1, &tip);
+        CHECK(fabs(tip.position[0] - 1.5) > 0.1, "the pendulum must have swung (lower rod at x %.3f)", tip.position[0]);
+    }
+    const char *name = NULL;
+    ctn_body_id upper = -2;
+    CHECK(ctn_body_find(wu, "upper_rod", &upper) == CTN_OK && upper == 0, "upper_rod is body 0");
+    CHECK(ctn_body_get_name(wu, 1, &name) == CTN_OK && name && !strcmp(name, "lower_rod"), "body 1 is lower_rod");
+    ctn_world_destroy(wu);
+    ctn_world_destroy(wj);
+}
+
+static void check_snake(void) {
+    ctn_world *w = cpu_world();
+    CHECK(load(w, CATENA_SOURCE_DIR "/examples/snake_50.urdf") == CTN_OK, "snake_50.urdf: %s", g_msg);
+    CHECK(ctn_world_body_count(w) == 50 && ctn_world_joint_count(w) == 50, "50 links, 50 joints: %d, %d", ctn_world_body_count(w),
+          ctn_world_joint_count(w));
+    CHECK(strstr(g_msg, "cylinders made capsules") && strstr(g_msg, "link_00") && strstr(g_msg, "link_49"),
+          "the cylinders' approximation is reported by link: %s", g_msg);
+    for (ctn_body_id b = 0; b < 50; ++b) {
+        ctn_shape_desc s;
+        ctn_body_desc d;
+        ctn_body_get_shape(w, b, &s);
+        ctn_body_get_desc(w, b, &d);
+        CHECK(s.type == CTN_SHAPE_CAPSULE && fabs(s.radius - 0.02) < 1e-7 && fabs(s.half_length - 0.03) < 1e-7, "link %d: capsule r 0.02, half 0.03",
+              (int)b);
+        CHECK(fabs(d.position[0] - (0.1 * (double)b + 0.05)) < 1e-12 && d.position[1] == 1.0 && d.mass == 0.1, "link %d at x %.17g y %g",
+              (int)b, d.position[0], d.position[1]);
+        int on = 0;
+        double lo = 0, hi = 0, speed = 1, torque = 0;
+        ctn_joint_get_limits(w, b, &on, &lo, &hi);
+        CHECK(on && lo == -0.5 && hi == 0.5, "joint %d limits [%g, %g]", (int)b, lo, hi);
+        ctn_joint_get_motor(w, b, &on, &speed, &torque);
+        CHECK(on && speed == 0.0 && torque == 0.5, "joint %d: motor at speed 0 with the effort 0.5 N m as its torque limit", (int)b);
+        ctn_joint_desc jd;
+        ctn_joint_get_desc(w, b, &jd);
+        CHECK(jd.type == CTN_JOINT_HINGE && jd.body_a == b && jd.body_b == (b ? b - 1 : CTN_WORLD), "joint %d: hinge from the child", (int)b);
+    }
+    ctn_world_desc d;
+    ctn_world_get_desc(w, &d);
+    d.iterations = 20;
+    ctn_world_set_desc(w, &d);
+    for (int s = 0; s < 120; ++s) CHECK(ctn_world_step(w) == CTN_OK, "snake step %d: %s", s, ctn_world_last_error(w));
+    double worst = 0;
+    for (ctn_joint_id j = 0; j < 50; ++j) {
+        double a = 0;
+        ctn_joint_get_angle(w, j, &a);
+        worst = fmax(worst, fabs(a));
+    }
+    CHECK(worst < 0.5 + 0.05, "hinge angles stay within their 0.5 rad limits (worst %.3f)", worst);
+    CHECK(worst > 0.01, "the snake must sag under gravity (worst angle %.3g)", worst);
+    ctn_world_destroy(w);
+}
+
+/* Links and joints in rotated frames: a joint origin turned 90 degrees about z places the child's x along
+ * world y; an inertia tensor with products of inertia is diagonalised onto its principal axes. */
+static void check_frames(void) {
+    ctn_world *w = cpu_world();
+    ctn_status st = load_text(w, "<link name=\"base\"/>\n"
+                              "<joint name=\"j\" type=\"revolute\"><parent link=\"base\"/><child link=\"arm\"/>"
+                              "<origin xyz=\"1 2 3\" rpy=\"0 0 1.5707963267948966\"/><axis xyz=\"1 0 0\"/>"
+                              "<limit lower=\"-1\" upper=\"1\" effort=\"0\" velocity=\"1\"/></joint>\n"
+                              "<link name=\"arm\"><inertial><origin xyz=\"0.5 0 0\"/><mass value=\"2\"/>"
+                              "<inertia ixx=\"0.03\" ixy=\"0.01\" ixz=\"0\" iyy=\"0.03\" iyz=\"0\" izz=\"0.05\"/></inertial></link>");
+    CHECK(st == CTN_OK, "frames: %s", g_msg);
+    ctn_body_desc d;
+    ctn_body_get_desc(w, 0, &d);
+    CHECK(fabs(d.position[0] - 1) < 1e-12 && fabs(d.position[1] - 2.5) < 1e-12 && fabs(d.position[2] - 3) < 1e-12,
+          "centre of mass at (1, 2.5, 3), not (%g, %g, %g)", d.position[0], d.position[1], d.position[2]);
+    /* eigenvalues of [[0.03, 0.01], [0.01, 0.03]] are 0.02 and 0.04; z stays 0.05 */
+    double m[3] = {d.inertia[0], d.inertia[1], d.inertia[2]};
+    int has02 = 0, has04 = 0, has05 = 0;
+    for (int i = 0; i < 3; ++i) has02 |= fabs(m[i] - 0.02) < 1e-12, has04 |= fabs(m[i] - 0.04) < 1e-12, has05 |= fabs(m[i] - 0.05) < 1e-12;
+    CHECK(has02 && has04 && has05, "principal moments 0.02, 0.04, 0.05, not %g %g %g", m[0], m[1], m[2]);
+    ctn_joint_desc jd;
+    ctn_joint_get_desc(w, 0, &jd);
+    CHECK(jd.type == CTN_JOINT_HINGE && fabs(jd.axis[1] - 1) < 1e-6 && fabs(jd.axis[0]) < 1e-6, "hinge axis x turned onto world y: (%g, %g, %g)",
+          jd.axis[0], jd.axis[1], jd.axis[2]);
+    int on = 1;
+    double speed, torque;
+    ctn_joint_get_motor(w, 0, &on, &speed, &torque);
+    CHECK(!on, "effort 0 leaves the joint passive");
+    ctn_world_destroy(w);
+}
+
+/* Fixed, floating, merged and free links. */
+static void check_link_kinds(void) {
+    ctn_world *w = cpu_world();
+    ctn_status st = load_text(w, LINK("base", "")
+                              JOINT("weld", "fixed", "base", "tool", "0 1 0", "")
+                              LINK("tool", "")
+                              JOINT("sensor_mount", "fixed", "tool", "camera", "0 0.1 0", "")
+                              "<link name=\"camera\"/>\n"
+                              JOINT("hinge", "continuous", "camera", "flap", "0 0.2 0", "<axis xyz=\"0 0 1\"/>")
+                              LINK("flap", "")
+                              JOINT("loose", "floating", "base", "ball", "2 0 0", "")
+                              LINK("ball", ""));
+    CHECK(st == CTN_OK, "link kinds: %s", g_msg);
+    /* bodies: base (free root), tool, flap, ball; joints: weld, hinge (from the camera, merged into tool) */
+    CHECK(ctn_world_body_count(w) == 4 && ctn_world_joint_count(w) == 2, "4 bodies and 2 joints, not %d and %d", ctn_world_body_count(w),
+          ctn_world_joint_count(w));
+    ctn_joint_desc a, b;
+    ctn_joint_get_desc(w, 0, &a);
+    ctn_joint_get_desc(w, 1, &b);
+    ctn_body_id tool = -2, flap = -2;
+    ctn_body_find(w, "tool", &tool);
+    ctn_body_find(w, "flap", &flap);
+    CHECK(a.type == CTN_JOINT_FIXED && a.body_a == tool && a.body_b == 0, "weld: fixed joint tool-base");
+    CHECK(b.type == CTN_JOINT_HINGE && b.body_a == flap && b.body_b == tool, "hinge: flap on tool (the massless camera is part of tool)");
+    for (int s = 0; s < 30; ++s) ctn_world_step(w);
+    ctn_body_state base;
+    ctn_body_get_state(w, 0, &base);
+    CHECK(base.position[1] < -0.1, "a massive root is a free body: it falls (y %.3f)", base.position[1]);
+    ctn_world_destroy(w);
+}
+
+/* Everything Catena cannot represent: refused with the name, or reported by name. */
+static void check_refusals_and_reports(void) {
+    ctn_world *w = cpu_world();
+    ctn_body_desc bd = ctn_body_desc_default();
+    ctn_inertia_sphere(1, 0.1, bd.inertia);
+    ctn_body_id keep;
+    ctn_body_add(w, &bd, &keep);
+    int nb = ctn_world_body_count(w), nj = ctn_world_joint_count(w);
+
+    CHECK(load(w, "no/such/robot.urdf") == CTN_ERR_IO && strstr(g_msg, "no/such/robot.urdf"), "missing file: %s", g_msg);
+    CHECK(ctn_scene_load_urdf(w, "no/such/robot.urdf", NULL, 0) == CTN_ERR_IO && strstr(ctn_world_last_error(w), "no/such/robot.urdf"),
+          "without a message buffer the error is on the world: %s", ctn_world_last_error(w));
+    CHECK(load_text(w, "<link name=\"a\"><inertial><mass value=\"1\"/></link>") == CTN_ERR_INVALID_ARGUMENT,
+          "malformed XML refused: %s", g_msg);
+    ctn_status st = load_text(w, "<link name=\"world\"/>" LINK("arm", "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision>")
+                                   JOINT("rail", "fixed", "world", "arm", "0 0 0", "") LINK("carriage", "<collision><geometry><box size=\"0.1 0.1 0.1\"/></geometry></collision>")
+                                   JOINT("slider", "prismatic", "arm", "carriage", "1 0 0", "<axis xyz=\"1 0 0\"/><limit lower=\"0\" upper=\"1\" effort=\"1\" velocity=\"1\"/>"));
+    CHECK(st == CTN_ERR_UNSUPPORTED && strstr(g_msg, "slider") && strstr(g_msg, "prismatic"), "prismatic refused by name: %s", g_msg);
+    CHECK(strstr(ctn_world_last_error(w), "slider") != NULL, "the world's error names the joint too: %s", ctn_world_last_error(w));
+    st = load_text(w, "<link name=\"world\"/><link name=\"ghost\"/>"
+                                     JOINT("spin", "continuous", "world", "ghost", "0 0 0", "<axis xyz=\"0 0 1\"/>"));
+    CHECK(st == CTN_ERR_UNSUPPORTED && strstr(g_msg, "ghost") && strstr(g_msg, "spin"), "massless moving link refused: %s", g_msg);
+    CHECK(ctn_world_body_count(w) == nb && ctn_world_joint_count(w) == nj, "refused files leave the world unchanged");
+    /* the slot the refused import used is free again, without the shapes it had been given */
+    ctn_body_id next;
+    ctn_body_add(w, &bd, &next);
+    ctn_shape_desc s;
+    ctn_body_get_shape(w, next, &s);
+    CHECK(s.type == CTN_SHAPE_NONE, "a body added after a refused import has no stale shape (type %d)", (int)s.type);
+    ctn_body_remove(w, next);
+
+    st = load_text(w, "<link name=\"world\"><collision><geometry><box size=\"10 0.1 10\"/></geometry></collision></link>"
+                                  LINK("a", "<collision><geometry><mesh filename=\"package://robot/a.stl\"/></geometry></collision>")
+                                  JOINT("ja", "revolute", "world", "a", "0 0 0", "<axis xyz=\"0 0 1\"/><limit lower=\"-4\" upper=\"4\" effort=\"0\" velocity=\"1\"/><dynamics damping=\"0.5\"/>")
+                                  LINK("b", "<collision><origin xyz=\"0.3 0 0\"/><geometry><sphere radius=\"0.1\"/></geometry></collision>")
+                                  JOINT("jb", "continuous", "a", "b", "1 0 0", "<axis xyz=\"0 0 1\"/><mimic joint=\"ja\"/>")
+                                  LINK("c", "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision><collision name=\"spare\"><geometry><sphere radius=\"0.2\"/></geometry></collision>")
+                                  JOINT("jc", "continuous", "b", "c", "1 0 0", "<axis xyz=\"0 0 1\"/>"));
+    CHECK(st == CTN_OK, "lossy robot loads: %s", g_msg);
+    const char *expect[] = {"(Catena collides spheres, capsules and boxes): a (package://robot/a.stl)\n",
+                            "not along its principal axes: b (0.3 m from the centre of mass)\n",
+                            "collision shapes of links fixed to the world ignored: world\n",
+                            "mimic couplings ignored (the joints move independently): jb (mimics ja)\n",
+                            "joint damping and friction ignored: ja (damping 0.5, friction 0)\n",
+                            "joint limits beyond [-pi, pi] clamped to it: ja ([-4, 4])\n",
+                            "collision elements beyond a link's first ignored (one shape per body): c\n"};
+    for (size_t k = 0; k < sizeof expect / sizeof *expect; ++k) CHECK(strstr(g_msg, expect[k]) != NULL, "report lacks '%s':\n%s", expect[k], g_msg);
+    int on = 0;
+    double lo = 0, hi = 0;
+    ctn_joint_get_limits(w, nj, &on, &lo, &hi);
+    CHECK(on && fabs(lo + 3.14159265358979) < 1e-6 && fabs(hi - 3.14159265358979) < 1e-6, "limits clamped to [-pi, pi]: [%g, %g]", lo, hi);
+    ctn_world_destroy(w);
+}
+
+int main(void) {
+    ctn_world *w = cpu_world();
+    ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
+    ctn_world_destroy(w);
+    if (st == CTN_ERR_UNSUPPORTED) {
+        CHECK(strstr(g_msg, "no URDF support") != NULL, "a build without urdfdom says so: %s", g_msg);
+        printf("SKIP: %s\n", g_msg);
+        return check_failures ? 1 : 77;
+    }
+    check_double_pendulum_matches_json();
+    check_snake();
+    check_frames();
+    check_link_kinds();
+    check_refusals_and_reports();
+    return check_report("test_urdf");
+}
