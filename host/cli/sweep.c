@@ -12,6 +12,7 @@
 #include "sweep_queue.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -534,6 +535,20 @@ static int write_summaries(const ctn_ensemble *e, const sweep_opts *o, int batch
     return ok;
 }
 
+/* Removes the temporary files (run-NNNNNN.json.tmp.PID) of runs killed while writing: their runs are
+ * simply run again. Called by the first process before any run starts. */
+static void remove_stale_temporaries(const char runs_dir[4200]) {
+    DIR *d = opendir(runs_dir);
+    if (!d) return;
+    char path[4200 + 256 + 2];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, "run-", 4) || !strstr(e->d_name, ".tmp.")) continue;
+        snprintf(path, sizeof path, "%s/%s", runs_dir, e->d_name);
+        remove(path);
+    }
+    closedir(d);
+}
+
 /* ---- the command ---- */
 
 static int parse_sweep(int argc, char **argv, sweep_opts *o) {
@@ -619,6 +634,7 @@ int ctn_cli_sweep(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s/runs", o.out);
     int dirs = loaded && (place.rank != 0 || (ctn_make_dir(o.out, err, sizeof err) && ctn_make_dir(dir, err, sizeof err)));
     if (loaded && !dirs) fprintf(stderr, "catena: sweep: %s\n", err);
+    if (dirs && place.rank == 0) remove_stale_temporaries(dir);
     if (!ctn_queue_all(q, loaded && dirs)) {
         if (loaded) ctn_ensemble_free(&e);
         ctn_queue_close(q);

@@ -35,9 +35,11 @@ serial)
     [ "$done_before" -lt 12 ] && break
   done
   [ "$done_before" -ge 1 ] && [ "$done_before" -lt 12 ] || fail "kill point: $done_before runs done (want 1..11)"
-  ls killed/runs | grep -v '\.json$' && fail "a partial (temporary) run file was left visible"
+  # a run killed while writing leaves only a temporary file (never a partial run-NNNNNN.json): every result parses
+  for f in killed/runs/*.json; do python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" || fail "$f is not a whole result"; done
   "$catena" sweep "$here/twelve.json" --out killed 2>resumed.log; rc=$?
   [ $rc -eq 0 ] || fail "resumed sweep exit $rc"
+  ls killed/runs | grep -q '\.tmp\.' && fail "the resumed sweep left the killed run's temporary file behind"
   ran=$(grep -c '^catena: sweep: run ' resumed.log)
   [ "$ran" -eq $((12 - done_before)) ] || fail "resume ran $ran runs, expected $((12 - done_before)) (had $done_before)"
   diff <(result ref/summary.csv) <(result killed/summary.csv) || fail "resumed sweep differs from the reference"
