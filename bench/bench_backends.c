@@ -1,4 +1,4 @@
-/* CPU and OpenCL backends side by side (issue 3): chains and grids of 1e3..1e6 bodies, ms/step (median
+/* CPU and OpenCL backends side by side: chains and grids of 1e3..1e6 bodies, ms/step (median
  * over the measured steps, after warm-up) with its phase breakdown, row updates per second, colours,
  * the measured device copy bandwidth, and the bandwidth floor of a Gauss-Seidel sweep.
  *

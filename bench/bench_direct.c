@@ -1,5 +1,5 @@
 /* bench_direct: accuracy vs time of the exact forest solver (CTN_SOLVER_DIRECT, host/solver_direct.c)
- * against Gauss-Seidel, Jacobi, CG and sub-stepped GS on hanging chains (issue 8), CPU backend.
+ * against Gauss-Seidel, Jacobi, CG and sub-stepped GS on hanging chains, CPU backend.
  *
  * Each run builds a chain of rigid links with ball joints hanging straight down from a world pin
  * (centred on the origin so float positions lose as little as possible), with an end mass ratio of 1

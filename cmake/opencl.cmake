@@ -49,7 +49,7 @@ set(CATENA_OPENCL_SOURCES
   host/opencl/opencl_snapshot.c
   host/opencl/opencl_bandwidth.c
   host/opencl/opencl_cg.c
-  host/opencl/opencl_direct.c # issue 8: exact solver for chains
-  host/opencl/opencl_tree.c # issue 8: exact solver for trees (forests) of joints
+  host/opencl/opencl_direct.c # Exact solver for chains
+  host/opencl/opencl_tree.c # Exact solver for trees (forests) of joints
   ${CATENA_KERNEL_EMBED})
 set(CATENA_OPENCL_LIBS OpenCL::OpenCL ${CATENA_CLBLAST_LIB})

@@ -46,7 +46,7 @@ __kernel void ctn_k_forces(int n, __global const ctn_props *props, __global cons
     ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
 }
 
-/* v_i += scale M^-1 sum J^T l over body i's joints: warm start and Jacobi update (seed 003 gather). */
+/* v_i += scale M^-1 sum J^T l over body i's joints: warm start and Jacobi update (per-body gather, Nelson 1998). */
 __kernel void ctn_k_gather(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
                            __global const float *l, float scale, __global ctn_vel *vel, __global const ctn_inertia *inertia) {
     int i = (int)get_global_id(0);
@@ -110,7 +110,7 @@ __kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const
     ctn_inertia_body(i, pose, props, inertia);
 }
 
-/* ---- conjugate gradient pieces (seed 004; host/solver_cpu.c solve_cg is the reference) -------------- */
+/* ---- conjugate gradient pieces (Hestenes and Stiefel 1952; host/solver_cpu.c solve_cg is the reference) -------------- */
 
 /* Index 5 of the CG scalar buffer: 1 while the iteration is running, 0 once it stopped (rz <= 0 or
  * p^T A p <= 0), as the CPU loop's `break`. */
@@ -327,7 +327,7 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
     }
 }
 
-/* ---- divergence check (issue 7) -------------------------------------------------------------------- */
+/* ---- divergence check -------------------------------------------------------------------- */
 
 /* The device half of host/divergence.c, two passes like ctn_k_reduce3 (fixed order, no atomics): the
  * largest linear or angular speed of a body, and the lowest id of a body that is non-finite or faster
@@ -376,7 +376,7 @@ __kernel void ctn_k_body_check_final(int groups, int n, __global const int *part
     }
 }
 
-/* ---- issue 8: exact solver for chains of joints (host/opencl_direct.c) ---------------------------------
+/* ---- Exact solver for chains of joints (host/opencl_direct.c) ---------------------------------
  * Block-tridiagonal system A dl = r over the joints of simple paths, ordered along each path (position i,
  * slot perm[i]); paths are concatenated with zero couplings. Block cyclic reduction in double precision:
  * per position a dense 6x6 pivot D, couplings L (to the previous active position) and U (to the next one)
@@ -658,7 +658,7 @@ __kernel void ctn_k_direct_residual(int m, __global const ctn_joint_def *defs, _
     r2[s] = acc;
 }
 
-/* ---- issue 8: exact solver for forests of joints (host/opencl_tree.c) -----------------------------------
+/* ---- Exact solver for forests of joints (host/opencl_tree.c) -----------------------------------
  * The KKT system [M J^T; J -S] eliminated over the elimination tree of host/solver_direct.c (body nodes,
  * joint nodes, supernodes for rows attached to grounded bodies; node records CTN_TN_* of ctn_direct.h),
  * one launch per level of the tree, children before parents (factor + forward substitution), then one
@@ -896,7 +896,7 @@ __kernel void ctn_k_tree_back(int begin, int end, int serial, __global const int
     }
 }
 
-/* ---- issue 8: long paths of a forest contracted by block cyclic reduction (host/opencl_tree.c) ----------
+/* ---- Long paths of a forest contracted by block cyclic reduction (host/opencl_tree.c) ----------
  * A segment is a maximal path j1, b2, j2, ..., bk, jk of the elimination tree whose nodes each have one
  * child: joint nodes and body nodes without attached rows (ungrounded). Below j1 hangs the regular node
  * b1 (already eliminated), above jk the body P. Eliminating the segment bodies (pivot M, rhs 0) leaves

@@ -20,7 +20,7 @@ CTN_FN ctn_sym3 ctn_body_inverse_inertia_augmented(ctn_pose pose, ctn_props pr, 
 }
 
 /* v* = v + h M^-1 f_ext (docs/design.md section 2, step 2): gravity, the user force and torque, and any extra
- * force/torque (springs). The gyroscopic term is left out on purpose (seed 000, after eq. 35). */
+ * force/torque (springs). The gyroscopic term is left out on purpose (Lacoursière 2011, after eq. 35). */
 CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn_v3 gravity, float h, ctn_v3 f_extra,
                                      ctn_v3 t_extra) {
     if ((pr.flags & CTN_BODY_FLAG_DYNAMIC) == 0) return v;
@@ -30,7 +30,7 @@ CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn
     return v;
 }
 
-/* x += h v; e = exp(h/2 w) e (seed 000 eq. 20-21). Static bodies do not move. */
+/* x += h v; e = exp(h/2 w) e (Lacoursière 2011, eq. 20-21). Static bodies do not move. */
 CTN_FN ctn_pose ctn_body_integrate(ctn_pose pose, ctn_vel v, ctn_props pr, float h) {
     if ((pr.flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return pose;
     ctn_v3_add2(&pose.p, &pose.p_lo, ctn_scale(v.v, h)); /* two-float position: no float32 drift far out */
@@ -38,7 +38,7 @@ CTN_FN ctn_pose ctn_body_integrate(ctn_pose pose, ctn_vel v, ctn_props pr, float
     return pose;
 }
 
-/* Axial spring-damper between two anchors (seed 002 section 0.12): with n = (pa - pb)/|pa - pb|,
+/* Axial spring-damper between two anchors (Lloyd 2012, section 0.12): with n = (pa - pb)/|pa - pb|,
  * the force on body a is f = -(k (|pa - pb| - l0) + c n . (va_p - vb_p)) n, body b gets -f.
  * Writes f and the world lever arms of both anchors. */
 CTN_FN ctn_v3 ctn_spring_force(ctn_joint_def s, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_v3 *ra, ctn_v3 *rb) {

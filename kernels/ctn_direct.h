@@ -1,4 +1,4 @@
-/* Double-precision dense math of the exact solver (issue 8), shared by the host and the OpenCL tree
+/* Double-precision dense math of the exact solver, shared by the host and the OpenCL tree
  * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
  * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
  * 1.2 has no generic address space) except in the in-place dense inverses *_g, which take CTN_GLOBAL

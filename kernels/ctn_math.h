@@ -155,7 +155,7 @@ CTN_FN ctn_quat ctn_quat_make(float w, float x, float y, float z) {
 CTN_FN ctn_quat ctn_quat_identity(void) { return ctn_quat_make(1.0f, 0.0f, 0.0f, 0.0f); }
 CTN_FN ctn_quat ctn_quat_conj(ctn_quat q) { return ctn_quat_make(q.w, -q.x, -q.y, -q.z); }
 
-/* Hamilton product a * b (seed 000 eq. 14's star). */
+/* Hamilton product a * b (Lacoursière 2011, eq. 14's star). */
 CTN_FN ctn_quat ctn_quat_mul(ctn_quat a, ctn_quat b) {
     return ctn_quat_make(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
                          a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
@@ -172,7 +172,7 @@ CTN_FN ctn_v3 ctn_quat_rotate(ctn_quat q, ctn_v3 v) {
 
 CTN_FN ctn_v3 ctn_quat_rotate_inv(ctn_quat q, ctn_v3 v) { return ctn_quat_rotate(ctn_quat_conj(q), v); }
 
-/* Exponential-map update e(h) = exp(h/2 w) * e (seed 000 eq. 20-21): rotates q by the angle h|w| about
+/* Exponential-map update e(h) = exp(h/2 w) * e (Lacoursière 2011, eq. 20-21): rotates q by the angle h|w| about
  * w. The result is unit up to round-off; the final rescale only removes float round-off (|q| - 1 ~ 1e-7)
  * and never stands in for the update itself (the add-and-normalise update of eq. 22 is not used). */
 CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {

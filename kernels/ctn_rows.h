@@ -4,7 +4,7 @@
  * the same math. All pointers point to private (stack) memory; kernels copy global data in and out.
  *
  * Every joint is written as up to 3 linear rows along world directions d (the point-to-point Jacobian of
- * seed 000 eq. 31 projected on d) and up to 3 angular rows along world axes t:
+ * Lacoursière 2011, eq. 31 projected on d) and up to 3 angular rows along world axes t:
  *     linear:  J = [ d^T,  (ra x d)^T,  -d^T,  -(rb x d)^T ]   so  J v = d . (va + wa x ra - vb - wb x rb)
  *     angular: J = [ 0,    t^T,          0,    -t^T       ]   so  J v = t . (wa - wb)
  * which covers distance (1 row along the anchor separation, eq. 32), ball (3 rows along the world axes,
@@ -52,7 +52,7 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
     blk->rb = rb;
     blk->n_lin = 0;
     blk->n_ang = 0;
-    /* impulse bounds: bilateral unless a row below says otherwise (issue 5) */
+    /* impulse bounds: bilateral unless a row below says otherwise */
     for (k = 0; k < CTN_MAX_ROWS; ++k) {
         blk->lo[k] = -CTN_INF;
         blk->hi[k] = CTN_INF;
@@ -69,7 +69,7 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         return;
     }
     if (j.type == CTN_JT_CONTACT) {
-        /* Seed 000 eq. 33: the normal n (from b to a) and two tangents, all point-to-point rows at the
+        /* Lacoursière 2011, eq. 33: the normal n (from b to a) and two tangents, all point-to-point rows at the
          * contact points. g_n = n . (pa - pb) is the signed separation (< 0: penetration); the friction
          * rows have no position error. Bounds: lambda_n >= 0; friction is bounded by mu lambda_n in
          * ctn_block_delta. */
@@ -260,9 +260,9 @@ CTN_FN void ctn_kinv_mul(const float *kinv, int n, const float *x, float *y) {
 /* Builds the block of joint j for a substep of length prm.h (docs/design.md section 2, step 1).
  * va, vb: velocities at the start of the substep (before external forces); Ia, Ib: world inverse
  * inertias; split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the body's joint count
- * for Jacobi, Tonge et al. 2012). SPOOK (seed 000 eq. 23) with d = tau/h, Y = 1/(1 + 4d):
+ * for Jacobi, Tonge et al. 2012). SPOOK (Lacoursière 2011, eq. 23) with d = tau/h, Y = 1/(1 + 4d):
  *     s = 4 eps Y / h^2,   target = -(4Y/h) g + Y J v.
- * Baumgarte (seed 001): s = 0, target = -(beta/h) g. */
+ * Baumgarte (Witkin and Baraff): s = 0, target = -(beta/h) g. */
 CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_sym3 Ia,
                               ctn_sym3 Ib, float split_a, float split_b, ctn_step_params prm, ctn_block *blk) {
     float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], k[CTN_MAX_ROWS * CTN_MAX_ROWS];
@@ -309,7 +309,7 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
     if (j.type == CTN_JT_HINGE && (j.flags & CTN_JF_MOTOR) && n == 6) {
         /* The motor row replaces the limit row unless the limit is reached within this substep (limit
          * row at its bound lo = 0 and g + h J v <= 0): a velocity row along a1 with target speed
-         * `stiffness` and impulse bounds +-max_torque h (seed 004's motorised constraint). */
+         * `stiffness` and impulse bounds +-max_torque h (a motorised constraint). */
         int limit_active = (j.flags & CTN_JF_LIMIT) && g[5] + h * jv[5] <= 0.0f;
         if (!limit_active) {
             ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
@@ -351,11 +351,11 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
 }
 
 /* Impulse increment of one block from the current velocities (projected Gauss-Seidel / Jacobi row step,
- * seed 002 section 0.15): r = target - J v - S lambda, dl = K^-1 r, lambda <- clamp(lambda + dl).
- * Contact blocks (pad[0] = 1 + mu > 0) take two sub-steps in the same work-item (seed 002 0.16): first the
+ * Lloyd 2012, section 0.15): r = target - J v - S lambda, dl = K^-1 r, lambda <- clamp(lambda + dl).
+ * Contact blocks (pad[0] = 1 + mu > 0) take two sub-steps in the same work-item (Lloyd 2012, 0.16): first the
  * normal row alone, clamped to lambda_n >= 0; then the two friction rows as a 2x2 block from the residual
  * corrected for the normal increment (r_t - K_tn dl_n: J_t v after the normal impulse), clamped to the disc
- * |lambda_t| <= mu lambda_n of the new normal impulse (which implies the box of seed 002 0.10). Projecting
+ * |lambda_t| <= mu lambda_n of the new normal impulse (which implies the box of Lloyd 2012, 0.10). Projecting
  * the coupled 3x3 solution instead mixes the rows: when the normal clamps to 0 the friction increment was
  * computed for a normal impulse that is not applied, and a coupled clamp can inject energy into sliding
  * contacts. The sequential form is the classic one (Box2D, Bullet) and keeps the friction bound exact at
@@ -394,7 +394,7 @@ CTN_FN float ctn_block_delta(const ctn_block *b, ctn_vel va, ctn_vel vb, float *
         return r2;
     }
     ctn_kinv_mul(b->kinv, n, r, dl);
-    /* Bounded rows (limits, motors, ropes; issue 5): when row k leaves its bounds, the other rows are
+    /* Bounded rows (limits, motors, ropes): when row k leaves its bounds, the other rows are
      * re-solved with row k held at its bound. With X = K^-1, adding the reaction e to row k's right-hand
      * side moves dl by X[:,k] e, so e = (dl_k' - dl_k) / X_kk gives the exact block solution with row k
      * fixed; with one bounded row per block (hinge limit or motor, rope) this is the exact projected block

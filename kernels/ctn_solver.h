@@ -81,7 +81,7 @@ CTN_FN float ctn_jacobi_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
     return r2;
 }
 
-/* Jacobian-transpose assembly for body i (seed 003): sum over its own joints of M^-1 J^T l, in adjacency
+/* Jacobian-transpose assembly for body i (Nelson 1998): sum over its own joints of M^-1 J^T l, in adjacency
  * order (deterministic, no atomics). */
 CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
                             CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, float inv_mass, ctn_sym3 Iinv,

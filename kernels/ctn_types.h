@@ -63,9 +63,9 @@ typedef struct ctn_props {
 #define CTN_JT_FIXED 3
 #define CTN_JT_SPRING 4
 #define CTN_JT_PRISMATIC 6 /* slider: translation along one axis only (ctn_joint_rows) */
-#define CTN_JT_CONTACT 5 /* issue 5: normal (unilateral) + two friction rows, seed 000 eq. 33 */
+#define CTN_JT_CONTACT 5 /* Normal (unilateral) + two friction rows, Lacoursière 2011, eq. 33 */
 
-/* ctn_joint_def.flags (issue 5). */
+/* ctn_joint_def.flags. */
 #define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis) */
 #define CTN_JF_MOTOR 2 /* hinge: velocity motor, target speed `stiffness`, max torque `damping` */
 #define CTN_JF_ROPE 4  /* distance: only resists stretching (lambda <= 0) */
@@ -76,7 +76,7 @@ typedef struct ctn_props {
 
 /* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
  * Body b < 0 is the world; then anchor_b / axis_b are world-frame.
- * Per-type meaning of the shared fields (issue 5 reuses fields a type does not need, so the size stays 112):
+ * Per-type meaning of the shared fields (contacts reuse fields a type does not need, so the size stays 112):
  *   prismatic: axis_a / axis_b = slider axis in each body's frame, rel_q = rest orientation of b relative to a.
  *   hinge:   rel_q = rest orientation of b relative to a (the zero of the hinge angle); flags CTN_JF_LIMIT
  *            with lo/hi the angle limits (rad); CTN_JF_MOTOR with stiffness = target speed (rad/s) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Optional (issue 7): the Debian packages for the libFuzzer build (-DCATENA_FUZZ=ON): clang and its
+# Optional: the Debian packages for the libFuzzer build (-DCATENA_FUZZ=ON): clang and its
 # runtime libraries (libFuzzer, ASan, UBSan), skipping those already present. Used by .ci/run.
 # Usage: bash scripts/deps-fuzz.sh   (as root, or with sudo available)
 set -euo pipefail

@@ -2,7 +2,7 @@
 # Installs the Debian packages Catena needs to build, test and benchmark, skipping those already present.
 # Usage: bash scripts/deps.sh   (as root, or with sudo available)
 set -euo pipefail
-packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo libcjson-dev libxml2-utils valgrind doxygen python3) # valgrind: tests/reliability/valgrind_cli.sh (issue 7); python3: bench/report
+packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev clinfo libcjson-dev libxml2-utils valgrind doxygen python3) # valgrind: tests/reliability/valgrind_cli.sh; python3: bench/report
 packages+=(libopenmpi-dev openmpi-bin) # Open MPI: `catena sweep` under mpirun (tests/sweep)
 # The Python package (python/): headers, NumPy and pytest for the build and its tests; setuptools, pip and
 # wheel for `pip install --no-build-isolation ./python`; matplotlib for python/examples/chain_plot.py.

@@ -1,4 +1,4 @@
-/* Contacts (issue 5): a box resting on a plane, a sphere on a slope (stick / slide / roll), user-supplied
+/* Contacts: a box resting on a plane, a sphere on a slope (stick / slide / roll), user-supplied
  * contacts, and the sign of the normal impulses (contacts never pull). */
 #include "catena/catena.h"
 #include "check.h"

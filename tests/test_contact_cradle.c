@@ -1,4 +1,4 @@
-/* Newton's cradle with contacts and restitution 1 (issue 5): the raised ball stops at the impact and the
+/* Newton's cradle with contacts and restitution 1: the raised ball stops at the impact and the
  * last ball leaves with its speed; the middle balls stay put; contacts never pull. */
 #include "catena/catena.h"
 #include "check.h"

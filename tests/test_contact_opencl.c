@@ -1,4 +1,4 @@
-/* OpenCL vs CPU on the contact scenes (issue 5): same contacts, limits and motors, positions within a
+/* OpenCL vs CPU on the contact scenes: same contacts, limits and motors, positions within a
  * tolerance after a short run. Skipped (exit 77) when this build or machine has no OpenCL device. */
 #include "catena/catena.h"
 #include "check.h"

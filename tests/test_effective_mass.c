@@ -3,7 +3,7 @@
  *     K = J M^-1 J^T + S + 1e-6 diag(J M^-1 J^T)
  * assembled independently from explicit 12-column Jacobian rows [lin_a, ang_a, lin_b, ang_b] and full
  * 6x6 inverse mass matrices diag(1/m I3, R diag(1/I) R^T) (the world inverse inertia computed here in
- * double from the body's quaternion), with S = 4 eps Y / h^2 (SPOOK, seed 000 eq. 23) and the 1e-6
+ * double from the body's quaternion), with S = 4 eps Y / h^2 (SPOOK, Lacoursière 2011, eq. 23) and the 1e-6
  * relative floor that ctn_joint_prepare adds to the diagonal. Also with mass splitting (Jacobi: inverse
  * masses scaled by the body's joint count), with particles and with the world as body b.
  *

@@ -1,4 +1,4 @@
-/* Device faults (issue 7), injected with desc.debug.fault (host/core/fault.c): no platform, out of device memory
+/* Device faults, injected with desc.debug.fault (host/core/fault.c): no platform, out of device memory
  * (at creation and mid-run), kernel build failure, enqueue failure mid-step, device lost and out of
  * resources at the step's stats read. For each: the error is CTN_ERR_DEVICE with the OpenCL error name;
  * with explicit `opencl` the world keeps the state before the failed step (bitwise equal to a fault-free

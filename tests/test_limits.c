@@ -1,4 +1,4 @@
-/* Joint limits (issue 5): a hinged rod released from horizontal stays within its angle limits, a bridge
+/* Joint limits: a hinged rod released from horizontal stays within its angle limits, a bridge
  * with limits holds, and a rope (distance joint that only pulls) is slack when short and holds when taut. */
 #include "catena/catena.h"
 #include "check.h"

@@ -1,4 +1,4 @@
-/* Hinge motor (issue 5): a wheel on an axle reaches its target speed; with a small maximum torque it
+/* Hinge motor: a wheel on an axle reaches its target speed; with a small maximum torque it
  * accelerates at max_torque / I; the motor scene runs. */
 #include "catena/catena.h"
 #include "check.h"

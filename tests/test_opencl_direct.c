@@ -1,4 +1,4 @@
-/* Issue 8: the exact solver for chains on the OpenCL backend (host/opencl_direct.c, block cyclic
+/* The exact solver for chains on the OpenCL backend (host/opencl_direct.c, block cyclic
  * reduction in double precision) against the CPU direct solver (host/solver_direct.c).
  *
  * (a) Hanging chain:200, rope:500 (particles, distance joints) and heavy_chain:300 (1000:1 end) after

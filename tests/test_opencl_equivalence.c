@@ -1,4 +1,4 @@
-/* OpenCL backend against the CPU backend (issue 3): for every scene generator and every solver, the
+/* OpenCL backend against the CPU backend: for every scene generator and every solver, the
  * OpenCL run (PoCL here) and the CPU run agree after STEPS steps, and two OpenCL runs are bitwise equal.
  *
  * Tolerance. Both backends run the same source (kernels/ctn_*.h) in float32 with fma contraction off, so

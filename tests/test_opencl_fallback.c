@@ -1,4 +1,4 @@
-/* Fallback of the OpenCL backend (issue 3): with no OpenCL platform (an empty OCL_ICD_VENDORS folder) and
+/* Fallback of the OpenCL backend: with no OpenCL platform (an empty OCL_ICD_VENDORS folder) and
  * with a kernel build failure (the injected fault "build", in builds with -DCATENA_FAULT_INJECTION=ON), CTN_BACKEND_AUTO falls back to the CPU
  * solver and says why once on stderr, while an explicit CTN_BACKEND_OPENCL fails with CTN_ERR_DEVICE and
  * the reason (for the build failure, the build log). A positive control shows the same child succeeds on

@@ -1,4 +1,4 @@
-/* Race detector (issue 3, docs/design.md section 5): the OpenCL state after N steps of every solver on scenes
+/* Race detector (docs/design.md section 5): the OpenCL state after N steps of every solver on scenes
  * large enough to span many work-groups is bitwise equal between PoCL with one worker thread and with
  * four. A kernel that raced (two work-items writing one body, a work-group assumed to run in lock-step, a
  * reduction whose order depends on scheduling) would change the hash with the thread count. The child

@@ -1,4 +1,4 @@
-/* Issue 8: the exact solver for trees (forests) of joints on the OpenCL backend (host/opencl_tree.c,
+/* The exact solver for trees (forests) of joints on the OpenCL backend (host/opencl_tree.c,
  * level-scheduled block elimination in double) against the CPU direct solver (host/solver_direct.c).
  *
  * Both eliminate the same KKT system over the same elimination tree in double precision and sum in the

@@ -1,4 +1,4 @@
-/* Quaternion integration by the exponential map (seed 000 eq. 20-21, ctn_quat_integrate).
+/* Quaternion integration by the exponential map (Lacoursière 2011, eq. 20-21, ctn_quat_integrate).
  *
  * 1. Unit norm: 1e6 steps with a tumbling angular velocity (changing direction and magnitude every step)
  *    keep | |q| - 1 | below 1e-6 at every step (float32: one step's round-off is ~1e-7; the update's
@@ -34,7 +34,7 @@ static void qmul_d(const double a[4], const double b[4], double r[4]) {
     r[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
 }
 
-/* Seed 000 eq. 22 (what Catena must NOT do): e~ = e + h/2 G^T(e) w, i.e. e + h/2 (0, w) * e, then
+/* Lacoursière 2011, eq. 22 (what Catena must NOT do): e~ = e + h/2 G^T(e) w, i.e. e + h/2 (0, w) * e, then
  * normalise. */
 static ctn_quat integrate_add_normalise(ctn_quat e, ctn_v3 w, float h) {
     ctn_quat dw = ctn_quat_mul(ctn_quat_make(0.0f, w.x, w.y, w.z), e);

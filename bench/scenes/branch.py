@@ -1,4 +1,4 @@
-# Issue 8 bench scene: a chain of N rigid links (the chain generator, hanging from the origin) with a side
+# Bench scene: a chain of N rigid links (the chain generator, hanging from the origin) with a side
 # branch of B links (explicit bodies, ball joints) from link N/2. Writes bench/scenes/branch_N.json.
 # Usage: python3 bench/scenes/branch.py N [B=100]     (results: bench/results/opencl-tree.md)
 import json, os, sys

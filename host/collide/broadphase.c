@@ -1,4 +1,4 @@
-/* Broad phase of the built-in contact generation (issue 5): a uniform hash grid.
+/* Broad phase of the built-in contact generation: a uniform hash grid.
  *
  * The cell edge is the largest AABB extent, so every item is filed once, in the cell of its AABB centre,
  * and two AABBs can only overlap when their cells are neighbours (27 cells). Cells are hashed into a

@@ -1,4 +1,4 @@
-/* Built-in contact generation (issue 5): shapes on bodies, static planes, the narrow phase, and contact
+/* Built-in contact generation: shapes on bodies, static planes, the narrow phase, and contact
  * persistence.
  *
  * Every step, before the topology rebuild, ctn__collide

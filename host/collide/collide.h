@@ -1,4 +1,4 @@
-/* Internal interface of the built-in contact generation (issue 5): host/collide.c (shapes, planes, narrow
+/* Internal interface of the built-in contact generation: host/collide.c (shapes, planes, narrow
  * phase, contact persistence), host/broadphase.c (uniform grid) and host/contact.c (user contacts). */
 #ifndef CTN_HOST_COLLIDE_H
 #define CTN_HOST_COLLIDE_H

@@ -1,5 +1,5 @@
 /* Contacts supplied by the caller's own collision pipeline, and the read-back of all live contacts
- * (issue 5). A contact is a joint of type CTN_JT_CONTACT (rows in kernels/ctn_rows.h), so it is coloured,
+ * A contact is a joint of type CTN_JT_CONTACT (rows in kernels/ctn_rows.h), so it is coloured,
  * uploaded and warm-started like any joint. */
 #include "collide/collide.h"
 

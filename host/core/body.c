@@ -52,7 +52,7 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     if (cap < (size_t)need) cap = (size_t)need;
     if (cap > CTN_MAX_BODIES) cap = CTN_MAX_BODIES;
     if (ctn__mul_overflows(cap, sizeof(ctn_props)) || ctn__mul_overflows(cap, sizeof(ctn_pose)) || ctn__mul_overflows(cap, sizeof(ctn_inertia)))
-        return ctn__fail(w, CTN_ERR_LIMIT, "%zu bodies do not fit this machine's address space", cap); /* issue 7 */
+        return ctn__fail(w, CTN_ERR_LIMIT, "%zu bodies do not fit this machine's address space", cap);
     ctn_pose *pose = malloc(cap * sizeof *pose);
     ctn_vel *vel = malloc(cap * sizeof *vel);
     ctn_inertia *in = malloc(cap * sizeof *in);

@@ -17,7 +17,7 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
     if (n > w->snapshot_bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
         if (ctn__mul_overflows(cap, sizeof(ctn_inertia)) || ctn__mul_overflows(cap, sizeof(ctn_pose)))
-            return ctn__fail(w, CTN_ERR_LIMIT, "divergence snapshot of %d bodies does not fit the address space", n); /* issue 7 */
+            return ctn__fail(w, CTN_ERR_LIMIT, "divergence snapshot of %d bodies does not fit the address space", n);
         ctn_pose *p = realloc(w->snapshot_pose, cap * sizeof *p);
         if (p) w->snapshot_pose = p;
         ctn_vel *v = p ? realloc(w->snapshot_vel, cap * sizeof *v) : NULL;

@@ -66,7 +66,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     if (cap < (size_t)need) cap = (size_t)need;
     if (cap > CTN_MAX_JOINTS) cap = CTN_MAX_JOINTS;
     if (ctn__mul_overflows(cap, sizeof(ctn_joint_def)))
-        return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap); /* issue 7 */
+        return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap);
     ctn_joint_def *defs = malloc(cap * sizeof *defs);
     unsigned char *alive = malloc(cap);
     int *slot = malloc(cap * sizeof *slot);
@@ -197,7 +197,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         ctn_v3 ax = ctn_v3_make((float)(d->axis[0] / n), (float)(d->axis[1] / n), (float)(d->axis[2] / n));
         j.axis_a = ctn_quat_rotate_inv(w->pose[a].q, ax);
         j.axis_b = b < 0 ? ax : ctn_quat_rotate_inv(w->pose[b].q, ax);
-        /* rest orientation: the zero of the hinge angle (limits and motors, issue 5) */
+        /* rest orientation: the zero of the hinge angle (limits and motors) */
         j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
     }
     if (d->type == CTN_JOINT_FIXED) j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
@@ -258,7 +258,7 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     return CTN_OK;
 }
 
-/* ---- limits, motors, ropes (issue 5) --------------------------------------------------------------- */
+/* ---- limits, motors, ropes --------------------------------------------------------------- */
 
 /* The slot of a live joint of the given type in *slot, and the host arrays brought up to date. */
 static ctn_status joint_of_type(ctn_world *w, ctn_joint_id handle, int type, const char *what, int *slot) {

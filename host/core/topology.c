@@ -1,6 +1,6 @@
 /* Solver layout: colours the joints, sorts them into contiguous colour ranges, carries the warm-start
  * impulses over to the new order, and builds the body -> joint CSR adjacency used by the Jacobi gather,
- * the warm start and the CG operator (seed 003: every body gathers J^T lambda over its own joints).
+ * the warm start and the CG operator (Nelson 1998: every body gathers J^T lambda over its own joints).
  *
  * All arrays are kept between rebuilds and only grow, so a rebuild every step (the changing contact graph)
  * costs a few linear passes over memory that is already mapped. Every array is grown before anything is
@@ -20,7 +20,7 @@ void ctn__topology_free(ctn_topology *t) {
 
 /* Resizes *p (any pointer type) to n elements of `size` bytes; on failure *p is left as it was. */
 static int resize(void *p, size_t n, size_t size) {
-    if (ctn__mul_overflows(n ? n : 1, size)) return 0; /* issue 7: reported as out of memory */
+    if (ctn__mul_overflows(n ? n : 1, size)) return 0; /* Reported as out of memory */
     void *q = realloc(*(void **)p, (n ? n : 1) * size);
     if (!q) return 0;
     *(void **)p = q;

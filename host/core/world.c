@@ -260,7 +260,7 @@ void ctn_world_destroy(ctn_world *w) {
     ctn__direct_free(w);
     ctn__topology_free(&w->topo);
     ctn__snapshot_free(w);
-    ctn__collision_free(w); /* issue 5 */
+    ctn__collision_free(w);
     free(w->pose);
     free(w->vel);
     free(w->inertia);
@@ -333,7 +333,7 @@ ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
     return CTN_OK;
 }
 
-/* Issue 7: a device fault on backend `auto`. The OpenCL backend has put the state before the failed step
+/* A device fault on backend `auto`. The OpenCL backend has put the state before the failed step
  * into the host arrays (host_stale 0); the world continues on the CPU solver from there, said once. */
 static ctn_status fall_back_to_cpu(ctn_world *w) {
     char why[sizeof w->error];
@@ -355,7 +355,7 @@ ctn_status ctn_world_step(ctn_world *w) {
     ctn_step_stats st;
     memset(&st, 0, sizeof st);
     if (w->collision) {
-        /* issue 5: built-in contacts of this step (adds / updates / removes contact joints) */
+        /* Built-in contacts of this step (adds / updates / removes contact joints) */
         ctn_status s = ctn__collide(w, &st.ms_collide, &st.contacts);
         if (s != CTN_OK) return s;
     }
@@ -371,13 +371,13 @@ ctn_status ctn_world_step(ctn_world *w) {
         w->solver = w->desc.solver;
         w->solver_version = 0; /* choose again if auto comes back */
     } else if (w->solver_version != w->topology_version + 1u) {
-        w->solver = ctn__auto_solver(w); /* issue 8; the OpenCL backend may turn DIRECT down to GS */
+        w->solver = ctn__auto_solver(w); /* the OpenCL backend may turn DIRECT down to GS */
         w->solver_version = w->topology_version + 1u;
     }
-retry:; /* issue 7: the step again on the CPU backend after a device fault (backend auto) */
+retry:; /* The step again on the CPU backend after a device fault (backend auto) */
     ctn_status s = ctn__pipeline_step(w, &st);
     if (s == CTN_ERR_DEVICE && w->desc.backend == CTN_BACKEND_AUTO && w->backend != &ctn__cpu_backend && !w->host_stale) {
-        s = fall_back_to_cpu(w); /* issue 7 */
+        s = fall_back_to_cpu(w);
         if (s != CTN_OK) return s;
         st.ms_prepare = st.ms_solve = st.ms_integrate = st.ms_transfer = 0.0;
         goto retry;

@@ -22,7 +22,7 @@ typedef struct ctn_topology {
     int colour_count;
     int largest_colour;
     int *colour_offsets;      /* [colour_count + 2] */
-    /* Body -> joint adjacency in CSR form (seed 003's per-body gather). Entry e of body i, for
+    /* Body -> joint adjacency in CSR form (the per-body gather of Nelson 1998). Entry e of body i, for
      * adj_offsets[i] <= e < adj_offsets[i+1], is (slot << 1) | side, side 0 = body a, 1 = body b.
      * Only dynamic bodies have entries. */
     int body_count;           /* ids covered (= world body id count at build time) */
@@ -121,12 +121,12 @@ struct ctn_world {
     ctn_inertia *snapshot_inertia;
     float *snapshot_lambda;
 
-    /* Issue 5: shapes, planes and the contact cache of the built-in collision detection and the list of
+    /* Shapes, planes and the contact cache of the built-in collision detection and the list of
      * user contacts (host/collide.c); NULL until a shape, plane or contact is added. */
     struct ctn_collision *collision;
 };
 
-/* Issue 7: whether n elements of `size` bytes overflow size_t (checked before every array allocation
+/* Whether n elements of `size` bytes overflow size_t (checked before every array allocation
  * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
 static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 && n > (size_t)-1 / size; }
 
@@ -236,14 +236,14 @@ void ctn__direct_free(ctn_world *w);
 ctn_status ctn__snapshot_take(ctn_world *w);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
-/* Issue 7: the check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
+/* The check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
 
 /* Joints by slot (host/joint.c): inserts a definition without validation into a new slot (*slot gets it),
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot);
 void ctn__joint_kill(ctn_world *w, int slot);
-/* Issue 5 (host/collide.c): contact generation before the topology rebuild of a step (does nothing
+/* host/collide.c: contact generation before the topology rebuild of a step (does nothing
  * without shapes); frees the collision state; drops the built-in contacts of a body being removed. */
 ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
 void ctn__collision_free(ctn_world *w);

@@ -28,7 +28,7 @@ static ctn_status ocl_begin(ctn_world *w) {
     double th = ctn__now_ms();
     TRY(ctn__ocl_reserve_all(w, o));
     if (!o->have_layout || o->layout_version != w->topology_version) TRY(ctn__ocl_upload_layout(w, o));
-    if (w->solver == CTN_SOLVER_DIRECT) { /* issue 8 (host/opencl/opencl_direct.c) */
+    if (w->solver == CTN_SOLVER_DIRECT) { /* host/opencl/opencl_direct.c */
         ctn_status ds = ctn__ocl_direct_prepare(w, o);
         if (ds == CTN_ERR_UNSUPPORTED && w->desc.solver == CTN_SOLVER_AUTO) {
             w->solver = CTN_SOLVER_GS; /* auto: a layout the device cannot eliminate runs GS (until it changes) */
@@ -39,7 +39,7 @@ static ctn_status ocl_begin(ctn_world *w) {
     }
     if (w->bodies_dirty) TRY(ctn__ocl_upload_bodies(w, o));
     w->bodies_dirty = 0;
-    TRY(ctn__ocl_snapshot_take(w, o)); /* issue 7 */
+    TRY(ctn__ocl_snapshot_take(w, o));
     o->ms_upload = ctn__now_ms() - th;
     o->cg_as_gs = w->solver == CTN_SOLVER_CG && ctn__ocl_has_bounded_joints(w, o);
     ctn__ocl_drop_events(o);
@@ -88,7 +88,7 @@ static void ocl_release(ctn_ocl *o) {
                          &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_stats};
     if (o->projecting) o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     if (o->queue) clFinish(o->queue);
-    ctn__ocl_direct_release(o); /* issue 8 */
+    ctn__ocl_direct_release(o);
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     for (int k = 0; k < CTN_K_COUNT; ++k)
@@ -131,7 +131,7 @@ static size_t pick_local(cl_kernel k, cl_device_id dev, int pow2) {
 }
 
 static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
-    o->fault_kind = w->fault.kind; /* issue 7 */
+    o->fault_kind = w->fault.kind;
     o->fault_step = w->fault.step;
     ctn_ocl_device_list *list = malloc(sizeof *list);
     if (!list) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory listing OpenCL devices");
@@ -153,7 +153,7 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     }
     o->platform = list->platform[k];
     o->device = list->device[k];
-    cl_ulong max_alloc = 0; /* issue 7: buffer sizes are checked against it before clCreateBuffer */
+    cl_ulong max_alloc = 0; /* Buffer sizes are checked against it before clCreateBuffer */
     if (clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL) == CL_SUCCESS) o->max_alloc = max_alloc;
     snprintf(w->device_name, sizeof w->device_name, "%.100s (%.100s, OpenCL %d:%d)", list->info[k].name, list->info[k].platform_name,
              list->info[k].platform, list->info[k].device);

@@ -4,7 +4,7 @@
 
 ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew) {
     if (size < 64) size = 64;
-    /* issue 7: CATENA_FAULT=out-of-memory[@N] fails an allocation at backend creation or at step N */
+    /* CATENA_FAULT=out-of-memory[@N] fails an allocation at backend creation or at step N */
     if (o->fault_kind == CTN_FAULT_OUT_OF_MEMORY && !o->fault_fired && o->step_index == o->fault_step) {
         o->fault_fired = 1;
         return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s (injected by CATENA_FAULT)", size,
@@ -12,7 +12,7 @@ ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size,
     }
     if (b->mem && b->size >= size) return CTN_OK;
     size_t cap = b->mem && size <= (size_t)-1 / 3 * 2 ? size + size / 2 : size; /* grow geometrically when a world keeps growing */
-    /* issue 7: a buffer larger than the device allows is refused with the sizes, not left to the driver */
+    /* A buffer larger than the device allows is refused with the sizes, not left to the driver */
     if (o->max_alloc && size > o->max_alloc)
         return ctn__fail(w, CTN_ERR_DEVICE, "clCreateBuffer(%zu bytes): %s: more than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes)", size,
                          ctn__cl_error_name(CL_INVALID_BUFFER_SIZE), (unsigned long long)o->max_alloc);

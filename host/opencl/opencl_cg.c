@@ -1,4 +1,4 @@
-/* Block-Jacobi-preconditioned conjugate gradient on the device (seed 004), the algorithm of solve_cg in
+/* Block-Jacobi-preconditioned conjugate gradient on the device (Hestenes and Stiefel 1952), the algorithm of solve_cg in
  * host/solver_cpu.c: matrix-free A p = J (M^-1 J^T p) + S p through the gather and row kernels, dot
  * products and the final residual norm through clBLAST.
  *

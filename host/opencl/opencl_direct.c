@@ -1,4 +1,4 @@
-/* Exact solver for chains of joints on the device (issue 8, the GPU half of `direct`).
+/* Exact solver for chains of joints on the device (the GPU half of `direct`).
  *
  * Scope: joint layouts that are sets of simple paths: every dynamic body in at most two joints, every
  * joint bilateral (no contacts, hinge limits or motors, ropes), no loops; joints to the world or to

@@ -94,9 +94,9 @@ enum {
     CTN_K_REDUCE3,
     CTN_K_REDUCE3_FINAL,
     CTN_K_GEOMETRIC_INERTIA,
-    CTN_K_BODY_CHECK,       /* issue 7: divergence check, two passes */
+    CTN_K_BODY_CHECK,       /* Divergence check, two passes */
     CTN_K_BODY_CHECK_FINAL,
-    CTN_K_PROJECT_BEGIN,    /* issue 8: post-stabilisation of the exact solver */
+    CTN_K_PROJECT_BEGIN,    /* Post-stabilisation of the exact solver */
     CTN_K_PROJECT_SLOT,
     CTN_K_INERTIA,          /* world inverse inertia of the projected poses */
     CTN_K_COUNT
@@ -105,7 +105,7 @@ enum {
 #define CTN_OCL_STATS_FLOATS 8   /* the step's stats buffer: [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4]
                                   * max body speed (float bits), [5] first non-finite or too fast body (int; body
                                   * count when none) */
-#define CTN_OCL_STATS_CHECK 4    /* issue 7: index of the body check in the stats buffer */
+#define CTN_OCL_STATS_CHECK 4    /* Index of the body check in the stats buffer */
 #define CTN_OCL_REDUCE_GROUPS 64 /* first-pass groups of the tree reductions (fixed: results do not depend on threads) */
 
 /* A device buffer and its size in bytes. */
@@ -126,8 +126,8 @@ typedef struct ctn_ocl {
     cl_kernel kernel[CTN_K_COUNT];
     size_t local[CTN_K_COUNT];    /* work-group size per kernel, from the device's own limits */
     size_t reduce_local;          /* power of two for the tree reductions */
-    size_t check_local;           /* issue 7: the same for ctn_k_body_check */
-    unsigned long long max_alloc; /* issue 7: CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: unknown) */
+    size_t check_local;           /* The same for ctn_k_body_check */
+    unsigned long long max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: unknown) */
     int profiling;                /* queue has CL_QUEUE_PROFILING_ENABLE */
     ctn_ocl_build_info build;
 
@@ -139,7 +139,7 @@ typedef struct ctn_ocl {
     ctn_clbuf blocks, dlambda, r2, gap, angle, partial, stats;
     /* CG */
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
-    /* issue 8: post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),
+    /* Post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),
      * swapped in for vel, lambda and r2 while projecting; the real ones wait in real_* */
     ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats;
     ctn_clbuf real_vel, real_lambda, real_r2;
@@ -149,7 +149,7 @@ typedef struct ctn_ocl {
     unsigned layout_version;
     int have_layout;
 
-    /* Issue 7: device copy of the state before the step in flight (pose, vel, inertia, impulses), taken
+    /* Device copy of the state before the step in flight (pose, vel, inertia, impulses), taken
      * by clEnqueueCopyBuffer after the step's uploads: copied back when the step diverges, read back to
      * the host when a device fault ends the step (host/backend_opencl.c, recover_after_fault). */
     ctn_clbuf snap_pose, snap_vel, snap_inertia, snap_lambda;
@@ -161,7 +161,7 @@ typedef struct ctn_ocl {
     long fault_step;
     int cg_warned;                /* the CG -> GS fallback for bounded rows was reported */
 
-    /* Issue 8: exact solver for chains (host/opencl_direct.c): kernels created on first use (fp64 only),
+    /* Exact solver for chains (host/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version, and the double-precision block-tridiagonal system. */
     cl_kernel direct_kernel[5];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
@@ -240,7 +240,7 @@ ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s);
  * kept on the device. Leaves ||r||^2 of the last iteration to be read from stats[3]. */
 ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
 
-/* Exact solver for chains of bilateral joints on the device (host/opencl_direct.c, issue 8).
+/* Exact solver for chains of bilateral joints on the device (host/opencl_direct.c).
  * ctn__ocl_direct_prepare: once per step, checks the layout (CTN_ERR_UNSUPPORTED with the reason when the
  * joints are not simple paths or the device has no fp64) and uploads the path order when the topology
  * changed. ctn__ocl_solve_direct: one substep's solve after the warm start (lambda, velocities, r2).

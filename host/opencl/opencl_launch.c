@@ -25,7 +25,7 @@ ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const 
     size_t local = o->local[k];
     size_t global = (items + local - 1) / local * local;
     cl_event ev = NULL;
-    /* issue 7: CATENA_FAULT=enqueue@N fails the third launch of step N */
+    /* CATENA_FAULT=enqueue@N fails the third launch of step N */
     if (o->in_step && ++o->launches == 3 && o->fault_kind == CTN_FAULT_ENQUEUE && !o->fault_fired && o->step_index == o->fault_step) {
         o->fault_fired = 1;
         return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s (injected by CATENA_FAULT)", what, ctn__ocl_kernel_names[k], ctn__cl_error_name(CL_OUT_OF_RESOURCES));

@@ -1,4 +1,4 @@
-/* Issue 7 on the OpenCL backend: the device copy of the state a step starts from (put back when the step
+/* Divergence and fault recovery on the OpenCL backend: the device copy of the state a step starts from (put back when the step
  * diverges), the one body read back for the divergence message, and the recovery after a device fault. */
 #include "opencl/opencl_internal.h"
 
@@ -38,7 +38,7 @@ ctn_status ctn__ocl_restore(ctn_world *w) {
     return ctn__ocl_check(w, clFinish(o->queue), "clFinish");
 }
 
-/* Issue 7: after a failed step, brings the state the step started from (the last good state) into the
+/* After a failed step, brings the state the step started from (the last good state) into the
  * host arrays: the device snapshot when this step took one, else the device arrays (untouched by the
  * failed step) when the host is stale. On success the host is current (host_stale 0) and the next step
  * re-uploads everything, so a world on explicit `opencl` can retry and a world on `auto` can go on on the

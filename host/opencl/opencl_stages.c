@@ -66,7 +66,7 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     return ctn__ocl_launch(w, o, k, (size_t)n, "external forces");
 }
 
-/* v += scale M^-1 J^T l per body (seed 003's Jacobian-transpose assembly). */
+/* v += scale M^-1 J^T l per body (Nelson 1998's Jacobian-transpose assembly). */
 static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     int n = w->body_count, k = CTN_K_GATHER;
     ARG(k, 0, n);
@@ -184,7 +184,7 @@ static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
 /* The one blocking read of a step. */
 static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
     cl_event ev = NULL;
-    /* issue 7: CATENA_FAULT=device-lost@N / out-of-resources@N fail this read at step N */
+    /* CATENA_FAULT=device-lost@N / out-of-resources@N fail this read at step N */
     if (o->in_step && (o->fault_kind == CTN_FAULT_DEVICE_LOST || o->fault_kind == CTN_FAULT_OUT_OF_RESOURCES) && !o->fault_fired &&
         o->step_index == o->fault_step) {
         o->fault_fired = 1;
@@ -328,7 +328,7 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     float stats[CTN_OCL_STATS_FLOATS] = {0};
     int m = w->topo.joint_count;
     if (m > 0) TRY(run_measure(w, o));
-    TRY(run_body_check(w, o)); /* issue 7: joins the one blocking read below */
+    TRY(run_body_check(w, o)); /* Joins the one blocking read below */
     ctn__ocl_phase(o, CTN_PH_TRANSFER);
     TRY(read_stats(w, o, stats));
     ctn__ocl_phase(o, -1);

@@ -1,4 +1,4 @@
-/* Exact solver for forests (trees) of joints on the device (issue 8, the tree half of `direct` on OpenCL).
+/* Exact solver for forests (trees) of joints on the device (the tree half of `direct` on OpenCL).
  *
  * Scope: every joint bilateral (no contacts, hinge limits or motors, ropes; springs are forces and take
  * no part), the joints between dynamic bodies without loops, any number of joints to the world or to

@@ -208,7 +208,7 @@ static ctn_status scene_double_pendulum(ctn_world *w) {
     return CTN_OK;
 }
 
-/* Spec tree:N (issue 8): a binary tree of N rigid links (slender boxes 0.1 m, 0.1 kg) on ball joints, link
+/* Spec tree:N: a binary tree of N rigid links (slender boxes 0.1 m, 0.1 kg) on ball joints, link
  * 0 pinned to the world at the origin; link i hangs from the far end of link (i - 1) / 2, tilted 30
  * degrees left or right (odd / even i) and rotated about the vertical by the depth, so branches spread. */
 static ctn_status scene_tree(ctn_world *w, int n) {
@@ -285,7 +285,7 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
         if (n < 1 || n > 1000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N", spec, (int)nlen, spec);
         return IS("bridge") ? ctn_scene_bridge(w, (int)n) : ctn_scene_cradle(w, (int)n);
     }
-    /* issue 5: contact scenes (host/scenes_contact.c) */
+    /* Contact scenes (host/scenes_contact.c) */
     if (IS("capsule_chain") || IS("pile") || IS("bridge_limits") || IS("contact_cradle")) {
         long n = parse_count(arg);
         if (n < 1 || n > 10000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N", spec, (int)nlen, spec);
@@ -298,7 +298,7 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
         if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': wheel takes no argument", spec);
         return ctn_scene_wheel(w);
     }
-    if (IS("tree")) { /* issue 8 */
+    if (IS("tree")) {
         long n = parse_count(arg);
         if (n < 1 || n > CTN_MAX_BODIES - w->body_count)
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected tree:N with N in [1, %d]", spec, CTN_MAX_BODIES - w->body_count);

@@ -1,4 +1,4 @@
-/* Contact scenes (issue 5): a capsule chain dropped onto a floor, a pile of spheres in a box, a hinged
+/* Contact scenes: a capsule chain dropped onto a floor, a pile of spheres in a box, a hinged
  * bridge with limits, a motorised wheel, and Newton's cradle with contacts. Built through the public API
  * only, like host/scenes.c. */
 #include "collide/collide.h"

@@ -1,4 +1,4 @@
-/* The elimination structure of the exact solver (issue 8), built by host/solver_direct.c and shared with
+/* The elimination structure of the exact solver, built by host/solver_direct.c and shared with
  * the OpenCL tree solver (host/opencl_tree.c), which uploads it: node kinds, sizes, parents and the
  * joints attached to body nodes (supernodes). See the header comment of host/solver_direct.c. */
 #ifndef CTN_DIRECT_INTERNAL_H

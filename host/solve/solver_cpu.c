@@ -27,7 +27,7 @@ typedef struct cpu_solver {
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
     ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP) */
     double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
-    int cg_warned;          /* issue 5: the CG -> GS fallback for bounded rows was reported */
+    int cg_warned;          /* The CG -> GS fallback for bounded rows was reported */
     double r2;              /* sum of squared residuals of the last solver sweep of the step */
     /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
     int projecting;
@@ -76,7 +76,7 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (s_ != CTN_OK) return s_;       \
     } while (0)
 
-#ifdef _OPENMP /* issue 7: only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
+#ifdef _OPENMP /* Only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
 static int cpu_threads(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : 0; }
 #endif
 
@@ -160,7 +160,7 @@ static double solve_gs(ctn_world *w, cpu_solver *c) {
 }
 
 /* Jacobi with mass splitting: every row from the same velocities, then every body gathers its rows'
- * M^-1 J^T dlambda (seed 003, Tonge et al. 2012). */
+ * M^-1 J^T dlambda (Nelson 1998; Tonge et al. 2012). */
 static double solve_jacobi(ctn_world *w, cpu_solver *c) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count;
@@ -172,7 +172,7 @@ static double solve_jacobi(ctn_world *w, cpu_solver *c) {
     return r2;
 }
 
-/* Block-Jacobi-preconditioned conjugate gradient on (J M^-1 J^T + S) dlambda = r (seed 004), matrix-free:
+/* Block-Jacobi-preconditioned conjugate gradient on (J M^-1 J^T + S) dlambda = r (Hestenes and Stiefel 1952), matrix-free:
  * A p = J (M^-1 J^T p) + S p through the same gather. Velocities follow lambda (v += alpha M^-1 J^T p),
  * so on exit v = v* + M^-1 J^T lambda as for the other solvers. Bilateral rows only. */
 static double solve_cg(ctn_world *w, cpu_solver *c) {
@@ -243,7 +243,7 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
     return rr;
 }
 
-/* Issue 5: CG solves equalities only. When a block has finite impulse bounds (contacts, limits, motors,
+/* CG solves equalities only. When a block has finite impulse bounds (contacts, limits, motors,
  * ropes) the substep is solved by Gauss-Seidel instead; the switch is reported once per world through
  * the log callback. */
 static int blocks_bounded(ctn_world *w, cpu_solver *c) {
@@ -281,7 +281,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     double r2;
     if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
-    else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c); /* issue 5 */
+    else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
     else r2 = ctn__solve_direct(w, c->blocks);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */

@@ -1,4 +1,4 @@
-/* Exact O(n) solver for chains and trees of joints, with a block Gauss-Seidel hybrid for loops (issue 8).
+/* Exact O(n) solver for chains and trees of joints, with a block Gauss-Seidel hybrid for loops.
  *
  * The system. After external forces and the warm start, with velocities v and accumulated impulses
  * lambda, one substep solves

@@ -292,7 +292,7 @@ typedef enum ctn_joint_type {
     CTN_JOINT_SPRING,       /**< 0 rows: axial spring-damper force element (1 compliant row when implicit) */
     CTN_JOINT_CONTACT,      /**< 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
                                created with ctn_contact_add or by the built-in collision detection, never by
-                               ctn_joint_add (issue 5) */
+                               ctn_joint_add */
     CTN_JOINT_PRISMATIC     /**< 5 rows: slider, body a moves relative to body b along `axis` only (2 rows
                                across the axis, 3 locking the relative orientation) */
 } ctn_joint_type;
@@ -355,7 +355,7 @@ ctn_status ctn_joint_get_desc(ctn_world *world, ctn_joint_id joint, ctn_joint_de
  *  shortens it step by step. Takes effect at the next step (the solver layout is refreshed). */
 ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, double rest_length);
 
-/* ---- joint limits, motors, ropes (issue 5) ------------------------------------------------------- */
+/* ---- joint limits, motors, ropes ------------------------------------------------------- */
 
 /** Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
  * positive when body_a turns about +axis relative to body_b). Adds a sixth, unilateral row about the hinge
@@ -376,7 +376,7 @@ ctn_status ctn_joint_get_motor(ctn_world *world, ctn_joint_id joint, int *enable
 /** Whether a distance joint is a rope (ctn_joint_set_rope). */
 ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled);
 
-/* ---- contacts (issue 5) ------------------------------------------------------------------------- */
+/* ---- contacts ------------------------------------------------------------------------- */
 
 /** A contact point supplied by the caller's own collision pipeline. Impulse rows: 0 normal (>= 0, pushes
  * body_a along +normal), 1-2 friction. */
@@ -488,7 +488,7 @@ typedef struct ctn_step_stats {
     double ms_transfer;      /**< host <-> device copies (OpenCL) */
     double row_updates;      /**< rows x iterations x substeps */
     double max_speed;        /**< largest linear or angular speed of a body after the step (m/s or rad/s) */
-    double ms_collide;       /**< built-in contact generation: broad + narrow phase and matching (issue 5) */
+    double ms_collide;       /**< built-in contact generation: broad + narrow phase and matching */
     int contacts;            /**< live contact joints in the step (built-in and user) */
     ctn_solver solver;       /**< the solver that ran the step (never CTN_SOLVER_AUTO) */
     int launches;            /**< OpenCL kernel launches in the step (0 on the CPU backend) */
@@ -573,7 +573,7 @@ ctn_status ctn_scene_bridge(ctn_world *world, int planks);
 ctn_status ctn_scene_cradle(ctn_world *world, int balls);
 /** Double pendulum of two rigid rods with hinges, released from horizontal. */
 ctn_status ctn_scene_double_pendulum(ctn_world *world);
-/* Contact scenes (issue 5, host/scenes_contact.c). */
+/* Contact scenes (host/scenes_contact.c). */
 /** `links` capsule links (radius 0.02 m, 0.1 m long) joined by ball joints, dropped from 1 m onto a floor. */
 ctn_status ctn_scene_capsule_chain(ctn_world *world, int links);
 /** `spheres` spheres (radius 0.05 m) dropped into a box of four walls on a floor. */
@@ -591,7 +591,7 @@ ctn_status ctn_scene_contact_cradle(ctn_world *world, int balls);
 ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
 
 /* ================================================================================================ */
-/* ---- scene files and checkpoints (host/scene_json.c, host/checkpoint.c; issue 4) ---------------- */
+/* ---- scene files and checkpoints (host/scene_json.c, host/checkpoint.c) ---------------- */
 
 /** A parsed and fully validated JSON scene file (schema: docs/scene-format.md). */
 typedef struct ctn_scene ctn_scene;

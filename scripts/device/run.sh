@@ -1,6 +1,6 @@
 #!/bin/bash
 # Device run (see prepare.sh): build the carried source tree ($1, default .gpu/src) against the carried
-# libraries, run the tests on the NVIDIA OpenCL device, then the issue 8 benchmarks. Everything lands in
+# libraries, run the tests on the NVIDIA OpenCL device, then the benchmarks. Everything lands in
 # $OUT: log.txt (all output), ctest.txt, tables.md (every table), raw.tar (JSON of every bench).
 SRC=${1:-.gpu/src}
 exec > >(tee "$OUT/log.txt") 2>&1

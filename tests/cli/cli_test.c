@@ -1,4 +1,4 @@
-/* CLI tests (issue 4): runs the catena executable and parses what it writes back.
+/* CLI tests: runs the catena executable and parses what it writes back.
  *
  *   cli_test CHECK CATENA SOURCE_DIR WORK_DIR
  *

@@ -1,4 +1,4 @@
-# Issue 7 (included by tests/CMakeLists.txt). For each fuzz target T in {scene, checkpoint}:
+# (included by tests/CMakeLists.txt). For each fuzz target T in {scene, checkpoint}:
 #   fuzz_replay_T   the target's entry point fed every file of tests/fuzz/crashes/T/ and tests/fuzz/T/
 #                   by a small main() (no libFuzzer): a CTest test in every build, sanitizers included;
 #   fuzz_T          the libFuzzer executable, only with -DCATENA_FUZZ=ON (clang).

@@ -1,4 +1,4 @@
-/* libFuzzer target (issue 7): checkpoint bytes -> ctn_checkpoint_read_info and ctn_world_load (through a
+/* libFuzzer target: checkpoint bytes -> ctn_checkpoint_read_info and ctn_world_load (through a
  * temporary file: the reader takes a path). The FNV-1a checksum would stop almost every mutation at the
  * header, so for inputs whose first byte is odd the harness rewrites the header's payload length and
  * checksum to match the payload (the checksum test itself is covered by the even inputs and by

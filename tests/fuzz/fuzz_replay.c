@@ -1,4 +1,4 @@
-/* Runs fuzz-target inputs without libFuzzer (issue 7): each argument is a file or a directory of files,
+/* Runs fuzz-target inputs without libFuzzer: each argument is a file or a directory of files,
  * fed one by one to the LLVMFuzzerTestOneInput the driver is linked with (fuzz_scene.c or
  * fuzz_checkpoint.c). CTest runs it over tests/fuzz/crashes/<target>/ and the seed corpus in the normal
  * (and sanitizer) build, so a crash found once stays fixed. */

@@ -1,4 +1,4 @@
-/* libFuzzer target (issue 7): JSON scene text -> ctn_scene_parse_text; a scene that parses and is small
+/* libFuzzer target: JSON scene text -> ctn_scene_parse_text; a scene that parses and is small
  * is also built into a CPU world and stepped once with clamped solver settings, so the builder and the
  * first step see fuzzed (but validated) input too. Also linked into fuzz_replay (tests/CMakeLists.txt). */
 #include "catena/catena.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7: `catena run` on a scene that diverges exits with code 5 and leaves a checkpoint of the state
+# `catena run` on a scene that diverges exits with code 5 and leaves a checkpoint of the state
 # before the diverged step, which `catena resume` accepts.
 # Usage: cli_diverge.sh CATENA_BINARY SCRATCH_DIR
 set -euo pipefail

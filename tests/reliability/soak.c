@@ -1,4 +1,4 @@
-/* Soak test (issue 7): a 10000-link chain released 30 degrees off the vertical (a 1 km pendulum swinging),
+/* Soak test: a 10000-link chain released 30 degrees off the vertical (a 1 km pendulum swinging),
  * stepped for CATENA_SOAK_SECONDS (default 180) or CATENA_SOAK_STEPS (default 3000), whichever ends first,
  * with a checkpoint every CATENA_SOAK_CHECKPOINT_EVERY steps (default 250). Verifies:
  *   - bounded constraint error: the worst joint gap of any step stays below half the link length (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7: the CLI on a representative scene (chain + bridge + pendulum from examples/, CPU backend, with
+# The CLI on a representative scene (chain + bridge + pendulum from examples/, CPU backend, with
 # every output and a checkpoint, then a resume) under valgrind --leak-check=full: any leak or memory error
 # fails. Skipped (exit 77, CTest SKIP_RETURN_CODE) when valgrind is not installed.
 # Usage: valgrind_cli.sh CATENA_BINARY SOURCE_DIR SCRATCH_DIR
