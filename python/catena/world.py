@@ -9,6 +9,7 @@ joint in slot ``j``; free slots read as zeros. In a world where nothing was remo
 row.
 """
 
+import logging
 import os
 
 import numpy as np
@@ -273,6 +274,17 @@ class World:
         text = os.fspath(path_or_spec)
         is_file = os.path.isfile(text) or text.endswith(".json") or os.sep in text
         self._h.load_scene("file" if is_file else "spec", text)
+
+    def load_urdf(self, path):
+        """Adds the robot of a URDF file (``ctn_scene_load_urdf``: links with mass become bodies named after
+        them, revolute/continuous/fixed joints Catena joints, collision spheres/boxes/cylinders shapes; see
+        docs/urdf.md). What could only be approximated or was ignored (meshes, mimic joints, damping, ...)
+        is logged as a warning on the 'catena' logger and returned as text ("" for an exact import); what
+        cannot be represented (prismatic or planar joints) raises, leaving the world unchanged."""
+        report = self._h.load_scene("urdf", os.fspath(path))
+        if report:
+            logging.getLogger("catena").warning("%s: %s", os.fspath(path), report)
+        return report
 
     def add_chain(self, links, link_length=None, link_mass=None, end_mass_ratio=None, origin=None, direction=None,
                   particles=False):

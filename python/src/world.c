@@ -231,21 +231,23 @@ static PyObject *world_find_body(pyctn_world *self, PyObject *arg) {
     return PyLong_FromLongLong((long long)id);
 }
 
-/* load_scene(kind, text): kind "file" loads a JSON scene file, "spec" runs a generator spec. */
+/* load_scene(kind, text): kind "file" loads a JSON scene file, "spec" runs a generator spec, "urdf" a URDF
+ * file. Returns the importer's report (URDF: what was approximated or ignored; "" otherwise). */
 static PyObject *world_load_scene(pyctn_world *self, PyObject *args) {
     const char *kind, *text;
     if (!PyArg_ParseTuple(args, "ss", &kind, &text)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_status st;
     char err[1024] = "";
-    int file = strcmp(kind, "file") == 0;
+    int file = strcmp(kind, "file") == 0, urdf = strcmp(kind, "urdf") == 0;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    st = file ? ctn_scene_load_json(self->world, text, err, sizeof err) : ctn_scene_from_spec(self->world, text);
+    st = urdf ? ctn_scene_load_urdf(self->world, text, err, sizeof err)
+         : file ? ctn_scene_load_json(self->world, text, err, sizeof err) : ctn_scene_from_spec(self->world, text);
     Py_END_ALLOW_THREADS
     self->busy = 0;
-    if (st != CTN_OK) return file ? pyctn_raise(st, err) : pyctn_world_raise(self, st);
-    Py_RETURN_NONE;
+    if (st != CTN_OK) return file || urdf ? pyctn_raise(st, err) : pyctn_world_raise(self, st);
+    return PyUnicode_FromString(urdf ? err : "");
 }
 
 static PyObject *world_save(pyctn_world *self, PyObject *args) {
@@ -278,7 +280,7 @@ static PyMethodDef world_methods[] = {
     {"set_rest_length", (PyCFunction)world_set_rest_length, METH_VARARGS, "set_rest_length(joint, metres)."},
     {"set_name", (PyCFunction)world_set_name, METH_VARARGS, "set_name(body, name)."},
     {"find_body", (PyCFunction)world_find_body, METH_O, "find_body(name) -> handle."},
-    {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec', text)."},
+    {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec'|'urdf', text) -> report."},
     {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
     {"add_body", (PyCFunction)pyctn_add_body, METH_O, "add_body(desc dict) -> id."},
     {"add_joint", (PyCFunction)pyctn_add_joint, METH_O, "add_joint(desc dict with limits/motor/rope/pivot) -> id."},
