@@ -310,8 +310,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     int32_t nb = c[0], live_b = c[1], free_b = c[2], nj = c[3], live_j = c[4], free_j = c[5];
     size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int) + sizeof(uint32_t);
     size_t per_joint = sizeof(ctn_joint_def) + 1 + sizeof(uint32_t) + 6 * sizeof(float);
-    if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || free_b < 0 || live_b + free_b != nb || nj < 0 ||
-        nj > CTN_MAX_JOINTS || live_j < 0 || free_j < 0 || live_j + free_j != nj ||
+    if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || free_b < 0 || (int64_t)live_b + free_b != nb || nj < 0 ||
+        nj > CTN_MAX_JOINTS || live_j < 0 || free_j < 0 || (int64_t)live_j + free_j != nj ||
         (size_t)nb > r.left / per_body || (size_t)nj > r.left / per_joint)
         goto corrupt;
     info->bodies = nb;
