@@ -74,15 +74,12 @@ typedef struct replica {
     long long steps_run;
 } replica;
 
-/* Largest joint gap of a replica (ball/hinge/fixed: anchor distance; distance joints: |d| - rest length
- * is measured by the library's own joint error, reported in ctn_joint_info.gap). */
-static double replica_gap(ctn_world *w, const replica *r) {
+/* Largest joint gap of a replica, from the per-slot errors of the whole world (ctn_world_get_joint_errors:
+ * the values whose maximum is the step's max_gap). */
+static double replica_gap(const double *gaps, const replica *r) {
     double worst = 0.0;
-    for (int slot = r->joint_lo; slot < r->joint_hi; ++slot) {
-        ctn_joint_id j;
-        ctn_joint_info info;
-        if (ctn_world_joint_at(w, slot, &j) == CTN_OK && ctn_joint_get_info(w, j, &info) == CTN_OK && (info.gap > worst || !isfinite(info.gap))) worst = info.gap;
-    }
+    for (int slot = r->joint_lo; slot < r->joint_hi; ++slot)
+        if (gaps[slot] > worst || !isfinite(gaps[slot])) worst = gaps[slot];
     return worst;
 }
 
@@ -137,6 +134,8 @@ typedef struct item {
     ctn_world_desc desc;
     long long steps;
     ctn_scene *scene;         /* parsed document (NULL for a spec) */
+    double *gaps;             /* [joint slots] per-joint gaps of a batch, sampled every `every` steps */
+    int joint_slots;
     char err[1024];
 } item;
 
@@ -185,6 +184,11 @@ static int item_build(item *it, const char *device) {
             return 0;
         }
     }
+    it->joint_slots = it->reps[it->count - 1].joint_hi;
+    if (it->count > 1 && !(it->gaps = calloc((size_t)(it->joint_slots ? it->joint_slots : 1), sizeof *it->gaps))) {
+        snprintf(it->err, sizeof it->err, "out of memory for %d joint gaps", it->joint_slots);
+        return 0;
+    }
     int shapes = 0, planes = 0;
     ctn_world_collision_counts(it->w, &shapes, &planes);
     if (it->count > 1 && (shapes || planes)) {
@@ -211,9 +215,11 @@ static void mark_all(item *it, const char *status, const char *error) {
 static void sample_gaps(item *it, long long step, int final) {
     ctn_step_stats s;
     ctn_world_get_stats(it->w, &s);
+    int written = 0;
+    if (it->count > 1) ctn_world_get_joint_errors(it->w, it->gaps, NULL, it->joint_slots, &written);
     for (int k = 0; k < it->count; ++k) {
         replica *r = &it->reps[k];
-        double gap = it->count == 1 ? s.max_gap : replica_gap(it->w, r);
+        double gap = it->count == 1 ? s.max_gap : replica_gap(it->gaps, r);
         if (final) r->final_gap = gap;
         if (gap > r->max_gap || !isfinite(gap)) r->max_gap = gap;
         if (it->e->max_gap > 0.0 && !(gap <= it->e->max_gap) && !strcmp(r->status, "ok")) {
@@ -445,6 +451,7 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
         }
         ctn_world_destroy(it.w);
         ctn_scene_free(it.scene);
+        free(it.gaps);
     }
     for (int k = 0; k < count; ++k) ctn_ensemble_run_free(&reps[k].run);
     return ok;
