@@ -31,7 +31,12 @@ static const golden_case cases[] = {
     {"chain:100", CTN_SOLVER_GS, 60, 0x168e6cab4d2d00bbULL, 0x168e6cab4d2d00bbULL},
     {"chain:100", CTN_SOLVER_DIRECT, 60, 0xf0429e0fb64de820ULL, 0xf0429e0fb64de820ULL},
     {"chain:40", CTN_SOLVER_JACOBI, 30, 0x8b63ca89fd0e222fULL, 0x8b63ca89fd0e222fULL},
-    {"chain:40", CTN_SOLVER_CG, 30, 0xf8c206f98842d99dULL, 0x44f58586fd19b87bULL},
+    /* OpenCL CG: 0 = not compared bit for bit. Its dot products are clBLAST reductions whose work-group split
+     * comes from clBLAST's tuning table, keyed by the device name, and PoCL names its device after the host CPU
+     * model: the sums are ordered differently on another CPU (seen: 44f58586fd19b87b on the VM where the
+     * table was recorded, 2b56c804adb6b2cc on an AMD EPYC VM). CG's agreement with the CPU is tested by
+     * test_opencl_equivalence at a tolerance. */
+    {"chain:40", CTN_SOLVER_CG, 30, 0xf8c206f98842d99dULL, 0},
     {"tree:63", CTN_SOLVER_DIRECT, 60, 0x4e59950cab087cf5ULL, 0x47d1895df6eb3a35ULL},
     {"pile:200", CTN_SOLVER_GS, 60, 0x4a04bbf61d803858ULL, 0x6120637cd7d94a3cULL},
     {"bridge_limits:10", CTN_SOLVER_GS, 60, 0xee3edb975ef9eb3cULL, 0x0f75c915386526d1ULL},
@@ -127,6 +132,11 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < n; ++i) {
         uint64_t h = 0, want = opencl ? cases[i].opencl : cases[i].cpu;
         if (!run_case(&cases[i], opencl ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU, &h)) continue;
+        if (want == 0) {
+            printf("%-18s %-6s %3d steps  %016llx (device-dependent, not compared)\n", cases[i].scene, solver_names[cases[i].solver],
+                   cases[i].steps, (unsigned long long)h);
+            continue;
+        }
         printf("%-18s %-6s %3d steps  %016llx\n", cases[i].scene, solver_names[cases[i].solver], cases[i].steps, (unsigned long long)h);
         CHECK(h == want, "%s %s on %s: final state hash %016llx, golden %016llx", cases[i].scene, solver_names[cases[i].solver], mode,
               (unsigned long long)h, (unsigned long long)want);
