@@ -145,8 +145,8 @@ int main(void) {
             ck_next ^= 1;
             hwm = status_kib("VmHWM");
             if (verbose) {
-                printf("soak: step %ld: gap %.3g m, worst %.3g m, max speed %.3g, %d contacts, VmHWM %ld KiB, %.1f s\n", step, s.max_gap, worst_gap,
-                       s.max_speed, s.contacts, hwm, now_s() - t0);
+                printf("soak: step %ld: gap %.3g m, worst %.3g m, max speed %.3g, %d contacts, VmRSS %ld KiB, VmHWM %ld KiB, %.1f s\n", step,
+                       s.max_gap, worst_gap, s.max_speed, s.contacts, status_kib("VmRSS"), hwm, now_s() - t0);
                 fflush(stdout);
             }
             if (++samples == 2) hwm_base = hwm; /* after the first checkpoints: every buffer exists */
