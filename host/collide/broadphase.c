@@ -3,7 +3,8 @@
  * The cell edge is the largest AABB extent, so every item is filed once, in the cell of its AABB centre,
  * and two AABBs can only overlap when their cells are neighbours (27 cells). Cells are hashed into a
  * table of 2n slots and items are bucketed by slot with a counting sort: O(n) expected time and memory,
- * deterministic output (pairs in item order, then neighbour order). */
+ * deterministic output (pairs in item order, then neighbour order). The scratch lives in ctn_pairs and only
+ * grows, so calls with the item and pair counts of an earlier one allocate nothing. */
 #include "collide/collide.h"
 
 #include <math.h>
@@ -34,6 +35,40 @@ static int push_pair(ctn_pairs *p, int i, int j) {
     return 1;
 }
 
+void ctn__pairs_free(ctn_pairs *p) {
+    free(p->pairs);
+    free(p->cxyz);
+    free(p->items);
+    free(p->slot_of);
+    free(p->start);
+    free(p->fill);
+    memset(p, 0, sizeof *p);
+}
+
+/* Grows *p (elements of `size` bytes) to n; 0 on out-of-memory (*p kept). */
+static int grow_to(void *p, size_t n, size_t size) {
+    void *q = realloc(*(void **)p, n * size);
+    if (!q) return 0;
+    *(void **)p = q;
+    return 1;
+}
+
+/* Room for n items and `slots` hash slots in the scratch (kept between calls, only grows). */
+static int reserve(ctn_pairs *p, int n, size_t slots) {
+    if (n > p->item_capacity) {
+        size_t cap = (size_t)n + (size_t)n / 2;
+        if (!grow_to(&p->cxyz, 3 * cap, sizeof *p->cxyz) || !grow_to(&p->items, cap, sizeof *p->items) ||
+            !grow_to(&p->slot_of, cap, sizeof *p->slot_of))
+            return 0;
+        p->item_capacity = (int)cap;
+    }
+    if (slots + 1 > p->slot_capacity) {
+        if (!grow_to(&p->start, slots + 1, sizeof *p->start) || !grow_to(&p->fill, slots + 1, sizeof *p->fill)) return 0;
+        p->slot_capacity = slots + 1;
+    }
+    return 1;
+}
+
 int ctn__broadphase(int n, const float *aabb, ctn_pairs *out) {
     out->count = 0;
     if (n < 2) return 1;
@@ -48,32 +83,24 @@ int ctn__broadphase(int n, const float *aabb, ctn_pairs *out) {
     size_t slots = 1;
     while (slots < 2 * (size_t)n) slots <<= 1;
     uint32_t mask = (uint32_t)(slots - 1);
-    int *cxyz = malloc(3 * (size_t)n * sizeof *cxyz);
-    int *start = calloc(slots + 1, sizeof *start);
-    int *items = malloc((size_t)n * sizeof *items);
-    uint32_t *slot_of = malloc((size_t)n * sizeof *slot_of);
-    int ok = cxyz && start && items && slot_of;
-    if (ok) {
-        for (int i = 0; i < n; ++i) {
-            for (int k = 0; k < 3; ++k)
-                cxyz[3 * i + k] = (int)floorf(0.5f * (aabb[6 * i + k] + aabb[6 * i + 3 + k]) * inv);
-            slot_of[i] = cell_hash(cxyz[3 * i], cxyz[3 * i + 1], cxyz[3 * i + 2]) & mask;
-            start[slot_of[i] + 1]++;
-        }
-        for (size_t s = 0; s < slots; ++s) start[s + 1] += start[s];
-        int *fill = malloc(slots * sizeof *fill);
-        ok = fill != NULL;
-        if (ok) {
-            memcpy(fill, start, slots * sizeof *fill);
-            for (int i = 0; i < n; ++i) items[fill[slot_of[i]]++] = i; /* ascending i inside a slot */
-            free(fill);
-        }
+    if (!reserve(out, n, slots)) return 0;
+    int *cxyz = out->cxyz, *start = out->start, *items = out->items, *fill = out->fill;
+    uint32_t *slot_of = out->slot_of;
+    memset(start, 0, (slots + 1) * sizeof *start);
+    for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k)
+            cxyz[3 * i + k] = (int)floorf(0.5f * (aabb[6 * i + k] + aabb[6 * i + 3 + k]) * inv);
+        slot_of[i] = cell_hash(cxyz[3 * i], cxyz[3 * i + 1], cxyz[3 * i + 2]) & mask;
+        start[slot_of[i] + 1]++;
     }
-    for (int i = 0; ok && i < n; ++i) {
+    for (size_t s = 0; s < slots; ++s) start[s + 1] += start[s];
+    memcpy(fill, start, slots * sizeof *fill);
+    for (int i = 0; i < n; ++i) items[fill[slot_of[i]]++] = i; /* ascending i inside a slot */
+    for (int i = 0; i < n; ++i) {
         const int *c = &cxyz[3 * i];
-        for (int dz = -1; dz <= 1 && ok; ++dz)
-            for (int dy = -1; dy <= 1 && ok; ++dy)
-                for (int dx = -1; dx <= 1 && ok; ++dx) {
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
                     int x = c[0] + dx, y = c[1] + dy, z = c[2] + dz;
                     uint32_t s = cell_hash(x, y, z) & mask;
                     for (int e = start[s]; e < start[s + 1]; ++e) {
@@ -82,13 +109,9 @@ int ctn__broadphase(int n, const float *aabb, ctn_pairs *out) {
                         /* slots are shared by hash collisions: take j only from its own cell */
                         if (cxyz[3 * j] != x || cxyz[3 * j + 1] != y || cxyz[3 * j + 2] != z) continue;
                         if (!overlap(&aabb[6 * i], &aabb[6 * j])) continue;
-                        if (!push_pair(out, i, j)) ok = 0;
+                        if (!push_pair(out, i, j)) return 0;
                     }
                 }
     }
-    free(cxyz);
-    free(start);
-    free(items);
-    free(slot_of);
-    return ok;
+    return 1;
 }

@@ -1,19 +1,19 @@
-/* Built-in contact generation: shapes on bodies, static planes, the narrow phase, and contact
- * persistence.
+/* Built-in contact generation: shapes on bodies, static planes, and contact persistence.
  *
  * Every step, before the topology rebuild, ctn__collide
  *   1. bounds every shape by an AABB grown by its motion bound over one step (|v| + |w| R) h plus half
- *      the speculative margin, and finds overlapping pairs with the uniform grid (host/broadphase.c);
- *   2. runs the narrow phase on each pair and against every plane: sphere-sphere, sphere-capsule,
- *      capsule-capsule (two points when nearly parallel), sphere / capsule (two end points) / box (eight
- *      corners) against planes. A point is kept while its gap is below the pair's margin, so contacts are
- *      speculative: the normal row lets the gap close within a substep but no further (ctn_joint_prepare);
+ *      the speculative margin, and finds overlapping pairs with the uniform grid (broadphase.c);
+ *   2. runs the narrow phase (narrowphase.c) on each pair and against every plane. A point is kept while
+ *      its gap is below the pair's margin, so contacts are speculative: the normal row lets the gap close
+ *      within a substep but no further (ctn_joint_prepare);
  *   3. matches each point to last step's by (body a, body b, feature id): a matched contact keeps its joint
  *      id, so its impulses carry over as the warm start (topo.lambda follows joint ids); new points get a
  *      recycled or new id; vanished ones are removed. The contact graph changes every step, so the
  *      topology (colouring, solver order, device layout) is rebuilt every step in which contacts exist.
  * Pairs of bodies joined by a joint are skipped (desc.skip_jointed), as are pairs with no dynamic body.
- * Not supported (no contact is made): box against sphere, capsule or box.
+ * Its scratch (items, boxes, pairs, points, keys) is kept by the world and only grows: a step whose counts
+ * were reached before allocates nothing. Before step 3 edits the joints it snapshots them, so a step undone
+ * later (CTN_ERR_DIVERGED, a device fault) puts the contact set back with the bodies (ctn__collide_undo).
  */
 #include "collide/collide.h"
 
@@ -65,7 +65,14 @@ void ctn__collision_free(ctn_world *w) {
     free(c->planes);
     free(c->keys);
     free(c->table);
-    free(c->pairs.pairs);
+    free(c->prev_keys);
+    free(c->item_body);
+    free(c->item_grow);
+    free(c->aabb);
+    free(c->joined);
+    free(c->seen);
+    free(c->points.p);
+    ctn__pairs_free(&c->pairs);
     free(c);
     w->collision = NULL;
 }
@@ -206,205 +213,6 @@ ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa
     return j;
 }
 
-/* ---- narrow phase ----------------------------------------------------------------------------------- */
-
-/* The narrow phase runs in float32 about a per-pair origin `org` (the leading part of body a's position), so
- * points far from the world origin keep float precision relative to the bodies (positions are two floats). */
-typedef struct contact_point {
-    int a, b, feature;
-    ctn_v3 org;       /* origin of pa, pb: world point = org + p (in double) */
-    ctn_v3 pa, pb, n; /* points on a and b relative to org, normal from b to a */
-    float mu, e;
-} contact_point;
-
-typedef struct point_list {
-    contact_point *p;
-    int count, capacity;
-} point_list;
-
-static int push_point(point_list *l, const contact_point *p) {
-    if (l->count == l->capacity) {
-        int cap = l->capacity ? 2 * l->capacity : 1024;
-        contact_point *np = realloc(l->p, (size_t)cap * sizeof *np);
-        if (!np) return 0;
-        l->p = np;
-        l->capacity = cap;
-    }
-    l->p[l->count++] = *p;
-    return 1;
-}
-
-/* Two spheres (ca, ra) on a and (cb, rb) on b: point if the gap is below margin. */
-static int sphere_sphere(point_list *l, contact_point *cp, ctn_v3 ca, float ra, ctn_v3 cb, float rb, float margin) {
-    ctn_v3 d = ctn_sub(ca, cb);
-    float len = ctn_length(d);
-    if (len - ra - rb >= margin) return 1;
-    ctn_v3 n = len > 1e-9f ? ctn_scale(d, 1.0f / len) : ctn_v3_make(0.0f, 1.0f, 0.0f);
-    cp->n = n;
-    cp->pa = ctn_madd(ca, n, -ra);
-    cp->pb = ctn_madd(cb, n, rb);
-    return push_point(l, cp);
-}
-
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
-
-/* Closest point of segment [p, p + d] to point x: parameter in [0, 1]. */
-static float segment_param(ctn_v3 p, ctn_v3 d, ctn_v3 x) {
-    float dd = ctn_dot(d, d);
-    return dd > 1e-12f ? clampf(ctn_dot(ctn_sub(x, p), d) / dd, 0.0f, 1.0f) : 0.0f;
-}
-
-/* Closest points of segments p1 + s d1 and p2 + t d2 (Ericson, Real-Time Collision Detection 5.1.9). */
-static void segment_segment(ctn_v3 p1, ctn_v3 d1, ctn_v3 p2, ctn_v3 d2, float *s_out, float *t_out) {
-    ctn_v3 r = ctn_sub(p1, p2);
-    float a = ctn_dot(d1, d1), e = ctn_dot(d2, d2), f = ctn_dot(d2, r);
-    float s, t;
-    if (a <= 1e-12f && e <= 1e-12f) {
-        s = t = 0.0f;
-    } else if (a <= 1e-12f) {
-        s = 0.0f;
-        t = clampf(f / e, 0.0f, 1.0f);
-    } else {
-        float c = ctn_dot(d1, r);
-        if (e <= 1e-12f) {
-            t = 0.0f;
-            s = clampf(-c / a, 0.0f, 1.0f);
-        } else {
-            float b = ctn_dot(d1, d2), denom = a * e - b * b;
-            s = denom > 1e-12f * a * e ? clampf((b * f - c * e) / denom, 0.0f, 1.0f) : 0.0f;
-            t = (b * s + f) / e;
-            if (t < 0.0f) {
-                t = 0.0f;
-                s = clampf(-c / a, 0.0f, 1.0f);
-            } else if (t > 1.0f) {
-                t = 1.0f;
-                s = clampf((b - c) / a, 0.0f, 1.0f);
-            }
-        }
-    }
-    *s_out = s;
-    *t_out = t;
-}
-
-/* Segment of a capsule: p0 = x - hl u, d = 2 hl u (u = body x axis). */
-static void capsule_segment(ctn_pose p, const ctn_shape *s, ctn_v3 *p0, ctn_v3 *d) {
-    ctn_v3 u = ctn_quat_rotate(p.q, ctn_v3_make(1.0f, 0.0f, 0.0f));
-    *p0 = ctn_madd(p.p, u, -s->half_length);
-    *d = ctn_scale(u, 2.0f * s->half_length);
-}
-
-/* Shape of a against shape b (both spheres or capsules). */
-static int pair_points(point_list *l, contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
-                       float margin) {
-    if (sa->type == CTN_SHAPE_BOX || sb->type == CTN_SHAPE_BOX) return 1; /* not supported */
-    ctn_v3 a0 = pa.p, ad = ctn_v3_zero(), b0 = pb.p, bd = ctn_v3_zero();
-    if (sa->type == CTN_SHAPE_CAPSULE) capsule_segment(pa, sa, &a0, &ad);
-    if (sb->type == CTN_SHAPE_CAPSULE) capsule_segment(pb, sb, &b0, &bd);
-    cp->feature = 0;
-    if (sa->type == CTN_SHAPE_CAPSULE && sb->type == CTN_SHAPE_CAPSULE) {
-        float la = ctn_length(ad), lb = ctn_length(bd);
-        if (la > 1e-6f && lb > 1e-6f) {
-            ctn_v3 ua = ctn_scale(ad, 1.0f / la), ub = ctn_scale(bd, 1.0f / lb);
-            if (ctn_length(ctn_cross(ua, ub)) < 0.05f) {
-                /* nearly parallel: the overlap of b's projection on a gives two points (features 1, 2),
-                 * so a capsule lying on another does not rock about a single point */
-                float t0 = ctn_dot(ctn_sub(b0, a0), ua), t1 = ctn_dot(ctn_sub(ctn_add(b0, bd), a0), ua);
-                float lo = clampf(t0 < t1 ? t0 : t1, 0.0f, la), hi = clampf(t0 < t1 ? t1 : t0, 0.0f, la);
-                if (hi - lo > 1e-3f * la) {
-                    for (int k = 0; k < 2; ++k) {
-                        ctn_v3 xa = ctn_madd(a0, ua, k == 0 ? lo : hi);
-                        ctn_v3 xb = ctn_madd(b0, bd, segment_param(b0, bd, xa));
-                        cp->feature = 1 + k;
-                        if (!sphere_sphere(l, cp, xa, sa->radius, xb, sb->radius, margin)) return 0;
-                    }
-                    return 1;
-                }
-            }
-        }
-    }
-    float s, t;
-    segment_segment(a0, ad, b0, bd, &s, &t);
-    return sphere_sphere(l, cp, ctn_madd(a0, ad, s), sa->radius, ctn_madd(b0, bd, t), sb->radius, margin);
-}
-
-/* Shape of body a against plane k (b = the world). */
-static int plane_points(point_list *l, contact_point *cp, ctn_pose pa, const ctn_shape *sa, const ctn_plane *pl, int k, float margin) {
-    ctn_v3 pts[8];
-    float rad = 0.0f;
-    int np = 0;
-    if (sa->type == CTN_SHAPE_SPHERE) {
-        pts[np++] = pa.p;
-        rad = sa->radius;
-    } else if (sa->type == CTN_SHAPE_CAPSULE) {
-        ctn_v3 p0, d;
-        capsule_segment(pa, sa, &p0, &d);
-        pts[np++] = p0;
-        pts[np++] = ctn_add(p0, d);
-        rad = sa->radius;
-    } else {
-        ctn_v3 he = sa->half_extents;
-        for (int c = 0; c < 8; ++c) {
-            ctn_v3 loc = ctn_v3_make(c & 1 ? he.x : -he.x, c & 2 ? he.y : -he.y, c & 4 ? he.z : -he.z);
-            pts[np++] = ctn_add(pa.p, ctn_quat_rotate(pa.q, loc));
-        }
-    }
-    ctn_v3 n = pl->normal;
-    for (int i = 0; i < np; ++i) {
-        float sep = ctn_dot(n, pts[i]) - pl->offset - rad;
-        if (sep >= margin) continue;
-        cp->feature = 8 * k + i;
-        cp->n = n;
-        cp->pa = ctn_madd(pts[i], n, -rad);
-        cp->pb = ctn_madd(cp->pa, n, -sep);
-        if (!push_point(l, cp)) return 0;
-    }
-    return 1;
-}
-
-/* Pose p seen from the origin o: position (p.p - o) + p.p_lo as one float (exact subtraction for nearby o). */
-static ctn_pose local_pose(ctn_pose p, ctn_v3 o) {
-    ctn_v3 z = ctn_v3_zero();
-    p.p = ctn_point_sep(p.p, p.p_lo, z, o, z, z);
-    p.p_lo = z;
-    return p;
-}
-
-/* Plane pl seen from the origin o: the offset n . x <= offset becomes n . (x - o) <= offset - n . o (double). */
-static ctn_plane local_plane(ctn_plane pl, ctn_v3 o) {
-    pl.offset = (float)((double)pl.offset - ((double)pl.normal.x * o.x + (double)pl.normal.y * o.y + (double)pl.normal.z * o.z));
-    return pl;
-}
-
-/* Bounding radius of a shape about its body origin. */
-static float shape_radius(const ctn_shape *s) {
-    if (s->type == CTN_SHAPE_SPHERE) return s->radius;
-    if (s->type == CTN_SHAPE_CAPSULE) return s->radius + s->half_length;
-    return ctn_length(s->half_extents);
-}
-
-static void shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box) {
-    ctn_v3 ext;
-    if (s->type == CTN_SHAPE_SPHERE) {
-        ext = ctn_v3_make(s->radius, s->radius, s->radius);
-    } else if (s->type == CTN_SHAPE_CAPSULE) {
-        ctn_v3 u = ctn_quat_rotate(p.q, ctn_v3_make(s->half_length, 0.0f, 0.0f));
-        ext = ctn_v3_make(CTN_FABS(u.x) + s->radius, CTN_FABS(u.y) + s->radius, CTN_FABS(u.z) + s->radius);
-    } else {
-        ctn_v3 c0 = ctn_quat_rotate(p.q, ctn_v3_make(s->half_extents.x, 0.0f, 0.0f));
-        ctn_v3 c1 = ctn_quat_rotate(p.q, ctn_v3_make(0.0f, s->half_extents.y, 0.0f));
-        ctn_v3 c2 = ctn_quat_rotate(p.q, ctn_v3_make(0.0f, 0.0f, s->half_extents.z));
-        ext = ctn_v3_make(CTN_FABS(c0.x) + CTN_FABS(c1.x) + CTN_FABS(c2.x), CTN_FABS(c0.y) + CTN_FABS(c1.y) + CTN_FABS(c2.y),
-                          CTN_FABS(c0.z) + CTN_FABS(c1.z) + CTN_FABS(c2.z));
-    }
-    /* in double from the two-float position, rounded outwards */
-    double x[3], e[3] = {ext.x + grow, ext.y + grow, ext.z + grow};
-    ctn__pose_get_position(&p, x);
-    for (int k = 0; k < 3; ++k) {
-        box[k] = nextafterf((float)(x[k] - e[k]), -INFINITY);
-        box[3 + k] = nextafterf((float)(x[k] + e[k]), INFINITY);
-    }
-}
-
 /* ---- persistence: (a, b, feature) -> joint id ------------------------------------------------------- */
 
 static uint32_t key_hash(int a, int b, int f) {
@@ -425,15 +233,8 @@ static int table_find(const struct ctn_collision *c, int a, int b, int f) {
     }
 }
 
-int ctn__contact_table_build(struct ctn_collision *c) {
-    int need = 16;
-    while (need < 2 * c->key_count) need *= 2;
-    if (need != c->table_size) {
-        int *t = realloc(c->table, (size_t)need * sizeof *t);
-        if (!t) return 0;
-        c->table = t;
-        c->table_size = need;
-    }
+/* Fills the table with keys[0..key_count) (its size holds them at a load of at most one half). */
+static void table_fill(struct ctn_collision *c) {
     for (int i = 0; i < c->table_size; ++i) c->table[i] = -1;
     uint32_t mask = (uint32_t)c->table_size - 1;
     for (int e = 0; e < c->key_count; ++e) {
@@ -442,6 +243,26 @@ int ctn__contact_table_build(struct ctn_collision *c) {
         while (c->table[s] >= 0) s = (s + 1) & mask;
         c->table[s] = e;
     }
+}
+
+/* Room in the table for `count` keys at a load of at most one half; a grown table is filled again. The
+ * table only grows: what a lookup finds does not depend on the table's size. */
+static int table_reserve(struct ctn_collision *c, int count) {
+    int need = 16;
+    while (need < 2 * count) need *= 2;
+    if (need > c->table_size) {
+        int *t = realloc(c->table, (size_t)need * sizeof *t);
+        if (!t) return 0;
+        c->table = t;
+        c->table_size = need;
+        table_fill(c);
+    }
+    return 1;
+}
+
+int ctn__contact_table_build(struct ctn_collision *c) {
+    if (!table_reserve(c, c->key_count)) return 0;
+    table_fill(c);
     return 1;
 }
 
@@ -484,11 +305,6 @@ void ctn__collision_body_removed(ctn_world *w, int body) {
 
 /* ---- jointed pairs ------------------------------------------------------------------------------------ */
 
-typedef struct pair_set {
-    uint64_t *slots; /* 0 = empty; key = ((a + 1) << 32) | (b + 1), a < b */
-    size_t mask;
-} pair_set;
-
 static uint64_t pair_key(int a, int b) {
     if (a > b) {
         int t = a;
@@ -500,35 +316,41 @@ static uint64_t pair_key(int a, int b) {
 
 static size_t pair_slot(uint64_t k, size_t mask) { return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & mask; }
 
-/* Set of body pairs joined by a (non-contact) joint; slots NULL when there are none. */
-static int pair_set_build(const ctn_world *w, pair_set *s) {
+/* The set of body pairs joined by a (non-contact) joint, in c->joined (key ((a + 1) << 32) | (b + 1), a < b;
+ * 0 = empty slot). Returns 0 on out-of-memory. */
+static int joined_build(const ctn_world *w, struct ctn_collision *c) {
     int n = 0;
-    s->slots = NULL;
-    s->mask = 0;
     for (int j = 0; j < w->joint_count; ++j)
         if (w->joint_alive[j] && w->joints[j].type != CTN_JT_CONTACT && w->joints[j].b >= 0) n++;
+    c->joined_count = n;
     if (!n) return 1;
     size_t size = 16;
     while (size < 2 * (size_t)n) size *= 2;
-    s->slots = calloc(size, sizeof *s->slots);
-    if (!s->slots) return 0;
-    s->mask = size - 1;
+    if (size > c->joined_size) {
+        uint64_t *t = realloc(c->joined, size * sizeof *t);
+        if (!t) return 0;
+        c->joined = t;
+        c->joined_size = size;
+    }
+    size_t mask = c->joined_size - 1;
+    memset(c->joined, 0, c->joined_size * sizeof *c->joined);
     for (int j = 0; j < w->joint_count; ++j) {
         const ctn_joint_def *d = &w->joints[j];
         if (!w->joint_alive[j] || d->type == CTN_JT_CONTACT || d->b < 0) continue;
         uint64_t k = pair_key(d->a, d->b);
-        size_t i = pair_slot(k, s->mask);
-        while (s->slots[i] && s->slots[i] != k) i = (i + 1) & s->mask;
-        s->slots[i] = k;
+        size_t i = pair_slot(k, mask);
+        while (c->joined[i] && c->joined[i] != k) i = (i + 1) & mask;
+        c->joined[i] = k;
     }
     return 1;
 }
 
-static int pair_set_has(const pair_set *s, int a, int b) {
-    if (!s->slots) return 0;
+static int joined_has(const struct ctn_collision *c, int a, int b) {
+    if (!c->joined_count) return 0;
     uint64_t k = pair_key(a, b);
-    for (size_t i = pair_slot(k, s->mask); s->slots[i]; i = (i + 1) & s->mask)
-        if (s->slots[i] == k) return 1;
+    size_t mask = c->joined_size - 1;
+    for (size_t i = pair_slot(k, mask); c->joined[i]; i = (i + 1) & mask)
+        if (c->joined[i] == k) return 1;
     return 0;
 }
 
@@ -549,95 +371,118 @@ static int count_contacts(const ctn_world *w) {
     return n;
 }
 
-ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
-    struct ctn_collision *c = w->collision;
-    double t0 = ctn__now_ms();
-    ctn_status st = ctn__sync(w);
-    if (st != CTN_OK) return st;
-    int active = c->desc.enabled && (c->shape_count > 0);
-    if (!active && c->key_count == 0) {
-        *contacts = count_contacts(w);
-        *ms = ctn__now_ms() - t0;
-        return CTN_OK;
-    }
-    float h = (float)w->desc.time_step, base = (float)c->desc.margin;
-    point_list pts = {NULL, 0, 0};
-    int *item_body = NULL;
-    float *item_grow = NULL, *aabb = NULL;
-    pair_set joined = {NULL, 0};
-    int n = 0, ok = 1;
-    if (active) {
-        int nb = w->body_count < c->shape_capacity ? w->body_count : c->shape_capacity;
-        item_body = malloc(((size_t)c->shape_count + 1) * sizeof *item_body);
-        item_grow = malloc(((size_t)c->shape_count + 1) * sizeof *item_grow);
-        aabb = malloc(6 * ((size_t)c->shape_count + 1) * sizeof *aabb);
-        ok = item_body && item_grow && aabb && (!c->desc.skip_jointed || pair_set_build(w, &joined));
-        for (int b = 0; ok && b < nb; ++b) {
-            const ctn_shape *s = &c->shapes[b];
-            if (s->type == CTN_SHAPE_NONE || !(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) continue;
-            item_body[n] = b;
-            item_grow[n] = swept(w, b, shape_radius(s), h);
-            shape_aabb(w->pose[b], s, 0.5f * base + item_grow[n], &aabb[6 * n]);
-            n++;
-        }
-        /* planes */
-        for (int i = 0; ok && i < n; ++i) {
-            int b = item_body[i];
-            if (!is_dynamic(w, b)) continue;
-            const ctn_shape *s = &c->shapes[b];
-            for (int k = 0; ok && k < c->plane_count; ++k) {
-                contact_point cp;
-                cp.a = b;
-                cp.b = -1;
-                cp.org = w->pose[b].p;
-                cp.mu = sqrtf(s->friction * c->planes[k].friction);
-                cp.e = s->restitution > c->planes[k].restitution ? s->restitution : c->planes[k].restitution;
-                ctn_plane pl = local_plane(c->planes[k], cp.org);
-                ok = plane_points(&pts, &cp, local_pose(w->pose[b], cp.org), s, &pl, k, base + item_grow[i]);
-            }
-        }
-        /* shape pairs */
-        if (ok) ok = ctn__broadphase(n, aabb, &c->pairs);
-        for (int p = 0; ok && p < c->pairs.count; ++p) {
-            int i = c->pairs.pairs[2 * p], j = c->pairs.pairs[2 * p + 1];
-            int a = item_body[i], b = item_body[j]; /* a < b: items are in body order */
-            if (!is_dynamic(w, a) && !is_dynamic(w, b)) continue;
-            if (pair_set_has(&joined, a, b)) continue;
-            const ctn_shape *sa = &c->shapes[a], *sb = &c->shapes[b];
-            contact_point cp;
-            cp.a = a;
-            cp.b = b;
-            cp.org = w->pose[a].p;
-            cp.mu = sqrtf(sa->friction * sb->friction);
-            cp.e = sa->restitution > sb->restitution ? sa->restitution : sb->restitution;
-            ok = pair_points(&pts, &cp, local_pose(w->pose[a], cp.org), sa, local_pose(w->pose[b], cp.org), sb,
-                             base + item_grow[i] + item_grow[j]);
-        }
-    }
-    free(item_body);
-    free(item_grow);
-    free(aabb);
-    free(joined.slots);
-    if (!ok) {
-        free(pts.p);
-        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory in contact generation (%d shapes)", c->shape_count);
-    }
+/* Grows *p (elements of `size` bytes) to hold n; *cap is updated by the caller. 0 on out-of-memory. */
+static int grow_to(void *p, size_t n, size_t size) {
+    if (ctn__mul_overflows(n, size)) return 0;
+    void *q = realloc(*(void **)p, n * size);
+    if (!q) return 0;
+    *(void **)p = q;
+    return 1;
+}
 
-    /* match to last step's contacts; keys are rebuilt in this step's order */
-    ctn_contact_key *keys = malloc(((size_t)pts.count + 1) * sizeof *keys);
-    unsigned char *seen = calloc((size_t)c->key_count + 1, 1);
-    if (!keys || !seen) {
-        free(keys);
-        free(seen);
-        free(pts.p);
-        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory matching %d contacts", pts.count);
+/* Step 1: room for every shape as a broad-phase item. */
+static int reserve_items(struct ctn_collision *c) {
+    int need = c->shape_count + 1;
+    if (need <= c->item_capacity) return 1;
+    size_t cap = (size_t)need + (size_t)need / 2;
+    if (!grow_to(&c->item_body, cap, sizeof *c->item_body) || !grow_to(&c->item_grow, cap, sizeof *c->item_grow) ||
+        !grow_to(&c->aabb, 6 * cap, sizeof *c->aabb))
+        return 0;
+    c->item_capacity = (int)cap;
+    return 1;
+}
+
+/* Step 2: the shapes of live bodies as items, in body order, each with its motion bound over the step and
+ * its AABB grown by that bound plus half the margin. Returns the item count. */
+static int gather_items(const ctn_world *w, struct ctn_collision *c, float h, float margin) {
+    int nb = w->body_count < c->shape_capacity ? w->body_count : c->shape_capacity, n = 0;
+    for (int b = 0; b < nb; ++b) {
+        const ctn_shape *s = &c->shapes[b];
+        if (s->type == CTN_SHAPE_NONE || !(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) continue;
+        c->item_body[n] = b;
+        c->item_grow[n] = swept(w, b, ctn__shape_radius(s), h);
+        ctn__shape_aabb(w->pose[b], s, 0.5f * margin + c->item_grow[n], &c->aabb[6 * n]);
+        n++;
     }
-    for (int i = 0; i < pts.count && st == CTN_OK; ++i) {
-        const contact_point *p = &pts.p[i];
+    return n;
+}
+
+/* Step 3: points of every dynamic item against every plane. 0 on out-of-memory. */
+static int plane_contacts(const ctn_world *w, struct ctn_collision *c, int n, float margin) {
+    for (int i = 0; i < n; ++i) {
+        int b = c->item_body[i];
+        if (!is_dynamic(w, b)) continue;
+        const ctn_shape *s = &c->shapes[b];
+        for (int k = 0; k < c->plane_count; ++k) {
+            ctn_contact_point cp;
+            cp.a = b;
+            cp.b = -1;
+            cp.org = w->pose[b].p;
+            cp.mu = sqrtf(s->friction * c->planes[k].friction);
+            cp.e = s->restitution > c->planes[k].restitution ? s->restitution : c->planes[k].restitution;
+            ctn_plane pl = ctn__local_plane(c->planes[k], cp.org);
+            if (!ctn__plane_points(&c->points, &cp, ctn__local_pose(w->pose[b], cp.org), s, &pl, k, margin + c->item_grow[i]))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Step 4: the broad phase's candidate pairs through the narrow phase, skipping pairs with no dynamic body
+ * and (desc.skip_jointed) pairs joined by a joint. 0 on out-of-memory. */
+static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, float margin) {
+    if (c->desc.skip_jointed && !joined_build(w, c)) return 0;
+    if (!c->desc.skip_jointed) c->joined_count = 0;
+    if (!ctn__broadphase(n, c->aabb, &c->pairs)) return 0;
+    for (int p = 0; p < c->pairs.count; ++p) {
+        int i = c->pairs.pairs[2 * p], j = c->pairs.pairs[2 * p + 1];
+        int a = c->item_body[i], b = c->item_body[j]; /* a < b: items are in body order */
+        if (!is_dynamic(w, a) && !is_dynamic(w, b)) continue;
+        if (joined_has(c, a, b)) continue;
+        const ctn_shape *sa = &c->shapes[a], *sb = &c->shapes[b];
+        ctn_contact_point cp;
+        cp.a = a;
+        cp.b = b;
+        cp.org = w->pose[a].p;
+        cp.mu = sqrtf(sa->friction * sb->friction);
+        cp.e = sa->restitution > sb->restitution ? sa->restitution : sb->restitution;
+        if (!ctn__pair_points(&c->points, &cp, ctn__local_pose(w->pose[a], cp.org), sa, ctn__local_pose(w->pose[b], cp.org), sb,
+                              margin + c->item_grow[i] + c->item_grow[j]))
+            return 0;
+    }
+    return 1;
+}
+
+/* Room for this step's keys (in the spare buffer, prev_keys) and the matched flags of last step's. */
+static int reserve_match(struct ctn_collision *c) {
+    int nk = c->points.count + 1, ns = c->key_count + 1;
+    if (nk > c->prev_key_capacity) {
+        size_t cap = (size_t)nk + (size_t)nk / 2;
+        if (!grow_to(&c->prev_keys, cap, sizeof *c->prev_keys)) return 0;
+        c->prev_key_capacity = (int)cap;
+    }
+    if (ns > c->seen_capacity) {
+        size_t cap = (size_t)ns + (size_t)ns / 2;
+        if (!grow_to(&c->seen, cap, 1)) return 0;
+        c->seen_capacity = (int)cap;
+    }
+    return 1;
+}
+
+/* Step 5: each point matched to last step's cache by (body a, body b, feature): a matched contact keeps its
+ * joint id, its definition moved to the new geometry, so its impulses warm-start it (topo.lambda follows
+ * joint ids); a new point gets a recycled or new id; the contacts left unmatched are removed. The new keys
+ * are written to the spare buffer, which then becomes the cache; the old one is kept for an undo. */
+static ctn_status match_contacts(ctn_world *w, struct ctn_collision *c) {
+    ctn_contact_key *keys = c->prev_keys;
+    memset(c->seen, 0, (size_t)c->key_count + 1);
+    ctn_status st = CTN_OK;
+    for (int i = 0; i < c->points.count && st == CTN_OK; ++i) {
+        const ctn_contact_point *p = &c->points.p[i];
         int e = table_find(c, p->a, p->b, p->feature), id = -1;
-        if (e >= 0 && !seen[e]) {
+        if (e >= 0 && !c->seen[e]) {
             id = c->keys[e].joint;
-            seen[e] = 1;
+            c->seen[e] = 1;
         }
         int live = auto_contact(w, id);
         double pa[3] = {(double)p->org.x + p->pa.x, (double)p->org.y + p->pa.y, (double)p->org.z + p->pa.z};
@@ -654,18 +499,74 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
         keys[i].feature = p->feature;
         keys[i].joint = id;
     }
+    if (st != CTN_OK) return st; /* the caller undoes the joints from the step snapshot */
     for (int e = 0; e < c->key_count; ++e)
-        if (!seen[e] && c->keys[e].joint >= 0) drop_contact(w, c->keys[e].joint);
-    free(seen);
-    free(pts.p);
-    free(c->keys);
+        if (!c->seen[e] && c->keys[e].joint >= 0) drop_contact(w, c->keys[e].joint);
+    c->prev_keys = c->keys;
     c->keys = keys;
-    c->key_count = st == CTN_OK ? pts.count : 0;
-    c->key_capacity = pts.count + 1;
-    if (!ctn__contact_table_build(c)) st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the contact table");
+    int cap = c->prev_key_capacity;
+    c->prev_key_capacity = c->key_capacity;
+    c->key_capacity = cap;
+    c->prev_key_count = c->key_count;
+    c->key_count = c->points.count;
+    return CTN_OK;
+}
+
+/* The step hook: contact generation of one step (the file comment), in the steps above. Before it edits the
+ * joints it takes the step snapshot of the joints and the layout (ctn__joints_snapshot_take), so that a step
+ * that fails later (divergence, device fault) restores the contact set with the bodies (ctn__collide_undo). */
+ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts) {
+    struct ctn_collision *c = w->collision;
+    double t0 = ctn__now_ms();
+    c->undo = 0;
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    int active = c->desc.enabled && (c->shape_count > 0);
+    if (!active && c->key_count == 0) {
+        *contacts = count_contacts(w);
+        *ms = ctn__now_ms() - t0;
+        return CTN_OK;
+    }
+    float h = (float)w->desc.time_step, margin = (float)c->desc.margin;
+    c->points.count = 0;
+    int ok = 1;
+    if (active) {
+        ok = reserve_items(c);
+        int n = ok ? gather_items(w, c, h, margin) : 0;
+        ok = ok && plane_contacts(w, c, n, margin) && pair_contacts(w, c, n, margin);
+    }
+    if (!ok || !reserve_match(c) || !table_reserve(c, c->points.count))
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory in contact generation (%d shapes, %d points)", c->shape_count,
+                         c->points.count);
+    st = ctn__joints_snapshot_take(w);
+    if (st != CTN_OK) return st;
+    c->undo = 1;
+    st = match_contacts(w, c);
+    if (st != CTN_OK) {
+        ctn__joints_snapshot_restore(w);
+        c->undo = 0;
+        return st;
+    }
+    ctn__contact_table_build(c); /* reserved above: cannot fail */
     /* moved anchors must reach the solver copies (topo.defs and the device): rebuild every step */
     if (c->key_count > 0) w->topology_dirty = 1;
     *contacts = count_contacts(w);
     *ms = ctn__now_ms() - t0;
-    return st;
+    return CTN_OK;
+}
+
+int ctn__collide_undo(ctn_world *w) {
+    struct ctn_collision *c = w->collision;
+    if (!c || !c->undo) return 0;
+    c->undo = 0;
+    ctn_contact_key *keys = c->keys;
+    int cap = c->key_capacity;
+    c->keys = c->prev_keys;
+    c->key_capacity = c->prev_key_capacity;
+    c->key_count = c->prev_key_count;
+    c->prev_keys = keys;
+    c->prev_key_capacity = cap;
+    ctn__contact_table_build(c); /* the table only grows: it was built for the older cache before */
+    ctn__joints_snapshot_restore(w);
+    return 1;
 }

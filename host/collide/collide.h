@@ -5,15 +5,24 @@
 
 #include "core/world.h"
 
-/* Candidate pairs (i, j), i < j, as item indices: pairs[2k], pairs[2k+1]. */
+/* Candidate pairs (i, j), i < j, as item indices: pairs[2k], pairs[2k+1], and the broad phase's scratch.
+ * Kept by the world between steps; every array only grows, so a step like the last allocates nothing. */
 typedef struct ctn_pairs {
     int *pairs;
     int count;
     int capacity;
+    int item_capacity;    /* items the scratch below holds */
+    int *cxyz;            /* [3 items] grid cell of each item */
+    int *items;           /* [items] items bucketed by hash slot */
+    uint32_t *slot_of;    /* [items] hash slot of each item */
+    size_t slot_capacity; /* slots + 1 the two arrays below hold */
+    int *start, *fill;
 } ctn_pairs;
 
 /* Pairs of overlapping AABBs (6 floats per item: min xyz, max xyz). Returns 0 on out-of-memory. */
 int ctn__broadphase(int n, const float *aabb, ctn_pairs *out);
+/* Frees the pairs and the scratch. */
+void ctn__pairs_free(ctn_pairs *p);
 
 typedef struct ctn_shape {
     int type;             /* ctn_shape_type */
@@ -37,6 +46,21 @@ typedef struct ctn_contact_key {
     int joint;            /* -1: empty / dropped */
 } ctn_contact_key;
 
+/* One contact point of the narrow phase. It runs in float32 about a per-pair origin `org` (the leading part
+ * of body a's position), so points far from the world origin keep float precision relative to the bodies
+ * (positions are two floats). */
+typedef struct ctn_contact_point {
+    int a, b, feature;
+    ctn_v3 org;       /* origin of pa, pb: world point = org + p (in double) */
+    ctn_v3 pa, pb, n; /* points on a and b relative to org, normal from b to a */
+    float mu, e;
+} ctn_contact_point;
+
+typedef struct ctn_point_list {
+    ctn_contact_point *p;
+    int count, capacity;
+} ctn_point_list;
+
 struct ctn_collision {
     ctn_collision_desc desc;
     int shape_capacity;   /* body ids covered by shapes[] */
@@ -48,7 +72,25 @@ struct ctn_collision {
     ctn_contact_key *keys;
     int key_count, key_capacity;
     int *table;           /* [table_size] index into keys, -1 empty */
-    int table_size;       /* power of two */
+    int table_size;       /* power of two; only grows */
+    /* the cache the step in flight started from (the other buffer of keys), kept so that a failed step
+     * can put it back (ctn__collide_undo); undo: this step's contact generation changed the contacts */
+    ctn_contact_key *prev_keys;
+    int prev_key_count, prev_key_capacity;
+    int undo;
+
+    /* Scratch of the step hook, kept between steps: every array only grows, so a step whose shape, pair
+     * and contact counts were reached before allocates nothing. */
+    int item_capacity;
+    int *item_body;       /* [items] body slot of each shape, in body order */
+    float *item_grow;     /* [items] motion bound over one step */
+    float *aabb;          /* [6 items] grown bounding boxes */
+    uint64_t *joined;     /* open-addressed set of jointed body pairs (0: empty), joined_size slots */
+    size_t joined_size;
+    int joined_count;     /* pairs in the set (0: none; the set is not consulted) */
+    unsigned char *seen;  /* [seen_capacity] the old keys matched this step */
+    int seen_capacity;
+    ctn_point_list points;
     ctn_pairs pairs;
 };
 
@@ -63,5 +105,17 @@ struct ctn_collision *ctn__collision_get(ctn_world *w);
  * direction is carried over. */
 ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
                                int flags, const ctn_joint_def *prev);
+
+/* Narrow phase (host/collide/narrowphase.c): the points of the pair (a, b) (spheres and capsules; boxes
+ * make none) and of shape a against plane k, appended to l with cp's bodies, origin and material; 0 on
+ * out-of-memory. The poses and the plane are seen from cp->org (ctn__local_pose, ctn__local_plane). */
+int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
+                     float margin);
+int ctn__plane_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, const ctn_plane *pl, int k, float margin);
+ctn_pose ctn__local_pose(ctn_pose p, ctn_v3 o);
+ctn_plane ctn__local_plane(ctn_plane pl, ctn_v3 o);
+/* Bounding radius of a shape about its body origin, and its AABB grown by `grow` (box[0..2] min, [3..5] max). */
+float ctn__shape_radius(const ctn_shape *s);
+void ctn__shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void ctn__joints_snapshot_free(ctn_world *w);
+
 ctn_status ctn__snapshot_take(ctn_world *w) {
     int n = w->body_count;
     int rows = 6 * w->topo.joint_count;
@@ -62,6 +64,112 @@ void ctn__snapshot_free(ctn_world *w) {
     w->snapshot_inertia = NULL;
     w->snapshot_lambda = NULL;
     w->snapshot_bodies = w->snapshot_rows = 0;
+    ctn__joints_snapshot_free(w);
+}
+
+/* ---- the joint table and the solver layout ------------------------------------------------------------
+ * The contact generation of a step (host/collide/collide.c) adds, rewrites and removes contact joints and
+ * the topology rebuild re-lays the solver arrays before the body snapshot above is taken, so undoing a step
+ * needs the joints too: the live set with its slots, generations and free stack (the handles), the
+ * definitions (contact anchors move every step), the body reference counts, and the layout's order and
+ * impulses. The restore copies them back and, when the layout was current, rebuilds it: the colouring is a
+ * function of the live joints and the body kinds alone, so the rebuilt layout is the one the step started
+ * with, and the carry-over of ctn__topology_build puts every impulse back in its slot. */
+
+/* Grows *p to hold n elements of `size` bytes (capacity *cap, headroom 1.5x); 0 on failure (*p kept). */
+static int grow(void *p, int *cap, int n, size_t size, int commit) {
+    if (n <= *cap) return 1;
+    size_t c = (size_t)n + (size_t)n / 2 + 16;
+    if (ctn__mul_overflows(c, size)) return 0;
+    void *q = realloc(*(void **)p, c * size);
+    if (!q) return 0;
+    *(void **)p = q;
+    if (commit) *cap = (int)c;
+    return 1;
+}
+
+ctn_status ctn__joints_snapshot_take(ctn_world *w) {
+    ctn_joint_snapshot *s = &w->joint_snap;
+    int nj = w->joint_count, nb = w->body_count, m = w->topo.joint_count;
+    s->valid = 0;
+    /* every array first (capacities committed once all grew), then the copies: a failure changes nothing */
+    int jc = s->joint_capacity, bc = s->body_capacity, tc = s->topo_capacity;
+    int ok = grow(&s->joints, &jc, nj, sizeof *s->joints, 0) && grow(&s->joint_alive, &jc, nj, 1, 0) &&
+             grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
+             grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
+             grow(&s->order, &tc, m, sizeof *s->order, 0) && grow(&s->lambda, &tc, m, 6 * sizeof *s->lambda, 1);
+    if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
+    s->joint_capacity = jc;
+    s->body_capacity = bc;
+    s->topo_capacity = tc;
+    s->joint_count = nj;
+    s->live_joints = w->live_joints;
+    s->joint_free_count = w->joint_free_count;
+    s->body_count = nb;
+    if (nj) {
+        memcpy(s->joints, w->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(s->joint_alive, w->joint_alive, (size_t)nj);
+        memcpy(s->joint_gen, w->joint_gen, (size_t)nj * sizeof *s->joint_gen);
+        memcpy(s->joint_slot, w->joint_slot, (size_t)nj * sizeof *s->joint_slot);
+    }
+    if (w->joint_free_count) memcpy(s->joint_free, w->joint_free, (size_t)w->joint_free_count * sizeof *s->joint_free);
+    if (nb) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
+    s->topo_joint_count = m;
+    if (m) {
+        memcpy(s->order, w->topo.order, (size_t)m * sizeof *s->order);
+        memcpy(s->lambda, w->topo.lambda, 6 * (size_t)m * sizeof *s->lambda);
+    }
+    s->topology_dirty = w->topology_dirty;
+    s->solver = (int)w->solver;
+    s->solver_fresh = w->solver_version != 0 && w->solver_version == w->topology_version + 1u;
+    s->valid = 1;
+    return CTN_OK;
+}
+
+void ctn__joints_snapshot_restore(ctn_world *w) {
+    ctn_joint_snapshot *s = &w->joint_snap;
+    if (!s->valid) return;
+    s->valid = 0;
+    int nj = s->joint_count, m = s->topo_joint_count;
+    /* the step only grew the joint arrays and the layout's capacities: the old counts fit */
+    w->joint_count = nj;
+    w->live_joints = s->live_joints;
+    w->joint_free_count = s->joint_free_count;
+    if (nj) {
+        memcpy(w->joints, s->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(w->joint_alive, s->joint_alive, (size_t)nj);
+        memcpy(w->joint_gen, s->joint_gen, (size_t)nj * sizeof *s->joint_gen);
+        memcpy(w->joint_slot, s->joint_slot, (size_t)nj * sizeof *s->joint_slot);
+    }
+    if (s->joint_free_count) memcpy(w->joint_free, s->joint_free, (size_t)s->joint_free_count * sizeof *s->joint_free);
+    if (s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
+    w->topo.joint_count = m;
+    if (m) {
+        memcpy(w->topo.order, s->order, (size_t)m * sizeof *s->order);
+        memcpy(w->topo.lambda, s->lambda, 6 * (size_t)m * sizeof *s->lambda);
+    }
+    w->topology_dirty = 1;
+    if (s->topology_dirty) return; /* the next step rebuilds it, as it would have */
+    /* Same joints, same body kinds: the same layout, the impulses carried over by joint id. It fits in the
+     * capacities the step's own rebuild left, so nothing is allocated and nothing can fail. */
+    if (ctn__topology_build(w) != CTN_OK) return;
+    if (s->solver_fresh) {
+        w->solver = (ctn_solver)s->solver;
+        w->solver_version = w->topology_version + 1u;
+    }
+}
+
+static void ctn__joints_snapshot_free(ctn_world *w) {
+    ctn_joint_snapshot *s = &w->joint_snap;
+    free(s->joints);
+    free(s->joint_alive);
+    free(s->joint_gen);
+    free(s->joint_free);
+    free(s->joint_slot);
+    free(s->body_refs);
+    free(s->order);
+    free(s->lambda);
+    memset(s, 0, sizeof *s);
 }
 
 static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }

@@ -348,6 +348,20 @@ static ctn_status fall_back_to_cpu(ctn_world *w) {
     return CTN_OK;
 }
 
+/* A step that failed after its contact generation: the bodies are back (the backends' snapshots), and so
+ * are the contacts (the contact cache, the joints and the solver layout the step started from). On a
+ * divergence the host arrays hold that state in full: ctn__collide synced them before the step and a
+ * backend leaves them alone. */
+static ctn_status step_failed(ctn_world *w, ctn_status s) {
+    if (w->collision && ctn__collide_undo(w)) {
+        if (s == CTN_ERR_DIVERGED) {
+            w->host_stale = 0;
+            w->bodies_dirty = 1;
+        }
+    }
+    return s;
+}
+
 ctn_status ctn_world_step(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);
@@ -361,10 +375,9 @@ ctn_status ctn_world_step(ctn_world *w) {
     }
     if (w->topology_dirty) {
         ctn_status s = ctn__sync(w);
-        if (s != CTN_OK) return s;
         double tc = ctn__now_ms();
-        s = ctn__topology_build(w);
-        if (s != CTN_OK) return s;
+        if (s == CTN_OK) s = ctn__topology_build(w);
+        if (s != CTN_OK) return step_failed(w, s);
         st.ms_colour = ctn__now_ms() - tc;
     }
     if (w->desc.solver != CTN_SOLVER_AUTO) {
@@ -378,11 +391,11 @@ retry:; /* The step again on the CPU backend after a device fault (backend auto)
     ctn_status s = ctn__pipeline_step(w, &st);
     if (s == CTN_ERR_DEVICE && w->desc.backend == CTN_BACKEND_AUTO && w->backend != &ctn__cpu_backend && !w->host_stale) {
         s = fall_back_to_cpu(w);
-        if (s != CTN_OK) return s;
+        if (s != CTN_OK) return step_failed(w, s);
         st.ms_prepare = st.ms_solve = st.ms_integrate = st.ms_transfer = 0.0;
         goto retry;
     }
-    if (s != CTN_OK) return s;
+    if (s != CTN_OK) return step_failed(w, s);
     st.solver = w->solver;
     st.substeps = w->desc.substeps;
     st.iterations = w->desc.iterations;

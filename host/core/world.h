@@ -48,6 +48,27 @@ typedef struct ctn_topology {
     unsigned char *dynamic;   /* [body_capacity] */
 } ctn_topology;
 
+/* The joints of a world and the parts of its solver layout a step's contact generation and topology
+ * rebuild change, copied before them (ctn__joints_snapshot_take). Arrays only grow. */
+typedef struct ctn_joint_snapshot {
+    int valid;                /* holds the state of the step in flight */
+    int joint_capacity;       /* capacity of the per-joint arrays below */
+    int body_capacity;        /* of body_refs */
+    int topo_capacity;        /* joints of order and lambda (6 floats each) */
+    int joint_count, live_joints, joint_free_count, body_count;
+    ctn_joint_def *joints;
+    unsigned char *joint_alive;
+    uint32_t *joint_gen;
+    int *joint_free;
+    int *joint_slot;
+    int *body_refs;
+    int topo_joint_count;     /* the layout: solver order and impulses (the warm start) */
+    int *order;
+    float *lambda;
+    int topology_dirty;
+    int solver, solver_fresh; /* the solver of the layout, and whether AUTO had chosen it for this layout */
+} ctn_joint_snapshot;
+
 struct ctn_stage_ops; /* the backend half of the step pipeline (host/solve/pipeline.h) */
 
 typedef struct ctn_backend_ops {
@@ -120,6 +141,12 @@ struct ctn_world {
     ctn_vel *snapshot_vel;
     ctn_inertia *snapshot_inertia;
     float *snapshot_lambda;
+
+    /* Joint table and solver layout before this step's contact generation changed them (collision worlds,
+     * host/core/divergence.c), put back with the bodies when the step fails, so that an undone step also
+     * restores the contact set: which contacts exist, their handles (slots and generations), definitions
+     * and warm-start impulses. */
+    ctn_joint_snapshot joint_snap;
 
     /* Shapes, planes and the contact cache of the built-in collision detection and the list of
      * user contacts (host/collide.c); NULL until a shape, plane or contact is added. */
@@ -236,6 +263,10 @@ void ctn__direct_free(ctn_world *w);
 ctn_status ctn__snapshot_take(ctn_world *w);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
+/* The same for the joint table and the solver layout (w->joint_snap): taken by the contact generation
+ * before it edits the contacts; the restore puts them back and rebuilds the layout the step started with. */
+ctn_status ctn__joints_snapshot_take(ctn_world *w);
+void ctn__joints_snapshot_restore(ctn_world *w);
 /* The check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
 
@@ -246,6 +277,10 @@ void ctn__joint_kill(ctn_world *w, int slot);
 /* host/collide.c: contact generation before the topology rebuild of a step (does nothing
  * without shapes); frees the collision state; drops the built-in contacts of a body being removed. */
 ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
+/* After a step that failed once ctn__collide had run: puts back the contact cache and the joints it changed
+ * (the contact set the step started with) and returns 1; 0 (nothing done) when that step's contact
+ * generation changed nothing. */
+int ctn__collide_undo(ctn_world *w);
 void ctn__collision_free(ctn_world *w);
 void ctn__collision_body_removed(ctn_world *w, int body);
 /* Built-in contacts on body slot `body` (they go with the body when it is removed). */
