@@ -233,6 +233,33 @@ CTN_FN void ctn_dd_minv_rows(const double *J, int n, double im, ctn_sym3 I, int 
     }
 }
 
+/* out[0..5] += M^-1 J^T x: the velocity change (dv, dw) of the body on `side` of block b from impulses
+ * x[0..n) on its n rows, without forming J. With the rows of ctn_dd_jrow (sign sg = -1 on side b),
+ *     J^T x = sg [f; r x f + sum_ang t_k x_k],   f = sum_lin d_k x_k,
+ * so dv = im J^T x|lin and dw = I J^T x|ang (angular = 0: particles and rotation-locked bodies, dw = 0).
+ * About 40 flops for a ball joint against 180 for M^-1 J^T row by row. x is a private copy. */
+CTN_FN void ctn_dd_block_impulse(const ctn_block *b, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
+    double sg = side ? -1.0 : 1.0, f[3] = {0.0, 0.0, 0.0}, tq[3] = {0.0, 0.0, 0.0};
+    int n = b->n_lin + b->n_ang, k;
+    for (k = 0; k < b->n_lin; ++k) {
+        double xk = sg * x[k];
+        f[0] += xk * b->dir[k].x, f[1] += xk * b->dir[k].y, f[2] += xk * b->dir[k].z;
+    }
+    for (; k < n; ++k) {
+        double xk = sg * x[k];
+        tq[0] += xk * b->dir[k].x, tq[1] += xk * b->dir[k].y, tq[2] += xk * b->dir[k].z;
+    }
+    out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
+    if (!angular) return;
+    ctn_v3 r = side ? b->rb : b->ra;
+    tq[0] += (double)r.y * f[2] - (double)r.z * f[1];
+    tq[1] += (double)r.z * f[0] - (double)r.x * f[2];
+    tq[2] += (double)r.x * f[1] - (double)r.y * f[0];
+    out[3] += I.xx * tq[0] + I.xy * tq[1] + I.xz * tq[2];
+    out[4] += I.xy * tq[0] + I.yy * tq[1] + I.yz * tq[2];
+    out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
+}
+
 /* out (na x nb, row stride ld) += Ja MJb^T: the J M^-1 J^T block of two row sets on one body. */
 CTN_FN void ctn_dd_add_row_products(const double *Ja, int na, const double *MJb, int nb, CTN_GLOBAL double *out, int ld) {
     for (int r = 0; r < na; ++r)

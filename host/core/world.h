@@ -253,6 +253,8 @@ double ctn__now_ms(void);
  * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
  * Returns the sum of squared residuals. */
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
+/* The same; residual = 0 skips the residual sum (returns 0), for solves whose residual nobody reads. */
+double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual);
 /* CTN_SOLVER_AUTO's choice for the current topology (host/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
 ctn_solver ctn__auto_solver(const ctn_world *w);
 

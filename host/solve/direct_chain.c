@@ -281,11 +281,9 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
         int slot = t->adj[e] >> 1, side = t->adj[e] & 1, p = c->pos[slot];
         if (p < 0 || c->cut[slot] || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
         int n = ROWS(c, p, nfix);
-        double J[36], MJ[36];
-        const double *x = c->y + c->voff[p];
-        side_rows(w, &blocks[slot], n, b, side, c->dyn[p] & (side ? ROT_B : ROT_A), J, MJ);
-        for (int k = 0; k < n; ++k)
-            for (int col = 0; col < 6; ++col) dv[col] += MJ[6 * k + col] * x[k];
+        double x[6];
+        for (int k = 0; k < n; ++k) x[k] = c->y[c->voff[p] + k];
+        ctn_dd_block_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         hit = 1;
     }
     if (!hit) return;
@@ -366,7 +364,15 @@ static inline void forward_segment(direct_chain *c, int k, int nfix) {
     }
 }
 
-static inline void backward_segment(direct_chain *c, int k, int nfix) {
+/* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
+static inline void add_impulse(const direct_chain *c, int p, float *lambda) {
+    int slot = c->slot[p];
+    if (c->cut[slot]) return;
+    const double *x = c->y + c->voff[p];
+    for (int r = 0; r < c->n[p]; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+}
+
+static inline void backward_segment(direct_chain *c, int k, float *lambda, int nfix) {
     seg_walk s = segment_walk(c, k);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     for (int p = s.last;; p -= s.dir) {
@@ -375,6 +381,7 @@ static inline void backward_segment(direct_chain *c, int k, int nfix) {
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
         ctn_dd_chain_backward_node(c->K + c->koff[p], ROWS(c, p, nfix), c->y + c->voff[p], E, ld, tr, nq,
                                    nq ? c->y + c->voff[q] : NULL, na ? c->F + c->foff[p] : NULL, na, na ? c->y + c->voff[s.a] : NULL);
+        add_impulse(c, p, lambda);
         if (p == s.first) break;
     }
 }
@@ -394,7 +401,7 @@ static void factor_separators(direct_chain *c) {
     }
 }
 
-static void solve_separators(direct_chain *c) {
+static void solve_separators(direct_chain *c, float *lambda) {
     int P = c->segments;
     for (int j = 1; j < P; ++j) {
         double *y = c->y + c->voff[c->sep[j]];
@@ -410,6 +417,7 @@ static void solve_separators(direct_chain *c) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
         ctn_dd_chain_backward_node(c->K + c->koff[p], n, c->y + c->voff[p], c->seg[j].g, n, 1, nq,
                                    nq ? c->y + c->voff[c->sep[j + 1]] : NULL, NULL, 0, NULL);
+        add_impulse(c, p, lambda);
     }
 }
 
@@ -434,7 +442,7 @@ CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int 
            apply_body(w, c, b, body, 0))
 CHAIN_STEP(factor, (direct_chain *c, int k), factor_segment(c, k, 3), factor_segment(c, k, 0))
 CHAIN_STEP(forward, (direct_chain *c, int k), forward_segment(c, k, 3), forward_segment(c, k, 0))
-CHAIN_STEP(backward, (direct_chain *c, int k), backward_segment(c, k, 3), backward_segment(c, k, 0))
+CHAIN_STEP(backward, (direct_chain *c, int k, float *l), backward_segment(c, k, l, 3), backward_segment(c, k, l, 0))
 
 static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     int m = c->m, P = c->segments, nt = threads_of(w), three = c->uniform == 3;
@@ -460,19 +468,12 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks)
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) three ? forward_3(c, k) : forward_any(c, k);
         CHAIN_OMP(omp single)
-        solve_separators(c);
+        solve_separators(c, t->lambda);
         CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k) three ? backward_3(c, k) : backward_any(c, k);
-        CHAIN_OMP(omp for schedule(static) nowait) /* the impulses below do not read the velocities */
+        for (int k = 0; k < P; ++k) three ? backward_3(c, k, t->lambda) : backward_any(c, k, t->lambda);
+        CHAIN_OMP(omp for schedule(static))
         for (int b = 0; b < nb; ++b)
             if (is_dynamic(w, b)) three ? apply_3(w, c, blocks, b) : apply_any(w, c, blocks, b);
-        CHAIN_OMP(omp for schedule(static))
-        for (int p = 0; p < m; ++p) {
-            int slot = c->slot[p];
-            if (c->cut[slot]) continue;
-            const double *x = c->y + c->voff[p];
-            for (int r = 0; r < c->n[p]; ++r) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] + x[r]);
-        }
     }
 }
 

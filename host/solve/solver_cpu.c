@@ -78,6 +78,13 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
 
 #ifdef _OPENMP /* Only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
 static int cpu_threads(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : 0; }
+static int cpu_team(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : omp_get_max_threads(); }
+/* A loop over independent items (bodies or joints, each written by its own iteration only) on the
+ * world's threads when there are at least CPU_PARALLEL_MIN of them: the same bits on any thread count. */
+#define CPU_PRAGMA(x) _Pragma(#x)
+#define CPU_FOR(count) CPU_PRAGMA(omp parallel for schedule(static) if ((count) >= CPU_PARALLEL_MIN) num_threads(cpu_team(w)))
+#else
+#define CPU_FOR(count)
 #endif
 
 /* ---- the phases of one substep ------------------------------------------------------------------- */
@@ -99,7 +106,9 @@ static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         memcpy(c->vel_copy, w->vel, (size_t)w->body_count * sizeof *c->vel_copy);
         in = c->vel_copy;
     }
-    for (int i = 0; i < w->body_count; ++i)
+    int n = w->body_count;
+    CPU_FOR(n)
+    for (int i = 0; i < n; ++i)
         ctn_forces_body(i, w->props, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs, w->pose, in, w->vel, prm);
 }
 
@@ -283,7 +292,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
     else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
-    else r2 = ctn__solve_direct(w, c->blocks);
+    else r2 = ctn__solve_direct_ex(w, c->blocks, !c->projecting);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }
 
@@ -313,21 +322,22 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
         c->projecting = 1;
         break;
     case CTN_STAGE_PROJECT_REST:
+        CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
         memset(t->lambda, 0, 6 * (size_t)m * sizeof *t->lambda);
         break;
     case CTN_STAGE_PROJECT_ROWS: {
         float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
-        for (int s = 0; s < m; ++s) {
-            ctn_project_slot(s, t->defs, c->blocks, prm->h, c->cg_r);
-            worst = fmaxf(worst, c->cg_r[s]);
-        }
+        CPU_FOR(m)
+        for (int s = 0; s < m; ++s) ctn_project_slot(s, t->defs, c->blocks, prm->h, c->cg_r);
+        for (int s = 0; s < m; ++s) worst = fmaxf(worst, c->cg_r[s]);
         out->worst = worst;
         break;
     }
     case CTN_STAGE_POSES_KEEP: memcpy(c->pose_copy, w->pose, (size_t)n * sizeof *w->pose); break;
     case CTN_STAGE_POSES_UNDO: memcpy(w->pose, c->pose_copy, (size_t)n * sizeof *w->pose); break;
     case CTN_STAGE_PROJECT_LEAVE:
+        CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_inertia_body(i, w->pose, w->props, w->inertia);
         w->vel = c->real_vel, t->lambda = c->real_lambda;
         c->projecting = 0;
@@ -343,6 +353,7 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
+        CPU_FOR(n)
         for (int i = 0; i < n; ++i)
             ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, prm->geometric_stiffness * prm->h,
                                        w->inertia);
@@ -350,12 +361,16 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     }
     case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;
     case CTN_STAGE_FORCES: phase_forces(w, c, *prm); break;
-    case CTN_STAGE_WARM_START: /* v += M^-1 J^T (w lambda_prev) */
-        for (int k = 0; k < 6 * t->joint_count; ++k) t->lambda[k] *= prm->warm_start;
+    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev) */
+        int rows = 6 * t->joint_count;
+        CPU_FOR(rows)
+        for (int k = 0; k < rows; ++k) t->lambda[k] *= prm->warm_start;
         phase_gather(w, c, t->lambda, 1.0f);
         break;
+    }
     case CTN_STAGE_SOLVE: stage_solve(w, c); break;
     case CTN_STAGE_INTEGRATE:
+        CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
         break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;

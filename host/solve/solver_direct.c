@@ -821,7 +821,9 @@ static void exact_solve(ctn_world *w, direct_state *s, const ctn_block *blocks) 
     else forest_solve(w, s, blocks);
 }
 
-double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
+double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) { return ctn__solve_direct_ex(w, blocks, 1); }
+
+double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual) {
     ctn_topology *t = &w->topo;
     direct_state *s = w->direct_data;
     if (!s) {
@@ -858,6 +860,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
         for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
         exact_solve(w, s, blocks);
     }
+    if (!residual) return 0.0;
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
     double r2 = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
