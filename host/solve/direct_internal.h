@@ -1,10 +1,17 @@
-/* The elimination structure of the exact solver, built by host/solver_direct.c and shared with
- * the OpenCL tree solver (host/opencl_tree.c), which uploads it: node kinds, sizes, parents and the
- * joints attached to body nodes (supernodes). See the header comment of host/solver_direct.c. */
+/* The elimination structure of the exact solver, built by host/solve/direct_build.c and shared with
+ * the OpenCL tree solver (host/opencl/opencl_tree.c), which uploads it: node kinds, sizes, parents and the
+ * joints attached to body nodes (supernodes). See the header comment of host/solve/solver_direct.c. */
 #ifndef CTN_DIRECT_INTERNAL_H
 #define CTN_DIRECT_INTERNAL_H
 
 #include "core/world.h"
+
+/* Joint rows merged into one body node; beyond this the joints go to the GS set (= CTN_DD_MAX_ATTACHED of
+ * kernels/ctn_direct.h, the OpenCL node bound). */
+#define DIRECT_MAX_ATTACHED_ROWS 12
+/* Relative regularisation of every row: S + DIRECT_FLOOR * (J M^-1 J^T)_ii of the row's own bodies. Keeps
+ * nearly redundant rows (a grid pinned along its top row) from producing huge impulses. */
+#define DIRECT_FLOOR 1e-10
 
 enum { SLOT_INACTIVE = 0, SLOT_NODE, SLOT_ATTACHED, SLOT_EXTRA };
 enum { NODE_BODY = 0, NODE_JOINT };
@@ -47,6 +54,20 @@ typedef struct direct_state {
     direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
     int chain_segments;      /* segments of the chain path; 0: by length (tests set it) */
 } direct_state;
+
+/* host/solve/direct_build.c: the ordering of the current topology with the factor storage (verbose: a log
+ * note for joints left to GS); 0 when out of memory. ctn__direct_state_free frees every array of s (keeping
+ * its settings); ctn__direct_body_dynamic: body is a dynamic body of the world. */
+int ctn__direct_build(ctn_world *w, direct_state *s, int verbose);
+void ctn__direct_state_free(direct_state *s);
+int ctn__direct_body_dynamic(const ctn_world *w, int body);
+
+/* host/solve/direct_forest.c, per substep: ctn__forest_factor forms and eliminates the node pivots (joints
+ * with s->cut set are left out); ctn__forest_substitute solves x = H^-1 b of s->b into s->x (b consumed);
+ * ctn__forest_solve solves for the current velocities and impulses and applies dv and dl. */
+void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks);
+void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks);
+void ctn__forest_solve(ctn_world *w, direct_state *s, const ctn_block *blocks);
 
 /* Builds the spanning forest and elimination order of the current topology into s (without the factor
  * storage mat, b, x; no stderr notes). Returns 0 when out of memory. Free with ctn__direct_symbolic_free. */
