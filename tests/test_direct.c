@@ -15,6 +15,7 @@
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (the OpenCL whip case) */
 #include "ctn_solver.h"
 #include "core/world.h"
+#include "solve/solve.h"
 
 #include <math.h>
 #include <stdlib.h>

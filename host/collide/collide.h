@@ -5,6 +5,19 @@
 
 #include "core/world.h"
 
+/* The entry points of collision for the layers above (host/collide/collide.c): contact generation before
+ * the topology rebuild of a step (does nothing without shapes); frees the collision state; drops the
+ * built-in contacts of a body being removed. */
+ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
+/* After a step that failed once ctn__collide had run: puts back the contact cache and the joints it changed
+ * (the contact set the step started with) and returns 1; 0 (nothing done) when that step's contact
+ * generation changed nothing. */
+int ctn__collide_undo(ctn_world *w);
+void ctn__collision_free(ctn_world *w);
+void ctn__collision_body_removed(ctn_world *w, int body);
+/* Built-in contacts on body slot `body` (they go with the body when it is removed). */
+int ctn__collision_body_contacts(const ctn_world *w, int body);
+
 /* Candidate pairs (i, j), i < j, as item indices: pairs[2k], pairs[2k+1], and the broad phase's scratch.
  * Kept by the world between steps; every array only grows, so a step like the last allocates nothing. */
 typedef struct ctn_pairs {

@@ -196,20 +196,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     return CTN_OK;
 }
 
-ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    int id = ctn__body_index(w, handle, "ctn_body_remove", 0);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
-    /* every check before the first change: the built-in contacts on the body go with it, any other joint
-     * keeps it in use */
-    int user_refs = w->body_refs[id] - ctn__collision_body_contacts(w, id);
-    if (user_refs > 0)
-        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is still used by %d joint(s); remove them first", (long long)handle,
-                         user_refs);
-    ctn_status st = ctn__sync(w);
-    if (st != CTN_OK) return st;
-    ctn__collision_body_removed(w, id); /* its built-in contacts and its shape */
+void ctn__body_release(ctn_world *w, int id) {
     w->props[id].flags = 0;
     ctn__body_name_clear(w, id);
     w->vel[id].inv_mass = 0.0f;
@@ -220,7 +207,6 @@ ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
     w->live_bodies--;
     w->bodies_dirty = 1;
     w->topology_dirty = 1;
-    return CTN_OK;
 }
 
 ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id handle, ctn_body_state *out) {

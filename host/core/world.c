@@ -1,7 +1,8 @@
-/* ctn_world: creation, settings, errors and the step driver. Bodies and joints live in body.c / joint.c. */
+/* ctn_world: the description and its checks, allocation and freeing, settings, errors and the log hook.
+ * Creation with a backend, the step and destruction are host/api/world_api.c (they call the folders above
+ * core); bodies and joints live in body.c / joint.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/world.h"
-#include "solve/pipeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -193,25 +194,9 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
     return debug_check(&d->debug, msg, size);
 }
 
-static ctn_status select_backend(ctn_world *w) {
-    ctn_backend want = w->desc.backend;
-#ifdef CATENA_HAVE_OPENCL
-    if (want == CTN_BACKEND_OPENCL || want == CTN_BACKEND_AUTO) {
-        ctn_status st = ctn__opencl_backend_init(w);
-        if (st == CTN_OK) return CTN_OK;
-        if (want == CTN_BACKEND_OPENCL) return st;
-        /* auto: say once why the GPU path is not used, then take the CPU fallback */
-        ctn__log(w, CTN_LOG_WARNING, "OpenCL unavailable, using the CPU solver: %s", w->error);
-        w->error[0] = '\0';
-    }
-#else
-    if (want == CTN_BACKEND_OPENCL)
-        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.backend: this build of catena has no OpenCL support");
-#endif
-    return ctn__cpu_backend_init(w);
-}
-
-ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size) {
+/* Checks the description, then allocates a world holding a copy of it, with no backend yet (the layer
+ * above, host/api/world_api.c, picks it). Nothing is allocated on failure: err gets the reason. */
+ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size) {
     char msg[512];
     if (out) *out = NULL;
     if (!desc || !out) {
@@ -244,23 +229,15 @@ ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *e
         w->desc.debug.fault = w->fault_request;
     }
     w->topology_dirty = 1;
-    ctn_status st = select_backend(w);
-    if (st != CTN_OK) {
-        if (err && err_size) snprintf(err, err_size, "%s", w->error);
-        free(w);
-        return st;
-    }
     *out = w;
     return CTN_OK;
 }
 
-void ctn_world_destroy(ctn_world *w) {
-    if (!w) return;
-    if (w->backend && w->backend->destroy) w->backend->destroy(w);
-    ctn__direct_free(w);
+/* Frees what core owns: the body and joint arrays, the topology, the snapshot and the world itself
+ * (the backend, the exact solver's data and the collision state are freed first, by ctn_world_destroy). */
+void ctn__world_free(ctn_world *w) {
     ctn__topology_free(&w->topo);
     ctn__snapshot_free(w);
-    ctn__collision_free(w);
     free(w->pose);
     free(w->vel);
     free(w->inertia);
@@ -275,6 +252,20 @@ void ctn_world_destroy(ctn_world *w) {
     free(w->joint_gen);
     free(w->joint_free);
     free(w);
+}
+
+/* The step statistics that follow from the settings and the topology, and the total time since t0_ms. */
+void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
+    st->solver = w->solver;
+    st->substeps = w->desc.substeps;
+    st->iterations = w->desc.iterations;
+    st->colours = w->topo.colour_count;
+    st->largest_colour = w->topo.largest_colour;
+    st->overflow = w->topo.colour_offsets ? w->topo.colour_offsets[w->topo.colour_count + 1] - w->topo.colour_offsets[w->topo.colour_count] : 0;
+    st->rows = w->topo.row_count;
+    st->row_updates = (double)w->topo.row_count * w->desc.iterations * w->desc.substeps;
+    st->ms_total = ctn__now_ms() - t0_ms;
+    w->stats = *st;
 }
 
 const char *ctn_world_last_error(const ctn_world *w) { return w ? w->error : "world is NULL"; }
@@ -330,82 +321,6 @@ ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
     if (!max_gap || !max_angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure: output pointer is NULL");
     if (w->backend->measure && w->host_stale) return w->backend->measure(w, max_gap, max_angle);
     ctn__measure_host(w, max_gap, max_angle);
-    return CTN_OK;
-}
-
-/* A device fault on backend `auto`. The OpenCL backend has put the state before the failed step
- * into the host arrays (host_stale 0); the world continues on the CPU solver from there, said once. */
-static ctn_status fall_back_to_cpu(ctn_world *w) {
-    char why[sizeof w->error];
-    snprintf(why, sizeof why, "%s", w->error);
-    if (w->backend->destroy) w->backend->destroy(w);
-    w->backend = NULL;
-    w->backend_data = NULL;
-    ctn_status s = ctn__cpu_backend_init(w);
-    if (s != CTN_OK) return s;
-    ctn__log(w, CTN_LOG_WARNING, "the OpenCL device failed (%s); continuing on the CPU solver from the state before the failed step", why);
-    w->error[0] = '\0';
-    return CTN_OK;
-}
-
-/* A step that failed after its contact generation: the bodies are back (the backends' snapshots), and so
- * are the contacts (the contact cache, the joints and the solver layout the step started from). On a
- * divergence the host arrays hold that state in full: ctn__collide synced them before the step and a
- * backend leaves them alone. */
-static ctn_status step_failed(ctn_world *w, ctn_status s) {
-    if (w->collision && ctn__collide_undo(w)) {
-        if (s == CTN_ERR_DIVERGED) {
-            w->host_stale = 0;
-            w->bodies_dirty = 1;
-        }
-    }
-    return s;
-}
-
-ctn_status ctn_world_step(ctn_world *w) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    double t0 = ctn__now_ms();
-    ctn_step_stats st;
-    memset(&st, 0, sizeof st);
-    if (w->collision) {
-        /* Built-in contacts of this step (adds / updates / removes contact joints) */
-        ctn_status s = ctn__collide(w, &st.ms_collide, &st.contacts);
-        if (s != CTN_OK) return s;
-    }
-    if (w->topology_dirty) {
-        ctn_status s = ctn__sync(w);
-        double tc = ctn__now_ms();
-        if (s == CTN_OK) s = ctn__topology_build(w);
-        if (s != CTN_OK) return step_failed(w, s);
-        st.ms_colour = ctn__now_ms() - tc;
-    }
-    if (w->desc.solver != CTN_SOLVER_AUTO) {
-        w->solver = w->desc.solver;
-        w->solver_version = 0; /* choose again if auto comes back */
-    } else if (w->solver_version != w->topology_version + 1u) {
-        w->solver = ctn__auto_solver(w); /* the OpenCL backend may turn DIRECT down to GS */
-        w->solver_version = w->topology_version + 1u;
-    }
-retry:; /* The step again on the CPU backend after a device fault (backend auto) */
-    ctn_status s = ctn__pipeline_step(w, &st);
-    if (s == CTN_ERR_DEVICE && w->desc.backend == CTN_BACKEND_AUTO && w->backend != &ctn__cpu_backend && !w->host_stale) {
-        s = fall_back_to_cpu(w);
-        if (s != CTN_OK) return step_failed(w, s);
-        st.ms_prepare = st.ms_solve = st.ms_integrate = st.ms_transfer = 0.0;
-        goto retry;
-    }
-    if (s != CTN_OK) return step_failed(w, s);
-    st.solver = w->solver;
-    st.substeps = w->desc.substeps;
-    st.iterations = w->desc.iterations;
-    st.colours = w->topo.colour_count;
-    st.largest_colour = w->topo.largest_colour;
-    st.overflow = w->topo.colour_offsets ? w->topo.colour_offsets[w->topo.colour_count + 1] - w->topo.colour_offsets[w->topo.colour_count] : 0;
-    st.rows = w->topo.row_count;
-    st.row_updates = (double)w->topo.row_count * w->desc.iterations * w->desc.substeps;
-    st.ms_total = ctn__now_ms() - t0;
-    w->stats = st;
     return CTN_OK;
 }
 

@@ -248,19 +248,6 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
 /* Monotonic wall clock in milliseconds. */
 double ctn__now_ms(void);
 
-/* Exact solver for the joint forest (host/solver_direct.c): given the blocks of this substep and the
- * velocities after the warm start, solves (J M^-1 J^T + S) dlambda = target - J v - S lambda for the tree
- * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
- * Returns the sum of squared residuals. */
-double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
-/* The same; residual = 0 skips the residual sum (returns 0), for solves whose residual nobody reads. */
-double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual);
-/* CTN_SOLVER_AUTO's choice for the current topology (host/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
-ctn_solver ctn__auto_solver(const ctn_world *w);
-
-/* Frees w->direct_data (called by ctn_world_destroy). */
-void ctn__direct_free(ctn_world *w);
-
 /* Divergence guard (host/core/divergence.c): copies the host state before a step and puts the copy back. */
 ctn_status ctn__snapshot_take(ctn_world *w);
 void ctn__snapshot_restore(ctn_world *w);
@@ -276,25 +263,16 @@ ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ct
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot);
 void ctn__joint_kill(ctn_world *w, int slot);
-/* host/collide.c: contact generation before the topology rebuild of a step (does nothing
- * without shapes); frees the collision state; drops the built-in contacts of a body being removed. */
-ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
-/* After a step that failed once ctn__collide had run: puts back the contact cache and the joints it changed
- * (the contact set the step started with) and returns 1; 0 (nothing done) when that step's contact
- * generation changed nothing. */
-int ctn__collide_undo(ctn_world *w);
-void ctn__collision_free(ctn_world *w);
-void ctn__collision_body_removed(ctn_world *w, int body);
-/* Built-in contacts on body slot `body` (they go with the body when it is removed). */
-int ctn__collision_body_contacts(const ctn_world *w, int body);
+/* Frees body slot `id` (no checks; joints on it and its shape must be gone): its generation is bumped and
+ * the slot goes on the free stack (host/core/body.c, for ctn_body_remove). */
+void ctn__body_release(ctn_world *w, int id);
 
-/* Backends. */
-extern const ctn_backend_ops ctn__cpu_backend;
-ctn_status ctn__cpu_backend_init(ctn_world *w);
-#ifdef CATENA_HAVE_OPENCL
-/* Creates the OpenCL backend on the device selected by w->desc.device. On failure
- * returns an error with the reason recorded on w and leaves w->backend unset. */
-ctn_status ctn__opencl_backend_init(ctn_world *w);
-#endif
+/* The world without a backend, and its storage freed (host/core/world.c); the public ctn_world_create,
+ * ctn_world_destroy and ctn_world_step that add the backend, collision and the pipeline are
+ * host/api/world_api.c. */
+ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
+void ctn__world_free(ctn_world *w);
+/* Fills the step statistics that follow from the settings and the topology; stores them on the world. */
+void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms);
 
 #endif /* CTN_HOST_WORLD_H */

@@ -2,6 +2,7 @@
 #ifndef CTN_HOST_OPENCL_INTERNAL_H
 #define CTN_HOST_OPENCL_INTERNAL_H
 
+#include "opencl/opencl.h"
 #include "solve/pipeline.h"
 
 #ifndef CL_TARGET_OPENCL_VERSION

@@ -5,6 +5,7 @@
 #define CTN_DIRECT_INTERNAL_H
 
 #include "core/world.h"
+#include "solve/solve.h"
 
 /* Joint rows merged into one body node; beyond this the joints go to the GS set (= CTN_DD_MAX_ATTACHED of
  * kernels/ctn_direct.h, the OpenCL node bound). */

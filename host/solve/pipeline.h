@@ -15,6 +15,7 @@
 #define CTN_HOST_PIPELINE_H
 
 #include "core/world.h"
+#include "solve/solve.h"
 
 typedef enum ctn_stage {
     /* the stages of one substep (Lacoursière 2007 SPOOK velocity step, with geometric stiffness) */

@@ -18,6 +18,7 @@
  * same as a pinned one). Cost O(bodies + joints), once per topology_version; the OpenCL backend may still
  * turn DIRECT down for a layout it cannot eliminate (then GS, see backend_opencl.c). */
 #include "core/world.h"
+#include "solve/solve.h"
 
 #include <stdlib.h>
 

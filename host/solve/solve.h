@@ -1,0 +1,25 @@
+/* What the layers above host/solve call: the CPU backend, the `auto` solver choice and the exact solver's
+ * entry points. The step pipeline itself is pipeline.h. */
+#ifndef CTN_HOST_SOLVE_H
+#define CTN_HOST_SOLVE_H
+
+#include "core/world.h"
+
+/* The CPU backend (host/solve/solver_cpu.c): the stage table's loops over kernels/ctn_solver.h. */
+extern const ctn_backend_ops ctn__cpu_backend;
+ctn_status ctn__cpu_backend_init(ctn_world *w);
+
+/* Exact solver for the joint forest (host/solve/solver_direct.c): given the blocks of this substep and the
+ * velocities after the warm start, solves (J M^-1 J^T + S) dlambda = target - J v - S lambda for the tree
+ * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
+ * Returns the sum of squared residuals. */
+double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
+/* The same; residual = 0 skips the residual sum (returns 0), for solves whose residual nobody reads. */
+double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual);
+/* CTN_SOLVER_AUTO's choice for the current topology (host/solve/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
+ctn_solver ctn__auto_solver(const ctn_world *w);
+
+/* Frees w->direct_data (called by ctn_world_destroy). */
+void ctn__direct_free(ctn_world *w);
+
+#endif /* CTN_HOST_SOLVE_H */
