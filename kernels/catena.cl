@@ -13,6 +13,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #include "ctn_solver.h"
+#include "ctn_cg.h"
 
 /* ---- per-substep phases ---------------------------------------------------------------------------- */
 
@@ -110,7 +111,7 @@ __kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const
     ctn_inertia_body(i, pose, props, inertia);
 }
 
-/* ---- conjugate gradient pieces (Hestenes and Stiefel 1952; host/solver_cpu.c solve_cg is the reference) -------------- */
+/* ---- conjugate gradient (Hestenes and Stiefel 1952): kernels/ctn_cg.h ------------------------------------------------ */
 
 /* Index 5 of the CG scalar buffer: 1 while the iteration is running, 0 once it stopped (rz <= 0 or
  * p^T A p <= 0), as the CPU loop's `break`. */
@@ -122,24 +123,17 @@ __kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const
 #define CTN_CG_ACTIVE 5
 #define CTN_CG_RZ_STOP 6 /* 1e-12 rz0: stop once the preconditioned residual fell by 1e-6 (as the CPU loop) */
 
-/* r = target - J v - S lambda, z = K^-1 r (block preconditioner), p = z; zero beyond the block's rows. */
+/* The per-slot and per-body steps are kernels/ctn_cg.h, shared with the CPU's solve_cg; the scalars alpha
+ * and beta stay on the device in sc[] (formed by one-work-item kernels from clBLAST's dot products), and
+ * the kernels after a stop do nothing. */
+
+/* r = target - J v - S lambda, z = K^-1 r (block preconditioner), p = z. */
 __kernel void ctn_k_cg_init(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                             __global const ctn_vel *vel, __global const float *lambda, __global float *r, __global float *z,
                             __global float *p) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_block b = blocks[s];
-    float lam[CTN_MAX_ROWS], rs[CTN_MAX_ROWS], zs[CTN_MAX_ROWS];
-    int k, n = ctn_block_rows(&b);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
-    ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, rs);
-    ctn_kinv_mul(b.kinv, n, rs, zs);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) {
-        float zk = k < n ? zs[k] : 0.0f;
-        r[6 * s + k] = rs[k];
-        z[6 * s + k] = zk;
-        p[6 * s + k] = zk;
-    }
+    ctn_cg_init_slot(s, defs, blocks, vel, lambda, r, z, p);
 }
 
 /* active = rz > 0 after the initial dot product; the stop threshold is relative to it. */
@@ -155,14 +149,7 @@ __kernel void ctn_k_cg_gather(int n, __global const int *adj_offsets, __global c
                               __global ctn_vel *u) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_vel ui;
-    ui.v = ctn_v3_zero();
-    ui.w = ctn_v3_zero();
-    ui.inv_mass = 0.0f;
-    ui.pad = 0.0f;
-    if (adj_offsets[i] != adj_offsets[i + 1])
-        ctn_gather_body(i, adj_offsets, adj, blocks, p, vel[i].inv_mass, inertia[i].inv_inertia, &ui.v, &ui.w);
-    u[i] = ui;
+    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, vel, inertia, u);
 }
 
 /* (A p)_s = J_s u + S_s p_s: the matrix-free operator J M^-1 J^T + S. */
@@ -170,11 +157,7 @@ __kernel void ctn_k_cg_apply(int m, __global const ctn_joint_def *defs, __global
                              __global const ctn_vel *u, __global const float *p, __global float *ap) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_block b = blocks[s];
-    float jv[CTN_MAX_ROWS];
-    int k, n = ctn_block_rows(&b);
-    ctn_block_velocity(&b, ctn_load_vel(u, defs[s].a), ctn_load_vel(u, defs[s].b), jv);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) ap[6 * s + k] = k < n ? jv[k] + b.soft[k] * p[6 * s + k] : 0.0f;
+    ctn_cg_apply_slot(s, defs, blocks, u, p, ap);
 }
 
 /* alpha = rz / p^T A p, or stop (alpha = 0) when the iteration stopped or p^T A p <= 0. */
@@ -193,30 +176,15 @@ __kernel void ctn_k_cg_update(int m, __global const ctn_block *blocks, __global 
                               __global float *r, __global const float *p, __global const float *ap, __global float *z) {
     int s = (int)get_global_id(0);
     if (s >= m || sc[CTN_CG_ACTIVE] == 0.0f) return;
-    float alpha = sc[CTN_CG_ALPHA];
-    float rs[CTN_MAX_ROWS], zs[CTN_MAX_ROWS];
-    int k, n = blocks[s].n_lin + blocks[s].n_ang;
-    for (k = 0; k < CTN_MAX_ROWS; ++k) {
-        lambda[6 * s + k] += alpha * p[6 * s + k];
-        rs[k] = r[6 * s + k] - alpha * ap[6 * s + k];
-        r[6 * s + k] = rs[k];
-    }
-    float kinv[CTN_KINV_SIZE];
-    for (k = 0; k < CTN_KINV_SIZE; ++k) kinv[k] = blocks[s].kinv[k];
-    ctn_kinv_mul(kinv, n, rs, zs);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) z[6 * s + k] = k < n ? zs[k] : 0.0f;
+    ctn_cg_update_slot(s, blocks, sc[CTN_CG_ALPHA], lambda, r, p, ap, z);
 }
 
 /* v_i += alpha u_i: velocities follow lambda. */
 __kernel void ctn_k_cg_velocity(int n, __global const int *adj_offsets, __global const float *sc, __global const ctn_vel *u,
                                 __global ctn_vel *vel) {
     int i = (int)get_global_id(0);
-    if (i >= n || sc[CTN_CG_ACTIVE] == 0.0f || adj_offsets[i] == adj_offsets[i + 1]) return;
-    float alpha = sc[CTN_CG_ALPHA];
-    ctn_vel v = vel[i], ui = u[i];
-    v.v = ctn_madd(v.v, ui.v, alpha);
-    v.w = ctn_madd(v.w, ui.w, alpha);
-    vel[i] = v;
+    if (i >= n || sc[CTN_CG_ACTIVE] == 0.0f) return;
+    ctn_cg_velocity_body(i, adj_offsets, sc[CTN_CG_ALPHA], u, vel);
 }
 
 /* beta = rz_new / rz, rz = rz_new; the iteration goes on while rz > 0 and above the stop threshold. */
@@ -235,7 +203,7 @@ __kernel void ctn_k_cg_beta(__global float *sc) {
 __kernel void ctn_k_cg_direction(int len, __global const float *sc, __global const float *z, __global float *p) {
     int k = (int)get_global_id(0);
     if (k >= len || sc[CTN_CG_ACTIVE] == 0.0f) return;
-    p[k] = z[k] + sc[CTN_CG_BETA] * p[k];
+    ctn_cg_direction(k, sc[CTN_CG_BETA], z, p);
 }
 
 /* ---- measurements and deterministic reductions ---------------------------------------------------- */

@@ -1,6 +1,7 @@
-/* Block-Jacobi-preconditioned conjugate gradient on the device (Hestenes and Stiefel 1952), the algorithm of solve_cg in
- * host/solver_cpu.c: matrix-free A p = J (M^-1 J^T p) + S p through the gather and row kernels, dot
- * products and the final residual norm through clBLAST.
+/* Block-Jacobi-preconditioned conjugate gradient on the device (Hestenes and Stiefel 1952): the per-slot and
+ * per-body steps are kernels/ctn_cg.h, the same functions solve_cg in host/solve/solver_cpu.c loops over
+ * (matrix-free A p = J (M^-1 J^T p) + S p through the gather and row kernels); the dot products and the
+ * final residual norm are this backend's own, through clBLAST.
  *
  * clBLAST's dot and nrm2 write their result into a device buffer while its axpy/scal take the scalar from
  * the host; reading alpha and beta back every iteration would cost two blocking round trips per

@@ -3,6 +3,7 @@
  * its loop runs on OpenMP threads when the colour is large; neither the state nor the residual depends on
  * the thread count (sums are taken per fixed block of items, then over the blocks in order). */
 #include "solve/pipeline.h"
+#include "ctn_cg.h"
 #include "ctn_solver.h"
 
 #include <math.h>
@@ -181,73 +182,40 @@ static double solve_jacobi(ctn_world *w, cpu_solver *c) {
     return r2;
 }
 
-/* Block-Jacobi-preconditioned conjugate gradient on (J M^-1 J^T + S) dlambda = r (Hestenes and Stiefel 1952), matrix-free:
- * A p = J (M^-1 J^T p) + S p through the same gather. Velocities follow lambda (v += alpha M^-1 J^T p),
- * so on exit v = v* + M^-1 J^T lambda as for the other solvers. Bilateral rows only. */
+/* Sum over k of x[k] y[k] for k in [0, len), in order (the fixed-order reduction of the CPU's CG). */
+static double dot_in_order(const float *x, const float *y, int len) {
+    double sum = 0.0;
+    for (int k = 0; k < len; ++k) sum += (double)x[k] * y[k];
+    return sum;
+}
+
+/* Block-Jacobi-preconditioned conjugate gradient (Hestenes and Stiefel 1952): the per-slot and per-body
+ * steps of kernels/ctn_cg.h, shared with the OpenCL kernels, as loops; the dot products and alpha, beta
+ * here. Velocities follow lambda, so on exit v = v* + M^-1 J^T lambda as for the other solvers. Bilateral
+ * rows only. Returns |r|^2 of the last iteration. */
 static double solve_cg(ctn_world *w, cpu_solver *c) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count, n = w->body_count;
+    int m = t->joint_count, n = w->body_count, len = 6 * m;
     float *r = c->cg_r, *z = c->cg_z, *p = c->dlambda, *ap = c->cg_ap;
     ctn_vel *u = c->vel_copy;
-    double rz = 0.0, rr = 0.0;
-    for (int s = 0; s < m; ++s) {
-        const ctn_block *b = &c->blocks[s];
-        ctn_block_residual(b, ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[6 * s], &r[6 * s]);
-        ctn_kinv_mul(b->kinv, ctn_block_rows(b), &r[6 * s], &z[6 * s]);
-        for (int k = 0; k < 6; ++k) {
-            if (k >= ctn_block_rows(b)) z[6 * s + k] = 0.0f;
-            p[6 * s + k] = z[6 * s + k];
-            rz += (double)r[6 * s + k] * z[6 * s + k];
-            rr += (double)r[6 * s + k] * r[6 * s + k];
-        }
-    }
+    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, t->defs, c->blocks, w->vel, t->lambda, r, z, p);
+    double rz = dot_in_order(r, z, len), rr = dot_in_order(r, r, len);
     /* Stop once the preconditioned residual fell by 1e-6 in norm: float32 CG carried further loses
      * conjugacy and drifts away from a solution it already reached. */
     const double rz_stop = 1e-12 * rz;
     for (int it = 0; it < w->desc.iterations && rz > rz_stop && rz > 0.0; ++it) {
-        /* u = M^-1 J^T p per body */
-        for (int i = 0; i < n; ++i) {
-            ctn_vel ui;
-            memset(&ui, 0, sizeof ui);
-            if (t->adj_offsets[i] != t->adj_offsets[i + 1])
-                ctn_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, w->vel[i].inv_mass, w->inertia[i].inv_inertia, &ui.v, &ui.w);
-            u[i] = ui;
-        }
-        double pap = 0.0;
-        for (int s = 0; s < m; ++s) {
-            const ctn_block *b = &c->blocks[s];
-            float jv[CTN_MAX_ROWS];
-            ctn_block_velocity(b, ctn_load_vel(u, t->defs[s].a), ctn_load_vel(u, t->defs[s].b), jv);
-            for (int k = 0; k < 6; ++k) {
-                float a = k < ctn_block_rows(b) ? jv[k] + b->soft[k] * p[6 * s + k] : 0.0f;
-                ap[6 * s + k] = a;
-                pap += (double)p[6 * s + k] * a;
-            }
-        }
+        for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, w->vel, w->inertia, u);
+        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, t->defs, c->blocks, u, p, ap);
+        double pap = dot_in_order(p, ap, len);
         if (!(pap > 0.0)) break;
         float alpha = (float)(rz / pap);
-        for (int k = 0; k < 6 * m; ++k) {
-            t->lambda[k] += alpha * p[k];
-            r[k] -= alpha * ap[k];
-        }
-        for (int i = 0; i < n; ++i) {
-            if (t->adj_offsets[i] == t->adj_offsets[i + 1]) continue;
-            w->vel[i].v = ctn_madd(w->vel[i].v, u[i].v, alpha);
-            w->vel[i].w = ctn_madd(w->vel[i].w, u[i].w, alpha);
-        }
-        double rz_new = 0.0;
-        rr = 0.0;
-        for (int s = 0; s < m; ++s) {
-            ctn_kinv_mul(c->blocks[s].kinv, ctn_block_rows(&c->blocks[s]), &r[6 * s], &z[6 * s]);
-            for (int k = 0; k < 6; ++k) {
-                if (k >= ctn_block_rows(&c->blocks[s])) z[6 * s + k] = 0.0f;
-                rz_new += (double)r[6 * s + k] * z[6 * s + k];
-                rr += (double)r[6 * s + k] * r[6 * s + k];
-            }
-        }
+        for (int s = 0; s < m; ++s) ctn_cg_update_slot(s, c->blocks, alpha, t->lambda, r, p, ap, z);
+        for (int i = 0; i < n; ++i) ctn_cg_velocity_body(i, t->adj_offsets, alpha, u, w->vel);
+        double rz_new = dot_in_order(r, z, len);
+        rr = dot_in_order(r, r, len);
         float beta = (float)(rz_new / rz);
         rz = rz_new;
-        for (int k = 0; k < 6 * m; ++k) p[k] = z[k] + beta * p[k];
+        for (int k = 0; k < len; ++k) ctn_cg_direction(k, beta, z, p);
     }
     return rr;
 }
