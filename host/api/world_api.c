@@ -38,7 +38,7 @@ ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *e
     st = select_backend(w);
     if (st != CTN_OK) {
         if (err && err_size) snprintf(err, err_size, "%s", w->error);
-        free(w);
+        ctn__free(w);
         return st;
     }
     *out = w;

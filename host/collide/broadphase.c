@@ -24,7 +24,7 @@ static int overlap(const float *a, const float *b) {
 static int push_pair(ctn_pairs *p, int i, int j) {
     if (p->count == p->capacity) {
         size_t cap = p->capacity ? (size_t)p->capacity * 2 : 1024;
-        int *np = realloc(p->pairs, 2 * cap * sizeof *np);
+        int *np = ctn__realloc(p->pairs, 2 * cap * sizeof *np);
         if (!np) return 0;
         p->pairs = np;
         p->capacity = (int)cap;
@@ -36,18 +36,18 @@ static int push_pair(ctn_pairs *p, int i, int j) {
 }
 
 void ctn__pairs_free(ctn_pairs *p) {
-    free(p->pairs);
-    free(p->cxyz);
-    free(p->items);
-    free(p->slot_of);
-    free(p->start);
-    free(p->fill);
+    ctn__free(p->pairs);
+    ctn__free(p->cxyz);
+    ctn__free(p->items);
+    ctn__free(p->slot_of);
+    ctn__free(p->start);
+    ctn__free(p->fill);
     memset(p, 0, sizeof *p);
 }
 
 /* Grows *p (elements of `size` bytes) to n; 0 on out-of-memory (*p kept). */
 static int grow_to(void *p, size_t n, size_t size) {
-    void *q = realloc(*(void **)p, n * size);
+    void *q = ctn__realloc(*(void **)p, n * size);
     if (!q) return 0;
     *(void **)p = q;
     return 1;

@@ -48,7 +48,7 @@ ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type) {
 
 struct ctn_collision *ctn__collision_get(ctn_world *w) {
     if (w->collision) return w->collision;
-    struct ctn_collision *c = calloc(1, sizeof *c);
+    struct ctn_collision *c = ctn__calloc(1, sizeof *c);
     if (!c) {
         ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory creating the collision state");
         return NULL;
@@ -61,19 +61,19 @@ struct ctn_collision *ctn__collision_get(ctn_world *w) {
 void ctn__collision_free(ctn_world *w) {
     struct ctn_collision *c = w->collision;
     if (!c) return;
-    free(c->shapes);
-    free(c->planes);
-    free(c->keys);
-    free(c->table);
-    free(c->prev_keys);
-    free(c->item_body);
-    free(c->item_grow);
-    free(c->aabb);
-    free(c->joined);
-    free(c->seen);
-    free(c->points.p);
+    ctn__free(c->shapes);
+    ctn__free(c->planes);
+    ctn__free(c->keys);
+    ctn__free(c->table);
+    ctn__free(c->prev_keys);
+    ctn__free(c->item_body);
+    ctn__free(c->item_grow);
+    ctn__free(c->aabb);
+    ctn__free(c->joined);
+    ctn__free(c->seen);
+    ctn__free(c->points.p);
     ctn__pairs_free(&c->pairs);
-    free(c);
+    ctn__free(c);
     w->collision = NULL;
 }
 
@@ -119,7 +119,7 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     if (body >= c->shape_capacity) {
         int cap = c->shape_capacity ? c->shape_capacity : 64;
         while (cap <= body) cap *= 2;
-        ctn_shape *ns = realloc(c->shapes, (size_t)cap * sizeof *ns);
+        ctn_shape *ns = ctn__realloc(c->shapes, (size_t)cap * sizeof *ns);
         if (!ns) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d shapes", cap);
         memset(ns + c->shape_capacity, 0, (size_t)(cap - c->shape_capacity) * sizeof *ns);
         c->shapes = ns;
@@ -154,7 +154,7 @@ ctn_status ctn_world_add_plane(ctn_world *w, const double normal[3], double offs
     if (c->plane_count >= 4096) return ctn__fail(w, CTN_ERR_LIMIT, "ctn_world_add_plane: at most 4096 planes");
     if (c->plane_count == c->plane_capacity) {
         int cap = c->plane_capacity ? 2 * c->plane_capacity : 8;
-        ctn_plane *np = realloc(c->planes, (size_t)cap * sizeof *np);
+        ctn_plane *np = ctn__realloc(c->planes, (size_t)cap * sizeof *np);
         if (!np) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for planes");
         c->planes = np;
         c->plane_capacity = cap;
@@ -251,7 +251,7 @@ static int table_reserve(struct ctn_collision *c, int count) {
     int need = 16;
     while (need < 2 * count) need *= 2;
     if (need > c->table_size) {
-        int *t = realloc(c->table, (size_t)need * sizeof *t);
+        int *t = ctn__realloc(c->table, (size_t)need * sizeof *t);
         if (!t) return 0;
         c->table = t;
         c->table_size = need;
@@ -327,7 +327,7 @@ static int joined_build(const ctn_world *w, struct ctn_collision *c) {
     size_t size = 16;
     while (size < 2 * (size_t)n) size *= 2;
     if (size > c->joined_size) {
-        uint64_t *t = realloc(c->joined, size * sizeof *t);
+        uint64_t *t = ctn__realloc(c->joined, size * sizeof *t);
         if (!t) return 0;
         c->joined = t;
         c->joined_size = size;
@@ -374,7 +374,7 @@ static int count_contacts(const ctn_world *w) {
 /* Grows *p (elements of `size` bytes) to hold n; *cap is updated by the caller. 0 on out-of-memory. */
 static int grow_to(void *p, size_t n, size_t size) {
     if (ctn__mul_overflows(n, size)) return 0;
-    void *q = realloc(*(void **)p, n * size);
+    void *q = ctn__realloc(*(void **)p, n * size);
     if (!q) return 0;
     *(void **)p = q;
     return 1;

@@ -10,7 +10,7 @@
 static int push_point(ctn_point_list *l, const ctn_contact_point *p) {
     if (l->count == l->capacity) {
         int cap = l->capacity ? 2 * l->capacity : 1024;
-        ctn_contact_point *np = realloc(l->p, (size_t)cap * sizeof *np);
+        ctn_contact_point *np = ctn__realloc(l->p, (size_t)cap * sizeof *np);
         if (!np) return 0;
         l->p = np;
         l->capacity = cap;

@@ -53,21 +53,21 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     if (cap > CTN_MAX_BODIES) cap = CTN_MAX_BODIES;
     if (ctn__mul_overflows(cap, sizeof(ctn_props)) || ctn__mul_overflows(cap, sizeof(ctn_pose)) || ctn__mul_overflows(cap, sizeof(ctn_inertia)))
         return ctn__fail(w, CTN_ERR_LIMIT, "%zu bodies do not fit this machine's address space", cap);
-    ctn_pose *pose = malloc(cap * sizeof *pose);
-    ctn_vel *vel = malloc(cap * sizeof *vel);
-    ctn_inertia *in = malloc(cap * sizeof *in);
-    ctn_props *pr = malloc(cap * sizeof *pr);
-    int *refs = malloc(cap * sizeof *refs);
-    uint32_t *gen = malloc(cap * sizeof *gen);
-    int *free_slots = malloc(cap * sizeof *free_slots);
+    ctn_pose *pose = ctn__malloc(cap * sizeof *pose);
+    ctn_vel *vel = ctn__malloc(cap * sizeof *vel);
+    ctn_inertia *in = ctn__malloc(cap * sizeof *in);
+    ctn_props *pr = ctn__malloc(cap * sizeof *pr);
+    int *refs = ctn__malloc(cap * sizeof *refs);
+    uint32_t *gen = ctn__malloc(cap * sizeof *gen);
+    int *free_slots = ctn__malloc(cap * sizeof *free_slots);
     if (!pose || !vel || !in || !pr || !refs || !gen || !free_slots) {
-        free(pose);
-        free(vel);
-        free(in);
-        free(pr);
-        free(refs);
-        free(gen);
-        free(free_slots);
+        ctn__free(pose);
+        ctn__free(vel);
+        ctn__free(in);
+        ctn__free(pr);
+        ctn__free(refs);
+        ctn__free(gen);
+        ctn__free(free_slots);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing body arrays to %zu", cap);
     }
     size_t n = (size_t)w->body_count;
@@ -80,13 +80,13 @@ static ctn_status body_reserve(ctn_world *w, int need) {
         memcpy(gen, w->body_gen, n * sizeof *gen);
     }
     if (w->body_free_count) memcpy(free_slots, w->body_free, (size_t)w->body_free_count * sizeof *free_slots);
-    free(w->pose);
-    free(w->vel);
-    free(w->inertia);
-    free(w->props);
-    free(w->body_refs);
-    free(w->body_gen);
-    free(w->body_free);
+    ctn__free(w->pose);
+    ctn__free(w->vel);
+    ctn__free(w->inertia);
+    ctn__free(w->props);
+    ctn__free(w->body_refs);
+    ctn__free(w->body_gen);
+    ctn__free(w->body_free);
     w->pose = pose;
     w->vel = vel;
     w->inertia = in;

@@ -10,7 +10,7 @@
 
 void ctn__body_name_clear(ctn_world *w, int i) {
     if (i < 0 || i >= w->body_names_capacity) return;
-    free(w->body_names[i]);
+    ctn__free(w->body_names[i]);
     w->body_names[i] = NULL;
 }
 
@@ -20,7 +20,7 @@ void ctn__body_names_truncate(ctn_world *w, int first) {
 
 void ctn__body_names_free(ctn_world *w) {
     ctn__body_names_truncate(w, 0);
-    free(w->body_names);
+    ctn__free(w->body_names);
     w->body_names = NULL;
     w->body_names_capacity = 0;
 }
@@ -29,7 +29,7 @@ static ctn_status names_reserve(ctn_world *w, int n) {
     if (n <= w->body_names_capacity) return CTN_OK;
     int cap = w->body_names_capacity ? w->body_names_capacity : 64;
     while (cap < n) cap = cap > CTN_MAX_BODIES / 2 ? CTN_MAX_BODIES : 2 * cap;
-    char **names = realloc(w->body_names, (size_t)cap * sizeof *names);
+    char **names = ctn__realloc(w->body_names, (size_t)cap * sizeof *names);
     if (!names) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d body names", cap);
     memset(names + w->body_names_capacity, 0, (size_t)(cap - w->body_names_capacity) * sizeof *names);
     w->body_names = names;
@@ -48,15 +48,15 @@ ctn_status ctn_body_set_name(ctn_world *w, ctn_body_id body, const char *name) {
         ctn__body_name_clear(w, i);
         return CTN_OK;
     }
-    char *copy = malloc(strlen(name) + 1);
+    char *copy = ctn__malloc(strlen(name) + 1);
     if (!copy) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for a body name");
     ctn_status st = names_reserve(w, i + 1);
     if (st != CTN_OK) {
-        free(copy);
+        ctn__free(copy);
         return st;
     }
     strcpy(copy, name);
-    free(w->body_names[i]);
+    ctn__free(w->body_names[i]);
     w->body_names[i] = copy;
     return CTN_OK;
 }

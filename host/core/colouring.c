@@ -41,9 +41,9 @@ int ctn__colour_joints_into(int m, const int *body_a, const int *body_b, const u
 
 int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
                        int max_colours, int *colour) {
-    unsigned long long *used = calloc((size_t)(body_count > 0 ? body_count : 1), sizeof *used);
+    unsigned long long *used = ctn__calloc((size_t)(body_count > 0 ? body_count : 1), sizeof *used);
     if (!used) return -1;
     int count = ctn__colour_joints_into(m, body_a, body_b, dynamic, max_colours, used, colour);
-    free(used);
+    ctn__free(used);
     return count;
 }

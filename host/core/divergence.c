@@ -20,18 +20,18 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
         if (ctn__mul_overflows(cap, sizeof(ctn_inertia)) || ctn__mul_overflows(cap, sizeof(ctn_pose)))
             return ctn__fail(w, CTN_ERR_LIMIT, "divergence snapshot of %d bodies does not fit the address space", n);
-        ctn_pose *p = realloc(w->snapshot_pose, cap * sizeof *p);
+        ctn_pose *p = ctn__realloc(w->snapshot_pose, cap * sizeof *p);
         if (p) w->snapshot_pose = p;
-        ctn_vel *v = p ? realloc(w->snapshot_vel, cap * sizeof *v) : NULL;
+        ctn_vel *v = p ? ctn__realloc(w->snapshot_vel, cap * sizeof *v) : NULL;
         if (v) w->snapshot_vel = v;
-        ctn_inertia *in = v ? realloc(w->snapshot_inertia, cap * sizeof *in) : NULL;
+        ctn_inertia *in = v ? ctn__realloc(w->snapshot_inertia, cap * sizeof *in) : NULL;
         if (in) w->snapshot_inertia = in;
         if (!in) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
         w->snapshot_bodies = (int)cap;
     }
     if (rows > w->snapshot_rows) {
         size_t cap = (size_t)rows + (size_t)rows / 2 + 16;
-        float *l = realloc(w->snapshot_lambda, cap * sizeof *l);
+        float *l = ctn__realloc(w->snapshot_lambda, cap * sizeof *l);
         if (!l) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d rows)", rows);
         w->snapshot_lambda = l;
         w->snapshot_rows = (int)cap;
@@ -55,10 +55,10 @@ void ctn__snapshot_restore(ctn_world *w) {
 }
 
 void ctn__snapshot_free(ctn_world *w) {
-    free(w->snapshot_pose);
-    free(w->snapshot_vel);
-    free(w->snapshot_inertia);
-    free(w->snapshot_lambda);
+    ctn__free(w->snapshot_pose);
+    ctn__free(w->snapshot_vel);
+    ctn__free(w->snapshot_inertia);
+    ctn__free(w->snapshot_lambda);
     w->snapshot_pose = NULL;
     w->snapshot_vel = NULL;
     w->snapshot_inertia = NULL;
@@ -81,7 +81,7 @@ static int grow(void *p, int *cap, int n, size_t size, int commit) {
     if (n <= *cap) return 1;
     size_t c = (size_t)n + (size_t)n / 2 + 16;
     if (ctn__mul_overflows(c, size)) return 0;
-    void *q = realloc(*(void **)p, c * size);
+    void *q = ctn__realloc(*(void **)p, c * size);
     if (!q) return 0;
     *(void **)p = q;
     if (commit) *cap = (int)c;
@@ -161,14 +161,14 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
 
 static void ctn__joints_snapshot_free(ctn_world *w) {
     ctn_joint_snapshot *s = &w->joint_snap;
-    free(s->joints);
-    free(s->joint_alive);
-    free(s->joint_gen);
-    free(s->joint_free);
-    free(s->joint_slot);
-    free(s->body_refs);
-    free(s->order);
-    free(s->lambda);
+    ctn__free(s->joints);
+    ctn__free(s->joint_alive);
+    ctn__free(s->joint_gen);
+    ctn__free(s->joint_free);
+    ctn__free(s->joint_slot);
+    ctn__free(s->body_refs);
+    ctn__free(s->order);
+    ctn__free(s->lambda);
     memset(s, 0, sizeof *s);
 }
 

@@ -67,17 +67,17 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     if (cap > CTN_MAX_JOINTS) cap = CTN_MAX_JOINTS;
     if (ctn__mul_overflows(cap, sizeof(ctn_joint_def)))
         return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap);
-    ctn_joint_def *defs = malloc(cap * sizeof *defs);
-    unsigned char *alive = malloc(cap);
-    int *slot = malloc(cap * sizeof *slot);
-    uint32_t *gen = malloc(cap * sizeof *gen);
-    int *free_slots = malloc(cap * sizeof *free_slots);
+    ctn_joint_def *defs = ctn__malloc(cap * sizeof *defs);
+    unsigned char *alive = ctn__malloc(cap);
+    int *slot = ctn__malloc(cap * sizeof *slot);
+    uint32_t *gen = ctn__malloc(cap * sizeof *gen);
+    int *free_slots = ctn__malloc(cap * sizeof *free_slots);
     if (!defs || !alive || !slot || !gen || !free_slots) {
-        free(defs);
-        free(alive);
-        free(slot);
-        free(gen);
-        free(free_slots);
+        ctn__free(defs);
+        ctn__free(alive);
+        ctn__free(slot);
+        ctn__free(gen);
+        ctn__free(free_slots);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing joint arrays to %zu", cap);
     }
     size_t n = (size_t)w->joint_count;
@@ -88,11 +88,11 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
         memcpy(gen, w->joint_gen, n * sizeof *gen);
     }
     if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
-    free(w->joints);
-    free(w->joint_alive);
-    free(w->joint_slot);
-    free(w->joint_gen);
-    free(w->joint_free);
+    ctn__free(w->joints);
+    ctn__free(w->joint_alive);
+    ctn__free(w->joint_slot);
+    ctn__free(w->joint_gen);
+    ctn__free(w->joint_free);
     w->joints = defs;
     w->joint_alive = alive;
     w->joint_slot = slot;

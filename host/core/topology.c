@@ -14,14 +14,14 @@ void ctn__topology_free(ctn_topology *t) {
     void *arrays[] = {t->order, t->defs, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
                       t->spring_adj_offsets, t->spring_adj, t->order_prev, t->lambda_prev, t->scratch_colour,
                       t->scratch_ids, t->scratch_a, t->scratch_b, t->scratch_fill, t->colour_used, t->dynamic};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
     memset(t, 0, sizeof *t);
 }
 
 /* Resizes *p (any pointer type) to n elements of `size` bytes; on failure *p is left as it was. */
 static int resize(void *p, size_t n, size_t size) {
     if (ctn__mul_overflows(n ? n : 1, size)) return 0; /* Reported as out of memory */
-    void *q = realloc(*(void **)p, (n ? n : 1) * size);
+    void *q = ctn__realloc(*(void **)p, (n ? n : 1) * size);
     if (!q) return 0;
     *(void **)p = q;
     return 1;

@@ -213,7 +213,7 @@ ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err
         if (err && err_size) snprintf(err, err_size, "%s", msg);
         return fs;
     }
-    ctn_world *w = calloc(1, sizeof *w);
+    ctn_world *w = ctn__calloc(1, sizeof *w);
     if (!w) {
         if (err && err_size) snprintf(err, err_size, "out of memory allocating the world");
         return CTN_ERR_OUT_OF_MEMORY;
@@ -236,22 +236,23 @@ ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err
 /* Frees what core owns: the body and joint arrays, the topology, the snapshot and the world itself
  * (the backend, the exact solver's data and the collision state are freed first, by ctn_world_destroy). */
 void ctn__world_free(ctn_world *w) {
+    ctn__free(w->auto_scratch);
     ctn__topology_free(&w->topo);
     ctn__snapshot_free(w);
-    free(w->pose);
-    free(w->vel);
-    free(w->inertia);
-    free(w->props);
-    free(w->body_refs);
+    ctn__free(w->pose);
+    ctn__free(w->vel);
+    ctn__free(w->inertia);
+    ctn__free(w->props);
+    ctn__free(w->body_refs);
     ctn__body_names_free(w);
-    free(w->joints);
-    free(w->joint_alive);
-    free(w->joint_slot);
-    free(w->body_gen);
-    free(w->body_free);
-    free(w->joint_gen);
-    free(w->joint_free);
-    free(w);
+    ctn__free(w->joints);
+    ctn__free(w->joint_alive);
+    ctn__free(w->joint_slot);
+    ctn__free(w->body_gen);
+    ctn__free(w->body_free);
+    ctn__free(w->joint_gen);
+    ctn__free(w->joint_free);
+    ctn__free(w);
 }
 
 /* The step statistics that follow from the settings and the topology, and the total time since t0_ms. */

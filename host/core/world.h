@@ -3,6 +3,7 @@
 #define CTN_HOST_WORLD_H
 
 #include "catena/catena.h"
+#include "core/alloc.h"
 #include "core/fault.h"
 #include "ctn_body.h"
 #include "ctn_rows.h"
@@ -132,6 +133,8 @@ struct ctn_world {
     const ctn_backend_ops *backend;
     void *backend_data;
     void *direct_data;        /* host/solver_direct.c: cached forest ordering and factor storage */
+    void *auto_scratch;       /* host/solve/solver_auto.c: the forest scan's arrays (grows only) */
+    size_t auto_scratch_size;
     char device_name[256];
 
     /* State before the step in flight, restored when the step diverges (host/divergence.c). */

@@ -2,6 +2,7 @@
  * within one file system. */
 #define _POSIX_C_SOURCE 200809L
 #include "io/atomic_file.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,8 +10,8 @@
 #include <unistd.h>
 
 static void release(ctn_atomic_file *a) {
-    free(a->path);
-    free(a->tmp);
+    ctn__free(a->path);
+    ctn__free(a->tmp);
     a->path = a->tmp = NULL;
     a->f = NULL;
 }
@@ -18,8 +19,8 @@ static void release(ctn_atomic_file *a) {
 int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size) {
     memset(a, 0, sizeof *a);
     size_t n = strlen(path);
-    a->path = malloc(n + 1);
-    a->tmp = malloc(n + 32);
+    a->path = ctn__malloc(n + 1);
+    a->tmp = ctn__malloc(n + 32);
     if (!a->path || !a->tmp) {
         release(a);
         snprintf(msg, msg_size, "%s: out of memory", path);

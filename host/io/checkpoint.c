@@ -58,13 +58,13 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
         if (st != CTN_OK) return st;
     }
     size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
+    char *tmp = ctn__malloc(plen + 32);
     if (!tmp) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory");
     snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
     ck_writer wr = {fopen(tmp, "wb"), FNV_INIT, 0, 0};
     if (!wr.f) {
         st = ctn__fail(w, CTN_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
+        ctn__free(tmp);
         return st;
     }
     unsigned char h[CK_HEADER];
@@ -118,7 +118,7 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
         remove(tmp);
         st = ctn__fail(w, CTN_ERR_IO, "%s: cannot replace: %s", path, strerror(err));
     }
-    free(tmp);
+    ctn__free(tmp);
     return st;
 }
 
@@ -184,7 +184,7 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         else ERR("%s: corrupted checkpoint (%llu bytes after the payload)", path, (unsigned long long)(have - plen));
         return CTN_ERR_INVALID_ARGUMENT;
     }
-    unsigned char *buf = malloc((size_t)plen + 1);
+    unsigned char *buf = ctn__malloc((size_t)plen + 1);
     if (!buf) {
         fclose(f);
         ERR("%s: out of memory reading %llu bytes", path, (unsigned long long)plen);
@@ -193,12 +193,12 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
     got = fread(buf, 1, (size_t)plen, f);
     fclose(f);
     if (got != plen) {
-        free(buf);
+        ctn__free(buf);
         ERR("%s: read error", path);
         return CTN_ERR_IO;
     }
     if (fnv1a(FNV_INIT, buf, (size_t)plen) != hash) {
-        free(buf);
+        ctn__free(buf);
         ERR("%s: corrupted checkpoint (checksum mismatch)", path);
         return CTN_ERR_INVALID_ARGUMENT;
     }
@@ -239,7 +239,7 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
         info->bodies = counts[0];
         info->joints = counts[3];
     }
-    free(buf);
+    ctn__free(buf);
     if (!ok || r.short_read) {
         ERR("%s: corrupted checkpoint (inconsistent contents)", path);
         return CTN_ERR_INVALID_ARGUMENT;
@@ -250,21 +250,21 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
 
 /* Whether stack[0..n) names distinct slots in [0, slots) that are not alive (alive[i] != 0: live). */
 static int free_stack_ok(const int *stack, int n, int slots, const unsigned char *alive) {
-    unsigned char *seen = calloc((size_t)slots + 1, 1);
+    unsigned char *seen = ctn__calloc((size_t)slots + 1, 1);
     int ok = seen != NULL;
     for (int k = 0; ok && k < n; ++k) {
         int i = stack[k];
         ok = i >= 0 && i < slots && !alive[i] && !seen[i];
         if (ok) seen[i] = 1;
     }
-    free(seen);
+    ctn__free(seen);
     return ok;
 }
 
 /* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
  * range, free stacks naming distinct dead slots, generations within the mask. Also clears joint_slot. */
 static int slots_consistent(ctn_world *w) {
-    unsigned char *body_alive = malloc((size_t)w->body_count + 1);
+    unsigned char *body_alive = ctn__malloc((size_t)w->body_count + 1);
     if (!body_alive) return 0;
     int ok = 1;
     for (int i = 0; i < w->body_count; ++i) {
@@ -280,7 +280,7 @@ static int slots_consistent(ctn_world *w) {
     }
     ok = ok && free_stack_ok(w->body_free, w->body_free_count, w->body_count, body_alive) &&
          free_stack_ok(w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);
-    free(body_alive);
+    ctn__free(body_alive);
     return ok;
 }
 
@@ -296,10 +296,10 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     ctn_status st = read_verified(path, &buf, &n, err, err_size);
     if (st != CTN_OK) return st;
     ck_reader r = {buf, n, 0};
-    ctn_checkpoint_info *info = malloc(sizeof *info);
+    ctn_checkpoint_info *info = ctn__malloc(sizeof *info);
     ctn_world *w = NULL;
     if (!info) {
-        free(buf);
+        ctn__free(buf);
         ERR("out of memory");
         return CTN_ERR_OUT_OF_MEMORY;
     }
@@ -318,18 +318,18 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     info->joints = nj;
     st = ctn_world_create(desc ? desc : &info->desc, &w, err, err_size);
     if (st != CTN_OK) {
-        free(buf);
-        free(info);
+        ctn__free(buf);
+        ctn__free(info);
         return st;
     }
     size_t cap = nb > 0 ? (size_t)nb : 1;
-    w->pose = malloc(cap * sizeof *w->pose);
-    w->vel = malloc(cap * sizeof *w->vel);
-    w->inertia = malloc(cap * sizeof *w->inertia);
-    w->props = malloc(cap * sizeof *w->props);
-    w->body_refs = malloc(cap * sizeof *w->body_refs);
-    w->body_gen = malloc(cap * sizeof *w->body_gen);
-    w->body_free = malloc(cap * sizeof *w->body_free);
+    w->pose = ctn__malloc(cap * sizeof *w->pose);
+    w->vel = ctn__malloc(cap * sizeof *w->vel);
+    w->inertia = ctn__malloc(cap * sizeof *w->inertia);
+    w->props = ctn__malloc(cap * sizeof *w->props);
+    w->body_refs = ctn__malloc(cap * sizeof *w->body_refs);
+    w->body_gen = ctn__malloc(cap * sizeof *w->body_gen);
+    w->body_free = ctn__malloc(cap * sizeof *w->body_free);
     if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs || !w->body_gen || !w->body_free) goto oom;
     w->body_capacity = (int)cap;
     ck_get(&r, w->pose, (size_t)nb * sizeof *w->pose);
@@ -343,14 +343,14 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->live_bodies = live_b;
     w->body_free_count = free_b;
     cap = nj > 0 ? (size_t)nj : 1;
-    w->joints = malloc(cap * sizeof *w->joints);
-    w->joint_alive = malloc(cap);
-    w->joint_slot = malloc(cap * sizeof *w->joint_slot);
-    w->joint_gen = malloc(cap * sizeof *w->joint_gen);
-    w->joint_free = malloc(cap * sizeof *w->joint_free);
-    float *lambda = malloc(cap * 6 * sizeof *lambda);
+    w->joints = ctn__malloc(cap * sizeof *w->joints);
+    w->joint_alive = ctn__malloc(cap);
+    w->joint_slot = ctn__malloc(cap * sizeof *w->joint_slot);
+    w->joint_gen = ctn__malloc(cap * sizeof *w->joint_gen);
+    w->joint_free = ctn__malloc(cap * sizeof *w->joint_free);
+    float *lambda = ctn__malloc(cap * 6 * sizeof *lambda);
     if (!w->joints || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
-        free(lambda);
+        ctn__free(lambda);
         goto oom;
     }
     w->joint_capacity = (int)cap;
@@ -363,7 +363,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->live_joints = live_j;
     w->joint_free_count = free_j;
     if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || r.left != 0) {
-        free(lambda);
+        ctn__free(lambda);
         goto corrupt;
     }
     w->topology_dirty = 1;
@@ -371,20 +371,20 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     st = ctn__topology_build(w);
     if (st != CTN_OK) {
         ERR("%s: %s", path, w->error);
-        free(lambda);
+        ctn__free(lambda);
         goto fail;
     }
     for (int32_t j = 0; j < nj; ++j) {
         int s = w->joint_slot[j];
         if (s >= 0) memcpy(&w->topo.lambda[6 * (size_t)s], &lambda[6 * (size_t)j], 6 * sizeof *lambda);
     }
-    free(lambda);
-    free(buf);
+    ctn__free(lambda);
+    ctn__free(buf);
     if (info_out) {
         *info_out = *info;
         info_out->desc.device = info_out->device[0] ? info_out->device : NULL;
     }
-    free(info);
+    ctn__free(info);
     *out = w;
     return CTN_OK;
 oom:
@@ -396,7 +396,7 @@ corrupt:
     st = CTN_ERR_INVALID_ARGUMENT;
 fail:
     ctn_world_destroy(w);
-    free(buf);
-    free(info);
+    ctn__free(buf);
+    ctn__free(info);
     return st;
 }

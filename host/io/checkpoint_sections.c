@@ -54,7 +54,7 @@ static int key_ok(const ctn_world *w, const ctn_contact_key *k) {
 /* Reads n records of `size` bytes into a fresh array of at least `min` records (zeroed beyond n). */
 static void *read_array(ck_reader *r, int32_t n, int32_t min, size_t size) {
     if (n < 0 || (size_t)n > r->left / size) return NULL;
-    void *a = calloc((size_t)(n > min ? n : min) + 1, size);
+    void *a = ctn__calloc((size_t)(n > min ? n : min) + 1, size);
     if (a) ck_get(r, a, (size_t)n * size);
     return a;
 }
@@ -88,14 +88,14 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     ck_get(r, &c->key_count, sizeof c->key_count);
     if (!(c->keys = read_array(r, c->key_count, 1, sizeof *c->keys))) return 0;
     c->key_capacity = c->key_count + 1;
-    unsigned char *owned = calloc((size_t)w->joint_count + 1, 1); /* a contact belongs to one key at most */
+    unsigned char *owned = ctn__calloc((size_t)w->joint_count + 1, 1); /* a contact belongs to one key at most */
     int ok = owned != NULL;
     for (int e = 0; ok && e < c->key_count; ++e) {
         const ctn_contact_key *k = &c->keys[e];
         ok = key_ok(w, k) && (k->joint < 0 || !owned[k->joint]);
         if (ok && k->joint >= 0) owned[k->joint] = 1;
     }
-    free(owned);
+    ctn__free(owned);
     return ok && !r->short_read && ctn__contact_table_build(c);
 }
 

@@ -162,7 +162,7 @@ int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb) {
         if (!name->valuestring[0] || !strcmp(name->valuestring, "world"))
             return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "'%s' is reserved; choose another name", name->valuestring);
         if (strlen(name->valuestring) > 255) return ctn__json_fail(c, CTN_ERR_LIMIT, p, "longer than 255 characters");
-        sb->name = malloc(strlen(name->valuestring) + 1);
+        sb->name = ctn__malloc(strlen(name->valuestring) + 1);
         if (!sb->name) return ctn__json_fail(c, CTN_ERR_OUT_OF_MEMORY, p, "out of memory");
         strcpy(sb->name, name->valuestring);
     }

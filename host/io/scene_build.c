@@ -13,12 +13,12 @@
 
 void ctn_scene_free(ctn_scene *s) {
     if (!s) return;
-    for (int i = 0; i < s->body_count; ++i) free(s->bodies[i].name);
-    free(s->bodies);
-    free(s->joints);
-    free(s->planes);
-    free(s->gens);
-    free(s);
+    for (int i = 0; i < s->body_count; ++i) ctn__free(s->bodies[i].name);
+    ctn__free(s->bodies);
+    ctn__free(s->joints);
+    ctn__free(s->planes);
+    ctn__free(s->gens);
+    ctn__free(s);
 }
 
 ctn_status ctn_scene_get_settings(const ctn_scene *s, ctn_world_desc *desc, int *steps) {

@@ -278,7 +278,7 @@ static int parse_planes(pctx *c, const cJSON *root, ctn_scene *s) {
     if (!array_member(c, root, "planes", &planes)) return 0;
     int n = planes ? cJSON_GetArraySize(planes) : 0;
     if (n > 100000) return ctn__json_fail(c, CTN_ERR_LIMIT, "planes", "%d entries exceed the limit of 100000", n);
-    s->planes = calloc((size_t)n + 1, sizeof *s->planes);
+    s->planes = ctn__calloc((size_t)n + 1, sizeof *s->planes);
     if (!s->planes) return ctn__json_fail(c, CTN_ERR_OUT_OF_MEMORY, "planes", "out of memory");
     static const char *const keys[] = {"normal", "offset", "friction", "restitution", NULL};
     int i = 0;
@@ -320,9 +320,9 @@ static int parse_root(pctx *c, const cJSON *root, ctn_scene *s) {
     if (nb > CTN_MAX_BODIES) return ctn__json_fail(c, CTN_ERR_LIMIT, "bodies", "%d entries exceed CTN_MAX_BODIES (%d)", nb, CTN_MAX_BODIES);
     if (nc > CTN_MAX_JOINTS) return ctn__json_fail(c, CTN_ERR_LIMIT, "constraints", "%d entries exceed CTN_MAX_JOINTS (%d)", nc, CTN_MAX_JOINTS);
     if (ng > 100000) return ctn__json_fail(c, CTN_ERR_LIMIT, "generators", "%d entries exceed the limit of 100000", ng);
-    s->bodies = calloc((size_t)nb + 1, sizeof *s->bodies);
-    s->gens = calloc((size_t)ng + 1, sizeof *s->gens);
-    s->joints = calloc((size_t)nc + 1, sizeof *s->joints);
+    s->bodies = ctn__calloc((size_t)nb + 1, sizeof *s->bodies);
+    s->gens = ctn__calloc((size_t)ng + 1, sizeof *s->gens);
+    s->joints = ctn__calloc((size_t)nc + 1, sizeof *s->joints);
     if (!s->bodies || !s->gens || !s->joints) return ctn__json_fail(c, CTN_ERR_OUT_OF_MEMORY, "", "out of memory");
     int i = 0;
     for (const cJSON *b = bodies ? bodies->child : NULL; b; b = b->next, ++i) {
@@ -399,7 +399,7 @@ ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *sou
         if (err && err_size) snprintf(err, err_size, "%s:%s", src, msg);
         return CTN_ERR_INVALID_ARGUMENT;
     }
-    ctn_scene *s = calloc(1, sizeof *s);
+    ctn_scene *s = ctn__calloc(1, sizeof *s);
     if (!s) {
         cJSON_Delete(root);
         if (err && err_size) snprintf(err, err_size, "%s: out of memory", src);
@@ -455,7 +455,7 @@ ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, si
         fclose(f);
         return CTN_ERR_LIMIT;
     }
-    char *text = malloc((size_t)size + 1);
+    char *text = ctn__malloc((size_t)size + 1);
     if (!text) {
         if (err && err_size) snprintf(err, err_size, "%s: out of memory reading %ld bytes", path, size);
         fclose(f);
@@ -466,12 +466,12 @@ ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, si
     fclose(f);
     if (bad || got != (size_t)size) {
         if (err && err_size) snprintf(err, err_size, "%s: read error", path);
-        free(text);
+        ctn__free(text);
         return CTN_ERR_IO;
     }
     text[got] = '\0';
     ctn_status st = ctn_scene_parse_text(text, got, path, out, err, err_size);
-    free(text);
+    ctn__free(text);
     return st;
 }
 

@@ -165,10 +165,10 @@ ctn_status ctn_scene_save_json(ctn_world *w, const char *path) {
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    int *index = malloc(((size_t)w->body_count + 1) * sizeof *index);
+    char *tmp = ctn__malloc(n);
+    int *index = ctn__malloc(((size_t)w->body_count + 1) * sizeof *index);
     if (!tmp || !index) {
-        free(tmp), free(index);
+        ctn__free(tmp), ctn__free(index);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_scene_save_json: out of memory for %d bodies", w->body_count);
     }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
@@ -183,7 +183,7 @@ ctn_status ctn_scene_save_json(ctn_world *w, const char *path) {
         else if (rename(tmp, path) != 0) st = ctn__fail(w, CTN_ERR_IO, "%s: cannot replace: %s", path, strerror(errno));
         if (st != CTN_OK) remove(tmp);
     }
-    free(tmp);
-    free(index);
+    ctn__free(tmp);
+    ctn__free(index);
     return st;
 }

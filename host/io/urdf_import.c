@@ -167,7 +167,7 @@ static void report_add(report *r, int kind, const char *fmt, ...) {
     vsnprintf(item, sizeof item, fmt, ap);
     va_end(ap);
     size_t n = strlen(item), old = r->len[kind];
-    char *t = realloc(r->text[kind], old + n + 3);
+    char *t = ctn__realloc(r->text[kind], old + n + 3);
     if (!t) {
         r->failed = 1;
         return;
@@ -192,7 +192,7 @@ static void report_write(const report *r, char *out, size_t size) {
 }
 
 static void report_free(report *r) {
-    for (int k = 0; k < R_KINDS; ++k) free(r->text[k]);
+    for (int k = 0; k < R_KINDS; ++k) ctn__free(r->text[k]);
 }
 
 /* ---- links -> bodies ------------------------------------------------------------------------------- */
@@ -427,7 +427,7 @@ ctn_status ctn_scene_load_urdf(ctn_world *w, const char *path, char *msg, size_t
         snprintf(msg, msg_size, "%s", w->error);
         return st;
     }
-    build b = {w, m, calloc((size_t)m->link_count + 1, sizeof *b.links), calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK};
+    build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK};
     if (!b.links || !b.bodies) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
     ctn_world_mark mark = ctn__scene_mark(w);
     if (b.st == CTN_OK) {
@@ -445,8 +445,8 @@ ctn_status ctn_scene_load_urdf(ctn_world *w, const char *path, char *msg, size_t
         snprintf(msg, msg_size, "%s", w->error);
     }
     report_free(&b.rep);
-    free(b.links);
-    free(b.bodies);
+    ctn__free(b.links);
+    ctn__free(b.bodies);
     ctn__urdf_free(m);
     return st;
 }

@@ -1,6 +1,7 @@
 // URDF files through urdfdom (Debian liburdfdom-dev), the parser of the ROS community, into the plain C
 // description of urdf_model.h. The only C++ in Catena: urdfdom's interface is C++. Everything else about
 // URDF (frames, inertia, joint and shape mapping) is C, in urdf_import.c.
+#include "core/alloc.h"
 #include "io/urdf_model.h"
 
 #include "catena/catena.h"
@@ -34,7 +35,7 @@ class collect_messages : public console_bridge::OutputHandler {
 std::mutex parse_lock;
 
 char *copy_string(const std::string &s) {
-    char *c = static_cast<char *>(std::malloc(s.size() + 1));
+    char *c = static_cast<char *>(ctn__malloc(s.size() + 1));
     if (!c) throw std::bad_alloc();
     std::memcpy(c, s.c_str(), s.size() + 1);
     return c;
@@ -91,7 +92,7 @@ void convert_link(const urdf::Link &l, int parent_joint, ctn_urdf_link *o) {
         if (c && c->geometry) cols.push_back(c.get());
     if (cols.empty() && l.collision && l.collision->geometry) cols.push_back(l.collision.get());
     if (cols.empty()) return;
-    o->collisions = static_cast<ctn_urdf_collision *>(std::calloc(cols.size(), sizeof *o->collisions));
+    o->collisions = static_cast<ctn_urdf_collision *>(ctn__calloc(cols.size(), sizeof *o->collisions));
     if (!o->collisions) throw std::bad_alloc();
     for (const urdf::Collision *c : cols) convert_collision(*c, &o->collisions[o->collision_count++]);
 }
@@ -123,8 +124,8 @@ void convert_joint(const urdf::Joint &j, int parent, int child, ctn_urdf_joint *
 void convert_tree(const urdf::ModelInterface &m, ctn_urdf_model *o) {
     o->name = copy_string(m.getName());
     size_t n = m.links_.size();
-    o->links = static_cast<ctn_urdf_link *>(std::calloc(n, sizeof *o->links));
-    o->joints = static_cast<ctn_urdf_joint *>(std::calloc(n, sizeof *o->joints));
+    o->links = static_cast<ctn_urdf_link *>(ctn__calloc(n, sizeof *o->links));
+    o->joints = static_cast<ctn_urdf_joint *>(ctn__calloc(n, sizeof *o->joints));
     if (!o->links || !o->joints) throw std::bad_alloc();
     std::vector<std::pair<const urdf::Link *, int>> stack{{m.getRoot().get(), -1}}; // link, index of its parent link
     while (!stack.empty()) {
@@ -152,7 +153,7 @@ extern "C" int ctn__urdf_parse(const char *path, ctn_urdf_model **out, char *msg
         return CTN_ERR_IO;
     }
     std::fclose(f);
-    ctn_urdf_model *m = static_cast<ctn_urdf_model *>(std::calloc(1, sizeof *m));
+    ctn_urdf_model *m = static_cast<ctn_urdf_model *>(ctn__calloc(1, sizeof *m));
     if (!m) {
         std::snprintf(msg, msg_size, "%s: out of memory", path);
         return CTN_ERR_OUT_OF_MEMORY;
@@ -191,18 +192,18 @@ extern "C" void ctn__urdf_free(ctn_urdf_model *m) {
     for (int i = 0; i < m->link_count; ++i) {
         ctn_urdf_link *l = &m->links[i];
         for (int c = 0; c < l->collision_count; ++c) {
-            std::free(l->collisions[c].name);
-            std::free(l->collisions[c].mesh);
+            ctn__free(l->collisions[c].name);
+            ctn__free(l->collisions[c].mesh);
         }
-        std::free(l->collisions);
-        std::free(l->name);
+        ctn__free(l->collisions);
+        ctn__free(l->name);
     }
     for (int j = 0; j < m->joint_count; ++j) {
-        std::free(m->joints[j].name);
-        std::free(m->joints[j].mimic);
+        ctn__free(m->joints[j].name);
+        ctn__free(m->joints[j].mimic);
     }
-    std::free(m->links);
-    std::free(m->joints);
-    std::free(m->name);
-    std::free(m);
+    ctn__free(m->links);
+    ctn__free(m->joints);
+    ctn__free(m->name);
+    ctn__free(m);
 }

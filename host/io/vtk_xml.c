@@ -150,7 +150,7 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
 
 /* Points and lines: the body point of each live id, the anchors in joint order, and one segment per joint. */
 static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
-    int64_t *point_of = malloc(((size_t)w->body_count + 1) * sizeof *point_of);
+    int64_t *point_of = ctn__malloc(((size_t)w->body_count + 1) * sizeof *point_of);
     if (!point_of) return 0;
     put_block_size(f, l->bytes[A_POINTS]);
     int64_t n = 0;
@@ -177,7 +177,7 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
         const int64_t ends[2] = {point_of[d->a], d->b >= 0 ? point_of[d->b] : anchor++};
         fwrite(ends, sizeof ends, 1, f);
     }
-    free(point_of);
+    ctn__free(point_of);
     put_block_size(f, l->bytes[A_OFFSETS]);
     for (int64_t k = 1; k <= l->lines; ++k) {
         const int64_t end = 2 * k;

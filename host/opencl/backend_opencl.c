@@ -78,8 +78,8 @@ static ctn_status ocl_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
 
 static void ocl_release(ctn_ocl *o) {
     ctn__ocl_drop_events(o);
-    free(o->ev);
-    free(o->ev_phase);
+    ctn__free(o->ev);
+    ctn__free(o->ev_phase);
     ctn_clbuf *bufs[] = {&o->pose,   &o->vel,    &o->vel_copy, &o->inertia,           &o->props,      &o->defs,  &o->lambda,
                          &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks,
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
@@ -96,7 +96,7 @@ static void ocl_release(ctn_ocl *o) {
     if (o->program) clReleaseProgram(o->program);
     if (o->queue) clReleaseCommandQueue(o->queue);
     if (o->ctx) clReleaseContext(o->ctx);
-    free(o);
+    ctn__free(o);
 }
 
 static void ocl_destroy(ctn_world *w) {
@@ -133,22 +133,22 @@ static size_t pick_local(cl_kernel k, cl_device_id dev, int pow2) {
 static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     o->fault_kind = w->fault.kind;
     o->fault_step = w->fault.step;
-    ctn_ocl_device_list *list = malloc(sizeof *list);
+    ctn_ocl_device_list *list = ctn__malloc(sizeof *list);
     if (!list) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory listing OpenCL devices");
     const char *why = NULL;
     cl_int e = ctn__ocl_enumerate(list, w->fault.kind == CTN_FAULT_NO_PLATFORM, &why);
     if (e != CL_SUCCESS) {
-        free(list);
+        ctn__free(list);
         return ctn__fail(w, CTN_ERR_DEVICE, "listing OpenCL devices: %s", ctn__cl_error_name(e));
     }
     if (list->count == 0) {
-        free(list);
+        ctn__free(list);
         return ctn__fail(w, CTN_ERR_DEVICE, "%s", why ? why : "no OpenCL device");
     }
     char msg[256];
     int k = ctn__ocl_pick_device(list, w->desc.device, w->desc.backend == CTN_BACKEND_OPENCL, msg, sizeof msg);
     if (k < 0) {
-        free(list);
+        ctn__free(list);
         return ctn__fail(w, CTN_ERR_DEVICE, "%s", msg);
     }
     o->platform = list->platform[k];
@@ -157,7 +157,7 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     if (clGetDeviceInfo(o->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL) == CL_SUCCESS) o->max_alloc = max_alloc;
     snprintf(w->device_name, sizeof w->device_name, "%.100s (%.100s, OpenCL %d:%d)", list->info[k].name, list->info[k].platform_name,
              list->info[k].platform, list->info[k].device);
-    free(list);
+    ctn__free(list);
 
     cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, (cl_context_properties)o->platform, 0};
     o->ctx = clCreateContext(props, 1, &o->device, NULL, NULL, &e);
@@ -187,7 +187,7 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
 }
 
 ctn_status ctn__opencl_backend_init(ctn_world *w) {
-    ctn_ocl *o = calloc(1, sizeof *o);
+    ctn_ocl *o = ctn__calloc(1, sizeof *o);
     if (!o) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL backend");
     ctn_status s = ocl_init(w, o);
     if (s != CTN_OK) {

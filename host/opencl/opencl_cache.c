@@ -55,14 +55,14 @@ unsigned char *ctn__cache_load(const char *path, uint64_t key, size_t *size) {
     if ((uint32_t)(h[4] | h[5] << 8 | h[6] << 16 | (uint32_t)h[7] << 24) != CACHE_VERSION || get64(h + 8) != key) goto bad;
     uint64_t n = get64(h + 16);
     if (n == 0 || n > ((uint64_t)1 << 31)) goto bad;
-    data = malloc((size_t)n);
+    data = ctn__malloc((size_t)n);
     if (!data || fread(data, 1, (size_t)n, f) != (size_t)n || fgetc(f) != EOF) goto bad;
     if (ctn__fnv1a(CTN_FNV_OFFSET, data, (size_t)n) != get64(h + 24)) goto bad;
     fclose(f);
     *size = (size_t)n;
     return data;
 bad:
-    free(data);
+    ctn__free(data);
     fclose(f);
     return NULL;
 }

@@ -132,13 +132,13 @@ static void program_log(cl_program prog, cl_device_id device, char *out, size_t 
     size_t n = 0;
     out[0] = '\0';
     if (clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0) return;
-    char *log = malloc(n + 1);
+    char *log = ctn__malloc(n + 1);
     if (!log) return;
     if (clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
         log[n] = '\0';
         snprintf(out, size, "%s", log);
     }
-    free(log);
+    ctn__free(log);
 }
 
 /* Cache key: source, options, device name, driver version, platform version (section comment above). */
@@ -175,7 +175,7 @@ ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id p
             cl_int st = CL_SUCCESS, e;
             const unsigned char *bins[1] = {bin};
             cl_program prog = clCreateProgramWithBinary(ctx, 1, &device, &size, bins, &st, &e);
-            free(bin);
+            ctn__free(bin);
             if (prog && e == CL_SUCCESS && st == CL_SUCCESS && clBuildProgram(prog, 1, &device, options, NULL, NULL) == CL_SUCCESS) {
                 *out = prog;
                 info->from_cache = 1;
@@ -206,11 +206,11 @@ ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id p
     /* 3. store the binary for the next start (a failure here only costs the next start a rebuild) */
     size_t bsize = 0;
     if (have_dir && clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize, NULL) == CL_SUCCESS && bsize > 0) {
-        unsigned char *bin = malloc(bsize);
+        unsigned char *bin = ctn__malloc(bsize);
         unsigned char *bins[1] = {bin};
         if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
             info->cache_written = ctn__cache_store(dir, info->cache_file, key, bin, bsize);
-        free(bin);
+        ctn__free(bin);
     }
     return CTN_OK;
 }

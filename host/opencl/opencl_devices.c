@@ -12,7 +12,7 @@ ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char
     }
     *count = 0;
     if (err && err_size) err[0] = '\0';
-    ctn_ocl_device_list *list = malloc(sizeof *list);
+    ctn_ocl_device_list *list = ctn__malloc(sizeof *list);
     if (!list) {
         if (err && err_size) snprintf(err, err_size, "out of memory listing OpenCL devices");
         return CTN_ERR_OUT_OF_MEMORY;
@@ -21,12 +21,12 @@ ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char
     cl_int e = ctn__ocl_enumerate(list, 0, &why);
     if (e != CL_SUCCESS) {
         if (err && err_size) snprintf(err, err_size, "listing OpenCL devices: %s", ctn__cl_error_name(e));
-        free(list);
+        ctn__free(list);
         return CTN_ERR_DEVICE;
     }
     if (why && err && err_size) snprintf(err, err_size, "%s", why);
     for (int k = 0; k < list->count && k < capacity; ++k) out[k] = list->info[k];
     *count = list->count;
-    free(list);
+    ctn__free(list);
     return CTN_OK;
 }

@@ -87,11 +87,11 @@ static ctn_status build_paths(ctn_world *w, int *perm, int *link, int *nb_out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count, nb = 1;
     char why[160];
-    int *cnt = calloc((size_t)n + 1, sizeof *cnt), *jt = malloc((2 * (size_t)n + 1) * sizeof *jt);
-    unsigned char *seen = calloc((size_t)m + 1, 1);
+    int *cnt = ctn__calloc((size_t)n + 1, sizeof *cnt), *jt = ctn__malloc((2 * (size_t)n + 1) * sizeof *jt);
+    unsigned char *seen = ctn__calloc((size_t)m + 1, 1);
     ctn_status st = CTN_OK;
     if (!cnt || !jt || !seen) {
-        free(cnt), free(jt), free(seen);
+        ctn__free(cnt), ctn__free(jt), ctn__free(seen);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     }
     for (int s = 0; s < m && st == CTN_OK; ++s) {
@@ -154,7 +154,7 @@ static ctn_status build_paths(ctn_world *w, int *perm, int *link, int *nb_out) {
             snprintf(why, sizeof why, "joint %d lies on a loop of joints", t->order[s]);
             st = unsupported(w, why);
         }
-    free(cnt), free(jt), free(seen);
+    ctn__free(cnt), ctn__free(jt), ctn__free(seen);
     *nb_out = nb;
     return st;
 }
@@ -171,9 +171,9 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     if (o->have_direct_layout && o->direct_version == w->topology_version) return CTN_OK;
     o->have_direct_layout = 0;
     int m = w->topo.joint_count;
-    int *perm = malloc(((size_t)m + 1) * sizeof *perm), *link = malloc((3 * (size_t)m + 1) * sizeof *link);
+    int *perm = ctn__malloc(((size_t)m + 1) * sizeof *perm), *link = ctn__malloc((3 * (size_t)m + 1) * sizeof *link);
     if (!perm || !link) {
-        free(perm), free(link);
+        ctn__free(perm), ctn__free(link);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     }
     int nb = 1;
@@ -185,7 +185,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     ctn_status s = tree_first ? CTN_ERR_UNSUPPORTED : build_paths(w, perm, link, &nb);
     o->direct_tree = 0;
     if (s == CTN_ERR_UNSUPPORTED) { /* not chains: the forest path decides (and names what it refuses) */
-        free(perm), free(link);
+        ctn__free(perm), ctn__free(link);
         TRY(ctn__ocl_tree_prepare(w, o));
         o->direct_tree = 1;
         o->direct_n = m;
@@ -195,7 +195,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     }
     if (s == CTN_OK) s = upload(w, o, &o->dir_perm, perm, (size_t)m * sizeof *perm, "the chain order");
     if (s == CTN_OK) s = upload(w, o, &o->dir_link, link, 3 * (size_t)m * sizeof *link, "the chain links");
-    free(perm), free(link);
+    ctn__free(perm), ctn__free(link);
     TRY(s);
     size_t blocks = 36 * (size_t)m * sizeof(double), vecs = 6 * (size_t)m * sizeof(double);
     TRY(ctn__ocl_reserve(w, o, &o->dir_D, blocks, NULL));

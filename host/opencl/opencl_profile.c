@@ -25,8 +25,8 @@ static void phase_end(ctn_ocl *o) {
     if (!o->phase_first) return;
     if (o->ev_count == o->ev_cap) {
         int cap = o->ev_cap ? 2 * o->ev_cap : 64;
-        cl_event *ev = realloc(o->ev, 2 * (size_t)cap * sizeof *ev);
-        int *ph_arr = ev ? realloc(o->ev_phase, (size_t)cap * sizeof *ph_arr) : NULL;
+        cl_event *ev = ctn__realloc(o->ev, 2 * (size_t)cap * sizeof *ev);
+        int *ph_arr = ev ? ctn__realloc(o->ev_phase, (size_t)cap * sizeof *ph_arr) : NULL;
         if (ev) o->ev = ev;
         if (ph_arr) o->ev_phase = ph_arr;
         if (!ev || !ph_arr) { /* timing is best effort: drop this instance rather than fail the step */

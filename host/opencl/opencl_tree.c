@@ -190,11 +190,11 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     const ctn_topology *t = &w->topo;
     int n = s->node_count, m = t->joint_count;
     size_t n1 = (size_t)n + 1;
-    int *level = calloc(n1, sizeof *level), *lv_off = NULL, *lv_nodes = malloc(n1 * sizeof *lv_nodes);
-    int *rec = malloc(n1 * CTN_TN_INTS * sizeof *rec), *nchild = calloc(n1, sizeof *nchild);
-    int *child = malloc(n1 * sizeof *child), *slot_info = calloc(((size_t)m + 1) * CTN_TS_INTS, sizeof *slot_info);
-    int *seg = malloc(n1 * sizeof *seg), *seg_b1 = malloc(n1 * sizeof *seg_b1), *seg_top = malloc(n1 * sizeof *seg_top);
-    int *seg_len = malloc(n1 * sizeof *seg_len), *lv_nseg = NULL, *lv_ntop = NULL, *pos = NULL, *segs = NULL, *order = NULL;
+    int *level = ctn__calloc(n1, sizeof *level), *lv_off = NULL, *lv_nodes = ctn__malloc(n1 * sizeof *lv_nodes);
+    int *rec = ctn__malloc(n1 * CTN_TN_INTS * sizeof *rec), *nchild = ctn__calloc(n1, sizeof *nchild);
+    int *child = ctn__malloc(n1 * sizeof *child), *slot_info = ctn__calloc(((size_t)m + 1) * CTN_TS_INTS, sizeof *slot_info);
+    int *seg = ctn__malloc(n1 * sizeof *seg), *seg_b1 = ctn__malloc(n1 * sizeof *seg_b1), *seg_top = ctn__malloc(n1 * sizeof *seg_top);
+    int *seg_len = ctn__malloc(n1 * sizeof *seg_len), *lv_nseg = NULL, *lv_ntop = NULL, *pos = NULL, *segs = NULL, *order = NULL;
     tree_launch *launch = NULL;
     seg_group *group = NULL;
     ctn_status st = CTN_OK;
@@ -252,11 +252,11 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
         if (p >= 0 && !(seg[p] >= 0 && seg[p] == seg[i]) && level[p] < level[i] + 1) level[p] = level[i] + 1;
         if (level[i] + 1 > levels) levels = level[i] + 1;
     }
-    lv_off = calloc((size_t)levels + 2, sizeof *lv_off);
-    lv_nseg = calloc((size_t)levels + 1, sizeof *lv_nseg);
-    lv_ntop = calloc((size_t)levels + 1, sizeof *lv_ntop);
-    launch = malloc(((size_t)levels + 1) * sizeof *launch);
-    group = malloc(((size_t)levels + 1) * sizeof *group);
+    lv_off = ctn__calloc((size_t)levels + 2, sizeof *lv_off);
+    lv_nseg = ctn__calloc((size_t)levels + 1, sizeof *lv_nseg);
+    lv_ntop = ctn__calloc((size_t)levels + 1, sizeof *lv_ntop);
+    launch = ctn__malloc(((size_t)levels + 1) * sizeof *launch);
+    group = ctn__malloc(((size_t)levels + 1) * sizeof *group);
     if (!lv_off || !lv_nseg || !lv_ntop || !launch || !group) goto oom;
     /* lv_nodes per level: regular nodes, then the tops of the level's segments */
     for (int i = 0; i < n; ++i) {
@@ -265,25 +265,25 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     }
     for (int l = 0; l < levels; ++l) lv_off[l + 1] += lv_off[l];
     {
-        int *fill = malloc(((size_t)levels + 1) * 2 * sizeof *fill);
+        int *fill = ctn__malloc(((size_t)levels + 1) * 2 * sizeof *fill);
         if (!fill) goto oom;
         for (int l = 0; l < levels; ++l) fill[2 * l] = lv_off[l], fill[2 * l + 1] = lv_off[l + 1] - lv_ntop[l];
         for (int i = 0; i < n; ++i) {
             if (seg[i] < 0) lv_nodes[fill[2 * level[i]]++] = i;
             else if (seg_top[seg[i]] == i) lv_nodes[fill[2 * level[i] + 1]++] = i;
         }
-        free(fill);
+        ctn__free(fill);
     }
     /* positions: per level, its segments by padded length (descending), each aligned to that length */
-    order = malloc(((size_t)nseg + 1) * sizeof *order);
-    segs = malloc(((size_t)nseg + 1) * 2 * sizeof *segs);
+    order = ctn__malloc(((size_t)nseg + 1) * sizeof *order);
+    segs = ctn__malloc(((size_t)nseg + 1) * 2 * sizeof *segs);
     if (!order || !segs) goto oom;
     for (int k = 0; k < nseg; ++k) order[k] = k;
     /* sort segment ids by (level, padded length descending): insertion into buckets per level */
     {
-        int *lvl_first = calloc((size_t)levels + 1, sizeof *lvl_first), *tmp = calloc((size_t)nseg + 1, sizeof *tmp); /* calloc: GCC 13 -Wmaybe-uninitialized */
+        int *lvl_first = ctn__calloc((size_t)levels + 1, sizeof *lvl_first), *tmp = ctn__calloc((size_t)nseg + 1, sizeof *tmp); /* calloc: GCC 13 -Wmaybe-uninitialized */
         if (!lvl_first || !tmp) {
-            free(lvl_first), free(tmp);
+            ctn__free(lvl_first), ctn__free(tmp);
             goto oom;
         }
         for (int k = 0; k < nseg; ++k) lvl_first[level[seg_top[k]] + 1]++;
@@ -300,7 +300,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
             }
         }
         memcpy(order, tmp, (size_t)nseg * sizeof *order);
-        free(lvl_first), free(tmp);
+        ctn__free(lvl_first), ctn__free(tmp);
     }
     size_t npos_total = 0;
     for (int k = 0; k < nseg; ++k) npos_total += (size_t)ceil_pow2(seg_len[k]);
@@ -308,7 +308,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
         st = ctn__fail(w, CTN_ERR_LIMIT, "direct solver on OpenCL: %zu path positions are too many", npos_total);
         goto done;
     }
-    pos = malloc((npos_total + 1) * SP_INTS * sizeof *pos);
+    pos = ctn__malloc((npos_total + 1) * SP_INTS * sizeof *pos);
     if (!pos) goto oom;
     int ng = 0, pcur = 0;
     for (int q = 0; q < nseg;) {
@@ -409,7 +409,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     if (st == CTN_OK) st = ctn__ocl_reserve(w, o, &tr->sb, (npos_total + 1) * 6 * sizeof(double), NULL);
     if (st == CTN_OK) st = ctn__ocl_reserve(w, o, &tr->sx, (npos_total + 1) * 6 * sizeof(double), NULL);
     if (st != CTN_OK) goto done;
-    free(tr->launch), free(tr->group);
+    ctn__free(tr->launch), ctn__free(tr->group);
     tr->launch = launch, tr->group = group;
     launch = NULL, group = NULL;
     tr->launches = nl;
@@ -424,15 +424,15 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
 oom:
     st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory scheduling the joint tree for the direct solver");
 done:
-    free(level), free(lv_off), free(lv_nodes), free(rec), free(nchild), free(child), free(slot_info), free(launch), free(group);
-    free(seg), free(seg_b1), free(seg_top), free(seg_len), free(lv_nseg), free(lv_ntop), free(pos), free(segs), free(order);
+    ctn__free(level), ctn__free(lv_off), ctn__free(lv_nodes), ctn__free(rec), ctn__free(nchild), ctn__free(child), ctn__free(slot_info), ctn__free(launch), ctn__free(group);
+    ctn__free(seg), ctn__free(seg_b1), ctn__free(seg_top), ctn__free(seg_len), ctn__free(lv_nseg), ctn__free(lv_ntop), ctn__free(pos), ctn__free(segs), ctn__free(order);
     return st;
 }
 
 ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o) {
     ocl_tree *tr = o->tree;
     if (!tr) {
-        tr = calloc(1, sizeof *tr);
+        tr = ctn__calloc(1, sizeof *tr);
         if (!tr) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the tree direct solver");
         o->tree = tr;
     }
@@ -625,8 +625,8 @@ void ctn__ocl_tree_release(ctn_ocl *o) {
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     for (int k = 0; k < TK_COUNT; ++k)
         if (tr->kernel[k]) clReleaseKernel(tr->kernel[k]);
-    free(tr->launch);
-    free(tr->group);
-    free(tr);
+    ctn__free(tr->launch);
+    ctn__free(tr->group);
+    ctn__free(tr);
     o->tree = NULL;
 }

@@ -213,7 +213,7 @@ static ctn_status scene_double_pendulum(ctn_world *w) {
  * degrees left or right (odd / even i) and rotated about the vertical by the depth, so branches spread. */
 static ctn_status scene_tree(ctn_world *w, int n) {
     const double L = 0.1, mass = 0.1;
-    double *tip = malloc(3 * (size_t)n * sizeof *tip); /* far end of each link */
+    double *tip = ctn__malloc(3 * (size_t)n * sizeof *tip); /* far end of each link */
     if (!tip) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "tree:%d: out of memory", n);
     ctn_body_desc bd = ctn_body_desc_default();
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
@@ -244,7 +244,7 @@ static ctn_status scene_tree(ctn_world *w, int n) {
         st = ctn_joint_desc_set_pivot(w, &jd, start, NULL);
         if (st == CTN_OK) st = ctn_joint_add(w, &jd, NULL);
     }
-    free(tip);
+    ctn__free(tip);
     return st;
 }
 

@@ -13,7 +13,7 @@ void ctn__direct_state_free(direct_state *s) {
     void *p[] = {s->kind, s->dof, s->size, s->side, s->id, s->parent, s->pslot, s->prow, s->mat_off, s->vec_off,
                  s->att_off, s->att, s->slot_kind, s->slot_side, s->slot_node, s->slot_row, s->extra, s->cut,
                  s->extra_now, s->mat, s->b, s->x};
-    for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__chain_free(s->chain);
     int noted = s->noted, segments = s->chain_segments;
     memset(s, 0, sizeof *s);
@@ -60,29 +60,29 @@ typedef struct build_scratch {
 } build_scratch;
 
 static void scratch_free(build_scratch *b) {
-    free(b->uf), free(b->bdof), free(b->arows), free(b->queue), free(b->pjoint), free(b->pbody);
-    free(b->body_node), free(b->state), free(b->grounded);
+    ctn__free(b->uf), ctn__free(b->bdof), ctn__free(b->arows), ctn__free(b->queue), ctn__free(b->pjoint), ctn__free(b->pbody);
+    ctn__free(b->body_node), ctn__free(b->state), ctn__free(b->grounded);
 }
 
 static int scratch_alloc(build_scratch *b, direct_state *s, int nb, int m) {
     size_t nb1 = (size_t)nb + 1, m1 = (size_t)m + 1;
     memset(b, 0, sizeof *b);
-    b->uf = malloc(nb1 * sizeof *b->uf);
-    b->bdof = malloc(nb1);
-    b->arows = calloc(nb1, sizeof *b->arows);
-    b->queue = malloc(nb1 * sizeof *b->queue);
-    b->pjoint = malloc(nb1 * sizeof *b->pjoint);
-    b->pbody = malloc(nb1 * sizeof *b->pbody);
-    b->body_node = malloc(nb1 * sizeof *b->body_node);
-    b->state = calloc(nb1, 1);
-    b->grounded = calloc(nb1, 1);
-    s->slot_kind = calloc(m1, 1);
-    s->slot_side = calloc(m1, 1);
-    s->slot_node = malloc(m1 * sizeof *s->slot_node);
-    s->slot_row = calloc(m1, sizeof *s->slot_row);
-    s->extra = malloc(m1 * sizeof *s->extra);
-    s->extra_now = malloc(m1 * sizeof *s->extra_now);
-    s->cut = calloc(m1, 1);
+    b->uf = ctn__malloc(nb1 * sizeof *b->uf);
+    b->bdof = ctn__malloc(nb1);
+    b->arows = ctn__calloc(nb1, sizeof *b->arows);
+    b->queue = ctn__malloc(nb1 * sizeof *b->queue);
+    b->pjoint = ctn__malloc(nb1 * sizeof *b->pjoint);
+    b->pbody = ctn__malloc(nb1 * sizeof *b->pbody);
+    b->body_node = ctn__malloc(nb1 * sizeof *b->body_node);
+    b->state = ctn__calloc(nb1, 1);
+    b->grounded = ctn__calloc(nb1, 1);
+    s->slot_kind = ctn__calloc(m1, 1);
+    s->slot_side = ctn__calloc(m1, 1);
+    s->slot_node = ctn__malloc(m1 * sizeof *s->slot_node);
+    s->slot_row = ctn__calloc(m1, sizeof *s->slot_row);
+    s->extra = ctn__malloc(m1 * sizeof *s->extra);
+    s->extra_now = ctn__malloc(m1 * sizeof *s->extra_now);
+    s->cut = ctn__calloc(m1, 1);
     return b->uf && b->bdof && b->arows && b->queue && b->pjoint && b->pbody && b->body_node && b->state && b->grounded &&
            s->slot_kind && s->slot_side && s->slot_node && s->slot_row && s->extra && s->extra_now && s->cut;
 }
@@ -204,17 +204,17 @@ static int place_nodes(const ctn_world *w, direct_state *s, build_scratch *b) {
     for (int i = 0; i < b->nq; ++i) node_count += 1 + (b->pjoint[b->queue[i]] >= 0 && s->slot_kind[b->pjoint[b->queue[i]]] == SLOT_NODE);
     s->node_count = node_count;
     size_t nn = (size_t)node_count + 1;
-    s->kind = malloc(nn);
-    s->dof = malloc(nn);
-    s->size = malloc(nn);
-    s->side = malloc(nn);
-    s->id = malloc(nn * sizeof *s->id);
-    s->parent = malloc(nn * sizeof *s->parent);
-    s->pslot = malloc(nn * sizeof *s->pslot);
-    s->prow = malloc(nn);
-    s->mat_off = malloc((nn + 1) * sizeof *s->mat_off);
-    s->vec_off = malloc((nn + 1) * sizeof *s->vec_off);
-    s->att_off = calloc(nn + 1, sizeof *s->att_off);
+    s->kind = ctn__malloc(nn);
+    s->dof = ctn__malloc(nn);
+    s->size = ctn__malloc(nn);
+    s->side = ctn__malloc(nn);
+    s->id = ctn__malloc(nn * sizeof *s->id);
+    s->parent = ctn__malloc(nn * sizeof *s->parent);
+    s->pslot = ctn__malloc(nn * sizeof *s->pslot);
+    s->prow = ctn__malloc(nn);
+    s->mat_off = ctn__malloc((nn + 1) * sizeof *s->mat_off);
+    s->vec_off = ctn__malloc((nn + 1) * sizeof *s->vec_off);
+    s->att_off = ctn__calloc(nn + 1, sizeof *s->att_off);
     if (!s->kind || !s->dof || !s->size || !s->side || !s->id || !s->parent || !s->pslot || !s->prow || !s->mat_off ||
         !s->vec_off || !s->att_off)
         return 0;
@@ -261,10 +261,10 @@ static int attach_rows(const ctn_world *w, direct_state *s, const build_scratch 
         s->att_off[b->body_node[holder] + 1]++;
     }
     for (int i = 0; i < node_count; ++i) s->att_off[i + 1] += s->att_off[i];
-    s->att = malloc(((size_t)s->att_off[node_count] + 1) * sizeof *s->att);
-    int *fill = malloc(((size_t)node_count + 1) * sizeof *fill);
+    s->att = ctn__malloc(((size_t)s->att_off[node_count] + 1) * sizeof *s->att);
+    int *fill = ctn__malloc(((size_t)node_count + 1) * sizeof *fill);
     if (!s->att || !fill) {
-        free(fill);
+        ctn__free(fill);
         return 0;
     }
     for (int i = 0; i < node_count; ++i) fill[i] = s->dof[i]; /* next free row of each node */
@@ -277,7 +277,7 @@ static int attach_rows(const ctn_world *w, direct_state *s, const build_scratch 
     memcpy(fill, s->att_off, ((size_t)node_count + 1) * sizeof *fill);
     for (int slot = 0; slot < m; ++slot)
         if (s->slot_kind[slot] == SLOT_ATTACHED) s->att[fill[s->slot_node[slot]]++] = slot;
-    free(fill);
+    ctn__free(fill);
     return 1;
 }
 
@@ -306,9 +306,9 @@ static int link_nodes(const ctn_world *w, direct_state *s, const build_scratch *
     }
     s->mat_off[node_count] = mo;
     s->vec_off[node_count] = vo;
-    s->mat = malloc((mo + 1) * sizeof *s->mat);
-    s->b = malloc((vo + 1) * sizeof *s->b);
-    s->x = malloc((vo + 1) * sizeof *s->x);
+    s->mat = ctn__malloc((mo + 1) * sizeof *s->mat);
+    s->b = ctn__malloc((vo + 1) * sizeof *s->b);
+    s->x = ctn__malloc((vo + 1) * sizeof *s->x);
     return s->mat && s->b && s->x;
 }
 
@@ -341,7 +341,7 @@ int ctn__direct_build(ctn_world *w, direct_state *s, int verbose) {
 
 int ctn__direct_symbolic(ctn_world *w, direct_state *s) {
     if (!ctn__direct_build(w, s, 0)) return 0;
-    free(s->mat), free(s->b), free(s->x); /* the caller keeps its own factor storage */
+    ctn__free(s->mat), ctn__free(s->b), ctn__free(s->x); /* the caller keeps its own factor storage */
     s->mat = s->b = s->x = NULL;
     return 1;
 }

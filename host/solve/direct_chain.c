@@ -80,8 +80,8 @@ void ctn__chain_free(direct_chain *c) {
     if (!c) return;
     void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->koff, c->coff, c->voff, c->foff,
                  c->sep, c->cut, c->K, c->C, c->F, c->y, c->seg};
-    for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
-    free(c);
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
+    ctn__free(c);
 }
 
 /* The other joint of body b than slot (-1 if b is not dynamic or has one joint). */
@@ -141,18 +141,18 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, nb = t->body_count, ok = 0;
     *out = NULL;
-    direct_chain *c = calloc(1, sizeof *c);
-    int *deg = calloc((size_t)nb + 1, sizeof *deg), *jt = malloc((2 * (size_t)nb + 1) * sizeof *jt);
-    unsigned char *seen = calloc((size_t)m + 1, 1);
+    direct_chain *c = ctn__calloc(1, sizeof *c);
+    int *deg = ctn__calloc((size_t)nb + 1, sizeof *deg), *jt = ctn__malloc((2 * (size_t)nb + 1) * sizeof *jt);
+    unsigned char *seen = ctn__calloc((size_t)m + 1, 1);
     if (!c || !deg || !jt || !seen) goto fail;
     size_t m1 = (size_t)m + 1;
-    c->slot = malloc(m1 * sizeof *c->slot);
-    c->pos = malloc(m1 * sizeof *c->pos);
-    c->shared = malloc(m1 * sizeof *c->shared);
-    c->n = malloc(m1);
-    c->side = calloc(m1, 1);
-    c->dyn = calloc(m1, 1);
-    c->cut = calloc(m1, 1);
+    c->slot = ctn__malloc(m1 * sizeof *c->slot);
+    c->pos = ctn__malloc(m1 * sizeof *c->pos);
+    c->shared = ctn__malloc(m1 * sizeof *c->shared);
+    c->n = ctn__malloc(m1);
+    c->side = ctn__calloc(m1, 1);
+    c->dyn = ctn__calloc(m1, 1);
+    c->cut = ctn__calloc(m1, 1);
     if (!c->slot || !c->pos || !c->shared || !c->n || !c->side || !c->dyn || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
         const ctn_joint_def *d = &t->defs[s];
@@ -171,11 +171,11 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     if (!order_paths(w, c, deg, jt, seen) || c->m == 0) goto not_chain;
     m = c->m;
     size_t n1 = (size_t)m + 1;
-    c->koff = malloc(n1 * sizeof *c->koff);
-    c->coff = malloc(n1 * sizeof *c->coff);
-    c->voff = malloc(n1 * sizeof *c->voff);
-    c->foff = malloc(n1 * sizeof *c->foff);
-    c->sep = malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
+    c->koff = ctn__malloc(n1 * sizeof *c->koff);
+    c->coff = ctn__malloc(n1 * sizeof *c->coff);
+    c->voff = ctn__malloc(n1 * sizeof *c->voff);
+    c->foff = ctn__malloc(n1 * sizeof *c->foff);
+    c->sep = ctn__malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
     if (!c->koff || !c->coff || !c->voff || !c->foff || !c->sep) goto fail;
     size_t ko = 0, co = 0, vo = 0;
     c->uniform = ctn__direct_rows(&t->defs[c->slot[0]]);
@@ -193,22 +193,22 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     }
     c->koff[m] = ko, c->coff[m] = co, c->voff[m] = vo, c->foff[m] = 6 * vo;
     place_separators(c, segments);
-    c->K = malloc((ko + 1) * sizeof *c->K);
-    c->C = malloc((co + 1) * sizeof *c->C);
-    c->F = c->segments > 2 ? malloc((6 * vo + 1) * sizeof *c->F) : NULL;
-    c->y = malloc((vo + 1) * sizeof *c->y);
-    c->seg = malloc((size_t)c->segments * sizeof *c->seg);
+    c->K = ctn__malloc((ko + 1) * sizeof *c->K);
+    c->C = ctn__malloc((co + 1) * sizeof *c->C);
+    c->F = c->segments > 2 ? ctn__malloc((6 * vo + 1) * sizeof *c->F) : NULL;
+    c->y = ctn__malloc((vo + 1) * sizeof *c->y);
+    c->seg = ctn__malloc((size_t)c->segments * sizeof *c->seg);
     if (!c->K || !c->C || (c->segments > 2 && !c->F) || !c->y || !c->seg) goto fail;
     *out = c;
     c = NULL;
     ok = 1;
 not_chain: /* ok = 0: a valid answer, the forest path takes the layout */
     ctn__chain_free(c);
-    free(deg), free(jt), free(seen);
+    ctn__free(deg), ctn__free(jt), ctn__free(seen);
     return ok;
 fail:
     ctn__chain_free(c);
-    free(deg), free(jt), free(seen);
+    ctn__free(deg), ctn__free(jt), ctn__free(seen);
     return -1;
 }
 

@@ -17,7 +17,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
 /* The same; residual = 0 skips the residual sum (returns 0), for solves whose residual nobody reads. */
 double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual);
 /* CTN_SOLVER_AUTO's choice for the current topology (host/solve/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
-ctn_solver ctn__auto_solver(const ctn_world *w);
+ctn_solver ctn__auto_solver(ctn_world *w);
 
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);

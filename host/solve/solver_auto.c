@@ -21,6 +21,7 @@
 #include "solve/solve.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define CTN_AUTO_MIN_RATIO 32.0
 
@@ -85,57 +86,77 @@ static double tree_ratio(const ctn_world *w, forest *f, int start) {
     return best;
 }
 
-/* Largest supported mass ratio over the spanning forest of `edges` tree joints; -1 when out of memory. */
-static double forest_ratio(const ctn_world *w, int n, int edges, const int *ea, const int *eb, unsigned char *grounded) {
-    forest f = {n, calloc((size_t)n + 1, sizeof(int)), malloc(sizeof(int) * (size_t)(2 * edges + 1)), malloc(sizeof(int) * (size_t)n),
-                malloc(sizeof(int) * (size_t)n), calloc((size_t)n, 1), grounded, calloc((size_t)n, sizeof(double))};
-    double best = -1.0;
-    if (f.head && f.adj && f.queue && f.parent && f.seen && f.sub) {
-        for (int e = 0; e < edges; ++e) f.head[ea[e] + 1]++, f.head[eb[e] + 1]++;
-        for (int i = 0; i < n; ++i) f.head[i + 1] += f.head[i];
-        int *fill = f.queue; /* borrowed as the fill cursor before the searches */
-        for (int i = 0; i < n; ++i) fill[i] = f.head[i];
-        for (int e = 0; e < edges; ++e) f.adj[fill[ea[e]]++] = eb[e], f.adj[fill[eb[e]]++] = ea[e];
-        best = 0.0;
-        for (int i = 0; i < n; ++i) {
-            if (f.seen[i] || !dynamic_body(w, i) || (f.head[i] == f.head[i + 1] && !grounded[i])) continue;
-            double r = tree_ratio(w, &f, i);
-            if (r > best) best = r;
-        }
+/* Bytes of the scratch for n bodies and m joints, and the arrays carved from it (8-byte aligned: the
+ * doubles first). */
+static size_t scratch_bytes(int n, int m) {
+    size_t nn = (size_t)n, mm = (size_t)m;
+    return sizeof(double) * nn + sizeof(int) * (nn + (nn + 1) + (2 * mm + 1) + nn + nn + mm + mm) + 2 * nn + 8;
+}
+
+/* Largest supported mass ratio over the spanning forest of `edges` tree joints. */
+static double forest_ratio(const ctn_world *w, forest *f, int edges, const int *ea, const int *eb) {
+    int n = f->n;
+    memset(f->head, 0, ((size_t)n + 1) * sizeof *f->head);
+    memset(f->seen, 0, (size_t)n);
+    memset(f->sub, 0, (size_t)n * sizeof *f->sub);
+    for (int e = 0; e < edges; ++e) f->head[ea[e] + 1]++, f->head[eb[e] + 1]++;
+    for (int i = 0; i < n; ++i) f->head[i + 1] += f->head[i];
+    int *fill = f->queue; /* borrowed as the fill cursor before the searches */
+    for (int i = 0; i < n; ++i) fill[i] = f->head[i];
+    for (int e = 0; e < edges; ++e) f->adj[fill[ea[e]]++] = eb[e], f->adj[fill[eb[e]]++] = ea[e];
+    double best = 0.0;
+    for (int i = 0; i < n; ++i) {
+        if (f->seen[i] || !dynamic_body(w, i) || (f->head[i] == f->head[i + 1] && !f->grounded[i])) continue;
+        double r = tree_ratio(w, f, i);
+        if (r > best) best = r;
     }
-    free(f.head), free(f.adj), free(f.queue), free(f.parent), free(f.seen), free(f.sub);
     return best;
 }
 
-ctn_solver ctn__auto_solver(const ctn_world *w) {
+/* The scratch lives in the world (w->auto_scratch) and only grows: the choice is made again at every
+ * topology change, which is every step in which contacts exist, and such a step allocates nothing. */
+ctn_solver ctn__auto_solver(ctn_world *w) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
     if (m == 0 || n == 0) return CTN_SOLVER_GS;
-    int *up = malloc(sizeof *up * (size_t)n), *ea = malloc(sizeof *ea * (size_t)m), *eb = malloc(sizeof *eb * (size_t)m);
-    unsigned char *grounded = calloc((size_t)n, 1);
-    ctn_solver pick = CTN_SOLVER_GS;
-    if (up && ea && eb && grounded) {
-        for (int i = 0; i < n; ++i) up[i] = i;
-        int edges = 0, outside = 0;
-        for (int s = 0; s < m; ++s) {
-            const ctn_joint_def *d = &t->defs[s];
-            if (is_bounded(d)) {
-                outside++;
-                continue;
-            }
-            int a = d->a, b = d->b, da = dynamic_body(w, a), db = dynamic_body(w, b);
-            if (da != db) grounded[da ? a : b] = 1; /* a joint to the world or a static body holds the tree */
-            if (!da || !db) continue;
-            int ra = uf_find(up, a), rb = uf_find(up, b);
-            if (ra == rb) {
-                outside++; /* closes a loop */
-                continue;
-            }
-            up[ra] = rb;
-            ea[edges] = a, eb[edges] = b, edges++;
-        }
-        if (4 * outside <= m && forest_ratio(w, n, edges, ea, eb, grounded) >= CTN_AUTO_MIN_RATIO) pick = CTN_SOLVER_DIRECT;
+    size_t need = scratch_bytes(n, m);
+    if (need > w->auto_scratch_size) {
+        size_t cap = need + need / 2;
+        void *p = ctn__realloc(w->auto_scratch, cap);
+        if (!p) return CTN_SOLVER_GS; /* out of memory: the solver that needs no factorisation */
+        w->auto_scratch = p;
+        w->auto_scratch_size = cap;
     }
-    free(up), free(ea), free(eb), free(grounded);
-    return pick;
+    forest f;
+    f.n = n;
+    f.sub = w->auto_scratch;
+    int *ip = (int *)(f.sub + n);
+    int *up = ip, *ea = up + n, *eb = ea + m;
+    f.head = eb + m;
+    f.adj = f.head + n + 1;
+    f.queue = f.adj + 2 * m + 1;
+    f.parent = f.queue + n;
+    f.grounded = (unsigned char *)(f.parent + n);
+    f.seen = f.grounded + n;
+    memset(f.grounded, 0, (size_t)n);
+    for (int i = 0; i < n; ++i) up[i] = i;
+    int edges = 0, outside = 0;
+    for (int s = 0; s < m; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        if (is_bounded(d)) {
+            outside++;
+            continue;
+        }
+        int a = d->a, b = d->b, da = dynamic_body(w, a), db = dynamic_body(w, b);
+        if (da != db) f.grounded[da ? a : b] = 1; /* a joint to the world or a static body holds the tree */
+        if (!da || !db) continue;
+        int ra = uf_find(up, a), rb = uf_find(up, b);
+        if (ra == rb) {
+            outside++; /* closes a loop */
+            continue;
+        }
+        up[ra] = rb;
+        ea[edges] = a, eb[edges] = b, edges++;
+    }
+    return 4 * outside <= m && forest_ratio(w, &f, edges, ea, eb) >= CTN_AUTO_MIN_RATIO ? CTN_SOLVER_DIRECT : CTN_SOLVER_GS;
 }

@@ -43,17 +43,17 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count, n = w->body_count;
     if (m > c->slots) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
-        ctn_block *b = realloc(c->blocks, cap * sizeof *b);
+        ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
         if (b) c->blocks = b;
         float *f[4] = {c->dlambda, c->cg_r, c->cg_z, c->cg_ap};
         int ok = b != NULL;
         for (int k = 0; k < 4 && ok; ++k) {
-            float *p = realloc(f[k], 6 * cap * sizeof *p);
+            float *p = ctn__realloc(f[k], 6 * cap * sizeof *p);
             if (!p) ok = 0;
             else f[k] = p;
         }
         c->dlambda = f[0], c->cg_r = f[1], c->cg_z = f[2], c->cg_ap = f[3];
-        double *part = ok ? realloc(c->partial, (cap / CPU_SUM_BLOCK + 1) * sizeof *part) : NULL;
+        double *part = ok ? ctn__realloc(c->partial, (cap / CPU_SUM_BLOCK + 1) * sizeof *part) : NULL;
         if (part) c->partial = part;
         else ok = 0;
         if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d joints)", m);
@@ -61,9 +61,9 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     }
     if (n > c->bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
-        ctn_vel *v = realloc(c->vel_copy, cap * sizeof *v);
+        ctn_vel *v = ctn__realloc(c->vel_copy, cap * sizeof *v);
         if (v) c->vel_copy = v;
-        ctn_pose *p = v ? realloc(c->pose_copy, cap * sizeof *p) : NULL;
+        ctn_pose *p = v ? ctn__realloc(c->pose_copy, cap * sizeof *p) : NULL;
         if (p) c->pose_copy = p;
         if (!v || !p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
@@ -380,15 +380,15 @@ static ctn_status cpu_sync(ctn_world *w) {
 static void cpu_destroy(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     if (!c) return;
-    free(c->blocks);
-    free(c->dlambda);
-    free(c->cg_r);
-    free(c->cg_z);
-    free(c->cg_ap);
-    free(c->vel_copy);
-    free(c->pose_copy);
-    free(c->partial);
-    free(c);
+    ctn__free(c->blocks);
+    ctn__free(c->dlambda);
+    ctn__free(c->cg_r);
+    ctn__free(c->cg_z);
+    ctn__free(c->cg_ap);
+    ctn__free(c->vel_copy);
+    ctn__free(c->pose_copy);
+    ctn__free(c->partial);
+    ctn__free(c);
     w->backend_data = NULL;
 }
 
@@ -396,7 +396,7 @@ static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {
-    cpu_solver *c = calloc(1, sizeof *c);
+    cpu_solver *c = ctn__calloc(1, sizeof *c);
     if (!c) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory creating the CPU solver");
     c->timer = CTN_TIMER_NONE;
     w->backend = &ctn__cpu_backend;

@@ -90,7 +90,7 @@ _Static_assert(DIRECT_MAX_SCHUR_ROWS >= CTN_DD_MAX_NODE, "the Schur inverse boun
 void ctn__direct_free(ctn_world *w) {
     if (!w || !w->direct_data) return;
     ctn__direct_state_free(w->direct_data);
-    free(w->direct_data);
+    ctn__free(w->direct_data);
     w->direct_data = NULL;
 }
 
@@ -232,7 +232,7 @@ static int direct_ready(ctn_world *w, direct_state *s) {
     int chain = ctn__chain_build(w, &c, s->chain_segments);
     if (chain < 0) return 0;
     if (chain == 0) return ctn__direct_build(w, s, 1);
-    s->extra_now = malloc(((size_t)t->joint_count + 1) * sizeof *s->extra_now);
+    s->extra_now = ctn__malloc(((size_t)t->joint_count + 1) * sizeof *s->extra_now);
     if (!s->extra_now) {
         ctn__chain_free(c);
         return 0;
@@ -244,7 +244,7 @@ static int direct_ready(ctn_world *w, direct_state *s) {
 }
 
 void ctn__direct_set_chain_segments(ctn_world *w, int segments) {
-    if (!w->direct_data) w->direct_data = calloc(1, sizeof(direct_state));
+    if (!w->direct_data) w->direct_data = ctn__calloc(1, sizeof(direct_state));
     direct_state *s = w->direct_data;
     if (!s) return;
     s->chain_segments = segments;
@@ -263,7 +263,7 @@ double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual)
     ctn_topology *t = &w->topo;
     direct_state *s = w->direct_data;
     if (!s) {
-        s = calloc(1, sizeof *s);
+        s = ctn__calloc(1, sizeof *s);
         if (!s) return gs_fallback(w, blocks);
         w->direct_data = s;
     }

@@ -91,6 +91,33 @@ typedef void (*ctn_log_fn)(ctn_log_level level, const char *message, void *user)
  *  start-up, before other threads call the library: the hook itself is not synchronised. */
 void ctn_set_log(ctn_log_fn log, void *user);
 
+/* ---- memory ------------------------------------------------------------------------------------- */
+
+/** Allocation function of the library (ctn_set_allocator; MuJoCo's mju_user_malloc with a user pointer):
+ *  returns a block of at least `size` (> 0) bytes aligned for any type, or NULL. */
+typedef void *(*ctn_malloc_fn)(size_t size, void *user);
+/** Resizes a block the allocator returned (ptr is never NULL, size never 0) keeping its contents, or
+ *  returns NULL leaving the block as it was. */
+typedef void *(*ctn_realloc_fn)(void *ptr, size_t size, void *user);
+/** Releases a block the allocator returned (ptr is never NULL). */
+typedef void (*ctn_free_fn)(void *ptr, void *user);
+
+/** Installs the process-wide allocator through which every block the library allocates goes (worlds,
+ *  bodies, joints, the solver layout, contacts, scenes, checkpoints, the OpenCL backend's host arrays).
+ *  Not covered: memory of the OpenCL driver, of the OpenMP runtime, of cJSON while a scene file is parsed,
+ *  of urdfdom (C++ operator new) and the C library's FILE buffers. All three NULL restore the C library's
+ *  malloc, realloc and free; a mix of NULL and non-NULL is CTN_ERR_INVALID_ARGUMENT.
+ *  It must not change while the library holds memory from the current one: with any world or scene
+ *  alive (ctn_allocated_blocks() > 0) the call changes nothing and returns CTN_ERR_IN_USE. Set it at
+ *  start-up, before other threads call the library: the functions are read without synchronisation, and
+ *  they are called from whichever thread calls the library (make them thread-safe if threads share it).
+ *  A world whose counts (bodies, joints, contacts, shapes) stay within those of earlier steps allocates
+ *  nothing in ctn_world_step on the CPU backend (tests/test_alloc.c counts). */
+ctn_status ctn_set_allocator(ctn_malloc_fn malloc_fn, ctn_realloc_fn realloc_fn, ctn_free_fn free_fn, void *user);
+
+/** Blocks the library holds now (allocated through the allocator and not yet freed), all threads. */
+long ctn_allocated_blocks(void);
+
 /* ---- debug options ------------------------------------------------------------------------------ */
 
 /** Switches for diagnosing and tuning the solvers; ctn_world_desc_default() fills every field with
