@@ -27,6 +27,22 @@
 
 CTN_FN int ctn_block_rows(const ctn_block *b) { return b->n_lin + b->n_ang; }
 
+/* Rows of a joint of type `type` as ctn_joint_rows builds them, before options: a hinge with a limit or a
+ * motor has one row more (6); a spring has none (a force element), and neither has a type without rows
+ * here. The one table of row counts: joint creation (host/core/joint.c) and the exact solvers' layouts
+ * use it. */
+CTN_FN int ctn_joint_row_count(int type) {
+    switch (type) {
+    case CTN_JT_DISTANCE: return 1;
+    case CTN_JT_BALL: return 3;
+    case CTN_JT_HINGE: return 5;
+    case CTN_JT_FIXED: return 6;
+    case CTN_JT_CONTACT: return 3;
+    case CTN_JT_PRISMATIC: return 5;
+    default: return 0; /* CTN_JT_SPRING */
+    }
+}
+
 /* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
  * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the
  * rotation that takes b to its rest pose relative to a; for a hinge it is a rotation about the world axis

@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int joint_rows[] = {1, 3, 5, 6, 0, 3, 5};
-
 /* The stored joint type (kernels/ctn_types.h CTN_JT_*, read by the kernels) is the public enum value. */
 _Static_assert(CTN_JOINT_DISTANCE == CTN_JT_DISTANCE && CTN_JOINT_BALL == CTN_JT_BALL && CTN_JOINT_HINGE == CTN_JT_HINGE &&
                    CTN_JOINT_FIXED == CTN_JT_FIXED && CTN_JOINT_SPRING == CTN_JT_SPRING && CTN_JOINT_CONTACT == CTN_JT_CONTACT && CTN_JOINT_PRISMATIC == CTN_JT_PRISMATIC,
                "ctn_joint_type and CTN_JT_* disagree");
-_Static_assert(sizeof joint_rows / sizeof joint_rows[0] == CTN_JT_PRISMATIC + 1, "a row count for every joint type");
 
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
@@ -114,7 +111,7 @@ static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float d
                          "(use a ball joint with a compliance for a zero-length spring)",
                          (double)j->rest_length, (double)dist);
     j->type = CTN_JT_DISTANCE;
-    j->rows = joint_rows[CTN_JT_DISTANCE];
+    j->rows = ctn_joint_row_count(CTN_JT_DISTANCE);
     j->flags |= CTN_JF_IMPLICIT_SPRING;
     j->compliance = (float)(1.0 / d->stiffness);
     j->damping_time = (float)(d->damping / d->stiffness);
@@ -153,7 +150,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     j.type = (int)d->type;
     j.a = a;
     j.b = b;
-    j.rows = joint_rows[d->type];
+    j.rows = ctn_joint_row_count((int)d->type);
     /* particles have no orientation: their anchor is the particle itself */
     j.anchor_a = is_particle(w, a) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_a[0], (float)d->anchor_a[1], (float)d->anchor_a[2]);
     j.anchor_b = is_particle(w, b) ? ctn_v3_zero() : ctn_v3_make((float)d->anchor_b[0], (float)d->anchor_b[1], (float)d->anchor_b[2]);

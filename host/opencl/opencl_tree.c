@@ -94,16 +94,8 @@ static ctn_status unsupported(ctn_world *w, const char *why) {
                      "(use the CPU backend for direct, or gs, jacobi or cg with OpenCL)", why);
 }
 
-static int rows_of_type(int type) {
-    switch (type) {
-    case CTN_JT_DISTANCE: return 1;
-    case CTN_JT_BALL: return 3;
-    case CTN_JT_HINGE: return 5;
-    case CTN_JT_FIXED: return 6;
-    case CTN_JT_PRISMATIC: return 5;
-    default: return 0;
-    }
-}
+/* The rows the forest path eliminates: the type's rows (kernels/ctn_rows.h), none for contacts. */
+static int rows_of_type(int type) { return type == CTN_JT_CONTACT ? 0 : ctn_joint_row_count(type); }
 
 static int dynamic_body(const ctn_world *w, int body) {
     return body >= 0 && body < w->topo.body_count && (w->props[body].flags & CTN_BODY_FLAG_DYNAMIC) != 0;

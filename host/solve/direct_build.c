@@ -36,14 +36,8 @@ int ctn__direct_body_dof(const ctn_world *w, int body) {
 /* Rows of a joint type in the exact solve; 0 for a type it does not eliminate (contacts: always bounded).
  * Every count is at most CTN_MAX_ROWS, and the solver's loops take it as a run-time size. */
 int ctn__direct_rows(const ctn_joint_def *d) {
-    switch (d->type) {
-    case CTN_JT_DISTANCE: return 1;
-    case CTN_JT_BALL: return 3;
-    case CTN_JT_HINGE: return 5;
-    case CTN_JT_FIXED: return 6;
-    case CTN_JT_PRISMATIC: return 5;
-    default: return 0;
-    }
+    /* the type's rows (kernels/ctn_rows.h); contacts have none here: they are bounded, Gauss-Seidel's */
+    return d->type == CTN_JT_CONTACT ? 0 : ctn_joint_row_count(d->type);
 }
 
 /* Per-body scratch of one build. */
