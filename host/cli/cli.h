@@ -3,6 +3,7 @@
 #define CTN_CLI_H
 
 #include "catena/catena.h"
+#include "io/atomic_file.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +62,9 @@ int ctn_cli_parse_backend(const char *s, ctn_backend *out);
 /* The environment (host/cli/env.c): library messages go to stderr unless `quiet` or CATENA_QUIET; the
  * CATENA_DEVICE, CATENA_FAULT and debug variables fill a world description. */
 void ctn_cli_set_quiet(int quiet);
+/* The OpenCL binary cache directory from the environment (host/cli/env.c): $CATENA_CACHE_DIR, else
+ * $XDG_CACHE_HOME/catena, else $HOME/.cache/catena, passed to ctn_set_cache_dir. */
+void ctn_cli_env_cache_dir(void);
 /* Whether CATENA_QUIET asks for quiet (set, and not "" or "0"). */
 int ctn_cli_quiet_env(void);
 void ctn_cli_env_desc(ctn_world_desc *d);
@@ -76,23 +80,12 @@ int ctn_cli_validate(int argc, char **argv);
 /* `catena sweep ENSEMBLE.json` (host/cli/sweep.c): parameter sweeps and replicas, serial or over MPI. */
 int ctn_cli_sweep(int argc, char **argv);
 
-/* ---- atomic output files (host/cli/outfile.c): written to PATH.tmp.PID, renamed on commit ----
- * "-" is standard output, and an existing path that is not a regular file (/dev/stdout, a FIFO) is written
- * in place: neither can be replaced by a rename. */
-typedef struct ctn_outfile {
-    FILE *f;
-    char *path;
-    char *tmp;    /* NULL when written in place */
-} ctn_outfile;
-
-/* Each returns 1 on success, else 0 with a message in err. */
-int ctn_out_open(ctn_outfile *o, const char *path, char *err, size_t err_size);
-/* Checks that PATH could be written, creating and removing its temporary file, without touching PATH. */
+/* ---- output files: host/io/atomic_file.h (ctn__atomic_open_output, ctn__atomic_commit, ctn__atomic_abort),
+ * written to PATH.tmp.PID and renamed on commit; "-" is standard output, and an existing path that is not a
+ * regular file (/dev/stdout, a FIFO) is written in place. ----
+ * Checks that PATH could be written, creating and removing its temporary file, without touching PATH
+ * (host/cli/outfile.c). 1 on success, else 0 with a message in err. */
 int ctn_out_check(const char *path, char *err, size_t err_size);
-/* 1 when PATH is "-" (standard output). */
-int ctn_out_is_stdout(const char *path);
-int ctn_out_commit(ctn_outfile *o, char *err, size_t err_size);
-void ctn_out_abort(ctn_outfile *o); /* removes the temporary file; safe on a closed or zeroed outfile */
 /* Creates a directory (one level) unless it exists. */
 int ctn_make_dir(const char *path, char *err, size_t err_size);
 

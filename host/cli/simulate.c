@@ -40,7 +40,7 @@ static double now_s(void) {
 
 /* What the step loop produced. */
 typedef struct run_state {
-    ctn_outfile csv;
+    ctn_atomic_file csv;
     ctn_series series;
     int series_ok;
     ctn_progress progress;
@@ -88,7 +88,7 @@ static int check_outputs(ctn_run *r) {
     const char *on_stdout = NULL;
     for (int k = 0; k < 4; ++k) {
         if (!text[k][1]) continue;
-        if (ctn_out_is_stdout(text[k][1])) {
+        if (ctn__atomic_is_stdout(text[k][1])) {
             if (on_stdout) {
                 ctn_cli_error("--%s and --%s both write to standard output", on_stdout, text[k][0]);
                 return CTN_EXIT_USAGE;
@@ -99,7 +99,7 @@ static int check_outputs(ctn_run *r) {
             return CTN_EXIT_IO;
         }
     }
-    if (o->vtk && ctn_out_is_stdout(o->vtk)) {
+    if (o->vtk && ctn__atomic_is_stdout(o->vtk)) {
         ctn_cli_error("--vtk needs a directory, not standard output");
         return CTN_EXIT_USAGE;
     }
@@ -108,7 +108,7 @@ static int check_outputs(ctn_run *r) {
         return CTN_EXIT_IO;
     }
     if (!r->ck_path) return CTN_EXIT_OK;
-    if (ctn_out_is_stdout(r->ck_path)) {
+    if (ctn__atomic_is_stdout(r->ck_path)) {
         ctn_cli_error("--checkpoint: a checkpoint is a binary file, not standard output");
         return CTN_EXIT_USAGE;
     }
@@ -134,16 +134,16 @@ static int check_outputs(ctn_run *r) {
 static int open_outputs(ctn_run *r, run_state *s) {
     const ctn_cli_opts *o = r->o;
     char err[1024];
-    if (o->csv && (!ctn_out_open(&s->csv, o->csv, err, sizeof err) || !ctn_csv_header(s->csv.f))) {
+    if (o->csv && (!ctn__atomic_open_output(&s->csv, o->csv, err, sizeof err) || !ctn_csv_header(s->csv.f))) {
         ctn_cli_error("--csv: %s", err);
-        ctn_out_abort(&s->csv);
+        ctn__atomic_abort(&s->csv);
         return CTN_EXIT_IO;
     }
     if (o->plot) {
         s->series_ok = ctn_series_init(&s->series, r->start + 1, r->target - r->start);
         if (!s->series_ok) {
             ctn_cli_error("out of memory for the plot");
-            ctn_out_abort(&s->csv);
+            ctn__atomic_abort(&s->csv);
             return CTN_EXIT_IO;
         }
     }
@@ -274,8 +274,8 @@ static void finish_outputs(ctn_run *r, run_state *s, int complete) {
     const ctn_cli_opts *o = r->o;
     char err[1024], title[600];
     if (o->csv) {
-        if (!complete) ctn_out_abort(&s->csv);
-        else if (!ctn_out_commit(&s->csv, err, sizeof err)) ctn_cli_error("--csv: %s", err), s->code = CTN_EXIT_IO;
+        if (!complete) ctn__atomic_abort(&s->csv);
+        else if (!ctn__atomic_commit(&s->csv, err, sizeof err)) ctn_cli_error("--csv: %s", err), s->code = CTN_EXIT_IO;
     }
     if (complete && o->vtk && !ctn_vtk_collection(o->vtk, r->desc.time_step, err, sizeof err))
         ctn_cli_error("--vtk: %s", err), s->code = CTN_EXIT_IO;
@@ -330,8 +330,8 @@ static void summarise(ctn_run *r, run_state *s, int complete) {
         if (s->code == CTN_EXIT_OK) s->code = CTN_EXIT_IO;
     }
     /* the report goes to stderr when an output took stdout */
-    int stdout_taken = (o->csv && ctn_out_is_stdout(o->csv)) || (o->svg && ctn_out_is_stdout(o->svg)) ||
-                       (o->plot && ctn_out_is_stdout(o->plot)) || (o->json && ctn_out_is_stdout(o->json));
+    int stdout_taken = (o->csv && ctn__atomic_is_stdout(o->csv)) || (o->svg && ctn__atomic_is_stdout(o->svg)) ||
+                       (o->plot && ctn__atomic_is_stdout(o->plot)) || (o->json && ctn__atomic_is_stdout(o->json));
     ctn_print_summary(stdout_taken ? stderr : stdout, &sm);
 }
 

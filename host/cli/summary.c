@@ -28,8 +28,8 @@ static void jnum(FILE *f, double v) {
 }
 
 int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size_t err_size) {
-    ctn_outfile out;
-    if (!ctn_out_open(&out, path, err, err_size)) return 0;
+    ctn_atomic_file out;
+    if (!ctn__atomic_open_output(&out, path, err, err_size)) return 0;
     FILE *f = out.f;
     const ctn_world_desc *d = &s->desc;
     double n = s->steps_run ? (double)s->steps_run : 1.0;
@@ -102,14 +102,14 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fputs("\n  },\n  \"checkpoint\": ", f);
     jstr(f, s->checkpoint);
     fprintf(f, ",\n  \"checkpoints_written\": %d\n}\n", s->checkpoints_written);
-    return ctn_out_commit(&out, err, err_size);
+    return ctn__atomic_commit(&out, err, err_size);
 }
 
 void ctn_summary_of_failure(const ctn_cli_opts *o, int code) {
     if (!o->json) return;
     char err[1024];
-    ctn_outfile out;
-    if (!ctn_out_open(&out, o->json, err, sizeof err)) {
+    ctn_atomic_file out;
+    if (!ctn__atomic_open_output(&out, o->json, err, sizeof err)) {
         fprintf(stderr, "catena: --json: %s\n", err);
         return;
     }
@@ -120,7 +120,7 @@ void ctn_summary_of_failure(const ctn_cli_opts *o, int code) {
     fputs(",\n  \"scene\": ", f);
     jstr(f, o->scene);
     fputs(",\n  \"steps_run\": 0\n}\n", f);
-    if (!ctn_out_commit(&out, err, sizeof err)) fprintf(stderr, "catena: --json: %s\n", err);
+    if (!ctn__atomic_commit(&out, err, sizeof err)) fprintf(stderr, "catena: --json: %s\n", err);
 }
 
 void ctn_print_summary(FILE *f, const ctn_run_summary *s) {

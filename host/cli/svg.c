@@ -93,8 +93,8 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
     double dot = nlen ? 0.5 * sum_len / nlen : 8.0;
     if (!(dot >= 1.0)) dot = 1.0;
     if (dot > 8.0) dot = 8.0;
-    ctn_outfile out;
-    if (!ctn_out_open(&out, path, err, err_size)) {
+    ctn_atomic_file out;
+    if (!ctn__atomic_open_output(&out, path, err, err_size)) {
         free(pu), free(pv), free(alive), free(joints);
         return 0;
     }
@@ -130,7 +130,7 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
 #undef X
 #undef Y
     free(pu), free(pv), free(alive), free(joints);
-    return ctn_out_commit(&out, err, err_size);
+    return ctn__atomic_commit(&out, err, err_size);
 }
 
 /* ---- convergence plot ---- */
@@ -195,8 +195,8 @@ int ctn_svg_plot(const char *path, const ctn_series *s, const char *title, char 
     const double W = 900, H = 500, L = 80, R = 30, T = 50, B = 60;
     double x0 = s->count ? (double)s->step[0] : 0.0, x1 = s->count ? (double)s->step[s->count - 1] : 1.0;
     if (x1 <= x0) x1 = x0 + 1.0;
-    ctn_outfile out;
-    if (!ctn_out_open(&out, path, err, err_size)) return 0;
+    ctn_atomic_file out;
+    if (!ctn__atomic_open_output(&out, path, err, err_size)) return 0;
     FILE *f = out.f;
 #define PX(x) (L + ((x) - x0) / (x1 - x0) * (W - L - R))
 #define PY(v) (H - B - ((v) - dlo) / (double)(dhi - dlo) * (H - T - B))
@@ -240,5 +240,5 @@ int ctn_svg_plot(const char *path, const ctn_series *s, const char *title, char 
     fprintf(f, "</svg>\n");
 #undef PX
 #undef PY
-    return ctn_out_commit(&out, err, err_size);
+    return ctn__atomic_commit(&out, err, err_size);
 }

@@ -10,12 +10,21 @@
 typedef struct ctn_atomic_file {
     FILE *f;   /* write here between open and commit */
     char *path;
-    char *tmp;
+    char *tmp; /* NULL when written in place (ctn__atomic_open_output) */
 } ctn_atomic_file;
 
 /* Each returns 1 on success, else 0 with a message naming the file in msg. */
 int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size);
-/* Flushes, syncs and renames; on any failure removes the temporary file. Always releases `a`. */
+/* As ctn__atomic_open for an output named by a user (the CLI's files): "-" is standard output, and an
+ * existing path that is not a regular file (/dev/stdout, a FIFO, a terminal) is written in place, since
+ * renaming a file over them would replace the device or link with a plain file; a directory is refused. */
+int ctn__atomic_open_output(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size);
+/* 1 when PATH is "-" (standard output). */
+int ctn__atomic_is_stdout(const char *path);
+/* 1 when PATH exists and is neither a regular file nor a directory (stat follows links: /dev/stdout counts). */
+int ctn__atomic_is_special(const char *path);
+/* Flushes, syncs and renames (in place: flushes and closes, standard output stays open); on any failure
+ * removes the temporary file. Always releases `a`. */
 int ctn__atomic_commit(ctn_atomic_file *a, char *msg, size_t msg_size);
 /* Drops the temporary file; safe on a zeroed or already released handle. */
 void ctn__atomic_abort(ctn_atomic_file *a);

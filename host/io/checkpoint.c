@@ -18,6 +18,7 @@
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
  * through joint_slot. */
 #define _POSIX_C_SOURCE 200809L
+#include "io/atomic_file.h"
 #include "io/checkpoint_io.h"
 
 #include <errno.h>
@@ -57,16 +58,10 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
         st = ctn__topology_build(w);
         if (st != CTN_OK) return st;
     }
-    size_t plen = strlen(path);
-    char *tmp = ctn__malloc(plen + 32);
-    if (!tmp) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory");
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    ck_writer wr = {fopen(tmp, "wb"), FNV_INIT, 0, 0};
-    if (!wr.f) {
-        st = ctn__fail(w, CTN_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        ctn__free(tmp);
-        return st;
-    }
+    ctn_atomic_file out; /* PATH.tmp.PID, synced and renamed onto PATH when complete (host/io/atomic_file.c) */
+    char msg[512];
+    if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_IO, "%s", msg);
+    ck_writer wr = {out.f, FNV_INIT, 0, 0};
     unsigned char h[CK_HEADER];
     header(h, 0, 0);
     if (fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER) wr.failed = 1;
@@ -107,19 +102,13 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     ctn__ck_put_names(&wr, w);
     header(h, wr.bytes, wr.hash);
     if (!wr.failed && (fflush(wr.f) != 0 || fseek(wr.f, 0, SEEK_SET) != 0 || fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER)) wr.failed = 1;
-    if (!wr.failed && (fflush(wr.f) != 0 || fsync(fileno(wr.f)) != 0)) wr.failed = 1;
-    int err = errno;
-    if (fclose(wr.f) != 0) wr.failed = 1;
     if (wr.failed) {
-        remove(tmp);
-        st = ctn__fail(w, CTN_ERR_IO, "%s: write failed: %s", path, strerror(err));
-    } else if (rename(tmp, path) != 0) {
-        err = errno;
-        remove(tmp);
-        st = ctn__fail(w, CTN_ERR_IO, "%s: cannot replace: %s", path, strerror(err));
+        int err = errno;
+        ctn__atomic_abort(&out);
+        return ctn__fail(w, CTN_ERR_IO, "%s: write failed: %s", path, strerror(err));
     }
-    ctn__free(tmp);
-    return st;
+    if (!ctn__atomic_commit(&out, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_IO, "%s", msg);
+    return CTN_OK;
 }
 
 /* ---- reading ------------------------------------------------------------------------------------- */
