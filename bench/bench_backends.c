@@ -13,6 +13,7 @@
  *                       [--solver gs|jacobi|cg] [--backends cpu,opencl] [--device P:D]
  *                       [--json FILE] [--md FILE] */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_env.h"
 #include "catena/catena.h"
 
 #include <math.h>
@@ -122,10 +123,9 @@ static int bench_one(const char *scene, ctn_backend backend, ctn_solver solver, 
 static void build_times(const char *device, double *cold, double *warm) {
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/catena-bench-cache-%ld", (long)getpid());
-    const char *old = getenv("CATENA_CACHE_DIR");
     char saved[1024] = "";
-    if (old) snprintf(saved, sizeof saved, "%s", old);
-    setenv("CATENA_CACHE_DIR", dir, 1);
+    snprintf(saved, sizeof saved, "%s", ctn_get_cache_dir());
+    ctn_set_cache_dir(dir);
     double t[2] = {-1.0, -1.0};
     for (int k = 0; k < 2; ++k) {
         ctn_world_desc d = ctn_world_desc_default();
@@ -140,8 +140,7 @@ static void build_times(const char *device, double *cold, double *warm) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "bench_backends: could not remove %s\n", dir);
-    if (old) setenv("CATENA_CACHE_DIR", saved, 1);
-    else unsetenv("CATENA_CACHE_DIR");
+    ctn_set_cache_dir(saved);
     *cold = t[0];
     *warm = t[1];
 }

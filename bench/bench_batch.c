@@ -11,6 +11,7 @@
  *                    [--solver gs|direct|auto] [--md FILE] [--json FILE]
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_env.h"
 #include "catena/catena.h"
 
 #include <math.h>

@@ -15,6 +15,7 @@
  * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART]; solver is gs, jacobi, cg, direct or auto.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_env.h"
 #include "catena/catena.h"
 
 #include <math.h>

@@ -12,6 +12,7 @@
  * A config is solver:ITERATIONSxSUBSTEPS. Markdown goes to stdout.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_env.h"
 #include "catena/catena.h"
 
 #include <math.h>

@@ -15,6 +15,7 @@
  *                    [--command TEXT] [--commit TEXT] [--include NAME=JSONFILE] [--include-md FILE]
  *                    [--workloads chain,rope,grid,bridge,pile] [--no-accuracy] [--no-scaling] */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_env.h"
 #include "catena/catena.h"
 
 #include "svgplot.h"

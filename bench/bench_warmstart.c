@@ -7,6 +7,7 @@
  *
  * usage: bench_warmstart [--links 10,100] [--steps 600]
  */
+#include "bench_env.h"
 #include "catena/catena.h"
 
 #include <math.h>

@@ -3,8 +3,19 @@
 #ifndef CTN_TEST_CHECK_H
 #define CTN_TEST_CHECK_H
 
+#include "catena/catena.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+/* The library reads no environment variable: like the CLI, the tests pass the OpenCL binary cache
+ * directory themselves, $CATENA_CACHE_DIR or else the build tree's opencl-cache (PoCL builds are slow),
+ * before main runs. A test that needs another directory sets its own. */
+__attribute__((constructor)) static void check_cache_dir(void) {
+    const char *d = getenv("CATENA_CACHE_DIR");
+    ctn_set_cache_dir(d && d[0] ? d : "opencl-cache");
+}
 
 static int check_failures = 0;
 static int check_count = 0;

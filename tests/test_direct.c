@@ -409,7 +409,6 @@ static int whip_case(ctn_backend backend) {
  * case, skipped (exit 77) without an OpenCL device. */
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "opencl")) {
-        setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
         if (whip_case(CTN_BACKEND_OPENCL) < 0) return check_skip("direct_opencl", "no OpenCL world");
         return check_report("direct_opencl");
     }

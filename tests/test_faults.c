@@ -168,7 +168,6 @@ static void run_fault(const char *fault, const char *backend, int k) {
 int main(int argc, char **argv) {
     if (argc > 3 && !strcmp(argv[1], "--child")) return child(argv);
     if (argc > 2 && !strcmp(argv[1], "--diverge")) return child_diverge(argv);
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0);
     int count = 0;
     char err[256];
     ctn_device_info dev[8];

@@ -102,7 +102,6 @@ static int opencl_is_pocl(void) {
 }
 
 int main(int argc, char **argv) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     const char *mode = argc > 1 ? argv[1] : "cpu";
     size_t n = sizeof cases / sizeof cases[0];
     if (!strcmp(mode, "--print")) {

@@ -56,12 +56,19 @@ int main(void) {
     int count = 0;
     char err[256];
     ctn_device_info dev[4];
+    /* the directory is a setting (ctn_set_cache_dir): copied, and a path too long for it refused unchanged */
+    char longpath[1100];
+    memset(longpath, 'x', sizeof longpath - 1);
+    longpath[sizeof longpath - 1] = '\0';
+    CHECK(ctn_set_cache_dir("some/dir") == CTN_OK && !strcmp(ctn_get_cache_dir(), "some/dir"), "set: '%s'", ctn_get_cache_dir());
+    CHECK(ctn_set_cache_dir(longpath) == CTN_ERR_LIMIT && !strcmp(ctn_get_cache_dir(), "some/dir"), "long path: '%s'", ctn_get_cache_dir());
+    CHECK(ctn_set_cache_dir(NULL) == CTN_OK && !strcmp(ctn_get_cache_dir(), ""), "NULL: '%s'", ctn_get_cache_dir());
     if (ctn_list_devices(dev, 4, &count, err, sizeof err) != CTN_OK || count == 0) {
         return check_skip("test_opencl_cache", "no OpenCL platform or device");
     }
     char dir[64], path[512] = "";
     snprintf(dir, sizeof dir, "cache-test-%ld", (long)getpid());
-    setenv("CATENA_CACHE_DIR", dir, 1);
+    ctn_set_cache_dir(dir);
     struct stat s1, s2;
 
     /* cold: one entry appears */

@@ -213,7 +213,6 @@ static int suite(void) {
 }
 
 int main(void) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     if (!have_opencl()) {
         return check_skip("test_opencl_direct", "no OpenCL platform or device");
     }

@@ -120,7 +120,6 @@ static int have_opencl(void) {
 }
 
 int main(int argc, char **argv) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     int hash_mode = argc > 1 && !strcmp(argv[1], "--hash");
     if (!have_opencl()) {
         if (hash_mode) printf("hash none\n");

@@ -32,7 +32,6 @@ static int child(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--child")) return child(argc, argv);
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0);
     int count = 0;
     char err[256];
     ctn_device_info dev[8];

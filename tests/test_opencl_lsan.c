@@ -66,7 +66,6 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--clean")) return child(0);
     if (argc > 1 && !strcmp(argv[1], "--leak")) return child(1);
     if (!HAVE_LSAN) return check_skip("test_opencl_lsan", "not a sanitizer build (-DCATENA_SANITIZE=ON): no LeakSanitizer to check");
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0);
     int count = 0;
     char err[256];
     ctn_device_info dev[4];

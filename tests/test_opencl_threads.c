@@ -70,7 +70,6 @@ static int child(void) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--child")) return child();
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0);
     int count = 0;
     char err[256];
     ctn_device_info dev[8];

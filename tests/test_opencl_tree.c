@@ -329,7 +329,6 @@ static void scene_limit(ctn_world *w, int seed) { /* bridge_limits: hinges with 
 }
 
 int main(void) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     if (!have_opencl()) {
         return check_skip("test_opencl_tree", "no OpenCL platform or device");
     }

@@ -178,7 +178,6 @@ static int have_opencl(void) {
 /* `test_precision` runs the CPU checks; `test_precision opencl` (CTest: test_precision_opencl) the OpenCL
  * ones, skipped (exit 77) without a device. */
 int main(int argc, char **argv) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     if (argc > 1 && !strcmp(argv[1], "opencl")) {
         if (!have_opencl()) return check_skip("test_precision_opencl", "no OpenCL platform or device");
         test_free_flight(CTN_BACKEND_OPENCL, "opencl");

@@ -190,7 +190,6 @@ static int have_opencl(void) {
 }
 
 int main(int argc, char **argv) {
-    setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     int opencl = argc > 1 && !strcmp(argv[1], "opencl");
     if (opencl) {
         if (!have_opencl()) {

@@ -153,7 +153,6 @@ static int check_scene(ctn_backend backend, const char *spec, int steps, int eve
 int main(int argc, char **argv) {
     int opencl = argc > 1 && !strcmp(argv[1], "opencl");
     ctn_backend backend = opencl ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU;
-    if (opencl) setenv("CATENA_CACHE_DIR", "opencl-cache", 0); /* build-tree binary cache: PoCL builds are slow */
     /* spheres falling into a pile onto the floor: contacts appear, vanish and move every step */
     int changed = 0, total = 0;
     int r = check_scene(backend, "pile:40", 90, 3, &changed);

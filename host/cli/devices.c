@@ -1,6 +1,6 @@
 /* `catena devices`: lists OpenCL platforms and devices and the one `auto` picks. With --verbose it also
  * times the kernel program build of each device: cold (from source, into an empty binary cache) and warm
- * (from the cached binary), through world creation in a temporary CATENA_CACHE_DIR. */
+ * (from the cached binary), through world creation with a temporary cache directory (ctn_set_cache_dir). */
 #define _GNU_SOURCE
 #include "cli.h"
 
@@ -35,10 +35,9 @@ static double time_world(const ctn_device_info *d, char *err, size_t err_size) {
 /* Cold and warm program build times of one device, in a temporary cache directory. */
 static void print_build_times(const ctn_device_info *d) {
     char dir[64], saved[1024] = "", err[2048] = "";
-    const char *old = getenv("CATENA_CACHE_DIR");
-    if (old) snprintf(saved, sizeof saved, "%s", old);
+    snprintf(saved, sizeof saved, "%s", ctn_get_cache_dir());
     snprintf(dir, sizeof dir, "/tmp/catena-devices-%ld", (long)getpid());
-    setenv("CATENA_CACHE_DIR", dir, 1);
+    ctn_set_cache_dir(dir);
     double cold = time_world(d, err, sizeof err);
     double warm = cold >= 0.0 ? time_world(d, err, sizeof err) : -1.0;
     if (cold >= 0.0) printf("        program build: cold %.1f ms (from source), warm %.1f ms (cached binary)\n", cold, warm);
@@ -46,8 +45,7 @@ static void print_build_times(const ctn_device_info *d) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "catena: could not remove %s\n", dir);
-    if (old) setenv("CATENA_CACHE_DIR", saved, 1);
-    else unsetenv("CATENA_CACHE_DIR");
+    ctn_set_cache_dir(saved);
 }
 
 /* argv[0] is "devices". Returns -1 to go on, else the exit code. */

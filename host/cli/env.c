@@ -6,9 +6,8 @@
  *   CATENA_FAULT=NAME[@N]   desc.debug.fault (builds with -DCATENA_FAULT_INJECTION=ON)
  *   CATENA_DIRECT_TREE, CATENA_TREE_BAND, CATENA_TREE_SEGMENT, CATENA_TREE_LOCAL_ONE   desc.debug knobs
  *   CATENA_DIRECT_TRACE=1   desc.debug.trace
- *
- * (CATENA_CACHE_DIR, the OpenCL binary cache location, is read by the library's cache as the
- * conventional override of $XDG_CACHE_HOME.) */
+ *   CATENA_CACHE_DIR=DIR    the OpenCL binary cache (ctn_set_cache_dir), else $XDG_CACHE_HOME/catena, else
+ *                           $HOME/.cache/catena */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -23,6 +22,15 @@ static void print_message(ctn_log_level level, const char *message, void *user) 
 int ctn_cli_quiet_env(void) {
     const char *q = getenv("CATENA_QUIET");
     return q && q[0] && strcmp(q, "0") != 0;
+}
+
+void ctn_cli_env_cache_dir(void) {
+    char dir[1024] = "";
+    const char *d = getenv("CATENA_CACHE_DIR");
+    if (d && d[0]) snprintf(dir, sizeof dir, "%s", d);
+    else if ((d = getenv("XDG_CACHE_HOME")) && d[0]) snprintf(dir, sizeof dir, "%s/catena", d);
+    else if ((d = getenv("HOME")) && d[0]) snprintf(dir, sizeof dir, "%s/.cache/catena", d);
+    if (ctn_set_cache_dir(dir) != CTN_OK) fprintf(stderr, "catena: warning: the cache directory %s is too long; no program cache\n", dir);
 }
 
 void ctn_cli_set_quiet(int quiet) { ctn_set_log(quiet || ctn_cli_quiet_env() ? NULL : print_message, NULL); }

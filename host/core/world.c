@@ -29,6 +29,17 @@ void ctn_set_log(ctn_log_fn log, void *user) {
     global_log_user = user;
 }
 
+/* The OpenCL binary cache directory (ctn_set_cache_dir), "" for none; read by host/opencl/opencl_cache.c. */
+static char cache_dir[1024];
+
+ctn_status ctn_set_cache_dir(const char *dir) {
+    if (dir && strlen(dir) >= sizeof cache_dir) return CTN_ERR_LIMIT;
+    snprintf(cache_dir, sizeof cache_dir, "%s", dir ? dir : "");
+    return CTN_OK;
+}
+
+const char *ctn_get_cache_dir(void) { return cache_dir; }
+
 void ctn__log(const ctn_world *w, ctn_log_level level, const char *fmt, ...) {
     ctn_log_fn log = w && w->desc.log ? w->desc.log : global_log;
     void *user = w && w->desc.log ? w->desc.log_user : global_log_user;

@@ -28,12 +28,9 @@ uint64_t ctn__fnv1a(uint64_t h, const void *data, size_t size) {
 }
 
 int ctn__cache_dir(char *out, size_t size) {
-    const char *d = getenv("CATENA_CACHE_DIR");
-    int n;
-    if (d && d[0]) n = snprintf(out, size, "%s", d);
-    else if ((d = getenv("XDG_CACHE_HOME")) && d[0]) n = snprintf(out, size, "%s/catena", d);
-    else if ((d = getenv("HOME")) && d[0]) n = snprintf(out, size, "%s/.cache/catena", d);
-    else return 0;
+    const char *d = ctn_get_cache_dir(); /* set by the application (ctn_set_cache_dir): never the environment */
+    if (!d[0]) return 0;
+    int n = snprintf(out, size, "%s", d);
     return n > 0 && (size_t)n < size;
 }
 

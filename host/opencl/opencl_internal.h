@@ -64,7 +64,7 @@ ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id p
 #define CTN_FNV_OFFSET 14695981039346656037ULL
 uint64_t ctn__fnv1a(uint64_t h, const void *data, size_t size);
 
-/* Cache directory: $CATENA_CACHE_DIR, else $XDG_CACHE_HOME/catena, else $HOME/.cache/catena. 0 if none. */
+/* Cache directory: the one set by ctn_set_cache_dir. 0 if none. */
 int ctn__cache_dir(char *out, size_t size);
 /* Reads the entry for key: a malloc'ed payload (caller frees) or NULL when absent, truncated, or corrupted
  * (bad magic, key or checksum): such entries are ignored and later overwritten. */

@@ -91,6 +91,16 @@ typedef void (*ctn_log_fn)(ctn_log_level level, const char *message, void *user)
  *  start-up, before other threads call the library: the hook itself is not synchronised. */
 void ctn_set_log(ctn_log_fn log, void *user);
 
+/** Sets the directory where compiled OpenCL programs are cached (created when missing; NULL or "": no
+ *  disk cache, so every OpenCL world creation builds its kernels from source). The string is copied. The
+ *  library reads no environment variable: the `catena` tool and the Python package pass
+ *  `$CATENA_CACHE_DIR`, else `$XDG_CACHE_HOME/catena`, else `$HOME/.cache/catena`. Process-wide; set it at
+ *  start-up, before other threads create worlds. Returns CTN_ERR_LIMIT for a path of 1024 bytes or more
+ *  (the setting is then unchanged). */
+ctn_status ctn_set_cache_dir(const char *dir);
+/** The directory set by ctn_set_cache_dir ("" when none). */
+const char *ctn_get_cache_dir(void);
+
 /* ---- memory ------------------------------------------------------------------------------------- */
 
 /** Allocation function of the library (ctn_set_allocator; MuJoCo's mju_user_malloc with a user pointer):

@@ -11,6 +11,7 @@ See help(catena.World), catena.devices() and the README's "Python" section.
 
 import atexit
 import logging
+import os
 
 from . import _catena
 from .errors import (BY_STATUS, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
@@ -35,12 +36,36 @@ _catena.set_log(_log)
 atexit.register(_catena.set_log, None)  # no calls into Python while the interpreter shuts down
 
 
+def _default_cache_dir():
+    """$CATENA_CACHE_DIR, else $XDG_CACHE_HOME/catena, else $HOME/.cache/catena (as the catena tool)."""
+    for var, suffix in (("CATENA_CACHE_DIR", ""), ("XDG_CACHE_HOME", "/catena"), ("HOME", "/.cache/catena")):
+        value = os.environ.get(var)
+        if value:
+            return value + suffix
+    return None
+
+
+def set_cache_dir(path):
+    """Where compiled OpenCL programs are cached (None: no disk cache). The library reads no environment
+    variable; at import the package sets $CATENA_CACHE_DIR, else $XDG_CACHE_HOME/catena, else
+    $HOME/.cache/catena."""
+    _catena.set_cache_dir(None if path is None else os.fspath(path))
+
+
+def get_cache_dir():
+    """The OpenCL binary cache directory ("" when none)."""
+    return _catena.get_cache_dir()
+
+
+set_cache_dir(_default_cache_dir())
+
+
 def devices():
     """The OpenCL devices as a list of dicts (platform, device, name, vendor, version, driver, is_gpu,
     compute_units, global_memory_mib, max_alloc_mib, auto_choice); empty without OpenCL."""
     return _catena.devices()
 
 
-__all__ = ["World", "WORLD", "slot", "devices", "Error", "InvalidArgumentError", "NotFoundError", "InUseError",
+__all__ = ["World", "WORLD", "slot", "devices", "set_cache_dir", "get_cache_dir", "Error", "InvalidArgumentError", "NotFoundError", "InUseError",
            "OutOfMemoryError", "LimitError", "UnsupportedError", "DeviceError", "DivergedError", "FileError",
            "SOLVERS", "BACKENDS", "STABILIZATIONS", "BODY_TYPES", "JOINT_TYPES", "SHAPES", "BY_STATUS"]

@@ -54,7 +54,23 @@ static PyObject *set_log(PyObject *module, PyObject *target) {
     Py_RETURN_NONE;
 }
 
+static PyObject *set_cache_dir(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *dir = NULL;
+    if (!PyArg_ParseTuple(args, "z", &dir)) return NULL;
+    if (ctn_set_cache_dir(dir) != CTN_OK) return PyErr_Format(PyExc_ValueError, "set_cache_dir: path of 1024 bytes or more");
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_cache_dir(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyUnicode_FromString(ctn_get_cache_dir());
+}
+
 static PyMethodDef module_methods[] = {
+    {"set_cache_dir", set_cache_dir, METH_VARARGS, "set_cache_dir(path or None): the OpenCL binary cache directory (None: no disk cache)."},
+    {"get_cache_dir", get_cache_dir, METH_NOARGS, "The OpenCL binary cache directory (\"\" when none)."},
     {"set_log", set_log, METH_O, "set_log(fn(level, message) or None): where the library's messages go."},
     {"devices", pyctn_devices, METH_NOARGS, "OpenCL devices as a list of dicts (empty without OpenCL)."},
     {"load_checkpoint", pyctn_load_checkpoint, METH_VARARGS,

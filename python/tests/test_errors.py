@@ -83,3 +83,18 @@ def test_diverged_step_is_undone():
     with pytest.raises(catena.DivergedError):
         world.step()
     assert np.array_equal(world.positions, before)
+
+
+def test_cache_dir_is_a_setting_not_the_environment(tmp_path):
+    # the package set it from the environment at import; the library itself reads no variable
+    before = catena.get_cache_dir()
+    try:
+        catena.set_cache_dir(tmp_path / "programs")
+        assert catena.get_cache_dir() == str(tmp_path / "programs")
+        catena.set_cache_dir(None)
+        assert catena.get_cache_dir() == ""
+        with pytest.raises(ValueError):
+            catena.set_cache_dir("x" * 2000)
+        assert catena.get_cache_dir() == ""  # unchanged by the refused path
+    finally:
+        catena.set_cache_dir(before or None)
