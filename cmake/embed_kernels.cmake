@@ -1,10 +1,10 @@
 # Writes OUTPUT: a C file defining the OpenCL program source, kernels/catena.cl with every
-# #include "ctn_*.h" replaced by that header's text (each header inlined once; include guards keep
+# #include "ctn_*.h" and "catena_*.cl" replaced by that file's text (each header inlined once; include guards keep
 # repeated inclusion harmless anyway). Run as: cmake -DKERNEL_DIR=... -DOUTPUT=... -P embed_kernels.cmake
 file(READ ${KERNEL_DIR}/catena.cl text)
 set(done "")
-foreach(pass RANGE 32)
-  string(REGEX MATCH "#include \"(ctn_[a-z_]+\\.h)\"" inc "${text}")
+foreach(pass RANGE 64)
+  string(REGEX MATCH "#include \"((ctn_[a-z_]+\\.h)|(catena_[a-z_]+\\.cl))\"" inc "${text}")
   if(NOT inc)
     break()
   endif()

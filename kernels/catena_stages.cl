@@ -1,0 +1,98 @@
+/* The per-substep stages and the position projection: one work-item per joint slot or body, each a
+ * wrapper of a function of ctn_solver.h. Part of the program kernels/catena.cl (included there, in order). */
+
+/* ---- per-substep phases ---------------------------------------------------------------------------- */
+
+/* Step 2: rows of every joint slot. */
+__kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
+                            __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *split,
+                            ctn_step_params prm, __global ctn_block *blocks) {
+    int s = (int)get_global_id(0);
+    if (s >= m) return;
+    ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
+}
+
+/* Before step 2: world inverse inertia with the geometric-stiffness term of the last substep's impulses. */
+__kernel void ctn_k_geometric_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props,
+                                      __global const int *adj_offsets, __global const int *adj,
+                                      __global const ctn_joint_def *defs, __global const float *lambda, float gs_h,
+                                      __global ctn_inertia *inertia) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+}
+
+/* Step 1: v* = v + h M^-1 f. Springs read vel_in (a copy of the velocities when springs exist), so no
+ * work-item reads a velocity another one is writing. */
+__kernel void ctn_k_forces(int n, __global const ctn_props *props, __global const ctn_inertia *inertia,
+                           __global const int *sadj_offsets, __global const int *sadj, __global const ctn_joint_def *springs,
+                           __global const ctn_pose *pose, __global ctn_vel *vel_in, __global ctn_vel *vel_out,
+                           ctn_step_params prm) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
+}
+
+/* v_i += scale M^-1 sum J^T l over body i's joints: warm start and Jacobi update (per-body gather, Nelson 1998). */
+__kernel void ctn_k_gather(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
+                           __global const float *l, float scale, __global ctn_vel *vel, __global const ctn_inertia *inertia) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel, inertia);
+}
+
+/* Coloured Gauss-Seidel: the `count` slots of one colour starting at `offset`; no two share a dynamic
+ * body, so each work-item writes its two bodies' velocities directly. r2: squared residual per slot. */
+__kernel void ctn_k_gs_colour(int offset, int count, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                              __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia,
+                              __global float *r2) {
+    int g = (int)get_global_id(0);
+    if (g >= count) return;
+    int s = offset + g;
+    r2[s] = ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+}
+
+/* The overflow group (joints beyond the colour budget): one work-item, slots in order, exactly as the
+ * CPU loop, so the result is deterministic whatever bodies the joints share. */
+__kernel void ctn_k_gs_serial(int begin, int end, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                              __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia,
+                              __global float *r2) {
+    if (get_global_id(0) != 0) return;
+    for (int s = begin; s < end; ++s) r2[s] = ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+}
+
+/* Jacobi row step: every slot from the same velocities; increments into dlambda for the gather. */
+__kernel void ctn_k_jacobi(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                           __global float *lambda, __global const ctn_vel *vel, __global float *dlambda, __global float *r2) {
+    int s = (int)get_global_id(0);
+    if (s >= m) return;
+    r2[s] = ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
+}
+
+/* Step 4: positions, orientations (exp map) and world inverse inertia. */
+__kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
+                              __global ctn_inertia *inertia, float h) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_integrate_body(i, pose, vel, props, inertia, h);
+}
+
+/* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_newton) ------- */
+
+__kernel void ctn_k_project_begin(int n, __global const ctn_vel *vel, __global ctn_vel *out) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_project_begin_body(i, vel, out);
+}
+
+__kernel void ctn_k_project_slot(int m, __global const ctn_joint_def *defs, __global ctn_block *blocks, float h, __global float *err) {
+    int s = (int)get_global_id(0);
+    if (s >= m) return;
+    ctn_project_slot(s, defs, blocks, h, err);
+}
+
+__kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props, __global ctn_inertia *inertia) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_inertia_body(i, pose, props, inertia);
+}
