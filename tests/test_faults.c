@@ -4,7 +4,8 @@
  * with explicit `opencl` the world keeps the state before the failed step (bitwise equal to a fault-free
  * run stopped there) and the step can be retried; with `auto` the world goes on on the CPU backend with
  * one warning and ends bitwise equal to a CPU run started from that state. Also the OpenCL divergence
- * guard: a diverged step is undone on the device and names the body. Each case runs in a child process
+ * guard: a diverged step is undone on the device and names the body. A fault in a step of a contact scene
+ * (pile:30) puts the contact set back with the bodies: the retry and the fallback match. Each case runs in a child process
  * (the ICD loader reads its environment once per process) that takes the fault from $CATENA_FAULT, as the
  * CLI does. Needs a build with -DCATENA_FAULT_INJECTION=ON; exits 77 (skipped) without it. */
 #define _POSIX_C_SOURCE 200809L
@@ -36,7 +37,8 @@ static ctn_world *make(ctn_backend b, ctn_status *st, char *err, size_t size) {
     d.debug.fault = getenv("CATENA_FAULT");
     ctn_world *w = NULL;
     *st = ctn_world_create(&d, &w, err, size);
-    if (*st == CTN_OK) *st = ctn_scene_from_spec(w, "chain:20");
+    const char *scene = getenv("CATENA_FAULT_SCENE"); /* a contact scene for the contact cases */
+    if (*st == CTN_OK) *st = ctn_scene_from_spec(w, scene && scene[0] ? scene : "chain:20");
     return w;
 }
 
@@ -157,13 +159,15 @@ static int count_of(const char *hay, const char *needle) {
     return n;
 }
 
-static void run_fault(const char *fault, const char *backend, int k) {
+static void run_fault_scene(const char *fault, const char *backend, int k, const char *scene) {
     char env[256], args[128];
-    snprintf(env, sizeof env, "env CATENA_FAULT=%s", fault);
+    snprintf(env, sizeof env, "env CATENA_FAULT=%s CATENA_FAULT_SCENE=%s", fault, scene);
     snprintf(args, sizeof args, "--child %s %d", backend, k);
     int rc = run_child(env, args, out, sizeof out, eout, sizeof eout);
     CHECK(rc == 0, "%s %s: child exit %d, stderr '%s'", fault, backend, rc, eout);
 }
+
+static void run_fault(const char *fault, const char *backend, int k) { run_fault_scene(fault, backend, k, ""); }
 
 int main(int argc, char **argv) {
     if (argc > 3 && !strcmp(argv[1], "--child")) return child(argv);
@@ -213,6 +217,16 @@ int main(int argc, char **argv) {
         CHECK(count_of(eout, "continuing on the CPU solver") == 1 && strstr(eout, run[i].name), "%s auto: one warning: stderr '%s'",
               run[i].fault, eout);
     }
+
+    /* 2b. a fault in a step whose contact generation changed the contacts (spheres falling into a pile): the
+     * contact set goes back with the bodies, so the retry and the CPU fallback continue exactly as a world
+     * loaded from the state before the step */
+    run_fault_scene("enqueue@3", "opencl", 3, "pile:30");
+    CHECK(strstr(out, "fail_at 3 CTN_ERR_DEVICE") && strstr(out, "preserved 1") && strstr(out, "retry CTN_OK") &&
+              strstr(out, "retry_equal 1") && !strstr(out, "reference failed"),
+          "pile enqueue@3 opencl: '%s'", out);
+    run_fault_scene("enqueue@3", "auto", 3, "pile:30");
+    CHECK(strstr(out, "done CTN_OK backend cpu fallback_equal 1"), "pile enqueue@3 auto: '%s'", out);
 
     /* 3. an unknown fault name is refused at creation, naming the field */
     run_fault("no-such-fault", "opencl", 0);
