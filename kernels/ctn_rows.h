@@ -8,7 +8,8 @@
  *     linear:  J = [ d^T,  (ra x d)^T,  -d^T,  -(rb x d)^T ]   so  J v = d . (va + wa x ra - vb - wb x rb)
  *     angular: J = [ 0,    t^T,          0,    -t^T       ]   so  J v = t . (wa - wb)
  * which covers distance (1 row along the anchor separation, eq. 32), ball (3 rows along the world axes,
- * eq. 31), hinge (ball + 2 axes perpendicular to the hinge axis) and fixed (ball + 3 world axes).
+ * eq. 31), hinge (ball + 2 axes perpendicular to the hinge axis), fixed (ball + 3 world axes), universal
+ * (ball + 1 angular row) and cone-twist (ball + swing and twist limit rows).
  */
 #ifndef CTN_ROWS_H
 #define CTN_ROWS_H
@@ -27,22 +28,6 @@
 
 CTN_FN int ctn_block_rows(const ctn_block *b) { return b->n_lin + b->n_ang; }
 
-/* Rows of a joint of type `type` as ctn_joint_rows builds them, before options: a hinge with a limit or a
- * motor has one row more (6); a spring has none (a force element), and neither has a type without rows
- * here. The one table of row counts: joint creation (host/core/joint.c) and the exact solvers' layouts
- * use it. */
-CTN_FN int ctn_joint_row_count(int type) {
-    switch (type) {
-    case CTN_JT_DISTANCE: return 1;
-    case CTN_JT_BALL: return 3;
-    case CTN_JT_HINGE: return 5;
-    case CTN_JT_FIXED: return 6;
-    case CTN_JT_CONTACT: return 3;
-    case CTN_JT_PRISMATIC: return 5;
-    default: return 0; /* CTN_JT_SPRING */
-    }
-}
-
 /* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
  * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the
  * rotation that takes b to its rest pose relative to a; for a hinge it is a rotation about the world axis
@@ -54,6 +39,92 @@ CTN_FN float ctn_hinge_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
     float c = qe.w;
     if (c < 0.0f) s = -s, c = -c;
     return 2.0f * CTN_ATAN2(s, c);
+}
+
+/* Rows of a joint type as ctn_joint_rows builds them, before options (limits, motors, cones: see
+ * ctn_joint_def_rows), the bilateral part the exact solver factors: distance 1, ball 3, hinge 5, fixed 6,
+ * spring 0 (a force; an implicit spring is stored as a distance row), contact 3, prismatic 5, universal 4,
+ * cone-twist 3; 0 for an unknown type. The one table of row counts: joint creation (host/core/joint.c) and
+ * the exact solvers' layouts use it. */
+CTN_FN int ctn_joint_row_count(int type) {
+    switch (type) {
+    case CTN_JT_DISTANCE: return 1;
+    case CTN_JT_BALL: return 3;
+    case CTN_JT_HINGE: return 5;
+    case CTN_JT_FIXED: return 6;
+    case CTN_JT_CONTACT: return 3;
+    case CTN_JT_PRISMATIC: return 5;
+    case CTN_JT_UNIVERSAL: return 4;
+    case CTN_JT_CONE_TWIST: return 3;
+    default: return 0;
+    }
+}
+
+/* Rows of joint j with its limit and motor rows (what ctn_joint_rows builds): a hinge or slider with a
+ * limit or a motor has one more (the motor row stands in for the limit row while the limit is not reached),
+ * a cone-twist one per swing cone and twist limit. */
+CTN_FN int ctn_joint_def_rows(ctn_joint_def j) {
+    int n = ctn_joint_row_count(j.type);
+    if ((j.type == CTN_JT_HINGE || j.type == CTN_JT_PRISMATIC) && (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR))) n += 1;
+    if (j.type == CTN_JT_CONE_TWIST) n += ((j.flags & CTN_JF_SWING) != 0) + ((j.flags & CTN_JF_LIMIT) != 0);
+    return n;
+}
+
+/* Linear (point-to-point) rows of joint j; the rest are angular. */
+CTN_FN int ctn_joint_lin_rows(ctn_joint_def j) {
+    if (j.type == CTN_JT_DISTANCE) return 1;
+    if (j.type == CTN_JT_PRISMATIC) return (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 3 : 2;
+    return j.type == CTN_JT_SPRING ? 0 : 3;
+}
+
+/* Slider position s = a1 . (x_a - x_b): the anchor separation along the slider axis a1 = R_a axis_a, 0
+ * where the anchors coincide, positive when body a has moved along +axis relative to body b. With body a's
+ * lever arm ra - sep, d(s)/dt = a1 . (va + wa x (ra - sep) - vb - wb x rb) (the across rows' derivation in
+ * ctn_joint_rows, along a1 instead of t_k). */
+CTN_FN float ctn_prismatic_position(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
+    return ctn_dot(ctn_quat_rotate(pa.q, j.axis_a), sep);
+}
+
+/* Swing angle phi in [0, pi] of a cone-twist (or the angle between any two body axes): the angle between
+ * the twist axes a1 = R_a axis_a and a2 = R_b axis_b, phi = atan2(|a1 x a2|, a1 . a2) (accurate near 0
+ * and pi, unlike acos). */
+CTN_FN float ctn_swing_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    return CTN_ATAN2(ctn_length(ctn_cross(a1, a2)), ctn_dot(a1, a2));
+}
+
+/* Twist rate direction of a cone-twist: with the swing-twist decomposition of the rest error (Grassia 1998;
+ * Bullet's btConeTwistConstraint, Coumans 2006) q_e = (q_a q_rel) q_b^* into a swing that carries b's twist
+ * axis onto a1 = R_a axis_a by the shortest arc and a twist about a1, the twist angle is the hinge angle
+ * theta = 2 atan2(v . a1, w) of q_e = (w, v) (ctn_hinge_angle), and differentiating it with
+ * dq_e/dt = (wa q_e - q_e wb) / 2 gives, exactly at any swing below pi (docs/design.md),
+ *     d(theta)/dt = T . (wa - wb),  T = [w^2 a1 - w (v x a1) + (v . a1) v] / (w^2 + (v . a1)^2).
+ * With no swing v is parallel to a1 and T = a1 (the hinge's row). */
+CTN_FN ctn_v3 ctn_twist_direction(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
+    ctn_v3 v = ctn_v3_make(qe.x, qe.y, qe.z);
+    float va = ctn_dot(v, a1), den = qe.w * qe.w + va * va;
+    if (!(den > 1e-12f)) return a1; /* swing of pi: the twist is undefined */
+    ctn_v3 t = ctn_madd(ctn_scale(a1, qe.w * qe.w), ctn_cross(v, a1), -qe.w);
+    return ctn_scale(ctn_madd(t, v, va), 1.0f / den);
+}
+
+/* A limit row at index k along +dir (value - lo >= 0) or -dir (hi - value >= 0), whichever limit is nearer;
+ * g > 0 is the distance to the limit and lambda >= 0 pushes away from it. */
+CTN_FN void ctn_limit_row(ctn_block *blk, float *g, int k, ctn_v3 dir, float value, float lo, float hi) {
+    if (value - lo < hi - value) {
+        blk->dir[k] = dir;
+        g[k] = value - lo;
+    } else {
+        blk->dir[k] = ctn_neg(dir);
+        g[k] = hi - value;
+    }
+    blk->lo[k] = 0.0f;
 }
 
 /* Position error g of every row and the row directions at the current poses (body b < 0: the world,
@@ -129,8 +200,19 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         g[0] = ctn_dot(t1, sep);
         g[1] = ctn_dot(t2, sep);
         blk->n_lin = 2;
+        if (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) {
+            /* Third linear row along a1 with the same arm (ctn_prismatic_position): the nearer position limit
+             * as a unilateral row (lambda >= 0), or g = 0 for a motor-only slider (ctn_joint_prepare makes it
+             * the motor row while the limit is not reached), as the hinge's sixth row. */
+            ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+            blk->dir[2] = a1;
+            g[2] = 0.0f;
+            if (j.flags & CTN_JF_LIMIT) ctn_limit_row(blk, g, 2, a1, ctn_dot(a1, sep), j.lo, j.hi);
+            blk->n_lin = 3;
+        }
     }
-    if (j.type == CTN_JT_BALL || j.type == CTN_JT_HINGE || j.type == CTN_JT_FIXED) {
+    if (j.type == CTN_JT_BALL || j.type == CTN_JT_HINGE || j.type == CTN_JT_FIXED || j.type == CTN_JT_UNIVERSAL ||
+        j.type == CTN_JT_CONE_TWIST) {
         /* g = pa - pb along the world axes (eq. 31) */
         blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
         blk->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
@@ -158,20 +240,45 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
              * guards the nearer limit as a unilateral row (lambda >= 0): theta - lo >= 0 along a1, or
              * hi - theta >= 0 along -a1; g > 0 is the distance to the limit. A motor-only hinge has g = 0;
              * ctn_joint_prepare turns the row into the motor row when the limit is not reached. */
-            float theta = ctn_hinge_angle(j, pa, pb);
             blk->dir[5] = a1;
             g[5] = 0.0f;
-            if (j.flags & CTN_JF_LIMIT) {
-                if (theta - j.lo < j.hi - theta) {
-                    g[5] = theta - j.lo;
-                } else {
-                    blk->dir[5] = ctn_neg(a1);
-                    g[5] = j.hi - theta;
-                }
-                blk->lo[5] = 0.0f;
-            }
+            if (j.flags & CTN_JF_LIMIT) ctn_limit_row(blk, g, 5, a1, ctn_hinge_angle(j, pa, pb), j.lo, j.hi);
             blk->n_ang = 3;
         }
+    } else if (j.type == CTN_JT_UNIVERSAL) {
+        /* Cardan joint (the universal joint of ODE, Smith 2006, and Bullet): the cross axes a1 = R_a axis_a and
+         * a2 = R_b axis_b stay perpendicular, g = a1 . a2; with da1/dt = wa x a1, da2/dt = wb x a2,
+         *     dg/dt = (wa x a1) . a2 + a1 . (wb x a2) = (a1 x a2) . (wa - wb),
+         * one angular row along t = a1 x a2, exact at any pose (|t| = 1 while the axes are perpendicular). */
+        ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+        ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+        blk->dir[3] = ctn_cross(a1, a2);
+        g[3] = ctn_dot(a1, a2);
+        blk->n_ang = 1;
+    } else if (j.type == CTN_JT_CONE_TWIST) {
+        /* Ragdoll joint: ball + a swing cone phi <= phi_max and twist limits lo <= theta <= hi, each a
+         * unilateral row (lambda >= 0) present when enabled (the swing-twist split of Bullet's
+         * btConeTwistConstraint, Coumans 2006; docs/design.md). Swing: cos(phi) = a1 . a2, so
+         * -sin(phi) dphi/dt = (a1 x a2) . (wa - wb) and g = phi_max - phi has dg/dt = n . (wa - wb) with
+         * n = (a1 x a2) / |a1 x a2| (any axis across a1 when the axes are aligned, far from the cone).
+         * Twist: theta (ctn_hinge_angle) with d(theta)/dt = T . (wa - wb) (ctn_twist_direction). */
+        int r = 3;
+        if (j.flags & CTN_JF_SWING) {
+            ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+            ctn_v3 c = ctn_cross(a1, ctn_quat_rotate(pb.q, j.axis_b)), t2;
+            float sn = ctn_length(c);
+            if (sn > 1e-6f) c = ctn_scale(c, 1.0f / sn);
+            else ctn_basis(a1, &c, &t2);
+            blk->dir[r] = c;
+            g[r] = j.rest_length - ctn_swing_angle(j, pa, pb);
+            blk->lo[r] = 0.0f;
+            ++r;
+        }
+        if (j.flags & CTN_JF_LIMIT) {
+            ctn_limit_row(blk, g, r, ctn_twist_direction(j, pa, pb), ctn_hinge_angle(j, pa, pb), j.lo, j.hi);
+            ++r;
+        }
+        blk->n_ang = r - 3;
     } else if (j.type == CTN_JT_FIXED || j.type == CTN_JT_PRISMATIC) {
         /* Orientation error: the rotation q_e = (q_a q_rel) q_b^* that takes b to its target; for a small
          * error q_e ~ (1, theta/2) and dtheta/dt = wa - wb, so g = 2 vec(q_e) along the world axes
@@ -322,18 +429,20 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
             if (bounce > blk->bias[0]) blk->bias[0] = bounce;
         }
     }
-    if (j.type == CTN_JT_HINGE && (j.flags & CTN_JF_MOTOR) && n == 6) {
+    /* the motor row of a hinge (angular row 5) or a slider (linear row 2) */
+    int mr = j.type == CTN_JT_HINGE && n == 6 ? 5 : (j.type == CTN_JT_PRISMATIC && blk->n_lin == 3 ? 2 : -1);
+    if ((j.flags & CTN_JF_MOTOR) && mr >= 0) {
         /* The motor row replaces the limit row unless the limit is reached within this substep (limit
          * row at its bound lo = 0 and g + h J v <= 0): a velocity row along a1 with target speed
-         * `stiffness` and impulse bounds +-max_torque h (a motorised constraint). */
-        int limit_active = (j.flags & CTN_JF_LIMIT) && g[5] + h * jv[5] <= 0.0f;
+         * `stiffness` and impulse bounds +-max_torque h (+-max_force h for a slider; a motorised constraint). */
+        int limit_active = (j.flags & CTN_JF_LIMIT) && g[mr] + h * jv[mr] <= 0.0f;
         if (!limit_active) {
             ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
-            blk->dir[5] = a1;
-            blk->bias[5] = j.stiffness;
-            blk->soft[5] = 0.0f;
-            blk->lo[5] = -j.damping * h;
-            blk->hi[5] = j.damping * h;
+            blk->dir[mr] = a1;
+            blk->bias[mr] = j.stiffness;
+            blk->soft[mr] = 0.0f;
+            blk->lo[mr] = -j.damping * h;
+            blk->hi[mr] = j.damping * h;
         }
     }
     /* mass splitting scales the whole inverse mass matrix of a body, inertia included */

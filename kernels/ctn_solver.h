@@ -167,7 +167,7 @@ CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, C
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
         ctn_joint_def j = defs[s];
-        int n_lin = j.type == CTN_JT_DISTANCE ? 1 : 3;
+        int n_lin = ctn_joint_lin_rows(j);
         float l2 = 0.0f, a2 = 0.0f;
         for (k = 0; k < CTN_MAX_ROWS; ++k) {
             float l = lambda[6 * s + k];

@@ -64,20 +64,31 @@ typedef struct ctn_props {
 #define CTN_JT_SPRING 4
 #define CTN_JT_PRISMATIC 6 /* slider: translation along one axis only (ctn_joint_rows) */
 #define CTN_JT_CONTACT 5 /* Normal (unilateral) + two friction rows, Lacoursière 2011, eq. 33 */
+#define CTN_JT_UNIVERSAL 7  /* cardan: ball + axis_a kept perpendicular to axis_b (ctn_joint_rows) */
+#define CTN_JT_CONE_TWIST 8 /* ball + swing cone and twist limits (ragdoll shoulders, hips) */
 
 /* ctn_joint_def.flags. */
-#define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis) */
-#define CTN_JF_MOTOR 2 /* hinge: velocity motor, target speed `stiffness`, max torque `damping` */
+#define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis); prismatic: position
+                          limits [lo, hi] along the axis (m); cone-twist: twist angle limits [lo, hi] */
+#define CTN_JF_MOTOR 2 /* hinge: velocity motor, target speed `stiffness`, max torque `damping`; prismatic: target
+                          speed (m/s) and max force (N) */
 #define CTN_JF_ROPE 4  /* distance: only resists stretching (lambda <= 0) */
 #define CTN_JF_AUTO 8  /* contact made by the built-in collision detection (host/collide.c) */
 /* distance: an implicit spring, i.e. a spring-damper written as a compliant distance row (SPOOK with
  * compliance 1/k and damping time c/k, ctn_joint_prepare); stiffness and damping keep k and c */
 #define CTN_JF_IMPLICIT_SPRING 16
+#define CTN_JF_SWING 32 /* cone-twist: swing cone, angle between the twist axes <= rest_length (rad) */
 
 /* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
  * Body b < 0 is the world; then anchor_b / axis_b are world-frame.
  * Per-type meaning of the shared fields (contacts reuse fields a type does not need, so the size stays 112):
- *   prismatic: axis_a / axis_b = slider axis in each body's frame, rel_q = rest orientation of b relative to a.
+ *   prismatic: axis_a / axis_b = slider axis in each body's frame, rel_q = rest orientation of b relative to a;
+ *            CTN_JF_LIMIT with lo/hi the position limits (m), CTN_JF_MOTOR as the hinge's (speed m/s, force N).
+ *   universal: axis_a = the cross axis fixed in a (a's frame), axis_b = the one fixed in b (b's frame), kept
+ *            perpendicular; rel_q = rest orientation of b relative to a.
+ *   cone-twist: axis_a / axis_b = twist axis in each body's frame, rel_q = rest orientation of b relative to
+ *            a (the zero of the twist angle); CTN_JF_SWING with rest_length = swing limit (rad), CTN_JF_LIMIT
+ *            with lo/hi the twist limits (rad).
  *   hinge:   rel_q = rest orientation of b relative to a (the zero of the hinge angle); flags CTN_JF_LIMIT
  *            with lo/hi the angle limits (rad); CTN_JF_MOTOR with stiffness = target speed (rad/s) and
  *            damping = maximum torque (N m).

@@ -1,6 +1,7 @@
 /* Jacobians against finite differences of the constraint functions.
  *
- * For every joint type (distance, ball, hinge, fixed, prismatic), with rigid bodies, particles and the world as
+ * For every joint type (distance, ball, hinge, fixed, prismatic with its limit row, universal, cone-twist with
+ * its swing and twist limit rows), with rigid bodies, particles and the world as
  * body b, the rows built by ctn_joint_rows / ctn_joint_prepare (kernels/ctn_rows.h) must satisfy
  *     J v == dg/dt == (g(q + eps qdot) - g(q - eps qdot)) / (2 eps)
  * for random body velocities, where a pose moves along (v, w) by x +/- eps v and e -> exp(+/- eps/2 w) e
@@ -15,6 +16,10 @@
  * derivative of g only on the constraint manifold (dg/dt = t . (wa - wb) needs a1 = a2, resp. the
  * orientation error q_e = 1; away from it the error is O(|g|)), so they are checked at poses where the
  * angular constraint holds (positions still random); a separate check shows the error grows like |g|.
+ * The universal row (g = a1 . a2), the cone-twist swing row (g = phi_max - phi) and twist row (g = theta -
+ * lo or hi - theta, the exact rate T of ctn_twist_direction) and the slider's limit row are exact at any
+ * pose, so they are checked at random poses away from their singular points (swing near 0 or pi, twist
+ * near +-pi, where the angles wrap).
  *
  * Tolerances (float32 math): poses are O(1) m, so g carries a round-off of ~1e-7 m; with eps = 1e-3 the
  * central difference has a round-off error of ~1e-7 / 1e-3 = 1e-4 (relative to velocities of O(1)) and
@@ -153,7 +158,7 @@ static ctn_joint_def make_joint(int type, const side *a, const side *b) {
     j.type = type;
     j.a = 0;
     j.b = b->world ? -1 : 1;
-    j.rows = type == CTN_JT_DISTANCE ? 1 : type == CTN_JT_BALL ? 3 : type == CTN_JT_HINGE || type == CTN_JT_PRISMATIC ? 5 : 6;
+    j.rows = ctn_joint_row_count(type);
     j.anchor_a = a->particle ? ctn_v3_zero() : rand_v3(0.5);
     j.anchor_b = b->particle ? ctn_v3_zero() : rand_v3(0.5);
     if (b->world) j.anchor_b = rand_v3(1.0); /* world-frame anchor */
@@ -223,6 +228,56 @@ int main(void) {
             check_joint(what, j, &a, &b, 1);
         }
     }
+    /* The slider's limit row (a third linear row along the axis, guarding the nearer limit) at random
+     * positions; each limit in turn is the nearer one. */
+    for (int config = 0; config < 2; ++config) {
+        for (int trial = 0; trial < 50; ++trial) {
+            side a = make_side(0, 0), b = make_side(config == 1, 0);
+            ctn_joint_def j = make_joint(CTN_JT_PRISMATIC, &a, &b);
+            satisfy_angular(&j, &a, &b);
+            float s0 = ctn_prismatic_position(j, a.pose, b.pose);
+            j.flags = CTN_JF_LIMIT;
+            j.lo = trial % 2 ? s0 - 0.3f : s0 - 2.0f;
+            j.hi = trial % 2 ? s0 + 2.0f : s0 + 0.3f;
+            j.rows = ctn_joint_def_rows(j);
+            snprintf(what, sizeof what, "prismatic limit config %d trial %d", config, trial);
+            check_joint(what, j, &a, &b, 1);
+        }
+    }
+    /* Universal and cone-twist at random poses (rigid-rigid, rigid-world): random axes for the universal
+     * (its row is exact anywhere); for the cone-twist a random rest orientation, a cone and twist limits
+     * around the current angles (so both limit rows are present, each limit the nearer one in turn). */
+    int cone_rows = 0;
+    for (int config = 0; config < 2; ++config) {
+        for (int trial = 0; trial < 100; ++trial) {
+            side a = make_side(0, 0), b = make_side(config == 1, 0);
+            ctn_joint_def u = make_joint(CTN_JT_UNIVERSAL, &a, &b);
+            u.axis_a = rand_v3(1.0), u.axis_b = rand_v3(1.0);
+            u.axis_a = ctn_scale(u.axis_a, 1.0f / ctn_length(u.axis_a));
+            u.axis_b = ctn_scale(u.axis_b, 1.0f / ctn_length(u.axis_b));
+            snprintf(what, sizeof what, "universal config %d trial %d", config, trial);
+            check_joint(what, u, &a, &b, 1);
+
+            ctn_joint_def c = make_joint(CTN_JT_CONE_TWIST, &a, &b);
+            ctn_v3 ax = rand_v3(1.0);
+            ax = ctn_scale(ax, 1.0f / ctn_length(ax));
+            c.axis_a = ax;
+            c.rel_q = rand_quat();
+            c.axis_b = ctn_quat_rotate_inv(c.rel_q, ax); /* as at creation: the same axis seen from b at rest */
+            float phi = ctn_swing_angle(c, a.pose, b.pose), theta = ctn_hinge_angle(c, a.pose, b.pose);
+            if (phi < 0.1f || phi > 2.5f || fabsf(theta) > 2.8f) continue; /* the singular and wrapping points */
+            c.flags = CTN_JF_SWING | CTN_JF_LIMIT;
+            c.rest_length = phi + 0.2f;
+            c.lo = trial % 2 ? theta - 0.3f : theta - 2.0f;
+            c.hi = trial % 2 ? theta + 2.0f : theta + 0.3f;
+            c.rows = ctn_joint_def_rows(c);
+            snprintf(what, sizeof what, "cone-twist config %d trial %d (swing %.2f, twist %.2f)", config, trial, phi, theta);
+            check_joint(what, c, &a, &b, 1);
+            cone_rows += 5;
+        }
+    }
+    printf("universal: 200 joints, cone-twist: %d rows at random poses\n", cone_rows);
+    CHECK(cone_rows > 200, "only %d cone-twist rows checked", cone_rows);
     /* Off the angular manifold the angular rows are only first-order accurate: the mismatch grows
      * with the violation (documents why the rows above are checked on the manifold). */
     for (int type = CTN_JT_HINGE; type <= CTN_JT_FIXED; ++type) {

@@ -70,7 +70,9 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     out->body_b = ctn__body_handle(w, d->b);
     v3_out(d->anchor_a, out->anchor_a);
     v3_out(d->anchor_b, out->anchor_b);
-    if (d->type == CTN_JT_HINGE) v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
+    if (d->type == CTN_JT_HINGE || d->type == CTN_JT_PRISMATIC || d->type == CTN_JT_UNIVERSAL || d->type == CTN_JT_CONE_TWIST)
+        v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
+    if (d->type == CTN_JT_UNIVERSAL) v3_out(d->b < 0 ? d->axis_b : ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
     if (d->type == CTN_JT_DISTANCE || d->type == CTN_JT_SPRING) out->rest_length = d->rest_length;
     if (out->type == CTN_JOINT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */
     out->implicit = (d->flags & CTN_JF_IMPLICIT_SPRING) != 0;
@@ -79,15 +81,21 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     return CTN_OK;
 }
 
-/* The live joint of type `type` (ctn_joint_get_limits and friends), or NULL with the reason recorded. */
-static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int type, const char *what, ctn_status *st) {
+/* The live joint whose type is `type` or `type2` (ctn_joint_get_limits and friends), or NULL with the
+ * reason recorded. */
+static const ctn_joint_def *joint_typed2(ctn_world *w, ctn_joint_id joint, int type, int type2, const char *what, ctn_status *st) {
     const ctn_joint_def *d = joint_of(w, joint, what, st);
-    if (d && ctn__joint_type(d) != type) {
-        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)joint,
-                        ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)), ctn_joint_type_name((ctn_joint_type)type));
+    if (d && ctn__joint_type(d) != type && ctn__joint_type(d) != type2) {
+        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s%s%s joint", what, (long long)joint,
+                        ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)), ctn_joint_type_name((ctn_joint_type)type),
+                        type2 != type ? " or " : "", type2 != type ? ctn_joint_type_name((ctn_joint_type)type2) : "");
         return NULL;
     }
     return d;
+}
+
+static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int type, const char *what, ctn_status *st) {
+    return joint_typed2(w, joint, type, type, what, st);
 }
 
 ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, double *lower, double *upper) {
@@ -95,8 +103,11 @@ ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, 
     ctn__clear_error(w);
     if (!enabled || !lower || !upper) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_HINGE, "ctn_joint_get_limits", &st);
+    const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_limits", &st);
     if (!d) return st;
+    if (d->type != CTN_JT_HINGE && d->type != CTN_JT_PRISMATIC && d->type != CTN_JT_CONE_TWIST)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: joint %lld is a %s joint, not a hinge, prismatic or cone-twist joint",
+                         (long long)joint, ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)));
     *enabled = (d->flags & CTN_JF_LIMIT) != 0;
     *lower = *enabled ? d->lo : 0.0;
     *upper = *enabled ? d->hi : 0.0;
@@ -108,7 +119,7 @@ ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, d
     ctn__clear_error(w);
     if (!enabled || !speed || !max_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_motor: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_HINGE, "ctn_joint_get_motor", &st);
+    const ctn_joint_def *d = joint_typed2(w, joint, CTN_JT_HINGE, CTN_JT_PRISMATIC, "ctn_joint_get_motor", &st);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_MOTOR) != 0;
     *speed = *enabled ? d->stiffness : 0.0; /* a motor keeps its target speed in `stiffness`, its torque in `damping` */
@@ -124,5 +135,17 @@ ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
     const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_DISTANCE, "ctn_joint_get_rope", &st);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_ROPE) != 0;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_swing_limit(ctn_world *w, ctn_joint_id joint, int *enabled, double *swing) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    if (!enabled || !swing) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing_limit: an output pointer is NULL");
+    ctn_status st;
+    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_CONE_TWIST, "ctn_joint_get_swing_limit", &st);
+    if (!d) return st;
+    *enabled = (d->flags & CTN_JF_SWING) != 0;
+    *swing = *enabled ? d->rest_length : 0.0; /* a cone-twist keeps its cone angle in `rest_length` */
     return CTN_OK;
 }

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The stored joint type (kernels/ctn_types.h CTN_JT_*, read by the kernels) is the public enum value. */
+/* The stored joint type (kernels/ctn_types.h CTN_JT_*, read by the kernels) is the public enum value; the
+ * row counts are ctn_joint_row_count / ctn_joint_def_rows (kernels/ctn_rows.h). */
 _Static_assert(CTN_JOINT_DISTANCE == CTN_JT_DISTANCE && CTN_JOINT_BALL == CTN_JT_BALL && CTN_JOINT_HINGE == CTN_JT_HINGE &&
                    CTN_JOINT_FIXED == CTN_JT_FIXED && CTN_JOINT_SPRING == CTN_JT_SPRING && CTN_JOINT_CONTACT == CTN_JT_CONTACT && CTN_JOINT_PRISMATIC == CTN_JT_PRISMATIC,
                "ctn_joint_type and CTN_JT_* disagree");
+_Static_assert(CTN_JOINT_UNIVERSAL == CTN_JT_UNIVERSAL && CTN_JOINT_CONE_TWIST == CTN_JT_CONE_TWIST, "ctn_joint_type and CTN_JT_* disagree");
 
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
@@ -17,6 +19,7 @@ ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     d.body_a = 0;
     d.body_b = CTN_WORLD;
     d.axis[2] = 1.0;
+    d.axis2[0] = 1.0;
     d.rest_length = -1.0;
     d.compliance = -1.0;
     d.damping_time = -1.0;
@@ -99,6 +102,30 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     return CTN_OK;
 }
 
+/* The unit vector of a finite, non-zero axis (world frame). */
+static ctn_status unit_axis(ctn_world *w, const double v[3], const char *field, ctn_v3 *out) {
+    if (!finite3(v)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: non-finite component", field);
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 1e-9)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: (%g, %g, %g) has zero length", field, v[0], v[1], v[2]);
+    *out = ctn_v3_make((float)(v[0] / n), (float)(v[1] / n), (float)(v[2] / n));
+    return CTN_OK;
+}
+
+/* The universal joint's second cross axis: perpendicular to the first within 1e-3 (cos of the angle), then
+ * made exactly perpendicular (Gram-Schmidt) so that the joint starts without error. */
+static ctn_status cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, ctn_v3 *out) {
+    ctn_v3 b;
+    ctn_status st = unit_axis(w, v, "joint.axis2", &b);
+    if (st != CTN_OK) return st;
+    float c = ctn_dot(ax, b);
+    if (fabsf(c) > 1e-3f)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis2: (%g, %g, %g) is not perpendicular to joint.axis (cos %g); a universal "
+                         "joint's cross axes are", v[0], v[1], v[2], (double)c);
+    b = ctn_madd(b, ax, -c);
+    *out = ctn_scale(b, 1.0f / ctn_length(b));
+    return CTN_OK;
+}
+
 /* An implicit spring is stored as a distance row whose SPOOK regularisation is the spring-damper
  * (Lacoursiere 2007): compliance eps = 1/k, damping time tau = c/k. The row is integrated implicitly, so
  * even a 1e9 N/m spring is stable at 60 Hz, where the explicit force needs h < 2 sqrt(m/k). */
@@ -124,7 +151,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
     if (d->type == CTN_JOINT_CONTACT)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
-    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_PRISMATIC)
+    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_CONE_TWIST)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
     int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
@@ -138,7 +165,8 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
-    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED || d->type == CTN_JOINT_PRISMATIC;
+    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED || d->type == CTN_JOINT_PRISMATIC ||
+                       d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST;
     if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,
                          is_particle(w, a) ? (long long)d->body_a : (long long)d->body_b);
@@ -186,18 +214,18 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     } else if (d->implicit) {
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     }
-    if (d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_PRISMATIC) {
-        if (!finite3(d->axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: non-finite component");
-        double n = sqrt(d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2]);
-        if (!(n > 1e-9))
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis: (%g, %g, %g) has zero length", d->axis[0], d->axis[1], d->axis[2]);
-        ctn_v3 ax = ctn_v3_make((float)(d->axis[0] / n), (float)(d->axis[1] / n), (float)(d->axis[2] / n));
+    if (d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_PRISMATIC || d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST) {
+        ctn_v3 ax, ax2;
+        st = unit_axis(w, d->axis, "joint.axis", &ax);
+        if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, &ax2);
+        if (st != CTN_OK) return st;
+        if (d->type != CTN_JOINT_UNIVERSAL) ax2 = ax; /* one axis, seen from both bodies */
         j.axis_a = ctn_quat_rotate_inv(w->pose[a].q, ax);
-        j.axis_b = b < 0 ? ax : ctn_quat_rotate_inv(w->pose[b].q, ax);
-        /* rest orientation: the zero of the hinge angle (limits and motors) */
-        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
+        j.axis_b = b < 0 ? ax2 : ctn_quat_rotate_inv(w->pose[b].q, ax2);
     }
-    if (d->type == CTN_JOINT_FIXED) j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
+    /* rest orientation: the zero of the hinge and twist angles (limits and motors), the fixed joint's target */
+    if (d->type != CTN_JOINT_DISTANCE && d->type != CTN_JOINT_BALL && d->type != CTN_JOINT_SPRING)
+        j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
 
     int id;
     st = ctn__joint_insert(w, &j, &id);
@@ -255,82 +283,6 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     return CTN_OK;
 }
 
-/* ---- limits, motors, ropes --------------------------------------------------------------- */
-
-/* The slot of a live joint of the given type in *slot, and the host arrays brought up to date. */
-static ctn_status joint_of_type(ctn_world *w, ctn_joint_id handle, int type, const char *what, int *slot) {
-    int id = ctn__joint_index(w, handle, what);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
-    if (ctn__joint_type(&w->joints[id]) != type)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)handle,
-                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(&w->joints[id])), ctn_joint_type_name((ctn_joint_type)type));
-    *slot = id;
-    return ctn__sync(w);
-}
-
-/* A hinge with a limit or a motor has 6 rows, else 5; the row count is part of the layout. */
-static void hinge_rows_changed(ctn_world *w, ctn_joint_def *j) {
-    int rows = (j->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 6 : 5;
-    j->rows = rows;
-    w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
-}
-
-ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, double lower, double upper) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    int id = -1;
-    ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_set_limits", &id);
-    if (st != CTN_OK) return st;
-    const double pi = 3.14159265358979323846;
-    if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || lower < -pi || upper > pi))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need -pi <= lower <= upper <= pi, got [%g, %g]", lower, upper);
-    ctn_joint_def *j = &w->joints[id];
-    if (enabled) {
-        j->flags |= CTN_JF_LIMIT;
-        j->lo = (float)lower;
-        j->hi = (float)upper;
-    } else {
-        j->flags &= ~CTN_JF_LIMIT;
-        j->lo = j->hi = 0.0f;
-    }
-    hinge_rows_changed(w, j);
-    return CTN_OK;
-}
-
-ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    int id = -1;
-    ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_set_motor", &id);
-    if (st != CTN_OK) return st;
-    if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
-                         speed, max_torque);
-    ctn_joint_def *j = &w->joints[id];
-    if (enabled) {
-        j->flags |= CTN_JF_MOTOR;
-        j->stiffness = (float)speed;
-        j->damping = (float)max_torque;
-    } else {
-        j->flags &= ~CTN_JF_MOTOR;
-        j->stiffness = j->damping = 0.0f;
-    }
-    hinge_rows_changed(w, j);
-    return CTN_OK;
-}
-
-ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    int id = -1;
-    ctn_status st = joint_of_type(w, handle, CTN_JT_DISTANCE, "ctn_joint_set_rope", &id);
-    if (st != CTN_OK) return st;
-    if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
-    else w->joints[id].flags &= ~CTN_JF_ROPE;
-    w->topology_dirty = 1;
-    return CTN_OK;
-}
-
 ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double rest_length) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);
@@ -348,18 +300,6 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
     if (st != CTN_OK) return st;
     j->rest_length = (float)rest_length;
     w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, springs, device) are refreshed */
-    return CTN_OK;
-}
-
-ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
-    int id = -1;
-    ctn_status st = joint_of_type(w, handle, CTN_JT_HINGE, "ctn_joint_get_angle", &id);
-    if (st != CTN_OK) return st;
-    const ctn_joint_def *j = &w->joints[id];
-    *angle = ctn_hinge_angle(*j, w->pose[j->a], j->b >= 0 ? w->pose[j->b] : ctn__world_pose());
     return CTN_OK;
 }
 

@@ -121,6 +121,7 @@ static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_bod
     if (sj->has_limits) st = ctn_joint_set_limits(w, id, 1, sj->lower, sj->upper);
     if (st == CTN_OK && sj->has_motor) st = ctn_joint_set_motor(w, id, 1, sj->motor_speed, sj->motor_max_torque);
     if (st == CTN_OK && sj->rope) st = ctn_joint_set_rope(w, id, 1);
+    if (st == CTN_OK && sj->has_swing) st = ctn_joint_set_swing_limit(w, id, 1, sj->swing);
     return st;
 }
 

@@ -28,6 +28,8 @@ typedef struct scene_joint {
     int has_motor;
     double motor_speed, motor_max_torque;
     int rope;
+    int has_swing; /* cone-twist "swing_limit" (rad) */
+    double swing;
     /* the joint's frames as stored, written by ctn_scene_save_json so that a saved world reloads bit for
      * bit: the hinge axis in each body's frame and the rest orientation of b relative to a */
     int has_frames;

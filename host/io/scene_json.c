@@ -89,9 +89,12 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* ---- constraints ---- */
 
-/* Index = ctn_joint_type, except "prismatic" (index 5, where the enum has its contacts, which scene files
- * do not name): parse_constraint maps it. */
-static const char *const joint_types[] = {"distance", "ball", "hinge", "fixed", "spring", "prismatic", NULL};
+/* The joint types scene files name (contacts are not part of a scene) and their ctn_joint_type values. */
+static const char *const joint_types[] = {"distance", "ball", "hinge", "fixed", "spring", "prismatic", "universal", "cone_twist", NULL};
+static const int joint_type_values[] = {CTN_JOINT_DISTANCE, CTN_JOINT_BALL,      CTN_JOINT_HINGE,     CTN_JOINT_FIXED,
+                                        CTN_JOINT_SPRING,   CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL, CTN_JOINT_CONE_TWIST};
+_Static_assert(sizeof joint_types / sizeof joint_types[0] == sizeof joint_type_values / sizeof joint_type_values[0] + 1,
+               "a value for every scene joint type");
 
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world, int *out) {
     if (cJSON_IsNumber(v)) {
@@ -130,28 +133,36 @@ static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *
     return 1;
 }
 
-/* Hinge "limits": [lower, upper] (rad, within [-pi, pi]) and "motor": {"speed": rad/s, "max_torque": N m}. */
-static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, scene_joint *sj) {
+/* Hinge and cone-twist (twist) "limits": [lower, upper] (rad, within [-pi, pi]), slider "limits" (m);
+ * "motor": {"speed": rad/s, "max_torque": N m} on a hinge, {"speed": m/s, "max_force": N} on a slider;
+ * cone-twist "swing_limit" (rad, within [0, pi]). */
+static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type, scene_joint *sj) {
     char p[PATH_MAX_LEN];
     double lim[2];
     int r = ctn__json_vec(c, j, "limits", path, 2, lim);
     if (r < 0) return 0;
     if (r) {
         ctn__json_path(p, path, "limits");
-        if (!(lim[0] >= -CTN_SCENE_PI && lim[0] <= lim[1] && lim[1] <= CTN_SCENE_PI))
-            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "[%g, %g] is not an interval lower <= upper within [-pi, pi]", lim[0], lim[1]);
+        double bound = type == CTN_JOINT_PRISMATIC ? 1e30 : CTN_SCENE_PI;
+        if (!(lim[0] >= -bound && lim[0] <= lim[1] && lim[1] <= bound))
+            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "[%g, %g] is not an interval lower <= upper within [%g, %g]", lim[0], lim[1],
+                                  -bound, bound);
         sj->has_limits = 1, sj->lower = lim[0], sj->upper = lim[1];
     }
+    int rw = ctn__json_range(c, j, "swing_limit", path, 0.0, 0, CTN_SCENE_PI, &sj->swing);
+    if (rw < 0) return 0;
+    sj->has_swing = rw;
     const cJSON *m = ctn__json_member(j, "motor");
     if (!m) return 1;
     ctn__json_path(p, path, "motor");
-    static const char *const keys[] = {"speed", "max_torque", NULL};
+    const char *limit_key = type == CTN_JOINT_PRISMATIC ? "max_force" : "max_torque";
+    const char *const keys[] = {"speed", limit_key, NULL};
     if (!ctn__json_object(c, m, p) || !ctn__json_keys(c, m, p, keys)) return 0;
     int rs = ctn__json_number(c, m, "speed", p, &sj->motor_speed);
     if (rs < 0) return 0;
-    int rt = ctn__json_range(c, m, "max_torque", p, 0.0, 0, 1e30, &sj->motor_max_torque);
+    int rt = ctn__json_range(c, m, limit_key, p, 0.0, 0, 1e30, &sj->motor_max_torque);
     if (rt < 0) return 0;
-    if (!rs || !rt) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "needs \"speed\" and \"max_torque\"");
+    if (!rs || !rt) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "needs \"speed\" and \"%s\"", limit_key);
     sj->has_motor = 1;
     return 1;
 }
@@ -161,7 +172,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, scene_jo
 static int parse_frames(pctx *c, const cJSON *j, const char *path, int type, scene_joint *sj) {
     int rq = ctn__json_nonzero_vec(c, j, "rest_orientation", path, 4, sj->rest_orientation);
     if (rq < 0) return 0;
-    if (type != CTN_JOINT_HINGE && type != CTN_JOINT_PRISMATIC) {
+    if (type != CTN_JOINT_HINGE && type != CTN_JOINT_PRISMATIC && type != CTN_JOINT_UNIVERSAL && type != CTN_JOINT_CONE_TWIST) {
         sj->has_frames = rq;
         return 1;
     }
@@ -182,9 +193,10 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
-    if (!tv) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring or prismatic)");
+    if (!tv)
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring, prismatic, universal or cone_twist)");
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
-    if (type == CTN_JOINT_CONTACT) type = CTN_JOINT_PRISMATIC;
+    type = joint_type_values[type];
     static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
                                              "rope", NULL};
     static const char *const k_ball[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time", NULL};
@@ -194,9 +206,15 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
                                           "rest_orientation", NULL};
     static const char *const k_spring[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "stiffness", "damping", "implicit", NULL};
     static const char *const k_prismatic[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "axis", "compliance",
+                                              "damping_time", "limits", "motor", "axis_a", "axis_b", "rest_orientation", NULL};
+    static const char *const k_universal[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "axis", "axis2", "compliance",
                                               "damping_time", "axis_a", "axis_b", "rest_orientation", NULL};
-    const char *const *keys = type == CTN_JOINT_DISTANCE    ? k_distance
-                              : type == CTN_JOINT_PRISMATIC ? k_prismatic
+    static const char *const k_cone[] = {"type",         "name",   "a",           "b",      "anchor_a", "anchor_b",         "pivot", "axis",
+                                         "compliance",   "damping_time", "limits", "swing_limit", "axis_a", "axis_b", "rest_orientation", NULL};
+    const char *const *keys = type == CTN_JOINT_DISTANCE     ? k_distance
+                              : type == CTN_JOINT_PRISMATIC  ? k_prismatic
+                              : type == CTN_JOINT_UNIVERSAL  ? k_universal
+                              : type == CTN_JOINT_CONE_TWIST ? k_cone
                               : type == CTN_JOINT_HINGE  ? k_hinge
                               : type == CTN_JOINT_FIXED  ? k_fixed
                               : type == CTN_JOINT_SPRING ? k_spring
@@ -226,7 +244,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
         ctn__json_path(p, path, "pivot");
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give either \"pivot\" (a world point) or \"anchor_a\"/\"anchor_b\", not both");
     }
-    int rigid = type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED || type == CTN_JOINT_PRISMATIC;
+    int rigid = type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED || type == CTN_JOINT_PRISMATIC || type == CTN_JOINT_UNIVERSAL ||
+                type == CTN_JOINT_CONE_TWIST;
     if ((type == CTN_JOINT_BALL || rigid) && !rp && !ra && !rb)
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, path, "a %s joint needs \"pivot\" (a world point) or \"anchor_a\" and \"anchor_b\"",
                     ctn_joint_type_name((ctn_joint_type)type));
@@ -252,12 +271,13 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
         ctn__json_path(p, path, "axis");
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "(%g, %g, %g) has zero length", sj->d.axis[0], sj->d.axis[1], sj->d.axis[2]);
     }
+    if (ctn__json_nonzero_vec(c, j, "axis2", path, 3, sj->d.axis2) < 0) return 0;
     if (ctn__json_range(c, j, "rest_length", path, 0.0, 0, 1e30, &sj->d.rest_length) < 0) return 0;
     if (ctn__json_range(c, j, "stiffness", path, 0.0, 0, 1e30, &sj->d.stiffness) < 0) return 0;
     if (ctn__json_range(c, j, "damping", path, 0.0, 0, 1e30, &sj->d.damping) < 0) return 0;
     if (ctn__json_range(c, j, "compliance", path, 0.0, 0, 1e30, &sj->d.compliance) < 0) return 0;
     if (ctn__json_range(c, j, "damping_time", path, 0.0, 0, 1e30, &sj->d.damping_time) < 0) return 0;
-    return parse_hinge_drive(c, j, path, sj) && parse_frames(c, j, path, type, sj) && ctn__json_bool(c, j, "rope", path, &sj->rope) >= 0 &&
+    return parse_hinge_drive(c, j, path, type, sj) && parse_frames(c, j, path, type, sj) && ctn__json_bool(c, j, "rope", path, &sj->rope) >= 0 &&
            ctn__json_bool(c, j, "implicit", path, &sj->d.implicit) >= 0;
 }
 

@@ -117,7 +117,7 @@ static void write_planes(FILE *f, const ctn_world *w) {
 }
 
 static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, const int *index) {
-    static const char *const types[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic"};
+    static const char *const types[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist"};
     fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", types[ctn__joint_type(j)], index[j->a]);
     if (j->b < 0) fputs("\"world\"", f);
     else fprintf(f, "%d", index[j->b]);
@@ -130,14 +130,19 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
         return;
     }
     fprintf(f, ", \"compliance\": %.9g, \"damping_time\": %.9g", j->compliance, j->damping_time);
-    if (j->type == CTN_JT_HINGE || j->type == CTN_JT_PRISMATIC) {
+    int axes = j->type == CTN_JT_HINGE || j->type == CTN_JT_PRISMATIC || j->type == CTN_JT_UNIVERSAL || j->type == CTN_JT_CONE_TWIST;
+    if (axes) {
         put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a)); /* for the reader; the frames are exact */
+        if (j->type == CTN_JT_UNIVERSAL) put_f3(f, "axis2", j->b < 0 ? j->axis_b : ctn_quat_rotate(w->pose[j->b].q, j->axis_b));
         put_f3(f, "axis_a", j->axis_a);
         put_f3(f, "axis_b", j->axis_b);
         if (j->flags & CTN_JF_LIMIT) fprintf(f, ", \"limits\": [%.9g, %.9g]", j->lo, j->hi);
-        if (j->flags & CTN_JF_MOTOR) fprintf(f, ", \"motor\": {\"speed\": %.9g, \"max_torque\": %.9g}", j->stiffness, j->damping);
+        if (j->flags & CTN_JF_SWING) fprintf(f, ", \"swing_limit\": %.9g", j->rest_length);
+        if (j->flags & CTN_JF_MOTOR)
+            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, j->type == CTN_JT_PRISMATIC ? "max_force" : "max_torque",
+                    j->damping);
     }
-    if (j->type == CTN_JT_HINGE || j->type == CTN_JT_FIXED || j->type == CTN_JT_PRISMATIC) put_quat(f, "rest_orientation", j->rel_q);
+    if (axes || j->type == CTN_JT_FIXED) put_quat(f, "rest_orientation", j->rel_q);
     if (j->type == CTN_JT_DISTANCE && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
     fputs("}", f);
 }

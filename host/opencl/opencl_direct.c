@@ -99,7 +99,7 @@ static ctn_status build_paths(ctn_world *w, int *perm, int *link, int *nb_out) {
         if (d->type == CTN_JT_CONTACT) {
             snprintf(why, sizeof why, "joint %d is a contact (unilateral rows)", t->order[s]);
             st = unsupported(w, why);
-        } else if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE)) {
+        } else if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
             snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[s]);
             st = unsupported(w, why);
         } else if (d->rows > nb) {

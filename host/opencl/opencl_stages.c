@@ -207,7 +207,7 @@ int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
     for (int s = 0; s < t->joint_count; ++s) {
         const ctn_joint_def *d = &t->defs[s];
-        if (d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE))) {
+        if (d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING))) {
             if (!o->cg_warned) {
                 o->cg_warned = 1;
                 ctn__log(w, CTN_LOG_INFO,

@@ -119,7 +119,7 @@ static ctn_status check_joints(ctn_world *w, const direct_state *s) {
             snprintf(why, sizeof why, "joint %d is a contact (unilateral rows)", t->order[slot]);
             return unsupported(w, why);
         }
-        if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE)) {
+        if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
             snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[slot]);
             return unsupported(w, why);
         }

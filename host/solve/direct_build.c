@@ -33,7 +33,9 @@ int ctn__direct_body_dof(const ctn_world *w, int body) {
     return zero == 3 ? 3 : (zero == 0 ? 6 : 0);
 }
 
-/* Rows of a joint type in the exact solve; 0 for a type it does not eliminate (contacts: always bounded).
+/* Rows of a joint type in the exact solve, its bilateral rows (ctn_joint_row_count, kernels/ctn_rows.h); 0 for
+ * a type it does not eliminate (contacts: always bounded). Limit, motor and cone rows are bounded: such a
+ * block leaves the exact solve for the substep.
  * Every count is at most CTN_MAX_ROWS, and the solver's loops take it as a run-time size. */
 int ctn__direct_rows(const ctn_joint_def *d) {
     /* the type's rows (kernels/ctn_rows.h); contacts have none here: they are bounded, Gauss-Seidel's */

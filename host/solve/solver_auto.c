@@ -31,7 +31,7 @@ static int uf_find(int *up, int x) {
 }
 
 static int is_bounded(const ctn_joint_def *d) {
-    return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE));
+    return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
 }
 
 static int dynamic_body(const ctn_world *w, int b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_DYNAMIC); }

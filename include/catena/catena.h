@@ -330,8 +330,15 @@ typedef enum ctn_joint_type {
     CTN_JOINT_CONTACT,      /**< 3 rows: normal (lambda_n >= 0) + 2 friction rows (|lambda_t| <= mu lambda_n);
                                created with ctn_contact_add or by the built-in collision detection, never by
                                ctn_joint_add */
-    CTN_JOINT_PRISMATIC     /**< 5 rows: slider, body a moves relative to body b along `axis` only (2 rows
-                               across the axis, 3 locking the relative orientation) */
+    CTN_JOINT_PRISMATIC,    /**< 5 rows: slider, body a moves relative to body b along `axis` only (2 rows
+                               across the axis, 3 locking the relative orientation); 6 with a limit or motor */
+    CTN_JOINT_UNIVERSAL,    /**< 4 rows: cardan (Hooke) joint, ball + the cross axis `axis` (fixed in body a) kept
+                               perpendicular to `axis2` (fixed in body b); transmits rotation about the axis
+                               across both */
+    CTN_JOINT_CONE_TWIST    /**< 3 rows: ball; plus one unilateral row for the swing cone
+                               (ctn_joint_set_swing_limit: angle between the twist axes, `axis` seen from each
+                               body, <= swing) and one for the twist limits (ctn_joint_set_limits: twist angle
+                               about the axis within [lower, upper]); the ragdoll joint */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
@@ -341,7 +348,8 @@ typedef struct ctn_joint_desc {
     ctn_body_id body_b;      /**< or CTN_WORLD */
     double anchor_a[3];      /**< body-a frame */
     double anchor_b[3];      /**< body-b frame, or world frame for CTN_WORLD */
-    double axis[3];          /**< hinge or slider axis in the world frame at creation */
+    double axis[3];          /**< hinge, slider or cone-twist (twist) axis, universal cross axis of body a; world
+                                  frame at creation */
     double rest_length;      /**< distance and spring; < 0: the current anchor distance */
     double stiffness;        /**< spring, N/m */
     double damping;          /**< spring, N s/m */
@@ -351,6 +359,8 @@ typedef struct ctn_joint_desc {
                                   h < 2 sqrt(m/k)); 1 = a compliant distance row, SPOOK compliance 1/k and
                                   damping time c/k (stable at any stiffness; needs stiffness > 0 and a rest
                                   length >= 1e-6 m; compliance and damping_time are then ignored) */
+    double axis2[3];         /**< universal: the cross axis of body b, world frame at creation, perpendicular to
+                                  `axis` (within 1e-3 of 90 degrees; made exact); default +x */
 } ctn_joint_desc;
 
 /** A joint of `type` from body 0 to the world: zero anchors, axis +z, and rest length (-1), compliance and
@@ -396,19 +406,36 @@ ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, doubl
 
 /** Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
  * positive when body_a turns about +axis relative to body_b). Adds a sixth, unilateral row about the hinge
- * axis guarding the nearer limit. enabled = 0 removes the limits. */
+ * axis guarding the nearer limit. enabled = 0 removes the limits.
+ * Prismatic: position limits lower <= s <= upper (m, finite; s = ctn_joint_get_translation), a unilateral
+ * row along the axis. Cone-twist: twist limits lower <= theta <= upper (rad, within [-pi, pi]; theta =
+ * ctn_joint_get_angle), a unilateral row about the twist axis. */
 ctn_status ctn_joint_set_limits(ctn_world *world, ctn_joint_id joint, int enabled, double lower, double upper);
 /** Hinge velocity motor: drives d(theta)/dt towards `speed` (rad/s) with at most `max_torque` (N m, >= 0).
  * With limits too, the limit row replaces the motor row in every substep in which the limit is reached
- * (a hinge has at most 6 rows). enabled = 0 removes the motor. */
+ * (a hinge has at most 6 rows). enabled = 0 removes the motor.
+ * Prismatic: drives ds/dt towards `speed` (m/s) with a force of at most `max_torque` (read: max force, N),
+ * sharing the limit row the same way. */
 ctn_status ctn_joint_set_motor(ctn_world *world, ctn_joint_id joint, int enabled, double speed, double max_torque);
+/** Cone-twist swing cone: the angle between the twist axes of the two bodies stays <= swing (rad, within
+ * [0, pi]; 0 in the pose at creation), a unilateral row about their common normal. enabled = 0 removes it. */
+ctn_status ctn_joint_set_swing_limit(ctn_world *world, ctn_joint_id joint, int enabled, double swing);
+/** The cone as set with ctn_joint_set_swing_limit (*enabled 0: none; swing then 0). */
+ctn_status ctn_joint_get_swing_limit(ctn_world *world, ctn_joint_id joint, int *enabled, double *swing);
+/** Swing angle (rad, [0, pi]) of a cone-twist: the angle between the twist axis seen from body a and from
+ * body b. Universal: the angle between the two cross axes (pi/2 while the joint holds). */
+ctn_status ctn_joint_get_swing(ctn_world *world, ctn_joint_id joint, double *angle);
+/** Slider position s (m) of a prismatic joint: the separation of the anchors along the axis, 0 where they
+ * coincide, positive when body_a has moved along +axis relative to body_b. */
+ctn_status ctn_joint_get_translation(ctn_world *world, ctn_joint_id joint, double *position);
 /** Distance joint as a rope: resists stretching beyond rest_length only (its impulse can only pull). */
 ctn_status ctn_joint_set_rope(ctn_world *world, ctn_joint_id joint, int enabled);
-/** Current hinge angle theta (rad). */
+/** Current hinge angle theta (rad); cone-twist: the twist angle about the twist axis (the swing-twist
+ * decomposition, twist after swing). */
 ctn_status ctn_joint_get_angle(ctn_world *world, ctn_joint_id joint, double *angle);
-/** The hinge limits as set with ctn_joint_set_limits (*enabled 0: none; bounds then 0). */
+/** The hinge, slider or twist limits as set with ctn_joint_set_limits (*enabled 0: none; bounds then 0). */
 ctn_status ctn_joint_get_limits(ctn_world *world, ctn_joint_id joint, int *enabled, double *lower, double *upper);
-/** The hinge motor as set with ctn_joint_set_motor (*enabled 0: none; speed and torque then 0). */
+/** The hinge or slider motor as set with ctn_joint_set_motor (*enabled 0: none; speed and torque then 0). */
 ctn_status ctn_joint_get_motor(ctn_world *world, ctn_joint_id joint, int *enabled, double *speed, double *max_torque);
 /** Whether a distance joint is a rope (ctn_joint_set_rope). */
 ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled);
@@ -549,7 +576,8 @@ const char *ctn_backend_name(ctn_backend backend);
 const char *ctn_stabilization_name(ctn_stabilization stabilization);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
 const char *ctn_body_type_name(ctn_body_type type);
-/** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact"). */
+/** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",
+ *  "cone_twist"). */
 const char *ctn_joint_type_name(ctn_joint_type type);
 /** Name of a shape type ("none", "sphere", "capsule", "box"). */
 const char *ctn_shape_type_name(ctn_shape_type type);

@@ -33,7 +33,8 @@ BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
 JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
-               "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC}
+               "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC, "universal": _c.JOINT_UNIVERSAL,
+               "cone_twist": _c.JOINT_CONE_TWIST}
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
 
 # settings keys whose values are enum names, and their tables
@@ -194,22 +195,25 @@ class World:
 
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
-                  motor=None, rope=False, implicit=False):
-        """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed", "spring" or
-        "prismatic" (a slider along axis).
+                  motor=None, rope=False, implicit=False, axis2=None, swing_limit=None):
+        """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed", "spring",
+        "prismatic" (a slider along axis), "universal" (a cardan joint: axis on body_a kept perpendicular to
+        axis2 on body_b) or "cone_twist" (a ball joint with a swing cone about axis and twist limits).
 
         pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
         anchor_b in the body frames, the world frame for WORLD); axis: the hinge axis (world frame);
         rest_length (distance, spring; default the current distance); stiffness (N/m) and damping (N s/m)
         of a spring; compliance (m/N) and damping_time (s) of the SPOOK regularisation (default the
-        world's); limits=(lower, upper) hinge angles (rad); motor=(speed rad/s, max_torque N m) a hinge
-        velocity motor; rope=True: a distance joint that only pulls; implicit=True: a spring as a compliant
+        world's); limits=(lower, upper) hinge angles (rad), slider positions (m) or cone-twist twist angles
+        (rad); motor=(speed rad/s, max_torque N m) a hinge velocity motor, (speed m/s, max force N) a slider
+        motor; swing_limit: the cone-twist cone angle (rad); rope=True: a distance joint that only pulls; implicit=True: a spring as a compliant
         row (SPOOK compliance 1/stiffness, damping time damping/stiffness), stable at any stiffness."""
         return self._h.add_joint(dict(type=_code(JOINT_TYPES, "joint.type", type), body_a=body_a, body_b=body_b,
                                       pivot=pivot, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
                                       rest_length=rest_length, stiffness=stiffness, damping=damping,
                                       compliance=compliance, damping_time=damping_time, limits=limits, motor=motor,
-                                      rope=bool(rope), implicit=int(bool(implicit))))
+                                      rope=bool(rope), implicit=int(bool(implicit)), axis2=axis2,
+                                      swing_limit=None if swing_limit is None else float(swing_limit)))
 
     def remove_joint(self, joint):
         self._h.remove_joint(joint)
@@ -220,8 +224,17 @@ class World:
         self._h.set_rest_length(joint, rest_length)
 
     def joint_angle(self, joint):
-        """The current angle of a hinge (rad)."""
+        """The current angle of a hinge, or the twist angle of a cone-twist (rad)."""
         return self._h.joint_angle(joint)
+
+    def joint_swing(self, joint):
+        """The swing angle of a cone-twist (rad): the angle between its twist axis seen from each body
+        (universal: the angle between the cross axes, pi/2 while the joint holds)."""
+        return self._h.joint_swing(joint)
+
+    def joint_translation(self, joint):
+        """The position of a slider along its axis (m)."""
+        return self._h.joint_translation(joint)
 
     def set_force(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
         """A force (N) and torque (N m), world frame, applied at the centre of mass until changed."""

@@ -15,7 +15,7 @@ PyObject *pyctn_add_body(pyctn_world *self, PyObject *dict) {
 }
 
 /* Joint options applied after ctn_joint_add; they are not ctn_joint_desc members. */
-static const char *const joint_options[] = {"pivot", "limits", "motor", "rope", NULL};
+static const char *const joint_options[] = {"pivot", "limits", "motor", "rope", "swing_limit", NULL};
 
 /* The pair (a, b) of a "limits" or "motor" entry. */
 static int pair_of(PyObject *dict, const char *key, int *present, double out[2]) {
@@ -27,10 +27,11 @@ static int pair_of(PyObject *dict, const char *key, int *present, double out[2])
     return pyctn_doubles(v, out, 2, what);
 }
 
-/* Applies limits, motor and rope to the new joint; CTN_OK or the failing call's status. */
+/* Applies limits, motor, rope and swing cone to the new joint; CTN_OK or the failing call's status. */
 static ctn_status joint_options_apply(ctn_world *w, ctn_joint_id id, int has_limits, const double limits[2], int has_motor,
-                                      const double motor[2], int rope) {
+                                      const double motor[2], int rope, PyObject *swing) {
     ctn_status st = CTN_OK;
+    if (swing) st = ctn_joint_set_swing_limit(w, id, 1, PyFloat_AsDouble(swing));
     if (has_limits) st = ctn_joint_set_limits(w, id, 1, limits[0], limits[1]);
     if (st == CTN_OK && has_motor) st = ctn_joint_set_motor(w, id, 1, motor[0], motor[1]);
     if (st == CTN_OK && rope) st = ctn_joint_set_rope(w, id, 1);
@@ -57,6 +58,9 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *dict) {
     PyObject *rope_obj = PyDict_GetItemString(dict, "rope");
     int rope = rope_obj ? PyObject_IsTrue(rope_obj) : 0;
     if (rope < 0) return NULL;
+    PyObject *swing = PyDict_GetItemString(dict, "swing_limit");
+    if (swing == Py_None) swing = NULL;
+    if (swing && PyFloat_AsDouble(swing) == -1.0 && PyErr_Occurred()) return NULL;
     PyObject *pivot_obj = PyDict_GetItemString(dict, "pivot");
     ctn_status st = CTN_OK;
     if (pivot_obj && pivot_obj != Py_None) {
@@ -69,7 +73,7 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *dict) {
     ctn_joint_id id;
     st = ctn_joint_add(self->world, &desc, &id);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    st = joint_options_apply(self->world, id, has_limits, limits, has_motor, motor, rope);
+    st = joint_options_apply(self->world, id, has_limits, limits, has_motor, motor, rope, swing);
     if (st != CTN_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ctn_world_last_error(self->world));

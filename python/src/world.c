@@ -202,6 +202,19 @@ static PyObject *world_joint_angle(pyctn_world *self, PyObject *arg) {
     return PyFloat_FromDouble(angle);
 }
 
+/* A joint coordinate read by `get` (swing angle, slider position). */
+static PyObject *joint_value(pyctn_world *self, PyObject *arg, ctn_status (*get)(ctn_world *, ctn_joint_id, double *)) {
+    int64_t id;
+    if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;
+    double v;
+    ctn_status st = get(self->world, id, &v);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *world_joint_swing(pyctn_world *self, PyObject *arg) { return joint_value(self, arg, ctn_joint_get_swing); }
+static PyObject *world_joint_translation(pyctn_world *self, PyObject *arg) { return joint_value(self, arg, ctn_joint_get_translation); }
+
 static PyObject *world_set_rest_length(pyctn_world *self, PyObject *args) {
     long long id;
     double length;
@@ -276,7 +289,9 @@ static PyMethodDef world_methods[] = {
     {"remove_body", (PyCFunction)world_remove_body, METH_O, "ctn_body_remove."},
     {"remove_joint", (PyCFunction)world_remove_joint, METH_O, "ctn_joint_remove."},
     {"set_force", (PyCFunction)world_set_force, METH_VARARGS, "set_force(id, force, torque)."},
-    {"joint_angle", (PyCFunction)world_joint_angle, METH_O, "Hinge angle (rad)."},
+    {"joint_angle", (PyCFunction)world_joint_angle, METH_O, "Hinge angle or cone-twist twist angle (rad)."},
+    {"joint_swing", (PyCFunction)world_joint_swing, METH_O, "Cone-twist swing angle (rad)."},
+    {"joint_translation", (PyCFunction)world_joint_translation, METH_O, "Slider position (m)."},
     {"set_rest_length", (PyCFunction)world_set_rest_length, METH_VARARGS, "set_rest_length(joint, metres)."},
     {"set_name", (PyCFunction)world_set_name, METH_VARARGS, "set_name(body, name)."},
     {"find_body", (PyCFunction)world_find_body, METH_O, "find_body(name) -> handle."},

@@ -1,0 +1,149 @@
+/* Joint limits, motors and ropes, and the joint coordinates they act on (hinge and twist angles, slider
+ * position, swing angle). The rows they add are built in kernels/ctn_rows.h (ctn_joint_rows). */
+#include "core/world.h"
+
+#include <math.h>
+
+#define TYPE_BIT(t) (1 << (t))
+#define HINGE_BIT TYPE_BIT(CTN_JT_HINGE)
+#define PRISMATIC_BIT TYPE_BIT(CTN_JT_PRISMATIC)
+#define CONE_BIT TYPE_BIT(CTN_JT_CONE_TWIST)
+
+static const double PI = 3.14159265358979323846;
+
+/* The slot of a live joint whose type is in `types` (a mask of TYPE_BIT) in *slot, and the host arrays
+ * brought up to date; `names` lists the accepted types for the message. */
+static ctn_status joint_of_types(ctn_world *w, ctn_joint_id handle, int types, const char *names, const char *what, int *slot) {
+    int id = ctn__joint_index(w, handle, what);
+    if (id < 0) return CTN_ERR_NOT_FOUND;
+    int type = ctn__joint_type(&w->joints[id]);
+    if (!(TYPE_BIT(type) & types))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)handle,
+                         ctn_joint_type_name((ctn_joint_type)type), names);
+    *slot = id;
+    return ctn__sync(w);
+}
+
+/* A limit or motor adds a row (ctn_joint_def_rows); the row count is part of the layout. */
+static void rows_changed(ctn_world *w, ctn_joint_def *j) {
+    j->rows = ctn_joint_def_rows(*j);
+    w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
+}
+
+static ctn_pose pose_of(const ctn_world *w, int b) { return b < 0 ? ctn__world_pose() : w->pose[b]; }
+
+ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, double lower, double upper) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, HINGE_BIT | PRISMATIC_BIT | CONE_BIT, "hinge, prismatic or cone-twist",
+                                   "ctn_joint_set_limits", &id);
+    if (st != CTN_OK) return st;
+    ctn_joint_def *j = &w->joints[id];
+    if (j->type == CTN_JT_PRISMATIC) {
+        if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || fabs(lower) > 1e30 || fabs(upper) > 1e30))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need finite lower <= upper (m), got [%g, %g]", lower, upper);
+    } else if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || lower < -PI || upper > PI)) {
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need -pi <= lower <= upper <= pi, got [%g, %g]", lower, upper);
+    }
+    if (enabled) {
+        j->flags |= CTN_JF_LIMIT;
+        j->lo = (float)lower;
+        j->hi = (float)upper;
+    } else {
+        j->flags &= ~CTN_JF_LIMIT;
+        j->lo = j->hi = 0.0f;
+    }
+    rows_changed(w, j);
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, HINGE_BIT | PRISMATIC_BIT, "hinge or prismatic", "ctn_joint_set_motor", &id);
+    if (st != CTN_OK) return st;
+    if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0 || fabs(speed) > 1e30 || max_torque > 1e30))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
+                         speed, max_torque);
+    ctn_joint_def *j = &w->joints[id];
+    if (enabled) {
+        j->flags |= CTN_JF_MOTOR;
+        j->stiffness = (float)speed;
+        j->damping = (float)max_torque;
+    } else {
+        j->flags &= ~CTN_JF_MOTOR;
+        j->stiffness = j->damping = 0.0f;
+    }
+    rows_changed(w, j);
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enabled, double swing) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, CONE_BIT, "cone-twist", "ctn_joint_set_swing_limit", &id);
+    if (st != CTN_OK) return st;
+    if (enabled && !(swing >= 0.0 && swing <= PI))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_swing_limit: swing %g must be within [0, pi]", swing);
+    ctn_joint_def *j = &w->joints[id];
+    if (enabled) {
+        j->flags |= CTN_JF_SWING;
+        j->rest_length = (float)swing; /* a cone-twist has no rest length: the field holds the cone angle */
+    } else {
+        j->flags &= ~CTN_JF_SWING;
+        j->rest_length = 0.0f;
+    }
+    rows_changed(w, j);
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, TYPE_BIT(CTN_JT_DISTANCE), "distance", "ctn_joint_set_rope", &id);
+    if (st != CTN_OK) return st;
+    if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
+    else w->joints[id].flags &= ~CTN_JF_ROPE;
+    w->topology_dirty = 1;
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, HINGE_BIT | CONE_BIT, "hinge or cone-twist", "ctn_joint_get_angle", &id);
+    if (st != CTN_OK) return st;
+    const ctn_joint_def *j = &w->joints[id];
+    *angle = ctn_hinge_angle(*j, w->pose[j->a], pose_of(w, j->b));
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_swing(ctn_world *w, ctn_joint_id handle, double *angle) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing: angle is NULL");
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, CONE_BIT | TYPE_BIT(CTN_JT_UNIVERSAL), "cone-twist or universal", "ctn_joint_get_swing", &id);
+    if (st != CTN_OK) return st;
+    const ctn_joint_def *j = &w->joints[id];
+    *angle = ctn_swing_angle(*j, w->pose[j->a], pose_of(w, j->b));
+    return CTN_OK;
+}
+
+ctn_status ctn_joint_get_translation(ctn_world *w, ctn_joint_id handle, double *position) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    ctn__clear_error(w);
+    if (!position) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_translation: position is NULL");
+    int id = -1;
+    ctn_status st = joint_of_types(w, handle, PRISMATIC_BIT, "prismatic", "ctn_joint_get_translation", &id);
+    if (st != CTN_OK) return st;
+    const ctn_joint_def *j = &w->joints[id];
+    *position = ctn_prismatic_position(*j, w->pose[j->a], pose_of(w, j->b));
+    return CTN_OK;
+}
