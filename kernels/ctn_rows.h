@@ -432,12 +432,25 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
     /* the motor row of a hinge (angular row 5) or a slider (linear row 2) */
     int mr = j.type == CTN_JT_HINGE && n == 6 ? 5 : (j.type == CTN_JT_PRISMATIC && blk->n_lin == 3 ? 2 : -1);
     if ((j.flags & CTN_JF_MOTOR) && mr >= 0) {
-        /* The motor row replaces the limit row unless the limit is reached within this substep (limit
-         * row at its bound lo = 0 and g + h J v <= 0): a velocity row along a1 with target speed
-         * `stiffness` and impulse bounds +-max_torque h (+-max_force h for a slider; a motorised constraint). */
-        int limit_active = (j.flags & CTN_JF_LIMIT) && g[mr] + h * jv[mr] <= 0.0f;
-        if (!limit_active) {
-            ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+        /* A motor is a velocity row along a1 with target speed `stiffness` and impulse bounds +-F h (F =
+         * max_torque, or max_force for a slider; a motorised constraint). It shares the row with the limit:
+         *  - driving away from the limit (or no limit): the motor row, unless the limit is reached within
+         *    this substep (limit row at its bound lo = 0 and g + h J v <= 0), when the limit row stays;
+         *  - driving into the limit (target speed s_t < 0 along the limit row's direction): one row along
+         *    that direction with target max(s_t, limit target), so that the motor closes the gap at its
+         *    speed but not past the limit, and bounds [-F h, F h], the upper one lifted to +inf once the
+         *    limit is reached (then it holds like the limit row). Switching between a motor row and a limit
+         *    row here instead makes them alternate and the body creep in a band of h s_t at the limit. */
+        ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+        int limited = (j.flags & CTN_JF_LIMIT) != 0;
+        int reached = limited && g[mr] + h * jv[mr] <= 0.0f;
+        float toward = ctn_dot(blk->dir[mr], a1) * j.stiffness;
+        if (limited && toward < 0.0f) {
+            if (toward >= blk->bias[mr]) blk->soft[mr] = 0.0f;
+            blk->bias[mr] = CTN_FMAX(toward, blk->bias[mr]);
+            blk->lo[mr] = -j.damping * h;
+            blk->hi[mr] = reached ? CTN_INF : j.damping * h;
+        } else if (!reached) {
             blk->dir[mr] = a1;
             blk->bias[mr] = j.stiffness;
             blk->soft[mr] = 0.0f;

@@ -143,10 +143,11 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
     if (r < 0) return 0;
     if (r) {
         ctn__json_path(p, path, "limits");
-        double bound = type == CTN_JOINT_PRISMATIC ? 1e30 : CTN_SCENE_PI;
+        int slider = type == CTN_JOINT_PRISMATIC;
+        double bound = slider ? 1e30 : CTN_SCENE_PI;
         if (!(lim[0] >= -bound && lim[0] <= lim[1] && lim[1] <= bound))
-            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "[%g, %g] is not an interval lower <= upper within [%g, %g]", lim[0], lim[1],
-                                  -bound, bound);
+            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "[%g, %g] is not an interval lower <= upper within %s", lim[0], lim[1],
+                                  slider ? "[-1e30, 1e30] m" : "[-pi, pi]");
         sj->has_limits = 1, sj->lower = lim[0], sj->upper = lim[1];
     }
     int rw = ctn__json_range(c, j, "swing_limit", path, 0.0, 0, CTN_SCENE_PI, &sj->swing);
