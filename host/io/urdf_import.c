@@ -383,17 +383,17 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
     if (j->mimic) report_add(&b->rep, R_MIMIC, "%s (mimics %s)", j->name, j->mimic);
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
-    if (j->type == CTN_URDF_PRISMATIC || j->type == CTN_URDF_PLANAR)
-        return fail(b, CTN_ERR_UNSUPPORTED, "joint '%s' is %s: Catena has no %s joint", j->name, joint_type_name(j->type),
-                    j->type == CTN_URDF_PRISMATIC ? "prismatic (sliding)" : "planar");
+    if (j->type == CTN_URDF_PLANAR)
+        return fail(b, CTN_ERR_UNSUPPORTED, "joint '%s' is %s: Catena has no planar joint", j->name, joint_type_name(j->type));
     if (j->type == CTN_URDF_FLOATING || !b->links[j->child].owns_body) return CTN_OK; /* free, or merged into its parent */
-    ctn_joint_desc d = ctn_joint_desc_default(j->type == CTN_URDF_FIXED ? CTN_JOINT_FIXED : CTN_JOINT_HINGE);
+    int slider = j->type == CTN_URDF_PRISMATIC; /* q: the child's travel along the axis, the slider position s */
+    ctn_joint_desc d = ctn_joint_desc_default(j->type == CTN_URDF_FIXED ? CTN_JOINT_FIXED : slider ? CTN_JOINT_PRISMATIC : CTN_JOINT_HINGE);
     d.body_a = handle_of(b, j->child);
     d.body_b = handle_of(b, j->parent);
     const frame *jf = &b->links[j->child].pose; /* the joint frame is the child's link frame */
     double axis[3];
     mat_vec(jf->r, j->axis, axis);
-    ctn_status st = ctn_joint_desc_set_pivot(b->w, &d, jf->p, d.type == CTN_JOINT_HINGE ? axis : NULL);
+    ctn_status st = ctn_joint_desc_set_pivot(b->w, &d, jf->p, d.type != CTN_JOINT_FIXED ? axis : NULL);
     ctn_joint_id id = 0;
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
     if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits) {
@@ -402,7 +402,8 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
         if (lo != j->lower || hi != j->upper) report_add(&b->rep, R_CLAMPED, "%s ([%g, %g])", j->name, j->lower, j->upper);
         st = ctn_joint_set_limits(b->w, id, 1, lo, hi);
     }
-    if (st == CTN_OK && d.type == CTN_JOINT_HINGE && j->has_limits && j->effort > 0) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
+    if (st == CTN_OK && slider && j->has_limits) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
+    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
     return CTN_OK;
 }

@@ -290,10 +290,10 @@ class World:
 
     def load_urdf(self, path):
         """Adds the robot of a URDF file (``ctn_scene_load_urdf``: links with mass become bodies named after
-        them, revolute/continuous/fixed joints Catena joints, collision spheres/boxes/cylinders shapes; see
+        them, revolute/continuous/prismatic/fixed joints Catena joints, collision spheres/boxes/cylinders shapes; see
         docs/urdf.md). What could only be approximated or was ignored (meshes, mimic joints, damping, ...)
         is logged as a warning on the 'catena' logger and returned as text ("" for an exact import); what
-        cannot be represented (prismatic or planar joints) raises, leaving the world unchanged."""
+        cannot be represented (planar joints) raises, leaving the world unchanged."""
         report = self._h.load_scene("urdf", os.fspath(path))
         if report:
             logging.getLogger("catena").warning("%s: %s", os.fspath(path), report)

@@ -31,12 +31,12 @@ def test_double_pendulum_matches_json(tmp_path):
         assert a.positions.shape == (2, 3)
 
 
-def test_prismatic_refused_world_unchanged(tmp_path):
-    urdf = tmp_path / "slider.urdf"
+def test_planar_refused_world_unchanged(tmp_path):
+    urdf = tmp_path / "planar.urdf"
     urdf.write_text("""<?xml version="1.0"?>
-<robot name="slider">
+<robot name="planar">
   <link name="base"/>
-  <joint name="rail" type="prismatic">
+  <joint name="rail" type="planar">
     <parent link="base"/><child link="cart"/>
     <axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/>
   </joint>
@@ -52,3 +52,24 @@ def test_prismatic_refused_world_unchanged(tmp_path):
             _loaded(w, str(urdf))
         assert "rail" in str(info.value)
         assert np.array_equal(w.positions, before)
+
+
+def test_prismatic_is_a_slider(tmp_path):
+    urdf = tmp_path / "slider.urdf"
+    urdf.write_text("""<?xml version="1.0"?>
+<robot name="slider">
+  <link name="world"/>
+  <joint name="rail" type="prismatic">
+    <parent link="world"/><child link="cart"/>
+    <axis xyz="0 1 0"/><limit lower="-0.25" upper="1" effort="0" velocity="1"/>
+  </joint>
+  <link name="cart">
+    <inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
+  </link>
+</robot>
+""")
+    with catena.World(backend="cpu") as w:
+        _loaded(w, str(urdf))
+        w.step(60)
+        # falls along the vertical rail onto its lower limit (measured -0.25000)
+        assert abs(w.joint_translation(0) + 0.25) < 1e-4

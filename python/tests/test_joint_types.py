@@ -1,0 +1,45 @@
+"""Slider limits and motor, universal and cone-twist joints through the Python package: the same physics as
+the C tests (tests/test_prismatic_drive.c, test_universal.c, test_cone_twist.c), smaller."""
+import math
+
+import pytest
+
+import catena
+
+
+def test_slider_limit_and_motor():
+    with catena.World(backend="cpu") as w:
+        box = w.add_body(mass=2.0, inertia=(0.1, 0.2, 0.3), position=(0, 1, 0))
+        j = w.add_joint("prismatic", box, pivot=(0, 1, 0), axis=(0, 1, 0), limits=(-0.4, 0.3))
+        w.step(120)
+        assert abs(w.joint_translation(j) + 0.4) < 1e-5  # rests on the lower limit (measured -0.400000)
+        assert abs(w.joint_loads()[j][1] - 2.0 * 9.81) < 1e-2  # held by m g (measured 19.6200 N)
+    with catena.World(backend="cpu") as w:
+        box = w.add_body(mass=2.0, inertia=(0.1, 0.2, 0.3), position=(0, 1, 0))
+        w.add_joint("prismatic", box, pivot=(0, 1, 0), axis=(1, 0, 0), motor=(3.0, 2.0))
+        w.step(60)
+        # 2 N on 2 kg for 1 s: 1 m/s (measured 1.00001)
+        assert abs(w.velocities[box][0] - 1.0) < 1e-3
+
+
+def test_universal_and_cone_twist():
+    with catena.World(backend="cpu", gravity=(0, 0, 0)) as w:
+        a = w.add_body(mass=1.0, inertia=(0.05, 0.05, 0.05), position=(-0.5, 0, 0))
+        b = w.add_body(mass=1.0, inertia=(0.05, 0.05, 0.05), position=(0.5, 0, 0))
+        w.add_joint("hinge", a, pivot=(-0.5, 0, 0), axis=(1, 0, 0), motor=(2.0, 100.0))
+        w.add_joint("hinge", b, pivot=(0.5, 0, 0), axis=(1, 0, 0))
+        u = w.add_joint("universal", a, b, pivot=(0, 0, 0), axis=(0, 0, 1), axis2=(0, 1, 0))
+        w.step(60)
+        assert abs(w.joint_swing(u) - math.pi / 2) < 1e-3  # the cross axes stay perpendicular
+        assert abs(w.joint_angle(1) - w.joint_angle(0)) < 1e-3  # in line: the output turns with the input
+        with pytest.raises(catena.Error):
+            w.add_joint("universal", a, b, pivot=(0, 0, 0), axis=(0, 0, 1), axis2=(0, 0, 1))
+    with catena.World(backend="cpu") as w:
+        rod = w.add_body(mass=1.0, inertia=(1 / 12, 0.005, 1 / 12), position=(0, -0.5, 0),
+                         angular_velocity=(0, 0, 4.0), velocity=(2.0, 0, 0))
+        c = w.add_joint("cone_twist", rod, pivot=(0, 0, 0), axis=(0, -1, 0), swing_limit=0.5, limits=(-0.3, 0.3))
+        worst = 0.0
+        for _ in range(60):
+            w.step()
+            worst = max(worst, w.joint_swing(c))
+        assert 0.49 < worst < 0.5 + 5e-4  # reaches the cone and stays in it (measured 0.500002)
