@@ -1,38 +1,19 @@
 /* The exact solver for chains (host/opencl/opencl_direct.c), in double precision (inside the
  * cl_khr_fp64 block of catena.cl). Part of the program kernels/catena.cl (included there, in order). */
 
-/* ---- Exact solver for chains of joints (host/opencl_direct.c) ---------------------------------
- * Block-tridiagonal system A dl = r over the joints of simple paths, ordered along each path (position i,
- * slot perm[i]); paths are concatenated with zero couplings. Block cyclic reduction in double precision:
- * per position a dense 6x6 pivot D, couplings L (to the previous active position) and U (to the next one)
- * and the right-hand side b, all padded to `nb` rows (padding rows: identity pivot, zero couplings).
- * Only built when the device has cl_khr_fp64; the host checks the extension and creates these kernels
- * lazily, so devices without it still build the program. */
-
-#define CTN_DFLOOR 1e-10 /* relative regularisation of every row, as DIRECT_FLOOR in host/solver_direct.c */
-
-/* Row k of a block's Jacobian on one side (0: body a, 1: body b) as 6 doubles (linear, angular). */
-CTN_FN void ctn_d_jrow(const ctn_block *b, int k, int side, double *j) {
-    ctn_v3 lin = ctn_v3_zero(), ang;
-    if (k < b->n_lin) {
-        lin = b->dir[k];
-        ang = ctn_cross(side ? b->rb : b->ra, b->dir[k]);
-    } else {
-        ang = b->dir[k];
-    }
-    double sg = side ? -1.0 : 1.0;
-    j[0] = sg * lin.x, j[1] = sg * lin.y, j[2] = sg * lin.z;
-    j[3] = sg * ang.x, j[4] = sg * ang.y, j[5] = sg * ang.z;
-}
-
-/* x^T M^-1 y for one body with inverse mass im and world inverse inertia I. */
-CTN_FN double ctn_d_mform(double im, ctn_sym3 I, const double *x, const double *y) {
-    double lin = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-    double ix = (double)I.xx * y[3] + (double)I.xy * y[4] + (double)I.xz * y[5];
-    double iy = (double)I.xy * y[3] + (double)I.yy * y[4] + (double)I.yz * y[5];
-    double iz = (double)I.xz * y[3] + (double)I.yz * y[4] + (double)I.zz * y[5];
-    return im * lin + x[3] * ix + x[4] * iy + x[5] * iz;
-}
+/* ---- Exact solver for chains of joints (host/opencl/opencl_direct.c) --------------------------------
+ * The joint-space system of host/solve/direct_chain.c (block tridiagonal along each path, positions in
+ * the CPU's order, CTN_CH_* records), eliminated by the same node steps of ctn_direct.h: the sequence is
+ * cut into segments by separator positions sep[1..P-1]; per segment one work-item eliminates its nodes
+ * towards one end with a spike to the separator behind it (Polizzi and Sameh 2006), the separators'
+ * small block-tridiagonal system is solved by one work-item, and the segments substitute back in
+ * parallel. Launches per solve: assemble (per position), factor + forward (per segment), separators
+ * (one item), backward + impulses (per segment), velocities (per body), residual (per slot). The segment
+ * walk is the CPU's (segment_walk, factor_segment, forward_segment, backward_segment, factor_separators,
+ * solve_separators of host/solve/direct_chain.c), so for the same segment count both backends round
+ * alike. Every kernel returns at once when *active is 0 (a finished projection's Newton step). Included by
+ * catena.cl inside its cl_khr_fp64 block. */
+#include "ctn_direct.h"
 
 /* Mass of body `body` as seen by the solver: zero for the world and for non-dynamic bodies. */
 CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn_inertia *inertia, double *im, ctn_sym3 *I) {
@@ -45,233 +26,208 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
     *I = inertia[body].inv_inertia;
 }
 
-/* out (6x6, row-major, padded with zeros) = J_{p,side_p} M^-1 J_{q,side_q}^T. */
-CTN_FN void ctn_d_coupling(const ctn_block *p, int side_p, const ctn_block *q, int side_q, double im, ctn_sym3 I, double *out) {
-    int np = ctn_block_rows(p), nq = ctn_block_rows(q), r, c;
-    double jp[6], jq[6];
-    for (r = 0; r < 36; ++r) out[r] = 0.0;
-    for (r = 0; r < np; ++r) {
-        ctn_d_jrow(p, r, side_p, jp);
-        for (c = 0; c < nq; ++c) {
-            ctn_d_jrow(q, c, side_q, jq);
-            out[r * 6 + c] = ctn_d_mform(im, I, jp, jq);
-        }
-    }
+#define CTN_CH(pos, p, f) ((pos)[CTN_CH_INTS * (p) + (f)])
+
+/* Rows of a joint on one of its bodies (J, 6 doubles per row) and M^-1 J^T of them (side_rows). */
+CTN_FN void ctn_ch_side_rows(const ctn_block *blk, int n, int side, int rotates, __global const ctn_vel *vel,
+                             __global const ctn_inertia *inertia, int body, double *J, double *MJ) {
+    for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, side, J + 6 * k);
+    ctn_dd_minv_rows(J, n, vel[body].inv_mass, inertia[body].inv_inertia, rotates, MJ);
 }
 
-/* Position i: pivot, couplings and right-hand side r = target - J v - S lambda (double).
- * link[3 i .. 3 i + 2] = (body shared with position i + 1 or -1, its side in joint i, its side in joint i + 1). */
-__kernel void ctn_k_direct_build(int n, __global const int *perm, __global const int *link, __global const ctn_joint_def *defs,
-                                 __global const ctn_block *blocks, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
-                                 __global const float *lambda, __global double *D, __global double *L, __global double *U,
-                                 __global double *bv) {
-    int i = (int)get_global_id(0);
-    if (i >= n) return;
-    int s = perm[i], r, c;
-    ctn_block blk = blocks[s], nb_blk;
-    ctn_joint_def d = defs[s];
-    int rows = ctn_block_rows(&blk);
-    double ima, imb, m[36], t[36];
-    ctn_sym3 Ia, Ib;
-    ctn_d_mass(d.a, vel, inertia, &ima, &Ia);
-    ctn_d_mass(d.b, vel, inertia, &imb, &Ib);
-    ctn_d_coupling(&blk, 0, &blk, 0, ima, Ia, m);
-    ctn_d_coupling(&blk, 1, &blk, 1, imb, Ib, t);
-    for (r = 0; r < 36; ++r) m[r] += t[r];
-    for (r = 0; r < 6; ++r) {
-        if (r < rows) m[r * 7] += (double)blk.soft[r] + CTN_DFLOOR * m[r * 7];
-        else m[r * 7] = 1.0;
-    }
-    for (r = 0; r < 36; ++r) D[36 * i + r] = m[r];
-    /* r = target - J v - S lambda */
-    ctn_vel va = ctn_load_vel(vel, d.a), vb = ctn_load_vel(vel, d.b);
-    double x[6], y[6], ja[6], jb[6];
-    x[0] = va.v.x, x[1] = va.v.y, x[2] = va.v.z, x[3] = va.w.x, x[4] = va.w.y, x[5] = va.w.z;
-    y[0] = vb.v.x, y[1] = vb.v.y, y[2] = vb.v.z, y[3] = vb.w.x, y[4] = vb.w.y, y[5] = vb.w.z;
-    for (r = 0; r < 6; ++r) {
-        double rhs = 0.0;
-        if (r < rows) {
-            ctn_d_jrow(&blk, r, 0, ja);
-            ctn_d_jrow(&blk, r, 1, jb);
-            double jv = 0.0;
-            for (c = 0; c < 6; ++c) jv += ja[c] * x[c] + jb[c] * y[c];
-            rhs = (double)blk.bias[r] - jv - (double)blk.soft[r] * (double)lambda[6 * s + r];
-        }
-        bv[6 * i + r] = rhs;
-    }
-    /* U: coupling to position i + 1 through the shared body */
-    int body = link[3 * i];
-    if (body >= 0 && i + 1 < n) {
-        double im;
-        ctn_sym3 I;
-        ctn_d_mass(body, vel, inertia, &im, &I);
-        nb_blk = blocks[perm[i + 1]];
-        ctn_d_coupling(&blk, link[3 * i + 1], &nb_blk, link[3 * i + 2], im, I, t);
-    } else {
-        for (r = 0; r < 36; ++r) t[r] = 0.0;
-    }
-    for (r = 0; r < 36; ++r) U[36 * i + r] = t[r];
-    /* L: coupling to position i - 1 */
-    body = i > 0 ? link[3 * (i - 1)] : -1;
-    if (body >= 0) {
-        double im;
-        ctn_sym3 I;
-        ctn_d_mass(body, vel, inertia, &im, &I);
-        nb_blk = blocks[perm[i - 1]];
-        ctn_d_coupling(&blk, link[3 * (i - 1) + 2], &nb_blk, link[3 * (i - 1) + 1], im, I, t);
-    } else {
-        for (r = 0; r < 36; ++r) t[r] = 0.0;
-    }
-    for (r = 0; r < 36; ++r) L[36 * i + r] = t[r];
-}
-
-/* In-place Cholesky of the SPD nb x nb block a (lower triangle). A pivot below 1e-13 of the row's
- * diagonal (a redundant row) becomes 0: that row's solution is 0 (the CPU direct solver drops it too). */
-CTN_FN void ctn_d_chol(double *a, int nb) {
-    int i, j, k;
-    for (j = 0; j < nb; ++j) {
-        double dj = a[j * 6 + j], d = dj;
-        for (k = 0; k < j; ++k) d -= a[j * 6 + k] * a[j * 6 + k];
-        d = d > 1e-13 * fabs(dj) && d > 0.0 ? sqrt(d) : 0.0;
-        a[j * 6 + j] = d;
-        for (i = j + 1; i < nb; ++i) {
-            double s = a[i * 6 + j];
-            for (k = 0; k < j; ++k) s -= a[i * 6 + k] * a[j * 6 + k];
-            a[i * 6 + j] = d > 0.0 ? s / d : 0.0;
-        }
-    }
-}
-
-/* Solves (L L^T) x = b in place for cols columns of b (6 x 6 row-major, column stride 1). */
-CTN_FN void ctn_d_chol_solve(const double *a, int nb, double *b, int cols) {
-    int i, k, c;
-    for (c = 0; c < cols; ++c) {
-        for (i = 0; i < nb; ++i) {
-            double s = b[i * 6 + c];
-            for (k = 0; k < i; ++k) s -= a[i * 6 + k] * b[k * 6 + c];
-            b[i * 6 + c] = a[i * 6 + i] > 0.0 ? s / a[i * 6 + i] : 0.0;
-        }
-        for (i = nb - 1; i >= 0; --i) {
-            double s = b[i * 6 + c];
-            for (k = i + 1; k < nb; ++k) s -= a[k * 6 + i] * b[k * 6 + c];
-            b[i * 6 + c] = a[i * 6 + i] > 0.0 ? s / a[i * 6 + i] : 0.0;
-        }
-    }
-}
-
-CTN_FN void ctn_d_load(__global const double *src, int at, double *dst, int len) {
-    int k;
-    for (k = 0; k < len; ++k) dst[k] = src[at * len + k];
-}
-
-/* acc -= a b (nb x nb blocks), or acc = -a b when assign. */
-CTN_FN void ctn_d_mul_sub(double *acc, const double *a, const double *b, int nb, int assign) {
-    int i, j, k;
-    for (i = 0; i < nb; ++i)
-        for (j = 0; j < nb; ++j) {
-            double s = 0.0;
-            for (k = 0; k < nb; ++k) s += a[i * 6 + k] * b[k * 6 + j];
-            acc[i * 6 + j] = assign ? -s : acc[i * 6 + j] - s;
-        }
-}
-
-/* One reduction level with stride st: position j = 2 st t eliminates its odd neighbours j - st and
- * j + st (which keep their own blocks for the back-substitution). */
-CTN_FN void ctn_d_reduce_at(int j, int n, int st, int nb, __global double *D, __global double *L, __global double *U,
-                            __global double *bv) {
-    double dj[36], lj[36], uj[36], bj[6], nl[36], nu[36], po[36], x[36], y[36];
-    int r, c;
-    ctn_d_load(D, j, dj, 36);
-    ctn_d_load(L, j, lj, 36);
-    ctn_d_load(U, j, uj, 36);
-    ctn_d_load(bv, j, bj, 6);
-    for (r = 0; r < 36; ++r) nl[r] = nu[r] = 0.0;
+/* K_p, C_{p-1} through the body p shares with its predecessor, and r_p (assemble_position, rhs_position). */
+__kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                                   __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
+                                   __global double *K, __global double *C, __global double *y, __global const int *active) {
+    int p = (int)get_global_id(0);
+    if (p >= m || !active[0]) return;
+    int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
+    __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
+    for (int e = 0; e < n * n; ++e) Kp[e] = 0.0;
+    if (p > 0)
+        for (int e = CTN_CH(pos, p - 1, CTN_CH_C); e < CTN_CH(pos, p, CTN_CH_C); ++e) C[e] = 0.0;
+    int prev = p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 ? p - 1 : -1;
+    ctn_joint_def d = defs[slot];
+    ctn_block blk = blocks[slot];
+    double J[36], MJ[36]; /* J is reused for the predecessor's rows once K has its products */
     for (int side = 0; side < 2; ++side) {
-        int o = side == 0 ? j - st : j + st;
-        if (o < 0 || o >= n) continue;
-        const double *cj = side == 0 ? lj : uj; /* coupling of j to o */
-        ctn_d_load(D, o, po, 36);
-        ctn_d_chol(po, nb);
-        /* x = D_o^-1 (coupling of o back to j), y = D_o^-1 (coupling of o onward), plus D_o^-1 b_o in y's column 5.. */
-        for (r = 0; r < 36; ++r) {
-            x[r] = side == 0 ? U[36 * o + r] : L[36 * o + r];
-            y[r] = side == 0 ? L[36 * o + r] : U[36 * o + r];
-        }
-        ctn_d_chol_solve(po, nb, x, nb);
-        ctn_d_chol_solve(po, nb, y, nb);
-        double z[36];
-        for (r = 0; r < 36; ++r) z[r] = 0.0;
-        for (r = 0; r < 6; ++r) z[r * 6] = bv[6 * o + r];
-        ctn_d_chol_solve(po, nb, z, 1);
-        ctn_d_mul_sub(dj, cj, x, nb, 0);
-        ctn_d_mul_sub(side == 0 ? nl : nu, cj, y, nb, 1);
-        for (r = 0; r < nb; ++r) {
-            double s = 0.0;
-            for (c = 0; c < nb; ++c) s += cj[r * 6 + c] * z[c * 6];
-            bj[r] -= s;
-        }
+        if (!(dyn & (side ? CTN_CH_DYN_B : CTN_CH_DYN_A))) continue;
+        int body = side ? d.b : d.a;
+        ctn_ch_side_rows(&blk, n, side, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), vel, inertia, body, J, MJ);
+        ctn_dd_add_row_products(J, n, MJ, n, Kp, n);
+        if (prev < 0 || body != CTN_CH(pos, prev, CTN_CH_SHARED)) continue;
+        int np = CTN_CH(pos, prev, CTN_CH_N), sp = CTN_CH(pos, prev, CTN_CH_SIDE) & 1;
+        ctn_block bp = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
+        for (int k = 0; k < np; ++k) ctn_dd_jrow(&bp, k, sp, J + 6 * k);
+        ctn_dd_add_row_products(J, np, MJ, n, C + CTN_CH(pos, prev, CTN_CH_C), n);
     }
-    for (r = 0; r < 36; ++r) {
-        D[36 * j + r] = dj[r];
-        L[36 * j + r] = nl[r];
-        U[36 * j + r] = nu[r];
+    for (int r = 0; r < n; ++r) Kp[r * n + r] += (double)blk.soft[r] + CTN_DD_FLOOR * Kp[r * n + r];
+    ctn_dd_row_residual(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, y + CTN_CH(pos, p, CTN_CH_V));
+}
+
+/* Nodes first..last of segment k in steps of dir, the spike separator a behind first and the separator
+ * `end` after last (-1: none), and where the separators' accumulators sit in the segment record. */
+typedef struct ctn_ch_walk {
+    int first, last, dir, a, end, d_end, y_end;
+} ctn_ch_walk;
+
+CTN_FN ctn_ch_walk ctn_ch_segment(int k, int P, __global const int *sep) {
+    ctn_ch_walk s;
+    int lo = sep[k] + 1, hi = sep[k + 1] - 1;
+    s.dir = k == P - 1 && P > 1 ? -1 : 1;
+    s.first = s.dir > 0 ? lo : hi, s.last = s.dir > 0 ? hi : lo;
+    s.a = s.dir > 0 && k > 0 ? sep[k] : -1;
+    s.end = s.dir > 0 ? (k < P - 1 ? sep[k + 1] : -1) : sep[k];
+    s.d_end = s.dir > 0 ? CTN_CS_D_BOT : CTN_CS_D_TOP, s.y_end = s.dir > 0 ? CTN_CS_Y_BOT : CTN_CS_Y_TOP;
+    return s;
+}
+
+/* Rows of the node after p in the walk (0: none). */
+CTN_FN int ctn_ch_next_rows(__global const int *pos, ctn_ch_walk s, int p) {
+    int q = p + s.dir;
+    return p != s.last || q == s.end ? CTN_CH(pos, q, CTN_CH_N) : 0;
+}
+
+/* The coupling A_{p,p+dir} for CTN_DD_E: pointer, ld and transpose flag (coupling()). */
+CTN_FN __global const double *ctn_ch_coupling(__global const int *pos, __global const double *C, int p, int dir, int *ld, int *tr) {
+    if (dir > 0) {
+        *ld = CTN_CH(pos, p + 1, CTN_CH_N), *tr = 0;
+        return C + CTN_CH(pos, p, CTN_CH_C);
     }
-    for (r = 0; r < 6; ++r) bv[6 * j + r] = bj[r];
+    *ld = CTN_CH(pos, p, CTN_CH_N), *tr = 1;
+    return C + CTN_CH(pos, p - 1, CTN_CH_C);
 }
 
-__kernel void ctn_k_direct_reduce(int n, int st, int nb, __global double *D, __global double *L, __global double *U,
-                                  __global double *bv) {
-    int j = 2 * st * (int)get_global_id(0);
-    if (j < n) ctn_d_reduce_at(j, n, st, nb, D, L, U, bv);
-}
-
-/* Back-substitution of one level: x_i = D_i^-1 (b_i - L_i x_{i-st} - U_i x_{i+st}) for the odd positions
- * i = st (2 t + 1); root != 0: position 0 alone, x_0 = D_0^-1 b_0. */
-CTN_FN void ctn_d_back_at(int i, int n, int st, int nb, int root, __global const double *D, __global const double *L,
-                          __global const double *U, __global const double *bv, __global double *xv) {
-    double p[36], z[36];
-    int r, c;
-    ctn_d_load(D, i, p, 36);
-    ctn_d_chol(p, nb);
-    for (r = 0; r < 36; ++r) z[r] = 0.0;
-    for (r = 0; r < nb; ++r) {
-        double s = bv[6 * i + r];
-        if (!root) {
-            for (c = 0; c < nb; ++c) s -= L[36 * i + r * 6 + c] * xv[6 * (i - st) + c];
-            if (i + st < n)
-                for (c = 0; c < nb; ++c) s -= U[36 * i + r * 6 + c] * xv[6 * (i + st) + c];
-        }
-        z[r * 6] = s;
+/* factor_segment, then forward_segment, of segment k (record g). */
+CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __global const int *sep, __global double *K,
+                                  __global const double *C, __global double *F, __global double *y, __global double *g) {
+    ctn_ch_walk s = ctn_ch_segment(k, P, sep);
+    for (int e = 0; e < CTN_CS_DOUBLES; ++e) g[e] = 0.0;
+    int na = s.a >= 0 ? CTN_CH(pos, s.a, CTN_CH_N) : 0, ld = 0, tr = 0;
+    if (na) { /* F_first = A_{first,a} = C_a^T */
+        int n = CTN_CH(pos, s.first, CTN_CH_N);
+        __global const double *Ca = C + CTN_CH(pos, s.a, CTN_CH_C);
+        __global double *Ff = F + 6 * CTN_CH(pos, s.first, CTN_CH_V);
+        for (int r = 0; r < n; ++r)
+            for (int col = 0; col < na; ++col) Ff[r * na + col] = Ca[col * n + r];
     }
-    ctn_d_chol_solve(p, nb, z, 1);
-    for (r = 0; r < 6; ++r) xv[6 * i + r] = r < nb ? z[r * 6] : 0.0;
-}
-
-__kernel void ctn_k_direct_back(int n, int st, int nb, int root, __global const double *D, __global const double *L,
-                                __global const double *U, __global const double *bv, __global double *xv) {
-    int i = root ? 0 : st * (2 * (int)get_global_id(0) + 1);
-    if (i >= n || (root && get_global_id(0) > 0)) return;
-    ctn_d_back_at(i, n, st, nb, root, D, L, U, bv, xv);
-}
-
-/* lambda += dl, dlambda = dl for the gather (slot order). */
-__kernel void ctn_k_direct_apply(int n, __global const int *perm, __global const ctn_block *blocks, __global const double *xv,
-                                 __global float *lambda, __global float *dlambda) {
-    int i = (int)get_global_id(0);
-    if (i >= n) return;
-    int s = perm[i], k, rows = blocks[s].n_lin + blocks[s].n_ang;
-    for (k = 0; k < CTN_MAX_ROWS; ++k) {
-        float dl = k < rows ? (float)xv[6 * i + k] : 0.0f;
-        dlambda[6 * s + k] = dl;
-        lambda[6 * s + k] += dl;
+    for (int p = s.first;; p += s.dir) {
+        int q = p + s.dir, inside = p != s.last, nq = ctn_ch_next_rows(pos, s, p);
+        __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
+        __global double *Pq = inside ? K + CTN_CH(pos, q, CTN_CH_K) : g + s.d_end;
+        __global double *Fq = inside ? (na ? F + 6 * CTN_CH(pos, q, CTN_CH_V) : 0) : g + CTN_CS_G;
+        ctn_dd_chain_factor_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), E, ld, tr, nq, Pq,
+                                 na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na, Fq, g + CTN_CS_D_TOP);
+        if (!inside) break;
+    }
+    for (int p = s.first;; p += s.dir) {
+        int q = p + s.dir, inside = p != s.last, nq = ctn_ch_next_rows(pos, s, p);
+        __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
+        __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
+        ctn_dd_chain_forward_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), yp, yp, E, ld, tr, nq,
+                                  inside ? y + CTN_CH(pos, q, CTN_CH_V) : g + s.y_end, na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na,
+                                  g + CTN_CS_Y_TOP);
+        if (!inside) break;
     }
 }
 
-/* |r|^2 of slot s after the solve (as host/solver_direct.c reports it). */
+__kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global const double *C,
+                                 __global double *F, __global double *y, __global double *seg, __global const int *active) {
+    int k = (int)get_global_id(0);
+    if (k >= P || !active[0]) return;
+    ctn_ch_factor_forward(k, P, pos, sep, K, C, F, y, seg + CTN_CS_DOUBLES * k);
+}
+
+/* The separators' block-tridiagonal system (couplings A_{j+1,j} = G of segment j), factored and solved
+ * by one work-item (factor_separators, solve_separators). */
+__kernel void ctn_k_chain_separators(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *y,
+                                     __global const double *seg, __global const int *active) {
+    if (get_global_id(0) != 0 || !active[0]) return;
+    for (int j = 1; j < P; ++j) {
+        int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N);
+        __global double *S = K + CTN_CH(pos, p, CTN_CH_K);
+        __global const double *lo = seg + CTN_CS_DOUBLES * (j - 1), *hi = seg + CTN_CS_DOUBLES * j;
+        for (int e = 0; e < n * n; ++e) S[e] += lo[CTN_CS_D_BOT + e] + hi[CTN_CS_D_TOP + e];
+        for (int r = 0; r < n; ++r) y[CTN_CH(pos, p, CTN_CH_V) + r] += lo[CTN_CS_Y_BOT + r] + hi[CTN_CS_Y_TOP + r];
+    }
+    for (int j = 1; j < P; ++j) {
+        int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N), nq = j + 1 < P ? CTN_CH(pos, sep[j + 1], CTN_CH_N) : 0;
+        ctn_dd_chain_factor_node(K + CTN_CH(pos, p, CTN_CH_K), n, seg + CTN_CS_DOUBLES * j + CTN_CS_G, n, 1, nq,
+                                 nq ? K + CTN_CH(pos, sep[j + 1], CTN_CH_K) : 0, 0, 0, 0, 0);
+    }
+    for (int j = 1; j < P; ++j) {
+        int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N), nq = j + 1 < P ? CTN_CH(pos, sep[j + 1], CTN_CH_N) : 0;
+        __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
+        ctn_dd_chain_forward_node(K + CTN_CH(pos, p, CTN_CH_K), n, yp, yp, seg + CTN_CS_DOUBLES * j + CTN_CS_G, n, 1, nq,
+                                  nq ? y + CTN_CH(pos, sep[j + 1], CTN_CH_V) : 0, 0, 0, 0);
+    }
+    for (int j = P - 1; j >= 1; --j) {
+        int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N), nq = j + 1 < P ? CTN_CH(pos, sep[j + 1], CTN_CH_N) : 0;
+        ctn_dd_chain_backward_node(K + CTN_CH(pos, p, CTN_CH_K), n, y + CTN_CH(pos, p, CTN_CH_V), seg + CTN_CS_DOUBLES * j + CTN_CS_G, n, 1,
+                                   nq, nq ? y + CTN_CH(pos, sep[j + 1], CTN_CH_V) : 0, 0, 0, 0);
+    }
+}
+
+/* backward_segment of segment k, then lambda += dl over the positions it assembled (its nodes and the
+ * separator after it). */
+__kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global const int *sep, __global const double *K,
+                               __global const double *C, __global const double *F, __global double *y, __global float *lambda,
+                               __global const int *active) {
+    int k = (int)get_global_id(0);
+    if (k >= P || !active[0]) return;
+    ctn_ch_walk s = ctn_ch_segment(k, P, sep);
+    int na = s.a >= 0 ? CTN_CH(pos, s.a, CTN_CH_N) : 0, ld = 0, tr = 0;
+    for (int p = s.last;; p -= s.dir) {
+        int q = p + s.dir, nq = ctn_ch_next_rows(pos, s, p);
+        __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
+        ctn_dd_chain_backward_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), y + CTN_CH(pos, p, CTN_CH_V), E, ld, tr, nq,
+                                   nq ? y + CTN_CH(pos, q, CTN_CH_V) : 0, na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na,
+                                   na ? y + CTN_CH(pos, s.a, CTN_CH_V) : 0);
+        if (p == s.first) break;
+    }
+    int end = sep[k + 1] < m ? sep[k + 1] : m - 1;
+    for (int p = sep[k] + 1; p <= end; ++p) {
+        int slot = CTN_CH(pos, p, CTN_CH_SLOT);
+        __global const double *x = y + CTN_CH(pos, p, CTN_CH_V);
+        for (int r = 0; r < CTN_CH(pos, p, CTN_CH_N); ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+    }
+}
+
+/* v_b += M^-1 J^T dl over the chain joints of body b (apply_body: ctn_dd_block_impulse). */
+__kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
+                                   __global const int *pos, __global const ctn_block *blocks, __global const double *y,
+                                   __global ctn_vel *vel, __global const ctn_inertia *inertia, __global const int *active) {
+    int b = (int)get_global_id(0);
+    if (b >= nb || !active[0]) return;
+    double dv[6] = {0, 0, 0, 0, 0, 0}, x[6];
+    int hit = 0;
+    for (int e = adj_offsets[b]; e < adj_offsets[b + 1]; ++e) {
+        int slot = adj[e] >> 1, side = adj[e] & 1, p = slot_pos[slot];
+        if (p < 0) continue;
+        int dyn = CTN_CH(pos, p, CTN_CH_DYN), n = CTN_CH(pos, p, CTN_CH_N);
+        if (!(dyn & (side ? CTN_CH_DYN_B : CTN_CH_DYN_A))) continue;
+        ctn_block blk = blocks[slot];
+        for (int k = 0; k < n; ++k) x[k] = y[CTN_CH(pos, p, CTN_CH_V) + k];
+        ctn_dd_block_impulse(&blk, side, x, vel[b].inv_mass, inertia[b].inv_inertia, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), dv);
+        hit = 1;
+    }
+    if (!hit) return;
+    ctn_vel v = vel[b];
+    v.v.x = (float)((double)v.v.x + dv[0]);
+    v.v.y = (float)((double)v.v.y + dv[1]);
+    v.v.z = (float)((double)v.v.z + dv[2]);
+    v.w.x = (float)((double)v.w.x + dv[3]);
+    v.w.y = (float)((double)v.w.y + dv[4]);
+    v.w.z = (float)((double)v.w.z + dv[5]);
+    vel[b] = v;
+}
+
+/* |r|^2 of slot s after the solve (as host/solve/solver_direct.c reports it). */
 __kernel void ctn_k_direct_residual(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                                    __global const ctn_vel *vel, __global const float *lambda, __global float *r2) {
+                                    __global const ctn_vel *vel, __global const float *lambda, __global float *r2,
+                                    __global const int *active) {
     int s = (int)get_global_id(0);
-    if (s >= m) return;
+    if (s >= m || !active[0]) return;
     ctn_block b = blocks[s];
     float lam[CTN_MAX_ROWS], r[CTN_MAX_ROWS], acc = 0.0f;
     int k;

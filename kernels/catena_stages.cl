@@ -91,6 +91,26 @@ __kernel void ctn_k_project_slot(int m, __global const ctn_joint_def *defs, __gl
     ctn_project_slot(s, defs, blocks, h, err);
 }
 
+/* The Newton decision from the largest error (top[1], reduced by ctn_k_reduce3): one work-item. */
+__kernel void ctn_k_project_decide(__global const float *top, __global int *state) {
+    if (get_global_id(0) == 0) ctn_project_decide(state, top[1]);
+}
+
+/* x += h v of a Newton step while the state is active, after keeping the poses; the kept poses put back
+ * when the state says undo; nothing after the projection stopped. */
+__kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
+                                      __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const int *state) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    if (state[CTN_PS_UNDO]) {
+        pose[i] = kept[i];
+        return;
+    }
+    if (!state[CTN_PS_ACTIVE]) return;
+    kept[i] = pose[i];
+    ctn_integrate_body(i, pose, vel, props, inertia, h);
+}
+
 __kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props, __global ctn_inertia *inertia) {
     int i = (int)get_global_id(0);
     if (i >= n) return;

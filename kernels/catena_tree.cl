@@ -1,5 +1,4 @@
-/* The exact solver for forests (host/opencl/opencl_tree.c) and its block cyclic reduction of long
- * paths, in double precision (inside the cl_khr_fp64 block of catena.cl). Part of the program kernels/catena.cl (included there, in order). */
+/* The exact solver for forests (host/opencl/opencl_tree.c), level by level in double precision (inside the cl_khr_fp64 block of catena.cl). Part of the program kernels/catena.cl (included there, in order). */
 
 /* ---- Exact solver for forests of joints (host/opencl_tree.c) -----------------------------------
  * The KKT system [M J^T; J -S] eliminated over the elimination tree of host/solver_direct.c (body nodes,
@@ -10,7 +9,6 @@
  * long path is one launch, not one per node). Every node reads only its children's (or parent's)
  * finished results and writes only its own: no atomics. Sums run in the CPU's order (children by node
  * index), so the two solvers round alike. */
-#include "ctn_direct.h"
 
 /* Row pivot of (2): -(S + floor (J M^-1 J^T)_kk of the row's own bodies). */
 CTN_FN double ctn_tree_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
@@ -214,8 +212,9 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
                                 __global const int *child, __global const int *att, __global const int *slot_info,
                                 __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                 __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                __global double *mat, __global double *u) {
+                                __global double *mat, __global double *u, __global const int *active) {
     int g = (int)get_global_id(0);
+    if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = begin; k < end; ++k)
@@ -229,216 +228,13 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
 __kernel void ctn_k_tree_back(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
                               __global const int *att, __global const int *slot_info, __global const ctn_block *blocks,
                               __global const double *mat, __global const double *u, __global double *xv,
-                              __global ctn_vel *vel, __global float *lambda) {
+                              __global ctn_vel *vel, __global float *lambda, __global const int *active) {
     int g = (int)get_global_id(0);
+    if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = end - 1; k >= begin; --k) ctn_tree_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda);
     } else if (begin + g < end) {
         ctn_tree_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda);
     }
-}
-
-/* ---- Long paths of a forest contracted by block cyclic reduction (host/opencl_tree.c) ----------
- * A segment is a maximal path j1, b2, j2, ..., bk, jk of the elimination tree whose nodes each have one
- * child: joint nodes and body nodes without attached rows (ungrounded). Below j1 hangs the regular node
- * b1 (already eliminated), above jk the body P. Eliminating the segment bodies (pivot M, rhs 0) leaves
- * the joints in a block-tridiagonal system, the chain system of ctn_k_direct_* (A dl = r'):
- *     K_p = S_p + floor + J_{p,down} W J_{p,down}^T + [p not top] J_{p,up} M_up^-1 J_{p,up}^T,
- *     C_{p,p+1} = J_{p,b} M_b^-1 J_{p+1,b}^T (b the body between them),  r'_p = r_p - [bottom] J_{p,b1} u_b1
- * with W = M^-1 of the body below, or [D_b1^-1]_bb at the bottom. Positions run from the top joint jk
- * (0) down to j1; the segments of one level of the contracted tree are concatenated, each aligned to its
- * own power-of-two length, so cyclic reduction over strides below that length reduces every segment to
- * its top: D(top) = K_root, the Schur complement of the segment. Then jk is an ordinary joint node:
- *     D_jk^-1 = -K_root^-1,  u_jk = -K_root^-1 b(top).
- * Back: the tree's back pass gives x_jk = y = -dl at the top; the other positions follow by the chain
- * back-substitution, then lambda += dl, v_b += M_b^-1 (J_{p,b}^T dl_p + J_{p+1,b}^T dl_{p+1}), and the
- * joint's y goes to the tree's x (j1's is read by b1). Position records: CTN_SP_* ints each. */
-#define CTN_SP_SLOT 0  /* joint slot, -1 for padding */
-#define CTN_SP_NODE 1  /* its joint node */
-#define CTN_SP_DOWN 2  /* body below (shared with the next position; b1's body at the bottom) */
-#define CTN_SP_B1 3    /* bottom: node b1, else -1 */
-#define CTN_SP_TOP 4   /* 1 at the top joint jk */
-#define CTN_SP_INTS 5
-
-/* out (6x6) += J_{p,sp} W J_{q,sq}^T for a body with inverse mass im and world inverse inertia I. */
-CTN_FN void ctn_seg_coupling(const ctn_block *p, int sp, const ctn_block *q, int sq, double im, ctn_sym3 I, double *out) {
-    int np = ctn_block_rows(p), nq = ctn_block_rows(q), r, c;
-    double jp[6], jq[6];
-    for (r = 0; r < np; ++r) {
-        ctn_dd_jrow(p, r, sp, jp);
-        for (c = 0; c < nq; ++c) {
-            ctn_dd_jrow(q, c, sq, jq);
-            out[r * 6 + c] += ctn_d_mform(im, I, jp, jq);
-        }
-    }
-}
-
-/* Position i of a segment level: pivot K, couplings L (to i - 1) and U (to i + 1), rhs r'. */
-__kernel void ctn_k_seg_build(int base, int n, int nb, __global const int *pos, __global const int *node,
-                              __global const ctn_joint_def *defs, __global const ctn_block *blocks, __global const ctn_vel *vel,
-                              __global const ctn_inertia *inertia, __global const float *lambda, __global const double *mat,
-                              __global const double *u, __global double *D, __global double *L, __global double *U,
-                              __global double *bv) {
-    int g = (int)get_global_id(0);
-    if (g >= n) return;
-    int i = base + g, r, c, k;
-    __global const int *pr = pos + CTN_SP_INTS * i;
-    double K[36], Lc[36], Uc[36], b[6];
-    for (r = 0; r < 36; ++r) K[r] = Lc[r] = Uc[r] = 0.0;
-    for (r = 0; r < 6; ++r) b[r] = 0.0;
-    int slot = pr[CTN_SP_SLOT];
-    if (slot < 0) {
-        for (r = 0; r < 6; ++r) K[r * 7] = 1.0;
-    } else {
-        ctn_block blk = blocks[slot];
-        ctn_joint_def d = defs[slot];
-        int rows = ctn_block_rows(&blk), down = pr[CTN_SP_DOWN], b1 = pr[CTN_SP_B1], top = pr[CTN_SP_TOP];
-        int sd = d.a == down ? 0 : 1, up = sd ? d.a : d.b;
-        double im, Jd[CTN_MAX_ROWS][6];
-        ctn_sym3 I;
-        for (r = 0; r < rows; ++r) ctn_dd_jrow(&blk, r, sd, Jd[r]);
-        if (b1 >= 0) {
-            /* the regular node below: its DOF block of D_b1^-1 and its u */
-            __global const int *bd = node + CTN_TN_INTS * b1;
-            int Nb = bd[CTN_TN_SIZE], db = bd[CTN_TN_DOF];
-            __global const double *Dinv = mat + bd[CTN_TN_MAT];
-            __global const double *ub = u + bd[CTN_TN_VEC];
-            for (r = 0; r < rows; ++r) {
-                double t[6];
-                for (c = 0; c < db; ++c) {
-                    double acc = 0.0;
-                    for (k = 0; k < db; ++k) acc += Jd[r][k] * Dinv[k * Nb + c];
-                    t[c] = acc;
-                }
-                for (c = 0; c < rows; ++c) {
-                    double acc = 0.0;
-                    for (k = 0; k < db; ++k) acc += t[k] * Jd[c][k];
-                    K[r * 6 + c] += acc;
-                }
-                double acc = 0.0;
-                for (k = 0; k < db; ++k) acc += Jd[r][k] * ub[k];
-                b[r] -= acc;
-            }
-        } else {
-            ctn_d_mass(down, vel, inertia, &im, &I);
-            ctn_seg_coupling(&blk, sd, &blk, sd, im, I, K);
-            /* U: to position i + 1 through the body below */
-            ctn_block nxt = blocks[pos[CTN_SP_INTS * (i + 1) + CTN_SP_SLOT]];
-            int sn = defs[pos[CTN_SP_INTS * (i + 1) + CTN_SP_SLOT]].a == down ? 0 : 1;
-            ctn_seg_coupling(&blk, sd, &nxt, sn, im, I, Uc);
-        }
-        if (!top) {
-            ctn_d_mass(up, vel, inertia, &im, &I);
-            ctn_seg_coupling(&blk, 1 - sd, &blk, 1 - sd, im, I, K);
-            /* L: to position i - 1 through the body above (its body below) */
-            ctn_block prv = blocks[pos[CTN_SP_INTS * (i - 1) + CTN_SP_SLOT]];
-            int sp = defs[pos[CTN_SP_INTS * (i - 1) + CTN_SP_SLOT]].a == up ? 0 : 1;
-            ctn_seg_coupling(&blk, 1 - sd, &prv, sp, im, I, Lc);
-        }
-        double res[CTN_MAX_ROWS];
-        ctn_tree_residual(&blk, slot, d, vel, lambda, res);
-        for (r = 0; r < rows; ++r) {
-            K[r * 7] -= ctn_tree_row_pivot(&blk, r, d, vel, inertia); /* + S + floor (local mass) */
-            b[r] += res[r];
-        }
-        for (r = rows; r < 6; ++r) K[r * 7] = 1.0;
-    }
-    for (r = 0; r < 36; ++r) {
-        D[36 * i + r] = K[r];
-        L[36 * i + r] = Lc[r];
-        U[36 * i + r] = Uc[r];
-    }
-    for (r = 0; r < 6; ++r) bv[6 * i + r] = b[r];
-}
-
-__kernel void ctn_k_seg_reduce(int base, int n, int st, int nb, __global double *D, __global double *L, __global double *U,
-                               __global double *bv) {
-    int j = 2 * st * (int)get_global_id(0);
-    if (j < n) ctn_d_reduce_at(j, n, st, nb, D + 36 * base, L + 36 * base, U + 36 * base, bv + 6 * base);
-}
-
-/* Segment tops (top position, jk node pairs): D_jk^-1 = -K_root^-1, u_jk = D_jk^-1 b(top). */
-__kernel void ctn_k_seg_finish(int nseg, int first, __global const int *segs, __global const int *node, __global const double *D,
-                               __global const double *bv, __global double *mat, __global double *u) {
-    int g = (int)get_global_id(0);
-    if (g >= nseg) return;
-    int tp = segs[2 * (first + g)], jk = segs[2 * (first + g) + 1], r, c;
-    __global const int *nd = node + CTN_TN_INTS * jk;
-    int N = nd[CTN_TN_SIZE];
-    /* K_root^-1 in place in the node's block of mat, then u, then the sign */
-    __global double *Ki = mat + nd[CTN_TN_MAT];
-    __global double *uo = u + nd[CTN_TN_VEC];
-    for (r = 0; r < N; ++r)
-        for (c = 0; c < N; ++c) Ki[r * N + c] = D[36 * tp + r * 6 + c];
-    ctn_dd_spd_inverse_g(Ki, N, N);
-    for (r = 0; r < N; ++r) {
-        double acc = 0.0;
-        for (c = 0; c < N; ++c) acc -= Ki[r * N + c] * bv[6 * tp + c];
-        uo[r] = acc;
-    }
-    for (r = 0; r < N * N; ++r) Ki[r] = -Ki[r];
-}
-
-/* Segment tops: the chain solution there is dl = -y of the tree's back pass. */
-__kernel void ctn_k_seg_root(int nseg, int first, __global const int *segs, __global const int *node, __global const double *xt,
-                             __global double *xs) {
-    int g = (int)get_global_id(0);
-    if (g >= nseg) return;
-    int tp = segs[2 * (first + g)], jk = segs[2 * (first + g) + 1], r;
-    __global const int *nd = node + CTN_TN_INTS * jk;
-    for (r = 0; r < 6; ++r) xs[6 * tp + r] = r < nd[CTN_TN_SIZE] ? -xt[nd[CTN_TN_VEC] + r] : 0.0;
-}
-
-__kernel void ctn_k_seg_back(int base, int n, int st, int nb, __global const int *pos, __global const double *D,
-                             __global const double *L, __global const double *U, __global const double *bv, __global double *xs) {
-    int i = st * (2 * (int)get_global_id(0) + 1);
-    if (i >= n || pos[CTN_SP_INTS * (base + i) + CTN_SP_TOP]) return;
-    ctn_d_back_at(i, n, st, nb, 0, D + 36 * base, L + 36 * base, U + 36 * base, bv + 6 * base, xs + 6 * base);
-}
-
-/* lambda += dl (not at the top: the tree's back pass did it), y = -dl into the tree's x, and the body
- * below: v += M^-1 (J_{i,b}^T dl_i + J_{i+1,b}^T dl_{i+1}). */
-__kernel void ctn_k_seg_apply(int base, int n, __global const int *pos, __global const int *node,
-                              __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                              __global const ctn_inertia *inertia, __global const double *xs, __global double *xt,
-                              __global ctn_vel *vel, __global float *lambda) {
-    int g = (int)get_global_id(0);
-    if (g >= n) return;
-    int i = base + g, r, c;
-    __global const int *pr = pos + CTN_SP_INTS * i;
-    int slot = pr[CTN_SP_SLOT];
-    if (slot < 0) return;
-    ctn_block blk = blocks[slot];
-    int rows = ctn_block_rows(&blk), down = pr[CTN_SP_DOWN];
-    __global double *x = xt + node[CTN_TN_INTS * pr[CTN_SP_NODE] + CTN_TN_VEC];
-    for (r = 0; r < rows; ++r) {
-        double y = -xs[6 * i + r];
-        x[r] = y;
-        if (!pr[CTN_SP_TOP]) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - y);
-    }
-    if (pr[CTN_SP_B1] >= 0) return;
-    int ns = pos[CTN_SP_INTS * (i + 1) + CTN_SP_SLOT];
-    ctn_block nxt = blocks[ns];
-    int sides[2] = {defs[slot].a == down ? 0 : 1, defs[ns].a == down ? 0 : 1};
-    double f[6] = {0, 0, 0, 0, 0, 0}, j[6];
-    for (int e = 0; e < 2; ++e) {
-        const ctn_block *bk = e ? &nxt : &blk;
-        int at = e ? i + 1 : i;
-        for (r = 0; r < ctn_block_rows(bk); ++r) {
-            ctn_dd_jrow(bk, r, sides[e], j);
-            for (c = 0; c < 6; ++c) f[c] += j[c] * xs[6 * at + r];
-        }
-    }
-    double im;
-    ctn_sym3 I;
-    ctn_d_mass(down, vel, inertia, &im, &I);
-    ctn_vel v = vel[down];
-    v.v.x = (float)((double)v.v.x + im * f[0]);
-    v.v.y = (float)((double)v.v.y + im * f[1]);
-    v.v.z = (float)((double)v.v.z + im * f[2]);
-    v.w.x = (float)((double)v.w.x + (double)I.xx * f[3] + (double)I.xy * f[4] + (double)I.xz * f[5]);
-    v.w.y = (float)((double)v.w.y + (double)I.xy * f[3] + (double)I.yy * f[4] + (double)I.yz * f[5]);
-    v.w.z = (float)((double)v.w.z + (double)I.xz * f[3] + (double)I.yz * f[4] + (double)I.zz * f[5]);
-    vel[down] = v;
 }

@@ -42,6 +42,29 @@
 #define CTN_TS_SIDE 1 /* attached joint: side of the body holding its rows */
 #define CTN_TS_ROWS 2 /* rows of the joint */
 #define CTN_TS_INTS 3
+/* Position record of the joint-space chain path on the device (host/opencl/opencl_direct.c uploads one per
+ * position p of host/solve/direct_chain.c's path order, CTN_CH_INTS ints). */
+#define CTN_CH_SLOT 0   /* joint slot */
+#define CTN_CH_N 1      /* rows */
+#define CTN_CH_SHARED 2 /* dynamic body shared with position p + 1, -1 at the end of a path */
+#define CTN_CH_SIDE 3   /* side of that body in joint p (bit 0) and in joint p + 1 (bit 1) */
+#define CTN_CH_DYN 4    /* CTN_CH_DYN_* bits of the joint's two bodies */
+#define CTN_CH_K 5      /* offset of the n x n pivot (K) */
+#define CTN_CH_C 6      /* offset of the coupling C_p to p + 1 (n x n_{p+1}) */
+#define CTN_CH_V 7      /* offset of the n-vector (y); the spike F_p starts at 6 times it */
+#define CTN_CH_INTS 8
+#define CTN_CH_DYN_A 1 /* body a is dynamic */
+#define CTN_CH_DYN_B 2
+#define CTN_CH_ROT_A 4 /* body a rotates (6 DOF) */
+#define CTN_CH_ROT_B 8
+/* Segment record of the chain path: the separators' pivot and right-hand-side updates and the coupling G
+ * of a middle segment (doubles at these offsets, CTN_CS_DOUBLES per segment). */
+#define CTN_CS_D_TOP 0
+#define CTN_CS_D_BOT 36
+#define CTN_CS_G 72
+#define CTN_CS_Y_TOP 108
+#define CTN_CS_Y_BOT 114
+#define CTN_CS_DOUBLES 120
 
 /* Row k of block b on side 0 (body a) or 1 (body b): linear rows [d, r x d], angular rows [0, t],
  * negated for side b (docs/design.md section 2, step 1), the cross product in double. */

@@ -1,5 +1,6 @@
-/* The exact solver for chains on the OpenCL backend (host/opencl_direct.c, block cyclic
- * reduction in double precision) against the CPU direct solver (host/solver_direct.c).
+/* The exact solver for chains on the OpenCL backend (host/opencl/opencl_direct.c: the joint-space
+ * segments of kernels/ctn_direct.h in double precision) against the CPU direct solver
+ * (host/solve/solver_direct.c, host/solve/direct_chain.c).
  *
  * (a) Hanging chain:200, rope:500 (particles, distance joints) and heavy_chain:300 (1000:1 end) after
  *     STEPS steps at the default settings: positions agree within POS_TOL and impulses within
@@ -11,29 +12,43 @@
  * (a') The same for a bridge (hinges, grounded at both ends), a horizontal chain released to swing, the
  *     double pendulum and three chains in one world.
  * (c) A grid (not a set of chains) is refused with CTN_ERR_UNSUPPORTED and a message naming why.
- * All of it twice: chains by cyclic reduction (CATENA_DIRECT_TREE=0, the GPU default) and by the forest
- * path of host/opencl_tree.c (CATENA_DIRECT_TREE=1, the default on CPU devices).
+ * All of it twice: chains by the chain path (desc.debug.direct_tree = 0, the default) and by the forest
+ * path of host/opencl/opencl_tree.c (direct_tree = 1).
+ * (d) The chain path and the CPU's chain path with the same segment count run the same operations in the
+ *     same order: positions, velocities and impulses agree bit for bit, for one segment, the default
+ *     segments and many short ones (desc.debug.tree_segment).
+ * (e) Step statistics: exactly one blocking read per step (the statistics; the projection decides its
+ *     Newton steps on the device) for direct and for GS, and at most LAUNCHES_PER_SUBSTEP launches per
+ *     substep of the chain path.
  * Skips without an OpenCL device, or when the device has no cl_khr_fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
 #include "opencl_lsan.h"
+#include "solve/direct_internal.h" /* ctn__direct_set_chain_segments */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STEPS 30
-/* Tolerances: 10x the largest difference measured on PoCL 3.1 (2-core VM, 2026-11-23). By cyclic
- * reduction: positions 3.9e-7 m (rope:500), impulses 0.036 of IMP_ABS 1e-4 + IMP_REL 1e-3 |lambda|
- * (chain:200), OpenCL gaps up to 4.9e-8 m and 4.9e-7 m above the CPU's (bridge:12); the forest path
- * agrees bitwise with the CPU. */
-#define POS_TOL 4e-6 /* m, chains 20-50 m long */
-#define IMP_ABS 1e-5
-#define IMP_REL 1e-4
-#define GAP_TOL 5e-7       /* m: (a) hanging chains, OpenCL max gap; measured 4.9e-8 (heavy_chain:300) */
-#define GAP_DIFF_TOL 5e-6  /* m: (a') |OpenCL gap - CPU gap|; measured 4.9e-7 (bridge:12) */
-#define BRIDGE_POS_TOL 2e-3 /* m, see (a'); measured 3.1e-4 */
+/* Tolerances: about 10x the largest difference measured on PoCL 3.1 (2-core VM, 2026-11-25), where the
+ * chain path and the CPU differ only by their segment counts (round-off): positions 2.3e-13 m
+ * (rope:500), impulses 0.1 of IMP_ABS + IMP_REL |lambda| (heavy_chain:300: 5.4e-7, one float ulp of
+ * lambda = 5.3), the OpenCL gaps equal to the CPU's (a') and at most 7.5e-9 m (rope:500); the forest
+ * path agrees bitwise with the CPU. */
+#define POS_TOL 3e-12 /* m, chains 20-50 m long */
+#define IMP_ABS 1e-7
+#define IMP_REL 1e-6
+#define GAP_TOL 8e-8       /* m: (a) hanging chains, OpenCL max gap; measured 7.5e-9 (rope:500) */
+#define GAP_DIFF_TOL 1e-12 /* m: (a') |OpenCL gap - CPU gap|; measured 0 */
+#define BRIDGE_POS_TOL 1e-12 /* m, see (a'); measured 0 by the chain path (the CPU's elimination) */
+#define BRIDGE_FOREST_TOL 1.2e-3 /* m, the forest path against the CPU's chain path; measured 1.2e-4 */
+/* (e): the chain path's substep is 11 launches (geometric inertia, rows, forces, warm start, six of the
+ * solve, integration) whatever the length */
+#define LAUNCHES_PER_SUBSTEP 11
+
+static int route_tree; /* desc.debug.direct_tree of the OpenCL worlds */
 
 static int have_opencl(void) {
     int count = 0;
@@ -49,6 +64,7 @@ static ctn_world *make_world(ctn_backend backend, int substeps, int iterations) 
     if (substeps > 0) d.substeps = substeps;
     if (iterations > 0) d.iterations = iterations;
     d.time_step = 1.0 / 60.0;
+    d.debug.direct_tree = route_tree;
     ctn_world *w = NULL;
     char err[2048];
     ctn_status st = ctn_world_create(&d, &w, err, sizeof err);
@@ -179,8 +195,9 @@ static int suite(void) {
              * are redundant, so the system is singular up to the 1e-10 floor and its velocity solution
              * depends on round-off and on where a pivot is dropped (measured after one step: 3e-3 m/s
              * between the CPU and OpenCL direct solvers, and as much between either and CG with 300
-             * iterations). It is held to the gap and to BRIDGE_POS_TOL. */
-            double tol = specs[c] && !strcmp(specs[c], "bridge:12") ? BRIDGE_POS_TOL : POS_TOL;
+             * iterations). It is held to the gap and to BRIDGE_POS_TOL (BRIDGE_FOREST_TOL on the forest
+             * path, a different elimination order). */
+            double tol = specs[c] && !strcmp(specs[c], "bridge:12") ? (route_tree ? BRIDGE_FOREST_TOL : BRIDGE_POS_TOL) : POS_TOL;
             CHECK(dp <= tol, "%s: positions differ by %.3g m (tol %.3g)", specs[c] ? specs[c] : "3 chains", dp, tol);
             CHECK(fabs(ocl.max_gap - cpu.max_gap) <= GAP_DIFF_TOL, "%s: OpenCL gap %.3g m vs CPU %.3g m", specs[c] ? specs[c] : "3 chains",
                   ocl.max_gap, cpu.max_gap);
@@ -212,17 +229,91 @@ static int suite(void) {
     return 0;
 }
 
+/* (d) OpenCL chain path vs the CPU's chain path with its segment count forced to the device's. */
+static void bitwise(const char *spec, int segment, int steps) {
+    ctn_world *w[2] = {make_world(CTN_BACKEND_CPU, 0, 0), make_world(CTN_BACKEND_OPENCL, 0, 0)};
+    if (!w[0] || !w[1]) goto done;
+    for (int b = 0; b < 2; ++b) CHECK(ctn_scene_from_spec(w[b], spec) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w[b]));
+    int m = ctn_world_joint_count(w[0]), P = segment > 0 ? (m + segment - 1) / segment : 1;
+    if (P > (m + 1) / 2) P = (m + 1) / 2;
+    ctn_world_desc d;
+    ctn_world_get_desc(w[1], &d);
+    d.debug.tree_segment = segment;
+    CHECK(ctn_world_set_desc(w[1], &d) == CTN_OK, "set_desc: %s", ctn_world_last_error(w[1]));
+    ctn__direct_set_chain_segments(w[0], P);
+    for (int i = 0; i < steps; ++i)
+        for (int b = 0; b < 2; ++b) CHECK(ctn_world_step(w[b]) == CTN_OK, "%s step %d: %s", spec, i, ctn_world_last_error(w[b]));
+    int n = ctn_world_body_count(w[0]), mj = ctn_world_joint_count(w[0]), diff = 0, written = 0;
+    double *x[2], *v[2];
+    for (int b = 0; b < 2; ++b) {
+        x[b] = calloc(3 * (size_t)n + 1, sizeof(double)), v[b] = calloc(3 * (size_t)n + 1, sizeof(double));
+        CHECK(ctn_world_get_positions(w[b], x[b], n, &written) == CTN_OK && written == n, "positions");
+        CHECK(ctn_world_get_body_field(w[b], CTN_BODY_ANGULAR_VELOCITY, v[b], n, &written) == CTN_OK && written == n, "velocities");
+    }
+    for (int i = 0; i < 3 * n; ++i) diff += x[0][i] != x[1][i] || v[0][i] != v[1][i];
+    for (int j = 0; j < mj; ++j) {
+        double l[2][6] = {{0}};
+        int rows = 0;
+        for (int b = 0; b < 2; ++b) CHECK(ctn_joint_get_impulse(w[b], j, l[b], &rows) == CTN_OK, "impulse %d", j);
+        for (int r = 0; r < 6; ++r) diff += l[0][r] != l[1][r];
+    }
+    printf("%s, %d segments (tree_segment %d), %d steps: %d values differ between the CPU and OpenCL chain paths\n", spec, P, segment,
+           steps, diff);
+    CHECK(diff == 0, "%s, %d segments: %d values differ (the two chain paths should agree bit for bit)", spec, P, diff);
+    for (int b = 0; b < 2; ++b) free(x[b]), free(v[b]);
+done:
+    for (int b = 0; b < 2; ++b) ctn_world_destroy(w[b]);
+}
+
+/* (e) launches and blocking reads of a step. */
+static void step_counts(ctn_solver solver, const char *spec, int substeps, int *launches, int *reads) {
+    ctn_world *w = make_world(CTN_BACKEND_OPENCL, substeps, 4);
+    *launches = *reads = -1;
+    if (!w) return;
+    ctn_world_desc d;
+    ctn_world_get_desc(w, &d);
+    d.solver = solver;
+    CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "set_desc: %s", ctn_world_last_error(w));
+    CHECK(ctn_scene_from_spec(w, spec) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
+    ctn_step_stats s;
+    for (int i = 0; i < 3; ++i) {
+        CHECK(ctn_world_step(w) == CTN_OK, "%s step %d: %s", spec, i, ctn_world_last_error(w));
+        ctn_world_get_stats(w, &s);
+        if (i > 0) CHECK(s.launches == *launches && s.blocking_reads == *reads, "%s: launches or reads changed between steps", spec);
+        *launches = s.launches, *reads = s.blocking_reads;
+    }
+    ctn_world_destroy(w);
+}
+
+static void statistics(void) {
+    int l1, r1, l2, r2, lg, rg;
+    step_counts(CTN_SOLVER_DIRECT, "chain:3000", 1, &l1, &r1);
+    step_counts(CTN_SOLVER_DIRECT, "chain:3000", 2, &l2, &r2);
+    step_counts(CTN_SOLVER_GS, "chain:3000", 2, &lg, &rg);
+    printf("chain:3000 direct: %d launches and %d blocking reads per step at 1 substep, %d and %d at 2 (%d per substep); gs 4x2: %d and "
+           "%d\n",
+           l1, r1, l2, r2, l2 - l1, lg, rg);
+    CHECK(r1 == 1 && r2 == 1, "direct with its projection: %d and %d blocking reads per step, expected 1", r1, r2);
+    CHECK(rg == 1, "gs: %d blocking reads per step, expected 1", rg);
+    CHECK(l2 - l1 > 0 && l2 - l1 <= LAUNCHES_PER_SUBSTEP, "chain direct: %d launches per substep (at most %d)", l2 - l1, LAUNCHES_PER_SUBSTEP);
+}
+
 int main(void) {
     if (!have_opencl()) {
         return check_skip("test_opencl_direct", "no OpenCL platform or device");
     }
-    /* chains by cyclic reduction (the GPU default), then by the forest path (the CPU-device default) */
-    static const char *const routes[2] = {"0", "1"};
-    for (int k = 0; k < 2; ++k) {
-        setenv("CATENA_DIRECT_TREE", routes[k], 1);
-        printf("-- chains by %s\n", k ? "the forest path (host/opencl_tree.c)" : "cyclic reduction (host/opencl_direct.c)");
+    /* chains by the chain path (the default), then by the forest path */
+    for (route_tree = 0; route_tree < 2; ++route_tree) {
+        printf("-- chains by %s\n", route_tree ? "the forest path (host/opencl/opencl_tree.c)" : "the chain path (host/opencl/opencl_direct.c)");
         if (suite() < 0)
             return check_failures ? check_report("test_opencl_direct") : check_skip("test_opencl_direct", "the OpenCL device has no fp64");
     }
+    route_tree = 0;
+    bitwise("chain:300", 0, 20);
+    bitwise("chain:300", 128, 20);
+    bitwise("rope:400", 7, 20);
+    bitwise("bridge:40", 5, 20);
+    bitwise("heavy_chain:200", 16, 20);
+    statistics();
     return check_report("test_opencl_direct");
 }

@@ -1,8 +1,14 @@
 /* `catena devices`: lists OpenCL platforms and devices and the one `auto` picks. With --verbose it also
  * times the kernel program build of each device: cold (from source, into an empty binary cache) and warm
- * (from the cached binary), through world creation with a temporary cache directory (ctn_set_cache_dir). */
+ * (from the cached binary), through world creation with a temporary cache directory (ctn_set_cache_dir),
+ * and lists each kernel's private memory per work-item and static local memory (CL_KERNEL_PRIVATE_MEM_SIZE
+ * and CL_KERNEL_LOCAL_MEM_SIZE): private memory is reserved per resident thread on a GPU, so a kernel
+ * above about 1 KB there limits occupancy. */
 #define _GNU_SOURCE
 #include "cli.h"
+#ifdef CATENA_HAVE_OPENCL
+#include "opencl/opencl_report.h"
+#endif
 
 #include <getopt.h>
 #include <stdio.h>
@@ -48,6 +54,30 @@ static void print_build_times(const ctn_device_info *d) {
     ctn_set_cache_dir(saved);
 }
 
+/* Private and local memory of every kernel of the program built for device d. */
+static void print_kernel_memory(const ctn_device_info *d) {
+#ifdef CATENA_HAVE_OPENCL
+    char req[32], err[2048] = "";
+    snprintf(req, sizeof req, "%d:%d", d->platform, d->device);
+    ctn_world_desc desc = ctn_world_desc_default();
+    desc.backend = CTN_BACKEND_OPENCL;
+    desc.device = req;
+    ctn_world *w = NULL;
+    if (ctn_world_create(&desc, &w, err, sizeof err) != CTN_OK) {
+        printf("        kernels: %s\n", err);
+        return;
+    }
+    ctn_ocl_kernel_memory k[128];
+    int n = ctn__opencl_kernel_memory(w, k, 128);
+    if (n < 0) printf("        kernels: the device did not report their memory\n");
+    for (int i = 0; i < n && i < 128; ++i)
+        printf("        kernel %-28s private %6llu B, local %6llu B\n", k[i].name, k[i].private_bytes, k[i].local_bytes);
+    ctn_world_destroy(w);
+#else
+    (void)d;
+#endif
+}
+
 /* argv[0] is "devices". Returns -1 to go on, else the exit code. */
 static int parse_devices(int argc, char **argv, int *verbose) {
     static const struct option longs[] = {{"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -60,7 +90,8 @@ static int parse_devices(int argc, char **argv, int *verbose) {
         else if (c == 'h') {
             printf("usage: catena devices [-v|--verbose]\n"
                    "Lists the OpenCL platforms and devices and marks the one the auto backend picks.\n"
-                   "  -v, --verbose   platform, vendor, driver and allocation limit, and the kernel build time of each device\n");
+                   "  -v, --verbose   platform, vendor, driver and allocation limit, the kernel build time of each device and\n"
+                   "                  each kernel's private (per work-item) and local memory\n");
             return CTN_EXIT_OK;
         } else {
             const char *bad = argv[optind - 1];
@@ -104,6 +135,7 @@ int ctn_cli_devices(int argc, char **argv) {
             printf("        platform %s | vendor %s | %s | driver %s | max alloc %.0f MiB\n", d->platform_name, d->vendor, d->version,
                    d->driver, d->max_alloc_mib);
         if (verbose) print_build_times(d);
+        if (verbose) print_kernel_memory(d);
     }
     return CTN_EXIT_OK;
 }

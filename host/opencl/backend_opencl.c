@@ -85,7 +85,7 @@ static void ocl_release(ctn_ocl *o) {
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
                          &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
                          &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda, &o->proj_vel, &o->proj_lambda,
-                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_stats};
+                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_stats, &o->proj_state};
     if (o->projecting) o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     if (o->queue) clFinish(o->queue);
     ctn__ocl_direct_release(o);

@@ -1,36 +1,44 @@
-/* Exact solver for chains of joints on the device (the GPU half of `direct`).
+/* Exact solver on the device (the OpenCL half of `direct`): chains here, forests in opencl_tree.c.
  *
- * Scope: joint layouts that are sets of simple paths: every dynamic body in at most two joints, every
- * joint bilateral (no contacts, hinge limits or motors, ropes), no loops; joints to the world or to
- * static/kinematic bodies can only sit at the ends of a path. Anything else goes to the forest path of
- * host/opencl_tree.c, which refuses loops and bounded rows with
- * CTN_ERR_UNSUPPORTED and the reason (the CPU backend's direct solver handles trees, loops and bounded
- * rows). The path order is built on the host once per topology_version and uploaded as a permutation
- * (position -> slot) and a link table (body shared with the next position and its side in both joints).
+ * Scope: every joint bilateral (no contacts, hinge limits or motors, ropes). Joint layouts that are sets
+ * of simple paths (host/solve/direct_chain.c decides, and orders the positions) take the joint-space chain
+ * path below; any other layout goes to the forest path of host/opencl/opencl_tree.c, which refuses loops
+ * with CTN_ERR_UNSUPPORTED and the reason (the CPU backend's direct solver handles trees, loops and
+ * bounded rows). desc.debug.direct_tree = 1 sends chains to the forest path too.
  *
- * Per substep, after the warm start, the system (J M^-1 J^T + S + 1e-10 diag(J M^-1 J^T)) dl = r with
- * r = target - J v - S lambda (the diagonal as host/solver_direct.c forms it) is block-tridiagonal along
- * each path: pivots D_i = K_i and couplings C_i = J_{i,b} M_b^-1 J_{i+1,b}^T through the shared body b.
- * The paths are concatenated (zero couplings between them) and solved by block cyclic reduction in double
- * precision (kernels/catena.cl, ctn_k_direct_*): ceil(log2 n) reduction launches, each eliminating the odd
- * positions of the current level in parallel, then as many back-substitution launches. Then lambda += dl
- * and the gather kernel applies v += M^-1 J^T dl. The reported residual is that of the final velocities,
- * as on the CPU. Requires cl_khr_fp64 (checked; without it the solver is refused, never run in float).
- * Layouts that are not chains go to the forest path (host/opencl_tree.c), which refuses loops and bounded rows;
- * so do chains on CPU devices, where its serial bands beat cyclic reduction (desc.debug.direct_tree overrides). */
+ * The chain path solves (J M^-1 J^T + S + 1e-10 diag(J M^-1 J^T)) dl = r, r = target - J v - S lambda,
+ * block tridiagonal along each path, with the node steps of kernels/ctn_direct.h that the CPU runs
+ * (ctn_dd_chain_factor_node, _forward_node, _backward_node) in the CPU's segment walk (kernels/catena.cl,
+ * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
+ * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
+ * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
+ * back in parallel. Six launches per solve, whatever the length:
+ *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
+ *     backward + impulses (per segment) | velocities (per body) | residual (per slot).
+ * The segment count depends on the length only, never on the device's thread count, so every thread
+ * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
+ * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
+ * in float). Every kernel reads an `active` flag (ctn__ocl_direct_active): the projection's later Newton
+ * steps turn into no-ops once its error is small, without a read to the host. */
 #include "opencl/opencl_internal.h"
+#include "solve/direct_internal.h"
+#include "ctn_direct.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Positions per segment. Costs per solve: the segments' work (about 1.8x a serial pass for a middle
+ * segment with its spike) spread over the device, plus the separators' serial pass of m / CHAIN_SEGMENT
+ * nodes on one work-item. */
+#define CHAIN_SEGMENT 128
 
-enum { DK_BUILD, DK_REDUCE, DK_BACK, DK_APPLY, DK_RESIDUAL, DK_COUNT };
-static const char *const direct_names[DK_COUNT] = {"ctn_k_direct_build", "ctn_k_direct_reduce", "ctn_k_direct_back",
-                                                    "ctn_k_direct_apply", "ctn_k_direct_residual"};
+enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_COUNT };
+static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",   "ctn_k_chain_separators",
+                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity", "ctn_k_direct_residual"};
 
 static ctn_status unsupported(ctn_world *w, const char *why) {
-    return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver on the OpenCL backend handles chains of bilateral joints only: %s "
+    return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver on the OpenCL backend handles chains and trees of bilateral joints only: %s "
                      "(use the CPU backend for direct, or gs, jacobi or cg with OpenCL)", why);
 }
 
@@ -49,6 +57,14 @@ static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const c
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, direct_names[k], ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
     o->step_launches++;
+    return CTN_OK;
+}
+
+static ctn_status upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
+    TRY(ctn__ocl_reserve(w, o, b, size ? size : sizeof(int), NULL));
+    if (!size) return CTN_OK;
+    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
     return CTN_OK;
 }
 
@@ -73,96 +89,85 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
             return unsupported(w, o->direct_why);
         }
     }
+    int one = 1;
+    TRY(upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
     o->direct_state = 1;
     return CTN_OK;
 }
 
-static int is_dynamic(const ctn_world *w, int body) {
-    return body >= 0 && body < w->body_count && (w->props[body].flags & CTN_BODY_FLAG_DYNAMIC);
-}
+cl_mem ctn__ocl_direct_active(const ctn_ocl *o) { return o->projecting && o->proj_state.mem ? o->proj_state.mem : o->dir_one.mem; }
 
-/* The paths of the current topology: perm (position -> slot) and link (3 ints per position). Returns
- * CTN_ERR_UNSUPPORTED naming the first joint or body that breaks the chain layout. */
-static ctn_status build_paths(ctn_world *w, int *perm, int *link, int *nb_out) {
+/* Bounded rows are refused on the device: named by the first such joint. */
+static ctn_status check_bounded(ctn_world *w) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count, n = w->body_count, nb = 1;
     char why[160];
-    int *cnt = ctn__calloc((size_t)n + 1, sizeof *cnt), *jt = ctn__malloc((2 * (size_t)n + 1) * sizeof *jt);
-    unsigned char *seen = ctn__calloc((size_t)m + 1, 1);
-    ctn_status st = CTN_OK;
-    if (!cnt || !jt || !seen) {
-        ctn__free(cnt), ctn__free(jt), ctn__free(seen);
-        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
-    }
-    for (int s = 0; s < m && st == CTN_OK; ++s) {
+    for (int s = 0; s < t->joint_count; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         if (d->type == CTN_JT_CONTACT) {
             snprintf(why, sizeof why, "joint %d is a contact (unilateral rows)", t->order[s]);
-            st = unsupported(w, why);
-        } else if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
+            return unsupported(w, why);
+        }
+        if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
             snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[s]);
-            st = unsupported(w, why);
-        } else if (d->rows > nb) {
-            nb = d->rows;
-        }
-        int ends[2] = {d->a, d->b};
-        for (int e = 0; e < 2 && st == CTN_OK; ++e) {
-            int b = ends[e];
-            if (!is_dynamic(w, b)) continue;
-            if (cnt[b] == 2) {
-                snprintf(why, sizeof why, "body %d has more than two joints (joint %d is its third), so the joints do not form chains", b,
-                         t->order[s]);
-                st = unsupported(w, why);
-                break;
-            }
-            jt[2 * b + cnt[b]++] = s;
+            return unsupported(w, why);
         }
     }
-    /* the joint of position s reached through body b (the other joint of b), or -1 */
-    int pos = 0;
-    for (int s0 = 0; s0 < m && st == CTN_OK; ++s0) {
-        if (seen[s0]) continue;
-        const ctn_joint_def *d = &t->defs[s0];
-        int deg = 0, ends[2] = {d->a, d->b};
-        for (int e = 0; e < 2; ++e)
-            if (is_dynamic(w, ends[e]) && cnt[ends[e]] == 2) ++deg;
-        if (deg == 2) continue; /* an inner joint: its path starts elsewhere (or it lies on a loop) */
-        int cur = s0, via = -1;
-        while (cur >= 0) {
-            seen[cur] = 1;
-            perm[pos] = cur;
-            link[3 * pos] = -1, link[3 * pos + 1] = 0, link[3 * pos + 2] = 0;
-            const ctn_joint_def *c = &t->defs[cur];
-            int next = -1, ce[2] = {c->a, c->b};
-            for (int e = 0; e < 2 && next < 0; ++e) {
-                int b = ce[e];
-                if (b == via || !is_dynamic(w, b) || cnt[b] != 2) continue;
-                int o = jt[2 * b] == cur ? jt[2 * b + 1] : jt[2 * b];
-                if (o == cur || seen[o]) continue;
-                next = o;
-                link[3 * pos] = b;
-                link[3 * pos + 1] = e;
-                link[3 * pos + 2] = t->defs[o].a == b ? 0 : 1;
-                via = b;
-            }
-            ++pos;
-            cur = next;
-        }
-    }
-    for (int s = 0; s < m && st == CTN_OK; ++s)
-        if (!seen[s]) {
-            snprintf(why, sizeof why, "joint %d lies on a loop of joints", t->order[s]);
-            st = unsupported(w, why);
-        }
-    ctn__free(cnt), ctn__free(jt), ctn__free(seen);
-    *nb_out = nb;
-    return st;
+    return CTN_OK;
 }
 
-static ctn_status upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
-    TRY(ctn__ocl_reserve(w, o, b, size, NULL));
-    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
+/* Segments of m positions of about `segment` each (0: one), and their separators sep[0..P] as
+ * host/solve/direct_chain.c places them (sep[0] = -1, sep[P] = m). */
+static int place_separators(int m, int segment, int *sep) {
+    int P = segment > 0 ? (m + segment - 1) / segment : 1;
+    if (P > (m + 1) / 2) P = (m + 1) / 2;
+    if (P < 1) P = 1;
+    int interior = m - (P - 1);
+    sep[0] = -1;
+    for (int k = 1; k <= P; ++k) sep[k] = sep[k - 1] + interior / P + (k - 1 < interior % P) + 1;
+    return P;
+}
+
+/* Position records, slot -> position map and separators of chain layout c, uploaded; the system's
+ * buffers reserved. */
+static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) {
+    const int *slot, *shared;
+    const unsigned char *n, *side, *dyn;
+    int m = ctn__chain_positions(c, &slot, &shared, &n, &side, &dyn), joints = w->topo.joint_count;
+    int segment = w->desc.debug.tree_segment >= 0 ? w->desc.debug.tree_segment : CHAIN_SEGMENT;
+    int *rec = ctn__malloc(((size_t)m + 1) * CTN_CH_INTS * sizeof *rec), *slot_pos = ctn__malloc(((size_t)joints + 1) * sizeof *slot_pos);
+    int *sep = ctn__malloc(((size_t)m + 3) * sizeof *sep);
+    ctn_status st = CTN_OK;
+    if (!rec || !slot_pos || !sep) {
+        ctn__free(rec), ctn__free(slot_pos), ctn__free(sep);
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
+    }
+    size_t ko = 0, co = 0, vo = 0;
+    for (int s = 0; s < joints; ++s) slot_pos[s] = -1;
+    for (int p = 0; p < m; ++p) {
+        int *r = rec + CTN_CH_INTS * (size_t)p;
+        slot_pos[slot[p]] = p;
+        r[CTN_CH_SLOT] = slot[p], r[CTN_CH_N] = n[p], r[CTN_CH_SHARED] = shared[p], r[CTN_CH_SIDE] = side[p], r[CTN_CH_DYN] = dyn[p];
+        r[CTN_CH_K] = (int)ko, r[CTN_CH_C] = (int)co, r[CTN_CH_V] = (int)vo;
+        ko += (size_t)n[p] * n[p];
+        vo += n[p];
+        if (p + 1 < m) co += (size_t)n[p] * n[p + 1];
+    }
+    int P = place_separators(m, segment, sep);
+    if (ko > 0x7fffffff || 6 * vo > 0x7fffffff) st = ctn__fail(w, CTN_ERR_LIMIT, "direct solver on OpenCL: %d chain positions are too many", m);
+    if (st == CTN_OK) st = upload(w, o, &o->dir_pos, rec, (size_t)m * CTN_CH_INTS * sizeof *rec, "the chain positions");
+    if (st == CTN_OK) st = upload(w, o, &o->dir_slot_pos, slot_pos, (size_t)joints * sizeof *slot_pos, "the chain slots");
+    if (st == CTN_OK) st = upload(w, o, &o->dir_sep, sep, ((size_t)P + 1) * sizeof *sep, "the chain separators");
+    ctn__free(rec), ctn__free(slot_pos), ctn__free(sep);
+    TRY(st);
+    TRY(ctn__ocl_reserve(w, o, &o->dir_K, (ko + 1) * sizeof(double), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dir_C, (co + 1) * sizeof(double), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dir_F, (P > 2 ? 6 * vo + 1 : 1) * sizeof(double), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dir_y, (vo + 1) * sizeof(double), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dir_seg, (size_t)P * CTN_CS_DOUBLES * sizeof(double), NULL));
+    o->direct_n = m;
+    o->direct_segments = P;
+    if (w->desc.debug.trace)
+        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL chains): %d positions in %d segments, %d launches per solve", m, P, DK_COUNT);
     return CTN_OK;
 }
 
@@ -170,135 +175,104 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     TRY(create_kernels(w, o));
     if (o->have_direct_layout && o->direct_version == w->topology_version) return CTN_OK;
     o->have_direct_layout = 0;
-    int m = w->topo.joint_count;
-    int *perm = ctn__malloc(((size_t)m + 1) * sizeof *perm), *link = ctn__malloc((3 * (size_t)m + 1) * sizeof *link);
-    if (!perm || !link) {
-        ctn__free(perm), ctn__free(link);
-        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
-    }
-    int nb = 1;
-    /* Chains take cyclic reduction on GPUs and the forest path (serial bands) on CPU devices, where it is
-     * faster (PoCL, chain:100000: see host/opencl_tree.c); desc.debug.direct_tree = 1 / 0 forces one or the other. */
-    cl_device_type type = 0;
-    clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    int tree_first = w->desc.debug.direct_tree >= 0 ? w->desc.debug.direct_tree : !(type & CL_DEVICE_TYPE_GPU);
-    ctn_status s = tree_first ? CTN_ERR_UNSUPPORTED : build_paths(w, perm, link, &nb);
-    o->direct_tree = 0;
-    if (s == CTN_ERR_UNSUPPORTED) { /* not chains: the forest path decides (and names what it refuses) */
-        ctn__free(perm), ctn__free(link);
-        TRY(ctn__ocl_tree_prepare(w, o));
-        o->direct_tree = 1;
-        o->direct_n = m;
-        o->direct_version = w->topology_version;
-        o->have_direct_layout = 1;
-        return CTN_OK;
-    }
-    if (s == CTN_OK) s = upload(w, o, &o->dir_perm, perm, (size_t)m * sizeof *perm, "the chain order");
-    if (s == CTN_OK) s = upload(w, o, &o->dir_link, link, 3 * (size_t)m * sizeof *link, "the chain links");
-    ctn__free(perm), ctn__free(link);
-    TRY(s);
-    size_t blocks = 36 * (size_t)m * sizeof(double), vecs = 6 * (size_t)m * sizeof(double);
-    TRY(ctn__ocl_reserve(w, o, &o->dir_D, blocks, NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->dir_L, blocks, NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->dir_U, blocks, NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->dir_b, vecs, NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->dir_x, vecs, NULL));
-    o->direct_n = m;
-    o->direct_nb = nb;
+    TRY(check_bounded(w));
+    direct_chain *c = NULL;
+    int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 1);
+    if (chain < 0) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
+    o->direct_tree = !chain;
+    ctn_status st = chain ? upload_chain(w, o, c) : ctn__ocl_tree_prepare(w, o);
+    ctn__chain_free(c);
+    TRY(st);
     o->direct_version = w->topology_version;
     o->have_direct_layout = 1;
     return CTN_OK;
 }
 
-ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
-    int n = o->direct_n, nb = o->direct_nb, k;
-    if (n == 0) return CTN_OK;
-    if (o->direct_tree) {
-        TRY(ctn__ocl_tree_solve(w, o));
-        goto residual;
-    }
-    k = DK_BUILD;
-    DARG(k, 0, n);
-    DARG(k, 1, o->dir_perm.mem);
-    DARG(k, 2, o->dir_link.mem);
-    DARG(k, 3, o->defs.mem);
-    DARG(k, 4, o->blocks.mem);
-    DARG(k, 5, o->vel.mem);
-    DARG(k, 6, o->inertia.mem);
-    DARG(k, 7, o->lambda.mem);
-    DARG(k, 8, o->dir_D.mem);
-    DARG(k, 9, o->dir_L.mem);
-    DARG(k, 10, o->dir_U.mem);
-    DARG(k, 11, o->dir_b.mem);
-    TRY(dlaunch(w, o, k, (size_t)n, "direct solver: block build"));
-    /* cyclic reduction: stride st eliminates the positions st (2 t + 1) into 2 st t */
-    int top = 1;
-    k = DK_REDUCE;
-    DARG(k, 0, n);
-    DARG(k, 2, nb);
-    DARG(k, 3, o->dir_D.mem);
-    DARG(k, 4, o->dir_L.mem);
-    DARG(k, 5, o->dir_U.mem);
-    DARG(k, 6, o->dir_b.mem);
-    for (int st = 1; st < n; st *= 2) {
-        DARG(k, 1, st);
-        TRY(dlaunch(w, o, k, ((size_t)n + 2 * (size_t)st - 1) / (2 * (size_t)st), "direct solver: cyclic reduction"));
-        top = st;
+static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
+    int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
+    DARG(k, 0, m);
+    DARG(k, 1, o->dir_pos.mem);
+    DARG(k, 2, o->defs.mem);
+    DARG(k, 3, o->blocks.mem);
+    DARG(k, 4, o->vel.mem);
+    DARG(k, 5, o->inertia.mem);
+    DARG(k, 6, o->lambda.mem);
+    DARG(k, 7, o->dir_K.mem);
+    DARG(k, 8, o->dir_C.mem);
+    DARG(k, 9, o->dir_y.mem);
+    DARG(k, 10, active);
+    TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
+    k = DK_FACTOR;
+    DARG(k, 0, P);
+    DARG(k, 1, o->dir_pos.mem);
+    DARG(k, 2, o->dir_sep.mem);
+    DARG(k, 3, o->dir_K.mem);
+    DARG(k, 4, o->dir_C.mem);
+    DARG(k, 5, o->dir_F.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->dir_seg.mem);
+    DARG(k, 8, active);
+    TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain segments"));
+    if (P > 1) {
+        k = DK_SEPARATORS;
+        DARG(k, 0, P);
+        DARG(k, 1, o->dir_pos.mem);
+        DARG(k, 2, o->dir_sep.mem);
+        DARG(k, 3, o->dir_K.mem);
+        DARG(k, 4, o->dir_y.mem);
+        DARG(k, 5, o->dir_seg.mem);
+        DARG(k, 6, active);
+        TRY(dlaunch(w, o, k, 1, "direct solver: chain separators"));
     }
     k = DK_BACK;
-    DARG(k, 0, n);
-    DARG(k, 2, nb);
-    DARG(k, 4, o->dir_D.mem);
-    DARG(k, 5, o->dir_L.mem);
-    DARG(k, 6, o->dir_U.mem);
-    DARG(k, 7, o->dir_b.mem);
-    DARG(k, 8, o->dir_x.mem);
-    int root = 1, st = 1;
-    DARG(k, 1, st);
-    DARG(k, 3, root);
-    TRY(dlaunch(w, o, k, 1, "direct solver: root solve"));
-    root = 0;
-    DARG(k, 3, root);
-    for (st = top; st >= 1 && n > 1; st /= 2) {
-        DARG(k, 1, st);
-        TRY(dlaunch(w, o, k, ((size_t)n - (size_t)st + 2 * (size_t)st - 1) / (2 * (size_t)st), "direct solver: back-substitution"));
-    }
-    k = DK_APPLY;
-    DARG(k, 0, n);
-    DARG(k, 1, o->dir_perm.mem);
-    DARG(k, 2, o->blocks.mem);
-    DARG(k, 3, o->dir_x.mem);
-    DARG(k, 4, o->lambda.mem);
-    DARG(k, 5, o->dlambda.mem);
-    TRY(dlaunch(w, o, k, (size_t)n, "direct solver: impulse update"));
-    /* v += M^-1 J^T dl (the gather kernel of the warm start) */
-    int nbody = w->body_count;
-    float one = 1.0f;
-    k = CTN_K_GATHER;
-    TRY(ctn__ocl_arg(w, o, k, 0, sizeof nbody, &nbody));
-    TRY(ctn__ocl_arg(w, o, k, 1, sizeof(cl_mem), &o->adj_offsets.mem));
-    TRY(ctn__ocl_arg(w, o, k, 2, sizeof(cl_mem), &o->adj.mem));
-    TRY(ctn__ocl_arg(w, o, k, 3, sizeof(cl_mem), &o->blocks.mem));
-    TRY(ctn__ocl_arg(w, o, k, 4, sizeof(cl_mem), &o->dlambda.mem));
-    TRY(ctn__ocl_arg(w, o, k, 5, sizeof one, &one));
-    TRY(ctn__ocl_arg(w, o, k, 6, sizeof(cl_mem), &o->vel.mem));
-    TRY(ctn__ocl_arg(w, o, k, 7, sizeof(cl_mem), &o->inertia.mem));
-    TRY(ctn__ocl_launch(w, o, k, (size_t)nbody, "direct solver: impulse gather"));
-residual:
-    k = DK_RESIDUAL;
-    int m = w->topo.joint_count;
+    DARG(k, 0, P);
+    DARG(k, 1, m);
+    DARG(k, 2, o->dir_pos.mem);
+    DARG(k, 3, o->dir_sep.mem);
+    DARG(k, 4, o->dir_K.mem);
+    DARG(k, 5, o->dir_C.mem);
+    DARG(k, 6, o->dir_F.mem);
+    DARG(k, 7, o->dir_y.mem);
+    DARG(k, 8, o->lambda.mem);
+    DARG(k, 9, active);
+    TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
+    k = DK_VELOCITY;
+    DARG(k, 0, nbody);
+    DARG(k, 1, o->adj_offsets.mem);
+    DARG(k, 2, o->adj.mem);
+    DARG(k, 3, o->dir_slot_pos.mem);
+    DARG(k, 4, o->dir_pos.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    DARG(k, 9, active);
+    return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities");
+}
+
+ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
+    int m = w->topo.joint_count, k = DK_RESIDUAL;
+    if (m == 0) return CTN_OK;
+    cl_mem active = ctn__ocl_direct_active(o);
+    if (o->direct_tree)
+        TRY(ctn__ocl_tree_solve(w, o, active));
+    else if (o->direct_n > 0)
+        TRY(solve_chain(w, o, active));
+    if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     DARG(k, 0, m);
     DARG(k, 1, o->defs.mem);
     DARG(k, 2, o->blocks.mem);
     DARG(k, 3, o->vel.mem);
     DARG(k, 4, o->lambda.mem);
     DARG(k, 5, o->r2.mem);
+    DARG(k, 6, active);
     return dlaunch(w, o, k, (size_t)m, "direct solver: residual");
 }
 
 void ctn__ocl_direct_release(ctn_ocl *o) {
     ctn__ocl_tree_release(o);
-    ctn_clbuf *bufs[] = {&o->dir_perm, &o->dir_link, &o->dir_D, &o->dir_L, &o->dir_U, &o->dir_b, &o->dir_x};
+    ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,  &o->dir_C,
+                         &o->dir_F,   &o->dir_y,        &o->dir_seg, &o->dir_one};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     for (int k = 0; k < DK_COUNT; ++k)

@@ -100,6 +100,8 @@ enum {
     CTN_K_PROJECT_BEGIN,    /* Post-stabilisation of the exact solver */
     CTN_K_PROJECT_SLOT,
     CTN_K_INERTIA,          /* world inverse inertia of the projected poses */
+    CTN_K_PROJECT_DECIDE,   /* the Newton decision on the device (ctn_project_decide) */
+    CTN_K_PROJECT_INTEGRATE,
     CTN_K_COUNT
 };
 
@@ -162,16 +164,18 @@ typedef struct ctn_ocl {
     long fault_step;
     int cg_warned;                /* the CG -> GS fallback for bounded rows was reported */
 
-    /* Exact solver for chains (host/opencl_direct.c): kernels created on first use (fp64 only),
-     * the path layout of topology direct_version, and the double-precision block-tridiagonal system. */
-    cl_kernel direct_kernel[5];
+    /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
+     * the path layout of topology direct_version and the joint-space system of its segments. */
+    cl_kernel direct_kernel[6];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;
     int have_direct_layout;
-    int direct_n, direct_nb;      /* positions (joints on paths) and padded rows per block */
-    ctn_clbuf dir_perm, dir_link, dir_D, dir_L, dir_U, dir_b, dir_x;
-    int direct_tree;              /* solved by the forest path (host/opencl_tree.c): not chains, or a CPU device */
+    int direct_n, direct_segments; /* positions (joints on paths) and segments */
+    ctn_clbuf dir_pos, dir_slot_pos, dir_sep, dir_K, dir_C, dir_F, dir_y, dir_seg;
+    ctn_clbuf dir_one;            /* an int 1: the `active` flag of the solver kernels outside the projection */
+    ctn_clbuf proj_state;         /* the projection's Newton state (CTN_PS_* of kernels/catena.cl) */
+    int direct_tree;              /* solved by the forest path (host/opencl/opencl_tree.c): not chains */
     void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
 
     /* phase timing: events of the first and last command of each phase instance */
@@ -247,13 +251,16 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
  * changed. ctn__ocl_solve_direct: one substep's solve after the warm start (lambda, velocities, r2).
  * ctn__ocl_direct_release: frees its kernels and buffers. */
 ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o);
+/* The `active` flag the exact solver's kernels read: the projection's Newton state while projecting
+ * (its later steps are no-ops once the error is small), else a constant 1. */
+cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
 void ctn__ocl_direct_release(ctn_ocl *o);
-/* Exact solver for forests of bilateral joints (host/opencl_tree.c), used by host/opencl_direct.c when the
- * joints are not chains, and for chains on CPU devices: prepare (symbolic phase per topology_version, CTN_ERR_UNSUPPORTED with the joint
+/* Exact solver for forests of bilateral joints (host/opencl/opencl_tree.c), used by host/opencl/opencl_direct.c
+ * when the joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version, CTN_ERR_UNSUPPORTED with the joint
  * and reason for loops and bounded rows), the substep solve (velocities and lambda; not r2), release. */
 ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o);
-ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active);
 void ctn__ocl_tree_release(ctn_ocl *o);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */

@@ -264,6 +264,14 @@ static ctn_status project_enter(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_state, CTN_PS_INTS * sizeof(cl_int), NULL));
+    union {
+        cl_int i;
+        float f;
+    } inf = {.f = INFINITY};
+    cl_int start[CTN_PS_INTS] = {1, 0, 0, inf.i}; /* active, nothing kept, no undo, last error +inf */
+    TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->proj_state.mem, start, sizeof start, 0, sizeof start, 0, NULL, NULL),
+                       "projection: the Newton state"));
     o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
     o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
     o->projecting = 1;
@@ -296,8 +304,9 @@ static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
                           "projection: clearing the scratch impulses");
 }
 
-/* Rigid bilateral rows kept, largest error reduced and read (one blocking read per Newton step). */
-static ctn_status project_rows(ctn_world *w, ctn_ocl *o, float h, float *worst) {
+/* Rigid bilateral rows kept, largest error reduced and the Newton decision taken on the device
+ * (ctn_project_decide): nothing is read back inside the step. */
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, float h) {
     int m = w->topo.joint_count, k = CTN_K_PROJECT_SLOT;
     ARG(k, 0, m);
     ARG(k, 1, o->defs.mem);
@@ -306,12 +315,24 @@ static ctn_status project_rows(ctn_world *w, ctn_ocl *o, float h, float *worst) 
     ARG(k, 4, o->proj_err.mem);
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows"));
     TRY(run_reduce3(w, o, m, o->proj_err.mem, o->proj_err.mem, o->proj_err.mem, o->proj_stats.mem));
-    float top[3];
-    TRY(ctn__ocl_check(w, clEnqueueReadBuffer(o->queue, o->proj_stats.mem, CL_TRUE, 0, sizeof top, top, 0, NULL, NULL),
-                       "projection: reading the largest error"));
-    o->step_reads++;
-    *worst = top[1];
-    return CTN_OK;
+    k = CTN_K_PROJECT_DECIDE;
+    ARG(k, 0, o->proj_stats.mem);
+    ARG(k, 1, o->proj_state.mem);
+    return ctn__ocl_launch(w, o, k, 1, "projection: Newton decision");
+}
+
+/* A Newton step's x += h v (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision). */
+static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, float h) {
+    int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, o->props.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, h);
+    ARG(k, 6, o->proj_pose.mem);
+    ARG(k, 7, o->proj_state.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: integration");
 }
 
 /* ---- dispatch ---------------------------------------------------------------------------------------- */
@@ -357,10 +378,12 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_FORCES: return run_forces(w, o, *prm);
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
     case CTN_STAGE_SOLVE: return stage_solve(w, o);
-    case CTN_STAGE_INTEGRATE: return run_integrate(w, o, prm->h);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, prm->h) : run_integrate(w, o, prm->h);
     case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o);
     case CTN_STAGE_PROJECT_REST: return project_rest(w, o);
-    case CTN_STAGE_PROJECT_ROWS: return project_rows(w, o, prm->h, &out->worst);
+    case CTN_STAGE_PROJECT_ROWS:
+        out->deferred = 1;
+        return project_rows(w, o, prm->h);
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:

@@ -516,3 +516,15 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     solve_phases(w, c, blocks);
 }
+
+/* The path order of the layout, for the OpenCL backend's chain kernels (host/opencl/opencl_direct.c), so
+ * both backends eliminate the same positions in the same order: per position p < m its joint slot, rows,
+ * dynamic body shared with p + 1 (-1: none), that body's sides (bit 0 in joint p, bit 1 in joint p + 1)
+ * and the DYN_* bits (CTN_CH_DYN_* of kernels/ctn_direct.h). Returns m. */
+int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
+                         const unsigned char **dyn) {
+    _Static_assert(DYN_A == CTN_CH_DYN_A && DYN_B == CTN_CH_DYN_B && ROT_A == CTN_CH_ROT_A && ROT_B == CTN_CH_ROT_B,
+                   "the device chain kernels read the same bits");
+    *slot = c->slot, *shared = c->shared, *n = c->n, *side = c->side, *dyn = c->dyn;
+    return c->m;
+}

@@ -91,6 +91,9 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
+int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
+                         const unsigned char **dyn);
+
 /* Forces the chain path's segment count of a world (0: automatic); for tests. */
 void ctn__direct_set_chain_segments(ctn_world *w, int segments);
 

@@ -1,7 +1,7 @@
 /* The step pipeline (host/solve/pipeline.h): the order of the stages of a step, written once for both
  * backends. */
 #include "solve/pipeline.h"
-#include "ctn_solver.h" /* CTN_PROJECT_TOL, CTN_PROJECT_MAX */
+#include "ctn_solver.h" /* CTN_PROJECT_*, ctn_project_decide */
 
 #include <math.h>
 #include <stdio.h>
@@ -55,7 +55,10 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * A velocity-level step leaves a drift of about L (omega h)^2 / 2 per substep on a link turning at omega
  * (a whipping chain's tip); Newton removes it quadratically: it stops once the largest error of a projected
  * row is below CTN_PROJECT_TOL or after CTN_PROJECT_MAX steps, and a step that does not shrink the largest
- * error is undone (far from the manifold, at steps too large for the motion, Newton can overshoot).
+ * error is undone (far from the manifold, at steps too large for the motion, Newton can overshoot): the
+ * decision of ctn_project_decide (kernels/ctn_solver.h). A backend that decides on the device (OpenCL: no
+ * read of the error to the host inside a step) sets out.deferred; it then keeps and undoes the poses
+ * itself, runs CTN_PROJECT_DEVICE_MAX steps and turns the steps after the decision to stop into no-ops.
  * The metric is the implicit step's, M plus the geometric-stiffness inertia of the last substep's impulses
  * (ctn_geometric_inertia_body), not M alone: along nearly straight runs of slender links the M-metric
  * correction turns links by angles far larger than the error (measured on chain:10000: 0.014 rad to fix
@@ -65,22 +68,27 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * rows get the bounds [0, 0]. */
 static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm) {
     prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
-    float last = INFINITY; /* largest error before the last Newton step */
-    int kept = 0;          /* the poses were copied this step: an undo has something to put back */
+    union {
+        int i;
+        float f;
+    } inf = {.f = INFINITY};
+    int st[CTN_PS_INTS] = {1, 0, 0, inf.i}; /* ctn_project_decide's state when the host decides */
     for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
         ctn_stage_out out = {0};
         RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
         if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
         RUN(CTN_STAGE_PREPARE, &prm, NULL);
         RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
-        if (!(out.worst < last)) { /* the last step made it worse (or the error is not finite): undo it */
-            if (kept) RUN(CTN_STAGE_POSES_UNDO, &prm, NULL);
-            break;
+        if (out.deferred) { /* decided on the device: a fixed number of steps, no-ops after it stopped */
+            RUN(CTN_STAGE_SOLVE, &prm, NULL);
+            RUN(CTN_STAGE_INTEGRATE, &prm, NULL);
+            if (steps + 1 >= CTN_PROJECT_DEVICE_MAX) break;
+            continue;
         }
-        if (!(out.worst > CTN_PROJECT_TOL)) break;
-        last = out.worst;
+        ctn_project_decide(st, out.worst);
+        if (st[CTN_PS_UNDO]) RUN(CTN_STAGE_POSES_UNDO, &prm, NULL);
+        if (!st[CTN_PS_ACTIVE]) break;
         RUN(CTN_STAGE_POSES_KEEP, &prm, NULL);
-        kept = 1;
         RUN(CTN_STAGE_SOLVE, &prm, NULL);
         RUN(CTN_STAGE_INTEGRATE, &prm, NULL);
     }

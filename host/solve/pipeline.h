@@ -43,6 +43,7 @@ typedef enum ctn_stage_timer { CTN_TIMER_NONE = -1, CTN_TIMER_PREPARE, CTN_TIMER
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
+    int deferred;       /* PROJECT_ROWS: the backend decided on the device (worst not read; see project_newton) */
     double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
     double max_gap, max_angle, max_speed;
     int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */

@@ -134,12 +134,12 @@ long ctn_allocated_blocks(void);
  *  "automatic" (-1, or 0 / NULL for the on-off switches). Read when the world is created and whenever
  *  the solver layout is rebuilt. */
 typedef struct ctn_debug_options {
-    int direct_tree;    /**< OpenCL `direct` for chains: -1 automatic (cyclic reduction on GPUs, the forest
-                             path on CPU devices), 0 cyclic reduction, 1 the forest path */
+    int direct_tree;    /**< OpenCL `direct` for chains: -1 automatic (the joint-space chain path), 0 the
+                             chain path, 1 the forest path */
     int tree_band;      /**< OpenCL forest path: levels of at most this many nodes are merged into one
                              serial launch; -1 automatic (16 on CPU devices, 1 on GPUs) */
-    int tree_segment;   /**< OpenCL forest path: paths of at least this many joints are contracted by
-                             cyclic reduction, 0 never; -1 automatic (16 on GPUs, never on CPU devices) */
+    int tree_segment;   /**< OpenCL chain path: joints per segment (one work-item eliminates a segment),
+                             0 one segment for the whole sequence; -1 automatic (128) */
     int tree_local_one; /**< OpenCL forest path: 1 runs the serial bands with a work-group of one, 0 with
                              the device's preferred size; -1 automatic (1 on CPU devices) */
     int trace;          /**< non-zero: the exact solver logs its layout (CTN_LOG_DEBUG) when it is built */
