@@ -14,6 +14,7 @@
 
 #include "ctn_solver.h"
 #include "ctn_cg.h"
+#include "ctn_assemble.h"
 
 /* The kernels by concern, in this order (kernel names are what the host looks up). */
 #include "catena_stages.cl"

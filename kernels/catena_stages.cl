@@ -116,3 +116,21 @@ __kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const
     if (i >= n) return;
     ctn_inertia_body(i, pose, props, inertia);
 }
+
+/* ---- assembly, phase 1: the Jacobian-transpose gather (Nelson 1998; kernels/ctn_assemble.h) -------------- */
+
+__kernel void ctn_k_assemble_slot(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
+                                  __global const ctn_vel *vel, __global const ctn_props *props, __global const float *split,
+                                  __global ctn_block *blocks, __global float *mu, __global float *gap, __global float *angle) {
+    int s = (int)get_global_id(0);
+    if (s >= m) return;
+    ctn_assemble_slot(s, defs, pose, vel, props, split, blocks, mu, gap, angle);
+}
+
+__kernel void ctn_k_assemble_body(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
+                                  __global const float *mu, __global ctn_pose *pose, __global const ctn_vel *vel,
+                                  __global const ctn_props *props, __global ctn_inertia *inertia) {
+    int i = (int)get_global_id(0);
+    if (i >= n) return;
+    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, pose, vel, props, inertia);
+}

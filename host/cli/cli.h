@@ -45,6 +45,8 @@ typedef struct ctn_cli_opts {
     double max_gap;  /* 0: not given */
     double progress; /* seconds between status lines when stderr is not a terminal; 0: none */
     int quiet;
+    int assemble;              /* --assemble: ctn_world_assemble before the first step */
+    double assemble_tolerance; /* --assemble=TOL; 0: the scene's or the default */
 } ctn_cli_opts;
 
 enum { CTN_CLI_PARSE_OK, CTN_CLI_PARSE_HELP, CTN_CLI_PARSE_ERROR };

@@ -17,7 +17,7 @@
 enum {
     OPT_STEPS = 256, OPT_MORE, OPT_SOLVER, OPT_ITERATIONS, OPT_SUBSTEPS, OPT_BACKEND, OPT_DEVICE, OPT_DT, OPT_CSV, OPT_VTK, OPT_SVG,
     OPT_VIEW, OPT_PLOT, OPT_JSON, OPT_EVERY, OPT_CSV_EVERY, OPT_VTK_EVERY, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_PROGRESS,
-    OPT_MAX_GAP, OPT_QUIET = 'q', OPT_HELP = 'h'
+    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_QUIET = 'q', OPT_HELP = 'h'
 };
 
 /* Which commands take an option. */
@@ -61,6 +61,9 @@ static const option_doc g_options[] = {
     {"checkpoint-every", required_argument, OPT_CHECKPOINT_EVERY, FOR_STEPPING, "N", "also save the checkpoint every N steps"},
     {"max-gap", required_argument, OPT_MAX_GAP, FOR_STEPPING, "METRES",
      "fail (status torn, exit 7) when a joint opens wider than METRES"},
+    {"assemble", optional_argument, OPT_ASSEMBLE, FOR_RUN, "TOL",
+     "close every joint (and meet the scene's \"assemble\" targets) before the first step, to TOL (m and rad; default the "
+     "scene's, else 1e-6); a scene with an \"assemble\" key is always assembled"},
     {"progress", optional_argument, OPT_PROGRESS, FOR_STEPPING, "SECONDS",
      "status line on stderr every SECONDS (default 10) when stderr is not a terminal"},
     {"quiet", no_argument, OPT_QUIET, FOR_ALL, NULL, "no progress output and no library notices"},
@@ -169,6 +172,9 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
     case OPT_PROGRESS:
         o->progress = CTN_CLI_DEFAULT_PROGRESS_S;
         return !v || parse_positive(cmd, name, v, 86400.0, &o->progress);
+    case OPT_ASSEMBLE:
+        o->assemble = 1;
+        return !v || parse_positive(cmd, name, v, 1.0, &o->assemble_tolerance);
     case OPT_QUIET: o->quiet = 1; return 1;
     default: return 0;
     }

@@ -78,6 +78,40 @@ static int parse_command(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opt
     return -1;
 }
 
+/* `catena run --assemble` or a scene's "assemble" key: ctn_world_assemble with the scene's settings and
+ * targets (--assemble=TOL overrides the tolerance), its report on stdout. Returns an exit code. */
+static int assemble_world(const ctn_cli_opts *o, const ctn_scene *scene, ctn_world *w) {
+    ctn_assemble_desc d = ctn_assemble_desc_default();
+    ctn_assemble_target *targets = NULL;
+    int present = 0, count = 0;
+    if (scene) {
+        ctn_scene_get_assemble(scene, 0, &d, NULL, 0, &count, &present);
+        targets = count > 0 ? calloc((size_t)count, sizeof *targets) : NULL;
+        if (count > 0 && !targets) {
+            ctn_cli_error("out of memory for %d assembly targets", count);
+            return CTN_EXIT_DEVICE;
+        }
+        ctn_scene_get_assemble(scene, 0, &d, targets, count, &count, &present);
+        d.targets = targets, d.target_count = count;
+    }
+    if (!present && !o->assemble) return CTN_EXIT_OK;
+    if (o->assemble_tolerance > 0.0) d.tolerance = o->assemble_tolerance;
+    ctn_assemble_report r;
+    ctn_status st = ctn_world_assemble(w, &d, &r);
+    free(targets);
+    if (st != CTN_OK) {
+        ctn_cli_error("%s: %s", ctn_status_name(st), ctn_world_last_error(w));
+        return st == CTN_ERR_OUT_OF_MEMORY || st == CTN_ERR_DEVICE ? CTN_EXIT_DEVICE : CTN_EXIT_SCENE;
+    }
+    printf("assembled: joint error %.3g m, %.3g rad -> %.3g m, %.3g rad (tolerance %g) in %d gather + %d Newton iterations; "
+           "bodies moved up to %.3g m",
+           r.initial_gap, r.initial_angle, r.max_gap, r.max_angle, d.tolerance, r.gather_iterations, r.newton_iterations, r.max_move);
+    if (count > 0) printf("; %d target%s, the farthest %.3g m away", count, count > 1 ? "s" : "", r.target_distance);
+    printf("\n");
+    fflush(stdout);
+    return CTN_EXIT_OK;
+}
+
 /* Creates the world and builds the scene of a file or a spec. */
 static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *desc, long long *steps, int validate_only) {
     char err[2048];
@@ -112,6 +146,12 @@ static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *de
         ctn_world_destroy(w);
         ctn_scene_free(scene);
         return st == CTN_ERR_OUT_OF_MEMORY ? CTN_EXIT_DEVICE : st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE;
+    }
+    int code = validate_only ? CTN_EXIT_OK : assemble_world(o, scene, w);
+    if (code != CTN_EXIT_OK) {
+        ctn_world_destroy(w);
+        ctn_scene_free(scene);
+        return code;
     }
     /* desc.device points into the scene: keep a copy owned by the world */
     ctn_world_get_desc(w, desc);

@@ -18,6 +18,7 @@ void ctn_scene_free(ctn_scene *s) {
     ctn__free(s->joints);
     ctn__free(s->planes);
     ctn__free(s->gens);
+    ctn__scene_assemble_free(s);
     ctn__free(s);
 }
 

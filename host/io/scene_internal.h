@@ -61,6 +61,12 @@ typedef struct scene_gen {
     int64_t bodies, joints;
 } scene_gen;
 
+/* An IK target of the "assemble" key: body = scene body index (scene_assemble.c). */
+typedef struct scene_target {
+    int body;
+    double point[3], target[3], weight;
+} scene_target;
+
 struct ctn_scene {
     char source[512];
     ctn_world_desc desc;
@@ -77,7 +83,14 @@ struct ctn_scene {
     int gen_count;
     scene_gen *gens;
     int64_t total_bodies, total_joints;
+    int has_assemble;      /* "assemble" key (scene_assemble.c): settings, targets */
+    ctn_assemble_desc assemble;
+    int assemble_target_count;
+    scene_target *assemble_targets;
 };
+
+/* Frees the "assemble" targets (scene_assemble.c). */
+void ctn__scene_assemble_free(ctn_scene *s);
 
 /* Adds generator g's bodies and joints to the world (scene_generators.c). */
 ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int first_body);
@@ -139,6 +152,8 @@ int ctn__json_nonzero_vec(pctx *c, const cJSON *obj, const char *key, const char
 int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb);
 /* One entry of "generators" (scene_generators.c); c->bodies must list the explicit bodies. */
 int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg);
+/* The "assemble" key (scene_assemble.c); needs c->total_bodies. */
+int ctn__scene_parse_assemble(pctx *c, const cJSON *root, ctn_scene *s);
 /* A body reference: an index into the scene's bodies, a body name, or "world" (scene_json.c). */
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *path, int allow_world, int *out);
 #endif

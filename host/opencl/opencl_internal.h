@@ -102,6 +102,8 @@ enum {
     CTN_K_INERTIA,          /* world inverse inertia of the projected poses */
     CTN_K_PROJECT_DECIDE,   /* the Newton decision on the device (ctn_project_decide) */
     CTN_K_PROJECT_INTEGRATE,
+    CTN_K_ASSEMBLE_SLOT,    /* assembly phase 1 (kernels/ctn_assemble.h) */
+    CTN_K_ASSEMBLE_BODY,
     CTN_K_COUNT
 };
 

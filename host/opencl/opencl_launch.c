@@ -8,7 +8,8 @@ const char *const ctn__ocl_kernel_names[CTN_K_COUNT] = {
     "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
     "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia",
     "ctn_k_body_check",   "ctn_k_body_check_final", "ctn_k_project_begin", "ctn_k_project_slot", "ctn_k_inertia",
-    "ctn_k_project_decide", "ctn_k_project_integrate"};
+    "ctn_k_project_decide", "ctn_k_project_integrate",
+    "ctn_k_assemble_slot", "ctn_k_assemble_body"};
 
 ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what) {
     if (err == CL_SUCCESS) return CTN_OK;

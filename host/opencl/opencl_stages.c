@@ -335,6 +335,53 @@ static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, float h) {
     return ctn__ocl_launch(w, o, k, (size_t)n, "projection: integration");
 }
 
+/* ---- assembly, phase 1 (host/solve/assemble.c; kernels/ctn_assemble.h) ------------------------------------ */
+
+/* Per slot: rows and correction impulses (into the projection's scratch buffers, free outside a step), then
+ * the largest gap and angle reduced and read (one blocking read per iteration: the driver stops on them). */
+static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
+    size_t m = (size_t)w->topo.joint_count;
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
+    int mi = (int)m, k = CTN_K_ASSEMBLE_SLOT;
+    ARG(k, 0, mi);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->vel.mem);
+    ARG(k, 4, o->props.mem);
+    ARG(k, 5, o->split.mem);
+    ARG(k, 6, o->blocks.mem);
+    ARG(k, 7, o->proj_lambda.mem);
+    ARG(k, 8, o->proj_err.mem);
+    ARG(k, 9, o->proj_r2.mem);
+    TRY(ctn__ocl_launch(w, o, k, m, "assembly: rows"));
+    TRY(run_reduce3(w, o, mi, o->proj_err.mem, o->proj_err.mem, o->proj_r2.mem, o->proj_stats.mem));
+    float top[3];
+    TRY(ctn__ocl_check(w, clEnqueueReadBuffer(o->queue, o->proj_stats.mem, CL_TRUE, 0, sizeof top, top, 0, NULL, NULL),
+                       "assembly: reading the largest error"));
+    o->step_reads++;
+    out->max_gap = top[1];
+    out->max_angle = top[2];
+    return CTN_OK;
+}
+
+/* Per body: the gather of M^-1 J^T mu over its own joints and the move. */
+static ctn_status assemble_gather(ctn_world *w, ctn_ocl *o) {
+    int n = w->body_count, k = CTN_K_ASSEMBLE_BODY;
+    ARG(k, 0, n);
+    ARG(k, 1, o->adj_offsets.mem);
+    ARG(k, 2, o->adj.mem);
+    ARG(k, 3, o->blocks.mem);
+    ARG(k, 4, o->proj_lambda.mem);
+    ARG(k, 5, o->pose.mem);
+    ARG(k, 6, o->vel.mem);
+    ARG(k, 7, o->props.mem);
+    ARG(k, 8, o->inertia.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "assembly: gather");
+}
+
 /* ---- dispatch ---------------------------------------------------------------------------------------- */
 
 static ctn_status stage_solve(ctn_world *w, ctn_ocl *o) {
@@ -390,6 +437,8 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
         return ctn__ocl_copy(w, o, o->proj_pose.mem, o->pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: undoing a step");
     case CTN_STAGE_PROJECT_LEAVE: return project_leave(w, o);
     case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
+    case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
+    case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);
     case CTN_STAGE_COUNT: break;
     }
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "unknown pipeline stage %d", (int)stage);

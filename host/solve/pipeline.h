@@ -34,6 +34,9 @@ typedef enum ctn_stage {
     CTN_STAGE_PROJECT_LEAVE,     /* real velocities and impulses back; inverse inertia of the final poses */
     /* after the last substep */
     CTN_STAGE_MEASURE,           /* residual, joint errors, largest speed, first non-finite or too fast body */
+    /* assembly, phase 1 (host/solve/assemble.c; Nelson 1998 Jacobian-transpose gather, kernels/ctn_assemble.h) */
+    CTN_STAGE_ASSEMBLE_ROWS,     /* per slot: rows, correction impulse mu = -K^-1 g; out max_gap / max_angle */
+    CTN_STAGE_ASSEMBLE_GATHER,   /* per body: x += M^-1 sum J^T mu over its own joints */
     CTN_STAGE_COUNT
 } ctn_stage;
 
@@ -45,7 +48,7 @@ typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
     int deferred;       /* PROJECT_ROWS: the backend decided on the device (worst not read; see project_newton) */
     double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
-    double max_gap, max_angle, max_speed;
+    double max_gap, max_angle, max_speed; /* MEASURE; ASSEMBLE_ROWS: largest joint errors (targets excluded) */
     int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */
     int bad_joint;      /* MEASURE: a joint (slot) with a non-finite impulse, -1 if none (CPU backend only) */
 } ctn_stage_out;

@@ -3,6 +3,7 @@
  * its loop runs on OpenMP threads when the colour is large; neither the state nor the residual depends on
  * the thread count (sums are taken per fixed block of items, then over the blocks in order). */
 #include "solve/pipeline.h"
+#include "ctn_assemble.h"
 #include "ctn_cg.h"
 #include "ctn_solver.h"
 
@@ -18,6 +19,8 @@
 #define CPU_PARALLEL_MIN 4096
 /* Items per partial sum of a reduction: fixed, so the rounding of a sum does not depend on the threads. */
 #define CPU_SUM_BLOCK 1024
+/* Assembly's per-item work (a block inverse, an exponential map) is heavier than a solver row's. */
+#define CPU_ASSEMBLE_PARALLEL_MIN 256
 
 typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
@@ -314,6 +317,31 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
     }
 }
 
+/* Assembly phase 1 (kernels/ctn_assemble.h): every slot, then every body, each on its own; the largest
+ * error is a max, which does not depend on the order, so any thread count gives the same state. */
+static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_stage_out *out) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, n = w->body_count;
+#ifdef _OPENMP
+    int nt = cpu_threads(w);
+#endif
+    if (stage == CTN_STAGE_ASSEMBLE_ROWS) {
+        float *gaps = c->cg_r, *angles = c->cg_z; /* free outside CG */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
+#endif
+        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, t->defs, w->pose, w->vel, w->props, t->split, c->blocks, c->dlambda, gaps, angles);
+        double gap = 0.0, angle = 0.0;
+        for (int s = 0; s < m; ++s) gap = fmax(gap, gaps[s]), angle = fmax(angle, angles[s]);
+        out->max_gap = gap, out->max_angle = angle;
+        return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
+#endif
+    for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, w->pose, w->vel, w->props, w->inertia);
+}
+
 static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     cpu_solver *c = w->backend_data;
     ctn_topology *t = &w->topo;
@@ -342,6 +370,8 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
         for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
         break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
+    case CTN_STAGE_ASSEMBLE_ROWS:
+    case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
     default: stage_project(w, c, stage, prm, out); break;
     }
     return CTN_OK;

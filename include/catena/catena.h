@@ -567,6 +567,61 @@ ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
 /** Joint errors of the current state without stepping. */
 ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
 
+/* ---- assembly and inverse kinematics (host/solve/assemble.c) ------------------------------------ */
+
+/** An IK target of ctn_world_assemble: the body-frame point `point` of `body` is pulled to the world point
+ *  `target` with relative weight `weight` (> 0) while the joints stay closed. A target out of reach ends as
+ *  close as the joints allow (the weighted least-squares compromise when several targets compete). */
+typedef struct ctn_assemble_target {
+    ctn_body_id body;  /**< a dynamic body */
+    double point[3];   /**< body frame */
+    double target[3];  /**< world frame */
+    double weight;     /**< > 0; only the ratios between targets matter */
+} ctn_assemble_target;
+
+/** Settings of ctn_world_assemble; start from ctn_assemble_desc_default(). */
+typedef struct ctn_assemble_desc {
+    double tolerance;          /**< largest joint error accepted, m for gaps and rad for angles (default 1e-6; the
+                                    float32 orientations of rigid bodies close loops to about 1e-7 m per metre of
+                                    lever arm, particle positions to 1e-12 m) */
+    int gather_iterations;     /**< phase 1 (Jacobian-transpose gather, Nelson 1998) at most; default 200 */
+    double gather_tolerance;   /**< phase 1 hands over to Newton once the largest error is below this (m / rad,
+                                    default 1e-3) or stops improving */
+    int newton_iterations;     /**< phase 2 Newton steps (direct-solver solves) at most; default 500 */
+    int keep_velocities;       /**< 0 (default): velocities and joint impulses are set to zero; 1: kept */
+    const ctn_assemble_target *targets; /**< IK targets (may be NULL when target_count is 0) */
+    int target_count;
+} ctn_assemble_desc;
+
+/** The defaults of ctn_assemble_desc: tolerance 1e-6, 200 gather iterations to 1e-3, 500 Newton steps, no
+ *  targets, velocities zeroed. */
+ctn_assemble_desc ctn_assemble_desc_default(void);
+
+/** What ctn_world_assemble did. */
+typedef struct ctn_assemble_report {
+    int gather_iterations;     /**< phase 1 iterations run */
+    int newton_iterations;     /**< phase 2 Newton steps taken (accepted or undone) */
+    double initial_gap;        /**< largest joint gap before (m) */
+    double initial_angle;      /**< largest joint angular error before (rad) */
+    double max_gap;            /**< largest joint gap after (m), evaluated in double from the stored state */
+    double max_angle;          /**< largest joint angular error after (rad) */
+    double target_distance;    /**< largest |point - target| over the targets after (m); 0 without targets */
+    double max_move;           /**< largest displacement of a body (m) */
+    int open_joints;           /**< joints whose error is above the tolerance (0 on success) */
+} ctn_assemble_report;
+
+/** Moves the dynamic bodies the least, in the mass metric, so that every joint closes to desc->tolerance
+ *  (gaps in m, angles in rad) and the IK targets are met as well as the joints allow. Phase 1: Jacobian-
+ *  transpose gather iterations (Nelson 1998), one parallel loop over joints and one over bodies, on the
+ *  world's backend (CPU or OpenCL). Phase 2: Newton steps dq = -M^-1 J^T (J M^-1 J^T)^-1 C solved by the
+ *  exact direct solver on the host (Levenberg-Marquardt damped for targets). Contacts and springs are not
+ *  closed; a hinge limit only when violated. desc may be NULL (the defaults); report may be NULL.
+ *  When the joints cannot all be closed (e.g. a rod pinned at both ends to world points further apart than
+ *  its length) returns CTN_ERR_INVALID_ARGUMENT naming the joints left open, with the world unchanged
+ *  (report still filled with the best state reached). Invalid settings or targets: CTN_ERR_INVALID_ARGUMENT
+ *  or CTN_ERR_NOT_FOUND naming the field, world unchanged. */
+ctn_status ctn_world_assemble(ctn_world *world, const ctn_assemble_desc *desc, ctn_assemble_report *report);
+
 /** Names of enum values, as scene files and the CLI spell them ("gs", "opencl", "spook", "kinematic",
  *  "hinge", "capsule", "warning"); "unknown" for a value outside the enum. Never NULL. */
 const char *ctn_solver_name(ctn_solver solver);
@@ -679,6 +734,13 @@ void ctn_scene_free(ctn_scene *scene);
 /** The file's world settings (defaults for what it leaves out) and step count (default 600). desc->device
  * points into the scene and stays valid until ctn_scene_free. */
 ctn_status ctn_scene_get_settings(const ctn_scene *scene, ctn_world_desc *desc, int *steps);
+/** The scene's "assemble" key (docs/scene-format.md): *present is 1 when it has one. *desc gets its settings
+ *  (the defaults without the key; desc->targets NULL, target_count 0), *count (may be NULL) the number of
+ *  targets and targets[0..min(count, capacity)) the targets, their bodies as handles in a world the scene
+ *  was built into with its first body at handle first_body (0 for an empty world). Set desc->targets and
+ *  target_count to pass them to ctn_world_assemble. */
+ctn_status ctn_scene_get_assemble(const ctn_scene *scene, ctn_body_id first_body, ctn_assemble_desc *desc, ctn_assemble_target *targets,
+                                  int capacity, int *count, int *present);
 /** Bodies the scene adds (generators expanded). */
 int64_t ctn_scene_body_count(const ctn_scene *scene);
 /** Joints the scene adds (generators expanded). */

@@ -159,6 +159,27 @@ class World:
         """(largest joint gap in m, largest joint angle error in rad) of the current state."""
         return self._h.measure()
 
+    def assemble(self, tolerance=None, targets=(), gather_iterations=None, gather_tolerance=None,
+                 newton_iterations=None, keep_velocities=False):
+        """Moves the bodies the least (in the mass metric) so that every joint closes to ``tolerance`` (m and
+        rad; default 1e-6), pulling the IK ``targets`` as close as the joints allow: each target is a dict
+        ``{"body": handle, "point": body-frame point, "target": world point, "weight": w}`` (or a tuple
+        ``(body, point, target[, weight])``). Velocities are zeroed unless ``keep_velocities``. Returns
+        the report (``ctn_assemble_report`` as a dict: iterations of both phases, errors before and after,
+        the farthest target's distance, the largest body move). Joints that cannot all be closed raise
+        ``catena.InvalidArgumentError`` naming them, the world unchanged."""
+        settings = {"keep_velocities": 1 if keep_velocities else 0}
+        for key, value in (("tolerance", tolerance), ("gather_iterations", gather_iterations),
+                           ("gather_tolerance", gather_tolerance), ("newton_iterations", newton_iterations)):
+            if value is not None:
+                settings[key] = value
+        items = []
+        for t in targets:
+            if not isinstance(t, dict):
+                t = dict(zip(("body", "point", "target", "weight"), t))
+            items.append(t)
+        return self._h.assemble(settings, items)
+
     # ---- stepping ---------------------------------------------------------------------------------------
 
     def step(self, n=1):

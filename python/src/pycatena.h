@@ -60,6 +60,8 @@ extern PyTypeObject pyctn_world_type;
 PyObject *pyctn_world_wrap(ctn_world *w);
 /* 0 when the world can be used now; -1 with RuntimeError set while it is closed or busy in another thread. */
 int pyctn_world_ready(pyctn_world *self);
+/* World.assemble (assemble.c). */
+PyObject *pyctn_assemble(pyctn_world *self, PyObject *args);
 /* Raises the world's last error for `status`. */
 PyObject *pyctn_world_raise(pyctn_world *self, ctn_status status);
 

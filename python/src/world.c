@@ -311,6 +311,7 @@ static PyMethodDef world_methods[] = {
     {"write_bodies", (PyCFunction)pyctn_write_bodies, METH_VARARGS, "write_bodies(field, buffer)."},
     {"read_joint_errors", (PyCFunction)pyctn_read_joint_errors, METH_VARARGS, "read_joint_errors(gap, angle)."},
     {"read_joint_forces", (PyCFunction)pyctn_read_joint_forces, METH_O, "read_joint_forces(buffer of rows of 6)."},
+    {"assemble", (PyCFunction)pyctn_assemble, METH_VARARGS, "assemble(settings dict, target dicts) -> report dict."},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject pyctn_world_type = {
