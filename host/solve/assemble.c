@@ -120,7 +120,6 @@ static void joint_error_dd(const ctn_joint_def *j, const ctn_pose *pa, const ctn
 typedef struct assembly {
     ctn_world *w;
     const ctn_assemble_desc *desc;
-    int first_target;      /* joint ids >= first_target are the temporary target joints */
     ctn_block *blocks;     /* [topo.joint_count] */
     double *g;             /* [6 topo.joint_count] row errors in double */
     float *base;           /* [topo.joint_count] targets: local effective mass / weight (the compliance scale) */
@@ -478,6 +477,8 @@ static void finish_state(ctn_world *w, const saved_state *sv, int restore_pose, 
     w->bodies_dirty = 1;
 }
 
+static void quiet_log(ctn_log_level level, const char *message, void *user) { (void)level, (void)message, (void)user; }
+
 static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
     ctn_world *w = as->w;
     int m = w->topo.joint_count;
@@ -496,7 +497,15 @@ static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
         ctn_status s = phase_gather(as, rep);
         if (s != CTN_OK) return s;
     }
-    if (m > 0) phase_newton(as, rep);
+    if (m > 0) {
+        /* the direct solver's notes on the layout with the temporary target joints (rows it leaves to
+         * Gauss-Seidel) describe no layout the user built: not logged */
+        ctn_log_fn log = w->desc.log;
+        void *log_user = w->desc.log_user;
+        w->desc.log = quiet_log, w->desc.log_user = NULL;
+        phase_newton(as, rep);
+        w->desc.log = log, w->desc.log_user = log_user;
+    }
     evaluate(as, 1.0, &rep->max_gap, &rep->max_angle, &e, &rep->target_distance);
     return CTN_OK;
 }
