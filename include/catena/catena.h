@@ -590,7 +590,7 @@ typedef struct ctn_assemble_desc {
     int newton_iterations;     /**< phase 2 Newton steps (direct-solver solves) at most; default 500 */
     int keep_velocities;       /**< 0 (default): velocities and joint impulses are set to zero; 1: kept */
     const ctn_assemble_target *targets; /**< IK targets (may be NULL when target_count is 0) */
-    int target_count;
+    int target_count;          /**< entries of `targets` */
 } ctn_assemble_desc;
 
 /** The defaults of ctn_assemble_desc: tolerance 1e-6, 200 gather iterations to 1e-3, 500 Newton steps, no
