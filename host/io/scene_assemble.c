@@ -2,13 +2,14 @@
  * ctn_world_assemble, run by `catena run` before the first step. Targets name bodies as every scene field
  * does (an index or a name); ctn_scene_get_assemble turns them into handles of the world the scene was
  * built into. */
+#include "core/alloc.h"
 #include "io/scene_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void ctn__scene_assemble_free(ctn_scene *s) { free(s->assemble_targets); }
+void ctn__scene_assemble_free(ctn_scene *s) { ctn__free(s->assemble_targets); }
 
 ctn_status ctn_scene_get_assemble(const ctn_scene *s, ctn_body_id first_body, ctn_assemble_desc *desc, ctn_assemble_target *targets,
                                   int capacity, int *count, int *present) {
@@ -68,7 +69,7 @@ int ctn__scene_parse_assemble(pctx *c, const cJSON *root, ctn_scene *s) {
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, "assemble.targets", "expected an array, got %s", ctn__json_type_name(ts));
     int n = ts ? cJSON_GetArraySize(ts) : 0;
     if (n > 100000) return ctn__json_fail(c, CTN_ERR_LIMIT, "assemble.targets", "%d entries exceed the limit of 100000", n);
-    s->assemble_targets = calloc((size_t)n + 1, sizeof *s->assemble_targets);
+    s->assemble_targets = ctn__calloc((size_t)n + 1, sizeof *s->assemble_targets);
     if (!s->assemble_targets) return ctn__json_fail(c, CTN_ERR_OUT_OF_MEMORY, "assemble.targets", "out of memory");
     int i = 0;
     for (const cJSON *e = ts ? ts->child : NULL; e; e = e->next, ++i) {

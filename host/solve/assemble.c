@@ -18,6 +18,7 @@
  * Errors are evaluated in double from the stored (two-float position, float32 quaternion) state, so the
  * report says what a later ctn_world_get_joint_errors will see up to its float32 rounding. */
 #include "ctn_assemble.h"
+#include "core/alloc.h"
 #include "solve/pipeline.h"
 
 #include <math.h>
@@ -447,9 +448,9 @@ typedef struct saved_state {
 
 static ctn_status save_state(ctn_world *w, saved_state *sv) {
     size_t n = (size_t)w->body_count, m = (size_t)w->joint_count;
-    sv->pose = malloc((n ? n : 1) * sizeof *sv->pose);
-    sv->vel = malloc((n ? n : 1) * sizeof *sv->vel);
-    sv->lambda = calloc(6 * (m ? m : 1), sizeof *sv->lambda);
+    sv->pose = ctn__malloc((n ? n : 1) * sizeof *sv->pose);
+    sv->vel = ctn__malloc((n ? n : 1) * sizeof *sv->vel);
+    sv->lambda = ctn__calloc(6 * (m ? m : 1), sizeof *sv->lambda);
     if (!sv->pose || !sv->vel || !sv->lambda) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_world_assemble: out of memory (%zu bodies)", n);
     memcpy(sv->pose, w->pose, n * sizeof *sv->pose);
     memcpy(sv->vel, w->vel, n * sizeof *sv->vel);
@@ -482,12 +483,12 @@ static void quiet_log(ctn_log_level level, const char *message, void *user) { (v
 static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
     ctn_world *w = as->w;
     int m = w->topo.joint_count;
-    as->blocks = malloc((size_t)(m ? m : 1) * sizeof *as->blocks);
-    as->g = calloc(6 * (size_t)(m ? m : 1), sizeof *as->g);
-    as->base = calloc((size_t)(m ? m : 1), sizeof *as->base);
-    as->keep = malloc((size_t)(w->body_count ? w->body_count : 1) * sizeof *as->keep);
-    as->outer = malloc((size_t)(w->body_count ? w->body_count : 1) * sizeof *as->outer);
-    as->best = malloc((size_t)(w->body_count ? w->body_count : 1) * sizeof *as->best);
+    as->blocks = ctn__malloc((size_t)(m ? m : 1) * sizeof *as->blocks);
+    as->g = ctn__calloc(6 * (size_t)(m ? m : 1), sizeof *as->g);
+    as->base = ctn__calloc((size_t)(m ? m : 1), sizeof *as->base);
+    as->keep = ctn__malloc((size_t)(w->body_count ? w->body_count : 1) * sizeof *as->keep);
+    as->outer = ctn__malloc((size_t)(w->body_count ? w->body_count : 1) * sizeof *as->outer);
+    as->best = ctn__malloc((size_t)(w->body_count ? w->body_count : 1) * sizeof *as->best);
     if (!as->blocks || !as->g || !as->base || !as->keep || !as->outer || !as->best)
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_world_assemble: out of memory (%d joints)", m);
     target_scales(as);
@@ -547,8 +548,8 @@ ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_as
                        "ctn_world_assemble: %d joint(s) cannot be closed to the tolerance %g (best reached after %d gather and %d Newton "
                        "iterations: %s%s); the world is unchanged",
                        rep.open_joints, d.tolerance, rep.gather_iterations, rep.newton_iterations, open_msg, rep.open_joints > 8 ? "; ..." : "");
-    free(sv.pose), free(sv.vel), free(sv.lambda);
-    free(as.blocks), free(as.g), free(as.base), free(as.keep), free(as.outer), free(as.best);
+    ctn__free(sv.pose), ctn__free(sv.vel), ctn__free(sv.lambda);
+    ctn__free(as.blocks), ctn__free(as.g), ctn__free(as.base), ctn__free(as.keep), ctn__free(as.outer), ctn__free(as.best);
     if (rep_out) *rep_out = rep;
     return st;
 }
