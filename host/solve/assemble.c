@@ -452,8 +452,10 @@ static ctn_status save_state(ctn_world *w, saved_state *sv) {
     sv->vel = ctn__malloc((n ? n : 1) * sizeof *sv->vel);
     sv->lambda = ctn__calloc(6 * (m ? m : 1), sizeof *sv->lambda);
     if (!sv->pose || !sv->vel || !sv->lambda) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_world_assemble: out of memory (%zu bodies)", n);
-    memcpy(sv->pose, w->pose, n * sizeof *sv->pose);
-    memcpy(sv->vel, w->vel, n * sizeof *sv->vel);
+    if (n > 0) { /* an empty world has no arrays (memcpy from NULL is undefined even for 0 bytes) */
+        memcpy(sv->pose, w->pose, n * sizeof *sv->pose);
+        memcpy(sv->vel, w->vel, n * sizeof *sv->vel);
+    }
     for (size_t id = 0; id < m; ++id) {
         int slot = w->joint_alive[id] ? w->joint_slot[id] : -1;
         if (slot >= 0) memcpy(&sv->lambda[6 * id], &w->topo.lambda[6 * slot], 6 * sizeof(float));
@@ -464,7 +466,7 @@ static ctn_status save_state(ctn_world *w, saved_state *sv) {
 /* The velocities and impulses after the call: those saved (refused, or desc.keep_velocities) or zero. */
 static void finish_state(ctn_world *w, const saved_state *sv, int restore_pose, int keep) {
     int n = w->body_count;
-    if (restore_pose) memcpy(w->pose, sv->pose, (size_t)n * sizeof *w->pose);
+    if (restore_pose && n > 0) memcpy(w->pose, sv->pose, (size_t)n * sizeof *w->pose);
     for (int i = 0; i < n; ++i) {
         w->vel[i] = sv->vel[i];
         if (!keep) w->vel[i].v = w->vel[i].w = ctn_v3_zero();
