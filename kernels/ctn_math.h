@@ -15,6 +15,7 @@
 #define CTN_FABS fabs
 #define CTN_FMAX fmax
 #define CTN_ATAN2 atan2
+#define CTN_FLOOR floor
 #else
 #include <math.h>
 #define CTN_FN static inline
@@ -25,6 +26,7 @@
 #define CTN_FABS fabsf
 #define CTN_FMAX fmaxf
 #define CTN_ATAN2 atan2f
+#define CTN_FLOOR floorf
 #endif
 
 typedef struct ctn_v3 {

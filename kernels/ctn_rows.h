@@ -14,6 +14,7 @@
 #ifndef CTN_ROWS_H
 #define CTN_ROWS_H
 
+#include "ctn_curve.h"
 #include "ctn_types.h"
 
 /* Index of (i, j), j <= i, in a packed lower triangle. */
@@ -180,6 +181,26 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         g[1] = 0.0f;
         g[2] = 0.0f;
         blk->lo[0] = 0.0f;
+        return;
+    }
+    if (j.type == CTN_JT_CURVE) {
+        /* Bead on a wire (Witkin and Baraff 2001): x = a's anchor, c(t*) its closest point on the curve (in b's
+         * frame, kernels/ctn_curve.h), n1, n2 the normals there; g_k = n_k . (x - c(t*)), two rows across the
+         * tangent. Because (x - c) . c'(t*) = 0, the motion of t* drops out of
+         *     dg_k/dt = n_k . (v_x - v_c) + (dn_k/dt) . (x - c),
+         * and the last term, first order in the error, is left out (J is exact on the curve). With n_k and c
+         * fixed in b, dg_k/dt = n_k . (va + wa x ra - vb - wb x s0) with s0 = x - x_b: b's lever arm is its
+         * centre to the bead (as the slider's, below). The closest point is found again at every substep. */
+        ctn_v3 s0 = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, ctn_v3_zero());
+        ctn_v3 x = ctn_quat_rotate_inv(pb.q, s0);
+        ctn_curve_point cp = ctn_curve_closest(j, x);
+        ctn_v3 e = ctn_sub(x, cp.c);
+        blk->rb = s0;
+        blk->dir[0] = ctn_quat_rotate(pb.q, cp.n1);
+        blk->dir[1] = ctn_quat_rotate(pb.q, cp.n2);
+        g[0] = ctn_dot(cp.n1, e);
+        g[1] = ctn_dot(cp.n2, e);
+        blk->n_lin = 2;
         return;
     }
     if (j.type == CTN_JT_PRISMATIC) {
@@ -380,6 +401,33 @@ CTN_FN void ctn_kinv_mul(const float *kinv, int n, const float *x, float *y) {
     }
 }
 
+/* Acceleration-level rows of a curve joint (Witkin and Baraff 2001, "Constrained dynamics"): instead of
+ * SPOOK's velocity target, the constraint acceleration is prescribed with feedback,
+ *     J W J^T lambda = -Jdot qdot - J W Q - k_s C - k_d Cdot,
+ * i.e. J a = -Jdot qdot - k_s g - k_d J v. Over the substep a = (v+ - v)/h, and the forces Q are already in
+ * the predicted velocity the solver starts from, so the rows become the rigid velocity target
+ *     J v+ = J v + h (-Jdot qdot - k_s g - k_d J v)   (no regularisation),
+ * v the velocity at the start of the substep. Jdot qdot_k = n_k . (wa x (wa x ra)) - n_k . c'' tdot^2: the
+ * bead's centripetal acceleration and the curve's (kappa |v|^2 towards the centre of curvature), with
+ * tdot = (v_rel . t) / |c'|. A curve in a moving body's frame leaves out that frame's own velocity
+ * products (its centripetal and Coriolis terms); the feedback absorbs them. */
+CTN_FN void ctn_curve_accel_rows(ctn_joint_def j, ctn_pose pb, ctn_vel va, ctn_vel vb, const float *g,
+                                 const float *jv, float h, ctn_block *blk) {
+    ctn_v3 ra = blk->ra;
+    ctn_v3 x = ctn_quat_rotate_inv(pb.q, blk->rb);
+    ctn_curve_point cp = ctn_curve_closest(j, x);
+    ctn_v3 vrel = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, blk->rb)));
+    float tdot = ctn_dot(vrel, ctn_quat_rotate(pb.q, cp.t)) / cp.speed;
+    ctn_v3 cdd = ctn_quat_rotate(pb.q, cp.cdd);
+    ctn_v3 cent = ctn_cross(va.w, ctn_cross(va.w, ra));
+    int k;
+    for (k = 0; k < 2; ++k) {
+        float jdqd = ctn_dot(blk->dir[k], cent) - ctn_dot(blk->dir[k], cdd) * tdot * tdot;
+        blk->bias[k] = jv[k] + h * (-jdqd - j.stiffness * g[k] - j.damping * jv[k]);
+        blk->soft[k] = 0.0f;
+    }
+}
+
 /* Builds the block of joint j for a substep of length prm.h (docs/design.md section 2, step 1).
  * va, vb: velocities at the start of the substep (before external forces); Ia, Ib: world inverse
  * inertias; split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the body's joint count
@@ -416,6 +464,7 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
         blk->bias[i] = target;
         blk->soft[i] = i < n ? soft : 0.0f;
     }
+    if (j.type == CTN_JT_CURVE && (j.flags & CTN_JF_CURVE_ACCEL) && prm.stabilization == 0) ctn_curve_accel_rows(j, pb, va, vb, g, jv, h, blk);
     blk->pad[0] = 0.0f;
     if (j.type == CTN_JT_CONTACT) {
         /* friction rows: velocity constraints (target 0, rigid) bounded by mu lambda_n in ctn_block_delta */

@@ -66,6 +66,7 @@ typedef struct ctn_props {
 #define CTN_JT_CONTACT 5 /* Normal (unilateral) + two friction rows, Lacoursière 2011, eq. 33 */
 #define CTN_JT_UNIVERSAL 7  /* cardan: ball + axis_a kept perpendicular to axis_b (ctn_joint_rows) */
 #define CTN_JT_CONE_TWIST 8 /* ball + swing cone and twist limits (ragdoll shoulders, hips) */
+#define CTN_JT_CURVE 9 /* a point of body a on a curve in body b's frame: 2 rows (kernels/ctn_curve.h) */
 
 /* ctn_joint_def.flags. */
 #define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis); prismatic: position
@@ -78,6 +79,13 @@ typedef struct ctn_props {
  * compliance 1/k and damping time c/k, ctn_joint_prepare); stiffness and damping keep k and c */
 #define CTN_JF_IMPLICIT_SPRING 16
 #define CTN_JF_SWING 32 /* cone-twist: swing cone, angle between the twist axes <= rest_length (rad) */
+/* curve (kernels/ctn_curve.h): the acceleration-level rows of Witkin and Baraff with feedback k_s, k_d
+ * instead of SPOOK; the curve kind (CTN_CURVE_*) in the bits from CTN_JF_CURVE_KIND_SHIFT; a polyline window
+ * that holds the polyline's first / last vertex */
+#define CTN_JF_CURVE_ACCEL (1 << 12)
+#define CTN_JF_CURVE_KIND_SHIFT 13
+#define CTN_JF_CURVE_OPEN_START (1 << 15)
+#define CTN_JF_CURVE_OPEN_END (1 << 16)
 
 /* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
  * Body b < 0 is the world; then anchor_b / axis_b are world-frame.

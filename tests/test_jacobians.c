@@ -188,6 +188,64 @@ static void satisfy_angular(ctn_joint_def *j, const side *a, const side *b) {
     }
 }
 
+/* A curve joint (kernels/ctn_curve.h) of kind `kind` in b's frame with the bead of a placed on it at a
+ * random parameter: its rows are exact on the curve (off it, dn/dt . (x - c) is first order in the error). */
+static ctn_joint_def make_curve(int kind, side *a, const side *b) {
+    ctn_joint_def j = make_joint(CTN_JT_CURVE, a, b);
+    j.rows = 2;
+    j.flags = kind << CTN_JF_CURVE_KIND_SHIFT;
+    ctn_v3 ax = rand_v3(1.0), e1;
+    ax = ctn_scale(ax, 1.0f / ctn_length(ax));
+    ctn_v3 t2;
+    ctn_basis(ax, &e1, &t2);
+    j.anchor_b = rand_v3(0.5);
+    j.axis_b = ax;
+    j.axis_a = e1;
+    j.rest_length = 0.3f + 0.2f * (float)urand();
+    /* pitch of either sign, at least 0.05 m: the bead keeps its turn of the helix while it is within p/2 of
+     * the wire, and the finite differences move it by ~1e-3 m */
+    double up = urand();
+    j.lo = kind == CTN_CURVE_HELIX ? (float)((up < 0.0 ? -1.0 : 1.0) * (0.05 + 0.25 * fabs(up))) : 0.0f;
+    float t = (float)(3.0 * urand());
+    ctn_v3 local;
+    if (kind == CTN_CURVE_POLYLINE) {
+        ctn_v3 v1 = rand_v3(0.5), v2 = ctn_add(v1, rand_v3(0.5)), v3 = ctn_add(v2, rand_v3(0.5));
+        j.axis_b = v1;
+        j.axis_a = v2;
+        j.rel_q = ctn_quat_make(0.0f, v3.x, v3.y, v3.z);
+        j.hi = 4.0f;
+        local = ctn_scale(ctn_add(v1, v2), 0.5f); /* the middle of segment 1 */
+    } else if (kind == CTN_CURVE_LINE) {
+        local = ctn_madd(j.anchor_b, ax, t);
+    } else {
+        ctn_v3 er, et;
+        ctn_curve_radial(j, t, &er, &et);
+        local = ctn_add(ctn_add(j.anchor_b, ctn_scale(er, j.rest_length)), ctn_scale(ax, j.lo / 6.28318530718f * t));
+    }
+    ctn_v3 world = ctn_add(b->pose.p, ctn_quat_rotate(b->pose.q, local));
+    a->pose.p = ctn_sub(world, ctn_quat_rotate(a->pose.q, j.anchor_a));
+    return j;
+}
+
+/* Curve rows on the curve, for every kind and every pairing of rigid bodies, particles and the world. */
+static void check_curves(void) {
+    static const char *const kinds[] = {"line", "circle", "helix", "polyline"};
+    char what[128];
+    for (int kind = CTN_CURVE_LINE; kind <= CTN_CURVE_POLYLINE; ++kind)
+        for (int config = 0; config < 4; ++config) /* a rigid/particle x b world/rigid */
+            for (int trial = 0; trial < 50; ++trial) {
+                side a = make_side(0, config >= 2), b = make_side(config % 2 == 0, 0);
+                ctn_joint_def j = make_curve(kind, &a, &b);
+                snprintf(what, sizeof what, "curve %s config %d trial %d", kinds[kind], config, trial);
+                check_joint(what, j, &a, &b, 1);
+                float g[CTN_MAX_ROWS];
+                ctn_block blk;
+                ctn_joint_rows(j, a.pose, b.pose, &blk, g);
+                /* measured: |g| <= 3e-7 m (float rounding of the placement) */
+                CHECK(fabsf(g[0]) < 1e-5f && fabsf(g[1]) < 1e-5f, "%s: bead placed on the curve has g = (%g, %g)", what, g[0], g[1]);
+            }
+}
+
 int main(void) {
     static const char *const names[] = {"distance", "ball", "hinge", "fixed"};
     char what[128];
@@ -307,6 +365,7 @@ int main(void) {
         CHECK(err_small < 0.1 * err_big, "%s: off-manifold angular error should scale with the violation (%.3g vs %.3g)", names[type],
               err_small, err_big);
     }
+    check_curves();
     printf("checked %d rows against finite differences, worst |J v - fd| / scale = %.3g\n", checked_rows, worst_rel);
     CHECK(checked_rows > 1000, "only %d rows checked", checked_rows);
     return check_report("jacobians");

@@ -93,6 +93,11 @@ ctn_status ctn_world_step(ctn_world *w) {
         ctn_status s = ctn__collide(w, &st.ms_collide, &st.contacts);
         if (s != CTN_OK) return s;
     }
+    if (w->polyline_live > 0) {
+        /* polyline windows to the segments their beads reached (kernels/ctn_curve.h, host/core/curve.c) */
+        ctn_status s = ctn__curve_track(w);
+        if (s != CTN_OK) return step_failed(w, s);
+    }
     if (w->topology_dirty) {
         ctn_status s = ctn__sync(w);
         double tc = ctn__now_ms();

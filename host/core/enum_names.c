@@ -33,7 +33,7 @@ const char *ctn_body_type_name(ctn_body_type type) {
 }
 
 const char *ctn_joint_type_name(ctn_joint_type type) {
-    static const char *const names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist"};
+    static const char *const names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist", "curve"};
     return NAME_OF(type, names);
 }
 
@@ -45,4 +45,9 @@ const char *ctn_shape_type_name(ctn_shape_type type) {
 const char *ctn_log_level_name(ctn_log_level level) {
     static const char *const names[] = {"debug", "info", "warning"};
     return NAME_OF(level, names);
+}
+
+const char *ctn_curve_type_name(ctn_curve_type type) {
+    static const char *const names[] = {"line", "circle", "helix", "polyline"};
+    return NAME_OF(type, names);
 }

@@ -151,6 +151,8 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
     if (d->type == CTN_JOINT_CONTACT)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
+    if (d->type == CTN_JOINT_CURVE)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: curve constraints are added with ctn_curve_constraint_add, not ctn_joint_add");
     if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_CONE_TWIST)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
@@ -335,6 +337,7 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
 
 void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
+    ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
     w->body_refs[w->joints[id].a]--;
     if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;
     w->joint_gen[id] = (w->joint_gen[id] + 1) & CTN__GENERATION_MASK;

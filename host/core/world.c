@@ -250,6 +250,7 @@ void ctn__world_free(ctn_world *w) {
     ctn__free(w->auto_scratch);
     ctn__topology_free(&w->topo);
     ctn__snapshot_free(w);
+    ctn__curve_free(w);
     ctn__free(w->pose);
     ctn__free(w->vel);
     ctn__free(w->inertia);

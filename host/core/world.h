@@ -154,6 +154,11 @@ struct ctn_world {
     /* Shapes, planes and the contact cache of the built-in collision detection and the list of
      * user contacts (host/collide.c); NULL until a shape, plane or contact is added. */
     struct ctn_collision *collision;
+
+    /* Polyline vertices of curve joints, by joint slot (host/core/curve.c); NULL until a polyline is added. */
+    struct ctn_polyline **polylines;
+    int polyline_capacity;    /* entries of polylines */
+    int polyline_live;        /* live polyline joints: the step re-centres their windows while > 0 */
 };
 
 /* Whether n elements of `size` bytes overflow size_t (checked before every array allocation
@@ -277,5 +282,25 @@ ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err
 void ctn__world_free(ctn_world *w);
 /* Fills the step statistics that follow from the settings and the topology; stores them on the world. */
 void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms);
+
+/* Curve constraints (host/core/curve.c). A polyline's vertices, in its frame body's frame, and the segment
+ * the bead is on (its window in the joint definition is centred there). */
+typedef struct ctn_polyline {
+    double *points; /* [3 count] */
+    int count;
+    int closed;
+    int segment;    /* segments are count - 1 (count when closed); segment i runs from vertex i to i + 1 */
+} ctn_polyline;
+/* Moves every polyline window to the segment nearest its bead (a local walk from the last segment) before a
+ * step; marks the topology dirty when one moved. */
+ctn_status ctn__curve_track(ctn_world *w);
+/* Frees the polyline of joint slot j (a removed joint), of every slot from `first` on (a rolled-back scene
+ * build), all of them (world destroy). */
+void ctn__curve_forget(ctn_world *w, int j);
+void ctn__curve_truncate(ctn_world *w, int first);
+void ctn__curve_free(ctn_world *w);
+/* Gives joint slot j (a curve joint whose definition is in place) the polyline of `count` vertices (3 count
+ * doubles, copied), positions its window at the bead. Used by ctn_curve_constraint_add and checkpoints. */
+ctn_status ctn__curve_set_polyline(ctn_world *w, int j, const double *points, int count, int closed, int segment);
 
 #endif /* CTN_HOST_WORLD_H */

@@ -55,6 +55,7 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
         if (w->joints[j].b >= 0) w->body_refs[w->joints[j].b]--;
         w->live_joints--;
     }
+    ctn__curve_truncate(w, m.joints);
     w->joint_count = m.joints;
     keep_free_below(w->joint_free, &w->joint_free_count, m.joints);
     keep_free_below(w->body_free, &w->body_free_count, m.bodies);

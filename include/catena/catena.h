@@ -335,10 +335,12 @@ typedef enum ctn_joint_type {
     CTN_JOINT_UNIVERSAL,    /**< 4 rows: cardan (Hooke) joint, ball + the cross axis `axis` (fixed in body a) kept
                                perpendicular to `axis2` (fixed in body b); transmits rotation about the axis
                                across both */
-    CTN_JOINT_CONE_TWIST    /**< 3 rows: ball; plus one unilateral row for the swing cone
+    CTN_JOINT_CONE_TWIST,   /**< 3 rows: ball; plus one unilateral row for the swing cone
                                (ctn_joint_set_swing_limit: angle between the twist axes, `axis` seen from each
                                body, <= swing) and one for the twist limits (ctn_joint_set_limits: twist angle
                                about the axis within [lower, upper]); the ragdoll joint */
+    CTN_JOINT_CURVE         /**< 2 rows: a point of body a on a curve (line, circle, helix, polyline) fixed in
+                               body b's frame; added with ctn_curve_constraint_add, never by ctn_joint_add */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
@@ -439,6 +441,69 @@ ctn_status ctn_joint_get_limits(ctn_world *world, ctn_joint_id joint, int *enabl
 ctn_status ctn_joint_get_motor(ctn_world *world, ctn_joint_id joint, int *enabled, double *speed, double *max_torque);
 /** Whether a distance joint is a rope (ctn_joint_set_rope). */
 ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled);
+
+/* ---- curve constraints ("bead on a wire") --------------------------------------------- */
+
+/** Kinds of curve for ctn_curve_constraint_add. */
+typedef enum ctn_curve_type {
+    CTN_CURVE_LINE = 0, /**< through `origin` along `axis` (unbounded) */
+    CTN_CURVE_CIRCLE,   /**< centre `origin`, normal `axis`, `radius`; parameter 0 at `reference` */
+    CTN_CURVE_HELIX,    /**< c(t) = origin + radius (cos t e1 + sin t e2) + pitch t / (2 pi) axis, e1 = `reference`,
+                             e2 = axis x e1: turns counter-clockwise about `axis` while rising `pitch` per turn
+                             (unbounded both ways) */
+    CTN_CURVE_POLYLINE  /**< straight segments between `count` vertices `points` (closed: back to the first); the
+                             end segments of an open polyline continue as straight lines */
+} ctn_curve_type;
+
+/** How a curve constraint feeds back its error. */
+typedef enum ctn_curve_stabilization {
+    CTN_CURVE_STAB_VELOCITY = 0, /**< velocity-level rows with the world's stabilisation (SPOOK, with the joint's
+                                      compliance and damping time, or Baumgarte) as every other joint */
+    CTN_CURVE_STAB_ACCELERATION  /**< acceleration-level rows of Witkin and Baraff: J a = -Jdot qdot - k_s C - k_d Cdot
+                                      (gains `ks`, `kd`); in a world with Baumgarte stabilisation the rows are
+                                      Baumgarte's */
+} ctn_curve_stabilization;
+
+/** A point of body `body` constrained to a curve fixed in the frame of body `frame` (CTN_WORLD: the world);
+ *  start from ctn_curve_desc_default(). Two rows, across the tangent at the point of the curve closest to
+ *  the bead, which is found again at every substep; the bead slides freely along the curve. Geometry is in
+ *  the frame of `frame` (the world frame for CTN_WORLD). */
+typedef struct ctn_curve_desc {
+    ctn_curve_type type;      /**< default CTN_CURVE_LINE */
+    ctn_body_id body;         /**< the bead's body (never CTN_WORLD); default 0 */
+    double anchor[3];         /**< the bead point in the body's frame (ignored for particles); default 0 */
+    ctn_body_id frame;        /**< CTN_WORLD (default) or the body the curve is fixed to */
+    double origin[3];         /**< line: a point on it; circle, helix: the centre (helix: of its t = 0 turn) */
+    double axis[3];           /**< line: direction; circle, helix: axis (normalised); default +z */
+    double reference[3];      /**< circle, helix: direction of t = 0 (made perpendicular to axis); zero: automatic */
+    double radius;            /**< circle, helix: > 0 (m); default 1 */
+    double pitch;             /**< helix: rise per turn along axis (m), finite, may be 0 or negative; default 0 */
+    const double *points;     /**< polyline: count x 3 vertices, copied by the world (ctn_curve_constraint_get
+                                   points it into the world's copy) */
+    int count;                /**< polyline: vertex count, >= 2 (>= 3 when closed), at most CTN_CURVE_MAX_POINTS */
+    int closed;               /**< polyline: non-zero joins the last vertex back to the first */
+    double compliance;        /**< SPOOK epsilon; < 0 (default): the world default */
+    double damping_time;      /**< SPOOK tau; < 0 (default): the world default */
+    ctn_curve_stabilization stabilization; /**< default CTN_CURVE_STAB_VELOCITY */
+    double ks;                /**< acceleration form: position gain (1/s^2, >= 0); default 400 */
+    double kd;                /**< acceleration form: velocity gain (1/s, >= 0); default 40 (critical damping) */
+} ctn_curve_desc;
+
+#define CTN_CURVE_MAX_POINTS 10000000 /**< most vertices of one polyline */
+
+/** A line along +z through the origin for body 0 in the world frame. */
+ctn_curve_desc ctn_curve_desc_default(ctn_curve_type type);
+/** Adds a curve constraint (a joint of type CTN_JOINT_CURVE, removed with ctn_joint_remove); *out (may be
+ *  NULL) receives its handle. Bad input (zero radius, an empty polyline, a zero axis, ...) fails with
+ *  CTN_ERR_INVALID_ARGUMENT naming the field and value, and the world is unchanged. */
+ctn_status ctn_curve_constraint_add(ctn_world *world, const ctn_curve_desc *desc, ctn_joint_id *out);
+/** The curve constraint as a description; a polyline's `points` point into the world (valid until the joint
+ *  is removed). CTN_ERR_INVALID_ARGUMENT for a joint that is not a curve constraint. */
+ctn_status ctn_curve_constraint_get(ctn_world *world, ctn_joint_id joint, ctn_curve_desc *out);
+/** The curve parameter of the bead's closest point in the current state: the arc length along a line (from
+ *  `origin`), the angle t (rad) of a circle or helix, and for a polyline the segment index plus the
+ *  fraction along it (2.25: a quarter of the way from vertex 2 to 3). */
+ctn_status ctn_curve_constraint_parameter(ctn_world *world, ctn_joint_id joint, double *t);
 
 /* ---- contacts ------------------------------------------------------------------------- */
 
@@ -634,6 +699,8 @@ const char *ctn_body_type_name(ctn_body_type type);
 /** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",
  *  "cone_twist"). */
 const char *ctn_joint_type_name(ctn_joint_type type);
+/** Name of a curve type ("line", "circle", "helix", "polyline"). */
+const char *ctn_curve_type_name(ctn_curve_type type);
 /** Name of a shape type ("none", "sphere", "capsule", "box"). */
 const char *ctn_shape_type_name(ctn_shape_type type);
 /** Name of a log level ("debug", "info", "warning"). */
