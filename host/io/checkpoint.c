@@ -100,6 +100,7 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     }
     ctn__ck_put_collision(&wr, w);
     ctn__ck_put_names(&wr, w);
+    ctn__ck_put_curves(&wr, w);
     header(h, wr.bytes, wr.hash);
     if (!wr.failed && (fflush(wr.f) != 0 || fseek(wr.f, 0, SEEK_SET) != 0 || fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER)) wr.failed = 1;
     if (wr.failed) {
@@ -264,7 +265,7 @@ static int slots_consistent(ctn_world *w) {
         const ctn_joint_def *d = &w->joints[j];
         w->joint_slot[j] = -1;
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
-            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_CONE_TWIST || d->rows < 0 || d->rows > CTN_MAX_ROWS)
+            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_CURVE || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
     }
     ok = ok && free_stack_ok(w->body_free, w->body_free_count, w->body_count, body_alive) &&
@@ -351,7 +352,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || r.left != 0) {
+    if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || r.left != 0) {
         ctn__free(lambda);
         goto corrupt;
     }

@@ -75,5 +75,9 @@ void ctn__ck_put_collision(ck_writer *wr, const ctn_world *w);
 int ctn__ck_get_collision(ck_reader *r, ctn_world *w);
 void ctn__ck_put_names(ck_writer *wr, const ctn_world *w);
 int ctn__ck_get_names(ck_reader *r, ctn_world *w);
+/* The polylines of curve joints, after the names; written only when the world has some, so a world without
+ * them writes the same bytes as before curves existed. */
+void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w);
+int ctn__ck_get_curves(ck_reader *r, ctn_world *w);
 
 #endif

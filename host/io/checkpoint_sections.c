@@ -3,7 +3,9 @@
  *   collision: u32 present; when present, u32 record sizes (collision settings, shape, plane, contact-cache
  *   key), the settings, i32 shape slots + the shapes by body slot, i32 planes + the planes, i32 keys + the
  *   contact cache (body a, body b, feature -> joint slot) of the last step;
- *   names: i32 named bodies, then (i32 body slot, string) for each.
+ *   names: i32 named bodies, then (i32 body slot, string) for each;
+ *   curves (only when the world has polyline curve joints): u32 tag "CRVS", i32 polylines, then for each
+ *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices).
  *
  * The contact cache is what lets a resumed pile continue bitwise: the next step matches its contact points
  * to these keys, so persisting contacts keep their joint slots and warm-start impulses, exactly as in the
@@ -121,5 +123,57 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
         if (i < 0 || i >= w->body_count || !ck_get_str(r, name, sizeof name) || !name[0]) return 0;
         if (ctn_body_set_name(w, ctn__body_handle(w, i), name) != CTN_OK) return 0;
     }
+    return !r->short_read;
+}
+
+#define CK_CURVES_TAG 0x53565243u /* "CRVS" */
+
+void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
+    if (w->polyline_live <= 0) return;
+    uint32_t tag = CK_CURVES_TAG;
+    int32_t n = 0, m = w->joint_count < w->polyline_capacity ? w->joint_count : w->polyline_capacity;
+    for (int32_t j = 0; j < m; ++j) n += w->polylines[j] != NULL && w->joint_alive[j];
+    ck_put(wr, &tag, sizeof tag);
+    ck_put(wr, &n, sizeof n);
+    for (int32_t j = 0; j < m; ++j) {
+        const ctn_polyline *p = w->polylines[j];
+        if (!p || !w->joint_alive[j]) continue;
+        int32_t rec[4] = {j, p->count, p->closed, p->segment};
+        ck_put(wr, rec, sizeof rec);
+        ck_put(wr, p->points, (size_t)p->count * 3 * sizeof *p->points);
+    }
+}
+
+int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
+    if (r->left > 0) {
+        uint32_t tag = 0;
+        int32_t n = -1;
+        ck_get(r, &tag, sizeof tag);
+        ck_get(r, &n, sizeof n);
+        if (tag != CK_CURVES_TAG || n < 0 || n > w->live_joints) return 0;
+        for (int32_t k = 0; k < n; ++k) {
+            int32_t rec[4] = {-1, 0, 0, -1};
+            ck_get(r, rec, sizeof rec);
+            int32_t j = rec[0], count = rec[1], closed = rec[2];
+            if (r->short_read || j < 0 || j >= w->joint_count || !w->joint_alive[j] || w->joints[j].type != CTN_JT_CURVE ||
+                ctn_curve_kind(w->joints[j]) != CTN_CURVE_POLYLINE || (j < w->polyline_capacity && w->polylines[j]) || closed < 0 ||
+                closed > 1 || count < 2 + closed || (size_t)count > r->left / (3 * sizeof(double)))
+                return 0;
+            int32_t segments = closed ? count : count - 1;
+            if (rec[3] < 0 || rec[3] >= segments) return 0;
+            double *pts = read_array(r, count * 3, 1, sizeof *pts);
+            if (!pts) return 0;
+            int ok = 1;
+            for (int32_t i = 0; i < 3 * count; ++i) ok = ok && isfinite(pts[i]);
+            ok = ok && ctn__curve_set_polyline(w, j, pts, count, closed, rec[3]) == CTN_OK;
+            ctn__free(pts);
+            if (!ok) return 0;
+        }
+    }
+    /* every polyline joint got its vertices */
+    for (int j = 0; j < w->joint_count; ++j)
+        if (w->joint_alive[j] && w->joints[j].type == CTN_JT_CURVE && ctn_curve_kind(w->joints[j]) == CTN_CURVE_POLYLINE &&
+            (j >= w->polyline_capacity || !w->polylines[j]))
+            return 0;
     return !r->short_read;
 }

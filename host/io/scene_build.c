@@ -15,6 +15,7 @@ void ctn_scene_free(ctn_scene *s) {
     if (!s) return;
     for (int i = 0; i < s->body_count; ++i) ctn__free(s->bodies[i].name);
     ctn__free(s->bodies);
+    for (int j = 0; j < s->joint_count; ++j) ctn__free(s->joints[j].points);
     ctn__free(s->joints);
     ctn__free(s->planes);
     ctn__free(s->gens);
@@ -105,6 +106,7 @@ static ctn_status build_body(ctn_world *w, const scene_body *b) {
 static ctn_v3 v3_of(const double v[3]) { return ctn_v3_make((float)v[0], (float)v[1], (float)v[2]); }
 
 static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_body) {
+    if (sj->is_curve) return ctn__scene_build_curve(w, sj, first_body);
     ctn_joint_desc d = sj->d;
     d.body_a = ctn__body_handle(w, first_body + (int)d.body_a);
     if (d.body_b != CTN_WORLD) d.body_b = ctn__body_handle(w, first_body + (int)d.body_b);

@@ -6,6 +6,7 @@
 #include "core/world.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- the validated scene ---- */
 
@@ -34,6 +35,11 @@ typedef struct scene_joint {
      * bit: the hinge axis in each body's frame and the rest orientation of b relative to a */
     int has_frames;
     double axis_a[3], axis_b[3], rest_orientation[4];
+    /* a curve constraint (scene_curves.c): body and frame are scene body indices; a polyline's vertices are
+     * `points`, owned by the scene */
+    int is_curve;
+    ctn_curve_desc curve;
+    double *points;
 } scene_joint;
 
 typedef struct scene_plane {
@@ -94,6 +100,11 @@ void ctn__scene_assemble_free(ctn_scene *s);
 
 /* Adds generator g's bodies and joints to the world (scene_generators.c). */
 ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int first_body);
+
+/* Curve constraints (scene_curves.c): a scene curve into the world; a curve joint of the world as a
+ * constraints entry (index: file position of each body slot). */
+ctn_status ctn__scene_build_curve(ctn_world *w, const scene_joint *sj, int first_body);
+void ctn__scene_write_curve(FILE *f, const ctn_world *w, int slot, const int *index);
 
 /* What a world held before a scene build (scene files, URDF robots), to roll back to when the build fails
  * (scene_build.c): a build appends fresh slots (w->append_slots), so truncating the slot arrays restores
@@ -156,6 +167,8 @@ int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg
 int ctn__scene_parse_assemble(pctx *c, const cJSON *root, ctn_scene *s);
 /* A body reference: an index into the scene's bodies, a body name, or "world" (scene_json.c). */
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *path, int allow_world, int *out);
+/* A constraints entry of type "curve" (scene_curves.c). */
+int ctn__scene_parse_curve(pctx *c, const cJSON *j, const char *path, scene_joint *sj);
 #endif
 
 #endif

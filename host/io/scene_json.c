@@ -195,7 +195,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
     if (!tv)
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring, prismatic, universal or cone_twist)");
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring, prismatic, universal, cone_twist or curve)");
+    if (cJSON_IsString(tv) && !strcmp(tv->valuestring, "curve")) return ctn__scene_parse_curve(c, j, path, sj);
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
     type = joint_type_values[type];
     static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",

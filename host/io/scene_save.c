@@ -158,7 +158,8 @@ static void write_scene(FILE *f, ctn_world *w, int *index) {
         const ctn_joint_def *jd = &w->joints[j];
         if (!w->joint_alive[j] || jd->type == CTN_JT_CONTACT) continue; /* contacts are not part of a scene */
         fputs(n++ ? ",\n    " : "\n    ", f);
-        write_joint(f, w, jd, index);
+        if (jd->type == CTN_JT_CURVE) ctn__scene_write_curve(f, w, j, index);
+        else write_joint(f, w, jd, index);
     }
     fputs("\n  ]\n}\n", f);
 }

@@ -35,6 +35,8 @@ BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic":
 JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
                "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC, "universal": _c.JOINT_UNIVERSAL,
                "cone_twist": _c.JOINT_CONE_TWIST}
+CURVES = {"line": _c.CURVE_LINE, "circle": _c.CURVE_CIRCLE, "helix": _c.CURVE_HELIX, "polyline": _c.CURVE_POLYLINE}
+CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB_ACCELERATION}
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
 
 # settings keys whose values are enum names, and their tables
@@ -235,6 +237,29 @@ class World:
                                       compliance=compliance, damping_time=damping_time, limits=limits, motor=motor,
                                       rope=bool(rope), implicit=int(bool(implicit)), axis2=axis2,
                                       swing_limit=None if swing_limit is None else float(swing_limit)))
+
+    def add_curve(self, curve, body, frame=WORLD, *, anchor=None, origin=None, axis=None, reference=None, radius=None,
+                  pitch=None, points=None, closed=False, compliance=None, damping_time=None, stabilization="velocity",
+                  ks=None, kd=None):
+        """Constrains a point of ``body`` to a curve fixed in ``frame`` (WORLD or a body) and returns the joint
+        handle (a bead on a wire, Witkin and Baraff): 2 rows across the tangent at the closest point, the bead
+        slides freely along it. curve: "line" (origin, axis), "circle" (origin = centre, axis = normal,
+        radius, reference = direction of t = 0), "helix" (as circle, plus pitch: rise per turn along axis) or
+        "polyline" (points: (x, y, z) vertices, closed=True joins the last to the first; the world keeps a
+        copy). anchor: the bead point in the body's frame. stabilization: "velocity" (SPOOK with compliance
+        and damping_time, the default) or "acceleration" (Witkin and Baraff's J a = -Jdot qdot - ks C - kd
+        Cdot with gains ks 1/s^2 and kd 1/s). Geometry is in the frame of ``frame``."""
+        return self._h.add_curve(dict(type=_code(CURVES, "curve.type", curve), body=body, frame=frame, anchor=anchor,
+                                      origin=origin, axis=axis, reference=reference, radius=radius, pitch=pitch,
+                                      points=points, closed=int(bool(closed)), compliance=compliance,
+                                      damping_time=damping_time,
+                                      stabilization=_code(CURVE_STABS, "curve.stabilization", stabilization), ks=ks,
+                                      kd=kd))
+
+    def curve_parameter(self, joint):
+        """Where the bead of a curve constraint is: the arc length along a line, the angle (rad) on a circle
+        or helix, segment index + fraction along a polyline."""
+        return self._h.curve_parameter(joint)
 
     def remove_joint(self, joint):
         self._h.remove_joint(joint)

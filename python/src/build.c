@@ -83,6 +83,63 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *dict) {
     return PyLong_FromLongLong((long long)id);
 }
 
+/* add_curve(dict): a ctn_curve_desc (its C member names) with "points" a sequence of (x, y, z) vertices for a
+ * polyline. Returns the joint handle. */
+PyObject *pyctn_add_curve(pyctn_world *self, PyObject *dict) {
+    static const char *const options[] = {"points", NULL};
+    if (pyctn_world_ready(self) != 0) return NULL;
+    if (!PyDict_Check(dict)) return PyErr_Format(PyExc_TypeError, "curve: expected a dict");
+    PyObject *type = PyDict_GetItemString(dict, "type");
+    long t = type ? PyLong_AsLong(type) : CTN_CURVE_LINE;
+    if (t == -1 && PyErr_Occurred()) return NULL;
+    ctn_curve_desc desc = ctn_curve_desc_default((ctn_curve_type)t);
+    if (pyctn_fill(&desc, pyctn_curve_fields, dict, "curve", options) != 0) return NULL;
+    PyObject *pts = PyDict_GetItemString(dict, "points");
+    double *v = NULL;
+    if (pts && pts != Py_None) {
+        PyObject *seq = PySequence_Fast(pts, "curve.points: expected a sequence of (x, y, z)");
+        if (!seq) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        if (n > CTN_CURVE_MAX_POINTS) {
+            Py_DECREF(seq);
+            return PyErr_Format(PyExc_ValueError, "curve.points: %zd vertices exceed %d", n, CTN_CURVE_MAX_POINTS);
+        }
+        v = PyMem_Malloc((size_t)(n ? n : 1) * 3 * sizeof *v);
+        if (!v) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            char what[48];
+            snprintf(what, sizeof what, "curve.points[%zd]", i);
+            if (pyctn_doubles(PySequence_Fast_GET_ITEM(seq, i), &v[3 * i], 3, what) != 0) {
+                Py_DECREF(seq);
+                PyMem_Free(v);
+                return NULL;
+            }
+        }
+        Py_DECREF(seq);
+        desc.points = v;
+        desc.count = (int)n;
+    }
+    ctn_joint_id id;
+    ctn_status st = ctn_curve_constraint_add(self->world, &desc, &id);
+    PyMem_Free(v);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyLong_FromLongLong((long long)id);
+}
+
+/* curve_parameter(joint): ctn_curve_constraint_parameter. */
+PyObject *pyctn_curve_parameter(pyctn_world *self, PyObject *arg) {
+    if (pyctn_world_ready(self) != 0) return NULL;
+    int64_t id;
+    if (pyctn_handle(arg, &id) != 0) return NULL;
+    double t = 0.0;
+    ctn_status st = ctn_curve_constraint_parameter(self->world, id, &t);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyFloat_FromDouble(t);
+}
+
 PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args) {
     long long body;
     PyObject *dict;

@@ -39,6 +39,14 @@ const pyctn_field pyctn_joint_fields[] = {
     J(compliance, PYCTN_DOUBLE), J(damping_time, PYCTN_DOUBLE), J(implicit, PYCTN_INT), J(axis2, PYCTN_VEC3), {NULL, 0, 0}};
 #undef J
 
+#define V(m, k) PYCTN_FIELD(ctn_curve_desc, m, k)
+const pyctn_field pyctn_curve_fields[] = {
+    V(type, PYCTN_INT), V(body, PYCTN_HANDLE), V(anchor, PYCTN_VEC3), V(frame, PYCTN_HANDLE), V(origin, PYCTN_VEC3),
+    V(axis, PYCTN_VEC3), V(reference, PYCTN_VEC3), V(radius, PYCTN_DOUBLE), V(pitch, PYCTN_DOUBLE), V(closed, PYCTN_INT),
+    V(compliance, PYCTN_DOUBLE), V(damping_time, PYCTN_DOUBLE), V(stabilization, PYCTN_INT), V(ks, PYCTN_DOUBLE),
+    V(kd, PYCTN_DOUBLE), {NULL, 0, 0}};
+#undef V
+
 #define C(m, k) PYCTN_FIELD(ctn_chain_desc, m, k)
 const pyctn_field pyctn_chain_fields[] = {
     C(links, PYCTN_INT), C(link_length, PYCTN_DOUBLE), C(link_mass, PYCTN_DOUBLE), C(end_mass_ratio, PYCTN_DOUBLE),

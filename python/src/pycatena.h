@@ -34,6 +34,7 @@ int pyctn_doubles(PyObject *seq, double *out, int n, const char *what);
 extern const pyctn_field pyctn_world_fields[];
 extern const pyctn_field pyctn_body_fields[];
 extern const pyctn_field pyctn_joint_fields[];
+extern const pyctn_field pyctn_curve_fields[];
 extern const pyctn_field pyctn_chain_fields[];
 extern const pyctn_field pyctn_shape_fields[];
 extern const pyctn_field pyctn_stats_fields[];
@@ -69,6 +70,8 @@ PyObject *pyctn_world_raise(pyctn_world *self, ctn_status status);
  * contacts.c: user contacts and collision settings; bulk.c: NumPy-side buffers). */
 PyObject *pyctn_add_body(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_add_joint(pyctn_world *self, PyObject *desc);
+PyObject *pyctn_add_curve(pyctn_world *self, PyObject *desc);
+PyObject *pyctn_curve_parameter(pyctn_world *self, PyObject *joint);
 PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args);
 PyObject *pyctn_add_plane(pyctn_world *self, PyObject *args);
 PyObject *pyctn_add_chain(pyctn_world *self, PyObject *desc);

@@ -299,6 +299,8 @@ static PyMethodDef world_methods[] = {
     {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
     {"add_body", (PyCFunction)pyctn_add_body, METH_O, "add_body(desc dict) -> id."},
     {"add_joint", (PyCFunction)pyctn_add_joint, METH_O, "add_joint(desc dict with limits/motor/rope/pivot) -> id."},
+    {"add_curve", (PyCFunction)pyctn_add_curve, METH_O, "add_curve(ctn_curve_desc dict, points as (x, y, z) rows) -> id."},
+    {"curve_parameter", (PyCFunction)pyctn_curve_parameter, METH_O, "curve_parameter(joint) -> t."},
     {"set_shape", (PyCFunction)pyctn_set_shape, METH_VARARGS, "set_shape(body, shape dict)."},
     {"add_plane", (PyCFunction)pyctn_add_plane, METH_VARARGS, "add_plane(normal, offset, friction, restitution) -> index."},
     {"add_chain", (PyCFunction)pyctn_add_chain, METH_O, "add_chain(ctn_chain_desc dict) -> the first link's handle."},
