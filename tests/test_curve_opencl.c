@@ -1,7 +1,7 @@
 /* Curve constraints on the OpenCL backend agree with the CPU backend: one world with a bead on a vertical
  * circle (SPOOK), one on a circle with the acceleration-level rows, one on a helix, one on a closed
  * polyline (its window re-centred every step) and one on a circle fixed to a spinning body, stepped 2 s on
- * both backends with Gauss-Seidel and with solver=auto; the bodies must end within 1e-4 m of each other
+ * both backends with Gauss-Seidel, Jacobi and solver=auto (which runs GS: OpenCL's exact solver refuses curves); the bodies must end within 1e-4 m of each other
  * (both run the same float32 math of kernels/ctn_rows.h; measured: equal to ~1e-7 m). Exits 77 (skipped)
  * without an OpenCL device. */
 #include "catena/catena.h"
@@ -114,5 +114,23 @@ int main(void) {
     compare(CTN_SOLVER_GS);
     compare(CTN_SOLVER_AUTO);
     compare(CTN_SOLVER_JACOBI);
+    /* the exact solver on OpenCL takes chains and trees of the other bilateral joints only: an explicit
+     * direct refuses the curve by name (auto ran GS above); on the CPU direct takes it in its outer GS
+     * (tests/test_curve.c) */
+    d.solver = CTN_SOLVER_DIRECT;
+    ctn_world *w = NULL;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (w) {
+        ctn_body_desc bd = ctn_body_desc_default();
+        bd.particle = 1;
+        ctn_body_id b = -1;
+        CHECK(ctn_body_add(w, &bd, &b) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_curve_desc cd = ctn_curve_desc_default(CTN_CURVE_LINE);
+        cd.body = b;
+        add_curve(w, &cd);
+        CHECK(ctn_world_step(w) == CTN_ERR_UNSUPPORTED, "OpenCL direct stepped a curve");
+        CHECK(strstr(ctn_world_last_error(w), "curve constraint") != NULL, "message: %s", ctn_world_last_error(w));
+        ctn_world_destroy(w);
+    }
     return check_report("test_curve_opencl");
 }

@@ -138,19 +138,26 @@ static ctn_status poly_reserve(ctn_world *w, int need) {
     return CTN_OK;
 }
 
-ctn_status ctn__curve_set_polyline(ctn_world *w, int j, const double *points, int count, int closed, int segment) {
-    ctn_status st = poly_reserve(w, j + 1);
-    if (st != CTN_OK) return st;
+/* A polyline record holding a copy of the vertices (segment unset), or NULL with the error recorded. */
+static ctn_polyline *poly_new(ctn_world *w, const double *points, int count, int closed) {
     ctn_polyline *p = ctn__malloc(sizeof *p);
     double *pts = ctn__malloc((size_t)count * 3 * sizeof *pts);
     if (!p || !pts) {
         ctn__free(p), ctn__free(pts);
-        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for a polyline of %d vertices", count);
+        ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for a polyline of %d vertices", count);
+        return NULL;
     }
     memcpy(pts, points, (size_t)count * 3 * sizeof *pts);
     p->points = pts;
     p->count = count;
     p->closed = closed != 0;
+    p->segment = -1;
+    return p;
+}
+
+/* Gives joint slot j (capacity reserved) the polyline p and its window at `segment`, or at the segment
+ * nearest the bead when that is out of range. */
+static void poly_attach(ctn_world *w, int j, ctn_polyline *p, int segment) {
     if (segment < 0 || segment >= poly_segments(p)) {
         double x[3];
         bead_local(w, &w->joints[j], x);
@@ -162,6 +169,14 @@ ctn_status ctn__curve_set_polyline(ctn_world *w, int j, const double *points, in
     w->polyline_live++;
     poly_window(p, &w->joints[j]);
     w->topology_dirty = 1;
+}
+
+ctn_status ctn__curve_set_polyline(ctn_world *w, int j, const double *points, int count, int closed, int segment) {
+    ctn_status st = poly_reserve(w, j + 1);
+    if (st != CTN_OK) return st;
+    ctn_polyline *p = poly_new(w, points, count, closed);
+    if (!p) return CTN_ERR_OUT_OF_MEMORY;
+    poly_attach(w, j, p, segment);
     return CTN_OK;
 }
 
@@ -290,9 +305,12 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
     if (st != CTN_OK) return st;
     st = ctn__sync(w);
     if (st != CTN_OK) return st;
+    ctn_polyline *poly = NULL; /* allocated before the joint, so that nothing can fail after it is added */
     if (d->type == CTN_CURVE_POLYLINE) {
         st = poly_reserve(w, w->joint_count + 1); /* the slot the joint will take is below this */
         if (st != CTN_OK) return st;
+        poly = poly_new(w, d->points, d->count, d->closed);
+        if (!poly) return CTN_ERR_OUT_OF_MEMORY;
     }
     ctn_joint_def j;
     memset(&j, 0, sizeof j);
@@ -318,15 +336,11 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
     }
     int id;
     st = ctn__joint_insert(w, &j, &id);
-    if (st != CTN_OK) return st;
-    if (d->type == CTN_CURVE_POLYLINE) {
-        st = ctn__curve_set_polyline(w, id, d->points, d->count, d->closed, -1);
-        if (st != CTN_OK) {
-            ctn__joint_kill(w, id);
-            w->joint_gen[id] = (w->joint_gen[id] - 1) & CTN__GENERATION_MASK; /* as if it never was */
-            return st;
-        }
+    if (st != CTN_OK) {
+        if (poly) ctn__free(poly->points), ctn__free(poly);
+        return st;
     }
+    if (poly) poly_attach(w, id, poly, -1);
     if (out) *out = ctn__joint_handle(w, id);
     return CTN_OK;
 }

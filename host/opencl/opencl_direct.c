@@ -111,6 +111,10 @@ static ctn_status check_bounded(ctn_world *w) {
             snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[s]);
             return unsupported(w, why);
         }
+        if (d->type == CTN_JT_CURVE) { /* the CPU's direct solver takes it in its outer Gauss-Seidel */
+            snprintf(why, sizeof why, "joint %d is a curve constraint", t->order[s]);
+            return unsupported(w, why);
+        }
     }
     return CTN_OK;
 }

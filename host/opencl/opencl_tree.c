@@ -92,6 +92,10 @@ static ctn_status check_joints(ctn_world *w, const direct_state *s) {
             snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[slot]);
             return unsupported(w, why);
         }
+        if (d->type == CTN_JT_CURVE) { /* the CPU's direct solver takes it in its outer Gauss-Seidel */
+            snprintf(why, sizeof why, "joint %d is a curve constraint", t->order[slot]);
+            return unsupported(w, why);
+        }
     }
     for (int k = 0; k < s->extra_count; ++k) {
         int slot = s->extra[k];
