@@ -112,6 +112,11 @@ ctn_status ctn_world_step(ctn_world *w) {
         w->solver = ctn__auto_solver(w); /* the OpenCL backend may turn DIRECT down to GS */
         w->solver_version = w->topology_version + 1u;
     }
+    if (w->desc.substeps == CTN_SUBSTEPS_AUTO && (w->substeps_version != w->topology_version + 1u || w->substeps_solver != w->solver)) {
+        w->auto_substeps = ctn__auto_substeps(w, w->solver);
+        w->substeps_version = w->topology_version + 1u;
+        w->substeps_solver = w->solver;
+    }
 retry:; /* The step again on the CPU backend after a device fault (backend auto) */
     ctn_status s = ctn__pipeline_step(w, &st);
     if (s == CTN_ERR_DEVICE && w->desc.backend == CTN_BACKEND_AUTO && w->backend != &ctn__cpu_backend && !w->host_stale) {

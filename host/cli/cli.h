@@ -35,7 +35,7 @@ typedef struct ctn_cli_opts {
     const char *scene;     /* SCENE or CHECKPOINT */
     long long steps, more; /* -1: not given */
     int iterations, substeps;
-    int solver_set, backend_set;
+    int solver_set, backend_set, substeps_set;
     ctn_solver solver;
     ctn_backend backend;
     const char *device;

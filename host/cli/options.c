@@ -42,7 +42,7 @@ static const option_doc g_options[] = {
     {"more", required_argument, OPT_MORE, FOR_RESUME, "N", "resume: run N steps past the checkpoint"},
     {"solver", required_argument, OPT_SOLVER, FOR_ALL, "NAME", "auto (default), gs, jacobi, cg or direct"},
     {"iterations", required_argument, OPT_ITERATIONS, FOR_ALL, "K", "solver iterations per substep"},
-    {"substeps", required_argument, OPT_SUBSTEPS, FOR_ALL, "N", "substeps per step"},
+    {"substeps", required_argument, OPT_SUBSTEPS, FOR_ALL, "N", "substeps per step (0: auto)"},
     {"dt", required_argument, OPT_DT, FOR_ALL, "SECONDS", "time step, in (0, 10] s"},
     {"backend", required_argument, OPT_BACKEND, FOR_ALL, "NAME", "auto (a GPU if there is one, else the CPU), cpu or opencl"},
     {"device", required_argument, OPT_DEVICE, FOR_ALL, "D", "OpenCL device: P:D (platform:device index) or a name substring"},
@@ -144,8 +144,9 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
         o->iterations = (int)n;
         return 1;
     case OPT_SUBSTEPS:
-        if (!parse_count(cmd, name, v, 1, CTN_MAX_SUBSTEPS, &n)) return 0;
+        if (!parse_count(cmd, name, v, CTN_SUBSTEPS_AUTO, CTN_MAX_SUBSTEPS, &n)) return 0;
         o->substeps = (int)n;
+        o->substeps_set = 1;
         return 1;
     case OPT_SOLVER:
         o->solver_set = 1;

@@ -14,7 +14,7 @@
 static void apply_overrides(const ctn_cli_opts *o, ctn_world_desc *d) {
     ctn_cli_env_desc(d);
     if (o->iterations) d->iterations = o->iterations;
-    if (o->substeps) d->substeps = o->substeps;
+    if (o->substeps_set) d->substeps = o->substeps;
     if (o->solver_set) d->solver = o->solver;
     if (o->backend_set) d->backend = o->backend;
     if (o->device) d->device = o->device;

@@ -35,7 +35,7 @@ static void joint_force(const ctn_world *w, int j, double h, double out[6]) {
     out[3] = t.x, out[4] = t.y, out[5] = t.z;
 }
 
-static double substep_length(const ctn_world *w) { return w->desc.time_step / w->desc.substeps; }
+static double substep_length(const ctn_world *w) { return w->desc.time_step / ctn__substeps(w); }
 
 ctn_status ctn_joint_get_force(ctn_world *w, ctn_joint_id joint, double force[3], double torque[3]) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;

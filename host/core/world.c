@@ -58,11 +58,17 @@ double ctn__now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+int ctn__substeps(const ctn_world *w) {
+    if (w->desc.substeps > 0) return w->desc.substeps;
+    /* the choice was made for another solver (the OpenCL backend turned an auto DIRECT down): the default */
+    return w->auto_substeps > 0 && w->substeps_solver == w->solver ? w->auto_substeps : 4;
+}
+
 ctn_step_params ctn__step_params(const ctn_world *w) {
     ctn_step_params prm;
     memset(&prm, 0, sizeof prm);
     prm.gravity = ctn_v3_make((float)w->desc.gravity[0], (float)w->desc.gravity[1], (float)w->desc.gravity[2]);
-    prm.h = (float)(w->desc.time_step / w->desc.substeps);
+    prm.h = (float)(w->desc.time_step / ctn__substeps(w));
     prm.compliance = (float)w->desc.compliance;
     prm.damping_time = (float)w->desc.damping_time;
     prm.baumgarte = (float)w->desc.baumgarte;
@@ -146,8 +152,8 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
         snprintf(msg, size, "desc.time_step: %g is not in (0, 10] s", d->time_step);
         return 0;
     }
-    if (d->substeps < 1 || d->substeps > CTN_MAX_SUBSTEPS) {
-        snprintf(msg, size, "desc.substeps: %d is not in [1, %d]", d->substeps, CTN_MAX_SUBSTEPS);
+    if (d->substeps < CTN_SUBSTEPS_AUTO || d->substeps > CTN_MAX_SUBSTEPS) {
+        snprintf(msg, size, "desc.substeps: %d is not in [0 (auto), %d]", d->substeps, CTN_MAX_SUBSTEPS);
         return 0;
     }
     if (d->iterations < 1 || d->iterations > CTN_MAX_ITERATIONS) {
@@ -270,13 +276,13 @@ void ctn__world_free(ctn_world *w) {
 /* The step statistics that follow from the settings and the topology, and the total time since t0_ms. */
 void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     st->solver = w->solver;
-    st->substeps = w->desc.substeps;
+    st->substeps = ctn__substeps(w);
     st->iterations = w->desc.iterations;
     st->colours = w->topo.colour_count;
     st->largest_colour = w->topo.largest_colour;
     st->overflow = w->topo.colour_offsets ? w->topo.colour_offsets[w->topo.colour_count + 1] - w->topo.colour_offsets[w->topo.colour_count] : 0;
     st->rows = w->topo.row_count;
-    st->row_updates = (double)w->topo.row_count * w->desc.iterations * w->desc.substeps;
+    st->row_updates = (double)w->topo.row_count * w->desc.iterations * st->substeps;
     st->ms_total = ctn__now_ms() - t0_ms;
     w->stats = *st;
 }

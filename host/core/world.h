@@ -126,6 +126,9 @@ struct ctn_world {
     unsigned topology_version;/* bumped by every rebuild; backends compare it to re-upload layout */
     ctn_solver solver;        /* the solver of this step: desc.solver, or what AUTO chose (solver_auto.c) */
     unsigned solver_version;  /* topology_version + 1 the AUTO choice was made for (0: none yet) */
+    int auto_substeps;        /* CTN_SUBSTEPS_AUTO's choice for `solver` (solver_auto.c; 0: none yet) */
+    unsigned substeps_version; /* topology_version + 1 it was made for */
+    ctn_solver substeps_solver; /* the solver it was made for */
     int bodies_dirty;         /* host body arrays changed: backends re-upload them */
     int host_stale;           /* the backend holds newer state than the host arrays */
 
@@ -255,6 +258,10 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
 
 /* Monotonic wall clock in milliseconds. */
 double ctn__now_ms(void);
+
+/* Substeps of a step: desc.substeps, or CTN_SUBSTEPS_AUTO's choice (w->auto_substeps, made by ctn_world_step
+ * for w->solver through ctn__auto_substeps of host/solve/solver_auto.c; 4 before it or for another solver). */
+int ctn__substeps(const ctn_world *w);
 
 /* Divergence guard (host/core/divergence.c): copies the host state before a step and puts the copy back. */
 ctn_status ctn__snapshot_take(ctn_world *w);

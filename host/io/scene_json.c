@@ -54,7 +54,7 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     if (ctn__json_enum(c, wv, "solver", path, solver_names, &e) < 0) return 0;
     d->solver = (ctn_solver)e;
     if (ctn__json_int32(c, wv, "iterations", path, 1, CTN_MAX_ITERATIONS, &d->iterations) < 0) return 0;
-    if (ctn__json_int32(c, wv, "substeps", path, 1, CTN_MAX_SUBSTEPS, &d->substeps) < 0) return 0;
+    if (ctn__json_int32(c, wv, "substeps", path, CTN_SUBSTEPS_AUTO, CTN_MAX_SUBSTEPS, &d->substeps) < 0) return 0;
     e = (int)d->backend;
     if (ctn__json_enum(c, wv, "backend", path, backend_names, &e) < 0) return 0;
     d->backend = (ctn_backend)e;

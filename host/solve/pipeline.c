@@ -34,7 +34,7 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
     size_t count = sizeof substep_stages / sizeof substep_stages[0];
     /* geometric stiffness needs joints: without any, alpha = 0 and the inertia is integrate's */
     int geometric = prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
-    for (int sub = 0; sub < w->desc.substeps; ++sub) {
+    for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
         for (size_t k = 0; k < count; ++k) {
             const stage_entry *e = &substep_stages[k];
             if (e->geometric && !geometric) continue;
@@ -129,8 +129,8 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
 }
 
 static ctn_status run_step(ctn_world *w, const ctn_stage_ops *ops, ctn_step_stats *st) {
+    TRY_STAGE(ops->begin(w)); /* may turn an auto DIRECT down to GS: the parameters follow */
     ctn_step_params prm = ctn__step_params(w);
-    TRY_STAGE(ops->begin(w));
     TRY_STAGE(run_substeps(w, ops, &prm, st));
     if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) {
         ops->timer(w, CTN_TIMER_SOLVE, st);

@@ -19,6 +19,9 @@ double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual)
 /* CTN_SOLVER_AUTO's choice for the current topology (host/solve/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
 ctn_solver ctn__auto_solver(ctn_world *w);
 
+/* CTN_SUBSTEPS_AUTO's choice for `solver` on the current topology (host/solve/solver_auto.c): 1 or 4. */
+int ctn__auto_substeps(const ctn_world *w, ctn_solver solver);
+
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);
 

@@ -160,3 +160,44 @@ ctn_solver ctn__auto_solver(ctn_world *w) {
     }
     return 4 * outside <= m && forest_ratio(w, &f, edges, ea, eb) >= CTN_AUTO_MIN_RATIO ? CTN_SOLVER_DIRECT : CTN_SOLVER_GS;
 }
+
+/* CTN_SUBSTEPS_AUTO: the substeps of a step for `solver`. With the exact solver and every joint inside its
+ * forest (no bounded rows, no loop closers), the joints hold at one substep: the solve is exact and the
+ * position projection (host/solve/pipeline.c) removes the drift of the step, so more substeps only shrink the
+ * first-order time-discretisation error of the trajectory, at their full cost. Measured with
+ * bench/bench_substeps against the same scene at 64 substeps (README, "Choosing substeps"): chain:1000
+ * and tree:2047 hold to ~1e-7 m at 1, 2 and 4 substeps; the chain's trajectory error halves with each
+ * doubling (0.17, 0.081, 0.040 m over 2 s), the tree's barely moves (0.33, 0.31, 0.28 m: its error is not
+ * the step's). Three layouts need the substeps: distance joints (rope:100, a particle rope swinging down:
+ * each row fixes only the distance, and over a whole 60 Hz step its direction turns too far for the
+ * linearised row and the projection's Newton steps: it tears by 0.31 m at 1 substep, 0.24 m at 2, holds
+ * to 1e-7 m at 4), a large mass ratio across a joint (heavy_chain:8, a 1000:1 end: trajectory error
+ * 0.19 m at 1 substep, 0.028 m at 4, on a 0.8 m chain) and joints outside the exact forest (bounded rows
+ * and loop closers, solved by the outer Gauss-Seidel loop and not projected). So: 1 substep for the exact
+ * solver on a forest of bilateral ball, hinge, fixed or prismatic joints whose adjacent masses are within
+ * CTN_AUTO_SUBSTEP_RATIO of each other, else CTN_AUTO_SUBSTEPS, the default of the iterative solvers. */
+#define CTN_AUTO_SUBSTEPS 4
+#define CTN_AUTO_SUBSTEP_RATIO 10.0
+
+int ctn__auto_substeps(const ctn_world *w, ctn_solver solver) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, n = w->body_count;
+    if (solver != CTN_SOLVER_DIRECT || m == 0) return CTN_AUTO_SUBSTEPS;
+    int *up = malloc(sizeof *up * ((size_t)n + 1)), pick = 1;
+    if (!up) return CTN_AUTO_SUBSTEPS;
+    for (int i = 0; i < n; ++i) up[i] = i;
+    for (int s = 0; s < m && pick == 1; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        int da = dynamic_body(w, d->a), db = dynamic_body(w, d->b);
+        if (!da && !db) continue;
+        if (is_bounded(d) || d->type == CTN_JT_DISTANCE) pick = CTN_AUTO_SUBSTEPS;
+        if (!da || !db) continue;
+        double ma = body_mass(w, d->a), mb = body_mass(w, d->b);
+        if (ma > CTN_AUTO_SUBSTEP_RATIO * mb || mb > CTN_AUTO_SUBSTEP_RATIO * ma) pick = CTN_AUTO_SUBSTEPS;
+        int ra = uf_find(up, d->a), rb = uf_find(up, d->b);
+        if (ra == rb) pick = CTN_AUTO_SUBSTEPS; /* a loop closer: outer Gauss-Seidel */
+        up[ra] = rb;
+    }
+    free(up);
+    return pick;
+}

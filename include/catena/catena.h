@@ -153,13 +153,15 @@ typedef struct ctn_debug_options {
 #define CTN_MAX_JOINTS 50000000   /**< most joints (contacts included) in one world */
 #define CTN_MAX_COLOURS 64        /**< largest colour budget (ctn_world_desc.max_colours) */
 #define CTN_MAX_SUBSTEPS 1000     /**< most substeps per step */
+#define CTN_SUBSTEPS_AUTO 0       /**< ctn_world_desc.substeps: 1 for the exact solver on joints it holds alone, else 4 */
 #define CTN_MAX_ITERATIONS 100000 /**< most solver iterations per substep */
 
 /** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {
     double gravity[3];       /**< m/s^2, default (0, -9.81, 0) */
     double time_step;        /**< s, default 1/60 */
-    int substeps;            /**< n substeps of time_step/n, Jacobians refreshed each; default 4 */
+    int substeps;            /**< n substeps of time_step/n, Jacobians refreshed each; default 4;
+                                  CTN_SUBSTEPS_AUTO (0): chosen per step with the solver (README, "Choosing substeps") */
     int iterations;          /**< solver iterations per substep; default 4 */
     ctn_solver solver;       /**< default CTN_SOLVER_AUTO */
     ctn_stabilization stabilization; /**< default CTN_STAB_SPOOK */
