@@ -229,7 +229,7 @@ int main(void) {
     BAD("time_step", x_.time_step = 0.0);
     BAD("time_step", x_.time_step = -0.01);
     BAD("time_step", x_.time_step = NAN);
-    BAD("substeps", x_.substeps = 0);
+    BAD("substeps", x_.substeps = -1);
     BAD("substeps", x_.substeps = CTN_MAX_SUBSTEPS + 1);
     BAD("iterations", x_.iterations = 0);
     BAD("iterations", x_.iterations = -3);

@@ -73,7 +73,8 @@ class World:
     def __init__(self, gravity=None, time_step=None, substeps=None, iterations=None, solver=None, backend=None,
                  device=None, **settings):
         """Settings left out (or None) keep the library's defaults (``ctn_world_desc_default``: gravity
-        (0, -9.81, 0) m/s^2, time_step 1/60 s, 4 substeps x 4 iterations, solver and backend "auto").
+        (0, -9.81, 0) m/s^2, time_step 1/60 s, 4 substeps x 4 iterations, solver and backend "auto");
+        substeps=0 chooses them per step with the solver (1 for "direct" where that is measured to hold).
         Other settings by their ``ctn_world_desc`` names: stabilization ("spook" or "baumgarte"),
         compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
         max_speed. device: "P:D" (OpenCL platform and device indices) or a name substring."""
