@@ -183,7 +183,7 @@ int ctn__auto_substeps(const ctn_world *w, ctn_solver solver) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
     if (solver != CTN_SOLVER_DIRECT || m == 0) return CTN_AUTO_SUBSTEPS;
-    int *up = malloc(sizeof *up * ((size_t)n + 1)), pick = 1;
+    int *up = ctn__malloc(sizeof *up * ((size_t)n + 1)), pick = 1; /* once per topology or solver change */
     if (!up) return CTN_AUTO_SUBSTEPS;
     for (int i = 0; i < n; ++i) up[i] = i;
     for (int s = 0; s < m && pick == 1; ++s) {
@@ -198,6 +198,6 @@ int ctn__auto_substeps(const ctn_world *w, ctn_solver solver) {
         if (ra == rb) pick = CTN_AUTO_SUBSTEPS; /* a loop closer: outer Gauss-Seidel */
         up[ra] = rb;
     }
-    free(up);
+    ctn__free(up);
     return pick;
 }
