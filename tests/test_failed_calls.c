@@ -150,7 +150,7 @@ int main(void) {
     bad_collision.margin = -1.0;
     FAILS(ctn_world_set_collision(w, &bad_collision), CTN_ERR_INVALID_ARGUMENT);
     ctn_world_desc bad_desc = d;
-    bad_desc.substeps = 0;
+    bad_desc.substeps = -1;
     FAILS(ctn_world_set_desc(w, &bad_desc), CTN_ERR_INVALID_ARGUMENT);
     bad_desc = d;
     bad_desc.backend = CTN_BACKEND_OPENCL;
