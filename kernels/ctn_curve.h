@@ -13,7 +13,7 @@
  *     lo         helix: pitch p (rise per turn along the axis, m)
  *     hi         polyline: vertices in the window (2..4)
  *     stiffness, damping: k_s (1/s^2) and k_d (1/s) of the acceleration-level form (CTN_JF_CURVE_ACCEL)
- *     flags      the kind in bits CTN_JF_CURVE_KIND_SHIFT.., CTN_JF_CURVE_OPEN_START / _END for a window that
+ *     flags      the kind (CTN_CK_*) in bits CTN_JF_CURVE_KIND_SHIFT.., CTN_JF_CURVE_OPEN_START / _END for a window that
  *                holds the polyline's first / last vertex (its end segments continue as straight lines).
  * A polyline's vertices live in the world (host/core/curve.c); the definition carries a window of up to
  * three consecutive segments around the bead's segment, re-centred by the host before every step. In
@@ -25,10 +25,11 @@
 
 #include "ctn_types.h"
 
-#define CTN_CURVE_LINE 0
-#define CTN_CURVE_CIRCLE 1
-#define CTN_CURVE_HELIX 2
-#define CTN_CURVE_POLYLINE 3
+/* Curve kinds as stored (the values of the public ctn_curve_type, checked in host/core/curve.c). */
+#define CTN_CK_LINE 0
+#define CTN_CK_CIRCLE 1
+#define CTN_CK_HELIX 2
+#define CTN_CK_POLYLINE 3
 
 CTN_FN int ctn_curve_kind(ctn_joint_def j) { return (j.flags >> CTN_JF_CURVE_KIND_SHIFT) & 3; }
 
@@ -138,8 +139,8 @@ CTN_FN ctn_curve_point ctn_curve_polyline(ctn_joint_def j, ctn_v3 x) {
 CTN_FN ctn_curve_point ctn_curve_closest(ctn_joint_def j, ctn_v3 x) {
     ctn_curve_point cp;
     int kind = ctn_curve_kind(j);
-    if (kind == CTN_CURVE_POLYLINE) return ctn_curve_polyline(j, x);
-    if (kind == CTN_CURVE_LINE) {
+    if (kind == CTN_CK_POLYLINE) return ctn_curve_polyline(j, x);
+    if (kind == CTN_CK_LINE) {
         /* c(t) = o + t d */
         float t = ctn_dot(ctn_sub(x, j.anchor_b), j.axis_b);
         cp.c = ctn_madd(j.anchor_b, j.axis_b, t);
@@ -152,9 +153,9 @@ CTN_FN ctn_curve_point ctn_curve_closest(ctn_joint_def j, ctn_v3 x) {
     }
     /* circle (pitch 0) and helix: c(t) = o + R e_r(t) + k t a, c' = R e_t + k a, c'' = -R e_r */
     const float two_pi = 6.28318530718f;
-    float R = j.rest_length, k = kind == CTN_CURVE_HELIX ? j.lo / two_pi : 0.0f;
+    float R = j.rest_length, k = kind == CTN_CK_HELIX ? j.lo / two_pi : 0.0f;
     float t;
-    if (kind == CTN_CURVE_HELIX) {
+    if (kind == CTN_CK_HELIX) {
         t = ctn_curve_helix_param(j, x);
     } else {
         ctn_v3 r = ctn_sub(x, j.anchor_b);

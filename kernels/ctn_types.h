@@ -80,7 +80,7 @@ typedef struct ctn_props {
 #define CTN_JF_IMPLICIT_SPRING 16
 #define CTN_JF_SWING 32 /* cone-twist: swing cone, angle between the twist axes <= rest_length (rad) */
 /* curve (kernels/ctn_curve.h): the acceleration-level rows of Witkin and Baraff with feedback k_s, k_d
- * instead of SPOOK; the curve kind (CTN_CURVE_*) in the bits from CTN_JF_CURVE_KIND_SHIFT; a polyline window
+ * instead of SPOOK; the curve kind (CTN_CK_*) in the bits from CTN_JF_CURVE_KIND_SHIFT; a polyline window
  * that holds the polyline's first / last vertex */
 #define CTN_JF_CURVE_ACCEL (1 << 12)
 #define CTN_JF_CURVE_KIND_SHIFT 13

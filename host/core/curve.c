@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(CTN_CURVE_LINE == (int)CTN_CURVE_LINE && CTN_JOINT_CURVE == CTN_JT_CURVE, "ctn_joint_type and CTN_JT_* disagree");
+_Static_assert(CTN_JOINT_CURVE == CTN_JT_CURVE, "ctn_joint_type and CTN_JT_* disagree");
+_Static_assert(CTN_CURVE_LINE == CTN_CK_LINE && CTN_CURVE_CIRCLE == CTN_CK_CIRCLE && CTN_CURVE_HELIX == CTN_CK_HELIX &&
+                   CTN_CURVE_POLYLINE == CTN_CK_POLYLINE,
+               "ctn_curve_type and CTN_CK_* disagree");
 
 ctn_curve_desc ctn_curve_desc_default(ctn_curve_type type) {
     ctn_curve_desc d;
