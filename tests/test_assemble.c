@@ -274,7 +274,10 @@ static int check_opencl(void) {
     const double L = 0.05;
     for (int k = 0; k < 2; ++k) {
         w[k] = chain(k ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU, 1, 200, L, &last[k]);
-        if (!w[k]) return check_skip("test_assemble opencl", "no OpenCL device");
+        if (!w[k]) {
+            if (k) ctn_world_destroy(w[0]);
+            return check_skip("test_assemble opencl", "no OpenCL device");
+        }
         for (int i = 0; i < 200; ++i) {
             ctn_body_id id;
             ctn_world_body_at(w[k], i, &id);
