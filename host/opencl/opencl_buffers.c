@@ -31,35 +31,40 @@ ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size,
     return CTN_OK;
 }
 
-static ctn_status write_buf(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
+ctn_status ctn__ocl_write(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
     if (size == 0) return CTN_OK;
     cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
     if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
     return CTN_OK;
 }
 
+ctn_status ctn__ocl_upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
+    TRY(ctn__ocl_reserve(w, o, b, size ? size : sizeof(int), NULL));
+    return ctn__ocl_write(w, o, b, data, size, what);
+}
+
 ctn_status ctn__ocl_upload_bodies(ctn_world *w, ctn_ocl *o) {
     size_t n = (size_t)w->body_count;
-    TRY(write_buf(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
-    TRY(write_buf(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
-    TRY(write_buf(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
-    TRY(write_buf(w, o, &o->props, w->props, n * sizeof(ctn_props), "body properties"));
+    TRY(ctn__ocl_write(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
+    TRY(ctn__ocl_write(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
+    TRY(ctn__ocl_write(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
+    TRY(ctn__ocl_write(w, o, &o->props, w->props, n * sizeof(ctn_props), "body properties"));
     return CTN_OK;
 }
 
 ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
     size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
-    TRY(write_buf(w, o, &o->defs, t->defs, m * sizeof(ctn_joint_def), "joints"));
-    TRY(write_buf(w, o, &o->lambda, t->lambda, 6 * m * sizeof(float), "impulses"));
+    TRY(ctn__ocl_write(w, o, &o->defs, t->defs, m * sizeof(ctn_joint_def), "joints"));
+    TRY(ctn__ocl_write(w, o, &o->lambda, t->lambda, 6 * m * sizeof(float), "impulses"));
     if (t->adj_offsets) {
-        TRY(write_buf(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
-        TRY(write_buf(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
-        TRY(write_buf(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
-        TRY(write_buf(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
+        TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
+        TRY(ctn__ocl_write(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
+        TRY(ctn__ocl_write(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
+        TRY(ctn__ocl_write(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
     }
-    TRY(write_buf(w, o, &o->split, t->split, n * sizeof(float), "mass-splitting factors"));
-    TRY(write_buf(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
+    TRY(ctn__ocl_write(w, o, &o->split, t->split, n * sizeof(float), "mass-splitting factors"));
+    TRY(ctn__ocl_write(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
     o->layout_version = w->topology_version;
     o->have_layout = 1;
     return CTN_OK;

@@ -37,46 +37,25 @@ enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL,
 static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",   "ctn_k_chain_separators",
                                                     "ctn_k_chain_back",     "ctn_k_chain_velocity", "ctn_k_direct_residual"};
 
-static ctn_status unsupported(ctn_world *w, const char *why) {
+ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
     return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver on the OpenCL backend handles chains and trees of bilateral joints only: %s "
                      "(use the CPU backend for direct, or gs, jacobi or cg with OpenCL)", why);
 }
-
-static ctn_status darg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size, const void *value) {
-    cl_int e = clSetKernelArg(o->direct_kernel[k], i, size, value);
-    if (e == CL_SUCCESS) return CTN_OK;
-    return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s, %u): %s", direct_names[k], (unsigned)i, ctn__cl_error_name(e));
-}
-#define DARG(k, i, v) TRY(darg(w, o, (k), (i), sizeof(v), &(v)))
+#define DARG(k, i, v) KARG(o->direct_kernel[k], direct_names[k], (i), v)
 
 static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what) {
-    if (items == 0) return CTN_OK;
-    cl_event ev = NULL;
-    cl_int e = clEnqueueNDRangeKernel(o->queue, o->direct_kernel[k], 1, NULL, &items, NULL, 0, NULL,
-                                      o->profiling && o->phase >= 0 ? &ev : NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, direct_names[k], ctn__cl_error_name(e));
-    ctn__ocl_note_event(o, ev);
-    o->step_launches++;
-    return CTN_OK;
-}
-
-static ctn_status upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
-    TRY(ctn__ocl_reserve(w, o, b, size ? size : sizeof(int), NULL));
-    if (!size) return CTN_OK;
-    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
-    return CTN_OK;
+    return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], items, NULL, what);
 }
 
 /* Kernels on first use: only devices with cl_khr_fp64 compile them (kernels/catena.cl). */
 static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
     if (o->direct_state == 1) return CTN_OK;
-    if (o->direct_state < 0) return unsupported(w, o->direct_why);
+    if (o->direct_state < 0) return ctn__ocl_direct_unsupported(w, o->direct_why);
     cl_device_fp_config fp = 0;
     if (clGetDeviceInfo(o->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS || fp == 0) {
         o->direct_state = -1;
         snprintf(o->direct_why, sizeof o->direct_why, "the device has no double precision (cl_khr_fp64)");
-        return unsupported(w, o->direct_why);
+        return ctn__ocl_direct_unsupported(w, o->direct_why);
     }
     for (int k = 0; k < DK_COUNT; ++k) {
         cl_int e;
@@ -86,11 +65,11 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
             o->direct_state = -1;
             snprintf(o->direct_why, sizeof o->direct_why, "clCreateKernel(%s): %s (is cl_khr_fp64 enabled in the kernel compiler?)",
                      direct_names[k], ctn__cl_error_name(e));
-            return unsupported(w, o->direct_why);
+            return ctn__ocl_direct_unsupported(w, o->direct_why);
         }
     }
     int one = 1;
-    TRY(upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
+    TRY(ctn__ocl_upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
     o->direct_state = 1;
     return CTN_OK;
 }
@@ -105,15 +84,15 @@ static ctn_status check_bounded(ctn_world *w) {
         const ctn_joint_def *d = &t->defs[s];
         if (d->type == CTN_JT_CONTACT) {
             snprintf(why, sizeof why, "joint %d is a contact (unilateral rows)", t->order[s]);
-            return unsupported(w, why);
+            return ctn__ocl_direct_unsupported(w, why);
         }
         if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
             snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[s]);
-            return unsupported(w, why);
+            return ctn__ocl_direct_unsupported(w, why);
         }
         if (d->type == CTN_JT_CURVE) { /* the CPU's direct solver takes it in its outer Gauss-Seidel */
             snprintf(why, sizeof why, "joint %d is a curve constraint", t->order[s]);
-            return unsupported(w, why);
+            return ctn__ocl_direct_unsupported(w, why);
         }
     }
     return CTN_OK;
@@ -158,9 +137,9 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     }
     int P = place_separators(m, segment, sep);
     if (ko > 0x7fffffff || 6 * vo > 0x7fffffff) st = ctn__fail(w, CTN_ERR_LIMIT, "direct solver on OpenCL: %d chain positions are too many", m);
-    if (st == CTN_OK) st = upload(w, o, &o->dir_pos, rec, (size_t)m * CTN_CH_INTS * sizeof *rec, "the chain positions");
-    if (st == CTN_OK) st = upload(w, o, &o->dir_slot_pos, slot_pos, (size_t)joints * sizeof *slot_pos, "the chain slots");
-    if (st == CTN_OK) st = upload(w, o, &o->dir_sep, sep, ((size_t)P + 1) * sizeof *sep, "the chain separators");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_pos, rec, (size_t)m * CTN_CH_INTS * sizeof *rec, "the chain positions");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_slot_pos, slot_pos, (size_t)joints * sizeof *slot_pos, "the chain slots");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_sep, sep, ((size_t)P + 1) * sizeof *sep, "the chain separators");
     ctn__free(rec), ctn__free(slot_pos), ctn__free(sep);
     TRY(st);
     TRY(ctn__ocl_reserve(w, o, &o->dir_K, (ko + 1) * sizeof(double), NULL));

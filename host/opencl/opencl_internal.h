@@ -191,9 +191,19 @@ typedef struct ctn_ocl {
 
 /* Records err on w as "what: CL_NAME" and returns CTN_ERR_DEVICE (CTN_OK for CL_SUCCESS). */
 ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what);
-/* Enqueues kernel k over `items` work-items (rounded up to its work-group size); no-op for 0 items. */
+/* Every kernel launch of the backend goes through these two (host/opencl/opencl_launch.c), whichever
+ * kernel set it belongs to (the step's CTN_K_*, the exact solver's chain and tree kernels):
+ * ctn__ocl_set_arg sets argument i of `kernel`, named `name` in the error; ctn__ocl_enqueue enqueues it over
+ * `global` work-items in work-groups of *local (NULL: the implementation picks), no-op for 0 items,
+ * notes the command's profiling event in the running phase and counts the launch in the step's stats.
+ * Errors read "clSetKernelArg(name, i): CL_..." and "what (name): CL_...". */
+ctn_status ctn__ocl_set_arg(ctn_world *w, cl_kernel kernel, const char *name, cl_uint i, size_t size, const void *value);
+ctn_status ctn__ocl_enqueue(ctn_world *w, ctn_ocl *o, cl_kernel kernel, const char *name, size_t global, const size_t *local,
+                            const char *what);
+/* Kernel k of the step's set over `items` work-items (rounded up to its work-group size o->local[k]);
+ * no-op for 0 items. Counts toward the injected enqueue fault. */
 ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what);
-/* Sets kernel argument i of kernel k. */
+/* Sets argument i of kernel k of the step's set. */
 ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size, const void *value);
 /* Notes an event produced by a command of the current phase (takes ownership). */
 void ctn__ocl_note_event(ctn_ocl *o, cl_event ev);
@@ -210,6 +220,10 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o);
 /* Host -> device: the body arrays; the solver layout of the current topology. */
 ctn_status ctn__ocl_upload_bodies(ctn_world *w, ctn_ocl *o);
 ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o);
+/* Blocking write of `size` bytes into b (no-op for 0); the same after growing b to hold them (at least
+ * an int, so that an empty array still has a buffer to bind). */
+ctn_status ctn__ocl_write(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what);
+ctn_status ctn__ocl_upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what);
 /* Blocking read of `size` bytes of b; device-side copy between buffers. No-ops for size 0. */
 ctn_status ctn__ocl_read(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what);
 ctn_status ctn__ocl_copy(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what);
@@ -253,6 +267,8 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
  * changed. ctn__ocl_solve_direct: one substep's solve after the warm start (lambda, velocities, r2).
  * ctn__ocl_direct_release: frees its kernels and buffers. */
 ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o);
+/* Refuses the direct solver on the device: CTN_ERR_UNSUPPORTED with the reason `why` (chains and trees alike). */
+ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
 /* The `active` flag the exact solver's kernels read: the projection's Newton state while projecting
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
@@ -277,5 +293,7 @@ ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, doub
         if (s_ != CTN_OK) return s_;       \
     } while (0)
 #define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
+/* The same for a kernel outside the step's set: handle, name, argument index, value (with w in scope). */
+#define KARG(kernel, name, i, v) TRY(ctn__ocl_set_arg(w, (kernel), (name), (i), sizeof(v), &(v)))
 
 #endif /* CTN_HOST_OPENCL_INTERNAL_H */

@@ -157,15 +157,13 @@ static ctn_status run_reduce3(ctn_world *w, ctn_ocl *o, int n, cl_mem x0, cl_mem
     ARG(k, 4, o->partial.mem);
     TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3)"));
-    o->step_launches += 2; /* with the final fold below */
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "reduction"));
     k = CTN_K_REDUCE3_FINAL;
     ARG(k, 0, groups);
     ARG(k, 1, o->partial.mem);
     ARG(k, 2, out);
     TRY(ctn__ocl_arg(w, o, k, 3, 3 * L * sizeof(float), NULL));
-    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL), "reduction (ctn_k_reduce3_final)"));
-    return CTN_OK;
+    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "reduction");
 }
 
 /* Joint errors and their reduction with the residual into stats[0..2]. */
@@ -237,8 +235,7 @@ static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
     ARG(k, 4, o->partial.mem);
     TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, &L, 0, NULL, NULL), "divergence check (ctn_k_body_check)"));
-    o->step_launches += 2; /* with the final fold below */
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "divergence check"));
     k = CTN_K_BODY_CHECK_FINAL;
     int at = CTN_OCL_STATS_CHECK;
     ARG(k, 0, groups);
@@ -247,9 +244,7 @@ static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
     ARG(k, 3, o->stats.mem);
     ARG(k, 4, at);
     TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
-    TRY(ctn__ocl_check(w, clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &L, &L, 0, NULL, NULL),
-                       "divergence check (ctn_k_body_check_final)"));
-    return CTN_OK;
+    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "divergence check");
 }
 
 /* ---- the position projection (host/solve/pipeline.c project_newton) --------------------------------- */

@@ -57,12 +57,6 @@ typedef struct ocl_tree {
     ctn_clbuf lv_nodes, node, child, att, slot_info, mat, u, x;
 } ocl_tree;
 
-static ctn_status unsupported(ctn_world *w, const char *why) {
-    return ctn__fail(w, CTN_ERR_UNSUPPORTED,
-                     "desc.solver: the direct solver on the OpenCL backend handles chains and trees of bilateral joints only: %s "
-                     "(use the CPU backend for direct, or gs, jacobi or cg with OpenCL)", why);
-}
-
 /* The rows the forest path eliminates: the type's rows (kernels/ctn_rows.h), none for contacts. */
 static int rows_of_type(int type) { return type == CTN_JT_CONTACT ? 0 : ctn_joint_row_count(type); }
 
@@ -70,33 +64,12 @@ static int dynamic_body(const ctn_world *w, int body) {
     return body >= 0 && body < w->topo.body_count && (w->props[body].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
 }
 
-static ctn_status upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
-    TRY(ctn__ocl_reserve(w, o, b, size ? size : sizeof(int), NULL));
-    if (!size) return CTN_OK;
-    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_TRUE, 0, size, data, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading %s (%zu bytes): %s", what, size, ctn__cl_error_name(e));
-    return CTN_OK;
-}
-
-/* Refuses what the forest path cannot solve; names the first such joint. */
+/* Refuses what the forest path cannot solve; names the first such joint. Contacts, bounded rows and
+ * curves were refused before (check_bounded, host/opencl/opencl_direct.c): what is left are the joints
+ * the elimination tree could not place (loops, too many attached rows, partly zero inverse inertia). */
 static ctn_status check_joints(ctn_world *w, const direct_state *s) {
     const ctn_topology *t = &w->topo;
     char why[200];
-    for (int slot = 0; slot < t->joint_count; ++slot) {
-        const ctn_joint_def *d = &t->defs[slot];
-        if (d->type == CTN_JT_CONTACT) {
-            snprintf(why, sizeof why, "joint %d is a contact (unilateral rows)", t->order[slot]);
-            return unsupported(w, why);
-        }
-        if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
-            snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[slot]);
-            return unsupported(w, why);
-        }
-        if (d->type == CTN_JT_CURVE) { /* the CPU's direct solver takes it in its outer Gauss-Seidel */
-            snprintf(why, sizeof why, "joint %d is a curve constraint", t->order[slot]);
-            return unsupported(w, why);
-        }
-    }
     for (int k = 0; k < s->extra_count; ++k) {
         int slot = s->extra[k];
         const ctn_joint_def *d = &t->defs[slot];
@@ -119,7 +92,7 @@ static ctn_status check_joints(ctn_world *w, const direct_state *s) {
         else
             snprintf(why, sizeof why, "joint %d would put more than %d rows of joints to the world or to grounded branches on one body",
                      t->order[slot], CTN_DD_MAX_ATTACHED);
-        return unsupported(w, why);
+        return ctn__ocl_direct_unsupported(w, why);
     }
     return CTN_OK;
 }
@@ -226,11 +199,11 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
         l = l1;
     }
     size_t vec = s->vec_off[n], mat = s->mat_off[n];
-    st = upload(w, o, &tr->lv_nodes, lv_nodes, (size_t)n * sizeof *lv_nodes, "the tree levels");
-    if (st == CTN_OK) st = upload(w, o, &tr->node, rec, (size_t)n * CTN_TN_INTS * sizeof *rec, "the tree nodes");
-    if (st == CTN_OK) st = upload(w, o, &tr->child, child, (size_t)off * sizeof *child, "the tree children");
-    if (st == CTN_OK) st = upload(w, o, &tr->att, s->att, (size_t)s->att_off[n] * sizeof *s->att, "the attached joints");
-    if (st == CTN_OK) st = upload(w, o, &tr->slot_info, slot_info, (size_t)m * CTN_TS_INTS * sizeof *slot_info, "the joint rows");
+    st = ctn__ocl_upload(w, o, &tr->lv_nodes, lv_nodes, (size_t)n * sizeof *lv_nodes, "the tree levels");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->node, rec, (size_t)n * CTN_TN_INTS * sizeof *rec, "the tree nodes");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->child, child, (size_t)off * sizeof *child, "the tree children");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->att, s->att, (size_t)s->att_off[n] * sizeof *s->att, "the attached joints");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->slot_info, slot_info, (size_t)m * CTN_TS_INTS * sizeof *slot_info, "the joint rows");
     if (st == CTN_OK) st = ctn__ocl_reserve(w, o, &tr->mat, (mat + 1) * sizeof(double), NULL);
     if (st == CTN_OK) st = ctn__ocl_reserve(w, o, &tr->u, (vec + 1) * sizeof(double), NULL);
     if (st == CTN_OK) st = ctn__ocl_reserve(w, o, &tr->x, (vec + 1) * sizeof(double), NULL);
@@ -275,27 +248,15 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-static ctn_status targ(ctn_world *w, ocl_tree *tr, int k, cl_uint i, size_t size, const void *value) {
-    cl_int e = clSetKernelArg(tr->kernel[k], i, size, value);
-    if (e == CL_SUCCESS) return CTN_OK;
-    return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s, %u): %s", tree_names[k], (unsigned)i, ctn__cl_error_name(e));
-}
-#define TARG(k, i, v) TRY(targ(w, tr, (k), (i), sizeof(v), &(v)))
+#define TARG(k, i, v) KARG(tr->kernel[k], tree_names[k], (i), v)
 
 /* On CPU devices the kernels run in work-groups of one item: PoCL's private memory of a work-group is
  * sized for the group and these kernels keep tens of kB of private arrays per item (the dense node
  * inverse), which overflowed it with larger automatic groups (measured: PoCL 3.x crashed in
  * ctn_k_seg_* at 8192 positions). One-item groups cost nothing measurable there (tree:10000). */
 static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, size_t items, const char *what) {
-    if (items == 0) return CTN_OK;
-    cl_event ev = NULL;
     size_t one = 1;
-    cl_int e = clEnqueueNDRangeKernel(o->queue, tr->kernel[k], 1, NULL, &items, tr->local_one ? &one : NULL, 0, NULL,
-                                      o->profiling && o->phase >= 0 ? &ev : NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, tree_names[k], ctn__cl_error_name(e));
-    ctn__ocl_note_event(o, ev);
-    o->step_launches++;
-    return CTN_OK;
+    return ctn__ocl_enqueue(w, o, tr->kernel[k], tree_names[k], items, tr->local_one ? &one : NULL, what);
 }
 
 static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int begin, int end, int serial, const char *what) {
