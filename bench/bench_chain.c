@@ -8,9 +8,11 @@
  * rest, so every bit of gap is solver error under gravity.
  * --release horizontal starts it horizontal instead (the `catena run chain:N` scene): it swings down from
  * its pin, and the error then also holds the linearisation error of each substep.
+ * --scene GEN runs the generator GEN:N of ctn_scene_from_spec for each size N instead (bridge_limits,
+ * capsule_chain, bridge, ...); its gaps are then in metres, not link lengths.
  *
  * usage: bench_chain [--sizes 1000,10000,100000] [--steps 120] [--backend cpu|opencl|auto]
- *                    [--heavy RATIO] [--release hanging|horizontal] [--configs gs:10x1,gs:50x1,...]
+ *                    [--heavy RATIO] [--release hanging|horizontal] [--scene GEN] [--configs gs:10x1,gs:50x1,...]
  *                    [--md FILE] [--json FILE]
  * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART]; solver is gs, jacobi, cg, direct or auto.
  */
@@ -38,6 +40,7 @@ typedef struct result {
     double gap_final, gap_worst; /* relative to link length */
     double launches, blocking_reads; /* per step, mean over the timed steps (OpenCL; 0 on the CPU) */
     int colours;
+    int solver_used; /* ctn_step_stats.solver of the last step */
     int ok;
     char backend[32];
 } result;
@@ -74,7 +77,7 @@ static int parse_config(const char *s, config *c) {
     return 1;
 }
 
-static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy, int horizontal) {
+static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy, int horizontal, const char *gen) {
     result r;
     memset(&r, 0, sizeof r);
     r.links = links;
@@ -94,7 +97,12 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
     ctn_chain_desc c = ctn_chain_desc_default(links);
     if (!horizontal) c.direction[0] = 0.0, c.direction[1] = -1.0;
     c.end_mass_ratio = heavy;
-    if (ctn_scene_chain(w, &c, NULL) != CTN_OK) {
+    char spec[96];
+    if (gen) {
+        snprintf(spec, sizeof spec, "%s:%d", gen, links);
+        c.link_length = 1.0; /* gaps in metres */
+    }
+    if ((gen ? ctn_scene_from_spec(w, spec) : ctn_scene_chain(w, &c, NULL)) != CTN_OK) {
         fprintf(stderr, "bench_chain: %s\n", ctn_world_last_error(w));
         ctn_world_destroy(w);
         return r;
@@ -138,6 +146,7 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
     }
     r.gap_final = s.max_gap / c.link_length;
     r.colours = s.colours;
+    r.solver_used = (int)s.solver;
     snprintf(r.backend, sizeof r.backend, "%s", ctn_world_backend_name(w));
     free(ms);
     ctn_world_destroy(w);
@@ -150,6 +159,7 @@ int main(int argc, char **argv) {
     const char *cfgs = "gs:10x1,gs:50x1,gs:1x4,gs:1x16,gs:4x4,jacobi:10x1,cg:10x1";
     double heavy = 1.0;
     int horizontal = 0;
+    const char *gen = NULL;
     ctn_backend backend = CTN_BACKEND_CPU;
     for (int i = 1; i < argc; ++i) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -166,6 +176,8 @@ int main(int argc, char **argv) {
             heavy = atof(v), ++i;
         } else if (!strcmp(argv[i], "--release") && v && (!strcmp(v, "hanging") || !strcmp(v, "horizontal"))) {
             horizontal = !strcmp(v, "horizontal"), ++i;
+        } else if (!strcmp(argv[i], "--scene") && v) {
+            gen = v, ++i;
         } else if (!strcmp(argv[i], "--md") && v) {
             md = v, ++i;
         } else if (!strcmp(argv[i], "--json") && v) {
@@ -175,7 +187,7 @@ int main(int argc, char **argv) {
             ++i;
         } else {
             fprintf(stderr, "usage: bench_chain [--sizes N,N] [--steps S] [--configs solver:ITxSUB,...] [--heavy R] "
-                            "[--release hanging|horizontal] [--backend cpu|opencl|auto] [--md FILE] [--json FILE]\n");
+                            "[--release hanging|horizontal] [--scene GEN] [--backend cpu|opencl|auto] [--md FILE] [--json FILE]\n");
             return 2;
         }
     }
@@ -196,7 +208,7 @@ int main(int argc, char **argv) {
     int nres = 0;
     for (int si = 0; si < nsizes; ++si)
         for (int ci = 0; ci < ncfg; ++ci) {
-            res[nres] = run_one(sizes[si], &list[ci], steps, backend, heavy, horizontal);
+            res[nres] = run_one(sizes[si], &list[ci], steps, backend, heavy, horizontal, gen);
             const result *r = &res[nres++];
             fprintf(stderr, "links %7d  %-14s %9.3f ms/step  launches %.1f, blocking reads %.1f per step  gap %.3g (worst %.3g)\n", r->links,
                     r->cfg.label, r->ms_median, r->launches, r->blocking_reads, r->gap_final,
@@ -207,16 +219,27 @@ int main(int argc, char **argv) {
         perror(md);
         return 1;
     }
-    fprintf(f, "%s chain of rigid links (0.1 m, 0.1 kg, end mass ratio %g), ball joints, 60 Hz, %d steps, backend %s.\n"
-               "gap = largest joint anchor separation / link length; ms/step and solve ms = medians over the steps after 5 warm-up "
-               "steps.\n\n",
-            horizontal ? "Swinging (released horizontal)" : "Hanging", heavy, steps, nres ? res[0].backend : "?");
-    fprintf(f, "| links | solver:iterations x substeps | ms/step | solve ms | row updates/s | colours | gap (last step) | gap (worst step) |\n");
-    fprintf(f, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    if (gen)
+        fprintf(f, "Scene %s:N (ctn_scene_from_spec), 60 Hz, %d steps, backend %s.\n"
+                   "gap = largest joint error in metres (limits: overshoot, contacts: penetration); ms/step and solve ms = medians "
+                   "over the steps after 5 warm-up steps; launches and blocking reads per step: means over those steps.\n\n",
+                gen, steps, nres ? res[0].backend : "?");
+    else
+        fprintf(f, "%s chain of rigid links (0.1 m, 0.1 kg, end mass ratio %g), ball joints, 60 Hz, %d steps, backend %s.\n"
+                   "gap = largest joint anchor separation / link length; ms/step and solve ms = medians over the steps after 5 warm-up "
+                   "steps; launches and blocking reads per step: means over those steps.\n\n",
+                horizontal ? "Swinging (released horizontal)" : "Hanging", heavy, steps, nres ? res[0].backend : "?");
+    fprintf(f, "| %s | solver:iterations x substeps | solver used | ms/step | solve ms | row updates/s | colours | launches/step | blocking "
+               "reads/step | gap (last step) | gap (worst step) |\n",
+            gen ? "N" : "links");
+    fprintf(f, "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    static const char *const solver_names[] = {"gs", "jacobi", "cg", "direct", "auto"};
     for (int i = 0; i < nres; ++i) {
         const result *r = &res[i];
-        fprintf(f, "| %d | %s | %.3f | %.3f | %.3g | %d | %.3g | %.3g |%s\n", r->links, r->cfg.label, r->ms_median, r->ms_solve,
-                r->row_updates_per_s, r->colours, r->gap_final, r->gap_worst, r->ok ? "" : " (failed)");
+        const char *used = r->solver_used >= 0 && r->solver_used < 5 ? solver_names[r->solver_used] : "?";
+        fprintf(f, "| %d | %s | %s | %.3f | %.3f | %.3g | %d | %.1f | %.1f | %.3g | %.3g |%s\n", r->links, r->cfg.label, used, r->ms_median,
+                r->ms_solve, r->row_updates_per_s, r->colours, r->launches, r->blocking_reads, r->gap_final, r->gap_worst,
+                r->ok ? "" : " (failed)");
     }
     if (md) fclose(f);
     if (json) {
@@ -227,20 +250,24 @@ int main(int argc, char **argv) {
             perror(tmp);
             return 1;
         }
-        fprintf(j, "{\n  \"workload\": {\"scene\": \"%s chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
-                   "\"time_step\": %.9g, \"steps\": %d},\n  \"timing\": \"every ms_ field is a median over the steps after 5 warm-up steps\",\n"
-                   "  \"results\": [\n",
-                horizontal ? "swinging" : "hanging", heavy, 1.0 / 60.0, steps);
+        if (gen)
+            fprintf(j, "{\n  \"workload\": {\"scene\": \"%s:N\", \"gap_unit\": \"m\", \"time_step\": %.9g, \"steps\": %d},\n", gen, 1.0 / 60.0,
+                    steps);
+        else
+            fprintf(j, "{\n  \"workload\": {\"scene\": \"%s chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
+                       "\"time_step\": %.9g, \"steps\": %d},\n",
+                    horizontal ? "swinging" : "hanging", heavy, 1.0 / 60.0, steps);
+        fprintf(j, "  \"timing\": \"every ms_ field is a median over the steps after 5 warm-up steps\",\n  \"results\": [\n");
         for (int i = 0; i < nres; ++i) {
             const result *r = &res[i];
             fprintf(j,
                     "    {\"links\": %d, \"config\": \"%s\", \"backend\": \"%s\", \"ms_per_step\": %.6g, \"ms_solve\": %.6g, "
                     "\"ms_prepare\": %.6g, \"ms_integrate\": %.6g, \"ms_transfer\": %.6g, \"row_updates_per_s\": %.6g, \"colours\": %d, "
                     "\"gap_final\": %.6g, \"gap_worst\": %.6g, \"launches_per_step\": %.4g, \"blocking_reads_per_step\": %.4g, "
-                    "\"completed\": %s}%s\n",
+                    "\"solver_used\": %d, \"completed\": %s}%s\n",
                     r->links, r->cfg.label, r->backend, r->ms_median, r->ms_solve, r->ms_prepare, r->ms_integrate, r->ms_transfer,
                     r->row_updates_per_s, r->colours, isfinite(r->gap_final) ? r->gap_final : -1.0,
-                    isfinite(r->gap_worst) ? r->gap_worst : -1.0, r->launches, r->blocking_reads, r->ok ? "true" : "false",
+                    isfinite(r->gap_worst) ? r->gap_worst : -1.0, r->launches, r->blocking_reads, r->solver_used, r->ok ? "true" : "false",
                     i + 1 < nres ? "," : "");
         }
         fprintf(j, "  ]\n}\n");

@@ -8,7 +8,10 @@
  * lv_nodes[begin..end); with `serial` one work-item runs them in order (a band of narrow levels, so a
  * long path is one launch, not one per node). Every node reads only its children's (or parent's)
  * finished results and writes only its own: no atomics. Sums run in the CPU's order (children by node
- * index), so the two solvers round alike. */
+ * index), so the two solvers round alike. A joint whose block has finite bounds this substep (a limit, motor,
+ * rope or swing row: ctn_dd_block_bounded) is cut as on the CPU (host/solve/direct_forest.c): pivot -1 on
+ * its rows, r = 0, no coupling to its neighbours (the node below it is a root for the substep), no impulse;
+ * the outer Gauss-Seidel of the hybrid (ctn_k_hybrid_gs) solves it. */
 
 /* Row pivot of (2): -(S + floor (J M^-1 J^T)_kk of the row's own bodies). */
 CTN_FN double ctn_tree_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
@@ -59,8 +62,12 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
     if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
-        for (r = 0; r < N; ++r) D[r * N + r] = ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
-        ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b);
+        if (ctn_dd_block_bounded(&blk)) { /* cut this substep (the outer Gauss-Seidel's): -1 pivot, r = 0 */
+            for (r = 0; r < N; ++r) D[r * N + r] = -1.0;
+        } else {
+            for (r = 0; r < N; ++r) D[r * N + r] = ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+            ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b);
+        }
     } else {
         int body = nd[CTN_TN_ID];
         float im = vel[body].inv_mass;
@@ -76,6 +83,10 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         for (e = nd[CTN_TN_ATT]; e < nd[CTN_TN_ATT] + nd[CTN_TN_NATT]; ++e) {
             int slot = att[e], row0 = slot_info[CTN_TS_INTS * slot + CTN_TS_ROW], n = slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS];
             blk = blocks[slot];
+            if (ctn_dd_block_bounded(&blk)) { /* cut: uncoupled rows with pivot -1 and r = 0 */
+                for (r = 0; r < n; ++r) D[(row0 + r) * N + row0 + r] = -1.0;
+                continue;
+            }
             for (r = 0; r < n; ++r) ctn_dd_jrow(&blk, r, slot_info[CTN_TS_INTS * slot + CTN_TS_SIDE], J[r]);
             for (r = 0; r < n; ++r) {
                 for (c = 0; c < d; ++c) {
@@ -94,6 +105,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         __global const double *Dc = mat + cd[CTN_TN_MAT];
         __global const double *uc = u + cd[CTN_TN_VEC];
         blk = blocks[slot];
+        if (ctn_dd_block_bounded(&blk)) continue; /* coupled through a cut joint: a root this substep */
         for (r = 0; r < n; ++r) ctn_dd_jrow(&blk, r, cd[CTN_TN_SIDE], J[r]);
         if (cd[CTN_TN_KIND] == 0) {
             /* body child: rows of pslot in i (at prow) get -J_sc [D_c^-1]_bb J_sc^T and -J_sc u_c */
@@ -150,13 +162,17 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     int N = nd[CTN_TN_SIZE], p = nd[CTN_TN_PARENT], r, k, e;
     double x[CTN_DD_MAX_NODE], g[CTN_DD_MAX_NODE], J[CTN_MAX_ROWS][6];
     __global const double *ui = u + nd[CTN_TN_VEC];
+    ctn_block blk;
     for (r = 0; r < N; ++r) x[r] = ui[r];
+    if (p >= 0) {
+        blk = blocks[nd[CTN_TN_PSLOT]];
+        if (ctn_dd_block_bounded(&blk)) p = -1; /* coupled through a cut joint: a root this substep */
+    }
     if (p >= 0) {
         __global const int *pd = node + CTN_TN_INTS * p;
         __global const double *xp = xv + pd[CTN_TN_VEC];
         __global const double *Di = mat + nd[CTN_TN_MAT];
         int slot = nd[CTN_TN_PSLOT], n = slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS], gn;
-        ctn_block blk = blocks[slot];
         for (r = 0; r < n; ++r) ctn_dd_jrow(&blk, r, nd[CTN_TN_SIDE], J[r]);
         if (nd[CTN_TN_KIND] == 0) {
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
@@ -187,6 +203,8 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     for (r = 0; r < N; ++r) xo[r] = x[r];
     if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
+        blk = blocks[slot];
+        if (ctn_dd_block_bounded(&blk)) return; /* cut: its impulses are the outer Gauss-Seidel's */
         for (r = 0; r < N; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[r]);
         return;
     }
@@ -203,6 +221,8 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     vel[body] = v;
     for (e = nd[CTN_TN_ATT]; e < nd[CTN_TN_ATT] + nd[CTN_TN_NATT]; ++e) {
         int slot = att[e], row0 = slot_info[CTN_TS_INTS * slot + CTN_TS_ROW], n = slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS];
+        blk = blocks[slot];
+        if (ctn_dd_block_bounded(&blk)) continue;
         for (r = 0; r < n; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[row0 + r]);
     }
 }

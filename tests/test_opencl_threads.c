@@ -15,8 +15,12 @@
 #define STEPS 15
 
 /* every solver on each scene; direct (chain path: 24 and 16 segments at the default 128 positions per
- * segment; forest path: tree:1023) where the layout has no loops */
+ * segment; forest path: tree:1023) where the layout has no loops; then direct alone on the hybrid's
+ * layouts (host/opencl/opencl_direct.c): limited hinges and contacts (bridge_limits: chain path with cuts,
+ * forest path once the balls land), a chain coiling on a floor (forest path, contacts between links and
+ * with the floor) and a grid's loop closers, all in the coloured outer Gauss-Seidel */
 static const char *const scenes[] = {"chain:3000", "grid:40x40", "rope:2000", "tree:1023"};
+static const char *const hybrid_scenes[] = {"bridge_limits:40", "capsule_chain:300", "grid:12x12"};
 
 static uint64_t fnv(uint64_t h, const void *data, size_t size) {
     const unsigned char *p = data;
@@ -31,10 +35,13 @@ static int child(void) {
     ctn_list_devices(dev, 8, &count, err, sizeof err);
     printf("units %d\n", count > 0 ? dev[0].compute_units : 0);
     uint64_t h = 14695981039346656037ULL;
-    for (size_t sc = 0; sc < sizeof scenes / sizeof scenes[0]; ++sc) {
+    size_t plain = sizeof scenes / sizeof scenes[0], all = plain + sizeof hybrid_scenes / sizeof hybrid_scenes[0];
+    for (size_t sc = 0; sc < all; ++sc) {
+        const char *spec = sc < plain ? scenes[sc] : hybrid_scenes[sc - plain];
         for (int so = CTN_SOLVER_GS; so <= CTN_SOLVER_DIRECT; ++so) {
-            int loops = !strncmp(scenes[sc], "grid", 4), tree = !strncmp(scenes[sc], "tree", 4);
-            if ((so == CTN_SOLVER_DIRECT && loops) || (so != CTN_SOLVER_DIRECT && tree)) continue;
+            int loops = !strncmp(spec, "grid", 4), tree = !strncmp(spec, "tree", 4);
+            if (sc < plain && ((so == CTN_SOLVER_DIRECT && loops) || (so != CTN_SOLVER_DIRECT && tree))) continue;
+            if (sc >= plain && so != CTN_SOLVER_DIRECT) continue;
             ctn_world_desc d = ctn_world_desc_default();
             d.backend = CTN_BACKEND_OPENCL;
             d.device = "0:0";
@@ -45,7 +52,7 @@ static int child(void) {
                 printf("error %s\n", err);
                 return 1;
             }
-            st = ctn_scene_from_spec(w, scenes[sc]);
+            st = ctn_scene_from_spec(w, spec);
             for (int i = 0; i < STEPS && st == CTN_OK; ++i) st = ctn_world_step(w);
             int n = ctn_world_body_count(w), m = ctn_world_joint_count(w);
             double *x = malloc(3 * sizeof(double) * (size_t)n);

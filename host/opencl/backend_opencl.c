@@ -31,7 +31,7 @@ static ctn_status ocl_begin(ctn_world *w) {
     if (w->solver == CTN_SOLVER_DIRECT) { /* host/opencl/opencl_direct.c */
         ctn_status ds = ctn__ocl_direct_prepare(w, o);
         if (ds == CTN_ERR_UNSUPPORTED && w->desc.solver == CTN_SOLVER_AUTO) {
-            w->solver = CTN_SOLVER_GS; /* auto: a layout the device cannot eliminate runs GS (until it changes) */
+            w->solver = CTN_SOLVER_GS; /* auto on a device without fp64: GS (until the layout changes) */
             w->error[0] = '\0';
         } else if (ds != CTN_OK) {
             return ds;

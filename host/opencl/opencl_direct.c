@@ -1,10 +1,25 @@
-/* Exact solver on the device (the OpenCL half of `direct`): chains here, forests in opencl_tree.c.
+/* Exact solver on the device (the OpenCL half of `direct`): chains here, forests in opencl_tree.c, and the
+ * hybrid's outer Gauss-Seidel for the rows outside them.
  *
- * Scope: every joint bilateral (no contacts, hinge limits or motors, ropes). Joint layouts that are sets
- * of simple paths (host/solve/direct_chain.c decides, and orders the positions) take the joint-space chain
- * path below; any other layout goes to the forest path of host/opencl/opencl_tree.c, which refuses loops
- * with CTN_ERR_UNSUPPORTED and the reason (the CPU backend's direct solver handles trees, loops and
- * bounded rows). desc.debug.direct_tree = 1 sends chains to the forest path too.
+ * Scope: what the CPU's direct solver takes (host/solve/solver_direct.c), split the same way. Joint layouts
+ * that are sets of simple paths (host/solve/direct_chain.c decides, and orders the positions) take the
+ * joint-space chain path below; any other layout goes to the forest path of host/opencl/opencl_tree.c
+ * (desc.debug.direct_tree = 1 sends chains there too). Loop closers, contacts, curves and joints the
+ * elimination does not take are outside the exact solve for good; a joint of the chain or forest whose block
+ * has finite bounds in a substep (hinge and slider limits, motors, ropes, swing cones) is cut out of it for
+ * that substep by the kernels themselves (ctn_dd_block_bounded on the device: no read to the host).
+ *
+ * The hybrid (block Gauss-Seidel with the whole forest as one block; host/solve/solver_direct.c): per
+ * substep an exact solve, then desc.iterations outer iterations of (a) one Gauss-Seidel sweep over the rows
+ * outside the exact solve and (b) an exact re-solve of the forest for the residual their impulses leave. The
+ * sweep is the Gauss-Seidel solver's coloured one (ctn_k_hybrid_gs around ctn_gs_slot, kernels/ctn_solver.h):
+ * one launch per colour holding such rows, each work-item skipping the slots inside the exact solve, the
+ * overflow group on one work-item. Slots are sorted by colour, so this is the CPU's sweep in slot order, and
+ * within a colour no two joints share a dynamic body: both backends apply the same updates in the same order.
+ * Unlike the CPU, the device does not solve a few loop closers through their Schur complement: they converge
+ * in the outer iterations. A layout with nothing outside the exact solve launches no sweep; one whose
+ * every chain or forest joint is cut in every substep (limits on all hinges, a ragdoll) launches no exact
+ * solve (it would change nothing but the sign of a zero).
  *
  * The chain path solves (J M^-1 J^T + S + 1e-10 diag(J M^-1 J^T)) dl = r, r = target - J v - S lambda,
  * block tridiagonal along each path, with the node steps of kernels/ctn_direct.h that the CPU runs
@@ -12,9 +27,10 @@
  * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
  * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
- * back in parallel. Six launches per solve, whatever the length:
+ * back in parallel. Five launches per solve, whatever the length, and one for the residual:
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
- *     backward + impulses (per segment) | velocities (per body) | residual (per slot).
+ *     backward + impulses (per segment) | velocities (per body) || residual (per slot).
+ * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps and the residual.
  * The segment count depends on the length only, never on the device's thread count, so every thread
  * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
  * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
@@ -33,17 +49,27 @@
  * nodes on one work-item. */
 #define CHAIN_SEGMENT 128
 
-enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_COUNT };
-static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",   "ctn_k_chain_separators",
-                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity", "ctn_k_direct_residual"};
+enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_HYBRID_GS, DK_COUNT };
+static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",    "ctn_k_chain_separators",
+                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity",  "ctn_k_direct_residual",
+                                                    "ctn_k_hybrid_gs"};
+_Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
 
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
-    return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver on the OpenCL backend handles chains and trees of bilateral joints only: %s "
+    return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver on the OpenCL backend cannot run on this device: %s "
                      "(use the CPU backend for direct, or gs, jacobi or cg with OpenCL)", why);
 }
 #define DARG(k, i, v) KARG(o->direct_kernel[k], direct_names[k], (i), v)
 
+/* The sweep and the residual run over ranges whose length changes with every contact set: they get a
+ * fixed work-group size (the GS colour kernel's, within their own limits) and a padded range (their
+ * work-items past the end return), since a CPU device (PoCL) compiles a kernel again for every new
+ * work-group size it picks itself (measured: a 100-link capsule chain coiling on a floor took 460 ms per
+ * step with automatic sizes). The chain path's ranges are fixed per topology and keep the driver's choice. */
 static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what) {
+    size_t local = o->dir_local;
+    if ((k == DK_HYBRID_GS || k == DK_RESIDUAL) && items > 1 && local > 0)
+        return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], (items + local - 1) / local * local, &local, what);
     return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], items, NULL, what);
 }
 
@@ -68,6 +94,13 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
             return ctn__ocl_direct_unsupported(w, o->direct_why);
         }
     }
+    o->dir_local = o->local[CTN_K_GS_COLOUR]; /* within both kernels' own limits */
+    for (int k = DK_RESIDUAL; k <= DK_HYBRID_GS; ++k) {
+        size_t kmax = 0;
+        if (clGetKernelWorkGroupInfo(o->direct_kernel[k], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+            kmax = 1;
+        if (kmax < o->dir_local) o->dir_local = kmax;
+    }
     int one = 1;
     TRY(ctn__ocl_upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
     o->direct_state = 1;
@@ -75,28 +108,6 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
 }
 
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o) { return o->projecting && o->proj_state.mem ? o->proj_state.mem : o->dir_one.mem; }
-
-/* Bounded rows are refused on the device: named by the first such joint. */
-static ctn_status check_bounded(ctn_world *w) {
-    const ctn_topology *t = &w->topo;
-    char why[160];
-    for (int s = 0; s < t->joint_count; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
-        if (d->type == CTN_JT_CONTACT) {
-            snprintf(why, sizeof why, "joint %d is a contact (unilateral rows)", t->order[s]);
-            return ctn__ocl_direct_unsupported(w, why);
-        }
-        if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) {
-            snprintf(why, sizeof why, "joint %d has a limit, motor or rope (bounded rows)", t->order[s]);
-            return ctn__ocl_direct_unsupported(w, why);
-        }
-        if (d->type == CTN_JT_CURVE) { /* the CPU's direct solver takes it in its outer Gauss-Seidel */
-            snprintf(why, sizeof why, "joint %d is a curve constraint", t->order[s]);
-            return ctn__ocl_direct_unsupported(w, why);
-        }
-    }
-    return CTN_OK;
-}
 
 /* Segments of m positions of about `segment` each (0: one), and their separators sep[0..P] as
  * host/solve/direct_chain.c places them (sep[0] = -1, sep[P] = m). */
@@ -154,17 +165,75 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     return CTN_OK;
 }
 
+/* Whether joint d can have finite impulse bounds (ctn_joint_rows: contacts, limits, motors, ropes, swing
+ * cones): a joint of the exact solve that cannot is never cut, so its colour needs no sweep for it. */
+static int may_be_bounded(const ctn_joint_def *d) {
+    return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
+}
+
+/* Whether every block of joint d has a bound at 0 (a limit, rope or swing row; a motor's bounds +-F h may be
+ * infinite): such a joint is cut in every substep. */
+static int always_bounded(const ctn_joint_def *d) {
+    return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_ROPE | CTN_JF_SWING));
+}
+
+/* The hybrid's split hyb[slot] uploaded, and its sweep: per colour (and the overflow group) the slot range
+ * from its first to its last slot that may be outside the exact solve, none for a colour without one. */
+static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, n = 0;
+    TRY(ctn__ocl_upload(w, o, &o->dir_hyb, hyb, (size_t)m * sizeof *hyb, "the hybrid's split"));
+    int *launch = ctn__malloc(3 * ((size_t)t->colour_count + 1) * sizeof *launch);
+    if (!launch) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory scheduling the direct solver's Gauss-Seidel sweep");
+    for (int c = 0; c <= t->colour_count; ++c) {
+        int first = -1, last = -1;
+        for (int slot = t->colour_offsets[c]; slot < t->colour_offsets[c + 1]; ++slot)
+            if (hyb[slot] == 1 || (hyb[slot] == 2 && may_be_bounded(&t->defs[slot]))) {
+                if (first < 0) first = slot;
+                last = slot;
+            }
+        if (first < 0) continue;
+        launch[3 * n] = first, launch[3 * n + 1] = last + 1, launch[3 * n + 2] = c == t->colour_count;
+        n++;
+    }
+    ctn__free(o->hyb_launch);
+    o->hyb_launch = launch;
+    o->hyb_launches = n;
+    /* every joint of the chain or forest cut in every substep (a bridge with limits on all its hinges, a
+     * ragdoll): the exact solves would change nothing, the hybrid is the sweep alone */
+    o->hyb_exact = 0;
+    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !always_bounded(&t->defs[slot]);
+    if (w->desc.debug.trace && n > 0)
+        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL hybrid): %d launches per Gauss-Seidel sweep, %d sweeps per substep", n, w->desc.iterations);
+    return CTN_OK;
+}
+
 ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     TRY(create_kernels(w, o));
     if (o->have_direct_layout && o->direct_version == w->topology_version) return CTN_OK;
     o->have_direct_layout = 0;
-    TRY(check_bounded(w));
     direct_chain *c = NULL;
     int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 1);
     if (chain < 0) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
+    int joints = w->topo.joint_count, *hyb = ctn__calloc((size_t)joints + 1, sizeof *hyb);
+    if (!hyb) {
+        ctn__chain_free(c);
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory splitting the joints for the direct solver");
+    }
     o->direct_tree = !chain;
-    ctn_status st = chain ? upload_chain(w, o, c) : ctn__ocl_tree_prepare(w, o);
+    ctn_status st;
+    if (chain) {
+        const int *slot, *shared;
+        const unsigned char *n, *side, *dyn;
+        int m = ctn__chain_positions(c, &slot, &shared, &n, &side, &dyn);
+        for (int p = 0; p < m; ++p) hyb[slot[p]] = 2; /* every other slot joins two non-dynamic bodies */
+        st = upload_chain(w, o, c);
+    } else {
+        st = ctn__ocl_tree_prepare(w, o, hyb);
+    }
+    if (st == CTN_OK) st = hybrid_layout(w, o, hyb);
     ctn__chain_free(c);
+    ctn__free(hyb);
     TRY(st);
     o->direct_version = w->topology_version;
     o->have_direct_layout = 1;
@@ -217,7 +286,8 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
     DARG(k, 6, o->dir_F.mem);
     DARG(k, 7, o->dir_y.mem);
     DARG(k, 8, o->lambda.mem);
-    DARG(k, 9, active);
+    DARG(k, 9, o->blocks.mem);
+    DARG(k, 10, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
     k = DK_VELOCITY;
     DARG(k, 0, nbody);
@@ -233,14 +303,40 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
     return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities");
 }
 
+static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active) {
+    if (o->direct_tree) return ctn__ocl_tree_solve(w, o, active);
+    return o->direct_n > 0 ? solve_chain(w, o, active) : CTN_OK;
+}
+
+/* One Gauss-Seidel sweep over the rows outside the exact solve, colour by colour (see the header). */
+static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
+    int k = DK_HYBRID_GS;
+    DARG(k, 3, o->dir_hyb.mem);
+    DARG(k, 4, o->defs.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->lambda.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    DARG(k, 9, active);
+    for (int l = 0; l < o->hyb_launches; ++l) {
+        const int *L = o->hyb_launch + 3 * l;
+        DARG(k, 0, L[0]);
+        DARG(k, 1, L[1]);
+        DARG(k, 2, L[2]);
+        TRY(dlaunch(w, o, k, L[2] ? 1 : (size_t)(L[1] - L[0]), "direct solver: Gauss-Seidel sweep"));
+    }
+    return CTN_OK;
+}
+
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count, k = DK_RESIDUAL;
     if (m == 0) return CTN_OK;
     cl_mem active = ctn__ocl_direct_active(o);
-    if (o->direct_tree)
-        TRY(ctn__ocl_tree_solve(w, o, active));
-    else if (o->direct_n > 0)
-        TRY(solve_chain(w, o, active));
+    if (o->hyb_exact) TRY(exact_solve(w, o, active));
+    for (int it = 0; o->hyb_launches > 0 && it < w->desc.iterations; ++it) {
+        TRY(hybrid_sweep(w, o, active));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active));
+    }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     DARG(k, 0, m);
     DARG(k, 1, o->defs.mem);
@@ -255,7 +351,9 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
 void ctn__ocl_direct_release(ctn_ocl *o) {
     ctn__ocl_tree_release(o);
     ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,  &o->dir_C,
-                         &o->dir_F,   &o->dir_y,        &o->dir_seg, &o->dir_one};
+                         &o->dir_F,   &o->dir_y,        &o->dir_seg, &o->dir_one, &o->dir_hyb};
+    ctn__free(o->hyb_launch);
+    o->hyb_launch = NULL;
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     for (int k = 0; k < DK_COUNT; ++k)

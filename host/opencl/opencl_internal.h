@@ -168,7 +168,7 @@ typedef struct ctn_ocl {
 
     /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version and the joint-space system of its segments. */
-    cl_kernel direct_kernel[6];
+    cl_kernel direct_kernel[7];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;
@@ -178,6 +178,11 @@ typedef struct ctn_ocl {
     ctn_clbuf dir_one;            /* an int 1: the `active` flag of the solver kernels outside the projection */
     ctn_clbuf proj_state;         /* the projection's Newton state (CTN_PS_* of kernels/catena.cl) */
     int direct_tree;              /* solved by the forest path (host/opencl/opencl_tree.c): not chains */
+    ctn_clbuf dir_hyb;            /* [slot] the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 exact unless bounded */
+    int *hyb_launch;              /* the outer Gauss-Seidel's launches: (begin, end, serial) per colour with such slots */
+    int hyb_launches;
+    int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */
+    size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
     void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
 
     /* phase timing: events of the first and last command of each phase instance */
@@ -261,23 +266,24 @@ ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s);
  * kept on the device. Leaves ||r||^2 of the last iteration to be read from stats[3]. */
 ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
 
-/* Exact solver for chains of bilateral joints on the device (host/opencl_direct.c).
- * ctn__ocl_direct_prepare: once per step, checks the layout (CTN_ERR_UNSUPPORTED with the reason when the
- * joints are not simple paths or the device has no fp64) and uploads the path order when the topology
+/* Exact solver with its Gauss-Seidel hybrid on the device (host/opencl/opencl_direct.c).
+ * ctn__ocl_direct_prepare: once per step, checks the device (CTN_ERR_UNSUPPORTED with the reason when it has
+ * no fp64) and uploads the layout (chain or forest path, the hybrid's split and sweep) when the topology
  * changed. ctn__ocl_solve_direct: one substep's solve after the warm start (lambda, velocities, r2).
  * ctn__ocl_direct_release: frees its kernels and buffers. */
 ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o);
-/* Refuses the direct solver on the device: CTN_ERR_UNSUPPORTED with the reason `why` (chains and trees alike). */
+/* Refuses the direct solver on the device: CTN_ERR_UNSUPPORTED with the reason `why` (no fp64, no kernels). */
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
 /* The `active` flag the exact solver's kernels read: the projection's Newton state while projecting
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
 void ctn__ocl_direct_release(ctn_ocl *o);
-/* Exact solver for forests of bilateral joints (host/opencl/opencl_tree.c), used by host/opencl/opencl_direct.c
- * when the joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version, CTN_ERR_UNSUPPORTED with the joint
- * and reason for loops and bounded rows), the substep solve (velocities and lambda; not r2), release. */
-ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o);
+/* Exact solver for forests of joints (host/opencl/opencl_tree.c), used by host/opencl/opencl_direct.c when the
+ * joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version; hyb[slot]
+ * gets the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 in the forest), the substep solve of the forest
+ * (velocities and lambda; not r2), release. */
+ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb);
 ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active);
 void ctn__ocl_tree_release(ctn_ocl *o);
 

@@ -1,11 +1,13 @@
 /* Exact solver for forests (trees) of joints on the device (the tree half of `direct` on OpenCL).
  *
- * Scope: every joint bilateral (no contacts, hinge limits or motors, ropes; springs are forces and take
- * no part), the joints between dynamic bodies without loops, any number of joints to the world or to
- * static/kinematic bodies (as long as no body holds more than CTN_DD_MAX_ATTACHED such rows, counting the
- * joints above grounded subtrees). Anything else is refused with CTN_ERR_UNSUPPORTED naming the joint
- * and why. host/opencl/opencl_direct.c sends here every layout that is not a set of chains (chains take
- * its joint-space segments; desc.debug.direct_tree = 1 sends them here too).
+ * Scope: the spanning forest of the CPU's exact solver (host/solve/direct_build.c): joints between dynamic
+ * bodies without loops, joints to the world or to static/kinematic bodies (at most CTN_DD_MAX_ATTACHED such
+ * rows on one body, counting the joints above grounded subtrees). The rest (loop closers, contacts, curves,
+ * joints on bodies with partly zero inverse inertia, rows beyond that bound) and, per substep, every forest
+ * joint whose block has finite bounds go to the outer Gauss-Seidel of host/opencl/opencl_direct.c, as on
+ * the CPU; hybrid_split below tells it which. host/opencl/opencl_direct.c sends here every layout that is
+ * not a set of chains (chains take its joint-space segments; desc.debug.direct_tree = 1 sends them here
+ * too).
  *
  * Symbolic phase (once per topology_version, host). The elimination tree of the CPU direct solver
  * (ctn__direct_symbolic, host/solve/solver_direct.c: body nodes, joint nodes, supernodes holding the rows
@@ -60,41 +62,15 @@ typedef struct ocl_tree {
 /* The rows the forest path eliminates: the type's rows (kernels/ctn_rows.h), none for contacts. */
 static int rows_of_type(int type) { return type == CTN_JT_CONTACT ? 0 : ctn_joint_row_count(type); }
 
-static int dynamic_body(const ctn_world *w, int body) {
-    return body >= 0 && body < w->topo.body_count && (w->props[body].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
-}
-
-/* Refuses what the forest path cannot solve; names the first such joint. Contacts, bounded rows and
- * curves were refused before (check_bounded, host/opencl/opencl_direct.c): what is left are the joints
- * the elimination tree could not place (loops, too many attached rows, partly zero inverse inertia). */
-static ctn_status check_joints(ctn_world *w, const direct_state *s) {
-    const ctn_topology *t = &w->topo;
-    char why[200];
-    for (int k = 0; k < s->extra_count; ++k) {
-        int slot = s->extra[k];
-        const ctn_joint_def *d = &t->defs[slot];
-        if (rows_of_type(d->type) == 0) continue; /* a spring: a force, no rows */
-        int da = dynamic_body(w, d->a), db = dynamic_body(w, d->b), partial = -1;
-        for (int e = 0; e < 2; ++e) {
-            int b = e ? d->b : d->a;
-            if (!dynamic_body(w, b) || (w->props[b].flags & CTN_BODY_FLAG_PARTICLE)) continue;
-            ctn_v3 ii = w->props[b].inv_inertia_body;
-            int zero = (ii.x == 0.0f) + (ii.y == 0.0f) + (ii.z == 0.0f);
-            if (zero == 1 || zero == 2) partial = b;
-        }
-        if (da && db && d->a == d->b)
-            snprintf(why, sizeof why, "joint %d joins body %d to itself", t->order[slot], d->a);
-        else if (partial >= 0)
-            snprintf(why, sizeof why, "joint %d is on body %d, whose inverse inertia is partly zero", t->order[slot], partial);
-        else if (da && db)
-            snprintf(why, sizeof why, "joint %d closes a loop of joints (or joins a grounded branch to a body already holding %d attached rows)",
-                     t->order[slot], CTN_DD_MAX_ATTACHED);
-        else
-            snprintf(why, sizeof why, "joint %d would put more than %d rows of joints to the world or to grounded branches on one body",
-                     t->order[slot], CTN_DD_MAX_ATTACHED);
-        return ctn__ocl_direct_unsupported(w, why);
+/* The hybrid's split of the slots (SLOT_* of the symbolic phase): 1 for the joints the elimination leaves
+ * to the outer Gauss-Seidel for good (loop closers, contacts, curves, joints on bodies with partly zero
+ * inverse inertia, rows beyond CTN_DD_MAX_ATTACHED on one body), 2 for the forest's (cut to Gauss-Seidel in
+ * a substep where their block has finite bounds), 0 for joints between two non-dynamic bodies. */
+static void hybrid_split(const ctn_world *w, const direct_state *s, int *hyb) {
+    for (int slot = 0; slot < w->topo.joint_count; ++slot) {
+        int k = s->slot_kind[slot];
+        hyb[slot] = k == SLOT_EXTRA ? 1 : (k == SLOT_NODE || k == SLOT_ATTACHED ? 2 : 0);
     }
-    return CTN_OK;
 }
 
 static ctn_status create_kernels(ctn_world *w, ctn_ocl *o, ocl_tree *tr) {
@@ -223,7 +199,7 @@ done:
     return st;
 }
 
-ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o) {
+ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
     ocl_tree *tr = o->tree;
     if (!tr) {
         tr = ctn__calloc(1, sizeof *tr);
@@ -231,13 +207,13 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o) {
         o->tree = tr;
     }
     TRY(create_kernels(w, o, tr));
-    if (tr->valid && tr->version == w->topology_version) return CTN_OK;
+    if (tr->valid && tr->version == w->topology_version && !hyb) return CTN_OK;
     tr->valid = 0;
     direct_state s;
     memset(&s, 0, sizeof s);
     if (!ctn__direct_symbolic(w, &s)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the joint tree for the direct solver");
-    ctn_status st = check_joints(w, &s);
-    if (st == CTN_OK) st = build_schedule(w, o, tr, &s);
+    if (hyb) hybrid_split(w, &s, hyb);
+    ctn_status st = build_schedule(w, o, tr, &s);
     ctn__direct_symbolic_free(&s);
     TRY(st);
     tr->version = w->topology_version;

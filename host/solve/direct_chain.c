@@ -478,14 +478,16 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks)
 }
 
 /* Marks the joints with finite bounds this substep, assembles and factors. Fills cut_list with the cut
- * slots and returns their count. */
+ * slots in slot order (the order of the outer Gauss-Seidel sweep, host/solve/solver_direct.c) and returns
+ * their count. */
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list) {
     int ncut = 0;
     for (int p = 0; p < c->m; ++p) {
         int slot = c->slot[p];
         c->cut[slot] = (unsigned char)ctn_dd_block_bounded(&blocks[slot]);
-        if (c->cut[slot]) cut_list[ncut++] = slot;
     }
+    for (int slot = 0; slot < w->topo.joint_count; ++slot)
+        if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
     factor_phases(w, c, blocks);
     return ncut;
 }
@@ -504,7 +506,7 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
         float r[CTN_MAX_ROWS];
         double s = 0.0;
         ctn_block_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], r);
-        for (int k = 0; k < c->n[p]; ++k) s += (double)r[k] * r[k];
+        for (int k = 0; k < ctn_block_rows(&blocks[slot]); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
         c->y[c->voff[p]] = s;
     }
     double r2 = 0.0;

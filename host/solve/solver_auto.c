@@ -15,8 +15,9 @@
  *     GS      otherwise (piles, dense meshes, short articulations of comparable masses).
  * Trees are rooted where they hang: at a body with a joint to the world or to a static or kinematic body;
  * a free-floating tree at one end of its longest path (then a free chain of n links scores n - 1, the
- * same as a pinned one). Cost O(bodies + joints), once per topology_version; the OpenCL backend may still
- * turn DIRECT down for a layout it cannot eliminate (then GS, see backend_opencl.c). */
+ * same as a pinned one). Cost O(bodies + joints), once per topology_version. Both backends run the same
+ * hybrid, so the choice holds on OpenCL too; only a device without fp64 turns DIRECT down (then GS, see
+ * backend_opencl.c). */
 #include "core/world.h"
 #include "solve/solve.h"
 

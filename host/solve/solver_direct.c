@@ -46,8 +46,9 @@
  *
  * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then w->desc.iterations
  * outer iterations of (a) one block Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
- * block inverse) and (b) an exact re-solve of the forest rows for the residual the extra impulses leave (the
- * factor is reused; only the right-hand side changes). This is block Gauss-Seidel with the whole forest as
+ * block inverse) in slot order and (b) an exact re-solve of the forest rows for the residual the extra
+ * impulses leave (the factor is reused; only the right-hand side changes). Slots are sorted by colour, so
+ * the sweep is the coloured one the OpenCL backend runs (host/opencl/opencl_direct.c), update for update. This is block Gauss-Seidel with the whole forest as
  * one block, convergent for any SPD system; its rate depends on how strongly the loop-closing rows couple to
  * the forest. Dense meshes, where most joints are extra, behave like plain GS; a mesh pinned at many points
  * with rigid rows (eps = 0) is nearly redundant, and well-converged outer iterations then produce huge
@@ -278,11 +279,11 @@ double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual)
         n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
         ctn__chain_solve(w, s->chain, blocks);
     } else {
-        for (int k = 0; k < s->extra_count; ++k) s->extra_now[n_extra++] = s->extra[k];
+        /* in slot order, which is colour order: the OpenCL backend's coloured sweep (opencl_direct.c) */
         for (int slot = 0; slot < t->joint_count; ++slot) {
             int kind = s->slot_kind[slot];
             s->cut[slot] = (unsigned char)((kind == SLOT_NODE || kind == SLOT_ATTACHED) && ctn_dd_block_bounded(&blocks[slot]));
-            if (s->cut[slot]) s->extra_now[n_extra++] = slot;
+            if (s->cut[slot] || kind == SLOT_EXTRA) s->extra_now[n_extra++] = slot;
         }
         ctn__forest_factor(w, s, blocks);
         ctn__forest_solve(w, s, blocks);
