@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "opencl_lsan.h"
 
 #include <math.h>
@@ -19,23 +20,16 @@
 static const double SWING = 0.5, TWIST = 0.3;
 
 static ctn_world *rod(ctn_backend backend, ctn_solver solver, ctn_joint_id *joint) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = backend;
-    d.solver = solver;
-    ctn_world *w = NULL;
-    char err[256];
-    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
+    ctn_world *w = fixture_world(backend, solver, NULL, 0);
+    if (!w) return NULL;
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = 1.0;
     bd.inertia[0] = bd.inertia[2] = 1.0 / 12.0, bd.inertia[1] = 0.005; /* a 1 m rod along y */
     bd.position[1] = -0.5;
     ctn_body_id r;
     CHECK(ctn_body_add(w, &bd, &r) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_CONE_TWIST);
-    jd.body_a = r;
     const double pivot[3] = {0, 0, 0}, down[3] = {0, -1, 0};
-    CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, down) == CTN_OK, "%s", ctn_world_last_error(w));
-    CHECK(ctn_joint_add(w, &jd, joint) == CTN_OK, "%s", ctn_world_last_error(w));
+    fixture_world_joint(w, CTN_JOINT_CONE_TWIST, r, pivot, down, joint);
     CHECK(ctn_joint_set_swing_limit(w, *joint, 1, SWING) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_joint_set_limits(w, *joint, 1, -TWIST, TWIST) == CTN_OK, "%s", ctn_world_last_error(w));
     return w;
@@ -123,28 +117,19 @@ static void check_api_and_scene(void) {
     ctn_world_step(w);
     ctn_joint_get_impulse(w, j, imp, &rows);
     CHECK(rows == 5, "cone-twist with cone and twist limits has %d rows", rows);
-    char path[] = "/tmp/catena_cone_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    if (fd >= 0) close(fd);
     ctn_world_destroy(w);
     w = rod(CTN_BACKEND_CPU, CTN_SOLVER_GS, &j);
     ctn_body_state s;
     ctn_body_get_state(w, 0, &s);
     s.angular_velocity[2] = 4.0, s.velocity[0] = 2.0;
     ctn_body_set_state(w, 0, &s);
-    CHECK(ctn_scene_save_json(w, path) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
-    ctn_world *back = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &back, err, sizeof err) == CTN_OK, "%s", err);
-    CHECK(ctn_scene_load_json(back, path, err, sizeof err) == CTN_OK, "%s", err);
-    unlink(path);
+    ctn_world *back = fixture_scene_reload(w, &d);
     CHECK(ctn_joint_get_swing_limit(back, 0, &on, &v) == CTN_OK && on && v == SWING, "reloaded swing limit %d %g", on, v);
     CHECK(ctn_joint_get_limits(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == (float)-TWIST && hi == (float)TWIST, "reloaded twist limits %d [%g, %g]", on,
           lo, hi);
-    for (int i = 0; i < 30; ++i) ctn_world_step(w), ctn_world_step(back);
+    fixture_step_both(w, back, 30);
     ctn_body_state a, b;
     ctn_body_get_state(w, 0, &a);
     ctn_body_get_state(back, 0, &b);
@@ -160,15 +145,11 @@ int main(void) {
     double swing = check_kick(CTN_BACKEND_CPU, CTN_SOLVER_GS, "cpu gs", &twist);
     check_kick(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, "cpu direct", &(double){0});
     check_outside(CTN_BACKEND_CPU, CTN_SOLVER_GS, "cpu gs");
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_OPENCL;
-    ctn_world *probe = NULL;
     char err[256];
-    if (ctn_world_create(&d, &probe, err, sizeof err) != CTN_OK) {
+    if (!fixture_have_opencl(err, sizeof err)) {
         printf("cone-twist: OpenCL half skipped (%s)\n", err);
         return check_failures ? 1 : CHECK_SKIPPED;
     }
-    ctn_world_destroy(probe);
     double oswing = check_kick(CTN_BACKEND_OPENCL, CTN_SOLVER_GS, "opencl gs", &otwist);
     check_outside(CTN_BACKEND_OPENCL, CTN_SOLVER_GS, "opencl gs");
     /* measured: equal to 1e-7 */

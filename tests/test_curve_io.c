@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,36 +18,21 @@
 
 static const double PI = 3.14159265358979323846;
 
-static ctn_body_id particle(ctn_world *w, double x, double y, double z, double vx) {
-    ctn_body_desc bd = ctn_body_desc_default();
-    bd.particle = 1;
-    bd.position[0] = x, bd.position[1] = y, bd.position[2] = z;
-    bd.velocity[0] = vx;
-    ctn_body_id id = -1;
-    CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
-    return id;
-}
-
-static void add(ctn_world *w, const ctn_curve_desc *cd) { CHECK(ctn_curve_constraint_add(w, cd, NULL) == CTN_OK, "%s", ctn_world_last_error(w)); }
-
 static ctn_world *build(void) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    ctn_world *w = NULL;
-    char err[256];
-    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
+    ctn_world *w = fixture_world(CTN_BACKEND_CPU, ctn_world_desc_default().solver, NULL, 0);
+    if (!w) return NULL;
     ctn_curve_desc cd = ctn_curve_desc_default(CTN_CURVE_LINE);
-    cd.body = particle(w, 0.0, 1.0, 0.0, 0.0);
+    cd.body = fixture_particle(w, 0.0, 1.0, 0.0, 0.0);
     cd.origin[1] = 1.0;
     cd.axis[0] = 1.0, cd.axis[1] = -0.5, cd.axis[2] = 0.0;
-    add(w, &cd);
+    fixture_curve(w, &cd);
     cd = ctn_curve_desc_default(CTN_CURVE_CIRCLE);
-    cd.body = particle(w, 2.0 + 0.5 * sin(0.4), 0.5 - 0.5 * cos(0.4), 0.0, 0.0);
+    cd.body = fixture_particle(w, 2.0 + 0.5 * sin(0.4), 0.5 - 0.5 * cos(0.4), 0.0, 0.0);
     cd.origin[0] = 2.0, cd.origin[1] = 0.5;
     cd.radius = 0.5;
     cd.stabilization = CTN_CURVE_STAB_ACCELERATION;
     cd.ks = 900.0, cd.kd = 60.0;
-    add(w, &cd);
+    fixture_curve(w, &cd);
     /* a rigid bead (a small box) whose corner rides a helix */
     ctn_body_desc bd = ctn_body_desc_default();
     bd.position[0] = 4.3, bd.position[1] = -0.05;
@@ -61,19 +47,19 @@ static ctn_world *build(void) {
     cd.reference[0] = 1.0;
     cd.radius = 0.3;
     cd.pitch = 0.15;
-    add(w, &cd);
+    fixture_curve(w, &cd);
     enum { N = 24 };
     double pts[N][3];
     for (int i = 0; i < N; ++i) pts[i][0] = 6.0 + 0.5 * cos(2 * PI * i / N), pts[i][1] = 0.5 * sin(2 * PI * i / N), pts[i][2] = 0.1 * i;
     cd = ctn_curve_desc_default(CTN_CURVE_POLYLINE);
-    cd.body = particle(w, 6.5, 0.0, 0.0, 0.0);
+    cd.body = fixture_particle(w, 6.5, 0.0, 0.0, 0.0);
     cd.points = &pts[0][0];
     cd.count = N;
-    add(w, &cd);
+    fixture_curve(w, &cd);
     for (int i = 0; i < N; ++i) pts[i][0] += 2.0, pts[i][2] = 0.0;
-    cd.body = particle(w, 8.0, -0.49, 0.0, 2.0);
+    cd.body = fixture_particle(w, 8.0, -0.49, 0.0, 2.0);
     cd.closed = 1;
-    add(w, &cd);
+    fixture_curve(w, &cd);
     ctn_body_desc wd = ctn_body_desc_default();
     wd.position[0] = 10.0;
     wd.angular_velocity[2] = 3.0;
@@ -84,10 +70,10 @@ static ctn_world *build(void) {
     jd.anchor_b[0] = 10.0;
     CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     cd = ctn_curve_desc_default(CTN_CURVE_CIRCLE);
-    cd.body = particle(w, 10.4, 0.0, 0.0, 0.0);
+    cd.body = fixture_particle(w, 10.4, 0.0, 0.0, 0.0);
     cd.frame = wheel;
     cd.radius = 0.4;
-    add(w, &cd);
+    fixture_curve(w, &cd);
     return w;
 }
 
@@ -214,11 +200,9 @@ static void bad_build(void) {
     const char *text = "{\"version\": 1, \"bodies\": [{\"particle\": true, \"mass\": 1}], \"constraints\": ["
                        "{\"type\": \"ball\", \"a\": 0, \"pivot\": [0, 0, 0]},"
                        "{\"type\": \"curve\", \"curve\": \"polyline\", \"a\": 0, \"points\": [[0, 0, 0], [1, 0, 0], [1, 0, 0]]}]}";
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    ctn_world *w = NULL;
     char err[512];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    ctn_world *w = fixture_world(CTN_BACKEND_CPU, ctn_world_desc_default().solver, err, sizeof err);
+    CHECK(w != NULL, "%s", err);
     ctn_scene *s = NULL;
     CHECK(ctn_scene_parse_text(text, strlen(text), "dup.json", &s, err, sizeof err) == CTN_OK, "%s", err);
     CHECK(s && ctn_scene_build(s, w) == CTN_ERR_INVALID_ARGUMENT, "a zero-length segment built");

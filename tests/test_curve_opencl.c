@@ -5,8 +5,10 @@
  * outer Gauss-Seidel takes the curve rows on both backends); the bodies must end within 1e-4 m of each other
  * (both run the same float32 math of kernels/ctn_rows.h; measured: equal to ~1e-7 m). Exits 77 (skipped)
  * without an OpenCL device. */
+#define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
 #include <math.h>
@@ -15,50 +17,35 @@
 
 static const double PI = 3.14159265358979323846;
 
-static ctn_body_id particle(ctn_world *w, double x, double y, double z, double vx) {
-    ctn_body_desc bd = ctn_body_desc_default();
-    bd.particle = 1;
-    bd.position[0] = x, bd.position[1] = y, bd.position[2] = z;
-    bd.velocity[0] = vx;
-    ctn_body_id id = -1;
-    CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
-    return id;
-}
-
-static void add_curve(ctn_world *w, ctn_curve_desc *cd) { CHECK(ctn_curve_constraint_add(w, cd, NULL) == CTN_OK, "%s", ctn_world_last_error(w)); }
-
 static ctn_world *build(ctn_backend backend, ctn_solver solver, char *err, size_t err_size) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = backend;
-    d.solver = solver;
-    ctn_world *w = NULL;
-    if (ctn_world_create(&d, &w, err, err_size) != CTN_OK) return NULL;
+    ctn_world *w = fixture_world(backend, solver, err, err_size);
+    if (!w) return NULL;
     ctn_curve_desc cd = ctn_curve_desc_default(CTN_CURVE_CIRCLE);
-    cd.body = particle(w, 0.5 * sin(0.3), 0.5 - 0.5 * cos(0.3), 0.0, 0.0);
+    cd.body = fixture_particle(w, 0.5 * sin(0.3), 0.5 - 0.5 * cos(0.3), 0.0, 0.0);
     cd.origin[1] = 0.5;
     cd.radius = 0.5;
-    add_curve(w, &cd);
-    cd.body = particle(w, 2.0 + 0.5 * sin(0.3), 0.5 - 0.5 * cos(0.3), 0.0, 0.0);
+    fixture_curve(w, &cd);
+    cd.body = fixture_particle(w, 2.0 + 0.5 * sin(0.3), 0.5 - 0.5 * cos(0.3), 0.0, 0.0);
     cd.origin[0] = 2.0;
     cd.stabilization = CTN_CURVE_STAB_ACCELERATION;
-    add_curve(w, &cd);
+    fixture_curve(w, &cd);
     cd = ctn_curve_desc_default(CTN_CURVE_HELIX);
-    cd.body = particle(w, 4.3, 0.0, 0.0, 0.0);
+    cd.body = fixture_particle(w, 4.3, 0.0, 0.0, 0.0);
     cd.origin[0] = 4.0;
     cd.axis[1] = 1.0, cd.axis[2] = 0.0;
     cd.reference[0] = 1.0;
     cd.radius = 0.3;
     cd.pitch = 0.2;
-    add_curve(w, &cd);
+    fixture_curve(w, &cd);
     enum { N = 32 };
     double pts[N][3];
     for (int i = 0; i < N; ++i) pts[i][0] = 6.0 + 0.5 * cos(2 * PI * i / N), pts[i][1] = 0.5 * sin(2 * PI * i / N), pts[i][2] = 0.0;
     cd = ctn_curve_desc_default(CTN_CURVE_POLYLINE);
-    cd.body = particle(w, 6.0, -0.49, 0.0, 1.5);
+    cd.body = fixture_particle(w, 6.0, -0.49, 0.0, 1.5);
     cd.points = &pts[0][0];
     cd.count = N;
     cd.closed = 1;
-    add_curve(w, &cd);
+    fixture_curve(w, &cd);
     ctn_body_desc wd = ctn_body_desc_default();
     wd.type = CTN_BODY_KINEMATIC;
     wd.position[0] = 8.0;
@@ -66,10 +53,10 @@ static ctn_world *build(ctn_backend backend, ctn_solver solver, char *err, size_
     ctn_body_id wheel = -1;
     CHECK(ctn_body_add(w, &wd, &wheel) == CTN_OK, "%s", ctn_world_last_error(w));
     cd = ctn_curve_desc_default(CTN_CURVE_CIRCLE);
-    cd.body = particle(w, 8.4, 0.0, 0.0, 0.0);
+    cd.body = fixture_particle(w, 8.4, 0.0, 0.0, 0.0);
     cd.frame = wheel;
     cd.radius = 0.4;
-    add_curve(w, &cd);
+    fixture_curve(w, &cd);
     return w;
 }
 
@@ -106,24 +93,20 @@ static double compare(ctn_solver solver) {
 }
 
 int main(void) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_OPENCL;
-    ctn_world *probe = NULL;
     char err[256];
-    if (ctn_world_create(&d, &probe, err, sizeof err) != CTN_OK) return check_skip("test_curve_opencl", err);
-    ctn_world_destroy(probe);
+    if (!fixture_have_opencl(err, sizeof err)) return check_skip("test_curve_opencl", err);
     compare(CTN_SOLVER_GS);
     compare(CTN_SOLVER_AUTO);
     compare(CTN_SOLVER_JACOBI);
     /* the exact solver on both backends leaves the curve rows to its outer Gauss-Seidel (the hybrid); a
      * device without cl_khr_fp64 refuses direct, saying so */
-    d.solver = CTN_SOLVER_DIRECT;
-    if (ctn_world_create(&d, &probe, err, sizeof err) == CTN_OK) {
+    ctn_world *probe = fixture_world(CTN_BACKEND_OPENCL, CTN_SOLVER_DIRECT, err, sizeof err);
+    if (probe) {
         ctn_body_desc bd = ctn_body_desc_default();
         ctn_body_id b = -1;
         ctn_curve_desc cd = ctn_curve_desc_default(CTN_CURVE_LINE);
         cd.body = ctn_body_add(probe, &bd, &b) == CTN_OK ? b : 0;
-        add_curve(probe, &cd);
+        fixture_curve(probe, &cd);
         ctn_status st = ctn_world_step(probe);
         int no_fp64 = st == CTN_ERR_UNSUPPORTED && strstr(ctn_world_last_error(probe), "fp64");
         ctn_world_destroy(probe);

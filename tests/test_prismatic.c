@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
 #include <math.h>
@@ -16,23 +17,16 @@ static const double ANGLE = 3.14159265358979323846 / 6.0, G = 9.81;
 
 /* A 2 kg box turned 0.4 rad about z (so body and world axes differ) on a slider to the world. */
 static ctn_world *incline(ctn_backend backend, ctn_solver solver, ctn_body_id *box) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = backend;
-    d.solver = solver;
-    ctn_world *w = NULL;
-    char err[256];
-    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
+    ctn_world *w = fixture_world(backend, solver, NULL, 0);
+    if (!w) return NULL;
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = 2.0;
     bd.inertia[0] = 0.1, bd.inertia[1] = 0.2, bd.inertia[2] = 0.3;
     bd.position[0] = 1.0, bd.position[1] = 2.0;
     bd.orientation[0] = cos(0.2), bd.orientation[3] = sin(0.2); /* (w, x, y, z) */
     CHECK(ctn_body_add(w, &bd, box) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_PRISMATIC);
-    jd.body_a = *box;
     const double pivot[3] = {1.0, 2.0, 0.0}, axis[3] = {cos(ANGLE), -sin(ANGLE), 0.0};
-    CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
-    CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    fixture_world_joint(w, CTN_JOINT_PRISMATIC, *box, pivot, axis, NULL);
     return w;
 }
 
@@ -63,22 +57,13 @@ static double check_slide(ctn_backend backend, ctn_solver solver, const char *na
 static void check_scene_round_trip(void) {
     ctn_body_id box;
     ctn_world *w = incline(CTN_BACKEND_CPU, CTN_SOLVER_GS, &box);
-    char path[] = "/tmp/catena_prismatic_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    if (fd >= 0) close(fd);
-    CHECK(ctn_scene_save_json(w, path) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.solver = CTN_SOLVER_GS;
-    ctn_world *back = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &back, err, sizeof err) == CTN_OK, "%s", err);
-    CHECK(ctn_scene_load_json(back, path, err, sizeof err) == CTN_OK, "%s", err);
-    unlink(path);
+    ctn_world *back = fixture_scene_reload(w, &d);
     ctn_joint_desc jd;
     CHECK(ctn_joint_get_desc(back, 0, &jd) == CTN_OK && jd.type == CTN_JOINT_PRISMATIC, "reloaded joint type %d", (int)jd.type);
-    for (int i = 0; i < 30; ++i) ctn_world_step(w), ctn_world_step(back);
+    fixture_step_both(w, back, 30);
     ctn_body_state a, b;
     ctn_body_get_state(w, box, &a);
     ctn_body_get_state(back, box, &b);
@@ -92,15 +77,11 @@ int main(void) {
     double cpu = check_slide(CTN_BACKEND_CPU, CTN_SOLVER_GS, "cpu gs");
     check_slide(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, "cpu direct");
     check_scene_round_trip();
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_OPENCL;
-    ctn_world *probe = NULL;
     char err[256];
-    if (ctn_world_create(&d, &probe, err, sizeof err) != CTN_OK) {
+    if (!fixture_have_opencl(err, sizeof err)) {
         printf("prismatic: OpenCL half skipped (%s)\n", err);
-        return check_failures ? 1 : 77;
+        return check_failures ? 1 : CHECK_SKIPPED;
     }
-    ctn_world_destroy(probe);
     double ocl = check_slide(CTN_BACKEND_OPENCL, CTN_SOLVER_GS, "opencl gs");
     check_slide(CTN_BACKEND_OPENCL, CTN_SOLVER_DIRECT, "opencl direct");
     CHECK(fabs(ocl - cpu) < 1e-4, "OpenCL slid %.9g m, CPU %.9g m", ocl, cpu);

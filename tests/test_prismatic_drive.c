@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "opencl_lsan.h"
 
 #include <math.h>
@@ -17,12 +18,8 @@ static const double M = 2.0, G = 9.81;
 
 /* A 2 kg box turned 0.3 rad about x on a slider to the world along `axis` through its centre (0, 1, 0). */
 static ctn_world *slider(ctn_backend backend, ctn_solver solver, const double axis[3], ctn_joint_id *joint) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = backend;
-    d.solver = solver;
-    ctn_world *w = NULL;
-    char err[256];
-    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
+    ctn_world *w = fixture_world(backend, solver, NULL, 0);
+    if (!w) return NULL;
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = M;
     bd.inertia[0] = 0.1, bd.inertia[1] = 0.2, bd.inertia[2] = 0.3;
@@ -30,11 +27,8 @@ static ctn_world *slider(ctn_backend backend, ctn_solver solver, const double ax
     bd.orientation[0] = cos(0.15), bd.orientation[1] = sin(0.15);
     ctn_body_id box;
     CHECK(ctn_body_add(w, &bd, &box) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_PRISMATIC);
-    jd.body_a = box;
     const double pivot[3] = {0.0, 1.0, 0.0};
-    CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
-    CHECK(ctn_joint_add(w, &jd, joint) == CTN_OK, "%s", ctn_world_last_error(w));
+    fixture_world_joint(w, CTN_JOINT_PRISMATIC, box, pivot, axis, joint);
     return w;
 }
 
@@ -155,21 +149,12 @@ static void check_api(void) {
     CHECK(ctn_joint_get_motor(w, j, &on, &lo, &hi) == CTN_OK && on && lo == 0.25 && hi == 7.0, "motor read back %d %g %g", on, lo, hi);
 
     /* a saved slider with limits and a motor reloads into a world that steps the same */
-    char path[] = "/tmp/catena_slider_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    if (fd >= 0) close(fd);
-    CHECK(ctn_scene_save_json(w, path) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
-    ctn_world *back = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &back, err, sizeof err) == CTN_OK, "%s", err);
-    CHECK(ctn_scene_load_json(back, path, err, sizeof err) == CTN_OK, "%s", err);
-    unlink(path);
+    ctn_world *back = fixture_scene_reload(w, &d);
     CHECK(ctn_joint_get_limits(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == -5.0 && hi == 5.0, "reloaded limits %d [%g, %g]", on, lo, hi);
     CHECK(ctn_joint_get_motor(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == 0.25 && hi == 7.0, "reloaded motor %d %g %g", on, lo, hi);
-    for (int i = 0; i < 30; ++i) ctn_world_step(w), ctn_world_step(back);
+    fixture_step_both(w, back, 30);
     ctn_body_state a, b;
     ctn_body_get_state(w, 0, &a);
     ctn_body_get_state(back, 0, &b);
@@ -186,15 +171,11 @@ int main(void) {
     check_fall(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, "cpu direct fall");
     double motor = check_motor(CTN_BACKEND_CPU, CTN_SOLVER_GS, "cpu gs motor");
     check_motor(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, "cpu direct motor");
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_OPENCL;
-    ctn_world *probe = NULL;
     char err[256];
-    if (ctn_world_create(&d, &probe, err, sizeof err) != CTN_OK) {
+    if (!fixture_have_opencl(err, sizeof err)) {
         printf("prismatic drive: OpenCL half skipped (%s)\n", err);
         return check_failures ? 1 : CHECK_SKIPPED;
     }
-    ctn_world_destroy(probe);
     double ofall = check_fall(CTN_BACKEND_OPENCL, CTN_SOLVER_GS, "opencl gs fall");
     double omotor = check_motor(CTN_BACKEND_OPENCL, CTN_SOLVER_GS, "opencl gs motor");
     /* measured: identical to 1e-7 */

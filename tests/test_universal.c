@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "opencl_lsan.h"
 
 #include <math.h>
@@ -27,15 +28,6 @@ static ctn_body_id shaft(ctn_world *w, const double c[3]) {
     return id;
 }
 
-static ctn_joint_id hinge(ctn_world *w, ctn_body_id body, const double pivot[3], const double axis[3]) {
-    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_HINGE);
-    jd.body_a = body;
-    ctn_joint_desc_set_pivot(w, &jd, pivot, axis);
-    ctn_joint_id id;
-    CHECK(ctn_joint_add(w, &jd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
-    return id;
-}
-
 /* Joints: 0 input hinge, 1 output hinge, 2 the universal joint. */
 static ctn_world *cardan(ctn_backend backend, ctn_solver solver) {
     ctn_world_desc d = ctn_world_desc_default();
@@ -48,8 +40,9 @@ static ctn_world *cardan(ctn_backend backend, ctn_solver solver) {
     const double x[3] = {1, 0, 0}, u[3] = {cos(B), sin(B), 0}, o[3] = {0, 0, 0};
     const double ca[3] = {-0.5, 0, 0}, cb[3] = {0.5 * u[0], 0.5 * u[1], 0};
     ctn_body_id in = shaft(w, ca), out = shaft(w, cb);
-    ctn_joint_id hin = hinge(w, in, ca, x);
-    hinge(w, out, cb, u);
+    ctn_joint_id hin;
+    fixture_world_joint(w, CTN_JOINT_HINGE, in, ca, x, &hin);
+    fixture_world_joint(w, CTN_JOINT_HINGE, out, cb, u, NULL);
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_UNIVERSAL);
     jd.body_a = in;
     jd.body_b = out;
@@ -103,21 +96,12 @@ static void check_api_and_scene(void) {
               fabs(back_desc.axis2[0] + sin(B)) < 1e-6 && fabs(back_desc.axis[2] - 1.0) < 1e-6,
           "universal desc read back: axis (%g, %g, %g), axis2 (%g, %g, %g)", back_desc.axis[0], back_desc.axis[1], back_desc.axis[2],
           back_desc.axis2[0], back_desc.axis2[1], back_desc.axis2[2]);
-    char path[] = "/tmp/catena_universal_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    if (fd >= 0) close(fd);
-    CHECK(ctn_scene_save_json(w, path) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.gravity[1] = 0.0;
-    ctn_world *back = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &back, err, sizeof err) == CTN_OK, "%s", err);
-    CHECK(ctn_scene_load_json(back, path, err, sizeof err) == CTN_OK, "%s", err);
-    unlink(path);
+    ctn_world *back = fixture_scene_reload(w, &d);
     CHECK(ctn_joint_get_desc(back, 2, &jd) == CTN_OK && jd.type == CTN_JOINT_UNIVERSAL, "reloaded joint type %d", (int)jd.type);
-    for (int i = 0; i < 30; ++i) ctn_world_step(w), ctn_world_step(back);
+    fixture_step_both(w, back, 30);
     ctn_body_state a, b;
     ctn_body_get_state(w, 1, &a);
     ctn_body_get_state(back, 1, &b);
@@ -132,15 +116,11 @@ int main(void) {
     check_api_and_scene();
     double cpu = check_cardan(CTN_BACKEND_CPU, CTN_SOLVER_GS, "cpu gs");
     check_cardan(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, "cpu direct");
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_OPENCL;
-    ctn_world *probe = NULL;
     char err[256];
-    if (ctn_world_create(&d, &probe, err, sizeof err) != CTN_OK) {
+    if (!fixture_have_opencl(err, sizeof err)) {
         printf("universal: OpenCL half skipped (%s)\n", err);
         return check_failures ? 1 : CHECK_SKIPPED;
     }
-    ctn_world_destroy(probe);
     double ocl = check_cardan(CTN_BACKEND_OPENCL, CTN_SOLVER_GS, "opencl gs");
     /* measured: equal to 1e-7 */
     CHECK(fabs(wrap(ocl - cpu)) < 1e-4, "OpenCL output at %.9g rad, CPU %.9g rad", ocl, cpu);

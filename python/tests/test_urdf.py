@@ -31,45 +31,40 @@ def test_double_pendulum_matches_json(tmp_path):
         assert a.positions.shape == (2, 3)
 
 
-def test_planar_refused_world_unchanged(tmp_path):
-    urdf = tmp_path / "planar.urdf"
-    urdf.write_text("""<?xml version="1.0"?>
-<robot name="planar">
-  <link name="base"/>
-  <joint name="rail" type="planar">
-    <parent link="base"/><child link="cart"/>
-    <axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/>
+def _one_joint_robot(tmp_path, name, joint_type, parent, axis, lower, effort):
+    """A URDF robot of one joint `rail` of joint_type between link `parent` and a 1 kg link `cart`,
+    along axis, with limits [lower, 1] m and the given effort; returns its path."""
+    urdf = tmp_path / (name + ".urdf")
+    urdf.write_text(f"""<?xml version="1.0"?>
+<robot name="{name}">
+  <link name="{parent}"/>
+  <joint name="rail" type="{joint_type}">
+    <parent link="{parent}"/><child link="cart"/>
+    <axis xyz="{axis}"/><limit lower="{lower}" upper="1" effort="{effort}" velocity="1"/>
   </joint>
   <link name="cart">
     <inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
   </link>
 </robot>
 """)
+    return str(urdf)
+
+
+def test_planar_refused_world_unchanged(tmp_path):
+    urdf = _one_joint_robot(tmp_path, "planar", "planar", "base", "1 0 0", "-1", 10)
     with catena.World(backend="cpu") as w:
         w.load_scene("chain:3")
         before = w.positions.copy()
         with pytest.raises(catena.Error) as info:
-            _loaded(w, str(urdf))
+            _loaded(w, urdf)
         assert "rail" in str(info.value)
         assert np.array_equal(w.positions, before)
 
 
 def test_prismatic_is_a_slider(tmp_path):
-    urdf = tmp_path / "slider.urdf"
-    urdf.write_text("""<?xml version="1.0"?>
-<robot name="slider">
-  <link name="world"/>
-  <joint name="rail" type="prismatic">
-    <parent link="world"/><child link="cart"/>
-    <axis xyz="0 1 0"/><limit lower="-0.25" upper="1" effort="0" velocity="1"/>
-  </joint>
-  <link name="cart">
-    <inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
-  </link>
-</robot>
-""")
+    urdf = _one_joint_robot(tmp_path, "slider", "prismatic", "world", "0 1 0", "-0.25", 0)
     with catena.World(backend="cpu") as w:
-        _loaded(w, str(urdf))
+        _loaded(w, urdf)
         w.step(60)
         # falls along the vertical rail onto its lower limit (measured -0.25000)
         assert abs(w.joint_translation(0) + 0.25) < 1e-4

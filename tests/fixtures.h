@@ -1,0 +1,83 @@
+/* World set-ups shared by the joint and curve tests (test_cone_twist.c, test_universal.c, test_prismatic.c,
+ * test_prismatic_drive.c, test_curve_io.c, test_curve_opencl.c): a world on a given backend and solver, the
+ * OpenCL probe of the tests' OpenCL halves, a particle, a joint to the world through a pivot, a curve, and
+ * the scene round trip (save, reload into a fresh world). Failures are CHECKs (check.h), as in the tests.
+ * The including file defines _POSIX_C_SOURCE (mkstemp, close, unlink) before its first include. */
+#ifndef CTN_TEST_FIXTURES_H
+#define CTN_TEST_FIXTURES_H
+
+#include "catena/catena.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* A world with the default description on `backend` with `solver`; NULL when it cannot be created (the
+ * reason in err when err is not NULL). */
+static inline ctn_world *fixture_world(ctn_backend backend, ctn_solver solver, char *err, size_t err_size) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = backend;
+    d.solver = solver;
+    ctn_world *w = NULL;
+    char local[256];
+    if (!err) err = local, err_size = sizeof local;
+    if (ctn_world_create(&d, &w, err, err_size) != CTN_OK) return NULL;
+    return w;
+}
+
+/* Whether an OpenCL world can be created here (the tests' OpenCL halves exit 77 when not); why says why not. */
+static inline int fixture_have_opencl(char *why, size_t why_size) {
+    ctn_world *probe = fixture_world(CTN_BACKEND_OPENCL, ctn_world_desc_default().solver, why, why_size);
+    if (!probe) return 0;
+    ctn_world_destroy(probe);
+    return 1;
+}
+
+/* A particle (unit mass) at (x, y, z) moving at vx along x. */
+static inline ctn_body_id fixture_particle(ctn_world *w, double x, double y, double z, double vx) {
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.particle = 1;
+    bd.position[0] = x, bd.position[1] = y, bd.position[2] = z;
+    bd.velocity[0] = vx;
+    ctn_body_id id = -1;
+    CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
+    return id;
+}
+
+/* A joint of `type` from body to the world through the world point `pivot` with the world `axis`; its
+ * handle in *id when id is not NULL. */
+static inline void fixture_world_joint(ctn_world *w, ctn_joint_type type, ctn_body_id body, const double pivot[3], const double axis[3],
+                                       ctn_joint_id *id) {
+    ctn_joint_desc jd = ctn_joint_desc_default(type);
+    jd.body_a = body;
+    CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_joint_add(w, &jd, id) == CTN_OK, "%s", ctn_world_last_error(w));
+}
+
+static inline void fixture_curve(ctn_world *w, const ctn_curve_desc *cd) {
+    CHECK(ctn_curve_constraint_add(w, cd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+}
+
+/* Saves w as a scene to a temporary file and loads it into a fresh world created from d; the file is
+ * removed. NULL when the reloaded world cannot be created (checked). */
+static inline ctn_world *fixture_scene_reload(ctn_world *w, const ctn_world_desc *d) {
+    char path[] = "/tmp/catena_fixture_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd >= 0) close(fd);
+    CHECK(ctn_scene_save_json(w, path) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world *back = NULL;
+    char err[256];
+    CHECK(ctn_world_create(d, &back, err, sizeof err) == CTN_OK, "%s", err);
+    if (back) CHECK(ctn_scene_load_json(back, path, err, sizeof err) == CTN_OK, "%s", err);
+    unlink(path);
+    return back;
+}
+
+/* Steps a and b n times each, alternately. */
+static inline void fixture_step_both(ctn_world *a, ctn_world *b, int n) {
+    for (int i = 0; i < n; ++i) ctn_world_step(a), ctn_world_step(b);
+}
+
+#endif
