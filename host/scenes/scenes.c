@@ -2,7 +2,7 @@
  * through the public API only, so a generator never creates what a user could not. On failure the world
  * keeps the bodies and joints added so far; the generators validate their parameters first so that this
  * only happens on out-of-memory. */
-#include "core/world.h"
+#include "scenes/scenes_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,19 +18,6 @@ ctn_chain_desc ctn_chain_desc_default(int links) {
     d.end_mass_ratio = 1.0;
     d.direction[0] = 1.0;
     return d;
-}
-
-/* Shortest-arc rotation taking the x axis to unit vector u. */
-static void quat_x_to(const double u[3], double q[4]) {
-    double c = u[0]; /* x . u */
-    if (c < -0.999999) {
-        q[0] = 0.0, q[1] = 0.0, q[2] = 1.0, q[3] = 0.0;
-        return;
-    }
-    /* axis = x cross u = (0, -u_z, u_y) */
-    double w = 1.0 + c, x = 0.0, y = -u[2], z = u[1];
-    double n = sqrt(w * w + x * x + y * y + z * z);
-    q[0] = w / n, q[1] = x / n, q[2] = y / n, q[3] = z / n;
 }
 
 static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
@@ -53,7 +40,7 @@ static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id
     double L = d->link_length;
     ctn_body_desc bd = ctn_body_desc_default();
     bd.particle = d->particles;
-    if (!d->particles) quat_x_to(u, bd.orientation);
+    if (!d->particles) ctn__quat_x_to(u, bd.orientation);
     ctn_joint_desc jd = ctn_joint_desc_default(d->particles ? CTN_JOINT_DISTANCE : CTN_JOINT_BALL);
     ctn_body_id prev = CTN_WORLD, id = 0;
     for (int i = 0; i < d->links; ++i) {
@@ -228,7 +215,7 @@ static ctn_status scene_tree(ctn_world *w, int n) {
             double tilt = (i % 2 ? -0.5 : 0.5), yaw = 0.7 * depth;
             u[0] = tilt * cos(yaw), u[1] = -0.8660254037844386, u[2] = tilt * sin(yaw);
         }
-        quat_x_to(u, bd.orientation);
+        ctn__quat_x_to(u, bd.orientation);
         for (int k = 0; k < 3; ++k) {
             bd.position[k] = start[k] + 0.5 * L * u[k];
             tip[3 * i + k] = start[k] + L * u[k];
@@ -248,12 +235,17 @@ static ctn_status scene_tree(ctn_world *w, int n) {
     return st;
 }
 
-/* Parses a positive count after "name:"; returns -1 when malformed. */
-static long parse_count(const char *s) {
+/* The count N of a spec "name:N" (arg: the text after the colon) in [1, max]: 1, or 0 with the error
+ * naming the spec and the range. */
+static int spec_count(ctn_world *w, const char *spec, size_t nlen, const char *arg, long max, int *n) {
     char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || v < 1) return -1;
-    return v;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end != '\0' || v < 1 || v > max) {
+        ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N with N in [1, %ld]", spec, (int)nlen, spec, max);
+        return 0;
+    }
+    *n = (int)v;
+    return 1;
 }
 
 static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
@@ -264,11 +256,11 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     const char *arg = colon ? colon + 1 : "";
 #define IS(name) (nlen == strlen(name) && strncmp(spec, name, nlen) == 0)
+#define COUNT(max) if (!spec_count(w, spec, nlen, arg, (max), &n)) return CTN_ERR_INVALID_ARGUMENT
+    int n = 0;
     if (IS("chain") || IS("rope") || IS("heavy_chain")) {
-        long n = parse_count(arg);
-        if (n < 1 || n > CTN_MAX_BODIES)
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N with N in [1, %d]", spec, (int)nlen, spec, CTN_MAX_BODIES);
-        ctn_chain_desc d = ctn_chain_desc_default((int)n);
+        COUNT(CTN_MAX_BODIES);
+        ctn_chain_desc d = ctn_chain_desc_default(n);
         d.particles = IS("rope");
         if (IS("heavy_chain")) d.end_mass_ratio = 1000.0;
         return ctn_scene_chain(w, &d, NULL);
@@ -281,34 +273,31 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
         return ctn_scene_grid(w, nx, ny, 0.1);
     }
     if (IS("bridge") || IS("cradle")) {
-        long n = parse_count(arg);
-        if (n < 1 || n > 1000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N", spec, (int)nlen, spec);
-        return IS("bridge") ? ctn_scene_bridge(w, (int)n) : ctn_scene_cradle(w, (int)n);
+        COUNT(1000000);
+        return IS("bridge") ? ctn_scene_bridge(w, n) : ctn_scene_cradle(w, n);
     }
     /* Contact scenes (host/scenes_contact.c) */
     if (IS("capsule_chain") || IS("pile") || IS("bridge_limits") || IS("contact_cradle")) {
-        long n = parse_count(arg);
-        if (n < 1 || n > 10000000) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected %.*s:N", spec, (int)nlen, spec);
-        if (IS("capsule_chain")) return ctn_scene_capsule_chain(w, (int)n);
-        if (IS("pile")) return ctn_scene_pile(w, (int)n);
-        if (IS("bridge_limits")) return ctn_scene_bridge_limits(w, (int)n);
-        return ctn_scene_contact_cradle(w, (int)n);
+        COUNT(10000000);
+        if (IS("capsule_chain")) return ctn_scene_capsule_chain(w, n);
+        if (IS("pile")) return ctn_scene_pile(w, n);
+        if (IS("bridge_limits")) return ctn_scene_bridge_limits(w, n);
+        return ctn_scene_contact_cradle(w, n);
     }
     if (IS("wheel")) {
         if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': wheel takes no argument", spec);
         return ctn_scene_wheel(w);
     }
     if (IS("tree")) {
-        long n = parse_count(arg);
-        if (n < 1 || n > CTN_MAX_BODIES - w->body_count)
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': expected tree:N with N in [1, %d]", spec, CTN_MAX_BODIES - w->body_count);
-        return scene_tree(w, (int)n);
+        COUNT(CTN_MAX_BODIES - w->body_count);
+        return scene_tree(w, n);
     }
     if (IS("double_pendulum")) {
         if (colon) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "scene '%s': double_pendulum takes no argument", spec);
         return ctn_scene_double_pendulum(w);
     }
 #undef IS
+#undef COUNT
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                      "scene '%s': unknown generator (chain:N, heavy_chain:N, rope:N, grid:NXxNY, bridge:N, cradle:N, double_pendulum, "
                      "capsule_chain:N, pile:N, bridge_limits:N, wheel, contact_cradle:N, tree:N)", spec);
@@ -317,43 +306,31 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
 /* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
  * consecutive (catena.h). */
 ctn_status ctn_scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_chain(w, d, first));
 }
 
 ctn_status ctn_scene_grid(ctn_world *w, int nx, int ny, double spacing) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_grid(w, nx, ny, spacing));
 }
 
 ctn_status ctn_scene_bridge(ctn_world *w, int planks) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_bridge(w, planks));
 }
 
 ctn_status ctn_scene_cradle(ctn_world *w, int balls) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_cradle(w, balls));
 }
 
 ctn_status ctn_scene_double_pendulum(ctn_world *w) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_double_pendulum(w));
 }
 
 ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_from_spec(w, spec));
 }

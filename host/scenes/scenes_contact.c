@@ -2,24 +2,13 @@
  * bridge with limits, a motorised wheel, and Newton's cradle with contacts. Built through the public API
  * only, like host/scenes.c. */
 #include "collide/collide.h"
+#include "scenes/scenes_internal.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 static const double PI = 3.14159265358979323846;
-
-/* Shortest-arc rotation taking the x axis to unit vector u. */
-static void quat_x_to(const double u[3], double q[4]) {
-    double c = u[0];
-    if (c < -0.999999) {
-        q[0] = 0.0, q[1] = 0.0, q[2] = 1.0, q[3] = 0.0;
-        return;
-    }
-    double w = 1.0 + c, x = 0.0, y = -u[2], z = u[1];
-    double n = sqrt(w * w + x * x + y * y + z * z);
-    q[0] = w / n, q[1] = x / n, q[2] = y / n, q[3] = z / n;
-}
 
 static ctn_status add_floor(ctn_world *w, double friction) {
     const double up[3] = {0.0, 1.0, 0.0};
@@ -54,7 +43,7 @@ static ctn_status scene_capsule_chain(ctn_world *w, int links) {
         double d[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
         double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         for (int k = 0; k < 3; ++k) d[k] /= len, bd.position[k] = 0.5 * (p[0][k] + p[1][k]);
-        quat_x_to(d, bd.orientation);
+        ctn__quat_x_to(d, bd.orientation);
         sh.half_length = 0.5 * len;
         ctn_inertia_capsule(mass, radius, sh.half_length, 0, bd.inertia);
         ctn_body_id id;
@@ -229,36 +218,26 @@ static ctn_status scene_contact_cradle(ctn_world *w, int balls) {
 /* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
  * consecutive (catena.h). */
 ctn_status ctn_scene_capsule_chain(ctn_world *w, int links) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_capsule_chain(w, links));
 }
 
 ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_pile(w, spheres));
 }
 
 ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_bridge_limits(w, planks));
 }
 
 ctn_status ctn_scene_wheel(ctn_world *w) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_wheel(w));
 }
 
 ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
-    w->append_slots++;
+    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
     return ctn__append_end(w, scene_contact_cradle(w, balls));
 }
