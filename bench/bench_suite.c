@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench_env.h"
 #include "catena/catena.h"
+#include "io/json_write.h"
 
 #include "svgplot.h"
 
@@ -128,15 +129,6 @@ static void cpu_model(char *buf, size_t n) {
     fclose(f);
 }
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 static double jnum(double v) { return isfinite(v) ? v : -1.0; }
 
@@ -575,17 +567,17 @@ int main(int argc, char **argv) {
         return 1;
     }
     fprintf(f, "{\n  \"suite\": \"catena bench_suite\",\n  \"mode\": \"%s\",\n  \"date\": \"%s\",\n  \"host\": ", m->name, date);
-    json_str(f, host);
+    ctn__json_write_string(f, host);
     fprintf(f, ",\n  \"command\": ");
-    json_str(f, command);
+    ctn__json_write_string(f, command);
     fprintf(f, ",\n  \"commit\": ");
-    json_str(f, commit);
+    ctn__json_write_string(f, commit);
     fprintf(f, ",\n  \"cpu\": ");
-    json_str(f, cpu);
+    ctn__json_write_string(f, cpu);
     fprintf(f, ",\n  \"logical_cpus\": %ld,\n  \"load_average_start\": \"%s\",\n  \"load_average_end\": \"%s\",\n  \"devices\": {\"cpu\": ", ncpu, load0, load1);
-    json_str(f, dev_cpu);
+    ctn__json_write_string(f, dev_cpu);
     fprintf(f, ", \"opencl\": ");
-    json_str(f, dev_ocl);
+    ctn__json_write_string(f, dev_ocl);
     fprintf(f, "},\n  \"opencl_copy_bandwidth_gbps\": %.4f,\n  \"gs_bytes_per_joint\": %.0f,\n", gbps, GS_BYTES_PER_JOINT);
     fprintf(f, "  \"timing\": \"wall time (CLOCK_MONOTONIC) of ctn_world_step incl. device sync, median of measured steps after warm-up\",\n");
     fprintf(f, "  \"scaling\": {\n    \"iterations\": 4, \"substeps\": 4, \"time_step\": %.9g, \"warmup\": %d, \"max_steps\": %d, \"case_seconds\": %g,\n"
@@ -593,7 +585,7 @@ int main(int argc, char **argv) {
             1.0 / 60.0, m->warmup, m->max_steps, case_s);
     for (int wk = 0; wk < NWORK; ++wk) {
         fprintf(f, "%s\"%s\": ", wk ? ", " : "", workload_names[wk]);
-        json_str(f, workload_text[wk]);
+        ctn__json_write_string(f, workload_text[wk]);
     }
     fprintf(f, "},\n    \"results\": [\n");
     for (int i = 0; i < nsr; ++i) {
@@ -606,7 +598,7 @@ int main(int argc, char **argv) {
                 workload_names[r->work], r->spec, r->backend, r->solver, r->bodies, r->joints, r->rows, r->colours, r->contacts, r->steps,
                 r->ok ? "true" : "false", r->ms, r->ms_min, r->prepare, r->solve, r->integrate, r->transfer, r->collide, r->rups, jnum(r->gap),
                 r->sweep_ms, r->floor_ms);
-        json_str(f, r->note);
+        ctn__json_write_string(f, r->note);
         fprintf(f, "}%s\n", i + 1 < nsr ? "," : "");
     }
     fprintf(f, "    ]\n  },\n  \"accuracy\": {\n    \"scene\": \"hanging chain (ctn_scene_chain, direction -y, at rest)\", \"links\": %d, "
@@ -619,7 +611,7 @@ int main(int argc, char **argv) {
                 "\"row_updates_per_s\": %.6g, \"gap_last\": %.6g, \"gap_worst\": %.6g, \"stretch\": %.6g, \"note\": ",
                 r->solver, r->iterations, r->substeps, r->steps, r->ok ? "true" : "false", r->ms, r->rups, jnum(r->gap_last), jnum(r->gap_worst),
                 jnum(r->stretch));
-        json_str(f, r->note);
+        ctn__json_write_string(f, r->note);
         fprintf(f, "}%s\n", i + 1 < nar ? "," : "");
     }
     fprintf(f, "    ]\n  }");

@@ -19,6 +19,7 @@
  * DIR/<YYYY-MM-DD>-<host>-peers.md and .json.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "io/json_write.h"
 #include "peer.h"
 
 #include <math.h>
@@ -200,19 +201,12 @@ static int parse_case(const char *s, bench_case *bc) {
     if (bc->iterations < 1 || bc->substeps < 1) return 0;
     char *slash = strchr(name, '/');
     if (slash) *slash = '\0';
-    snprintf(bc->engine, sizeof bc->engine, "%s", name);
-    snprintf(bc->variant, sizeof bc->variant, "%s", slash ? slash + 1 : "");
+    const char *variant = slash ? slash + 1 : "";
+    size_t ne = strlen(name), nv = strlen(variant);
+    if (ne >= sizeof bc->engine || nv >= sizeof bc->variant) return 0; /* refused, not cut short */
+    memcpy(bc->engine, name, ne + 1);
+    memcpy(bc->variant, variant, nv + 1);
     return bc->engine[0] != '\0';
-}
-
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 static void cpu_model(char *out, size_t size) {
@@ -370,14 +364,14 @@ static void write_md(FILE *f, const result *res, int nres, const int *sizes, int
 static void write_json(FILE *f, const result *res, int nres, int steps, const char *date, const char *host, const char *cpu,
                        const char *cmdline) {
     fprintf(f, "{\n  \"benchmark\": \"bench_peers\",\n  \"date\": ");
-    json_string(f, date);
+    ctn__json_write_string(f, date);
     fprintf(f, ",\n  \"host\": ");
-    json_string(f, host);
+    ctn__json_write_string(f, host);
     fprintf(f, ",\n  \"cpu\": ");
-    json_string(f, cpu);
+    ctn__json_write_string(f, cpu);
     fprintf(f, ",\n  \"logical_cpus\": %ld,\n  \"load_average_1min\": %.2f,\n  \"command\": ", sysconf(_SC_NPROCESSORS_ONLN),
             load_average());
-    json_string(f, cmdline);
+    ctn__json_write_string(f, cmdline);
     fprintf(f, ",\n  \"workload\": {\"scene\": \"hanging chain, rigid links, ball joints, link 0 pinned at the origin, at rest\", "
                "\"link_length\": 0.1, \"link_mass\": 0.1, \"link_half_extents\": [0.005, 0.05, 0.005], \"gravity\": 9.81, "
                "\"time_step\": %.9g, \"steps\": %d, \"warmup_steps\": %d},\n",
@@ -389,18 +383,18 @@ static void write_json(FILE *f, const result *res, int nres, int steps, const ch
     for (int i = 0; i < nres; ++i) {
         const result *r = &res[i];
         fprintf(f, "    {\"links\": %d, \"engine\": ", r->links);
-        json_string(f, r->c.engine);
+        ctn__json_write_string(f, r->c.engine);
         fprintf(f, ", \"variant\": ");
-        json_string(f, r->c.variant);
+        ctn__json_write_string(f, r->c.variant);
         fprintf(f, ", \"iterations\": %d, \"substeps\": %d, \"threads\": %d, \"reduced_coordinates\": %s, \"completed\": %s, ", r->c.iterations,
                 r->c.substeps, r->c.threads, reduced_coordinates(r) ? "true" : "false", r->ok ? "true" : "false");
         fprintf(f, "\"steps\": %d, \"ms_per_step\": %.6g, \"ms_min\": %.6g, \"row_updates_per_s\": %.6g, \"gap_last\": %.6g, \"gap_worst\": %.6g, \"stretch\": %.6g, "
                    "\"build_s\": %.4g, \"settings\": ",
                 r->steps_run, r->ms_median, r->ms_min, row_updates_per_s(r), isfinite(r->gap_last) ? r->gap_last : -1.0,
                 isfinite(r->gap_worst) ? r->gap_worst : -1.0, isfinite(r->stretch) ? r->stretch : -1.0, r->build_s);
-        json_string(f, r->note);
+        ctn__json_write_string(f, r->note);
         fprintf(f, ", \"error\": ");
-        json_string(f, r->error);
+        ctn__json_write_string(f, r->error);
         fprintf(f, "}%s\n", i + 1 < nres ? "," : "");
     }
     fprintf(f, "  ]\n}\n");

@@ -3,24 +3,10 @@
  * report printed at the end. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "io/json_write.h"
 
 #include <math.h>
 #include <string.h>
-
-static void jstr(FILE *f, const char *s) {
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static void jnum(FILE *f, double v) {
     if (isfinite(v)) fprintf(f, "%.17g", v);
@@ -34,15 +20,15 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     const ctn_world_desc *d = &s->desc;
     double n = s->steps_run ? (double)s->steps_run : 1.0;
     fprintf(f, "{\n  \"catena_version\": \"%d.%d.%d\",\n  \"status\": ", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
-    jstr(f, s->status);
+    ctn__json_write_string(f, s->status);
     fprintf(f, ",\n  \"exit_code\": %d,\n  \"error\": ", s->exit_code);
-    jstr(f, s->error && s->error[0] ? s->error : NULL);
+    ctn__json_write_string(f, s->error && s->error[0] ? s->error : NULL);
     fputs(",\n  \"scene\": ", f);
-    jstr(f, s->scene);
+    ctn__json_write_string(f, s->scene);
     fputs(",\n  \"settings\": {\n    \"solver\": ", f);
-    jstr(f, ctn_solver_name(d->solver));
+    ctn__json_write_string(f, ctn_solver_name(d->solver));
     fputs(",\n    \"solver_used\": ", f); /* what auto chose for the last step */
-    jstr(f, ctn_solver_name(s->steps_run ? s->last.solver : d->solver));
+    ctn__json_write_string(f, ctn_solver_name(s->steps_run ? s->last.solver : d->solver));
     fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
     jnum(f, d->time_step);
     fputs(",\n    \"gravity\": [", f);
@@ -51,7 +37,7 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
         jnum(f, d->gravity[k]);
     }
     fputs("],\n    \"stabilization\": ", f);
-    jstr(f, ctn_stabilization_name(d->stabilization));
+    ctn__json_write_string(f, ctn_stabilization_name(d->stabilization));
     fputs(",\n    \"compliance\": ", f);
     jnum(f, d->compliance);
     fputs(",\n    \"damping_time\": ", f);
@@ -63,11 +49,11 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fprintf(f, ",\n    \"max_colours\": %d,\n    \"threads\": %d,\n    \"max_speed\": ", d->max_colours, d->threads);
     jnum(f, d->max_speed);
     fputs(",\n    \"backend\": ", f);
-    jstr(f, ctn_backend_name(d->backend));
+    ctn__json_write_string(f, ctn_backend_name(d->backend));
     fputs("\n  },\n  \"backend\": ", f);
-    jstr(f, s->backend);
+    ctn__json_write_string(f, s->backend);
     fputs(",\n  \"device\": ", f);
-    jstr(f, s->device);
+    ctn__json_write_string(f, s->device);
     fprintf(f, ",\n  \"bodies\": %d,\n  \"joints\": %d,\n  \"rows\": %d,\n", s->bodies, s->joints, s->last.rows);
     fprintf(f, "  \"start_step\": %llu,\n  \"end_step\": %llu,\n  \"steps_run\": %llu,\n", (unsigned long long)s->start_step,
             (unsigned long long)s->end_step, (unsigned long long)s->steps_run);
@@ -100,7 +86,7 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fprintf(f, ",\n    \"worst_max_gap_step\": %llu,\n    \"shortest_link\": ", (unsigned long long)s->worst_gap_step);
     jnum(f, s->link_length);
     fputs("\n  },\n  \"checkpoint\": ", f);
-    jstr(f, s->checkpoint);
+    ctn__json_write_string(f, s->checkpoint);
     fprintf(f, ",\n  \"checkpoints_written\": %d\n}\n", s->checkpoints_written);
     return ctn__atomic_commit(&out, err, err_size);
 }
@@ -116,9 +102,9 @@ void ctn_summary_of_failure(const ctn_cli_opts *o, int code) {
     FILE *f = out.f;
     fprintf(f, "{\n  \"catena_version\": \"%d.%d.%d\",\n  \"status\": \"failed\",\n  \"exit_code\": %d,\n  \"error\": ", CATENA_VERSION_MAJOR,
             CATENA_VERSION_MINOR, CATENA_VERSION_PATCH, code);
-    jstr(f, ctn_cli_last_error());
+    ctn__json_write_string(f, ctn_cli_last_error());
     fputs(",\n  \"scene\": ", f);
-    jstr(f, o->scene);
+    ctn__json_write_string(f, o->scene);
     fputs(",\n  \"steps_run\": 0\n}\n", f);
     if (!ctn__atomic_commit(&out, err, sizeof err)) fprintf(stderr, "catena: --json: %s\n", err);
 }

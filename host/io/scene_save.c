@@ -6,6 +6,7 @@
  * written to PATH.tmp.PID and renamed over PATH when complete. */
 #define _POSIX_C_SOURCE 200809L
 #include "collide/collide.h"
+#include "io/json_write.h"
 #include "io/scene_internal.h"
 
 #include <errno.h>
@@ -22,17 +23,6 @@ static void put_quat(FILE *f, const char *key, ctn_quat q) { fprintf(f, ", \"%s\
 
 static int is_zero(ctn_v3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void put_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static void write_world(FILE *f, const ctn_world *w) {
     const ctn_world_desc *d = &w->desc;
@@ -68,7 +58,7 @@ static void write_name(FILE *f, ctn_world *w, int id) {
     if (ctn_body_get_name(w, handle, &name) != CTN_OK || !name || !name[0] || !strcmp(name, "world")) return;
     if (ctn_body_find(w, name, &first) != CTN_OK || first != handle) return;
     fputs(", \"name\": ", f);
-    put_string(f, name);
+    ctn__json_write_string(f, name);
 }
 
 static void write_bodies(FILE *f, ctn_world *w, int *index) {
