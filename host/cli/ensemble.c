@@ -17,15 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t ctn_fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static char *dup_str(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -477,7 +468,7 @@ int ctn_ensemble_resolve(const ctn_ensemble *e, long long index, ctn_ensemble_ru
     r->point = index / e->replicas;
     r->replica = (int)(index % e->replicas);
     /* the replica's stream: the same for every grid point, so points are compared under the same loads */
-    r->seed = ctn_fnv1a(ctn_fnv1a(CTN_FNV_OFFSET, &e->seed, sizeof e->seed), &r->replica, sizeof r->replica);
+    r->seed = ctn__fnv1a(ctn__fnv1a(CTN_ENSEMBLE_HASH_START, &e->seed, sizeof e->seed), &r->replica, sizeof r->replica);
     r->steps = e->steps;
     cJSON *doc = e->doc_text ? cJSON_Parse(e->doc_text) : NULL;
     cJSON *world = cJSON_Parse(e->world_text);
@@ -524,13 +515,13 @@ int ctn_ensemble_resolve(const ctn_ensemble *e, long long index, ctn_ensemble_ru
         return 0;
     }
     /* the signature covers everything that changes the run's result */
-    uint64_t h = CTN_FNV_OFFSET;
+    uint64_t h = CTN_ENSEMBLE_HASH_START;
     const char *parts[3] = {r->spec ? r->spec : "", r->doc_text ? r->doc_text : "", r->world_text};
-    for (int k = 0; k < 3; ++k) h = ctn_fnv1a(h, parts[k], strlen(parts[k]) + 1);
+    for (int k = 0; k < 3; ++k) h = ctn__fnv1a(h, parts[k], strlen(parts[k]) + 1);
     double f[4] = {e->perturb_velocity, e->perturb_position, e->perturb_force, e->max_gap};
-    h = ctn_fnv1a(h, f, sizeof f);
-    h = ctn_fnv1a(h, &r->steps, sizeof r->steps);
-    h = ctn_fnv1a(h, &r->seed, sizeof r->seed);
+    h = ctn__fnv1a(h, f, sizeof f);
+    h = ctn__fnv1a(h, &r->steps, sizeof r->steps);
+    h = ctn__fnv1a(h, &r->seed, sizeof r->seed);
     r->signature = h;
     return 1;
 }

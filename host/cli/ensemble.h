@@ -5,6 +5,7 @@
 #define CTN_CLI_ENSEMBLE_H
 
 #include "catena/catena.h"
+#include "core/hash.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -65,8 +66,10 @@ typedef struct ctn_ensemble_run {
 int ctn_ensemble_resolve(const ctn_ensemble *e, long long index, ctn_ensemble_run *out, char *err, size_t err_size);
 void ctn_ensemble_run_free(ctn_ensemble_run *r);
 
-/* FNV-1a, 64 bit, continued from h (start with CTN_FNV_OFFSET). */
-#define CTN_FNV_OFFSET 1469598103934665603ULL
-uint64_t ctn_fnv1a(uint64_t h, const void *data, size_t n);
+/* Run seeds, run signatures and state hashes of sweeps and ensembles: FNV-1a 64 (ctn__fnv1a,
+ * host/core/hash.h) started from CTN_ENSEMBLE_HASH_START. That start is not FNV's offset basis
+ * (CTN_FNV_OFFSET: it is one digit short) but it stays: the seeds of existing ensembles and the signatures
+ * a resumed sweep compares its run records with are made from it. */
+#define CTN_ENSEMBLE_HASH_START 1469598103934665603ULL
 
 #endif

@@ -77,15 +77,15 @@ static double replica_gap(const double *gaps, const replica *r) {
 
 /* FNV-1a of the replica's final positions and velocities: equal hashes mean bitwise-equal states. */
 static uint64_t replica_hash(ctn_world *w, const replica *r) {
-    uint64_t h = CTN_FNV_OFFSET;
+    uint64_t h = CTN_ENSEMBLE_HASH_START;
     for (int slot = r->body_lo; slot < r->body_hi; ++slot) {
         ctn_body_id b;
         ctn_body_state s;
         if (ctn_world_body_at(w, slot, &b) != CTN_OK || ctn_body_get_state(w, b, &s) != CTN_OK) continue;
-        h = ctn_fnv1a(h, s.position, sizeof s.position);
-        h = ctn_fnv1a(h, s.orientation, sizeof s.orientation);
-        h = ctn_fnv1a(h, s.velocity, sizeof s.velocity);
-        h = ctn_fnv1a(h, s.angular_velocity, sizeof s.angular_velocity);
+        h = ctn__fnv1a(h, s.position, sizeof s.position);
+        h = ctn__fnv1a(h, s.orientation, sizeof s.orientation);
+        h = ctn__fnv1a(h, s.velocity, sizeof s.velocity);
+        h = ctn__fnv1a(h, s.angular_velocity, sizeof s.angular_velocity);
     }
     return h;
 }

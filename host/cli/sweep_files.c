@@ -68,7 +68,7 @@ int ctn_sweep_write_json(const char *path, const cJSON *j, char *err, size_t err
 int ctn_sweep_resolve(const ctn_ensemble *e, const sweep_opts *o, int batch, long long index, ctn_ensemble_run *run, char *err, size_t n) {
     if (!ctn_ensemble_resolve(e, index, run, err, n)) return 0;
     int extra[2] = {batch, o->backend_set ? (int)o->backend + 1 : 0};
-    run->signature = ctn_fnv1a(run->signature, extra, sizeof extra);
+    run->signature = ctn__fnv1a(run->signature, extra, sizeof extra);
     return 1;
 }
 

@@ -61,7 +61,7 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     ctn_atomic_file out; /* PATH.tmp.PID, synced and renamed onto PATH when complete (host/io/atomic_file.c) */
     char msg[512];
     if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_IO, "%s", msg);
-    ck_writer wr = {out.f, FNV_INIT, 0, 0};
+    ck_writer wr = {out.f, CTN_FNV_OFFSET, 0, 0};
     unsigned char h[CK_HEADER];
     header(h, 0, 0);
     if (fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER) wr.failed = 1;
@@ -187,7 +187,7 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         ERR("%s: read error", path);
         return CTN_ERR_IO;
     }
-    if (fnv1a(FNV_INIT, buf, (size_t)plen) != hash) {
+    if (ctn__fnv1a(CTN_FNV_OFFSET, buf, (size_t)plen) != hash) {
         ctn__free(buf);
         ERR("%s: corrupted checkpoint (checksum mismatch)", path);
         return CTN_ERR_INVALID_ARGUMENT;

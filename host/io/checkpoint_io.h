@@ -4,21 +4,12 @@
 #ifndef CTN_HOST_CHECKPOINT_IO_H
 #define CTN_HOST_CHECKPOINT_IO_H
 
+#include "core/hash.h"
 #include "core/world.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-#define FNV_INIT 14695981039346656037ull
 
 typedef struct ck_writer {
     FILE *f;
@@ -29,7 +20,7 @@ typedef struct ck_writer {
 static inline void ck_put(ck_writer *w, const void *data, size_t n) {
     if (w->failed || n == 0) return;
     if (fwrite(data, 1, n, w->f) != n) w->failed = 1;
-    w->hash = fnv1a(w->hash, data, n);
+    w->hash = ctn__fnv1a(w->hash, data, n);
     w->bytes += n;
 }
 static inline void ck_put_str(ck_writer *w, const char *s) {

@@ -18,15 +18,6 @@
 #define CACHE_VERSION 1u
 #define CACHE_HEADER 32
 
-uint64_t ctn__fnv1a(uint64_t h, const void *data, size_t size) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < size; ++i) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 int ctn__cache_dir(char *out, size_t size) {
     const char *d = ctn_get_cache_dir(); /* set by the application (ctn_set_cache_dir): never the environment */
     if (!d[0]) return 0;

@@ -3,6 +3,7 @@
 #define CTN_HOST_OPENCL_INTERNAL_H
 
 #include "opencl/opencl.h"
+#include "core/hash.h"
 #include "solve/pipeline.h"
 
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -60,9 +61,7 @@ ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id p
 
 /* ---- binary cache (host/opencl_cache.c) -------------------------------------------------------- */
 
-/* FNV-1a 64 over bytes, continuing from h (start with CTN_FNV_OFFSET). */
-#define CTN_FNV_OFFSET 14695981039346656037ULL
-uint64_t ctn__fnv1a(uint64_t h, const void *data, size_t size);
+/* Keys and checksums: ctn__fnv1a (host/core/hash.h). */
 
 /* Cache directory: the one set by ctn_set_cache_dir. 0 if none. */
 int ctn__cache_dir(char *out, size_t size);
