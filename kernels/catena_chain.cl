@@ -37,13 +37,24 @@ CTN_FN void ctn_ch_side_rows(const ctn_block *blk, int n, int side, int rotates,
     ctn_dd_minv_rows(J, n, vel[body].inv_mass, inertia[body].inv_inertia, rotates, MJ);
 }
 
-/* K_p, C_{p-1} through the body p shares with its predecessor, and r_p (assemble_position, rhs_position). */
+/* K_p, C_{p-1} through the body p shares with its predecessor, and r_p (assemble_position, rhs_position);
+ * with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor). */
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                   __global double *K, __global double *C, __global double *y, __global const int *active) {
+                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only) {
     int p = (int)get_global_id(0);
     if (p >= m || !active[0]) return;
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
+    if (rhs_only) {
+        ctn_block blk = blocks[slot];
+        ctn_joint_def d = defs[slot];
+        __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
+        if (ctn_dd_block_bounded(&blk))
+            for (int r = 0; r < n; ++r) yp[r] = 0.0;
+        else
+            ctn_dd_row_residual(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+        return;
+    }
     __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
     for (int e = 0; e < n * n; ++e) Kp[e] = 0.0;
     if (p > 0)
@@ -109,20 +120,21 @@ CTN_FN __global const double *ctn_ch_coupling(__global const int *pos, __global 
     return C + CTN_CH(pos, p - 1, CTN_CH_C);
 }
 
-/* factor_segment, then forward_segment, of segment k (record g). */
+/* factor_segment, then forward_segment, of segment k (record g); with rhs_only the forward substitution
+ * alone, through the factor and spikes this substep's first solve left (record g keeps its pivot updates). */
 CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __global const int *sep, __global double *K,
-                                  __global const double *C, __global double *F, __global double *y, __global double *g) {
+                                  __global const double *C, __global double *F, __global double *y, __global double *g, int rhs_only) {
     ctn_ch_walk s = ctn_ch_segment(k, P, sep);
-    for (int e = 0; e < CTN_CS_DOUBLES; ++e) g[e] = 0.0;
+    for (int e = rhs_only ? CTN_CS_Y_TOP : 0; e < CTN_CS_DOUBLES; ++e) g[e] = 0.0;
     int na = s.a >= 0 ? CTN_CH(pos, s.a, CTN_CH_N) : 0, ld = 0, tr = 0;
-    if (na) { /* F_first = A_{first,a} = C_a^T */
+    if (na && !rhs_only) { /* F_first = A_{first,a} = C_a^T */
         int n = CTN_CH(pos, s.first, CTN_CH_N);
         __global const double *Ca = C + CTN_CH(pos, s.a, CTN_CH_C);
         __global double *Ff = F + 6 * CTN_CH(pos, s.first, CTN_CH_V);
         for (int r = 0; r < n; ++r)
             for (int col = 0; col < na; ++col) Ff[r * na + col] = Ca[col * n + r];
     }
-    for (int p = s.first;; p += s.dir) {
+    for (int p = s.first; !rhs_only; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, nq = ctn_ch_next_rows(pos, s, p);
         __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
         __global double *Pq = inside ? K + CTN_CH(pos, q, CTN_CH_K) : g + s.d_end;
@@ -143,25 +155,26 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
 }
 
 __kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global const double *C,
-                                 __global double *F, __global double *y, __global double *seg, __global const int *active) {
+                                 __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only) {
     int k = (int)get_global_id(0);
     if (k >= P || !active[0]) return;
-    ctn_ch_factor_forward(k, P, pos, sep, K, C, F, y, seg + CTN_CS_DOUBLES * k);
+    ctn_ch_factor_forward(k, P, pos, sep, K, C, F, y, seg + CTN_CS_DOUBLES * k, rhs_only);
 }
 
 /* The separators' block-tridiagonal system (couplings A_{j+1,j} = G of segment j), factored and solved
- * by one work-item (factor_separators, solve_separators). */
+ * by one work-item (factor_separators, solve_separators); with rhs_only solved through the factor of this
+ * substep's first solve. */
 __kernel void ctn_k_chain_separators(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *y,
-                                     __global const double *seg, __global const int *active) {
+                                     __global const double *seg, __global const int *active, int rhs_only) {
     if (get_global_id(0) != 0 || !active[0]) return;
     for (int j = 1; j < P; ++j) {
         int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N);
         __global double *S = K + CTN_CH(pos, p, CTN_CH_K);
         __global const double *lo = seg + CTN_CS_DOUBLES * (j - 1), *hi = seg + CTN_CS_DOUBLES * j;
-        for (int e = 0; e < n * n; ++e) S[e] += lo[CTN_CS_D_BOT + e] + hi[CTN_CS_D_TOP + e];
+        for (int e = 0; e < n * n && !rhs_only; ++e) S[e] += lo[CTN_CS_D_BOT + e] + hi[CTN_CS_D_TOP + e];
         for (int r = 0; r < n; ++r) y[CTN_CH(pos, p, CTN_CH_V) + r] += lo[CTN_CS_Y_BOT + r] + hi[CTN_CS_Y_TOP + r];
     }
-    for (int j = 1; j < P; ++j) {
+    for (int j = 1; j < P && !rhs_only; ++j) {
         int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N), nq = j + 1 < P ? CTN_CH(pos, sep[j + 1], CTN_CH_N) : 0;
         ctn_dd_chain_factor_node(K + CTN_CH(pos, p, CTN_CH_K), n, seg + CTN_CS_DOUBLES * j + CTN_CS_G, n, 1, nq,
                                  nq ? K + CTN_CH(pos, sep[j + 1], CTN_CH_K) : 0, 0, 0, 0, 0);

@@ -45,28 +45,36 @@ CTN_FN void ctn_tree_residual(const ctn_block *b, int slot, ctn_joint_def d, __g
 
 /* Factor and forward substitution of node i:
  *     D_i = H_ii - sum_c H_ic D_c^-1 H_ci,   u_i = D_i^-1 (b_i - sum_c H_ic u_c)
- * over its children c (already done), stored as D_i^-1 in mat and u_i in u. */
+ * over its children c (already done), stored as D_i^-1 in mat and u_i in u. With rhs_only the forward
+ * substitution alone, through the D_i^-1 of this substep's first solve (the hybrid's re-solves: the pivots
+ * depend on the rows and masses only, so they are the same bits). */
 CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const int *child, __global const int *att,
                                  __global const int *slot_info, __global const ctn_joint_def *defs,
                                  __global const ctn_block *blocks, __global const ctn_vel *vel,
                                  __global const ctn_inertia *inertia, __global const float *lambda, __global double *mat,
-                                 __global double *u) {
+                                 __global double *u, int rhs_only) {
     __global const int *nd = node + CTN_TN_INTS * i;
     int N = nd[CTN_TN_SIZE], d = nd[CTN_TN_DOF], r, c, k, e;
     /* D_i is assembled, factored and inverted in place in its own block of mat (private memory: O(N)) */
     __global double *D = mat + nd[CTN_TN_MAT];
     double b[CTN_DD_MAX_NODE], J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
     ctn_block blk;
-    for (r = 0; r < N * N; ++r) D[r] = 0.0;
+    for (r = 0; r < N * N && !rhs_only; ++r) D[r] = 0.0;
     for (r = 0; r < N; ++r) b[r] = 0.0;
     if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
         if (ctn_dd_block_bounded(&blk)) { /* cut this substep (the outer Gauss-Seidel's): -1 pivot, r = 0 */
-            for (r = 0; r < N; ++r) D[r * N + r] = -1.0;
+            for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = -1.0;
         } else {
-            for (r = 0; r < N; ++r) D[r * N + r] = ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+            for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
             ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b);
+        }
+    } else if (rhs_only) { /* the attached rows' residuals */
+        for (e = nd[CTN_TN_ATT]; e < nd[CTN_TN_ATT] + nd[CTN_TN_NATT]; ++e) {
+            int slot = att[e];
+            blk = blocks[slot];
+            if (!ctn_dd_block_bounded(&blk)) ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b + slot_info[CTN_TS_INTS * slot + CTN_TS_ROW]);
         }
     } else {
         int body = nd[CTN_TN_ID];
@@ -110,13 +118,13 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         if (cd[CTN_TN_KIND] == 0) {
             /* body child: rows of pslot in i (at prow) get -J_sc [D_c^-1]_bb J_sc^T and -J_sc u_c */
             int p0 = cd[CTN_TN_PROW];
-            for (r = 0; r < n; ++r)
+            for (r = 0; r < n && !rhs_only; ++r)
                 for (c = 0; c < dc; ++c) {
                     double acc = 0.0;
                     for (k = 0; k < dc; ++k) acc += J[r][k] * Dc[k * Nc + c];
                     T[r][c] = acc;
                 }
-            for (r = 0; r < n; ++r)
+            for (r = 0; r < n && !rhs_only; ++r)
                 for (c = 0; c <= r; ++c) {
                     double acc = 0.0;
                     for (k = 0; k < dc; ++k) acc += T[r][k] * J[c][k];
@@ -127,13 +135,13 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
                 for (k = 0; k < dc; ++k) b[p0 + r] -= J[r][k] * uc[k];
         } else {
             /* joint child: the DOF block of body i gets -J_si^T D_s^-1 J_si and -J_si^T u_s */
-            for (r = 0; r < Nc; ++r)
+            for (r = 0; r < Nc && !rhs_only; ++r)
                 for (c = 0; c < d; ++c) {
                     double acc = 0.0;
                     for (k = 0; k < Nc; ++k) acc += Dc[r * Nc + k] * J[k][c];
                     T[r][c] = acc;
                 }
-            for (r = 0; r < d; ++r)
+            for (r = 0; r < d && !rhs_only; ++r)
                 for (c = 0; c <= r; ++c) {
                     double acc = 0.0;
                     for (k = 0; k < Nc; ++k) acc += J[k][r] * T[k][c];
@@ -144,7 +152,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
                 for (k = 0; k < d; ++k) b[k] -= J[r][k] * uc[r];
         }
     }
-    ctn_dd_node_inverse_g(D, N, d);
+    if (!rhs_only) ctn_dd_node_inverse_g(D, N, d);
     __global double *uo = u + nd[CTN_TN_VEC];
     for (r = 0; r < N; ++r) {
         double acc = 0.0;
@@ -232,15 +240,15 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
                                 __global const int *child, __global const int *att, __global const int *slot_info,
                                 __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                 __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                __global double *mat, __global double *u, __global const int *active) {
+                                __global double *mat, __global double *u, __global const int *active, int rhs_only) {
     int g = (int)get_global_id(0);
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = begin; k < end; ++k)
-                ctn_tree_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u);
+                ctn_tree_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only);
     } else if (begin + g < end) {
-        ctn_tree_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u);
+        ctn_tree_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only);
     }
 }
 

@@ -18,12 +18,15 @@
  *       gap of the joints without limits; contacts are not in the joint list), limits hold (hinge angles within the limits + LIMIT_TOL), and the
  *       floor is penetrated no deeper than under Gauss-Seidel (chain_floor, spheres of radius R_LINK);
  *   (c) `auto` picks direct on OpenCL for bridge120/40 and chain_floor (as on the CPU);
- *   (d) exactly one blocking read per step under the hybrid, and the launches per step are reported.
+ *   (d) exactly one blocking read per step under the hybrid, and the launches per step are reported;
+ *   (e) the chain path's separators under the hybrid (its re-solves run through the substep's factor):
+ *       bridge120/40 in segments of 16 positions on OpenCL and the CPU's chain split the same way.
  * Skips without an OpenCL device or without cl_khr_fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
 #include "opencl_lsan.h"
+#include "solve/direct_internal.h" /* ctn__direct_set_chain_segments */
 
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +60,8 @@ static int have_opencl(void) {
 }
 
 typedef void (*builder)(ctn_world *w);
+
+static int segment; /* (e): positions per segment of the chain path on both backends (0: their defaults) */
 
 static void bridge_limits(ctn_world *w) { CHECK(ctn_scene_from_spec(w, "bridge_limits:12") == CTN_OK, "%s", ctn_world_last_error(w)); }
 
@@ -101,6 +106,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int steps) 
     memset(&r, 0, sizeof r);
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
+    if (segment > 0) d.debug.tree_segment = segment;
     ctn_world *w = NULL;
     char err[2048];
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
@@ -108,6 +114,10 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int steps) 
         return r;
     }
     b(w);
+    if (segment > 0 && backend == CTN_BACKEND_CPU) { /* the device's segment count (opencl_direct.c place_separators) */
+        int m = ctn_world_joint_count(w), P = (m + segment - 1) / segment;
+        ctn__direct_set_chain_segments(w, P > (m + 1) / 2 ? (m + 1) / 2 : P);
+    }
     ctn_world_get_desc(w, &d); /* a scene file may set its own solver settings: the solver is the test's */
     d.solver = solver;
     CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "set_desc: %s", ctn_world_last_error(w));
@@ -213,5 +223,8 @@ int main(void) {
     scene("chain:40 swinging onto a floor", chain_floor, TOL_BITWISE, 1, 1);
     scene("ragdoll_cone.json", ragdoll, TOL_RAGDOLL, 0, 0);
     scene("grid:6x6", grid, TOL_BITWISE, 1, 0);
+    segment = 16;
+    scene("(e) bridge:120, limits on every 40th hinge, segments of 16", bridge_some_limits, TOL_LIMITS, 1, 0);
+    segment = 0;
     return check_report("test_opencl_hybrid");
 }

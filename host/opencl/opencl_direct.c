@@ -30,7 +30,9 @@
  * back in parallel. Five launches per solve, whatever the length, and one for the residual:
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
  *     backward + impulses (per segment) | velocities (per body) || residual (per slot).
- * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps and the residual.
+ * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps and the residual; the
+ * re-solves run the same launches with rhs_only set: right-hand sides and substitutions through the factor,
+ * spikes and separator pivots of the substep's first solve, as the CPU reuses its factor.
  * The segment count depends on the length only, never on the device's thread count, so every thread
  * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
  * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
@@ -240,7 +242,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
+static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
     DARG(k, 0, m);
     DARG(k, 1, o->dir_pos.mem);
@@ -253,6 +255,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
     DARG(k, 8, o->dir_C.mem);
     DARG(k, 9, o->dir_y.mem);
     DARG(k, 10, active);
+    DARG(k, 11, rhs_only);
     TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
     k = DK_FACTOR;
     DARG(k, 0, P);
@@ -264,6 +267,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
     DARG(k, 6, o->dir_y.mem);
     DARG(k, 7, o->dir_seg.mem);
     DARG(k, 8, active);
+    DARG(k, 9, rhs_only);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain segments"));
     if (P > 1) {
         k = DK_SEPARATORS;
@@ -274,6 +278,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
         DARG(k, 4, o->dir_y.mem);
         DARG(k, 5, o->dir_seg.mem);
         DARG(k, 6, active);
+        DARG(k, 7, rhs_only);
         TRY(dlaunch(w, o, k, 1, "direct solver: chain separators"));
     }
     k = DK_BACK;
@@ -303,9 +308,11 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active) {
     return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities");
 }
 
-static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active) {
-    if (o->direct_tree) return ctn__ocl_tree_solve(w, o, active);
-    return o->direct_n > 0 ? solve_chain(w, o, active) : CTN_OK;
+/* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
+ * the rows and masses only), as the CPU reuses its factor. */
+static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
+    if (o->direct_tree) return ctn__ocl_tree_solve(w, o, active, rhs_only);
+    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only) : CTN_OK;
 }
 
 /* One Gauss-Seidel sweep over the rows outside the exact solve, colour by colour (see the header). */
@@ -332,10 +339,10 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count, k = DK_RESIDUAL;
     if (m == 0) return CTN_OK;
     cl_mem active = ctn__ocl_direct_active(o);
-    if (o->hyb_exact) TRY(exact_solve(w, o, active));
+    if (o->hyb_exact) TRY(exact_solve(w, o, active, 0));
     for (int it = 0; o->hyb_launches > 0 && it < w->desc.iterations; ++it) {
         TRY(hybrid_sweep(w, o, active));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     DARG(k, 0, m);

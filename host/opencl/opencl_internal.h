@@ -281,9 +281,9 @@ void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_tree.c), used by host/opencl/opencl_direct.c when the
  * joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version; hyb[slot]
  * gets the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 in the forest), the substep solve of the forest
- * (velocities and lambda; not r2), release. */
+ * (velocities and lambda; not r2; rhs_only: through the factor of the substep's first solve), release. */
 ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb);
-ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active);
+ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only);
 void ctn__ocl_tree_release(ctn_ocl *o);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */

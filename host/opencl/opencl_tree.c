@@ -243,7 +243,7 @@ static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int beg
     return tenqueue(w, o, tr, k, serial ? 1 : (size_t)(end - begin), what);
 }
 
-ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active) {
+ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
     ocl_tree *tr = o->tree;
     if (!tr || !tr->valid || tr->nodes == 0) return CTN_OK;
     int k = TK_FACTOR;
@@ -260,6 +260,7 @@ ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active) {
     TARG(k, 13, tr->mat.mem);
     TARG(k, 14, tr->u.mem);
     TARG(k, 15, active);
+    TARG(k, 16, rhs_only);
     k = TK_BACK;
     TARG(k, 3, tr->lv_nodes.mem);
     TARG(k, 4, tr->node.mem);
