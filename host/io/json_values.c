@@ -143,6 +143,19 @@ int ctn__json_bool(pctx *c, const cJSON *obj, const char *key, const char *path,
     return 1;
 }
 
+/* Optional string; *out points into obj. */
+int ctn__json_string(pctx *c, const cJSON *obj, const char *key, const char *path, const char **out) {
+    const cJSON *v = ctn__json_member(obj, key);
+    if (!v) return 0;
+    if (!cJSON_IsString(v)) {
+        char p[PATH_MAX_LEN];
+        ctn__json_path(p, path, key);
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a string, got %s", ctn__json_type_name(v)) - 1;
+    }
+    *out = v->valuestring;
+    return 1;
+}
+
 /* Optional string that must be one of names[]; *out receives its index. */
 int ctn__json_enum(pctx *c, const cJSON *obj, const char *key, const char *path, const char *const *names, int *out) {
     const cJSON *v = ctn__json_member(obj, key);

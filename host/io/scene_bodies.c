@@ -155,16 +155,17 @@ int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb) {
     int rt = ctn__json_vec(c, b, "torque", path, 3, sb->torque);
     if (rt < 0) return 0;
     sb->has_force = rf || rt;
-    const cJSON *name = ctn__json_member(b, "name");
-    if (name) {
+    const char *name = NULL;
+    int rn = ctn__json_string(c, b, "name", path, &name);
+    if (rn < 0) return 0;
+    if (rn) {
         ctn__json_path(p, path, "name");
-        if (!cJSON_IsString(name)) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a string, got %s", ctn__json_type_name(name));
-        if (!name->valuestring[0] || !strcmp(name->valuestring, "world"))
-            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "'%s' is reserved; choose another name", name->valuestring);
-        if (strlen(name->valuestring) > 255) return ctn__json_fail(c, CTN_ERR_LIMIT, p, "longer than 255 characters");
-        sb->name = ctn__malloc(strlen(name->valuestring) + 1);
+        if (!name[0] || !strcmp(name, "world"))
+            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "'%s' is reserved; choose another name", name);
+        if (strlen(name) > 255) return ctn__json_fail(c, CTN_ERR_LIMIT, p, "longer than 255 characters");
+        sb->name = ctn__malloc(strlen(name) + 1);
         if (!sb->name) return ctn__json_fail(c, CTN_ERR_OUT_OF_MEMORY, p, "out of memory");
-        strcpy(sb->name, name->valuestring);
+        strcpy(sb->name, name);
     }
     return 1;
 }

@@ -53,11 +53,8 @@ int ctn__scene_parse_curve(pctx *c, const cJSON *j, const char *path, scene_join
                                        "points", "closed", "compliance", "damping_time", "stabilization", "ks", "kd", NULL};
     char p[PATH_MAX_LEN];
     if (!ctn__json_keys(c, j, path, keys)) return 0;
-    const cJSON *name = ctn__json_member(j, "name");
-    if (name && !cJSON_IsString(name)) {
-        ctn__json_path(p, path, "name");
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a string, got %s", ctn__json_type_name(name));
-    }
+    const char *name = NULL; /* checked, not kept: joint names are not part of the world */
+    if (ctn__json_string(c, j, "name", path, &name) < 0) return 0;
     int kind = -1;
     ctn__json_path(p, path, "curve");
     if (!ctn__json_member(j, "curve")) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (line, circle, helix or polyline)");

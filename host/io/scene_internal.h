@@ -152,6 +152,8 @@ int ctn__json_int(pctx *c, const cJSON *obj, const char *key, const char *path, 
 int ctn__json_int32(pctx *c, const cJSON *obj, const char *key, const char *path, int lo, int hi, int *out);
 int ctn__json_vec(pctx *c, const cJSON *obj, const char *key, const char *path, int n, double *out);
 int ctn__json_bool(pctx *c, const cJSON *obj, const char *key, const char *path, int *out);
+/* Optional string; *out points into obj. */
+int ctn__json_string(pctx *c, const cJSON *obj, const char *key, const char *path, const char **out);
 /* Optional string that must be one of names[]; *out receives its index. */
 int ctn__json_enum(pctx *c, const cJSON *obj, const char *key, const char *path, const char *const *names, int *out);
 /* 1 when v is an object, else 0 with the error recorded. */

@@ -222,11 +222,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
                               : type == CTN_JOINT_SPRING ? k_spring
                                                          : k_ball;
     if (!ctn__json_keys(c, j, path, keys)) return 0;
-    const cJSON *name = ctn__json_member(j, "name");
-    if (name && !cJSON_IsString(name)) {
-        ctn__json_path(p, path, "name");
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a string, got %s", ctn__json_type_name(name));
-    }
+    const char *name = NULL; /* checked, not kept: joint names are not part of the world */
+    if (ctn__json_string(c, j, "name", path, &name) < 0) return 0;
     sj->d = ctn_joint_desc_default((ctn_joint_type)type);
     if (!parse_body_ref(c, j, "a", path, 0, &sj->d.body_a)) return 0;
     sj->d.body_b = CTN_WORLD;
