@@ -4,6 +4,7 @@
  * world's storage and checks; these functions only call into it and into collide, solve and opencl, which
  * core must not do (host/README.md). */
 #include "collide/collide.h"
+#include "core/attach.h"
 #include "core/world.h"
 #include "opencl/opencl.h"
 #include "solve/pipeline.h"
@@ -141,8 +142,13 @@ ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
     if (user_refs > 0)
         return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is still used by %d joint(s); remove them first", (long long)handle,
                          user_refs);
+    int g = ctn__attach_group_of(w, id);
+    if (g >= 0)
+        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is the master of %d attached bodies; ctn_attach_remove them first",
+                         (long long)handle, w->attach->groups[g].links);
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
+    ctn__attach_forget(w, id); /* an attached body is detached first: its master gets its own mass back */
     ctn__collision_body_removed(w, id); /* its built-in contacts and its shape */
     ctn__body_release(w, id);
     return CTN_OK;

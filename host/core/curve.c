@@ -3,6 +3,7 @@
  * in kernels/ctn_rows.h (CTN_JT_CURVE), the closest-point geometry in kernels/ctn_curve.h. */
 #include "core/alloc.h"
 #include "core/world.h"
+#include "core/attach.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -304,6 +305,12 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
     int b = a < 0 ? -2 : ctn__body_index(w, d->frame, "curve.frame", 1);
     if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
     if (a == b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.frame: body %lld carries its own curve", (long long)d->body);
+    for (int k = 0; k < 2; ++k) {
+        int i = k ? b : a;
+        if (ctn__attach_link_of(w, i) >= 0 || ctn__attach_group_of(w, i) >= 0)
+            return ctn__fail(w, CTN_ERR_UNSUPPORTED, "%s: body %lld is attached or carries attached bodies; curve constraints on them are not supported",
+                             k ? "curve.frame" : "curve.body", (long long)(k ? d->frame : d->body));
+    }
     ctn_status st = curve_check(w, d);
     if (st != CTN_OK) return st;
     st = ctn__sync(w);

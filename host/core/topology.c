@@ -6,6 +6,7 @@
  * costs a few linear passes over memory that is already mapped. Every array is grown before anything is
  * written, so a failed rebuild (out of memory) leaves the previous layout intact. */
 #include "core/world.h"
+#include "core/attach.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,13 +86,21 @@ static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const unsi
     }
 }
 
+/* Joint slot j as the solver sees it: rows on an attached body rewritten onto its master (host/core/attach.c).
+ * Returns 0 for a joint internal to one rigid group of attached bodies, which carries no rows. */
+static int solver_def(const ctn_world *w, int j, ctn_joint_def *out) {
+    *out = w->joints[j];
+    return w->attach ? ctn__attach_map_def(w, out) : 1;
+}
+
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
     int m = 0, ns = 0, adj = 0, sadj = 0;
     for (int j = 0; j < nj; ++j) {
-        if (!w->joint_alive[j]) continue;
-        const ctn_joint_def *d = &w->joints[j];
+        ctn_joint_def def;
+        if (!w->joint_alive[j] || !solver_def(w, j, &def)) continue;
+        const ctn_joint_def *d = &def;
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
         if (d->type == CTN_JT_SPRING) ns++, sadj += ends;
@@ -114,14 +123,15 @@ ctn_status ctn__topology_build(ctn_world *w) {
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
-        if (!w->joint_alive[j]) continue;
-        if (w->joints[j].type == CTN_JT_SPRING) {
-            t->springs[ns++] = w->joints[j];
+        ctn_joint_def def;
+        if (!w->joint_alive[j] || !solver_def(w, j, &def)) continue;
+        if (def.type == CTN_JT_SPRING) {
+            t->springs[ns++] = def;
             continue;
         }
         t->scratch_ids[m] = j;
-        t->scratch_a[m] = w->joints[j].a;
-        t->scratch_b[m] = w->joints[j].b;
+        t->scratch_a[m] = def.a;
+        t->scratch_b[m] = def.b;
         m++;
     }
     memset(t->colour_used, 0, (size_t)nb * sizeof *t->colour_used);
@@ -144,7 +154,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
         int slot = cursor[c]++;
         int id = t->scratch_ids[s];
         t->order[slot] = id;
-        t->defs[slot] = w->joints[id];
+        solver_def(w, id, &t->defs[slot]);
         t->row_count += w->joints[id].rows;
         /* warm start: keep the impulses of joints that existed in the previous layout */
         int old = w->joint_slot[id];

@@ -3,6 +3,7 @@
  * core); bodies and joints live in body.c / joint.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/world.h"
+#include "core/attach.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -257,6 +258,7 @@ void ctn__world_free(ctn_world *w) {
     ctn__topology_free(&w->topo);
     ctn__snapshot_free(w);
     ctn__curve_free(w);
+    ctn__attach_free(w);
     ctn__free(w->pose);
     ctn__free(w->vel);
     ctn__free(w->inertia);
@@ -325,6 +327,20 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j] || w->joints[j].type == CTN_JT_SPRING) continue;
         const ctn_joint_def *d = &w->joints[j];
+        float gap, angle;
+        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
+        if (gap > gmax) gmax = gap;
+        if (angle > amax) amax = angle;
+    }
+    *max_gap = gmax;
+    *max_angle = amax;
+}
+
+void ctn__measure_slots(const ctn_world *w, double *max_gap, double *max_angle) {
+    double gmax = 0.0, amax = 0.0;
+    ctn_pose world = ctn__world_pose();
+    for (int s = 0; s < w->topo.joint_count; ++s) {
+        const ctn_joint_def *d = &w->topo.defs[s];
         float gap, angle;
         ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
         if (gap > gmax) gmax = gap;

@@ -162,6 +162,9 @@ struct ctn_world {
     struct ctn_polyline **polylines;
     int polyline_capacity;    /* entries of polylines */
     int polyline_live;        /* live polyline joints: the step re-centres their windows while > 0 */
+
+    /* Attached bodies and their masters (host/core/attach.c); NULL until the first ctn_attach_point. */
+    struct ctn_attachments *attach;
 };
 
 /* Whether n elements of `size` bytes overflow size_t (checked before every array allocation
@@ -255,6 +258,9 @@ static inline void ctn__pose_point(const ctn_pose *p, ctn_v3 local, double out[3
 
 /* Joint errors computed on the host from the host arrays (cpu backend, tests). */
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
+/* The same over the solver's copies of the joints (topo.defs, as the OpenCL measure kernel): the measure
+ * inside a step, where attached bodies' rows act on the composite bodies (host/core/attach.c). */
+void ctn__measure_slots(const ctn_world *w, double *max_gap, double *max_angle);
 
 /* Monotonic wall clock in milliseconds. */
 double ctn__now_ms(void);

@@ -101,6 +101,7 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     ctn__ck_put_collision(&wr, w);
     ctn__ck_put_names(&wr, w);
     ctn__ck_put_curves(&wr, w);
+    ctn__ck_put_attach(&wr, w);
     header(h, wr.bytes, wr.hash);
     if (!wr.failed && (fflush(wr.f) != 0 || fseek(wr.f, 0, SEEK_SET) != 0 || fwrite(h, 1, CK_HEADER, wr.f) != CK_HEADER)) wr.failed = 1;
     if (wr.failed) {
@@ -352,7 +353,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || r.left != 0) {
+    if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || r.left != 0) {
         ctn__free(lambda);
         goto corrupt;
     }

@@ -69,6 +69,10 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w);
 /* The polylines of curve joints, after the names; written only when the world has some, so a world without
  * them writes the same bytes as before curves existed. */
 void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w);
+/* The attachments (links and the cached composite state of their masters), last; written only when the
+ * world has some. */
+void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w);
+int ctn__ck_get_attach(ck_reader *r, ctn_world *w);
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w);
 
 #endif

@@ -5,13 +5,16 @@
  *   contact cache (body a, body b, feature -> joint slot) of the last step;
  *   names: i32 named bodies, then (i32 body slot, string) for each;
  *   curves (only when the world has polyline curve joints): u32 tag "CRVS", i32 polylines, then for each
- *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices).
+ *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices);
+ *   attachments (only when the world has some): u32 tag "ATCH", i32 links, the links (ctn_attach_link), i32
+ *   masters, then for each i32 master slot, i32 cached, the cached composite and master poses and velocities.
  *
  * The contact cache is what lets a resumed pile continue bitwise: the next step matches its contact points
  * to these keys, so persisting contacts keep their joint slots and warm-start impulses, exactly as in the
  * run that was saved. Everything read is checked before it is used as an index. */
 #include "collide/collide.h"
 #include "io/checkpoint_io.h"
+#include "core/attach.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -127,6 +130,7 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
 }
 
 #define CK_CURVES_TAG 0x53565243u /* "CRVS" */
+#define CK_ATTACH_TAG 0x48435441u /* "ATCH" */
 
 void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
     if (w->polyline_live <= 0) return;
@@ -145,7 +149,9 @@ void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
-    if (r->left > 0) {
+    uint32_t peek = 0;
+    if (r->left >= sizeof peek) memcpy(&peek, r->p, sizeof peek);
+    if (r->left > 0 && peek != CK_ATTACH_TAG) {
         uint32_t tag = 0;
         int32_t n = -1;
         ck_get(r, &tag, sizeof tag);
@@ -175,5 +181,52 @@ int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
         if (w->joint_alive[j] && w->joints[j].type == CTN_JT_CURVE && ctn_curve_kind(w->joints[j]) == CTN_CURVE_POLYLINE &&
             (j >= w->polyline_capacity || !w->polylines[j]))
             return 0;
+    return !r->short_read;
+}
+
+void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w) {
+    const ctn_attachments *a = w->attach;
+    if (!a || a->link_count == 0) return;
+    uint32_t tag = CK_ATTACH_TAG;
+    ck_put(wr, &tag, sizeof tag);
+    ck_put(wr, &a->link_count, sizeof a->link_count);
+    ck_put(wr, a->links, (size_t)a->link_count * sizeof *a->links);
+    ck_put(wr, &a->group_count, sizeof a->group_count);
+    for (int g = 0; g < a->group_count; ++g) {
+        const ctn_attach_group *gr = &a->groups[g];
+        int32_t rec[2] = {gr->master, gr->cached};
+        ck_put(wr, rec, sizeof rec);
+        ck_put(wr, &gr->comp_pose, sizeof gr->comp_pose);
+        ck_put(wr, &gr->user_pose, sizeof gr->user_pose);
+        ck_put(wr, &gr->comp_vel, sizeof gr->comp_vel);
+        ck_put(wr, &gr->user_vel, sizeof gr->user_vel);
+    }
+}
+
+int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
+    if (r->left == 0) return 1;
+    uint32_t tag = 0;
+    int32_t n = -1;
+    ck_get(r, &tag, sizeof tag);
+    ck_get(r, &n, sizeof n);
+    if (tag != CK_ATTACH_TAG || n <= 0 || n > w->live_bodies) return 0;
+    for (int32_t k = 0; k < n; ++k) {
+        ctn_attach_link l;
+        if (!ck_get(r, &l, sizeof l) || ctn__attach_restore_link(w, &l) != CTN_OK) return 0;
+    }
+    ck_get(r, &n, sizeof n);
+    if (n < 0 || n > w->live_bodies) return 0;
+    for (int32_t k = 0; k < n; ++k) {
+        ctn_attach_group g;
+        int32_t rec[2] = {-1, 0};
+        memset(&g, 0, sizeof g);
+        ck_get(r, rec, sizeof rec);
+        ck_get(r, &g.comp_pose, sizeof g.comp_pose);
+        ck_get(r, &g.user_pose, sizeof g.user_pose);
+        ck_get(r, &g.comp_vel, sizeof g.comp_vel);
+        ck_get(r, &g.user_vel, sizeof g.user_vel);
+        g.master = rec[0], g.cached = rec[1];
+        if (r->short_read || ctn__attach_restore_cache(w, &g) != CTN_OK) return 0;
+    }
     return !r->short_read;
 }

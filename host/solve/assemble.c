@@ -520,6 +520,9 @@ ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_as
     ctn_assemble_report rep;
     memset(&rep, 0, sizeof rep);
     ctn_status st = check_desc(w, &d);
+    if (st == CTN_OK && ctn_world_attachment_count(w) > 0)
+        st = ctn__fail(w, CTN_ERR_UNSUPPORTED, "ctn_world_assemble: the world has %d attached bodies; assembly with attachments is not supported",
+                       ctn_world_attachment_count(w));
     if (st == CTN_OK) st = ctn__sync(w);
     if (st == CTN_OK && w->topology_dirty) st = ctn__topology_build(w);
     if (st != CTN_OK) return st;

@@ -271,7 +271,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
  * desc.max_speed, then the first non-finite impulse. */
 static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     out->r2 = c->r2;
-    ctn__measure_host(w, &out->max_gap, &out->max_angle);
+    ctn__measure_slots(w, &out->max_gap, &out->max_angle);
     double top = 0.0;
     for (int i = 0; i < w->body_count && out->bad_body < 0; ++i) {
         double s = 0.0;

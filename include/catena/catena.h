@@ -406,6 +406,38 @@ ctn_status ctn_joint_get_desc(ctn_world *world, ctn_joint_id joint, ctn_joint_de
  *  shortens it step by step. Takes effect at the next step (the solver layout is refreshed). */
 ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, double rest_length);
 
+/* ---- attachments (host/core/attach.c) ----------------------------------------------------------- */
+
+/** Welds a dynamic body (a particle or a rigid body) to a master body by eliminating its degrees of freedom
+ *  instead of adding constraint rows (Lloyd 2012, "attachments"; docs/design.md): its velocity becomes
+ *  v = v_m + w_m x r, every joint and contact on it acts on the master at the same point, and its mass is
+ *  added to the master's. A dynamic master is stepped as the composite rigid body (mass, centre of mass
+ *  and inertia of master plus attached bodies, exact for any offset); a static or kinematic master carries
+ *  the body along. The attached body keeps its handle; after every step its state is derived from the
+ *  master (ctn_body_get_state returns it; writes to it are overwritten by the next step). Joints between
+ *  the body and its master carry no rows while it is attached.
+ *  `local_point`: where the body's centre of mass sits in the master's body frame (the body is moved there
+ *  at once, with the master's velocity at that point); NULL keeps it where it is. Its orientation relative
+ *  to the master is kept as it is now.
+ *  Errors (CTN_ERR_INVALID_ARGUMENT unless said, the world unchanged): `master` CTN_WORLD (attach to a static
+ *  body to weld to the world), body == master, a non-dynamic body, a particle master, a body already
+ *  attached, a master that is itself attached or a body that carries attached bodies (no chains), a
+ *  non-finite point; CTN_ERR_NOT_FOUND for removed or stale handles; CTN_ERR_UNSUPPORTED when either body has
+ *  a curve constraint. A user force on the body or its master acts on the composite at its centre of
+ *  mass, with the torque of its lever arm taken at the start of each step. ctn_world_assemble refuses
+ *  worlds with attachments. */
+ctn_status ctn_attach_point(ctn_world *world, ctn_body_id body, ctn_body_id master, const double local_point[3]);
+/** Detaches `body`: it moves on independently with the velocity of its point of the master, and the master
+ *  gets its own mass back. CTN_ERR_INVALID_ARGUMENT when the body is not attached. Removing an attached body
+ *  (ctn_body_remove) detaches it first; removing a master fails with CTN_ERR_IN_USE while bodies are
+ *  attached to it. */
+ctn_status ctn_attach_remove(ctn_world *world, ctn_body_id body);
+/** The master of `body` (CTN_WORLD when it is not attached) and, when local_point is not NULL, its point in
+ *  the master's frame (zeros when not attached). */
+ctn_status ctn_attach_get(ctn_world *world, ctn_body_id body, ctn_body_id *master, double local_point[3]);
+/** Number of attached bodies. */
+int ctn_world_attachment_count(const ctn_world *world);
+
 /* ---- joint limits, motors, ropes ------------------------------------------------------- */
 
 /** Hinge angle limits lower <= theta <= upper (rad, within [-pi, pi]; theta = 0 in the pose at creation,
