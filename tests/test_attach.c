@@ -120,8 +120,8 @@ static void test_vs_composite_and_joint(void) {
     }
     printf("bar tip: attached vs composite %.3g m, vs stiff ball joint %.3g m; attached point drift %.3g m, joint drift %.3g m\n",
            worst_cmp, worst_jnt, drift_att, drift_jnt);
-    /* measured: 0 (the attached world steps the same composite; differences are float rounding of the
-     * frame change), 1.2e-3 m (the jointed world's position error and its two-body solve), 1e-16 m, 2e-4 m */
+    /* measured: 5.3e-6 m (the same composite body; float32 rounding of the frame change), 7.1e-4 m (the
+     * jointed world's position error and its two-body solve), 1.8e-15 m, 2.6e-4 m */
     CHECK(worst_cmp < 1e-4, "attached vs composite tip: %g m", worst_cmp);
     CHECK(worst_jnt < 1e-2, "attached vs ball joint tip: %g m", worst_jnt);
     CHECK(drift_att < 1e-12, "attached point drift %g m", drift_att);
@@ -175,7 +175,7 @@ static void test_period(void) {
     if (n == 3) {
         double period = (crossings[2] - crossings[0]) / 2;
         printf("period %.5f s, compound pendulum %.5f s\n", period, T);
-        CHECK(fabs(period - T) < 0.01 * T, "period %g vs %g", period, T); /* measured: 0.1 % */
+        CHECK(fabs(period - T) < 0.005 * T, "period %g vs %g", period, T); /* measured: 1.8326 vs 1.8322 s, 0.02 % */
     }
     ctn_world_destroy(w);
 }
@@ -258,11 +258,12 @@ static void test_rope(void) {
     printf("rope: largest gap %.3g m, weld drift %.3g m, energy %.4f -> %.4f J (max %.4f; with a ball joint instead: %.4f), bar vs bar "
            "alone %.3g m\n",
            worst_gap, drift, e0, e1, e_max, e1_joint, differ);
-    /* measured: gap 2e-3 m, drift 1e-16 m, energy 0.25 % above the start at most (the solver's rounding), 0.5 m */
-    CHECK(worst_gap < 0.02, "rope gap %g m", worst_gap);
+    /* measured: gap 0.017 m (the rope whips as the bar swings down), drift 1.3e-15 m, no energy gained, the
+     * energy left within 1 % of the ball-joint rope's (-7.70 vs -7.75 J: the solver's dissipation), 1.8 m */
+    CHECK(worst_gap < 0.05, "rope gap %g m", worst_gap);
     CHECK(drift < 1e-12, "weld drift %g m", drift);
-    CHECK(e_max < e0 + 0.02 * fabs(e0), "energy gained: %g -> max %g", e0, e_max);
-    CHECK(fabs(e1 - e1_joint) < 0.2 * fabs(e0 - e1_joint), "energy lost: %g -> %g, with a ball joint %g", e0, e1, e1_joint);
+    CHECK(e_max < e0 + 0.01 * fabs(e0), "energy gained: %g -> max %g", e0, e_max);
+    CHECK(fabs(e1 - e1_joint) < 0.1 * fabs(e0 - e1_joint), "energy lost: %g -> %g, with a ball joint %g", e0, e1, e1_joint);
     CHECK(differ > 0.05, "the rope's weight changes the bar's swing: %g m", differ);
     ctn_world_destroy(w);
     ctn_world_destroy(alone);
@@ -380,6 +381,53 @@ static void test_bad_input(void) {
     ctn_world_destroy(w);
 }
 
+/* 6. Scene files: the "attachments" key builds them, a failing one rolls the build back, a saved world
+ *    writes them and loads back stepping bitwise like the world it was saved from (both fresh). */
+static void test_scene(void) {
+    const char *text = "{\"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": [0.001, 0.08, 0.08], \"position\": [0.5, 0, 0]},"
+                       " {\"name\": \"tip\", \"particle\": true, \"mass\": 0.5, \"position\": [1, 0, 0]},"
+                       " {\"particle\": true, \"mass\": 0.1, \"position\": [1, -0.2, 0]}],"
+                       " \"constraints\": [{\"type\": \"hinge\", \"a\": \"bar\", \"b\": \"world\", \"pivot\": [0, 0, 0], \"axis\": [0, 0, 1]},"
+                       " {\"type\": \"distance\", \"a\": 2, \"b\": \"tip\"}],"
+                       " \"attachments\": [{\"body\": \"tip\", \"master\": \"bar\", \"point\": [0.5, 0, 0]}]}";
+    char err[512];
+    ctn_scene *sc = NULL;
+    CHECK(ctn_scene_parse_text(text, strlen(text), "inline", &sc, err, sizeof err) == CTN_OK, "parse: %s", err);
+    ctn_world *w = make_world(CTN_BACKEND_CPU, CTN_SOLVER_AUTO), *r = make_world(CTN_BACKEND_CPU, CTN_SOLVER_AUTO);
+    CHECK(w && r && sc, "worlds");
+    if (!w || !r || !sc) return;
+    CHECK(ctn_scene_build(sc, w) == CTN_OK, "build: %s", ctn_world_last_error(w));
+    CHECK(ctn_world_attachment_count(w) == 1, "attachments %d", ctn_world_attachment_count(w));
+    /* the same scene again into the same world: fine; with the tip attached to a particle: rolled back */
+    const char *bad = "{\"bodies\": [{\"particle\": true}, {\"particle\": true, \"position\": [1, 0, 0]}],"
+                      " \"attachments\": [{\"body\": 1, \"master\": 0}]}";
+    ctn_scene *sb = NULL;
+    CHECK(ctn_scene_parse_text(bad, strlen(bad), "bad", &sb, err, sizeof err) == CTN_OK, "parse: %s", err);
+    int bodies = ctn_world_body_count(w);
+    CHECK(sb && ctn_scene_build(sb, w) == CTN_ERR_INVALID_ARGUMENT, "bad build");
+    CHECK(strstr(ctn_world_last_error(w), "attachments[0]") != NULL, "message: %s", ctn_world_last_error(w));
+    CHECK(ctn_world_body_count(w) == bodies && ctn_world_attachment_count(w) == 1, "rolled back");
+    ctn_scene_free(sb);
+    const char *path = "test_attach_scene.json";
+    CHECK(ctn_scene_save_json(w, path) == CTN_OK, "save: %s", ctn_world_last_error(w));
+    CHECK(ctn_scene_load_json(r, path, err, sizeof err) == CTN_OK, "load: %s", err);
+    remove(path);
+    CHECK(ctn_world_attachment_count(r) == 1, "loaded attachments %d", ctn_world_attachment_count(r));
+    int same = 1;
+    for (int step = 0; step < 100; ++step) {
+        CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(r) == CTN_OK, "step %d", step);
+        for (ctn_body_id b = 0; b < 3; ++b) {
+            ctn_body_state s1, s2;
+            get_state(w, b, &s1), get_state(r, b, &s2);
+            same = same && !memcmp(&s1, &s2, sizeof s1);
+        }
+    }
+    CHECK(same, "the reloaded scene departs from the saved world");
+    ctn_scene_free(sc);
+    ctn_world_destroy(w);
+    ctn_world_destroy(r);
+}
+
 /* The rope on the CPU and the OpenCL backend: the same float32 kernels behind the same host elimination. */
 static int test_opencl(void) {
     ctn_world *probe = make_world(CTN_BACKEND_OPENCL, CTN_SOLVER_GS);
@@ -407,7 +455,8 @@ static int test_opencl(void) {
             }
         }
         printf("%s: cpu vs opencl %.3g m\n", ctn_solver_name(solvers[k]), worst);
-        CHECK(worst < 1e-3, "%s: cpu vs opencl %g m", ctn_solver_name(solvers[k]), worst); /* measured: see the printout */
+        /* measured with PoCL on the CPU: 0 m (the same float32 kernels); a GPU rounds differently */
+        CHECK(worst < 1e-5, "%s: cpu vs opencl %g m", ctn_solver_name(solvers[k]), worst);
         ctn_world_destroy(cpu);
         ctn_world_destroy(ocl);
     }
@@ -421,5 +470,6 @@ int main(int argc, char **argv) {
     test_rope();
     test_lifecycle();
     test_bad_input();
+    test_scene();
     return check_report("test_attach");
 }

@@ -20,6 +20,7 @@ void ctn_scene_free(ctn_scene *s) {
     ctn__free(s->planes);
     ctn__free(s->gens);
     ctn__scene_assemble_free(s);
+    ctn__scene_attach_free(s);
     ctn__free(s);
 }
 
@@ -50,6 +51,7 @@ static void keep_free_below(int *stack, int *count, int mark) {
 /* Removes everything added since the mark: a build appends fresh slots (w->append_slots), so truncating the
  * slot arrays restores the world. */
 void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
+    ctn__scene_forget_attachments(w, m.bodies);
     for (int j = m.joints; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
         w->body_refs[w->joints[j].a]--;
@@ -163,6 +165,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
         snprintf(where, sizeof where, "constraints[%d]", j);
         st = build_joint(w, &s->joints[j], mark.bodies);
     }
+    if (st == CTN_OK) st = ctn__scene_build_attachments(w, s, mark.bodies, where, sizeof where);
     if (st == CTN_OK && s->has_collision) {
         snprintf(where, sizeof where, "world.collision");
         st = ctn_world_set_collision(w, &s->collision);

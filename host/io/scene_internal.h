@@ -67,6 +67,13 @@ typedef struct scene_gen {
     int64_t bodies, joints;
 } scene_gen;
 
+/* An entry of the "attachments" key (scene_attach.c): scene body indices. */
+typedef struct scene_attach {
+    int body, master;
+    int has_point;
+    double point[3]; /* the body's centre of mass in the master's frame */
+} scene_attach;
+
 /* An IK target of the "assemble" key: body = scene body index (scene_assemble.c). */
 typedef struct scene_target {
     int body;
@@ -93,10 +100,19 @@ struct ctn_scene {
     ctn_assemble_desc assemble;
     int assemble_target_count;
     scene_target *assemble_targets;
+    int attachment_count;  /* "attachments" key (scene_attach.c) */
+    scene_attach *attachments;
 };
 
 /* Frees the "assemble" targets (scene_assemble.c). */
 void ctn__scene_assemble_free(ctn_scene *s);
+/* Attachments (scene_attach.c): frees the parsed ones; attaches them after the constraints (`where` names the
+ * entry that failed); detaches every body from `first_body` on (a rolled-back build); writes a world's as
+ * the "attachments" key (index: file position of each body slot). */
+void ctn__scene_attach_free(ctn_scene *s);
+ctn_status ctn__scene_build_attachments(ctn_world *w, const ctn_scene *s, int first_body, char *where, size_t where_size);
+void ctn__scene_forget_attachments(ctn_world *w, int first_body);
+void ctn__scene_write_attachments(FILE *f, const ctn_world *w, const int *index);
 
 /* Adds generator g's bodies and joints to the world (scene_generators.c). */
 ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int first_body);
@@ -167,6 +183,7 @@ int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb);
 int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg);
 /* The "assemble" key (scene_assemble.c); needs c->total_bodies. */
 int ctn__scene_parse_assemble(pctx *c, const cJSON *root, ctn_scene *s);
+int ctn__scene_parse_attachments(pctx *c, const cJSON *root, ctn_scene *s);
 /* A body reference: an index into the scene's bodies, a body name, or "world" (scene_json.c). */
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *path, int allow_world, int *out);
 /* A constraints entry of type "curve" (scene_curves.c). */

@@ -319,7 +319,8 @@ static int parse_planes(pctx *c, const cJSON *root, ctn_scene *s) {
 }
 
 static int parse_root(pctx *c, const cJSON *root, ctn_scene *s) {
-    static const char *const keys[] = {"version", "description", "world", "bodies", "planes", "generators", "constraints", "assemble", NULL};
+    static const char *const keys[] = {"version", "description", "world", "bodies", "planes", "generators", "constraints", "assemble",
+                                       "attachments", NULL};
     if (!cJSON_IsObject(root))
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, "", "expected a JSON object at the top level, got %s", ctn__json_type_name(root));
     if (!ctn__json_keys(c, root, "", keys)) return 0;
@@ -383,7 +384,7 @@ static int parse_root(pctx *c, const cJSON *root, ctn_scene *s) {
     }
     s->total_bodies = total_b;
     s->total_joints = total_j;
-    return ctn__scene_parse_assemble(c, root, s);
+    return ctn__scene_parse_attachments(c, root, s) && ctn__scene_parse_assemble(c, root, s);
 }
 
 ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *source_name, ctn_scene **out, char *err,

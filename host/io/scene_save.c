@@ -151,7 +151,9 @@ static void write_scene(FILE *f, ctn_world *w, int *index) {
         if (jd->type == CTN_JT_CURVE) ctn__scene_write_curve(f, w, j, index);
         else write_joint(f, w, jd, index);
     }
-    fputs("\n  ]\n}\n", f);
+    fputs("\n  ]", f);
+    ctn__scene_write_attachments(f, w, index);
+    fputs("\n}\n", f);
 }
 
 ctn_status ctn_scene_save_json(ctn_world *w, const char *path) {
