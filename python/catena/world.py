@@ -283,6 +283,21 @@ class World:
         """The position of a slider along its axis (m)."""
         return self._h.joint_translation(joint)
 
+    def attach(self, body, master, point=None):
+        """Welds a dynamic particle or body to ``master`` by eliminating its degrees of freedom (no constraint
+        rows, Lloyd 2012): its joints act on the master, its mass joins the master's and its state follows
+        the master's after every step. point: its centre of mass in the master's body frame (default: where
+        it is now)."""
+        self._h.attach(body, master, None if point is None else tuple(float(x) for x in point))
+
+    def detach(self, body):
+        """Lets an attached body go with the velocity of its point of the master."""
+        self._h.detach(body)
+
+    def attachment(self, body):
+        """(master handle, (x, y, z) in the master's frame) of an attached body, None when not attached."""
+        return self._h.attachment(body)
+
     def set_force(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
         """A force (N) and torque (N m), world frame, applied at the centre of mass until changed."""
         self._h.set_force(body, force, torque)

@@ -179,6 +179,7 @@ static PyObject *world_info(pyctn_world *self, PyObject *unused) {
     }
 ID_METHOD(world_remove_body, ctn_body_remove)
 ID_METHOD(world_remove_joint, ctn_joint_remove)
+ID_METHOD(world_detach, ctn_attach_remove)
 #undef ID_METHOD
 
 static PyObject *world_set_force(pyctn_world *self, PyObject *args) {
@@ -223,6 +224,31 @@ static PyObject *world_set_rest_length(pyctn_world *self, PyObject *args) {
     ctn_status st = ctn_joint_set_rest_length(self->world, id, length);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
+}
+
+/* attach(body, master, point or None): ctn_attach_point. */
+static PyObject *world_attach(pyctn_world *self, PyObject *args) {
+    long long body, master;
+    PyObject *po;
+    double point[3];
+    if (!PyArg_ParseTuple(args, "LLO", &body, &master, &po)) return NULL;
+    if (po != Py_None && pyctn_doubles(po, point, 3, "point") != 0) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_attach_point(self->world, body, master, po == Py_None ? NULL : point);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+/* attachment(body) -> (master, (x, y, z)) or None: ctn_attach_get. */
+static PyObject *world_attachment(pyctn_world *self, PyObject *arg) {
+    int64_t id;
+    if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;
+    ctn_body_id master;
+    double p[3];
+    ctn_status st = ctn_attach_get(self->world, id, &master, p);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    if (master == CTN_WORLD) Py_RETURN_NONE;
+    return Py_BuildValue("L(ddd)", (long long)master, p[0], p[1], p[2]);
 }
 
 static PyObject *world_set_name(pyctn_world *self, PyObject *args) {
@@ -294,6 +320,9 @@ static PyMethodDef world_methods[] = {
     {"joint_translation", (PyCFunction)world_joint_translation, METH_O, "Slider position (m)."},
     {"set_rest_length", (PyCFunction)world_set_rest_length, METH_VARARGS, "set_rest_length(joint, metres)."},
     {"set_name", (PyCFunction)world_set_name, METH_VARARGS, "set_name(body, name)."},
+    {"attach", (PyCFunction)world_attach, METH_VARARGS, "attach(body, master, point or None): ctn_attach_point."},
+    {"detach", (PyCFunction)world_detach, METH_O, "ctn_attach_remove."},
+    {"attachment", (PyCFunction)world_attachment, METH_O, "attachment(body) -> (master, point) or None."},
     {"find_body", (PyCFunction)world_find_body, METH_O, "find_body(name) -> handle."},
     {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec'|'urdf', text) -> report."},
     {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
