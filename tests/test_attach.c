@@ -428,6 +428,41 @@ static void test_scene(void) {
     ctn_world_destroy(r);
 }
 
+/* 7. Contacts on an attached body act on its master: a bar carrying two welded spheres (particles with
+ *    sphere shapes, one under each end) dropped on the floor comes to rest on the spheres, level. */
+static void test_contacts(void) {
+    ctn_world *w = make_world(CTN_BACKEND_CPU, CTN_SOLVER_AUTO);
+    CHECK(w != NULL, "world");
+    if (!w) return;
+    ctn_body_desc bd = ctn_body_desc_default();
+    double he[3] = {BAR_HALF, BAR_THICK, BAR_THICK};
+    bd.mass = BAR_MASS;
+    ctn_inertia_box(BAR_MASS, he, bd.inertia);
+    bd.position[1] = 0.5;
+    ctn_body_id bar = add_body(w, &bd);
+    ctn_shape_desc sd = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
+    sd.radius = 0.1;
+    ctn_body_id feet[2];
+    for (int k = 0; k < 2; ++k) {
+        feet[k] = add_particle(w, 0.2, 0.0, 0.0);
+        double at[3] = {k ? BAR_HALF : -BAR_HALF, -0.2, 0.0};
+        CHECK(ctn_attach_point(w, feet[k], bar, at) == CTN_OK, "attach: %s", ctn_world_last_error(w));
+        CHECK(ctn_body_set_shape(w, feet[k], &sd) == CTN_OK, "shape: %s", ctn_world_last_error(w));
+    }
+    double up[3] = {0.0, 1.0, 0.0};
+    CHECK(ctn_world_add_plane(w, up, 0.0, 0.5, 0.0, NULL) == CTN_OK, "plane: %s", ctn_world_last_error(w));
+    for (int step = 0; step < 180; ++step) CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", step, ctn_world_last_error(w));
+    ctn_body_state s, f0, f1;
+    get_state(w, bar, &s), get_state(w, feet[0], &f0), get_state(w, feet[1], &f1);
+    printf("contacts: bar at y %.5f (rest 0.3), feet at %.5f %.5f, bar speed %.3g m/s\n", s.position[1], f0.position[1], f1.position[1],
+           sqrt(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1]));
+    /* measured: 0.30000 and 0.10000 m to the printed digits, 5.8e-6 m/s */
+    CHECK(fabs(s.position[1] - 0.3) < 1e-3, "bar rests on its feet: y %g", s.position[1]);
+    CHECK(fabs(f0.position[1] - 0.1) < 1e-3 && fabs(f1.position[1] - 0.1) < 1e-3, "feet on the floor: %g %g", f0.position[1], f1.position[1]);
+    CHECK(fabs(s.velocity[1]) < 1e-4, "at rest: vy %g", s.velocity[1]);
+    ctn_world_destroy(w);
+}
+
 /* The rope on the CPU and the OpenCL backend: the same float32 kernels behind the same host elimination. */
 static int test_opencl(void) {
     ctn_world *probe = make_world(CTN_BACKEND_OPENCL, CTN_SOLVER_GS);
@@ -471,5 +506,6 @@ int main(int argc, char **argv) {
     test_lifecycle();
     test_bad_input();
     test_scene();
+    test_contacts();
     return check_report("test_attach");
 }
