@@ -1,0 +1,340 @@
+/* Joint rows: the position error g and the Jacobian directions of every joint type at the current poses,
+ * one builder per joint family (ctn_rows_*) and the dispatcher ctn_joint_rows; the row-count tables and
+ * the angles (hinge, slider, swing, twist) that limits, motors and read-backs measure.
+ *
+ * Part of the math shared by the CPU solver and the OpenCL kernels (included by kernels/ctn_rows.h, which
+ * holds the block algebra: effective masses, SPOOK targets and the block update). The row forms (linear
+ * rows along d with lever arms ra, rb; angular rows along t) are described there.
+ */
+#ifndef CTN_JOINT_ROWS_H
+#define CTN_JOINT_ROWS_H
+
+#include "ctn_curve.h"
+#include "ctn_types.h"
+
+/* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
+ * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the
+ * rotation that takes b to its rest pose relative to a; for a hinge it is a rotation about the world axis
+ * a1, so theta = 2 atan2(vec(q_e) . a1, w(q_e)) and d(theta)/dt = a1 . (w_a - w_b). */
+CTN_FN float ctn_hinge_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
+    float s = ctn_dot(ctn_v3_make(qe.x, qe.y, qe.z), a1);
+    float c = qe.w;
+    if (c < 0.0f) s = -s, c = -c;
+    return 2.0f * CTN_ATAN2(s, c);
+}
+
+/* Rows of a joint type as ctn_joint_rows builds them, before options (limits, motors, cones: see
+ * ctn_joint_def_rows), the bilateral part the exact solver factors: distance 1, ball 3, hinge 5, fixed 6,
+ * spring 0 (a force; an implicit spring is stored as a distance row), contact 3, prismatic 5, universal 4,
+ * cone-twist 3; 0 for an unknown type. The one table of row counts: joint creation (host/core/joint.c) and
+ * the exact solvers' layouts use it. */
+CTN_FN int ctn_joint_row_count(int type) {
+    switch (type) {
+    case CTN_JT_DISTANCE: return 1;
+    case CTN_JT_BALL: return 3;
+    case CTN_JT_HINGE: return 5;
+    case CTN_JT_FIXED: return 6;
+    case CTN_JT_CONTACT: return 3;
+    case CTN_JT_PRISMATIC: return 5;
+    case CTN_JT_UNIVERSAL: return 4;
+    case CTN_JT_CONE_TWIST: return 3;
+    default: return 0;
+    }
+}
+
+/* Rows of joint j with its limit and motor rows (what ctn_joint_rows builds): a hinge or slider with a
+ * limit or a motor has one more (the motor row stands in for the limit row while the limit is not reached),
+ * a cone-twist one per swing cone and twist limit. */
+CTN_FN int ctn_joint_def_rows(ctn_joint_def j) {
+    int n = ctn_joint_row_count(j.type);
+    if ((j.type == CTN_JT_HINGE || j.type == CTN_JT_PRISMATIC) && (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR))) n += 1;
+    if (j.type == CTN_JT_CONE_TWIST) n += ((j.flags & CTN_JF_SWING) != 0) + ((j.flags & CTN_JF_LIMIT) != 0);
+    return n;
+}
+
+/* Linear (point-to-point) rows of joint j; the rest are angular. */
+CTN_FN int ctn_joint_lin_rows(ctn_joint_def j) {
+    if (j.type == CTN_JT_DISTANCE) return 1;
+    if (j.type == CTN_JT_PRISMATIC) return (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 3 : 2;
+    return j.type == CTN_JT_SPRING ? 0 : 3;
+}
+
+/* Slider position s = a1 . (x_a - x_b): the anchor separation along the slider axis a1 = R_a axis_a, 0
+ * where the anchors coincide, positive when body a has moved along +axis relative to body b. With body a's
+ * lever arm ra - sep, d(s)/dt = a1 . (va + wa x (ra - sep) - vb - wb x rb) (the across rows' derivation in
+ * ctn_rows_prismatic, along a1 instead of t_k). */
+CTN_FN float ctn_prismatic_position(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
+    return ctn_dot(ctn_quat_rotate(pa.q, j.axis_a), sep);
+}
+
+/* Swing angle phi in [0, pi] of a cone-twist (or the angle between any two body axes): the angle between
+ * the twist axes a1 = R_a axis_a and a2 = R_b axis_b, phi = atan2(|a1 x a2|, a1 . a2) (accurate near 0
+ * and pi, unlike acos). */
+CTN_FN float ctn_swing_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    return CTN_ATAN2(ctn_length(ctn_cross(a1, a2)), ctn_dot(a1, a2));
+}
+
+/* Twist rate direction of a cone-twist: with the swing-twist decomposition of the rest error (Grassia 1998;
+ * Bullet's btConeTwistConstraint, Coumans 2006) q_e = (q_a q_rel) q_b^* into a swing that carries b's twist
+ * axis onto a1 = R_a axis_a by the shortest arc and a twist about a1, the twist angle is the hinge angle
+ * theta = 2 atan2(v . a1, w) of q_e = (w, v) (ctn_hinge_angle), and differentiating it with
+ * dq_e/dt = (wa q_e - q_e wb) / 2 gives, exactly at any swing below pi (docs/design.md),
+ *     d(theta)/dt = T . (wa - wb),  T = [w^2 a1 - w (v x a1) + (v . a1) v] / (w^2 + (v . a1)^2).
+ * With no swing v is parallel to a1 and T = a1 (the hinge's row). */
+CTN_FN ctn_v3 ctn_twist_direction(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
+    ctn_v3 v = ctn_v3_make(qe.x, qe.y, qe.z);
+    float va = ctn_dot(v, a1), den = qe.w * qe.w + va * va;
+    if (!(den > 1e-12f)) return a1; /* swing of pi: the twist is undefined */
+    ctn_v3 t = ctn_madd(ctn_scale(a1, qe.w * qe.w), ctn_cross(v, a1), -qe.w);
+    return ctn_scale(ctn_madd(t, v, va), 1.0f / den);
+}
+
+/* A limit row at index k along +dir (value - lo >= 0) or -dir (hi - value >= 0), whichever limit is nearer;
+ * g > 0 is the distance to the limit and lambda >= 0 pushes away from it. */
+CTN_FN void ctn_limit_row(ctn_block *blk, float *g, int k, ctn_v3 dir, float value, float lo, float hi) {
+    if (value - lo < hi - value) {
+        blk->dir[k] = dir;
+        g[k] = value - lo;
+    } else {
+        blk->dir[k] = ctn_neg(dir);
+        g[k] = hi - value;
+    }
+    blk->lo[k] = 0.0f;
+}
+
+
+/* ---- row builders, one per joint family: each fills the rows of its joint from row 0 (linear rows first,
+ * then angular ones), given the lever arms blk->ra, blk->rb and the anchor separation sep = pa - pb
+ * (Lacoursière 2011, eq. 30) that ctn_joint_rows set up. ---- */
+
+/* Point-to-point part of ball, hinge, fixed, universal and cone-twist: g = pa - pb along the world axes
+ * (eq. 31), rows 0..2. */
+CTN_FN void ctn_rows_point(ctn_v3 sep, ctn_block *blk, float *g) {
+    blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+    blk->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+    blk->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+    g[0] = sep.x;
+    g[1] = sep.y;
+    g[2] = sep.z;
+    blk->n_lin = 3;
+}
+
+/* Orientation lock of fixed and prismatic: the rotation q_e = (q_a q_rel) q_b^* that takes b to its target;
+ * for a small error q_e ~ (1, theta/2) and dtheta/dt = wa - wb, so g = 2 vec(q_e) along the world axes
+ * (rows n_lin .. n_lin + 2: 3..5 for a fixed joint, 2..4 for a slider). */
+CTN_FN void ctn_rows_orientation(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_quat qe = ctn_quat_mul(ctn_quat_mul(pa.q, j.rel_q), ctn_quat_conj(pb.q));
+    float s = qe.w < 0.0f ? -2.0f : 2.0f;
+    int r = blk->n_lin;
+    blk->dir[r] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+    blk->dir[r + 1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+    blk->dir[r + 2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+    g[r] = s * qe.x;
+    g[r + 1] = s * qe.y;
+    g[r + 2] = s * qe.z;
+    blk->n_ang = 3;
+}
+
+/* Distance: g = |r| - l, J = r^T/|r| [I, -ra^, -I, rb^] (eq. 32). */
+CTN_FN void ctn_rows_distance(ctn_joint_def j, ctn_v3 sep, ctn_block *blk, float *g) {
+    float len = ctn_length(sep);
+    ctn_v3 n = len > 1e-12f ? ctn_scale(sep, 1.0f / len) : ctn_v3_make(0.0f, 1.0f, 0.0f);
+    blk->dir[0] = n;
+    blk->n_lin = 1;
+    g[0] = len - j.rest_length;
+    /* rope: a positive impulse pushes the anchors apart, so a rope that only pulls has lambda <= 0 */
+    if (j.flags & CTN_JF_ROPE) blk->lo[0] = -CTN_INF, blk->hi[0] = 0.0f;
+}
+
+/* Contact (Lacoursière 2011, eq. 33): the normal n (from b to a) and two tangents, all point-to-point rows
+ * at the contact points. g_n = n . (pa - pb) is the signed separation (< 0: penetration); the friction rows
+ * have no position error. Bounds: lambda_n >= 0; friction is bounded by mu lambda_n in ctn_block_delta. */
+CTN_FN void ctn_rows_contact(ctn_joint_def j, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    ctn_v3 n = ctn_quat_rotate(pb.q, j.axis_b), t1, t2;
+    /* first tangent: axis_a (b's frame) made orthogonal to n; it is carried over from step to step by
+     * the contact matching, so warm-started friction impulses keep their direction */
+    t1 = ctn_quat_rotate(pb.q, j.axis_a);
+    t1 = ctn_madd(t1, n, -ctn_dot(n, t1));
+    float tl = ctn_length(t1);
+    if (tl > 0.1f) {
+        t1 = ctn_scale(t1, 1.0f / tl);
+        t2 = ctn_cross(n, t1);
+    } else {
+        ctn_basis(n, &t1, &t2);
+    }
+    blk->dir[0] = n;
+    blk->dir[1] = t1;
+    blk->dir[2] = t2;
+    blk->n_lin = 3;
+    g[0] = ctn_dot(n, sep);
+    g[1] = 0.0f;
+    g[2] = 0.0f;
+    blk->lo[0] = 0.0f;
+}
+
+/* Bead on a wire (Witkin and Baraff 2001): x = a's anchor, c(t*) its closest point on the curve (in b's
+ * frame, kernels/ctn_curve.h), n1, n2 the normals there; g_k = n_k . (x - c(t*)), two rows across the
+ * tangent. Because (x - c) . c'(t*) = 0, the motion of t* drops out of
+ *     dg_k/dt = n_k . (v_x - v_c) + (dn_k/dt) . (x - c),
+ * and the last term, first order in the error, is left out (J is exact on the curve). With n_k and c
+ * fixed in b, dg_k/dt = n_k . (va + wa x ra - vb - wb x s0) with s0 = x - x_b: b's lever arm is its
+ * centre to the bead (as the slider's, below). The closest point is found again at every substep. */
+CTN_FN void ctn_rows_curve(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 s0 = ctn_point_sep(pa.p, pa.p_lo, blk->ra, pb.p, pb.p_lo, ctn_v3_zero());
+    ctn_v3 x = ctn_quat_rotate_inv(pb.q, s0);
+    ctn_curve_point cp = ctn_curve_closest(j, x);
+    ctn_v3 e = ctn_sub(x, cp.c);
+    blk->rb = s0;
+    blk->dir[0] = ctn_quat_rotate(pb.q, cp.n1);
+    blk->dir[1] = ctn_quat_rotate(pb.q, cp.n2);
+    g[0] = ctn_dot(cp.n1, e);
+    g[1] = ctn_dot(cp.n2, e);
+    blk->n_lin = 2;
+}
+
+/* Slider along a1 = R_a axis_a: the anchor separation s has no component across the axis,
+ * g_k = t_k . s for t1, t2 perpendicular to a1, fixed in body a's frame (so they turn with it). Then
+ *     dg_k/dt = t_k . (va + wa x ra - vb - wb x rb) + (wa x t_k) . s
+ *             = t_k . (va - vb - wb x rb) + wa . ((ra - s) x t_k),
+ * the linear-row form with body a's lever arm ra - s (a's centre to b's anchor), exact at any pose
+ * (Box2D's prismatic joint, Catto 2007, uses the same arm). The relative orientation is locked like
+ * a fixed joint's (ctn_rows_orientation). */
+CTN_FN void ctn_rows_prismatic(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    ctn_v3 t1, t2;
+    ctn_basis(j.axis_a, &t1, &t2);
+    t1 = ctn_quat_rotate(pa.q, t1);
+    t2 = ctn_quat_rotate(pa.q, t2);
+    blk->ra = ctn_sub(blk->ra, sep);
+    blk->dir[0] = t1;
+    blk->dir[1] = t2;
+    g[0] = ctn_dot(t1, sep);
+    g[1] = ctn_dot(t2, sep);
+    blk->n_lin = 2;
+    if (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) {
+        /* Third linear row along a1 with the same arm (ctn_prismatic_position): the nearer position limit
+         * as a unilateral row (lambda >= 0), or g = 0 for a motor-only slider (ctn_joint_prepare makes it
+         * the motor row while the limit is not reached), as the hinge's sixth row. */
+        ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+        blk->dir[2] = a1;
+        g[2] = 0.0f;
+        if (j.flags & CTN_JF_LIMIT) ctn_limit_row(blk, g, 2, a1, ctn_dot(a1, sep), j.lo, j.hi);
+        blk->n_lin = 3;
+    }
+    ctn_rows_orientation(j, pa, pb, blk, g);
+}
+
+/* Hinge: the point rows, and a1 = R_a axis_a kept parallel to a2 = R_b axis_b. With t1, t2 perpendicular
+ * to a1, g_k = t_k . (a2 x a1) has dg_k/dt = t_k . (wa - wb) to first order. */
+CTN_FN void ctn_rows_hinge(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    ctn_rows_point(sep, blk, g);
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    ctn_v3 t1, t2;
+    ctn_basis(a1, &t1, &t2);
+    ctn_v3 c = ctn_cross(a2, a1);
+    blk->dir[3] = t1;
+    blk->dir[4] = t2;
+    g[3] = ctn_dot(t1, c);
+    g[4] = ctn_dot(t2, c);
+    blk->n_ang = 2;
+    if (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) {
+        /* Sixth row about the hinge axis a1: J = [0, a1, 0, -a1], J v = d(theta)/dt. With a limit it
+         * guards the nearer limit as a unilateral row (lambda >= 0): theta - lo >= 0 along a1, or
+         * hi - theta >= 0 along -a1; g > 0 is the distance to the limit. A motor-only hinge has g = 0;
+         * ctn_joint_prepare turns the row into the motor row when the limit is not reached. */
+        blk->dir[5] = a1;
+        g[5] = 0.0f;
+        if (j.flags & CTN_JF_LIMIT) ctn_limit_row(blk, g, 5, a1, ctn_hinge_angle(j, pa, pb), j.lo, j.hi);
+        blk->n_ang = 3;
+    }
+}
+
+/* Fixed (weld): the point rows and the orientation lock. */
+CTN_FN void ctn_rows_fixed(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    ctn_rows_point(sep, blk, g);
+    ctn_rows_orientation(j, pa, pb, blk, g);
+}
+
+/* Cardan joint (the universal joint of ODE, Smith 2006, and Bullet): the point rows, and the cross axes
+ * a1 = R_a axis_a and a2 = R_b axis_b stay perpendicular, g = a1 . a2; with da1/dt = wa x a1,
+ * da2/dt = wb x a2,
+ *     dg/dt = (wa x a1) . a2 + a1 . (wb x a2) = (a1 x a2) . (wa - wb),
+ * one angular row along t = a1 x a2, exact at any pose (|t| = 1 while the axes are perpendicular). */
+CTN_FN void ctn_rows_universal(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    ctn_rows_point(sep, blk, g);
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    blk->dir[3] = ctn_cross(a1, a2);
+    g[3] = ctn_dot(a1, a2);
+    blk->n_ang = 1;
+}
+
+/* Ragdoll joint: the point rows, a swing cone phi <= phi_max and twist limits lo <= theta <= hi, each a
+ * unilateral row (lambda >= 0) present when enabled (the swing-twist split of Bullet's
+ * btConeTwistConstraint, Coumans 2006; docs/design.md). Swing: cos(phi) = a1 . a2, so
+ * -sin(phi) dphi/dt = (a1 x a2) . (wa - wb) and g = phi_max - phi has dg/dt = n . (wa - wb) with
+ * n = (a1 x a2) / |a1 x a2| (any axis across a1 when the axes are aligned, far from the cone).
+ * Twist: theta (ctn_hinge_angle) with d(theta)/dt = T . (wa - wb) (ctn_twist_direction). */
+CTN_FN void ctn_rows_cone_twist(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    int r = 3;
+    ctn_rows_point(sep, blk, g);
+    if (j.flags & CTN_JF_SWING) {
+        ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+        ctn_v3 c = ctn_cross(a1, ctn_quat_rotate(pb.q, j.axis_b)), t2;
+        float sn = ctn_length(c);
+        if (sn > 1e-6f) c = ctn_scale(c, 1.0f / sn);
+        else ctn_basis(a1, &c, &t2);
+        blk->dir[r] = c;
+        g[r] = j.rest_length - ctn_swing_angle(j, pa, pb);
+        blk->lo[r] = 0.0f;
+        ++r;
+    }
+    if (j.flags & CTN_JF_LIMIT) {
+        ctn_limit_row(blk, g, r, ctn_twist_direction(j, pa, pb), ctn_hinge_angle(j, pa, pb), j.lo, j.hi);
+        ++r;
+    }
+    blk->n_ang = r - 3;
+}
+
+/* Position error g of every row and the row directions at the current poses (body b < 0: the world,
+ * pose pb must then be the identity at the origin). Fills ra, rb, dir, n_lin, n_ang of `blk`; the rows
+ * themselves come from the builder of the joint's family above. */
+CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30, from the two-float positions */
+    int k;
+    for (k = 0; k < CTN_MAX_ROWS; ++k) g[k] = 0.0f;
+    blk->ra = ra;
+    blk->rb = rb;
+    blk->n_lin = 0;
+    blk->n_ang = 0;
+    /* impulse bounds: bilateral unless a row builder says otherwise */
+    for (k = 0; k < CTN_MAX_ROWS; ++k) {
+        blk->lo[k] = -CTN_INF;
+        blk->hi[k] = CTN_INF;
+    }
+    switch (j.type) {
+    case CTN_JT_DISTANCE: ctn_rows_distance(j, sep, blk, g); break;
+    case CTN_JT_CONTACT: ctn_rows_contact(j, pb, sep, blk, g); break;
+    case CTN_JT_CURVE: ctn_rows_curve(j, pa, pb, blk, g); break;
+    case CTN_JT_PRISMATIC: ctn_rows_prismatic(j, pa, pb, sep, blk, g); break;
+    case CTN_JT_BALL: ctn_rows_point(sep, blk, g); break;
+    case CTN_JT_HINGE: ctn_rows_hinge(j, pa, pb, sep, blk, g); break;
+    case CTN_JT_FIXED: ctn_rows_fixed(j, pa, pb, sep, blk, g); break;
+    case CTN_JT_UNIVERSAL: ctn_rows_universal(j, pa, pb, sep, blk, g); break;
+    case CTN_JT_CONE_TWIST: ctn_rows_cone_twist(j, pa, pb, sep, blk, g); break;
+    default: break; /* a spring (a force, no rows) */
+    }
+}
+
+#endif /* CTN_JOINT_ROWS_H */
