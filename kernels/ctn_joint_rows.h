@@ -28,8 +28,8 @@ CTN_FN float ctn_hinge_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
 /* Rows of a joint type as ctn_joint_rows builds them, before options (limits, motors, cones: see
  * ctn_joint_def_rows), the bilateral part the exact solver factors: distance 1, ball 3, hinge 5, fixed 6,
  * spring 0 (a force; an implicit spring is stored as a distance row), contact 3, prismatic 5, universal 4,
- * cone-twist 3; 0 for an unknown type. The one table of row counts: joint creation (host/core/joint.c) and
- * the exact solvers' layouts use it. */
+ * cone-twist 3, gear 1, rack-and-pinion 1; 0 for an unknown type. The one table of row counts: joint
+ * creation (host/core/joint.c) and the exact solvers' layouts use it. */
 CTN_FN int ctn_joint_row_count(int type) {
     switch (type) {
     case CTN_JT_DISTANCE: return 1;
@@ -40,6 +40,8 @@ CTN_FN int ctn_joint_row_count(int type) {
     case CTN_JT_PRISMATIC: return 5;
     case CTN_JT_UNIVERSAL: return 4;
     case CTN_JT_CONE_TWIST: return 3;
+    case CTN_JT_GEAR: return 1;
+    case CTN_JT_RACK_PINION: return 1;
     default: return 0;
     }
 }
@@ -58,6 +60,7 @@ CTN_FN int ctn_joint_def_rows(ctn_joint_def j) {
 CTN_FN int ctn_joint_lin_rows(ctn_joint_def j) {
     if (j.type == CTN_JT_DISTANCE) return 1;
     if (j.type == CTN_JT_PRISMATIC) return (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 3 : 2;
+    if (j.type == CTN_JT_GEAR || j.type == CTN_JT_RACK_PINION) return 1;
     return j.type == CTN_JT_SPRING ? 0 : 3;
 }
 
@@ -305,6 +308,99 @@ CTN_FN void ctn_rows_cone_twist(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v
     blk->n_ang = r - 3;
 }
 
+/* Turn of a body about its axis since a reference (the angles of gears and rack-and-pinions): the body's
+ * spoke u = R e, e the first direction across its axis n (ctn_basis, body frame), has turned about
+ * a = R n by
+ *     delta = atan2(a . (ref x u), ref . u)   in (-pi, pi]
+ * since it pointed along the world direction ref. With u = cos(delta) ref + sin(delta) (a x ref) and
+ * du/dt = w x u, d(delta)/dt = a . w exactly for any w while a stays perpendicular to ref, i.e. while the
+ * body turns about a fixed axis as a hinge holds it (docs/design.md). The world re-centres ref on u long
+ * before delta reaches pi (ctn_gear_recentre), so the accumulated angle never jumps at +-pi. */
+CTN_FN float ctn_turn_angle(ctn_quat q, ctn_v3 axis, ctn_v3 ref, ctn_v3 *a, ctn_v3 *u) {
+    ctn_v3 e, f;
+    ctn_basis(axis, &e, &f);
+    *a = ctn_quat_rotate(q, axis);
+    *u = ctn_quat_rotate(q, e);
+    return CTN_ATAN2(ctn_dot(*a, ctn_cross(ref, *u)), ctn_dot(ref, *u));
+}
+
+/* Gear (Bullet's btGearConstraint, Coumans 2012; Jolt's GearConstraint, Rouwe 2022): the turns of the two
+ * bodies about their axes a1 = R_a axis_a, a2 = R_b axis_b keep theta_a + r theta_b constant (r = stiffness;
+ * with parallel axes r > 0 turns them opposite ways, as two meshing spur gears with r = teeth_b / teeth_a):
+ *     g = g_ref + delta_a + r delta_b   (ctn_turn_angle, from the references of the last re-centring),
+ *     dg/dt = a1 . wa + r a2 . wb.
+ * It is written as a linear row along a unit d perpendicular to both axes with lever arms ra = d x a1 and
+ * rb = -r (d x a2), so that ra x d = a1 and rb x d = -r a2:
+ *     J v = d . (va - vb) + a1 . wa + r a2 . wb,
+ * the gear's row plus d . (va - vb), which vanishes while the two centres move together: gears hinged at
+ * their centres to the world or to one base, the setting in which world angular velocities about the axes
+ * are the gears' turns at all. The impulse is the torque a1 lambda on a and r a2 lambda on b, with opposite
+ * forces along d on the two centres that their hinges take. d: the common normal a1 x a2 of bevel gears,
+ * or for (near) parallel axes a direction across both: any d across both gives the same angular parts,
+ * so the choice does not matter where the axes wobble about parallel. */
+CTN_FN void ctn_rows_gear(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 a1, a2, ua, ub, t;
+    float da = ctn_turn_angle(pa.q, j.axis_a, j.anchor_a, &a1, &ua);
+    float db = ctn_turn_angle(pb.q, j.axis_b, j.anchor_b, &a2, &ub);
+    ctn_v3 d = ctn_cross(a1, a2);
+    float s = ctn_length(d);
+    if (s > 1e-3f) {
+        d = ctn_scale(d, 1.0f / s);
+    } else { /* parallel axes: across a1, made exactly perpendicular to a2 (then |d . a1| < 1e-3) */
+        ctn_basis(a1, &d, &t);
+        d = ctn_madd(d, a2, -ctn_dot(d, a2));
+        d = ctn_scale(d, 1.0f / ctn_length(d));
+    }
+    blk->ra = ctn_cross(d, a1);
+    blk->rb = ctn_scale(ctn_cross(d, a2), -j.stiffness);
+    blk->dir[0] = d;
+    blk->n_lin = 1;
+    g[0] = j.rest_length + da + j.stiffness * db;
+}
+
+/* Rack and pinion (Jolt's RackAndPinionConstraint, Rouwe 2022): the rack b travels r = stiffness metres along its axis
+ * a2 = R_b axis_b per radian the pinion a turns about a1 = R_a axis_a (a1 perpendicular to a2). With the
+ * pinion's centre seen from the rack's along the rack, p = a2 . (x_a - x_b) (p_ref = lo at the re-centring),
+ *     g = g_ref + r delta_a + p - p_ref.
+ * This is the tooth contact at the pinion's pitch point: a linear row along a2 with the pinion's arm
+ * ra = r (a2 x a1), so that (wa x ra) . a2 = r a1 . wa, and the rack's arm rb = x_a - x_b:
+ *     J v = a2 . (va + wa x ra - vb - wb x rb) = r a1 . wa + a2 . (va - vb) + (wb x a2) . (x_a - x_b) = dg/dt,
+ * exact while a1 is perpendicular to a2 and to the reference. */
+CTN_FN void ctn_rows_rack_pinion(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 a1, ua;
+    float da = ctn_turn_angle(pa.q, j.axis_a, j.anchor_a, &a1, &ua);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_v3_zero(), pb.p, pb.p_lo, ctn_v3_zero());
+    blk->ra = ctn_scale(ctn_cross(a2, a1), j.stiffness);
+    blk->rb = sep;
+    blk->dir[0] = a2;
+    blk->n_lin = 1;
+    g[0] = j.rest_length + j.stiffness * da + (ctn_dot(a2, sep) - j.lo);
+}
+
+/* Re-centres the angle references of a gear or rack-and-pinion at poses pa, pb: the spokes' current
+ * directions become the references and the current error becomes g_ref, so g is unchanged (to rounding)
+ * while the deltas restart from 0. The world does this between steps once a delta passes
+ * CTN_GEAR_RECENTRE (host/core/joint_gear.c); ctn_gear_turn says how far the spokes turned. */
+#define CTN_GEAR_RECENTRE 0.7853982f /* pi/4: a gear may then turn up to 3 pi / 4 in one step */
+CTN_FN float ctn_gear_turn(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
+    ctn_v3 a, u;
+    float t = CTN_FABS(ctn_turn_angle(pa.q, j.axis_a, j.anchor_a, &a, &u));
+    if (j.type == CTN_JT_GEAR) t = CTN_FMAX(t, CTN_FABS(ctn_turn_angle(pb.q, j.axis_b, j.anchor_b, &a, &u)));
+    return t;
+}
+CTN_FN void ctn_gear_recentre(ctn_joint_def *j, ctn_pose pa, ctn_pose pb) {
+    ctn_block blk;
+    float g[CTN_MAX_ROWS];
+    ctn_v3 a;
+    if (j->type == CTN_JT_GEAR) ctn_rows_gear(*j, pa, pb, &blk, g);
+    else ctn_rows_rack_pinion(*j, pa, pb, &blk, g);
+    j->rest_length = g[0];
+    ctn_turn_angle(pa.q, j->axis_a, j->anchor_a, &a, &j->anchor_a);
+    if (j->type == CTN_JT_GEAR) ctn_turn_angle(pb.q, j->axis_b, j->anchor_b, &a, &j->anchor_b);
+    else j->lo = ctn_dot(ctn_quat_rotate(pb.q, j->axis_b), ctn_point_sep(pa.p, pa.p_lo, ctn_v3_zero(), pb.p, pb.p_lo, ctn_v3_zero()));
+}
+
 /* Position error g of every row and the row directions at the current poses (body b < 0: the world,
  * pose pb must then be the identity at the origin). Fills ra, rb, dir, n_lin, n_ang of `blk`; the rows
  * themselves come from the builder of the joint's family above. */
@@ -333,6 +429,8 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
     case CTN_JT_FIXED: ctn_rows_fixed(j, pa, pb, sep, blk, g); break;
     case CTN_JT_UNIVERSAL: ctn_rows_universal(j, pa, pb, sep, blk, g); break;
     case CTN_JT_CONE_TWIST: ctn_rows_cone_twist(j, pa, pb, sep, blk, g); break;
+    case CTN_JT_GEAR: ctn_rows_gear(j, pa, pb, blk, g); break;
+    case CTN_JT_RACK_PINION: ctn_rows_rack_pinion(j, pa, pb, blk, g); break;
     default: break; /* a spring (a force, no rows) */
     }
 }

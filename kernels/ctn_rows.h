@@ -374,11 +374,13 @@ CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *ga
     float l2 = 0.0f, a2 = 0.0f;
     ctn_joint_rows(j, pa, pb, &blk, g);
     if (j.flags & CTN_JF_IMPLICIT_SPRING) blk.n_lin = 0;
+    /* a gear's row is a point row whose error is an angle (rad, ctn_rows_gear) */
+    int n_gap = j.type == CTN_JT_GEAR ? 0 : blk.n_lin;
     for (k = 0; k < blk.n_lin + blk.n_ang; ++k) {
         float e = g[k];
         if (blk.lo[k] == 0.0f) e = e < 0.0f ? e : 0.0f;
         else if (blk.hi[k] == 0.0f) e = e > 0.0f ? e : 0.0f;
-        if (k < blk.n_lin) l2 += e * e;
+        if (k < n_gap) l2 += e * e;
         else a2 += e * e;
     }
     *gap = CTN_SQRT(l2);

@@ -67,6 +67,9 @@ typedef struct ctn_props {
 #define CTN_JT_UNIVERSAL 7  /* cardan: ball + axis_a kept perpendicular to axis_b (ctn_joint_rows) */
 #define CTN_JT_CONE_TWIST 8 /* ball + swing cone and twist limits (ragdoll shoulders, hips) */
 #define CTN_JT_CURVE 9 /* a point of body a on a curve in body b's frame: 2 rows (kernels/ctn_curve.h) */
+#define CTN_JT_GEAR 10        /* two bodies' turns about their axes at a ratio: 1 row (ctn_rows_gear) */
+#define CTN_JT_RACK_PINION 11 /* a pinion's turn to a rack's travel along its axis: 1 row (ctn_rows_rack_pinion) */
+#define CTN_JT_LAST CTN_JT_RACK_PINION
 
 /* ctn_joint_def.flags. */
 #define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis); prismatic: position
@@ -100,6 +103,12 @@ typedef struct ctn_props {
  *   hinge:   rel_q = rest orientation of b relative to a (the zero of the hinge angle); flags CTN_JF_LIMIT
  *            with lo/hi the angle limits (rad); CTN_JF_MOTOR with stiffness = target speed (rad/s) and
  *            damping = maximum torque (N m).
+ *   gear:    axis_a / axis_b = each gear's axis in its body's frame; stiffness = ratio; anchor_a / anchor_b =
+ *            the world directions each gear's reference spoke had when the world last re-centred the gear's
+ *            angles (ctn_turn_angle, host/core/joint_gear.c); rest_length = the gear's error at that moment.
+ *   rack-and-pinion: axis_a = the pinion's axis (a's frame), axis_b = the rack's axis (b's frame); stiffness =
+ *            ratio (m of rack travel per rad); anchor_a, rest_length as the gear's; lo = the rack position
+ *            a2 . (x_a - x_b) at the re-centring.
  *   distance: flags CTN_JF_ROPE: the row only pulls (|pa - pb| <= rest_length).
  *   contact: anchor_a / anchor_b = contact points on a and b (body frames), axis_b = normal in b's frame
  *            (world frame for b < 0), pointing from b to a, axis_a = first friction direction in b's frame

@@ -1,7 +1,7 @@
 /* Jacobians against finite differences of the constraint functions.
  *
  * For every joint type (distance, ball, hinge, fixed, prismatic with its limit row, universal, cone-twist with
- * its swing and twist limit rows), with rigid bodies, particles and the world as
+ * its swing and twist limit rows, gear, rack-and-pinion), with rigid bodies, particles and the world as
  * body b, the rows built by ctn_joint_rows / ctn_joint_prepare (kernels/ctn_rows.h) must satisfy
  *     J v == dg/dt == (g(q + eps qdot) - g(q - eps qdot)) / (2 eps)
  * for random body velocities, where a pose moves along (v, w) by x +/- eps v and e -> exp(+/- eps/2 w) e
@@ -227,6 +227,57 @@ static ctn_joint_def make_curve(int kind, side *a, const side *b) {
     return j;
 }
 
+static ctn_v3 unit_v3(ctn_v3 v) { return ctn_scale(v, 1.0f / ctn_length(v)); }
+
+/* A gear or rack-and-pinion between two random rigid bodies whose angle references were re-centred a random
+ * turn (up to 2.8 rad either way) ago: ctn_gear_recentre at the poses turned back about the gears' axes. Gear
+ * axes are random (bevel gears) or parallel either way; the rack's axis is across the pinion's. A gear's
+ * row is the derivative of g for any angular velocities while its centres move together (its linear part
+ * d . (va - vb) is not part of g, see ctn_rows_gear), so b's linear velocity is a's; the rack's row is exact
+ * for any velocities. */
+static ctn_joint_def make_gear(int type, side *a, side *b, int parallel) {
+    ctn_joint_def j = make_joint(type, a, b);
+    ctn_v3 ax = unit_v3(rand_v3(1.0)), ax2 = unit_v3(rand_v3(1.0));
+    if (type == CTN_JT_RACK_PINION) ax2 = unit_v3(ctn_cross(ax, ax2));
+    else if (parallel) ax2 = ctn_scale(ax, urand() < 0.0 ? -1.0f : 1.0f);
+    j.axis_a = ctn_quat_rotate_inv(a->pose.q, ax);
+    j.axis_b = ctn_quat_rotate_inv(b->pose.q, ax2);
+    double r = urand();
+    j.stiffness = (float)((r < 0.0 ? -1.0 : 1.0) * (0.2 + 1.8 * fabs(r)));
+    ctn_pose pa = a->pose, pb = b->pose;
+    pa.q = ctn_quat_integrate(pa.q, ax, (float)(-2.8 * urand()));
+    pb.q = ctn_quat_integrate(pb.q, ax2, (float)(-2.8 * urand()));
+    pb.p = ctn_madd(pb.p, ax2, (float)(0.5 * urand())); /* the rack somewhere else along its axis */
+    ctn_gear_recentre(&j, pa, pb);
+    j.rest_length += 0.1f * (float)urand(); /* an error carried over */
+    if (type == CTN_JT_GEAR) b->vel.v = a->vel.v;
+    return j;
+}
+
+/* Gear and rack-and-pinion rows, and the re-centring: it leaves g unchanged while resetting the turn. */
+static void check_gears(void) {
+    char what[128];
+    double worst_recentre = 0.0;
+    for (int type = CTN_JT_GEAR; type <= CTN_JT_RACK_PINION; ++type)
+        for (int trial = 0; trial < 100; ++trial) {
+            side a = make_side(0, 0), b = make_side(0, 0);
+            ctn_joint_def j = make_gear(type, &a, &b, trial % 2);
+            snprintf(what, sizeof what, "%s trial %d", type == CTN_JT_GEAR ? "gear" : "rack-and-pinion", trial);
+            check_joint(what, j, &a, &b, 1);
+            ctn_block blk;
+            float g0[CTN_MAX_ROWS], g1[CTN_MAX_ROWS];
+            ctn_joint_rows(j, a.pose, b.pose, &blk, g0);
+            ctn_joint_def re = j;
+            ctn_gear_recentre(&re, a.pose, b.pose);
+            ctn_joint_rows(re, a.pose, b.pose, &blk, g1);
+            /* measured: g unchanged bit for bit (the deltas restart at atan2(0, 1) = 0) */
+            worst_recentre = fmax(worst_recentre, fabs((double)g1[0] - (double)g0[0]));
+            CHECK(fabsf(g1[0] - g0[0]) < 1e-5f && ctn_gear_turn(re, a.pose, b.pose) < 1e-5f,
+                  "%s: re-centring moved g from %.7g to %.7g (turn left %g)", what, g0[0], g1[0], ctn_gear_turn(re, a.pose, b.pose));
+        }
+    printf("gears and rack-and-pinions: 200 joints; re-centring moved g by at most %.3g\n", worst_recentre);
+}
+
 /* Curve rows on the curve, for every kind and every pairing of rigid bodies, particles and the world. */
 static void check_curves(void) {
     static const char *const kinds[] = {"line", "circle", "helix", "polyline"};
@@ -366,6 +417,7 @@ int main(void) {
               err_small, err_big);
     }
     check_curves();
+    check_gears();
     printf("checked %d rows against finite differences, worst |J v - fd| / scale = %.3g\n", checked_rows, worst_rel);
     CHECK(checked_rows > 1000, "only %d rows checked", checked_rows);
     return check_report("jacobians");

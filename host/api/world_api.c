@@ -99,6 +99,11 @@ ctn_status ctn_world_step(ctn_world *w) {
         ctn_status s = ctn__curve_track(w);
         if (s != CTN_OK) return step_failed(w, s);
     }
+    if (w->topo.gear_count > 0) {
+        /* gear angle references re-centred before a gear turns by pi from them (host/core/joint_gear.c) */
+        ctn_status s = ctn__gear_track(w);
+        if (s != CTN_OK) return step_failed(w, s);
+    }
     if (w->topology_dirty) {
         ctn_status s = ctn__sync(w);
         double tc = ctn__now_ms();

@@ -73,6 +73,14 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     if (d->type == CTN_JT_HINGE || d->type == CTN_JT_PRISMATIC || d->type == CTN_JT_UNIVERSAL || d->type == CTN_JT_CONE_TWIST)
         v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
     if (d->type == CTN_JT_UNIVERSAL) v3_out(d->b < 0 ? d->axis_b : ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
+    if (d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION) {
+        /* the anchors hold the angle references (kernels/ctn_types.h), not points */
+        memset(out->anchor_a, 0, sizeof out->anchor_a);
+        memset(out->anchor_b, 0, sizeof out->anchor_b);
+        v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
+        v3_out(ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
+        out->ratio = d->stiffness;
+    }
     if (d->type == CTN_JT_DISTANCE || d->type == CTN_JT_SPRING) out->rest_length = d->rest_length;
     if (out->type == CTN_JOINT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */
     out->implicit = (d->flags & CTN_JF_IMPLICIT_SPRING) != 0;

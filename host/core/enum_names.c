@@ -33,7 +33,7 @@ const char *ctn_body_type_name(ctn_body_type type) {
 }
 
 const char *ctn_joint_type_name(ctn_joint_type type) {
-    static const char *const names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist", "curve"};
+    static const char *const names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion"};
     return NAME_OF(type, names);
 }
 

@@ -11,6 +11,9 @@ _Static_assert(CTN_JOINT_DISTANCE == CTN_JT_DISTANCE && CTN_JOINT_BALL == CTN_JT
                    CTN_JOINT_FIXED == CTN_JT_FIXED && CTN_JOINT_SPRING == CTN_JT_SPRING && CTN_JOINT_CONTACT == CTN_JT_CONTACT && CTN_JOINT_PRISMATIC == CTN_JT_PRISMATIC,
                "ctn_joint_type and CTN_JT_* disagree");
 _Static_assert(CTN_JOINT_UNIVERSAL == CTN_JT_UNIVERSAL && CTN_JOINT_CONE_TWIST == CTN_JT_CONE_TWIST, "ctn_joint_type and CTN_JT_* disagree");
+_Static_assert(CTN_JOINT_CURVE == CTN_JT_CURVE && CTN_JOINT_GEAR == CTN_JT_GEAR && CTN_JOINT_RACK_PINION == CTN_JT_RACK_PINION &&
+                   CTN_JOINT_RACK_PINION == CTN_JT_LAST,
+               "ctn_joint_type and CTN_JT_* disagree");
 
 ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
@@ -20,6 +23,7 @@ ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     d.body_b = CTN_WORLD;
     d.axis[2] = 1.0;
     d.axis2[0] = 1.0;
+    d.ratio = 1.0;
     d.rest_length = -1.0;
     d.compliance = -1.0;
     d.damping_time = -1.0;
@@ -111,16 +115,17 @@ static ctn_status unit_axis(ctn_world *w, const double v[3], const char *field, 
     return CTN_OK;
 }
 
-/* The universal joint's second cross axis: perpendicular to the first within 1e-3 (cos of the angle), then
- * made exactly perpendicular (Gram-Schmidt) so that the joint starts without error. */
-static ctn_status cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, ctn_v3 *out) {
+/* The second axis of a universal joint (its other cross axis) or a rack-and-pinion (the rack's): perpendicular
+ * to the first within 1e-3 (cos of the angle), then made exactly perpendicular (Gram-Schmidt) so that the
+ * joint starts without error. */
+static ctn_status cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, const char *why, ctn_v3 *out) {
     ctn_v3 b;
     ctn_status st = unit_axis(w, v, "joint.axis2", &b);
     if (st != CTN_OK) return st;
     float c = ctn_dot(ax, b);
     if (fabsf(c) > 1e-3f)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis2: (%g, %g, %g) is not perpendicular to joint.axis (cos %g); a universal "
-                         "joint's cross axes are", v[0], v[1], v[2], (double)c);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.axis2: (%g, %g, %g) is not perpendicular to joint.axis (cos %g); %s", v[0],
+                         v[1], v[2], (double)c, why);
     b = ctn_madd(b, ax, -c);
     *out = ctn_scale(b, 1.0f / ctn_length(b));
     return CTN_OK;
@@ -145,6 +150,28 @@ static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float d
     return CTN_OK;
 }
 
+/* Gear and rack-and-pinion (rows: ctn_rows_gear, ctn_rows_rack_pinion): the axes in the bodies' frames, the
+ * ratio, and the angle references at the current poses (ctn_gear_recentre: error 0 at creation). */
+static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def *j) {
+    const char *name = ctn_joint_type_name(d->type);
+    if (j->b < 0)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: CTN_WORLD; a %s joint couples two bodies (the world does not turn)", name);
+    if (!isfinite(d->ratio) || d->ratio == 0.0 || fabs(d->ratio) > 1e6 || fabs(d->ratio) < 1e-6)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.ratio: %g; a %s joint needs a finite ratio with 1e-6 <= |ratio| <= 1e6", d->ratio, name);
+    ctn_v3 ax, ax2;
+    ctn_status st = unit_axis(w, d->axis, "joint.axis", &ax);
+    if (st == CTN_OK && d->type == CTN_JOINT_GEAR) st = unit_axis(w, d->axis2, "joint.axis2", &ax2);
+    if (st == CTN_OK && d->type == CTN_JOINT_RACK_PINION) st = cross_axis(w, d->axis2, ax, "the rack runs across the pinion's axis", &ax2);
+    if (st != CTN_OK) return st;
+    j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
+    j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
+    j->stiffness = (float)d->ratio;
+    j->anchor_a = j->anchor_b = ctn_v3_zero();
+    ctn_gear_recentre(j, w->pose[j->a], w->pose[j->b]);
+    j->rest_length = 0.0f; /* the pose at creation is the gear's zero */
+    return CTN_OK;
+}
+
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);
@@ -153,7 +180,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
     if (d->type == CTN_JOINT_CURVE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: curve constraints are added with ctn_curve_constraint_add, not ctn_joint_add");
-    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_CONE_TWIST)
+    if ((int)d->type < CTN_JOINT_DISTANCE || (int)d->type > CTN_JOINT_RACK_PINION)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
     int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
@@ -168,7 +195,8 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
     int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED || d->type == CTN_JOINT_PRISMATIC ||
-                       d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST;
+                       d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST || d->type == CTN_JOINT_GEAR ||
+                       d->type == CTN_JOINT_RACK_PINION;
     if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,
                          is_particle(w, a) ? (long long)d->body_a : (long long)d->body_b);
@@ -219,14 +247,19 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_PRISMATIC || d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST) {
         ctn_v3 ax, ax2;
         st = unit_axis(w, d->axis, "joint.axis", &ax);
-        if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, &ax2);
+        if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
         if (st != CTN_OK) return st;
         if (d->type != CTN_JOINT_UNIVERSAL) ax2 = ax; /* one axis, seen from both bodies */
         j.axis_a = ctn_quat_rotate_inv(w->pose[a].q, ax);
         j.axis_b = b < 0 ? ax2 : ctn_quat_rotate_inv(w->pose[b].q, ax2);
     }
+    if (d->type == CTN_JOINT_GEAR || d->type == CTN_JOINT_RACK_PINION) {
+        st = gear_def(w, d, &j);
+        if (st != CTN_OK) return st;
+    }
     /* rest orientation: the zero of the hinge and twist angles (limits and motors), the fixed joint's target */
-    if (d->type != CTN_JOINT_DISTANCE && d->type != CTN_JOINT_BALL && d->type != CTN_JOINT_SPRING)
+    if (d->type != CTN_JOINT_DISTANCE && d->type != CTN_JOINT_BALL && d->type != CTN_JOINT_SPRING && d->type != CTN_JOINT_GEAR &&
+        d->type != CTN_JOINT_RACK_PINION)
         j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
 
     int id;

@@ -96,11 +96,12 @@ static int solver_def(const ctn_world *w, int j, ctn_joint_def *out) {
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
-    int m = 0, ns = 0, adj = 0, sadj = 0;
+    int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_def def;
         if (!w->joint_alive[j] || !solver_def(w, j, &def)) continue;
         const ctn_joint_def *d = &def;
+        gears += d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION;
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
         if (d->type == CTN_JT_SPRING) ns++, sadj += ends;
@@ -166,6 +167,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->colour_count = used;
     t->joint_count = m;
     t->spring_count = ns;
+    t->gear_count = gears;
     t->body_count = nb;
     build_adjacency(t->defs, m, nb, dynamic, t->adj_offsets, t->adj, t->scratch_fill);
     build_adjacency(t->springs, ns, nb, dynamic, t->spring_adj_offsets, t->spring_adj, t->scratch_fill);

@@ -33,6 +33,7 @@ typedef struct ctn_topology {
     /* Springs (force elements) and their body adjacency, same encoding. */
     int spring_count;
     ctn_joint_def *springs;   /* [spring_count] */
+    int gear_count;           /* gears and rack-and-pinions (their angle references are re-centred, joint_gear.c) */
     int *spring_adj_offsets;  /* [body_count + 1] */
     int *spring_adj;
 
@@ -307,6 +308,9 @@ typedef struct ctn_polyline {
 /* Moves every polyline window to the segment nearest its bead (a local walk from the last segment) before a
  * step; marks the topology dirty when one moved. */
 ctn_status ctn__curve_track(ctn_world *w);
+/* Re-centres the angle references of the gears and rack-and-pinions that turned more than CTN_GEAR_RECENTRE
+ * since their last re-centring (host/core/joint_gear.c); the step calls it before the topology rebuild. */
+ctn_status ctn__gear_track(ctn_world *w);
 /* Frees the polyline of joint slot j (a removed joint), of every slot from `first` on (a rolled-back scene
  * build), all of them (world destroy). */
 void ctn__curve_forget(ctn_world *w, int j);

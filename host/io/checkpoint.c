@@ -266,7 +266,7 @@ static int slots_consistent(ctn_world *w) {
         const ctn_joint_def *d = &w->joints[j];
         w->joint_slot[j] = -1;
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
-            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_CURVE || d->rows < 0 || d->rows > CTN_MAX_ROWS)
+            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_LAST || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
     }
     ok = ok && free_stack_ok(w->body_free, w->body_free_count, w->body_count, body_alive) &&

@@ -90,9 +90,10 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 /* ---- constraints ---- */
 
 /* The joint types scene files name (contacts are not part of a scene) and their ctn_joint_type values. */
-static const char *const joint_types[] = {"distance", "ball", "hinge", "fixed", "spring", "prismatic", "universal", "cone_twist", NULL};
-static const int joint_type_values[] = {CTN_JOINT_DISTANCE, CTN_JOINT_BALL,      CTN_JOINT_HINGE,     CTN_JOINT_FIXED,
-                                        CTN_JOINT_SPRING,   CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL, CTN_JOINT_CONE_TWIST};
+static const char *const joint_types[] = {"distance",  "ball",       "hinge", "fixed",       "spring", "prismatic",
+                                          "universal", "cone_twist", "gear",  "rack_pinion", NULL};
+static const int joint_type_values[] = {CTN_JOINT_DISTANCE,  CTN_JOINT_BALL,       CTN_JOINT_HINGE,     CTN_JOINT_FIXED,     CTN_JOINT_SPRING,
+                                        CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL, CTN_JOINT_CONE_TWIST, CTN_JOINT_GEAR, CTN_JOINT_RACK_PINION};
 _Static_assert(sizeof joint_types / sizeof joint_types[0] == sizeof joint_type_values / sizeof joint_type_values[0] + 1,
                "a value for every scene joint type");
 
@@ -195,7 +196,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
     if (!tv)
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring, prismatic, universal, cone_twist or curve)");
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring, prismatic, universal, cone_twist, gear, rack_pinion or curve)");
     if (cJSON_IsString(tv) && !strcmp(tv->valuestring, "curve")) return ctn__scene_parse_curve(c, j, path, sj);
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
     type = joint_type_values[type];
@@ -213,7 +214,11 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
                                               "damping_time", "axis_a", "axis_b", "rest_orientation", NULL};
     static const char *const k_cone[] = {"type",         "name",   "a",           "b",      "anchor_a", "anchor_b",         "pivot", "axis",
                                          "compliance",   "damping_time", "limits", "swing_limit", "axis_a", "axis_b", "rest_orientation", NULL};
+    /* gear: "axis" of body a, "axis2" of body b (world frame), "ratio"; rack_pinion: the pinion a's "axis", the rack
+     * b's "axis2" */
+    static const char *const k_gear[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", NULL};
     const char *const *keys = type == CTN_JOINT_DISTANCE     ? k_distance
+                              : type == CTN_JOINT_GEAR || type == CTN_JOINT_RACK_PINION ? k_gear
                               : type == CTN_JOINT_PRISMATIC  ? k_prismatic
                               : type == CTN_JOINT_UNIVERSAL  ? k_universal
                               : type == CTN_JOINT_CONE_TWIST ? k_cone
@@ -271,6 +276,11 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "(%g, %g, %g) has zero length", sj->d.axis[0], sj->d.axis[1], sj->d.axis[2]);
     }
     if (ctn__json_nonzero_vec(c, j, "axis2", path, 3, sj->d.axis2) < 0) return 0;
+    if (ctn__json_number(c, j, "ratio", path, &sj->d.ratio) < 0) return 0;
+    if (!(sj->d.ratio != 0.0)) {
+        ctn__json_path(p, path, "ratio");
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "0; a gear or rack-and-pinion needs a non-zero ratio");
+    }
     if (ctn__json_range(c, j, "rest_length", path, 0.0, 0, 1e30, &sj->d.rest_length) < 0) return 0;
     if (ctn__json_range(c, j, "stiffness", path, 0.0, 0, 1e30, &sj->d.stiffness) < 0) return 0;
     if (ctn__json_range(c, j, "damping", path, 0.0, 0, 1e30, &sj->d.damping) < 0) return 0;

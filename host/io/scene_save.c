@@ -107,10 +107,16 @@ static void write_planes(FILE *f, const ctn_world *w) {
 }
 
 static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, const int *index) {
-    static const char *const types[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist"};
-    fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", types[ctn__joint_type(j)], index[j->a]);
+    fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", ctn_joint_type_name((ctn_joint_type)ctn__joint_type(j)), index[j->a]);
     if (j->b < 0) fputs("\"world\"", f);
     else fprintf(f, "%d", index[j->b]);
+    if (j->type == CTN_JT_GEAR || j->type == CTN_JT_RACK_PINION) {
+        /* the axes at the current poses; the reloaded gear starts from its error at the save (~0) again */
+        put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a));
+        put_f3(f, "axis2", ctn_quat_rotate(w->pose[j->b].q, j->axis_b));
+        fprintf(f, ", \"ratio\": %.9g, \"compliance\": %.9g, \"damping_time\": %.9g}", j->stiffness, j->compliance, j->damping_time);
+        return;
+    }
     put_f3(f, "anchor_a", j->anchor_a);
     put_f3(f, "anchor_b", j->anchor_b);
     if (j->type == CTN_JT_DISTANCE || j->type == CTN_JT_SPRING) fprintf(f, ", \"rest_length\": %.9g", j->rest_length);

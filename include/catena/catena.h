@@ -341,8 +341,16 @@ typedef enum ctn_joint_type {
                                (ctn_joint_set_swing_limit: angle between the twist axes, `axis` seen from each
                                body, <= swing) and one for the twist limits (ctn_joint_set_limits: twist angle
                                about the axis within [lower, upper]); the ragdoll joint */
-    CTN_JOINT_CURVE         /**< 2 rows: a point of body a on a curve (line, circle, helix, polyline) fixed in
+    CTN_JOINT_CURVE,        /**< 2 rows: a point of body a on a curve (line, circle, helix, polyline) fixed in
                                body b's frame; added with ctn_curve_constraint_add, never by ctn_joint_add */
+    CTN_JOINT_GEAR,         /**< 1 row: the turns of body_a about `axis` and of body_b about `axis2` keep
+                               theta_a + ratio theta_b constant, i.e. w_a . axis + ratio w_b . axis2 = 0 (with
+                               parallel axes a positive ratio turns them opposite ways, as two meshing spur gears
+                               with ratio = teeth_b / teeth_a); both bodies hinged at their centres to the world or
+                               to one base (the row acts on the two gears only) */
+    CTN_JOINT_RACK_PINION   /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
+                               (the pinion) per radian body_a turns about `axis` (ratio = the pinion's pitch
+                               radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
@@ -364,7 +372,10 @@ typedef struct ctn_joint_desc {
                                   damping time c/k (stable at any stiffness; needs stiffness > 0 and a rest
                                   length >= 1e-6 m; compliance and damping_time are then ignored) */
     double axis2[3];         /**< universal: the cross axis of body b, world frame at creation, perpendicular to
-                                  `axis` (within 1e-3 of 90 degrees; made exact); default +x */
+                                  `axis` (within 1e-3 of 90 degrees; made exact); gear: body b's axis; rack-and-pinion:
+                                  the rack's axis, perpendicular to `axis` (as universal's); default +x */
+    double ratio;            /**< gear: theta_a + ratio theta_b = const; rack-and-pinion: rack travel (m) per radian
+                                  of the pinion; finite and non-zero; default 1 */
 } ctn_joint_desc;
 
 /** A joint of `type` from body 0 to the world: zero anchors, axis +z, and rest length (-1), compliance and

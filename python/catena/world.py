@@ -34,7 +34,7 @@ STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
 JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
                "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC, "universal": _c.JOINT_UNIVERSAL,
-               "cone_twist": _c.JOINT_CONE_TWIST}
+               "cone_twist": _c.JOINT_CONE_TWIST, "gear": _c.JOINT_GEAR, "rack_pinion": _c.JOINT_RACK_PINION}
 CURVES = {"line": _c.CURVE_LINE, "circle": _c.CURVE_CIRCLE, "helix": _c.CURVE_HELIX, "polyline": _c.CURVE_POLYLINE}
 CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB_ACCELERATION}
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
@@ -219,10 +219,12 @@ class World:
 
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
-                  motor=None, rope=False, implicit=False, axis2=None, swing_limit=None):
+                  motor=None, rope=False, implicit=False, axis2=None, swing_limit=None, ratio=None):
         """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed", "spring",
         "prismatic" (a slider along axis), "universal" (a cardan joint: axis on body_a kept perpendicular to
-        axis2 on body_b) or "cone_twist" (a ball joint with a swing cone about axis and twist limits).
+        axis2 on body_b), "cone_twist" (a ball joint with a swing cone about axis and twist limits), "gear"
+        (body_a's turn about axis + ratio x body_b's turn about axis2 stays constant; both bodies hinged) or
+        "rack_pinion" (body_b, the rack, travels ratio metres along axis2 per radian body_a turns about axis).
 
         pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
         anchor_b in the body frames, the world frame for WORLD); axis: the hinge axis (world frame);
@@ -237,7 +239,8 @@ class World:
                                       rest_length=rest_length, stiffness=stiffness, damping=damping,
                                       compliance=compliance, damping_time=damping_time, limits=limits, motor=motor,
                                       rope=bool(rope), implicit=int(bool(implicit)), axis2=axis2,
-                                      swing_limit=None if swing_limit is None else float(swing_limit)))
+                                      swing_limit=None if swing_limit is None else float(swing_limit),
+                                      ratio=None if ratio is None else float(ratio)))
 
     def add_curve(self, curve, body, frame=WORLD, *, anchor=None, origin=None, axis=None, reference=None, radius=None,
                   pitch=None, points=None, closed=False, compliance=None, damping_time=None, stabilization="velocity",

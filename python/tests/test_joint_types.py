@@ -43,3 +43,24 @@ def test_universal_and_cone_twist():
             w.step()
             worst = max(worst, w.joint_swing(c))
         assert 0.49 < worst < 0.5 + 5e-4  # reaches the cone and stays in it (measured 0.500002)
+
+
+def test_gear_and_rack_pinion():
+    """Two wheels hinged to the world, A driven by a hinge motor, B geared to it at ratio 2 (B turns at -1/2
+    of A's speed); a rack on a slider driven by A at 0.5 m per radian (tests/test_gear.c, smaller)."""
+    with catena.World(backend="cpu", gravity=(0, 0, 0)) as w:
+        a = w.add_body(mass=1.0, inertia=(0.1, 0.1, 0.2), position=(0, 0, 0))
+        b = w.add_body(mass=2.0, inertia=(0.2, 0.2, 0.4), position=(1.5, 0, 0))
+        rack = w.add_body(mass=1.0, inertia=(0.01, 0.1, 0.1), position=(0, -1, 0))
+        ha = w.add_joint("hinge", a, pivot=(0, 0, 0), axis=(0, 0, 1), motor=(1.0, 100.0))
+        hb = w.add_joint("hinge", b, pivot=(1.5, 0, 0), axis=(0, 0, 1))
+        w.add_joint("prismatic", rack, pivot=(0, -1, 0), axis=(1, 0, 0))
+        w.add_joint("gear", a, b, axis=(0, 0, 1), axis2=(0, 0, 1), ratio=2.0)
+        w.add_joint("rack_pinion", a, rack, axis=(0, 0, 1), axis2=(1, 0, 0), ratio=0.5)
+        w.step(60)
+        ta, tb = w.joint_angle(ha), w.joint_angle(hb)
+        assert 0.9 < ta < 1.0  # the motor turned A by ~1 rad in 1 s (measured 0.99937)
+        assert abs(ta + 2.0 * tb) < 1e-5  # measured 1.2e-7
+        assert abs(w.positions[rack][0] - 0.5 * ta) < 1e-5  # measured 3.1e-8 m
+        with pytest.raises(catena.Error):
+            w.add_joint("gear", a, b, axis=(0, 0, 1), axis2=(0, 0, 1), ratio=0.0)
