@@ -3,12 +3,14 @@
  * (ratio 2: B turns at -1/2 of A's speed, as a wheel with twice A's teeth) and B-C (ratio -0.5, an internal
  * mesh: C turns the same way as B at twice its speed), and a rack below A on a slider along +x, driven by A
  * as its pinion (0.5 m of rack travel per radian). A may carry a hinge motor. Gravity is off: the rig
- * lies in the plane of the turns. */
+ * lies in the plane of the turns. Built on the shared set-ups of tests/fixtures.h (the including file
+ * defines _POSIX_C_SOURCE first). */
 #ifndef CTN_TEST_GEAR_RIG_H
 #define CTN_TEST_GEAR_RIG_H
 
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,18 +39,14 @@ static ctn_body_id rig_body(ctn_world *w, double x, double y, double mass, doubl
     return id;
 }
 
-static ctn_joint_id rig_joint(ctn_world *w, ctn_joint_desc *d) {
-    ctn_joint_id id = -1;
-    CHECK(ctn_joint_add(w, d, &id) == CTN_OK, "%s joint: %s", ctn_joint_type_name(d->type), ctn_world_last_error(w));
-    return id;
-}
-
 static ctn_joint_id rig_gear(ctn_world *w, ctn_joint_type type, ctn_body_id a, ctn_body_id b, double ratio, const double axis2[3]) {
     ctn_joint_desc d = ctn_joint_desc_default(type);
     d.body_a = a, d.body_b = b;
     memcpy(d.axis2, axis2, sizeof d.axis2); /* axis: +z (the default) */
     d.ratio = ratio;
-    return rig_joint(w, &d);
+    ctn_joint_id id = -1;
+    CHECK(ctn_joint_add(w, &d, &id) == CTN_OK, "%s joint: %s", ctn_joint_type_name(type), ctn_world_last_error(w));
+    return id;
 }
 
 /* The rig on `backend` with `solver`; motor_speed != 0 drives wheel A (max torque 100 N m). Returns 0 when
@@ -64,18 +62,12 @@ static int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver, double
     static const double z[3] = {0.0, 0.0, 1.0}, ex[3] = {1.0, 0.0, 0.0};
     for (int i = 0; i < 3; ++i) {
         r->wheel[i] = rig_body(r->w, x[i], 0.0, m[i], 0.5, 0.5);
-        ctn_joint_desc h = ctn_joint_desc_default(CTN_JOINT_HINGE);
-        h.body_a = r->wheel[i];
         double pivot[3] = {x[i], 0.0, 0.0};
-        ctn_joint_desc_set_pivot(r->w, &h, pivot, z);
-        r->hinge[i] = rig_joint(r->w, &h);
+        fixture_world_joint(r->w, CTN_JOINT_HINGE, r->wheel[i], pivot, z, &r->hinge[i]);
     }
     r->rack = rig_body(r->w, 0.0, -1.0, 1.5, 1.0, 0.1);
-    ctn_joint_desc s = ctn_joint_desc_default(CTN_JOINT_PRISMATIC);
-    s.body_a = r->rack;
     double pivot[3] = {0.0, -1.0, 0.0};
-    ctn_joint_desc_set_pivot(r->w, &s, pivot, ex);
-    rig_joint(r->w, &s);
+    fixture_world_joint(r->w, CTN_JOINT_PRISMATIC, r->rack, pivot, ex, NULL);
     r->gear_ab = rig_gear(r->w, CTN_JOINT_GEAR, r->wheel[0], r->wheel[1], RIG_AB, z);
     r->gear_bc = rig_gear(r->w, CTN_JOINT_GEAR, r->wheel[1], r->wheel[2], RIG_BC, z);
     r->rack_pinion = rig_gear(r->w, CTN_JOINT_RACK_PINION, r->wheel[0], r->rack, RIG_RACK, ex);

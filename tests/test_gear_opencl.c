@@ -3,6 +3,7 @@
  * Gauss-Seidel, Jacobi, solver=auto (which runs GS: the motor is a bounded row) and direct; the bodies' states must agree and the gear relations hold on the
  * device (both run the rows of kernels/ctn_joint_rows.h; the re-centring of the angle references is the
  * host's). Exits 77 (skipped) without an OpenCL device. */
+#define _POSIX_C_SOURCE 200809L
 #include "gear_rig.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
@@ -43,12 +44,8 @@ static void compare(ctn_solver solver) {
 }
 
 int main(void) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_OPENCL;
-    ctn_world *probe = NULL;
-    char err[256];
-    if (ctn_world_create(&d, &probe, err, sizeof err) != CTN_OK) return check_skip("test_gear_opencl", err);
-    ctn_world_destroy(probe);
+    char why[256];
+    if (!fixture_have_opencl(why, sizeof why)) return check_skip("test_gear_opencl", why);
     compare(CTN_SOLVER_GS);
     compare(CTN_SOLVER_JACOBI);
     compare(CTN_SOLVER_AUTO);
