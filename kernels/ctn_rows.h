@@ -140,15 +140,14 @@ CTN_FN void ctn_curve_accel_rows(ctn_joint_def j, ctn_pose pb, ctn_vel va, ctn_v
     }
 }
 
-/* Builds the block of joint j for a substep of length prm.h (docs/design.md section 2, step 1).
- * va, vb: velocities at the start of the substep (before external forces); Ia, Ib: world inverse
- * inertias; split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the body's joint count
- * for Jacobi, Tonge et al. 2012). SPOOK (Lacoursière 2011, eq. 23) with d = tau/h, Y = 1/(1 + 4d):
+/* The rows of joint j for a substep of length prm.h (docs/design.md section 2, step 1): directions, lever
+ * arms, targets, regularisation and bounds of the block, everything but kinv. va, vb: velocities at the
+ * start of the substep (before external forces). SPOOK (Lacoursière 2011, eq. 23) with d = tau/h, Y = 1/(1 + 4d):
  *     s = 4 eps Y / h^2,   target = -(4Y/h) g + Y J v.
  * Baumgarte (Witkin and Baraff): s = 0, target = -(beta/h) g. */
-CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_sym3 Ia,
-                              ctn_sym3 Ib, float split_a, float split_b, ctn_step_params prm, ctn_block *blk) {
-    float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], k[CTN_MAX_ROWS * CTN_MAX_ROWS];
+CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
+                                   ctn_block *blk) {
+    float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS];
     int i, n;
     ctn_joint_rows(j, pa, pb, blk, g);
     n = ctn_block_rows(blk);
@@ -219,13 +218,20 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
             blk->hi[mr] = j.damping * h;
         }
     }
-    /* mass splitting scales the whole inverse mass matrix of a body, inertia included */
-    ctn_block_effective_mass(blk, va.inv_mass * split_a, ctn_sym3_scale(Ia, split_a), vb.inv_mass * split_b, ctn_sym3_scale(Ib, split_b), k);
+}
+
+/* The block's kinv: (J M^-1 J^T + S)^-1 of the rows ctn_joint_prepare_rows built, for inverse masses ima,
+ * imb and world inverse inertias Ia, Ib (scaled by the caller for mass splitting). Only the iterative
+ * solvers read it; the exact solver factors J M^-1 J^T + S itself (kernels/ctn_direct.h). */
+CTN_FN void ctn_block_inverse_mass(int type, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib, ctn_block *blk) {
+    float k[CTN_MAX_ROWS * CTN_MAX_ROWS];
+    int i, n = ctn_block_rows(blk);
+    ctn_block_effective_mass(blk, ima, Ia, imb, Ib, k);
     for (i = 0; i < n; ++i) {
         /* regularisation, plus a relative floor of 1e-6 that keeps rigid (eps = 0) blocks well conditioned */
         k[i * CTN_MAX_ROWS + i] += blk->soft[i] + 1e-6f * k[i * CTN_MAX_ROWS + i];
     }
-    if (j.type == CTN_JT_CONTACT) {
+    if (type == CTN_JT_CONTACT) {
         /* Contacts are solved in two sub-steps (ctn_block_delta), so kinv holds the block-diagonal
          * inverse diag(1/K_nn, F^-1) with F the 2x2 friction block, and the couplings K_t1n, K_t2n that
          * carry the normal increment into the friction residual sit in the unused entries 15 and 16. */
@@ -247,6 +253,16 @@ CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel
         return;
     }
     ctn_spd_inverse(k, n, blk->kinv);
+}
+
+/* Builds the block of joint j for a substep of length prm.h: its rows (ctn_joint_prepare_rows) and their
+ * kinv (ctn_block_inverse_mass). split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the
+ * body's joint count for Jacobi, Tonge et al. 2012); mass splitting scales the whole inverse mass matrix
+ * of a body, inertia included. */
+CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_sym3 Ia,
+                              ctn_sym3 Ib, float split_a, float split_b, ctn_step_params prm, ctn_block *blk) {
+    ctn_joint_prepare_rows(j, pa, pb, va, vb, prm, blk);
+    ctn_block_inverse_mass(j.type, va.inv_mass * split_a, ctn_sym3_scale(Ia, split_a), vb.inv_mass * split_b, ctn_sym3_scale(Ib, split_b), blk);
 }
 
 /* Impulse increment of one block from the current velocities (projected Gauss-Seidel / Jacobi row step,

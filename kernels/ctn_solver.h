@@ -49,6 +49,27 @@ CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
     blocks[s] = blk;
 }
 
+/* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
+CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                  CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
+    ctn_joint_def j = defs[s];
+    ctn_block blk;
+    ctn_joint_prepare_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, &blk);
+    for (int k = 0; k < CTN_KINV_SIZE; ++k) blk.kinv[k] = 0.0f; /* defined bits: filled by ctn_block_kinv_slot when needed */
+    blocks[s] = blk;
+}
+
+/* kinv of the block of slot s built by ctn_prepare_slot_rows (no mass splitting), for a Gauss-Seidel
+ * update of a joint the exact solver leaves out (bounded rows, loop closers). */
+CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_vel *vel,
+                                CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL ctn_block *blocks) {
+    ctn_joint_def j = defs[s];
+    ctn_block blk = blocks[s];
+    ctn_block_inverse_mass(j.type, ctn_load_vel(vel, j.a).inv_mass, ctn_load_inertia(inertia, j.a), ctn_load_vel(vel, j.b).inv_mass,
+                           ctn_load_inertia(inertia, j.b), &blk);
+    blocks[s] = blk;
+}
+
 /* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
  * Returns the squared residual seen before the update. */
 CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,

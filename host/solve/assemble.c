@@ -260,7 +260,7 @@ static double newton_move(assembly *as, double max_turn) {
     double top = 0.0, turn = 0.0;
     for (int i = 0; i < w->body_count; ++i) w->vel[i].v = w->vel[i].w = ctn_v3_zero();
     memset(t->lambda, 0, 6 * (size_t)t->joint_count * sizeof *t->lambda);
-    ctn__solve_direct_ex(w, as->blocks, 0); /* nobody reads the residual */
+    ctn__solve_direct_ex(w, as->blocks, 0); /* nobody reads the residual; the blocks hold kinv */
     for (int i = 0; i < w->body_count; ++i) turn = fmax(turn, ctn_length(w->vel[i].w));
     /* trust region: a step that turns a body by more than max_turn is shortened along its direction */
     float scale = turn > max_turn ? (float)(max_turn / turn) : 1.0f;

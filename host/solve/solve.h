@@ -14,8 +14,15 @@ ctn_status ctn__cpu_backend_init(ctn_world *w);
  * joints exactly, then sweeps the remaining rows with Gauss-Seidel; updates topo.lambda and w->vel.
  * Returns the sum of squared residuals. */
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
-/* The same; residual = 0 skips the residual sum (returns 0), for solves whose residual nobody reads. */
-double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual);
+/* Options of ctn__solve_direct_ex. */
+enum {
+    CTN_DIRECT_RESIDUAL = 1, /* return the sum of squared residuals (else 0: nobody reads it) */
+    CTN_DIRECT_FILL_KINV = 2 /* the blocks hold rows only (ctn_prepare_slot_rows): the solver builds kinv
+                                for the joints it hands to Gauss-Seidel (bounded rows, loop closers) */
+};
+/* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
+ * with CTN_DIRECT_FILL_KINV. */
+double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
 /* CTN_SOLVER_AUTO's choice for the current topology (host/solve/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
 ctn_solver ctn__auto_solver(ctn_world *w);
 

@@ -93,14 +93,25 @@ static int cpu_team(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.t
 
 /* ---- the phases of one substep ------------------------------------------------------------------- */
 
+/* The exact solver runs for every solver but the three iterative ones (stage_solve). */
+static int solver_is_direct(const ctn_world *w) {
+    return w->solver != CTN_SOLVER_GS && w->solver != CTN_SOLVER_JACOBI && w->solver != CTN_SOLVER_CG;
+}
+
+/* The rows of every joint. The exact solver factors J M^-1 J^T + S itself, so for it the blocks skip
+ * kinv (the float block inverse of Gauss-Seidel: a third of the row build), which it builds for the few
+ * joints it hands to Gauss-Seidel (CTN_DIRECT_FILL_KINV). */
 static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count;
+    int m = t->joint_count, rows_only = solver_is_direct(w);
 #ifdef _OPENMP
     int nt = cpu_threads(w);
 #pragma omp parallel for schedule(static) if (m >= CPU_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
 #endif
-    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
+    for (int s = 0; s < m; ++s) {
+        if (rows_only) ctn_prepare_slot_rows(s, t->defs, w->pose, w->vel, prm, c->blocks);
+        else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
+    }
 }
 
 static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
@@ -263,7 +274,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
     else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
-    else r2 = ctn__solve_direct_ex(w, c->blocks, !c->projecting);
+    else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? 0 : CTN_DIRECT_RESIDUAL));
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }
 

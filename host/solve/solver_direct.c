@@ -258,25 +258,36 @@ static void exact_solve(ctn_world *w, direct_state *s, const ctn_block *blocks) 
     else ctn__forest_solve(w, s, blocks);
 }
 
-double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) { return ctn__solve_direct_ex(w, blocks, 1); }
+double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
+    return ctn__solve_direct_ex(w, (ctn_block *)blocks, CTN_DIRECT_RESIDUAL); /* no FILL_KINV: not written */
+}
 
-double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual) {
+/* kinv of the n slots in list (CTN_DIRECT_FILL_KINV), before Gauss-Seidel reads them. */
+static void fill_kinv(const ctn_world *w, ctn_block *blocks, const int *list, int n) {
+    for (int k = 0; k < n; ++k) ctn_block_kinv_slot(list ? list[k] : k, w->topo.defs, w->vel, w->inertia, blocks);
+}
+
+double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     ctn_topology *t = &w->topo;
     direct_state *s = w->direct_data;
+    int fill = (options & CTN_DIRECT_FILL_KINV) != 0;
     if (!s) {
         s = ctn__calloc(1, sizeof *s);
+        if (fill) fill_kinv(w, blocks, NULL, t->joint_count);
         if (!s) return gs_fallback(w, blocks);
         w->direct_data = s;
     }
     if (!direct_ready(w, s)) {
         if (!s->noted) ctn__log(w, CTN_LOG_WARNING, "direct solver: out of memory for %d joints, using Gauss-Seidel", t->joint_count);
         s->noted = 1;
+        if (fill) fill_kinv(w, blocks, NULL, t->joint_count);
         return gs_fallback(w, blocks);
     }
     /* joints with finite bounds leave the exact solve for this substep and join the GS set */
     int n_extra = 0;
     if (s->chain) {
         n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
+        if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__chain_solve(w, s->chain, blocks);
     } else {
         /* in slot order, which is colour order: the OpenCL backend's coloured sweep (opencl_direct.c) */
@@ -285,6 +296,7 @@ double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual)
             s->cut[slot] = (unsigned char)((kind == SLOT_NODE || kind == SLOT_ATTACHED) && ctn_dd_block_bounded(&blocks[slot]));
             if (s->cut[slot] || kind == SLOT_EXTRA) s->extra_now[n_extra++] = slot;
         }
+        if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__forest_factor(w, s, blocks);
         ctn__forest_solve(w, s, blocks);
         int schur_rows = 0;
@@ -297,7 +309,7 @@ double ctn__solve_direct_ex(ctn_world *w, const ctn_block *blocks, int residual)
         for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
         exact_solve(w, s, blocks);
     }
-    if (!residual) return 0.0;
+    if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
     double r2 = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
