@@ -325,10 +325,14 @@ static seg_walk segment_walk(direct_chain *c, int k) {
     return s;
 }
 
-static inline void factor_segment(direct_chain *c, int k, int nfix) {
+/* The segment's walk assembles each position just before it is needed (one ahead of the elimination:
+ * K_q before the step of p subtracts from it, C between p and q with it), while its blocks are in cache;
+ * the separators were assembled before the walks (assemble_separators). */
+static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
+    assemble_position(w, c, blocks, s.first, nfix);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     if (na) { /* F_first = A_{first,a} = C_a^T */
         int n = c->n[s.first];
@@ -343,21 +347,26 @@ static inline void factor_segment(direct_chain *c, int k, int nfix) {
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
         double *Pq = inside ? c->K + c->koff[q] : s.d_end;
         double *Fq = inside ? (na ? c->F + c->foff[q] : NULL) : g->g;
+        if (inside) assemble_position(w, c, blocks, q, nfix);
         ctn_dd_chain_factor_node(c->K + c->koff[p], ROWS(c, p, nfix), E, ld, tr, nq, Pq, na ? c->F + c->foff[p] : NULL, na, Fq, s.d_a);
         if (!inside) break;
     }
 }
 
-static inline void forward_segment(direct_chain *c, int k, int nfix) {
+/* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
+ * subtracts from it); the separators' before the walks (solve_phases). */
+static inline void forward_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
     seg_walk s = segment_walk(c, k);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
     memset(s.y_end, 0, 6 * sizeof *s.y_end);
+    rhs_position(w, c, blocks, s.first, nfix);
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
         double *y = c->y + c->voff[p];
+        if (inside) rhs_position(w, c, blocks, q, nfix);
         ctn_dd_chain_forward_node(c->K + c->koff[p], ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end,
                                   na ? c->F + c->foff[p] : NULL, na, s.y_a);
         if (!inside) break;
@@ -440,20 +449,18 @@ CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, i
 CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), rhs_position(w, c, b, p, 3), rhs_position(w, c, b, p, 0))
 CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int body), apply_body(w, c, b, body, 3),
            apply_body(w, c, b, body, 0))
-CHAIN_STEP(factor, (direct_chain *c, int k), factor_segment(c, k, 3), factor_segment(c, k, 0))
-CHAIN_STEP(forward, (direct_chain *c, int k), forward_segment(c, k, 3), forward_segment(c, k, 0))
+CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, const ctn_block *b, int k), factor_segment(w, c, b, k, 3),
+           factor_segment(w, c, b, k, 0))
+CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, const ctn_block *b, int k), forward_segment(w, c, b, k, 3),
+           forward_segment(w, c, b, k, 0))
 CHAIN_STEP(backward, (direct_chain *c, int k, float *l), backward_segment(c, k, l, 3), backward_segment(c, k, l, 0))
 
 static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
-    int m = c->m, P = c->segments, nt = threads_of(w), three = c->uniform == 3;
+    int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
-    CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
-    {
-        CHAIN_OMP(omp for schedule(static))
-        for (int p = 0; p < m; ++p) three ? assemble_3(w, c, blocks, p) : assemble_any(w, c, blocks, p);
-        CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k) three ? factor_3(c, k) : factor_any(c, k);
-    }
+    for (int j = 1; j < P; ++j) three ? assemble_3(w, c, blocks, c->sep[j]) : assemble_any(w, c, blocks, c->sep[j]); /* before the walks */
+    CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
+    for (int k = 0; k < P; ++k) three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
@@ -461,12 +468,12 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks)
     ctn_topology *t = &w->topo;
     int m = c->m, P = c->segments, nt = threads_of(w), nb = t->body_count, three = c->uniform == 3;
     (void)nt;
+    (void)m;
+    for (int j = 1; j < P; ++j) three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]); /* before the walks */
     CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
-        CHAIN_OMP(omp for schedule(static))
-        for (int p = 0; p < m; ++p) three ? rhs_3(w, c, blocks, p) : rhs_any(w, c, blocks, p);
         CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k) three ? forward_3(c, k) : forward_any(c, k);
+        for (int k = 0; k < P; ++k) three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
         CHAIN_OMP(omp single)
         solve_separators(c, t->lambda);
         CHAIN_OMP(omp for schedule(static, 1))

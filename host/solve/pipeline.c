@@ -77,9 +77,15 @@ static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_ste
     for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
         ctn_stage_out out = {0};
         RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
-        if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
-        RUN(CTN_STAGE_PREPARE, &prm, NULL);
-        RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
+        if (ops->direct_rows_only) { /* the metric only for a step that will run: the last check reads rows only */
+            RUN(CTN_STAGE_PREPARE, &prm, NULL);
+            RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
+            if (prm.geometric_stiffness > 0.0f && !(out.worst <= CTN_PROJECT_TOL)) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
+        } else {
+            if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
+            RUN(CTN_STAGE_PREPARE, &prm, NULL);
+            RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
+        }
         if (out.deferred) { /* decided on the device: a fixed number of steps, no-ops after it stopped */
             RUN(CTN_STAGE_SOLVE, &prm, NULL);
             RUN(CTN_STAGE_INTEGRATE, &prm, NULL);

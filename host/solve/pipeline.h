@@ -69,6 +69,10 @@ typedef struct ctn_stage_ops {
     /* After the last stage or the first failure (status s): the backend's clean-up; returns the status
      * of the step. */
     ctn_status (*end)(ctn_world *w, ctn_status s, ctn_step_stats *st);
+    /* 1: for the exact solver, PREPARE builds rows only and does not read the inertia, so the projection
+     * runs GEOMETRIC_INERTIA after it, and only when a Newton step follows (CPU). 0: before it (OpenCL,
+     * whose row build also forms the Gauss-Seidel block inverse). */
+    int direct_rows_only;
 } ctn_stage_ops;
 
 /* One step (all substeps, the projection, the measurement, the divergence check) through the world's

@@ -273,8 +273,10 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     int fill = (options & CTN_DIRECT_FILL_KINV) != 0;
     if (!s) {
         s = ctn__calloc(1, sizeof *s);
-        if (fill) fill_kinv(w, blocks, NULL, t->joint_count);
-        if (!s) return gs_fallback(w, blocks);
+        if (!s) {
+            if (fill) fill_kinv(w, blocks, NULL, t->joint_count);
+            return gs_fallback(w, blocks);
+        }
         w->direct_data = s;
     }
     if (!direct_ready(w, s)) {
