@@ -229,10 +229,13 @@ static inline void side_rows(const ctn_world *w, const ctn_block *blk, int n, in
     ctn_dd_minv_rows(J, n, w->vel[body].inv_mass, w->inertia[body].inv_inertia, rotates, MJ);
 }
 
-/* K_p, and C_{p-1} through the body p shares with its predecessor (whose rows p has at hand). */
+/* K_p, and C_{p-1} through the body p shares with its predecessor (whose rows p has at hand). Marks p
+ * cut when its block has finite bounds this substep (the predecessor's mark may not be written yet: its
+ * block is asked instead). */
 static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
+    c->cut[slot] = (unsigned char)ctn_dd_block_bounded(&blocks[slot]);
     double *K = c->K + c->koff[p];
     for (int e = 0; e < n * n; ++e) K[e] = 0.0;
     if (p > 0)
@@ -250,7 +253,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
         int body = side ? d->b : d->a;
         side_rows(w, blk, n, body, side, dyn & (side ? ROT_B : ROT_A), J, MJ);
         ctn_dd_add_row_products(J, n, MJ, n, K, n);
-        if (prev < 0 || body != c->shared[prev] || c->cut[c->slot[prev]]) continue;
+        if (prev < 0 || body != c->shared[prev] || ctn_dd_block_bounded(&blocks[c->slot[prev]])) continue;
         int np = ROWS(c, prev, nfix), sp = c->side[prev] & 1;
         double Jp[36];
         for (int k = 0; k < np; ++k) ctn_dd_jrow(&blocks[c->slot[prev]], k, sp, Jp + 6 * k);
@@ -381,7 +384,18 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda) {
     for (int r = 0; r < c->n[p]; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
 }
 
-static inline void backward_segment(direct_chain *c, int k, float *lambda, int nfix) {
+/* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
+static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int p, int skip, int nfix) {
+    const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+    if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, nfix);
+    if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, nfix);
+}
+
+/* Back-substitution of a segment, last to first, with lambda += dl and the velocity changes of the
+ * bodies whose joints are all solved: a body joins at most two consecutive positions, so once x_p is known
+ * every body of p is complete except the one it shares with the next position of the walk (p - dir),
+ * which that position applies (the separators were solved before the walks). */
+static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda, int nfix) {
     seg_walk s = segment_walk(c, k);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     for (int p = s.last;; p -= s.dir) {
@@ -391,6 +405,9 @@ static inline void backward_segment(direct_chain *c, int k, float *lambda, int n
         ctn_dd_chain_backward_node(c->K + c->koff[p], ROWS(c, p, nfix), c->y + c->voff[p], E, ld, tr, nq,
                                    nq ? c->y + c->voff[q] : NULL, na ? c->F + c->foff[p] : NULL, na, na ? c->y + c->voff[s.a] : NULL);
         add_impulse(c, p, lambda);
+        int behind = s.dir > 0 ? p - 1 : p; /* the position before p in the walk shares shared[behind] with p */
+        int skip = p != s.first && behind >= 0 ? c->shared[behind] : -1;
+        apply_joint_bodies(w, c, blocks, p, skip, nfix);
         if (p == s.first) break;
     }
 }
@@ -453,7 +470,8 @@ CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, const ctn_block *b, int
            factor_segment(w, c, b, k, 0))
 CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, const ctn_block *b, int k), forward_segment(w, c, b, k, 3),
            forward_segment(w, c, b, k, 0))
-CHAIN_STEP(backward, (direct_chain *c, int k, float *l), backward_segment(c, k, l, 3), backward_segment(c, k, l, 0))
+CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, const ctn_block *b, int k, float *l), backward_segment(w, c, b, k, l, 3),
+           backward_segment(w, c, b, k, l, 0))
 
 static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
@@ -464,23 +482,35 @@ static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *
     factor_separators(c);
 }
 
+/* The separators' own bodies that no segment position shares (a separator at the end of a path): their
+ * velocity changes, once the separators are solved. */
+static void apply_separator_bodies(ctn_world *w, const direct_chain *c, const ctn_block *blocks) {
+    for (int j = 1; j < c->segments; ++j) {
+        int p = c->sep[j];
+        const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+        int bodies[2] = {(c->dyn[p] & DYN_A) ? d->a : -1, (c->dyn[p] & DYN_B) ? d->b : -1};
+        for (int e = 0; e < 2; ++e)
+            if (bodies[e] >= 0 && bodies[e] != c->shared[p] && (p == 0 || bodies[e] != c->shared[p - 1]))
+                c->uniform == 3 ? apply_3(w, c, blocks, bodies[e]) : apply_any(w, c, blocks, bodies[e]);
+    }
+}
+
 static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     ctn_topology *t = &w->topo;
-    int m = c->m, P = c->segments, nt = threads_of(w), nb = t->body_count, three = c->uniform == 3;
+    int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
-    (void)m;
     for (int j = 1; j < P; ++j) three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]); /* before the walks */
     CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
         CHAIN_OMP(omp single)
-        solve_separators(c, t->lambda);
+        {
+            solve_separators(c, t->lambda);
+            apply_separator_bodies(w, c, blocks);
+        }
         CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k) three ? backward_3(c, k, t->lambda) : backward_any(c, k, t->lambda);
-        CHAIN_OMP(omp for schedule(static))
-        for (int b = 0; b < nb; ++b)
-            if (is_dynamic(w, b)) three ? apply_3(w, c, blocks, b) : apply_any(w, c, blocks, b);
+        for (int k = 0; k < P; ++k) three ? backward_3(w, c, blocks, k, t->lambda) : backward_any(w, c, blocks, k, t->lambda);
     }
 }
 
@@ -489,13 +519,9 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks)
  * their count. */
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list) {
     int ncut = 0;
-    for (int p = 0; p < c->m; ++p) {
-        int slot = c->slot[p];
-        c->cut[slot] = (unsigned char)ctn_dd_block_bounded(&blocks[slot]);
-    }
-    for (int slot = 0; slot < w->topo.joint_count; ++slot)
-        if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
     factor_phases(w, c, blocks);
+    for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly */
+        if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
     return ncut;
 }
 
