@@ -18,6 +18,7 @@
  * step starts from the cached composite unless the master was edited, so the conversion adds no rounding
  * to a run. */
 #include "core/attach.h"
+#include "core/dmat3.h"
 #include "core/dquat.h"
 
 #include <string.h>
@@ -39,59 +40,6 @@ static ctn_dquat dq_of4(const double q[4]) {
 static void dq_store(ctn_dquat q, double out[4]) { out[0] = q.w, out[1] = q.x, out[2] = q.y, out[3] = q.z; }
 
 /* ---- composite mass properties ------------------------------------------------------------------ */
-
-/* Eigen-decomposition of the symmetric 3x3 matrix A by cyclic Jacobi rotations (Golub and Van Loan 2013,
- * section 8.5): A = V diag(e) V^T, V a rotation (det +1). A diagonal A gives V = I exactly. */
-static void sym3_eigen(double A[3][3], double e[3], double V[3][3]) {
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) V[i][j] = i == j;
-    for (int sweep = 0; sweep < 50; ++sweep) {
-        double off = A[0][1] * A[0][1] + A[0][2] * A[0][2] + A[1][2] * A[1][2];
-        double diag = A[0][0] * A[0][0] + A[1][1] * A[1][1] + A[2][2] * A[2][2];
-        if (off <= 1e-30 * diag) break;
-        for (int p = 0; p < 2; ++p)
-            for (int q = p + 1; q < 3; ++q) {
-                if (A[p][q] == 0.0) continue;
-                double theta = (A[q][q] - A[p][p]) / (2.0 * A[p][q]);
-                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 3; ++k) { /* A <- A J */
-                    double akp = A[k][p], akq = A[k][q];
-                    A[k][p] = c * akp - s * akq, A[k][q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; ++k) { /* A <- J^T A */
-                    double apk = A[p][k], aqk = A[q][k];
-                    A[p][k] = c * apk - s * aqk, A[q][k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < 3; ++k) { /* V <- V J */
-                    double vkp = V[k][p], vkq = V[k][q];
-                    V[k][p] = c * vkp - s * vkq, V[k][q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (int i = 0; i < 3; ++i) e[i] = A[i][i];
-}
-
-/* Unit quaternion of the rotation matrix R (Shepperd 1978). */
-static ctn_dquat quat_of_matrix(double R[3][3]) {
-    double tr = R[0][0] + R[1][1] + R[2][2];
-    ctn_dquat q;
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(tr + 1.0);
-        q = (ctn_dquat){0.25 * s, (R[2][1] - R[1][2]) / s, (R[0][2] - R[2][0]) / s, (R[1][0] - R[0][1]) / s};
-    } else if (R[0][0] > R[1][1] && R[0][0] > R[2][2]) {
-        double s = 2.0 * sqrt(1.0 + R[0][0] - R[1][1] - R[2][2]);
-        q = (ctn_dquat){(R[2][1] - R[1][2]) / s, 0.25 * s, (R[0][1] + R[1][0]) / s, (R[0][2] + R[2][0]) / s};
-    } else if (R[1][1] > R[2][2]) {
-        double s = 2.0 * sqrt(1.0 + R[1][1] - R[0][0] - R[2][2]);
-        q = (ctn_dquat){(R[0][2] - R[2][0]) / s, (R[0][1] + R[1][0]) / s, 0.25 * s, (R[1][2] + R[2][1]) / s};
-    } else {
-        double s = 2.0 * sqrt(1.0 + R[2][2] - R[0][0] - R[1][1]);
-        q = (ctn_dquat){(R[1][0] - R[0][1]) / s, (R[0][2] + R[2][0]) / s, (R[1][2] + R[2][1]) / s, 0.25 * s};
-    }
-    double n = sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-    return (ctn_dquat){q.w / n, q.x / n, q.y / n, q.z / n};
-}
 
 /* I += m (|d|^2 1 - d d^T): a point mass m at d (parallel-axis theorem). */
 static void add_point_inertia(double I[3][3], double m, const double d[3]) {
@@ -140,13 +88,9 @@ static void group_compute(const ctn_world *w, ctn_attach_group *g) {
         if (!l->particle) add_body_inertia(I, dq_of4(l->q_rel), w->props[l->body].inv_inertia_body);
     }
     double e[3], V[3][3];
-    sym3_eigen(I, e, V);
-    if (V[0][0] * (V[1][1] * V[2][2] - V[1][2] * V[2][1]) - V[0][1] * (V[1][0] * V[2][2] - V[1][2] * V[2][0]) +
-            V[0][2] * (V[1][0] * V[2][1] - V[1][1] * V[2][0]) <
-        0.0)
-        for (int i = 0; i < 3; ++i) V[i][2] = -V[i][2];
+    ctn__sym3_eigen((const double(*)[3])I, e, V);
     memcpy(g->c_local, c, sizeof c);
-    dq_store(quat_of_matrix(V), g->q_off);
+    dq_store(ctn__dq_of_matrix((const double(*)[3])V), g->q_off);
     g->inv_mass = (float)(1.0 / mass);
     g->inv_moments = ctn_v3_make((float)(1.0 / e[0]), (float)(1.0 / e[1]), (float)(1.0 / e[2]));
     g->cached = 0;

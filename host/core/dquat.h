@@ -1,4 +1,4 @@
-/* Double-precision quaternion and 3-vector helpers for host code that composes body frames (attachments).
+/* Double-precision quaternion and 3-vector helpers for host code that composes body frames (attachments, URDF import) or evaluates joint errors in double (ctn_world_assemble).
  * Quaternions are (w, x, y, z) as in catena.h; the formulas are those of kernels/ctn_math.h in double. */
 #ifndef CTN_HOST_DQUAT_H
 #define CTN_HOST_DQUAT_H
@@ -33,6 +33,7 @@ static inline void ctn_d3_cross(const double a[3], const double b[3], double out
     double r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
     out[0] = r[0], out[1] = r[1], out[2] = r[2];
 }
+static inline double ctn_d3_dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 /* R(q) v for a unit q: v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z). */
 static inline void ctn_dq_rotate(ctn_dquat q, const double v[3], double out[3]) {
     double u[3] = {q.x, q.y, q.z}, t[3], c[3];

@@ -28,6 +28,7 @@
  * friction, limits wider than [-pi, pi], collisions of world links) is never silent: each is listed by name
  * in the report returned to the caller. */
 #include "catena/catena.h"
+#include "core/dmat3.h"
 #include "core/world.h"
 #include "io/scene_internal.h"
 #include "io/urdf_model.h"
@@ -62,24 +63,6 @@ static void rotation_of(const double q[4], double r[3][3]) {
     r[2][0] = 2 * (x * z - w * y), r[2][1] = 2 * (y * z + w * x), r[2][2] = 1 - 2 * (x * x + y * y);
 }
 
-/* Quaternion (w, x, y, z) of a rotation matrix (Shepperd 1978: the largest of the four candidates). */
-static void quat_of(const double r[3][3], double q[4]) {
-    double t = r[0][0] + r[1][1] + r[2][2];
-    if (t >= r[0][0] && t >= r[1][1] && t >= r[2][2]) {
-        double s = 2 * sqrt(1 + t);
-        q[0] = s / 4, q[1] = (r[2][1] - r[1][2]) / s, q[2] = (r[0][2] - r[2][0]) / s, q[3] = (r[1][0] - r[0][1]) / s;
-    } else if (r[0][0] >= r[1][1] && r[0][0] >= r[2][2]) {
-        double s = 2 * sqrt(1 + r[0][0] - r[1][1] - r[2][2]);
-        q[0] = (r[2][1] - r[1][2]) / s, q[1] = s / 4, q[2] = (r[0][1] + r[1][0]) / s, q[3] = (r[0][2] + r[2][0]) / s;
-    } else if (r[1][1] >= r[2][2]) {
-        double s = 2 * sqrt(1 - r[0][0] + r[1][1] - r[2][2]);
-        q[0] = (r[0][2] - r[2][0]) / s, q[1] = (r[0][1] + r[1][0]) / s, q[2] = s / 4, q[3] = (r[1][2] + r[2][1]) / s;
-    } else {
-        double s = 2 * sqrt(1 - r[0][0] - r[1][1] + r[2][2]);
-        q[0] = (r[1][0] - r[0][1]) / s, q[1] = (r[0][2] + r[2][0]) / s, q[2] = (r[1][2] + r[2][1]) / s, q[3] = s / 4;
-    }
-}
-
 static void mat_mul(const double a[3][3], const double b[3][3], double out[3][3]) {
     double m[3][3];
     for (int i = 0; i < 3; ++i)
@@ -102,40 +85,6 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
     mat_vec(parent->r, child->xyz, f.p);
     for (int i = 0; i < 3; ++i) f.p[i] += parent->p[i];
     return f;
-}
-
-/* Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations (Golub and Van Loan,
- * "Matrix Computations", 4th ed., section 8.5): a = v diag(d) v^T with v a rotation (det +1). */
-static void symmetric_eigen(const double a_in[3][3], double d[3], double v[3][3]) {
-    double a[3][3];
-    memcpy(a, a_in, sizeof a);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) v[i][j] = i == j;
-    for (int sweep = 0; sweep < 50; ++sweep) {
-        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-        if (off <= 1e-300) break;
-        for (int p = 0; p < 2; ++p) {
-            for (int q = p + 1; q < 3; ++q) {
-                if (a[p][q] == 0.0) continue;
-                double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (int k = 0; k < 3; ++k) { /* a <- a J */
-                    double akp = a[k][p], akq = a[k][q];
-                    a[k][p] = c * akp - s * akq, a[k][q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; ++k) { /* a <- J^T a */
-                    double apk = a[p][k], aqk = a[q][k];
-                    a[p][k] = c * apk - s * aqk, a[q][k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < 3; ++k) { /* v <- v J */
-                    double vkp = v[k][p], vkq = v[k][q];
-                    v[k][p] = c * vkp - s * vkq, v[k][q] = s * vkp + c * vkq;
-                }
-            }
-        }
-    }
-    for (int i = 0; i < 3; ++i) d[i] = a[i][i];
 }
 
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
@@ -215,11 +164,7 @@ static ctn_status principal_frame(const ctn_urdf_link *l, const frame *link, fra
         moments[0] = l->ixx, moments[1] = l->iyy, moments[2] = l->izz;
         *out = inertial;
     } else {
-        symmetric_eigen(t, moments, v);
-        double det = v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) - v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0]) +
-                     v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0]);
-        if (det < 0)
-            for (int i = 0; i < 3; ++i) v[i][2] = -v[i][2];
+        ctn__sym3_eigen((const double(*)[3])t, moments, v);
         out->p[0] = inertial.p[0], out->p[1] = inertial.p[1], out->p[2] = inertial.p[2];
         mat_mul(inertial.r, v, out->r);
     }
@@ -366,7 +311,8 @@ static ctn_status add_bodies(build *b) {
         d.mass = l->mass;
         memcpy(d.inertia, ls->moments, sizeof d.inertia);
         memcpy(d.position, ls->body_frame.p, sizeof d.position);
-        quat_of((const double(*)[3])ls->body_frame.r, d.orientation);
+        ctn_dquat q = ctn__dq_of_matrix((const double(*)[3])ls->body_frame.r);
+        d.orientation[0] = q.w, d.orientation[1] = q.x, d.orientation[2] = q.y, d.orientation[3] = q.z;
         ctn_body_id id;
         ctn_status st = ctn_body_add(b->w, &d, &id);
         if (st == CTN_OK) st = ctn_body_set_name(b->w, id, l->name);

@@ -19,6 +19,7 @@
  * report says what a later ctn_world_get_joint_errors will see up to its float32 rounding. */
 #include "ctn_assemble.h"
 #include "core/alloc.h"
+#include "core/dquat.h"
 #include "solve/pipeline.h"
 
 #include <math.h>
@@ -43,48 +44,27 @@ ctn_assemble_desc ctn_assemble_desc_default(void) {
 
 /* ---- double-precision joint errors --------------------------------------------------------------- */
 
-typedef struct dquat {
-    double w, x, y, z;
-} dquat;
-
-static dquat dq_of(ctn_quat q) {
-    double n = sqrt((double)q.w * q.w + (double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z);
-    dquat r = {q.w / n, q.x / n, q.y / n, q.z / n};
-    return r;
-}
-static dquat dq_mul(dquat a, dquat b) {
-    dquat r = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-               a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-    return r;
-}
-static void cross3(const double a[3], const double b[3], double out[3]) {
-    double r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    memcpy(out, r, sizeof r);
-}
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-/* R(q) v, the formula of ctn_quat_rotate in double on the normalised quaternion */
-static void dq_rotate(dquat q, ctn_v3 v, double out[3]) {
-    double u[3] = {q.x, q.y, q.z}, vv[3] = {v.x, v.y, v.z}, t[3], c[3];
-    cross3(u, vv, t);
-    for (int k = 0; k < 3; ++k) t[k] *= 2.0;
-    cross3(u, t, c);
-    for (int k = 0; k < 3; ++k) out[k] = vv[k] + q.w * t[k] + c[k];
+/* R(q) v of a float vector, ctn_quat_rotate's formula in double on the normalised quaternion */
+static void dq_rotate_v3(ctn_dquat q, ctn_v3 v, double out[3]) {
+    double vv[3];
+    ctn_d3_of(v, vv);
+    ctn_dq_rotate(q, vv, out);
 }
 
 /* The errors g of the rows of ctn_joint_rows in double (same rows, same order; the row directions of the
  * float rows in blk, which the Newton step uses). Rows the float build leaves inactive stay 0. */
 static void joint_error_dd(const ctn_joint_def *j, const ctn_pose *pa, const ctn_pose *pb, const ctn_block *blk, const float *gf,
                            double *g) {
-    dquat qa = dq_of(pa->q), qb = dq_of(pb->q);
+    ctn_dquat qa = ctn_dq_of(pa->q), qb = ctn_dq_of(pb->q);
     double xa[3], xb[3], ra[3], rb[3], sep[3];
     ctn__pose_get_position(pa, xa);
     ctn__pose_get_position(pb, xb);
-    dq_rotate(qa, j->anchor_a, ra);
-    dq_rotate(qb, j->anchor_b, rb);
+    dq_rotate_v3(qa, j->anchor_a, ra);
+    dq_rotate_v3(qb, j->anchor_b, rb);
     for (int k = 0; k < 3; ++k) sep[k] = (xa[k] - xb[k]) + (ra[k] - rb[k]);
     for (int k = 0; k < CTN_MAX_ROWS; ++k) g[k] = gf[k];
     if (j->type == CTN_JT_DISTANCE) {
-        if (gf[0] != 0.0f) g[0] = sqrt(dot3(sep, sep)) - j->rest_length;
+        if (gf[0] != 0.0f) g[0] = sqrt(ctn_d3_dot(sep, sep)) - j->rest_length;
         return;
     }
     if (j->type == CTN_JT_CONTACT) return;
@@ -92,24 +72,24 @@ static void joint_error_dd(const ctn_joint_def *j, const ctn_pose *pa, const ctn
         ctn_v3 t1, t2;
         double d1[3], d2[3];
         ctn_basis(j->axis_a, &t1, &t2);
-        dq_rotate(qa, t1, d1);
-        dq_rotate(qa, t2, d2);
-        g[0] = dot3(d1, sep), g[1] = dot3(d2, sep);
+        dq_rotate_v3(qa, t1, d1);
+        dq_rotate_v3(qa, t2, d2);
+        g[0] = ctn_d3_dot(d1, sep), g[1] = ctn_d3_dot(d2, sep);
     } else {
         for (int k = 0; k < 3; ++k) g[k] = sep[k];
     }
     if (j->type == CTN_JT_HINGE) {
         double a1[3], a2[3], c[3];
-        dq_rotate(qa, j->axis_a, a1);
-        dq_rotate(qb, j->axis_b, a2);
-        cross3(a2, a1, c);
+        dq_rotate_v3(qa, j->axis_a, a1);
+        dq_rotate_v3(qb, j->axis_b, a2);
+        ctn_d3_cross(a2, a1, c);
         for (int r = 3; r < 5; ++r) {
             double t[3] = {blk->dir[r].x, blk->dir[r].y, blk->dir[r].z};
-            g[r] = dot3(t, c);
+            g[r] = ctn_d3_dot(t, c);
         }
     } else if (j->type == CTN_JT_FIXED || j->type == CTN_JT_PRISMATIC) {
-        dquat rel = dq_of(j->rel_q), cb = {qb.w, -qb.x, -qb.y, -qb.z};
-        dquat qe = dq_mul(dq_mul(qa, rel), cb);
+        ctn_dquat rel = ctn_dq_of(j->rel_q), cb = ctn_dq_conj(qb);
+        ctn_dquat qe = ctn_dq_mul(ctn_dq_mul(qa, rel), cb);
         double s = qe.w < 0.0 ? -2.0 : 2.0;
         int r = blk->n_lin;
         g[r] = s * qe.x, g[r + 1] = s * qe.y, g[r + 2] = s * qe.z;
