@@ -11,9 +11,9 @@
  * (one item), backward + impulses (per segment), velocities (per body), residual (per slot). The segment
  * walk is the CPU's (segment_walk, factor_segment, forward_segment, backward_segment, factor_separators,
  * solve_separators of host/solve/direct_chain.c), so for the same segment count both backends round
- * alike. A joint whose block has finite bounds this substep (ctn_dd_block_bounded) is cut as on the CPU:
- * identity pivot, no couplings, r = 0, no impulse; the hybrid's outer Gauss-Seidel (ctn_k_hybrid_gs, below)
- * solves it. Every kernel returns at once when *active is 0 (a finished projection's Newton step). Included by
+ * alike. The rows of a joint with finite bounds this substep (ctn_dd_cut_mask) are cut as on the CPU:
+ * identity pivot row and column, no couplings, r = 0, no impulse (ctn_dd_chain_cut); the joint's other rows
+ * stay, and the hybrid's outer Gauss-Seidel (ctn_k_hybrid_gs, below) solves the cut rows. Every kernel returns at once when *active is 0 (a finished projection's Newton step). Included by
  * catena.cl inside its cl_khr_fp64 block. */
 #include "ctn_direct.h"
 
@@ -49,10 +49,12 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
         ctn_block blk = blocks[slot];
         ctn_joint_def d = defs[slot];
         __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-        if (ctn_dd_block_bounded(&blk))
+        if (ctn_dd_cut_all(&blk)) {
             for (int r = 0; r < n; ++r) yp[r] = 0.0;
-        else
+        } else {
             ctn_dd_row_residual(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+            ctn_dd_zero_cut(ctn_dd_cut_mask(&blk), n, yp);
+        }
         return;
     }
     __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
@@ -63,13 +65,15 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
     ctn_joint_def d = defs[slot];
     ctn_block blk = blocks[slot];
     __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-    if (ctn_dd_block_bounded(&blk)) { /* cut out for this substep: identity pivot, no coupling, r = 0 */
+    int cut = ctn_dd_cut_mask(&blk), cut_prev = 0;
+    if (ctn_dd_cut_full(cut, n)) { /* cut out whole for this substep: identity pivot, no coupling, r = 0 */
         for (int r = 0; r < n; ++r) Kp[r * n + r] = 1.0, yp[r] = 0.0;
         return;
     }
-    if (prev >= 0) { /* a cut predecessor couples to nothing */
+    if (prev >= 0) { /* a predecessor cut whole couples to nothing */
         ctn_block bq = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
-        if (ctn_dd_block_bounded(&bq)) prev = -1;
+        cut_prev = ctn_dd_cut_mask(&bq);
+        if (ctn_dd_cut_full(cut_prev, CTN_CH(pos, prev, CTN_CH_N))) prev = -1;
     }
     double J[36], MJ[36]; /* J is reused for the predecessor's rows once K has its products */
     for (int side = 0; side < 2; ++side) {
@@ -84,7 +88,10 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
         ctn_dd_add_row_products(J, np, MJ, n, C + CTN_CH(pos, prev, CTN_CH_C), n);
     }
     for (int r = 0; r < n; ++r) Kp[r * n + r] += (double)blk.soft[r] + CTN_DD_FLOOR * Kp[r * n + r];
+    if (cut | cut_prev) /* the bounded rows out of the position (assemble_position) */
+        ctn_dd_chain_cut(Kp, n, cut, p > 0 ? C + CTN_CH(pos, p - 1, CTN_CH_C) : 0, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
     ctn_dd_row_residual(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+    ctn_dd_zero_cut(cut, n, yp);
 }
 
 /* Nodes first..last of segment k in steps of dir, the spike separator a behind first and the separator
@@ -213,9 +220,10 @@ __kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global c
     for (int p = sep[k] + 1; p <= end; ++p) {
         int slot = CTN_CH(pos, p, CTN_CH_SLOT);
         ctn_block blk = blocks[slot];
-        if (ctn_dd_block_bounded(&blk)) continue; /* cut: the outer Gauss-Seidel's */
+        int cut = ctn_dd_cut_mask(&blk); /* cut rows: the outer Gauss-Seidel's */
         __global const double *x = y + CTN_CH(pos, p, CTN_CH_V);
-        for (int r = 0; r < CTN_CH(pos, p, CTN_CH_N); ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+        for (int r = 0; r < CTN_CH(pos, p, CTN_CH_N); ++r)
+            if (!(cut >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
     }
 }
 
@@ -233,7 +241,7 @@ __kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __gl
         int dyn = CTN_CH(pos, p, CTN_CH_DYN), n = CTN_CH(pos, p, CTN_CH_N);
         if (!(dyn & (side ? CTN_CH_DYN_B : CTN_CH_DYN_A))) continue;
         ctn_block blk = blocks[slot];
-        if (ctn_dd_block_bounded(&blk)) continue; /* cut this substep */
+        if (ctn_dd_cut_all(&blk)) continue; /* cut whole this substep */
         for (int k = 0; k < n; ++k) x[k] = y[CTN_CH(pos, p, CTN_CH_V) + k];
         ctn_dd_block_impulse(&blk, side, x, vel[b].inv_mass, inertia[b].inv_inertia, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), dv);
         hit = 1;
@@ -266,14 +274,22 @@ __kernel void ctn_k_direct_residual(int m, __global const ctn_joint_def *defs, _
 
 /* The outer Gauss-Seidel of the hybrid (host/opencl/opencl_direct.c; host/solve/solver_direct.c on the CPU):
  * slots [begin, end) of one colour, one work-item each, or with `serial` the overflow group on one work-item
- * in slot order. A slot is swept by ctn_gs_slot, the Gauss-Seidel solver's own block step, when it is outside
- * the exact solve this substep: hyb 1 (a loop closer, contact or joint the elimination does not take) or
- * hyb 2 (a joint of the exact solve) whose block has finite bounds (limits, motors, ropes, swing cones). */
+ * in slot order. A slot is swept when some of its rows are outside the exact solve this substep: hyb 1 (a
+ * loop closer, contact or joint the elimination does not take: the whole block, ctn_gs_slot, the
+ * Gauss-Seidel solver's own block step) or hyb 2 (a joint of the exact solve) whose block has rows with
+ * finite bounds (limits, motors, ropes, swing cones: those rows alone, ctn_gs_slot_rows, unless every row
+ * is bounded). */
 CTN_FN int ctn_hybrid_outside(__global const int *hyb, __global const ctn_block *blocks, int s) {
     if (hyb[s] == 1) return 1;
     if (hyb[s] != 2) return 0;
     ctn_block b = blocks[s];
     return ctn_dd_block_bounded(&b);
+}
+
+CTN_FN void ctn_hybrid_gs_slot(__global const int *hyb, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                               __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia, int s) {
+    ctn_block b = blocks[s];
+    ctn_gs_slot_rows(s, ctn_dd_gs_rows(&b, hyb[s] == 1), defs, blocks, lambda, vel, inertia);
 }
 
 __kernel void ctn_k_hybrid_gs(int begin, int end, int serial, __global const int *hyb, __global const ctn_joint_def *defs,
@@ -284,8 +300,8 @@ __kernel void ctn_k_hybrid_gs(int begin, int end, int serial, __global const int
     if (serial) {
         if (g == 0)
             for (int s = begin; s < end; ++s)
-                if (ctn_hybrid_outside(hyb, blocks, s)) ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+                if (ctn_hybrid_outside(hyb, blocks, s)) ctn_hybrid_gs_slot(hyb, defs, blocks, lambda, vel, inertia, s);
     } else if (begin + g < end && ctn_hybrid_outside(hyb, blocks, begin + g)) {
-        ctn_gs_slot(begin + g, defs, blocks, lambda, vel, inertia);
+        ctn_hybrid_gs_slot(hyb, defs, blocks, lambda, vel, inertia, begin + g);
     }
 }

@@ -8,10 +8,11 @@
  * lv_nodes[begin..end); with `serial` one work-item runs them in order (a band of narrow levels, so a
  * long path is one launch, not one per node). Every node reads only its children's (or parent's)
  * finished results and writes only its own: no atomics. Sums run in the CPU's order (children by node
- * index), so the two solvers round alike. A joint whose block has finite bounds this substep (a limit, motor,
- * rope or swing row: ctn_dd_block_bounded) is cut as on the CPU (host/solve/direct_forest.c): pivot -1 on
- * its rows, r = 0, no coupling to its neighbours (the node below it is a root for the substep), no impulse;
- * the outer Gauss-Seidel of the hybrid (ctn_k_hybrid_gs) solves it. */
+ * index), so the two solvers round alike. The rows of a joint with finite bounds this substep (a limit,
+ * motor, rope or swing row: ctn_dd_cut_mask) are cut as on the CPU (host/solve/direct_forest.c): pivot -1,
+ * r = 0, zero Jacobian rows in every coupling (ctn_dd_jrow_cut), no impulse; the joint's other rows stay
+ * in the elimination. A joint whose rows are all cut couples to nothing (the node below it is a root for
+ * the substep). The outer Gauss-Seidel of the hybrid (ctn_k_hybrid_gs) solves the cut rows. */
 
 /* Row pivot of (2): -(S + floor (J M^-1 J^T)_kk of the row's own bodies). */
 CTN_FN double ctn_tree_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
@@ -64,17 +65,23 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
     if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
-        if (ctn_dd_block_bounded(&blk)) { /* cut this substep (the outer Gauss-Seidel's): -1 pivot, r = 0 */
-            for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = -1.0;
-        } else {
-            for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+        int cut = ctn_dd_cut_mask(&blk); /* cut rows (the outer Gauss-Seidel's): -1 pivot, r = 0 */
+        for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+        if (!ctn_dd_cut_full(cut, N)) {
             ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b);
+            for (r = 0; r < N; ++r)
+                if (cut >> r & 1) b[r] = 0.0;
         }
     } else if (rhs_only) { /* the attached rows' residuals */
         for (e = nd[CTN_TN_ATT]; e < nd[CTN_TN_ATT] + nd[CTN_TN_NATT]; ++e) {
             int slot = att[e];
+            int row0 = slot_info[CTN_TS_INTS * slot + CTN_TS_ROW], cut;
             blk = blocks[slot];
-            if (!ctn_dd_block_bounded(&blk)) ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b + slot_info[CTN_TS_INTS * slot + CTN_TS_ROW]);
+            cut = ctn_dd_cut_mask(&blk);
+            if (ctn_dd_cut_full(cut, slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS])) continue;
+            ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b + row0);
+            for (r = 0; r < slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS]; ++r)
+                if (cut >> r & 1) b[row0 + r] = 0.0;
         }
     } else {
         int body = nd[CTN_TN_ID];
@@ -91,19 +98,22 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         for (e = nd[CTN_TN_ATT]; e < nd[CTN_TN_ATT] + nd[CTN_TN_NATT]; ++e) {
             int slot = att[e], row0 = slot_info[CTN_TS_INTS * slot + CTN_TS_ROW], n = slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS];
             blk = blocks[slot];
-            if (ctn_dd_block_bounded(&blk)) { /* cut: uncoupled rows with pivot -1 and r = 0 */
+            int cut = ctn_dd_cut_mask(&blk);
+            if (ctn_dd_cut_full(cut, n)) { /* cut whole: uncoupled rows with pivot -1 and r = 0 */
                 for (r = 0; r < n; ++r) D[(row0 + r) * N + row0 + r] = -1.0;
                 continue;
             }
-            for (r = 0; r < n; ++r) ctn_dd_jrow(&blk, r, slot_info[CTN_TS_INTS * slot + CTN_TS_SIDE], J[r]);
+            for (r = 0; r < n; ++r) ctn_dd_jrow_cut(&blk, r, slot_info[CTN_TS_INTS * slot + CTN_TS_SIDE], cut, J[r]);
             for (r = 0; r < n; ++r) {
                 for (c = 0; c < d; ++c) {
                     D[(row0 + r) * N + c] = J[r][c];
                     D[c * N + row0 + r] = J[r][c];
                 }
-                D[(row0 + r) * N + row0 + r] = ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+                D[(row0 + r) * N + row0 + r] = (cut >> r & 1) ? -1.0 : ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
             }
             ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b + row0);
+            for (r = 0; r < n; ++r) /* cut rows: r = 0 */
+                if (cut >> r & 1) b[row0 + r] = 0.0;
         }
     }
     for (e = nd[CTN_TN_CHILD]; e < nd[CTN_TN_CHILD] + nd[CTN_TN_NCHILD]; ++e) {
@@ -113,8 +123,9 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         __global const double *Dc = mat + cd[CTN_TN_MAT];
         __global const double *uc = u + cd[CTN_TN_VEC];
         blk = blocks[slot];
-        if (ctn_dd_block_bounded(&blk)) continue; /* coupled through a cut joint: a root this substep */
-        for (r = 0; r < n; ++r) ctn_dd_jrow(&blk, r, cd[CTN_TN_SIDE], J[r]);
+        int cut = ctn_dd_cut_mask(&blk);
+        if (ctn_dd_cut_full(cut, n)) continue; /* coupled through a joint cut whole: a root this substep */
+        for (r = 0; r < n; ++r) ctn_dd_jrow_cut(&blk, r, cd[CTN_TN_SIDE], cut, J[r]);
         if (cd[CTN_TN_KIND] == 0) {
             /* body child: rows of pslot in i (at prow) get -J_sc [D_c^-1]_bb J_sc^T and -J_sc u_c */
             int p0 = cd[CTN_TN_PROW];
@@ -172,16 +183,18 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     __global const double *ui = u + nd[CTN_TN_VEC];
     ctn_block blk;
     for (r = 0; r < N; ++r) x[r] = ui[r];
+    int pcut = 0;
     if (p >= 0) {
         blk = blocks[nd[CTN_TN_PSLOT]];
-        if (ctn_dd_block_bounded(&blk)) p = -1; /* coupled through a cut joint: a root this substep */
+        pcut = ctn_dd_cut_mask(&blk);
+        if (ctn_dd_cut_full(pcut, slot_info[CTN_TS_INTS * nd[CTN_TN_PSLOT] + CTN_TS_ROWS])) p = -1; /* a root this substep */
     }
     if (p >= 0) {
         __global const int *pd = node + CTN_TN_INTS * p;
         __global const double *xp = xv + pd[CTN_TN_VEC];
         __global const double *Di = mat + nd[CTN_TN_MAT];
         int slot = nd[CTN_TN_PSLOT], n = slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS], gn;
-        for (r = 0; r < n; ++r) ctn_dd_jrow(&blk, r, nd[CTN_TN_SIDE], J[r]);
+        for (r = 0; r < n; ++r) ctn_dd_jrow_cut(&blk, r, nd[CTN_TN_SIDE], pcut, J[r]);
         if (nd[CTN_TN_KIND] == 0) {
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
             gn = nd[CTN_TN_DOF];
@@ -212,8 +225,9 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
-        if (ctn_dd_block_bounded(&blk)) return; /* cut: its impulses are the outer Gauss-Seidel's */
-        for (r = 0; r < N; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[r]);
+        int cut = ctn_dd_cut_mask(&blk); /* cut rows: their impulses are the outer Gauss-Seidel's */
+        for (r = 0; r < N; ++r)
+            if (!(cut >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[r]);
         return;
     }
     int body = nd[CTN_TN_ID];
@@ -230,8 +244,9 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     for (e = nd[CTN_TN_ATT]; e < nd[CTN_TN_ATT] + nd[CTN_TN_NATT]; ++e) {
         int slot = att[e], row0 = slot_info[CTN_TS_INTS * slot + CTN_TS_ROW], n = slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS];
         blk = blocks[slot];
-        if (ctn_dd_block_bounded(&blk)) continue;
-        for (r = 0; r < n; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[row0 + r]);
+        int cut = ctn_dd_cut_mask(&blk);
+        for (r = 0; r < n; ++r)
+            if (!(cut >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[row0 + r]);
     }
 }
 

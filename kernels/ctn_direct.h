@@ -91,12 +91,48 @@ CTN_FN double ctn_dd_row_mass(double im, ctn_sym3 I, const double *j) {
     return im * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]) + j[3] * iw0 + j[4] * iw1 + j[5] * iw2;
 }
 
-/* A joint with finite impulse bounds (contact, limit, motor, rope) leaves the exact solve for the substep. */
-CTN_FN int ctn_dd_block_bounded(const ctn_block *b) {
-    int n = b->n_lin + b->n_ang;
+/* Rows of block b that leave the exact solve this substep, bit k for row k: those with finite impulse
+ * bounds (a hinge or slider limit, a motor, a swing cone or twist limit, a rope, a contact). Only these rows
+ * go to the hybrid's outer projected Gauss-Seidel; the joint's other rows stay in the elimination, where a
+ * cut row has an identity (chain) or -1 (forest) pivot, zero couplings and a zero right-hand side, so its
+ * dl is 0 (the system of the remaining rows, solved exactly). */
+CTN_FN int ctn_dd_cut_mask(const ctn_block *b) {
+    int n = b->n_lin + b->n_ang, m = 0;
     for (int k = 0; k < n; ++k)
-        if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) return 1;
-    return 0;
+        if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) m |= 1 << k;
+    return m;
+}
+
+/* Some row of block b is cut this substep (the joint takes part in the outer Gauss-Seidel). */
+CTN_FN int ctn_dd_block_bounded(const ctn_block *b) { return ctn_dd_cut_mask(b) != 0; }
+
+/* Every row of an n-row joint is cut (mask from ctn_dd_cut_mask; contacts, ropes, a cone-twist whose rows
+ * are all limits): the whole joint leaves, and the elimination skips its couplings altogether. */
+CTN_FN int ctn_dd_cut_full(int mask, int n) { return n > 0 && mask == (1 << n) - 1; }
+CTN_FN int ctn_dd_cut_all(const ctn_block *b) { return ctn_dd_cut_full(ctn_dd_cut_mask(b), b->n_lin + b->n_ang); }
+
+/* The rows argument of ctn_gs_slot_rows for the hybrid's outer Gauss-Seidel: 0 (the whole block) for a joint
+ * outside the exact solve for good (outside = 1: a loop closer, a contact) or with every row cut, else its
+ * cut rows. */
+CTN_FN int ctn_dd_gs_rows(const ctn_block *b, int outside) {
+    int m = ctn_dd_cut_mask(b);
+    return outside || ctn_dd_cut_full(m, b->n_lin + b->n_ang) ? 0 : m;
+}
+
+/* Row k of the elimination's Jacobian: ctn_dd_jrow, zero for a cut row (bit k of mask), which then couples
+ * to nothing. */
+CTN_FN void ctn_dd_jrow_cut(const ctn_block *b, int k, int side, int mask, double *out) {
+    if (mask >> k & 1) {
+        for (int c = 0; c < 6; ++c) out[c] = 0.0;
+        return;
+    }
+    ctn_dd_jrow(b, k, side, out);
+}
+
+/* Zero right-hand side of the cut rows (bit k of mask) of an n-row joint. */
+CTN_FN void ctn_dd_zero_cut(int mask, int n, CTN_GLOBAL double *r) {
+    for (int k = 0; k < n; ++k)
+        if (mask >> k & 1) r[k] = 0.0;
 }
 
 /* r = target - J v - S lambda of the n rows of a joint, the products in double (va, vb: the velocities of
@@ -238,6 +274,23 @@ CTN_FN void ctn_dd_node_inverse_g(CTN_GLOBAL double *D, int N, int d) {
  * remain, coupled by G = A_{c,a}. Couplings are read through CTN_DD_E: C_p is stored with the rows of the
  * upper node (p) and ld = n_{p+1}; a node eliminated upwards reads it transposed (tr = 1, ld = its n). */
 #define CTN_DD_E(C, ld, tr, r, c) ((tr) ? (C)[(c) * (ld) + (r)] : (C)[(r) * (ld) + (c)])
+
+/* The cut rows taken out of an assembled position of a chain (its pivot K, n x n, and the coupling C,
+ * nq x n, from its predecessor's nq rows to it; C NULL: none): a cut row of the position (bit k of mask)
+ * gets an identity row and column in K and a zero column in C, a cut row of the predecessor (mask_q) a
+ * zero row in C. With a zero right-hand side (ctn_dd_zero_cut) its dl is then 0, and the other rows are
+ * the exact solve of the system without it. */
+CTN_FN void ctn_dd_chain_cut(CTN_GLOBAL double *K, int n, int mask, CTN_GLOBAL double *C, int nq, int mask_q) {
+    for (int k = 0; k < n; ++k) {
+        if (!(mask >> k & 1)) continue;
+        for (int c = 0; c < n; ++c) K[k * n + c] = K[c * n + k] = 0.0;
+        K[k * n + k] = 1.0;
+        for (int r = 0; r < nq && C; ++r) C[r * n + k] = 0.0;
+    }
+    for (int r = 0; r < nq && C; ++r)
+        if (mask_q >> r & 1)
+            for (int c = 0; c < n; ++c) C[r * n + c] = 0.0;
+}
 
 /* M^-1 J^T of the n rows J (6 doubles each) on one body: [im j_lin, I j_ang]; angular = 0 (particles and
  * rotation-locked bodies) keeps the rotation out, as the body nodes of the forest do. */

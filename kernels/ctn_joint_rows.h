@@ -26,7 +26,7 @@ CTN_FN float ctn_hinge_angle(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
 }
 
 /* Rows of a joint type as ctn_joint_rows builds them, before options (limits, motors, cones: see
- * ctn_joint_def_rows), the bilateral part the exact solver factors: distance 1, ball 3, hinge 5, fixed 6,
+ * ctn_joint_def_rows), the bilateral part: distance 1, ball 3, hinge 5, fixed 6,
  * spring 0 (a force; an implicit spring is stored as a distance row), contact 3, prismatic 5, universal 4,
  * cone-twist 3, gear 1, rack-and-pinion 1; 0 for an unknown type. The one table of row counts: joint
  * creation (host/core/joint.c) and the exact solvers' layouts use it. */

@@ -5,21 +5,23 @@
  * that are sets of simple paths (host/solve/direct_chain.c decides, and orders the positions) take the
  * joint-space chain path below; any other layout goes to the forest path of host/opencl/opencl_tree.c
  * (desc.debug.direct_tree = 1 sends chains there too). Loop closers, contacts, curves and joints the
- * elimination does not take are outside the exact solve for good; a joint of the chain or forest whose block
- * has finite bounds in a substep (hinge and slider limits, motors, ropes, swing cones) is cut out of it for
- * that substep by the kernels themselves (ctn_dd_block_bounded on the device: no read to the host).
+ * elimination does not take are outside the exact solve for good; the rows of a chain or forest joint that
+ * have finite bounds in a substep (hinge and slider limits, motors, ropes, swing cones) are cut out of it
+ * for that substep by the kernels themselves (ctn_dd_cut_mask on the device: no read to the host), and the
+ * joint's other rows stay in it.
  *
  * The hybrid (block Gauss-Seidel with the whole forest as one block; host/solve/solver_direct.c): per
  * substep an exact solve, then desc.iterations outer iterations of (a) one Gauss-Seidel sweep over the rows
  * outside the exact solve and (b) an exact re-solve of the forest for the residual their impulses leave. The
- * sweep is the Gauss-Seidel solver's coloured one (ctn_k_hybrid_gs around ctn_gs_slot, kernels/ctn_solver.h):
+ * sweep is the Gauss-Seidel solver's coloured one (ctn_k_hybrid_gs around ctn_gs_slot_rows, kernels/ctn_solver.h:
+ * the whole block of a joint outside for good or cut whole, else the cut rows alone):
  * one launch per colour holding such rows, each work-item skipping the slots inside the exact solve, the
  * overflow group on one work-item. Slots are sorted by colour, so this is the CPU's sweep in slot order, and
  * within a colour no two joints share a dynamic body: both backends apply the same updates in the same order.
  * Unlike the CPU, the device does not solve a few loop closers through their Schur complement: they converge
  * in the outer iterations. A layout with nothing outside the exact solve launches no sweep; one whose
- * every chain or forest joint is cut in every substep (limits on all hinges, a ragdoll) launches no exact
- * solve (it would change nothing but the sign of a zero).
+ * every chain or forest row is cut in every substep (ropes alone) launches no exact solve (it would change
+ * nothing but the sign of a zero).
  *
  * The chain path solves (J M^-1 J^T + S + 1e-10 diag(J M^-1 J^T)) dl = r, r = target - J v - S lambda,
  * block tridiagonal along each path, with the node steps of kernels/ctn_direct.h that the CPU runs
@@ -173,10 +175,11 @@ static int may_be_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
 }
 
-/* Whether every block of joint d has a bound at 0 (a limit, rope or swing row; a motor's bounds +-F h may be
- * infinite): such a joint is cut in every substep. */
+/* Whether every row of every block of joint d has a bound (a contact; a rope, the one row of its distance
+ * joint): such a joint is cut whole in every substep. A limit, swing or motor row is cut alone, and the
+ * joint's other rows stay in the exact solve. */
 static int always_bounded(const ctn_joint_def *d) {
-    return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_ROPE | CTN_JF_SWING));
+    return d->type == CTN_JT_CONTACT || (d->type == CTN_JT_DISTANCE && (d->flags & CTN_JF_ROPE));
 }
 
 /* The hybrid's split hyb[slot] uploaded, and its sweep: per colour (and the overflow group) the slot range
@@ -201,8 +204,8 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     ctn__free(o->hyb_launch);
     o->hyb_launch = launch;
     o->hyb_launches = n;
-    /* every joint of the chain or forest cut in every substep (a bridge with limits on all its hinges, a
-     * ragdoll): the exact solves would change nothing, the hybrid is the sweep alone */
+    /* every row of the chain or forest cut in every substep (ropes alone): the exact solves would change
+     * nothing, the hybrid is the sweep alone */
     o->hyb_exact = 0;
     for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !always_bounded(&t->defs[slot]);
     if (w->desc.debug.trace && n > 0)

@@ -59,9 +59,6 @@ typedef struct ocl_tree {
     ctn_clbuf lv_nodes, node, child, att, slot_info, mat, u, x;
 } ocl_tree;
 
-/* The rows the forest path eliminates: the type's rows (kernels/ctn_rows.h), none for contacts. */
-static int rows_of_type(int type) { return type == CTN_JT_CONTACT ? 0 : ctn_joint_row_count(type); }
-
 /* The hybrid's split of the slots (SLOT_* of the symbolic phase): 1 for the joints the elimination leaves
  * to the outer Gauss-Seidel for good (loop closers, contacts, curves, joints on bodies with partly zero
  * inverse inertia, rows beyond CTN_DD_MAX_ATTACHED on one body), 2 for the forest's (cut to Gauss-Seidel in
@@ -158,7 +155,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
         int *si = slot_info + CTN_TS_INTS * slot;
         si[CTN_TS_ROW] = s->slot_row[slot];
         si[CTN_TS_SIDE] = s->slot_side[slot];
-        si[CTN_TS_ROWS] = rows_of_type(t->defs[slot].type);
+        si[CTN_TS_ROWS] = ctn__direct_rows(&t->defs[slot]); /* the forest path's rows, limit rows included */
     }
     /* launches: each wide level alone, each run of narrow levels as one serial band */
     int nl = 0;

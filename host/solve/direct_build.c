@@ -33,14 +33,12 @@ int ctn__direct_body_dof(const ctn_world *w, int body) {
     return zero == 3 ? 3 : (zero == 0 ? 6 : 0);
 }
 
-/* Rows of a joint type in the exact solve, its bilateral rows (ctn_joint_row_count, kernels/ctn_rows.h); 0 for
- * a type it does not eliminate (contacts: always bounded). Limit, motor and cone rows are bounded: such a
- * block leaves the exact solve for the substep.
+/* Rows of a joint in the exact solve: all the rows ctn_joint_rows builds (ctn_joint_def_rows, with the
+ * limit, motor and cone rows); 0 for a type it does not eliminate (contacts: always bounded, Gauss-Seidel's).
+ * A row with finite bounds in a substep (limit, motor, cone) is cut out of the elimination for that substep
+ * (ctn_dd_cut_mask) and the joint's other rows stay in it.
  * Every count is at most CTN_MAX_ROWS, and the solver's loops take it as a run-time size. */
-int ctn__direct_rows(const ctn_joint_def *d) {
-    /* the type's rows (kernels/ctn_rows.h); contacts have none here: they are bounded, Gauss-Seidel's */
-    return d->type == CTN_JT_CONTACT ? 0 : ctn_joint_row_count(d->type);
-}
+int ctn__direct_rows(const ctn_joint_def *d) { return d->type == CTN_JT_CONTACT ? 0 : ctn_joint_def_rows(*d); }
 
 /* Per-body scratch of one build. */
 typedef struct build_scratch {

@@ -19,9 +19,10 @@
  * the elimination on two threads at no extra cost; the segment count depends on the length only, never
  * on the thread count, so every thread count gives the same bits.
  *
- * Joints with finite bounds this substep (limits, contacts, motors, ropes) are cut out: identity pivot,
- * zero couplings and right-hand side, and projected Gauss-Seidel in the outer loop of
- * host/solve/solver_direct.c treats them. */
+ * Rows with finite bounds this substep (limits, motors, swing cones, ropes) are cut out of their position:
+ * identity pivot row and column, zero couplings and right-hand side (ctn_dd_chain_cut), so their dl is 0
+ * and the joint's other rows stay in the exact solve; projected Gauss-Seidel in the outer loop of
+ * host/solve/solver_direct.c treats the cut rows. */
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
@@ -67,7 +68,7 @@ struct direct_chain {
     int uniform;           /* rows of every position when they all match, else 0 */
     size_t *koff, *coff, *voff, *foff;
     int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
-    unsigned char *cut;    /* [slot] left out of the exact solve this substep */
+    unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
     chain_segment *seg;
 };
@@ -229,22 +230,24 @@ static inline void side_rows(const ctn_world *w, const ctn_block *blk, int n, in
     ctn_dd_minv_rows(J, n, w->vel[body].inv_mass, w->inertia[body].inv_inertia, rotates, MJ);
 }
 
-/* K_p, and C_{p-1} through the body p shares with its predecessor (whose rows p has at hand). Marks p
- * cut when its block has finite bounds this substep (the predecessor's mark may not be written yet: its
- * block is asked instead). */
+/* K_p, and C_{p-1} through the body p shares with its predecessor (whose rows p has at hand). Marks the
+ * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
+ * block is asked instead); a joint cut whole couples to nothing. */
 static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
-    c->cut[slot] = (unsigned char)ctn_dd_block_bounded(&blocks[slot]);
+    int cut = ctn_dd_cut_mask(&blocks[slot]), cut_prev = 0;
+    c->cut[slot] = (unsigned char)cut;
     double *K = c->K + c->koff[p];
     for (int e = 0; e < n * n; ++e) K[e] = 0.0;
     if (p > 0)
         for (size_t e = c->coff[p - 1]; e < c->coff[p]; ++e) c->C[e] = 0.0;
     int prev = p > 0 && c->shared[p - 1] >= 0 ? p - 1 : -1;
-    if (c->cut[slot]) {
+    if (ctn_dd_cut_full(cut, n)) {
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
         return;
     }
+    if (prev >= 0) cut_prev = ctn_dd_cut_mask(&blocks[c->slot[prev]]);
     const ctn_joint_def *d = &t->defs[slot];
     const ctn_block *blk = &blocks[slot];
     double J[36], MJ[36];
@@ -253,26 +256,28 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
         int body = side ? d->b : d->a;
         side_rows(w, blk, n, body, side, dyn & (side ? ROT_B : ROT_A), J, MJ);
         ctn_dd_add_row_products(J, n, MJ, n, K, n);
-        if (prev < 0 || body != c->shared[prev] || ctn_dd_block_bounded(&blocks[c->slot[prev]])) continue;
+        if (prev < 0 || body != c->shared[prev] || ctn_dd_cut_full(cut_prev, ROWS(c, prev, nfix))) continue;
         int np = ROWS(c, prev, nfix), sp = c->side[prev] & 1;
         double Jp[36];
         for (int k = 0; k < np; ++k) ctn_dd_jrow(&blocks[c->slot[prev]], k, sp, Jp + 6 * k);
         ctn_dd_add_row_products(Jp, np, MJ, n, c->C + c->coff[prev], n);
     }
     for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
+    if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, p > 0 ? c->C + c->coff[p - 1] : NULL, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
 
-/* Right-hand side r_p (zero for a cut joint). */
+/* Right-hand side r_p (zero on cut rows). */
 static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix);
     double *y = c->y + c->voff[p];
     const ctn_joint_def *d = &t->defs[slot];
-    if (c->cut[slot]) {
+    if (ctn_dd_cut_full(c->cut[slot], n)) {
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
     ctn_dd_row_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+    ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
 /* v_b += M^-1 J^T dl over the solved joints of body b. */
@@ -282,7 +287,7 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
     int hit = 0;
     for (int e = t->adj_offsets[b]; e < t->adj_offsets[b + 1]; ++e) {
         int slot = t->adj[e] >> 1, side = t->adj[e] & 1, p = c->pos[slot];
-        if (p < 0 || c->cut[slot] || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
+        if (p < 0 || ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
         int n = ROWS(c, p, nfix);
         double x[6];
         for (int k = 0; k < n; ++k) x[k] = c->y[c->voff[p] + k];
@@ -379,9 +384,9 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
 /* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
 static inline void add_impulse(const direct_chain *c, int p, float *lambda) {
     int slot = c->slot[p];
-    if (c->cut[slot]) return;
     const double *x = c->y + c->voff[p];
-    for (int r = 0; r < c->n[p]; ++r) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+    for (int r = 0; r < c->n[p]; ++r) /* cut rows (dl = 0): the outer Gauss-Seidel's */
+        if (!(c->cut[slot] >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
 }
 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */

@@ -11,18 +11,24 @@
 
 #include "ctn_direct.h"
 
-/* All rows of one side of a joint: J[k][0..5] (ctn_dd_jrow). */
-static void jacobian_side(const ctn_block *b, int side, double J[CTN_MAX_ROWS][6]) {
+/* All rows of one side of a joint: J[k][0..5] (ctn_dd_jrow), zero for the rows cut this substep (s->cut:
+ * a bit mask of the rows with finite bounds), which then couple to nothing. */
+static void jacobian_side(const direct_state *s, const ctn_block *b, int slot, int side, double J[CTN_MAX_ROWS][6]) {
     int n = ctn_block_rows(b);
-    for (int k = 0; k < n; ++k) ctn_dd_jrow(b, k, side, J[k]);
+    for (int k = 0; k < n; ++k) ctn_dd_jrow_cut(b, k, side, s->cut[slot], J[k]);
+}
+
+/* Every row of the joint in slot is cut this substep (a contact, a rope): it leaves the forest whole. */
+static int cut_whole(const ctn_world *w, const direct_state *s, int slot) {
+    return ctn_dd_cut_full(s->cut[slot], ctn__direct_rows(&w->topo.defs[slot]));
 }
 
 /* Coupling of node i to its parent: the joint slot, the side of the Jacobian to use, the first row in
  * the parent (body child) or the parent's DOF count (joint child). Returns 0 when there is none. */
-static int node_coupling(const direct_state *s, int i, int *slot) {
+static int node_coupling(const ctn_world *w, const direct_state *s, int i, int *slot) {
     if (s->parent[i] < 0) return 0;
     *slot = s->pslot[i];
-    return !s->cut[*slot];
+    return !cut_whole(w, s, *slot);
 }
 
 /* Diagonal of J M^-1 J^T of row k of a joint from its own two bodies (the scale of the row). */
@@ -47,8 +53,8 @@ static double row_pivot(const ctn_world *w, const ctn_block *b, const ctn_joint_
     return -((double)b->soft[k] + DIRECT_FLOOR * row_local_mass(w, b, d, k));
 }
 
-/* Node pivots H_ii: [M_b, J_a^T; J_a, -S_a] of a body node, -S_s of a joint node (cut joints: -1, their
- * couplings are skipped). */
+/* Node pivots H_ii: [M_b, J_a^T; J_a, -S_a] of a body node, -S_s of a joint node (cut rows: -1 with zero
+ * couplings). */
 static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     for (int i = 0; i < s->node_count; ++i) {
@@ -57,7 +63,7 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
         memset(D, 0, (size_t)N * N * sizeof *D);
         if (s->kind[i] == NODE_JOINT) {
             const ctn_block *blk = &blocks[s->id[i]];
-            for (int r = 0; r < N; ++r) D[r * N + r] = s->cut[s->id[i]] ? -1.0 : row_pivot(w, blk, &t->defs[s->id[i]], r);
+            for (int r = 0; r < N; ++r) D[r * N + r] = (s->cut[s->id[i]] >> r & 1) ? -1.0 : row_pivot(w, blk, &t->defs[s->id[i]], r);
             continue;
         }
         int body = s->id[i];
@@ -73,18 +79,18 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e], row0 = s->slot_row[slot], n = ctn__direct_rows(&t->defs[slot]);
             const ctn_block *blk = &blocks[slot];
-            if (s->cut[slot]) {
+            if (cut_whole(w, s, slot)) {
                 for (int r = 0; r < n; ++r) D[(row0 + r) * N + row0 + r] = -1.0;
                 continue;
             }
             double J[CTN_MAX_ROWS][6];
-            jacobian_side(blk, s->slot_side[slot], J);
+            jacobian_side(s, blk, slot, s->slot_side[slot], J);
             for (int r = 0; r < n; ++r) {
                 for (int c = 0; c < d; ++c) {
                     D[(row0 + r) * N + c] = J[r][c];
                     D[c * N + row0 + r] = J[r][c];
                 }
-                D[(row0 + r) * N + row0 + r] = row_pivot(w, blk, &t->defs[slot], r);
+                D[(row0 + r) * N + row0 + r] = (s->cut[slot] >> r & 1) ? -1.0 : row_pivot(w, blk, &t->defs[slot], r);
             }
         }
     }
@@ -98,11 +104,11 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
         ctn_dd_node_inverse_g(Di, N, d);
-        if (!node_coupling(s, i, &slot)) continue;
+        if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
-        jacobian_side(&blocks[slot], s->side[i], J);
+        jacobian_side(s, &blocks[slot], slot, s->side[i], J);
         int n = ctn__direct_rows(&t->defs[slot]);
         if (s->kind[i] == NODE_BODY) {
             /* rows of slot in p (at prow): D -= J_sc [D_c^-1]_bb J_sc^T */
@@ -145,25 +151,27 @@ void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) 
     eliminate_nodes(w, s, blocks);
 }
 
-/* r = target - J v - S lambda of one joint, in double. */
-static void row_residual(const ctn_world *w, const ctn_block *blk, const ctn_joint_def *d, const float *lam, double *r) {
-    ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
+/* r = target - J v - S lambda of one joint, in double; 0 on its cut rows (all of them for a whole cut). */
+static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
+    const ctn_joint_def *d = &w->topo.defs[slot];
+    if (cut_whole(w, s, slot)) return; /* r stays 0 */
+    ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &w->topo.lambda[6 * slot], r);
+    ctn_dd_zero_cut(s->cut[slot], ctn_block_rows(blk), r);
 }
 
 /* Right-hand side of (2) from the current velocities and impulses: 0 on body DOFs, r on joint rows. */
 static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
-    const ctn_topology *t = &w->topo;
     for (int i = 0; i < s->node_count; ++i) {
         double *b = s->b + s->vec_off[i];
         memset(b, 0, (size_t)s->size[i] * sizeof *b);
         if (s->kind[i] == NODE_JOINT) {
             int slot = s->id[i];
-            if (!s->cut[slot]) row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], b);
+            row_residual(w, s, &blocks[slot], slot, b);
             continue;
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e];
-            if (!s->cut[slot]) row_residual(w, &blocks[slot], &t->defs[slot], &t->lambda[6 * slot], b + s->slot_row[slot]);
+            row_residual(w, s, &blocks[slot], slot, b + s->slot_row[slot]);
         }
     }
 }
@@ -181,10 +189,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             for (int c = 0; c < N; ++c) acc += Di[r * N + c] * b[c];
             u[r] = acc;
         }
-        if (!node_coupling(s, i, &slot)) continue;
+        if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], n = ctn__direct_rows(&t->defs[slot]);
         double *bp = s->b + s->vec_off[p];
-        jacobian_side(&blocks[slot], s->side[i], J);
+        jacobian_side(s, &blocks[slot], slot, s->side[i], J);
         if (s->kind[i] == NODE_BODY) {
             int d = s->dof[i];
             bp += s->prow[i];
@@ -198,14 +206,14 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
     }
     for (int i = s->node_count - 1; i >= 0; --i) {
         int N = s->size[i], slot;
-        if (!node_coupling(s, i, &slot)) continue;
+        if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], n = ctn__direct_rows(&t->defs[slot]);
         const double *Di = s->mat + s->mat_off[i];
         double *x = s->x + s->vec_off[i];
         const double *xp = s->x + s->vec_off[p];
         double g[CTN_DD_MAX_NODE];
         int gn;
-        jacobian_side(&blocks[slot], s->side[i], J);
+        jacobian_side(s, &blocks[slot], slot, s->side[i], J);
         if (s->kind[i] == NODE_BODY) {
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
             gn = s->dof[i];
@@ -240,8 +248,8 @@ static void direct_apply(ctn_world *w, direct_state *s) {
         const double *x = s->x + s->vec_off[i];
         if (s->kind[i] == NODE_JOINT) {
             int slot = s->id[i];
-            if (s->cut[slot]) continue;
-            for (int r = 0; r < s->size[i]; ++r) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[r]);
+            for (int r = 0; r < s->size[i]; ++r) /* cut rows: the outer Gauss-Seidel's */
+                if (!(s->cut[slot] >> r & 1)) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[r]);
             continue;
         }
         ctn_vel *v = &w->vel[s->id[i]];
@@ -255,9 +263,8 @@ static void direct_apply(ctn_world *w, direct_state *s) {
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e], row0 = s->slot_row[slot];
-            if (s->cut[slot]) continue;
             for (int r = 0; r < ctn__direct_rows(&t->defs[slot]); ++r)
-                t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[row0 + r]);
+                if (!(s->cut[slot] >> r & 1)) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[row0 + r]);
         }
     }
 }

@@ -117,12 +117,13 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
  * dv_k = [H^-1 (J_k^T; 0)]_v (one substitution), so W = J_E [dv_1 .. dv_R] + S_E is the exact Delassus
  * matrix of the extra rows. dl_E = W^-1 r_E (r_E after the forest solve), applied as an impulse and
  * followed by a forest re-solve, satisfies all rows at once. */
-static int schur_applicable(const direct_state *s, const ctn_world *w, int n_extra, int *rows_out) {
+static int schur_applicable(const direct_state *s, const ctn_world *w, const ctn_block *blocks, int n_extra, int *rows_out) {
     const ctn_topology *t = &w->topo;
     int rows = 0;
-    if (n_extra != s->extra_count) return 0; /* cut (bounded) joints: projected GS instead */
+    if (n_extra != s->extra_count) return 0; /* cut (bounded) rows: projected GS instead */
     for (int k = 0; k < n_extra; ++k) {
         const ctn_joint_def *d = &t->defs[s->extra[k]];
+        if (ctn_dd_block_bounded(&blocks[s->extra[k]])) return 0; /* a loop closer's limit: projected GS */
         if (!ctn__direct_body_dynamic(w, d->a) || !ctn__direct_body_dynamic(w, d->b) || !ctn__direct_body_dof(w, d->a) || !ctn__direct_body_dof(w, d->b)) return 0;
         rows += ctn__direct_rows(d);
     }
@@ -285,7 +286,7 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         if (fill) fill_kinv(w, blocks, NULL, t->joint_count);
         return gs_fallback(w, blocks);
     }
-    /* joints with finite bounds leave the exact solve for this substep and join the GS set */
+    /* rows with finite bounds leave the exact solve for this substep; their joints join the GS set */
     int n_extra = 0;
     if (s->chain) {
         n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
@@ -295,20 +296,23 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         /* in slot order, which is colour order: the OpenCL backend's coloured sweep (opencl_direct.c) */
         for (int slot = 0; slot < t->joint_count; ++slot) {
             int kind = s->slot_kind[slot];
-            s->cut[slot] = (unsigned char)((kind == SLOT_NODE || kind == SLOT_ATTACHED) && ctn_dd_block_bounded(&blocks[slot]));
+            s->cut[slot] = (unsigned char)(kind == SLOT_NODE || kind == SLOT_ATTACHED ? ctn_dd_cut_mask(&blocks[slot]) : 0);
             if (s->cut[slot] || kind == SLOT_EXTRA) s->extra_now[n_extra++] = slot;
         }
         if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__forest_factor(w, s, blocks);
         ctn__forest_solve(w, s, blocks);
         int schur_rows = 0;
-        if (n_extra > 0 && schur_applicable(s, w, n_extra, &schur_rows)) {
+        if (n_extra > 0 && schur_applicable(s, w, blocks, n_extra, &schur_rows)) {
             schur_solve(w, s, blocks, schur_rows);
             n_extra = 0;
         }
     }
     for (int it = 0; n_extra > 0 && it < w->desc.iterations; ++it) {
-        for (int k = 0; k < n_extra; ++k) ctn_gs_slot(s->extra_now[k], t->defs, blocks, t->lambda, w->vel, w->inertia);
+        for (int k = 0; k < n_extra; ++k) { /* a joint's cut rows alone, or the whole block (ctn_dd_gs_rows) */
+            int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
+            ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), t->defs, blocks, t->lambda, w->vel, w->inertia);
+        }
         exact_solve(w, s, blocks);
     }
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
