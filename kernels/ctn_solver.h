@@ -87,44 +87,53 @@ CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL
 }
 
 /* The hybrid exact solver's outer Gauss-Seidel update of joint slot s (host/solve/solver_direct.c; the
- * OpenCL sweep ctn_k_hybrid_gs): rows 0 is the whole block (ctn_gs_slot: a loop closer, or a joint whose
- * rows are all bounded, such as a contact), else only the rows in the bit mask `rows` (the bounded rows of a
- * joint whose other rows stay in the exact solve), one projected row at a time (Lloyd 2012, section 0.15):
- *     r_k = target_k - J_k v - S_k lambda_k,   lambda_k <- clamp(lambda_k + r_k / K_kk, lo_k, hi_k),
- * K_kk = J_k M^-1 J_k^T + S_k with the block's relative floor of 1e-6 (ctn_block_inverse_mass), and the
- * applied increment moves both bodies at once. Each bounded row then alternates with an exact re-solve of
- * all the other rows. Returns the squared residual of the updated rows before their updates. */
+ * OpenCL sweep ctn_k_hybrid_gs). rows = 0: the whole block (ctn_gs_slot: a loop closer, or a joint whose
+ * rows are all bounded, such as a contact). Otherwise only the rows in the bit mask `rows` (the bounded rows
+ * of a joint whose other rows stay in the exact solve) are projected, one at a time, each with the joint's
+ * other rows held: with X = K^-1 the block's kinv (K = J M^-1 J^T + S of its two bodies, ctn_block_inverse_mass),
+ * the increment dl = X e_k t changes the velocity error of row k alone (K dl = e_k t), so
+ *     lambda_k <- clamp(lambda_k + X_kk r_k, lo_k, hi_k),   t = (change of lambda_k) / X_kk,
+ *     dl = X[:, k] t  on every row of the joint,   r = target - J v - S lambda
+ * (the effective mass of row k is 1 / X_kk, that of the row with the joint's equality rows rigid: a hinge
+ * limit acts on the hinged body about the pivot, not about its centre). The equality rows' share of dl moves
+ * both bodies with it; the exact re-solve that follows corrects whatever the rest of the forest adds. For a
+ * joint to the world on a free body this is the exact projected solution of the joint. A last clamp keeps
+ * every bounded row in its bounds when several are. Returns |r|^2 of the bounded rows before the update. */
 CTN_FN float ctn_gs_slot_rows(int s, int rows, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
                               CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
     if (!rows) return ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
-    int a = defs[s].a, b = defs[s].b, k, i;
+    int a = defs[s].a, b = defs[s].b, k, i, n;
     ctn_block blk = blocks[s];
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
     ctn_sym3 Ia = ctn_load_inertia(inertia, a), Ib = ctn_load_inertia(inertia, b);
-    float r2 = 0.0f, jv[CTN_MAX_ROWS], l[CTN_MAX_ROWS];
-    for (k = 0; k < ctn_block_rows(&blk); ++k) {
+    float r2 = 0.0f, jv[CTN_MAX_ROWS], lam[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
+    ctn_v3 dv, dw;
+    n = ctn_block_rows(&blk);
+    ctn_block_velocity(&blk, va, vb, jv);
+    for (i = 0; i < CTN_MAX_ROWS; ++i) lam[i] = lambda[6 * s + i], dl[i] = 0.0f;
+    for (k = 0; k < n; ++k) {
         if (!(rows >> k & 1)) continue;
-        ctn_v3 ua, ub, dv, dw;
-        ctn_row_angular(&blk, k, &ua, &ub);
-        float kk = ctn_sym3_form(Ia, ua, ua) + ctn_sym3_form(Ib, ub, ub);
-        if (k < blk.n_lin) kk += va.inv_mass + vb.inv_mass;
-        kk += blk.soft[k] + 1e-6f * kk;
-        ctn_block_velocity(&blk, va, vb, jv);
-        float lam = lambda[6 * s + k], r = blk.bias[k] - jv[k] - blk.soft[k] * lam;
+        float r = blk.bias[k] - jv[k] - blk.soft[k] * lam[k], xkk = blk.kinv[CTN_TRI(k, k)];
         r2 += r * r;
-        if (!(kk > 1e-30f)) continue;
-        float ln = lam + r / kk;
-        ln = ln < blk.lo[k] ? blk.lo[k] : (ln > blk.hi[k] ? blk.hi[k] : ln);
-        lambda[6 * s + k] = ln;
-        for (i = 0; i < CTN_MAX_ROWS; ++i) l[i] = 0.0f;
-        l[k] = ln - lam;
-        ctn_block_body_delta(&blk, l, 0, va.inv_mass, Ia, &dv, &dw);
-        va.v = ctn_add(va.v, dv);
-        va.w = ctn_add(va.w, dw);
-        ctn_block_body_delta(&blk, l, 1, vb.inv_mass, Ib, &dv, &dw);
-        vb.v = ctn_add(vb.v, dv);
-        vb.w = ctn_add(vb.w, dw);
+        if (!(xkk > 0.0f)) continue;
+        float cur = lam[k] + dl[k], l = cur + xkk * r;
+        l = l < blk.lo[k] ? blk.lo[k] : (l > blk.hi[k] ? blk.hi[k] : l);
+        float t = (l - cur) / xkk;
+        for (i = 0; i < n; ++i) dl[i] += blk.kinv[i >= k ? CTN_TRI(i, k) : CTN_TRI(k, i)] * t;
+        dl[k] = l - lam[k];
     }
+    for (k = 0; k < n; ++k) {
+        float l = lam[k] + dl[k];
+        if (rows >> k & 1) l = l < blk.lo[k] ? blk.lo[k] : (l > blk.hi[k] ? blk.hi[k] : l);
+        dl[k] = l - lam[k];
+        lambda[6 * s + k] = l;
+    }
+    ctn_block_body_delta(&blk, dl, 0, va.inv_mass, Ia, &dv, &dw);
+    va.v = ctn_add(va.v, dv);
+    va.w = ctn_add(va.w, dw);
+    ctn_block_body_delta(&blk, dl, 1, vb.inv_mass, Ib, &dv, &dw);
+    vb.v = ctn_add(vb.v, dv);
+    vb.w = ctn_add(vb.w, dw);
     if (va.inv_mass > 0.0f) vel[a] = va;
     if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
     return r2;
