@@ -45,9 +45,9 @@
  * doubles per link of a pinned chain, 81 per link of a chain grounded at both ends).
  *
  * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then w->desc.iterations
- * outer iterations of (a) one block Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
- * block inverse) in slot order and (b) an exact re-solve of the forest rows for the residual the extra
- * impulses leave (the factor is reused; only the right-hand side changes). Slots are sorted by colour, so
+ * outer iterations of (a) one Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
+ * block inverse) and the cut rows of forest joints (ctn_gs_slot_rows) in slot order and (b) an exact
+ * re-solve of the forest rows for the residual the extra impulses leave (the factor is reused; only the right-hand side changes). Slots are sorted by colour, so
  * the sweep is the coloured one the OpenCL backend runs (host/opencl/opencl_direct.c), update for update. This is block Gauss-Seidel with the whole forest as
  * one block, convergent for any SPD system; its rate depends on how strongly the loop-closing rows couple to
  * the forest. Dense meshes, where most joints are extra, behave like plain GS; a mesh pinned at many points
@@ -55,9 +55,12 @@
  * impulses: give such meshes a small compliance (tests/test_direct.c uses 1e-8 on a pinned 10x10 grid).
  *
  * Unsupported cases and what happens instead (the rows are then solved by GS, never an error):
- *   - rows with finite impulse bounds (limits, contacts, friction): the whole joint leaves the forest for
- *     that substep (its coupling is zeroed, which leaves an exact elimination of the remaining forest) and
- *     is solved by projected GS in the outer loop;
+ *   - rows with finite impulse bounds (limits, motors, swing cones, ropes, contacts, friction): those rows
+ *     leave the forest for that substep (s->cut holds each joint's bit mask, ctn_dd_cut_mask: a cut row gets
+ *     a -1 pivot, zero Jacobian rows in every coupling and r = 0, which leaves an exact elimination of the
+ *     remaining rows) and are solved by projected GS in the outer loop (ctn_gs_slot_rows: each bounded row
+ *     with its joint's other rows held); the joint's equality rows stay exact. A joint whose rows are all
+ *     bounded (a contact, a rope) leaves whole and takes the GS block step;
  *   - more than DIRECT_MAX_ATTACHED_ROWS rows attached to one body node (many world joints on one body, or
  *     a body with many grounded branches): the joints beyond the limit are extra;
  *   - a rigid body with some but not all principal inverse moments zero: its joints are extra;
