@@ -77,29 +77,77 @@ __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn
     ctn_integrate_body(i, pose, vel, props, inertia, h);
 }
 
-/* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_newton) ------- */
+/* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_deferred) ----- */
+/* A Newton step on the device is PREPARE (ctn_k_project_prepare), the decision (ctn_k_project_decide), the
+ * exact solve and ctn_k_project_integrate: the stages the CPU runs apart are merged where they touch only
+ * their own slot or body (the metric's inertia of a body depends on its own pose; the rows of a slot and
+ * its error on that slot), so a step is 3 launches plus the solve's. The functions and their order per
+ * item are the CPU's, so the bits are. */
 
-__kernel void ctn_k_project_begin(int n, __global const ctn_vel *vel, __global ctn_vel *out) {
+/* Largest value of a work-group's scratch[0..L) into scratch[0], pairwise (L a power of two; fmax ignores
+ * a NaN as ctn_k_reduce3 does). Every work-item of the group must call it. */
+static void ctn_group_fold_fmax(__local float *scratch) {
+    int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (l < h) scratch[l] = fmax(scratch[l], scratch[l + h]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Entering the projection, per body: scratch velocities at rest and (gs_h > 0) the metric's inertia from
+ * the last substep's impulses `lambda` (ctn_geometric_inertia_body). */
+__kernel void ctn_k_project_begin(int n, __global const ctn_vel *real_vel, __global ctn_vel *vel, __global const ctn_pose *pose,
+                                  __global const ctn_props *props, __global const int *adj_offsets, __global const int *adj,
+                                  __global const ctn_joint_def *defs, __global const float *lambda, float gs_h,
+                                  __global ctn_inertia *inertia) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_project_begin_body(i, vel, out);
+    ctn_project_begin_body(i, real_vel, vel);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
 }
 
-__kernel void ctn_k_project_slot(int m, __global const ctn_joint_def *defs, __global ctn_block *blocks, float h, __global float *err) {
-    int s = (int)get_global_id(0);
-    if (s >= m) return;
-    ctn_project_slot(s, defs, blocks, h, err);
+/* Per slot: the rows (Baumgarte, beta = 1), the projected rows and their error, and the work-group's
+ * largest error into partial[group] (local size a power of two; every work-item reaches the fold). */
+__kernel void ctn_k_project_prepare(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
+                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *split,
+                                    ctn_step_params prm, __global ctn_block *blocks, __global float *err, __global float *partial,
+                                    __local float *scratch) {
+    int s = (int)get_global_id(0), l = (int)get_local_id(0);
+    float e = 0.0f;
+    if (s < m) {
+        ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
+        ctn_project_slot(s, defs, blocks, prm.h, err);
+        e = err[s];
+    }
+    scratch[l] = e;
+    ctn_group_fold_fmax(scratch);
+    if (l == 0) partial[get_group_id(0)] = scratch[0];
 }
 
-/* The Newton decision from the largest error (top[1], reduced by ctn_k_reduce3): one work-item. */
-__kernel void ctn_k_project_decide(__global const float *top, __global int *state) {
-    if (get_global_id(0) == 0) ctn_project_decide(state, top[1]);
+/* One work-group: the largest error over the `groups` partials and the Newton decision
+ * (ctn_project_decide); the steps taken so far and whether Newton goes on into stats[at], stats[at + 1],
+ * which the step's one blocking read brings back (the host sizes the next step's projection on them). */
+__kernel void ctn_k_project_decide(int groups, __global const float *partial, __global int *state, __global int *stats, int at,
+                                   __local float *scratch) {
+    int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    float top = 0.0f;
+    for (int i = l; i < groups; i += L) top = fmax(top, partial[i]);
+    scratch[l] = top;
+    ctn_group_fold_fmax(scratch);
+    if (l != 0) return;
+    ctn_project_decide(state, scratch[0]);
+    stats[at] = state[CTN_PS_STEPS];
+    stats[at + 1] = state[CTN_PS_ACTIVE];
 }
 
-/* x += h v of a Newton step while the state is active, after keeping the poses; the kept poses put back
+/* x += h v of a Newton step while the state is active, after keeping the poses, then the metric's inertia
+ * at the new pose (gs_h > 0) and the scratch velocities at rest for the next step; the kept poses put back
  * when the state says undo; nothing after the projection stopped. */
-__kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
-                                      __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const int *state) {
+__kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global ctn_vel *vel, __global const ctn_props *props,
+                                      __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const int *state,
+                                      __global const ctn_vel *real_vel, __global const int *adj_offsets, __global const int *adj,
+                                      __global const ctn_joint_def *defs, __global const float *lambda, float gs_h) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
     if (state[CTN_PS_UNDO]) {
@@ -109,11 +157,17 @@ __kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global c
     if (!state[CTN_PS_ACTIVE]) return;
     kept[i] = pose[i];
     ctn_integrate_body(i, pose, vel, props, inertia, h);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+    ctn_project_begin_body(i, real_vel, vel);
 }
 
-__kernel void ctn_k_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props, __global ctn_inertia *inertia) {
+/* Leaving the projection, per body: the kept pose back if the last decision undid a step (the check after
+ * the last enqueued step has no integration to do it), and the world inverse inertia of the pose. */
+__kernel void ctn_k_project_leave(int n, __global ctn_pose *pose, __global const ctn_props *props, __global ctn_inertia *inertia,
+                                  __global const ctn_pose *kept, __global const int *state) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
+    if (state[CTN_PS_UNDO]) pose[i] = kept[i];
     ctn_inertia_body(i, pose, props, inertia);
 }
 

@@ -278,10 +278,18 @@ CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL 
  * cannot stop enqueuing early, and the steps after the decision to stop cost their launches as no-ops.
  * Measured on the CPU backend (Newton solves per step over 300 steps): chain:1000 1: 248, 2: 50, 3: 2;
  * chain:10000 1: 300; tree:1000 1: 2, 2: 292, 3: 6; double_pendulum 1: 215, 2: 75, 3: 10; rope:1000
- * 1: 257, 2: 19, 3: 19, 4: 4, 6: 1. A cap of 3 left a random tree of tests/test_opencl_tree.c (seed 19)
- * with a 1.0e-5 m gap against the CPU's 6e-8 m, so the device runs the CPU's CTN_PROJECT_MAX and both
- * backends take the same steps. */
-#define CTN_PROJECT_DEVICE_MAX CTN_PROJECT_MAX
+ * 1: 257, 2: 19, 3: 19, 4: 4, 6: 1. A fixed cap of 3 left a random tree of tests/test_opencl_tree.c
+ * (seed 19) with a 1.0e-5 m gap against the CPU's 6e-8 m. So the device adapts instead
+ * (host/opencl/opencl_stages.c): it counts the steps its decisions let run (CTN_PS_STEPS) and whether the
+ * projection was still going when the enqueued steps ran out; both come back in the step's one blocking
+ * read, and the next step enqueues that count plus CTN_PROJECT_DEVICE_MARGIN full steps, then one check
+ * (rows and the decision, no solve), up to CTN_PROJECT_MAX; a step cut short (still above
+ * CTN_PROJECT_TOL, not stalled) makes the next one enqueue CTN_PROJECT_MAX. The first step enqueues
+ * CTN_PROJECT_MAX. A step that needs no more steps than enqueued takes the CPU's steps exactly; a step cut
+ * short ends with a smaller error than it started with, above the tolerance (see the measurements in
+ * bench/results/2026-11-25-vm-opencl-launches.md). */
+#define CTN_PROJECT_DEVICE_MARGIN 1
+#define CTN_PROJECT_DEVICE_WINDOW 16 /* projections whose largest need sets the next one's steps */
 
 /* Newton state of the projection: the same decision on the host (host/solve/pipeline.c) and on the device
  * (ctn_k_project_decide), CTN_PS_INTS ints. */
@@ -289,7 +297,8 @@ CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL 
 #define CTN_PS_KEPT 1   /* the poses before the last step were copied: an undo has something to put back */
 #define CTN_PS_UNDO 2   /* put the copy back (the last step made the error worse) */
 #define CTN_PS_LAST 3   /* largest error before the last step (float bits; +inf at the start) */
-#define CTN_PS_INTS 4
+#define CTN_PS_STEPS 4  /* Newton steps the decisions let run so far */
+#define CTN_PS_INTS 5
 
 /* After a Newton step left the largest error `worst`: a step that did not shrink it (or a non-finite one)
  * is undone and ends the projection; an error at or below CTN_PROJECT_TOL ends it; otherwise the poses
@@ -313,6 +322,7 @@ CTN_FN void ctn_project_decide(CTN_GLOBAL int *st, float worst) {
     last.f = worst;
     st[CTN_PS_LAST] = last.i;
     st[CTN_PS_KEPT] = 1;
+    st[CTN_PS_STEPS] += 1;
 }
 
 CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL ctn_vel *out) {

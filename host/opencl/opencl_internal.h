@@ -5,6 +5,7 @@
 #include "opencl/opencl.h"
 #include "core/hash.h"
 #include "solve/pipeline.h"
+#include "ctn_solver.h" /* CTN_PROJECT_DEVICE_WINDOW */
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
@@ -97,8 +98,8 @@ enum {
     CTN_K_BODY_CHECK,       /* Divergence check, two passes */
     CTN_K_BODY_CHECK_FINAL,
     CTN_K_PROJECT_BEGIN,    /* Post-stabilisation of the exact solver */
-    CTN_K_PROJECT_SLOT,
-    CTN_K_INERTIA,          /* world inverse inertia of the projected poses */
+    CTN_K_PROJECT_PREPARE,
+    CTN_K_PROJECT_LEAVE,    /* undo of the last step and world inverse inertia of the projected poses */
     CTN_K_PROJECT_DECIDE,   /* the Newton decision on the device (ctn_project_decide) */
     CTN_K_PROJECT_INTEGRATE,
     CTN_K_ASSEMBLE_SLOT,    /* assembly phase 1 (kernels/ctn_assemble.h) */
@@ -108,8 +109,10 @@ enum {
 
 #define CTN_OCL_STATS_FLOATS 8   /* the step's stats buffer: [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4]
                                   * max body speed (float bits), [5] first non-finite or too fast body (int; body
-                                  * count when none) */
+                                  * count when none), [6] the projection's Newton steps (int), [7] 1 when it
+                                  * was still going at its end (int) */
 #define CTN_OCL_STATS_CHECK 4    /* Index of the body check in the stats buffer */
+#define CTN_OCL_STATS_PROJECT 6  /* Index of the projection's counts in the stats buffer */
 #define CTN_OCL_REDUCE_GROUPS 64 /* first-pass groups of the tree reductions (fixed: results do not depend on threads) */
 
 /* A device buffer and its size in bytes. */
@@ -145,9 +148,13 @@ typedef struct ctn_ocl {
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     /* Post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),
      * swapped in for vel, lambda and r2 while projecting; the real ones wait in real_* */
-    ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats;
+    ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats, proj_partial;
     ctn_clbuf real_vel, real_lambda, real_r2;
     int projecting;
+    int proj_full;                /* full Newton steps the next projection enqueues (0: CTN_PROJECT_MAX; opencl_stages.c) */
+    unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
+    int proj_seen;                /* projections recorded in proj_need */
+    int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;

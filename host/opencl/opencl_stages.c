@@ -28,14 +28,13 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
 static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
     float gs_h = prm.geometric_stiffness * prm.h;
-    cl_mem lambda = o->projecting ? o->real_lambda.mem : o->lambda.mem; /* the impulses of the last substep */
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->props.mem);
     ARG(k, 3, o->adj_offsets.mem);
     ARG(k, 4, o->adj.mem);
     ARG(k, 5, o->defs.mem);
-    ARG(k, 6, lambda);
+    ARG(k, 6, o->lambda.mem);
     ARG(k, 7, gs_h);
     ARG(k, 8, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
@@ -247,29 +246,71 @@ static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
     return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "divergence check");
 }
 
-/* ---- the position projection (host/solve/pipeline.c project_newton) --------------------------------- */
+/* ---- the position projection (host/solve/pipeline.c project_deferred) --------------------------------- */
+/* The device decides its Newton steps (ctn_project_decide) without a read, so the host picks how many full
+ * steps to enqueue before the step: the count the previous projection's decisions let run plus
+ * CTN_PROJECT_DEVICE_MARGIN (kernels/ctn_solver.h), or CTN_PROJECT_MAX for the first step and after a
+ * projection that was still going when its enqueued steps ran out. Launches per projection on a chain:
+ * begin 1, per full step 8 (prepare, decide, the solve's 5, integrate), the check 2, leave 1. */
+
+/* The plan for the next step from the counts of the step's one blocking read (stats[CTN_OCL_STATS_PROJECT]):
+ * the most Newton steps any of the last CTN_PROJECT_DEVICE_WINDOW projections needed, plus the margin. */
+static void project_plan(ctn_ocl *o, const float *stats) {
+    if (o->proj_enqueued <= 0) return; /* no projection this step */
+    int32_t steps, going;
+    memcpy(&steps, &stats[CTN_OCL_STATS_PROJECT], sizeof steps);
+    memcpy(&going, &stats[CTN_OCL_STATS_PROJECT + 1], sizeof going);
+    int cut = going && o->proj_enqueued < CTN_PROJECT_MAX; /* stopped above the tolerance: needed more */
+    int need = cut ? o->proj_enqueued + 1 : steps;
+    o->proj_need[o->proj_seen++ % CTN_PROJECT_DEVICE_WINDOW] = (unsigned char)(need < 0 ? 0 : need > CTN_PROJECT_MAX ? CTN_PROJECT_MAX : need);
+    int most = 0, seen = o->proj_seen < CTN_PROJECT_DEVICE_WINDOW ? o->proj_seen : CTN_PROJECT_DEVICE_WINDOW;
+    for (int i = 0; i < seen; ++i) most = o->proj_need[i] > most ? o->proj_need[i] : most;
+    int next = cut ? CTN_PROJECT_MAX : most + CTN_PROJECT_DEVICE_MARGIN;
+    o->proj_full = next < 1 ? 1 : next > CTN_PROJECT_MAX ? CTN_PROJECT_MAX : next;
+}
 
 /* Scratch velocities, impulses and residuals swapped in; the real ones wait in real_* (the metric reads
- * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). */
-static ctn_status project_enter(ctn_world *w, ctn_ocl *o) {
+ * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). The scratch velocities
+ * start at rest and the metric's inertia is built (ctn_k_project_begin); out->deferred: the full steps. */
+static ctn_status project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out) {
     size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    size_t L = o->local[CTN_K_PROJECT_PREPARE], groups = (m + L - 1) / L;
     TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_state, CTN_PS_INTS * sizeof(cl_int), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_partial, (groups ? groups : 1) * sizeof(float), NULL));
     union {
         cl_int i;
         float f;
     } inf = {.f = INFINITY};
-    cl_int start[CTN_PS_INTS] = {1, 0, 0, inf.i}; /* active, nothing kept, no undo, last error +inf */
+    /* active, nothing kept, no undo, last error +inf, no steps; padded to 8 ints (a fill pattern's size is a
+     * power of two) */
+    cl_int start[8] = {1, 0, 0, inf.i, 0};
+    _Static_assert(CTN_PS_INTS <= 8 && CTN_PS_ACTIVE == 0 && CTN_PS_LAST == 3, "the Newton state's start fits the pattern");
+    TRY(ctn__ocl_reserve(w, o, &o->proj_state, sizeof start, NULL));
     TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->proj_state.mem, start, sizeof start, 0, sizeof start, 0, NULL, NULL),
                        "projection: the Newton state"));
     o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
     o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
     o->projecting = 1;
+    int k = CTN_K_PROJECT_BEGIN, nb = (int)n;
+    float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
+    ARG(k, 0, nb);
+    ARG(k, 1, o->real_vel.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, o->pose.mem);
+    ARG(k, 4, o->props.mem);
+    ARG(k, 5, o->adj_offsets.mem);
+    ARG(k, 6, o->adj.mem);
+    ARG(k, 7, o->defs.mem);
+    ARG(k, 8, o->real_lambda.mem);
+    ARG(k, 9, gs_h);
+    ARG(k, 10, o->inertia.mem);
+    TRY(ctn__ocl_launch(w, o, k, n, "projection: scratch velocities and metric"));
+    o->proj_enqueued = o->proj_full > 0 ? o->proj_full : CTN_PROJECT_MAX;
+    if (out) out->deferred = o->proj_enqueued;
     return CTN_OK;
 }
 
@@ -278,55 +319,77 @@ static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
-    int n = w->body_count, k = CTN_K_INERTIA;
+    int n = w->body_count, k = CTN_K_PROJECT_LEAVE;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->props.mem);
     ARG(k, 3, o->inertia.mem);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: inverse inertia");
+    ARG(k, 4, o->proj_pose.mem);
+    ARG(k, 5, o->proj_state.mem);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: undo and inverse inertia");
 }
 
+/* The scratch impulses cleared for the next Newton step (its velocities were put at rest by
+ * ctn_k_project_begin or ctn_k_project_integrate). */
 static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
-    int n = w->body_count, k = CTN_K_PROJECT_BEGIN;
     float zero = 0.0f;
-    ARG(k, 0, n);
-    ARG(k, 1, o->real_vel.mem);
-    ARG(k, 2, o->vel.mem);
-    TRY(ctn__ocl_launch(w, o, k, (size_t)n, "projection: scratch velocities"));
     size_t bytes = 6 * (size_t)w->topo.joint_count * sizeof zero;
     if (bytes == 0) return CTN_OK;
     return ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
                           "projection: clearing the scratch impulses");
 }
 
-/* Rigid bilateral rows kept, largest error reduced and the Newton decision taken on the device
- * (ctn_project_decide): nothing is read back inside the step. */
-static ctn_status project_rows(ctn_world *w, ctn_ocl *o, float h) {
-    int m = w->topo.joint_count, k = CTN_K_PROJECT_SLOT;
+/* Rows, rigid bilateral rows kept and each work-group's largest error (ctn_k_project_prepare). */
+static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
     ARG(k, 0, m);
     ARG(k, 1, o->defs.mem);
-    ARG(k, 2, o->blocks.mem);
-    ARG(k, 3, h);
-    ARG(k, 4, o->proj_err.mem);
-    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows"));
-    TRY(run_reduce3(w, o, m, o->proj_err.mem, o->proj_err.mem, o->proj_err.mem, o->proj_stats.mem));
-    k = CTN_K_PROJECT_DECIDE;
-    ARG(k, 0, o->proj_stats.mem);
-    ARG(k, 1, o->proj_state.mem);
-    return ctn__ocl_launch(w, o, k, 1, "projection: Newton decision");
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->vel.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, o->split.mem);
+    ARG(k, 6, prm);
+    ARG(k, 7, o->blocks.mem);
+    ARG(k, 8, o->proj_err.mem);
+    ARG(k, 9, o->proj_partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 10, o->local[k] * sizeof(float), NULL));
+    return ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows");
 }
 
-/* A Newton step's x += h v (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision). */
-static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, float h) {
+/* The largest error and the Newton decision on the device (ctn_k_project_decide): nothing is read back
+ * inside the step; the counts join the step's one blocking read. */
+static ctn_status project_decide(ctn_world *w, ctn_ocl *o) {
+    size_t L = o->local[CTN_K_PROJECT_DECIDE];
+    int k = CTN_K_PROJECT_DECIDE, at = CTN_OCL_STATS_PROJECT;
+    int groups = (int)(((size_t)w->topo.joint_count + o->local[CTN_K_PROJECT_PREPARE] - 1) / o->local[CTN_K_PROJECT_PREPARE]);
+    ARG(k, 0, groups);
+    ARG(k, 1, o->proj_partial.mem);
+    ARG(k, 2, o->proj_state.mem);
+    ARG(k, 3, o->stats.mem);
+    ARG(k, 4, at);
+    TRY(ctn__ocl_arg(w, o, k, 5, L * sizeof(float), NULL));
+    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "projection: Newton decision");
+}
+
+/* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
+ * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision). */
+static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
+    float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->vel.mem);
     ARG(k, 3, o->props.mem);
     ARG(k, 4, o->inertia.mem);
-    ARG(k, 5, h);
+    ARG(k, 5, prm.h);
     ARG(k, 6, o->proj_pose.mem);
     ARG(k, 7, o->proj_state.mem);
+    ARG(k, 8, o->real_vel.mem);
+    ARG(k, 9, o->adj_offsets.mem);
+    ARG(k, 10, o->adj.mem);
+    ARG(k, 11, o->defs.mem);
+    ARG(k, 12, o->real_lambda.mem);
+    ARG(k, 13, gs_h);
     return ctn__ocl_launch(w, o, k, (size_t)n, "projection: integration");
 }
 
@@ -395,6 +458,7 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     ctn__ocl_phase(o, CTN_PH_TRANSFER);
     TRY(read_stats(w, o, stats));
     ctn__ocl_phase(o, -1);
+    project_plan(o, stats);
     if (m == 0) memset(stats, 0, CTN_OCL_STATS_CHECK * sizeof *stats); /* no joints: nothing measured */
     /* CG leaves ||r|| in stats[3] (clBLAST nrm2); every other solver, GS standing in for CG included,
      * leaves per-slot squared residuals that the reduction summed into stats[0] */
@@ -415,17 +479,16 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
 ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_ocl *o = w->backend_data;
     switch (stage) {
-    case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, *prm);
-    case CTN_STAGE_PREPARE: return run_prepare(w, o, *prm);
+    /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
+    case CTN_STAGE_GEOMETRIC_INERTIA: return o->projecting ? CTN_OK : run_geometric_inertia(w, o, *prm);
+    case CTN_STAGE_PREPARE: return o->projecting ? project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
     case CTN_STAGE_FORCES: return run_forces(w, o, *prm);
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
     case CTN_STAGE_SOLVE: return stage_solve(w, o);
-    case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, prm->h) : run_integrate(w, o, prm->h);
-    case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, *prm) : run_integrate(w, o, prm->h);
+    case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o, *prm, out);
     case CTN_STAGE_PROJECT_REST: return project_rest(w, o);
-    case CTN_STAGE_PROJECT_ROWS:
-        out->deferred = 1;
-        return project_rows(w, o, prm->h);
+    case CTN_STAGE_PROJECT_ROWS: return project_decide(w, o);
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:

@@ -58,8 +58,11 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * row is below CTN_PROJECT_TOL or after CTN_PROJECT_MAX steps, and a step that does not shrink the largest
  * error is undone (far from the manifold, at steps too large for the motion, Newton can overshoot): the
  * decision of ctn_project_decide (kernels/ctn_solver.h). A backend that decides on the device (OpenCL: no
- * read of the error to the host inside a step) sets out.deferred; it then keeps and undoes the poses
- * itself, runs CTN_PROJECT_DEVICE_MAX steps and turns the steps after the decision to stop into no-ops.
+ * read of the error to the host inside a step) says so at PROJECT_ENTER (out.deferred = the number of full
+ * steps to enqueue, chosen from the Newton steps of its previous step: CTN_PROJECT_DEVICE_MARGIN); it keeps
+ * and undoes the poses itself, turns the steps after the decision to stop into no-ops, and ends with one
+ * check (rows and decision, no solve) unless it enqueued CTN_PROJECT_MAX steps (the host's last step is
+ * not checked either). See project_deferred.
  * The metric is the implicit step's, M plus the geometric-stiffness inertia of the last substep's impulses
  * (ctn_geometric_inertia_body), not M alone: along nearly straight runs of slender links the M-metric
  * correction turns links by angles far larger than the error (measured on chain:10000: 0.014 rad to fix
@@ -68,12 +71,11 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * Compliant joints and joints with bounded rows (contacts, limits, motors, ropes) are not projected: their
  * rows get the bounds [0, 0]. */
 static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm) {
-    prm.stabilization = 1, prm.baumgarte = 1.0f, prm.warm_start = 0.0f;
     union {
         int i;
         float f;
     } inf = {.f = INFINITY};
-    int st[CTN_PS_INTS] = {1, 0, 0, inf.i}; /* ctn_project_decide's state when the host decides */
+    int st[CTN_PS_INTS] = {1, 0, 0, inf.i, 0}; /* ctn_project_decide's state when the host decides */
     for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
         ctn_stage_out out = {0};
         RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
@@ -86,12 +88,6 @@ static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_ste
             RUN(CTN_STAGE_PREPARE, &prm, NULL);
             RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
         }
-        if (out.deferred) { /* decided on the device: a fixed number of steps, no-ops after it stopped */
-            RUN(CTN_STAGE_SOLVE, &prm, NULL);
-            RUN(CTN_STAGE_INTEGRATE, &prm, NULL);
-            if (steps + 1 >= CTN_PROJECT_DEVICE_MAX) break;
-            continue;
-        }
         ctn_project_decide(st, out.worst);
         if (st[CTN_PS_UNDO]) RUN(CTN_STAGE_POSES_UNDO, &prm, NULL);
         if (!st[CTN_PS_ACTIVE]) break;
@@ -102,10 +98,30 @@ static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_ste
     return CTN_OK;
 }
 
+/* Decided on the device: `full` Newton steps enqueued whatever the error, then (below CTN_PROJECT_MAX) one
+ * check whose decision can only stop or undo (the backend applies an undo when it leaves). Steps the CPU
+ * would not take are no-ops on the device; a projection that wanted more than `full` ends above the
+ * tolerance and the backend enqueues more in the next step. */
+static ctn_status project_deferred(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int full) {
+    for (int steps = 0; steps <= full && steps < CTN_PROJECT_MAX; ++steps) {
+        RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
+        if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
+        RUN(CTN_STAGE_PREPARE, &prm, NULL);
+        RUN(CTN_STAGE_PROJECT_ROWS, &prm, NULL);
+        if (steps == full) break; /* the check */
+        RUN(CTN_STAGE_SOLVE, &prm, NULL);
+        RUN(CTN_STAGE_INTEGRATE, &prm, NULL);
+    }
+    return CTN_OK;
+}
+
 static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm) {
-    RUN(CTN_STAGE_PROJECT_ENTER, prm, NULL);
-    ctn_status s = project_newton(w, ops, *prm);
-    ctn_status s2 = ops->run(w, CTN_STAGE_PROJECT_LEAVE, prm, NULL); /* always: the real arrays come back */
+    ctn_step_params p = *prm;
+    p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
+    ctn_stage_out enter = {0};
+    RUN(CTN_STAGE_PROJECT_ENTER, &p, &enter);
+    ctn_status s = enter.deferred > 0 ? project_deferred(w, ops, p, enter.deferred) : project_newton(w, ops, p);
+    ctn_status s2 = ops->run(w, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* always: the real arrays come back */
     return s != CTN_OK ? s : s2;
 }
 

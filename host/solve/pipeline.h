@@ -46,7 +46,8 @@ typedef enum ctn_stage_timer { CTN_TIMER_NONE = -1, CTN_TIMER_PREPARE, CTN_TIMER
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
-    int deferred;       /* PROJECT_ROWS: the backend decided on the device (worst not read; see project_newton) */
+    int deferred;       /* PROJECT_ENTER: the backend decides on the device (worst never read; see project_newton) and
+                         * enqueues this many full Newton steps (then one check unless CTN_PROJECT_MAX); 0: the host decides */
     double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
     double max_gap, max_angle, max_speed; /* MEASURE; ASSEMBLE_ROWS: largest joint errors (targets excluded) */
     int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */
