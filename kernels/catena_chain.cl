@@ -30,67 +30,53 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
 
 #define CTN_CH(pos, p, f) ((pos)[CTN_CH_INTS * (p) + (f)])
 
-/* Rows of a joint on one of its bodies (J, 6 doubles per row) and M^-1 J^T of them (side_rows). */
-CTN_FN void ctn_ch_side_rows(const ctn_block *blk, int n, int side, int rotates, __global const ctn_vel *vel,
-                             __global const ctn_inertia *inertia, int body, double *J, double *MJ) {
-    for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, side, J + 6 * k);
-    ctn_dd_minv_rows(J, n, vel[body].inv_mass, inertia[body].inv_inertia, rotates, MJ);
-}
-
-/* K_p, C_{p-1} through the body p shares with its predecessor, and r_p (assemble_position, rhs_position);
- * with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor). */
+/* K_p, C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble, as assemble_position),
+ * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor). */
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
                                    __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only) {
     int p = (int)get_global_id(0);
     if (p >= m || !active[0]) return;
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
+    ctn_block blk = blocks[slot];
+    ctn_joint_def d = defs[slot];
+    __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
+    int cut = ctn_dd_cut_mask(&blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     if (rhs_only) {
-        ctn_block blk = blocks[slot];
-        ctn_joint_def d = defs[slot];
-        __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-        if (ctn_dd_cut_all(&blk)) {
+        if (full) {
             for (int r = 0; r < n; ++r) yp[r] = 0.0;
         } else {
-            ctn_dd_row_residual(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
-            ctn_dd_zero_cut(ctn_dd_cut_mask(&blk), n, yp);
+            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+            ctn_dd_zero_cut(cut, n, yp);
         }
         return;
     }
     __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
-    for (int e = 0; e < n * n; ++e) Kp[e] = 0.0;
-    if (p > 0)
-        for (int e = CTN_CH(pos, p - 1, CTN_CH_C); e < CTN_CH(pos, p, CTN_CH_C); ++e) C[e] = 0.0;
-    int prev = p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 ? p - 1 : -1;
-    ctn_joint_def d = defs[slot];
-    ctn_block blk = blocks[slot];
-    __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-    int cut = ctn_dd_cut_mask(&blk), cut_prev = 0;
-    if (ctn_dd_cut_full(cut, n)) { /* cut out whole for this substep: identity pivot, no coupling, r = 0 */
-        for (int r = 0; r < n; ++r) Kp[r * n + r] = 1.0, yp[r] = 0.0;
-        return;
-    }
+    __global double *Cp = p > 0 ? C + CTN_CH(pos, p - 1, CTN_CH_C) : 0;
+    int prev = !full && p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 ? p - 1 : -1;
+    ctn_block bq;
     if (prev >= 0) { /* a predecessor cut whole couples to nothing */
-        ctn_block bq = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
+        bq = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
         cut_prev = ctn_dd_cut_mask(&bq);
         if (ctn_dd_cut_full(cut_prev, CTN_CH(pos, prev, CTN_CH_N))) prev = -1;
     }
-    double J[36], MJ[36]; /* J is reused for the predecessor's rows once K has its products */
-    for (int side = 0; side < 2; ++side) {
-        if (!(dyn & (side ? CTN_CH_DYN_B : CTN_CH_DYN_A))) continue;
-        int body = side ? d.b : d.a;
-        ctn_ch_side_rows(&blk, n, side, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), vel, inertia, body, J, MJ);
-        ctn_dd_add_row_products(J, n, MJ, n, Kp, n);
-        if (prev < 0 || body != CTN_CH(pos, prev, CTN_CH_SHARED)) continue;
-        int np = CTN_CH(pos, prev, CTN_CH_N), sp = CTN_CH(pos, prev, CTN_CH_SIDE) & 1;
-        ctn_block bp = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
-        for (int k = 0; k < np; ++k) ctn_dd_jrow(&bp, k, sp, J + 6 * k);
-        ctn_dd_add_row_products(J, np, MJ, n, C + CTN_CH(pos, prev, CTN_CH_C), n);
+    if (p > 0 && prev < 0) /* no coupling (else ctn_dd_chain_assemble writes it) */
+        for (int e = CTN_CH(pos, p - 1, CTN_CH_C); e < CTN_CH(pos, p, CTN_CH_C); ++e) C[e] = 0.0;
+    if (full) { /* cut out whole for this substep: identity pivot, no coupling, r = 0 */
+        for (int e = 0; e < n * n; ++e) Kp[e] = 0.0;
+        for (int r = 0; r < n; ++r) Kp[r * n + r] = 1.0, yp[r] = 0.0;
+        return;
     }
-    for (int r = 0; r < n; ++r) Kp[r * n + r] += (double)blk.soft[r] + CTN_DD_FLOOR * Kp[r * n + r];
+    double ima = 0.0, imb = 0.0;
+    ctn_sym3 Ia = ctn_sym3_zero(), Ib = ctn_sym3_zero();
+    if (dyn & CTN_CH_DYN_A) ima = vel[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
+    if (dyn & CTN_CH_DYN_B) imb = vel[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
+    int sides = prev >= 0 ? CTN_CH(pos, prev, CTN_CH_SIDE) : 0;
+    ctn_dd_chain_assemble(&blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? &bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
+                          (sides >> 1) & 1, Kp, Cp);
     if (cut | cut_prev) /* the bounded rows out of the position (assemble_position) */
-        ctn_dd_chain_cut(Kp, n, cut, p > 0 ? C + CTN_CH(pos, p - 1, CTN_CH_C) : 0, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
-    ctn_dd_row_residual(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+        ctn_dd_chain_cut(Kp, n, cut, Cp, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
+    ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
     ctn_dd_zero_cut(cut, n, yp);
 }
 
@@ -118,7 +104,7 @@ CTN_FN int ctn_ch_next_rows(__global const int *pos, ctn_ch_walk s, int p) {
 }
 
 /* The coupling A_{p,p+dir} for CTN_DD_E: pointer, ld and transpose flag (coupling()). */
-CTN_FN __global const double *ctn_ch_coupling(__global const int *pos, __global const double *C, int p, int dir, int *ld, int *tr) {
+CTN_FN __global double *ctn_ch_coupling(__global const int *pos, __global double *C, int p, int dir, int *ld, int *tr) {
     if (dir > 0) {
         *ld = CTN_CH(pos, p + 1, CTN_CH_N), *tr = 0;
         return C + CTN_CH(pos, p, CTN_CH_C);
@@ -130,7 +116,7 @@ CTN_FN __global const double *ctn_ch_coupling(__global const int *pos, __global 
 /* factor_segment, then forward_segment, of segment k (record g); with rhs_only the forward substitution
  * alone, through the factor and spikes this substep's first solve left (record g keeps its pivot updates). */
 CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __global const int *sep, __global double *K,
-                                  __global const double *C, __global double *F, __global double *y, __global double *g, int rhs_only) {
+                                  __global double *C, __global double *F, __global double *y, __global double *g, int rhs_only) {
     ctn_ch_walk s = ctn_ch_segment(k, P, sep);
     for (int e = rhs_only ? CTN_CS_Y_TOP : 0; e < CTN_CS_DOUBLES; ++e) g[e] = 0.0;
     int na = s.a >= 0 ? CTN_CH(pos, s.a, CTN_CH_N) : 0, ld = 0, tr = 0;
@@ -143,7 +129,7 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
     }
     for (int p = s.first; !rhs_only; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, nq = ctn_ch_next_rows(pos, s, p);
-        __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
+        __global double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
         __global double *Pq = inside ? K + CTN_CH(pos, q, CTN_CH_K) : g + s.d_end;
         __global double *Fq = inside ? (na ? F + 6 * CTN_CH(pos, q, CTN_CH_V) : 0) : g + CTN_CS_G;
         ctn_dd_chain_factor_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), E, ld, tr, nq, Pq,
@@ -161,7 +147,7 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
     }
 }
 
-__kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global const double *C,
+__kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *C,
                                  __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only) {
     int k = (int)get_global_id(0);
     if (k >= P || !active[0]) return;
@@ -172,7 +158,7 @@ __kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const 
  * by one work-item (factor_separators, solve_separators); with rhs_only solved through the factor of this
  * substep's first solve. */
 __kernel void ctn_k_chain_separators(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *y,
-                                     __global const double *seg, __global const int *active, int rhs_only) {
+                                     __global double *seg, __global const int *active, int rhs_only) {
     if (get_global_id(0) != 0 || !active[0]) return;
     for (int j = 1; j < P; ++j) {
         int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N);
@@ -194,24 +180,25 @@ __kernel void ctn_k_chain_separators(int P, __global const int *pos, __global co
     }
     for (int j = P - 1; j >= 1; --j) {
         int p = sep[j], n = CTN_CH(pos, p, CTN_CH_N), nq = j + 1 < P ? CTN_CH(pos, sep[j + 1], CTN_CH_N) : 0;
-        ctn_dd_chain_backward_node(K + CTN_CH(pos, p, CTN_CH_K), n, y + CTN_CH(pos, p, CTN_CH_V), seg + CTN_CS_DOUBLES * j + CTN_CS_G, n, 1,
+        ctn_dd_chain_backward_node(n, y + CTN_CH(pos, p, CTN_CH_V), seg + CTN_CS_DOUBLES * j + CTN_CS_G, n, 1,
                                    nq, nq ? y + CTN_CH(pos, sep[j + 1], CTN_CH_V) : 0, 0, 0, 0);
     }
 }
 
 /* backward_segment of segment k, then lambda += dl over the positions it assembled (its nodes and the
- * separator after it). */
+ * separator after it). K is not read (the substitution goes through T_E in C and T_F in F). */
 __kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global const int *sep, __global const double *K,
-                               __global const double *C, __global const double *F, __global double *y, __global float *lambda,
+                               __global double *C, __global const double *F, __global double *y, __global float *lambda,
                                __global const ctn_block *blocks, __global const int *active) {
     int k = (int)get_global_id(0);
     if (k >= P || !active[0]) return;
     ctn_ch_walk s = ctn_ch_segment(k, P, sep);
     int na = s.a >= 0 ? CTN_CH(pos, s.a, CTN_CH_N) : 0, ld = 0, tr = 0;
+    (void)K;
     for (int p = s.last;; p -= s.dir) {
         int q = p + s.dir, nq = ctn_ch_next_rows(pos, s, p);
         __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
-        ctn_dd_chain_backward_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), y + CTN_CH(pos, p, CTN_CH_V), E, ld, tr, nq,
+        ctn_dd_chain_backward_node(CTN_CH(pos, p, CTN_CH_N), y + CTN_CH(pos, p, CTN_CH_V), E, ld, tr, nq,
                                    nq ? y + CTN_CH(pos, q, CTN_CH_V) : 0, na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na,
                                    na ? y + CTN_CH(pos, s.a, CTN_CH_V) : 0);
         if (p == s.first) break;

@@ -150,6 +150,24 @@ CTN_FN void ctn_dd_row_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_
     }
 }
 
+/* ctn_dd_row_residual for the chain path, through the velocity difference of the anchors,
+ *     J v = d . ((v_a + w_a x r_a) - (v_b + w_b x r_b))   (linear row),   t . (w_a - w_b)   (angular row),
+ * since (r x d) . w = d . (w x r): about 30 flops for a ball joint against 80 for the 6-wide rows. */
+CTN_FN void ctn_dd_chain_rhs(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_GLOBAL const float *lam, CTN_GLOBAL double *r) {
+    double wa[3] = {va.w.x, va.w.y, va.w.z}, wb[3] = {vb.w.x, vb.w.y, vb.w.z};
+    double ra[3] = {b->ra.x, b->ra.y, b->ra.z}, rb[3] = {b->rb.x, b->rb.y, b->rb.z};
+    double u[3] = {((double)va.v.x + (wa[1] * ra[2] - wa[2] * ra[1])) - ((double)vb.v.x + (wb[1] * rb[2] - wb[2] * rb[1])),
+                   ((double)va.v.y + (wa[2] * ra[0] - wa[0] * ra[2])) - ((double)vb.v.y + (wb[2] * rb[0] - wb[0] * rb[2])),
+                   ((double)va.v.z + (wa[0] * ra[1] - wa[1] * ra[0])) - ((double)vb.v.z + (wb[0] * rb[1] - wb[1] * rb[0]))};
+    double dw[3] = {wa[0] - wb[0], wa[1] - wb[1], wa[2] - wb[2]};
+    int n = b->n_lin + b->n_ang;
+    for (int k = 0; k < n; ++k) {
+        const double *x = k < b->n_lin ? u : dw;
+        double jv = (double)b->dir[k].x * x[0] + (double)b->dir[k].y * x[1] + (double)b->dir[k].z * x[2];
+        r[k] = (double)b->bias[k] - jv - (double)b->soft[k] * lam[k];
+    }
+}
+
 /* Inverse of a symmetric 3x3 (world inverse inertia -> world inertia). Returns 0 if singular. */
 CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
     double a = s.xx, b = s.xy, c = s.xz, d = s.yy, e = s.yz, f = s.zz;
@@ -345,92 +363,243 @@ CTN_FN void ctn_dd_add_row_products(const double *Ja, int na, const double *MJb,
         }
 }
 
-/* Factor step of node p (n rows) of a segment. P: its pivot (n x n), replaced by P^-1. E = A_{p,q}, the
- * coupling to the next node q (nq columns; nq = 0: none); F = A_{p,a}, the spike to the separator a (na
- * columns, ld na; na = 0: none). Then
- *     Pq -= E^T P^-1 E   (ld nq),   Fq = -E^T P^-1 F   (nq x na),   Pa -= F^T P^-1 F   (ld na),
- * where Pq is q's pivot, or the segment's accumulator when q is the separator that ends it, and Fq is q's
- * spike, or the separator coupling G = A_{c,a} when q = c. */
-CTN_FN void ctn_dd_chain_factor_node(CTN_GLOBAL double *P, int n, CTN_GLOBAL const double *C, int ldc, int tr, int nq,
-                                     CTN_GLOBAL double *Pq, CTN_GLOBAL const double *F, int na, CTN_GLOBAL double *Fq,
-                                     CTN_GLOBAL double *Pa) {
-    double T[6 * 6];
-    ctn_dd_spd_inverse_g(P, n, n);
-    if (nq > 0) {
-        for (int r = 0; r < n; ++r) /* T = P^-1 E */
-            for (int c = 0; c < nq; ++c) {
-                double s = 0.0;
-                for (int k = 0; k < n; ++k) s += P[r * n + k] * CTN_DD_E(C, ldc, tr, k, c);
-                T[r * 6 + c] = s;
-            }
-        for (int r = 0; r < nq; ++r)
-            for (int c = 0; c < nq; ++c) {
-                double s = 0.0;
-                for (int k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, r) * T[k * 6 + c];
-                Pq[r * nq + c] -= s;
-            }
+/* ---- chain assembly from lever arms ---------------------------------------------------------------
+ * A joint whose rows are all linear (n_ang = 0: ball, point-to-point, distance) has the rows
+ * J_side = sg [D, D [r]x^T] on each body (sg = -1 on side b, D the rows' directions, r the lever arm), so
+ *     J_p M^-1 J_q^T = sg_p sg_q D_p (im I3 - [r_p]x I [r_q]x) D_q^T
+ * on a body they share ((r x d)^T I (r' x d') = -d^T [r]x I [r']x d'). The 3x3 middle factor W costs about
+ * 30 multiplications per body, against about 180 for the 6-wide rows, M^-1 J^T and their products. */
+
+/* W += im I3 - [rp]x I [rq]x (angular = 0: W += im I3); sym (rp = rq, W symmetric): lower triangle only. */
+CTN_FN void ctn_dd_lever_add(double im, ctn_sym3 I, int angular, ctn_v3 rp, ctn_v3 rq, int sym, double *W) {
+    W[0] += im, W[4] += im, W[8] += im;
+    if (!angular) return;
+    double px = rp.x, py = rp.y, pz = rp.z, qx = rq.x, qy = rq.y, qz = rq.z;
+    double Im[9] = {I.xx, I.xy, I.xz, I.xy, I.yy, I.yz, I.xz, I.yz, I.zz}, B[9]; /* B = I [rq]x */
+    for (int i = 0; i < 3; ++i) {
+        const double *a = Im + 3 * i;
+        B[3 * i + 0] = a[1] * qz - a[2] * qy;
+        B[3 * i + 1] = a[2] * qx - a[0] * qz;
+        B[3 * i + 2] = a[0] * qy - a[1] * qx;
     }
-    if (na == 0) return;
-    for (int r = 0; r < n; ++r) /* T = P^-1 F */
-        for (int c = 0; c < na; ++c) {
-            double s = 0.0;
-            for (int k = 0; k < n; ++k) s += P[r * n + k] * F[k * na + c];
-            T[r * 6 + c] = s;
-        }
-    for (int r = 0; r < na; ++r)
-        for (int c = 0; c < na; ++c) {
-            double s = 0.0;
-            for (int k = 0; k < n; ++k) s += F[k * na + r] * T[k * 6 + c];
-            Pa[r * na + c] -= s;
-        }
-    for (int r = 0; r < nq; ++r)
-        for (int c = 0; c < na; ++c) {
-            double s = 0.0;
-            for (int k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, r) * T[k * 6 + c];
-            Fq[r * na + c] = -s;
-        }
+    for (int j = 0; j < 3; ++j) { /* W -= [rp]x B */
+        if (!sym || j == 0) W[0 + j] -= py * B[6 + j] - pz * B[3 + j];
+        if (!sym || j <= 1) W[3 + j] -= pz * B[0 + j] - px * B[6 + j];
+        W[6 + j] -= px * B[3 + j] - py * B[0 + j];
+    }
 }
 
-/* Forward step of node p: u = P^-1 y; yq -= E^T u (the next node's right-hand side, or the end
- * separator's accumulator), ya -= F^T u. u may alias y. */
-CTN_FN void ctn_dd_chain_forward_node(CTN_GLOBAL const double *Pinv, int n, CTN_GLOBAL double *y, CTN_GLOBAL double *u,
-                                      CTN_GLOBAL const double *C, int ldc, int tr, int nq, CTN_GLOBAL double *yq,
-                                      CTN_GLOBAL const double *F, int na, CTN_GLOBAL double *ya) {
-    double t[6];
-    for (int r = 0; r < n; ++r) {
+/* Whether the rows of b are the three world axes in order (a ball joint's: D = I3). */
+CTN_FN int ctn_dd_rows_axes(const ctn_block *b) {
+    return b->n_lin == 3 && b->n_ang == 0 && b->dir[0].x == 1.0f && b->dir[0].y == 0.0f && b->dir[0].z == 0.0f &&
+           b->dir[1].x == 0.0f && b->dir[1].y == 1.0f && b->dir[1].z == 0.0f && b->dir[2].x == 0.0f && b->dir[2].y == 0.0f &&
+           b->dir[2].z == 1.0f;
+}
+
+/* out (nl x nr, row stride ld) = s D_l W D_r^T for the linear rows of bl and br (s = +-1); sym (bl = br,
+ * W symmetric with its lower triangle set): the lower triangle, mirrored. axes: both are
+ * ctn_dd_rows_axes (D = I3). */
+CTN_FN void ctn_dd_lever_rows(const ctn_block *bl, int nl, const double *W, const ctn_block *br, int nr, double s, int sym,
+                              int axes, CTN_GLOBAL double *out, int ld) {
+    if (axes) {
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) out[r * ld + c] = sym ? (c <= r ? W[3 * r + c] : W[3 * c + r]) : s * W[3 * r + c];
+        return;
+    }
+    for (int r = 0; r < nl; ++r) {
+        double d[3] = {bl->dir[r].x, bl->dir[r].y, bl->dir[r].z}, dw[3]; /* dw = d^T W */
+        for (int j = 0; j < 3; ++j) {
+            double s0 = 0.0;
+            for (int i = 0; i < 3; ++i) s0 += d[i] * (sym && j > i ? W[3 * j + i] : W[3 * i + j]);
+            dw[j] = s0;
+        }
+        for (int c = 0; c < (sym ? r + 1 : nr); ++c) {
+            double v = s * (dw[0] * br->dir[c].x + dw[1] * br->dir[c].y + dw[2] * br->dir[c].z);
+            out[r * ld + c] = v;
+            if (sym) out[c * ld + r] = v;
+        }
+    }
+}
+
+/* Position p of the joint-space chain (host/solve/direct_chain.c assemble_position, kernels/catena_chain.cl
+ * ctn_k_chain_assemble: both backends run this): its pivot K (n x n) = J M^-1 J^T + S + CTN_DD_FLOOR
+ * diag(J M^-1 J^T) over its dynamic bodies, and with bp (the predecessor's block, not cut whole; NULL: no
+ * coupling; the caller zeroes C) the coupling C (np x n, ld n) = J_prev M^-1 J_p^T through the body the
+ * two share, on side sp of bp and side ps of blk. dyn: CTN_CH_DYN_* / CTN_CH_ROT_* bits of blk's bodies;
+ * ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read only where dynamic). */
+CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
+                                  const ctn_block *bp, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
+    double J[36], MJ[36];
+    int axes = ctn_dd_rows_axes(blk);
+    if (blk->n_ang == 0) {
+        double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        if (dyn & CTN_CH_DYN_A) ctn_dd_lever_add(ima, Ia, dyn & CTN_CH_ROT_A, blk->ra, blk->ra, 1, W);
+        if (dyn & CTN_CH_DYN_B) ctn_dd_lever_add(imb, Ib, dyn & CTN_CH_ROT_B, blk->rb, blk->rb, 1, W);
+        ctn_dd_lever_rows(blk, n, W, blk, n, 1.0, 1, axes, K, n);
+    } else {
+        for (int e = 0; e < n * n; ++e) K[e] = 0.0;
+        for (int side = 0; side < 2; ++side) {
+            if (!(dyn & (side ? CTN_CH_DYN_B : CTN_CH_DYN_A))) continue;
+            for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, side, J + 6 * k);
+            ctn_dd_minv_rows(J, n, side ? imb : ima, side ? Ib : Ia, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), MJ);
+            ctn_dd_add_row_products(J, n, MJ, n, K, n);
+        }
+    }
+    for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
+    if (!bp) return;
+    double im = ps ? imb : ima;
+    ctn_sym3 I = ps ? Ib : Ia;
+    int rot = dyn & (ps ? CTN_CH_ROT_B : CTN_CH_ROT_A);
+    if (blk->n_ang == 0 && bp->n_ang == 0) {
+        double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        ctn_dd_lever_add(im, I, rot, sp ? bp->rb : bp->ra, ps ? blk->rb : blk->ra, 0, W);
+        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes && ctn_dd_rows_axes(bp), C, n);
+        return;
+    }
+    double Jp[36];
+    for (int e = 0; e < np * n; ++e) C[e] = 0.0;
+    for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, ps, J + 6 * k);
+    ctn_dd_minv_rows(J, n, im, I, rot, MJ);
+    for (int k = 0; k < np; ++k) ctn_dd_jrow(bp, k, sp, Jp + 6 * k);
+    ctn_dd_add_row_products(Jp, np, MJ, n, C, n);
+}
+
+/* In-place inverse of a 3x3 node pivot (row stride 3, lower triangle read) in closed form, adj(P) / det(P),
+ * when its Cholesky pivots P00, m / P00 and det / m (m = P00 P11 - P10^2) all pass the rule of
+ * ctn_dd_spd_inverse_g (above CTN_DD_PIVOT_TOL times the largest diagonal); otherwise by
+ * ctn_dd_spd_inverse_g, which drops the redundant rows. About 40 flops and one division against about
+ * 60 flops, 3 square roots and 9 divisions for the Cholesky inverse. */
+CTN_FN void ctn_dd_spd_inverse3_g(CTN_GLOBAL double *P) {
+    double a = P[0], b = P[3], c = P[6], d = P[4], e = P[7], f = P[8];
+    double dmax = a > d ? a : d;
+    dmax = dmax > f ? dmax : f;
+    double tol = CTN_DD_PIVOT_TOL * dmax;
+    double m = a * d - b * b, A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
+    double det = a * A + b * B + c * C;
+    if (!(a > tol && m > tol * a && det > tol * m)) { /* also NaN */
+        ctn_dd_spd_inverse_g(P, 3, 3);
+        return;
+    }
+    double id = 1.0 / det, i01 = B * id, i02 = C * id, i12 = (b * c - a * e) * id;
+    P[0] = A * id, P[1] = i01, P[2] = i02;
+    P[3] = i01, P[4] = (a * f - c * c) * id, P[5] = i12;
+    P[6] = i02, P[7] = i12, P[8] = m * id;
+}
+
+/* Factor step of node p (n rows) of a segment. P: its pivot (n x n, lower triangle read), replaced by P^-1.
+ * E = A_{p,q}, the coupling to the next node q (nq columns; nq = 0: none); F = A_{p,a}, the spike to the
+ * separator a (na columns, ld na; na = 0: none). Then
+ *     Pq -= E^T P^-1 E   (ld nq),   Fq = -E^T P^-1 F   (nq x na),   Pa -= F^T P^-1 F   (ld na),
+ * where Pq is q's pivot, or the segment's accumulator when q is the separator that ends it, and Fq is q's
+ * spike, or the separator coupling G = A_{c,a} when q = c. The symmetric updates are formed on the lower
+ * triangle and mirrored. E and F are then replaced by T_E = P^-1 E and T_F = P^-1 F (same layout): the
+ * substitutions need nothing else of them,
+ *     forward  u = P^-1 y,  yq -= T_E^T y,  ya -= T_F^T y;     backward  x = u - T_E xq - T_F xa,
+ * so the back-substitution reads neither P^-1 nor E (9 multiplications a ball joint instead of 18). */
+CTN_FN void ctn_dd_chain_factor_node_t(CTN_GLOBAL double *P, int n, CTN_GLOBAL double *C, int ldc, int tr, int nq,
+                                     CTN_GLOBAL double *Pq, CTN_GLOBAL double *F, int na, CTN_GLOBAL double *Fq,
+                                     CTN_GLOBAL double *Pa) {
+    double TE[6 * 6], TF[6 * 6];
+    int r, c, k;
+    if (n == 3) ctn_dd_spd_inverse3_g(P);
+    else ctn_dd_spd_inverse_g(P, n, n);
+    for (r = 0; r < n; ++r) /* T_E = P^-1 E */
+        for (c = 0; c < nq; ++c) {
+            double s = 0.0;
+            for (k = 0; k < n; ++k) s += P[r * n + k] * CTN_DD_E(C, ldc, tr, k, c);
+            TE[r * 6 + c] = s;
+        }
+    for (r = 0; r < nq; ++r)
+        for (c = 0; c <= r; ++c) {
+            double s = 0.0;
+            for (k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, r) * TE[k * 6 + c];
+            Pq[r * nq + c] -= s;
+            Pq[c * nq + r] = Pq[r * nq + c];
+        }
+    if (na > 0) {
+        for (r = 0; r < n; ++r) /* T_F = P^-1 F */
+            for (c = 0; c < na; ++c) {
+                double s = 0.0;
+                for (k = 0; k < n; ++k) s += P[r * n + k] * F[k * na + c];
+                TF[r * 6 + c] = s;
+            }
+        for (r = 0; r < na; ++r)
+            for (c = 0; c <= r; ++c) {
+                double s = 0.0;
+                for (k = 0; k < n; ++k) s += F[k * na + r] * TF[k * 6 + c];
+                Pa[r * na + c] -= s;
+                Pa[c * na + r] = Pa[r * na + c];
+            }
+        for (r = 0; r < nq; ++r)
+            for (c = 0; c < na; ++c) {
+                double s = 0.0;
+                for (k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, r) * TF[k * 6 + c];
+                Fq[r * na + c] = -s;
+            }
+        for (r = 0; r < n; ++r)
+            for (c = 0; c < na; ++c) F[r * na + c] = TF[r * 6 + c];
+    }
+    for (r = 0; r < n; ++r)
+        for (c = 0; c < nq; ++c) C[tr ? c * ldc + r : r * ldc + c] = TE[r * 6 + c]; /* CTN_DD_E's place */
+}
+
+/* The node steps with the transpose flag a constant in each branch (the index of CTN_DD_E resolved at
+ * compile time once the steps are inlined; the same operations either way). */
+CTN_FN void ctn_dd_chain_factor_node(CTN_GLOBAL double *P, int n, CTN_GLOBAL double *C, int ldc, int tr, int nq,
+                                     CTN_GLOBAL double *Pq, CTN_GLOBAL double *F, int na, CTN_GLOBAL double *Fq,
+                                     CTN_GLOBAL double *Pa) {
+    if (tr) ctn_dd_chain_factor_node_t(P, n, C, ldc, 1, nq, Pq, F, na, Fq, Pa);
+    else ctn_dd_chain_factor_node_t(P, n, C, ldc, 0, nq, Pq, F, na, Fq, Pa);
+}
+
+/* Forward step of node p: u = P^-1 y; yq -= T_E^T y (the next node's right-hand side, or the end
+ * separator's accumulator), ya -= T_F^T y (T: ctn_dd_chain_factor_node). u may alias y. */
+CTN_FN void ctn_dd_chain_forward_node_t(CTN_GLOBAL const double *Pinv, int n, CTN_GLOBAL double *y, CTN_GLOBAL double *u,
+                                      CTN_GLOBAL const double *T, int ldc, int tr, int nq, CTN_GLOBAL double *yq,
+                                      CTN_GLOBAL const double *TF, int na, CTN_GLOBAL double *ya) {
+    double t[6], v[6];
+    int r, k, c;
+    for (r = 0; r < n; ++r) v[r] = y[r];
+    for (r = 0; r < n; ++r) {
         double s = 0.0;
-        for (int k = 0; k < n; ++k) s += Pinv[r * n + k] * y[k];
+        for (k = 0; k < n; ++k) s += Pinv[r * n + k] * v[k];
         t[r] = s;
     }
-    for (int r = 0; r < n; ++r) u[r] = t[r];
-    for (int c = 0; c < nq; ++c) {
+    for (r = 0; r < n; ++r) u[r] = t[r];
+    for (c = 0; c < nq; ++c) {
         double s = 0.0;
-        for (int k = 0; k < n; ++k) s += CTN_DD_E(C, ldc, tr, k, c) * t[k];
+        for (k = 0; k < n; ++k) s += CTN_DD_E(T, ldc, tr, k, c) * v[k];
         yq[c] -= s;
     }
-    for (int c = 0; c < na; ++c) {
+    for (c = 0; c < na; ++c) {
         double s = 0.0;
-        for (int k = 0; k < n; ++k) s += F[k * na + c] * t[k];
+        for (k = 0; k < n; ++k) s += TF[k * na + c] * v[k];
         ya[c] -= s;
     }
 }
 
-/* Backward step of node p: x = u - P^-1 (E xq + F xa), x holding u on entry. */
-CTN_FN void ctn_dd_chain_backward_node(CTN_GLOBAL const double *Pinv, int n, CTN_GLOBAL double *x, CTN_GLOBAL const double *C,
-                                       int ldc, int tr, int nq, CTN_GLOBAL const double *xq, CTN_GLOBAL const double *F, int na,
-                                       CTN_GLOBAL const double *xa) {
-    double g[6];
+CTN_FN void ctn_dd_chain_forward_node(CTN_GLOBAL const double *Pinv, int n, CTN_GLOBAL double *y, CTN_GLOBAL double *u,
+                                      CTN_GLOBAL const double *T, int ldc, int tr, int nq, CTN_GLOBAL double *yq,
+                                      CTN_GLOBAL const double *TF, int na, CTN_GLOBAL double *ya) {
+    if (tr) ctn_dd_chain_forward_node_t(Pinv, n, y, u, T, ldc, 1, nq, yq, TF, na, ya);
+    else ctn_dd_chain_forward_node_t(Pinv, n, y, u, T, ldc, 0, nq, yq, TF, na, ya);
+}
+
+/* Backward step of node p: x = u - T_E xq - T_F xa, x holding u on entry. */
+CTN_FN void ctn_dd_chain_backward_node_t(int n, CTN_GLOBAL double *x, CTN_GLOBAL const double *T, int ldc, int tr, int nq,
+                                       CTN_GLOBAL const double *xq, CTN_GLOBAL const double *TF, int na, CTN_GLOBAL const double *xa) {
     for (int r = 0; r < n; ++r) {
         double s = 0.0;
-        for (int c = 0; c < nq; ++c) s += CTN_DD_E(C, ldc, tr, r, c) * xq[c];
-        for (int c = 0; c < na; ++c) s += F[r * na + c] * xa[c];
-        g[r] = s;
-    }
-    for (int r = 0; r < n; ++r) {
-        double s = 0.0;
-        for (int k = 0; k < n; ++k) s += Pinv[r * n + k] * g[k];
+        for (int c = 0; c < nq; ++c) s += CTN_DD_E(T, ldc, tr, r, c) * xq[c];
+        for (int c = 0; c < na; ++c) s += TF[r * na + c] * xa[c];
         x[r] -= s;
     }
+}
+
+CTN_FN void ctn_dd_chain_backward_node(int n, CTN_GLOBAL double *x, CTN_GLOBAL const double *T, int ldc, int tr, int nq,
+                                       CTN_GLOBAL const double *xq, CTN_GLOBAL const double *TF, int na, CTN_GLOBAL const double *xa) {
+    if (tr) ctn_dd_chain_backward_node_t(n, x, T, ldc, 1, nq, xq, TF, na, xa);
+    else ctn_dd_chain_backward_node_t(n, x, T, ldc, 0, nq, xq, TF, na, xa);
 }
 
 #endif /* CTN_DIRECT_H */

@@ -59,6 +59,7 @@ typedef struct chain_segment {
 
 struct direct_chain {
     int m, segments;
+    int forwarded;         /* the factor walks did the next solve's forward substitution */
     int *slot;             /* [p] joint slot */
     int *pos;              /* [slot] position, -1 for joints between two non-dynamic bodies */
     int *shared;           /* [p] dynamic body shared with p + 1, -1 at the end of a path */
@@ -224,46 +225,36 @@ fail:
 #endif
 #define ROWS(c, p, nfix) ((nfix) ? (nfix) : (c)->n[p])
 
-/* Rows of a joint on one of its bodies (J, 6 doubles per row) and M^-1 J^T of them. */
-static inline void side_rows(const ctn_world *w, const ctn_block *blk, int n, int body, int side, int rotates, double *J, double *MJ) {
-    for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, side, J + 6 * k);
-    ctn_dd_minv_rows(J, n, w->vel[body].inv_mass, w->inertia[body].inv_inertia, rotates, MJ);
-}
-
-/* K_p, and C_{p-1} through the body p shares with its predecessor (whose rows p has at hand). Marks the
+/* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
  * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
  * block is asked instead); a joint cut whole couples to nothing. */
 static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
-    const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
-    int cut = ctn_dd_cut_mask(&blocks[slot]), cut_prev = 0;
+    const ctn_block *blk = &blocks[slot];
+    int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     c->cut[slot] = (unsigned char)cut;
     double *K = c->K + c->koff[p];
-    for (int e = 0; e < n * n; ++e) K[e] = 0.0;
-    if (p > 0)
+    double *C = p > 0 ? c->C + c->coff[p - 1] : NULL;
+    const ctn_block *bp = NULL;
+    if (!full && p > 0 && c->shared[p - 1] >= 0) {
+        cut_prev = ctn_dd_cut_mask(&blocks[c->slot[p - 1]]);
+        if (!ctn_dd_cut_full(cut_prev, ROWS(c, p - 1, nfix))) bp = &blocks[c->slot[p - 1]];
+    }
+    if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
         for (size_t e = c->coff[p - 1]; e < c->coff[p]; ++e) c->C[e] = 0.0;
-    int prev = p > 0 && c->shared[p - 1] >= 0 ? p - 1 : -1;
-    if (ctn_dd_cut_full(cut, n)) {
+    if (full) {
+        for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
         return;
     }
-    if (prev >= 0) cut_prev = ctn_dd_cut_mask(&blocks[c->slot[prev]]);
-    const ctn_joint_def *d = &t->defs[slot];
-    const ctn_block *blk = &blocks[slot];
-    double J[36], MJ[36];
-    for (int side = 0; side < 2; ++side) {
-        if (!(dyn & (side ? DYN_B : DYN_A))) continue;
-        int body = side ? d->b : d->a;
-        side_rows(w, blk, n, body, side, dyn & (side ? ROT_B : ROT_A), J, MJ);
-        ctn_dd_add_row_products(J, n, MJ, n, K, n);
-        if (prev < 0 || body != c->shared[prev] || ctn_dd_cut_full(cut_prev, ROWS(c, prev, nfix))) continue;
-        int np = ROWS(c, prev, nfix), sp = c->side[prev] & 1;
-        double Jp[36];
-        for (int k = 0; k < np; ++k) ctn_dd_jrow(&blocks[c->slot[prev]], k, sp, Jp + 6 * k);
-        ctn_dd_add_row_products(Jp, np, MJ, n, c->C + c->coff[prev], n);
-    }
-    for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
-    if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, p > 0 ? c->C + c->coff[p - 1] : NULL, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
+    const ctn_joint_def *d = &w->topo.defs[slot];
+    double ima = 0.0, imb = 0.0;
+    ctn_sym3 Ia = {0}, Ib = {0};
+    if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
+    if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
+    ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, bp ? ROWS(c, p - 1, nfix) : 0, bp ? c->side[p - 1] & 1 : 0,
+                          bp ? (c->side[p - 1] >> 1) & 1 : 0, K, C);
+    if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
 
 /* Right-hand side r_p (zero on cut rows). */
@@ -276,7 +267,7 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
-    ctn_dd_row_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+    ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
@@ -304,8 +295,9 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
     v->w.z = (float)((double)v->w.z + dv[5]);
 }
 
-/* The coupling A_{p,p+dir}: pointer, ld and transpose flag for CTN_DD_E. */
-static const double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr) {
+/* The coupling A_{p,p+dir} (T_E = P_p^-1 A_{p,p+dir} once p is factored): pointer, ld and transpose flag
+ * for CTN_DD_E. */
+static double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr) {
     if (dir > 0) {
         *ld = c->n[p + 1], *tr = 0;
         return c->C + c->coff[p];
@@ -335,12 +327,15 @@ static seg_walk segment_walk(direct_chain *c, int k) {
 
 /* The segment's walk assembles each position just before it is needed (one ahead of the elimination:
  * K_q before the step of p subtracts from it, C between p and q with it), while its blocks are in cache;
- * the separators were assembled before the walks (assemble_separators). */
+ * the separators were assembled before the walks (assemble_separators). The first solve's forward
+ * substitution rides along (forward_segment's steps, r_q formed with K_q): one pass over the blocks and
+ * the factor fewer; the hybrid's re-solves with this factor run forward_segment. */
 static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
     assemble_position(w, c, blocks, s.first, nfix);
+    rhs_position(w, c, blocks, s.first, nfix);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     if (na) { /* F_first = A_{first,a} = C_a^T */
         int n = c->n[s.first];
@@ -350,13 +345,18 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
             for (int col = 0; col < na; ++col) F[r * na + col] = Ca[col * n + r];
     }
     for (int p = s.first;; p += s.dir) {
-        int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
+        int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
         double *Pq = inside ? c->K + c->koff[q] : s.d_end;
         double *Fq = inside ? (na ? c->F + c->foff[q] : NULL) : g->g;
-        if (inside) assemble_position(w, c, blocks, q, nfix);
-        ctn_dd_chain_factor_node(c->K + c->koff[p], ROWS(c, p, nfix), E, ld, tr, nq, Pq, na ? c->F + c->foff[p] : NULL, na, Fq, s.d_a);
+        double *Fp = na ? c->F + c->foff[p] : NULL, *y = c->y + c->voff[p];
+        if (inside) {
+            assemble_position(w, c, blocks, q, nfix);
+            rhs_position(w, c, blocks, q, nfix);
+        }
+        ctn_dd_chain_factor_node(c->K + c->koff[p], n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
+        ctn_dd_chain_forward_node(c->K + c->koff[p], n, y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end, Fp, na, s.y_a);
         if (!inside) break;
     }
 }
@@ -407,7 +407,7 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_blo
         int q = p + s.dir, ld = 0, tr = 0;
         int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
-        ctn_dd_chain_backward_node(c->K + c->koff[p], ROWS(c, p, nfix), c->y + c->voff[p], E, ld, tr, nq,
+        ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + c->voff[p], E, ld, tr, nq,
                                    nq ? c->y + c->voff[q] : NULL, na ? c->F + c->foff[p] : NULL, na, na ? c->y + c->voff[s.a] : NULL);
         add_impulse(c, p, lambda);
         int behind = s.dir > 0 ? p - 1 : p; /* the position before p in the walk shares shared[behind] with p */
@@ -446,7 +446,7 @@ static void solve_separators(direct_chain *c, float *lambda) {
     }
     for (int j = P - 1; j >= 1; --j) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
-        ctn_dd_chain_backward_node(c->K + c->koff[p], n, c->y + c->voff[p], c->seg[j].g, n, 1, nq,
+        ctn_dd_chain_backward_node(n, c->y + c->voff[p], c->seg[j].g, n, 1, nq,
                                    nq ? c->y + c->voff[c->sep[j + 1]] : NULL, NULL, 0, NULL);
         add_impulse(c, p, lambda);
     }
@@ -481,7 +481,10 @@ CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, const ctn_block *b, int k, 
 static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
-    for (int j = 1; j < P; ++j) three ? assemble_3(w, c, blocks, c->sep[j]) : assemble_any(w, c, blocks, c->sep[j]); /* before the walks */
+    for (int j = 1; j < P; ++j) { /* before the walks */
+        three ? assemble_3(w, c, blocks, c->sep[j]) : assemble_any(w, c, blocks, c->sep[j]);
+        three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]);
+    }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
     for (int k = 0; k < P; ++k) three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
     factor_separators(c);
@@ -500,15 +503,17 @@ static void apply_separator_bodies(ctn_world *w, const direct_chain *c, const ct
     }
 }
 
-static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+/* forwarded: the factor walks did the forward substitution (the first solve after ctn__chain_factor). */
+static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks, int forwarded) {
     ctn_topology *t = &w->topo;
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
-    for (int j = 1; j < P; ++j) three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]); /* before the walks */
+    for (int j = 1; j < P && !forwarded; ++j) three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]); /* before the walks */
     CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
         CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k) three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
+        for (int k = 0; k < P; ++k)
+            if (!forwarded) three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
         CHAIN_OMP(omp single)
         {
             solve_separators(c, t->lambda);
@@ -525,6 +530,7 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks)
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list) {
     int ncut = 0;
     factor_phases(w, c, blocks);
+    c->forwarded = 1;
     for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly */
         if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
     return ncut;
@@ -554,7 +560,8 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
-    solve_phases(w, c, blocks);
+    solve_phases(w, c, blocks, c->forwarded);
+    c->forwarded = 0;
 }
 
 /* The path order of the layout, for the OpenCL backend's chain kernels (host/opencl/opencl_direct.c), so

@@ -83,8 +83,9 @@ int ctn__direct_body_dof(const ctn_world *w, int body);
 /* Chain path (host/solve/direct_chain.c). ctn__chain_build: 1 and *out when every joint lies on a simple
  * path, 0 when the layout has branches or loops (the forest path takes it), -1 when out of memory.
  * `segments` > 0 forces the segment count. ctn__chain_factor marks this substep's bounded joints (their
- * slots into cut_list, count returned) and factors; ctn__chain_solve solves for the current velocities and
- * applies the impulses; ctn__chain_residual sums the squared residuals of the chain's rows. */
+ * slots into cut_list, count returned), factors, and runs the forward substitution of the next
+ * ctn__chain_solve (which must follow before the velocities or impulses change); ctn__chain_solve solves
+ * for the current velocities and applies the impulses; ctn__chain_residual sums the squared residuals of the chain's rows. */
 int ctn__chain_build(ctn_world *w, direct_chain **out, int segments);
 void ctn__chain_free(direct_chain *c);
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list);
