@@ -89,16 +89,29 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
     }
 }
 
-/* ---- divergence check -------------------------------------------------------------------- */
+/* ---- the step's statistics in two launches ------------------------------------------------------- */
 
-/* The device half of host/divergence.c, two passes like ctn_k_reduce3 (fixed order, no atomics): the
- * largest linear or angular speed of a body, and the lowest id of a body that is non-finite or faster
- * than `limit` (n when none). First pass: out[2 g], out[2 g + 1] per group (speeds as float bits, ids as
- * int bits of one int buffer); scratch holds 2 L ints; L a power of two. */
-__kernel void ctn_k_body_check(int n, __global const ctn_pose *pose, __global const ctn_vel *vel, float limit, __global int *out,
-                               __local int *scratch) {
+/* First pass of the step's statistics (stage MEASURE): per slot the joint error (ctn_joint_error) folded
+ * with the residuals r2 as ctn_k_reduce3 folds them, then per body the device half of the divergence check
+ * (host/solve/divergence.c): the largest linear or angular speed, and the lowest id of a body that is
+ * non-finite or faster than `limit` (n when none); by G groups of L work-items in fixed orders (no atomics). partial[3 g + k]: sum r2, largest
+ * gap, largest angle; ipartial[3 G + 2 g], [3 G + 2 g + 1] (ipartial: the same buffer as ints): largest
+ * speed (float bits) and first bad body.
+ * scratch: 3 L floats, iscratch: 2 L ints; L a power of two. */
+__kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
+                            __global const ctn_vel *vel, __global const float *r2, float limit, __global float *partial,
+                            __global int *ipartial, __local float *scratch, __local int *iscratch) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
     int g = (int)get_group_id(0), G = (int)get_num_groups(0);
+    float s = 0.0f, m1 = 0.0f, m2 = 0.0f;
+    for (int i = g * L + l; i < m; i += G * L) {
+        ctn_joint_def j = defs[i];
+        float gap, angle;
+        ctn_joint_error(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), &gap, &angle);
+        s += r2[i];
+        m1 = fmax(m1, gap);
+        m2 = fmax(m2, angle);
+    }
     float top = 0.0f;
     int bad = n;
     for (int i = g * L + l; i < n; i += G * L) {
@@ -108,32 +121,52 @@ __kernel void ctn_k_body_check(int n, __global const ctn_pose *pose, __global co
                      isfinite(p.p_lo.z) && isfinite(p.q.w) && isfinite(p.q.x) && isfinite(p.q.y) &&
                      isfinite(p.q.z) && isfinite(v.v.x) && isfinite(v.v.y) && isfinite(v.v.z) && isfinite(v.w.x) && isfinite(v.w.y) &&
                      isfinite(v.w.z);
-        float s = fmax(ctn_length(v.v), ctn_length(v.w));
-        if (!finite || !(s <= limit)) bad = min(bad, i);
-        if (finite && isfinite(s)) top = fmax(top, s);
+        float sp = fmax(ctn_length(v.v), ctn_length(v.w));
+        if (!finite || !(sp <= limit)) bad = min(bad, i);
+        if (finite && isfinite(sp)) top = fmax(top, sp);
     }
-    scratch[l] = as_int(top);
-    scratch[L + l] = bad;
-    ctn_group_fold_max_min(scratch);
+    scratch[l] = s;
+    scratch[L + l] = m1;
+    scratch[2 * L + l] = m2;
+    iscratch[l] = as_int(top);
+    iscratch[L + l] = bad;
+    ctn_group_fold3(scratch);
+    ctn_group_fold_max_min(iscratch);
     if (l == 0) {
-        out[2 * g] = scratch[0];
-        out[2 * g + 1] = scratch[L];
+        partial[3 * g + 0] = scratch[0];
+        partial[3 * g + 1] = scratch[L];
+        partial[3 * g + 2] = scratch[2 * L];
+        ipartial[3 * G + 2 * g] = iscratch[0];
+        ipartial[3 * G + 2 * g + 1] = iscratch[L];
     }
 }
 
-/* Final pass over the `groups` pairs by one work-group: out[at] (speed bits), out[at + 1] (first bad id). */
-__kernel void ctn_k_body_check_final(int groups, int n, __global const int *partial, __global int *out, int at, __local int *scratch) {
+/* Final pass of ctn_k_measure over its `groups` partials by one work-group: stats[0..2] as
+ * ctn_k_reduce3_final; istats[at], istats[at + 1] (the same buffer as ints): largest speed bits, first bad body. */
+__kernel void ctn_k_measure_final(int groups, int n, __global const float *partial, __global const int *ipartial,
+                                  __global float *stats, __global int *istats, int at, __local float *scratch, __local int *iscratch) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    float s = 0.0f, m1 = 0.0f, m2 = 0.0f;
     int top = 0, bad = n;
     for (int i = l; i < groups; i += L) {
-        top = max(top, partial[2 * i]);
-        bad = min(bad, partial[2 * i + 1]);
+        s += partial[3 * i];
+        m1 = fmax(m1, partial[3 * i + 1]);
+        m2 = fmax(m2, partial[3 * i + 2]);
+        top = max(top, ipartial[3 * groups + 2 * i]);
+        bad = min(bad, ipartial[3 * groups + 2 * i + 1]);
     }
-    scratch[l] = top;
-    scratch[L + l] = bad;
-    ctn_group_fold_max_min(scratch);
+    scratch[l] = s;
+    scratch[L + l] = m1;
+    scratch[2 * L + l] = m2;
+    iscratch[l] = top;
+    iscratch[L + l] = bad;
+    ctn_group_fold3(scratch);
+    ctn_group_fold_max_min(iscratch);
     if (l == 0) {
-        out[at] = scratch[0];
-        out[at + 1] = scratch[L];
+        stats[0] = scratch[0];
+        stats[1] = scratch[L];
+        stats[2] = scratch[2 * L];
+        istats[at] = iscratch[0];
+        istats[at + 1] = iscratch[L];
     }
 }

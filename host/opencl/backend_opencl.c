@@ -180,9 +180,10 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     }
     size_t a = pick_local(o->kernel[CTN_K_REDUCE3], o->device, 1), b = pick_local(o->kernel[CTN_K_REDUCE3_FINAL], o->device, 1);
     o->reduce_local = a < b ? a : b;
-    a = pick_local(o->kernel[CTN_K_BODY_CHECK], o->device, 1), b = pick_local(o->kernel[CTN_K_BODY_CHECK_FINAL], o->device, 1);
-    o->check_local = a < b ? a : b;
-    TRY(ctn__ocl_reserve(w, o, &o->partial, 3 * CTN_OCL_REDUCE_GROUPS * sizeof(float), NULL));
+    a = pick_local(o->kernel[CTN_K_MEASURE], o->device, 1), b = pick_local(o->kernel[CTN_K_MEASURE_FINAL], o->device, 1);
+    o->measure_local = a < b ? a : b;
+    /* per first-pass group: 3 floats of the reductions, 2 ints of the divergence check (ctn_k_measure) */
+    TRY(ctn__ocl_reserve(w, o, &o->partial, 5 * CTN_OCL_REDUCE_GROUPS * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->stats, CTN_OCL_STATS_FLOATS * sizeof(float), NULL));
     o->phase = -1;
     return CTN_OK;

@@ -95,8 +95,8 @@ enum {
     CTN_K_REDUCE3,
     CTN_K_REDUCE3_FINAL,
     CTN_K_GEOMETRIC_INERTIA,
-    CTN_K_BODY_CHECK,       /* Divergence check, two passes */
-    CTN_K_BODY_CHECK_FINAL,
+    CTN_K_MEASURE,          /* The step's statistics (joint errors, residual, divergence check), two passes */
+    CTN_K_MEASURE_FINAL,
     CTN_K_PROJECT_BEGIN,    /* Post-stabilisation of the exact solver */
     CTN_K_PROJECT_PREPARE,
     CTN_K_PROJECT_LEAVE,    /* undo of the last step and world inverse inertia of the projected poses */
@@ -133,7 +133,7 @@ typedef struct ctn_ocl {
     cl_kernel kernel[CTN_K_COUNT];
     size_t local[CTN_K_COUNT];    /* work-group size per kernel, from the device's own limits */
     size_t reduce_local;          /* power of two for the tree reductions */
-    size_t check_local;           /* The same for ctn_k_body_check */
+    size_t measure_local;         /* The same for ctn_k_measure and _final */
     unsigned long long max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: unknown) */
     int profiling;                /* queue has CL_QUEUE_PROFILING_ENABLE */
     ctn_ocl_build_info build;

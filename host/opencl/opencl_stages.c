@@ -218,32 +218,42 @@ int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o) {
     return 0;
 }
 
-/* Max body speed and first offending body into stats[CTN_OCL_STATS_CHECK..+1] (no blocking read here: it joins
- * the step's one stats read). */
-static ctn_status run_body_check(ctn_world *w, ctn_ocl *o) {
-    int n = w->body_count, k = CTN_K_BODY_CHECK;
+/* The step's statistics in two launches (ctn_k_measure, ctn_k_measure_final): joint errors with the
+ * residuals into stats[0..2], the largest body speed and the first offending body into
+ * stats[CTN_OCL_STATS_CHECK..+1]. No blocking read here: they join the step's one read. The sum of the
+ * residuals is folded in a fixed order for a given device (G groups of L), so it is reproducible. */
+static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
+    int m = w->topo.joint_count, n = w->body_count, k = CTN_K_MEASURE;
     float limit = w->desc.max_speed > 0.0 ? (float)w->desc.max_speed : INFINITY;
-    size_t L = o->check_local;
-    int groups = (int)(((size_t)n + L - 1) / L);
+    size_t L = o->measure_local, items = (size_t)(m > n ? m : n);
+    int groups = (int)((items + L - 1) / L);
     if (groups > CTN_OCL_REDUCE_GROUPS) groups = CTN_OCL_REDUCE_GROUPS;
     if (groups < 1) groups = 1;
-    ARG(k, 0, n);
-    ARG(k, 1, o->pose.mem);
-    ARG(k, 2, o->vel.mem);
-    ARG(k, 3, limit);
-    ARG(k, 4, o->partial.mem);
-    TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
+    ARG(k, 0, m);
+    ARG(k, 1, n);
+    ARG(k, 2, o->defs.mem);
+    ARG(k, 3, o->pose.mem);
+    ARG(k, 4, o->vel.mem);
+    ARG(k, 5, o->r2.mem);
+    ARG(k, 6, limit);
+    ARG(k, 7, o->partial.mem);
+    ARG(k, 8, o->partial.mem);
+    TRY(ctn__ocl_arg(w, o, k, 9, 3 * L * sizeof(float), NULL));
+    TRY(ctn__ocl_arg(w, o, k, 10, 2 * L * sizeof(int), NULL));
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "divergence check"));
-    k = CTN_K_BODY_CHECK_FINAL;
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "step statistics"));
+    k = CTN_K_MEASURE_FINAL;
     int at = CTN_OCL_STATS_CHECK;
     ARG(k, 0, groups);
     ARG(k, 1, n);
     ARG(k, 2, o->partial.mem);
-    ARG(k, 3, o->stats.mem);
-    ARG(k, 4, at);
-    TRY(ctn__ocl_arg(w, o, k, 5, 2 * L * sizeof(int), NULL));
-    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "divergence check");
+    ARG(k, 3, o->partial.mem);
+    ARG(k, 4, o->stats.mem);
+    ARG(k, 5, o->stats.mem);
+    ARG(k, 6, at);
+    TRY(ctn__ocl_arg(w, o, k, 7, 3 * L * sizeof(float), NULL));
+    TRY(ctn__ocl_arg(w, o, k, 8, 2 * L * sizeof(int), NULL));
+    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "step statistics");
 }
 
 /* ---- the position projection (host/solve/pipeline.c project_deferred) --------------------------------- */
@@ -453,8 +463,7 @@ static ctn_status stage_solve(ctn_world *w, ctn_ocl *o) {
 static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     float stats[CTN_OCL_STATS_FLOATS] = {0};
     int m = w->topo.joint_count;
-    if (m > 0) TRY(run_measure(w, o));
-    TRY(run_body_check(w, o)); /* Joins the one blocking read below */
+    TRY(run_step_stats(w, o));
     ctn__ocl_phase(o, CTN_PH_TRANSFER);
     TRY(read_stats(w, o, stats));
     ctn__ocl_phase(o, -1);
