@@ -29,10 +29,11 @@
  * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
  * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
- * back in parallel. Five launches per solve, whatever the length, and one for the residual:
+ * back in parallel. Five launches per solve, whatever the length, and one for the residual (in the last
+ * substep of a step only: the step's statistics are its only reader):
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
  *     backward + impulses (per segment) | velocities (per body) || residual (per slot).
- * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps and the residual; the
+ * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps (and the residual); the
  * re-solves run the same launches with rhs_only set: right-hand sides and substitutions through the factor,
  * spikes and separator pivots of the substep's first solve, as the CPU reuses its factor.
  * The segment count depends on the length only, never on the device's thread count, so every thread
@@ -348,6 +349,8 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
         if (o->hyb_exact) TRY(exact_solve(w, o, active, 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
+    /* only the step's statistics read the residual, after the last substep: the earlier ones skip it */
+    if (++o->substep_solves < ctn__substeps(w)) return CTN_OK;
     DARG(k, 0, m);
     DARG(k, 1, o->defs.mem);
     DARG(k, 2, o->blocks.mem);

@@ -155,6 +155,7 @@ typedef struct ctn_ocl {
     unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
+    int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;
