@@ -69,12 +69,16 @@ __kernel void ctn_k_jacobi(int m, __global const ctn_joint_def *defs, __global c
     r2[s] = ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
 }
 
-/* Step 4: positions, orientations (exp map) and world inverse inertia. */
+/* Step 4: positions, orientations (exp map) and world inverse inertia; gs_h > 0 (another substep follows
+ * with the geometric-stiffness metric): then that substep's inertia of body i at its new pose from this
+ * substep's impulses (ctn_geometric_inertia_body, as ctn_k_geometric_inertia would: one launch fewer). */
 __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
-                              __global ctn_inertia *inertia, float h) {
+                              __global ctn_inertia *inertia, float h, __global const int *adj_offsets, __global const int *adj,
+                              __global const ctn_joint_def *defs, __global const float *lambda, float gs_h) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
     ctn_integrate_body(i, pose, vel, props, inertia, h);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
 }
 
 /* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_deferred) ----- */

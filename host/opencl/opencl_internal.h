@@ -156,6 +156,8 @@ typedef struct ctn_ocl {
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
     int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
+    int substep_integrates;       /* integrations of this step's substeps so far */
+    int geometric_ready;          /* the last integration formed the next substep's geometric-stiffness inertia */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;

@@ -131,15 +131,26 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, float h) {
+/* Step 4. Before a substep that follows, the geometric-stiffness inertia it starts with is formed here
+ * (the same function at the same poses with the same impulses), and its GEOMETRIC_INERTIA stage skipped. */
+static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int n = w->body_count, k = CTN_K_INTEGRATE;
+    int next = ++o->substep_integrates < ctn__substeps(w) && prm.geometric_stiffness > 0.0f && w->topo.joint_count > 0;
+    float gs_h = next ? prm.geometric_stiffness * prm.h : 0.0f;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->vel.mem);
     ARG(k, 3, o->props.mem);
     ARG(k, 4, o->inertia.mem);
-    ARG(k, 5, h);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "integration");
+    ARG(k, 5, prm.h);
+    ARG(k, 6, o->adj_offsets.mem);
+    ARG(k, 7, o->adj.mem);
+    ARG(k, 8, o->defs.mem);
+    ARG(k, 9, o->lambda.mem);
+    ARG(k, 10, gs_h);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)n, "integration"));
+    o->geometric_ready = next && n > 0;
+    return CTN_OK;
 }
 
 /* Deterministic two-pass reduction of n floats per array: out[0] = sum of x0, out[1] = max of x1,
@@ -489,12 +500,14 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     ctn_ocl *o = w->backend_data;
     switch (stage) {
     /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
-    case CTN_STAGE_GEOMETRIC_INERTIA: return o->projecting ? CTN_OK : run_geometric_inertia(w, o, *prm);
+    case CTN_STAGE_GEOMETRIC_INERTIA:
+        if (o->projecting || o->geometric_ready) return o->geometric_ready = 0, CTN_OK;
+        return run_geometric_inertia(w, o, *prm);
     case CTN_STAGE_PREPARE: return o->projecting ? project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
     case CTN_STAGE_FORCES: return run_forces(w, o, *prm);
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
     case CTN_STAGE_SOLVE: return stage_solve(w, o);
-    case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, *prm) : run_integrate(w, o, prm->h);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, *prm) : run_integrate(w, o, *prm);
     case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o, *prm, out);
     case CTN_STAGE_PROJECT_REST: return project_rest(w, o);
     case CTN_STAGE_PROJECT_ROWS: return project_decide(w, o);
