@@ -303,7 +303,7 @@ static void statistics(void) {
     /* measured 79: the substep's 11, the statistics' 2, the projection's begin, 8 Newton steps of 8 (rows,
      * decision, the chain solve's 5, integration) and its leave */
     CHECK(f1 <= LAUNCHES_PER_SUBSTEP + 2 + 2 + 8 * 8, "chain direct: %d launches in the first step", f1);
-    /* measured 57 and 52: the hanging chain needs 4 Newton steps at 1 substep, 2 at 2 (plus one in reserve) */
+    /* measured 57 and 50: the hanging chain needs 4 Newton steps at 1 substep, 2 at 2 (plus one in reserve) */
     CHECK(l1 < f1 && l2 < f2, "chain direct: the projection did not adapt (%d after %d, %d after %d launches)", l1, f1, l2, f2);
     CHECK(fg == lg, "gs: %d then %d launches per step", fg, lg);
 }
