@@ -337,15 +337,14 @@ CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLO
  * and no impulse. err[s] = largest |C| = h |target| of the kept rows (0 for the others). */
 CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
                              CTN_GLOBAL float *err) {
-    ctn_block b = blocks[s];
-    int rows = ctn_block_rows(&b), rigid = defs[s].compliance <= 0.0f;
-    for (int k = 0; k < rows; ++k) rigid = rigid && b.lo[k] <= -0.5f * CTN_INF && b.hi[k] >= 0.5f * CTN_INF;
+    CTN_GLOBAL ctn_block *b = &blocks[s]; /* in place: a block copy cost more than the test */
+    int rows = b->n_lin + b->n_ang, rigid = defs[s].compliance <= 0.0f;
+    for (int k = 0; k < rows; ++k) rigid = rigid && b->lo[k] <= -0.5f * CTN_INF && b->hi[k] >= 0.5f * CTN_INF;
     float worst = 0.0f;
     for (int k = 0; k < rows; ++k) {
-        if (!rigid) b.lo[k] = b.hi[k] = 0.0f;
-        else worst = CTN_FMAX(worst, CTN_FABS(b.bias[k]) * h);
+        if (!rigid) b->lo[k] = b->hi[k] = 0.0f;
+        else worst = CTN_FMAX(worst, CTN_FABS(b->bias[k]) * h);
     }
-    if (!rigid) blocks[s] = b;
     err[s] = worst;
 }
 

@@ -173,23 +173,27 @@ static void ctn__joints_snapshot_free(ctn_world *w) {
 }
 
 static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+static int finite_pose(const ctn_pose *p) {
+    return finite_v3(p->p) && finite_v3(p->p_lo) && isfinite(p->q.w) && isfinite(p->q.x) && isfinite(p->q.y) && isfinite(p->q.z);
+}
+static double speed_limit(const ctn_world *w) { return w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY; }
+
+int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
+    if (!finite_pose(p) || !finite_v3(v->v) || !finite_v3(v->w)) return 1;
+    double sv = ctn_length(v->v), sw = ctn_length(v->w);
+    *speed = sv > sw ? sv : sw;
+    return *speed > speed_limit(w);
+}
 
 /* One body: CTN_OK, or CTN_ERR_DIVERGED with the message naming it. Shared with the OpenCL backend, which
  * finds the first offending body on the device and reads back only that one. */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed) {
-    double limit = w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY;
-    if (!finite_v3(p->p) || !finite_v3(p->p_lo) || !isfinite(p->q.w) || !isfinite(p->q.x) || !isfinite(p->q.y) || !isfinite(p->q.z))
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite pose; the step was undone",
-                         (long long)ctn__body_handle(w, i));
+    if (!ctn__body_diverged(w, p, v, speed)) return CTN_OK;
+    long long handle = (long long)ctn__body_handle(w, i);
+    if (!finite_pose(p)) return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite pose; the step was undone", handle);
     if (!finite_v3(v->v) || !finite_v3(v->w))
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite velocity; the step was undone",
-                         (long long)ctn__body_handle(w, i));
+        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite velocity; the step was undone", handle);
     double sv = ctn_length(v->v), sw = ctn_length(v->w);
-    double s = sv > sw ? sv : sw;
-    *speed = s;
-    if (s > limit)
-        return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld reached %g %s (desc.max_speed %g); the step was undone",
-                         (long long)ctn__body_handle(w, i), s,
-                         sv >= sw ? "m/s" : "rad/s", limit);
-    return CTN_OK;
+    return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld reached %g %s (desc.max_speed %g); the step was undone", handle,
+                     *speed, sv >= sw ? "m/s" : "rad/s", speed_limit(w));
 }

@@ -336,20 +336,6 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
     *max_angle = amax;
 }
 
-void ctn__measure_slots(const ctn_world *w, double *max_gap, double *max_angle) {
-    double gmax = 0.0, amax = 0.0;
-    ctn_pose world = ctn__world_pose();
-    for (int s = 0; s < w->topo.joint_count; ++s) {
-        const ctn_joint_def *d = &w->topo.defs[s];
-        float gap, angle;
-        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
-        if (gap > gmax) gmax = gap;
-        if (angle > amax) amax = angle;
-    }
-    *max_gap = gmax;
-    *max_angle = amax;
-}
-
 ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);

@@ -259,9 +259,6 @@ static inline void ctn__pose_point(const ctn_pose *p, ctn_v3 local, double out[3
 
 /* Joint errors computed on the host from the host arrays (cpu backend, tests). */
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
-/* The same over the solver's copies of the joints (topo.defs, as the OpenCL measure kernel): the measure
- * inside a step, where attached bodies' rows act on the composite bodies (host/core/attach.c). */
-void ctn__measure_slots(const ctn_world *w, double *max_gap, double *max_angle);
 
 /* Monotonic wall clock in milliseconds. */
 double ctn__now_ms(void);
@@ -280,6 +277,8 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w);
 void ctn__joints_snapshot_restore(ctn_world *w);
 /* The check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
+/* The same test without a message (safe on many threads at once): 1 when the body diverged. */
+int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed);
 
 /* Joints by slot (host/joint.c): inserts a definition without validation into a new slot (*slot gets it),
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */

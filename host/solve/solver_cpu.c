@@ -7,6 +7,7 @@
 #include "ctn_cg.h"
 #include "ctn_solver.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,10 +86,15 @@ static int cpu_threads(const ctn_world *w) { return w->desc.threads > 0 ? w->des
 static int cpu_team(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : omp_get_max_threads(); }
 /* A loop over independent items (bodies or joints, each written by its own iteration only) on the
  * world's threads when there are at least CPU_PARALLEL_MIN of them: the same bits on any thread count. */
-#define CPU_PRAGMA(x) _Pragma(#x)
+#define CPU_PRAGMA(...) _Pragma(#__VA_ARGS__)
 #define CPU_FOR(count) CPU_PRAGMA(omp parallel for schedule(static) if ((count) >= CPU_PARALLEL_MIN) num_threads(cpu_team(w)))
+/* The same with reduction clauses: only max and min, which do not depend on the order, so the result
+ * does not depend on the thread count either. */
+#define CPU_FOR_REDUCE(count, ...) \
+    CPU_PRAGMA(omp parallel for schedule(static) if ((count) >= CPU_PARALLEL_MIN) num_threads(cpu_team(w)) __VA_ARGS__)
 #else
 #define CPU_FOR(count)
+#define CPU_FOR_REDUCE(count, ...)
 #endif
 
 /* ---- the phases of one substep ------------------------------------------------------------------- */
@@ -279,19 +285,35 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
 }
 
 /* Residual, joint errors and the divergence scan: the first body that is non-finite or faster than
- * desc.max_speed, then the first non-finite impulse. */
+ * desc.max_speed, then the first non-finite impulse. The errors are measured over the solver's copies of
+ * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
+ * bodies (host/core/attach.c). On the world's threads: serial, these scans held the other threads idle. */
 static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
-    out->r2 = c->r2;
-    ctn__measure_slots(w, &out->max_gap, &out->max_angle);
-    double top = 0.0;
-    for (int i = 0; i < w->body_count && out->bad_body < 0; ++i) {
-        double s = 0.0;
-        if (ctn__divergence_body(w, i, &w->pose[i], &w->vel[i], &s) != CTN_OK) out->bad_body = i;
-        else if (s > top) top = s;
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, n = w->body_count, rows = 6 * m, bad_body = INT_MAX, bad_row = INT_MAX;
+    double gap = 0.0, angle = 0.0, top = 0.0;
+    ctn_pose world = ctn__world_pose();
+    CPU_FOR_REDUCE(m, reduction(max : gap, angle))
+    for (int s = 0; s < m; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        float g, a;
+        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        gap = g > gap ? g : gap;
+        angle = a > angle ? a : angle;
     }
-    out->max_speed = top;
-    for (int s = 0; s < 6 * w->topo.joint_count && out->bad_joint < 0; ++s)
-        if (!isfinite(w->topo.lambda[s])) out->bad_joint = w->topo.order[s / 6];
+    CPU_FOR_REDUCE(n, reduction(max : top) reduction(min : bad_body))
+    for (int i = 0; i < n; ++i) {
+        double speed = 0.0;
+        if (ctn__body_diverged(w, &w->pose[i], &w->vel[i], &speed)) bad_body = i < bad_body ? i : bad_body;
+        else top = speed > top ? speed : top;
+    }
+    CPU_FOR_REDUCE(rows, reduction(min : bad_row))
+    for (int k = 0; k < rows; ++k)
+        if (!isfinite(t->lambda[k])) bad_row = k < bad_row ? k : bad_row;
+    out->r2 = c->r2;
+    out->max_gap = gap, out->max_angle = angle, out->max_speed = top;
+    out->bad_body = bad_body < n ? bad_body : -1;
+    out->bad_joint = bad_row < rows ? t->order[bad_row / 6] : -1;
 }
 
 static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
@@ -310,13 +332,18 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
         break;
     case CTN_STAGE_PROJECT_ROWS: {
         float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
-        CPU_FOR(m)
-        for (int s = 0; s < m; ++s) ctn_project_slot(s, t->defs, c->blocks, prm->h, c->cg_r);
-        for (int s = 0; s < m; ++s) worst = fmaxf(worst, c->cg_r[s]);
+        CPU_FOR_REDUCE(m, reduction(max : worst))
+        for (int s = 0; s < m; ++s) {
+            ctn_project_slot(s, t->defs, c->blocks, prm->h, c->cg_r);
+            worst = c->cg_r[s] > worst ? c->cg_r[s] : worst; /* errors are never NaN: CTN_FMAX drops them */
+        }
         out->worst = worst;
         break;
     }
-    case CTN_STAGE_POSES_KEEP: memcpy(c->pose_copy, w->pose, (size_t)n * sizeof *w->pose); break;
+    case CTN_STAGE_POSES_KEEP:
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];
+        break;
     case CTN_STAGE_POSES_UNDO: memcpy(w->pose, c->pose_copy, (size_t)n * sizeof *w->pose); break;
     case CTN_STAGE_PROJECT_LEAVE:
         CPU_FOR(n)
