@@ -254,7 +254,13 @@ CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, C
     inertia[i].inv_inertia = ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
 }
 
-/* Step 4 for body i: positions, orientations (exp map) and the new world inverse inertia. */
+/* Step 4 for body i: positions and orientations (exp map). */
+CTN_FN void ctn_integrate_pose(int i, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_props *props,
+                               float h) {
+    pose[i] = ctn_body_integrate(pose[i], vel[i], props[i], h);
+}
+
+/* The same and the new world inverse inertia. */
 CTN_FN void ctn_integrate_body(int i, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
                                CTN_GLOBAL const ctn_props *props, CTN_GLOBAL ctn_inertia *inertia, float h) {
     ctn_props pr = props[i];

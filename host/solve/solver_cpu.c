@@ -380,6 +380,15 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
     for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, w->pose, w->vel, w->props, w->inertia);
 }
 
+/* Whether an integration may leave the world inverse inertia as it is: under the exact solver with
+ * geometric stiffness, every inertia an integration would form is overwritten unread (the next substep and
+ * every projection step that solves begin with CTN_STAGE_GEOMETRIC_INERTIA, the exact solver's row build
+ * reads none, and the projection leaves with the plain inertia of the final poses), and forming it was a
+ * third of the integration. */
+static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *prm) {
+    return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
+}
+
 static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     cpu_solver *c = w->backend_data;
     ctn_topology *t = &w->topo;
@@ -404,6 +413,11 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     }
     case CTN_STAGE_SOLVE: stage_solve(w, c); break;
     case CTN_STAGE_INTEGRATE:
+        if (integrate_keeps_inertia(w, prm)) {
+            CPU_FOR(n)
+            for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
+            break;
+        }
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
         break;
