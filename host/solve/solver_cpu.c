@@ -328,7 +328,8 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
     case CTN_STAGE_PROJECT_REST:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
-        memset(t->lambda, 0, 6 * (size_t)m * sizeof *t->lambda);
+        CPU_FOR(6 * m)
+        for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
         break;
     case CTN_STAGE_PROJECT_ROWS: {
         float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
