@@ -189,11 +189,17 @@ CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {
     return ctn_quat_make(r.w * k, r.x * k, r.y * k, r.z * k);
 }
 
-/* World inverse inertia R diag(d) R^T from body-frame principal inverse moments d. */
+/* World inverse inertia R diag(d) R^T from body-frame principal inverse moments d. The columns of R are
+ * those of the unit quaternion's rotation matrix in closed form (Shoemake 1985), a third of the flops of
+ * rotating the three axes with ctn_quat_rotate and the same bits (its scalings by 2 are exact and the axes'
+ * zeros drop out; checked on 1e5 random quaternions). Formed for every body at every integration and
+ * every projection step. */
 CTN_FN ctn_sym3 ctn_world_inverse_inertia(ctn_quat q, ctn_v3 d) {
-    ctn_v3 c0 = ctn_quat_rotate(q, ctn_v3_make(1.0f, 0.0f, 0.0f));
-    ctn_v3 c1 = ctn_quat_rotate(q, ctn_v3_make(0.0f, 1.0f, 0.0f));
-    ctn_v3 c2 = ctn_quat_rotate(q, ctn_v3_make(0.0f, 0.0f, 1.0f));
+    float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z, xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+    float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+    ctn_v3 c0 = ctn_v3_make(1.0f - 2.0f * (yy + zz), 2.0f * (xy + wz), 2.0f * (xz - wy));
+    ctn_v3 c1 = ctn_v3_make(2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx));
+    ctn_v3 c2 = ctn_v3_make(2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy));
     /* M = sum_k d_k c_k c_k^T */
     ctn_sym3 m;
     m.xx = d.x * c0.x * c0.x + d.y * c1.x * c1.x + d.z * c2.x * c2.x;
