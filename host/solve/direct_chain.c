@@ -71,6 +71,8 @@ struct direct_chain {
     int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
     unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
+    const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
+    const float *lref;
     chain_segment *seg;
 };
 
@@ -267,7 +269,11 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
-    ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+    if (c->vref) /* a re-solve: the change since the last solve, (R) of kernels/ctn_direct.h */
+        ctn_dd_chain_change(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
+                            ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
+    else
+        ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
@@ -557,6 +563,8 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     for (int p = 0; p < m; ++p) r2 += c->y[c->voff[p]];
     return r2;
 }
+
+void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }
 
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {

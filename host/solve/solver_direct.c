@@ -115,6 +115,21 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
     return r2;
 }
 
+/* The velocities and impulses the exact solve just left: the reference of the next re-solve, whose
+ * right-hand side is their change ((R) of kernels/ctn_direct.h: -J (v - v0) - S (lambda - lambda0), not r,
+ * which on over-constrained layouts would re-solve the floor's residual in the redundant directions). Out of
+ * memory, the re-solves take r itself. */
+static void keep_reference(ctn_world *w, direct_state *s) {
+    const ctn_topology *t = &w->topo;
+    if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
+    if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
+    if (!s->vref || !s->lref) return;
+    memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
+    memcpy(s->lref, t->lambda, 6 * (size_t)t->joint_count * sizeof *s->lref);
+    s->resolve = 1;
+    if (s->chain) ctn__chain_set_reference(s->chain, s->vref, s->lref);
+}
+
 /* Loop closers solved exactly through their Schur complement (few rows only): with the forest factored,
  * the velocity response of the forest-constrained system to a unit impulse on extra row k is
  * dv_k = [H^-1 (J_k^T; 0)]_v (one substitution), so W = J_E [dv_1 .. dv_R] + S_E is the exact Delassus
@@ -193,7 +208,8 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     for (int j = 0; j < R; ++j) /* symmetrise round-off */
         for (int k = 0; k < j; ++k) W[j * R + k] = W[k * R + j] = 0.5 * (W[j * R + k] + W[k * R + j]);
     spd_inverse(W, R, Wi);
-    for (int it = 0; it < (w->desc.iterations > 0 ? w->desc.iterations : 1); ++it) {
+    int iterations = w->desc.iterations > 0 ? w->desc.iterations : 1;
+    for (int it = 0; it < iterations; ++it) {
         double rE[DIRECT_MAX_SCHUR_ROWS], dl[DIRECT_MAX_SCHUR_ROWS];
         for (int k = 0, q = 0; k < ne; ++k) {
             int slot = s->extra[k];
@@ -223,7 +239,8 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
                 w->vel[body].w = ctn_add(w->vel[body].w, dw);
             }
         }
-        ctn__forest_solve(w, s, blocks);
+        ctn__forest_solve(w, s, blocks); /* for what the impulse changed (s->resolve) */
+        if (it + 1 < iterations) keep_reference(w, s);
     }
 }
 
@@ -291,10 +308,13 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     }
     /* rows with finite bounds leave the exact solve for this substep; their joints join the GS set */
     int n_extra = 0;
+    s->resolve = 0; /* the first solve takes r itself */
     if (s->chain) {
+        ctn__chain_set_reference(s->chain, NULL, NULL);
         n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
         if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__chain_solve(w, s->chain, blocks);
+        if (n_extra > 0) keep_reference(w, s);
     } else {
         /* in slot order, which is colour order: the OpenCL backend's coloured sweep (opencl_direct.c) */
         for (int slot = 0; slot < t->joint_count; ++slot) {
@@ -305,6 +325,7 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__forest_factor(w, s, blocks);
         ctn__forest_solve(w, s, blocks);
+        if (n_extra > 0) keep_reference(w, s);
         int schur_rows = 0;
         if (n_extra > 0 && schur_applicable(s, w, blocks, n_extra, &schur_rows)) {
             schur_solve(w, s, blocks, schur_rows);
@@ -316,7 +337,8 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
             int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
             ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), t->defs, blocks, t->lambda, w->vel, w->inertia);
         }
-        exact_solve(w, s, blocks);
+        exact_solve(w, s, blocks); /* for what the sweep changed (keep_reference) */
+        if (it + 1 < w->desc.iterations) keep_reference(w, s);
     }
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
