@@ -32,7 +32,7 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
 
 /* K_p, C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble, as assemble_position),
  * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor), for
- * the change since vel_ref and lambda_ref, what the last solve left ((R) of kernels/ctn_direct.h). */
+ * the change since vel_ref and lambda_ref, what the last solve left ((R) of kernels/ctn_direct_rhs.h). */
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
                                    __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,

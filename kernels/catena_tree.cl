@@ -45,7 +45,7 @@ CTN_FN void ctn_tree_residual(const ctn_block *b, int slot, ctn_joint_def d, __g
 }
 
 /* The right-hand side of one joint's rows: r itself (ctn_tree_residual) in the substep's first solve, its
- * change since vel_ref and lambda_ref (what the last solve left; (R) of kernels/ctn_direct.h) in a re-solve. */
+ * change since vel_ref and lambda_ref (what the last solve left; (R) of kernels/ctn_direct_rhs.h) in a re-solve. */
 CTN_FN void ctn_tree_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda,
                          __global const ctn_vel *vel_ref, __global const float *lambda_ref, int rhs_only, double *r) {
     if (!rhs_only) {

@@ -7,7 +7,7 @@
  * the exact rows after each sweep of the bounded rows; they used to re-solve the residual r itself, which
  * after a solve still holds n^T r, so every re-solve added the same 1e10-fold impulse along n again until
  * float rounding turned it into motion. The re-solves now take the change of r since the last solve
- * ((R) in kernels/ctn_direct.h). Measured on the 2-core dev VM, CPU and OpenCL (PoCL) alike, `direct`, 600
+ * ((R) in kernels/ctn_direct_rhs.h). Measured on the 2-core dev VM, CPU and OpenCL (PoCL) alike, `direct`, 600
  * steps (before: main at 7dd2116):
  *
  *   scene                                         iterations   energy above the start   worst gap
@@ -15,7 +15,7 @@
  *                                                     8        before +2.5e6 J, after never   0.043 m -> 2.6e-6 m
  *   bridge:120, limits on every 40th hinge            4        before +9.5e7 J, after never   0.80 m  -> 2.4e-7 m
  *                                                     8        before +1.5e7 J, after never   0.21 m  -> 2.4e-7 m
- *   grid:6x6 (pinned along its top edge, 25 loop      8        3.5e-7 J / 7.7e-8 J            2.7e-7 m -> 9.9e-8 m
+ *   grid:6x6 (pinned along its top edge, 25 loop      8        1.2e-7 J -> 7.7e-8 J           2.7e-7 m -> 9.9e-8 m
  *   closers: the sweep is of whole joints)
  *
  * (bench/results/2026-11-25-vm-hybrid-rowsplit.md, "Fixed"). The grid guards against the other remedy: the

@@ -12,7 +12,8 @@
  *
  * The hybrid (block Gauss-Seidel with the whole forest as one block; host/solve/solver_direct.c): per
  * substep an exact solve, then desc.iterations outer iterations of (a) one Gauss-Seidel sweep over the rows
- * outside the exact solve and (b) an exact re-solve of the forest for the residual their impulses leave. The
+ * outside the exact solve and (b) an exact re-solve of the forest for the change their impulses made to its
+ * residual (the velocities and impulses the last solve left are copied on the device: keep_reference). The
  * sweep is the Gauss-Seidel solver's coloured one (ctn_k_hybrid_gs around ctn_gs_slot_rows, kernels/ctn_solver.h:
  * the whole block of a joint outside for good or cut whole, else the cut rows alone):
  * one launch per colour holding such rows, each work-item skipping the slots inside the exact solve, the
@@ -343,7 +344,7 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
 }
 
 /* The velocities and impulses the exact solve just left, copied on the device: a re-solve's right-hand side
- * is their change since ((R) of kernels/ctn_direct.h), as the CPU's keep_reference (host/solve/solver_direct.c). */
+ * is their change since ((R) of kernels/ctn_direct_rhs.h), as the CPU's keep_reference (host/solve/solver_direct.c). */
 static ctn_status keep_reference(ctn_world *w, ctn_ocl *o) {
     size_t vbytes = (size_t)w->body_count * sizeof(ctn_vel), lbytes = 6 * (size_t)w->topo.joint_count * sizeof(float);
     TRY(ctn__ocl_reserve(w, o, &o->dir_vref, vbytes, NULL));

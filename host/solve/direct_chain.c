@@ -269,7 +269,7 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
-    if (c->vref) /* a re-solve: the change since the last solve, (R) of kernels/ctn_direct.h */
+    if (c->vref) /* a re-solve: the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
         ctn_dd_chain_change(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
                             ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
     else

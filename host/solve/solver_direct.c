@@ -47,7 +47,9 @@
  * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then w->desc.iterations
  * outer iterations of (a) one Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
  * block inverse) and the cut rows of forest joints (ctn_gs_slot_rows) in slot order and (b) an exact
- * re-solve of the forest rows for the residual the extra impulses leave (the factor is reused; only the right-hand side changes). Slots are sorted by colour, so
+ * re-solve of the forest rows for the change the sweep made to their residual (the factor is reused; the right-hand
+ * side is -J (v - v0) - S (lambda - lambda0) since the last solve, keep_reference; r itself would re-solve the
+ * floor's residual, which on over-constrained layouts pumps the redundant rows: kernels/ctn_direct_rhs.h). Slots are sorted by colour, so
  * the sweep is the coloured one the OpenCL backend runs (host/opencl/opencl_direct.c), update for update. This is block Gauss-Seidel with the whole forest as
  * one block, convergent for any SPD system; its rate depends on how strongly the loop-closing rows couple to
  * the forest. Dense meshes, where most joints are extra, behave like plain GS; a mesh pinned at many points
@@ -116,7 +118,7 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
 }
 
 /* The velocities and impulses the exact solve just left: the reference of the next re-solve, whose
- * right-hand side is their change ((R) of kernels/ctn_direct.h: -J (v - v0) - S (lambda - lambda0), not r,
+ * right-hand side is their change ((R) of kernels/ctn_direct_rhs.h: -J (v - v0) - S (lambda - lambda0), not r,
  * which on over-constrained layouts would re-solve the floor's residual in the redundant directions). Out of
  * memory, the re-solves take r itself. */
 static void keep_reference(ctn_world *w, direct_state *s) {
