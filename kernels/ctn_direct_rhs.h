@@ -37,31 +37,31 @@ CTN_FN void ctn_dd_row_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_
     for (int k = 0; k < n; ++k) r[k] = (double)b->bias[k] - ctn_dd_row_jv(b, k, Va, Vb) - (double)b->soft[k] * lam[k];
 }
 
-/* J V of the n rows of block b through the velocity difference of the anchors (Va, Vb as for ctn_dd_row_jv),
+/* The chain path's J v, through the velocity difference of the anchors (Va, Vb as for ctn_dd_row_jv):
  *     J v = d . ((v_a + w_a x r_a) - (v_b + w_b x r_b))   (linear row),   t . (w_a - w_b)   (angular row),
- * since (r x d) . w = d . (w x r): about 30 flops for a ball joint against 80 for the 6-wide rows. */
-CTN_FN void ctn_dd_chain_jv(const ctn_block *b, const double *Va, const double *Vb, double *jv) {
+ * since (r x d) . w = d . (w x r): about 30 flops for a ball joint against 80 for the 6-wide rows.
+ * ctn_dd_anchor_rel forms u (the anchors' relative velocity) and dw; ctn_dd_chain_row_jv row k's product. */
+CTN_FN void ctn_dd_anchor_rel(const ctn_block *b, const double *Va, const double *Vb, double *u, double *dw) {
     const double *wa = Va + 3, *wb = Vb + 3;
     double ra[3] = {b->ra.x, b->ra.y, b->ra.z}, rb[3] = {b->rb.x, b->rb.y, b->rb.z};
-    double u[3] = {(Va[0] + (wa[1] * ra[2] - wa[2] * ra[1])) - (Vb[0] + (wb[1] * rb[2] - wb[2] * rb[1])),
-                   (Va[1] + (wa[2] * ra[0] - wa[0] * ra[2])) - (Vb[1] + (wb[2] * rb[0] - wb[0] * rb[2])),
-                   (Va[2] + (wa[0] * ra[1] - wa[1] * ra[0])) - (Vb[2] + (wb[0] * rb[1] - wb[1] * rb[0]))};
-    double dw[3] = {wa[0] - wb[0], wa[1] - wb[1], wa[2] - wb[2]};
-    int n = b->n_lin + b->n_ang;
-    for (int k = 0; k < n; ++k) {
-        const double *x = k < b->n_lin ? u : dw;
-        jv[k] = (double)b->dir[k].x * x[0] + (double)b->dir[k].y * x[1] + (double)b->dir[k].z * x[2];
-    }
+    u[0] = (Va[0] + (wa[1] * ra[2] - wa[2] * ra[1])) - (Vb[0] + (wb[1] * rb[2] - wb[2] * rb[1]));
+    u[1] = (Va[1] + (wa[2] * ra[0] - wa[0] * ra[2])) - (Vb[1] + (wb[2] * rb[0] - wb[0] * rb[2]));
+    u[2] = (Va[2] + (wa[0] * ra[1] - wa[1] * ra[0])) - (Vb[2] + (wb[0] * rb[1] - wb[1] * rb[0]));
+    dw[0] = wa[0] - wb[0], dw[1] = wa[1] - wb[1], dw[2] = wa[2] - wb[2];
+}
+CTN_FN double ctn_dd_chain_row_jv(const ctn_block *b, int k, const double *u, const double *dw) {
+    const double *x = k < b->n_lin ? u : dw;
+    return (double)b->dir[k].x * x[0] + (double)b->dir[k].y * x[1] + (double)b->dir[k].z * x[2];
 }
 
-/* ctn_dd_row_residual for the chain path, through ctn_dd_chain_jv. */
+/* ctn_dd_row_residual for the chain path. */
 CTN_FN void ctn_dd_chain_rhs(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_GLOBAL const float *lam, CTN_GLOBAL double *r) {
-    double Va[6], Vb[6], jv[CTN_MAX_ROWS];
+    double Va[6], Vb[6], u[3], dw[3];
     ctn_dd_vel(va, Va);
     ctn_dd_vel(vb, Vb);
-    ctn_dd_chain_jv(b, Va, Vb, jv);
+    ctn_dd_anchor_rel(b, Va, Vb, u, dw);
     int n = b->n_lin + b->n_ang;
-    for (int k = 0; k < n; ++k) r[k] = (double)b->bias[k] - jv[k] - (double)b->soft[k] * lam[k];
+    for (int k = 0; k < n; ++k) r[k] = (double)b->bias[k] - ctn_dd_chain_row_jv(b, k, u, dw) - (double)b->soft[k] * lam[k];
 }
 
 /* ---- the hybrid's re-solves ---------------------------------------------------------------------
@@ -96,15 +96,15 @@ CTN_FN void ctn_dd_row_change(const ctn_block *b, ctn_vel va, ctn_vel vb, ctn_ve
     for (int k = 0; k < n; ++k) r[k] = -ctn_dd_row_jv(b, k, Va, Vb) - (double)b->soft[k] * ((double)lam[k] - lam0[k]);
 }
 
-/* (R) for the chain path, through ctn_dd_chain_jv. */
+/* (R) for the chain path (ctn_dd_anchor_rel). */
 CTN_FN void ctn_dd_chain_change(const ctn_block *b, ctn_vel va, ctn_vel vb, ctn_vel va0, ctn_vel vb0, CTN_GLOBAL const float *lam,
                                 CTN_GLOBAL const float *lam0, double *r) {
-    double Va[6], Vb[6], jv[CTN_MAX_ROWS];
+    double Va[6], Vb[6], u[3], dw[3];
     ctn_dd_vel_change(va, va0, Va);
     ctn_dd_vel_change(vb, vb0, Vb);
-    ctn_dd_chain_jv(b, Va, Vb, jv);
+    ctn_dd_anchor_rel(b, Va, Vb, u, dw);
     int n = b->n_lin + b->n_ang;
-    for (int k = 0; k < n; ++k) r[k] = -jv[k] - (double)b->soft[k] * ((double)lam[k] - lam0[k]);
+    for (int k = 0; k < n; ++k) r[k] = -ctn_dd_chain_row_jv(b, k, u, dw) - (double)b->soft[k] * ((double)lam[k] - lam0[k]);
 }
 
 #endif /* CTN_DIRECT_RHS_H */
