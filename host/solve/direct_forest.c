@@ -152,7 +152,7 @@ void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) 
 }
 
 /* r = target - J v - S lambda of one joint, in double (a re-solve: its change since the last solve, (R) of
- * kernels/ctn_direct.h); 0 on its cut rows (all of them for a whole cut). */
+ * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). */
 static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
     const ctn_joint_def *d = &w->topo.defs[slot];
     if (cut_whole(w, s, slot)) return; /* r stays 0 */
