@@ -31,10 +31,12 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
 #define CTN_CH(pos, p, f) ((pos)[CTN_CH_INTS * (p) + (f)])
 
 /* K_p, C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble, as assemble_position),
- * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor). */
+ * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor), for
+ * the change since vel_ref and lambda_ref, what the last solve left ((R) of kernels/ctn_direct_rhs.h). */
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only) {
+                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
+                                   __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
     int p = (int)get_global_id(0);
     if (p >= m || !active[0]) return;
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
@@ -46,7 +48,10 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
         if (full) {
             for (int r = 0; r < n; ++r) yp[r] = 0.0;
         } else {
-            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+            double r[CTN_MAX_ROWS];
+            ctn_dd_chain_change(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
+                                lambda + 6 * slot, lambda_ref + 6 * slot, r);
+            for (int k = 0; k < n; ++k) yp[k] = r[k];
             ctn_dd_zero_cut(cut, n, yp);
         }
         return;

@@ -44,6 +44,18 @@ CTN_FN void ctn_tree_residual(const ctn_block *b, int slot, ctn_joint_def d, __g
     }
 }
 
+/* The right-hand side of one joint's rows: r itself (ctn_tree_residual) in the substep's first solve, its
+ * change since vel_ref and lambda_ref (what the last solve left; (R) of kernels/ctn_direct_rhs.h) in a re-solve. */
+CTN_FN void ctn_tree_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda,
+                         __global const ctn_vel *vel_ref, __global const float *lambda_ref, int rhs_only, double *r) {
+    if (!rhs_only) {
+        ctn_tree_residual(b, slot, d, vel, lambda, r);
+        return;
+    }
+    ctn_dd_row_change(b, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
+                      lambda + 6 * slot, lambda_ref + 6 * slot, r);
+}
+
 /* Factor and forward substitution of node i:
  *     D_i = H_ii - sum_c H_ic D_c^-1 H_ci,   u_i = D_i^-1 (b_i - sum_c H_ic u_c)
  * over its children c (already done), stored as D_i^-1 in mat and u_i in u. With rhs_only the forward
@@ -53,7 +65,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
                                  __global const int *slot_info, __global const ctn_joint_def *defs,
                                  __global const ctn_block *blocks, __global const ctn_vel *vel,
                                  __global const ctn_inertia *inertia, __global const float *lambda, __global double *mat,
-                                 __global double *u, int rhs_only) {
+                                 __global double *u, int rhs_only, __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
     __global const int *nd = node + CTN_TN_INTS * i;
     int N = nd[CTN_TN_SIZE], d = nd[CTN_TN_DOF], r, c, k, e;
     /* D_i is assembled, factored and inverted in place in its own block of mat (private memory: O(N)) */
@@ -68,7 +80,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         int cut = ctn_dd_cut_mask(&blk); /* cut rows (the outer Gauss-Seidel's): -1 pivot, r = 0 */
         for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
         if (!ctn_dd_cut_full(cut, N)) {
-            ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b);
+            ctn_tree_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b);
             for (r = 0; r < N; ++r)
                 if (cut >> r & 1) b[r] = 0.0;
         }
@@ -79,7 +91,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
             blk = blocks[slot];
             cut = ctn_dd_cut_mask(&blk);
             if (ctn_dd_cut_full(cut, slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS])) continue;
-            ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b + row0);
+            ctn_tree_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, 1, b + row0);
             for (r = 0; r < slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS]; ++r)
                 if (cut >> r & 1) b[row0 + r] = 0.0;
         }
@@ -255,15 +267,18 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
                                 __global const int *child, __global const int *att, __global const int *slot_info,
                                 __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                 __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                __global double *mat, __global double *u, __global const int *active, int rhs_only) {
+                                __global double *mat, __global double *u, __global const int *active, int rhs_only,
+                                __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
     int g = (int)get_global_id(0);
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = begin; k < end; ++k)
-                ctn_tree_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only);
+                ctn_tree_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
+                                     vel_ref, lambda_ref);
     } else if (begin + g < end) {
-        ctn_tree_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only);
+        ctn_tree_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
+                             vel_ref, lambda_ref);
     }
 }
 

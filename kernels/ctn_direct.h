@@ -135,39 +135,6 @@ CTN_FN void ctn_dd_zero_cut(int mask, int n, CTN_GLOBAL double *r) {
         if (mask >> k & 1) r[k] = 0.0;
 }
 
-/* r = target - J v - S lambda of the n rows of a joint, the products in double (va, vb: the velocities of
- * its two bodies, zero for the world). */
-CTN_FN void ctn_dd_row_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_GLOBAL const float *lam, CTN_GLOBAL double *r) {
-    double Va[6] = {va.v.x, va.v.y, va.v.z, va.w.x, va.w.y, va.w.z};
-    double Vb[6] = {vb.v.x, vb.v.y, vb.v.z, vb.w.x, vb.w.y, vb.w.z};
-    int n = b->n_lin + b->n_ang;
-    for (int k = 0; k < n; ++k) {
-        double ja[6], jb[6], jv = 0.0;
-        ctn_dd_jrow(b, k, 0, ja);
-        ctn_dd_jrow(b, k, 1, jb);
-        for (int c = 0; c < 6; ++c) jv += ja[c] * Va[c] + jb[c] * Vb[c];
-        r[k] = (double)b->bias[k] - jv - (double)b->soft[k] * lam[k];
-    }
-}
-
-/* ctn_dd_row_residual for the chain path, through the velocity difference of the anchors,
- *     J v = d . ((v_a + w_a x r_a) - (v_b + w_b x r_b))   (linear row),   t . (w_a - w_b)   (angular row),
- * since (r x d) . w = d . (w x r): about 30 flops for a ball joint against 80 for the 6-wide rows. */
-CTN_FN void ctn_dd_chain_rhs(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_GLOBAL const float *lam, CTN_GLOBAL double *r) {
-    double wa[3] = {va.w.x, va.w.y, va.w.z}, wb[3] = {vb.w.x, vb.w.y, vb.w.z};
-    double ra[3] = {b->ra.x, b->ra.y, b->ra.z}, rb[3] = {b->rb.x, b->rb.y, b->rb.z};
-    double u[3] = {((double)va.v.x + (wa[1] * ra[2] - wa[2] * ra[1])) - ((double)vb.v.x + (wb[1] * rb[2] - wb[2] * rb[1])),
-                   ((double)va.v.y + (wa[2] * ra[0] - wa[0] * ra[2])) - ((double)vb.v.y + (wb[2] * rb[0] - wb[0] * rb[2])),
-                   ((double)va.v.z + (wa[0] * ra[1] - wa[1] * ra[0])) - ((double)vb.v.z + (wb[0] * rb[1] - wb[1] * rb[0]))};
-    double dw[3] = {wa[0] - wb[0], wa[1] - wb[1], wa[2] - wb[2]};
-    int n = b->n_lin + b->n_ang;
-    for (int k = 0; k < n; ++k) {
-        const double *x = k < b->n_lin ? u : dw;
-        double jv = (double)b->dir[k].x * x[0] + (double)b->dir[k].y * x[1] + (double)b->dir[k].z * x[2];
-        r[k] = (double)b->bias[k] - jv - (double)b->soft[k] * lam[k];
-    }
-}
-
 /* Inverse of a symmetric 3x3 (world inverse inertia -> world inertia). Returns 0 if singular. */
 CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
     double a = s.xx, b = s.xy, c = s.xz, d = s.yy, e = s.yz, f = s.zz;
@@ -623,5 +590,8 @@ CTN_FN void ctn_dd_chain_backward_node(int n, CTN_GLOBAL double *x, CTN_GLOBAL c
         ctn_dd_chain_backward_node_t(n, x, T, ldc, 0, nq, xq, TF, na, xa);
     }
 }
+
+/* The right-hand sides of the exact solves (r and, for the hybrid's re-solves, its change). */
+#include "ctn_direct_rhs.h"
 
 #endif /* CTN_DIRECT_H */

@@ -1,7 +1,8 @@
 /* World set-ups shared by the joint and curve tests (test_cone_twist.c, test_universal.c, test_prismatic.c,
- * test_prismatic_drive.c, test_curve_io.c, test_curve_opencl.c): a world on a given backend and solver, the
- * OpenCL probe of the tests' OpenCL halves, a particle, a joint to the world through a pivot, a curve, and
- * the scene round trip (save, reload into a fresh world). Failures are CHECKs (check.h), as in the tests.
+ * test_prismatic_drive.c, test_curve_io.c, test_curve_opencl.c) and the hybrid's (test_hybrid_rowsplit.c,
+ * test_hybrid_redundant.c): a world on a given backend and solver, the OpenCL probe of the tests' OpenCL
+ * halves, a particle, a joint to the world through a pivot, a curve, the scene round trip (save, reload into
+ * a fresh world) and a world's energy. Failures are CHECKs (check.h), as in the tests.
  * The including file defines _POSIX_C_SOURCE (mkstemp, close, unlink) before its first include. */
 #ifndef CTN_TEST_FIXTURES_H
 #define CTN_TEST_FIXTURES_H
@@ -78,6 +79,27 @@ static inline ctn_world *fixture_scene_reload(ctn_world *w, const ctn_world_desc
 /* Steps a and b n times each, alternately. */
 static inline void fixture_step_both(ctn_world *a, ctn_world *b, int n) {
     for (int i = 0; i < n; ++i) ctn_world_step(a), ctn_world_step(b);
+}
+
+/* Kinetic plus gravitational energy of the dynamic bodies (gravity g). */
+static inline double fixture_energy(ctn_world *w, const double g[3]) {
+    double e = 0.0;
+    for (int b = 0; b < ctn_world_body_count(w); ++b) {
+        ctn_body_desc d;
+        ctn_body_state s;
+        if (ctn_body_get_desc(w, b, &d) != CTN_OK || d.type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &s) != CTN_OK) continue;
+        const double *q = s.orientation, *om = s.angular_velocity;
+        double v2 = s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] + s.velocity[2] * s.velocity[2];
+        e += 0.5 * d.mass * v2 - d.mass * (g[0] * s.position[0] + g[1] * s.position[1] + g[2] * s.position[2]);
+        if (d.particle) continue;
+        /* body-frame angular velocity R^T w, R of the unit quaternion (w, x, y, z) */
+        double qw = q[0], qx = -q[1], qy = -q[2], qz = -q[3];
+        double t[3] = {2.0 * (qy * om[2] - qz * om[1]), 2.0 * (qz * om[0] - qx * om[2]), 2.0 * (qx * om[1] - qy * om[0])};
+        double wb[3] = {om[0] + qw * t[0] + qy * t[2] - qz * t[1], om[1] + qw * t[1] + qz * t[0] - qx * t[2],
+                        om[2] + qw * t[2] + qx * t[1] - qy * t[0]};
+        for (int k = 0; k < 3; ++k) e += 0.5 * d.inertia[k] * wb[k] * wb[k];
+    }
+    return e;
 }
 
 #endif

@@ -12,7 +12,8 @@
  *
  * The hybrid (block Gauss-Seidel with the whole forest as one block; host/solve/solver_direct.c): per
  * substep an exact solve, then desc.iterations outer iterations of (a) one Gauss-Seidel sweep over the rows
- * outside the exact solve and (b) an exact re-solve of the forest for the residual their impulses leave. The
+ * outside the exact solve and (b) an exact re-solve of the forest for the change their impulses made to its
+ * residual (the velocities and impulses the last solve left are copied on the device: keep_reference). The
  * sweep is the Gauss-Seidel solver's coloured one (ctn_k_hybrid_gs around ctn_gs_slot_rows, kernels/ctn_solver.h:
  * the whole block of a joint outside for good or cut whole, else the cut rows alone):
  * one launch per colour holding such rows, each work-item skipping the slots inside the exact solve, the
@@ -260,6 +261,9 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 9, o->dir_y.mem);
     DARG(k, 10, active);
     DARG(k, 11, rhs_only);
+    cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
+    DARG(k, 12, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
+    DARG(k, 13, lref);
     TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
     k = DK_FACTOR;
     DARG(k, 0, P);
@@ -339,12 +343,23 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
     return CTN_OK;
 }
 
+/* The velocities and impulses the exact solve just left, copied on the device: a re-solve's right-hand side
+ * is their change since ((R) of kernels/ctn_direct_rhs.h), as the CPU's keep_reference (host/solve/solver_direct.c). */
+static ctn_status keep_reference(ctn_world *w, ctn_ocl *o) {
+    size_t vbytes = (size_t)w->body_count * sizeof(ctn_vel), lbytes = 6 * (size_t)w->topo.joint_count * sizeof(float);
+    TRY(ctn__ocl_reserve(w, o, &o->dir_vref, vbytes, NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dir_lref, lbytes, NULL));
+    TRY(ctn__ocl_copy(w, o, o->vel.mem, o->dir_vref.mem, vbytes, "the direct solver's reference velocities"));
+    return ctn__ocl_copy(w, o, o->lambda.mem, o->dir_lref.mem, lbytes, "the direct solver's reference impulses");
+}
+
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count, k = DK_RESIDUAL;
     if (m == 0) return CTN_OK;
     cl_mem active = ctn__ocl_direct_active(o);
     if (o->hyb_exact) TRY(exact_solve(w, o, active, 0));
     for (int it = 0; o->hyb_launches > 0 && it < w->desc.iterations; ++it) {
+        if (o->hyb_exact) TRY(keep_reference(w, o));
         TRY(hybrid_sweep(w, o, active));
         if (o->hyb_exact) TRY(exact_solve(w, o, active, 1));
     }
@@ -363,8 +378,8 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
 
 void ctn__ocl_direct_release(ctn_ocl *o) {
     ctn__ocl_tree_release(o);
-    ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,  &o->dir_C,
-                         &o->dir_F,   &o->dir_y,        &o->dir_seg, &o->dir_one, &o->dir_hyb};
+    ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,   &o->dir_C,   &o->dir_F,
+                         &o->dir_y,   &o->dir_seg,      &o->dir_one, &o->dir_hyb, &o->dir_vref, &o->dir_lref};
     ctn__free(o->hyb_launch);
     o->hyb_launch = NULL;
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)

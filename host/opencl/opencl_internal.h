@@ -188,6 +188,7 @@ typedef struct ctn_ocl {
     ctn_clbuf proj_state;         /* the projection's Newton state (CTN_PS_* of kernels/catena.cl) */
     int direct_tree;              /* solved by the forest path (host/opencl/opencl_tree.c): not chains */
     ctn_clbuf dir_hyb;            /* [slot] the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 exact unless bounded */
+    ctn_clbuf dir_vref, dir_lref; /* velocities and impulses the last exact solve left (the re-solves' reference) */
     int *hyb_launch;              /* the outer Gauss-Seidel's launches: (begin, end, serial) per colour with such slots */
     int hyb_launches;
     int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */

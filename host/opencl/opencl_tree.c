@@ -258,6 +258,9 @@ ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_
     TARG(k, 14, tr->u.mem);
     TARG(k, 15, active);
     TARG(k, 16, rhs_only);
+    cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
+    TARG(k, 17, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
+    TARG(k, 18, lref);
     k = TK_BACK;
     TARG(k, 3, tr->lv_nodes.mem);
     TARG(k, 4, tr->node.mem);

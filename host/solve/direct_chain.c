@@ -71,6 +71,8 @@ struct direct_chain {
     int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
     unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
+    const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
+    const float *lref;
     chain_segment *seg;
 };
 
@@ -257,8 +259,9 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
 
-/* Right-hand side r_p (zero on cut rows). */
-static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
+/* Right-hand side r_p (zero on cut rows); resolve (a constant at every call): the walk of a re-solve, which
+ * takes the change since c->vref, c->lref when they are set. */
+static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int resolve) {
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix);
     double *y = c->y + c->voff[p];
@@ -267,7 +270,11 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
-    ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+    if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
+        ctn_dd_chain_change(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
+                            ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
+    else
+        ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
@@ -335,7 +342,7 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
     assemble_position(w, c, blocks, s.first, nfix);
-    rhs_position(w, c, blocks, s.first, nfix);
+    rhs_position(w, c, blocks, s.first, nfix, 0);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     if (na) { /* F_first = A_{first,a} = C_a^T */
         int n = c->n[s.first];
@@ -353,7 +360,7 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
         double *Fp = na ? c->F + c->foff[p] : NULL, *y = c->y + c->voff[p];
         if (inside) {
             assemble_position(w, c, blocks, q, nfix);
-            rhs_position(w, c, blocks, q, nfix);
+            rhs_position(w, c, blocks, q, nfix, 0);
         }
         ctn_dd_chain_factor_node(c->K + c->koff[p], n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
         ctn_dd_chain_forward_node(c->K + c->koff[p], n, y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end, Fp, na, s.y_a);
@@ -368,13 +375,13 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
     int na = s.a >= 0 ? c->n[s.a] : 0;
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
     memset(s.y_end, 0, 6 * sizeof *s.y_end);
-    rhs_position(w, c, blocks, s.first, nfix);
+    rhs_position(w, c, blocks, s.first, nfix, 1);
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
         double *y = c->y + c->voff[p];
-        if (inside) rhs_position(w, c, blocks, q, nfix);
+        if (inside) rhs_position(w, c, blocks, q, nfix, 1);
         ctn_dd_chain_forward_node(c->K + c->koff[p], ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end,
                                   na ? c->F + c->foff[p] : NULL, na, s.y_a);
         if (!inside) break;
@@ -468,7 +475,8 @@ static int threads_of(const ctn_world *w) {
     static void name##_any args { call0; }
 CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3),
            assemble_position(w, c, b, p, 0))
-CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), rhs_position(w, c, b, p, 3), rhs_position(w, c, b, p, 0))
+CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p, int re), rhs_position(w, c, b, p, 3, re),
+           rhs_position(w, c, b, p, 0, re))
 CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int body), apply_body(w, c, b, body, 3),
            apply_body(w, c, b, body, 0))
 CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, const ctn_block *b, int k), factor_segment(w, c, b, k, 3),
@@ -483,7 +491,7 @@ static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *
     (void)nt;
     for (int j = 1; j < P; ++j) { /* before the walks */
         three ? assemble_3(w, c, blocks, c->sep[j]) : assemble_any(w, c, blocks, c->sep[j]);
-        three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]);
+        three ? rhs_3(w, c, blocks, c->sep[j], 0) : rhs_any(w, c, blocks, c->sep[j], 0);
     }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
     for (int k = 0; k < P; ++k) three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
@@ -508,7 +516,7 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks,
     ctn_topology *t = &w->topo;
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
-    for (int j = 1; j < P && !forwarded; ++j) three ? rhs_3(w, c, blocks, c->sep[j]) : rhs_any(w, c, blocks, c->sep[j]); /* before the walks */
+    for (int j = 1; j < P && !forwarded; ++j) three ? rhs_3(w, c, blocks, c->sep[j], 1) : rhs_any(w, c, blocks, c->sep[j], 1); /* before the walks */
     CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
         CHAIN_OMP(omp for schedule(static, 1))
@@ -557,6 +565,8 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     for (int p = 0; p < m; ++p) r2 += c->y[c->voff[p]];
     return r2;
 }
+
+void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }
 
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {

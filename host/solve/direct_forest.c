@@ -151,11 +151,16 @@ void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) 
     eliminate_nodes(w, s, blocks);
 }
 
-/* r = target - J v - S lambda of one joint, in double; 0 on its cut rows (all of them for a whole cut). */
+/* r = target - J v - S lambda of one joint, in double (a re-solve: its change since the last solve, (R) of
+ * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). */
 static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
     const ctn_joint_def *d = &w->topo.defs[slot];
     if (cut_whole(w, s, slot)) return; /* r stays 0 */
-    ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &w->topo.lambda[6 * slot], r);
+    if (s->resolve)
+        ctn_dd_row_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->a),
+                          ctn_load_vel(s->vref, d->b), &w->topo.lambda[6 * slot], &s->lref[6 * slot], r);
+    else
+        ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &w->topo.lambda[6 * slot], r);
     ctn_dd_zero_cut(s->cut[slot], ctn_block_rows(blk), r);
 }
 

@@ -50,6 +50,9 @@ typedef struct direct_state {
     int *extra_now;          /* [slots] extra + cut joints of this substep */
     double *mat;             /* node pivots, then their inverses */
     double *b, *x;           /* right-hand side, solution */
+    ctn_vel *vref;           /* [body] velocities the last exact solve left (the hybrid's re-solves) */
+    float *lref;             /* [6 slot + row] impulses it left */
+    int resolve;             /* the next forest solve is a re-solve: right-hand side (R) of kernels/ctn_direct_rhs.h */
     int noted;
 
     direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
@@ -65,7 +68,8 @@ int ctn__direct_body_dynamic(const ctn_world *w, int body);
 
 /* host/solve/direct_forest.c, per substep: ctn__forest_factor forms and eliminates the node pivots (joints
  * with s->cut set are left out); ctn__forest_substitute solves x = H^-1 b of s->b into s->x (b consumed);
- * ctn__forest_solve solves for the current velocities and impulses and applies dv and dl. */
+ * ctn__forest_solve solves for the current velocities and impulses (with s->resolve: for their change since
+ * s->vref, s->lref, the right-hand side (R) of kernels/ctn_direct_rhs.h) and applies dv and dl. */
 void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks);
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks);
 void ctn__forest_solve(ctn_world *w, direct_state *s, const ctn_block *blocks);
@@ -90,6 +94,9 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments);
 void ctn__chain_free(direct_chain *c);
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list);
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks);
+/* The velocities and impulses the last exact solve left (NULL: none), for the right-hand side (R) of
+ * kernels/ctn_direct_rhs.h: with them set, ctn__chain_solve is a re-solve of the hybrid. */
+void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,

@@ -47,7 +47,9 @@
  * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then w->desc.iterations
  * outer iterations of (a) one Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
  * block inverse) and the cut rows of forest joints (ctn_gs_slot_rows) in slot order and (b) an exact
- * re-solve of the forest rows for the residual the extra impulses leave (the factor is reused; only the right-hand side changes). Slots are sorted by colour, so
+ * re-solve of the forest rows for the change the sweep made to their residual (the factor is reused; the right-hand
+ * side is -J (v - v0) - S (lambda - lambda0) since the last solve, keep_reference; r itself would re-solve the
+ * floor's residual, which on over-constrained layouts pumps the redundant rows: kernels/ctn_direct_rhs.h). Slots are sorted by colour, so
  * the sweep is the coloured one the OpenCL backend runs (host/opencl/opencl_direct.c), update for update. This is block Gauss-Seidel with the whole forest as
  * one block, convergent for any SPD system; its rate depends on how strongly the loop-closing rows couple to
  * the forest. Dense meshes, where most joints are extra, behave like plain GS; a mesh pinned at many points
@@ -113,6 +115,21 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
         for (int s = 0; s < t->joint_count; ++s) r2 += ctn_gs_slot(s, t->defs, blocks, t->lambda, w->vel, w->inertia);
     }
     return r2;
+}
+
+/* The velocities and impulses the exact solve just left: the reference of the next re-solve, whose
+ * right-hand side is their change ((R) of kernels/ctn_direct_rhs.h: -J (v - v0) - S (lambda - lambda0), not r,
+ * which on over-constrained layouts would re-solve the floor's residual in the redundant directions). Out of
+ * memory, the re-solves take r itself. */
+static void keep_reference(ctn_world *w, direct_state *s) {
+    const ctn_topology *t = &w->topo;
+    if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
+    if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
+    if (!s->vref || !s->lref) return;
+    memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
+    memcpy(s->lref, t->lambda, 6 * (size_t)t->joint_count * sizeof *s->lref);
+    s->resolve = 1;
+    if (s->chain) ctn__chain_set_reference(s->chain, s->vref, s->lref);
 }
 
 /* Loop closers solved exactly through their Schur complement (few rows only): with the forest factored,
@@ -193,7 +210,8 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     for (int j = 0; j < R; ++j) /* symmetrise round-off */
         for (int k = 0; k < j; ++k) W[j * R + k] = W[k * R + j] = 0.5 * (W[j * R + k] + W[k * R + j]);
     spd_inverse(W, R, Wi);
-    for (int it = 0; it < (w->desc.iterations > 0 ? w->desc.iterations : 1); ++it) {
+    int iterations = w->desc.iterations > 0 ? w->desc.iterations : 1;
+    for (int it = 0; it < iterations; ++it) {
         double rE[DIRECT_MAX_SCHUR_ROWS], dl[DIRECT_MAX_SCHUR_ROWS];
         for (int k = 0, q = 0; k < ne; ++k) {
             int slot = s->extra[k];
@@ -223,7 +241,8 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
                 w->vel[body].w = ctn_add(w->vel[body].w, dw);
             }
         }
-        ctn__forest_solve(w, s, blocks);
+        ctn__forest_solve(w, s, blocks); /* for what the impulse changed (s->resolve) */
+        if (it + 1 < iterations) keep_reference(w, s);
     }
 }
 
@@ -291,10 +310,13 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     }
     /* rows with finite bounds leave the exact solve for this substep; their joints join the GS set */
     int n_extra = 0;
+    s->resolve = 0; /* the first solve takes r itself */
     if (s->chain) {
+        ctn__chain_set_reference(s->chain, NULL, NULL);
         n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
         if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__chain_solve(w, s->chain, blocks);
+        if (n_extra > 0) keep_reference(w, s);
     } else {
         /* in slot order, which is colour order: the OpenCL backend's coloured sweep (opencl_direct.c) */
         for (int slot = 0; slot < t->joint_count; ++slot) {
@@ -305,6 +327,7 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         if (fill) fill_kinv(w, blocks, s->extra_now, n_extra);
         ctn__forest_factor(w, s, blocks);
         ctn__forest_solve(w, s, blocks);
+        if (n_extra > 0) keep_reference(w, s);
         int schur_rows = 0;
         if (n_extra > 0 && schur_applicable(s, w, blocks, n_extra, &schur_rows)) {
             schur_solve(w, s, blocks, schur_rows);
@@ -316,7 +339,8 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
             int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
             ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), t->defs, blocks, t->lambda, w->vel, w->inertia);
         }
-        exact_solve(w, s, blocks);
+        exact_solve(w, s, blocks); /* for what the sweep changed (keep_reference) */
+        if (it + 1 < w->desc.iterations) keep_reference(w, s);
     }
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
