@@ -34,9 +34,18 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
  * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor). */
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only) {
+                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
+                                   int decide, __global int *decided) {
     int p = (int)get_global_id(0);
-    if (p >= m || !active[0]) return;
+    if (decide) { /* the projection's Newton record awaits its decision: each work-item takes it, item 0 keeps it */
+        int st[CTN_PS_INTS];
+        ctn_project_decided(active, st);
+        if (p == 0) ctn_project_store(st, decided);
+        if (!st[CTN_PS_ACTIVE]) return;
+    } else if (!active[0]) {
+        return;
+    }
+    if (p >= m) return;
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
     ctn_block blk = blocks[slot];
     ctn_joint_def d = defs[slot];
@@ -215,11 +224,9 @@ __kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global c
 }
 
 /* v_b += M^-1 J^T dl over the chain joints of body b (apply_body: ctn_dd_block_impulse). */
-__kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
-                                   __global const int *pos, __global const ctn_block *blocks, __global const double *y,
-                                   __global ctn_vel *vel, __global const ctn_inertia *inertia, __global const int *active) {
-    int b = (int)get_global_id(0);
-    if (b >= nb || !active[0]) return;
+CTN_FN void ctn_ch_velocity_body(int b, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
+                                 __global const int *pos, __global const ctn_block *blocks, __global const double *y,
+                                 __global ctn_vel *vel, __global const ctn_inertia *inertia) {
     double dv[6] = {0, 0, 0, 0, 0, 0}, x[6];
     int hit = 0;
     for (int e = adj_offsets[b]; e < adj_offsets[b + 1]; ++e) {
@@ -242,6 +249,34 @@ __kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __gl
     v.w.y = (float)((double)v.w.y + dv[4]);
     v.w.z = (float)((double)v.w.z + dv[5]);
     vel[b] = v;
+}
+
+__kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
+                                   __global const int *pos, __global const ctn_block *blocks, __global const double *y,
+                                   __global ctn_vel *vel, __global const ctn_inertia *inertia, __global const int *active) {
+    int b = (int)get_global_id(0);
+    if (b >= nb || !active[0]) return;
+    ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
+}
+
+/* A Newton step of the projection on a chain: body b's velocity from the solve, then its integration
+ * (ctn_project_integrate_body), which reads body b's own velocity, pose and inertia only (ctn_k_chain_velocity
+ * and ctn_k_project_integrate in one launch); the kept pose back when the record says undo. */
+__kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offsets, __global const int *adj,
+                                           __global const int *slot_pos, __global const int *pos, __global const ctn_block *blocks,
+                                           __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
+                                           __global const int *state, __global ctn_pose *pose, __global const ctn_props *props, float h,
+                                           __global ctn_pose *kept, __global const ctn_vel *real_vel, __global const ctn_joint_def *defs,
+                                           __global const float *lambda, float gs_h) {
+    int b = (int)get_global_id(0);
+    if (b >= nb) return;
+    if (state[CTN_PS_UNDO]) {
+        pose[b] = kept[b];
+        return;
+    }
+    if (!state[CTN_PS_ACTIVE]) return;
+    ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
+    ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, gs_h);
 }
 
 /* |r|^2 of slot s after the solve (as host/solve/solver_direct.c reports it). */

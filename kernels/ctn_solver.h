@@ -299,11 +299,18 @@ CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL 
 #define CTN_PS_LAST 3   /* largest error before the last step (float bits; +inf at the start) */
 #define CTN_PS_STEPS 4  /* Newton steps the decisions let run so far */
 #define CTN_PS_INTS 5
+/* The device's record adds the largest error of the rows built since the last decision (float bits, 0 at
+ * the start): every work-group of ctn_k_project_prepare folds its own largest error and joins it by an
+ * atomic maximum of the bits, exact and independent of the order (a non-negative float orders as its bits;
+ * the errors are fmax folds of |C|, never NaN); the next kernel decides from the record alone. */
+#define CTN_PS_WORST 5
+#define CTN_PS_RECORD 8 /* ints per device record (a fill pattern's size is a power of two) */
 
 /* After a Newton step left the largest error `worst`: a step that did not shrink it (or a non-finite one)
  * is undone and ends the projection; an error at or below CTN_PROJECT_TOL ends it; otherwise the poses
- * are kept for a possible undo and the next step runs. */
-CTN_FN void ctn_project_decide(CTN_GLOBAL int *st, float worst) {
+ * are kept for a possible undo and the next step runs. st: the host's array, or a kernel's private copy of
+ * the device record (ctn_project_decided, kernels/catena_stages.cl). */
+CTN_FN void ctn_project_decide(int *st, float worst) {
     union {
         int i;
         float f;

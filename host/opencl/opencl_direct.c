@@ -54,10 +54,10 @@
  * nodes on one work-item. */
 #define CHAIN_SEGMENT 128
 
-enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_HYBRID_GS, DK_COUNT };
+enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_COUNT };
 static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",    "ctn_k_chain_separators",
                                                     "ctn_k_chain_back",     "ctn_k_chain_velocity",  "ctn_k_direct_residual",
-                                                    "ctn_k_hybrid_gs"};
+                                                    "ctn_k_hybrid_gs",      "ctn_k_chain_velocity_project"};
 _Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
 
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
@@ -246,7 +246,10 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
+/* decide: the projection's Newton record `active` awaits its decision, which the assembly takes (into
+ * proj_next, then swapped in for the later kernels). defer: the velocities are left to the projection's
+ * integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
+static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
     DARG(k, 0, m);
     DARG(k, 1, o->dir_pos.mem);
@@ -260,7 +263,11 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 9, o->dir_y.mem);
     DARG(k, 10, active);
     DARG(k, 11, rhs_only);
+    DARG(k, 12, decide);
+    cl_mem decided = decide ? o->proj_next.mem : active;
+    DARG(k, 13, decided);
     TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
+    if (decide) ctn__ocl_project_swap(o), active = ctn__ocl_direct_active(o);
     k = DK_FACTOR;
     DARG(k, 0, P);
     DARG(k, 1, o->dir_pos.mem);
@@ -298,6 +305,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 9, o->blocks.mem);
     DARG(k, 10, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
+    if (defer) return o->proj_velocity = 1, CTN_OK;
     k = DK_VELOCITY;
     DARG(k, 0, nbody);
     DARG(k, 1, o->adj_offsets.mem);
@@ -314,9 +322,33 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 
 /* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
  * the rows and masses only), as the CPU reuses its factor. */
-static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
+static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
     if (o->direct_tree) return ctn__ocl_tree_solve(w, o, active, rhs_only);
-    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only) : CTN_OK;
+    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer) : CTN_OK;
+}
+
+ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
+    int k = DK_VELOCITY_PROJECT, nbody = w->body_count;
+    float gs_h = prm->geometric_stiffness > 0.0f ? prm->geometric_stiffness * prm->h : 0.0f;
+    DARG(k, 0, nbody);
+    DARG(k, 1, o->adj_offsets.mem);
+    DARG(k, 2, o->adj.mem);
+    DARG(k, 3, o->dir_slot_pos.mem);
+    DARG(k, 4, o->dir_pos.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    DARG(k, 9, o->proj_state.mem);
+    DARG(k, 10, o->pose.mem);
+    DARG(k, 11, o->props.mem);
+    DARG(k, 12, prm->h);
+    DARG(k, 13, o->proj_pose.mem);
+    DARG(k, 14, o->real_vel.mem);
+    DARG(k, 15, o->defs.mem);
+    DARG(k, 16, o->real_lambda.mem);
+    DARG(k, 17, gs_h);
+    return dlaunch(w, o, k, (size_t)nbody, "projection: chain velocities and integration");
 }
 
 /* One Gauss-Seidel sweep over the rows outside the exact solve, colour by colour (see the header). */
@@ -342,11 +374,16 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count, k = DK_RESIDUAL;
     if (m == 0) return CTN_OK;
+    /* while projecting: the chain assembly takes the Newton decision, else a launch of its own does; the
+     * last exact solve leaves its velocities to the integration after it */
+    int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact, decide = o->projecting && o->proj_pending && chain;
+    int sweeps = o->hyb_launches > 0 ? w->desc.iterations : 0;
+    if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, o->projecting && chain && sweeps == 0));
     cl_mem active = ctn__ocl_direct_active(o);
-    if (o->hyb_exact) TRY(exact_solve(w, o, active, 0));
-    for (int it = 0; o->hyb_launches > 0 && it < w->desc.iterations; ++it) {
+    for (int it = 0; it < sweeps; ++it) {
         TRY(hybrid_sweep(w, o, active));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, o->projecting && chain && it == sweeps - 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     /* only the step's statistics read the residual, after the last substep: the earlier ones skip it */

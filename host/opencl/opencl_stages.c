@@ -40,7 +40,8 @@ static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_param
     return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
 }
 
-static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+/* External forces per body; gather: with the warm start's gather of `l` (ctn_k_forces, one launch). */
+static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int gather, cl_mem l, float scale) {
     int n = w->body_count, k = CTN_K_FORCES;
     cl_mem in = o->vel.mem;
     if (w->topo.spring_count > 0 && n > 0) {
@@ -62,7 +63,14 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 7, in);
     ARG(k, 8, o->vel.mem);
     ARG(k, 9, prm);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "external forces");
+    ARG(k, 10, gather);
+    ARG(k, 11, o->adj_offsets.mem);
+    ARG(k, 12, o->adj.mem);
+    ARG(k, 13, o->blocks.mem);
+    ARG(k, 14, l);
+    ARG(k, 15, scale);
+    o->forces_pending = 0;
+    return ctn__ocl_launch(w, o, k, (size_t)n, gather ? "external forces and warm start" : "external forces");
 }
 
 /* v += scale M^-1 J^T l per body (Nelson 1998's Jacobian-transpose assembly). */
@@ -79,7 +87,8 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
 }
 
-/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda. */
+/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda, in the launch of the substep's
+ * external forces that wait for it (the pipeline runs FORCES right before WARM_START). */
 static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
     size_t len = 6 * (size_t)w->topo.joint_count;
     if (len == 0) return CTN_OK;
@@ -88,6 +97,7 @@ static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
     if (s != CLBlastSuccess)
         return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
     ctn__ocl_note_event(o, ev);
+    if (o->forces_pending) return run_forces(w, o, o->forces_prm, 1, o->lambda.mem, 1.0f);
     return run_gather(w, o, o->lambda.mem, 1.0f);
 }
 
@@ -133,10 +143,17 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
 
 /* Step 4. Before a substep that follows, the geometric-stiffness inertia it starts with is formed here
  * (the same function at the same poses with the same impulses), and its GEOMETRIC_INERTIA stage skipped. */
+/* After the last substep of the exact solver, the position projection follows (host/solve/pipeline.c
+ * run_step): this integration also forms the projection's metric (the same function at the same poses with
+ * the same impulses as ctn_k_project_begin formed it) and puts its scratch velocities at rest, and
+ * project_enter launches nothing. */
 static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int n = w->body_count, k = CTN_K_INTEGRATE;
-    int next = ++o->substep_integrates < ctn__substeps(w) && prm.geometric_stiffness > 0.0f && w->topo.joint_count > 0;
-    float gs_h = next ? prm.geometric_stiffness * prm.h : 0.0f;
+    int n = w->body_count, k = CTN_K_INTEGRATE, joints = w->topo.joint_count > 0;
+    int last = ++o->substep_integrates >= ctn__substeps(w);
+    int next = !last && prm.geometric_stiffness > 0.0f && joints;
+    int begin = last && w->solver == CTN_SOLVER_DIRECT && joints && n > 0;
+    float gs_h = (next || begin) && prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
+    if (begin) TRY(ctn__ocl_reserve(w, o, &o->proj_vel, (size_t)n * sizeof(ctn_vel), NULL));
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->vel.mem);
@@ -148,8 +165,12 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 8, o->defs.mem);
     ARG(k, 9, o->lambda.mem);
     ARG(k, 10, gs_h);
-    TRY(ctn__ocl_launch(w, o, k, (size_t)n, "integration"));
+    ARG(k, 11, begin);
+    cl_mem rest = begin ? o->proj_vel.mem : o->vel.mem;
+    ARG(k, 12, rest);
+    TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
     o->geometric_ready = next && n > 0;
+    o->proj_begun = begin;
     return CTN_OK;
 }
 
@@ -292,66 +313,80 @@ static void project_plan(ctn_ocl *o, const float *stats) {
 
 /* Scratch velocities, impulses and residuals swapped in; the real ones wait in real_* (the metric reads
  * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). The scratch velocities
- * start at rest and the metric's inertia is built (ctn_k_project_begin); out->deferred: the full steps. */
+ * were put at rest and the metric's inertia built by the last substep's integration (run_integrate);
+ * the Newton record starts. out->deferred: the full steps. */
 static ctn_status project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out) {
     size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
-    size_t L = o->local[CTN_K_PROJECT_PREPARE], groups = (m + L - 1) / L;
+    (void)prm;
+    if (!o->proj_begun && n > 0) /* the pipeline integrates the last substep right before */
+        return ctn__fail(w, CTN_ERR_DEVICE, "projection: the last substep's integration did not prepare it");
     TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_partial, (groups ? groups : 1) * sizeof(float), NULL));
     union {
         cl_int i;
         float f;
     } inf = {.f = INFINITY};
-    /* active, nothing kept, no undo, last error +inf, no steps; padded to 8 ints (a fill pattern's size is a
-     * power of two) */
-    cl_int start[8] = {1, 0, 0, inf.i, 0};
-    _Static_assert(CTN_PS_INTS <= 8 && CTN_PS_ACTIVE == 0 && CTN_PS_LAST == 3, "the Newton state's start fits the pattern");
+    /* active, nothing kept, no undo, last error +inf, no steps, no error folded yet */
+    cl_int start[CTN_PS_RECORD] = {1, 0, 0, inf.i, 0, 0};
+    _Static_assert(CTN_PS_WORST < CTN_PS_RECORD && CTN_PS_ACTIVE == 0 && CTN_PS_LAST == 3, "the Newton record's start fits");
     TRY(ctn__ocl_reserve(w, o, &o->proj_state, sizeof start, NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_next, sizeof start, NULL));
     TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->proj_state.mem, start, sizeof start, 0, sizeof start, 0, NULL, NULL),
                        "projection: the Newton state"));
     o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
     o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
     o->projecting = 1;
-    int k = CTN_K_PROJECT_BEGIN, nb = (int)n;
-    float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
-    ARG(k, 0, nb);
-    ARG(k, 1, o->real_vel.mem);
-    ARG(k, 2, o->vel.mem);
-    ARG(k, 3, o->pose.mem);
-    ARG(k, 4, o->props.mem);
-    ARG(k, 5, o->adj_offsets.mem);
-    ARG(k, 6, o->adj.mem);
-    ARG(k, 7, o->defs.mem);
-    ARG(k, 8, o->real_lambda.mem);
-    ARG(k, 9, gs_h);
-    ARG(k, 10, o->inertia.mem);
-    TRY(ctn__ocl_launch(w, o, k, n, "projection: scratch velocities and metric"));
+    o->proj_pending = o->proj_velocity = 0;
     o->proj_enqueued = o->proj_full > 0 ? o->proj_full : CTN_PROJECT_MAX;
     if (out) out->deferred = o->proj_enqueued;
     return CTN_OK;
 }
 
+void ctn__ocl_project_swap(ctn_ocl *o) {
+    ctn_clbuf t = o->proj_state;
+    o->proj_state = o->proj_next, o->proj_next = t;
+    o->proj_pending = 0;
+}
+
+/* The decision by a launch of its own (ctn_k_project_decide, one work-item), for a solve that does not
+ * take it in its first kernel. */
+ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
+    size_t one = 1;
+    int k = CTN_K_PROJECT_DECIDE;
+    ARG(k, 0, o->proj_state.mem);
+    ARG(k, 1, o->proj_next.mem);
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], 1, &one, "projection: Newton decision"));
+    ctn__ocl_project_swap(o);
+    return CTN_OK;
+}
+
+/* Per body: the undo of the last step (deciding on the check's rows when they wait for it), the world
+ * inverse inertia of the poses, and the Newton counts into stats[CTN_OCL_STATS_PROJECT] for the step's
+ * one blocking read (ctn_k_project_leave). */
 static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
     if (!o->projecting) return CTN_OK;
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
-    int n = w->body_count, k = CTN_K_PROJECT_LEAVE;
+    int n = w->body_count, k = CTN_K_PROJECT_LEAVE, decide = o->proj_pending, at = CTN_OCL_STATS_PROJECT;
+    o->proj_pending = o->proj_velocity = 0;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->props.mem);
     ARG(k, 3, o->inertia.mem);
     ARG(k, 4, o->proj_pose.mem);
     ARG(k, 5, o->proj_state.mem);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: undo and inverse inertia");
+    ARG(k, 6, decide);
+    ARG(k, 7, o->stats.mem);
+    ARG(k, 8, at);
+    return ctn__ocl_launch(w, o, k, (size_t)(n > 0 ? n : 1), "projection: undo and inverse inertia");
 }
 
 /* The scratch impulses cleared for the next Newton step (its velocities were put at rest by
- * ctn_k_project_begin or ctn_k_project_integrate). */
+ * the last substep's integration or the last Newton step's). */
 static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
     float zero = 0.0f;
     size_t bytes = 6 * (size_t)w->topo.joint_count * sizeof zero;
@@ -360,9 +395,11 @@ static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
                           "projection: clearing the scratch impulses");
 }
 
-/* Rows, rigid bilateral rows kept and each work-group's largest error (ctn_k_project_prepare). */
+/* Rows, rigid bilateral rows kept and the largest error into the Newton record (ctn_k_project_prepare);
+ * the decision waits for the next kernel (PROJECT_ROWS launches nothing). */
 static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
+    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o)); /* rows twice without a solve between: not the pipeline's */
     ARG(k, 0, m);
     ARG(k, 1, o->defs.mem);
     ARG(k, 2, o->pose.mem);
@@ -372,29 +409,22 @@ static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm)
     ARG(k, 6, prm);
     ARG(k, 7, o->blocks.mem);
     ARG(k, 8, o->proj_err.mem);
-    ARG(k, 9, o->proj_partial.mem);
+    ARG(k, 9, o->proj_state.mem);
     TRY(ctn__ocl_arg(w, o, k, 10, o->local[k] * sizeof(float), NULL));
-    return ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows");
-}
-
-/* The largest error and the Newton decision on the device (ctn_k_project_decide): nothing is read back
- * inside the step; the counts join the step's one blocking read. */
-static ctn_status project_decide(ctn_world *w, ctn_ocl *o) {
-    size_t L = o->local[CTN_K_PROJECT_DECIDE];
-    int k = CTN_K_PROJECT_DECIDE, at = CTN_OCL_STATS_PROJECT;
-    int groups = (int)(((size_t)w->topo.joint_count + o->local[CTN_K_PROJECT_PREPARE] - 1) / o->local[CTN_K_PROJECT_PREPARE]);
-    ARG(k, 0, groups);
-    ARG(k, 1, o->proj_partial.mem);
-    ARG(k, 2, o->proj_state.mem);
-    ARG(k, 3, o->stats.mem);
-    ARG(k, 4, at);
-    TRY(ctn__ocl_arg(w, o, k, 5, L * sizeof(float), NULL));
-    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "projection: Newton decision");
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows"));
+    o->proj_pending = m > 0;
+    return CTN_OK;
 }
 
 /* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
- * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision). */
+ * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision); on a chain with the
+ * solve's velocities (ctn__ocl_direct_velocity_project). */
 static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    if (o->proj_velocity) {
+        o->proj_velocity = 0;
+        return ctn__ocl_direct_velocity_project(w, o, &prm);
+    }
+    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
     int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
     float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
     ARG(k, 0, n);
@@ -498,19 +528,20 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
 
 ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_ocl *o = w->backend_data;
+    if (o->forces_pending && stage != CTN_STAGE_WARM_START) TRY(run_forces(w, o, o->forces_prm, 0, o->lambda.mem, 0.0f));
     switch (stage) {
     /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
     case CTN_STAGE_GEOMETRIC_INERTIA:
         if (o->projecting || o->geometric_ready) return o->geometric_ready = 0, CTN_OK;
         return run_geometric_inertia(w, o, *prm);
     case CTN_STAGE_PREPARE: return o->projecting ? project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
-    case CTN_STAGE_FORCES: return run_forces(w, o, *prm);
+    case CTN_STAGE_FORCES: return o->forces_pending = 1, o->forces_prm = *prm, CTN_OK; /* launched by WARM_START */
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
     case CTN_STAGE_SOLVE: return stage_solve(w, o);
     case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, *prm) : run_integrate(w, o, *prm);
     case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o, *prm, out);
     case CTN_STAGE_PROJECT_REST: return project_rest(w, o);
-    case CTN_STAGE_PROJECT_ROWS: return project_decide(w, o);
+    case CTN_STAGE_PROJECT_ROWS: return CTN_OK; /* decided by the kernel after it (project_prepare) */
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:
