@@ -279,21 +279,6 @@ __kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offse
     ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, gs_h);
 }
 
-/* |r|^2 of slot s after the solve (as host/solve/solver_direct.c reports it). */
-__kernel void ctn_k_direct_residual(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                                    __global const ctn_vel *vel, __global const float *lambda, __global float *r2,
-                                    __global const int *active) {
-    int s = (int)get_global_id(0);
-    if (s >= m || !active[0]) return;
-    ctn_block b = blocks[s];
-    float lam[CTN_MAX_ROWS], r[CTN_MAX_ROWS], acc = 0.0f;
-    int k;
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
-    ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, r);
-    for (k = 0; k < ctn_block_rows(&b); ++k) acc += r[k] * r[k];
-    r2[s] = acc;
-}
-
 /* The outer Gauss-Seidel of the hybrid (host/opencl/opencl_direct.c; host/solve/solver_direct.c on the CPU):
  * slots [begin, end) of one colour, one work-item each, or with `serial` the overflow group on one work-item
  * in slot order. A slot is swept when some of its rows are outside the exact solve this substep: hyb 1 (a

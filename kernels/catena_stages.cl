@@ -129,17 +129,33 @@ static void ctn_group_fold_fmax(__local float *scratch) {
     }
 }
 
+/* |r|^2 of slot s after the exact solve (as host/solve/solver_direct.c reports it), r = target - J v - S l. */
+static float ctn_direct_residual_slot(int s, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                                      __global const ctn_vel *vel, __global const float *lambda) {
+    ctn_block b = blocks[s];
+    float lam[CTN_MAX_ROWS], r[CTN_MAX_ROWS], acc = 0.0f;
+    int k;
+    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
+    ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, r);
+    for (k = 0; k < ctn_block_rows(&b); ++k) acc += r[k] * r[k];
+    return acc;
+}
+
 /* Per slot: the rows (Baumgarte, beta = 1), the projected rows and their error, and the work-group's
  * largest error joined into state[CTN_PS_WORST] (local size a power of two; every work-item reaches the
  * fold). The bits of a non-negative float order as ints, so the atomic maximum is the largest error
- * whatever order the work-groups arrive in. */
+ * whatever order the work-groups arrive in. residual (the first Newton step): before the slot's rows are
+ * rebuilt, the last substep's residual of the slot from its rows, the real velocities and impulses into
+ * r2[s] (the step's statistics are its only reader; one launch fewer than a residual kernel). */
 __kernel void ctn_k_project_prepare(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
                                     __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *split,
                                     ctn_step_params prm, __global ctn_block *blocks, __global float *err, __global int *state,
-                                    __local float *scratch) {
+                                    __local float *scratch, int residual, __global const ctn_vel *real_vel,
+                                    __global const float *real_lambda, __global float *r2) {
     int s = (int)get_global_id(0), l = (int)get_local_id(0);
     float e = 0.0f;
     if (s < m) {
+        if (residual) r2[s] = ctn_direct_residual_slot(s, defs, blocks, real_vel, real_lambda);
         ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
         ctn_project_slot(s, defs, blocks, prm.h, err);
         e = err[s];

@@ -54,10 +54,10 @@
  * nodes on one work-item. */
 #define CHAIN_SEGMENT 128
 
-enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_COUNT };
-static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",    "ctn_k_chain_separators",
-                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity",  "ctn_k_direct_residual",
-                                                    "ctn_k_hybrid_gs",      "ctn_k_chain_velocity_project"};
+enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_COUNT };
+static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",   "ctn_k_chain_separators",
+                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity", "ctn_k_hybrid_gs",
+                                                    "ctn_k_chain_velocity_project"};
 _Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
 
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
@@ -73,7 +73,7 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
  * step with automatic sizes). The chain path's ranges are fixed per topology and keep the driver's choice. */
 static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what) {
     size_t local = o->dir_local;
-    if ((k == DK_HYBRID_GS || k == DK_RESIDUAL) && items > 1 && local > 0)
+    if (k == DK_HYBRID_GS && items > 1 && local > 0)
         return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], (items + local - 1) / local * local, &local, what);
     return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], items, NULL, what);
 }
@@ -100,12 +100,10 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
         }
     }
     o->dir_local = o->local[CTN_K_GS_COLOUR]; /* within both kernels' own limits */
-    for (int k = DK_RESIDUAL; k <= DK_HYBRID_GS; ++k) {
-        size_t kmax = 0;
-        if (clGetKernelWorkGroupInfo(o->direct_kernel[k], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
-            kmax = 1;
-        if (kmax < o->dir_local) o->dir_local = kmax;
-    }
+    size_t kmax = 0;
+    if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_HYBRID_GS], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+        kmax = 1;
+    if (kmax < o->dir_local) o->dir_local = kmax;
     int one = 1;
     TRY(ctn__ocl_upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
     o->direct_state = 1;
@@ -372,7 +370,7 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
 }
 
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
-    int m = w->topo.joint_count, k = DK_RESIDUAL;
+    int m = w->topo.joint_count;
     if (m == 0) return CTN_OK;
     /* while projecting: the chain assembly takes the Newton decision, else a launch of its own does; the
      * last exact solve leaves its velocities to the integration after it */
@@ -386,16 +384,10 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
         if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, o->projecting && chain && it == sweeps - 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
-    /* only the step's statistics read the residual, after the last substep: the earlier ones skip it */
-    if (++o->substep_solves < ctn__substeps(w)) return CTN_OK;
-    DARG(k, 0, m);
-    DARG(k, 1, o->defs.mem);
-    DARG(k, 2, o->blocks.mem);
-    DARG(k, 3, o->vel.mem);
-    DARG(k, 4, o->lambda.mem);
-    DARG(k, 5, o->r2.mem);
-    DARG(k, 6, active);
-    return dlaunch(w, o, k, (size_t)m, "direct solver: residual");
+    /* only the step's statistics read the residual, after the last substep: the projection's first rows
+     * launch take it (ctn_k_project_prepare), before they replace the substep's */
+    if (++o->substep_solves >= ctn__substeps(w)) o->residual_pending = 1;
+    return CTN_OK;
 }
 
 void ctn__ocl_direct_release(ctn_ocl *o) {

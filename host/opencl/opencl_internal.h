@@ -157,6 +157,7 @@ typedef struct ctn_ocl {
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int proj_velocity;            /* the chain solve left its velocities to the integration (opencl_direct.c) */
     int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
+    int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
     int forces_pending;           /* the external forces wait for the warm start's gather (one launch) */
     ctn_step_params forces_prm;
     int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
@@ -181,7 +182,7 @@ typedef struct ctn_ocl {
 
     /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version and the joint-space system of its segments. */
-    cl_kernel direct_kernel[8];
+    cl_kernel direct_kernel[7];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;

@@ -411,7 +411,13 @@ static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm)
     ARG(k, 8, o->proj_err.mem);
     ARG(k, 9, o->proj_state.mem);
     TRY(ctn__ocl_arg(w, o, k, 10, o->local[k] * sizeof(float), NULL));
-    TRY(ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows"));
+    int residual = o->residual_pending;
+    ARG(k, 11, residual);
+    ARG(k, 12, o->real_vel.mem);
+    ARG(k, 13, o->real_lambda.mem);
+    ARG(k, 14, o->real_r2.mem);
+    o->residual_pending = 0;
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, residual ? "projection: rows and the last substep's residual" : "projection: rows"));
     o->proj_pending = m > 0;
     return CTN_OK;
 }
