@@ -31,42 +31,20 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
 #define CTN_CH(pos, p, f) ((pos)[CTN_CH_INTS * (p) + (f)])
 
 /* K_p, C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble, as assemble_position),
- * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor). */
-__kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                                   __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
-                                   int decide, __global int *decided) {
-    int p = (int)get_global_id(0);
-    if (decide) { /* the projection's Newton record awaits its decision: each work-item takes it, item 0 keeps it */
-        int st[CTN_PS_INTS];
-        ctn_project_decided(active, st);
-        if (p == 0) ctn_project_store(st, decided);
-        if (!st[CTN_PS_ACTIVE]) return;
-    } else if (!active[0]) {
-        return;
-    }
-    if (p >= m) return;
+ * and r_p (rhs_position), from position p's block blk and, when p > 0 shares a body with p - 1 and is not
+ * cut out whole, the predecessor's block bq (else bq is not read). */
+CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global const ctn_joint_def *defs, const ctn_block *blk,
+                                     const ctn_block *bq, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
+                                     __global const float *lambda, __global double *K, __global double *C, __global double *y) {
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
-    ctn_block blk = blocks[slot];
     ctn_joint_def d = defs[slot];
     __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-    int cut = ctn_dd_cut_mask(&blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
-    if (rhs_only) {
-        if (full) {
-            for (int r = 0; r < n; ++r) yp[r] = 0.0;
-        } else {
-            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
-            ctn_dd_zero_cut(cut, n, yp);
-        }
-        return;
-    }
+    int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
     __global double *Cp = p > 0 ? C + CTN_CH(pos, p - 1, CTN_CH_C) : 0;
     int prev = !full && p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 ? p - 1 : -1;
-    ctn_block bq;
     if (prev >= 0) { /* a predecessor cut whole couples to nothing */
-        bq = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
-        cut_prev = ctn_dd_cut_mask(&bq);
+        cut_prev = ctn_dd_cut_mask(bq);
         if (ctn_dd_cut_full(cut_prev, CTN_CH(pos, prev, CTN_CH_N))) prev = -1;
     }
     if (p > 0 && prev < 0) /* no coupling (else ctn_dd_chain_assemble writes it) */
@@ -81,12 +59,77 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
     if (dyn & CTN_CH_DYN_A) ima = vel[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
     if (dyn & CTN_CH_DYN_B) imb = vel[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
     int sides = prev >= 0 ? CTN_CH(pos, prev, CTN_CH_SIDE) : 0;
-    ctn_dd_chain_assemble(&blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? &bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
+    ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
                           (sides >> 1) & 1, Kp, Cp);
     if (cut | cut_prev) /* the bounded rows out of the position (assemble_position) */
         ctn_dd_chain_cut(Kp, n, cut, Cp, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
-    ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+    ctn_dd_chain_rhs(blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
     ctn_dd_zero_cut(cut, n, yp);
+}
+
+/* Whether position p reads its predecessor's block: it shares a body with it and is not cut out whole. */
+CTN_FN int ctn_ch_reads_prev(__global const int *pos, int p, const ctn_block *blk) {
+    return p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 && !ctn_dd_cut_full(ctn_dd_cut_mask(blk), CTN_CH(pos, p, CTN_CH_N));
+}
+
+/* Position p of the system from the rows in blocks; with rhs_only r_p alone (a re-solve of the hybrid with
+ * this substep's factor). */
+__kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                                   __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
+                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only) {
+    int p = (int)get_global_id(0);
+    if (p >= m || !active[0]) return;
+    int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N);
+    ctn_block blk = blocks[slot], bq;
+    if (rhs_only) {
+        __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
+        int cut = ctn_dd_cut_mask(&blk);
+        if (ctn_dd_cut_full(cut, n)) {
+            for (int r = 0; r < n; ++r) yp[r] = 0.0;
+        } else {
+            ctn_joint_def d = defs[slot];
+            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+            ctn_dd_zero_cut(cut, n, yp);
+        }
+        return;
+    }
+    if (ctn_ch_reads_prev(pos, p, &blk)) bq = blocks[CTN_CH(pos, p - 1, CTN_CH_SLOT)];
+    ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
+}
+
+/* A Newton step of the projection on a chain whose every joint slot is a position: the rows of position p
+ * (ctn_prepare_block, ctn_project_block: ctn_k_project_prepare's) into blocks and err, its predecessor's
+ * built again in private (the same functions on the same data: the same bits) instead of read, then the
+ * system's position p; the work-group's largest error joined into state[CTN_PS_WORST] (as
+ * ctn_k_project_prepare). The decision waits for ctn_k_chain_factor; this runs while the record before it
+ * is active (the assembly of a step the decision stops is never read). residual: first the last substep's
+ * residual of the slot (ctn_k_project_prepare's). Local size a power of two; every work-item reaches the fold. */
+__kernel void ctn_k_chain_project_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global ctn_block *blocks,
+                                           __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
+                                           __global double *K, __global double *C, __global double *y, __global int *state,
+                                           __global const ctn_pose *pose, __global const float *split, ctn_step_params prm,
+                                           __global float *err, __local float *scratch, int residual, __global const ctn_vel *real_vel,
+                                           __global const float *real_lambda, __global float *r2) {
+    int p = (int)get_global_id(0), l = (int)get_local_id(0);
+    float e = 0.0f;
+    if (p < m && (state[CTN_PS_ACTIVE] || residual)) {
+        int slot = CTN_CH(pos, p, CTN_CH_SLOT);
+        if (residual) r2[slot] = ctn_direct_residual_slot(slot, defs, blocks, real_vel, real_lambda);
+        ctn_block blk, bq;
+        ctn_prepare_block(slot, defs, pose, vel, inertia, split, prm, &blk);
+        e = ctn_project_block(defs[slot].compliance, &blk, prm.h);
+        blocks[slot] = blk;
+        err[slot] = e;
+        if (ctn_ch_reads_prev(pos, p, &blk)) {
+            int q = CTN_CH(pos, p - 1, CTN_CH_SLOT);
+            ctn_prepare_block(q, defs, pose, vel, inertia, split, prm, &bq);
+            ctn_project_block(defs[q].compliance, &bq, prm.h);
+        }
+        ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
+    }
+    scratch[l] = e;
+    ctn_group_fold_fmax(scratch);
+    if (l == 0 && scratch[0] > 0.0f) atomic_max(state + CTN_PS_WORST, as_int(scratch[0]));
 }
 
 /* Nodes first..last of segment k in steps of dir, the spike separator a behind first and the separator
@@ -156,10 +199,21 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
     }
 }
 
+/* decide: the projection's Newton record `active` awaits its decision (its rows were just built): each
+ * work-item takes it, item 0 writes it into `decided`, which the later kernels read. */
 __kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *C,
-                                 __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only) {
+                                 __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only,
+                                 int decide, __global int *decided) {
     int k = (int)get_global_id(0);
-    if (k >= P || !active[0]) return;
+    if (decide) {
+        int st[CTN_PS_INTS];
+        ctn_project_decided(active, st);
+        if (k == 0) ctn_project_store(st, decided);
+        if (!st[CTN_PS_ACTIVE]) return;
+    } else if (!active[0]) {
+        return;
+    }
+    if (k >= P) return;
     ctn_ch_factor_forward(k, P, pos, sep, K, C, F, y, seg + CTN_CS_DOUBLES * k, rhs_only);
 }
 

@@ -36,16 +36,24 @@ CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body
     return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
 }
 
-/* Row build of joint slot s (docs/design.md section 2, step 1). split: per-body mass-splitting factors or NULL. */
-CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
-                             CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
-                             CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
+/* Row build of joint slot s (docs/design.md section 2, step 1) into blk. split: per-body mass-splitting
+ * factors or NULL. */
+CTN_FN void ctn_prepare_block(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                              CTN_GLOBAL const float *split, ctn_step_params prm, ctn_block *blk) {
     ctn_joint_def j = defs[s];
-    ctn_block blk;
     float sa = prm.mass_split ? split[j.a] : 1.0f;
     float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
     ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b),
-                      ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), sa, sb, prm, &blk);
+                      ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), sa, sb, prm, blk);
+}
+
+/* Row build of joint slot s into blocks[s]. */
+CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                             CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                             CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
+    ctn_block blk;
+    ctn_prepare_block(s, defs, pose, vel, inertia, split, prm, &blk);
     blocks[s] = blk;
 }
 
@@ -339,21 +347,26 @@ CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLO
     out[i] = v;
 }
 
-/* Slot s after a Baumgarte (beta = 1) row build: a rigid bilateral joint keeps its rows, targets -C/h;
- * any other joint (compliant, or with a bounded row: contact, limit, motor, rope) gets the bounds [0, 0]
- * and no impulse. err[s] = largest |C| = h |target| of the kept rows (0 for the others). */
+/* The block b of a joint of compliance `compliance` after a Baumgarte (beta = 1) row build: a rigid
+ * bilateral joint keeps its rows, targets -C/h; any other joint (compliant, or with a bounded row: contact,
+ * limit, motor, rope) gets the bounds [0, 0] and no impulse. Returns the largest |C| = h |target| of the
+ * kept rows (0 for the others); ctn_project_slot: the same for slot s, the error into err[s]. */
+CTN_FN float ctn_project_block(float compliance, ctn_block *b, float h) {
+    int rows = ctn_block_rows(b), rigid = compliance <= 0.0f;
+    for (int k = 0; k < rows; ++k) rigid = rigid && b->lo[k] <= -0.5f * CTN_INF && b->hi[k] >= 0.5f * CTN_INF;
+    float worst = 0.0f;
+    for (int k = 0; k < rows; ++k) {
+        if (!rigid) b->lo[k] = b->hi[k] = 0.0f;
+        else worst = CTN_FMAX(worst, CTN_FABS(b->bias[k]) * h);
+    }
+    return worst;
+}
+
 CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
                              CTN_GLOBAL float *err) {
     ctn_block b = blocks[s];
-    int rows = ctn_block_rows(&b), rigid = defs[s].compliance <= 0.0f;
-    for (int k = 0; k < rows; ++k) rigid = rigid && b.lo[k] <= -0.5f * CTN_INF && b.hi[k] >= 0.5f * CTN_INF;
-    float worst = 0.0f;
-    for (int k = 0; k < rows; ++k) {
-        if (!rigid) b.lo[k] = b.hi[k] = 0.0f;
-        else worst = CTN_FMAX(worst, CTN_FABS(b.bias[k]) * h);
-    }
-    if (!rigid) blocks[s] = b;
-    err[s] = worst;
+    err[s] = ctn_project_block(defs[s].compliance, &b, h);
+    blocks[s] = b;
 }
 
 #endif /* CTN_SOLVER_H */

@@ -54,10 +54,10 @@
  * nodes on one work-item. */
 #define CHAIN_SEGMENT 128
 
-enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_COUNT };
+enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_PROJECT_ASSEMBLE, DK_COUNT };
 static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",   "ctn_k_chain_separators",
                                                     "ctn_k_chain_back",     "ctn_k_chain_velocity", "ctn_k_hybrid_gs",
-                                                    "ctn_k_chain_velocity_project"};
+                                                    "ctn_k_chain_velocity_project", "ctn_k_chain_project_assemble"};
 _Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
 
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
@@ -104,6 +104,11 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
     if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_HYBRID_GS], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
         kmax = 1;
     if (kmax < o->dir_local) o->dir_local = kmax;
+    /* the projection's assembly folds its work-group's largest error pairwise: a power of two */
+    if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_PROJECT_ASSEMBLE], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+        kmax = 1;
+    if (kmax > o->local[CTN_K_PROJECT_PREPARE]) kmax = o->local[CTN_K_PROJECT_PREPARE];
+    for (o->dir_fold_local = 1; 2 * o->dir_fold_local <= kmax;) o->dir_fold_local *= 2;
     int one = 1;
     TRY(ctn__ocl_upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
     o->direct_state = 1;
@@ -244,9 +249,44 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-/* decide: the projection's Newton record `active` awaits its decision, which the assembly takes (into
- * proj_next, then swapped in for the later kernels). defer: the velocities are left to the projection's
- * integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
+/* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
+static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
+    int m = o->direct_n, k = DK_PROJECT_ASSEMBLE, residual = o->residual_pending;
+    size_t L = o->dir_fold_local;
+    DARG(k, 0, m);
+    DARG(k, 1, o->dir_pos.mem);
+    DARG(k, 2, o->defs.mem);
+    DARG(k, 3, o->blocks.mem);
+    DARG(k, 4, o->vel.mem);
+    DARG(k, 5, o->inertia.mem);
+    DARG(k, 6, o->lambda.mem);
+    DARG(k, 7, o->dir_K.mem);
+    DARG(k, 8, o->dir_C.mem);
+    DARG(k, 9, o->dir_y.mem);
+    DARG(k, 10, o->proj_state.mem);
+    DARG(k, 11, o->pose.mem);
+    DARG(k, 12, o->split.mem);
+    DARG(k, 13, o->proj_rows_prm);
+    DARG(k, 14, o->proj_err.mem);
+    TRY(ctn__ocl_set_arg(w, o->direct_kernel[k], direct_names[k], 15, L * sizeof(float), NULL));
+    DARG(k, 16, residual);
+    DARG(k, 17, o->real_vel.mem);
+    DARG(k, 18, o->real_lambda.mem);
+    DARG(k, 19, o->real_r2.mem);
+    o->residual_pending = o->proj_rows = 0;
+    o->proj_pending = 1;
+    return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], ((size_t)m + L - 1) / L * L, &L,
+                            "projection: rows and chain assembly");
+}
+
+int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o) {
+    return !o->direct_tree && o->direct_n > 0 && o->direct_n == w->topo.joint_count && o->hyb_exact;
+}
+
+/* decide: the projection's Newton record `active` awaits its decision (its rows are built before the
+ * factor), which the factor takes (into proj_next, then swapped in for the later kernels); the assembly
+ * before it runs while the record before the decision is active. defer: the velocities are left to the
+ * projection's integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
 static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
     DARG(k, 0, m);
@@ -261,11 +301,8 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 9, o->dir_y.mem);
     DARG(k, 10, active);
     DARG(k, 11, rhs_only);
-    DARG(k, 12, decide);
-    cl_mem decided = decide ? o->proj_next.mem : active;
-    DARG(k, 13, decided);
-    TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
-    if (decide) ctn__ocl_project_swap(o), active = ctn__ocl_direct_active(o);
+    if (o->proj_rows) TRY(project_assemble(w, o));
+    else TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
     k = DK_FACTOR;
     DARG(k, 0, P);
     DARG(k, 1, o->dir_pos.mem);
@@ -277,7 +314,11 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 7, o->dir_seg.mem);
     DARG(k, 8, active);
     DARG(k, 9, rhs_only);
+    DARG(k, 10, decide);
+    cl_mem decided = decide ? o->proj_next.mem : active;
+    DARG(k, 11, decided);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain segments"));
+    if (decide) ctn__ocl_project_swap(o), active = ctn__ocl_direct_active(o);
     if (P > 1) {
         k = DK_SEPARATORS;
         DARG(k, 0, P);
@@ -372,9 +413,10 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count;
     if (m == 0) return CTN_OK;
-    /* while projecting: the chain assembly takes the Newton decision, else a launch of its own does; the
+    /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; the
      * last exact solve leaves its velocities to the integration after it */
-    int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact, decide = o->projecting && o->proj_pending && chain;
+    int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact;
+    int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
     int sweeps = o->hyb_launches > 0 ? w->desc.iterations : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
     if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, o->projecting && chain && sweeps == 0));

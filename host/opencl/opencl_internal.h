@@ -157,6 +157,8 @@ typedef struct ctn_ocl {
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int proj_velocity;            /* the chain solve left its velocities to the integration (opencl_direct.c) */
     int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
+    int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
+    ctn_step_params proj_rows_prm;
     int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
     int forces_pending;           /* the external forces wait for the warm start's gather (one launch) */
     ctn_step_params forces_prm;
@@ -182,7 +184,7 @@ typedef struct ctn_ocl {
 
     /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version and the joint-space system of its segments. */
-    cl_kernel direct_kernel[7];
+    cl_kernel direct_kernel[8];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;
@@ -197,6 +199,7 @@ typedef struct ctn_ocl {
     int *hyb_launch;              /* the outer Gauss-Seidel's launches: (begin, end, serial) per colour with such slots */
     int hyb_launches;
     int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */
+    size_t dir_fold_local;        /* work-group size of ctn_k_chain_project_assemble (a power of two) */
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
     void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
 
@@ -296,6 +299,8 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
 /* A Newton step's velocities of the chain solve and its integration in one launch (the solve left them
  * to it: proj_velocity). */
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm);
+/* Whether the chain solve builds a Newton step's rows in its assembly (every joint slot a chain position). */
+int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o);
 /* The projection's Newton decision (host/opencl/opencl_stages.c): ctn_k_project_decide on the record of
  * the last rows into proj_next, and the swap that makes the decided record proj_state, which a kernel that
  * decides itself (the chain solve's assembly) calls alone. */

@@ -366,8 +366,11 @@ ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
 /* Per body: the undo of the last step (deciding on the check's rows when they wait for it), the world
  * inverse inertia of the poses, and the Newton counts into stats[CTN_OCL_STATS_PROJECT] for the step's
  * one blocking read (ctn_k_project_leave). */
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+
 static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
     if (!o->projecting) return CTN_OK;
+    if (o->proj_rows) TRY(project_rows(w, o, o->proj_rows_prm)); /* the check after the last step */
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
@@ -397,9 +400,9 @@ static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
 
 /* Rows, rigid bilateral rows kept and the largest error into the Newton record (ctn_k_project_prepare);
  * the decision waits for the next kernel (PROJECT_ROWS launches nothing). */
-static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
-    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o)); /* rows twice without a solve between: not the pipeline's */
+    o->proj_rows = 0;
     ARG(k, 0, m);
     ARG(k, 1, o->defs.mem);
     ARG(k, 2, o->pose.mem);
@@ -419,6 +422,16 @@ static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm)
     o->residual_pending = 0;
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, residual ? "projection: rows and the last substep's residual" : "projection: rows"));
     o->proj_pending = m > 0;
+    return CTN_OK;
+}
+
+/* On a chain whose every joint is a position the rows wait for the solve's assembly, which builds them
+ * (a step's solve follows; the check after the last step launches them when it leaves). */
+static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    if (o->proj_rows) TRY(project_rows(w, o, o->proj_rows_prm)); /* rows twice without a solve between: not the pipeline's */
+    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
+    if (!ctn__ocl_direct_fuses_rows(w, o)) return project_rows(w, o, prm);
+    o->proj_rows = 1, o->proj_rows_prm = prm;
     return CTN_OK;
 }
 
