@@ -313,6 +313,20 @@ __kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __gl
     ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
 }
 
+/* A substep on a chain: body b's velocity from the solve, then its integration (ctn_k_integrate's, which
+ * reads body b's own velocity only): ctn_k_chain_velocity and ctn_k_integrate in one launch. */
+__kernel void ctn_k_chain_velocity_integrate(int nb, __global const int *adj_offsets, __global const int *adj,
+                                             __global const int *slot_pos, __global const int *pos, __global const ctn_block *blocks,
+                                             __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
+                                             __global ctn_pose *pose, __global const ctn_props *props, float h,
+                                             __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
+                                             __global ctn_vel *rest) {
+    int b = (int)get_global_id(0);
+    if (b >= nb) return;
+    ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
+    ctn_integrate_stage_body(b, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, gs_h, begin, rest);
+}
+
 /* A Newton step of the projection on a chain: body b's velocity from the solve, then its integration
  * (ctn_project_integrate_body), which reads body b's own velocity, pose and inertia only (ctn_k_chain_velocity
  * and ctn_k_project_integrate in one launch); the kept pose back when the record says undo. */

@@ -78,15 +78,22 @@ __kernel void ctn_k_jacobi(int m, __global const ctn_joint_def *defs, __global c
  * pose from this substep's impulses (ctn_geometric_inertia_body, as ctn_k_geometric_inertia would: one
  * launch fewer). begin (the last substep before the exact solver's projection): also the projection's
  * scratch velocity of body i at rest in rest[i] (ctn_project_begin_body). */
+CTN_FN void ctn_integrate_stage_body(int i, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
+                                     __global ctn_inertia *inertia, float h, __global const int *adj_offsets, __global const int *adj,
+                                     __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
+                                     __global ctn_vel *rest) {
+    ctn_integrate_body(i, pose, vel, props, inertia, h);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+    if (begin) ctn_project_begin_body(i, vel, rest);
+}
+
 __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
                               __global ctn_inertia *inertia, float h, __global const int *adj_offsets, __global const int *adj,
                               __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
                               __global ctn_vel *rest) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_integrate_body(i, pose, vel, props, inertia, h);
-    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
-    if (begin) ctn_project_begin_body(i, vel, rest);
+    ctn_integrate_stage_body(i, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, gs_h, begin, rest);
 }
 
 /* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_deferred) ----- */

@@ -54,10 +54,13 @@
  * nodes on one work-item. */
 #define CHAIN_SEGMENT 128
 
-enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_PROJECT_ASSEMBLE, DK_COUNT };
-static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",   "ctn_k_chain_separators",
-                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity", "ctn_k_hybrid_gs",
-                                                    "ctn_k_chain_velocity_project", "ctn_k_chain_project_assemble"};
+enum {
+    DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_PROJECT_ASSEMBLE,
+    DK_VELOCITY_INTEGRATE, DK_COUNT
+};
+static const char *const direct_names[DK_COUNT] = {
+    "ctn_k_chain_assemble", "ctn_k_chain_factor", "ctn_k_chain_separators", "ctn_k_chain_back", "ctn_k_chain_velocity",
+    "ctn_k_hybrid_gs", "ctn_k_chain_velocity_project", "ctn_k_chain_project_assemble", "ctn_k_chain_velocity_integrate"};
 _Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
 
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
@@ -344,7 +347,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 9, o->blocks.mem);
     DARG(k, 10, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
-    if (defer) return o->proj_velocity = 1, CTN_OK;
+    if (defer) return o->velocity_pending = 1, CTN_OK;
     k = DK_VELOCITY;
     DARG(k, 0, nbody);
     DARG(k, 1, o->adj_offsets.mem);
@@ -366,9 +369,33 @@ static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer) : CTN_OK;
 }
 
+ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest) {
+    int k = DK_VELOCITY_INTEGRATE, nbody = w->body_count;
+    o->velocity_pending = 0;
+    DARG(k, 0, nbody);
+    DARG(k, 1, o->adj_offsets.mem);
+    DARG(k, 2, o->adj.mem);
+    DARG(k, 3, o->dir_slot_pos.mem);
+    DARG(k, 4, o->dir_pos.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    DARG(k, 9, o->pose.mem);
+    DARG(k, 10, o->props.mem);
+    DARG(k, 11, h);
+    DARG(k, 12, o->defs.mem);
+    DARG(k, 13, o->lambda.mem);
+    DARG(k, 14, gs_h);
+    DARG(k, 15, begin);
+    DARG(k, 16, rest);
+    return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities and integration");
+}
+
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
     int k = DK_VELOCITY_PROJECT, nbody = w->body_count;
     float gs_h = prm->geometric_stiffness > 0.0f ? prm->geometric_stiffness * prm->h : 0.0f;
+    o->velocity_pending = 0;
     DARG(k, 0, nbody);
     DARG(k, 1, o->adj_offsets.mem);
     DARG(k, 2, o->adj.mem);
@@ -413,17 +440,17 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count;
     if (m == 0) return CTN_OK;
-    /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; the
-     * last exact solve leaves its velocities to the integration after it */
+    /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; on a
+     * chain the last exact solve leaves its velocities to the integration after it (the next stage) */
     int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact;
     int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
     int sweeps = o->hyb_launches > 0 ? w->desc.iterations : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
-    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, o->projecting && chain && sweeps == 0));
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && sweeps == 0));
     cl_mem active = ctn__ocl_direct_active(o);
     for (int it = 0; it < sweeps; ++it) {
         TRY(hybrid_sweep(w, o, active));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, o->projecting && chain && it == sweeps - 1));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == sweeps - 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     /* only the step's statistics read the residual, after the last substep: the projection's first rows

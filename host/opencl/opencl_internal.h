@@ -155,7 +155,7 @@ typedef struct ctn_ocl {
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
-    int proj_velocity;            /* the chain solve left its velocities to the integration (opencl_direct.c) */
+    int velocity_pending;         /* the chain solve left its velocities to the integration (opencl_direct.c) */
     int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
     int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
     ctn_step_params proj_rows_prm;
@@ -184,7 +184,7 @@ typedef struct ctn_ocl {
 
     /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version and the joint-space system of its segments. */
-    cl_kernel direct_kernel[8];
+    cl_kernel direct_kernel[9];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;
@@ -297,8 +297,10 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
 /* A Newton step's velocities of the chain solve and its integration in one launch (the solve left them
- * to it: proj_velocity). */
+ * to it: velocity_pending). */
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm);
+/* The same in a substep: the velocities and ctn_k_integrate's work (h, gs_h, begin, rest: its arguments). */
+ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest);
 /* Whether the chain solve builds a Newton step's rows in its assembly (every joint slot a chain position). */
 int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o);
 /* The projection's Newton decision (host/opencl/opencl_stages.c): ctn_k_project_decide on the record of

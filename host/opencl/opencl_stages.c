@@ -168,7 +168,8 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 11, begin);
     cl_mem rest = begin ? o->proj_vel.mem : o->vel.mem;
     ARG(k, 12, rest);
-    TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
+    if (o->velocity_pending) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
+    else TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
     o->geometric_ready = next && n > 0;
     o->proj_begun = begin;
     return CTN_OK;
@@ -339,7 +340,7 @@ static ctn_status project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, c
     o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
     o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
     o->projecting = 1;
-    o->proj_pending = o->proj_velocity = 0;
+    o->proj_pending = 0;
     o->proj_enqueued = o->proj_full > 0 ? o->proj_full : CTN_PROJECT_MAX;
     if (out) out->deferred = o->proj_enqueued;
     return CTN_OK;
@@ -375,7 +376,7 @@ static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
     int n = w->body_count, k = CTN_K_PROJECT_LEAVE, decide = o->proj_pending, at = CTN_OCL_STATS_PROJECT;
-    o->proj_pending = o->proj_velocity = 0;
+    o->proj_pending = 0;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->props.mem);
@@ -439,10 +440,7 @@ static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm)
  * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision); on a chain with the
  * solve's velocities (ctn__ocl_direct_velocity_project). */
 static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    if (o->proj_velocity) {
-        o->proj_velocity = 0;
-        return ctn__ocl_direct_velocity_project(w, o, &prm);
-    }
+    if (o->velocity_pending) return ctn__ocl_direct_velocity_project(w, o, &prm);
     if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
     int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
     float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
