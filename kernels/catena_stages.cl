@@ -104,8 +104,8 @@ __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn
  * (CTN_PS_WORST, an atomic maximum), and the first kernel after it decides from the record alone, every
  * work-item for itself (ctn_project_decided), work-item 0 writing the decided record into a second buffer
  * that the later kernels read: the chain solve's assembly (host/opencl/opencl_direct.c), else
- * ctn_k_project_decide, and after the last step ctn_k_project_leave. So a step on a chain is 1 launch plus
- * the solve's 5 (its velocities with the integration). The functions and their order per item are the
+ * ctn_k_project_decide, and after the last step the statistics (ctn_k_measure, which also leaves the
+ * projection). The functions and their order per item are the
  * CPU's, so the bits are. */
 
 /* The Newton record in: a private copy of `st` after the decision on its largest error (CTN_PS_WORST). */
@@ -207,21 +207,6 @@ __kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global c
     }
     if (!state[CTN_PS_ACTIVE]) return;
     ctn_project_integrate_body(i, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, gs_h);
-}
-
-/* Leaving the projection, per body: the kept pose back if the last decision undid a step, and the world
- * inverse inertia of the pose. decide: the record awaits its decision (the check after the last enqueued
- * step), each work-item takes it; work-item 0 leaves the Newton steps taken and whether Newton went on in
- * stats[at], stats[at + 1] for the step's one blocking read (the host sizes the next projection on them). */
-__kernel void ctn_k_project_leave(int n, __global ctn_pose *pose, __global const ctn_props *props, __global ctn_inertia *inertia,
-                                  __global const ctn_pose *kept, __global const int *state, int decide, __global int *stats, int at) {
-    int i = (int)get_global_id(0), st[CTN_PS_INTS];
-    if (decide) ctn_project_decided(state, st);
-    else for (int k = 0; k < CTN_PS_INTS; ++k) st[k] = state[k];
-    if (i == 0) stats[at] = st[CTN_PS_STEPS], stats[at + 1] = st[CTN_PS_ACTIVE];
-    if (i >= n) return;
-    if (st[CTN_PS_UNDO]) pose[i] = kept[i];
-    ctn_inertia_body(i, pose, props, inertia);
 }
 
 /* ---- assembly, phase 1: the Jacobian-transpose gather (Nelson 1998; kernels/ctn_assemble.h) -------------- */

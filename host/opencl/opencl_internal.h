@@ -98,7 +98,6 @@ enum {
     CTN_K_MEASURE,          /* The step's statistics (joint errors, residual, divergence check), two passes */
     CTN_K_MEASURE_FINAL,
     CTN_K_PROJECT_PREPARE,  /* Post-stabilisation of the exact solver */
-    CTN_K_PROJECT_LEAVE,    /* undo of the last step and world inverse inertia of the projected poses */
     CTN_K_PROJECT_DECIDE,   /* the Newton decision on the device (ctn_project_decide) */
     CTN_K_PROJECT_INTEGRATE,
     CTN_K_ASSEMBLE_SLOT,    /* assembly phase 1 (kernels/ctn_assemble.h) */
@@ -159,6 +158,8 @@ typedef struct ctn_ocl {
     int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
     int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
     ctn_step_params proj_rows_prm;
+    int leave_pending;            /* the projection's undo and inertias wait for the statistics (ctn_k_measure) */
+    int leave_decide;             /* ... and its last decision */
     int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
     int forces_pending;           /* the external forces wait for the warm start's gather (one launch) */
     ctn_step_params forces_prm;

@@ -273,8 +273,19 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     ARG(k, 8, o->partial.mem);
     TRY(ctn__ocl_arg(w, o, k, 9, 3 * L * sizeof(float), NULL));
     TRY(ctn__ocl_arg(w, o, k, 10, 2 * L * sizeof(int), NULL));
+    int leave = o->leave_pending, decide = o->leave_decide, at_project = CTN_OCL_STATS_PROJECT;
+    ARG(k, 11, leave);
+    cl_mem state = leave ? o->proj_state.mem : o->stats.mem, kept = leave ? o->proj_pose.mem : o->pose.mem;
+    ARG(k, 12, state);
+    ARG(k, 13, decide);
+    ARG(k, 14, kept);
+    ARG(k, 15, o->props.mem);
+    ARG(k, 16, o->inertia.mem);
+    ARG(k, 17, o->stats.mem);
+    ARG(k, 18, at_project);
+    o->leave_pending = o->leave_decide = 0;
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "step statistics"));
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, leave ? "leaving the projection, step statistics" : "step statistics"));
     k = CTN_K_MEASURE_FINAL;
     int at = CTN_OCL_STATS_CHECK;
     ARG(k, 0, groups);
@@ -364,9 +375,9 @@ ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-/* Per body: the undo of the last step (deciding on the check's rows when they wait for it), the world
- * inverse inertia of the poses, and the Newton counts into stats[CTN_OCL_STATS_PROJECT] for the step's
- * one blocking read (ctn_k_project_leave). */
+/* The real arrays back; the undo of the last step (deciding on the check's rows when they wait for it),
+ * the world inverse inertia of the poses and the Newton counts for the step's one blocking read are left
+ * to the statistics, the next stage (ctn_k_measure: one launch fewer). */
 static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
 
 static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
@@ -375,18 +386,9 @@ static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
-    int n = w->body_count, k = CTN_K_PROJECT_LEAVE, decide = o->proj_pending, at = CTN_OCL_STATS_PROJECT;
+    o->leave_pending = 1, o->leave_decide = o->proj_pending;
     o->proj_pending = 0;
-    ARG(k, 0, n);
-    ARG(k, 1, o->pose.mem);
-    ARG(k, 2, o->props.mem);
-    ARG(k, 3, o->inertia.mem);
-    ARG(k, 4, o->proj_pose.mem);
-    ARG(k, 5, o->proj_state.mem);
-    ARG(k, 6, decide);
-    ARG(k, 7, o->stats.mem);
-    ARG(k, 8, at);
-    return ctn__ocl_launch(w, o, k, (size_t)(n > 0 ? n : 1), "projection: undo and inverse inertia");
+    return CTN_OK;
 }
 
 /* The scratch impulses cleared for the next Newton step (its velocities were put at rest by
@@ -546,6 +548,7 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
 ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_ocl *o = w->backend_data;
     if (o->forces_pending && stage != CTN_STAGE_WARM_START) TRY(run_forces(w, o, o->forces_prm, 0, o->lambda.mem, 0.0f));
+    if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* not the pipeline's order */
     switch (stage) {
     /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
     case CTN_STAGE_GEOMETRIC_INERTIA:
