@@ -3,13 +3,35 @@
 
 /* ---- per-substep phases ---------------------------------------------------------------------------- */
 
-/* Step 2: rows of every joint slot. */
+/* Step 2: rows of every joint slot. gs_h > 0 (a step's first substep with geometric stiffness): first the
+ * world inverse inertia of the slot's bodies with the geometric-stiffness term of the last impulses
+ * (ctn_geometric_inertia_body's function, ctn_k_geometric_inertia's work: one launch fewer), formed in
+ * private for the rows and stored by the body's first joint in its adjacency (a body without joints by
+ * work-item i = body; max(m, n) work-items), so no work-item reads an inertia another one writes. */
 __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
-                            __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *split,
-                            ctn_step_params prm, __global ctn_block *blocks) {
+                            __global const ctn_vel *vel, __global ctn_inertia *inertia, __global const float *split,
+                            ctn_step_params prm, __global ctn_block *blocks, int n, float gs_h, __global const ctn_props *props,
+                            __global const int *adj_offsets, __global const int *adj, __global const float *lambda) {
     int s = (int)get_global_id(0);
+    if (!(gs_h > 0.0f)) {
+        if (s < m) ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
+        return;
+    }
+    if (s < n && adj_offsets[s] == adj_offsets[s + 1])
+        inertia[s].inv_inertia = ctn_geometric_inverse_inertia(s, pose, props, adj_offsets, adj, defs, lambda, gs_h);
     if (s >= m) return;
-    ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
+    ctn_joint_def j = defs[s];
+    ctn_sym3 I[2];
+    int body[2] = {j.a, j.b};
+    for (int k = 0; k < 2; ++k) {
+        I[k] = ctn_sym3_zero();
+        if (body[k] < 0) continue;
+        I[k] = ctn_geometric_inverse_inertia(body[k], pose, props, adj_offsets, adj, defs, lambda, gs_h);
+        if (adj[adj_offsets[body[k]]] >> 1 == s) inertia[body[k]].inv_inertia = I[k];
+    }
+    ctn_block blk;
+    ctn_prepare_block_with(s, defs, pose, vel, I[0], I[1], split, prm, &blk);
+    blocks[s] = blk;
 }
 
 /* Before step 2: world inverse inertia with the geometric-stiffness term of the last substep's impulses. */

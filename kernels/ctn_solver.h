@@ -36,16 +36,24 @@ CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body
     return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
 }
 
-/* Row build of joint slot s (docs/design.md section 2, step 1) into blk. split: per-body mass-splitting
- * factors or NULL. */
+/* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
+ * Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or NULL. */
+CTN_FN void ctn_prepare_block_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                   CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, CTN_GLOBAL const float *split,
+                                   ctn_step_params prm, ctn_block *blk) {
+    ctn_joint_def j = defs[s];
+    float sa = prm.mass_split ? split[j.a] : 1.0f;
+    float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
+    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), Ia, Ib,
+                      sa, sb, prm, blk);
+}
+
+/* The same with the world inverse inertias of the joint's bodies read from `inertia`. */
 CTN_FN void ctn_prepare_block(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                               CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                               CTN_GLOBAL const float *split, ctn_step_params prm, ctn_block *blk) {
     ctn_joint_def j = defs[s];
-    float sa = prm.mass_split ? split[j.a] : 1.0f;
-    float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
-    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b),
-                      ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), sa, sb, prm, blk);
+    ctn_prepare_block_with(s, defs, pose, vel, ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), split, prm, blk);
 }
 
 /* Row build of joint slot s into blocks[s]. */
@@ -239,10 +247,9 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
  * substeps). Adding alpha = h^2 k to the principal moments keeps it stable at any tension; with the last
  * substep's impulses f = lambda / h, so alpha = gs * h * sum(|lambda_lin| |anchor| + |lambda_ang|) over the
  * body's joints. The extra inertia only slows rotation under high joint tension; gs = 0 turns it off. */
-CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
-                                       CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                       CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h,
-                                       CTN_GLOBAL ctn_inertia *inertia) {
+CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
+                                              CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                                              CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h) {
     ctn_props pr = props[i];
     float alpha = 0.0f;
     int e, k;
@@ -259,7 +266,14 @@ CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, C
         float arm = ctn_length(side == 0 ? j.anchor_a : j.anchor_b);
         alpha += CTN_SQRT(l2) * arm + CTN_SQRT(a2);
     }
-    inertia[i].inv_inertia = ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
+    return ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
+}
+
+CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
+                                       CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                                       CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h,
+                                       CTN_GLOBAL ctn_inertia *inertia) {
+    inertia[i].inv_inertia = ctn_geometric_inverse_inertia(i, pose, props, adj_offsets, adj, defs, lambda, gs_h);
 }
 
 /* Step 4 for body i: positions, orientations (exp map) and the new world inverse inertia. */

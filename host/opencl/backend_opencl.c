@@ -26,6 +26,7 @@ static ctn_status ocl_begin(ctn_world *w) {
     o->proj_enqueued = 0;
     o->substep_solves = o->substep_integrates = o->geometric_ready = 0;
     o->proj_pending = o->velocity_pending = o->proj_begun = o->forces_pending = o->residual_pending = o->proj_rows = o->leave_pending = 0;
+    o->geometric_h = 0.0f;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();

@@ -158,6 +158,7 @@ typedef struct ctn_ocl {
     int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
     int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
     ctn_step_params proj_rows_prm;
+    float geometric_h;            /* > 0: the geometric-stiffness inertia (gs h) waits for the rows (run_prepare) */
     int leave_pending;            /* the projection's undo and inertias wait for the statistics (ctn_k_measure) */
     int leave_decide;             /* ... and its last decision */
     int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */

@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rows per slot; with the geometric-stiffness inertia of GEOMETRIC_INERTIA when it waits (o->geometric_h). */
 static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int m = w->topo.joint_count, k = CTN_K_PREPARE;
+    int m = w->topo.joint_count, n = w->body_count, k = CTN_K_PREPARE;
+    float gs_h = o->geometric_h;
+    o->geometric_h = 0.0f;
     ARG(k, 0, m);
     ARG(k, 1, o->defs.mem);
     ARG(k, 2, o->pose.mem);
@@ -21,13 +24,19 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 5, o->split.mem);
     ARG(k, 6, prm);
     ARG(k, 7, o->blocks.mem);
-    return ctn__ocl_launch(w, o, k, (size_t)m, "row build");
+    ARG(k, 8, n);
+    ARG(k, 9, gs_h);
+    ARG(k, 10, o->props.mem);
+    ARG(k, 11, o->adj_offsets.mem);
+    ARG(k, 12, o->adj.mem);
+    ARG(k, 13, o->lambda.mem);
+    size_t items = (size_t)(gs_h > 0.0f && n > m ? n : m);
+    return ctn__ocl_launch(w, o, k, items, gs_h > 0.0f ? "row build with the geometric-stiffness inertia" : "row build");
 }
 
 /* World inverse inertia with the geometric-stiffness term (ctn_geometric_inertia_body). */
-static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, float gs_h) {
     int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
-    float gs_h = prm.geometric_stiffness * prm.h;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->props.mem);
@@ -549,11 +558,17 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     ctn_ocl *o = w->backend_data;
     if (o->forces_pending && stage != CTN_STAGE_WARM_START) TRY(run_forces(w, o, o->forces_prm, 0, o->lambda.mem, 0.0f));
     if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* not the pipeline's order */
+    if (o->geometric_h > 0.0f && (stage != CTN_STAGE_PREPARE || o->projecting)) { /* not the pipeline's order */
+        float gs_h = o->geometric_h;
+        o->geometric_h = 0.0f;
+        TRY(run_geometric_inertia(w, o, gs_h));
+    }
     switch (stage) {
     /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
     case CTN_STAGE_GEOMETRIC_INERTIA:
         if (o->projecting || o->geometric_ready) return o->geometric_ready = 0, CTN_OK;
-        return run_geometric_inertia(w, o, *prm);
+        if (w->topo.joint_count > 0) return o->geometric_h = prm->geometric_stiffness * prm->h, CTN_OK; /* run_prepare forms it */
+        return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
     case CTN_STAGE_PREPARE: return o->projecting ? project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
     case CTN_STAGE_FORCES: return o->forces_pending = 1, o->forces_prm = *prm, CTN_OK; /* launched by WARM_START */
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
