@@ -8,12 +8,14 @@
  * towards one end with a spike to the separator behind it (Polizzi and Sameh 2006), the separators'
  * small block-tridiagonal system is solved by one work-item, and the segments substitute back in
  * parallel. Launches per solve: assemble (per position), factor + forward (per segment), separators
- * (one item), backward + impulses (per segment), velocities (per body), residual (per slot). The segment
+ * (one item), backward + impulses (per segment), velocities (per body; the last solve of a substep or of a
+ * Newton step runs them with the integration, ctn_k_chain_velocity_integrate, _project). The segment
  * walk is the CPU's (segment_walk, factor_segment, forward_segment, backward_segment, factor_separators,
  * solve_separators of host/solve/direct_chain.c), so for the same segment count both backends round
  * alike. The rows of a joint with finite bounds this substep (ctn_dd_cut_mask) are cut as on the CPU:
  * identity pivot row and column, no couplings, r = 0, no impulse (ctn_dd_chain_cut); the joint's other rows
- * stay, and the hybrid's outer Gauss-Seidel (ctn_k_hybrid_gs, below) solves the cut rows. Every kernel returns at once when *active is 0 (a finished projection's Newton step). Included by
+ * stay, and the hybrid's outer Gauss-Seidel (ctn_k_hybrid_gs, below) solves the cut rows. Every kernel
+ * returns at once when *active is 0 (a finished projection's Newton step). Included by
  * catena.cl inside its cl_khr_fp64 block. */
 #include "ctn_direct.h"
 

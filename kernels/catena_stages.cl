@@ -125,10 +125,12 @@ __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn
  * (ctn_project_decide) needs the largest error over all slots: prepare joins it into the Newton record
  * (CTN_PS_WORST, an atomic maximum), and the first kernel after it decides from the record alone, every
  * work-item for itself (ctn_project_decided), work-item 0 writing the decided record into a second buffer
- * that the later kernels read: the chain solve's assembly (host/opencl/opencl_direct.c), else
+ * that the later kernels read: the chain solve's factor (on a chain whose every joint is a position the
+ * assembly builds the rows itself, ctn_k_chain_project_assemble; host/opencl/opencl_direct.c), else
  * ctn_k_project_decide, and after the last step the statistics (ctn_k_measure, which also leaves the
- * projection). The functions and their order per item are the
- * CPU's, so the bits are. */
+ * projection). The atomic maximum is exact and order-free, and only later launches read it (the end of
+ * a kernel orders its global writes before the next kernel of an in-order queue, OpenCL 1.2 and 3.0).
+ * The functions and their order per item are the CPU's, so the bits are. */
 
 /* The Newton record in: a private copy of `st` after the decision on its largest error (CTN_PS_WORST). */
 static void ctn_project_decided(__global const int *st, int *out) {

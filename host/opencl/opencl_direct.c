@@ -29,10 +29,16 @@
  * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
  * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
- * back in parallel. Five launches per solve, whatever the length, and one for the residual (in the last
- * substep of a step only: the step's statistics are its only reader):
+ * back in parallel. Five launches per solve, whatever the length:
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
- *     backward + impulses (per segment) | velocities (per body) || residual (per slot).
+ *     backward + impulses (per segment) | velocities (per body);
+ * the last solve of a substep leaves its velocities to the integration, which runs them per body first
+ * (ctn_k_chain_velocity_integrate; ctn_k_chain_velocity_project in the projection): 4 launches of their
+ * own. The residual of the last substep, read by the step's statistics only, is taken by the projection's
+ * first rows launch before it rebuilds the rows. In a Newton step of the projection on a chain whose every
+ * joint is a position, the rows are built by the assembly itself (ctn_k_chain_project_assemble) and the
+ * factor takes the Newton decision (the largest error folded by an atomic maximum, kernels/catena_stages.cl):
+ * 5 launches per Newton step, against 8 before (rows, decision, 5, integration).
  * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps (and the residual); the
  * re-solves run the same launches with rhs_only set: right-hand sides and substitutions through the factor,
  * spikes and separator pivots of the substep's first solve, as the CPU reuses its factor.
@@ -40,7 +46,9 @@
  * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
  * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
  * in float). Every kernel reads an `active` flag (ctn__ocl_direct_active): the projection's later Newton
- * steps turn into no-ops once its error is small, without a read to the host. */
+ * steps turn into no-ops once its error is small, without a read to the host. Launches per step of
+ * chain:100000 released horizontal (bench/bench_chain, PoCL): 30 at one substep (49 before), 46 at four
+ * (68); bench/results/2026-11-26-vm-opencl-launches.md. */
 #include "opencl/opencl_internal.h"
 #include "solve/direct_internal.h"
 #include "ctn_direct.h"

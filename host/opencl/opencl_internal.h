@@ -305,11 +305,19 @@ ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_
 ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest);
 /* Whether the chain solve builds a Newton step's rows in its assembly (every joint slot a chain position). */
 int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o);
-/* The projection's Newton decision (host/opencl/opencl_stages.c): ctn_k_project_decide on the record of
+/* The projection's Newton decision (host/opencl/opencl_project.c): ctn_k_project_decide on the record of
  * the last rows into proj_next, and the swap that makes the decided record proj_state, which a kernel that
  * decides itself (the chain solve's assembly) calls alone. */
 ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o);
 void ctn__ocl_project_swap(ctn_ocl *o);
+/* The projection's stages (host/opencl/opencl_project.c): the plan of the next step's Newton steps from the
+ * step's statistics, PROJECT_ENTER, PROJECT_LEAVE, PROJECT_REST, and PREPARE and INTEGRATE while projecting. */
+void ctn__ocl_project_plan(ctn_ocl *o, const float *stats);
+ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out);
+ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_tree.c), used by host/opencl/opencl_direct.c when the
  * joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version; hyb[slot]
