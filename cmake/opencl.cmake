@@ -46,6 +46,7 @@ set(CATENA_OPENCL_SOURCES
   host/opencl/opencl_buffers.c
   host/opencl/opencl_profile.c
   host/opencl/opencl_stages.c
+  host/opencl/opencl_project.c
   host/opencl/opencl_snapshot.c
   host/opencl/opencl_bandwidth.c
   host/opencl/opencl_cg.c

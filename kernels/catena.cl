@@ -3,9 +3,11 @@
  * indexing, so the two backends cannot drift.
  *
  * Rules every kernel follows: one work-item writes only the records it owns (its joint slot, or its
- * body), no atomics, no assumption that a work-group runs in lock-step (reductions synchronise with
- * barrier() only and read only what the barrier published), and sums are taken in a fixed order, so
- * results do not depend on how many threads the device uses.
+ * body), no assumption that a work-group runs in lock-step (reductions synchronise with barrier() only
+ * and read only what the barrier published), and sums are taken in a fixed order, so results do not
+ * depend on how many threads the device uses. The one atomic is the projection's largest error
+ * (ctn_k_project_prepare, ctn_k_chain_project_assemble): atomic_max of the bits of non-negative floats,
+ * exact and independent of the order, read only by later launches.
  *
  * The host embeds this file with its #include lines resolved (cmake/embed_kernels.cmake). */
 

@@ -8,12 +8,14 @@
  * towards one end with a spike to the separator behind it (Polizzi and Sameh 2006), the separators'
  * small block-tridiagonal system is solved by one work-item, and the segments substitute back in
  * parallel. Launches per solve: assemble (per position), factor + forward (per segment), separators
- * (one item), backward + impulses (per segment), velocities (per body), residual (per slot). The segment
+ * (one item), backward + impulses (per segment), velocities (per body; the last solve of a substep or of a
+ * Newton step runs them with the integration, ctn_k_chain_velocity_integrate, _project). The segment
  * walk is the CPU's (segment_walk, factor_segment, forward_segment, backward_segment, factor_separators,
  * solve_separators of host/solve/direct_chain.c), so for the same segment count both backends round
  * alike. The rows of a joint with finite bounds this substep (ctn_dd_cut_mask) are cut as on the CPU:
  * identity pivot row and column, no couplings, r = 0, no impulse (ctn_dd_chain_cut); the joint's other rows
- * stay, and the hybrid's outer Gauss-Seidel (ctn_k_hybrid_gs, below) solves the cut rows. Every kernel returns at once when *active is 0 (a finished projection's Newton step). Included by
+ * stay, and the hybrid's outer Gauss-Seidel (ctn_k_hybrid_gs, below) solves the cut rows. Every kernel
+ * returns at once when *active is 0 (a finished projection's Newton step). Included by
  * catena.cl inside its cl_khr_fp64 block. */
 #include "ctn_direct.h"
 
@@ -31,38 +33,20 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
 #define CTN_CH(pos, p, f) ((pos)[CTN_CH_INTS * (p) + (f)])
 
 /* K_p, C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble, as assemble_position),
- * and r_p (rhs_position); with rhs_only r_p alone (a re-solve of the hybrid with this substep's factor), for
- * the change since vel_ref and lambda_ref, what the last solve left ((R) of kernels/ctn_direct_rhs.h). */
-__kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                                   __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
-                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
-                                   __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
-    int p = (int)get_global_id(0);
-    if (p >= m || !active[0]) return;
+ * and r_p (rhs_position), from position p's block blk and, when p > 0 shares a body with p - 1 and is not
+ * cut out whole, the predecessor's block bq (else bq is not read). */
+CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global const ctn_joint_def *defs, const ctn_block *blk,
+                                     const ctn_block *bq, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
+                                     __global const float *lambda, __global double *K, __global double *C, __global double *y) {
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
-    ctn_block blk = blocks[slot];
     ctn_joint_def d = defs[slot];
     __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-    int cut = ctn_dd_cut_mask(&blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
-    if (rhs_only) {
-        if (full) {
-            for (int r = 0; r < n; ++r) yp[r] = 0.0;
-        } else {
-            double r[CTN_MAX_ROWS];
-            ctn_dd_chain_change(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
-                                lambda + 6 * slot, lambda_ref + 6 * slot, r);
-            for (int k = 0; k < n; ++k) yp[k] = r[k];
-            ctn_dd_zero_cut(cut, n, yp);
-        }
-        return;
-    }
+    int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
     __global double *Cp = p > 0 ? C + CTN_CH(pos, p - 1, CTN_CH_C) : 0;
     int prev = !full && p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 ? p - 1 : -1;
-    ctn_block bq;
     if (prev >= 0) { /* a predecessor cut whole couples to nothing */
-        bq = blocks[CTN_CH(pos, prev, CTN_CH_SLOT)];
-        cut_prev = ctn_dd_cut_mask(&bq);
+        cut_prev = ctn_dd_cut_mask(bq);
         if (ctn_dd_cut_full(cut_prev, CTN_CH(pos, prev, CTN_CH_N))) prev = -1;
     }
     if (p > 0 && prev < 0) /* no coupling (else ctn_dd_chain_assemble writes it) */
@@ -77,12 +61,82 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
     if (dyn & CTN_CH_DYN_A) ima = vel[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
     if (dyn & CTN_CH_DYN_B) imb = vel[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
     int sides = prev >= 0 ? CTN_CH(pos, prev, CTN_CH_SIDE) : 0;
-    ctn_dd_chain_assemble(&blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? &bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
+    ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
                           (sides >> 1) & 1, Kp, Cp);
     if (cut | cut_prev) /* the bounded rows out of the position (assemble_position) */
         ctn_dd_chain_cut(Kp, n, cut, Cp, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
-    ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+    ctn_dd_chain_rhs(blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
     ctn_dd_zero_cut(cut, n, yp);
+}
+
+/* Whether position p reads its predecessor's block: it shares a body with it and is not cut out whole. */
+CTN_FN int ctn_ch_reads_prev(__global const int *pos, int p, const ctn_block *blk) {
+    return p > 0 && CTN_CH(pos, p - 1, CTN_CH_SHARED) >= 0 && !ctn_dd_cut_full(ctn_dd_cut_mask(blk), CTN_CH(pos, p, CTN_CH_N));
+}
+
+/* Position p of the system from the rows in blocks; with rhs_only r_p alone (a re-solve of the hybrid with
+ * this substep's factor), for the change since vel_ref and lambda_ref, what the last solve left ((R) of
+ * kernels/ctn_direct_rhs.h). */
+__kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                                   __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
+                                   __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
+                                   __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
+    int p = (int)get_global_id(0);
+    if (p >= m || !active[0]) return;
+    int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N);
+    ctn_block blk = blocks[slot], bq;
+    if (rhs_only) {
+        __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
+        int cut = ctn_dd_cut_mask(&blk);
+        if (ctn_dd_cut_full(cut, n)) {
+            for (int r = 0; r < n; ++r) yp[r] = 0.0;
+        } else {
+            ctn_joint_def d = defs[slot];
+            double r[CTN_MAX_ROWS];
+            ctn_dd_chain_change(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
+                                lambda + 6 * slot, lambda_ref + 6 * slot, r);
+            for (int k = 0; k < n; ++k) yp[k] = r[k];
+            ctn_dd_zero_cut(cut, n, yp);
+        }
+        return;
+    }
+    if (ctn_ch_reads_prev(pos, p, &blk)) bq = blocks[CTN_CH(pos, p - 1, CTN_CH_SLOT)];
+    ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
+}
+
+/* A Newton step of the projection on a chain whose every joint slot is a position: the rows of position p
+ * (ctn_prepare_block, ctn_project_block: ctn_k_project_prepare's) into blocks and err, its predecessor's
+ * built again in private (the same functions on the same data: the same bits) instead of read, then the
+ * system's position p; the work-group's largest error joined into state[CTN_PS_WORST] (as
+ * ctn_k_project_prepare). The decision waits for ctn_k_chain_factor; this runs while the record before it
+ * is active (the assembly of a step the decision stops is never read). residual: first the last substep's
+ * residual of the slot (ctn_k_project_prepare's). Local size a power of two; every work-item reaches the fold. */
+__kernel void ctn_k_chain_project_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global ctn_block *blocks,
+                                           __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
+                                           __global double *K, __global double *C, __global double *y, __global int *state,
+                                           __global const ctn_pose *pose, __global const float *split, ctn_step_params prm,
+                                           __global float *err, __local float *scratch, int residual, __global const ctn_vel *real_vel,
+                                           __global const float *real_lambda, __global float *r2) {
+    int p = (int)get_global_id(0), l = (int)get_local_id(0);
+    float e = 0.0f;
+    if (p < m && (state[CTN_PS_ACTIVE] || residual)) {
+        int slot = CTN_CH(pos, p, CTN_CH_SLOT);
+        if (residual) r2[slot] = ctn_direct_residual_slot(slot, defs, blocks, real_vel, real_lambda);
+        ctn_block blk, bq;
+        ctn_prepare_block(slot, defs, pose, vel, inertia, split, prm, &blk);
+        e = ctn_project_block(defs[slot].compliance, &blk, prm.h);
+        blocks[slot] = blk;
+        err[slot] = e;
+        if (ctn_ch_reads_prev(pos, p, &blk)) {
+            int q = CTN_CH(pos, p - 1, CTN_CH_SLOT);
+            ctn_prepare_block(q, defs, pose, vel, inertia, split, prm, &bq);
+            ctn_project_block(defs[q].compliance, &bq, prm.h);
+        }
+        ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
+    }
+    scratch[l] = e;
+    ctn_group_fold_fmax(scratch);
+    if (l == 0 && scratch[0] > 0.0f) atomic_max(state + CTN_PS_WORST, as_int(scratch[0]));
 }
 
 /* Nodes first..last of segment k in steps of dir, the spike separator a behind first and the separator
@@ -152,10 +206,21 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
     }
 }
 
+/* decide: the projection's Newton record `active` awaits its decision (its rows were just built): each
+ * work-item takes it, item 0 writes it into `decided`, which the later kernels read. */
 __kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *C,
-                                 __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only) {
+                                 __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only,
+                                 int decide, __global int *decided) {
     int k = (int)get_global_id(0);
-    if (k >= P || !active[0]) return;
+    if (decide) {
+        int st[CTN_PS_INTS];
+        ctn_project_decided(active, st);
+        if (k == 0) ctn_project_store(st, decided);
+        if (!st[CTN_PS_ACTIVE]) return;
+    } else if (!active[0]) {
+        return;
+    }
+    if (k >= P) return;
     ctn_ch_factor_forward(k, P, pos, sep, K, C, F, y, seg + CTN_CS_DOUBLES * k, rhs_only);
 }
 
@@ -220,11 +285,9 @@ __kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global c
 }
 
 /* v_b += M^-1 J^T dl over the chain joints of body b (apply_body: ctn_dd_block_impulse). */
-__kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
-                                   __global const int *pos, __global const ctn_block *blocks, __global const double *y,
-                                   __global ctn_vel *vel, __global const ctn_inertia *inertia, __global const int *active) {
-    int b = (int)get_global_id(0);
-    if (b >= nb || !active[0]) return;
+CTN_FN void ctn_ch_velocity_body(int b, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
+                                 __global const int *pos, __global const ctn_block *blocks, __global const double *y,
+                                 __global ctn_vel *vel, __global const ctn_inertia *inertia) {
     double dv[6] = {0, 0, 0, 0, 0, 0}, x[6];
     int hit = 0;
     for (int e = adj_offsets[b]; e < adj_offsets[b + 1]; ++e) {
@@ -249,19 +312,46 @@ __kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __gl
     vel[b] = v;
 }
 
-/* |r|^2 of slot s after the solve (as host/solve/solver_direct.c reports it). */
-__kernel void ctn_k_direct_residual(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                                    __global const ctn_vel *vel, __global const float *lambda, __global float *r2,
-                                    __global const int *active) {
-    int s = (int)get_global_id(0);
-    if (s >= m || !active[0]) return;
-    ctn_block b = blocks[s];
-    float lam[CTN_MAX_ROWS], r[CTN_MAX_ROWS], acc = 0.0f;
-    int k;
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
-    ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, r);
-    for (k = 0; k < ctn_block_rows(&b); ++k) acc += r[k] * r[k];
-    r2[s] = acc;
+__kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,
+                                   __global const int *pos, __global const ctn_block *blocks, __global const double *y,
+                                   __global ctn_vel *vel, __global const ctn_inertia *inertia, __global const int *active) {
+    int b = (int)get_global_id(0);
+    if (b >= nb || !active[0]) return;
+    ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
+}
+
+/* A substep on a chain: body b's velocity from the solve, then its integration (ctn_k_integrate's, which
+ * reads body b's own velocity only): ctn_k_chain_velocity and ctn_k_integrate in one launch. */
+__kernel void ctn_k_chain_velocity_integrate(int nb, __global const int *adj_offsets, __global const int *adj,
+                                             __global const int *slot_pos, __global const int *pos, __global const ctn_block *blocks,
+                                             __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
+                                             __global ctn_pose *pose, __global const ctn_props *props, float h,
+                                             __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
+                                             __global ctn_vel *rest) {
+    int b = (int)get_global_id(0);
+    if (b >= nb) return;
+    ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
+    ctn_integrate_stage_body(b, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, gs_h, begin, rest);
+}
+
+/* A Newton step of the projection on a chain: body b's velocity from the solve, then its integration
+ * (ctn_project_integrate_body), which reads body b's own velocity, pose and inertia only (ctn_k_chain_velocity
+ * and ctn_k_project_integrate in one launch); the kept pose back when the record says undo. */
+__kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offsets, __global const int *adj,
+                                           __global const int *slot_pos, __global const int *pos, __global const ctn_block *blocks,
+                                           __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
+                                           __global const int *state, __global ctn_pose *pose, __global const ctn_props *props, float h,
+                                           __global ctn_pose *kept, __global const ctn_vel *real_vel, __global const ctn_joint_def *defs,
+                                           __global const float *lambda, float gs_h) {
+    int b = (int)get_global_id(0);
+    if (b >= nb) return;
+    if (state[CTN_PS_UNDO]) {
+        pose[b] = kept[b];
+        return;
+    }
+    if (!state[CTN_PS_ACTIVE]) return;
+    ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
+    ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, gs_h);
 }
 
 /* The outer Gauss-Seidel of the hybrid (host/opencl/opencl_direct.c; host/solve/solver_direct.c on the CPU):

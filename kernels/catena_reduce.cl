@@ -97,17 +97,33 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
  * non-finite or faster than `limit` (n when none); by G groups of L work-items in fixed orders (no atomics). partial[3 g + k]: sum r2, largest
  * gap, largest angle; ipartial[3 G + 2 g], [3 G + 2 g + 1] (ipartial: the same buffer as ints): largest
  * speed (float bits) and first bad body.
- * scratch: 3 L floats, iscratch: 2 L ints; L a power of two. */
-__kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
+ * scratch: 3 L floats, iscratch: 2 L ints; L a power of two.
+ * leave (after the exact solver's projection; ctn_k_project_leave's work): the Newton record `state`
+ * (decided here when `decide`: the check after the last step) says whether the last step is undone; then
+ * every work-item reads the kept poses instead of pose, the body pass puts them back (no work-item reads
+ * pose then) and every body's world inverse inertia is formed at its pose; work-item 0 leaves the Newton
+ * steps taken and whether Newton went on in istats[at], istats[at + 1] for the step's one blocking read. */
+__kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __global ctn_pose *pose,
                             __global const ctn_vel *vel, __global const float *r2, float limit, __global float *partial,
-                            __global int *ipartial, __local float *scratch, __local int *iscratch) {
+                            __global int *ipartial, __local float *scratch, __local int *iscratch, int leave,
+                            __global const int *state, int decide, __global const ctn_pose *kept, __global const ctn_props *props,
+                            __global ctn_inertia *inertia, __global int *istats, int at) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
     int g = (int)get_group_id(0), G = (int)get_num_groups(0);
     float s = 0.0f, m1 = 0.0f, m2 = 0.0f;
+    int undo = 0;
+    if (leave) {
+        int st[CTN_PS_INTS];
+        if (decide) ctn_project_decided(state, st);
+        else for (int k = 0; k < CTN_PS_INTS; ++k) st[k] = state[k];
+        undo = st[CTN_PS_UNDO];
+        if (g == 0 && l == 0) istats[at] = st[CTN_PS_STEPS], istats[at + 1] = st[CTN_PS_ACTIVE];
+    }
+    __global const ctn_pose *at_pose = undo ? kept : pose;
     for (int i = g * L + l; i < m; i += G * L) {
         ctn_joint_def j = defs[i];
         float gap, angle;
-        ctn_joint_error(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), &gap, &angle);
+        ctn_joint_error(j, ctn_load_pose(at_pose, j.a), ctn_load_pose(at_pose, j.b), &gap, &angle);
         s += r2[i];
         m1 = fmax(m1, gap);
         m2 = fmax(m2, angle);
@@ -115,8 +131,10 @@ __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __
     float top = 0.0f;
     int bad = n;
     for (int i = g * L + l; i < n; i += G * L) {
-        ctn_pose p = pose[i];
+        ctn_pose p = at_pose[i];
         ctn_vel v = vel[i];
+        if (undo) pose[i] = p;
+        if (leave) ctn_inertia_body(i, at_pose, props, inertia);
         int finite = isfinite(p.p.x) && isfinite(p.p.y) && isfinite(p.p.z) && isfinite(p.p_lo.x) && isfinite(p.p_lo.y) &&
                      isfinite(p.p_lo.z) && isfinite(p.q.w) && isfinite(p.q.x) && isfinite(p.q.y) &&
                      isfinite(p.q.z) && isfinite(v.v.x) && isfinite(v.v.y) && isfinite(v.v.z) && isfinite(v.w.x) && isfinite(v.w.y) &&

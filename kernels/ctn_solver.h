@@ -36,16 +36,32 @@ CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body
     return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
 }
 
-/* Row build of joint slot s (docs/design.md section 2, step 1). split: per-body mass-splitting factors or NULL. */
+/* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
+ * Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or NULL. */
+CTN_FN void ctn_prepare_block_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                   CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, CTN_GLOBAL const float *split,
+                                   ctn_step_params prm, ctn_block *blk) {
+    ctn_joint_def j = defs[s];
+    float sa = prm.mass_split ? split[j.a] : 1.0f;
+    float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
+    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), Ia, Ib,
+                      sa, sb, prm, blk);
+}
+
+/* The same with the world inverse inertias of the joint's bodies read from `inertia`. */
+CTN_FN void ctn_prepare_block(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                              CTN_GLOBAL const float *split, ctn_step_params prm, ctn_block *blk) {
+    ctn_joint_def j = defs[s];
+    ctn_prepare_block_with(s, defs, pose, vel, ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), split, prm, blk);
+}
+
+/* Row build of joint slot s into blocks[s]. */
 CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                              CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
-    ctn_joint_def j = defs[s];
     ctn_block blk;
-    float sa = prm.mass_split ? split[j.a] : 1.0f;
-    float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
-    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b),
-                      ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), sa, sb, prm, &blk);
+    ctn_prepare_block(s, defs, pose, vel, inertia, split, prm, &blk);
     blocks[s] = blk;
 }
 
@@ -238,10 +254,9 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
  * substeps). Adding alpha = h^2 k to the principal moments keeps it stable at any tension; with the last
  * substep's impulses f = lambda / h, so alpha = gs * h * sum(|lambda_lin| |anchor| + |lambda_ang|) over the
  * body's joints. The extra inertia only slows rotation under high joint tension; gs = 0 turns it off. */
-CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
-                                       CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                       CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h,
-                                       CTN_GLOBAL ctn_inertia *inertia) {
+CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
+                                              CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                                              CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h) {
     ctn_props pr = props[i];
     float alpha = 0.0f;
     int e, k;
@@ -258,7 +273,14 @@ CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, C
         float arm = ctn_length(side == 0 ? j.anchor_a : j.anchor_b);
         alpha += CTN_SQRT(l2) * arm + CTN_SQRT(a2);
     }
-    inertia[i].inv_inertia = ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
+    return ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
+}
+
+CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
+                                       CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                                       CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h,
+                                       CTN_GLOBAL ctn_inertia *inertia) {
+    inertia[i].inv_inertia = ctn_geometric_inverse_inertia(i, pose, props, adj_offsets, adj, defs, lambda, gs_h);
 }
 
 /* Step 4 for body i: positions and orientations (exp map). */
@@ -312,11 +334,18 @@ CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL 
 #define CTN_PS_LAST 3   /* largest error before the last step (float bits; +inf at the start) */
 #define CTN_PS_STEPS 4  /* Newton steps the decisions let run so far */
 #define CTN_PS_INTS 5
+/* The device's record adds the largest error of the rows built since the last decision (float bits, 0 at
+ * the start): every work-group of ctn_k_project_prepare folds its own largest error and joins it by an
+ * atomic maximum of the bits, exact and independent of the order (a non-negative float orders as its bits;
+ * the errors are fmax folds of |C|, never NaN); the next kernel decides from the record alone. */
+#define CTN_PS_WORST 5
+#define CTN_PS_RECORD 8 /* ints per device record (a fill pattern's size is a power of two) */
 
 /* After a Newton step left the largest error `worst`: a step that did not shrink it (or a non-finite one)
  * is undone and ends the projection; an error at or below CTN_PROJECT_TOL ends it; otherwise the poses
- * are kept for a possible undo and the next step runs. */
-CTN_FN void ctn_project_decide(CTN_GLOBAL int *st, float worst) {
+ * are kept for a possible undo and the next step runs. st: the host's array, or a kernel's private copy of
+ * the device record (ctn_project_decided, kernels/catena_stages.cl). */
+CTN_FN void ctn_project_decide(int *st, float worst) {
     union {
         int i;
         float f;
@@ -345,20 +374,30 @@ CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLO
     out[i] = v;
 }
 
-/* Slot s after a Baumgarte (beta = 1) row build: a rigid bilateral joint keeps its rows, targets -C/h;
- * any other joint (compliant, or with a bounded row: contact, limit, motor, rope) gets the bounds [0, 0]
- * and no impulse. err[s] = largest |C| = h |target| of the kept rows (0 for the others). */
-CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
-                             CTN_GLOBAL float *err) {
-    CTN_GLOBAL ctn_block *b = &blocks[s]; /* in place: a block copy cost more than the test */
-    int rows = b->n_lin + b->n_ang, rigid = defs[s].compliance <= 0.0f;
+/* The block b of a joint of compliance `compliance` after a Baumgarte (beta = 1) row build: a rigid
+ * bilateral joint keeps its rows, targets -C/h; any other joint (compliant, or with a bounded row: contact,
+ * limit, motor, rope) gets the bounds [0, 0] and no impulse. Returns the largest |C| = h |target| of the
+ * kept rows (0 for the others); ctn_project_slot: the same for slot s, the error into err[s]. */
+CTN_FN float ctn_project_block(float compliance, ctn_block *b, float h) {
+    int rows = ctn_block_rows(b), rigid = compliance <= 0.0f;
     for (int k = 0; k < rows; ++k) rigid = rigid && b->lo[k] <= -0.5f * CTN_INF && b->hi[k] >= 0.5f * CTN_INF;
     float worst = 0.0f;
     for (int k = 0; k < rows; ++k) {
         if (!rigid) b->lo[k] = b->hi[k] = 0.0f;
         else worst = CTN_FMAX(worst, CTN_FABS(b->bias[k]) * h);
     }
-    err[s] = worst;
+    return worst;
+}
+
+CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
+                             CTN_GLOBAL float *err) {
+#ifdef __OPENCL_VERSION__
+    ctn_block b = blocks[s]; /* OpenCL C 1.2 has no generic address space: a private copy */
+    err[s] = ctn_project_block(defs[s].compliance, &b, h);
+    blocks[s] = b;
+#else
+    err[s] = ctn_project_block(defs[s].compliance, &blocks[s], h); /* in place on the host: no block copy */
+#endif
 }
 
 #endif /* CTN_SOLVER_H */

@@ -25,6 +25,8 @@ static ctn_status ocl_begin(ctn_world *w) {
     o->step_launches = o->step_reads = 0;
     o->proj_enqueued = 0;
     o->substep_solves = o->substep_integrates = o->geometric_ready = 0;
+    o->proj_pending = o->velocity_pending = o->proj_begun = o->forces_pending = o->residual_pending = o->proj_rows = o->leave_pending = 0;
+    o->geometric_h = 0.0f;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();
@@ -87,7 +89,7 @@ static void ocl_release(ctn_ocl *o) {
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
                          &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
                          &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda, &o->proj_vel, &o->proj_lambda,
-                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_stats, &o->proj_state, &o->proj_partial};
+                         &o->proj_r2, &o->proj_err, &o->proj_pose, &o->proj_stats, &o->proj_state, &o->proj_next};
     if (o->projecting) o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     if (o->queue) clFinish(o->queue);
     ctn__ocl_direct_release(o);
@@ -175,8 +177,8 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
             o->kernel[i] = NULL;
             return ctn__fail(w, CTN_ERR_DEVICE, "clCreateKernel(%s): %s", ctn__ocl_kernel_names[i], ctn__cl_error_name(e));
         }
-        int serial = i == CTN_K_GS_SERIAL || i == CTN_K_CG_START || i == CTN_K_CG_ALPHA || i == CTN_K_CG_BETA;
-        int folds = i == CTN_K_PROJECT_PREPARE || i == CTN_K_PROJECT_DECIDE; /* pairwise work-group folds */
+        int serial = i == CTN_K_GS_SERIAL || i == CTN_K_CG_START || i == CTN_K_CG_ALPHA || i == CTN_K_CG_BETA || i == CTN_K_PROJECT_DECIDE;
+        int folds = i == CTN_K_PROJECT_PREPARE; /* pairwise work-group folds */
         o->local[i] = serial ? 1 : pick_local(o->kernel[i], o->device, folds);
     }
     size_t a = pick_local(o->kernel[CTN_K_REDUCE3], o->device, 1), b = pick_local(o->kernel[CTN_K_REDUCE3_FINAL], o->device, 1);

@@ -30,10 +30,16 @@
  * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
  * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
- * back in parallel. Five launches per solve, whatever the length, and one for the residual (in the last
- * substep of a step only: the step's statistics are its only reader):
+ * back in parallel. Five launches per solve, whatever the length:
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
- *     backward + impulses (per segment) | velocities (per body) || residual (per slot).
+ *     backward + impulses (per segment) | velocities (per body);
+ * the last solve of a substep leaves its velocities to the integration, which runs them per body first
+ * (ctn_k_chain_velocity_integrate; ctn_k_chain_velocity_project in the projection): 4 launches of their
+ * own. The residual of the last substep, read by the step's statistics only, is taken by the projection's
+ * first rows launch before it rebuilds the rows. In a Newton step of the projection on a chain whose every
+ * joint is a position, the rows are built by the assembly itself (ctn_k_chain_project_assemble) and the
+ * factor takes the Newton decision (the largest error folded by an atomic maximum, kernels/catena_stages.cl):
+ * 5 launches per Newton step, against 8 before (rows, decision, 5, integration).
  * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps (and the residual); the
  * re-solves run the same launches with rhs_only set: right-hand sides and substitutions through the factor,
  * spikes and separator pivots of the substep's first solve, as the CPU reuses its factor.
@@ -41,7 +47,9 @@
  * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
  * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
  * in float). Every kernel reads an `active` flag (ctn__ocl_direct_active): the projection's later Newton
- * steps turn into no-ops once its error is small, without a read to the host. */
+ * steps turn into no-ops once its error is small, without a read to the host. Launches per step of
+ * chain:100000 released horizontal (bench/bench_chain, PoCL): 30 at one substep (49 before), 46 at four
+ * (68); bench/results/2026-11-26-vm-opencl-launches.md. */
 #include "opencl/opencl_internal.h"
 #include "solve/direct_internal.h"
 #include "ctn_direct.h"
@@ -55,10 +63,13 @@
  * nodes on one work-item. */
 #define CHAIN_SEGMENT 128
 
-enum { DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_RESIDUAL, DK_HYBRID_GS, DK_COUNT };
-static const char *const direct_names[DK_COUNT] = {"ctn_k_chain_assemble", "ctn_k_chain_factor",    "ctn_k_chain_separators",
-                                                    "ctn_k_chain_back",     "ctn_k_chain_velocity",  "ctn_k_direct_residual",
-                                                    "ctn_k_hybrid_gs"};
+enum {
+    DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_PROJECT_ASSEMBLE,
+    DK_VELOCITY_INTEGRATE, DK_COUNT
+};
+static const char *const direct_names[DK_COUNT] = {
+    "ctn_k_chain_assemble", "ctn_k_chain_factor", "ctn_k_chain_separators", "ctn_k_chain_back", "ctn_k_chain_velocity",
+    "ctn_k_hybrid_gs", "ctn_k_chain_velocity_project", "ctn_k_chain_project_assemble", "ctn_k_chain_velocity_integrate"};
 _Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
 
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
@@ -74,7 +85,7 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
  * step with automatic sizes). The chain path's ranges are fixed per topology and keep the driver's choice. */
 static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what) {
     size_t local = o->dir_local;
-    if ((k == DK_HYBRID_GS || k == DK_RESIDUAL) && items > 1 && local > 0)
+    if (k == DK_HYBRID_GS && items > 1 && local > 0)
         return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], (items + local - 1) / local * local, &local, what);
     return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], items, NULL, what);
 }
@@ -101,12 +112,15 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
         }
     }
     o->dir_local = o->local[CTN_K_GS_COLOUR]; /* within both kernels' own limits */
-    for (int k = DK_RESIDUAL; k <= DK_HYBRID_GS; ++k) {
-        size_t kmax = 0;
-        if (clGetKernelWorkGroupInfo(o->direct_kernel[k], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
-            kmax = 1;
-        if (kmax < o->dir_local) o->dir_local = kmax;
-    }
+    size_t kmax = 0;
+    if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_HYBRID_GS], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+        kmax = 1;
+    if (kmax < o->dir_local) o->dir_local = kmax;
+    /* the projection's assembly folds its work-group's largest error pairwise: a power of two */
+    if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_PROJECT_ASSEMBLE], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+        kmax = 1;
+    if (kmax > o->local[CTN_K_PROJECT_PREPARE]) kmax = o->local[CTN_K_PROJECT_PREPARE];
+    for (o->dir_fold_local = 1; 2 * o->dir_fold_local <= kmax;) o->dir_fold_local *= 2;
     int one = 1;
     TRY(ctn__ocl_upload(w, o, &o->dir_one, &one, sizeof one, "the solver's active flag"));
     o->direct_state = 1;
@@ -247,7 +261,45 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
+/* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
+static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
+    int m = o->direct_n, k = DK_PROJECT_ASSEMBLE, residual = o->residual_pending;
+    size_t L = o->dir_fold_local;
+    DARG(k, 0, m);
+    DARG(k, 1, o->dir_pos.mem);
+    DARG(k, 2, o->defs.mem);
+    DARG(k, 3, o->blocks.mem);
+    DARG(k, 4, o->vel.mem);
+    DARG(k, 5, o->inertia.mem);
+    DARG(k, 6, o->lambda.mem);
+    DARG(k, 7, o->dir_K.mem);
+    DARG(k, 8, o->dir_C.mem);
+    DARG(k, 9, o->dir_y.mem);
+    DARG(k, 10, o->proj_state.mem);
+    DARG(k, 11, o->pose.mem);
+    DARG(k, 12, o->split.mem);
+    DARG(k, 13, o->proj_rows_prm);
+    DARG(k, 14, o->proj_err.mem);
+    TRY(ctn__ocl_set_arg(w, o->direct_kernel[k], direct_names[k], 15, L * sizeof(float), NULL));
+    DARG(k, 16, residual);
+    DARG(k, 17, o->real_vel.mem);
+    DARG(k, 18, o->real_lambda.mem);
+    DARG(k, 19, o->real_r2.mem);
+    o->residual_pending = o->proj_rows = 0;
+    o->proj_pending = 1;
+    return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], ((size_t)m + L - 1) / L * L, &L,
+                            "projection: rows and chain assembly");
+}
+
+int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o) {
+    return !o->direct_tree && o->direct_n > 0 && o->direct_n == w->topo.joint_count && o->hyb_exact;
+}
+
+/* decide: the projection's Newton record `active` awaits its decision (its rows are built before the
+ * factor), which the factor takes (into proj_next, then swapped in for the later kernels); the assembly
+ * before it runs while the record before the decision is active. defer: the velocities are left to the
+ * projection's integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
+static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
     DARG(k, 0, m);
     DARG(k, 1, o->dir_pos.mem);
@@ -264,7 +316,8 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
     DARG(k, 12, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
     DARG(k, 13, lref);
-    TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
+    if (o->proj_rows) TRY(project_assemble(w, o));
+    else TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
     k = DK_FACTOR;
     DARG(k, 0, P);
     DARG(k, 1, o->dir_pos.mem);
@@ -276,7 +329,11 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 7, o->dir_seg.mem);
     DARG(k, 8, active);
     DARG(k, 9, rhs_only);
+    DARG(k, 10, decide);
+    cl_mem decided = decide ? o->proj_next.mem : active;
+    DARG(k, 11, decided);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain segments"));
+    if (decide) ctn__ocl_project_swap(o), active = ctn__ocl_direct_active(o);
     if (P > 1) {
         k = DK_SEPARATORS;
         DARG(k, 0, P);
@@ -302,6 +359,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     DARG(k, 9, o->blocks.mem);
     DARG(k, 10, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
+    if (defer) return o->velocity_pending = 1, CTN_OK;
     k = DK_VELOCITY;
     DARG(k, 0, nbody);
     DARG(k, 1, o->adj_offsets.mem);
@@ -318,9 +376,57 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 
 /* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
  * the rows and masses only), as the CPU reuses its factor. */
-static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
+static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
     if (o->direct_tree) return ctn__ocl_tree_solve(w, o, active, rhs_only);
-    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only) : CTN_OK;
+    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer) : CTN_OK;
+}
+
+ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest) {
+    int k = DK_VELOCITY_INTEGRATE, nbody = w->body_count;
+    o->velocity_pending = 0;
+    DARG(k, 0, nbody);
+    DARG(k, 1, o->adj_offsets.mem);
+    DARG(k, 2, o->adj.mem);
+    DARG(k, 3, o->dir_slot_pos.mem);
+    DARG(k, 4, o->dir_pos.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    DARG(k, 9, o->pose.mem);
+    DARG(k, 10, o->props.mem);
+    DARG(k, 11, h);
+    DARG(k, 12, o->defs.mem);
+    DARG(k, 13, o->lambda.mem);
+    DARG(k, 14, gs_h);
+    DARG(k, 15, begin);
+    DARG(k, 16, rest);
+    return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities and integration");
+}
+
+ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
+    int k = DK_VELOCITY_PROJECT, nbody = w->body_count;
+    float gs_h = prm->geometric_stiffness > 0.0f ? prm->geometric_stiffness * prm->h : 0.0f;
+    o->velocity_pending = 0;
+    DARG(k, 0, nbody);
+    DARG(k, 1, o->adj_offsets.mem);
+    DARG(k, 2, o->adj.mem);
+    DARG(k, 3, o->dir_slot_pos.mem);
+    DARG(k, 4, o->dir_pos.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    DARG(k, 9, o->proj_state.mem);
+    DARG(k, 10, o->pose.mem);
+    DARG(k, 11, o->props.mem);
+    DARG(k, 12, prm->h);
+    DARG(k, 13, o->proj_pose.mem);
+    DARG(k, 14, o->real_vel.mem);
+    DARG(k, 15, o->defs.mem);
+    DARG(k, 16, o->real_lambda.mem);
+    DARG(k, 17, gs_h);
+    return dlaunch(w, o, k, (size_t)nbody, "projection: chain velocities and integration");
 }
 
 /* One Gauss-Seidel sweep over the rows outside the exact solve, colour by colour (see the header). */
@@ -354,26 +460,26 @@ static ctn_status keep_reference(ctn_world *w, ctn_ocl *o) {
 }
 
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
-    int m = w->topo.joint_count, k = DK_RESIDUAL;
+    int m = w->topo.joint_count;
     if (m == 0) return CTN_OK;
+    /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; on a
+     * chain the last exact solve leaves its velocities to the integration after it (the next stage) */
+    int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact;
+    int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
+    int sweeps = o->hyb_launches > 0 ? w->desc.iterations : 0;
+    if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && sweeps == 0));
     cl_mem active = ctn__ocl_direct_active(o);
-    if (o->hyb_exact) TRY(exact_solve(w, o, active, 0));
-    for (int it = 0; o->hyb_launches > 0 && it < w->desc.iterations; ++it) {
+    for (int it = 0; it < sweeps; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
         TRY(hybrid_sweep(w, o, active));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == sweeps - 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
-    /* only the step's statistics read the residual, after the last substep: the earlier ones skip it */
-    if (++o->substep_solves < ctn__substeps(w)) return CTN_OK;
-    DARG(k, 0, m);
-    DARG(k, 1, o->defs.mem);
-    DARG(k, 2, o->blocks.mem);
-    DARG(k, 3, o->vel.mem);
-    DARG(k, 4, o->lambda.mem);
-    DARG(k, 5, o->r2.mem);
-    DARG(k, 6, active);
-    return dlaunch(w, o, k, (size_t)m, "direct solver: residual");
+    /* only the step's statistics read the residual, after the last substep: the projection's first rows
+     * launch take it (ctn_k_project_prepare), before they replace the substep's */
+    if (++o->substep_solves >= ctn__substeps(w)) o->residual_pending = 1;
+    return CTN_OK;
 }
 
 void ctn__ocl_direct_release(ctn_ocl *o) {

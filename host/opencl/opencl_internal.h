@@ -97,9 +97,7 @@ enum {
     CTN_K_GEOMETRIC_INERTIA,
     CTN_K_MEASURE,          /* The step's statistics (joint errors, residual, divergence check), two passes */
     CTN_K_MEASURE_FINAL,
-    CTN_K_PROJECT_BEGIN,    /* Post-stabilisation of the exact solver */
-    CTN_K_PROJECT_PREPARE,
-    CTN_K_PROJECT_LEAVE,    /* undo of the last step and world inverse inertia of the projected poses */
+    CTN_K_PROJECT_PREPARE,  /* Post-stabilisation of the exact solver */
     CTN_K_PROJECT_DECIDE,   /* the Newton decision on the device (ctn_project_decide) */
     CTN_K_PROJECT_INTEGRATE,
     CTN_K_ASSEMBLE_SLOT,    /* assembly phase 1 (kernels/ctn_assemble.h) */
@@ -148,13 +146,24 @@ typedef struct ctn_ocl {
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     /* Post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),
      * swapped in for vel, lambda and r2 while projecting; the real ones wait in real_* */
-    ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats, proj_partial;
+    ctn_clbuf proj_vel, proj_lambda, proj_r2, proj_err, proj_pose, proj_stats;
     ctn_clbuf real_vel, real_lambda, real_r2;
     int projecting;
     int proj_full;                /* full Newton steps the next projection enqueues (0: CTN_PROJECT_MAX; opencl_stages.c) */
     unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
+    int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
+    int velocity_pending;         /* the chain solve left its velocities to the integration (opencl_direct.c) */
+    int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
+    int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
+    ctn_step_params proj_rows_prm;
+    float geometric_h;            /* > 0: the geometric-stiffness inertia (gs h) waits for the rows (run_prepare) */
+    int leave_pending;            /* the projection's undo and inertias wait for the statistics (ctn_k_measure) */
+    int leave_decide;             /* ... and its last decision */
+    int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
+    int forces_pending;           /* the external forces wait for the warm start's gather (one launch) */
+    ctn_step_params forces_prm;
     int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
     int substep_integrates;       /* integrations of this step's substeps so far */
     int geometric_ready;          /* the last integration formed the next substep's geometric-stiffness inertia */
@@ -177,7 +186,7 @@ typedef struct ctn_ocl {
 
     /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version and the joint-space system of its segments. */
-    cl_kernel direct_kernel[7];
+    cl_kernel direct_kernel[9];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;
@@ -185,13 +194,15 @@ typedef struct ctn_ocl {
     int direct_n, direct_segments; /* positions (joints on paths) and segments */
     ctn_clbuf dir_pos, dir_slot_pos, dir_sep, dir_K, dir_C, dir_F, dir_y, dir_seg;
     ctn_clbuf dir_one;            /* an int 1: the `active` flag of the solver kernels outside the projection */
-    ctn_clbuf proj_state;         /* the projection's Newton state (CTN_PS_* of kernels/catena.cl) */
+    ctn_clbuf proj_state;         /* the projection's Newton record (CTN_PS_* of kernels/ctn_solver.h), the latest */
+    ctn_clbuf proj_next;          /* the buffer the next decision writes (then swapped with proj_state) */
     int direct_tree;              /* solved by the forest path (host/opencl/opencl_tree.c): not chains */
     ctn_clbuf dir_hyb;            /* [slot] the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 exact unless bounded */
     ctn_clbuf dir_vref, dir_lref; /* velocities and impulses the last exact solve left (the re-solves' reference) */
     int *hyb_launch;              /* the outer Gauss-Seidel's launches: (begin, end, serial) per colour with such slots */
     int hyb_launches;
     int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */
+    size_t dir_fold_local;        /* work-group size of ctn_k_chain_project_assemble (a power of two) */
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
     void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
 
@@ -288,6 +299,26 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
+/* A Newton step's velocities of the chain solve and its integration in one launch (the solve left them
+ * to it: velocity_pending). */
+ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm);
+/* The same in a substep: the velocities and ctn_k_integrate's work (h, gs_h, begin, rest: its arguments). */
+ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest);
+/* Whether the chain solve builds a Newton step's rows in its assembly (every joint slot a chain position). */
+int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o);
+/* The projection's Newton decision (host/opencl/opencl_project.c): ctn_k_project_decide on the record of
+ * the last rows into proj_next, and the swap that makes the decided record proj_state, which a kernel that
+ * decides itself (the chain solve's assembly) calls alone. */
+ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o);
+void ctn__ocl_project_swap(ctn_ocl *o);
+/* The projection's stages (host/opencl/opencl_project.c): the plan of the next step's Newton steps from the
+ * step's statistics, PROJECT_ENTER, PROJECT_LEAVE, PROJECT_REST, and PREPARE and INTEGRATE while projecting. */
+void ctn__ocl_project_plan(ctn_ocl *o, const float *stats);
+ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out);
+ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o);
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_tree.c), used by host/opencl/opencl_direct.c when the
  * joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version; hyb[slot]

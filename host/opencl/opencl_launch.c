@@ -7,7 +7,7 @@ const char *const ctn__ocl_kernel_names[CTN_K_COUNT] = {
     "ctn_k_jacobi",       "ctn_k_integrate", "ctn_k_cg_init",   "ctn_k_cg_start",    "ctn_k_cg_gather",
     "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
     "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia",
-    "ctn_k_measure",      "ctn_k_measure_final", "ctn_k_project_begin", "ctn_k_project_prepare", "ctn_k_project_leave",
+    "ctn_k_measure",      "ctn_k_measure_final", "ctn_k_project_prepare",
     "ctn_k_project_decide", "ctn_k_project_integrate",
     "ctn_k_assemble_slot", "ctn_k_assemble_body"};
 

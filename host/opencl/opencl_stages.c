@@ -1,7 +1,11 @@
 /* The stages of the step pipeline (host/solve/pipeline.h) on the OpenCL device: each is one or a few
  * launches of the kernels of kernels/catena.cl, which wrap the per-item functions the CPU backend loops
  * over. All body and row data stay on the device; the stage that measures joins the step's one blocking
- * read (residual, joint errors, largest speed, first bad body). */
+ * read (residual, joint errors, largest speed, first bad body). A stage whose work is per body or per slot
+ * and reads nothing another item of the next stage writes waits for it and joins its launch: the first
+ * substep's geometric-stiffness inertia the rows (run_prepare), the external forces the warm start's
+ * gather, leaving the projection the statistics; a stage that runs out of the pipeline's order launches
+ * what waits first (ctn__ocl_run_stage). */
 #include "opencl/opencl_internal.h"
 #include "ctn_solver.h"
 
@@ -11,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rows per slot; with the geometric-stiffness inertia of GEOMETRIC_INERTIA when it waits (o->geometric_h). */
 static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int m = w->topo.joint_count, k = CTN_K_PREPARE;
+    int m = w->topo.joint_count, n = w->body_count, k = CTN_K_PREPARE;
+    float gs_h = o->geometric_h;
+    o->geometric_h = 0.0f;
     ARG(k, 0, m);
     ARG(k, 1, o->defs.mem);
     ARG(k, 2, o->pose.mem);
@@ -21,13 +28,19 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 5, o->split.mem);
     ARG(k, 6, prm);
     ARG(k, 7, o->blocks.mem);
-    return ctn__ocl_launch(w, o, k, (size_t)m, "row build");
+    ARG(k, 8, n);
+    ARG(k, 9, gs_h);
+    ARG(k, 10, o->props.mem);
+    ARG(k, 11, o->adj_offsets.mem);
+    ARG(k, 12, o->adj.mem);
+    ARG(k, 13, o->lambda.mem);
+    size_t items = (size_t)(gs_h > 0.0f && n > m ? n : m);
+    return ctn__ocl_launch(w, o, k, items, gs_h > 0.0f ? "row build with the geometric-stiffness inertia" : "row build");
 }
 
 /* World inverse inertia with the geometric-stiffness term (ctn_geometric_inertia_body). */
-static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, float gs_h) {
     int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
-    float gs_h = prm.geometric_stiffness * prm.h;
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->props.mem);
@@ -40,7 +53,8 @@ static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, ctn_step_param
     return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
 }
 
-static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+/* External forces per body; gather: with the warm start's gather of `l` (ctn_k_forces, one launch). */
+static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int gather, cl_mem l, float scale) {
     int n = w->body_count, k = CTN_K_FORCES;
     cl_mem in = o->vel.mem;
     if (w->topo.spring_count > 0 && n > 0) {
@@ -62,7 +76,14 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 7, in);
     ARG(k, 8, o->vel.mem);
     ARG(k, 9, prm);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "external forces");
+    ARG(k, 10, gather);
+    ARG(k, 11, o->adj_offsets.mem);
+    ARG(k, 12, o->adj.mem);
+    ARG(k, 13, o->blocks.mem);
+    ARG(k, 14, l);
+    ARG(k, 15, scale);
+    o->forces_pending = 0;
+    return ctn__ocl_launch(w, o, k, (size_t)n, gather ? "external forces and warm start" : "external forces");
 }
 
 /* v += scale M^-1 J^T l per body (Nelson 1998's Jacobian-transpose assembly). */
@@ -79,7 +100,8 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
 }
 
-/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda. */
+/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda, in the launch of the substep's
+ * external forces that wait for it (the pipeline runs FORCES right before WARM_START). */
 static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
     size_t len = 6 * (size_t)w->topo.joint_count;
     if (len == 0) return CTN_OK;
@@ -88,6 +110,7 @@ static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
     if (s != CLBlastSuccess)
         return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
     ctn__ocl_note_event(o, ev);
+    if (o->forces_pending) return run_forces(w, o, o->forces_prm, 1, o->lambda.mem, 1.0f);
     return run_gather(w, o, o->lambda.mem, 1.0f);
 }
 
@@ -133,10 +156,17 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
 
 /* Step 4. Before a substep that follows, the geometric-stiffness inertia it starts with is formed here
  * (the same function at the same poses with the same impulses), and its GEOMETRIC_INERTIA stage skipped. */
+/* After the last substep of the exact solver, the position projection follows (host/solve/pipeline.c
+ * run_step): this integration also forms the projection's metric (the same function at the same poses with
+ * the same impulses as ctn_k_project_begin formed it) and puts its scratch velocities at rest, and
+ * project_enter launches nothing. */
 static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int n = w->body_count, k = CTN_K_INTEGRATE;
-    int next = ++o->substep_integrates < ctn__substeps(w) && prm.geometric_stiffness > 0.0f && w->topo.joint_count > 0;
-    float gs_h = next ? prm.geometric_stiffness * prm.h : 0.0f;
+    int n = w->body_count, k = CTN_K_INTEGRATE, joints = w->topo.joint_count > 0;
+    int last = ++o->substep_integrates >= ctn__substeps(w);
+    int next = !last && prm.geometric_stiffness > 0.0f && joints;
+    int begin = last && w->solver == CTN_SOLVER_DIRECT && joints && n > 0;
+    float gs_h = (next || begin) && prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
+    if (begin) TRY(ctn__ocl_reserve(w, o, &o->proj_vel, (size_t)n * sizeof(ctn_vel), NULL));
     ARG(k, 0, n);
     ARG(k, 1, o->pose.mem);
     ARG(k, 2, o->vel.mem);
@@ -148,8 +178,13 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(k, 8, o->defs.mem);
     ARG(k, 9, o->lambda.mem);
     ARG(k, 10, gs_h);
-    TRY(ctn__ocl_launch(w, o, k, (size_t)n, "integration"));
+    ARG(k, 11, begin);
+    cl_mem rest = begin ? o->proj_vel.mem : o->vel.mem;
+    ARG(k, 12, rest);
+    if (o->velocity_pending) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
+    else TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
     o->geometric_ready = next && n > 0;
+    o->proj_begun = begin;
     return CTN_OK;
 }
 
@@ -251,8 +286,19 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     ARG(k, 8, o->partial.mem);
     TRY(ctn__ocl_arg(w, o, k, 9, 3 * L * sizeof(float), NULL));
     TRY(ctn__ocl_arg(w, o, k, 10, 2 * L * sizeof(int), NULL));
+    int leave = o->leave_pending, decide = o->leave_decide, at_project = CTN_OCL_STATS_PROJECT;
+    ARG(k, 11, leave);
+    cl_mem state = leave ? o->proj_state.mem : o->stats.mem, kept = leave ? o->proj_pose.mem : o->pose.mem;
+    ARG(k, 12, state);
+    ARG(k, 13, decide);
+    ARG(k, 14, kept);
+    ARG(k, 15, o->props.mem);
+    ARG(k, 16, o->inertia.mem);
+    ARG(k, 17, o->stats.mem);
+    ARG(k, 18, at_project);
+    o->leave_pending = o->leave_decide = 0;
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "step statistics"));
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, leave ? "leaving the projection, step statistics" : "step statistics"));
     k = CTN_K_MEASURE_FINAL;
     int at = CTN_OCL_STATS_CHECK;
     ARG(k, 0, groups);
@@ -265,153 +311,6 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_arg(w, o, k, 7, 3 * L * sizeof(float), NULL));
     TRY(ctn__ocl_arg(w, o, k, 8, 2 * L * sizeof(int), NULL));
     return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "step statistics");
-}
-
-/* ---- the position projection (host/solve/pipeline.c project_deferred) --------------------------------- */
-/* The device decides its Newton steps (ctn_project_decide) without a read, so the host picks how many full
- * steps to enqueue before the step: the count the previous projection's decisions let run plus
- * CTN_PROJECT_DEVICE_MARGIN (kernels/ctn_solver.h), or CTN_PROJECT_MAX for the first step and after a
- * projection that was still going when its enqueued steps ran out. Launches per projection on a chain:
- * begin 1, per full step 8 (prepare, decide, the solve's 5, integrate), the check 2, leave 1. */
-
-/* The plan for the next step from the counts of the step's one blocking read (stats[CTN_OCL_STATS_PROJECT]):
- * the most Newton steps any of the last CTN_PROJECT_DEVICE_WINDOW projections needed, plus the margin. */
-static void project_plan(ctn_ocl *o, const float *stats) {
-    if (o->proj_enqueued <= 0) return; /* no projection this step */
-    int32_t steps, going;
-    memcpy(&steps, &stats[CTN_OCL_STATS_PROJECT], sizeof steps);
-    memcpy(&going, &stats[CTN_OCL_STATS_PROJECT + 1], sizeof going);
-    int cut = going && o->proj_enqueued < CTN_PROJECT_MAX; /* stopped above the tolerance: needed more */
-    int need = cut ? o->proj_enqueued + 1 : steps;
-    o->proj_need[o->proj_seen++ % CTN_PROJECT_DEVICE_WINDOW] = (unsigned char)(need < 0 ? 0 : need > CTN_PROJECT_MAX ? CTN_PROJECT_MAX : need);
-    int most = 0, seen = o->proj_seen < CTN_PROJECT_DEVICE_WINDOW ? o->proj_seen : CTN_PROJECT_DEVICE_WINDOW;
-    for (int i = 0; i < seen; ++i) most = o->proj_need[i] > most ? o->proj_need[i] : most;
-    int next = cut ? CTN_PROJECT_MAX : most + CTN_PROJECT_DEVICE_MARGIN;
-    o->proj_full = next < 1 ? 1 : next > CTN_PROJECT_MAX ? CTN_PROJECT_MAX : next;
-}
-
-/* Scratch velocities, impulses and residuals swapped in; the real ones wait in real_* (the metric reads
- * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). The scratch velocities
- * start at rest and the metric's inertia is built (ctn_k_project_begin); out->deferred: the full steps. */
-static ctn_status project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out) {
-    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
-    size_t L = o->local[CTN_K_PROJECT_PREPARE], groups = (m + L - 1) / L;
-    TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_partial, (groups ? groups : 1) * sizeof(float), NULL));
-    union {
-        cl_int i;
-        float f;
-    } inf = {.f = INFINITY};
-    /* active, nothing kept, no undo, last error +inf, no steps; padded to 8 ints (a fill pattern's size is a
-     * power of two) */
-    cl_int start[8] = {1, 0, 0, inf.i, 0};
-    _Static_assert(CTN_PS_INTS <= 8 && CTN_PS_ACTIVE == 0 && CTN_PS_LAST == 3, "the Newton state's start fits the pattern");
-    TRY(ctn__ocl_reserve(w, o, &o->proj_state, sizeof start, NULL));
-    TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->proj_state.mem, start, sizeof start, 0, sizeof start, 0, NULL, NULL),
-                       "projection: the Newton state"));
-    o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
-    o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
-    o->projecting = 1;
-    int k = CTN_K_PROJECT_BEGIN, nb = (int)n;
-    float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
-    ARG(k, 0, nb);
-    ARG(k, 1, o->real_vel.mem);
-    ARG(k, 2, o->vel.mem);
-    ARG(k, 3, o->pose.mem);
-    ARG(k, 4, o->props.mem);
-    ARG(k, 5, o->adj_offsets.mem);
-    ARG(k, 6, o->adj.mem);
-    ARG(k, 7, o->defs.mem);
-    ARG(k, 8, o->real_lambda.mem);
-    ARG(k, 9, gs_h);
-    ARG(k, 10, o->inertia.mem);
-    TRY(ctn__ocl_launch(w, o, k, n, "projection: scratch velocities and metric"));
-    o->proj_enqueued = o->proj_full > 0 ? o->proj_full : CTN_PROJECT_MAX;
-    if (out) out->deferred = o->proj_enqueued;
-    return CTN_OK;
-}
-
-static ctn_status project_leave(ctn_world *w, ctn_ocl *o) {
-    if (!o->projecting) return CTN_OK;
-    o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
-    o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
-    o->projecting = 0;
-    int n = w->body_count, k = CTN_K_PROJECT_LEAVE;
-    ARG(k, 0, n);
-    ARG(k, 1, o->pose.mem);
-    ARG(k, 2, o->props.mem);
-    ARG(k, 3, o->inertia.mem);
-    ARG(k, 4, o->proj_pose.mem);
-    ARG(k, 5, o->proj_state.mem);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: undo and inverse inertia");
-}
-
-/* The scratch impulses cleared for the next Newton step (its velocities were put at rest by
- * ctn_k_project_begin or ctn_k_project_integrate). */
-static ctn_status project_rest(ctn_world *w, ctn_ocl *o) {
-    float zero = 0.0f;
-    size_t bytes = 6 * (size_t)w->topo.joint_count * sizeof zero;
-    if (bytes == 0) return CTN_OK;
-    return ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
-                          "projection: clearing the scratch impulses");
-}
-
-/* Rows, rigid bilateral rows kept and each work-group's largest error (ctn_k_project_prepare). */
-static ctn_status project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
-    ARG(k, 0, m);
-    ARG(k, 1, o->defs.mem);
-    ARG(k, 2, o->pose.mem);
-    ARG(k, 3, o->vel.mem);
-    ARG(k, 4, o->inertia.mem);
-    ARG(k, 5, o->split.mem);
-    ARG(k, 6, prm);
-    ARG(k, 7, o->blocks.mem);
-    ARG(k, 8, o->proj_err.mem);
-    ARG(k, 9, o->proj_partial.mem);
-    TRY(ctn__ocl_arg(w, o, k, 10, o->local[k] * sizeof(float), NULL));
-    return ctn__ocl_launch(w, o, k, (size_t)m, "projection: rows");
-}
-
-/* The largest error and the Newton decision on the device (ctn_k_project_decide): nothing is read back
- * inside the step; the counts join the step's one blocking read. */
-static ctn_status project_decide(ctn_world *w, ctn_ocl *o) {
-    size_t L = o->local[CTN_K_PROJECT_DECIDE];
-    int k = CTN_K_PROJECT_DECIDE, at = CTN_OCL_STATS_PROJECT;
-    int groups = (int)(((size_t)w->topo.joint_count + o->local[CTN_K_PROJECT_PREPARE] - 1) / o->local[CTN_K_PROJECT_PREPARE]);
-    ARG(k, 0, groups);
-    ARG(k, 1, o->proj_partial.mem);
-    ARG(k, 2, o->proj_state.mem);
-    ARG(k, 3, o->stats.mem);
-    ARG(k, 4, at);
-    TRY(ctn__ocl_arg(w, o, k, 5, L * sizeof(float), NULL));
-    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "projection: Newton decision");
-}
-
-/* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
- * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision). */
-static ctn_status project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
-    float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
-    ARG(k, 0, n);
-    ARG(k, 1, o->pose.mem);
-    ARG(k, 2, o->vel.mem);
-    ARG(k, 3, o->props.mem);
-    ARG(k, 4, o->inertia.mem);
-    ARG(k, 5, prm.h);
-    ARG(k, 6, o->proj_pose.mem);
-    ARG(k, 7, o->proj_state.mem);
-    ARG(k, 8, o->real_vel.mem);
-    ARG(k, 9, o->adj_offsets.mem);
-    ARG(k, 10, o->adj.mem);
-    ARG(k, 11, o->defs.mem);
-    ARG(k, 12, o->real_lambda.mem);
-    ARG(k, 13, gs_h);
-    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: integration");
 }
 
 /* ---- assembly, phase 1 (host/solve/assemble.c; kernels/ctn_assemble.h) ------------------------------------ */
@@ -478,7 +377,7 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     ctn__ocl_phase(o, CTN_PH_TRANSFER);
     TRY(read_stats(w, o, stats));
     ctn__ocl_phase(o, -1);
-    project_plan(o, stats);
+    ctn__ocl_project_plan(o, stats);
     if (m == 0) memset(stats, 0, CTN_OCL_STATS_CHECK * sizeof *stats); /* no joints: nothing measured */
     /* CG leaves ||r|| in stats[3] (clBLAST nrm2); every other solver, GS standing in for CG included,
      * leaves per-slot squared residuals that the reduction summed into stats[0] */
@@ -498,24 +397,32 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
 
 ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_ocl *o = w->backend_data;
+    if (o->forces_pending && stage != CTN_STAGE_WARM_START) TRY(run_forces(w, o, o->forces_prm, 0, o->lambda.mem, 0.0f));
+    if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* not the pipeline's order */
+    if (o->geometric_h > 0.0f && (stage != CTN_STAGE_PREPARE || o->projecting)) { /* not the pipeline's order */
+        float gs_h = o->geometric_h;
+        o->geometric_h = 0.0f;
+        TRY(run_geometric_inertia(w, o, gs_h));
+    }
     switch (stage) {
     /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
     case CTN_STAGE_GEOMETRIC_INERTIA:
         if (o->projecting || o->geometric_ready) return o->geometric_ready = 0, CTN_OK;
-        return run_geometric_inertia(w, o, *prm);
-    case CTN_STAGE_PREPARE: return o->projecting ? project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
-    case CTN_STAGE_FORCES: return run_forces(w, o, *prm);
+        if (w->topo.joint_count > 0) return o->geometric_h = prm->geometric_stiffness * prm->h, CTN_OK; /* run_prepare forms it */
+        return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
+    case CTN_STAGE_PREPARE: return o->projecting ? ctn__ocl_project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
+    case CTN_STAGE_FORCES: return o->forces_pending = 1, o->forces_prm = *prm, CTN_OK; /* launched by WARM_START */
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
     case CTN_STAGE_SOLVE: return stage_solve(w, o);
-    case CTN_STAGE_INTEGRATE: return o->projecting ? project_integrate(w, o, *prm) : run_integrate(w, o, *prm);
-    case CTN_STAGE_PROJECT_ENTER: return project_enter(w, o, *prm, out);
-    case CTN_STAGE_PROJECT_REST: return project_rest(w, o);
-    case CTN_STAGE_PROJECT_ROWS: return project_decide(w, o);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm) : run_integrate(w, o, *prm);
+    case CTN_STAGE_PROJECT_ENTER: return ctn__ocl_project_enter(w, o, *prm, out);
+    case CTN_STAGE_PROJECT_REST: return ctn__ocl_project_rest(w, o);
+    case CTN_STAGE_PROJECT_ROWS: return CTN_OK; /* decided by the launch after the rows (opencl_project.c) */
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:
         return ctn__ocl_copy(w, o, o->proj_pose.mem, o->pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: undoing a step");
-    case CTN_STAGE_PROJECT_LEAVE: return project_leave(w, o);
+    case CTN_STAGE_PROJECT_LEAVE: return ctn__ocl_project_leave(w, o);
     case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
     case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
     case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);

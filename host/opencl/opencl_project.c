@@ -1,0 +1,177 @@
+/* The exact solver's position projection on the OpenCL device (host/solve/pipeline.c project_deferred):
+ * its stages as launches of kernels/catena_stages.cl and, on a chain, of the chain solve
+ * (host/opencl/opencl_direct.c). Called by the stage dispatch of host/opencl/opencl_stages.c. */
+#include "opencl/opencl_internal.h"
+#include "ctn_solver.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- the position projection (host/solve/pipeline.c project_deferred) --------------------------------- */
+/* The device decides its Newton steps (ctn_project_decide) without a read, so the host picks how many full
+ * steps to enqueue before the step: the count the previous projection's decisions let run plus
+ * CTN_PROJECT_DEVICE_MARGIN (kernels/ctn_solver.h), or CTN_PROJECT_MAX for the first step and after a
+ * projection that was still going when its enqueued steps ran out. The decision needs the largest error
+ * of all slots: the rows launch joins it into the Newton record by an atomic maximum of its bits (exact,
+ * order-free), and the launch after it decides from the record (ctn_project_decided, kernels/catena_stages.cl).
+ * Launches per projection on a chain whose every joint is a position: per full step 5 (the rows with the
+ * assembly, the factor deciding, separators, back-substitution, velocities with the integration), the
+ * check 1 (rows); entering is the last substep's integration's, leaving the statistics' (ctn_k_measure).
+ * Elsewhere (forests, the hybrid without an exact solve) a full step is the rows, ctn_k_project_decide, the
+ * solve and ctn_k_project_integrate. Before: begin 1, per full step 8, the check 2, leave 1. */
+
+/* The plan for the next step from the counts of the step's one blocking read (stats[CTN_OCL_STATS_PROJECT]):
+ * the most Newton steps any of the last CTN_PROJECT_DEVICE_WINDOW projections needed, plus the margin. */
+void ctn__ocl_project_plan(ctn_ocl *o, const float *stats) {
+    if (o->proj_enqueued <= 0) return; /* no projection this step */
+    int32_t steps, going;
+    memcpy(&steps, &stats[CTN_OCL_STATS_PROJECT], sizeof steps);
+    memcpy(&going, &stats[CTN_OCL_STATS_PROJECT + 1], sizeof going);
+    int cut = going && o->proj_enqueued < CTN_PROJECT_MAX; /* stopped above the tolerance: needed more */
+    int need = cut ? o->proj_enqueued + 1 : steps;
+    o->proj_need[o->proj_seen++ % CTN_PROJECT_DEVICE_WINDOW] = (unsigned char)(need < 0 ? 0 : need > CTN_PROJECT_MAX ? CTN_PROJECT_MAX : need);
+    int most = 0, seen = o->proj_seen < CTN_PROJECT_DEVICE_WINDOW ? o->proj_seen : CTN_PROJECT_DEVICE_WINDOW;
+    for (int i = 0; i < seen; ++i) most = o->proj_need[i] > most ? o->proj_need[i] : most;
+    int next = cut ? CTN_PROJECT_MAX : most + CTN_PROJECT_DEVICE_MARGIN;
+    o->proj_full = next < 1 ? 1 : next > CTN_PROJECT_MAX ? CTN_PROJECT_MAX : next;
+}
+
+/* Scratch velocities, impulses and residuals swapped in; the real ones wait in real_* (the metric reads
+ * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). The scratch velocities
+ * were put at rest and the metric's inertia built by the last substep's integration (run_integrate);
+ * the Newton record starts. out->deferred: the full steps. */
+ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out) {
+    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    (void)prm;
+    if (!o->proj_begun && n > 0) /* the pipeline integrates the last substep right before */
+        return ctn__fail(w, CTN_ERR_DEVICE, "projection: the last substep's integration did not prepare it");
+    TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
+    union {
+        cl_int i;
+        float f;
+    } inf = {.f = INFINITY};
+    /* active, nothing kept, no undo, last error +inf, no steps, no error folded yet */
+    cl_int start[CTN_PS_RECORD] = {1, 0, 0, inf.i, 0, 0};
+    _Static_assert(CTN_PS_WORST < CTN_PS_RECORD && CTN_PS_ACTIVE == 0 && CTN_PS_LAST == 3, "the Newton record's start fits");
+    TRY(ctn__ocl_reserve(w, o, &o->proj_state, sizeof start, NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_next, sizeof start, NULL));
+    TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->proj_state.mem, start, sizeof start, 0, sizeof start, 0, NULL, NULL),
+                       "projection: the Newton state"));
+    o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
+    o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
+    o->projecting = 1;
+    o->proj_pending = 0;
+    o->proj_enqueued = o->proj_full > 0 ? o->proj_full : CTN_PROJECT_MAX;
+    if (out) out->deferred = o->proj_enqueued;
+    return CTN_OK;
+}
+
+void ctn__ocl_project_swap(ctn_ocl *o) {
+    ctn_clbuf t = o->proj_state;
+    o->proj_state = o->proj_next, o->proj_next = t;
+    o->proj_pending = 0;
+}
+
+/* The decision by a launch of its own (ctn_k_project_decide, one work-item), for a solve that does not
+ * take it in its first kernel. */
+ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
+    size_t one = 1;
+    int k = CTN_K_PROJECT_DECIDE;
+    ARG(k, 0, o->proj_state.mem);
+    ARG(k, 1, o->proj_next.mem);
+    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], 1, &one, "projection: Newton decision"));
+    ctn__ocl_project_swap(o);
+    return CTN_OK;
+}
+
+/* The real arrays back; the undo of the last step (deciding on the check's rows when they wait for it),
+ * the world inverse inertia of the poses and the Newton counts for the step's one blocking read are left
+ * to the statistics, the next stage (ctn_k_measure: one launch fewer). */
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+
+ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o) {
+    if (!o->projecting) return CTN_OK;
+    if (o->proj_rows) TRY(project_rows(w, o, o->proj_rows_prm)); /* the check after the last step */
+    o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
+    o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
+    o->projecting = 0;
+    o->leave_pending = 1, o->leave_decide = o->proj_pending;
+    o->proj_pending = 0;
+    return CTN_OK;
+}
+
+/* The scratch impulses cleared for the next Newton step (its velocities were put at rest by
+ * the last substep's integration or the last Newton step's). */
+ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o) {
+    float zero = 0.0f;
+    size_t bytes = 6 * (size_t)w->topo.joint_count * sizeof zero;
+    if (bytes == 0) return CTN_OK;
+    return ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
+                          "projection: clearing the scratch impulses");
+}
+
+/* Rows, rigid bilateral rows kept and the largest error into the Newton record (ctn_k_project_prepare);
+ * the decision waits for the next kernel (PROJECT_ROWS launches nothing). */
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
+    o->proj_rows = 0;
+    ARG(k, 0, m);
+    ARG(k, 1, o->defs.mem);
+    ARG(k, 2, o->pose.mem);
+    ARG(k, 3, o->vel.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, o->split.mem);
+    ARG(k, 6, prm);
+    ARG(k, 7, o->blocks.mem);
+    ARG(k, 8, o->proj_err.mem);
+    ARG(k, 9, o->proj_state.mem);
+    TRY(ctn__ocl_arg(w, o, k, 10, o->local[k] * sizeof(float), NULL));
+    int residual = o->residual_pending;
+    ARG(k, 11, residual);
+    ARG(k, 12, o->real_vel.mem);
+    ARG(k, 13, o->real_lambda.mem);
+    ARG(k, 14, o->real_r2.mem);
+    o->residual_pending = 0;
+    TRY(ctn__ocl_launch(w, o, k, (size_t)m, residual ? "projection: rows and the last substep's residual" : "projection: rows"));
+    o->proj_pending = m > 0;
+    return CTN_OK;
+}
+
+/* On a chain whose every joint is a position the rows wait for the solve's assembly, which builds them
+ * (a step's solve follows; the check after the last step launches them when it leaves). */
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    if (o->proj_rows) TRY(project_rows(w, o, o->proj_rows_prm)); /* rows twice without a solve between: not the pipeline's */
+    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
+    if (!ctn__ocl_direct_fuses_rows(w, o)) return project_rows(w, o, prm);
+    o->proj_rows = 1, o->proj_rows_prm = prm;
+    return CTN_OK;
+}
+
+/* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
+ * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision); on a chain with the
+ * solve's velocities (ctn__ocl_direct_velocity_project). */
+ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+    if (o->velocity_pending) return ctn__ocl_direct_velocity_project(w, o, &prm);
+    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
+    int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
+    float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
+    ARG(k, 0, n);
+    ARG(k, 1, o->pose.mem);
+    ARG(k, 2, o->vel.mem);
+    ARG(k, 3, o->props.mem);
+    ARG(k, 4, o->inertia.mem);
+    ARG(k, 5, prm.h);
+    ARG(k, 6, o->proj_pose.mem);
+    ARG(k, 7, o->proj_state.mem);
+    ARG(k, 8, o->real_vel.mem);
+    ARG(k, 9, o->adj_offsets.mem);
+    ARG(k, 10, o->adj.mem);
+    ARG(k, 11, o->defs.mem);
+    ARG(k, 12, o->real_lambda.mem);
+    ARG(k, 13, gs_h);
+    return ctn__ocl_launch(w, o, k, (size_t)n, "projection: integration");
+}
