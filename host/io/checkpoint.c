@@ -253,7 +253,8 @@ static int free_stack_ok(const int *stack, int n, int slots, const unsigned char
 }
 
 /* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
- * range, free stacks naming distinct dead slots, generations within the mask. Also clears joint_slot. */
+ * range (a gear's or rack-and-pinion's both real bodies: the re-centring reads both poses), free stacks
+ * naming distinct dead slots, generations within the mask. Also clears joint_slot. */
 static int slots_consistent(ctn_world *w) {
     unsigned char *body_alive = ctn__malloc((size_t)w->body_count + 1);
     if (!body_alive) return 0;
@@ -268,6 +269,7 @@ static int slots_consistent(ctn_world *w) {
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_LAST || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
+        if ((d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
     }
     ok = ok && free_stack_ok(w->body_free, w->body_free_count, w->body_count, body_alive) &&
          free_stack_ok(w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);

@@ -18,7 +18,7 @@
  * assembly, the factor deciding, separators, back-substitution, velocities with the integration), the
  * check 1 (rows); entering is the last substep's integration's, leaving the statistics' (ctn_k_measure).
  * Elsewhere (forests, the hybrid without an exact solve) a full step is the rows, ctn_k_project_decide, the
- * solve and ctn_k_project_integrate. Before: begin 1, per full step 8, the check 2, leave 1. */
+ * solve and ctn_k_project_integrate. */
 
 /* The plan for the next step from the counts of the step's one blocking read (stats[CTN_OCL_STATS_PROJECT]):
  * the most Newton steps any of the last CTN_PROJECT_DEVICE_WINDOW projections needed, plus the margin. */
