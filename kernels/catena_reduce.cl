@@ -98,7 +98,7 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
  * gap, largest angle; ipartial[3 G + 2 g], [3 G + 2 g + 1] (ipartial: the same buffer as ints): largest
  * speed (float bits) and first bad body.
  * scratch: 3 L floats, iscratch: 2 L ints; L a power of two.
- * leave (after the exact solver's projection; ctn_k_project_leave's work): the Newton record `state`
+ * leave (after the exact solver's projection, which it ends): the Newton record `state`
  * (decided here when `decide`: the check after the last step) says whether the last step is undone; then
  * every work-item reads the kept poses instead of pose, the body pass puts them back (no work-item reads
  * pose then) and every body's world inverse inertia is formed at its pose; work-item 0 leaves the Newton

@@ -157,9 +157,9 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
 /* Step 4. Before a substep that follows, the geometric-stiffness inertia it starts with is formed here
  * (the same function at the same poses with the same impulses), and its GEOMETRIC_INERTIA stage skipped. */
 /* After the last substep of the exact solver, the position projection follows (host/solve/pipeline.c
- * run_step): this integration also forms the projection's metric (the same function at the same poses with
- * the same impulses as ctn_k_project_begin formed it) and puts its scratch velocities at rest, and
- * project_enter launches nothing. */
+ * run_step): this integration also forms the projection's metric (ctn_geometric_inertia_body at the new
+ * poses with the last substep's impulses) and puts its scratch velocities at rest, and project_enter
+ * launches nothing. */
 static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int n = w->body_count, k = CTN_K_INTEGRATE, joints = w->topo.joint_count > 0;
     int last = ++o->substep_integrates >= ctn__substeps(w);
@@ -405,7 +405,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
         TRY(run_geometric_inertia(w, o, gs_h));
     }
     switch (stage) {
-    /* while projecting, the metric's inertia is built by ctn_k_project_begin and _integrate */
+    /* while projecting, the metric's inertia is built by the integrations (run_integrate, the Newton steps') */
     case CTN_STAGE_GEOMETRIC_INERTIA:
         if (o->projecting || o->geometric_ready) return o->geometric_ready = 0, CTN_OK;
         if (w->topo.joint_count > 0) return o->geometric_h = prm->geometric_stiffness * prm->h, CTN_OK; /* run_prepare forms it */
