@@ -261,10 +261,10 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-/* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
-static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
-    int m = o->direct_n, k = DK_PROJECT_ASSEMBLE, residual = o->residual_pending;
-    size_t L = o->dir_fold_local;
+/* The arguments 0..9 that the two chain assembly kernels share (ctn_k_chain_assemble,
+ * ctn_k_chain_project_assemble): positions, rows, bodies, impulses and the system K, C, y. */
+static ctn_status chain_system_args(ctn_world *w, ctn_ocl *o, int k) {
+    int m = o->direct_n;
     DARG(k, 0, m);
     DARG(k, 1, o->dir_pos.mem);
     DARG(k, 2, o->defs.mem);
@@ -275,6 +275,31 @@ static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
     DARG(k, 7, o->dir_K.mem);
     DARG(k, 8, o->dir_C.mem);
     DARG(k, 9, o->dir_y.mem);
+    return CTN_OK;
+}
+
+/* The arguments 0..8 that the three chain velocity kernels share (ctn_k_chain_velocity and its fusions
+ * with the substep's and the Newton step's integration): each body's joints, their solution y and the
+ * body's velocity and inertia. */
+static ctn_status chain_velocity_args(ctn_world *w, ctn_ocl *o, int k) {
+    int nbody = w->body_count;
+    DARG(k, 0, nbody);
+    DARG(k, 1, o->adj_offsets.mem);
+    DARG(k, 2, o->adj.mem);
+    DARG(k, 3, o->dir_slot_pos.mem);
+    DARG(k, 4, o->dir_pos.mem);
+    DARG(k, 5, o->blocks.mem);
+    DARG(k, 6, o->dir_y.mem);
+    DARG(k, 7, o->vel.mem);
+    DARG(k, 8, o->inertia.mem);
+    return CTN_OK;
+}
+
+/* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
+static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
+    int m = o->direct_n, k = DK_PROJECT_ASSEMBLE, residual = o->residual_pending;
+    size_t L = o->dir_fold_local;
+    TRY(chain_system_args(w, o, k));
     DARG(k, 10, o->proj_state.mem);
     DARG(k, 11, o->pose.mem);
     DARG(k, 12, o->split.mem);
@@ -301,16 +326,7 @@ int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o) {
  * projection's integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
 static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
-    DARG(k, 0, m);
-    DARG(k, 1, o->dir_pos.mem);
-    DARG(k, 2, o->defs.mem);
-    DARG(k, 3, o->blocks.mem);
-    DARG(k, 4, o->vel.mem);
-    DARG(k, 5, o->inertia.mem);
-    DARG(k, 6, o->lambda.mem);
-    DARG(k, 7, o->dir_K.mem);
-    DARG(k, 8, o->dir_C.mem);
-    DARG(k, 9, o->dir_y.mem);
+    TRY(chain_system_args(w, o, k));
     DARG(k, 10, active);
     DARG(k, 11, rhs_only);
     cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
@@ -361,15 +377,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
     if (defer) return o->velocity_pending = 1, CTN_OK;
     k = DK_VELOCITY;
-    DARG(k, 0, nbody);
-    DARG(k, 1, o->adj_offsets.mem);
-    DARG(k, 2, o->adj.mem);
-    DARG(k, 3, o->dir_slot_pos.mem);
-    DARG(k, 4, o->dir_pos.mem);
-    DARG(k, 5, o->blocks.mem);
-    DARG(k, 6, o->dir_y.mem);
-    DARG(k, 7, o->vel.mem);
-    DARG(k, 8, o->inertia.mem);
+    TRY(chain_velocity_args(w, o, k));
     DARG(k, 9, active);
     return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities");
 }
@@ -384,15 +392,7 @@ static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest) {
     int k = DK_VELOCITY_INTEGRATE, nbody = w->body_count;
     o->velocity_pending = 0;
-    DARG(k, 0, nbody);
-    DARG(k, 1, o->adj_offsets.mem);
-    DARG(k, 2, o->adj.mem);
-    DARG(k, 3, o->dir_slot_pos.mem);
-    DARG(k, 4, o->dir_pos.mem);
-    DARG(k, 5, o->blocks.mem);
-    DARG(k, 6, o->dir_y.mem);
-    DARG(k, 7, o->vel.mem);
-    DARG(k, 8, o->inertia.mem);
+    TRY(chain_velocity_args(w, o, k));
     DARG(k, 9, o->pose.mem);
     DARG(k, 10, o->props.mem);
     DARG(k, 11, h);
@@ -408,15 +408,7 @@ ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_
     int k = DK_VELOCITY_PROJECT, nbody = w->body_count;
     float gs_h = prm->geometric_stiffness > 0.0f ? prm->geometric_stiffness * prm->h : 0.0f;
     o->velocity_pending = 0;
-    DARG(k, 0, nbody);
-    DARG(k, 1, o->adj_offsets.mem);
-    DARG(k, 2, o->adj.mem);
-    DARG(k, 3, o->dir_slot_pos.mem);
-    DARG(k, 4, o->dir_pos.mem);
-    DARG(k, 5, o->blocks.mem);
-    DARG(k, 6, o->dir_y.mem);
-    DARG(k, 7, o->vel.mem);
-    DARG(k, 8, o->inertia.mem);
+    TRY(chain_velocity_args(w, o, k));
     DARG(k, 9, o->proj_state.mem);
     DARG(k, 10, o->pose.mem);
     DARG(k, 11, o->props.mem);
