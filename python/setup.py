@@ -10,6 +10,7 @@ configured); CATENA_CMAKE_ARGS adds CMake options to a new configuration (e.g. "
 CATENA_SOURCE_DIR names the repository when this directory was copied out of it.
 """
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,6 +21,17 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("CATENA_SOURCE_DIR") or os.path.dirname(HERE)
+
+
+def header_version():
+    """MAJOR.MINOR.PATCH from include/catena/catena.h, where the version is written once."""
+    parts = {}
+    with open(os.path.join(ROOT, "include", "catena", "catena.h"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"#define CATENA_VERSION_(MAJOR|MINOR|PATCH) (\d+)", line)
+            if m:
+                parts[m.group(1)] = m.group(2)
+    return "{MAJOR}.{MINOR}.{PATCH}".format(**parts)
 
 
 class CMakeBuild(build_ext):
@@ -40,4 +52,4 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built, target)
 
 
-setup(ext_modules=[Extension("catena._catena", sources=[])], cmdclass={"build_ext": CMakeBuild})
+setup(version=header_version(), ext_modules=[Extension("catena._catena", sources=[])], cmdclass={"build_ext": CMakeBuild})

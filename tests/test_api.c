@@ -236,7 +236,17 @@ static void check_last_error(void) {
     ctn_world_destroy(w);
 }
 
+/* The library's run-time version is the header's, as a string and as one number. */
+static void check_version(void) {
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
+    CHECK(ctn_version() && !strcmp(ctn_version(), want), "ctn_version() '%s', header %s", ctn_version(), want);
+    CHECK(ctn_version_number() == CATENA_VERSION_NUMBER, "ctn_version_number() %d, header %d", ctn_version_number(), CATENA_VERSION_NUMBER);
+    CHECK(ctn_version_number() / 10000 == CATENA_VERSION_MAJOR && ctn_version_number() % 100 == CATENA_VERSION_PATCH, "number layout");
+}
+
 int main(void) {
+    check_version();
     check_names();
     check_getters();
     check_joint_force();

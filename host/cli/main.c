@@ -54,7 +54,7 @@ static void usage(FILE *f) {
 }
 
 static int version(void) {
-    printf("catena %d.%d.%d\n", CATENA_VERSION_MAJOR, CATENA_VERSION_MINOR, CATENA_VERSION_PATCH);
+    printf("catena %s\n", ctn_version());
     return CTN_EXIT_OK;
 }
 

@@ -20,9 +20,23 @@
 extern "C" {
 #endif
 
+/* The one place the version is written: CMakeLists.txt, the Python package and the CLI read it from here. */
 #define CATENA_VERSION_MAJOR 0 /**< major version: the API may change when it does */
 #define CATENA_VERSION_MINOR 1 /**< minor version */
 #define CATENA_VERSION_PATCH 0 /**< patch version */
+/** The version as one number, major * 10000 + minor * 100 + patch, to compare with ctn_version_number(). */
+#define CATENA_VERSION_NUMBER (CATENA_VERSION_MAJOR * 10000 + CATENA_VERSION_MINOR * 100 + CATENA_VERSION_PATCH)
+
+/** Marks the functions libcatena.so exports: the library is built with hidden visibility, so everything
+ * else (the `ctn__` internals, the C++ of the URDF reader) stays inside it. Empty for the static library's
+ * users, where it changes nothing. */
+#if defined(_WIN32) && defined(CATENA_BUILDING_SHARED)
+#define CTN_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define CTN_API __attribute__((visibility("default")))
+#else
+#define CTN_API
+#endif
 
 /* ---- status codes ------------------------------------------------------------------------------ */
 
@@ -40,8 +54,17 @@ typedef enum ctn_status {
     CTN_ERR_IO                /**< a file could not be read or written */
 } ctn_status;
 
+/** The library's version as "MAJOR.MINOR.PATCH" (the library actually loaded, which may be newer than the
+ * header an application was compiled with). Never NULL. */
+CTN_API const char *ctn_version(void);
+
+/** The library's version as one number, major * 10000 + minor * 100 + patch: an application compiled
+ * against this header can check `ctn_version_number() / 10000 == CATENA_VERSION_MAJOR` before it relies on
+ * the layout of the desc structs (the API may change when the major version does). */
+CTN_API int ctn_version_number(void);
+
 /** Name of a status code, e.g. "CTN_ERR_NOT_FOUND". Never NULL. */
-const char *ctn_status_name(ctn_status status);
+CTN_API const char *ctn_status_name(ctn_status status);
 
 /* ---- world ------------------------------------------------------------------------------------- */
 
@@ -89,7 +112,7 @@ typedef void (*ctn_log_fn)(ctn_log_level level, const char *message, void *user)
 /** Installs the process-wide log callback (NULL removes it). It receives the messages of calls made
  *  without a world (device enumeration) and of worlds whose ctn_world_desc.log is NULL. Set it at
  *  start-up, before other threads call the library: the hook itself is not synchronised. */
-void ctn_set_log(ctn_log_fn log, void *user);
+CTN_API void ctn_set_log(ctn_log_fn log, void *user);
 
 /** Sets the directory where compiled OpenCL programs are cached (created when missing; NULL or "": no
  *  disk cache, so every OpenCL world creation builds its kernels from source). The string is copied. The
@@ -97,9 +120,9 @@ void ctn_set_log(ctn_log_fn log, void *user);
  *  `$CATENA_CACHE_DIR`, else `$XDG_CACHE_HOME/catena`, else `$HOME/.cache/catena`. Process-wide; set it at
  *  start-up, before other threads create worlds. Returns CTN_ERR_LIMIT for a path of 1024 bytes or more
  *  (the setting is then unchanged). */
-ctn_status ctn_set_cache_dir(const char *dir);
+CTN_API ctn_status ctn_set_cache_dir(const char *dir);
 /** The directory set by ctn_set_cache_dir ("" when none). */
-const char *ctn_get_cache_dir(void);
+CTN_API const char *ctn_get_cache_dir(void);
 
 /* ---- memory ------------------------------------------------------------------------------------- */
 
@@ -123,10 +146,10 @@ typedef void (*ctn_free_fn)(void *ptr, void *user);
  *  they are called from whichever thread calls the library (make them thread-safe if threads share it).
  *  A world whose counts (bodies, joints, contacts, shapes) stay within those of earlier steps allocates
  *  nothing in ctn_world_step on the CPU backend (tests/test_alloc.c counts). */
-ctn_status ctn_set_allocator(ctn_malloc_fn malloc_fn, ctn_realloc_fn realloc_fn, ctn_free_fn free_fn, void *user);
+CTN_API ctn_status ctn_set_allocator(ctn_malloc_fn malloc_fn, ctn_realloc_fn realloc_fn, ctn_free_fn free_fn, void *user);
 
 /** Blocks the library holds now (allocated through the allocator and not yet freed), all threads. */
-long ctn_allocated_blocks(void);
+CTN_API long ctn_allocated_blocks(void);
 
 /* ---- debug options ------------------------------------------------------------------------------ */
 
@@ -184,23 +207,23 @@ typedef struct ctn_world_desc {
 } ctn_world_desc;
 
 /** The default settings (each field documents its default). */
-ctn_world_desc ctn_world_desc_default(void);
+CTN_API ctn_world_desc ctn_world_desc_default(void);
 
 /** Creates a world. On failure *out is NULL and, when err is not NULL, a message is written to it. */
-ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
+CTN_API ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
 /** Frees the world and everything it owns (NULL is allowed). */
-void ctn_world_destroy(ctn_world *world);
+CTN_API void ctn_world_destroy(ctn_world *world);
 
 /** The message of the latest call on this world: what failed and why, naming the field and value; ""
  *  after a call that succeeded. Every function that takes a non-const world sets or clears it; the
  *  read-only queries on a const world (ctn_world_get_desc, ctn_world_get_stats, ...) leave it as it is. */
-const char *ctn_world_last_error(const ctn_world *world);
+CTN_API const char *ctn_world_last_error(const ctn_world *world);
 
 /** Changes solver settings (solver, iterations, substeps, time step, stabilisation, gravity, ...) of a
  * live world. The backend and device fields must equal the world's. */
-ctn_status ctn_world_set_desc(ctn_world *world, const ctn_world_desc *desc);
+CTN_API ctn_status ctn_world_set_desc(ctn_world *world, const ctn_world_desc *desc);
 /** The world's current settings (desc.device points into the world). */
-ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
+CTN_API ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *out);
 
 /* ---- bodies ------------------------------------------------------------------------------------ */
 
@@ -242,15 +265,15 @@ typedef struct ctn_body_desc {
 } ctn_body_desc;
 
 /** A dynamic rigid body of 1 kg and unit inertia at rest at the origin. */
-ctn_body_desc ctn_body_desc_default(void);
+CTN_API ctn_body_desc ctn_body_desc_default(void);
 
 /** Inertia of common shapes about their centre (principal axes = body axes). */
-void ctn_inertia_box(double mass, const double half_extents[3], double out[3]);
+CTN_API void ctn_inertia_box(double mass, const double half_extents[3], double out[3]);
 /** Principal moments of a solid sphere: 2/5 m r^2 about each axis. */
-void ctn_inertia_sphere(double mass, double radius, double out[3]);
+CTN_API void ctn_inertia_sphere(double mass, double radius, double out[3]);
 /** Principal moments of a solid capsule (a cylinder of half length `half_length` and two hemispheres)
  *  lying along body axis `axis` (0, 1 or 2). */
-void ctn_inertia_capsule(double mass, double radius, double half_length, int axis, double out[3]);
+CTN_API void ctn_inertia_capsule(double mass, double radius, double half_length, int axis, double out[3]);
 
 /** The moving state of a body. */
 typedef struct ctn_body_state {
@@ -261,39 +284,39 @@ typedef struct ctn_body_state {
 } ctn_body_state;
 
 /** Adds a body; *out (may be NULL) receives its handle. */
-ctn_status ctn_body_add(ctn_world *world, const ctn_body_desc *desc, ctn_body_id *out);
+CTN_API ctn_status ctn_body_add(ctn_world *world, const ctn_body_desc *desc, ctn_body_id *out);
 /** Fails with CTN_ERR_IN_USE, changing nothing, while a joint or user contact references the body; its
  * shape and its built-in contacts go with it. */
-ctn_status ctn_body_remove(ctn_world *world, ctn_body_id body);
+CTN_API ctn_status ctn_body_remove(ctn_world *world, ctn_body_id body);
 /** The body's position, orientation and velocities. */
-ctn_status ctn_body_get_state(ctn_world *world, ctn_body_id body, ctn_body_state *out);
+CTN_API ctn_status ctn_body_get_state(ctn_world *world, ctn_body_id body, ctn_body_state *out);
 /** Sets the body's position, orientation and velocities (a static body keeps zero velocity; a particle
  *  keeps the identity orientation). */
-ctn_status ctn_body_set_state(ctn_world *world, ctn_body_id body, const ctn_body_state *state);
+CTN_API ctn_status ctn_body_set_state(ctn_world *world, ctn_body_id body, const ctn_body_state *state);
 /** A force (N) and torque (N m), world frame, applied at the centre of mass until changed. */
-ctn_status ctn_body_set_force(ctn_world *world, ctn_body_id body, const double force[3], const double torque[3]);
+CTN_API ctn_status ctn_body_set_force(ctn_world *world, ctn_body_id body, const double force[3], const double torque[3]);
 /** Number of live bodies. */
-int ctn_world_body_count(const ctn_world *world);
+CTN_API int ctn_world_body_count(const ctn_world *world);
 
 /** The body as a description: type, particle flag, mass (kg; 0 for static and kinematic bodies), principal
  *  moments of inertia (kg m^2; 0 for particles and non-dynamic bodies) and the current state, so that
  *  ctn_body_add(other_world, out) makes the same body. */
-ctn_status ctn_body_get_desc(ctn_world *world, ctn_body_id body, ctn_body_desc *out);
+CTN_API ctn_status ctn_body_get_desc(ctn_world *world, ctn_body_id body, ctn_body_desc *out);
 /** The force (N) and torque (N m) set with ctn_body_set_force (zero when none). */
-ctn_status ctn_body_get_force(ctn_world *world, ctn_body_id body, double force[3], double torque[3]);
+CTN_API ctn_status ctn_body_get_force(ctn_world *world, ctn_body_id body, double force[3], double torque[3]);
 
 /** Names a body (at most 255 bytes; NULL or "" removes the name). Scene files name their bodies with
  *  `"name"`. Names need not be unique; ctn_body_find returns the first. */
-ctn_status ctn_body_set_name(ctn_world *world, ctn_body_id body, const char *name);
+CTN_API ctn_status ctn_body_set_name(ctn_world *world, ctn_body_id body, const char *name);
 /** The body's name ("" when it has none); valid until the name changes or the body is removed. */
-ctn_status ctn_body_get_name(ctn_world *world, ctn_body_id body, const char **name);
+CTN_API ctn_status ctn_body_get_name(ctn_world *world, ctn_body_id body, const char **name);
 /** The live body named `name` (the lowest id when several are); CTN_ERR_NOT_FOUND when none is. A scan of
  *  the bodies: look names up once, keep the ids. */
-ctn_status ctn_body_find(ctn_world *world, const char *name, ctn_body_id *out);
+CTN_API ctn_status ctn_body_find(ctn_world *world, const char *name, ctn_body_id *out);
 
 /** Bulk read of all positions (3 doubles per body slot index, 0..count-1; free slots read as 0).
  * `count` is the number of slots the buffer holds; *written gets the number written. */
-ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
+CTN_API ctn_status ctn_world_get_positions(ctn_world *world, double *xyz, int count, int *written);
 
 /** Bulk access to one state field of every body (host/core/bulk.c), for bindings and exporters: row i of
  * the buffer (ctn_body_field_width doubles) is the body in slot index i (ctn_handle_index of its handle),
@@ -306,17 +329,17 @@ typedef enum ctn_body_field {
 } ctn_body_field;
 
 /** Doubles per body of a field (3 or 4; 0 for a value that is not a ctn_body_field). */
-int ctn_body_field_width(ctn_body_field field);
+CTN_API int ctn_body_field_width(ctn_body_field field);
 /** Reads rows 0..min(count, slots)-1 (ctn_world_id_counts); free slots read as zeros. *written (may be NULL) gets the rows. */
-ctn_status ctn_world_get_body_field(ctn_world *world, ctn_body_field field, double *out, int count, int *written);
+CTN_API ctn_status ctn_world_get_body_field(ctn_world *world, ctn_body_field field, double *out, int count, int *written);
 /** Writes rows 0..count-1 (count <= slots) with the rules of ctn_body_set_state (static bodies keep zero
  * velocity, particles keep the identity orientation); rows of free slots are ignored. Every row is checked
  * first: a non-finite value or a zero quaternion fails naming the row and leaves the world unchanged. */
-ctn_status ctn_world_set_body_field(ctn_world *world, ctn_body_field field, const double *in, int count);
+CTN_API ctn_status ctn_world_set_body_field(ctn_world *world, ctn_body_field field, const double *in, int count);
 /** Position error (m) and angular error (rad) of the joint in each slot 0..min(count, slots)-1 in the
  * current state, the per-joint values whose maxima are ctn_step_stats.max_gap / max_angle; free slots and
  * springs read as 0. gap or angle may be NULL (not both). */
-ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, double *angle, int count, int *written);
+CTN_API ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, double *angle, int count, int *written);
 
 /* ---- joints ------------------------------------------------------------------------------------ */
 
@@ -380,22 +403,22 @@ typedef struct ctn_joint_desc {
 
 /** A joint of `type` from body 0 to the world: zero anchors, axis +z, and rest length (-1), compliance and
  *  damping time (-1) taken from the current anchor distance and the world when the joint is added. */
-ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type);
+CTN_API ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type);
 
 /** Fills anchor_a / anchor_b so that both anchors sit at the world point `pivot` in the bodies' current
  * poses (and sets `axis` when axis is not NULL). */
-ctn_status ctn_joint_desc_set_pivot(ctn_world *world, ctn_joint_desc *desc, const double pivot[3], const double axis[3]);
+CTN_API ctn_status ctn_joint_desc_set_pivot(ctn_world *world, ctn_joint_desc *desc, const double pivot[3], const double axis[3]);
 
 /** Adds a joint (not a contact: see ctn_contact_add); *out (may be NULL) receives its handle. */
-ctn_status ctn_joint_add(ctn_world *world, const ctn_joint_desc *desc, ctn_joint_id *out);
+CTN_API ctn_status ctn_joint_add(ctn_world *world, const ctn_joint_desc *desc, ctn_joint_id *out);
 /** Removes a joint or a user contact; contacts of the built-in collision detection are refused (it removes
  * them itself when they vanish). */
-ctn_status ctn_joint_remove(ctn_world *world, ctn_joint_id joint);
+CTN_API ctn_status ctn_joint_remove(ctn_world *world, ctn_joint_id joint);
 /** Number of live joints, springs included. */
-int ctn_world_joint_count(const ctn_world *world);
+CTN_API int ctn_world_joint_count(const ctn_world *world);
 
 /** Impulses (N s) of the joint's rows in the last substep; `rows` receives the row count (<= 6). */
-ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double impulse[6], int *rows);
+CTN_API ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double impulse[6], int *rows);
 
 /** Force (N) and torque (N m, about body a's centre of mass), world frame, that the joint applied to
  *  body a in the last substep of the last step: the row impulses lambda over the substep length h,
@@ -404,18 +427,18 @@ ctn_status ctn_joint_get_impulse(ctn_world *world, ctn_joint_id joint, double im
  *  at the current state. Zero before the first step and after a change of the joints until the next one.
  *  The last substep is not the step's mean where a load changes within the step (a rest length shortened
  *  every step is taken up in the first substeps and braked in the last). */
-ctn_status ctn_joint_get_force(ctn_world *world, ctn_joint_id joint, double force[3], double torque[3]);
+CTN_API ctn_status ctn_joint_get_force(ctn_world *world, ctn_joint_id joint, double force[3], double torque[3]);
 /** ctn_joint_get_force for every joint at once, by slot index as ctn_world_get_positions: row i (6
  *  doubles: force xyz, torque xyz) is the joint in slot i (ctn_handle_index of its handle), for slots
  *  0..count-1; free slots read as zeros. *written (may be NULL) gets the number of rows written. */
-ctn_status ctn_world_get_joint_forces(ctn_world *world, double *force_torque, int count, int *written);
+CTN_API ctn_status ctn_world_get_joint_forces(ctn_world *world, double *force_torque, int count, int *written);
 
 /** The joint as a description: bodies, anchors (body frames), axis (hinge: world frame at the current
  *  pose), rest length, spring stiffness and damping, and the compliance and damping time in effect. */
-ctn_status ctn_joint_get_desc(ctn_world *world, ctn_joint_id joint, ctn_joint_desc *out);
+CTN_API ctn_status ctn_joint_get_desc(ctn_world *world, ctn_joint_id joint, ctn_joint_desc *out);
 /** Changes the rest length (m, finite; >= 1e-6 for distance joints, >= 0 for springs) of a distance or spring joint: a winch or a reeling cable
  *  shortens it step by step. Takes effect at the next step (the solver layout is refreshed). */
-ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, double rest_length);
+CTN_API ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, double rest_length);
 
 /* ---- attachments (host/core/attach.c) ----------------------------------------------------------- */
 
@@ -437,17 +460,17 @@ ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, doubl
  *  a curve constraint. A user force on the body or its master acts on the composite at its centre of
  *  mass, with the torque of its lever arm taken at the start of each step. ctn_world_assemble refuses
  *  worlds with attachments. */
-ctn_status ctn_attach_point(ctn_world *world, ctn_body_id body, ctn_body_id master, const double local_point[3]);
+CTN_API ctn_status ctn_attach_point(ctn_world *world, ctn_body_id body, ctn_body_id master, const double local_point[3]);
 /** Detaches `body`: it moves on independently with the velocity of its point of the master, and the master
  *  gets its own mass back. CTN_ERR_INVALID_ARGUMENT when the body is not attached. Removing an attached body
  *  (ctn_body_remove) detaches it first; removing a master fails with CTN_ERR_IN_USE while bodies are
  *  attached to it. */
-ctn_status ctn_attach_remove(ctn_world *world, ctn_body_id body);
+CTN_API ctn_status ctn_attach_remove(ctn_world *world, ctn_body_id body);
 /** The master of `body` (CTN_WORLD when it is not attached) and, when local_point is not NULL, its point in
  *  the master's frame (zeros when not attached). */
-ctn_status ctn_attach_get(ctn_world *world, ctn_body_id body, ctn_body_id *master, double local_point[3]);
+CTN_API ctn_status ctn_attach_get(ctn_world *world, ctn_body_id body, ctn_body_id *master, double local_point[3]);
 /** Number of attached bodies. */
-int ctn_world_attachment_count(const ctn_world *world);
+CTN_API int ctn_world_attachment_count(const ctn_world *world);
 
 /* ---- joint limits, motors, ropes ------------------------------------------------------- */
 
@@ -457,35 +480,35 @@ int ctn_world_attachment_count(const ctn_world *world);
  * Prismatic: position limits lower <= s <= upper (m, finite; s = ctn_joint_get_translation), a unilateral
  * row along the axis. Cone-twist: twist limits lower <= theta <= upper (rad, within [-pi, pi]; theta =
  * ctn_joint_get_angle), a unilateral row about the twist axis. */
-ctn_status ctn_joint_set_limits(ctn_world *world, ctn_joint_id joint, int enabled, double lower, double upper);
+CTN_API ctn_status ctn_joint_set_limits(ctn_world *world, ctn_joint_id joint, int enabled, double lower, double upper);
 /** Hinge velocity motor: drives d(theta)/dt towards `speed` (rad/s) with at most `max_torque` (N m, >= 0).
  * With limits too, the limit row replaces the motor row in every substep in which the limit is reached
  * (a hinge has at most 6 rows). enabled = 0 removes the motor.
  * Prismatic: drives ds/dt towards `speed` (m/s) with a force of at most `max_torque` (read: max force, N),
  * sharing the limit row the same way. */
-ctn_status ctn_joint_set_motor(ctn_world *world, ctn_joint_id joint, int enabled, double speed, double max_torque);
+CTN_API ctn_status ctn_joint_set_motor(ctn_world *world, ctn_joint_id joint, int enabled, double speed, double max_torque);
 /** Cone-twist swing cone: the angle between the twist axes of the two bodies stays <= swing (rad, within
  * [0, pi]; 0 in the pose at creation), a unilateral row about their common normal. enabled = 0 removes it. */
-ctn_status ctn_joint_set_swing_limit(ctn_world *world, ctn_joint_id joint, int enabled, double swing);
+CTN_API ctn_status ctn_joint_set_swing_limit(ctn_world *world, ctn_joint_id joint, int enabled, double swing);
 /** The cone as set with ctn_joint_set_swing_limit (*enabled 0: none; swing then 0). */
-ctn_status ctn_joint_get_swing_limit(ctn_world *world, ctn_joint_id joint, int *enabled, double *swing);
+CTN_API ctn_status ctn_joint_get_swing_limit(ctn_world *world, ctn_joint_id joint, int *enabled, double *swing);
 /** Swing angle (rad, [0, pi]) of a cone-twist: the angle between the twist axis seen from body a and from
  * body b. Universal: the angle between the two cross axes (pi/2 while the joint holds). */
-ctn_status ctn_joint_get_swing(ctn_world *world, ctn_joint_id joint, double *angle);
+CTN_API ctn_status ctn_joint_get_swing(ctn_world *world, ctn_joint_id joint, double *angle);
 /** Slider position s (m) of a prismatic joint: the separation of the anchors along the axis, 0 where they
  * coincide, positive when body_a has moved along +axis relative to body_b. */
-ctn_status ctn_joint_get_translation(ctn_world *world, ctn_joint_id joint, double *position);
+CTN_API ctn_status ctn_joint_get_translation(ctn_world *world, ctn_joint_id joint, double *position);
 /** Distance joint as a rope: resists stretching beyond rest_length only (its impulse can only pull). */
-ctn_status ctn_joint_set_rope(ctn_world *world, ctn_joint_id joint, int enabled);
+CTN_API ctn_status ctn_joint_set_rope(ctn_world *world, ctn_joint_id joint, int enabled);
 /** Current hinge angle theta (rad); cone-twist: the twist angle about the twist axis (the swing-twist
  * decomposition, twist after swing). */
-ctn_status ctn_joint_get_angle(ctn_world *world, ctn_joint_id joint, double *angle);
+CTN_API ctn_status ctn_joint_get_angle(ctn_world *world, ctn_joint_id joint, double *angle);
 /** The hinge, slider or twist limits as set with ctn_joint_set_limits (*enabled 0: none; bounds then 0). */
-ctn_status ctn_joint_get_limits(ctn_world *world, ctn_joint_id joint, int *enabled, double *lower, double *upper);
+CTN_API ctn_status ctn_joint_get_limits(ctn_world *world, ctn_joint_id joint, int *enabled, double *lower, double *upper);
 /** The hinge or slider motor as set with ctn_joint_set_motor (*enabled 0: none; speed and torque then 0). */
-ctn_status ctn_joint_get_motor(ctn_world *world, ctn_joint_id joint, int *enabled, double *speed, double *max_torque);
+CTN_API ctn_status ctn_joint_get_motor(ctn_world *world, ctn_joint_id joint, int *enabled, double *speed, double *max_torque);
 /** Whether a distance joint is a rope (ctn_joint_set_rope). */
-ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled);
+CTN_API ctn_status ctn_joint_get_rope(ctn_world *world, ctn_joint_id joint, int *enabled);
 
 /* ---- curve constraints ("bead on a wire") --------------------------------------------- */
 
@@ -537,18 +560,18 @@ typedef struct ctn_curve_desc {
 #define CTN_CURVE_MAX_POINTS 10000000 /**< most vertices of one polyline */
 
 /** A line along +z through the origin for body 0 in the world frame. */
-ctn_curve_desc ctn_curve_desc_default(ctn_curve_type type);
+CTN_API ctn_curve_desc ctn_curve_desc_default(ctn_curve_type type);
 /** Adds a curve constraint (a joint of type CTN_JOINT_CURVE, removed with ctn_joint_remove); *out (may be
  *  NULL) receives its handle. Bad input (zero radius, an empty polyline, a zero axis, ...) fails with
  *  CTN_ERR_INVALID_ARGUMENT naming the field and value, and the world is unchanged. */
-ctn_status ctn_curve_constraint_add(ctn_world *world, const ctn_curve_desc *desc, ctn_joint_id *out);
+CTN_API ctn_status ctn_curve_constraint_add(ctn_world *world, const ctn_curve_desc *desc, ctn_joint_id *out);
 /** The curve constraint as a description; a polyline's `points` point into the world (valid until the joint
  *  is removed). CTN_ERR_INVALID_ARGUMENT for a joint that is not a curve constraint. */
-ctn_status ctn_curve_constraint_get(ctn_world *world, ctn_joint_id joint, ctn_curve_desc *out);
+CTN_API ctn_status ctn_curve_constraint_get(ctn_world *world, ctn_joint_id joint, ctn_curve_desc *out);
 /** The curve parameter of the bead's closest point in the current state: the arc length along a line (from
  *  `origin`), the angle t (rad) of a circle or helix, and for a polyline the segment index plus the
  *  fraction along it (2.25: a quarter of the way from vertex 2 to 3). */
-ctn_status ctn_curve_constraint_parameter(ctn_world *world, ctn_joint_id joint, double *t);
+CTN_API ctn_status ctn_curve_constraint_parameter(ctn_world *world, ctn_joint_id joint, double *t);
 
 /* ---- contacts ------------------------------------------------------------------------- */
 
@@ -565,15 +588,15 @@ typedef struct ctn_contact_desc {
 } ctn_contact_desc;
 
 /** A contact between body 0 and the world along +y, friction 0.5, no restitution. */
-ctn_contact_desc ctn_contact_desc_default(void);
+CTN_API ctn_contact_desc ctn_contact_desc_default(void);
 /** Adds a contact joint (removed with ctn_joint_remove or ctn_contact_remove). It stays until removed; its
  * anchors move with the bodies, so the depth is re-evaluated every substep. */
-ctn_status ctn_contact_add(ctn_world *world, const ctn_contact_desc *desc, ctn_joint_id *out);
+CTN_API ctn_status ctn_contact_add(ctn_world *world, const ctn_contact_desc *desc, ctn_joint_id *out);
 /** Moves an existing contact (same bodies) to a new point / normal / depth / material; the impulses of
  * the last step are kept for the warm start. */
-ctn_status ctn_contact_update(ctn_world *world, ctn_joint_id contact, const ctn_contact_desc *desc);
+CTN_API ctn_status ctn_contact_update(ctn_world *world, ctn_joint_id contact, const ctn_contact_desc *desc);
 /** Removes a user contact (as ctn_joint_remove). */
-ctn_status ctn_contact_remove(ctn_world *world, ctn_joint_id contact);
+CTN_API ctn_status ctn_contact_remove(ctn_world *world, ctn_joint_id contact);
 
 /** Collision shapes for the built-in contact generation (host/collide.c). Capsules lie along the body x
  * axis; boxes are centred on the body. Pairs: sphere-sphere, sphere-capsule, capsule-capsule, and
@@ -596,11 +619,11 @@ typedef struct ctn_shape_desc {
 } ctn_shape_desc;
 
 /** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution. */
-ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
+CTN_API ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
 /** Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
-ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
+CTN_API ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
 /** Adds a static plane: the half-space normal . x <= offset is solid. *out (may be NULL) gets its index. */
-ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3], double offset, double friction, double restitution,
+CTN_API ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3], double offset, double friction, double restitution,
                                int *out);
 
 /** Settings of the built-in collision detection; start from ctn_collision_desc_default(). */
@@ -611,17 +634,17 @@ typedef struct ctn_collision_desc {
 } ctn_collision_desc;
 
 /** The default collision settings (enabled, no contacts between jointed bodies, margin 0.01 m). */
-ctn_collision_desc ctn_collision_desc_default(void);
+CTN_API ctn_collision_desc ctn_collision_desc_default(void);
 /** Changes the collision settings. */
-ctn_status ctn_world_set_collision(ctn_world *world, const ctn_collision_desc *desc);
+CTN_API ctn_status ctn_world_set_collision(ctn_world *world, const ctn_collision_desc *desc);
 /** The collision settings (the defaults until ctn_world_set_collision is called). */
-ctn_status ctn_world_get_collision(ctn_world *world, ctn_collision_desc *out);
+CTN_API ctn_status ctn_world_get_collision(ctn_world *world, ctn_collision_desc *out);
 /** The body's collision shape (type CTN_SHAPE_NONE when it has none). */
-ctn_status ctn_body_get_shape(ctn_world *world, ctn_body_id body, ctn_shape_desc *out);
+CTN_API ctn_status ctn_body_get_shape(ctn_world *world, ctn_body_id body, ctn_shape_desc *out);
 /** Number of planes added with ctn_world_add_plane. */
-int ctn_world_plane_count(const ctn_world *world);
+CTN_API int ctn_world_plane_count(const ctn_world *world);
 /** Plane `index` (0..count-1): unit normal, offset, friction and restitution. */
-ctn_status ctn_world_get_plane(ctn_world *world, int index, double normal[3], double *offset, double *friction, double *restitution);
+CTN_API ctn_status ctn_world_get_plane(ctn_world *world, int index, double normal[3], double *offset, double *friction, double *restitution);
 
 /** A live contact joint (built-in or user supplied) as of the last step. */
 typedef struct ctn_contact_info {
@@ -637,9 +660,9 @@ typedef struct ctn_contact_info {
 } ctn_contact_info;
 
 /** Bodies with a collision shape and planes in the world. */
-ctn_status ctn_world_collision_counts(const ctn_world *world, int *shapes, int *planes);
+CTN_API ctn_status ctn_world_collision_counts(const ctn_world *world, int *shapes, int *planes);
 /** Copies up to `capacity` live contacts into out (may be NULL with capacity 0); *count gets the total. */
-ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int capacity, int *count);
+CTN_API ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *out, int capacity, int *count);
 
 /* ---- stepping ---------------------------------------------------------------------------------- */
 
@@ -670,12 +693,12 @@ typedef struct ctn_step_stats {
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
-ctn_status ctn_world_step(ctn_world *world);
+CTN_API ctn_status ctn_world_step(ctn_world *world);
 /** Statistics and timings of the last step. */
-ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
+CTN_API ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
 
 /** Joint errors of the current state without stepping. */
-ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
+CTN_API ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
 
 /* ---- assembly and inverse kinematics (host/solve/assemble.c) ------------------------------------ */
 
@@ -705,7 +728,7 @@ typedef struct ctn_assemble_desc {
 
 /** The defaults of ctn_assemble_desc: tolerance 1e-6, 200 gather iterations to 1e-3, 500 Newton steps, no
  *  targets, velocities zeroed. */
-ctn_assemble_desc ctn_assemble_desc_default(void);
+CTN_API ctn_assemble_desc ctn_assemble_desc_default(void);
 
 /** What ctn_world_assemble did. */
 typedef struct ctn_assemble_report {
@@ -730,31 +753,31 @@ typedef struct ctn_assemble_report {
  *  its length) returns CTN_ERR_INVALID_ARGUMENT naming the joints left open, with the world unchanged
  *  (report still filled with the best state reached). Invalid settings or targets: CTN_ERR_INVALID_ARGUMENT
  *  or CTN_ERR_NOT_FOUND naming the field, world unchanged. */
-ctn_status ctn_world_assemble(ctn_world *world, const ctn_assemble_desc *desc, ctn_assemble_report *report);
+CTN_API ctn_status ctn_world_assemble(ctn_world *world, const ctn_assemble_desc *desc, ctn_assemble_report *report);
 
 /** Names of enum values, as scene files and the CLI spell them ("gs", "opencl", "spook", "kinematic",
  *  "hinge", "capsule", "warning"); "unknown" for a value outside the enum. Never NULL. */
-const char *ctn_solver_name(ctn_solver solver);
+CTN_API const char *ctn_solver_name(ctn_solver solver);
 /** Name of a backend ("auto", "cpu", "opencl"). */
-const char *ctn_backend_name(ctn_backend backend);
+CTN_API const char *ctn_backend_name(ctn_backend backend);
 /** Name of a stabilisation ("spook", "baumgarte"). */
-const char *ctn_stabilization_name(ctn_stabilization stabilization);
+CTN_API const char *ctn_stabilization_name(ctn_stabilization stabilization);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
-const char *ctn_body_type_name(ctn_body_type type);
+CTN_API const char *ctn_body_type_name(ctn_body_type type);
 /** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",
  *  "cone_twist"). */
-const char *ctn_joint_type_name(ctn_joint_type type);
+CTN_API const char *ctn_joint_type_name(ctn_joint_type type);
 /** Name of a curve type ("line", "circle", "helix", "polyline"). */
-const char *ctn_curve_type_name(ctn_curve_type type);
+CTN_API const char *ctn_curve_type_name(ctn_curve_type type);
 /** Name of a shape type ("none", "sphere", "capsule", "box"). */
-const char *ctn_shape_type_name(ctn_shape_type type);
+CTN_API const char *ctn_shape_type_name(ctn_shape_type type);
 /** Name of a log level ("debug", "info", "warning"). */
-const char *ctn_log_level_name(ctn_log_level level);
+CTN_API const char *ctn_log_level_name(ctn_log_level level);
 
 /** Name of the backend in use ("cpu" or "opencl"). */
-const char *ctn_world_backend_name(const ctn_world *world);
+CTN_API const char *ctn_world_backend_name(const ctn_world *world);
 /** Name of the device the world runs on ("host CPU" for the CPU backend). */
-const char *ctn_world_device_name(const ctn_world *world);
+CTN_API const char *ctn_world_device_name(const ctn_world *world);
 
 /* ---- OpenCL devices (host/opencl_devices.c) ---------------------------------------------------- */
 
@@ -776,7 +799,7 @@ typedef struct ctn_device_info {
 
 /** Lists OpenCL devices into out[0..capacity); *count receives how many exist. With no OpenCL platform
  * (or a build without OpenCL) *count is 0 and CTN_OK is returned. */
-ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size);
+CTN_API ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size);
 
 /* ---- scene generators (host/scenes.c) ---------------------------------------------------------- */
 
@@ -792,35 +815,35 @@ typedef struct ctn_chain_desc {
 } ctn_chain_desc;
 
 /** A horizontal chain of `links` rigid 0.1 m, 0.1 kg links pinned at the origin. */
-ctn_chain_desc ctn_chain_desc_default(int links);
+CTN_API ctn_chain_desc ctn_chain_desc_default(int links);
 /** Hanging chain: `links` rigid capsule-like links joined by ball joints (or a particle rope joined by
  * distance joints), the first pinned to the world at origin. The first link's handle is written to *first
  * (the links are first, first + 1, ...: generators take fresh slots). */
-ctn_status ctn_scene_chain(ctn_world *world, const ctn_chain_desc *desc, ctn_body_id *first);
+CTN_API ctn_status ctn_scene_chain(ctn_world *world, const ctn_chain_desc *desc, ctn_body_id *first);
 /** nx x ny grid of rigid bodies (spacing m) joined by ball joints to their 4-neighbours, top row pinned. */
-ctn_status ctn_scene_grid(ctn_world *world, int nx, int ny, double spacing);
+CTN_API ctn_status ctn_scene_grid(ctn_world *world, int nx, int ny, double spacing);
 /** Bridge of `planks` hinged planks, both ends hinged to the world. */
-ctn_status ctn_scene_bridge(ctn_world *world, int planks);
+CTN_API ctn_status ctn_scene_bridge(ctn_world *world, int planks);
 /** Newton's cradle of `balls` pendulums (distance joints to the world), the first one raised. */
-ctn_status ctn_scene_cradle(ctn_world *world, int balls);
+CTN_API ctn_status ctn_scene_cradle(ctn_world *world, int balls);
 /** Double pendulum of two rigid rods with hinges, released from horizontal. */
-ctn_status ctn_scene_double_pendulum(ctn_world *world);
+CTN_API ctn_status ctn_scene_double_pendulum(ctn_world *world);
 /* Contact scenes (host/scenes_contact.c). */
 /** `links` capsule links (radius 0.02 m, 0.1 m long) joined by ball joints, dropped from 1 m onto a floor. */
-ctn_status ctn_scene_capsule_chain(ctn_world *world, int links);
+CTN_API ctn_status ctn_scene_capsule_chain(ctn_world *world, int links);
 /** `spheres` spheres (radius 0.05 m) dropped into a box of four walls on a floor. */
-ctn_status ctn_scene_pile(ctn_world *world, int spheres);
+CTN_API ctn_status ctn_scene_pile(ctn_world *world, int spheres);
 /** ctn_scene_bridge with hinge limits of +-0.15 rad per hinge and a load of boxes dropped on it. */
-ctn_status ctn_scene_bridge_limits(ctn_world *world, int planks);
+CTN_API ctn_status ctn_scene_bridge_limits(ctn_world *world, int planks);
 /** A 0.5 m wheel on a fixed axle driven by a hinge motor (10 rad/s, at most 50 N m); balls dropped on it. */
-ctn_status ctn_scene_wheel(ctn_world *world);
+CTN_API ctn_status ctn_scene_wheel(ctn_world *world);
 /** Newton's cradle with contacts and restitution 1: `balls` pendulums 12 mm apart, the first raised 45 deg. */
-ctn_status ctn_scene_contact_cradle(ctn_world *world, int balls);
+CTN_API ctn_status ctn_scene_contact_cradle(ctn_world *world, int balls);
 
 /** Builds a scene from a spec such as "chain:1000", "rope:500", "grid:64x64", "bridge:50",
  * "cradle:5", "double_pendulum", "heavy_chain:1000" (end mass ratio 1000), and the contact scenes
  * "capsule_chain:N", "pile:N", "bridge_limits:N", "wheel", "contact_cradle:N". */
-ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
+CTN_API ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
 
 /* ================================================================================================ */
 /* ---- scene files and checkpoints (host/scene_json.c, host/checkpoint.c) ---------------- */
@@ -835,40 +858,40 @@ typedef struct ctn_scene ctn_scene;
  * "FILE:LINE:COL: ..." for malformed JSON and "FILE: constraints[12].b: body index 40 out of range (37 bodies)"
  * for a wrong field. Returns CTN_ERR_IO when the file cannot be read, CTN_ERR_UNSUPPORTED in a build
  * without cJSON, CTN_ERR_LIMIT for size limits and CTN_ERR_INVALID_ARGUMENT for any other problem. */
-ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, size_t err_size);
+CTN_API ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, size_t err_size);
 /** As ctn_scene_parse_file, from `length` bytes of JSON text; `source_name` (may be NULL) names it in
  *  messages. */
-ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *source_name, ctn_scene **out, char *err,
+CTN_API ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *source_name, ctn_scene **out, char *err,
                                 size_t err_size);
 /** Frees a parsed scene (NULL is allowed). */
-void ctn_scene_free(ctn_scene *scene);
+CTN_API void ctn_scene_free(ctn_scene *scene);
 
 /** The file's world settings (defaults for what it leaves out) and step count (default 600). desc->device
  * points into the scene and stays valid until ctn_scene_free. */
-ctn_status ctn_scene_get_settings(const ctn_scene *scene, ctn_world_desc *desc, int *steps);
+CTN_API ctn_status ctn_scene_get_settings(const ctn_scene *scene, ctn_world_desc *desc, int *steps);
 /** The scene's "assemble" key (docs/scene-format.md): *present is 1 when it has one. *desc gets its settings
  *  (the defaults without the key; desc->targets NULL, target_count 0), *count (may be NULL) the number of
  *  targets and targets[0..min(count, capacity)) the targets, their bodies as handles in a world the scene
  *  was built into with its first body at handle first_body (0 for an empty world). Set desc->targets and
  *  target_count to pass them to ctn_world_assemble. */
-ctn_status ctn_scene_get_assemble(const ctn_scene *scene, ctn_body_id first_body, ctn_assemble_desc *desc, ctn_assemble_target *targets,
+CTN_API ctn_status ctn_scene_get_assemble(const ctn_scene *scene, ctn_body_id first_body, ctn_assemble_desc *desc, ctn_assemble_target *targets,
                                   int capacity, int *count, int *present);
 /** Bodies the scene adds (generators expanded). */
-int64_t ctn_scene_body_count(const ctn_scene *scene);
+CTN_API int64_t ctn_scene_body_count(const ctn_scene *scene);
 /** Joints the scene adds (generators expanded). */
-int64_t ctn_scene_joint_count(const ctn_scene *scene);
+CTN_API int64_t ctn_scene_joint_count(const ctn_scene *scene);
 
 /** Adds the scene's bodies and joints to a world (explicit bodies, then generators, then constraints).
  * On failure the world is left as it was and the message, with the scene path, is on the world. */
-ctn_status ctn_scene_build(const ctn_scene *scene, ctn_world *world);
+CTN_API ctn_status ctn_scene_build(const ctn_scene *scene, ctn_world *world);
 
 /** Parses and builds in one call; the world's settings are not changed. */
-ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, size_t err_size);
+CTN_API ctn_status ctn_scene_load_json(ctn_world *world, const char *path, char *err, size_t err_size);
 /** Writes the world as a scene file that ctn_scene_load_json turns back into the same world: loaded into a
  * fresh world with the same settings, it steps bitwise like the saved world would from a fresh start (no
  * warm-start impulses: a scene holds no solver state; contacts are left out, built-in ones come back by
  * themselves). Live bodies keep their order (removed ones are skipped). Written atomically. */
-ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
+CTN_API ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
 
 /** Adds the robot of a URDF file (links, joints, inertials, collision geometry; urdfdom parses it) to a world
  * in its zero joint pose; the world's settings are not changed. Links with mass become rigid bodies named
@@ -881,7 +904,7 @@ ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
  * links and joints ("" when the import is exact: docs/urdf.md); on failure the error, as on the world,
  * and the world is unchanged. CTN_ERR_IO: unreadable file; CTN_ERR_INVALID_ARGUMENT: not valid URDF;
  * CTN_ERR_UNSUPPORTED also in a build without urdfdom. */
-ctn_status ctn_scene_load_urdf(ctn_world *world, const char *path, char *msg, size_t msg_size);
+CTN_API ctn_status ctn_scene_load_urdf(ctn_world *world, const char *path, char *msg, size_t msg_size);
 
 /* Checkpoints: the complete world state (settings; bodies, joints and contacts with their handles and free
  * slots; warm-start impulses; shapes, planes, collision settings and the contact cache; body names) in a binary file
@@ -891,11 +914,11 @@ ctn_status ctn_scene_load_urdf(ctn_world *world, const char *path, char *msg, si
 
 /* Read-only queries for exporters (host/export.c). */
 /** Slot index ranges: live handles have indices in [0, *bodies) and [0, *joints) (free slots included). */
-ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
+CTN_API ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
 /** The handle of the live body in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
-ctn_status ctn_world_body_at(ctn_world *world, int index, ctn_body_id *out);
+CTN_API ctn_status ctn_world_body_at(ctn_world *world, int index, ctn_body_id *out);
 /** The handle of the live joint in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
-ctn_status ctn_world_joint_at(ctn_world *world, int index, ctn_joint_id *out);
+CTN_API ctn_status ctn_world_joint_at(ctn_world *world, int index, ctn_joint_id *out);
 /** A joint as exporters draw it (ctn_joint_get_info). */
 typedef struct ctn_joint_info {
     ctn_joint_type type;     /**< its type */
@@ -908,7 +931,7 @@ typedef struct ctn_joint_info {
 } ctn_joint_info;
 /** The joint's type, bodies, world anchors and errors in the current state; CTN_ERR_NOT_FOUND for a
  *  removed, stale or unknown handle. */
-ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
+CTN_API ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_info *out);
 
 /* ---- ParaView output (host/io/vtk_xml.c) --------------------------------------------------------- */
 
@@ -919,10 +942,10 @@ ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_joint_in
  * Cell arrays: joint_id (Int64 handle), joint_type (Int32, ctn_joint_type values), gap (m) and
  * angle_error (rad) (Float32). Field data: TimeValue (Float64) = time (s). CTN_ERR_IO names the file
  * when it cannot be written. */
-ctn_status ctn_world_write_vtp(ctn_world *world, const char *path, double time);
+CTN_API ctn_status ctn_world_write_vtp(ctn_world *world, const char *path, double time);
 /** Writes a ParaView data collection (.pvd) of `count` frames: files[i] (a path relative to the .pvd's
  * folder) at time times[i] (s, the value ParaView's time controls show), atomically. */
-ctn_status ctn_vtk_write_pvd(const char *path, int count, const char *const *files, const double *times, char *err,
+CTN_API ctn_status ctn_vtk_write_pvd(const char *path, int count, const char *const *files, const double *times, char *err,
                              size_t err_size);
 
 /** What a checkpoint holds besides the state (ctn_checkpoint_read_info, ctn_world_load). */
@@ -936,12 +959,12 @@ typedef struct ctn_checkpoint_info {
 } ctn_checkpoint_info;
 
 /** Saves the world. `user` (may be NULL, at most CTN_CHECKPOINT_USER_MAX - 1 bytes) is stored verbatim. */
-ctn_status ctn_world_save(ctn_world *world, const char *path, uint64_t step, const char *user);
+CTN_API ctn_status ctn_world_save(ctn_world *world, const char *path, uint64_t step, const char *user);
 /** Reads and verifies a checkpoint's header, checksum and settings without building a world. */
-ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info, char *err, size_t err_size);
+CTN_API ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info, char *err, size_t err_size);
 /** Creates a world from a checkpoint. desc: NULL to use the saved settings, else the settings to use
  * (e.g. the saved ones with another backend). info may be NULL. Truncated or corrupted files are refused. */
-ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_world **out, ctn_checkpoint_info *info, char *err,
+CTN_API ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_world **out, ctn_checkpoint_info *info, char *err,
                           size_t err_size);
 
 #ifdef __cplusplus
