@@ -116,6 +116,33 @@ static double hanging_gap(ctn_solver solver, int *used) {
     return gap / c.link_length;
 }
 
+/* The reason of the choice, in the step statistics. */
+static void check_reason(void) {
+    const char *specs[] = {"chain:10", "chain:200", "pile:200", "grid:20x20"};
+    const char *want[] = {"auto: gs, the largest mass", "auto: direct", "auto: gs", "close loops"};
+    for (int k = 0; k < 4; ++k) {
+        ctn_world *w = make(CTN_BACKEND_CPU);
+        CHECK(ctn_scene_from_spec(w, specs[k]) == CTN_OK, "%s", ctn_world_last_error(w));
+        run(w, 1, NULL);
+        ctn_step_stats st;
+        ctn_world_get_stats(w, &st);
+        CHECK(strstr(st.solver_reason, want[k]) != NULL, "%s: reason '%s' lacks '%s'", specs[k], st.solver_reason, want[k]);
+        ctn_world_destroy(w);
+    }
+    ctn_world_desc d = ctn_world_desc_default();
+    d.solver = CTN_SOLVER_DIRECT;
+    d.backend = CTN_BACKEND_CPU;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    CHECK(ctn_scene_from_spec(w, "chain:10") == CTN_OK, "%s", ctn_world_last_error(w));
+    run(w, 1, NULL);
+    ctn_step_stats st;
+    ctn_world_get_stats(w, &st);
+    CHECK(!strcmp(st.solver_reason, "set by desc.solver"), "explicit: '%s'", st.solver_reason);
+    ctn_world_destroy(w);
+}
+
 static void check_physics(void) {
     int used_auto = -1, used_gs = -1;
     double g_auto = hanging_gap(CTN_SOLVER_AUTO, &used_auto), g_gs = hanging_gap(CTN_SOLVER_GS, &used_gs);
@@ -189,6 +216,7 @@ int main(void) {
     check_choices();
     check_ring();
     check_follows_topology();
+    check_reason();
     check_physics();
     check_tree();
     check_substeps();

@@ -125,6 +125,7 @@ static void check_api_and_scene(void) {
     ctn_body_set_state(w, 0, &s);
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
+    d.solver = CTN_SOLVER_GS; /* as the saved world: the same solver steps both */
     ctn_world *back = fixture_scene_reload(w, &d);
     CHECK(ctn_joint_get_swing_limit(back, 0, &on, &v) == CTN_OK && on && v == SWING, "reloaded swing limit %d %g", on, v);
     CHECK(ctn_joint_get_limits(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == (float)-TWIST && hi == (float)TWIST, "reloaded twist limits %d [%g, %g]", on,

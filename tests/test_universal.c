@@ -99,6 +99,7 @@ static void check_api_and_scene(void) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.gravity[1] = 0.0;
+    d.solver = CTN_SOLVER_GS; /* as the saved world: the same solver steps both */
     ctn_world *back = fixture_scene_reload(w, &d);
     CHECK(ctn_joint_get_desc(back, 2, &jd) == CTN_OK && jd.type == CTN_JOINT_UNIVERSAL, "reloaded joint type %d", (int)jd.type);
     fixture_step_both(w, back, 30);

@@ -114,6 +114,7 @@ ctn_status ctn_world_step(ctn_world *w) {
     if (w->desc.solver != CTN_SOLVER_AUTO) {
         w->solver = w->desc.solver;
         w->solver_version = 0; /* choose again if auto comes back */
+        snprintf(w->solver_reason, sizeof w->solver_reason, "set by desc.solver");
     } else if (w->solver_version != w->topology_version + 1u) {
         w->solver = ctn__auto_solver(w); /* the OpenCL backend may turn DIRECT down to GS */
         w->solver_version = w->topology_version + 1u;

@@ -278,6 +278,7 @@ void ctn__world_free(ctn_world *w) {
 /* The step statistics that follow from the settings and the topology, and the total time since t0_ms. */
 void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     st->solver = w->solver;
+    snprintf(st->solver_reason, sizeof st->solver_reason, "%s", w->solver_reason);
     st->substeps = ctn__substeps(w);
     st->iterations = w->desc.iterations;
     st->colours = w->topo.colour_count;

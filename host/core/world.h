@@ -126,6 +126,7 @@ struct ctn_world {
     int topology_dirty;       /* joints or body kinds changed: rebuild before the next step */
     unsigned topology_version;/* bumped by every rebuild; backends compare it to re-upload layout */
     ctn_solver solver;        /* the solver of this step: desc.solver, or what AUTO chose (solver_auto.c) */
+    char solver_reason[128];  /* why: "desc.solver", or the choice of AUTO (ctn_step_stats.solver_reason) */
     unsigned solver_version;  /* topology_version + 1 the AUTO choice was made for (0: none yet) */
     int auto_substeps;        /* CTN_SUBSTEPS_AUTO's choice for `solver` (solver_auto.c; 0: none yet) */
     unsigned substeps_version; /* topology_version + 1 it was made for */

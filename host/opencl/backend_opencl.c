@@ -36,6 +36,7 @@ static ctn_status ocl_begin(ctn_world *w) {
         ctn_status ds = ctn__ocl_direct_prepare(w, o);
         if (ds == CTN_ERR_UNSUPPORTED && w->desc.solver == CTN_SOLVER_AUTO) {
             w->solver = CTN_SOLVER_GS; /* auto on a device without fp64: GS (until the layout changes) */
+            snprintf(w->solver_reason, sizeof w->solver_reason, "auto: gs, the OpenCL device has no fp64 for the exact solver");
             w->error[0] = '\0';
         } else if (ds != CTN_OK) {
             return ds;

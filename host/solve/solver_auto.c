@@ -15,12 +15,14 @@
  *     GS      otherwise (piles, dense meshes, short articulations of comparable masses).
  * Trees are rooted where they hang: at a body with a joint to the world or to a static or kinematic body;
  * a free-floating tree at one end of its longest path (then a free chain of n links scores n - 1, the
- * same as a pinned one). Cost O(bodies + joints), once per topology_version. Both backends run the same
+ * same as a pinned one). The reason goes to ctn_step_stats.solver_reason. Cost O(bodies + joints), once
+ * per topology_version. Both backends run the same
  * hybrid, so the choice holds on OpenCL too; only a device without fp64 turns DIRECT down (then GS, see
  * backend_opencl.c). */
 #include "core/world.h"
 #include "solve/solve.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +99,7 @@ static size_t scratch_bytes(int n, int m) {
 /* Largest supported mass ratio over the spanning forest of `edges` tree joints. */
 static double forest_ratio(const ctn_world *w, forest *f, int edges, const int *ea, const int *eb) {
     int n = f->n;
+    if (n <= 0) return 0.0;
     memset(f->head, 0, ((size_t)n + 1) * sizeof *f->head);
     memset(f->seen, 0, (size_t)n);
     memset(f->sub, 0, (size_t)n * sizeof *f->sub);
@@ -115,16 +118,23 @@ static double forest_ratio(const ctn_world *w, forest *f, int edges, const int *
 }
 
 /* The scratch lives in the world (w->auto_scratch) and only grows: the choice is made again at every
- * topology change, which is every step in which contacts exist, and such a step allocates nothing. */
+ * topology change, which is every step in which contacts exist, and such a step allocates nothing. The
+ * reason of the choice goes to w->solver_reason (ctn_step_stats.solver_reason). */
 ctn_solver ctn__auto_solver(ctn_world *w) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
-    if (m == 0 || n == 0) return CTN_SOLVER_GS;
+    if (m == 0 || n == 0) {
+        snprintf(w->solver_reason, sizeof w->solver_reason, "auto: gs, no joints");
+        return CTN_SOLVER_GS;
+    }
     size_t need = scratch_bytes(n, m);
     if (need > w->auto_scratch_size) {
         size_t cap = need + need / 2;
         void *p = ctn__realloc(w->auto_scratch, cap);
-        if (!p) return CTN_SOLVER_GS; /* out of memory: the solver that needs no factorisation */
+        if (!p) {
+            snprintf(w->solver_reason, sizeof w->solver_reason, "auto: gs, out of memory for the choice");
+            return CTN_SOLVER_GS; /* the solver that needs no factorisation */
+        }
         w->auto_scratch = p;
         w->auto_scratch_size = cap;
     }
@@ -159,7 +169,20 @@ ctn_solver ctn__auto_solver(ctn_world *w) {
         up[ra] = rb;
         ea[edges] = a, eb[edges] = b, edges++;
     }
-    return 4 * outside <= m && forest_ratio(w, &f, edges, ea, eb) >= CTN_AUTO_MIN_RATIO ? CTN_SOLVER_DIRECT : CTN_SOLVER_GS;
+    double ratio = forest_ratio(w, &f, edges, ea, eb);
+    char *why = w->solver_reason;
+    size_t wn = sizeof w->solver_reason;
+    if (4 * outside > m) {
+        snprintf(why, wn, "auto: gs, %d of %d joints have bounded rows or close loops (more than a quarter)", outside, m);
+        return CTN_SOLVER_GS;
+    }
+    if (ratio < CTN_AUTO_MIN_RATIO) {
+        snprintf(why, wn, "auto: gs, the largest mass a joint supports is %.3g times its body's (below %g)", ratio, CTN_AUTO_MIN_RATIO);
+        return CTN_SOLVER_GS;
+    }
+    snprintf(why, wn, "auto: direct, a joint supports %.3g times its body's mass (%g or more), %d of %d joints outside", ratio,
+             CTN_AUTO_MIN_RATIO, outside, m);
+    return CTN_SOLVER_DIRECT;
 }
 
 /* CTN_SUBSTEPS_AUTO: the substeps of a step for `solver`. With the exact solver and every joint inside its

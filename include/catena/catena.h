@@ -78,8 +78,8 @@ typedef enum ctn_solver {
     CTN_SOLVER_CG,      /**< block-preconditioned conjugate gradient (bilateral rows only) */
     CTN_SOLVER_DIRECT,  /**< exact O(n) block elimination on the joint forest, GS on the rest */
     CTN_SOLVER_AUTO     /**< DIRECT when the joints form long chains or trees with few loops and bounded rows,
-                           else GS; chosen again whenever the topology changes (host/solver_auto.c);
-                           ctn_step_stats.solver says which one ran */
+                           else GS; chosen again whenever the topology changes (host/solve/solver_auto.c);
+                           ctn_step_stats.solver says which one ran and solver_reason why */
 } ctn_solver;
 
 /** Where the world is stepped. */
@@ -690,6 +690,8 @@ typedef struct ctn_step_stats {
     ctn_solver solver;       /**< the solver that ran the step (never CTN_SOLVER_AUTO) */
     int launches;            /**< OpenCL kernel launches in the step (0 on the CPU backend) */
     int blocking_reads;      /**< reads in the step that wait for the device (0 on the CPU backend) */
+    char solver_reason[128]; /**< why `solver` ran: "set by desc.solver", or what CTN_SOLVER_AUTO saw, e.g.
+                                  "auto: gs, the largest mass a joint supports is 10 times its body's (below 32)" */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */

@@ -146,7 +146,14 @@ static PyObject *world_stats(pyctn_world *self, PyObject *unused) {
     ctn_step_stats s;
     ctn_status st = ctn_world_get_stats(self->world, &s);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return pyctn_to_dict(&s, pyctn_stats_fields);
+    PyObject *d = pyctn_to_dict(&s, pyctn_stats_fields), *why = d ? PyUnicode_FromString(s.solver_reason) : NULL;
+    if (!why || PyDict_SetItemString(d, "solver_reason", why) != 0) {
+        Py_XDECREF(why);
+        Py_XDECREF(d);
+        return NULL;
+    }
+    Py_DECREF(why);
+    return d;
 }
 
 static PyObject *world_measure(pyctn_world *self, PyObject *unused) {
