@@ -197,6 +197,19 @@ static void report_bad_option(const char *cmd, int c, const char *arg, const str
             ctn_cli_command_error(cmd, "option --%s takes no value", l->name);
             return;
         }
+    /* getopt_long takes any unique prefix of a long option: a prefix of several is ambiguous, not unknown */
+    char which[256] = "";
+    int matches = 0;
+    for (const struct option *l = longs; l->name; ++l) {
+        if (n == 0 || strncmp(l->name, arg + 2, n)) continue;
+        size_t used = strlen(which);
+        snprintf(which + used, sizeof which - used, "%s--%s", matches ? ", " : "", l->name);
+        matches++;
+    }
+    if (matches > 1) {
+        ctn_cli_command_error(cmd, "ambiguous option %.*s: could be %s", (int)(n + 2), arg, which);
+        return;
+    }
     ctn_cli_command_error(cmd, "unknown option %.*s", (int)(n + 2), arg);
 }
 

@@ -15,6 +15,11 @@ static void check_gnu_conventions(void) {
     CHECK(code == 0, "--opt=value and options before SCENE: exit %d: %s", code, g_stderr);
     code = run("run", "chain:10", "--bogus=1", NULL);
     CHECK(code == 2 && strstr(g_stderr, "unknown option --bogus\n"), "unknown option: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:10", "--c", "5", NULL); /* a prefix of --csv, --checkpoint, ... */
+    CHECK(code == 2 && strstr(g_stderr, "ambiguous option --c: could be --csv") && strstr(g_stderr, "--checkpoint"), "ambiguous: exit %d: %s",
+          code, g_stderr);
+    code = run("run", "chain:10", "--ste=3", "--backend=cpu", "-q", NULL); /* a unique prefix is the option */
+    CHECK(code == 0, "unique prefix --ste: exit %d: %s", code, g_stderr);
     code = run("run", "chain:10", "--quiet=1", NULL);
     CHECK(code == 2 && strstr(g_stderr, "--quiet takes no value"), "--quiet=1: exit %d: %s", code, g_stderr);
     code = run("run", "chain:10", "--steps", NULL);
