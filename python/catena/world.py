@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from . import _catena as _c
-from .errors import InvalidArgumentError
+from .errors import Error, InvalidArgumentError
 
 WORLD = _c.WORLD
 """The fixed world frame, usable as a joint's ``body_b``."""
@@ -63,6 +63,35 @@ def _settings_to_c(settings):
 
 def _settings_from_c(desc):
     return {key: _name(_ENUM_SETTINGS[key], value) if key in _ENUM_SETTINGS else value for key, value in desc.items()}
+
+
+class _StateArray(np.ndarray):
+    """A copy of one body field (positions, velocities, ...) that writes element assignments back to its
+    world: ``w.positions[0, 1] = 2.0`` moves body 0, as it reads. Only the rows an assignment changed are
+    written, each whole, on top of the world's current values, so an array kept across steps does not put
+    its stale rows back. Arithmetic on it gives plain arrays."""
+
+    def __new__(cls, values, world, field, width):
+        array = np.asarray(values).view(cls)
+        array._world, array._field, array._width = world, field, width
+        return array
+
+    def __array_finalize__(self, obj):
+        self._world = None  # slices and results of arithmetic do not write back
+
+    def __setitem__(self, key, value):
+        world = getattr(self, "_world", None)
+        if world is None:
+            return super().__setitem__(key, value)
+        before = np.array(self)
+        super().__setitem__(key, value)
+        changed = np.any(np.asarray(self) != before, axis=1)
+        if not changed.any():
+            return
+        current = np.empty(before.shape, dtype=np.float64)
+        world._h.read_bodies(self._field, current)
+        current[changed] = np.asarray(self)[changed]
+        world._h.write_bodies(self._field, np.ascontiguousarray(current))
 
 
 class World:
@@ -273,6 +302,62 @@ class World:
         by step; takes effect at the next step."""
         self._h.set_rest_length(joint, rest_length)
 
+    def set_limits(self, joint, lower=None, upper=None):
+        """Limits of an existing hinge (rad), slider (m) or cone-twist's twist (rad): lower <= q <= upper.
+        ``set_limits(j)`` (no bounds) removes them. Takes effect at the next step."""
+        if (lower is None) != (upper is None):
+            raise InvalidArgumentError("set_limits: give both lower and upper, or neither to remove the limits")
+        enabled = lower is not None
+        self._h.set_limits(joint, enabled, float(lower) if enabled else 0.0, float(upper) if enabled else 0.0)
+
+    def limits(self, joint):
+        """The joint's limits as (lower, upper), or None when it has none."""
+        enabled, lower, upper = self._h.limits(joint)
+        return (lower, upper) if enabled else None
+
+    def set_motor(self, joint, speed=None, max_force=None):
+        """Velocity motor of an existing hinge (speed in rad/s, max_force a torque in N m) or slider (m/s,
+        N): drives the joint towards ``speed`` with at most ``max_force``, as PyBullet's
+        setJointMotorControl2 in VELOCITY_CONTROL. ``set_motor(j)`` (no speed) removes it. Call it between
+        steps for a control loop; it takes effect at the next step."""
+        if speed is None:
+            self._h.set_motor(joint, False, 0.0, 0.0)
+            return
+        if max_force is None:
+            raise InvalidArgumentError("set_motor: max_force (N m for a hinge, N for a slider) is required with speed")
+        self._h.set_motor(joint, True, float(speed), float(max_force))
+
+    def motor(self, joint):
+        """The joint's motor as (speed, max_force), or None when it has none."""
+        enabled, speed, max_force = self._h.motor(joint)
+        return (speed, max_force) if enabled else None
+
+    def body(self, body):
+        """The body's description as a dict (``ctn_body_get_desc``): mass (kg), inertia (principal
+        moments, kg m^2), type, shape and the state it was created with."""
+        return self._h.body_desc(body)
+
+    def mass(self, body):
+        """The body's mass (kg)."""
+        return self._h.body_desc(body)["mass"]
+
+    def inertia(self, body):
+        """The body's principal moments of inertia (kg m^2, body frame) as a tuple."""
+        return tuple(self._h.body_desc(body)["inertia"])
+
+    def save_scene(self, path):
+        """Writes the world as a JSON scene file (atomically) that :meth:`from_scene` and ``catena run``
+        read back: settings, bodies, joints and shapes, not the solver's impulses (for a bitwise
+        continuation use :meth:`save`)."""
+        self._h.save_scene(os.fspath(path))
+
+    def __repr__(self):
+        try:
+            return (f"<catena.World {self.body_count} bodies, {self.joint_count} joints, backend {self.backend}, "
+                    f"solver {self.settings.get('solver')}>")
+        except (Error, RuntimeError):  # RuntimeError: closed
+            return "<catena.World closed>"
+
     def joint_angle(self, joint):
         """The current angle of a hinge, or the twist angle of a cone-twist (rad)."""
         return self._h.joint_angle(joint)
@@ -418,7 +503,7 @@ class World:
     def _read(self, field, width):
         out = np.empty((self._slots()[0], width), dtype=np.float64)
         self._h.read_bodies(field, out)
-        return out
+        return _StateArray(out, self, field, width)
 
     def _write(self, field, width, values, name):
         rows = self._slots()[0]
@@ -429,7 +514,9 @@ class World:
 
     positions = property(lambda self: self._read(_c.BODY_POSITION, 3),
                          lambda self, v: self._write(_c.BODY_POSITION, 3, v, "positions"),
-                         doc="(bodies, 3) positions (m), read and write.")
+                         doc="(bodies, 3) positions (m). Assigning the property writes every row; assigning "
+                             "elements of the array it returns (``w.positions[0] = (1, 2, 3)``) writes the rows "
+                             "changed, the others keep the world's current values.")
     orientations = property(lambda self: self._read(_c.BODY_ORIENTATION, 4),
                             lambda self, v: self._write(_c.BODY_ORIENTATION, 4, v, "orientations"),
                             doc="(bodies, 4) quaternions (w, x, y, z), body to world; normalised on write.")

@@ -233,6 +233,68 @@ static PyObject *world_set_rest_length(pyctn_world *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* set_limits(joint, enabled, lower, upper): ctn_joint_set_limits. */
+static PyObject *world_set_limits(pyctn_world *self, PyObject *args) {
+    long long id;
+    int enabled;
+    double lo, hi;
+    if (!PyArg_ParseTuple(args, "Lpdd", &id, &enabled, &lo, &hi)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_joint_set_limits(self->world, id, enabled, lo, hi);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+/* set_motor(joint, enabled, speed, max_torque): ctn_joint_set_motor. */
+static PyObject *world_set_motor(pyctn_world *self, PyObject *args) {
+    long long id;
+    int enabled;
+    double speed, max_torque;
+    if (!PyArg_ParseTuple(args, "Lpdd", &id, &enabled, &speed, &max_torque)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_joint_set_motor(self->world, id, enabled, speed, max_torque);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
+/* limits(joint) -> (enabled, lower, upper); motor(joint) -> (enabled, speed, max_torque). */
+static PyObject *world_limits_or_motor(pyctn_world *self, PyObject *arg, int motor) {
+    long long id = PyLong_AsLongLong(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    int on = 0;
+    double a = 0.0, b = 0.0;
+    ctn_status st = motor ? ctn_joint_get_motor(self->world, id, &on, &a, &b) : ctn_joint_get_limits(self->world, id, &on, &a, &b);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return Py_BuildValue("(Odd)", on ? Py_True : Py_False, a, b);
+}
+static PyObject *world_limits(pyctn_world *self, PyObject *arg) { return world_limits_or_motor(self, arg, 0); }
+static PyObject *world_motor(pyctn_world *self, PyObject *arg) { return world_limits_or_motor(self, arg, 1); }
+
+/* body_desc(body) -> dict (ctn_body_get_desc: mass, inertia, ...). */
+static PyObject *world_body_desc(pyctn_world *self, PyObject *arg) {
+    long long id = PyLong_AsLongLong(arg);
+    if (id == -1 && PyErr_Occurred()) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_body_desc d;
+    ctn_status st = ctn_body_get_desc(self->world, id, &d);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return pyctn_to_dict(&d, pyctn_body_fields);
+}
+
+/* save_scene(path): ctn_scene_save_json. */
+static PyObject *world_save_scene(pyctn_world *self, PyObject *arg) {
+    const char *path = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+    if (!path) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "save_scene: expected a path string");
+        return NULL;
+    }
+    if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_status st = ctn_scene_save_json(self->world, path);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    Py_RETURN_NONE;
+}
+
 /* attach(body, master, point or None): ctn_attach_point. */
 static PyObject *world_attach(pyctn_world *self, PyObject *args) {
     long long body, master;
@@ -327,6 +389,12 @@ static PyMethodDef world_methods[] = {
     {"joint_translation", (PyCFunction)world_joint_translation, METH_O, "Slider position (m)."},
     {"set_rest_length", (PyCFunction)world_set_rest_length, METH_VARARGS, "set_rest_length(joint, metres)."},
     {"set_name", (PyCFunction)world_set_name, METH_VARARGS, "set_name(body, name)."},
+    {"set_limits", (PyCFunction)world_set_limits, METH_VARARGS, "set_limits(joint, enabled, lower, upper)."},
+    {"set_motor", (PyCFunction)world_set_motor, METH_VARARGS, "set_motor(joint, enabled, speed, max_torque)."},
+    {"limits", (PyCFunction)world_limits, METH_O, "limits(joint) -> (enabled, lower, upper)."},
+    {"motor", (PyCFunction)world_motor, METH_O, "motor(joint) -> (enabled, speed, max_torque)."},
+    {"body_desc", (PyCFunction)world_body_desc, METH_O, "body_desc(body) -> dict (ctn_body_get_desc)."},
+    {"save_scene", (PyCFunction)world_save_scene, METH_O, "save_scene(path): ctn_scene_save_json."},
     {"attach", (PyCFunction)world_attach, METH_VARARGS, "attach(body, master, point or None): ctn_attach_point."},
     {"detach", (PyCFunction)world_detach, METH_O, "ctn_attach_remove."},
     {"attachment", (PyCFunction)world_attachment, METH_O, "attachment(body) -> (master, point) or None."},
