@@ -106,6 +106,12 @@ CTN_FN int ctn_spd_inverse(const float *k, int n, float *kinv) {
 /* y = K^-1 x with K^-1 packed. */
 CTN_FN void ctn_kinv_mul(const float *kinv, int n, const float *x, float *y) {
     int i, j;
+    if (n == 3) { /* a ball joint's block, unrolled: the same products summed in the same order */
+        y[0] = ((0.0f + kinv[0] * x[0]) + kinv[1] * x[1]) + kinv[3] * x[2];
+        y[1] = ((0.0f + kinv[1] * x[0]) + kinv[2] * x[1]) + kinv[4] * x[2];
+        y[2] = ((0.0f + kinv[3] * x[0]) + kinv[4] * x[1]) + kinv[5] * x[2];
+        return;
+    }
     for (i = 0; i < n; ++i) {
         float s = 0.0f;
         for (j = 0; j < n; ++j) s += kinv[i >= j ? CTN_TRI(i, j) : CTN_TRI(j, i)] * x[j];

@@ -98,11 +98,16 @@ CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
 CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
                          CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
     int a = defs[s].a, b = defs[s].b, k;
-    ctn_block blk = blocks[s];
+#ifdef __OPENCL_VERSION__
+    ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
+    const ctn_block *bp = &blk;
+#else
+    const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per update */
+#endif
     float lam[CTN_MAX_ROWS];
     for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
-    float r2 = ctn_block_solve(&blk, lam, &va, &vb, ctn_load_inertia(inertia, a), ctn_load_inertia(inertia, b));
+    float r2 = ctn_block_solve(bp, lam, &va, &vb, ctn_load_inertia(inertia, a), ctn_load_inertia(inertia, b));
     for (k = 0; k < CTN_MAX_ROWS; ++k) lambda[6 * s + k] = lam[k];
     if (va.inv_mass > 0.0f) vel[a] = va;
     if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
