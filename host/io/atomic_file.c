@@ -1,42 +1,28 @@
 /* Atomic output files (atomic_file.h): temporary file + fsync + rename(2), which POSIX makes atomic
- * within one file system. The one implementation: the library's writers (ParaView frames, checkpoints)
- * and the CLI's outputs (host/cli/outfile.c) use it. */
+ * within one file system. The one opener of every output: the library's writers (ParaView frames,
+ * checkpoints) and the CLI's outputs (host/cli/outfile.c) use it. A path that names a device or a FIFO is
+ * written in place: rename(2) onto it would replace the device node itself (as root, `--checkpoint
+ * /dev/null` would have destroyed the system's /dev/null). */
 #define _POSIX_C_SOURCE 200809L
 #include "io/atomic_file.h"
 #include "core/alloc.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
+
+#define TMP_TAG ".tmp."
 
 static void release(ctn_atomic_file *a) {
     ctn__free(a->path);
     ctn__free(a->tmp);
     a->path = a->tmp = NULL;
     a->f = NULL;
-}
-
-int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size) {
-    memset(a, 0, sizeof *a);
-    size_t n = strlen(path);
-    a->path = ctn__malloc(n + 1);
-    a->tmp = ctn__malloc(n + 32);
-    if (!a->path || !a->tmp) {
-        release(a);
-        snprintf(msg, msg_size, "%s: out of memory", path);
-        return 0;
-    }
-    memcpy(a->path, path, n + 1);
-    snprintf(a->tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-    a->f = fopen(a->tmp, "wb");
-    if (!a->f) {
-        snprintf(msg, msg_size, "%s: cannot create: %s", a->tmp, strerror(errno));
-        release(a);
-        return 0;
-    }
-    return 1;
 }
 
 int ctn__atomic_is_stdout(const char *path) { return !strcmp(path, "-"); }
@@ -46,29 +32,101 @@ int ctn__atomic_is_special(const char *path) {
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-int ctn__atomic_open_output(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size) {
-    memset(a, 0, sizeof *a);
-    if (!ctn__atomic_is_stdout(path) && !ctn__atomic_is_special(path)) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            snprintf(msg, msg_size, "%s: is a directory", path);
-            return 0;
-        }
-        return ctn__atomic_open(a, path, msg, msg_size);
+/* The process id of a temporary file of ours for `base` ("BASE.tmp.PID", PID decimal without a leading
+ * zero, nothing after it), else 0. */
+static long temp_pid(const char *name, const char *base, size_t base_len) {
+    size_t tag = sizeof TMP_TAG - 1;
+    if (strncmp(name, base, base_len) != 0 || strncmp(name + base_len, TMP_TAG, tag) != 0) return 0;
+    const char *p = name + base_len + tag;
+    if (*p < '1' || *p > '9') return 0;
+    long pid = 0;
+    for (; *p; ++p) {
+        if (*p < '0' || *p > '9' || pid > 99999999) return 0; /* Linux caps pids at 2^22 */
+        pid = pid * 10 + (*p - '0');
     }
+    return pid;
+}
+
+int ctn__atomic_sweep_stale(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t base_len = strlen(base), dir_len = slash ? (size_t)(slash - path) : 0;
+    if (!base_len) return 0;
+    char *dir = ctn__malloc(dir_len + 2), *victim = ctn__malloc(strlen(path) + 32);
+    if (!dir || !victim) {
+        ctn__free(dir);
+        ctn__free(victim);
+        return 0;
+    }
+    if (!slash) snprintf(dir, dir_len + 2, ".");
+    else if (dir_len == 0) snprintf(dir, dir_len + 2, "/");
+    else snprintf(dir, dir_len + 2, "%.*s", (int)dir_len, path);
+    int removed = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid = temp_pid(e->d_name, base, base_len);
+        if (pid <= 0 || pid == (long)getpid()) continue;
+        /* kill(pid, 0) probes without signalling: ESRCH means no such process (EPERM: alive, not ours) */
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        snprintf(victim, strlen(path) + 32, "%.*s%s", (int)(base - path), path, e->d_name);
+        struct stat st;
+        if (lstat(victim, &st) == 0 && S_ISREG(st.st_mode) && unlink(victim) == 0) ++removed;
+    }
+    if (d) closedir(d);
+    ctn__free(dir);
+    ctn__free(victim);
+    return removed;
+}
+
+int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size) {
+    memset(a, 0, sizeof *a);
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        snprintf(msg, msg_size, "%s: is a directory", path);
+        return 0;
+    }
+    int in_place = exists && !S_ISREG(st.st_mode); /* a device or a FIFO (stat follows links: /dev/stdout too) */
     size_t n = strlen(path);
     a->path = ctn__malloc(n + 1);
-    if (!a->path) {
+    a->tmp = in_place ? NULL : ctn__malloc(n + 32);
+    if (!a->path || (!in_place && !a->tmp)) {
+        release(a);
         snprintf(msg, msg_size, "%s: out of memory", path);
         return 0;
     }
     memcpy(a->path, path, n + 1);
-    a->f = ctn__atomic_is_stdout(path) ? stdout : fopen(path, "wb");
+    if (in_place) {
+        a->f = fopen(path, "wb");
+        if (!a->f) {
+            snprintf(msg, msg_size, "%s: cannot open: %s", path, strerror(errno));
+            release(a);
+            return 0;
+        }
+        return 1;
+    }
+    ctn__atomic_sweep_stale(path);
+    snprintf(a->tmp, n + 32, "%s" TMP_TAG "%ld", path, (long)getpid());
+    a->f = fopen(a->tmp, "wb");
     if (!a->f) {
-        snprintf(msg, msg_size, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(msg, msg_size, "%s: cannot create: %s", a->tmp, strerror(errno));
         release(a);
         return 0;
     }
+    return 1;
+}
+
+int ctn__atomic_open_output(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size) {
+    if (!ctn__atomic_is_stdout(path)) return ctn__atomic_open(a, path, msg, msg_size);
+    memset(a, 0, sizeof *a);
+    a->path = ctn__malloc(2);
+    if (!a->path) {
+        snprintf(msg, msg_size, "%s: out of memory", path);
+        return 0;
+    }
+    memcpy(a->path, "-", 2);
+    a->f = stdout;
     return 1;
 }
 
