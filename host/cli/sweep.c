@@ -332,7 +332,7 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
             return 0;
         }
         reps[k].status = "ok";
-        cJSON *done = ctn_sweep_load_run(o->out, &reps[k].run);
+        cJSON *done = ctn_sweep_load_run(o->out, &reps[k].run, 1);
         if (!done) todo = 1;
         else {
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(done, "status");

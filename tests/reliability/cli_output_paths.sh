@@ -31,6 +31,11 @@ run=("$catena" run chain:5 --backend cpu --quiet)
 is_chr null || fail "the device node was replaced: $(stat -c %F null)"
 ls | grep -q '^null\.' && fail "files left beside the device: $(ls)"
 
+mkdir vtk_dev && mknod vtk_dev/frame_000010.vtp c 1 3 && mknod vtk_dev/catena.pvd c 1 3 || fail "mknod in vtk_dev"
+"${run[@]}" --steps 20 --vtk vtk_dev > /dev/null 2> err.txt || fail "VTK frames beside devices: $(cat err.txt)"
+is_chr vtk_dev/frame_000010.vtp && is_chr vtk_dev/catena.pvd || fail "a VTK writer replaced a device node"
+[ -s vtk_dev/frame_000020.vtp ] || fail "no frame 20"
+
 cat fifo > ck_from_fifo & reader=$!
 "${run[@]}" --steps 20 --checkpoint fifo > out.txt 2> err.txt || fail "checkpoint into a FIFO: exit $? $(cat err.txt)"
 wait $reader

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `catena sweep` checks. Usage: run.sh MODE CATENA SOURCE_DIR SCRATCH_DIR
-#   serial:  kill midway + resume finishes only the missing runs; bad ensembles get file:line:col errors;
+#   serial:  kill midway + resume finishes only the missing runs; damaged run records are run again with a
+#            warning; bad ensembles get file:line:col errors;
 #            a diverging run is recorded and the sweep goes on; batched replicas end bitwise as lone ones.
 #   mpi:     a 12-run sweep under mpirun -np 3 matches the serial sweep bitwise, run by run (exit 77 when
 #            the CLI was built without MPI or mpirun is missing).
@@ -46,6 +47,22 @@ serial)
   # a third invocation runs nothing
   "$catena" sweep "$here/twelve.json" --out killed 2>again.log || fail "third invocation failed"
   grep -q '^catena: sweep: run ' again.log && fail "a finished sweep ran runs again"
+  # a damaged record that kept its signature (no "point", no "replica", not JSON) is run again with a
+  # warning naming it, and the merged result is the reference's
+  python3 - killed/runs <<'PY' || fail "could not damage the records"
+import json, sys
+d = sys.argv[1]
+for name, key in (("run-000003.json", "point"), ("run-000005.json", "replica")):
+    j = json.load(open(f"{d}/{name}")); del j[key]; json.dump(j, open(f"{d}/{name}", "w"))
+t = open(f"{d}/run-000007.json").read(); open(f"{d}/run-000007.json", "w").write(t[: len(t) // 2])
+PY
+  "$catena" sweep "$here/twelve.json" --out killed 2>damaged.log; rc=$?
+  [ $rc -eq 0 ] || fail "sweep over damaged records: exit $rc: $(cat damaged.log)"
+  for f in run-000003.json run-000005.json run-000007.json; do
+    grep -q "warning: killed/runs/$f is damaged" damaged.log || fail "no warning names $f: $(cat damaged.log)"
+  done
+  [ "$(grep -c '^catena: sweep: run ' damaged.log)" -eq 3 ] || fail "not exactly the 3 damaged runs ran again: $(cat damaged.log)"
+  diff <(result ref/summary.csv) <(result killed/summary.csv) || fail "the sweep over damaged records differs from the reference"
 
   # 3. bad ensembles: file:line:col and the offending key; exit 3; nothing run
   for f in bad_syntax:'bad_syntax.json:3:3: expected' bad_key:"bad_key.json:3:4: ensemble: unknown key 'replicaz'" \
