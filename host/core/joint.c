@@ -150,12 +150,28 @@ static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float d
     return CTN_OK;
 }
 
+/* Whether body slot i is a side of a live joint of internal type `type`. */
+static int has_joint(const ctn_world *w, int i, int type) {
+    for (int k = 0; k < w->joint_count; ++k)
+        if (w->joint_alive[k] && w->joints[k].type == type && (w->joints[k].a == i || w->joints[k].b == i)) return 1;
+    return 0;
+}
+
 /* Gear and rack-and-pinion (rows: ctn_rows_gear, ctn_rows_rack_pinion): the axes in the bodies' frames, the
  * ratio, and the angle references at the current poses (ctn_gear_recentre: error 0 at creation). */
 static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def *j) {
     const char *name = ctn_joint_type_name(d->type);
     if (j->b < 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: CTN_WORLD; a %s joint couples two bodies (the world does not turn)", name);
+    /* the row couples the two turns only: each body must be held by its own joint (catena.h), else the pair
+     * drifts and tumbles with nothing but the gear between them */
+    int rack = d->type == CTN_JOINT_RACK_PINION;
+    if (!has_joint(w, j->a, CTN_JT_HINGE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_a: body %lld has no hinge; a %s joint needs its %s hinged (add the hinge first)",
+                         (long long)d->body_a, name, rack ? "pinion" : "two bodies");
+    if (!has_joint(w, j->b, rack ? CTN_JT_PRISMATIC : CTN_JT_HINGE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: body %lld has no %s; a %s joint needs %s (add it first)", (long long)d->body_b,
+                         rack ? "prismatic joint" : "hinge", name, rack ? "the rack on a slider (a prismatic joint)" : "its two bodies hinged");
     if (!isfinite(d->ratio) || d->ratio == 0.0 || fabs(d->ratio) > 1e6 || fabs(d->ratio) < 1e-6)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.ratio: %g; a %s joint needs a finite ratio with 1e-6 <= |ratio| <= 1e6", d->ratio, name);
     ctn_v3 ax, ax2;
@@ -190,6 +206,13 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %lld to itself", name, (long long)d->body_a);
     if (!finite3(d->anchor_a)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
     if (!finite3(d->anchor_b)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: non-finite component");
+    for (int s = 0; s < 2; ++s) {
+        const double *anchor = s ? d->anchor_b : d->anchor_a;
+        int k = ctn__length_bad(anchor, 3);
+        if (k >= 0)
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_%c[%d]: %g m exceeds CTN_MAX_LENGTH (%g m)", s ? 'b' : 'a', k, anchor[k],
+                             CTN_MAX_LENGTH);
+    }
     if (!isfinite(d->rest_length)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.rest_length: %g is not finite", d->rest_length);
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))

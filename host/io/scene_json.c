@@ -411,6 +411,11 @@ ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *sou
         return CTN_ERR_LIMIT;
     }
     size_t skip = length >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF ? 3 : 0;
+    char bad[512];
+    if (!ctn__json_check_controls(text, length, bad, sizeof bad)) {
+        if (err && err_size) snprintf(err, err_size, "%s:%s", src, bad);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text + skip, length - skip, &end, 0);
     if (root && end) { /* only white space may follow the document */

@@ -155,6 +155,11 @@ typedef struct ctn_debug_options {
 #define CTN_MAX_SUBSTEPS 1000     /**< most substeps per step */
 #define CTN_SUBSTEPS_AUTO 0       /**< ctn_world_desc.substeps: 1 for the exact solver on joints it holds alone, else 4 */
 #define CTN_MAX_ITERATIONS 100000 /**< most solver iterations per substep */
+/** Largest magnitude (m) of an offset or length the library keeps in float32: joint anchors, attachment
+ *  points, curve anchors, origins, radii, pitches and polyline vertices. 1000 km: no rigid body or
+ *  mechanism is larger, float32 still resolves 0.06 m there, and squares and products of such values stay
+ *  far inside float range (a value near FLT_MAX, 3.4e38, turned the state non-finite at the first step). */
+#define CTN_MAX_LENGTH 1e6
 
 /** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {

@@ -73,6 +73,20 @@ PY
     grep -qF "$want" bad.log || fail "$name: message '$(cat bad.log)' lacks '$want'"
   done
   [ -e bad ] && fail "a bad ensemble created its output directory"
+  # every grid point is checked before any run starts: a bad value anywhere in the grid refuses the sweep
+  # with exit 3, naming the point and the field, and nothing runs
+  grid() { printf '{"version": 1, "scene": "%s", "world": {"backend": "cpu"}, "steps": 5, "parameters": {%s}}\n' "$1" "$2"; }
+  grid 'chain:{links}' '"links": [3, -5]' > grid_links.json
+  grid 'chain:4' '"world.solver": ["gs", "warp"]' > grid_solver.json
+  grid 'chain:4' '"world.time_step": [0.01, 0]' > grid_dt.json
+  for g in grid_links:'{"links":-5}'*'chain:-5' grid_solver:'{"world.solver":"warp"}'*'world.solver' grid_dt:'{"world.time_step":0}'*'world.time_step'; do
+    name=${g%%:*} rest=${g#*:}; point=${rest%%\**} want=${rest#*\*}
+    "$catena" sweep $name.json --out badgrid 2>grid.log; rc=$?
+    [ $rc -eq 3 ] || fail "$name: exit $rc, expected 3: $(cat grid.log)"
+    grep -qF "grid point 1 of 2 $point is invalid" grid.log && grep -qF "$want" grid.log || fail "$name: message '$(cat grid.log)'"
+    grep -q '^catena: sweep: run ' grid.log && fail "$name: a run started"
+    [ -e badgrid ] && fail "$name: the refused sweep created its output directory"
+  done
 
   # 4. a diverging run is recorded with its status; the runs after it still run; exit 1
   "$catena" sweep "$here/diverge.json" --out div --quiet; rc=$?
@@ -80,6 +94,9 @@ PY
   statuses=$(cut -d, -f"$(col div/summary.csv status)" div/summary.csv | tr -d '"' | tail -n +2 | tr '\n' ' ')
   [ "$statuses" = "ok diverged ok " ] || fail "diverge: statuses $statuses"
   grep -q 'CTN_ERR_DIVERGED' div/summary.csv || fail "diverge: the error text is not in the summary"
+  # the console line of a run that did not end ok gives the reason
+  rm -rf div && "$catena" sweep "$here/diverge.json" --out div 2>div.log
+  grep -q '^catena: sweep: run 1 .* diverged (.*): .*CTN_ERR_DIVERGED' div.log || fail "diverge: the console line lacks the reason: $(cat div.log)"
 
   # 5. batched replicas (one world) end in the same state, bitwise, as replicas run alone (Gauss-Seidel:
   #    replicas share no body, so their rows are solved in the same colours in the same order)
