@@ -163,15 +163,6 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def 
     const char *name = ctn_joint_type_name(d->type);
     if (j->b < 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: CTN_WORLD; a %s joint couples two bodies (the world does not turn)", name);
-    /* the row couples the two turns only: each body must be held by its own joint (catena.h), else the pair
-     * drifts and tumbles with nothing but the gear between them */
-    int rack = d->type == CTN_JOINT_RACK_PINION;
-    if (!has_joint(w, j->a, CTN_JT_HINGE))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_a: body %lld has no hinge; a %s joint needs its %s hinged (add the hinge first)",
-                         (long long)d->body_a, name, rack ? "pinion" : "two bodies");
-    if (!has_joint(w, j->b, rack ? CTN_JT_PRISMATIC : CTN_JT_HINGE))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: body %lld has no %s; a %s joint needs %s (add it first)", (long long)d->body_b,
-                         rack ? "prismatic joint" : "hinge", name, rack ? "the rack on a slider (a prismatic joint)" : "its two bodies hinged");
     if (!isfinite(d->ratio) || d->ratio == 0.0 || fabs(d->ratio) > 1e6 || fabs(d->ratio) < 1e-6)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.ratio: %g; a %s joint needs a finite ratio with 1e-6 <= |ratio| <= 1e6", d->ratio, name);
     ctn_v3 ax, ax2;
@@ -179,6 +170,16 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def 
     if (st == CTN_OK && d->type == CTN_JOINT_GEAR) st = unit_axis(w, d->axis2, "joint.axis2", &ax2);
     if (st == CTN_OK && d->type == CTN_JOINT_RACK_PINION) st = cross_axis(w, d->axis2, ax, "the rack runs across the pinion's axis", &ax2);
     if (st != CTN_OK) return st;
+    /* the row couples the two turns only: each body must be held by its own joint (catena.h), else the pair
+     * drifts and tumbles with nothing but the gear between them */
+    int rack = d->type == CTN_JOINT_RACK_PINION;
+    if (!has_joint(w, j->a, CTN_JT_HINGE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_a: body %lld has no hinge; a %s joint needs %s hinged (add the hinge "
+                         "before the %s; in a scene file, list it before)", (long long)d->body_a, name, rack ? "the pinion" : "both bodies", name);
+    if (!has_joint(w, j->b, rack ? CTN_JT_PRISMATIC : CTN_JT_HINGE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: body %lld has no %s; a %s joint needs %s (add it before the %s; in a "
+                         "scene file, list it before)", (long long)d->body_b, rack ? "prismatic joint" : "hinge", name,
+                         rack ? "the rack on a slider (a prismatic joint)" : "both bodies hinged", name);
     j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
     j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
     j->stiffness = (float)d->ratio;

@@ -288,7 +288,7 @@ int ctn__json_check_controls(const char *text, size_t length, char *msg, size_t 
         if (!in_string) {
             if (c == '"') in_string = 1;
             else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-                report(&d, i, "control character U+%04X between tokens (JSON allows only space, tab, line feed and carriage return there)", c);
+                report(&d, i, "control character 0x%02x between tokens (JSON allows only space, tab, line feed and carriage return there)", c);
                 return 0;
             }
             continue;
@@ -296,7 +296,8 @@ int ctn__json_check_controls(const char *text, size_t length, char *msg, size_t 
         if (c == '"') {
             in_string = 0;
         } else if (c < 0x20) {
-            report(&d, i, "control character U+%04X inside a string (JSON strings write it escaped, e.g. \\u%04X)", c, c);
+            report(&d, i, "control character 0x%02x inside a string (JSON strings write control characters escaped, a line break as \\n; "
+                          "did a string miss its closing '\"'?)", c);
             return 0;
         } else if (c == '\\' && i + 1 < length) {
             if (text[i + 1] == 'u' && i + 6 <= length && !memcmp(text + i + 2, "0000", 4)) {

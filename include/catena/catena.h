@@ -352,10 +352,12 @@ typedef enum ctn_joint_type {
                                theta_a + ratio theta_b constant, i.e. w_a . axis + ratio w_b . axis2 = 0 (with
                                parallel axes a positive ratio turns them opposite ways, as two meshing spur gears
                                with ratio = teeth_b / teeth_a); both bodies hinged at their centres to the world or
-                               to one base (the row acts on the two gears only) */
+                               to one base (the row acts on the two gears only): ctn_joint_add refuses a gear
+                               whose bodies have no hinge yet */
     CTN_JOINT_RACK_PINION   /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
                                (the pinion) per radian body_a turns about `axis` (ratio = the pinion's pitch
-                               radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider */
+                               radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider
+                               (ctn_joint_add refuses it before both exist) */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
