@@ -27,7 +27,9 @@ int ctn__atomic_is_stdout(const char *path);
 int ctn__atomic_is_special(const char *path);
 /* Removes the files named exactly "BASE.tmp.PID" beside PATH (BASE its last component, PID decimal) whose
  * process no longer exists (kill(PID, 0) fails with ESRCH) and that are regular files: the temporaries of
- * writers killed mid-write. Called by ctn__atomic_open; returns how many it removed. */
+ * writers killed mid-write. Each thread lists a directory once and remembers the dead writers' files it
+ * saw there, so a temporary left while this thread writes into the directory is removed by the next
+ * process (or thread) that writes there. Called by ctn__atomic_open; returns how many it removed. */
 int ctn__atomic_sweep_stale(const char *path);
 /* Flushes, syncs and renames (in place: flushes and closes, standard output stays open); on any failure
  * removes the temporary file. Always releases `a`. */
