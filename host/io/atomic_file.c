@@ -145,7 +145,12 @@ int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg
         snprintf(msg, msg_size, "%s: is a directory", path);
         return 0;
     }
-    int in_place = exists && !S_ISREG(st.st_mode); /* a device or a FIFO (stat follows links: /dev/stdout too) */
+    if (exists && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) { /* a disk, a socket */
+        snprintf(msg, msg_size, "%s: is a %s; outputs go to regular files (replaced atomically), character devices or FIFOs", path,
+                 S_ISBLK(st.st_mode) ? "block device" : "socket or other special file");
+        return 0;
+    }
+    int in_place = exists && !S_ISREG(st.st_mode); /* a character device or a FIFO (stat follows links: /dev/stdout too) */
     size_t n = strlen(path);
     a->path = ctn__malloc(n + 1);
     a->tmp = in_place ? NULL : ctn__malloc(n + 32);

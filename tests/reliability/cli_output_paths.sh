@@ -23,6 +23,12 @@ if ! mknod null c 1 3 2>/dev/null || ! mknod full c 1 7 2>/dev/null; then
     exit 77
 fi
 mkfifo fifo || fail "mkfifo"
+# a block device is refused, never written in place (numbers of no device: even a bug could not write a disk)
+if mknod blk b 259 999999 2>/dev/null; then
+    rc=0; "$catena" run chain:5 --backend cpu --quiet --steps 2 --checkpoint blk > out.txt 2> err.txt || rc=$?
+    [ $rc -eq 6 ] && grep -q "is a block device" err.txt || fail "a block device as --checkpoint: exit $rc: $(cat err.txt)"
+    [ "$(stat -c %F blk)" = "block special file" ] || fail "the block device node was replaced"
+fi
 run=("$catena" run chain:5 --backend cpu --quiet)
 
 # ---- devices and FIFOs written in place ----
