@@ -114,15 +114,17 @@ int ctn__atomic_sweep_stale(const char *path) {
     int removed = 0;
     stale_dir *slot = NULL;
     for (int k = 0; k < STALE_DIRS && !slot; ++k)
-        if (t_stale[k].dir[0] && !t_stale[k].overflow && !strcmp(t_stale[k].dir, dir)) slot = &t_stale[k];
-    if (slot) { /* listed before by this thread: only the dead writers' files found then */
+        if (t_stale[k].dir[0] && !strcmp(t_stale[k].dir, dir)) slot = &t_stale[k];
+    if (slot && slot->overflow) { /* too many to remember: listed every time */
+        removed = scan_dir(dir, base, base_len, NULL);
+    } else if (slot) { /* listed before by this thread: only the dead writers' files found then */
         for (int k = 0; k < slot->count;) {
             if (temp_pid(slot->names[k], base, base_len) <= 0) {
                 ++k;
                 continue;
             }
             if (pid_dead(temp_pid(slot->names[k], base, base_len))) removed += remove_regular(dir, slot->names[k]);
-            memcpy(slot->names[k], slot->names[--slot->count], sizeof slot->names[0]);
+            if (k != --slot->count) memcpy(slot->names[k], slot->names[slot->count], sizeof slot->names[0]);
         }
     } else if (strlen(dir) < sizeof t_stale[0].dir) {
         slot = &t_stale[t_stale_next];
