@@ -2,7 +2,7 @@
  * the contact cache) saved at step k and resumed ends bitwise where the uninterrupted run ends (its final
  * checkpoint is the same file, byte for byte); a world with removed bodies and joints, user contacts and
  * body names resumes with the same free slots, so it issues the same handles; files of older format
- * versions are refused with a message that says so. */
+ * versions are refused with a message that says so; every header byte is inside the checksum. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
@@ -173,7 +173,52 @@ static void old_versions_refused(const char *dir) {
     ctn_world *r = NULL;
     char err[512] = "";
     CHECK(ctn_world_load(path, NULL, &r, NULL, err, sizeof err) == CTN_ERR_UNSUPPORTED && !r, "a version-2 file is refused");
-    CHECK(strstr(err, "version 2") && strstr(err, "version 3"), "message: %s", err);
+    CHECK(strstr(err, "version 2") && strstr(err, "versions 3 to 4"), "message: %s", err);
+    remove(path);
+}
+
+/* Every header byte is inside the checksum (format version 4): a flipped reserved byte is refused; a
+ * version-3 file (checksum over the payload only, same payload) still loads. */
+static void header_checked(const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/header.ckpt", dir);
+    ctn_world *w = make_world();
+    ctn_scene_from_spec(w, "chain:4");
+    CHECK(ctn_world_save(w, path, 7, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+    size_t n = 0;
+    char *buf = read_file(path, &n);
+    if (!buf) return;
+    uint32_t version;
+    memcpy(&version, buf + 8, sizeof version);
+    CHECK(version == 4, "written as version %u", version);
+    char err[512] = "";
+    for (int k = 56; k < 64; ++k) { /* the reserved bytes */
+        buf[k] ^= 0x20;
+        FILE *f = fopen(path, "wb");
+        fwrite(buf, 1, n, f);
+        fclose(f);
+        buf[k] ^= 0x20;
+        ctn_world *r = NULL;
+        ctn_status st = ctn_world_load(path, NULL, &r, NULL, err, sizeof err);
+        CHECK(st == CTN_ERR_INVALID_ARGUMENT && !r && strstr(err, "checksum"), "reserved byte %d flipped: %s (%s)", k, ctn_status_name(st), err);
+        ctn_world_destroy(r);
+    }
+    /* as version 3 wrote it: FNV-1a 64 of the payload alone */
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 64; i < n; ++i) h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+    uint32_t v3 = 3;
+    memcpy(buf + 8, &v3, sizeof v3);
+    memcpy(buf + 48, &h, sizeof h);
+    FILE *f = fopen(path, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    free(buf);
+    ctn_world *r = NULL;
+    ctn_checkpoint_info info;
+    CHECK(ctn_world_load(path, NULL, &r, &info, err, sizeof err) == CTN_OK && r && info.step == 7, "a version-3 file loads: %s", err);
+    CHECK(!r || ctn_world_body_count(r) == 4, "version-3 file: %d bodies", r ? ctn_world_body_count(r) : -1);
+    ctn_world_destroy(r);
     remove(path);
 }
 
@@ -183,6 +228,7 @@ int main(void) {
     pile_resumes_bitwise(dir);
     handles_and_names_resume(dir);
     old_versions_refused(dir);
+    header_checked(dir);
     rmdir(dir);
     return check_report("checkpoint_resume");
 }

@@ -104,6 +104,19 @@ static void bad_input(void) {
     refused(&r, &bad, "joint.body_b");
     bad = d, bad.type = CTN_JOINT_RACK_PINION; /* the rack's axis along the pinion's */
     refused(&r, &bad, "joint.axis2");
+    /* each side held by its own joint (catena.h): a gear between two hinged wheels, a rack on a slider */
+    bad = d, bad.body_b = r.rack; /* the rack slides, it has no hinge */
+    refused(&r, &bad, "joint.body_b: body");
+    CHECK(strstr(ctn_world_last_error(r.w), "has no hinge"), "unhinged gear: %s", ctn_world_last_error(r.w));
+    bad = d, bad.type = CTN_JOINT_RACK_PINION, bad.axis2[0] = 1.0, bad.axis2[2] = 0.0; /* wheel C as the rack: no slider */
+    refused(&r, &bad, "joint.body_b: body");
+    CHECK(strstr(ctn_world_last_error(r.w), "has no prismatic joint"), "rack without a slider: %s", ctn_world_last_error(r.w));
+    ctn_body_desc free_wheel = ctn_body_desc_default();
+    ctn_body_id loose = -1;
+    CHECK(ctn_body_add(r.w, &free_wheel, &loose) == CTN_OK, "%s", ctn_world_last_error(r.w));
+    bad = d, bad.body_a = loose;
+    refused(&r, &bad, "joint.body_a: body");
+    CHECK(strstr(ctn_world_last_error(r.w), "has no hinge"), "gear on a free body: %s", ctn_world_last_error(r.w));
     ctn_joint_id g = -1;
     CHECK(ctn_joint_add(r.w, &d, &g) == CTN_OK, "%s", ctn_world_last_error(r.w));
     ctn_joint_desc back;

@@ -123,8 +123,10 @@ typedef struct ctn_run_summary {
     const char *error;         /* what went wrong, NULL or "" when nothing did */
     int exit_code;
     const char *scene;
-    const char *checkpoint;    /* NULL when none written */
+    const char *checkpoint;    /* the last checkpoint written, NULL when none */
+    uint64_t checkpoint_step;  /* the step it holds */
     int checkpoints_written;   /* periodic and final */
+    const char *failed_output; /* the output whose write failed ("checkpoint", "csv", "vtk", "svg", "plot"), or NULL */
     ctn_world_desc desc;
     const char *backend, *device;
     int bodies, joints;

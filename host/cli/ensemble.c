@@ -229,6 +229,11 @@ static int load_scene(const diag *d, const cJSON *scene, ctn_ensemble *e) {
     char *text = read_file(path, &n, msg, sizeof msg);
     if (!text) return fail_at(d, "scene", "scene", "%s", msg);
     const char *end = NULL;
+    char bad[512];
+    if (!ctn__json_check_controls(text, n, bad, sizeof bad)) {
+        free(text);
+        return fail_at(d, "scene", "scene", "%s:%s", path, bad);
+    }
     cJSON *doc = cJSON_ParseWithLengthOpts(text, n, &end, 0);
     if (!doc) {
         char why[512];
@@ -316,9 +321,13 @@ int ctn_ensemble_load(const char *path, ctn_ensemble *e, char *err, size_t err_s
     else strcpy(e->base_dir, ".");
     diag d = {path, text, n, err, err_size};
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+    char bad[512] = "";
+    cJSON *root = ctn__json_check_controls(text, n, bad, sizeof bad) ? cJSON_ParseWithLengthOpts(text, n, &end, 0) : NULL;
     int ok;
-    if (!root) {
+    if (!root && bad[0]) {
+        snprintf(err, err_size, "%s:%s", path, bad);
+        ok = 0;
+    } else if (!root) {
         char why[512];
         ctn__json_diagnose(text, n, end ? (size_t)(end - text) : 0, why, sizeof why);
         snprintf(err, err_size, "%s:%s", path, why);

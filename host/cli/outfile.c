@@ -10,7 +10,9 @@
 #include <sys/types.h>
 
 int ctn_out_check(const char *path, char *err, size_t err_size) {
-    if (ctn__atomic_is_stdout(path) || ctn__atomic_is_special(path)) return 1; /* opening a FIFO would wait for its reader */
+    struct stat st;
+    if (ctn__atomic_is_stdout(path)) return 1;
+    if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return 1; /* opening a FIFO would wait for its reader */
     ctn_atomic_file o;
     if (!ctn__atomic_open_output(&o, path, err, err_size)) return 0;
     ctn__atomic_abort(&o); /* removes the temporary file; PATH itself is untouched */

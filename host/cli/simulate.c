@@ -14,11 +14,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,8 +53,17 @@ typedef struct run_state {
     const char *status;
     int kept;               /* a failed step left the world at the state before it: 1 device fault, 2 divergence */
     const char *ck_written; /* checkpoint written, or NULL */
+    uint64_t ck_step;       /* the step it holds */
     int checkpoints;        /* checkpoint files written */
+    const char *failed;     /* the output whose write failed ("checkpoint", "csv", ...), or NULL */
 } run_state;
+
+/* A write failed: the run stops with exit 6 and says which output failed (the message is ctn_cli_error's). */
+static void write_failed(run_state *s, const char *output) {
+    s->code = CTN_EXIT_IO;
+    s->status = "failed";
+    if (!s->failed) s->failed = output;
+}
 
 /* ---- before the first step ---- */
 
@@ -116,13 +127,17 @@ static int check_outputs(ctn_run *r) {
         ctn_cli_error("--checkpoint: %s", err);
         return CTN_EXIT_IO;
     }
-    /* a trial save of the initial state: what the world holds can be checkpointed */
+    /* a trial save of the initial state: what the world holds can be checkpointed. It goes to /dev/null
+     * (written in place, host/io/atomic_file.c) so that nothing is left behind if the run is killed here;
+     * ctn_out_check above tried the path itself. Without a /dev/null device, to a scratch file beside it. */
+    struct stat null_st;
+    int have_null = stat("/dev/null", &null_st) == 0 && S_ISCHR(null_st.st_mode);
     size_t n = strlen(r->ck_path) + 32;
     char *trial = malloc(n);
     if (!trial) return CTN_EXIT_IO;
     snprintf(trial, n, "%s.trial.%ld", r->ck_path, (long)getpid());
-    ctn_status st = ctn_world_save(r->w, trial, r->start, NULL);
-    remove(trial);
+    ctn_status st = ctn_world_save(r->w, have_null ? "/dev/null" : trial, r->start, NULL);
+    if (!have_null) remove(trial);
     free(trial);
     if (st != CTN_OK) {
         ctn_cli_error("--checkpoint %s: %s", r->ck_path, ctn_world_last_error(r->w));
@@ -157,6 +172,7 @@ static int save_checkpoint_to(ctn_run *r, run_state *s, const char *path) {
     snprintf(user, sizeof user, "scene=%s\nsteps=%llu\n", r->label, (unsigned long long)r->target);
     if (ctn_world_save(r->w, path, s->step, user) == CTN_OK) {
         s->ck_written = path;
+        s->ck_step = s->step;
         s->checkpoints++;
         return 1;
     }
@@ -174,19 +190,22 @@ static void add_timings(ctn_step_stats *sum, const ctn_step_stats *s) {
     sum->ms_transfer += s->ms_transfer;
 }
 
-/* The frames due after `step` (all of them at the last step). Returns 0 on a write failure. */
+/* The frames due after `step` (all of them at the last step). Returns 0 on a write failure (s says which). */
 static int write_frames(ctn_run *r, run_state *s, uint64_t step, int last) {
     const ctn_cli_opts *o = r->o;
     long long every = o->every ? o->every : DEFAULT_FRAME_EVERY;
     uint64_t csv_every = (uint64_t)(o->csv_every ? o->csv_every : every), vtk_every = (uint64_t)(o->vtk_every ? o->vtk_every : every);
     double time = (double)step * r->desc.time_step;
     char err[1024];
+    errno = 0;
     if (o->csv && (step % csv_every == 0 || last) && !ctn_csv_frame(s->csv.f, r->w, step, time)) {
-        ctn_cli_error("--csv: write failed");
+        ctn_cli_error("--csv %s: write failed at step %llu: %s", o->csv, (unsigned long long)step, errno ? strerror(errno) : "stream error");
+        write_failed(s, "csv");
         return 0;
     }
     if (o->vtk && (step % vtk_every == 0 || last) && !ctn_vtk_frame(o->vtk, r->w, step, time, err, sizeof err)) {
         ctn_cli_error("--vtk: %s", err);
+        write_failed(s, "vtk");
         return 0;
     }
     return 1;
@@ -228,18 +247,12 @@ static int advance(ctn_run *r, run_state *s) {
 
 static void step_loop(ctn_run *r, run_state *s) {
     uint64_t ck_every = (uint64_t)r->o->checkpoint_every;
-    if (r->start == 0 && !write_frames(r, s, 0, 0)) { /* the initial frame of a fresh run */
-        s->code = CTN_EXIT_IO;
-        return;
-    }
+    if (r->start == 0 && !write_frames(r, s, 0, 0)) return; /* the initial frame of a fresh run */
     while (s->step < r->target && !g_signal && advance(r, s)) {
         int last = s->step == r->target || g_signal;
-        if (!write_frames(r, s, s->step, last)) {
-            s->code = CTN_EXIT_IO;
-            break;
-        }
+        if (!write_frames(r, s, s->step, last)) break;
         if (r->ck_path && ck_every && s->step % ck_every == 0 && s->step != r->target && !save_checkpoint_to(r, s, r->ck_path)) {
-            s->code = CTN_EXIT_IO;
+            write_failed(s, "checkpoint");
             break;
         }
         ctn_progress_update(&s->progress, s->step, s->last.max_gap, last);
@@ -255,7 +268,7 @@ static void save_checkpoints(ctn_run *r, run_state *s, int interrupted) {
             if (interrupted)
                 fprintf(stderr, "catena: checkpoint written to %s; continue with: catena resume %s\n", r->ck_path, r->ck_path);
         } else {
-            s->code = CTN_EXIT_IO;
+            write_failed(s, "checkpoint");
         }
     }
     /* a diverged or device-failed step was undone: keep the last good state (the exit code stays the failure's) */
@@ -275,16 +288,16 @@ static void finish_outputs(ctn_run *r, run_state *s, int complete) {
     char err[1024], title[600];
     if (o->csv) {
         if (!complete) ctn__atomic_abort(&s->csv);
-        else if (!ctn__atomic_commit(&s->csv, err, sizeof err)) ctn_cli_error("--csv: %s", err), s->code = CTN_EXIT_IO;
+        else if (!ctn__atomic_commit(&s->csv, err, sizeof err)) ctn_cli_error("--csv: %s", err), write_failed(s, "csv");
     }
     if (complete && o->vtk && !ctn_vtk_collection(o->vtk, r->desc.time_step, err, sizeof err))
-        ctn_cli_error("--vtk: %s", err), s->code = CTN_EXIT_IO;
+        ctn_cli_error("--vtk: %s", err), write_failed(s, "vtk");
     snprintf(title, sizeof title, "%s, step %llu", r->label, (unsigned long long)s->step);
     if (complete && o->svg && !ctn_svg_picture(o->svg, r->w, o->view, title, err, sizeof err))
-        ctn_cli_error("--svg: %s", err), s->code = CTN_EXIT_IO;
+        ctn_cli_error("--svg: %s", err), write_failed(s, "svg");
     snprintf(title, sizeof title, "%s: joint violation and residual per step", r->label);
     if (complete && o->plot && !ctn_svg_plot(o->plot, &s->series, title, err, sizeof err))
-        ctn_cli_error("--plot: %s", err), s->code = CTN_EXIT_IO;
+        ctn_cli_error("--plot: %s", err), write_failed(s, "plot");
     ctn_series_free(&s->series);
 }
 
@@ -294,7 +307,9 @@ static void summarise(ctn_run *r, run_state *s, int complete) {
     memset(&sm, 0, sizeof sm);
     sm.scene = r->label;
     sm.checkpoint = s->ck_written;
+    sm.checkpoint_step = s->ck_step;
     sm.checkpoints_written = s->checkpoints;
+    sm.failed_output = s->failed;
     ctn_world_get_desc(r->w, &sm.desc);
     sm.backend = ctn_world_backend_name(r->w);
     sm.device = ctn_world_device_name(r->w);
@@ -317,10 +332,10 @@ static void summarise(ctn_run *r, run_state *s, int complete) {
     }
     sm.status = s->status;
     int n = 0;
-    if (o->csv && complete && s->code != CTN_EXIT_IO) sm.outputs[n][0] = "csv", sm.outputs[n++][1] = o->csv;
-    if (o->vtk && complete) sm.outputs[n][0] = "vtk", sm.outputs[n++][1] = o->vtk;
-    if (o->svg && complete) sm.outputs[n][0] = "svg", sm.outputs[n++][1] = o->svg;
-    if (o->plot && complete) sm.outputs[n][0] = "plot", sm.outputs[n++][1] = o->plot;
+    const char *const written[4][2] = {{"csv", o->csv}, {"vtk", o->vtk}, {"svg", o->svg}, {"plot", o->plot}};
+    for (int k = 0; k < 4; ++k) /* the outputs committed (a failed one is not) */
+        if (written[k][1] && complete && !(s->failed && !strcmp(s->failed, written[k][0])))
+            sm.outputs[n][0] = written[k][0], sm.outputs[n++][1] = written[k][1];
     if (o->json) sm.outputs[n][0] = "json", sm.outputs[n++][1] = o->json;
     char err[1024];
     sm.exit_code = s->code;

@@ -89,7 +89,12 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     jnum(f, s->link_length);
     fputs("\n  },\n  \"checkpoint\": ", f);
     ctn__json_write_string(f, s->checkpoint);
-    fprintf(f, ",\n  \"checkpoints_written\": %d\n}\n", s->checkpoints_written);
+    fputs(",\n  \"checkpoint_step\": ", f); /* the step the last checkpoint written holds */
+    if (s->checkpoint) fprintf(f, "%llu", (unsigned long long)s->checkpoint_step);
+    else fputs("null", f);
+    fprintf(f, ",\n  \"checkpoints_written\": %d,\n  \"failed_output\": ", s->checkpoints_written);
+    ctn__json_write_string(f, s->failed_output);
+    fputs("\n}\n", f);
     return ctn__atomic_commit(&out, err, err_size);
 }
 
@@ -131,5 +136,7 @@ void ctn_print_summary(FILE *f, const ctn_run_summary *s) {
     fprintf(f, "max joint angle  %.6g rad (final)\n", l->max_angle);
     fprintf(f, "residual         %.6g m/s (last iteration)\n", l->residual);
     for (int k = 0; k < 6 && s->outputs[k][0]; ++k) fprintf(f, "%-16s %s%s\n", s->outputs[k][0], s->outputs[k][1], !strcmp(s->outputs[k][0], "vtk") ? "/catena.pvd" : "");
-    if (s->checkpoint) fprintf(f, "checkpoint       %s (step %llu)\n", s->checkpoint, (unsigned long long)s->end_step);
+    if (s->failed_output) fprintf(f, "failed           writing the %s: %s\n", s->failed_output, s->error && s->error[0] ? s->error : "?");
+    if (s->checkpoint) fprintf(f, "checkpoint       %s (step %llu)\n", s->checkpoint, (unsigned long long)s->checkpoint_step);
+    else if (s->failed_output && !strcmp(s->failed_output, "checkpoint")) fprintf(f, "checkpoint       none written\n");
 }

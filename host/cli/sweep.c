@@ -332,7 +332,7 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
             return 0;
         }
         reps[k].status = "ok";
-        cJSON *done = ctn_sweep_load_run(o->out, &reps[k].run);
+        cJSON *done = ctn_sweep_load_run(o->out, &reps[k].run, 1);
         if (!done) todo = 1;
         else {
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(done, "status");
@@ -372,9 +372,9 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
             ok = write_run(&it, &reps[k], wall, err, sizeof err);
             if (!ok) fprintf(stderr, "catena: sweep: %s\n", err);
             *failed += strcmp(reps[k].status, "ok") != 0;
-            if (ok && !o->quiet)
-                fprintf(stderr, "catena: sweep: run %lld %s %s (max gap %.3g m, %.3g s)\n", reps[k].run.index, reps[k].run.params_json,
-                        reps[k].status, reps[k].max_gap, wall);
+            if (ok && !o->quiet) /* with the reason of a run that did not end ok */
+                fprintf(stderr, "catena: sweep: run %lld %s %s (max gap %.3g m, %.3g s)%s%s\n", reps[k].run.index, reps[k].run.params_json,
+                        reps[k].status, reps[k].max_gap, wall, reps[k].error[0] ? ": " : "", reps[k].error);
         }
         ctn_world_destroy(it.w);
         ctn_scene_free(it.scene);
@@ -382,6 +382,37 @@ static int run_item(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_
     }
     for (int k = 0; k < count; ++k) ctn_ensemble_run_free(&reps[k].run);
     return ok;
+}
+
+/* Every grid point is checked before any run starts, so that a bad value in the grid (links -5, solver
+ * "warp", time_step 0) fails the sweep at once with the point and the field, not as an "error" run after
+ * the runs before it: replica 0 of each point is built into a CPU world (settings, scene) and dropped.
+ * Each rank checks (the same verdict everywhere); `say` prints the refusal. */
+static int check_points(const ctn_ensemble *e, const sweep_opts *o, const ctn_queue_place *place, int batch, int say) {
+    for (long long p = 0; p < e->points; ++p) {
+        replica rep;
+        memset(&rep, 0, sizeof rep);
+        item it = {.e = e, .o = o, .place = place, .reps = &rep, .count = 1};
+        int ok = ctn_sweep_resolve(e, o, batch, p * e->replicas, &rep.run, it.err, sizeof it.err);
+        int resolved = ok;
+        if (ok) ok = item_settings(&it);
+        if (ok) {
+            it.desc.backend = CTN_BACKEND_CPU, it.desc.device = NULL, it.desc.threads = 1;
+            ok = ctn_world_create(&it.desc, &it.w, it.err, sizeof it.err) == CTN_OK;
+        }
+        if (ok && (rep.run.doc_text ? ctn_scene_build(it.scene, it.w) : ctn_scene_from_spec(it.w, rep.run.spec)) != CTN_OK) {
+            snprintf(it.err, sizeof it.err, "%s", ctn_world_last_error(it.w));
+            ok = 0;
+        }
+        if (!ok && say)
+            fprintf(stderr, "catena: sweep: %s: grid point %lld of %lld %s is invalid, no run started: %s\n", e->source, p, e->points,
+                    resolved && rep.run.params_json ? rep.run.params_json : "", it.err);
+        ctn_world_destroy(it.w);
+        ctn_scene_free(it.scene);
+        if (resolved) ctn_ensemble_run_free(&rep.run);
+        if (!ok) return 0;
+    }
+    return 1;
 }
 
 /* ---- the command ---- */
@@ -464,6 +495,10 @@ int ctn_cli_sweep(int argc, char **argv) {
     ctn_ensemble e;
     int loaded = ctn_ensemble_load(o.ensemble, &e, err, sizeof err);
     if (!loaded && place.rank == 0) fprintf(stderr, "catena: %s\n", err);
+    if (loaded && !check_points(&e, &o, &place, o.batch ? o.batch : e.batch, place.rank == 0)) {
+        ctn_ensemble_free(&e);
+        loaded = 0;
+    }
     int code = CTN_EXIT_OK;
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/runs", o.out);

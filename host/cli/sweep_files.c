@@ -32,8 +32,20 @@ static char *slurp(const char *path) {
     return buf;
 }
 
-/* The finished run's record, or NULL when it is missing, unreadable or from another definition. */
-cJSON *ctn_sweep_load_run(const char *dir, const ctn_ensemble_run *run) {
+/* What is wrong with a record whose signature matches `run`, or NULL: the fields the summaries read must be
+ * there and agree with the run (a damaged file that kept its signature must not crash the merge). */
+static const char *record_damage(const cJSON *j, const ctn_ensemble_run *run) {
+    const cJSON *point = cJSON_GetObjectItemCaseSensitive(j, "point"), *replica = cJSON_GetObjectItemCaseSensitive(j, "replica");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+    if (!cJSON_IsNumber(point)) return "no \"point\" number";
+    if (!cJSON_IsNumber(replica)) return "no \"replica\" number";
+    if (point->valuedouble != (double)run->point) return "\"point\" is not the run's grid point";
+    if (replica->valuedouble != (double)run->replica) return "\"replica\" is not the run's replica";
+    if (!cJSON_IsString(status)) return "no \"status\" string";
+    return NULL;
+}
+
+cJSON *ctn_sweep_load_run(const char *dir, const ctn_ensemble_run *run, int warn) {
     char path[4200], sig[32];
     ctn_sweep_run_path(dir, run->index, "json", path, sizeof path);
     char *text = slurp(path);
@@ -42,7 +54,14 @@ cJSON *ctn_sweep_load_run(const char *dir, const ctn_ensemble_run *run) {
     free(text);
     snprintf(sig, sizeof sig, "%016llx", (unsigned long long)run->signature);
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "signature");
-    if (!cJSON_IsString(s) || strcmp(s->valuestring, sig)) {
+    const char *damage = !j ? "not JSON" : !cJSON_IsString(s) ? "no \"signature\" string" : NULL;
+    if (!damage && strcmp(s->valuestring, sig)) { /* a run of another definition: done again, nothing to say */
+        cJSON_Delete(j);
+        return NULL;
+    }
+    if (!damage) damage = record_damage(j, run);
+    if (damage) {
+        if (warn) fprintf(stderr, "catena: sweep: warning: %s is damaged (%s): run %lld is run again\n", path, damage, run->index);
         cJSON_Delete(j);
         return NULL;
     }
@@ -110,7 +129,7 @@ int ctn_sweep_write_summaries(const ctn_ensemble *e, const sweep_opts *o, int ba
         ctn_ensemble_run run;
         cJSON *j = NULL;
         if (ctn_sweep_resolve(e, o, batch, i, &run, err, sizeof err)) {
-            j = ctn_sweep_load_run(o->out, &run);
+            j = ctn_sweep_load_run(o->out, &run, 0);
             ctn_ensemble_run_free(&run);
         }
         if (!j) {

@@ -19,8 +19,10 @@ typedef struct sweep_opts {
 
 /* OUT/runs/run-NNNNNN.EXT */
 void ctn_sweep_run_path(const char *dir, long long index, const char *ext, char *out, size_t n);
-/* The finished run's record, or NULL when it is missing, unreadable or from another definition. */
-cJSON *ctn_sweep_load_run(const char *dir, const ctn_ensemble_run *run);
+/* The finished run's record, or NULL when it is missing, unreadable, from another definition or damaged
+ * (not JSON, or its signature, point, replica or status missing or not the run's); a damaged file is named
+ * in a warning on stderr when `warn`. */
+cJSON *ctn_sweep_load_run(const char *dir, const ctn_ensemble_run *run, int warn);
 /* Writes j as indented JSON, atomically. 1 on success, else 0 with a message in err. */
 int ctn_sweep_write_json(const char *path, const cJSON *j, char *err, size_t err_size);
 /* Resolves run `index` and folds into its signature what the command line changes about its result. */

@@ -410,6 +410,10 @@ ctn_status ctn_attach_point(ctn_world *w, ctn_body_id body, ctn_body_id master, 
     for (int k = 0; local_point && k < 3; ++k)
         if (!isfinite(local_point[k]))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_point: local_point[%d] = %g is not finite", k, local_point[k]);
+    int bad = local_point ? ctn__length_bad(local_point, 3) : -1;
+    if (bad >= 0)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_point: local_point[%d] = %g m is farther from the master than CTN_MAX_LENGTH (%g m)",
+                         bad, local_point[bad], CTN_MAX_LENGTH);
     ctn_status st = check_pair(w, i, m, body, master);
     if (st == CTN_OK) st = ctn__sync(w);
     if (st == CTN_OK) st = reserve(w);

@@ -6,6 +6,7 @@
 #include "core/attach.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,10 +238,19 @@ static ctn_v3 unit_f(const double v[3]) {
     return ctn_v3_make((float)(v[0] / l), (float)(v[1] / l), (float)(v[2] / l));
 }
 
+/* A length or coordinate beyond CTN_MAX_LENGTH (index < 0: a scalar field). */
+static ctn_status too_long(ctn_world *w, const char *field, int index, double v) {
+    if (index < 0)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: %g m exceeds CTN_MAX_LENGTH (%g m)", field, v, CTN_MAX_LENGTH);
+    return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s[%d]: %g m exceeds CTN_MAX_LENGTH (%g m)", field, index, v, CTN_MAX_LENGTH);
+}
+
 static ctn_status curve_check(ctn_world *w, const ctn_curve_desc *d) {
     if ((int)d->type < CTN_CURVE_LINE || (int)d->type > CTN_CURVE_POLYLINE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.type: unknown curve type %d", (int)d->type);
     if (!finite3(d->anchor)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.anchor: non-finite component");
+    int bad = ctn__length_bad(d->anchor, 3);
+    if (bad >= 0) return too_long(w, "curve.anchor", bad, d->anchor[bad]);
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.damping_time: %g is not finite", d->damping_time);
     if ((int)d->stabilization != CTN_CURVE_STAB_VELOCITY && (int)d->stabilization != CTN_CURVE_STAB_ACCELERATION)
@@ -257,6 +267,11 @@ static ctn_status curve_check(ctn_world *w, const ctn_curve_desc *d) {
         for (int i = 0; i < d->count; ++i) {
             const double *p = &d->points[3 * i];
             if (!finite3(p)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.points[%d]: non-finite component", i);
+            if ((bad = ctn__length_bad(p, 3)) >= 0) {
+                char field[48];
+                snprintf(field, sizeof field, "curve.points[%d]", i);
+                return too_long(w, field, bad, p[bad]);
+            }
             int next = i + 1 < d->count ? i + 1 : (d->closed ? 0 : -1);
             if (next < 0) continue;
             const double *q = &d->points[3 * next];
@@ -267,6 +282,7 @@ static ctn_status curve_check(ctn_world *w, const ctn_curve_desc *d) {
         return CTN_OK;
     }
     if (!finite3(d->origin)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.origin: non-finite component");
+    if ((bad = ctn__length_bad(d->origin, 3)) >= 0) return too_long(w, "curve.origin", bad, d->origin[bad]);
     if (!finite3(d->axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.axis: non-finite component");
     if (!(len3(d->axis) > 1e-9))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.axis: (%g, %g, %g) has zero length", d->axis[0], d->axis[1], d->axis[2]);
@@ -274,8 +290,19 @@ static ctn_status curve_check(ctn_world *w, const ctn_curve_desc *d) {
     if (!(d->radius > 0.0) || !isfinite(d->radius) || (float)d->radius <= 0.0f)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.radius: %g; a %s needs a finite radius > 0", d->radius,
                          d->type == CTN_CURVE_CIRCLE ? "circle" : "helix");
+    if (d->radius > CTN_MAX_LENGTH) return too_long(w, "curve.radius", -1, d->radius);
     if (!finite3(d->reference)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.reference: non-finite component");
+    /* a given reference is the direction of t = 0 once its part along the axis is removed: parallel to the
+     * axis (at float precision) it names no direction; zero asks for an automatic one */
+    const double *r = d->reference, *a = d->axis;
+    double rl = len3(r), al = len3(a), ra = (r[0] * a[0] + r[1] * a[1] + r[2] * a[2]) / (al * al);
+    double e[3] = {r[0] - ra * a[0], r[1] - ra * a[1], r[2] - ra * a[2]};
+    if (rl > 0.0 && !(len3(e) > 1e-6 * rl))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
+                         "curve.reference: (%g, %g, %g) is parallel to curve.axis (%g, %g, %g), so it gives no direction for t = 0; "
+                         "give one across the axis, or (0, 0, 0) for an automatic one", r[0], r[1], r[2], a[0], a[1], a[2]);
     if (d->type == CTN_CURVE_HELIX && !isfinite(d->pitch)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.pitch: %g is not finite", d->pitch);
+    if (d->type == CTN_CURVE_HELIX && fabs(d->pitch) > CTN_MAX_LENGTH) return too_long(w, "curve.pitch", -1, d->pitch);
     return CTN_OK;
 }
 

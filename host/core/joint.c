@@ -150,6 +150,13 @@ static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float d
     return CTN_OK;
 }
 
+/* Whether body slot i is a side of a live joint of internal type `type`. */
+static int has_joint(const ctn_world *w, int i, int type) {
+    for (int k = 0; k < w->joint_count; ++k)
+        if (w->joint_alive[k] && w->joints[k].type == type && (w->joints[k].a == i || w->joints[k].b == i)) return 1;
+    return 0;
+}
+
 /* Gear and rack-and-pinion (rows: ctn_rows_gear, ctn_rows_rack_pinion): the axes in the bodies' frames, the
  * ratio, and the angle references at the current poses (ctn_gear_recentre: error 0 at creation). */
 static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def *j) {
@@ -163,6 +170,16 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def 
     if (st == CTN_OK && d->type == CTN_JOINT_GEAR) st = unit_axis(w, d->axis2, "joint.axis2", &ax2);
     if (st == CTN_OK && d->type == CTN_JOINT_RACK_PINION) st = cross_axis(w, d->axis2, ax, "the rack runs across the pinion's axis", &ax2);
     if (st != CTN_OK) return st;
+    /* the row couples the two turns only: each body must be held by its own joint (catena.h), else the pair
+     * drifts and tumbles with nothing but the gear between them */
+    int rack = d->type == CTN_JOINT_RACK_PINION;
+    if (!has_joint(w, j->a, CTN_JT_HINGE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_a: body %lld has no hinge; a %s joint needs %s hinged (add the hinge "
+                         "before the %s; in a scene file, list it before)", (long long)d->body_a, name, rack ? "the pinion" : "both bodies", name);
+    if (!has_joint(w, j->b, rack ? CTN_JT_PRISMATIC : CTN_JT_HINGE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: body %lld has no %s; a %s joint needs %s (add it before the %s; in a "
+                         "scene file, list it before)", (long long)d->body_b, rack ? "prismatic joint" : "hinge", name,
+                         rack ? "the rack on a slider (a prismatic joint)" : "both bodies hinged", name);
     j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
     j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
     j->stiffness = (float)d->ratio;
@@ -190,6 +207,13 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %lld to itself", name, (long long)d->body_a);
     if (!finite3(d->anchor_a)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
     if (!finite3(d->anchor_b)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: non-finite component");
+    for (int s = 0; s < 2; ++s) {
+        const double *anchor = s ? d->anchor_b : d->anchor_a;
+        int k = ctn__length_bad(anchor, 3);
+        if (k >= 0)
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_%c[%d]: %g m exceeds CTN_MAX_LENGTH (%g m)", s ? 'b' : 'a', k, anchor[k],
+                             CTN_MAX_LENGTH);
+    }
     if (!isfinite(d->rest_length)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.rest_length: %g is not finite", d->rest_length);
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))

@@ -8,6 +8,7 @@
 #include "ctn_body.h"
 #include "ctn_rows.h"
 
+#include <math.h>
 #include <stdarg.h>
 
 /* Solver layout, rebuilt when the topology changes (host/topology.c). Joints are stored in solver order:
@@ -211,7 +212,16 @@ void ctn__body_names_free(ctn_world *w);
  * its message again, a success leaves "". */
 static inline void ctn__clear_error(ctn_world *w) { w->error[0] = '\0'; }
 
+/* The index of the first of v[0..n) that is not finite or exceeds CTN_MAX_LENGTH in magnitude, else -1
+ * (offsets and lengths kept in float32). */
+static inline int ctn__length_bad(const double *v, int n) {
+    for (int k = 0; k < n; ++k)
+        if (!(fabs(v[k]) <= CTN_MAX_LENGTH)) return k;
+    return -1;
+}
+
 /* Records a formatted error message on the world and returns `status`. */
+
 ctn_status ctn__fail(ctn_world *w, ctn_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -279,3 +279,33 @@ void ctn__json_diagnose(const char *text, size_t length, size_t fallback_offset,
     /* The grammar scan found nothing: report cJSON's own position. */
     report(&d, fallback_offset, "invalid JSON (cJSON refused the text here)");
 }
+
+int ctn__json_check_controls(const char *text, size_t length, char *msg, size_t msg_size) {
+    diag d = {text, length, msg, msg_size};
+    int in_string = 0;
+    for (size_t i = 0; i < length; ++i) {
+        unsigned char c = (unsigned char)text[i];
+        if (!in_string) {
+            if (c == '"') in_string = 1;
+            else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                report(&d, i, "control character 0x%02x between tokens (JSON allows only space, tab, line feed and carriage return there)", c);
+                return 0;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = 0;
+        } else if (c < 0x20) {
+            report(&d, i, "control character 0x%02x inside a string (JSON strings write control characters escaped, a line break as \\n; "
+                          "did a string miss its closing '\"'?)", c);
+            return 0;
+        } else if (c == '\\' && i + 1 < length) {
+            if (text[i + 1] == 'u' && i + 6 <= length && !memcmp(text + i + 2, "0000", 4)) {
+                report(&d, i, "\\u0000 inside a string: a NUL would cut the string short here");
+                return 0;
+            }
+            ++i; /* the escaped character (an escaped quote does not end the string) */
+        }
+    }
+    return 1;
+}

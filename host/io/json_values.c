@@ -4,6 +4,7 @@
 #include "io/scene_internal.h"
 
 #ifdef CATENA_HAVE_CJSON
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,6 +67,12 @@ int ctn__json_keys(pctx *c, const cJSON *obj, const char *path, const char *cons
 
 const cJSON *ctn__json_member(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
 
+/* A JSON number cJSON turned into an infinity: its literal (1e999, -1e999) is beyond the double range. */
+static int out_of_range(pctx *c, const char *p, double v) {
+    return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "number out of range: it overflows a double to %s (the largest finite magnitude is %g)",
+                          v < 0 ? "-inf" : "+inf", DBL_MAX);
+}
+
 /* Optional number: 1 read, 0 absent (out unchanged), -1 error. */
 int ctn__json_number(pctx *c, const cJSON *obj, const char *key, const char *path, double *out) {
     const cJSON *v = ctn__json_member(obj, key);
@@ -73,6 +80,7 @@ int ctn__json_number(pctx *c, const cJSON *obj, const char *key, const char *pat
     char p[PATH_MAX_LEN];
     ctn__json_path(p, path, key);
     if (!cJSON_IsNumber(v)) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a number, got %s", ctn__json_type_name(v)) - 1;
+    if (isinf(v->valuedouble)) return out_of_range(c, p, v->valuedouble) - 1;
     if (!isfinite(v->valuedouble)) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "%g is not a finite number", v->valuedouble) - 1;
     *out = v->valuedouble;
     return 1;
@@ -99,6 +107,7 @@ int ctn__json_int(pctx *c, const cJSON *obj, const char *key, const char *path, 
     ctn__json_path(p, path, key);
     if (!cJSON_IsNumber(v)) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected an integer, got %s", ctn__json_type_name(v)) - 1;
     double d = v->valuedouble;
+    if (isinf(d)) return out_of_range(c, p, d) - 1;
     if (!isfinite(d) || d != floor(d)) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected an integer, got %g", d) - 1;
     if (d < (double)lo || d > (double)hi)
         return ctn__json_fail(c, CTN_ERR_LIMIT, p, "%.17g is not in [%lld, %lld]", d, lo, hi) - 1;
@@ -126,6 +135,7 @@ int ctn__json_vec(pctx *c, const cJSON *obj, const char *key, const char *path, 
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
             char pe[PATH_MAX_LEN + 16];
             snprintf(pe, sizeof pe, "%s[%d]", p, k);
+            if (cJSON_IsNumber(e) && isinf(e->valuedouble)) return out_of_range(c, pe, e->valuedouble) - 1;
             return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, pe, "expected a finite number, got %s", ctn__json_type_name(e)) - 1;
         }
         out[k] = e->valuedouble;

@@ -89,11 +89,13 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* ---- constraints ---- */
 
-/* The joint types scene files name (contacts are not part of a scene) and their ctn_joint_type values. */
+/* The constraint types scene files name (contacts are not part of a scene) and their ctn_joint_type values:
+ * the one list, which the messages for a missing or unknown type also print. */
 static const char *const joint_types[] = {"distance",  "ball",       "hinge", "fixed",       "spring", "prismatic",
-                                          "universal", "cone_twist", "gear",  "rack_pinion", NULL};
-static const int joint_type_values[] = {CTN_JOINT_DISTANCE,  CTN_JOINT_BALL,       CTN_JOINT_HINGE,     CTN_JOINT_FIXED,     CTN_JOINT_SPRING,
-                                        CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL, CTN_JOINT_CONE_TWIST, CTN_JOINT_GEAR, CTN_JOINT_RACK_PINION};
+                                          "universal", "cone_twist", "gear",  "rack_pinion", "curve",  NULL};
+static const int joint_type_values[] = {CTN_JOINT_DISTANCE,  CTN_JOINT_BALL,      CTN_JOINT_HINGE,      CTN_JOINT_FIXED,
+                                        CTN_JOINT_SPRING,    CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL,  CTN_JOINT_CONE_TWIST,
+                                        CTN_JOINT_GEAR,      CTN_JOINT_RACK_PINION, CTN_JOINT_CURVE};
 _Static_assert(sizeof joint_types / sizeof joint_types[0] == sizeof joint_type_values / sizeof joint_type_values[0] + 1,
                "a value for every scene joint type");
 
@@ -195,11 +197,15 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
-    if (!tv)
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (distance, ball, hinge, fixed, spring, prismatic, universal, cone_twist, gear, rack_pinion or curve)");
-    if (cJSON_IsString(tv) && !strcmp(tv->valuestring, "curve")) return ctn__scene_parse_curve(c, j, path, sj);
+    if (!tv) {
+        char list[256] = "";
+        for (int k = 0, n = 0; joint_types[k] && n >= 0 && (size_t)n < sizeof list; ++k)
+            n += snprintf(list + n, sizeof list - (size_t)n, "%s%s", k ? ", " : "", joint_types[k]);
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (one of %s)", list);
+    }
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
     type = joint_type_values[type];
+    if (type == CTN_JOINT_CURVE) return ctn__scene_parse_curve(c, j, path, sj);
     static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
                                              "rope", NULL};
     static const char *const k_ball[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time", NULL};
@@ -411,6 +417,11 @@ ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *sou
         return CTN_ERR_LIMIT;
     }
     size_t skip = length >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF ? 3 : 0;
+    char bad[512];
+    if (!ctn__json_check_controls(text, length, bad, sizeof bad)) {
+        if (err && err_size) snprintf(err, err_size, "%s:%s", src, bad);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text + skip, length - skip, &end, 0);
     if (root && end) { /* only white space may follow the document */

@@ -178,6 +178,11 @@ typedef struct ctn_debug_options {
 #define CTN_MAX_SUBSTEPS 1000     /**< most substeps per step */
 #define CTN_SUBSTEPS_AUTO 0       /**< ctn_world_desc.substeps: 1 for the exact solver on joints it holds alone, else 4 */
 #define CTN_MAX_ITERATIONS 100000 /**< most solver iterations per substep */
+/** Largest magnitude (m) of an offset or length the library keeps in float32: joint anchors, attachment
+ *  points, curve anchors, origins, radii, pitches and polyline vertices. 1000 km: no rigid body or
+ *  mechanism is larger, float32 still resolves 0.06 m there, and squares and products of such values stay
+ *  far inside float range (a value near FLT_MAX, 3.4e38, turned the state non-finite at the first step). */
+#define CTN_MAX_LENGTH 1e6
 
 /** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {
@@ -370,10 +375,12 @@ typedef enum ctn_joint_type {
                                theta_a + ratio theta_b constant, i.e. w_a . axis + ratio w_b . axis2 = 0 (with
                                parallel axes a positive ratio turns them opposite ways, as two meshing spur gears
                                with ratio = teeth_b / teeth_a); both bodies hinged at their centres to the world or
-                               to one base (the row acts on the two gears only) */
+                               to one base (the row acts on the two gears only): ctn_joint_add refuses a gear
+                               whose bodies have no hinge yet */
     CTN_JOINT_RACK_PINION   /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
                                (the pinion) per radian body_a turns about `axis` (ratio = the pinion's pitch
-                               radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider */
+                               radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider
+                               (ctn_joint_add refuses it before both exist) */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `catena sweep` checks. Usage: run.sh MODE CATENA SOURCE_DIR SCRATCH_DIR
-#   serial:  kill midway + resume finishes only the missing runs; bad ensembles get file:line:col errors;
+#   serial:  kill midway + resume finishes only the missing runs; damaged run records are run again with a
+#            warning; bad ensembles get file:line:col errors;
 #            a diverging run is recorded and the sweep goes on; batched replicas end bitwise as lone ones.
 #   mpi:     a 12-run sweep under mpirun -np 3 matches the serial sweep bitwise, run by run (exit 77 when
 #            the CLI was built without MPI or mpirun is missing).
@@ -46,6 +47,22 @@ serial)
   # a third invocation runs nothing
   "$catena" sweep "$here/twelve.json" --out killed 2>again.log || fail "third invocation failed"
   grep -q '^catena: sweep: run ' again.log && fail "a finished sweep ran runs again"
+  # a damaged record that kept its signature (no "point", no "replica", not JSON) is run again with a
+  # warning naming it, and the merged result is the reference's
+  python3 - killed/runs <<'PY' || fail "could not damage the records"
+import json, sys
+d = sys.argv[1]
+for name, key in (("run-000003.json", "point"), ("run-000005.json", "replica")):
+    j = json.load(open(f"{d}/{name}")); del j[key]; json.dump(j, open(f"{d}/{name}", "w"))
+t = open(f"{d}/run-000007.json").read(); open(f"{d}/run-000007.json", "w").write(t[: len(t) // 2])
+PY
+  "$catena" sweep "$here/twelve.json" --out killed 2>damaged.log; rc=$?
+  [ $rc -eq 0 ] || fail "sweep over damaged records: exit $rc: $(cat damaged.log)"
+  for f in run-000003.json run-000005.json run-000007.json; do
+    grep -q "warning: killed/runs/$f is damaged" damaged.log || fail "no warning names $f: $(cat damaged.log)"
+  done
+  [ "$(grep -c '^catena: sweep: run ' damaged.log)" -eq 3 ] || fail "not exactly the 3 damaged runs ran again: $(cat damaged.log)"
+  diff <(result ref/summary.csv) <(result killed/summary.csv) || fail "the sweep over damaged records differs from the reference"
 
   # 3. bad ensembles: file:line:col and the offending key; exit 3; nothing run
   for f in bad_syntax:'bad_syntax.json:3:3: expected' bad_key:"bad_key.json:3:4: ensemble: unknown key 'replicaz'" \
@@ -56,6 +73,20 @@ serial)
     grep -qF "$want" bad.log || fail "$name: message '$(cat bad.log)' lacks '$want'"
   done
   [ -e bad ] && fail "a bad ensemble created its output directory"
+  # every grid point is checked before any run starts: a bad value anywhere in the grid refuses the sweep
+  # with exit 3, naming the point and the field, and nothing runs
+  grid() { printf '{"version": 1, "scene": "%s", "world": {"backend": "cpu"}, "steps": 5, "parameters": {%s}}\n' "$1" "$2"; }
+  grid 'chain:{links}' '"links": [3, -5]' > grid_links.json
+  grid 'chain:4' '"world.solver": ["gs", "warp"]' > grid_solver.json
+  grid 'chain:4' '"world.time_step": [0.01, 0]' > grid_dt.json
+  for g in grid_links:'{"links":-5}'*'chain:-5' grid_solver:'{"world.solver":"warp"}'*'world.solver' grid_dt:'{"world.time_step":0}'*'world.time_step'; do
+    name=${g%%:*} rest=${g#*:}; point=${rest%%\**} want=${rest#*\*}
+    "$catena" sweep $name.json --out badgrid 2>grid.log; rc=$?
+    [ $rc -eq 3 ] || fail "$name: exit $rc, expected 3: $(cat grid.log)"
+    grep -qF "grid point 1 of 2 $point is invalid" grid.log && grep -qF "$want" grid.log || fail "$name: message '$(cat grid.log)'"
+    grep -q '^catena: sweep: run ' grid.log && fail "$name: a run started"
+    [ -e badgrid ] && fail "$name: the refused sweep created its output directory"
+  done
 
   # 4. a diverging run is recorded with its status; the runs after it still run; exit 1
   "$catena" sweep "$here/diverge.json" --out div --quiet; rc=$?
@@ -63,6 +94,9 @@ serial)
   statuses=$(cut -d, -f"$(col div/summary.csv status)" div/summary.csv | tr -d '"' | tail -n +2 | tr '\n' ' ')
   [ "$statuses" = "ok diverged ok " ] || fail "diverge: statuses $statuses"
   grep -q 'CTN_ERR_DIVERGED' div/summary.csv || fail "diverge: the error text is not in the summary"
+  # the console line of a run that did not end ok gives the reason
+  rm -rf div && "$catena" sweep "$here/diverge.json" --out div 2>div.log
+  grep -q '^catena: sweep: run 1 .* diverged (.*): .*CTN_ERR_DIVERGED' div.log || fail "diverge: the console line lacks the reason: $(cat div.log)"
 
   # 5. batched replicas (one world) end in the same state, bitwise, as replicas run alone (Gauss-Seidel:
   #    replicas share no body, so their rows are solved in the same colours in the same order)
