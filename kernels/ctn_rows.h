@@ -351,15 +351,21 @@ CTN_FN void ctn_block_impulse(const ctn_block *b, const float *l, ctn_v3 *P, ctn
     *L = a;
 }
 
-/* Velocity change M^-1 J_side^T l of one side (0: body a, 1: body b) for the impulses l of a block. */
-CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, float inv_mass, ctn_sym3 Iinv,
-                                 ctn_v3 *dv, ctn_v3 *dw) {
-    ctn_v3 P, L;
-    ctn_block_impulse(b, l, &P, &L);
+/* Velocity change M^-1 J_side^T l of one side (0: body a, 1: body b) for the impulses l of a block, from
+ * their linear and angular sums P, L (ctn_block_impulse; ctn_block_side_delta takes them formed once). */
+CTN_FN void ctn_block_side_delta(const ctn_block *b, ctn_v3 P, ctn_v3 L, int side, float inv_mass, ctn_sym3 Iinv, ctn_v3 *dv,
+                                 ctn_v3 *dw) {
     ctn_v3 r = side == 0 ? b->ra : b->rb;
     float sign = side == 0 ? 1.0f : -1.0f;
     *dv = ctn_scale(P, sign * inv_mass);
     *dw = ctn_scale(ctn_sym3_mul(Iinv, ctn_add(ctn_cross(r, P), L)), sign);
+}
+
+CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, float inv_mass, ctn_sym3 Iinv,
+                                 ctn_v3 *dv, ctn_v3 *dw) {
+    ctn_v3 P, L;
+    ctn_block_impulse(b, l, &P, &L);
+    ctn_block_side_delta(b, P, L, side, inv_mass, Iinv, dv, dw);
 }
 
 /* One projected block Gauss-Seidel step of a joint: solves its rows as one block and applies the
@@ -367,11 +373,13 @@ CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, f
 CTN_FN float ctn_block_solve(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, ctn_sym3 Ia, ctn_sym3 Ib) {
     float dl[CTN_MAX_ROWS];
     ctn_v3 dv, dw;
+    ctn_v3 P, L;
     float r2 = ctn_block_delta(b, *va, *vb, lam, dl);
-    ctn_block_body_delta(b, dl, 0, va->inv_mass, Ia, &dv, &dw);
+    ctn_block_impulse(b, dl, &P, &L); /* once for both bodies */
+    ctn_block_side_delta(b, P, L, 0, va->inv_mass, Ia, &dv, &dw);
     va->v = ctn_add(va->v, dv);
     va->w = ctn_add(va->w, dw);
-    ctn_block_body_delta(b, dl, 1, vb->inv_mass, Ib, &dv, &dw);
+    ctn_block_side_delta(b, P, L, 1, vb->inv_mass, Ib, &dv, &dw);
     vb->v = ctn_add(vb->v, dv);
     vb->w = ctn_add(vb->w, dw);
     return r2;
