@@ -187,14 +187,14 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
 
 /* Whether joint d can have finite impulse bounds (ctn_joint_rows: contacts, limits, motors, ropes, swing
  * cones): a joint of the exact solve that cannot is never cut, so its colour needs no sweep for it. */
-static int may_be_bounded(const ctn_joint_def *d) {
+int ctn__ocl_may_be_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
 }
 
 /* Whether every row of every block of joint d has a bound (a contact; a rope, the one row of its distance
  * joint): such a joint is cut whole in every substep. A limit, swing or motor row is cut alone, and the
  * joint's other rows stay in the exact solve. */
-static int always_bounded(const ctn_joint_def *d) {
+int ctn__ocl_always_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->type == CTN_JT_DISTANCE && (d->flags & CTN_JF_ROPE));
 }
 
@@ -209,7 +209,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     for (int c = 0; c <= t->colour_count; ++c) {
         int first = -1, last = -1;
         for (int slot = t->colour_offsets[c]; slot < t->colour_offsets[c + 1]; ++slot)
-            if (hyb[slot] == 1 || (hyb[slot] == 2 && may_be_bounded(&t->defs[slot]))) {
+            if (hyb[slot] == 1 || (hyb[slot] == 2 && ctn__ocl_may_be_bounded(&t->defs[slot]))) {
                 if (first < 0) first = slot;
                 last = slot;
             }
@@ -223,7 +223,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     /* every row of the chain or forest cut in every substep (ropes alone): the exact solves would change
      * nothing, the hybrid is the sweep alone */
     o->hyb_exact = 0;
-    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !always_bounded(&t->defs[slot]);
+    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !ctn__ocl_always_bounded(&t->defs[slot]);
     if (w->desc.debug.trace && n > 0)
         ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL hybrid): %d launches per Gauss-Seidel sweep, %d sweeps per substep", n, w->desc.iterations);
     return CTN_OK;
@@ -242,6 +242,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory splitting the joints for the direct solver");
     }
     o->direct_tree = !chain;
+    o->schur_rows = 0; /* the forest path's prepare sets it (host/opencl/opencl_schur.c) */
     ctn_status st;
     if (chain) {
         const int *slot, *shared;
@@ -458,14 +459,20 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
      * chain the last exact solve leaves its velocities to the integration after it (the next stage) */
     int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact;
     int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
-    int sweeps = o->hyb_launches > 0 ? w->desc.iterations : 0;
+    /* a few loop closers on the forest path: their Schur complement (always, or in the substeps without
+     * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
+    int schur = o->direct_tree && o->schur_rows > 0 && o->hyb_exact;
+    int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
+    int outer = sweep || schur ? w->desc.iterations : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
-    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && sweeps == 0));
-    cl_mem active = ctn__ocl_direct_active(o);
-    for (int it = 0; it < sweeps; ++it) {
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && outer == 0));
+    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;
+    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off));
+    for (int it = 0; it < outer; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
-        TRY(hybrid_sweep(w, o, active));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == sweeps - 1));
+        if (schur) TRY(ctn__ocl_schur_impulse(w, o, on));
+        if (sweep) TRY(hybrid_sweep(w, o, off));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == outer - 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     /* only the step's statistics read the residual, after the last substep: the projection's first rows
@@ -476,6 +483,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
 
 void ctn__ocl_direct_release(ctn_ocl *o) {
     ctn__ocl_tree_release(o);
+    ctn__ocl_schur_release(o);
     ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,   &o->dir_C,   &o->dir_F,
                          &o->dir_y,   &o->dir_seg,      &o->dir_one, &o->dir_hyb, &o->dir_vref, &o->dir_lref};
     ctn__free(o->hyb_launch);
