@@ -148,6 +148,14 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     const unsigned char *n, *side, *dyn;
     int m = ctn__chain_positions(c, &slot, &shared, &n, &side, &dyn), joints = w->topo.joint_count;
     int segment = w->desc.debug.tree_segment >= 0 ? w->desc.debug.tree_segment : CHAIN_SEGMENT;
+    /* a CPU device takes the CPU's split (one segment, two from 1024 positions): its cores gain little from
+     * more, and the two backends then eliminate in the same order, bit for bit; a GPU needs the parallel
+     * segments (docs/design.md, "CPU and OpenCL agreement") */
+    const int *cpu_sep = NULL;
+    int cpu_P = ctn__chain_separators(c, &cpu_sep);
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) type = 0;
+    int cpu_split = w->desc.debug.tree_segment < 0 && (type & CL_DEVICE_TYPE_CPU) != 0;
     int *rec = ctn__malloc(((size_t)m + 1) * CTN_CH_INTS * sizeof *rec), *slot_pos = ctn__malloc(((size_t)joints + 1) * sizeof *slot_pos);
     int *sep = ctn__malloc(((size_t)m + 3) * sizeof *sep);
     ctn_status st = CTN_OK;
@@ -166,7 +174,8 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
         vo += n[p];
         if (p + 1 < m) co += (size_t)n[p] * n[p + 1];
     }
-    int P = place_separators(m, segment, sep);
+    int P = cpu_split ? cpu_P : place_separators(m, segment, sep);
+    if (cpu_split) memcpy(sep, cpu_sep, ((size_t)P + 1) * sizeof *sep);
     if (ko > 0x7fffffff || 6 * vo > 0x7fffffff) st = ctn__fail(w, CTN_ERR_LIMIT, "direct solver on OpenCL: %d chain positions are too many", m);
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_pos, rec, (size_t)m * CTN_CH_INTS * sizeof *rec, "the chain positions");
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_slot_pos, slot_pos, (size_t)joints * sizeof *slot_pos, "the chain slots");
@@ -181,7 +190,8 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     o->direct_n = m;
     o->direct_segments = P;
     if (w->desc.debug.trace)
-        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL chains): %d positions in %d segments, %d launches per solve", m, P, DK_COUNT);
+        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL chains): %d positions in %d segments%s, %d launches per solve", m, P,
+                 cpu_split ? " (the CPU's split)" : "", DK_COUNT);
     return CTN_OK;
 }
 
@@ -234,7 +244,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     if (o->have_direct_layout && o->direct_version == w->topology_version) return CTN_OK;
     o->have_direct_layout = 0;
     direct_chain *c = NULL;
-    int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 1);
+    int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 0); /* 0: the CPU's split (upload_chain) */
     if (chain < 0) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     int joints = w->topo.joint_count, *hyb = ctn__calloc((size_t)joints + 1, sizeof *hyb);
     if (!hyb) {

@@ -109,6 +109,9 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
                          const unsigned char **dyn);
+/* The segment count P of layout c and its separators sep[0..P] (sep[0] = -1, sep[P] = m): the CPU's split,
+ * which the OpenCL chain path takes on CPU devices (host/opencl/opencl_direct.c). */
+int ctn__chain_separators(const direct_chain *c, const int **sep);
 
 /* Forces the chain path's segment count of a world (0: automatic); for tests. */
 void ctn__direct_set_chain_segments(ctn_world *w, int segments);
