@@ -19,16 +19,19 @@
  * one launch per colour holding such rows, each work-item skipping the slots inside the exact solve, the
  * overflow group on one work-item. Slots are sorted by colour, so this is the CPU's sweep in slot order, and
  * within a colour no two joints share a dynamic body: both backends apply the same updates in the same order.
- * Unlike the CPU, the device does not solve a few loop closers through their Schur complement: they converge
- * in the outer iterations. A layout with nothing outside the exact solve launches no sweep; one whose
+ * On the forest path a few loop closers are solved through their Schur complement instead of swept, as on
+ * the CPU (host/opencl/opencl_schur.c: in a substep without bounded rows, decided on the device by a gate
+ * whose flags the Schur kernels and the sweep read as `active`). A layout with nothing outside the exact
+ * solve launches no sweep; one whose
  * every chain or forest row is cut in every substep (ropes alone) launches no exact solve (it would change
  * nothing but the sign of a zero).
  *
  * The chain path solves (J M^-1 J^T + S + 1e-10 diag(J M^-1 J^T)) dl = r, r = target - J v - S lambda,
  * block tridiagonal along each path, with the node steps of kernels/ctn_direct.h that the CPU runs
  * (ctn_dd_chain_factor_node, _forward_node, _backward_node) in the CPU's segment walk (kernels/catena.cl,
- * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
- * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
+ * ctn_k_chain_*): the position sequence is cut into P segments, of about CHAIN_SEGMENT positions on a GPU, as
+ * the CPU's chain path cuts it on a CPU device (desc.debug.tree_segment sets a length on either), one
+ * work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
  * back in parallel. Five launches per solve, whatever the length:
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
@@ -43,9 +46,10 @@
  * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps (and the residual); the
  * re-solves run the same launches with rhs_only set: right-hand sides and substitutions through the factor,
  * spikes and separator pivots of the substep's first solve, as the CPU reuses its factor.
- * The segment count depends on the length only, never on the device's thread count, so every thread
- * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
- * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
+ * The segment count depends on the length and the device type only, never on the device's thread count,
+ * so every thread count gives the same bits; with the same P as the CPU's chain path (a CPU device by
+ * default, a GPU when the tests force the CPU's count) the two give the same bits too (docs/design.md,
+ * "CPU and OpenCL agreement"). Requires cl_khr_fp64 (checked; without it the solver is refused, never run
  * in float). Every kernel reads an `active` flag (ctn__ocl_direct_active): the projection's later Newton
  * steps turn into no-ops once its error is small, without a read to the host. Launches per step of
  * chain:100000 released horizontal (bench/bench_chain, PoCL): 30 at one substep (49 before), 46 at four
@@ -58,9 +62,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Positions per segment. Costs per solve: the segments' work (about 1.8x a serial pass for a middle
- * segment with its spike) spread over the device, plus the separators' serial pass of m / CHAIN_SEGMENT
- * nodes on one work-item. */
+/* Positions per segment on a GPU. Costs per solve: the segments' work (about 1.8x a serial pass for a
+ * middle segment with its spike) spread over the device, plus the separators' serial pass of
+ * m / CHAIN_SEGMENT nodes on one work-item. A CPU device takes the CPU's split instead (upload_chain). */
 #define CHAIN_SEGMENT 128
 
 enum {

@@ -5,7 +5,9 @@
  * rows on one body, counting the joints above grounded subtrees). The rest (loop closers, contacts, curves,
  * joints on bodies with partly zero inverse inertia, rows beyond that bound) and, per substep, every forest
  * joint whose block has finite bounds go to the outer Gauss-Seidel of host/opencl/opencl_direct.c, as on
- * the CPU; hybrid_split below tells it which. host/opencl/opencl_direct.c sends here every layout that is
+ * the CPU; hybrid_split below tells it which. A few loop closers are solved through their Schur complement
+ * instead (host/opencl/opencl_schur.c, prepared here from the same ordering), whose columns are
+ * substitutions through this factor without the update (ctn__ocl_tree_column). host/opencl/opencl_direct.c sends here every layout that is
  * not a set of chains (chains take its joint-space segments; desc.debug.direct_tree = 1 sends them here
  * too).
  *
