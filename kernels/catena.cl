@@ -27,7 +27,10 @@
  * the extension and creates these kernels lazily, so devices without it still build the program. */
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* the dense inverse also takes the loop closers' Schur matrix (CTN_DD_MAX_SCHUR of ctn_direct_schur.h) */
+#define CTN_DD_MAX_DENSE 48
 #include "catena_chain.cl"
 #include "catena_tree.cl"
+#include "catena_schur.cl"
 #endif /* cl_khr_fp64 */
 

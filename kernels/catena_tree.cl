@@ -12,7 +12,10 @@
  * motor, rope or swing row: ctn_dd_cut_mask) are cut as on the CPU (host/solve/direct_forest.c): pivot -1,
  * r = 0, zero Jacobian rows in every coupling (ctn_dd_jrow_cut), no impulse; the joint's other rows stay
  * in the elimination. A joint whose rows are all cut couples to nothing (the node below it is a root for
- * the substep). The outer Gauss-Seidel of the hybrid (ctn_k_hybrid_gs) solves the cut rows. */
+ * the substep). The outer Gauss-Seidel of the hybrid (ctn_k_hybrid_gs) solves the cut rows. A substitution
+ * with rhs_only = 2 and no update (apply = 0) gives a column of the loop closers' Schur complement
+ * (kernels/catena_schur.cl): right-hand side J_k^T on the body nodes of loop-closing row k, zero elsewhere. */
+#include "ctn_direct_schur.h"
 
 /* Row pivot of (2): -(S + floor (J M^-1 J^T)_kk of the row's own bodies). */
 CTN_FN double ctn_tree_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
@@ -60,12 +63,14 @@ CTN_FN void ctn_tree_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global
  *     D_i = H_ii - sum_c H_ic D_c^-1 H_ci,   u_i = D_i^-1 (b_i - sum_c H_ic u_c)
  * over its children c (already done), stored as D_i^-1 in mat and u_i in u. With rhs_only the forward
  * substitution alone, through the D_i^-1 of this substep's first solve (the hybrid's re-solves: the pivots
- * depend on the rows and masses only, so they are the same bits). */
+ * depend on the rows and masses only, so they are the same bits). rhs_only = 2: the forward substitution of
+ * the right-hand side (J_k^T; 0) of the Schur row record srow (ctn_dd_schur_unit), for a column of W. */
 CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const int *child, __global const int *att,
                                  __global const int *slot_info, __global const ctn_joint_def *defs,
                                  __global const ctn_block *blocks, __global const ctn_vel *vel,
                                  __global const ctn_inertia *inertia, __global const float *lambda, __global double *mat,
-                                 __global double *u, int rhs_only, __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
+                                 __global double *u, int rhs_only, __global const ctn_vel *vel_ref, __global const float *lambda_ref,
+                                 __global const int *srow) {
     __global const int *nd = node + CTN_TN_INTS * i;
     int N = nd[CTN_TN_SIZE], d = nd[CTN_TN_DOF], r, c, k, e;
     /* D_i is assembled, factored and inverted in place in its own block of mat (private memory: O(N)) */
@@ -74,7 +79,12 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
     ctn_block blk;
     for (r = 0; r < N * N && !rhs_only; ++r) D[r] = 0.0;
     for (r = 0; r < N; ++r) b[r] = 0.0;
-    if (nd[CTN_TN_KIND] == 1) {
+    if (rhs_only == 2) { /* a Schur column: J_k^T on the body nodes of row k's joint */
+        if (nd[CTN_TN_KIND] == 0) {
+            blk = blocks[srow[CTN_SR_SLOT]];
+            ctn_dd_schur_unit(&blk, srow, nd[CTN_TN_VEC], b);
+        }
+    } else if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
         int cut = ctn_dd_cut_mask(&blk); /* cut rows (the outer Gauss-Seidel's): -1 pivot, r = 0 */
@@ -184,11 +194,11 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
     }
 }
 
-/* Back substitution of node i, x_i = u_i - D_i^-1 H_ip x_p (x_i = u_i at a root), then the update:
+/* Back substitution of node i, x_i = u_i - D_i^-1 H_ip x_p (x_i = u_i at a root), then with apply the update:
  * v += dv on a body node, lambda += dl = -y on joint rows (the node owns its body and rows). */
 CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const int *att, __global const int *slot_info,
                                __global const ctn_block *blocks, __global const double *mat, __global const double *u,
-                               __global double *xv, __global ctn_vel *vel, __global float *lambda) {
+                               __global double *xv, __global ctn_vel *vel, __global float *lambda, int apply) {
     __global const int *nd = node + CTN_TN_INTS * i;
     int N = nd[CTN_TN_SIZE], p = nd[CTN_TN_PARENT], r, k, e;
     double x[CTN_DD_MAX_NODE], g[CTN_DD_MAX_NODE], J[CTN_MAX_ROWS][6];
@@ -234,6 +244,7 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
     }
     __global double *xo = xv + nd[CTN_TN_VEC];
     for (r = 0; r < N; ++r) xo[r] = x[r];
+    if (!apply) return; /* a Schur column reads x only */
     if (nd[CTN_TN_KIND] == 1) {
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
@@ -268,17 +279,19 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
                                 __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                 __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
                                 __global double *mat, __global double *u, __global const int *active, int rhs_only,
-                                __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
+                                __global const ctn_vel *vel_ref, __global const float *lambda_ref, __global const int *schur_rows,
+                                int schur_k) {
     int g = (int)get_global_id(0);
+    __global const int *srow = schur_rows + CTN_SR_INTS * schur_k; /* read with rhs_only = 2 only */
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = begin; k < end; ++k)
                 ctn_tree_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
-                                     vel_ref, lambda_ref);
+                                     vel_ref, lambda_ref, srow);
     } else if (begin + g < end) {
         ctn_tree_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
-                             vel_ref, lambda_ref);
+                             vel_ref, lambda_ref, srow);
     }
 }
 
@@ -286,13 +299,14 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
 __kernel void ctn_k_tree_back(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
                               __global const int *att, __global const int *slot_info, __global const ctn_block *blocks,
                               __global const double *mat, __global const double *u, __global double *xv,
-                              __global ctn_vel *vel, __global float *lambda, __global const int *active) {
+                              __global ctn_vel *vel, __global float *lambda, __global const int *active, int apply) {
     int g = (int)get_global_id(0);
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
-            for (int k = end - 1; k >= begin; --k) ctn_tree_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda);
+            for (int k = end - 1; k >= begin; --k)
+                ctn_tree_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
     } else if (begin + g < end) {
-        ctn_tree_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda);
+        ctn_tree_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
     }
 }

@@ -19,6 +19,22 @@
  * steps both runs must be finite and hold their joints equally well: max gaps within CG_GAP_TOL of each
  * other (measured: 4.9e-4 m on bridge:12, gaps of 1e-4 to 8e-3 m; tolerance 5e-3 m).
  *
+ * Direct on chains (the joint-space chain path, host/solve/direct_chain.c and host/opencl/opencl_direct.c).
+ * Both backends run the same node steps of kernels/ctn_direct.h in double; what can differ is the split of
+ * the positions into segments, which sets the order of the elimination. A CPU device takes the CPU's split
+ * (one segment, two from 1024 positions), so there the two agree bit for bit: positions and impulses of
+ * chain:20000 (DIRECT_LONG_STEPS steps), chain:2000, rope:2000, bridge:300 and heavy_chain:200
+ * (DIRECT_STEPS). A GPU splits into segments of 128 positions (spikes to the separators: another
+ * elimination order, which rounds differently, and the motion carries that on): chain:2000 is also run at
+ * that split (desc.debug.tree_segment = 128) and held to SPLIT_POS_TOL / SPLIT_IMP_TOL, 10x the differences
+ * measured on PoCL 3.1 (after 60 steps 2.9e-7 m and 4.3e-5 N s, exactly what the CPU at 16 segments
+ * differs from the CPU at 2). Ropes and bridges are not held to it: a 2000-particle rope whipping from
+ * horizontal amplifies the 1e-12 m of the two splits to 0.035 m between steps 40 and 60 (on the CPU alone
+ * too), and a bridge anchored at both ends has redundant rows whose impulses the split moves by 0.016 N s
+ * while the positions stay within 2e-9 m (docs/design.md, "CPU and OpenCL agreement"). From 5f5e052 until
+ * CPU devices took the CPU's split, PoCL split like a GPU and chain:20000 drifted 2.2e-6 m from the CPU
+ * in 200 steps.
+ *
  * Usage: test_opencl_equivalence            the equivalence and determinism checks
  *        test_opencl_equivalence --hash     prints one FNV-1a hash of the OpenCL state of every scene and
  *                                           solver (used by test_opencl_threads). */
@@ -42,7 +58,14 @@
 
 static const char *const scenes[] = {"chain:40", "rope:40", "grid:8x8", "bridge:12", "cradle:5", "double_pendulum"};
 static const ctn_solver solvers[] = {CTN_SOLVER_GS, CTN_SOLVER_JACOBI, CTN_SOLVER_CG};
-static const char *const solver_names[] = {"gs", "jacobi", "cg"};
+static const char *const solver_names[] = {"gs", "jacobi", "cg", "direct"};
+_Static_assert(CTN_SOLVER_DIRECT == 3, "solver_names is indexed by the solver");
+
+#define DIRECT_STEPS 60
+#define DIRECT_LONG_STEPS 20
+#define SPLIT_POS_TOL 3e-6 /* m; measured 2.9e-7 (chain:2000, segments of 128) */
+#define SPLIT_IMP_TOL 5e-4 /* N s; measured 4.3e-5 (chain:2000, segments of 128) */
+static const char *const chain_scenes[] = {"chain:2000", "rope:2000", "bridge:300", "heavy_chain:200"};
 
 typedef struct state {
     int bodies, joints;
@@ -58,10 +81,13 @@ static void state_free(state *s) {
 }
 
 /* Runs `scene` for STEPS steps and copies positions and joint impulses out. Returns 0 on failure. */
+static int segment = -1; /* desc.debug.tree_segment of the runs (-1: the default) */
+
 static int run(const char *scene, ctn_solver solver, ctn_backend backend, int steps, state *out) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
     d.solver = solver;
+    d.debug.tree_segment = segment;
     ctn_world *w = NULL;
     char err[2048];
     memset(out, 0, sizeof *out);
@@ -117,6 +143,52 @@ static int have_opencl(void) {
     char err[256];
     ctn_device_info dev[4];
     return ctn_list_devices(dev, 4, &count, err, sizeof err) == CTN_OK && count > 0;
+}
+
+/* Largest position and impulse differences between two runs (infinite when their sizes differ). */
+static void differences(const state *a, const state *b, double *dpos, double *dimp) {
+    *dpos = *dimp = a->bodies == b->bodies && a->joints == b->joints ? 0.0 : INFINITY;
+    if (isinf(*dpos)) return;
+    for (int i = 0; i < 3 * a->bodies; ++i) *dpos = fmax(*dpos, fabs(a->pos[i] - b->pos[i]));
+    for (int i = 0; i < 6 * a->joints; ++i) *dimp = fmax(*dimp, fabs(a->imp[i] - b->imp[i]));
+}
+
+/* Direct on chains: bit for bit at the default split on a CPU device (within the GPU split's bounds on a GPU),
+ * within SPLIT_POS_TOL / SPLIT_IMP_TOL at the GPU's split of 128 positions. */
+static void direct_chains(void) {
+    int count = 0, gpu = 0;
+    char err[256];
+    ctn_device_info dev[8];
+    if (ctn_list_devices(dev, 8, &count, err, sizeof err) == CTN_OK)
+        for (int i = 0; i < count && i < 8; ++i) gpu = gpu || dev[i].is_gpu;
+    for (int c = -1; c < (int)(sizeof chain_scenes / sizeof chain_scenes[0]); ++c) {
+        const char *scene = c < 0 ? "chain:20000" : chain_scenes[c];
+        int steps = c < 0 ? DIRECT_LONG_STEPS : DIRECT_STEPS;
+        for (int split = 0; split < (c == 0 ? 2 : 1); ++split) { /* the GPU's split on chain:2000 (see the header) */
+            state cpu, ocl;
+            segment = -1;
+            int ok = run(scene, CTN_SOLVER_DIRECT, CTN_BACKEND_CPU, steps, &cpu);
+            segment = split ? 128 : -1;
+            ok = run(scene, CTN_SOLVER_DIRECT, CTN_BACKEND_OPENCL, steps, &ocl) && ok;
+            segment = -1;
+            if (ok) {
+                double dpos, dimp;
+                differences(&cpu, &ocl, &dpos, &dimp);
+                int bitwise = !split && !gpu;
+                printf("%-16s direct %3d steps  %s split: max |dx| %.3g m   max |dlambda| %.3g N s\n", scene, steps,
+                       split ? "the GPU's" : "the default", dpos, dimp);
+                if (bitwise) {
+                    CHECK(dpos == 0.0 && dimp == 0.0, "%s direct: the CPU and a CPU device differ (%.3g m, %.3g N s); they split alike and "
+                          "should agree bit for bit", scene, dpos, dimp);
+                } else {
+                    CHECK(dpos <= SPLIT_POS_TOL, "%s direct, %s split: positions differ by %.3g m", scene, split ? "GPU" : "default", dpos);
+                    CHECK(dimp <= SPLIT_IMP_TOL, "%s direct, %s split: impulses differ by %.3g N s", scene, split ? "GPU" : "default", dimp);
+                }
+            }
+            state_free(&cpu);
+            state_free(&ocl);
+        }
+    }
 }
 
 int main(int argc, char **argv) {
@@ -187,5 +259,6 @@ int main(int argc, char **argv) {
             state_free(&ocl2);
         }
     }
+    direct_chains();
     return check_report("opencl_equivalence");
 }

@@ -19,16 +19,19 @@
  * one launch per colour holding such rows, each work-item skipping the slots inside the exact solve, the
  * overflow group on one work-item. Slots are sorted by colour, so this is the CPU's sweep in slot order, and
  * within a colour no two joints share a dynamic body: both backends apply the same updates in the same order.
- * Unlike the CPU, the device does not solve a few loop closers through their Schur complement: they converge
- * in the outer iterations. A layout with nothing outside the exact solve launches no sweep; one whose
+ * On the forest path a few loop closers are solved through their Schur complement instead of swept, as on
+ * the CPU (host/opencl/opencl_schur.c: in a substep without bounded rows, decided on the device by a gate
+ * whose flags the Schur kernels and the sweep read as `active`). A layout with nothing outside the exact
+ * solve launches no sweep; one whose
  * every chain or forest row is cut in every substep (ropes alone) launches no exact solve (it would change
  * nothing but the sign of a zero).
  *
  * The chain path solves (J M^-1 J^T + S + 1e-10 diag(J M^-1 J^T)) dl = r, r = target - J v - S lambda,
  * block tridiagonal along each path, with the node steps of kernels/ctn_direct.h that the CPU runs
  * (ctn_dd_chain_factor_node, _forward_node, _backward_node) in the CPU's segment walk (kernels/catena.cl,
- * ctn_k_chain_*): the position sequence is cut into P segments of about `segment` positions
- * (desc.debug.tree_segment, default CHAIN_SEGMENT), one work-item eliminates each towards one end with a
+ * ctn_k_chain_*): the position sequence is cut into P segments, of about CHAIN_SEGMENT positions on a GPU, as
+ * the CPU's chain path cuts it on a CPU device (desc.debug.tree_segment sets a length on either), one
+ * work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
  * back in parallel. Five launches per solve, whatever the length:
  *     assemble (per position) | factor + forward (per segment) | separators (1 item) |
@@ -43,9 +46,10 @@
  * With the hybrid, a substep is 1 + iterations exact solves, iterations sweeps (and the residual); the
  * re-solves run the same launches with rhs_only set: right-hand sides and substitutions through the factor,
  * spikes and separator pivots of the substep's first solve, as the CPU reuses its factor.
- * The segment count depends on the length only, never on the device's thread count, so every thread
- * count gives the same bits; with the CPU's segment count forced to the same P (tests) the CPU's chain
- * path gives the same bits too. Requires cl_khr_fp64 (checked; without it the solver is refused, never run
+ * The segment count depends on the length and the device type only, never on the device's thread count,
+ * so every thread count gives the same bits; with the same P as the CPU's chain path (a CPU device by
+ * default, a GPU when the tests force the CPU's count) the two give the same bits too (docs/design.md,
+ * "CPU and OpenCL agreement"). Requires cl_khr_fp64 (checked; without it the solver is refused, never run
  * in float). Every kernel reads an `active` flag (ctn__ocl_direct_active): the projection's later Newton
  * steps turn into no-ops once its error is small, without a read to the host. Launches per step of
  * chain:100000 released horizontal (bench/bench_chain, PoCL): 30 at one substep (49 before), 46 at four
@@ -58,9 +62,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Positions per segment. Costs per solve: the segments' work (about 1.8x a serial pass for a middle
- * segment with its spike) spread over the device, plus the separators' serial pass of m / CHAIN_SEGMENT
- * nodes on one work-item. */
+/* Positions per segment on a GPU. Costs per solve: the segments' work (about 1.8x a serial pass for a
+ * middle segment with its spike) spread over the device, plus the separators' serial pass of
+ * m / CHAIN_SEGMENT nodes on one work-item. A CPU device takes the CPU's split instead (upload_chain). */
 #define CHAIN_SEGMENT 128
 
 enum {
@@ -148,6 +152,14 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     const unsigned char *n, *side, *dyn;
     int m = ctn__chain_positions(c, &slot, &shared, &n, &side, &dyn), joints = w->topo.joint_count;
     int segment = w->desc.debug.tree_segment >= 0 ? w->desc.debug.tree_segment : CHAIN_SEGMENT;
+    /* a CPU device takes the CPU's split (one segment, two from 1024 positions): its cores gain little from
+     * more, and the two backends then eliminate in the same order, bit for bit; a GPU needs the parallel
+     * segments (docs/design.md, "CPU and OpenCL agreement") */
+    const int *cpu_sep = NULL;
+    int cpu_P = ctn__chain_separators(c, &cpu_sep);
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) type = 0;
+    int cpu_split = w->desc.debug.tree_segment < 0 && (type & CL_DEVICE_TYPE_CPU) != 0;
     int *rec = ctn__malloc(((size_t)m + 1) * CTN_CH_INTS * sizeof *rec), *slot_pos = ctn__malloc(((size_t)joints + 1) * sizeof *slot_pos);
     int *sep = ctn__malloc(((size_t)m + 3) * sizeof *sep);
     ctn_status st = CTN_OK;
@@ -166,7 +178,8 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
         vo += n[p];
         if (p + 1 < m) co += (size_t)n[p] * n[p + 1];
     }
-    int P = place_separators(m, segment, sep);
+    int P = cpu_split ? cpu_P : place_separators(m, segment, sep);
+    if (cpu_split) memcpy(sep, cpu_sep, ((size_t)P + 1) * sizeof *sep);
     if (ko > 0x7fffffff || 6 * vo > 0x7fffffff) st = ctn__fail(w, CTN_ERR_LIMIT, "direct solver on OpenCL: %d chain positions are too many", m);
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_pos, rec, (size_t)m * CTN_CH_INTS * sizeof *rec, "the chain positions");
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_slot_pos, slot_pos, (size_t)joints * sizeof *slot_pos, "the chain slots");
@@ -181,20 +194,21 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     o->direct_n = m;
     o->direct_segments = P;
     if (w->desc.debug.trace)
-        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL chains): %d positions in %d segments, %d launches per solve", m, P, DK_COUNT);
+        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL chains): %d positions in %d segments%s, %d launches per solve", m, P,
+                 cpu_split ? " (the CPU's split)" : "", DK_COUNT);
     return CTN_OK;
 }
 
 /* Whether joint d can have finite impulse bounds (ctn_joint_rows: contacts, limits, motors, ropes, swing
  * cones): a joint of the exact solve that cannot is never cut, so its colour needs no sweep for it. */
-static int may_be_bounded(const ctn_joint_def *d) {
+int ctn__ocl_may_be_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
 }
 
 /* Whether every row of every block of joint d has a bound (a contact; a rope, the one row of its distance
  * joint): such a joint is cut whole in every substep. A limit, swing or motor row is cut alone, and the
  * joint's other rows stay in the exact solve. */
-static int always_bounded(const ctn_joint_def *d) {
+int ctn__ocl_always_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->type == CTN_JT_DISTANCE && (d->flags & CTN_JF_ROPE));
 }
 
@@ -209,7 +223,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     for (int c = 0; c <= t->colour_count; ++c) {
         int first = -1, last = -1;
         for (int slot = t->colour_offsets[c]; slot < t->colour_offsets[c + 1]; ++slot)
-            if (hyb[slot] == 1 || (hyb[slot] == 2 && may_be_bounded(&t->defs[slot]))) {
+            if (hyb[slot] == 1 || (hyb[slot] == 2 && ctn__ocl_may_be_bounded(&t->defs[slot]))) {
                 if (first < 0) first = slot;
                 last = slot;
             }
@@ -223,7 +237,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     /* every row of the chain or forest cut in every substep (ropes alone): the exact solves would change
      * nothing, the hybrid is the sweep alone */
     o->hyb_exact = 0;
-    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !always_bounded(&t->defs[slot]);
+    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !ctn__ocl_always_bounded(&t->defs[slot]);
     if (w->desc.debug.trace && n > 0)
         ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL hybrid): %d launches per Gauss-Seidel sweep, %d sweeps per substep", n, w->desc.iterations);
     return CTN_OK;
@@ -234,7 +248,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     if (o->have_direct_layout && o->direct_version == w->topology_version) return CTN_OK;
     o->have_direct_layout = 0;
     direct_chain *c = NULL;
-    int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 1);
+    int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 0); /* 0: the CPU's split (upload_chain) */
     if (chain < 0) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     int joints = w->topo.joint_count, *hyb = ctn__calloc((size_t)joints + 1, sizeof *hyb);
     if (!hyb) {
@@ -242,6 +256,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory splitting the joints for the direct solver");
     }
     o->direct_tree = !chain;
+    o->schur_rows = 0; /* the forest path's prepare sets it (host/opencl/opencl_schur.c) */
     ctn_status st;
     if (chain) {
         const int *slot, *shared;
@@ -458,14 +473,20 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
      * chain the last exact solve leaves its velocities to the integration after it (the next stage) */
     int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact;
     int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
-    int sweeps = o->hyb_launches > 0 ? w->desc.iterations : 0;
+    /* a few loop closers on the forest path: their Schur complement (always, or in the substeps without
+     * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
+    int schur = o->direct_tree && o->schur_rows > 0 && o->hyb_exact;
+    int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
+    int outer = sweep || schur ? w->desc.iterations : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
-    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && sweeps == 0));
-    cl_mem active = ctn__ocl_direct_active(o);
-    for (int it = 0; it < sweeps; ++it) {
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && outer == 0));
+    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;
+    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off));
+    for (int it = 0; it < outer; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
-        TRY(hybrid_sweep(w, o, active));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == sweeps - 1));
+        if (schur) TRY(ctn__ocl_schur_impulse(w, o, on));
+        if (sweep) TRY(hybrid_sweep(w, o, off));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == outer - 1));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     /* only the step's statistics read the residual, after the last substep: the projection's first rows
@@ -476,6 +497,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
 
 void ctn__ocl_direct_release(ctn_ocl *o) {
     ctn__ocl_tree_release(o);
+    ctn__ocl_schur_release(o);
     ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,   &o->dir_C,   &o->dir_F,
                          &o->dir_y,   &o->dir_seg,      &o->dir_one, &o->dir_hyb, &o->dir_vref, &o->dir_lref};
     ctn__free(o->hyb_launch);

@@ -205,6 +205,11 @@ typedef struct ctn_ocl {
     size_t dir_fold_local;        /* work-group size of ctn_k_chain_project_assemble (a power of two) */
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
     void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
+    /* Loop closers through their Schur complement on the forest path (host/opencl/opencl_schur.c) */
+    cl_kernel schur_kernel[3];
+    int schur_rows;               /* R: their rows (0: the layout has none it can take) */
+    int schur_gate;               /* slots whose bounds decide per substep whether it applies (0: always) */
+    ctn_clbuf sch_rows, sch_W, sch_rE, sch_maybe, sch_on, sch_off;
 
     /* phase timing: events of the first and last command of each phase instance */
     cl_event *ev;                 /* pairs (first, last) */
@@ -327,6 +332,25 @@ void ctn__ocl_direct_release(ctn_ocl *o);
 ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb);
 ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only);
 void ctn__ocl_tree_release(ctn_ocl *o);
+/* A column of the loop closers' Schur complement (host/opencl/opencl_schur.c): substitution of the right-hand
+ * side of Schur row k through the factor of the substep's first solve, its solution left in the buffer
+ * ctn__ocl_tree_solution returns (velocities and impulses unchanged). */
+ctn_status ctn__ocl_tree_column(ctn_world *w, ctn_ocl *o, cl_mem active, int k);
+cl_mem ctn__ocl_tree_solution(const ctn_ocl *o);
+/* The loop closers' Schur complement on the device (host/opencl/opencl_schur.c), as the CPU's
+ * (host/solve/solver_direct.c): prepare from the forest's ordering s (once per topology; o->schur_rows = 0
+ * when it does not apply to the layout); per substep, after the first exact solve, ctn__ocl_schur_factor forms
+ * W^-1 and gives the flags on (it applies in this substep) and off (the hybrid's sweeps run instead), each
+ * `active` where it holds; ctn__ocl_schur_impulse is one outer iteration's impulse, before its re-solve. */
+struct direct_state;
+ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_state *s);
+ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off);
+ctn_status ctn__ocl_schur_impulse(ctn_world *w, ctn_ocl *o, cl_mem on);
+void ctn__ocl_schur_release(ctn_ocl *o);
+/* Whether joint d can have finite impulse bounds (contacts, limits, motors, ropes, swing cones), and whether
+ * every row of it always has (contacts, ropes) (host/opencl/opencl_direct.c). */
+int ctn__ocl_may_be_bounded(const ctn_joint_def *d);
+int ctn__ocl_always_bounded(const ctn_joint_def *d);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);

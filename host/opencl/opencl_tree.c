@@ -5,7 +5,9 @@
  * rows on one body, counting the joints above grounded subtrees). The rest (loop closers, contacts, curves,
  * joints on bodies with partly zero inverse inertia, rows beyond that bound) and, per substep, every forest
  * joint whose block has finite bounds go to the outer Gauss-Seidel of host/opencl/opencl_direct.c, as on
- * the CPU; hybrid_split below tells it which. host/opencl/opencl_direct.c sends here every layout that is
+ * the CPU; hybrid_split below tells it which. A few loop closers are solved through their Schur complement
+ * instead (host/opencl/opencl_schur.c, prepared here from the same ordering), whose columns are
+ * substitutions through this factor without the update (ctn__ocl_tree_column). host/opencl/opencl_direct.c sends here every layout that is
  * not a set of chains (chains take its joint-space segments; desc.debug.direct_tree = 1 sends them here
  * too).
  *
@@ -211,6 +213,7 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
     if (!ctn__direct_symbolic(w, &s)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the joint tree for the direct solver");
     if (hyb) hybrid_split(w, &s, hyb);
     ctn_status st = build_schedule(w, o, tr, &s);
+    if (st == CTN_OK) st = ctn__ocl_schur_prepare(w, o, &s);
     ctn__direct_symbolic_free(&s);
     TRY(st);
     tr->version = w->topology_version;
@@ -240,7 +243,9 @@ static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int beg
     return tenqueue(w, o, tr, k, serial ? 1 : (size_t)(end - begin), what);
 }
 
-ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) {
+/* One factor (rhs_only 0), or forward substitution (1: a re-solve, 2: Schur column schur_k), and back
+ * substitution, with the update of velocities and impulses when apply. */
+static ctn_status tree_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int schur_k, int apply) {
     ocl_tree *tr = o->tree;
     if (!tr || !tr->valid || tr->nodes == 0) return CTN_OK;
     int k = TK_FACTOR;
@@ -261,6 +266,9 @@ ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_
     cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
     TARG(k, 17, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
     TARG(k, 18, lref);
+    cl_mem schur_rows = o->sch_rows.mem ? o->sch_rows.mem : o->dir_one.mem; /* read with rhs_only = 2 only */
+    TARG(k, 19, schur_rows);
+    TARG(k, 20, schur_k);
     k = TK_BACK;
     TARG(k, 3, tr->lv_nodes.mem);
     TARG(k, 4, tr->node.mem);
@@ -273,6 +281,7 @@ ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_
     TARG(k, 11, o->vel.mem);
     TARG(k, 12, o->lambda.mem);
     TARG(k, 13, active);
+    TARG(k, 14, apply);
     for (int l = 0; l < tr->launches; ++l) {
         const tree_launch *L = &tr->launch[l];
         TRY(tlaunch(w, o, tr, TK_FACTOR, L->begin, L->end, L->serial, "direct solver: tree factor"));
@@ -282,6 +291,15 @@ ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_
         TRY(tlaunch(w, o, tr, TK_BACK, L->begin, L->end, L->serial, "direct solver: tree back-substitution"));
     }
     return CTN_OK;
+}
+
+ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) { return tree_pass(w, o, active, rhs_only, 0, 1); }
+
+ctn_status ctn__ocl_tree_column(ctn_world *w, ctn_ocl *o, cl_mem active, int k) { return tree_pass(w, o, active, 2, k, 0); }
+
+cl_mem ctn__ocl_tree_solution(const ctn_ocl *o) {
+    const ocl_tree *tr = o->tree;
+    return tr ? tr->x.mem : NULL;
 }
 
 void ctn__ocl_tree_release(ctn_ocl *o) {

@@ -585,3 +585,8 @@ int ctn__chain_positions(const direct_chain *c, const int **slot, const int **sh
     *slot = c->slot, *shared = c->shared, *n = c->n, *side = c->side, *dyn = c->dyn;
     return c->m;
 }
+
+int ctn__chain_separators(const direct_chain *c, const int **sep) {
+    *sep = c->sep;
+    return c->segments;
+}

@@ -13,6 +13,9 @@
 /* Relative regularisation of every row: S + DIRECT_FLOOR * (J M^-1 J^T)_ii of the row's own bodies. Keeps
  * nearly redundant rows (a grid pinned along its top row) from producing huge impulses. */
 #define DIRECT_FLOOR 1e-10
+/* Loop-closing rows solved through their dense Schur complement (= CTN_DD_MAX_SCHUR of
+ * kernels/ctn_direct_schur.h); more go to block GS. */
+#define DIRECT_MAX_SCHUR_ROWS 48
 
 enum { SLOT_INACTIVE = 0, SLOT_NODE, SLOT_ATTACHED, SLOT_EXTRA };
 enum { NODE_BODY = 0, NODE_JOINT };
@@ -79,6 +82,11 @@ void ctn__forest_solve(ctn_world *w, direct_state *s, const ctn_block *blocks);
 int ctn__direct_symbolic(ctn_world *w, direct_state *s);
 void ctn__direct_symbolic_free(direct_state *s);
 
+/* host/solve/solver_direct.c: the row records (CTN_SR_* of kernels/ctn_direct_schur.h, DIRECT_MAX_SCHUR_ROWS at
+ * most) of the loop closers s->extra of the ordering s, for their Schur complement: returns their count, -1
+ * when they have more rows than that. The OpenCL forest path uploads the same records. */
+int ctn__direct_schur_rows(const ctn_world *w, const direct_state *s, int *rows);
+
 /* Rows of a joint in the exact solve (0: a type it does not eliminate); degrees of freedom of a dynamic
  * body (3 or 6; 0 for partly zero inverse inertia, which it does not support). */
 int ctn__direct_rows(const ctn_joint_def *d);
@@ -101,6 +109,9 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
                          const unsigned char **dyn);
+/* The segment count P of layout c and its separators sep[0..P] (sep[0] = -1, sep[P] = m): the CPU's split,
+ * which the OpenCL chain path takes on CPU devices (host/opencl/opencl_direct.c). */
+int ctn__chain_separators(const direct_chain *c, const int **sep);
 
 /* Forces the chain path's segment count of a world (0: automatic); for tests. */
 void ctn__direct_set_chain_segments(ctn_world *w, int segments);

@@ -84,12 +84,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Loop-closing rows solved through their dense Schur complement; more go to block GS. */
-#define DIRECT_MAX_SCHUR_ROWS 48
 /* Dense math shared with the OpenCL tree kernels (kernels/ctn_direct.h); here its Cholesky inverse also
- * takes the Schur matrix of the loop closers, hence the larger bound. */
+ * takes the Schur matrix of the loop closers (kernels/ctn_direct_schur.h), hence the larger bound. */
 #define CTN_DD_MAX_DENSE DIRECT_MAX_SCHUR_ROWS
 #include "ctn_direct.h"
+#include "ctn_direct_schur.h"
+_Static_assert(DIRECT_MAX_SCHUR_ROWS == CTN_DD_MAX_SCHUR, "one bound on the loop closers' Schur rows");
 _Static_assert(DIRECT_MAX_ATTACHED_ROWS == CTN_DD_MAX_ATTACHED, "the OpenCL forest path takes the same supernodes");
 _Static_assert(DIRECT_MAX_SCHUR_ROWS >= CTN_DD_MAX_NODE, "the Schur inverse bound covers the node pivots");
 
@@ -98,13 +98,6 @@ void ctn__direct_free(ctn_world *w) {
     ctn__direct_state_free(w->direct_data);
     ctn__free(w->direct_data);
     w->direct_data = NULL;
-}
-
-/* Inverse of the symmetric positive semi-definite n x n matrix a (row-major, stride n) into inv by
- * Cholesky (ctn_dd_spd_inverse_g: pivots below CTN_DD_PIVOT_TOL of the largest diagonal drop their row). */
-static void spd_inverse(const double *a, int n, double *inv) {
-    memcpy(inv, a, (size_t)n * (size_t)n * sizeof *inv);
-    ctn_dd_spd_inverse_g(inv, n, n);
 }
 
 static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
@@ -132,11 +125,11 @@ static void keep_reference(ctn_world *w, direct_state *s) {
     if (s->chain) ctn__chain_set_reference(s->chain, s->vref, s->lref);
 }
 
-/* Loop closers solved exactly through their Schur complement (few rows only): with the forest factored,
- * the velocity response of the forest-constrained system to a unit impulse on extra row k is
- * dv_k = [H^-1 (J_k^T; 0)]_v (one substitution), so W = J_E [dv_1 .. dv_R] + S_E is the exact Delassus
- * matrix of the extra rows. dl_E = W^-1 r_E (r_E after the forest solve), applied as an impulse and
- * followed by a forest re-solve, satisfies all rows at once. */
+/* Loop closers solved exactly through their Schur complement (few rows only): with the forest factored, W of
+ * (S1) in kernels/ctn_direct_schur.h is the exact Delassus matrix of the extra rows, one substitution per
+ * row; each outer iteration applies dl_E = W^-1 r_E as an impulse (S2) and re-solves the forest for what it
+ * changed, which satisfies all rows at once. The math is the header's, which the OpenCL forest path runs
+ * too (host/opencl/opencl_schur.c), so both backends close a ring alike. */
 static int schur_applicable(const direct_state *s, const ctn_world *w, const ctn_block *blocks, int n_extra, int *rows_out) {
     const ctn_topology *t = &w->topo;
     int rows = 0;
@@ -151,20 +144,15 @@ static int schur_applicable(const direct_state *s, const ctn_world *w, const ctn
     return rows > 0 && rows <= DIRECT_MAX_SCHUR_ROWS;
 }
 
-/* Body node of one of the extra joints' bodies from the small table built per substep (-1: none). */
-static int find_body_node(int body, int *cache_body, int *cache_node, int ncache) {
-    for (int k = 0; k < ncache; ++k)
-        if (cache_body[k] == body) return cache_node[k];
-    return -1;
-}
-
-static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, int R) {
-    ctn_topology *t = &w->topo;
-    int ne = s->extra_count;
-    /* body nodes of the extra joints' bodies */
+int ctn__direct_schur_rows(const ctn_world *w, const direct_state *s, int *rows) {
+    const ctn_topology *t = &w->topo;
+    int ne = s->extra_count, R = 0;
+    /* body nodes of the extra joints' bodies, found in one pass over the nodes */
     int cb[2 * DIRECT_MAX_SCHUR_ROWS], cn[2 * DIRECT_MAX_SCHUR_ROWS], nc = 0;
     for (int k = 0; k < ne; ++k) {
         const ctn_joint_def *d = &t->defs[s->extra[k]];
+        R += ctn__direct_rows(d);
+        if (R > DIRECT_MAX_SCHUR_ROWS) return -1;
         cb[nc] = d->a, cn[nc++] = -1;
         cb[nc] = d->b, cn[nc++] = -1;
     }
@@ -172,75 +160,37 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
         if (s->kind[i] == NODE_BODY)
             for (int k = 0; k < nc; ++k)
                 if (cb[k] == s->id[i]) cn[k] = i;
-    double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], Wi[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS];
-    double Jr[DIRECT_MAX_SCHUR_ROWS][2][6];
-    int row_slot[DIRECT_MAX_SCHUR_ROWS], row_k[DIRECT_MAX_SCHUR_ROWS], row_na[DIRECT_MAX_SCHUR_ROWS], row_nb[DIRECT_MAX_SCHUR_ROWS];
-    int r = 0;
+    R = 0;
     for (int k = 0; k < ne; ++k) {
-        int slot = s->extra[k];
-        const ctn_joint_def *d = &t->defs[slot];
-        for (int q = 0; q < ctn__direct_rows(d); ++q, ++r) {
-            row_slot[r] = slot, row_k[r] = q;
-            ctn_dd_jrow(&blocks[slot], q, 0, Jr[r][0]);
-            ctn_dd_jrow(&blocks[slot], q, 1, Jr[r][1]);
-            row_na[r] = find_body_node(d->a, cb, cn, nc);
-            row_nb[r] = find_body_node(d->b, cb, cn, nc);
+        int slot = s->extra[k], na = cn[2 * k], nb = cn[2 * k + 1];
+        for (int q = 0; q < ctn__direct_rows(&t->defs[slot]); ++q, ++R) {
+            int *r = rows + CTN_SR_INTS * R;
+            r[CTN_SR_SLOT] = slot, r[CTN_SR_ROW] = q;
+            r[CTN_SR_VA] = na >= 0 ? (int)s->vec_off[na] : -1, r[CTN_SR_DA] = na >= 0 ? s->dof[na] : 0;
+            r[CTN_SR_VB] = nb >= 0 ? (int)s->vec_off[nb] : -1, r[CTN_SR_DB] = nb >= 0 ? s->dof[nb] : 0;
         }
     }
+    return R;
+}
+
+static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, int R) {
+    ctn_topology *t = &w->topo;
+    int rows[DIRECT_MAX_SCHUR_ROWS * CTN_SR_INTS];
+    double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], rE[DIRECT_MAX_SCHUR_ROWS];
+    if (ctn__direct_schur_rows(w, s, rows) != R) return; /* not reached: schur_applicable counted R */
     for (int k = 0; k < R; ++k) {
+        const int *row = rows + CTN_SR_INTS * k;
+        ctn_block blk = blocks[row[CTN_SR_SLOT]];
         memset(s->b, 0, s->vec_off[s->node_count] * sizeof *s->b);
-        int nodes[2] = {row_na[k], row_nb[k]};
-        for (int side = 0; side < 2; ++side) {
-            if (nodes[side] < 0) continue;
-            double *b = s->b + s->vec_off[nodes[side]];
-            for (int c = 0; c < s->dof[nodes[side]]; ++c) b[c] += Jr[k][side][c];
-        }
+        if (row[CTN_SR_VA] >= 0) ctn_dd_schur_unit(&blk, row, row[CTN_SR_VA], s->b + row[CTN_SR_VA]);
+        if (row[CTN_SR_VB] >= 0 && row[CTN_SR_VB] != row[CTN_SR_VA]) ctn_dd_schur_unit(&blk, row, row[CTN_SR_VB], s->b + row[CTN_SR_VB]);
         ctn__forest_substitute(w, s, blocks);
-        for (int j = 0; j < R; ++j) {
-            double acc = j == k ? (double)blocks[row_slot[j]].soft[row_k[j]] : 0.0;
-            int nj[2] = {row_na[j], row_nb[j]};
-            for (int side = 0; side < 2; ++side) {
-                if (nj[side] < 0) continue;
-                const double *x = s->x + s->vec_off[nj[side]];
-                for (int c = 0; c < s->dof[nj[side]]; ++c) acc += Jr[j][side][c] * x[c];
-            }
-            W[j * R + k] = acc;
-        }
+        ctn_dd_schur_column(k, R, rows, blocks, s->x, W);
     }
-    for (int j = 0; j < R; ++j) /* symmetrise round-off */
-        for (int k = 0; k < j; ++k) W[j * R + k] = W[k * R + j] = 0.5 * (W[j * R + k] + W[k * R + j]);
-    spd_inverse(W, R, Wi);
+    ctn_dd_schur_invert(W, R);
     int iterations = w->desc.iterations > 0 ? w->desc.iterations : 1;
     for (int it = 0; it < iterations; ++it) {
-        double rE[DIRECT_MAX_SCHUR_ROWS], dl[DIRECT_MAX_SCHUR_ROWS];
-        for (int k = 0, q = 0; k < ne; ++k) {
-            int slot = s->extra[k];
-            ctn_dd_row_residual(&blocks[slot], ctn_load_vel(w->vel, t->defs[slot].a), ctn_load_vel(w->vel, t->defs[slot].b), &t->lambda[6 * slot], rE + q);
-            q += ctn__direct_rows(&t->defs[slot]);
-        }
-        for (int j = 0; j < R; ++j) {
-            double acc = 0.0;
-            for (int k = 0; k < R; ++k) acc += Wi[j * R + k] * rE[k];
-            dl[j] = acc;
-        }
-        /* impulse on the extra rows: lambda += dl, v += M^-1 J^T dl, then the forest reacts */
-        for (int k = 0, q = 0; k < ne; ++k) {
-            int slot = s->extra[k], n = ctn__direct_rows(&t->defs[slot]);
-            const ctn_joint_def *d = &t->defs[slot];
-            float l[CTN_MAX_ROWS] = {0};
-            for (int e = 0; e < n; ++e) {
-                l[e] = (float)dl[q + e];
-                t->lambda[6 * slot + e] = (float)((double)t->lambda[6 * slot + e] + dl[q + e]);
-            }
-            q += n;
-            for (int side = 0; side < 2; ++side) {
-                int body = side ? d->b : d->a;
-                ctn_v3 dv, dw;
-                ctn_block_body_delta(&blocks[slot], l, side, w->vel[body].inv_mass, w->inertia[body].inv_inertia, &dv, &dw);
-                w->vel[body].v = ctn_add(w->vel[body].v, dv);
-                w->vel[body].w = ctn_add(w->vel[body].w, dw);
-            }
-        }
+        ctn_dd_schur_impulse(R, W, rows, t->defs, blocks, w->vel, w->inertia, t->lambda, rE);
         ctn__forest_solve(w, s, blocks); /* for what the impulse changed (s->resolve) */
         if (it + 1 < iterations) keep_reference(w, s);
     }

@@ -1,0 +1,39 @@
+/* The loop closers' Schur complement on the device (host/opencl/opencl_schur.c), with the math of
+ * kernels/ctn_direct_schur.h that the CPU's exact solver runs (host/solve/solver_direct.c, schur_solve). Part
+ * of the program kernels/catena.cl (included there inside its cl_khr_fp64 block, after catena_tree.cl).
+ * Every kernel is one work-item: R <= CTN_DD_MAX_SCHUR rows, a few thousand operations. The columns of W
+ * come from substitutions through the forest's factor (ctn_k_tree_factor with rhs_only = 2, ctn_k_tree_back
+ * with apply = 0), one per row. */
+#include "ctn_direct_schur.h"
+
+/* Whether the Schur solve applies in this substep, as the CPU decides it (schur_applicable): no row of the
+ * forest is cut and no loop closer is bounded. maybe[0..n): the slots that can have bounds (limits, motors,
+ * swing cones). on = active and it applies, off = active and it does not (then the hybrid's Gauss-Seidel
+ * sweeps run instead). */
+__kernel void ctn_k_schur_gate(int n, __global const int *maybe, __global const ctn_block *blocks, __global const int *active,
+                               __global int *on, __global int *off) {
+    if (get_global_id(0) != 0) return;
+    int applies = 1;
+    for (int k = 0; k < n && applies; ++k) {
+        ctn_block blk = blocks[maybe[k]];
+        applies = !ctn_dd_block_bounded(&blk);
+    }
+    on[0] = active[0] && applies;
+    off[0] = active[0] && !applies;
+}
+
+/* Column k of W from the substitution's solution x (S1); the last column also inverts W in place. */
+__kernel void ctn_k_schur_column(int k, int R, __global const int *rows, __global const ctn_block *blocks, __global const double *x,
+                                 __global double *W, __global const int *active) {
+    if (get_global_id(0) != 0 || !active[0]) return;
+    ctn_dd_schur_column(k, R, rows, blocks, x, W);
+    if (k == R - 1) ctn_dd_schur_invert(W, R);
+}
+
+/* One outer iteration's impulse on the loop closers (S2); the forest's re-solve follows. */
+__kernel void ctn_k_schur_impulse(int R, __global const double *Wi, __global const int *rows, __global const ctn_joint_def *defs,
+                                  __global const ctn_block *blocks, __global ctn_vel *vel, __global const ctn_inertia *inertia,
+                                  __global float *lambda, __global double *rE, __global const int *active) {
+    if (get_global_id(0) != 0 || !active[0]) return;
+    ctn_dd_schur_impulse(R, Wi, rows, defs, blocks, vel, inertia, lambda, rE);
+}
