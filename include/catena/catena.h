@@ -155,6 +155,7 @@ typedef struct ctn_debug_options {
 #define CTN_MAX_SUBSTEPS 1000     /**< most substeps per step */
 #define CTN_SUBSTEPS_AUTO 0       /**< ctn_world_desc.substeps: 1 for the exact solver on joints it holds alone, else 4 */
 #define CTN_MAX_ITERATIONS 100000 /**< most solver iterations per substep */
+#define CTN_MAX_THREADS 1024      /**< most CPU solver threads (ctn_world_desc.threads) */
 
 /** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {
@@ -170,7 +171,12 @@ typedef struct ctn_world_desc {
     double baumgarte;        /**< Baumgarte beta in [0, 1]; default 0.2 */
     double warm_start;       /**< factor in [0, 1] on last substep's impulses; default 0.5 */
     int max_colours;         /**< colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
-    int threads;             /**< CPU solver threads; 0 = automatic; default 0 */
+    int threads;             /**< CPU solver threads, 1..CTN_MAX_THREADS; 0 = the CPUs in the process's affinity
+                                  mask (sched_getaffinity: what taskset, cpusets and batch schedulers allow), read
+                                  at every step; OMP_NUM_THREADS is not consulted. Waiting threads spin in
+                                  libgomp's default policy, which costs a loaded machine dearly: run the program
+                                  with OMP_WAIT_POLICY=passive (the catena tool and the Python package set it,
+                                  README "Threads"); default 0 */
     double geometric_stiffness; /**< factor on the geometric-stiffness inertia that keeps long, tense chains of
                                    rigid bodies stable at large steps (ctn_solver.h); 0 disables; default 1 */
     double max_speed;        /**< divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
@@ -667,6 +673,9 @@ typedef struct ctn_step_stats {
     ctn_solver solver;       /**< the solver that ran the step (never CTN_SOLVER_AUTO) */
     int launches;            /**< OpenCL kernel launches in the step (0 on the CPU backend) */
     int blocking_reads;      /**< reads in the step that wait for the device (0 on the CPU backend) */
+    int threads;             /**< CPU threads the step's parallel loops ran on (ctn_world_desc.threads, else the
+                                  CPUs of the process's affinity mask at the step's start; 1 in a build without
+                                  OpenMP; 0 on the OpenCL backend) */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
