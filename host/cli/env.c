@@ -30,7 +30,8 @@
 
 /* OpenMP threads that wait for work (at the end of every parallel loop, and through the serial parts of a
  * step) spin in libgomp's default policy: on a machine where another process holds a core they take the
- * CPU time the thread with work needs, and two threads ran 1.4-2.2x slower than one (bench/threads_busy.sh).
+ * CPU time the thread with work needs: two threads ran 1.1-5.3x slower than one on chain:1e4 and 1e5 (direct and
+ * GS), and 0.27-0.76x with passive waiting (bench/results/2026-11-27-vm-threads-busy.md).
  * OMP_WAIT_POLICY=passive makes them sleep instead. libgomp reads the variable once, while it is loaded,
  * before main runs, so setting it here has no effect on this process: the tool sets it and executes itself
  * again (same arguments, same process id) unless the user chose a policy (OMP_WAIT_POLICY or

@@ -1,8 +1,7 @@
 /* How many threads the CPU backend's OpenMP loops run on: ctn_world_desc.threads, or when that is 0 the
  * CPUs the process may run on, its affinity mask (sched_getaffinity), which taskset, numactl, cgroup
  * cpusets and batch schedulers narrow. Not OpenMP's own default: libgomp reads OMP_NUM_THREADS, and the
- * library reads no environment (the catena tool and the Python package turn the variable into
- * desc.threads). The mask is read again at the start of every step (one system call), so a process moved
+ * library reads no environment (the catena tool and bench_chain turn the variable into desc.threads). The mask is read again at the start of every step (one system call), so a process moved
  * to fewer CPUs gets fewer threads from its next step on. */
 #define _GNU_SOURCE
 #include "core/world.h"
@@ -10,9 +9,6 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sched.h>
-#endif
-#ifdef _OPENMP
-#include <omp.h>
 #endif
 
 int ctn__affinity_cpus(void) {
