@@ -89,15 +89,20 @@ if [ -d "$G" ]; then
           -DCATENA_CJSON_LIBRARY=$L/libcjson.so -DCMAKE_DISABLE_FIND_PACKAGE_CLBlast=ON -DCATENA_CLBLAST_LIBRARY=$L/libclblast.so
           -DCATENA_CLBLAST_INCLUDE=$G/include)
     echo "libraries: carried ($G)"
+elif [ -f /usr/local/cuda/include/CL/cl.h ] && [ -f /usr/local/cuda/lib64/libOpenCL.so ]; then
+    deps=(-DOpenCL_INCLUDE_DIR=/usr/local/cuda/include -DOpenCL_LIBRARY=/usr/local/cuda/lib64/libOpenCL.so)
+    echo "libraries: none carried (run prepare.sh); the CUDA toolkit's OpenCL loader and headers, no cJSON"
 fi
 # NVIDIA's OpenCL library lives in the driver's folder; register it when no .icd file does.
 nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/local/nvidia/lib/libnvidia-opencl.so.1 \
         /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -1)
-if [ -n "$nv" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
-    mkdir -p "$work/icd" && echo "$nv" > "$work/icd/nvidia.icd"
-    export OCL_ICD_VENDORS=$work/icd OCL_ICD_FILENAMES=$nv
+if [ -n "$nv" ]; then
     export LD_LIBRARY_PATH=$(dirname "$nv")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    echo "ICD: $nv registered through OCL_ICD_VENDORS=$OCL_ICD_VENDORS"
+    if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+        mkdir -p "$work/icd" && echo "$nv" > "$work/icd/nvidia.icd"
+        export OCL_ICD_VENDORS=$work/icd OCL_ICD_FILENAMES=$nv
+        echo "ICD: $nv registered through OCL_ICD_VENDORS=$OCL_ICD_VENDORS"
+    fi
 fi
 export CATENA_CACHE_DIR=$work/kernel-cache CATENA_QUIET=1 OMP_WAIT_POLICY=passive
 
@@ -138,10 +143,10 @@ else
     solvers=gs:10x1,jacobi:10x1,cg:10x1,direct:1x1
     B=$build/bench/bench_chain
     step chains 60 15 "$B" --backend opencl --sizes "$s3" --steps 30 --configs "$solvers" --md "$work/chains.md" --json "$work/chains.json"
+    step chain1m 80 20 "$B" --backend opencl --sizes "$s6" --steps 20 --configs "$solvers" --md "$work/chain1m.md" --json "$work/chain1m.json"
     step tree 40 10 "$B" --backend opencl --scene tree --sizes "$tree" --steps 30 --configs direct:1x1 --md "$work/tree.md" --json "$work/tree.json"
     step gsbw 40 10 "$build/bench/bench_backends" --backends opencl --scenes chain --sizes "$bw" --solver gs --steps 10 \
         --md "$work/gsbw.md" --json "$work/gsbw.json"
-    step chain1m 80 20 "$B" --backend opencl --sizes "$s6" --steps 20 --configs "$solvers" --md "$work/chain1m.md" --json "$work/chain1m.json"
     step cpu 30 10 "$B" --backend cpu --sizes "$cpu" --steps 10 --configs direct:1x1,gs:10x1 --md "$work/cpu.md" --json "$work/cpu.json"
 fi
 
