@@ -13,7 +13,9 @@
  *
  * usage: bench_chain [--sizes 1000,10000,100000] [--steps 120] [--backend cpu|opencl|auto]
  *                    [--heavy RATIO] [--release hanging|horizontal] [--scene GEN] [--configs gs:10x1,gs:50x1,...]
- *                    [--md FILE] [--json FILE]
+ *                    [--threads N] [--md FILE] [--json FILE]
+ * --threads N sets ctn_world_desc.threads (CPU solver threads); default $OMP_NUM_THREADS as the catena tool,
+ * else 0: the CPUs this process may run on.
  * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART]; solver is gs, jacobi, cg, direct or auto.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -77,6 +79,8 @@ static int parse_config(const char *s, config *c) {
     return 1;
 }
 
+static int g_threads; /* --threads, else $OMP_NUM_THREADS (as the catena tool): ctn_world_desc.threads */
+
 static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy, int horizontal, const char *gen) {
     result r;
     memset(&r, 0, sizeof r);
@@ -87,6 +91,7 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
     d.solver = cfg->solver;
     d.iterations = cfg->iterations;
     d.substeps = cfg->substeps;
+    d.threads = g_threads;
     if (cfg->warm_start >= 0.0) d.warm_start = cfg->warm_start;
     char err[1024];
     ctn_world *w = NULL;
@@ -161,6 +166,7 @@ int main(int argc, char **argv) {
     int horizontal = 0;
     const char *gen = NULL;
     ctn_backend backend = CTN_BACKEND_CPU;
+    if (getenv("OMP_NUM_THREADS")) g_threads = atoi(getenv("OMP_NUM_THREADS"));
     for (int i = 1; i < argc; ++i) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--sizes") && v) {
@@ -178,6 +184,8 @@ int main(int argc, char **argv) {
             horizontal = !strcmp(v, "horizontal"), ++i;
         } else if (!strcmp(argv[i], "--scene") && v) {
             gen = v, ++i;
+        } else if (!strcmp(argv[i], "--threads") && v) {
+            g_threads = atoi(v), ++i;
         } else if (!strcmp(argv[i], "--md") && v) {
             md = v, ++i;
         } else if (!strcmp(argv[i], "--json") && v) {
@@ -187,7 +195,7 @@ int main(int argc, char **argv) {
             ++i;
         } else {
             fprintf(stderr, "usage: bench_chain [--sizes N,N] [--steps S] [--configs solver:ITxSUB,...] [--heavy R] "
-                            "[--release hanging|horizontal] [--scene GEN] [--backend cpu|opencl|auto] [--md FILE] [--json FILE]\n");
+                            "[--release hanging|horizontal] [--scene GEN] [--backend cpu|opencl|auto] [--threads N] [--md FILE] [--json FILE]\n");
             return 2;
         }
     }
@@ -251,12 +259,12 @@ int main(int argc, char **argv) {
             return 1;
         }
         if (gen)
-            fprintf(j, "{\n  \"workload\": {\"scene\": \"%s:N\", \"gap_unit\": \"m\", \"time_step\": %.9g, \"steps\": %d},\n", gen, 1.0 / 60.0,
-                    steps);
+            fprintf(j, "{\n  \"workload\": {\"scene\": \"%s:N\", \"gap_unit\": \"m\", \"time_step\": %.9g, \"steps\": %d, \"threads\": %d},\n", gen,
+                    1.0 / 60.0, steps, g_threads);
         else
             fprintf(j, "{\n  \"workload\": {\"scene\": \"%s chain\", \"link_length\": 0.1, \"link_mass\": 0.1, \"end_mass_ratio\": %g, "
-                       "\"time_step\": %.9g, \"steps\": %d},\n",
-                    horizontal ? "swinging" : "hanging", heavy, 1.0 / 60.0, steps);
+                       "\"time_step\": %.9g, \"steps\": %d, \"threads\": %d},\n",
+                    horizontal ? "swinging" : "hanging", heavy, 1.0 / 60.0, steps, g_threads);
         fprintf(j, "  \"timing\": \"every ms_ field is a median over the steps after 5 warm-up steps\",\n  \"results\": [\n");
         for (int i = 0; i < nres; ++i) {
             const result *r = &res[i];

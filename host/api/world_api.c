@@ -86,6 +86,7 @@ static ctn_status step_failed(ctn_world *w, ctn_status s) {
 ctn_status ctn_world_step(ctn_world *w) {
     if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);
+    ctn__threads_refresh(w);
     double t0 = ctn__now_ms();
     ctn_step_stats st;
     memset(&st, 0, sizeof st);

@@ -39,6 +39,7 @@ typedef struct ctn_cli_opts {
     ctn_solver solver;
     ctn_backend backend;
     const char *device;
+    int threads; /* --threads; 0: not given */
     double dt;
     const char *csv, *vtk, *svg, *plot, *json, *checkpoint, *view;
     long long every, csv_every, vtk_every, checkpoint_every; /* 0: not given */
@@ -69,7 +70,14 @@ void ctn_cli_set_quiet(int quiet);
 void ctn_cli_env_cache_dir(void);
 /* Whether CATENA_QUIET asks for quiet (set, and not "" or "0"). */
 int ctn_cli_quiet_env(void);
+/* CATENA_DEVICE, CATENA_FAULT, the debug knobs and OMP_NUM_THREADS into the fields of d they fill. */
 void ctn_cli_env_desc(ctn_world_desc *d);
+/* Runs the tool again with OMP_WAIT_POLICY=passive when no wait policy is set (returns when it does not). */
+void ctn_cli_passive_openmp(char **argv);
+/* CPUs in this process's affinity mask (at least 1). */
+int ctn_cli_cpu_count(void);
+/* $OMP_WAIT_POLICY ("" when unset), for the JSON summary. */
+const char *ctn_cli_wait_policy(void);
 
 /* `catena devices [--verbose]` (host/cli/devices.c). */
 int ctn_cli_devices(int argc, char **argv);

@@ -7,12 +7,54 @@
  *   CATENA_DIRECT_TREE, CATENA_TREE_BAND, CATENA_TREE_SEGMENT, CATENA_TREE_LOCAL_ONE   desc.debug knobs
  *   CATENA_DIRECT_TRACE=1   desc.debug.trace
  *   CATENA_CACHE_DIR=DIR    the OpenCL binary cache (ctn_set_cache_dir), else $XDG_CACHE_HOME/catena, else
- *                           $HOME/.cache/catena */
-#define _POSIX_C_SOURCE 200809L
+ *                           $HOME/.cache/catena
+ *   OMP_NUM_THREADS=N       desc.threads when neither the scene nor --threads sets it (the first number of
+ *                           a list)
+ *   OMP_WAIT_POLICY         when unset, the tool runs itself again with OMP_WAIT_POLICY=passive
+ *                           (ctn_cli_passive_openmp) */
+#define _GNU_SOURCE
 #include "cli.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+/* OpenMP threads that wait for work (at the end of every parallel loop, and through the serial parts of a
+ * step) spin in libgomp's default policy: on a machine where another process holds a core they take the
+ * CPU time the thread with work needs: two threads ran 1.1-5.3x slower than one on chain:1e4 and 1e5 (direct and
+ * GS), and 0.27-0.76x with passive waiting (bench/results/2026-11-27-vm-threads-busy.md).
+ * OMP_WAIT_POLICY=passive makes them sleep instead. libgomp reads the variable once, while it is loaded,
+ * before main runs, so setting it here has no effect on this process: the tool sets it and executes itself
+ * again (same arguments, same process id) unless the user chose a policy (OMP_WAIT_POLICY or
+ * GOMP_SPINCOUNT set, to any value) or it runs under valgrind (which would not follow the exec). If the exec
+ * fails the run goes on with the default policy. */
+void ctn_cli_passive_openmp(char **argv) {
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || RUNNING_ON_VALGRIND) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+}
+
+const char *ctn_cli_wait_policy(void) {
+    const char *p = getenv("OMP_WAIT_POLICY");
+    return p ? p : "";
+}
+
+int ctn_cli_cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n;
+}
 
 static void print_message(ctn_log_level level, const char *message, void *user) {
     (void)user;
@@ -50,4 +92,10 @@ void ctn_cli_env_desc(ctn_world_desc *d) {
     env_int("CATENA_TREE_SEGMENT", &d->debug.tree_segment);
     env_int("CATENA_TREE_LOCAL_ONE", &d->debug.tree_local_one);
     env_int("CATENA_DIRECT_TRACE", &d->debug.trace);
+    const char *omp = getenv("OMP_NUM_THREADS");
+    if (d->threads == 0 && omp && omp[0]) {
+        char *end;
+        long n = strtol(omp, &end, 10);
+        if (end != omp && (*end == '\0' || *end == ',') && n >= 1 && n <= CTN_MAX_THREADS) d->threads = (int)n;
+    }
 }

@@ -111,6 +111,7 @@ static int help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    ctn_cli_passive_openmp(argv);
     ctn_cli_set_quiet(0);
     ctn_cli_env_cache_dir();
     if (argc < 2) {

@@ -17,7 +17,7 @@
 enum {
     OPT_STEPS = 256, OPT_MORE, OPT_SOLVER, OPT_ITERATIONS, OPT_SUBSTEPS, OPT_BACKEND, OPT_DEVICE, OPT_DT, OPT_CSV, OPT_VTK, OPT_SVG,
     OPT_VIEW, OPT_PLOT, OPT_JSON, OPT_EVERY, OPT_CSV_EVERY, OPT_VTK_EVERY, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_PROGRESS,
-    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_QUIET = 'q', OPT_HELP = 'h'
+    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_QUIET = 'q', OPT_HELP = 'h'
 };
 
 /* Which commands take an option. */
@@ -46,6 +46,8 @@ static const option_doc g_options[] = {
     {"dt", required_argument, OPT_DT, FOR_ALL, "SECONDS", "time step, in (0, 10] s"},
     {"backend", required_argument, OPT_BACKEND, FOR_ALL, "NAME", "auto (a GPU if there is one, else the CPU), cpu or opencl"},
     {"device", required_argument, OPT_DEVICE, FOR_ALL, "D", "OpenCL device: P:D (platform:device index) or a name substring"},
+    {"threads", required_argument, OPT_THREADS, FOR_ALL, "N",
+     "CPU solver threads (default: the scene's \"threads\", else $OMP_NUM_THREADS, else the CPUs this process may run on)"},
     {"csv", required_argument, OPT_CSV, FOR_STEPPING, "FILE", "body states (one row per body and frame); - for stdout"},
     {"vtk", required_argument, OPT_VTK, FOR_STEPPING, "DIR", "VTK frames and a ParaView collection DIR/catena.pvd"},
     {"svg", required_argument, OPT_SVG, FOR_STEPPING, "FILE", "SVG picture of the final state; - for stdout"},
@@ -155,6 +157,10 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
         o->backend_set = 1;
         return ctn_cli_parse_backend(v, &o->backend) || bad_value(cmd, name, v, "one of auto, cpu, opencl");
     case OPT_DEVICE: o->device = v; return 1;
+    case OPT_THREADS:
+        if (!parse_count(cmd, name, v, 1, CTN_MAX_THREADS, &n)) return 0;
+        o->threads = (int)n;
+        return 1;
     case OPT_DT: return parse_positive(cmd, name, v, 10.0, &o->dt);
     case OPT_CSV: o->csv = v; return 1;
     case OPT_VTK: o->vtk = v; return 1;

@@ -18,6 +18,7 @@ static void apply_overrides(const ctn_cli_opts *o, ctn_world_desc *d) {
     if (o->solver_set) d->solver = o->solver;
     if (o->backend_set) d->backend = o->backend;
     if (o->device) d->device = o->device;
+    if (o->threads) d->threads = o->threads;
     if (o->dt > 0.0) d->time_step = o->dt;
 }
 

@@ -56,6 +56,8 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     ctn__json_write_string(f, s->backend);
     fputs(",\n  \"device\": ", f);
     ctn__json_write_string(f, s->device);
+    fprintf(f, ",\n  \"cpu_threads\": %d,\n  \"omp_wait_policy\": ", s->steps_run ? s->last.threads : d->threads > 0 ? d->threads : ctn_cli_cpu_count());
+    ctn__json_write_string(f, ctn_cli_wait_policy());
     fprintf(f, ",\n  \"bodies\": %d,\n  \"joints\": %d,\n  \"rows\": %d,\n", s->bodies, s->joints, s->last.rows);
     fprintf(f, "  \"start_step\": %llu,\n  \"end_step\": %llu,\n  \"steps_run\": %llu,\n", (unsigned long long)s->start_step,
             (unsigned long long)s->end_step, (unsigned long long)s->steps_run);

@@ -22,12 +22,14 @@
 #include <unistd.h>
 
 static void usage_sweep(FILE *f) {
-    fprintf(f, "usage: catena sweep ENSEMBLE.json [--out DIR] [--batch K] [--backend auto|cpu|opencl] [--device LIST] [--quiet]\n"
+    fprintf(f, "usage: catena sweep ENSEMBLE.json [--out DIR] [--batch K] [--backend auto|cpu|opencl] [--device LIST] [--threads N] [--quiet]\n"
                "       mpirun -np R catena sweep ENSEMBLE.json ...   (runs shared by the ranks; see docs/ensembles.md)\n"
                "  --out DIR      where run files and summaries go (default: sweep-out)\n"
                "  --batch K      advance K replicas of a grid point together in one world (overrides the file)\n"
                "  --backend B    backend of every run (overrides the file's world settings)\n"
                "  --device LIST  OpenCL devices, comma-separated (\"0:0,0:1\"); rank r uses entry r mod count\n"
+               "  --threads N    CPU solver threads of every run (default: the file's world.threads, else this\n"
+               "                 process's CPUs shared by the ranks on its node)\n"
                "exit codes: 0 every run ok, 1 some run torn, diverged or failed (all recorded), 2 usage, 3 bad ensemble, 6 I/O\n"
                "this build: MPI %s\n",
             ctn_queue_has_mpi() ? "on" : "off (runs on one process)");
@@ -154,9 +156,9 @@ static int item_settings(item *it) {
     ctn_scene_free(settings_only);
     it->steps = run->steps >= 0 ? run->steps : steps;
     if (it->o->backend_set) it->desc.backend = it->o->backend;
+    if (it->o->threads) it->desc.threads = it->o->threads;
     if (it->place->size > 1 && it->desc.threads == 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int share = (int)(cores / it->place->local_size);
+        int share = ctn_cli_cpu_count() / it->place->local_size;
         it->desc.threads = share > 1 ? share : 1;
     }
     return 1;
@@ -443,7 +445,8 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
         size_t n = eq ? (size_t)(eq - a) : strlen(a);
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), a);
         const char *v = eq ? eq + 1 : NULL;
-        int known = !strcmp(name, "--out") || !strcmp(name, "--batch") || !strcmp(name, "--backend") || !strcmp(name, "--device");
+        int known = !strcmp(name, "--out") || !strcmp(name, "--batch") || !strcmp(name, "--backend") || !strcmp(name, "--device") ||
+                    !strcmp(name, "--threads");
         if (!known) {
             fprintf(stderr, "catena: sweep: unknown option %s\n", name);
             return 0;
@@ -463,6 +466,14 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
                 return 0;
             }
             o->backend_set = 1;
+        } else if (!strcmp(name, "--threads")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end || k < 1 || k > CTN_MAX_THREADS) {
+                fprintf(stderr, "catena: sweep: --threads: '%s' is not an integer in [1, %d]\n", v, CTN_MAX_THREADS);
+                return 0;
+            }
+            o->threads = (int)k;
         } else {
             char *end;
             long k = strtol(v, &end, 10);

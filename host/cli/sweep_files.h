@@ -13,6 +13,7 @@ typedef struct sweep_opts {
     int batch;                /* 0: the file's */
     char device[256];         /* this process's OpenCL device ("" : the backend's choice), from rank_device */
     int backend_set;
+    int threads; /* --threads; 0: the file's, else the CPUs of this process shared by its node's ranks */
     ctn_backend backend;
     int quiet;
 } sweep_opts;

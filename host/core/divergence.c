@@ -54,7 +54,7 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
                  {w->snapshot_inertia, w->inertia, (size_t)n * sizeof *w->inertia},
                  {w->snapshot_lambda, w->topo.lambda, (size_t)rows * sizeof *w->topo.lambda}};
 #ifdef _OPENMP
-    int team = w->desc.threads > 0 ? w->desc.threads : omp_get_max_threads();
+    int team = ctn__threads(w);
 #pragma omp parallel for schedule(static, 1) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
 #endif
     for (int k = 0; k < 4; ++k)

@@ -189,8 +189,8 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
         snprintf(msg, size, "desc.max_colours: %d is not in [2, %d]", d->max_colours, CTN_MAX_COLOURS);
         return 0;
     }
-    if (d->threads < 0 || d->threads > 1024) {
-        snprintf(msg, size, "desc.threads: %d is not in [0, 1024]", d->threads);
+    if (d->threads < 0 || d->threads > CTN_MAX_THREADS) {
+        snprintf(msg, size, "desc.threads: %d is not in [0, %d]", d->threads, CTN_MAX_THREADS);
         return 0;
     }
     if (!(d->geometric_stiffness >= 0.0 && d->geometric_stiffness <= 100.0)) {
@@ -237,6 +237,7 @@ ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err
         return CTN_ERR_OUT_OF_MEMORY;
     }
     w->desc = *desc;
+    ctn__threads_refresh(w);
     w->fault = fault;
     if (desc->device) {
         snprintf(w->device_request, sizeof w->device_request, "%s", desc->device);
@@ -286,6 +287,11 @@ void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     st->overflow = w->topo.colour_offsets ? w->topo.colour_offsets[w->topo.colour_count + 1] - w->topo.colour_offsets[w->topo.colour_count] : 0;
     st->rows = w->topo.row_count;
     st->row_updates = (double)w->topo.row_count * w->desc.iterations * st->substeps;
+#ifdef _OPENMP
+    st->threads = w->backend && strcmp(w->backend->name, "cpu") ? 0 : ctn__threads(w);
+#else
+    st->threads = w->backend && strcmp(w->backend->name, "cpu") ? 0 : 1;
+#endif
     st->ms_total = ctn__now_ms() - t0_ms;
     w->stats = *st;
 }

@@ -88,6 +88,7 @@ typedef struct ctn_backend_ops {
 
 struct ctn_world {
     ctn_world_desc desc;
+    int affinity_cpus; /* CPUs of the process's affinity mask at the last step's start (host/core/threads.c) */
     char device_request[256]; /* desc.device copied (desc.device points here) */
     char fault_request[80];   /* desc.debug.fault copied (desc.debug.fault points here) */
     ctn_fault fault;          /* desc.debug.fault parsed at creation (host/core/fault.c) */
@@ -306,6 +307,11 @@ ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err
 void ctn__world_free(ctn_world *w);
 /* Fills the step statistics that follow from the settings and the topology; stores them on the world. */
 void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms);
+/* The CPU backend's OpenMP team (host/core/threads.c): desc.threads, else the CPUs of the process's affinity
+ * mask as read by ctn__threads_refresh (at world creation and every step's start). */
+int ctn__affinity_cpus(void);
+void ctn__threads_refresh(ctn_world *w);
+static inline int ctn__threads(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : w->affinity_cpus; }
 
 /* Curve constraints (host/core/curve.c). A polyline's vertices, in its frame body's frame, and the segment
  * the bead is on (its window in the joint definition is centred there). */

@@ -461,7 +461,7 @@ static void solve_separators(direct_chain *c, float *lambda) {
 
 static int threads_of(const ctn_world *w) {
 #ifdef _OPENMP
-    return w->desc.threads > 0 ? w->desc.threads : omp_get_max_threads();
+    return ctn__threads(w);
 #else
     (void)w;
     return 1;

@@ -83,8 +83,7 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     } while (0)
 
 #ifdef _OPENMP /* Only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
-static int cpu_threads(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : 0; }
-static int cpu_team(const ctn_world *w) { return w->desc.threads > 0 ? w->desc.threads : omp_get_max_threads(); }
+static int cpu_team(const ctn_world *w) { return ctn__threads(w); }
 /* A loop over independent items (bodies or joints, each written by its own iteration only) on the
  * world's threads when there are at least CPU_PARALLEL_MIN of them: the same bits on any thread count. */
 #define CPU_PRAGMA(...) _Pragma(#__VA_ARGS__)
@@ -142,8 +141,8 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
     const ctn_topology *t = &w->topo;
     int n = w->body_count;
 #ifdef _OPENMP
-    int nt = cpu_threads(w);
-#pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
+    int nt = cpu_team(w);
+#pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
 #endif
     for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, scale, w->vel, w->inertia);
 }
@@ -164,8 +163,8 @@ static double update_slots(ctn_world *w, cpu_solver *c, slot_update kind, int be
     int blocks = (end - begin + CPU_SUM_BLOCK - 1) / CPU_SUM_BLOCK;
     (void)parallel;
 #ifdef _OPENMP
-    int nt = cpu_threads(w);
-#pragma omp parallel for schedule(static) if (parallel) num_threads(nt ? nt : omp_get_max_threads())
+    int nt = cpu_team(w);
+#pragma omp parallel for schedule(static) if (parallel) num_threads(nt)
 #endif
     for (int b = 0; b < blocks; ++b) {
         int first = begin + b * CPU_SUM_BLOCK, last = end - first > CPU_SUM_BLOCK ? first + CPU_SUM_BLOCK : end;
@@ -358,12 +357,12 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
 #ifdef _OPENMP
-    int nt = cpu_threads(w);
+    int nt = cpu_team(w);
 #endif
     if (stage == CTN_STAGE_ASSEMBLE_ROWS) {
         float *gaps = c->cg_r, *angles = c->cg_z; /* free outside CG */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
+#pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
         for (int s = 0; s < m; ++s) ctn_assemble_slot(s, t->defs, w->pose, w->vel, w->props, t->split, c->blocks, c->dlambda, gaps, angles);
         double gap = 0.0, angle = 0.0;
@@ -372,7 +371,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
         return;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt ? nt : omp_get_max_threads())
+#pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
     for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, w->pose, w->vel, w->props, w->inertia);
 }

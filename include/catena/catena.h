@@ -183,6 +183,7 @@ typedef struct ctn_debug_options {
  *  mechanism is larger, float32 still resolves 0.06 m there, and squares and products of such values stay
  *  far inside float range (a value near FLT_MAX, 3.4e38, turned the state non-finite at the first step). */
 #define CTN_MAX_LENGTH 1e6
+#define CTN_MAX_THREADS 1024      /**< most CPU solver threads (ctn_world_desc.threads) */
 
 /** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {
@@ -198,7 +199,12 @@ typedef struct ctn_world_desc {
     double baumgarte;        /**< Baumgarte beta in [0, 1]; default 0.2 */
     double warm_start;       /**< factor in [0, 1] on last substep's impulses; default 0.5 */
     int max_colours;         /**< colour budget, 2..CTN_MAX_COLOURS; the rest is solved serially; default 32 */
-    int threads;             /**< CPU solver threads; 0 = automatic; default 0 */
+    int threads;             /**< CPU solver threads, 1..CTN_MAX_THREADS; 0 = the CPUs in the process's affinity
+                                  mask (sched_getaffinity: what taskset, cpusets and batch schedulers allow), read
+                                  at every step; OMP_NUM_THREADS is not consulted. Waiting threads spin in
+                                  libgomp's default policy, which costs a loaded machine dearly: run the program
+                                  with OMP_WAIT_POLICY=passive (the catena tool and the Python package set it,
+                                  README "Threads"); default 0 */
     double geometric_stiffness; /**< factor on the geometric-stiffness inertia that keeps long, tense chains of
                                    rigid bodies stable at large steps (ctn_solver.h); 0 disables; default 1 */
     double max_speed;        /**< divergence guard (m/s and rad/s): a step that leaves a body faster than this, or
@@ -699,6 +705,9 @@ typedef struct ctn_step_stats {
     int blocking_reads;      /**< reads in the step that wait for the device (0 on the CPU backend) */
     char solver_reason[128]; /**< why `solver` ran: "set by desc.solver", or what CTN_SOLVER_AUTO saw, e.g.
                                   "auto: gs, the largest mass a joint supports is 10 times its body's (below 32)" */
+    int threads;             /**< CPU threads the step's parallel loops ran on (ctn_world_desc.threads, else the
+                                  CPUs of the process's affinity mask at the step's start; 1 in a build without
+                                  OpenMP; 0 on the OpenCL backend) */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */

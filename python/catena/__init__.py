@@ -13,7 +13,15 @@ import atexit
 import logging
 import os
 
-from . import _catena
+# OpenMP threads that wait for work spin in libgomp's default policy, which slows the solver down badly
+# where another process holds a core (README, "Threads"); libgomp reads the policy once, when it is loaded,
+# so it is set before the extension (and with it libgomp) is loaded, unless the user chose one. It has no
+# effect when another module loaded libgomp earlier in this process: then set OMP_WAIT_POLICY=passive in
+# the environment that starts Python.
+if "GOMP_SPINCOUNT" not in os.environ:
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from . import _catena  # noqa: E402 (after the wait policy)
 from .errors import (BY_STATUS, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
                      LimitError, NotFoundError, OutOfMemoryError, UnsupportedError)
 from .world import BACKENDS, BODY_TYPES, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World, slot

@@ -82,7 +82,8 @@ const pyctn_field pyctn_stats_fields[] = {
     T(overflow, PYCTN_INT), T(rows, PYCTN_INT), T(residual, PYCTN_DOUBLE), T(max_gap, PYCTN_DOUBLE),
     T(max_angle, PYCTN_DOUBLE), T(ms_total, PYCTN_DOUBLE), T(ms_colour, PYCTN_DOUBLE), T(ms_prepare, PYCTN_DOUBLE),
     T(ms_solve, PYCTN_DOUBLE), T(ms_integrate, PYCTN_DOUBLE), T(ms_transfer, PYCTN_DOUBLE), T(row_updates, PYCTN_DOUBLE),
-    T(max_speed, PYCTN_DOUBLE), T(ms_collide, PYCTN_DOUBLE), T(contacts, PYCTN_INT), T(solver, PYCTN_INT), {NULL, 0, 0}};
+    T(max_speed, PYCTN_DOUBLE), T(ms_collide, PYCTN_DOUBLE), T(contacts, PYCTN_INT), T(solver, PYCTN_INT),
+    T(threads, PYCTN_INT), {NULL, 0, 0}};
 #undef T
 
 int pyctn_doubles(PyObject *seq, double *out, int n, const char *what) {

@@ -204,6 +204,37 @@ static void check_cadences(void) {
     free(json), free(ck), free(csv);
 }
 
+/* --threads and the environment: the thread count the steps ran on and the OpenMP wait policy the run had
+ * (the tool executes itself again with OMP_WAIT_POLICY=passive when none is set) are in the summary. */
+static void check_threads(void) {
+    char *json = path_in(g_work, "threads.json");
+    char *policy = getenv("OMP_WAIT_POLICY") ? strdup(getenv("OMP_WAIT_POLICY")) : NULL;
+    char *omp = getenv("OMP_NUM_THREADS") ? strdup(getenv("OMP_NUM_THREADS")) : NULL;
+    unsetenv("OMP_WAIT_POLICY"), unsetenv("GOMP_SPINCOUNT"), unsetenv("OMP_NUM_THREADS");
+    int code = run("run", "chain:2000", "--steps", "2", "--backend", "cpu", "--threads", "3", "--json", json, NULL);
+    cJSON *j = read_summary(json);
+    CHECK(code == 0 && summary_number(j, "cpu_threads") == 3, "--threads 3: exit %d, cpu_threads %g", code, summary_number(j, "cpu_threads"));
+    CHECK(!strcmp(summary_string(j, "omp_wait_policy"), "passive"), "no policy set: the run had OMP_WAIT_POLICY '%s', expected passive",
+          summary_string(j, "omp_wait_policy"));
+    cJSON_Delete(j);
+    setenv("OMP_WAIT_POLICY", "active", 1);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    code = run("run", "chain:2000", "--steps", "2", "--backend", "cpu", "--json", json, NULL);
+    j = read_summary(json);
+    CHECK(code == 0 && summary_number(j, "cpu_threads") == 1, "OMP_NUM_THREADS=1: exit %d, cpu_threads %g", code, summary_number(j, "cpu_threads"));
+    CHECK(!strcmp(summary_string(j, "omp_wait_policy"), "active"), "OMP_WAIT_POLICY=active became '%s'", summary_string(j, "omp_wait_policy"));
+    cJSON_Delete(j);
+    code = run("run", "chain:10", "--threads", "0", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "--threads: '0' is not an integer in [1, 1024]"), "--threads 0: exit %d: %s", code, g_stderr);
+    code = run("run", "chain:10", "--threads", "1025", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "--threads"), "--threads 1025: exit %d: %s", code, g_stderr);
+    if (policy) setenv("OMP_WAIT_POLICY", policy, 1);
+    else unsetenv("OMP_WAIT_POLICY");
+    if (omp) setenv("OMP_NUM_THREADS", omp, 1);
+    else unsetenv("OMP_NUM_THREADS");
+    free(policy), free(omp), free(json);
+}
+
 void check_flags(void) {
     check_gnu_conventions();
     check_help_documents_options();
@@ -212,6 +243,7 @@ void check_flags(void) {
     check_progress();
     check_max_gap();
     check_cadences();
+    check_threads();
 }
 
 void flags_tally(int *checks, int *failures) {
