@@ -115,11 +115,13 @@ ctn_status ctn_world_step(ctn_world *w) {
         w->solver = w->desc.solver;
         w->solver_version = 0; /* choose again if auto comes back */
     } else if (w->solver_version != w->topology_version + 1u) {
-        w->solver = ctn__auto_solver(w); /* the OpenCL backend may turn DIRECT down to GS */
+        ctn_status s = ctn__auto_solver(w, &w->solver); /* the OpenCL backend may turn DIRECT down to GS */
+        if (s != CTN_OK) return step_failed(w, s);
         w->solver_version = w->topology_version + 1u;
     }
     if (w->desc.substeps == CTN_SUBSTEPS_AUTO && (w->substeps_version != w->topology_version + 1u || w->substeps_solver != w->solver)) {
-        w->auto_substeps = ctn__auto_substeps(w, w->solver);
+        ctn_status s = ctn__auto_substeps(w, w->solver, &w->auto_substeps);
+        if (s != CTN_OK) return step_failed(w, s);
         w->substeps_version = w->topology_version + 1u;
         w->substeps_solver = w->solver;
     }

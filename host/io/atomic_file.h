@@ -13,7 +13,8 @@ typedef struct ctn_atomic_file {
     char *tmp; /* NULL when written in place (ctn__atomic_open_output) */
 } ctn_atomic_file;
 
-/* Each returns 1 on success, else 0 with a message naming the file in msg. */
+/* Each returns 1 on success, else 0 with a message naming the file in msg; errno is ENOMEM when the
+ * failure was out of memory (the writers then return CTN_ERR_OUT_OF_MEMORY, not CTN_ERR_IO). */
 int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size);
 /* As ctn__atomic_open for an output named by a user (the CLI's files): "-" is standard output, and an
  * existing path that is not a regular file (/dev/stdout, a FIFO, a terminal) is written in place, since
