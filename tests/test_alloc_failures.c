@@ -3,12 +3,14 @@
  * save and load and a VTK frame is replayed once per allocation of each of its operations, with that one
  * allocation failing (the allocator hook, ctn_set_allocator). Every such run must return
  * CTN_ERR_OUT_OF_MEMORY and leave the world bit for bit as it was before the operation (handles, counts,
- * positions, orientations, velocities, impulses), write no file, and create no world; the same operation
+ * positions, orientations, velocities, impulses), write no file, and create no world, or succeed through a
+ * documented fallback with the state of the run that never failed (the OpenCL backend's binary cache and
+ * its best-effort step timings); the same operation
  * retried without the failure must then give the state of the run that never failed, and so must the step
  * after it (a failure that left a lasting change, such as another solver for the rest of the run, shows
  * there). No block may be left behind. `test_alloc_failures` runs the CPU backend,
  * `test_alloc_failures opencl` (CTest: test_alloc_failures_opencl) the OpenCL backend's steps, skipped
- * (exit 77) without an OpenCL device. */
+ * (exit 77) without an OpenCL device. */ 
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
@@ -327,8 +329,11 @@ static long fail_each(ctx *c, int k, int *broken) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", w ? ctn_world_last_error(w) : "no world");
         capture(w, &now);
-        int ok = failed ? st == CTN_ERR_OUT_OF_MEMORY && same(&before, &now) && !(file && exists(file))
-                        : st == CTN_OK && same(&ref_after, &now);
+        /* out of memory and nothing changed; or a documented fallback that changes nothing the caller sees
+         * (the OpenCL binary cache, the OpenCL step timings): success with the state of the run that never
+         * failed, checked again by the step after it */
+        int ok = failed && st != CTN_OK ? st == CTN_ERR_OUT_OF_MEMORY && same(&before, &now) && !(file && exists(file))
+                                        : st == CTN_OK && same(&ref_after, &now);
         CHECK(ok, "%s, allocation %ld of %ld failing: %s (%s; world %s%s; log: %s)", ops[k].name, i, n, ctn_status_name(st),
               msg, same(&before, &now) ? "unchanged" : "changed",
               file && exists(file) ? ", the file was written" : "", last_log);
@@ -376,9 +381,13 @@ int main(int argc, char **argv) {
     long total = 0;
     int broken = 0;
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; ++v) {
+        /* OpenCL: the backend's own allocations (its creation and steps) in the first three variants; a
+         * world takes ~0.1 s to create from the binary cache, and every failing run replays the scenario */
+        if (opencl && v >= 3) break;
         c.v = &variants[v];
         printf("%s:\n", c.v->name);
         for (int k = 0; k < OP_COUNT; ++k) {
+            if (opencl && ops[k].run != op_create && ops[k].run != op_step) continue;
             int before = broken;
             long n = fail_each(&c, k, &broken);
             if (n < 0) break;
@@ -390,7 +399,7 @@ int main(int argc, char **argv) {
     unlink(c.ckpt), unlink(c.scene), unlink(c.vtp);
     rmdir(c.dir);
     printf("%s: %ld allocations failed one at a time, %d broke the contract\n", name, total, broken);
-    CHECK(total > 100, "the scenario allocates (%ld)", total);
+    CHECK(total > (opencl ? 100 : 500), "the scenario allocates (%ld)", total);
     CHECK(ctn_allocated_blocks() == 0, "every block freed (%ld held)", ctn_allocated_blocks());
     CHECK(ctn_set_allocator(NULL, NULL, NULL, NULL) == CTN_OK, "libc's allocator back");
     return check_report(name);
