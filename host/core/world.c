@@ -289,12 +289,26 @@ void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     w->stats = *st;
 }
 
-const char *ctn_world_last_error(const ctn_world *w) { return w ? w->error : "world is NULL"; }
+_Thread_local char ctn__thread_mark;
+_Thread_local const ctn_world *ctn__busy_world;
+static _Thread_local char busy_message[256];
+
+ctn_status ctn__world_busy(const ctn_world *w, const char *fn) {
+    snprintf(busy_message, sizeof busy_message,
+             "%s: the world is in use by another thread (a world is used by one thread at a time); nothing was done", fn);
+    ctn__busy_world = w;
+    return CTN_ERR_BUSY;
+}
+
+/* A call refused as busy could not write w->error (another thread owns it): its message is this thread's. */
+const char *ctn_world_last_error(const ctn_world *w) {
+    if (!w) return "world is NULL";
+    return ctn__busy_world == w ? busy_message : w->error;
+}
 
 ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {
     char msg[512];
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!desc) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_desc: desc is NULL");
     if (!desc_check(desc, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s", msg);
     if (desc->backend != w->desc.backend)
@@ -337,8 +351,7 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
 }
 
 ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!max_gap || !max_angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure: output pointer is NULL");
     if (w->backend->measure && w->host_stale) return w->backend->measure(w, max_gap, max_angle);
     ctn__measure_host(w, max_gap, max_angle);

@@ -9,6 +9,7 @@
 #include "ctn_rows.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 /* Solver layout, rebuilt when the topology changes (host/topology.c). Joints are stored in solver order:
  * sorted by colour so that colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]),
@@ -86,6 +87,10 @@ typedef struct ctn_backend_ops {
 } ctn_backend_ops;
 
 struct ctn_world {
+    /* The thread inside a call on this world (the address of its ctn__thread_mark), NULL when none: the
+     * one-thread-at-a-time guard of the public entry points (CTN__ENTER below). */
+    _Atomic(const void *) owner;
+
     ctn_world_desc desc;
     char device_request[256]; /* desc.device copied (desc.device points here) */
     char fault_request[80];   /* desc.debug.fault copied (desc.debug.fault points here) */
@@ -204,6 +209,47 @@ static inline ctn_status ctn__append_end(ctn_world *w, ctn_status st) {
 void ctn__body_name_clear(ctn_world *w, int i);
 void ctn__body_names_truncate(ctn_world *w, int first);
 void ctn__body_names_free(ctn_world *w);
+
+/* The one-thread-at-a-time guard (catena.h, "Threads"). Every public entry point that takes a non-const world
+ * opens with CTN__ENTER(w): it returns CTN_ERR_INVALID_ARGUMENT for a NULL world, claims the world for this
+ * thread with one compare-and-swap of w->owner (a call nested in another on the same thread, such as a scene
+ * generator's ctn_body_add, finds it claimed already and goes on), returns CTN_ERR_BUSY having changed
+ * nothing when another thread holds it, and clears the world's last error. The claim is let go when the
+ * function returns, by whichever return (the cleanup attribute of GCC and Clang). A busy call leaves
+ * w->error alone (it belongs to the thread inside); its message is this thread's own, read back through
+ * ctn_world_last_error on this thread. */
+extern _Thread_local char ctn__thread_mark; /* its address names the calling thread */
+extern _Thread_local const ctn_world *ctn__busy_world; /* the world of this thread's last CTN_ERR_BUSY */
+ctn_status ctn__world_busy(const ctn_world *w, const char *fn);
+
+typedef struct ctn__world_hold {
+    ctn_world *w;
+    int held; /* this call claimed the world and lets it go on return */
+} ctn__world_hold;
+
+static inline void ctn__world_let_go(ctn__world_hold *h) {
+    if (h->held) atomic_store_explicit(&h->w->owner, NULL, memory_order_release);
+}
+
+/* 1: claimed now; 0: this thread holds it already (a nested call); -1: another thread holds it. */
+static inline int ctn__world_claim(ctn_world *w) {
+    const void *none = NULL, *me = &ctn__thread_mark;
+    if (atomic_compare_exchange_strong_explicit(&w->owner, &none, me, memory_order_acquire, memory_order_relaxed)) return 1;
+    return none == me ? 0 : -1;
+}
+
+#if !defined(__GNUC__)
+#error "CTN__ENTER needs __attribute__((cleanup)) (GCC or Clang)"
+#endif
+#define CTN__ENTER(w)                                                                                  \
+    if (!(w)) return CTN_ERR_INVALID_ARGUMENT;                                                         \
+    __attribute__((cleanup(ctn__world_let_go))) ctn__world_hold ctn__hold = {(w), ctn__world_claim(w)}; \
+    if (ctn__hold.held < 0) {                                                                          \
+        ctn__hold.held = 0;                                                                            \
+        return ctn__world_busy((w), __func__);                                                         \
+    }                                                                                                  \
+    ctn__busy_world = NULL;                                                                            \
+    ctn__clear_error(w)
 
 /* Clears the world's last error. The second statement of every public function that takes a world
  * (after refusing a NULL one), so that ctn_world_last_error describes the latest call: a failure records

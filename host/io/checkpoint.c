@@ -46,8 +46,7 @@ static void header(unsigned char *h, uint64_t payload, uint64_t hash) {
 }
 
 ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!path || !path[0]) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_save: path is empty");
     if (user && strlen(user) >= CTN_CHECKPOINT_USER_MAX)
         return ctn__fail(w, CTN_ERR_LIMIT, "ctn_world_save: user text of %zu bytes exceeds %d", strlen(user), CTN_CHECKPOINT_USER_MAX - 1);

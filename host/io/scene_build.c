@@ -90,8 +90,7 @@ static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_bod
 }
 
 ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_build: scene is NULL");
     if (s->total_bodies > (int64_t)CTN_MAX_BODIES - w->body_count)
         return ctn__fail(w, CTN_ERR_LIMIT, "%s: %lld bodies would exceed CTN_MAX_BODIES (%d) in this world", s->source,

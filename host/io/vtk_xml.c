@@ -188,8 +188,7 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
 }
 
 ctn_status ctn_world_write_vtp(ctn_world *w, const char *path, double time) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!path) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_write_vtp: path is NULL");
     if (!isfinite(time)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_write_vtp: time %g is not finite", time);
     ctn_status st = ctn__sync(w);

@@ -218,30 +218,35 @@ static ctn_status scene_contact_cradle(ctn_world *w, int balls) {
 /* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
  * consecutive (catena.h). */
 ctn_status ctn_scene_capsule_chain(ctn_world *w, int links) {
+    CTN__ENTER(w);
     ctn_world_mark mark;
     ctn_status st = ctn__scene_begin(w, &mark);
     return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_capsule_chain(w, links));
 }
 
 ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
+    CTN__ENTER(w);
     ctn_world_mark mark;
     ctn_status st = ctn__scene_begin(w, &mark);
     return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_pile(w, spheres));
 }
 
 ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
+    CTN__ENTER(w);
     ctn_world_mark mark;
     ctn_status st = ctn__scene_begin(w, &mark);
     return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_bridge_limits(w, planks));
 }
 
 ctn_status ctn_scene_wheel(ctn_world *w) {
+    CTN__ENTER(w);
     ctn_world_mark mark;
     ctn_status st = ctn__scene_begin(w, &mark);
     return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_wheel(w));
 }
 
 ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
+    CTN__ENTER(w);
     ctn_world_mark mark;
     ctn_status st = ctn__scene_begin(w, &mark);
     return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_contact_cradle(w, balls));

@@ -498,8 +498,7 @@ static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
 }
 
 ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_assemble_report *rep_out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     ctn_assemble_desc d = din ? *din : ctn_assemble_desc_default();
     ctn_assemble_report rep;
     memset(&rep, 0, sizeof rep);

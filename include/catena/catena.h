@@ -37,7 +37,8 @@ typedef enum ctn_status {
     CTN_ERR_UNSUPPORTED,      /**< valid request the chosen solver/backend cannot do */
     CTN_ERR_DEVICE,           /**< OpenCL / clBLAST failure */
     CTN_ERR_DIVERGED,         /**< non-finite or exploding state */
-    CTN_ERR_IO                /**< a file could not be read or written */
+    CTN_ERR_IO,               /**< a file could not be read or written */
+    CTN_ERR_BUSY              /**< the world is in a call on another thread; nothing was done ("Threads" below) */
 } ctn_status;
 
 /** Name of a status code, e.g. "CTN_ERR_NOT_FOUND". Never NULL. */
