@@ -289,21 +289,11 @@ void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     w->stats = *st;
 }
 
-_Thread_local char ctn__thread_mark;
-_Thread_local const ctn_world *ctn__busy_world;
-static _Thread_local char busy_message[256];
-
-ctn_status ctn__world_busy(const ctn_world *w, const char *fn) {
-    snprintf(busy_message, sizeof busy_message,
-             "%s: the world is in use by another thread (a world is used by one thread at a time); nothing was done", fn);
-    ctn__busy_world = w;
-    return CTN_ERR_BUSY;
-}
-
-/* A call refused as busy could not write w->error (another thread owns it): its message is this thread's. */
+/* A call refused as busy could not write w->error (another thread owns it): its message is this thread's
+ * (host/core/world_guard.c). */
 const char *ctn_world_last_error(const ctn_world *w) {
     if (!w) return "world is NULL";
-    return ctn__busy_world == w ? busy_message : w->error;
+    return ctn__busy_world == w ? ctn__busy_message() : w->error;
 }
 
 ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {

@@ -220,7 +220,8 @@ void ctn__body_names_free(ctn_world *w);
  * ctn_world_last_error on this thread. */
 extern _Thread_local char ctn__thread_mark; /* its address names the calling thread */
 extern _Thread_local const ctn_world *ctn__busy_world; /* the world of this thread's last CTN_ERR_BUSY */
-ctn_status ctn__world_busy(const ctn_world *w, const char *fn);
+ctn_status ctn__world_busy(const ctn_world *w, const char *fn); /* records the refusal, returns CTN_ERR_BUSY */
+const char *ctn__busy_message(void);                            /* this thread's last refusal */
 
 typedef struct ctn__world_hold {
     ctn_world *w;
