@@ -293,7 +293,8 @@ void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
  * (host/core/world_guard.c). */
 const char *ctn_world_last_error(const ctn_world *w) {
     if (!w) return "world is NULL";
-    return ctn__busy_world == w ? ctn__busy_message() : w->error;
+    const char *busy = ctn__busy_message(w);
+    return busy ? busy : w->error;
 }
 
 ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {

@@ -8,8 +8,10 @@
 #include "ctn_body.h"
 #include "ctn_rows.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 /* Solver layout, rebuilt when the topology changes (host/topology.c). Joints are stored in solver order:
  * sorted by colour so that colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]),
@@ -87,9 +89,11 @@ typedef struct ctn_backend_ops {
 } ctn_backend_ops;
 
 struct ctn_world {
-    /* The thread inside a call on this world (the address of its ctn__thread_mark), NULL when none: the
-     * one-thread-at-a-time guard of the public entry points (CTN__ENTER below). */
-    _Atomic(const void *) owner;
+    /* The one-thread-at-a-time guard of the public entry points (CTN__ENTER below): the thread inside a call
+     * on this world (its pthread_self()), 0 when none, and the calls let in so far (a refused call's message
+     * lasts until the next one, host/core/world_guard.c). */
+    _Atomic(uintptr_t) owner;
+    _Atomic(unsigned) entries;
 
     ctn_world_desc desc;
     char device_request[256]; /* desc.device copied (desc.device points here) */
@@ -216,12 +220,12 @@ void ctn__body_names_free(ctn_world *w);
  * generator's ctn_body_add, finds it claimed already and goes on), returns CTN_ERR_BUSY having changed
  * nothing when another thread holds it, and clears the world's last error. The claim is let go when the
  * function returns, by whichever return (the cleanup attribute of GCC and Clang). A busy call leaves
- * w->error alone (it belongs to the thread inside); its message is this thread's own, read back through
- * ctn_world_last_error on this thread. */
-extern _Thread_local char ctn__thread_mark; /* its address names the calling thread */
-extern _Thread_local const ctn_world *ctn__busy_world; /* the world of this thread's last CTN_ERR_BUSY */
+ * w->error alone (it belongs to the thread inside); its message is kept for the refused thread
+ * (world_guard.c). Cost: one uncontended compare-and-swap and two plain atomic stores per call; no
+ * thread-local storage on this path (its general-dynamic model in a shared library costs a call). */
 ctn_status ctn__world_busy(const ctn_world *w, const char *fn); /* records the refusal, returns CTN_ERR_BUSY */
-const char *ctn__busy_message(void);                            /* this thread's last refusal */
+/* The refusal message of this thread's last CTN_ERR_BUSY on w while no call on w has been let in since, else NULL. */
+const char *ctn__busy_message(const ctn_world *w);
 
 typedef struct ctn__world_hold {
     ctn_world *w;
@@ -229,13 +233,17 @@ typedef struct ctn__world_hold {
 } ctn__world_hold;
 
 static inline void ctn__world_let_go(ctn__world_hold *h) {
-    if (h->held) atomic_store_explicit(&h->w->owner, NULL, memory_order_release);
+    if (h->held) atomic_store_explicit(&h->w->owner, (uintptr_t)0, memory_order_release);
 }
 
 /* 1: claimed now; 0: this thread holds it already (a nested call); -1: another thread holds it. */
 static inline int ctn__world_claim(ctn_world *w) {
-    const void *none = NULL, *me = &ctn__thread_mark;
-    if (atomic_compare_exchange_strong_explicit(&w->owner, &none, me, memory_order_acquire, memory_order_relaxed)) return 1;
+    uintptr_t none = 0, me = (uintptr_t)pthread_self();
+    if (atomic_compare_exchange_strong_explicit(&w->owner, &none, me, memory_order_acquire, memory_order_relaxed)) {
+        /* only the owner writes it: no read-modify-write needed */
+        atomic_store_explicit(&w->entries, atomic_load_explicit(&w->entries, memory_order_relaxed) + 1u, memory_order_relaxed);
+        return 1;
+    }
     return none == me ? 0 : -1;
 }
 
@@ -249,7 +257,6 @@ static inline int ctn__world_claim(ctn_world *w) {
         ctn__hold.held = 0;                                                                            \
         return ctn__world_busy((w), __func__);                                                         \
     }                                                                                                  \
-    ctn__busy_world = NULL;                                                                            \
     ctn__clear_error(w)
 
 /* Clears the world's last error. The second statement of every public function that takes a world
