@@ -25,7 +25,7 @@
 
 /* Sanitizer builds run the OpenCL half on the first variant's creation and first step only: under ASan each
  * PoCL world takes seconds, and the OpenCL half took 526 s there in full, 198 s on the first two variants'
- * creation and first step (25-35 s in full in a plain build). */
+ * creation and first step, 54-64 s on the first's (25-35 s in full in a plain build). */
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED 1
 #elif defined(__has_feature)
@@ -415,7 +415,7 @@ int main(int argc, char **argv) {
     unlink(c.ckpt), unlink(c.scene), unlink(c.vtp);
     rmdir(c.dir);
     printf("%s: %ld allocations failed one at a time, %d broke the contract\n", name, total, broken);
-    CHECK(total > (opencl ? 100 : 500), "the scenario allocates (%ld)", total);
+    CHECK(total > (opencl ? (SANITIZED ? 40 : 100) : 500), "the scenario allocates (%ld)", total);
     CHECK(ctn_allocated_blocks() == 0, "every block freed (%ld held)", ctn_allocated_blocks());
     CHECK(ctn_set_allocator(NULL, NULL, NULL, NULL) == CTN_OK, "libc's allocator back");
     return check_report(name);
