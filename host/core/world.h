@@ -259,9 +259,9 @@ static inline int ctn__world_claim(ctn_world *w) {
     }                                                                                                  \
     ctn__clear_error(w)
 
-/* Clears the world's last error. The second statement of every public function that takes a world
- * (after refusing a NULL one), so that ctn_world_last_error describes the latest call: a failure records
- * its message again, a success leaves "". */
+/* Clears the world's last error. Part of CTN__ENTER, the opening of every public function that takes a
+ * non-const world (scene generators' inner steps call it again), so that ctn_world_last_error describes
+ * the latest call: a failure records its message again, a success leaves "". */
 static inline void ctn__clear_error(ctn_world *w) { w->error[0] = '\0'; }
 
 /* Records a formatted error message on the world and returns `status`. */
