@@ -48,6 +48,10 @@ ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *e
 
 void ctn_world_destroy(ctn_world *w) {
     if (!w) return;
+    if (ctn__world_claim(w) < 0) { /* freeing it under the other thread's call would crash that thread */
+        ctn__log(w, CTN_LOG_WARNING, "ctn_world_destroy: the world is in use by another thread (a world is used by one thread at a time); it was not destroyed");
+        return;
+    }
     if (w->backend && w->backend->destroy) w->backend->destroy(w);
     ctn__direct_free(w);
     ctn__collision_free(w);
@@ -84,8 +88,7 @@ static ctn_status step_failed(ctn_world *w, ctn_status s) {
 }
 
 ctn_status ctn_world_step(ctn_world *w) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     ctn__threads_refresh(w);
     double t0 = ctn__now_ms();
     ctn_step_stats st;
@@ -117,11 +120,13 @@ ctn_status ctn_world_step(ctn_world *w) {
         w->solver_version = 0; /* choose again if auto comes back */
         snprintf(w->solver_reason, sizeof w->solver_reason, "set by desc.solver");
     } else if (w->solver_version != w->topology_version + 1u) {
-        w->solver = ctn__auto_solver(w); /* the OpenCL backend may turn DIRECT down to GS */
+        ctn_status s = ctn__auto_solver(w, &w->solver); /* the OpenCL backend may turn DIRECT down to GS */
+        if (s != CTN_OK) return step_failed(w, s);
         w->solver_version = w->topology_version + 1u;
     }
     if (w->desc.substeps == CTN_SUBSTEPS_AUTO && (w->substeps_version != w->topology_version + 1u || w->substeps_solver != w->solver)) {
-        w->auto_substeps = ctn__auto_substeps(w, w->solver);
+        ctn_status s = ctn__auto_substeps(w, w->solver, &w->auto_substeps);
+        if (s != CTN_OK) return step_failed(w, s);
         w->substeps_version = w->topology_version + 1u;
         w->substeps_solver = w->solver;
     }
@@ -139,8 +144,7 @@ retry:; /* The step again on the CPU backend after a device fault (backend auto)
 }
 
 ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = ctn__body_index(w, handle, "ctn_body_remove", 0);
     if (id < 0) return CTN_ERR_NOT_FOUND;
     /* every check before the first change: the built-in contacts on the body go with it, any other joint

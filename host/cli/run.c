@@ -214,7 +214,7 @@ static int resume_world(ctn_cli_opts *o, ctn_checkpoint_info *info, ctn_world **
     ctn_status st = ctn_checkpoint_read_info(o->scene, info, err, sizeof err);
     if (st != CTN_OK) {
         ctn_cli_error("%s", err);
-        return st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE;
+        return st == CTN_ERR_OUT_OF_MEMORY ? CTN_EXIT_DEVICE : st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE;
     }
     ctn_world_desc desc = info->desc;
     desc.device = info->device[0] ? info->device : NULL;
@@ -222,7 +222,10 @@ static int resume_world(ctn_cli_opts *o, ctn_checkpoint_info *info, ctn_world **
     st = ctn_world_load(o->scene, &desc, w, NULL, err, sizeof err);
     if (st != CTN_OK) {
         ctn_cli_error("%s", err);
-        return st == CTN_ERR_DEVICE || st == CTN_ERR_UNSUPPORTED ? CTN_EXIT_DEVICE : st == CTN_ERR_IO ? CTN_EXIT_IO : CTN_EXIT_SCENE;
+        /* out of memory is exit 4 (README, "Exit codes"), not a bad checkpoint */
+        return st == CTN_ERR_DEVICE || st == CTN_ERR_UNSUPPORTED || st == CTN_ERR_OUT_OF_MEMORY ? CTN_EXIT_DEVICE
+               : st == CTN_ERR_IO                                                               ? CTN_EXIT_IO
+                                                                                                : CTN_EXIT_SCENE;
     }
     return CTN_EXIT_OK;
 }

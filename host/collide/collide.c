@@ -78,8 +78,7 @@ void ctn__collision_free(ctn_world *w) {
 }
 
 ctn_status ctn_world_set_collision(ctn_world *w, const ctn_collision_desc *d) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_collision: desc is NULL");
     if (!(d->margin >= 0.0) || !isfinite(d->margin) || d->margin > 1e3)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "collision.margin: %g must be finite and in [0, 1000] m", d->margin);
@@ -92,8 +91,7 @@ ctn_status ctn_world_set_collision(ctn_world *w, const ctn_collision_desc *d) {
 static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
 
 ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_desc *s) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_shape: shape is NULL");
     int body = ctn__body_index(w, handle, "ctn_body_set_shape", 0);
     if (body < 0) return CTN_ERR_NOT_FOUND;
@@ -140,8 +138,7 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
 }
 
 ctn_status ctn_world_add_plane(ctn_world *w, const double normal[3], double offset, double friction, double restitution, int *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!normal) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_add_plane: normal is NULL");
     double n = sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
     if (!(n > 1e-9) || !isfinite(n)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.normal: zero or non-finite vector");

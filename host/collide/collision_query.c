@@ -4,16 +4,14 @@
 #include <string.h>
 
 ctn_status ctn_world_get_collision(ctn_world *w, ctn_collision_desc *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_collision: out is NULL");
     *out = w->collision ? w->collision->desc : ctn_collision_desc_default();
     return CTN_OK;
 }
 
 ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_shape: out is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_shape", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
@@ -36,8 +34,7 @@ ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *ou
 int ctn_world_plane_count(const ctn_world *w) { return w && w->collision ? w->collision->plane_count : 0; }
 
 ctn_status ctn_world_get_plane(ctn_world *w, int index, double normal[3], double *offset, double *friction, double *restitution) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!normal || !offset || !friction || !restitution)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_plane: an output pointer is NULL");
     int n = ctn_world_plane_count(w);

@@ -50,8 +50,7 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
 }
 
 ctn_status ctn_contact_add(ctn_world *w, const ctn_contact_desc *d, ctn_joint_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     ctn_joint_def def;
     ctn_status st = contact_build(w, d, NULL, &def);
     if (st != CTN_OK) return st;
@@ -75,8 +74,7 @@ static ctn_status user_contact(ctn_world *w, ctn_joint_id handle, const char *wh
 }
 
 ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id handle, const ctn_contact_desc *d) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = -1;
     ctn_status st = user_contact(w, handle, "ctn_contact_update", &id);
     if (st != CTN_OK) return st;
@@ -93,8 +91,7 @@ ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id handle, const ctn_conta
 }
 
 ctn_status ctn_contact_remove(ctn_world *w, ctn_joint_id handle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = -1;
     ctn_status st = user_contact(w, handle, "ctn_contact_remove", &id);
     if (st != CTN_OK) return st;
@@ -102,8 +99,7 @@ ctn_status ctn_contact_remove(ctn_world *w, ctn_joint_id handle) {
 }
 
 ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capacity, int *count) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!count) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_contacts: count is NULL");
     if (capacity < 0 || (capacity > 0 && !out))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_contacts: out is NULL or capacity %d < 0", capacity);

@@ -398,8 +398,7 @@ static ctn_status check_pair(ctn_world *w, int i, int m, ctn_body_id body, ctn_b
 }
 
 ctn_status ctn_attach_point(ctn_world *w, ctn_body_id body, ctn_body_id master, const double local_point[3]) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (master == CTN_WORLD)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "ctn_attach_point: master is CTN_WORLD; to weld a body to the world attach it to a static body");
@@ -438,8 +437,7 @@ ctn_status ctn_attach_point(ctn_world *w, ctn_body_id body, ctn_body_id master, 
 }
 
 ctn_status ctn_attach_remove(ctn_world *w, ctn_body_id body) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int i = ctn__body_index(w, body, "ctn_attach_remove", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
     int k = ctn__attach_link_of(w, i);
@@ -451,8 +449,7 @@ ctn_status ctn_attach_remove(ctn_world *w, ctn_body_id body) {
 }
 
 ctn_status ctn_attach_get(ctn_world *w, ctn_body_id body, ctn_body_id *master, double local_point[3]) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!master) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_get: master is NULL");
     int i = ctn__body_index(w, body, "ctn_attach_get", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;

@@ -140,8 +140,7 @@ static int quat_from(const double q[4], ctn_quat *out) {
 static ctn_v3 v3_from(const double v[3]) { return ctn_v3_make((float)v[0], (float)v[1], (float)v[2]); }
 
 ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_add: desc is NULL");
     if ((int)d->type < CTN_BODY_DYNAMIC || (int)d->type > CTN_BODY_KINEMATIC)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.type: unknown body type %d", (int)d->type);
@@ -210,8 +209,7 @@ void ctn__body_release(ctn_world *w, int id) {
 }
 
 ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id handle, ctn_body_state *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_state: out is NULL");
     int id = ctn__body_index(w, handle, "ctn_body_get_state", 0);
     if (id < 0) return CTN_ERR_NOT_FOUND;
@@ -227,8 +225,7 @@ ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id handle, ctn_body_state *
 }
 
 ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id handle, const ctn_body_state *s) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_state: state is NULL");
     int id = ctn__body_index(w, handle, "ctn_body_set_state", 0);
     if (id < 0) return CTN_ERR_NOT_FOUND;
@@ -255,8 +252,7 @@ ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id handle, const ctn_body_s
 }
 
 ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id handle, const double force[3], const double torque[3]) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = ctn__body_index(w, handle, "ctn_body_set_force", 0);
     if (id < 0) return CTN_ERR_NOT_FOUND;
     if (force && !finite_n(force, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "force: non-finite component");
@@ -272,8 +268,7 @@ ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id handle, const double for
 int ctn_world_body_count(const ctn_world *w) { return w ? w->live_bodies : 0; }
 
 ctn_status ctn_world_get_positions(ctn_world *w, double *xyz, int count, int *written) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!xyz) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_positions: xyz is NULL");
     if (count < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_positions: count %d is negative", count);
     ctn_status st = ctn__sync(w);

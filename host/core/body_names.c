@@ -38,8 +38,7 @@ static ctn_status names_reserve(ctn_world *w, int n) {
 }
 
 ctn_status ctn_body_set_name(ctn_world *w, ctn_body_id body, const char *name) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int i = ctn__body_index(w, body, "ctn_body_set_name", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
     if (name && strlen(name) > NAME_MAX_BYTES)
@@ -62,8 +61,7 @@ ctn_status ctn_body_set_name(ctn_world *w, ctn_body_id body, const char *name) {
 }
 
 ctn_status ctn_body_get_name(ctn_world *w, ctn_body_id body, const char **name) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!name) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_name: name is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_name", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
@@ -72,8 +70,7 @@ ctn_status ctn_body_get_name(ctn_world *w, ctn_body_id body, const char **name) 
 }
 
 ctn_status ctn_body_find(ctn_world *w, const char *name, ctn_body_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!name || !out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_find: %s is NULL", name ? "out" : "name");
     int n = w->body_count < w->body_names_capacity ? w->body_count : w->body_names_capacity;
     for (int i = 0; i < n; ++i) {

@@ -44,7 +44,7 @@ static ctn_status check_field_call(ctn_world *w, const char *fn, ctn_body_field 
 }
 
 ctn_status ctn_world_get_body_field(ctn_world *w, ctn_body_field field, double *out, int count, int *written) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    CTN__ENTER(w);
     int width;
     ctn_status st = check_field_call(w, "ctn_world_get_body_field", field, out, count, &width);
     if (st != CTN_OK) return st;
@@ -80,7 +80,7 @@ static ctn_status check_row(ctn_world *w, ctn_body_field field, const double *ro
 }
 
 ctn_status ctn_world_set_body_field(ctn_world *w, ctn_body_field field, const double *in, int count) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    CTN__ENTER(w);
     int width;
     ctn_status st = check_field_call(w, "ctn_world_set_body_field", field, in, count, &width);
     if (st != CTN_OK) return st;
@@ -110,7 +110,7 @@ ctn_status ctn_world_set_body_field(ctn_world *w, ctn_body_field field, const do
 }
 
 ctn_status ctn_world_get_joint_errors(ctn_world *w, double *gap, double *angle, int count, int *written) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
+    CTN__ENTER(w);
     if (!gap && !angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_joint_errors: gap and angle are both NULL");
     if (count < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_joint_errors: count %d is negative", count);
     ctn_status st = ctn__sync(w);

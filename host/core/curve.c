@@ -325,8 +325,7 @@ static void circle_frame(const ctn_curve_desc *d, ctn_joint_def *j) {
 }
 
 ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_joint_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_curve_constraint_add: desc is NULL");
     int a = ctn__body_index(w, d->body, "curve.body", 0);
     int b = a < 0 ? -2 : ctn__body_index(w, d->frame, "curve.frame", 1);
@@ -393,8 +392,7 @@ static ctn_status curve_slot(ctn_world *w, ctn_joint_id handle, const char *what
 }
 
 ctn_status ctn_curve_constraint_get(ctn_world *w, ctn_joint_id handle, ctn_curve_desc *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_curve_constraint_get: out is NULL");
     int id;
     ctn_status st = curve_slot(w, handle, "ctn_curve_constraint_get", &id);
@@ -429,8 +427,7 @@ ctn_status ctn_curve_constraint_get(ctn_world *w, ctn_joint_id handle, ctn_curve
 }
 
 ctn_status ctn_curve_constraint_parameter(ctn_world *w, ctn_joint_id handle, double *t) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!t) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_curve_constraint_parameter: t is NULL");
     int id;
     ctn_status st = curve_slot(w, handle, "ctn_curve_constraint_parameter", &id);

@@ -7,8 +7,7 @@
 static void v3_out(ctn_v3 v, double out[3]) { out[0] = v.x, out[1] = v.y, out[2] = v.z; }
 
 ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_desc: out is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_desc", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
@@ -35,8 +34,7 @@ ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out)
 }
 
 ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], double torque[3]) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_force: %s is NULL", force ? "torque" : "force");
     int i = ctn__body_index(w, body, "ctn_body_get_force", 0);
     if (i < 0) return CTN_ERR_NOT_FOUND;
@@ -59,8 +57,7 @@ static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const cha
 }
 
 ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_desc: out is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_desc", &st);
@@ -107,8 +104,7 @@ static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int ty
 }
 
 ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, double *lower, double *upper) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!enabled || !lower || !upper) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: an output pointer is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_limits", &st);
@@ -123,8 +119,7 @@ ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, 
 }
 
 ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, double *speed, double *max_torque) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!enabled || !speed || !max_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_motor: an output pointer is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_typed2(w, joint, CTN_JT_HINGE, CTN_JT_PRISMATIC, "ctn_joint_get_motor", &st);
@@ -136,8 +131,7 @@ ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, d
 }
 
 ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!enabled) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_rope: enabled is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_DISTANCE, "ctn_joint_get_rope", &st);
@@ -147,8 +141,7 @@ ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
 }
 
 ctn_status ctn_joint_get_swing_limit(ctn_world *w, ctn_joint_id joint, int *enabled, double *swing) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!enabled || !swing) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing_limit: an output pointer is NULL");
     ctn_status st;
     const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_CONE_TWIST, "ctn_joint_get_swing_limit", &st);

@@ -7,7 +7,8 @@ static const char *name_of(int value, const char *const *names, int count) { ret
 
 const char *ctn_status_name(ctn_status status) {
     static const char *const names[] = {"CTN_OK", "CTN_ERR_INVALID_ARGUMENT", "CTN_ERR_NOT_FOUND", "CTN_ERR_IN_USE", "CTN_ERR_OUT_OF_MEMORY",
-                                        "CTN_ERR_LIMIT", "CTN_ERR_UNSUPPORTED", "CTN_ERR_DEVICE", "CTN_ERR_DIVERGED", "CTN_ERR_IO"};
+                                        "CTN_ERR_LIMIT", "CTN_ERR_UNSUPPORTED", "CTN_ERR_DEVICE", "CTN_ERR_DIVERGED", "CTN_ERR_IO",
+                                        "CTN_ERR_BUSY"};
     int s = (int)status;
     return s >= 0 && s < (int)(sizeof names / sizeof names[0]) ? names[s] : "CTN_ERR_UNKNOWN";
 }

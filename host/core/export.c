@@ -11,8 +11,7 @@ ctn_status ctn_world_id_counts(const ctn_world *w, int *bodies, int *joints) {
 }
 
 ctn_status ctn_world_body_at(ctn_world *w, int index, ctn_body_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_body_at: out is NULL");
     if (index < 0 || index >= w->body_count || !(w->props[index].flags & CTN_BODY_FLAG_ALIVE))
         return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_world_body_at: no live body in slot %d (%d slots)", index, w->body_count);
@@ -21,8 +20,7 @@ ctn_status ctn_world_body_at(ctn_world *w, int index, ctn_body_id *out) {
 }
 
 ctn_status ctn_world_joint_at(ctn_world *w, int index, ctn_joint_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_joint_at: out is NULL");
     if (index < 0 || index >= w->joint_count || !w->joint_alive[index])
         return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_world_joint_at: no live joint in slot %d (%d slots)", index, w->joint_count);
@@ -31,8 +29,7 @@ ctn_status ctn_world_joint_at(ctn_world *w, int index, ctn_joint_id *out) {
 }
 
 ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_info: out is NULL");
     int id = ctn__joint_index(w, handle, "ctn_joint_get_info");
     if (id < 0) return CTN_ERR_NOT_FOUND;

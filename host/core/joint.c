@@ -38,8 +38,7 @@ static ctn_pose pose_of(const ctn_world *w, int b) { return b < 0 ? ctn__world_p
 static int is_particle(const ctn_world *w, int b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_PARTICLE); }
 
 ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const double pivot[3], const double axis[3]) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!d || !pivot) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_desc_set_pivot: %s is NULL", d ? "pivot" : "desc");
     if (!finite3(pivot)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pivot: non-finite component");
     if (axis && !finite3(axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "axis: non-finite component");
@@ -190,8 +189,7 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def 
 }
 
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
     if (d->type == CTN_JOINT_CONTACT)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
@@ -313,8 +311,7 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
 }
 
 ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_remove");
     if (id < 0) return CTN_ERR_NOT_FOUND;
     if (w->joints[id].flags & CTN_JF_AUTO)
@@ -329,8 +326,7 @@ ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
 int ctn_world_joint_count(const ctn_world *w) { return w ? w->live_joints : 0; }
 
 ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impulse[6], int *rows) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!impulse) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_impulse: impulse is NULL");
     int id = ctn__joint_index(w, handle, "ctn_joint_get_impulse");
     if (id < 0) return CTN_ERR_NOT_FOUND;
@@ -343,8 +339,7 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
 }
 
 ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double rest_length) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
     if (id < 0) return CTN_ERR_NOT_FOUND;
     ctn_joint_def *j = &w->joints[id];

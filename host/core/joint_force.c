@@ -38,8 +38,7 @@ static void joint_force(const ctn_world *w, int j, double h, double out[6]) {
 static double substep_length(const ctn_world *w) { return w->desc.time_step / ctn__substeps(w); }
 
 ctn_status ctn_joint_get_force(ctn_world *w, ctn_joint_id joint, double force[3], double torque[3]) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_force: %s is NULL", force ? "torque" : "force");
     int j = ctn__joint_index(w, joint, "ctn_joint_get_force");
     if (j < 0) return CTN_ERR_NOT_FOUND;
@@ -53,8 +52,7 @@ ctn_status ctn_joint_get_force(ctn_world *w, ctn_joint_id joint, double force[3]
 }
 
 ctn_status ctn_world_get_joint_forces(ctn_world *w, double *force_torque, int count, int *written) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!force_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_joint_forces: force_torque is NULL");
     if (count < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_joint_forces: count %d is negative", count);
     ctn_status st = ctn__sync(w);

@@ -33,8 +33,7 @@ static void rows_changed(ctn_world *w, ctn_joint_def *j) {
 static ctn_pose pose_of(const ctn_world *w, int b) { return b < 0 ? ctn__world_pose() : w->pose[b]; }
 
 ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, double lower, double upper) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = -1;
     ctn_status st = joint_of_types(w, handle, HINGE_BIT | PRISMATIC_BIT | CONE_BIT, "hinge, prismatic or cone-twist",
                                    "ctn_joint_set_limits", &id);
@@ -59,8 +58,7 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, 
 }
 
 ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = -1;
     ctn_status st = joint_of_types(w, handle, HINGE_BIT | PRISMATIC_BIT, "hinge or prismatic", "ctn_joint_set_motor", &id);
     if (st != CTN_OK) return st;
@@ -81,8 +79,7 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, d
 }
 
 ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enabled, double swing) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = -1;
     ctn_status st = joint_of_types(w, handle, CONE_BIT, "cone-twist", "ctn_joint_set_swing_limit", &id);
     if (st != CTN_OK) return st;
@@ -101,8 +98,7 @@ ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enab
 }
 
 ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     int id = -1;
     ctn_status st = joint_of_types(w, handle, TYPE_BIT(CTN_JT_DISTANCE), "distance", "ctn_joint_set_rope", &id);
     if (st != CTN_OK) return st;
@@ -113,8 +109,7 @@ ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
 }
 
 ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
     int id = -1;
     ctn_status st = joint_of_types(w, handle, HINGE_BIT | CONE_BIT, "hinge or cone-twist", "ctn_joint_get_angle", &id);
@@ -125,8 +120,7 @@ ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle)
 }
 
 ctn_status ctn_joint_get_swing(ctn_world *w, ctn_joint_id handle, double *angle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing: angle is NULL");
     int id = -1;
     ctn_status st = joint_of_types(w, handle, CONE_BIT | TYPE_BIT(CTN_JT_UNIVERSAL), "cone-twist or universal", "ctn_joint_get_swing", &id);
@@ -137,8 +131,7 @@ ctn_status ctn_joint_get_swing(ctn_world *w, ctn_joint_id handle, double *angle)
 }
 
 ctn_status ctn_joint_get_translation(ctn_world *w, ctn_joint_id handle, double *position) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!position) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_translation: position is NULL");
     int id = -1;
     ctn_status st = joint_of_types(w, handle, PRISMATIC_BIT, "prismatic", "ctn_joint_get_translation", &id);

@@ -296,12 +296,17 @@ void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     w->stats = *st;
 }
 
-const char *ctn_world_last_error(const ctn_world *w) { return w ? w->error : "world is NULL"; }
+/* A call refused as busy could not write w->error (another thread owns it): its message is this thread's
+ * (host/core/world_guard.c). */
+const char *ctn_world_last_error(const ctn_world *w) {
+    if (!w) return "world is NULL";
+    const char *busy = ctn__busy_message(w);
+    return busy ? busy : w->error;
+}
 
 ctn_status ctn_world_set_desc(ctn_world *w, const ctn_world_desc *desc) {
     char msg[512];
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!desc) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_desc: desc is NULL");
     if (!desc_check(desc, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s", msg);
     if (desc->backend != w->desc.backend)
@@ -344,8 +349,7 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
 }
 
 ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!max_gap || !max_angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure: output pointer is NULL");
     if (w->backend->measure && w->host_stale) return w->backend->measure(w, max_gap, max_angle);
     ctn__measure_host(w, max_gap, max_angle);

@@ -9,7 +9,10 @@
 #include "ctn_rows.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 /* Solver layout, rebuilt when the topology changes (host/topology.c). Joints are stored in solver order:
  * sorted by colour so that colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]),
@@ -87,6 +90,12 @@ typedef struct ctn_backend_ops {
 } ctn_backend_ops;
 
 struct ctn_world {
+    /* The one-thread-at-a-time guard of the public entry points (CTN__ENTER below): the thread inside a call
+     * on this world (its pthread_self()), 0 when none, and the calls let in so far (a refused call's message
+     * lasts until the next one, host/core/world_guard.c). */
+    _Atomic(uintptr_t) owner;
+    _Atomic(unsigned) entries;
+
     ctn_world_desc desc;
     int affinity_cpus; /* CPUs of the process's affinity mask at the last step's start (host/core/threads.c) */
     char device_request[256]; /* desc.device copied (desc.device points here) */
@@ -208,9 +217,54 @@ void ctn__body_name_clear(ctn_world *w, int i);
 void ctn__body_names_truncate(ctn_world *w, int first);
 void ctn__body_names_free(ctn_world *w);
 
-/* Clears the world's last error. The second statement of every public function that takes a world
- * (after refusing a NULL one), so that ctn_world_last_error describes the latest call: a failure records
- * its message again, a success leaves "". */
+/* The one-thread-at-a-time guard (catena.h, "Threads"). Every public entry point that takes a non-const world
+ * opens with CTN__ENTER(w): it returns CTN_ERR_INVALID_ARGUMENT for a NULL world, claims the world for this
+ * thread with one compare-and-swap of w->owner (a call nested in another on the same thread, such as a scene
+ * generator's ctn_body_add, finds it claimed already and goes on), returns CTN_ERR_BUSY having changed
+ * nothing when another thread holds it, and clears the world's last error. The claim is let go when the
+ * function returns, by whichever return (the cleanup attribute of GCC and Clang). A busy call leaves
+ * w->error alone (it belongs to the thread inside); its message is kept for the refused thread
+ * (world_guard.c). Cost: one uncontended compare-and-swap and two plain atomic stores per call; no
+ * thread-local storage on this path (its general-dynamic model in a shared library costs a call). */
+ctn_status ctn__world_busy(const ctn_world *w, const char *fn); /* records the refusal, returns CTN_ERR_BUSY */
+/* The refusal message of this thread's last CTN_ERR_BUSY on w while no call on w has been let in since, else NULL. */
+const char *ctn__busy_message(const ctn_world *w);
+
+typedef struct ctn__world_hold {
+    ctn_world *w;
+    int held; /* this call claimed the world and lets it go on return */
+} ctn__world_hold;
+
+static inline void ctn__world_let_go(ctn__world_hold *h) {
+    if (h->held) atomic_store_explicit(&h->w->owner, (uintptr_t)0, memory_order_release);
+}
+
+/* 1: claimed now; 0: this thread holds it already (a nested call); -1: another thread holds it. */
+static inline int ctn__world_claim(ctn_world *w) {
+    uintptr_t none = 0, me = (uintptr_t)pthread_self();
+    if (atomic_compare_exchange_strong_explicit(&w->owner, &none, me, memory_order_acquire, memory_order_relaxed)) {
+        /* only the owner writes it: no read-modify-write needed */
+        atomic_store_explicit(&w->entries, atomic_load_explicit(&w->entries, memory_order_relaxed) + 1u, memory_order_relaxed);
+        return 1;
+    }
+    return none == me ? 0 : -1;
+}
+
+#if !defined(__GNUC__)
+#error "CTN__ENTER needs __attribute__((cleanup)) (GCC or Clang)"
+#endif
+#define CTN__ENTER(w)                                                                                  \
+    if (!(w)) return CTN_ERR_INVALID_ARGUMENT;                                                         \
+    __attribute__((cleanup(ctn__world_let_go))) ctn__world_hold ctn__hold = {(w), ctn__world_claim(w)}; \
+    if (ctn__hold.held < 0) {                                                                          \
+        ctn__hold.held = 0;                                                                            \
+        return ctn__world_busy((w), __func__);                                                         \
+    }                                                                                                  \
+    ctn__clear_error(w)
+
+/* Clears the world's last error. Part of CTN__ENTER, the opening of every public function that takes a
+ * non-const world (scene generators' inner steps call it again), so that ctn_world_last_error describes
+ * the latest call: a failure records its message again, a success leaves "". */
 static inline void ctn__clear_error(ctn_world *w) { w->error[0] = '\0'; }
 
 /* The index of the first of v[0..n) that is not finite or exceeds CTN_MAX_LENGTH in magnitude, else -1

@@ -159,6 +159,7 @@ int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg
     if (!a->path || (!in_place && !a->tmp)) {
         release(a);
         snprintf(msg, msg_size, "%s: out of memory", path);
+        errno = ENOMEM;
         return 0;
     }
     memcpy(a->path, path, n + 1);
@@ -188,6 +189,7 @@ int ctn__atomic_open_output(ctn_atomic_file *a, const char *path, char *msg, siz
     a->path = ctn__malloc(2);
     if (!a->path) {
         snprintf(msg, msg_size, "%s: out of memory", path);
+        errno = ENOMEM; /* the caller's status: CTN_ERR_OUT_OF_MEMORY, not CTN_ERR_IO */
         return 0;
     }
     memcpy(a->path, "-", 2);

@@ -16,9 +16,10 @@ typedef struct ctn_atomic_file {
     char *tmp; /* NULL when written in place (a device, a FIFO, standard output) */
 } ctn_atomic_file;
 
-/* Each returns 1 on success, else 0 with a message naming the file in msg. A directory, a block device
- * (writing a disk in place would destroy its data) and a socket are refused; a character device or a
- * FIFO is opened in place (a FIFO waits for its reader). */
+/* Each returns 1 on success, else 0 with a message naming the file in msg; errno is ENOMEM when the
+ * failure was out of memory (the writers then return CTN_ERR_OUT_OF_MEMORY, not CTN_ERR_IO). A directory,
+ * a block device (writing a disk in place would destroy its data) and a socket are refused; a character
+ * device or a FIFO is opened in place (a FIFO waits for its reader). */
 int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size);
 /* As ctn__atomic_open for an output named by a user (the CLI's files), where "-" is standard output. */
 int ctn__atomic_open_output(ctn_atomic_file *a, const char *path, char *msg, size_t msg_size);

@@ -102,8 +102,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
 }
 
 ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!path || !path[0]) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_save: path is empty");
     if (user && strlen(user) >= CTN_CHECKPOINT_USER_MAX)
         return ctn__fail(w, CTN_ERR_LIMIT, "ctn_world_save: user text of %zu bytes exceeds %d", strlen(user), CTN_CHECKPOINT_USER_MAX - 1);
@@ -116,7 +115,7 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
     }
     ctn_atomic_file out; /* PATH.tmp.PID, synced and renamed onto PATH when complete (host/io/atomic_file.c) */
     char msg[512];
-    if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_IO, "%s", msg);
+    if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, errno == ENOMEM ? CTN_ERR_OUT_OF_MEMORY : CTN_ERR_IO, "%s", msg);
     ck_writer wr = {out.f, CTN_FNV_OFFSET, 0, 0};
     unsigned char h[CK_HEADER];
     if (out.tmp) { /* a temporary file: one pass, the header written over its placeholder at the end */
@@ -260,7 +259,7 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     size_t n;
     ctn_status st = read_verified(path, &buf, &n, err, err_size);
     if (st != CTN_OK) return st;
-    ck_reader r = {buf, n, 0};
+    ck_reader r = {buf, n, 0, 0};
     int ok = read_info(&r, info);
     int32_t counts[6];
     if (ok && ck_get(&r, counts, sizeof counts)) {
@@ -277,9 +276,9 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
 }
 
 /* Whether stack[0..n) names distinct slots in [0, slots) that are not alive (alive[i] != 0: live). */
-static int free_stack_ok(const int *stack, int n, int slots, const unsigned char *alive) {
+static int free_stack_ok(ck_reader *r, const int *stack, int n, int slots, const unsigned char *alive) {
     unsigned char *seen = ctn__calloc((size_t)slots + 1, 1);
-    int ok = seen != NULL;
+    int ok = seen ? 1 : ck_oom(r);
     for (int k = 0; ok && k < n; ++k) {
         int i = stack[k];
         ok = i >= 0 && i < slots && !alive[i] && !seen[i];
@@ -291,10 +290,11 @@ static int free_stack_ok(const int *stack, int n, int slots, const unsigned char
 
 /* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
  * range (a gear's or rack-and-pinion's both real bodies: the re-centring reads both poses), free stacks
- * naming distinct dead slots, generations within the mask. Also clears joint_slot. */
-static int slots_consistent(ctn_world *w) {
+ * naming distinct dead slots, generations within the mask. Also clears joint_slot. 0 also when out of
+ * memory (r->oom). */
+static int slots_consistent(ck_reader *r, ctn_world *w) {
     unsigned char *body_alive = ctn__malloc((size_t)w->body_count + 1);
-    if (!body_alive) return 0;
+    if (!body_alive) return ck_oom(r);
     int ok = 1;
     for (int i = 0; i < w->body_count; ++i) {
         body_alive[i] = (w->props[i].flags & CTN_BODY_FLAG_ALIVE) != 0;
@@ -308,8 +308,8 @@ static int slots_consistent(ctn_world *w) {
             ok = 0;
         if ((d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
     }
-    ok = ok && free_stack_ok(w->body_free, w->body_free_count, w->body_count, body_alive) &&
-         free_stack_ok(w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);
+    ok = ok && free_stack_ok(r, w->body_free, w->body_free_count, w->body_count, body_alive) &&
+         free_stack_ok(r, w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);
     ctn__free(body_alive);
     return ok;
 }
@@ -325,7 +325,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     size_t n;
     ctn_status st = read_verified(path, &buf, &n, err, err_size);
     if (st != CTN_OK) return st;
-    ck_reader r = {buf, n, 0};
+    ck_reader r = {buf, n, 0, 0};
     ctn_checkpoint_info *info = ctn__malloc(sizeof *info);
     ctn_world *w = NULL;
     if (!info) {
@@ -392,8 +392,9 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || !slots_consistent(w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || r.left != 0) {
+    if (r.short_read || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || r.left != 0) {
         ctn__free(lambda);
+        if (r.oom) goto oom; /* the file may be fine: say so, not "corrupted" */
         goto corrupt;
     }
     w->topology_dirty = 1;

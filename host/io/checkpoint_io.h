@@ -33,7 +33,14 @@ typedef struct ck_reader {
     const unsigned char *p;
     size_t left;
     int short_read;
+    int oom; /* an allocation failed: the load fails with CTN_ERR_OUT_OF_MEMORY, not as a corrupted file */
 } ck_reader;
+
+/* Records that an allocation failed while reading (r->oom) and returns 0, as a reader's failure. */
+static inline int ck_oom(ck_reader *r) {
+    r->oom = 1;
+    return 0;
+}
 
 static inline int ck_get(ck_reader *r, void *out, size_t n) {
     if (r->short_read || n > r->left) {
@@ -60,8 +67,9 @@ static inline int ck_get_str(ck_reader *r, char *out, size_t size) {
 }
 
 /* The sections after the joints: the collision state (settings, shapes, planes, contact cache) and the
- * body names (host/io/checkpoint_sections.c). The readers return 0 for inconsistent contents and leave
- * what they allocated on the world, which the caller destroys. */
+ * body names (host/io/checkpoint_sections.c). The readers return 0 for inconsistent contents, or for an
+ * allocation that failed with r->oom set, and leave what they allocated on the world, which the caller
+ * destroys. */
 void ctn__ck_put_collision(ck_writer *wr, const ctn_world *w);
 int ctn__ck_get_collision(ck_reader *r, ctn_world *w);
 void ctn__ck_put_names(ck_writer *wr, const ctn_world *w);

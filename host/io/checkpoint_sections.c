@@ -61,6 +61,7 @@ static void *read_array(ck_reader *r, int32_t n, int32_t min, size_t size) {
     if (n < 0 || (size_t)n > r->left / size) return NULL;
     void *a = ctn__calloc((size_t)(n > min ? n : min) + 1, size);
     if (a) ck_get(r, a, (size_t)n * size);
+    else r->oom = 1;
     return a;
 }
 
@@ -74,7 +75,7 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
         sizes[3] != sizeof(ctn_contact_key))
         return 0;
     struct ctn_collision *c = ctn__collision_get(w);
-    if (!c) return 0;
+    if (!c) return ck_oom(r);
     ck_get(r, &c->desc, sizeof c->desc);
     if (!(c->desc.margin >= 0.0 && c->desc.margin <= 1e3)) return 0;
     int32_t n = -1;
@@ -94,14 +95,14 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     if (!(c->keys = read_array(r, c->key_count, 1, sizeof *c->keys))) return 0;
     c->key_capacity = c->key_count + 1;
     unsigned char *owned = ctn__calloc((size_t)w->joint_count + 1, 1); /* a contact belongs to one key at most */
-    int ok = owned != NULL;
+    int ok = owned ? 1 : ck_oom(r);
     for (int e = 0; ok && e < c->key_count; ++e) {
         const ctn_contact_key *k = &c->keys[e];
         ok = key_ok(w, k) && (k->joint < 0 || !owned[k->joint]);
         if (ok && k->joint >= 0) owned[k->joint] = 1;
     }
     ctn__free(owned);
-    return ok && !r->short_read && ctn__contact_table_build(c);
+    return ok && !r->short_read && (ctn__contact_table_build(c) || ck_oom(r)); /* the table's only failure */
 }
 
 void ctn__ck_put_names(ck_writer *wr, const ctn_world *w) {
@@ -124,7 +125,8 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
         int32_t i = -1;
         ck_get(r, &i, sizeof i);
         if (i < 0 || i >= w->body_count || !ck_get_str(r, name, sizeof name) || !name[0]) return 0;
-        if (ctn_body_set_name(w, ctn__body_handle(w, i), name) != CTN_OK) return 0;
+        ctn_status st = ctn_body_set_name(w, ctn__body_handle(w, i), name);
+        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
     }
     return !r->short_read;
 }
@@ -171,7 +173,9 @@ int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
             if (!pts) return 0;
             int ok = 1;
             for (int32_t i = 0; i < 3 * count; ++i) ok = ok && isfinite(pts[i]);
-            ok = ok && ctn__curve_set_polyline(w, j, pts, count, closed, rec[3]) == CTN_OK;
+            ctn_status st = ok ? ctn__curve_set_polyline(w, j, pts, count, closed, rec[3]) : CTN_OK;
+            if (st == CTN_ERR_OUT_OF_MEMORY) ok = ck_oom(r);
+            ok = ok && st == CTN_OK;
             ctn__free(pts);
             if (!ok) return 0;
         }
@@ -212,7 +216,9 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
     if (tag != CK_ATTACH_TAG || n <= 0 || n > w->live_bodies) return 0;
     for (int32_t k = 0; k < n; ++k) {
         ctn_attach_link l;
-        if (!ck_get(r, &l, sizeof l) || ctn__attach_restore_link(w, &l) != CTN_OK) return 0;
+        if (!ck_get(r, &l, sizeof l)) return 0;
+        ctn_status st = ctn__attach_restore_link(w, &l);
+        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
     }
     ck_get(r, &n, sizeof n);
     if (n < 0 || n > w->live_bodies) return 0;
@@ -226,7 +232,9 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         ck_get(r, &g.comp_vel, sizeof g.comp_vel);
         ck_get(r, &g.user_vel, sizeof g.user_vel);
         g.master = rec[0], g.cached = rec[1];
-        if (r->short_read || ctn__attach_restore_cache(w, &g) != CTN_OK) return 0;
+        if (r->short_read) return 0;
+        ctn_status st = ctn__attach_restore_cache(w, &g);
+        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
     }
     return !r->short_read;
 }

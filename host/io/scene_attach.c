@@ -21,10 +21,6 @@ ctn_status ctn__scene_build_attachments(ctn_world *w, const ctn_scene *s, int fi
     return CTN_OK;
 }
 
-void ctn__scene_forget_attachments(ctn_world *w, int first_body) {
-    for (int i = first_body; i < w->body_count; ++i) ctn__attach_forget(w, i);
-}
-
 void ctn__scene_write_attachments(FILE *f, const ctn_world *w, const int *index) {
     const ctn_attachments *a = w->attach;
     if (!a || a->link_count == 0) return;

@@ -35,48 +35,6 @@ ctn_status ctn_scene_get_settings(const ctn_scene *s, ctn_world_desc *desc, int 
 int64_t ctn_scene_body_count(const ctn_scene *s) { return s ? s->total_bodies : 0; }
 int64_t ctn_scene_joint_count(const ctn_scene *s) { return s ? s->total_joints : 0; }
 
-ctn_world_mark ctn__scene_mark(const ctn_world *w) {
-    ctn_world_mark m = {w->body_count, w->joint_count, w->collision ? w->collision->plane_count : 0, w->topology_dirty, w->bodies_dirty};
-    return m;
-}
-
-/* Drops the entries >= mark from a free-slot stack (slots a failed build freed, e.g. a re-hung chain's pin). */
-static void keep_free_below(int *stack, int *count, int mark) {
-    int n = 0;
-    for (int k = 0; k < *count; ++k)
-        if (stack[k] < mark) stack[n++] = stack[k];
-    *count = n;
-}
-
-/* Removes everything added since the mark: a build appends fresh slots (w->append_slots), so truncating the
- * slot arrays restores the world. */
-void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
-    ctn__scene_forget_attachments(w, m.bodies);
-    for (int j = m.joints; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j]) continue;
-        w->body_refs[w->joints[j].a]--;
-        if (w->joints[j].b >= 0) w->body_refs[w->joints[j].b]--;
-        w->live_joints--;
-    }
-    ctn__curve_truncate(w, m.joints);
-    w->joint_count = m.joints;
-    keep_free_below(w->joint_free, &w->joint_free_count, m.joints);
-    keep_free_below(w->body_free, &w->body_free_count, m.bodies);
-    struct ctn_collision *c = w->collision;
-    for (int i = m.bodies; i < w->body_count; ++i) {
-        if (w->props[i].flags & CTN_BODY_FLAG_ALIVE) w->live_bodies--;
-        if (c && i < c->shape_capacity && c->shapes[i].type != CTN_SHAPE_NONE) {
-            c->shapes[i].type = CTN_SHAPE_NONE;
-            c->shape_count--;
-        }
-    }
-    ctn__body_names_truncate(w, m.bodies);
-    w->body_count = m.bodies;
-    if (c) c->plane_count = m.planes;
-    w->topology_dirty = m.topology_dirty;
-    w->bodies_dirty = m.bodies_dirty;
-}
-
 /* A quaternion that is already unit at float precision (as a saved scene writes it) is kept bit for bit;
  * ctn_body_add renormalises in double, which can move the last bit of a float quaternion. */
 static void keep_exact_orientation(ctn_world *w, int id, const double q[4]) {
@@ -132,8 +90,7 @@ static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_bod
 }
 
 ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_build: scene is NULL");
     if (s->total_bodies > (int64_t)CTN_MAX_BODIES - w->body_count)
         return ctn__fail(w, CTN_ERR_LIMIT, "%s: %lld bodies would exceed CTN_MAX_BODIES (%d) in this world", s->source,

@@ -3,6 +3,7 @@
 #ifndef CTN_SCENE_INTERNAL_H
 #define CTN_SCENE_INTERNAL_H
 
+#include "api/world_mark.h"
 #include "core/world.h"
 
 #include <stdint.h>
@@ -107,11 +108,9 @@ struct ctn_scene {
 /* Frees the "assemble" targets (scene_assemble.c). */
 void ctn__scene_assemble_free(ctn_scene *s);
 /* Attachments (scene_attach.c): frees the parsed ones; attaches them after the constraints (`where` names the
- * entry that failed); detaches every body from `first_body` on (a rolled-back build); writes a world's as
- * the "attachments" key (index: file position of each body slot). */
+ * entry that failed); writes a world's as the "attachments" key (index: file position of each body slot). */
 void ctn__scene_attach_free(ctn_scene *s);
 ctn_status ctn__scene_build_attachments(ctn_world *w, const ctn_scene *s, int first_body, char *where, size_t where_size);
-void ctn__scene_forget_attachments(ctn_world *w, int first_body);
 void ctn__scene_write_attachments(FILE *f, const ctn_world *w, const int *index);
 
 /* Adds generator g's bodies and joints to the world (scene_generators.c). */
@@ -122,14 +121,7 @@ ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int firs
 ctn_status ctn__scene_build_curve(ctn_world *w, const scene_joint *sj, int first_body);
 void ctn__scene_write_curve(FILE *f, const ctn_world *w, int slot, const int *index);
 
-/* What a world held before a scene build (scene files, URDF robots), to roll back to when the build fails
- * (scene_build.c): a build appends fresh slots (w->append_slots), so truncating the slot arrays restores
- * the world, shapes, names and planes included. */
-typedef struct ctn_world_mark {
-    int bodies, joints, planes, topology_dirty, bodies_dirty;
-} ctn_world_mark;
-ctn_world_mark ctn__scene_mark(const ctn_world *w);
-void ctn__scene_rollback(ctn_world *w, ctn_world_mark m);
+/* ctn__scene_mark and ctn__scene_rollback: api/world_mark.h. */
 
 #ifdef CATENA_HAVE_CJSON
 #include <cjson/cJSON.h>

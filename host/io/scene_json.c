@@ -517,8 +517,7 @@ ctn_status ctn_scene_parse_file(const char *path, ctn_scene **out, char *err, si
 }
 
 ctn_status ctn_scene_load_json(ctn_world *w, const char *path, char *err, size_t err_size) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     ctn_scene *s = NULL;
     ctn_status st = ctn_scene_parse_file(path, &s, err, err_size);
     if (st != CTN_OK) {

@@ -163,8 +163,7 @@ static void write_scene(FILE *f, ctn_world *w, int *index) {
 }
 
 ctn_status ctn_scene_save_json(ctn_world *w, const char *path) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!path) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_save_json: path is NULL");
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;

@@ -358,8 +358,7 @@ ctn_status ctn_scene_load_urdf(ctn_world *w, const char *path, char *msg, size_t
     char scratch[1];
     if (!msg) msg = scratch, msg_size = sizeof scratch;
     if (msg_size) msg[0] = '\0';
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!path) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_load_urdf: path is NULL");
     ctn_urdf_model *m = NULL;
     char parse_msg[1024];

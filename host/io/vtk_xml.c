@@ -20,6 +20,7 @@
 #include "core/world.h"
 #include "io/atomic_file.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -187,8 +188,7 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
 }
 
 ctn_status ctn_world_write_vtp(ctn_world *w, const char *path, double time) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     if (!path) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_write_vtp: path is NULL");
     if (!isfinite(time)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_write_vtp: time %g is not finite", time);
     ctn_status st = ctn__sync(w);
@@ -197,7 +197,7 @@ ctn_status ctn_world_write_vtp(ctn_world *w, const char *path, double time) {
     layout_frame(w, &l);
     char msg[1024];
     ctn_atomic_file out;
-    if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, CTN_ERR_IO, "%s", msg);
+    if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, errno == ENOMEM ? CTN_ERR_OUT_OF_MEMORY : CTN_ERR_IO, "%s", msg);
     write_header(out.f, &l);
     put_block_size(out.f, l.bytes[A_TIME]);
     fwrite(&time, sizeof time, 1, out.f);
@@ -240,7 +240,7 @@ ctn_status ctn_vtk_write_pvd(const char *path, int count, const char *const *fil
         }
     }
     ctn_atomic_file out;
-    if (!ctn__atomic_open(&out, path, err, err_size)) return CTN_ERR_IO;
+    if (!ctn__atomic_open(&out, path, err, err_size)) return errno == ENOMEM ? CTN_ERR_OUT_OF_MEMORY : CTN_ERR_IO;
     fprintf(out.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
     for (int i = 0; i < count; ++i) {
         /* %.17g: the times round-trip, so frames at t and t + dt never collapse */

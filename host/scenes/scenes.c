@@ -306,31 +306,43 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
 /* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
  * consecutive (catena.h). */
 ctn_status ctn_scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id *first) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_chain(w, d, first));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_chain(w, d, first));
 }
 
 ctn_status ctn_scene_grid(ctn_world *w, int nx, int ny, double spacing) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_grid(w, nx, ny, spacing));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_grid(w, nx, ny, spacing));
 }
 
 ctn_status ctn_scene_bridge(ctn_world *w, int planks) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_bridge(w, planks));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_bridge(w, planks));
 }
 
 ctn_status ctn_scene_cradle(ctn_world *w, int balls) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_cradle(w, balls));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_cradle(w, balls));
 }
 
 ctn_status ctn_scene_double_pendulum(ctn_world *w) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_double_pendulum(w));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_double_pendulum(w));
 }
 
 ctn_status ctn_scene_from_spec(ctn_world *w, const char *spec) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_from_spec(w, spec));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_from_spec(w, spec));
 }

@@ -218,26 +218,36 @@ static ctn_status scene_contact_cradle(ctn_world *w, int balls) {
 /* The public generators: every body and joint they add takes a fresh slot at the end, so their handles are
  * consecutive (catena.h). */
 ctn_status ctn_scene_capsule_chain(ctn_world *w, int links) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_capsule_chain(w, links));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_capsule_chain(w, links));
 }
 
 ctn_status ctn_scene_pile(ctn_world *w, int spheres) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_pile(w, spheres));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_pile(w, spheres));
 }
 
 ctn_status ctn_scene_bridge_limits(ctn_world *w, int planks) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_bridge_limits(w, planks));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_bridge_limits(w, planks));
 }
 
 ctn_status ctn_scene_wheel(ctn_world *w) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_wheel(w));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_wheel(w));
 }
 
 ctn_status ctn_scene_contact_cradle(ctn_world *w, int balls) {
-    if (!ctn__scene_begin(w)) return CTN_ERR_INVALID_ARGUMENT;
-    return ctn__append_end(w, scene_contact_cradle(w, balls));
+    CTN__ENTER(w);
+    ctn_world_mark mark;
+    ctn_status st = ctn__scene_begin(w, &mark);
+    return st != CTN_OK ? st : ctn__scene_end(w, mark, scene_contact_cradle(w, balls));
 }

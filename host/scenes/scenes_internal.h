@@ -2,6 +2,7 @@
 #ifndef CTN_HOST_SCENES_INTERNAL_H
 #define CTN_HOST_SCENES_INTERNAL_H
 
+#include "api/world_mark.h"
 #include "core/world.h"
 
 #include <math.h>
@@ -19,13 +20,26 @@ static inline void ctn__quat_x_to(const double u[3], double q[4]) {
     q[0] = w / n, q[1] = x / n, q[2] = y / n, q[3] = z / n;
 }
 
-/* Opens a public generator: 0 for a NULL world; else clears the error and makes every body and joint added
- * until ctn__append_end take a fresh slot at the end, so a generator's handles are consecutive (catena.h). */
-static inline int ctn__scene_begin(ctn_world *w) {
-    if (!w) return 0;
+/* Opens a public generator: CTN_ERR_INVALID_ARGUMENT for a NULL world; else clears the error, brings the
+ * host arrays up to date, marks what the world holds (api/world_mark.h) and makes every body and joint
+ * added until ctn__scene_end take a fresh slot at the end, so a generator's handles are consecutive
+ * (catena.h). */
+static inline ctn_status ctn__scene_begin(ctn_world *w, ctn_world_mark *mark) {
+    if (!w) return CTN_ERR_INVALID_ARGUMENT;
     ctn__clear_error(w);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    *mark = ctn__scene_mark(w);
     w->append_slots++;
-    return 1;
+    return CTN_OK;
+}
+
+/* Closes a public generator with its status: a generator that failed part way (out of memory, a limit) is
+ * rolled back to the mark, so the world holds all of the scene or none of it; its message stays. */
+static inline ctn_status ctn__scene_end(ctn_world *w, ctn_world_mark mark, ctn_status st) {
+    w->append_slots--;
+    if (st != CTN_OK) ctn__scene_rollback(w, mark);
+    return st;
 }
 
 #endif /* CTN_HOST_SCENES_INTERNAL_H */

@@ -481,6 +481,10 @@ static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
         if (s != CTN_OK) return s;
     }
     if (m > 0) {
+        /* the Newton steps' factor before the first of them: out of memory fails the call (the world is
+         * restored) instead of solving by Gauss-Seidel */
+        ctn_status s = ctn__direct_prepare(w);
+        if (s != CTN_OK) return s;
         /* the direct solver's notes on the layout with the temporary target joints (rows it leaves to
          * Gauss-Seidel) describe no layout the user built: not logged */
         ctn_log_fn log = w->desc.log;
@@ -494,8 +498,7 @@ static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
 }
 
 ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_assemble_report *rep_out) {
-    if (!w) return CTN_ERR_INVALID_ARGUMENT;
-    ctn__clear_error(w);
+    CTN__ENTER(w);
     ctn_assemble_desc d = din ? *din : ctn_assemble_desc_default();
     ctn_assemble_report rep;
     memset(&rep, 0, sizeof rep);
@@ -512,6 +515,7 @@ ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_as
     as.w = w, as.desc = &d;
     int joint_count = w->joint_count, free_count = w->joint_free_count;
     st = save_state(w, &sv);
+    int saved = st == CTN_OK; /* else nothing changed, and the copies may be partial */
     if (st == CTN_OK) st = add_targets(&as);
     if (st == CTN_OK) st = ctn__topology_build(w);
     if (st == CTN_OK) st = assemble_run(&as, &rep);
@@ -526,7 +530,7 @@ ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_as
     int refused = st != CTN_OK || rep.open_joints > 0;
     if (w->joint_count > joint_count) remove_targets(w, joint_count, free_count);
     ctn_status st2 = w->topology_dirty ? ctn__topology_build(w) : CTN_OK;
-    if (sv.pose) finish_state(w, &sv, refused, refused || d.keep_velocities);
+    if (saved) finish_state(w, &sv, refused, refused || d.keep_velocities);
     if (st == CTN_OK && st2 != CTN_OK) st = st2;
     if (st == CTN_OK && rep.open_joints > 0)
         st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,

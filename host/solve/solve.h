@@ -23,11 +23,17 @@ enum {
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
-/* CTN_SOLVER_AUTO's choice for the current topology (host/solve/solver_auto.c): CTN_SOLVER_DIRECT or _GS. */
-ctn_solver ctn__auto_solver(ctn_world *w);
+/* The exact solver's storage for the current topology (its ordering and factor, the re-solve references),
+ * made before a step changes anything: CTN_ERR_OUT_OF_MEMORY, with the message on the world, when it cannot
+ * be allocated (the step then fails and the world is as it was; catena.h, "Memory"). */
+ctn_status ctn__direct_prepare(ctn_world *w);
+/* CTN_SOLVER_AUTO's choice for the current topology (host/solve/solver_auto.c) into *out: CTN_SOLVER_DIRECT
+ * or _GS; CTN_ERR_OUT_OF_MEMORY (*out unchanged) when its scratch cannot grow. */
+ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out);
 
-/* CTN_SUBSTEPS_AUTO's choice for `solver` on the current topology (host/solve/solver_auto.c): 1 or 4. */
-int ctn__auto_substeps(const ctn_world *w, ctn_solver solver);
+/* CTN_SUBSTEPS_AUTO's choice for `solver` on the current topology (host/solve/solver_auto.c) into *out: 1 or
+ * 4; CTN_ERR_OUT_OF_MEMORY (*out unchanged) when its scratch cannot be allocated. */
+ctn_status ctn__auto_substeps(ctn_world *w, ctn_solver solver, int *out);
 
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);

@@ -120,21 +120,20 @@ static double forest_ratio(const ctn_world *w, forest *f, int edges, const int *
 /* The scratch lives in the world (w->auto_scratch) and only grows: the choice is made again at every
  * topology change, which is every step in which contacts exist, and such a step allocates nothing. The
  * reason of the choice goes to w->solver_reason (ctn_step_stats.solver_reason). */
-ctn_solver ctn__auto_solver(ctn_world *w) {
+ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
     if (m == 0 || n == 0) {
         snprintf(w->solver_reason, sizeof w->solver_reason, "auto: gs, no joints");
-        return CTN_SOLVER_GS;
+        *out = CTN_SOLVER_GS;
+        return CTN_OK;
     }
     size_t need = scratch_bytes(n, m);
     if (need > w->auto_scratch_size) {
         size_t cap = need + need / 2;
         void *p = ctn__realloc(w->auto_scratch, cap);
-        if (!p) {
-            snprintf(w->solver_reason, sizeof w->solver_reason, "auto: gs, out of memory for the choice");
-            return CTN_SOLVER_GS; /* the solver that needs no factorisation */
-        }
+        /* no quiet GS instead: a choice made out of memory would stay for the rest of the run */
+        if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_world_step: out of memory choosing the solver (%zu bytes)", cap);
         w->auto_scratch = p;
         w->auto_scratch_size = cap;
     }
@@ -174,15 +173,16 @@ ctn_solver ctn__auto_solver(ctn_world *w) {
     size_t wn = sizeof w->solver_reason;
     if (4 * outside > m) {
         snprintf(why, wn, "auto: gs, %d of %d joints have bounded rows or close loops (more than a quarter)", outside, m);
-        return CTN_SOLVER_GS;
-    }
-    if (ratio < CTN_AUTO_MIN_RATIO) {
+        *out = CTN_SOLVER_GS;
+    } else if (ratio < CTN_AUTO_MIN_RATIO) {
         snprintf(why, wn, "auto: gs, the largest mass a joint supports is %.3g times its body's (below %g)", ratio, CTN_AUTO_MIN_RATIO);
-        return CTN_SOLVER_GS;
+        *out = CTN_SOLVER_GS;
+    } else {
+        snprintf(why, wn, "auto: direct, a joint supports %.3g times its body's mass (%g or more), %d of %d joints outside", ratio,
+                 CTN_AUTO_MIN_RATIO, outside, m);
+        *out = CTN_SOLVER_DIRECT;
     }
-    snprintf(why, wn, "auto: direct, a joint supports %.3g times its body's mass (%g or more), %d of %d joints outside", ratio,
-             CTN_AUTO_MIN_RATIO, outside, m);
-    return CTN_SOLVER_DIRECT;
+    return CTN_OK;
 }
 
 /* CTN_SUBSTEPS_AUTO: the substeps of a step for `solver`. With the exact solver and every joint inside its
@@ -203,12 +203,15 @@ ctn_solver ctn__auto_solver(ctn_world *w) {
 #define CTN_AUTO_SUBSTEPS 4
 #define CTN_AUTO_SUBSTEP_RATIO 10.0
 
-int ctn__auto_substeps(const ctn_world *w, ctn_solver solver) {
+ctn_status ctn__auto_substeps(ctn_world *w, ctn_solver solver, int *out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
-    if (solver != CTN_SOLVER_DIRECT || m == 0) return CTN_AUTO_SUBSTEPS;
+    if (solver != CTN_SOLVER_DIRECT || m == 0) {
+        *out = CTN_AUTO_SUBSTEPS;
+        return CTN_OK;
+    }
     int *up = ctn__malloc(sizeof *up * ((size_t)n + 1)), pick = 1; /* once per topology or solver change */
-    if (!up) return CTN_AUTO_SUBSTEPS;
+    if (!up) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_world_step: out of memory choosing the substeps (%d bodies)", n);
     for (int i = 0; i < n; ++i) up[i] = i;
     for (int s = 0; s < m && pick == 1; ++s) {
         const ctn_joint_def *d = &t->defs[s];
@@ -223,5 +226,6 @@ int ctn__auto_substeps(const ctn_world *w, ctn_solver solver) {
         up[ra] = rb;
     }
     ctn__free(up);
-    return pick;
+    *out = pick;
+    return CTN_OK;
 }

@@ -272,6 +272,7 @@ static int blocks_bounded(ctn_world *w, cpu_solver *c) {
 static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     TRY_CPU(cpu_reserve(w, c));
+    if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) TRY_CPU(ctn__direct_prepare(w)); /* its storage: nothing changed yet */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
     w->bodies_dirty = 0;

@@ -66,8 +66,9 @@
  *   - more than DIRECT_MAX_ATTACHED_ROWS rows attached to one body node (many world joints on one body, or
  *     a body with many grounded branches): the joints beyond the limit are extra;
  *   - a rigid body with some but not all principal inverse moments zero: its joints are extra;
- *   - out of memory for the factor storage: the substep falls back to GS sweeps over all joints.
- * A one-line note goes to the log callback the first time a topology needs a fallback.
+ *   - out of memory for the factor storage: the step fails with CTN_ERR_OUT_OF_MEMORY before it changes
+ *     anything (ctn__direct_prepare; catena.h, "Memory"), rather than running Gauss-Seidel while the step
+ *     statistics say direct. The GS sweeps below remain for a caller that solves without preparing.
  *
  * Stability note. The solve is exact for the linearised system of one substep; it does not remove the
  * explicit treatment of geometric stiffness (the Jacobian is frozen over the substep).
@@ -215,6 +216,24 @@ static int direct_ready(ctn_world *w, direct_state *s) {
     s->joints = t->joint_count, s->bodies = t->body_count, s->version = w->topology_version;
     s->valid = 1;
     return 1;
+}
+
+ctn_status ctn__direct_prepare(ctn_world *w) {
+    const ctn_topology *t = &w->topo;
+    direct_state *s = w->direct_data;
+    if (!s) {
+        s = ctn__calloc(1, sizeof *s);
+        if (!s) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for its state");
+        w->direct_data = s;
+    }
+    if (!direct_ready(w, s))
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for the factor of %d joints on %d bodies", t->joint_count,
+                         t->body_count);
+    /* keep_reference's arrays, which it would otherwise allocate in the middle of a substep */
+    if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
+    if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
+    if (!s->vref || !s->lref) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
+    return CTN_OK;
 }
 
 void ctn__direct_set_chain_segments(ctn_world *w, int segments) {

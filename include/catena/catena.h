@@ -51,7 +51,8 @@ typedef enum ctn_status {
     CTN_ERR_UNSUPPORTED,      /**< valid request the chosen solver/backend cannot do */
     CTN_ERR_DEVICE,           /**< OpenCL / clBLAST failure */
     CTN_ERR_DIVERGED,         /**< non-finite or exploding state */
-    CTN_ERR_IO                /**< a file could not be read or written */
+    CTN_ERR_IO,               /**< a file could not be read or written */
+    CTN_ERR_BUSY              /**< the world is in a call on another thread; nothing was done ("Threads" below) */
 } ctn_status;
 
 /** The library's version as "MAJOR.MINOR.PATCH" (the library actually loaded, which may be newer than the
@@ -145,7 +146,21 @@ typedef void (*ctn_free_fn)(void *ptr, void *user);
  *  start-up, before other threads call the library: the functions are read without synchronisation, and
  *  they are called from whichever thread calls the library (make them thread-safe if threads share it).
  *  A world whose counts (bodies, joints, contacts, shapes) stay within those of earlier steps allocates
- *  nothing in ctn_world_step on the CPU backend (tests/test_alloc.c counts). */
+ *  nothing in ctn_world_step on the CPU backend (tests/test_alloc.c counts).
+ *
+ *  Out of memory (an allocation the allocator refuses): the call returns CTN_ERR_OUT_OF_MEMORY and the
+ *  world is exactly as it was before it: its bodies, joints, contacts, handles, states and impulses. A
+ *  failed step has not advanced (it fails before its first change, or is undone as a diverged step is), and
+ *  the same step retried with memory is bitwise the step that never failed: no other solver is taken
+ *  instead, for that step or later ones. A scene generator, scene file or URDF robot adds all of its
+ *  bodies and joints or none. ctn_world_save and the VTK writers leave no file (an earlier one stays as it
+ *  was); ctn_world_create and ctn_world_load return no world (load does not call it a corrupted file).
+ *  Two documented fallbacks succeed instead, changing nothing a caller reads but time: the OpenCL binary
+ *  cache (a cached program that cannot be read is built from source; one that cannot be stored is built
+ *  again at the next start) and the OpenCL step timings (a phase whose profiling events cannot be kept is
+ *  left out of ms_prepare / ms_solve / ms_integrate). tests/test_alloc_failures.c fails every allocation of
+ *  a build, step, remove, re-add, assemble, save, load, scene and VTK scenario in turn and compares the
+ *  state before and after. */
 CTN_API ctn_status ctn_set_allocator(ctn_malloc_fn malloc_fn, ctn_realloc_fn realloc_fn, ctn_free_fn free_fn, void *user);
 
 /** Blocks the library holds now (allocated through the allocator and not yet freed), all threads. */
@@ -220,6 +235,20 @@ typedef struct ctn_world_desc {
 /** The default settings (each field documents its default). */
 CTN_API ctn_world_desc ctn_world_desc_default(void);
 
+/* ---- threads ------------------------------------------------------------------------------------ */
+
+/* A world is used by one thread at a time; different worlds run on different threads at once (set the
+ * process-wide hooks, ctn_set_log, ctn_set_allocator and ctn_set_cache_dir, before starting threads). Every
+ * function that takes a non-const world claims it for the length of the call (one atomic compare-and-swap,
+ * about 20 ns; calls the library nests on the same thread go on). A call from another thread meanwhile returns
+ * CTN_ERR_BUSY and does nothing: the world, its last error and the call's outputs are untouched, and
+ * ctn_world_last_error(world) on the refused thread names the function ("ctn_world_step: the world is in
+ * use by another thread ..."). ctn_world_destroy of a world another thread is inside leaves it alive and
+ * logs a warning. The queries on a const world (ctn_world_get_stats, ctn_world_get_desc, ...) are not
+ * guarded: call them from the thread that uses the world. The guard refuses overlapping calls; it does not
+ * order them: a program that shares a world between threads serialises its calls itself (a mutex) and
+ * retries a refused call that must happen (tests/test_world_busy.c). */
+
 /** Creates a world. On failure *out is NULL and, when err is not NULL, a message is written to it. */
 CTN_API ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
 /** Frees the world and everything it owns (NULL is allowed). */
@@ -227,7 +256,8 @@ CTN_API void ctn_world_destroy(ctn_world *world);
 
 /** The message of the latest call on this world: what failed and why, naming the field and value; ""
  *  after a call that succeeded. Every function that takes a non-const world sets or clears it; the
- *  read-only queries on a const world (ctn_world_get_desc, ctn_world_get_stats, ...) leave it as it is. */
+ *  read-only queries on a const world (ctn_world_get_desc, ctn_world_get_stats, ...) leave it as it is.
+ *  After a call refused with CTN_ERR_BUSY it is the refusal, on the refused thread only ("Threads"). */
 CTN_API const char *ctn_world_last_error(const ctn_world *world);
 
 /** Changes solver settings (solver, iterations, substeps, time step, stabilisation, gravity, ...) of a

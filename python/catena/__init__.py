@@ -22,7 +22,7 @@ if "GOMP_SPINCOUNT" not in os.environ:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from . import _catena  # noqa: E402 (after the wait policy)
-from .errors import (BY_STATUS, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
+from .errors import (BY_STATUS, BusyError, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
                      LimitError, NotFoundError, OutOfMemoryError, UnsupportedError)
 from .world import BACKENDS, BODY_TYPES, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World, slot
 
@@ -75,5 +75,5 @@ def devices():
 
 
 __all__ = ["World", "WORLD", "slot", "devices", "set_cache_dir", "get_cache_dir", "Error", "InvalidArgumentError", "NotFoundError", "InUseError",
-           "OutOfMemoryError", "LimitError", "UnsupportedError", "DeviceError", "DivergedError", "FileError",
+           "OutOfMemoryError", "LimitError", "UnsupportedError", "DeviceError", "DivergedError", "FileError", "BusyError",
            "SOLVERS", "BACKENDS", "STABILIZATIONS", "BODY_TYPES", "JOINT_TYPES", "SHAPES", "BY_STATUS"]

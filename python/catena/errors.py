@@ -34,7 +34,9 @@ DeviceError = _error("DeviceError", 7, "CTN_ERR_DEVICE", None, "An OpenCL or clB
 DivergedError = _error("DivergedError", 8, "CTN_ERR_DIVERGED", ArithmeticError,
                        "A step made the state non-finite or too fast; the world is as it was before that step.")
 FileError = _error("FileError", 9, "CTN_ERR_IO", OSError, "A file could not be read or written.")
+BusyError = _error("BusyError", 10, "CTN_ERR_BUSY", RuntimeError,
+                   "The world is in a call on another thread (a world is used by one thread at a time); nothing was done.")
 
 # Indexed by ctn_status (slot 0, CTN_OK, is the base class: the extension uses it for unknown codes).
 BY_STATUS = (Error, InvalidArgumentError, NotFoundError, InUseError, OutOfMemoryError, LimitError, UnsupportedError,
-             DeviceError, DivergedError, FileError)
+             DeviceError, DivergedError, FileError, BusyError)

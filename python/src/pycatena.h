@@ -59,7 +59,8 @@ typedef struct pyctn_world {
 extern PyTypeObject pyctn_world_type;
 /* A new handle owning w. */
 PyObject *pyctn_world_wrap(ctn_world *w);
-/* 0 when the world can be used now; -1 with RuntimeError set while it is closed or busy in another thread. */
+/* 0 when the world can be used now; -1 with RuntimeError set while it is closed, catena.BusyError (a
+ * RuntimeError; the library's CTN_ERR_BUSY) while it is busy in another thread. */
 int pyctn_world_ready(pyctn_world *self);
 /* World.assemble (assemble.c). */
 PyObject *pyctn_assemble(pyctn_world *self, PyObject *args);

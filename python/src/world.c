@@ -13,9 +13,8 @@ int pyctn_world_ready(pyctn_world *self) {
         PyErr_SetString(PyExc_RuntimeError, "the world was closed");
         return -1;
     }
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "the world is in use by another thread (step, load_scene or save); wait for that call to return");
+    if (self->busy) { /* catena.BusyError (a RuntimeError), as the library's CTN_ERR_BUSY */
+        pyctn_raise(CTN_ERR_BUSY, "the world is in use by another thread (step, load_scene or save); wait for that call to return");
         return -1;
     }
     return 0;

@@ -25,6 +25,7 @@ def test_other_threads_progress_during_step():
         try:
             world.stats
         except RuntimeError as e:  # only observable while step() runs without the GIL
+            assert isinstance(e, catena.BusyError) and e.status_name == "CTN_ERR_BUSY", repr(e)
             assert "in use by another thread" in str(e)
             seen_busy += 1
     thread.join()
