@@ -232,29 +232,20 @@ static PyObject *world_set_rest_length(pyctn_world *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* set_limits(joint, enabled, lower, upper): ctn_joint_set_limits. */
-static PyObject *world_set_limits(pyctn_world *self, PyObject *args) {
+/* set_limits(joint, enabled, lower, upper): ctn_joint_set_limits; set_motor(joint, enabled, speed,
+ * max_torque): ctn_joint_set_motor. */
+static PyObject *world_set_limits_or_motor(pyctn_world *self, PyObject *args, int motor) {
     long long id;
     int enabled;
-    double lo, hi;
-    if (!PyArg_ParseTuple(args, "Lpdd", &id, &enabled, &lo, &hi)) return NULL;
+    double a, b;
+    if (!PyArg_ParseTuple(args, "Lpdd", &id, &enabled, &a, &b)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = ctn_joint_set_limits(self->world, id, enabled, lo, hi);
+    ctn_status st = motor ? ctn_joint_set_motor(self->world, id, enabled, a, b) : ctn_joint_set_limits(self->world, id, enabled, a, b);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
-
-/* set_motor(joint, enabled, speed, max_torque): ctn_joint_set_motor. */
-static PyObject *world_set_motor(pyctn_world *self, PyObject *args) {
-    long long id;
-    int enabled;
-    double speed, max_torque;
-    if (!PyArg_ParseTuple(args, "Lpdd", &id, &enabled, &speed, &max_torque)) return NULL;
-    if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = ctn_joint_set_motor(self->world, id, enabled, speed, max_torque);
-    if (st != CTN_OK) return pyctn_world_raise(self, st);
-    Py_RETURN_NONE;
-}
+static PyObject *world_set_limits(pyctn_world *self, PyObject *args) { return world_set_limits_or_motor(self, args, 0); }
+static PyObject *world_set_motor(pyctn_world *self, PyObject *args) { return world_set_limits_or_motor(self, args, 1); }
 
 /* limits(joint) -> (enabled, lower, upper); motor(joint) -> (enabled, speed, max_torque). */
 static PyObject *world_limits_or_motor(pyctn_world *self, PyObject *arg, int motor) {
