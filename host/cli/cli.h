@@ -41,6 +41,8 @@ typedef struct ctn_cli_opts {
     const char *device;
     int threads; /* --threads; 0: not given */
     double dt;
+    int gravity_set;   /* --gravity given */
+    double gravity[3]; /* --gravity x,y,z (m/s^2) */
     const char *csv, *vtk, *svg, *plot, *json, *checkpoint, *view;
     long long every, csv_every, vtk_every, checkpoint_every; /* 0: not given */
     double max_gap;  /* 0: not given */

@@ -17,7 +17,7 @@
 enum {
     OPT_STEPS = 256, OPT_MORE, OPT_SOLVER, OPT_ITERATIONS, OPT_SUBSTEPS, OPT_BACKEND, OPT_DEVICE, OPT_DT, OPT_CSV, OPT_VTK, OPT_SVG,
     OPT_VIEW, OPT_PLOT, OPT_JSON, OPT_EVERY, OPT_CSV_EVERY, OPT_VTK_EVERY, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_PROGRESS,
-    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_QUIET = 'q', OPT_HELP = 'h'
+    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_QUIET = 'q', OPT_HELP = 'h'
 };
 
 /* Which commands take an option. */
@@ -44,6 +44,7 @@ static const option_doc g_options[] = {
     {"iterations", required_argument, OPT_ITERATIONS, FOR_ALL, "K", "solver iterations per substep"},
     {"substeps", required_argument, OPT_SUBSTEPS, FOR_ALL, "N", "substeps per step (0: auto)"},
     {"dt", required_argument, OPT_DT, FOR_ALL, "SECONDS", "time step, in (0, 10] s"},
+    {"gravity", required_argument, OPT_GRAVITY, FOR_ALL, "X,Y,Z", "gravity (m/s^2, world frame), e.g. 0,0,-9.81 for a z-up robot"},
     {"backend", required_argument, OPT_BACKEND, FOR_ALL, "NAME", "auto (a GPU if there is one, else the CPU), cpu or opencl"},
     {"device", required_argument, OPT_DEVICE, FOR_ALL, "D", "OpenCL device: P:D (platform:device index) or a name substring"},
     {"threads", required_argument, OPT_THREADS, FOR_ALL, "N",
@@ -135,6 +136,20 @@ static int parse_positive(const char *cmd, const char *opt, const char *s, doubl
     return 1;
 }
 
+/* "x,y,z": three finite numbers of magnitude at most 1e4 m/s^2 (a thousand g: anything larger is a typo). */
+static int parse_vec3(const char *cmd, const char *opt, const char *s, double out[3]) {
+    const char *p = s;
+    for (int k = 0; k < 3; ++k) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v) || fabs(v) > 1e4 || *end != (k < 2 ? ',' : '\0'))
+            return bad_value(cmd, opt, s, "three numbers x,y,z of magnitude at most 1e4 m/s^2");
+        out[k] = v;
+        p = end + 1;
+    }
+    return 1;
+}
+
 /* One option's value into o. Returns 0 after printing the problem. */
 static int apply_option(const char *cmd, int id, const char *name, const char *v, ctn_cli_opts *o) {
     long long n = 0;
@@ -162,6 +177,9 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
         o->threads = (int)n;
         return 1;
     case OPT_DT: return parse_positive(cmd, name, v, 10.0, &o->dt);
+    case OPT_GRAVITY:
+        o->gravity_set = 1;
+        return parse_vec3(cmd, name, v, o->gravity);
     case OPT_CSV: o->csv = v; return 1;
     case OPT_VTK: o->vtk = v; return 1;
     case OPT_SVG: o->svg = v; return 1;

@@ -20,6 +20,8 @@ static void apply_overrides(const ctn_cli_opts *o, ctn_world_desc *d) {
     if (o->device) d->device = o->device;
     if (o->threads) d->threads = o->threads;
     if (o->dt > 0.0) d->time_step = o->dt;
+    if (o->gravity_set)
+        for (int k = 0; k < 3; ++k) d->gravity[k] = o->gravity[k];
 }
 
 static int exit_for_create(ctn_status st) {

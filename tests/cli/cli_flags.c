@@ -206,6 +206,23 @@ static void check_cadences(void) {
 
 /* --threads and the environment: the thread count the steps ran on and the OpenMP wait policy the run had
  * (the tool executes itself again with OMP_WAIT_POLICY=passive when none is set) are in the summary. */
+/* --gravity x,y,z replaces the scene's gravity: a link pinned on the x axis swings down along -z, not -y;
+ * a malformed vector is refused naming the option. */
+static void check_gravity(void) {
+    char *csv = path_in(g_work, "gravity.csv");
+    int code = run("run", "chain:1", "--steps", "30", "--every", "30", "--backend", "cpu", "--gravity", "0,0,-9.81", "--csv", csv, "-q", NULL);
+    double step = -1, time = 0, body = 0, x = 0, y = 1, z = 0; /* step,time,body,x,y,z,... */
+    FILE *f = fopen(csv, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &step, &time, &body, &x, &y, &z) != 6) step = -1;
+    if (f) fclose(f);
+    CHECK(code == 0 && step == 30 && y == 0.0 && z < -0.01, "--gravity 0,0,-9.81: exit %d, step %g at (%g, %g, %g)", code, step, x, y, z);
+    code = run("run", "chain:1", "--gravity", "0,-9.81", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "--gravity") && strstr(g_stderr, "three numbers"), "two components: exit %d: %s", code, g_stderr);
+    free(csv);
+}
+
 static void check_threads(void) {
     char *json = path_in(g_work, "threads.json");
     char *policy = getenv("OMP_WAIT_POLICY") ? strdup(getenv("OMP_WAIT_POLICY")) : NULL;
@@ -244,6 +261,7 @@ void check_flags(void) {
     check_max_gap();
     check_cadences();
     check_threads();
+    check_gravity();
 }
 
 void flags_tally(int *checks, int *failures) {
