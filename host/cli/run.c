@@ -131,6 +131,9 @@ static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *de
         }
         ctn_scene_get_settings(scene, desc, &file_steps);
     }
+    if (urdf) { /* URDF is z-up (ROS REP 103): its robots fall along -z unless --gravity says otherwise */
+        desc->gravity[0] = 0.0, desc->gravity[1] = 0.0, desc->gravity[2] = -9.81;
+    }
     *steps = o->steps >= 0 ? o->steps : file_steps;
     apply_overrides(o, desc);
     ctn_world_desc create = *desc;

@@ -350,6 +350,13 @@ static void check_examples(void) {
         cJSON *j = t ? cJSON_Parse(t) : NULL;
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "status");
         CHECK(cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s: summary status", e->d_name);
+        if (urdf) { /* URDF is z-up: its robots get gravity along -z unless --gravity says otherwise */
+            const cJSON *set = cJSON_GetObjectItemCaseSensitive(j, "settings");
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(set, "gravity");
+            int zup = cJSON_GetArraySize(g) == 3 && cJSON_GetArrayItem(g, 1)->valuedouble == 0.0 &&
+                      cJSON_GetArrayItem(g, 2)->valuedouble == -9.81;
+            CHECK(zup, "%s: a URDF run's gravity is not (0, 0, -9.81)", e->d_name);
+        }
         cJSON_Delete(j);
         free(t);
         free(json);
