@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A cell coordinate as an int: a box far beyond the range of an int (or whose bounds are infinite, so that
+ * its centre is NaN: a body at 1e38 m) goes to the outermost cell, or to cell 0, instead of a float-to-int
+ * conversion that C leaves undefined. Every finite coordinate of a real scene is well inside. */
+static int cell_index(float c) {
+    if (c >= -1e9f && c <= 1e9f) return (int)c;
+    return c > 0.0f ? 1000000000 : (c < 0.0f ? -1000000000 : 0);
+}
+
 static uint32_t cell_hash(int x, int y, int z) {
     return ((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u);
 }
@@ -89,7 +97,7 @@ int ctn__broadphase(int n, const float *aabb, ctn_pairs *out) {
     memset(start, 0, (slots + 1) * sizeof *start);
     for (int i = 0; i < n; ++i) {
         for (int k = 0; k < 3; ++k)
-            cxyz[3 * i + k] = (int)floorf(0.5f * (aabb[6 * i + k] + aabb[6 * i + 3 + k]) * inv);
+            cxyz[3 * i + k] = cell_index(floorf(0.5f * (aabb[6 * i + k] + aabb[6 * i + 3 + k]) * inv));
         slot_of[i] = cell_hash(cxyz[3 * i], cxyz[3 * i + 1], cxyz[3 * i + 2]) & mask;
         start[slot_of[i] + 1]++;
     }
