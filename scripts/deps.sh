@@ -9,4 +9,5 @@ packages+=(libopenmpi-dev openmpi-bin) # Open MPI: `catena sweep` under mpirun (
 packages+=(python3-dev python3-numpy python3-pytest python3-setuptools python3-pip python3-wheel python3-matplotlib)
 packages+=(python3-vtk9) # VTK's Python modules: tests/paraview/check_vtk_series.py reads the --vtk frames back
 packages+=(liburdfdom-dev) # URDF import (host/io/urdf_parse.cpp; C++, g++ comes with build-essential)
+packages+=(time) # /usr/bin/time: bench/instructions.sh reads the peak resident memory
 exec bash "$(dirname "$0")/apt-install-missing.sh" "${packages[@]}"
