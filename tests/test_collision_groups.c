@@ -227,7 +227,7 @@ static int check_snake(void) {
 }
 
 /* The snake saved at step 20 and resumed for 40 steps ends bitwise where the uninterrupted run does; the
- * loaded links keep their group, and the resumed snake makes no contacts with itself (58 without it). */
+ * loaded links keep their group, and the resumed snake makes no contacts with itself. */
 static void check_checkpoint_keeps_group(void) {
     int contacts;
     double gap;
