@@ -2,8 +2,8 @@
  *
  *   collision: u32 present; when present, u32 record sizes (collision settings, shape, plane, contact-cache
  *   key; a shape record without its trailing collision group, from files written before groups, still
- *   reads, as group 0), the settings, i32 shape slots + the shapes by body slot, i32 planes + the planes, i32 keys + the
- *   contact cache (body a, body b, feature -> joint slot) of the last step;
+ *   reads, as group 0), the settings, i32 shape slots + the shapes by body slot, i32 planes + the planes,
+ *   i32 keys + the contact cache (body a, body b, feature -> joint slot) of the last step;
  *   names: i32 named bodies, then (i32 body slot, string) for each;
  *   curves (only when the world has polyline curve joints): u32 tag "CRVS", i32 polylines, then for each
  *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices);
