@@ -43,6 +43,7 @@ typedef struct ctn_cli_opts {
     double dt;
     int gravity_set;   /* --gravity given */
     double gravity[3]; /* --gravity x,y,z (m/s^2) */
+    int self_collision; /* --self-collision: a URDF robot's links collide with each other */
     const char *csv, *vtk, *svg, *plot, *json, *checkpoint, *view;
     long long every, csv_every, vtk_every, checkpoint_every; /* 0: not given */
     double max_gap;  /* 0: not given */

@@ -17,7 +17,7 @@
 enum {
     OPT_STEPS = 256, OPT_MORE, OPT_SOLVER, OPT_ITERATIONS, OPT_SUBSTEPS, OPT_BACKEND, OPT_DEVICE, OPT_DT, OPT_CSV, OPT_VTK, OPT_SVG,
     OPT_VIEW, OPT_PLOT, OPT_JSON, OPT_EVERY, OPT_CSV_EVERY, OPT_VTK_EVERY, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_PROGRESS,
-    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_QUIET = 'q', OPT_HELP = 'h'
+    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_SELF_COLLISION, OPT_QUIET = 'q', OPT_HELP = 'h'
 };
 
 /* Which commands take an option. */
@@ -45,6 +45,8 @@ static const option_doc g_options[] = {
     {"substeps", required_argument, OPT_SUBSTEPS, FOR_ALL, "N", "substeps per step (0: auto)"},
     {"dt", required_argument, OPT_DT, FOR_ALL, "SECONDS", "time step, in (0, 10] s"},
     {"gravity", required_argument, OPT_GRAVITY, FOR_ALL, "X,Y,Z", "gravity (m/s^2, world frame), e.g. 0,0,-9.81 for a z-up robot"},
+    {"self-collision", no_argument, OPT_SELF_COLLISION, FOR_RUN | FOR_VALIDATE, NULL,
+     "a .urdf robot's links collide with each other (except pairs joined by a joint); default: they never do"},
     {"backend", required_argument, OPT_BACKEND, FOR_ALL, "NAME", "auto (a GPU if there is one, else the CPU), cpu or opencl"},
     {"device", required_argument, OPT_DEVICE, FOR_ALL, "D", "OpenCL device: P:D (platform:device index) or a name substring"},
     {"threads", required_argument, OPT_THREADS, FOR_ALL, "N",
@@ -200,6 +202,7 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
     case OPT_ASSEMBLE:
         o->assemble = 1;
         return !v || parse_positive(cmd, name, v, 1.0, &o->assemble_tolerance);
+    case OPT_SELF_COLLISION: o->self_collision = 1; return 1;
     case OPT_QUIET: o->quiet = 1; return 1;
     default: return 0;
     }

@@ -56,10 +56,11 @@ static int is_urdf(const char *scene) {
     return n > 5 && !strcasecmp(scene + n - 5, ".urdf");
 }
 
-/* Builds a URDF robot; what the import approximated or ignored is printed, one warning per line. */
-static ctn_status load_urdf(ctn_world *w, const char *path) {
+/* Builds a URDF robot (its links colliding with each other with --self-collision); what the import
+ * approximated or ignored is printed, one warning per line. */
+static ctn_status load_urdf(ctn_world *w, const char *path, int self_collision) {
     char report[4096];
-    ctn_status st = ctn_scene_load_urdf(w, path, report, sizeof report);
+    ctn_status st = ctn_scene_load_urdf_ex(w, path, self_collision, report, sizeof report);
     for (const char *line = report; st == CTN_OK && *line;) {
         size_t n = strcspn(line, "\n");
         fprintf(stderr, "catena: warning: %s: %.*s\n", path, (int)n, line);
@@ -123,6 +124,10 @@ static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *de
     *desc = ctn_world_desc_default();
     int file_steps = 600;
     int urdf = is_urdf(o->scene), is_file = !urdf && is_scene_file(o->scene);
+    if (o->self_collision && !urdf) {
+        ctn_cli_error("--self-collision applies to a .urdf robot, not to %s (a scene gives its shapes' \"group\")", o->scene);
+        return CTN_EXIT_USAGE;
+    }
     if (is_file) {
         ctn_status st = ctn_scene_parse_file(o->scene, &scene, err, sizeof err);
         if (st != CTN_OK) {
@@ -146,7 +151,7 @@ static int load_scene(const ctn_cli_opts *o, ctn_world **out, ctn_world_desc *de
         ctn_scene_free(scene);
         return exit_for_create(st);
     }
-    st = urdf ? load_urdf(w, o->scene) : is_file ? ctn_scene_build(scene, w) : ctn_scene_from_spec(w, o->scene);
+    st = urdf ? load_urdf(w, o->scene, o->self_collision) : is_file ? ctn_scene_build(scene, w) : ctn_scene_from_spec(w, o->scene);
     if (st != CTN_OK) {
         ctn_cli_error("%s", ctn_world_last_error(w));
         ctn_world_destroy(w);

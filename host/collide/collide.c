@@ -10,7 +10,8 @@
  *      id, so its impulses carry over as the warm start (topo.lambda follows joint ids); new points get a
  *      recycled or new id; vanished ones are removed. The contact graph changes every step, so the
  *      topology (colouring, solver order, device layout) is rebuilt every step in which contacts exist.
- * Pairs of bodies joined by a joint are skipped (desc.skip_jointed), as are pairs with no dynamic body.
+ * Pairs of bodies joined by a joint are skipped (desc.skip_jointed), as are pairs with no dynamic body and
+ * pairs whose shapes share a nonzero collision group (shape.group: the links of one robot).
  * Its scratch (items, boxes, pairs, points, keys) is kept by the world and only grows: a step whose counts
  * were reached before allocates nothing. Before step 3 edits the joints it snapshots them, so a step undone
  * later (CTN_ERR_DIVERGED, a device fault) puts the contact set back with the bodies (ctn__collide_undo).
@@ -109,6 +110,8 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.friction: %g must be finite and >= 0", s->friction);
     if (s->type != CTN_SHAPE_NONE && !(s->restitution >= 0.0 && s->restitution <= 1.0))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.restitution: %g is not in [0, 1]", s->restitution);
+    if (s->type != CTN_SHAPE_NONE && s->group < 0)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.group: %d must be >= 0 (0: no group)", s->group);
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
                          (long long)handle);
@@ -134,6 +137,7 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     sh->half_extents = ctn_v3_make((float)s->half_extents[0], (float)s->half_extents[1], (float)s->half_extents[2]);
     sh->friction = (float)s->friction;
     sh->restitution = (float)s->restitution;
+    sh->group = s->group;
     return CTN_OK;
 }
 
@@ -425,8 +429,9 @@ static int plane_contacts(const ctn_world *w, struct ctn_collision *c, int n, fl
     return 1;
 }
 
-/* Step 4: the broad phase's candidate pairs through the narrow phase, skipping pairs with no dynamic body
- * and (desc.skip_jointed) pairs joined by a joint. 0 on out-of-memory. */
+/* Step 4: the broad phase's candidate pairs through the narrow phase, skipping pairs with no dynamic body,
+ * pairs whose shapes share a nonzero collision group and (desc.skip_jointed) pairs joined by a joint. 0 on
+ * out-of-memory. */
 static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, float margin) {
     if (c->desc.skip_jointed && !joined_build(w, c)) return 0;
     if (!c->desc.skip_jointed) c->joined_count = 0;
@@ -435,8 +440,9 @@ static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, flo
         int i = c->pairs.pairs[2 * p], j = c->pairs.pairs[2 * p + 1];
         int a = c->item_body[i], b = c->item_body[j]; /* a < b: items are in body order */
         if (!is_dynamic(w, a) && !is_dynamic(w, b)) continue;
-        if (joined_has(c, a, b)) continue;
         const ctn_shape *sa = &c->shapes[a], *sb = &c->shapes[b];
+        if (sa->group != 0 && sa->group == sb->group) continue; /* one collision group: never collide */
+        if (joined_has(c, a, b)) continue;
         ctn_contact_point cp;
         cp.a = a;
         cp.b = b;

@@ -5,6 +5,8 @@
 
 #include "core/world.h"
 
+#include <stddef.h>
+
 /* The entry points of collision for the layers above (host/collide/collide.c): contact generation before
  * the topology rebuild of a step (does nothing without shapes); frees the collision state; drops the
  * built-in contacts of a body being removed. */
@@ -44,7 +46,10 @@ typedef struct ctn_shape {
     ctn_v3 half_extents;
     float friction;
     float restitution;
+    int group;            /* collision group: shapes sharing a nonzero one never collide (0: none) */
 } ctn_shape;
+/* The record of checkpoints written before shapes had a group: the fields before it (group 0). */
+#define CTN__SHAPE_V1_SIZE offsetof(ctn_shape, group)
 
 typedef struct ctn_plane {
     ctn_v3 normal;        /* unit */

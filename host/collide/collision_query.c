@@ -28,6 +28,7 @@ ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *ou
     out->half_extents[0] = sh->half_extents.x, out->half_extents[1] = sh->half_extents.y, out->half_extents[2] = sh->half_extents.z;
     out->friction = sh->friction;
     out->restitution = sh->restitution;
+    out->group = sh->group;
     return CTN_OK;
 }
 

@@ -1,8 +1,9 @@
 /* Checkpoint sections after the joints (format version 3, host/io/checkpoint.c):
  *
  *   collision: u32 present; when present, u32 record sizes (collision settings, shape, plane, contact-cache
- *   key), the settings, i32 shape slots + the shapes by body slot, i32 planes + the planes, i32 keys + the
- *   contact cache (body a, body b, feature -> joint slot) of the last step;
+ *   key; a shape record without its trailing collision group, from files written before groups, still
+ *   reads, as group 0), the settings, i32 shape slots + the shapes by body slot, i32 planes + the planes,
+ *   i32 keys + the contact cache (body a, body b, feature -> joint slot) of the last step;
  *   names: i32 named bodies, then (i32 body slot, string) for each;
  *   curves (only when the world has polyline curve joints): u32 tag "CRVS", i32 polylines, then for each
  *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices);
@@ -44,7 +45,7 @@ static int shape_ok(const ctn_world *w, int i, const ctn_shape *s) {
     if (s->type < CTN_SHAPE_NONE || s->type > CTN_SHAPE_BOX || !(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) return 0;
     return isfinite(s->radius) && s->radius >= 0.0f && isfinite(s->half_length) && s->half_length >= 0.0f &&
            finite_v3(s->half_extents) && isfinite(s->friction) && s->friction >= 0.0f && s->restitution >= 0.0f &&
-           s->restitution <= 1.0f;
+           s->restitution <= 1.0f && s->group >= 0;
 }
 
 /* A stored cache key names live bodies and, unless dropped (-1), a live built-in contact between them. */
@@ -65,14 +66,28 @@ static void *read_array(ck_reader *r, int32_t n, int32_t min, size_t size) {
     return a;
 }
 
+/* Reads n shape records of `size` bytes: sizeof(ctn_shape), or CTN__SHAPE_V1_SIZE from a file written before
+ * shapes had a collision group (the same fields without the group at the end: group 0). */
+static ctn_shape *read_shapes(ck_reader *r, int32_t n, uint32_t size) {
+    if (size == sizeof(ctn_shape)) return read_array(r, n, 64, sizeof(ctn_shape));
+    if (n < 0 || (size_t)n > r->left / size) return NULL;
+    ctn_shape *a = ctn__calloc((size_t)(n > 64 ? n : 64) + 1, sizeof *a);
+    if (!a) {
+        r->oom = 1;
+        return NULL;
+    }
+    for (int32_t i = 0; i < n; ++i) ck_get(r, &a[i], size);
+    return a;
+}
+
 int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     uint32_t present = 0, sizes[4] = {0, 0, 0, 0};
     ck_get(r, &present, sizeof present);
     if (present > 1) return 0;
     if (!present) return !r->short_read;
     ck_get(r, sizes, sizeof sizes);
-    if (sizes[0] != sizeof(ctn_collision_desc) || sizes[1] != sizeof(ctn_shape) || sizes[2] != sizeof(ctn_plane) ||
-        sizes[3] != sizeof(ctn_contact_key))
+    if (sizes[0] != sizeof(ctn_collision_desc) || (sizes[1] != sizeof(ctn_shape) && sizes[1] != CTN__SHAPE_V1_SIZE) ||
+        sizes[2] != sizeof(ctn_plane) || sizes[3] != sizeof(ctn_contact_key))
         return 0;
     struct ctn_collision *c = ctn__collision_get(w);
     if (!c) return ck_oom(r);
@@ -80,7 +95,7 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     if (!(c->desc.margin >= 0.0 && c->desc.margin <= 1e3)) return 0;
     int32_t n = -1;
     ck_get(r, &n, sizeof n);
-    if (n > w->body_count || !(c->shapes = read_array(r, n, 64, sizeof *c->shapes))) return 0;
+    if (n > w->body_count || !(c->shapes = read_shapes(r, n, sizes[1]))) return 0;
     c->shape_capacity = n > 64 ? n : 64;
     for (int i = 0; i < n; ++i) {
         if (!shape_ok(w, i, &c->shapes[i])) return 0;

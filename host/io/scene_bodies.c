@@ -59,13 +59,14 @@ static int parse_inertia(pctx *c, const cJSON *b, const char *path, scene_body *
 }
 
 /* "shape": {"sphere": r}, {"capsule": {"radius": r, "half_length": h}} (along body x) or {"box": [hx, hy, hz]},
- * with the material: "friction" (default 0.5) and "restitution" (default 0). */
+ * with the material: "friction" (default 0.5) and "restitution" (default 0), and the collision "group"
+ * (default 0: none; shapes sharing a nonzero group never collide). */
 static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb) {
     const cJSON *v = ctn__json_member(b, "shape");
     if (!v) return 1;
     char p[PATH_MAX_LEN];
     ctn__json_path(p, path, "shape");
-    static const char *const keys[] = {"sphere", "capsule", "box", "friction", "restitution", NULL};
+    static const char *const keys[] = {"sphere", "capsule", "box", "friction", "restitution", "group", NULL};
     if (!ctn__json_object(c, v, p) || !ctn__json_keys(c, v, p, keys)) return 0;
     int kinds = !!ctn__json_member(v, "sphere") + !!ctn__json_member(v, "capsule") + !!ctn__json_member(v, "box");
     if (kinds != 1) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give exactly one of \"sphere\", \"capsule\", \"box\"");
@@ -96,6 +97,7 @@ static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a particle has no orientation: only a sphere fits");
     if (ctn__json_range(c, v, "friction", p, 0.0, 0, 1e30, &sh->friction) < 0) return 0;
     if (ctn__json_range(c, v, "restitution", p, 0.0, 0, 1.0, &sh->restitution) < 0) return 0;
+    if (ctn__json_int32(c, v, "group", p, 0, 2147483647, &sh->group) < 0) return 0;
     sb->has_shape = 1;
     return 1;
 }

@@ -46,7 +46,9 @@ static void write_shape(FILE *f, const ctn_shape *s) {
     if (s->type == CTN_SHAPE_SPHERE) fprintf(f, ", \"shape\": {\"sphere\": %.9g", s->radius);
     else if (s->type == CTN_SHAPE_CAPSULE) fprintf(f, ", \"shape\": {\"capsule\": {\"radius\": %.9g, \"half_length\": %.9g}", s->radius, s->half_length);
     else fprintf(f, ", \"shape\": {\"box\": [%.9g, %.9g, %.9g]", s->half_extents.x, s->half_extents.y, s->half_extents.z);
-    fprintf(f, ", \"friction\": %.9g, \"restitution\": %.9g}", s->friction, s->restitution);
+    fprintf(f, ", \"friction\": %.9g, \"restitution\": %.9g", s->friction, s->restitution);
+    if (s->group) fprintf(f, ", \"group\": %d", s->group);
+    fputs("}", f);
 }
 
 /* Live bodies in id order; index[id] = their position in the file (the ids a loaded world gives them). */

@@ -22,12 +22,16 @@
  * Collision geometry -> shapes: a sphere as is; a box when its axes lie along the body axes; a cylinder
  * becomes a capsule of the same radius and overall length (URDF 1.0 has no capsule) when its axis lies
  * along a principal axis (the body's x axis is turned onto it). A shape must sit at the centre of mass
- * (Catena's shapes are centred on their body). Catena bodies hold one shape.
+ * (Catena's shapes are centred on their body). Catena bodies hold one shape. Unless self-collision is asked
+ * for, every shape of the robot gets one fresh collision group, so its links never collide with each other
+ * (PyBullet's loadURDF default: a robot's links overlap at their joints by design, and their contacts would
+ * push the joints apart); with it, every pair may collide except the pairs joined by a joint.
  *
  * What is approximated or dropped (meshes, extra or off-centre shapes, mimic couplings, joint damping and
  * friction, limits wider than [-pi, pi], collisions of world links) is never silent: each is listed by name
  * in the report returned to the caller. */
 #include "catena/catena.h"
+#include "collide/collide.h"
 #include "core/dmat3.h"
 #include "core/world.h"
 #include "io/scene_internal.h"
@@ -257,6 +261,7 @@ typedef struct build {
     report rep;
     char msg[1024];
     ctn_status st;
+    int group;               /* collision group of every shape of the robot (0: self-collision on) */
 } build;
 
 static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
@@ -316,6 +321,7 @@ static ctn_status add_bodies(build *b) {
         ctn_body_id id;
         ctn_status st = ctn_body_add(b->w, &d, &id);
         if (st == CTN_OK) st = ctn_body_set_name(b->w, id, l->name);
+        shape.group = b->group;
         if (st == CTN_OK && shape.type != CTN_SHAPE_NONE) st = ctn_body_set_shape(b->w, id, &shape);
         if (st != CTN_OK) return fail(b, st, "link '%s': %s", l->name, ctn_world_last_error(b->w));
         b->bodies[ls->body] = id;
@@ -354,12 +360,31 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     return CTN_OK;
 }
 
+/* A collision group no shape of the world uses yet: one more than the largest in use (1 when none is). */
+static int fresh_group(const ctn_world *w) {
+    const struct ctn_collision *c = w->collision;
+    int top = 0, n = c ? (c->shape_capacity < w->body_count ? c->shape_capacity : w->body_count) : 0;
+    for (int i = 0; i < n; ++i)
+        if (c->shapes[i].type != CTN_SHAPE_NONE && (w->props[i].flags & CTN_BODY_FLAG_ALIVE) && c->shapes[i].group > top)
+            top = c->shapes[i].group;
+    return top < 2147483647 ? top + 1 : -1;
+}
+
 ctn_status ctn_scene_load_urdf(ctn_world *w, const char *path, char *msg, size_t msg_size) {
+    return ctn_scene_load_urdf_ex(w, path, 0, msg, msg_size);
+}
+
+ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_collision, char *msg, size_t msg_size) {
     char scratch[1];
     if (!msg) msg = scratch, msg_size = sizeof scratch;
     if (msg_size) msg[0] = '\0';
     CTN__ENTER(w);
     if (!path) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_load_urdf: path is NULL");
+    if (self_collision != 0 && self_collision != 1) {
+        ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_scene_load_urdf_ex: self_collision: %d must be 0 or 1", self_collision);
+        snprintf(msg, msg_size, "%s", w->error);
+        return CTN_ERR_INVALID_ARGUMENT;
+    }
     ctn_urdf_model *m = NULL;
     char parse_msg[1024];
     ctn_status st = (ctn_status)ctn__urdf_parse(path, &m, parse_msg, sizeof parse_msg);
@@ -373,8 +398,10 @@ ctn_status ctn_scene_load_urdf(ctn_world *w, const char *path, char *msg, size_t
         snprintf(msg, msg_size, "%s", w->error);
         return st;
     }
-    build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK};
+    build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK,
+               self_collision ? 0 : fresh_group(w)};
     if (!b.links || !b.bodies) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+    if (b.group < 0) fail(&b, CTN_ERR_LIMIT, "no collision group left for the robot's links (the world uses group 2147483647)");
     ctn_world_mark mark = ctn__scene_mark(w);
     if (b.st == CTN_OK) {
         w->append_slots++; /* consecutive handles, as scene files get */

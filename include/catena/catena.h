@@ -659,9 +659,11 @@ typedef struct ctn_shape_desc {
     double half_extents[3];  /**< box */
     double friction;         /**< default 0.5; a pair uses sqrt(mu_a mu_b) */
     double restitution;      /**< default 0; a pair uses the larger */
+    int group;               /**< collision group, >= 0: bodies whose shapes share a nonzero group never collide
+                                  with each other (a robot's own links); 0 = no group, the default */
 } ctn_shape_desc;
 
-/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution. */
+/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution, group 0. */
 CTN_API ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
 /** Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
 CTN_API ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
@@ -672,7 +674,8 @@ CTN_API ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3],
 /** Settings of the built-in collision detection; start from ctn_collision_desc_default(). */
 typedef struct ctn_collision_desc {
     int enabled;             /**< default 1 (contact generation runs when any shape or plane exists) */
-    int skip_jointed;        /**< default 1: no contacts between two bodies joined by a joint */
+    int skip_jointed;        /**< default 1: no contacts between two bodies joined by a joint (shapes sharing a
+                                  nonzero ctn_shape_desc.group never collide, whatever this says) */
     double margin;           /**< speculative distance (m) added to the motion bound of one step; default 0.01 */
 } ctn_collision_desc;
 
@@ -953,6 +956,13 @@ CTN_API ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
  * and the world is unchanged. CTN_ERR_IO: unreadable file; CTN_ERR_INVALID_ARGUMENT: not valid URDF;
  * CTN_ERR_UNSUPPORTED also in a build without urdfdom. */
 CTN_API ctn_status ctn_scene_load_urdf(ctn_world *world, const char *path, char *msg, size_t msg_size);
+/** ctn_scene_load_urdf with the choice of self-collision. self_collision = 0 (what ctn_scene_load_urdf does):
+ * every shape of the robot gets the same fresh collision group (one more than the largest group in use in
+ * the world), so the robot's links never collide with each other, as in PyBullet's loadURDF without
+ * URDF_USE_SELF_COLLISION; they still collide with planes, other robots and other bodies. self_collision = 1:
+ * the shapes get no group, and every pair of the robot's links may collide except pairs joined by a joint
+ * (as the collision settings' skip_jointed says). Other values are refused. */
+CTN_API ctn_status ctn_scene_load_urdf_ex(ctn_world *world, const char *path, int self_collision, char *msg, size_t msg_size);
 
 /* Checkpoints: the complete world state (settings; bodies, joints and contacts with their handles and free
  * slots; warm-start impulses; shapes, planes, collision settings and the contact cache; body names) in a binary file

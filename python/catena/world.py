@@ -391,11 +391,12 @@ class World:
         self._h.set_force(body, force, torque)
 
     def set_shape(self, body, type, radius=None, half_length=None, half_extents=None, friction=None,
-                  restitution=None):
+                  restitution=None, group=None):
         """A collision shape for the built-in contact detection: "sphere" (radius), "capsule" (radius,
-        half_length along body x), "box" (half_extents) or "none"."""
+        half_length along body x), "box" (half_extents) or "none". group (>= 0, default 0: none): bodies
+        whose shapes share a nonzero group never collide with each other."""
         self._h.set_shape(body, dict(type=_code(SHAPES, "shape.type", type), radius=radius, half_length=half_length,
-                                     half_extents=half_extents, friction=friction, restitution=restitution))
+                                     half_extents=half_extents, friction=friction, restitution=restitution, group=group))
 
     def add_plane(self, normal, offset=0.0, friction=0.5, restitution=0.0):
         """A static plane: the half-space normal . x <= offset is solid. Returns its index."""
@@ -438,13 +439,15 @@ class World:
         is_file = os.path.isfile(text) or text.endswith(".json") or os.sep in text
         self._h.load_scene("file" if is_file else "spec", text)
 
-    def load_urdf(self, path):
-        """Adds the robot of a URDF file (``ctn_scene_load_urdf``: links with mass become bodies named after
+    def load_urdf(self, path, self_collision=False):
+        """Adds the robot of a URDF file (``ctn_scene_load_urdf_ex``: links with mass become bodies named after
         them, revolute/continuous/prismatic/fixed joints Catena joints, collision spheres/boxes/cylinders shapes; see
-        docs/urdf.md). What could only be approximated or was ignored (meshes, mimic joints, damping, ...)
+        docs/urdf.md). The robot's links never collide with each other (its shapes share a fresh collision
+        group, as in PyBullet) unless self_collision is true: then every pair may, except pairs joined by a
+        joint. What could only be approximated or was ignored (meshes, mimic joints, damping, ...)
         is logged as a warning on the 'catena' logger and returned as text ("" for an exact import); what
         cannot be represented (planar joints) raises, leaving the world unchanged."""
-        report = self._h.load_scene("urdf", os.fspath(path))
+        report = self._h.load_scene("urdf", os.fspath(path), bool(self_collision))
         if report:
             logging.getLogger("catena").warning("%s: %s", os.fspath(path), report)
         return report

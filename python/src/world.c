@@ -329,18 +329,20 @@ static PyObject *world_find_body(pyctn_world *self, PyObject *arg) {
     return PyLong_FromLongLong((long long)id);
 }
 
-/* load_scene(kind, text): kind "file" loads a JSON scene file, "spec" runs a generator spec, "urdf" a URDF
- * file. Returns the importer's report (URDF: what was approximated or ignored; "" otherwise). */
+/* load_scene(kind, text[, self_collision]): kind "file" loads a JSON scene file, "spec" runs a generator spec,
+ * "urdf" a URDF file (its links colliding with each other when self_collision is true). Returns the
+ * importer's report (URDF: what was approximated or ignored; "" otherwise). */
 static PyObject *world_load_scene(pyctn_world *self, PyObject *args) {
     const char *kind, *text;
-    if (!PyArg_ParseTuple(args, "ss", &kind, &text)) return NULL;
+    int self_collision = 0;
+    if (!PyArg_ParseTuple(args, "ss|p", &kind, &text, &self_collision)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_status st;
     char err[1024] = "";
     int file = strcmp(kind, "file") == 0, urdf = strcmp(kind, "urdf") == 0;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    st = urdf ? ctn_scene_load_urdf(self->world, text, err, sizeof err)
+    st = urdf ? ctn_scene_load_urdf_ex(self->world, text, self_collision, err, sizeof err)
          : file ? ctn_scene_load_json(self->world, text, err, sizeof err) : ctn_scene_from_spec(self->world, text);
     Py_END_ALLOW_THREADS
     self->busy = 0;
@@ -389,7 +391,7 @@ static PyMethodDef world_methods[] = {
     {"detach", (PyCFunction)world_detach, METH_O, "ctn_attach_remove."},
     {"attachment", (PyCFunction)world_attachment, METH_O, "attachment(body) -> (master, point) or None."},
     {"find_body", (PyCFunction)world_find_body, METH_O, "find_body(name) -> handle."},
-    {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec'|'urdf', text) -> report."},
+    {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec'|'urdf', text, self_collision=False) -> report."},
     {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
     {"add_body", (PyCFunction)pyctn_add_body, METH_O, "add_body(desc dict) -> id."},
     {"add_joint", (PyCFunction)pyctn_add_joint, METH_O, "add_joint(desc dict with limits/motor/rope/pivot) -> id."},

@@ -68,3 +68,41 @@ def test_prismatic_is_a_slider(tmp_path):
         w.step(60)
         # falls along the vertical rail onto its lower limit (measured -0.25000)
         assert abs(w.joint_translation(0) + 0.25) < 1e-4
+
+
+def test_self_collision_off_by_default():
+    """The snake's links share one collision group and never touch each other; self_collision=True lets
+    them (pairs joined by a joint excepted)."""
+    counts = []
+    for self_collision in (False, True):
+        with catena.World(backend="cpu", gravity=(0, 0, -9.81)) as w:
+            try:
+                w.load_urdf(os.path.join(EXAMPLES, "snake_50.urdf"), self_collision=self_collision)
+            except catena.Error as e:
+                if "no URDF support" in str(e):
+                    pytest.skip("this build has no URDF support (liburdfdom-dev)")
+                raise
+            most = 0
+            for _ in range(60):
+                w.step()
+                most = max(most, len(w.contacts))
+            counts.append(most)
+    assert counts[0] == 0 and counts[1] > 0, counts
+
+
+def test_shape_group():
+    """Two overlapping spheres in one group make no contact; in different groups they do."""
+    found = []
+    for groups in ((5, 5), (5, 6)):
+        with catena.World(backend="cpu", gravity=(0, 0, 0)) as w:
+            a = w.add_body(mass=1.0, position=(0, 0, 0))
+            b = w.add_body(mass=1.0, position=(0.18, 0, 0))
+            w.set_shape(a, "sphere", radius=0.1, group=groups[0])
+            w.set_shape(b, "sphere", radius=0.1, group=groups[1])
+            w.step()
+            found.append(len(w.contacts))
+    assert found[0] == 0 and found[1] > 0, found
+    with catena.World(backend="cpu") as w:
+        a = w.add_body(mass=1.0)
+        with pytest.raises(catena.Error, match="shape.group"):
+            w.set_shape(a, "sphere", radius=0.1, group=-1)

@@ -223,6 +223,29 @@ static void check_gravity(void) {
     free(csv);
 }
 
+/* --self-collision: the snake's links (examples/snake_50.urdf) touch each other within 60 steps (contacts
+ * among the final joints) and never do without it; a scene that is not a URDF robot is refused. */
+static void check_self_collision(void) {
+    char *json = path_in(g_work, "self_collision.json"), *snake = path_in(g_src, "examples/snake_50.urdf");
+    int code = run("run", snake, "--steps", "60", "--backend", "cpu", "--json", json, "-q", NULL);
+    if (code != 0 && strstr(g_stderr, "no URDF support")) {
+        free(json), free(snake);
+        return; /* a build without urdfdom: test_urdf checks that it says so */
+    }
+    cJSON *j = read_summary(json);
+    double plain = summary_number(j, "joints");
+    cJSON_Delete(j);
+    code = run("run", snake, "--steps", "60", "--backend", "cpu", "--json", json, "-q", "--self-collision", NULL);
+    j = read_summary(json);
+    double self = summary_number(j, "joints");
+    cJSON_Delete(j);
+    CHECK(code == 0 && plain == 50 && self > 50, "snake joints after 60 steps: %g by default (50 hinges), %g with --self-collision", plain, self);
+    code = run("run", "chain:3", "--self-collision", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "--self-collision") && strstr(g_stderr, ".urdf"), "--self-collision on a generator: exit %d: %s", code,
+          g_stderr);
+    free(json), free(snake);
+}
+
 static void check_threads(void) {
     char *json = path_in(g_work, "threads.json");
     char *policy = getenv("OMP_WAIT_POLICY") ? strdup(getenv("OMP_WAIT_POLICY")) : NULL;
@@ -262,6 +285,7 @@ void check_flags(void) {
     check_cadences();
     check_threads();
     check_gravity();
+    check_self_collision();
 }
 
 void flags_tally(int *checks, int *failures) {
