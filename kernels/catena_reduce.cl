@@ -93,7 +93,7 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
 
 /* First pass of the step's statistics (stage MEASURE): per slot the joint error (ctn_joint_error) folded
  * with the residuals r2 as ctn_k_reduce3 folds them, then per body the device half of the divergence check
- * (host/solve/divergence.c): the largest linear or angular speed, and the lowest id of a body that is
+ * (host/core/divergence.c): the largest linear or angular speed, and the lowest id of a body that is
  * non-finite or faster than `limit` (n when none); by G groups of L work-items in fixed orders (no atomics). partial[3 g + k]: sum r2, largest
  * gap, largest angle; ipartial[3 G + 2 g], [3 G + 2 g + 1] (ipartial: the same buffer as ints): largest
  * speed (float bits) and first bad body.

@@ -1,7 +1,7 @@
 /* The exact solver for forests (host/opencl/opencl_tree.c), level by level in double precision (inside the cl_khr_fp64 block of catena.cl). Part of the program kernels/catena.cl (included there, in order). */
 
-/* ---- Exact solver for forests of joints (host/opencl_tree.c) -----------------------------------
- * The KKT system [M J^T; J -S] eliminated over the elimination tree of host/solver_direct.c (body nodes,
+/* ---- Exact solver for forests of joints (host/opencl/opencl_tree.c) -----------------------------------
+ * The KKT system [M J^T; J -S] eliminated over the elimination tree of host/solve/solver_direct.c (body nodes,
  * joint nodes, supernodes for rows attached to grounded bodies; node records CTN_TN_* of ctn_direct.h),
  * one launch per level of the tree, children before parents (factor + forward substitution), then one
  * launch per level from the roots (back substitution + update). A launch covers the nodes

@@ -1,10 +1,10 @@
 /* Double-precision dense math of the exact solver, shared by the host and the OpenCL tree
- * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
+ * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
  * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
  * 1.2 has no generic address space) except in the in-place dense inverses *_g, which take CTN_GLOBAL
  * matrices: the kernels keep only O(N) vectors private, and the host solver calls the same functions.
  *
- * The algorithms are those of host/solver_direct.c (its header comment gives the system): Jacobian rows
+ * The algorithms are those of host/solve/solver_direct.c (its header comment gives the system): Jacobian rows
  * with the lever-arm cross product taken in double, the Cholesky inverse that drops pivots below
  * CTN_DD_PIVOT_TOL of the largest diagonal (exactly redundant rows: dl = 0), and the inverse of a node
  * pivot D = [A, B^T; B, C] through its Schur complement. */
@@ -18,10 +18,10 @@
 #define CTN_DD_PIVOT_TOL 1e-13                    /* relative pivot below which a row is redundant */
 #define CTN_DD_FLOOR 1e-10                        /* relative regularisation of every row (DIRECT_FLOOR) */
 #ifndef CTN_DD_MAX_DENSE
-#define CTN_DD_MAX_DENSE CTN_DD_MAX_NODE /* largest matrix ctn_dd_spd_inverse_g takes (host/solver_direct.c: 48) */
+#define CTN_DD_MAX_DENSE CTN_DD_MAX_NODE /* largest matrix ctn_dd_spd_inverse_g takes (host/solve/solver_direct.c: 48) */
 #endif
 
-/* Node record of the elimination tree (host/opencl_tree.c uploads one per node, CTN_TN_INTS ints). */
+/* Node record of the elimination tree (host/opencl/opencl_tree.c uploads one per node, CTN_TN_INTS ints). */
 #define CTN_TN_KIND 0   /* 0: body node, 1: joint node */
 #define CTN_TN_DOF 1    /* body: 3 or 6; joint: 0 */
 #define CTN_TN_SIZE 2   /* N: dof + attached rows (body) or rows (joint) */
@@ -152,7 +152,7 @@ CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
 /* Dense inverses, in place on a CTN_GLOBAL matrix (__global in OpenCL, a plain pointer on the host), so
  * that no work-item of the tree kernels keeps an N x N matrix in private memory (private memory is
  * reserved per resident thread of a GPU: dense private copies ran an H100 out of it). The host solver
- * (host/solver_direct.c) calls the same functions, so both sides run the same operations in the same order.
+ * (host/solve/solver_direct.c) calls the same functions, so both sides run the same operations in the same order.
  *
  * ctn_dd_spd_inverse_g: the n x n symmetric positive semi-definite matrix at a (row stride lda,
  * n <= CTN_DD_MAX_DENSE, only its lower triangle is read) is replaced by its inverse, by Cholesky; a pivot

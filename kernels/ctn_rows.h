@@ -1,6 +1,6 @@
 /* Constraint rows: Jacobians, effective masses, SPOOK right-hand sides and the block update.
  *
- * Shared by the CPU solver (host/solver_cpu.c) and the OpenCL kernels (kernels/catena.cl), so both run
+ * Shared by the CPU solver (host/solve/solver_cpu.c) and the OpenCL kernels (kernels/catena.cl), so both run
  * the same math. All pointers point to private (stack) memory; kernels copy global data in and out.
  *
  * Every joint is written as up to 3 linear rows along world directions d (the point-to-point Jacobian of

@@ -1,7 +1,7 @@
-/* Per-item solver steps over the global arrays, shared by the CPU loops (host/solver_cpu.c) and the OpenCL
+/* Per-item solver steps over the global arrays, shared by the CPU loops (host/solve/solver_cpu.c) and the OpenCL
  * kernels (kernels/catena.cl): each function is the body of one work-item. On the host CTN_GLOBAL is empty.
  *
- * Index conventions (see host/world.h): joints and blocks are in solver (colour) order; lambda and
+ * Index conventions (see host/core/world.h): joints and blocks are in solver (colour) order; lambda and
  * dlambda hold 6 floats per joint slot; adj / adj_offsets is the body -> joint CSR adjacency whose entries
  * are (slot << 1) | side. */
 #ifndef CTN_SOLVER_H

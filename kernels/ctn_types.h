@@ -77,7 +77,7 @@ typedef struct ctn_props {
 #define CTN_JF_MOTOR 2 /* hinge: velocity motor, target speed `stiffness`, max torque `damping`; prismatic: target
                           speed (m/s) and max force (N) */
 #define CTN_JF_ROPE 4  /* distance: only resists stretching (lambda <= 0) */
-#define CTN_JF_AUTO 8  /* contact made by the built-in collision detection (host/collide.c) */
+#define CTN_JF_AUTO 8  /* contact made by the built-in collision detection (host/collide/collide.c) */
 /* distance: an implicit spring, i.e. a spring-damper written as a compliant distance row (SPOOK with
  * compliance 1/k and damping time c/k, ctn_joint_prepare); stiffness and damping keep k and c */
 #define CTN_JF_IMPLICIT_SPRING 16

@@ -1,5 +1,5 @@
-/* Internal interface of the built-in contact generation: host/collide.c (shapes, planes, narrow
- * phase, contact persistence), host/broadphase.c (uniform grid) and host/contact.c (user contacts). */
+/* Internal interface of the built-in contact generation: host/collide/collide.c (shapes, planes, narrow
+ * phase, contact persistence), host/collide/broadphase.c (uniform grid) and host/collide/contact.c (user contacts). */
 #ifndef CTN_HOST_COLLIDE_H
 #define CTN_HOST_COLLIDE_H
 

@@ -357,7 +357,7 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
     return CTN_OK;
 }
 
-/* ---- joints by slot (also for contacts: host/contact.c, host/collide.c) --------------------------- */
+/* ---- joints by slot (also for contacts: host/collide/contact.c, host/collide/collide.c) --------------------------- */
 
 ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
     if (w->joint_free_count > 0 && !w->append_slots) {

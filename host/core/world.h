@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Solver layout, rebuilt when the topology changes (host/topology.c). Joints are stored in solver order:
+/* Solver layout, rebuilt when the topology changes (host/core/topology.c). Joints are stored in solver order:
  * sorted by colour so that colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]),
  * and the overflow group (joints beyond the colour budget, solved serially) is the range
  * [colour_offsets[colour_count], colour_offsets[colour_count + 1]). */
@@ -148,12 +148,12 @@ struct ctn_world {
     ctn_step_stats stats;
     const ctn_backend_ops *backend;
     void *backend_data;
-    void *direct_data;        /* host/solver_direct.c: cached forest ordering and factor storage */
+    void *direct_data;        /* host/solve/solver_direct.c: cached forest ordering and factor storage */
     void *auto_scratch;       /* host/solve/solver_auto.c: the forest scan's arrays (grows only) */
     size_t auto_scratch_size;
     char device_name[256];
 
-    /* State before the step in flight, restored when the step diverges (host/divergence.c). */
+    /* State before the step in flight, restored when the step diverges (host/core/divergence.c). */
     int snapshot_bodies;      /* capacity of the body snapshot arrays */
     int snapshot_rows;        /* capacity of snapshot_lambda (floats) */
     ctn_pose *snapshot_pose;
@@ -168,7 +168,7 @@ struct ctn_world {
     ctn_joint_snapshot joint_snap;
 
     /* Shapes, planes and the contact cache of the built-in collision detection and the list of
-     * user contacts (host/collide.c); NULL until a shape, plane or contact is added. */
+     * user contacts (host/collide/collide.c); NULL until a shape, plane or contact is added. */
     struct ctn_collision *collision;
 
     /* Polyline vertices of curve joints, by joint slot (host/core/curve.c); NULL until a polyline is added. */
@@ -294,11 +294,11 @@ void ctn__log(const ctn_world *w, ctn_log_level level, const char *fmt, ...)
 /* Brings the host arrays up to date with the backend (before reading or editing body state). */
 ctn_status ctn__sync(ctn_world *w);
 
-/* Rebuilds the colouring and the solver layout from the live joints (host/topology.c). */
+/* Rebuilds the colouring and the solver layout from the live joints (host/core/topology.c). */
 ctn_status ctn__topology_build(ctn_world *w);
 void ctn__topology_free(ctn_topology *t);
 
-/* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/colouring.c).
+/* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/core/colouring.c).
  * body_a/body_b: joint bodies (< 0: world); dynamic[i]: whether body i counts. Writes colour[j] in
  * [0, max_colours] where max_colours means the overflow group; returns the colour count used. */
 int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
@@ -346,7 +346,7 @@ ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ct
 /* The same test without a message (safe on many threads at once): 1 when the body diverged. */
 int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed);
 
-/* Joints by slot (host/joint.c): inserts a definition without validation into a new slot (*slot gets it),
+/* Joints by slot (host/core/joint.c): inserts a definition without validation into a new slot (*slot gets it),
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot);
 void ctn__joint_kill(ctn_world *w, int slot);

@@ -7,7 +7,7 @@
  * the host; reading alpha and beta back every iteration would cost two blocking round trips per
  * iteration, so alpha = rz / p^T A p and beta = rz_new / rz are formed by one-work-item kernels on the
  * device and the alpha/beta updates are fused into the row and body kernels. The only host scalar of
- * the step is the warm-start factor (clBLAST scal, host/backend_opencl.c). */
+ * the step is the warm-start factor (clBLAST scal, host/opencl/backend_opencl.c). */
 #include "opencl/opencl_internal.h"
 
 #include <clblast_c.h>

@@ -1,5 +1,5 @@
 /* OpenCL device enumeration and selection, program build options, and the program build through the
- * on-disk binary cache (host/opencl_cache.c). */
+ * on-disk binary cache (host/opencl/opencl_cache.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "opencl/opencl_internal.h"
 

@@ -18,12 +18,12 @@
 extern const char ctn__opencl_kernel_source[];
 extern const size_t ctn__opencl_kernel_source_len;
 
-/* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES" (host/opencl_errors.c). */
+/* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES" (host/opencl/opencl_errors.c). */
 const char *ctn__cl_error_name(cl_int err);
 /* Name of a clBLAST status code, e.g. "CLBlastInvalidVectorX". */
 const char *ctn__clblast_status_name(int status);
 
-/* ---- devices (host/opencl_context.c) ----------------------------------------------------------- */
+/* ---- devices (host/opencl/opencl_context.c) ----------------------------------------------------------- */
 
 #define CTN_OCL_MAX_DEVICES 64
 
@@ -60,7 +60,7 @@ typedef struct ctn_ocl_build_info {
 ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id platform, cl_device_id device,
                                   cl_program *out, ctn_ocl_build_info *info);
 
-/* ---- binary cache (host/opencl_cache.c) -------------------------------------------------------- */
+/* ---- binary cache (host/opencl/opencl_cache.c) -------------------------------------------------------- */
 
 /* Keys and checksums: ctn__fnv1a (host/core/hash.h). */
 
@@ -72,7 +72,7 @@ unsigned char *ctn__cache_load(const char *path, uint64_t key, size_t *size);
 /* Writes the entry atomically (temporary file + rename); creates the directory. Returns 1 on success. */
 int ctn__cache_store(const char *dir, const char *path, uint64_t key, const unsigned char *data, size_t size);
 
-/* ---- the backend state (host/backend_opencl.c, host/opencl_cg.c) ------------------------------ */
+/* ---- the backend state (host/opencl/backend_opencl.c, host/opencl/opencl_cg.c) ------------------------------ */
 
 enum {
     CTN_K_PREPARE,
@@ -174,7 +174,7 @@ typedef struct ctn_ocl {
 
     /* Device copy of the state before the step in flight (pose, vel, inertia, impulses), taken
      * by clEnqueueCopyBuffer after the step's uploads: copied back when the step diverges, read back to
-     * the host when a device fault ends the step (host/backend_opencl.c, recover_after_fault). */
+     * the host when a device fault ends the step (host/opencl/backend_opencl.c, recover_after_fault). */
     ctn_clbuf snap_pose, snap_vel, snap_inertia, snap_lambda;
     int snap_taken;               /* the snapshot of this step is enqueued */
     long step_index;              /* steps run on this backend, from 1 (the fault switch counts them) */
@@ -204,7 +204,7 @@ typedef struct ctn_ocl {
     int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */
     size_t dir_fold_local;        /* work-group size of ctn_k_chain_project_assemble (a power of two) */
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
-    void *tree;                   /* its state (ocl_tree, host/opencl_tree.c) */
+    void *tree;                   /* its state (ocl_tree, host/opencl/opencl_tree.c) */
     /* Loop closers through their Schur complement on the forest path (host/opencl/opencl_schur.c) */
     cl_kernel schur_kernel[3];
     int schur_rows;               /* R: their rows (0: the layout has none it can take) */
@@ -288,7 +288,7 @@ ctn_status ctn__ocl_read_body(ctn_world *w, int i, ctn_pose *p, ctn_vel *v);
  * reason extended. */
 ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s);
 
-/* Block-preconditioned CG on the device (host/opencl_cg.c): dots and norms through clBLAST, scalars
+/* Block-preconditioned CG on the device (host/opencl/opencl_cg.c): dots and norms through clBLAST, scalars
  * kept on the device. Leaves ||r||^2 of the last iteration to be read from stats[3]. */
 ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o);
 
@@ -354,7 +354,7 @@ int ctn__ocl_always_bounded(const ctn_joint_def *d);
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);
-/* Bench hook (host/backend_opencl.c): device copy bandwidth in GB/s (bytes read + written). */
+/* Bench hook (host/opencl/backend_opencl.c): device copy bandwidth in GB/s (bytes read + written). */
 ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, double *gbps);
 
 /* Return the status of a failed call; set kernel k's argument i to the value v (with w and o in scope). */

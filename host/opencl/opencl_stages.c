@@ -243,7 +243,7 @@ static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
     return CTN_OK;
 }
 
-/* CG solves equalities only (as on the CPU, host/solver_cpu.c): a step whose layout holds joints with
+/* CG solves equalities only (as on the CPU, host/solve/solver_cpu.c): a step whose layout holds joints with
  * bounded rows (contacts, hinge limits or motors, ropes) is solved by Gauss-Seidel, reported once. The
  * device has the blocks, so the test is on the joint definitions: conservative for a limit not reached. */
 int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o) {

@@ -276,7 +276,7 @@ static ctn_status scene_from_spec(ctn_world *w, const char *spec) {
         COUNT(1000000);
         return IS("bridge") ? ctn_scene_bridge(w, n) : ctn_scene_cradle(w, n);
     }
-    /* Contact scenes (host/scenes_contact.c) */
+    /* Contact scenes (host/scenes/scenes_contact.c) */
     if (IS("capsule_chain") || IS("pile") || IS("bridge_limits") || IS("contact_cradle")) {
         COUNT(10000000);
         if (IS("capsule_chain")) return ctn_scene_capsule_chain(w, n);

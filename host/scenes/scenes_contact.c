@@ -1,6 +1,6 @@
 /* Contact scenes: a capsule chain dropped onto a floor, a pile of spheres in a box, a hinged
  * bridge with limits, a motorised wheel, and Newton's cradle with contacts. Built through the public API
- * only, like host/scenes.c. */
+ * only, like host/scenes/scenes.c. */
 #include "collide/collide.h"
 #include "scenes/scenes_internal.h"
 

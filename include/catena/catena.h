@@ -28,11 +28,9 @@ extern "C" {
 #define CATENA_VERSION_NUMBER (CATENA_VERSION_MAJOR * 10000 + CATENA_VERSION_MINOR * 100 + CATENA_VERSION_PATCH)
 
 /** Marks the functions libcatena.so exports: the library is built with hidden visibility, so everything
- * else (the `ctn__` internals, the C++ of the URDF reader) stays inside it. Empty for the static library's
- * users, where it changes nothing. */
-#if defined(_WIN32) && defined(CATENA_BUILDING_SHARED)
-#define CTN_API __declspec(dllexport)
-#elif defined(__GNUC__) || defined(__clang__)
+ * else (the `ctn__` internals, the C++ of the URDF reader) stays inside it. For the static library's users
+ * it changes nothing. */
+#if defined(__GNUC__) || defined(__clang__)
 #define CTN_API __attribute__((visibility("default")))
 #else
 #define CTN_API
@@ -641,7 +639,7 @@ CTN_API ctn_status ctn_contact_update(ctn_world *world, ctn_joint_id contact, co
 /** Removes a user contact (as ctn_joint_remove). */
 CTN_API ctn_status ctn_contact_remove(ctn_world *world, ctn_joint_id contact);
 
-/** Collision shapes for the built-in contact generation (host/collide.c). Capsules lie along the body x
+/** Collision shapes for the built-in contact generation (host/collide/collide.c). Capsules lie along the body x
  * axis; boxes are centred on the body. Pairs: sphere-sphere, sphere-capsule, capsule-capsule, and
  * sphere / capsule / box against planes. */
 typedef enum ctn_shape_type {
@@ -830,7 +828,7 @@ CTN_API const char *ctn_world_backend_name(const ctn_world *world);
 /** Name of the device the world runs on ("host CPU" for the CPU backend). */
 CTN_API const char *ctn_world_device_name(const ctn_world *world);
 
-/* ---- OpenCL devices (host/opencl_devices.c) ---------------------------------------------------- */
+/* ---- OpenCL devices (host/opencl/opencl_devices.c) ---------------------------------------------------- */
 
 /** An OpenCL device as ctn_list_devices reports it. */
 typedef struct ctn_device_info {
@@ -852,7 +850,7 @@ typedef struct ctn_device_info {
  * (or a build without OpenCL) *count is 0 and CTN_OK is returned. */
 CTN_API ctn_status ctn_list_devices(ctn_device_info *out, int capacity, int *count, char *err, size_t err_size);
 
-/* ---- scene generators (host/scenes.c) ---------------------------------------------------------- */
+/* ---- scene generators (host/scenes/scenes.c) ---------------------------------------------------------- */
 
 /** A chain or rope for ctn_scene_chain; start from ctn_chain_desc_default(). */
 typedef struct ctn_chain_desc {
@@ -879,7 +877,7 @@ CTN_API ctn_status ctn_scene_bridge(ctn_world *world, int planks);
 CTN_API ctn_status ctn_scene_cradle(ctn_world *world, int balls);
 /** Double pendulum of two rigid rods with hinges, released from horizontal. */
 CTN_API ctn_status ctn_scene_double_pendulum(ctn_world *world);
-/* Contact scenes (host/scenes_contact.c). */
+/* Contact scenes (host/scenes/scenes_contact.c). */
 /** `links` capsule links (radius 0.02 m, 0.1 m long) joined by ball joints, dropped from 1 m onto a floor. */
 CTN_API ctn_status ctn_scene_capsule_chain(ctn_world *world, int links);
 /** `spheres` spheres (radius 0.05 m) dropped into a box of four walls on a floor. */
@@ -897,7 +895,7 @@ CTN_API ctn_status ctn_scene_contact_cradle(ctn_world *world, int balls);
 CTN_API ctn_status ctn_scene_from_spec(ctn_world *world, const char *spec);
 
 /* ================================================================================================ */
-/* ---- scene files and checkpoints (host/scene_json.c, host/checkpoint.c) ---------------- */
+/* ---- scene files and checkpoints (host/io/scene_json.c, host/io/checkpoint.c) ---------------- */
 
 /** A parsed and fully validated JSON scene file (schema: docs/scene-format.md). */
 typedef struct ctn_scene ctn_scene;
@@ -970,7 +968,7 @@ CTN_API ctn_status ctn_scene_load_urdf_ex(ctn_world *world, const char *path, in
  * loaded from a checkpoint steps bitwise identically to the world that was saved. */
 #define CTN_CHECKPOINT_USER_MAX 4096 /**< size of the user text buffer of a checkpoint, terminator included */
 
-/* Read-only queries for exporters (host/export.c). */
+/* Read-only queries for exporters (host/core/export.c). */
 /** Slot index ranges: live handles have indices in [0, *bodies) and [0, *joints) (free slots included). */
 CTN_API ctn_status ctn_world_id_counts(const ctn_world *world, int *bodies, int *joints);
 /** The handle of the live body in slot `index`; CTN_ERR_NOT_FOUND for a free or out-of-range slot. */
