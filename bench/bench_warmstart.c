@@ -3,7 +3,7 @@
  * Each case hangs a chain of rigid links (ball joints) or a rope of particles (distance joints) straight
  * down, steps it 600 times at 60 Hz with Gauss-Seidel and prints the worst joint gap over the run and
  * over its second half, relative to the link length, and how many steps the divergence guard refused. This is the measurement behind the default
- * warm_start = 0.5 (README, "Warm start factor").
+ * warm_start = 0.5 (docs/guide.md, "Warm start factor").
  *
  * usage: bench_warmstart [--links 10,100] [--steps 600]
  */

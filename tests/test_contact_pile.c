@@ -19,7 +19,7 @@ static ctn_world *make_world(int threads) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.threads = threads;
-    d.warm_start = 1.0; /* full warm start: the recommended setting for contact piles (README) */
+    d.warm_start = 1.0; /* full warm start: the recommended setting for contact piles (docs/guide.md) */
     ctn_world *w = NULL;
     char err[256];
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);

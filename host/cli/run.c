@@ -232,7 +232,7 @@ static int resume_world(ctn_cli_opts *o, ctn_checkpoint_info *info, ctn_world **
     st = ctn_world_load(o->scene, &desc, w, NULL, err, sizeof err);
     if (st != CTN_OK) {
         ctn_cli_error("%s", err);
-        /* out of memory is exit 4 (README, "Exit codes"), not a bad checkpoint */
+        /* out of memory is exit 4 (docs/cli.md, "Exit codes"), not a bad checkpoint */
         return st == CTN_ERR_DEVICE || st == CTN_ERR_UNSUPPORTED || st == CTN_ERR_OUT_OF_MEMORY ? CTN_EXIT_DEVICE
                : st == CTN_ERR_IO                                                               ? CTN_EXIT_IO
                                                                                                 : CTN_EXIT_SCENE;

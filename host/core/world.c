@@ -99,7 +99,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.compliance = 0.0;
     d.damping_time = 0.0;
     d.baumgarte = 0.2;
-    d.warm_start = 0.5; /* full warm start destabilises unconverged GS on long chains: see README */
+    d.warm_start = 0.5; /* full warm start destabilises unconverged GS on long chains: docs/guide.md, "Warm start factor" */
     d.max_colours = 32;
     d.threads = 0;
     d.max_speed = 1e4;

@@ -2,7 +2,7 @@
  *
  * What Gauss-Seidel cannot converge is the load a joint carries relative to the body it acts on: a joint
  * holding up a subtree of mass M_sub through a body of mass m needs information from the whole subtree,
- * and the number of sweeps GS needs grows with M_sub / m (with n^2 for an n-link chain: README, "numerical
+ * and the number of sweeps GS needs grows with M_sub / m (with n^2 for an n-link chain: docs/guide.md, "numerical
  * model"). That ratio is the chain length for a chain of equal links hanging from a pin, 2^depth for a
  * binary tree of depth `depth`, and the end-mass ratio for a light chain holding a heavy load. The exact
  * forest solver (host/solve/solver_direct.c) solves any chain or tree of bilateral joints in one O(n)
@@ -189,7 +189,7 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
  * forest (no bounded rows, no loop closers), the joints hold at one substep: the solve is exact and the
  * position projection (host/solve/pipeline.c) removes the drift of the step, so more substeps only shrink the
  * first-order time-discretisation error of the trajectory, at their full cost. Measured with
- * bench/bench_substeps against the same scene at 64 substeps (README, "Choosing substeps"): chain:1000
+ * bench/bench_substeps against the same scene at 64 substeps (docs/guide.md, "Choosing substeps"): chain:1000
  * and tree:2047 hold to ~1e-7 m at 1, 2 and 4 substeps; the chain's trajectory error halves with each
  * doubling (0.17, 0.081, 0.040 m over 2 s), the tree's barely moves (0.33, 0.31, 0.28 m: its error is not
  * the step's). Three layouts need the substeps: distance joints (rope:100, a particle rope swinging down:

@@ -6,7 +6,7 @@
     world.step(600)
     print(world.stats["solver"], world.joint_gaps.max(), world.positions[-1])
 
-See help(catena.World), catena.devices() and the README's "Python" section.
+See help(catena.World), catena.devices() and docs/python.md.
 """
 
 import atexit
@@ -14,7 +14,7 @@ import logging
 import os
 
 # OpenMP threads that wait for work spin in libgomp's default policy, which slows the solver down badly
-# where another process holds a core (README, "Threads"); libgomp reads the policy once, when it is loaded,
+# where another process holds a core (docs/cli.md, "Threads"); libgomp reads the policy once, when it is loaded,
 # so it is set before the extension (and with it libgomp) is loaded, unless the user chose one. It has no
 # effect when another module loaded libgomp earlier in this process: then set OMP_WAIT_POLICY=passive in
 # the environment that starts Python.

@@ -51,13 +51,13 @@ static void check_gnu_conventions(void) {
     }
 }
 
-/* Every option the top-level help lists is explained there and documented in the man page and README. */
+/* Every option the top-level help lists is explained there and documented in the man page and docs/cli.md. */
 static void check_help_documents_options(void) {
     int code = run("--help", NULL);
     char *help = last_stdout();
-    char *man_path = path_in(g_src, "docs/catena.1"), *readme_path = path_in(g_src, "README.md");
+    char *man_path = path_in(g_src, "docs/catena.1"), *readme_path = path_in(g_src, "docs/cli.md");
     char *man = read_all(man_path, NULL), *readme = read_all(readme_path, NULL);
-    CHECK(code == 0 && man && readme, "--help, docs/catena.1 and README.md");
+    CHECK(code == 0 && man && readme, "--help, docs/catena.1 and docs/cli.md");
     int options = 0;
     for (const char *p = help; man && readme && (p = strstr(p, "\n  -")); ++p) {
         const char *o = strstr(p, "--");
@@ -73,7 +73,7 @@ static void check_help_documents_options(void) {
         const char *eol = strchr(o, '\n');
         CHECK(eol && eol - (o + n + 2) > 10, "--help lists %s without explaining it", opt);
         CHECK(strstr(man, man_opt) != NULL, "docs/catena.1 does not document %s", opt);
-        CHECK(strstr(readme, opt) != NULL, "README.md does not mention %s", opt);
+        CHECK(strstr(readme, opt) != NULL, "docs/cli.md does not mention %s", opt);
         options++;
     }
     CHECK(options >= 20, "--help lists only %d options", options);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The picture of one step (docs/step_pipeline.dot -> docs/step_pipeline.svg, shown by README.md and
+# The picture of one step (docs/step_pipeline.dot -> docs/step_pipeline.svg, shown by docs/layout.md and
 # docs/design.md) follows the code:
 #   1. every stage the driver runs (CTN_STAGE_* named in host/solve/pipeline.c) is named in the .dot source,
 #   2. every host/ path the picture names exists,
