@@ -93,6 +93,11 @@ int ctn_cli_validate(int argc, char **argv);
 /* `catena sweep ENSEMBLE.json` (host/cli/sweep.c): parameter sweeps and replicas, serial or over MPI. */
 int ctn_cli_sweep(int argc, char **argv);
 
+/* `catena render FRAMES.pvd --out DIR` (host/cli/render.c): PNG frames and an MP4 of a --vtk series through
+ * share/catena/render.py (VTK offscreen); its help text. */
+int ctn_cli_render(int argc, char **argv);
+void ctn_cli_render_help(FILE *f);
+
 /* ---- output files: host/io/atomic_file.h (ctn__atomic_open_output, ctn__atomic_commit, ctn__atomic_abort),
  * written to PATH.tmp.PID and renamed on commit; "-" is standard output, and an existing path that is not a
  * regular file (/dev/stdout, a FIFO) is written in place. ----

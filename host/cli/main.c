@@ -39,6 +39,7 @@ static void usage(FILE *f) {
             "       catena validate SCENE [options]    check a scene without running it\n"
             "       catena devices [--verbose]         list the OpenCL devices (--verbose: details, program build times)\n"
             "       catena sweep ENSEMBLE.json [options] run a parameter sweep / replicas, also under mpirun (docs/ensembles.md)\n"
+            "       catena render FRAMES.pvd --out DIR [--mp4 FILE] PNG frames (and a movie) of a --vtk series, no display needed\n"
             "       catena help [COMMAND]              this help, or a command's (also: catena COMMAND --help)\n"
             "       catena -V | --version              the version\n"
             "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
@@ -83,6 +84,7 @@ typedef struct command {
 
 static const command g_commands[] = {
     {"run", ctn_cli_run}, {"resume", ctn_cli_resume}, {"validate", ctn_cli_validate}, {"devices", ctn_cli_devices},
+    {"render", ctn_cli_render},
 #ifdef CATENA_HAVE_CJSON
     {"sweep", ctn_cli_sweep},
 #endif
@@ -101,9 +103,15 @@ static int help(int argc, char **argv) {
         usage(stdout);
         return CTN_EXIT_OK;
     }
+    if (!strcmp(argv[1], "help")) {
+        usage(stdout);
+        return CTN_EXIT_OK;
+    }
     const command *c = find_command(argv[1]);
     if (!c) {
-        fprintf(stderr, "catena help: unknown command '%s'; the commands are run, resume, validate, devices, sweep\n", argv[1]);
+        fprintf(stderr, "catena help: unknown command '%s'; the commands are", argv[1]);
+        for (int k = 0; k < COMMAND_COUNT; ++k) fprintf(stderr, "%s %s", k ? "," : "", g_commands[k].name);
+        fprintf(stderr, ", help\n");
         return CTN_EXIT_USAGE;
     }
     char *args[] = {argv[1], "--help", NULL};
