@@ -42,10 +42,11 @@ static void usage(FILE *f) {
             "       catena render FRAMES.pvd --out DIR [--mp4 FILE] PNG frames (and a movie) of a --vtk series, no display needed\n"
             "       catena help [COMMAND]              this help, or a command's (also: catena COMMAND --help)\n"
             "       catena -V | --version              the version\n"
-            "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
+            "SCENE: a JSON scene file (docs/scene-format.md), a URDF robot FILE.urdf (docs/urdf.md) or a generator:\n"
             "       chain:N  heavy_chain:N  rope:N  grid:NXxNY  bridge:N  cradle:N  double_pendulum  tree:N\n"
             "       with contacts: pile:N  capsule_chain:N  bridge_limits:N  contact_cradle:N  wheel\n"
-            "options of run and resume (validate takes the settings: --steps to --device, --quiet; --more is resume's);\n"
+            "options of run and resume (validate takes --steps, --solver, --iterations, --substeps, --dt, --gravity,\n"
+            "--self-collision, --backend and --quiet; --more is resume's; render's: catena render --help);\n"
             "--opt=value and --opt value both work, options may come before or after SCENE:\n");
     ctn_cli_print_options(f, CTN_CMD_RESUME);
     fprintf(f, "exit codes: 0 ok, 2 usage, 3 bad scene or checkpoint, 4 device, 5 diverged, 6 I/O, 7 torn (--max-gap),\n"
@@ -103,7 +104,7 @@ static int help(int argc, char **argv) {
         usage(stdout);
         return CTN_EXIT_OK;
     }
-    if (!strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return CTN_EXIT_OK;
     }
