@@ -317,6 +317,12 @@ def main(argv):
         import numpy  # noqa: F401
         import vtkmodules.vtkRenderingCore  # noqa: F401
     except ImportError as e:
+        # Debian's VTK is importable by Debian's own interpreter only: a python3 earlier on $PATH (pyenv, a
+        # virtual environment) hands over to it, unless CATENA_PYTHON chose the interpreter
+        system = "/usr/bin/python3"
+        if (not os.environ.get("CATENA_PYTHON") and not os.environ.get("CATENA_RENDER_SYSTEM_PYTHON") and os.access(system, os.X_OK)
+                and os.path.realpath(sys.executable) != os.path.realpath(system)):
+            os.execve(system, [system, os.path.abspath(__file__), *argv], dict(os.environ, CATENA_RENDER_SYSTEM_PYTHON="1"))
         fail(EXIT_RENDERER, f"VTK's Python modules are not importable by {sys.executable} ({e}): install python3-vtk9 "
                             "(Debian), or set CATENA_PYTHON to a Python that has VTK")
     series = read_series(args.pvd)

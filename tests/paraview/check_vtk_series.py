@@ -185,6 +185,22 @@ def check_shapes(catena, src, work):
               f"shapes: ball joint force {list(fy)}, expected (0, {1.5 * 9.81:.3f}, 0) N")
 
 
+def check_joint_type_legend(src):
+    """docs/visualisation.md's joint_type legend names every joint type of the one table of names."""
+    import re
+    with open(os.path.join(src, "host", "core", "enum_names.c")) as f:
+        m = re.search(r"ctn_joint_type_name\(.*?names\[\] = \{(.*?)\};", f.read(), re.S)
+    check(m is not None, "host/core/enum_names.c: ctn_joint_type_name's table not found")
+    if not m:
+        return
+    names = re.findall(r'"([a-z_]+)"', m.group(1))
+    with open(os.path.join(src, "docs", "visualisation.md")) as f:
+        legend = f.read().split("`joint_type` legend", 1)[-1].split("\n\n", 1)[0]
+    for value, name in enumerate(names):
+        check(f"{value} {name}" in legend, f"docs/visualisation.md: the joint_type legend lacks '{value} {name}'")
+    check(len(names) >= 12, f"only {len(names)} joint type names found")
+
+
 def main():
     catena, src, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -201,6 +217,7 @@ def main():
     out = run_catena(catena, work, "mechanisms", os.path.join(src, "examples", "mechanisms.json"), "--steps", "20", "--every", "5")
     check_series(out, 5, 20, 0.01, 8, [0, 1, 2, 3, 4])
     check_shapes(catena, src, work)
+    check_joint_type_legend(src)
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
