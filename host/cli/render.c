@@ -134,6 +134,10 @@ int ctn_cli_render(int argc, char **argv) {
         ctn_cli_command_error("render", "--out: %s", err);
         return CTN_EXIT_IO;
     }
+    if (mp4 && !ctn_out_check(mp4, err, sizeof err)) { /* before any frame is drawn */
+        ctn_cli_command_error("render", "--mp4: %s", err);
+        return CTN_EXIT_IO;
+    }
     char script[PATH_MAX + 64];
     if (!find_script(script, sizeof script)) {
         ctn_cli_command_error("render", "the renderer share/catena/render.py is not installed next to the catena executable nor in %s/catena",

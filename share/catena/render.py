@@ -302,7 +302,7 @@ def encode(out, count, fps, mp4, ffmpeg):
             os.unlink(tmp)
         except OSError:
             pass
-        fail(EXIT_IO, f"{mp4}: ffmpeg failed: {r.stderr.strip()}")
+        fail(EXIT_IO, f"{mp4}: ffmpeg failed: {r.stderr.strip().replace(tmp, mp4)}")
     os.replace(tmp, mp4)
 
 

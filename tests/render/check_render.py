@@ -120,6 +120,10 @@ def main():
     r = run([catena, "render", os.path.join(work, "nothing.pvd"), "--out", png_dir], env, expect=6)
     check("nothing.pvd" in r.stderr, f"missing .pvd: {r.stderr!r}")
     r = run([catena, "render", pvd, "--out", png_dir, "--size", "10x10"], env, expect=2)
+    # a movie that cannot be written is named by the user's path, before any frame is drawn
+    r = run([catena, "render", pvd, "--out", os.path.join(work, "png-nomovie"), "--mp4", "/nonexistent-dir/x.mp4"], env, expect=6)
+    check("/nonexistent-dir/x.mp4: cannot create" in r.stderr and ".tmp." not in r.stderr, f"unwritable --mp4: {r.stderr!r}")
+    check(not os.path.exists(os.path.join(work, "png-nomovie", "frame_000000.png")), "frames drawn before the --mp4 check")
     leftovers = [f for d in (png_dir, work) for f in os.listdir(d) if ".tmp." in f]
     check(not leftovers, f"temporary files left behind: {leftovers}")
     if failures:
