@@ -57,6 +57,11 @@ enum { CTN_CLI_PARSE_OK, CTN_CLI_PARSE_HELP, CTN_CLI_PARSE_ERROR };
 /* argv[0] is the command's name. Returns CTN_CLI_PARSE_HELP after printing the command's help on stdout,
  * CTN_CLI_PARSE_ERROR after printing the problem on stderr. */
 int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o);
+struct option;
+/* After getopt_long returned '?' or ':' (opterr off): says what was wrong with argv[optind - 1] ARG, an
+ * option missing its value, an unknown one, a value given to a flag, or a prefix of several long options
+ * (ambiguous, with the candidates), as "catena CMD: ..." on stderr. */
+void ctn_cli_report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs);
 /* "usage" line, what the command does and its options. */
 void ctn_cli_command_help(FILE *f, ctn_cli_command cmd);
 /* The options of one command, one line each with its explanation. */

@@ -209,7 +209,7 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
 }
 
 /* getopt_long's complaint about argv[optind - 1], in our words (opterr is off). */
-static void report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs) {
+void ctn_cli_report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs) {
     if (c == ':') {
         ctn_cli_command_error(cmd, "option %s needs a value", arg);
         return;
@@ -256,7 +256,7 @@ int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
     int c, index = -1;
     while ((c = getopt_long(argc, argv, ":qh", longs, &index)) != -1) {
         if (c == '?' || c == ':') {
-            report_bad_option(name, c, argv[optind - 1], longs);
+            ctn_cli_report_bad_option(name, c, argv[optind - 1], longs);
             fprintf(stderr, "Try 'catena %s --help'.\n", name);
             return CTN_CLI_PARSE_ERROR;
         }

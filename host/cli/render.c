@@ -91,9 +91,8 @@ int ctn_cli_render(int argc, char **argv) {
         case R_FPS: fps = optarg; break;
         case R_QUIET: quiet = 1; break;
         case R_HELP: ctn_cli_render_help(stdout); return CTN_EXIT_OK;
-        case ':': ctn_cli_command_error("render", "option %s needs a value", argv[optind - 1]); return CTN_EXIT_USAGE;
         default:
-            ctn_cli_command_error("render", "unknown or ambiguous option %s", argv[optind - 1]);
+            ctn_cli_report_bad_option("render", c, argv[optind - 1], g_render_options);
             fprintf(stderr, "Try 'catena render --help'.\n");
             return CTN_EXIT_USAGE;
         }

@@ -120,6 +120,8 @@ def main():
     r = run([catena, "render", os.path.join(work, "nothing.pvd"), "--out", png_dir], env, expect=6)
     check("nothing.pvd" in r.stderr, f"missing .pvd: {r.stderr!r}")
     r = run([catena, "render", pvd, "--out", png_dir, "--size", "10x10"], env, expect=2)
+    r = run([catena, "render", pvd, "--out", png_dir, "--bogus"], env, expect=2)
+    check("unknown option --bogus" in r.stderr, f"render --bogus: {r.stderr!r}")
     # a movie that cannot be written is named by the user's path, before any frame is drawn
     r = run([catena, "render", pvd, "--out", os.path.join(work, "png-nomovie"), "--mp4", "/nonexistent-dir/x.mp4"], env, expect=6)
     check("/nonexistent-dir/x.mp4: cannot create" in r.stderr and ".tmp." not in r.stderr, f"unwritable --mp4: {r.stderr!r}")
