@@ -7,7 +7,12 @@ packages+=(libopenmpi-dev openmpi-bin) # Open MPI: `catena sweep` under mpirun (
 # The Python package (python/): headers, NumPy and pytest for the build and its tests; setuptools, pip and
 # wheel for `pip install --no-build-isolation ./python`; matplotlib for python/examples/chain_plot.py.
 packages+=(python3-dev python3-numpy python3-pytest python3-setuptools python3-pip python3-wheel python3-matplotlib)
-packages+=(python3-vtk9) # VTK's Python modules: tests/paraview/check_vtk_series.py reads the --vtk frames back
+# VTK's Python modules: tests/paraview/check_vtk_series.py reads the --vtk frames back and `catena render`
+# draws them (share/catena/render.py). python3-paraview ships them too and conflicts with python3-vtk9: keep it.
+if ! dpkg-query -W -f='${Status}' python3-paraview 2>/dev/null | grep -q "install ok installed"; then
+  packages+=(python3-vtk9)
+fi
+packages+=(xvfb xauth ffmpeg) # `catena render`: Debian's VTK draws through X11 (xvfb-run without a display); --mp4 runs ffmpeg
 packages+=(liburdfdom-dev) # URDF import (host/io/urdf_parse.cpp; C++, g++ comes with build-essential)
 packages+=(time) # /usr/bin/time: bench/instructions.sh reads the peak resident memory
 exec bash "$(dirname "$0")/apt-install-missing.sh" "${packages[@]}"

@@ -57,6 +57,11 @@ enum { CTN_CLI_PARSE_OK, CTN_CLI_PARSE_HELP, CTN_CLI_PARSE_ERROR };
 /* argv[0] is the command's name. Returns CTN_CLI_PARSE_HELP after printing the command's help on stdout,
  * CTN_CLI_PARSE_ERROR after printing the problem on stderr. */
 int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o);
+struct option;
+/* After getopt_long returned '?' or ':' (opterr off): says what was wrong with argv[optind - 1] ARG, an
+ * option missing its value, an unknown one, a value given to a flag, or a prefix of several long options
+ * (ambiguous, with the candidates), as "catena CMD: ..." on stderr. */
+void ctn_cli_report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs);
 /* "usage" line, what the command does and its options. */
 void ctn_cli_command_help(FILE *f, ctn_cli_command cmd);
 /* The options of one command, one line each with its explanation. */
@@ -92,6 +97,11 @@ int ctn_cli_validate(int argc, char **argv);
 
 /* `catena sweep ENSEMBLE.json` (host/cli/sweep.c): parameter sweeps and replicas, serial or over MPI. */
 int ctn_cli_sweep(int argc, char **argv);
+
+/* `catena render FRAMES.pvd --out DIR` (host/cli/render.c): PNG frames and an MP4 of a --vtk series through
+ * share/catena/render.py (VTK offscreen); its help text. */
+int ctn_cli_render(int argc, char **argv);
+void ctn_cli_render_help(FILE *f);
 
 /* ---- output files: host/io/atomic_file.h (ctn__atomic_open_output, ctn__atomic_commit, ctn__atomic_abort),
  * written to PATH.tmp.PID and renamed on commit; "-" is standard output, and an existing path that is not a

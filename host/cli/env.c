@@ -56,9 +56,17 @@ int ctn_cli_cpu_count(void) {
     return n < 1 ? 1 : n;
 }
 
+/* The library names the C API's setting desc.device; on the command line it is --device or CATENA_DEVICE. */
 static void print_message(ctn_log_level level, const char *message, void *user) {
     (void)user;
-    fprintf(stderr, "catena: %s%s\n", level == CTN_LOG_WARNING ? "warning: " : "", message);
+    fprintf(stderr, "catena: %s", level == CTN_LOG_WARNING ? "warning: " : "");
+    static const char c_words[] = "desc.device";
+    const char *at;
+    while ((at = strstr(message, c_words))) {
+        fprintf(stderr, "%.*s--device or CATENA_DEVICE", (int)(at - message), message);
+        message = at + sizeof c_words - 1;
+    }
+    fprintf(stderr, "%s\n", message);
 }
 
 int ctn_cli_quiet_env(void) {

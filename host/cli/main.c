@@ -39,12 +39,14 @@ static void usage(FILE *f) {
             "       catena validate SCENE [options]    check a scene without running it\n"
             "       catena devices [--verbose]         list the OpenCL devices (--verbose: details, program build times)\n"
             "       catena sweep ENSEMBLE.json [options] run a parameter sweep / replicas, also under mpirun (docs/ensembles.md)\n"
+            "       catena render FRAMES.pvd --out DIR [--mp4 FILE] PNG frames (and a movie) of a --vtk series, no display needed\n"
             "       catena help [COMMAND]              this help, or a command's (also: catena COMMAND --help)\n"
             "       catena -V | --version              the version\n"
-            "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
+            "SCENE: a JSON scene file (docs/scene-format.md), a URDF robot FILE.urdf (docs/urdf.md) or a generator:\n"
             "       chain:N  heavy_chain:N  rope:N  grid:NXxNY  bridge:N  cradle:N  double_pendulum  tree:N\n"
             "       with contacts: pile:N  capsule_chain:N  bridge_limits:N  contact_cradle:N  wheel\n"
-            "options of run and resume (validate takes the settings: --steps to --device, --quiet; --more is resume's);\n"
+            "options of run and resume (validate takes --steps, --solver, --iterations, --substeps, --dt, --gravity,\n"
+            "--self-collision, --backend and --quiet; --more is resume's; render's: catena render --help);\n"
             "--opt=value and --opt value both work, options may come before or after SCENE:\n");
     ctn_cli_print_options(f, CTN_CMD_RESUME);
     fprintf(f, "exit codes: 0 ok, 2 usage, 3 bad scene or checkpoint, 4 device, 5 diverged, 6 I/O, 7 torn (--max-gap),\n"
@@ -83,6 +85,7 @@ typedef struct command {
 
 static const command g_commands[] = {
     {"run", ctn_cli_run}, {"resume", ctn_cli_resume}, {"validate", ctn_cli_validate}, {"devices", ctn_cli_devices},
+    {"render", ctn_cli_render},
 #ifdef CATENA_HAVE_CJSON
     {"sweep", ctn_cli_sweep},
 #endif
@@ -101,9 +104,15 @@ static int help(int argc, char **argv) {
         usage(stdout);
         return CTN_EXIT_OK;
     }
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return CTN_EXIT_OK;
+    }
     const command *c = find_command(argv[1]);
     if (!c) {
-        fprintf(stderr, "catena help: unknown command '%s'; the commands are run, resume, validate, devices, sweep\n", argv[1]);
+        fprintf(stderr, "catena help: unknown command '%s'; the commands are", argv[1]);
+        for (int k = 0; k < COMMAND_COUNT; ++k) fprintf(stderr, "%s %s", k ? "," : "", g_commands[k].name);
+        fprintf(stderr, ", help\n");
         return CTN_EXIT_USAGE;
     }
     char *args[] = {argv[1], "--help", NULL};

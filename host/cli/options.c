@@ -48,8 +48,8 @@ static const option_doc g_options[] = {
     {"self-collision", no_argument, OPT_SELF_COLLISION, FOR_RUN | FOR_VALIDATE, NULL,
      "a .urdf robot's links collide with each other (except pairs joined by a joint); default: they never do"},
     {"backend", required_argument, OPT_BACKEND, FOR_ALL, "NAME", "auto (a GPU if there is one, else the CPU), cpu or opencl"},
-    {"device", required_argument, OPT_DEVICE, FOR_ALL, "D", "OpenCL device: P:D (platform:device index) or a name substring"},
-    {"threads", required_argument, OPT_THREADS, FOR_ALL, "N",
+    {"device", required_argument, OPT_DEVICE, FOR_STEPPING, "D", "OpenCL device: P:D (platform:device index) or a name substring"},
+    {"threads", required_argument, OPT_THREADS, FOR_STEPPING, "N",
      "CPU solver threads (default: the scene's \"threads\", else $OMP_NUM_THREADS, else the CPUs this process may run on)"},
     {"csv", required_argument, OPT_CSV, FOR_STEPPING, "FILE", "body states (one row per body and frame); - for stdout"},
     {"vtk", required_argument, OPT_VTK, FOR_STEPPING, "DIR", "VTK frames and a ParaView collection DIR/catena.pvd"},
@@ -209,7 +209,7 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
 }
 
 /* getopt_long's complaint about argv[optind - 1], in our words (opterr is off). */
-static void report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs) {
+void ctn_cli_report_bad_option(const char *cmd, int c, const char *arg, const struct option *longs) {
     if (c == ':') {
         ctn_cli_command_error(cmd, "option %s needs a value", arg);
         return;
@@ -256,7 +256,7 @@ int ctn_cli_parse(ctn_cli_command cmd, int argc, char **argv, ctn_cli_opts *o) {
     int c, index = -1;
     while ((c = getopt_long(argc, argv, ":qh", longs, &index)) != -1) {
         if (c == '?' || c == ':') {
-            report_bad_option(name, c, argv[optind - 1], longs);
+            ctn_cli_report_bad_option(name, c, argv[optind - 1], longs);
             fprintf(stderr, "Try 'catena %s --help'.\n", name);
             return CTN_CLI_PARSE_ERROR;
         }

@@ -37,6 +37,8 @@ static void joint_force(const ctn_world *w, int j, double h, double out[6]) {
 
 static double substep_length(const ctn_world *w) { return w->desc.time_step / ctn__substeps(w); }
 
+void ctn__joint_force_torque(const ctn_world *w, int j, double out[6]) { joint_force(w, j, substep_length(w), out); }
+
 ctn_status ctn_joint_get_force(ctn_world *w, ctn_joint_id joint, double force[3], double torque[3]) {
     CTN__ENTER(w);
     if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_force: %s is NULL", force ? "torque" : "force");

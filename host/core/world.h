@@ -312,6 +312,9 @@ ctn_step_params ctn__step_params(const ctn_world *w);
 
 /* The identity pose at the origin, used for the world side of a joint. */
 ctn_pose ctn__world_pose(void);
+/* Force and torque (N, N m; 6 doubles) that live joint slot j applied to body a in the last substep, the
+ * impulse over the substep length (host/core/joint_force.c); the host arrays must be current. */
+void ctn__joint_force_torque(const ctn_world *w, int j, double out[6]);
 
 /* A body position (two-float p + p_lo, kernels/ctn_types.h) in double, and set from double. */
 static inline void ctn__pose_get_position(const ctn_pose *p, double out[3]) { ctn_v3_merge(p->p, p->p_lo, out); }

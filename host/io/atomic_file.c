@@ -176,7 +176,7 @@ int ctn__atomic_open(ctn_atomic_file *a, const char *path, char *msg, size_t msg
     snprintf(a->tmp, n + 32, "%s" TMP_TAG "%ld", path, (long)getpid());
     a->f = fopen(a->tmp, "wb");
     if (!a->f) {
-        snprintf(msg, msg_size, "%s: cannot create: %s", a->tmp, strerror(errno));
+        snprintf(msg, msg_size, "%s: cannot create: %s", path, strerror(errno)); /* the user's path, not the temporary one */
         release(a);
         return 0;
     }

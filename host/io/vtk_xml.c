@@ -10,13 +10,25 @@
  * Contents of a frame:
  *   points   live bodies in id order (Float64: positions are two floats, float32 would lose them), then one
  *            point per joint end fixed to the world (its world anchor);
+ *   verts    one vertex cell per live body (its point), so that a body without joints is drawn too;
  *   lines    live joints (springs and contacts included), from body a's point to body b's or to the anchor;
  *   point data  body_id (Int64 handle, CTN_WORLD = -1 on anchor points), velocity and angular_velocity
- *               (Float32 x 3);
- *   cell data   joint_id (Int64 handle), joint_type (Int32, ctn_joint_type values), gap (m) and angle_error (rad)
- *               (Float32: the joint errors of ctn_joint_error, the kernels' own measure);
+ *               (Float32 x 3, m/s and rad/s), orientation (Float32 x 4, the unit quaternion w, x, y, z that
+ *               turns body axes into world axes: VTK's quaternion order, vtkGlyph3DMapper's
+ *               SetOrientationModeToQuaternion), mass (Float64, kg; 0 for static and kinematic bodies and
+ *               anchors), shape_type (Int32, ctn_shape_type: 0 none, 1 sphere, 2 capsule, 3 box) and
+ *               shape_size (Float32 x 3, m: the full extents of the shape along the body's x, y, z axes:
+ *               a box's 2 half_extents, a sphere's diameter three times, a capsule's 2 (half_length +
+ *               radius), 2 radius, 2 radius; zero without a shape) for glyphs scaled by vector components;
+ *   cell data   on the vertex cells first, then on the lines (VTK's cell order): joint_id (Int64 handle;
+ *               -1 on vertex cells), joint_type (Int32, ctn_joint_type values; -1 on vertex cells), gap (m)
+ *               and angle_error (rad) (Float32: the joint errors of ctn_joint_error, the kernels' own
+ *               measure), force (N) and torque (N m about body a's centre of mass) (Float32 x 3: what the
+ *               joint applied to body a in the last substep, its impulse over the substep length, as
+ *               ctn_joint_get_force); zero on vertex cells;
  *   field data  TimeValue (Float64): the simulation time, which ParaView shows for a lone frame too. */
 #define _POSIX_C_SOURCE 200809L
+#include "collide/collide.h"
 #include "core/world.h"
 #include "io/atomic_file.h"
 
@@ -27,7 +39,13 @@
 #include <string.h>
 
 /* Arrays of a frame, in the order their blocks follow each other in the appended section. */
-enum { A_TIME, A_BODY_ID, A_VELOCITY, A_ANGULAR, A_JOINT_ID, A_JOINT_TYPE, A_GAP, A_ANGLE, A_POINTS, A_CONN, A_OFFSETS, A_COUNT };
+enum {
+    A_TIME,
+    A_BODY_ID, A_VELOCITY, A_ANGULAR, A_ORIENTATION, A_MASS, A_SHAPE_TYPE, A_SHAPE_SIZE,         /* point data */
+    A_JOINT_ID, A_JOINT_TYPE, A_GAP, A_ANGLE, A_FORCE, A_TORQUE,                                  /* cell data */
+    A_POINTS, A_VERT_CONN, A_VERT_OFFSETS, A_CONN, A_OFFSETS,
+    A_COUNT
+};
 
 typedef struct frame_layout {
     int64_t points, body_points, lines;
@@ -42,10 +60,12 @@ static int host_is_little_endian(void) {
     return b == 1;
 }
 
+static int body_alive(const ctn_world *w, int i) { return (w->props[i].flags & CTN_BODY_FLAG_ALIVE) != 0; }
+
 static void layout_frame(const ctn_world *w, frame_layout *l) {
     memset(l, 0, sizeof *l);
     for (int i = 0; i < w->body_count; ++i)
-        if (w->props[i].flags & CTN_BODY_FLAG_ALIVE) l->body_points++;
+        if (body_alive(w, i)) l->body_points++;
     int64_t anchors = 0;
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
@@ -53,8 +73,13 @@ static void layout_frame(const ctn_world *w, frame_layout *l) {
         if (w->joints[j].b < 0) anchors++;
     }
     l->points = l->body_points + anchors;
-    uint64_t np = (uint64_t)l->points, nl = (uint64_t)l->lines;
-    const uint64_t size[A_COUNT] = {8, 8 * np, 12 * np, 12 * np, 8 * nl, 4 * nl, 4 * nl, 4 * nl, 24 * np, 16 * nl, 8 * nl};
+    const uint64_t np = (uint64_t)l->points, nv = (uint64_t)l->body_points, nl = (uint64_t)l->lines, nc = nv + nl;
+    const uint64_t size[A_COUNT] = {
+        8,
+        8 * np, 12 * np, 12 * np, 16 * np, 8 * np, 4 * np, 12 * np,
+        8 * nc, 4 * nc, 4 * nc, 4 * nc, 12 * nc, 12 * nc,
+        24 * np, 8 * nv, 8 * nv, 16 * nl, 8 * nl,
+    };
     uint64_t at = 0;
     for (int a = 0; a < A_COUNT; ++a) {
         l->bytes[a] = size[a];
@@ -63,8 +88,8 @@ static void layout_frame(const ctn_world *w, frame_layout *l) {
     }
 }
 
-static void xml_array(FILE *f, const char *indent, const char *type, const char *name, int components, uint64_t offset) {
-    fprintf(f, "%s<DataArray type=\"%s\" Name=\"%s\"", indent, type, name);
+static void xml_array(FILE *f, const char *type, const char *name, int components, uint64_t offset) {
+    fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\"", type, name);
     if (components > 1) fprintf(f, " NumberOfComponents=\"%d\"", components);
     fprintf(f, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
 }
@@ -77,68 +102,142 @@ static void write_header(FILE *f, const frame_layout *l) {
     fprintf(f, "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"appended\" offset=\"%llu\"/>\n",
             (unsigned long long)o[A_TIME]);
     fprintf(f, "    </FieldData>\n");
-    fprintf(f, "    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"0\" NumberOfLines=\"%lld\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
-            (long long)l->points, (long long)l->lines);
+    fprintf(f, "    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"%lld\" NumberOfLines=\"%lld\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
+            (long long)l->points, (long long)l->body_points, (long long)l->lines);
     fprintf(f, "      <PointData Scalars=\"body_id\" Vectors=\"velocity\">\n");
-    xml_array(f, "        ", "Int64", "body_id", 1, o[A_BODY_ID]);
-    xml_array(f, "        ", "Float32", "velocity", 3, o[A_VELOCITY]);
-    xml_array(f, "        ", "Float32", "angular_velocity", 3, o[A_ANGULAR]);
-    fprintf(f, "      </PointData>\n      <CellData Scalars=\"gap\">\n");
-    xml_array(f, "        ", "Int64", "joint_id", 1, o[A_JOINT_ID]);
-    xml_array(f, "        ", "Int32", "joint_type", 1, o[A_JOINT_TYPE]);
-    xml_array(f, "        ", "Float32", "gap", 1, o[A_GAP]);
-    xml_array(f, "        ", "Float32", "angle_error", 1, o[A_ANGLE]);
+    xml_array(f, "Int64", "body_id", 1, o[A_BODY_ID]);
+    xml_array(f, "Float32", "velocity", 3, o[A_VELOCITY]);
+    xml_array(f, "Float32", "angular_velocity", 3, o[A_ANGULAR]);
+    xml_array(f, "Float32", "orientation", 4, o[A_ORIENTATION]);
+    xml_array(f, "Float64", "mass", 1, o[A_MASS]);
+    xml_array(f, "Int32", "shape_type", 1, o[A_SHAPE_TYPE]);
+    xml_array(f, "Float32", "shape_size", 3, o[A_SHAPE_SIZE]);
+    fprintf(f, "      </PointData>\n      <CellData Scalars=\"gap\" Vectors=\"force\">\n");
+    xml_array(f, "Int64", "joint_id", 1, o[A_JOINT_ID]);
+    xml_array(f, "Int32", "joint_type", 1, o[A_JOINT_TYPE]);
+    xml_array(f, "Float32", "gap", 1, o[A_GAP]);
+    xml_array(f, "Float32", "angle_error", 1, o[A_ANGLE]);
+    xml_array(f, "Float32", "force", 3, o[A_FORCE]);
+    xml_array(f, "Float32", "torque", 3, o[A_TORQUE]);
     fprintf(f, "      </CellData>\n      <Points>\n");
-    xml_array(f, "        ", "Float64", "Points", 3, o[A_POINTS]);
-    fprintf(f, "      </Points>\n      <Lines>\n");
-    xml_array(f, "        ", "Int64", "connectivity", 1, o[A_CONN]);
-    xml_array(f, "        ", "Int64", "offsets", 1, o[A_OFFSETS]);
+    xml_array(f, "Float64", "Points", 3, o[A_POINTS]);
+    fprintf(f, "      </Points>\n      <Verts>\n");
+    xml_array(f, "Int64", "connectivity", 1, o[A_VERT_CONN]);
+    xml_array(f, "Int64", "offsets", 1, o[A_VERT_OFFSETS]);
+    fprintf(f, "      </Verts>\n      <Lines>\n");
+    xml_array(f, "Int64", "connectivity", 1, o[A_CONN]);
+    xml_array(f, "Int64", "offsets", 1, o[A_OFFSETS]);
     fprintf(f, "      </Lines>\n    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _");
 }
 
 static void put_block_size(FILE *f, uint64_t bytes) { fwrite(&bytes, sizeof bytes, 1, f); }
 
-/* Per-point values: bodies (live ids), then zeros / -1 for the world anchors. */
+/* `count` copies of the `size` bytes at `value` (the anchors' and vertex cells' fill values). */
+static void put_repeated(FILE *f, const void *value, size_t size, int64_t count) {
+    for (int64_t k = 0; k < count; ++k) fwrite(value, size, 1, f);
+}
+
+/* The full extents of body i's shape along its axes (zero without one). */
+static void shape_size(const ctn_world *w, int i, int *type, float size[3]) {
+    const struct ctn_collision *c = w->collision;
+    const ctn_shape *sh = c && i < c->shape_capacity ? &c->shapes[i] : NULL;
+    *type = sh ? sh->type : CTN_SHAPE_NONE;
+    size[0] = size[1] = size[2] = 0.0f;
+    if (!sh) return;
+    switch (sh->type) {
+    case CTN_SHAPE_SPHERE: size[0] = size[1] = size[2] = 2.0f * sh->radius; break;
+    case CTN_SHAPE_CAPSULE:
+        size[0] = 2.0f * (sh->half_length + sh->radius);
+        size[1] = size[2] = 2.0f * sh->radius;
+        break;
+    case CTN_SHAPE_BOX:
+        size[0] = 2.0f * sh->half_extents.x, size[1] = 2.0f * sh->half_extents.y, size[2] = 2.0f * sh->half_extents.z;
+        break;
+    default: *type = CTN_SHAPE_NONE;
+    }
+}
+
+/* Per-point values: bodies (live ids), then the fill values of the world anchors. */
 static void write_point_arrays(FILE *f, const ctn_world *w, const frame_layout *l) {
-    int64_t anchors = l->points - l->body_points;
+    const int64_t anchors = l->points - l->body_points;
     put_block_size(f, l->bytes[A_BODY_ID]);
     for (int i = 0; i < w->body_count; ++i) {
-        if (!(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) continue;
+        if (!body_alive(w, i)) continue;
         const int64_t handle = ctn__body_handle(w, i);
         fwrite(&handle, sizeof handle, 1, f);
     }
     const int64_t none = CTN_WORLD;
-    for (int64_t k = 0; k < anchors; ++k) fwrite(&none, sizeof none, 1, f);
+    put_repeated(f, &none, sizeof none, anchors);
     const float zero[3] = {0, 0, 0};
     for (int angular = 0; angular < 2; ++angular) {
         put_block_size(f, l->bytes[angular ? A_ANGULAR : A_VELOCITY]);
         for (int i = 0; i < w->body_count; ++i) {
-            if (!(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) continue;
+            if (!body_alive(w, i)) continue;
             ctn_v3 v = angular ? w->vel[i].w : w->vel[i].v;
             const float xyz[3] = {v.x, v.y, v.z};
             fwrite(xyz, sizeof xyz, 1, f);
         }
-        for (int64_t k = 0; k < anchors; ++k) fwrite(zero, sizeof zero, 1, f);
+        put_repeated(f, zero, sizeof zero, anchors);
+    }
+    put_block_size(f, l->bytes[A_ORIENTATION]);
+    for (int i = 0; i < w->body_count; ++i) {
+        if (!body_alive(w, i)) continue;
+        const ctn_quat q = w->pose[i].q;
+        const float wxyz[4] = {q.w, q.x, q.y, q.z};
+        fwrite(wxyz, sizeof wxyz, 1, f);
+    }
+    const float identity[4] = {1, 0, 0, 0};
+    put_repeated(f, identity, sizeof identity, anchors);
+    put_block_size(f, l->bytes[A_MASS]);
+    for (int i = 0; i < w->body_count; ++i) {
+        if (!body_alive(w, i)) continue;
+        const double m = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) && w->vel[i].inv_mass > 0.0f ? 1.0 / (double)w->vel[i].inv_mass : 0.0;
+        fwrite(&m, sizeof m, 1, f);
+    }
+    const double no_mass = 0.0;
+    put_repeated(f, &no_mass, sizeof no_mass, anchors);
+    for (int size = 0; size < 2; ++size) {
+        put_block_size(f, l->bytes[size ? A_SHAPE_SIZE : A_SHAPE_TYPE]);
+        for (int i = 0; i < w->body_count; ++i) {
+            if (!body_alive(w, i)) continue;
+            int type;
+            float extent[3];
+            shape_size(w, i, &type, extent);
+            const int32_t t = type;
+            if (size) fwrite(extent, sizeof extent, 1, f);
+            else fwrite(&t, sizeof t, 1, f);
+        }
+        const int32_t no_shape = CTN_SHAPE_NONE;
+        if (size) put_repeated(f, zero, sizeof zero, anchors);
+        else put_repeated(f, &no_shape, sizeof no_shape, anchors);
     }
 }
 
-/* Per-line values: ids, types and the joint errors as the kernels measure them (springs carry no rows). */
+/* Per-cell values: the vertex cells' fill values, then per line the ids, types, joint errors as the kernels
+ * measure them (springs carry no rows) and the force and torque on body a. */
 static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l) {
+    const int64_t verts = l->body_points;
+    const int64_t no_joint = -1;
     put_block_size(f, l->bytes[A_JOINT_ID]);
+    put_repeated(f, &no_joint, sizeof no_joint, verts);
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
         const int64_t handle = ctn__joint_handle(w, j);
         fwrite(&handle, sizeof handle, 1, f);
     }
     put_block_size(f, l->bytes[A_JOINT_TYPE]);
+    const int32_t no_type = -1;
+    put_repeated(f, &no_type, sizeof no_type, verts);
     for (int j = 0; j < w->joint_count; ++j)
         if (w->joint_alive[j]) {
             const int32_t type = w->joints[j].type;
             fwrite(&type, sizeof type, 1, f);
         }
     ctn_pose world = ctn__world_pose();
+    const float zero[3] = {0, 0, 0};
     for (int angle = 0; angle < 2; ++angle) {
         put_block_size(f, l->bytes[angle ? A_ANGLE : A_GAP]);
+        put_repeated(f, zero, sizeof(float), verts);
         for (int j = 0; j < w->joint_count; ++j) {
             if (!w->joint_alive[j]) continue;
             const ctn_joint_def *d = &w->joints[j];
@@ -147,9 +246,22 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
             fwrite(&err[angle], sizeof(float), 1, f);
         }
     }
+    for (int torque = 0; torque < 2; ++torque) {
+        put_block_size(f, l->bytes[torque ? A_TORQUE : A_FORCE]);
+        put_repeated(f, zero, sizeof zero, verts);
+        for (int j = 0; j < w->joint_count; ++j) {
+            if (!w->joint_alive[j]) continue;
+            double ft[6];
+            ctn__joint_force_torque(w, j, ft);
+            const double *v = ft + 3 * torque;
+            const float xyz[3] = {(float)v[0], (float)v[1], (float)v[2]};
+            fwrite(xyz, sizeof xyz, 1, f);
+        }
+    }
 }
 
-/* Points and lines: the body point of each live id, the anchors in joint order, and one segment per joint. */
+/* Points, vertex cells and lines: the body point of each live id, the anchors in joint order, one vertex
+ * per body and one segment per joint. */
 static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
     int64_t *point_of = ctn__malloc(((size_t)w->body_count + 1) * sizeof *point_of);
     if (!point_of) return 0;
@@ -157,7 +269,7 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
     int64_t n = 0;
     for (int i = 0; i < w->body_count; ++i) {
         point_of[i] = -1;
-        if (!(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) continue;
+        if (!body_alive(w, i)) continue;
         double p[3];
         ctn__pose_get_position(&w->pose[i], p);
         fwrite(p, sizeof p, 1, f);
@@ -169,6 +281,13 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
         double p[3];
         ctn__pose_point(&world, w->joints[j].anchor_b, p);
         fwrite(p, sizeof p, 1, f);
+    }
+    for (int offsets = 0; offsets < 2; ++offsets) { /* vertex k is point k; its cell ends at k + 1 */
+        put_block_size(f, l->bytes[offsets ? A_VERT_OFFSETS : A_VERT_CONN]);
+        for (int64_t k = 0; k < l->body_points; ++k) {
+            const int64_t v = k + offsets;
+            fwrite(&v, sizeof v, 1, f);
+        }
     }
     put_block_size(f, l->bytes[A_CONN]);
     int64_t anchor = l->body_points;

@@ -108,7 +108,7 @@ int ctn__ocl_pick_device(const ctn_ocl_device_list *list, const char *request, i
     }
     if (list->auto_index >= 0) return list->auto_index;
     if (allow_cpu_device) return 0;
-    snprintf(msg, size, "no OpenCL GPU (%d non-GPU device%s; pick one with desc.device, --device or CATENA_DEVICE)", list->count,
+    snprintf(msg, size, "no OpenCL GPU (%d non-GPU device%s; pick one with desc.device)", list->count,
              list->count == 1 ? "" : "s");
     return -1;
 }

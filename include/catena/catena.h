@@ -993,11 +993,11 @@ CTN_API ctn_status ctn_joint_get_info(ctn_world *world, ctn_joint_id joint, ctn_
 
 /** Writes the world's current state as VTK XML PolyData (a .vtp file, raw binary appended data),
  * atomically. Points: the live bodies in slot order, then one point per joint end fixed to CTN_WORLD (its
- * world anchor). Lines: the live joints (springs and contacts included), body a to body b or the anchor.
- * Point arrays: body_id (Int64 handle, CTN_WORLD on anchors), velocity, angular_velocity (Float32 x 3).
- * Cell arrays: joint_id (Int64 handle), joint_type (Int32, ctn_joint_type values), gap (m) and
- * angle_error (rad) (Float32). Field data: TimeValue (Float64) = time (s). CTN_ERR_IO names the file
- * when it cannot be written. */
+ * world anchor). Cells: one vertex per body, then the live joints as lines (springs and contacts
+ * included), body a to body b or the anchor. Point arrays: body_id, velocity, angular_velocity,
+ * orientation, mass, shape_type, shape_size; cell arrays: joint_id, joint_type, gap, angle_error, force,
+ * torque (docs/visualisation.md lists their types and units). Field data: TimeValue (Float64) = time (s).
+ * CTN_ERR_IO names the file when it cannot be written. */
 CTN_API ctn_status ctn_world_write_vtp(ctn_world *world, const char *path, double time);
 /** Writes a ParaView data collection (.pvd) of `count` frames: files[i] (a path relative to the .pvd's
  * folder) at time times[i] (s, the value ParaView's time controls show), atomically. */

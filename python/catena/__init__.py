@@ -36,7 +36,13 @@ logger = logging.getLogger("catena")
 _LOG_LEVELS = {_catena.LOG_DEBUG: logging.DEBUG, _catena.LOG_INFO: logging.INFO, _catena.LOG_WARNING: logging.WARNING}
 
 
+# The library names its settings as the C API does; in Python the device is World's `device` argument.
+_C_WORDS = (("desc.device", 'World(device="P:D" or a name)'),)
+
+
 def _log(level, message):
+    for c_words, python_words in _C_WORDS:
+        message = message.replace(c_words, python_words)
     logger.log(_LOG_LEVELS.get(level, logging.WARNING), message)
 
 

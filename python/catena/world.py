@@ -11,6 +11,7 @@ row.
 
 import logging
 import os
+import tempfile
 
 import numpy as np
 
@@ -65,6 +66,37 @@ def _settings_from_c(desc):
     return {key: _name(_ENUM_SETTINGS[key], value) if key in _ENUM_SETTINGS else value for key, value in desc.items()}
 
 
+def _inertia(mass, inertia, type, particle):
+    """Principal moments for add_body: given, or of a solid named as scene files name it; a rigid dynamic body
+    without either is refused, as scene files refuse it (no silent unit-cube inertia)."""
+    if isinstance(inertia, dict):
+        if len(inertia) != 1 or next(iter(inertia)) not in ("box", "sphere", "capsule"):
+            raise InvalidArgumentError(f"body.inertia: {inertia!r} is not one of {{'box': (hx, hy, hz)}}, {{'sphere': r}}, "
+                                       "{'capsule': {'radius': r, 'half_length': h, 'axis': 'x'}}")
+        kind, size = next(iter(inertia.items()))
+        m = 1.0 if mass is None else float(mass)
+        if kind == "capsule":
+            if not isinstance(size, dict) or "radius" not in size or "half_length" not in size:
+                raise InvalidArgumentError(f"body.inertia.capsule: {size!r} needs 'radius' and 'half_length'")
+            axis = {"x": 0, "y": 1, "z": 2}.get(size.get("axis", "x"))
+            if axis is None:
+                raise InvalidArgumentError(f"body.inertia.capsule.axis: {size.get('axis')!r} is not 'x', 'y' or 'z'")
+            dims = (float(size["radius"]), float(size["half_length"]))
+        else:
+            dims = (float(size),) if kind == "sphere" else tuple(float(v) for v in size)
+            axis = 0
+        if any(not (d > 0) for d in dims) or (kind == "box" and len(dims) != 3):
+            raise InvalidArgumentError(f"body.inertia.{kind}: {size!r} must be positive sizes (m)")
+        return _c.solid_inertia(kind, m, dims + (0.0,) * (3 - len(dims)), axis)
+    is_dynamic = type in ("dynamic", _c.BODY_DYNAMIC)
+    if inertia is None and is_dynamic and not particle:
+        raise InvalidArgumentError("body.inertia: a rigid dynamic body needs its inertia, as in scene files: principal "
+                                   "moments (Ixx, Iyy, Izz) in kg m^2, or a solid such as {'box': (hx, hy, hz)}, "
+                                   "{'sphere': r} or {'capsule': {'radius': r, 'half_length': h}}; or particle=True for "
+                                   "a point mass")
+    return inertia
+
+
 class _StateArray(np.ndarray):
     """A copy of one body field (positions, velocities, ...) that writes element assignments back to its
     world: ``w.positions[0, 1] = 2.0`` moves body 0, as it reads. Only the rows an assignment changed are
@@ -111,12 +143,14 @@ class World:
                         backend=backend, device=device)
         self._h = _c.WorldHandle(_settings_to_c(settings))
         self.info = {}
+        self._reset_point = None
 
     @classmethod
     def _wrap(cls, handle, info):
         world = cls.__new__(cls)
         world._h = handle
         world.info = info
+        world._reset_point = None
         return world
 
     @classmethod
@@ -131,7 +165,10 @@ class World:
         """A world from a checkpoint written by :meth:`save`, with the saved settings (``overrides`` may
         change them, e.g. ``backend="cpu"``). ``world.info`` holds the saved step and user text."""
         handle, info = _c.load_checkpoint(os.fspath(path), _settings_to_c(overrides))
-        return cls._wrap(handle, info)
+        world = cls._wrap(handle, info)
+        # the saved step goes on counting; the checkpoint holds no clock, so the time is step x time step
+        handle.set_clock(info["step"], info["step"] * world.settings["time_step"])
+        return world
 
     def save(self, path, step=0, user=None):
         """Writes a checkpoint (atomically): the complete state, from which :meth:`load` steps bitwise
@@ -215,17 +252,70 @@ class World:
     # ---- stepping ---------------------------------------------------------------------------------------
 
     def step(self, n=1):
-        """Advances the world by n time steps, releasing the GIL during each; Ctrl-C stops between steps."""
+        """Advances the world by n time steps, releasing the GIL during each; Ctrl-C stops between steps.
+        The first step after the world was created, loaded or :meth:`reset` records the state that
+        :meth:`reset` returns to."""
+        if self._reset_point is None and n > 0:
+            self._reset_point = self._snapshot()
         self._h.step(n)
+
+    @property
+    def step_count(self):
+        """Steps taken: by :meth:`step` since the world was created (0), or since the checkpoint's step for a
+        world from :meth:`load`."""
+        return self._h.clock()[0]
+
+    @property
+    def time(self):
+        """Simulated time (s): the sum of the time steps of the steps taken (``step_count`` x ``time_step``
+        while the time step is not changed; a world from :meth:`load` starts at its step x time step)."""
+        return self._h.clock()[1]
+
+    def _snapshot(self):
+        """The complete state as checkpoint bytes, with the clock."""
+        fd, path = tempfile.mkstemp(prefix="catena-reset-", suffix=".ckpt")
+        os.close(fd)
+        try:
+            self._h.save(path, 0, None)
+            with open(path, "rb") as f:
+                data = f.read()
+        finally:
+            os.unlink(path)
+        return data, self._h.clock()
+
+    def reset(self):
+        """Returns the world to the state it had before its first :meth:`step` (since it was created,
+        loaded or last reset): every body and joint as it was built then (those added later are gone,
+        removed ones are back), their states, shapes, settings, the solver's warm start, and
+        ``step_count`` and ``time``. Handles stay valid. Changes made after that first step (a body added,
+        a state set, ``configure``) are undone; to start again from a later state, save it with
+        :meth:`save` and use :meth:`load`. A world that has not stepped is left as it is."""
+        if self._reset_point is None:
+            return
+        data, clock = self._reset_point
+        fd, path = tempfile.mkstemp(prefix="catena-reset-", suffix=".ckpt")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            handle, _ = _c.load_checkpoint(path, None)
+        finally:
+            os.unlink(path)
+        old, self._h = self._h, handle
+        old.close()
+        self._h.set_clock(*clock)
 
     # ---- bodies, joints, shapes -------------------------------------------------------------------------
 
     def add_body(self, mass=None, inertia=None, position=None, orientation=None, velocity=None, angular_velocity=None,
                  type="dynamic", particle=False, name=None):
-        """Adds a body and returns its handle. Left out: the library's defaults (``ctn_body_desc_default``: 1
-        kg, the inertia of a 1 kg unit cube, at rest at the origin). inertia: principal moments (kg m^2) in
-        the body frame; orientation (w, x, y, z); type "dynamic", "static" or "kinematic"; particle: a
-        3-DOF point mass; name: for :meth:`find_body`."""
+        """Adds a body and returns its handle. mass: kg (default 1). inertia: required for a rigid dynamic
+        body, as in scene files: principal moments (Ixx, Iyy, Izz) in kg m^2 in the body frame, or a
+        solid of the body's mass as scene files write it: ``{"box": (hx, hy, hz)}`` (half extents),
+        ``{"sphere": r}`` or ``{"capsule": {"radius": r, "half_length": h, "axis": "x"}}``. Particles
+        (``particle=True``, 3-DOF point masses) and static and kinematic bodies take none. Left out
+        otherwise: at rest at the origin, orientation (w, x, y, z) = (1, 0, 0, 0); type "dynamic",
+        "static" or "kinematic"; name: for :meth:`find_body`."""
+        inertia = _inertia(mass, inertia, type, particle)
         body = self._h.add_body(dict(mass=mass, inertia=inertia, position=position, orientation=orientation,
                                      velocity=velocity, angular_velocity=angular_velocity,
                                      type=_code(BODY_TYPES, "body.type", type), particle=bool(particle)))
@@ -354,7 +444,7 @@ class World:
     def __repr__(self):
         try:
             return (f"<catena.World {self.body_count} bodies, {self.joint_count} joints, backend {self.backend}, "
-                    f"solver {self.settings.get('solver')}>")
+                    f"solver {self.settings.get('solver')}, step {self.step_count}, t = {self.time:.6g} s>")
         except (Error, RuntimeError):  # RuntimeError: closed
             return "<catena.World closed>"
 

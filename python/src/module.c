@@ -2,6 +2,8 @@
  * friendly API is catena/world.py; this module is its thin layer over the C library. */
 #include "pycatena.h"
 
+#include <string.h>
+
 static PyObject *error_classes; /* catena.errors.BY_STATUS: a tuple of classes indexed by ctn_status */
 
 int pyctn_errors_init(void) {
@@ -68,7 +70,30 @@ static PyObject *get_cache_dir(PyObject *module, PyObject *unused) {
     return PyUnicode_FromString(ctn_get_cache_dir());
 }
 
+/* solid_inertia(kind, mass, size, axis) -> (Ixx, Iyy, Izz): the principal moments of a solid box
+ * (size = half extents), sphere (size = (radius, 0, 0)) or capsule (size = (radius, half_length, 0), axis 0..2) of
+ * that mass, by the library's ctn_inertia_* (the formulas scene files use). */
+static PyObject *solid_inertia(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *kind;
+    double mass, a = 0.0, b = 0.0, c = 0.0, out[3];
+    int axis = 0;
+    if (!PyArg_ParseTuple(args, "sd(ddd)i", &kind, &mass, &a, &b, &c, &axis)) return NULL;
+    if (!strcmp(kind, "box")) {
+        const double half[3] = {a, b, c};
+        ctn_inertia_box(mass, half, out);
+    } else if (!strcmp(kind, "sphere")) {
+        ctn_inertia_sphere(mass, a, out);
+    } else if (!strcmp(kind, "capsule")) {
+        ctn_inertia_capsule(mass, a, b, axis, out);
+    } else {
+        return PyErr_Format(PyExc_ValueError, "solid_inertia: unknown solid '%s' (box, sphere or capsule)", kind);
+    }
+    return Py_BuildValue("(ddd)", out[0], out[1], out[2]);
+}
+
 static PyMethodDef module_methods[] = {
+    {"solid_inertia", solid_inertia, METH_VARARGS, "solid_inertia(kind, mass, size, axis) -> principal moments (kg m^2)."},
     {"set_cache_dir", set_cache_dir, METH_VARARGS, "set_cache_dir(path or None): the OpenCL binary cache directory (None: no disk cache)."},
     {"get_cache_dir", get_cache_dir, METH_NOARGS, "The OpenCL binary cache directory (\"\" when none)."},
     {"set_log", set_log, METH_O, "set_log(fn(level, message) or None): where the library's messages go."},

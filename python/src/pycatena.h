@@ -54,6 +54,10 @@ typedef struct pyctn_world {
     PyObject_HEAD
     ctn_world *world;
     int busy;
+    /* The simulation clock: steps completed by step() and their summed time steps (s); the library keeps
+     * no clock, so the binding counts (restored by World.reset and World.load). */
+    unsigned long long steps;
+    double time;
 } pyctn_world;
 
 extern PyTypeObject pyctn_world_type;

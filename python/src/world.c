@@ -28,6 +28,7 @@ PyObject *pyctn_world_wrap(ctn_world *w) {
     }
     self->world = w;
     self->busy = 0;
+    self->steps = 0, self->time = 0.0;
     return (PyObject *)self;
 }
 
@@ -68,6 +69,7 @@ static int world_init(pyctn_world *self, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     if (self->world) ctn_world_destroy(self->world);
+    self->steps = 0, self->time = 0.0;
     self->world = w;
     self->busy = 0;
     return 0;
@@ -120,9 +122,11 @@ static PyObject *world_step(pyctn_world *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "|l", &n)) return NULL;
     if (n < 0) return PyErr_Format(PyExc_ValueError, "step: n = %ld is negative", n);
     if (pyctn_world_ready(self) != 0) return NULL;
+    ctn_world_desc desc;
+    ctn_status st = ctn_world_get_desc(self->world, &desc);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
     self->busy = 1;
     for (long i = 0; i < n; ++i) {
-        ctn_status st;
         Py_BEGIN_ALLOW_THREADS
         st = ctn_world_step(self->world);
         Py_END_ALLOW_THREADS
@@ -130,6 +134,8 @@ static PyObject *world_step(pyctn_world *self, PyObject *args) {
             self->busy = 0;
             return pyctn_world_raise(self, st);
         }
+        self->steps++; /* counted before a Ctrl-C stops the loop: the step happened */
+        self->time += desc.time_step;
         if (PyErr_CheckSignals() != 0) {
             self->busy = 0;
             return NULL;
@@ -162,6 +168,20 @@ static PyObject *world_measure(pyctn_world *self, PyObject *unused) {
     ctn_status st = ctn_world_measure(self->world, &gap, &angle);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return Py_BuildValue("(dd)", gap, angle);
+}
+
+/* clock() -> (steps, time); set_clock(steps, time). */
+static PyObject *world_clock(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    return Py_BuildValue("(Kd)", self->steps, self->time);
+}
+
+static PyObject *world_set_clock(pyctn_world *self, PyObject *args) {
+    unsigned long long steps;
+    double time;
+    if (!PyArg_ParseTuple(args, "Kd", &steps, &time)) return NULL;
+    self->steps = steps, self->time = time;
+    Py_RETURN_NONE;
 }
 
 static PyObject *world_info(pyctn_world *self, PyObject *unused) {
@@ -370,6 +390,8 @@ static PyMethodDef world_methods[] = {
     {"get_desc", (PyCFunction)world_get_desc, METH_NOARGS, "Settings as a dict (ctn_world_desc)."},
     {"set_desc", (PyCFunction)world_set_desc, METH_O, "Changes settings named in a dict (ctn_world_set_desc)."},
     {"step", (PyCFunction)world_step, METH_VARARGS, "step(n=1): n time steps without the GIL."},
+    {"clock", (PyCFunction)world_clock, METH_NOARGS, "clock() -> (steps, time): steps taken and simulated seconds."},
+    {"set_clock", (PyCFunction)world_set_clock, METH_VARARGS, "set_clock(steps, time)."},
     {"stats", (PyCFunction)world_stats, METH_NOARGS, "ctn_step_stats of the last step as a dict."},
     {"measure", (PyCFunction)world_measure, METH_NOARGS, "(max gap m, max angle rad) of the current state."},
     {"info", (PyCFunction)world_info, METH_NOARGS, "Backend, device, slot ranges and live counts."},

@@ -66,22 +66,22 @@ def test_bad_writes_change_nothing(chain):
 
 
 def test_integer_and_list_input_is_converted(cpu_world):
-    a = cpu_world.add_body(position=(1, 2, 3))
-    cpu_world.add_body()
+    a = cpu_world.add_body(position=(1, 2, 3), particle=True)
+    cpu_world.add_body(particle=True)
     cpu_world.positions = [[0, 0, 0], [4, 5, 6]]
     assert cpu_world.positions.tolist() == [[0.0, 0.0, 0.0], [4.0, 5.0, 6.0]]
     assert a == 0
 
 
 def test_rows_are_slots(cpu_world):
-    ids = [cpu_world.add_body(position=(i + 1.0, 0, 0)) for i in range(3)]
+    ids = [cpu_world.add_body(position=(i + 1.0, 0, 0), particle=True) for i in range(3)]
     assert ids == [0, 1, 2]  # nothing removed yet: handles are the rows
     cpu_world.remove_body(ids[1])
     p = cpu_world.positions
     assert p.shape == (3, 3)
     assert p[1].tolist() == [0.0, 0.0, 0.0] and p[2, 0] == 3.0  # a free slot reads zeros
     assert cpu_world.body_count == 2
-    new = cpu_world.add_body(position=(7.0, 0, 0))  # reuses the slot with a new generation
+    new = cpu_world.add_body(position=(7.0, 0, 0), particle=True)  # reuses the slot with a new generation
     assert new != ids[1] and catena.slot(new) == 1
     assert cpu_world.positions[catena.slot(new), 0] == 7.0
     with pytest.raises(catena.NotFoundError):

@@ -95,14 +95,14 @@ def test_shape_group():
     found = []
     for groups in ((5, 5), (5, 6)):
         with catena.World(backend="cpu", gravity=(0, 0, 0)) as w:
-            a = w.add_body(mass=1.0, position=(0, 0, 0))
-            b = w.add_body(mass=1.0, position=(0.18, 0, 0))
+            a = w.add_body(mass=1.0, inertia={"sphere": 0.1}, position=(0, 0, 0))
+            b = w.add_body(mass=1.0, inertia={"sphere": 0.1}, position=(0.18, 0, 0))
             w.set_shape(a, "sphere", radius=0.1, group=groups[0])
             w.set_shape(b, "sphere", radius=0.1, group=groups[1])
             w.step()
             found.append(len(w.contacts))
     assert found[0] == 0 and found[1] > 0, found
     with catena.World(backend="cpu") as w:
-        a = w.add_body(mass=1.0)
+        a = w.add_body(mass=1.0, inertia={"sphere": 0.1})
         with pytest.raises(catena.Error, match="shape.group"):
             w.set_shape(a, "sphere", radius=0.1, group=-1)

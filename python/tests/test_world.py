@@ -11,11 +11,11 @@ import catena
 
 def test_every_joint_type(cpu_world):
     w = cpu_world
-    a = w.add_body(position=(1, 0, 0))
-    b = w.add_body(position=(2, 0, 0))
+    a = w.add_body(position=(1, 0, 0), inertia=(0.1, 0.1, 0.1))
+    b = w.add_body(position=(2, 0, 0), inertia=(0.1, 0.1, 0.1))
     c = w.add_body(position=(3, 0, 0), particle=True)
-    d = w.add_body(position=(0, -1, 0))
-    e = w.add_body(position=(0, -2, 0))
+    d = w.add_body(position=(0, -1, 0), inertia=(0.1, 0.1, 0.1))
+    e = w.add_body(position=(0, -2, 0), inertia=(0.1, 0.1, 0.1))
     ids = [w.add_joint("ball", a, pivot=(0, 0, 0)),
            w.add_joint("hinge", b, a, pivot=(1.5, 0, 0), axis=(0, 0, 1), limits=(-0.5, 0.5)),
            w.add_joint("distance", c, b, anchor_a=(0, 0, 0), anchor_b=(0, 0, 0), rope=True, compliance=1e-6),

@@ -28,8 +28,22 @@ static void check_gnu_conventions(void) {
     CHECK(code == 2 && strstr(g_stderr, "unexpected argument 'chain:20'"), "two scenes: exit %d: %s", code, g_stderr);
     code = run("validate", "chain:10", "--csv", "x.csv", NULL);
     CHECK(code == 2 && strstr(g_stderr, "unknown option --csv"), "validate --csv: exit %d: %s", code, g_stderr);
-    const char *commands[] = {"run", "resume", "validate", "devices"};
-    for (int k = 0; k < 4; ++k) {
+    /* validate's help lists the options it takes and none it ignores (it builds on the CPU, steps nothing) */
+    code = run("validate", "--help", NULL);
+    char *vhelp = last_stdout();
+    CHECK(code == 0 && strstr(vhelp, "--steps") && strstr(vhelp, "--gravity") && !strstr(vhelp, "--csv") && !strstr(vhelp, "--device") &&
+              !strstr(vhelp, "--threads") && !strstr(vhelp, "--every"),
+          "validate --help: %s", vhelp);
+    free(vhelp);
+    code = run("validate", "chain:10", "--device", "0:0", NULL);
+    CHECK(code == 2 && strstr(g_stderr, "unknown option --device"), "validate --device: exit %d: %s", code, g_stderr);
+    /* the top-level help names every command and the .urdf scenes */
+    code = run("--help", NULL);
+    char *top = last_stdout();
+    CHECK(code == 0 && strstr(top, "catena sweep") && strstr(top, "catena render") && strstr(top, ".urdf"), "catena --help: %s", top);
+    free(top);
+    const char *commands[] = {"run", "resume", "validate", "devices", "sweep", "render", "help"}; /* help help: the top-level help */
+    for (int k = 0; k < 7; ++k) {
         code = run(commands[k], "--help", NULL);
         char *out = last_stdout();
         CHECK(code == 0 && strstr(out, "usage: catena ") && strstr(out, commands[k]), "%s --help: exit %d: %s", commands[k], code, out);

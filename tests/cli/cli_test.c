@@ -24,15 +24,16 @@
 /* ---- outputs ----------------------------------------------------------------------------------------- */
 
 /* The VTK XML frame's header (tests/paraview/check_vtk_series.py reads the frames back through VTK). */
-static void check_vtk(const char *path, int points, int lines) {
+static void check_vtk(const char *path, int points, int verts, int lines) {
     char *t = read_all(path, NULL);
     CHECK(t != NULL, "%s was not written", path);
     if (!t) return;
     CHECK(strstr(t, "<VTKFile type=\"PolyData\" version=\"1.0\"") == t + 22, "%s: VTK XML PolyData header", path);
-    int np = -1, nl = -1;
+    int np = -1, nv = -1, nl = -1;
     const char *p = strstr(t, "<Piece ");
-    if (p) sscanf(p, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\"", &np, &nl);
-    CHECK(np == points && nl == lines, "%s: %d points and %d lines, expected %d and %d", path, np, nl, points, lines);
+    if (p) sscanf(p, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"%d\"", &np, &nv, &nl);
+    CHECK(np == points && nv == verts && nl == lines, "%s: %d points, %d vertices and %d lines, expected %d, %d and %d", path, np, nv, nl, points,
+          verts, lines);
     CHECK(strstr(t, "<AppendedData encoding=\"raw\">") != NULL, "%s: raw appended data", path);
     free(t);
 }
@@ -49,7 +50,7 @@ static void check_outputs(void) {
         char name[64];
         snprintf(name, sizeof name, "frame_%06d.vtp", s);
         char *f = path_in(vtk, name);
-        check_vtk(f, 51, 50);
+        check_vtk(f, 51, 50, 50); /* 50 bodies (one vertex each) and the pin's anchor */
         free(f);
     }
     char *pvd = path_in(vtk, "catena.pvd");
@@ -122,6 +123,8 @@ static void check_outputs(void) {
     /* an output that cannot be created fails before stepping */
     code = run("run", "chain:10", "--steps", "5", "--backend", "cpu", "--csv", "/nonexistent-dir/x.csv", NULL);
     CHECK(code == 6 && strstr(g_stderr, "cannot create"), "unwritable CSV: exit %d: %s", code, g_stderr);
+    /* the message names the user's path, not the temporary file it is written through */
+    CHECK(strstr(g_stderr, "/nonexistent-dir/x.csv: cannot create") && !strstr(g_stderr, ".tmp."), "unwritable CSV names %s", g_stderr);
     free(csv2);
     free(svg2);
     free(csv), free(vtk), free(svg), free(plot), free(json);

@@ -3,7 +3,8 @@
 Usage: pvpython check_pvd_paraview.py PVD_FILE TIME... (the times the series must report, in seconds)
 
 ParaView's PVD reader must find the frames' data type, report the collection's times (simulation
-seconds) as the animation's time steps, and give each frame's points, lines and arrays.
+seconds) as the animation's time steps, and give each frame's points, vertex cells (one per body of
+chain:20), lines and arrays.
 """
 import sys
 
@@ -23,10 +24,12 @@ for t in want:
     if data is None or data.GetNumberOfPoints() == 0 or data.GetNumberOfLines() == 0:
         bad.append(f"t = {t}: no points or lines ({data})")
         continue
-    for name in ("body_id", "velocity"):
+    if data.GetNumberOfVerts() != 20:
+        bad.append(f"t = {t}: {data.GetNumberOfVerts()} vertex cells, expected one per body (20)")
+    for name in ("body_id", "velocity", "angular_velocity", "orientation", "mass", "shape_type", "shape_size"):
         if data.GetPointData().GetArray(name) is None:
             bad.append(f"t = {t}: point array {name} missing")
-    for name in ("joint_type", "gap"):
+    for name in ("joint_id", "joint_type", "gap", "angle_error", "force", "torque"):
         if data.GetCellData().GetArray(name) is None:
             bad.append(f"t = {t}: cell array {name} missing")
 for b in bad:
