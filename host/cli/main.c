@@ -39,6 +39,7 @@ static void usage(FILE *f) {
             "       catena validate SCENE [options]    check a scene without running it\n"
             "       catena devices [--verbose]         list the OpenCL devices (--verbose: details, program build times)\n"
             "       catena sweep ENSEMBLE.json [options] run a parameter sweep / replicas, also under mpirun (docs/ensembles.md)\n"
+            "       catena bench [--quick] [options]   step throughput of standard cases on the CPU and every OpenCL device (docs/bench.md)\n"
             "       catena help [COMMAND]              this help, or a command's (also: catena COMMAND --help)\n"
             "       catena -V | --version              the version\n"
             "SCENE: a JSON scene file (docs/scene-format.md) or a generator:\n"
@@ -83,6 +84,7 @@ typedef struct command {
 
 static const command g_commands[] = {
     {"run", ctn_cli_run}, {"resume", ctn_cli_resume}, {"validate", ctn_cli_validate}, {"devices", ctn_cli_devices},
+    {"bench", ctn_cli_bench},
 #ifdef CATENA_HAVE_CJSON
     {"sweep", ctn_cli_sweep},
 #endif
@@ -103,7 +105,7 @@ static int help(int argc, char **argv) {
     }
     const command *c = find_command(argv[1]);
     if (!c) {
-        fprintf(stderr, "catena help: unknown command '%s'; the commands are run, resume, validate, devices, sweep\n", argv[1]);
+        fprintf(stderr, "catena help: unknown command '%s'; the commands are run, resume, validate, devices, sweep, bench\n", argv[1]);
         return CTN_EXIT_USAGE;
     }
     char *args[] = {argv[1], "--help", NULL};
