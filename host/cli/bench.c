@@ -49,7 +49,7 @@ static ctn_status build_case(ctn_world *w, int c, int n, char *spec, size_t len)
     switch (c) {
     case CASE_CHAIN: snprintf(spec, len, "chain:%d", n); return ctn_scene_from_spec(w, spec);
     case CASE_HANGING: {
-        snprintf(spec, len, "hanging chain:%d, end mass ratio 1000", n);
+        snprintf(spec, len, "hanging chain:%d (end mass 1000:1)", n);
         ctn_chain_desc d = ctn_chain_desc_default(n);
         d.direction[0] = 0.0, d.direction[1] = -1.0;
         d.end_mass_ratio = 1000.0;
@@ -701,7 +701,7 @@ static void write_csv(FILE *f, const bench_header *h, const bench_device *dev, i
                 dev[i].error[0] ? " | unusable: " : "", dev[i].error);
     if (g_bench_signal) fprintf(f, "# interrupted: %d of %d rows\n", nrows, planned);
     fprintf(f, "case,size,scene,solver,solver_used,device,status,bodies,joints,rows,timed_steps,repeats,ms_per_step,ms_min,ms_max,"
-               "bodies_steps_per_s,row_updates_per_s,launches_per_step,blocking_reads_per_step,worst_gap_m,gs_bandwidth_fraction,error\n");
+               "bodies_steps_per_s,row_updates_per_s,launches_per_step,blocking_reads_per_step,worst_gap_m,gs_bandwidth_fraction,error,note\n");
     for (int i = 0; i < nrows; ++i) {
         const bench_row *row = &rows[i];
         const ctn_bench_result *r = &row->r;
@@ -712,6 +712,8 @@ static void write_csv(FILE *f, const bench_header *h, const bench_device *dev, i
                 r->repeats, r->ms_median, r->ms_min, r->ms_max, bodies_steps(r), r->row_updates_per_s, r->launches, r->blocking_reads,
                 r->gap_worst, row->gs_fraction);
         csv_field(f, row->error);
+        fputc(',', f);
+        csv_field(f, row->note);
         fputc('\n', f);
     }
 }
@@ -757,7 +759,7 @@ int ctn_cli_bench(int argc, char **argv) {
     int ndev = resolve_devices(o.device_list, dev);
     if (ndev < 0) return CTN_EXIT_USAGE;
     bench_header h;
-    fill_header(&h, &o, argc - 1, argv + 1);
+    fill_header(&h, &o, argc, argv);
     double t_start = ctn_bench_now_ms();
 
     struct sigaction sa, old_int, old_term;

@@ -30,6 +30,17 @@ double ctn_bench_median(double *v, int n) {
 
 enum { PH_STEP, PH_SOLVE, PH_PREPARE, PH_INTEGRATE, PH_TRANSFER, PH_COLLIDE, PH_COUNT };
 
+/* Median of column k of the rows [from, to) of ms (PH_COUNT columns); NaN when out of memory. */
+static double column_median(const double *ms, int from, int to, int k) {
+    int n = to - from;
+    double tmp[64], *v = n <= 64 ? tmp : malloc(sizeof *v * (size_t)n);
+    if (!v) return NAN;
+    for (int i = 0; i < n; ++i) v[i] = ms[(size_t)(from + i) * PH_COUNT + (size_t)k];
+    double m = ctn_bench_median(v, n);
+    if (v != tmp) free(v);
+    return m;
+}
+
 /* Timed steps per block: `steps`, or fewer so that repeats x steps x est_ms fits in left_ms (at least
  * min_steps in all, spread over the blocks). */
 static int steps_per_block(const ctn_bench_plan *p, double est_ms, double left_ms, int min_steps) {
@@ -48,8 +59,9 @@ int ctn_bench_measure(ctn_world *w, const ctn_bench_plan *p, ctn_bench_result *r
     r->joints = ctn_world_joint_count(w);
     int repeats = p->repeats > 0 ? p->repeats : 1, min_steps = p->min_steps > 0 ? p->min_steps : 1;
     int warm = p->warmup > 0 ? p->warmup : 0;
-    int cap = repeats * (p->steps > 0 ? p->steps : 1);
-    double *ms = malloc(sizeof *ms * (size_t)cap * PH_COUNT), *block = malloc(sizeof *block * (size_t)repeats);
+    long long cap = (long long)repeats * (p->steps > 0 ? p->steps : 1); /* timed steps at most */
+    int have = 64;                                                      /* rows of ms allocated */
+    double *ms = malloc(sizeof *ms * (size_t)have * PH_COUNT), *block = malloc(sizeof *block * (size_t)repeats);
     if (!ms || !block) {
         free(ms);
         free(block);
@@ -91,37 +103,31 @@ int ctn_bench_measure(ctn_world *w, const ctn_bench_plan *p, ctn_bench_result *r
             per_block = steps_per_block(p, t1 - t0, budget_ms - (t1 - t_start), min_steps);
             planned = repeats * per_block;
         }
+        if (r->timed == have) { /* one row per timed step: {step, solve, prepare, integrate, transfer, collide} */
+            double *more = realloc(ms, sizeof *ms * (size_t)have * 2 * PH_COUNT);
+            if (!more) {
+                snprintf(r->error, sizeof r->error, "out of memory after %d timed steps", r->timed);
+                failed = 1;
+                break;
+            }
+            ms = more, have *= 2;
+        }
         const double phase[PH_COUNT] = {t1 - t0, s.ms_solve, s.ms_prepare, s.ms_integrate, s.ms_transfer, s.ms_collide};
-        for (int k = 0; k < PH_COUNT; ++k) ms[(size_t)k * (size_t)cap + (size_t)r->timed] = phase[k];
+        for (int k = 0; k < PH_COUNT; ++k) ms[(size_t)r->timed * PH_COUNT + (size_t)k] = phase[k];
         r->timed++;
         r->row_updates += s.row_updates;
         r->launches += s.launches;
         r->blocking_reads += s.blocking_reads;
         if (p->on_step) p->on_step(p->ctx, done, planned);
         if (++in_block == per_block) {
-            /* the block's median, from its own step times (a copy: the median sorts) */
-            double *v = ms + (size_t)(r->timed - in_block);
-            double tmp[64], *buf = in_block <= 64 ? tmp : malloc(sizeof *buf * (size_t)in_block);
-            if (buf) {
-                memcpy(buf, v, sizeof *buf * (size_t)in_block);
-                block[r->repeats++] = ctn_bench_median(buf, in_block);
-                if (buf != tmp) free(buf);
-            }
+            block[r->repeats++] = column_median(ms, r->timed - in_block, r->timed, PH_STEP);
             in_block = 0;
             if (r->repeats == repeats) break;
         }
         /* a step far slower than the estimate: stop once min_steps are in */
         if (p->budget_s > 0.0 && t1 - t_start > 2.0 * budget_ms && r->timed >= min_steps) break;
     }
-    if (in_block > 0 && r->repeats < repeats) { /* a block cut short still counts */
-        double *v = ms + (size_t)(r->timed - in_block);
-        double *buf = malloc(sizeof *buf * (size_t)in_block);
-        if (buf) {
-            memcpy(buf, v, sizeof *buf * (size_t)in_block);
-            block[r->repeats++] = ctn_bench_median(buf, in_block);
-            free(buf);
-        }
-    }
+    if (in_block > 0 && r->repeats < repeats) block[r->repeats++] = column_median(ms, r->timed - in_block, r->timed, PH_STEP); /* cut short */
     r->steps_run = done;
     r->wall_s = (ctn_bench_now_ms() - t_start) * 1e-3;
     r->gap_last = s.max_gap;
@@ -130,14 +136,12 @@ int ctn_bench_measure(ctn_world *w, const ctn_bench_plan *p, ctn_bench_result *r
     r->solver_used = s.solver;
     r->joints = ctn_world_joint_count(w);
     if (r->timed > 0) {
-        double *row[PH_COUNT];
-        for (int k = 0; k < PH_COUNT; ++k) row[k] = ms + (size_t)k * (size_t)cap;
-        r->ms_all_median = ctn_bench_median(row[PH_STEP], r->timed);
-        r->ms_solve = ctn_bench_median(row[PH_SOLVE], r->timed);
-        r->ms_prepare = ctn_bench_median(row[PH_PREPARE], r->timed);
-        r->ms_integrate = ctn_bench_median(row[PH_INTEGRATE], r->timed);
-        r->ms_transfer = ctn_bench_median(row[PH_TRANSFER], r->timed);
-        r->ms_collide = ctn_bench_median(row[PH_COLLIDE], r->timed);
+        r->ms_all_median = column_median(ms, 0, r->timed, PH_STEP);
+        r->ms_solve = column_median(ms, 0, r->timed, PH_SOLVE);
+        r->ms_prepare = column_median(ms, 0, r->timed, PH_PREPARE);
+        r->ms_integrate = column_median(ms, 0, r->timed, PH_INTEGRATE);
+        r->ms_transfer = column_median(ms, 0, r->timed, PH_TRANSFER);
+        r->ms_collide = column_median(ms, 0, r->timed, PH_COLLIDE);
         r->row_updates /= r->timed, r->launches /= r->timed, r->blocking_reads /= r->timed;
         if (r->repeats > 0) {
             r->ms_median = ctn_bench_median(block, r->repeats); /* sorted: */
