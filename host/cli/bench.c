@@ -311,7 +311,9 @@ static int resolve_devices(const char *list, bench_device *out) {
     ctn_device_info info[MAX_DEVICES];
     int count = 0;
     char err[512] = "";
-    if (ctn_list_devices(info, MAX_DEVICES, &count, err, sizeof err) != CTN_OK) count = 0;
+    /* the OpenCL platforms are opened only when the list names OpenCL devices (`cpu` and `auto` need none) */
+    int need_list = strstr(list, "all") || strstr(list, "opencl") || strchr(list, ':');
+    if (need_list && ctn_list_devices(info, MAX_DEVICES, &count, err, sizeof err) != CTN_OK) count = 0;
     if (count > MAX_DEVICES - 1) count = MAX_DEVICES - 1;
     char buf[256];
     if (strlen(list) >= sizeof buf || !list[0]) {
@@ -569,9 +571,11 @@ static void print_table(FILE *f, const bench_header *h, const bench_device *dev,
         if (dev[i].error[0]) fprintf(f, " | unusable: %s\n", dev[i].error);
         else fprintf(f, " | copy %.3g GB/s\n", dev[i].copy_gbps);
     }
-    fprintf(f, "  %d warm-up steps, %d repeats x %d steps (fewer past %g s a case), %s iterations x %s substeps\n", o->warmup, o->repeats,
-            o->steps, o->case_seconds, o->iterations ? "" : "default", o->substeps ? "" : "default");
-    if (o->iterations || o->substeps) fprintf(f, "  (iterations %d, substeps %d)\n", o->iterations, o->substeps);
+    char it[16] = "default", sub[16] = "default";
+    if (o->iterations) snprintf(it, sizeof it, "%d", o->iterations);
+    if (o->substeps) snprintf(sub, sizeof sub, "%d", o->substeps);
+    fprintf(f, "  warm-up %d steps, then %d repeats x %d steps (fewer past %g s a case); iterations %s, substeps %s\n", o->warmup,
+            o->repeats, o->steps, o->case_seconds, it, sub);
     fprintf(f, "%-8s %8s %-12s %-12s %9s %6s %11s %10s %7s %6s %9s %6s\n", "case", "bodies", "solver", "device", "ms/step", "+-%",
             "bodies*st/s", "row upd/s", "launch", "reads", "worst gap", "GS bw");
     for (int i = 0; i < nrows; ++i) {
