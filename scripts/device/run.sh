@@ -149,7 +149,8 @@ else
         local part=$1 max=$2 min=$3
         shift 3
         desc="catena bench $* --warmup 2 --repeats 3 --steps 5 --case-seconds 3 --json $part.json"
-        step "$part" "$max" "$min" bash -c '"$@" > "'"$work/$part.txt"'"; rc=$?; cat "'"$work/$part.txt"'"; exit $rc' _ \
+        # the shell ignores timeout's SIGTERM and waits: catena bench finishes its step, writes what it measured
+        step "$part" "$max" "$min" bash -c 'trap "" TERM; "$@" > "'"$work/$part.txt"'"; rc=$?; cat "'"$work/$part.txt"'"; exit $rc' _ \
             "$C" bench "$@" --warmup 2 --repeats 3 --steps 5 --case-seconds 3 --commit "$commit" --quiet --json "$work/$part.json"
     }
     bench bench 110 20 --device opencl --cases chain,hanging,tree,batch --sizes "$s3" --solvers gs,direct,auto
