@@ -39,7 +39,7 @@ typedef struct ctn_bench_result {
     int ok;          /* the planned steps (cut to the budget) ran */
     int interrupted; /* plan.stop was raised */
     char error[256]; /* the failed step's error, "" when none */
-    int bodies, joints, rows, contacts, colours;
+    int bodies, joints, rows, contacts, colours, largest_colour;
     int iterations, substeps; /* of the last step */
     ctn_solver solver_used;   /* the solver the last step ran */
     int steps_run;            /* every step, warm-up included */
@@ -51,6 +51,8 @@ typedef struct ctn_bench_result {
     double row_updates, launches, blocking_reads; /* per timed step */
     double row_updates_per_s;                     /* row_updates / ms_median */
     double gap_last, gap_worst;                   /* m; gap_worst is not finite when a step's was not */
+    double residual_last;                         /* ctn_step_stats.residual of the last step */
+    double ms_colour_first;                       /* ctn_step_stats.ms_colour of the first step (the colouring) */
     double wall_s;                                /* every step, warm-up included */
 } ctn_bench_result;
 
