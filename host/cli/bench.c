@@ -222,13 +222,12 @@ static int parse_bench(int argc, char **argv, bench_opts *o) {
     opterr = 0;
     optind = 1;
     int c;
-    const char *sizes = NULL;
     while ((c = getopt_long(argc, argv, ":qh", longs, NULL)) != -1) {
         int ok = 1;
         switch (c) {
         case OPT_QUICK: o->quick = 1; break;
         case OPT_CASES: ok = parse_list(optarg, "--cases", case_item, o->cases, &o->ncases); break;
-        case OPT_SIZES: sizes = optarg; ok = parse_list(optarg, "--sizes", size_item, o->sizes, &o->nsizes); break;
+        case OPT_SIZES: ok = parse_list(optarg, "--sizes", size_item, o->sizes, &o->nsizes); break;
         case OPT_SOLVERS: ok = parse_list(optarg, "--solvers", solver_item, o->solvers, &o->nsolvers); break;
         case OPT_DEVICE: o->device_list = optarg; break;
         case OPT_ITER: ok = parse_int_opt("--iterations", optarg, 1, 10000, &o->iterations); break;
@@ -278,7 +277,6 @@ static int parse_bench(int argc, char **argv, bench_opts *o) {
         ctn_cli_command_error("bench", "--json - and --csv - cannot both write to standard output");
         return CTN_EXIT_USAGE;
     }
-    (void)sizes;
     if (o->ncases == 0)
         for (int k = 0; k < CASE_COUNT; ++k) o->cases[o->ncases++] = k;
     if (o->nsizes == 0) {
@@ -417,7 +415,7 @@ typedef struct bench_row {
     int c, size, dev;
     ctn_solver solver;
     char spec[64];
-    const char *status; /* "ok", "failed", "interrupted", "unsupported" */
+    const char *status; /* "ok", "failed", "interrupted" */
     char error[256];
     char note[256]; /* the first library warning of the row (e.g. a solver falling back), and how many more */
     int notes;
