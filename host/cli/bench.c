@@ -1,9 +1,8 @@
 /* `catena bench`: throughput of the standard cases on every device asked for, side by side in one run
  * (docs/bench.md). Each row is one case x size x solver x device: a fresh world, the case's scene, warm-up
  * steps, then repeats of timed steps measured by host/cli/bench_measure.c (the same code as bench/). Output
- * (host/cli/bench_report.c):
- * a table on stdout, and --json / --csv files with the machine, devices, commit and command in their
- * header. SIGINT or SIGTERM stops after the current step: what was measured so far is printed and written,
+ * (host/cli/bench_report.c): a table on stdout, and --json / --csv files with the machine, devices, commit and
+ * command in their header. SIGINT or SIGTERM stops after the current step: what was measured so far is printed and written,
  * and the tool exits with 128 + the signal. */
 #define _GNU_SOURCE
 #include "bench_internal.h"
