@@ -1,6 +1,6 @@
-/* Kernel resource report and copy bandwidth of an OpenCL world (`catena devices --verbose`, host/cli/devices.c;
- * `catena bench`, host/cli/bench_measure.c): declared
- * without OpenCL types so that the CLI needs no OpenCL headers. */
+/* Kernel resource report and copy bandwidth of an OpenCL world (`catena devices --verbose`,
+ * host/cli/devices.c; `catena bench`, host/cli/bench_measure.c): declared without OpenCL types so that the
+ * CLI needs no OpenCL headers. */
 #ifndef CTN_OPENCL_REPORT_H
 #define CTN_OPENCL_REPORT_H
 
