@@ -14,6 +14,7 @@
  *                       [--json FILE] [--md FILE] */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_env.h"
+#include "cli/bench_measure.h"
 #include "catena/catena.h"
 
 #include <math.h>
@@ -24,10 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Provided by the OpenCL backend (host/backend_opencl.c); NULL in a build without OpenCL. */
-extern ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, double *gbps) __attribute__((weak));
 
-#define GS_BYTES_PER_JOINT 644.0
+#define GS_BYTES_PER_JOINT CTN_BENCH_GS_BYTES_PER_JOINT
 #define MAX_RESULTS 64
 
 typedef struct result {
@@ -46,10 +45,6 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static const char *solver_name(ctn_solver s) { return s == CTN_SOLVER_GS ? "gs" : s == CTN_SOLVER_JACOBI ? "jacobi" : "cg"; }
 
@@ -75,46 +70,31 @@ static int bench_one(const char *scene, ctn_backend backend, ctn_solver solver, 
         ctn_world_destroy(w);
         return 0;
     }
-    double *ms = malloc(sizeof(double) * (size_t)steps);
-    ctn_step_stats s, sum;
-    memset(&sum, 0, sizeof sum);
-    int ok = ms != NULL;
-    for (int i = 0; i < warmup + steps && ok; ++i) {
-        if (ctn_world_step(w) != CTN_OK) {
-            fprintf(stderr, "bench_backends: %s step %d: %s\n", scene, i, ctn_world_last_error(w));
-            ok = 0;
-            break;
-        }
-        ctn_world_get_stats(w, &s);
-        if (i == 0) r->ms_colour = s.ms_colour; /* colouring happens once, on the first step */
-        if (i < warmup) continue;
-        ms[i - warmup] = s.ms_total;
-        sum.ms_prepare += s.ms_prepare;
-        sum.ms_solve += s.ms_solve;
-        sum.ms_integrate += s.ms_integrate;
-        sum.ms_transfer += s.ms_transfer;
-    }
+    /* the shared measurement (host/cli/bench_measure.c, as `catena bench`): warm-up, then one block of `steps` */
+    ctn_bench_plan plan = {.warmup = warmup, .repeats = 1, .steps = steps};
+    ctn_bench_result m;
+    int ok = ctn_bench_measure(w, &plan, &m);
+    if (!ok) fprintf(stderr, "bench_backends: %s: %s\n", scene, m.error);
     if (ok) {
-        qsort(ms, (size_t)steps, sizeof *ms, cmp_double);
-        r->ms_median = steps % 2 ? ms[steps / 2] : 0.5 * (ms[steps / 2 - 1] + ms[steps / 2]);
-        r->ms_prepare = sum.ms_prepare / steps;
-        r->ms_solve = sum.ms_solve / steps;
-        r->ms_integrate = sum.ms_integrate / steps;
-        r->ms_transfer = sum.ms_transfer / steps;
-        r->bodies = ctn_world_body_count(w);
-        r->joints = ctn_world_joint_count(w);
-        r->rows = s.rows;
-        r->colours = s.colours;
-        r->largest_colour = s.largest_colour;
-        r->row_updates_per_s = s.row_updates / (r->ms_median * 1e-3);
-        r->max_gap = s.max_gap;
-        r->residual = s.residual;
+        r->ms_colour = m.ms_colour_first; /* colouring happens once, on the first step */
+        r->ms_median = m.ms_median;
+        r->ms_prepare = m.ms_prepare;
+        r->ms_solve = m.ms_solve;
+        r->ms_integrate = m.ms_integrate;
+        r->ms_transfer = m.ms_transfer;
+        r->bodies = m.bodies;
+        r->joints = m.joints;
+        r->rows = m.rows;
+        r->colours = m.colours;
+        r->largest_colour = m.largest_colour;
+        r->row_updates_per_s = m.row_updates_per_s;
+        r->max_gap = m.gap_last;
+        r->residual = m.residual_last;
         if (!strcmp(r->backend, "opencl") && solver == CTN_SOLVER_GS && gbps > 0.0) {
-            r->sweep_ms = r->ms_solve / (d.substeps * d.iterations);
+            ctn_bench_gs_bandwidth_fraction(&m, gbps, &r->sweep_ms);
             r->floor_ms = r->joints * GS_BYTES_PER_JOINT / (gbps * 1e9) * 1e3;
         }
     }
-    free(ms);
     ctn_world_destroy(w);
     return ok;
 }
@@ -188,7 +168,7 @@ int main(int argc, char **argv) {
         char err[4096];
         if (ctn_world_create(&d, &w, err, sizeof err) == CTN_OK) {
             snprintf(devname, sizeof devname, "%s", ctn_world_device_name(w));
-            if (ctn__opencl_copy_bandwidth && ctn__opencl_copy_bandwidth(w, (size_t)256 << 20, 10, &gbps) != CTN_OK) gbps = 0.0;
+            gbps = ctn_bench_copy_bandwidth(w, (size_t)256 << 20, 10);
             ctn_world_destroy(w);
             build_times(device, &cold, &warm);
         } else {
@@ -232,7 +212,7 @@ int main(int argc, char **argv) {
         if (!f) continue;
         if (k == 1)
             fprintf(f, "# CPU vs OpenCL, solver %s\n\nDevice: %s. Copy bandwidth %.2f GB/s (read + write). Program build: cold %.1f ms, warm "
-                       "%.1f ms (cached binary).\nSteps: %d measured after %d warm-up; ms/step is the median, phases are means (OpenCL phases are "
+                       "%.1f ms (cached binary).\nSteps: %d measured after %d warm-up; ms/step is the median, phases are medians (OpenCL phases are "
                        "device times from event profiling).\n\n",
                     solver_name(solver), devname, gbps, cold, warm, steps, warmup);
         fprintf(f, "\n| scene | bodies | rows | colours | backend | ms/step | colour | prepare | solve | integrate | transfer | row updates/s | "

@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_env.h"
+#include "cli/bench_measure.h"
 #include "catena/catena.h"
 
 #include <math.h>
@@ -30,16 +31,7 @@ typedef struct result {
     const char *solver;
 } result;
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int parse_list(const char *s, int *out, int max) {
     int n = 0;
@@ -77,28 +69,21 @@ static int measure(ctn_backend backend, ctn_solver solver, int replicas, int lin
             return 0;
         }
     }
-    double *ms = malloc((size_t)steps * sizeof *ms);
-    ctn_step_stats s;
-    memset(&s, 0, sizeof s);
-    int ok = ms != NULL;
-    for (int i = -3; ok && i < steps; ++i) {
-        double t0 = now_ms();
-        ok = ctn_world_step(w) == CTN_OK;
-        ctn_world_get_stats(w, &s); /* includes the step's one stats read-back: the step is complete */
-        if (i >= 0) ms[i] = now_ms() - t0;
-    }
-    if (!ok) fprintf(stderr, "bench_batch: step failed: %s\n", ctn_world_last_error(w));
+    /* the shared measurement (host/cli/bench_measure.c, as `catena bench`'s batch case): 3 warm-up steps,
+     * one block of `steps` */
+    ctn_bench_plan plan = {.warmup = 3, .repeats = 1, .steps = steps};
+    ctn_bench_result m;
+    int ok = ctn_bench_measure(w, &plan, &m);
+    if (!ok) fprintf(stderr, "bench_batch: step failed: %s\n", m.error);
     if (ok) {
-        qsort(ms, (size_t)steps, sizeof *ms, cmp_double);
-        r->ms_median = ms[steps / 2];
+        r->ms_median = m.ms_median;
         r->replica_steps_per_s = (double)replicas * 1e3 / r->ms_median;
         r->replicas = replicas;
-        r->max_gap = s.max_gap;
-        r->solver = solver_name(s.solver);
+        r->max_gap = m.gap_last;
+        r->solver = solver_name(m.solver_used);
         snprintf(r->backend, sizeof r->backend, "%s", ctn_world_backend_name(w));
         snprintf(r->device, sizeof r->device, "%s", ctn_world_device_name(w));
     }
-    free(ms);
     ctn_world_destroy(w);
     return ok;
 }

@@ -1,7 +1,8 @@
 /* bench_chain: accuracy and cost of the solvers on a hanging chain of rigid links with ball joints.
  *
  * For each chain length and solver setting, builds the chain hanging straight down from a world pin,
- * steps it `--steps` times at 60 Hz, and reports the median wall time of a step (after 5 warm-up steps)
+ * steps it `--steps` times at 60 Hz, and reports the median wall time of a step (after 5 warm-up steps;
+ * measured by host/cli/bench_measure.c, the code of `catena bench`)
  * and the median of each phase's time (so no phase can exceed the total by mixing a mean with a median),
  * the row updates per second, and the joint error: the largest joint gap (anchor separation) at the
  * last step and over the run, relative to the link length. The chain starts exactly assembled and at
@@ -20,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_env.h"
+#include "cli/bench_measure.h"
 #include "catena/catena.h"
 
 #include <math.h>
@@ -46,20 +48,6 @@ typedef struct result {
     int ok;
     char backend[32];
 } result;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of v[0..n) (sorts v in place); 0 when n == 0. */
-static double median(double *v, int n) {
-    if (n <= 0) return 0.0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
-enum { PHASE_TOTAL, PHASE_SOLVE, PHASE_PREPARE, PHASE_INTEGRATE, PHASE_TRANSFER, PHASES };
 
 static int parse_config(const char *s, config *c) {
     char solver[16] = "";
@@ -112,48 +100,26 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
         ctn_world_destroy(w);
         return r;
     }
-    double *ms = malloc(sizeof(double) * PHASES * (size_t)steps); /* PHASES rows of `steps` step times */
-    if (!ms) {
-        fprintf(stderr, "bench_chain: out of memory\n");
-        ctn_world_destroy(w);
-        return r;
+    /* the shared measurement (host/cli/bench_measure.c, as `catena bench`): 5 warm-up steps, then one block
+     * of the remaining steps; the gap is tracked over every step */
+    ctn_bench_plan plan = {.warmup = 5, .repeats = 1, .steps = steps - 5};
+    ctn_bench_result m;
+    if (!ctn_bench_measure(w, &plan, &m)) fprintf(stderr, "bench_chain: %s\n", m.error);
+    r.ok = m.ok;
+    r.gap_worst = m.gap_worst / c.link_length;
+    if (m.timed > 0) {
+        r.ms_median = m.ms_median;
+        r.ms_solve = m.ms_solve;
+        r.ms_prepare = m.ms_prepare;
+        r.ms_integrate = m.ms_integrate;
+        r.ms_transfer = m.ms_transfer;
+        r.launches = m.launches, r.blocking_reads = m.blocking_reads;
+        r.row_updates_per_s = m.row_updates_per_s;
     }
-    ctn_step_stats s;
-    memset(&s, 0, sizeof s);
-    int timed = 0;
-    for (int k = 0; k < steps; ++k) {
-        if (ctn_world_step(w) != CTN_OK) {
-            fprintf(stderr, "bench_chain: step %d: %s\n", k, ctn_world_last_error(w));
-            break;
-        }
-        ctn_world_get_stats(w, &s);
-        double gap = s.max_gap / c.link_length;
-        if (gap > r.gap_worst || !isfinite(gap)) r.gap_worst = gap;
-        if (k >= 5) {
-            const double phase[PHASES] = {s.ms_total, s.ms_solve, s.ms_prepare, s.ms_integrate, s.ms_transfer};
-            for (int p = 0; p < PHASES; ++p) ms[(size_t)p * (size_t)steps + (size_t)timed] = phase[p];
-            ++timed;
-            r.launches += s.launches;
-            r.blocking_reads += s.blocking_reads;
-        }
-        if (k == steps - 1) r.ok = 1;
-    }
-    if (timed > 0) {
-        double *row[PHASES];
-        for (int p = 0; p < PHASES; ++p) row[p] = ms + (size_t)p * (size_t)steps;
-        r.ms_median = median(row[PHASE_TOTAL], timed);
-        r.ms_solve = median(row[PHASE_SOLVE], timed);
-        r.ms_prepare = median(row[PHASE_PREPARE], timed);
-        r.ms_integrate = median(row[PHASE_INTEGRATE], timed);
-        r.ms_transfer = median(row[PHASE_TRANSFER], timed);
-        r.launches /= timed, r.blocking_reads /= timed;
-        r.row_updates_per_s = s.row_updates / (r.ms_median * 1e-3);
-    }
-    r.gap_final = s.max_gap / c.link_length;
-    r.colours = s.colours;
-    r.solver_used = (int)s.solver;
+    r.gap_final = m.gap_last / c.link_length;
+    r.colours = m.colours;
+    r.solver_used = (int)m.solver_used;
     snprintf(r.backend, sizeof r.backend, "%s", ctn_world_backend_name(w));
-    free(ms);
     ctn_world_destroy(w);
     return r;
 }

@@ -8,7 +8,8 @@
  *   accuracy  the hanging chain (bench_chain's and bench_peers' chain) for every solver over a grid of iteration
  *             and substep counts: ms/step against the worst joint gap and the chain stretch over a fixed 2 s run;
  *   included  other programs' JSON/Markdown (run_suite.sh passes bench_convergence's) copied in verbatim.
- * Timing: wall time (CLOCK_MONOTONIC) of each ctn_world_step call, which returns after the device finished;
+ * Timing (host/cli/bench_measure.c, the code of `catena bench`): wall time (CLOCK_MONOTONIC) of each ctn_world_step
+ * call, which returns after the device finished;
  * median over the measured steps after the warm-up steps. Accuracy is read outside the timed call.
  *
  * usage: bench_suite --mode smoke|quick|full --prefix PREFIX [--backends cpu,opencl] [--case-seconds S]
@@ -16,6 +17,7 @@
  *                    [--workloads chain,rope,grid,bridge,pile] [--no-accuracy] [--no-scaling] */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_env.h"
+#include "cli/bench_measure.h"
 #include "catena/catena.h"
 #include "io/json_write.h"
 
@@ -28,10 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Provided by the OpenCL backend (host/backend_opencl.c); NULL in a build without OpenCL. */
-extern ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, double *gbps) __attribute__((weak));
 
-#define GS_BYTES_PER_JOINT 644.0 /* bench_backends.c: bytes one block GS update of a joint slot moves */
+#define GS_BYTES_PER_JOINT CTN_BENCH_GS_BYTES_PER_JOINT /* bytes one block GS update of a joint slot moves */
 #define MAX_SCALE 512
 #define MAX_ACC 256
 #define LINK 0.1
@@ -85,21 +85,8 @@ static const char *solver_name(ctn_solver s) {
     return s == CTN_SOLVER_GS ? "gs" : s == CTN_SOLVER_JACOBI ? "jacobi" : s == CTN_SOLVER_CG ? "cg" : "direct";
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void loadavg(char *buf, size_t n) {
     FILE *f = fopen("/proc/loadavg", "r");
@@ -169,46 +156,26 @@ static void run_scale(const mode_cfg *m, int work, int n, ctn_backend backend, c
         ctn_world_destroy(w);
         return;
     }
-    ctn_world_desc d;
-    ctn_world_get_desc(w, &d);
-    double ms[64];
-    int timed = 0, warm = m->warmup;
-    ctn_step_stats s, sum;
-    memset(&sum, 0, sizeof sum);
-    memset(&s, 0, sizeof s);
-    double t_start = now_ms();
-    for (int k = 0; k < warm + m->max_steps && timed < 64; ++k) {
-        double t0 = now_ms();
-        ctn_status st = ctn_world_step(w);
-        double t1 = now_ms();
-        if (st != CTN_OK) {
-            snprintf(r->note, sizeof r->note, "step %d: %.130s", k, ctn_world_last_error(w));
-            break;
-        }
-        ctn_world_get_stats(w, &s);
-        /* a slow case: fewer warm-up steps (at least 1) and at least 3 measured steps within the budget */
-        if (k == 0 && warm > 1 && (t1 - t0) * (warm + 3) > case_s * 1e3) warm = 1;
-        if (k < warm) continue;
-        ms[timed++] = t1 - t0;
-        sum.ms_prepare += s.ms_prepare, sum.ms_solve += s.ms_solve, sum.ms_integrate += s.ms_integrate;
-        sum.ms_transfer += s.ms_transfer, sum.ms_collide += s.ms_collide;
-        if (timed >= 3 && now_ms() - t_start > case_s * 1e3) break;
-    }
-    if (timed > 0) {
+    /* the shared measurement (host/cli/bench_measure.c, as `catena bench`): warm-up steps (1 when the first
+     * step shows they would not fit), then one block of up to max_steps steps within the case's budget */
+    ctn_bench_plan plan = {.warmup = m->warmup, .repeats = 1, .steps = m->max_steps, .budget_s = case_s, .min_steps = 3};
+    ctn_bench_result b;
+    if (!ctn_bench_measure(w, &plan, &b)) snprintf(r->note, sizeof r->note, "%.150s", b.error);
+    if (b.timed > 0) {
         r->ok = r->note[0] == '\0';
-        r->steps = timed;
-        r->ms = median(ms, timed);
-        r->ms_min = ms[0];
-        r->prepare = sum.ms_prepare / timed, r->solve = sum.ms_solve / timed, r->integrate = sum.ms_integrate / timed;
-        r->transfer = sum.ms_transfer / timed, r->collide = sum.ms_collide / timed;
-        r->bodies = ctn_world_body_count(w);
-        r->joints = ctn_world_joint_count(w);
-        r->rows = s.rows, r->colours = s.colours, r->contacts = s.contacts;
-        r->rups = s.row_updates / (r->ms * 1e-3);
-        r->gap = s.max_gap;
-        if (backend == CTN_BACKEND_OPENCL && solver == CTN_SOLVER_GS && gbps > 0.0 && s.rows > 0) {
-            r->sweep_ms = r->solve / (d.substeps * d.iterations);
-            r->floor_ms = r->joints * GS_BYTES_PER_JOINT / (gbps * 1e9) * 1e3; /* one slot per joint (contacts included) */
+        r->steps = b.timed;
+        r->ms = b.ms_median;
+        r->ms_min = b.ms_min;
+        r->prepare = b.ms_prepare, r->solve = b.ms_solve, r->integrate = b.ms_integrate;
+        r->transfer = b.ms_transfer, r->collide = b.ms_collide;
+        r->bodies = b.bodies;
+        r->joints = b.joints;
+        r->rows = b.rows, r->colours = b.colours, r->contacts = b.contacts;
+        r->rups = b.row_updates_per_s;
+        r->gap = b.gap_last;
+        if (backend == CTN_BACKEND_OPENCL && solver == CTN_SOLVER_GS && gbps > 0.0 && b.rows > 0) {
+            ctn_bench_gs_bandwidth_fraction(&b, gbps, &r->sweep_ms);
+            r->floor_ms = r->joints * CTN_BENCH_GS_BYTES_PER_JOINT / (gbps * 1e9) * 1e3; /* one slot per joint (contacts included) */
         }
     }
     if (solver == CTN_SOLVER_CG && work == 4 && !r->note[0]) snprintf(r->note, sizeof r->note, "CG falls back to GS on contact rows");
@@ -247,32 +214,18 @@ static void run_acc(int links, int steps, ctn_solver solver, int iterations, int
         ctn_world_destroy(w);
         return;
     }
-    double *ms = malloc(sizeof *ms * (size_t)steps);
-    int timed = 0;
-    ctn_step_stats s;
-    memset(&s, 0, sizeof s);
-    for (int k = 0; k < steps && ms; ++k) {
-        double t0 = now_ms();
-        ctn_status st = ctn_world_step(w);
-        double t1 = now_ms();
-        if (st != CTN_OK) {
-            snprintf(r->note, sizeof r->note, "step %d: %.130s", k, ctn_world_last_error(w));
-            break;
-        }
-        ctn_world_get_stats(w, &s);
-        double gap = s.max_gap / LINK;
-        if (gap > r->gap_worst || !isfinite(gap)) r->gap_worst = gap;
-        if (k >= 5) ms[timed++] = t1 - t0;
-        r->steps = k + 1;
-    }
+    ctn_bench_plan plan = {.warmup = 5, .repeats = 1, .steps = steps - 5};
+    ctn_bench_result b;
+    if (!ctn_bench_measure(w, &plan, &b)) snprintf(r->note, sizeof r->note, "%.150s", b.error);
+    r->steps = b.steps_run;
     r->ok = r->steps == steps;
-    if (timed > 0) {
-        r->ms = median(ms, timed);
-        r->rups = s.row_updates / (r->ms * 1e-3);
+    r->gap_worst = b.gap_worst / LINK;
+    if (b.timed > 0) {
+        r->ms = b.ms_median;
+        r->rups = b.row_updates_per_s;
     }
-    r->gap_last = s.max_gap / LINK;
+    r->gap_last = b.gap_last / LINK;
     r->stretch = chain_stretch(w, first, links);
-    free(ms);
     ctn_world_destroy(w);
 }
 
@@ -357,7 +310,7 @@ int main(int argc, char **argv) {
         if (w) {
             snprintf(dev_ocl, sizeof dev_ocl, "%s", ctn_world_device_name(w));
             size_t bytes = (size_t)(strcmp(m->name, "smoke") ? 128 : 8) << 20;
-            if (ctn__opencl_copy_bandwidth && ctn__opencl_copy_bandwidth(w, bytes, 5, &gbps) != CTN_OK) gbps = 0.0;
+            gbps = ctn_bench_copy_bandwidth(w, bytes, 5);
             ctn_world_destroy(w);
         } else {
             snprintf(dev_ocl, sizeof dev_ocl, "not available: %.200s", err);

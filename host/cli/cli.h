@@ -90,6 +90,9 @@ const char *ctn_cli_wait_policy(void);
 /* `catena devices [--verbose]` (host/cli/devices.c). */
 int ctn_cli_devices(int argc, char **argv);
 
+/* `catena bench` (host/cli/bench.c): throughput of the standard cases on every device asked for. */
+int ctn_cli_bench(int argc, char **argv);
+
 /* `catena run`, `catena resume`, `catena validate` (host/cli/run.c). */
 int ctn_cli_run(int argc, char **argv);
 int ctn_cli_resume(int argc, char **argv);

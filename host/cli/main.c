@@ -40,6 +40,7 @@ static void usage(FILE *f) {
             "       catena devices [--verbose]         list the OpenCL devices (--verbose: details, program build times)\n"
             "       catena sweep ENSEMBLE.json [options] run a parameter sweep / replicas, also under mpirun (docs/ensembles.md)\n"
             "       catena render FRAMES.pvd --out DIR [--mp4 FILE] PNG frames (and a movie) of a --vtk series, no display needed\n"
+            "       catena bench [--quick] [options]   step throughput of standard cases on the CPU and every OpenCL device (docs/bench.md)\n"
             "       catena help [COMMAND]              this help, or a command's (also: catena COMMAND --help)\n"
             "       catena -V | --version              the version\n"
             "SCENE: a JSON scene file (docs/scene-format.md), a URDF robot FILE.urdf (docs/urdf.md) or a generator:\n"
@@ -86,6 +87,7 @@ typedef struct command {
 static const command g_commands[] = {
     {"run", ctn_cli_run}, {"resume", ctn_cli_resume}, {"validate", ctn_cli_validate}, {"devices", ctn_cli_devices},
     {"render", ctn_cli_render},
+    {"bench", ctn_cli_bench},
 #ifdef CATENA_HAVE_CJSON
     {"sweep", ctn_cli_sweep},
 #endif

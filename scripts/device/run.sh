@@ -1,21 +1,24 @@
 #!/bin/bash
 # The GPU run in one command, inside a fixed time budget (default 470 s, the build included): configure and
-# build (Release), list the OpenCL devices, run the OpenCL tests, then the benchmarks that matter:
-#   chains  every solver (gs:10x1, jacobi:10x1, cg:10x1, direct:1x1) on the hanging chain, 1e3..1e5 links
-#   chain1m the same at 1e6 links
-#   tree    the exact solver on tree:100000 (bench_chain --scene tree)
-#   gsbw    Gauss-Seidel against the copy-bandwidth floor (bench_backends, chain:1e6, measured copy bandwidth)
-#   cpu     the same machine's CPU cores on 1e5 links (direct:1x1, gs:10x1), for reference
+# build (Release), list the OpenCL devices, run the OpenCL tests, then `catena bench` (docs/bench.md) on the
+# OpenCL device:
+#   bench   chain, hanging (1000:1), tree and batch at 1e3..1e5 bodies, solvers gs, direct and auto
+#   bench1m chain and hanging at 1e6 bodies, gs and direct
+#   contact grid (cloth) and pile at 1e4 and 1e5 bodies, auto and gs
+#   cpu     the same machine's CPU cores on chain and hanging at 1e5 (direct, gs), for reference
+# Every row: median ms/step with its spread over repeats, bodies x steps/s, row updates/s, launches and
+# blocking reads per step, worst gap, and the GS sweep's fraction of the measured copy bandwidth.
 # Each step has its own time limit, cut to what is left of the budget (a step that would get less than its
 # minimum is skipped and says so), and the whole script runs under `timeout BUDGET`. It writes, named
 # DATE-COMMIT-gpu-PART (at most 8 files, flat, for the device tool's $OUT):
-#   .md (every table and the step log: limit, seconds, status), .json (each benchmark's JSON, with the
-#   commit, machine and command that bench/report wants), ctest.txt and log.txt.
+#   .md (every table and the step log: limit, seconds, status), .json (each part's `catena bench --json`,
+#   which holds the commit, machine, devices and command), ctest.txt and log.txt. A step cut at its limit
+#   (SIGTERM) still leaves the rows it measured.
 # Results go to $OUT when it is set (the device machine), else bench/results/.
 #
 # On the device machine (after `bash scripts/device/prepare.sh` here, which carries the OpenCL loader and
 # headers, clBLAST and cJSON as .gpu/): run(command="bash scripts/device/run.sh", carry=[".gpu"], timeout_s=540).
-# Dry run here, against PoCL, with sizes divided by 100 (1e1..1e4 links, tree:1000):
+# Dry run here, against PoCL, with sizes divided by 100 (1e1..1e4 bodies):
 #   bash scripts/device/run.sh --small [--budget S] [--build-dir DIR]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -123,7 +126,7 @@ build_step() {
 }
 desc="cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release ...; cmake --build $build -j$jobs (again with -DCATENA_WERROR=OFF if it fails)"
 step build 240 60 bash -c "$(declare -p deps root build jobs work); $(declare -f build_all build_step); build_step"
-if [ ! -x "$build/catena" ] || [ ! -x "$build/bench/bench_chain" ]; then
+if [ ! -x "$build/catena" ]; then
     echo "no build: stopping"
 else
     step devices 20 5 "$build/catena" devices
@@ -136,18 +139,24 @@ else
     step tests 120 30 bash -c "ctest --test-dir '$build' -R '^($names)\$' -j4 --timeout 90 --output-on-failure 2>&1 | tee '$prefix-ctest.txt'"
     grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|Not Run" "$prefix-ctest.txt" 2>/dev/null | tail -20
 
-    # ---- benchmarks ----------------------------------------------------------------------------------
-    if [ $small = 1 ]; then s3="10,100,1000" s6=10000 tree=1000 bw=10000 cpu=1000
-    else s3="1000,10000,100000" s6=1000000 tree=100000 bw=1000000 cpu=100000
+    # ---- benchmarks: catena bench ---------------------------------------------------------------------
+    if [ $small = 1 ]; then s3=10,100,1000 s6=10000 sc=100,1000 cpu=1000
+    else s3=1e3,1e4,1e5 s6=1e6 sc=1e4,1e5 cpu=1e5
     fi
-    solvers=gs:10x1,jacobi:10x1,cg:10x1,direct:1x1
-    B=$build/bench/bench_chain
-    step chains 60 15 "$B" --backend opencl --sizes "$s3" --steps 30 --configs "$solvers" --md "$work/chains.md" --json "$work/chains.json"
-    step chain1m 80 20 "$B" --backend opencl --sizes "$s6" --steps 20 --configs "$solvers" --md "$work/chain1m.md" --json "$work/chain1m.json"
-    step tree 40 10 "$B" --backend opencl --scene tree --sizes "$tree" --steps 30 --configs direct:1x1 --md "$work/tree.md" --json "$work/tree.json"
-    step gsbw 40 10 "$build/bench/bench_backends" --backends opencl --scenes chain --sizes "$bw" --solver gs --steps 10 \
-        --md "$work/gsbw.md" --json "$work/gsbw.json"
-    step cpu 30 10 "$B" --backend cpu --sizes "$cpu" --steps 10 --configs direct:1x1,gs:10x1 --md "$work/cpu.md" --json "$work/cpu.json"
+    C=$build/catena
+    # bench PART LIMIT MIN ARGS...: catena bench ARGS on the OpenCL device (unless ARGS name one), table to PART.txt
+    bench() {
+        local part=$1 max=$2 min=$3
+        shift 3
+        desc="catena bench $* --warmup 2 --repeats 3 --steps 5 --case-seconds 3 --json $part.json"
+        # the shell ignores timeout's SIGTERM and waits: catena bench finishes its step, writes what it measured
+        step "$part" "$max" "$min" bash -c 'trap "" TERM; "$@" > "'"$work/$part.txt"'"; rc=$?; cat "'"$work/$part.txt"'"; exit $rc' _ \
+            "$C" bench "$@" --warmup 2 --repeats 3 --steps 5 --case-seconds 3 --commit "$commit" --quiet --json "$work/$part.json"
+    }
+    bench bench 110 20 --device opencl --cases chain,hanging,tree,batch --sizes "$s3" --solvers gs,direct,auto
+    bench bench1m 80 20 --device opencl --cases chain,hanging --sizes "$s6" --solvers gs,direct
+    bench contact 50 15 --device opencl --cases grid,pile --sizes "$sc" --solvers auto,gs
+    bench cpu 40 10 --device cpu --cases chain,hanging --sizes "$cpu" --solvers direct,gs
 fi
 
 # ---- results -----------------------------------------------------------------------------------------
@@ -159,21 +168,17 @@ machine="${gpu:-no NVIDIA GPU}, OpenCL device ${device:-none}; $(nproc) CPU core
 python3 - "$work" "$prefix" "$commit" "$machine" "$small" <<'PY'
 import json, os, sys
 work, prefix, commit, machine, small = sys.argv[1:]
-commands = {"chains": "bench_chain --backend opencl --sizes S --steps 30 --configs gs:10x1,jacobi:10x1,cg:10x1,direct:1x1",
-            "chain1m": "bench_chain --backend opencl --sizes S --steps 20 --configs gs:10x1,jacobi:10x1,cg:10x1,direct:1x1",
-            "tree": "bench_chain --backend opencl --scene tree --sizes S --steps 30 --configs direct:1x1",
-            "gsbw": "bench_backends --backends opencl --scenes chain --sizes S --solver gs --steps 10",
-            "cpu": "bench_chain --backend cpu --sizes S --steps 10 --configs direct:1x1,gs:10x1"}
+parts = ["bench", "bench1m", "contact", "cpu"]
 out = {"commit": commit, "machine": machine, "command": "bash scripts/device/run.sh" + (" --small" if small == "1" else ""),
-       "note": "each part: the JSON of its benchmark (S = the sizes in its results)", "parts": {}}
-for part, cmd in commands.items():
+       "note": "each part: the JSON of its `catena bench --json` (command, commit, machine and devices inside)", "parts": {}}
+for part in parts:
     path = os.path.join(work, part + ".json")
     if os.path.exists(path):
         try:
             data = json.load(open(path))
         except ValueError as e:
             data = {"error": f"unreadable JSON: {e}"}
-        data.update(commit=commit, machine=machine, command="./build/bench/" + cmd)
+        data.update(machine_summary=machine)
         out["parts"][part] = data
 json.dump(out, open(prefix + ".json", "w"), indent=1)
 PY
@@ -183,8 +188,8 @@ PY
     echo "Machine: $machine. Command: \`bash scripts/device/run.sh$([ $small = 1 ] && echo ' --small')\`, budget $budget s, took $(($(date +%s) - start)) s."
     echo
     cat "$steps"
-    for part in chains chain1m tree gsbw cpu; do
-        [ -s "$work/$part.md" ] && { echo; echo "## $part"; echo; cat "$work/$part.md"; }
+    for part in bench bench1m contact cpu; do
+        [ -s "$work/$part.txt" ] && { echo; echo "## $part"; echo; echo '```'; cat "$work/$part.txt"; echo '```'; }
     done
     echo
     echo "## tests"
