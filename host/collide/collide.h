@@ -124,12 +124,18 @@ struct ctn_collision *ctn__collision_get(ctn_world *w);
 ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
                                int flags, const ctn_joint_def *prev);
 
-/* Narrow phase (host/collide/narrowphase.c): the points of the pair (a, b) (spheres and capsules; boxes
- * make none) and of shape a against plane k, appended to l with cp's bodies, origin and material; 0 on
- * out-of-memory. The poses and the plane are seen from cp->org (ctn__local_pose, ctn__local_plane). */
+/* Narrow phase (host/collide/narrowphase.c): the points of the pair (a, b) and of shape a against plane k,
+ * appended to l with cp's bodies, origin and material; 0 on out-of-memory. The poses and the plane are
+ * seen from cp->org (ctn__local_pose, ctn__local_plane). Pairs with a box: ctn__box_pair_points
+ * (host/collide/box_contact.c). */
 int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
                      float margin);
 int ctn__plane_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, const ctn_plane *pl, int k, float margin);
+int ctn__box_pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
+                         float margin);
+/* Appends p to l (0 on out-of-memory); closest points p1 + s d1, p2 + t d2 of two segments, s, t in [0, 1]. */
+int ctn__push_point(ctn_point_list *l, const ctn_contact_point *p);
+void ctn__segment_closest(ctn_v3 p1, ctn_v3 d1, ctn_v3 p2, ctn_v3 d2, float *s_out, float *t_out);
 ctn_pose ctn__local_pose(ctn_pose p, ctn_v3 o);
 ctn_plane ctn__local_plane(ctn_plane pl, ctn_v3 o);
 /* Bounding radius of a shape about its body origin, and its AABB grown by `grow` (box[0..2] min, [3..5] max). */
