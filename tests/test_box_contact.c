@@ -351,6 +351,106 @@ static void test_energy(void) {
     ctn_world_destroy(w);
 }
 
+/* examples/rope_over_box.json at its own settings: the rope drapes over the box down to the floor. */
+static void test_rope_over_box(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.substeps = 8;
+    d.iterations = 8;
+    ctn_world *w = NULL;
+    char err[512];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    ctn_status st = ctn_scene_load_json(w, CATENA_SOURCE_DIR "/examples/rope_over_box.json", err, sizeof err);
+    if (st == CTN_ERR_UNSUPPORTED) {
+        printf("rope over box: skipped (%s)\n", err);
+        ctn_world_destroy(w);
+        return;
+    }
+    CHECK(st == CTN_OK, "%s", err);
+    int n = ctn_world_body_count(w);
+    CHECK(n == 41, "%d bodies (box + 40 rope particles)", n);
+    double worst_gap = 0.0;
+    for (int s = 0; s < 240 && st == CTN_OK; ++s) {
+        st = ctn_world_step(w);
+        CHECK(st == CTN_OK, "step %d: %s", s, ctn_world_last_error(w));
+        ctn_step_stats ss;
+        ctn_world_get_stats(w, &ss);
+        if (s > 60) worst_gap = fmax(worst_gap, ss.max_gap);
+    }
+    double *x = calloc(3 * (size_t)n, sizeof *x);
+    int got = 0;
+    ctn_world_get_positions(w, x, n, &got);
+    /* the box (body 0) stands where it was; rope particles 1..40: none below the floor or inside the box,
+     * some on the box's top (y = 0.6 + r), the ends on the floor (y = r) */
+    double lowest = INFINITY, inside = 0.0;
+    int on_top = 0;
+    for (int i = 1; i < got; ++i) {
+        const double *p = &x[3 * i];
+        lowest = fmin(lowest, p[1]);
+        if (fabs(p[0]) < 0.3 && fabs(p[2]) < 0.3) inside = fmax(inside, 0.62 - p[1]);
+        on_top += fabs(p[0]) < 0.28 && fabs(p[1] - 0.62) < 0.005;
+    }
+    double end_y = fmax(x[3 * 1 + 1], x[3 * 40 + 1]);
+    printf("rope over box: box at (%.4f %.4f %.4f), %d particles on its top, lowest particle %.4f m, ends at %.4f m, deepest in the box "
+           "%.3g m, worst joint gap %.3g m\n",
+           x[0], x[1], x[2], on_top, lowest, end_y, inside, worst_gap);
+    CHECK(fabs(x[1] - 0.3) < 2e-3 && hypot(x[0], x[2]) < 0.01, "box moved to (%g %g %g)", x[0], x[1], x[2]);
+    CHECK(on_top >= 8, "%d particles on the box's top", on_top);
+    CHECK(lowest > 0.015 && inside < 0.005, "a particle sank: lowest %g, %g m into the box", lowest, inside);
+    CHECK(end_y < 0.03, "the rope's ends hang above the floor (%g m)", end_y);
+    CHECK(worst_gap < 1e-3, "rope joints open by %g m", worst_gap);
+    free(x);
+    ctn_world_destroy(w);
+}
+
+/* Scene-file chains with "radius": capsule links (spheres on rope particles) that land on a box; a bad
+ * radius or a friction without one is refused, naming the field. */
+static int load_text(ctn_world *w, const char *text, char *err, size_t n) {
+    FILE *f = fopen("box_contact_scene.json", "w");
+    if (!f) return -1;
+    fputs(text, f);
+    fclose(f);
+    return ctn_scene_load_json(w, "box_contact_scene.json", err, n);
+}
+
+static void test_chain_shapes(void) {
+    char err[512];
+    ctn_world *w = make_world(CTN_BACKEND_CPU, err, sizeof err);
+    CHECK(w != NULL, "%s", err);
+    if (!w) return;
+    const char *good = "{\"bodies\": [{\"type\": \"static\", \"position\": [0, 0.1, 0], \"shape\": {\"box\": [1, 0.1, 1]}}],"
+                       " \"generators\": [{\"chain\": {\"links\": 10, \"link_length\": 0.1, \"origin\": [-0.5, 0.23, 0],"
+                       " \"attach_to\": \"none\", \"radius\": 0.02, \"friction\": 0.4}}]}";
+    int st = load_text(w, good, err, sizeof err);
+    if (st == CTN_ERR_UNSUPPORTED) {
+        printf("chain shapes: skipped (%s)\n", err);
+        ctn_world_destroy(w);
+        return;
+    }
+    CHECK(st == CTN_OK, "%s", err);
+    int shapes = 0, planes = 0;
+    ctn_world_collision_counts(w, &shapes, &planes);
+    CHECK(shapes == 11, "%d shapes (the box and 10 capsule links)", shapes);
+    for (int s = 0; s < 60; ++s) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    int n = ctn_world_body_count(w), got = 0;
+    double x[33];
+    ctn_world_get_positions(w, x, n < 11 ? n : 11, &got);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 1; i < got; ++i) lo = fmin(lo, x[3 * i + 1]), hi = fmax(hi, x[3 * i + 1]);
+    printf("chain of capsules on a box: link centres at %.4f..%.4f m (resting: 0.22)\n", lo, hi);
+    CHECK(fabs(lo - 0.22) < 3e-3 && fabs(hi - 0.22) < 3e-3, "links at %g..%g m, resting height 0.22", lo, hi);
+    ctn_world_destroy(w);
+    const char *bad[][2] = {{"{\"generators\": [{\"rope\": {\"links\": 3, \"radius\": -1}}]}", "generators[0].rope.radius"},
+                            {"{\"generators\": [{\"chain\": {\"links\": 3, \"friction\": 0.3}}]}", "needs \"radius\""}};
+    for (int k = 0; k < 2; ++k) {
+        w = make_world(CTN_BACKEND_CPU, err, sizeof err);
+        CHECK(load_text(w, bad[k][0], err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && strstr(err, bad[k][1]), "%s: %s", bad[k][1], err);
+        CHECK(ctn_world_body_count(w) == 0, "a refused scene adds nothing");
+        ctn_world_destroy(w);
+    }
+}
+
 int main(void) {
     test_geometry();
     test_stack();
@@ -358,5 +458,7 @@ int main(void) {
     test_slide();
     test_round_on_box();
     test_energy();
+    test_rope_over_box();
+    test_chain_shapes();
     return check_report("box_contact");
 }

@@ -59,6 +59,8 @@ typedef struct scene_gen {
     int kind;
     ctn_chain_desc chain;
     int attach_to;         /* chains: an explicit body index, SCENE_ATTACH_WORLD or SCENE_ATTACH_NONE */
+    double shape_radius;   /* chains: > 0 gives the links shapes (capsules; spheres on rope particles) */
+    double shape_friction; /* chains: their friction */
     int nx, ny;
     double spacing;
     int count;             /* bridge planks, cradle balls, tree links, ... */
