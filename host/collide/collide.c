@@ -44,6 +44,7 @@ ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type) {
     d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.5;
     d.friction = 0.5;
     d.restitution = 0.0;
+    d.rotation[0] = 1.0;
     return d;
 }
 
@@ -112,6 +113,23 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.restitution: %g is not in [0, 1]", s->restitution);
     if (s->type != CTN_SHAPE_NONE && s->group < 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.group: %d must be >= 0 (0: no group)", s->group);
+    double qn = 0.0;
+    for (int k = 0; k < 4; ++k) qn += s->rotation[k] * s->rotation[k];
+    qn = sqrt(qn);
+    if (s->type != CTN_SHAPE_NONE) {
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(s->offset[k]) || fabs(s->offset[k]) > CTN_MAX_LENGTH)
+                return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.offset[%d]: %g must be finite and at most %g m", k, s->offset[k],
+                                 (double)CTN_MAX_LENGTH);
+        if (!(qn > 1e-9) || !isfinite(qn))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.rotation: (%g, %g, %g, %g) is not a rotation (zero or not finite)",
+                             s->rotation[0], s->rotation[1], s->rotation[2], s->rotation[3]);
+    }
+    int placed = s->type != CTN_SHAPE_NONE && (s->offset[0] != 0.0 || s->offset[1] != 0.0 || s->offset[2] != 0.0 ||
+                                               s->rotation[1] != 0.0 || s->rotation[2] != 0.0 || s->rotation[3] != 0.0);
+    if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && placed)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.offset: body %lld is a particle (no orientation): its sphere sits at its centre",
+                         (long long)handle);
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
                          (long long)handle);
@@ -138,6 +156,10 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     sh->friction = (float)s->friction;
     sh->restitution = (float)s->restitution;
     sh->group = s->group;
+    sh->offset = ctn_v3_make((float)s->offset[0], (float)s->offset[1], (float)s->offset[2]);
+    sh->rot = ctn_quat_make((float)(s->rotation[0] / qn), (float)(s->rotation[1] / qn), (float)(s->rotation[2] / qn),
+                            (float)(s->rotation[3] / qn));
+    sh->placed = placed;
     return CTN_OK;
 }
 

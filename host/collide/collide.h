@@ -47,9 +47,14 @@ typedef struct ctn_shape {
     float friction;
     float restitution;
     int group;            /* collision group: shapes sharing a nonzero one never collide (0: none) */
+    ctn_v3 offset;        /* the shape's centre in the body frame */
+    ctn_quat rot;         /* the shape's frame in the body frame */
+    int placed;           /* offset or rot is not the identity (the shape's pose differs from the body's) */
 } ctn_shape;
-/* The record of checkpoints written before shapes had a group: the fields before it (group 0). */
+/* The records of checkpoints written before shapes had a group (V1: group 0) and before they had an offset
+ * (V2: centred, identity rotation): the fields before those. */
 #define CTN__SHAPE_V1_SIZE offsetof(ctn_shape, group)
+#define CTN__SHAPE_V2_SIZE offsetof(ctn_shape, offset)
 
 typedef struct ctn_plane {
     ctn_v3 normal;        /* unit */
@@ -138,6 +143,8 @@ int ctn__push_point(ctn_point_list *l, const ctn_contact_point *p);
 void ctn__segment_closest(ctn_v3 p1, ctn_v3 d1, ctn_v3 p2, ctn_v3 d2, float *s_out, float *t_out);
 ctn_pose ctn__local_pose(ctn_pose p, ctn_v3 o);
 ctn_plane ctn__local_plane(ctn_plane pl, ctn_v3 o);
+/* The pose of a shape on a body of pose p: (p.p + R offset, p.q rot). */
+ctn_pose ctn__shape_pose(ctn_pose p, const ctn_shape *s);
 /* Bounding radius of a shape about its body origin, and its AABB grown by `grow` (box[0..2] min, [3..5] max). */
 float ctn__shape_radius(const ctn_shape *s);
 void ctn__shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box);

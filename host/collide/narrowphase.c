@@ -78,9 +78,21 @@ static void capsule_segment(ctn_pose p, const ctn_shape *s, ctn_v3 *p0, ctn_v3 *
     *d = ctn_scale(u, 2.0f * s->half_length);
 }
 
-/* Shape of a against shape b. */
+/* The pose of a shape on a body of pose p: its offset turned into the world and added in the two-float
+ * position (p_lo keeps the trailing part), its rotation after the body's. */
+ctn_pose ctn__shape_pose(ctn_pose p, const ctn_shape *s) {
+    if (!s->placed) return p;
+    ctn_v3 d = ctn_quat_rotate(p.q, s->offset);
+    ctn_v3_add2(&p.p, &p.p_lo, d);
+    p.q = ctn_quat_mul(p.q, s->rot);
+    return p;
+}
+
+/* Shape of a against shape b (poses of the bodies; the shapes' offsets are applied here). */
 int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
                        float margin) {
+    pa = ctn__shape_pose(pa, sa);
+    pb = ctn__shape_pose(pb, sb);
     if (sa->type == CTN_SHAPE_BOX || sb->type == CTN_SHAPE_BOX) return ctn__box_pair_points(l, cp, pa, sa, pb, sb, margin);
     ctn_v3 a0 = pa.p, ad = ctn_v3_zero(), b0 = pb.p, bd = ctn_v3_zero();
     if (sa->type == CTN_SHAPE_CAPSULE) capsule_segment(pa, sa, &a0, &ad);
@@ -114,6 +126,7 @@ int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, cons
 
 /* Shape of body a against plane k (b = the world). */
 int ctn__plane_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, const ctn_plane *pl, int k, float margin) {
+    pa = ctn__shape_pose(pa, sa);
     ctn_v3 pts[8];
     float rad = 0.0f;
     int np = 0;
@@ -162,12 +175,14 @@ ctn_plane ctn__local_plane(ctn_plane pl, ctn_v3 o) {
 
 /* Bounding radius of a shape about its body origin. */
 float ctn__shape_radius(const ctn_shape *s) {
-    if (s->type == CTN_SHAPE_SPHERE) return s->radius;
-    if (s->type == CTN_SHAPE_CAPSULE) return s->radius + s->half_length;
-    return ctn_length(s->half_extents);
+    float off = s->placed ? ctn_length(s->offset) : 0.0f;
+    if (s->type == CTN_SHAPE_SPHERE) return off + s->radius;
+    if (s->type == CTN_SHAPE_CAPSULE) return off + s->radius + s->half_length;
+    return off + ctn_length(s->half_extents);
 }
 
 void ctn__shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box) {
+    p = ctn__shape_pose(p, s);
     ctn_v3 ext;
     if (s->type == CTN_SHAPE_SPHERE) {
         ext = ctn_v3_make(s->radius, s->radius, s->radius);

@@ -45,7 +45,9 @@ static int shape_ok(const ctn_world *w, int i, const ctn_shape *s) {
     if (s->type < CTN_SHAPE_NONE || s->type > CTN_SHAPE_BOX || !(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) return 0;
     return isfinite(s->radius) && s->radius >= 0.0f && isfinite(s->half_length) && s->half_length >= 0.0f &&
            finite_v3(s->half_extents) && isfinite(s->friction) && s->friction >= 0.0f && s->restitution >= 0.0f &&
-           s->restitution <= 1.0f && s->group >= 0;
+           s->restitution <= 1.0f && s->group >= 0 && (s->placed == 0 || s->placed == 1) && finite_v3(s->offset) &&
+           isfinite(s->rot.w) && isfinite(s->rot.x) && isfinite(s->rot.y) && isfinite(s->rot.z) &&
+           (!s->placed || fabsf(s->rot.w * s->rot.w + s->rot.x * s->rot.x + s->rot.y * s->rot.y + s->rot.z * s->rot.z - 1.0f) < 1e-3f);
 }
 
 /* A stored cache key names live bodies and, unless dropped (-1), a live built-in contact between them. */
@@ -66,8 +68,9 @@ static void *read_array(ck_reader *r, int32_t n, int32_t min, size_t size) {
     return a;
 }
 
-/* Reads n shape records of `size` bytes: sizeof(ctn_shape), or CTN__SHAPE_V1_SIZE from a file written before
- * shapes had a collision group (the same fields without the group at the end: group 0). */
+/* Reads n shape records of `size` bytes: sizeof(ctn_shape), or CTN__SHAPE_V2_SIZE / CTN__SHAPE_V1_SIZE from a
+ * file written before shapes had an offset / a collision group (the same fields without those at the end:
+ * centred, group 0). */
 static ctn_shape *read_shapes(ck_reader *r, int32_t n, uint32_t size) {
     if (size == sizeof(ctn_shape)) return read_array(r, n, 64, sizeof(ctn_shape));
     if (n < 0 || (size_t)n > r->left / size) return NULL;
@@ -86,7 +89,7 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     if (present > 1) return 0;
     if (!present) return !r->short_read;
     ck_get(r, sizes, sizeof sizes);
-    if (sizes[0] != sizeof(ctn_collision_desc) || (sizes[1] != sizeof(ctn_shape) && sizes[1] != CTN__SHAPE_V1_SIZE) ||
+    if (sizes[0] != sizeof(ctn_collision_desc) || (sizes[1] != sizeof(ctn_shape) && sizes[1] != CTN__SHAPE_V2_SIZE && sizes[1] != CTN__SHAPE_V1_SIZE) ||
         sizes[2] != sizeof(ctn_plane) || sizes[3] != sizeof(ctn_contact_key))
         return 0;
     struct ctn_collision *c = ctn__collision_get(w);

@@ -659,9 +659,12 @@ typedef struct ctn_shape_desc {
     double restitution;      /**< default 0; a pair uses the larger */
     int group;               /**< collision group, >= 0: bodies whose shapes share a nonzero group never collide
                                   with each other (a robot's own links); 0 = no group, the default */
+    double offset[3];        /**< the shape's centre in the body frame (m), default 0: at the centre of mass */
+    double rotation[4];      /**< the shape's axes in the body frame (w, x, y, z; normalised), default identity */
 } ctn_shape_desc;
 
-/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution, group 0. */
+/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution, group 0,
+ *  centred on the body with its axes along the body's (offset 0, rotation identity). */
 CTN_API ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
 /** Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
 CTN_API ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
