@@ -230,17 +230,66 @@ static void check_refusals_and_reports(void) {
                                   JOINT("jc", "continuous", "b", "c", "1 0 0", "<axis xyz=\"0 0 1\"/>"));
     CHECK(st == CTN_OK, "lossy robot loads: %s", g_msg);
     const char *expect[] = {"(Catena collides spheres, capsules and boxes): a (package://robot/a.stl)\n",
-                            "not along its principal axes: b (0.3 m from the centre of mass)\n",
-                            "collision shapes of links fixed to the world ignored: world\n",
+                            "collision elements of links fixed to the world made static bodies named link#k: world#0\n",
                             "mimic couplings ignored (the joints move independently): jb (mimics ja)\n",
                             "joint damping and friction ignored: ja (damping 0.5, friction 0)\n",
                             "joint limits beyond [-pi, pi] clamped to it: ja ([-4, 4])\n",
-                            "collision elements beyond a link's first ignored (one shape per body): c\n"};
+                            "(one shape per body; each adds 1e-6 of the link's mass and inertia): c#1\n"};
     for (size_t k = 0; k < sizeof expect / sizeof *expect; ++k) CHECK(strstr(g_msg, expect[k]) != NULL, "report lacks '%s':\n%s", expect[k], g_msg);
     int on = 0;
     double lo = 0, hi = 0;
     ctn_joint_get_limits(w, nj, &on, &lo, &hi);
     CHECK(on && fabs(lo + 3.14159265358979) < 1e-6 && fabs(hi - 3.14159265358979) < 1e-6, "limits clamped to [-pi, pi]: [%g, %g]", lo, hi);
+    /* every collision element kept at its origin: b's sphere 0.3 m off its centre, c's second sphere on an
+     * attached carrier, the world link's box on a static body */
+    ctn_body_id hb = -1, hc = -1, hc1 = -1, hw = -1, master = -1;
+    ctn_shape_desc sb, sc1, sw;
+    CHECK(ctn_body_find(w, "b", &hb) == CTN_OK && ctn_body_get_shape(w, hb, &sb) == CTN_OK && sb.type == CTN_SHAPE_SPHERE &&
+              fabs(sb.offset[0] - 0.3) < 1e-7 && sb.offset[1] == 0.0 && sb.offset[2] == 0.0,
+          "b's sphere at offset (%g %g %g)", sb.offset[0], sb.offset[1], sb.offset[2]);
+    CHECK(ctn_body_find(w, "c", &hc) == CTN_OK && ctn_body_find(w, "c#1", &hc1) == CTN_OK && ctn_body_get_shape(w, hc1, &sc1) == CTN_OK &&
+              sc1.type == CTN_SHAPE_SPHERE && fabs(sc1.radius - 0.2) < 1e-7 && ctn_attach_get(w, hc1, &master, NULL) == CTN_OK && master == hc,
+          "c's second sphere rides on c#1, attached to c");
+    ctn_body_desc dw;
+    CHECK(ctn_body_find(w, "world#0", &hw) == CTN_OK && ctn_body_get_shape(w, hw, &sw) == CTN_OK && sw.type == CTN_SHAPE_BOX &&
+              ctn_body_get_desc(w, hw, &dw) == CTN_OK && dw.type == CTN_BODY_STATIC,
+          "the world link's box is a static body");
+    ctn_world_destroy(w);
+}
+
+/* A free link with two spheres at +-0.3 m along x and a cylinder (0.5 m long, r 0.05) lying along y 0.04 m
+ * below the centre, dropped on a floor under z-up gravity: it comes to rest level on its two spheres, its
+ * centre at their radius 0.1. The capsule made of the cylinder reaches 0.09 m below the centre when placed
+ * and turned as the file says; standing along z, as an unturned cylinder would, it would reach 0.29 m down
+ * and hold the link up. */
+static void check_compound(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.gravity[0] = 0, d.gravity[1] = 0, d.gravity[2] = -9.81;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    const double up[3] = {0, 0, 1};
+    ctn_world_add_plane(w, up, 0.0, 0.8, 0.0, NULL);
+    ctn_status st = load_text(w, LINK("body", "<collision><origin xyz=\"0.3 0 0\"/><geometry><sphere radius=\"0.1\"/></geometry></collision>"
+                                              "<collision><origin xyz=\"-0.3 0 0\"/><geometry><sphere radius=\"0.1\"/></geometry></collision>"
+                                              "<collision><origin xyz=\"0 0.05 -0.04\" rpy=\"1.5707963 0 0\"/><geometry><cylinder radius=\"0.05\" length=\"0.5\"/></geometry></collision>"));
+    CHECK(st == CTN_OK, "%s", g_msg);
+    /* lift it 0.2 m (the root link sits at the origin) */
+    ctn_body_id h = -1;
+    ctn_body_find(w, "body", &h);
+    ctn_body_state s;
+    ctn_body_get_state(w, h, &s);
+    s.position[2] += 0.2;
+    ctn_body_set_state(w, h, &s);
+    int bodies = ctn_world_body_count(w);
+    for (int k = 0; k < 180; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_body_get_state(w, h, &s);
+    double tilt = 2.0 * sqrt(s.orientation[1] * s.orientation[1] + s.orientation[2] * s.orientation[2]);
+    printf("compound link: %d bodies (link + 2 carriers), rests at z %.5f (0.1), tilted %.3g rad\n", bodies, s.position[2], tilt);
+    CHECK(bodies == 3, "%d bodies", bodies);
+    CHECK(fabs(s.position[2] - 0.1) < 2e-3 && tilt < 1e-2, "compound link at z %g, tilted %g rad", s.position[2], tilt);
     ctn_world_destroy(w);
 }
 
@@ -288,5 +337,6 @@ int main(void) {
     check_link_kinds();
     check_refusals_and_reports();
     check_prismatic();
+    check_compound();
     return check_report("test_urdf");
 }

@@ -17,6 +17,7 @@
  * later (CTN_ERR_DIVERGED, a device fault) puts the contact set back with the bodies (ctn__collide_undo).
  */
 #include "collide/collide.h"
+#include "core/attach.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -451,9 +452,17 @@ static int plane_contacts(const ctn_world *w, struct ctn_collision *c, int n, fl
     return 1;
 }
 
+/* The body whose motion a body's follows: its master when it is attached, else itself. */
+static int solver_body(const ctn_world *w, int b) {
+    int k = w->attach ? ctn__attach_link_of(w, b) : -1;
+    return k >= 0 ? w->attach->links[k].master : b;
+}
+
 /* Step 4: the broad phase's candidate pairs through the narrow phase, skipping pairs with no dynamic body,
- * pairs whose shapes share a nonzero collision group and (desc.skip_jointed) pairs joined by a joint. 0 on
- * out-of-memory. */
+ * pairs whose shapes share a nonzero collision group, pairs that move as one rigid body (a body attached
+ * to the other, or two attached to one master) and (desc.skip_jointed) pairs joined by a joint, an attached
+ * body counting as its master (a shape carried by a robot link does not collide with the link's jointed
+ * neighbours). 0 on out-of-memory. */
 static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, float margin) {
     if (c->desc.skip_jointed && !joined_build(w, c)) return 0;
     if (!c->desc.skip_jointed) c->joined_count = 0;
@@ -464,7 +473,8 @@ static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, flo
         if (!is_dynamic(w, a) && !is_dynamic(w, b)) continue;
         const ctn_shape *sa = &c->shapes[a], *sb = &c->shapes[b];
         if (sa->group != 0 && sa->group == sb->group) continue; /* one collision group: never collide */
-        if (joined_has(c, a, b)) continue;
+        int ra = solver_body(w, a), rb = solver_body(w, b);
+        if (ra == rb || joined_has(c, ra, rb)) continue;
         ctn_contact_point cp;
         cp.a = a;
         cp.b = b;

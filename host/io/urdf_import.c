@@ -19,16 +19,19 @@
  * as PyBullet's loader does; effort 0 leaves it passive. Prismatic and planar joints have no Catena
  * counterpart and are refused with their names.
  *
- * Collision geometry -> shapes: a sphere as is; a box when its axes lie along the body axes; a cylinder
- * becomes a capsule of the same radius and overall length (URDF 1.0 has no capsule) when its axis lies
- * along a principal axis (the body's x axis is turned onto it). A shape must sit at the centre of mass
- * (Catena's shapes are centred on their body). Catena bodies hold one shape. Unless self-collision is asked
+ * Collision geometry -> shapes, each at its <origin> (ctn_shape_desc.offset and rotation in the body
+ * frame): a sphere and a box as they are; a cylinder becomes a capsule of the same radius and overall
+ * length along its axis (URDF 1.0 has no capsule). A Catena body holds one shape: a body's first element
+ * is its shape, every further one (several per link, or those of massless links merged into the body) rides
+ * on a carrier body attached to it (ctn_attach_point: no rows, 1e-6 of its mass and moments, the same
+ * centre and axes), and the elements of links fixed to the world on static bodies; carriers come after all
+ * link bodies and are named link#k (k: the element's index in its link). Unless self-collision is asked
  * for, every shape of the robot gets one fresh collision group, so its links never collide with each other
  * (PyBullet's loadURDF default: a robot's links overlap at their joints by design, and their contacts would
  * push the joints apart); with it, every pair may collide except the pairs joined by a joint.
  *
- * What is approximated or dropped (meshes, extra or off-centre shapes, mimic couplings, joint damping and
- * friction, limits wider than [-pi, pi], collisions of world links) is never silent: each is listed by name
+ * What is approximated, added or dropped (meshes, carriers, mimic couplings, joint damping and friction,
+ * limits wider than [-pi, pi]) is never silent: each is listed by name
  * in the report returned to the caller. */
 #include "catena/catena.h"
 #include "collide/collide.h"
@@ -94,14 +97,14 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_OFF_CENTRE, R_WORLD_SHAPE, R_MIMIC, R_DYNAMICS, R_CLAMPED, R_KINDS
+    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_WORLD_SHAPE, R_MIMIC, R_DYNAMICS, R_CLAMPED, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
     "collision cylinders made capsules of the same radius and overall length",
-    "collision elements beyond a link's first ignored (one shape per body)",
-    "collision shapes ignored: not centred at the link's centre of mass or not along its principal axes",
-    "collision shapes of links fixed to the world ignored",
+    "collision elements beyond a body's first carried by attached bodies named link#k (one shape per body; "
+    "each adds 1e-6 of the link's mass and inertia)",
+    "collision elements of links fixed to the world made static bodies named link#k",
     "mimic couplings ignored (the joints move independently)",
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
@@ -182,72 +185,44 @@ static ctn_status principal_frame(const ctn_urdf_link *l, const frame *link, fra
     return CTN_OK;
 }
 
-/* Turns the body frame's axes cyclically so that axis k becomes x (a capsule lies along body x). */
-static void make_axis_x(frame *f, double moments[3], int k) {
-    for (int turn = 0; turn < k; ++turn) {
-        for (int i = 0; i < 3; ++i) {
-            double x = f->r[i][0];
-            f->r[i][0] = f->r[i][1], f->r[i][1] = f->r[i][2], f->r[i][2] = x;
-        }
-        double m = moments[0];
-        moments[0] = moments[1], moments[1] = moments[2], moments[2] = m;
-    }
-}
-
-static int parallel(const double a[3], const double b[3]) {
-    return fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) > 1 - 1e-9;
-}
-
-/* The shape of a link's collision element in the frame of its body, or CTN_SHAPE_NONE (reported) when
- * Catena cannot place it. May turn the body frame (capsules). */
-static ctn_shape_desc shape_of(const ctn_urdf_collision *c, const link_state *ls, frame *body, double moments[3], const char *link, report *r) {
+/* The shape of a link's collision element on the body whose principal frame is `body`: its geometry, and
+ * its pose in the body frame (offset, rotation), or CTN_SHAPE_NONE (reported) for a mesh. A cylinder
+ * becomes a capsule along its axis (the element's z; Catena's capsules lie along their frame's x). */
+static ctn_shape_desc shape_of(const ctn_urdf_collision *c, const frame *link, const frame *body, const char *name, report *r) {
     ctn_shape_desc none = ctn_shape_desc_default(CTN_SHAPE_NONE);
     if (c->type == CTN_URDF_MESH) {
-        report_add(r, R_MESH, "%s (%s)", link, c->mesh);
+        report_add(r, R_MESH, "%s (%s)", name, c->mesh);
         return none;
     }
-    frame where = compose(&ls->pose, &c->origin);
-    double d = 0.0;
-    for (int i = 0; i < 3; ++i) d = fmax(d, fabs(where.p[i] - body->p[i]));
-    if (d > 1e-9 * (1 + fabs(body->p[0]) + fabs(body->p[1]) + fabs(body->p[2]))) {
-        report_add(r, R_OFF_CENTRE, "%s (%g m from the centre of mass)", link, d);
-        return none;
-    }
+    frame where = compose(link, &c->origin);
+    ctn_shape_desc s;
     if (c->type == CTN_URDF_SPHERE) {
-        ctn_shape_desc s = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
+        s = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
         s.radius = c->radius;
-        return s;
+    } else if (c->type == CTN_URDF_CYLINDER) {
+        report_add(r, R_CYLINDER, "%s", name);
+        s = ctn_shape_desc_default(c->length > 2 * c->radius ? CTN_SHAPE_CAPSULE : CTN_SHAPE_SPHERE);
+        s.radius = c->radius;
+        s.half_length = fmax(c->length / 2 - c->radius, 0.0);
+        /* the capsule's x along the cylinder's z: turn the element frame by -90 deg about its y */
+        static const double x_to_z[3][3] = {{0, 0, -1}, {0, 1, 0}, {1, 0, 0}};
+        mat_mul(where.r, x_to_z, where.r);
+    } else {
+        s = ctn_shape_desc_default(CTN_SHAPE_BOX);
+        for (int k = 0; k < 3; ++k) s.half_extents[k] = c->size[k] / 2;
     }
-    if (c->type == CTN_URDF_CYLINDER) {
-        double axis[3] = {where.r[0][2], where.r[1][2], where.r[2][2]};
-        for (int k = 0; k < 3; ++k) {
-            double col[3] = {body->r[0][k], body->r[1][k], body->r[2][k]};
-            if (!parallel(axis, col)) continue;
-            make_axis_x(body, moments, k);
-            report_add(r, R_CYLINDER, "%s", link);
-            ctn_shape_desc s = ctn_shape_desc_default(c->length > 2 * c->radius ? CTN_SHAPE_CAPSULE : CTN_SHAPE_SPHERE);
-            s.radius = c->radius;
-            s.half_length = fmax(c->length / 2 - c->radius, 0.0);
-            return s;
-        }
-        report_add(r, R_OFF_CENTRE, "%s (cylinder axis off the principal axes)", link);
-        return none;
-    }
-    /* box: each of its axes along one body axis */
-    ctn_shape_desc s = ctn_shape_desc_default(CTN_SHAPE_BOX);
-    for (int k = 0; k < 3; ++k) {
-        double axis[3] = {where.r[0][k], where.r[1][k], where.r[2][k]};
-        int found = -1;
-        for (int b = 0; b < 3 && found < 0; ++b) {
-            double col[3] = {body->r[0][b], body->r[1][b], body->r[2][b]};
-            if (parallel(axis, col)) found = b;
-        }
-        if (found < 0) {
-            report_add(r, R_OFF_CENTRE, "%s (box axes off the principal axes)", link);
-            return none;
-        }
-        s.half_extents[found] = c->size[k] / 2;
-    }
+    /* pose in the body frame: R_b^T (p - p_b), R_b^T R */
+    double bt[3][3], d[3] = {where.p[0] - body->p[0], where.p[1] - body->p[1], where.p[2] - body->p[2]}, rel[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) bt[i][j] = body->r[j][i];
+    mat_vec(bt, d, s.offset);
+    for (int k = 0; k < 3; ++k)
+        if (fabs(s.offset[k]) < 1e-12) s.offset[k] = 0.0; /* centred up to rounding: no offset */
+    mat_mul(bt, where.r, rel);
+    ctn_dquat q = ctn__dq_of_matrix((const double(*)[3])rel);
+    double sg = q.w < 0.0 ? -1.0 : 1.0;
+    s.rotation[0] = sg * q.w, s.rotation[1] = sg * q.x, s.rotation[2] = sg * q.y, s.rotation[3] = sg * q.z;
+    if (fabs(q.x) < 1e-12 && fabs(q.y) < 1e-12 && fabs(q.z) < 1e-12) s.rotation[0] = 1.0, s.rotation[1] = s.rotation[2] = s.rotation[3] = 0.0;
     return s;
 }
 
@@ -262,6 +237,9 @@ typedef struct build {
     char msg[1024];
     ctn_status st;
     int group;               /* collision group of every shape of the robot (0: self-collision on) */
+    int *owner;              /* [bodies] the link whose body it is */
+    int *primary_link;       /* [bodies] the link and collision element that became the body's shape, -1 */
+    int *primary_elem;
 } build;
 
 static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
@@ -275,6 +253,70 @@ static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
 static const char *joint_type_name(ctn_urdf_joint_type t) {
     static const char *const names[] = {"revolute", "continuous", "prismatic", "floating", "planar", "fixed"};
     return names[t];
+}
+
+/* A body that only carries a collision element: static at `where` for links of the fixed world, else
+ * dynamic at its master's pose with 1e-6 of its mass and moments, attached to it (ctn_attach_point: no
+ * rows; the composite's centre and axes stay the master's). Named link#k. */
+static ctn_status add_carrier(build *b, const char *link, int k, int master, const frame *where, ctn_shape_desc *shape) {
+    ctn_body_desc d = ctn_body_desc_default();
+    const link_state *ms = master >= 0 ? &b->links[b->owner[master]] : NULL;
+    if (ms) {
+        d.mass = 1e-6 * b->m->links[b->owner[master]].mass;
+        for (int i = 0; i < 3; ++i) d.inertia[i] = 1e-6 * ms->moments[i];
+        where = &ms->body_frame;
+    } else {
+        d.type = CTN_BODY_STATIC;
+    }
+    memcpy(d.position, where->p, sizeof d.position);
+    ctn_dquat q = ctn__dq_of_matrix((const double(*)[3])where->r);
+    d.orientation[0] = q.w, d.orientation[1] = q.x, d.orientation[2] = q.y, d.orientation[3] = q.z;
+    char name[320];
+    snprintf(name, sizeof name, "%.250s#%d", link, k);
+    ctn_body_id id;
+    ctn_status st = ctn_body_add(b->w, &d, &id);
+    if (st == CTN_OK) st = ctn_body_set_name(b->w, id, name);
+    if (st == CTN_OK) st = ctn_body_set_shape(b->w, id, shape);
+    if (st == CTN_OK && ms) st = ctn_attach_point(b->w, id, b->bodies[master], NULL);
+    if (st != CTN_OK) return fail(b, st, "link '%s', collision element %d: %s", link, k, ctn_world_last_error(b->w));
+    return CTN_OK;
+}
+
+/* Every collision element at its origin: the first of a body (its link's, else of a link merged into it)
+ * becomes the body's shape, placed in the body frame; the others, and those of links fixed to the world,
+ * ride on carrier bodies (add_carrier), added after every link body so that the links keep consecutive
+ * handles. */
+static ctn_status add_shapes(build *b) {
+    for (int pass = 0; pass < 2 && b->st == CTN_OK; ++pass) {
+        for (int i = 0; i < b->m->link_count && b->st == CTN_OK; ++i) {
+            const ctn_urdf_link *l = &b->m->links[i];
+            const link_state *ls = &b->links[i];
+            int body = ls->body;
+            for (int c = 0; c < l->collision_count && b->st == CTN_OK; ++c) {
+                const ctn_urdf_collision *e = &l->collisions[c];
+                if (e->type == CTN_URDF_MESH) {
+                    if (pass == 0) report_add(&b->rep, R_MESH, "%s (%s)", l->name, e->mesh);
+                    continue;
+                }
+                int is_primary = body >= 0 && b->primary_link[body] == i && b->primary_elem[body] == c;
+                if (pass == 0 && (body < 0 || b->primary_link[body] >= 0)) continue; /* not the body's first */
+                if (pass == 1 && is_primary) continue;
+                const frame *bf = body >= 0 ? &b->links[b->owner[body]].body_frame : &ls->pose;
+                ctn_shape_desc shape = shape_of(e, &ls->pose, bf, l->name, &b->rep);
+                shape.group = b->group;
+                if (pass == 0) {
+                    ctn_status st = ctn_body_set_shape(b->w, b->bodies[body], &shape);
+                    if (st != CTN_OK) return fail(b, st, "link '%s': %s", l->name, ctn_world_last_error(b->w));
+                    b->primary_link[body] = i;
+                    b->primary_elem[body] = c;
+                    continue;
+                }
+                report_add(&b->rep, body >= 0 ? R_EXTRA_SHAPE : R_WORLD_SHAPE, "%s#%d", l->name, c);
+                add_carrier(b, l->name, c, body, &ls->pose, &shape);
+            }
+        }
+    }
+    return b->st;
 }
 
 /* Decides which body every link belongs to (links come parents first) and adds the bodies. */
@@ -305,12 +347,6 @@ static ctn_status add_bodies(build *b) {
     for (int i = 0; i < b->m->link_count; ++i) {
         const ctn_urdf_link *l = &b->m->links[i];
         link_state *ls = &b->links[i];
-        ctn_shape_desc shape = ctn_shape_desc_default(CTN_SHAPE_NONE);
-        for (int c = 0; c < l->collision_count; ++c) {
-            if (ls->body < 0) report_add(&b->rep, R_WORLD_SHAPE, "%s", l->name);
-            else if (!ls->owns_body || shape.type != CTN_SHAPE_NONE) report_add(&b->rep, R_EXTRA_SHAPE, "%s", l->name);
-            else shape = shape_of(&l->collisions[c], ls, &ls->body_frame, ls->moments, l->name, &b->rep);
-        }
         if (!ls->owns_body) continue;
         ctn_body_desc d = ctn_body_desc_default();
         d.mass = l->mass;
@@ -321,12 +357,11 @@ static ctn_status add_bodies(build *b) {
         ctn_body_id id;
         ctn_status st = ctn_body_add(b->w, &d, &id);
         if (st == CTN_OK) st = ctn_body_set_name(b->w, id, l->name);
-        shape.group = b->group;
-        if (st == CTN_OK && shape.type != CTN_SHAPE_NONE) st = ctn_body_set_shape(b->w, id, &shape);
         if (st != CTN_OK) return fail(b, st, "link '%s': %s", l->name, ctn_world_last_error(b->w));
         b->bodies[ls->body] = id;
+        b->owner[ls->body] = i;
     }
-    return CTN_OK;
+    return add_shapes(b);
 }
 
 static ctn_body_id handle_of(const build *b, int link) { return b->links[link].body < 0 ? CTN_WORLD : b->bodies[b->links[link].body]; }
@@ -399,8 +434,14 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         return st;
     }
     build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK,
-               self_collision ? 0 : fresh_group(w)};
-    if (!b.links || !b.bodies) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+               self_collision ? 0 : fresh_group(w), NULL, NULL, NULL};
+    b.owner = ctn__calloc(3 * ((size_t)m->link_count + 1), sizeof *b.owner);
+    if (!b.links || !b.bodies || !b.owner) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+    if (b.owner) {
+        b.primary_link = b.owner + m->link_count + 1;
+        b.primary_elem = b.primary_link + m->link_count + 1;
+        for (int i = 0; i <= m->link_count; ++i) b.primary_link[i] = -1;
+    }
     if (b.group < 0) fail(&b, CTN_ERR_LIMIT, "no collision group left for the robot's links (the world uses group 2147483647)");
     ctn_world_mark mark = ctn__scene_mark(w);
     if (b.st == CTN_OK) {
@@ -420,6 +461,7 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
     report_free(&b.rep);
     ctn__free(b.links);
     ctn__free(b.bodies);
+    ctn__free(b.owner);
     ctn__urdf_free(m);
     return st;
 }
