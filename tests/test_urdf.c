@@ -231,7 +231,7 @@ static void check_refusals_and_reports(void) {
     CHECK(st == CTN_OK, "lossy robot loads: %s", g_msg);
     const char *expect[] = {"(Catena collides spheres, capsules and boxes): a (package://robot/a.stl)\n",
                             "collision elements of links fixed to the world made static bodies named link#k: world#0\n",
-                            "mimic couplings ignored (the joints move independently): jb (mimics ja)\n",
+                            "mimic couplings ignored (the joints move independently): jb (mimics ja: moving parent 'a')\n",
                             "joint damping and friction ignored: ja (damping 0.5, friction 0)\n",
                             "joint limits beyond [-pi, pi] clamped to it: ja ([-4, 4])\n",
                             "(one shape per body; each adds 1e-6 of the link's mass and inertia): c#1\n"};
@@ -322,6 +322,54 @@ static void check_prismatic(void) {
     ctn_world_destroy(w);
 }
 
+/* Joint names are kept (ctn_joint_find; checkpoints keep them); a <mimic> between two links hinged at their
+ * centres to the world becomes a gear (wb follows twice wa's angle), one under a moving parent is reported
+ * with the reason. */
+static void check_joint_names_and_mimic(void) {
+    ctn_world *w = cpu_world();
+    ctn_status st = load_text(w, "<link name=\"world\"/>" LINK("a", "") JOINT("wa", "continuous", "world", "a", "0 0 0", "<axis xyz=\"0 0 1\"/>")
+                                     LINK("b", "") JOINT("wb", "continuous", "world", "b", "1 0 0", "<axis xyz=\"0 0 1\"/><mimic joint=\"wa\" multiplier=\"2\"/>")
+                                     LINK("c", "") JOINT("wc", "continuous", "a", "c", "0 0.5 0", "<axis xyz=\"0 0 1\"/>")
+                                     LINK("d", "") JOINT("wd", "continuous", "a", "d", "0 -0.5 0", "<axis xyz=\"0 0 1\"/><mimic joint=\"wc\"/>"));
+    CHECK(st == CTN_OK, "%s", g_msg);
+    CHECK(strstr(g_msg, "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier): wb (mimics wa, multiplier 2)") != NULL,
+          "report: %s", g_msg);
+    CHECK(strstr(g_msg, "mimic couplings ignored (the joints move independently): wd (mimics wc: moving parent 'a')") != NULL, "report: %s", g_msg);
+    ctn_joint_id ja = -1, jb = -1, none = -1;
+    CHECK(ctn_joint_find(w, "wa", &ja) == CTN_OK && ctn_joint_find(w, "wb", &jb) == CTN_OK, "joints found by name");
+    CHECK(ctn_joint_find(w, "nope", &none) == CTN_ERR_NOT_FOUND, "an unknown name is not found");
+    const char *name = NULL;
+    CHECK(ctn_joint_get_name(w, jb, &name) == CTN_OK && !strcmp(name, "wb"), "name of wb: %s", name ? name : "(null)");
+    /* spin a: b follows at twice its angle */
+    ctn_body_id a = -1;
+    ctn_body_find(w, "a", &a);
+    ctn_body_state s;
+    ctn_body_get_state(w, a, &s);
+    s.angular_velocity[2] = 1.0;
+    ctn_body_set_state(w, a, &s);
+    for (int k = 0; k < 30; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    double qa = 0, qb = 0;
+    ctn_joint_get_angle(w, ja, &qa);
+    ctn_joint_get_angle(w, jb, &qb);
+    printf("mimic as gear: wa %.5f rad, wb %.5f rad (2 wa = %.5f)\n", qa, qb, 2 * qa);
+    CHECK(fabs(qa) > 0.01 && fabs(qb - 2 * qa) < 1e-3 * fabs(qb), "wb %g, 2 wa %g", qb, 2 * qa);
+    /* a checkpoint keeps the names; removing a joint forgets its name */
+    CHECK(ctn_world_save(w, "test_urdf_names.ckpt", 30, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world *r = NULL;
+    char err[256];
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    CHECK(ctn_world_load("test_urdf_names.ckpt", &d, &r, NULL, err, sizeof err) == CTN_OK, "%s", err);
+    ctn_joint_id jr = -1;
+    CHECK(r && ctn_joint_find(r, "wb", &jr) == CTN_OK && jr == jb, "the resumed world finds wb");
+    if (r) ctn_world_destroy(r);
+    remove("test_urdf_names.ckpt");
+    ctn_joint_id jc = -1;
+    CHECK(ctn_joint_find(w, "wc", &jc) == CTN_OK && ctn_joint_remove(w, jc) == CTN_OK && ctn_joint_find(w, "wc", &jc) == CTN_ERR_NOT_FOUND,
+          "a removed joint's name is gone");
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     ctn_world *w = cpu_world();
     ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
@@ -338,5 +386,6 @@ int main(void) {
     check_refusals_and_reports();
     check_prismatic();
     check_compound();
+    check_joint_names_and_mimic();
     return check_report("test_urdf");
 }

@@ -8,7 +8,8 @@
  *   curves (only when the world has polyline curve joints): u32 tag "CRVS", i32 polylines, then for each
  *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices);
  *   attachments (only when the world has some): u32 tag "ATCH", i32 links, the links (ctn_attach_link), i32
- *   masters, then for each i32 master slot, i32 cached, the cached composite and master poses and velocities.
+ *   masters, then for each i32 master slot, i32 cached, the cached composite and master poses and velocities;
+ *   joint names (only when a joint has one): u32 tag "JNMS", i32 named joints, then (i32 joint slot, string).
  *
  * The contact cache is what lets a resumed pile continue bitwise: the next step matches its contact points
  * to these keys, so persisting contacts keep their joint slots and warm-start impulses, exactly as in the
@@ -151,6 +152,14 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
 
 #define CK_CURVES_TAG 0x53565243u /* "CRVS" */
 #define CK_ATTACH_TAG 0x48435441u /* "ATCH" */
+#define CK_JNAMES_TAG 0x534d4e4au /* "JNMS" */
+
+/* The optional sections come in this order, each present or not: curves, attachments, joint names. */
+static uint32_t peek_tag(const ck_reader *r) {
+    uint32_t peek = 0;
+    if (r->left >= sizeof peek) memcpy(&peek, r->p, sizeof peek);
+    return peek;
+}
 
 void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
     if (w->polyline_live <= 0) return;
@@ -169,9 +178,8 @@ void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
-    uint32_t peek = 0;
-    if (r->left >= sizeof peek) memcpy(&peek, r->p, sizeof peek);
-    if (r->left > 0 && peek != CK_ATTACH_TAG) {
+    uint32_t peek = peek_tag(r);
+    if (r->left > 0 && peek != CK_ATTACH_TAG && peek != CK_JNAMES_TAG) {
         uint32_t tag = 0;
         int32_t n = -1;
         ck_get(r, &tag, sizeof tag);
@@ -226,7 +234,7 @@ void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
-    if (r->left == 0) return 1;
+    if (r->left == 0 || peek_tag(r) == CK_JNAMES_TAG) return 1;
     uint32_t tag = 0;
     int32_t n = -1;
     ck_get(r, &tag, sizeof tag);
@@ -252,6 +260,39 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         g.master = rec[0], g.cached = rec[1];
         if (r->short_read) return 0;
         ctn_status st = ctn__attach_restore_cache(w, &g);
+        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
+    }
+    return !r->short_read;
+}
+
+/* Joint names (only when a joint has one): u32 tag "JNMS", i32 named joints, then (i32 joint slot, string). */
+void ctn__ck_put_joint_names(ck_writer *wr, const ctn_world *w) {
+    int32_t named = 0, n = w->joint_count < w->joint_names_capacity ? w->joint_count : w->joint_names_capacity;
+    for (int32_t j = 0; j < n; ++j) named += w->joint_names[j] != NULL && w->joint_alive[j];
+    if (!named) return;
+    uint32_t tag = CK_JNAMES_TAG;
+    ck_put(wr, &tag, sizeof tag);
+    ck_put(wr, &named, sizeof named);
+    for (int32_t j = 0; j < n; ++j) {
+        if (!w->joint_names[j] || !w->joint_alive[j]) continue;
+        ck_put(wr, &j, sizeof j);
+        ck_put_str(wr, w->joint_names[j]);
+    }
+}
+
+int ctn__ck_get_joint_names(ck_reader *r, ctn_world *w) {
+    if (r->left == 0) return 1;
+    uint32_t tag = 0;
+    int32_t named = -1;
+    ck_get(r, &tag, sizeof tag);
+    ck_get(r, &named, sizeof named);
+    if (tag != CK_JNAMES_TAG || named <= 0 || named > w->live_joints) return 0;
+    char name[256];
+    for (int32_t k = 0; k < named; ++k) {
+        int32_t j = -1;
+        ck_get(r, &j, sizeof j);
+        if (j < 0 || j >= w->joint_count || !w->joint_alive[j] || !ck_get_str(r, name, sizeof name) || !name[0]) return 0;
+        ctn_status st = ctn_joint_set_name(w, ctn__joint_handle(w, j), name);
         if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
     }
     return !r->short_read;

@@ -97,7 +97,7 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_WORLD_SHAPE, R_MIMIC, R_DYNAMICS, R_CLAMPED, R_KINDS
+    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
@@ -106,6 +106,7 @@ static const char *const report_title[R_KINDS] = {
     "each adds 1e-6 of the link's mass and inertia)",
     "collision elements of links fixed to the world made static bodies named link#k",
     "mimic couplings ignored (the joints move independently)",
+    "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
 };
@@ -368,7 +369,6 @@ static ctn_body_id handle_of(const build *b, int link) { return b->links[link].b
 
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
-    if (j->mimic) report_add(&b->rep, R_MIMIC, "%s (mimics %s)", j->name, j->mimic);
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
     if (j->type == CTN_URDF_PLANAR)
         return fail(b, CTN_ERR_UNSUPPORTED, "joint '%s' is %s: Catena has no planar joint", j->name, joint_type_name(j->type));
@@ -383,6 +383,7 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     ctn_status st = ctn_joint_desc_set_pivot(b->w, &d, jf->p, d.type != CTN_JOINT_FIXED ? axis : NULL);
     ctn_joint_id id = 0;
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
+    if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, j->name);
     if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits) {
         const double pi = 3.14159265358979323846;
         double lo = fmax(j->lower, -pi), hi = fmin(j->upper, pi);
@@ -392,6 +393,63 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     if (st == CTN_OK && slider && j->has_limits) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
     if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
+    return CTN_OK;
+}
+
+static int is_hinge(ctn_urdf_joint_type t) { return t == CTN_URDF_REVOLUTE || t == CTN_URDF_CONTINUOUS; }
+
+/* Distance of the centre of link `link`'s body from the axis of joint j (through the child's link frame). */
+static double off_axis(const build *b, const ctn_urdf_joint *j) {
+    const link_state *ls = &b->links[j->child];
+    double axis[3], d[3], n = 0.0, t = 0.0, r = 0.0;
+    mat_vec(ls->pose.r, j->axis, axis);
+    for (int k = 0; k < 3; ++k) n += axis[k] * axis[k], d[k] = ls->body_frame.p[k] - ls->pose.p[k];
+    n = sqrt(n);
+    for (int k = 0; k < 3; ++k) t += d[k] * axis[k] / n;
+    for (int k = 0; k < 3; ++k) r += (d[k] - t * axis[k] / n) * (d[k] - t * axis[k] / n);
+    return sqrt(r);
+}
+
+/* <mimic>: q_follower = multiplier q_leader + offset. Catena's gear (CTN_JOINT_GEAR) keeps
+ * theta_a + ratio theta_b constant for the turns of two bodies about their axes, which are the joint
+ * positions exactly when both are hinged at their centres of mass to the fixed world (kernels/ctn_joint_rows.h,
+ * ctn_rows_gear): there the coupling becomes a gear with body a = the follower, body b = the leader, ratio =
+ * -multiplier, its zero at the built pose (the offset is reported). Anywhere else (a moving common parent, as
+ * a gripper's palm, or a link whose centre is off its axis) the coupling of joint positions involves a third
+ * body, which Catena's two-body rows cannot express: the mimic is reported with the reason and the joints
+ * move independently. */
+static ctn_status add_mimic(build *b, const ctn_urdf_joint *j) {
+    int leader = -1;
+    for (int k = 0; k < b->m->joint_count; ++k)
+        if (!strcmp(b->m->joints[k].name, j->mimic)) leader = k;
+    const ctn_urdf_joint *l = leader >= 0 ? &b->m->joints[leader] : NULL;
+    const char *why = NULL;
+    char buf[160];
+    if (!l) why = "no such joint";
+    else if (!is_hinge(j->type) || !is_hinge(l->type)) why = "not two revolute joints";
+    else if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) why = "a link without its own body";
+    else if (b->links[j->parent].body >= 0 || b->links[l->parent].body >= 0) {
+        snprintf(buf, sizeof buf, "moving parent '%s'", b->m->links[b->links[j->parent].body >= 0 ? j->parent : l->parent].name);
+        why = buf;
+    } else if (off_axis(b, j) > 1e-9 || off_axis(b, l) > 1e-9) {
+        snprintf(buf, sizeof buf, "centre of mass %g m off the hinge axis", fmax(off_axis(b, j), off_axis(b, l)));
+        why = buf;
+    }
+    if (why) {
+        report_add(&b->rep, R_MIMIC, "%s (mimics %s: %s)", j->name, j->mimic, why);
+        return CTN_OK;
+    }
+    ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_GEAR);
+    d.body_a = handle_of(b, j->child);
+    d.body_b = handle_of(b, l->child);
+    mat_vec(b->links[j->child].pose.r, j->axis, d.axis);
+    mat_vec(b->links[l->child].pose.r, l->axis, d.axis2);
+    d.ratio = -j->mimic_multiplier;
+    ctn_status st = ctn_joint_add(b->w, &d, NULL);
+    if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
+    if (j->mimic_offset != 0.0) report_add(&b->rep, R_GEAR, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the built pose)", j->name, j->mimic,
+                                           j->mimic_multiplier, j->mimic_offset);
+    else report_add(&b->rep, R_GEAR, "%s (mimics %s, multiplier %g)", j->name, j->mimic, j->mimic_multiplier);
     return CTN_OK;
 }
 
@@ -448,6 +506,8 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         w->append_slots++; /* consecutive handles, as scene files get */
         add_bodies(&b);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k) add_joint(&b, &m->joints[k]);
+        for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
+            if (m->joints[k].mimic) add_mimic(&b, &m->joints[k]);
         w->append_slots--;
         if (b.st == CTN_OK && b.rep.failed) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for the import report");
         if (b.st != CTN_OK) ctn__scene_rollback(w, mark);

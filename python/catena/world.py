@@ -242,6 +242,11 @@ class World:
         :class:`catena.NotFoundError` when none is."""
         return self._h.find_body(name)
 
+    def find_joint(self, name):
+        """The handle of the live joint named ``name`` (URDF joints keep their names);
+        :class:`catena.NotFoundError` when none is."""
+        return self._h.find_joint(name)
+
     def remove_body(self, body):
         """Removes a body (:class:`catena.InUseError` while joints reference it)."""
         self._h.remove_body(body)
