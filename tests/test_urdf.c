@@ -370,6 +370,89 @@ static void check_joint_names_and_mimic(void) {
     ctn_world_destroy(w);
 }
 
+static int g_warnings;
+static char g_warning[512];
+static void log_hook(ctn_log_level level, const char *message, void *user) {
+    (void)user;
+    if (level != CTN_LOG_WARNING) return;
+    g_warnings++;
+    snprintf(g_warning, sizeof g_warning, "%s", message);
+}
+
+/* A link with a mass and a zero inertia tensor gets the tensor of its collision box (m/12 (b^2 + c^2), ...),
+ * with a warning through the log hook and a line in the report; without collision geometry it is refused. */
+static void check_zero_inertia(void) {
+    ctn_world *w = cpu_world();
+    ctn_set_log(log_hook, NULL);
+    g_warnings = 0;
+    ctn_status st = load_text(w, "<link name=\"brick\"><inertial><mass value=\"2\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/>"
+                                 "</inertial><collision><geometry><box size=\"0.2 0.4 0.6\"/></geometry></collision></link>");
+    ctn_set_log(NULL, NULL);
+    CHECK(st == CTN_OK, "%s", g_msg);
+    ctn_body_id b = -1;
+    ctn_body_desc d;
+    CHECK(ctn_body_find(w, "brick", &b) == CTN_OK && ctn_body_get_desc(w, b, &d) == CTN_OK, "brick");
+    double want[3] = {2.0 / 12 * (0.16 + 0.36), 2.0 / 12 * (0.04 + 0.36), 2.0 / 12 * (0.04 + 0.16)};
+    for (int k = 0; k < 3; ++k) CHECK(fabs(d.inertia[k] - want[k]) < 1e-6 * want[k], "moment %d: %g, box %g", k, d.inertia[k], want[k]);
+    CHECK(g_warnings == 1 && strstr(g_warning, "brick") && strstr(g_warning, "zero inertia"), "warning: %d, '%s'", g_warnings, g_warning);
+    CHECK(strstr(g_msg, "zero inertia computed from the collision geometry") && strstr(g_msg, "brick (ixx 0.0867"), "report: %s", g_msg);
+    ctn_world_destroy(w);
+    w = cpu_world();
+    st = load_text(w, "<link name=\"ghost\"><inertial><mass value=\"2\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>");
+    CHECK(st == CTN_ERR_INVALID_ARGUMENT && strstr(g_msg, "ghost") && strstr(g_msg, "three positive moments"), "no geometry: %s", g_msg);
+    ctn_world_destroy(w);
+}
+
+/* Links of 2e-6 kg (fingers) on a 10 kg free base spinning in free fall: measured, they stay on their joints
+ * and swing exactly as 0.02 kg fingers of the same proportions do (a pendulum's motion does not depend on its
+ * mass); no mass floor is needed. Returns the largest finger spin relative to the base. */
+static double tiny_run(const char *mass, double *gap) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.gravity[1] = 0, d.gravity[2] = -9.81;
+    ctn_world *w = NULL;
+    char err[256], text[2048];
+    ctn_world_create(&d, &w, err, sizeof err);
+    snprintf(text, sizeof text,
+             "<link name=\"base\"><inertial><mass value=\"10\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link>"
+             "<link name=\"f1\"><inertial><origin xyz=\"0 0 0.02\"/><mass value=\"%s\"/><inertia ixx=\"%s\" ixy=\"0\" ixz=\"0\" iyy=\"%s\" iyz=\"0\" izz=\"%s\"/></inertial></link>"
+             "<joint name=\"j1\" type=\"revolute\"><parent link=\"base\"/><child link=\"f1\"/><origin xyz=\"0.05 0 0.15\"/><axis xyz=\"0 1 0\"/>"
+             "<limit lower=\"-0.5\" upper=\"0.5\" effort=\"0\" velocity=\"1\"/></joint>",
+             mass, mass[0] == '2' ? "1e-12" : "1e-8", mass[0] == '2' ? "1e-12" : "1e-8", mass[0] == '2' ? "1e-12" : "1e-8");
+    CHECK(load_text(w, text) == CTN_OK, "%s", g_msg);
+    ctn_body_id base = -1, f1 = -1;
+    ctn_body_find(w, "base", &base);
+    ctn_body_find(w, "f1", &f1);
+    ctn_body_state s;
+    ctn_body_get_state(w, base, &s);
+    s.angular_velocity[0] = 1, s.angular_velocity[1] = 2, s.angular_velocity[2] = 0.5;
+    ctn_body_set_state(w, base, &s);
+    double spin = 0.0;
+    *gap = 0.0;
+    for (int k = 0; k < 600; ++k) {
+        CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_step_stats ss;
+        ctn_world_get_stats(w, &ss);
+        *gap = fmax(*gap, ss.max_gap);
+        ctn_body_state a, f;
+        ctn_body_get_state(w, base, &a);
+        ctn_body_get_state(w, f1, &f);
+        spin = fmax(spin, hypot(hypot(f.angular_velocity[0] - a.angular_velocity[0], f.angular_velocity[1] - a.angular_velocity[1]),
+                                f.angular_velocity[2] - a.angular_velocity[2]));
+    }
+    ctn_world_destroy(w);
+    return spin;
+}
+
+static void check_tiny_links(void) {
+    double gap_tiny = 0, gap_heavy = 0;
+    double tiny = tiny_run("2e-6", &gap_tiny), heavy = tiny_run("0.02", &gap_heavy);
+    printf("tiny links: 2e-6 kg finger spins at most %.4g rad/s relative to its base (0.02 kg: %.4g), worst gap %.3g m (%.3g m) over 10 s\n",
+           tiny, heavy, gap_tiny, gap_heavy);
+    CHECK(fabs(tiny - heavy) < 0.05 * heavy && tiny < 30.0, "2e-6 kg finger %g rad/s, 0.02 kg %g rad/s", tiny, heavy);
+    CHECK(gap_tiny < 1e-3, "2e-6 kg finger's joint opened %g m", gap_tiny);
+}
+
 int main(void) {
     ctn_world *w = cpu_world();
     ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
@@ -387,5 +470,7 @@ int main(void) {
     check_prismatic();
     check_compound();
     check_joint_names_and_mimic();
+    check_zero_inertia();
+    check_tiny_links();
     return check_report("test_urdf");
 }

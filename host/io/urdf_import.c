@@ -97,7 +97,7 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_KINDS
+    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
@@ -109,6 +109,7 @@ static const char *const report_title[R_KINDS] = {
     "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
+    "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
 };
 
 typedef struct report {
@@ -179,7 +180,8 @@ static ctn_status principal_frame(const ctn_urdf_link *l, const frame *link, fra
     for (int i = 0; i < 3; ++i) {
         if (!(moments[i] > 0) || !isfinite(moments[i])) {
             snprintf(msg, size, "link '%s': inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g) has principal moment %g; "
-                     "a rigid body needs three positive moments", l->name, l->ixx, l->iyy, l->izz, l->ixy, l->ixz, l->iyz, moments[i]);
+                     "a rigid body needs three positive moments (a zero tensor is computed from the link's collision spheres, "
+                     "boxes and cylinders when it has any)", l->name, l->ixx, l->iyy, l->izz, l->ixy, l->ixz, l->iyz, moments[i]);
             return CTN_ERR_INVALID_ARGUMENT;
         }
     }
@@ -320,6 +322,61 @@ static ctn_status add_shapes(build *b) {
     return b->st;
 }
 
+/* A link whose <inertial> gives a mass but a zero tensor (ixx = ... = iyz = 0): the tensor of its collision
+ * elements as solids of one density sharing the link's mass by volume (sphere 2/5 m r^2; box m/12 (b^2 +
+ * c^2); cylinder m r^2 / 2 about its axis, m (3 r^2 + L^2) / 12 across), each turned into the inertial frame
+ * (R I R^T) and moved to its origin (parallel axes: m (|d|^2 1 - d d^T)); meshes do not count. Returns 0
+ * when the link has no such element (the tensor stays zero and the link is refused). */
+static int inertia_from_geometry(ctn_urdf_link *l, const frame *link) {
+    if (l->ixx != 0 || l->iyy != 0 || l->izz != 0 || l->ixy != 0 || l->ixz != 0 || l->iyz != 0) return 0;
+    const double pi = 3.14159265358979323846;
+    double vol = 0.0;
+    for (int c = 0; c < l->collision_count; ++c) {
+        const ctn_urdf_collision *e = &l->collisions[c];
+        vol += e->type == CTN_URDF_SPHERE ? 4.0 / 3.0 * pi * e->radius * e->radius * e->radius
+               : e->type == CTN_URDF_BOX  ? e->size[0] * e->size[1] * e->size[2]
+               : e->type == CTN_URDF_CYLINDER ? pi * e->radius * e->radius * e->length
+                                              : 0.0;
+    }
+    if (!(vol > 0.0) || !isfinite(vol)) return 0;
+    frame in = compose(link, &l->inertial);
+    double t[3][3] = {{0}};
+    for (int c = 0; c < l->collision_count; ++c) {
+        const ctn_urdf_collision *e = &l->collisions[c];
+        double v = 0.0, I[3] = {0, 0, 0};
+        if (e->type == CTN_URDF_SPHERE) {
+            v = 4.0 / 3.0 * pi * e->radius * e->radius * e->radius;
+            I[0] = I[1] = I[2] = 0.4 * e->radius * e->radius;
+        } else if (e->type == CTN_URDF_BOX) {
+            const double *s = e->size;
+            v = s[0] * s[1] * s[2];
+            I[0] = (s[1] * s[1] + s[2] * s[2]) / 12.0, I[1] = (s[0] * s[0] + s[2] * s[2]) / 12.0, I[2] = (s[0] * s[0] + s[1] * s[1]) / 12.0;
+        } else if (e->type == CTN_URDF_CYLINDER) {
+            v = pi * e->radius * e->radius * e->length;
+            I[0] = I[1] = (3.0 * e->radius * e->radius + e->length * e->length) / 12.0;
+            I[2] = 0.5 * e->radius * e->radius;
+        } else {
+            continue;
+        }
+        double m = l->mass * v / vol;
+        frame ef = compose(link, &e->origin);
+        /* R = in.r^T ef.r: the element's axes in the inertial frame; d its centre there */
+        double R[3][3], d[3], dp[3] = {ef.p[0] - in.p[0], ef.p[1] - in.p[1], ef.p[2] - in.p[2]};
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) R[i][j] = in.r[0][i] * ef.r[0][j] + in.r[1][i] * ef.r[1][j] + in.r[2][i] * ef.r[2][j];
+        for (int i = 0; i < 3; ++i) d[i] = in.r[0][i] * dp[0] + in.r[1][i] * dp[1] + in.r[2][i] * dp[2];
+        double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                double rir = 0.0;
+                for (int k = 0; k < 3; ++k) rir += R[i][k] * I[k] * R[j][k];
+                t[i][j] += m * (rir + (i == j ? dd : 0.0) - d[i] * d[j]);
+            }
+    }
+    l->ixx = t[0][0], l->iyy = t[1][1], l->izz = t[2][2], l->ixy = t[0][1], l->ixz = t[0][2], l->iyz = t[1][2];
+    return 1;
+}
+
 /* Decides which body every link belongs to (links come parents first) and adds the bodies. */
 static ctn_status add_bodies(build *b) {
     int count = 0;
@@ -340,7 +397,13 @@ static ctn_status add_bodies(build *b) {
         }
         if (!isfinite(l->mass))
             return fail(b, CTN_ERR_INVALID_ARGUMENT, "link '%s': mass %g is not finite", l->name, l->mass);
-        ctn_status st = principal_frame(l, &ls->pose, &ls->body_frame, ls->moments, b->msg, sizeof b->msg);
+        ctn_urdf_link lc = *l; /* the link with its computed inertia, when it had none */
+        if (inertia_from_geometry(&lc, &ls->pose)) {
+            report_add(&b->rep, R_INERTIA, "%s (ixx %.3g, iyy %.3g, izz %.3g)", l->name, lc.ixx, lc.iyy, lc.izz);
+            ctn__log(b->w, CTN_LOG_WARNING, "URDF link '%s' has zero inertia: computed from its collision geometry (ixx %.3g, iyy %.3g, izz %.3g kg m^2)",
+                     l->name, lc.ixx, lc.iyy, lc.izz);
+        }
+        ctn_status st = principal_frame(&lc, &ls->pose, &ls->body_frame, ls->moments, b->msg, sizeof b->msg);
         if (st != CTN_OK) return b->st = st;
         ls->body = count++;
         ls->owns_body = 1;
