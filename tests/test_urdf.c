@@ -453,6 +453,53 @@ static void check_tiny_links(void) {
     CHECK(gap_tiny < 1e-3, "2e-6 kg finger's joint opened %g m", gap_tiny);
 }
 
+/* A scene file with "up": "z" (gravity along -z) and two copies of examples/double_pendulum.urdf under
+ * "robots", the second moved 5 m along x and turned 90 deg about z; a missing robot file is refused naming
+ * the entry. */
+static void check_scene_robots(void) {
+    const char *text = "{\"world\": {\"up\": \"z\"}, \"robots\": ["
+                       "{\"urdf\": \"double_pendulum.urdf\"},"
+                       "{\"urdf\": \"double_pendulum.urdf\", \"position\": [5, 0, 0], \"rotation\": [0.70710678, 0, 0, 0.70710678]}]}";
+    ctn_scene *sc = NULL;
+    char err[512];
+    ctn_status st = ctn_scene_parse_text(text, strlen(text), CATENA_SOURCE_DIR "/examples/robots.json", &sc, err, sizeof err);
+    if (st == CTN_ERR_UNSUPPORTED) {
+        printf("scene robots: skipped (%s)\n", err);
+        return;
+    }
+    CHECK(st == CTN_OK, "%s", err);
+    if (st != CTN_OK) return;
+    ctn_world_desc d;
+    int steps = 0;
+    ctn_scene_get_settings(sc, &d, &steps);
+    CHECK(d.gravity[0] == 0.0 && d.gravity[1] == 0.0 && d.gravity[2] == -9.81, "up z: gravity (%g %g %g)", d.gravity[0], d.gravity[1], d.gravity[2]);
+    d.backend = CTN_BACKEND_CPU;
+    ctn_world *w = NULL;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    CHECK(ctn_scene_build(sc, w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_scene_free(sc);
+    int n = ctn_world_body_count(w), nj = ctn_world_joint_count(w);
+    CHECK(n == 4 && nj == 4, "two robots: %d bodies, %d joints", n, nj);
+    double x[12];
+    int got = 0;
+    ctn_world_get_positions(w, x, 4, &got);
+    /* robot 2's first rod: robot 1's rod turned 90 deg about z, then moved by (5, 0, 0) */
+    CHECK(fabs(x[6] - (5.0 - x[1])) < 1e-9 && fabs(x[7] - x[0]) < 1e-9 && fabs(x[8] - x[2]) < 1e-9, "placed rod at (%g %g %g) from (%g %g %g)", x[6],
+          x[7], x[8], x[0], x[1], x[2]);
+    for (int k = 0; k < 60; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_step_stats ss;
+    ctn_world_get_stats(w, &ss);
+    CHECK(ss.max_gap < 1e-3, "robots' joints open by %g m", ss.max_gap);
+    ctn_world_destroy(w);
+    const char *bad = "{\"robots\": [{\"urdf\": \"double_pendulum.urdf\"}, {\"urdf\": \"no_such_robot.urdf\"}]}";
+    st = ctn_scene_parse_text(bad, strlen(bad), CATENA_SOURCE_DIR "/examples/robots.json", &sc, err, sizeof err);
+    CHECK(st == CTN_ERR_IO && strstr(err, "robots[1].urdf") && strstr(err, "no_such_robot.urdf"), "missing robot file: %s", err);
+    const char *badup = "{\"world\": {\"up\": \"w\"}}";
+    st = ctn_scene_parse_text(badup, strlen(badup), "up.json", &sc, err, sizeof err);
+    CHECK(st == CTN_ERR_INVALID_ARGUMENT && strstr(err, "world.up") && strstr(err, "'w'"), "bad up axis: %s", err);
+    printf("scene robots: up z, two double pendulums placed, gap %.3g m after 60 steps\n", ss.max_gap);
+}
+
 int main(void) {
     ctn_world *w = cpu_world();
     ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
@@ -472,5 +519,6 @@ int main(void) {
     check_joint_names_and_mimic();
     check_zero_inertia();
     check_tiny_links();
+    check_scene_robots();
     return check_report("test_urdf");
 }

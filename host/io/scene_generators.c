@@ -174,8 +174,10 @@ int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg
 /* ---- building ---- */
 
 /* Moves what a generator made (bodies from nb0, joints from nj0, planes from np0) by x' = origin + R x. */
-static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) {
-    const double *o = g->origin, *q = g->rotation;
+static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) { ctn__scene_place(w, g->origin, g->rotation, nb0, nj0, np0); }
+
+void ctn__scene_place(ctn_world *w, const double origin[3], const double rotation[4], int nb0, int nj0, int np0) {
+    const double *o = origin, *q = rotation;
     ctn_quat qr = ctn_quat_make((float)q[0], (float)q[1], (float)q[2], (float)q[3]);
     for (int i = nb0; i < w->body_count; ++i) {
         ctn_pose *pose = &w->pose[i];
