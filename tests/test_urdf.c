@@ -494,6 +494,9 @@ static void check_scene_robots(void) {
     const char *bad = "{\"robots\": [{\"urdf\": \"double_pendulum.urdf\"}, {\"urdf\": \"no_such_robot.urdf\"}]}";
     st = ctn_scene_parse_text(bad, strlen(bad), CATENA_SOURCE_DIR "/examples/robots.json", &sc, err, sizeof err);
     CHECK(st == CTN_ERR_IO && strstr(err, "robots[1].urdf") && strstr(err, "no_such_robot.urdf"), "missing robot file: %s", err);
+    const char *dev = "{\"robots\": [{\"urdf\": \"/dev/null\"}]}";
+    st = ctn_scene_parse_text(dev, strlen(dev), "dev.json", &sc, err, sizeof err);
+    CHECK(st == CTN_ERR_IO && strstr(err, "robots[0].urdf") && strstr(err, "not a regular file"), "a device as robot: %s", err);
     const char *badup = "{\"world\": {\"up\": \"w\"}}";
     st = ctn_scene_parse_text(badup, strlen(badup), "up.json", &sc, err, sizeof err);
     CHECK(st == CTN_ERR_INVALID_ARGUMENT && strstr(err, "world.up") && strstr(err, "'w'"), "bad up axis: %s", err);

@@ -2,6 +2,7 @@
  * moved to its pose as one rigid piece, so that several robots share one scene. A robot's file is read by
  * the URDF importer (host/io/urdf_import.c) when the scene is built; parsing the scene checks that it can be
  * opened. Paths are relative to the scene file's folder. */
+#define _POSIX_C_SOURCE 200809L
 #include "collide/collide.h"
 #include "core/alloc.h"
 #include "io/scene_internal.h"
@@ -10,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct scene_robot {
     char path[1024];
@@ -60,7 +62,11 @@ static int parse_robot(pctx *c, const cJSON *e, int index, const char *source, s
     snprintf(r->path, sizeof r->path, "%.*s%s", dir, source, file);
     FILE *f = fopen(r->path, "rb");
     if (!f) return ctn__json_fail(c, CTN_ERR_IO, p, "cannot open '%s': %s", r->path, strerror(errno));
+    struct stat st;
+    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     fclose(f);
+    /* a device or FIFO (/dev/zero) would never end: only regular files are read */
+    if (!regular) return ctn__json_fail(c, CTN_ERR_IO, p, "'%s' is not a regular file", r->path);
     if (ctn__json_vec(c, e, "position", path, 3, r->position) < 0) return 0;
     for (int k = 0; k < 3; ++k)
         if (fabs(r->position[k]) > CTN_MAX_LENGTH) {
