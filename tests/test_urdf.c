@@ -230,17 +230,66 @@ static void check_refusals_and_reports(void) {
                                   JOINT("jc", "continuous", "b", "c", "1 0 0", "<axis xyz=\"0 0 1\"/>"));
     CHECK(st == CTN_OK, "lossy robot loads: %s", g_msg);
     const char *expect[] = {"(Catena collides spheres, capsules and boxes): a (package://robot/a.stl)\n",
-                            "not along its principal axes: b (0.3 m from the centre of mass)\n",
-                            "collision shapes of links fixed to the world ignored: world\n",
-                            "mimic couplings ignored (the joints move independently): jb (mimics ja)\n",
+                            "collision elements of links fixed to the world made static bodies named link#k: world#0\n",
+                            "mimic couplings ignored (the joints move independently): jb (mimics ja: moving parent 'a')\n",
                             "joint damping and friction ignored: ja (damping 0.5, friction 0)\n",
                             "joint limits beyond [-pi, pi] clamped to it: ja ([-4, 4])\n",
-                            "collision elements beyond a link's first ignored (one shape per body): c\n"};
+                            "(one shape per body; each adds 1e-6 of the link's mass and inertia): c#1\n"};
     for (size_t k = 0; k < sizeof expect / sizeof *expect; ++k) CHECK(strstr(g_msg, expect[k]) != NULL, "report lacks '%s':\n%s", expect[k], g_msg);
     int on = 0;
     double lo = 0, hi = 0;
     ctn_joint_get_limits(w, nj, &on, &lo, &hi);
     CHECK(on && fabs(lo + 3.14159265358979) < 1e-6 && fabs(hi - 3.14159265358979) < 1e-6, "limits clamped to [-pi, pi]: [%g, %g]", lo, hi);
+    /* every collision element kept at its origin: b's sphere 0.3 m off its centre, c's second sphere on an
+     * attached carrier, the world link's box on a static body */
+    ctn_body_id hb = -1, hc = -1, hc1 = -1, hw = -1, master = -1;
+    ctn_shape_desc sb, sc1, sw;
+    CHECK(ctn_body_find(w, "b", &hb) == CTN_OK && ctn_body_get_shape(w, hb, &sb) == CTN_OK && sb.type == CTN_SHAPE_SPHERE &&
+              fabs(sb.offset[0] - 0.3) < 1e-7 && sb.offset[1] == 0.0 && sb.offset[2] == 0.0,
+          "b's sphere at offset (%g %g %g)", sb.offset[0], sb.offset[1], sb.offset[2]);
+    CHECK(ctn_body_find(w, "c", &hc) == CTN_OK && ctn_body_find(w, "c#1", &hc1) == CTN_OK && ctn_body_get_shape(w, hc1, &sc1) == CTN_OK &&
+              sc1.type == CTN_SHAPE_SPHERE && fabs(sc1.radius - 0.2) < 1e-7 && ctn_attach_get(w, hc1, &master, NULL) == CTN_OK && master == hc,
+          "c's second sphere rides on c#1, attached to c");
+    ctn_body_desc dw;
+    CHECK(ctn_body_find(w, "world#0", &hw) == CTN_OK && ctn_body_get_shape(w, hw, &sw) == CTN_OK && sw.type == CTN_SHAPE_BOX &&
+              ctn_body_get_desc(w, hw, &dw) == CTN_OK && dw.type == CTN_BODY_STATIC,
+          "the world link's box is a static body");
+    ctn_world_destroy(w);
+}
+
+/* A free link with two spheres at +-0.3 m along x and a cylinder (0.5 m long, r 0.05) lying along y 0.04 m
+ * below the centre, dropped on a floor under z-up gravity: it comes to rest level on its two spheres, its
+ * centre at their radius 0.1. The capsule made of the cylinder reaches 0.09 m below the centre when placed
+ * and turned as the file says; standing along z, as an unturned cylinder would, it would reach 0.29 m down
+ * and hold the link up. */
+static void check_compound(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.gravity[0] = 0, d.gravity[1] = 0, d.gravity[2] = -9.81;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    const double up[3] = {0, 0, 1};
+    ctn_world_add_plane(w, up, 0.0, 0.8, 0.0, NULL);
+    ctn_status st = load_text(w, LINK("body", "<collision><origin xyz=\"0.3 0 0\"/><geometry><sphere radius=\"0.1\"/></geometry></collision>"
+                                              "<collision><origin xyz=\"-0.3 0 0\"/><geometry><sphere radius=\"0.1\"/></geometry></collision>"
+                                              "<collision><origin xyz=\"0 0.05 -0.04\" rpy=\"1.5707963 0 0\"/><geometry><cylinder radius=\"0.05\" length=\"0.5\"/></geometry></collision>"));
+    CHECK(st == CTN_OK, "%s", g_msg);
+    /* lift it 0.2 m (the root link sits at the origin) */
+    ctn_body_id h = -1;
+    ctn_body_find(w, "body", &h);
+    ctn_body_state s;
+    ctn_body_get_state(w, h, &s);
+    s.position[2] += 0.2;
+    ctn_body_set_state(w, h, &s);
+    int bodies = ctn_world_body_count(w);
+    for (int k = 0; k < 180; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_body_get_state(w, h, &s);
+    double tilt = 2.0 * sqrt(s.orientation[1] * s.orientation[1] + s.orientation[2] * s.orientation[2]);
+    printf("compound link: %d bodies (link + 2 carriers), rests at z %.5f (0.1), tilted %.3g rad\n", bodies, s.position[2], tilt);
+    CHECK(bodies == 3, "%d bodies", bodies);
+    CHECK(fabs(s.position[2] - 0.1) < 2e-3 && tilt < 1e-2, "compound link at z %g, tilted %g rad", s.position[2], tilt);
     ctn_world_destroy(w);
 }
 
@@ -273,6 +322,187 @@ static void check_prismatic(void) {
     ctn_world_destroy(w);
 }
 
+/* Joint names are kept (ctn_joint_find; checkpoints keep them); a <mimic> between two links hinged at their
+ * centres to the world becomes a gear (wb follows twice wa's angle), one under a moving parent is reported
+ * with the reason. */
+static void check_joint_names_and_mimic(void) {
+    ctn_world *w = cpu_world();
+    ctn_status st = load_text(w, "<link name=\"world\"/>" LINK("a", "") JOINT("wa", "continuous", "world", "a", "0 0 0", "<axis xyz=\"0 0 1\"/>")
+                                     LINK("b", "") JOINT("wb", "continuous", "world", "b", "1 0 0", "<axis xyz=\"0 0 1\"/><mimic joint=\"wa\" multiplier=\"2\"/>")
+                                     LINK("c", "") JOINT("wc", "continuous", "a", "c", "0 0.5 0", "<axis xyz=\"0 0 1\"/>")
+                                     LINK("d", "") JOINT("wd", "continuous", "a", "d", "0 -0.5 0", "<axis xyz=\"0 0 1\"/><mimic joint=\"wc\"/>"));
+    CHECK(st == CTN_OK, "%s", g_msg);
+    CHECK(strstr(g_msg, "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier): wb (mimics wa, multiplier 2)") != NULL,
+          "report: %s", g_msg);
+    CHECK(strstr(g_msg, "mimic couplings ignored (the joints move independently): wd (mimics wc: moving parent 'a')") != NULL, "report: %s", g_msg);
+    ctn_joint_id ja = -1, jb = -1, none = -1;
+    CHECK(ctn_joint_find(w, "wa", &ja) == CTN_OK && ctn_joint_find(w, "wb", &jb) == CTN_OK, "joints found by name");
+    CHECK(ctn_joint_find(w, "nope", &none) == CTN_ERR_NOT_FOUND, "an unknown name is not found");
+    const char *name = NULL;
+    CHECK(ctn_joint_get_name(w, jb, &name) == CTN_OK && !strcmp(name, "wb"), "name of wb: %s", name ? name : "(null)");
+    /* spin a: b follows at twice its angle */
+    ctn_body_id a = -1;
+    ctn_body_find(w, "a", &a);
+    ctn_body_state s;
+    ctn_body_get_state(w, a, &s);
+    s.angular_velocity[2] = 1.0;
+    ctn_body_set_state(w, a, &s);
+    for (int k = 0; k < 30; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    double qa = 0, qb = 0;
+    ctn_joint_get_angle(w, ja, &qa);
+    ctn_joint_get_angle(w, jb, &qb);
+    printf("mimic as gear: wa %.5f rad, wb %.5f rad (2 wa = %.5f)\n", qa, qb, 2 * qa);
+    CHECK(fabs(qa) > 0.01 && fabs(qb - 2 * qa) < 1e-3 * fabs(qb), "wb %g, 2 wa %g", qb, 2 * qa);
+    /* a checkpoint keeps the names; removing a joint forgets its name */
+    CHECK(ctn_world_save(w, "test_urdf_names.ckpt", 30, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world *r = NULL;
+    char err[256];
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    CHECK(ctn_world_load("test_urdf_names.ckpt", &d, &r, NULL, err, sizeof err) == CTN_OK, "%s", err);
+    ctn_joint_id jr = -1;
+    CHECK(r && ctn_joint_find(r, "wb", &jr) == CTN_OK && jr == jb, "the resumed world finds wb");
+    if (r) ctn_world_destroy(r);
+    remove("test_urdf_names.ckpt");
+    ctn_joint_id jc = -1;
+    CHECK(ctn_joint_find(w, "wc", &jc) == CTN_OK && ctn_joint_remove(w, jc) == CTN_OK && ctn_joint_find(w, "wc", &jc) == CTN_ERR_NOT_FOUND,
+          "a removed joint's name is gone");
+    ctn_world_destroy(w);
+}
+
+static int g_warnings;
+static char g_warning[512];
+static void log_hook(ctn_log_level level, const char *message, void *user) {
+    (void)user;
+    if (level != CTN_LOG_WARNING) return;
+    g_warnings++;
+    snprintf(g_warning, sizeof g_warning, "%s", message);
+}
+
+/* A link with a mass and a zero inertia tensor gets the tensor of its collision box (m/12 (b^2 + c^2), ...),
+ * with a warning through the log hook and a line in the report; without collision geometry it is refused. */
+static void check_zero_inertia(void) {
+    ctn_world *w = cpu_world();
+    ctn_set_log(log_hook, NULL);
+    g_warnings = 0;
+    ctn_status st = load_text(w, "<link name=\"brick\"><inertial><mass value=\"2\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/>"
+                                 "</inertial><collision><geometry><box size=\"0.2 0.4 0.6\"/></geometry></collision></link>");
+    ctn_set_log(NULL, NULL);
+    CHECK(st == CTN_OK, "%s", g_msg);
+    ctn_body_id b = -1;
+    ctn_body_desc d;
+    CHECK(ctn_body_find(w, "brick", &b) == CTN_OK && ctn_body_get_desc(w, b, &d) == CTN_OK, "brick");
+    double want[3] = {2.0 / 12 * (0.16 + 0.36), 2.0 / 12 * (0.04 + 0.36), 2.0 / 12 * (0.04 + 0.16)};
+    for (int k = 0; k < 3; ++k) CHECK(fabs(d.inertia[k] - want[k]) < 1e-6 * want[k], "moment %d: %g, box %g", k, d.inertia[k], want[k]);
+    CHECK(g_warnings == 1 && strstr(g_warning, "brick") && strstr(g_warning, "zero inertia"), "warning: %d, '%s'", g_warnings, g_warning);
+    CHECK(strstr(g_msg, "zero inertia computed from the collision geometry") && strstr(g_msg, "brick (ixx 0.0867"), "report: %s", g_msg);
+    ctn_world_destroy(w);
+    w = cpu_world();
+    st = load_text(w, "<link name=\"ghost\"><inertial><mass value=\"2\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>");
+    CHECK(st == CTN_ERR_INVALID_ARGUMENT && strstr(g_msg, "ghost") && strstr(g_msg, "three positive moments"), "no geometry: %s", g_msg);
+    ctn_world_destroy(w);
+}
+
+/* Links of 2e-6 kg (fingers) on a 10 kg free base spinning in free fall: measured, they stay on their joints
+ * and swing exactly as 0.02 kg fingers of the same proportions do (a pendulum's motion does not depend on its
+ * mass); no mass floor is needed. Returns the largest finger spin relative to the base. */
+static double tiny_run(const char *mass, double *gap) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.gravity[1] = 0, d.gravity[2] = -9.81;
+    ctn_world *w = NULL;
+    char err[256], text[2048];
+    ctn_world_create(&d, &w, err, sizeof err);
+    snprintf(text, sizeof text,
+             "<link name=\"base\"><inertial><mass value=\"10\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link>"
+             "<link name=\"f1\"><inertial><origin xyz=\"0 0 0.02\"/><mass value=\"%s\"/><inertia ixx=\"%s\" ixy=\"0\" ixz=\"0\" iyy=\"%s\" iyz=\"0\" izz=\"%s\"/></inertial></link>"
+             "<joint name=\"j1\" type=\"revolute\"><parent link=\"base\"/><child link=\"f1\"/><origin xyz=\"0.05 0 0.15\"/><axis xyz=\"0 1 0\"/>"
+             "<limit lower=\"-0.5\" upper=\"0.5\" effort=\"0\" velocity=\"1\"/></joint>",
+             mass, mass[0] == '2' ? "1e-12" : "1e-8", mass[0] == '2' ? "1e-12" : "1e-8", mass[0] == '2' ? "1e-12" : "1e-8");
+    CHECK(load_text(w, text) == CTN_OK, "%s", g_msg);
+    ctn_body_id base = -1, f1 = -1;
+    ctn_body_find(w, "base", &base);
+    ctn_body_find(w, "f1", &f1);
+    ctn_body_state s;
+    ctn_body_get_state(w, base, &s);
+    s.angular_velocity[0] = 1, s.angular_velocity[1] = 2, s.angular_velocity[2] = 0.5;
+    ctn_body_set_state(w, base, &s);
+    double spin = 0.0;
+    *gap = 0.0;
+    for (int k = 0; k < 600; ++k) {
+        CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_step_stats ss;
+        ctn_world_get_stats(w, &ss);
+        *gap = fmax(*gap, ss.max_gap);
+        ctn_body_state a, f;
+        ctn_body_get_state(w, base, &a);
+        ctn_body_get_state(w, f1, &f);
+        spin = fmax(spin, hypot(hypot(f.angular_velocity[0] - a.angular_velocity[0], f.angular_velocity[1] - a.angular_velocity[1]),
+                                f.angular_velocity[2] - a.angular_velocity[2]));
+    }
+    ctn_world_destroy(w);
+    return spin;
+}
+
+static void check_tiny_links(void) {
+    double gap_tiny = 0, gap_heavy = 0;
+    double tiny = tiny_run("2e-6", &gap_tiny), heavy = tiny_run("0.02", &gap_heavy);
+    printf("tiny links: 2e-6 kg finger spins at most %.4g rad/s relative to its base (0.02 kg: %.4g), worst gap %.3g m (%.3g m) over 10 s\n",
+           tiny, heavy, gap_tiny, gap_heavy);
+    CHECK(fabs(tiny - heavy) < 0.05 * heavy && tiny < 30.0, "2e-6 kg finger %g rad/s, 0.02 kg %g rad/s", tiny, heavy);
+    CHECK(gap_tiny < 1e-3, "2e-6 kg finger's joint opened %g m", gap_tiny);
+}
+
+/* A scene file with "up": "z" (gravity along -z) and two copies of examples/double_pendulum.urdf under
+ * "robots", the second moved 5 m along x and turned 90 deg about z; a missing robot file is refused naming
+ * the entry. */
+static void check_scene_robots(void) {
+    const char *text = "{\"world\": {\"up\": \"z\"}, \"robots\": ["
+                       "{\"urdf\": \"double_pendulum.urdf\"},"
+                       "{\"urdf\": \"double_pendulum.urdf\", \"position\": [5, 0, 0], \"rotation\": [0.70710678, 0, 0, 0.70710678]}]}";
+    ctn_scene *sc = NULL;
+    char err[512];
+    ctn_status st = ctn_scene_parse_text(text, strlen(text), CATENA_SOURCE_DIR "/examples/robots.json", &sc, err, sizeof err);
+    if (st == CTN_ERR_UNSUPPORTED) {
+        printf("scene robots: skipped (%s)\n", err);
+        return;
+    }
+    CHECK(st == CTN_OK, "%s", err);
+    if (st != CTN_OK) return;
+    ctn_world_desc d;
+    int steps = 0;
+    ctn_scene_get_settings(sc, &d, &steps);
+    CHECK(d.gravity[0] == 0.0 && d.gravity[1] == 0.0 && d.gravity[2] == -9.81, "up z: gravity (%g %g %g)", d.gravity[0], d.gravity[1], d.gravity[2]);
+    d.backend = CTN_BACKEND_CPU;
+    ctn_world *w = NULL;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    CHECK(ctn_scene_build(sc, w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_scene_free(sc);
+    int n = ctn_world_body_count(w), nj = ctn_world_joint_count(w);
+    CHECK(n == 4 && nj == 4, "two robots: %d bodies, %d joints", n, nj);
+    double x[12];
+    int got = 0;
+    ctn_world_get_positions(w, x, 4, &got);
+    /* robot 2's first rod: robot 1's rod turned 90 deg about z, then moved by (5, 0, 0) */
+    CHECK(fabs(x[6] - (5.0 - x[1])) < 1e-9 && fabs(x[7] - x[0]) < 1e-9 && fabs(x[8] - x[2]) < 1e-9, "placed rod at (%g %g %g) from (%g %g %g)", x[6],
+          x[7], x[8], x[0], x[1], x[2]);
+    for (int k = 0; k < 60; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_step_stats ss;
+    ctn_world_get_stats(w, &ss);
+    CHECK(ss.max_gap < 1e-3, "robots' joints open by %g m", ss.max_gap);
+    ctn_world_destroy(w);
+    const char *bad = "{\"robots\": [{\"urdf\": \"double_pendulum.urdf\"}, {\"urdf\": \"no_such_robot.urdf\"}]}";
+    st = ctn_scene_parse_text(bad, strlen(bad), CATENA_SOURCE_DIR "/examples/robots.json", &sc, err, sizeof err);
+    CHECK(st == CTN_ERR_IO && strstr(err, "robots[1].urdf") && strstr(err, "no_such_robot.urdf"), "missing robot file: %s", err);
+    const char *dev = "{\"robots\": [{\"urdf\": \"/dev/null\"}]}";
+    st = ctn_scene_parse_text(dev, strlen(dev), "dev.json", &sc, err, sizeof err);
+    CHECK(st == CTN_ERR_IO && strstr(err, "robots[0].urdf") && strstr(err, "not a regular file"), "a device as robot: %s", err);
+    const char *badup = "{\"world\": {\"up\": \"w\"}}";
+    st = ctn_scene_parse_text(badup, strlen(badup), "up.json", &sc, err, sizeof err);
+    CHECK(st == CTN_ERR_INVALID_ARGUMENT && strstr(err, "world.up") && strstr(err, "'w'"), "bad up axis: %s", err);
+    printf("scene robots: up z, two double pendulums placed, gap %.3g m after 60 steps\n", ss.max_gap);
+}
+
 int main(void) {
     ctn_world *w = cpu_world();
     ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
@@ -288,5 +518,10 @@ int main(void) {
     check_link_kinds();
     check_refusals_and_reports();
     check_prismatic();
+    check_compound();
+    check_joint_names_and_mimic();
+    check_zero_inertia();
+    check_tiny_links();
+    check_scene_robots();
     return check_report("test_urdf");
 }

@@ -28,6 +28,7 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
         w->live_joints--;
     }
     ctn__curve_truncate(w, m.joints);
+    ctn__joint_names_truncate(w, m.joints);
     w->joint_count = m.joints;
     keep_free_below(w->joint_free, &w->joint_free_count, m.joints);
     keep_free_below(w->body_free, &w->body_free_count, m.bodies);

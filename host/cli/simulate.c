@@ -67,12 +67,14 @@ static void write_failed(run_state *s, const char *output) {
 
 /* ---- before the first step ---- */
 
-/* The shortest distance between two jointed bodies (or a body and its world anchor) at the start: a link's
- * length. A joint gap beyond it means the structure has come apart, whatever --max-gap says. */
+/* The shortest distance between the centres of two jointed bodies at the start: a link's length (0.1 m in a
+ * chain of 0.1 m links). A body's distance to a world anchor is half a link or less (the first link of a
+ * hanging chain: 0.05 m), so it counts only when no two bodies are jointed (a single pendulum). A joint gap
+ * beyond it means the structure has come apart, whatever --max-gap says. */
 static double shortest_link(ctn_world *w) {
     int nj = 0;
     ctn_world_id_counts(w, NULL, &nj);
-    double best = 0.0;
+    double best = 0.0, best_world = 0.0;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_info ji;
         ctn_joint_id id;
@@ -87,9 +89,10 @@ static double shortest_link(ctn_world *w) {
         }
         double dx = a.position[0] - pb[0], dy = a.position[1] - pb[1], dz = a.position[2] - pb[2];
         double len = sqrt(dx * dx + dy * dy + dz * dz);
-        if (len > MIN_LINK_LENGTH && (best == 0.0 || len < best)) best = len;
+        double *to = ji.body_b == CTN_WORLD ? &best_world : &best;
+        if (len > MIN_LINK_LENGTH && (*to == 0.0 || len < *to)) *to = len;
     }
-    return best;
+    return best > 0.0 ? best : best_world;
 }
 
 static int check_outputs(ctn_run *r) {
@@ -327,7 +330,7 @@ static void summarise(ctn_run *r, run_state *s, int complete) {
     if (s->code == CTN_EXIT_OK && !(o->max_gap > 0.0) && s->link_length > 0.0 && s->worst > s->link_length) {
         /* torn without --max-gap: said in the status and on stderr, but the run succeeded as asked */
         s->status = "torn";
-        fprintf(stderr, "catena: warning: a joint opened by %.6g m (step %llu), more than the shortest link (%.6g m): the structure is torn; "
+        fprintf(stderr, "catena: warning: a joint opened by %.6g m (step %llu), more than the shortest link (%.6g m between the centres of two jointed bodies): the structure is torn; "
                         "--max-gap METRES makes this an error\n", s->worst, (unsigned long long)s->worst_step, s->link_length);
     }
     sm.status = s->status;

@@ -17,6 +17,7 @@
  * later (CTN_ERR_DIVERGED, a device fault) puts the contact set back with the bodies (ctn__collide_undo).
  */
 #include "collide/collide.h"
+#include "core/attach.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -44,6 +45,7 @@ ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type) {
     d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.5;
     d.friction = 0.5;
     d.restitution = 0.0;
+    d.rotation[0] = 1.0;
     return d;
 }
 
@@ -112,6 +114,23 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.restitution: %g is not in [0, 1]", s->restitution);
     if (s->type != CTN_SHAPE_NONE && s->group < 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.group: %d must be >= 0 (0: no group)", s->group);
+    double qn = 0.0;
+    for (int k = 0; k < 4; ++k) qn += s->rotation[k] * s->rotation[k];
+    qn = sqrt(qn);
+    if (s->type != CTN_SHAPE_NONE) {
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(s->offset[k]) || fabs(s->offset[k]) > CTN_MAX_LENGTH)
+                return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.offset[%d]: %g must be finite and at most %g m", k, s->offset[k],
+                                 (double)CTN_MAX_LENGTH);
+        if (!(qn > 1e-9) || !isfinite(qn))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.rotation: (%g, %g, %g, %g) is not a rotation (zero or not finite)",
+                             s->rotation[0], s->rotation[1], s->rotation[2], s->rotation[3]);
+    }
+    int placed = s->type != CTN_SHAPE_NONE && (s->offset[0] != 0.0 || s->offset[1] != 0.0 || s->offset[2] != 0.0 ||
+                                               s->rotation[1] != 0.0 || s->rotation[2] != 0.0 || s->rotation[3] != 0.0);
+    if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && placed)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.offset: body %lld is a particle (no orientation): its sphere sits at its centre",
+                         (long long)handle);
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
                          (long long)handle);
@@ -138,6 +157,10 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     sh->friction = (float)s->friction;
     sh->restitution = (float)s->restitution;
     sh->group = s->group;
+    sh->offset = ctn_v3_make((float)s->offset[0], (float)s->offset[1], (float)s->offset[2]);
+    sh->rot = ctn_quat_make((float)(s->rotation[0] / qn), (float)(s->rotation[1] / qn), (float)(s->rotation[2] / qn),
+                            (float)(s->rotation[3] / qn));
+    sh->placed = placed;
     return CTN_OK;
 }
 
@@ -429,9 +452,17 @@ static int plane_contacts(const ctn_world *w, struct ctn_collision *c, int n, fl
     return 1;
 }
 
+/* The body whose motion a body's follows: its master when it is attached, else itself. */
+static int solver_body(const ctn_world *w, int b) {
+    int k = w->attach ? ctn__attach_link_of(w, b) : -1;
+    return k >= 0 ? w->attach->links[k].master : b;
+}
+
 /* Step 4: the broad phase's candidate pairs through the narrow phase, skipping pairs with no dynamic body,
- * pairs whose shapes share a nonzero collision group and (desc.skip_jointed) pairs joined by a joint. 0 on
- * out-of-memory. */
+ * pairs whose shapes share a nonzero collision group, pairs that move as one rigid body (a body attached
+ * to the other, or two attached to one master) and (desc.skip_jointed) pairs joined by a joint, an attached
+ * body counting as its master (a shape carried by a robot link does not collide with the link's jointed
+ * neighbours). 0 on out-of-memory. */
 static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, float margin) {
     if (c->desc.skip_jointed && !joined_build(w, c)) return 0;
     if (!c->desc.skip_jointed) c->joined_count = 0;
@@ -442,7 +473,8 @@ static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, flo
         if (!is_dynamic(w, a) && !is_dynamic(w, b)) continue;
         const ctn_shape *sa = &c->shapes[a], *sb = &c->shapes[b];
         if (sa->group != 0 && sa->group == sb->group) continue; /* one collision group: never collide */
-        if (joined_has(c, a, b)) continue;
+        int ra = solver_body(w, a), rb = solver_body(w, b);
+        if (ra == rb || joined_has(c, ra, rb)) continue;
         ctn_contact_point cp;
         cp.a = a;
         cp.b = b;

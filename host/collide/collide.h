@@ -47,9 +47,14 @@ typedef struct ctn_shape {
     float friction;
     float restitution;
     int group;            /* collision group: shapes sharing a nonzero one never collide (0: none) */
+    ctn_v3 offset;        /* the shape's centre in the body frame */
+    ctn_quat rot;         /* the shape's frame in the body frame */
+    int placed;           /* offset or rot is not the identity (the shape's pose differs from the body's) */
 } ctn_shape;
-/* The record of checkpoints written before shapes had a group: the fields before it (group 0). */
+/* The records of checkpoints written before shapes had a group (V1: group 0) and before they had an offset
+ * (V2: centred, identity rotation): the fields before those. */
 #define CTN__SHAPE_V1_SIZE offsetof(ctn_shape, group)
+#define CTN__SHAPE_V2_SIZE offsetof(ctn_shape, offset)
 
 typedef struct ctn_plane {
     ctn_v3 normal;        /* unit */
@@ -124,14 +129,22 @@ struct ctn_collision *ctn__collision_get(ctn_world *w);
 ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
                                int flags, const ctn_joint_def *prev);
 
-/* Narrow phase (host/collide/narrowphase.c): the points of the pair (a, b) (spheres and capsules; boxes
- * make none) and of shape a against plane k, appended to l with cp's bodies, origin and material; 0 on
- * out-of-memory. The poses and the plane are seen from cp->org (ctn__local_pose, ctn__local_plane). */
+/* Narrow phase (host/collide/narrowphase.c): the points of the pair (a, b) and of shape a against plane k,
+ * appended to l with cp's bodies, origin and material; 0 on out-of-memory. The poses and the plane are
+ * seen from cp->org (ctn__local_pose, ctn__local_plane). Pairs with a box: ctn__box_pair_points
+ * (host/collide/box_contact.c). */
 int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
                      float margin);
 int ctn__plane_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, const ctn_plane *pl, int k, float margin);
+int ctn__box_pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
+                         float margin);
+/* Appends p to l (0 on out-of-memory); closest points p1 + s d1, p2 + t d2 of two segments, s, t in [0, 1]. */
+int ctn__push_point(ctn_point_list *l, const ctn_contact_point *p);
+void ctn__segment_closest(ctn_v3 p1, ctn_v3 d1, ctn_v3 p2, ctn_v3 d2, float *s_out, float *t_out);
 ctn_pose ctn__local_pose(ctn_pose p, ctn_v3 o);
 ctn_plane ctn__local_plane(ctn_plane pl, ctn_v3 o);
+/* The pose of a shape on a body of pose p: (p.p + R offset, p.q rot). */
+ctn_pose ctn__shape_pose(ctn_pose p, const ctn_shape *s);
 /* Bounding radius of a shape about its body origin, and its AABB grown by `grow` (box[0..2] min, [3..5] max). */
 float ctn__shape_radius(const ctn_shape *s);
 void ctn__shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box);

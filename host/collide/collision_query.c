@@ -29,6 +29,9 @@ ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *ou
     out->friction = sh->friction;
     out->restitution = sh->restitution;
     out->group = sh->group;
+    out->offset[0] = sh->offset.x, out->offset[1] = sh->offset.y, out->offset[2] = sh->offset.z;
+    out->rotation[0] = sh->placed ? sh->rot.w : 1.0;
+    out->rotation[1] = sh->rot.x, out->rotation[2] = sh->rot.y, out->rotation[3] = sh->rot.z;
     return CTN_OK;
 }
 

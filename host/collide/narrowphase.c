@@ -1,13 +1,13 @@
 /* Narrow phase of the built-in contact generation: the contact points of a shape pair and of a shape
  * against a plane, the bounding boxes of the broad phase. Shape tests: sphere-sphere, sphere-capsule,
  * capsule-capsule (two points when nearly parallel), sphere / capsule (two end points) / box (eight corners)
- * against planes; box against sphere, capsule or box makes no contact. */
+ * against planes; pairs with a box go to host/collide/box_contact.c. */
 #include "collide/collide.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-static int push_point(ctn_point_list *l, const ctn_contact_point *p) {
+int ctn__push_point(ctn_point_list *l, const ctn_contact_point *p) {
     if (l->count == l->capacity) {
         int cap = l->capacity ? 2 * l->capacity : 1024;
         ctn_contact_point *np = ctn__realloc(l->p, (size_t)cap * sizeof *np);
@@ -28,7 +28,7 @@ static int sphere_sphere(ctn_point_list *l, ctn_contact_point *cp, ctn_v3 ca, fl
     cp->n = n;
     cp->pa = ctn_madd(ca, n, -ra);
     cp->pb = ctn_madd(cb, n, rb);
-    return push_point(l, cp);
+    return ctn__push_point(l, cp);
 }
 
 static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
@@ -40,7 +40,7 @@ static float segment_param(ctn_v3 p, ctn_v3 d, ctn_v3 x) {
 }
 
 /* Closest points of segments p1 + s d1 and p2 + t d2 (Ericson, Real-Time Collision Detection 5.1.9). */
-static void segment_segment(ctn_v3 p1, ctn_v3 d1, ctn_v3 p2, ctn_v3 d2, float *s_out, float *t_out) {
+void ctn__segment_closest(ctn_v3 p1, ctn_v3 d1, ctn_v3 p2, ctn_v3 d2, float *s_out, float *t_out) {
     ctn_v3 r = ctn_sub(p1, p2);
     float a = ctn_dot(d1, d1), e = ctn_dot(d2, d2), f = ctn_dot(d2, r);
     float s, t;
@@ -78,10 +78,22 @@ static void capsule_segment(ctn_pose p, const ctn_shape *s, ctn_v3 *p0, ctn_v3 *
     *d = ctn_scale(u, 2.0f * s->half_length);
 }
 
-/* Shape of a against shape b (both spheres or capsules). */
+/* The pose of a shape on a body of pose p: its offset turned into the world and added in the two-float
+ * position (p_lo keeps the trailing part), its rotation after the body's. */
+ctn_pose ctn__shape_pose(ctn_pose p, const ctn_shape *s) {
+    if (!s->placed) return p;
+    ctn_v3 d = ctn_quat_rotate(p.q, s->offset);
+    ctn_v3_add2(&p.p, &p.p_lo, d);
+    p.q = ctn_quat_mul(p.q, s->rot);
+    return p;
+}
+
+/* Shape of a against shape b (poses of the bodies; the shapes' offsets are applied here). */
 int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, ctn_pose pb, const ctn_shape *sb,
                        float margin) {
-    if (sa->type == CTN_SHAPE_BOX || sb->type == CTN_SHAPE_BOX) return 1; /* not supported */
+    pa = ctn__shape_pose(pa, sa);
+    pb = ctn__shape_pose(pb, sb);
+    if (sa->type == CTN_SHAPE_BOX || sb->type == CTN_SHAPE_BOX) return ctn__box_pair_points(l, cp, pa, sa, pb, sb, margin);
     ctn_v3 a0 = pa.p, ad = ctn_v3_zero(), b0 = pb.p, bd = ctn_v3_zero();
     if (sa->type == CTN_SHAPE_CAPSULE) capsule_segment(pa, sa, &a0, &ad);
     if (sb->type == CTN_SHAPE_CAPSULE) capsule_segment(pb, sb, &b0, &bd);
@@ -108,12 +120,13 @@ int ctn__pair_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, cons
         }
     }
     float s, t;
-    segment_segment(a0, ad, b0, bd, &s, &t);
+    ctn__segment_closest(a0, ad, b0, bd, &s, &t);
     return sphere_sphere(l, cp, ctn_madd(a0, ad, s), sa->radius, ctn_madd(b0, bd, t), sb->radius, margin);
 }
 
 /* Shape of body a against plane k (b = the world). */
 int ctn__plane_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, const ctn_shape *sa, const ctn_plane *pl, int k, float margin) {
+    pa = ctn__shape_pose(pa, sa);
     ctn_v3 pts[8];
     float rad = 0.0f;
     int np = 0;
@@ -141,7 +154,7 @@ int ctn__plane_points(ctn_point_list *l, ctn_contact_point *cp, ctn_pose pa, con
         cp->n = n;
         cp->pa = ctn_madd(pts[i], n, -rad);
         cp->pb = ctn_madd(cp->pa, n, -sep);
-        if (!push_point(l, cp)) return 0;
+        if (!ctn__push_point(l, cp)) return 0;
     }
     return 1;
 }
@@ -162,12 +175,14 @@ ctn_plane ctn__local_plane(ctn_plane pl, ctn_v3 o) {
 
 /* Bounding radius of a shape about its body origin. */
 float ctn__shape_radius(const ctn_shape *s) {
-    if (s->type == CTN_SHAPE_SPHERE) return s->radius;
-    if (s->type == CTN_SHAPE_CAPSULE) return s->radius + s->half_length;
-    return ctn_length(s->half_extents);
+    float off = s->placed ? ctn_length(s->offset) : 0.0f;
+    if (s->type == CTN_SHAPE_SPHERE) return off + s->radius;
+    if (s->type == CTN_SHAPE_CAPSULE) return off + s->radius + s->half_length;
+    return off + ctn_length(s->half_extents);
 }
 
 void ctn__shape_aabb(ctn_pose p, const ctn_shape *s, float grow, float *box) {
+    p = ctn__shape_pose(p, s);
     ctn_v3 ext;
     if (s->type == CTN_SHAPE_SPHERE) {
         ext = ctn_v3_make(s->radius, s->radius, s->radius);

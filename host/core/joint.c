@@ -389,6 +389,7 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
 
 void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
+    ctn__joint_name_clear(w, id); /* its name goes with it */
     ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
     w->body_refs[w->joints[id].a]--;
     if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;

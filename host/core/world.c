@@ -266,6 +266,7 @@ void ctn__world_free(ctn_world *w) {
     ctn__free(w->props);
     ctn__free(w->body_refs);
     ctn__body_names_free(w);
+    ctn__joint_names_free(w);
     ctn__free(w->joints);
     ctn__free(w->joint_alive);
     ctn__free(w->joint_slot);

@@ -116,6 +116,8 @@ struct ctn_world {
     int *body_refs;           /* joints referencing each body */
     char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
     int body_names_capacity;
+    char **joint_names;       /* [joint_names_capacity] names (host/core/joint_names.c), NULL: none */
+    int joint_names_capacity;
     uint32_t *body_gen;       /* [body_capacity] generation of each slot */
     int *body_free;           /* [body_capacity] freed slots, a stack (the last freed is reused first) */
     int body_free_count;
@@ -216,6 +218,10 @@ static inline ctn_status ctn__append_end(ctn_world *w, ctn_status st) {
 void ctn__body_name_clear(ctn_world *w, int i);
 void ctn__body_names_truncate(ctn_world *w, int first);
 void ctn__body_names_free(ctn_world *w);
+/* Joint names (host/core/joint_names.c): the same for joint slots. */
+void ctn__joint_name_clear(ctn_world *w, int j);
+void ctn__joint_names_truncate(ctn_world *w, int first);
+void ctn__joint_names_free(ctn_world *w);
 
 /* The one-thread-at-a-time guard (catena.h, "Threads"). Every public entry point that takes a non-const world
  * opens with CTN__ENTER(w): it returns CTN_ERR_INVALID_ARGUMENT for a NULL world, claims the world for this

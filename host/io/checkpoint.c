@@ -99,6 +99,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ctn__ck_put_names(wr, w);
     ctn__ck_put_curves(wr, w);
     ctn__ck_put_attach(wr, w);
+    ctn__ck_put_joint_names(wr, w);
 }
 
 ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
@@ -392,7 +393,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || r.left != 0) {
+    if (r.short_read || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || !ctn__ck_get_joint_names(&r, w) || r.left != 0) {
         ctn__free(lambda);
         if (r.oom) goto oom; /* the file may be fine: say so, not "corrupted" */
         goto corrupt;

@@ -81,6 +81,8 @@ void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w);
  * world has some. */
 void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w);
 int ctn__ck_get_attach(ck_reader *r, ctn_world *w);
+void ctn__ck_put_joint_names(ck_writer *wr, const ctn_world *w);
+int ctn__ck_get_joint_names(ck_reader *r, ctn_world *w);
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w);
 
 #endif

@@ -8,7 +8,8 @@
  *   curves (only when the world has polyline curve joints): u32 tag "CRVS", i32 polylines, then for each
  *   i32 joint slot, i32 vertex count, i32 closed, i32 segment of the bead, 3 x count doubles (the vertices);
  *   attachments (only when the world has some): u32 tag "ATCH", i32 links, the links (ctn_attach_link), i32
- *   masters, then for each i32 master slot, i32 cached, the cached composite and master poses and velocities.
+ *   masters, then for each i32 master slot, i32 cached, the cached composite and master poses and velocities;
+ *   joint names (only when a joint has one): u32 tag "JNMS", i32 named joints, then (i32 joint slot, string).
  *
  * The contact cache is what lets a resumed pile continue bitwise: the next step matches its contact points
  * to these keys, so persisting contacts keep their joint slots and warm-start impulses, exactly as in the
@@ -45,7 +46,9 @@ static int shape_ok(const ctn_world *w, int i, const ctn_shape *s) {
     if (s->type < CTN_SHAPE_NONE || s->type > CTN_SHAPE_BOX || !(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) return 0;
     return isfinite(s->radius) && s->radius >= 0.0f && isfinite(s->half_length) && s->half_length >= 0.0f &&
            finite_v3(s->half_extents) && isfinite(s->friction) && s->friction >= 0.0f && s->restitution >= 0.0f &&
-           s->restitution <= 1.0f && s->group >= 0;
+           s->restitution <= 1.0f && s->group >= 0 && (s->placed == 0 || s->placed == 1) && finite_v3(s->offset) &&
+           isfinite(s->rot.w) && isfinite(s->rot.x) && isfinite(s->rot.y) && isfinite(s->rot.z) &&
+           (!s->placed || fabsf(s->rot.w * s->rot.w + s->rot.x * s->rot.x + s->rot.y * s->rot.y + s->rot.z * s->rot.z - 1.0f) < 1e-3f);
 }
 
 /* A stored cache key names live bodies and, unless dropped (-1), a live built-in contact between them. */
@@ -66,8 +69,9 @@ static void *read_array(ck_reader *r, int32_t n, int32_t min, size_t size) {
     return a;
 }
 
-/* Reads n shape records of `size` bytes: sizeof(ctn_shape), or CTN__SHAPE_V1_SIZE from a file written before
- * shapes had a collision group (the same fields without the group at the end: group 0). */
+/* Reads n shape records of `size` bytes: sizeof(ctn_shape), or CTN__SHAPE_V2_SIZE / CTN__SHAPE_V1_SIZE from a
+ * file written before shapes had an offset / a collision group (the same fields without those at the end:
+ * centred, group 0). */
 static ctn_shape *read_shapes(ck_reader *r, int32_t n, uint32_t size) {
     if (size == sizeof(ctn_shape)) return read_array(r, n, 64, sizeof(ctn_shape));
     if (n < 0 || (size_t)n > r->left / size) return NULL;
@@ -86,7 +90,7 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     if (present > 1) return 0;
     if (!present) return !r->short_read;
     ck_get(r, sizes, sizeof sizes);
-    if (sizes[0] != sizeof(ctn_collision_desc) || (sizes[1] != sizeof(ctn_shape) && sizes[1] != CTN__SHAPE_V1_SIZE) ||
+    if (sizes[0] != sizeof(ctn_collision_desc) || (sizes[1] != sizeof(ctn_shape) && sizes[1] != CTN__SHAPE_V2_SIZE && sizes[1] != CTN__SHAPE_V1_SIZE) ||
         sizes[2] != sizeof(ctn_plane) || sizes[3] != sizeof(ctn_contact_key))
         return 0;
     struct ctn_collision *c = ctn__collision_get(w);
@@ -148,6 +152,14 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
 
 #define CK_CURVES_TAG 0x53565243u /* "CRVS" */
 #define CK_ATTACH_TAG 0x48435441u /* "ATCH" */
+#define CK_JNAMES_TAG 0x534d4e4au /* "JNMS" */
+
+/* The optional sections come in this order, each present or not: curves, attachments, joint names. */
+static uint32_t peek_tag(const ck_reader *r) {
+    uint32_t peek = 0;
+    if (r->left >= sizeof peek) memcpy(&peek, r->p, sizeof peek);
+    return peek;
+}
 
 void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
     if (w->polyline_live <= 0) return;
@@ -166,9 +178,8 @@ void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
-    uint32_t peek = 0;
-    if (r->left >= sizeof peek) memcpy(&peek, r->p, sizeof peek);
-    if (r->left > 0 && peek != CK_ATTACH_TAG) {
+    uint32_t peek = peek_tag(r);
+    if (r->left > 0 && peek != CK_ATTACH_TAG && peek != CK_JNAMES_TAG) {
         uint32_t tag = 0;
         int32_t n = -1;
         ck_get(r, &tag, sizeof tag);
@@ -223,7 +234,7 @@ void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
-    if (r->left == 0) return 1;
+    if (r->left == 0 || peek_tag(r) == CK_JNAMES_TAG) return 1;
     uint32_t tag = 0;
     int32_t n = -1;
     ck_get(r, &tag, sizeof tag);
@@ -249,6 +260,39 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         g.master = rec[0], g.cached = rec[1];
         if (r->short_read) return 0;
         ctn_status st = ctn__attach_restore_cache(w, &g);
+        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
+    }
+    return !r->short_read;
+}
+
+/* Joint names (only when a joint has one): u32 tag "JNMS", i32 named joints, then (i32 joint slot, string). */
+void ctn__ck_put_joint_names(ck_writer *wr, const ctn_world *w) {
+    int32_t named = 0, n = w->joint_count < w->joint_names_capacity ? w->joint_count : w->joint_names_capacity;
+    for (int32_t j = 0; j < n; ++j) named += w->joint_names[j] != NULL && w->joint_alive[j];
+    if (!named) return;
+    uint32_t tag = CK_JNAMES_TAG;
+    ck_put(wr, &tag, sizeof tag);
+    ck_put(wr, &named, sizeof named);
+    for (int32_t j = 0; j < n; ++j) {
+        if (!w->joint_names[j] || !w->joint_alive[j]) continue;
+        ck_put(wr, &j, sizeof j);
+        ck_put_str(wr, w->joint_names[j]);
+    }
+}
+
+int ctn__ck_get_joint_names(ck_reader *r, ctn_world *w) {
+    if (r->left == 0) return 1;
+    uint32_t tag = 0;
+    int32_t named = -1;
+    ck_get(r, &tag, sizeof tag);
+    ck_get(r, &named, sizeof named);
+    if (tag != CK_JNAMES_TAG || named <= 0 || named > w->live_joints) return 0;
+    char name[256];
+    for (int32_t k = 0; k < named; ++k) {
+        int32_t j = -1;
+        ck_get(r, &j, sizeof j);
+        if (j < 0 || j >= w->joint_count || !w->joint_alive[j] || !ck_get_str(r, name, sizeof name) || !name[0]) return 0;
+        ctn_status st = ctn_joint_set_name(w, ctn__joint_handle(w, j), name);
         if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
     }
     return !r->short_read;

@@ -59,14 +59,15 @@ static int parse_inertia(pctx *c, const cJSON *b, const char *path, scene_body *
 }
 
 /* "shape": {"sphere": r}, {"capsule": {"radius": r, "half_length": h}} (along body x) or {"box": [hx, hy, hz]},
- * with the material: "friction" (default 0.5) and "restitution" (default 0), and the collision "group"
- * (default 0: none; shapes sharing a nonzero group never collide). */
+ * with the material: "friction" (default 0.5) and "restitution" (default 0), the collision "group"
+ * (default 0: none; shapes sharing a nonzero group never collide), and its place on the body: "offset"
+ * (the centre in the body frame) and "rotation" (a quaternion [w, x, y, z]: its axes in the body frame). */
 static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb) {
     const cJSON *v = ctn__json_member(b, "shape");
     if (!v) return 1;
     char p[PATH_MAX_LEN];
     ctn__json_path(p, path, "shape");
-    static const char *const keys[] = {"sphere", "capsule", "box", "friction", "restitution", "group", NULL};
+    static const char *const keys[] = {"sphere", "capsule", "box", "friction", "restitution", "group", "offset", "rotation", NULL};
     if (!ctn__json_object(c, v, p) || !ctn__json_keys(c, v, p, keys)) return 0;
     int kinds = !!ctn__json_member(v, "sphere") + !!ctn__json_member(v, "capsule") + !!ctn__json_member(v, "box");
     if (kinds != 1) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give exactly one of \"sphere\", \"capsule\", \"box\"");
@@ -98,6 +99,18 @@ static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb
     if (ctn__json_range(c, v, "friction", p, 0.0, 0, 1e30, &sh->friction) < 0) return 0;
     if (ctn__json_range(c, v, "restitution", p, 0.0, 0, 1.0, &sh->restitution) < 0) return 0;
     if (ctn__json_int32(c, v, "group", p, 0, 2147483647, &sh->group) < 0) return 0;
+    if (ctn__json_vec(c, v, "offset", p, 3, sh->offset) < 0) return 0;
+    for (int k = 0; k < 3; ++k)
+        if (fabs(sh->offset[k]) > CTN_MAX_LENGTH) {
+            char po[PATH_MAX_LEN];
+            ctn__json_path(po, p, "offset");
+            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, po, "[%d] = %g m is beyond CTN_MAX_LENGTH (%g m)", k, sh->offset[k], CTN_MAX_LENGTH);
+        }
+    if (ctn__json_nonzero_vec(c, v, "rotation", p, 4, sh->rotation) < 0) return 0;
+    int placed = sh->offset[0] != 0.0 || sh->offset[1] != 0.0 || sh->offset[2] != 0.0 || sh->rotation[1] != 0.0 || sh->rotation[2] != 0.0 ||
+                 sh->rotation[3] != 0.0;
+    if (sb->d.particle && placed)
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a particle has no orientation: its sphere sits at its centre (no offset or rotation)");
     sb->has_shape = 1;
     return 1;
 }
@@ -134,6 +147,12 @@ int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb) {
         if (!parse_inertia(c, b, path, sb)) return 0;
     } else if (dynamic_rigid && ctn__json_member(b, "shape")) {
         if (!parse_shape(c, b, path, sb)) return 0;
+        const double *o = sb->shape.offset, *q = sb->shape.rotation;
+        if (o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0 || q[1] != 0.0 || q[2] != 0.0 || q[3] != 0.0) {
+            ctn__json_path(p, path, "inertia");
+            return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p,
+                                  "required: the shape is placed off the body's centre or axes, so it does not give the inertia about them");
+        }
         inertia_of_shape(sb);
     } else if (dynamic_rigid) {
         ctn__json_path(p, path, "inertia");

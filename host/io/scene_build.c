@@ -21,6 +21,7 @@ void ctn_scene_free(ctn_scene *s) {
     ctn__free(s->gens);
     ctn__scene_assemble_free(s);
     ctn__scene_attach_free(s);
+    ctn__scene_robots_free(s);
     ctn__free(s);
 }
 
@@ -123,6 +124,7 @@ ctn_status ctn_scene_build(const ctn_scene *s, ctn_world *w) {
         st = build_joint(w, &s->joints[j], mark.bodies);
     }
     if (st == CTN_OK) st = ctn__scene_build_attachments(w, s, mark.bodies, where, sizeof where);
+    if (st == CTN_OK) st = ctn__scene_build_robots(w, s, where, sizeof where);
     if (st == CTN_OK && s->has_collision) {
         snprintf(where, sizeof where, "world.collision");
         st = ctn_world_set_collision(w, &s->collision);

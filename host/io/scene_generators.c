@@ -74,7 +74,8 @@ static int parse_attach_to(pctx *c, const cJSON *g, const char *path, scene_gen 
 }
 
 static int parse_chain(pctx *c, const cJSON *g, const char *path, int rope, scene_gen *sg) {
-    static const char *const keys[] = {"links", "link_length", "link_mass", "end_mass_ratio", "origin", "direction", "rotation", "attach_to", NULL};
+    static const char *const keys[] = {"links",    "link_length", "link_mass", "end_mass_ratio", "origin", "direction",
+                                       "rotation", "attach_to",   "radius",    "friction",       NULL};
     if (!ctn__json_object(c, g, path) || !ctn__json_keys(c, g, path, keys)) return 0;
     long long links = 0;
     int r = ctn__json_int(c, g, "links", path, 1, CTN_MAX_BODIES, &links);
@@ -92,6 +93,12 @@ static int parse_chain(pctx *c, const cJSON *g, const char *path, int rope, scen
     rotate(sg->rotation, sg->chain.direction, d); /* a chain places itself: rotate its direction */
     memcpy(sg->chain.direction, d, sizeof d);
     if (!parse_attach_to(c, g, path, sg)) return 0;
+    /* "radius": the links collide, as capsules from pivot to pivot (rope particles: spheres) */
+    if (ctn__json_range(c, g, "radius", path, 0.0, 1, 1e30, &sg->shape_radius) < 0) return 0;
+    sg->shape_friction = 0.5;
+    if (ctn__json_range(c, g, "friction", path, 0.0, 0, 1e30, &sg->shape_friction) < 0) return 0;
+    if (sg->shape_radius == 0.0 && ctn__json_member(g, "friction"))
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, path, "\"friction\" needs \"radius\" (the links' collision shapes)");
     sg->bodies = sg->joints = links;
     return 1;
 }
@@ -167,8 +174,10 @@ int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg
 /* ---- building ---- */
 
 /* Moves what a generator made (bodies from nb0, joints from nj0, planes from np0) by x' = origin + R x. */
-static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) {
-    const double *o = g->origin, *q = g->rotation;
+static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) { ctn__scene_place(w, g->origin, g->rotation, nb0, nj0, np0); }
+
+void ctn__scene_place(ctn_world *w, const double origin[3], const double rotation[4], int nb0, int nj0, int np0) {
+    const double *o = origin, *q = rotation;
     ctn_quat qr = ctn_quat_make((float)q[0], (float)q[1], (float)q[2], (float)q[3]);
     for (int i = nb0; i < w->body_count; ++i) {
         ctn_pose *pose = &w->pose[i];
@@ -210,6 +219,21 @@ static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) {
     w->bodies_dirty = 1;
 }
 
+/* The collision shapes of a chain's links (slots nb0 ...): capsules along the rigid links from pivot to
+ * pivot (the body x axis), spheres on rope particles. */
+static ctn_status chain_shapes(ctn_world *w, const scene_gen *g, int nb0) {
+    if (!(g->shape_radius > 0.0)) return CTN_OK;
+    ctn_shape_desc sh = ctn_shape_desc_default(g->chain.particles ? CTN_SHAPE_SPHERE : CTN_SHAPE_CAPSULE);
+    sh.radius = g->shape_radius;
+    sh.half_length = 0.5 * g->chain.link_length;
+    sh.friction = g->shape_friction;
+    for (int i = 0; i < g->chain.links; ++i) {
+        ctn_status st = ctn_body_set_shape(w, ctn__body_handle(w, nb0 + i), &sh);
+        if (st != CTN_OK) return st;
+    }
+    return CTN_OK;
+}
+
 /* A chain hangs from the world by its first joint; re-hang it from a body, or free it. */
 static ctn_status attach_chain(ctn_world *w, const scene_gen *g, int first_body, ctn_body_id first_link, int pin) {
     if (g->attach_to == SCENE_ATTACH_WORLD) return CTN_OK;
@@ -232,6 +256,7 @@ ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int firs
     case GEN_ROPE: {
         ctn_body_id first = 0;
         st = ctn_scene_chain(w, &g->chain, &first);
+        if (st == CTN_OK) st = chain_shapes(w, g, nb0);
         return st == CTN_OK ? attach_chain(w, g, first_body, first, nj0) : st;
     }
     case GEN_GRID: st = ctn_scene_grid(w, g->nx, g->ny, g->spacing); break;

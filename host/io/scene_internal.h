@@ -59,6 +59,8 @@ typedef struct scene_gen {
     int kind;
     ctn_chain_desc chain;
     int attach_to;         /* chains: an explicit body index, SCENE_ATTACH_WORLD or SCENE_ATTACH_NONE */
+    double shape_radius;   /* chains: > 0 gives the links shapes (capsules; spheres on rope particles) */
+    double shape_friction; /* chains: their friction */
     int nx, ny;
     double spacing;
     int count;             /* bridge planks, cradle balls, tree links, ... */
@@ -103,7 +105,18 @@ struct ctn_scene {
     scene_target *assemble_targets;
     int attachment_count;  /* "attachments" key (scene_attach.c) */
     scene_attach *attachments;
+    int robot_count;       /* "robots" key (scene_robots.c): URDF files, built last */
+    struct scene_robot *robots;
 };
+
+/* URDF robots of a scene (scene_robots.c): parses the "robots" key (paths relative to the scene file's
+ * folder, checked readable); adds each robot (ctn_scene_load_urdf_ex, its report lines as warnings through
+ * the log hook) and moves it to its pose (`where` names the entry that failed); frees them. */
+ctn_status ctn__scene_build_robots(ctn_world *w, const ctn_scene *s, char *where, size_t where_size);
+void ctn__scene_robots_free(ctn_scene *s);
+/* Moves what was added from body nb0, joint nj0 and plane np0 on by x' = origin + R x (R: unit quaternion
+ * q = (w, x, y, z)) as one rigid piece (scene_generators.c). */
+void ctn__scene_place(ctn_world *w, const double origin[3], const double q[4], int nb0, int nj0, int np0);
 
 /* Frees the "assemble" targets (scene_assemble.c). */
 void ctn__scene_assemble_free(ctn_scene *s);
@@ -175,6 +188,7 @@ int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb);
 int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg);
 /* The "assemble" key (scene_assemble.c); needs c->total_bodies. */
 int ctn__scene_parse_assemble(pctx *c, const cJSON *root, ctn_scene *s);
+int ctn__scene_parse_robots(pctx *c, const cJSON *root, ctn_scene *s);
 int ctn__scene_parse_attachments(pctx *c, const cJSON *root, ctn_scene *s);
 /* A body reference: an index into the scene's bodies, a body name, or "world" (scene_json.c). */
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *path, int allow_world, int *out);

@@ -42,12 +42,30 @@ static const char *const stab_names[] = {"spook", "baumgarte", NULL};
 static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     static const char *const keys[] = {"gravity", "time_step", "steps", "solver", "iterations", "substeps", "backend", "device",
                                        "compliance", "damping_time", "stabilization", "baumgarte", "warm_start", "max_colours",
-                                       "threads", "max_speed", "geometric_stiffness", "collision", NULL};
+                                       "threads", "max_speed", "geometric_stiffness", "collision", "up", NULL};
     const char *path = "world";
     if (!ctn__json_object(c, wv, path) || !ctn__json_keys(c, wv, path, keys)) return 0;
     ctn_world_desc *d = &s->desc;
     int e;
-    if (ctn__json_vec(c, wv, "gravity", path, 3, d->gravity) < 0) return 0;
+    int has_gravity = ctn__json_vec(c, wv, "gravity", path, 3, d->gravity);
+    if (has_gravity < 0) return 0;
+    /* "up": the scene's up axis, a vector or "x", "y", "z" (URDF and ROS are z-up); without "gravity" the
+     * gravity is 9.81 m/s^2 along -up */
+    const cJSON *up = ctn__json_member(wv, "up");
+    if (up) {
+        double u[3] = {0, 0, 0};
+        if (cJSON_IsString(up)) {
+            const char *a = up->valuestring;
+            if (strcmp(a, "x") && strcmp(a, "y") && strcmp(a, "z"))
+                return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, "world.up", "'%s' is not an axis: give \"x\", \"y\", \"z\" or a vector [x, y, z]", a);
+            u[a[0] - 'x'] = 1.0;
+        } else if (ctn__json_nonzero_vec(c, wv, "up", path, 3, u) < 0) {
+            return 0;
+        }
+        double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        if (!has_gravity)
+            for (int k = 0; k < 3; ++k) d->gravity[k] = -9.81 * u[k] / n;
+    }
     if (ctn__json_range(c, wv, "time_step", path, 0.0, 1, 10.0, &d->time_step) < 0) return 0;
     if (ctn__json_int32(c, wv, "steps", path, 0, 1000000000, &s->steps) < 0) return 0;
     e = (int)d->solver;
@@ -336,7 +354,7 @@ static int parse_planes(pctx *c, const cJSON *root, ctn_scene *s) {
 
 static int parse_root(pctx *c, const cJSON *root, ctn_scene *s) {
     static const char *const keys[] = {"version", "description", "world", "bodies", "planes", "generators", "constraints", "assemble",
-                                       "attachments", NULL};
+                                       "attachments", "robots", NULL};
     if (!cJSON_IsObject(root))
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, "", "expected a JSON object at the top level, got %s", ctn__json_type_name(root));
     if (!ctn__json_keys(c, root, "", keys)) return 0;
@@ -400,7 +418,7 @@ static int parse_root(pctx *c, const cJSON *root, ctn_scene *s) {
     }
     s->total_bodies = total_b;
     s->total_joints = total_j;
-    return ctn__scene_parse_attachments(c, root, s) && ctn__scene_parse_assemble(c, root, s);
+    return ctn__scene_parse_attachments(c, root, s) && ctn__scene_parse_assemble(c, root, s) && ctn__scene_parse_robots(c, root, s);
 }
 
 ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *source_name, ctn_scene **out, char *err,

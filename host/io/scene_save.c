@@ -48,6 +48,9 @@ static void write_shape(FILE *f, const ctn_shape *s) {
     else fprintf(f, ", \"shape\": {\"box\": [%.9g, %.9g, %.9g]", s->half_extents.x, s->half_extents.y, s->half_extents.z);
     fprintf(f, ", \"friction\": %.9g, \"restitution\": %.9g", s->friction, s->restitution);
     if (s->group) fprintf(f, ", \"group\": %d", s->group);
+    if (s->placed)
+        fprintf(f, ", \"offset\": [%.9g, %.9g, %.9g], \"rotation\": [%.9g, %.9g, %.9g, %.9g]", s->offset.x, s->offset.y, s->offset.z, s->rot.w,
+                s->rot.x, s->rot.y, s->rot.z);
     fputs("}", f);
 }
 

@@ -19,16 +19,19 @@
  * as PyBullet's loader does; effort 0 leaves it passive. Prismatic and planar joints have no Catena
  * counterpart and are refused with their names.
  *
- * Collision geometry -> shapes: a sphere as is; a box when its axes lie along the body axes; a cylinder
- * becomes a capsule of the same radius and overall length (URDF 1.0 has no capsule) when its axis lies
- * along a principal axis (the body's x axis is turned onto it). A shape must sit at the centre of mass
- * (Catena's shapes are centred on their body). Catena bodies hold one shape. Unless self-collision is asked
+ * Collision geometry -> shapes, each at its <origin> (ctn_shape_desc.offset and rotation in the body
+ * frame): a sphere and a box as they are; a cylinder becomes a capsule of the same radius and overall
+ * length along its axis (URDF 1.0 has no capsule). A Catena body holds one shape: a body's first element
+ * is its shape, every further one (several per link, or those of massless links merged into the body) rides
+ * on a carrier body attached to it (ctn_attach_point: no rows, 1e-6 of its mass and moments, the same
+ * centre and axes), and the elements of links fixed to the world on static bodies; carriers come after all
+ * link bodies and are named link#k (k: the element's index in its link). Unless self-collision is asked
  * for, every shape of the robot gets one fresh collision group, so its links never collide with each other
  * (PyBullet's loadURDF default: a robot's links overlap at their joints by design, and their contacts would
  * push the joints apart); with it, every pair may collide except the pairs joined by a joint.
  *
- * What is approximated or dropped (meshes, extra or off-centre shapes, mimic couplings, joint damping and
- * friction, limits wider than [-pi, pi], collisions of world links) is never silent: each is listed by name
+ * What is approximated, added or dropped (meshes, carriers, mimic couplings, joint damping and friction,
+ * limits wider than [-pi, pi]) is never silent: each is listed by name
  * in the report returned to the caller. */
 #include "catena/catena.h"
 #include "collide/collide.h"
@@ -94,17 +97,19 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_OFF_CENTRE, R_WORLD_SHAPE, R_MIMIC, R_DYNAMICS, R_CLAMPED, R_KINDS
+    R_MESH, R_CYLINDER, R_EXTRA_SHAPE, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
     "collision cylinders made capsules of the same radius and overall length",
-    "collision elements beyond a link's first ignored (one shape per body)",
-    "collision shapes ignored: not centred at the link's centre of mass or not along its principal axes",
-    "collision shapes of links fixed to the world ignored",
+    "collision elements beyond a body's first carried by attached bodies named link#k (one shape per body; "
+    "each adds 1e-6 of the link's mass and inertia)",
+    "collision elements of links fixed to the world made static bodies named link#k",
     "mimic couplings ignored (the joints move independently)",
+    "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
+    "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
 };
 
 typedef struct report {
@@ -175,79 +180,52 @@ static ctn_status principal_frame(const ctn_urdf_link *l, const frame *link, fra
     for (int i = 0; i < 3; ++i) {
         if (!(moments[i] > 0) || !isfinite(moments[i])) {
             snprintf(msg, size, "link '%s': inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g) has principal moment %g; "
-                     "a rigid body needs three positive moments", l->name, l->ixx, l->iyy, l->izz, l->ixy, l->ixz, l->iyz, moments[i]);
+                     "a rigid body needs three positive moments (a zero tensor is computed from the link's collision spheres, "
+                     "boxes and cylinders when it has any)", l->name, l->ixx, l->iyy, l->izz, l->ixy, l->ixz, l->iyz, moments[i]);
             return CTN_ERR_INVALID_ARGUMENT;
         }
     }
     return CTN_OK;
 }
 
-/* Turns the body frame's axes cyclically so that axis k becomes x (a capsule lies along body x). */
-static void make_axis_x(frame *f, double moments[3], int k) {
-    for (int turn = 0; turn < k; ++turn) {
-        for (int i = 0; i < 3; ++i) {
-            double x = f->r[i][0];
-            f->r[i][0] = f->r[i][1], f->r[i][1] = f->r[i][2], f->r[i][2] = x;
-        }
-        double m = moments[0];
-        moments[0] = moments[1], moments[1] = moments[2], moments[2] = m;
-    }
-}
-
-static int parallel(const double a[3], const double b[3]) {
-    return fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) > 1 - 1e-9;
-}
-
-/* The shape of a link's collision element in the frame of its body, or CTN_SHAPE_NONE (reported) when
- * Catena cannot place it. May turn the body frame (capsules). */
-static ctn_shape_desc shape_of(const ctn_urdf_collision *c, const link_state *ls, frame *body, double moments[3], const char *link, report *r) {
+/* The shape of a link's collision element on the body whose principal frame is `body`: its geometry, and
+ * its pose in the body frame (offset, rotation), or CTN_SHAPE_NONE (reported) for a mesh. A cylinder
+ * becomes a capsule along its axis (the element's z; Catena's capsules lie along their frame's x). */
+static ctn_shape_desc shape_of(const ctn_urdf_collision *c, const frame *link, const frame *body, const char *name, report *r) {
     ctn_shape_desc none = ctn_shape_desc_default(CTN_SHAPE_NONE);
     if (c->type == CTN_URDF_MESH) {
-        report_add(r, R_MESH, "%s (%s)", link, c->mesh);
+        report_add(r, R_MESH, "%s (%s)", name, c->mesh);
         return none;
     }
-    frame where = compose(&ls->pose, &c->origin);
-    double d = 0.0;
-    for (int i = 0; i < 3; ++i) d = fmax(d, fabs(where.p[i] - body->p[i]));
-    if (d > 1e-9 * (1 + fabs(body->p[0]) + fabs(body->p[1]) + fabs(body->p[2]))) {
-        report_add(r, R_OFF_CENTRE, "%s (%g m from the centre of mass)", link, d);
-        return none;
-    }
+    frame where = compose(link, &c->origin);
+    ctn_shape_desc s;
     if (c->type == CTN_URDF_SPHERE) {
-        ctn_shape_desc s = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
+        s = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
         s.radius = c->radius;
-        return s;
+    } else if (c->type == CTN_URDF_CYLINDER) {
+        report_add(r, R_CYLINDER, "%s", name);
+        s = ctn_shape_desc_default(c->length > 2 * c->radius ? CTN_SHAPE_CAPSULE : CTN_SHAPE_SPHERE);
+        s.radius = c->radius;
+        s.half_length = fmax(c->length / 2 - c->radius, 0.0);
+        /* the capsule's x along the cylinder's z: turn the element frame by -90 deg about its y */
+        static const double x_to_z[3][3] = {{0, 0, -1}, {0, 1, 0}, {1, 0, 0}};
+        mat_mul(where.r, x_to_z, where.r);
+    } else {
+        s = ctn_shape_desc_default(CTN_SHAPE_BOX);
+        for (int k = 0; k < 3; ++k) s.half_extents[k] = c->size[k] / 2;
     }
-    if (c->type == CTN_URDF_CYLINDER) {
-        double axis[3] = {where.r[0][2], where.r[1][2], where.r[2][2]};
-        for (int k = 0; k < 3; ++k) {
-            double col[3] = {body->r[0][k], body->r[1][k], body->r[2][k]};
-            if (!parallel(axis, col)) continue;
-            make_axis_x(body, moments, k);
-            report_add(r, R_CYLINDER, "%s", link);
-            ctn_shape_desc s = ctn_shape_desc_default(c->length > 2 * c->radius ? CTN_SHAPE_CAPSULE : CTN_SHAPE_SPHERE);
-            s.radius = c->radius;
-            s.half_length = fmax(c->length / 2 - c->radius, 0.0);
-            return s;
-        }
-        report_add(r, R_OFF_CENTRE, "%s (cylinder axis off the principal axes)", link);
-        return none;
-    }
-    /* box: each of its axes along one body axis */
-    ctn_shape_desc s = ctn_shape_desc_default(CTN_SHAPE_BOX);
-    for (int k = 0; k < 3; ++k) {
-        double axis[3] = {where.r[0][k], where.r[1][k], where.r[2][k]};
-        int found = -1;
-        for (int b = 0; b < 3 && found < 0; ++b) {
-            double col[3] = {body->r[0][b], body->r[1][b], body->r[2][b]};
-            if (parallel(axis, col)) found = b;
-        }
-        if (found < 0) {
-            report_add(r, R_OFF_CENTRE, "%s (box axes off the principal axes)", link);
-            return none;
-        }
-        s.half_extents[found] = c->size[k] / 2;
-    }
+    /* pose in the body frame: R_b^T (p - p_b), R_b^T R */
+    double bt[3][3], d[3] = {where.p[0] - body->p[0], where.p[1] - body->p[1], where.p[2] - body->p[2]}, rel[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) bt[i][j] = body->r[j][i];
+    mat_vec(bt, d, s.offset);
+    for (int k = 0; k < 3; ++k)
+        if (fabs(s.offset[k]) < 1e-12) s.offset[k] = 0.0; /* centred up to rounding: no offset */
+    mat_mul(bt, where.r, rel);
+    ctn_dquat q = ctn__dq_of_matrix((const double(*)[3])rel);
+    double sg = q.w < 0.0 ? -1.0 : 1.0;
+    s.rotation[0] = sg * q.w, s.rotation[1] = sg * q.x, s.rotation[2] = sg * q.y, s.rotation[3] = sg * q.z;
+    if (fabs(q.x) < 1e-12 && fabs(q.y) < 1e-12 && fabs(q.z) < 1e-12) s.rotation[0] = 1.0, s.rotation[1] = s.rotation[2] = s.rotation[3] = 0.0;
     return s;
 }
 
@@ -262,6 +240,9 @@ typedef struct build {
     char msg[1024];
     ctn_status st;
     int group;               /* collision group of every shape of the robot (0: self-collision on) */
+    int *owner;              /* [bodies] the link whose body it is */
+    int *primary_link;       /* [bodies] the link and collision element that became the body's shape, -1 */
+    int *primary_elem;
 } build;
 
 static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
@@ -275,6 +256,125 @@ static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
 static const char *joint_type_name(ctn_urdf_joint_type t) {
     static const char *const names[] = {"revolute", "continuous", "prismatic", "floating", "planar", "fixed"};
     return names[t];
+}
+
+/* A body that only carries a collision element: static at `where` for links of the fixed world, else
+ * dynamic at its master's pose with 1e-6 of its mass and moments, attached to it (ctn_attach_point: no
+ * rows; the composite's centre and axes stay the master's). Named link#k. */
+static ctn_status add_carrier(build *b, const char *link, int k, int master, const frame *where, ctn_shape_desc *shape) {
+    ctn_body_desc d = ctn_body_desc_default();
+    const link_state *ms = master >= 0 ? &b->links[b->owner[master]] : NULL;
+    if (ms) {
+        d.mass = 1e-6 * b->m->links[b->owner[master]].mass;
+        for (int i = 0; i < 3; ++i) d.inertia[i] = 1e-6 * ms->moments[i];
+        where = &ms->body_frame;
+    } else {
+        d.type = CTN_BODY_STATIC;
+    }
+    memcpy(d.position, where->p, sizeof d.position);
+    ctn_dquat q = ctn__dq_of_matrix((const double(*)[3])where->r);
+    d.orientation[0] = q.w, d.orientation[1] = q.x, d.orientation[2] = q.y, d.orientation[3] = q.z;
+    char name[320];
+    snprintf(name, sizeof name, "%.250s#%d", link, k);
+    ctn_body_id id;
+    ctn_status st = ctn_body_add(b->w, &d, &id);
+    if (st == CTN_OK) st = ctn_body_set_name(b->w, id, name);
+    if (st == CTN_OK) st = ctn_body_set_shape(b->w, id, shape);
+    if (st == CTN_OK && ms) st = ctn_attach_point(b->w, id, b->bodies[master], NULL);
+    if (st != CTN_OK) return fail(b, st, "link '%s', collision element %d: %s", link, k, ctn_world_last_error(b->w));
+    return CTN_OK;
+}
+
+/* Every collision element at its origin: the first of a body (its link's, else of a link merged into it)
+ * becomes the body's shape, placed in the body frame; the others, and those of links fixed to the world,
+ * ride on carrier bodies (add_carrier), added after every link body so that the links keep consecutive
+ * handles. */
+static ctn_status add_shapes(build *b) {
+    for (int pass = 0; pass < 2 && b->st == CTN_OK; ++pass) {
+        for (int i = 0; i < b->m->link_count && b->st == CTN_OK; ++i) {
+            const ctn_urdf_link *l = &b->m->links[i];
+            const link_state *ls = &b->links[i];
+            int body = ls->body;
+            for (int c = 0; c < l->collision_count && b->st == CTN_OK; ++c) {
+                const ctn_urdf_collision *e = &l->collisions[c];
+                if (e->type == CTN_URDF_MESH) {
+                    if (pass == 0) report_add(&b->rep, R_MESH, "%s (%s)", l->name, e->mesh);
+                    continue;
+                }
+                int is_primary = body >= 0 && b->primary_link[body] == i && b->primary_elem[body] == c;
+                if (pass == 0 && (body < 0 || b->primary_link[body] >= 0)) continue; /* not the body's first */
+                if (pass == 1 && is_primary) continue;
+                const frame *bf = body >= 0 ? &b->links[b->owner[body]].body_frame : &ls->pose;
+                ctn_shape_desc shape = shape_of(e, &ls->pose, bf, l->name, &b->rep);
+                shape.group = b->group;
+                if (pass == 0) {
+                    ctn_status st = ctn_body_set_shape(b->w, b->bodies[body], &shape);
+                    if (st != CTN_OK) return fail(b, st, "link '%s': %s", l->name, ctn_world_last_error(b->w));
+                    b->primary_link[body] = i;
+                    b->primary_elem[body] = c;
+                    continue;
+                }
+                report_add(&b->rep, body >= 0 ? R_EXTRA_SHAPE : R_WORLD_SHAPE, "%s#%d", l->name, c);
+                add_carrier(b, l->name, c, body, &ls->pose, &shape);
+            }
+        }
+    }
+    return b->st;
+}
+
+/* A link whose <inertial> gives a mass but a zero tensor (ixx = ... = iyz = 0): the tensor of its collision
+ * elements as solids of one density sharing the link's mass by volume (sphere 2/5 m r^2; box m/12 (b^2 +
+ * c^2); cylinder m r^2 / 2 about its axis, m (3 r^2 + L^2) / 12 across), each turned into the inertial frame
+ * (R I R^T) and moved to its origin (parallel axes: m (|d|^2 1 - d d^T)); meshes do not count. Returns 0
+ * when the link has no such element (the tensor stays zero and the link is refused). */
+static int inertia_from_geometry(ctn_urdf_link *l, const frame *link) {
+    if (l->ixx != 0 || l->iyy != 0 || l->izz != 0 || l->ixy != 0 || l->ixz != 0 || l->iyz != 0) return 0;
+    const double pi = 3.14159265358979323846;
+    double vol = 0.0;
+    for (int c = 0; c < l->collision_count; ++c) {
+        const ctn_urdf_collision *e = &l->collisions[c];
+        vol += e->type == CTN_URDF_SPHERE ? 4.0 / 3.0 * pi * e->radius * e->radius * e->radius
+               : e->type == CTN_URDF_BOX  ? e->size[0] * e->size[1] * e->size[2]
+               : e->type == CTN_URDF_CYLINDER ? pi * e->radius * e->radius * e->length
+                                              : 0.0;
+    }
+    if (!(vol > 0.0) || !isfinite(vol)) return 0;
+    frame in = compose(link, &l->inertial);
+    double t[3][3] = {{0}};
+    for (int c = 0; c < l->collision_count; ++c) {
+        const ctn_urdf_collision *e = &l->collisions[c];
+        double v = 0.0, I[3] = {0, 0, 0};
+        if (e->type == CTN_URDF_SPHERE) {
+            v = 4.0 / 3.0 * pi * e->radius * e->radius * e->radius;
+            I[0] = I[1] = I[2] = 0.4 * e->radius * e->radius;
+        } else if (e->type == CTN_URDF_BOX) {
+            const double *s = e->size;
+            v = s[0] * s[1] * s[2];
+            I[0] = (s[1] * s[1] + s[2] * s[2]) / 12.0, I[1] = (s[0] * s[0] + s[2] * s[2]) / 12.0, I[2] = (s[0] * s[0] + s[1] * s[1]) / 12.0;
+        } else if (e->type == CTN_URDF_CYLINDER) {
+            v = pi * e->radius * e->radius * e->length;
+            I[0] = I[1] = (3.0 * e->radius * e->radius + e->length * e->length) / 12.0;
+            I[2] = 0.5 * e->radius * e->radius;
+        } else {
+            continue;
+        }
+        double m = l->mass * v / vol;
+        frame ef = compose(link, &e->origin);
+        /* R = in.r^T ef.r: the element's axes in the inertial frame; d its centre there */
+        double R[3][3], d[3], dp[3] = {ef.p[0] - in.p[0], ef.p[1] - in.p[1], ef.p[2] - in.p[2]};
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) R[i][j] = in.r[0][i] * ef.r[0][j] + in.r[1][i] * ef.r[1][j] + in.r[2][i] * ef.r[2][j];
+        for (int i = 0; i < 3; ++i) d[i] = in.r[0][i] * dp[0] + in.r[1][i] * dp[1] + in.r[2][i] * dp[2];
+        double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                double rir = 0.0;
+                for (int k = 0; k < 3; ++k) rir += R[i][k] * I[k] * R[j][k];
+                t[i][j] += m * (rir + (i == j ? dd : 0.0) - d[i] * d[j]);
+            }
+    }
+    l->ixx = t[0][0], l->iyy = t[1][1], l->izz = t[2][2], l->ixy = t[0][1], l->ixz = t[0][2], l->iyz = t[1][2];
+    return 1;
 }
 
 /* Decides which body every link belongs to (links come parents first) and adds the bodies. */
@@ -297,7 +397,13 @@ static ctn_status add_bodies(build *b) {
         }
         if (!isfinite(l->mass))
             return fail(b, CTN_ERR_INVALID_ARGUMENT, "link '%s': mass %g is not finite", l->name, l->mass);
-        ctn_status st = principal_frame(l, &ls->pose, &ls->body_frame, ls->moments, b->msg, sizeof b->msg);
+        ctn_urdf_link lc = *l; /* the link with its computed inertia, when it had none */
+        if (inertia_from_geometry(&lc, &ls->pose)) {
+            report_add(&b->rep, R_INERTIA, "%s (ixx %.3g, iyy %.3g, izz %.3g)", l->name, lc.ixx, lc.iyy, lc.izz);
+            ctn__log(b->w, CTN_LOG_WARNING, "URDF link '%s' has zero inertia: computed from its collision geometry (ixx %.3g, iyy %.3g, izz %.3g kg m^2)",
+                     l->name, lc.ixx, lc.iyy, lc.izz);
+        }
+        ctn_status st = principal_frame(&lc, &ls->pose, &ls->body_frame, ls->moments, b->msg, sizeof b->msg);
         if (st != CTN_OK) return b->st = st;
         ls->body = count++;
         ls->owns_body = 1;
@@ -305,12 +411,6 @@ static ctn_status add_bodies(build *b) {
     for (int i = 0; i < b->m->link_count; ++i) {
         const ctn_urdf_link *l = &b->m->links[i];
         link_state *ls = &b->links[i];
-        ctn_shape_desc shape = ctn_shape_desc_default(CTN_SHAPE_NONE);
-        for (int c = 0; c < l->collision_count; ++c) {
-            if (ls->body < 0) report_add(&b->rep, R_WORLD_SHAPE, "%s", l->name);
-            else if (!ls->owns_body || shape.type != CTN_SHAPE_NONE) report_add(&b->rep, R_EXTRA_SHAPE, "%s", l->name);
-            else shape = shape_of(&l->collisions[c], ls, &ls->body_frame, ls->moments, l->name, &b->rep);
-        }
         if (!ls->owns_body) continue;
         ctn_body_desc d = ctn_body_desc_default();
         d.mass = l->mass;
@@ -321,19 +421,17 @@ static ctn_status add_bodies(build *b) {
         ctn_body_id id;
         ctn_status st = ctn_body_add(b->w, &d, &id);
         if (st == CTN_OK) st = ctn_body_set_name(b->w, id, l->name);
-        shape.group = b->group;
-        if (st == CTN_OK && shape.type != CTN_SHAPE_NONE) st = ctn_body_set_shape(b->w, id, &shape);
         if (st != CTN_OK) return fail(b, st, "link '%s': %s", l->name, ctn_world_last_error(b->w));
         b->bodies[ls->body] = id;
+        b->owner[ls->body] = i;
     }
-    return CTN_OK;
+    return add_shapes(b);
 }
 
 static ctn_body_id handle_of(const build *b, int link) { return b->links[link].body < 0 ? CTN_WORLD : b->bodies[b->links[link].body]; }
 
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
-    if (j->mimic) report_add(&b->rep, R_MIMIC, "%s (mimics %s)", j->name, j->mimic);
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
     if (j->type == CTN_URDF_PLANAR)
         return fail(b, CTN_ERR_UNSUPPORTED, "joint '%s' is %s: Catena has no planar joint", j->name, joint_type_name(j->type));
@@ -348,6 +446,7 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     ctn_status st = ctn_joint_desc_set_pivot(b->w, &d, jf->p, d.type != CTN_JOINT_FIXED ? axis : NULL);
     ctn_joint_id id = 0;
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
+    if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, j->name);
     if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits) {
         const double pi = 3.14159265358979323846;
         double lo = fmax(j->lower, -pi), hi = fmin(j->upper, pi);
@@ -357,6 +456,63 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     if (st == CTN_OK && slider && j->has_limits) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
     if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
+    return CTN_OK;
+}
+
+static int is_hinge(ctn_urdf_joint_type t) { return t == CTN_URDF_REVOLUTE || t == CTN_URDF_CONTINUOUS; }
+
+/* Distance of the centre of link `link`'s body from the axis of joint j (through the child's link frame). */
+static double off_axis(const build *b, const ctn_urdf_joint *j) {
+    const link_state *ls = &b->links[j->child];
+    double axis[3], d[3], n = 0.0, t = 0.0, r = 0.0;
+    mat_vec(ls->pose.r, j->axis, axis);
+    for (int k = 0; k < 3; ++k) n += axis[k] * axis[k], d[k] = ls->body_frame.p[k] - ls->pose.p[k];
+    n = sqrt(n);
+    for (int k = 0; k < 3; ++k) t += d[k] * axis[k] / n;
+    for (int k = 0; k < 3; ++k) r += (d[k] - t * axis[k] / n) * (d[k] - t * axis[k] / n);
+    return sqrt(r);
+}
+
+/* <mimic>: q_follower = multiplier q_leader + offset. Catena's gear (CTN_JOINT_GEAR) keeps
+ * theta_a + ratio theta_b constant for the turns of two bodies about their axes, which are the joint
+ * positions exactly when both are hinged at their centres of mass to the fixed world (kernels/ctn_joint_rows.h,
+ * ctn_rows_gear): there the coupling becomes a gear with body a = the follower, body b = the leader, ratio =
+ * -multiplier, its zero at the built pose (the offset is reported). Anywhere else (a moving common parent, as
+ * a gripper's palm, or a link whose centre is off its axis) the coupling of joint positions involves a third
+ * body, which Catena's two-body rows cannot express: the mimic is reported with the reason and the joints
+ * move independently. */
+static ctn_status add_mimic(build *b, const ctn_urdf_joint *j) {
+    int leader = -1;
+    for (int k = 0; k < b->m->joint_count; ++k)
+        if (!strcmp(b->m->joints[k].name, j->mimic)) leader = k;
+    const ctn_urdf_joint *l = leader >= 0 ? &b->m->joints[leader] : NULL;
+    const char *why = NULL;
+    char buf[160];
+    if (!l) why = "no such joint";
+    else if (!is_hinge(j->type) || !is_hinge(l->type)) why = "not two revolute joints";
+    else if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) why = "a link without its own body";
+    else if (b->links[j->parent].body >= 0 || b->links[l->parent].body >= 0) {
+        snprintf(buf, sizeof buf, "moving parent '%s'", b->m->links[b->links[j->parent].body >= 0 ? j->parent : l->parent].name);
+        why = buf;
+    } else if (off_axis(b, j) > 1e-9 || off_axis(b, l) > 1e-9) {
+        snprintf(buf, sizeof buf, "centre of mass %g m off the hinge axis", fmax(off_axis(b, j), off_axis(b, l)));
+        why = buf;
+    }
+    if (why) {
+        report_add(&b->rep, R_MIMIC, "%s (mimics %s: %s)", j->name, j->mimic, why);
+        return CTN_OK;
+    }
+    ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_GEAR);
+    d.body_a = handle_of(b, j->child);
+    d.body_b = handle_of(b, l->child);
+    mat_vec(b->links[j->child].pose.r, j->axis, d.axis);
+    mat_vec(b->links[l->child].pose.r, l->axis, d.axis2);
+    d.ratio = -j->mimic_multiplier;
+    ctn_status st = ctn_joint_add(b->w, &d, NULL);
+    if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
+    if (j->mimic_offset != 0.0) report_add(&b->rep, R_GEAR, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the built pose)", j->name, j->mimic,
+                                           j->mimic_multiplier, j->mimic_offset);
+    else report_add(&b->rep, R_GEAR, "%s (mimics %s, multiplier %g)", j->name, j->mimic, j->mimic_multiplier);
     return CTN_OK;
 }
 
@@ -399,14 +555,22 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         return st;
     }
     build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK,
-               self_collision ? 0 : fresh_group(w)};
-    if (!b.links || !b.bodies) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+               self_collision ? 0 : fresh_group(w), NULL, NULL, NULL};
+    b.owner = ctn__calloc(3 * ((size_t)m->link_count + 1), sizeof *b.owner);
+    if (!b.links || !b.bodies || !b.owner) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+    if (b.owner) {
+        b.primary_link = b.owner + m->link_count + 1;
+        b.primary_elem = b.primary_link + m->link_count + 1;
+        for (int i = 0; i <= m->link_count; ++i) b.primary_link[i] = -1;
+    }
     if (b.group < 0) fail(&b, CTN_ERR_LIMIT, "no collision group left for the robot's links (the world uses group 2147483647)");
     ctn_world_mark mark = ctn__scene_mark(w);
     if (b.st == CTN_OK) {
         w->append_slots++; /* consecutive handles, as scene files get */
         add_bodies(&b);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k) add_joint(&b, &m->joints[k]);
+        for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
+            if (m->joints[k].mimic) add_mimic(&b, &m->joints[k]);
         w->append_slots--;
         if (b.st == CTN_OK && b.rep.failed) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for the import report");
         if (b.st != CTN_OK) ctn__scene_rollback(w, mark);
@@ -420,6 +584,7 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
     report_free(&b.rep);
     ctn__free(b.links);
     ctn__free(b.bodies);
+    ctn__free(b.owner);
     ctn__urdf_free(m);
     return st;
 }

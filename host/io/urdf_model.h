@@ -47,6 +47,7 @@ typedef struct ctn_urdf_joint {
     double lower, upper, effort, velocity;
     double damping, friction; /* <dynamics>, 0 when absent */
     char *mimic;             /* the mimicked joint, NULL when none */
+    double mimic_multiplier, mimic_offset; /* this joint's position = multiplier * the mimicked one's + offset */
 } ctn_urdf_joint;
 
 /* Links in depth-first order from the root (children in urdfdom's order, by joint name); joints[k] is the

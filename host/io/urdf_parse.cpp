@@ -117,7 +117,11 @@ void convert_joint(const urdf::Joint &j, int parent, int child, ctn_urdf_joint *
         o->effort = j.limits->effort, o->velocity = j.limits->velocity;
     }
     if (j.dynamics) o->damping = j.dynamics->damping, o->friction = j.dynamics->friction;
-    if (j.mimic) o->mimic = copy_string(j.mimic->joint_name);
+    if (j.mimic) {
+        o->mimic = copy_string(j.mimic->joint_name);
+        o->mimic_multiplier = j.mimic->multiplier;
+        o->mimic_offset = j.mimic->offset;
+    }
 }
 
 // Depth first from the root, so that every link's parent comes before it.

@@ -477,6 +477,14 @@ CTN_API ctn_status ctn_world_get_joint_forces(ctn_world *world, double *force_to
 /** The joint as a description: bodies, anchors (body frames), axis (hinge: world frame at the current
  *  pose), rest length, spring stiffness and damping, and the compliance and damping time in effect. */
 CTN_API ctn_status ctn_joint_get_desc(ctn_world *world, ctn_joint_id joint, ctn_joint_desc *out);
+/** Names a joint (at most 255 bytes; NULL or "" removes the name), as ctn_body_set_name does a body; URDF
+ *  joints keep their names. The name goes with the joint when it is removed. */
+CTN_API ctn_status ctn_joint_set_name(ctn_world *world, ctn_joint_id joint, const char *name);
+/** The joint's name ("" when it has none); valid until the name changes or the joint is removed. */
+CTN_API ctn_status ctn_joint_get_name(ctn_world *world, ctn_joint_id joint, const char **name);
+/** The live joint named `name` (the lowest id when several are); CTN_ERR_NOT_FOUND when none is. A scan of
+ *  the joints: look names up once, keep the ids. */
+CTN_API ctn_status ctn_joint_find(ctn_world *world, const char *name, ctn_joint_id *out);
 /** Changes the rest length (m, finite; >= 1e-6 for distance joints, >= 0 for springs) of a distance or spring joint: a winch or a reeling cable
  *  shortens it step by step. Takes effect at the next step (the solver layout is refreshed). */
 CTN_API ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id joint, double rest_length);
@@ -659,9 +667,12 @@ typedef struct ctn_shape_desc {
     double restitution;      /**< default 0; a pair uses the larger */
     int group;               /**< collision group, >= 0: bodies whose shapes share a nonzero group never collide
                                   with each other (a robot's own links); 0 = no group, the default */
+    double offset[3];        /**< the shape's centre in the body frame (m), default 0: at the centre of mass */
+    double rotation[4];      /**< the shape's axes in the body frame (w, x, y, z; normalised), default identity */
 } ctn_shape_desc;
 
-/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution, group 0. */
+/** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution, group 0,
+ *  centred on the body with its axes along the body's (offset 0, rotation identity). */
 CTN_API ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
 /** Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
 CTN_API ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);

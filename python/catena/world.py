@@ -332,6 +332,11 @@ class World:
         :class:`catena.NotFoundError` when none is."""
         return self._h.find_body(name)
 
+    def find_joint(self, name):
+        """The handle of the live joint named ``name`` (URDF joints keep their names);
+        :class:`catena.NotFoundError` when none is."""
+        return self._h.find_joint(name)
+
     def remove_body(self, body):
         """Removes a body (:class:`catena.InUseError` while joints reference it)."""
         self._h.remove_body(body)
@@ -481,12 +486,15 @@ class World:
         self._h.set_force(body, force, torque)
 
     def set_shape(self, body, type, radius=None, half_length=None, half_extents=None, friction=None,
-                  restitution=None, group=None):
+                  restitution=None, group=None, offset=None, rotation=None):
         """A collision shape for the built-in contact detection: "sphere" (radius), "capsule" (radius,
         half_length along body x), "box" (half_extents) or "none". group (>= 0, default 0: none): bodies
-        whose shapes share a nonzero group never collide with each other."""
+        whose shapes share a nonzero group never collide with each other. offset (body frame, default
+        the centre of mass) and rotation (quaternion w, x, y, z, default identity) place the shape on the
+        body."""
         self._h.set_shape(body, dict(type=_code(SHAPES, "shape.type", type), radius=radius, half_length=half_length,
-                                     half_extents=half_extents, friction=friction, restitution=restitution, group=group))
+                                     half_extents=half_extents, friction=friction, restitution=restitution, group=group,
+                                     offset=offset, rotation=rotation))
 
     def add_plane(self, normal, offset=0.0, friction=0.5, restitution=0.0):
         """A static plane: the half-space normal . x <= offset is solid. Returns its index."""

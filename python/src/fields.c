@@ -57,7 +57,8 @@ const pyctn_field pyctn_chain_fields[] = {
 #define S(m, k) PYCTN_FIELD(ctn_shape_desc, m, k)
 const pyctn_field pyctn_shape_fields[] = {
     S(type, PYCTN_INT), S(radius, PYCTN_DOUBLE), S(half_length, PYCTN_DOUBLE), S(half_extents, PYCTN_VEC3),
-    S(friction, PYCTN_DOUBLE), S(restitution, PYCTN_DOUBLE), S(group, PYCTN_INT), {NULL, 0, 0}};
+    S(friction, PYCTN_DOUBLE), S(restitution, PYCTN_DOUBLE), S(group, PYCTN_INT), S(offset, PYCTN_VEC3), S(rotation, PYCTN_VEC4),
+    {NULL, 0, 0}};
 #undef S
 
 #define K(m, k) PYCTN_FIELD(ctn_contact_desc, m, k)

@@ -349,6 +349,15 @@ static PyObject *world_find_body(pyctn_world *self, PyObject *arg) {
     return PyLong_FromLongLong((long long)id);
 }
 
+static PyObject *world_find_joint(pyctn_world *self, PyObject *arg) {
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name || pyctn_world_ready(self) != 0) return NULL;
+    ctn_joint_id id;
+    ctn_status st = ctn_joint_find(self->world, name, &id);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyLong_FromLongLong((long long)id);
+}
+
 /* load_scene(kind, text[, self_collision]): kind "file" loads a JSON scene file, "spec" runs a generator spec,
  * "urdf" a URDF file (its links colliding with each other when self_collision is true). Returns the
  * importer's report (URDF: what was approximated or ignored; "" otherwise). */
@@ -413,6 +422,7 @@ static PyMethodDef world_methods[] = {
     {"detach", (PyCFunction)world_detach, METH_O, "ctn_attach_remove."},
     {"attachment", (PyCFunction)world_attachment, METH_O, "attachment(body) -> (master, point) or None."},
     {"find_body", (PyCFunction)world_find_body, METH_O, "find_body(name) -> handle."},
+    {"find_joint", (PyCFunction)world_find_joint, METH_O, "find_joint(name) -> handle."},
     {"load_scene", (PyCFunction)world_load_scene, METH_VARARGS, "load_scene('file'|'spec'|'urdf', text, self_collision=False) -> report."},
     {"save", (PyCFunction)world_save, METH_VARARGS, "save(path, step=0, user=None): a checkpoint."},
     {"add_body", (PyCFunction)pyctn_add_body, METH_O, "add_body(desc dict) -> id."},

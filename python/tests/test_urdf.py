@@ -106,3 +106,25 @@ def test_shape_group():
         a = w.add_body(mass=1.0, inertia={"sphere": 0.1})
         with pytest.raises(catena.Error, match="shape.group"):
             w.set_shape(a, "sphere", radius=0.1, group=-1)
+
+
+def test_find_joint():
+    """URDF joints keep their names: find_joint returns the handle, an unknown name raises NotFoundError."""
+    with catena.World(backend="cpu") as w:
+        _loaded(w, os.path.join(EXAMPLES, "double_pendulum.urdf"))
+        shoulder, elbow = w.find_joint("shoulder"), w.find_joint("elbow")
+        assert shoulder != elbow
+        with pytest.raises(catena.NotFoundError):
+            w.find_joint("no such joint")
+
+
+def test_shape_offset():
+    """A sphere placed 1 m off its static body's centre stops a falling ball over that point."""
+    with catena.World(backend="cpu") as w:
+        base = w.add_body(type="static", position=(0, 0, 0))
+        w.set_shape(base, "sphere", radius=0.2, offset=(1.0, 0, 0))
+        ball = w.add_body(mass=1.0, position=(1.0, 0.5, 0))
+        w.set_shape(ball, "sphere", radius=0.1)
+        for _ in range(60):
+            w.step()
+        assert abs(w.positions[ball][1] - 0.3) < 2e-3

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/harness.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,10 @@ static void check_max_gap(void) {
     j = read_summary(json);
     CHECK(code == 0 && strstr(g_stderr, "torn"), "torn without --max-gap: exit %d: %s", code, g_stderr);
     CHECK(j && !strcmp(summary_string(j, "status"), "torn"), "torn without --max-gap: summary status '%s'", j ? summary_string(j, "status") : "");
+    /* the warning names the real link length: 0.1 m links (not the 0.05 m from the first link's centre to its pin) */
+    CHECK(strstr(g_stderr, "more than the shortest link (0.1 m between the centres of two jointed bodies)") && j &&
+              fabs(summary_number(cJSON_GetObjectItemCaseSensitive(j, "violation"), "shortest_link") - 0.1) < 1e-6,
+          "torn warning's link length: %s", g_stderr);
     cJSON_Delete(j);
     /* a sound run is not torn */
     code = run("run", "chain:50", "--steps", "30", "--backend", "cpu", "--max-gap", "0.01", "--json", json, NULL);

@@ -371,6 +371,43 @@ static void check_examples(void) {
     free(dir);
 }
 
+/* Every example run to its end with its own settings (steps, solver, iterations; the CPU backend) ends
+ * `ok`: no example ships torn. The slow one (examples/chain_10000.json, about 50 s) is included: this check
+ * has its own CTest entry (cli_examples_full, label slow_examples). */
+static void check_examples_full(void) {
+    char *dir = path_in(g_src, "examples");
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "no examples directory");
+    int count = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        int urdf = n > 5 && !strcmp(e->d_name + n - 5, ".urdf");
+        if (n < 6 || (strcmp(e->d_name + n - 5, ".json") && !urdf)) continue;
+        char *f = path_in(dir, e->d_name), *json = path_in(g_work, "example_full.json");
+        int code = run("run", f, "--backend", "cpu", "--json", json, NULL);
+        if (urdf && code != 0 && strstr(g_stderr, "no URDF support")) {
+            free(f);
+            free(json);
+            continue;
+        }
+        char *t = read_all(json, NULL);
+        cJSON *j = t ? cJSON_Parse(t) : NULL;
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "status");
+        CHECK(code == 0 && cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s with its own settings: exit %d, status %s: %s", e->d_name, code,
+              cJSON_IsString(s) ? s->valuestring : "(none)", g_stderr);
+        printf("%s: %s\n", e->d_name, cJSON_IsString(s) ? s->valuestring : "(no summary)");
+        cJSON_Delete(j);
+        free(t);
+        free(json);
+        free(f);
+        count++;
+    }
+    if (d) closedir(d);
+    CHECK(count >= 4, "only %d example scenes", count);
+    free(dir);
+}
+
 /* ---- library ------------------------------------------------------------------------------------------- */
 
 static void check_api(void) {
@@ -451,6 +488,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "checkpoint")) check_checkpoint_files();
     else if (!strcmp(argv[1], "bad")) check_bad();
     else if (!strcmp(argv[1], "examples")) check_examples();
+    else if (!strcmp(argv[1], "examples_full")) check_examples_full();
     else if (!strcmp(argv[1], "api")) check_api();
     else if (!strcmp(argv[1], "flags")) check_flags();
     else {
