@@ -123,7 +123,7 @@ def test_shape_offset():
     with catena.World(backend="cpu") as w:
         base = w.add_body(type="static", position=(0, 0, 0))
         w.set_shape(base, "sphere", radius=0.2, offset=(1.0, 0, 0))
-        ball = w.add_body(mass=1.0, position=(1.0, 0.5, 0))
+        ball = w.add_body(mass=1.0, inertia={"sphere": 0.1}, position=(1.0, 0.5, 0))
         w.set_shape(ball, "sphere", radius=0.1)
         for _ in range(60):
             w.step()
