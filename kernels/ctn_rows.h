@@ -451,6 +451,14 @@ CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *ga
     float g[CTN_MAX_ROWS];
     int k;
     float l2 = 0.0f, a2 = 0.0f;
+    if (j.type == CTN_JT_BALL && !(j.flags & CTN_JF_IMPLICIT_SPRING)) {
+        /* a ball joint: its 3 bilateral rows' errors are the anchor separation (ctn_rows_point), summed as
+         * below without building the block */
+        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, j.anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, j.anchor_b));
+        *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
+        *angle = CTN_SQRT(0.0f);
+        return;
+    }
     ctn_joint_rows(j, pa, pb, &blk, g);
     if (j.flags & CTN_JF_IMPLICIT_SPRING) blk.n_lin = 0;
     /* a gear's row is a point row whose error is an angle (rad, ctn_rows_gear) */

@@ -60,9 +60,13 @@ CTN_FN void ctn_prepare_block(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_G
 CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                              CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
-    ctn_block blk;
+#ifdef __OPENCL_VERSION__
+    ctn_block blk; /* OpenCL C 1.2 has no generic address space: built in private memory, then stored */
     ctn_prepare_block(s, defs, pose, vel, inertia, split, prm, &blk);
     blocks[s] = blk;
+#else
+    ctn_prepare_block(s, defs, pose, vel, inertia, split, prm, &blocks[s]); /* in place: a 288-byte copy less */
+#endif
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
