@@ -236,11 +236,16 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
     int e, k;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        ctn_block blk = blocks[s];
+#ifdef __OPENCL_VERSION__
+        ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
+        const ctn_block *bp = &blk;
+#else
+        const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per entry */
+#endif
         float ls[CTN_MAX_ROWS];
         ctn_v3 a, b;
         for (k = 0; k < CTN_MAX_ROWS; ++k) ls[k] = l[6 * s + k];
-        ctn_block_body_delta(&blk, ls, side, inv_mass, Iinv, &a, &b);
+        ctn_block_body_delta(bp, ls, side, inv_mass, Iinv, &a, &b);
         sv = ctn_add(sv, a);
         sw = ctn_add(sw, b);
     }
