@@ -26,6 +26,9 @@
 #define CTN_CONTACT_K2N 16
 /* Approach speed (m/s) below which a contact does not bounce (restitution off for resting contacts). */
 #define CTN_RESTITUTION_SPEED 0.2f
+/* ctn_block.pad[0] of a point block: 3 linear rows, all bilateral (a ball joint), which Gauss-Seidel updates
+ * by ctn_block_solve_point. Contact blocks hold 1 + mu > 0 there, every other block 0. */
+#define CTN_BLOCK_POINT -1.0f
 
 CTN_FN int ctn_block_rows(const ctn_block *b) { return b->n_lin + b->n_ang; }
 
@@ -224,6 +227,9 @@ CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ct
             blk->hi[mr] = j.damping * h;
         }
     }
+    if (j.type != CTN_JT_CONTACT && blk->n_lin == 3 && blk->n_ang == 0 && blk->lo[0] == -CTN_INF && blk->hi[0] == CTN_INF &&
+        blk->lo[1] == -CTN_INF && blk->hi[1] == CTN_INF && blk->lo[2] == -CTN_INF && blk->hi[2] == CTN_INF)
+        blk->pad[0] = CTN_BLOCK_POINT;
 }
 
 /* The block's kinv: (J M^-1 J^T + S)^-1 of the rows ctn_joint_prepare_rows built, for inverse masses ima,
@@ -232,6 +238,23 @@ CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ct
 CTN_FN void ctn_block_inverse_mass(int type, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib, ctn_block *blk) {
     float k[CTN_MAX_ROWS * CTN_MAX_ROWS];
     int i, n = ctn_block_rows(blk);
+    if (blk->pad[0] == CTN_BLOCK_POINT) {
+        /* a point block: the general path below with n = n_lin = 3 as constants, so the loops unroll */
+        ctn_v3 ua[3], ub[3];
+        int j;
+        for (i = 0; i < 3; ++i) ua[i] = ctn_cross(blk->ra, blk->dir[i]), ub[i] = ctn_cross(blk->rb, blk->dir[i]);
+        for (i = 0; i < 3; ++i) {
+            for (j = 0; j <= i; ++j) {
+                float kij = ctn_sym3_form(Ia, ua[i], ua[j]) + ctn_sym3_form(Ib, ub[i], ub[j]);
+                kij += (ima + imb) * ctn_dot(blk->dir[i], blk->dir[j]);
+                k[i * CTN_MAX_ROWS + j] = kij;
+                k[j * CTN_MAX_ROWS + i] = kij;
+            }
+        }
+        for (i = 0; i < 3; ++i) k[i * CTN_MAX_ROWS + i] += blk->soft[i] + 1e-6f * k[i * CTN_MAX_ROWS + i];
+        ctn_spd_inverse(k, 3, blk->kinv);
+        return;
+    }
     ctn_block_effective_mass(blk, ima, Ia, imb, Ib, k);
     for (i = 0; i < n; ++i) {
         /* regularisation, plus a relative floor of 1e-6 that keeps rigid (eps = 0) blocks well conditioned */
@@ -368,9 +391,35 @@ CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, f
     ctn_block_side_delta(b, P, L, side, inv_mass, Iinv, dv, dw);
 }
 
+/* ctn_block_solve of a point block (3 linear rows, no bounds, no contact: pad[0] == CTN_BLOCK_POINT, a ball
+ * joint): the same operations in the same order as the general path with n = 3, so the same bits for finite
+ * values, written out without the loops over a variable row count, the bound tests and the angular rows'
+ * zero sums (the "+ 0" kept where it decides the sign of a zero). Gauss-Seidel's inner update of a chain;
+ * a non-finite impulse gives non-finite velocities on both paths (the divergence check undoes the step). */
+CTN_FN float ctn_block_solve_point(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, ctn_sym3 Ia, ctn_sym3 Ib) {
+    ctn_v3 d = ctn_sub(ctn_add(va->v, ctn_cross(va->w, b->ra)), ctn_add(vb->v, ctn_cross(vb->w, b->rb)));
+    float r[3], dl[3];
+    r[0] = b->bias[0] - ctn_dot(b->dir[0], d) - b->soft[0] * lam[0];
+    r[1] = b->bias[1] - ctn_dot(b->dir[1], d) - b->soft[1] * lam[1];
+    r[2] = b->bias[2] - ctn_dot(b->dir[2], d) - b->soft[2] * lam[2];
+    float r2 = ((0.0f + r[0] * r[0]) + r[1] * r[1]) + r[2] * r[2];
+    ctn_kinv_mul(b->kinv, 3, r, dl);
+    float l0 = lam[0] + dl[0], l1 = lam[1] + dl[1], l2 = lam[2] + dl[2];
+    dl[0] = l0 - lam[0], dl[1] = l1 - lam[1], dl[2] = l2 - lam[2]; /* the applied increments, rounded as the general path's */
+    lam[0] = l0, lam[1] = l1, lam[2] = l2;
+    ctn_v3 P = ctn_madd(ctn_madd(ctn_madd(ctn_v3_zero(), b->dir[0], dl[0]), b->dir[1], dl[1]), b->dir[2], dl[2]);
+    ctn_v3 z = ctn_v3_zero(); /* the angular impulse L of a block without angular rows */
+    va->v = ctn_add(va->v, ctn_scale(P, va->inv_mass));
+    va->w = ctn_add(va->w, ctn_sym3_mul(Ia, ctn_add(ctn_cross(b->ra, P), z)));
+    vb->v = ctn_add(vb->v, ctn_scale(P, -vb->inv_mass));
+    vb->w = ctn_add(vb->w, ctn_scale(ctn_sym3_mul(Ib, ctn_add(ctn_cross(b->rb, P), z)), -1.0f));
+    return r2;
+}
+
 /* One projected block Gauss-Seidel step of a joint: solves its rows as one block and applies the
  * impulse to both bodies' velocities (the caller writes back only dynamic bodies). Returns |r|^2. */
 CTN_FN float ctn_block_solve(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, ctn_sym3 Ia, ctn_sym3 Ib) {
+    if (b->pad[0] == CTN_BLOCK_POINT) return ctn_block_solve_point(b, lam, va, vb, Ia, Ib);
     float dl[CTN_MAX_ROWS];
     ctn_v3 dv, dw;
     ctn_v3 P, L;
@@ -402,6 +451,14 @@ CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *ga
     float g[CTN_MAX_ROWS];
     int k;
     float l2 = 0.0f, a2 = 0.0f;
+    if (j.type == CTN_JT_BALL && !(j.flags & CTN_JF_IMPLICIT_SPRING)) {
+        /* a ball joint: its 3 bilateral rows' errors are the anchor separation (ctn_rows_point), summed as
+         * below without building the block */
+        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, j.anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, j.anchor_b));
+        *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
+        *angle = CTN_SQRT(0.0f);
+        return;
+    }
     ctn_joint_rows(j, pa, pb, &blk, g);
     if (j.flags & CTN_JF_IMPLICIT_SPRING) blk.n_lin = 0;
     /* a gear's row is a point row whose error is an angle (rad, ctn_rows_gear) */

@@ -60,9 +60,13 @@ CTN_FN void ctn_prepare_block(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_G
 CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                              CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
-    ctn_block blk;
+#ifdef __OPENCL_VERSION__
+    ctn_block blk; /* OpenCL C 1.2 has no generic address space: built in private memory, then stored */
     ctn_prepare_block(s, defs, pose, vel, inertia, split, prm, &blk);
     blocks[s] = blk;
+#else
+    ctn_prepare_block(s, defs, pose, vel, inertia, split, prm, &blocks[s]); /* in place: a 288-byte copy less */
+#endif
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
@@ -93,11 +97,51 @@ CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
     blocks[s] = blk;
 }
 
+/* ctn_gs_slot of a point block (pad[0] == CTN_BLOCK_POINT: a ball joint): ctn_block_solve_point's math,
+ * the same operations in the same order, with the block's fields, the impulses, velocities and inertias
+ * read where they lie (no copy of the 288-byte block or of 6 impulses, the 3 rows' fields only). Body a is
+ * never the world; b < 0 is, with zero velocity and inertia (formed as the general path forms them, so
+ * the signs of zeros agree). */
+CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
+                               CTN_GLOBAL const ctn_inertia *inertia) {
+    ctn_v3 ra = blk->ra, rb = blk->rb, d0 = blk->dir[0], d1 = blk->dir[1], d2 = blk->dir[2];
+    ctn_v3 va = vel[a].v, wa = vel[a].w, vb = ctn_v3_zero(), wb = ctn_v3_zero();
+    float ima = vel[a].inv_mass, imb = 0.0f;
+    ctn_sym3 Ia = inertia[a].inv_inertia, Ib = ctn_sym3_zero();
+    if (b >= 0) vb = vel[b].v, wb = vel[b].w, imb = vel[b].inv_mass, Ib = inertia[b].inv_inertia;
+    CTN_GLOBAL float *lam = lambda + 6 * s;
+    float l0 = lam[0], l1 = lam[1], l2 = lam[2];
+    ctn_v3 d = ctn_sub(ctn_add(va, ctn_cross(wa, ra)), ctn_add(vb, ctn_cross(wb, rb)));
+    float r0 = blk->bias[0] - ctn_dot(d0, d) - blk->soft[0] * l0;
+    float r1 = blk->bias[1] - ctn_dot(d1, d) - blk->soft[1] * l1;
+    float r2 = blk->bias[2] - ctn_dot(d2, d) - blk->soft[2] * l2;
+    float res = ((0.0f + r0 * r0) + r1 * r1) + r2 * r2;
+    CTN_GLOBAL const float *x = blk->kinv; /* ctn_kinv_mul with n = 3 */
+    float e0 = ((0.0f + x[0] * r0) + x[1] * r1) + x[3] * r2;
+    float e1 = ((0.0f + x[1] * r0) + x[2] * r1) + x[4] * r2;
+    float e2 = ((0.0f + x[3] * r0) + x[4] * r1) + x[5] * r2;
+    float n0 = l0 + e0, n1 = l1 + e1, n2 = l2 + e2;
+    e0 = n0 - l0, e1 = n1 - l1, e2 = n2 - l2; /* the applied increments, rounded as the general path's */
+    lam[0] = n0, lam[1] = n1, lam[2] = n2;
+    ctn_v3 P = ctn_madd(ctn_madd(ctn_madd(ctn_v3_zero(), d0, e0), d1, e1), d2, e2);
+    ctn_v3 z = ctn_v3_zero(); /* the angular impulse L of a block without angular rows */
+    if (ima > 0.0f) {
+        vel[a].v = ctn_add(va, ctn_scale(P, ima));
+        vel[a].w = ctn_add(wa, ctn_sym3_mul(Ia, ctn_add(ctn_cross(ra, P), z)));
+    }
+    if (b >= 0 && imb > 0.0f) {
+        vel[b].v = ctn_add(vb, ctn_scale(P, -imb));
+        vel[b].w = ctn_add(wb, ctn_scale(ctn_sym3_mul(Ib, ctn_add(ctn_cross(rb, P), z)), -1.0f));
+    }
+    return res;
+}
+
 /* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
  * Returns the squared residual seen before the update. */
 CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
                          CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
     int a = defs[s].a, b = defs[s].b, k;
+    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point(s, a, b, &blocks[s], lambda, vel, inertia);
 #ifdef __OPENCL_VERSION__
     ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
     const ctn_block *bp = &blk;
@@ -192,11 +236,16 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
     int e, k;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        ctn_block blk = blocks[s];
+#ifdef __OPENCL_VERSION__
+        ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
+        const ctn_block *bp = &blk;
+#else
+        const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per entry */
+#endif
         float ls[CTN_MAX_ROWS];
         ctn_v3 a, b;
         for (k = 0; k < CTN_MAX_ROWS; ++k) ls[k] = l[6 * s + k];
-        ctn_block_body_delta(&blk, ls, side, inv_mass, Iinv, &a, &b);
+        ctn_block_body_delta(bp, ls, side, inv_mass, Iinv, &a, &b);
         sv = ctn_add(sv, a);
         sw = ctn_add(sw, b);
     }

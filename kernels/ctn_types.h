@@ -147,7 +147,7 @@ typedef struct ctn_block {
     float soft[CTN_MAX_ROWS];  /* S: SPOOK regularisation of each row */
     float lo[CTN_MAX_ROWS];    /* impulse bounds (bilateral: -/+ CTN_INF) */
     float hi[CTN_MAX_ROWS];
-    float pad[1]; /* contact blocks: 1 + friction coefficient (0 for every other block), see ctn_block_delta */
+    float pad[1]; /* contact blocks: 1 + friction coefficient; point blocks (3 bilateral linear rows): CTN_BLOCK_POINT; else 0 */
 } ctn_block;
 
 #define CTN_INF 3.0e38f

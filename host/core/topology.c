@@ -93,14 +93,21 @@ static int solver_def(const ctn_world *w, int j, ctn_joint_def *out) {
     return w->attach ? ctn__attach_map_def(w, out) : 1;
 }
 
+/* The same as a pointer, into the joint table where no body is attached (no copy: the passes that read a
+ * joint's type and bodies only touch its first bytes), else to *tmp; NULL for a joint without rows. */
+static const ctn_joint_def *solver_def_ref(const ctn_world *w, int j, ctn_joint_def *tmp) {
+    if (!w->attach) return &w->joints[j];
+    return solver_def(w, j, tmp) ? tmp : NULL;
+}
+
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
     int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0;
     for (int j = 0; j < nj; ++j) {
-        ctn_joint_def def;
-        if (!w->joint_alive[j] || !solver_def(w, j, &def)) continue;
-        const ctn_joint_def *d = &def;
+        ctn_joint_def tmp;
+        const ctn_joint_def *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
+        if (!d) continue;
         gears += d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION;
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
@@ -124,15 +131,16 @@ ctn_status ctn__topology_build(ctn_world *w) {
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
-        ctn_joint_def def;
-        if (!w->joint_alive[j] || !solver_def(w, j, &def)) continue;
-        if (def.type == CTN_JT_SPRING) {
-            t->springs[ns++] = def;
+        ctn_joint_def tmp;
+        const ctn_joint_def *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
+        if (!d) continue;
+        if (d->type == CTN_JT_SPRING) {
+            t->springs[ns++] = *d;
             continue;
         }
         t->scratch_ids[m] = j;
-        t->scratch_a[m] = def.a;
-        t->scratch_b[m] = def.b;
+        t->scratch_a[m] = d->a;
+        t->scratch_b[m] = d->b;
         m++;
     }
     memset(t->colour_used, 0, (size_t)nb * sizeof *t->colour_used);

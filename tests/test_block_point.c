@@ -1,0 +1,133 @@
+/* Point blocks (3 bilateral linear rows: ball joints) take written-out paths in the row build
+ * (ctn_block_inverse_mass) and in the Gauss-Seidel update (ctn_block_solve_point, ctn_gs_slot_point) that
+ * must give the bits of the general paths they stand in for: the same kinv, impulses and velocities, zeros
+ * with the same signs. Checked here against the general paths (the same block with pad[0] = 0) for random
+ * ball joints between two bodies and to the world, with velocities that have exact zeros of either sign
+ * (a chain swinging in a plane has them in every step), particles, kinematic ends and soft rows.
+ * Also: which blocks are marked as points (ball yes; hinge, contact, rope, limited cone-twist no). */
+#include "catena/catena.h"
+#include "check.h"
+#include "ctn_solver.h"
+
+#include <string.h>
+
+static unsigned rng_state = 2024u;
+static float urand(void) {
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (float)(rng_state >> 8) / 8388608.0f - 1.0f;
+}
+/* a component that is an exact +0 or -0 a third of the time */
+static float comp(float s) {
+    float u = urand();
+    if (u < -0.33f) return u < -0.66f ? 0.0f : -0.0f;
+    return s * urand();
+}
+static ctn_v3 rand_v3(float s) { return ctn_v3_make(comp(s), comp(s), comp(s)); }
+static ctn_quat rand_quat(void) {
+    float w = urand(), x = urand(), y = urand(), z = urand();
+    float n = sqrtf(w * w + x * x + y * y + z * z);
+    return ctn_quat_make(w / n, x / n, y / n, z / n);
+}
+static ctn_sym3 rand_inertia(void) {
+    ctn_sym3 m;
+    m.xx = 2.0f + urand(), m.yy = 2.0f + urand(), m.zz = 2.0f + urand();
+    m.xy = 0.3f * urand(), m.xz = 0.3f * urand(), m.yz = 0.3f * urand();
+    return m;
+}
+static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+int main(void) {
+    ctn_step_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.h = 1.0f / 60.0f;
+    prm.gravity = ctn_v3_make(0.0f, -9.81f, 0.0f);
+    int points = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        int to_world = trial % 4 == 3;
+        ctn_joint_def j;
+        memset(&j, 0, sizeof j);
+        j.type = CTN_JT_BALL, j.rows = 3, j.a = 0, j.b = to_world ? -1 : 1;
+        j.anchor_a = rand_v3(0.1f);
+        j.anchor_b = rand_v3(0.1f);
+        j.compliance = trial % 3 == 0 ? 1e-4f * (1.0f + urand()) : 0.0f;
+        j.damping_time = trial % 5 == 0 ? 0.05f : 0.0f;
+        ctn_pose pose[2];
+        ctn_vel vel[2];
+        ctn_inertia inertia[2];
+        for (int i = 0; i < 2; ++i) {
+            memset(&pose[i], 0, sizeof pose[i]);
+            pose[i].p = rand_v3(1.0f);
+            pose[i].q = trial % 7 == 0 ? ctn_quat_identity() : rand_quat();
+            memset(&vel[i], 0, sizeof vel[i]);
+            vel[i].v = rand_v3(2.0f);
+            vel[i].w = trial % 6 == 1 ? ctn_v3_zero() : rand_v3(3.0f);
+            vel[i].inv_mass = trial % 11 == 5 && i == 1 ? 0.0f : 1.0f + urand() * 0.5f; /* b kinematic sometimes */
+            memset(&inertia[i], 0, sizeof inertia[i]);
+            inertia[i].inv_inertia = trial % 13 == 4 ? ctn_sym3_zero() : rand_inertia(); /* a particle */
+        }
+        if (to_world) pose[1].p = ctn_v3_zero(), pose[1].p_lo = ctn_v3_zero(), pose[1].q = ctn_quat_identity();
+        ctn_block blk;
+        ctn_sym3 Ib = to_world ? ctn_sym3_zero() : inertia[1].inv_inertia;
+        ctn_vel vb0 = vel[1];
+        if (to_world) memset(&vb0, 0, sizeof vb0);
+        ctn_joint_prepare(j, pose[0], to_world ? pose[1] : pose[1], vel[0], vb0, inertia[0].inv_inertia, Ib, 1.0f, 1.0f, prm, &blk);
+        CHECK(blk.pad[0] == CTN_BLOCK_POINT, "trial %d: a ball block is a point block (pad %g)", trial, blk.pad[0]);
+        if (blk.pad[0] != CTN_BLOCK_POINT) continue;
+        points++;
+        /* the row build: kinv of the general path (pad 0) */
+        ctn_block gen = blk;
+        gen.pad[0] = 0.0f;
+        ctn_block_inverse_mass(j.type, vel[0].inv_mass, inertia[0].inv_inertia, vb0.inv_mass, Ib, &gen);
+        CHECK(same_bits(gen.kinv, blk.kinv, sizeof blk.kinv), "trial %d: point kinv has the general path's bits", trial);
+        /* the update, three times in a row (warm impulses after the first) */
+        float lam_g[CTN_MAX_ROWS] = {0}, lambda_p[6] = {0};
+        for (int k = 0; k < 3; ++k) lam_g[k] = lambda_p[k] = trial % 2 ? 0.0f : 0.01f * urand();
+        ctn_vel va_g = vel[0], vb_g = vb0, vel_p[2] = {vel[0], vel[1]};
+        ctn_inertia in_p[2] = {inertia[0], inertia[1]};
+        ctn_joint_def defs[1] = {j};
+        for (int it = 0; it < 3; ++it) {
+            float r2_g = ctn_block_solve(&gen, lam_g, &va_g, &vb_g, inertia[0].inv_inertia, Ib);
+            /* the caller writes back dynamic bodies only (ctn_gs_slot) */
+            if (!(vel[0].inv_mass > 0.0f)) va_g = vel[0];
+            if (to_world || !(vel[1].inv_mass > 0.0f)) vb_g = vb0;
+            float r2_p = ctn_gs_slot(0, defs, &blk, lambda_p, vel_p, in_p);
+            CHECK(same_bits(&r2_g, &r2_p, sizeof r2_g), "trial %d it %d: residual %g vs %g", trial, it, r2_g, r2_p);
+            CHECK(same_bits(lam_g, lambda_p, 3 * sizeof(float)), "trial %d it %d: impulses have the same bits", trial, it);
+            CHECK(same_bits(&va_g, &vel_p[0], sizeof va_g), "trial %d it %d: body a's velocity has the same bits", trial, it);
+            if (!to_world) CHECK(same_bits(&vb_g, &vel_p[1], sizeof vb_g), "trial %d it %d: body b's velocity has the same bits", trial, it);
+            else CHECK(same_bits(&vel[1], &vel_p[1], sizeof vel[1]), "trial %d it %d: the world side is not written", trial, it);
+        }
+        /* ctn_block_solve_point through ctn_block_solve on a point block */
+        float lam_q[CTN_MAX_ROWS] = {0}, lam_r[CTN_MAX_ROWS] = {0};
+        ctn_vel va_q = vel[0], vb_q = vb0, va_r = vel[0], vb_r = vb0;
+        ctn_block_solve(&gen, lam_q, &va_q, &vb_q, inertia[0].inv_inertia, Ib);
+        ctn_block_solve(&blk, lam_r, &va_r, &vb_r, inertia[0].inv_inertia, Ib);
+        CHECK(same_bits(lam_q, lam_r, sizeof lam_q) && same_bits(&va_q, &va_r, sizeof va_q) && same_bits(&vb_q, &vb_r, sizeof vb_q),
+              "trial %d: ctn_block_solve of a point block has the general path's bits", trial);
+    }
+    CHECK(points == 2000, "every ball block is a point block (%d)", points);
+
+    /* blocks that are not points: bounded, angular or contact rows */
+    ctn_pose p0, p1;
+    memset(&p0, 0, sizeof p0), memset(&p1, 0, sizeof p1);
+    p0.q = p1.q = ctn_quat_identity();
+    p1.p = ctn_v3_make(0.2f, 0.0f, 0.0f);
+    ctn_vel v0;
+    memset(&v0, 0, sizeof v0);
+    v0.inv_mass = 1.0f;
+    int types[] = {CTN_JT_HINGE, CTN_JT_CONTACT, CTN_JT_DISTANCE, CTN_JT_CONE_TWIST, CTN_JT_FIXED};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) {
+        ctn_joint_def j;
+        memset(&j, 0, sizeof j);
+        j.type = types[t], j.a = 0, j.b = 1;
+        j.axis_a = j.axis_b = ctn_v3_make(0.0f, 0.0f, 1.0f);
+        j.rel_q = ctn_quat_identity();
+        j.rest_length = 0.1f;
+        if (j.type == CTN_JT_CONE_TWIST) j.flags = CTN_JF_LIMIT, j.lo = -0.5f, j.hi = 0.5f;
+        if (j.type == CTN_JT_DISTANCE) j.flags = CTN_JF_ROPE;
+        ctn_block blk;
+        ctn_joint_prepare(j, p0, p1, v0, v0, ctn_sym3_zero(), ctn_sym3_zero(), 1.0f, 1.0f, prm, &blk);
+        CHECK(blk.pad[0] != CTN_BLOCK_POINT, "joint type %d is no point block", j.type);
+    }
+    return check_report("test_block_point");
+}
