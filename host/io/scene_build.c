@@ -68,11 +68,11 @@ static ctn_v3 v3_of(const double v[3]) { return ctn_v3_make((float)v[0], (float)
 static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_body) {
     if (sj->is_curve) return ctn__scene_build_curve(w, sj, first_body);
     ctn_joint_desc d = sj->d;
-    d.body_a = ctn__body_handle(w, first_body + (int)d.body_a);
-    if (d.body_b != CTN_WORLD) d.body_b = ctn__body_handle(w, first_body + (int)d.body_b);
+    d.body_a = ctn__body_handle(w, first_body + ctn__scene_ref_index(d.body_a));
+    if (!ctn_body_is_world(d.body_b)) d.body_b = ctn__body_handle(w, first_body + ctn__scene_ref_index(d.body_b));
     ctn_status st = CTN_OK;
     if (sj->has_pivot) st = ctn_joint_desc_set_pivot(w, &d, sj->pivot, sj->has_axis ? d.axis : NULL);
-    ctn_joint_id id = -1;
+    ctn_joint_id id = CTN_NULL_JOINT;
     if (st == CTN_OK) st = ctn_joint_add(w, &d, &id);
     if (st != CTN_OK) return st;
     if (sj->has_frames) {

@@ -111,7 +111,7 @@ int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world,
     if (cJSON_IsString(v)) {
         if (!strcmp(v->valuestring, "world")) {
             if (!allow_world) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "\"world\" can only be body b");
-            *out = CTN_WORLD;
+            *out = -1; /* the world */
             return 1;
         }
         for (int i = 0; i < c->body_count; ++i)
@@ -132,7 +132,7 @@ static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *
     if (!v) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (a body index, a body name or \"world\")");
     int index = 0;
     if (!ctn__scene_body_ref(c, v, p, allow_world, &index)) return 0;
-    *out = index < 0 ? CTN_WORLD : (ctn_body_id)index;
+    *out = ctn__scene_ref(index);
     return 1;
 }
 
@@ -239,9 +239,9 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (!parse_body_ref(c, j, "a", path, 0, &sj->d.body_a)) return 0;
     sj->d.body_b = CTN_WORLD;
     if (ctn__json_member(j, "b") && !parse_body_ref(c, j, "b", path, 1, &sj->d.body_b)) return 0;
-    if (sj->d.body_a == sj->d.body_b) {
+    if (ctn_body_id_equal(sj->d.body_a, sj->d.body_b)) {
         ctn__json_path(p, path, "b");
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", (int)sj->d.body_b);
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", ctn__scene_ref_index(sj->d.body_b));
     }
     int ra = ctn__json_vec(c, j, "anchor_a", path, 3, sj->d.anchor_a);
     if (ra < 0) return 0;
@@ -261,7 +261,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
                     ctn_joint_type_name((ctn_joint_type)type));
     /* particle anchors are their centres */
     for (int side = 0; side < 2; ++side) {
-        int b = (int)(side ? sj->d.body_b : sj->d.body_a);
+        int b = ctn__scene_ref_index(side ? sj->d.body_b : sj->d.body_a);
         const double *an = side ? sj->d.anchor_b : sj->d.anchor_a;
         if (b < 0 || b >= c->body_count || !c->bodies[b].d.particle) continue;
         if (rigid) {

@@ -267,22 +267,132 @@ CTN_API ctn_status ctn_world_get_desc(const ctn_world *world, ctn_world_desc *ou
 /* ---- bodies ------------------------------------------------------------------------------------ */
 
 /** Handles. Bodies and joints (contacts included) are named by generation-checked handles, after Box2D
- * v3's b2BodyId (Catto): a 64-bit integer holding the slot index in bits 0-31 and the slot's generation in
- * bits 32-62 (bit 63 is 0; negative values are never handles, CTN_WORLD is -1):
- *     handle = (int64_t)generation << 32 | index
+ * v3's b2BodyId (Catto): small structs passed by value, one type for bodies and another for joints, so that
+ * a joint handle given where a body is expected does not compile. A handle holds
+ *   - index1: the slot index + 1 (0 in the null handle, so a zero-initialised handle is null;
+ *     -1 in CTN_WORLD, the fixed world frame);
+ *   - world0: the tag of the world that made it (1..65535, unique among the live worlds of the process,
+ *     and a destroyed world's tag is reused only after the other 65534 were handed out);
+ *   - generation: the slot's generation modulo 65536.
  * Removing a body or joint frees its slot and increments the slot's generation; the next add reuses the
  * slot (the last freed first), so a world that adds and removes contacts every step keeps its index range
  * at the most it ever held at once. A handle whose generation no longer matches its slot (its body or
- * joint was removed) is rejected with CTN_ERR_NOT_FOUND, as are out-of-range and negative handles.
- * A slot's first occupant has generation 0, so in a world where nothing was removed the handles are the
- * indices 0, 1, 2, ... in creation order. Scene generators and scene files always take fresh slots at the
- * end, so the bodies they add have consecutive handles (first, first + 1, ...) even after removals. */
-typedef int64_t ctn_body_id;
-#define CTN_WORLD ((ctn_body_id)-1) /**< the fixed world frame, usable as a joint's body_b */
+ * joint was removed) is rejected with CTN_ERR_NOT_FOUND, as are out-of-range handles; the null handle and
+ * a handle of another world are rejected with CTN_ERR_INVALID_ARGUMENT, naming the handle (as
+ * ctn_body_id_to_int prints it) and both world tags. As in Box2D, a handle stale by exactly a multiple of
+ * 65536 removals of its slot is taken for the current occupant.
+ * A slot's first occupant has generation 0. Scene generators and scene files always take fresh slots at
+ * the end, so the bodies they add have consecutive indices and generation 0: the k-th body after `first`
+ * is ctn_body_id_offset(first, k).
+ *
+ * Printing and storing: ctn_body_id_to_u64 / ctn_body_id_from_u64 keep all three fields (b2StoreBodyId);
+ * ctn_body_id_to_int gives the world-free integer `generation << 32 | index` (CTN_WORLD: -1, null: -2)
+ * that the CLI, the VTK files and the Python package show, and ctn_body_id_from_int reads it back for a
+ * given world. The same functions exist for joints. */
+typedef struct ctn_body_id {
+    int32_t index1;      /**< slot index + 1; 0: the null handle; -1: CTN_WORLD */
+    uint16_t world0;     /**< tag of the world the handle belongs to (0 in the null handle and CTN_WORLD) */
+    uint16_t generation; /**< the slot's generation modulo 65536 */
+} ctn_body_id;
 
-/** The slot index and the generation of a handle (valid for non-negative handles). */
-static inline int32_t ctn_handle_index(int64_t handle) { return (int32_t)(handle & 0x7fffffff); }
-static inline int32_t ctn_handle_generation(int64_t handle) { return (int32_t)((handle >> 32) & 0x7fffffff); }
+/** A joint or contact handle (the same fields as ctn_body_id, a distinct type). */
+typedef struct ctn_joint_id {
+    int32_t index1;      /**< slot index + 1; 0: the null handle */
+    uint16_t world0;     /**< tag of the world the handle belongs to */
+    uint16_t generation; /**< the slot's generation modulo 65536 */
+} ctn_joint_id;
+
+/** A compound literal of type T in C, a braced temporary in C++ (for the constants below). */
+#ifdef __cplusplus
+#define CTN__LITERAL(T) T
+#else
+#define CTN__LITERAL(T) (T)
+#endif
+#define CTN_NULL_BODY (CTN__LITERAL(ctn_body_id){0, 0, 0})   /**< the null body handle (all zero) */
+#define CTN_NULL_JOINT (CTN__LITERAL(ctn_joint_id){0, 0, 0}) /**< the null joint handle (all zero) */
+#define CTN_WORLD (CTN__LITERAL(ctn_body_id){-1, 0, 0})      /**< the fixed world frame, usable as a joint's body_b */
+
+/** Whether a handle is the null handle (index1 == 0; a zero-initialised handle is). */
+static inline int ctn_body_is_null(ctn_body_id id) { return id.index1 == 0; }
+static inline int ctn_joint_is_null(ctn_joint_id id) { return id.index1 == 0; }
+/** Whether a body handle is CTN_WORLD. */
+static inline int ctn_body_is_world(ctn_body_id id) { return id.index1 == -1; }
+/** Whether two handles name the same body / joint (all three fields equal). */
+static inline int ctn_body_id_equal(ctn_body_id a, ctn_body_id b) {
+    return a.index1 == b.index1 && a.world0 == b.world0 && a.generation == b.generation;
+}
+static inline int ctn_joint_id_equal(ctn_joint_id a, ctn_joint_id b) {
+    return a.index1 == b.index1 && a.world0 == b.world0 && a.generation == b.generation;
+}
+/** The slot index of a handle (-1 for null, -2 for CTN_WORLD) and its generation. */
+static inline int32_t ctn_body_index(ctn_body_id id) { return id.index1 - 1; }
+static inline int32_t ctn_joint_index(ctn_joint_id id) { return id.index1 - 1; }
+static inline int32_t ctn_body_generation(ctn_body_id id) { return id.generation; }
+static inline int32_t ctn_joint_generation(ctn_joint_id id) { return id.generation; }
+/** The handle `k` slots after `first`, same world and generation 0: the k-th body (joint) a scene generator
+ *  or scene file added after `first` (they take fresh slots, "Handles" above). */
+static inline ctn_body_id ctn_body_id_offset(ctn_body_id first, int32_t k) {
+    ctn_body_id id = first;
+    id.index1 += k;
+    id.generation = 0;
+    return id;
+}
+static inline ctn_joint_id ctn_joint_id_offset(ctn_joint_id first, int32_t k) {
+    ctn_joint_id id = first;
+    id.index1 += k;
+    id.generation = 0;
+    return id;
+}
+/** A handle as one 64-bit number and back, all fields kept (bits 0-31 index1, 32-47 world0, 48-63
+ *  generation), to store it or use it as a key (Box2D's b2StoreBodyId / b2LoadBodyId). */
+static inline uint64_t ctn_body_id_to_u64(ctn_body_id id) {
+    return (uint64_t)(uint32_t)id.index1 | (uint64_t)id.world0 << 32 | (uint64_t)id.generation << 48;
+}
+static inline ctn_body_id ctn_body_id_from_u64(uint64_t v) {
+    ctn_body_id id;
+    id.index1 = (int32_t)(uint32_t)(v & 0xffffffffu);
+    id.world0 = (uint16_t)(v >> 32);
+    id.generation = (uint16_t)(v >> 48);
+    return id;
+}
+static inline uint64_t ctn_joint_id_to_u64(ctn_joint_id id) {
+    return (uint64_t)(uint32_t)id.index1 | (uint64_t)id.world0 << 32 | (uint64_t)id.generation << 48;
+}
+static inline ctn_joint_id ctn_joint_id_from_u64(uint64_t v) {
+    ctn_joint_id id;
+    id.index1 = (int32_t)(uint32_t)(v & 0xffffffffu);
+    id.world0 = (uint16_t)(v >> 32);
+    id.generation = (uint16_t)(v >> 48);
+    return id;
+}
+/** A handle as the world-free integer `generation << 32 | index` (CTN_WORLD -1, the null handle -2): how
+ *  the CLI, the VTK files and the Python package show handles, and what `%lld` prints. */
+static inline int64_t ctn_body_id_to_int(ctn_body_id id) {
+    return id.index1 > 0 ? (int64_t)((uint64_t)id.generation << 32 | (uint32_t)(id.index1 - 1)) : id.index1 == 0 ? -2 : -1;
+}
+static inline int64_t ctn_joint_id_to_int(ctn_joint_id id) {
+    return id.index1 > 0 ? (int64_t)((uint64_t)id.generation << 32 | (uint32_t)(id.index1 - 1)) : id.index1 == 0 ? -2 : -1;
+}
+
+/** The handle of `world` that ctn_body_id_to_int gave `value` (-1: CTN_WORLD; -2 or a value that is no
+ *  handle, index beyond 2^31 - 2 or generation beyond 65535: the null handle). It does not check that the
+ *  body is alive (ctn_body_is_valid does). */
+CTN_API ctn_body_id ctn_body_id_from_int(const ctn_world *world, int64_t value);
+/** The joint handle of `world` that ctn_joint_id_to_int gave `value` (the null handle for one that is none). */
+CTN_API ctn_joint_id ctn_joint_id_from_int(const ctn_world *world, int64_t value);
+/** The handle with the slot and generation of `id` in `world` (CTN_WORLD and the null handle unchanged): a
+ *  world loaded from a checkpoint keeps every slot and generation of the saved one, and twins built by the
+ *  same calls agree, so ctn_body_id_in(loaded, h) names in `loaded` the body h named in the saved world.
+ *  It does not check that the body is alive. */
+CTN_API ctn_body_id ctn_body_id_in(const ctn_world *world, ctn_body_id id);
+/** The same for a joint or contact handle. */
+CTN_API ctn_joint_id ctn_joint_id_in(const ctn_world *world, ctn_joint_id id);
+/** Whether `id` names a live body of `world` (CTN_WORLD: no). Const and side-effect free. */
+CTN_API int ctn_body_is_valid(const ctn_world *world, ctn_body_id id);
+/** Whether `id` names a live joint or contact of `world`. Const and side-effect free. */
+CTN_API int ctn_joint_is_valid(const ctn_world *world, ctn_joint_id id);
+/** The tag (1..65535) that the handles of `world` carry in world0. */
+CTN_API int ctn_world_tag(const ctn_world *world);
 
 /** How a body moves. */
 typedef enum ctn_body_type {
@@ -382,7 +492,6 @@ CTN_API ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, dou
 
 /* ---- joints ------------------------------------------------------------------------------------ */
 
-typedef int64_t ctn_joint_id; /**< a joint or contact handle, encoded as ctn_body_id */
 
 /** The kinds of joint. */
 typedef enum ctn_joint_type {
