@@ -32,8 +32,11 @@ ctn_status ctn_scene_get_settings(const ctn_scene *s, ctn_world_desc *desc, int 
     return CTN_OK;
 }
 
-int64_t ctn_scene_body_count(const ctn_scene *s) { return s ? s->total_bodies : 0; }
-int64_t ctn_scene_joint_count(const ctn_scene *s) { return s ? s->total_joints : 0; }
+/* Counts are int32_t in the API; a scene of more than INT32_MAX bodies (its generators summed) reads as
+ * INT32_MAX, which ctn_scene_build refuses all the same (CTN_MAX_BODIES). */
+static int32_t count_of(int64_t n) { return n > INT32_MAX ? INT32_MAX : (int32_t)n; }
+int32_t ctn_scene_body_count(const ctn_scene *s) { return s ? count_of(s->total_bodies) : 0; }
+int32_t ctn_scene_joint_count(const ctn_scene *s) { return s ? count_of(s->total_joints) : 0; }
 
 /* A quaternion that is already unit at float precision (as a saved scene writes it) is kept bit for bit;
  * ctn_body_add renormalises in double, which can move the last bit of a float quaternion. */

@@ -10,7 +10,7 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/installed" > "$scratch/install.log"
 mv "$scratch/installed" "$scratch/prefix" # relocated: nothing may point at the install prefix
 prefix=$scratch/prefix
-test -f "$prefix/include/catena/catena.h"
+for h in catena core io opencl scenes; do test -f "$prefix/include/catena/$h.h"; done # every public header
 test -f "$prefix/share/man/man1/catena.1" # the man page
 pc=$(find "$prefix" -name catena.pc | head -n 1)
 libdir=$(dirname "$pc")/..
