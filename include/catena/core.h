@@ -247,6 +247,25 @@ CTN_API ctn_world_desc ctn_world_desc_default(void);
  * order them: a program that shares a world between threads serialises its calls itself (a mutex) and
  * retries a refused call that must happen (tests/test_world_busy.c). */
 
+/* Reading functions. Two kinds, said here once:
+ *   - Const and side-effect free (take `const ctn_world *`; not guarded, no error recorded, nothing
+ *     changed): ctn_world_last_error, ctn_world_get_desc, ctn_world_get_stats, ctn_world_body_count,
+ *     ctn_world_joint_count, ctn_world_attachment_count, ctn_world_plane_count, ctn_world_collision_counts,
+ *     ctn_world_id_counts, ctn_world_backend_name, ctn_world_device_name, ctn_world_tag,
+ *     ctn_body_is_valid, ctn_joint_is_valid, ctn_body_id_from_int, ctn_joint_id_from_int, ctn_body_id_in,
+ *     ctn_joint_id_in.
+ *   - Readers that take a non-const world: every other *_get_*, ctn_body_find, ctn_world_body_at,
+ *     ctn_world_joint_at, ctn_curve_constraint_parameter, ctn_world_get_positions / _body_field /
+ *     _joint_errors / _joint_forces / _contacts / _collision / _plane. They are not const, and not free of
+ *     side effects, for three reasons: (1) they claim the world with the busy guard above, so that a read
+ *     never overlaps a step or an edit on another thread (it is refused with CTN_ERR_BUSY instead of
+ *     returning a torn state); (2) they set the world's last error (a refused handle or a NULL output is
+ *     named there) or clear it on success; (3) on the OpenCL backend the first of them after a step copies
+ *     the device's state into the host arrays the readers read (a cache fill, once per step: later reads
+ *     copy nothing, no value a caller can read changes, and the following step does not depend on whether
+ *     it happened). A device failure during that copy is returned as CTN_ERR_DEVICE. Nothing else of the
+ *     world changes. */
+
 /** Creates a world. On failure *out is NULL and, when err is not NULL, a message is written to it. */
 CTN_API ctn_status ctn_world_create(const ctn_world_desc *desc, ctn_world **out, char *err, size_t err_size);
 /** Frees the world and everything it owns (NULL is allowed). */
