@@ -1,4 +1,5 @@
 /* Joints: validation, creation, removal and impulse read-back. Each type's rows are in kernels/ctn_rows.h. */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <math.h>
@@ -216,9 +217,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
-    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED || d->type == CTN_JOINT_PRISMATIC ||
-                       d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST || d->type == CTN_JOINT_GEAR ||
-                       d->type == CTN_JOINT_RACK_PINION;
+    int rigid_needed = ctn__joint_kind_has(d->type, CTN_JK_ANGULAR);
     if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,
                          is_particle(w, a) ? (long long)ctn_body_id_to_int(d->body_a) : (long long)ctn_body_id_to_int(d->body_b));
@@ -266,7 +265,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     } else if (d->implicit) {
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     }
-    if (d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_PRISMATIC || d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST) {
+    if (ctn__joint_kind_has(d->type, CTN_JK_AXIS)) {
         ctn_v3 ax, ax2;
         st = unit_axis(w, d->axis, "joint.axis", &ax);
         if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);

@@ -3,6 +3,7 @@
  * allocating, and keeps a validated description (ctn_scene) that ctn_scene_build (scene_build.c) turns
  * into bodies, shapes, planes and joints. Generators are parsed in scene_generators.c. */
 #define _POSIX_C_SOURCE 200809L
+#include "core/joint_kinds.h"
 #include "io/scene_internal.h"
 
 #include <errno.h>
@@ -89,15 +90,15 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* ---- constraints ---- */
 
-/* The constraint types scene files name (contacts are not part of a scene) and their ctn_joint_type values:
- * the one list, which the messages for a missing or unknown type also print. */
-static const char *const joint_types[] = {"distance",  "ball",       "hinge", "fixed",       "spring", "prismatic",
-                                          "universal", "cone_twist", "gear",  "rack_pinion", "curve",  NULL};
-static const int joint_type_values[] = {CTN_JOINT_DISTANCE,  CTN_JOINT_BALL,      CTN_JOINT_HINGE,      CTN_JOINT_FIXED,
-                                        CTN_JOINT_SPRING,    CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL,  CTN_JOINT_CONE_TWIST,
-                                        CTN_JOINT_GEAR,      CTN_JOINT_RACK_PINION, CTN_JOINT_CURVE};
-_Static_assert(sizeof joint_types / sizeof joint_types[0] == sizeof joint_type_values / sizeof joint_type_values[0] + 1,
-               "a value for every scene joint type");
+/* The constraint types scene files name: the joint-type table's entries marked CTN_JK_SCENE (contacts are
+ * not part of a scene), in enum order; names[] is NULL-terminated for ctn__json_enum and the messages. */
+static int scene_joint_types(const char *names[CTN_JOINT_RACK_PINION + 2], int values[CTN_JOINT_RACK_PINION + 1]) {
+    int n = 0;
+    for (int t = 0; t <= CTN_JOINT_RACK_PINION; ++t)
+        if (ctn__joint_kind_has(t, CTN_JK_SCENE)) names[n] = ctn__joint_kind(t)->name, values[n++] = t;
+    names[n] = NULL;
+    return n;
+}
 
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world, int *out) {
     if (cJSON_IsNumber(v)) {
@@ -176,7 +177,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
 static int parse_frames(pctx *c, const cJSON *j, const char *path, int type, scene_joint *sj) {
     int rq = ctn__json_nonzero_vec(c, j, "rest_orientation", path, 4, sj->rest_orientation);
     if (rq < 0) return 0;
-    if (type != CTN_JOINT_HINGE && type != CTN_JOINT_PRISMATIC && type != CTN_JOINT_UNIVERSAL && type != CTN_JOINT_CONE_TWIST) {
+    if (!ctn__joint_kind_has(type, CTN_JK_AXIS)) {
         sj->has_frames = rq;
         return 1;
     }
@@ -197,6 +198,9 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
+    const char *joint_types[CTN_JOINT_RACK_PINION + 2];
+    int joint_type_values[CTN_JOINT_RACK_PINION + 1];
+    scene_joint_types(joint_types, joint_type_values);
     if (!tv) {
         char list[256] = "";
         for (int k = 0, n = 0; joint_types[k] && n >= 0 && (size_t)n < sizeof list; ++k)
@@ -254,9 +258,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
         ctn__json_path(p, path, "pivot");
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give either \"pivot\" (a world point) or \"anchor_a\"/\"anchor_b\", not both");
     }
-    int rigid = type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED || type == CTN_JOINT_PRISMATIC || type == CTN_JOINT_UNIVERSAL ||
-                type == CTN_JOINT_CONE_TWIST;
-    if ((type == CTN_JOINT_BALL || rigid) && !rp && !ra && !rb)
+    int rigid = ctn__joint_kind_has(type, CTN_JK_ANGULAR | CTN_JK_PIVOT);
+    if (ctn__joint_kind_has(type, CTN_JK_PIVOT) && !rp && !ra && !rb)
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, path, "a %s joint needs \"pivot\" (a world point) or \"anchor_a\" and \"anchor_b\"",
                     ctn_joint_type_name((ctn_joint_type)type));
     /* particle anchors are their centres */
