@@ -46,7 +46,7 @@ static ctn_body_id bead(ctn_world *w, double x, double y, double z, double vx, d
     bd.particle = 1;
     bd.position[0] = x, bd.position[1] = y, bd.position[2] = z;
     bd.velocity[0] = vx, bd.velocity[2] = vz;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     if (ctn_body_add(w, &bd, &id) != CTN_OK) exit(1);
     return id;
 }

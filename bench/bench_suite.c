@@ -185,7 +185,7 @@ static void run_scale(const mode_cfg *m, int work, int n, ctn_backend backend, c
 /* Free end of the last link of a chain hanging along -y (link axis = body x, half length L/2). */
 static double chain_stretch(ctn_world *w, ctn_body_id first, int links) {
     ctn_body_state b;
-    if (ctn_body_get_state(w, first + links - 1, &b) != CTN_OK) return NAN;
+    if (ctn_body_get_state(w, ctn_body_id_offset(first, links - 1), &b) != CTN_OK) return NAN;
     const double *q = b.orientation, v[3] = {0.5 * LINK, 0.0, 0.0};
     double u[3] = {q[1], q[2], q[3]}, t[3], e[3];
     t[0] = 2.0 * (u[1] * v[2] - u[2] * v[1]), t[1] = 2.0 * (u[2] * v[0] - u[0] * v[2]), t[2] = 2.0 * (u[0] * v[1] - u[1] * v[0]);
@@ -208,7 +208,7 @@ static void run_acc(int links, int steps, ctn_solver solver, int iterations, int
     }
     ctn_chain_desc c = ctn_chain_desc_default(links);
     c.direction[0] = 0.0, c.direction[1] = -1.0;
-    ctn_body_id first = 0;
+    ctn_body_id first = CTN_NULL_BODY;
     if (ctn_scene_chain(w, &c, &first) != CTN_OK) {
         snprintf(r->note, sizeof r->note, "scene: %.140s", ctn_world_last_error(w));
         ctn_world_destroy(w);

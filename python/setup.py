@@ -24,9 +24,9 @@ ROOT = os.environ.get("CATENA_SOURCE_DIR") or os.path.dirname(HERE)
 
 
 def header_version():
-    """MAJOR.MINOR.PATCH from include/catena/catena.h, where the version is written once."""
+    """MAJOR.MINOR.PATCH from include/catena/core.h, where the version is written once."""
     parts = {}
-    with open(os.path.join(ROOT, "include", "catena", "catena.h"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "include", "catena", "core.h"), encoding="utf-8") as f:
         for line in f:
             m = re.match(r"#define CATENA_VERSION_(MAJOR|MINOR|PATCH) (\d+)", line)
             if m:

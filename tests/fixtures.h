@@ -8,6 +8,7 @@
 #define CTN_TEST_FIXTURES_H
 
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -41,7 +42,7 @@ static inline ctn_body_id fixture_particle(ctn_world *w, double x, double y, dou
     bd.particle = 1;
     bd.position[0] = x, bd.position[1] = y, bd.position[2] = z;
     bd.velocity[0] = vx;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
     return id;
 }
@@ -87,7 +88,7 @@ static inline double fixture_energy(ctn_world *w, const double g[3]) {
     for (int b = 0; b < ctn_world_body_count(w); ++b) {
         ctn_body_desc d;
         ctn_body_state s;
-        if (ctn_body_get_desc(w, b, &d) != CTN_OK || d.type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, b, &s) != CTN_OK) continue;
+        if (ctn_body_get_desc(w, HBODY(w, b), &d) != CTN_OK || d.type != CTN_BODY_DYNAMIC || ctn_body_get_state(w, HBODY(w, b), &s) != CTN_OK) continue;
         const double *q = s.orientation, *om = s.angular_velocity;
         double v2 = s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] + s.velocity[2] * s.velocity[2];
         e += 0.5 * d.mass * v2 - d.mass * (g[0] * s.position[0] + g[1] * s.position[1] + g[2] * s.position[2]);

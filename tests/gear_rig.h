@@ -34,7 +34,7 @@ static ctn_body_id rig_body(ctn_world *w, double x, double y, double mass, doubl
     bd.position[0] = x, bd.position[1] = y;
     double half[3] = {half_x, half_y, 0.05};
     ctn_inertia_box(mass, half, bd.inertia);
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "body: %s", ctn_world_last_error(w));
     return id;
 }
@@ -44,7 +44,7 @@ static ctn_joint_id rig_gear(ctn_world *w, ctn_joint_type type, ctn_body_id a, c
     d.body_a = a, d.body_b = b;
     memcpy(d.axis2, axis2, sizeof d.axis2); /* axis: +z (the default) */
     d.ratio = ratio;
-    ctn_joint_id id = -1;
+    ctn_joint_id id = CTN_NULL_JOINT;
     CHECK(ctn_joint_add(w, &d, &id) == CTN_OK, "%s joint: %s", ctn_joint_type_name(type), ctn_world_last_error(w));
     return id;
 }

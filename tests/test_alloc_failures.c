@@ -105,21 +105,23 @@ static void capture(ctn_world *w, state *s) {
     put(s, &nj, sizeof nj);
     put(s, live, sizeof live);
     for (int i = 0; i < nb; ++i) {
-        ctn_body_id h = -1;
+        ctn_body_id h = CTN_NULL_BODY;
         if (ctn_world_body_at(w, i, &h) != CTN_OK) continue;
         ctn_body_state b;
         memset(&b, 0, sizeof b);
         ctn_body_get_state(w, h, &b);
-        put(s, &h, sizeof h);
+        int64_t key = ctn_body_id_to_int(h); /* world-free: the compared worlds have different tags */
+        put(s, &key, sizeof key);
         put(s, &b, sizeof b);
     }
     for (int j = 0; j < nj; ++j) {
-        ctn_joint_id h = -1;
+        ctn_joint_id h = CTN_NULL_JOINT;
         if (ctn_world_joint_at(w, j, &h) != CTN_OK) continue;
         double imp[6] = {0};
         int rows = 0;
         ctn_joint_get_impulse(w, h, imp, &rows);
-        put(s, &h, sizeof h);
+        int64_t key = ctn_joint_id_to_int(h);
+        put(s, &key, sizeof key);
         put(s, imp, sizeof imp);
         put(s, &rows, sizeof rows);
     }

@@ -2,6 +2,7 @@
  * names from scene files, ctn_joint_set_rest_length (a winch reeling a weight up), joint forces in
  * newtons (a hanging mass's joint carries m g) and the last error cleared by a successful call. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <string.h>
@@ -65,7 +66,7 @@ static void check_getters(void) {
     double lo = 0, hi = 0, speed = 0, torque = 0;
     CHECK(ctn_joint_get_limits(w, hinge, &on, &lo, &hi) == CTN_OK && on == 1 && lo == -0.5 && hi == 0.25, "limits %d %g %g", on, lo, hi);
     CHECK(ctn_joint_get_motor(w, hinge, &on, &speed, &torque) == CTN_OK && on == 1 && speed == 2.0 && torque == 7.0, "motor");
-    CHECK(ctn_joint_get_desc(w, hinge, &jd) == CTN_OK && jd.type == CTN_JOINT_HINGE && jd.body_a == rigid && jd.body_b == CTN_WORLD, "hinge desc");
+    CHECK(ctn_joint_get_desc(w, hinge, &jd) == CTN_OK && jd.type == CTN_JOINT_HINGE && ID_EQ(jd.body_a, rigid) && ctn_body_is_world(jd.body_b), "hinge desc");
     CHECK_NEAR(jd.axis[2], 1.0, 1e-6, "hinge axis");
     CHECK_NEAR(jd.anchor_a[0], -1.0, 1e-6, "hinge anchor a");
     CHECK_NEAR(jd.compliance, 1e-6, 1e-12, "compliance");
@@ -147,7 +148,7 @@ static void check_joint_force(void) {
     int written = 0;
     CHECK(ctn_world_get_joint_forces(w, all, 2, &written) == CTN_OK && written == 2, "bulk read");
     CHECK(all[6 + 1] == f[1] && all[1] > 0.0, "bulk equals single: %g %g", all[7], f[1]);
-    CHECK(ctn_joint_get_force(w, 7, f, t) == CTN_ERR_NOT_FOUND, "unknown joint");
+    CHECK(ctn_joint_get_force(w, HJOINT(w, 7), f, t) == CTN_ERR_NOT_FOUND, "unknown joint");
     ctn_world_destroy(w);
 }
 
@@ -210,15 +211,15 @@ static void check_names_from_scene(void) {
     ctn_body_add(w, &b, NULL); /* the scene's bodies come after this one */
     CHECK(ctn_scene_build(scene, w) == CTN_OK, "build: %s", ctn_world_last_error(w));
     ctn_scene_free(scene);
-    ctn_body_id bob = -5, anchor = -5;
+    ctn_body_id bob = CTN_NULL_BODY, anchor = CTN_NULL_BODY;
     const char *name = NULL;
-    CHECK(ctn_body_find(w, "bob", &bob) == CTN_OK && bob == 2, "find bob: %d %s", (int)bob, ctn_world_last_error(w));
-    CHECK(ctn_body_find(w, "anchor", &anchor) == CTN_OK && anchor == 1, "find anchor");
+    CHECK(ctn_body_find(w, "bob", &bob) == CTN_OK && ID_INT(bob) == 2, "find bob: %lld %s", ID_INT(bob), ctn_world_last_error(w));
+    CHECK(ctn_body_find(w, "anchor", &anchor) == CTN_OK && ID_INT(anchor) == 1, "find anchor");
     CHECK(ctn_body_get_name(w, bob, &name) == CTN_OK && !strcmp(name, "bob"), "get name");
-    CHECK(ctn_body_get_name(w, 0, &name) == CTN_OK && !strcmp(name, ""), "unnamed body");
+    CHECK(ctn_body_get_name(w, HBODY(w, 0), &name) == CTN_OK && !strcmp(name, ""), "unnamed body");
     CHECK(ctn_body_find(w, "nobody", &bob) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "no body is named 'nobody'"), "missing name");
-    CHECK(ctn_body_set_name(w, 0, "base") == CTN_OK && ctn_body_find(w, "base", &bob) == CTN_OK && bob == 0, "set name");
-    ctn_body_remove(w, 0);
+    CHECK(ctn_body_set_name(w, HBODY(w, 0), "base") == CTN_OK && ctn_body_find(w, "base", &bob) == CTN_OK && ID_INT(bob) == 0, "set name");
+    ctn_body_remove(w, HBODY(w, 0));
     CHECK(ctn_body_find(w, "base", &bob) == CTN_ERR_NOT_FOUND, "a removed body's name goes with it");
     ctn_world_destroy(w);
 }
@@ -227,11 +228,11 @@ static void check_names_from_scene(void) {
 static void check_last_error(void) {
     ctn_world *w = cpu_world(CTN_SOLVER_GS);
     ctn_body_state s;
-    CHECK(ctn_body_get_state(w, 42, &s) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "42"), "failure recorded");
+    CHECK(ctn_body_get_state(w, HBODY(w, 42), &s) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "42"), "failure recorded");
     ctn_body_desc b = ctn_body_desc_default();
     ctn_body_id id;
     CHECK(ctn_body_add(w, &b, &id) == CTN_OK && !strcmp(ctn_world_last_error(w), ""), "cleared by a success: '%s'", ctn_world_last_error(w));
-    CHECK(ctn_body_get_state(w, 42, &s) == CTN_ERR_NOT_FOUND, "failure again");
+    CHECK(ctn_body_get_state(w, HBODY(w, 42), &s) == CTN_ERR_NOT_FOUND, "failure again");
     CHECK(ctn_world_step(w) == CTN_OK && !strcmp(ctn_world_last_error(w), ""), "cleared by a step: '%s'", ctn_world_last_error(w));
     ctn_world_destroy(w);
 }

@@ -5,6 +5,7 @@
  * to world points further apart than its length is refused by name with the world unchanged.
  * `test_assemble opencl` runs the OpenCL comparison only (exit 77 without a device). */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -31,7 +32,7 @@ static ctn_body_id add_body(ctn_world *w, int particle, const double p[3], doubl
     for (int k = 0; k < 3; ++k) bd.position[k] = p[k];
     bd.orientation[0] = cos(angle_z / 2), bd.orientation[3] = sin(angle_z / 2);
     for (int k = 0; k < 3; ++k) bd.inertia[k] = mass * 0.1;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "body: %s", ctn_world_last_error(w));
     return id;
 }
@@ -41,7 +42,7 @@ static ctn_joint_id add_joint(ctn_world *w, ctn_joint_type type, ctn_body_id a, 
     ctn_joint_desc j = ctn_joint_desc_default(type);
     j.body_a = a, j.body_b = b, j.rest_length = rest;
     for (int k = 0; k < 3; ++k) j.anchor_a[k] = pa[k], j.anchor_b[k] = pb[k];
-    ctn_joint_id id = -1;
+    ctn_joint_id id = CTN_NULL_JOINT;
     CHECK(ctn_joint_add(w, &j, &id) == CTN_OK, "joint: %s", ctn_world_last_error(w));
     return id;
 }
@@ -132,7 +133,7 @@ static ctn_world *chain(ctn_backend backend, int threads, int n, double L, ctn_b
         memcpy(bd.position, c, sizeof c);
         ctn_body_id id;
         CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "link: %s", ctn_world_last_error(w));
-        add_joint(w, CTN_JOINT_BALL, id, mhalf, prev, prev == CTN_WORLD ? z : half, -1);
+        add_joint(w, CTN_JOINT_BALL, id, mhalf, prev, ctn_body_is_world(prev) ? z : half, -1);
         prev = id;
     }
     *last = prev;
@@ -237,8 +238,8 @@ static void check_impossible(void) {
     printf("impossible rod: %s (%s)\n", ctn_status_name(s), msg);
     CHECK(s == CTN_ERR_INVALID_ARGUMENT, "refused with %s", ctn_status_name(s));
     char h0[32], h1[32];
-    snprintf(h0, sizeof h0, "joint %lld ", (long long)j0);
-    snprintf(h1, sizeof h1, "joint %lld ", (long long)j1);
+    snprintf(h0, sizeof h0, "joint %lld ", ID_INT(j0));
+    snprintf(h1, sizeof h1, "joint %lld ", ID_INT(j1));
     CHECK(strstr(msg, h0) && strstr(msg, h1), "the message names both pins: %s", msg);
     CHECK(r.open_joints == 2 && fabs(r.max_gap - 0.1) < 1e-3, "report: %d open, %g m (the least-squares split 0.1 m each)", r.open_joints,
           r.max_gap);
@@ -258,7 +259,7 @@ static void check_invalid(void) {
           ctn_world_last_error(w));
     ctn_assemble_target t;
     memset(&t, 0, sizeof t);
-    t.body = 42, t.weight = 1.0;
+    t.body = HBODY(w, 42), t.weight = 1.0;
     d = ctn_assemble_desc_default();
     d.targets = &t, d.target_count = 1;
     CHECK(ctn_world_assemble(w, &d, NULL) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "targets[0].body"), "%s",

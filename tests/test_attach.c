@@ -4,6 +4,7 @@
  * detach / removal / a checkpoint round trip, and refuses bad input leaving the world unchanged.
  * `test_attach opencl` runs the rope on both backends and compares (exits 77 without an OpenCL device). */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -25,7 +26,7 @@ static ctn_world *make_world(ctn_backend backend, ctn_solver solver) {
 }
 
 static ctn_body_id add_body(ctn_world *w, ctn_body_desc *bd) {
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, bd, &id) == CTN_OK, "body: %s", ctn_world_last_error(w));
     return id;
 }
@@ -185,7 +186,7 @@ static void test_period(void) {
  * the bar; *first the rope's first particle. */
 static ctn_body_id rope_scene(ctn_world *w, int links, ctn_body_id *first, int weld) {
     ctn_body_id bar = add_bar(w, BAR_HALF);
-    ctn_body_id prev = -1;
+    ctn_body_id prev = CTN_NULL_BODY;
     for (int k = 0; k < links; ++k) {
         ctn_body_id p = add_particle(w, 0.05, 2 * BAR_HALF, -0.1 * k);
         if (k == 0) {
@@ -236,7 +237,7 @@ static void test_rope(void) {
               *jnt = make_world(CTN_BACKEND_CPU, CTN_SOLVER_AUTO);
     CHECK(w && alone && jnt, "worlds");
     if (!w || !alone || !jnt) return;
-    ctn_body_id first = -1, first_j = -1, bar = rope_scene(w, 10, &first, 1), bar_alone = add_bar(alone, BAR_HALF);
+    ctn_body_id first = CTN_NULL_BODY, first_j = CTN_NULL_BODY, bar = rope_scene(w, 10, &first, 1), bar_alone = add_bar(alone, BAR_HALF);
     rope_scene(jnt, 10, &first_j, 0);
     double e0 = energy(w), worst_gap = 0.0, drift = 0.0, e_max = e0, differ = 0.0, tip[3] = {BAR_HALF, 0.0, 0.0};
     for (int step = 0; step < 300; ++step) {
@@ -275,14 +276,14 @@ static void test_lifecycle(void) {
     ctn_world *w = make_world(CTN_BACKEND_CPU, CTN_SOLVER_AUTO);
     CHECK(w != NULL, "world");
     if (!w) return;
-    ctn_body_id first = -1, bar = rope_scene(w, 4, &first, 1);
+    ctn_body_id first = CTN_NULL_BODY, bar = rope_scene(w, 4, &first, 1);
     for (int step = 0; step < 30; ++step) CHECK(ctn_world_step(w) == CTN_OK, "step: %s", ctn_world_last_error(w));
     /* removing the master is refused while the rope hangs on it */
     CHECK(ctn_body_remove(w, bar) == CTN_ERR_IN_USE, "remove master: %s", ctn_world_last_error(w));
-    ctn_body_id master = 0;
+    ctn_body_id master = CTN_NULL_BODY;
     double local[3];
-    CHECK(ctn_attach_get(w, first, &master, local) == CTN_OK && master == bar && fabs(local[0] - BAR_HALF) < 1e-9,
-          "attach_get: %lld (%g)", (long long)master, local[0]);
+    CHECK(ctn_attach_get(w, first, &master, local) == CTN_OK && ID_EQ(master, bar) && fabs(local[0] - BAR_HALF) < 1e-9,
+          "attach_get: %lld (%g)", ID_INT(master), local[0]);
 
     /* checkpoint round trip: the loaded world steps bitwise like the saved one */
     const char *path = "test_attach.ckpt";
@@ -296,9 +297,9 @@ static void test_lifecycle(void) {
         int same = 1;
         for (int step = 0; step < 60; ++step) {
             CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(r) == CTN_OK, "step %d", step);
-            for (ctn_body_id b = 0; b < 5; ++b) {
+            for (int b = 0; b < 5; ++b) {
                 ctn_body_state s1, s2;
-                get_state(w, b, &s1), get_state(r, b, &s2);
+                get_state(w, HBODY(w, b), &s1), get_state(r, HBODY(r, b), &s2);
                 same = same && !memcmp(&s1, &s2, sizeof s1);
             }
         }
@@ -312,7 +313,7 @@ static void test_lifecycle(void) {
     CHECK(ctn_attach_remove(w, first) == CTN_OK, "detach: %s", ctn_world_last_error(w));
     CHECK(ctn_world_attachment_count(w) == 0, "count after detach");
     CHECK(ctn_attach_remove(w, first) == CTN_ERR_INVALID_ARGUMENT, "second detach");
-    CHECK(ctn_attach_get(w, first, &master, NULL) == CTN_OK && master == CTN_WORLD, "not attached any more");
+    CHECK(ctn_attach_get(w, first, &master, NULL) == CTN_OK && ctn_body_is_world(master), "not attached any more");
     get_state(w, first, &after);
     CHECK(!memcmp(&before, &after, sizeof before), "detach keeps the state");
     for (int step = 0; step < 30; ++step) CHECK(ctn_world_step(w) == CTN_OK, "step: %s", ctn_world_last_error(w));
@@ -336,7 +337,7 @@ static void test_lifecycle(void) {
 static void expect_fail(ctn_world *w, ctn_body_id body, ctn_body_id master, const double *local, ctn_status want, const char *words) {
     int before = ctn_world_attachment_count(w);
     ctn_status s = ctn_attach_point(w, body, master, local);
-    CHECK(s == want, "attach %lld -> %lld: %s (%s)", (long long)body, (long long)master, ctn_status_name(s), ctn_world_last_error(w));
+    CHECK(s == want, "attach %lld -> %lld: %s (%s)", ID_INT(body), ID_INT(master), ctn_status_name(s), ctn_world_last_error(w));
     CHECK(strstr(ctn_world_last_error(w), words) != NULL, "message lacks '%s': %s", words, ctn_world_last_error(w));
     CHECK(ctn_world_attachment_count(w) == before, "world changed");
 }
@@ -416,9 +417,9 @@ static void test_scene(void) {
     int same = 1;
     for (int step = 0; step < 100; ++step) {
         CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(r) == CTN_OK, "step %d", step);
-        for (ctn_body_id b = 0; b < 3; ++b) {
+        for (int b = 0; b < 3; ++b) {
             ctn_body_state s1, s2;
-            get_state(w, b, &s1), get_state(r, b, &s2);
+            get_state(w, HBODY(w, b), &s1), get_state(r, HBODY(r, b), &s2);
             same = same && !memcmp(&s1, &s2, sizeof s1);
         }
     }
@@ -477,15 +478,15 @@ static int test_opencl(void) {
             ctn_world_destroy(ocl);
             continue;
         }
-        ctn_body_id f1 = -1, f2 = -1;
+        ctn_body_id f1 = CTN_NULL_BODY, f2 = CTN_NULL_BODY;
         rope_scene(cpu, 10, &f1, 1);
         rope_scene(ocl, 10, &f2, 1);
         double worst = 0.0;
         for (int step = 0; step < 120; ++step) {
             CHECK(ctn_world_step(cpu) == CTN_OK && ctn_world_step(ocl) == CTN_OK, "step %d: %s", step, ctn_world_last_error(ocl));
-            for (ctn_body_id b = 0; b < 11; ++b) {
+            for (int b = 0; b < 11; ++b) {
                 ctn_body_state a, o;
-                get_state(cpu, b, &a), get_state(ocl, b, &o);
+                get_state(cpu, HBODY(cpu, b), &a), get_state(ocl, HBODY(ocl, b), &o);
                 worst = fmax(worst, dist3(a.position, o.position));
             }
         }

@@ -58,11 +58,11 @@ static void check_ring(void) {
     ctn_world *w = make(CTN_BACKEND_CPU);
     ctn_chain_desc c = ctn_chain_desc_default(40);
     c.particles = 1;
-    ctn_body_id first = 0;
+    ctn_body_id first = CTN_NULL_BODY;
     CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
     j.body_a = first;
-    j.body_b = first + 39;
+    j.body_b = ctn_body_id_offset(first, 39);
     j.rest_length = 39 * c.link_length;
     CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(run(w, 2, NULL) == CTN_SOLVER_DIRECT, "ring of 40 -> direct");
@@ -73,7 +73,7 @@ static void check_ring(void) {
 static void check_follows_topology(void) {
     ctn_world *w = make(CTN_BACKEND_CPU);
     ctn_chain_desc c = ctn_chain_desc_default(20);
-    ctn_body_id first = 0;
+    ctn_body_id first = CTN_NULL_BODY;
     CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(run(w, 1, NULL) == CTN_SOLVER_GS, "20 links -> gs");
     /* hang 20 more links below the last one: 40 in a path */
@@ -82,8 +82,8 @@ static void check_follows_topology(void) {
     CHECK(ctn_scene_chain(w, &more, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_BALL);
     double pivot[3] = {20 * c.link_length, 0, 0};
-    j.body_a = first + 20;
-    j.body_b = first + 19;
+    j.body_a = ctn_body_id_offset(first, 20);
+    j.body_b = ctn_body_id_offset(first, 19);
     CHECK(ctn_joint_desc_set_pivot(w, &j, pivot, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(run(w, 1, NULL) == CTN_SOLVER_DIRECT, "40 links -> direct after the topology change");

@@ -2,6 +2,7 @@
  * the world unchanged, static bodies stay put, and the per-joint errors' maximum is ctn_world_measure's. */
 #include "check.h"
 #include <catena/catena.h>
+#include "ids.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static void test_round_trip(void) {
         /* positions are two floats (~2^-48 relative), the other fields float32 */
         CHECK(worst <= (f == CTN_BODY_POSITION ? 1e-12 : 1e-6), "field %d round trip: worst difference %g", f, worst);
         ctn_body_state s;
-        ctn_body_get_state(w, 3, &s);
+        ctn_body_get_state(w, HBODY(w, 3), &s);
         const double *one = f == CTN_BODY_POSITION ? s.position
                             : f == CTN_BODY_ORIENTATION ? s.orientation
                             : f == CTN_BODY_VELOCITY ? s.velocity
@@ -128,7 +129,7 @@ static void test_joint_errors(void) {
     for (int j = 0; j < n; ++j) g = fmax(g, gap[j]), a = fmax(a, angle[j]);
     CHECK(g == max_gap && g > 0.0, "largest gap %g equals ctn_world_measure's %g", g, max_gap);
     CHECK(a == max_angle, "largest angle %g equals %g", a, max_angle);
-    ctn_joint_remove(w, LINKS - 1);
+    ctn_joint_remove(w, HJOINT(w, LINKS - 1));
     CHECK(ctn_world_get_joint_errors(w, gap, NULL, LINKS, NULL) == CTN_OK && gap[LINKS - 1] == 0.0, "removed joint reads 0");
     CHECK(ctn_world_get_joint_errors(w, NULL, NULL, LINKS, NULL) == CTN_ERR_INVALID_ARGUMENT, "no output refused");
     ctn_world_destroy(w);

@@ -77,9 +77,9 @@ static double chain_gap(const setting *s, double kick, double *ms_per_step) {
     if (kick != 0.0) {
         for (int i = 0; i < 100; ++i) {
             ctn_body_state st;
-            ctn_body_get_state(w, first + i, &st);
+            ctn_body_get_state(w, ctn_body_id_offset(first, i), &st);
             st.velocity[0] = kick * (i + 0.5) / 100.0;
-            ctn_body_set_state(w, first + i, &st);
+            ctn_body_set_state(w, ctn_body_id_offset(first, i), &st);
         }
     }
     double worst = 0.0, ms = 0.0;

@@ -5,6 +5,7 @@
  * versions are refused with a message that says so; every header byte is inside the checksum. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -100,7 +101,7 @@ static void pile_resumes_bitwise(const char *dir) {
 static ctn_body_id add_ball(ctn_world *w, double x) {
     ctn_body_desc b = ctn_body_desc_default();
     b.position[0] = x;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &b, &id) == CTN_OK, "%s", ctn_world_last_error(w));
     return id;
 }
@@ -134,21 +135,24 @@ static void handles_and_names_resume(const char *dir) {
         ctn_world_destroy(w);
         return;
     }
-    ctn_body_id found = -1;
-    CHECK(ctn_body_find(r, "anchor", &found) == CTN_OK && found == b[4], "name after load: %lld", (long long)found);
+    ctn_body_id found = CTN_NULL_BODY;
+    CHECK(ctn_body_find(r, "anchor", &found) == CTN_OK && ID_EQ(found, ID_IN(r, b[4])), "name after load: %lld", ID_INT(found));
     ctn_body_state s;
-    CHECK(ctn_body_get_state(r, b[3], &s) == CTN_ERR_NOT_FOUND, "the removed body stays removed");
+    CHECK(ctn_body_get_state(r, b[4], &s) == CTN_ERR_INVALID_ARGUMENT, "the saved world's handles are not the loaded world's");
+    CHECK(ctn_body_get_state(r, ID_IN(r, b[4]), &s) == CTN_OK, "the saved world's slot and generation name the body in the loaded one");
+    CHECK(ctn_body_get_state(r, ID_IN(r, b[3]), &s) == CTN_ERR_NOT_FOUND, "the removed body stays removed");
     double imp[6];
-    CHECK(ctn_joint_get_impulse(r, j[2], imp, NULL) == CTN_ERR_NOT_FOUND, "the removed joint's handle stays stale");
-    CHECK(ctn_contact_remove(r, contact) == CTN_OK && ctn_contact_remove(w, contact) == CTN_OK, "the user contact came along");
+    CHECK(ctn_joint_get_impulse(r, ID_IN(r, j[2]), imp, NULL) == CTN_ERR_NOT_FOUND, "the removed joint's handle stays stale");
+    CHECK(ctn_contact_remove(r, ID_IN(r, contact)) == CTN_OK && ctn_contact_remove(w, contact) == CTN_OK, "the user contact came along");
     /* the next adds reuse the same free slots with the same generations in both worlds */
     ctn_body_id nw = add_ball(w, 9), nr = add_ball(r, 9);
-    CHECK(nw == nr && ctn_handle_generation(nr) == 1, "next body handle %lld vs %lld", (long long)nw, (long long)nr);
+    CHECK(ID_INT(nw) == ID_INT(nr) && ctn_body_generation(nr) == 1, "next body handle %lld vs %lld", ID_INT(nw), ID_INT(nr));
     jd.body_a = b[0], jd.body_b = b[5];
-    ctn_joint_id jw = -1, jr = -2;
+    ctn_joint_id jw = CTN_NULL_JOINT, jr = CTN_NULL_JOINT;
     ctn_joint_add(w, &jd, &jw);
+    jd.body_a = ID_IN(r, b[0]), jd.body_b = ID_IN(r, b[5]);
     ctn_joint_add(r, &jd, &jr);
-    CHECK(jw == jr && ctn_handle_generation(jr) == 1, "next joint handle %lld vs %lld", (long long)jw, (long long)jr);
+    CHECK(ID_INT(jw) == ID_INT(jr) && ctn_joint_generation(jr) == 1, "next joint handle %lld vs %lld", ID_INT(jw), ID_INT(jr));
     ctn_world_destroy(w);
     ctn_world_destroy(r);
     remove(path);

@@ -6,6 +6,7 @@
  * bitwise); a checkpoint written before shapes had groups still loads (group 0); scene files read and
  * write "group". The URDF checks exit 77 (skipped) in a build without urdfdom. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -100,14 +101,14 @@ static void check_scene_json(void) {
     ctn_world *w = cpu_world(NULL);
     CHECK(ctn_scene_load_json(w, path, err, sizeof err) == CTN_OK, "%s", err);
     ctn_shape_desc a, b;
-    ctn_body_get_shape(w, 0, &a);
-    ctn_body_get_shape(w, 1, &b);
+    ctn_body_get_shape(w, HBODY(w, 0), &a);
+    ctn_body_get_shape(w, HBODY(w, 1), &b);
     CHECK(a.group == 7 && b.group == 0, "scene groups: %d, %d", a.group, b.group);
     CHECK(ctn_scene_save_json(w, saved) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world *r = cpu_world(NULL);
     CHECK(ctn_scene_load_json(r, saved, err, sizeof err) == CTN_OK, "%s", err);
-    ctn_body_get_shape(r, 0, &a);
-    ctn_body_get_shape(r, 1, &b);
+    ctn_body_get_shape(r, HBODY(r, 0), &a);
+    ctn_body_get_shape(r, HBODY(r, 1), &b);
     CHECK(a.group == 7 && b.group == 0, "saved and loaded scene groups: %d, %d", a.group, b.group);
     f = fopen(path, "w");
     fputs("{\"bodies\": [{\"mass\": 1, \"shape\": {\"sphere\": 0.1, \"group\": -2}}]}\n", f);
@@ -139,9 +140,9 @@ static void check_old_checkpoint(void) {
     if (!w) return;
     int shapes = 0, planes = 0, grouped = 0;
     ctn_world_collision_counts(w, &shapes, &planes);
-    for (ctn_body_id b = 0; b < ctn_world_body_count(w); ++b) {
+    for (int b = 0; b < ctn_world_body_count(w); ++b) {
         ctn_shape_desc s;
-        if (ctn_body_get_shape(w, b, &s) == CTN_OK) grouped += s.group != 0;
+        if (ctn_body_get_shape(w, HBODY(w, b), &s) == CTN_OK) grouped += s.group != 0;
     }
     CHECK(shapes >= 6 && planes >= 1 && grouped == 0, "old pile: %d shapes, %d planes, %d in a group", shapes, planes, grouped);
     for (int s = 0; s < 10; ++s) CHECK(ctn_world_step(w) == CTN_OK, "old pile step %d: %s", s, ctn_world_last_error(w));
@@ -167,10 +168,10 @@ static int snake_run(int self_collision, int steps, ctn_solver solver, int *cont
     }
     CHECK(st == CTN_OK, "snake_50.urdf: %s", msg);
     ctn_shape_desc s;
-    ctn_body_get_shape(w, 0, &s);
+    ctn_body_get_shape(w, HBODY(w, 0), &s);
     int g0 = s.group, same = 1;
-    for (ctn_body_id b = 1; b < 50; ++b) {
-        ctn_body_get_shape(w, b, &s);
+    for (int b = 0; b < 50; ++b) {
+        ctn_body_get_shape(w, HBODY(w, b), &s);
         same &= s.group == g0;
     }
     CHECK(same && (self_collision ? g0 == 0 : g0 == 1), "self_collision %d: the links' group is %d (every link the same: %d)", self_collision,
@@ -217,7 +218,7 @@ static int check_snake(void) {
     ctn_scene_load_urdf(w, CATENA_SOURCE_DIR "/examples/snake_50.urdf", msg, sizeof msg);
     CHECK(ctn_scene_load_urdf(w, CATENA_SOURCE_DIR "/examples/snake_50.urdf", msg, sizeof msg) == CTN_OK, "%s", msg);
     ctn_shape_desc s;
-    ctn_body_get_shape(w, 99, &s);
+    ctn_body_get_shape(w, HBODY(w, 99), &s);
     CHECK(s.group == 2, "the second robot's group: %d", s.group);
     CHECK(ctn_scene_load_urdf_ex(w, CATENA_SOURCE_DIR "/examples/snake_50.urdf", 2, msg, sizeof msg) == CTN_ERR_INVALID_ARGUMENT &&
               strstr(msg, "self_collision") && ctn_world_body_count(w) == 100,
@@ -244,7 +245,7 @@ static void check_checkpoint_keeps_group(void) {
         return;
     }
     ctn_shape_desc s;
-    ctn_body_get_shape(r, 49, &s);
+    ctn_body_get_shape(r, HBODY(r, 49), &s);
     CHECK(s.group == 1, "the loaded link's group: %d", s.group);
     for (int k = 0; k < 40; ++k) {
         CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));

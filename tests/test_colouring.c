@@ -15,6 +15,7 @@
  * - recolouring only when the topology changes;
  * - the time to colour 1 M joints (printed, not asserted). */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "core/world.h"
 
@@ -91,7 +92,7 @@ static ctn_body_id add_body(ctn_world *w, ctn_body_type type, double x, double y
     ctn_body_desc b = ctn_body_desc_default();
     b.type = type;
     b.position[0] = x, b.position[1] = y;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &b, &id) == CTN_OK, "%s", ctn_world_last_error(w));
     return id;
 }
@@ -154,7 +155,7 @@ int main(void) {
         }
         int dmax = 0;
         for (int i = 0; i < nb; ++i)
-            if ((w->props[ids[i]].flags & CTN_BODY_FLAG_DYNAMIC) && degree[i] > dmax) dmax = degree[i];
+            if ((w->props[ctn_body_index(ids[i])].flags & CTN_BODY_FLAG_DYNAMIC) && degree[i] > dmax) dmax = degree[i];
         int nc = check_topology(w, "random graph");
         CHECK(nc <= 2 * dmax - 1, "random graph: %d colours > 2 dmax - 1 = %d", nc, 2 * dmax - 1);
         CHECK(w->topo.colour_offsets[nc + 1] - w->topo.colour_offsets[nc] == 0, "random graph: unexpected overflow");
@@ -169,7 +170,7 @@ int main(void) {
         for (int i = 0; i < 50; ++i) {
             ctn_body_id d = add_body(w, CTN_BODY_DYNAMIC, 1.0 + i, 0.0);
             add_ball(w, d, s);
-            add_ball(w, d == 0 ? s : k, d);
+            add_ball(w, ctn_body_index(d) == 0 ? s : k, d);
             add_ball(w, d, CTN_WORLD);
         }
         int nc = check_topology(w, "static hub");
@@ -199,9 +200,9 @@ int main(void) {
         CHECK(overflow == 101 - budget, "star: overflow %d", overflow);
         /* the solve still works: it spins without falling apart */
         ctn_body_state st;
-        ctn_body_get_state(w, 1, &st);
+        ctn_body_get_state(w, HBODY(w, 1), &st);
         st.velocity[2] = 1.0;
-        ctn_body_set_state(w, 1, &st);
+        ctn_body_set_state(w, HBODY(w, 1), &st);
         for (int s = 0; s < 60; ++s) CHECK(ctn_world_step(w) == CTN_OK, "star step: %s", ctn_world_last_error(w));
         ctn_step_stats stats;
         ctn_world_get_stats(w, &stats);
@@ -225,16 +226,16 @@ int main(void) {
         ctn_world_get_stats(w, &st);
         CHECK(st.ms_colour == 0.0, "colour time reported without recolouring");
         double before[6], after[6];
-        ctn_joint_get_impulse(w, 3, before, NULL);
+        ctn_joint_get_impulse(w, HJOINT(w, 3), before, NULL);
         ctn_body_id extra = add_body(w, CTN_BODY_DYNAMIC, 5, 5);
-        add_ball(w, extra, first + 9);
+        add_ball(w, extra, ctn_body_id_offset(first, 9));
         CHECK(w->topology_dirty, "adding a joint must mark the topology dirty");
         CHECK(ctn__topology_build(w) == CTN_OK, "%s", ctn_world_last_error(w));
         CHECK(w->topology_version == v0 + 1, "one rebuild expected");
-        ctn_joint_get_impulse(w, 3, after, NULL);
+        ctn_joint_get_impulse(w, HJOINT(w, 3), after, NULL);
         CHECK(memcmp(before, after, sizeof before) == 0, "warm-start impulses lost in the rebuild");
         check_topology(w, "after adding a joint");
-        CHECK(ctn_joint_remove(w, 5) == CTN_OK, "%s", ctn_world_last_error(w));
+        CHECK(ctn_joint_remove(w, HJOINT(w, 5)) == CTN_OK, "%s", ctn_world_last_error(w));
         check_topology(w, "after removing a joint");
         ctn_world_destroy(w);
     }

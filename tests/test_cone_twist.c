@@ -8,6 +8,7 @@
  * the same. The OpenCL half exits 77 (skipped) when this build or machine has no OpenCL device. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 #include "opencl_lsan.h"
@@ -42,12 +43,12 @@ static double check_kick(ctn_backend backend, ctn_solver solver, const char *nam
     CHECK(w != NULL, "%s: world", name);
     if (!w) return 0.0;
     ctn_body_state s;
-    ctn_body_get_state(w, 0, &s);
+    ctn_body_get_state(w, HBODY(w, 0), &s);
     s.angular_velocity[0] = 1.5, s.angular_velocity[2] = 4.0;
     s.velocity[0] = 4.0 * 0.5, s.velocity[2] = -1.5 * 0.5; /* w x r at the centre, r = (0, -0.5, 0): the pivot stays */
-    CHECK(ctn_body_set_state(w, 0, &s) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_body_set_state(w, HBODY(w, 0), &s) == CTN_OK, "%s", ctn_world_last_error(w));
     const double f[3] = {0, 0, 0}, torque[3] = {0, -0.2, 0}; /* about the twist axis (down): twists towards +0.3 */
-    ctn_body_set_force(w, 0, f, torque);
+    ctn_body_set_force(w, HBODY(w, 0), f, torque);
     double swing = 0.0, twist = 0.0, max_swing = 0.0, max_twist = 0.0, min_twist = 0.0, gap = 0.0;
     int reached_cone = 0;
     for (int i = 0; i < 120; ++i) {
@@ -83,11 +84,11 @@ static void check_outside(ctn_backend backend, ctn_solver solver, const char *na
     CHECK(w != NULL, "%s: world", name);
     if (!w) return;
     ctn_body_state s;
-    ctn_body_get_state(w, 0, &s);
+    ctn_body_get_state(w, HBODY(w, 0), &s);
     const double a = 1.0;
     s.orientation[0] = cos(0.5 * a), s.orientation[3] = sin(0.5 * a);
     s.position[0] = 0.5 * sin(a), s.position[1] = -0.5 * cos(a);
-    CHECK(ctn_body_set_state(w, 0, &s) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_body_set_state(w, HBODY(w, 0), &s) == CTN_OK, "%s", ctn_world_last_error(w));
     double swing;
     ctn_joint_get_swing(w, j, &swing);
     CHECK(fabs(swing - a) < 1e-5, "%s: released at swing %g, set %g", name, swing, a);
@@ -120,20 +121,20 @@ static void check_api_and_scene(void) {
     ctn_world_destroy(w);
     w = rod(CTN_BACKEND_CPU, CTN_SOLVER_GS, &j);
     ctn_body_state s;
-    ctn_body_get_state(w, 0, &s);
+    ctn_body_get_state(w, HBODY(w, 0), &s);
     s.angular_velocity[2] = 4.0, s.velocity[0] = 2.0;
-    ctn_body_set_state(w, 0, &s);
+    ctn_body_set_state(w, HBODY(w, 0), &s);
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.solver = CTN_SOLVER_GS; /* as the saved world: the same solver steps both */
     ctn_world *back = fixture_scene_reload(w, &d);
-    CHECK(ctn_joint_get_swing_limit(back, 0, &on, &v) == CTN_OK && on && v == SWING, "reloaded swing limit %d %g", on, v);
-    CHECK(ctn_joint_get_limits(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == (float)-TWIST && hi == (float)TWIST, "reloaded twist limits %d [%g, %g]", on,
+    CHECK(ctn_joint_get_swing_limit(back, HJOINT(back, 0), &on, &v) == CTN_OK && on && v == SWING, "reloaded swing limit %d %g", on, v);
+    CHECK(ctn_joint_get_limits(back, HJOINT(back, 0), &on, &lo, &hi) == CTN_OK && on && lo == (float)-TWIST && hi == (float)TWIST, "reloaded twist limits %d [%g, %g]", on,
           lo, hi);
     fixture_step_both(w, back, 30);
     ctn_body_state a, b;
-    ctn_body_get_state(w, 0, &a);
-    ctn_body_get_state(back, 0, &b);
+    ctn_body_get_state(w, HBODY(w, 0), &a);
+    ctn_body_get_state(back, HBODY(back, 0), &b);
     CHECK(a.position[0] == b.position[0] && a.orientation[3] == b.orientation[3], "reloaded rod at x %.9g (q.z %.9g), saved one %.9g (%.9g)",
           b.position[0], b.orientation[3], a.position[0], a.orientation[3]);
     ctn_world_destroy(w);

@@ -1,6 +1,7 @@
 /* Contacts: a box resting on a plane, a sphere on a slope (stick / slide / roll), user-supplied
  * contacts, and the sign of the normal impulses (contacts never pull). */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -30,7 +31,7 @@ static int check_contacts(ctn_world *w, const char *what) {
         double ln = ci[i].impulse[0], lt = hypot(ci[i].impulse[1], ci[i].impulse[2]);
         double ln_api[6];
         int rows = 0;
-        CHECK(ctn_joint_get_impulse(w, ci[i].joint, ln_api, &rows) == CTN_OK && rows == 3, "impulse of contact %lld", (long long)ci[i].joint);
+        CHECK(ctn_joint_get_impulse(w, ci[i].joint, ln_api, &rows) == CTN_OK && rows == 3, "impulse of contact %lld", ID_INT(ci[i].joint));
         if (ln_api[0] < 0.0 || ln < 0.0) bad_n++;
         if (lt > ci[i].friction * ln * (1.0 + 1e-5) + 1e-9) bad_t++;
     }
@@ -152,7 +153,7 @@ static void test_user_contacts(void) {
     cd.body_b = CTN_WORLD;
     cd.point[1] = 0.0;
     cd.depth = 0.0;
-    ctn_joint_id c = -1;
+    ctn_joint_id c = CTN_NULL_JOINT;
     /* validation */
     cd.normal[1] = 0.0;
     CHECK(ctn_contact_add(w, &cd, &c) == CTN_ERR_INVALID_ARGUMENT, "zero normal accepted");
@@ -160,7 +161,7 @@ static void test_user_contacts(void) {
     cd.friction = -1.0;
     CHECK(ctn_contact_add(w, &cd, &c) == CTN_ERR_INVALID_ARGUMENT, "negative friction accepted");
     cd.friction = 0.5;
-    cd.body_b = 99;
+    cd.body_b = HBODY(w, 99);
     CHECK(ctn_contact_add(w, &cd, &c) == CTN_ERR_NOT_FOUND, "unknown body accepted");
     cd.body_b = CTN_WORLD;
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_CONTACT);
@@ -215,7 +216,7 @@ static void test_shape_api(void) {
     sh = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
     sh.radius = -1.0;
     CHECK(ctn_body_set_shape(w, p, &sh) == CTN_ERR_INVALID_ARGUMENT, "negative radius accepted");
-    CHECK(ctn_body_set_shape(w, 42, &sh) == CTN_ERR_NOT_FOUND, "unknown body accepted");
+    CHECK(ctn_body_set_shape(w, HBODY(w, 42), &sh) == CTN_ERR_NOT_FOUND, "unknown body accepted");
     const double zero[3] = {0, 0, 0};
     CHECK(ctn_world_add_plane(w, zero, 0.0, 0.5, 0.0, NULL) == CTN_ERR_INVALID_ARGUMENT, "zero plane normal accepted");
     ctn_collision_desc cd = ctn_collision_desc_default();

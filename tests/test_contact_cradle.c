@@ -1,6 +1,7 @@
 /* Newton's cradle with contacts and restitution 1: the raised ball stops at the impact and the
  * last ball leaves with its speed; the middle balls stay put; contacts never pull. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -22,7 +23,7 @@ int main(void) {
         for (int k = 0; k < n && k < 16; ++k) pulls += ci[k].impulse[0] < 0.0;
         for (int b = 0; b < 5; ++b) {
             ctn_body_state s;
-            ctn_body_get_state(w, b, &s);
+            ctn_body_get_state(w, HBODY(w, b), &s);
             v[b] = s.velocity[0];
         }
         if (v[0] > u) u = v[0]; /* impact speed: the first ball's largest speed */
@@ -33,7 +34,7 @@ int main(void) {
     for (int b = 1; b < 4; ++b) CHECK(fabs(v[b]) < 0.05 * u, "middle ball %d moves at %g m/s", b, v[b]);
     /* the last ball left with (almost) the impact speed; 40 steps in it has risen a little */
     ctn_body_state last;
-    ctn_body_get_state(w, 4, &last);
+    ctn_body_get_state(w, HBODY(w, 4), &last);
     double speed = sqrt(last.velocity[0] * last.velocity[0] + last.velocity[1] * last.velocity[1]);
     double energy = 0.5 * speed * speed + 9.81 * (last.position[1] + 1.0);
     CHECK(fabs(energy - 0.5 * u * u) < 0.05 * 0.5 * u * u, "last ball energy %g J/kg, impact %g J/kg", energy, 0.5 * u * u);

@@ -6,6 +6,7 @@
  * its threads). */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <dirent.h>
@@ -127,13 +128,13 @@ int main(void) {
         /* persistence: in the settled half, most contacts keep their joint handle from one step to the next */
         if (i >= steps / 2) {
             for (int k = 0; k < n; ++k) {
-                int id = ctn_handle_index(ci[k].joint);
-                if (id < 64 * N && prev[id] == i && prev_handle[id] == ci[k].joint) persisted++;
+                int id = ctn_joint_index(ci[k].joint);
+                if (id < 64 * N && prev[id] == i && ID_EQ(prev_handle[id], ci[k].joint)) persisted++;
             }
             total += n;
         }
         for (int k = 0; k < n; ++k) {
-            int id = ctn_handle_index(ci[k].joint);
+            int id = ctn_joint_index(ci[k].joint);
             CHECK(id < 64 * N, "contact slot %d: the slot range grew past %d", id, 64 * N);
             if (id < 64 * N) prev[id] = i + 1, prev_handle[id] = ci[k].joint;
         }
@@ -147,7 +148,7 @@ int main(void) {
     double vmax = 0.0;
     for (int b = 0; b < N; ++b) {
         ctn_body_state bs;
-        ctn_body_get_state(w, b, &bs);
+        ctn_body_get_state(w, HBODY(w, b), &bs);
         double v = sqrt(bs.velocity[0] * bs.velocity[0] + bs.velocity[1] * bs.velocity[1] + bs.velocity[2] * bs.velocity[2]);
         if (v > vmax) vmax = v;
     }

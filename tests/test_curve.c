@@ -11,6 +11,7 @@
  * The OpenCL agreement is tests/test_curve_opencl.c; scenes and checkpoints tests/test_curve_io.c; the
  * Jacobians tests/test_jacobians.c. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -34,7 +35,7 @@ static ctn_body_id add_particle(ctn_world *w, double x, double y, double z) {
     ctn_body_desc bd = ctn_body_desc_default();
     bd.particle = 1;
     bd.position[0] = x, bd.position[1] = y, bd.position[2] = z;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
     return id;
 }
@@ -308,7 +309,7 @@ static void invalid_input(void) {
     CHECK(ctn_curve_constraint_add(w, &cd, NULL) == CTN_ERR_INVALID_ARGUMENT, "negative kd accepted");
     CHECK(strstr(ctn_world_last_error(w), "curve.kd: -1") != NULL, "message: %s", ctn_world_last_error(w));
     cd.kd = 0.0;
-    cd.body = 7;
+    cd.body = HBODY(w, 7);
     CHECK(ctn_curve_constraint_add(w, &cd, NULL) == CTN_ERR_NOT_FOUND, "unknown body accepted");
     CHECK(strstr(ctn_world_last_error(w), "curve.body") != NULL, "message: %s", ctn_world_last_error(w));
     CHECK(ctn_world_joint_count(w) == 0, "a refused curve left %d joints", ctn_world_joint_count(w));
@@ -343,7 +344,7 @@ static void read_back(void) {
     CHECK(ctn_curve_constraint_add(w, &cd, &j) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_curve_desc out;
     CHECK(ctn_curve_constraint_get(w, j, &out) == CTN_OK, "%s", ctn_world_last_error(w));
-    CHECK(out.type == CTN_CURVE_HELIX && out.body == b && out.frame == CTN_WORLD, "type %d body %lld", (int)out.type, (long long)out.body);
+    CHECK(out.type == CTN_CURVE_HELIX && ID_EQ(out.body, b) && ctn_body_is_world(out.frame), "type %d body %lld", (int)out.type, ID_INT(out.body));
     CHECK(fabs(out.reference[0] - 1.0) < 1e-7 && fabs(out.reference[2]) < 1e-7, "reference (%g, %g, %g)", out.reference[0], out.reference[1],
           out.reference[2]);
     CHECK(fabs(out.radius - 0.3) < 1e-7 && fabs(out.pitch - 0.1) < 1e-7 && out.origin[1] == 1.0, "radius %g pitch %g", out.radius, out.pitch);

@@ -7,6 +7,7 @@
  *     polyline, unknown curve kind, points on a circle; the world is unchanged. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 
@@ -37,7 +38,7 @@ static ctn_world *build(void) {
     ctn_body_desc bd = ctn_body_desc_default();
     bd.position[0] = 4.3, bd.position[1] = -0.05;
     bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.01;
-    ctn_body_id box = -1;
+    ctn_body_id box = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &box) == CTN_OK, "%s", ctn_world_last_error(w));
     cd = ctn_curve_desc_default(CTN_CURVE_HELIX);
     cd.body = box;
@@ -63,7 +64,7 @@ static ctn_world *build(void) {
     ctn_body_desc wd = ctn_body_desc_default();
     wd.position[0] = 10.0;
     wd.angular_velocity[2] = 3.0;
-    ctn_body_id wheel = -1;
+    ctn_body_id wheel = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &wd, &wheel) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_HINGE);
     jd.body_a = wheel;
@@ -105,8 +106,8 @@ static void scene_round_trip(void) {
           ctn_world_joint_count(w));
     for (int j = 0; j < ctn_world_joint_count(w); ++j) {
         ctn_curve_desc a, b;
-        if (ctn_curve_constraint_get(w, j, &a) != CTN_OK) continue; /* the hinge */
-        CHECK(ctn_curve_constraint_get(r, j, &b) == CTN_OK, "joint %d: %s", j, ctn_world_last_error(r));
+        if (ctn_curve_constraint_get(w, HJOINT(w, j), &a) != CTN_OK) continue; /* the hinge */
+        CHECK(ctn_curve_constraint_get(r, HJOINT(r, j), &b) == CTN_OK, "joint %d: %s", j, ctn_world_last_error(r));
         int same = a.type == b.type && a.count == b.count && a.closed == b.closed && a.radius == b.radius && a.pitch == b.pitch &&
                    memcmp(a.origin, b.origin, sizeof a.origin) == 0 && memcmp(a.axis, b.axis, sizeof a.axis) == 0 &&
                    memcmp(a.reference, b.reference, sizeof a.reference) == 0 && a.stabilization == b.stabilization && a.ks == b.ks &&
@@ -160,8 +161,8 @@ static void checkpoint_resume(void) {
     if (r) {
         same_state(w, r, "checkpoint resumed");
         double ta = 0.0, tb = 0.0;
-        ctn_curve_constraint_parameter(w, 4, &ta);
-        ctn_curve_constraint_parameter(r, 4, &tb);
+        ctn_curve_constraint_parameter(w, HJOINT(w, 4), &ta);
+        ctn_curve_constraint_parameter(r, HJOINT(r, 4), &tb);
         CHECK(ta == tb && ta > 1.0, "closed polyline parameter %g vs %g after the resume", ta, tb);
     }
     /* a truncated file is refused */

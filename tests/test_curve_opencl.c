@@ -50,7 +50,7 @@ static ctn_world *build(ctn_backend backend, ctn_solver solver, char *err, size_
     wd.type = CTN_BODY_KINEMATIC;
     wd.position[0] = 8.0;
     wd.angular_velocity[2] = 2.0;
-    ctn_body_id wheel = -1;
+    ctn_body_id wheel = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &wd, &wheel) == CTN_OK, "%s", ctn_world_last_error(w));
     cd = ctn_curve_desc_default(CTN_CURVE_CIRCLE);
     cd.body = fixture_particle(w, 8.4, 0.0, 0.0, 0.0);
@@ -103,9 +103,9 @@ int main(void) {
     ctn_world *probe = fixture_world(CTN_BACKEND_OPENCL, CTN_SOLVER_DIRECT, err, sizeof err);
     if (probe) {
         ctn_body_desc bd = ctn_body_desc_default();
-        ctn_body_id b = -1;
+        ctn_body_id b = CTN_NULL_BODY;
         ctn_curve_desc cd = ctn_curve_desc_default(CTN_CURVE_LINE);
-        cd.body = ctn_body_add(probe, &bd, &b) == CTN_OK ? b : 0;
+        cd.body = ctn_body_add(probe, &bd, &b) == CTN_OK ? b : CTN_NULL_BODY;
         fixture_curve(probe, &cd);
         ctn_status st = ctn_world_step(probe);
         int no_fp64 = st == CTN_ERR_UNSUPPORTED && strstr(ctn_world_last_error(probe), "fp64");

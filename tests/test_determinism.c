@@ -4,6 +4,7 @@
  * tests in test_direct*.c). The scene is a 100 x 100 grid (10 000
  * bodies, 19 900 ball joints, colours of ~5 000 joints) so the parallel paths are really taken. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -25,11 +26,11 @@ static ctn_body_state *run(ctn_solver solver, int threads, int *count) {
     CHECK(ctn_scene_from_spec(w, "grid:100x100") == CTN_OK, "%s", ctn_world_last_error(w));
     /* break the symmetry: a sideways push on one corner and a spring force on another body */
     ctn_body_state s;
-    ctn_body_get_state(w, 9999, &s);
+    ctn_body_get_state(w, HBODY(w, 9999), &s);
     s.velocity[2] = 3.0;
-    ctn_body_set_state(w, 9999, &s);
+    ctn_body_set_state(w, HBODY(w, 9999), &s);
     double f[3] = {1.0, 0.0, 2.0};
-    ctn_body_set_force(w, 5050, f, NULL);
+    ctn_body_set_force(w, HBODY(w, 5050), f, NULL);
     for (int i = 0; i < STEPS; ++i)
         CHECK(ctn_world_step(w) == CTN_OK, "solver %d, %d threads, step %d: %s", (int)solver, threads, i, ctn_world_last_error(w));
     ctn_step_stats st;
@@ -37,7 +38,7 @@ static ctn_body_state *run(ctn_solver solver, int threads, int *count) {
     CHECK(st.largest_colour >= 4096, "largest colour %d: too small for the parallel path", st.largest_colour);
     int n = ctn_world_body_count(w);
     ctn_body_state *out = calloc((size_t)n, sizeof *out);
-    for (int i = 0; i < n; ++i) CHECK(ctn_body_get_state(w, i, &out[i]) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int i = 0; i < n; ++i) CHECK(ctn_body_get_state(w, HBODY(w, i), &out[i]) == CTN_OK, "%s", ctn_world_last_error(w));
     *count = n;
     ctn_world_destroy(w);
     return out;

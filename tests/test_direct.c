@@ -10,6 +10,7 @@
  *       changes. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "dense_ref.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (the OpenCL whip case) */
@@ -83,9 +84,10 @@ static void random_forest(ctn_world *w, int nbodies) {
         ctn_body_id id;
         CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
         int root = i == 0 || urand() < 0.15;
-        if (root) tree_start = id;
-        int parent = root ? (urand() < 0.6 ? CTN_WORLD : (urand() < 0.5 ? fixed_body : kin_body))
-                          : tree_start + (int)(urand() * (id - tree_start));
+        int slot = ctn_body_index(id);
+        if (root) tree_start = slot;
+        int parent = root ? (urand() < 0.6 ? -1 : ctn_body_index(urand() < 0.5 ? fixed_body : kin_body)) /* -1: the world */
+                          : tree_start + (int)(urand() * (slot - tree_start));
         int pa_particle = parent >= 0 && (w->props[parent].flags & CTN_BODY_FLAG_PARTICLE);
         int rigid_pair = !bd.particle && !pa_particle;
         int type;
@@ -95,7 +97,7 @@ static void random_forest(ctn_world *w, int nbodies) {
         if (root && bd.particle && parent >= 0 && type == CTN_JOINT_BALL && urand() < 0.5) type = CTN_JOINT_DISTANCE;
         ctn_joint_desc jd = ctn_joint_desc_default((ctn_joint_type)type);
         jd.body_a = id;
-        jd.body_b = parent;
+        jd.body_b = parent < 0 ? CTN_WORLD : HBODY(w, parent);
         double pivot[3], axis[3] = {srand1(), srand1(), srand1() + 2.0};
         for (int k = 0; k < 3; ++k) pivot[k] = bd.position[k] + 0.5 * srand1();
         if (type == CTN_JOINT_DISTANCE) {
@@ -268,7 +270,7 @@ static ctn_world *make_ring(int n, int iterations, int close_now) {
         ctn_body_add(w, &bd, NULL);
     }
     ctn_joint_desc pin = ctn_joint_desc_default(CTN_JOINT_BALL);
-    pin.body_a = 0;
+    pin.body_a = HBODY(w, 0);
     pin.body_b = CTN_WORLD;
     double top[3] = {0.0, 0.0, 0.0};
     CHECK(ctn_joint_desc_set_pivot(w, &pin, top, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
@@ -276,8 +278,8 @@ static ctn_world *make_ring(int n, int iterations, int close_now) {
     for (int i = 0; i < n - (close_now ? 0 : 1); ++i) {
         double pivot[3] = {P[(i + 1) % n][0], P[(i + 1) % n][1], 0.0};
         ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
-        jd.body_a = i;
-        jd.body_b = (i + 1) % n;
+        jd.body_a = HBODY(w, i);
+        jd.body_b = HBODY(w, (i + 1) % n);
         CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
         CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     }
@@ -287,8 +289,8 @@ static ctn_world *make_ring(int n, int iterations, int close_now) {
 static void close_ring(ctn_world *w, int n) {
     double pivot[3] = {-0.05, 0.0, 0.0};
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
-    jd.body_a = n - 1;
-    jd.body_b = 0;
+    jd.body_a = HBODY(w, n - 1);
+    jd.body_b = HBODY(w, 0);
     CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
 }
@@ -345,7 +347,7 @@ static double chain_energy(ctn_world *w, int links, double m, const double inert
     double e = 0.0;
     for (int i = 0; i < links; ++i) {
         ctn_body_state b;
-        ctn_body_get_state(w, i, &b);
+        ctn_body_get_state(w, HBODY(w, i), &b);
         const double *q = b.orientation, *om = b.angular_velocity; /* w, x, y, z */
         /* body-frame angular velocity: conj(q) om q, i.e. R^T om */
         double u[3] = {q[1], q[2], q[3]}, t[3], wb[3];

@@ -9,6 +9,7 @@
  *       iterations: with many of them the result converges to the dense solution;
  *   (d) a branch or a loop sends the layout to the forest path. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "dense_ref.h"
 #include "solve/direct_internal.h"
@@ -85,7 +86,7 @@ static void add_joint(ctn_world *w, ctn_body_id a, ctn_body_id b, int rigid_pair
     CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
 }
 
-static int is_particle(const ctn_world *w, ctn_body_id b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_PARTICLE); }
+static int is_particle(const ctn_world *w, ctn_body_id b) { return ctn_body_index(b) >= 0 && (w->props[ctn_body_index(b)].flags & CTN_BODY_FLAG_PARTICLE); }
 
 /* npaths paths of 1..maxlen bodies. */
 static void random_paths(ctn_world *w, int npaths, int maxlen) {
@@ -207,7 +208,7 @@ static void threads_bitwise(void) {
         for (int i = 0; i < 5; ++i) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
         n = w->body_count;
         st[th] = calloc((size_t)n, sizeof *st[th]);
-        for (int b = 0; b < n; ++b) ctn_body_get_state(w, b, &st[th][b]);
+        for (int b = 0; b < n; ++b) ctn_body_get_state(w, HBODY(w, b), &st[th][b]);
         const direct_state *s = w->direct_data;
         CHECK(s && s->chain, "chain:3000 did not take the chain path");
         ctn_world_destroy(w);

@@ -1,6 +1,7 @@
 /* Divergence guard: a step that makes a body too fast or non-finite returns CTN_ERR_DIVERGED, names the
  * body, and leaves the world bitwise as it was before the step; stepping can continue afterwards. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <float.h>
@@ -12,7 +13,7 @@ static double *snapshot(ctn_world *w, int n) {
     double *s = malloc(sizeof(double) * 13 * (size_t)n);
     for (int i = 0; i < n; ++i) {
         ctn_body_state b;
-        ctn_body_get_state(w, i, &b);
+        ctn_body_get_state(w, HBODY(w, i), &b);
         memcpy(&s[13 * i], b.position, sizeof b.position);
         memcpy(&s[13 * i + 3], b.orientation, sizeof b.orientation);
         memcpy(&s[13 * i + 7], b.velocity, sizeof b.velocity);
@@ -41,7 +42,7 @@ int main(void) {
     for (int k = 0; k < 120 && diverged_at < 0; ++k) {
         double *before = snapshot(w, n);
         double impulse_before[6], impulse_after[6];
-        ctn_joint_get_impulse(w, 5, impulse_before, NULL);
+        ctn_joint_get_impulse(w, HJOINT(w, 5), impulse_before, NULL);
         ctn_status st = ctn_world_step(w);
         if (st != CTN_OK) {
             diverged_at = k;
@@ -50,7 +51,7 @@ int main(void) {
                   ctn_world_last_error(w));
             double *after = snapshot(w, n);
             CHECK(memcmp(before, after, sizeof(double) * 13 * (size_t)n) == 0, "state restored bitwise after divergence");
-            ctn_joint_get_impulse(w, 5, impulse_after, NULL);
+            ctn_joint_get_impulse(w, HJOINT(w, 5), impulse_after, NULL);
             CHECK(memcmp(impulse_before, impulse_after, sizeof impulse_after) == 0, "warm-start impulses restored");
             free(after);
         }
@@ -69,7 +70,7 @@ int main(void) {
     w = make(1e4);
     n = ctn_world_body_count(w);
     double f[3] = {FLT_MAX, 0.0, 0.0};
-    CHECK(ctn_body_set_force(w, 7, f, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_body_set_force(w, HBODY(w, 7), f, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     double *before = snapshot(w, n);
     ctn_status st = ctn_world_step(w);
     CHECK(st == CTN_ERR_DIVERGED, "non-finite step gives %s", ctn_status_name(st));
@@ -78,7 +79,7 @@ int main(void) {
     CHECK(memcmp(before, after, sizeof(double) * 13 * (size_t)n) == 0, "state restored bitwise after a non-finite step");
     free(before);
     free(after);
-    CHECK(ctn_body_set_force(w, 7, NULL, NULL) == CTN_OK, "clear force");
+    CHECK(ctn_body_set_force(w, HBODY(w, 7), NULL, NULL) == CTN_OK, "clear force");
     CHECK(ctn_world_step(w) == CTN_OK, "step after removing the force: %s", ctn_world_last_error(w));
     ctn_world_destroy(w);
 

@@ -6,6 +6,7 @@
  * in-use check) changes the file. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -86,10 +87,10 @@ int main(void) {
     ctn_contact_info ci[64];
     int nc = 0;
     ctn_world_get_contacts(w, ci, 64, &nc);
-    ctn_joint_id builtin = -1;
+    ctn_joint_id builtin = CTN_NULL_JOINT;
     for (int k = 0; k < nc && k < 64; ++k)
-        if (!ci[k].user && (ci[k].body_a == s[2] || ci[k].body_b == s[2])) builtin = ci[k].joint;
-    CHECK(builtin >= 0, "sphere 2 touches the floor or a neighbour (%d contacts)", nc);
+        if (!ci[k].user && (ID_EQ(ci[k].body_a, s[2]) || ID_EQ(ci[k].body_b, s[2]))) builtin = ci[k].joint;
+    CHECK(!ctn_joint_is_null(builtin), "sphere 2 touches the floor or a neighbour (%d contacts)", nc);
 
     char dir[] = "/tmp/catena-failed-XXXXXX", before[512], after[512];
     if (!mkdtemp(dir)) return 1;

@@ -10,6 +10,7 @@
  * CLI does. Needs a build with -DCATENA_FAULT_INJECTION=ON; exits 77 (skipped) without it. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 #include "opencl_child.h"
@@ -19,7 +20,7 @@
 static ctn_body_state *states(ctn_world *w) {
     int n = ctn_world_body_count(w);
     ctn_body_state *s = calloc((size_t)n + 1, sizeof *s);
-    for (int i = 0; i < n; ++i) ctn_body_get_state(w, i, &s[i]);
+    for (int i = 0; i < n; ++i) ctn_body_get_state(w, HBODY(w, i), &s[i]);
     return s;
 }
 static int same(ctn_world *a, const ctn_body_state *ref) {
@@ -129,12 +130,12 @@ static int child_diverge(char **argv) {
     for (int k = 1; k <= 200; ++k) {
         ctn_body_state *before = states(w);
         double imp_before[6], imp_after[6];
-        ctn_joint_get_impulse(w, 5, imp_before, NULL);
+        ctn_joint_get_impulse(w, HJOINT(w, 5), imp_before, NULL);
         ctn_status st = ctn_world_step(w);
         if (st != CTN_OK) {
             char message[2048]; /* the step's message, before the next call clears it */
             snprintf(message, sizeof message, "%s", ctn_world_last_error(w));
-            ctn_joint_get_impulse(w, 5, imp_after, NULL);
+            ctn_joint_get_impulse(w, HJOINT(w, 5), imp_after, NULL);
             printf("diverged_at %d %s restored %d impulses %d\nmessage %s\n", k, ctn_status_name(st), same(w, before),
                    !memcmp(imp_before, imp_after, sizeof imp_after), message);
             free(before);

@@ -10,6 +10,7 @@
  *    the reloaded world steps on exactly as the saved one; a scene file keeps them too. */
 #define _POSIX_C_SOURCE 200809L
 #include "gear_rig.h"
+#include "ids.h"
 
 #include <stdio.h>
 
@@ -112,12 +113,12 @@ static void bad_input(void) {
     refused(&r, &bad, "joint.body_b: body");
     CHECK(strstr(ctn_world_last_error(r.w), "has no prismatic joint"), "rack without a slider: %s", ctn_world_last_error(r.w));
     ctn_body_desc free_wheel = ctn_body_desc_default();
-    ctn_body_id loose = -1;
+    ctn_body_id loose = CTN_NULL_BODY;
     CHECK(ctn_body_add(r.w, &free_wheel, &loose) == CTN_OK, "%s", ctn_world_last_error(r.w));
     bad = d, bad.body_a = loose;
     refused(&r, &bad, "joint.body_a: body");
     CHECK(strstr(ctn_world_last_error(r.w), "has no hinge"), "gear on a free body: %s", ctn_world_last_error(r.w));
-    ctn_joint_id g = -1;
+    ctn_joint_id g = CTN_NULL_JOINT;
     CHECK(ctn_joint_add(r.w, &d, &g) == CTN_OK, "%s", ctn_world_last_error(r.w));
     ctn_joint_desc back;
     CHECK(ctn_joint_get_desc(r.w, g, &back) == CTN_OK && back.type == CTN_JOINT_GEAR && back.ratio == 1.0 && back.axis2[2] > 0.999,
@@ -141,9 +142,9 @@ static void checkpoint(void) {
     remove(path);
     if (!w2) return;
     ctn_joint_desc d;
-    CHECK(ctn_joint_get_desc(w2, r.rack_pinion, &d) == CTN_OK && d.type == CTN_JOINT_RACK_PINION && d.ratio == RIG_RACK,
+    CHECK(ctn_joint_get_desc(w2, ID_IN(w2, r.rack_pinion), &d) == CTN_OK && d.type == CTN_JOINT_RACK_PINION && d.ratio == RIG_RACK,
           "rack-and-pinion after load: type %d ratio %g", (int)d.type, d.ratio);
-    CHECK(ctn_joint_get_desc(w2, r.gear_bc, &d) == CTN_OK && d.type == CTN_JOINT_GEAR && d.ratio == RIG_BC, "gear after load: type %d ratio %g",
+    CHECK(ctn_joint_get_desc(w2, ID_IN(w2, r.gear_bc), &d) == CTN_OK && d.type == CTN_JOINT_GEAR && d.ratio == RIG_BC, "gear after load: type %d ratio %g",
           (int)d.type, d.ratio);
     for (int i = 0; i < 120; ++i) {
         ctn_world_step(r.w);
@@ -153,7 +154,7 @@ static void checkpoint(void) {
         ctn_body_id b = i < 3 ? r.wheel[i] : r.rack;
         ctn_body_state s1, s2;
         ctn_body_get_state(r.w, b, &s1);
-        ctn_body_get_state(w2, b, &s2);
+        ctn_body_get_state(w2, ID_IN(w2, b), &s2);
         CHECK(!memcmp(&s1, &s2, sizeof s1), "reloaded world went another way: body %d orientation (%.9g, %.9g) vs (%.9g, %.9g)", i,
               s1.orientation[0], s1.orientation[3], s2.orientation[0], s2.orientation[3]);
     }
@@ -162,13 +163,13 @@ static void checkpoint(void) {
     d2.backend = CTN_BACKEND_CPU;
     d2.gravity[1] = 0.0;
     ctn_world *back = fixture_scene_reload(r.w, &d2);
-    CHECK(back && ctn_joint_get_desc(back, r.gear_ab, &d) == CTN_OK && d.type == CTN_JOINT_GEAR && d.ratio == RIG_AB,
+    CHECK(back && ctn_joint_get_desc(back, ID_IN(back, r.gear_ab), &d) == CTN_OK && d.type == CTN_JOINT_GEAR && d.ratio == RIG_AB,
           "scene reload: type %d ratio %g", (int)d.type, d.ratio);
     if (back) {
         fixture_step_both(r.w, back, 60);
         ctn_body_state s1, s2;
         ctn_body_get_state(r.w, r.rack, &s1);
-        ctn_body_get_state(back, r.rack, &s2);
+        ctn_body_get_state(back, ID_IN(back, r.rack), &s2);
         printf("scene reload: racks %.3g m apart after 1 s\n", fabs(s1.position[0] - s2.position[0]));
         /* measured: 2.2e-7 m apart after 1 s */
         CHECK(fabs(s1.position[0] - s2.position[0]) < 1e-5, "reloaded rack at %.9g m, saved world's at %.9g m", s2.position[0], s1.position[0]);

@@ -5,6 +5,7 @@
  * host's). Exits 77 (skipped) without an OpenCL device. */
 #define _POSIX_C_SOURCE 200809L
 #include "gear_rig.h"
+#include "ids.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
 #include <stdio.h>
@@ -26,7 +27,7 @@ static void compare(ctn_solver solver) {
         ctn_body_id b = i < 3 ? c.wheel[i] : c.rack;
         ctn_body_state a, d;
         ctn_body_get_state(c.w, b, &a);
-        ctn_body_get_state(o.w, b, &d);
+        ctn_body_get_state(o.w, ID_IN(o.w, b), &d);
         for (int k = 0; k < 3; ++k) diff = fmax(diff, fmax(fabs(a.position[k] - d.position[k]), fabs(a.angular_velocity[k] - d.angular_velocity[k])));
         for (int k = 0; k < 4; ++k) diff = fmax(diff, fabs(a.orientation[k] - d.orientation[k]));
     }

@@ -12,6 +12,7 @@
  *        test_golden --print           print the table for both backends */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -71,7 +72,7 @@ static int run_case(const golden_case *c, ctn_backend backend, uint64_t *hash) {
     int bodies = ctn_world_body_count(w), joints = ctn_world_joint_count(w);
     for (int i = 0; i < bodies && st == CTN_OK; ++i) {
         ctn_body_state s;
-        st = ctn_body_get_state(w, i, &s);
+        st = ctn_body_get_state(w, HBODY(w, i), &s);
         CHECK(st == CTN_OK, "body %d: %s", i, ctn_world_last_error(w));
         h = fnv(h, &s, sizeof s);
     }

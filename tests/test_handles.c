@@ -3,6 +3,7 @@
  * the cost of each topology rebuild, a pass over the slots) at the most it held at once. Failed removals
  * check before they change anything: the world evolves bitwise as if they had not been called. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static ctn_body_id add_sphere(ctn_world *w, double x, double y) {
     ctn_body_desc b = ctn_body_desc_default();
     b.position[0] = x, b.position[1] = y;
     ctn_inertia_sphere(b.mass, 0.05, b.inertia);
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &b, &id) == CTN_OK, "body add: %s", ctn_world_last_error(w));
     return id;
 }
@@ -30,11 +31,14 @@ static ctn_body_id add_sphere(ctn_world *w, double x, double y) {
 static void stale_handles(void) {
     ctn_world *w = make_world();
     ctn_body_id a = add_sphere(w, 0, 0), b = add_sphere(w, 1, 0);
-    CHECK(a == 0 && b == 1, "first occupants are their indices: %lld %lld", (long long)a, (long long)b);
+    CHECK(ctn_body_index(a) == 0 && ctn_body_index(b) == 1 && ctn_body_generation(a) == 0, "first occupants are their indices: %lld %lld",
+          ID_INT(a), ID_INT(b));
+    CHECK(ctn_body_is_valid(w, a) && ctn_body_is_valid(w, b) && !ctn_body_is_valid(w, CTN_WORLD), "live handles are valid");
     CHECK(ctn_body_remove(w, a) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_body_id c = add_sphere(w, 2, 0);
-    CHECK(ctn_handle_index(c) == ctn_handle_index(a) && ctn_handle_generation(c) == 1, "slot 0 reused with generation 1: %lld",
-          (long long)c);
+    CHECK(ctn_body_index(c) == ctn_body_index(a) && ctn_body_generation(c) == 1 && !ID_EQ(a, c), "slot 0 reused with generation 1: %lld",
+          ID_INT(c));
+    CHECK(!ctn_body_is_valid(w, a) && ctn_body_is_valid(w, c), "the stale handle is invalid, the new one valid");
     ctn_body_state s;
     CHECK(ctn_body_get_state(w, a, &s) == CTN_ERR_NOT_FOUND, "stale body handle refused");
     CHECK(strstr(ctn_world_last_error(w), "stale") && strstr(ctn_world_last_error(w), "handle 0"), "message: %s",
@@ -42,19 +46,22 @@ static void stale_handles(void) {
     CHECK(ctn_body_get_state(w, c, &s) == CTN_OK && s.position[0] == 2.0, "the new body answers to its handle");
     CHECK(ctn_body_remove(w, a) == CTN_ERR_NOT_FOUND, "removing through a stale handle is refused");
     CHECK(ctn_world_body_count(w) == 2, "still two bodies: %d", ctn_world_body_count(w));
-    CHECK(ctn_body_get_state(w, (ctn_body_id)1 << 40 | 1, &s) == CTN_ERR_NOT_FOUND, "a generation never issued is refused");
-    CHECK(ctn_body_get_state(w, -5, &s) == CTN_ERR_NOT_FOUND, "negative handle refused");
-    ctn_body_id at = -1;
-    CHECK(ctn_world_body_at(w, 0, &at) == CTN_OK && at == c, "slot 0 holds %lld", (long long)at);
+        CHECK(ctn_body_get_state(w, HBODY(w, (int64_t)7 << 32 | 1), &s) == CTN_ERR_NOT_FOUND, "a generation never issued is refused");
+    CHECK(ctn_body_get_state(w, HBODY(w, -5), &s) == CTN_ERR_INVALID_ARGUMENT, "negative integer refused (the null handle)");
+    CHECK(ctn_body_get_state(w, CTN_NULL_BODY, &s) == CTN_ERR_INVALID_ARGUMENT && strstr(ctn_world_last_error(w), "null"), "null handle: %s",
+          ctn_world_last_error(w));
+    ctn_body_id at = CTN_NULL_BODY;
+    CHECK(ctn_world_body_at(w, 0, &at) == CTN_OK && ID_EQ(at, c), "slot 0 holds %lld", ID_INT(at));
 
     /* joints: the same */
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
     jd.body_a = b, jd.body_b = c;
-    ctn_joint_id j1 = -1, j2 = -1;
+    ctn_joint_id j1 = CTN_NULL_JOINT, j2 = CTN_NULL_JOINT;
     CHECK(ctn_joint_add(w, &jd, &j1) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_joint_remove(w, j1) == CTN_OK, "%s", ctn_world_last_error(w));
-    CHECK(ctn_joint_add(w, &jd, &j2) == CTN_OK && ctn_handle_index(j2) == ctn_handle_index(j1) && j2 != j1, "joint slot reused: %lld %lld",
-          (long long)j1, (long long)j2);
+    CHECK(ctn_joint_add(w, &jd, &j2) == CTN_OK && ctn_joint_index(j2) == ctn_joint_index(j1) && !ID_EQ(j2, j1), "joint slot reused: %lld %lld",
+          ID_INT(j1), ID_INT(j2));
+    CHECK(!ctn_joint_is_valid(w, j1) && ctn_joint_is_valid(w, j2), "stale joint invalid, new one valid");
     double imp[6];
     CHECK(ctn_joint_get_impulse(w, j1, imp, NULL) == CTN_ERR_NOT_FOUND && strstr(ctn_world_last_error(w), "stale"), "stale joint: %s",
           ctn_world_last_error(w));
@@ -173,8 +180,56 @@ static void failed_remove_changes_nothing(void) {
     ctn_world_destroy(twin);
 }
 
+/* Handles carry their world: a handle of another world is refused naming both worlds, even when the other
+ * world has a live body in the same slot with the same generation. */
+static void foreign_handles(void) {
+    ctn_world *w = make_world(), *v = make_world();
+    CHECK(ctn_world_tag(w) != ctn_world_tag(v) && ctn_world_tag(w) > 0 && ctn_world_tag(v) > 0, "two live worlds, two tags: %d %d",
+          ctn_world_tag(w), ctn_world_tag(v));
+    ctn_body_id a = add_sphere(w, 0, 0), b = add_sphere(w, 1, 0), va = add_sphere(v, 0, 0);
+    CHECK(ctn_body_index(a) == ctn_body_index(va) && ctn_body_generation(a) == ctn_body_generation(va) && !ID_EQ(a, va),
+          "same slot and generation, different worlds");
+    ctn_body_state s;
+    CHECK(ctn_body_get_state(v, b, &s) == CTN_ERR_INVALID_ARGUMENT, "a handle of another world (its slot is free there)");
+    CHECK(ctn_body_get_state(v, a, &s) == CTN_ERR_INVALID_ARGUMENT, "a handle of another world (its slot is live there)");
+    char want[64];
+    snprintf(want, sizeof want, "belongs to world %d", ctn_world_tag(w));
+    CHECK(strstr(ctn_world_last_error(v), want) != NULL, "message names the world: %s", ctn_world_last_error(v));
+    CHECK(!ctn_body_is_valid(v, a) && ctn_body_is_valid(w, a), "is_valid is per world");
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    jd.body_a = a, jd.body_b = b;
+    ctn_joint_id j = CTN_NULL_JOINT;
+    CHECK(ctn_joint_add(w, &jd, &j) == CTN_OK, "%s", ctn_world_last_error(w));
+    jd.body_a = va;
+    int nj = ctn_world_joint_count(w);
+    CHECK(ctn_joint_add(w, &jd, NULL) == CTN_ERR_INVALID_ARGUMENT && ctn_world_joint_count(w) == nj, "a joint desc naming another world's body");
+    double imp[6];
+    CHECK(ctn_joint_get_impulse(v, j, imp, NULL) == CTN_ERR_INVALID_ARGUMENT && !ctn_joint_is_valid(v, j) && ctn_joint_is_valid(w, j),
+          "a joint handle of another world");
+    /* storing: the 64-bit form keeps all fields; the integer form is world-free and comes back per world */
+    CHECK(ID_EQ(ctn_body_id_from_u64(ctn_body_id_to_u64(b)), b) && ID_EQ(ctn_joint_id_from_u64(ctn_joint_id_to_u64(j)), j), "u64 round trip");
+    CHECK(ID_EQ(ctn_body_id_from_int(w, ctn_body_id_to_int(b)), b) && ID_EQ(ctn_joint_id_from_int(w, ctn_joint_id_to_int(j)), j),
+          "integer round trip");
+    CHECK(ctn_body_id_to_int(CTN_WORLD) == -1 && ID_EQ(ctn_body_id_from_int(w, -1), CTN_WORLD) && ctn_body_id_to_int(CTN_NULL_BODY) == -2 &&
+              ctn_body_is_null(ctn_body_id_from_int(w, -2)),
+          "CTN_WORLD is -1, the null handle -2");
+    ctn_body_id zero;
+    memset(&zero, 0, sizeof zero);
+    CHECK(ctn_body_is_null(zero) && ID_EQ(zero, CTN_NULL_BODY) && !ctn_body_is_null(CTN_WORLD) && ctn_body_is_world(CTN_WORLD),
+          "a zeroed handle is null");
+    /* a destroyed world's tag does not come back at once: its handles stay refused by the next worlds */
+    int old_tag = ctn_world_tag(v);
+    ctn_world_destroy(v);
+    ctn_world *u = make_world();
+    CHECK(ctn_world_tag(u) != old_tag, "a new world does not reuse the tag just freed (%d)", old_tag);
+    CHECK(ctn_body_get_state(u, ctn_body_id_offset(va, 0), &s) == CTN_ERR_INVALID_ARGUMENT, "a dead world's handle");
+    ctn_world_destroy(u);
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     stale_handles();
+    foreign_handles();
     contact_churn();
     failed_remove_changes_nothing();
     return check_report("handles");

@@ -26,6 +26,7 @@
  * available; the whole test takes about 10 s on the loaded 2-core VM. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 #include "opencl_lsan.h"
@@ -43,7 +44,7 @@ typedef void (*builder)(ctn_world *w);
 static void bridge_four(ctn_world *w) {
     CHECK(ctn_scene_from_spec(w, "bridge:120") == CTN_OK, "%s", ctn_world_last_error(w));
     for (int j = 0; j < ctn_world_joint_count(w); j += 40)
-        CHECK(ctn_joint_set_limits(w, j, 1, -0.05, 0.05) == CTN_OK, "limit %d: %s", j, ctn_world_last_error(w));
+        CHECK(ctn_joint_set_limits(w, HJOINT(w, j), 1, -0.05, 0.05) == CTN_OK, "limit %d: %s", j, ctn_world_last_error(w));
 }
 
 static void bridge_ball(ctn_world *w) { CHECK(ctn_scene_from_spec(w, "bridge_limits:40") == CTN_OK, "%s", ctn_world_last_error(w)); }

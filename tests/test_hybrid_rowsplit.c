@@ -18,6 +18,7 @@
  * bench/results/2026-11-25-vm-hybrid-rowsplit.md). The OpenCL half runs when a device is available. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 #include "opencl_lsan.h"
@@ -42,7 +43,7 @@ typedef void (*builder)(ctn_world *w);
 static void bridge_four(ctn_world *w) {
     CHECK(ctn_scene_from_spec(w, "bridge:120") == CTN_OK, "%s", ctn_world_last_error(w));
     for (int j = 0; j < ctn_world_joint_count(w); j += 40)
-        CHECK(ctn_joint_set_limits(w, j, 1, -0.05, 0.05) == CTN_OK, "limit %d: %s", j, ctn_world_last_error(w));
+        CHECK(ctn_joint_set_limits(w, HJOINT(w, j), 1, -0.05, 0.05) == CTN_OK, "limit %d: %s", j, ctn_world_last_error(w));
 }
 
 static void bridge_ball(ctn_world *w) { CHECK(ctn_scene_from_spec(w, "bridge_limits:4") == CTN_OK, "%s", ctn_world_last_error(w)); }
@@ -88,9 +89,9 @@ static result run(ctn_backend backend, builder build, const char *name) {
         for (int j = 0; j < m; ++j) {
             int on = 0, cone = 0;
             double lo = 0.0, hi = 0.0, a = 0.0, sw = 0.0, swing = 0.0;
-            if (ctn_joint_get_limits(w, j, &on, &lo, &hi) == CTN_OK && on && ctn_joint_get_angle(w, j, &a) == CTN_OK)
+            if (ctn_joint_get_limits(w, HJOINT(w, j), &on, &lo, &hi) == CTN_OK && on && ctn_joint_get_angle(w, HJOINT(w, j), &a) == CTN_OK)
                 r.excess = fmax(r.excess, fmax(lo - a, a - hi));
-            if (ctn_joint_get_swing_limit(w, j, &cone, &sw) == CTN_OK && cone && ctn_joint_get_swing(w, j, &swing) == CTN_OK)
+            if (ctn_joint_get_swing_limit(w, HJOINT(w, j), &cone, &sw) == CTN_OK && cone && ctn_joint_get_swing(w, HJOINT(w, j), &swing) == CTN_OK)
                 r.excess = fmax(r.excess, swing - sw);
             if (on || cone) r.limited_gap = fmax(r.limited_gap, gap[j]);
             else r.free_gap = fmax(r.free_gap, gap[j]);

@@ -1,6 +1,7 @@
 /* Every invalid input returns the right status, a message naming the offending field, and leaves the
  * world unchanged (body states and counts identical before and after; a step after a failed call works). */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -68,8 +69,8 @@ int main(void) {
     CHECK(ctn_world_step(NULL) == CTN_ERR_INVALID_ARGUMENT, "step(NULL)");
     CHECK(ctn_body_add(NULL, &b, NULL) == CTN_ERR_INVALID_ARGUMENT, "body_add(NULL)");
     CHECK(ctn_joint_add(NULL, &jd, NULL) == CTN_ERR_INVALID_ARGUMENT, "joint_add(NULL)");
-    CHECK(ctn_body_remove(NULL, 0) == CTN_ERR_INVALID_ARGUMENT, "body_remove(NULL)");
-    CHECK(ctn_joint_remove(NULL, 0) == CTN_ERR_INVALID_ARGUMENT, "joint_remove(NULL)");
+    CHECK(ctn_body_remove(NULL, HBODY(NULL, 0)) == CTN_ERR_INVALID_ARGUMENT, "body_remove(NULL)");
+    CHECK(ctn_joint_remove(NULL, HJOINT(NULL, 0)) == CTN_ERR_INVALID_ARGUMENT, "joint_remove(NULL)");
     CHECK(ctn_world_set_desc(NULL, &d) == CTN_ERR_INVALID_ARGUMENT, "set_desc(NULL)");
     CHECK(ctn_world_get_desc(NULL, &d) == CTN_ERR_INVALID_ARGUMENT, "get_desc(NULL)");
     CHECK(ctn_world_get_stats(NULL, NULL) == CTN_ERR_INVALID_ARGUMENT, "get_stats(NULL)");
@@ -98,19 +99,19 @@ int main(void) {
     EXPECT(ctn_joint_desc_set_pivot(w, &jd, NULL, NULL), CTN_ERR_INVALID_ARGUMENT, "pivot");
 
     /* ---- unknown and removed ids ---- */
-    EXPECT(ctn_body_get_state(w, 999, &st), CTN_ERR_NOT_FOUND, "999");
+    EXPECT(ctn_body_get_state(w, HBODY(w, 999), &st), CTN_ERR_NOT_FOUND, "999");
     EXPECT(ctn_body_get_state(w, removed_body, &st), CTN_ERR_NOT_FOUND, "removed");
-    EXPECT(ctn_body_get_state(w, -7, &st), CTN_ERR_NOT_FOUND, "-7");
+    EXPECT(ctn_body_get_state(w, HBODY(w, -7), &st), CTN_ERR_INVALID_ARGUMENT, "null"); /* -7 is no handle */
     ctn_body_get_state(w, rigid, &st);
     EXPECT(ctn_body_set_state(w, removed_body, &st), CTN_ERR_NOT_FOUND, "removed");
-    EXPECT(ctn_body_set_force(w, 12345, v3, v3), CTN_ERR_NOT_FOUND, "12345");
+    EXPECT(ctn_body_set_force(w, HBODY(w, 12345), v3, v3), CTN_ERR_NOT_FOUND, "12345");
     EXPECT(ctn_body_remove(w, removed_body), CTN_ERR_NOT_FOUND, "removed");
     EXPECT(ctn_body_remove(w, CTN_WORLD), CTN_ERR_NOT_FOUND, "-1");
     EXPECT(ctn_joint_remove(w, removed_joint), CTN_ERR_NOT_FOUND, "removed");
-    EXPECT(ctn_joint_remove(w, 4242), CTN_ERR_NOT_FOUND, "4242");
+    EXPECT(ctn_joint_remove(w, HJOINT(w, 4242)), CTN_ERR_NOT_FOUND, "4242");
     EXPECT(ctn_joint_get_impulse(w, removed_joint, imp, NULL), CTN_ERR_NOT_FOUND, "removed");
     ctn_joint_desc bad = ctn_joint_desc_default(CTN_JOINT_BALL);
-    bad.body_a = 77, bad.body_b = rigid;
+    bad.body_a = HBODY(w, 77), bad.body_b = rigid;
     EXPECT(ctn_joint_add(w, &bad, NULL), CTN_ERR_NOT_FOUND, "body_a");
     bad.body_a = rigid, bad.body_b = removed_body;
     EXPECT(ctn_joint_add(w, &bad, NULL), CTN_ERR_NOT_FOUND, "body_b");

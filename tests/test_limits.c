@@ -1,6 +1,7 @@
 /* Joint limits: a hinged rod released from horizontal stays within its angle limits, a bridge
  * with limits holds, and a rope (distance joint that only pulls) is slack when short and holds when taut. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -69,7 +70,7 @@ static void test_bridge_limits(void) {
         CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
         for (int j = 0; j <= 10; ++j) {
             double a;
-            if (ctn_joint_get_angle(w, j, &a) == CTN_OK && fabs(a) > worst) worst = fabs(a);
+            if (ctn_joint_get_angle(w, HJOINT(w, j), &a) == CTN_OK && fabs(a) > worst) worst = fabs(a);
         }
     }
     ctn_step_stats st;

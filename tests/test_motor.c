@@ -1,6 +1,7 @@
 /* Hinge motor: a wheel on an axle reaches its target speed; with a small maximum torque it
  * accelerates at max_torque / I; the motor scene runs. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -68,7 +69,7 @@ int main(void) {
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
     CHECK(ctn_scene_from_spec(w, "wheel") == CTN_OK, "%s", ctn_world_last_error(w));
     for (int i = 0; i < 120; ++i) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_body_get_state(w, 0, &s);
+    ctn_body_get_state(w, HBODY(w, 0), &s);
     CHECK(fabs(s.angular_velocity[2] - 10.0) < 0.5, "scene wheel at %g rad/s (target 10)", s.angular_velocity[2]);
     printf("wheel scene: %.3f rad/s (target 10)\n", s.angular_velocity[2]);
     ctn_world_destroy(w);

@@ -24,6 +24,7 @@
  * Skips without an OpenCL device, or when the device has no cl_khr_fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 #include "solve/direct_internal.h" /* ctn__direct_set_chain_segments */
@@ -125,7 +126,7 @@ static int run_scene(ctn_backend backend, const char *spec, int links, int parti
         CHECK(st == CTN_OK && written == out->bodies, "positions: %s", ctn_world_last_error(w));
         for (int j = 0; j < out->joints && st == CTN_OK; ++j) {
             int rows = 0;
-            st = ctn_joint_get_impulse(w, j, &out->imp[6 * j], &rows);
+            st = ctn_joint_get_impulse(w, HJOINT(w, j), &out->imp[6 * j], &rows);
             CHECK(st == CTN_OK, "impulse %d: %s", j, ctn_world_last_error(w));
         }
     }
@@ -255,7 +256,7 @@ static void bitwise(const char *spec, int segment, int steps) {
     for (int j = 0; j < mj; ++j) {
         double l[2][6] = {{0}};
         int rows = 0;
-        for (int b = 0; b < 2; ++b) CHECK(ctn_joint_get_impulse(w[b], j, l[b], &rows) == CTN_OK, "impulse %d", j);
+        for (int b = 0; b < 2; ++b) CHECK(ctn_joint_get_impulse(w[b], HJOINT(w[b], j), l[b], &rows) == CTN_OK, "impulse %d", j);
         for (int r = 0; r < 6; ++r) diff += l[0][r] != l[1][r];
     }
     printf("%s, %d segments (tree_segment %d), %d steps: %d values differ between the CPU and OpenCL chain paths\n", spec, P, segment,

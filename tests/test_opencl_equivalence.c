@@ -40,6 +40,7 @@
  *                                           solver (used by test_opencl_threads). */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -115,7 +116,7 @@ static int run(const char *scene, ctn_solver solver, ctn_backend backend, int st
         CHECK(st == CTN_OK && written == out->bodies, "positions: %s", ctn_world_last_error(w));
         for (int j = 0; j < out->joints && st == CTN_OK; ++j) {
             int rows = 0;
-            st = ctn_joint_get_impulse(w, j, &out->imp[6 * j], &rows);
+            st = ctn_joint_get_impulse(w, HJOINT(w, j), &out->imp[6 * j], &rows);
             CHECK(st == CTN_OK, "impulse %d: %s", j, ctn_world_last_error(w));
         }
     }

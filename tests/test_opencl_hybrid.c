@@ -24,6 +24,7 @@
  * Skips without an OpenCL device or without cl_khr_fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 #include "solve/direct_internal.h" /* ctn__direct_set_chain_segments */
@@ -68,20 +69,20 @@ static void bridge_limits(ctn_world *w) { CHECK(ctn_scene_from_spec(w, "bridge_l
 static void bridge_some_limits(ctn_world *w) {
     CHECK(ctn_scene_from_spec(w, "bridge:120") == CTN_OK, "%s", ctn_world_last_error(w));
     for (int j = 0; j < ctn_world_joint_count(w); j += 40)
-        CHECK(ctn_joint_set_limits(w, j, 1, -0.05, 0.05) == CTN_OK, "limit %d: %s", j, ctn_world_last_error(w));
+        CHECK(ctn_joint_set_limits(w, HJOINT(w, j), 1, -0.05, 0.05) == CTN_OK, "limit %d: %s", j, ctn_world_last_error(w));
 }
 
 static void chain_floor(ctn_world *w) {
     ctn_chain_desc c = ctn_chain_desc_default(40);
     c.origin[1] = 3.6;
     c.direction[0] = 0.6, c.direction[1] = -0.8, c.direction[2] = 0.0;
-    ctn_body_id first = 0;
+    ctn_body_id first = CTN_NULL_BODY;
     CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
     const double up[3] = {0.0, 1.0, 0.0};
     CHECK(ctn_world_add_plane(w, up, 0.0, 0.5, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
     sh.radius = R_LINK;
-    for (int i = 0; i < c.links; ++i) CHECK(ctn_body_set_shape(w, first + i, &sh) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int i = 0; i < c.links; ++i) CHECK(ctn_body_set_shape(w, ctn_body_id_offset(first, i), &sh) == CTN_OK, "%s", ctn_world_last_error(w));
 }
 
 static void ragdoll(ctn_world *w) {
@@ -144,8 +145,8 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int steps) 
         for (int j = 0; j < m; ++j) {
             int on = 0;
             double lo = 0.0, hi = 0.0, a = 0.0;
-            if (ctn_joint_get_limits(w, j, &on, &lo, &hi) == CTN_OK && on) {
-                if (ctn_joint_get_angle(w, j, &a) == CTN_OK) r.limit_excess = fmax(r.limit_excess, fmax(lo - a, a - hi));
+            if (ctn_joint_get_limits(w, HJOINT(w, j), &on, &lo, &hi) == CTN_OK && on) {
+                if (ctn_joint_get_angle(w, HJOINT(w, j), &a) == CTN_OK) r.limit_excess = fmax(r.limit_excess, fmax(lo - a, a - hi));
             } else {
                 r.forest_gap = fmax(r.forest_gap, gap[j]);
             }

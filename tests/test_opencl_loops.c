@@ -30,6 +30,7 @@
  * Skips without an OpenCL device or without cl_khr_fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -56,10 +57,10 @@ static int have_opencl(void) {
  * the first by a distance joint of the links' centre distance. Returns the first link. */
 static ctn_body_id closed_chain(ctn_world *w, int n) {
     ctn_chain_desc c = ctn_chain_desc_default(n);
-    ctn_body_id first = 0;
+    ctn_body_id first = CTN_NULL_BODY;
     CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "chain: %s", ctn_world_last_error(w));
     ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
-    j.body_a = first + n - 1;
+    j.body_a = ctn_body_id_offset(first, n - 1);
     j.body_b = first;
     j.rest_length = (n - 1) * c.link_length;
     CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "closer: %s", ctn_world_last_error(w));
@@ -74,7 +75,7 @@ static void build_closed(ctn_world *w) { closed_chain(w, RING_LINKS); }
 static void build_ball_ring(ctn_world *w) {
     const int n = BALL_LINKS;
     const double L = 0.1, pi = 3.14159265358979323846, rho = 0.5 * L / sin(pi / n);
-    ctn_body_id first = -1;
+    ctn_body_id first = CTN_NULL_BODY;
     for (int i = 0; i < n; ++i) {
         double a0 = 0.5 * pi + 2.0 * pi * i / n, a1 = 0.5 * pi + 2.0 * pi * (i + 1) / n;
         double p0[2] = {rho * cos(a0), rho * sin(a0)}, p1[2] = {rho * cos(a1), rho * sin(a1)};
@@ -100,8 +101,8 @@ static void build_ball_ring(ctn_world *w) {
     for (int i = 0; i < n; ++i) {
         double a = 0.5 * pi + 2.0 * pi * ((i + 1) % n) / n, pivot[3] = {rho * cos(a), rho * sin(a), 0.0};
         ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
-        jd.body_a = first + i;
-        jd.body_b = first + (i + 1) % n;
+        jd.body_a = ctn_body_id_offset(first, i);
+        jd.body_b = ctn_body_id_offset(first, (i + 1) % n);
         CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
         CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "joint %d: %s", i, ctn_world_last_error(w));
     }
@@ -110,7 +111,7 @@ static void build_ball_ring(ctn_world *w) {
 /* The ball ring with a pendulum on a hinge limited to +-0.1 rad below its bottom link. */
 static void build_gated(ctn_world *w) {
     build_ball_ring(w);
-    ctn_body_id bottom = BALL_LINKS / 2; /* the ring's first body is 0 in an empty world */
+    ctn_body_id bottom = HBODY(w, BALL_LINKS / 2); /* the ring's first body is 0 in an empty world */
     ctn_body_state s;
     CHECK(ctn_body_get_state(w, bottom, &s) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_body_desc bd = ctn_body_desc_default();

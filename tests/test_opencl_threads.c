@@ -6,6 +6,7 @@
  * runs print the device's compute-unit count, which proves the thread setting took effect. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 #include "opencl_child.h"
@@ -61,7 +62,7 @@ static int child(void) {
             free(x);
             for (int j = 0; j < m && st == CTN_OK; ++j) {
                 double imp[6];
-                st = ctn_joint_get_impulse(w, j, imp, NULL);
+                st = ctn_joint_get_impulse(w, HJOINT(w, j), imp, NULL);
                 h = fnv(h, imp, sizeof imp);
             }
             ctn_step_stats s;

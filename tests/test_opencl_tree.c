@@ -20,6 +20,7 @@
  * such layouts with the CPU). Skips without an OpenCL device or without fp64. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -50,7 +51,7 @@ static ctn_body_id add_link(ctn_world *w, const double start[3], const double u[
     bd.mass = mass;
     double he[3] = {0.5 * L, 0.08 * L, 0.06 * L};
     ctn_inertia_box(mass, he, bd.inertia);
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "body: %s", ctn_world_last_error(w));
     ctn_joint_desc jd = ctn_joint_desc_default(type);
     jd.body_a = id;
@@ -129,9 +130,9 @@ static void scene_heavy_branch(ctn_world *w, int seed) {
     double o[3] = {0, 0, 0}, down[3] = {0, -1, 0}, side[3] = {0.6, -0.8, 0};
     add_chain(w, o, down, 200, 0.1, 1000.0, CTN_WORLD); /* bodies 0..199, joints 0..199 */
     ctn_body_state st;
-    CHECK(ctn_body_get_state(w, 100, &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
+    CHECK(ctn_body_get_state(w, HBODY(w, 100), &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
     double at[3] = {st.position[0], st.position[1] - 0.05, st.position[2]};
-    add_chain(w, at, side, 30, 0.1, 1.0, 100);
+    add_chain(w, at, side, 30, 0.1, 1.0, HBODY(w, 100));
 }
 
 static void scene_long_branch(ctn_world *w, int seed) { /* (g): paths of thousands of joints */
@@ -139,9 +140,9 @@ static void scene_long_branch(ctn_world *w, int seed) { /* (g): paths of thousan
     double o[3] = {0, 0, 0}, down[3] = {0, -1, 0}, side[3] = {0.6, -0.8, 0};
     add_chain(w, o, down, 10000, 0.1, 1.0, CTN_WORLD);
     ctn_body_state st;
-    CHECK(ctn_body_get_state(w, 5000, &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
+    CHECK(ctn_body_get_state(w, HBODY(w, 5000), &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
     double at[3] = {st.position[0], st.position[1] - 0.05, st.position[2]};
-    add_chain(w, at, side, 50, 0.1, 1.0, 5000);
+    add_chain(w, at, side, 50, 0.1, 1.0, HBODY(w, 5000));
 }
 
 static void scene_two_pins(ctn_world *w, int seed) {
@@ -150,9 +151,9 @@ static void scene_two_pins(ctn_world *w, int seed) {
     static const int leaves[2] = {15, 30};
     for (int k = 0; k < 2; ++k) {
         ctn_body_state st;
-        CHECK(ctn_body_get_state(w, leaves[k], &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
+        CHECK(ctn_body_get_state(w, HBODY(w, leaves[k]), &st) == CTN_OK, "state: %s", ctn_world_last_error(w));
         ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
-        jd.body_a = leaves[k];
+        jd.body_a = HBODY(w, leaves[k]);
         jd.body_b = CTN_WORLD;
         CHECK(ctn_joint_desc_set_pivot(w, &jd, st.position, NULL) == CTN_OK, "pin: %s", ctn_world_last_error(w));
         CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "pin: %s", ctn_world_last_error(w));
@@ -302,9 +303,9 @@ static int run_grow(ctn_backend backend, double *pos, int cap, int *bodies) {
     for (int i = 0; i < 20 && st == CTN_OK; ++i) {
         if (i == 10) {
             ctn_body_state bs;
-            CHECK(ctn_body_get_state(w, 20, &bs) == CTN_OK, "state: %s", ctn_world_last_error(w));
+            CHECK(ctn_body_get_state(w, HBODY(w, 20), &bs) == CTN_OK, "state: %s", ctn_world_last_error(w));
             double down[3] = {0, -1, 0};
-            add_chain(w, bs.position, down, 5, 0.1, 1.0, 20);
+            add_chain(w, bs.position, down, 5, 0.1, 1.0, HBODY(w, 20));
         }
         st = ctn_world_step(w);
         CHECK(st == CTN_OK, "grow step %d: %s", i, ctn_world_last_error(w));
@@ -320,11 +321,11 @@ static void scene_ring(ctn_world *w, int seed) { /* tree:7 with a joint closing 
     (void)seed;
     CHECK(ctn_scene_from_spec(w, "tree:7") == CTN_OK, "tree:7: %s", ctn_world_last_error(w));
     ctn_body_state a, b;
-    ctn_body_get_state(w, 3, &a);
-    ctn_body_get_state(w, 4, &b);
+    ctn_body_get_state(w, HBODY(w, 3), &a);
+    ctn_body_get_state(w, HBODY(w, 4), &b);
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
-    jd.body_a = 3;
-    jd.body_b = 4;
+    jd.body_a = HBODY(w, 3);
+    jd.body_b = HBODY(w, 4);
     jd.rest_length = -1.0;
     CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "loop joint: %s", ctn_world_last_error(w));
     (void)a, (void)b;

@@ -8,6 +8,7 @@
  * (1) and (2) also run on the OpenCL backend (`test_precision opencl`; skipped without a device). */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 
@@ -160,7 +161,7 @@ static void test_round_trip(void) {
     remove(path);
     if (l) {
         ctn_body_state u;
-        CHECK(ctn_body_get_state(l, id, &u) == CTN_OK, "get after load: %s", ctn_world_last_error(l));
+        CHECK(ctn_body_get_state(l, ID_IN(l, id), &u) == CTN_OK, "get after load: %s", ctn_world_last_error(l));
         for (int k = 0; k < 3; ++k)
             CHECK(u.position[k] == t.position[k], "checkpoint position[%d]: %.17g vs %.17g", k, u.position[k], t.position[k]);
         ctn_world_destroy(l);

@@ -4,6 +4,7 @@
  * 77 (skipped) when this build or machine has no OpenCL device. (Jacobians: tests/test_jacobians.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
@@ -62,11 +63,11 @@ static void check_scene_round_trip(void) {
     d.solver = CTN_SOLVER_GS;
     ctn_world *back = fixture_scene_reload(w, &d);
     ctn_joint_desc jd;
-    CHECK(ctn_joint_get_desc(back, 0, &jd) == CTN_OK && jd.type == CTN_JOINT_PRISMATIC, "reloaded joint type %d", (int)jd.type);
+    CHECK(ctn_joint_get_desc(back, HJOINT(back, 0), &jd) == CTN_OK && jd.type == CTN_JOINT_PRISMATIC, "reloaded joint type %d", (int)jd.type);
     fixture_step_both(w, back, 30);
     ctn_body_state a, b;
     ctn_body_get_state(w, box, &a);
-    ctn_body_get_state(back, box, &b);
+    ctn_body_get_state(back, ID_IN(back, box), &b);
     CHECK(a.position[0] == b.position[0] && a.position[1] == b.position[1], "reloaded slider at (%.9g, %.9g), saved one at (%.9g, %.9g)",
           b.position[0], b.position[1], a.position[0], a.position[1]);
     ctn_world_destroy(w);

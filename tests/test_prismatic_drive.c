@@ -5,6 +5,7 @@
  * round trip. The OpenCL half exits 77 (skipped) when this build or machine has no OpenCL device. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 #include "opencl_lsan.h"
@@ -75,21 +76,21 @@ static double check_motor(ctn_backend backend, ctn_solver solver, const char *na
     if (!w) return 0.0;
     CHECK(ctn_joint_set_motor(w, j, 1, 1.5, 1000.0) == CTN_OK, "%s", ctn_world_last_error(w));
     for (int i = 0; i < 30; ++i) ctn_world_step(w);
-    ctn_body_get_state(w, 0, &st);
+    ctn_body_get_state(w, HBODY(w, 0), &st);
     CHECK(fabs(st.velocity[0] - 1.5) < 1e-3, "%s: strong motor at %g m/s (target 1.5)", name, st.velocity[0]);
     ctn_world_destroy(w);
 
     w = slider(backend, solver, ALONG, &j);
     CHECK(ctn_joint_set_motor(w, j, 1, 3.0, 2.0) == CTN_OK, "%s", ctn_world_last_error(w));
     for (int i = 0; i < 60; ++i) ctn_world_step(w);
-    ctn_body_get_state(w, 0, &st);
+    ctn_body_get_state(w, HBODY(w, 0), &st);
     double v1 = st.velocity[0], want = 2.0 / M * 1.0, f[3], t[3];
     ctn_joint_get_force(w, j, f, t);
     /* measured: 1.00001 m/s, force 2.00000 N along the axis */
     CHECK(fabs(v1 - want) < 1e-4 * want, "%s: force-limited speed %g after 1 s, F t / m = %g", name, v1, want);
     CHECK(fabs(f[0] - 2.0) < 1e-4 * 2.0, "%s: saturated motor force %g N, max 2 N", name, f[0]);
     for (int i = 0; i < 180; ++i) ctn_world_step(w);
-    ctn_body_get_state(w, 0, &st);
+    ctn_body_get_state(w, HBODY(w, 0), &st);
     CHECK(fabs(st.velocity[0] - 3.0) < 1e-3, "%s: weak motor at %g m/s after 4 s (target 3)", name, st.velocity[0]);
     printf("%s: motor 2 N on %.1f kg: %.5f m/s after 1 s (F t / m = %.5f), force %.5f N; %.5f m/s after 4 s (target 3)\n", name, M, v1,
            want, f[0], st.velocity[0]);
@@ -102,7 +103,7 @@ static double check_motor(ctn_backend backend, ctn_solver solver, const char *na
     for (int i = 0; i < 120; ++i) {
         ctn_world_step(w);
         ctn_joint_get_translation(w, j, &s);
-        ctn_body_get_state(w, 0, &st);
+        ctn_body_get_state(w, HBODY(w, 0), &st);
         if (s > highest) highest = s;
         if (i >= 60 && fabs(s - 0.5) > off) off = fabs(s - 0.5); /* the last second, after arrival at 0.25 s */
         if (i >= 60 && fabs(st.velocity[0]) > speed) speed = fabs(st.velocity[0]);
@@ -125,7 +126,7 @@ static void check_lift(void) {
     double f[3], t[3], s;
     ctn_body_state st;
     ctn_joint_get_force(w, j, f, t);
-    ctn_body_get_state(w, 0, &st);
+    ctn_body_get_state(w, HBODY(w, 0), &st);
     ctn_joint_get_translation(w, j, &s);
     CHECK(fabs(st.velocity[1] - 0.5) < 1e-3, "lift at %g m/s (target 0.5)", st.velocity[1]);
     CHECK(fabs(f[1] - M * G) < 1e-4 * M * G, "lifting force %g N, m g = %g N", f[1], M * G);
@@ -152,12 +153,12 @@ static void check_api(void) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     ctn_world *back = fixture_scene_reload(w, &d);
-    CHECK(ctn_joint_get_limits(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == -5.0 && hi == 5.0, "reloaded limits %d [%g, %g]", on, lo, hi);
-    CHECK(ctn_joint_get_motor(back, 0, &on, &lo, &hi) == CTN_OK && on && lo == 0.25 && hi == 7.0, "reloaded motor %d %g %g", on, lo, hi);
+    CHECK(ctn_joint_get_limits(back, HJOINT(back, 0), &on, &lo, &hi) == CTN_OK && on && lo == -5.0 && hi == 5.0, "reloaded limits %d [%g, %g]", on, lo, hi);
+    CHECK(ctn_joint_get_motor(back, HJOINT(back, 0), &on, &lo, &hi) == CTN_OK && on && lo == 0.25 && hi == 7.0, "reloaded motor %d %g %g", on, lo, hi);
     fixture_step_both(w, back, 30);
     ctn_body_state a, b;
-    ctn_body_get_state(w, 0, &a);
-    ctn_body_get_state(back, 0, &b);
+    ctn_body_get_state(w, HBODY(w, 0), &a);
+    ctn_body_get_state(back, HBODY(back, 0), &b);
     CHECK(a.position[0] == b.position[0] && a.velocity[0] == b.velocity[0], "reloaded slider at %.9g (%.9g m/s), saved one at %.9g (%.9g m/s)",
           b.position[0], b.velocity[0], a.position[0], a.velocity[0]);
     ctn_world_destroy(w);

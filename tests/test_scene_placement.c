@@ -4,6 +4,7 @@
  * creation, none growing after steps). Chains hang from a body (`attach_to`) or from nothing, and a build
  * that fails after re-hanging a chain leaves the world as it was. Skipped (77) without cJSON. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <math.h>
@@ -58,8 +59,8 @@ static void check_placed(const char *generator) {
     double worst = 0.0;
     for (int i = 0; i < nb; ++i) {
         ctn_body_state sa, sb;
-        ctn_body_get_state(a, i, &sa);
-        ctn_body_get_state(b, i, &sb);
+        ctn_body_get_state(a, HBODY(a, i), &sa);
+        ctn_body_get_state(b, HBODY(b, i), &sb);
         double x[3];
         rotate(q, sa.position, x);
         for (int k = 0; k < 3; ++k) worst = fmax(worst, fabs(x[k] + o[k] - sb.position[k]));
@@ -88,7 +89,7 @@ static void check_attach(void) {
     CHECK(ctn_world_joint_count(w) == 5, "attach_to hub: %d joints, expected 5", ctn_world_joint_count(w));
     for (int s = 0; s < 60; ++s) ctn_world_step(w);
     ctn_body_state link;
-    ctn_body_get_state(w, 1, &link);
+    ctn_body_get_state(w, HBODY(w, 1), &link);
     CHECK(fabs(link.position[0] - 1.0) < 0.05, "the chain hung from the moving hub is at x = %.3f after 1 s, expected about 1", link.position[0]);
     ctn_world_destroy(w);
 
@@ -98,7 +99,7 @@ static void check_attach(void) {
     CHECK(ctn_world_joint_count(w) == 3, "attach_to none: %d joints, expected 3", ctn_world_joint_count(w));
     for (int s = 0; s < 30; ++s) ctn_world_step(w);
     ctn_body_state first;
-    ctn_body_get_state(w, 0, &first);
+    ctn_body_get_state(w, HBODY(w, 0), &first);
     CHECK(first.position[1] < -1.0, "a free chain falls: y = %.3f after 0.5 s", first.position[1]);
 
     /* the second build fails at its constraint after re-hanging a chain: nothing of it stays */
@@ -114,9 +115,9 @@ static void check_attach(void) {
     CHECK(ctn_world_body_count(w) == 4 && ctn_world_joint_count(w) == before, "the failed build left %d bodies, %d joints",
           ctn_world_body_count(w), ctn_world_joint_count(w));
     ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_BALL);
-    d.body_a = 0;
+    d.body_a = HBODY(w, 0);
     double pivot[3] = {0, 0, 0};
-    ctn_body_get_state(w, 0, &first);
+    ctn_body_get_state(w, HBODY(w, 0), &first);
     memcpy(pivot, first.position, sizeof pivot);
     CHECK(ctn_joint_desc_set_pivot(w, &d, pivot, NULL) == CTN_OK && ctn_joint_add(w, &d, NULL) == CTN_OK, "a joint after the rollback: %s",
           ctn_world_last_error(w));

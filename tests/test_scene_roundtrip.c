@@ -6,6 +6,7 @@
  * again gives the same file. Skipped (77) in a build without cJSON. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static ctn_body_id add_body(ctn_world *w, ctn_body_type type, int particle, cons
     if (!particle) memcpy(b.orientation, q, sizeof q);
     b.velocity[0] = 0.3, b.velocity[2] = -0.1;
     if (!particle) b.angular_velocity[1] = 0.5;
-    ctn_body_id id = -1;
+    ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &b, &id) == CTN_OK, "body: %s", ctn_world_last_error(w));
     if (shape) CHECK(ctn_body_set_shape(w, id, shape) == CTN_OK, "shape: %s", ctn_world_last_error(w));
     return id;
@@ -56,7 +57,7 @@ static ctn_joint_id add_joint(ctn_world *w, ctn_joint_type type, ctn_body_id a, 
         d.rest_length = 0.45;
         d.stiffness = 120.0, d.damping = 1.5;
     }
-    ctn_joint_id id = -1;
+    ctn_joint_id id = CTN_NULL_JOINT;
     CHECK(ctn_joint_add(w, &d, &id) == CTN_OK, "joint: %s", ctn_world_last_error(w));
     return id;
 }
@@ -116,7 +117,7 @@ static ctn_world_desc settings(void) {
 static int same_states(ctn_world *x, ctn_world *y, int n) {
     for (int i = 0; i < n; ++i) {
         ctn_body_state a, b;
-        if (ctn_body_get_state(x, i, &a) != CTN_OK || ctn_body_get_state(y, i, &b) != CTN_OK || memcmp(&a, &b, sizeof a)) {
+        if (ctn_body_get_state(x, HBODY(x, i), &a) != CTN_OK || ctn_body_get_state(y, HBODY(y, i), &b) != CTN_OK || memcmp(&a, &b, sizeof a)) {
             fprintf(stderr, "body %d differs: (%.17g %.17g %.17g) vs (%.17g %.17g %.17g)\n", i, a.position[0], a.position[1], a.position[2],
                     b.position[0], b.position[1], b.position[2]);
             return 0;
@@ -154,8 +155,8 @@ int main(void) {
     CHECK(ctn_world_body_count(w2) == n && ctn_world_joint_count(w2) == ctn_world_joint_count(w), "counts %d/%d bodies, %d/%d joints",
           ctn_world_body_count(w2), n, ctn_world_joint_count(w2), ctn_world_joint_count(w));
     CHECK(same_states(w, w2, n), "the loaded world differs before stepping");
-    ctn_body_id hub = -1;
-    CHECK(ctn_body_find(w2, "hub \"7\"", &hub) == CTN_OK && hub == 5, "the body name did not round-trip (found %d)", (int)hub);
+    ctn_body_id hub = CTN_NULL_BODY;
+    CHECK(ctn_body_find(w2, "hub \"7\"", &hub) == CTN_OK && ID_INT(hub) == 5, "the body name did not round-trip (found %lld)", ID_INT(hub));
     CHECK(ctn_scene_save_json(w2, again) == CTN_OK, "save again: %s", ctn_world_last_error(w2));
     char *t1 = read_text(path), *t2 = read_text(again);
     CHECK(t1 && t2 && !strcmp(t1, t2), "saving the loaded world gives another file");

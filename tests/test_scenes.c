@@ -1,6 +1,7 @@
 /* Scene generators: each builds through the public API with the expected body and joint counts, and
  * steps for 1 s without non-finite state and with bounded joint errors. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -58,8 +59,8 @@ int main(void) {
     char err[256];
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
     ctn_chain_desc c = ctn_chain_desc_default(10);
-    ctn_body_id first = -1;
-    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK && first == 0, "chain first id %lld", (long long)first);
+    ctn_body_id first = CTN_NULL_BODY;
+    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK && ID_INT(first) == 0, "chain first id %lld", ID_INT(first));
     CHECK(ctn_scene_grid(w, 3, 2, 0.2) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_scene_bridge(w, 4) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_scene_cradle(w, 3) == CTN_OK, "%s", ctn_world_last_error(w));

@@ -8,6 +8,7 @@
  * solvers on a system with cond ~1e3: ~1e-7 x 1e3 = 1e-4 relative at worst).
  * Also checks the static answer: at rest the top joint carries the weight of the chain, m g h per link. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <string.h>
@@ -30,15 +31,15 @@ static void solve(ctn_solver solver, int iterations, double kick, double lam[LIN
     CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
     for (int i = 0; i < LINKS; ++i) {
         ctn_body_state s;
-        ctn_body_get_state(w, first + i, &s);
+        ctn_body_get_state(w, ctn_body_id_offset(first, i), &s);
         s.velocity[0] = kick * (i + 1), s.velocity[2] = -0.5 * kick * i;
         s.angular_velocity[1] = kick;
-        ctn_body_set_state(w, first + i, &s);
+        ctn_body_set_state(w, ctn_body_id_offset(first, i), &s);
     }
     CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
     for (int j = 0; j < LINKS; ++j) {
         int rows = 0;
-        CHECK(ctn_joint_get_impulse(w, j, lam[j], &rows) == CTN_OK, "%s", ctn_world_last_error(w));
+        CHECK(ctn_joint_get_impulse(w, HJOINT(w, j), lam[j], &rows) == CTN_OK, "%s", ctn_world_last_error(w));
         CHECK(rows == 3, "ball joint rows %d", rows);
     }
     ctn_world_destroy(w);
@@ -92,7 +93,7 @@ int main(void) {
         CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
         for (int j = 0; j < LINKS; ++j) {
             double lam[6];
-            ctn_joint_get_impulse(w, j, lam, NULL);
+            ctn_joint_get_impulse(w, HJOINT(w, j), lam, NULL);
             /* joint j: body_a = link j, body_b = link j-1 (or the world); the impulse on a is +lambda */
             double expect = (LINKS - j) * c.link_mass * 9.81 * h;
             CHECK_NEAR(lam[1], expect, 1e-4 * expect + 1e-7, "static tension impulse");

@@ -9,6 +9,7 @@
  * The OpenCL half exits 77 (skipped) when this build or machine has no OpenCL device. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
@@ -49,7 +50,7 @@ static ctn_joint_id add_mass_on_spring(ctn_world *w, double y0, double k, double
     jd.stiffness = k;
     jd.damping = c;
     jd.implicit = implicit;
-    ctn_joint_id j = -1;
+    ctn_joint_id j = CTN_NULL_JOINT;
     CHECK(ctn_joint_add(w, &jd, &j) == CTN_OK, "%s", ctn_world_last_error(w));
     return j;
 }
@@ -162,7 +163,7 @@ static void check_chain_solvers(void) {
     const double k = 1e4, c = 20.0, m = 0.1, g = 9.81, want = 55.0 * m * g / k;
     for (int s = 0; s < 4; ++s) {
         ctn_world *w = make_with(CTN_BACKEND_CPU, solvers[s], 1.0 / 60.0, 4, -g);
-        ctn_body_id prev = CTN_WORLD, b = 0;
+        ctn_body_id prev = CTN_WORLD, b = CTN_NULL_BODY;
         for (int i = 1; i <= 10; ++i) {
             ctn_body_desc bd = ctn_body_desc_default();
             bd.particle = 1;
@@ -214,7 +215,7 @@ static void check_api(void) {
     int nj = ctn_world_joint_count(back);
     CHECK(nj == 1, "%d joints after reload", nj);
     for (int i = 0; i < 30; ++i) ctn_world_step(w), ctn_world_step(back);
-    CHECK(height(w, b) == height(back, b), "reloaded world steps differently: %.9g vs %.9g", height(w, b), height(back, b));
+    CHECK(height(w, b) == height(back, ID_IN(back, b)), "reloaded world steps differently: %.9g vs %.9g", height(w, b), height(back, ID_IN(back, b)));
 
     ctn_joint_desc bad = ctn_joint_desc_default(CTN_JOINT_SPRING);
     bad.body_a = b;

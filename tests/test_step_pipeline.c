@@ -5,6 +5,7 @@
  * Usage: test_step_pipeline cpu | opencl   (opencl: exit 77 without an OpenCL device) */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
 #include "solve/pipeline.h"
@@ -128,7 +129,7 @@ static ctn_world *make(ctn_backend backend, ctn_solver solver, const char *scene
 
 static ctn_body_state *states(ctn_world *w, int n) {
     ctn_body_state *s = calloc((size_t)n, sizeof *s);
-    for (int i = 0; i < n; ++i) ctn_body_get_state(w, i, &s[i]);
+    for (int i = 0; i < n; ++i) ctn_body_get_state(w, HBODY(w, i), &s[i]);
     return s;
 }
 
@@ -139,7 +140,7 @@ static void test_no_speed_limit(ctn_backend backend) {
     for (int k = 0; k < 5; ++k) CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", k, ctn_world_last_error(w));
     int n = ctn_world_body_count(w);
     double f[3] = {FLT_MAX, 0.0, 0.0};
-    CHECK(ctn_body_set_force(w, 7, f, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_body_set_force(w, HBODY(w, 7), f, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_body_state *before = states(w, n);
     ctn_status st = ctn_world_step(w);
     CHECK(st == CTN_ERR_DIVERGED, "max_speed 0, non-finite step: %s (%s)", ctn_status_name(st), ctn_world_last_error(w));

@@ -42,7 +42,8 @@ static unsigned char *fingerprint(ctn_world *w, size_t *size, int *contacts) {
     for (int i = 0; i < nb; ++i, p += body_bytes) {
         ctn_body_id id;
         if (ctn_world_body_at(w, i, &id) != CTN_OK) continue;
-        memcpy(p, &id, sizeof id);
+        int64_t key = ctn_body_id_to_int(id); /* world-free: twins have different world tags */
+        memcpy(p, &key, sizeof key);
         ctn_body_get_state(w, id, (ctn_body_state *)(p + sizeof id));
     }
     for (int j = 0; j < nj; ++j, p += joint_bytes) {
@@ -52,7 +53,9 @@ static unsigned char *fingerprint(ctn_world *w, size_t *size, int *contacts) {
         memset(&info, 0, sizeof info);
         ctn_joint_get_info(w, id, &info);
         *contacts += info.type == CTN_JOINT_CONTACT;
-        memcpy(p, &id, sizeof id);
+        info.body_a.world0 = info.body_b.world0 = 0;
+        int64_t key = ctn_joint_id_to_int(id);
+        memcpy(p, &key, sizeof key);
         memcpy(p + sizeof id, &info, sizeof info);
         ctn_joint_get_impulse(w, id, (double *)(p + sizeof id + sizeof info), NULL);
     }

@@ -5,6 +5,7 @@
  * on 1, 2 and 3 threads and with the automatic count. */
 #define _GNU_SOURCE
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <sched.h>
@@ -45,7 +46,7 @@ static ctn_body_state *states(int threads) {
     if (!w) return NULL;
     for (int k = 0; k < STEPS; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_body_state *out = calloc(LINKS, sizeof *out);
-    for (int i = 0; i < LINKS; ++i) CHECK(ctn_body_get_state(w, i, &out[i]) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int i = 0; i < LINKS; ++i) CHECK(ctn_body_get_state(w, HBODY(w, i), &out[i]) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_destroy(w);
     return out;
 }

@@ -7,6 +7,7 @@
  * The OpenCL half exits 77 (skipped) when this build or machine has no OpenCL device. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 #include "fixtures.h"
 #include "opencl_lsan.h"
@@ -64,9 +65,9 @@ static double check_cardan(ctn_backend backend, ctn_solver solver, const char *n
     double worst = 0.0, worst_perp = 0.0, t1 = 0.0, t2 = 0.0, cross;
     for (int i = 0; i < 120; ++i) {
         CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", name, ctn_world_last_error(w));
-        ctn_joint_get_angle(w, 0, &t1);
-        ctn_joint_get_angle(w, 1, &t2);
-        ctn_joint_get_swing(w, 2, &cross);
+        ctn_joint_get_angle(w, HJOINT(w, 0), &t1);
+        ctn_joint_get_angle(w, HJOINT(w, 1), &t2);
+        ctn_joint_get_swing(w, HJOINT(w, 2), &cross);
         double want = atan2(cos(B) * sin(t1), cos(t1));
         if (fabs(wrap(t2 - want)) > worst) worst = fabs(wrap(t2 - want));
         if (fabs(cross - 0.5 * PI) > worst_perp) worst_perp = fabs(cross - 0.5 * PI);
@@ -85,14 +86,14 @@ static double check_cardan(ctn_backend backend, ctn_solver solver, const char *n
 static void check_api_and_scene(void) {
     ctn_world *w = cardan(CTN_BACKEND_CPU, CTN_SOLVER_GS);
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_UNIVERSAL);
-    jd.body_a = 0;
+    jd.body_a = HBODY(w, 0);
     jd.axis2[0] = 0.0, jd.axis2[2] = 1.0; /* parallel to axis (+z) */
     int joints = ctn_world_joint_count(w);
     CHECK(ctn_joint_add(w, &jd, NULL) == CTN_ERR_INVALID_ARGUMENT, "parallel cross axes accepted");
     CHECK(ctn_world_joint_count(w) == joints, "a refused joint was added");
-    CHECK(ctn_joint_set_limits(w, 2, 1, -0.1, 0.1) == CTN_ERR_INVALID_ARGUMENT, "limits on a universal joint accepted");
+    CHECK(ctn_joint_set_limits(w, HJOINT(w, 2), 1, -0.1, 0.1) == CTN_ERR_INVALID_ARGUMENT, "limits on a universal joint accepted");
     ctn_joint_desc back_desc;
-    CHECK(ctn_joint_get_desc(w, 2, &back_desc) == CTN_OK && back_desc.type == CTN_JOINT_UNIVERSAL &&
+    CHECK(ctn_joint_get_desc(w, HJOINT(w, 2), &back_desc) == CTN_OK && back_desc.type == CTN_JOINT_UNIVERSAL &&
               fabs(back_desc.axis2[0] + sin(B)) < 1e-6 && fabs(back_desc.axis[2] - 1.0) < 1e-6,
           "universal desc read back: axis (%g, %g, %g), axis2 (%g, %g, %g)", back_desc.axis[0], back_desc.axis[1], back_desc.axis[2],
           back_desc.axis2[0], back_desc.axis2[1], back_desc.axis2[2]);
@@ -101,11 +102,11 @@ static void check_api_and_scene(void) {
     d.gravity[1] = 0.0;
     d.solver = CTN_SOLVER_GS; /* as the saved world: the same solver steps both */
     ctn_world *back = fixture_scene_reload(w, &d);
-    CHECK(ctn_joint_get_desc(back, 2, &jd) == CTN_OK && jd.type == CTN_JOINT_UNIVERSAL, "reloaded joint type %d", (int)jd.type);
+    CHECK(ctn_joint_get_desc(back, HJOINT(back, 2), &jd) == CTN_OK && jd.type == CTN_JOINT_UNIVERSAL, "reloaded joint type %d", (int)jd.type);
     fixture_step_both(w, back, 30);
     ctn_body_state a, b;
-    ctn_body_get_state(w, 1, &a);
-    ctn_body_get_state(back, 1, &b);
+    ctn_body_get_state(w, HBODY(w, 1), &a);
+    ctn_body_get_state(back, HBODY(back, 1), &b);
     CHECK(a.orientation[0] == b.orientation[0] && a.orientation[3] == b.orientation[3] && a.angular_velocity[0] == b.angular_velocity[0],
           "reloaded output shaft at q.w %.9g, w.x %.9g; saved one %.9g, %.9g", b.orientation[0], b.angular_velocity[0], a.orientation[0],
           a.angular_velocity[0]);

@@ -3,6 +3,7 @@
  * represented is refused or reported by name; a refused file leaves the world unchanged. Exits 77
  * (skipped) in a build without urdfdom, after checking that such a build says so. */
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <stdio.h>
@@ -67,21 +68,21 @@ static void check_double_pendulum_matches_json(void) {
         for (int s = 0; s < 300; ++s) {
             CHECK(ctn_world_step(wu) == CTN_OK && ctn_world_step(wj) == CTN_OK, "step %d", s);
         }
-        for (ctn_body_id b = 0; b < 2; ++b) {
+        for (int b = 0; b < 2; ++b) {
             ctn_body_state a, c;
-            ctn_body_get_state(wu, b, &a);
-            ctn_body_get_state(wj, b, &c);
+            ctn_body_get_state(wu, HBODY(wu, b), &a);
+            ctn_body_get_state(wj, HBODY(wj, b), &c);
             CHECK(memcmp(&a, &c, sizeof a) == 0, "body %d after 300 steps: URDF (%.17g, %.17g) vs JSON (%.17g, %.17g)", (int)b,
                   a.position[0], a.position[1], c.position[0], c.position[1]);
         }
         ctn_body_state tip;
-        ctn_body_get_state(wu, 1, &tip);
+        ctn_body_get_state(wu, HBODY(wu, 1), &tip);
         CHECK(fabs(tip.position[0] - 1.5) > 0.1, "the pendulum must have swung (lower rod at x %.3f)", tip.position[0]);
     }
     const char *name = NULL;
-    ctn_body_id upper = -2;
-    CHECK(ctn_body_find(wu, "upper_rod", &upper) == CTN_OK && upper == 0, "upper_rod is body 0");
-    CHECK(ctn_body_get_name(wu, 1, &name) == CTN_OK && name && !strcmp(name, "lower_rod"), "body 1 is lower_rod");
+    ctn_body_id upper = CTN_NULL_BODY;
+    CHECK(ctn_body_find(wu, "upper_rod", &upper) == CTN_OK && ID_INT(upper) == 0, "upper_rod is body 0");
+    CHECK(ctn_body_get_name(wu, HBODY(wu, 1), &name) == CTN_OK && name && !strcmp(name, "lower_rod"), "body 1 is lower_rod");
     ctn_world_destroy(wu);
     ctn_world_destroy(wj);
 }
@@ -93,24 +94,24 @@ static void check_snake(void) {
           ctn_world_joint_count(w));
     CHECK(strstr(g_msg, "cylinders made capsules") && strstr(g_msg, "link_00") && strstr(g_msg, "link_49"),
           "the cylinders' approximation is reported by link: %s", g_msg);
-    for (ctn_body_id b = 0; b < 50; ++b) {
+    for (int b = 0; b < 50; ++b) {
         ctn_shape_desc s;
         ctn_body_desc d;
-        ctn_body_get_shape(w, b, &s);
-        ctn_body_get_desc(w, b, &d);
+        ctn_body_get_shape(w, HBODY(w, b), &s);
+        ctn_body_get_desc(w, HBODY(w, b), &d);
         CHECK(s.type == CTN_SHAPE_CAPSULE && fabs(s.radius - 0.02) < 1e-7 && fabs(s.half_length - 0.03) < 1e-7, "link %d: capsule r 0.02, half 0.03",
               (int)b);
         CHECK(fabs(d.position[0] - (0.1 * (double)b + 0.05)) < 1e-12 && d.position[1] == 1.0 && d.mass == 0.1, "link %d at x %.17g y %g",
               (int)b, d.position[0], d.position[1]);
         int on = 0;
         double lo = 0, hi = 0, speed = 1, torque = 0;
-        ctn_joint_get_limits(w, b, &on, &lo, &hi);
+        ctn_joint_get_limits(w, HJOINT(w, b), &on, &lo, &hi);
         CHECK(on && lo == -0.5 && hi == 0.5, "joint %d limits [%g, %g]", (int)b, lo, hi);
-        ctn_joint_get_motor(w, b, &on, &speed, &torque);
+        ctn_joint_get_motor(w, HJOINT(w, b), &on, &speed, &torque);
         CHECK(on && speed == 0.0 && torque == 0.5, "joint %d: motor at speed 0 with the effort 0.5 N m as its torque limit", (int)b);
         ctn_joint_desc jd;
-        ctn_joint_get_desc(w, b, &jd);
-        CHECK(jd.type == CTN_JOINT_HINGE && jd.body_a == b && jd.body_b == (b ? b - 1 : CTN_WORLD), "joint %d: hinge from the child", (int)b);
+        ctn_joint_get_desc(w, HJOINT(w, b), &jd);
+        CHECK(jd.type == CTN_JOINT_HINGE && ID_INT(jd.body_a) == b && ID_INT(jd.body_b) == (b ? b - 1 : -1), "joint %d: hinge from the child", (int)b);
     }
     ctn_world_desc d;
     ctn_world_get_desc(w, &d);
@@ -118,9 +119,9 @@ static void check_snake(void) {
     ctn_world_set_desc(w, &d);
     for (int s = 0; s < 120; ++s) CHECK(ctn_world_step(w) == CTN_OK, "snake step %d: %s", s, ctn_world_last_error(w));
     double worst = 0;
-    for (ctn_joint_id j = 0; j < 50; ++j) {
+    for (int j = 0; j < 50; ++j) {
         double a = 0;
-        ctn_joint_get_angle(w, j, &a);
+        ctn_joint_get_angle(w, HJOINT(w, j), &a);
         worst = fmax(worst, fabs(a));
     }
     CHECK(worst < 0.5 + 0.05, "hinge angles stay within their 0.5 rad limits (worst %.3f)", worst);
@@ -140,7 +141,7 @@ static void check_frames(void) {
                               "<inertia ixx=\"0.03\" ixy=\"0.01\" ixz=\"0\" iyy=\"0.03\" iyz=\"0\" izz=\"0.05\"/></inertial></link>");
     CHECK(st == CTN_OK, "frames: %s", g_msg);
     ctn_body_desc d;
-    ctn_body_get_desc(w, 0, &d);
+    ctn_body_get_desc(w, HBODY(w, 0), &d);
     CHECK(fabs(d.position[0] - 1) < 1e-12 && fabs(d.position[1] - 2.5) < 1e-12 && fabs(d.position[2] - 3) < 1e-12,
           "centre of mass at (1, 2.5, 3), not (%g, %g, %g)", d.position[0], d.position[1], d.position[2]);
     /* eigenvalues of [[0.03, 0.01], [0.01, 0.03]] are 0.02 and 0.04; z stays 0.05 */
@@ -149,12 +150,12 @@ static void check_frames(void) {
     for (int i = 0; i < 3; ++i) has02 |= fabs(m[i] - 0.02) < 1e-12, has04 |= fabs(m[i] - 0.04) < 1e-12, has05 |= fabs(m[i] - 0.05) < 1e-12;
     CHECK(has02 && has04 && has05, "principal moments 0.02, 0.04, 0.05, not %g %g %g", m[0], m[1], m[2]);
     ctn_joint_desc jd;
-    ctn_joint_get_desc(w, 0, &jd);
+    ctn_joint_get_desc(w, HJOINT(w, 0), &jd);
     CHECK(jd.type == CTN_JOINT_HINGE && fabs(jd.axis[1] - 1) < 1e-6 && fabs(jd.axis[0]) < 1e-6, "hinge axis x turned onto world y: (%g, %g, %g)",
           jd.axis[0], jd.axis[1], jd.axis[2]);
     int on = 1;
     double speed, torque;
-    ctn_joint_get_motor(w, 0, &on, &speed, &torque);
+    ctn_joint_get_motor(w, HJOINT(w, 0), &on, &speed, &torque);
     CHECK(!on, "effort 0 leaves the joint passive");
     ctn_world_destroy(w);
 }
@@ -176,16 +177,16 @@ static void check_link_kinds(void) {
     CHECK(ctn_world_body_count(w) == 4 && ctn_world_joint_count(w) == 2, "4 bodies and 2 joints, not %d and %d", ctn_world_body_count(w),
           ctn_world_joint_count(w));
     ctn_joint_desc a, b;
-    ctn_joint_get_desc(w, 0, &a);
-    ctn_joint_get_desc(w, 1, &b);
-    ctn_body_id tool = -2, flap = -2;
+    ctn_joint_get_desc(w, HJOINT(w, 0), &a);
+    ctn_joint_get_desc(w, HJOINT(w, 1), &b);
+    ctn_body_id tool = CTN_NULL_BODY, flap = CTN_NULL_BODY;
     ctn_body_find(w, "tool", &tool);
     ctn_body_find(w, "flap", &flap);
-    CHECK(a.type == CTN_JOINT_FIXED && a.body_a == tool && a.body_b == 0, "weld: fixed joint tool-base");
-    CHECK(b.type == CTN_JOINT_HINGE && b.body_a == flap && b.body_b == tool, "hinge: flap on tool (the massless camera is part of tool)");
+    CHECK(a.type == CTN_JOINT_FIXED && ID_EQ(a.body_a, tool) && ID_INT(a.body_b) == 0, "weld: fixed joint tool-base");
+    CHECK(b.type == CTN_JOINT_HINGE && ID_EQ(b.body_a, flap) && ID_EQ(b.body_b, tool), "hinge: flap on tool (the massless camera is part of tool)");
     for (int s = 0; s < 30; ++s) ctn_world_step(w);
     ctn_body_state base;
-    ctn_body_get_state(w, 0, &base);
+    ctn_body_get_state(w, HBODY(w, 0), &base);
     CHECK(base.position[1] < -0.1, "a massive root is a free body: it falls (y %.3f)", base.position[1]);
     ctn_world_destroy(w);
 }
@@ -238,7 +239,7 @@ static void check_refusals_and_reports(void) {
     for (size_t k = 0; k < sizeof expect / sizeof *expect; ++k) CHECK(strstr(g_msg, expect[k]) != NULL, "report lacks '%s':\n%s", expect[k], g_msg);
     int on = 0;
     double lo = 0, hi = 0;
-    ctn_joint_get_limits(w, nj, &on, &lo, &hi);
+    ctn_joint_get_limits(w, HJOINT(w, nj), &on, &lo, &hi);
     CHECK(on && fabs(lo + 3.14159265358979) < 1e-6 && fabs(hi - 3.14159265358979) < 1e-6, "limits clamped to [-pi, pi]: [%g, %g]", lo, hi);
     /* every collision element kept at its origin: b's sphere 0.3 m off its centre, c's second sphere on an
      * attached carrier, the world link's box on a static body */
@@ -310,13 +311,13 @@ static void check_prismatic(void) {
     ctn_joint_desc jd;
     int on = 0;
     double lo = 0, hi = 0, s = 1.0;
-    CHECK(ctn_joint_get_desc(w, 0, &jd) == CTN_OK && jd.type == CTN_JOINT_PRISMATIC && fabs(jd.axis[0] - 1.0) < 1e-6, "rail is a slider along x");
-    CHECK(ctn_joint_get_limits(w, 0, &on, &lo, &hi) == CTN_OK && on && fabs(lo + 0.2) < 1e-6 && fabs(hi - 0.3) < 1e-6, "slider limits [%g, %g]",
+    CHECK(ctn_joint_get_desc(w, HJOINT(w, 0), &jd) == CTN_OK && jd.type == CTN_JOINT_PRISMATIC && fabs(jd.axis[0] - 1.0) < 1e-6, "rail is a slider along x");
+    CHECK(ctn_joint_get_limits(w, HJOINT(w, 0), &on, &lo, &hi) == CTN_OK && on && fabs(lo + 0.2) < 1e-6 && fabs(hi - 0.3) < 1e-6, "slider limits [%g, %g]",
           lo, hi);
-    CHECK(ctn_joint_get_motor(w, 0, &on, &lo, &hi) == CTN_OK && on && lo == 0.0 && hi == 5.0, "effort as a holding motor: %d %g %g", on, lo, hi);
-    CHECK(ctn_joint_get_translation(w, 0, &s) == CTN_OK && fabs(s) < 1e-6, "zero joint pose: s = %g", s);
+    CHECK(ctn_joint_get_motor(w, HJOINT(w, 0), &on, &lo, &hi) == CTN_OK && on && lo == 0.0 && hi == 5.0, "effort as a holding motor: %d %g %g", on, lo, hi);
+    CHECK(ctn_joint_get_translation(w, HJOINT(w, 0), &s) == CTN_OK && fabs(s) < 1e-6, "zero joint pose: s = %g", s);
     for (int i = 0; i < 120; ++i) ctn_world_step(w);
-    ctn_joint_get_translation(w, 0, &s);
+    ctn_joint_get_translation(w, HJOINT(w, 0), &s);
     /* m g = 9.81 N > effort 5 N: the motor gives way and the carriage rests on the lower limit (measured -0.2000) */
     CHECK(fabs(s + 0.2) < 1e-4, "carriage rests at s = %g, lower limit -0.2", s);
     ctn_world_destroy(w);

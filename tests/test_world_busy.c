@@ -10,6 +10,7 @@
  *   3. Different worlds on different threads run in parallel, never busy. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "check.h"
 
 #include <pthread.h>
@@ -33,7 +34,7 @@ static ctn_world *make_world(ctn_log_fn log, int cg) {
         return NULL;
     }
     CHECK(ctn_scene_from_spec(w, cg ? "rope:40" : "chain:40") == CTN_OK, "chain: %s", ctn_world_last_error(w));
-    if (cg) CHECK(ctn_joint_set_rope(w, 1, 1) == CTN_OK, "rope: %s", ctn_world_last_error(w));
+    if (cg) CHECK(ctn_joint_set_rope(w, HJOINT(w, 1), 1) == CTN_OK, "rope: %s", ctn_world_last_error(w));
     return w;
 }
 
@@ -72,11 +73,11 @@ static void *intrude(void *arg) {
         switch (k) {
         case 0: s = ctn_world_step(t->w); break;
         case 1: s = ctn_body_add(t->w, &bd, NULL); break;
-        case 2: s = ctn_body_set_state(t->w, 3, &bs); break;
-        case 3: s = ctn_joint_remove(t->w, 5); break;
+        case 2: s = ctn_body_set_state(t->w, HBODY(t->w, 3), &bs); break;
+        case 3: s = ctn_joint_remove(t->w, HJOINT(t->w, 5)); break;
         case 4: s = ctn_world_save(t->w, "busy-never-written.ckpt", 0, NULL); break;
         case 5: s = ctn_scene_from_spec(t->w, "chain:5"); break;
-        case 6: s = ctn_body_get_state(t->w, 3, &bs); break;
+        case 6: s = ctn_body_get_state(t->w, HBODY(t->w, 3), &bs); break;
         }
         t->st[k] = s;
         snprintf(t->msg[k], sizeof t->msg[k], "%s", ctn_world_last_error(t->w));

@@ -93,7 +93,7 @@ static int catena_anchors(void *p, double *top, double *bottom) {
     catena_sim *s = p;
     for (int i = 0; i < s->links; ++i) {
         ctn_body_state b;
-        if (ctn_body_get_state(s->world, s->first + i, &b) != CTN_OK) return 1;
+        if (ctn_body_get_state(s->world, ctn_body_id_offset(s->first, i), &b) != CTN_OK) return 1;
         const double *q = b.orientation; /* (w, x, y, z); R e_x is the link axis, pointing down the chain */
         double ax[3] = {1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]), 2.0 * (q[1] * q[2] + q[0] * q[3]), 2.0 * (q[1] * q[3] - q[0] * q[2])};
         for (int k = 0; k < 3; ++k) {

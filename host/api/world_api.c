@@ -146,17 +146,17 @@ retry:; /* The step again on the CPU backend after a device fault (backend auto)
 ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
     CTN__ENTER(w);
     int id = ctn__body_index(w, handle, "ctn_body_remove", 0);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     /* every check before the first change: the built-in contacts on the body go with it, any other joint
      * keeps it in use */
     int user_refs = w->body_refs[id] - ctn__collision_body_contacts(w, id);
     if (user_refs > 0)
-        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is still used by %d joint(s); remove them first", (long long)handle,
+        return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is still used by %d joint(s); remove them first", (long long)ctn_body_id_to_int(handle),
                          user_refs);
     int g = ctn__attach_group_of(w, id);
     if (g >= 0)
         return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is the master of %d attached bodies; ctn_attach_remove them first",
-                         (long long)handle, w->attach->groups[g].links);
+                         (long long)ctn_body_id_to_int(handle), w->attach->groups[g].links);
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     ctn__attach_forget(w, id); /* an attached body is detached first: its master gets its own mass back */

@@ -19,7 +19,7 @@ int ctn_csv_frame(FILE *f, ctn_world *w, uint64_t step, double time) {
         ctn_body_state s;
         ctn_body_id id;
         if (ctn_world_body_at(w, i, &id) != CTN_OK || ctn_body_get_state(w, id, &s) != CTN_OK) continue;
-        if (fprintf(f, "%llu,%.9g,%lld,%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)step, time, (long long)id,
+        if (fprintf(f, "%llu,%.9g,%lld,%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (unsigned long long)step, time, (long long)ctn_body_id_to_int(id),
                     s.position[0], s.position[1], s.position[2], s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3],
                     s.velocity[0], s.velocity[1], s.velocity[2], s.angular_velocity[0], s.angular_velocity[1],
                     s.angular_velocity[2]) < 0)

@@ -89,13 +89,13 @@ static int assemble_world(const ctn_cli_opts *o, const ctn_scene *scene, ctn_wor
     ctn_assemble_target *targets = NULL;
     int present = 0, count = 0;
     if (scene) {
-        ctn_scene_get_assemble(scene, 0, &d, NULL, 0, &count, &present);
+        ctn_scene_get_assemble(scene, ctn_body_id_from_int(w, 0), &d, NULL, 0, &count, &present);
         targets = count > 0 ? calloc((size_t)count, sizeof *targets) : NULL;
         if (count > 0 && !targets) {
             ctn_cli_error("out of memory for %d assembly targets", count);
             return CTN_EXIT_DEVICE;
         }
-        ctn_scene_get_assemble(scene, 0, &d, targets, count, &count, &present);
+        ctn_scene_get_assemble(scene, ctn_body_id_from_int(w, 0), &d, targets, count, &count, &present);
         d.targets = targets, d.target_count = count;
     }
     if (!present && !o->assemble) return CTN_EXIT_OK;

@@ -83,7 +83,7 @@ static double shortest_link(ctn_world *w) {
         ctn_body_state a, b;
         if (ctn_body_get_state(w, ji.body_a, &a) != CTN_OK) continue;
         const double *pb = ji.anchor_b;
-        if (ji.body_b != CTN_WORLD) {
+        if (!ctn_body_is_world(ji.body_b)) {
             if (ctn_body_get_state(w, ji.body_b, &b) != CTN_OK) continue;
             pb = b.position;
         }

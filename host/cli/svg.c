@@ -60,10 +60,7 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
     for (int j = 0; j < nj; ++j) {
         ctn_joint_id id;
         if (ctn_world_joint_at(w, j, &id) != CTN_OK || ctn_joint_get_info(w, id, &joints[nl]) != CTN_OK) continue;
-        /* from here on body_a / body_b are slot indices into alive, pu and pv */
-        joints[nl].body_a = ctn_handle_index(joints[nl].body_a);
-        if (joints[nl].body_b != CTN_WORLD) joints[nl].body_b = ctn_handle_index(joints[nl].body_b);
-        if (joints[nl].body_b == CTN_WORLD) GROW(joints[nl].anchor_b[u], joints[nl].anchor_b[v]);
+        if (ctn_body_is_world(joints[nl].body_b)) GROW(joints[nl].anchor_b[u], joints[nl].anchor_b[v]);
         nl++;
     }
 #undef GROW
@@ -84,10 +81,10 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
     int nlen = 0;
     for (int l = 0; l < nl; ++l) {
         const ctn_joint_info *ji = &joints[l];
-        if (!alive[ji->body_a]) continue;
-        double bu = ji->body_b == CTN_WORLD ? ji->anchor_b[u] : alive[ji->body_b] ? pu[ji->body_b] : NAN;
-        double bv = ji->body_b == CTN_WORLD ? ji->anchor_b[v] : alive[ji->body_b] ? pv[ji->body_b] : NAN;
-        double len = hypot(pu[ji->body_a] - bu, pv[ji->body_a] - bv) * scale;
+        if (!alive[ctn_body_index(ji->body_a)]) continue;
+        double bu = ctn_body_is_world(ji->body_b) ? ji->anchor_b[u] : alive[ctn_body_index(ji->body_b)] ? pu[ctn_body_index(ji->body_b)] : NAN;
+        double bv = ctn_body_is_world(ji->body_b) ? ji->anchor_b[v] : alive[ctn_body_index(ji->body_b)] ? pv[ctn_body_index(ji->body_b)] : NAN;
+        double len = hypot(pu[ctn_body_index(ji->body_a)] - bu, pv[ctn_body_index(ji->body_a)] - bv) * scale;
         if (isfinite(len)) sum_len += len, nlen++;
     }
     double dot = nlen ? 0.5 * sum_len / nlen : 8.0;
@@ -113,19 +110,19 @@ int ctn_svg_picture(const char *path, ctn_world *w, const char *view, const char
     fprintf(f, "<path fill=\"none\" stroke=\"#4a6fa5\" stroke-width=\"%.1f\" d=\"", dot > 3.0 ? 1.5 : 0.8);
     for (int l = 0; l < nl; ++l) {
         const ctn_joint_info *ji = &joints[l];
-        if (!alive[ji->body_a]) continue;
+        if (!alive[ctn_body_index(ji->body_a)]) continue;
         double bu, bv;
-        if (ji->body_b == CTN_WORLD) bu = ji->anchor_b[u], bv = ji->anchor_b[v];
-        else if (alive[ji->body_b]) bu = pu[ji->body_b], bv = pv[ji->body_b];
+        if (ctn_body_is_world(ji->body_b)) bu = ji->anchor_b[u], bv = ji->anchor_b[v];
+        else if (alive[ctn_body_index(ji->body_b)]) bu = pu[ctn_body_index(ji->body_b)], bv = pv[ctn_body_index(ji->body_b)];
         else continue;
-        fprintf(f, "M%.2f %.2fL%.2f %.2f", X(pu[ji->body_a]), Y(pv[ji->body_a]), X(bu), Y(bv));
+        fprintf(f, "M%.2f %.2fL%.2f %.2f", X(pu[ctn_body_index(ji->body_a)]), Y(pv[ctn_body_index(ji->body_a)]), X(bu), Y(bv));
     }
     fprintf(f, "\"/>\n<path fill=\"none\" stroke=\"#222\" stroke-linecap=\"round\" stroke-width=\"%.1f\" d=\"", dot);
     for (int i = 0; i < nb; ++i)
         if (alive[i]) fprintf(f, "M%.2f %.2fh0", X(pu[i]), Y(pv[i]));
     fprintf(f, "\"/>\n<path fill=\"none\" stroke=\"#c0392b\" stroke-linecap=\"square\" stroke-width=\"%.1f\" d=\"", dot + 2.0);
     for (int l = 0; l < nl; ++l)
-        if (joints[l].body_b == CTN_WORLD) fprintf(f, "M%.2f %.2fh0", X(joints[l].anchor_b[u]), Y(joints[l].anchor_b[v]));
+        if (ctn_body_is_world(joints[l].body_b)) fprintf(f, "M%.2f %.2fh0", X(joints[l].anchor_b[u]), Y(joints[l].anchor_b[v]));
     fprintf(f, "\"/>\n</svg>\n");
 #undef X
 #undef Y

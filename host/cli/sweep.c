@@ -96,7 +96,7 @@ static uint64_t replica_hash(ctn_world *w, const replica *r) {
  * force of random direction on its last dynamic body (the tip of a chain). */
 static ctn_status perturb(ctn_world *w, const ctn_ensemble *e, const replica *r) {
     uint64_t s = r->run.seed;
-    ctn_body_id last = -1;
+    ctn_body_id last = CTN_NULL_BODY;
     for (int slot = r->body_lo; slot < r->body_hi; ++slot) {
         ctn_body_id b;
         ctn_body_desc desc;
@@ -109,7 +109,7 @@ static ctn_status perturb(ctn_world *w, const ctn_ensemble *e, const replica *r)
         ctn_status status = ctn_body_set_state(w, b, &st);
         if (status != CTN_OK) return status;
     }
-    if (e->perturb_force > 0.0 && last >= 0) {
+    if (e->perturb_force > 0.0 && !ctn_body_is_null(last)) {
         double f[3] = {e->perturb_force * normal(&s), e->perturb_force * normal(&s), e->perturb_force * normal(&s)}, t[3] = {0, 0, 0};
         return ctn_body_set_force(w, last, f, t);
     }

@@ -97,7 +97,7 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     CTN__ENTER(w);
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_shape: shape is NULL");
     int body = ctn__body_index(w, handle, "ctn_body_set_shape", 0);
-    if (body < 0) return CTN_ERR_NOT_FOUND;
+    if (body < 0) return w->handle_status;
     if ((int)s->type < CTN_SHAPE_NONE || (int)s->type > CTN_SHAPE_BOX)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: unknown shape type %d", (int)s->type);
     if ((s->type == CTN_SHAPE_SPHERE || s->type == CTN_SHAPE_CAPSULE) && !finite_pos(s->radius))
@@ -133,7 +133,7 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
                          (long long)handle);
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
-                         (long long)handle);
+                         (long long)ctn_body_id_to_int(handle));
     struct ctn_collision *c = ctn__collision_get(w);
     if (!c) return CTN_ERR_OUT_OF_MEMORY;
     if (body >= c->shape_capacity) {

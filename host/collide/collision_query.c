@@ -14,7 +14,7 @@ ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *ou
     CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_shape: out is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_shape", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     const struct ctn_collision *c = w->collision;
     const ctn_shape *sh = c && i < c->shape_capacity ? &c->shapes[i] : NULL;
     if (!sh || sh->type == CTN_SHAPE_NONE) {

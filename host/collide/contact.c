@@ -9,7 +9,7 @@
 ctn_contact_desc ctn_contact_desc_default(void) {
     ctn_contact_desc d;
     memset(&d, 0, sizeof d);
-    d.body_a = 0;
+    d.body_a = CTN_NULL_BODY;
     d.body_b = CTN_WORLD;
     d.normal[1] = 1.0;
     d.friction = 0.5;
@@ -23,8 +23,8 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact: desc is NULL");
     int a = ctn__body_index(w, d->body_a, "contact.body_a", 0);
     int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "contact.body_b", 1);
-    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
-    if (a == b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.body_b: contact of body %lld with itself", (long long)d->body_a);
+    if (a < 0 || b < -1) return w->handle_status;
+    if (a == b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.body_b: contact of body %lld with itself", (long long)ctn_body_id_to_int(d->body_a));
     if (!finite3(d->point)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.point: non-finite component");
     if (!finite3(d->normal)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact.normal: non-finite component");
     double nn = sqrt(d->normal[0] * d->normal[0] + d->normal[1] * d->normal[1] + d->normal[2] * d->normal[2]);
@@ -64,11 +64,11 @@ ctn_status ctn_contact_add(ctn_world *w, const ctn_contact_desc *d, ctn_joint_id
 /* The slot of a live user contact in *slot. */
 static ctn_status user_contact(ctn_world *w, ctn_joint_id handle, const char *what, int *slot) {
     int id = ctn__joint_index(w, handle, what);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     if (w->joints[id].type != CTN_JT_CONTACT)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is not a contact", what, (long long)handle);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is not a contact", what, (long long)ctn_joint_id_to_int(handle));
     if (w->joints[id].flags & CTN_JF_AUTO)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: contact %lld belongs to the built-in collision detection", what, (long long)handle);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: contact %lld belongs to the built-in collision detection", what, (long long)ctn_joint_id_to_int(handle));
     *slot = id;
     return CTN_OK;
 }
@@ -83,8 +83,8 @@ ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id handle, const ctn_conta
     if (st != CTN_OK) return st;
     if (def.a != w->joints[id].a || def.b != w->joints[id].b)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_contact_update: contact %lld joins bodies %lld and %lld, not %lld and %lld",
-                         (long long)handle, (long long)ctn__body_handle(w, w->joints[id].a), (long long)ctn__body_handle(w, w->joints[id].b),
-                         (long long)d->body_a, (long long)d->body_b);
+                         (long long)ctn_joint_id_to_int(handle), (long long)ctn_body_id_to_int(ctn__body_handle(w, w->joints[id].a)), (long long)ctn_body_id_to_int(ctn__body_handle(w, w->joints[id].b)),
+                         (long long)ctn_body_id_to_int(d->body_a), (long long)ctn_body_id_to_int(d->body_b));
     w->joints[id] = def;
     w->topology_dirty = 1; /* refreshes the solver copies; the impulses carry over by joint id */
     return CTN_OK;

@@ -370,42 +370,42 @@ static int has_curve(const ctn_world *w, int i) {
 /* The checks of ctn_attach_point on slots i (attached) and m (master); CTN_OK or the failure recorded. */
 static ctn_status check_pair(ctn_world *w, int i, int m, ctn_body_id body, ctn_body_id master) {
     const char *fn = "ctn_attach_point";
-    if (i == m) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld cannot be attached to itself", fn, (long long)body);
+    if (i == m) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld cannot be attached to itself", fn, (long long)ctn_body_id_to_int(body));
     if (!(w->props[i].flags & CTN_BODY_FLAG_DYNAMIC))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld is not dynamic; only dynamic bodies can be attached", fn, (long long)body);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld is not dynamic; only dynamic bodies can be attached", fn, (long long)ctn_body_id_to_int(body));
     if (w->props[m].flags & CTN_BODY_FLAG_PARTICLE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: master %lld is a particle, which has no frame to carry a point; attach to a rigid body",
-                         fn, (long long)master);
+                         fn, (long long)ctn_body_id_to_int(master));
     int k = ctn__attach_link_of(w, i);
     if (k >= 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld is already attached to body %lld; ctn_attach_remove it first", fn,
-                         (long long)body, (long long)ctn__body_handle(w, w->attach->links[k].master));
+                         (long long)ctn_body_id_to_int(body), (long long)ctn_body_id_to_int(ctn__body_handle(w, w->attach->links[k].master)));
     k = ctn__attach_link_of(w, m);
     if (k >= 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "%s: master %lld is itself attached to body %lld; chains of attachments are not supported: attach to body %lld", fn,
-                         (long long)master, (long long)ctn__body_handle(w, w->attach->links[k].master),
-                         (long long)ctn__body_handle(w, w->attach->links[k].master));
+                         (long long)ctn_body_id_to_int(master), (long long)ctn_body_id_to_int(ctn__body_handle(w, w->attach->links[k].master)),
+                         (long long)ctn_body_id_to_int(ctn__body_handle(w, w->attach->links[k].master)));
     int g = ctn__attach_group_of(w, i);
     if (g >= 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "%s: body %lld carries %d attached bodies; chains of attachments are not supported: attach those to body %lld directly",
-                         fn, (long long)body, w->attach->groups[g].links, (long long)master);
+                         fn, (long long)ctn_body_id_to_int(body), w->attach->groups[g].links, (long long)ctn_body_id_to_int(master));
     if (has_curve(w, i) || has_curve(w, m))
         return ctn__fail(w, CTN_ERR_UNSUPPORTED, "%s: body %lld has a curve constraint; curve constraints on attached bodies and their masters are not supported",
-                         fn, has_curve(w, i) ? (long long)body : (long long)master);
+                         fn, has_curve(w, i) ? (long long)ctn_body_id_to_int(body) : (long long)ctn_body_id_to_int(master));
     return CTN_OK;
 }
 
 ctn_status ctn_attach_point(ctn_world *w, ctn_body_id body, ctn_body_id master, const double local_point[3]) {
     CTN__ENTER(w);
-    if (master == CTN_WORLD)
+    if (ctn_body_is_world(master))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "ctn_attach_point: master is CTN_WORLD; to weld a body to the world attach it to a static body");
     int i = ctn__body_index(w, body, "ctn_attach_point.body", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     int m = ctn__body_index(w, master, "ctn_attach_point.master", 0);
-    if (m < 0) return CTN_ERR_NOT_FOUND;
+    if (m < 0) return w->handle_status;
     for (int k = 0; local_point && k < 3; ++k)
         if (!isfinite(local_point[k]))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_point: local_point[%d] = %g is not finite", k, local_point[k]);
@@ -439,9 +439,9 @@ ctn_status ctn_attach_point(ctn_world *w, ctn_body_id body, ctn_body_id master, 
 ctn_status ctn_attach_remove(ctn_world *w, ctn_body_id body) {
     CTN__ENTER(w);
     int i = ctn__body_index(w, body, "ctn_attach_remove", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     int k = ctn__attach_link_of(w, i);
-    if (k < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_remove: body %lld is not attached", (long long)body);
+    if (k < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_remove: body %lld is not attached", (long long)ctn_body_id_to_int(body));
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     link_remove(w, k); /* the body goes on from the state derived at the end of the last step */
@@ -452,7 +452,7 @@ ctn_status ctn_attach_get(ctn_world *w, ctn_body_id body, ctn_body_id *master, d
     CTN__ENTER(w);
     if (!master) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_attach_get: master is NULL");
     int i = ctn__body_index(w, body, "ctn_attach_get", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     int k = ctn__attach_link_of(w, i);
     *master = k < 0 ? CTN_WORLD : ctn__body_handle(w, w->attach->links[k].master);
     if (local_point) {

@@ -110,23 +110,62 @@ ctn_status ctn__body_slot_take(ctn_world *w, int *slot) {
     return CTN_OK;
 }
 
+int ctn__body_lookup(const ctn_world *w, ctn_body_id id) {
+    if (ctn_body_is_world(id)) return -1;
+    int32_t i = id.index1 - 1;
+    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || i >= w->body_count || id.generation != (uint16_t)w->body_gen[i] ||
+        !(w->props[i].flags & CTN_BODY_FLAG_ALIVE))
+        return -2;
+    return i;
+}
+
 int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world) {
-    if (id == CTN_WORLD && allow_world) return -1;
-    int32_t i = ctn_handle_index(id), g = ctn_handle_generation(id);
-    if (id < 0 || i >= w->body_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld is not a body of this world (%d slots)", field, (long long)id, w->body_count);
+    if (ctn_body_is_world(id) && allow_world) return -1;
+    int32_t i = id.index1 - 1;
+    long long h = (long long)ctn_body_id_to_int(id);
+    if (id.index1 == 0) {
+        w->handle_status = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: the null body handle where a body handle is needed", field);
         return -2;
     }
-    if ((uint32_t)g != w->body_gen[i]) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d, generation %d) is stale: that body was removed%s", field,
-                  (long long)id, (int)i, (int)g, (w->props[i].flags & CTN_BODY_FLAG_ALIVE) ? " and its slot reused" : "");
+    if (id.index1 < 0) { /* CTN_WORLD names no body */
+        w->handle_status = ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle -1 (CTN_WORLD) where a body is needed", field);
+        return -2;
+    }
+    if (id.world0 != (uint16_t)w->tag) {
+        w->handle_status = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body handle %lld belongs to world %d, not to this world (%d)",
+                                     field, h, (int)id.world0, w->tag);
+        return -2;
+    }
+    w->handle_status = CTN_ERR_NOT_FOUND;
+    if (i >= w->body_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d) is not a body of this world (%d slots)", field, h, (int)i,
+                  w->body_count);
+        return -2;
+    }
+    if (id.generation != (uint16_t)w->body_gen[i]) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d, generation %d) is stale: that body was removed%s", field, h,
+                  (int)i, (int)id.generation, (w->props[i].flags & CTN_BODY_FLAG_ALIVE) ? " and its slot reused" : "");
         return -2;
     }
     if (!(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d) was removed", field, (long long)id, (int)i);
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d) was removed", field, h, (int)i);
         return -2;
     }
     return i;
+}
+
+ctn_body_id ctn_body_id_in(const ctn_world *w, ctn_body_id id) {
+    if (w && id.index1 > 0) id.world0 = (uint16_t)w->tag;
+    return id;
+}
+
+int ctn_body_is_valid(const ctn_world *w, ctn_body_id id) { return w && !ctn_body_is_world(id) && ctn__body_lookup(w, id) >= 0; }
+
+ctn_body_id ctn_body_id_from_int(const ctn_world *w, int64_t v) {
+    if (v == -1) return CTN_WORLD;
+    if (!w || v < 0 || (v & 0xffffffff) >= 0x7fffffff || (v >> 32) > 0xffff) return CTN_NULL_BODY;
+    ctn_body_id id = {(int32_t)(v & 0xffffffff) + 1, (uint16_t)w->tag, (uint16_t)(v >> 32)};
+    return id;
 }
 
 /* Unit quaternion from a double (w, x, y, z); returns 0 when it cannot be normalised. */
@@ -191,7 +230,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     w->live_bodies++;
     w->bodies_dirty = 1;
     w->topology_dirty = 1; /* the adjacency covers every body slot */
-    if (out) *out = ctn__handle(id, w->body_gen[id]);
+    if (out) *out = ctn__body_handle(w, id);
     return CTN_OK;
 }
 
@@ -212,7 +251,7 @@ ctn_status ctn_body_get_state(ctn_world *w, ctn_body_id handle, ctn_body_state *
     CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_state: out is NULL");
     int id = ctn__body_index(w, handle, "ctn_body_get_state", 0);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     const ctn_pose *p = &w->pose[id];
@@ -228,7 +267,7 @@ ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id handle, const ctn_body_s
     CTN__ENTER(w);
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_state: state is NULL");
     int id = ctn__body_index(w, handle, "ctn_body_set_state", 0);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     if (!finite_n(s->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.position: non-finite component");
     if (!finite_n(s->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.velocity: non-finite component");
     if (!finite_n(s->angular_velocity, 3))
@@ -254,7 +293,7 @@ ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id handle, const ctn_body_s
 ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id handle, const double force[3], const double torque[3]) {
     CTN__ENTER(w);
     int id = ctn__body_index(w, handle, "ctn_body_set_force", 0);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     if (force && !finite_n(force, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "force: non-finite component");
     if (torque && !finite_n(torque, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "torque: non-finite component");
     ctn_status st = ctn__sync(w);

@@ -40,7 +40,7 @@ static ctn_status names_reserve(ctn_world *w, int n) {
 ctn_status ctn_body_set_name(ctn_world *w, ctn_body_id body, const char *name) {
     CTN__ENTER(w);
     int i = ctn__body_index(w, body, "ctn_body_set_name", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     if (name && strlen(name) > NAME_MAX_BYTES)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_name: name of %zu bytes is longer than %d", strlen(name), NAME_MAX_BYTES);
     if (!name || !name[0]) {
@@ -64,7 +64,7 @@ ctn_status ctn_body_get_name(ctn_world *w, ctn_body_id body, const char **name) 
     CTN__ENTER(w);
     if (!name) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_name: name is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_name", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     *name = i < w->body_names_capacity && w->body_names[i] ? w->body_names[i] : "";
     return CTN_OK;
 }

@@ -19,7 +19,7 @@ ctn_curve_desc ctn_curve_desc_default(ctn_curve_type type) {
     ctn_curve_desc d;
     memset(&d, 0, sizeof d);
     d.type = type;
-    d.body = 0;
+    d.body = CTN_NULL_BODY;
     d.frame = CTN_WORLD;
     d.axis[2] = 1.0;
     d.radius = 1.0;
@@ -329,13 +329,13 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_curve_constraint_add: desc is NULL");
     int a = ctn__body_index(w, d->body, "curve.body", 0);
     int b = a < 0 ? -2 : ctn__body_index(w, d->frame, "curve.frame", 1);
-    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
-    if (a == b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.frame: body %lld carries its own curve", (long long)d->body);
+    if (a < 0 || b < -1) return w->handle_status;
+    if (a == b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "curve.frame: body %lld carries its own curve", (long long)ctn_body_id_to_int(d->body));
     for (int k = 0; k < 2; ++k) {
         int i = k ? b : a;
         if (ctn__attach_link_of(w, i) >= 0 || ctn__attach_group_of(w, i) >= 0)
             return ctn__fail(w, CTN_ERR_UNSUPPORTED, "%s: body %lld is attached or carries attached bodies; curve constraints on them are not supported",
-                             k ? "curve.frame" : "curve.body", (long long)(k ? d->frame : d->body));
+                             k ? "curve.frame" : "curve.body", (long long)ctn_body_id_to_int((k ? d->frame : d->body)));
     }
     ctn_status st = curve_check(w, d);
     if (st != CTN_OK) return st;
@@ -384,9 +384,9 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
 /* The slot of a live curve joint in *id, or the error recorded and returned. */
 static ctn_status curve_slot(ctn_world *w, ctn_joint_id handle, const char *what, int *id) {
     *id = ctn__joint_index(w, handle, what);
-    if (*id < 0) return CTN_ERR_NOT_FOUND;
+    if (*id < 0) return w->handle_status;
     if (w->joints[*id].type != CTN_JT_CURVE)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a curve constraint", what, (long long)handle,
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a curve constraint", what, (long long)ctn_joint_id_to_int(handle),
                          ctn_joint_type_name((ctn_joint_type)ctn__joint_type(&w->joints[*id])));
     return CTN_OK;
 }

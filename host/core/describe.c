@@ -10,7 +10,7 @@ ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out)
     CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_desc: out is NULL");
     int i = ctn__body_index(w, body, "ctn_body_get_desc", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     ctn_body_state s;
     ctn_status st = ctn_body_get_state(w, body, &s); /* brings the host arrays up to date */
     if (st != CTN_OK) return st;
@@ -37,7 +37,7 @@ ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], d
     CTN__ENTER(w);
     if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_force: %s is NULL", force ? "torque" : "force");
     int i = ctn__body_index(w, body, "ctn_body_get_force", 0);
-    if (i < 0) return CTN_ERR_NOT_FOUND;
+    if (i < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     v3_out(w->props[i].force, force);
@@ -49,7 +49,7 @@ ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], d
 static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const char *what, ctn_status *st) {
     int j = ctn__joint_index(w, joint, what);
     if (j < 0) {
-        *st = CTN_ERR_NOT_FOUND;
+        *st = w->handle_status;
         return NULL;
     }
     *st = ctn__sync(w);
@@ -91,7 +91,7 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
 static const ctn_joint_def *joint_typed2(ctn_world *w, ctn_joint_id joint, int type, int type2, const char *what, ctn_status *st) {
     const ctn_joint_def *d = joint_of(w, joint, what, st);
     if (d && ctn__joint_type(d) != type && ctn__joint_type(d) != type2) {
-        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s%s%s joint", what, (long long)joint,
+        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s%s%s joint", what, (long long)ctn_joint_id_to_int(joint),
                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)), ctn_joint_type_name((ctn_joint_type)type),
                         type2 != type ? " or " : "", type2 != type ? ctn_joint_type_name((ctn_joint_type)type2) : "");
         return NULL;
@@ -111,7 +111,7 @@ ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, 
     if (!d) return st;
     if (d->type != CTN_JT_HINGE && d->type != CTN_JT_PRISMATIC && d->type != CTN_JT_CONE_TWIST)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: joint %lld is a %s joint, not a hinge, prismatic or cone-twist joint",
-                         (long long)joint, ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)));
+                         (long long)ctn_joint_id_to_int(joint), ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)));
     *enabled = (d->flags & CTN_JF_LIMIT) != 0;
     *lower = *enabled ? d->lo : 0.0;
     *upper = *enabled ? d->hi : 0.0;

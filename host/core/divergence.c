@@ -207,7 +207,7 @@ int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, 
  * finds the first offending body on the device and reads back only that one. */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed) {
     if (!ctn__body_diverged(w, p, v, speed)) return CTN_OK;
-    long long handle = (long long)ctn__body_handle(w, i);
+    long long handle = (long long)ctn_body_id_to_int(ctn__body_handle(w, i));
     if (!finite_pose(p)) return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite pose; the step was undone", handle);
     if (!finite_v3(v->v) || !finite_v3(v->w))
         return ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld has a non-finite velocity; the step was undone", handle);

@@ -33,10 +33,7 @@ const char *ctn_body_type_name(ctn_body_type type) {
     return NAME_OF(type, names);
 }
 
-const char *ctn_joint_type_name(ctn_joint_type type) {
-    static const char *const names[] = {"distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion"};
-    return NAME_OF(type, names);
-}
+/* ctn_joint_type_name: host/core/joint_kinds.c (the joint-type table). */
 
 const char *ctn_shape_type_name(ctn_shape_type type) {
     static const char *const names[] = {"none", "sphere", "capsule", "box"};

@@ -32,7 +32,7 @@ ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info 
     CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_info: out is NULL");
     int id = ctn__joint_index(w, handle, "ctn_joint_get_info");
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     const ctn_joint_def *d = &w->joints[id];

@@ -1,4 +1,5 @@
 /* Joints: validation, creation, removal and impulse read-back. Each type's rows are in kernels/ctn_rows.h. */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <math.h>
@@ -19,7 +20,7 @@ ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type) {
     ctn_joint_desc d;
     memset(&d, 0, sizeof d);
     d.type = type;
-    d.body_a = 0;
+    d.body_a = CTN_NULL_BODY;
     d.body_b = CTN_WORLD;
     d.axis[2] = 1.0;
     d.axis2[0] = 1.0;
@@ -44,7 +45,7 @@ ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const doubl
     if (axis && !finite3(axis)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "axis: non-finite component");
     int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
     int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "joint.body_b", 1);
-    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
+    if (a < 0 || b < -1) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     /* pivot - position in double (positions are two floats), then into the body frame */
@@ -174,10 +175,10 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def 
     int rack = d->type == CTN_JOINT_RACK_PINION;
     if (!has_joint(w, j->a, CTN_JT_HINGE))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_a: body %lld has no hinge; a %s joint needs %s hinged (add the hinge "
-                         "before the %s; in a scene file, list it before)", (long long)d->body_a, name, rack ? "the pinion" : "both bodies", name);
+                         "before the %s; in a scene file, list it before)", (long long)ctn_body_id_to_int(d->body_a), name, rack ? "the pinion" : "both bodies", name);
     if (!has_joint(w, j->b, rack ? CTN_JT_PRISMATIC : CTN_JT_HINGE))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: body %lld has no %s; a %s joint needs %s (add it before the %s; in a "
-                         "scene file, list it before)", (long long)d->body_b, rack ? "prismatic joint" : "hinge", name,
+                         "scene file, list it before)", (long long)ctn_body_id_to_int(d->body_b), rack ? "prismatic joint" : "hinge", name,
                          rack ? "the rack on a slider (a prismatic joint)" : "both bodies hinged", name);
     j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
     j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
@@ -200,9 +201,9 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
     int a = ctn__body_index(w, d->body_a, "joint.body_a", 0);
     int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "joint.body_b", 1);
-    if (a < 0 || b < -1) return CTN_ERR_NOT_FOUND;
+    if (a < 0 || b < -1) return w->handle_status;
     if (a == b)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %lld to itself", name, (long long)d->body_a);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: %s joint connects body %lld to itself", name, (long long)ctn_body_id_to_int(d->body_a));
     if (!finite3(d->anchor_a)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
     if (!finite3(d->anchor_b)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: non-finite component");
     for (int s = 0; s < 2; ++s) {
@@ -216,12 +217,10 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
-    int rigid_needed = d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_FIXED || d->type == CTN_JOINT_PRISMATIC ||
-                       d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST || d->type == CTN_JOINT_GEAR ||
-                       d->type == CTN_JOINT_RACK_PINION;
+    int rigid_needed = ctn__joint_kind_has(d->type, CTN_JK_ANGULAR);
     if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,
-                         is_particle(w, a) ? (long long)d->body_a : (long long)d->body_b);
+                         is_particle(w, a) ? (long long)ctn_body_id_to_int(d->body_a) : (long long)ctn_body_id_to_int(d->body_b));
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
 
@@ -266,7 +265,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     } else if (d->implicit) {
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     }
-    if (d->type == CTN_JOINT_HINGE || d->type == CTN_JOINT_PRISMATIC || d->type == CTN_JOINT_UNIVERSAL || d->type == CTN_JOINT_CONE_TWIST) {
+    if (ctn__joint_kind_has(d->type, CTN_JK_AXIS)) {
         ctn_v3 ax, ax2;
         st = unit_axis(w, d->axis, "joint.axis", &ax);
         if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
@@ -291,32 +290,64 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     return CTN_OK;
 }
 
+int ctn__joint_lookup(const ctn_world *w, ctn_joint_id id) {
+    int32_t j = id.index1 - 1;
+    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || j >= w->joint_count || id.generation != (uint16_t)w->joint_gen[j] ||
+        !w->joint_alive[j])
+        return -1;
+    return j;
+}
+
 int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
-    int32_t j = ctn_handle_index(id), g = ctn_handle_generation(id);
-    if (id < 0 || j >= w->joint_count) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld is not a joint of this world (%d slots)", field, (long long)id,
+    int32_t j = id.index1 - 1;
+    long long h = (long long)ctn_joint_id_to_int(id);
+    if (id.index1 <= 0) {
+        w->handle_status = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: the null joint handle where a joint handle is needed", field);
+        return -1;
+    }
+    if (id.world0 != (uint16_t)w->tag) {
+        w->handle_status = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint handle %lld belongs to world %d, not to this world (%d)",
+                                     field, h, (int)id.world0, w->tag);
+        return -1;
+    }
+    w->handle_status = CTN_ERR_NOT_FOUND;
+    if (j >= w->joint_count) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d) is not a joint of this world (%d slots)", field, h, (int)j,
                   w->joint_count);
         return -1;
     }
-    if ((uint32_t)g != w->joint_gen[j]) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d, generation %d) is stale: that joint was removed%s", field,
-                  (long long)id, (int)j, (int)g, w->joint_alive[j] ? " and its slot reused" : "");
+    if (id.generation != (uint16_t)w->joint_gen[j]) {
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d, generation %d) is stale: that joint was removed%s", field, h,
+                  (int)j, (int)id.generation, w->joint_alive[j] ? " and its slot reused" : "");
         return -1;
     }
     if (!w->joint_alive[j]) {
-        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d) names a free slot", field, (long long)id, (int)j);
+        ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d) names a free slot", field, h, (int)j);
         return -1;
     }
     return j;
 }
 
+ctn_joint_id ctn_joint_id_in(const ctn_world *w, ctn_joint_id id) {
+    if (w && id.index1 > 0) id.world0 = (uint16_t)w->tag;
+    return id;
+}
+
+int ctn_joint_is_valid(const ctn_world *w, ctn_joint_id id) { return w && ctn__joint_lookup(w, id) >= 0; }
+
+ctn_joint_id ctn_joint_id_from_int(const ctn_world *w, int64_t v) {
+    if (!w || v < 0 || (v & 0xffffffff) >= 0x7fffffff || (v >> 32) > 0xffff) return CTN_NULL_JOINT;
+    ctn_joint_id id = {(int32_t)(v & 0xffffffff) + 1, (uint16_t)w->tag, (uint16_t)(v >> 32)};
+    return id;
+}
+
 ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
     CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_remove");
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     if (w->joints[id].flags & CTN_JF_AUTO)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
-                         "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)handle);
+                         "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)ctn_joint_id_to_int(handle));
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     ctn__joint_kill(w, id);
@@ -329,7 +360,7 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     CTN__ENTER(w);
     if (!impulse) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_impulse: impulse is NULL");
     int id = ctn__joint_index(w, handle, "ctn_joint_get_impulse");
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     int slot = w->topology_dirty ? -1 : w->joint_slot[id];
@@ -341,11 +372,11 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
 ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double rest_length) {
     CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     ctn_joint_def *j = &w->joints[id];
     if (j->type != CTN_JT_DISTANCE && j->type != CTN_JT_SPRING)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: joint %lld is a %s joint, not a distance or spring joint",
-                             (long long)handle,
+                             (long long)ctn_joint_id_to_int(handle),
                          ctn_joint_type_name((ctn_joint_type)j->type));
     double least = j->type == CTN_JT_DISTANCE ? 1e-6 : 0.0; /* a distance joint needs a direction between its anchors */
     if (!(rest_length >= least) || !isfinite(rest_length) || rest_length > 1e30)

@@ -43,7 +43,7 @@ ctn_status ctn_joint_get_force(ctn_world *w, ctn_joint_id joint, double force[3]
     CTN__ENTER(w);
     if (!force || !torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_force: %s is NULL", force ? "torque" : "force");
     int j = ctn__joint_index(w, joint, "ctn_joint_get_force");
-    if (j < 0) return CTN_ERR_NOT_FOUND;
+    if (j < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     double ft[6];

@@ -15,10 +15,10 @@ static const double PI = 3.14159265358979323846;
  * brought up to date; `names` lists the accepted types for the message. */
 static ctn_status joint_of_types(ctn_world *w, ctn_joint_id handle, int types, const char *names, const char *what, int *slot) {
     int id = ctn__joint_index(w, handle, what);
-    if (id < 0) return CTN_ERR_NOT_FOUND;
+    if (id < 0) return w->handle_status;
     int type = ctn__joint_type(&w->joints[id]);
     if (!(TYPE_BIT(type) & types))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)handle,
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)ctn_joint_id_to_int(handle),
                          ctn_joint_type_name((ctn_joint_type)type), names);
     *slot = id;
     return ctn__sync(w);

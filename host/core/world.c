@@ -236,6 +236,12 @@ ctn_status ctn__world_new(const ctn_world_desc *desc, ctn_world **out, char *err
         if (err && err_size) snprintf(err, err_size, "out of memory allocating the world");
         return CTN_ERR_OUT_OF_MEMORY;
     }
+    w->tag = ctn__world_tag_claim();
+    if (!w->tag) {
+        ctn__free(w);
+        if (err && err_size) snprintf(err, err_size, "ctn_world_create: 65535 worlds are alive, the most one process may hold");
+        return CTN_ERR_LIMIT;
+    }
     w->desc = *desc;
     ctn__threads_refresh(w);
     w->fault = fault;
@@ -274,6 +280,7 @@ void ctn__world_free(ctn_world *w) {
     ctn__free(w->body_free);
     ctn__free(w->joint_gen);
     ctn__free(w->joint_free);
+    ctn__world_tag_release(w->tag);
     ctn__free(w);
 }
 

@@ -102,6 +102,8 @@ struct ctn_world {
     char fault_request[80];   /* desc.debug.fault copied (desc.debug.fault points here) */
     ctn_fault fault;          /* desc.debug.fault parsed at creation (host/core/fault.c) */
     char error[2048];
+    ctn_status handle_status; /* why the last ctn__body_index / ctn__joint_index refused a handle */
+    int tag;                  /* 1..65535, carried by every handle of this world (host/core/world_tag.c) */
 
     /* Bodies, indexed by slot. A removed body's slot loses the ALIVE flag, its generation is bumped and the
      * slot goes on body_free for reuse; the public handle is the slot index and its generation
@@ -186,20 +188,32 @@ struct ctn_world {
  * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
 static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 && n > (size_t)-1 / size; }
 
-/* Handles (catena.h): slot index in bits 0-31, generation in bits 32-62. */
+/* Handles (catena.h "Handles"): slot index + 1, the world's tag and the slot generation modulo 65536. The
+ * slots keep 31-bit generations (the checkpoint format stores them); a handle matches a slot when the low 16
+ * bits agree. */
 #define CTN__GENERATION_MASK 0x7fffffffu
-static inline int64_t ctn__handle(int index, uint32_t generation) {
-    return (int64_t)(((uint64_t)(generation & CTN__GENERATION_MASK) << 32) | (uint32_t)index);
-}
-/* The slot of a live body handle (CTN_WORLD gives -1 when allow_world), or -2 with CTN_ERR_NOT_FOUND
- * recorded: "FIELD: body handle H (index I, generation G) ..." saying whether it is out of range, removed
- * or stale (its slot now holds a later body). */
+/* Tags of the live worlds (host/core/world_tag.c): claim returns a free tag, 0 when all 65535 are in use. */
+int ctn__world_tag_claim(void);
+void ctn__world_tag_release(int tag);
+/* The slot of a live body handle (CTN_WORLD gives -1 when allow_world), or -2 with the error recorded:
+ * CTN_ERR_INVALID_ARGUMENT for the null handle or one of another world, CTN_ERR_NOT_FOUND for one out of
+ * range, removed or stale (its slot now holds a later body), naming FIELD and the handle. */
 int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_world);
-/* The slot of a live joint or contact handle, or -1 with CTN_ERR_NOT_FOUND recorded the same way. */
+/* The slot of a live joint or contact handle, or -1 with the error recorded the same way. */
 int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
+/* The same checks without recording anything: the slot, or a negative number (-1 for CTN_WORLD). */
+int ctn__body_lookup(const ctn_world *w, ctn_body_id id);
+int ctn__joint_lookup(const ctn_world *w, ctn_joint_id id);
 /* Public handle of body slot i (CTN_WORLD for i < 0) and of joint slot j. */
-static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) { return i < 0 ? CTN_WORLD : ctn__handle(i, w->body_gen[i]); }
-static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) { return ctn__handle(j, w->joint_gen[j]); }
+static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) {
+    if (i < 0) return CTN_WORLD;
+    ctn_body_id id = {i + 1, (uint16_t)w->tag, (uint16_t)w->body_gen[i]};
+    return id;
+}
+static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) {
+    ctn_joint_id id = {j + 1, (uint16_t)w->tag, (uint16_t)w->joint_gen[j]};
+    return id;
+}
 /* The public type of a stored joint: an implicit spring is stored as a distance row (CTN_JF_IMPLICIT_SPRING). */
 static inline int ctn__joint_type(const ctn_joint_def *d) { return (d->flags & CTN_JF_IMPLICIT_SPRING) ? CTN_JT_SPRING : d->type; }
 /* Takes a slot for a new body / joint (from the free stack unless w->append_slots) after growing the arrays;

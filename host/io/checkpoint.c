@@ -20,6 +20,7 @@
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
  * through joint_slot. */
 #define _POSIX_C_SOURCE 200809L
+#include "core/joint_kinds.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint_io.h"
 
@@ -307,7 +308,7 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_LAST || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
-        if ((d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
+        if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
     }
     ok = ok && free_stack_ok(r, w->body_free, w->body_free_count, w->body_count, body_alive) &&
          free_stack_ok(r, w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);

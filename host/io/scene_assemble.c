@@ -21,7 +21,7 @@ ctn_status ctn_scene_get_assemble(const ctn_scene *s, ctn_body_id first_body, ct
     for (int k = 0; k < s->assemble_target_count && k < capacity; ++k) {
         const scene_target *t = &s->assemble_targets[k];
         ctn_assemble_target *o = &targets[k];
-        o->body = first_body + t->body; /* the build appends fresh slots: handle = slot, generation 0 */
+        o->body = ctn_body_id_offset(first_body, t->body); /* the build appends fresh slots: generation 0 */
         memcpy(o->point, t->point, sizeof o->point);
         memcpy(o->target, t->target, sizeof o->target);
         o->weight = t->weight;

@@ -15,7 +15,8 @@ ctn_status ctn__scene_build_attachments(ctn_world *w, const ctn_scene *s, int fi
         const scene_attach *a = &s->attachments[k];
         snprintf(where, where_size, "attachments[%d]", k);
         /* the build appends fresh slots: handle = slot, generation 0 */
-        ctn_status st = ctn_attach_point(w, first_body + a->body, first_body + a->master, a->has_point ? a->point : NULL);
+        ctn_status st = ctn_attach_point(w, ctn__body_handle(w, first_body + a->body), ctn__body_handle(w, first_body + a->master),
+                                         a->has_point ? a->point : NULL);
         if (st != CTN_OK) return st;
     }
     return CTN_OK;

@@ -33,8 +33,11 @@ ctn_status ctn_scene_get_settings(const ctn_scene *s, ctn_world_desc *desc, int 
     return CTN_OK;
 }
 
-int64_t ctn_scene_body_count(const ctn_scene *s) { return s ? s->total_bodies : 0; }
-int64_t ctn_scene_joint_count(const ctn_scene *s) { return s ? s->total_joints : 0; }
+/* Counts are int32_t in the API; a scene of more than INT32_MAX bodies (its generators summed) reads as
+ * INT32_MAX, which ctn_scene_build refuses all the same (CTN_MAX_BODIES). */
+static int32_t count_of(int64_t n) { return n > INT32_MAX ? INT32_MAX : (int32_t)n; }
+int32_t ctn_scene_body_count(const ctn_scene *s) { return s ? count_of(s->total_bodies) : 0; }
+int32_t ctn_scene_joint_count(const ctn_scene *s) { return s ? count_of(s->total_joints) : 0; }
 
 /* A quaternion that is already unit at float precision (as a saved scene writes it) is kept bit for bit;
  * ctn_body_add renormalises in double, which can move the last bit of a float quaternion. */
@@ -69,11 +72,11 @@ static ctn_v3 v3_of(const double v[3]) { return ctn_v3_make((float)v[0], (float)
 static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_body) {
     if (sj->is_curve) return ctn__scene_build_curve(w, sj, first_body);
     ctn_joint_desc d = sj->d;
-    d.body_a = ctn__body_handle(w, first_body + (int)d.body_a);
-    if (d.body_b != CTN_WORLD) d.body_b = ctn__body_handle(w, first_body + (int)d.body_b);
+    d.body_a = ctn__body_handle(w, first_body + ctn__scene_ref_index(d.body_a));
+    if (!ctn_body_is_world(d.body_b)) d.body_b = ctn__body_handle(w, first_body + ctn__scene_ref_index(d.body_b));
     ctn_status st = CTN_OK;
     if (sj->has_pivot) st = ctn_joint_desc_set_pivot(w, &d, sj->pivot, sj->has_axis ? d.axis : NULL);
-    ctn_joint_id id = -1;
+    ctn_joint_id id = CTN_NULL_JOINT;
     if (st == CTN_OK) st = ctn_joint_add(w, &d, &id);
     if (st != CTN_OK) return st;
     if (sj->has_frames) {

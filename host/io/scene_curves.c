@@ -62,7 +62,7 @@ int ctn__scene_parse_curve(pctx *c, const cJSON *j, const char *path, scene_join
     sj->is_curve = 1;
     sj->curve = ctn_curve_desc_default((ctn_curve_type)kind);
     ctn_curve_desc *d = &sj->curve;
-    int a = 0, b = CTN_WORLD;
+    int a = 0, b = -1; /* -1: the world */
     ctn__json_path(p, path, "a");
     const cJSON *av = ctn__json_member(j, "a"), *bv = ctn__json_member(j, "b");
     if (!av) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (the bead's body: an index or a name)");
@@ -70,8 +70,8 @@ int ctn__scene_parse_curve(pctx *c, const cJSON *j, const char *path, scene_join
     ctn__json_path(p, path, "b");
     if (bv && !ctn__scene_body_ref(c, bv, p, 1, &b)) return 0;
     if (a == b) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; its curve must be fixed to another body", b);
-    d->body = a;
-    d->frame = b < 0 ? CTN_WORLD : b;
+    d->body = ctn__scene_ref(a);
+    d->frame = ctn__scene_ref(b);
     if (ctn__json_vec(c, j, "anchor_a", path, 3, d->anchor) < 0) return 0;
     if (a < c->body_count && c->bodies[a].d.particle && (d->anchor[0] != 0.0 || d->anchor[1] != 0.0 || d->anchor[2] != 0.0)) {
         ctn__json_path(p, path, "anchor_a");
@@ -107,8 +107,8 @@ int ctn__scene_parse_curve(pctx *c, const cJSON *j, const char *path, scene_join
 
 ctn_status ctn__scene_build_curve(ctn_world *w, const scene_joint *sj, int first_body) {
     ctn_curve_desc d = sj->curve;
-    d.body = ctn__body_handle(w, first_body + (int)d.body);
-    if (d.frame != CTN_WORLD) d.frame = ctn__body_handle(w, first_body + (int)d.frame);
+    d.body = ctn__body_handle(w, first_body + ctn__scene_ref_index(d.body));
+    if (!ctn_body_is_world(d.frame)) d.frame = ctn__body_handle(w, first_body + ctn__scene_ref_index(d.frame));
     return ctn_curve_constraint_add(w, &d, NULL);
 }
 

@@ -254,7 +254,7 @@ ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int firs
     switch (g->kind) {
     case GEN_CHAIN:
     case GEN_ROPE: {
-        ctn_body_id first = 0;
+        ctn_body_id first = CTN_NULL_BODY;
         st = ctn_scene_chain(w, &g->chain, &first);
         if (st == CTN_OK) st = chain_shapes(w, g, nb0);
         return st == CTN_OK ? attach_chain(w, g, first_body, first, nj0) : st;

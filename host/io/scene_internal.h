@@ -9,6 +9,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* While a scene is parsed its joints and curves name bodies by their index in the scene, held in the
+ * desc's handle fields as {index + 1, world 0, generation 0} (CTN_WORLD for the world); the build turns
+ * them into the new bodies' handles. */
+static inline ctn_body_id ctn__scene_ref(int index) {
+    ctn_body_id id = {index + 1, 0, 0};
+    return index < 0 ? CTN_WORLD : id;
+}
+static inline int ctn__scene_ref_index(ctn_body_id id) { return ctn_body_is_world(id) ? -1 : id.index1 - 1; }
+
 /* ---- the validated scene ---- */
 
 typedef struct scene_body {
@@ -52,7 +61,7 @@ enum { GEN_CHAIN, GEN_ROPE, GEN_GRID, GEN_BRIDGE, GEN_CRADLE, GEN_DOUBLE_PENDULU
        GEN_CONTACT_CRADLE, GEN_WHEEL, GEN_TREE };
 
 #define CTN_SCENE_PI 3.14159265358979323846
-#define SCENE_ATTACH_WORLD CTN_WORLD /* chain attach_to: the world (the default) */
+#define SCENE_ATTACH_WORLD (-1) /* chain attach_to: the world (the default) */
 #define SCENE_ATTACH_NONE (-2)  /* chain attach_to: nothing, the chain is free */
 
 typedef struct scene_gen {

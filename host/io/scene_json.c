@@ -3,6 +3,7 @@
  * allocating, and keeps a validated description (ctn_scene) that ctn_scene_build (scene_build.c) turns
  * into bodies, shapes, planes and joints. Generators are parsed in scene_generators.c. */
 #define _POSIX_C_SOURCE 200809L
+#include "core/joint_kinds.h"
 #include "io/scene_internal.h"
 
 #include <errno.h>
@@ -107,15 +108,15 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* ---- constraints ---- */
 
-/* The constraint types scene files name (contacts are not part of a scene) and their ctn_joint_type values:
- * the one list, which the messages for a missing or unknown type also print. */
-static const char *const joint_types[] = {"distance",  "ball",       "hinge", "fixed",       "spring", "prismatic",
-                                          "universal", "cone_twist", "gear",  "rack_pinion", "curve",  NULL};
-static const int joint_type_values[] = {CTN_JOINT_DISTANCE,  CTN_JOINT_BALL,      CTN_JOINT_HINGE,      CTN_JOINT_FIXED,
-                                        CTN_JOINT_SPRING,    CTN_JOINT_PRISMATIC, CTN_JOINT_UNIVERSAL,  CTN_JOINT_CONE_TWIST,
-                                        CTN_JOINT_GEAR,      CTN_JOINT_RACK_PINION, CTN_JOINT_CURVE};
-_Static_assert(sizeof joint_types / sizeof joint_types[0] == sizeof joint_type_values / sizeof joint_type_values[0] + 1,
-               "a value for every scene joint type");
+/* The constraint types scene files name: the joint-type table's entries marked CTN_JK_SCENE (contacts are
+ * not part of a scene), in enum order; names[] is NULL-terminated for ctn__json_enum and the messages. */
+static int scene_joint_types(const char *names[CTN_JOINT_RACK_PINION + 2], int values[CTN_JOINT_RACK_PINION + 1]) {
+    int n = 0;
+    for (int t = 0; t <= CTN_JOINT_RACK_PINION; ++t)
+        if (ctn__joint_kind_has(t, CTN_JK_SCENE)) names[n] = ctn__joint_kind(t)->name, values[n++] = t;
+    names[n] = NULL;
+    return n;
+}
 
 int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world, int *out) {
     if (cJSON_IsNumber(v)) {
@@ -129,7 +130,7 @@ int ctn__scene_body_ref(pctx *c, const cJSON *v, const char *p, int allow_world,
     if (cJSON_IsString(v)) {
         if (!strcmp(v->valuestring, "world")) {
             if (!allow_world) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "\"world\" can only be body b");
-            *out = CTN_WORLD;
+            *out = -1; /* the world */
             return 1;
         }
         for (int i = 0; i < c->body_count; ++i)
@@ -150,7 +151,7 @@ static int parse_body_ref(pctx *c, const cJSON *j, const char *key, const char *
     if (!v) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "missing (a body index, a body name or \"world\")");
     int index = 0;
     if (!ctn__scene_body_ref(c, v, p, allow_world, &index)) return 0;
-    *out = index < 0 ? CTN_WORLD : (ctn_body_id)index;
+    *out = ctn__scene_ref(index);
     return 1;
 }
 
@@ -194,7 +195,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
 static int parse_frames(pctx *c, const cJSON *j, const char *path, int type, scene_joint *sj) {
     int rq = ctn__json_nonzero_vec(c, j, "rest_orientation", path, 4, sj->rest_orientation);
     if (rq < 0) return 0;
-    if (type != CTN_JOINT_HINGE && type != CTN_JOINT_PRISMATIC && type != CTN_JOINT_UNIVERSAL && type != CTN_JOINT_CONE_TWIST) {
+    if (!ctn__joint_kind_has(type, CTN_JK_AXIS)) {
         sj->has_frames = rq;
         return 1;
     }
@@ -215,6 +216,9 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
+    const char *joint_types[CTN_JOINT_RACK_PINION + 2];
+    int joint_type_values[CTN_JOINT_RACK_PINION + 1];
+    scene_joint_types(joint_types, joint_type_values);
     if (!tv) {
         char list[256] = "";
         for (int k = 0, n = 0; joint_types[k] && n >= 0 && (size_t)n < sizeof list; ++k)
@@ -257,9 +261,9 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (!parse_body_ref(c, j, "a", path, 0, &sj->d.body_a)) return 0;
     sj->d.body_b = CTN_WORLD;
     if (ctn__json_member(j, "b") && !parse_body_ref(c, j, "b", path, 1, &sj->d.body_b)) return 0;
-    if (sj->d.body_a == sj->d.body_b) {
+    if (ctn_body_id_equal(sj->d.body_a, sj->d.body_b)) {
         ctn__json_path(p, path, "b");
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", (int)sj->d.body_b);
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "body %d is also body a; a joint needs two different bodies", ctn__scene_ref_index(sj->d.body_b));
     }
     int ra = ctn__json_vec(c, j, "anchor_a", path, 3, sj->d.anchor_a);
     if (ra < 0) return 0;
@@ -272,14 +276,13 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
         ctn__json_path(p, path, "pivot");
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give either \"pivot\" (a world point) or \"anchor_a\"/\"anchor_b\", not both");
     }
-    int rigid = type == CTN_JOINT_HINGE || type == CTN_JOINT_FIXED || type == CTN_JOINT_PRISMATIC || type == CTN_JOINT_UNIVERSAL ||
-                type == CTN_JOINT_CONE_TWIST;
-    if ((type == CTN_JOINT_BALL || rigid) && !rp && !ra && !rb)
+    int rigid = ctn__joint_kind_has(type, CTN_JK_ANGULAR | CTN_JK_PIVOT);
+    if (ctn__joint_kind_has(type, CTN_JK_PIVOT) && !rp && !ra && !rb)
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, path, "a %s joint needs \"pivot\" (a world point) or \"anchor_a\" and \"anchor_b\"",
                     ctn_joint_type_name((ctn_joint_type)type));
     /* particle anchors are their centres */
     for (int side = 0; side < 2; ++side) {
-        int b = (int)(side ? sj->d.body_b : sj->d.body_a);
+        int b = ctn__scene_ref_index(side ? sj->d.body_b : sj->d.body_a);
         const double *an = side ? sj->d.anchor_b : sj->d.anchor_a;
         if (b < 0 || b >= c->body_count || !c->bodies[b].d.particle) continue;
         if (rigid) {

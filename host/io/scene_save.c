@@ -58,10 +58,10 @@ static void write_shape(FILE *f, const ctn_shape *s) {
 /* A scene's body names are unique and never "world": the first body of each name keeps it. */
 static void write_name(FILE *f, ctn_world *w, int id) {
     const char *name = NULL;
-    ctn_body_id first = -1;
+    ctn_body_id first = CTN_NULL_BODY;
     ctn_body_id handle = ctn__body_handle(w, id);
     if (ctn_body_get_name(w, handle, &name) != CTN_OK || !name || !name[0] || !strcmp(name, "world")) return;
-    if (ctn_body_find(w, name, &first) != CTN_OK || first != handle) return;
+    if (ctn_body_find(w, name, &first) != CTN_OK || !ctn_body_id_equal(first, handle)) return;
     fputs(", \"name\": ", f);
     ctn__json_write_string(f, name);
 }

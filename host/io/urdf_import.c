@@ -444,7 +444,7 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     double axis[3];
     mat_vec(jf->r, j->axis, axis);
     ctn_status st = ctn_joint_desc_set_pivot(b->w, &d, jf->p, d.type != CTN_JOINT_FIXED ? axis : NULL);
-    ctn_joint_id id = 0;
+    ctn_joint_id id = CTN_NULL_JOINT;
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
     if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, j->name);
     if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits) {

@@ -163,10 +163,10 @@ static void write_point_arrays(FILE *f, const ctn_world *w, const frame_layout *
     put_block_size(f, l->bytes[A_BODY_ID]);
     for (int i = 0; i < w->body_count; ++i) {
         if (!body_alive(w, i)) continue;
-        const int64_t handle = ctn__body_handle(w, i);
+        const int64_t handle = ctn_body_id_to_int(ctn__body_handle(w, i));
         fwrite(&handle, sizeof handle, 1, f);
     }
-    const int64_t none = CTN_WORLD;
+    const int64_t none = ctn_body_id_to_int(CTN_WORLD);
     put_repeated(f, &none, sizeof none, anchors);
     const float zero[3] = {0, 0, 0};
     for (int angular = 0; angular < 2; ++angular) {
@@ -222,7 +222,7 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
     put_repeated(f, &no_joint, sizeof no_joint, verts);
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
-        const int64_t handle = ctn__joint_handle(w, j);
+        const int64_t handle = ctn_joint_id_to_int(ctn__joint_handle(w, j));
         fwrite(&handle, sizeof handle, 1, f);
     }
     put_block_size(f, l->bytes[A_JOINT_TYPE]);

@@ -42,7 +42,7 @@ static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id
     bd.particle = d->particles;
     if (!d->particles) ctn__quat_x_to(u, bd.orientation);
     ctn_joint_desc jd = ctn_joint_desc_default(d->particles ? CTN_JOINT_DISTANCE : CTN_JOINT_BALL);
-    ctn_body_id prev = CTN_WORLD, id = 0;
+    ctn_body_id prev = CTN_WORLD, id = CTN_NULL_BODY;
     for (int i = 0; i < d->links; ++i) {
         double mass = d->link_mass * (i == d->links - 1 ? d->end_mass_ratio : 1.0);
         /* rigid link: a slender box centred mid-link; rope: a particle at the link's far end */
@@ -60,7 +60,7 @@ static ctn_status scene_chain(ctn_world *w, const ctn_chain_desc *d, ctn_body_id
         jd.body_b = prev;
         if (d->particles) {
             memset(jd.anchor_a, 0, sizeof jd.anchor_a);
-            if (prev == CTN_WORLD) memcpy(jd.anchor_b, pivot, sizeof pivot);
+            if (ctn_body_is_world(prev)) memcpy(jd.anchor_b, pivot, sizeof pivot);
             else memset(jd.anchor_b, 0, sizeof jd.anchor_b);
             jd.rest_length = L;
         } else {
@@ -85,7 +85,7 @@ static ctn_status scene_grid(ctn_world *w, int nx, int ny, double spacing) {
     double r = 0.25 * spacing;
     bd.mass = 0.1;
     ctn_inertia_sphere(bd.mass, r, bd.inertia);
-    ctn_body_id base = w->body_count;
+    int base = w->body_count;
     for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
             bd.position[0] = i * spacing, bd.position[1] = -j * spacing, bd.position[2] = 0.0;
@@ -95,15 +95,16 @@ static ctn_status scene_grid(ctn_world *w, int nx, int ny, double spacing) {
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
     for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
-            ctn_body_id id = base + j * nx + i;
+            int slot = base + j * nx + i;
+            ctn_body_id id = ctn__body_handle(w, slot);
             double p[3] = {i * spacing, -j * spacing, 0.0};
             /* neighbour joints sit half-way between the centres */
-            ctn_body_id nb[3] = {j == 0 ? CTN_WORLD : -2, i + 1 < nx ? id + 1 : -2, j + 1 < ny ? id + nx : -2};
+            int nb[3] = {j == 0 ? -1 : -2, i + 1 < nx ? slot + 1 : -2, j + 1 < ny ? slot + nx : -2}; /* -1 the world, -2 none */
             double piv[3][3] = {{p[0], p[1] + 0.5 * spacing, 0.0}, {p[0] + 0.5 * spacing, p[1], 0.0}, {p[0], p[1] - 0.5 * spacing, 0.0}};
             for (int k = 0; k < 3; ++k) {
                 if (nb[k] == -2) continue;
                 jd.body_a = id;
-                jd.body_b = nb[k];
+                jd.body_b = ctn__body_handle(w, nb[k]);
                 ctn_status st = ctn_joint_desc_set_pivot(w, &jd, piv[k], NULL);
                 if (st == CTN_OK) st = ctn_joint_add(w, &jd, NULL);
                 if (st != CTN_OK) return st;
@@ -122,7 +123,7 @@ static ctn_status scene_bridge(ctn_world *w, int planks) {
     bd.mass = 5.0;
     ctn_inertia_box(bd.mass, he, bd.inertia);
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_HINGE);
-    ctn_body_id prev = CTN_WORLD, id = 0;
+    ctn_body_id prev = CTN_WORLD, id = CTN_NULL_BODY;
     for (int i = 0; i <= planks; ++i) {
         double pivot[3] = {i * len, 0.0, 0.0};
         if (i < planks) {
@@ -204,7 +205,7 @@ static ctn_status scene_tree(ctn_world *w, int n) {
     if (!tip) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "tree:%d: out of memory", n);
     ctn_body_desc bd = ctn_body_desc_default();
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
-    ctn_body_id first = 0, id = 0;
+    ctn_body_id first = CTN_NULL_BODY, id = CTN_NULL_BODY;
     ctn_status st = CTN_OK;
     for (int i = 0; i < n && st == CTN_OK; ++i) {
         int parent = i ? (i - 1) / 2 : -1, depth = 0;
@@ -227,7 +228,7 @@ static ctn_status scene_tree(ctn_world *w, int n) {
         if (st != CTN_OK) break;
         if (i == 0) first = id;
         jd.body_a = id;
-        jd.body_b = parent >= 0 ? first + parent : CTN_WORLD;
+        jd.body_b = ctn__body_handle(w, parent >= 0 ? ctn_body_index(first) + parent : -1);
         st = ctn_joint_desc_set_pivot(w, &jd, start, NULL);
         if (st == CTN_OK) st = ctn_joint_add(w, &jd, NULL);
     }

@@ -49,7 +49,7 @@ static ctn_status scene_capsule_chain(ctn_world *w, int links) {
         ctn_body_id id;
         st = ctn_body_add(w, &bd, &id);
         if (st == CTN_OK) st = ctn_body_set_shape(w, id, &sh);
-        if (st == CTN_OK && prev != CTN_WORLD) {
+        if (st == CTN_OK && !ctn_body_is_world(prev)) {
             jd.body_a = id;
             jd.body_b = prev;
             st = ctn_joint_desc_set_pivot(w, &jd, p[0], NULL);
@@ -112,8 +112,8 @@ static ctn_status scene_bridge_limits(ctn_world *w, int planks) {
     ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_CAPSULE);
     sh.radius = 0.05;
     sh.half_length = 0.45;
-    for (int b = first_body; b < w->body_count && st == CTN_OK; ++b) st = ctn_body_set_shape(w, b, &sh);
-    for (int j = first_joint; j < w->joint_count && st == CTN_OK; ++j) st = ctn_joint_set_limits(w, j, 1, -0.15, 0.15);
+    for (int b = first_body; b < w->body_count && st == CTN_OK; ++b) st = ctn_body_set_shape(w, ctn__body_handle(w, b), &sh);
+    for (int j = first_joint; j < w->joint_count && st == CTN_OK; ++j) st = ctn_joint_set_limits(w, ctn__joint_handle(w, j), 1, -0.15, 0.15);
     /* a load: heavy balls dropped along the span */
     ctn_shape_desc ball = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
     ball.radius = 0.2;
@@ -153,7 +153,7 @@ static ctn_status scene_wheel(ctn_world *w) {
     jd.body_a = wheel;
     jd.body_b = CTN_WORLD;
     const double pivot[3] = {0.0, 1.5, 0.0}, axis[3] = {0.0, 0.0, 1.0};
-    ctn_joint_id hinge = -1;
+    ctn_joint_id hinge = CTN_NULL_JOINT;
     if (st == CTN_OK) st = ctn_joint_desc_set_pivot(w, &jd, pivot, axis);
     if (st == CTN_OK) st = ctn_joint_add(w, &jd, &hinge);
     if (st == CTN_OK) st = ctn_joint_set_motor(w, hinge, 1, 10.0, 50.0);

@@ -364,9 +364,9 @@ static ctn_status check_desc(ctn_world *w, const ctn_assemble_desc *d) {
         char field[64];
         snprintf(field, sizeof field, "ctn_world_assemble: targets[%d].body", k);
         int i = ctn__body_index(w, t->body, field, 0);
-        if (i < 0) return CTN_ERR_NOT_FOUND;
+        if (i < 0) return w->handle_status;
         if (!(w->props[i].flags & CTN_BODY_FLAG_DYNAMIC))
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld is not dynamic", field, (long long)t->body);
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: body %lld is not dynamic", field, (long long)ctn_body_id_to_int(t->body));
         for (int c = 0; c < 3; ++c)
             if (!isfinite(t->point[c]) || !isfinite(t->target[c]))
                 return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_assemble: targets[%d] has a non-finite point or target", k);
@@ -380,8 +380,8 @@ static ctn_status check_desc(ctn_world *w, const ctn_assemble_desc *d) {
 static void body_label(const ctn_world *w, int i, char *out, size_t size) {
     const char *name = i >= 0 && w->body_names && i < w->body_names_capacity ? w->body_names[i] : NULL;
     if (i < 0) snprintf(out, size, "the world");
-    else if (name) snprintf(out, size, "body %lld \"%s\"", (long long)ctn__body_handle(w, i), name);
-    else snprintf(out, size, "body %lld", (long long)ctn__body_handle(w, i));
+    else if (name) snprintf(out, size, "body %lld \"%s\"", (long long)ctn_body_id_to_int(ctn__body_handle(w, i)), name);
+    else snprintf(out, size, "body %lld", (long long)ctn_body_id_to_int(ctn__body_handle(w, i)));
 }
 
 /* The joints above the tolerance, named in the world's error: "joint H (bodies A, B) gap X m, angle Y rad". */
@@ -404,7 +404,7 @@ static int name_open_joints(assembly *as, char *msg, size_t size) {
             body_label(w, d->a, a, sizeof a);
             body_label(w, d->b, b, sizeof b);
             int n = snprintf(msg + len, size - len, "%sjoint %lld (%s to %s) gap %.3g m, angle %.3g rad", open > 1 ? "; " : "",
-                             (long long)ctn__joint_handle(w, id), a, b, sqrt(l2), sqrt(a2));
+                             (long long)ctn_joint_id_to_int(ctn__joint_handle(w, id)), a, b, sqrt(l2), sqrt(a2));
             if (n > 0) len += (size_t)n < size - len ? (size_t)n : size - len - 1;
         }
     }

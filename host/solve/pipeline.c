@@ -136,11 +136,11 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
         double speed = 0.0;
         if (ctn__divergence_body(w, m->bad_body, &p, &v, &speed) == CTN_OK) /* rounding between device and host */
             ctn__fail(w, CTN_ERR_DIVERGED, "step diverged: body %lld reached %g (desc.max_speed %g); the step was undone",
-                      (long long)ctn__body_handle(w, m->bad_body), speed, w->desc.max_speed);
+                      (long long)ctn_body_id_to_int(ctn__body_handle(w, m->bad_body)), speed, w->desc.max_speed);
         snprintf(msg, sizeof msg, "%s", w->error);
     } else if (m->bad_joint >= 0) {
         snprintf(msg, sizeof msg, "step diverged: joint %lld has a non-finite impulse; the step was undone",
-                 (long long)ctn__joint_handle(w, m->bad_joint));
+                 (long long)ctn_joint_id_to_int(ctn__joint_handle(w, m->bad_joint)));
     } else if (!isfinite(st->max_gap) || !isfinite(st->residual)) {
         snprintf(msg, sizeof msg, "step diverged on the %s backend: joint error %g, residual %g; the step was undone", w->backend->name,
                  st->max_gap, st->residual);

@@ -23,8 +23,9 @@ WORLD = _c.WORLD
 
 
 def slot(handle):
-    """The row of a body or joint handle in the bulk arrays: its slot index (``ctn_handle_index``: a handle
-    is ``generation << 32 | index``, and a removed body's slot is reused by a later one)."""
+    """The row of a body or joint handle in the bulk arrays: its slot index. Handles are ints in Python, the
+    integer form of the C handle structs (``ctn_body_id_to_int``: ``generation << 32 | index``, ``WORLD`` is
+    -1), each valid for the World that returned it; a removed body's slot is reused by a later one."""
     return handle & 0x7FFFFFFF
 
 

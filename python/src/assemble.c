@@ -24,7 +24,7 @@ PyObject *pyctn_assemble(pyctn_world *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO", &settings, &targets)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_assemble_desc d = ctn_assemble_desc_default();
-    if (settings != Py_None && pyctn_fill(&d, desc_fields, settings, "assemble", NULL) != 0) return NULL;
+    if (settings != Py_None && pyctn_fill(self->world, &d, desc_fields, settings, "assemble", NULL) != 0) return NULL;
     PyObject *fast = PySequence_Fast(targets, "assemble: targets must be a sequence of dicts");
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -39,7 +39,7 @@ PyObject *pyctn_assemble(pyctn_world *self, PyObject *args) {
     }
     for (Py_ssize_t k = 0; k < n; ++k) {
         t[k].weight = 1.0;
-        if (pyctn_fill(&t[k], target_fields, PySequence_Fast_GET_ITEM(fast, k), "assemble target", NULL) != 0) {
+        if (pyctn_fill(self->world, &t[k], target_fields, PySequence_Fast_GET_ITEM(fast, k), "assemble target", NULL) != 0) {
             free(t);
             Py_DECREF(fast);
             return NULL;

@@ -7,11 +7,11 @@
 PyObject *pyctn_add_body(pyctn_world *self, PyObject *dict) {
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_body_desc desc = ctn_body_desc_default();
-    if (pyctn_fill(&desc, pyctn_body_fields, dict, "body", NULL) != 0) return NULL;
+    if (pyctn_fill(self->world, &desc, pyctn_body_fields, dict, "body", NULL) != 0) return NULL;
     ctn_body_id id;
     ctn_status st = ctn_body_add(self->world, &desc, &id);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLongLong((long long)id);
+    return PYCTN_BODY_INT(id);
 }
 
 /* Joint options applied after ctn_joint_add; they are not ctn_joint_desc members. */
@@ -51,7 +51,7 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *dict) {
         if (t == -1 && PyErr_Occurred()) return NULL;
         desc = ctn_joint_desc_default((ctn_joint_type)t);
     }
-    if (pyctn_fill(&desc, pyctn_joint_fields, dict, "joint", joint_options) != 0) return NULL;
+    if (pyctn_fill(self->world, &desc, pyctn_joint_fields, dict, "joint", joint_options) != 0) return NULL;
     double limits[2], motor[2], pivot[3];
     int has_limits, has_motor;
     if (pair_of(dict, "limits", &has_limits, limits) != 0 || pair_of(dict, "motor", &has_motor, motor) != 0) return NULL;
@@ -80,7 +80,7 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *dict) {
         ctn_joint_remove(self->world, id);
         return pyctn_raise(st, msg);
     }
-    return PyLong_FromLongLong((long long)id);
+    return PYCTN_JOINT_INT(id);
 }
 
 /* add_curve(dict): a ctn_curve_desc (its C member names) with "points" a sequence of (x, y, z) vertices for a
@@ -93,7 +93,7 @@ PyObject *pyctn_add_curve(pyctn_world *self, PyObject *dict) {
     long t = type ? PyLong_AsLong(type) : CTN_CURVE_LINE;
     if (t == -1 && PyErr_Occurred()) return NULL;
     ctn_curve_desc desc = ctn_curve_desc_default((ctn_curve_type)t);
-    if (pyctn_fill(&desc, pyctn_curve_fields, dict, "curve", options) != 0) return NULL;
+    if (pyctn_fill(self->world, &desc, pyctn_curve_fields, dict, "curve", options) != 0) return NULL;
     PyObject *pts = PyDict_GetItemString(dict, "points");
     double *v = NULL;
     if (pts && pts != Py_None) {
@@ -126,7 +126,7 @@ PyObject *pyctn_add_curve(pyctn_world *self, PyObject *dict) {
     ctn_status st = ctn_curve_constraint_add(self->world, &desc, &id);
     PyMem_Free(v);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLongLong((long long)id);
+    return PYCTN_JOINT_INT(id);
 }
 
 /* curve_parameter(joint): ctn_curve_constraint_parameter. */
@@ -135,7 +135,7 @@ PyObject *pyctn_curve_parameter(pyctn_world *self, PyObject *arg) {
     int64_t id;
     if (pyctn_handle(arg, &id) != 0) return NULL;
     double t = 0.0;
-    ctn_status st = ctn_curve_constraint_parameter(self->world, id, &t);
+    ctn_status st = ctn_curve_constraint_parameter(self->world, PYCTN_JOINT(self, id), &t);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return PyFloat_FromDouble(t);
 }
@@ -149,8 +149,8 @@ PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args) {
     long t = type ? PyLong_AsLong(type) : CTN_SHAPE_SPHERE;
     if (t == -1 && PyErr_Occurred()) return NULL;
     ctn_shape_desc shape = ctn_shape_desc_default((ctn_shape_type)t);
-    if (pyctn_fill(&shape, pyctn_shape_fields, dict, "shape", NULL) != 0) return NULL;
-    ctn_status st = ctn_body_set_shape(self->world, body, &shape);
+    if (pyctn_fill(self->world, &shape, pyctn_shape_fields, dict, "shape", NULL) != 0) return NULL;
+    ctn_status st = ctn_body_set_shape(self->world, PYCTN_BODY(self, body), &shape);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -174,11 +174,11 @@ PyObject *pyctn_add_chain(pyctn_world *self, PyObject *dict) {
     long n = PyLong_AsLong(links);
     if (n == -1 && PyErr_Occurred()) return NULL;
     ctn_chain_desc desc = ctn_chain_desc_default((int)n);
-    if (pyctn_fill(&desc, pyctn_chain_fields, dict, "chain", NULL) != 0) return NULL;
+    if (pyctn_fill(self->world, &desc, pyctn_chain_fields, dict, "chain", NULL) != 0) return NULL;
     ctn_body_id first;
     ctn_status st = ctn_scene_chain(self->world, &desc, &first);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLongLong((long long)first);
+    return PYCTN_BODY_INT(first);
 }
 
 /* The generators other than the chain, by name, with their integer counts (and the grid's spacing). */

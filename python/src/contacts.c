@@ -7,11 +7,11 @@
 PyObject *pyctn_add_contact(pyctn_world *self, PyObject *dict) {
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_contact_desc desc = ctn_contact_desc_default();
-    if (pyctn_fill(&desc, pyctn_contact_fields, dict, "contact", NULL) != 0) return NULL;
+    if (pyctn_fill(self->world, &desc, pyctn_contact_fields, dict, "contact", NULL) != 0) return NULL;
     ctn_joint_id id;
     ctn_status st = ctn_contact_add(self->world, &desc, &id);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLongLong((long long)id);
+    return PYCTN_JOINT_INT(id);
 }
 
 PyObject *pyctn_update_contact(pyctn_world *self, PyObject *args) {
@@ -20,8 +20,8 @@ PyObject *pyctn_update_contact(pyctn_world *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "LO!", &id, &PyDict_Type, &dict)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_contact_desc desc = ctn_contact_desc_default();
-    if (pyctn_fill(&desc, pyctn_contact_fields, dict, "contact", NULL) != 0) return NULL;
-    ctn_status st = ctn_contact_update(self->world, id, &desc);
+    if (pyctn_fill(self->world, &desc, pyctn_contact_fields, dict, "contact", NULL) != 0) return NULL;
+    ctn_status st = ctn_contact_update(self->world, PYCTN_JOINT(self, id), &desc);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -55,7 +55,7 @@ PyObject *pyctn_collision(pyctn_world *self, PyObject *dict) {
     ctn_collision_desc desc;
     ctn_status st = ctn_world_get_collision(self->world, &desc);
     if (st == CTN_OK && dict != Py_None) {
-        if (pyctn_fill(&desc, pyctn_collision_fields, dict, "collision", NULL) != 0) return NULL;
+        if (pyctn_fill(self->world, &desc, pyctn_collision_fields, dict, "collision", NULL) != 0) return NULL;
         st = ctn_world_set_collision(self->world, &desc);
     }
     if (st != CTN_OK) return pyctn_world_raise(self, st);

@@ -2,6 +2,7 @@
  * of ctn_world_desc & co. is one line here and reaches Python under its C name. */
 #include "pycatena.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Enum members are read and written as int. */
@@ -9,7 +10,10 @@ _Static_assert(sizeof(ctn_solver) == sizeof(int) && sizeof(ctn_backend) == sizeo
                    sizeof(ctn_stabilization) == sizeof(int) && sizeof(ctn_body_type) == sizeof(int) &&
                    sizeof(ctn_joint_type) == sizeof(int) && sizeof(ctn_shape_type) == sizeof(int),
                "enums are stored as int");
-_Static_assert(sizeof(ctn_body_id) == sizeof(int64_t) && sizeof(ctn_joint_id) == sizeof(int64_t), "handles are int64");
+/* Handle members are converted as ctn_body_id: a ctn_joint_id has the same members in the same places. */
+_Static_assert(sizeof(ctn_body_id) == sizeof(ctn_joint_id) && offsetof(ctn_body_id, world0) == offsetof(ctn_joint_id, world0) &&
+                   offsetof(ctn_body_id, generation) == offsetof(ctn_joint_id, generation),
+               "body and joint handles share a layout");
 
 int pyctn_handle(PyObject *obj, int64_t *out) {
     long long v = PyLong_AsLongLong(obj);
@@ -119,7 +123,7 @@ static int skipped(const char *const *skip, const char *name) {
 }
 
 /* Stores one value; -1 with TypeError naming what.name on a wrong kind. */
-static int set_member(char *base, const pyctn_field *f, PyObject *value, const char *what) {
+static int set_member(const ctn_world *world, char *base, const pyctn_field *f, PyObject *value, const char *what) {
     char label[128];
     snprintf(label, sizeof label, "%s.%s", what, f->name);
     switch (f->kind) {
@@ -143,7 +147,8 @@ static int set_member(char *base, const pyctn_field *f, PyObject *value, const c
     case PYCTN_HANDLE: {
         int64_t h;
         if (pyctn_handle(value, &h) != 0) break;
-        memcpy(base + f->offset, &h, sizeof h);
+        ctn_body_id id = ctn_body_id_from_int(world, h);
+        memcpy(base + f->offset, &id, sizeof id);
         return 0;
     }
     case PYCTN_VEC3:
@@ -160,7 +165,7 @@ static int set_member(char *base, const pyctn_field *f, PyObject *value, const c
     return -1;
 }
 
-int pyctn_fill(void *out, const pyctn_field *fields, PyObject *dict, const char *what, const char *const *skip) {
+int pyctn_fill(const ctn_world *world, void *out, const pyctn_field *fields, PyObject *dict, const char *what, const char *const *skip) {
     if (!dict || dict == Py_None) return 0;
     if (!PyDict_Check(dict)) {
         PyErr_Format(PyExc_TypeError, "%s: expected a dict", what);
@@ -180,7 +185,7 @@ int pyctn_fill(void *out, const pyctn_field *fields, PyObject *dict, const char 
             PyErr_Format(PyExc_TypeError, "%s: unknown field '%s'", what, name);
             return -1;
         }
-        if (set_member((char *)out, f, value, what) != 0) return -1;
+        if (set_member(world, (char *)out, f, value, what) != 0) return -1;
     }
     return 0;
 }
@@ -198,9 +203,9 @@ static PyObject *member_value(const char *base, const pyctn_field *f) {
         return PyLong_FromLong(i);
     }
     case PYCTN_HANDLE: {
-        int64_t h;
-        memcpy(&h, base + f->offset, sizeof h);
-        return PyLong_FromLongLong((long long)h);
+        ctn_body_id id;
+        memcpy(&id, base + f->offset, sizeof id);
+        return PYCTN_BODY_INT(id);
     }
     case PYCTN_VEC3:
     case PYCTN_VEC4: {

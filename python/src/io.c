@@ -35,7 +35,7 @@ PyObject *pyctn_devices(PyObject *module, PyObject *unused) {
  * kept alive by the dict). */
 static int override_desc(ctn_world_desc *base, PyObject *dict) {
     static const char *const device_key[] = {"device", NULL};
-    if (pyctn_fill(base, pyctn_world_fields, dict, "settings", device_key) != 0) return -1;
+    if (pyctn_fill(NULL, base, pyctn_world_fields, dict, "settings", device_key) != 0) return -1;
     PyObject *dev = dict && dict != Py_None ? PyDict_GetItemString(dict, "device") : NULL;
     if (dev && dev != Py_None && !(base->device = PyUnicode_AsUTF8(dev))) return -1;
     return 0;

@@ -23,11 +23,17 @@ typedef struct pyctn_field {
 /* Sets the members named by the dict's keys (NULL or None: nothing); `skip` (may be NULL) lists keys the
  * caller handles itself. An unknown key or a value of the wrong kind raises TypeError naming `what.key`.
  * Returns 0, or -1 with the exception set. */
-int pyctn_fill(void *out, const pyctn_field *fields, PyObject *dict, const char *what, const char *const *skip);
+int pyctn_fill(const ctn_world *world, void *out, const pyctn_field *fields, PyObject *dict, const char *what, const char *const *skip);
 /* A new dict of all the members. */
 PyObject *pyctn_to_dict(const void *in, const pyctn_field *fields);
-/* A body or joint handle from a Python int; -1 with the exception set on failure (handles are >= -1). */
+/* Handles cross the Python boundary as ints: ctn_body_id_to_int's `generation << 32 | index` (catena.WORLD is
+ * -1), the same numbers the CLI and the VTK files show. The World an int is given to supplies the world the
+ * handle belongs to (ctn_body_id_from_int). pyctn_handle reads the int; -1 with the exception set on failure. */
 int pyctn_handle(PyObject *obj, int64_t *out);
+#define PYCTN_BODY(self, v) ctn_body_id_from_int((self)->world, (v))
+#define PYCTN_JOINT(self, v) ctn_joint_id_from_int((self)->world, (v))
+#define PYCTN_BODY_INT(id) PyLong_FromLongLong((long long)ctn_body_id_to_int(id))
+#define PYCTN_JOINT_INT(id) PyLong_FromLongLong((long long)ctn_joint_id_to_int(id))
 /* Reads a sequence of n floats (3 or 4) into out; -1 with TypeError naming `what` otherwise. */
 int pyctn_doubles(PyObject *seq, double *out, int n, const char *what);
 

@@ -36,7 +36,7 @@ static const char *const device_key[] = {"device", NULL};
 
 /* desc from the defaults and the dict; *device is the dict's "device" string (borrowed) or NULL. */
 static int desc_from_dict(ctn_world_desc *desc, PyObject *dict, const char **device) {
-    if (pyctn_fill(desc, pyctn_world_fields, dict, "World", device_key) != 0) return -1;
+    if (pyctn_fill(NULL, desc, pyctn_world_fields, dict, "World", device_key) != 0) return -1;
     PyObject *dev = dict && PyDict_Check(dict) ? PyDict_GetItemString(dict, "device") : NULL;
     if (dev && dev != Py_None) {
         *device = PyUnicode_Check(dev) ? PyUnicode_AsUTF8(dev) : NULL;
@@ -195,17 +195,17 @@ static PyObject *world_info(pyctn_world *self, PyObject *unused) {
 }
 
 /* A method taking one id and calling fn(world, id). */
-#define ID_METHOD(pyname, call)                                                                                          \
+#define ID_METHOD(pyname, call, HANDLE)                                                                                  \
     static PyObject *pyname(pyctn_world *self, PyObject *arg) {                                                         \
         int64_t id;                                                                                                     \
         if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;                                   \
-        ctn_status st = call(self->world, id);                                                                          \
+        ctn_status st = call(self->world, HANDLE(self, id));                                                            \
         if (st != CTN_OK) return pyctn_world_raise(self, st);                                                           \
         Py_RETURN_NONE;                                                                                                 \
     }
-ID_METHOD(world_remove_body, ctn_body_remove)
-ID_METHOD(world_remove_joint, ctn_joint_remove)
-ID_METHOD(world_detach, ctn_attach_remove)
+ID_METHOD(world_remove_body, ctn_body_remove, PYCTN_BODY)
+ID_METHOD(world_remove_joint, ctn_joint_remove, PYCTN_JOINT)
+ID_METHOD(world_detach, ctn_attach_remove, PYCTN_BODY)
 #undef ID_METHOD
 
 static PyObject *world_set_force(pyctn_world *self, PyObject *args) {
@@ -215,7 +215,7 @@ static PyObject *world_set_force(pyctn_world *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "LOO", &id, &fo, &to)) return NULL;
     if (pyctn_doubles(fo, f, 3, "force") != 0 || pyctn_doubles(to, t, 3, "torque") != 0) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = ctn_body_set_force(self->world, id, f, t);
+    ctn_status st = ctn_body_set_force(self->world, PYCTN_BODY(self, id), f, t);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -224,7 +224,7 @@ static PyObject *world_joint_angle(pyctn_world *self, PyObject *arg) {
     int64_t id;
     if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;
     double angle;
-    ctn_status st = ctn_joint_get_angle(self->world, id, &angle);
+    ctn_status st = ctn_joint_get_angle(self->world, PYCTN_JOINT(self, id), &angle);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return PyFloat_FromDouble(angle);
 }
@@ -234,7 +234,7 @@ static PyObject *joint_value(pyctn_world *self, PyObject *arg, ctn_status (*get)
     int64_t id;
     if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;
     double v;
-    ctn_status st = get(self->world, id, &v);
+    ctn_status st = get(self->world, PYCTN_JOINT(self, id), &v);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return PyFloat_FromDouble(v);
 }
@@ -247,7 +247,7 @@ static PyObject *world_set_rest_length(pyctn_world *self, PyObject *args) {
     double length;
     if (!PyArg_ParseTuple(args, "Ld", &id, &length)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = ctn_joint_set_rest_length(self->world, id, length);
+    ctn_status st = ctn_joint_set_rest_length(self->world, PYCTN_JOINT(self, id), length);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -260,7 +260,8 @@ static PyObject *world_set_limits_or_motor(pyctn_world *self, PyObject *args, in
     double a, b;
     if (!PyArg_ParseTuple(args, "Lpdd", &id, &enabled, &a, &b)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = motor ? ctn_joint_set_motor(self->world, id, enabled, a, b) : ctn_joint_set_limits(self->world, id, enabled, a, b);
+    ctn_status st = motor ? ctn_joint_set_motor(self->world, PYCTN_JOINT(self, id), enabled, a, b)
+                         : ctn_joint_set_limits(self->world, PYCTN_JOINT(self, id), enabled, a, b);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -274,7 +275,8 @@ static PyObject *world_limits_or_motor(pyctn_world *self, PyObject *arg, int mot
     if (pyctn_world_ready(self) != 0) return NULL;
     int on = 0;
     double a = 0.0, b = 0.0;
-    ctn_status st = motor ? ctn_joint_get_motor(self->world, id, &on, &a, &b) : ctn_joint_get_limits(self->world, id, &on, &a, &b);
+    ctn_status st = motor ? ctn_joint_get_motor(self->world, PYCTN_JOINT(self, id), &on, &a, &b)
+                         : ctn_joint_get_limits(self->world, PYCTN_JOINT(self, id), &on, &a, &b);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return Py_BuildValue("(Odd)", on ? Py_True : Py_False, a, b);
 }
@@ -287,7 +289,7 @@ static PyObject *world_body_desc(pyctn_world *self, PyObject *arg) {
     if (id == -1 && PyErr_Occurred()) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
     ctn_body_desc d;
-    ctn_status st = ctn_body_get_desc(self->world, id, &d);
+    ctn_status st = ctn_body_get_desc(self->world, PYCTN_BODY(self, id), &d);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     return pyctn_to_dict(&d, pyctn_body_fields);
 }
@@ -313,7 +315,7 @@ static PyObject *world_attach(pyctn_world *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "LLO", &body, &master, &po)) return NULL;
     if (po != Py_None && pyctn_doubles(po, point, 3, "point") != 0) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = ctn_attach_point(self->world, body, master, po == Py_None ? NULL : point);
+    ctn_status st = ctn_attach_point(self->world, PYCTN_BODY(self, body), PYCTN_BODY(self, master), po == Py_None ? NULL : point);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -324,10 +326,10 @@ static PyObject *world_attachment(pyctn_world *self, PyObject *arg) {
     if (pyctn_handle(arg, &id) != 0 || pyctn_world_ready(self) != 0) return NULL;
     ctn_body_id master;
     double p[3];
-    ctn_status st = ctn_attach_get(self->world, id, &master, p);
+    ctn_status st = ctn_attach_get(self->world, PYCTN_BODY(self, id), &master, p);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    if (master == CTN_WORLD) Py_RETURN_NONE;
-    return Py_BuildValue("L(ddd)", (long long)master, p[0], p[1], p[2]);
+    if (ctn_body_is_world(master)) Py_RETURN_NONE;
+    return Py_BuildValue("L(ddd)", (long long)ctn_body_id_to_int(master), p[0], p[1], p[2]);
 }
 
 static PyObject *world_set_name(pyctn_world *self, PyObject *args) {
@@ -335,7 +337,7 @@ static PyObject *world_set_name(pyctn_world *self, PyObject *args) {
     const char *name;
     if (!PyArg_ParseTuple(args, "Ls", &id, &name)) return NULL;
     if (pyctn_world_ready(self) != 0) return NULL;
-    ctn_status st = ctn_body_set_name(self->world, id, name);
+    ctn_status st = ctn_body_set_name(self->world, PYCTN_BODY(self, id), name);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     Py_RETURN_NONE;
 }
@@ -346,7 +348,7 @@ static PyObject *world_find_body(pyctn_world *self, PyObject *arg) {
     ctn_body_id id;
     ctn_status st = ctn_body_find(self->world, name, &id);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLongLong((long long)id);
+    return PYCTN_BODY_INT(id);
 }
 
 static PyObject *world_find_joint(pyctn_world *self, PyObject *arg) {

@@ -11,6 +11,7 @@
  * frame and checkpoint cadences). */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
+#include "ids.h"
 #include "cli/harness.h"
 
 #include <dirent.h>
@@ -462,8 +463,8 @@ static void check_api(void) {
     int same = 1;
     for (int i = 0; i < 5; ++i) {
         ctn_body_state a, b;
-        ctn_body_get_state(w, i, &a);
-        ctn_body_get_state(w2, i, &b);
+        ctn_body_get_state(w, HBODY(w, i), &a);
+        ctn_body_get_state(w2, HBODY(w2, i), &b);
         same &= memcmp(&a, &b, sizeof a) == 0;
     }
     CHECK(same, "a loaded world steps like the saved one");

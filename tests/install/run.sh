@@ -13,7 +13,7 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/installed" > "$scratch/install.log"
 mv "$scratch/installed" "$scratch/prefix" # relocated: nothing may point at the install prefix
 prefix=$scratch/prefix
-test -f "$prefix/include/catena/catena.h"
+for h in catena core io opencl scenes; do test -f "$prefix/include/catena/$h.h"; done # every public header
 test -f "$prefix/share/man/man1/catena.1" # the man page
 # the documentation under share/doc/catena, every file the man page's FILES section names
 man_text=$(sed 's/\\-/-/g' "$prefix/share/man/man1/catena.1") # roff writes - as \-

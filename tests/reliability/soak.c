@@ -72,13 +72,15 @@ static unsigned char *fingerprint(ctn_world *w, size_t *size) {
     for (int i = 0; i < nb; ++i, p += body_bytes) {
         ctn_body_id id;
         if (ctn_world_body_at(w, i, &id) != CTN_OK) continue;
-        memcpy(p, &id, sizeof id);
+        int64_t key = ctn_body_id_to_int(id); /* world-free: a resumed world has another world tag */
+        memcpy(p, &key, sizeof key);
         ctn_body_get_state(w, id, (ctn_body_state *)(p + sizeof id));
     }
     for (int j = 0; j < nj; ++j, p += joint_bytes) {
         ctn_joint_id id;
         if (ctn_world_joint_at(w, j, &id) != CTN_OK) continue;
-        memcpy(p, &id, sizeof id);
+        int64_t key = ctn_joint_id_to_int(id);
+        memcpy(p, &key, sizeof key);
         ctn_joint_get_impulse(w, id, (double *)(p + sizeof id), NULL);
     }
     return buf;
