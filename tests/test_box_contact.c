@@ -28,7 +28,7 @@ static ctn_body_id add_box(ctn_world *w, ctn_body_type type, double mass, const 
     ctn_inertia_box(mass, he, bd.inertia);
     memcpy(bd.position, pos, sizeof bd.position);
     if (q) memcpy(bd.orientation, q, sizeof bd.orientation);
-    ctn_body_id b = 0;
+    ctn_body_id b = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &b) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_BOX);
     memcpy(sh.half_extents, he, sizeof sh.half_extents);
@@ -504,7 +504,7 @@ static void test_shape_offset(void) {
         ctn_world *r = make_world(CTN_BACKEND_CPU, err, sizeof err);
         CHECK(ctn_scene_load_json(r, "box_contact_offset.json", err, sizeof err) == CTN_OK, "%s", err);
         ctn_shape_desc rb;
-        CHECK(ctn_body_get_shape(r, base, &rb) == CTN_OK && fabs(rb.offset[0] - 1.0) < 1e-7 && fabs(rb.rotation[2] - back.rotation[2]) < 1e-7,
+        CHECK(ctn_body_get_shape(r, ctn_body_id_in(r, base), &rb) == CTN_OK && fabs(rb.offset[0] - 1.0) < 1e-7 && fabs(rb.rotation[2] - back.rotation[2]) < 1e-7,
               "saved scene: offset %g, rotation y %g", rb.offset[0], rb.rotation[2]);
         ctn_world_destroy(r);
     }

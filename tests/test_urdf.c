@@ -243,13 +243,13 @@ static void check_refusals_and_reports(void) {
     CHECK(on && fabs(lo + 3.14159265358979) < 1e-6 && fabs(hi - 3.14159265358979) < 1e-6, "limits clamped to [-pi, pi]: [%g, %g]", lo, hi);
     /* every collision element kept at its origin: b's sphere 0.3 m off its centre, c's second sphere on an
      * attached carrier, the world link's box on a static body */
-    ctn_body_id hb = -1, hc = -1, hc1 = -1, hw = -1, master = -1;
+    ctn_body_id hb = CTN_NULL_BODY, hc = CTN_NULL_BODY, hc1 = CTN_NULL_BODY, hw = CTN_NULL_BODY, master = CTN_NULL_BODY;
     ctn_shape_desc sb, sc1, sw;
     CHECK(ctn_body_find(w, "b", &hb) == CTN_OK && ctn_body_get_shape(w, hb, &sb) == CTN_OK && sb.type == CTN_SHAPE_SPHERE &&
               fabs(sb.offset[0] - 0.3) < 1e-7 && sb.offset[1] == 0.0 && sb.offset[2] == 0.0,
           "b's sphere at offset (%g %g %g)", sb.offset[0], sb.offset[1], sb.offset[2]);
     CHECK(ctn_body_find(w, "c", &hc) == CTN_OK && ctn_body_find(w, "c#1", &hc1) == CTN_OK && ctn_body_get_shape(w, hc1, &sc1) == CTN_OK &&
-              sc1.type == CTN_SHAPE_SPHERE && fabs(sc1.radius - 0.2) < 1e-7 && ctn_attach_get(w, hc1, &master, NULL) == CTN_OK && master == hc,
+              sc1.type == CTN_SHAPE_SPHERE && fabs(sc1.radius - 0.2) < 1e-7 && ctn_attach_get(w, hc1, &master, NULL) == CTN_OK && ctn_body_id_equal(master, hc),
           "c's second sphere rides on c#1, attached to c");
     ctn_body_desc dw;
     CHECK(ctn_body_find(w, "world#0", &hw) == CTN_OK && ctn_body_get_shape(w, hw, &sw) == CTN_OK && sw.type == CTN_SHAPE_BOX &&
@@ -278,7 +278,7 @@ static void check_compound(void) {
                                               "<collision><origin xyz=\"0 0.05 -0.04\" rpy=\"1.5707963 0 0\"/><geometry><cylinder radius=\"0.05\" length=\"0.5\"/></geometry></collision>"));
     CHECK(st == CTN_OK, "%s", g_msg);
     /* lift it 0.2 m (the root link sits at the origin) */
-    ctn_body_id h = -1;
+    ctn_body_id h = CTN_NULL_BODY;
     ctn_body_find(w, "body", &h);
     ctn_body_state s;
     ctn_body_get_state(w, h, &s);
@@ -336,13 +336,13 @@ static void check_joint_names_and_mimic(void) {
     CHECK(strstr(g_msg, "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier): wb (mimics wa, multiplier 2)") != NULL,
           "report: %s", g_msg);
     CHECK(strstr(g_msg, "mimic couplings ignored (the joints move independently): wd (mimics wc: moving parent 'a')") != NULL, "report: %s", g_msg);
-    ctn_joint_id ja = -1, jb = -1, none = -1;
+    ctn_joint_id ja = CTN_NULL_JOINT, jb = CTN_NULL_JOINT, none = CTN_NULL_JOINT;
     CHECK(ctn_joint_find(w, "wa", &ja) == CTN_OK && ctn_joint_find(w, "wb", &jb) == CTN_OK, "joints found by name");
     CHECK(ctn_joint_find(w, "nope", &none) == CTN_ERR_NOT_FOUND, "an unknown name is not found");
     const char *name = NULL;
     CHECK(ctn_joint_get_name(w, jb, &name) == CTN_OK && !strcmp(name, "wb"), "name of wb: %s", name ? name : "(null)");
     /* spin a: b follows at twice its angle */
-    ctn_body_id a = -1;
+    ctn_body_id a = CTN_NULL_BODY;
     ctn_body_find(w, "a", &a);
     ctn_body_state s;
     ctn_body_get_state(w, a, &s);
@@ -361,11 +361,11 @@ static void check_joint_names_and_mimic(void) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     CHECK(ctn_world_load("test_urdf_names.ckpt", &d, &r, NULL, err, sizeof err) == CTN_OK, "%s", err);
-    ctn_joint_id jr = -1;
-    CHECK(r && ctn_joint_find(r, "wb", &jr) == CTN_OK && jr == jb, "the resumed world finds wb");
+    ctn_joint_id jr = CTN_NULL_JOINT;
+    CHECK(r && ctn_joint_find(r, "wb", &jr) == CTN_OK && ctn_joint_id_equal(jr, ctn_joint_id_in(r, jb)), "the resumed world finds wb");
     if (r) ctn_world_destroy(r);
     remove("test_urdf_names.ckpt");
-    ctn_joint_id jc = -1;
+    ctn_joint_id jc = CTN_NULL_JOINT;
     CHECK(ctn_joint_find(w, "wc", &jc) == CTN_OK && ctn_joint_remove(w, jc) == CTN_OK && ctn_joint_find(w, "wc", &jc) == CTN_ERR_NOT_FOUND,
           "a removed joint's name is gone");
     ctn_world_destroy(w);
@@ -390,7 +390,7 @@ static void check_zero_inertia(void) {
                                  "</inertial><collision><geometry><box size=\"0.2 0.4 0.6\"/></geometry></collision></link>");
     ctn_set_log(NULL, NULL);
     CHECK(st == CTN_OK, "%s", g_msg);
-    ctn_body_id b = -1;
+    ctn_body_id b = CTN_NULL_BODY;
     ctn_body_desc d;
     CHECK(ctn_body_find(w, "brick", &b) == CTN_OK && ctn_body_get_desc(w, b, &d) == CTN_OK, "brick");
     double want[3] = {2.0 / 12 * (0.16 + 0.36), 2.0 / 12 * (0.04 + 0.36), 2.0 / 12 * (0.04 + 0.16)};
@@ -421,7 +421,7 @@ static double tiny_run(const char *mass, double *gap) {
              "<limit lower=\"-0.5\" upper=\"0.5\" effort=\"0\" velocity=\"1\"/></joint>",
              mass, mass[0] == '2' ? "1e-12" : "1e-8", mass[0] == '2' ? "1e-12" : "1e-8", mass[0] == '2' ? "1e-12" : "1e-8");
     CHECK(load_text(w, text) == CTN_OK, "%s", g_msg);
-    ctn_body_id base = -1, f1 = -1;
+    ctn_body_id base = CTN_NULL_BODY, f1 = CTN_NULL_BODY;
     ctn_body_find(w, "base", &base);
     ctn_body_find(w, "f1", &f1);
     ctn_body_state s;

@@ -89,7 +89,7 @@ static double shortest_link(ctn_world *w) {
         }
         double dx = a.position[0] - pb[0], dy = a.position[1] - pb[1], dz = a.position[2] - pb[2];
         double len = sqrt(dx * dx + dy * dy + dz * dz);
-        double *to = ji.body_b == CTN_WORLD ? &best_world : &best;
+        double *to = ctn_body_is_world(ji.body_b) ? &best_world : &best;
         if (len > MIN_LINK_LENGTH && (*to == 0.0 || len < *to)) *to = len;
     }
     return best > 0.0 ? best : best_world;

@@ -130,7 +130,7 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
                                                s->rotation[1] != 0.0 || s->rotation[2] != 0.0 || s->rotation[3] != 0.0);
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && placed)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.offset: body %lld is a particle (no orientation): its sphere sits at its centre",
-                         (long long)handle);
+                         (long long)ctn_body_id_to_int(handle));
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
                          (long long)ctn_body_id_to_int(handle));

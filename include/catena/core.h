@@ -203,7 +203,7 @@ typedef struct ctn_world_desc {
     double gravity[3];       /**< m/s^2, default (0, -9.81, 0) */
     double time_step;        /**< s, default 1/60 */
     int substeps;            /**< n substeps of time_step/n, Jacobians refreshed each; default 4;
-                                  CTN_SUBSTEPS_AUTO (0): chosen per step with the solver (README, "Choosing substeps") */
+                                  CTN_SUBSTEPS_AUTO (0): chosen per step with the solver (docs/guide.md, "Choosing substeps") */
     int iterations;          /**< solver iterations per substep; default 4 */
     ctn_solver solver;       /**< default CTN_SOLVER_AUTO */
     ctn_stabilization stabilization; /**< default CTN_STAB_SPOOK */
@@ -217,7 +217,7 @@ typedef struct ctn_world_desc {
                                   at every step; OMP_NUM_THREADS is not consulted. Waiting threads spin in
                                   libgomp's default policy, which costs a loaded machine dearly: run the program
                                   with OMP_WAIT_POLICY=passive (the catena tool and the Python package set it,
-                                  README "Threads"); default 0 */
+                                  docs/cli.md, "Threads"); default 0 */
     double geometric_stiffness; /**< factor on the geometric-stiffness inertia that keeps long, tense chains of
                                    rigid bodies stable at large steps (ctn_solver.h); 0 disables; default 1 */
     double max_speed;        /**< divergence guard (m/s and rad/s): a step that leaves a body faster than this, or

@@ -357,7 +357,7 @@ static PyObject *world_find_joint(pyctn_world *self, PyObject *arg) {
     ctn_joint_id id;
     ctn_status st = ctn_joint_find(self->world, name, &id);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
-    return PyLong_FromLongLong((long long)id);
+    return PYCTN_JOINT_INT(id);
 }
 
 /* load_scene(kind, text[, self_collision]): kind "file" loads a JSON scene file, "spec" runs a generator spec,

@@ -186,14 +186,14 @@ def check_shapes(catena, src, work):
 
 
 def check_joint_type_legend(src):
-    """docs/visualisation.md's joint_type legend names every joint type of the one table of names."""
+    """docs/visualisation.md's joint_type legend names every joint type of the joint-type table (joint_kinds.c)."""
     import re
-    with open(os.path.join(src, "host", "core", "enum_names.c")) as f:
-        m = re.search(r"ctn_joint_type_name\(.*?names\[\] = \{(.*?)\};", f.read(), re.S)
-    check(m is not None, "host/core/enum_names.c: ctn_joint_type_name's table not found")
+    with open(os.path.join(src, "host", "core", "joint_kinds.c")) as f:
+        m = re.search(r"ctn_joint_kind kinds\[\] = \{(.*?)\};", f.read(), re.S)
+    check(m is not None, "host/core/joint_kinds.c: the joint-type table not found")
     if not m:
         return
-    names = re.findall(r'"([a-z_]+)"', m.group(1))
+    names = re.findall(r'\] = \{"([a-z_]+)"', m.group(1))
     with open(os.path.join(src, "docs", "visualisation.md")) as f:
         legend = f.read().split("`joint_type` legend", 1)[-1].split("\n\n", 1)[0]
     for value, name in enumerate(names):
