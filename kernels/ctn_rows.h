@@ -146,6 +146,44 @@ CTN_FN void ctn_curve_accel_rows(ctn_joint_def j, ctn_pose pb, ctn_vel va, ctn_v
     }
 }
 
+/* ctn_joint_prepare_rows of a ball joint (ctn_joint_rows, ctn_rows_point, then the SPOOK or Baumgarte
+ * targets): the same operations in the same order, with the row count, the bounds and the joint type known,
+ * so none of the generic builder's per-row tests, switch and loops remain. Rows 3..5 of dir are left as
+ * they are, as ctn_joint_rows leaves them. */
+CTN_FN void ctn_joint_prepare_rows_ball(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
+                                        ctn_block *blk) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30, from the two-float positions */
+    float g[3] = {sep.x, sep.y, sep.z}, jv[3];
+    int i;
+    blk->ra = ra;
+    blk->rb = rb;
+    blk->n_lin = 3;
+    blk->n_ang = 0;
+    blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+    blk->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+    blk->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+    for (i = 0; i < CTN_MAX_ROWS; ++i) {
+        blk->lo[i] = -CTN_INF;
+        blk->hi[i] = CTN_INF;
+    }
+    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb))); /* ctn_block_velocity */
+    for (i = 0; i < 3; ++i) jv[i] = ctn_dot(blk->dir[i], dv);
+    float h = prm.h;
+    int implicit_spring = (j.flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int spook = prm.stabilization == 0 || implicit_spring;
+    float tau = implicit_spring ? CTN_FMAX(j.damping_time, 0.1f * h) : j.damping_time > 0.0f ? j.damping_time : 2.0f * h;
+    float y = 1.0f / (1.0f + 4.0f * tau / h);
+    float soft = spook ? 4.0f * j.compliance * y / (h * h) : 0.0f;
+    for (i = 0; i < 3; ++i) {
+        blk->bias[i] = spook ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+        blk->soft[i] = soft;
+    }
+    for (; i < CTN_MAX_ROWS; ++i) blk->bias[i] = blk->soft[i] = 0.0f;
+    blk->pad[0] = 0.0f;
+}
+
 /* The rows of joint j for a substep of length prm.h (docs/design.md section 2, step 1): directions, lever
  * arms, targets, regularisation and bounds of the block, everything but kinv. va, vb: velocities at the
  * start of the substep (before external forces). SPOOK (Lacoursière 2011, eq. 23) with d = tau/h, Y = 1/(1 + 4d):
@@ -155,6 +193,10 @@ CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ct
                                    ctn_block *blk) {
     float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS];
     int i, n;
+    if (j.type == CTN_JT_BALL) { /* most of the joints of a chain: the same bits with a third of the instructions */
+        ctn_joint_prepare_rows_ball(j, pa, pb, va, vb, prm, blk);
+        return;
+    }
     ctn_joint_rows(j, pa, pb, blk, g);
     n = ctn_block_rows(blk);
     ctn_block_velocity(blk, va, vb, jv);

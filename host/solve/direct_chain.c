@@ -50,7 +50,7 @@
 #define CHAIN_CPU_SEGMENTS 2
 
 /* Per position: which bodies of the joint are dynamic (side a, side b) and which of those rotate. */
-enum { DYN_A = 1, DYN_B = 2, ROT_A = 4, ROT_B = 8 };
+enum { DYN_A = 1, DYN_B = 2, ROT_A = 4, ROT_B = 8, AXES = 16, AXES_PREV = 32 }; /* AXES*: CTN_CH_AXES* of kernels/ctn_direct.h */
 
 typedef struct chain_segment {
     double d_top[36], d_bot[36]; /* pivot updates of the separators above and below (accumulated -=) */
@@ -189,6 +189,8 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         if (n != c->uniform) c->uniform = 0;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
+        if (d->type == CTN_JT_BALL) c->dyn[p] |= AXES; /* ctn_rows_point: the rows are the world axes */
+        if (p > 0 && t->defs[c->slot[p - 1]].type == CTN_JT_BALL) c->dyn[p] |= AXES_PREV;
         ko += (size_t)n * n;
         vo += (size_t)n;
         if (p + 1 < m) co += (size_t)n * ctn__direct_rows(&t->defs[c->slot[p + 1]]);
@@ -601,7 +603,8 @@ void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
  * and the DYN_* bits (CTN_CH_DYN_* of kernels/ctn_direct.h). Returns m. */
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
                          const unsigned char **dyn) {
-    _Static_assert(DYN_A == CTN_CH_DYN_A && DYN_B == CTN_CH_DYN_B && ROT_A == CTN_CH_ROT_A && ROT_B == CTN_CH_ROT_B,
+    _Static_assert(DYN_A == CTN_CH_DYN_A && DYN_B == CTN_CH_DYN_B && ROT_A == CTN_CH_ROT_A && ROT_B == CTN_CH_ROT_B &&
+                       AXES == CTN_CH_AXES && AXES_PREV == CTN_CH_AXES_PREV,
                    "the device chain kernels read the same bits");
     *slot = c->slot, *shared = c->shared, *n = c->n, *side = c->side, *dyn = c->dyn;
     return c->m;
