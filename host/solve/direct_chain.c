@@ -412,11 +412,16 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
 }
 
 /* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
-static inline void add_impulse(const direct_chain *c, int p, float *lambda) {
-    int slot = c->slot[p];
-    const double *x = c->y + CH_V(c, p, 0);
-    for (int r = 0; r < c->n[p]; ++r) /* cut rows (dl = 0): the outer Gauss-Seidel's */
-        if (!(c->cut[slot] >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+static inline void add_impulse(const direct_chain *c, int p, float *lambda, int nfix) {
+    int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
+    const double *x = c->y + CH_V(c, p, nfix);
+    float *l = lambda + 6 * slot;
+    if (!cut) {
+        for (int r = 0; r < n; ++r) l[r] = (float)((double)l[r] + x[r]);
+        return;
+    }
+    for (int r = 0; r < n; ++r) /* cut rows (dl = 0): the outer Gauss-Seidel's */
+        if (!(cut >> r & 1)) l[r] = (float)((double)l[r] + x[r]);
 }
 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
@@ -439,7 +444,7 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_blo
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
         ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + CH_V(c, p, nfix), E, ld, tr, nq,
                                    nq ? c->y + CH_V(c, q, nfix) : NULL, na ? c->F + CH_F(c, p, nfix) : NULL, na, na ? c->y + CH_V(c, s.a, nfix) : NULL);
-        add_impulse(c, p, lambda);
+        add_impulse(c, p, lambda, nfix);
         int behind = s.dir > 0 ? p - 1 : p; /* the position before p in the walk shares shared[behind] with p */
         int skip = p != s.first && behind >= 0 ? c->shared[behind] : -1;
         apply_joint_bodies(w, c, blocks, p, skip, nfix);
@@ -478,7 +483,7 @@ static void solve_separators(direct_chain *c, float *lambda) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
         ctn_dd_chain_backward_node(n, c->y + CH_V(c, p, 0), c->seg[j].g, n, 1, nq,
                                    nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL, NULL, 0, NULL);
-        add_impulse(c, p, lambda);
+        add_impulse(c, p, lambda, 0);
     }
 }
 
