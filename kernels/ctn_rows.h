@@ -189,14 +189,10 @@ CTN_FN void ctn_joint_prepare_rows_ball(ctn_joint_def j, ctn_pose pa, ctn_pose p
  * start of the substep (before external forces). SPOOK (Lacoursière 2011, eq. 23) with d = tau/h, Y = 1/(1 + 4d):
  *     s = 4 eps Y / h^2,   target = -(4Y/h) g + Y J v.
  * Baumgarte (Witkin and Baraff): s = 0, target = -(beta/h) g. */
-CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
-                                   ctn_block *blk) {
+CTN_FN void ctn_joint_prepare_rows_generic(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
+                                           ctn_block *blk) {
     float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS];
     int i, n;
-    if (j.type == CTN_JT_BALL) { /* most of the joints of a chain: the same bits with a third of the instructions */
-        ctn_joint_prepare_rows_ball(j, pa, pb, va, vb, prm, blk);
-        return;
-    }
     ctn_joint_rows(j, pa, pb, blk, g);
     n = ctn_block_rows(blk);
     ctn_block_velocity(blk, va, vb, jv);
@@ -266,6 +262,14 @@ CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ct
             blk->hi[mr] = j.damping * h;
         }
     }
+}
+
+/* The rows of joint j (ctn_joint_prepare_rows_generic); a ball joint, most of the joints of a chain, through
+ * ctn_joint_prepare_rows_ball: the same bits (tests/test_ball_rows.c) with about half the instructions. */
+CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
+                                   ctn_block *blk) {
+    if (j.type == CTN_JT_BALL) ctn_joint_prepare_rows_ball(j, pa, pb, va, vb, prm, blk);
+    else ctn_joint_prepare_rows_generic(j, pa, pb, va, vb, prm, blk);
 }
 
 /* The block's kinv: (J M^-1 J^T + S)^-1 of the rows ctn_joint_prepare_rows built, for inverse masses ima,
