@@ -57,8 +57,6 @@
 #define CTN_CH_DYN_B 2
 #define CTN_CH_ROT_A 4 /* body a rotates (6 DOF) */
 #define CTN_CH_ROT_B 8
-#define CTN_CH_AXES 16      /* the joint's rows are the world axes in order (a ball joint, ctn_rows_point) */
-#define CTN_CH_AXES_PREV 32 /* so are those of position p - 1 */
 /* Segment record of the chain path: the separators' pivot and right-hand-side updates and the coupling G
  * of a middle segment (doubles at these offsets, CTN_CS_DOUBLES per segment). */
 #define CTN_CS_D_TOP 0
@@ -394,15 +392,14 @@ CTN_FN void ctn_dd_lever_rows(const ctn_block *bl, int nl, const double *W, cons
  * ctn_k_chain_assemble: both backends run this): its pivot K (n x n) = J M^-1 J^T + S + CTN_DD_FLOOR
  * diag(J M^-1 J^T) over its dynamic bodies, and with bp (the predecessor's block, not cut whole; NULL: no
  * coupling; the caller zeroes C) the coupling C (np x n, ld n) = J_prev M^-1 J_p^T through the body the
- * two share, on side sp of bp and side ps of blk. dyn: CTN_CH_DYN_* / CTN_CH_ROT_* bits of blk's bodies,
- * CTN_CH_AXES / CTN_CH_AXES_PREV when blk's / bp's rows are the world axes (known from the joint types when
- * the layout is built: testing the 9 directions of both blocks at every assembly was 3% of a step's
- * instructions on a ball chain); ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read
- * only where dynamic). */
+ * two share, on side sp of bp and side ps of blk. dyn: CTN_CH_DYN_* / CTN_CH_ROT_* bits of blk's bodies;
+ * ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read only where dynamic). Whether the
+ * rows are the world axes is asked of the blocks, not of the joint types: the assembly's target joints are
+ * ball joints whose rows it zeroes (host/solve/assemble.c). */
 CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
                                   const ctn_block *bp, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
     double J[36], MJ[36];
-    int axes = (dyn & CTN_CH_AXES) != 0;
+    int axes = ctn_dd_rows_axes(blk);
     if (blk->n_ang == 0) {
         double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         if (dyn & CTN_CH_DYN_A) ctn_dd_lever_add(ima, Ia, dyn & CTN_CH_ROT_A, blk->ra, blk->ra, 1, W);
@@ -425,7 +422,7 @@ CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double i
     if (blk->n_ang == 0 && bp->n_ang == 0) {
         double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         ctn_dd_lever_add(im, I, rot, sp ? bp->rb : bp->ra, ps ? blk->rb : blk->ra, 0, W);
-        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes && (dyn & CTN_CH_AXES_PREV), C, n);
+        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes && ctn_dd_rows_axes(bp), C, n);
         return;
     }
     double Jp[36];

@@ -50,7 +50,7 @@
 #define CHAIN_CPU_SEGMENTS 2
 
 /* Per position: which bodies of the joint are dynamic (side a, side b) and which of those rotate. */
-enum { DYN_A = 1, DYN_B = 2, ROT_A = 4, ROT_B = 8, AXES = 16, AXES_PREV = 32 }; /* AXES*: CTN_CH_AXES* of kernels/ctn_direct.h */
+enum { DYN_A = 1, DYN_B = 2, ROT_A = 4, ROT_B = 8 };
 
 typedef struct chain_segment {
     double d_top[36], d_bot[36]; /* pivot updates of the separators above and below (accumulated -=) */
@@ -189,8 +189,6 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         if (n != c->uniform) c->uniform = 0;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
-        if (d->type == CTN_JT_BALL) c->dyn[p] |= AXES; /* ctn_rows_point: the rows are the world axes */
-        if (p > 0 && t->defs[c->slot[p - 1]].type == CTN_JT_BALL) c->dyn[p] |= AXES_PREV;
         ko += (size_t)n * n;
         vo += (size_t)n;
         if (p + 1 < m) co += (size_t)n * ctn__direct_rows(&t->defs[c->slot[p + 1]]);
@@ -253,7 +251,7 @@ fail:
 /* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
  * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
  * block is asked instead); a joint cut whole couples to nothing. */
-static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
+static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int prev_known) {
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
     const ctn_block *blk = &blocks[slot];
     int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
@@ -262,7 +260,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     double *C = p > 0 ? c->C + CH_C(c, p - 1, nfix) : NULL;
     const ctn_block *bp = NULL;
     if (!full && p > 0 && c->shared[p - 1] >= 0) {
-        cut_prev = ctn_dd_cut_mask(&blocks[c->slot[p - 1]]);
+        cut_prev = prev_known ? c->cut[c->slot[p - 1]] : ctn_dd_cut_mask(&blocks[c->slot[p - 1]]);
         if (!ctn_dd_cut_full(cut_prev, ROWS(c, p - 1, nfix))) bp = &blocks[c->slot[p - 1]];
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
@@ -327,13 +325,13 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
 
 /* The coupling A_{p,p+dir} (T_E = P_p^-1 A_{p,p+dir} once p is factored): pointer, ld and transpose flag
  * for CTN_DD_E. */
-static double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr) {
+static inline double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr, int nfix) {
     if (dir > 0) {
-        *ld = c->n[p + 1], *tr = 0;
-        return c->C + CH_C(c, p, 0);
+        *ld = ROWS(c, p + 1, nfix), *tr = 0;
+        return c->C + CH_C(c, p, nfix);
     }
-    *ld = c->n[p], *tr = 1;
-    return c->C + CH_C(c, p - 1, 0);
+    *ld = ROWS(c, p, nfix), *tr = 1;
+    return c->C + CH_C(c, p - 1, nfix);
 }
 
 typedef struct seg_walk {
@@ -364,7 +362,7 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
-    assemble_position(w, c, blocks, s.first, nfix);
+    assemble_position(w, c, blocks, s.first, nfix, 0);
     rhs_position(w, c, blocks, s.first, nfix, 0);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     if (na) { /* F_first = A_{first,a} = C_a^T */
@@ -377,12 +375,12 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *Pq = inside ? c->K + CH_K(c, q, nfix) : s.d_end;
         double *Fq = inside ? (na ? c->F + CH_F(c, q, nfix) : NULL) : g->g;
         double *Fp = na ? c->F + CH_F(c, p, nfix) : NULL, *y = c->y + CH_V(c, p, nfix);
         if (inside) {
-            assemble_position(w, c, blocks, q, nfix);
+            assemble_position(w, c, blocks, q, nfix, s.dir > 0); /* walking down, p = q - 1 is marked */
             rhs_position(w, c, blocks, q, nfix, 0);
         }
         ctn_dd_chain_factor_node(c->K + CH_K(c, p, nfix), n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
@@ -402,7 +400,7 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *y = c->y + CH_V(c, p, nfix);
         if (inside) rhs_position(w, c, blocks, q, nfix, 1);
         ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end,
@@ -441,7 +439,7 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_blo
     for (int p = s.last;; p -= s.dir) {
         int q = p + s.dir, ld = 0, tr = 0;
         int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + CH_V(c, p, nfix), E, ld, tr, nq,
                                    nq ? c->y + CH_V(c, q, nfix) : NULL, na ? c->F + CH_F(c, p, nfix) : NULL, na, na ? c->y + CH_V(c, s.a, nfix) : NULL);
         add_impulse(c, p, lambda, nfix);
@@ -501,8 +499,8 @@ static int threads_of(const ctn_world *w) {
 #define CHAIN_STEP(name, args, call3, call0)                                                                            \
     CHAIN_FLATTEN static void name##_3 args { call3; }                                                                  \
     static void name##_any args { call0; }
-CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3),
-           assemble_position(w, c, b, p, 0))
+CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3, 0),
+           assemble_position(w, c, b, p, 0, 0))
 CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p, int re), rhs_position(w, c, b, p, 3, re),
            rhs_position(w, c, b, p, 0, re))
 CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int body), apply_body(w, c, b, body, 3),
@@ -608,8 +606,7 @@ void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
  * and the DYN_* bits (CTN_CH_DYN_* of kernels/ctn_direct.h). Returns m. */
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
                          const unsigned char **dyn) {
-    _Static_assert(DYN_A == CTN_CH_DYN_A && DYN_B == CTN_CH_DYN_B && ROT_A == CTN_CH_ROT_A && ROT_B == CTN_CH_ROT_B &&
-                       AXES == CTN_CH_AXES && AXES_PREV == CTN_CH_AXES_PREV,
+    _Static_assert(DYN_A == CTN_CH_DYN_A && DYN_B == CTN_CH_DYN_B && ROT_A == CTN_CH_ROT_A && ROT_B == CTN_CH_ROT_B,
                    "the device chain kernels read the same bits");
     *slot = c->slot, *shared = c->shared, *n = c->n, *side = c->side, *dyn = c->dyn;
     return c->m;
