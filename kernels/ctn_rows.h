@@ -273,7 +273,8 @@ CTN_ROWS_INLINE CTN_FN void ctn_joint_prepare_rows_generic(ctn_joint_def j, ctn_
 }
 
 /* The rows of joint j (ctn_joint_prepare_rows_generic); a ball joint, most of the joints of a chain, through
- * ctn_joint_prepare_rows_ball: the same bits (tests/test_ball_rows.c) with about half the instructions. */
+ * ctn_joint_prepare_rows_ball: the same bits (tests/test_ball_rows.c) with fewer instructions (callgrind,
+ * chain:10000 direct 1x1: the row build 2,201 -> 1,273 per link and step). */
 CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
                                    ctn_block *blk) {
     if (j.type == CTN_JT_BALL) ctn_joint_prepare_rows_ball(j, pa, pb, va, vb, prm, blk);
