@@ -393,7 +393,9 @@ CTN_FN void ctn_dd_lever_rows(const ctn_block *bl, int nl, const double *W, cons
  * diag(J M^-1 J^T) over its dynamic bodies, and with bp (the predecessor's block, not cut whole; NULL: no
  * coupling; the caller zeroes C) the coupling C (np x n, ld n) = J_prev M^-1 J_p^T through the body the
  * two share, on side sp of bp and side ps of blk. dyn: CTN_CH_DYN_* / CTN_CH_ROT_* bits of blk's bodies;
- * ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read only where dynamic). */
+ * ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read only where dynamic). Whether the
+ * rows are the world axes is asked of the blocks, not of the joint types: the assembly's target joints are
+ * ball joints whose rows it zeroes (host/solve/assemble.c). */
 CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
                                   const ctn_block *bp, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
     double J[36], MJ[36];

@@ -27,6 +27,7 @@
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -67,7 +68,9 @@ struct direct_chain {
     unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
     unsigned char *dyn;    /* [p] DYN_* bits of the joint's two bodies */
     int uniform;           /* rows of every position when they all match, else 0 */
-    size_t *koff, *coff, *voff, *foff;
+    /* Offsets of K_p, C_p and y_p (F_p at 6 times y_p's) when the rows differ between positions; NULL for a
+     * uniform sequence, whose offsets are implicit (CH_K, CH_C, CH_V): 9p, 9p and 3p for ball joints. */
+    int *koff, *coff, *voff;
     int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
     unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
@@ -82,7 +85,7 @@ static int is_dynamic(const ctn_world *w, int body) {
 
 void ctn__chain_free(direct_chain *c) {
     if (!c) return;
-    void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->koff, c->coff, c->voff, c->foff,
+    void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->koff, c->coff, c->voff,
                  c->sep, c->cut, c->K, c->C, c->F, c->y, c->seg};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__free(c);
@@ -175,12 +178,8 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     if (!order_paths(w, c, deg, jt, seen) || c->m == 0) goto not_chain;
     m = c->m;
     size_t n1 = (size_t)m + 1;
-    c->koff = ctn__malloc(n1 * sizeof *c->koff);
-    c->coff = ctn__malloc(n1 * sizeof *c->coff);
-    c->voff = ctn__malloc(n1 * sizeof *c->voff);
-    c->foff = ctn__malloc(n1 * sizeof *c->foff);
     c->sep = ctn__malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
-    if (!c->koff || !c->coff || !c->voff || !c->foff || !c->sep) goto fail;
+    if (!c->sep) goto fail;
     size_t ko = 0, co = 0, vo = 0;
     c->uniform = ctn__direct_rows(&t->defs[c->slot[0]]);
     for (int p = 0; p < m; ++p) {
@@ -190,12 +189,25 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         if (n != c->uniform) c->uniform = 0;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
-        c->koff[p] = ko, c->coff[p] = co, c->voff[p] = vo, c->foff[p] = 6 * vo;
         ko += (size_t)n * n;
         vo += (size_t)n;
         if (p + 1 < m) co += (size_t)n * ctn__direct_rows(&t->defs[c->slot[p + 1]]);
     }
-    c->koff[m] = ko, c->coff[m] = co, c->voff[m] = vo, c->foff[m] = 6 * vo;
+    if (6 * vo > INT_MAX) goto not_chain; /* int offsets (the forest path's are size_t) */
+    if (!c->uniform) { /* explicit offsets: one int per position and array */
+        c->koff = ctn__malloc(n1 * sizeof *c->koff);
+        c->coff = ctn__malloc(n1 * sizeof *c->coff);
+        c->voff = ctn__malloc(n1 * sizeof *c->voff);
+        if (!c->koff || !c->coff || !c->voff) goto fail;
+        int k = 0, cc = 0, v = 0;
+        for (int p = 0; p < m; ++p) {
+            c->koff[p] = k, c->coff[p] = cc, c->voff[p] = v;
+            k += c->n[p] * c->n[p];
+            v += c->n[p];
+            if (p + 1 < m) cc += c->n[p] * c->n[p + 1];
+        }
+        c->koff[m] = k, c->coff[m] = cc, c->voff[m] = v;
+    }
     place_separators(c, segments);
     c->K = ctn__malloc((ko + 1) * sizeof *c->K);
     c->C = ctn__malloc((co + 1) * sizeof *c->C);
@@ -226,24 +238,33 @@ fail:
 #define CHAIN_FLATTEN
 #endif
 #define ROWS(c, p, nfix) ((nfix) ? (nfix) : (c)->n[p])
+/* Offsets of K_p (n_p^2 doubles), C_p (n_p n_{p+1}), y_p (n_p) and the spike F_p (6 n_p, at 6 times y_p's):
+ * implicit in a uniform sequence (nfix, the literal row count of the flattened steps, or c->uniform), else
+ * from the position's int offsets. */
+#define CH_SQ(c, p, nfix, arr) \
+    ((nfix) ? (size_t)(p) * (size_t)((nfix) * (nfix)) : (c)->uniform ? (size_t)(p) * (size_t)((c)->uniform * (c)->uniform) : (size_t)(c)->arr[p])
+#define CH_K(c, p, nfix) CH_SQ(c, p, nfix, koff)
+#define CH_C(c, p, nfix) CH_SQ(c, p, nfix, coff)
+#define CH_V(c, p, nfix) ((nfix) ? (size_t)(p) * (size_t)(nfix) : (c)->uniform ? (size_t)(p) * (size_t)(c)->uniform : (size_t)(c)->voff[p])
+#define CH_F(c, p, nfix) (6 * CH_V(c, p, nfix))
 
 /* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
  * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
  * block is asked instead); a joint cut whole couples to nothing. */
-static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix) {
+static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int prev_known) {
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
     const ctn_block *blk = &blocks[slot];
     int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     c->cut[slot] = (unsigned char)cut;
-    double *K = c->K + c->koff[p];
-    double *C = p > 0 ? c->C + c->coff[p - 1] : NULL;
+    double *K = c->K + CH_K(c, p, nfix);
+    double *C = p > 0 ? c->C + CH_C(c, p - 1, nfix) : NULL;
     const ctn_block *bp = NULL;
     if (!full && p > 0 && c->shared[p - 1] >= 0) {
-        cut_prev = ctn_dd_cut_mask(&blocks[c->slot[p - 1]]);
+        cut_prev = prev_known ? c->cut[c->slot[p - 1]] : ctn_dd_cut_mask(&blocks[c->slot[p - 1]]);
         if (!ctn_dd_cut_full(cut_prev, ROWS(c, p - 1, nfix))) bp = &blocks[c->slot[p - 1]];
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
-        for (size_t e = c->coff[p - 1]; e < c->coff[p]; ++e) c->C[e] = 0.0;
+        for (size_t e = CH_C(c, p - 1, nfix); e < CH_C(c, p, nfix); ++e) c->C[e] = 0.0;
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
@@ -264,7 +285,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
 static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int resolve) {
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix);
-    double *y = c->y + c->voff[p];
+    double *y = c->y + CH_V(c, p, nfix);
     const ctn_joint_def *d = &t->defs[slot];
     if (ctn_dd_cut_full(c->cut[slot], n)) {
         for (int r = 0; r < n; ++r) y[r] = 0.0;
@@ -288,7 +309,7 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
         if (p < 0 || ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
         int n = ROWS(c, p, nfix);
         double x[6];
-        for (int k = 0; k < n; ++k) x[k] = c->y[c->voff[p] + k];
+        for (int k = 0; k < n; ++k) x[k] = c->y[CH_V(c, p, nfix) + k];
         ctn_dd_block_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         hit = 1;
     }
@@ -304,13 +325,13 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
 
 /* The coupling A_{p,p+dir} (T_E = P_p^-1 A_{p,p+dir} once p is factored): pointer, ld and transpose flag
  * for CTN_DD_E. */
-static double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr) {
+static inline double *coupling(const direct_chain *c, int p, int dir, int *ld, int *tr, int nfix) {
     if (dir > 0) {
-        *ld = c->n[p + 1], *tr = 0;
-        return c->C + c->coff[p];
+        *ld = ROWS(c, p + 1, nfix), *tr = 0;
+        return c->C + CH_C(c, p, nfix);
     }
-    *ld = c->n[p], *tr = 1;
-    return c->C + c->coff[p - 1];
+    *ld = ROWS(c, p, nfix), *tr = 1;
+    return c->C + CH_C(c, p - 1, nfix);
 }
 
 typedef struct seg_walk {
@@ -341,29 +362,29 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
-    assemble_position(w, c, blocks, s.first, nfix);
+    assemble_position(w, c, blocks, s.first, nfix, 0);
     rhs_position(w, c, blocks, s.first, nfix, 0);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     if (na) { /* F_first = A_{first,a} = C_a^T */
         int n = c->n[s.first];
-        const double *Ca = c->C + c->coff[s.a];
-        double *F = c->F + c->foff[s.first];
+        const double *Ca = c->C + CH_C(c, s.a, nfix);
+        double *F = c->F + CH_F(c, s.first, nfix);
         for (int r = 0; r < n; ++r)
             for (int col = 0; col < na; ++col) F[r * na + col] = Ca[col * n + r];
     }
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
-        double *Pq = inside ? c->K + c->koff[q] : s.d_end;
-        double *Fq = inside ? (na ? c->F + c->foff[q] : NULL) : g->g;
-        double *Fp = na ? c->F + c->foff[p] : NULL, *y = c->y + c->voff[p];
+        double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
+        double *Pq = inside ? c->K + CH_K(c, q, nfix) : s.d_end;
+        double *Fq = inside ? (na ? c->F + CH_F(c, q, nfix) : NULL) : g->g;
+        double *Fp = na ? c->F + CH_F(c, p, nfix) : NULL, *y = c->y + CH_V(c, p, nfix);
         if (inside) {
-            assemble_position(w, c, blocks, q, nfix);
+            assemble_position(w, c, blocks, q, nfix, s.dir > 0); /* walking down, p = q - 1 is marked */
             rhs_position(w, c, blocks, q, nfix, 0);
         }
-        ctn_dd_chain_factor_node(c->K + c->koff[p], n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
-        ctn_dd_chain_forward_node(c->K + c->koff[p], n, y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end, Fp, na, s.y_a);
+        ctn_dd_chain_factor_node(c->K + CH_K(c, p, nfix), n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
+        ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na, s.y_a);
         if (!inside) break;
     }
 }
@@ -379,21 +400,26 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
-        double *y = c->y + c->voff[p];
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
+        double *y = c->y + CH_V(c, p, nfix);
         if (inside) rhs_position(w, c, blocks, q, nfix, 1);
-        ctn_dd_chain_forward_node(c->K + c->koff[p], ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + c->voff[q] : s.y_end,
-                                  na ? c->F + c->foff[p] : NULL, na, s.y_a);
+        ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end,
+                                  na ? c->F + CH_F(c, p, nfix) : NULL, na, s.y_a);
         if (!inside) break;
     }
 }
 
 /* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
-static inline void add_impulse(const direct_chain *c, int p, float *lambda) {
-    int slot = c->slot[p];
-    const double *x = c->y + c->voff[p];
-    for (int r = 0; r < c->n[p]; ++r) /* cut rows (dl = 0): the outer Gauss-Seidel's */
-        if (!(c->cut[slot] >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+static inline void add_impulse(const direct_chain *c, int p, float *lambda, int nfix) {
+    int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
+    const double *x = c->y + CH_V(c, p, nfix);
+    float *l = lambda + 6 * slot;
+    if (!cut) {
+        for (int r = 0; r < n; ++r) l[r] = (float)((double)l[r] + x[r]);
+        return;
+    }
+    for (int r = 0; r < n; ++r) /* cut rows (dl = 0): the outer Gauss-Seidel's */
+        if (!(cut >> r & 1)) l[r] = (float)((double)l[r] + x[r]);
 }
 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
@@ -413,10 +439,10 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_blo
     for (int p = s.last;; p -= s.dir) {
         int q = p + s.dir, ld = 0, tr = 0;
         int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr) : NULL;
-        ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + c->voff[p], E, ld, tr, nq,
-                                   nq ? c->y + c->voff[q] : NULL, na ? c->F + c->foff[p] : NULL, na, na ? c->y + c->voff[s.a] : NULL);
-        add_impulse(c, p, lambda);
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
+        ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + CH_V(c, p, nfix), E, ld, tr, nq,
+                                   nq ? c->y + CH_V(c, q, nfix) : NULL, na ? c->F + CH_F(c, p, nfix) : NULL, na, na ? c->y + CH_V(c, s.a, nfix) : NULL);
+        add_impulse(c, p, lambda, nfix);
         int behind = s.dir > 0 ? p - 1 : p; /* the position before p in the walk shares shared[behind] with p */
         int skip = p != s.first && behind >= 0 ? c->shared[behind] : -1;
         apply_joint_bodies(w, c, blocks, p, skip, nfix);
@@ -429,12 +455,12 @@ static void factor_separators(direct_chain *c) {
     int P = c->segments;
     for (int j = 1; j < P; ++j) {
         int p = c->sep[j], n = c->n[p];
-        double *S = c->K + c->koff[p];
+        double *S = c->K + CH_K(c, p, 0);
         for (int e = 0; e < n * n; ++e) S[e] += c->seg[j - 1].d_bot[e] + c->seg[j].d_top[e];
     }
     for (int j = 1; j < P; ++j) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
-        ctn_dd_chain_factor_node(c->K + c->koff[p], n, c->seg[j].g, n, 1, nq, nq ? c->K + c->koff[c->sep[j + 1]] : NULL, NULL, 0,
+        ctn_dd_chain_factor_node(c->K + CH_K(c, p, 0), n, c->seg[j].g, n, 1, nq, nq ? c->K + CH_K(c, c->sep[j + 1], 0) : NULL, NULL, 0,
                                  NULL, NULL);
     }
 }
@@ -442,20 +468,20 @@ static void factor_separators(direct_chain *c) {
 static void solve_separators(direct_chain *c, float *lambda) {
     int P = c->segments;
     for (int j = 1; j < P; ++j) {
-        double *y = c->y + c->voff[c->sep[j]];
+        double *y = c->y + CH_V(c, c->sep[j], 0);
         for (int r = 0; r < c->n[c->sep[j]]; ++r) y[r] += c->seg[j - 1].y_bot[r] + c->seg[j].y_top[r];
     }
     for (int j = 1; j < P; ++j) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
-        double *y = c->y + c->voff[p];
-        ctn_dd_chain_forward_node(c->K + c->koff[p], n, y, y, c->seg[j].g, n, 1, nq, nq ? c->y + c->voff[c->sep[j + 1]] : NULL,
+        double *y = c->y + CH_V(c, p, 0);
+        ctn_dd_chain_forward_node(c->K + CH_K(c, p, 0), n, y, y, c->seg[j].g, n, 1, nq, nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL,
                                   NULL, 0, NULL);
     }
     for (int j = P - 1; j >= 1; --j) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
-        ctn_dd_chain_backward_node(n, c->y + c->voff[p], c->seg[j].g, n, 1, nq,
-                                   nq ? c->y + c->voff[c->sep[j + 1]] : NULL, NULL, 0, NULL);
-        add_impulse(c, p, lambda);
+        ctn_dd_chain_backward_node(n, c->y + CH_V(c, p, 0), c->seg[j].g, n, 1, nq,
+                                   nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL, NULL, 0, NULL);
+        add_impulse(c, p, lambda, 0);
     }
 }
 
@@ -473,8 +499,8 @@ static int threads_of(const ctn_world *w) {
 #define CHAIN_STEP(name, args, call3, call0)                                                                            \
     CHAIN_FLATTEN static void name##_3 args { call3; }                                                                  \
     static void name##_any args { call0; }
-CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3),
-           assemble_position(w, c, b, p, 0))
+CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3, 0),
+           assemble_position(w, c, b, p, 0, 0))
 CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p, int re), rhs_position(w, c, b, p, 3, re),
            rhs_position(w, c, b, p, 0, re))
 CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int body), apply_body(w, c, b, body, 3),
@@ -559,10 +585,10 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
         double s = 0.0;
         ctn_block_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], r);
         for (int k = 0; k < ctn_block_rows(&blocks[slot]); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
-        c->y[c->voff[p]] = s;
+        c->y[CH_V(c, p, 0)] = s;
     }
     double r2 = 0.0;
-    for (int p = 0; p < m; ++p) r2 += c->y[c->voff[p]];
+    for (int p = 0; p < m; ++p) r2 += c->y[CH_V(c, p, 0)];
     return r2;
 }
 
