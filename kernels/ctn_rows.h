@@ -192,7 +192,7 @@ CTN_ROWS_INLINE CTN_FN void ctn_joint_prepare_rows_ball(ctn_joint_def j, ctn_pos
         blk->soft[i] = soft;
     }
     for (; i < CTN_MAX_ROWS; ++i) blk->bias[i] = blk->soft[i] = 0.0f;
-    blk->pad[0] = 0.0f;
+    blk->pad[0] = CTN_BLOCK_POINT; /* 3 unbounded linear rows: the generic builder's point-block test holds */
 }
 
 /* The rows of joint j for a substep of length prm.h (docs/design.md section 2, step 1): directions, lever
