@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 typedef struct stage_entry {
     ctn_stage stage;
@@ -291,6 +292,7 @@ static ctn_status run_rattle(ctn_world *w, const ctn_stage_ops *ops, const ctn_s
         for (int sub = 0; sub < n; ++sub) TRY_STAGE(rattle_substep(w, ops, prm, &vel, 0, st));
     }
     st->rattle_substeps = n;
+    if (getenv("RDBG")) fprintf(stderr, "rattle: %d substeps, %d iterations, %d splits, %d projections, enter speed %g\n", n, st->position_iterations, st->splits, st->projections, enter.max_speed);
     return CTN_OK;
 }
 

@@ -407,6 +407,14 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
             float s = ctn_length(w->vel[i].w);
             top = s > top ? s : top;
         }
+        /* a distance row turns with its bodies' relative velocity across it: |v_a - v_b| / length */
+        CPU_FOR_REDUCE(m, reduction(max : top))
+        for (int s = 0; s < m; ++s) {
+            const ctn_joint_def *d = &t->defs[s];
+            if (d->type != CTN_JT_DISTANCE || !(d->rest_length > 0.0f)) continue;
+            float r = ctn_length(ctn_sub(ctn_load_vel(w->vel, d->a).v, ctn_load_vel(w->vel, d->b).v)) / d->rest_length;
+            top = r > top ? r : top;
+        }
         out->deferred = c->rattle_valid;
         out->max_speed = top;
         break;
