@@ -139,7 +139,6 @@ struct ctn_world {
     ctn_solver solver;        /* the solver of this step: desc.solver, or what AUTO chose (solver_auto.c) */
     char solver_reason[128];  /* why: "desc.solver", or the choice of AUTO (ctn_step_stats.solver_reason) */
     unsigned solver_version;  /* topology_version + 1 the AUTO choice was made for (0: none yet) */
-    int rattle_substeps;      /* RATTLE's substeps so far (host/solve/pipeline.c run_rattle: they only grow; 0: none) */
     int auto_substeps;        /* CTN_SUBSTEPS_AUTO's choice for `solver` (solver_auto.c; 0: none yet) */
     unsigned substeps_version; /* topology_version + 1 it was made for */
     ctn_solver substeps_solver; /* the solver it was made for */

@@ -425,7 +425,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         CPU_FOR(m)
         for (int s = 0; s < m; ++s) {
             for (int k = 0; k < 6; ++k) t->lambda[6 * s + k] = 0.0f;
-            for (int k = 0; k < CTN_MAX_ROWS; ++k) c->blocks[s].bias[k] = 0.0f;
+            for (int k = 0; k < CTN_MAX_ROWS; ++k) c->blocks[s].bias[k] = 0.0f; /* the linearised stage: J_n v' = 0 */
         }
         break;
     case CTN_STAGE_RATTLE_UNDO:

@@ -234,7 +234,7 @@ typedef struct ctn_world_desc {
                                 limit (non-finite values are still undone); default 1e4 */
     ctn_backend backend;     /**< default CTN_BACKEND_AUTO */
     ctn_integrator integrator; /**< default CTN_INTEGRATOR_RATTLE (applies to the direct solver's rigid bilateral
-                                    joints; docs/integrator.md) */
+                                    joints; docs/design.md, "RATTLE") */
     const char *device;      /**< OpenCL device: NULL = automatic; "P:D" indices or a name substring */
     ctn_log_fn log;          /**< where this world's messages go; NULL: the process-wide hook (ctn_set_log) */
     void *log_user;          /**< passed to `log` */
