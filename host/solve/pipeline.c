@@ -170,6 +170,13 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
 #define CTN_RATTLE_TURN 0.05f
 #define CTN_RATTLE_SUBSTEPS 64
 #define CTN_RATTLE_SPLITS 4
+/* Above this many joints the velocity step runs: the chord iteration stalls on long chains (A_n^-1 amplifies
+ * the turn of the rows along the chain's soft modes), so RATTLE splits and projects its substeps; measured on
+ * chain:10000 released horizontally, 6 steps: 36 splits at 1 substep, 57 splits and 39 projections at 4, and
+ * 116,107 / 112,012 instructions per link per step against the velocity step's 16,127 / 25,955 at 1 / 4
+ * substeps; chain:1000 at 4 substeps: no split, about one chord iteration per substep
+ * (bench/results/2026-11-28-vm-rattle.md). */
+#define CTN_RATTLE_MAX_JOINTS 1000
 
 /* Why RATTLE does not apply to this step (NULL: it does). RATTLE needs the exact solver's factor of every
  * joint's rows, rows that are rigid equalities (a bounded row, a contact, limit, motor or rope, changes its set
@@ -182,6 +189,11 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
         return buf;
     }
     if (t->joint_count == 0) return "velocity: no joints";
+    if (t->joint_count > CTN_RATTLE_MAX_JOINTS) {
+        snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (its chord iteration stalls on long chains)", t->joint_count,
+                 CTN_RATTLE_MAX_JOINTS);
+        return buf;
+    }
     if (!ops->rattle) {
         snprintf(buf, size, "velocity: the %s backend has no RATTLE stages yet", w->backend->name);
         return buf;
