@@ -32,7 +32,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    int links = 10000;
+    int links = 1000;
     double seconds = 2.0, dt = 1.0 / 60.0;
     ctn_backend backend = CTN_BACKEND_CPU;
     char configs[256] = "rattle:1,rattle:4,velocity:1,velocity:4";
