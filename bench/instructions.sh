@@ -2,7 +2,7 @@
 # A deterministic yardstick for the CPU solvers: instructions per link per step inside ctn_world_step, and
 # peak resident bytes per link, of any build of `catena` (so two builds can be compared).
 #
-#   bash bench/instructions.sh [BUILD_DIR] [--links N] [--steps S] [--rss-links N] [--no-ir] [--no-rss]
+#   bash bench/instructions.sh [BUILD_DIR] [--links N] [--steps S] [--rss-links N] [--no-ir] [--no-rss] [--configs "C ..."]
 #
 # BUILD_DIR (default build/) holds the `catena` program. The scene is `catena run chain:N`: N links of 0.1 m
 # laid out along +x, pinned at one end and released (it swings), as bench_chain --release horizontal.
@@ -15,11 +15,13 @@
 # Memory: peak resident set (/usr/bin/time %M) of `catena run chain:N --steps 2` at N = 1e6 links minus that
 # of chain:10 with the same settings, divided by the links added; one thread as well.
 #
-# Configurations: direct 1x1 (--solver direct --iterations 1 --substeps 1) and GS 10x1 (--solver gs
-# --iterations 10 --substeps 1), CPU backend. The two configurations run side by side (two processes).
+# Configurations (--configs, default "direct gs"): direct 1x1 (--solver direct --iterations 1 --substeps 1
+# --integrator velocity: the velocity step with its position projection), GS 10x1 (--solver gs --iterations 10
+# --substeps 1), rattle (direct 1x1 with the RATTLE integrator), direct4 and rattle4 (the same at 4 substeps),
+# CPU backend. The configurations run side by side (one process each).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/build links=10000 steps=20 rss_links=1000000 do_ir=1 do_rss=1
+build=$root/build links=10000 steps=20 rss_links=1000000 do_ir=1 do_rss=1 configs_arg="direct gs"
 while [ $# -gt 0 ]; do
     case "$1" in
         --links) links=$2; shift ;;
@@ -27,7 +29,8 @@ while [ $# -gt 0 ]; do
         --rss-links) rss_links=$2; shift ;;
         --no-ir) do_ir=0 ;;
         --no-rss) do_rss=0 ;;
-        -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+        --configs) configs_arg=$2; shift ;;
+        -h|--help) sed -n 2,22p "$0"; exit 0 ;;
         -*) echo "instructions.sh: unknown option $1" >&2; exit 2 ;;
         *) build=$1 ;;
     esac
@@ -42,8 +45,13 @@ trap 'rm -rf "$tmp"' EXIT
 export CATENA_QUIET=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //; s/[,-].*//'); cpu=${cpu:-0}
 one() { taskset -c "$cpu" "$@"; }
-declare -A args=([direct]="--solver direct --iterations 1 --substeps 1" [gs]="--solver gs --iterations 10 --substeps 1")
-configs="direct gs"
+declare -A args=([direct]="--solver direct --iterations 1 --substeps 1 --integrator velocity"
+                 [gs]="--solver gs --iterations 10 --substeps 1"
+                 [rattle]="--solver direct --iterations 1 --substeps 1 --integrator rattle"
+                 [direct4]="--solver direct --iterations 1 --substeps 4 --integrator velocity"
+                 [rattle4]="--solver direct --iterations 1 --substeps 4 --integrator rattle")
+configs=$configs_arg
+for c in $configs; do [ -n "${args[$c]:-}" ] || { echo "instructions.sh: unknown configuration $c" >&2; exit 2; }; done
 
 # Ir inside ctn_world_step of `catena run chain:$links --steps $2` ($1 = config); prints the count.
 ir() {
@@ -88,7 +96,8 @@ echo
 echo "| configuration | Ir / link / step (chain:$links, steps 2..$((steps + 1)), 1 thread) | peak RSS bytes / link (chain:$rss_links, 1 thread) |"
 echo "| --- | ---: | ---: |"
 for c in $configs; do
-    label=${c/direct/direct 1x1}; label=${label/gs/GS 10x1}
+    case $c in direct) label="direct 1x1 (velocity step)" ;; gs) label="GS 10x1" ;; rattle) label="direct 1x1 RATTLE" ;;
+        direct4) label="direct 1x4 (velocity step)" ;; rattle4) label="direct 1x4 RATTLE" ;; *) label=$c ;; esac
     echo "| $label | $(cat "$tmp/ir.$c" 2>/dev/null || echo -) | $(cat "$tmp/rss.$c" 2>/dev/null || echo -) |"
 done
 exit $fail

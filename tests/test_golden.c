@@ -55,6 +55,7 @@ static int run_case(const golden_case *c, ctn_backend backend, uint64_t *hash) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
     d.solver = c->solver;
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* the hashes pin the velocity step (RATTLE: tests/test_rattle.c) */
     ctn_world *w = NULL;
     char err[2048];
     ctn_status st = ctn_world_create(&d, &w, err, sizeof err);

@@ -44,7 +44,7 @@ static ctn_status mock_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
     (void)w, (void)st;
     return s;
 }
-static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 0};
+static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 0, 0};
 static const ctn_backend_ops mock_backend = {"mock", &mock_stages, NULL, NULL, NULL};
 
 /* Runs the driver once on a 5-link chain (exact solver, 2 substeps) through the recording backend. */

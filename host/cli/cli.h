@@ -35,8 +35,9 @@ typedef struct ctn_cli_opts {
     const char *scene;     /* SCENE or CHECKPOINT */
     long long steps, more; /* -1: not given */
     int iterations, substeps;
-    int solver_set, backend_set, substeps_set;
+    int solver_set, backend_set, substeps_set, integrator_set;
     ctn_solver solver;
+    ctn_integrator integrator; /* --integrator */
     ctn_backend backend;
     const char *device;
     int threads; /* --threads; 0: not given */

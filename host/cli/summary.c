@@ -31,6 +31,12 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     ctn__json_write_string(f, ctn_solver_name(s->steps_run ? s->last.solver : d->solver));
     fputs(",\n    \"solver_reason\": ", f); /* and why */
     ctn__json_write_string(f, s->steps_run ? s->last.solver_reason : NULL);
+    fputs(",\n    \"integrator\": ", f);
+    ctn__json_write_string(f, ctn_integrator_name(d->integrator));
+    fputs(",\n    \"integrator_used\": ", f); /* what ran in the last step */
+    ctn__json_write_string(f, s->steps_run ? ctn_integrator_name(s->last.integrator) : NULL);
+    fputs(",\n    \"integrator_reason\": ", f);
+    ctn__json_write_string(f, s->steps_run ? s->last.integrator_reason : NULL);
     fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
     jnum(f, d->time_step);
     fputs(",\n    \"gravity\": [", f);
@@ -128,6 +134,7 @@ void ctn_print_summary(FILE *f, const ctn_run_summary *s) {
     fprintf(f, "solver           %s%s, %d iterations x %d substeps, dt %.6g s\n", ctn_solver_name(ran ? l->solver : s->desc.solver),
             s->desc.solver == CTN_SOLVER_AUTO && ran ? " (auto)" : "", s->desc.iterations, s->desc.substeps, s->desc.time_step);
     if (s->desc.solver == CTN_SOLVER_AUTO && ran && l->solver_reason[0]) fprintf(f, "solver choice    %s\n", l->solver_reason);
+    if (ran && l->integrator_reason[0]) fprintf(f, "integrator       %s\n", l->integrator_reason);
     fprintf(f, "colours          %d (largest %d, overflow %d)\n", l->colours, l->largest_colour, l->overflow);
     if (l->contacts > 0) fprintf(f, "contacts         %d (collision %.4f ms/step)\n", l->contacts, sum->ms_collide / n);
     fprintf(f, "steps            %llu..%llu (%s)\n", (unsigned long long)s->start_step, (unsigned long long)s->end_step, s->status);

@@ -28,6 +28,11 @@ const char *ctn_stabilization_name(ctn_stabilization stabilization) {
     return NAME_OF(stabilization, names);
 }
 
+const char *ctn_integrator_name(ctn_integrator integrator) {
+    static const char *const names[] = {"rattle", "velocity"};
+    return NAME_OF(integrator, names);
+}
+
 const char *ctn_body_type_name(ctn_body_type type) {
     static const char *const names[] = {"dynamic", "static", "kinematic"};
     return NAME_OF(type, names);

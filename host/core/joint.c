@@ -363,7 +363,11 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     if (id < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    int slot = w->topology_dirty ? -1 : w->joint_slot[id];
+    /* while the topology is dirty the impulses of the last step are still in place under the old slots (the
+     * next build carries them over): read them there, so that a step which fails after rebuilding the
+     * topology does not seem to change them (tests/test_alloc_failures.c) */
+    int slot = w->joint_slot[id];
+    if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count || w->topo.order[slot] != id)) slot = -1;
     for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
     if (rows) *rows = w->joints[id].rows;
     return CTN_OK;

@@ -105,6 +105,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.max_speed = 1e4;
     d.geometric_stiffness = 1.0;
     d.backend = CTN_BACKEND_AUTO;
+    d.integrator = CTN_INTEGRATOR_RATTLE;
     d.device = NULL;
     d.log = NULL;
     d.log_user = NULL;
@@ -199,6 +200,10 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
     }
     if (isnan(d->max_speed)) {
         snprintf(msg, size, "desc.max_speed: NaN (use a value <= 0 to disable the divergence guard)");
+        return 0;
+    }
+    if ((int)d->integrator < CTN_INTEGRATOR_RATTLE || (int)d->integrator > CTN_INTEGRATOR_VELOCITY) {
+        snprintf(msg, size, "desc.integrator: unknown integrator %d (0 rattle, 1 velocity)", (int)d->integrator);
         return 0;
     }
     if ((int)d->backend < CTN_BACKEND_AUTO || (int)d->backend > CTN_BACKEND_OPENCL) {

@@ -39,11 +39,12 @@ ctn_status ctn_scene_parse_text(const char *text, size_t length, const char *sou
 static const char *const solver_names[] = {"gs", "jacobi", "cg", "direct", "auto", NULL};
 static const char *const backend_names[] = {"auto", "cpu", "opencl", NULL};
 static const char *const stab_names[] = {"spook", "baumgarte", NULL};
+static const char *const integrator_names[] = {"rattle", "velocity", NULL};
 
 static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     static const char *const keys[] = {"gravity", "time_step", "steps", "solver", "iterations", "substeps", "backend", "device",
                                        "compliance", "damping_time", "stabilization", "baumgarte", "warm_start", "max_colours",
-                                       "threads", "max_speed", "geometric_stiffness", "collision", "up", NULL};
+                                       "threads", "max_speed", "geometric_stiffness", "collision", "up", "integrator", NULL};
     const char *path = "world";
     if (!ctn__json_object(c, wv, path) || !ctn__json_keys(c, wv, path, keys)) return 0;
     ctn_world_desc *d = &s->desc;
@@ -89,6 +90,9 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     e = (int)d->stabilization;
     if (ctn__json_enum(c, wv, "stabilization", path, stab_names, &e) < 0) return 0;
     d->stabilization = (ctn_stabilization)e;
+    e = (int)d->integrator;
+    if (ctn__json_enum(c, wv, "integrator", path, integrator_names, &e) < 0) return 0;
+    d->integrator = (ctn_integrator)e;
     if (ctn__json_range(c, wv, "baumgarte", path, 0.0, 0, 1.0, &d->baumgarte) < 0) return 0;
     if (ctn__json_range(c, wv, "warm_start", path, 0.0, 0, 1.0, &d->warm_start) < 0) return 0;
     if (ctn__json_int32(c, wv, "max_colours", path, 2, CTN_MAX_COLOURS, &d->max_colours) < 0) return 0;

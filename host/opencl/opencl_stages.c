@@ -426,6 +426,18 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
     case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
     case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);
+    /* RATTLE: not on this backend yet (its stage table says rattle = 0, so the pipeline never asks) */
+    case CTN_STAGE_RATTLE_ENTER:
+    case CTN_STAGE_RATTLE_START:
+    case CTN_STAGE_RATTLE_UNDO:
+    case CTN_STAGE_RATTLE_FACTOR:
+    case CTN_STAGE_RATTLE_BACK:
+    case CTN_STAGE_RATTLE_RESOLVE:
+    case CTN_STAGE_RATTLE_DRIFT:
+    case CTN_STAGE_RATTLE_ROWS:
+    case CTN_STAGE_RATTLE_MOMENTUM:
+    case CTN_STAGE_RATTLE_LEAVE:
+    case CTN_STAGE_INERTIA:
     case CTN_STAGE_COUNT: break;
     }
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "unknown pipeline stage %d", (int)stage);

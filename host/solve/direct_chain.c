@@ -594,6 +594,10 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }
 
+/* After a factor whose forward substitution is not wanted (a factor kept for later solves): the next
+ * ctn__chain_solve does its own. */
+void ctn__chain_unforward(direct_chain *c) { c->forwarded = 0; }
+
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     solve_phases(w, c, blocks, c->forwarded);

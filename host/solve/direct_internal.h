@@ -102,6 +102,9 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments);
 void ctn__chain_free(direct_chain *c);
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list);
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks);
+/* Drops the forward substitution ctn__chain_factor ran, so that the next ctn__chain_solve runs its own (a
+ * factor kept for later right-hand sides: the RATTLE integrator, ctn__direct_factor). */
+void ctn__chain_unforward(direct_chain *c);
 /* The velocities and impulses the last exact solve left (NULL: none), for the right-hand side (R) of
  * kernels/ctn_direct_rhs.h: with them set, ctn__chain_solve is a re-solve of the hybrid. */
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);

@@ -3,6 +3,7 @@
 #include "solve/pipeline.h"
 #include "core/attach.h"
 #include "ctn_solver.h" /* CTN_PROJECT_*, ctn_project_decide */
+#include "solve/solve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,13 +152,175 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
     return ctn__fail(w, CTN_ERR_DIVERGED, "%s", msg);
 }
 
+/* RATTLE (Andersen 1983; kernels/ctn_rattle.h has the equations; docs/design.md, "RATTLE"). The chord
+ * iteration of a position stage stops once the largest error of a row is at most CTN_PROJECT_TOL; it converges
+ * at a rate of about the angle the links turn over the substep (the kept factor's rows J(x_n) model those of
+ * x_{n+1}), so one that does not shrink the error at least by CTN_RATTLE_RATE per iteration, or runs
+ * CTN_RATTLE_MAX iterations, is undone and its substep split (rattle_substep).
+ * The substeps of a step are at least desc.substeps and at least enough that the fastest turning body (or
+ * distance row) turns by at most CTN_RATTLE_TURN rad in one, from the velocities at the start of the step, at
+ * most CTN_RATTLE_SUBSTEPS: a function of the state alone, so a resumed checkpoint steps on alike. RATTLE
+ * keeps a modified energy close to the true one, and that modified energy depends on the step, so every
+ * change of the step moves the energy by about the size of its error: the limit is tight enough that those
+ * moves stay small (measured on a 10-link chain released horizontally at 60 Hz, 10 s: largest energy error
+ * 1.8% of m g L n^2 / 2 at 0.05 rad; 8% at 0.1 rad; a count that never falls again stayed within 0.34% at
+ * 0.1 rad but is state a checkpoint does not keep). */
+#define CTN_RATTLE_MAX 12
+#define CTN_RATTLE_RATE 0.5f
+#define CTN_RATTLE_TURN 0.05f
+#define CTN_RATTLE_SUBSTEPS 64
+#define CTN_RATTLE_SPLITS 4
+/* Above this many joints the velocity step runs: the chord iteration stalls on long chains (A_n^-1 amplifies
+ * the turn of the rows along the chain's soft modes), so RATTLE splits and projects its substeps; measured on
+ * chain:10000 released horizontally, 6 steps: 36 splits at 1 substep, 57 splits and 39 projections at 4, and
+ * 116,107 / 112,012 instructions per link per step against the velocity step's 16,127 / 25,955 at 1 / 4
+ * substeps; chain:1000 at 4 substeps: no split, about one chord iteration per substep
+ * (bench/results/2026-11-28-vm-rattle.md). */
+#define CTN_RATTLE_MAX_JOINTS 1000
+
+/* Why RATTLE does not apply to this step (NULL: it does). RATTLE needs the exact solver's factor of every
+ * joint's rows, rows that are rigid equalities (a bounded row, a contact, limit, motor or rope, changes its set
+ * within a step; a compliant row is a force of the velocity), and a backend that runs its stages. */
+static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, char *buf, size_t size) {
+    const ctn_topology *t = &w->topo;
+    if (w->desc.integrator == CTN_INTEGRATOR_VELOCITY) return "velocity: set by desc.integrator";
+    if (w->solver != CTN_SOLVER_DIRECT) {
+        snprintf(buf, size, "velocity: the %s solver steps velocities (RATTLE runs with the direct solver)", ctn_solver_name(w->solver));
+        return buf;
+    }
+    if (t->joint_count == 0) return "velocity: no joints";
+    if (t->joint_count > CTN_RATTLE_MAX_JOINTS) {
+        snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (its chord iteration stalls on long chains)", t->joint_count,
+                 CTN_RATTLE_MAX_JOINTS);
+        return buf;
+    }
+    if (!ops->rattle) {
+        snprintf(buf, size, "velocity: the %s backend has no RATTLE stages yet", w->backend->name);
+        return buf;
+    }
+    for (int s = 0; s < t->joint_count; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        const char *why = NULL;
+        if (d->type == CTN_JT_CONTACT) why = "is a contact";
+        else if (d->type == CTN_JT_CURVE) why = "is a curve constraint";
+        else if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) why = "has a limit, motor or rope (bounded rows)";
+        else if (d->compliance > 0.0f || (d->flags & CTN_JF_IMPLICIT_SPRING)) why = "is compliant";
+        if (why) {
+            snprintf(buf, size, "velocity: joint %lld %s", (long long)ctn__joint_handle(w, t->order[s]), why);
+            return buf;
+        }
+    }
+    if (!ctn__direct_exact(w)) return "velocity: loop-closing joints or joints outside the exact solve";
+    return NULL;
+}
+
+/* One RATTLE substep of length prm->h from x_n, v_n with the kept rows and factor of x_n (kernels/ctn_rattle.h).
+ * vel: the velocity stage's parameters (Baumgarte with beta 0: target J v = 0). A position stage whose chord
+ * iteration stalls (the links turn too far over the substep for the rows of x_n to model those of x_{n+1})
+ * is undone and the substep runs as two of half the length, down to CTN_RATTLE_SPLITS halvings: the factor of
+ * x_n does not depend on the length, so the first half starts at once (each half has its own velocity stage).
+ * Below that the Newton projection finishes the position stage (ctn_step_stats.projections). */
+static ctn_status rattle_substep(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, const ctn_step_params *vel,
+                                 int depth, ctn_step_stats *st) {
+    ctn_step_params half = *prm;
+    half.h = 0.5f * prm->h;
+    ops->timer(w, CTN_TIMER_INTEGRATE, st);
+    RUN(CTN_STAGE_RATTLE_START, prm, NULL);
+    RUN(CTN_STAGE_FORCES, &half, NULL); /* v + h/2 M^-1 f(x_n) */
+    ops->timer(w, CTN_TIMER_SOLVE, st);
+    RUN(CTN_STAGE_RATTLE_RESOLVE, prm, NULL); /* START set the kept rows' targets to 0: J_n v' = 0, the linearised stage */
+    RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
+    float last = INFINITY;
+    int done = 0, iterations = 0;
+    for (int k = 0; k < CTN_RATTLE_MAX; ++k) {
+        ctn_stage_out out = {0};
+        RUN(CTN_STAGE_RATTLE_ROWS, prm, &out);
+        if (out.worst <= CTN_PROJECT_TOL) {
+            done = 1;
+            break;
+        }
+        if (!(out.worst < CTN_RATTLE_RATE * last)) {
+            if (k > 0 && !(out.worst < last)) { /* the last iteration made it worse: back to the one before */
+                RUN(CTN_STAGE_RATTLE_BACK, prm, NULL);
+                RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
+            }
+            break;
+        }
+        last = out.worst;
+        RUN(CTN_STAGE_RATTLE_RESOLVE, prm, NULL); /* lambda += -A_n^-1 C(x^k) / h (keeps v for RATTLE_BACK) */
+        RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
+        ++iterations;
+    }
+    st->position_iterations += iterations;
+    if (!done && depth < CTN_RATTLE_SPLITS) {
+        RUN(CTN_STAGE_RATTLE_UNDO, prm, NULL); /* x_n, v_n back; the factor is still that of x_n */
+        st->splits++;
+        TRY_STAGE(rattle_substep(w, ops, &half, vel, depth + 1, st));
+        return rattle_substep(w, ops, &half, vel, depth + 1, st);
+    }
+    RUN(CTN_STAGE_RATTLE_MOMENTUM, prm, NULL);
+    if (!done) {
+        TRY_STAGE(project_positions(w, ops, prm));
+        st->projections++;
+    }
+    /* velocity stage: v_{n+1} = v' + h/2 M^-1 f(x_{n+1}) + M^-1 J_{n+1}^T mu, J_{n+1} v_{n+1} = 0; its factor is kept */
+    ops->timer(w, CTN_TIMER_INTEGRATE, st);
+    RUN(CTN_STAGE_FORCES, &half, NULL);
+    ops->timer(w, CTN_TIMER_PREPARE, st);
+    RUN(CTN_STAGE_PREPARE, vel, NULL);
+    ops->timer(w, CTN_TIMER_SOLVE, st);
+    RUN(CTN_STAGE_SOLVE, vel, NULL);
+    RUN(CTN_STAGE_RATTLE_LEAVE, prm, NULL);
+    return CTN_OK;
+}
+
+static ctn_status run_rattle(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_step_stats *st) {
+    ctn_step_params vel = *prm;
+    vel.stabilization = 1, vel.baumgarte = 0.0f, vel.warm_start = 0.0f, vel.geometric_stiffness = 0.0f;
+    ctn_stage_out enter = {0};
+    RUN(CTN_STAGE_RATTLE_ENTER, prm, &enter);
+    if (!enter.deferred) { /* no rows and factor of these poses yet (first step, edited state): made here, the
+                            * same bits as a velocity stage would have left, so a reloaded checkpoint steps on alike */
+        ops->timer(w, CTN_TIMER_PREPARE, st);
+        RUN(CTN_STAGE_INERTIA, prm, NULL);
+        RUN(CTN_STAGE_PREPARE, &vel, NULL);
+        ops->timer(w, CTN_TIMER_SOLVE, st);
+        RUN(CTN_STAGE_RATTLE_FACTOR, &vel, NULL);
+        RUN(CTN_STAGE_RATTLE_LEAVE, prm, NULL);
+    }
+    /* substeps short enough that no body turns by more than CTN_RATTLE_TURN in one (the chord's model) */
+    int n = ctn__substeps(w);
+    double turn = w->desc.time_step / n * enter.max_speed;
+    int more = turn > CTN_RATTLE_TURN ? (int)ceil(n * turn / CTN_RATTLE_TURN) : n;
+    more = more > CTN_RATTLE_SUBSTEPS ? CTN_RATTLE_SUBSTEPS : more;
+    if (more > n) {
+        ctn_step_params p = *prm;
+        p.h = (float)(w->desc.time_step / more);
+        n = more;
+        for (int sub = 0; sub < n; ++sub) TRY_STAGE(rattle_substep(w, ops, &p, &vel, 0, st));
+    } else {
+        for (int sub = 0; sub < n; ++sub) TRY_STAGE(rattle_substep(w, ops, prm, &vel, 0, st));
+    }
+    st->rattle_substeps = n;
+    return CTN_OK;
+}
+
 static ctn_status run_step(ctn_world *w, const ctn_stage_ops *ops, ctn_step_stats *st) {
     TRY_STAGE(ops->begin(w)); /* may turn an auto DIRECT down to GS: the parameters follow */
     ctn_step_params prm = ctn__step_params(w);
-    TRY_STAGE(run_substeps(w, ops, &prm, st));
-    if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) {
-        ops->timer(w, CTN_TIMER_SOLVE, st);
-        TRY_STAGE(project_positions(w, ops, &prm));
+    char why[sizeof st->integrator_reason];
+    const char *refusal = rattle_refusal(w, ops, why, sizeof why);
+    st->integrator = refusal ? CTN_INTEGRATOR_VELOCITY : CTN_INTEGRATOR_RATTLE;
+    snprintf(st->integrator_reason, sizeof st->integrator_reason, "%s",
+             refusal ? refusal : "rattle: rigid bilateral joints, all in the exact solve");
+    if (!refusal) {
+        TRY_STAGE(run_rattle(w, ops, &prm, st));
+    } else {
+        TRY_STAGE(run_substeps(w, ops, &prm, st));
+        if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) {
+            ops->timer(w, CTN_TIMER_SOLVE, st);
+            TRY_STAGE(project_positions(w, ops, &prm));
+        }
     }
     ops->timer(w, CTN_TIMER_NONE, st);
     ctn_stage_out m = {0};

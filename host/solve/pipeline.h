@@ -32,6 +32,18 @@ typedef enum ctn_stage {
     CTN_STAGE_POSES_KEEP,        /* copy of the poses before a Newton step */
     CTN_STAGE_POSES_UNDO,        /* the copy put back */
     CTN_STAGE_PROJECT_LEAVE,     /* real velocities and impulses back; inverse inertia of the final poses */
+    /* the RATTLE integrator of the exact solver (ctn__pipeline_step, run_rattle; kernels/ctn_rattle.h) */
+    CTN_STAGE_RATTLE_ENTER,      /* out.deferred = 1: the rows and factor of the current poses are kept (last velocity stage) */
+    CTN_STAGE_RATTLE_START,      /* start of a substep: x_n and v_n kept, impulses and the kept rows' targets to zero */
+    CTN_STAGE_RATTLE_UNDO,       /* x_n and v_n back (a stalled position stage) */
+    CTN_STAGE_RATTLE_FACTOR,     /* the exact solver's factor of the rows PREPARE built, no solve (ctn__direct_factor) */
+    CTN_STAGE_RATTLE_RESOLVE,    /* the exact solve with the kept factor, no factorisation (ctn__direct_resolve) */
+    CTN_STAGE_RATTLE_BACK,       /* the velocities before the last RESOLVE back (a chord iteration that made it worse) */
+    CTN_STAGE_RATTLE_DRIFT,      /* per body: x = x_n (+) h v, inertia kept (ctn_rattle_drift_body) */
+    CTN_STAGE_RATTLE_ROWS,       /* per slot: C(x) into the kept rows' targets (ctn_rattle_slot); out.worst */
+    CTN_STAGE_RATTLE_MOMENTUM,   /* per body: w for the new orientation, inverse inertia (ctn_rattle_momentum_body) */
+    CTN_STAGE_RATTLE_LEAVE,      /* the rows and factor just built are those of the poses: kept for the next step */
+    CTN_STAGE_INERTIA,           /* per body: world inverse inertia of the pose (ctn_inertia_body) */
     /* after the last substep */
     CTN_STAGE_MEASURE,           /* residual, joint errors, largest speed, first non-finite or too fast body */
     /* assembly, phase 1 (host/solve/assemble.c; Nelson 1998 Jacobian-transpose gather, kernels/ctn_assemble.h) */
@@ -74,6 +86,9 @@ typedef struct ctn_stage_ops {
      * runs GEOMETRIC_INERTIA after it, and only when a Newton step follows (CPU). 0: before it (OpenCL,
      * whose row build also forms the Gauss-Seidel block inverse). */
     int direct_rows_only;
+    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU); 0: its exact solver steps velocities only and
+     * ctn_step_stats.integrator_reason says so */
+    int rattle;
 } ctn_stage_ops;
 
 /* One step (all substeps, the projection, the measurement, the divergence check) through the world's

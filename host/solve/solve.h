@@ -23,6 +23,13 @@ enum {
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
+/* The RATTLE integrator's chord solves (host/solve/pipeline.c): ctn__direct_exact says whether the prepared
+ * layout solves every joint in the exact forest or chain (no loop closers, no joints left to Gauss-Seidel),
+ * and ctn__direct_resolve solves the current right-hand side with the factor the last ctn__solve_direct_ex
+ * left (same blocks, same inertias; no factorisation), applying the impulses and velocity changes. */
+int ctn__direct_exact(const ctn_world *w);
+void ctn__direct_factor(ctn_world *w, const ctn_block *blocks); /* the factor alone, for later ctn__direct_resolve */
+void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks);
 /* The exact solver's storage for the current topology (its ordering and factor, the re-solve references),
  * made before a step changes anything: CTN_ERR_OUT_OF_MEMORY, with the message on the world, when it cannot
  * be allocated (the step then fails and the world is as it was; catena.h, "Memory"). */

@@ -5,6 +5,7 @@
 #include "solve/pipeline.h"
 #include "ctn_assemble.h"
 #include "ctn_cg.h"
+#include "ctn_rattle.h"
 #include "ctn_solver.h"
 
 #include <limits.h>
@@ -39,6 +40,11 @@ typedef struct cpu_solver {
     float project_worst;    /* the projection's largest error at the last row build */
     ctn_vel *real_vel;
     float *real_lambda;
+    /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
+     * poses, built by the last velocity stage for substeps of length rattle_h on topology rattle_version */
+    int rattle_valid;
+    unsigned rattle_version;
+    ctn_vel *rattle_vel;    /* v_n of the substep (CTN_STAGE_RATTLE_UNDO) */
     /* stage timer: what the running interval counts toward, and when it started */
     ctn_stage_timer timer;
     double timer_t0;
@@ -70,7 +76,9 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (v) c->vel_copy = v;
         ctn_pose *p = v ? ctn__realloc(c->pose_copy, cap * sizeof *p) : NULL;
         if (p) c->pose_copy = p;
-        if (!v || !p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
+        ctn_vel *rv = p ? ctn__realloc(c->rattle_vel, cap * sizeof *rv) : NULL;
+        if (rv) c->rattle_vel = rv;
+        if (!v || !p || !rv) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
     }
     return CTN_OK;
@@ -273,6 +281,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     TRY_CPU(cpu_reserve(w, c));
     if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) TRY_CPU(ctn__direct_prepare(w)); /* its storage: nothing changed yet */
+    if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
     w->bodies_dirty = 0;
@@ -386,10 +395,88 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
     return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
+/* The RATTLE stages (host/solve/pipeline.c run_rattle, kernels/ctn_rattle.h); pose_copy holds x_n. */
+static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+    ctn_topology *t = &w->topo;
+    int n = w->body_count, m = t->joint_count;
+    switch (stage) {
+    case CTN_STAGE_RATTLE_ENTER: { /* A_n has no h in it: valid for any substep length */
+        float top = 0.0f;
+        CPU_FOR_REDUCE(n, reduction(max : top))
+        for (int i = 0; i < n; ++i) {
+            float s = ctn_length(w->vel[i].w);
+            top = s > top ? s : top;
+        }
+        /* a distance row turns with its bodies' relative velocity across it: |v_a - v_b| / length */
+        CPU_FOR_REDUCE(m, reduction(max : top))
+        for (int s = 0; s < m; ++s) {
+            const ctn_joint_def *d = &t->defs[s];
+            if (d->type != CTN_JT_DISTANCE || !(d->rest_length > 0.0f)) continue;
+            float r = ctn_length(ctn_sub(ctn_load_vel(w->vel, d->a).v, ctn_load_vel(w->vel, d->b).v)) / d->rest_length;
+            top = r > top ? r : top;
+        }
+        out->deferred = c->rattle_valid;
+        out->max_speed = top;
+        break;
+    }
+    case CTN_STAGE_RATTLE_START:
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i], c->rattle_vel[i] = w->vel[i];
+        CPU_FOR(m)
+        for (int s = 0; s < m; ++s) {
+            for (int k = 0; k < 6; ++k) t->lambda[6 * s + k] = 0.0f;
+            for (int k = 0; k < CTN_MAX_ROWS; ++k) c->blocks[s].bias[k] = 0.0f; /* the linearised stage: J_n v' = 0 */
+        }
+        break;
+    case CTN_STAGE_RATTLE_UNDO:
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) w->pose[i] = c->pose_copy[i], w->vel[i] = c->rattle_vel[i];
+        break;
+    case CTN_STAGE_RATTLE_RESOLVE:
+        memcpy(c->vel_copy, w->vel, (size_t)n * sizeof *w->vel); /* for RATTLE_BACK (free: no spring gather here) */
+        ctn__direct_resolve(w, c->blocks);
+        break;
+    case CTN_STAGE_RATTLE_FACTOR: ctn__direct_factor(w, c->blocks); break;
+    case CTN_STAGE_RATTLE_BACK: memcpy(w->vel, c->vel_copy, (size_t)n * sizeof *w->vel); break;
+    case CTN_STAGE_RATTLE_DRIFT:
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) ctn_rattle_drift_body(i, c->pose_copy, w->pose, w->vel, w->props, prm->h);
+        break;
+    case CTN_STAGE_RATTLE_ROWS: {
+        float worst = 0.0f;
+        CPU_FOR_REDUCE(m, reduction(max : worst))
+        for (int s = 0; s < m; ++s) {
+            float e = ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
+            worst = e > worst ? e : worst; /* never NaN: CTN_FMAX drops them... */
+            if (e != e) worst = INFINITY;  /* ...so a non-finite error is kept here and stops the iteration */
+        }
+        out->worst = worst;
+        break;
+    }
+    case CTN_STAGE_RATTLE_MOMENTUM:
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) ctn_rattle_momentum_body(i, c->pose_copy, w->pose, w->vel, w->props, w->inertia);
+        break;
+    case CTN_STAGE_RATTLE_LEAVE:
+        c->rattle_valid = 1, c->rattle_version = w->topology_version;
+        break;
+    case CTN_STAGE_INERTIA:
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) ctn_inertia_body(i, w->pose, w->props, w->inertia);
+        break;
+    default: break;
+    }
+}
+
 static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     cpu_solver *c = w->backend_data;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
+    if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
+        stage_rattle(w, c, stage, prm, out);
+        return CTN_OK;
+    }
+    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) c->rattle_valid = 0; /* the blocks change */
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
@@ -442,6 +529,7 @@ static ctn_status cpu_read_body(ctn_world *w, int i, ctn_pose *p, ctn_vel *v) {
 }
 
 static ctn_status cpu_restore(ctn_world *w) {
+    ((cpu_solver *)w->backend_data)->rattle_valid = 0;
     ctn__snapshot_restore(w);
     return CTN_OK;
 }
@@ -466,12 +554,13 @@ static void cpu_destroy(ctn_world *w) {
     ctn__free(c->cg_ap);
     ctn__free(c->vel_copy);
     ctn__free(c->pose_copy);
+    ctn__free(c->rattle_vel);
     ctn__free(c->partial);
     ctn__free(c);
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {

@@ -250,6 +250,36 @@ static void exact_solve(ctn_world *w, direct_state *s, const ctn_block *blocks) 
     else ctn__forest_solve(w, s, blocks);
 }
 
+int ctn__direct_exact(const ctn_world *w) {
+    const direct_state *s = w->direct_data;
+    return s && s->valid && s->version == w->topology_version && (s->chain || s->extra_count == 0);
+}
+
+/* A solve with the factor in place: the substep's first solve after ctn__chain_factor / ctn__forest_factor
+ * already ran, so the chain path does its own forward substitution (c->forwarded is 0) and the forest
+ * path takes r itself (s->resolve is 0 with no extra joints). */
+void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks) {
+    direct_state *s = w->direct_data;
+    if (!ctn__direct_exact(w)) return;
+    s->resolve = 0;
+    if (s->chain) ctn__chain_set_reference(s->chain, NULL, NULL);
+    exact_solve(w, s, blocks);
+}
+
+void ctn__direct_factor(ctn_world *w, const ctn_block *blocks) {
+    direct_state *s = w->direct_data;
+    if (!ctn__direct_exact(w)) return;
+    s->resolve = 0;
+    if (s->chain) {
+        ctn__chain_set_reference(s->chain, NULL, NULL);
+        ctn__chain_factor(w, s->chain, blocks, s->extra_now);
+        ctn__chain_unforward(s->chain);
+    } else {
+        memset(s->cut, 0, (size_t)w->topo.joint_count); /* rigid rows only (the caller checked) */
+        ctn__forest_factor(w, s, blocks);
+    }
+}
+
 double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
     return ctn__solve_direct_ex(w, (ctn_block *)blocks, CTN_DIRECT_RESIDUAL); /* no FILL_KINV: not written */
 }

@@ -94,6 +94,15 @@ typedef enum ctn_stabilization {
     CTN_STAB_BAUMGARTE  /**< Baumgarte (1972): velocity target -beta/h * g */
 } ctn_stabilization;
 
+/** How a step advances positions and velocities (docs/design.md, "RATTLE"). */
+typedef enum ctn_integrator {
+    CTN_INTEGRATOR_RATTLE = 0, /**< RATTLE (Andersen 1983) with the exact solver where it applies: bounded energy
+                                  error and joints held at the end of every substep; elsewhere the velocity step
+                                  runs and ctn_step_stats.integrator_reason says why */
+    CTN_INTEGRATOR_VELOCITY    /**< the velocity-level step (SPOOK, Lacoursiere 2007) with the exact solver's
+                                  position projection (Cline and Pai 2003): the step of earlier versions */
+} ctn_integrator;
+
 /* ---- messages: the log callback ---------------------------------------------------------------- */
 
 /** Severity of a library message. */
@@ -224,6 +233,8 @@ typedef struct ctn_world_desc {
                                 any non-finite value, is undone and returns CTN_ERR_DIVERGED; <= 0: no speed
                                 limit (non-finite values are still undone); default 1e4 */
     ctn_backend backend;     /**< default CTN_BACKEND_AUTO */
+    ctn_integrator integrator; /**< default CTN_INTEGRATOR_RATTLE (applies to the direct solver's rigid bilateral
+                                    joints; docs/design.md, "RATTLE") */
     const char *device;      /**< OpenCL device: NULL = automatic; "P:D" indices or a name substring */
     ctn_log_fn log;          /**< where this world's messages go; NULL: the process-wide hook (ctn_set_log) */
     void *log_user;          /**< passed to `log` */
@@ -878,6 +889,15 @@ typedef struct ctn_step_stats {
     int threads;             /**< CPU threads the step's parallel loops ran on (ctn_world_desc.threads, else the
                                   CPUs of the process's affinity mask at the step's start; 1 in a build without
                                   OpenMP; 0 on the OpenCL backend) */
+    ctn_integrator integrator; /**< the integrator that ran the step */
+    char integrator_reason[128]; /**< why: "rattle: ..." or why the velocity step ran instead, e.g. "velocity:
+                                      joint 3 has a limit or motor (bounded rows)" */
+    int position_iterations; /**< RATTLE: chord iterations of the position stages of the step (each one row
+                                  evaluation and one solve with the kept factor) */
+    int rattle_substeps;     /**< RATTLE: substeps the step ran (more than `substeps` when a body turned fast) */
+    int splits;              /**< RATTLE: substeps run as two halves because their chord iteration stalled */
+    int projections;         /**< RATTLE: substeps whose position stage was finished by the Newton projection
+                                  (the chord iteration stalled at the shortest split) */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
@@ -950,6 +970,8 @@ CTN_API const char *ctn_solver_name(ctn_solver solver);
 CTN_API const char *ctn_backend_name(ctn_backend backend);
 /** Name of a stabilisation ("spook", "baumgarte"). */
 CTN_API const char *ctn_stabilization_name(ctn_stabilization stabilization);
+/** "rattle" or "velocity". */
+CTN_API const char *ctn_integrator_name(ctn_integrator integrator);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
 CTN_API const char *ctn_body_type_name(ctn_body_type type);
 /** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",

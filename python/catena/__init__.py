@@ -24,7 +24,7 @@ if "GOMP_SPINCOUNT" not in os.environ:
 from . import _catena  # noqa: E402 (after the wait policy)
 from .errors import (BY_STATUS, BusyError, DeviceError, DivergedError, Error, FileError, InUseError, InvalidArgumentError,
                      LimitError, NotFoundError, OutOfMemoryError, UnsupportedError)
-from .world import BACKENDS, BODY_TYPES, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World, slot
+from .world import BACKENDS, BODY_TYPES, INTEGRATORS, JOINT_TYPES, SHAPES, SOLVERS, STABILIZATIONS, WORLD, World, slot
 
 __version__ = f"{_catena.VERSION_MAJOR}.{_catena.VERSION_MINOR}.{_catena.VERSION_PATCH}"
 
@@ -82,4 +82,4 @@ def devices():
 
 __all__ = ["World", "WORLD", "slot", "devices", "set_cache_dir", "get_cache_dir", "Error", "InvalidArgumentError", "NotFoundError", "InUseError",
            "OutOfMemoryError", "LimitError", "UnsupportedError", "DeviceError", "DivergedError", "FileError", "BusyError",
-           "SOLVERS", "BACKENDS", "STABILIZATIONS", "BODY_TYPES", "JOINT_TYPES", "SHAPES", "BY_STATUS"]
+           "SOLVERS", "BACKENDS", "STABILIZATIONS", "INTEGRATORS", "BODY_TYPES", "JOINT_TYPES", "SHAPES", "BY_STATUS"]

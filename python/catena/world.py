@@ -33,6 +33,7 @@ SOLVERS = {"gs": _c.SOLVER_GS, "jacobi": _c.SOLVER_JACOBI, "cg": _c.SOLVER_CG, "
            "auto": _c.SOLVER_AUTO}
 BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND_OPENCL}
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
+INTEGRATORS = {"rattle": _c.INTEGRATOR_RATTLE, "velocity": _c.INTEGRATOR_VELOCITY}
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
 JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
                "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC, "universal": _c.JOINT_UNIVERSAL,
@@ -42,7 +43,7 @@ CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
 
 # settings keys whose values are enum names, and their tables
-_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS}
+_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS, "integrator": INTEGRATORS}
 
 
 def _code(table, field, value):
@@ -137,8 +138,9 @@ class World:
         """Settings left out (or None) keep the library's defaults (``ctn_world_desc_default``: gravity
         (0, -9.81, 0) m/s^2, time_step 1/60 s, 4 substeps x 4 iterations, solver and backend "auto");
         substeps=0 chooses them per step with the solver (1 for "direct" where that is measured to hold).
-        Other settings by their ``ctn_world_desc`` names: stabilization ("spook" or "baumgarte"),
-        compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
+        Other settings by their ``ctn_world_desc`` names: integrator ("rattle", the default: energy-true
+        with the direct solver where its joints allow, or "velocity", the step of earlier versions;
+        ``stats["integrator_reason"]`` says which ran and why), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
         max_speed. device: "P:D" (OpenCL platform and device indices) or a name substring."""
         settings.update(gravity=gravity, time_step=time_step, substeps=substeps, iterations=iterations, solver=solver,
                         backend=backend, device=device)
@@ -203,6 +205,7 @@ class World:
         (what "auto" chose), ``max_gap`` the largest joint gap (m), ``ms_total`` the step's wall time, ..."""
         stats = self._h.stats()
         stats["solver"] = _name(SOLVERS, stats["solver"])
+        stats["integrator"] = _name(INTEGRATORS, stats["integrator"])
         return stats
 
     @property

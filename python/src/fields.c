@@ -7,7 +7,7 @@
 
 /* Enum members are read and written as int. */
 _Static_assert(sizeof(ctn_solver) == sizeof(int) && sizeof(ctn_backend) == sizeof(int) &&
-                   sizeof(ctn_stabilization) == sizeof(int) && sizeof(ctn_body_type) == sizeof(int) &&
+                   sizeof(ctn_stabilization) == sizeof(int) && sizeof(ctn_integrator) == sizeof(int) && sizeof(ctn_body_type) == sizeof(int) &&
                    sizeof(ctn_joint_type) == sizeof(int) && sizeof(ctn_shape_type) == sizeof(int),
                "enums are stored as int");
 /* Handle members are converted as ctn_body_id: a ctn_joint_id has the same members in the same places. */
@@ -27,7 +27,7 @@ const pyctn_field pyctn_world_fields[] = {
     W(gravity, PYCTN_VEC3), W(time_step, PYCTN_DOUBLE), W(substeps, PYCTN_INT), W(iterations, PYCTN_INT),
     W(solver, PYCTN_INT), W(stabilization, PYCTN_INT), W(compliance, PYCTN_DOUBLE), W(damping_time, PYCTN_DOUBLE),
     W(baumgarte, PYCTN_DOUBLE), W(warm_start, PYCTN_DOUBLE), W(max_colours, PYCTN_INT), W(threads, PYCTN_INT),
-    W(geometric_stiffness, PYCTN_DOUBLE), W(max_speed, PYCTN_DOUBLE), W(backend, PYCTN_INT), {NULL, 0, 0}};
+    W(geometric_stiffness, PYCTN_DOUBLE), W(max_speed, PYCTN_DOUBLE), W(backend, PYCTN_INT), W(integrator, PYCTN_INT), {NULL, 0, 0}};
 #undef W
 
 #define B(m, k) PYCTN_FIELD(ctn_body_desc, m, k)
@@ -88,7 +88,8 @@ const pyctn_field pyctn_stats_fields[] = {
     T(max_angle, PYCTN_DOUBLE), T(ms_total, PYCTN_DOUBLE), T(ms_colour, PYCTN_DOUBLE), T(ms_prepare, PYCTN_DOUBLE),
     T(ms_solve, PYCTN_DOUBLE), T(ms_integrate, PYCTN_DOUBLE), T(ms_transfer, PYCTN_DOUBLE), T(row_updates, PYCTN_DOUBLE),
     T(max_speed, PYCTN_DOUBLE), T(ms_collide, PYCTN_DOUBLE), T(contacts, PYCTN_INT), T(solver, PYCTN_INT),
-    T(threads, PYCTN_INT), {NULL, 0, 0}};
+    T(threads, PYCTN_INT), T(integrator, PYCTN_INT), T(rattle_substeps, PYCTN_INT), T(splits, PYCTN_INT),
+    T(position_iterations, PYCTN_INT), T(projections, PYCTN_INT), {NULL, 0, 0}};
 #undef T
 
 int pyctn_doubles(PyObject *seq, double *out, int n, const char *what) {

@@ -152,11 +152,14 @@ static PyObject *world_stats(pyctn_world *self, PyObject *unused) {
     ctn_status st = ctn_world_get_stats(self->world, &s);
     if (st != CTN_OK) return pyctn_world_raise(self, st);
     PyObject *d = pyctn_to_dict(&s, pyctn_stats_fields), *why = d ? PyUnicode_FromString(s.solver_reason) : NULL;
-    if (!why || PyDict_SetItemString(d, "solver_reason", why) != 0) {
+    PyObject *iwhy = why ? PyUnicode_FromString(s.integrator_reason) : NULL;
+    if (!iwhy || PyDict_SetItemString(d, "solver_reason", why) != 0 || PyDict_SetItemString(d, "integrator_reason", iwhy) != 0) {
+        Py_XDECREF(iwhy);
         Py_XDECREF(why);
         Py_XDECREF(d);
         return NULL;
     }
+    Py_DECREF(iwhy);
     Py_DECREF(why);
     return d;
 }

@@ -1,0 +1,26 @@
+"""The integrator setting (docs/design.md section 11): RATTLE by default with the direct solver, the velocity
+step on request, and the stats say which ran and why."""
+import catena
+
+
+def test_rattle_default_and_velocity_switch():
+    w = catena.World(backend="cpu", solver="direct")
+    w.add_chain(10)
+    w.step()
+    st = w.stats
+    assert st["integrator"] == "rattle", st["integrator_reason"]
+    assert st["rattle_substeps"] >= 4
+    assert st["max_gap"] < 1e-6
+    v = catena.World(backend="cpu", solver="direct", integrator="velocity")
+    v.add_chain(10)
+    v.step()
+    assert v.stats["integrator"] == "velocity"
+    assert "desc.integrator" in v.stats["integrator_reason"]
+
+
+def test_gs_runs_the_velocity_step():
+    w = catena.World(backend="cpu", solver="gs")
+    w.add_chain(3)
+    w.step()
+    assert w.stats["integrator"] == "velocity"
+    assert "gs" in w.stats["integrator_reason"]
