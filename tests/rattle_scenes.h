@@ -15,7 +15,7 @@ static inline double rattle_energy(ctn_world *w, ctn_body_id first, int count, d
     for (int i = 0; i < count; ++i) {
         ctn_body_desc d;
         ctn_body_state s;
-        if (ctn_body_get_desc(w, first + i, &d) != CTN_OK || ctn_body_get_state(w, first + i, &s) != CTN_OK) return NAN;
+        if (ctn_body_get_desc(w, ctn_body_id_offset(first, i), &d) != CTN_OK || ctn_body_get_state(w, ctn_body_id_offset(first, i), &s) != CTN_OK) return NAN;
         const double *q = s.orientation, *om = s.angular_velocity;
         /* R^T w with R of the unit quaternion (w, x, y, z) */
         double qw = q[0], qx = q[1], qy = q[2], qz = q[3];

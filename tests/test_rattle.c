@@ -190,7 +190,7 @@ static void tip_after(ctn_integrator integ, int substeps, int steps, double out[
     if (!w) return;
     for (int i = 0; i < steps; ++i) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_body_state s;
-    ctn_body_get_state(w, first + 9, &s);
+    ctn_body_get_state(w, ctn_body_id_offset(first, 9), &s);
     memcpy(out, s.position, sizeof s.position);
     ctn_world_destroy(w);
 }
@@ -223,7 +223,7 @@ static void fallbacks(void) {
     CHECK(st.integrator == CTN_INTEGRATOR_RATTLE, "%s", st.integrator_reason);
     /* a limited hinge: bounded rows, the velocity step */
     ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_HINGE);
-    j.body_a = first + 2, j.body_b = CTN_WORLD, j.anchor_a[0] = 0.05, j.anchor_b[0] = 0.3, j.axis[2] = 1.0;
+    j.body_a = ctn_body_id_offset(first, 2), j.body_b = CTN_WORLD, j.anchor_a[0] = 0.05, j.anchor_b[0] = 0.3, j.axis[2] = 1.0;
     ctn_joint_id h;
     CHECK(ctn_joint_add(w, &j, &h) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_joint_set_limits(w, h, 1, -0.5, 0.5) == CTN_OK, "%s", ctn_world_last_error(w));

@@ -206,7 +206,7 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
         else if (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING)) why = "has a limit, motor or rope (bounded rows)";
         else if (d->compliance > 0.0f || (d->flags & CTN_JF_IMPLICIT_SPRING)) why = "is compliant";
         if (why) {
-            snprintf(buf, size, "velocity: joint %lld %s", (long long)ctn__joint_handle(w, t->order[s]), why);
+            snprintf(buf, size, "velocity: joint %lld %s", (long long)ctn_joint_id_to_int(ctn__joint_handle(w, t->order[s])), why);
             return buf;
         }
     }
