@@ -283,6 +283,9 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         d->type != CTN_JOINT_RACK_PINION)
         j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
 
+    /* the checks every stored joint passes, the checkpoint loader's too (joint_validate.c) */
+    st = ctn__joint_validate(w, &j, -1);
+    if (st != CTN_OK) return st;
     int id;
     st = ctn__joint_insert(w, &j, &id);
     if (st != CTN_OK) return st;
