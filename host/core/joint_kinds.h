@@ -25,6 +25,9 @@ typedef struct ctn_joint_kind {
     /* Between steps (ctn__joints_between_steps, before each step): updates the definition from the poses;
      * returns 1 when it changed it (the solver copies are then refreshed). NULL: nothing to do. */
     int (*between_steps)(ctn_world *w, struct ctn_joint_def *j);
+    /* The keys a scene file's joint of this type may hold (host/io/scene_json.c), NULL-terminated; NULL for
+     * types the scene reader parses elsewhere (curves: scene_curve.c) or not at all (contacts). */
+    const char *const *scene_keys;
 } ctn_joint_kind;
 
 /* The entry of a public joint type; NULL for a value that is none. */
