@@ -30,18 +30,18 @@ static const char *const k_cone[] = {"type", "name", "a", "b", "anchor_a", "anch
 static const char *const k_gear[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", NULL};
 
 static const ctn_joint_kind kinds[] = {
-    [CTN_JOINT_DISTANCE] = {"distance", 1, SCN | ADD, ctn__joint_check_distance, NULL, k_distance},
-    [CTN_JOINT_BALL] = {"ball", 3, PIV | SCN | ADD, NULL, NULL, k_ball},
-    [CTN_JOINT_HINGE] = {"hinge", 5, ANG | PIV | AXI | SCN | ADD, ctn__joint_check_axes, NULL, k_hinge},
-    [CTN_JOINT_FIXED] = {"fixed", 6, ANG | PIV | SCN | ADD, NULL, NULL, k_fixed},
-    [CTN_JOINT_SPRING] = {"spring", 0, SCN | ADD, ctn__joint_check_spring, NULL, k_spring},
-    [CTN_JOINT_CONTACT] = {"contact", 3, 0, NULL, NULL, NULL},
-    [CTN_JOINT_PRISMATIC] = {"prismatic", 5, ANG | PIV | AXI | SCN | ADD, ctn__joint_check_axes, NULL, k_prismatic},
-    [CTN_JOINT_UNIVERSAL] = {"universal", 4, ANG | PIV | AXI | SCN | ADD, ctn__joint_check_axes, NULL, k_universal},
-    [CTN_JOINT_CONE_TWIST] = {"cone_twist", 3, ANG | PIV | AXI | SCN | ADD, ctn__joint_check_axes, NULL, k_cone},
-    [CTN_JOINT_CURVE] = {"curve", 2, SCN, NULL, NULL, NULL},
-    [CTN_JOINT_GEAR] = {"gear", 1, ANG | TWO | SCN | ADD, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
-    [CTN_JOINT_RACK_PINION] = {"rack_pinion", 1, ANG | TWO | SCN | ADD, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
+    [CTN_JOINT_DISTANCE] = {"distance", 1, SCN | ADD, ctn__joint_def_distance, ctn__joint_check_distance, NULL, k_distance},
+    [CTN_JOINT_BALL] = {"ball", 3, PIV | SCN | ADD, NULL, NULL, NULL, k_ball},
+    [CTN_JOINT_HINGE] = {"hinge", 5, ANG | PIV | AXI | SCN | ADD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_hinge},
+    [CTN_JOINT_FIXED] = {"fixed", 6, ANG | PIV | SCN | ADD, NULL, NULL, NULL, k_fixed},
+    [CTN_JOINT_SPRING] = {"spring", 0, SCN | ADD, ctn__joint_def_spring, ctn__joint_check_spring, NULL, k_spring},
+    [CTN_JOINT_CONTACT] = {"contact", 3, 0, NULL, NULL, NULL, NULL},
+    [CTN_JOINT_PRISMATIC] = {"prismatic", 5, ANG | PIV | AXI | SCN | ADD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_prismatic},
+    [CTN_JOINT_UNIVERSAL] = {"universal", 4, ANG | PIV | AXI | SCN | ADD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_universal},
+    [CTN_JOINT_CONE_TWIST] = {"cone_twist", 3, ANG | PIV | AXI | SCN | ADD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
+    [CTN_JOINT_CURVE] = {"curve", 2, SCN, NULL, NULL, NULL, NULL},
+    [CTN_JOINT_GEAR] = {"gear", 1, ANG | TWO | SCN | ADD, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
+    [CTN_JOINT_RACK_PINION] = {"rack_pinion", 1, ANG | TWO | SCN | ADD, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == CTN_JOINT_RACK_PINION + 1, "an entry for every joint type");
 

@@ -19,6 +19,9 @@ typedef struct ctn_joint_kind {
     const char *name; /* ctn_joint_type_name, scene files' "type", the CLI and messages */
     int rows;         /* constraint rows (a spring: 0, one compliant row when implicit) */
     unsigned flags;   /* CTN_JK_* */
+    /* ctn_joint_add: the type's own fields of the definition from the desc with their checks (axes, ratio,
+     * rest length); dist is the anchors' separation. NULL: the common fields are all. */
+    ctn_status (*from_desc)(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
     /* The type's own checks of a stored definition (axes, ratio, rest length), after the common ones of
      * ctn__joint_validate; `where` names the joint for the message. NULL: none. */
     ctn_status (*check)(ctn_world *w, const struct ctn_joint_def *j, const char *where);
@@ -46,6 +49,10 @@ ctn_status ctn__joint_check_distance(ctn_world *w, const struct ctn_joint_def *j
 ctn_status ctn__joint_check_spring(ctn_world *w, const struct ctn_joint_def *j, const char *where);
 ctn_status ctn__joint_check_axes(ctn_world *w, const struct ctn_joint_def *j, const char *where);
 ctn_status ctn__joint_check_gear(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 int ctn__gear_between_steps(ctn_world *w, struct ctn_joint_def *j);
 
 #endif
