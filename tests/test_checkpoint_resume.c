@@ -2,12 +2,15 @@
  * the contact cache) saved at step k and resumed ends bitwise where the uninterrupted run ends (its final
  * checkpoint is the same file, byte for byte); a world with removed bodies and joints, user contacts and
  * body names resumes with the same free slots, so it issues the same handles; files of older format
- * versions are refused with a message that says so; every header byte is inside the checksum. */
+ * versions are refused with a message that says so; every header byte is inside the checksum; a file whose
+ * joint ctn_joint_add would refuse (a gear's ratio 0, a distance joint's rest length 0, a hinge's zero axis)
+ * is refused with a message naming the joint and the field, and gives no world. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +229,112 @@ static void header_checked(const char *dir) {
     remove(path);
 }
 
+/* Writes buf as a version-3 file (checksum of the payload alone: the test need not know the header hash). */
+static void write_v3(const char *path, char *buf, size_t n) {
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 64; i < n; ++i) h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+    uint32_t v3 = 3;
+    memcpy(buf + 8, &v3, sizeof v3);
+    memcpy(buf + 48, &h, sizeof h);
+    FILE *f = fopen(path, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+}
+
+/* Replaces the one occurrence of the float `mark` in the payload by `value` (count of occurrences). */
+static int patch_float(char *buf, size_t n, float mark, float value) {
+    int found = 0;
+    for (size_t i = 64; i + sizeof mark <= n; ++i)
+        if (memcmp(buf + i, &mark, sizeof mark) == 0) {
+            memcpy(buf + i, &value, sizeof value);
+            ++found;
+        }
+    return found;
+}
+
+static void bad_joints_refused(const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/joints.ckpt", dir);
+    ctn_world *w = make_world();
+    ctn_body_id a = add_ball(w, 1.0), b = add_ball(w, 3.0);
+    const double z[3] = {0.0, 0.0, 1.0};
+    for (int i = 0; i < 2; ++i) { /* joints 0, 1: hinges (the second's axis (0, 0, 1.2345678) before normalising) */
+        ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_HINGE);
+        d.body_a = i ? b : a;
+        double pivot[3] = {i ? 3.0 : 1.0, 0.0, 0.0};
+        CHECK(ctn_joint_desc_set_pivot(w, &d, pivot, z) == CTN_OK, "%s", ctn_world_last_error(w));
+        CHECK(ctn_joint_add(w, &d, NULL) == CTN_OK, "hinge: %s", ctn_world_last_error(w));
+    }
+    ctn_joint_desc g = ctn_joint_desc_default(CTN_JOINT_GEAR); /* joint 2 */
+    g.body_a = a, g.body_b = b, g.ratio = 1.2345678;
+    CHECK(ctn_joint_add(w, &g, NULL) == CTN_OK, "gear: %s", ctn_world_last_error(w));
+    ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_DISTANCE); /* joint 3 */
+    d.body_a = a, d.rest_length = 0.7654321;
+    CHECK(ctn_joint_add(w, &d, NULL) == CTN_OK, "distance: %s", ctn_world_last_error(w));
+    step_n(w, 3, "joints");
+    CHECK(ctn_world_save(w, path, 0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+    size_t n = 0;
+    char *orig = read_file(path, &n);
+    char *buf = malloc(n ? n : 1);
+    if (!orig || !buf) {
+        free(orig);
+        free(buf);
+        CHECK(0, "read %s", path);
+        return;
+    }
+    /* unpatched, through the same version-3 path: loads */
+    memcpy(buf, orig, n);
+    write_v3(path, buf, n);
+    char err[512] = "";
+    ctn_world *r = NULL;
+    CHECK(ctn_world_load(path, NULL, &r, NULL, err, sizeof err) == CTN_OK && r, "the valid file loads: %s", err);
+    ctn_world_destroy(r);
+    static const struct {
+        float mark, value;
+        const char *joint, *field;
+    } cases[] = {
+        {1.2345678f, 0.0f, "joint 2 (gear)", "joint.ratio"},
+        {1.2345678f, 1e9f, "joint 2 (gear)", "joint.ratio"},
+        {0.7654321f, 0.0f, "joint 3 (distance)", "joint.rest_length"},
+        {0.7654321f, NAN, "joint 3 (distance)", "joint.rest_length"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        memcpy(buf, orig, n);
+        CHECK(patch_float(buf, n, cases[c].mark, cases[c].value) == 1, "case %zu: the marker %g is in the file once", c, (double)cases[c].mark);
+        write_v3(path, buf, n);
+        r = NULL;
+        err[0] = 0;
+        ctn_status st = ctn_world_load(path, NULL, &r, NULL, err, sizeof err);
+        CHECK(st == CTN_ERR_INVALID_ARGUMENT && !r && strstr(err, cases[c].joint) && strstr(err, cases[c].field),
+              "case %zu (%s %s = %g): %s, %s", c, cases[c].joint, cases[c].field, (double)cases[c].value, ctn_status_name(st), err);
+        ctn_world_destroy(r);
+    }
+    /* a hinge's axis of zero length: joint 0's stored definition (kernels/ctn_types.h ctn_joint_def: i32 type,
+     * a, b, rows, then anchor_a, rest_length, anchor_b, compliance, axis_a at byte 48) found by its head
+     * (hinge, body slot 0, the world, 5 rows), its axis_a zeroed */
+    memcpy(buf, orig, n);
+    const int32_t head[4] = {CTN_JOINT_HINGE, 0, -1, 5};
+    const float zero[3] = {0.0f, 0.0f, 0.0f};
+    size_t at = 0;
+    int heads = 0;
+    for (size_t i = 64; i + 48 + sizeof zero <= n; ++i)
+        if (memcmp(buf + i, head, sizeof head) == 0) at = i + 48, ++heads;
+    CHECK(heads == 1, "joint 0's definition is in the file once (%d)", heads);
+    if (at) {
+        memcpy(buf + at, zero, sizeof zero);
+        write_v3(path, buf, n);
+        r = NULL;
+        ctn_status st = ctn_world_load(path, NULL, &r, NULL, err, sizeof err);
+        CHECK(st == CTN_ERR_INVALID_ARGUMENT && !r && strstr(err, "joint 0 (hinge)") && strstr(err, "joint.axis"), "zero hinge axis: %s, %s",
+              ctn_status_name(st), err);
+        ctn_world_destroy(r);
+    }
+    free(orig);
+    free(buf);
+    remove(path);
+}
+
 int main(void) {
     char dir[] = "/tmp/catena-ckpt-XXXXXX";
     if (!mkdtemp(dir)) return 1;
@@ -233,6 +342,7 @@ int main(void) {
     handles_and_names_resume(dir);
     old_versions_refused(dir);
     header_checked(dir);
+    bad_joints_refused(dir);
     rmdir(dir);
     return check_report("checkpoint_resume");
 }

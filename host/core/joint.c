@@ -159,7 +159,8 @@ static int has_joint(const ctn_world *w, int i, int type) {
 
 /* Gear and rack-and-pinion (rows: ctn_rows_gear, ctn_rows_rack_pinion): the axes in the bodies' frames, the
  * ratio, and the angle references at the current poses (ctn_gear_recentre: error 0 at creation). */
-static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def *j) {
+ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
+    (void)dist;
     const char *name = ctn_joint_type_name(d->type);
     if (j->b < 0)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: CTN_WORLD; a %s joint couples two bodies (the world does not turn)", name);
@@ -186,6 +187,43 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, ctn_joint_def 
     j->anchor_a = j->anchor_b = ctn_v3_zero();
     ctn_gear_recentre(j, w->pose[j->a], w->pose[j->b]);
     j->rest_length = 0.0f; /* the pose at creation is the gear's zero */
+    return CTN_OK;
+}
+
+/* The `from_desc` hooks of the joint-type table (joint_kinds.c): a type's own fields of the definition from
+ * the desc, with their checks; dist is the anchors' separation as the kernels measure it. */
+ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
+    j->rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;
+    if (j->rest_length < 1e-6f)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.rest_length: %g is too small: a distance joint needs separate anchors (use a ball joint)",
+                         (double)j->rest_length);
+    if (dist < 1e-6f)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: distance joint anchors coincide (%g m apart); the direction is undefined",
+                         (double)dist);
+    return CTN_OK;
+}
+
+ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
+    j->rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;
+    if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.stiffness: %g must be finite and >= 0", d->stiffness);
+    if (!(d->damping >= 0.0) || !isfinite(d->damping))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping: %g must be finite and >= 0", d->damping);
+    j->stiffness = (float)d->stiffness;
+    j->damping = (float)d->damping;
+    return d->implicit ? implicit_spring(w, d, dist, j) : CTN_OK;
+}
+
+/* Hinge, prismatic, cone-twist: one axis, seen from both bodies; universal: two cross axes. */
+ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
+    (void)dist;
+    ctn_v3 ax, ax2;
+    ctn_status st = unit_axis(w, d->axis, "joint.axis", &ax);
+    if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
+    if (st != CTN_OK) return st;
+    if (d->type != CTN_JOINT_UNIVERSAL) ax2 = ax; /* one axis, seen from both bodies */
+    j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
+    j->axis_b = j->b < 0 ? ax2 : ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
     return CTN_OK;
 }
 
@@ -241,48 +279,21 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     float dist = ctn_length(ctn_point_sep(posa.p, posa.p_lo, ctn_quat_rotate(posa.q, j.anchor_a), posb.p, posb.p_lo,
                                           ctn_quat_rotate(posb.q, j.anchor_b)));
 
-    if (d->type == CTN_JOINT_DISTANCE || d->type == CTN_JOINT_SPRING) {
-        j.rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;
-        if (d->type == CTN_JOINT_DISTANCE && j.rest_length < 1e-6f)
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
-                             "joint.rest_length: %g is too small: a distance joint needs separate anchors (use a ball joint)",
-                             (double)j.rest_length);
-        if (d->type == CTN_JOINT_DISTANCE && dist < 1e-6f)
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
-                             "joint.anchor_b: distance joint anchors coincide (%g m apart); the direction is undefined", (double)dist);
-    }
-    if (d->type == CTN_JOINT_SPRING) {
-        if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.stiffness: %g must be finite and >= 0", d->stiffness);
-        if (!(d->damping >= 0.0) || !isfinite(d->damping))
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping: %g must be finite and >= 0", d->damping);
-        j.stiffness = (float)d->stiffness;
-        j.damping = (float)d->damping;
-        if (d->implicit) {
-            ctn_status sst = implicit_spring(w, d, dist, &j);
-            if (sst != CTN_OK) return sst;
-        }
-    } else if (d->implicit) {
+    if (d->implicit && d->type != CTN_JOINT_SPRING)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
-    }
-    if (ctn__joint_kind_has(d->type, CTN_JK_AXIS)) {
-        ctn_v3 ax, ax2;
-        st = unit_axis(w, d->axis, "joint.axis", &ax);
-        if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
-        if (st != CTN_OK) return st;
-        if (d->type != CTN_JOINT_UNIVERSAL) ax2 = ax; /* one axis, seen from both bodies */
-        j.axis_a = ctn_quat_rotate_inv(w->pose[a].q, ax);
-        j.axis_b = b < 0 ? ax2 : ctn_quat_rotate_inv(w->pose[b].q, ax2);
-    }
-    if (d->type == CTN_JOINT_GEAR || d->type == CTN_JOINT_RACK_PINION) {
-        st = gear_def(w, d, &j);
+    /* the type's own fields and checks (axes, ratio, rest length): its `from_desc` hook in the table */
+    const ctn_joint_kind *kind = ctn__joint_kind(d->type);
+    if (kind->from_desc) {
+        st = kind->from_desc(w, d, dist, &j);
         if (st != CTN_OK) return st;
     }
     /* rest orientation: the zero of the hinge and twist angles (limits and motors), the fixed joint's target */
-    if (d->type != CTN_JOINT_DISTANCE && d->type != CTN_JOINT_BALL && d->type != CTN_JOINT_SPRING && d->type != CTN_JOINT_GEAR &&
-        d->type != CTN_JOINT_RACK_PINION)
+    if (ctn__joint_kind_has(d->type, CTN_JK_ANGULAR) && !ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES)) /* not gears */
         j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
 
+    /* the checks every stored joint passes, the checkpoint loader's too (joint_validate.c) */
+    st = ctn__joint_validate(w, &j, -1);
+    if (st != CTN_OK) return st;
     int id;
     st = ctn__joint_insert(w, &j, &id);
     if (st != CTN_OK) return st;

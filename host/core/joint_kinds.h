@@ -6,6 +6,8 @@
 
 #include "catena/catena.h"
 
+struct ctn_joint_def; /* kernels/ctn_types.h */
+
 #define CTN_JK_ANGULAR 1u     /* rows on the bodies' orientations: both bodies must be rigid (not particles) */
 #define CTN_JK_PIVOT 2u       /* anchored at a point: a scene file gives "pivot" or "anchor_a" / "anchor_b" */
 #define CTN_JK_AXIS 4u        /* one joint axis (`axis`), limits and a motor along or about it */
@@ -17,11 +19,40 @@ typedef struct ctn_joint_kind {
     const char *name; /* ctn_joint_type_name, scene files' "type", the CLI and messages */
     int rows;         /* constraint rows (a spring: 0, one compliant row when implicit) */
     unsigned flags;   /* CTN_JK_* */
+    /* ctn_joint_add: the type's own fields of the definition from the desc with their checks (axes, ratio,
+     * rest length); dist is the anchors' separation. NULL: the common fields are all. */
+    ctn_status (*from_desc)(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+    /* The type's own checks of a stored definition (axes, ratio, rest length), after the common ones of
+     * ctn__joint_validate; `where` names the joint for the message. NULL: none. */
+    ctn_status (*check)(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+    /* Between steps (ctn__joints_between_steps, before each step): updates the definition from the poses;
+     * returns 1 when it changed it (the solver copies are then refreshed). NULL: nothing to do. */
+    int (*between_steps)(ctn_world *w, struct ctn_joint_def *j);
+    /* The keys a scene file's joint of this type may hold (host/io/scene_json.c), NULL-terminated; NULL for
+     * types the scene reader parses elsewhere (curves: scene_curve.c) or not at all (contacts). */
+    const char *const *scene_keys;
 } ctn_joint_kind;
 
 /* The entry of a public joint type; NULL for a value that is none. */
 const ctn_joint_kind *ctn__joint_kind(int type);
 /* Whether `type` has every flag of `flags` (0 for a value that is no type). */
 int ctn__joint_kind_has(int type, unsigned flags);
+
+/* The checks every stored joint passes (joint_validate.c): the common ones (bodies, rigid bodies for
+ * angular rows, finite fields, compliance, anchor lengths), then the type's `check`. ctn_joint_add runs
+ * them on the definition it built, the checkpoint loader on each live joint it reads. index >= 0: the
+ * joint slot, named in the message. On failure the message is on the world (ctn__fail). */
+ctn_status ctn__joint_validate(ctn_world *w, const struct ctn_joint_def *j, int index);
+
+/* The per-type hooks of the table (joint_validate.c, joint_gear.c). */
+ctn_status ctn__joint_check_distance(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+ctn_status ctn__joint_check_spring(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+ctn_status ctn__joint_check_axes(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+ctn_status ctn__joint_check_gear(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+int ctn__gear_between_steps(ctn_world *w, struct ctn_joint_def *j);
 
 #endif

@@ -5,6 +5,7 @@
  * All arrays are kept between rebuilds and only grow, so a rebuild every step (the changing contact graph)
  * costs a few linear passes over memory that is already mapped. Every array is grown before anything is
  * written, so a failed rebuild (out of memory) leaves the previous layout intact. */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 #include "core/attach.h"
 
@@ -108,7 +109,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
         ctn_joint_def tmp;
         const ctn_joint_def *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
         if (!d) continue;
-        gears += d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION;
+        const ctn_joint_kind *kind = ctn__joint_kind(d->type);
+        gears += kind && kind->between_steps; /* joints with a between-steps hook (gears: joint_gear.c) */
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
         if (d->type == CTN_JT_SPRING) ns++, sadj += ends;

@@ -399,6 +399,15 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         if (r.oom) goto oom; /* the file may be fine: say so, not "corrupted" */
         goto corrupt;
     }
+    /* every live joint passes the checks of ctn_joint_add (core/joint_validate.c): a crafted or damaged file
+     * cannot hold a joint the API would refuse */
+    for (int32_t j = 0; j < nj; ++j) {
+        if (!w->joint_alive[j] || ctn__joint_validate(w, &w->joints[j], j) == CTN_OK) continue;
+        ERR("%s: %s", path, w->error);
+        ctn__free(lambda);
+        st = CTN_ERR_INVALID_ARGUMENT;
+        goto fail;
+    }
     w->topology_dirty = 1;
     w->bodies_dirty = 1;
     st = ctn__topology_build(w);

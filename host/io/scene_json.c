@@ -232,32 +232,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
     type = joint_type_values[type];
     if (type == CTN_JOINT_CURVE) return ctn__scene_parse_curve(c, j, path, sj);
-    static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
-                                             "rope", NULL};
-    static const char *const k_ball[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time", NULL};
-    static const char *const k_hinge[] = {"type",   "name",   "a",      "b",      "anchor_a",        "anchor_b", "pivot", "axis", "compliance",
-                                          "damping_time", "limits", "motor", "axis_a", "axis_b", "rest_orientation", NULL};
-    static const char *const k_fixed[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "compliance", "damping_time",
-                                          "rest_orientation", NULL};
-    static const char *const k_spring[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "stiffness", "damping", "implicit", NULL};
-    static const char *const k_prismatic[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "axis", "compliance",
-                                              "damping_time", "limits", "motor", "axis_a", "axis_b", "rest_orientation", NULL};
-    static const char *const k_universal[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "pivot", "axis", "axis2", "compliance",
-                                              "damping_time", "axis_a", "axis_b", "rest_orientation", NULL};
-    static const char *const k_cone[] = {"type",         "name",   "a",           "b",      "anchor_a", "anchor_b",         "pivot", "axis",
-                                         "compliance",   "damping_time", "limits", "swing_limit", "axis_a", "axis_b", "rest_orientation", NULL};
-    /* gear: "axis" of body a, "axis2" of body b (world frame), "ratio"; rack_pinion: the pinion a's "axis", the rack
-     * b's "axis2" */
-    static const char *const k_gear[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", NULL};
-    const char *const *keys = type == CTN_JOINT_DISTANCE     ? k_distance
-                              : type == CTN_JOINT_GEAR || type == CTN_JOINT_RACK_PINION ? k_gear
-                              : type == CTN_JOINT_PRISMATIC  ? k_prismatic
-                              : type == CTN_JOINT_UNIVERSAL  ? k_universal
-                              : type == CTN_JOINT_CONE_TWIST ? k_cone
-                              : type == CTN_JOINT_HINGE  ? k_hinge
-                              : type == CTN_JOINT_FIXED  ? k_fixed
-                              : type == CTN_JOINT_SPRING ? k_spring
-                                                         : k_ball;
+    const char *const *keys = ctn__joint_kind(type)->scene_keys; /* the joint-type table (core/joint_kinds.c) */
     if (!ctn__json_keys(c, j, path, keys)) return 0;
     const char *name = NULL; /* checked, not kept: joint names are not part of the world */
     if (ctn__json_string(c, j, "name", path, &name) < 0) return 0;

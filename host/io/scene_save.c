@@ -5,6 +5,7 @@
  * solver state: warm-start impulses, the contact cache and user contacts belong to checkpoints. The file is
  * written to PATH.tmp.PID and renamed over PATH when complete. */
 #define _POSIX_C_SOURCE 200809L
+#include "core/joint_kinds.h"
 #include "collide/collide.h"
 #include "io/json_write.h"
 #include "io/scene_internal.h"
@@ -115,7 +116,7 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
     fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", ctn_joint_type_name((ctn_joint_type)ctn__joint_type(j)), index[j->a]);
     if (j->b < 0) fputs("\"world\"", f);
     else fprintf(f, "%d", index[j->b]);
-    if (j->type == CTN_JT_GEAR || j->type == CTN_JT_RACK_PINION) {
+    if (ctn__joint_kind_has(j->type, CTN_JK_TWO_BODIES)) { /* gear, rack_pinion */
         /* the axes at the current poses; the reloaded gear starts from its error at the save (~0) again */
         put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a));
         put_f3(f, "axis2", ctn_quat_rotate(w->pose[j->b].q, j->axis_b));
@@ -131,7 +132,7 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
         return;
     }
     fprintf(f, ", \"compliance\": %.9g, \"damping_time\": %.9g", j->compliance, j->damping_time);
-    int axes = j->type == CTN_JT_HINGE || j->type == CTN_JT_PRISMATIC || j->type == CTN_JT_UNIVERSAL || j->type == CTN_JT_CONE_TWIST;
+    int axes = ctn__joint_kind_has(j->type, CTN_JK_AXIS);
     if (axes) {
         put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a)); /* for the reader; the frames are exact */
         if (j->type == CTN_JT_UNIVERSAL) put_f3(f, "axis2", j->b < 0 ? j->axis_b : ctn_quat_rotate(w->pose[j->b].q, j->axis_b));
@@ -157,7 +158,7 @@ static void write_scene(FILE *f, ctn_world *w, int *index) {
     int n = 0;
     for (int j = 0; j < w->joint_count; ++j) {
         const ctn_joint_def *jd = &w->joints[j];
-        if (!w->joint_alive[j] || jd->type == CTN_JT_CONTACT) continue; /* contacts are not part of a scene */
+        if (!w->joint_alive[j] || !ctn__joint_kind_has(jd->type, CTN_JK_SCENE)) continue; /* contacts are not part of a scene */
         fputs(n++ ? ",\n    " : "\n    ", f);
         if (jd->type == CTN_JT_CURVE) ctn__scene_write_curve(f, w, j, index);
         else write_joint(f, w, jd, index);

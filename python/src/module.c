@@ -121,11 +121,7 @@ static int add_constants(PyObject *m) {
         {"STAB_SPOOK", CTN_STAB_SPOOK}, {"STAB_BAUMGARTE", CTN_STAB_BAUMGARTE},
         {"INTEGRATOR_RATTLE", CTN_INTEGRATOR_RATTLE}, {"INTEGRATOR_VELOCITY", CTN_INTEGRATOR_VELOCITY},
         {"BODY_DYNAMIC", CTN_BODY_DYNAMIC}, {"BODY_STATIC", CTN_BODY_STATIC}, {"BODY_KINEMATIC", CTN_BODY_KINEMATIC},
-        {"JOINT_DISTANCE", CTN_JOINT_DISTANCE}, {"JOINT_BALL", CTN_JOINT_BALL}, {"JOINT_HINGE", CTN_JOINT_HINGE},
-        {"JOINT_FIXED", CTN_JOINT_FIXED}, {"JOINT_SPRING", CTN_JOINT_SPRING}, {"JOINT_CONTACT", CTN_JOINT_CONTACT},
-        {"JOINT_PRISMATIC", CTN_JOINT_PRISMATIC}, {"JOINT_UNIVERSAL", CTN_JOINT_UNIVERSAL},
-        {"JOINT_CONE_TWIST", CTN_JOINT_CONE_TWIST}, {"JOINT_GEAR", CTN_JOINT_GEAR}, {"JOINT_RACK_PINION", CTN_JOINT_RACK_PINION},
-        {"JOINT_CURVE", CTN_JOINT_CURVE}, {"CURVE_LINE", CTN_CURVE_LINE}, {"CURVE_CIRCLE", CTN_CURVE_CIRCLE}, {"CURVE_HELIX", CTN_CURVE_HELIX},
+        {"CURVE_LINE", CTN_CURVE_LINE}, {"CURVE_CIRCLE", CTN_CURVE_CIRCLE}, {"CURVE_HELIX", CTN_CURVE_HELIX},
         {"CURVE_POLYLINE", CTN_CURVE_POLYLINE}, {"CURVE_STAB_VELOCITY", CTN_CURVE_STAB_VELOCITY},
         {"CURVE_STAB_ACCELERATION", CTN_CURVE_STAB_ACCELERATION},
         {"SHAPE_NONE", CTN_SHAPE_NONE}, {"SHAPE_SPHERE", CTN_SHAPE_SPHERE}, {"SHAPE_CAPSULE", CTN_SHAPE_CAPSULE},
@@ -139,6 +135,16 @@ static int add_constants(PyObject *m) {
     };
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; ++i)
         if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) != 0) return -1;
+    /* JOINT_<NAME> for every joint type, from the library's type names (ctn_joint_type_name: the joint-type
+     * table), so that a new type needs no line here */
+    for (int t = 0; strcmp(ctn_joint_type_name((ctn_joint_type)t), "unknown") != 0; ++t) {
+        const char *name = ctn_joint_type_name((ctn_joint_type)t);
+        char upper[64] = "JOINT_";
+        size_t n = strlen(upper);
+        for (size_t k = 0; name[k] && n + 1 < sizeof upper; ++k) upper[n++] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 'a' + 'A' : name[k]);
+        upper[n] = '\0';
+        if (PyModule_AddIntConstant(m, upper, t) != 0) return -1;
+    }
     return 0;
 }
 

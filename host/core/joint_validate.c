@@ -1,0 +1,98 @@
+/* The checks every stored joint definition passes, whoever made it: ctn_joint_add runs them on the
+ * definition it built from a ctn_joint_desc before inserting it, and the checkpoint loader on every live
+ * joint it reads (host/io/checkpoint.c), so that a checkpoint cannot hold a joint ctn_joint_add refuses.
+ * The common checks are here; the per-type ones are the `check` hooks of the joint-type table
+ * (joint_kinds.c). Messages name the joint, the field and the value. */
+#include "core/joint_kinds.h"
+#include "core/world.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+static int is_particle(const ctn_world *w, int b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_PARTICLE); }
+
+/* Unit within float rounding: ctn_joint_add stores a normalised axis rotated into a body frame. */
+static ctn_status unit(ctn_world *w, const char *where, const char *field, ctn_v3 v) {
+    float n = ctn_length(v);
+    if (!finite_v3(v) || !(fabsf(n - 1.0f) <= 1e-3f))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.%s: (%g, %g, %g) is not a unit axis (length %g)", where, field, (double)v.x,
+                         (double)v.y, (double)v.z, (double)n);
+    return CTN_OK;
+}
+
+ctn_status ctn__joint_check_distance(ctn_world *w, const ctn_joint_def *j, const char *where) {
+    /* the row's direction is the anchors' separation: a distance joint keeps them apart */
+    if (!(j->rest_length >= 1e-6f))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.rest_length: %g is too small: a distance joint needs separate anchors", where,
+                         (double)j->rest_length);
+    return CTN_OK;
+}
+
+ctn_status ctn__joint_check_spring(ctn_world *w, const ctn_joint_def *j, const char *where) {
+    if (!(j->rest_length >= 0.0f))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.rest_length: %g must be >= 0", where, (double)j->rest_length);
+    if (!(j->stiffness >= 0.0f) || !isfinite(j->stiffness))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.stiffness: %g must be finite and >= 0", where, (double)j->stiffness);
+    if (!(j->damping >= 0.0f) || !isfinite(j->damping))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.damping: %g must be finite and >= 0", where, (double)j->damping);
+    return CTN_OK;
+}
+
+ctn_status ctn__joint_check_axes(ctn_world *w, const ctn_joint_def *j, const char *where) {
+    ctn_status st = unit(w, where, "axis (body a)", j->axis_a);
+    return st == CTN_OK ? unit(w, where, "axis (body b)", j->axis_b) : st;
+}
+
+ctn_status ctn__joint_check_gear(ctn_world *w, const ctn_joint_def *j, const char *where) {
+    ctn_status st = ctn__joint_check_axes(w, j, where);
+    if (st != CTN_OK) return st;
+    /* the bounds of ctn_joint_add in float: rounding is monotone, so every ratio it accepts passes */
+    float r = fabsf(j->stiffness);
+    if (!isfinite(j->stiffness) || !(r >= (float)1e-6) || !(r <= (float)1e6))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.ratio: %g; a %s joint needs a finite ratio with 1e-6 <= |ratio| <= 1e6", where,
+                         (double)j->stiffness, ctn_joint_type_name((ctn_joint_type)j->type));
+    return CTN_OK;
+}
+
+ctn_status ctn__joint_validate(ctn_world *w, const ctn_joint_def *j, int index) {
+    const ctn_joint_kind *k = ctn__joint_kind(j->type);
+    char where[64];
+    if (index >= 0)
+        snprintf(where, sizeof where, "joint %d (%s)", index, k ? k->name : "?");
+    else
+        snprintf(where, sizeof where, "joint (%s)", k ? k->name : "?");
+    if (!k) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.type: unknown joint type %d", where, j->type);
+    if (j->a < 0 || j->a >= w->body_count || j->b < -1 || j->b >= w->body_count)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.body_a / body_b: slots %d, %d are not bodies of this world (%d slots)", where,
+                         j->a, j->b, w->body_count);
+    if (j->a == j->b) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.body_b: connects body slot %d to itself", where, j->a);
+    if ((k->flags & CTN_JK_TWO_BODIES) && j->b < 0)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.body_b: the world; a %s joint couples two bodies", where, k->name);
+    if ((k->flags & CTN_JK_ANGULAR) && (is_particle(w, j->a) || is_particle(w, j->b)))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.type: a %s joint needs rigid bodies, body slot %d is a particle", where,
+                         k->name, is_particle(w, j->a) ? j->a : j->b);
+    static const char *const vname[4] = {"anchor_a", "anchor_b", "axis_a", "axis_b"};
+    const ctn_v3 *v[4] = {&j->anchor_a, &j->anchor_b, &j->axis_a, &j->axis_b};
+    for (int s = 0; s < 4; ++s)
+        if (!finite_v3(*v[s]))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.%s: (%g, %g, %g) has a non-finite component", where, vname[s], (double)v[s]->x,
+                             (double)v[s]->y, (double)v[s]->z);
+    static const char *const sname[6] = {"rest_length", "compliance", "damping_time", "stiffness", "damping", "lo / hi"};
+    const float sv[7] = {j->rest_length, j->compliance, j->damping_time, j->stiffness, j->damping, j->lo, j->hi};
+    for (int s = 0; s < 7; ++s)
+        if (!isfinite(sv[s]))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.%s: %g is not finite", where, sname[s < 6 ? s : 5], (double)sv[s]);
+    if (k->flags & CTN_JK_JOINT_ADD) {
+        if (!(j->compliance >= 0.0f))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.compliance: %g must be >= 0", where, (double)j->compliance);
+        for (int s = 0; s < 2; ++s) {
+            const ctn_v3 *a = v[s];
+            if (!(fabsf(a->x) <= CTN_MAX_LENGTH && fabsf(a->y) <= CTN_MAX_LENGTH && fabsf(a->z) <= CTN_MAX_LENGTH))
+                return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.%s: (%g, %g, %g) m exceeds CTN_MAX_LENGTH (%g m)", where, vname[s],
+                                 (double)a->x, (double)a->y, (double)a->z, CTN_MAX_LENGTH);
+        }
+    }
+    return k->check ? k->check(w, j, where) : CTN_OK;
+}
