@@ -102,8 +102,8 @@ enum {
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
     "collision cylinders made capsules of the same radius and overall length",
-    "collision elements beyond a body's first carried by attached bodies named link#k (one shape per body; "
-    "each adds 1e-6 of the link's mass and inertia)",
+    ("collision elements beyond a body's first carried by attached bodies named link#k (one shape per body; "
+     "each adds 1e-6 of the link's mass and inertia)"),
     "collision elements of links fixed to the world made static bodies named link#k",
     "mimic couplings ignored (the joints move independently)",
     "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
