@@ -291,8 +291,8 @@ static ctn_status run_rattle(ctn_world *w, const ctn_stage_ops *ops, const ctn_s
     /* substeps short enough that no body turns by more than CTN_RATTLE_TURN in one (the chord's model) */
     int n = ctn__substeps(w);
     double turn = w->desc.time_step / n * enter.max_speed;
-    int more = turn > CTN_RATTLE_TURN ? (int)ceil(n * turn / CTN_RATTLE_TURN) : n;
-    more = more > CTN_RATTLE_SUBSTEPS ? CTN_RATTLE_SUBSTEPS : more;
+    double want = ceil(n * turn / CTN_RATTLE_TURN); /* compared before the conversion: an infinite speed is capped */
+    int more = turn > CTN_RATTLE_TURN ? (want < CTN_RATTLE_SUBSTEPS ? (int)want : CTN_RATTLE_SUBSTEPS) : n;
     if (more > n) {
         ctn_step_params p = *prm;
         p.h = (float)(w->desc.time_step / more);
