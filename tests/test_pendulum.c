@@ -13,20 +13,12 @@
  * over several periods: T = (t_last - t_first) / (crossings - 1). */
 #include "catena/catena.h"
 #include "check.h"
+#include "ellipk.h"
 
 #include <string.h>
 
 static const double PI = 3.14159265358979323846;
 
-/* Complete elliptic integral of the first kind K(k) = pi / (2 agm(1, sqrt(1 - k^2))). */
-static double ellipk(double k) {
-    double a = 1.0, b = sqrt(1.0 - k * k);
-    for (int i = 0; i < 40; ++i) {
-        double an = 0.5 * (a + b), bn = sqrt(a * b);
-        a = an, b = bn;
-    }
-    return PI / (2.0 * a);
-}
 
 static ctn_world *make_world(int substeps, int iterations) {
     ctn_world_desc d = ctn_world_desc_default();

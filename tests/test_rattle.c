@@ -16,6 +16,7 @@
  *   stats say why. */
 #include "catena/catena.h"
 #include "check.h"
+#include "ellipk.h"
 #include "rattle_scenes.h"
 
 #include <stdio.h>
@@ -23,14 +24,6 @@
 
 static const double PI = 3.14159265358979323846;
 
-static double ellipk(double k) {
-    double a = 1.0, b = sqrt(1.0 - k * k);
-    for (int i = 0; i < 40; ++i) {
-        double an = 0.5 * (a + b), bn = sqrt(a * b);
-        a = an, b = bn;
-    }
-    return PI / (2.0 * a);
-}
 
 /* Runs `steps` steps; returns the largest |E - E0| and the largest joint gap (max_gap of the stats). */
 static void run_energy(ctn_world *w, ctn_body_id first, int links, int steps, double *de, double *gap, ctn_step_stats *last) {

@@ -327,39 +327,48 @@ static void check_bad(void) {
 
 /* ---- examples ------------------------------------------------------------------------------------------ */
 
+/* The next scene file (.json or .urdf) of the examples folder d, NULL at its end; *urdf says which. */
+static const char *next_example(DIR *d, int *urdf) {
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        *urdf = n > 5 && !strcmp(e->d_name + n - 5, ".urdf");
+        if (n >= 6 && (!strcmp(e->d_name + n - 5, ".json") || *urdf)) return e->d_name;
+    }
+    return NULL;
+}
+
 static void check_examples(void) {
     char *dir = path_in(g_src, "examples");
     DIR *d = opendir(dir);
     CHECK(d != NULL, "no examples directory");
     int count = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        int urdf = n > 5 && !strcmp(e->d_name + n - 5, ".urdf");
-        if (n < 6 || (strcmp(e->d_name + n - 5, ".json") && !urdf)) continue;
-        char *f = path_in(dir, e->d_name);
+    const char *name;
+    int urdf;
+    while ((name = next_example(d, &urdf))) {
+        char *f = path_in(dir, name);
         int code = run("validate", f, NULL);
         if (urdf && code != 0 && strstr(g_stderr, "no URDF support")) { /* a build without urdfdom says so */
             free(f);
             continue;
         }
-        CHECK(code == 0, "validate %s: exit %d: %s", e->d_name, code, g_stderr);
-        if (urdf && strstr(e->d_name, "snake"))
-            CHECK(strstr(g_stderr, "catena: warning: ") && strstr(g_stderr, "capsules"), "%s: the import's report as warnings: %s", e->d_name,
+        CHECK(code == 0, "validate %s: exit %d: %s", name, code, g_stderr);
+        if (urdf && strstr(name, "snake"))
+            CHECK(strstr(g_stderr, "catena: warning: ") && strstr(g_stderr, "capsules"), "%s: the import's report as warnings: %s", name,
                   g_stderr);
         char *json = path_in(g_work, "example.json");
         code = run("run", f, "--steps", "5", "--backend", "cpu", "--json", json, NULL);
-        CHECK(code == 0, "run %s: exit %d: %s", e->d_name, code, g_stderr);
+        CHECK(code == 0, "run %s: exit %d: %s", name, code, g_stderr);
         char *t = read_all(json, NULL);
         cJSON *j = t ? cJSON_Parse(t) : NULL;
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "status");
-        CHECK(cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s: summary status", e->d_name);
+        CHECK(cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s: summary status", name);
         if (urdf) { /* URDF is z-up: its robots get gravity along -z unless --gravity says otherwise */
             const cJSON *set = cJSON_GetObjectItemCaseSensitive(j, "settings");
             const cJSON *g = cJSON_GetObjectItemCaseSensitive(set, "gravity");
             int zup = cJSON_GetArraySize(g) == 3 && cJSON_GetArrayItem(g, 1)->valuedouble == 0.0 &&
                       cJSON_GetArrayItem(g, 2)->valuedouble == -9.81;
-            CHECK(zup, "%s: a URDF run's gravity is not (0, 0, -9.81)", e->d_name);
+            CHECK(zup, "%s: a URDF run's gravity is not (0, 0, -9.81)", name);
         }
         cJSON_Delete(j);
         free(t);
@@ -380,12 +389,10 @@ static void check_examples_full(void) {
     DIR *d = opendir(dir);
     CHECK(d != NULL, "no examples directory");
     int count = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        int urdf = n > 5 && !strcmp(e->d_name + n - 5, ".urdf");
-        if (n < 6 || (strcmp(e->d_name + n - 5, ".json") && !urdf)) continue;
-        char *f = path_in(dir, e->d_name), *json = path_in(g_work, "example_full.json");
+    const char *name;
+    int urdf;
+    while ((name = next_example(d, &urdf))) {
+        char *f = path_in(dir, name), *json = path_in(g_work, "example_full.json");
         int code = run("run", f, "--backend", "cpu", "--json", json, NULL);
         if (urdf && code != 0 && strstr(g_stderr, "no URDF support")) {
             free(f);
@@ -395,9 +402,9 @@ static void check_examples_full(void) {
         char *t = read_all(json, NULL);
         cJSON *j = t ? cJSON_Parse(t) : NULL;
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "status");
-        CHECK(code == 0 && cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s with its own settings: exit %d, status %s: %s", e->d_name, code,
+        CHECK(code == 0 && cJSON_IsString(s) && !strcmp(s->valuestring, "ok"), "%s with its own settings: exit %d, status %s: %s", name, code,
               cJSON_IsString(s) ? s->valuestring : "(none)", g_stderr);
-        printf("%s: %s\n", e->d_name, cJSON_IsString(s) ? s->valuestring : "(no summary)");
+        printf("%s: %s\n", name, cJSON_IsString(s) ? s->valuestring : "(no summary)");
         cJSON_Delete(j);
         free(t);
         free(json);
