@@ -13,7 +13,8 @@ revolute joint without <limit> (urdfdom refuses it).
     urdf_robots.py write DIR          write the URDF files into DIR
     urdf_robots.py measure DIR [N]    load each into a fresh world (gravity 0, 0, -9.81 as `catena run
                                       robot.urdf` gives a URDF; every other setting the default), step N
-                                      times (default 120) and print a Markdown table: loaded or refused
+                                      times (default 120) and print a Markdown table (the quadrupeds a
+                                      second time with self-collision on): loaded or refused
                                       (with the reason), bodies, joints, solver, the worst joint gap (m) and
                                       angle error (rad) over the steps, and whether the robot holds its
                                       joints (gap <= 1e-5 m and angle <= 1e-3 rad)
@@ -454,16 +455,18 @@ def measure(out, steps):
     examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "examples")
     rows = [(n, k, os.path.join(out, n + ".urdf")) for n, k, _ in ROBOTS]
     rows += [(n, k, os.path.join(examples, f)) for n, k, f in EXAMPLES]
+    # the quadrupeds again with collision between their own links on (load_urdf(self_collision=True))
+    rows += [(n + " +self", k, os.path.join(out, n + ".urdf")) for n, k, _ in ROBOTS if k == "quadruped"]
     print("| robot | kind | result | bodies | joints | solver | worst gap (m) | worst angle (rad) | holds |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     counts = {"loaded": 0, "refused": 0, "holds": 0}
     for name, kind, path in rows:
         with catena.World(gravity=(0.0, 0.0, -9.81)) as w:
             try:
-                w.load_urdf(path)
+                w.load_urdf(path, self_collision=name.endswith("+self"))
             except catena.Error as e:
-                reason = str(e).replace("|", "/").replace("\n", " ")
-                print("| %s | %s | refused: %s | | | | | | |" % (name, kind, reason[-160:]))
+                reason = str(e).replace(path + ": ", "").replace("|", "/").replace("\n", " ")
+                print("| %s | %s | refused: %s | | | | | | |" % (name, kind, reason[:220]))
                 counts["refused"] += 1
                 continue
             counts["loaded"] += 1
@@ -482,7 +485,7 @@ def measure(out, steps):
             print("| %s | %s | %s | %d | %d | %s | %.3g | %.3g | %s |" % (name, kind, "loaded" if status == "ok" else status,
                   w.body_count, w.joint_count, w.stats["solver"], gap, angle, "yes" if holds else "no"))
     print()
-    print("%d robots: %d loaded, %d refused with a reason, %d hold their joints (gap <= %g m, angle <= %g rad) over %d steps"
+    print("%d rows: %d loaded, %d refused with a reason, %d hold their joints (gap <= %g m, angle <= %g rad) over %d steps"
           % (len(rows), counts["loaded"], counts["refused"], counts["holds"], GAP_TOL, ANGLE_TOL, steps))
 
 
