@@ -500,6 +500,19 @@ class World:
                                      half_extents=half_extents, friction=friction, restitution=restitution, group=group,
                                      offset=offset, rotation=rotation))
 
+    def add_shape(self, body, type, radius=None, half_length=None, half_extents=None, friction=None,
+                  restitution=None, group=None, offset=None, rotation=None):
+        """One more collision shape on a body (a compound shape: each at its own offset and rotation,
+        contacts of any act on the body; a body's own shapes never collide with each other). Arguments as
+        :meth:`set_shape`; returns the shape's index on the body (0 for a body that had none)."""
+        return self._h.add_shape(body, dict(type=_code(SHAPES, "shape.type", type), radius=radius, half_length=half_length,
+                                            half_extents=half_extents, friction=friction, restitution=restitution,
+                                            group=group, offset=offset, rotation=rotation))
+
+    def shape_count(self, body):
+        """Number of collision shapes on a body (0 when it has none)."""
+        return self._h.shape_count(body)
+
     def add_plane(self, normal, offset=0.0, friction=0.5, restitution=0.0):
         """A static plane: the half-space normal . x <= offset is solid. Returns its index."""
         return self._h.add_plane(normal, offset, friction, restitution)
