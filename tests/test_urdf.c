@@ -507,6 +507,43 @@ static void check_scene_robots(void) {
     printf("scene robots: up z, two double pendulums placed, gap %.3g m after 60 steps\n", ss.max_gap);
 }
 
+/* A leg whose knee is limited to [-2.7, -0.9] rad (as a quadruped's) and a slider limited to [0.1, 0.3] m:
+ * zero is outside both, so the robot starts with the knee at -0.9 rad and the slider at 0.1 m (reported),
+ * while position 0 stays the joints' zero (the angle reads -0.9, not 0). Under z-up gravity, the hip held
+ * by its motor, nothing snaps: the joints hold to 1e-6 m over 120 steps (built at zero, the knee would
+ * jump 0.9 rad onto its limit). */
+static void check_start_in_limits(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.gravity[0] = 0, d.gravity[1] = 0, d.gravity[2] = -9.81;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    ctn_status st = load_text(w, "<link name=\"world\"/>" LINK("thigh", "") LINK("calf", "") LINK("carriage", "")
+                                 JOINT("hip", "revolute", "world", "thigh", "0 0 1", "<axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"200\" velocity=\"1\"/>")
+                                 JOINT("knee", "revolute", "thigh", "calf", "0 0 -0.3", "<axis xyz=\"0 1 0\"/><limit lower=\"-2.7\" upper=\"-0.9\" effort=\"100\" velocity=\"1\"/>")
+                                 JOINT("rail", "prismatic", "world", "carriage", "2 0 1", "<axis xyz=\"0 0 1\"/><limit lower=\"0.1\" upper=\"0.3\" effort=\"100\" velocity=\"1\"/>"));
+    CHECK(st == CTN_OK, "%s", g_msg);
+    CHECK(strstr(g_msg, "start at the nearest limit (position 0 stays the joint's zero): knee (-0.9), rail (0.1)") != NULL, "report: %s", g_msg);
+    ctn_joint_id knee = CTN_NULL_JOINT, rail = CTN_NULL_JOINT;
+    double angle = 0.0, travel = 0.0;
+    CHECK(ctn_joint_find(w, "knee", &knee) == CTN_OK && ctn_joint_get_angle(w, knee, &angle) == CTN_OK && fabs(angle + 0.9) < 1e-6,
+          "the knee starts at %g rad (-0.9)", angle);
+    CHECK(ctn_joint_find(w, "rail", &rail) == CTN_OK && ctn_joint_get_translation(w, rail, &travel) == CTN_OK && fabs(travel - 0.1) < 1e-6,
+          "the slider starts at %g m (0.1)", travel);
+    double worst_gap = 0.0, worst_angle = 0.0, gap, ang;
+    for (int k = 0; k < 120; ++k) {
+        CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_world_measure(w, &gap, &ang);
+        worst_gap = fmax(worst_gap, gap), worst_angle = fmax(worst_angle, ang);
+    }
+    printf("start in limits: knee at %.3f rad, slider at %.3f m; worst gap %.3g m, angle %.3g rad over 120 steps\n", angle, travel, worst_gap,
+           worst_angle);
+    CHECK(worst_gap < 1e-6 && worst_angle < 1e-3, "worst gap %g m, angle %g rad", worst_gap, worst_angle);
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     ctn_world *w = cpu_world();
     ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
@@ -527,5 +564,6 @@ int main(void) {
     check_zero_inertia();
     check_tiny_links();
     check_scene_robots();
+    check_start_in_limits();
     return check_report("test_urdf");
 }

@@ -302,6 +302,26 @@ ctn_status ctn_world_add_plane(ctn_world *w, const double normal[3], double offs
     return CTN_OK;
 }
 
+int ctn__collision_possible(const ctn_world *w) {
+    const struct ctn_collision *c = w->collision;
+    if (!c || !c->desc.enabled || c->shape_count == 0) return 0;
+    if (c->plane_count > 0) return 1;
+    /* two bodies with shapes, unless every shape shares one nonzero group (one robot's links) */
+    int bodies = 0, group = -1, nb = w->body_count < c->shape_capacity ? w->body_count : c->shape_capacity;
+    for (int b = 0; b < nb; ++b) {
+        if (!(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) continue;
+        int ns = ctn__shape_count_of(c, b);
+        if (ns) bodies++;
+        for (int k = 0; k < ns; ++k) {
+            int g = ctn__shape_at(c, b, k)->group;
+            if (g == 0 || (group >= 0 && g != group)) group = -2;
+            else if (group == -1) group = g;
+        }
+        if (bodies >= 2 && group == -2) return 1;
+    }
+    return 0;
+}
+
 /* ---- contact definitions -------------------------------------------------------------------------- */
 
 ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,

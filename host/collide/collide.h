@@ -17,6 +17,10 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
 int ctn__collide_undo(ctn_world *w);
 void ctn__collision_free(ctn_world *w);
 void ctn__collision_body_removed(ctn_world *w, int body);
+/* Whether the built-in collision detection can make a contact in this world as it is: it is enabled, and a
+ * shape has a plane to touch or a shape on another body outside its collision group (a robot alone in a
+ * world without planes, its links in one group, has none). O(bodies). */
+int ctn__collision_possible(const ctn_world *w);
 /* Built-in contacts on body slot `body` (they go with the body when it is removed). */
 int ctn__collision_body_contacts(const ctn_world *w, int body);
 

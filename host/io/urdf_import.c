@@ -95,7 +95,7 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_KINDS
+    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
@@ -106,6 +106,7 @@ static const char *const report_title[R_KINDS] = {
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
     "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
+    "joints whose zero position is outside their limits start at the nearest limit (position 0 stays the joint's zero)",
 };
 
 typedef struct report {
@@ -494,6 +495,99 @@ static ctn_status add_mimic(build *b, const ctn_urdf_joint *j) {
     return CTN_OK;
 }
 
+/* The position a joint starts at: 0, or the nearest limit of a revolute or prismatic joint whose limits
+ * exclude 0 (many arms and legs: a quadruped's knee limited to [-2.7, -0.9] rad, a Panda's fourth joint
+ * to [-3.07, -0.07] rad). Built at zero such a joint would snap onto its limit in the first steps and shake
+ * the robot (measured on a generated Unitree A1: worst joint gap 2.8e-3 m over 120 steps). */
+static const char *l_name(const ctn_urdf_model *m, int i) { return m->links[i].name; }
+
+static double start_position(const ctn_urdf_joint *j) {
+    if (!j->has_limits || !(j->lower <= j->upper) || (j->type != CTN_URDF_REVOLUTE && j->type != CTN_URDF_PRISMATIC)) return 0.0;
+    double lo = j->lower, hi = j->upper;
+    if (j->type == CTN_URDF_REVOLUTE) lo = fmax(lo, -3.14159265358979323846), hi = fmin(hi, 3.14159265358979323846);
+    return lo > 0.0 ? lo : hi < 0.0 ? hi : 0.0;
+}
+
+/* Rotation by angle t about the unit axis a (Rodrigues). */
+static void axis_rotation(const double a[3], double t, double r[3][3]) {
+    double c = cos(t), s = sin(t), v = 1.0 - c;
+    r[0][0] = c + a[0] * a[0] * v, r[0][1] = a[0] * a[1] * v - a[2] * s, r[0][2] = a[0] * a[2] * v + a[1] * s;
+    r[1][0] = a[1] * a[0] * v + a[2] * s, r[1][1] = c + a[1] * a[1] * v, r[1][2] = a[1] * a[2] * v - a[0] * s;
+    r[2][0] = a[2] * a[0] * v - a[1] * s, r[2][1] = a[2] * a[1] * v + a[0] * s, r[2][2] = c + a[2] * a[2] * v;
+}
+
+/* Moves the robot from its zero pose, where its joints were made (so that position 0 stays every joint's
+ * zero), to the pose of start_position: each link frame by forward kinematics with those positions (a mimic
+ * follower at multiplier times its leader's, as its gear holds it), each own body with its link. */
+static ctn_status start_pose(build *b) {
+    const ctn_urdf_model *m = b->m;
+    double *q = ctn__calloc((size_t)m->joint_count + 1, sizeof *q);
+    frame *start = ctn__calloc((size_t)m->link_count + 1, sizeof *start);
+    int moved = 0;
+    if (!q || !start) {
+        ctn__free(q);
+        ctn__free(start);
+        return fail(b, CTN_ERR_OUT_OF_MEMORY, "out of memory for the start pose of %d links", m->link_count);
+    }
+    for (int k = 0; k < m->joint_count; ++k) {
+        q[k] = start_position(&m->joints[k]);
+        if (q[k] != 0.0) {
+            report_add(&b->rep, R_START, "%s (%g)", m->joints[k].name, q[k]);
+            moved = 1;
+        }
+    }
+    for (int k = 0; k < m->joint_count && moved; ++k) {
+        const ctn_urdf_joint *j = &m->joints[k];
+        if (!j->mimic) continue;
+        for (int l = 0; l < m->joint_count; ++l)
+            if (!strcmp(m->joints[l].name, j->mimic) && q[l] != 0.0) q[k] = j->mimic_multiplier * q[l];
+    }
+    for (int i = 0; i < m->link_count && moved; ++i) {
+        const ctn_urdf_link *l = &m->links[i];
+        if (l->parent_joint < 0) {
+            start[i] = b->links[i].pose;
+            continue;
+        }
+        const ctn_urdf_joint *j = &m->joints[l->parent_joint];
+        start[i] = compose(&start[j->parent], &j->origin);
+        double n = sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]), a[3];
+        for (int c = 0; c < 3; ++c) a[c] = n > 0.0 ? j->axis[c] / n : 0.0;
+        if (q[l->parent_joint] != 0.0 && n > 0.0 && (j->type == CTN_URDF_REVOLUTE || j->type == CTN_URDF_CONTINUOUS)) {
+            double r[3][3];
+            axis_rotation(a, q[l->parent_joint], r);
+            mat_mul(start[i].r, r, start[i].r);
+        } else if (q[l->parent_joint] != 0.0 && n > 0.0 && j->type == CTN_URDF_PRISMATIC) {
+            double d[3];
+            mat_vec(start[i].r, a, d);
+            for (int c = 0; c < 3; ++c) start[i].p[c] += q[l->parent_joint] * d[c];
+        }
+    }
+    for (int i = 0; i < m->link_count && moved && b->st == CTN_OK; ++i) {
+        const link_state *ls = &b->links[i];
+        if (!ls->owns_body) continue;
+        /* body = start * zero^-1 * body at zero: R = Rs Rz^T Rb, p = ps + Rs Rz^T (pb - pz) */
+        double rel[3][3], rt[3][3], d[3], dp[3];
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) rt[r][c] = ls->pose.r[c][r];
+        mat_mul(start[i].r, rt, rel);
+        frame body;
+        mat_mul(rel, ls->body_frame.r, body.r);
+        for (int c = 0; c < 3; ++c) d[c] = ls->body_frame.p[c] - ls->pose.p[c];
+        mat_vec(rel, d, dp);
+        for (int c = 0; c < 3; ++c) body.p[c] = start[i].p[c] + dp[c];
+        ctn_body_state st;
+        ctn_status s = ctn_body_get_state(b->w, b->bodies[ls->body], &st);
+        ctn_dquat dq = ctn__dq_of_matrix((const double(*)[3])body.r);
+        memcpy(st.position, body.p, sizeof st.position);
+        st.orientation[0] = dq.w, st.orientation[1] = dq.x, st.orientation[2] = dq.y, st.orientation[3] = dq.z;
+        if (s == CTN_OK) s = ctn_body_set_state(b->w, b->bodies[ls->body], &st);
+        if (s != CTN_OK) fail(b, s, "link '%s': %s", l_name(m, i), ctn_world_last_error(b->w));
+    }
+    ctn__free(q);
+    ctn__free(start);
+    return b->st;
+}
+
 /* A collision group no shape of the world uses yet: one more than the largest in use (1 when none is). */
 static int fresh_group(const ctn_world *w) {
     const struct ctn_collision *c = w->collision;
@@ -544,6 +638,7 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k) add_joint(&b, &m->joints[k]);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
             if (m->joints[k].mimic) add_mimic(&b, &m->joints[k]);
+        if (b.st == CTN_OK) start_pose(&b);
         w->append_slots--;
         if (b.st == CTN_OK && b.rep.failed) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for the import report");
         if (b.st != CTN_OK) ctn__scene_rollback(w, mark);

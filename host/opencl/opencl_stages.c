@@ -438,6 +438,8 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_RATTLE_MOMENTUM:
     case CTN_STAGE_RATTLE_LEAVE:
     case CTN_STAGE_INERTIA:
+    case CTN_STAGE_CHORD_ROWS: /* nor the projection's chord steps (chord = 0) */
+    case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;
     }
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "unknown pipeline stage %d", (int)stage);

@@ -37,6 +37,7 @@ typedef struct cpu_solver {
     double r2;              /* sum of squared residuals of the last solver sweep of the step */
     /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
     int projecting;
+    int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
     float project_worst;    /* the projection's largest error at the last row build */
     ctn_vel *real_vel;
     float *real_lambda;
@@ -284,6 +285,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
+    c->factor_kept = 0;
     w->bodies_dirty = 0;
     return CTN_OK;
 }
@@ -295,6 +297,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
     else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? 0 : CTN_DIRECT_RESIDUAL));
+    c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }
 
@@ -330,11 +333,12 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     out->bad_joint = bad_row < rows ? t->order[bad_row / 6] : -1;
 }
 
-static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_stage_out *out) {
+static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_topology *t = &w->topo;
     int n = w->body_count, m = t->joint_count;
     switch (stage) {
     case CTN_STAGE_PROJECT_ENTER:
+        out->kept = c->factor_kept;
         c->real_vel = w->vel, c->real_lambda = t->lambda;
         w->vel = c->vel_copy, t->lambda = c->dlambda;
         c->projecting = 1;
@@ -346,6 +350,18 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_stag
         for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
         break;
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
+    case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
+        float worst = 0.0f, h = prm->h;
+        CPU_FOR_REDUCE(m, reduction(max : worst))
+        for (int s = 0; s < m; ++s) {
+            float e = ctn_chord_slot(s, t->defs, w->pose, h, c->blocks);
+            worst = e > worst ? e : worst;
+            if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
+        }
+        out->worst = worst;
+        break;
+    }
+    case CTN_STAGE_CHORD_SOLVE: ctn__direct_resolve(w, c->blocks); break;
     case CTN_STAGE_POSES_KEEP:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];
@@ -473,10 +489,11 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     ctn_topology *t = &w->topo;
     int n = w->body_count;
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
+        c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
         return CTN_OK;
     }
-    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) c->rattle_valid = 0; /* the blocks change */
+    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) c->rattle_valid = c->factor_kept = 0; /* the blocks change */
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
@@ -508,7 +525,7 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
-    default: stage_project(w, c, stage, out); break;
+    default: stage_project(w, c, stage, prm, out); break;
     }
     return CTN_OK;
 }
@@ -560,7 +577,7 @@ static void cpu_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {

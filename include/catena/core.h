@@ -188,6 +188,9 @@ typedef struct ctn_debug_options {
     int tree_local_one; /**< OpenCL forest path: 1 runs the serial bands with a work-group of one, 0 with
                              the device's preferred size; -1 automatic (1 on CPU devices) */
     int trace;          /**< non-zero: the exact solver logs its layout (CTN_LOG_DEBUG) when it is built */
+    int project_chord;  /**< exact solver's position projection: 1 tries chord steps (the last factor of the
+                             step, no new factorisation) before Newton steps, 0 Newton steps only; -1
+                             automatic (on where the backend has the chord stages: the CPU backend) */
     const char *fault;  /**< device-fault injection "NAME[@STEP]" (host/core/fault.c lists the names), for
                              tests and failure drills; NULL or "" for none. Only in builds configured with
                              -DCATENA_FAULT_INJECTION=ON, else world creation fails with CTN_ERR_UNSUPPORTED */
@@ -912,6 +915,10 @@ typedef struct ctn_step_stats {
     int splits;              /**< RATTLE: substeps run as two halves because their chord iteration stalled */
     int projections;         /**< RATTLE: substeps whose position stage was finished by the Newton projection
                                   (the chord iteration stalled at the shortest split) */
+    int projection_factors;  /**< exact solver's position projection: Newton steps that factored their own
+                                  system in the step */
+    int projection_chords;   /**< ... and chord steps kept (a solve with the last factor of the step, no
+                                  factorisation); an undone chord step counts in neither */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
