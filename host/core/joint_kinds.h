@@ -1,6 +1,7 @@
 /* One entry per joint type (host/core/joint_kinds.c): what every consumer outside the kernels asks of a
- * type, read from one table instead of lists of types spread over the library. The per-row math stays in
- * kernels/ctn_joint_rows.h (shared with the OpenCL backend). */
+ * type, read from one table instead of lists of types spread over the library. The per-row math, the
+ * stored value CTN_JT_* and the row count (ctn_joint_row_count) stay in kernels/ctn_joint_rows.h (shared
+ * with the OpenCL backend). */
 #ifndef CATENA_JOINT_KINDS_H
 #define CATENA_JOINT_KINDS_H
 
@@ -17,7 +18,6 @@ struct ctn_joint_def; /* kernels/ctn_types.h */
 
 typedef struct ctn_joint_kind {
     const char *name; /* ctn_joint_type_name, scene files' "type", the CLI and messages */
-    int rows;         /* constraint rows (a spring: 0, one compliant row when implicit) */
     unsigned flags;   /* CTN_JK_* */
     /* ctn_joint_add: the type's own fields of the definition from the desc with their checks (axes, ratio,
      * rest length); dist is the anchors' separation. NULL: the common fields are all. */

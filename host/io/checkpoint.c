@@ -308,7 +308,7 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
         const ctn_joint_def *d = &w->joints[j];
         w->joint_slot[j] = -1;
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
-            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_LAST || d->rows < 0 || d->rows > CTN_MAX_ROWS)
+            d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
         if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
     }

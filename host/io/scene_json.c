@@ -114,9 +114,9 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* The constraint types scene files name: the joint-type table's entries marked CTN_JK_SCENE (contacts are
  * not part of a scene), in enum order; names[] is NULL-terminated for ctn__json_enum and the messages. */
-static int scene_joint_types(const char *names[CTN_JOINT_RACK_PINION + 2], int values[CTN_JOINT_RACK_PINION + 1]) {
+static int scene_joint_types(const char *names[CTN_JT_COUNT + 1], int values[CTN_JT_COUNT]) {
     int n = 0;
-    for (int t = 0; t <= CTN_JOINT_RACK_PINION; ++t)
+    for (int t = 0; t < CTN_JT_COUNT; ++t)
         if (ctn__joint_kind_has(t, CTN_JK_SCENE)) names[n] = ctn__joint_kind(t)->name, values[n++] = t;
     names[n] = NULL;
     return n;
@@ -220,8 +220,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
-    const char *joint_types[CTN_JOINT_RACK_PINION + 2];
-    int joint_type_values[CTN_JOINT_RACK_PINION + 1];
+    const char *joint_types[CTN_JT_COUNT + 1];
+    int joint_type_values[CTN_JT_COUNT];
     scene_joint_types(joint_types, joint_type_values);
     if (!tv) {
         char list[256] = "";

@@ -35,9 +35,10 @@ BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 INTEGRATORS = {"rattle": _c.INTEGRATOR_RATTLE, "velocity": _c.INTEGRATOR_VELOCITY}
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
-JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
-               "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC, "universal": _c.JOINT_UNIVERSAL,
-               "cone_twist": _c.JOINT_CONE_TWIST, "gear": _c.JOINT_GEAR, "rack_pinion": _c.JOINT_RACK_PINION}
+# the types add_joint takes: the module's JOINT_* constants (one per entry of the library's joint-type table),
+# less contacts (add_contact) and curves (add_curve)
+JOINT_TYPES = dict(sorted(((n[len("JOINT_"):].lower(), getattr(_c, n)) for n in dir(_c)
+                           if n.startswith("JOINT_") and n not in ("JOINT_CONTACT", "JOINT_CURVE")), key=lambda kv: kv[1]))
 CURVES = {"line": _c.CURVE_LINE, "circle": _c.CURVE_CIRCLE, "helix": _c.CURVE_HELIX, "polyline": _c.CURVE_POLYLINE}
 CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB_ACCELERATION}
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
