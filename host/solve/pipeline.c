@@ -84,7 +84,7 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * 1.2e-7, 3.7e-8; chain:10000 2.9e-8, 6.9e-8, 2.4e-8). */
 #define CTN_CHORD_RATE 0.25f
 #define CTN_CHORD_TOL (0.25f * CTN_PROJECT_TOL)
-#define CTN_PROJECT_CHORD_AUTO 0 /* desc.debug.project_chord = -1 */
+#define CTN_PROJECT_CHORD_AUTO 1 /* desc.debug.project_chord = -1 */
 
 static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int chords, ctn_step_stats *stats) {
     union {
