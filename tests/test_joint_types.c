@@ -42,14 +42,17 @@ static ctn_body_id box(ctn_world *w, double x, double y, double wx) {
     return id;
 }
 
-/* The options of a joint with an axis, each where the API takes it for the type (ctn_joint_set_limits:
- * hinge, slider, twist; _motor: hinge, slider; _swing_limit: cone-twist); a type that refuses one must
- * say so with CTN_ERR_INVALID_ARGUMENT and keep the joint as it was. Returns the options set (bits 1, 2, 4). */
-static int set_options(ctn_world *w, ctn_joint_id j, const char *name) {
+/* The options of a joint with an axis, each where the joint-type table says the type takes it
+ * (CTN_JK_LIMITS: ctn_joint_set_limits, _MOTOR: _motor, _SWING: _swing_limit); a type without the option
+ * must refuse it with CTN_ERR_INVALID_ARGUMENT. Returns the options set (bits 1, 2, 4). */
+static int set_options(ctn_world *w, ctn_joint_id j, ctn_joint_type type) {
+    const char *name = ctn_joint_type_name(type);
     int set = 0;
+    const unsigned flag[3] = {CTN_JK_LIMITS, CTN_JK_MOTOR, CTN_JK_SWING};
     ctn_status st[3] = {ctn_joint_set_limits(w, j, 1, -0.2, 0.3), ctn_joint_set_motor(w, j, 1, 0.5, 2.0), ctn_joint_set_swing_limit(w, j, 1, 0.4)};
     for (int k = 0; k < 3; ++k) {
-        CHECK(st[k] == CTN_OK || st[k] == CTN_ERR_INVALID_ARGUMENT, "%s option %d: status %d", name, k, (int)st[k]);
+        int has = ctn__joint_kind_has(type, flag[k]);
+        CHECK(st[k] == (has ? CTN_OK : CTN_ERR_INVALID_ARGUMENT), "%s option %d: status %d (%s)", name, k, (int)st[k], ctn_world_last_error(w));
         if (st[k] == CTN_OK) set |= 1 << k;
     }
     return set;
@@ -97,7 +100,7 @@ static ctn_world *build(ctn_joint_type type, ctn_backend backend, int options, i
     }
     CHECK(st == CTN_OK, "%s joint: %s", ctn_joint_type_name(type), ctn_world_last_error(w));
     if (options && st == CTN_OK) {
-        int set = set_options(w, id, ctn_joint_type_name(type));
+        int set = set_options(w, id, type);
         if (options_set) *options_set = set;
     }
     int found = 0;
