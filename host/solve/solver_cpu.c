@@ -27,9 +27,11 @@
 typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
     int bodies;             /* capacity of the per-body arrays */
+    int cg_slots;           /* capacity of cg_z and cg_ap, which only CG uses: allocated by its first step */
     ctn_block *blocks;
-    float *dlambda;         /* Jacobi increments / CG direction p */
-    float *cg_r, *cg_z, *cg_ap;
+    float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
+    float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
+    float *cg_z, *cg_ap;
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
     ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP) */
     double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
@@ -57,14 +59,14 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
         ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
         if (b) c->blocks = b;
-        float *f[4] = {c->dlambda, c->cg_r, c->cg_z, c->cg_ap};
+        float *f[2] = {c->dlambda, c->cg_r};
         int ok = b != NULL;
-        for (int k = 0; k < 4 && ok; ++k) {
+        for (int k = 0; k < 2 && ok; ++k) {
             float *p = ctn__realloc(f[k], 6 * cap * sizeof *p);
             if (!p) ok = 0;
             else f[k] = p;
         }
-        c->dlambda = f[0], c->cg_r = f[1], c->cg_z = f[2], c->cg_ap = f[3];
+        c->dlambda = f[0], c->cg_r = f[1];
         double *part = ok ? ctn__realloc(c->partial, (cap / CPU_SUM_BLOCK + 1) * sizeof *part) : NULL;
         if (part) c->partial = part;
         else ok = 0;
@@ -81,6 +83,17 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (rv) c->rattle_vel = rv;
         if (!v || !p || !rv) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
+    }
+    /* CG's two other per-row arrays (48 bytes a joint) only for CG: the other solvers never touch them.
+     * Grown here, before the step changes anything, so that running out of memory leaves the world as it was. */
+    if (w->solver == CTN_SOLVER_CG && m > c->cg_slots) {
+        size_t cap = (size_t)c->slots; /* >= m, set above */
+        float *z = ctn__realloc(c->cg_z, 6 * cap * sizeof *z);
+        if (z) c->cg_z = z;
+        float *ap = z ? ctn__realloc(c->cg_ap, 6 * cap * sizeof *ap) : NULL;
+        if (ap) c->cg_ap = ap;
+        if (!ap) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CG solver's arrays (%d joints)", m);
+        c->cg_slots = (int)cap;
     }
     return CTN_OK;
 }
@@ -159,10 +172,21 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
 /* The per-slot update of a solver sweep; returns the slot's squared residual. */
 typedef enum slot_update { SLOT_GS, SLOT_JACOBI } slot_update;
 
-static float update_slot(ctn_world *w, cpu_solver *c, slot_update kind, int s) {
-    const ctn_topology *t = &w->topo;
-    if (kind == SLOT_GS) return ctn_gs_slot(s, t->defs, c->blocks, t->lambda, w->vel, w->inertia);
-    return ctn_jacobi_slot(s, t->defs, c->blocks, t->lambda, w->vel, c->dlambda);
+/* The sum of the squared residuals of slots [first, last), updated in order. The arrays are read into locals
+ * once: through w and c the compiler reloads them for every slot (the velocity stores might alias them as far
+ * as it can tell), some ten instructions per block update of a few hundred. */
+static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int first, int last) {
+    const ctn_joint_def *defs = w->topo.defs;
+    const ctn_block *blocks = c->blocks;
+    float *lambda = w->topo.lambda, *dlambda = c->dlambda;
+    ctn_vel *vel = w->vel;
+    const ctn_inertia *inertia = w->inertia;
+    double sum = 0.0;
+    if (kind == SLOT_GS)
+        for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+    else
+        for (int s = first; s < last; ++s) sum += ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
+    return sum;
 }
 
 /* Updates slots [begin, end) and returns the sum of their squared residuals: parallel over fixed blocks of
@@ -177,9 +201,7 @@ static double update_slots(ctn_world *w, cpu_solver *c, slot_update kind, int be
 #endif
     for (int b = 0; b < blocks; ++b) {
         int first = begin + b * CPU_SUM_BLOCK, last = end - first > CPU_SUM_BLOCK ? first + CPU_SUM_BLOCK : end;
-        double sum = 0.0;
-        for (int s = first; s < last; ++s) sum += update_slot(w, c, kind, s);
-        c->partial[b] = sum;
+        c->partial[b] = update_range(w, c, kind, first, last);
     }
     double r2 = 0.0;
     for (int b = 0; b < blocks; ++b) r2 += c->partial[b];
@@ -386,7 +408,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
     int nt = cpu_team(w);
 #endif
     if (stage == CTN_STAGE_ASSEMBLE_ROWS) {
-        float *gaps = c->cg_r, *angles = c->cg_z; /* free outside CG */
+        float *gaps = c->cg_r, *angles = c->cg_r + c->slots; /* cg_r (6 slots floats) is free outside CG */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
