@@ -1,5 +1,6 @@
 /* Read-back of bodies and joints: what their descriptions and setters put in, as the world holds it
  * (float32 where the solver stores float32, so a value may differ from the one set in its last bits). */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <string.h>
@@ -67,10 +68,10 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     out->body_b = ctn__body_handle(w, d->b);
     v3_out(d->anchor_a, out->anchor_a);
     v3_out(d->anchor_b, out->anchor_b);
-    if (d->type == CTN_JT_HINGE || d->type == CTN_JT_PRISMATIC || d->type == CTN_JT_UNIVERSAL || d->type == CTN_JT_CONE_TWIST)
+    if (ctn__joint_kind_has(d->type, CTN_JK_AXIS)) /* the joint-type table (core/joint_kinds.c) */
         v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
     if (d->type == CTN_JT_UNIVERSAL) v3_out(d->b < 0 ? d->axis_b : ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
-    if (d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION) {
+    if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES)) { /* gear, rack_pinion */
         /* the anchors hold the angle references (kernels/ctn_types.h), not points */
         memset(out->anchor_a, 0, sizeof out->anchor_a);
         memset(out->anchor_b, 0, sizeof out->anchor_b);

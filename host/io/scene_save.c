@@ -157,7 +157,7 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
             fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, j->type == CTN_JT_PRISMATIC ? "max_force" : "max_torque",
                     j->damping);
     }
-    if (axes || j->type == CTN_JT_FIXED) put_quat(f, "rest_orientation", j->rel_q);
+    if (ctn__joint_kind_has(j->type, CTN_JK_ANGULAR)) put_quat(f, "rest_orientation", j->rel_q); /* gears returned above */
     if (j->type == CTN_JT_DISTANCE && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
     fputs("}", f);
 }
