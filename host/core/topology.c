@@ -31,6 +31,12 @@ static int resize(void *p, size_t n, size_t size) {
 
 static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; }
 
+/* Whether the colouring's scratch (16 bytes a joint) and the colour masks (8 bytes a body) fit in the
+ * definitions array of joint_capacity entries (for m joints and nb bodies). */
+static int masks_fit(const ctn_topology *t, int m, int nb) {
+    return 16 * (size_t)m + 8 * (size_t)nb <= sizeof(ctn_joint_def) * (size_t)t->joint_capacity;
+}
+
 /* Makes room for m joints, s springs, nb bodies, the adjacency entries and the colour budget. A partial
  * failure only leaves some arrays larger than their recorded capacity. */
 static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours) {
@@ -45,10 +51,15 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
     if (nb + 1 > t->body_capacity) {
         size_t cap = headroom(nb + 1);
         if (!resize(&t->adj_offsets, cap, sizeof(int)) || !resize(&t->spring_adj_offsets, cap, sizeof(int)) ||
-            !resize(&t->split, cap, sizeof(float)) ||
-            !resize(&t->colour_used, cap, sizeof(unsigned long long)) || !resize(&t->dynamic, cap, 1))
+            !resize(&t->split, cap, sizeof(float)) || !resize(&t->dynamic, cap, 1))
             return 0;
         t->body_capacity = (int)cap;
+    }
+    /* the colour masks go after the colouring scratch in the definitions array when they fit (masks_fit),
+     * else in an array of their own */
+    if (!masks_fit(t, m, nb) && nb + 1 > t->colour_used_capacity) {
+        if (!resize(&t->colour_used, headroom(nb + 1), sizeof(unsigned long long))) return 0;
+        t->colour_used_capacity = (int)headroom(nb + 1);
     }
     if (s + 1 > t->spring_capacity) {
         if (!resize(&t->springs, headroom(s + 1), sizeof(ctn_joint_def))) return 0;
@@ -148,8 +159,10 @@ ctn_status ctn__topology_build(ctn_world *w) {
         body_b[m] = d->b;
         m++;
     }
-    memset(t->colour_used, 0, (size_t)nb * sizeof *t->colour_used);
-    int used = ctn__colour_joints_into(m, body_a, body_b, dynamic, budget, t->colour_used, colour);
+    /* 16 m bytes from the start of defs: 8-byte aligned */
+    unsigned long long *masks = masks_fit(t, m, nb) ? (unsigned long long *)(void *)(colour + m) : t->colour_used;
+    memset(masks, 0, (size_t)nb * sizeof *masks);
+    int used = ctn__colour_joints_into(m, body_a, body_b, dynamic, budget, masks, colour);
 
     /* counting sort by colour (stable: id order inside a colour); the overflow group sorts last */
     int *off = t->colour_offsets;
@@ -181,8 +194,9 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;
-    /* the colour masks are dead: their memory (8 bytes a body) holds the adjacency's fill cursors (4) */
-    int *fill = (int *)(void *)t->colour_used;
+    /* the mass-splitting factors are written from the adjacency below: until then their array (4 bytes a body)
+     * holds the adjacency build's fill cursors */
+    int *fill = (int *)(void *)t->split;
     build_adjacency(t->defs, m, nb, dynamic, t->adj_offsets, t->adj, fill);
     build_adjacency(t->springs, ns, nb, dynamic, t->spring_adj_offsets, t->spring_adj, fill);
     for (int i = 0; i < nb; ++i) {

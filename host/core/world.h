@@ -46,7 +46,8 @@ typedef struct ctn_topology {
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
     int *order_prev;          /* the previous layout's order and impulses, for the warm-start carry-over */
     float *lambda_prev;       /* [6 joint_capacity]; between rebuilds, the step's copy of lambda (divergence.c) */
-    unsigned long long *colour_used; /* [body_capacity] colour masks; then the adjacency build's fill cursors */
+    unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
+    int colour_used_capacity;
     unsigned char *dynamic;   /* [body_capacity] */
 } ctn_topology;
 

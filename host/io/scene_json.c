@@ -169,7 +169,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
     if (r < 0) return 0;
     if (r) {
         ctn__json_path(p, path, "limits");
-        int slider = type == CTN_JOINT_PRISMATIC;
+        int slider = ctn__joint_kind_has(type, CTN_JK_SLIDES);
         double bound = slider ? 1e30 : CTN_SCENE_PI;
         if (!(lim[0] >= -bound && lim[0] <= lim[1] && lim[1] <= bound))
             return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "[%g, %g] is not an interval lower <= upper within %s", lim[0], lim[1],
@@ -182,7 +182,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
     const cJSON *m = ctn__json_member(j, "motor");
     if (!m) return 1;
     ctn__json_path(p, path, "motor");
-    const char *limit_key = type == CTN_JOINT_PRISMATIC ? "max_force" : "max_torque";
+    const char *limit_key = ctn__joint_kind_has(type, CTN_JK_SLIDES) ? "max_force" : "max_torque";
     const char *const keys[] = {"speed", limit_key, NULL};
     if (!ctn__json_object(c, m, p) || !ctn__json_keys(c, m, p, keys)) return 0;
     int rs = ctn__json_number(c, m, "speed", p, &sj->motor_speed);

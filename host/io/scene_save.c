@@ -154,10 +154,10 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
         if (j->flags & CTN_JF_LIMIT) fprintf(f, ", \"limits\": [%.9g, %.9g]", j->lo, j->hi);
         if (j->flags & CTN_JF_SWING) fprintf(f, ", \"swing_limit\": %.9g", j->rest_length);
         if (j->flags & CTN_JF_MOTOR)
-            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, j->type == CTN_JT_PRISMATIC ? "max_force" : "max_torque",
+            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, ctn__joint_kind_has(j->type, CTN_JK_SLIDES) ? "max_force" : "max_torque",
                     j->damping);
     }
-    if (axes || j->type == CTN_JT_FIXED) put_quat(f, "rest_orientation", j->rel_q);
+    if (ctn__joint_kind_has(j->type, CTN_JK_ANGULAR)) put_quat(f, "rest_orientation", j->rel_q); /* gears returned above */
     if (j->type == CTN_JT_DISTANCE && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
     fputs("}", f);
 }
