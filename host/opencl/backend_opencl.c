@@ -46,7 +46,7 @@ static ctn_status ocl_begin(ctn_world *w) {
     w->bodies_dirty = 0;
     TRY(ctn__ocl_snapshot_take(w, o));
     o->ms_upload = ctn__now_ms() - th;
-    o->cg_as_gs = w->solver == CTN_SOLVER_CG && ctn__ocl_has_bounded_joints(w, o);
+    o->cg_as_gs = ctn__cg_runs_gs(w, &o->cg_warned); /* one rule on both backends (host/solve/solver_rules.c) */
     ctn__ocl_drop_events(o);
     return CTN_OK;
 }

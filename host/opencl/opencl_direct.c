@@ -188,9 +188,7 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
 
 /* Whether joint d can have finite impulse bounds (ctn_joint_rows: contacts, limits, motors, ropes, swing
  * cones): a joint of the exact solve that cannot is never cut, so its colour needs no sweep for it. */
-int ctn__ocl_may_be_bounded(const ctn_joint_def *d) {
-    return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
-}
+int ctn__ocl_may_be_bounded(const ctn_joint_def *d) { return ctn__joint_may_be_bounded(d); }
 
 /* Whether every row of every block of joint d has a bound (a contact; a rope, the one row of its distance
  * joint): such a joint is cut whole in every substep. A limit, swing or motor row is cut alone, and the

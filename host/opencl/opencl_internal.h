@@ -246,8 +246,6 @@ void ctn__ocl_drop_events(ctn_ocl *o);
 
 /* Runs one stage of the step pipeline (host/solve/pipeline.h) as kernel launches. */
 ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
-/* Whether the layout holds joints with bounded rows (CG then runs GS; reported once). */
-int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o);
 /* Joint errors of the device state (the backend's measure). */
 ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle);
 

@@ -248,27 +248,6 @@ static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
     return CTN_OK;
 }
 
-/* CG solves equalities only (as on the CPU, host/solve/solver_cpu.c): a step whose layout holds joints with
- * bounded rows (contacts, hinge limits or motors, ropes) is solved by Gauss-Seidel, reported once. The
- * device has the blocks, so the test is on the joint definitions: conservative for a limit not reached. */
-int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o) {
-    const ctn_topology *t = &w->topo;
-    for (int s = 0; s < t->joint_count; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
-        if (d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING))) {
-            if (!o->cg_warned) {
-                o->cg_warned = 1;
-                ctn__log(w, CTN_LOG_INFO,
-                         "the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
-                         "motor or rope), so steps with bounded rows are solved by Gauss-Seidel",
-                         t->order[s]);
-            }
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* The step's statistics in two launches (ctn_k_measure, ctn_k_measure_final): joint errors with the
  * residuals into stats[0..2], the largest body speed, the first offending body and the first joint slot
  * with a non-finite impulse into stats[CTN_OCL_STATS_CHECK..+2]. No blocking read here: they join the step's one read. The sum of the

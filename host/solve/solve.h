@@ -45,6 +45,14 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out);
  * 4; CTN_ERR_OUT_OF_MEMORY (*out unchanged) when its scratch cannot be allocated. */
 ctn_status ctn__auto_substeps(ctn_world *w, ctn_solver solver, int *out);
 
+/* Whether joint d can have finite impulse bounds (contacts, limits, motors, ropes, swing cones;
+ * host/solve/solver_rules.c). */
+int ctn__joint_may_be_bounded(const ctn_joint_def *d);
+/* The one CG -> Gauss-Seidel rule of both backends (host/solve/solver_rules.c): 1 when desc.solver is CG and
+ * some joint can have bounded rows, so the whole step is solved by Gauss-Seidel; the first such step is
+ * reported through the log (once per *warned). */
+int ctn__cg_runs_gs(ctn_world *w, int *warned);
+
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);
 

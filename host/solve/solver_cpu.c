@@ -36,6 +36,7 @@ typedef struct cpu_solver {
     ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP) */
     double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
     int cg_warned;          /* The CG -> GS fallback for bounded rows was reported */
+    int cg_as_gs;           /* this step's CG is solved by GS (ctn__cg_runs_gs) */
     double r2;              /* sum of squared residuals of the last solver sweep of the step */
     /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
     int projecting;
@@ -275,29 +276,6 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
     return rr;
 }
 
-/* CG solves equalities only. When a block has finite impulse bounds (contacts, limits, motors,
- * ropes) the substep is solved by Gauss-Seidel instead; the switch is reported once per world through
- * the log callback. */
-static int blocks_bounded(ctn_world *w, cpu_solver *c) {
-    int m = w->topo.joint_count;
-    for (int s = 0; s < m; ++s) {
-        const ctn_block *b = &c->blocks[s];
-        for (int k = 0; k < ctn_block_rows(b); ++k) {
-            if (b->lo[k] > -0.5f * CTN_INF || b->hi[k] < 0.5f * CTN_INF) {
-                if (!c->cg_warned) {
-                    c->cg_warned = 1;
-                    ctn__log(w, CTN_LOG_INFO,
-                             "the CG solver handles bilateral rows only; joint %d has bounded rows (contact, limit, "
-                             "motor or rope), so substeps with bounded rows are solved by Gauss-Seidel",
-                             w->topo.order[s]);
-                }
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* ---- the stages (host/solve/pipeline.h) ---------------------------------------------------------- */
 
 static ctn_status cpu_begin(ctn_world *w) {
@@ -308,6 +286,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
     c->factor_kept = 0;
+    c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
     w->bodies_dirty = 0;
     return CTN_OK;
 }
@@ -316,7 +295,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     double r2;
     if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
-    else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c);
+    else if (w->solver == CTN_SOLVER_CG && c->cg_as_gs) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
     else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? 0 : CTN_DIRECT_RESIDUAL));
     c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
