@@ -14,9 +14,11 @@
  *
  * usage: bench_chain [--sizes 1000,10000,100000] [--steps 120] [--backend cpu|opencl|auto]
  *                    [--heavy RATIO] [--release hanging|horizontal] [--scene GEN] [--configs gs:10x1,gs:50x1,...]
- *                    [--threads N] [--md FILE] [--json FILE]
+ *                    [--threads N] [--project-chord 0|1] [--md FILE] [--json FILE]
  * --threads N sets ctn_world_desc.threads (CPU solver threads); default $OMP_NUM_THREADS as the catena tool,
  * else 0: the CPUs this process may run on.
+ * --project-chord 0|1 sets ctn_world_desc.debug.project_chord (the exact solver's projection: chord steps with
+ * the step's last factor before Newton steps); default -1, the library's choice.
  * A config is solver:ITERATIONSxSUBSTEPS[:w=WARMSTART]; solver is gs, jacobi, cg, direct or auto.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -67,6 +69,7 @@ static int parse_config(const char *s, config *c) {
     return 1;
 }
 
+static int g_project_chord = -1; /* --project-chord: ctn_world_desc.debug.project_chord */
 static int g_threads; /* --threads, else $OMP_NUM_THREADS (as the catena tool): ctn_world_desc.threads */
 
 static result run_one(int links, const config *cfg, int steps, ctn_backend backend, double heavy, int horizontal, const char *gen) {
@@ -80,6 +83,7 @@ static result run_one(int links, const config *cfg, int steps, ctn_backend backe
     d.iterations = cfg->iterations;
     d.substeps = cfg->substeps;
     d.threads = g_threads;
+    d.debug.project_chord = g_project_chord;
     if (cfg->warm_start >= 0.0) d.warm_start = cfg->warm_start;
     char err[1024];
     ctn_world *w = NULL;
@@ -152,6 +156,8 @@ int main(int argc, char **argv) {
             gen = v, ++i;
         } else if (!strcmp(argv[i], "--threads") && v) {
             g_threads = atoi(v), ++i;
+        } else if (!strcmp(argv[i], "--project-chord") && v && (!strcmp(v, "0") || !strcmp(v, "1"))) {
+            g_project_chord = atoi(v), ++i;
         } else if (!strcmp(argv[i], "--md") && v) {
             md = v, ++i;
         } else if (!strcmp(argv[i], "--json") && v) {
@@ -161,7 +167,7 @@ int main(int argc, char **argv) {
             ++i;
         } else {
             fprintf(stderr, "usage: bench_chain [--sizes N,N] [--steps S] [--configs solver:ITxSUB,...] [--heavy R] "
-                            "[--release hanging|horizontal] [--scene GEN] [--backend cpu|opencl|auto] [--threads N] [--md FILE] [--json FILE]\n");
+                            "[--release hanging|horizontal] [--scene GEN] [--backend cpu|opencl|auto] [--threads N] [--project-chord 0|1] [--md FILE] [--json FILE]\n");
             return 2;
         }
     }

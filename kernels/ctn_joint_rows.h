@@ -12,6 +12,22 @@
 #include "ctn_curve.h"
 #include "ctn_types.h"
 
+/* Joint types as stored: the value of ctn_joint_type of the public header (host/core/joint_kinds.c checks
+ * each pair at compile time), defined here beside their rows so that a new type's kernel side is this file. */
+#define CTN_JT_DISTANCE 0
+#define CTN_JT_BALL 1
+#define CTN_JT_HINGE 2
+#define CTN_JT_FIXED 3
+#define CTN_JT_SPRING 4
+#define CTN_JT_CONTACT 5     /* normal (unilateral) + two friction rows, Lacoursière 2011, eq. 33 */
+#define CTN_JT_PRISMATIC 6   /* slider: translation along one axis only */
+#define CTN_JT_UNIVERSAL 7   /* cardan: ball + axis_a kept perpendicular to axis_b */
+#define CTN_JT_CONE_TWIST 8  /* ball + swing cone and twist limits (ragdoll shoulders, hips) */
+#define CTN_JT_CURVE 9       /* a point of body a on a curve in body b's frame: 2 rows (kernels/ctn_curve.h) */
+#define CTN_JT_GEAR 10       /* two bodies' turns about their axes at a ratio: 1 row (ctn_rows_gear) */
+#define CTN_JT_RACK_PINION 11 /* a pinion's turn to a rack's travel along its axis: 1 row (ctn_rows_rack_pinion) */
+#define CTN_JT_COUNT 12      /* the number of types (the joint-type table's length) */
+
 /* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
  * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the
  * rotation that takes b to its rest pose relative to a; for a hinge it is a rotation about the world axis

@@ -454,4 +454,38 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
 #endif
 }
 
+/* A chord step of the projection (host/solve/pipeline.c, project_newton): the Newton system of the current
+ * poses x_k is replaced by the one whose factor the step already holds (its last exact solve, with rows J_0
+ * at poses x_0 and metric W_0): dl = -(J_0 W_0 J_0^T)^-1 C(x_k) / h, x_{k+1} = x_k + h W_0 J_0^T dl, so
+ * that J_0 (x_{k+1} - x_k) = -C(x_k). It converges linearly at a rate of about the turn of the rows between
+ * x_0 and x_k (the simplified Newton method: Deuflhard 2004, "Newton Methods for Nonlinear Problems",
+ * section 2.1.4); the pipeline undoes a step that does not shrink the error enough and factors instead.
+ * For slot s: C(x_k) into the kept block's targets, bias = -C/h (the scratch velocities of the projection
+ * are zero, so the exact solve's right-hand side is the bias). Returns max |C| of its rows, NaN kept. A ball
+ * joint's rows are the world axes, so its C is the anchor separation (ctn_joint_prepare_rows_ball's); the
+ * other joints' C comes from their rows at x_k (angular rows about axes turned since x_0: a perturbation of
+ * the chord's model that the iteration absorbs, as RATTLE's, kernels/ctn_rattle.h). */
+CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+                            CTN_GLOBAL ctn_block *blocks) {
+    ctn_joint_def j = defs[s];
+    ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
+    float g[CTN_MAX_ROWS], worst = 0.0f;
+    int n;
+    if (j.type == CTN_JT_BALL) {
+        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, j.anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, j.anchor_b));
+        g[0] = sep.x, g[1] = sep.y, g[2] = sep.z;
+        n = 3;
+    } else {
+        ctn_block cur;
+        ctn_joint_rows(j, pa, pb, &cur, g);
+        n = ctn_block_rows(&cur);
+    }
+    for (int k = 0; k < n; ++k) {
+        float e = CTN_FABS(g[k]);
+        blocks[s].bias[k] = -g[k] / h;
+        worst = e > worst || e != e ? e : worst; /* a NaN stays */
+    }
+    return worst;
+}
+
 #endif /* CTN_SOLVER_H */

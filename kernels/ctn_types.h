@@ -56,20 +56,7 @@ typedef struct ctn_props {
     float pad1;
 } ctn_props;
 
-/* Joint types as stored (match ctn_joint_type of the public header). */
-#define CTN_JT_DISTANCE 0
-#define CTN_JT_BALL 1
-#define CTN_JT_HINGE 2
-#define CTN_JT_FIXED 3
-#define CTN_JT_SPRING 4
-#define CTN_JT_PRISMATIC 6 /* slider: translation along one axis only (ctn_joint_rows) */
-#define CTN_JT_CONTACT 5 /* Normal (unilateral) + two friction rows, Lacoursière 2011, eq. 33 */
-#define CTN_JT_UNIVERSAL 7  /* cardan: ball + axis_a kept perpendicular to axis_b (ctn_joint_rows) */
-#define CTN_JT_CONE_TWIST 8 /* ball + swing cone and twist limits (ragdoll shoulders, hips) */
-#define CTN_JT_CURVE 9 /* a point of body a on a curve in body b's frame: 2 rows (kernels/ctn_curve.h) */
-#define CTN_JT_GEAR 10        /* two bodies' turns about their axes at a ratio: 1 row (ctn_rows_gear) */
-#define CTN_JT_RACK_PINION 11 /* a pinion's turn to a rack's travel along its axis: 1 row (ctn_rows_rack_pinion) */
-#define CTN_JT_LAST CTN_JT_RACK_PINION
+/* Joint types as stored (CTN_JT_*): kernels/ctn_joint_rows.h, beside their rows. */
 
 /* ctn_joint_def.flags. */
 #define CTN_JF_LIMIT 1 /* hinge: angle limits [lo, hi] (a unilateral row about the hinge axis); prismatic: position

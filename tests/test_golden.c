@@ -30,7 +30,9 @@ typedef struct golden_case {
 
 static const golden_case cases[] = {
     {"chain:100", CTN_SOLVER_GS, 60, 0x168e6cab4d2d00bbULL, 0x168e6cab4d2d00bbULL},
-    {"chain:100", CTN_SOLVER_DIRECT, 60, 0xc7dd9e2fe51fa837ULL, 0xc7dd9e2fe51fa837ULL},
+    /* direct on the CPU: the projection's chord steps (desc.debug.project_chord, on by default on the CPU backend
+     * only) moved these from c7dd9e2fe51fa837 and 4e59950cab087cf5 (the OpenCL column is its Newton steps') */
+    {"chain:100", CTN_SOLVER_DIRECT, 60, 0xae5f2003231154bdULL, 0xc7dd9e2fe51fa837ULL},
     {"chain:40", CTN_SOLVER_JACOBI, 30, 0x8b63ca89fd0e222fULL, 0x8b63ca89fd0e222fULL},
     /* OpenCL CG: 0 = not compared bit for bit. Its dot products are clBLAST reductions whose work-group split
      * comes from clBLAST's tuning table, keyed by the device name, and PoCL names its device after the host CPU
@@ -38,7 +40,7 @@ static const golden_case cases[] = {
      * table was recorded, 2b56c804adb6b2cc on an AMD EPYC VM). CG's agreement with the CPU is tested by
      * test_opencl_equivalence at a tolerance. */
     {"chain:40", CTN_SOLVER_CG, 30, 0xf8c206f98842d99dULL, 0},
-    {"tree:63", CTN_SOLVER_DIRECT, 60, 0x4e59950cab087cf5ULL, 0x47d1895df6eb3a35ULL},
+    {"tree:63", CTN_SOLVER_DIRECT, 60, 0x3ea10edf620c9059ULL, 0x47d1895df6eb3a35ULL},
     {"pile:200", CTN_SOLVER_GS, 60, 0x4a04bbf61d803858ULL, 0x6120637cd7d94a3cULL},
     {"bridge_limits:10", CTN_SOLVER_GS, 60, 0xee3edb975ef9eb3cULL, 0x0f75c915386526d1ULL},
 };

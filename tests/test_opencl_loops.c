@@ -143,6 +143,7 @@ static result run(ctn_backend backend, ctn_solver solver, int iterations, void (
     memset(&r, 0, sizeof r);
     ctn_world_desc d = ctn_world_desc_default();
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = solver;
     d.iterations = iterations;

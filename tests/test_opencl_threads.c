@@ -45,6 +45,7 @@ static int child(void) {
             if (sc >= plain && so != CTN_SOLVER_DIRECT) continue;
             ctn_world_desc d = ctn_world_desc_default();
             d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+            d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
             d.backend = CTN_BACKEND_OPENCL;
             d.device = "0:0";
             d.solver = (ctn_solver)so;

@@ -185,6 +185,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, i
     result r = {0, 0, NULL, 0.0};
     ctn_world_desc d = ctn_world_desc_default();
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.debug.tree_band = tree_band;
     d.backend = backend;
     d.solver = solver;
@@ -269,6 +270,7 @@ static int compare(const char *name, builder b, int seed, int substeps, double g
 static void hybrid(const char *name, builder b) {
     ctn_world_desc d = ctn_world_desc_default();
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = CTN_BACKEND_OPENCL;
     d.solver = CTN_SOLVER_DIRECT;
     d.debug.direct_tree = 1; /* the forest path also for a bridge (a chain) */
@@ -293,6 +295,7 @@ static void hybrid(const char *name, builder b) {
 static int run_grow(ctn_backend backend, double *pos, int cap, int *bodies) {
     ctn_world_desc d = ctn_world_desc_default();
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = CTN_SOLVER_DIRECT;
     ctn_world *w = NULL;

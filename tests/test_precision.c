@@ -22,6 +22,7 @@
 static ctn_world *make_world(ctn_backend backend, double dt, int substeps, int zero_gravity) {
     ctn_world_desc d = ctn_world_desc_default();
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = CTN_SOLVER_DIRECT;
     d.time_step = dt;

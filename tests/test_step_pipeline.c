@@ -8,6 +8,7 @@
 #include "ids.h"
 #include "check.h"
 #include "opencl_lsan.h"
+#include "ctn_solver.h" /* CTN_PROJECT_MAX */
 #include "solve/pipeline.h"
 
 #include <float.h>
@@ -19,6 +20,8 @@
 static ctn_stage calls[256];
 static int call_count, restored;
 static const float *scripted_worst; /* the errors PROJECT_ROWS reports, in turn */
+static const float *scripted_chord; /* the errors CHORD_ROWS reports, in turn */
+static int mock_kept;               /* PROJECT_ENTER says a factor is kept */
 
 static ctn_status mock_begin(ctn_world *w) {
     (void)w;
@@ -28,6 +31,8 @@ static ctn_status mock_run(ctn_world *w, ctn_stage stage, const ctn_step_params 
     (void)w, (void)prm;
     if (call_count < 256) calls[call_count++] = stage;
     if (stage == CTN_STAGE_PROJECT_ROWS) out->worst = *scripted_worst++;
+    if (stage == CTN_STAGE_CHORD_ROWS) out->worst = *scripted_chord++;
+    if (stage == CTN_STAGE_PROJECT_ENTER) out->kept = mock_kept;
     return CTN_OK;
 }
 static void mock_timer(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st) { (void)w, (void)timer, (void)st; }
@@ -44,14 +49,21 @@ static ctn_status mock_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
     (void)w, (void)st;
     return s;
 }
-static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 0, 0};
+static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 0, 0, 0};
 static const ctn_backend_ops mock_backend = {"mock", &mock_stages, NULL, NULL, NULL};
+/* the same with the chord stages (the CPU backend's flags) */
+static const ctn_stage_ops mock_chord_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 1, 0, 1};
+static const ctn_backend_ops mock_chord_backend = {"mock", &mock_chord_stages, NULL, NULL, NULL};
+static ctn_step_stats recorded; /* the statistics of the recorded step */
 
-/* Runs the driver once on a 5-link chain (exact solver, 2 substeps) through the recording backend. */
-static void record_step(const float *worst) {
+/* Runs the driver once on a 5-link chain (exact solver, 2 substeps, the velocity step) through the recording
+ * backend; chord >= 0: the backend with the chord stages, a factor kept, desc.debug.project_chord = chord. */
+static void record_step_chord(const float *worst, const float *chord_worst, int chord) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.solver = CTN_SOLVER_DIRECT;
+    d.integrator = CTN_INTEGRATOR_VELOCITY;
+    d.debug.project_chord = chord < 0 ? -1 : chord;
     d.substeps = 2;
     ctn_world *w = NULL;
     char err[256];
@@ -60,15 +72,18 @@ static void record_step(const float *worst) {
     CHECK(ctn_scene_from_spec(w, "chain:5") == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w)); /* topology and solver choice */
     const ctn_backend_ops *real = w->backend;
-    w->backend = &mock_backend;
+    w->backend = chord >= 0 ? &mock_chord_backend : &mock_backend;
     call_count = restored = 0;
     scripted_worst = worst;
-    ctn_step_stats st;
-    memset(&st, 0, sizeof st);
-    CHECK(ctn__pipeline_step(w, &st) == CTN_OK, "%s", ctn_world_last_error(w));
+    scripted_chord = chord_worst;
+    mock_kept = chord >= 0;
+    memset(&recorded, 0, sizeof recorded);
+    CHECK(ctn__pipeline_step(w, &recorded) == CTN_OK, "%s", ctn_world_last_error(w));
     w->backend = real;
     ctn_world_destroy(w);
 }
+
+static void record_step(const float *worst) { record_step_chord(worst, NULL, -1); }
 
 static int count_calls(ctn_stage stage) {
     int n = 0;
@@ -110,6 +125,54 @@ static void test_projection_undo(void) {
     record_step(worse);
     CHECK(count_calls(CTN_STAGE_POSES_KEEP) == 1 && count_calls(CTN_STAGE_POSES_UNDO) == 1, "keep %d, undo %d",
           count_calls(CTN_STAGE_POSES_KEEP), count_calls(CTN_STAGE_POSES_UNDO));
+}
+
+/* The projection's chord steps: the stages in order when a chord step divides the error by 4 or more, the undo
+ * and Newton step (with its own factor, which the next step reuses) when it does not, and Newton steps only
+ * when desc.debug.project_chord is 0. */
+static void expect_projection(const ctn_stage *want, int n, const char *what) {
+    int first = 0; /* the projection's calls: from PROJECT_ENTER */
+    while (first < call_count && calls[first] != CTN_STAGE_PROJECT_ENTER) ++first;
+    CHECK(call_count - first == n, "%s: %d projection calls, expected %d", what, call_count - first, n);
+    for (int i = 0; i < n && first + i < call_count; ++i)
+        CHECK(calls[first + i] == want[i], "%s: projection call %d: stage %d, expected %d", what, i, (int)calls[first + i], (int)want[i]);
+}
+
+static void test_projection_chord(void) {
+    static const float good[] = {1e-3f, 2e-4f, 1e-9f}; /* two chord steps, each dividing the error by 5 or more */
+    record_step_chord(NULL, good, 1);
+    static const ctn_stage chords[] = {CTN_STAGE_PROJECT_ENTER, CTN_STAGE_PROJECT_REST, CTN_STAGE_CHORD_ROWS,  CTN_STAGE_POSES_KEEP,
+                                       CTN_STAGE_CHORD_SOLVE,   CTN_STAGE_INTEGRATE,    CTN_STAGE_PROJECT_REST, CTN_STAGE_CHORD_ROWS,
+                                       CTN_STAGE_POSES_KEEP,    CTN_STAGE_CHORD_SOLVE,  CTN_STAGE_INTEGRATE,    CTN_STAGE_PROJECT_REST,
+                                       CTN_STAGE_CHORD_ROWS,    CTN_STAGE_PROJECT_LEAVE, CTN_STAGE_MEASURE};
+    expect_projection(chords, (int)(sizeof chords / sizeof chords[0]), "two chord steps");
+    CHECK(recorded.projection_chords == 2 && recorded.projection_factors == 0, "chords %d, factors %d", recorded.projection_chords,
+          recorded.projection_factors);
+
+    static const float slow[] = {1e-3f, 3e-4f, 1e-9f}; /* the chord step divides by 3.3 only: undone */
+    static const float newton[] = {1e-3f};                /* the rows of the poses it started from, for the Newton step */
+    record_step_chord(newton, slow, 1);
+    static const ctn_stage undone[] = {CTN_STAGE_PROJECT_ENTER, CTN_STAGE_PROJECT_REST,  CTN_STAGE_CHORD_ROWS, CTN_STAGE_POSES_KEEP,
+                                       CTN_STAGE_CHORD_SOLVE,   CTN_STAGE_INTEGRATE,     CTN_STAGE_PROJECT_REST, CTN_STAGE_CHORD_ROWS,
+                                       CTN_STAGE_POSES_UNDO,    CTN_STAGE_PROJECT_REST,  CTN_STAGE_PREPARE,    CTN_STAGE_PROJECT_ROWS,
+                                       CTN_STAGE_GEOMETRIC_INERTIA, CTN_STAGE_POSES_KEEP, CTN_STAGE_SOLVE,     CTN_STAGE_INTEGRATE,
+                                       CTN_STAGE_PROJECT_REST,  CTN_STAGE_CHORD_ROWS,    CTN_STAGE_PROJECT_LEAVE, CTN_STAGE_MEASURE};
+    expect_projection(undone, (int)(sizeof undone / sizeof undone[0]), "a chord step undone");
+    CHECK(recorded.projection_chords == 0 && recorded.projection_factors == 1, "chords %d, factors %d", recorded.projection_chords,
+          recorded.projection_factors);
+
+    static const float off[] = {1e-3f, 1e-9f};
+    record_step_chord(off, NULL, 0); /* asked off: Newton steps although the backend could */
+    CHECK(count_calls(CTN_STAGE_CHORD_ROWS) == 0 && count_calls(CTN_STAGE_CHORD_SOLVE) == 0 && recorded.projection_factors == 1,
+          "chord stages %d + %d with desc.debug.project_chord = 0", count_calls(CTN_STAGE_CHORD_ROWS), count_calls(CTN_STAGE_CHORD_SOLVE));
+
+    /* a chord step is never the last of CTN_PROJECT_MAX (that one is not checked): a Newton step with its rows */
+    static const float creep[] = {1e-1f, 2e-2f, 4e-3f, 8e-4f, 1.6e-4f, 3.2e-5f, 6.4e-6f, 1.28e-6f};
+    record_step_chord(NULL, creep, 1);
+    CHECK(count_calls(CTN_STAGE_CHORD_SOLVE) == CTN_PROJECT_MAX - 1 && count_calls(CTN_STAGE_SOLVE) == 2 + 1 &&
+              count_calls(CTN_STAGE_PREPARE) == 2 + 1,
+          "%d chord solves, %d solves, %d row builds", count_calls(CTN_STAGE_CHORD_SOLVE), count_calls(CTN_STAGE_SOLVE),
+          count_calls(CTN_STAGE_PREPARE));
 }
 
 /* ---- the real backends -------------------------------------------------------------------------------- */
@@ -203,6 +266,7 @@ int main(int argc, char **argv) {
     }
     test_stage_order();
     test_projection_undo();
+    test_projection_chord();
     test_no_speed_limit(CTN_BACKEND_CPU);
     test_residual_threads();
     test_cg_bounded_residual(CTN_BACKEND_CPU);

@@ -231,28 +231,29 @@ static void check_refusals_and_reports(void) {
                                   JOINT("jc", "continuous", "b", "c", "1 0 0", "<axis xyz=\"0 0 1\"/>"));
     CHECK(st == CTN_OK, "lossy robot loads: %s", g_msg);
     const char *expect[] = {"(Catena collides spheres, capsules and boxes): a (package://robot/a.stl)\n",
-                            "collision elements of links fixed to the world made static bodies named link#k: world#0\n",
+                            "collision elements of links fixed to the world put on static bodies named after the links: world (world_shapes)\n",
                             "mimic couplings ignored (the joints move independently): jb (mimics ja: moving parent 'a')\n",
                             "joint damping and friction ignored: ja (damping 0.5, friction 0)\n",
-                            "joint limits beyond [-pi, pi] clamped to it: ja ([-4, 4])\n",
-                            "(one shape per body; each adds 1e-6 of the link's mass and inertia): c#1\n"};
+                            "joint limits beyond [-pi, pi] clamped to it: ja ([-4, 4])\n"};
     for (size_t k = 0; k < sizeof expect / sizeof *expect; ++k) CHECK(strstr(g_msg, expect[k]) != NULL, "report lacks '%s':\n%s", expect[k], g_msg);
     int on = 0;
     double lo = 0, hi = 0;
     ctn_joint_get_limits(w, HJOINT(w, nj), &on, &lo, &hi);
     CHECK(on && fabs(lo + 3.14159265358979) < 1e-6 && fabs(hi - 3.14159265358979) < 1e-6, "limits clamped to [-pi, pi]: [%g, %g]", lo, hi);
-    /* every collision element kept at its origin: b's sphere 0.3 m off its centre, c's second sphere on an
-     * attached carrier, the world link's box on a static body */
-    ctn_body_id hb = CTN_NULL_BODY, hc = CTN_NULL_BODY, hc1 = CTN_NULL_BODY, hw = CTN_NULL_BODY, master = CTN_NULL_BODY;
+    /* every collision element kept at its origin: b's sphere 0.3 m off its centre, c's second sphere the
+     * second shape of c's compound, the world link's box on a static body named after it */
+    ctn_body_id hb = CTN_NULL_BODY, hc = CTN_NULL_BODY, hw = CTN_NULL_BODY;
     ctn_shape_desc sb, sc1, sw;
+    int32_t nc = 0;
     CHECK(ctn_body_find(w, "b", &hb) == CTN_OK && ctn_body_get_shape(w, hb, &sb) == CTN_OK && sb.type == CTN_SHAPE_SPHERE &&
               fabs(sb.offset[0] - 0.3) < 1e-7 && sb.offset[1] == 0.0 && sb.offset[2] == 0.0,
           "b's sphere at offset (%g %g %g)", sb.offset[0], sb.offset[1], sb.offset[2]);
-    CHECK(ctn_body_find(w, "c", &hc) == CTN_OK && ctn_body_find(w, "c#1", &hc1) == CTN_OK && ctn_body_get_shape(w, hc1, &sc1) == CTN_OK &&
-              sc1.type == CTN_SHAPE_SPHERE && fabs(sc1.radius - 0.2) < 1e-7 && ctn_attach_get(w, hc1, &master, NULL) == CTN_OK && ctn_body_id_equal(master, hc),
-          "c's second sphere rides on c#1, attached to c");
+    CHECK(ctn_body_find(w, "c", &hc) == CTN_OK && ctn_body_shape_count(w, hc, &nc) == CTN_OK && nc == 2 &&
+              ctn_body_get_shape_at(w, hc, 1, &sc1) == CTN_OK && sc1.type == CTN_SHAPE_SPHERE && fabs(sc1.radius - 0.2) < 1e-7,
+          "c holds both its spheres (%d shapes, the second of radius %g)", (int)nc, sc1.radius);
+    CHECK(ctn_world_body_count(w) == nb + 4, "one body per link and one static body for the world link: %d bodies", ctn_world_body_count(w) - nb);
     ctn_body_desc dw;
-    CHECK(ctn_body_find(w, "world#0", &hw) == CTN_OK && ctn_body_get_shape(w, hw, &sw) == CTN_OK && sw.type == CTN_SHAPE_BOX &&
+    CHECK(ctn_body_find(w, "world_shapes", &hw) == CTN_OK && ctn_body_get_shape(w, hw, &sw) == CTN_OK && sw.type == CTN_SHAPE_BOX &&
               ctn_body_get_desc(w, hw, &dw) == CTN_OK && dw.type == CTN_BODY_STATIC,
           "the world link's box is a static body");
     ctn_world_destroy(w);
@@ -288,8 +289,10 @@ static void check_compound(void) {
     for (int k = 0; k < 180; ++k) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_body_get_state(w, h, &s);
     double tilt = 2.0 * sqrt(s.orientation[1] * s.orientation[1] + s.orientation[2] * s.orientation[2]);
-    printf("compound link: %d bodies (link + 2 carriers), rests at z %.5f (0.1), tilted %.3g rad\n", bodies, s.position[2], tilt);
-    CHECK(bodies == 3, "%d bodies", bodies);
+    int32_t shapes = 0;
+    ctn_body_shape_count(w, h, &shapes);
+    printf("compound link: %d body with %d shapes, rests at z %.5f (0.1), tilted %.3g rad\n", bodies, (int)shapes, s.position[2], tilt);
+    CHECK(bodies == 1 && shapes == 3, "%d bodies, %d shapes", bodies, (int)shapes);
     CHECK(fabs(s.position[2] - 0.1) < 2e-3 && tilt < 1e-2, "compound link at z %g, tilted %g rad", s.position[2], tilt);
     ctn_world_destroy(w);
 }
@@ -504,6 +507,43 @@ static void check_scene_robots(void) {
     printf("scene robots: up z, two double pendulums placed, gap %.3g m after 60 steps\n", ss.max_gap);
 }
 
+/* A leg whose knee is limited to [-2.7, -0.9] rad (as a quadruped's) and a slider limited to [0.1, 0.3] m:
+ * zero is outside both, so the robot starts with the knee at -0.9 rad and the slider at 0.1 m (reported),
+ * while position 0 stays the joints' zero (the angle reads -0.9, not 0). Under z-up gravity, the hip held
+ * by its motor, nothing snaps: the joints hold to 1e-6 m over 120 steps (built at zero, the knee would
+ * jump 0.9 rad onto its limit). */
+static void check_start_in_limits(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.gravity[0] = 0, d.gravity[1] = 0, d.gravity[2] = -9.81;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    ctn_status st = load_text(w, "<link name=\"world\"/>" LINK("thigh", "") LINK("calf", "") LINK("carriage", "")
+                                 JOINT("hip", "revolute", "world", "thigh", "0 0 1", "<axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"200\" velocity=\"1\"/>")
+                                 JOINT("knee", "revolute", "thigh", "calf", "0 0 -0.3", "<axis xyz=\"0 1 0\"/><limit lower=\"-2.7\" upper=\"-0.9\" effort=\"100\" velocity=\"1\"/>")
+                                 JOINT("rail", "prismatic", "world", "carriage", "2 0 1", "<axis xyz=\"0 0 1\"/><limit lower=\"0.1\" upper=\"0.3\" effort=\"100\" velocity=\"1\"/>"));
+    CHECK(st == CTN_OK, "%s", g_msg);
+    CHECK(strstr(g_msg, "start at the nearest limit (position 0 stays the joint's zero): knee (-0.9), rail (0.1)") != NULL, "report: %s", g_msg);
+    ctn_joint_id knee = CTN_NULL_JOINT, rail = CTN_NULL_JOINT;
+    double angle = 0.0, travel = 0.0;
+    CHECK(ctn_joint_find(w, "knee", &knee) == CTN_OK && ctn_joint_get_angle(w, knee, &angle) == CTN_OK && fabs(angle + 0.9) < 1e-6,
+          "the knee starts at %g rad (-0.9)", angle);
+    CHECK(ctn_joint_find(w, "rail", &rail) == CTN_OK && ctn_joint_get_translation(w, rail, &travel) == CTN_OK && fabs(travel - 0.1) < 1e-6,
+          "the slider starts at %g m (0.1)", travel);
+    double worst_gap = 0.0, worst_angle = 0.0, gap, ang;
+    for (int k = 0; k < 120; ++k) {
+        CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_world_measure(w, &gap, &ang);
+        worst_gap = fmax(worst_gap, gap), worst_angle = fmax(worst_angle, ang);
+    }
+    printf("start in limits: knee at %.3f rad, slider at %.3f m; worst gap %.3g m, angle %.3g rad over 120 steps\n", angle, travel, worst_gap,
+           worst_angle);
+    CHECK(worst_gap < 1e-6 && worst_angle < 1e-3, "worst gap %g m, angle %g rad", worst_gap, worst_angle);
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     ctn_world *w = cpu_world();
     ctn_status st = load(w, CATENA_SOURCE_DIR "/examples/double_pendulum.urdf");
@@ -524,5 +564,6 @@ int main(void) {
     check_zero_inertia();
     check_tiny_links();
     check_scene_robots();
+    check_start_in_limits();
     return check_report("test_urdf");
 }

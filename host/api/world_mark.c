@@ -35,10 +35,7 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     struct ctn_collision *c = w->collision;
     for (int i = m.bodies; i < w->body_count; ++i) {
         if (w->props[i].flags & CTN_BODY_FLAG_ALIVE) w->live_bodies--;
-        if (c && i < c->shape_capacity && c->shapes[i].type != CTN_SHAPE_NONE) {
-            c->shapes[i].type = CTN_SHAPE_NONE;
-            c->shape_count--;
-        }
+        ctn__collision_shapes_clear(c, i);
     }
     ctn__body_names_truncate(w, m.bodies);
     w->body_count = m.bodies;

@@ -6,6 +6,7 @@
  *   CATENA_FAULT=NAME[@N]   desc.debug.fault (builds with -DCATENA_FAULT_INJECTION=ON)
  *   CATENA_DIRECT_TREE, CATENA_TREE_BAND, CATENA_TREE_SEGMENT, CATENA_TREE_LOCAL_ONE   desc.debug knobs
  *   CATENA_DIRECT_TRACE=1   desc.debug.trace
+ *   CATENA_PROJECT_CHORD=0|1   desc.debug.project_chord
  *   CATENA_CACHE_DIR=DIR    the OpenCL binary cache (ctn_set_cache_dir), else $XDG_CACHE_HOME/catena, else
  *                           $HOME/.cache/catena
  *   OMP_NUM_THREADS=N       desc.threads when neither the scene nor --threads sets it (the first number of
@@ -100,6 +101,7 @@ void ctn_cli_env_desc(ctn_world_desc *d) {
     env_int("CATENA_TREE_SEGMENT", &d->debug.tree_segment);
     env_int("CATENA_TREE_LOCAL_ONE", &d->debug.tree_local_one);
     env_int("CATENA_DIRECT_TRACE", &d->debug.trace);
+    env_int("CATENA_PROJECT_CHORD", &d->debug.project_chord);
     const char *omp = getenv("OMP_NUM_THREADS");
     if (d->threads == 0 && omp && omp[0]) {
         char *end;

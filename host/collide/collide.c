@@ -1,5 +1,8 @@
 /* Built-in contact generation: shapes on bodies, static planes, and contact persistence.
  *
+ * A body holds one shape or several (a compound: shapes[] holds each body's first, more[] the others, each
+ * at its own offset and rotation); every shape is an item of the broad phase, a body's own shapes never
+ * collide, and a point's feature id carries the indices of its two shapes (ctn__shape_feature).
  * Every step, before the topology rebuild, ctn__collide
  *   1. bounds every shape by an AABB grown by its motion bound over one step (|v| + |w| R) h plus half
  *      the speculative margin, and finds overlapping pairs with the uniform grid (broadphase.c);
@@ -64,7 +67,10 @@ struct ctn_collision *ctn__collision_get(ctn_world *w) {
 void ctn__collision_free(ctn_world *w) {
     struct ctn_collision *c = w->collision;
     if (!c) return;
+    for (int i = 0; c->more && i < c->shape_capacity; ++i) ctn__free(c->more[i].s);
+    ctn__free(c->more);
     ctn__free(c->shapes);
+    ctn__free(c->item_shape);
     ctn__free(c->planes);
     ctn__free(c->keys);
     ctn__free(c->table);
@@ -93,11 +99,9 @@ ctn_status ctn_world_set_collision(ctn_world *w, const ctn_collision_desc *d) {
 
 static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
 
-ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_desc *s) {
-    CTN__ENTER(w);
-    if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_shape: shape is NULL");
-    int body = ctn__body_index(w, handle, "ctn_body_set_shape", 0);
-    if (body < 0) return w->handle_status;
+/* Checks a shape description for body slot `body` and converts it (what = the calling function's name for
+ * the messages). CTN_OK or the failure recorded on w. */
+static ctn_status shape_from_desc(ctn_world *w, int body, ctn_body_id handle, const ctn_shape_desc *s, ctn_shape *sh) {
     if ((int)s->type < CTN_SHAPE_NONE || (int)s->type > CTN_SHAPE_BOX)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: unknown shape type %d", (int)s->type);
     if ((s->type == CTN_SHAPE_SPHERE || s->type == CTN_SHAPE_CAPSULE) && !finite_pos(s->radius))
@@ -134,23 +138,9 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     if ((w->props[body].flags & CTN_BODY_FLAG_PARTICLE) && s->type != CTN_SHAPE_SPHERE && s->type != CTN_SHAPE_NONE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: body %lld is a particle (no orientation): only spheres fit",
                          (long long)ctn_body_id_to_int(handle));
-    struct ctn_collision *c = ctn__collision_get(w);
-    if (!c) return CTN_ERR_OUT_OF_MEMORY;
-    if (body >= c->shape_capacity) {
-        int cap = c->shape_capacity ? c->shape_capacity : 64;
-        while (cap <= body) cap *= 2;
-        ctn_shape *ns = ctn__realloc(c->shapes, (size_t)cap * sizeof *ns);
-        if (!ns) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d shapes", cap);
-        memset(ns + c->shape_capacity, 0, (size_t)(cap - c->shape_capacity) * sizeof *ns);
-        c->shapes = ns;
-        c->shape_capacity = cap;
-    }
-    ctn_shape *sh = &c->shapes[body];
-    if (sh->type != CTN_SHAPE_NONE) c->shape_count--;
     memset(sh, 0, sizeof *sh);
     sh->type = (int)s->type;
     if (s->type == CTN_SHAPE_NONE) return CTN_OK;
-    c->shape_count++;
     sh->radius = (float)s->radius;
     sh->half_length = (float)s->half_length;
     sh->half_extents = ctn_v3_make((float)s->half_extents[0], (float)s->half_extents[1], (float)s->half_extents[2]);
@@ -161,6 +151,125 @@ ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_
     sh->rot = ctn_quat_make((float)(s->rotation[0] / qn), (float)(s->rotation[1] / qn), (float)(s->rotation[2] / qn),
                             (float)(s->rotation[3] / qn));
     sh->placed = placed;
+    return CTN_OK;
+}
+
+/* Room for body slot `body` in shapes[] and more[]; 0 on out-of-memory. */
+static int shapes_reserve(struct ctn_collision *c, int body) {
+    if (body < c->shape_capacity) return 1;
+    int cap = c->shape_capacity ? c->shape_capacity : 64;
+    while (cap <= body) cap *= 2;
+    ctn_shape *ns = ctn__realloc(c->shapes, (size_t)cap * sizeof *ns);
+    if (!ns) return 0;
+    memset(ns + c->shape_capacity, 0, (size_t)(cap - c->shape_capacity) * sizeof *ns);
+    c->shapes = ns;
+    if (c->more) {
+        ctn_shape_list *nm = ctn__realloc(c->more, (size_t)cap * sizeof *nm);
+        if (!nm) return 0; /* shapes[] grew alone: harmless, shape_capacity still covers both */
+        memset(nm + c->shape_capacity, 0, (size_t)(cap - c->shape_capacity) * sizeof *nm);
+        c->more = nm;
+    }
+    c->shape_capacity = cap;
+    return 1;
+}
+
+void ctn__collision_shapes_clear(struct ctn_collision *c, int body) {
+    if (!c || body >= c->shape_capacity) return;
+    if (c->shapes[body].type != CTN_SHAPE_NONE) {
+        c->shape_count--;
+        c->shape_total -= ctn__shape_count_of(c, body);
+    }
+    c->shapes[body].type = CTN_SHAPE_NONE;
+    if (c->more) c->more[body].count = 0;
+}
+
+int ctn__collision_shape_append(struct ctn_collision *c, int body, const ctn_shape *s) {
+    if (!c->more) {
+        c->more = ctn__calloc((size_t)c->shape_capacity, sizeof *c->more);
+        if (!c->more) return 0;
+    }
+    ctn_shape_list *l = &c->more[body];
+    if (l->count == l->capacity) {
+        int cap = l->capacity ? 2 * l->capacity : 4;
+        ctn_shape *ns = ctn__realloc(l->s, (size_t)cap * sizeof *ns);
+        if (!ns) return 0;
+        l->s = ns;
+        l->capacity = cap;
+    }
+    l->s[l->count++] = *s;
+    c->shape_total++;
+    return 1;
+}
+
+ctn_status ctn_body_set_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_desc *s) {
+    CTN__ENTER(w);
+    if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_shape: shape is NULL");
+    int body = ctn__body_index(w, handle, "ctn_body_set_shape", 0);
+    if (body < 0) return w->handle_status;
+    ctn_shape sh;
+    ctn_status st = shape_from_desc(w, body, handle, s, &sh);
+    if (st != CTN_OK) return st;
+    struct ctn_collision *c = ctn__collision_get(w);
+    if (!c) return CTN_ERR_OUT_OF_MEMORY;
+    if (!shapes_reserve(c, body)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d shapes", body + 1);
+    ctn__collision_shapes_clear(c, body);
+    c->shapes[body] = sh;
+    if (sh.type == CTN_SHAPE_NONE) return CTN_OK;
+    c->shape_count++;
+    c->shape_total++;
+    return CTN_OK;
+}
+
+ctn_status ctn_body_add_shape(ctn_world *w, ctn_body_id handle, const ctn_shape_desc *s, int32_t *index) {
+    CTN__ENTER(w);
+    if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_add_shape: shape is NULL");
+    int body = ctn__body_index(w, handle, "ctn_body_add_shape", 0);
+    if (body < 0) return w->handle_status;
+    if (s->type == CTN_SHAPE_NONE)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: none adds nothing (ctn_body_remove_shape removes a shape)");
+    ctn_shape sh;
+    ctn_status st = shape_from_desc(w, body, handle, s, &sh);
+    if (st != CTN_OK) return st;
+    struct ctn_collision *c = ctn__collision_get(w);
+    if (!c) return CTN_ERR_OUT_OF_MEMORY;
+    if (!shapes_reserve(c, body)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d shapes", body + 1);
+    int n = ctn__shape_count_of(c, body);
+    if (n > 0 && (w->props[body].flags & CTN_BODY_FLAG_PARTICLE))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_add_shape: body %lld is a particle: it holds one centred sphere",
+                         (long long)ctn_body_id_to_int(handle));
+    if (n >= CTN_MAX_BODY_SHAPES)
+        return ctn__fail(w, CTN_ERR_LIMIT, "ctn_body_add_shape: body %lld has %d shapes, the most one body holds",
+                         (long long)ctn_body_id_to_int(handle), n);
+    if (n == 0) {
+        c->shapes[body] = sh;
+        c->shape_count++;
+        c->shape_total++;
+    } else if (!ctn__collision_shape_append(c, body, &sh)) {
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the shapes of body %lld", (long long)ctn_body_id_to_int(handle));
+    }
+    if (index) *index = n;
+    return CTN_OK;
+}
+
+ctn_status ctn_body_remove_shape(ctn_world *w, ctn_body_id handle, int32_t index) {
+    CTN__ENTER(w);
+    int body = ctn__body_index(w, handle, "ctn_body_remove_shape", 0);
+    if (body < 0) return w->handle_status;
+    struct ctn_collision *c = w->collision;
+    int n = ctn__shape_count_of(c, body);
+    if (index < 0 || index >= n)
+        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_body_remove_shape: shape %d out of range (body %lld has %d)", (int)index,
+                         (long long)ctn_body_id_to_int(handle), n);
+    if (n == 1) {
+        ctn__collision_shapes_clear(c, body);
+        return CTN_OK;
+    }
+    ctn_shape_list *l = &c->more[body];
+    if (index == 0) c->shapes[body] = l->s[0];
+    int from = index == 0 ? 0 : index - 1;
+    memmove(l->s + from, l->s + from + 1, (size_t)(l->count - from - 1) * sizeof *l->s);
+    l->count--;
+    c->shape_total--;
     return CTN_OK;
 }
 
@@ -191,6 +300,26 @@ ctn_status ctn_world_add_plane(ctn_world *w, const double normal[3], double offs
     if (out) *out = c->plane_count;
     c->plane_count++;
     return CTN_OK;
+}
+
+int ctn__collision_possible(const ctn_world *w) {
+    const struct ctn_collision *c = w->collision;
+    if (!c || !c->desc.enabled || c->shape_count == 0) return 0;
+    if (c->plane_count > 0) return 1;
+    /* two bodies with shapes, unless every shape shares one nonzero group (one robot's links) */
+    int bodies = 0, group = -1, nb = w->body_count < c->shape_capacity ? w->body_count : c->shape_capacity;
+    for (int b = 0; b < nb; ++b) {
+        if (!(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) continue;
+        int ns = ctn__shape_count_of(c, b);
+        if (ns) bodies++;
+        for (int k = 0; k < ns; ++k) {
+            int g = ctn__shape_at(c, b, k)->group;
+            if (g == 0 || (group >= 0 && g != group)) group = -2;
+            else if (group == -1) group = g;
+        }
+        if (bodies >= 2 && group == -2) return 1;
+    }
+    return 0;
 }
 
 /* ---- contact definitions -------------------------------------------------------------------------- */
@@ -321,10 +450,7 @@ void ctn__collision_body_removed(ctn_world *w, int body) {
             k->joint = -1;
         }
     }
-    if (body < c->shape_capacity && c->shapes[body].type != CTN_SHAPE_NONE) {
-        c->shapes[body].type = CTN_SHAPE_NONE;
-        c->shape_count--;
-    }
+    ctn__collision_shapes_clear(c, body);
 }
 
 /* ---- jointed pairs ------------------------------------------------------------------------------------ */
@@ -406,29 +532,40 @@ static int grow_to(void *p, size_t n, size_t size) {
 
 /* Step 1: room for every shape as a broad-phase item. */
 static int reserve_items(struct ctn_collision *c) {
-    int need = c->shape_count + 1;
+    int need = c->shape_total + 1;
     if (need <= c->item_capacity) return 1;
     size_t cap = (size_t)need + (size_t)need / 2;
-    if (!grow_to(&c->item_body, cap, sizeof *c->item_body) || !grow_to(&c->item_grow, cap, sizeof *c->item_grow) ||
+    if (!grow_to(&c->item_body, cap, sizeof *c->item_body) || !grow_to(&c->item_shape, cap, sizeof *c->item_shape) ||
+        !grow_to(&c->item_grow, cap, sizeof *c->item_grow) ||
         !grow_to(&c->aabb, 6 * cap, sizeof *c->aabb))
         return 0;
     c->item_capacity = (int)cap;
     return 1;
 }
 
-/* Step 2: the shapes of live bodies as items, in body order, each with its motion bound over the step and
- * its AABB grown by that bound plus half the margin. Returns the item count. */
+/* Step 2: the shapes of live bodies as items, in body order (a body's shapes in their order), each with its
+ * motion bound over the step and its AABB grown by that bound plus half the margin. Returns the item count. */
 static int gather_items(const ctn_world *w, struct ctn_collision *c, float h, float margin) {
     int nb = w->body_count < c->shape_capacity ? w->body_count : c->shape_capacity, n = 0;
     for (int b = 0; b < nb; ++b) {
-        const ctn_shape *s = &c->shapes[b];
-        if (s->type == CTN_SHAPE_NONE || !(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) continue;
-        c->item_body[n] = b;
-        c->item_grow[n] = swept(w, b, ctn__shape_radius(s), h);
-        ctn__shape_aabb(w->pose[b], s, 0.5f * margin + c->item_grow[n], &c->aabb[6 * n]);
-        n++;
+        if (c->shapes[b].type == CTN_SHAPE_NONE || !(w->props[b].flags & CTN_BODY_FLAG_ALIVE)) continue;
+        int ns = ctn__shape_count_of(c, b);
+        for (int k = 0; k < ns; ++k) {
+            const ctn_shape *s = ctn__shape_at(c, b, k);
+            c->item_body[n] = b;
+            c->item_shape[n] = k;
+            c->item_grow[n] = swept(w, b, ctn__shape_radius(s), h);
+            ctn__shape_aabb(w->pose[b], s, 0.5f * margin + c->item_grow[n], &c->aabb[6 * n]);
+            n++;
+        }
     }
     return n;
+}
+
+/* The points appended to c->points from index `from` on get the feature ids of shapes ka and kb. */
+static void tag_features(struct ctn_collision *c, int from, int ka, int kb) {
+    if (ka == 0 && kb == 0) return;
+    for (int i = from; i < c->points.count; ++i) c->points.p[i].feature = ctn__shape_feature(c->points.p[i].feature, ka, kb);
 }
 
 /* Step 3: points of every dynamic item against every plane. 0 on out-of-memory. */
@@ -436,7 +573,7 @@ static int plane_contacts(const ctn_world *w, struct ctn_collision *c, int n, fl
     for (int i = 0; i < n; ++i) {
         int b = c->item_body[i];
         if (!is_dynamic(w, b)) continue;
-        const ctn_shape *s = &c->shapes[b];
+        const ctn_shape *s = ctn__shape_at(c, b, c->item_shape[i]);
         for (int k = 0; k < c->plane_count; ++k) {
             ctn_contact_point cp;
             cp.a = b;
@@ -445,8 +582,10 @@ static int plane_contacts(const ctn_world *w, struct ctn_collision *c, int n, fl
             cp.mu = sqrtf(s->friction * c->planes[k].friction);
             cp.e = s->restitution > c->planes[k].restitution ? s->restitution : c->planes[k].restitution;
             ctn_plane pl = ctn__local_plane(c->planes[k], cp.org);
+            int from = c->points.count;
             if (!ctn__plane_points(&c->points, &cp, ctn__local_pose(w->pose[b], cp.org), s, &pl, k, margin + c->item_grow[i]))
                 return 0;
+            tag_features(c, from, c->item_shape[i], 0);
         }
     }
     return 1;
@@ -471,7 +610,7 @@ static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, flo
         int i = c->pairs.pairs[2 * p], j = c->pairs.pairs[2 * p + 1];
         int a = c->item_body[i], b = c->item_body[j]; /* a < b: items are in body order */
         if (!is_dynamic(w, a) && !is_dynamic(w, b)) continue;
-        const ctn_shape *sa = &c->shapes[a], *sb = &c->shapes[b];
+        const ctn_shape *sa = ctn__shape_at(c, a, c->item_shape[i]), *sb = ctn__shape_at(c, b, c->item_shape[j]);
         if (sa->group != 0 && sa->group == sb->group) continue; /* one collision group: never collide */
         int ra = solver_body(w, a), rb = solver_body(w, b);
         if (ra == rb || joined_has(c, ra, rb)) continue;
@@ -481,9 +620,11 @@ static int pair_contacts(const ctn_world *w, struct ctn_collision *c, int n, flo
         cp.org = w->pose[a].p;
         cp.mu = sqrtf(sa->friction * sb->friction);
         cp.e = sa->restitution > sb->restitution ? sa->restitution : sb->restitution;
+        int from = c->points.count;
         if (!ctn__pair_points(&c->points, &cp, ctn__local_pose(w->pose[a], cp.org), sa, ctn__local_pose(w->pose[b], cp.org), sb,
                               margin + c->item_grow[i] + c->item_grow[j]))
             return 0;
+        tag_features(c, from, c->item_shape[i], c->item_shape[j]);
     }
     return 1;
 }

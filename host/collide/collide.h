@@ -17,6 +17,10 @@ ctn_status ctn__collide(ctn_world *w, double *ms, int *contacts);
 int ctn__collide_undo(ctn_world *w);
 void ctn__collision_free(ctn_world *w);
 void ctn__collision_body_removed(ctn_world *w, int body);
+/* Whether the built-in collision detection can make a contact in this world as it is: it is enabled, and a
+ * shape has a plane to touch or a shape on another body outside its collision group (a robot alone in a
+ * world without planes, its links in one group, has none). O(bodies). */
+int ctn__collision_possible(const ctn_world *w);
 /* Built-in contacts on body slot `body` (they go with the body when it is removed). */
 int ctn__collision_body_contacts(const ctn_world *w, int body);
 
@@ -84,11 +88,19 @@ typedef struct ctn_point_list {
     int count, capacity;
 } ctn_point_list;
 
+/* A body's shapes after its first (a compound shape). */
+typedef struct ctn_shape_list {
+    ctn_shape *s;
+    int count, capacity;
+} ctn_shape_list;
+
 struct ctn_collision {
     ctn_collision_desc desc;
-    int shape_capacity;   /* body ids covered by shapes[] */
-    ctn_shape *shapes;
+    int shape_capacity;   /* body ids covered by shapes[] and more[] */
+    ctn_shape *shapes;    /* [shape_capacity] each body's first shape (type CTN_SHAPE_NONE: none) */
+    ctn_shape_list *more; /* [shape_capacity] each body's further shapes (NULL until one is added) */
     int shape_count;      /* bodies with a shape */
+    int shape_total;      /* shapes of all bodies (first and further) */
     int plane_count, plane_capacity;
     ctn_plane *planes;
     /* contact cache of the last step: a list and an open-addressed table over it */
@@ -106,6 +118,7 @@ struct ctn_collision {
      * and contact counts were reached before allocates nothing. */
     int item_capacity;
     int *item_body;       /* [items] body slot of each shape, in body order */
+    int *item_shape;      /* [items] the shape's index on its body (0: its first) */
     float *item_grow;     /* [items] motion bound over one step */
     float *aabb;          /* [6 items] grown bounding boxes */
     uint64_t *joined;     /* open-addressed set of jointed body pairs (0: empty), joined_size slots */
@@ -116,6 +129,23 @@ struct ctn_collision {
     ctn_point_list points;
     ctn_pairs pairs;
 };
+
+/* Shape k (0: the first) of body slot `body`; the caller checks that it exists. */
+static inline const ctn_shape *ctn__shape_at(const struct ctn_collision *c, int body, int k) {
+    return k == 0 ? &c->shapes[body] : &c->more[body].s[k - 1];
+}
+/* Shapes on body slot `body` (0 when none). */
+static inline int ctn__shape_count_of(const struct ctn_collision *c, int body) {
+    if (!c || body >= c->shape_capacity || c->shapes[body].type == 0) return 0;
+    return 1 + (c->more ? c->more[body].count : 0);
+}
+/* Removes every shape of body slot `body` (the body is removed, or a build rolled back). */
+void ctn__collision_shapes_clear(struct ctn_collision *c, int body);
+/* Appends a further shape to body slot `body`, which has a first one; 0 on out-of-memory. */
+int ctn__collision_shape_append(struct ctn_collision *c, int body, const ctn_shape *s);
+/* The feature id of a contact point between shape ka of body a and shape kb of body b: the narrow phase's
+ * own id (below 2^18) with the two shape indices (below 64) above it, so that the first shapes keep it. */
+static inline int ctn__shape_feature(int feature, int ka, int kb) { return feature | (ka << 18) | (kb << 24); }
 
 /* Rebuilds the lookup table of the contact cache over keys[0..key_count). Returns 0 on out-of-memory. */
 int ctn__contact_table_build(struct ctn_collision *c);

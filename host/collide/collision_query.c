@@ -10,17 +10,7 @@ ctn_status ctn_world_get_collision(ctn_world *w, ctn_collision_desc *out) {
     return CTN_OK;
 }
 
-ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *out) {
-    CTN__ENTER(w);
-    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_shape: out is NULL");
-    int i = ctn__body_index(w, body, "ctn_body_get_shape", 0);
-    if (i < 0) return w->handle_status;
-    const struct ctn_collision *c = w->collision;
-    const ctn_shape *sh = c && i < c->shape_capacity ? &c->shapes[i] : NULL;
-    if (!sh || sh->type == CTN_SHAPE_NONE) {
-        *out = ctn_shape_desc_default(CTN_SHAPE_NONE);
-        return CTN_OK;
-    }
+static void shape_to_desc(const ctn_shape *sh, ctn_shape_desc *out) {
     memset(out, 0, sizeof *out);
     out->type = (ctn_shape_type)sh->type;
     out->radius = sh->radius;
@@ -32,6 +22,38 @@ ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *ou
     out->offset[0] = sh->offset.x, out->offset[1] = sh->offset.y, out->offset[2] = sh->offset.z;
     out->rotation[0] = sh->placed ? sh->rot.w : 1.0;
     out->rotation[1] = sh->rot.x, out->rotation[2] = sh->rot.y, out->rotation[3] = sh->rot.z;
+}
+
+ctn_status ctn_body_get_shape(ctn_world *w, ctn_body_id body, ctn_shape_desc *out) {
+    CTN__ENTER(w);
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_shape: out is NULL");
+    int i = ctn__body_index(w, body, "ctn_body_get_shape", 0);
+    if (i < 0) return w->handle_status;
+    const struct ctn_collision *c = w->collision;
+    if (ctn__shape_count_of(c, i) == 0) *out = ctn_shape_desc_default(CTN_SHAPE_NONE);
+    else shape_to_desc(&c->shapes[i], out);
+    return CTN_OK;
+}
+
+ctn_status ctn_body_shape_count(ctn_world *w, ctn_body_id body, int32_t *count) {
+    CTN__ENTER(w);
+    if (!count) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_shape_count: count is NULL");
+    int i = ctn__body_index(w, body, "ctn_body_shape_count", 0);
+    if (i < 0) return w->handle_status;
+    *count = ctn__shape_count_of(w->collision, i);
+    return CTN_OK;
+}
+
+ctn_status ctn_body_get_shape_at(ctn_world *w, ctn_body_id body, int32_t index, ctn_shape_desc *out) {
+    CTN__ENTER(w);
+    if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_get_shape_at: out is NULL");
+    int i = ctn__body_index(w, body, "ctn_body_get_shape_at", 0);
+    if (i < 0) return w->handle_status;
+    int n = ctn__shape_count_of(w->collision, i);
+    if (index < 0 || index >= n)
+        return ctn__fail(w, CTN_ERR_NOT_FOUND, "ctn_body_get_shape_at: shape %d out of range (body %lld has %d)", (int)index,
+                         (long long)ctn_body_id_to_int(body), n);
+    shape_to_desc(ctn__shape_at(w->collision, i, index), out);
     return CTN_OK;
 }
 

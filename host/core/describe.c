@@ -1,5 +1,6 @@
 /* Read-back of bodies and joints: what their descriptions and setters put in, as the world holds it
  * (float32 where the solver stores float32, so a value may differ from the one set in its last bits). */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <string.h>
@@ -67,10 +68,10 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     out->body_b = ctn__body_handle(w, d->b);
     v3_out(d->anchor_a, out->anchor_a);
     v3_out(d->anchor_b, out->anchor_b);
-    if (d->type == CTN_JT_HINGE || d->type == CTN_JT_PRISMATIC || d->type == CTN_JT_UNIVERSAL || d->type == CTN_JT_CONE_TWIST)
+    if (ctn__joint_kind_has(d->type, CTN_JK_AXIS)) /* the joint-type table (core/joint_kinds.c) */
         v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
     if (d->type == CTN_JT_UNIVERSAL) v3_out(d->b < 0 ? d->axis_b : ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
-    if (d->type == CTN_JT_GEAR || d->type == CTN_JT_RACK_PINION) {
+    if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES)) { /* gear, rack_pinion */
         /* the anchors hold the angle references (kernels/ctn_types.h), not points */
         memset(out->anchor_a, 0, sizeof out->anchor_a);
         memset(out->anchor_b, 0, sizeof out->anchor_b);
@@ -86,32 +87,25 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     return CTN_OK;
 }
 
-/* The live joint whose type is `type` or `type2` (ctn_joint_get_limits and friends), or NULL with the
- * reason recorded. */
-static const ctn_joint_def *joint_typed2(ctn_world *w, ctn_joint_id joint, int type, int type2, const char *what, ctn_status *st) {
+/* The live joint whose type has the option `flag` of the joint-type table (CTN_JK_LIMITS and friends), or
+ * NULL with the reason recorded; the message lists the types that have it. */
+static const ctn_joint_def *joint_with(ctn_world *w, ctn_joint_id joint, unsigned flag, const char *what, ctn_status *st) {
     const ctn_joint_def *d = joint_of(w, joint, what, st);
-    if (d && ctn__joint_type(d) != type && ctn__joint_type(d) != type2) {
-        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s%s%s joint", what, (long long)ctn_joint_id_to_int(joint),
-                        ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)), ctn_joint_type_name((ctn_joint_type)type),
-                        type2 != type ? " or " : "", type2 != type ? ctn_joint_type_name((ctn_joint_type)type2) : "");
+    if (d && !ctn__joint_kind_has(ctn__joint_type(d), flag)) {
+        char names[160];
+        *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)ctn_joint_id_to_int(joint),
+                        ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)), ctn__joint_kind_names(flag, names, sizeof names));
         return NULL;
     }
     return d;
-}
-
-static const ctn_joint_def *joint_typed(ctn_world *w, ctn_joint_id joint, int type, const char *what, ctn_status *st) {
-    return joint_typed2(w, joint, type, type, what, st);
 }
 
 ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, double *lower, double *upper) {
     CTN__ENTER(w);
     if (!enabled || !lower || !upper) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_limits", &st);
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_LIMITS, "ctn_joint_get_limits", &st);
     if (!d) return st;
-    if (d->type != CTN_JT_HINGE && d->type != CTN_JT_PRISMATIC && d->type != CTN_JT_CONE_TWIST)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: joint %lld is a %s joint, not a hinge, prismatic or cone-twist joint",
-                         (long long)ctn_joint_id_to_int(joint), ctn_joint_type_name((ctn_joint_type)ctn__joint_type(d)));
     *enabled = (d->flags & CTN_JF_LIMIT) != 0;
     *lower = *enabled ? d->lo : 0.0;
     *upper = *enabled ? d->hi : 0.0;
@@ -122,7 +116,7 @@ ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, d
     CTN__ENTER(w);
     if (!enabled || !speed || !max_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_motor: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_typed2(w, joint, CTN_JT_HINGE, CTN_JT_PRISMATIC, "ctn_joint_get_motor", &st);
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_MOTOR, "ctn_joint_get_motor", &st);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_MOTOR) != 0;
     *speed = *enabled ? d->stiffness : 0.0; /* a motor keeps its target speed in `stiffness`, its torque in `damping` */
@@ -134,7 +128,7 @@ ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
     CTN__ENTER(w);
     if (!enabled) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_rope: enabled is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_DISTANCE, "ctn_joint_get_rope", &st);
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_ROPE, "ctn_joint_get_rope", &st);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_ROPE) != 0;
     return CTN_OK;
@@ -144,7 +138,7 @@ ctn_status ctn_joint_get_swing_limit(ctn_world *w, ctn_joint_id joint, int *enab
     CTN__ENTER(w);
     if (!enabled || !swing) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing_limit: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_typed(w, joint, CTN_JT_CONE_TWIST, "ctn_joint_get_swing_limit", &st);
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_SWING, "ctn_joint_get_swing_limit", &st);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_SWING) != 0;
     *swing = *enabled ? d->rest_length : 0.0; /* a cone-twist keeps its cone angle in `rest_length` */

@@ -4,7 +4,9 @@
  *
  * The CPU backend works on the host arrays, so it copies them before the step (pose, velocity, inverse
  * inertia, warm-start impulses: about 100 bytes per body, a memcpy) and puts the copy back when the step
- * pipeline's check (host/solve/pipeline.c) finds a bad body. */
+ * pipeline's check (host/solve/pipeline.c) finds a bad body. The impulses' copy goes to the topology's
+ * lambda_prev, which only the layout rebuild uses (for its carry-over) and which no step stage touches
+ * between this copy and a restore: no third impulse array. */
 #include "core/world.h"
 
 #include <math.h>
@@ -21,7 +23,7 @@ static void ctn__joints_snapshot_free(ctn_world *w);
 
 ctn_status ctn__snapshot_take(ctn_world *w) {
     int n = w->body_count;
-    int rows = 6 * w->topo.joint_count;
+    int rows = 6 * w->topo.joint_count; /* lambda_prev holds 6 joint_capacity floats */
     if (n > w->snapshot_bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
         if (ctn__mul_overflows(cap, sizeof(ctn_inertia)) || ctn__mul_overflows(cap, sizeof(ctn_pose)))
@@ -35,13 +37,6 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
         if (!in) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
         w->snapshot_bodies = (int)cap;
     }
-    if (rows > w->snapshot_rows) {
-        size_t cap = (size_t)rows + (size_t)rows / 2 + 16;
-        float *l = ctn__realloc(w->snapshot_lambda, cap * sizeof *l);
-        if (!l) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d rows)", rows);
-        w->snapshot_lambda = l;
-        w->snapshot_rows = (int)cap;
-    }
     if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
     /* A large world's copy is bound by memory bandwidth, which one thread does not fill (1e5 links: 12 MB
      * per step): the four arrays on the world's threads. */
@@ -52,7 +47,7 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
     } part[4] = {{w->snapshot_pose, w->pose, (size_t)n * sizeof *w->pose},
                  {w->snapshot_vel, w->vel, (size_t)n * sizeof *w->vel},
                  {w->snapshot_inertia, w->inertia, (size_t)n * sizeof *w->inertia},
-                 {w->snapshot_lambda, w->topo.lambda, (size_t)rows * sizeof *w->topo.lambda}};
+                 {w->topo.lambda_prev, w->topo.lambda, (size_t)rows * sizeof *w->topo.lambda}};
 #ifdef _OPENMP
     int team = ctn__threads(w);
 #pragma omp parallel for schedule(static, 1) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
@@ -68,7 +63,7 @@ void ctn__snapshot_restore(ctn_world *w) {
     memcpy(w->pose, w->snapshot_pose, (size_t)n * sizeof *w->pose);
     memcpy(w->vel, w->snapshot_vel, (size_t)n * sizeof *w->vel);
     memcpy(w->inertia, w->snapshot_inertia, (size_t)n * sizeof *w->inertia);
-    if (w->topo.joint_count) memcpy(w->topo.lambda, w->snapshot_lambda, 6 * (size_t)w->topo.joint_count * sizeof *w->topo.lambda);
+    if (w->topo.joint_count) memcpy(w->topo.lambda, w->topo.lambda_prev, 6 * (size_t)w->topo.joint_count * sizeof *w->topo.lambda);
     w->bodies_dirty = 1;
 }
 
@@ -76,12 +71,10 @@ void ctn__snapshot_free(ctn_world *w) {
     ctn__free(w->snapshot_pose);
     ctn__free(w->snapshot_vel);
     ctn__free(w->snapshot_inertia);
-    ctn__free(w->snapshot_lambda);
     w->snapshot_pose = NULL;
     w->snapshot_vel = NULL;
     w->snapshot_inertia = NULL;
-    w->snapshot_lambda = NULL;
-    w->snapshot_bodies = w->snapshot_rows = 0;
+    w->snapshot_bodies = 0;
     ctn__joints_snapshot_free(w);
 }
 

@@ -1,10 +1,13 @@
 /* One entry per joint type (host/core/joint_kinds.c): what every consumer outside the kernels asks of a
- * type, read from one table instead of lists of types spread over the library. The per-row math stays in
- * kernels/ctn_joint_rows.h (shared with the OpenCL backend). */
+ * type, read from one table instead of lists of types spread over the library. The per-row math, the
+ * stored value CTN_JT_* and the row count (ctn_joint_row_count) stay in kernels/ctn_joint_rows.h (shared
+ * with the OpenCL backend). */
 #ifndef CATENA_JOINT_KINDS_H
 #define CATENA_JOINT_KINDS_H
 
 #include "catena/catena.h"
+
+#include <stddef.h>
 
 struct ctn_joint_def; /* kernels/ctn_types.h */
 
@@ -14,10 +17,16 @@ struct ctn_joint_def; /* kernels/ctn_types.h */
 #define CTN_JK_TWO_BODIES 8u  /* body_b is a body, never CTN_WORLD (gears: the re-centring reads both poses) */
 #define CTN_JK_SCENE 16u      /* a scene file's "constraints" may hold it (contacts are no scene content) */
 #define CTN_JK_JOINT_ADD 32u  /* added with ctn_joint_add (curves: ctn_curve_constraint_add; contacts: ctn_contact_add) */
+/* The options the setters take (joint_limits.c) and their read-backs (describe.c) and scene keys read; the
+ * rows they add are the kernels' (ctn_joint_def_rows, kernels/ctn_joint_rows.h). */
+#define CTN_JK_LIMITS 64u     /* ctn_joint_set_limits: a unilateral row on the joint's coordinate */
+#define CTN_JK_MOTOR 128u     /* ctn_joint_set_motor: a velocity motor row on it */
+#define CTN_JK_SWING 256u     /* ctn_joint_set_swing_limit: a cone on the angle between the axes */
+#define CTN_JK_ROPE 512u      /* ctn_joint_set_rope: the row only pulls */
+#define CTN_JK_SLIDES 1024u   /* the coordinate is a length: limits in m, a motor's max_force (N), not torque */
 
 typedef struct ctn_joint_kind {
     const char *name; /* ctn_joint_type_name, scene files' "type", the CLI and messages */
-    int rows;         /* constraint rows (a spring: 0, one compliant row when implicit) */
     unsigned flags;   /* CTN_JK_* */
     /* ctn_joint_add: the type's own fields of the definition from the desc with their checks (axes, ratio,
      * rest length); dist is the anchors' separation. NULL: the common fields are all. */
@@ -37,6 +46,8 @@ typedef struct ctn_joint_kind {
 const ctn_joint_kind *ctn__joint_kind(int type);
 /* Whether `type` has every flag of `flags` (0 for a value that is no type). */
 int ctn__joint_kind_has(int type, unsigned flags);
+/* The names of the types with every flag of `flags`, "a, b or c", in buf (for messages); returns buf. */
+const char *ctn__joint_kind_names(unsigned flags, char *buf, size_t size);
 
 /* The checks every stored joint passes (joint_validate.c): the common ones (bodies, rigid bodies for
  * angular rows, finite fields, compliance, anchor lengths), then the type's `check`. ctn_joint_add runs

@@ -1,5 +1,6 @@
 /* Joint limits, motors and ropes, and the joint coordinates they act on (hinge and twist angles, slider
  * position, swing angle). The rows they add are built in kernels/ctn_rows.h (ctn_joint_rows). */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <math.h>
@@ -24,6 +25,16 @@ static ctn_status joint_of_types(ctn_world *w, ctn_joint_id handle, int types, c
     return ctn__sync(w);
 }
 
+/* The slot of a live joint whose type has the option `flag` of the joint-type table (CTN_JK_LIMITS,
+ * _MOTOR, _SWING, _ROPE), as joint_of_types; the message lists the types that have it. */
+static ctn_status joint_with(ctn_world *w, ctn_joint_id handle, unsigned flag, const char *what, int *slot) {
+    int mask = 0;
+    char names[160];
+    for (int t = 0; t < CTN_JT_COUNT; ++t)
+        if (ctn__joint_kind_has(t, flag)) mask |= TYPE_BIT(t);
+    return joint_of_types(w, handle, mask, ctn__joint_kind_names(flag, names, sizeof names), what, slot);
+}
+
 /* A limit or motor adds a row (ctn_joint_def_rows); the row count is part of the layout. */
 static void rows_changed(ctn_world *w, ctn_joint_def *j) {
     j->rows = ctn_joint_def_rows(*j);
@@ -35,11 +46,10 @@ static ctn_pose pose_of(const ctn_world *w, int b) { return b < 0 ? ctn__world_p
 ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, double lower, double upper) {
     CTN__ENTER(w);
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, HINGE_BIT | PRISMATIC_BIT | CONE_BIT, "hinge, prismatic or cone-twist",
-                                   "ctn_joint_set_limits", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_LIMITS, "ctn_joint_set_limits", &id);
     if (st != CTN_OK) return st;
     ctn_joint_def *j = &w->joints[id];
-    if (j->type == CTN_JT_PRISMATIC) {
+    if (ctn__joint_kind_has(j->type, CTN_JK_SLIDES)) {
         if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || fabs(lower) > 1e30 || fabs(upper) > 1e30))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need finite lower <= upper (m), got [%g, %g]", lower, upper);
     } else if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || lower < -PI || upper > PI)) {
@@ -60,7 +70,7 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, 
 ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
     CTN__ENTER(w);
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, HINGE_BIT | PRISMATIC_BIT, "hinge or prismatic", "ctn_joint_set_motor", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_MOTOR, "ctn_joint_set_motor", &id);
     if (st != CTN_OK) return st;
     if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0 || fabs(speed) > 1e30 || max_torque > 1e30))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
@@ -81,7 +91,7 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, d
 ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enabled, double swing) {
     CTN__ENTER(w);
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, CONE_BIT, "cone-twist", "ctn_joint_set_swing_limit", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_SWING, "ctn_joint_set_swing_limit", &id);
     if (st != CTN_OK) return st;
     if (enabled && !(swing >= 0.0 && swing <= PI))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_swing_limit: swing %g must be within [0, pi]", swing);
@@ -100,7 +110,7 @@ ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enab
 ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
     CTN__ENTER(w);
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, TYPE_BIT(CTN_JT_DISTANCE), "distance", "ctn_joint_set_rope", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_ROPE, "ctn_joint_set_rope", &id);
     if (st != CTN_OK) return st;
     if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
     else w->joints[id].flags &= ~CTN_JF_ROPE;

@@ -14,8 +14,8 @@
 
 void ctn__topology_free(ctn_topology *t) {
     void *arrays[] = {t->order, t->defs, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
-                      t->spring_adj_offsets, t->spring_adj, t->order_prev, t->lambda_prev, t->scratch_colour,
-                      t->scratch_ids, t->scratch_a, t->scratch_b, t->scratch_fill, t->colour_used, t->dynamic};
+                      t->spring_adj_offsets, t->spring_adj, t->order_prev, t->lambda_prev, t->colour_used,
+                      t->dynamic};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
     memset(t, 0, sizeof *t);
 }
@@ -31,15 +31,19 @@ static int resize(void *p, size_t n, size_t size) {
 
 static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; }
 
+/* Whether the colouring's scratch (16 bytes a joint) and the colour masks (8 bytes a body) fit in the
+ * definitions array of joint_capacity entries (for m joints and nb bodies). */
+static int masks_fit(const ctn_topology *t, int m, int nb) {
+    return 16 * (size_t)m + 8 * (size_t)nb <= sizeof(ctn_joint_def) * (size_t)t->joint_capacity;
+}
+
 /* Makes room for m joints, s springs, nb bodies, the adjacency entries and the colour budget. A partial
  * failure only leaves some arrays larger than their recorded capacity. */
 static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours) {
     if (m + 1 > t->joint_capacity) {
         size_t cap = headroom(m + 1);
         if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->order_prev, cap, sizeof(int)) ||
-            !resize(&t->defs, cap, sizeof(ctn_joint_def)) || !resize(&t->scratch_colour, cap, sizeof(int)) ||
-            !resize(&t->scratch_ids, cap, sizeof(int)) || !resize(&t->scratch_a, cap, sizeof(int)) ||
-            !resize(&t->scratch_b, cap, sizeof(int)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
+            !resize(&t->defs, cap, sizeof(ctn_joint_def)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
             !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
             return 0;
         t->joint_capacity = (int)cap;
@@ -47,10 +51,15 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
     if (nb + 1 > t->body_capacity) {
         size_t cap = headroom(nb + 1);
         if (!resize(&t->adj_offsets, cap, sizeof(int)) || !resize(&t->spring_adj_offsets, cap, sizeof(int)) ||
-            !resize(&t->split, cap, sizeof(float)) || !resize(&t->scratch_fill, cap, sizeof(int)) ||
-            !resize(&t->colour_used, cap, sizeof(unsigned long long)) || !resize(&t->dynamic, cap, 1))
+            !resize(&t->split, cap, sizeof(float)) || !resize(&t->dynamic, cap, 1))
             return 0;
         t->body_capacity = (int)cap;
+    }
+    /* the colour masks go after the colouring scratch in the definitions array when they fit (masks_fit),
+     * else in an array of their own */
+    if (!masks_fit(t, m, nb) && nb + 1 > t->colour_used_capacity) {
+        if (!resize(&t->colour_used, headroom(nb + 1), sizeof(unsigned long long))) return 0;
+        t->colour_used_capacity = (int)headroom(nb + 1);
     }
     if (s + 1 > t->spring_capacity) {
         if (!resize(&t->springs, headroom(s + 1), sizeof(ctn_joint_def))) return 0;
@@ -130,6 +139,11 @@ ctn_status ctn__topology_build(ctn_world *w) {
 
     unsigned char *dynamic = t->dynamic;
     for (int i = 0; i < nb; ++i) dynamic[i] = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
+    /* The colouring's scratch (ids, bodies and colour of each joint in id order: 16 bytes a joint) lives in
+     * the definitions array, which is only written once the solver order is known: every slot's joint id
+     * goes to order[] first, then the definitions are copied in slot order over the scratch. */
+    _Static_assert(4 * sizeof(int) <= sizeof(ctn_joint_def), "the colouring scratch fits in the definitions");
+    int *ids = (int *)(void *)t->defs, *body_a = ids + m, *body_b = body_a + m, *colour = body_b + m;
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
@@ -140,18 +154,20 @@ ctn_status ctn__topology_build(ctn_world *w) {
             t->springs[ns++] = *d;
             continue;
         }
-        t->scratch_ids[m] = j;
-        t->scratch_a[m] = d->a;
-        t->scratch_b[m] = d->b;
+        ids[m] = j;
+        body_a[m] = d->a;
+        body_b[m] = d->b;
         m++;
     }
-    memset(t->colour_used, 0, (size_t)nb * sizeof *t->colour_used);
-    int used = ctn__colour_joints_into(m, t->scratch_a, t->scratch_b, dynamic, budget, t->colour_used, t->scratch_colour);
+    /* 16 m bytes from the start of defs: 8-byte aligned */
+    unsigned long long *masks = masks_fit(t, m, nb) ? (unsigned long long *)(void *)(colour + m) : t->colour_used;
+    memset(masks, 0, (size_t)nb * sizeof *masks);
+    int used = ctn__colour_joints_into(m, body_a, body_b, dynamic, budget, masks, colour);
 
     /* counting sort by colour (stable: id order inside a colour); the overflow group sorts last */
     int *off = t->colour_offsets;
     memset(off, 0, ((size_t)used + 2) * sizeof *off);
-    for (int s = 0; s < m; ++s) off[(t->scratch_colour[s] < budget ? t->scratch_colour[s] : used) + 1]++;
+    for (int s = 0; s < m; ++s) off[(colour[s] < budget ? colour[s] : used) + 1]++;
     t->largest_colour = 0;
     for (int c = 0; c <= used; ++c) {
         if (c < used && off[c + 1] > t->largest_colour) t->largest_colour = off[c + 1];
@@ -159,12 +175,11 @@ ctn_status ctn__topology_build(ctn_world *w) {
     }
     int cursor[CTN_MAX_COLOURS + 2];
     memcpy(cursor, off, ((size_t)used + 1) * sizeof *cursor);
+    for (int s = 0; s < m; ++s) t->order[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
+    /* the scratch is dead from here: the definitions overwrite it */
     t->row_count = 0;
-    for (int s = 0; s < m; ++s) {
-        int c = t->scratch_colour[s] < budget ? t->scratch_colour[s] : used;
-        int slot = cursor[c]++;
-        int id = t->scratch_ids[s];
-        t->order[slot] = id;
+    for (int slot = 0; slot < m; ++slot) {
+        int id = t->order[slot];
         solver_def(w, id, &t->defs[slot]);
         t->row_count += w->joints[id].rows;
         /* warm start: keep the impulses of joints that existed in the previous layout */
@@ -179,8 +194,11 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;
-    build_adjacency(t->defs, m, nb, dynamic, t->adj_offsets, t->adj, t->scratch_fill);
-    build_adjacency(t->springs, ns, nb, dynamic, t->spring_adj_offsets, t->spring_adj, t->scratch_fill);
+    /* the mass-splitting factors are written from the adjacency below: until then their array (4 bytes a body)
+     * holds the adjacency build's fill cursors */
+    int *fill = (int *)(void *)t->split;
+    build_adjacency(t->defs, m, nb, dynamic, t->adj_offsets, t->adj, fill);
+    build_adjacency(t->springs, ns, nb, dynamic, t->spring_adj_offsets, t->spring_adj, fill);
     for (int i = 0; i < nb; ++i) {
         int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
         t->split[i] = k > 1 ? (float)k : 1.0f;

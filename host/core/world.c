@@ -114,6 +114,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.debug.tree_segment = -1;
     d.debug.tree_local_one = -1;
     d.debug.trace = 0;
+    d.debug.project_chord = -1;
     d.debug.fault = NULL;
     return d;
 }
@@ -129,7 +130,8 @@ static int debug_check(const ctn_debug_options *o, char *msg, size_t size) {
     } knob[] = {{"direct_tree", o->direct_tree, 0, 1},
                 {"tree_band", o->tree_band, 1, 1 << 20},
                 {"tree_segment", o->tree_segment, 0, 1 << 30},
-                {"tree_local_one", o->tree_local_one, 0, 1}};
+                {"tree_local_one", o->tree_local_one, 0, 1},
+                {"project_chord", o->project_chord, 0, 1}};
     for (size_t k = 0; k < sizeof knob / sizeof knob[0]; ++k) {
         if (knob[k].value != -1 && (knob[k].value < knob[k].lo || knob[k].value > knob[k].hi)) {
             snprintf(msg, size, "desc.debug.%s: %d is not -1 (automatic) or in [%d, %d]", knob[k].name, knob[k].value, knob[k].lo,

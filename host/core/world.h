@@ -45,12 +45,9 @@ typedef struct ctn_topology {
      * mapped memory instead of allocating. */
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
     int *order_prev;          /* the previous layout's order and impulses, for the warm-start carry-over */
-    float *lambda_prev;
-    int *scratch_colour;      /* [joint_capacity] colour of each live joint in id order */
-    int *scratch_ids;         /* [joint_capacity] live joint ids */
-    int *scratch_a, *scratch_b;
-    int *scratch_fill;        /* [body_capacity + 1] */
-    unsigned long long *colour_used; /* [body_capacity] colour masks */
+    float *lambda_prev;       /* [6 joint_capacity]; between rebuilds, the step's copy of lambda (divergence.c) */
+    unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
+    int colour_used_capacity;
     unsigned char *dynamic;   /* [body_capacity] */
 } ctn_topology;
 
@@ -159,11 +156,10 @@ struct ctn_world {
 
     /* State before the step in flight, restored when the step diverges (host/core/divergence.c). */
     int snapshot_bodies;      /* capacity of the body snapshot arrays */
-    int snapshot_rows;        /* capacity of snapshot_lambda (floats) */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
     ctn_inertia *snapshot_inertia;
-    float *snapshot_lambda;
+    /* (the impulses' copy is topo.lambda_prev) */
 
     /* Joint table and solver layout before this step's contact generation changed them (collision worlds,
      * host/core/divergence.c), put back with the bodies when the step fails, so that an undone step also

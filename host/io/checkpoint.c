@@ -10,8 +10,9 @@
  *   position, velocity, world inverse inertia, properties with flags and forces, joint reference counts,
  *   generations) and the free body slots in stack order; the joint definitions by slot with their alive
  *   flags and generations, the free joint slots, and each joint's 6 warm-start impulses by slot; then the
- *   collision state (settings, shapes, planes, contact cache) and the body names
- *   (host/io/checkpoint_sections.c). Version 3 added the handles' generations and free stacks, the collision
+ *   collision state (settings, each body's first shape, planes, contact cache) and the body names, then the
+ *   optional sections (curve polylines, attachments, joint names, the further shapes of compound bodies),
+ *   each written only when the world has any (host/io/checkpoint_sections.c). Version 3 added the handles' generations and free stacks, the collision
  *   state and the names; older files are refused with a message. Version 4 (the checksum covers the header,
  * reserved bytes included) has version 3's payload: both are read.
  *
@@ -101,6 +102,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ctn__ck_put_curves(wr, w);
     ctn__ck_put_attach(wr, w);
     ctn__ck_put_joint_names(wr, w);
+    ctn__ck_put_more_shapes(wr, w);
 }
 
 ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
@@ -306,7 +308,7 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
         const ctn_joint_def *d = &w->joints[j];
         w->joint_slot[j] = -1;
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
-            d->b >= w->body_count || d->type < CTN_JT_DISTANCE || d->type > CTN_JT_LAST || d->rows < 0 || d->rows > CTN_MAX_ROWS)
+            d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
         if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
     }
@@ -394,7 +396,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || !ctn__ck_get_joint_names(&r, w) || r.left != 0) {
+    if (r.short_read || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || !ctn__ck_get_joint_names(&r, w) || !ctn__ck_get_more_shapes(&r, w) || r.left != 0) {
         ctn__free(lambda);
         if (r.oom) goto oom; /* the file may be fine: say so, not "corrupted" */
         goto corrupt;

@@ -84,5 +84,8 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w);
 void ctn__ck_put_joint_names(ck_writer *wr, const ctn_world *w);
 int ctn__ck_get_joint_names(ck_reader *r, ctn_world *w);
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w);
+/* The further shapes of compound bodies, last; written only when a body has more than one shape. */
+void ctn__ck_put_more_shapes(ck_writer *wr, const ctn_world *w);
+int ctn__ck_get_more_shapes(ck_reader *r, ctn_world *w);
 
 #endif

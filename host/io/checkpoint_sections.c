@@ -104,6 +104,7 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     for (int i = 0; i < n; ++i) {
         if (!shape_ok(w, i, &c->shapes[i])) return 0;
         c->shape_count += c->shapes[i].type != CTN_SHAPE_NONE;
+        c->shape_total += c->shapes[i].type != CTN_SHAPE_NONE;
     }
     ck_get(r, &c->plane_count, sizeof c->plane_count);
     if (c->plane_count < 0 || c->plane_count > 4096 || !(c->planes = read_array(r, c->plane_count, 8, sizeof *c->planes))) return 0;
@@ -153,6 +154,7 @@ int ctn__ck_get_names(ck_reader *r, ctn_world *w) {
 #define CK_CURVES_TAG 0x53565243u /* "CRVS" */
 #define CK_ATTACH_TAG 0x48435441u /* "ATCH" */
 #define CK_JNAMES_TAG 0x534d4e4au /* "JNMS" */
+#define CK_SHAPES_TAG 0x58504853u /* "SHPX" */
 
 /* The optional sections come in this order, each present or not: curves, attachments, joint names. */
 static uint32_t peek_tag(const ck_reader *r) {
@@ -179,7 +181,7 @@ void ctn__ck_put_curves(ck_writer *wr, const ctn_world *w) {
 
 int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
     uint32_t peek = peek_tag(r);
-    if (r->left > 0 && peek != CK_ATTACH_TAG && peek != CK_JNAMES_TAG) {
+    if (r->left > 0 && peek != CK_ATTACH_TAG && peek != CK_JNAMES_TAG && peek != CK_SHAPES_TAG) {
         uint32_t tag = 0;
         int32_t n = -1;
         ck_get(r, &tag, sizeof tag);
@@ -234,7 +236,7 @@ void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
-    if (r->left == 0 || peek_tag(r) == CK_JNAMES_TAG) return 1;
+    if (r->left == 0 || peek_tag(r) == CK_JNAMES_TAG || peek_tag(r) == CK_SHAPES_TAG) return 1;
     uint32_t tag = 0;
     int32_t n = -1;
     ck_get(r, &tag, sizeof tag);
@@ -281,7 +283,7 @@ void ctn__ck_put_joint_names(ck_writer *wr, const ctn_world *w) {
 }
 
 int ctn__ck_get_joint_names(ck_reader *r, ctn_world *w) {
-    if (r->left == 0) return 1;
+    if (r->left == 0 || peek_tag(r) == CK_SHAPES_TAG) return 1;
     uint32_t tag = 0;
     int32_t named = -1;
     ck_get(r, &tag, sizeof tag);
@@ -294,6 +296,47 @@ int ctn__ck_get_joint_names(ck_reader *r, ctn_world *w) {
         if (j < 0 || j >= w->joint_count || !w->joint_alive[j] || !ck_get_str(r, name, sizeof name) || !name[0]) return 0;
         ctn_status st = ctn_joint_set_name(w, ctn__joint_handle(w, j), name);
         if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
+    }
+    return !r->short_read;
+}
+
+/* The further shapes of compound bodies (only when a body has more than one): u32 tag "SHPX", u32 record
+ * size, i32 count, then (i32 body slot, shape record) in body order, each body's in its order. Written
+ * last, so a world without compound shapes writes the bytes it wrote before they existed. */
+void ctn__ck_put_more_shapes(ck_writer *wr, const ctn_world *w) {
+    const struct ctn_collision *c = w->collision;
+    int32_t n = 0, nb = c ? (c->shape_capacity < w->body_count ? c->shape_capacity : w->body_count) : 0;
+    for (int32_t i = 0; c && c->more && i < nb; ++i) n += c->shapes[i].type != CTN_SHAPE_NONE ? c->more[i].count : 0;
+    if (!n) return;
+    uint32_t tag = CK_SHAPES_TAG, size = sizeof(ctn_shape);
+    ck_put(wr, &tag, sizeof tag);
+    ck_put(wr, &size, sizeof size);
+    ck_put(wr, &n, sizeof n);
+    for (int32_t i = 0; i < nb; ++i)
+        for (int k = 0; c->shapes[i].type != CTN_SHAPE_NONE && k < c->more[i].count; ++k) {
+            ck_put(wr, &i, sizeof i);
+            ck_put(wr, &c->more[i].s[k], sizeof c->more[i].s[k]);
+        }
+}
+
+int ctn__ck_get_more_shapes(ck_reader *r, ctn_world *w) {
+    if (r->left == 0) return 1;
+    uint32_t tag = 0, size = 0;
+    int32_t n = -1;
+    ck_get(r, &tag, sizeof tag);
+    ck_get(r, &size, sizeof size);
+    ck_get(r, &n, sizeof n);
+    struct ctn_collision *c = w->collision;
+    if (tag != CK_SHAPES_TAG || size != sizeof(ctn_shape) || n <= 0 || !c || (size_t)n > r->left / size) return 0;
+    for (int32_t k = 0; k < n; ++k) {
+        int32_t i = -1;
+        ctn_shape s;
+        ck_get(r, &i, sizeof i);
+        if (!ck_get(r, &s, sizeof s)) return 0;
+        if (i < 0 || i >= w->body_count || i >= c->shape_capacity || c->shapes[i].type == CTN_SHAPE_NONE || s.type == CTN_SHAPE_NONE ||
+            !shape_ok(w, i, &s) || ctn__shape_count_of(c, i) >= CTN_MAX_BODY_SHAPES || (w->props[i].flags & CTN_BODY_FLAG_PARTICLE))
+            return 0;
+        if (!ctn__collision_shape_append(c, i, &s)) return ck_oom(r);
     }
     return !r->short_read;
 }

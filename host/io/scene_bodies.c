@@ -62,16 +62,11 @@ static int parse_inertia(pctx *c, const cJSON *b, const char *path, scene_body *
  * with the material: "friction" (default 0.5) and "restitution" (default 0), the collision "group"
  * (default 0: none; shapes sharing a nonzero group never collide), and its place on the body: "offset"
  * (the centre in the body frame) and "rotation" (a quaternion [w, x, y, z]: its axes in the body frame). */
-static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb) {
-    const cJSON *v = ctn__json_member(b, "shape");
-    if (!v) return 1;
-    char p[PATH_MAX_LEN];
-    ctn__json_path(p, path, "shape");
+static int parse_shape_at(pctx *c, const cJSON *v, const char *p, const scene_body *sb, ctn_shape_desc *sh) {
     static const char *const keys[] = {"sphere", "capsule", "box", "friction", "restitution", "group", "offset", "rotation", NULL};
     if (!ctn__json_object(c, v, p) || !ctn__json_keys(c, v, p, keys)) return 0;
     int kinds = !!ctn__json_member(v, "sphere") + !!ctn__json_member(v, "capsule") + !!ctn__json_member(v, "box");
     if (kinds != 1) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give exactly one of \"sphere\", \"capsule\", \"box\"");
-    ctn_shape_desc *sh = &sb->shape;
     if (ctn__json_member(v, "sphere")) {
         *sh = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
         if (ctn__json_range(c, v, "sphere", p, 0.0, 1, 1e30, &sh->radius) < 0) return 0;
@@ -111,6 +106,38 @@ static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb
                  sh->rotation[3] != 0.0;
     if (sb->d.particle && placed)
         return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a particle has no orientation: its sphere sits at its centre (no offset or rotation)");
+    return 1;
+}
+
+/* "shape": one shape; "shapes": a list of them (a compound: each at its own offset and rotation, at most
+ * CTN_MAX_BODY_SHAPES), the first as "shape" would give it. */
+static int parse_shape(pctx *c, const cJSON *b, const char *path, scene_body *sb) {
+    const cJSON *v = ctn__json_member(b, "shape"), *list = ctn__json_member(b, "shapes");
+    char p[PATH_MAX_LEN];
+    if (v && list) {
+        ctn__json_path(p, path, "shapes");
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "give \"shape\" or \"shapes\", not both");
+    }
+    if (v) {
+        ctn__json_path(p, path, "shape");
+        if (!parse_shape_at(c, v, p, sb, &sb->shape)) return 0;
+        sb->has_shape = 1;
+        return 1;
+    }
+    if (!list) return 1;
+    ctn__json_path(p, path, "shapes");
+    int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
+    if (n < 1 || n > CTN_MAX_BODY_SHAPES)
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "expected a list of 1 to %d shapes", CTN_MAX_BODY_SHAPES);
+    if (sb->d.particle && n > 1) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a particle holds one centred sphere");
+    if (n > 1 && !(sb->more = ctn__calloc((size_t)n - 1, sizeof *sb->more)))
+        return ctn__json_fail(c, CTN_ERR_OUT_OF_MEMORY, p, "out of memory");
+    for (int k = 0; k < n; ++k) {
+        char pk[PATH_MAX_LEN + 16];
+        snprintf(pk, sizeof pk, "%.*s[%d]", PATH_MAX_LEN - 1, p, k);
+        if (!parse_shape_at(c, cJSON_GetArrayItem(list, k), pk, sb, k ? &sb->more[k - 1] : &sb->shape)) return 0;
+        sb->more_count = k; /* the parsed ones (freed with the scene) */
+    }
     sb->has_shape = 1;
     return 1;
 }
@@ -125,7 +152,7 @@ static void inertia_of_shape(scene_body *sb) {
 
 int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb) {
     static const char *const keys[] = {"name", "type", "particle", "mass", "inertia", "position", "orientation", "velocity",
-                                       "angular_velocity", "force", "torque", "shape", NULL};
+                                       "angular_velocity", "force", "torque", "shape", "shapes", NULL};
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "bodies[%d]", index);
     if (!ctn__json_object(c, b, path) || !ctn__json_keys(c, b, path, keys)) return 0;
@@ -145,6 +172,9 @@ int ctn__scene_parse_body(pctx *c, const cJSON *b, int index, scene_body *sb) {
         ctn__json_path(p, path, "inertia");
         if (sb->d.particle) return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "a particle has no inertia (remove the key or \"particle\")");
         if (!parse_inertia(c, b, path, sb)) return 0;
+    } else if (dynamic_rigid && ctn__json_member(b, "shapes")) {
+        ctn__json_path(p, path, "inertia");
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "required for a rigid dynamic body with \"shapes\" (a compound does not give it)");
     } else if (dynamic_rigid && ctn__json_member(b, "shape")) {
         if (!parse_shape(c, b, path, sb)) return 0;
         const double *o = sb->shape.offset, *q = sb->shape.rotation;

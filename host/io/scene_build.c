@@ -13,7 +13,10 @@
 
 void ctn_scene_free(ctn_scene *s) {
     if (!s) return;
-    for (int i = 0; i < s->body_count; ++i) ctn__free(s->bodies[i].name);
+    for (int i = 0; i < s->body_count; ++i) {
+        ctn__free(s->bodies[i].name);
+        ctn__free(s->bodies[i].more);
+    }
     ctn__free(s->bodies);
     for (int j = 0; j < s->joint_count; ++j) ctn__free(s->joints[j].points);
     ctn__free(s->joints);
@@ -64,6 +67,7 @@ static ctn_status build_body(ctn_world *w, const scene_body *b) {
     if (b->name) st = ctn_body_set_name(w, id, b->name);
     if (st == CTN_OK && b->has_force) st = ctn_body_set_force(w, id, b->force, b->torque);
     if (st == CTN_OK && b->has_shape) st = ctn_body_set_shape(w, id, &b->shape);
+    for (int k = 0; k < b->more_count && st == CTN_OK; ++k) st = ctn_body_add_shape(w, id, &b->more[k], NULL);
     return st;
 }
 

@@ -27,6 +27,8 @@ typedef struct scene_body {
     int has_force;
     int has_shape;
     ctn_shape_desc shape;
+    ctn_shape_desc *more; /* "shapes": the shapes after the first (a compound), NULL when none */
+    int more_count;
 } scene_body;
 
 typedef struct scene_joint {

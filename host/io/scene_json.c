@@ -114,9 +114,9 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
 
 /* The constraint types scene files name: the joint-type table's entries marked CTN_JK_SCENE (contacts are
  * not part of a scene), in enum order; names[] is NULL-terminated for ctn__json_enum and the messages. */
-static int scene_joint_types(const char *names[CTN_JOINT_RACK_PINION + 2], int values[CTN_JOINT_RACK_PINION + 1]) {
+static int scene_joint_types(const char *names[CTN_JT_COUNT + 1], int values[CTN_JT_COUNT]) {
     int n = 0;
-    for (int t = 0; t <= CTN_JOINT_RACK_PINION; ++t)
+    for (int t = 0; t < CTN_JT_COUNT; ++t)
         if (ctn__joint_kind_has(t, CTN_JK_SCENE)) names[n] = ctn__joint_kind(t)->name, values[n++] = t;
     names[n] = NULL;
     return n;
@@ -169,7 +169,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
     if (r < 0) return 0;
     if (r) {
         ctn__json_path(p, path, "limits");
-        int slider = type == CTN_JOINT_PRISMATIC;
+        int slider = ctn__joint_kind_has(type, CTN_JK_SLIDES);
         double bound = slider ? 1e30 : CTN_SCENE_PI;
         if (!(lim[0] >= -bound && lim[0] <= lim[1] && lim[1] <= bound))
             return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "[%g, %g] is not an interval lower <= upper within %s", lim[0], lim[1],
@@ -182,7 +182,7 @@ static int parse_hinge_drive(pctx *c, const cJSON *j, const char *path, int type
     const cJSON *m = ctn__json_member(j, "motor");
     if (!m) return 1;
     ctn__json_path(p, path, "motor");
-    const char *limit_key = type == CTN_JOINT_PRISMATIC ? "max_force" : "max_torque";
+    const char *limit_key = ctn__joint_kind_has(type, CTN_JK_SLIDES) ? "max_force" : "max_torque";
     const char *const keys[] = {"speed", limit_key, NULL};
     if (!ctn__json_object(c, m, p) || !ctn__json_keys(c, m, p, keys)) return 0;
     int rs = ctn__json_number(c, m, "speed", p, &sj->motor_speed);
@@ -220,8 +220,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     int type = 0;
     const cJSON *tv = ctn__json_member(j, "type");
     ctn__json_path(p, path, "type");
-    const char *joint_types[CTN_JOINT_RACK_PINION + 2];
-    int joint_type_values[CTN_JOINT_RACK_PINION + 1];
+    const char *joint_types[CTN_JT_COUNT + 1];
+    int joint_type_values[CTN_JT_COUNT];
     scene_joint_types(joint_types, joint_type_values);
     if (!tv) {
         char list[256] = "";

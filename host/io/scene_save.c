@@ -43,16 +43,29 @@ static void write_world(FILE *f, const ctn_world *w) {
     fputs("}", f);
 }
 
-static void write_shape(FILE *f, const ctn_shape *s) {
-    if (s->type == CTN_SHAPE_SPHERE) fprintf(f, ", \"shape\": {\"sphere\": %.9g", s->radius);
-    else if (s->type == CTN_SHAPE_CAPSULE) fprintf(f, ", \"shape\": {\"capsule\": {\"radius\": %.9g, \"half_length\": %.9g}", s->radius, s->half_length);
-    else fprintf(f, ", \"shape\": {\"box\": [%.9g, %.9g, %.9g]", s->half_extents.x, s->half_extents.y, s->half_extents.z);
+/* One shape object ({"sphere": r, ...}). */
+static void write_shape_object(FILE *f, const ctn_shape *s) {
+    if (s->type == CTN_SHAPE_SPHERE) fprintf(f, "{\"sphere\": %.9g", s->radius);
+    else if (s->type == CTN_SHAPE_CAPSULE) fprintf(f, "{\"capsule\": {\"radius\": %.9g, \"half_length\": %.9g}", s->radius, s->half_length);
+    else fprintf(f, "{\"box\": [%.9g, %.9g, %.9g]", s->half_extents.x, s->half_extents.y, s->half_extents.z);
     fprintf(f, ", \"friction\": %.9g, \"restitution\": %.9g", s->friction, s->restitution);
     if (s->group) fprintf(f, ", \"group\": %d", s->group);
     if (s->placed)
         fprintf(f, ", \"offset\": [%.9g, %.9g, %.9g], \"rotation\": [%.9g, %.9g, %.9g, %.9g]", s->offset.x, s->offset.y, s->offset.z, s->rot.w,
                 s->rot.x, s->rot.y, s->rot.z);
     fputs("}", f);
+}
+
+/* A body's shapes: "shape" for one, "shapes" for a compound. */
+static void write_shapes(FILE *f, const struct ctn_collision *c, int body) {
+    int n = ctn__shape_count_of(c, body);
+    if (n == 1) fputs(", \"shape\": ", f);
+    else if (n > 1) fputs(", \"shapes\": [", f);
+    for (int k = 0; k < n; ++k) {
+        if (k) fputs(", ", f);
+        write_shape_object(f, ctn__shape_at(c, body, k));
+    }
+    if (n > 1) fputs("]", f);
 }
 
 /* Live bodies in id order; index[id] = their position in the file (the ids a loaded world gives them). */
@@ -94,7 +107,7 @@ static void write_bodies(FILE *f, ctn_world *w, int *index) {
         if (!particle) put_f3(f, "angular_velocity", w->vel[i].w);
         if (!is_zero(pr->force)) put_f3(f, "force", pr->force);
         if (!is_zero(pr->torque)) put_f3(f, "torque", pr->torque);
-        if (c && i < c->shape_capacity && c->shapes[i].type != CTN_SHAPE_NONE) write_shape(f, &c->shapes[i]);
+        write_shapes(f, c, i);
         fputs("}", f);
     }
     fputs("\n  ]", f);
@@ -141,10 +154,10 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
         if (j->flags & CTN_JF_LIMIT) fprintf(f, ", \"limits\": [%.9g, %.9g]", j->lo, j->hi);
         if (j->flags & CTN_JF_SWING) fprintf(f, ", \"swing_limit\": %.9g", j->rest_length);
         if (j->flags & CTN_JF_MOTOR)
-            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, j->type == CTN_JT_PRISMATIC ? "max_force" : "max_torque",
+            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, ctn__joint_kind_has(j->type, CTN_JK_SLIDES) ? "max_force" : "max_torque",
                     j->damping);
     }
-    if (axes || j->type == CTN_JT_FIXED) put_quat(f, "rest_orientation", j->rel_q);
+    if (ctn__joint_kind_has(j->type, CTN_JK_ANGULAR)) put_quat(f, "rest_orientation", j->rel_q); /* gears returned above */
     if (j->type == CTN_JT_DISTANCE && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
     fputs("}", f);
 }

@@ -96,8 +96,7 @@ static void ocl_release(ctn_ocl *o) {
     ctn__ocl_direct_release(o);
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
-    for (int k = 0; k < CTN_K_COUNT; ++k)
-        if (o->kernel[k]) clReleaseKernel(o->kernel[k]);
+    ctn__ocl_release_kernels(o, 0, CTN_K_COUNT);
     if (o->program) clReleaseProgram(o->program);
     if (o->queue) clReleaseCommandQueue(o->queue);
     if (o->ctx) clReleaseContext(o->ctx);
@@ -109,7 +108,7 @@ static void ocl_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 0};
+static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 0, 0};
 static const ctn_backend_ops opencl_backend = {"opencl", &opencl_stages, ctn__ocl_sync, ctn__ocl_measure, ocl_destroy};
 
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out) {
@@ -172,12 +171,10 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     if (e != CL_SUCCESS) o->queue = clCreateCommandQueue(o->ctx, o->device, 0, &e);
     TRY(ctn__ocl_check(w, e, "clCreateCommandQueue"));
     TRY(ctn__ocl_build_program(w, o->ctx, o->platform, o->device, &o->program, &o->build));
-    for (int i = 0; i < CTN_K_COUNT; ++i) {
-        o->kernel[i] = clCreateKernel(o->program, ctn__ocl_kernel_names[i], &e);
-        if (e != CL_SUCCESS) {
-            o->kernel[i] = NULL;
-            return ctn__fail(w, CTN_ERR_DEVICE, "clCreateKernel(%s): %s", ctn__ocl_kernel_names[i], ctn__cl_error_name(e));
-        }
+    int failed = 0;
+    e = ctn__ocl_create_kernels(o, 0, CTN_K_STEP_COUNT, &failed);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "clCreateKernel(%s): %s", ctn__ocl_kernel_table[failed].name, ctn__cl_error_name(e));
+    for (int i = 0; i < CTN_K_STEP_COUNT; ++i) {
         int serial = i == CTN_K_GS_SERIAL || i == CTN_K_CG_START || i == CTN_K_CG_ALPHA || i == CTN_K_CG_BETA || i == CTN_K_PROJECT_DECIDE;
         int folds = i == CTN_K_PROJECT_PREPARE; /* pairwise work-group folds */
         o->local[i] = serial ? 1 : pick_local(o->kernel[i], o->device, folds);

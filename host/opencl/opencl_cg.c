@@ -31,7 +31,7 @@ static ctn_status dot(ctn_world *w, ctn_ocl *o, size_t len, int slot, cl_mem x, 
 }
 
 static ctn_status scalar_kernel(ctn_world *w, ctn_ocl *o, int k, const char *what) {
-    ARG(k, 0, o->cg_scalars.mem);
+    ARGK(k, sc, o->cg_scalars.mem);
     return ctn__ocl_launch(w, o, k, 1, what);
 }
 
@@ -45,14 +45,14 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
 
     /* r = target - J v - S lambda, z = K^-1 r, p = z; rz = r . z */
     k = CTN_K_CG_INIT;
-    ARG(k, 0, m);
-    ARG(k, 1, o->defs.mem);
-    ARG(k, 2, o->blocks.mem);
-    ARG(k, 3, o->vel.mem);
-    ARG(k, 4, o->lambda.mem);
-    ARG(k, 5, o->cg_r.mem);
-    ARG(k, 6, o->cg_z.mem);
-    ARG(k, 7, p);
+    ARG(CG_INIT, m, m);
+    ARG(CG_INIT, defs, o->defs.mem);
+    ARG(CG_INIT, blocks, o->blocks.mem);
+    ARG(CG_INIT, vel, o->vel.mem);
+    ARG(CG_INIT, lambda, o->lambda.mem);
+    ARG(CG_INIT, r, o->cg_r.mem);
+    ARG(CG_INIT, z, o->cg_z.mem);
+    ARG(CG_INIT, p, p);
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG residual"));
     TRY(dot(w, o, len, CG_RZ, o->cg_r.mem, o->cg_z.mem));
     TRY(scalar_kernel(w, o, CTN_K_CG_START, "CG start"));
@@ -60,52 +60,52 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
     for (int it = 0; it < w->desc.iterations; ++it) {
         /* u = M^-1 J^T p per body, A p = J u + S p per joint, p^T A p */
         k = CTN_K_CG_GATHER;
-        ARG(k, 0, n);
-        ARG(k, 1, o->adj_offsets.mem);
-        ARG(k, 2, o->adj.mem);
-        ARG(k, 3, o->blocks.mem);
-        ARG(k, 4, p);
-        ARG(k, 5, o->vel.mem);
-        ARG(k, 6, o->inertia.mem);
-        ARG(k, 7, o->cg_u.mem);
+        ARG(CG_GATHER, n, n);
+        ARG(CG_GATHER, adj_offsets, o->adj_offsets.mem);
+        ARG(CG_GATHER, adj, o->adj.mem);
+        ARG(CG_GATHER, blocks, o->blocks.mem);
+        ARG(CG_GATHER, p, p);
+        ARG(CG_GATHER, vel, o->vel.mem);
+        ARG(CG_GATHER, inertia, o->inertia.mem);
+        ARG(CG_GATHER, u, o->cg_u.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)n, "CG gather"));
         k = CTN_K_CG_APPLY;
-        ARG(k, 0, m);
-        ARG(k, 1, o->defs.mem);
-        ARG(k, 2, o->blocks.mem);
-        ARG(k, 3, o->cg_u.mem);
-        ARG(k, 4, p);
-        ARG(k, 5, o->cg_ap.mem);
+        ARG(CG_APPLY, m, m);
+        ARG(CG_APPLY, defs, o->defs.mem);
+        ARG(CG_APPLY, blocks, o->blocks.mem);
+        ARG(CG_APPLY, u, o->cg_u.mem);
+        ARG(CG_APPLY, p, p);
+        ARG(CG_APPLY, ap, o->cg_ap.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG operator"));
         TRY(dot(w, o, len, CG_PAP, p, o->cg_ap.mem));
         TRY(scalar_kernel(w, o, CTN_K_CG_ALPHA, "CG alpha"));
         /* lambda += alpha p, r -= alpha A p, z = K^-1 r; v += alpha u */
         k = CTN_K_CG_UPDATE;
-        ARG(k, 0, m);
-        ARG(k, 1, o->blocks.mem);
-        ARG(k, 2, o->cg_scalars.mem);
-        ARG(k, 3, o->lambda.mem);
-        ARG(k, 4, o->cg_r.mem);
-        ARG(k, 5, p);
-        ARG(k, 6, o->cg_ap.mem);
-        ARG(k, 7, o->cg_z.mem);
+        ARG(CG_UPDATE, m, m);
+        ARG(CG_UPDATE, blocks, o->blocks.mem);
+        ARG(CG_UPDATE, sc, o->cg_scalars.mem);
+        ARG(CG_UPDATE, lambda, o->lambda.mem);
+        ARG(CG_UPDATE, r, o->cg_r.mem);
+        ARG(CG_UPDATE, p, p);
+        ARG(CG_UPDATE, ap, o->cg_ap.mem);
+        ARG(CG_UPDATE, z, o->cg_z.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG update"));
         k = CTN_K_CG_VELOCITY;
-        ARG(k, 0, n);
-        ARG(k, 1, o->adj_offsets.mem);
-        ARG(k, 2, o->cg_scalars.mem);
-        ARG(k, 3, o->cg_u.mem);
-        ARG(k, 4, o->vel.mem);
+        ARG(CG_VELOCITY, n, n);
+        ARG(CG_VELOCITY, adj_offsets, o->adj_offsets.mem);
+        ARG(CG_VELOCITY, sc, o->cg_scalars.mem);
+        ARG(CG_VELOCITY, u, o->cg_u.mem);
+        ARG(CG_VELOCITY, vel, o->vel.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)n, "CG velocity update"));
         /* beta = r.z / rz, p = z + beta p */
         TRY(dot(w, o, len, CG_RZNEW, o->cg_r.mem, o->cg_z.mem));
         TRY(scalar_kernel(w, o, CTN_K_CG_BETA, "CG beta"));
         k = CTN_K_CG_DIRECTION;
         int ilen = (int)len;
-        ARG(k, 0, ilen);
-        ARG(k, 1, o->cg_scalars.mem);
-        ARG(k, 2, o->cg_z.mem);
-        ARG(k, 3, p);
+        ARG(CG_DIRECTION, len, ilen);
+        ARG(CG_DIRECTION, sc, o->cg_scalars.mem);
+        ARG(CG_DIRECTION, z, o->cg_z.mem);
+        ARG(CG_DIRECTION, p, p);
         TRY(ctn__ocl_launch(w, o, k, len, "CG direction"));
     }
     /* ||r|| of the last iteration into stats[3] (clBLAST nrm2) */

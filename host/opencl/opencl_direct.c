@@ -67,20 +67,10 @@
  * m / CHAIN_SEGMENT nodes on one work-item. A CPU device takes the CPU's split instead (upload_chain). */
 #define CHAIN_SEGMENT 128
 
-enum {
-    DK_ASSEMBLE, DK_FACTOR, DK_SEPARATORS, DK_BACK, DK_VELOCITY, DK_HYBRID_GS, DK_VELOCITY_PROJECT, DK_PROJECT_ASSEMBLE,
-    DK_VELOCITY_INTEGRATE, DK_COUNT
-};
-static const char *const direct_names[DK_COUNT] = {
-    "ctn_k_chain_assemble", "ctn_k_chain_factor", "ctn_k_chain_separators", "ctn_k_chain_back", "ctn_k_chain_velocity",
-    "ctn_k_hybrid_gs", "ctn_k_chain_velocity_project", "ctn_k_chain_project_assemble", "ctn_k_chain_velocity_integrate"};
-_Static_assert(DK_COUNT == sizeof ((ctn_ocl *)0)->direct_kernel / sizeof(cl_kernel), "one kernel handle per direct kernel");
-
 ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
     return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: the direct solver on the OpenCL backend cannot run on this device: %s "
                      "(use the CPU backend for direct, or gs, jacobi or cg with OpenCL)", why);
 }
-#define DARG(k, i, v) KARG(o->direct_kernel[k], direct_names[k], (i), v)
 
 /* The sweep and the residual run over ranges whose length changes with every contact set: they get a
  * fixed work-group size (the GS colour kernel's, within their own limits) and a padded range (their
@@ -89,9 +79,9 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why) {
  * step with automatic sizes). The chain path's ranges are fixed per topology and keep the driver's choice. */
 static ctn_status dlaunch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what) {
     size_t local = o->dir_local;
-    if (k == DK_HYBRID_GS && items > 1 && local > 0)
-        return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], (items + local - 1) / local * local, &local, what);
-    return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], items, NULL, what);
+    if (k == CTN_K_HYBRID_GS && items > 1 && local > 0)
+        return ctn__ocl_enqueue(w, o, k, (items + local - 1) / local * local, &local, what);
+    return ctn__ocl_enqueue(w, o, k, items, NULL, what);
 }
 
 /* Kernels on first use: only devices with cl_khr_fp64 compile them (kernels/catena.cl). */
@@ -104,24 +94,21 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
         snprintf(o->direct_why, sizeof o->direct_why, "the device has no double precision (cl_khr_fp64)");
         return ctn__ocl_direct_unsupported(w, o->direct_why);
     }
-    for (int k = 0; k < DK_COUNT; ++k) {
-        cl_int e;
-        o->direct_kernel[k] = clCreateKernel(o->program, direct_names[k], &e);
-        if (e != CL_SUCCESS) {
-            o->direct_kernel[k] = NULL;
-            o->direct_state = -1;
-            snprintf(o->direct_why, sizeof o->direct_why, "clCreateKernel(%s): %s (is cl_khr_fp64 enabled in the kernel compiler?)",
-                     direct_names[k], ctn__cl_error_name(e));
-            return ctn__ocl_direct_unsupported(w, o->direct_why);
-        }
+    int failed = 0;
+    cl_int e = ctn__ocl_create_kernels(o, CTN_K_CHAIN_FIRST, CTN_K_CHAIN_END, &failed);
+    if (e != CL_SUCCESS) {
+        o->direct_state = -1;
+        snprintf(o->direct_why, sizeof o->direct_why, "clCreateKernel(%s): %s (is cl_khr_fp64 enabled in the kernel compiler?)",
+                 ctn__ocl_kernel_table[failed].name, ctn__cl_error_name(e));
+        return ctn__ocl_direct_unsupported(w, o->direct_why);
     }
     o->dir_local = o->local[CTN_K_GS_COLOUR]; /* within both kernels' own limits */
     size_t kmax = 0;
-    if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_HYBRID_GS], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+    if (clGetKernelWorkGroupInfo(o->kernel[CTN_K_HYBRID_GS], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
         kmax = 1;
     if (kmax < o->dir_local) o->dir_local = kmax;
     /* the projection's assembly folds its work-group's largest error pairwise: a power of two */
-    if (clGetKernelWorkGroupInfo(o->direct_kernel[DK_PROJECT_ASSEMBLE], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
+    if (clGetKernelWorkGroupInfo(o->kernel[CTN_K_CHAIN_PROJECT_ASSEMBLE], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) != CL_SUCCESS)
         kmax = 1;
     if (kmax > o->local[CTN_K_PROJECT_PREPARE]) kmax = o->local[CTN_K_PROJECT_PREPARE];
     for (o->dir_fold_local = 1; 2 * o->dir_fold_local <= kmax;) o->dir_fold_local *= 2;
@@ -195,7 +182,7 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     o->direct_segments = P;
     if (w->desc.debug.trace)
         ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL chains): %d positions in %d segments%s, %d launches per solve", m, P,
-                 cpu_split ? " (the CPU's split)" : "", DK_COUNT);
+                 cpu_split ? " (the CPU's split)" : "", P > 1 ? 5 : 4);
     return CTN_OK;
 }
 
@@ -280,16 +267,16 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
  * ctn_k_chain_project_assemble): positions, rows, bodies, impulses and the system K, C, y. */
 static ctn_status chain_system_args(ctn_world *w, ctn_ocl *o, int k) {
     int m = o->direct_n;
-    DARG(k, 0, m);
-    DARG(k, 1, o->dir_pos.mem);
-    DARG(k, 2, o->defs.mem);
-    DARG(k, 3, o->blocks.mem);
-    DARG(k, 4, o->vel.mem);
-    DARG(k, 5, o->inertia.mem);
-    DARG(k, 6, o->lambda.mem);
-    DARG(k, 7, o->dir_K.mem);
-    DARG(k, 8, o->dir_C.mem);
-    DARG(k, 9, o->dir_y.mem);
+    ARGK(k, m, m);
+    ARGK(k, pos, o->dir_pos.mem);
+    ARGK(k, defs, o->defs.mem);
+    ARGK(k, blocks, o->blocks.mem);
+    ARGK(k, vel, o->vel.mem);
+    ARGK(k, inertia, o->inertia.mem);
+    ARGK(k, lambda, o->lambda.mem);
+    ARGK(k, K, o->dir_K.mem);
+    ARGK(k, C, o->dir_C.mem);
+    ARGK(k, y, o->dir_y.mem);
     return CTN_OK;
 }
 
@@ -298,36 +285,36 @@ static ctn_status chain_system_args(ctn_world *w, ctn_ocl *o, int k) {
  * body's velocity and inertia. */
 static ctn_status chain_velocity_args(ctn_world *w, ctn_ocl *o, int k) {
     int nbody = w->body_count;
-    DARG(k, 0, nbody);
-    DARG(k, 1, o->adj_offsets.mem);
-    DARG(k, 2, o->adj.mem);
-    DARG(k, 3, o->dir_slot_pos.mem);
-    DARG(k, 4, o->dir_pos.mem);
-    DARG(k, 5, o->blocks.mem);
-    DARG(k, 6, o->dir_y.mem);
-    DARG(k, 7, o->vel.mem);
-    DARG(k, 8, o->inertia.mem);
+    ARGK(k, nb, nbody);
+    ARGK(k, adj_offsets, o->adj_offsets.mem);
+    ARGK(k, adj, o->adj.mem);
+    ARGK(k, slot_pos, o->dir_slot_pos.mem);
+    ARGK(k, pos, o->dir_pos.mem);
+    ARGK(k, blocks, o->blocks.mem);
+    ARGK(k, y, o->dir_y.mem);
+    ARGK(k, vel, o->vel.mem);
+    ARGK(k, inertia, o->inertia.mem);
     return CTN_OK;
 }
 
 /* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
 static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
-    int m = o->direct_n, k = DK_PROJECT_ASSEMBLE, residual = o->residual_pending;
+    int m = o->direct_n, k = CTN_K_CHAIN_PROJECT_ASSEMBLE, residual = o->residual_pending;
     size_t L = o->dir_fold_local;
     TRY(chain_system_args(w, o, k));
-    DARG(k, 10, o->proj_state.mem);
-    DARG(k, 11, o->pose.mem);
-    DARG(k, 12, o->split.mem);
-    DARG(k, 13, o->proj_rows_prm);
-    DARG(k, 14, o->proj_err.mem);
-    TRY(ctn__ocl_set_arg(w, o->direct_kernel[k], direct_names[k], 15, L * sizeof(float), NULL));
-    DARG(k, 16, residual);
-    DARG(k, 17, o->real_vel.mem);
-    DARG(k, 18, o->real_lambda.mem);
-    DARG(k, 19, o->real_r2.mem);
+    ARG(CHAIN_PROJECT_ASSEMBLE, state, o->proj_state.mem);
+    ARG(CHAIN_PROJECT_ASSEMBLE, pose, o->pose.mem);
+    ARG(CHAIN_PROJECT_ASSEMBLE, split, o->split.mem);
+    ARG(CHAIN_PROJECT_ASSEMBLE, prm, o->proj_rows_prm);
+    ARG(CHAIN_PROJECT_ASSEMBLE, err, o->proj_err.mem);
+    LOCAL_ARG(CHAIN_PROJECT_ASSEMBLE, scratch, L * sizeof(float));
+    ARG(CHAIN_PROJECT_ASSEMBLE, residual, residual);
+    ARG(CHAIN_PROJECT_ASSEMBLE, real_vel, o->real_vel.mem);
+    ARG(CHAIN_PROJECT_ASSEMBLE, real_lambda, o->real_lambda.mem);
+    ARG(CHAIN_PROJECT_ASSEMBLE, r2, o->real_r2.mem);
     o->residual_pending = o->proj_rows = 0;
     o->proj_pending = 1;
-    return ctn__ocl_enqueue(w, o, o->direct_kernel[k], direct_names[k], ((size_t)m + L - 1) / L * L, &L,
+    return ctn__ocl_enqueue(w, o, k, ((size_t)m + L - 1) / L * L, &L,
                             "projection: rows and chain assembly");
 }
 
@@ -340,60 +327,60 @@ int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o) {
  * before it runs while the record before the decision is active. defer: the velocities are left to the
  * projection's integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
 static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
-    int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = DK_ASSEMBLE;
+    int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = CTN_K_CHAIN_ASSEMBLE;
     TRY(chain_system_args(w, o, k));
-    DARG(k, 10, active);
-    DARG(k, 11, rhs_only);
+    ARG(CHAIN_ASSEMBLE, active, active);
+    ARG(CHAIN_ASSEMBLE, rhs_only, rhs_only);
     cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
-    DARG(k, 12, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
-    DARG(k, 13, lref);
+    ARG(CHAIN_ASSEMBLE, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
+    ARG(CHAIN_ASSEMBLE, lambda_ref, lref);
     if (o->proj_rows) TRY(project_assemble(w, o));
     else TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
-    k = DK_FACTOR;
-    DARG(k, 0, P);
-    DARG(k, 1, o->dir_pos.mem);
-    DARG(k, 2, o->dir_sep.mem);
-    DARG(k, 3, o->dir_K.mem);
-    DARG(k, 4, o->dir_C.mem);
-    DARG(k, 5, o->dir_F.mem);
-    DARG(k, 6, o->dir_y.mem);
-    DARG(k, 7, o->dir_seg.mem);
-    DARG(k, 8, active);
-    DARG(k, 9, rhs_only);
-    DARG(k, 10, decide);
+    k = CTN_K_CHAIN_FACTOR;
+    ARG(CHAIN_FACTOR, P, P);
+    ARG(CHAIN_FACTOR, pos, o->dir_pos.mem);
+    ARG(CHAIN_FACTOR, sep, o->dir_sep.mem);
+    ARG(CHAIN_FACTOR, K, o->dir_K.mem);
+    ARG(CHAIN_FACTOR, C, o->dir_C.mem);
+    ARG(CHAIN_FACTOR, F, o->dir_F.mem);
+    ARG(CHAIN_FACTOR, y, o->dir_y.mem);
+    ARG(CHAIN_FACTOR, seg, o->dir_seg.mem);
+    ARG(CHAIN_FACTOR, active, active);
+    ARG(CHAIN_FACTOR, rhs_only, rhs_only);
+    ARG(CHAIN_FACTOR, decide, decide);
     cl_mem decided = decide ? o->proj_next.mem : active;
-    DARG(k, 11, decided);
+    ARG(CHAIN_FACTOR, decided, decided);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain segments"));
     if (decide) ctn__ocl_project_swap(o), active = ctn__ocl_direct_active(o);
     if (P > 1) {
-        k = DK_SEPARATORS;
-        DARG(k, 0, P);
-        DARG(k, 1, o->dir_pos.mem);
-        DARG(k, 2, o->dir_sep.mem);
-        DARG(k, 3, o->dir_K.mem);
-        DARG(k, 4, o->dir_y.mem);
-        DARG(k, 5, o->dir_seg.mem);
-        DARG(k, 6, active);
-        DARG(k, 7, rhs_only);
+        k = CTN_K_CHAIN_SEPARATORS;
+        ARG(CHAIN_SEPARATORS, P, P);
+        ARG(CHAIN_SEPARATORS, pos, o->dir_pos.mem);
+        ARG(CHAIN_SEPARATORS, sep, o->dir_sep.mem);
+        ARG(CHAIN_SEPARATORS, K, o->dir_K.mem);
+        ARG(CHAIN_SEPARATORS, y, o->dir_y.mem);
+        ARG(CHAIN_SEPARATORS, seg, o->dir_seg.mem);
+        ARG(CHAIN_SEPARATORS, active, active);
+        ARG(CHAIN_SEPARATORS, rhs_only, rhs_only);
         TRY(dlaunch(w, o, k, 1, "direct solver: chain separators"));
     }
-    k = DK_BACK;
-    DARG(k, 0, P);
-    DARG(k, 1, m);
-    DARG(k, 2, o->dir_pos.mem);
-    DARG(k, 3, o->dir_sep.mem);
-    DARG(k, 4, o->dir_K.mem);
-    DARG(k, 5, o->dir_C.mem);
-    DARG(k, 6, o->dir_F.mem);
-    DARG(k, 7, o->dir_y.mem);
-    DARG(k, 8, o->lambda.mem);
-    DARG(k, 9, o->blocks.mem);
-    DARG(k, 10, active);
+    k = CTN_K_CHAIN_BACK;
+    ARG(CHAIN_BACK, P, P);
+    ARG(CHAIN_BACK, m, m);
+    ARG(CHAIN_BACK, pos, o->dir_pos.mem);
+    ARG(CHAIN_BACK, sep, o->dir_sep.mem);
+    ARG(CHAIN_BACK, K, o->dir_K.mem);
+    ARG(CHAIN_BACK, C, o->dir_C.mem);
+    ARG(CHAIN_BACK, F, o->dir_F.mem);
+    ARG(CHAIN_BACK, y, o->dir_y.mem);
+    ARG(CHAIN_BACK, lambda, o->lambda.mem);
+    ARG(CHAIN_BACK, blocks, o->blocks.mem);
+    ARG(CHAIN_BACK, active, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
     if (defer) return o->velocity_pending = 1, CTN_OK;
-    k = DK_VELOCITY;
+    k = CTN_K_CHAIN_VELOCITY;
     TRY(chain_velocity_args(w, o, k));
-    DARG(k, 9, active);
+    ARG(CHAIN_VELOCITY, active, active);
     return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities");
 }
 
@@ -405,52 +392,52 @@ static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 }
 
 ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest) {
-    int k = DK_VELOCITY_INTEGRATE, nbody = w->body_count;
+    int k = CTN_K_CHAIN_VELOCITY_INTEGRATE, nbody = w->body_count;
     o->velocity_pending = 0;
     TRY(chain_velocity_args(w, o, k));
-    DARG(k, 9, o->pose.mem);
-    DARG(k, 10, o->props.mem);
-    DARG(k, 11, h);
-    DARG(k, 12, o->defs.mem);
-    DARG(k, 13, o->lambda.mem);
-    DARG(k, 14, gs_h);
-    DARG(k, 15, begin);
-    DARG(k, 16, rest);
+    ARG(CHAIN_VELOCITY_INTEGRATE, pose, o->pose.mem);
+    ARG(CHAIN_VELOCITY_INTEGRATE, props, o->props.mem);
+    ARG(CHAIN_VELOCITY_INTEGRATE, h, h);
+    ARG(CHAIN_VELOCITY_INTEGRATE, defs, o->defs.mem);
+    ARG(CHAIN_VELOCITY_INTEGRATE, lambda, o->lambda.mem);
+    ARG(CHAIN_VELOCITY_INTEGRATE, gs_h, gs_h);
+    ARG(CHAIN_VELOCITY_INTEGRATE, begin, begin);
+    ARG(CHAIN_VELOCITY_INTEGRATE, rest, rest);
     return dlaunch(w, o, k, (size_t)nbody, "direct solver: chain velocities and integration");
 }
 
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
-    int k = DK_VELOCITY_PROJECT, nbody = w->body_count;
+    int k = CTN_K_CHAIN_VELOCITY_PROJECT, nbody = w->body_count;
     float gs_h = prm->geometric_stiffness > 0.0f ? prm->geometric_stiffness * prm->h : 0.0f;
     o->velocity_pending = 0;
     TRY(chain_velocity_args(w, o, k));
-    DARG(k, 9, o->proj_state.mem);
-    DARG(k, 10, o->pose.mem);
-    DARG(k, 11, o->props.mem);
-    DARG(k, 12, prm->h);
-    DARG(k, 13, o->proj_pose.mem);
-    DARG(k, 14, o->real_vel.mem);
-    DARG(k, 15, o->defs.mem);
-    DARG(k, 16, o->real_lambda.mem);
-    DARG(k, 17, gs_h);
+    ARG(CHAIN_VELOCITY_PROJECT, state, o->proj_state.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, pose, o->pose.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, props, o->props.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, h, prm->h);
+    ARG(CHAIN_VELOCITY_PROJECT, kept, o->proj_pose.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, real_vel, o->real_vel.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, defs, o->defs.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, lambda, o->real_lambda.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, gs_h, gs_h);
     return dlaunch(w, o, k, (size_t)nbody, "projection: chain velocities and integration");
 }
 
 /* One Gauss-Seidel sweep over the rows outside the exact solve, colour by colour (see the header). */
 static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
-    int k = DK_HYBRID_GS;
-    DARG(k, 3, o->dir_hyb.mem);
-    DARG(k, 4, o->defs.mem);
-    DARG(k, 5, o->blocks.mem);
-    DARG(k, 6, o->lambda.mem);
-    DARG(k, 7, o->vel.mem);
-    DARG(k, 8, o->inertia.mem);
-    DARG(k, 9, active);
+    int k = CTN_K_HYBRID_GS;
+    ARG(HYBRID_GS, hyb, o->dir_hyb.mem);
+    ARG(HYBRID_GS, defs, o->defs.mem);
+    ARG(HYBRID_GS, blocks, o->blocks.mem);
+    ARG(HYBRID_GS, lambda, o->lambda.mem);
+    ARG(HYBRID_GS, vel, o->vel.mem);
+    ARG(HYBRID_GS, inertia, o->inertia.mem);
+    ARG(HYBRID_GS, active, active);
     for (int l = 0; l < o->hyb_launches; ++l) {
         const int *L = o->hyb_launch + 3 * l;
-        DARG(k, 0, L[0]);
-        DARG(k, 1, L[1]);
-        DARG(k, 2, L[2]);
+        ARG(HYBRID_GS, begin, L[0]);
+        ARG(HYBRID_GS, end, L[1]);
+        ARG(HYBRID_GS, serial, L[2]);
         TRY(dlaunch(w, o, k, L[2] ? 1 : (size_t)(L[1] - L[0]), "direct solver: Gauss-Seidel sweep"));
     }
     return CTN_OK;
@@ -504,6 +491,5 @@ void ctn__ocl_direct_release(ctn_ocl *o) {
     o->hyb_launch = NULL;
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
-    for (int k = 0; k < DK_COUNT; ++k)
-        if (o->direct_kernel[k]) clReleaseKernel(o->direct_kernel[k]);
+    ctn__ocl_release_kernels(o, CTN_K_CHAIN_FIRST, CTN_K_CHAIN_END);
 }

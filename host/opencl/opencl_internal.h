@@ -6,6 +6,7 @@
 #include "core/hash.h"
 #include "solve/pipeline.h"
 #include "ctn_solver.h" /* CTN_PROJECT_DEVICE_WINDOW */
+#include "opencl/opencl_kernels.h"
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
@@ -74,36 +75,7 @@ int ctn__cache_store(const char *dir, const char *path, uint64_t key, const unsi
 
 /* ---- the backend state (host/opencl/backend_opencl.c, host/opencl/opencl_cg.c) ------------------------------ */
 
-enum {
-    CTN_K_PREPARE,
-    CTN_K_FORCES,
-    CTN_K_GATHER,
-    CTN_K_GS_COLOUR,
-    CTN_K_GS_SERIAL,
-    CTN_K_JACOBI,
-    CTN_K_INTEGRATE,
-    CTN_K_CG_INIT,
-    CTN_K_CG_START,
-    CTN_K_CG_GATHER,
-    CTN_K_CG_APPLY,
-    CTN_K_CG_ALPHA,
-    CTN_K_CG_UPDATE,
-    CTN_K_CG_VELOCITY,
-    CTN_K_CG_BETA,
-    CTN_K_CG_DIRECTION,
-    CTN_K_JOINT_ERROR,
-    CTN_K_REDUCE3,
-    CTN_K_REDUCE3_FINAL,
-    CTN_K_GEOMETRIC_INERTIA,
-    CTN_K_MEASURE,          /* The step's statistics (joint errors, residual, divergence check), two passes */
-    CTN_K_MEASURE_FINAL,
-    CTN_K_PROJECT_PREPARE,  /* Post-stabilisation of the exact solver */
-    CTN_K_PROJECT_DECIDE,   /* the Newton decision on the device (ctn_project_decide) */
-    CTN_K_PROJECT_INTEGRATE,
-    CTN_K_ASSEMBLE_SLOT,    /* assembly phase 1 (kernels/ctn_assemble.h) */
-    CTN_K_ASSEMBLE_BODY,
-    CTN_K_COUNT
-};
+/* The kernels and their arguments: host/opencl/opencl_kernels.h (CTN_K_*, CTN_A_*). */
 
 #define CTN_OCL_STATS_FLOATS 8   /* the step's stats buffer: [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4]
                                   * max body speed (float bits), [5] first non-finite or too fast body (int; body
@@ -128,8 +100,8 @@ typedef struct ctn_ocl {
     cl_context ctx;
     cl_command_queue queue;
     cl_program program;
-    cl_kernel kernel[CTN_K_COUNT];
-    size_t local[CTN_K_COUNT];    /* work-group size per kernel, from the device's own limits */
+    cl_kernel kernel[CTN_K_COUNT]; /* every kernel (opencl_kernels.h); the step's set from creation, the others on first use */
+    size_t local[CTN_K_COUNT];    /* work-group size per kernel of the step's set, from the device's own limits */
     size_t reduce_local;          /* power of two for the tree reductions */
     size_t measure_local;         /* The same for ctn_k_measure and _final */
     unsigned long long max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: unknown) */
@@ -186,7 +158,6 @@ typedef struct ctn_ocl {
 
     /* Exact solver for chains (host/opencl/opencl_direct.c): kernels created on first use (fp64 only),
      * the path layout of topology direct_version and the joint-space system of its segments. */
-    cl_kernel direct_kernel[9];
     int direct_state;             /* 0: kernels not tried, 1: ready, -1: unsupported (direct_why) */
     char direct_why[160];
     unsigned direct_version;
@@ -206,7 +177,6 @@ typedef struct ctn_ocl {
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
     void *tree;                   /* its state (ocl_tree, host/opencl/opencl_tree.c) */
     /* Loop closers through their Schur complement on the forest path (host/opencl/opencl_schur.c) */
-    cl_kernel schur_kernel[3];
     int schur_rows;               /* R: their rows (0: the layout has none it can take) */
     int schur_gate;               /* slots whose bounds decide per substep whether it applies (0: always) */
     ctn_clbuf sch_rows, sch_W, sch_rE, sch_maybe, sch_on, sch_off;
@@ -222,27 +192,29 @@ typedef struct ctn_ocl {
 
 /* Records err on w as "what: CL_NAME" and returns CTN_ERR_DEVICE (CTN_OK for CL_SUCCESS). */
 ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what);
-/* Every kernel launch of the backend goes through these two (host/opencl/opencl_launch.c), whichever
- * kernel set it belongs to (the step's CTN_K_*, the exact solver's chain and tree kernels):
- * ctn__ocl_set_arg sets argument i of `kernel`, named `name` in the error; ctn__ocl_enqueue enqueues it over
- * `global` work-items in work-groups of *local (NULL: the implementation picks), no-op for 0 items,
- * notes the command's profiling event in the running phase and counts the launch in the step's stats.
- * Errors read "clSetKernelArg(name, i): CL_..." and "what (name): CL_...". */
-ctn_status ctn__ocl_set_arg(ctn_world *w, cl_kernel kernel, const char *name, cl_uint i, size_t size, const void *value);
-ctn_status ctn__ocl_enqueue(ctn_world *w, ctn_ocl *o, cl_kernel kernel, const char *name, size_t global, const size_t *local,
-                            const char *what);
+/* Every kernel launch of the backend goes through ctn__ocl_enqueue (host/opencl/opencl_launch.c), whichever
+ * kernel set k belongs to: it enqueues kernel k (CTN_K_*) over `global` work-items in work-groups of *local
+ * (NULL: the implementation picks), no-op for 0 items, notes the command's profiling event in the running
+ * phase and counts the launch in the step's stats. Errors read "what (kernel name): CL_...". */
+ctn_status ctn__ocl_enqueue(ctn_world *w, ctn_ocl *o, int k, size_t global, const size_t *local, const char *what);
 /* Kernel k of the step's set over `items` work-items (rounded up to its work-group size o->local[k]);
  * no-op for 0 items. Counts toward the injected enqueue fault. */
 ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what);
-/* Sets argument i of kernel k of the step's set. */
-ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size, const void *value);
+/* Sets argument i of kernel k (CTN_K_*, any set); errors name the kernel and the argument. */
+ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, int i, size_t size, const void *value);
+/* The same with the argument found by its name in kernel k's declaration: for code that binds the
+ * arguments several kernels share (same name, same place) with k known at run time only; a name k lacks
+ * is an error (CTN_ERR_DEVICE) naming both. */
+ctn_status ctn__ocl_arg_named(ctn_world *w, ctn_ocl *o, int k, const char *name, size_t size, const void *value);
+/* Creates kernels [first, end) that are not created yet. Returns CL_SUCCESS, or the failing code with
+ * *failed set to the kernel's index (its handle left NULL). */
+cl_int ctn__ocl_create_kernels(ctn_ocl *o, int first, int end, int *failed);
+/* Releases kernels [first, end) that exist. */
+void ctn__ocl_release_kernels(ctn_ocl *o, int first, int end);
 /* Notes an event produced by a command of the current phase (takes ownership). */
 void ctn__ocl_note_event(ctn_ocl *o, cl_event ev);
 /* Grows buffer b to at least `size` bytes (contents are lost when it grows). *grew is set to 1 if so. */
 ctn_status ctn__ocl_reserve(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, size_t size, int *grew);
-
-/* Names of the kernels, indexed by CTN_K_* (host/opencl/opencl_launch.c). */
-extern const char *const ctn__ocl_kernel_names[CTN_K_COUNT];
 
 /* ---- buffers (host/opencl/opencl_buffers.c) ------------------------------------------------------ */
 
@@ -357,14 +329,17 @@ int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);
 /* Bench hook (host/opencl/backend_opencl.c): device copy bandwidth in GB/s (bytes read + written). */
 ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, double *gbps);
 
-/* Return the status of a failed call; set kernel k's argument i to the value v (with w and o in scope). */
+/* Return the status of a failed call. */
 #define TRY(expr)                          \
     do {                                   \
         ctn_status s_ = (expr);            \
         if (s_ != CTN_OK) return s_;       \
     } while (0)
-#define ARG(k, i, v) TRY(ctn__ocl_arg(w, o, (k), (i), sizeof(v), &(v)))
-/* The same for a kernel outside the step's set: handle, name, argument index, value (with w in scope). */
-#define KARG(kernel, name, i, v) TRY(ctn__ocl_set_arg(w, (kernel), (name), (i), sizeof(v), &(v)))
+/* Bind argument `name` of kernel ID (CTN_K_ID, declared in opencl_kernels.h) to the value v; a name the
+ * declaration lacks does not compile. LOCAL_ARG: a __local argument of `bytes`. ARGK: kernel k known at
+ * run time only, the argument found by name (ctn__ocl_arg_named). With w and o in scope. */
+#define ARG(ID, name, v) TRY(ctn__ocl_arg(w, o, CTN_K_##ID, CTN_A_##ID##_##name, sizeof(v), &(v)))
+#define LOCAL_ARG(ID, name, bytes) TRY(ctn__ocl_arg(w, o, CTN_K_##ID, CTN_A_##ID##_##name, (bytes), NULL))
+#define ARGK(k, name, v) TRY(ctn__ocl_arg_named(w, o, (k), #name, sizeof(v), &(v)))
 
 #endif /* CTN_HOST_OPENCL_INTERNAL_H */

@@ -2,36 +2,63 @@
  * fault of the tests) and OpenCL error messages. */
 #include "opencl/opencl_internal.h"
 
-const char *const ctn__ocl_kernel_names[CTN_K_COUNT] = {
-    "ctn_k_prepare",      "ctn_k_forces",    "ctn_k_gather",    "ctn_k_gs_colour",   "ctn_k_gs_serial",
-    "ctn_k_jacobi",       "ctn_k_integrate", "ctn_k_cg_init",   "ctn_k_cg_start",    "ctn_k_cg_gather",
-    "ctn_k_cg_apply",     "ctn_k_cg_alpha",  "ctn_k_cg_update", "ctn_k_cg_velocity", "ctn_k_cg_beta",
-    "ctn_k_cg_direction", "ctn_k_joint_error", "ctn_k_reduce3", "ctn_k_reduce3_final", "ctn_k_geometric_inertia",
-    "ctn_k_measure",      "ctn_k_measure_final", "ctn_k_project_prepare",
-    "ctn_k_project_decide", "ctn_k_project_integrate",
-    "ctn_k_assemble_slot", "ctn_k_assemble_body"};
+#include <string.h>
+
+/* The declaration of every kernel (opencl_kernels.h): its name, argument count and argument names. */
+#define CTN__ARG_NAME(id, a) #a,
+#define CTN__ARG_NAMES(id, name) static const char *const args_##id[] = {CTN_OCL_ARGS_##id(CTN__ARG_NAME, id)};
+CTN_OCL_KERNELS(CTN__ARG_NAMES)
+#define CTN__DECL(id, name) {#name, CTN_A_##id##_COUNT_, args_##id},
+const ctn_ocl_kernel_decl ctn__ocl_kernel_table[CTN_K_COUNT] = {CTN_OCL_KERNELS(CTN__DECL)};
+#undef CTN__DECL
+#undef CTN__ARG_NAMES
+#undef CTN__ARG_NAME
 
 ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what) {
     if (err == CL_SUCCESS) return CTN_OK;
     return ctn__fail(w, CTN_ERR_DEVICE, "%s: %s (%d)", what, ctn__cl_error_name(err), (int)err);
 }
 
-ctn_status ctn__ocl_set_arg(ctn_world *w, cl_kernel kernel, const char *name, cl_uint i, size_t size, const void *value) {
-    cl_int e = clSetKernelArg(kernel, i, size, value);
+ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, int i, size_t size, const void *value) {
+    const ctn_ocl_kernel_decl *d = &ctn__ocl_kernel_table[k];
+    cl_int e = clSetKernelArg(o->kernel[k], (cl_uint)i, size, value);
     if (e == CL_SUCCESS) return CTN_OK;
-    return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s, %u): %s", name, (unsigned)i, ctn__cl_error_name(e));
+    return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s, %s): %s", d->name, i < d->args ? d->arg[i] : "?", ctn__cl_error_name(e));
 }
 
-ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, cl_uint i, size_t size, const void *value) {
-    return ctn__ocl_set_arg(w, o->kernel[k], ctn__ocl_kernel_names[k], i, size, value);
+ctn_status ctn__ocl_arg_named(ctn_world *w, ctn_ocl *o, int k, const char *name, size_t size, const void *value) {
+    const ctn_ocl_kernel_decl *d = &ctn__ocl_kernel_table[k];
+    for (int i = 0; i < d->args; ++i)
+        if (strcmp(d->arg[i], name) == 0) return ctn__ocl_arg(w, o, k, i, size, value);
+    return ctn__fail(w, CTN_ERR_DEVICE, "kernel %s has no argument named %s (host/opencl/opencl_kernels.h)", d->name, name);
 }
 
-ctn_status ctn__ocl_enqueue(ctn_world *w, ctn_ocl *o, cl_kernel kernel, const char *name, size_t global, const size_t *local,
-                            const char *what) {
+cl_int ctn__ocl_create_kernels(ctn_ocl *o, int first, int end, int *failed) {
+    for (int k = first; k < end; ++k) {
+        if (o->kernel[k]) continue;
+        cl_int e = CL_SUCCESS;
+        o->kernel[k] = clCreateKernel(o->program, ctn__ocl_kernel_table[k].name, &e);
+        if (e != CL_SUCCESS) {
+            o->kernel[k] = NULL;
+            *failed = k;
+            return e;
+        }
+    }
+    return CL_SUCCESS;
+}
+
+void ctn__ocl_release_kernels(ctn_ocl *o, int first, int end) {
+    for (int k = first; k < end; ++k) {
+        if (o->kernel[k]) clReleaseKernel(o->kernel[k]);
+        o->kernel[k] = NULL;
+    }
+}
+
+ctn_status ctn__ocl_enqueue(ctn_world *w, ctn_ocl *o, int k, size_t global, const size_t *local, const char *what) {
     if (global == 0) return CTN_OK;
     cl_event ev = NULL;
-    cl_int e = clEnqueueNDRangeKernel(o->queue, kernel, 1, NULL, &global, local, 0, NULL, o->profiling && o->phase >= 0 ? &ev : NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, name, ctn__cl_error_name(e));
+    cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernel[k], 1, NULL, &global, local, 0, NULL, o->profiling && o->phase >= 0 ? &ev : NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s", what, ctn__ocl_kernel_table[k].name, ctn__cl_error_name(e));
     ctn__ocl_note_event(o, ev);
     o->step_launches++;
     return CTN_OK;
@@ -44,7 +71,7 @@ ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const 
     /* CATENA_FAULT=enqueue@N fails the third launch of step N */
     if (o->in_step && ++o->launches == 3 && o->fault_kind == CTN_FAULT_ENQUEUE && !o->fault_fired && o->step_index == o->fault_step) {
         o->fault_fired = 1;
-        return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s (injected by CATENA_FAULT)", what, ctn__ocl_kernel_names[k], ctn__cl_error_name(CL_OUT_OF_RESOURCES));
+        return ctn__fail(w, CTN_ERR_DEVICE, "%s (%s): %s (injected by CATENA_FAULT)", what, ctn__ocl_kernel_table[k].name, ctn__cl_error_name(CL_OUT_OF_RESOURCES));
     }
-    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &local, what);
+    return ctn__ocl_enqueue(w, o, k, global, &local, what);
 }

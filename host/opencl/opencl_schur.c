@@ -29,24 +29,12 @@
 
 #include <stdlib.h>
 
-enum { SK_GATE, SK_COLUMN, SK_IMPULSE, SK_COUNT };
-static const char *const schur_names[SK_COUNT] = {"ctn_k_schur_gate", "ctn_k_schur_column", "ctn_k_schur_impulse"};
-_Static_assert(SK_COUNT == sizeof ((ctn_ocl *)0)->schur_kernel / sizeof(cl_kernel), "one kernel handle per Schur kernel");
-
-#define SARG(k, i, v) KARG(o->schur_kernel[k], schur_names[k], (i), v)
-
 static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
-    for (int k = 0; k < SK_COUNT; ++k) {
-        if (o->schur_kernel[k]) continue;
-        cl_int e;
-        o->schur_kernel[k] = clCreateKernel(o->program, schur_names[k], &e);
-        if (e != CL_SUCCESS) {
-            o->schur_kernel[k] = NULL;
-            return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: direct on OpenCL: clCreateKernel(%s): %s", schur_names[k],
-                             ctn__cl_error_name(e));
-        }
-    }
-    return CTN_OK;
+    int failed = 0;
+    cl_int e = ctn__ocl_create_kernels(o, CTN_K_SCHUR_FIRST, CTN_K_SCHUR_END, &failed);
+    if (e == CL_SUCCESS) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: direct on OpenCL: clCreateKernel(%s): %s", ctn__ocl_kernel_table[failed].name,
+                     ctn__cl_error_name(e));
 }
 
 /* The loop closers of ordering s that the Schur solve can take in some substep: R rows (0: none). Those
@@ -96,51 +84,51 @@ ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_
 }
 
 static ctn_status launch(ctn_world *w, ctn_ocl *o, int k, const char *what) {
-    return ctn__ocl_enqueue(w, o, o->schur_kernel[k], schur_names[k], 1, NULL, what);
+    return ctn__ocl_enqueue(w, o, k, 1, NULL, what);
 }
 
 ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off) {
     int R = o->schur_rows, k;
     *on = *off = active;
     if (o->schur_gate > 0) {
-        k = SK_GATE;
-        SARG(k, 0, o->schur_gate);
-        SARG(k, 1, o->sch_maybe.mem);
-        SARG(k, 2, o->blocks.mem);
-        SARG(k, 3, active);
-        SARG(k, 4, o->sch_on.mem);
-        SARG(k, 5, o->sch_off.mem);
+        k = CTN_K_SCHUR_GATE;
+        ARG(SCHUR_GATE, n, o->schur_gate);
+        ARG(SCHUR_GATE, maybe, o->sch_maybe.mem);
+        ARG(SCHUR_GATE, blocks, o->blocks.mem);
+        ARG(SCHUR_GATE, active, active);
+        ARG(SCHUR_GATE, on, o->sch_on.mem);
+        ARG(SCHUR_GATE, off, o->sch_off.mem);
         TRY(launch(w, o, k, "direct solver: loop closers' gate"));
         *on = o->sch_on.mem, *off = o->sch_off.mem;
     }
     cl_mem x = ctn__ocl_tree_solution(o);
-    k = SK_COLUMN;
-    SARG(k, 1, R);
-    SARG(k, 2, o->sch_rows.mem);
-    SARG(k, 3, o->blocks.mem);
-    SARG(k, 4, x);
-    SARG(k, 5, o->sch_W.mem);
-    SARG(k, 6, *on);
+    k = CTN_K_SCHUR_COLUMN;
+    ARG(SCHUR_COLUMN, R, R);
+    ARG(SCHUR_COLUMN, rows, o->sch_rows.mem);
+    ARG(SCHUR_COLUMN, blocks, o->blocks.mem);
+    ARG(SCHUR_COLUMN, x, x);
+    ARG(SCHUR_COLUMN, W, o->sch_W.mem);
+    ARG(SCHUR_COLUMN, active, *on);
     for (int c = 0; c < R; ++c) {
         TRY(ctn__ocl_tree_column(w, o, *on, c));
-        SARG(k, 0, c);
+        ARG(SCHUR_COLUMN, k, c);
         TRY(launch(w, o, k, "direct solver: loop closers' Schur complement"));
     }
     return CTN_OK;
 }
 
 ctn_status ctn__ocl_schur_impulse(ctn_world *w, ctn_ocl *o, cl_mem on) {
-    int k = SK_IMPULSE, R = o->schur_rows;
-    SARG(k, 0, R);
-    SARG(k, 1, o->sch_W.mem);
-    SARG(k, 2, o->sch_rows.mem);
-    SARG(k, 3, o->defs.mem);
-    SARG(k, 4, o->blocks.mem);
-    SARG(k, 5, o->vel.mem);
-    SARG(k, 6, o->inertia.mem);
-    SARG(k, 7, o->lambda.mem);
-    SARG(k, 8, o->sch_rE.mem);
-    SARG(k, 9, on);
+    int k = CTN_K_SCHUR_IMPULSE, R = o->schur_rows;
+    ARG(SCHUR_IMPULSE, R, R);
+    ARG(SCHUR_IMPULSE, Wi, o->sch_W.mem);
+    ARG(SCHUR_IMPULSE, rows, o->sch_rows.mem);
+    ARG(SCHUR_IMPULSE, defs, o->defs.mem);
+    ARG(SCHUR_IMPULSE, blocks, o->blocks.mem);
+    ARG(SCHUR_IMPULSE, vel, o->vel.mem);
+    ARG(SCHUR_IMPULSE, inertia, o->inertia.mem);
+    ARG(SCHUR_IMPULSE, lambda, o->lambda.mem);
+    ARG(SCHUR_IMPULSE, rE, o->sch_rE.mem);
+    ARG(SCHUR_IMPULSE, active, on);
     return launch(w, o, k, "direct solver: loop closers' impulse");
 }
 
@@ -148,6 +136,5 @@ void ctn__ocl_schur_release(ctn_ocl *o) {
     ctn_clbuf *bufs[] = {&o->sch_rows, &o->sch_W, &o->sch_rE, &o->sch_maybe, &o->sch_on, &o->sch_off};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
-    for (int k = 0; k < SK_COUNT; ++k)
-        if (o->schur_kernel[k]) clReleaseKernel(o->schur_kernel[k]);
+    ctn__ocl_release_kernels(o, CTN_K_SCHUR_FIRST, CTN_K_SCHUR_END);
 }

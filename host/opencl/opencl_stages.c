@@ -20,20 +20,20 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int m = w->topo.joint_count, n = w->body_count, k = CTN_K_PREPARE;
     float gs_h = o->geometric_h;
     o->geometric_h = 0.0f;
-    ARG(k, 0, m);
-    ARG(k, 1, o->defs.mem);
-    ARG(k, 2, o->pose.mem);
-    ARG(k, 3, o->vel.mem);
-    ARG(k, 4, o->inertia.mem);
-    ARG(k, 5, o->split.mem);
-    ARG(k, 6, prm);
-    ARG(k, 7, o->blocks.mem);
-    ARG(k, 8, n);
-    ARG(k, 9, gs_h);
-    ARG(k, 10, o->props.mem);
-    ARG(k, 11, o->adj_offsets.mem);
-    ARG(k, 12, o->adj.mem);
-    ARG(k, 13, o->lambda.mem);
+    ARG(PREPARE, m, m);
+    ARG(PREPARE, defs, o->defs.mem);
+    ARG(PREPARE, pose, o->pose.mem);
+    ARG(PREPARE, vel, o->vel.mem);
+    ARG(PREPARE, inertia, o->inertia.mem);
+    ARG(PREPARE, split, o->split.mem);
+    ARG(PREPARE, prm, prm);
+    ARG(PREPARE, blocks, o->blocks.mem);
+    ARG(PREPARE, n, n);
+    ARG(PREPARE, gs_h, gs_h);
+    ARG(PREPARE, props, o->props.mem);
+    ARG(PREPARE, adj_offsets, o->adj_offsets.mem);
+    ARG(PREPARE, adj, o->adj.mem);
+    ARG(PREPARE, lambda, o->lambda.mem);
     size_t items = (size_t)(gs_h > 0.0f && n > m ? n : m);
     return ctn__ocl_launch(w, o, k, items, gs_h > 0.0f ? "row build with the geometric-stiffness inertia" : "row build");
 }
@@ -41,15 +41,15 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
 /* World inverse inertia with the geometric-stiffness term (ctn_geometric_inertia_body). */
 static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, float gs_h) {
     int n = w->body_count, k = CTN_K_GEOMETRIC_INERTIA;
-    ARG(k, 0, n);
-    ARG(k, 1, o->pose.mem);
-    ARG(k, 2, o->props.mem);
-    ARG(k, 3, o->adj_offsets.mem);
-    ARG(k, 4, o->adj.mem);
-    ARG(k, 5, o->defs.mem);
-    ARG(k, 6, o->lambda.mem);
-    ARG(k, 7, gs_h);
-    ARG(k, 8, o->inertia.mem);
+    ARG(GEOMETRIC_INERTIA, n, n);
+    ARG(GEOMETRIC_INERTIA, pose, o->pose.mem);
+    ARG(GEOMETRIC_INERTIA, props, o->props.mem);
+    ARG(GEOMETRIC_INERTIA, adj_offsets, o->adj_offsets.mem);
+    ARG(GEOMETRIC_INERTIA, adj, o->adj.mem);
+    ARG(GEOMETRIC_INERTIA, defs, o->defs.mem);
+    ARG(GEOMETRIC_INERTIA, lambda, o->lambda.mem);
+    ARG(GEOMETRIC_INERTIA, gs_h, gs_h);
+    ARG(GEOMETRIC_INERTIA, inertia, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
 }
 
@@ -66,22 +66,22 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
         ctn__ocl_note_event(o, ev);
         in = o->vel_copy.mem;
     }
-    ARG(k, 0, n);
-    ARG(k, 1, o->props.mem);
-    ARG(k, 2, o->inertia.mem);
-    ARG(k, 3, o->spring_adj_offsets.mem);
-    ARG(k, 4, o->spring_adj.mem);
-    ARG(k, 5, o->springs.mem);
-    ARG(k, 6, o->pose.mem);
-    ARG(k, 7, in);
-    ARG(k, 8, o->vel.mem);
-    ARG(k, 9, prm);
-    ARG(k, 10, gather);
-    ARG(k, 11, o->adj_offsets.mem);
-    ARG(k, 12, o->adj.mem);
-    ARG(k, 13, o->blocks.mem);
-    ARG(k, 14, l);
-    ARG(k, 15, scale);
+    ARG(FORCES, n, n);
+    ARG(FORCES, props, o->props.mem);
+    ARG(FORCES, inertia, o->inertia.mem);
+    ARG(FORCES, sadj_offsets, o->spring_adj_offsets.mem);
+    ARG(FORCES, sadj, o->spring_adj.mem);
+    ARG(FORCES, springs, o->springs.mem);
+    ARG(FORCES, pose, o->pose.mem);
+    ARG(FORCES, vel_in, in);
+    ARG(FORCES, vel_out, o->vel.mem);
+    ARG(FORCES, prm, prm);
+    ARG(FORCES, gather, gather);
+    ARG(FORCES, adj_offsets, o->adj_offsets.mem);
+    ARG(FORCES, adj, o->adj.mem);
+    ARG(FORCES, blocks, o->blocks.mem);
+    ARG(FORCES, l, l);
+    ARG(FORCES, scale, scale);
     o->forces_pending = 0;
     return ctn__ocl_launch(w, o, k, (size_t)n, gather ? "external forces and warm start" : "external forces");
 }
@@ -89,14 +89,14 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
 /* v += scale M^-1 J^T l per body (Nelson 1998's Jacobian-transpose assembly). */
 static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     int n = w->body_count, k = CTN_K_GATHER;
-    ARG(k, 0, n);
-    ARG(k, 1, o->adj_offsets.mem);
-    ARG(k, 2, o->adj.mem);
-    ARG(k, 3, o->blocks.mem);
-    ARG(k, 4, l);
-    ARG(k, 5, scale);
-    ARG(k, 6, o->vel.mem);
-    ARG(k, 7, o->inertia.mem);
+    ARG(GATHER, n, n);
+    ARG(GATHER, adj_offsets, o->adj_offsets.mem);
+    ARG(GATHER, adj, o->adj.mem);
+    ARG(GATHER, blocks, o->blocks.mem);
+    ARG(GATHER, l, l);
+    ARG(GATHER, scale, scale);
+    ARG(GATHER, vel, o->vel.mem);
+    ARG(GATHER, inertia, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
 }
 
@@ -122,15 +122,20 @@ static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
             int begin = t->colour_offsets[c], count = t->colour_offsets[c + 1] - begin;
             if (count == 0) continue;
             int k = c < t->colour_count ? CTN_K_GS_COLOUR : CTN_K_GS_SERIAL;
-            int second = k == CTN_K_GS_COLOUR ? count : begin + count; /* count, or end for the serial kernel */
-            ARG(k, 0, begin);
-            ARG(k, 1, second);
-            ARG(k, 2, o->defs.mem);
-            ARG(k, 3, o->blocks.mem);
-            ARG(k, 4, o->lambda.mem);
-            ARG(k, 5, o->vel.mem);
-            ARG(k, 6, o->inertia.mem);
-            ARG(k, 7, o->r2.mem);
+            if (k == CTN_K_GS_COLOUR) {
+                ARG(GS_COLOUR, offset, begin);
+                ARG(GS_COLOUR, count, count);
+            } else {
+                int end = begin + count;
+                ARG(GS_SERIAL, begin, begin);
+                ARG(GS_SERIAL, end, end);
+            }
+            ARGK(k, defs, o->defs.mem);
+            ARGK(k, blocks, o->blocks.mem);
+            ARGK(k, lambda, o->lambda.mem);
+            ARGK(k, vel, o->vel.mem);
+            ARGK(k, inertia, o->inertia.mem);
+            ARGK(k, r2, o->r2.mem);
             TRY(ctn__ocl_launch(w, o, k, k == CTN_K_GS_COLOUR ? (size_t)count : 1, "Gauss-Seidel colour"));
         }
     }
@@ -141,13 +146,13 @@ static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
 static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count, k = CTN_K_JACOBI;
     for (int it = 0; it < w->desc.iterations; ++it) {
-        ARG(k, 0, m);
-        ARG(k, 1, o->defs.mem);
-        ARG(k, 2, o->blocks.mem);
-        ARG(k, 3, o->lambda.mem);
-        ARG(k, 4, o->vel.mem);
-        ARG(k, 5, o->dlambda.mem);
-        ARG(k, 6, o->r2.mem);
+        ARG(JACOBI, m, m);
+        ARG(JACOBI, defs, o->defs.mem);
+        ARG(JACOBI, blocks, o->blocks.mem);
+        ARG(JACOBI, lambda, o->lambda.mem);
+        ARG(JACOBI, vel, o->vel.mem);
+        ARG(JACOBI, dlambda, o->dlambda.mem);
+        ARG(JACOBI, r2, o->r2.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)m, "Jacobi rows"));
         TRY(run_gather(w, o, o->dlambda.mem, 1.0f));
     }
@@ -167,20 +172,20 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int begin = last && w->solver == CTN_SOLVER_DIRECT && joints && n > 0;
     float gs_h = (next || begin) && prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
     if (begin) TRY(ctn__ocl_reserve(w, o, &o->proj_vel, (size_t)n * sizeof(ctn_vel), NULL));
-    ARG(k, 0, n);
-    ARG(k, 1, o->pose.mem);
-    ARG(k, 2, o->vel.mem);
-    ARG(k, 3, o->props.mem);
-    ARG(k, 4, o->inertia.mem);
-    ARG(k, 5, prm.h);
-    ARG(k, 6, o->adj_offsets.mem);
-    ARG(k, 7, o->adj.mem);
-    ARG(k, 8, o->defs.mem);
-    ARG(k, 9, o->lambda.mem);
-    ARG(k, 10, gs_h);
-    ARG(k, 11, begin);
+    ARG(INTEGRATE, n, n);
+    ARG(INTEGRATE, pose, o->pose.mem);
+    ARG(INTEGRATE, vel, o->vel.mem);
+    ARG(INTEGRATE, props, o->props.mem);
+    ARG(INTEGRATE, inertia, o->inertia.mem);
+    ARG(INTEGRATE, h, prm.h);
+    ARG(INTEGRATE, adj_offsets, o->adj_offsets.mem);
+    ARG(INTEGRATE, adj, o->adj.mem);
+    ARG(INTEGRATE, defs, o->defs.mem);
+    ARG(INTEGRATE, lambda, o->lambda.mem);
+    ARG(INTEGRATE, gs_h, gs_h);
+    ARG(INTEGRATE, begin, begin);
     cl_mem rest = begin ? o->proj_vel.mem : o->vel.mem;
-    ARG(k, 12, rest);
+    ARG(INTEGRATE, rest, rest);
     if (o->velocity_pending) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
     else TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
     o->geometric_ready = next && n > 0;
@@ -195,31 +200,31 @@ static ctn_status run_reduce3(ctn_world *w, ctn_ocl *o, int n, cl_mem x0, cl_mem
     int groups = (int)(((size_t)n + L - 1) / L);
     if (groups > CTN_OCL_REDUCE_GROUPS) groups = CTN_OCL_REDUCE_GROUPS;
     int k = CTN_K_REDUCE3;
-    ARG(k, 0, n);
-    ARG(k, 1, x0);
-    ARG(k, 2, x1);
-    ARG(k, 3, x2);
-    ARG(k, 4, o->partial.mem);
-    TRY(ctn__ocl_arg(w, o, k, 5, 3 * L * sizeof(float), NULL));
+    ARG(REDUCE3, n, n);
+    ARG(REDUCE3, x0, x0);
+    ARG(REDUCE3, x1, x1);
+    ARG(REDUCE3, x2, x2);
+    ARG(REDUCE3, out, o->partial.mem);
+    LOCAL_ARG(REDUCE3, scratch, 3 * L * sizeof(float));
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, "reduction"));
+    TRY(ctn__ocl_enqueue(w, o, k, global, &L, "reduction"));
     k = CTN_K_REDUCE3_FINAL;
-    ARG(k, 0, groups);
-    ARG(k, 1, o->partial.mem);
-    ARG(k, 2, out);
-    TRY(ctn__ocl_arg(w, o, k, 3, 3 * L * sizeof(float), NULL));
-    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "reduction");
+    ARG(REDUCE3_FINAL, groups, groups);
+    ARG(REDUCE3_FINAL, partial, o->partial.mem);
+    ARG(REDUCE3_FINAL, out, out);
+    LOCAL_ARG(REDUCE3_FINAL, scratch, 3 * L * sizeof(float));
+    return ctn__ocl_enqueue(w, o, k, L, &L, "reduction");
 }
 
 /* Joint errors and their reduction with the residual into stats[0..2]. */
 static ctn_status run_measure(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count;
     int k = CTN_K_JOINT_ERROR;
-    ARG(k, 0, m);
-    ARG(k, 1, o->defs.mem);
-    ARG(k, 2, o->pose.mem);
-    ARG(k, 3, o->gap.mem);
-    ARG(k, 4, o->angle.mem);
+    ARG(JOINT_ERROR, m, m);
+    ARG(JOINT_ERROR, defs, o->defs.mem);
+    ARG(JOINT_ERROR, pose, o->pose.mem);
+    ARG(JOINT_ERROR, gap, o->gap.mem);
+    ARG(JOINT_ERROR, angle, o->angle.mem);
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, "joint errors"));
     return run_reduce3(w, o, m, o->r2.mem, o->gap.mem, o->angle.mem, o->stats.mem);
 }
@@ -275,42 +280,42 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     int groups = (int)((items + L - 1) / L);
     if (groups > CTN_OCL_REDUCE_GROUPS) groups = CTN_OCL_REDUCE_GROUPS;
     if (groups < 1) groups = 1;
-    ARG(k, 0, m);
-    ARG(k, 1, n);
-    ARG(k, 2, o->defs.mem);
-    ARG(k, 3, o->pose.mem);
-    ARG(k, 4, o->vel.mem);
-    ARG(k, 5, o->r2.mem);
-    ARG(k, 6, limit);
-    ARG(k, 7, o->partial.mem);
-    ARG(k, 8, o->partial.mem);
-    TRY(ctn__ocl_arg(w, o, k, 9, 3 * L * sizeof(float), NULL));
-    TRY(ctn__ocl_arg(w, o, k, 10, 2 * L * sizeof(int), NULL));
+    ARG(MEASURE, m, m);
+    ARG(MEASURE, n, n);
+    ARG(MEASURE, defs, o->defs.mem);
+    ARG(MEASURE, pose, o->pose.mem);
+    ARG(MEASURE, vel, o->vel.mem);
+    ARG(MEASURE, r2, o->r2.mem);
+    ARG(MEASURE, limit, limit);
+    ARG(MEASURE, partial, o->partial.mem);
+    ARG(MEASURE, ipartial, o->partial.mem);
+    LOCAL_ARG(MEASURE, scratch, 3 * L * sizeof(float));
+    LOCAL_ARG(MEASURE, iscratch, 2 * L * sizeof(int));
     int leave = o->leave_pending, decide = o->leave_decide, at_project = CTN_OCL_STATS_PROJECT;
-    ARG(k, 11, leave);
+    ARG(MEASURE, leave, leave);
     cl_mem state = leave ? o->proj_state.mem : o->stats.mem, kept = leave ? o->proj_pose.mem : o->pose.mem;
-    ARG(k, 12, state);
-    ARG(k, 13, decide);
-    ARG(k, 14, kept);
-    ARG(k, 15, o->props.mem);
-    ARG(k, 16, o->inertia.mem);
-    ARG(k, 17, o->stats.mem);
-    ARG(k, 18, at_project);
+    ARG(MEASURE, state, state);
+    ARG(MEASURE, decide, decide);
+    ARG(MEASURE, kept, kept);
+    ARG(MEASURE, props, o->props.mem);
+    ARG(MEASURE, inertia, o->inertia.mem);
+    ARG(MEASURE, istats, o->stats.mem);
+    ARG(MEASURE, at, at_project);
     o->leave_pending = o->leave_decide = 0;
     size_t global = (size_t)groups * L;
-    TRY(ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], global, &L, leave ? "leaving the projection, step statistics" : "step statistics"));
+    TRY(ctn__ocl_enqueue(w, o, k, global, &L, leave ? "leaving the projection, step statistics" : "step statistics"));
     k = CTN_K_MEASURE_FINAL;
     int at = CTN_OCL_STATS_CHECK;
-    ARG(k, 0, groups);
-    ARG(k, 1, n);
-    ARG(k, 2, o->partial.mem);
-    ARG(k, 3, o->partial.mem);
-    ARG(k, 4, o->stats.mem);
-    ARG(k, 5, o->stats.mem);
-    ARG(k, 6, at);
-    TRY(ctn__ocl_arg(w, o, k, 7, 3 * L * sizeof(float), NULL));
-    TRY(ctn__ocl_arg(w, o, k, 8, 2 * L * sizeof(int), NULL));
-    return ctn__ocl_enqueue(w, o, o->kernel[k], ctn__ocl_kernel_names[k], L, &L, "step statistics");
+    ARG(MEASURE_FINAL, groups, groups);
+    ARG(MEASURE_FINAL, n, n);
+    ARG(MEASURE_FINAL, partial, o->partial.mem);
+    ARG(MEASURE_FINAL, ipartial, o->partial.mem);
+    ARG(MEASURE_FINAL, stats, o->stats.mem);
+    ARG(MEASURE_FINAL, istats, o->stats.mem);
+    ARG(MEASURE_FINAL, at, at);
+    LOCAL_ARG(MEASURE_FINAL, scratch, 3 * L * sizeof(float));
+    LOCAL_ARG(MEASURE_FINAL, iscratch, 2 * L * sizeof(int));
+    return ctn__ocl_enqueue(w, o, k, L, &L, "step statistics");
 }
 
 /* ---- assembly, phase 1 (host/solve/assemble.c; kernels/ctn_assemble.h) ------------------------------------ */
@@ -324,16 +329,16 @@ static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
     int mi = (int)m, k = CTN_K_ASSEMBLE_SLOT;
-    ARG(k, 0, mi);
-    ARG(k, 1, o->defs.mem);
-    ARG(k, 2, o->pose.mem);
-    ARG(k, 3, o->vel.mem);
-    ARG(k, 4, o->props.mem);
-    ARG(k, 5, o->split.mem);
-    ARG(k, 6, o->blocks.mem);
-    ARG(k, 7, o->proj_lambda.mem);
-    ARG(k, 8, o->proj_err.mem);
-    ARG(k, 9, o->proj_r2.mem);
+    ARG(ASSEMBLE_SLOT, m, mi);
+    ARG(ASSEMBLE_SLOT, defs, o->defs.mem);
+    ARG(ASSEMBLE_SLOT, pose, o->pose.mem);
+    ARG(ASSEMBLE_SLOT, vel, o->vel.mem);
+    ARG(ASSEMBLE_SLOT, props, o->props.mem);
+    ARG(ASSEMBLE_SLOT, split, o->split.mem);
+    ARG(ASSEMBLE_SLOT, blocks, o->blocks.mem);
+    ARG(ASSEMBLE_SLOT, mu, o->proj_lambda.mem);
+    ARG(ASSEMBLE_SLOT, gap, o->proj_err.mem);
+    ARG(ASSEMBLE_SLOT, angle, o->proj_r2.mem);
     TRY(ctn__ocl_launch(w, o, k, m, "assembly: rows"));
     TRY(run_reduce3(w, o, mi, o->proj_err.mem, o->proj_err.mem, o->proj_r2.mem, o->proj_stats.mem));
     float top[3];
@@ -348,15 +353,15 @@ static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
 /* Per body: the gather of M^-1 J^T mu over its own joints and the move. */
 static ctn_status assemble_gather(ctn_world *w, ctn_ocl *o) {
     int n = w->body_count, k = CTN_K_ASSEMBLE_BODY;
-    ARG(k, 0, n);
-    ARG(k, 1, o->adj_offsets.mem);
-    ARG(k, 2, o->adj.mem);
-    ARG(k, 3, o->blocks.mem);
-    ARG(k, 4, o->proj_lambda.mem);
-    ARG(k, 5, o->pose.mem);
-    ARG(k, 6, o->vel.mem);
-    ARG(k, 7, o->props.mem);
-    ARG(k, 8, o->inertia.mem);
+    ARG(ASSEMBLE_BODY, n, n);
+    ARG(ASSEMBLE_BODY, adj_offsets, o->adj_offsets.mem);
+    ARG(ASSEMBLE_BODY, adj, o->adj.mem);
+    ARG(ASSEMBLE_BODY, blocks, o->blocks.mem);
+    ARG(ASSEMBLE_BODY, mu, o->proj_lambda.mem);
+    ARG(ASSEMBLE_BODY, pose, o->pose.mem);
+    ARG(ASSEMBLE_BODY, vel, o->vel.mem);
+    ARG(ASSEMBLE_BODY, props, o->props.mem);
+    ARG(ASSEMBLE_BODY, inertia, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "assembly: gather");
 }
 
@@ -439,6 +444,8 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_RATTLE_LEAVE:
     case CTN_STAGE_RATTLE_NEWTON:
     case CTN_STAGE_INERTIA:
+    case CTN_STAGE_CHORD_ROWS: /* nor the projection's chord steps (chord = 0) */
+    case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;
     }
     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "unknown pipeline stage %d", (int)stage);

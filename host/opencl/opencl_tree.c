@@ -37,9 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TK_FACTOR, TK_BACK, TK_COUNT };
-static const char *const tree_names[TK_COUNT] = {"ctn_k_tree_factor", "ctn_k_tree_back"};
-
 /* Narrow levels merged into one serial launch: on a CPU device a node costs a few microseconds against
  * tens for a launch, on a GPU one thread's serial work is slow, so only single-node levels are merged.
  * desc.debug.tree_band overrides. */
@@ -52,7 +49,6 @@ typedef struct tree_launch {
 } tree_launch;
 
 typedef struct ocl_tree {
-    cl_kernel kernel[TK_COUNT];
     unsigned version;
     int valid;
     int nodes, launches, levels;
@@ -72,18 +68,12 @@ static void hybrid_split(const ctn_world *w, const direct_state *s, int *hyb) {
     }
 }
 
-static ctn_status create_kernels(ctn_world *w, ctn_ocl *o, ocl_tree *tr) {
-    for (int k = 0; k < TK_COUNT; ++k) {
-        if (tr->kernel[k]) continue;
-        cl_int e;
-        tr->kernel[k] = clCreateKernel(o->program, tree_names[k], &e);
-        if (e != CL_SUCCESS) {
-            tr->kernel[k] = NULL;
-            return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: direct on OpenCL: clCreateKernel(%s): %s", tree_names[k],
-                             ctn__cl_error_name(e));
-        }
-    }
-    return CTN_OK;
+static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
+    int failed = 0;
+    cl_int e = ctn__ocl_create_kernels(o, CTN_K_TREE_FIRST, CTN_K_TREE_END, &failed);
+    if (e == CL_SUCCESS) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: direct on OpenCL: clCreateKernel(%s): %s", ctn__ocl_kernel_table[failed].name,
+                     ctn__cl_error_name(e));
 }
 
 /* A debug option (ctn_debug_options), or the automatic value when it is -1. */
@@ -205,7 +195,7 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
         if (!tr) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the tree direct solver");
         o->tree = tr;
     }
-    TRY(create_kernels(w, o, tr));
+    TRY(create_kernels(w, o));
     if (tr->valid && tr->version == w->topology_version && !hyb) return CTN_OK;
     tr->valid = 0;
     direct_state s;
@@ -224,22 +214,20 @@ ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
     return CTN_OK;
 }
 
-#define TARG(k, i, v) KARG(tr->kernel[k], tree_names[k], (i), v)
-
 /* On CPU devices the kernels run in work-groups of one item: PoCL's private memory of a work-group is
  * sized for the group and these kernels keep tens of kB of private arrays per item (the dense node
  * inverse), which overflowed it with larger automatic groups (measured: PoCL 3.x crashed in
  * ctn_k_seg_* at 8192 positions). One-item groups cost nothing measurable there (tree:10000). */
 static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, size_t items, const char *what) {
     size_t one = 1;
-    return ctn__ocl_enqueue(w, o, tr->kernel[k], tree_names[k], items, tr->local_one ? &one : NULL, what);
+    return ctn__ocl_enqueue(w, o, k, items, tr->local_one ? &one : NULL, what);
 }
 
 static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int begin, int end, int serial, const char *what) {
     if (end <= begin) return CTN_OK;
-    TARG(k, 0, begin);
-    TARG(k, 1, end);
-    TARG(k, 2, serial);
+    ARGK(k, begin, begin);
+    ARGK(k, end, end);
+    ARGK(k, serial, serial);
     return tenqueue(w, o, tr, k, serial ? 1 : (size_t)(end - begin), what);
 }
 
@@ -248,47 +236,45 @@ static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int beg
 static ctn_status tree_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int schur_k, int apply) {
     ocl_tree *tr = o->tree;
     if (!tr || !tr->valid || tr->nodes == 0) return CTN_OK;
-    int k = TK_FACTOR;
-    TARG(k, 3, tr->lv_nodes.mem);
-    TARG(k, 4, tr->node.mem);
-    TARG(k, 5, tr->child.mem);
-    TARG(k, 6, tr->att.mem);
-    TARG(k, 7, tr->slot_info.mem);
-    TARG(k, 8, o->defs.mem);
-    TARG(k, 9, o->blocks.mem);
-    TARG(k, 10, o->vel.mem);
-    TARG(k, 11, o->inertia.mem);
-    TARG(k, 12, o->lambda.mem);
-    TARG(k, 13, tr->mat.mem);
-    TARG(k, 14, tr->u.mem);
-    TARG(k, 15, active);
-    TARG(k, 16, rhs_only);
+    ARG(TREE_FACTOR, lv_nodes, tr->lv_nodes.mem);
+    ARG(TREE_FACTOR, node, tr->node.mem);
+    ARG(TREE_FACTOR, child, tr->child.mem);
+    ARG(TREE_FACTOR, att, tr->att.mem);
+    ARG(TREE_FACTOR, slot_info, tr->slot_info.mem);
+    ARG(TREE_FACTOR, defs, o->defs.mem);
+    ARG(TREE_FACTOR, blocks, o->blocks.mem);
+    ARG(TREE_FACTOR, vel, o->vel.mem);
+    ARG(TREE_FACTOR, inertia, o->inertia.mem);
+    ARG(TREE_FACTOR, lambda, o->lambda.mem);
+    ARG(TREE_FACTOR, mat, tr->mat.mem);
+    ARG(TREE_FACTOR, u, tr->u.mem);
+    ARG(TREE_FACTOR, active, active);
+    ARG(TREE_FACTOR, rhs_only, rhs_only);
     cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
-    TARG(k, 17, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
-    TARG(k, 18, lref);
+    ARG(TREE_FACTOR, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
+    ARG(TREE_FACTOR, lambda_ref, lref);
     cl_mem schur_rows = o->sch_rows.mem ? o->sch_rows.mem : o->dir_one.mem; /* read with rhs_only = 2 only */
-    TARG(k, 19, schur_rows);
-    TARG(k, 20, schur_k);
-    k = TK_BACK;
-    TARG(k, 3, tr->lv_nodes.mem);
-    TARG(k, 4, tr->node.mem);
-    TARG(k, 5, tr->att.mem);
-    TARG(k, 6, tr->slot_info.mem);
-    TARG(k, 7, o->blocks.mem);
-    TARG(k, 8, tr->mat.mem);
-    TARG(k, 9, tr->u.mem);
-    TARG(k, 10, tr->x.mem);
-    TARG(k, 11, o->vel.mem);
-    TARG(k, 12, o->lambda.mem);
-    TARG(k, 13, active);
-    TARG(k, 14, apply);
+    ARG(TREE_FACTOR, schur_rows, schur_rows);
+    ARG(TREE_FACTOR, schur_k, schur_k);
+    ARG(TREE_BACK, lv_nodes, tr->lv_nodes.mem);
+    ARG(TREE_BACK, node, tr->node.mem);
+    ARG(TREE_BACK, att, tr->att.mem);
+    ARG(TREE_BACK, slot_info, tr->slot_info.mem);
+    ARG(TREE_BACK, blocks, o->blocks.mem);
+    ARG(TREE_BACK, mat, tr->mat.mem);
+    ARG(TREE_BACK, u, tr->u.mem);
+    ARG(TREE_BACK, xv, tr->x.mem);
+    ARG(TREE_BACK, vel, o->vel.mem);
+    ARG(TREE_BACK, lambda, o->lambda.mem);
+    ARG(TREE_BACK, active, active);
+    ARG(TREE_BACK, apply, apply);
     for (int l = 0; l < tr->launches; ++l) {
         const tree_launch *L = &tr->launch[l];
-        TRY(tlaunch(w, o, tr, TK_FACTOR, L->begin, L->end, L->serial, "direct solver: tree factor"));
+        TRY(tlaunch(w, o, tr, CTN_K_TREE_FACTOR, L->begin, L->end, L->serial, "direct solver: tree factor"));
     }
     for (int l = tr->launches - 1; l >= 0; --l) {
         const tree_launch *L = &tr->launch[l];
-        TRY(tlaunch(w, o, tr, TK_BACK, L->begin, L->end, L->serial, "direct solver: tree back-substitution"));
+        TRY(tlaunch(w, o, tr, CTN_K_TREE_BACK, L->begin, L->end, L->serial, "direct solver: tree back-substitution"));
     }
     return CTN_OK;
 }
@@ -308,8 +294,7 @@ void ctn__ocl_tree_release(ctn_ocl *o) {
     ctn_clbuf *bufs[] = {&tr->lv_nodes, &tr->node, &tr->child, &tr->att, &tr->slot_info, &tr->mat, &tr->u, &tr->x};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
-    for (int k = 0; k < TK_COUNT; ++k)
-        if (tr->kernel[k]) clReleaseKernel(tr->kernel[k]);
+    ctn__ocl_release_kernels(o, CTN_K_TREE_FIRST, CTN_K_TREE_END);
     ctn__free(tr->launch);
     ctn__free(tr);
     o->tree = NULL;

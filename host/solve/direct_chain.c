@@ -76,6 +76,7 @@ struct direct_chain {
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
+    int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
     chain_segment *seg;
 };
 
@@ -291,7 +292,9 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
-    if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
+    if (resolve && c->rest) { /* v = 0, lambda = 0: ctn_dd_chain_rhs's r = target - J v - S lambda is the target */
+        for (int r = 0; r < n; ++r) y[r] = (double)blocks[slot].bias[r];
+    } else if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
         ctn_dd_chain_change(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
                             ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
     else
@@ -411,6 +414,7 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
 
 /* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
 static inline void add_impulse(const direct_chain *c, int p, float *lambda, int nfix) {
+    if (c->rest) return; /* the impulses of a solve from rest are not kept */
     int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
     const double *x = c->y + CH_V(c, p, nfix);
     float *l = lambda + 6 * slot;
@@ -601,6 +605,16 @@ void ctn__chain_unforward(direct_chain *c) { c->forwarded = 0; }
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     solve_phases(w, c, blocks, c->forwarded);
+    c->forwarded = 0;
+}
+
+/* The solve with the factor in place from rest: the velocities and impulses are zero (the projection's
+ * scratch arrays after PROJECT_REST), so the right-hand side is the blocks' targets alone (no J v, S lambda
+ * to form) and the impulses are not accumulated; the velocity changes are applied as by ctn__chain_solve. */
+void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+    c->rest = 1;
+    solve_phases(w, c, blocks, 0);
+    c->rest = 0;
     c->forwarded = 0;
 }
 

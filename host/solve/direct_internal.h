@@ -108,6 +108,7 @@ void ctn__chain_unforward(direct_chain *c);
 /* The velocities and impulses the last exact solve left (NULL: none), for the right-hand side (R) of
  * kernels/ctn_direct_rhs.h: with them set, ctn__chain_solve is a re-solve of the hybrid. */
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);
+void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,

@@ -32,6 +32,8 @@ typedef enum ctn_stage {
     CTN_STAGE_POSES_KEEP,        /* copy of the poses before a Newton step */
     CTN_STAGE_POSES_UNDO,        /* the copy put back */
     CTN_STAGE_PROJECT_LEAVE,     /* real velocities and impulses back; inverse inertia of the final poses */
+    CTN_STAGE_CHORD_ROWS,        /* per slot: C(x) into the rows of the kept factor, target -C/h (ctn_chord_slot); out.worst */
+    CTN_STAGE_CHORD_SOLVE,       /* the exact solve with the kept factor, no factorisation (ctn__direct_resolve) */
     /* the RATTLE integrator of the exact solver (ctn__pipeline_step, run_rattle; kernels/ctn_rattle.h) */
     CTN_STAGE_RATTLE_ENTER,      /* out.deferred = 1: the rows and factor of the current poses are kept (last velocity stage) */
     CTN_STAGE_RATTLE_START,      /* start of a substep: x_n and v_n kept, impulses and the kept rows' targets to zero */
@@ -59,6 +61,8 @@ typedef enum ctn_stage_timer { CTN_TIMER_NONE = -1, CTN_TIMER_PREPARE, CTN_TIMER
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
+    int kept;           /* PROJECT_ENTER: the exact solver's factor of the rows in the blocks is kept (the step's
+                         * last solve), so CHORD_ROWS and CHORD_SOLVE can run */
     int deferred;       /* PROJECT_ENTER: the backend decides on the device (worst never read; see project_newton) and
                          * enqueues this many full Newton steps (then one check unless CTN_PROJECT_MAX); 0: the host decides */
     double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
@@ -90,6 +94,8 @@ typedef struct ctn_stage_ops {
     /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU); 0: its exact solver steps velocities only and
      * ctn_step_stats.integrator_reason says so */
     int rattle;
+    /* 1: the backend runs CTN_STAGE_CHORD_ROWS and CTN_STAGE_CHORD_SOLVE (the projection's chord steps) */
+    int chord;
 } ctn_stage_ops;
 
 /* One step (all substeps, the projection, the measurement, the divergence check) through the world's

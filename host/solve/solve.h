@@ -30,6 +30,9 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
 int ctn__direct_exact(const ctn_world *w);
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks); /* the factor alone, for later ctn__direct_resolve */
 void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks);
+/* ctn__direct_resolve from rest (the projection's chord steps): velocities and impulses zero, the right-hand
+ * side the blocks' targets alone, the impulses not accumulated (the chain path; the forest's as resolve). */
+void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks);
 /* The exact solver's storage for the current topology (its ordering and factor, the re-solve references),
  * made before a step changes anything: CTN_ERR_OUT_OF_MEMORY, with the message on the world, when it cannot
  * be allocated (the step then fails and the world is as it was; catena.h, "Memory"). */

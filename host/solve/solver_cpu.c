@@ -27,9 +27,11 @@
 typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
     int bodies;             /* capacity of the per-body arrays */
+    int cg_slots;           /* capacity of cg_z and cg_ap, which only CG uses: allocated by its first step */
     ctn_block *blocks;
-    float *dlambda;         /* Jacobi increments / CG direction p */
-    float *cg_r, *cg_z, *cg_ap;
+    float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
+    float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
+    float *cg_z, *cg_ap;
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
     ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP) */
     double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
@@ -37,6 +39,7 @@ typedef struct cpu_solver {
     double r2;              /* sum of squared residuals of the last solver sweep of the step */
     /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
     int projecting;
+    int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
     float project_worst;    /* the projection's largest error at the last row build */
     ctn_vel *real_vel;
     float *real_lambda;
@@ -56,14 +59,14 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
         ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
         if (b) c->blocks = b;
-        float *f[4] = {c->dlambda, c->cg_r, c->cg_z, c->cg_ap};
+        float *f[2] = {c->dlambda, c->cg_r};
         int ok = b != NULL;
-        for (int k = 0; k < 4 && ok; ++k) {
+        for (int k = 0; k < 2 && ok; ++k) {
             float *p = ctn__realloc(f[k], 6 * cap * sizeof *p);
             if (!p) ok = 0;
             else f[k] = p;
         }
-        c->dlambda = f[0], c->cg_r = f[1], c->cg_z = f[2], c->cg_ap = f[3];
+        c->dlambda = f[0], c->cg_r = f[1];
         double *part = ok ? ctn__realloc(c->partial, (cap / CPU_SUM_BLOCK + 1) * sizeof *part) : NULL;
         if (part) c->partial = part;
         else ok = 0;
@@ -80,6 +83,17 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (rv) c->rattle_vel = rv;
         if (!v || !p || !rv) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
+    }
+    /* CG's two other per-row arrays (48 bytes a joint) only for CG: the other solvers never touch them.
+     * Grown here, before the step changes anything, so that running out of memory leaves the world as it was. */
+    if (w->solver == CTN_SOLVER_CG && m > c->cg_slots) {
+        size_t cap = (size_t)c->slots; /* >= m, set above */
+        float *z = ctn__realloc(c->cg_z, 6 * cap * sizeof *z);
+        if (z) c->cg_z = z;
+        float *ap = z ? ctn__realloc(c->cg_ap, 6 * cap * sizeof *ap) : NULL;
+        if (ap) c->cg_ap = ap;
+        if (!ap) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CG solver's arrays (%d joints)", m);
+        c->cg_slots = (int)cap;
     }
     return CTN_OK;
 }
@@ -158,10 +172,21 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
 /* The per-slot update of a solver sweep; returns the slot's squared residual. */
 typedef enum slot_update { SLOT_GS, SLOT_JACOBI } slot_update;
 
-static float update_slot(ctn_world *w, cpu_solver *c, slot_update kind, int s) {
-    const ctn_topology *t = &w->topo;
-    if (kind == SLOT_GS) return ctn_gs_slot(s, t->defs, c->blocks, t->lambda, w->vel, w->inertia);
-    return ctn_jacobi_slot(s, t->defs, c->blocks, t->lambda, w->vel, c->dlambda);
+/* The sum of the squared residuals of slots [first, last), updated in order. The arrays are read into locals
+ * once: through w and c the compiler reloads them for every slot (the velocity stores might alias them as far
+ * as it can tell), some ten instructions per block update of a few hundred. */
+static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int first, int last) {
+    const ctn_joint_def *defs = w->topo.defs;
+    const ctn_block *blocks = c->blocks;
+    float *lambda = w->topo.lambda, *dlambda = c->dlambda;
+    ctn_vel *vel = w->vel;
+    const ctn_inertia *inertia = w->inertia;
+    double sum = 0.0;
+    if (kind == SLOT_GS)
+        for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+    else
+        for (int s = first; s < last; ++s) sum += ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
+    return sum;
 }
 
 /* Updates slots [begin, end) and returns the sum of their squared residuals: parallel over fixed blocks of
@@ -176,9 +201,7 @@ static double update_slots(ctn_world *w, cpu_solver *c, slot_update kind, int be
 #endif
     for (int b = 0; b < blocks; ++b) {
         int first = begin + b * CPU_SUM_BLOCK, last = end - first > CPU_SUM_BLOCK ? first + CPU_SUM_BLOCK : end;
-        double sum = 0.0;
-        for (int s = first; s < last; ++s) sum += update_slot(w, c, kind, s);
-        c->partial[b] = sum;
+        c->partial[b] = update_range(w, c, kind, first, last);
     }
     double r2 = 0.0;
     for (int b = 0; b < blocks; ++b) r2 += c->partial[b];
@@ -284,6 +307,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
+    c->factor_kept = 0;
     w->bodies_dirty = 0;
     return CTN_OK;
 }
@@ -295,6 +319,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else if (w->solver == CTN_SOLVER_CG && blocks_bounded(w, c)) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
     else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? 0 : CTN_DIRECT_RESIDUAL));
+    c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }
 
@@ -330,11 +355,12 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     out->bad_joint = bad_row < rows ? t->order[bad_row / 6] : -1;
 }
 
-static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_stage_out *out) {
+static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_topology *t = &w->topo;
     int n = w->body_count, m = t->joint_count;
     switch (stage) {
     case CTN_STAGE_PROJECT_ENTER:
+        out->kept = c->factor_kept;
         c->real_vel = w->vel, c->real_lambda = t->lambda;
         w->vel = c->vel_copy, t->lambda = c->dlambda;
         c->projecting = 1;
@@ -346,6 +372,18 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_stag
         for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
         break;
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
+    case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
+        float worst = 0.0f, h = prm->h;
+        CPU_FOR_REDUCE(m, reduction(max : worst))
+        for (int s = 0; s < m; ++s) {
+            float e = ctn_chord_slot(s, t->defs, w->pose, h, c->blocks);
+            worst = e > worst ? e : worst;
+            if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
+        }
+        out->worst = worst;
+        break;
+    }
+    case CTN_STAGE_CHORD_SOLVE: ctn__direct_resolve_rest(w, c->blocks); break; /* PROJECT_REST zeroed v and lambda */
     case CTN_STAGE_POSES_KEEP:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];
@@ -370,7 +408,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
     int nt = cpu_team(w);
 #endif
     if (stage == CTN_STAGE_ASSEMBLE_ROWS) {
-        float *gaps = c->cg_r, *angles = c->cg_z; /* free outside CG */
+        float *gaps = c->cg_r, *angles = c->cg_r + c->slots; /* cg_r (6 slots floats) is free outside CG */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
@@ -479,10 +517,11 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     ctn_topology *t = &w->topo;
     int n = w->body_count;
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
+        c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
         return CTN_OK;
     }
-    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) c->rattle_valid = 0; /* the blocks change */
+    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) c->rattle_valid = c->factor_kept = 0; /* the blocks change */
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
@@ -514,7 +553,7 @@ static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *
     case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
-    default: stage_project(w, c, stage, out); break;
+    default: stage_project(w, c, stage, prm, out); break;
     }
     return CTN_OK;
 }
@@ -566,7 +605,7 @@ static void cpu_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {

@@ -266,6 +266,18 @@ void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks) {
     exact_solve(w, s, blocks);
 }
 
+void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks) {
+    direct_state *s = w->direct_data;
+    if (!ctn__direct_exact(w)) return;
+    s->resolve = 0;
+    if (!s->chain) { /* the forest's walk forms J v and S lambda (zero) itself */
+        exact_solve(w, s, blocks);
+        return;
+    }
+    ctn__chain_set_reference(s->chain, NULL, NULL);
+    ctn__chain_solve_rest(w, s->chain, blocks);
+}
+
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks) {
     direct_state *s = w->direct_data;
     if (!ctn__direct_exact(w)) return;

@@ -188,6 +188,9 @@ typedef struct ctn_debug_options {
     int tree_local_one; /**< OpenCL forest path: 1 runs the serial bands with a work-group of one, 0 with
                              the device's preferred size; -1 automatic (1 on CPU devices) */
     int trace;          /**< non-zero: the exact solver logs its layout (CTN_LOG_DEBUG) when it is built */
+    int project_chord;  /**< exact solver's position projection: 1 tries chord steps (the last factor of the
+                             step, no new factorisation) before Newton steps, 0 Newton steps only; -1
+                             automatic (on where the backend has the chord stages: the CPU backend) */
     const char *fault;  /**< device-fault injection "NAME[@STEP]" (host/core/fault.c lists the names), for
                              tests and failure drills; NULL or "" for none. Only in builds configured with
                              -DCATENA_FAULT_INJECTION=ON, else world creation fails with CTN_ERR_UNSUPPORTED */
@@ -813,8 +816,22 @@ typedef struct ctn_shape_desc {
 /** A shape of `type` with radius, half length and half extents 0.5 m, friction 0.5, no restitution, group 0,
  *  centred on the body with its axes along the body's (offset 0, rotation identity). */
 CTN_API ctn_shape_desc ctn_shape_desc_default(ctn_shape_type type);
-/** Attaches a shape to a body (replacing any); CTN_SHAPE_NONE removes it. Particles take spheres only. */
+/** Attaches a shape to a body (replacing all of its shapes); CTN_SHAPE_NONE removes them. Particles take
+ *  spheres only. */
 CTN_API ctn_status ctn_body_set_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape);
+/** Maximum number of shapes on one body (a compound: each shape at its own offset and rotation). */
+#define CTN_MAX_BODY_SHAPES 64
+/** Adds one more shape to a body (a compound shape: every shape rides on the body at its offset and
+ *  rotation, contacts of any of them act on the body, shapes of one body never collide with each other).
+ *  *index (may be NULL) gets the shape's index on the body (0 for a body that had none). At most
+ *  CTN_MAX_BODY_SHAPES per body (CTN_ERR_LIMIT); particles take one centred sphere. */
+CTN_API ctn_status ctn_body_add_shape(ctn_world *world, ctn_body_id body, const ctn_shape_desc *shape, int32_t *index);
+/** Removes shape `index` (0..count-1) of a body; the later shapes move down by one. */
+CTN_API ctn_status ctn_body_remove_shape(ctn_world *world, ctn_body_id body, int32_t index);
+/** Number of shapes on a body (0 when it has none). */
+CTN_API ctn_status ctn_body_shape_count(ctn_world *world, ctn_body_id body, int32_t *count);
+/** Shape `index` (0..count-1) of a body; index 0 is what ctn_body_get_shape returns. */
+CTN_API ctn_status ctn_body_get_shape_at(ctn_world *world, ctn_body_id body, int32_t index, ctn_shape_desc *out);
 /** Adds a static plane: the half-space normal . x <= offset is solid. *out (may be NULL) gets its index. */
 CTN_API ctn_status ctn_world_add_plane(ctn_world *world, const double normal[3], double offset, double friction, double restitution,
                                int *out);
@@ -833,7 +850,7 @@ CTN_API ctn_collision_desc ctn_collision_desc_default(void);
 CTN_API ctn_status ctn_world_set_collision(ctn_world *world, const ctn_collision_desc *desc);
 /** The collision settings (the defaults until ctn_world_set_collision is called). */
 CTN_API ctn_status ctn_world_get_collision(ctn_world *world, ctn_collision_desc *out);
-/** The body's collision shape (type CTN_SHAPE_NONE when it has none). */
+/** The body's (first) collision shape (type CTN_SHAPE_NONE when it has none). */
 CTN_API ctn_status ctn_body_get_shape(ctn_world *world, ctn_body_id body, ctn_shape_desc *out);
 /** Number of planes added with ctn_world_add_plane. */
 CTN_API int32_t ctn_world_plane_count(const ctn_world *world);
@@ -898,8 +915,15 @@ typedef struct ctn_step_stats {
     int splits;              /**< RATTLE: substeps run as two halves because their chord iteration stalled */
     int projections;         /**< RATTLE: substeps whose position stage was finished by the Newton projection
                                   (the chord iteration stalled at the shortest split) */
+<<<<<<< HEAD
     int newton_steps;        /**< RATTLE: Newton steps (row build and factorisation at the drifted poses each) of
                                   position stages whose chord iteration stalled (worlds of more than 100 joints) */
+=======
+    int projection_factors;  /**< exact solver's position projection: Newton steps that factored their own
+                                  system in the step */
+    int projection_chords;   /**< ... and chord steps kept (a solve with the last factor of the step, no
+                                  factorisation); an undone chord step counts in neither */
+>>>>>>> main
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */

@@ -35,9 +35,10 @@ BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 INTEGRATORS = {"rattle": _c.INTEGRATOR_RATTLE, "velocity": _c.INTEGRATOR_VELOCITY}
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
-JOINT_TYPES = {"distance": _c.JOINT_DISTANCE, "ball": _c.JOINT_BALL, "hinge": _c.JOINT_HINGE, "fixed": _c.JOINT_FIXED,
-               "spring": _c.JOINT_SPRING, "prismatic": _c.JOINT_PRISMATIC, "universal": _c.JOINT_UNIVERSAL,
-               "cone_twist": _c.JOINT_CONE_TWIST, "gear": _c.JOINT_GEAR, "rack_pinion": _c.JOINT_RACK_PINION}
+# the types add_joint takes: the module's JOINT_* constants (one per entry of the library's joint-type table),
+# less contacts (add_contact) and curves (add_curve)
+JOINT_TYPES = dict(sorted(((n[len("JOINT_"):].lower(), getattr(_c, n)) for n in dir(_c)
+                           if n.startswith("JOINT_") and n not in ("JOINT_CONTACT", "JOINT_CURVE")), key=lambda kv: kv[1]))
 CURVES = {"line": _c.CURVE_LINE, "circle": _c.CURVE_CIRCLE, "helix": _c.CURVE_HELIX, "polyline": _c.CURVE_POLYLINE}
 CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB_ACCELERATION}
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
@@ -499,6 +500,19 @@ class World:
         self._h.set_shape(body, dict(type=_code(SHAPES, "shape.type", type), radius=radius, half_length=half_length,
                                      half_extents=half_extents, friction=friction, restitution=restitution, group=group,
                                      offset=offset, rotation=rotation))
+
+    def add_shape(self, body, type, radius=None, half_length=None, half_extents=None, friction=None,
+                  restitution=None, group=None, offset=None, rotation=None):
+        """One more collision shape on a body (a compound shape: each at its own offset and rotation,
+        contacts of any act on the body; a body's own shapes never collide with each other). Arguments as
+        :meth:`set_shape`; returns the shape's index on the body (0 for a body that had none)."""
+        return self._h.add_shape(body, dict(type=_code(SHAPES, "shape.type", type), radius=radius, half_length=half_length,
+                                            half_extents=half_extents, friction=friction, restitution=restitution,
+                                            group=group, offset=offset, rotation=rotation))
+
+    def shape_count(self, body):
+        """Number of collision shapes on a body (0 when it has none)."""
+        return self._h.shape_count(body)
 
     def add_plane(self, normal, offset=0.0, friction=0.5, restitution=0.0):
         """A static plane: the half-space normal . x <= offset is solid. Returns its index."""

@@ -155,6 +155,34 @@ PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* add_shape(body, shape dict): ctn_body_add_shape; returns the shape's index on the body. */
+PyObject *pyctn_add_shape(pyctn_world *self, PyObject *args) {
+    long long body;
+    PyObject *dict;
+    if (!PyArg_ParseTuple(args, "LO!", &body, &PyDict_Type, &dict)) return NULL;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    PyObject *type = PyDict_GetItemString(dict, "type");
+    long t = type ? PyLong_AsLong(type) : CTN_SHAPE_SPHERE;
+    if (t == -1 && PyErr_Occurred()) return NULL;
+    ctn_shape_desc shape = ctn_shape_desc_default((ctn_shape_type)t);
+    if (pyctn_fill(self->world, &shape, pyctn_shape_fields, dict, "shape", NULL) != 0) return NULL;
+    int32_t index = 0;
+    ctn_status st = ctn_body_add_shape(self->world, PYCTN_BODY(self, body), &shape, &index);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyLong_FromLong(index);
+}
+
+/* shape_count(body): ctn_body_shape_count. */
+PyObject *pyctn_shape_count(pyctn_world *self, PyObject *arg) {
+    if (pyctn_world_ready(self) != 0) return NULL;
+    int64_t id;
+    if (pyctn_handle(arg, &id) != 0) return NULL;
+    int32_t n = 0;
+    ctn_status st = ctn_body_shape_count(self->world, PYCTN_BODY(self, id), &n);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyLong_FromLong(n);
+}
+
 PyObject *pyctn_add_plane(pyctn_world *self, PyObject *args) {
     PyObject *normal_obj;
     double normal[3], offset, friction, restitution;

@@ -84,6 +84,8 @@ PyObject *pyctn_add_joint(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_add_curve(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_curve_parameter(pyctn_world *self, PyObject *joint);
 PyObject *pyctn_set_shape(pyctn_world *self, PyObject *args);
+PyObject *pyctn_add_shape(pyctn_world *self, PyObject *args);
+PyObject *pyctn_shape_count(pyctn_world *self, PyObject *arg);
 PyObject *pyctn_add_plane(pyctn_world *self, PyObject *args);
 PyObject *pyctn_add_chain(pyctn_world *self, PyObject *desc);
 PyObject *pyctn_generate(pyctn_world *self, PyObject *args);

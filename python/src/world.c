@@ -435,6 +435,8 @@ static PyMethodDef world_methods[] = {
     {"add_curve", (PyCFunction)pyctn_add_curve, METH_O, "add_curve(ctn_curve_desc dict, points as (x, y, z) rows) -> id."},
     {"curve_parameter", (PyCFunction)pyctn_curve_parameter, METH_O, "curve_parameter(joint) -> t."},
     {"set_shape", (PyCFunction)pyctn_set_shape, METH_VARARGS, "set_shape(body, shape dict)."},
+    {"add_shape", (PyCFunction)pyctn_add_shape, METH_VARARGS, "add_shape(body, shape dict) -> index."},
+    {"shape_count", (PyCFunction)pyctn_shape_count, METH_O, "shape_count(body)."},
     {"add_plane", (PyCFunction)pyctn_add_plane, METH_VARARGS, "add_plane(normal, offset, friction, restitution) -> index."},
     {"add_chain", (PyCFunction)pyctn_add_chain, METH_O, "add_chain(ctn_chain_desc dict) -> the first link's handle."},
     {"generate", (PyCFunction)pyctn_generate, METH_VARARGS, "generate(name, *args): a scene generator."},

@@ -128,3 +128,32 @@ def test_shape_offset():
         for _ in range(60):
             w.step()
         assert abs(w.positions[ball][1] - 0.3) < 2e-3
+
+
+def test_compound_shape(tmp_path):
+    """Two spheres on one static body (add_shape): a ball dropped over the second stops on it; the shapes
+    survive a scene file and a checkpoint."""
+    with catena.World(backend="cpu") as w:
+        base = w.add_body(type="static", position=(0, 0, 0))
+        assert w.shape_count(base) == 0
+        assert w.add_shape(base, "sphere", radius=0.2) == 0
+        assert w.add_shape(base, "sphere", radius=0.2, offset=(1.0, 0, 0)) == 1
+        assert w.shape_count(base) == 2
+        ball = w.add_body(mass=1.0, inertia={"sphere": 0.1}, position=(1.0, 0.5, 0))
+        w.set_shape(ball, "sphere", radius=0.1)
+        for _ in range(60):
+            w.step()
+        assert abs(w.positions[ball][1] - 0.3) < 2e-3
+        with pytest.raises(catena.Error):
+            w.add_shape(base, "sphere", radius=-1.0)
+        assert w.shape_count(base) == 2
+        w.save_scene(str(tmp_path / "compound.json"))
+        w.save(str(tmp_path / "compound.ckpt"), step=60)
+    with catena.World(backend="cpu") as s:
+        s.load_scene(str(tmp_path / "compound.json"))
+        assert s.shape_count(0) == 2
+    again = catena.World.load(str(tmp_path / "compound.ckpt"))
+    try:
+        assert again.shape_count(0) == 2
+    finally:
+        again.close()

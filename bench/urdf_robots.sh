@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The URDF robot table: writes the generated robot descriptions of bench/urdf_robots.py into a scratch
+# folder and measures each with the catena Python package of a build tree (default settings, gravity
+# -z, 120 steps unless STEPS says otherwise). Prints a Markdown table and a summary line.
+#   usage: bench/urdf_robots.sh [BUILD_DIR] [STEPS]      (BUILD_DIR default: build)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build}
+steps=${2:-120}
+python=${PYTHON:-python3}
+if [ ! -d "$build/python/catena" ]; then echo "no Python package in $build/python (build the catena_python target)" >&2; exit 2; fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+"$python" "$here/urdf_robots.py" write "$scratch"
+PYTHONPATH="$build/python" "$python" "$here/urdf_robots.py" measure "$scratch" "$steps" 2>/dev/null

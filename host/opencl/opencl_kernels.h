@@ -1,0 +1,178 @@
+/* Every kernel of the OpenCL program (kernels/catena.cl) and its arguments, declared once.
+ *
+ * CTN_OCL_KERNELS lists the kernels: an identifier (CTN_K_<ID>, the index into ctn_ocl.kernel) and the
+ * kernel's name in the program. CTN_OCL_ARGS_<ID> lists that kernel's parameters in the order of its
+ * parameter list, each by the name it has in the kernel source. From them come the kernel indices, one
+ * argument index per parameter (CTN_A_<ID>_<name>), the argument counts and the table of names
+ * (ctn__ocl_kernel_table). The host binds arguments by name through ARG(ID, name, value)
+ * (host/opencl/opencl_internal.h): a name the declaration lacks does not compile. The declaration itself is
+ * checked against the compiled program by tests/test_opencl_kernel_args.c, which reads every kernel's
+ * argument count and names back with clGetKernelArgInfo (the program built with -cl-kernel-arg-info).
+ *
+ * The kernels come in sets created at different times: the step's set (backend creation), the exact
+ * solver's chain kernels (first use, devices with fp64), its forest kernels and the loop closers' Schur
+ * kernels (first use of those paths). Adding a kernel: one X_ line in its set below, its CTN_OCL_ARGS_
+ * line, the kernel in kernels/; the test then checks the two agree. */
+#ifndef CTN_HOST_OPENCL_KERNELS_H
+#define CTN_HOST_OPENCL_KERNELS_H
+
+#define CTN_OCL_KERNELS(X_) \
+    /* the step's set */ \
+    X_(PREPARE, ctn_k_prepare) \
+    X_(FORCES, ctn_k_forces) \
+    X_(GATHER, ctn_k_gather) \
+    X_(GS_COLOUR, ctn_k_gs_colour) \
+    X_(GS_SERIAL, ctn_k_gs_serial) \
+    X_(JACOBI, ctn_k_jacobi) \
+    X_(INTEGRATE, ctn_k_integrate) \
+    X_(CG_INIT, ctn_k_cg_init) \
+    X_(CG_START, ctn_k_cg_start) \
+    X_(CG_GATHER, ctn_k_cg_gather) \
+    X_(CG_APPLY, ctn_k_cg_apply) \
+    X_(CG_ALPHA, ctn_k_cg_alpha) \
+    X_(CG_UPDATE, ctn_k_cg_update) \
+    X_(CG_VELOCITY, ctn_k_cg_velocity) \
+    X_(CG_BETA, ctn_k_cg_beta) \
+    X_(CG_DIRECTION, ctn_k_cg_direction) \
+    X_(JOINT_ERROR, ctn_k_joint_error) \
+    X_(REDUCE3, ctn_k_reduce3) \
+    X_(REDUCE3_FINAL, ctn_k_reduce3_final) \
+    X_(GEOMETRIC_INERTIA, ctn_k_geometric_inertia) \
+    X_(MEASURE, ctn_k_measure) \
+    X_(MEASURE_FINAL, ctn_k_measure_final) \
+    X_(PROJECT_PREPARE, ctn_k_project_prepare) \
+    X_(PROJECT_DECIDE, ctn_k_project_decide) \
+    X_(PROJECT_INTEGRATE, ctn_k_project_integrate) \
+    X_(ASSEMBLE_SLOT, ctn_k_assemble_slot) \
+    X_(ASSEMBLE_BODY, ctn_k_assemble_body) \
+    /* the exact solver's chains and its hybrid sweep (fp64) */ \
+    X_(CHAIN_ASSEMBLE, ctn_k_chain_assemble) \
+    X_(CHAIN_FACTOR, ctn_k_chain_factor) \
+    X_(CHAIN_SEPARATORS, ctn_k_chain_separators) \
+    X_(CHAIN_BACK, ctn_k_chain_back) \
+    X_(CHAIN_VELOCITY, ctn_k_chain_velocity) \
+    X_(HYBRID_GS, ctn_k_hybrid_gs) \
+    X_(CHAIN_VELOCITY_PROJECT, ctn_k_chain_velocity_project) \
+    X_(CHAIN_PROJECT_ASSEMBLE, ctn_k_chain_project_assemble) \
+    X_(CHAIN_VELOCITY_INTEGRATE, ctn_k_chain_velocity_integrate) \
+    /* the exact solver's forests */ \
+    X_(TREE_FACTOR, ctn_k_tree_factor) \
+    X_(TREE_BACK, ctn_k_tree_back) \
+    /* the loop closers' Schur complement */ \
+    X_(SCHUR_GATE, ctn_k_schur_gate) \
+    X_(SCHUR_COLUMN, ctn_k_schur_column) \
+    X_(SCHUR_IMPULSE, ctn_k_schur_impulse)
+
+/* The parameters of each kernel, in order, by their names in kernels/catena_*.cl. */
+#define CTN_OCL_ARGS_PREPARE(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, inertia) A_(K_, split) \
+    A_(K_, prm) A_(K_, blocks) A_(K_, n) A_(K_, gs_h) A_(K_, props) A_(K_, adj_offsets) A_(K_, adj) A_(K_, lambda)
+#define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, n) A_(K_, props) A_(K_, inertia) A_(K_, sadj_offsets) A_(K_, sadj) \
+    A_(K_, springs) A_(K_, pose) A_(K_, vel_in) A_(K_, vel_out) A_(K_, prm) A_(K_, gather) A_(K_, adj_offsets) \
+    A_(K_, adj) A_(K_, blocks) A_(K_, l) A_(K_, scale)
+#define CTN_OCL_ARGS_GATHER(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, adj) A_(K_, blocks) A_(K_, l) A_(K_, scale) \
+    A_(K_, vel) A_(K_, inertia)
+#define CTN_OCL_ARGS_GS_COLOUR(A_, K_) A_(K_, offset) A_(K_, count) A_(K_, defs) A_(K_, blocks) A_(K_, lambda) \
+    A_(K_, vel) A_(K_, inertia) A_(K_, r2)
+#define CTN_OCL_ARGS_GS_SERIAL(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, defs) A_(K_, blocks) A_(K_, lambda) \
+    A_(K_, vel) A_(K_, inertia) A_(K_, r2)
+#define CTN_OCL_ARGS_JACOBI(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, lambda) A_(K_, vel) A_(K_, dlambda) \
+    A_(K_, r2)
+#define CTN_OCL_ARGS_INTEGRATE(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia) A_(K_, h) \
+    A_(K_, adj_offsets) A_(K_, adj) A_(K_, defs) A_(K_, lambda) A_(K_, gs_h) A_(K_, begin) A_(K_, rest)
+#define CTN_OCL_ARGS_CG_INIT(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, lambda) A_(K_, r) \
+    A_(K_, z) A_(K_, p)
+#define CTN_OCL_ARGS_CG_START(A_, K_) A_(K_, sc)
+#define CTN_OCL_ARGS_CG_GATHER(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, adj) A_(K_, blocks) A_(K_, p) A_(K_, vel) \
+    A_(K_, inertia) A_(K_, u)
+#define CTN_OCL_ARGS_CG_APPLY(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, u) A_(K_, p) A_(K_, ap)
+#define CTN_OCL_ARGS_CG_ALPHA(A_, K_) A_(K_, sc)
+#define CTN_OCL_ARGS_CG_UPDATE(A_, K_) A_(K_, m) A_(K_, blocks) A_(K_, sc) A_(K_, lambda) A_(K_, r) A_(K_, p) \
+    A_(K_, ap) A_(K_, z)
+#define CTN_OCL_ARGS_CG_VELOCITY(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, sc) A_(K_, u) A_(K_, vel)
+#define CTN_OCL_ARGS_CG_BETA(A_, K_) A_(K_, sc)
+#define CTN_OCL_ARGS_CG_DIRECTION(A_, K_) A_(K_, len) A_(K_, sc) A_(K_, z) A_(K_, p)
+#define CTN_OCL_ARGS_JOINT_ERROR(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, gap) A_(K_, angle)
+#define CTN_OCL_ARGS_REDUCE3(A_, K_) A_(K_, n) A_(K_, x0) A_(K_, x1) A_(K_, x2) A_(K_, out) A_(K_, scratch)
+#define CTN_OCL_ARGS_REDUCE3_FINAL(A_, K_) A_(K_, groups) A_(K_, partial) A_(K_, out) A_(K_, scratch)
+#define CTN_OCL_ARGS_GEOMETRIC_INERTIA(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, props) A_(K_, adj_offsets) A_(K_, adj) \
+    A_(K_, defs) A_(K_, lambda) A_(K_, gs_h) A_(K_, inertia)
+#define CTN_OCL_ARGS_MEASURE(A_, K_) A_(K_, m) A_(K_, n) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, r2) \
+    A_(K_, limit) A_(K_, partial) A_(K_, ipartial) A_(K_, scratch) A_(K_, iscratch) A_(K_, leave) A_(K_, state) \
+    A_(K_, decide) A_(K_, kept) A_(K_, props) A_(K_, inertia) A_(K_, istats) A_(K_, at)
+#define CTN_OCL_ARGS_MEASURE_FINAL(A_, K_) A_(K_, groups) A_(K_, n) A_(K_, partial) A_(K_, ipartial) A_(K_, stats) \
+    A_(K_, istats) A_(K_, at) A_(K_, scratch) A_(K_, iscratch)
+#define CTN_OCL_ARGS_PROJECT_PREPARE(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, inertia) \
+    A_(K_, split) A_(K_, prm) A_(K_, blocks) A_(K_, err) A_(K_, state) A_(K_, scratch) A_(K_, residual) \
+    A_(K_, real_vel) A_(K_, real_lambda) A_(K_, r2)
+#define CTN_OCL_ARGS_PROJECT_DECIDE(A_, K_) A_(K_, from) A_(K_, to)
+#define CTN_OCL_ARGS_PROJECT_INTEGRATE(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia) \
+    A_(K_, h) A_(K_, kept) A_(K_, state) A_(K_, real_vel) A_(K_, adj_offsets) A_(K_, adj) A_(K_, defs) A_(K_, lambda) \
+    A_(K_, gs_h)
+#define CTN_OCL_ARGS_ASSEMBLE_SLOT(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, split) \
+    A_(K_, blocks) A_(K_, mu) A_(K_, gap) A_(K_, angle)
+#define CTN_OCL_ARGS_ASSEMBLE_BODY(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, adj) A_(K_, blocks) A_(K_, mu) \
+    A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia)
+#define CTN_OCL_ARGS_CHAIN_ASSEMBLE(A_, K_) A_(K_, m) A_(K_, pos) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
+    A_(K_, inertia) A_(K_, lambda) A_(K_, K) A_(K_, C) A_(K_, y) A_(K_, active) A_(K_, rhs_only) A_(K_, vel_ref) \
+    A_(K_, lambda_ref)
+#define CTN_OCL_ARGS_CHAIN_FACTOR(A_, K_) A_(K_, P) A_(K_, pos) A_(K_, sep) A_(K_, K) A_(K_, C) A_(K_, F) A_(K_, y) \
+    A_(K_, seg) A_(K_, active) A_(K_, rhs_only) A_(K_, decide) A_(K_, decided)
+#define CTN_OCL_ARGS_CHAIN_SEPARATORS(A_, K_) A_(K_, P) A_(K_, pos) A_(K_, sep) A_(K_, K) A_(K_, y) A_(K_, seg) \
+    A_(K_, active) A_(K_, rhs_only)
+#define CTN_OCL_ARGS_CHAIN_BACK(A_, K_) A_(K_, P) A_(K_, m) A_(K_, pos) A_(K_, sep) A_(K_, K) A_(K_, C) A_(K_, F) \
+    A_(K_, y) A_(K_, lambda) A_(K_, blocks) A_(K_, active)
+#define CTN_OCL_ARGS_CHAIN_VELOCITY(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) A_(K_, pos) \
+    A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, active)
+#define CTN_OCL_ARGS_HYBRID_GS(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, hyb) A_(K_, defs) \
+    A_(K_, blocks) A_(K_, lambda) A_(K_, vel) A_(K_, inertia) A_(K_, active)
+#define CTN_OCL_ARGS_CHAIN_VELOCITY_PROJECT(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) \
+    A_(K_, pos) A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, state) A_(K_, pose) A_(K_, props) \
+    A_(K_, h) A_(K_, kept) A_(K_, real_vel) A_(K_, defs) A_(K_, lambda) A_(K_, gs_h)
+#define CTN_OCL_ARGS_CHAIN_PROJECT_ASSEMBLE(A_, K_) A_(K_, m) A_(K_, pos) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
+    A_(K_, inertia) A_(K_, lambda) A_(K_, K) A_(K_, C) A_(K_, y) A_(K_, state) A_(K_, pose) A_(K_, split) A_(K_, prm) \
+    A_(K_, err) A_(K_, scratch) A_(K_, residual) A_(K_, real_vel) A_(K_, real_lambda) A_(K_, r2)
+#define CTN_OCL_ARGS_CHAIN_VELOCITY_INTEGRATE(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) \
+    A_(K_, pos) A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, pose) A_(K_, props) A_(K_, h) A_(K_, defs) \
+    A_(K_, lambda) A_(K_, gs_h) A_(K_, begin) A_(K_, rest)
+#define CTN_OCL_ARGS_TREE_FACTOR(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
+    A_(K_, child) A_(K_, att) A_(K_, slot_info) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, inertia) A_(K_, lambda) \
+    A_(K_, mat) A_(K_, u) A_(K_, active) A_(K_, rhs_only) A_(K_, vel_ref) A_(K_, lambda_ref) A_(K_, schur_rows) \
+    A_(K_, schur_k)
+#define CTN_OCL_ARGS_TREE_BACK(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
+    A_(K_, att) A_(K_, slot_info) A_(K_, blocks) A_(K_, mat) A_(K_, u) A_(K_, xv) A_(K_, vel) A_(K_, lambda) \
+    A_(K_, active) A_(K_, apply)
+#define CTN_OCL_ARGS_SCHUR_GATE(A_, K_) A_(K_, n) A_(K_, maybe) A_(K_, blocks) A_(K_, active) A_(K_, on) A_(K_, off)
+#define CTN_OCL_ARGS_SCHUR_COLUMN(A_, K_) A_(K_, k) A_(K_, R) A_(K_, rows) A_(K_, blocks) A_(K_, x) A_(K_, W) \
+    A_(K_, active)
+#define CTN_OCL_ARGS_SCHUR_IMPULSE(A_, K_) A_(K_, R) A_(K_, Wi) A_(K_, rows) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
+    A_(K_, inertia) A_(K_, lambda) A_(K_, rE) A_(K_, active)
+
+/* Kernel indices: CTN_K_<ID>; the step's set first. */
+#define CTN__K_ENUM(id, name) CTN_K_##id,
+enum { CTN_OCL_KERNELS(CTN__K_ENUM) CTN_K_COUNT };
+#undef CTN__K_ENUM
+enum {
+    CTN_K_STEP_COUNT = CTN_K_ASSEMBLE_BODY + 1, /* kernels [0, CTN_K_STEP_COUNT) are created with the backend */
+    CTN_K_CHAIN_FIRST = CTN_K_CHAIN_ASSEMBLE, CTN_K_CHAIN_END = CTN_K_CHAIN_VELOCITY_INTEGRATE + 1,
+    CTN_K_TREE_FIRST = CTN_K_TREE_FACTOR, CTN_K_TREE_END = CTN_K_TREE_BACK + 1,
+    CTN_K_SCHUR_FIRST = CTN_K_SCHUR_GATE, CTN_K_SCHUR_END = CTN_K_SCHUR_IMPULSE + 1
+};
+
+/* Argument indices: CTN_A_<ID>_<name>, and CTN_A_<ID>_COUNT_ per kernel. */
+#define CTN__A_ENUM(id, a) CTN_A_##id##_##a,
+#define CTN__A_ENUMS(id, name) enum { CTN_OCL_ARGS_##id(CTN__A_ENUM, id) CTN_A_##id##_COUNT_ };
+CTN_OCL_KERNELS(CTN__A_ENUMS)
+#undef CTN__A_ENUMS
+#undef CTN__A_ENUM
+
+/* A kernel's declaration: its name, argument count and argument names. */
+typedef struct ctn_ocl_kernel_decl {
+    const char *name;
+    int args;
+    const char *const *arg;
+} ctn_ocl_kernel_decl;
+
+/* Indexed by CTN_K_* (host/opencl/opencl_launch.c). */
+extern const ctn_ocl_kernel_decl ctn__ocl_kernel_table[CTN_K_COUNT];
+
+#endif /* CTN_HOST_OPENCL_KERNELS_H */
