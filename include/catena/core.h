@@ -915,15 +915,12 @@ typedef struct ctn_step_stats {
     int splits;              /**< RATTLE: substeps run as two halves because their chord iteration stalled */
     int projections;         /**< RATTLE: substeps whose position stage was finished by the Newton projection
                                   (the chord iteration stalled at the shortest split) */
-<<<<<<< HEAD
-    int newton_steps;        /**< RATTLE: Newton steps (row build and factorisation at the drifted poses each) of
-                                  position stages whose chord iteration stalled (worlds of more than 100 joints) */
-=======
     int projection_factors;  /**< exact solver's position projection: Newton steps that factored their own
                                   system in the step */
     int projection_chords;   /**< ... and chord steps kept (a solve with the last factor of the step, no
                                   factorisation); an undone chord step counts in neither */
->>>>>>> main
+    int newton_steps;        /**< RATTLE: Newton steps (row build and factorisation at the drifted poses each) of
+                                  position stages whose chord iteration stalled (worlds of more than 100 joints) */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
