@@ -30,7 +30,7 @@ static void ctn_group_fold3(__local float *scratch) {
 }
 
 /* The same for ints: scratch[0] = max of scratch[0..L) (non-negative floats order like their int bits),
- * scratch[L] = min of scratch[L..2L). */
+ * scratch[L] = min of scratch[L..2L), scratch[2L] = min of scratch[2L..3L). */
 static void ctn_group_fold_max_min(__local int *scratch) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -38,6 +38,7 @@ static void ctn_group_fold_max_min(__local int *scratch) {
         if (l < h) {
             scratch[l] = max(scratch[l], scratch[l + h]);
             scratch[L + l] = min(scratch[L + l], scratch[L + l + h]);
+            scratch[2 * L + l] = min(scratch[2 * L + l], scratch[2 * L + l + h]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -94,24 +95,25 @@ __kernel void ctn_k_reduce3_final(int groups, __global const float *partial, __g
 /* First pass of the step's statistics (stage MEASURE): per slot the joint error (ctn_joint_error) folded
  * with the residuals r2 as ctn_k_reduce3 folds them, then per body the device half of the divergence check
  * (host/core/divergence.c): the largest linear or angular speed, and the lowest id of a body that is
- * non-finite or faster than `limit` (n when none); by G groups of L work-items in fixed orders (no atomics). partial[3 g + k]: sum r2, largest
- * gap, largest angle; ipartial[3 G + 2 g], [3 G + 2 g + 1] (ipartial: the same buffer as ints): largest
- * speed (float bits) and first bad body.
- * scratch: 3 L floats, iscratch: 2 L ints; L a power of two.
+ * non-finite or faster than `limit` (n when none), and the lowest joint slot with a non-finite impulse in
+ * lambda (ctn_impulse_bad, as the CPU; m when none); by G groups of L work-items in fixed orders (no
+ * atomics). partial[3 g + k]: sum r2, largest gap, largest angle; ipartial[3 G + 3 g + k] (ipartial: the
+ * same buffer as ints): largest speed (float bits), first bad body, first bad slot.
+ * scratch: 3 L floats, iscratch: 3 L ints; L a power of two.
  * leave (after the exact solver's projection, which it ends): the Newton record `state`
  * (decided here when `decide`: the check after the last step) says whether the last step is undone; then
  * every work-item reads the kept poses instead of pose, the body pass puts them back (no work-item reads
  * pose then) and every body's world inverse inertia is formed at its pose; work-item 0 leaves the Newton
  * steps taken and whether Newton went on in istats[at], istats[at + 1] for the step's one blocking read. */
 __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __global ctn_pose *pose,
-                            __global const ctn_vel *vel, __global const float *r2, float limit, __global float *partial,
+                            __global const ctn_vel *vel, __global const float *r2, __global const float *lambda, float limit, __global float *partial,
                             __global int *ipartial, __local float *scratch, __local int *iscratch, int leave,
                             __global const int *state, int decide, __global const ctn_pose *kept, __global const ctn_props *props,
                             __global ctn_inertia *inertia, __global int *istats, int at) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
     int g = (int)get_group_id(0), G = (int)get_num_groups(0);
     float s = 0.0f, m1 = 0.0f, m2 = 0.0f;
-    int undo = 0;
+    int undo = 0, bad_slot = m;
     if (leave) {
         int st[CTN_PS_INTS];
         if (decide) ctn_project_decided(state, st);
@@ -125,6 +127,7 @@ __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __
         float gap, angle;
         ctn_joint_error(j, ctn_load_pose(at_pose, j.a), ctn_load_pose(at_pose, j.b), &gap, &angle);
         s += r2[i];
+        if (ctn_impulse_bad(lambda, i)) bad_slot = min(bad_slot, i);
         m1 = fmax(m1, gap);
         m2 = fmax(m2, angle);
     }
@@ -148,36 +151,41 @@ __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __
     scratch[2 * L + l] = m2;
     iscratch[l] = as_int(top);
     iscratch[L + l] = bad;
+    iscratch[2 * L + l] = bad_slot;
     ctn_group_fold3(scratch);
     ctn_group_fold_max_min(iscratch);
     if (l == 0) {
         partial[3 * g + 0] = scratch[0];
         partial[3 * g + 1] = scratch[L];
         partial[3 * g + 2] = scratch[2 * L];
-        ipartial[3 * G + 2 * g] = iscratch[0];
-        ipartial[3 * G + 2 * g + 1] = iscratch[L];
+        ipartial[3 * G + 3 * g] = iscratch[0];
+        ipartial[3 * G + 3 * g + 1] = iscratch[L];
+        ipartial[3 * G + 3 * g + 2] = iscratch[2 * L];
     }
 }
 
 /* Final pass of ctn_k_measure over its `groups` partials by one work-group: stats[0..2] as
- * ctn_k_reduce3_final; istats[at], istats[at + 1] (the same buffer as ints): largest speed bits, first bad body. */
-__kernel void ctn_k_measure_final(int groups, int n, __global const float *partial, __global const int *ipartial,
+ * ctn_k_reduce3_final; istats[at], istats[at + 1], istats[at + 2] (the same buffer as ints): largest speed
+ * bits, first bad body, first slot with a non-finite impulse (m when none). */
+__kernel void ctn_k_measure_final(int groups, int n, int m, __global const float *partial, __global const int *ipartial,
                                   __global float *stats, __global int *istats, int at, __local float *scratch, __local int *iscratch) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
     float s = 0.0f, m1 = 0.0f, m2 = 0.0f;
-    int top = 0, bad = n;
+    int top = 0, bad = n, bad_slot = m;
     for (int i = l; i < groups; i += L) {
         s += partial[3 * i];
         m1 = fmax(m1, partial[3 * i + 1]);
         m2 = fmax(m2, partial[3 * i + 2]);
-        top = max(top, ipartial[3 * groups + 2 * i]);
-        bad = min(bad, ipartial[3 * groups + 2 * i + 1]);
+        top = max(top, ipartial[3 * groups + 3 * i]);
+        bad = min(bad, ipartial[3 * groups + 3 * i + 1]);
+        bad_slot = min(bad_slot, ipartial[3 * groups + 3 * i + 2]);
     }
     scratch[l] = s;
     scratch[L + l] = m1;
     scratch[2 * L + l] = m2;
     iscratch[l] = top;
     iscratch[L + l] = bad;
+    iscratch[2 * L + l] = bad_slot;
     ctn_group_fold3(scratch);
     ctn_group_fold_max_min(iscratch);
     if (l == 0) {
@@ -186,5 +194,6 @@ __kernel void ctn_k_measure_final(int groups, int n, __global const float *parti
         stats[2] = scratch[2 * L];
         istats[at] = iscratch[0];
         istats[at + 1] = iscratch[L];
+        istats[at + 2] = iscratch[2 * L];
     }
 }

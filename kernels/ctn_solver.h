@@ -36,6 +36,16 @@ CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body
     return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
 }
 
+/* The impulse half of the divergence check, the same on both backends (the CPU's stage_measure, the
+ * device's ctn_k_measure): 1 when a row impulse of joint slot s is not finite (NaN or infinite). An
+ * impulse can go non-finite while every body stays finite (a row between bodies whose velocities the
+ * update does not write), so the check does not rely on the bodies'. */
+CTN_FN int ctn_impulse_bad(CTN_GLOBAL const float *lambda, int s) {
+    int bad = 0;
+    for (int r = 0; r < 6; ++r) bad |= !isfinite(lambda[6 * s + r]);
+    return bad;
+}
+
 /* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
  * Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or NULL. */
 CTN_FN void ctn_prepare_block_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,

@@ -184,7 +184,7 @@ static ctn_status ocl_init(ctn_world *w, ctn_ocl *o) {
     a = pick_local(o->kernel[CTN_K_MEASURE], o->device, 1), b = pick_local(o->kernel[CTN_K_MEASURE_FINAL], o->device, 1);
     o->measure_local = a < b ? a : b;
     /* per first-pass group: 3 floats of the reductions, 2 ints of the divergence check (ctn_k_measure) */
-    TRY(ctn__ocl_reserve(w, o, &o->partial, 5 * CTN_OCL_REDUCE_GROUPS * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->partial, 6 * CTN_OCL_REDUCE_GROUPS * sizeof(float), NULL)); /* ctn_k_measure: 3 floats, 3 ints per group */
     TRY(ctn__ocl_reserve(w, o, &o->stats, CTN_OCL_STATS_FLOATS * sizeof(float), NULL));
     o->phase = -1;
     return CTN_OK;

@@ -77,12 +77,13 @@ int ctn__cache_store(const char *dir, const char *path, uint64_t key, const unsi
 
 /* The kernels and their arguments: host/opencl/opencl_kernels.h (CTN_K_*, CTN_A_*). */
 
-#define CTN_OCL_STATS_FLOATS 8   /* the step's stats buffer: [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4]
+#define CTN_OCL_STATS_FLOATS 9   /* the step's stats buffer: [0] sum r^2, [1] max gap, [2] max angle, [3] CG ||r||, [4]
                                   * max body speed (float bits), [5] first non-finite or too fast body (int; body
-                                  * count when none), [6] the projection's Newton steps (int), [7] 1 when it
-                                  * was still going at its end (int) */
-#define CTN_OCL_STATS_CHECK 4    /* Index of the body check in the stats buffer */
-#define CTN_OCL_STATS_PROJECT 6  /* Index of the projection's counts in the stats buffer */
+                                  * count when none), [6] first slot with a non-finite impulse (int; joint count
+                                  * when none), [7] the projection's Newton steps (int), [8] 1 when it was still
+                                  * going at its end (int) */
+#define CTN_OCL_STATS_CHECK 4    /* Index of the body and impulse checks in the stats buffer */
+#define CTN_OCL_STATS_PROJECT 7  /* Index of the projection's counts in the stats buffer */
 #define CTN_OCL_REDUCE_GROUPS 64 /* first-pass groups of the tree reductions (fixed: results do not depend on threads) */
 
 /* A device buffer and its size in bytes. */

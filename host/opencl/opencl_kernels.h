@@ -96,10 +96,10 @@
 #define CTN_OCL_ARGS_REDUCE3_FINAL(A_, K_) A_(K_, groups) A_(K_, partial) A_(K_, out) A_(K_, scratch)
 #define CTN_OCL_ARGS_GEOMETRIC_INERTIA(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, props) A_(K_, adj_offsets) A_(K_, adj) \
     A_(K_, defs) A_(K_, lambda) A_(K_, gs_h) A_(K_, inertia)
-#define CTN_OCL_ARGS_MEASURE(A_, K_) A_(K_, m) A_(K_, n) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, r2) \
+#define CTN_OCL_ARGS_MEASURE(A_, K_) A_(K_, m) A_(K_, n) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, r2) A_(K_, lambda) \
     A_(K_, limit) A_(K_, partial) A_(K_, ipartial) A_(K_, scratch) A_(K_, iscratch) A_(K_, leave) A_(K_, state) \
     A_(K_, decide) A_(K_, kept) A_(K_, props) A_(K_, inertia) A_(K_, istats) A_(K_, at)
-#define CTN_OCL_ARGS_MEASURE_FINAL(A_, K_) A_(K_, groups) A_(K_, n) A_(K_, partial) A_(K_, ipartial) A_(K_, stats) \
+#define CTN_OCL_ARGS_MEASURE_FINAL(A_, K_) A_(K_, groups) A_(K_, n) A_(K_, m) A_(K_, partial) A_(K_, ipartial) A_(K_, stats) \
     A_(K_, istats) A_(K_, at) A_(K_, scratch) A_(K_, iscratch)
 #define CTN_OCL_ARGS_PROJECT_PREPARE(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, inertia) \
     A_(K_, split) A_(K_, prm) A_(K_, blocks) A_(K_, err) A_(K_, state) A_(K_, scratch) A_(K_, residual) \

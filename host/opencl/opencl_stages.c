@@ -270,8 +270,8 @@ int ctn__ocl_has_bounded_joints(ctn_world *w, ctn_ocl *o) {
 }
 
 /* The step's statistics in two launches (ctn_k_measure, ctn_k_measure_final): joint errors with the
- * residuals into stats[0..2], the largest body speed and the first offending body into
- * stats[CTN_OCL_STATS_CHECK..+1]. No blocking read here: they join the step's one read. The sum of the
+ * residuals into stats[0..2], the largest body speed, the first offending body and the first joint slot
+ * with a non-finite impulse into stats[CTN_OCL_STATS_CHECK..+2]. No blocking read here: they join the step's one read. The sum of the
  * residuals is folded in a fixed order for a given device (G groups of L), so it is reproducible. */
 static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     int m = w->topo.joint_count, n = w->body_count, k = CTN_K_MEASURE;
@@ -286,11 +286,12 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     ARG(MEASURE, pose, o->pose.mem);
     ARG(MEASURE, vel, o->vel.mem);
     ARG(MEASURE, r2, o->r2.mem);
+    ARG(MEASURE, lambda, o->lambda.mem);
     ARG(MEASURE, limit, limit);
     ARG(MEASURE, partial, o->partial.mem);
     ARG(MEASURE, ipartial, o->partial.mem);
     LOCAL_ARG(MEASURE, scratch, 3 * L * sizeof(float));
-    LOCAL_ARG(MEASURE, iscratch, 2 * L * sizeof(int));
+    LOCAL_ARG(MEASURE, iscratch, 3 * L * sizeof(int));
     int leave = o->leave_pending, decide = o->leave_decide, at_project = CTN_OCL_STATS_PROJECT;
     ARG(MEASURE, leave, leave);
     cl_mem state = leave ? o->proj_state.mem : o->stats.mem, kept = leave ? o->proj_pose.mem : o->pose.mem;
@@ -308,13 +309,14 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     int at = CTN_OCL_STATS_CHECK;
     ARG(MEASURE_FINAL, groups, groups);
     ARG(MEASURE_FINAL, n, n);
+    ARG(MEASURE_FINAL, m, m);
     ARG(MEASURE_FINAL, partial, o->partial.mem);
     ARG(MEASURE_FINAL, ipartial, o->partial.mem);
     ARG(MEASURE_FINAL, stats, o->stats.mem);
     ARG(MEASURE_FINAL, istats, o->stats.mem);
     ARG(MEASURE_FINAL, at, at);
     LOCAL_ARG(MEASURE_FINAL, scratch, 3 * L * sizeof(float));
-    LOCAL_ARG(MEASURE_FINAL, iscratch, 2 * L * sizeof(int));
+    LOCAL_ARG(MEASURE_FINAL, iscratch, 3 * L * sizeof(int));
     return ctn__ocl_enqueue(w, o, k, L, &L, "step statistics");
 }
 
@@ -390,13 +392,15 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     out->r2 = cg_ran ? (double)stats[3] * stats[3] : (double)stats[0];
     out->max_gap = stats[1];
     out->max_angle = stats[2];
-    int32_t top_bits, bad;
+    int32_t top_bits, bad, bad_slot;
     float top;
     memcpy(&top_bits, &stats[CTN_OCL_STATS_CHECK], sizeof top_bits);
     memcpy(&bad, &stats[CTN_OCL_STATS_CHECK + 1], sizeof bad);
+    memcpy(&bad_slot, &stats[CTN_OCL_STATS_CHECK + 2], sizeof bad_slot);
     memcpy(&top, &top_bits, sizeof top);
     out->max_speed = top;
     out->bad_body = bad >= 0 && bad < w->body_count ? (int)bad : -1;
+    out->bad_joint = bad_slot >= 0 && bad_slot < m ? w->topo.order[bad_slot] : -1;
     return CTN_OK;
 }
 

@@ -68,7 +68,7 @@ typedef struct ctn_stage_out {
     double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
     double max_gap, max_angle, max_speed; /* MEASURE; ASSEMBLE_ROWS: largest joint errors (targets excluded) */
     int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */
-    int bad_joint;      /* MEASURE: a joint (slot) with a non-finite impulse, -1 if none (CPU backend only) */
+    int bad_joint;      /* MEASURE: a joint (slot) with a non-finite impulse, -1 if none */
 } ctn_stage_out;
 
 /* The backend half of the pipeline. */

@@ -324,12 +324,12 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
 }
 
 /* Residual, joint errors and the divergence scan: the first body that is non-finite or faster than
- * desc.max_speed, then the first non-finite impulse. The errors are measured over the solver's copies of
+ * desc.max_speed, then the first joint with a non-finite impulse (ctn_impulse_bad, as the device). The errors are measured over the solver's copies of
  * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
  * bodies (host/core/attach.c). On the world's threads: serial, these scans held the other threads idle. */
 static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count, n = w->body_count, rows = 6 * m, bad_body = INT_MAX, bad_row = INT_MAX;
+    int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
     CPU_FOR_REDUCE(m, reduction(max : gap, angle))
@@ -346,13 +346,13 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
         if (ctn__body_diverged(w, &w->pose[i], &w->vel[i], &speed)) bad_body = i < bad_body ? i : bad_body;
         else top = speed > top ? speed : top;
     }
-    CPU_FOR_REDUCE(rows, reduction(min : bad_row))
-    for (int k = 0; k < rows; ++k)
-        if (!isfinite(t->lambda[k])) bad_row = k < bad_row ? k : bad_row;
+    CPU_FOR_REDUCE(m, reduction(min : bad_slot))
+    for (int s = 0; s < m; ++s)
+        if (ctn_impulse_bad(t->lambda, s)) bad_slot = s < bad_slot ? s : bad_slot;
     out->r2 = c->r2;
     out->max_gap = gap, out->max_angle = angle, out->max_speed = top;
     out->bad_body = bad_body < n ? bad_body : -1;
-    out->bad_joint = bad_row < rows ? t->order[bad_row / 6] : -1;
+    out->bad_joint = bad_slot < m ? t->order[bad_slot] : -1;
 }
 
 static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
