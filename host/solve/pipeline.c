@@ -242,7 +242,10 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
  * chain:10000 released horizontally, 6 steps: 36 splits at 1 substep, 57 splits and 39 projections at 4, and
  * 116,107 / 112,012 instructions per link per step against the velocity step's 16,127 / 25,955 at 1 / 4
  * substeps; chain:1000 at 4 substeps: no split, about one chord iteration per substep
- * (bench/results/2026-11-28-vm-rattle.md). */
+ * (bench/results/2026-11-28-vm-rattle.md). With Newton steps (rattle_newton) chain:10000 at 4 substeps takes
+ * 41,006 instructions per link per step in its first steps against the velocity step's 17,098, but once it
+ * swings 18 Newton steps and 5 splits per step, about 5 times the velocity step's time, for an energy error of
+ * 5.7e-7 against 8.0e-5 of m g L N^2/2 over 2 s (bench/results/2026-11-28-vm-rattle-long.md): the limit stays. */
 #define CTN_RATTLE_MAX_JOINTS 1000
 /* Above this many joints a stalled chord iteration goes on with Newton steps (rattle_newton) before it splits.
  * Measured on chain:1000 released horizontally, 2 s at 60 Hz (bench/results/2026-11-28-vm-rattle-long.md):
