@@ -52,8 +52,8 @@ int main(int argc, char **argv) {
     double scale = 0.1 * 9.81 * 0.1 * (double)links * links / 2.0;
     printf("chain:%d released horizontally, direct solver, dt %.6g s, %d steps, backend %s; energy as a fraction of m g L N^2/2 = %.6g J\n",
            links, dt, steps, backend == CTN_BACKEND_OPENCL ? "opencl" : "cpu", scale);
-    printf("%-12s %-9s %12s %12s %10s %10s %5s %10s %6s %5s  %s\n", "config", "ran", "max|dE|", "end dE", "max gap m", "ms/step", "subs",
-           "chord/step", "splits", "proj", "integrator_reason");
+    printf("%-12s %-9s %12s %12s %10s %10s %5s %10s %11s %6s %5s  %s\n", "config", "ran", "max|dE|", "end dE", "max gap m", "ms/step", "subs",
+           "chord/step", "newton/step", "splits", "proj", "integrator_reason");
     double *ms = malloc(sizeof *ms * (size_t)(steps > 0 ? steps : 1));
     if (!ms) return 1;
     for (char *tok = strtok(configs, ","); tok; tok = strtok(NULL, ",")) {
@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
             continue;
         }
         double e0 = rattle_energy(w, first, links, 9.81), worst = 0.0, gap = 0.0, de = 0.0;
-        long chord = 0, splits = 0, proj = 0;
+        long chord = 0, newton = 0, splits = 0, proj = 0;
         ctn_step_stats st;
         memset(&st, 0, sizeof st);
         int done = 0;
@@ -83,15 +83,15 @@ int main(int argc, char **argv) {
             }
             ms[done++] = now_ms() - t0;
             ctn_world_get_stats(w, &st);
-            chord += st.position_iterations, splits += st.splits, proj += st.projections;
+            chord += st.position_iterations, newton += st.newton_steps, splits += st.splits, proj += st.projections;
             gap = st.max_gap > gap ? st.max_gap : gap;
             de = rattle_energy(w, first, links, 9.81) - e0;
             worst = fabs(de) > worst ? fabs(de) : worst;
         }
         qsort(ms, (size_t)done, sizeof *ms, cmp_double);
-        printf("%-12s %-9s %12.4g %12.4g %10.3g %10.4g %5d %10.2f %6ld %5ld  %s\n", tok, ctn_integrator_name(st.integrator), worst / scale,
+        printf("%-12s %-9s %12.4g %12.4g %10.3g %10.4g %5d %10.2f %11.2f %6ld %5ld  %s\n", tok, ctn_integrator_name(st.integrator), worst / scale,
                de / scale, gap, done ? ms[done / 2] : 0.0, st.integrator == CTN_INTEGRATOR_RATTLE ? st.rattle_substeps : st.substeps,
-               done ? (double)chord / done : 0.0, splits, proj, st.integrator_reason);
+               done ? (double)chord / done : 0.0, done ? (double)newton / done : 0.0, splits, proj, st.integrator_reason);
         fflush(stdout);
         ctn_world_destroy(w);
     }

@@ -12,6 +12,8 @@
  *   potential drop over 10 s;
  * - the trajectory: the tip of the 10-link chain after 0.5 s against a converged reference (the same scene at
  *   64 substeps): RATTLE at default settings closer than the velocity step;
+ * - a long chain (1000 links) released horizontally: RATTLE with Newton steps on its stalled position stages
+ *   holds the joints and keeps the energy better than the velocity step;
  * - the fallbacks: a hinge limit, the velocity setting and the OpenCL backend run the velocity step, and the
  *   stats say why. */
 #include "catena/catena.h"
@@ -200,6 +202,43 @@ static void trajectory(void) {
     CHECK(er < 0.01, "rattle %g m", er);
 }
 
+/* A chain longer than the chord iteration's reach (1000 links, above the 100 joints where a stalled chord
+ * iteration goes on with Newton steps, host/solve/pipeline.c rattle_newton) released horizontally at 60 Hz
+ * with default substeps: RATTLE runs, takes Newton steps, holds the joints to 1e-6 m and keeps the energy
+ * better than the velocity step of the same settings over the first 0.5 s. */
+static void long_chain(void) {
+    const int n = 1000, steps = 30;
+    const double scale = 0.1 * 9.81 * 0.1 * (double)n * n / 2.0;
+    ctn_body_id first;
+    ctn_step_stats st;
+    double de[2], gap[2];
+    long newton = 0;
+    for (int k = 0; k < 2; ++k) {
+        ctn_world *w = rattle_chain(n, CTN_SOLVER_DIRECT, k ? CTN_INTEGRATOR_VELOCITY : CTN_INTEGRATOR_RATTLE, 1.0 / 60.0, 4, CTN_BACKEND_CPU,
+                                    &first);
+        CHECK(w != NULL, "world");
+        if (!w) return;
+        double e0 = rattle_energy(w, first, n, 9.81);
+        de[k] = 0.0, gap[k] = 0.0;
+        for (int i = 0; i < steps; ++i) {
+            ctn_status s = ctn_world_step(w);
+            CHECK(s == CTN_OK, "step %d: %s", i, ctn_world_last_error(w));
+            if (s != CTN_OK) break;
+            ctn_world_get_stats(w, &st);
+            if (!k) newton += st.newton_steps;
+            gap[k] = fmax(gap[k], st.max_gap);
+            de[k] = fmax(de[k], fabs(rattle_energy(w, first, n, 9.81) - e0));
+        }
+        printf("chain:%d, 60 Hz x 4, %d steps, %s: largest |E - E0| %.3g of m g L n^2/2, gap %.3g m, Newton steps %ld (%s)\n", n, steps,
+               ctn_integrator_name(st.integrator), de[k] / scale, gap[k], k ? 0L : newton, st.integrator_reason);
+        CHECK(st.integrator == (k ? CTN_INTEGRATOR_VELOCITY : CTN_INTEGRATOR_RATTLE), "%s", st.integrator_reason);
+        ctn_world_destroy(w);
+    }
+    CHECK(newton > 0, "no Newton step on chain:%d: the chord iteration never stalled, the case lost its point", n);
+    CHECK(gap[0] <= 1e-6, "gap %g m", gap[0]);
+    CHECK(de[0] < 0.5 * de[1], "RATTLE %g, velocity step %g of m g L n^2/2", de[0] / scale, de[1] / scale);
+}
+
 static void fallbacks(void) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU, d.solver = CTN_SOLVER_DIRECT;
@@ -246,6 +285,7 @@ int main(void) {
     period(0.5 * PI, 1e-3);
     double_pendulum();
     trajectory();
+    long_chain();
     fallbacks();
     return check_report("test_rattle");
 }

@@ -425,6 +425,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_RATTLE_ROWS:
     case CTN_STAGE_RATTLE_MOMENTUM:
     case CTN_STAGE_RATTLE_LEAVE:
+    case CTN_STAGE_RATTLE_NEWTON:
     case CTN_STAGE_INERTIA:
     case CTN_STAGE_CHORD_ROWS: /* nor the projection's chord steps (chord = 0) */
     case CTN_STAGE_CHORD_SOLVE:

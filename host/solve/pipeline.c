@@ -242,8 +242,17 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
  * chain:10000 released horizontally, 6 steps: 36 splits at 1 substep, 57 splits and 39 projections at 4, and
  * 116,107 / 112,012 instructions per link per step against the velocity step's 16,127 / 25,955 at 1 / 4
  * substeps; chain:1000 at 4 substeps: no split, about one chord iteration per substep
- * (bench/results/2026-11-28-vm-rattle.md). */
+ * (bench/results/2026-11-28-vm-rattle.md). With Newton steps (rattle_newton) chain:10000 at 4 substeps takes
+ * 41,006 instructions per link per step in its first steps against the velocity step's 17,098, but once it
+ * swings 18 Newton steps and 5 splits per step, about 5 times the velocity step's time, for an energy error of
+ * 5.7e-7 against 8.0e-5 of m g L N^2/2 over 2 s (bench/results/2026-11-28-vm-rattle-long.md): the limit stays. */
 #define CTN_RATTLE_MAX_JOINTS 1000
+/* Above this many joints a stalled chord iteration goes on with Newton steps (rattle_newton) before it splits.
+ * Measured on chain:1000 released horizontally, 2 s at 60 Hz (bench/results/2026-11-28-vm-rattle-long.md):
+ * largest energy error 1.3e-4 / 1.2e-4 of m g L N^2/2 at 1 / 4 substeps with Newton steps, 1.7e-5 / 1.9e-5 with
+ * splits alone, 3.4e-3 / 7.4e-4 for the velocity step; Newton cut the splits from 1181 / 920 to 323 / 86. Up to
+ * 100 joints (test_direct's 100-link whip, the small mechanisms) splits alone keep RATTLE exact. */
+#define CTN_RATTLE_CHORD_JOINTS 100
 
 /* Why RATTLE does not apply to this step (NULL: it does). RATTLE needs the exact solver's factor of every
  * joint's rows, rows that are rigid equalities (a bounded row, a contact, limit, motor or rope, changes its set
@@ -274,6 +283,49 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
     }
     if (!ctn__direct_exact(w)) return "velocity: loop-closing joints or joints outside the exact solve";
     return NULL;
+}
+
+/* Newton steps for a position stage whose chord iteration stalled: at the drifted poses x^k = x_n (+) h v,
+ *     v += -M^-1 J_k^T (J_k M^-1 J_k^T)^-1 C(x^k) / h,   J_k = J(x^k),
+ * the minimum-norm (mass metric M of x_n) Newton step of C(x_n (+) h v) = 0 in v, whose derivative is h J_k
+ * (to first order in the rotation of the drift); one row build and factorisation each (CTN_STAGE_RATTLE_NEWTON),
+ * converging quadratically where the chord's kept factor A_n^-1 amplifies the turn of the rows along a long
+ * chain's soft modes (its rate is about the turn times the condition of A_n, which grows as the square of the
+ * chain's length). The velocity stays a sum of v_n, the half kick and constraint impulses, now along the rows
+ * of x_n and of the iterates (RATTLE proper keeps them along J_n^T: this departs from it by about the turn
+ * times the correction, which the measured energy errors bound, docs/design.md section 11), and the poses
+ * are still exactly the drift of the stored velocity. Stops at CTN_PROJECT_TOL, or when a step does not
+ * halve the error (then the last step is taken back if it made it worse); *done says whether it converged. */
+#define CTN_RATTLE_NEWTON_MAX 8
+#define CTN_RATTLE_NEWTON_RATE 0.9f
+static ctn_status rattle_newton(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, const ctn_step_params *vel, int *done,
+                                ctn_step_stats *st) {
+    ctn_step_params rows = *vel;
+    rows.h = prm->h;
+    float last = INFINITY;
+    for (int k = 0; k <= CTN_RATTLE_NEWTON_MAX; ++k) {
+        ctn_stage_out out = {0};
+        RUN(CTN_STAGE_RATTLE_ROWS, prm, &out);
+        if (out.worst <= CTN_PROJECT_TOL) {
+            *done = 1;
+            break;
+        }
+        if (k == CTN_RATTLE_NEWTON_MAX || !(out.worst < CTN_RATTLE_NEWTON_RATE * last)) {
+            if (k > 0 && !(out.worst < last)) {
+                RUN(CTN_STAGE_RATTLE_BACK, prm, NULL);
+                RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
+            }
+            break;
+        }
+        last = out.worst;
+        ops->timer(w, CTN_TIMER_PREPARE, st);
+        RUN(CTN_STAGE_RATTLE_NEWTON, &rows, NULL);
+        ops->timer(w, CTN_TIMER_SOLVE, st);
+        RUN(CTN_STAGE_RATTLE_RESOLVE, prm, NULL);
+        RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
+        st->newton_steps++;
+    }
+    return CTN_OK;
 }
 
 /* One RATTLE substep of length prm->h from x_n, v_n with the kept rows and factor of x_n (kernels/ctn_rattle.h).
@@ -314,8 +366,17 @@ static ctn_status rattle_substep(ctn_world *w, const ctn_stage_ops *ops, const c
         ++iterations;
     }
     st->position_iterations += iterations;
+    int refactored = 0;
+    if (!done && w->topo.joint_count > CTN_RATTLE_CHORD_JOINTS) {
+        TRY_STAGE(rattle_newton(w, ops, prm, vel, &done, st));
+        refactored = 1;
+    }
     if (!done && depth < CTN_RATTLE_SPLITS) {
-        RUN(CTN_STAGE_RATTLE_UNDO, prm, NULL); /* x_n, v_n back; the factor is still that of x_n */
+        RUN(CTN_STAGE_RATTLE_UNDO, prm, NULL); /* x_n, v_n back */
+        if (refactored) { /* Newton left the factor of its iterate: that of x_n again, the same bits as the velocity stage's */
+            RUN(CTN_STAGE_PREPARE, vel, NULL);
+            RUN(CTN_STAGE_RATTLE_FACTOR, vel, NULL);
+        }
         st->splits++;
         TRY_STAGE(rattle_substep(w, ops, &half, vel, depth + 1, st));
         return rattle_substep(w, ops, &half, vel, depth + 1, st);

@@ -45,6 +45,7 @@ typedef enum ctn_stage {
     CTN_STAGE_RATTLE_ROWS,       /* per slot: C(x) into the kept rows' targets (ctn_rattle_slot); out.worst */
     CTN_STAGE_RATTLE_MOMENTUM,   /* per body: w for the new orientation, inverse inertia (ctn_rattle_momentum_body) */
     CTN_STAGE_RATTLE_LEAVE,      /* the rows and factor just built are those of the poses: kept for the next step */
+    CTN_STAGE_RATTLE_NEWTON,     /* rows and factor of the drifted poses, C(x) into their targets (a Newton step's system) */
     CTN_STAGE_INERTIA,           /* per body: world inverse inertia of the pose (ctn_inertia_body) */
     /* after the last substep */
     CTN_STAGE_MEASURE,           /* residual, joint errors, largest speed, first non-finite or too fast body */

@@ -477,6 +477,12 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
     case CTN_STAGE_RATTLE_LEAVE:
         c->rattle_valid = 1, c->rattle_version = w->topology_version;
         break;
+    case CTN_STAGE_RATTLE_NEWTON: /* the rows J_k of the drifted poses x^k, the factor of J_k M_n^-1 J_k^T, C(x^k) */
+        phase_prepare(w, c, *prm);
+        ctn__direct_factor(w, c->blocks);
+        CPU_FOR(m)
+        for (int s = 0; s < m; ++s) (void)ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
+        break;
     case CTN_STAGE_INERTIA:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_inertia_body(i, w->pose, w->props, w->inertia);

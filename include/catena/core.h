@@ -919,6 +919,8 @@ typedef struct ctn_step_stats {
                                   system in the step */
     int projection_chords;   /**< ... and chord steps kept (a solve with the last factor of the step, no
                                   factorisation); an undone chord step counts in neither */
+    int newton_steps;        /**< RATTLE: Newton steps (row build and factorisation at the drifted poses each) of
+                                  position stages whose chord iteration stalled (worlds of more than 100 joints) */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */
