@@ -51,7 +51,7 @@ set(CATENA_OPENCL_SOURCES
   host/opencl/opencl_bandwidth.c
   host/opencl/opencl_cg.c
   host/opencl/opencl_direct.c # Exact solver for chains
-  host/opencl/opencl_tree.c # Exact solver for trees (forests) of joints
+  host/opencl/opencl_forest.c # Exact solver for trees (forests) of joints
   host/opencl/opencl_schur.c # Loop closers through their Schur complement
   ${CATENA_KERNEL_EMBED})
 set(CATENA_OPENCL_LIBS OpenCL::OpenCL ${CATENA_CLBLAST_LIB})

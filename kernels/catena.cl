@@ -30,7 +30,7 @@
 /* the dense inverse also takes the loop closers' Schur matrix (CTN_DD_MAX_SCHUR of ctn_direct_schur.h) */
 #define CTN_DD_MAX_DENSE 48
 #include "catena_chain.cl"
-#include "catena_tree.cl"
+#include "catena_forest.cl"
 #include "catena_schur.cl"
 #endif /* cl_khr_fp64 */
 

@@ -1,8 +1,8 @@
 /* The loop closers' Schur complement on the device (host/opencl/opencl_schur.c), with the math of
  * kernels/ctn_direct_schur.h that the CPU's exact solver runs (host/solve/solver_direct.c, schur_solve). Part
- * of the program kernels/catena.cl (included there inside its cl_khr_fp64 block, after catena_tree.cl).
+ * of the program kernels/catena.cl (included there inside its cl_khr_fp64 block, after catena_forest.cl).
  * Every kernel is one work-item: R <= CTN_DD_MAX_SCHUR rows, a few thousand operations. The columns of W
- * come from substitutions through the forest's factor (ctn_k_tree_factor with rhs_only = 2, ctn_k_tree_back
+ * come from substitutions through the forest's factor (ctn_k_forest_factor with rhs_only = 2, ctn_k_forest_back
  * with apply = 0), one per row. */
 #include "ctn_direct_schur.h"
 

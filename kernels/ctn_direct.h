@@ -1,5 +1,5 @@
 /* Double-precision dense math of the exact solver, shared by the host and the OpenCL tree
- * kernels (kernels/catena.cl, ctn_k_tree_*; host/opencl/opencl_tree.c). Valid C11 and OpenCL C; in OpenCL it
+ * kernels (kernels/catena.cl, ctn_k_forest_*; host/opencl/opencl_forest.c). Valid C11 and OpenCL C; in OpenCL it
  * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
  * 1.2 has no generic address space) except in the in-place dense inverses *_g, which take CTN_GLOBAL
  * matrices: the kernels keep only O(N) vectors private, and the host solver calls the same functions.
@@ -21,7 +21,7 @@
 #define CTN_DD_MAX_DENSE CTN_DD_MAX_NODE /* largest matrix ctn_dd_spd_inverse_g takes (host/solve/solver_direct.c: 48) */
 #endif
 
-/* Node record of the elimination tree (host/opencl/opencl_tree.c uploads one per node, CTN_TN_INTS ints). */
+/* Node record of the elimination tree (host/opencl/opencl_forest.c uploads one per node, CTN_TN_INTS ints). */
 #define CTN_TN_KIND 0   /* 0: body node, 1: joint node */
 #define CTN_TN_DOF 1    /* body: 3 or 6; joint: 0 */
 #define CTN_TN_SIZE 2   /* N: dof + attached rows (body) or rows (joint) */

@@ -377,7 +377,7 @@ CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL 
  * cannot stop enqueuing early, and the steps after the decision to stop cost their launches as no-ops.
  * Measured on the CPU backend (Newton solves per step over 300 steps): chain:1000 1: 248, 2: 50, 3: 2;
  * chain:10000 1: 300; tree:1000 1: 2, 2: 292, 3: 6; double_pendulum 1: 215, 2: 75, 3: 10; rope:1000
- * 1: 257, 2: 19, 3: 19, 4: 4, 6: 1. A fixed cap of 3 left a random tree of tests/test_opencl_tree.c
+ * 1: 257, 2: 19, 3: 19, 4: 4, 6: 1. A fixed cap of 3 left a random tree of tests/test_opencl_forest.c
  * (seed 19) with a 1.0e-5 m gap against the CPU's 6e-8 m. So the device adapts instead
  * (host/opencl/opencl_stages.c): it counts the steps its decisions let run (CTN_PS_STEPS) and whether the
  * projection was still going when the enqueued steps ran out; both come back in the step's one blocking

@@ -14,7 +14,7 @@
  * (c) A grid (not a set of chains; 25 of its joints close loops) runs under direct, its loop closers in the
  *     hybrid's outer Gauss-Seidel (tests/test_opencl_hybrid.c checks it against the CPU).
  * All of it twice: chains by the chain path (desc.debug.direct_tree = 0, the default) and by the forest
- * path of host/opencl/opencl_tree.c (direct_tree = 1).
+ * path of host/opencl/opencl_forest.c (direct_tree = 1).
  * (d) The chain path and the CPU's chain path with the same segment count run the same operations in the
  *     same order: positions, velocities and impulses agree bit for bit, for one segment, the default
  *     segments and many short ones (desc.debug.tree_segment).
@@ -317,7 +317,7 @@ int main(void) {
     }
     /* chains by the chain path (the default), then by the forest path */
     for (route_tree = 0; route_tree < 2; ++route_tree) {
-        printf("-- chains by %s\n", route_tree ? "the forest path (host/opencl/opencl_tree.c)" : "the chain path (host/opencl/opencl_direct.c)");
+        printf("-- chains by %s\n", route_tree ? "the forest path (host/opencl/opencl_forest.c)" : "the chain path (host/opencl/opencl_direct.c)");
         if (suite() < 0)
             return check_failures ? check_report("test_opencl_direct") : check_skip("test_opencl_direct", "the OpenCL device has no fp64");
     }

@@ -1,9 +1,9 @@
-/* Exact solver on the device (the OpenCL half of `direct`): chains here, forests in opencl_tree.c, and the
+/* Exact solver on the device (the OpenCL half of `direct`): chains here, forests in opencl_forest.c, and the
  * hybrid's outer Gauss-Seidel for the rows outside them.
  *
  * Scope: what the CPU's direct solver takes (host/solve/solver_direct.c), split the same way. Joint layouts
  * that are sets of simple paths (host/solve/direct_chain.c decides, and orders the positions) take the
- * joint-space chain path below; any other layout goes to the forest path of host/opencl/opencl_tree.c
+ * joint-space chain path below; any other layout goes to the forest path of host/opencl/opencl_forest.c
  * (desc.debug.direct_tree = 1 sends chains there too). Loop closers, contacts, curves and joints the
  * elimination does not take are outside the exact solve for good; the rows of a chain or forest joint that
  * have finite bounds in a substep (hinge and slider limits, motors, ropes, swing cones) are cut out of it
@@ -250,7 +250,7 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
         for (int p = 0; p < m; ++p) hyb[slot[p]] = 2; /* every other slot joins two non-dynamic bodies */
         st = upload_chain(w, o, c);
     } else {
-        st = ctn__ocl_tree_prepare(w, o, hyb);
+        st = ctn__ocl_forest_prepare(w, o, hyb);
     }
     if (st == CTN_OK) st = hybrid_layout(w, o, hyb);
     ctn__chain_free(c);
@@ -385,7 +385,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 /* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
  * the rows and masses only), as the CPU reuses its factor. */
 static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
-    if (o->direct_tree) return ctn__ocl_tree_solve(w, o, active, rhs_only);
+    if (o->direct_tree) return ctn__ocl_forest_solve(w, o, active, rhs_only);
     return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer) : CTN_OK;
 }
 
@@ -481,7 +481,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
 }
 
 void ctn__ocl_direct_release(ctn_ocl *o) {
-    ctn__ocl_tree_release(o);
+    ctn__ocl_forest_release(o);
     ctn__ocl_schur_release(o);
     ctn_clbuf *bufs[] = {&o->dir_pos, &o->dir_slot_pos, &o->dir_sep, &o->dir_K,   &o->dir_C,   &o->dir_F,
                          &o->dir_y,   &o->dir_seg,      &o->dir_one, &o->dir_hyb, &o->dir_vref, &o->dir_lref};

@@ -56,8 +56,8 @@
     X_(CHAIN_PROJECT_ASSEMBLE, ctn_k_chain_project_assemble) \
     X_(CHAIN_VELOCITY_INTEGRATE, ctn_k_chain_velocity_integrate) \
     /* the exact solver's forests */ \
-    X_(TREE_FACTOR, ctn_k_tree_factor) \
-    X_(TREE_BACK, ctn_k_tree_back) \
+    X_(FOREST_FACTOR, ctn_k_forest_factor) \
+    X_(FOREST_BACK, ctn_k_forest_back) \
     /* the loop closers' Schur complement */ \
     X_(SCHUR_GATE, ctn_k_schur_gate) \
     X_(SCHUR_COLUMN, ctn_k_schur_column) \
@@ -134,11 +134,11 @@
 #define CTN_OCL_ARGS_CHAIN_VELOCITY_INTEGRATE(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) \
     A_(K_, pos) A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, pose) A_(K_, props) A_(K_, h) A_(K_, defs) \
     A_(K_, lambda) A_(K_, gs_h) A_(K_, begin) A_(K_, rest)
-#define CTN_OCL_ARGS_TREE_FACTOR(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
+#define CTN_OCL_ARGS_FOREST_FACTOR(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
     A_(K_, child) A_(K_, att) A_(K_, slot_info) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, inertia) A_(K_, lambda) \
     A_(K_, mat) A_(K_, u) A_(K_, active) A_(K_, rhs_only) A_(K_, vel_ref) A_(K_, lambda_ref) A_(K_, schur_rows) \
     A_(K_, schur_k)
-#define CTN_OCL_ARGS_TREE_BACK(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
+#define CTN_OCL_ARGS_FOREST_BACK(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
     A_(K_, att) A_(K_, slot_info) A_(K_, blocks) A_(K_, mat) A_(K_, u) A_(K_, xv) A_(K_, vel) A_(K_, lambda) \
     A_(K_, active) A_(K_, apply)
 #define CTN_OCL_ARGS_SCHUR_GATE(A_, K_) A_(K_, n) A_(K_, maybe) A_(K_, blocks) A_(K_, active) A_(K_, on) A_(K_, off)
@@ -154,7 +154,7 @@ enum { CTN_OCL_KERNELS(CTN__K_ENUM) CTN_K_COUNT };
 enum {
     CTN_K_STEP_COUNT = CTN_K_ASSEMBLE_BODY + 1, /* kernels [0, CTN_K_STEP_COUNT) are created with the backend */
     CTN_K_CHAIN_FIRST = CTN_K_CHAIN_ASSEMBLE, CTN_K_CHAIN_END = CTN_K_CHAIN_VELOCITY_INTEGRATE + 1,
-    CTN_K_TREE_FIRST = CTN_K_TREE_FACTOR, CTN_K_TREE_END = CTN_K_TREE_BACK + 1,
+    CTN_K_FOREST_FIRST = CTN_K_FOREST_FACTOR, CTN_K_FOREST_END = CTN_K_FOREST_BACK + 1,
     CTN_K_SCHUR_FIRST = CTN_K_SCHUR_GATE, CTN_K_SCHUR_END = CTN_K_SCHUR_IMPULSE + 1
 };
 

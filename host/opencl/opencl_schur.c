@@ -2,7 +2,7 @@
  * that close loops (a ring, a closed chain), the same as the CPU's (host/solve/solver_direct.c, schur_solve),
  * with the math of kernels/ctn_direct_schur.h in kernels/catena_schur.cl.
  *
- * Scope, as on the CPU: the forest path (host/opencl/opencl_tree.c) with loop closers of at most
+ * Scope, as on the CPU: the forest path (host/opencl/opencl_forest.c) with loop closers of at most
  * CTN_DD_MAX_SCHUR rows in all, every one between two dynamic bodies that rotate or are particles, and
  * in a substep only when no row of the forest is cut and no loop closer is bounded (a limit, a motor, a
  * swing cone; a contact or a rope among the loop closers rules it out for good). The layouts where a bound
@@ -11,7 +11,7 @@
  * takes the CPU's branch in every substep without a read to the host.
  *
  * Per substep, after the first exact solve: per row k a substitution of (J_k^T; 0) through the factor
- * (ctn__ocl_tree_column: the tree's forward and back launches without the update) and ctn_k_schur_column for
+ * (ctn__ocl_forest_column: the tree's forward and back launches without the update) and ctn_k_schur_column for
  * column k of W, the last one inverting W; then per outer iteration ctn_k_schur_impulse (dl_E = W^-1 r_E,
  * applied) before the forest's re-solve. Launches per substep: the gate (when there is one), R times (the
  * tree's launches + 1), and one per outer iteration in place of the sweep's; no read to the host. On
@@ -101,7 +101,7 @@ ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem
         TRY(launch(w, o, k, "direct solver: loop closers' gate"));
         *on = o->sch_on.mem, *off = o->sch_off.mem;
     }
-    cl_mem x = ctn__ocl_tree_solution(o);
+    cl_mem x = ctn__ocl_forest_solution(o);
     k = CTN_K_SCHUR_COLUMN;
     ARG(SCHUR_COLUMN, R, R);
     ARG(SCHUR_COLUMN, rows, o->sch_rows.mem);
@@ -110,7 +110,7 @@ ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem
     ARG(SCHUR_COLUMN, W, o->sch_W.mem);
     ARG(SCHUR_COLUMN, active, *on);
     for (int c = 0; c < R; ++c) {
-        TRY(ctn__ocl_tree_column(w, o, *on, c));
+        TRY(ctn__ocl_forest_column(w, o, *on, c));
         ARG(SCHUR_COLUMN, k, c);
         TRY(launch(w, o, k, "direct solver: loop closers' Schur complement"));
     }

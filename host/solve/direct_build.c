@@ -2,7 +2,7 @@
  * system and the ordering): per topology version, the spanning forest of the dynamic bodies, which joints
  * become joint nodes, which are merged into body nodes (supernodes) and which go to the Gauss-Seidel set,
  * the elimination order (children before parents) and the factor storage. The OpenCL tree solver
- * (host/opencl/opencl_tree.c) uploads the same structure through ctn__direct_symbolic. */
+ * (host/opencl/opencl_forest.c) uploads the same structure through ctn__direct_symbolic. */
 #include "core/world.h"
 #include "solve/direct_internal.h"
 

@@ -7,7 +7,7 @@
  * joint whose block has finite bounds go to the outer Gauss-Seidel of host/opencl/opencl_direct.c, as on
  * the CPU; hybrid_split below tells it which. A few loop closers are solved through their Schur complement
  * instead (host/opencl/opencl_schur.c, prepared here from the same ordering), whose columns are
- * substitutions through this factor without the update (ctn__ocl_tree_column). host/opencl/opencl_direct.c sends here every layout that is
+ * substitutions through this factor without the update (ctn__ocl_forest_column). host/opencl/opencl_direct.c sends here every layout that is
  * not a set of chains (chains take its joint-space segments; desc.debug.direct_tree = 1 sends them here
  * too).
  *
@@ -22,9 +22,9 @@
  * GPUs band only single-node levels, CPU devices (PoCL) levels of up to 16 nodes: there one core walking
  * a path beats a launch per level. desc.debug.tree_band overrides; desc.debug.trace logs the schedule.
  *
- * Per substep (after the warm start), leaves first: per wide level or band one ctn_k_tree_factor launch
+ * Per substep (after the warm start), leaves first: per wide level or band one ctn_k_forest_factor launch
  * (node pivot H_ii, its right-hand side r = target - J v - S lambda, the children's Schur contributions,
- * D_i^-1 and u_i = D_i^-1 b_i), then from the roots per level one ctn_k_tree_back launch
+ * D_i^-1 and u_i = D_i^-1 b_i), then from the roots per level one ctn_k_forest_back launch
  * (x_i = u_i - D_i^-1 H_ip x_p, v += dv, lambda -= y). Launches per solve: 2 per band or wide level,
  * e.g. tree:100000 (binary, height 17): 33 levels, 66 launches on a GPU. A long path inside a tree costs
  * a launch per level on a GPU (a set of chains takes the chain path instead). Double precision throughout
@@ -70,7 +70,7 @@ static void hybrid_split(const ctn_world *w, const direct_state *s, int *hyb) {
 
 static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
     int failed = 0;
-    cl_int e = ctn__ocl_create_kernels(o, CTN_K_TREE_FIRST, CTN_K_TREE_END, &failed);
+    cl_int e = ctn__ocl_create_kernels(o, CTN_K_FOREST_FIRST, CTN_K_FOREST_END, &failed);
     if (e == CL_SUCCESS) return CTN_OK;
     return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.solver: direct on OpenCL: clCreateKernel(%s): %s", ctn__ocl_kernel_table[failed].name,
                      ctn__cl_error_name(e));
@@ -188,7 +188,7 @@ done:
     return st;
 }
 
-ctn_status ctn__ocl_tree_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
+ctn_status ctn__ocl_forest_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
     ocl_tree *tr = o->tree;
     if (!tr) {
         tr = ctn__calloc(1, sizeof *tr);
@@ -236,65 +236,65 @@ static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int beg
 static ctn_status tree_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int schur_k, int apply) {
     ocl_tree *tr = o->tree;
     if (!tr || !tr->valid || tr->nodes == 0) return CTN_OK;
-    ARG(TREE_FACTOR, lv_nodes, tr->lv_nodes.mem);
-    ARG(TREE_FACTOR, node, tr->node.mem);
-    ARG(TREE_FACTOR, child, tr->child.mem);
-    ARG(TREE_FACTOR, att, tr->att.mem);
-    ARG(TREE_FACTOR, slot_info, tr->slot_info.mem);
-    ARG(TREE_FACTOR, defs, o->defs.mem);
-    ARG(TREE_FACTOR, blocks, o->blocks.mem);
-    ARG(TREE_FACTOR, vel, o->vel.mem);
-    ARG(TREE_FACTOR, inertia, o->inertia.mem);
-    ARG(TREE_FACTOR, lambda, o->lambda.mem);
-    ARG(TREE_FACTOR, mat, tr->mat.mem);
-    ARG(TREE_FACTOR, u, tr->u.mem);
-    ARG(TREE_FACTOR, active, active);
-    ARG(TREE_FACTOR, rhs_only, rhs_only);
+    ARG(FOREST_FACTOR, lv_nodes, tr->lv_nodes.mem);
+    ARG(FOREST_FACTOR, node, tr->node.mem);
+    ARG(FOREST_FACTOR, child, tr->child.mem);
+    ARG(FOREST_FACTOR, att, tr->att.mem);
+    ARG(FOREST_FACTOR, slot_info, tr->slot_info.mem);
+    ARG(FOREST_FACTOR, defs, o->defs.mem);
+    ARG(FOREST_FACTOR, blocks, o->blocks.mem);
+    ARG(FOREST_FACTOR, vel, o->vel.mem);
+    ARG(FOREST_FACTOR, inertia, o->inertia.mem);
+    ARG(FOREST_FACTOR, lambda, o->lambda.mem);
+    ARG(FOREST_FACTOR, mat, tr->mat.mem);
+    ARG(FOREST_FACTOR, u, tr->u.mem);
+    ARG(FOREST_FACTOR, active, active);
+    ARG(FOREST_FACTOR, rhs_only, rhs_only);
     cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
-    ARG(TREE_FACTOR, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
-    ARG(TREE_FACTOR, lambda_ref, lref);
+    ARG(FOREST_FACTOR, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
+    ARG(FOREST_FACTOR, lambda_ref, lref);
     cl_mem schur_rows = o->sch_rows.mem ? o->sch_rows.mem : o->dir_one.mem; /* read with rhs_only = 2 only */
-    ARG(TREE_FACTOR, schur_rows, schur_rows);
-    ARG(TREE_FACTOR, schur_k, schur_k);
-    ARG(TREE_BACK, lv_nodes, tr->lv_nodes.mem);
-    ARG(TREE_BACK, node, tr->node.mem);
-    ARG(TREE_BACK, att, tr->att.mem);
-    ARG(TREE_BACK, slot_info, tr->slot_info.mem);
-    ARG(TREE_BACK, blocks, o->blocks.mem);
-    ARG(TREE_BACK, mat, tr->mat.mem);
-    ARG(TREE_BACK, u, tr->u.mem);
-    ARG(TREE_BACK, xv, tr->x.mem);
-    ARG(TREE_BACK, vel, o->vel.mem);
-    ARG(TREE_BACK, lambda, o->lambda.mem);
-    ARG(TREE_BACK, active, active);
-    ARG(TREE_BACK, apply, apply);
+    ARG(FOREST_FACTOR, schur_rows, schur_rows);
+    ARG(FOREST_FACTOR, schur_k, schur_k);
+    ARG(FOREST_BACK, lv_nodes, tr->lv_nodes.mem);
+    ARG(FOREST_BACK, node, tr->node.mem);
+    ARG(FOREST_BACK, att, tr->att.mem);
+    ARG(FOREST_BACK, slot_info, tr->slot_info.mem);
+    ARG(FOREST_BACK, blocks, o->blocks.mem);
+    ARG(FOREST_BACK, mat, tr->mat.mem);
+    ARG(FOREST_BACK, u, tr->u.mem);
+    ARG(FOREST_BACK, xv, tr->x.mem);
+    ARG(FOREST_BACK, vel, o->vel.mem);
+    ARG(FOREST_BACK, lambda, o->lambda.mem);
+    ARG(FOREST_BACK, active, active);
+    ARG(FOREST_BACK, apply, apply);
     for (int l = 0; l < tr->launches; ++l) {
         const tree_launch *L = &tr->launch[l];
-        TRY(tlaunch(w, o, tr, CTN_K_TREE_FACTOR, L->begin, L->end, L->serial, "direct solver: tree factor"));
+        TRY(tlaunch(w, o, tr, CTN_K_FOREST_FACTOR, L->begin, L->end, L->serial, "direct solver: tree factor"));
     }
     for (int l = tr->launches - 1; l >= 0; --l) {
         const tree_launch *L = &tr->launch[l];
-        TRY(tlaunch(w, o, tr, CTN_K_TREE_BACK, L->begin, L->end, L->serial, "direct solver: tree back-substitution"));
+        TRY(tlaunch(w, o, tr, CTN_K_FOREST_BACK, L->begin, L->end, L->serial, "direct solver: tree back-substitution"));
     }
     return CTN_OK;
 }
 
-ctn_status ctn__ocl_tree_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) { return tree_pass(w, o, active, rhs_only, 0, 1); }
+ctn_status ctn__ocl_forest_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) { return tree_pass(w, o, active, rhs_only, 0, 1); }
 
-ctn_status ctn__ocl_tree_column(ctn_world *w, ctn_ocl *o, cl_mem active, int k) { return tree_pass(w, o, active, 2, k, 0); }
+ctn_status ctn__ocl_forest_column(ctn_world *w, ctn_ocl *o, cl_mem active, int k) { return tree_pass(w, o, active, 2, k, 0); }
 
-cl_mem ctn__ocl_tree_solution(const ctn_ocl *o) {
+cl_mem ctn__ocl_forest_solution(const ctn_ocl *o) {
     const ocl_tree *tr = o->tree;
     return tr ? tr->x.mem : NULL;
 }
 
-void ctn__ocl_tree_release(ctn_ocl *o) {
+void ctn__ocl_forest_release(ctn_ocl *o) {
     ocl_tree *tr = o->tree;
     if (!tr) return;
     ctn_clbuf *bufs[] = {&tr->lv_nodes, &tr->node, &tr->child, &tr->att, &tr->slot_info, &tr->mat, &tr->u, &tr->x};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
-    ctn__ocl_release_kernels(o, CTN_K_TREE_FIRST, CTN_K_TREE_END);
+    ctn__ocl_release_kernels(o, CTN_K_FOREST_FIRST, CTN_K_FOREST_END);
     ctn__free(tr->launch);
     ctn__free(tr);
     o->tree = NULL;

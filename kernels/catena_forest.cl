@@ -1,6 +1,6 @@
-/* The exact solver for forests (host/opencl/opencl_tree.c), level by level in double precision (inside the cl_khr_fp64 block of catena.cl). Part of the program kernels/catena.cl (included there, in order). */
+/* The exact solver for forests (host/opencl/opencl_forest.c), level by level in double precision (inside the cl_khr_fp64 block of catena.cl). Part of the program kernels/catena.cl (included there, in order). */
 
-/* ---- Exact solver for forests of joints (host/opencl/opencl_tree.c) -----------------------------------
+/* ---- Exact solver for forests of joints (host/opencl/opencl_forest.c) -----------------------------------
  * The KKT system [M J^T; J -S] eliminated over the elimination tree of host/solve/solver_direct.c (body nodes,
  * joint nodes, supernodes for rows attached to grounded bodies; node records CTN_TN_* of ctn_direct.h),
  * one launch per level of the tree, children before parents (factor + forward substitution), then one
@@ -274,7 +274,7 @@ CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const i
 }
 
 /* One level (or, with serial, a band of narrow levels in order) of the factor. */
-__kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
+__kernel void ctn_k_forest_factor(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
                                 __global const int *child, __global const int *att, __global const int *slot_info,
                                 __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                 __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
@@ -296,7 +296,7 @@ __kernel void ctn_k_tree_factor(int begin, int end, int serial, __global const i
 }
 
 /* One level (or a band, walked backwards: parents first) of the back substitution and update. */
-__kernel void ctn_k_tree_back(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
+__kernel void ctn_k_forest_back(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
                               __global const int *att, __global const int *slot_info, __global const ctn_block *blocks,
                               __global const double *mat, __global const double *u, __global double *xv,
                               __global ctn_vel *vel, __global float *lambda, __global const int *active, int apply) {

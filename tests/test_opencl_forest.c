@@ -1,4 +1,4 @@
-/* The exact solver for trees (forests) of joints on the OpenCL backend (host/opencl/opencl_tree.c,
+/* The exact solver for trees (forests) of joints on the OpenCL backend (host/opencl/opencl_forest.c,
  * level-scheduled block elimination in double) against the CPU direct solver (host/solve/solver_direct.c).
  *
  * Both eliminate the same KKT system over the same elimination tree in double precision and sum in the
@@ -201,7 +201,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, i
     for (int i = 0; i < steps && st == CTN_OK; ++i) {
         st = ctn_world_step(w);
         if (st == CTN_ERR_UNSUPPORTED && i == 0 && strstr(ctn_world_last_error(w), "fp64")) {
-            printf("test_opencl_tree: %s; skipped\n", ctn_world_last_error(w));
+            printf("test_opencl_forest: %s; skipped\n", ctn_world_last_error(w));
             ctn_world_destroy(w);
             r.ok = -1;
             return r;
@@ -344,11 +344,11 @@ static void scene_limit(ctn_world *w, int seed) { /* bridge_limits: hinges with 
 
 int main(void) {
     if (!have_opencl()) {
-        return check_skip("test_opencl_tree", "no OpenCL platform or device");
+        return check_skip("test_opencl_forest", "no OpenCL platform or device");
     }
     /* gap tolerances: 10x the largest OpenCL max gap measured on PoCL 3.1 (2-core VM, 2026-11-23) */
     if (compare("(a) tree:63 pinned at the root", scene_binary, 0, 0, 4e-7) < 0) /* measured 3.8e-8 m */
-        return check_failures ? check_report("test_opencl_tree") : check_skip("test_opencl_tree", "the OpenCL device has no fp64");
+        return check_failures ? check_report("test_opencl_forest") : check_skip("test_opencl_forest", "the OpenCL device has no fp64");
     compare("(b) star: 6 chains of 15 from one hub", scene_star, 0, 0, 8e-7); /* 8.1e-8 m */
     for (int seed = 0; seed < 20; ++seed) {
         char name[64];
@@ -384,5 +384,5 @@ int main(void) {
 
     hybrid("tree:7 with a loop-closing joint", scene_ring);
     hybrid("bridge_limits:6", scene_limit);
-    return check_report("test_opencl_tree");
+    return check_report("test_opencl_forest");
 }
