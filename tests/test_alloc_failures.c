@@ -417,7 +417,7 @@ int main(int argc, char **argv) {
     unlink(c.ckpt), unlink(c.scene), unlink(c.vtp);
     rmdir(c.dir);
     printf("%s: %ld allocations failed one at a time, %d broke the contract\n", name, total, broken);
-    CHECK(total > (opencl ? (SANITIZED ? 40 : 100) : 500), "the scenario allocates (%ld)", total);
+    CHECK(total > (opencl ? (SANITIZED ? 30 : 100) : 500), "the scenario allocates (%ld)", total);
     CHECK(ctn_allocated_blocks() == 0, "every block freed (%ld held)", ctn_allocated_blocks());
     CHECK(ctn_set_allocator(NULL, NULL, NULL, NULL) == CTN_OK, "libc's allocator back");
     return check_report(name);
