@@ -1,6 +1,7 @@
 /* Boxes against boxes, spheres and capsules: the narrow phase's geometry (face, edge-edge, sphere and
  * capsule points), a resting stack of boxes on both backends, a box sliding on a box (deceleration mu g),
  * a sphere and a capsule resting on a box, and a tumbling box whose energy does not grow. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, close, unlink */
 #include "catena/catena.h"
 #include "check.h"
 #include "collide/collide.h"
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const double G = 9.81;
 
@@ -407,11 +409,20 @@ static void test_rope_over_box(void) {
 /* Scene-file chains with "radius": capsule links (spheres on rope particles) that land on a box; a bad
  * radius or a friction without one is refused, naming the field. */
 static int load_text(ctn_world *w, const char *text, char *err, size_t n) {
-    FILE *f = fopen("box_contact_scene.json", "w");
-    if (!f) return -1;
+    char path[] = "/tmp/catena_box_scene_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(path);
+        return -1;
+    }
     fputs(text, f);
     fclose(f);
-    return ctn_scene_load_json(w, "box_contact_scene.json", err, n);
+    int rc = ctn_scene_load_json(w, path, err, n);
+    unlink(path);
+    return rc;
 }
 
 static void test_chain_shapes(void) {
@@ -500,14 +511,19 @@ static void test_shape_offset(void) {
     CHECK(ctn_body_set_shape(w, base, &sh) == CTN_ERR_INVALID_ARGUMENT && strstr(ctn_world_last_error(w), "shape.offset[1]"), "%s",
           ctn_world_last_error(w));
     /* a scene file keeps the placement */
-    if (ctn_scene_save_json(w, "box_contact_offset.json") == CTN_OK) {
+    char path[] = "/tmp/catena_box_offset_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd >= 0) close(fd);
+    if (fd >= 0 && ctn_scene_save_json(w, path) == CTN_OK) {
         ctn_world *r = make_world(CTN_BACKEND_CPU, err, sizeof err);
-        CHECK(ctn_scene_load_json(r, "box_contact_offset.json", err, sizeof err) == CTN_OK, "%s", err);
+        CHECK(ctn_scene_load_json(r, path, err, sizeof err) == CTN_OK, "%s", err);
         ctn_shape_desc rb;
         CHECK(ctn_body_get_shape(r, ctn_body_id_in(r, base), &rb) == CTN_OK && fabs(rb.offset[0] - 1.0) < 1e-7 && fabs(rb.rotation[2] - back.rotation[2]) < 1e-7,
               "saved scene: offset %g, rotation y %g", rb.offset[0], rb.rotation[2]);
         ctn_world_destroy(r);
     }
+    if (fd >= 0) unlink(path);
     ctn_world_destroy(w);
 }
 
