@@ -10,7 +10,7 @@
  *     residual = sqrt(sum r^2 / rows)   (m/s, the same RMS as ctn_step_stats.residual).
  * GS sweeps the colours in order (the CPU backend's order; the overflow group last), Jacobi uses the mass
  * splitting of the library (blocks built with split masses), and CG is the library's block-preconditioned
- * CG (host/solver_cpu.c) including its stop: once the preconditioned residual has fallen by 1e-6 in norm
+ * CG (host/solve/solver_cpu.c) including its stop: once the preconditioned residual has fallen by 1e-6 in norm
  * the library stops iterating, and so does the curve here ("stopped" in the output).
  *
  * usage: bench_convergence [--scenes hanging_chain:100,grid:16x16] [--iterations 300] [--settle 30]
@@ -80,7 +80,7 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
     out->n = 1;
     double t0 = ctn__now_ms();
     double rz = 0.0, rz_stop = 0.0;
-    if (solver == 2) { /* CG set-up, as solve_cg in host/solver_cpu.c */
+    if (solver == 2) { /* CG set-up, as solve_cg in host/solve/solver_cpu.c */
         for (int s = 0; s < m; ++s) {
             const ctn_block *b = &blocks[s];
             ctn_block_residual(b, ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[6 * s], &r[6 * s]);

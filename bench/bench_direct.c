@@ -1,4 +1,4 @@
-/* bench_direct: accuracy vs time of the exact forest solver (CTN_SOLVER_DIRECT, host/solver_direct.c)
+/* bench_direct: accuracy vs time of the exact forest solver (CTN_SOLVER_DIRECT, host/solve/solver_direct.c)
  * against Gauss-Seidel, Jacobi, CG and sub-stepped GS on hanging chains, CPU backend.
  *
  * Each run builds a chain of rigid links with ball joints hanging straight down from a world pin

@@ -1,4 +1,4 @@
-/* Colouring (host/colouring.c, host/topology.c), checked white-box through w->topo:
+/* Colouring (host/core/colouring.c, host/core/topology.c), checked white-box through w->topo:
  * - validity: no two joints of a colour share a dynamic body; static, kinematic and world bodies are
  *   ignored (joints sharing only those may share a colour);
  * - layout: colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]), the overflow

@@ -1,4 +1,4 @@
-/* The exact forest solver (host/solver_direct.c):
+/* The exact forest solver (host/solve/solver_direct.c):
  *   (a) random trees of rigid bodies and particles (distance, ball, hinge, fixed joints; joints to the world,
  *       a static and a kinematic body; soft and rigid rows) against a dense float64 solve of
  *       (J M^-1 J^T + S) dl = r built here from the same blocks;

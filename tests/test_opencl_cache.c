@@ -1,4 +1,4 @@
-/* The OpenCL program binary cache (host/opencl_cache.c): a cold start writes one entry; a warm start loads
+/* The OpenCL program binary cache (host/opencl/opencl_cache.c): a cold start writes one entry; a warm start loads
  * it without rewriting it (same inode: entries are only written, by rename, after a build from source);
  * a corrupted or truncated entry is ignored, the program is rebuilt from source and the entry replaced. */
 #define _POSIX_C_SOURCE 200809L
