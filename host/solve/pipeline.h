@@ -91,11 +91,13 @@ typedef struct ctn_stage_ops {
      * runs GEOMETRIC_INERTIA after it, and only when a Newton step follows (CPU). 0: before it (OpenCL,
      * whose row build also forms the Gauss-Seidel block inverse). */
     int direct_rows_only;
-    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU); 0: its exact solver steps velocities only and
+    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU, OpenCL); 0: its exact solver steps velocities only and
      * ctn_step_stats.integrator_reason says so */
     int rattle;
     /* 1: the backend runs CTN_STAGE_CHORD_ROWS and CTN_STAGE_CHORD_SOLVE (the projection's chord steps) */
     int chord;
+    /* Whether every joint is in the exact solve (RATTLE's condition; NULL: the CPU's ctn__direct_exact). */
+    int (*all_exact)(const ctn_world *w);
 } ctn_stage_ops;
 
 /* One step (all substeps, the projection, the measurement, the divergence check) through the world's
