@@ -24,9 +24,8 @@ static ctn_status ocl_begin(ctn_world *w) {
     o->launches = 0;
     o->step_launches = o->step_reads = 0;
     o->proj_enqueued = 0;
-    o->substep_solves = o->substep_integrates = o->geometric_ready = 0;
-    o->proj_pending = o->velocity_pending = o->proj_begun = o->forces_pending = o->residual_pending = o->proj_rows = o->leave_pending = 0;
-    o->geometric_h = 0.0f;
+    o->substep_solves = 0;
+    o->proj_pending = o->velocity_pending = o->proj_begun = o->residual_pending = o->proj_rows = o->leave_pending = 0;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();
@@ -110,7 +109,7 @@ static void ocl_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 1, 0, ctn__ocl_direct_all_exact};
+static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 1, 0, ctn__ocl_plan, ctn__ocl_direct_all_exact};
 static const ctn_backend_ops opencl_backend = {"opencl", &opencl_stages, ctn__ocl_sync, ctn__ocl_measure, ocl_destroy};
 
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out) {

@@ -128,18 +128,14 @@ typedef struct ctn_ocl {
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int velocity_pending;         /* the chain solve left its velocities to the integration (opencl_direct.c) */
-    int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
+    int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
+                                   * velocities at rest and formed the projection's metric */
     int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
     ctn_step_params proj_rows_prm;
-    float geometric_h;            /* > 0: the geometric-stiffness inertia (gs h) waits for the rows (run_prepare) */
     int leave_pending;            /* the projection's undo and inertias wait for the statistics (ctn_k_measure) */
     int leave_decide;             /* ... and its last decision */
     int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
-    int forces_pending;           /* the external forces wait for the warm start's gather (one launch) */
-    ctn_step_params forces_prm;
     int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
-    int substep_integrates;       /* integrations of this step's substeps so far */
-    int geometric_ready;          /* the last integration formed the next substep's geometric-stiffness inertia */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;
@@ -252,7 +248,9 @@ void ctn__ocl_drop_events(ctn_ocl *o);
 /* ---- the stages (host/opencl/opencl_stages.c) ---------------------------------------------------- */
 
 /* Runs one stage of the step pipeline (host/solve/pipeline.h) as kernel launches. */
-ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out);
+/* This backend's substep stage table (ctn_stage_ops.plan; opencl_stages.c has the fused entries). */
+int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
 /* Joint errors of the device state (the backend's measure). */
 ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle);
 

@@ -136,7 +136,7 @@ ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, cons
         ARG(RATTLE_RESIDUAL, r2, o->r2.mem);
         return launch(w, o, k, m, "rattle: residual");
     case CTN_STAGE_RATTLE_NEWTON: /* the rows J_k of the drifted poses x^k, the factor of J_k M_n^-1 J_k^T, C(x^k) */
-        TRY(ctn__ocl_run_stage(w, CTN_STAGE_PREPARE, prm, NULL));
+        TRY(ctn__ocl_run_stage(w, &(ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)}, prm, NULL));
         TRY(factor(w, o));
         return rows(w, o, prm->h);
     case CTN_STAGE_INERTIA:
