@@ -426,6 +426,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     ctn_stage stage = e->stage;
     uint64_t covers = e->covers;
     if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* the projection left before a stage other than MEASURE */
+    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) o->rattle_valid = 0; /* the blocks change */
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
     case CTN_STAGE_PREPARE: {
@@ -447,7 +448,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
     case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
     case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);
-    /* RATTLE: not on this backend yet (its stage table says rattle = 0, so the pipeline never asks) */
+    /* RATTLE (host/opencl/opencl_rattle.c) */
     case CTN_STAGE_RATTLE_ENTER:
     case CTN_STAGE_RATTLE_START:
     case CTN_STAGE_RATTLE_UNDO:
@@ -459,8 +460,8 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_RATTLE_MOMENTUM:
     case CTN_STAGE_RATTLE_LEAVE:
     case CTN_STAGE_RATTLE_NEWTON:
-    case CTN_STAGE_INERTIA:
-    case CTN_STAGE_CHORD_ROWS: /* nor the projection's chord steps (chord = 0) */
+    case CTN_STAGE_INERTIA: return ctn__ocl_rattle_stage(w, o, stage, prm, out);
+    case CTN_STAGE_CHORD_ROWS: /* the projection's chord steps: not on this backend (chord = 0) */
     case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;
     }
@@ -484,3 +485,6 @@ ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle) {
     *max_angle = stats[2];
     return CTN_OK;
 }
+
+/* The largest of n floats of x on the device into out[1] (run_reduce3; host/opencl/opencl_rattle.c). */
+ctn_status ctn__ocl_reduce_max(ctn_world *w, ctn_ocl *o, int n, cl_mem x, cl_mem out) { return run_reduce3(w, o, n, x, x, x, out); }

@@ -311,7 +311,7 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
             return buf;
         }
     }
-    if (!ctn__direct_exact(w)) return "velocity: loop-closing joints or joints outside the exact solve";
+    if (!(ops->all_exact ? ops->all_exact(w) : ctn__direct_exact(w))) return "velocity: loop-closing joints or joints outside the exact solve";
     return NULL;
 }
 

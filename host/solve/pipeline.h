@@ -109,7 +109,7 @@ typedef struct ctn_stage_ops {
      * runs GEOMETRIC_INERTIA after it, and only when a Newton step follows (CPU). 0: before it (OpenCL,
      * whose row build also forms the Gauss-Seidel block inverse). */
     int direct_rows_only;
-    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU); 0: its exact solver steps velocities only and
+    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU, OpenCL); 0: its exact solver steps velocities only and
      * ctn_step_stats.integrator_reason says so */
     int rattle;
     /* 1: the backend runs CTN_STAGE_CHORD_ROWS and CTN_STAGE_CHORD_SOLVE (the projection's chord steps) */
@@ -118,6 +118,8 @@ typedef struct ctn_stage_ops {
      * (at most CTN_SUBSTEP_ENTRIES_MAX) and returns the count; the driver runs exactly these entries. NULL:
      * ctn__substep_plan (one entry per stage, no fusion). */
     int (*plan)(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
+    /* Whether every joint is in the exact solve (RATTLE's condition; NULL: the CPU's ctn__direct_exact). */
+    int (*all_exact)(const ctn_world *w);
 } ctn_stage_ops;
 
 /* The unfused tables (the CPU backend's), one stage per entry; returns the count. A substep: GEOMETRIC_INERTIA
