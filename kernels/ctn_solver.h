@@ -477,15 +477,18 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * the chord's model that the iteration absorbs, as RATTLE's, kernels/ctn_rattle.h). */
 CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
                             CTN_GLOBAL ctn_block *blocks) {
-    ctn_joint_def j = defs[s];
-    ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
+    /* A ball joint reads only its bodies and anchors (the whole definition is not copied: the chord step
+     * runs once or more per step on every joint, so its loads are most of its cost). */
     float g[CTN_MAX_ROWS], worst = 0.0f;
     int n;
-    if (j.type == CTN_JT_BALL) {
-        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, j.anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, j.anchor_b));
+    if (defs[s].type == CTN_JT_BALL) {
+        ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
+        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
         g[0] = sep.x, g[1] = sep.y, g[2] = sep.z;
         n = 3;
     } else {
+        ctn_joint_def j = defs[s];
+        ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
         ctn_block cur;
         ctn_joint_rows(j, pa, pb, &cur, g);
         n = ctn_block_rows(&cur);
