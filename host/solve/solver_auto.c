@@ -19,6 +19,8 @@
  *             Where no contact can arise at all (no shape has a plane or another body's shape to touch:
  *             ctn__collision_possible), joints with a limit, motor or swing cone do not count against the
  *             quarter: their equality rows stay exact and only the bounded rows go to the outer loop;
+ *             such a mechanism of at most CTN_AUTO_OUTER_JOINTS joints gets CTN_AUTO_OUTER outer iterations
+ *             of that loop (w->auto_outer, see below);
  *     DIRECT  when some tree of the spanning forest has a joint whose supported mass ratio
  *             M_sub(child) / m_child reaches CTN_AUTO_MIN_RATIO, and loop closers + bounded joints are at
  *             most a quarter of the joints;
