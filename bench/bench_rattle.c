@@ -1,7 +1,7 @@
 /* The RATTLE integrator against the velocity step on a chain released horizontally (docs/design.md, "RATTLE"):
  * energy drift, joint gap and wall time per step, per configuration, in one run.
  *
- *   bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl] [--configs LIST]
+ *   bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl|both] [--configs LIST]
  *
  * The scene: N rigid 0.1 m, 0.1 kg links on ball joints, pinned at the origin, laid out along +x (released
  * horizontally), the direct solver. LIST: comma-separated INTEGRATOR:SUBSTEPS, INTEGRATOR rattle or velocity
@@ -9,7 +9,8 @@
  * fraction of m g L N^2 / 2 (the potential energy the chain releases swinging down to hanging), the largest
  * joint gap, the median wall time of a step (ms), the substeps RATTLE ran at the end (it adds substeps when a
  * body turns fast: host/solve/pipeline.c), its chord iterations per step, the substeps it split and those
- * the Newton projection finished. One thread unless
+ * the Newton projection finished. --backend both runs every configuration on the CPU and then on OpenCL, in
+ * one table (column "backend"). One thread unless
  * OMP_NUM_THREADS says otherwise; the configurations run one after the other. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
@@ -34,6 +35,7 @@ static int cmp_double(const void *a, const void *b) {
 int main(int argc, char **argv) {
     int links = 1000;
     double seconds = 2.0, dt = 1.0 / 60.0;
+    int both = 0;
     ctn_backend backend = CTN_BACKEND_CPU;
     char configs[256] = "rattle:1,rattle:4,velocity:1,velocity:4";
     for (int i = 1; i < argc; ++i) {
@@ -41,22 +43,25 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--links") && v) links = atoi(v), ++i;
         else if (!strcmp(argv[i], "--seconds") && v) seconds = atof(v), ++i;
         else if (!strcmp(argv[i], "--dt") && v) dt = atof(v), ++i;
-        else if (!strcmp(argv[i], "--backend") && v) backend = !strcmp(v, "opencl") ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU, ++i;
+        else if (!strcmp(argv[i], "--backend") && v) both = !strcmp(v, "both"), backend = !strcmp(v, "opencl") ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU, ++i;
         else if (!strcmp(argv[i], "--configs") && v) snprintf(configs, sizeof configs, "%s", v), ++i;
         else {
-            fprintf(stderr, "usage: bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl] [--configs rattle:1,...]\n");
+            fprintf(stderr, "usage: bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl|both] [--configs rattle:1,...]\n");
             return 2;
         }
     }
     int steps = (int)(seconds / dt + 0.5);
     double scale = 0.1 * 9.81 * 0.1 * (double)links * links / 2.0;
     printf("chain:%d released horizontally, direct solver, dt %.6g s, %d steps, backend %s; energy as a fraction of m g L N^2/2 = %.6g J\n",
-           links, dt, steps, backend == CTN_BACKEND_OPENCL ? "opencl" : "cpu", scale);
-    printf("%-12s %-9s %12s %12s %10s %10s %5s %10s %11s %6s %5s  %s\n", "config", "ran", "max|dE|", "end dE", "max gap m", "ms/step", "subs",
+           links, dt, steps, both ? "cpu and opencl" : backend == CTN_BACKEND_OPENCL ? "opencl" : "cpu", scale);
+    printf("%-12s %-7s %-9s %12s %12s %10s %10s %5s %10s %11s %6s %5s  %s\n", "config", "backend", "ran", "max|dE|", "end dE", "max gap m", "ms/step", "subs",
            "chord/step", "newton/step", "splits", "proj", "integrator_reason");
     double *ms = malloc(sizeof *ms * (size_t)(steps > 0 ? steps : 1));
     if (!ms) return 1;
-    for (char *tok = strtok(configs, ","); tok; tok = strtok(NULL, ",")) {
+    for (char *tok = strtok(configs, ","); tok; tok = strtok(NULL, ","))
+    for (int pass = 0; pass < (both ? 2 : 1); ++pass) {
+        if (both) backend = pass ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU;
+        const char *bname = backend == CTN_BACKEND_OPENCL ? "opencl" : "cpu";
         char name[32];
         int sub = 1;
         if (sscanf(tok, "%31[a-z]:%d", name, &sub) != 2) {
@@ -67,7 +72,7 @@ int main(int argc, char **argv) {
         ctn_body_id first;
         ctn_world *w = rattle_chain(links, CTN_SOLVER_DIRECT, integ, dt, sub, backend, &first);
         if (!w) {
-            printf("%-12s no world\n", tok);
+            printf("%-12s %-7s no world\n", tok, bname);
             continue;
         }
         double e0 = rattle_energy(w, first, links, 9.81), worst = 0.0, gap = 0.0, de = 0.0;
@@ -78,7 +83,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < steps; ++i) {
             double t0 = now_ms();
             if (ctn_world_step(w) != CTN_OK) {
-                printf("%-12s step %d: %s\n", tok, i, ctn_world_last_error(w));
+                printf("%-12s %-7s step %d: %s\n", tok, bname, i, ctn_world_last_error(w));
                 break;
             }
             ms[done++] = now_ms() - t0;
@@ -89,7 +94,8 @@ int main(int argc, char **argv) {
             worst = fabs(de) > worst ? fabs(de) : worst;
         }
         qsort(ms, (size_t)done, sizeof *ms, cmp_double);
-        printf("%-12s %-9s %12.4g %12.4g %10.3g %10.4g %5d %10.2f %11.2f %6ld %5ld  %s\n", tok, ctn_integrator_name(st.integrator), worst / scale,
+        printf("%-12s %-7s %-9s %12.4g %12.4g %10.3g %10.4g %5d %10.2f %11.2f %6ld %5ld  %s\n", tok, bname, ctn_integrator_name(st.integrator),
+               worst / scale,
                de / scale, gap, done ? ms[done / 2] : 0.0, st.integrator == CTN_INTEGRATOR_RATTLE ? st.rattle_substeps : st.substeps,
                done ? (double)chord / done : 0.0, done ? (double)newton / done : 0.0, splits, proj, st.integrator_reason);
         fflush(stdout);

@@ -53,5 +53,6 @@ set(CATENA_OPENCL_SOURCES
   host/opencl/opencl_direct.c # Exact solver for chains
   host/opencl/opencl_forest.c # Exact solver for trees (forests) of joints
   host/opencl/opencl_schur.c # Loop closers through their Schur complement
+  host/opencl/opencl_rattle.c # The RATTLE integrator's stages
   ${CATENA_KERNEL_EMBED})
 set(CATENA_OPENCL_LIBS OpenCL::OpenCL ${CATENA_CLBLAST_LIB})

@@ -17,6 +17,7 @@
 #include "ctn_solver.h"
 #include "ctn_cg.h"
 #include "ctn_assemble.h"
+#include "ctn_rattle.h"
 
 /* The kernels by concern, in this order (kernel names are what the host looks up). */
 #include "catena_stages.cl"
@@ -32,5 +33,6 @@
 #include "catena_chain.cl"
 #include "catena_forest.cl"
 #include "catena_schur.cl"
+#include "catena_rattle.cl"
 #endif /* cl_khr_fp64 */
 

@@ -76,7 +76,7 @@ CTN_FN int ctn_ch_reads_prev(__global const int *pos, int p, const ctn_block *bl
 
 /* Position p of the system from the rows in blocks; with rhs_only r_p alone (a re-solve of the hybrid with
  * this substep's factor), for the change since vel_ref and lambda_ref, what the last solve left ((R) of
- * kernels/ctn_direct_rhs.h). */
+ * kernels/ctn_direct_rhs.h), or with CTN_DD_RESOLVE_FULL r_p itself (RATTLE's chord iterations). */
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
                                    __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
@@ -90,6 +90,10 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
         int cut = ctn_dd_cut_mask(&blk);
         if (ctn_dd_cut_full(cut, n)) {
             for (int r = 0; r < n; ++r) yp[r] = 0.0;
+        } else if (rhs_only == CTN_DD_RESOLVE_FULL) {
+            ctn_joint_def d = defs[slot];
+            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+            ctn_dd_zero_cut(cut, n, yp);
         } else {
             ctn_joint_def d = defs[slot];
             double r[CTN_MAX_ROWS];

@@ -51,7 +51,7 @@ CTN_FN void ctn_tree_residual(const ctn_block *b, int slot, ctn_joint_def d, __g
  * change since vel_ref and lambda_ref (what the last solve left; (R) of kernels/ctn_direct_rhs.h) in a re-solve. */
 CTN_FN void ctn_tree_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda,
                          __global const ctn_vel *vel_ref, __global const float *lambda_ref, int rhs_only, double *r) {
-    if (!rhs_only) {
+    if (!rhs_only || rhs_only == CTN_DD_RESOLVE_FULL) { /* RATTLE's chord iterations: r itself */
         ctn_tree_residual(b, slot, d, vel, lambda, r);
         return;
     }
@@ -101,7 +101,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
             blk = blocks[slot];
             cut = ctn_dd_cut_mask(&blk);
             if (ctn_dd_cut_full(cut, slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS])) continue;
-            ctn_tree_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, 1, b + row0);
+            ctn_tree_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b + row0);
             for (r = 0; r < slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS]; ++r)
                 if (cut >> r & 1) b[row0 + r] = 0.0;
         }

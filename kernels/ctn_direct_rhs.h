@@ -8,6 +8,11 @@
 
 #include "ctn_direct.h"
 
+/* rhs_only of the OpenCL exact solver's kernels for a solve through the factor in place with r itself
+ * (target - J v - S lambda, not the change (R) below): the position stage of the RATTLE integrator, whose
+ * chord iterations re-solve with the factor of x_n that the last velocity stage left (kernels/ctn_rattle.h). */
+#define CTN_DD_RESOLVE_FULL 3
+
 /* The velocity [v; w] of a body in double (Va), and its change since v0 (the differences of floats, exact
  * in double). */
 CTN_FN void ctn_dd_vel(ctn_vel v, double *V) {

@@ -10,7 +10,7 @@
 static ctn_world *make(ctn_backend backend, char *err, size_t n) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared bitwise with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared bitwise with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     ctn_world *w = NULL;
     if (ctn_world_create(&d, &w, err, n) != CTN_OK) return NULL;

@@ -86,7 +86,7 @@ static int segment = -1; /* desc.debug.tree_segment of the runs (-1: the default
 
 static int run(const char *scene, ctn_solver solver, ctn_backend backend, int steps, state *out) {
     ctn_world_desc d = ctn_world_desc_default();
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = solver;

@@ -184,7 +184,7 @@ static int tree_band = -1;
 static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, int substeps, int steps) {
     result r = {0, 0, NULL, 0.0};
     ctn_world_desc d = ctn_world_desc_default();
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.debug.tree_band = tree_band;
     d.backend = backend;
@@ -269,7 +269,7 @@ static int compare(const char *name, builder b, int seed, int substeps, double g
 /* A layout outside the forest (loop closers, bounded rows) runs under direct on OpenCL: the hybrid. */
 static void hybrid(const char *name, builder b) {
     ctn_world_desc d = ctn_world_desc_default();
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = CTN_BACKEND_OPENCL;
     d.solver = CTN_SOLVER_DIRECT;
@@ -294,7 +294,7 @@ static void hybrid(const char *name, builder b) {
  * more steps; the forest schedule is rebuilt for the new topology_version. Positions into pos. */
 static int run_grow(ctn_backend backend, double *pos, int cap, int *bodies) {
     ctn_world_desc d = ctn_world_desc_default();
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = CTN_SOLVER_DIRECT;

@@ -106,7 +106,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int steps) 
     result r;
     memset(&r, 0, sizeof r);
     ctn_world_desc d = ctn_world_desc_default();
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     if (segment > 0) d.debug.tree_segment = segment;

@@ -21,7 +21,7 @@
 
 static ctn_world *make_world(ctn_backend backend, double dt, int substeps, int zero_gravity) {
     ctn_world_desc d = ctn_world_desc_default();
-    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL, which has no RATTLE stages yet */
+    d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = CTN_SOLVER_DIRECT;

@@ -14,8 +14,8 @@
  *   64 substeps): RATTLE at default settings closer than the velocity step;
  * - a long chain (1000 links) released horizontally: RATTLE with Newton steps on its stalled position stages
  *   holds the joints and keeps the energy better than the velocity step;
- * - the fallbacks: a hinge limit, the velocity setting and the OpenCL backend run the velocity step, and the
- *   stats say why. */
+ * - the fallbacks: a hinge limit and the velocity setting run the velocity step, and the stats say why; the
+ *   OpenCL backend runs RATTLE too. */
 #include "catena/catena.h"
 #include "check.h"
 #include "ellipk.h"
@@ -264,7 +264,7 @@ static void fallbacks(void) {
     printf("with a hinge limit: %s\n", st.integrator_reason);
     CHECK(st.integrator == CTN_INTEGRATOR_VELOCITY && strstr(st.integrator_reason, "limit"), "%s", st.integrator_reason);
     ctn_world_destroy(w);
-    /* the OpenCL backend has no RATTLE stages yet */
+    /* the OpenCL backend runs RATTLE too (tests/test_rattle_opencl.c compares the two) */
     d.backend = CTN_BACKEND_OPENCL;
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
         printf("no OpenCL device: %s\n", err);
@@ -274,7 +274,7 @@ static void fallbacks(void) {
     CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_get_stats(w, &st);
     printf("OpenCL: %s\n", st.integrator_reason);
-    CHECK(st.integrator == CTN_INTEGRATOR_VELOCITY && strstr(st.integrator_reason, "opencl"), "%s", st.integrator_reason);
+    CHECK(st.integrator == CTN_INTEGRATOR_RATTLE || st.solver != CTN_SOLVER_DIRECT, "%s", st.integrator_reason);
     ctn_world_destroy(w);
 }
 

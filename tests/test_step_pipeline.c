@@ -27,8 +27,9 @@ static ctn_status mock_begin(ctn_world *w) {
     (void)w;
     return CTN_OK;
 }
-static ctn_status mock_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+static ctn_status mock_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     (void)w, (void)prm;
+    ctn_stage stage = e->stage;
     if (call_count < 256) calls[call_count++] = stage;
     if (stage == CTN_STAGE_PROJECT_ROWS) out->worst = *scripted_worst++;
     if (stage == CTN_STAGE_CHORD_ROWS) out->worst = *scripted_chord++;
@@ -49,10 +50,10 @@ static ctn_status mock_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
     (void)w, (void)st;
     return s;
 }
-static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 0, 0, 0};
+static const ctn_stage_ops mock_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 0, 0, 0, NULL, NULL};
 static const ctn_backend_ops mock_backend = {"mock", &mock_stages, NULL, NULL, NULL};
 /* the same with the chord stages (the CPU backend's flags) */
-static const ctn_stage_ops mock_chord_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 1, 0, 1};
+static const ctn_stage_ops mock_chord_stages = {mock_begin, mock_run, mock_timer, mock_read_body, mock_restore, mock_end, 1, 0, 1, NULL, NULL};
 static const ctn_backend_ops mock_chord_backend = {"mock", &mock_chord_stages, NULL, NULL, NULL};
 static ctn_step_stats recorded; /* the statistics of the recorded step */
 

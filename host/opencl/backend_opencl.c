@@ -24,9 +24,8 @@ static ctn_status ocl_begin(ctn_world *w) {
     o->launches = 0;
     o->step_launches = o->step_reads = 0;
     o->proj_enqueued = 0;
-    o->substep_solves = o->substep_integrates = o->geometric_ready = 0;
-    o->proj_pending = o->velocity_pending = o->proj_begun = o->forces_pending = o->residual_pending = o->proj_rows = o->leave_pending = 0;
-    o->geometric_h = 0.0f;
+    o->substep_solves = 0;
+    o->proj_pending = o->velocity_pending = o->proj_begun = o->residual_pending = o->proj_rows = o->leave_pending = 0;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();
@@ -42,6 +41,7 @@ static ctn_status ocl_begin(ctn_world *w) {
             return ds;
         }
     }
+    if (w->bodies_dirty || o->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) o->rattle_valid = 0; /* edited state */
     if (w->bodies_dirty) TRY(ctn__ocl_upload_bodies(w, o));
     w->bodies_dirty = 0;
     TRY(ctn__ocl_snapshot_take(w, o));
@@ -94,6 +94,7 @@ static void ocl_release(ctn_ocl *o) {
     if (o->projecting) o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     if (o->queue) clFinish(o->queue);
     ctn__ocl_direct_release(o);
+    ctn__ocl_rattle_release(o);
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     ctn__ocl_release_kernels(o, 0, CTN_K_COUNT);
@@ -108,7 +109,7 @@ static void ocl_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 0, 0};
+static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 1, 0, ctn__ocl_plan, ctn__ocl_direct_all_exact};
 static const ctn_backend_ops opencl_backend = {"opencl", &opencl_stages, ctn__ocl_sync, ctn__ocl_measure, ocl_destroy};
 
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out) {

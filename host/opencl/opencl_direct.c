@@ -221,6 +221,8 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     o->hyb_launches = n;
     /* every row of the chain or forest cut in every substep (ropes alone): the exact solves would change
      * nothing, the hybrid is the sweep alone */
+    o->hyb_all_exact = 1;
+    for (int slot = 0; slot < m; ++slot) o->hyb_all_exact &= hyb[slot] != 1;
     o->hyb_exact = 0;
     for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !ctn__ocl_always_bounded(&t->defs[slot]);
     if (w->desc.debug.trace && n > 0)
@@ -329,7 +331,8 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     TRY(chain_system_args(w, o, k));
     ARG(CHAIN_ASSEMBLE, active, active);
     ARG(CHAIN_ASSEMBLE, rhs_only, rhs_only);
-    cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
+    int ref = rhs_only && rhs_only != CTN_DD_RESOLVE_FULL; /* (R): the change since the last solve */
+    cl_mem vref = ref ? o->dir_vref.mem : o->vel.mem, lref = ref ? o->dir_lref.mem : o->lambda.mem;
     ARG(CHAIN_ASSEMBLE, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
     ARG(CHAIN_ASSEMBLE, lambda_ref, lref);
     if (o->proj_rows) TRY(project_assemble(w, o));
@@ -478,6 +481,29 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
      * launch take it (ctn_k_project_prepare), before they replace the substep's */
     if (++o->substep_solves >= ctn__substeps(w)) o->residual_pending = 1;
     return CTN_OK;
+}
+
+ctn_status ctn__ocl_direct_flush(ctn_world *w, ctn_ocl *o) {
+    if (!o->velocity_pending) return CTN_OK;
+    int k = CTN_K_CHAIN_VELOCITY;
+    o->velocity_pending = 0;
+    TRY(chain_velocity_args(w, o, k));
+    cl_mem active = ctn__ocl_direct_active(o);
+    ARG(CHAIN_VELOCITY, active, active);
+    return dlaunch(w, o, k, (size_t)w->body_count, "direct solver: chain velocities");
+}
+
+ctn_status ctn__ocl_direct_rattle_solve(ctn_world *w, ctn_ocl *o, int full_rhs) {
+    if (w->topo.joint_count == 0 || !o->hyb_exact) return CTN_OK;
+    TRY(ctn__ocl_direct_flush(w, o));
+    return exact_solve(w, o, ctn__ocl_direct_active(o), full_rhs ? CTN_DD_RESOLVE_FULL : 0, 0, 0);
+}
+
+/* RATTLE's condition on the layout (host/solve/pipeline.c, rattle_refusal), as ctn__direct_exact on the CPU. */
+int ctn__ocl_direct_all_exact(const ctn_world *w) {
+    const ctn_ocl *o = w->backend_data;
+    return o && o->direct_state == 1 && o->have_direct_layout && o->direct_version == w->topology_version && o->hyb_all_exact &&
+           o->schur_rows == 0;
 }
 
 void ctn__ocl_direct_release(ctn_ocl *o) {

@@ -250,7 +250,8 @@ static ctn_status tree_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_onl
     ARG(FOREST_FACTOR, u, tr->u.mem);
     ARG(FOREST_FACTOR, active, active);
     ARG(FOREST_FACTOR, rhs_only, rhs_only);
-    cl_mem vref = rhs_only ? o->dir_vref.mem : o->vel.mem, lref = rhs_only ? o->dir_lref.mem : o->lambda.mem;
+    int ref = rhs_only && rhs_only != CTN_DD_RESOLVE_FULL; /* (R): the change since the last solve */
+    cl_mem vref = ref ? o->dir_vref.mem : o->vel.mem, lref = ref ? o->dir_lref.mem : o->lambda.mem;
     ARG(FOREST_FACTOR, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
     ARG(FOREST_FACTOR, lambda_ref, lref);
     cl_mem schur_rows = o->sch_rows.mem ? o->sch_rows.mem : o->dir_one.mem; /* read with rhs_only = 2 only */

@@ -128,18 +128,14 @@ typedef struct ctn_ocl {
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int velocity_pending;         /* the chain solve left its velocities to the integration (opencl_direct.c) */
-    int proj_begun;               /* the last substep's integration put the scratch velocities at rest */
+    int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
+                                   * velocities at rest and formed the projection's metric */
     int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
     ctn_step_params proj_rows_prm;
-    float geometric_h;            /* > 0: the geometric-stiffness inertia (gs h) waits for the rows (run_prepare) */
     int leave_pending;            /* the projection's undo and inertias wait for the statistics (ctn_k_measure) */
     int leave_decide;             /* ... and its last decision */
     int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
-    int forces_pending;           /* the external forces wait for the warm start's gather (one launch) */
-    ctn_step_params forces_prm;
     int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
-    int substep_integrates;       /* integrations of this step's substeps so far */
-    int geometric_ready;          /* the last integration formed the next substep's geometric-stiffness inertia */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;
@@ -171,8 +167,15 @@ typedef struct ctn_ocl {
     int direct_tree;              /* solved by the forest path (host/opencl/opencl_forest.c): not chains */
     ctn_clbuf dir_hyb;            /* [slot] the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 exact unless bounded */
     ctn_clbuf dir_vref, dir_lref; /* velocities and impulses the last exact solve left (the re-solves' reference) */
+    /* RATTLE (host/opencl/opencl_rattle.c): x_n and v_n of the substep, the velocities before the last chord
+     * solve, the per-item turn rates and errors, and whether blocks and the exact solver's factor are those
+     * of the current poses (left by the last velocity stage of topology rattle_version) */
+    ctn_clbuf rattle_pose, rattle_vel, rattle_back, rattle_err, rattle_top;
+    int rattle_valid;
+    unsigned rattle_version;
     int *hyb_launch;              /* the outer Gauss-Seidel's launches: (begin, end, serial) per colour with such slots */
     int hyb_launches;
+    int hyb_all_exact;            /* no slot is solved by the hybrid's sweep: every joint is in the exact solve */
     int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */
     size_t dir_fold_local;        /* work-group size of ctn_k_chain_project_assemble (a power of two) */
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
@@ -245,7 +248,9 @@ void ctn__ocl_drop_events(ctn_ocl *o);
 /* ---- the stages (host/opencl/opencl_stages.c) ---------------------------------------------------- */
 
 /* Runs one stage of the step pipeline (host/solve/pipeline.h) as kernel launches. */
-ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out);
+/* This backend's substep stage table (ctn_stage_ops.plan; opencl_stages.c has the fused entries). */
+int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
 /* Joint errors of the device state (the backend's measure). */
 ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle);
 
@@ -275,6 +280,17 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
+/* RATTLE's exact solves (host/opencl/opencl_rattle.c): full_rhs 0: a factor (and solve) of the rows in
+ * blocks, 1: a solve through the factor in place for r itself (CTN_DD_RESOLVE_FULL); the velocities are
+ * applied (never left to an integration). ctn__ocl_direct_flush: the velocities a chain solve left to the
+ * integration, applied now. ctn__ocl_direct_all_exact: every joint of the layout is in the exact solve. */
+ctn_status ctn__ocl_direct_rattle_solve(ctn_world *w, ctn_ocl *o, int full_rhs);
+ctn_status ctn__ocl_direct_flush(ctn_world *w, ctn_ocl *o);
+int ctn__ocl_direct_all_exact(const ctn_world *w);
+/* The RATTLE stages (CTN_STAGE_RATTLE_* and CTN_STAGE_INERTIA of host/solve/pipeline.h). */
+ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+void ctn__ocl_rattle_release(ctn_ocl *o);
+ctn_status ctn__ocl_reduce_max(ctn_world *w, ctn_ocl *o, int n, cl_mem x, cl_mem out);
 /* A Newton step's velocities of the chain solve and its integration in one launch (the solve left them
  * to it: velocity_pending). */
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm);

@@ -55,6 +55,14 @@
     X_(CHAIN_VELOCITY_PROJECT, ctn_k_chain_velocity_project) \
     X_(CHAIN_PROJECT_ASSEMBLE, ctn_k_chain_project_assemble) \
     X_(CHAIN_VELOCITY_INTEGRATE, ctn_k_chain_velocity_integrate) \
+    /* the RATTLE integrator's (created with the chains': it runs with the exact solver only) */ \
+    X_(RATTLE_SPEED, ctn_k_rattle_speed) \
+    X_(RATTLE_START, ctn_k_rattle_start) \
+    X_(RATTLE_DRIFT, ctn_k_rattle_drift) \
+    X_(RATTLE_ROWS, ctn_k_rattle_rows) \
+    X_(RATTLE_MOMENTUM, ctn_k_rattle_momentum) \
+    X_(RATTLE_INERTIA, ctn_k_rattle_inertia) \
+    X_(RATTLE_RESIDUAL, ctn_k_rattle_residual) \
     /* the exact solver's forests */ \
     X_(FOREST_FACTOR, ctn_k_forest_factor) \
     X_(FOREST_BACK, ctn_k_forest_back) \
@@ -147,13 +155,22 @@
 #define CTN_OCL_ARGS_SCHUR_IMPULSE(A_, K_) A_(K_, R) A_(K_, Wi) A_(K_, rows) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
     A_(K_, inertia) A_(K_, lambda) A_(K_, rE) A_(K_, active)
 
+#define CTN_OCL_ARGS_RATTLE_SPEED(A_, K_) A_(K_, n) A_(K_, m) A_(K_, vel) A_(K_, defs) A_(K_, out)
+#define CTN_OCL_ARGS_RATTLE_START(A_, K_) A_(K_, n) A_(K_, m) A_(K_, pose) A_(K_, vel) A_(K_, kept) A_(K_, kept_vel) \
+    A_(K_, lambda) A_(K_, blocks)
+#define CTN_OCL_ARGS_RATTLE_DRIFT(A_, K_) A_(K_, n) A_(K_, start) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, h)
+#define CTN_OCL_ARGS_RATTLE_ROWS(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, h) A_(K_, blocks) A_(K_, err)
+#define CTN_OCL_ARGS_RATTLE_MOMENTUM(A_, K_) A_(K_, n) A_(K_, start) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia) \
+    A_(K_, rest)
+#define CTN_OCL_ARGS_RATTLE_INERTIA(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, props) A_(K_, inertia)
+#define CTN_OCL_ARGS_RATTLE_RESIDUAL(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, lambda) A_(K_, r2)
 /* Kernel indices: CTN_K_<ID>; the step's set first. */
 #define CTN__K_ENUM(id, name) CTN_K_##id,
 enum { CTN_OCL_KERNELS(CTN__K_ENUM) CTN_K_COUNT };
 #undef CTN__K_ENUM
 enum {
     CTN_K_STEP_COUNT = CTN_K_ASSEMBLE_BODY + 1, /* kernels [0, CTN_K_STEP_COUNT) are created with the backend */
-    CTN_K_CHAIN_FIRST = CTN_K_CHAIN_ASSEMBLE, CTN_K_CHAIN_END = CTN_K_CHAIN_VELOCITY_INTEGRATE + 1,
+    CTN_K_CHAIN_FIRST = CTN_K_CHAIN_ASSEMBLE, CTN_K_CHAIN_END = CTN_K_RATTLE_RESIDUAL + 1,
     CTN_K_FOREST_FIRST = CTN_K_FOREST_FACTOR, CTN_K_FOREST_END = CTN_K_FOREST_BACK + 1,
     CTN_K_SCHUR_FIRST = CTN_K_SCHUR_GATE, CTN_K_SCHUR_END = CTN_K_SCHUR_IMPULSE + 1
 };

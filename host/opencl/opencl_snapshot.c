@@ -31,6 +31,7 @@ ctn_status ctn__ocl_snapshot_take(ctn_world *w, ctn_ocl *o) {
 ctn_status ctn__ocl_restore(ctn_world *w) {
     ctn_ocl *o = w->backend_data;
     size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    o->rattle_valid = 0; /* the kept rows and factor are not those of the restored poses */
     TRY(ctn__ocl_copy(w, o, o->snap_pose.mem, o->pose.mem, n * sizeof(ctn_pose), "restoring the poses"));
     TRY(ctn__ocl_copy(w, o, o->snap_vel.mem, o->vel.mem, n * sizeof(ctn_vel), "restoring the velocities"));
     TRY(ctn__ocl_copy(w, o, o->snap_inertia.mem, o->inertia.mem, n * sizeof(ctn_inertia), "restoring the inertias"));
@@ -47,6 +48,7 @@ ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s) 
     char why[sizeof w->error];
     snprintf(why, sizeof why, "%s", w->error);
     size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    o->rattle_valid = 0;
     clFinish(o->queue);
     if (o->snap_taken || w->host_stale) {
         int snap = o->snap_taken;

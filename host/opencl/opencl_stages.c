@@ -2,10 +2,9 @@
  * launches of the kernels of kernels/catena.cl, which wrap the per-item functions the CPU backend loops
  * over. All body and row data stay on the device; the stage that measures joins the step's one blocking
  * read (residual, joint errors, largest speed, first bad body). A stage whose work is per body or per slot
- * and reads nothing another item of the next stage writes waits for it and joins its launch: the first
- * substep's geometric-stiffness inertia the rows (run_prepare), the external forces the warm start's
- * gather, leaving the projection the statistics; a stage that runs out of the pipeline's order launches
- * what waits first (ctn__ocl_run_stage). */
+ * and reads nothing another item of the next stage writes joins that stage's launch, and the substep table
+ * says so (ctn__ocl_plan): one entry covers both. Leaving the projection still waits for the statistics
+ * (leave_pending): a stage other than MEASURE that follows it launches it first (ctn__ocl_run_stage). */
 #include "opencl/opencl_internal.h"
 #include "ctn_solver.h"
 
@@ -15,11 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rows per slot; with the geometric-stiffness inertia of GEOMETRIC_INERTIA when it waits (o->geometric_h). */
-static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+/* Rows per slot; gs_h > 0: with the geometric-stiffness inertia (an entry that covers GEOMETRIC_INERTIA). */
+static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, float gs_h) {
     int m = w->topo.joint_count, n = w->body_count, k = CTN_K_PREPARE;
-    float gs_h = o->geometric_h;
-    o->geometric_h = 0.0f;
     ARG(PREPARE, m, m);
     ARG(PREPARE, defs, o->defs.mem);
     ARG(PREPARE, pose, o->pose.mem);
@@ -82,7 +79,6 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
     ARG(FORCES, blocks, o->blocks.mem);
     ARG(FORCES, l, l);
     ARG(FORCES, scale, scale);
-    o->forces_pending = 0;
     return ctn__ocl_launch(w, o, k, (size_t)n, gather ? "external forces and warm start" : "external forces");
 }
 
@@ -100,17 +96,18 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
 }
 
-/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda, in the launch of the substep's
- * external forces that wait for it (the pipeline runs FORCES right before WARM_START). */
-static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, float warm) {
+/* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda; forces (an entry that covers FORCES,
+ * which comes right before it): in the launch of the substep's external forces. */
+static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm, int forces) {
     size_t len = 6 * (size_t)w->topo.joint_count;
-    if (len == 0) return CTN_OK;
+    float warm = prm->warm_start;
+    if (len == 0) return forces ? run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f) : CTN_OK;
     cl_event ev = NULL;
     CLBlastStatusCode s = CLBlastSscal(len, warm, o->lambda.mem, 0, 1, &o->queue, o->profiling ? &ev : NULL);
     if (s != CLBlastSuccess)
         return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
     ctn__ocl_note_event(o, ev);
-    if (o->forces_pending) return run_forces(w, o, o->forces_prm, 1, o->lambda.mem, 1.0f);
+    if (forces) return run_forces(w, o, *prm, 1, o->lambda.mem, 1.0f);
     return run_gather(w, o, o->lambda.mem, 1.0f);
 }
 
@@ -159,17 +156,16 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-/* Step 4. Before a substep that follows, the geometric-stiffness inertia it starts with is formed here
- * (the same function at the same poses with the same impulses), and its GEOMETRIC_INERTIA stage skipped. */
-/* After the last substep of the exact solver, the position projection follows (host/solve/pipeline.c
- * run_step): this integration also forms the projection's metric (ctn_geometric_inertia_body at the new
- * poses with the last substep's impulses) and puts its scratch velocities at rest, and project_enter
- * launches nothing. */
-static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    int n = w->body_count, k = CTN_K_INTEGRATE, joints = w->topo.joint_count > 0;
-    int last = ++o->substep_integrates >= ctn__substeps(w);
-    int next = !last && prm.geometric_stiffness > 0.0f && joints;
-    int begin = last && w->solver == CTN_SOLVER_DIRECT && joints && n > 0;
+/* Step 4. An entry that covers GEOMETRIC_INERTIA (not the last substep, ctn__ocl_plan) also forms the
+ * geometric-stiffness inertia the next substep starts with (the same function at the same poses with the
+ * same impulses), and the next substep's PREPARE does not. One that covers PROJECT_ENTER (the last substep
+ * of the exact solver, before the position projection of host/solve/pipeline.c) forms the projection's
+ * metric (ctn_geometric_inertia_body at the new poses with the last substep's impulses) and puts its
+ * scratch velocities at rest, and project_enter launches nothing. */
+static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers) {
+    int n = w->body_count, k = CTN_K_INTEGRATE;
+    int next = (covers & CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA)) != 0;
+    int begin = (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER)) != 0;
     float gs_h = (next || begin) && prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
     if (begin) TRY(ctn__ocl_reserve(w, o, &o->proj_vel, (size_t)n * sizeof(ctn_vel), NULL));
     ARG(INTEGRATE, n, n);
@@ -188,7 +184,6 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(INTEGRATE, rest, rest);
     if (o->velocity_pending) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
     else TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
-    o->geometric_ready = next && n > 0;
     o->proj_begun = begin;
     return CTN_OK;
 }
@@ -383,26 +378,46 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     return CTN_OK;
 }
 
-ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+/* The substep's stage table (ctn_stage_ops.plan), the pipeline's order with these fused entries:
+ *   PREPARE [GEOMETRIC_INERTIA + PREPARE]  the first substep's geometric-stiffness inertia in the row build's
+ *                                          launch (ctn_k_prepare: items max(bodies, slots));
+ *   WARM_START [FORCES + WARM_START]       the external forces in the warm start's gather (ctn_k_forces);
+ *   INTEGRATE [INTEGRATE + GEOMETRIC_INERTIA]  not the last substep: the next substep's geometric-stiffness
+ *                                          inertia at the new poses (ctn_k_integrate), so its PREPARE is plain;
+ *   INTEGRATE [INTEGRATE + PROJECT_ENTER]  the last substep of the exact solver with joints: the projection's
+ *                                          metric and rest velocities (project_enter then launches nothing).
+ * Each fused stage reads nothing another item of the stage it joins writes, so the results are those of
+ * the unfused table (ctn__substep_plan) bit for bit (test_golden_opencl against test_golden's scenes). */
+int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e) {
+    int geometric = ctn__substep_geometric(w, prm), last = sub + 1 >= n;
+    int project = last && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && w->body_count > 0;
+    uint64_t gi = CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA);
+    int k = 0;
+    e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | (geometric && sub == 0 ? gi : 0)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_FORCES) | CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE,
+                               CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | (geometric && !last ? gi : 0) | (project ? CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER) : 0)};
+    return k;
+}
+
+ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_ocl *o = w->backend_data;
-    if (o->forces_pending && stage != CTN_STAGE_WARM_START) TRY(run_forces(w, o, o->forces_prm, 0, o->lambda.mem, 0.0f));
-    if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* not the pipeline's order */
-    if (o->geometric_h > 0.0f && (stage != CTN_STAGE_PREPARE || o->projecting)) { /* not the pipeline's order */
-        float gs_h = o->geometric_h;
-        o->geometric_h = 0.0f;
-        TRY(run_geometric_inertia(w, o, gs_h));
-    }
+    ctn_stage stage = e->stage;
+    uint64_t covers = e->covers;
+    if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* the projection left before a stage other than MEASURE */
+    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) o->rattle_valid = 0; /* the blocks change */
     switch (stage) {
     /* while projecting, the metric's inertia is built by the integrations (run_integrate, the Newton steps') */
-    case CTN_STAGE_GEOMETRIC_INERTIA:
-        if (o->projecting || o->geometric_ready) return o->geometric_ready = 0, CTN_OK;
-        if (w->topo.joint_count > 0) return o->geometric_h = prm->geometric_stiffness * prm->h, CTN_OK; /* run_prepare forms it */
-        return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
-    case CTN_STAGE_PREPARE: return o->projecting ? ctn__ocl_project_prepare(w, o, *prm) : run_prepare(w, o, *prm);
-    case CTN_STAGE_FORCES: return o->forces_pending = 1, o->forces_prm = *prm, CTN_OK; /* launched by WARM_START */
-    case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm->warm_start);
+    case CTN_STAGE_GEOMETRIC_INERTIA: return o->projecting ? CTN_OK : run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
+    case CTN_STAGE_PREPARE: {
+        float gs_h = covers & CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA) ? prm->geometric_stiffness * prm->h : 0.0f;
+        return o->projecting ? ctn__ocl_project_prepare(w, o, *prm) : run_prepare(w, o, *prm, gs_h);
+    }
+    case CTN_STAGE_FORCES: return run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f);
+    case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm, (covers & CTN_STAGE_BIT(CTN_STAGE_FORCES)) != 0);
     case CTN_STAGE_SOLVE: return stage_solve(w, o);
-    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm) : run_integrate(w, o, *prm);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm) : run_integrate(w, o, *prm, covers);
     case CTN_STAGE_PROJECT_ENTER: return ctn__ocl_project_enter(w, o, *prm, out);
     case CTN_STAGE_PROJECT_REST: return ctn__ocl_project_rest(w, o);
     case CTN_STAGE_PROJECT_ROWS: return CTN_OK; /* decided by the launch after the rows (opencl_project.c) */
@@ -414,7 +429,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
     case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
     case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);
-    /* RATTLE: not on this backend yet (its stage table says rattle = 0, so the pipeline never asks) */
+    /* RATTLE (host/opencl/opencl_rattle.c) */
     case CTN_STAGE_RATTLE_ENTER:
     case CTN_STAGE_RATTLE_START:
     case CTN_STAGE_RATTLE_UNDO:
@@ -426,8 +441,8 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, ctn_stage stage, const ctn_step_para
     case CTN_STAGE_RATTLE_MOMENTUM:
     case CTN_STAGE_RATTLE_LEAVE:
     case CTN_STAGE_RATTLE_NEWTON:
-    case CTN_STAGE_INERTIA:
-    case CTN_STAGE_CHORD_ROWS: /* nor the projection's chord steps (chord = 0) */
+    case CTN_STAGE_INERTIA: return ctn__ocl_rattle_stage(w, o, stage, prm, out);
+    case CTN_STAGE_CHORD_ROWS: /* the projection's chord steps: not on this backend (chord = 0) */
     case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;
     }
@@ -450,3 +465,6 @@ ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle) {
     *max_angle = stats[2];
     return CTN_OK;
 }
+
+/* The largest of n floats of x on the device into out[1] (run_reduce3; host/opencl/opencl_rattle.c). */
+ctn_status ctn__ocl_reduce_max(ctn_world *w, ctn_ocl *o, int n, cl_mem x, cl_mem out) { return run_reduce3(w, o, n, x, x, x, out); }

@@ -214,14 +214,14 @@ static ctn_status phase_gather(assembly *as, ctn_assemble_report *rep) {
     for (int it = 0; s == CTN_OK && it < as->desc->gather_iterations; ++it) {
         ctn_stage_out out;
         memset(&out, 0, sizeof out);
-        s = ops->run(w, CTN_STAGE_ASSEMBLE_ROWS, &prm, &out);
+        s = ctn__stage_run(w, ops, CTN_STAGE_ASSEMBLE_ROWS, &prm, &out);
         if (s != CTN_OK) break;
         double err = fmax(out.max_gap, out.max_angle);
         if (!isfinite(err) || err <= as->desc->gather_tolerance) break;
         stalled = err < 0.99 * best ? 0 : stalled + 1; /* stops improving: Newton takes over */
         best = fmin(best, err);
         if (stalled >= 5) break;
-        s = ops->run(w, CTN_STAGE_ASSEMBLE_GATHER, &prm, &out);
+        s = ctn__stage_run(w, ops, CTN_STAGE_ASSEMBLE_GATHER, &prm, &out);
         if (s == CTN_OK) rep->gather_iterations++;
     }
     ops->timer(w, CTN_TIMER_NONE, &st);

@@ -8,24 +8,49 @@
 #include <math.h>
 #include <stdio.h>
 
-typedef struct stage_entry {
-    ctn_stage stage;
-    ctn_stage_timer timer;
-    int geometric; /* run only with geometric stiffness on (desc.geometric_stiffness > 0) */
-} stage_entry;
-
 /* One substep: x, v -> x + h v+, v+ with the joints' impulses (Lacoursière 2007; Tonge et al. 2012 for the
- * gather). Warm start and solve read the rows PREPARE built from the poses at the start of the substep. */
-static const stage_entry substep_stages[] = {
-    {CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_PREPARE, 1},
-    {CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, 0},
-    {CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, 0},
-    {CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, 0},
-    {CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, 0},
-    {CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE, 0},
-};
+ * gather). Warm start and solve read the rows PREPARE built from the poses at the start of the substep. A
+ * backend may fuse stages of this order into one entry (its plan), never reorder them. */
+int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
+    return prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
+}
 
-#define RUN(stage, prm, out) TRY_STAGE(ops->run(w, (stage), (prm), (out)))
+int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e) {
+    (void)sub, (void)n;
+    int k = 0;
+    if (ctn__substep_geometric(w, prm)) e[k++] = (ctn_stage_entry){CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_FORCES)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_INTEGRATE)};
+    return k;
+}
+
+int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e) {
+    return ops->plan ? ops->plan(w, prm, sub, n, e) : ctn__substep_plan(w, prm, sub, n, e);
+}
+
+const char *ctn__stage_name(ctn_stage stage) {
+#define NAME(s) [CTN_STAGE_##s] = #s
+    static const char *const names[CTN_STAGE_COUNT] = {
+        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(INTEGRATE),
+        NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(POSES_KEEP), NAME(POSES_UNDO),
+        NAME(PROJECT_LEAVE), NAME(CHORD_ROWS), NAME(CHORD_SOLVE), NAME(RATTLE_ENTER), NAME(RATTLE_START),
+        NAME(RATTLE_UNDO), NAME(RATTLE_FACTOR), NAME(RATTLE_RESOLVE), NAME(RATTLE_BACK), NAME(RATTLE_DRIFT),
+        NAME(RATTLE_ROWS), NAME(RATTLE_MOMENTUM), NAME(RATTLE_LEAVE), NAME(RATTLE_NEWTON), NAME(INERTIA),
+        NAME(MEASURE), NAME(ASSEMBLE_ROWS), NAME(ASSEMBLE_GATHER),
+    };
+#undef NAME
+    return (int)stage >= 0 && (int)stage < CTN_STAGE_COUNT && names[stage] ? names[stage] : "?";
+}
+
+ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+    ctn_stage_entry e = {stage, CTN_TIMER_NONE, CTN_STAGE_BIT(stage)};
+    return ops->run(w, &e, prm, out);
+}
+
+#define RUN(stage, prm, out) TRY_STAGE(ctn__stage_run(w, ops, (stage), (prm), (out)))
 #define TRY_STAGE(expr)                    \
     do {                                   \
         ctn_status s_ = (expr);            \
@@ -33,15 +58,12 @@ static const stage_entry substep_stages[] = {
     } while (0)
 
 static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_step_stats *st) {
-    size_t count = sizeof substep_stages / sizeof substep_stages[0];
-    /* geometric stiffness needs joints: without any, alpha = 0 and the inertia is integrate's */
-    int geometric = prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
     for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
-        for (size_t k = 0; k < count; ++k) {
-            const stage_entry *e = &substep_stages[k];
-            if (e->geometric && !geometric) continue;
-            ops->timer(w, e->timer, st);
-            RUN(e->stage, prm, NULL);
+        ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
+        int count = ctn__stage_plan(w, ops, prm, sub, n, e);
+        for (int k = 0; k < count; ++k) {
+            ops->timer(w, e[k].timer, st);
+            TRY_STAGE(ops->run(w, &e[k], prm, NULL));
         }
     }
     return CTN_OK;
@@ -189,7 +211,7 @@ static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, cons
     RUN(CTN_STAGE_PROJECT_ENTER, &p, &enter);
     ctn_status s = enter.deferred > 0 ? project_deferred(w, ops, p, enter.deferred)
                                       : project_newton(w, ops, p, enter.kept && chords_allowed(w, ops), st);
-    ctn_status s2 = ops->run(w, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* always: the real arrays come back */
+    ctn_status s2 = ctn__stage_run(w, ops, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* always: the real arrays come back */
     return s != CTN_OK ? s : s2;
 }
 
@@ -281,7 +303,7 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
             return buf;
         }
     }
-    if (!ctn__direct_exact(w)) return "velocity: loop-closing joints or joints outside the exact solve";
+    if (!(ops->all_exact ? ops->all_exact(w) : ctn__direct_exact(w))) return "velocity: loop-closing joints or joints outside the exact solve";
     return NULL;
 }
 

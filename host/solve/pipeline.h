@@ -2,7 +2,8 @@
  *
  * After Box2D v3's solver stages (Catto, b2SolverStage in src/solver.c: prepare joints, warm start,
  * solve, integrate, relax, restitution, store impulses, each a parallel loop over blocks), a substep here is
- * the table `ctn__substep_stages` in host/solve/pipeline.c, and the driver there runs it `substeps` times, then
+ * the backend's stage table (ctn_stage_ops.plan: the pipeline's order, with the stages a backend runs in one
+ * pass fused into one entry), and the driver in host/solve/pipeline.c runs exactly its entries `substeps` times, then
  * the position projection of the exact solver, then the measurement and the divergence check. The driver
  * is the only place that knows the order; a backend only knows how to run one stage over its arrays:
  *   - the CPU backend (host/solve/solver_cpu.c) as a (parallel) loop over the per-item functions of
@@ -16,6 +17,8 @@
 
 #include "core/world.h"
 #include "solve/solve.h"
+
+#include <stdint.h>
 
 typedef enum ctn_stage {
     /* the stages of one substep (Lacoursière 2007 SPOOK velocity step, with geometric stiffness) */
@@ -58,6 +61,17 @@ typedef enum ctn_stage {
 /* What the stage timers add to: ctn_step_stats ms_prepare, ms_solve, ms_integrate. */
 typedef enum ctn_stage_timer { CTN_TIMER_NONE = -1, CTN_TIMER_PREPARE, CTN_TIMER_SOLVE, CTN_TIMER_INTEGRATE } ctn_stage_timer;
 
+/* One entry of a stage table: what the driver asks the backend to run, in order. A fused entry runs several
+ * stages in one pass (one launch on OpenCL): it is named by the stage the backend dispatches on and
+ * `covers` names every stage it runs, that one included; a stage it covers is not listed again. */
+#define CTN_STAGE_BIT(s) ((uint64_t)1 << (s))
+typedef struct ctn_stage_entry {
+    ctn_stage stage;       /* what the backend's run dispatches on */
+    ctn_stage_timer timer; /* the timer the entry counts toward */
+    uint64_t covers;       /* CTN_STAGE_BIT of each stage it runs */
+} ctn_stage_entry;
+#define CTN_SUBSTEP_ENTRIES_MAX 8
+
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
@@ -76,8 +90,8 @@ typedef struct ctn_stage_ops {
     /* Before the first stage: sizes the arrays, uploads what the host changed, takes the snapshot of the
      * state the step starts from. */
     ctn_status (*begin)(ctn_world *w);
-    /* Runs one stage over all its items. */
-    ctn_status (*run)(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+    /* Runs one entry (one stage, or the stages a fused entry covers) over all its items. */
+    ctn_status (*run)(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out);
     /* The stages that follow count toward `timer` (CTN_TIMER_NONE: not timed); adds finished times to st. */
     void (*timer)(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st);
     /* Pose and velocity of body i after the step (for the divergence message). */
@@ -91,12 +105,31 @@ typedef struct ctn_stage_ops {
      * runs GEOMETRIC_INERTIA after it, and only when a Newton step follows (CPU). 0: before it (OpenCL,
      * whose row build also forms the Gauss-Seidel block inverse). */
     int direct_rows_only;
-    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU); 0: its exact solver steps velocities only and
+    /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU, OpenCL); 0: its exact solver steps velocities only and
      * ctn_step_stats.integrator_reason says so */
     int rattle;
     /* 1: the backend runs CTN_STAGE_CHORD_ROWS and CTN_STAGE_CHORD_SOLVE (the projection's chord steps) */
     int chord;
+    /* The stage table of substep `sub` of `n` (parameters prm): fills e (at most CTN_SUBSTEP_ENTRIES_MAX)
+     * and returns the count; the driver runs exactly these entries. NULL: ctn__substep_plan (one entry per
+     * stage, no fusion). */
+    int (*plan)(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+    /* Whether every joint is in the exact solve (RATTLE's condition; NULL: the CPU's ctn__direct_exact). */
+    int (*all_exact)(const ctn_world *w);
 } ctn_stage_ops;
+
+/* The unfused substep table (the CPU backend's): GEOMETRIC_INERTIA (with geometric stiffness and joints),
+ * PREPARE, FORCES, WARM_START, SOLVE, INTEGRATE. Returns the count. */
+int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+/* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
+ * (without any, alpha = 0 and the inertia is integrate's). */
+int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
+/* The stage table a backend runs for substep `sub` of `n`: its plan, or ctn__substep_plan. */
+int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+/* Runs one stage alone: an entry that covers only itself. */
+ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
+/* The stage's name without the CTN_STAGE_ prefix ("PREPARE"), "?" out of range. */
+const char *ctn__stage_name(ctn_stage stage);
 
 /* One step (all substeps, the projection, the measurement, the divergence check) through the world's
  * backend. On CTN_ERR_DIVERGED the backend's state is the one before the step. */

@@ -491,8 +491,10 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
     }
 }
 
-static ctn_status cpu_run(ctn_world *w, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+/* The CPU's stage table is ctn__substep_plan: every entry is one stage. */
+static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     cpu_solver *c = w->backend_data;
+    ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
@@ -584,7 +586,7 @@ static void cpu_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1, NULL, NULL};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {

@@ -10,7 +10,8 @@ set -eu
 src=$1 build=$2
 dotfile=$src/docs/step_pipeline.dot svg=$src/docs/step_pipeline.svg
 fail=0
-stages=$(grep -o 'CTN_STAGE_[A-Z_]*' "$src/host/solve/pipeline.c" | sed 's/^CTN_STAGE_//' | sort -u)
+# (CTN_STAGE_BIT and CTN_STAGE_COUNT are not stages)
+stages=$(grep -o 'CTN_STAGE_[A-Z_]*' "$src/host/solve/pipeline.c" | sed 's/^CTN_STAGE_//' | grep -v -x -e BIT -e COUNT | sort -u)
 test -n "$stages" || { echo "no CTN_STAGE_* found in host/solve/pipeline.c" >&2; exit 1; }
 for s in $stages; do
   if ! grep -q "\\b$s\\b" "$dotfile"; then

@@ -1,0 +1,131 @@
+/* The stage table of each backend (host/solve/pipeline.h, ctn_stage_ops.plan): what the driver runs in a
+ * substep, in order, with the stages each fused entry covers, for a few configurations. The CPU runs the
+ * pipeline's order one stage per entry (ctn__substep_plan); the OpenCL backend fuses neighbours into one
+ * launch (ctn__ocl_plan). Both cover the same stages in the same order: a fused stage is never dropped or
+ * moved past a stage it does not join. Each table is printed, and the step it belongs to is run.
+ *
+ * Usage: test_stage_table   (the OpenCL tables are skipped, said so, without an OpenCL device) */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "opencl_lsan.h"
+#include "solve/pipeline.h"
+
+#include <string.h>
+
+/* "PREPARE WARM_START[FORCES+WARM_START] ...": an entry that covers only itself by its name, a fused one
+ * with the stages it covers in the pipeline's order. */
+static void describe(const ctn_stage_entry *e, int count, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < count && len < size; ++k) {
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", k ? " " : "", ctn__stage_name(e[k].stage));
+        if (e[k].covers == CTN_STAGE_BIT(e[k].stage)) continue;
+        const char *sep = "[";
+        for (int s = 0; s < CTN_STAGE_COUNT && len < size; ++s)
+            if (e[k].covers & CTN_STAGE_BIT(s)) len += (size_t)snprintf(buf + len, size - len, "%s%s", sep, ctn__stage_name((ctn_stage)s)), sep = "+";
+        if (len < size) len += (size_t)snprintf(buf + len, size - len, "]");
+    }
+}
+
+typedef struct config {
+    const char *name;
+    ctn_solver solver;
+    int substeps;
+    double geometric_stiffness;
+    const char *cpu[3];    /* substep 0, 1, 2 */
+    const char *opencl[3]; /* substep 0, 1, 2 */
+} config;
+
+#define PLAIN "PREPARE FORCES WARM_START SOLVE INTEGRATE"
+#define GEOM "GEOMETRIC_INERTIA PREPARE FORCES WARM_START SOLVE INTEGRATE"
+#define CL_WARM "WARM_START[FORCES+WARM_START]"
+static const config configs[] = {
+    {"gs, 3 substeps", CTN_SOLVER_GS, 3, 0.0, {PLAIN, PLAIN, PLAIN},
+     {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"}},
+    {"gs, geometric stiffness, 3 substeps", CTN_SOLVER_GS, 3, 1.0, {GEOM, GEOM, GEOM},
+     {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
+      "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]", "PREPARE " CL_WARM " SOLVE INTEGRATE"}},
+    {"jacobi, 3 substeps", CTN_SOLVER_JACOBI, 3, 0.0, {PLAIN, PLAIN, PLAIN},
+     {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"}},
+    {"direct, geometric stiffness, 3 substeps", CTN_SOLVER_DIRECT, 3, 1.0, {GEOM, GEOM, GEOM},
+     {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
+      "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
+      "PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]"}},
+    {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL}, {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL}},
+};
+
+/* The stages an entry table covers, in the order they run (a fused entry's in the pipeline's order). */
+static int flatten(const ctn_stage_entry *e, int count, ctn_stage *out) {
+    int n = 0;
+    for (int k = 0; k < count; ++k)
+        for (int s = 0; s < CTN_STAGE_COUNT; ++s)
+            if (e[k].covers & CTN_STAGE_BIT(s)) out[n++] = (ctn_stage)s;
+    return n;
+}
+
+static void check_backend(ctn_backend backend, const char *label) {
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; ++c) {
+        const config *cf = &configs[c];
+        ctn_world_desc d = ctn_world_desc_default();
+        d.backend = backend;
+        d.solver = cf->solver;
+        d.substeps = cf->substeps;
+        d.geometric_stiffness = cf->geometric_stiffness;
+        d.integrator = CTN_INTEGRATOR_VELOCITY; /* the substep table (RATTLE has stages of its own) */
+        ctn_world *w = NULL;
+        char err[2048];
+        CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+        if (!w) continue;
+        CHECK(ctn_scene_from_spec(w, "chain:8") == CTN_OK, "%s", ctn_world_last_error(w));
+        CHECK(ctn_world_step(w) == CTN_OK, "%s %s: %s", label, cf->name, ctn_world_last_error(w));
+        const ctn_stage_ops *ops = w->backend->stages;
+        ctn_step_params prm = ctn__step_params(w);
+        int n = ctn__substeps(w);
+        CHECK(n == cf->substeps, "%s %s: %d substeps", label, cf->name, n);
+        ctn_stage unfused_all[64], fused_all[64];
+        int unfused_n = 0, fused_n = 0;
+        for (int sub = 0; sub < n && sub < 3; ++sub) {
+            ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX], u[CTN_SUBSTEP_ENTRIES_MAX];
+            int count = ctn__stage_plan(w, ops, &prm, sub, n, e);
+            char got[512];
+            describe(e, count, got, sizeof got);
+            printf("%-6s %-40s substep %d: %s\n", label, cf->name, sub, got);
+            const char *want = backend == CTN_BACKEND_CPU ? cf->cpu[sub] : cf->opencl[sub];
+            CHECK(want && !strcmp(got, want), "%s %s substep %d: %s, expected %s", label, cf->name, sub, got, want ? want : "none");
+            for (int k = 0; k < count; ++k)
+                CHECK(e[k].covers & CTN_STAGE_BIT(e[k].stage), "%s %s: entry %s does not cover its own stage", label, cf->name,
+                      ctn__stage_name(e[k].stage));
+            fused_n += flatten(e, count, fused_all + fused_n);
+            unfused_n += flatten(u, ctn__substep_plan(w, &prm, sub, n, u), unfused_all + unfused_n);
+        }
+        /* the same stages in the same order as the unfused table, but for the geometric-stiffness inertia, which a
+         * fused table may form at the end of the substep before (same poses, same impulses): as many of them,
+         * and the projection's entry the last substep's integration may take on */
+        int same = 1, gi_fused = 0, gi_unfused = 0, i = 0, j = 0;
+        for (;;) {
+            while (i < unfused_n && unfused_all[i] == CTN_STAGE_GEOMETRIC_INERTIA) ++i, ++gi_unfused;
+            while (j < fused_n && (fused_all[j] == CTN_STAGE_GEOMETRIC_INERTIA || fused_all[j] == CTN_STAGE_PROJECT_ENTER))
+                gi_fused += fused_all[j++] == CTN_STAGE_GEOMETRIC_INERTIA;
+            if (i == unfused_n || j == fused_n) break;
+            if (unfused_all[i++] != fused_all[j++]) same = 0;
+        }
+        same = same && i == unfused_n && j == fused_n && gi_fused == gi_unfused;
+        CHECK(same, "%s %s: the table covers other stages than the pipeline's order", label, cf->name);
+        ctn_world_destroy(w);
+    }
+}
+
+static int have_opencl(void) {
+    int count = 0;
+    char err[256];
+    ctn_device_info dev[4];
+    return ctn_list_devices(dev, 4, &count, err, sizeof err) == CTN_OK && count > 0;
+}
+
+int main(void) {
+    check_backend(CTN_BACKEND_CPU, "cpu");
+    if (have_opencl()) check_backend(CTN_BACKEND_OPENCL, "opencl");
+    else printf("test_stage_table: no OpenCL platform or device, the OpenCL tables skipped\n");
+    return check_report("stage_table");
+}
