@@ -35,24 +35,31 @@ typedef struct config {
     double geometric_stiffness;
     const char *cpu[3];    /* substep 0, 1, 2 */
     const char *opencl[3]; /* substep 0, 1, 2 */
+    const char *project[2]; /* OpenCL: the projection's Newton step and check (the CPU decides on the host) */
 } config;
 
 #define PLAIN "PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define GEOM "GEOMETRIC_INERTIA PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define CL_WARM "WARM_START[FORCES+WARM_START]"
+#define CL_ROWS "PROJECT_REST PREPARE[PREPARE+PROJECT_ROWS]"
 static const config configs[] = {
     {"gs, 3 substeps", CTN_SOLVER_GS, 3, 0.0, {PLAIN, PLAIN, PLAIN},
-     {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"}},
+     {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
+     {NULL, NULL}},
     {"gs, geometric stiffness, 3 substeps", CTN_SOLVER_GS, 3, 1.0, {GEOM, GEOM, GEOM},
      {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
-      "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]", "PREPARE " CL_WARM " SOLVE INTEGRATE"}},
+      "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
+     {NULL, NULL}},
     {"jacobi, 3 substeps", CTN_SOLVER_JACOBI, 3, 0.0, {PLAIN, PLAIN, PLAIN},
-     {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"}},
+     {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
+     {NULL, NULL}},
     {"direct, geometric stiffness, 3 substeps", CTN_SOLVER_DIRECT, 3, 1.0, {GEOM, GEOM, GEOM},
      {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
       "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
-      "PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]"}},
-    {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL}, {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL}},
+      "PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]"},
+     {CL_ROWS " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS}},
+    {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL}, {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
+     {CL_ROWS " SOLVE INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS}},
 };
 
 /* The stages an entry table covers, in the order they run (a fused entry's in the pipeline's order). */
@@ -87,7 +94,7 @@ static void check_backend(ctn_backend backend, const char *label) {
         int unfused_n = 0, fused_n = 0;
         for (int sub = 0; sub < n && sub < 3; ++sub) {
             ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX], u[CTN_SUBSTEP_ENTRIES_MAX];
-            int count = ctn__stage_plan(w, ops, &prm, sub, n, e);
+            int count = ctn__stage_plan(w, ops, &prm, CTN_TABLE_SUBSTEP, sub, n, e);
             char got[512];
             describe(e, count, got, sizeof got);
             printf("%-6s %-40s substep %d: %s\n", label, cf->name, sub, got);
@@ -97,7 +104,7 @@ static void check_backend(ctn_backend backend, const char *label) {
                 CHECK(e[k].covers & CTN_STAGE_BIT(e[k].stage), "%s %s: entry %s does not cover its own stage", label, cf->name,
                       ctn__stage_name(e[k].stage));
             fused_n += flatten(e, count, fused_all + fused_n);
-            unfused_n += flatten(u, ctn__substep_plan(w, &prm, sub, n, u), unfused_all + unfused_n);
+            unfused_n += flatten(u, ctn__substep_plan(w, &prm, CTN_TABLE_SUBSTEP, sub, n, u), unfused_all + unfused_n);
         }
         /* the same stages in the same order as the unfused table, but for the geometric-stiffness inertia, which a
          * fused table may form at the end of the substep before (same poses, same impulses): as many of them,
@@ -112,6 +119,18 @@ static void check_backend(ctn_backend backend, const char *label) {
         }
         same = same && i == unfused_n && j == fused_n && gi_fused == gi_unfused;
         CHECK(same, "%s %s: the table covers other stages than the pipeline's order", label, cf->name);
+        if (backend == CTN_BACKEND_OPENCL && cf->project[0]) { /* the projection the device decides (project_deferred) */
+            ctn_step_params p = prm;
+            p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
+            for (int t = 0; t < 2; ++t) {
+                ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
+                int count = ctn__stage_plan(w, ops, &p, t ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP, 0, 1, e);
+                char got[512];
+                describe(e, count, got, sizeof got);
+                printf("%-6s %-40s projection %s: %s\n", label, cf->name, t ? "check" : "step ", got);
+                CHECK(!strcmp(got, cf->project[t]), "%s %s projection %d: %s, expected %s", label, cf->name, t, got, cf->project[t]);
+            }
+        }
         ctn_world_destroy(w);
     }
 }

@@ -249,8 +249,8 @@ void ctn__ocl_drop_events(ctn_ocl *o);
 
 /* Runs one stage of the step pipeline (host/solve/pipeline.h) as kernel launches. */
 ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out);
-/* This backend's substep stage table (ctn_stage_ops.plan; opencl_stages.c has the fused entries). */
-int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+/* This backend's stage tables (ctn_stage_ops.plan; opencl_stages.c has the fused entries). */
+int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
 /* Joint errors of the device state (the backend's measure). */
 ctn_status ctn__ocl_measure(ctn_world *w, double *max_gap, double *max_angle);
 

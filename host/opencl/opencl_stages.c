@@ -387,12 +387,32 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
  *   INTEGRATE [INTEGRATE + PROJECT_ENTER]  the last substep of the exact solver with joints: the projection's
  *                                          metric and rest velocities (project_enter then launches nothing).
  * Each fused stage reads nothing another item of the stage it joins writes, so the results are those of
- * the unfused table (ctn__substep_plan) bit for bit (test_golden_opencl against test_golden's scenes). */
-int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e) {
+ * the unfused table (ctn__substep_plan) bit for bit (test_golden_opencl against test_golden's scenes).
+ * The position projection (opencl_project.c), decided on the device, one Newton step:
+ *   PROJECT_REST                           the scratch impulses cleared;
+ *   PREPARE [PREPARE + PROJECT_ROWS]       rows, rigid bilateral rows kept, the largest error into the
+ *                                          Newton record (ctn_k_project_prepare; on a chain in the solve's
+ *                                          assembly), decided by the next launch;
+ *   SOLVE                                  the exact solve (its first launch decides);
+ *   INTEGRATE [GEOMETRIC_INERTIA + POSES_KEEP + POSES_UNDO + INTEGRATE]  x += h v kept, undone or skipped
+ *                                          after the decision, and the next step's metric (geometric-stiffness
+ *                                          inertia) at the new poses (ctn_k_project_integrate);
+ * and its check, the first two. The first step's metric is the last substep's integration's (PROJECT_ENTER). */
+int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     int geometric = ctn__substep_geometric(w, prm), last = sub + 1 >= n;
     int project = last && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && w->body_count > 0;
     uint64_t gi = CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA);
     int k = 0;
+    if (table != CTN_TABLE_SUBSTEP) {
+        e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST)};
+        e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS)};
+        if (table == CTN_TABLE_PROJECT_CHECK) return k;
+        e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+        e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE,
+                                   CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_POSES_KEEP) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) |
+                                       (prm->geometric_stiffness > 0.0f ? gi : 0)};
+        return k;
+    }
     e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | (geometric && sub == 0 ? gi : 0)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_FORCES) | CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
@@ -408,8 +428,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* the projection left before a stage other than MEASURE */
     if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) o->rattle_valid = 0; /* the blocks change */
     switch (stage) {
-    /* while projecting, the metric's inertia is built by the integrations (run_integrate, the Newton steps') */
-    case CTN_STAGE_GEOMETRIC_INERTIA: return o->projecting ? CTN_OK : run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
+    case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
     case CTN_STAGE_PREPARE: {
         float gs_h = covers & CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA) ? prm->geometric_stiffness * prm->h : 0.0f;
         return o->projecting ? ctn__ocl_project_prepare(w, o, *prm) : run_prepare(w, o, *prm, gs_h);
@@ -420,7 +439,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm) : run_integrate(w, o, *prm, covers);
     case CTN_STAGE_PROJECT_ENTER: return ctn__ocl_project_enter(w, o, *prm, out);
     case CTN_STAGE_PROJECT_REST: return ctn__ocl_project_rest(w, o);
-    case CTN_STAGE_PROJECT_ROWS: return CTN_OK; /* decided by the launch after the rows (opencl_project.c) */
+    case CTN_STAGE_PROJECT_ROWS: break; /* in the launch of the projection's PREPARE (ctn__ocl_plan) */
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:
@@ -446,7 +465,8 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;
     }
-    return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "unknown pipeline stage %d", (int)stage);
+    return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "pipeline stage %s (%d) is no entry of the opencl backend's tables (ctn__ocl_plan)",
+                     ctn__stage_name(stage), (int)stage);
 }
 
 /* Joint errors of the device state (ctn_world_measure while the host is stale). */

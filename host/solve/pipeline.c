@@ -15,9 +15,20 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
     return prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
-int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e) {
+#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), CTN_STAGE_BIT(stage)})
+int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     (void)sub, (void)n;
     int k = 0;
+    if (table != CTN_TABLE_SUBSTEP) { /* project_deferred: the timer is the projection's (SOLVE) */
+        e[k++] = ONE(CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE);
+        if (prm->geometric_stiffness > 0.0f) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_PROJECT_ROWS, CTN_TIMER_SOLVE);
+        if (table == CTN_TABLE_PROJECT_CHECK) return k;
+        e[k++] = ONE(CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE);
+        return k;
+    }
     if (ctn__substep_geometric(w, prm)) e[k++] = (ctn_stage_entry){CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_FORCES)};
@@ -27,8 +38,9 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, int sub, i
     return k;
 }
 
-int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e) {
-    return ops->plan ? ops->plan(w, prm, sub, n, e) : ctn__substep_plan(w, prm, sub, n, e);
+int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_table table, int sub, int n,
+                    ctn_stage_entry *e) {
+    return ops->plan ? ops->plan(w, prm, table, sub, n, e) : ctn__substep_plan(w, prm, table, sub, n, e);
 }
 
 const char *ctn__stage_name(ctn_stage stage) {
@@ -60,7 +72,7 @@ ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stag
 static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_step_stats *st) {
     for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
         ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
-        int count = ctn__stage_plan(w, ops, prm, sub, n, e);
+        int count = ctn__stage_plan(w, ops, prm, CTN_TABLE_SUBSTEP, sub, n, e);
         for (int k = 0; k < count; ++k) {
             ops->timer(w, e[k].timer, st);
             TRY_STAGE(ops->run(w, &e[k], prm, NULL));
@@ -172,13 +184,9 @@ static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_ste
  * tolerance and the backend enqueues more in the next step. */
 static ctn_status project_deferred(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int full) {
     for (int steps = 0; steps <= full && steps < CTN_PROJECT_MAX; ++steps) {
-        RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
-        if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
-        RUN(CTN_STAGE_PREPARE, &prm, NULL);
-        RUN(CTN_STAGE_PROJECT_ROWS, &prm, NULL);
-        if (steps == full) break; /* the check */
-        RUN(CTN_STAGE_SOLVE, &prm, NULL);
-        RUN(CTN_STAGE_INTEGRATE, &prm, NULL);
+        ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
+        int count = ctn__stage_plan(w, ops, &prm, steps == full ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP, steps, full, e);
+        for (int k = 0; k < count; ++k) TRY_STAGE(ops->run(w, &e[k], &prm, NULL));
     }
     return CTN_OK;
 }

@@ -72,6 +72,10 @@ typedef struct ctn_stage_entry {
 } ctn_stage_entry;
 #define CTN_SUBSTEP_ENTRIES_MAX 8
 
+/* The tables a backend declares: a substep, and the two kinds of step of the position projection that the
+ * device decides (project_deferred in host/solve/pipeline.c): a full Newton step, and the check that ends them. */
+typedef enum ctn_stage_table { CTN_TABLE_SUBSTEP, CTN_TABLE_PROJECT_STEP, CTN_TABLE_PROJECT_CHECK } ctn_stage_table;
+
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
@@ -110,22 +114,25 @@ typedef struct ctn_stage_ops {
     int rattle;
     /* 1: the backend runs CTN_STAGE_CHORD_ROWS and CTN_STAGE_CHORD_SOLVE (the projection's chord steps) */
     int chord;
-    /* The stage table of substep `sub` of `n` (parameters prm): fills e (at most CTN_SUBSTEP_ENTRIES_MAX)
-     * and returns the count; the driver runs exactly these entries. NULL: ctn__substep_plan (one entry per
-     * stage, no fusion). */
-    int (*plan)(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+    /* The stage table `table` (for CTN_TABLE_SUBSTEP: of substep `sub` of `n`) with parameters prm: fills e
+     * (at most CTN_SUBSTEP_ENTRIES_MAX) and returns the count; the driver runs exactly these entries. NULL:
+     * ctn__substep_plan (one entry per stage, no fusion). */
+    int (*plan)(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
     /* Whether every joint is in the exact solve (RATTLE's condition; NULL: the CPU's ctn__direct_exact). */
     int (*all_exact)(const ctn_world *w);
 } ctn_stage_ops;
 
-/* The unfused substep table (the CPU backend's): GEOMETRIC_INERTIA (with geometric stiffness and joints),
- * PREPARE, FORCES, WARM_START, SOLVE, INTEGRATE. Returns the count. */
-int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+/* The unfused tables (the CPU backend's), one stage per entry; returns the count. A substep: GEOMETRIC_INERTIA
+ * (with geometric stiffness and joints), PREPARE, FORCES, WARM_START, SOLVE, INTEGRATE. A projection step:
+ * PROJECT_REST, GEOMETRIC_INERTIA (with geometric stiffness), PREPARE, PROJECT_ROWS, SOLVE, INTEGRATE; its
+ * check: the same without SOLVE and INTEGRATE. */
+int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
 /* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
  * (without any, alpha = 0 and the inertia is integrate's). */
 int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
-/* The stage table a backend runs for substep `sub` of `n`: its plan, or ctn__substep_plan. */
-int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, int sub, int n, ctn_stage_entry *e);
+/* The stage table a backend runs: its plan, or ctn__substep_plan. */
+int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_table table, int sub, int n,
+                    ctn_stage_entry *e);
 /* Runs one stage alone: an entry that covers only itself. */
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
 /* The stage's name without the CTN_STAGE_ prefix ("PREPARE"), "?" out of range. */
