@@ -292,16 +292,21 @@ void ctn__world_free(ctn_world *w) {
 }
 
 /* The step statistics that follow from the settings and the topology, and the total time since t0_ms. */
+int ctn__direct_outer(const ctn_world *w) {
+    return w->desc.solver == CTN_SOLVER_AUTO && w->solver == CTN_SOLVER_DIRECT && w->auto_outer > w->desc.iterations ? w->auto_outer
+                                                                                                                      : w->desc.iterations;
+}
+
 void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     st->solver = w->solver;
     snprintf(st->solver_reason, sizeof st->solver_reason, "%s", w->solver_reason);
     st->substeps = ctn__substeps(w);
-    st->iterations = w->desc.iterations;
+    st->iterations = w->solver == CTN_SOLVER_DIRECT ? ctn__direct_outer(w) : w->desc.iterations;
     st->colours = w->topo.colour_count;
     st->largest_colour = w->topo.largest_colour;
     st->overflow = w->topo.colour_offsets ? w->topo.colour_offsets[w->topo.colour_count + 1] - w->topo.colour_offsets[w->topo.colour_count] : 0;
     st->rows = w->topo.row_count;
-    st->row_updates = (double)w->topo.row_count * w->desc.iterations * st->substeps;
+    st->row_updates = (double)w->topo.row_count * st->iterations * st->substeps;
 #ifdef _OPENMP
     st->threads = w->backend && strcmp(w->backend->name, "cpu") ? 0 : ctn__threads(w);
 #else

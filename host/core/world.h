@@ -140,6 +140,7 @@ struct ctn_world {
     ctn_solver solver;        /* the solver of this step: desc.solver, or what AUTO chose (solver_auto.c) */
     char solver_reason[128];  /* why: "desc.solver", or the choice of AUTO (ctn_step_stats.solver_reason) */
     unsigned solver_version;  /* topology_version + 1 the AUTO choice was made for (0: none yet) */
+    int auto_outer;           /* AUTO's outer iterations of the direct solver's loop over bounded rows (solver_auto.c; 0: desc.iterations) */
     int auto_substeps;        /* CTN_SUBSTEPS_AUTO's choice for `solver` (solver_auto.c; 0: none yet) */
     unsigned substeps_version; /* topology_version + 1 it was made for */
     ctn_solver substeps_solver; /* the solver it was made for */
@@ -351,6 +352,11 @@ double ctn__now_ms(void);
 /* Substeps of a step: desc.substeps, or CTN_SUBSTEPS_AUTO's choice (w->auto_substeps, made by ctn_world_step
  * for w->solver through ctn__auto_substeps of host/solve/solver_auto.c; 4 before it or for another solver). */
 int ctn__substeps(const ctn_world *w);
+
+/* Outer iterations of the direct solver's loop (bounded rows and loop closers, both backends):
+ * desc.iterations, or more where AUTO chose DIRECT for a small mechanism with bounded rows and no contact
+ * (w->auto_outer, host/solve/solver_auto.c). */
+int ctn__direct_outer(const ctn_world *w);
 
 /* Divergence guard (host/core/divergence.c): copies the host state before a step and puts the copy back. */
 ctn_status ctn__snapshot_take(ctn_world *w);

@@ -465,7 +465,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
      * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
     int schur = o->direct_tree && o->schur_rows > 0 && o->hyb_exact;
     int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
-    int outer = sweep || schur ? w->desc.iterations : 0;
+    int outer = sweep || schur ? ctn__direct_outer(w) : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
     if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && outer == 0));
     cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;

@@ -15,9 +15,10 @@ void ctn__direct_state_free(direct_state *s) {
                  s->extra_now, s->mat, s->b, s->x, s->vref, s->lref};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__chain_free(s->chain);
-    int noted = s->noted, segments = s->chain_segments;
+    int noted = s->noted, segments = s->chain_segments, said[3] = {s->said[0], s->said[1], s->said[2]};
     memset(s, 0, sizeof *s);
     s->noted = noted, s->chain_segments = segments;
+    s->said[0] = said[0], s->said[1] = said[1], s->said[2] = said[2];
 }
 
 int ctn__direct_body_dynamic(const ctn_world *w, int body) {
@@ -50,7 +51,7 @@ typedef struct build_scratch {
     int *body_node;          /* node of each body */
     unsigned char *state;    /* 1: has a node, 2: visited */
     unsigned char *grounded; /* the subtree below the body holds a joint to the world */
-    int unsupported, overflow;
+    int unsupported, overflow, first_body; /* first_body: a body the exact solve does not support (-1: none) */
 } build_scratch;
 
 static void scratch_free(build_scratch *b) {
@@ -61,6 +62,7 @@ static void scratch_free(build_scratch *b) {
 static int scratch_alloc(build_scratch *b, direct_state *s, int nb, int m) {
     size_t nb1 = (size_t)nb + 1, m1 = (size_t)m + 1;
     memset(b, 0, sizeof *b);
+    b->first_body = -1;
     b->uf = ctn__malloc(nb1 * sizeof *b->uf);
     b->bdof = ctn__malloc(nb1);
     b->arows = ctn__calloc(nb1, sizeof *b->arows);
@@ -113,6 +115,7 @@ static void classify_joints(const ctn_world *w, direct_state *s, build_scratch *
         } else if ((da && b->bdof[a] == 0) || (dc && b->bdof[c] == 0) || (da && dc && a == c) || rows == 0) {
             kind = SLOT_EXTRA;
             b->unsupported++;
+            if (b->first_body < 0) b->first_body = (da && b->bdof[a] == 0) ? a : (dc && b->bdof[c] == 0) ? c : -1;
         } else if (da && dc) {
             int ra = uf_find(b->uf, a), rc = uf_find(b->uf, c);
             kind = ra != rc ? SLOT_NODE : SLOT_EXTRA; /* provisional: may become attached below */
@@ -322,11 +325,25 @@ int ctn__direct_build(ctn_world *w, direct_state *s, int verbose) {
         s->bodies = t->body_count;
         s->version = w->topology_version;
         s->valid = 1;
-        if ((b.unsupported || b.overflow) && verbose)
-            ctn__log(w, CTN_LOG_INFO,
-                     "direct solver: %d joint(s) on bodies the exact solve does not support (partly zero inverse "
-                     "inertia) and %d beyond %d attached rows per body are solved by Gauss-Seidel instead",
-                     b.unsupported, b.overflow, DIRECT_MAX_ATTACHED_ROWS);
+        /* Said once per change of what it says: with contacts the layout is rebuilt every step, and the same
+         * line each step would bury everything else. */
+        int said[3] = {b.unsupported, b.overflow, b.first_body};
+        if ((b.unsupported || b.overflow) && verbose && memcmp(said, s->said, sizeof said) != 0) {
+            const char *name = NULL;
+            if (b.first_body >= 0 && w->body_names && b.first_body < w->body_names_capacity) name = w->body_names[b.first_body];
+            if (b.unsupported)
+                ctn__log(w, CTN_LOG_INFO,
+                         "direct solver: %d joint(s) run by Gauss-Seidel instead of the exact solve: their bodies (body %d%s%s%s first) turn "
+                         "about some axes but not others (an inverse inertia with some but not all principal moments zero), which the exact "
+                         "solve does not take",
+                         b.unsupported, b.first_body, name ? " '" : "", name ? name : "", name ? "'" : "");
+            if (b.overflow)
+                ctn__log(w, CTN_LOG_INFO,
+                         "direct solver: %d joint(s) run by Gauss-Seidel instead of the exact solve: their body already has %d rows of "
+                         "joints to the world or to other branches attached (the exact solve's limit per body)",
+                         b.overflow, DIRECT_MAX_ATTACHED_ROWS);
+        }
+        memcpy(s->said, said, sizeof said);
     }
     scratch_free(&b);
     if (!ok) ctn__direct_state_free(s);

@@ -57,6 +57,7 @@ typedef struct direct_state {
     float *lref;             /* [6 slot + row] impulses it left */
     int resolve;             /* the next forest solve is a re-solve: right-hand side (R) of kernels/ctn_direct_rhs.h */
     int noted;
+    int said[3];             /* what the last note on unsupported joints said (direct_build.c): said again only when it changes */
 
     direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
     int chain_segments;      /* segments of the chain path; 0: by length (tests set it) */

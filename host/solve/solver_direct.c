@@ -189,7 +189,7 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
         ctn_dd_schur_column(k, R, rows, blocks, s->x, W);
     }
     ctn_dd_schur_invert(W, R);
-    int iterations = w->desc.iterations > 0 ? w->desc.iterations : 1;
+    int iterations = ctn__direct_outer(w) > 0 ? ctn__direct_outer(w) : 1;
     for (int it = 0; it < iterations; ++it) {
         ctn_dd_schur_impulse(R, W, rows, t->defs, blocks, w->vel, w->inertia, t->lambda, rE);
         ctn__forest_solve(w, s, blocks); /* for what the impulse changed (s->resolve) */
@@ -345,13 +345,14 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
             n_extra = 0;
         }
     }
-    for (int it = 0; n_extra > 0 && it < w->desc.iterations; ++it) {
+    int outer = ctn__direct_outer(w);
+    for (int it = 0; n_extra > 0 && it < outer; ++it) {
         for (int k = 0; k < n_extra; ++k) { /* a joint's cut rows alone, or the whole block (ctn_dd_gs_rows) */
             int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
             ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), t->defs, blocks, t->lambda, w->vel, w->inertia);
         }
         exact_solve(w, s, blocks); /* for what the sweep changed (keep_reference) */
-        if (it + 1 < w->desc.iterations) keep_reference(w, s);
+        if (it + 1 < outer) keep_reference(w, s);
     }
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);

@@ -880,7 +880,7 @@ CTN_API ctn_status ctn_world_get_contacts(ctn_world *world, ctn_contact_info *ou
 /** What the last step did and how long its phases took (milliseconds). */
 typedef struct ctn_step_stats {
     int substeps;            /**< substeps of the step */
-    int iterations;          /**< per substep */
+    int iterations;          /**< per substep: desc.iterations, or the direct solver's outer iterations where auto raised them (small mechanisms with bounded rows and no contacts) */
     int colours;             /**< colour count (overflow group not included) */
     int largest_colour;      /**< constraints in the largest colour */
     int overflow;            /**< constraints solved serially beyond the colour budget */
