@@ -119,6 +119,14 @@ static void check_backend(ctn_backend backend, const char *label) {
         }
         same = same && i == unfused_n && j == fused_n && gi_fused == gi_unfused;
         CHECK(same, "%s %s: the table covers other stages than the pipeline's order", label, cf->name);
+        if (cf->solver == CTN_SOLVER_DIRECT) { /* the step's last table after the projection */
+            ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
+            char got[512];
+            describe(e, ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, 0, 1, e), got, sizeof got);
+            printf("%-6s %-40s measure: %s\n", label, cf->name, got);
+            const char *want = backend == CTN_BACKEND_CPU ? "PROJECT_LEAVE MEASURE" : "MEASURE[PROJECT_LEAVE+MEASURE]";
+            CHECK(!strcmp(got, want), "%s %s measure table: %s, expected %s", label, cf->name, got, want);
+        }
         if (backend == CTN_BACKEND_OPENCL && cf->project[0]) { /* the projection the device decides (project_deferred) */
             ctn_step_params p = prm;
             p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;

@@ -3,8 +3,7 @@
  * over. All body and row data stay on the device; the stage that measures joins the step's one blocking
  * read (residual, joint errors, largest speed, first bad body). A stage whose work is per body or per slot
  * and reads nothing another item of the next stage writes joins that stage's launch, and the substep table
- * says so (ctn__ocl_plan): one entry covers both. Leaving the projection still waits for the statistics
- * (leave_pending): a stage other than MEASURE that follows it launches it first (ctn__ocl_run_stage). */
+ * says so (ctn__ocl_plan): one entry covers both. */
 #include "opencl/opencl_internal.h"
 #include "ctn_solver.h"
 
@@ -397,12 +396,19 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
  *   INTEGRATE [GEOMETRIC_INERTIA + POSES_KEEP + POSES_UNDO + INTEGRATE]  x += h v kept, undone or skipped
  *                                          after the decision, and the next step's metric (geometric-stiffness
  *                                          inertia) at the new poses (ctn_k_project_integrate);
- * and its check, the first two. The first step's metric is the last substep's integration's (PROJECT_ENTER). */
+ * and its check, the first two. The first step's metric is the last substep's integration's (PROJECT_ENTER).
+ * After it, MEASURE [PROJECT_LEAVE + MEASURE]: the real arrays back, and the last decision's undo and the
+ * inertia of the final poses in the statistics' launch (ctn_k_measure with leave = 1). PROJECT_LEAVE alone
+ * (RATTLE's projections) launches that kernel at once. */
 int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     int geometric = ctn__substep_geometric(w, prm), last = sub + 1 >= n;
     int project = last && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && w->body_count > 0;
     uint64_t gi = CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA);
     int k = 0;
+    if (table == CTN_TABLE_MEASURE) {
+        e[k++] = (ctn_stage_entry){CTN_STAGE_MEASURE, CTN_TIMER_NONE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE) | CTN_STAGE_BIT(CTN_STAGE_MEASURE)};
+        return k;
+    }
     if (table != CTN_TABLE_SUBSTEP) {
         e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST)};
         e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS)};
@@ -425,7 +431,6 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     ctn_ocl *o = w->backend_data;
     ctn_stage stage = e->stage;
     uint64_t covers = e->covers;
-    if (o->leave_pending && stage != CTN_STAGE_MEASURE) TRY(run_step_stats(w, o)); /* the projection left before a stage other than MEASURE */
     if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) o->rattle_valid = 0; /* the blocks change */
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
@@ -444,8 +449,12 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:
         return ctn__ocl_copy(w, o, o->proj_pose.mem, o->pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: undoing a step");
-    case CTN_STAGE_PROJECT_LEAVE: return ctn__ocl_project_leave(w, o);
-    case CTN_STAGE_MEASURE: return stage_measure(w, o, out);
+    case CTN_STAGE_PROJECT_LEAVE: /* alone: the statistics' launch that finishes leaving at once */
+        TRY(ctn__ocl_project_leave(w, o));
+        return o->leave_pending ? run_step_stats(w, o) : CTN_OK;
+    case CTN_STAGE_MEASURE:
+        if (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE)) TRY(ctn__ocl_project_leave(w, o));
+        return stage_measure(w, o, out);
     case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
     case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);
     /* RATTLE (host/opencl/opencl_rattle.c) */

@@ -19,6 +19,11 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
 int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     (void)sub, (void)n;
     int k = 0;
+    if (table == CTN_TABLE_MEASURE) {
+        e[k++] = ONE(CTN_STAGE_PROJECT_LEAVE, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_MEASURE, CTN_TIMER_NONE);
+        return k;
+    }
     if (table != CTN_TABLE_SUBSTEP) { /* project_deferred: the timer is the projection's (SOLVE) */
         e[k++] = ONE(CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE);
         if (prm->geometric_stiffness > 0.0f) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
@@ -212,14 +217,16 @@ static int chords_allowed(const ctn_world *w, const ctn_stage_ops *ops) {
     return 1;
 }
 
-static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_step_stats *st) {
+/* leave 0: PROJECT_LEAVE is left to the step's last table (CTN_TABLE_MEASURE) unless the projection failed. */
+static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, int leave, ctn_step_stats *st) {
     ctn_step_params p = *prm;
     p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
     ctn_stage_out enter = {0};
     RUN(CTN_STAGE_PROJECT_ENTER, &p, &enter);
     ctn_status s = enter.deferred > 0 ? project_deferred(w, ops, p, enter.deferred)
                                       : project_newton(w, ops, p, enter.kept && chords_allowed(w, ops), st);
-    ctn_status s2 = ctn__stage_run(w, ops, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* always: the real arrays come back */
+    if (!leave && s == CTN_OK) return CTN_OK;
+    ctn_status s2 = ctn__stage_run(w, ops, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* the real arrays come back */
     return s != CTN_OK ? s : s2;
 }
 
@@ -413,7 +420,7 @@ static ctn_status rattle_substep(ctn_world *w, const ctn_stage_ops *ops, const c
     }
     RUN(CTN_STAGE_RATTLE_MOMENTUM, prm, NULL);
     if (!done) {
-        TRY_STAGE(project_positions(w, ops, prm, st));
+        TRY_STAGE(project_positions(w, ops, prm, 1, st));
         st->projections++;
     }
     /* velocity stage: v_{n+1} = v' + h/2 M^-1 f(x_{n+1}) + M^-1 J_{n+1}^T mu, J_{n+1} v_{n+1} = 0; its factor is kept */
@@ -468,17 +475,25 @@ static ctn_status run_step(ctn_world *w, const ctn_stage_ops *ops, ctn_step_stat
              refusal ? refusal : "rattle: rigid bilateral joints, all in the exact solve");
     if (!refusal) {
         TRY_STAGE(run_rattle(w, ops, &prm, st));
-    } else {
+    }
+    int projected = refusal && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0;
+    if (refusal) {
         TRY_STAGE(run_substeps(w, ops, &prm, st));
-        if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) {
+        if (projected) {
             ops->timer(w, CTN_TIMER_SOLVE, st);
-            TRY_STAGE(project_positions(w, ops, &prm, st));
+            TRY_STAGE(project_positions(w, ops, &prm, 0, st));
         }
     }
-    ops->timer(w, CTN_TIMER_NONE, st);
+    /* the step's last table: MEASURE, after the velocity step's projection PROJECT_LEAVE first (or fused) */
+    ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX] = {{CTN_STAGE_MEASURE, CTN_TIMER_NONE, CTN_STAGE_BIT(CTN_STAGE_MEASURE)}};
+    int count = projected ? ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, 0, 1, e) : 1;
     ctn_stage_out m = {0};
     m.bad_body = m.bad_joint = -1;
-    RUN(CTN_STAGE_MEASURE, &prm, &m);
+    for (int k = 0; k < count; ++k) {
+        ops->timer(w, e[k].timer, st);
+        TRY_STAGE(ops->run(w, &e[k], &prm, &m));
+    }
+    ops->timer(w, CTN_TIMER_NONE, st);
     st->residual = w->topo.row_count ? sqrt(m.r2 / w->topo.row_count) : 0.0;
     st->max_gap = m.max_gap;
     st->max_angle = m.max_angle;

@@ -74,7 +74,12 @@ typedef struct ctn_stage_entry {
 
 /* The tables a backend declares: a substep, and the two kinds of step of the position projection that the
  * device decides (project_deferred in host/solve/pipeline.c): a full Newton step, and the check that ends them. */
-typedef enum ctn_stage_table { CTN_TABLE_SUBSTEP, CTN_TABLE_PROJECT_STEP, CTN_TABLE_PROJECT_CHECK } ctn_stage_table;
+typedef enum ctn_stage_table {
+    CTN_TABLE_SUBSTEP,
+    CTN_TABLE_PROJECT_STEP,
+    CTN_TABLE_PROJECT_CHECK,
+    CTN_TABLE_MEASURE /* the step's last table after the velocity step's projection: PROJECT_LEAVE, MEASURE */
+} ctn_stage_table;
 
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
@@ -125,7 +130,8 @@ typedef struct ctn_stage_ops {
 /* The unfused tables (the CPU backend's), one stage per entry; returns the count. A substep: GEOMETRIC_INERTIA
  * (with geometric stiffness and joints), PREPARE, FORCES, WARM_START, SOLVE, INTEGRATE. A projection step:
  * PROJECT_REST, GEOMETRIC_INERTIA (with geometric stiffness), PREPARE, PROJECT_ROWS, SOLVE, INTEGRATE; its
- * check: the same without SOLVE and INTEGRATE. */
+ * check: the same without SOLVE and INTEGRATE. The last table of a projected velocity step: PROJECT_LEAVE,
+ * MEASURE. */
 int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
 /* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
  * (without any, alpha = 0 and the inertia is integrate's). */
