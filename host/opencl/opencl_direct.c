@@ -11,7 +11,7 @@
  * joint's other rows stay in it.
  *
  * The hybrid (block Gauss-Seidel with the whole forest as one block; host/solve/solver_direct.c): per
- * substep an exact solve, then desc.iterations outer iterations of (a) one Gauss-Seidel sweep over the rows
+ * substep an exact solve, then ctn__direct_outer(w) outer iterations (desc.iterations, or auto's raise) of (a) one Gauss-Seidel sweep over the rows
  * outside the exact solve and (b) an exact re-solve of the forest for the change their impulses made to its
  * residual (the velocities and impulses the last solve left are copied on the device: keep_reference). The
  * sweep is the Gauss-Seidel solver's coloured one (ctn_k_hybrid_gs around ctn_gs_slot_rows, kernels/ctn_solver.h:
@@ -226,7 +226,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     o->hyb_exact = 0;
     for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !ctn__ocl_always_bounded(&t->defs[slot]);
     if (w->desc.debug.trace && n > 0)
-        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL hybrid): %d launches per Gauss-Seidel sweep, %d sweeps per substep", n, w->desc.iterations);
+        ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL hybrid): %d launches per Gauss-Seidel sweep, %d sweeps per substep", n, ctn__direct_outer(w));
     return CTN_OK;
 }
 

@@ -44,7 +44,7 @@
  * (about 1e3 flops per rigid ball-jointed link) and O(n) memory (one dense N x N inverse per node: 36 + 9
  * doubles per link of a pinned chain, 81 per link of a chain grounded at both ends).
  *
- * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then w->desc.iterations
+ * Loops (AgX-style direct + iterative split). Each substep: exact forest solve; then ctn__direct_outer(w) (desc.iterations, or auto's raise)
  * outer iterations of (a) one Gauss-Seidel sweep over the extra joints (ctn_gs_slot, with their own
  * block inverse) and the cut rows of forest joints (ctn_gs_slot_rows) in slot order and (b) an exact
  * re-solve of the forest rows for the change the sweep made to their residual (the factor is reused; the right-hand
