@@ -1,7 +1,7 @@
 /* The RATTLE integrator against the velocity step on a chain released horizontally (docs/design.md, "RATTLE"):
  * energy drift, joint gap and wall time per step, per configuration, in one run.
  *
- *   bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl|both] [--configs LIST]
+ *   bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl|both] [--configs LIST] [--rattle-max-joints M]
  *
  * The scene: N rigid 0.1 m, 0.1 kg links on ball joints, pinned at the origin, laid out along +x (released
  * horizontally), the direct solver. LIST: comma-separated INTEGRATOR:SUBSTEPS, INTEGRATOR rattle or velocity
@@ -10,7 +10,8 @@
  * joint gap, the median wall time of a step (ms), the substeps RATTLE ran at the end (it adds substeps when a
  * body turns fast: host/solve/pipeline.c), its chord iterations per step, the substeps it split and those
  * the Newton projection finished. --backend both runs every configuration on the CPU and then on OpenCL, in
- * one table (column "backend"). One thread unless
+ * one table (column "backend"). --rattle-max-joints sets ctn_world_desc.rattle_max_joints (0, the default: the
+ * library's 1000; give N or more to run RATTLE on a longer chain). One thread unless
  * OMP_NUM_THREADS says otherwise; the configurations run one after the other. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
@@ -35,7 +36,7 @@ static int cmp_double(const void *a, const void *b) {
 int main(int argc, char **argv) {
     int links = 1000;
     double seconds = 2.0, dt = 1.0 / 60.0;
-    int both = 0;
+    int both = 0, rattle_max = 0;
     ctn_backend backend = CTN_BACKEND_CPU;
     char configs[256] = "rattle:1,rattle:4,velocity:1,velocity:4";
     for (int i = 1; i < argc; ++i) {
@@ -45,15 +46,17 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--dt") && v) dt = atof(v), ++i;
         else if (!strcmp(argv[i], "--backend") && v) both = !strcmp(v, "both"), backend = !strcmp(v, "opencl") ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU, ++i;
         else if (!strcmp(argv[i], "--configs") && v) snprintf(configs, sizeof configs, "%s", v), ++i;
+        else if (!strcmp(argv[i], "--rattle-max-joints") && v) rattle_max = atoi(v), ++i;
         else {
-            fprintf(stderr, "usage: bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl|both] [--configs rattle:1,...]\n");
+            fprintf(stderr, "usage: bench_rattle [--links N] [--seconds T] [--dt S] [--backend cpu|opencl|both] [--configs rattle:1,...] [--rattle-max-joints M]\n");
             return 2;
         }
     }
     int steps = (int)(seconds / dt + 0.5);
     double scale = 0.1 * 9.81 * 0.1 * (double)links * links / 2.0;
-    printf("chain:%d released horizontally, direct solver, dt %.6g s, %d steps, backend %s; energy as a fraction of m g L N^2/2 = %.6g J\n",
-           links, dt, steps, both ? "cpu and opencl" : backend == CTN_BACKEND_OPENCL ? "opencl" : "cpu", scale);
+    printf("chain:%d released horizontally, direct solver, dt %.6g s, %d steps, backend %s, rattle_max_joints %d; energy as a fraction of "
+           "m g L N^2/2 = %.6g J\n",
+           links, dt, steps, both ? "cpu and opencl" : backend == CTN_BACKEND_OPENCL ? "opencl" : "cpu", rattle_max, scale);
     printf("%-12s %-7s %-9s %12s %12s %10s %10s %5s %10s %11s %6s %5s  %s\n", "config", "backend", "ran", "max|dE|", "end dE", "max gap m", "ms/step", "subs",
            "chord/step", "newton/step", "splits", "proj", "integrator_reason");
     double *ms = malloc(sizeof *ms * (size_t)(steps > 0 ? steps : 1));
@@ -74,6 +77,15 @@ int main(int argc, char **argv) {
         if (!w) {
             printf("%-12s %-7s no world\n", tok, bname);
             continue;
+        }
+        ctn_world_desc wd;
+        ctn_world_get_desc(w, &wd);
+        wd.rattle_max_joints = rattle_max;
+        if (ctn_world_set_desc(w, &wd) != CTN_OK) {
+            fprintf(stderr, "bench_rattle: %s\n", ctn_world_last_error(w));
+            ctn_world_destroy(w);
+            free(ms);
+            return 2;
         }
         double e0 = rattle_energy(w, first, links, 9.81), worst = 0.0, gap = 0.0, de = 0.0;
         long chord = 0, newton = 0, splits = 0, proj = 0;
