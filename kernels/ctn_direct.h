@@ -1,4 +1,4 @@
-/* Double-precision dense math of the exact solver, shared by the host and the OpenCL tree
+/* Double-precision dense math of the exact solver, shared by the host and the OpenCL forest
  * kernels (kernels/catena.cl, ctn_k_forest_*; host/opencl/opencl_forest.c). Valid C11 and OpenCL C; in OpenCL it
  * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
  * 1.2 has no generic address space) except in the in-place dense inverses *_g, which take CTN_GLOBAL
@@ -150,7 +150,7 @@ CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
 }
 
 /* Dense inverses, in place on a CTN_GLOBAL matrix (__global in OpenCL, a plain pointer on the host), so
- * that no work-item of the tree kernels keeps an N x N matrix in private memory (private memory is
+ * that no work-item of the forest kernels keeps an N x N matrix in private memory (private memory is
  * reserved per resident thread of a GPU: dense private copies ran an H100 out of it). The host solver
  * (host/solve/solver_direct.c) calls the same functions, so both sides run the same operations in the same order.
  *

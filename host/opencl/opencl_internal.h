@@ -164,7 +164,7 @@ typedef struct ctn_ocl {
     ctn_clbuf dir_one;            /* an int 1: the `active` flag of the solver kernels outside the projection */
     ctn_clbuf proj_state;         /* the projection's Newton record (CTN_PS_* of kernels/ctn_solver.h), the latest */
     ctn_clbuf proj_next;          /* the buffer the next decision writes (then swapped with proj_state) */
-    int direct_tree;              /* solved by the forest path (host/opencl/opencl_forest.c): not chains */
+    int direct_forest;              /* solved by the forest path (host/opencl/opencl_forest.c): not chains */
     ctn_clbuf dir_hyb;            /* [slot] the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 exact unless bounded */
     ctn_clbuf dir_vref, dir_lref; /* velocities and impulses the last exact solve left (the re-solves' reference) */
     /* RATTLE (host/opencl/opencl_rattle.c): x_n and v_n of the substep, the velocities before the last chord
@@ -179,7 +179,7 @@ typedef struct ctn_ocl {
     int hyb_exact;                /* some joint of the chain or forest can be inside the exact solve */
     size_t dir_fold_local;        /* work-group size of ctn_k_chain_project_assemble (a power of two) */
     size_t dir_local;             /* work-group size of the sweep and the residual (opencl_direct.c dlaunch) */
-    void *tree;                   /* its state (ocl_tree, host/opencl/opencl_forest.c) */
+    void *forest;                 /* its state (ocl_forest, host/opencl/opencl_forest.c) */
     /* Loop closers through their Schur complement on the forest path (host/opencl/opencl_schur.c) */
     int schur_rows;               /* R: their rows (0: the layout has none it can take) */
     int schur_gate;               /* slots whose bounds decide per substep whether it applies (0: always) */
@@ -310,7 +310,7 @@ ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params pr
 ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_forest.c), used by host/opencl/opencl_direct.c when the
- * joints are not chains (or desc.debug.direct_tree = 1): prepare (symbolic phase per topology_version; hyb[slot]
+ * joints are not chains (or desc.debug.direct_forest = 1): prepare (symbolic phase per topology_version; hyb[slot]
  * gets the hybrid's split: 0 not solved, 1 Gauss-Seidel, 2 in the forest), the substep solve of the forest
  * (velocities and lambda; not r2; rhs_only: through the factor of the substep's first solve), release. */
 ctn_status ctn__ocl_forest_prepare(ctn_world *w, ctn_ocl *o, int *hyb);

@@ -1,5 +1,5 @@
 /* The elimination structure of the exact solver, built by host/solve/direct_build.c and shared with
- * the OpenCL tree solver (host/opencl/opencl_forest.c), which uploads it: node kinds, sizes, parents and the
+ * the OpenCL forest path (host/opencl/opencl_forest.c), which uploads it: node kinds, sizes, parents and the
  * joints attached to body nodes (supernodes). See the header comment of host/solve/solver_direct.c. */
 #ifndef CTN_DIRECT_INTERNAL_H
 #define CTN_DIRECT_INTERNAL_H

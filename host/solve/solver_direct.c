@@ -85,7 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dense math shared with the OpenCL tree kernels (kernels/ctn_direct.h); here its Cholesky inverse also
+/* Dense math shared with the OpenCL forest kernels (kernels/ctn_direct.h); here its Cholesky inverse also
  * takes the Schur matrix of the loop closers (kernels/ctn_direct_schur.h), hence the larger bound. */
 #define CTN_DD_MAX_DENSE DIRECT_MAX_SCHUR_ROWS
 #include "ctn_direct.h"
