@@ -18,7 +18,7 @@
 #include "ctn_direct_schur.h"
 
 /* Row pivot of (2): -(S + floor (J M^-1 J^T)_kk of the row's own bodies). */
-CTN_FN double ctn_tree_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
+CTN_FN double ctn_forest_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
                                  __global const ctn_inertia *inertia) {
     double acc = 0.0, j[6], im;
     ctn_sym3 I;
@@ -32,7 +32,7 @@ CTN_FN double ctn_tree_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __g
 }
 
 /* r = target - J v - S lambda of the rows of one joint (double). */
-CTN_FN void ctn_tree_residual(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel,
+CTN_FN void ctn_forest_residual(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel,
                               __global const float *lambda, double *r) {
     ctn_vel va = ctn_load_vel(vel, d.a), vb = ctn_load_vel(vel, d.b);
     double Va[6] = {va.v.x, va.v.y, va.v.z, va.w.x, va.w.y, va.w.z};
@@ -47,12 +47,12 @@ CTN_FN void ctn_tree_residual(const ctn_block *b, int slot, ctn_joint_def d, __g
     }
 }
 
-/* The right-hand side of one joint's rows: r itself (ctn_tree_residual) in the substep's first solve, its
+/* The right-hand side of one joint's rows: r itself (ctn_forest_residual) in the substep's first solve, its
  * change since vel_ref and lambda_ref (what the last solve left; (R) of kernels/ctn_direct_rhs.h) in a re-solve. */
-CTN_FN void ctn_tree_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda,
+CTN_FN void ctn_forest_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda,
                          __global const ctn_vel *vel_ref, __global const float *lambda_ref, int rhs_only, double *r) {
     if (!rhs_only || rhs_only == CTN_DD_RESOLVE_FULL) { /* RATTLE's chord iterations: r itself */
-        ctn_tree_residual(b, slot, d, vel, lambda, r);
+        ctn_forest_residual(b, slot, d, vel, lambda, r);
         return;
     }
     ctn_dd_row_change(b, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
@@ -65,7 +65,7 @@ CTN_FN void ctn_tree_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global
  * substitution alone, through the D_i^-1 of this substep's first solve (the hybrid's re-solves: the pivots
  * depend on the rows and masses only, so they are the same bits). rhs_only = 2: the forward substitution of
  * the right-hand side (J_k^T; 0) of the Schur row record srow (ctn_dd_schur_unit), for a column of W. */
-CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const int *child, __global const int *att,
+CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global const int *child, __global const int *att,
                                  __global const int *slot_info, __global const ctn_joint_def *defs,
                                  __global const ctn_block *blocks, __global const ctn_vel *vel,
                                  __global const ctn_inertia *inertia, __global const float *lambda, __global double *mat,
@@ -88,9 +88,9 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
         int cut = ctn_dd_cut_mask(&blk); /* cut rows (the outer Gauss-Seidel's): -1 pivot, r = 0 */
-        for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+        for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], vel, inertia);
         if (!ctn_dd_cut_full(cut, N)) {
-            ctn_tree_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b);
+            ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b);
             for (r = 0; r < N; ++r)
                 if (cut >> r & 1) b[r] = 0.0;
         }
@@ -101,7 +101,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
             blk = blocks[slot];
             cut = ctn_dd_cut_mask(&blk);
             if (ctn_dd_cut_full(cut, slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS])) continue;
-            ctn_tree_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b + row0);
+            ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b + row0);
             for (r = 0; r < slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS]; ++r)
                 if (cut >> r & 1) b[row0 + r] = 0.0;
         }
@@ -131,9 +131,9 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
                     D[(row0 + r) * N + c] = J[r][c];
                     D[c * N + row0 + r] = J[r][c];
                 }
-                D[(row0 + r) * N + row0 + r] = (cut >> r & 1) ? -1.0 : ctn_tree_row_pivot(&blk, r, defs[slot], vel, inertia);
+                D[(row0 + r) * N + row0 + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], vel, inertia);
             }
-            ctn_tree_residual(&blk, slot, defs[slot], vel, lambda, b + row0);
+            ctn_forest_residual(&blk, slot, defs[slot], vel, lambda, b + row0);
             for (r = 0; r < n; ++r) /* cut rows: r = 0 */
                 if (cut >> r & 1) b[row0 + r] = 0.0;
         }
@@ -196,7 +196,7 @@ CTN_FN void ctn_tree_factor_node(int i, __global const int *node, __global const
 
 /* Back substitution of node i, x_i = u_i - D_i^-1 H_ip x_p (x_i = u_i at a root), then with apply the update:
  * v += dv on a body node, lambda += dl = -y on joint rows (the node owns its body and rows). */
-CTN_FN void ctn_tree_back_node(int i, __global const int *node, __global const int *att, __global const int *slot_info,
+CTN_FN void ctn_forest_back_node(int i, __global const int *node, __global const int *att, __global const int *slot_info,
                                __global const ctn_block *blocks, __global const double *mat, __global const double *u,
                                __global double *xv, __global ctn_vel *vel, __global float *lambda, int apply) {
     __global const int *nd = node + CTN_TN_INTS * i;
@@ -287,10 +287,10 @@ __kernel void ctn_k_forest_factor(int begin, int end, int serial, __global const
     if (serial) {
         if (g == 0)
             for (int k = begin; k < end; ++k)
-                ctn_tree_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
+                ctn_forest_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
                                      vel_ref, lambda_ref, srow);
     } else if (begin + g < end) {
-        ctn_tree_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
+        ctn_forest_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
                              vel_ref, lambda_ref, srow);
     }
 }
@@ -305,8 +305,8 @@ __kernel void ctn_k_forest_back(int begin, int end, int serial, __global const i
     if (serial) {
         if (g == 0)
             for (int k = end - 1; k >= begin; --k)
-                ctn_tree_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
+                ctn_forest_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
     } else if (begin + g < end) {
-        ctn_tree_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
+        ctn_forest_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
     }
 }

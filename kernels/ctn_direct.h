@@ -1,4 +1,4 @@
-/* Double-precision dense math of the exact solver, shared by the host and the OpenCL tree
+/* Double-precision dense math of the exact solver, shared by the host and the OpenCL forest
  * kernels (kernels/catena.cl, ctn_k_forest_*; host/opencl/opencl_forest.c). Valid C11 and OpenCL C; in OpenCL it
  * must be included after `#pragma OPENCL EXTENSION cl_khr_fp64 : enable`. Pointers are private (OpenCL
  * 1.2 has no generic address space) except in the in-place dense inverses *_g, which take CTN_GLOBAL
@@ -150,7 +150,7 @@ CTN_FN int ctn_dd_sym3_inverse(ctn_sym3 s, double *out) {
 }
 
 /* Dense inverses, in place on a CTN_GLOBAL matrix (__global in OpenCL, a plain pointer on the host), so
- * that no work-item of the tree kernels keeps an N x N matrix in private memory (private memory is
+ * that no work-item of the forest kernels keeps an N x N matrix in private memory (private memory is
  * reserved per resident thread of a GPU: dense private copies ran an H100 out of it). The host solver
  * (host/solve/solver_direct.c) calls the same functions, so both sides run the same operations in the same order.
  *
@@ -310,6 +310,22 @@ CTN_FN void ctn_dd_block_impulse(const ctn_block *b, int side, const double *x, 
         double xk = sg * x[k];
         tq[0] += xk * b->dir[k].x, tq[1] += xk * b->dir[k].y, tq[2] += xk * b->dir[k].z;
     }
+    out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
+    if (!angular) return;
+    ctn_v3 r = side ? b->rb : b->ra;
+    tq[0] += (double)r.y * f[2] - (double)r.z * f[1];
+    tq[1] += (double)r.z * f[0] - (double)r.x * f[2];
+    tq[2] += (double)r.x * f[1] - (double)r.y * f[0];
+    out[3] += I.xx * tq[0] + I.xy * tq[1] + I.xz * tq[2];
+    out[4] += I.xy * tq[0] + I.yy * tq[1] + I.yz * tq[2];
+    out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
+}
+
+/* ctn_dd_block_impulse of a block whose rows are the three world axes (ctn_dd_rows_axes, a ball joint's):
+ * the force is sg x itself. The same bits: the generic sums add x_k times 1 and the other rows times 0, exact
+ * zeros (the sign of a zero sum is lost again when it is added to out), for finite x. */
+CTN_FN void ctn_dd_block_impulse_axes(const ctn_block *b, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
+    double sg = side ? -1.0 : 1.0, f[3] = {sg * x[0], sg * x[1], sg * x[2]}, tq[3] = {0.0, 0.0, 0.0};
     out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
     if (!angular) return;
     ctn_v3 r = side ? b->rb : b->ra;

@@ -1,5 +1,5 @@
 /* The right-hand sides of the exact solver (host/solve/solver_direct.c, direct_chain.c, direct_forest.c;
- * the OpenCL chain and tree kernels, kernels/catena_chain.cl and catena_forest.cl): r = target - J v - S lambda
+ * the OpenCL chain and forest kernels, kernels/catena_chain.cl and catena_forest.cl): r = target - J v - S lambda
  * of a joint's rows in double, in the 6-wide form of the forest and through the anchors' velocity difference
  * for the chain path, and for the hybrid's re-solves the change of r since the last exact solve (R).
  * Valid C11 and OpenCL C (after cl_khr_fp64 is enabled); included at the end of ctn_direct.h. */

@@ -75,20 +75,20 @@ int main(void) {
 
     /* 4. debug options: automatic by default, validated like every other field */
     d = ctn_world_desc_default();
-    CHECK(d.debug.direct_tree == -1 && d.debug.tree_band == -1 && d.debug.tree_segment == -1 && d.debug.tree_local_one == -1 &&
+    CHECK(d.debug.direct_forest == -1 && d.debug.forest_band == -1 && d.debug.chain_segment == -1 && d.debug.forest_local_one == -1 &&
               d.debug.trace == 0 && d.debug.fault == NULL && d.log == NULL,
           "debug defaults");
     d.backend = CTN_BACKEND_CPU;
     char err[512] = "";
-    d.debug.tree_band = 0;
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && !w && strstr(err, "desc.debug.tree_band: 0"), "band 0: '%s'",
+    d.debug.forest_band = 0;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && !w && strstr(err, "desc.debug.forest_band: 0"), "band 0: '%s'",
           err);
-    d.debug.tree_band = -1;
-    d.debug.direct_tree = 2;
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && strstr(err, "desc.debug.direct_tree: 2"), "direct_tree 2: '%s'",
+    d.debug.forest_band = -1;
+    d.debug.direct_forest = 2;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && strstr(err, "desc.debug.direct_forest: 2"), "direct_forest 2: '%s'",
           err);
-    d.debug.direct_tree = 1;
-    d.debug.tree_segment = 2;
+    d.debug.direct_forest = 1;
+    d.debug.chain_segment = 2;
     d.debug.trace = 1;
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "valid knobs refused: '%s'", err);
     ctn_world_destroy(w);

@@ -13,11 +13,11 @@
  *     double pendulum and three chains in one world.
  * (c) A grid (not a set of chains; 25 of its joints close loops) runs under direct, its loop closers in the
  *     hybrid's outer Gauss-Seidel (tests/test_opencl_hybrid.c checks it against the CPU).
- * All of it twice: chains by the chain path (desc.debug.direct_tree = 0, the default) and by the forest
- * path of host/opencl/opencl_forest.c (direct_tree = 1).
+ * All of it twice: chains by the chain path (desc.debug.direct_forest = 0, the default) and by the forest
+ * path of host/opencl/opencl_forest.c (direct_forest = 1).
  * (d) The chain path and the CPU's chain path with the same segment count run the same operations in the
  *     same order: positions, velocities and impulses agree bit for bit, for one segment, the default
- *     segments and many short ones (desc.debug.tree_segment).
+ *     segments and many short ones (desc.debug.chain_segment).
  * (e) Step statistics: exactly one blocking read per step (the statistics; the projection decides its
  *     Newton steps on the device) for direct and for GS, at most LAUNCHES_PER_SUBSTEP launches per
  *     substep of the chain path, and fewer launches once the projection knows how many steps it needs.
@@ -50,7 +50,7 @@
  * solve, integration) whatever the length */
 #define LAUNCHES_PER_SUBSTEP 11
 
-static int route_tree; /* desc.debug.direct_tree of the OpenCL worlds */
+static int route_forest; /* desc.debug.direct_forest of the OpenCL worlds */
 
 static int have_opencl(void) {
     int count = 0;
@@ -68,7 +68,7 @@ static ctn_world *make_world(ctn_backend backend, int substeps, int iterations) 
     if (substeps > 0) d.substeps = substeps;
     if (iterations > 0) d.iterations = iterations;
     d.time_step = 1.0 / 60.0;
-    d.debug.direct_tree = route_tree;
+    d.debug.direct_forest = route_forest;
     ctn_world *w = NULL;
     char err[2048];
     ctn_status st = ctn_world_create(&d, &w, err, sizeof err);
@@ -201,7 +201,7 @@ static int suite(void) {
              * between the CPU and OpenCL direct solvers, and as much between either and CG with 300
              * iterations). It is held to the gap and to BRIDGE_POS_TOL (BRIDGE_FOREST_TOL on the forest
              * path, a different elimination order). */
-            double tol = specs[c] && !strcmp(specs[c], "bridge:12") ? (route_tree ? BRIDGE_FOREST_TOL : BRIDGE_POS_TOL) : POS_TOL;
+            double tol = specs[c] && !strcmp(specs[c], "bridge:12") ? (route_forest ? BRIDGE_FOREST_TOL : BRIDGE_POS_TOL) : POS_TOL;
             CHECK(dp <= tol, "%s: positions differ by %.3g m (tol %.3g)", specs[c] ? specs[c] : "3 chains", dp, tol);
             CHECK(fabs(ocl.max_gap - cpu.max_gap) <= GAP_DIFF_TOL, "%s: OpenCL gap %.3g m vs CPU %.3g m", specs[c] ? specs[c] : "3 chains",
                   ocl.max_gap, cpu.max_gap);
@@ -242,7 +242,7 @@ static void bitwise(const char *spec, int segment, int steps) {
     if (P > (m + 1) / 2) P = (m + 1) / 2;
     ctn_world_desc d;
     ctn_world_get_desc(w[1], &d);
-    d.debug.tree_segment = segment;
+    d.debug.chain_segment = segment;
     CHECK(ctn_world_set_desc(w[1], &d) == CTN_OK, "set_desc: %s", ctn_world_last_error(w[1]));
     ctn__direct_set_chain_segments(w[0], P);
     for (int i = 0; i < steps; ++i)
@@ -261,7 +261,7 @@ static void bitwise(const char *spec, int segment, int steps) {
         for (int b = 0; b < 2; ++b) CHECK(ctn_joint_get_impulse(w[b], HJOINT(w[b], j), l[b], &rows) == CTN_OK, "impulse %d", j);
         for (int r = 0; r < 6; ++r) diff += l[0][r] != l[1][r];
     }
-    printf("%s, %d segments (tree_segment %d), %d steps: %d values differ between the CPU and OpenCL chain paths\n", spec, P, segment,
+    printf("%s, %d segments (chain_segment %d), %d steps: %d values differ between the CPU and OpenCL chain paths\n", spec, P, segment,
            steps, diff);
     CHECK(diff == 0, "%s, %d segments: %d values differ (the two chain paths should agree bit for bit)", spec, P, diff);
     for (int b = 0; b < 2; ++b) free(x[b]), free(v[b]);
@@ -316,12 +316,12 @@ int main(void) {
         return check_skip("test_opencl_direct", "no OpenCL platform or device");
     }
     /* chains by the chain path (the default), then by the forest path */
-    for (route_tree = 0; route_tree < 2; ++route_tree) {
-        printf("-- chains by %s\n", route_tree ? "the forest path (host/opencl/opencl_forest.c)" : "the chain path (host/opencl/opencl_direct.c)");
+    for (route_forest = 0; route_forest < 2; ++route_forest) {
+        printf("-- chains by %s\n", route_forest ? "the forest path (host/opencl/opencl_forest.c)" : "the chain path (host/opencl/opencl_direct.c)");
         if (suite() < 0)
             return check_failures ? check_report("test_opencl_direct") : check_skip("test_opencl_direct", "the OpenCL device has no fp64");
     }
-    route_tree = 0;
+    route_forest = 0;
     bitwise("chain:300", 0, 20);
     bitwise("chain:300", 128, 20);
     bitwise("rope:400", 7, 20);

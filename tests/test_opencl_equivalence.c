@@ -26,7 +26,7 @@
  * chain:20000 (DIRECT_LONG_STEPS steps), chain:2000, rope:2000, bridge:300 and heavy_chain:200
  * (DIRECT_STEPS). A GPU splits into segments of 128 positions (spikes to the separators: another
  * elimination order, which rounds differently, and the motion carries that on): chain:2000 is also run at
- * that split (desc.debug.tree_segment = 128) and held to SPLIT_POS_TOL / SPLIT_IMP_TOL, 10x the differences
+ * that split (desc.debug.chain_segment = 128) and held to SPLIT_POS_TOL / SPLIT_IMP_TOL, 10x the differences
  * measured on PoCL 3.1 (after 60 steps 2.9e-7 m and 4.3e-5 N s, exactly what the CPU at 16 segments
  * differs from the CPU at 2). Ropes and bridges are not held to it: a 2000-particle rope whipping from
  * horizontal amplifies the 1e-12 m of the two splits to 0.035 m between steps 40 and 60 (on the CPU alone
@@ -82,7 +82,7 @@ static void state_free(state *s) {
 }
 
 /* Runs `scene` for STEPS steps and copies positions and joint impulses out. Returns 0 on failure. */
-static int segment = -1; /* desc.debug.tree_segment of the runs (-1: the default) */
+static int segment = -1; /* desc.debug.chain_segment of the runs (-1: the default) */
 
 static int run(const char *scene, ctn_solver solver, ctn_backend backend, int steps, state *out) {
     ctn_world_desc d = ctn_world_desc_default();
@@ -90,7 +90,7 @@ static int run(const char *scene, ctn_solver solver, ctn_backend backend, int st
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
     d.solver = solver;
-    d.debug.tree_segment = segment;
+    d.debug.chain_segment = segment;
     ctn_world *w = NULL;
     char err[2048];
     memset(out, 0, sizeof *out);

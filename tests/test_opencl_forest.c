@@ -177,8 +177,8 @@ typedef struct result {
     double *pos, max_gap;
 } result;
 
-/* desc.debug.tree_band of the worlds run() creates (-1: the device's default schedule). */
-static int tree_band = -1;
+/* desc.debug.forest_band of the worlds run() creates (-1: the device's default schedule). */
+static int forest_band = -1;
 
 /* Runs a scene; ok = 1 on success, 0 on failure, -1 when the OpenCL device has no fp64 (skip). */
 static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, int substeps, int steps) {
@@ -186,7 +186,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int seed, i
     ctn_world_desc d = ctn_world_desc_default();
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
-    d.debug.tree_band = tree_band;
+    d.debug.forest_band = forest_band;
     d.backend = backend;
     d.solver = solver;
     if (substeps > 0) d.substeps = substeps;
@@ -230,7 +230,7 @@ static double max_diff(const result *a, const result *b) {
 }
 
 /* CPU direct vs OpenCL direct on one scene, the OpenCL run twice: with this device's default schedule
- * and with one launch per level (desc.debug.tree_band = 1, the GPU schedule; on a CPU device the default
+ * and with one launch per level (desc.debug.forest_band = 1, the GPU schedule; on a CPU device the default
  * is serial bands). Returns -1 to skip (no fp64), else 0. */
 static int compare(const char *name, builder b, int seed, int substeps, double gap_tol) {
     result cpu = run(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, b, seed, substeps, STEPS);
@@ -241,10 +241,10 @@ static int compare(const char *name, builder b, int seed, int substeps, double g
             ocl[mode] = (result){0, 0, NULL, 0.0};
             continue;
         }
-        tree_band = mode ? 1 : -1;
+        forest_band = mode ? 1 : -1;
         ocl[mode] = run(CTN_BACKEND_OPENCL, CTN_SOLVER_DIRECT, b, seed, substeps, STEPS);
     }
-    tree_band = -1;
+    forest_band = -1;
     if (ocl[0].ok < 0) {
         free(cpu.pos), free(ocl[1].pos);
         return -1;
@@ -273,7 +273,7 @@ static void hybrid(const char *name, builder b) {
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = CTN_BACKEND_OPENCL;
     d.solver = CTN_SOLVER_DIRECT;
-    d.debug.direct_tree = 1; /* the forest path also for a bridge (a chain) */
+    d.debug.direct_forest = 1; /* the forest path also for a bridge (a chain) */
     ctn_world *w = NULL;
     char err[2048];
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {

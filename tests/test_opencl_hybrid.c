@@ -109,7 +109,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int steps) 
     d.integrator = CTN_INTEGRATOR_VELOCITY; /* compared with OpenCL on the velocity step (RATTLE agrees to rounding only: test_rattle_opencl) */
     d.debug.project_chord = 0;               /* nor the projection's chord steps (CPU only) */
     d.backend = backend;
-    if (segment > 0) d.debug.tree_segment = segment;
+    if (segment > 0) d.debug.chain_segment = segment;
     ctn_world *w = NULL;
     char err[2048];
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {

@@ -7,7 +7,7 @@
  * - the same scene on both backends, step by step for 1 s: every body's position agrees within
  *   TRAJ_TOL (the OpenCL rows, drift and chord errors are the shared kernels' single-precision functions
  *   compiled by the device's compiler, the exact solves double on both: the two runs differ by rounding);
- * - the same agreement with the chain on the exact solver's forest path (desc.debug.direct_tree = 1), whose
+ * - the same agreement with the chain on the exact solver's forest path (desc.debug.direct_forest = 1), whose
  *   chord iterations solve through the forest's kept factor;
  * - a hinge limit sends OpenCL to the velocity step, and the stats say why.
  * Exits 77 without an OpenCL device with double precision. */
@@ -23,12 +23,12 @@
 /* Measured on PoCL (CPU device): the largest position difference over 1 s of the 10-link chain, 60 steps. */
 #define TRAJ_TOL 5e-6
 
-static int tree_path; /* desc.debug.direct_tree = 1: the chain on the exact solver's forest path */
+static int forest_path; /* desc.debug.direct_forest = 1: the chain on the exact solver's forest path */
 
 static ctn_world *chain(ctn_backend backend, int links, ctn_body_id *first) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
-    d.debug.direct_tree = tree_path;
+    d.debug.direct_forest = forest_path;
     ctn_world *w = NULL;
     char err[256];
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
@@ -88,7 +88,7 @@ static void agreement(void) {
         worst = fmax(worst, step);
         at1s = step;
     }
-    printf("CPU vs OpenCL (%s path), chain:10 at 60 Hz over 1 s: largest position difference %.3g m (%.3g m after 1 s)\n", tree_path ? "forest" : "chain", worst, at1s);
+    printf("CPU vs OpenCL (%s path), chain:10 at 60 Hz over 1 s: largest position difference %.3g m (%.3g m after 1 s)\n", forest_path ? "forest" : "chain", worst, at1s);
     CHECK(worst <= TRAJ_TOL, "CPU and OpenCL differ by %g m", worst);
     ctn_world_destroy(c);
     ctn_world_destroy(o);
@@ -130,9 +130,9 @@ int main(void) {
     }
     energy();
     agreement();
-    tree_path = 1; /* the forest path's exact solves through the kept factor */
+    forest_path = 1; /* the forest path's exact solves through the kept factor */
     agreement();
-    tree_path = 0;
+    forest_path = 0;
     fallback();
     return check_report("test_rattle_opencl");
 }

@@ -4,7 +4,7 @@
  *   CATENA_QUIET=1          no library messages on stderr (as --quiet)
  *   CATENA_DEVICE=D         OpenCL device when neither the scene nor --device names one
  *   CATENA_FAULT=NAME[@N]   desc.debug.fault (builds with -DCATENA_FAULT_INJECTION=ON)
- *   CATENA_DIRECT_TREE, CATENA_TREE_BAND, CATENA_TREE_SEGMENT, CATENA_TREE_LOCAL_ONE   desc.debug knobs
+ *   CATENA_DIRECT_FOREST, CATENA_FOREST_BAND, CATENA_CHAIN_SEGMENT, CATENA_FOREST_LOCAL_ONE   desc.debug knobs
  *   CATENA_DIRECT_TRACE=1   desc.debug.trace
  *   CATENA_PROJECT_CHORD=0|1   desc.debug.project_chord
  *   CATENA_CACHE_DIR=DIR    the OpenCL binary cache (ctn_set_cache_dir), else $XDG_CACHE_HOME/catena, else
@@ -96,10 +96,10 @@ void ctn_cli_env_desc(ctn_world_desc *d) {
     if ((!d->device || !d->device[0]) && dev && dev[0]) d->device = dev;
     const char *fault = getenv("CATENA_FAULT");
     if (fault && fault[0]) d->debug.fault = fault;
-    env_int("CATENA_DIRECT_TREE", &d->debug.direct_tree);
-    env_int("CATENA_TREE_BAND", &d->debug.tree_band);
-    env_int("CATENA_TREE_SEGMENT", &d->debug.tree_segment);
-    env_int("CATENA_TREE_LOCAL_ONE", &d->debug.tree_local_one);
+    env_int("CATENA_DIRECT_FOREST", &d->debug.direct_forest);
+    env_int("CATENA_FOREST_BAND", &d->debug.forest_band);
+    env_int("CATENA_CHAIN_SEGMENT", &d->debug.chain_segment);
+    env_int("CATENA_FOREST_LOCAL_ONE", &d->debug.forest_local_one);
     env_int("CATENA_DIRECT_TRACE", &d->debug.trace);
     env_int("CATENA_PROJECT_CHORD", &d->debug.project_chord);
     const char *omp = getenv("OMP_NUM_THREADS");

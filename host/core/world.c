@@ -110,10 +110,10 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.device = NULL;
     d.log = NULL;
     d.log_user = NULL;
-    d.debug.direct_tree = -1;
-    d.debug.tree_band = -1;
-    d.debug.tree_segment = -1;
-    d.debug.tree_local_one = -1;
+    d.debug.direct_forest = -1;
+    d.debug.forest_band = -1;
+    d.debug.chain_segment = -1;
+    d.debug.forest_local_one = -1;
     d.debug.trace = 0;
     d.debug.project_chord = -1;
     d.debug.fault = NULL;
@@ -128,10 +128,10 @@ static int debug_check(const ctn_debug_options *o, char *msg, size_t size) {
     const struct {
         const char *name;
         int value, lo, hi;
-    } knob[] = {{"direct_tree", o->direct_tree, 0, 1},
-                {"tree_band", o->tree_band, 1, 1 << 20},
-                {"tree_segment", o->tree_segment, 0, 1 << 30},
-                {"tree_local_one", o->tree_local_one, 0, 1},
+    } knob[] = {{"direct_forest", o->direct_forest, 0, 1},
+                {"forest_band", o->forest_band, 1, 1 << 20},
+                {"chain_segment", o->chain_segment, 0, 1 << 30},
+                {"forest_local_one", o->forest_local_one, 0, 1},
                 {"project_chord", o->project_chord, 0, 1}};
     for (size_t k = 0; k < sizeof knob / sizeof knob[0]; ++k) {
         if (knob[k].value != -1 && (knob[k].value < knob[k].lo || knob[k].value > knob[k].hi)) {

@@ -4,7 +4,7 @@
  * Scope: what the CPU's direct solver takes (host/solve/solver_direct.c), split the same way. Joint layouts
  * that are sets of simple paths (host/solve/direct_chain.c decides, and orders the positions) take the
  * joint-space chain path below; any other layout goes to the forest path of host/opencl/opencl_forest.c
- * (desc.debug.direct_tree = 1 sends chains there too). Loop closers, contacts, curves and joints the
+ * (desc.debug.direct_forest = 1 sends chains there too). Loop closers, contacts, curves and joints the
  * elimination does not take are outside the exact solve for good; the rows of a chain or forest joint that
  * have finite bounds in a substep (hinge and slider limits, motors, ropes, swing cones) are cut out of it
  * for that substep by the kernels themselves (ctn_dd_cut_mask on the device: no read to the host), and the
@@ -30,7 +30,7 @@
  * block tridiagonal along each path, with the node steps of kernels/ctn_direct.h that the CPU runs
  * (ctn_dd_chain_factor_node, _forward_node, _backward_node) in the CPU's segment walk (kernels/catena.cl,
  * ctn_k_chain_*): the position sequence is cut into P segments, of about CHAIN_SEGMENT positions on a GPU, as
- * the CPU's chain path cuts it on a CPU device (desc.debug.tree_segment sets a length on either), one
+ * the CPU's chain path cuts it on a CPU device (desc.debug.chain_segment sets a length on either), one
  * work-item eliminates each towards one end with a
  * spike to the separator behind it, one work-item solves the P - 1 separators, and the segments substitute
  * back in parallel. Five launches per solve, whatever the length:
@@ -138,7 +138,7 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     const int *slot, *shared;
     const unsigned char *n, *side, *dyn;
     int m = ctn__chain_positions(c, &slot, &shared, &n, &side, &dyn), joints = w->topo.joint_count;
-    int segment = w->desc.debug.tree_segment >= 0 ? w->desc.debug.tree_segment : CHAIN_SEGMENT;
+    int segment = w->desc.debug.chain_segment >= 0 ? w->desc.debug.chain_segment : CHAIN_SEGMENT;
     /* a CPU device takes the CPU's split (one segment, two from 1024 positions): its cores gain little from
      * more, and the two backends then eliminate in the same order, bit for bit; a GPU needs the parallel
      * segments (docs/design.md, "CPU and OpenCL agreement") */
@@ -146,7 +146,7 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     int cpu_P = ctn__chain_separators(c, &cpu_sep);
     cl_device_type type = 0;
     if (clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) type = 0;
-    int cpu_split = w->desc.debug.tree_segment < 0 && (type & CL_DEVICE_TYPE_CPU) != 0;
+    int cpu_split = w->desc.debug.chain_segment < 0 && (type & CL_DEVICE_TYPE_CPU) != 0;
     int *rec = ctn__malloc(((size_t)m + 1) * CTN_CH_INTS * sizeof *rec), *slot_pos = ctn__malloc(((size_t)joints + 1) * sizeof *slot_pos);
     int *sep = ctn__malloc(((size_t)m + 3) * sizeof *sep);
     ctn_status st = CTN_OK;
@@ -235,14 +235,14 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     if (o->have_direct_layout && o->direct_version == w->topology_version) return CTN_OK;
     o->have_direct_layout = 0;
     direct_chain *c = NULL;
-    int chain = w->desc.debug.direct_tree == 1 ? 0 : ctn__chain_build(w, &c, 0); /* 0: the CPU's split (upload_chain) */
+    int chain = w->desc.debug.direct_forest == 1 ? 0 : ctn__chain_build(w, &c, 0); /* 0: the CPU's split (upload_chain) */
     if (chain < 0) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     int joints = w->topo.joint_count, *hyb = ctn__calloc((size_t)joints + 1, sizeof *hyb);
     if (!hyb) {
         ctn__chain_free(c);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory splitting the joints for the direct solver");
     }
-    o->direct_tree = !chain;
+    o->direct_forest = !chain;
     o->schur_rows = 0; /* the forest path's prepare sets it (host/opencl/opencl_schur.c) */
     ctn_status st;
     if (chain) {
@@ -263,38 +263,42 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-/* The arguments 0..9 that the two chain assembly kernels share (ctn_k_chain_assemble,
+/* The arguments that the two chain assembly kernels share (ctn_k_chain_assemble,
  * ctn_k_chain_project_assemble): positions, rows, bodies, impulses and the system K, C, y. */
 static ctn_status chain_system_args(ctn_world *w, ctn_ocl *o, int k) {
+#define SYS(name, v) ARG_OF2(k, CHAIN_ASSEMBLE, CHAIN_PROJECT_ASSEMBLE, name, v)
     int m = o->direct_n;
-    ARGK(k, m, m);
-    ARGK(k, pos, o->dir_pos.mem);
-    ARGK(k, defs, o->defs.mem);
-    ARGK(k, blocks, o->blocks.mem);
-    ARGK(k, vel, o->vel.mem);
-    ARGK(k, inertia, o->inertia.mem);
-    ARGK(k, lambda, o->lambda.mem);
-    ARGK(k, K, o->dir_K.mem);
-    ARGK(k, C, o->dir_C.mem);
-    ARGK(k, y, o->dir_y.mem);
+    SYS(m, m);
+    SYS(pos, o->dir_pos.mem);
+    SYS(defs, o->defs.mem);
+    SYS(blocks, o->blocks.mem);
+    SYS(vel, o->vel.mem);
+    SYS(inertia, o->inertia.mem);
+    SYS(lambda, o->lambda.mem);
+    SYS(K, o->dir_K.mem);
+    SYS(C, o->dir_C.mem);
+    SYS(y, o->dir_y.mem);
     return CTN_OK;
+#undef SYS
 }
 
-/* The arguments 0..8 that the three chain velocity kernels share (ctn_k_chain_velocity and its fusions
+/* The arguments that the three chain velocity kernels share (ctn_k_chain_velocity and its fusions
  * with the substep's and the Newton step's integration): each body's joints, their solution y and the
  * body's velocity and inertia. */
 static ctn_status chain_velocity_args(ctn_world *w, ctn_ocl *o, int k) {
+#define VEL(name, v) ARG_OF3(k, CHAIN_VELOCITY, CHAIN_VELOCITY_PROJECT, CHAIN_VELOCITY_INTEGRATE, name, v)
     int nbody = w->body_count;
-    ARGK(k, nb, nbody);
-    ARGK(k, adj_offsets, o->adj_offsets.mem);
-    ARGK(k, adj, o->adj.mem);
-    ARGK(k, slot_pos, o->dir_slot_pos.mem);
-    ARGK(k, pos, o->dir_pos.mem);
-    ARGK(k, blocks, o->blocks.mem);
-    ARGK(k, y, o->dir_y.mem);
-    ARGK(k, vel, o->vel.mem);
-    ARGK(k, inertia, o->inertia.mem);
+    VEL(nb, nbody);
+    VEL(adj_offsets, o->adj_offsets.mem);
+    VEL(adj, o->adj.mem);
+    VEL(slot_pos, o->dir_slot_pos.mem);
+    VEL(pos, o->dir_pos.mem);
+    VEL(blocks, o->blocks.mem);
+    VEL(y, o->dir_y.mem);
+    VEL(vel, o->vel.mem);
+    VEL(inertia, o->inertia.mem);
     return CTN_OK;
+#undef VEL
 }
 
 /* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
@@ -319,7 +323,7 @@ static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
 }
 
 int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o) {
-    return !o->direct_tree && o->direct_n > 0 && o->direct_n == w->topo.joint_count && o->hyb_exact;
+    return !o->direct_forest && o->direct_n > 0 && o->direct_n == w->topo.joint_count && o->hyb_exact;
 }
 
 /* decide: the projection's Newton record `active` awaits its decision (its rows are built before the
@@ -388,7 +392,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 /* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
  * the rows and masses only), as the CPU reuses its factor. */
 static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
-    if (o->direct_tree) return ctn__ocl_forest_solve(w, o, active, rhs_only);
+    if (o->direct_forest) return ctn__ocl_forest_solve(w, o, active, rhs_only);
     return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer) : CTN_OK;
 }
 
@@ -459,11 +463,11 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     if (m == 0) return CTN_OK;
     /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; on a
      * chain the last exact solve leaves its velocities to the integration after it (the next stage) */
-    int chain = !o->direct_tree && o->direct_n > 0 && o->hyb_exact;
+    int chain = !o->direct_forest && o->direct_n > 0 && o->hyb_exact;
     int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
     /* a few loop closers on the forest path: their Schur complement (always, or in the substeps without
      * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
-    int schur = o->direct_tree && o->schur_rows > 0 && o->hyb_exact;
+    int schur = o->direct_forest && o->schur_rows > 0 && o->hyb_exact;
     int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
     int outer = sweep || schur ? ctn__direct_outer(w) : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));

@@ -1,4 +1,4 @@
-/* Exact solver for forests (trees) of joints on the device (the tree half of `direct` on OpenCL).
+/* Exact solver for forests of joints on the device (the forest path of `direct` on OpenCL).
  *
  * Scope: the spanning forest of the CPU's exact solver (host/solve/direct_build.c): joints between dynamic
  * bodies without loops, joints to the world or to static/kinematic bodies (at most CTN_DD_MAX_ATTACHED such
@@ -8,7 +8,7 @@
  * the CPU; hybrid_split below tells it which. A few loop closers are solved through their Schur complement
  * instead (host/opencl/opencl_schur.c, prepared here from the same ordering), whose columns are
  * substitutions through this factor without the update (ctn__ocl_forest_column). host/opencl/opencl_direct.c sends here every layout that is
- * not a set of chains (chains take its joint-space segments; desc.debug.direct_tree = 1 sends them here
+ * not a set of chains (chains take its joint-space segments; desc.debug.direct_forest = 1 sends them here
  * too).
  *
  * Symbolic phase (once per topology_version, host). The elimination tree of the CPU direct solver
@@ -20,7 +20,7 @@
  *   - bands: runs of consecutive narrow levels (at most `band` nodes) are one launch of a single
  *     work-item that walks their nodes in order.
  * GPUs band only single-node levels, CPU devices (PoCL) levels of up to 16 nodes: there one core walking
- * a path beats a launch per level. desc.debug.tree_band overrides; desc.debug.trace logs the schedule.
+ * a path beats a launch per level. desc.debug.forest_band overrides; desc.debug.trace logs the schedule.
  *
  * Per substep (after the warm start), leaves first: per wide level or band one ctn_k_forest_factor launch
  * (node pivot H_ii, its right-hand side r = target - J v - S lambda, the children's Schur contributions,
@@ -39,23 +39,23 @@
 
 /* Narrow levels merged into one serial launch: on a CPU device a node costs a few microseconds against
  * tens for a launch, on a GPU one thread's serial work is slow, so only single-node levels are merged.
- * desc.debug.tree_band overrides. */
+ * desc.debug.forest_band overrides. */
 #define BAND_WIDTH_CPU 16
 #define BAND_WIDTH_GPU 1
 
-typedef struct tree_launch {
+typedef struct forest_launch {
     int begin, end; /* range of lv_nodes */
     int serial;     /* a band of narrow levels, one work-item */
-} tree_launch;
+} forest_launch;
 
-typedef struct ocl_tree {
+typedef struct ocl_forest {
     unsigned version;
     int valid;
     int nodes, launches, levels;
     int local_one; /* CPU devices: work-groups of one item (see tenqueue) */
-    tree_launch *launch;
+    forest_launch *launch;
     ctn_clbuf lv_nodes, node, child, att, slot_info, mat, u, x;
-} ocl_tree;
+} ocl_forest;
 
 /* The hybrid's split of the slots (SLOT_* of the symbolic phase): 1 for the joints the elimination leaves
  * to the outer Gauss-Seidel for good (loop closers, contacts, curves, joints on bodies with partly zero
@@ -80,20 +80,20 @@ static ctn_status create_kernels(ctn_world *w, ctn_ocl *o) {
 static int knob(int value, int automatic) { return value >= 0 ? value : automatic; }
 
 /* Levels, launch schedule, node records and CSRs of the elimination tree s, uploaded to the device. */
-static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const direct_state *s) {
+static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_forest *tr, const direct_state *s) {
     const ctn_topology *t = &w->topo;
     int n = s->node_count, m = t->joint_count;
     size_t n1 = (size_t)n + 1;
     int *level = ctn__calloc(n1, sizeof *level), *lv_off = NULL, *lv_nodes = ctn__malloc(n1 * sizeof *lv_nodes);
     int *rec = ctn__malloc(n1 * CTN_TN_INTS * sizeof *rec), *nchild = ctn__calloc(n1, sizeof *nchild);
     int *child = ctn__malloc(n1 * sizeof *child), *slot_info = ctn__calloc(((size_t)m + 1) * CTN_TS_INTS, sizeof *slot_info);
-    tree_launch *launch = NULL;
+    forest_launch *launch = NULL;
     ctn_status st = CTN_OK;
     if (!level || !lv_nodes || !rec || !nchild || !child || !slot_info) goto oom;
     cl_device_type type = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
-    int band = knob(w->desc.debug.tree_band, gpu ? BAND_WIDTH_GPU : BAND_WIDTH_CPU);
+    int band = knob(w->desc.debug.forest_band, gpu ? BAND_WIDTH_GPU : BAND_WIDTH_CPU);
 
     /* child CSR in node order (the CPU's summation order) */
     for (int i = 0; i < n; ++i)
@@ -152,7 +152,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     /* launches: each wide level alone, each run of narrow levels as one serial band */
     int nl = 0;
     for (int l = 0; l < levels;) {
-        tree_launch *L = &launch[nl++];
+        forest_launch *L = &launch[nl++];
         if (lv_off[l + 1] - lv_off[l] > band) {
             L->begin = lv_off[l], L->end = lv_off[l + 1], L->serial = 0;
             ++l;
@@ -164,9 +164,9 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
         l = l1;
     }
     size_t vec = s->vec_off[n], mat = s->mat_off[n];
-    st = ctn__ocl_upload(w, o, &tr->lv_nodes, lv_nodes, (size_t)n * sizeof *lv_nodes, "the tree levels");
-    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->node, rec, (size_t)n * CTN_TN_INTS * sizeof *rec, "the tree nodes");
-    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->child, child, (size_t)off * sizeof *child, "the tree children");
+    st = ctn__ocl_upload(w, o, &tr->lv_nodes, lv_nodes, (size_t)n * sizeof *lv_nodes, "the forest levels");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->node, rec, (size_t)n * CTN_TN_INTS * sizeof *rec, "the forest nodes");
+    if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->child, child, (size_t)off * sizeof *child, "the forest children");
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->att, s->att, (size_t)s->att_off[n] * sizeof *s->att, "the attached joints");
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &tr->slot_info, slot_info, (size_t)m * CTN_TS_INTS * sizeof *slot_info, "the joint rows");
     if (st == CTN_OK) st = ctn__ocl_reserve(w, o, &tr->mat, (mat + 1) * sizeof(double), NULL);
@@ -179,28 +179,28 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_tree *tr, const d
     tr->launches = nl;
     tr->levels = levels;
     tr->nodes = n;
-    tr->local_one = knob(w->desc.debug.tree_local_one, !gpu);
+    tr->local_one = knob(w->desc.debug.forest_local_one, !gpu);
     goto done;
 oom:
-    st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory scheduling the joint tree for the direct solver");
+    st = ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory scheduling the joint forest for the direct solver");
 done:
     ctn__free(level), ctn__free(lv_off), ctn__free(lv_nodes), ctn__free(rec), ctn__free(nchild), ctn__free(child), ctn__free(slot_info), ctn__free(launch);
     return st;
 }
 
 ctn_status ctn__ocl_forest_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
-    ocl_tree *tr = o->tree;
+    ocl_forest *tr = o->forest;
     if (!tr) {
         tr = ctn__calloc(1, sizeof *tr);
-        if (!tr) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the tree direct solver");
-        o->tree = tr;
+        if (!tr) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the direct solver's forest path");
+        o->forest = tr;
     }
     TRY(create_kernels(w, o));
     if (tr->valid && tr->version == w->topology_version && !hyb) return CTN_OK;
     tr->valid = 0;
     direct_state s;
     memset(&s, 0, sizeof s);
-    if (!ctn__direct_symbolic(w, &s)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the joint tree for the direct solver");
+    if (!ctn__direct_symbolic(w, &s)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the joint forest for the direct solver");
     if (hyb) hybrid_split(w, &s, hyb);
     ctn_status st = build_schedule(w, o, tr, &s);
     if (st == CTN_OK) st = ctn__ocl_schur_prepare(w, o, &s);
@@ -218,23 +218,23 @@ ctn_status ctn__ocl_forest_prepare(ctn_world *w, ctn_ocl *o, int *hyb) {
  * sized for the group and these kernels keep tens of kB of private arrays per item (the dense node
  * inverse), which overflowed it with larger automatic groups (measured: PoCL 3.x crashed in
  * ctn_k_seg_* at 8192 positions). One-item groups cost nothing measurable there (tree:10000). */
-static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, size_t items, const char *what) {
+static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_forest *tr, int k, size_t items, const char *what) {
     size_t one = 1;
     return ctn__ocl_enqueue(w, o, k, items, tr->local_one ? &one : NULL, what);
 }
 
-static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_tree *tr, int k, int begin, int end, int serial, const char *what) {
+static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_forest *tr, int k, int begin, int end, int serial, const char *what) {
     if (end <= begin) return CTN_OK;
-    ARGK(k, begin, begin);
-    ARGK(k, end, end);
-    ARGK(k, serial, serial);
+    ARG_OF2(k, FOREST_FACTOR, FOREST_BACK, begin, begin);
+    ARG_OF2(k, FOREST_FACTOR, FOREST_BACK, end, end);
+    ARG_OF2(k, FOREST_FACTOR, FOREST_BACK, serial, serial);
     return tenqueue(w, o, tr, k, serial ? 1 : (size_t)(end - begin), what);
 }
 
 /* One factor (rhs_only 0), or forward substitution (1: a re-solve, 2: Schur column schur_k), and back
  * substitution, with the update of velocities and impulses when apply. */
-static ctn_status tree_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int schur_k, int apply) {
-    ocl_tree *tr = o->tree;
+static ctn_status forest_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int schur_k, int apply) {
+    ocl_forest *tr = o->forest;
     if (!tr || !tr->valid || tr->nodes == 0) return CTN_OK;
     ARG(FOREST_FACTOR, lv_nodes, tr->lv_nodes.mem);
     ARG(FOREST_FACTOR, node, tr->node.mem);
@@ -270,27 +270,27 @@ static ctn_status tree_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_onl
     ARG(FOREST_BACK, active, active);
     ARG(FOREST_BACK, apply, apply);
     for (int l = 0; l < tr->launches; ++l) {
-        const tree_launch *L = &tr->launch[l];
-        TRY(tlaunch(w, o, tr, CTN_K_FOREST_FACTOR, L->begin, L->end, L->serial, "direct solver: tree factor"));
+        const forest_launch *L = &tr->launch[l];
+        TRY(tlaunch(w, o, tr, CTN_K_FOREST_FACTOR, L->begin, L->end, L->serial, "direct solver: forest factor"));
     }
     for (int l = tr->launches - 1; l >= 0; --l) {
-        const tree_launch *L = &tr->launch[l];
-        TRY(tlaunch(w, o, tr, CTN_K_FOREST_BACK, L->begin, L->end, L->serial, "direct solver: tree back-substitution"));
+        const forest_launch *L = &tr->launch[l];
+        TRY(tlaunch(w, o, tr, CTN_K_FOREST_BACK, L->begin, L->end, L->serial, "direct solver: forest back-substitution"));
     }
     return CTN_OK;
 }
 
-ctn_status ctn__ocl_forest_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) { return tree_pass(w, o, active, rhs_only, 0, 1); }
+ctn_status ctn__ocl_forest_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only) { return forest_pass(w, o, active, rhs_only, 0, 1); }
 
-ctn_status ctn__ocl_forest_column(ctn_world *w, ctn_ocl *o, cl_mem active, int k) { return tree_pass(w, o, active, 2, k, 0); }
+ctn_status ctn__ocl_forest_column(ctn_world *w, ctn_ocl *o, cl_mem active, int k) { return forest_pass(w, o, active, 2, k, 0); }
 
 cl_mem ctn__ocl_forest_solution(const ctn_ocl *o) {
-    const ocl_tree *tr = o->tree;
+    const ocl_forest *tr = o->forest;
     return tr ? tr->x.mem : NULL;
 }
 
 void ctn__ocl_forest_release(ctn_ocl *o) {
-    ocl_tree *tr = o->tree;
+    ocl_forest *tr = o->forest;
     if (!tr) return;
     ctn_clbuf *bufs[] = {&tr->lv_nodes, &tr->node, &tr->child, &tr->att, &tr->slot_info, &tr->mat, &tr->u, &tr->x};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
@@ -298,5 +298,5 @@ void ctn__ocl_forest_release(ctn_ocl *o) {
     ctn__ocl_release_kernels(o, CTN_K_FOREST_FIRST, CTN_K_FOREST_END);
     ctn__free(tr->launch);
     ctn__free(tr);
-    o->tree = NULL;
+    o->forest = NULL;
 }

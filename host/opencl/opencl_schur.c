@@ -11,13 +11,13 @@
  * takes the CPU's branch in every substep without a read to the host.
  *
  * Per substep, after the first exact solve: per row k a substitution of (J_k^T; 0) through the factor
- * (ctn__ocl_forest_column: the tree's forward and back launches without the update) and ctn_k_schur_column for
+ * (ctn__ocl_forest_column: the forest path's forward and back launches without the update) and ctn_k_schur_column for
  * column k of W, the last one inverting W; then per outer iteration ctn_k_schur_impulse (dl_E = W^-1 r_E,
  * applied) before the forest's re-solve. Launches per substep: the gate (when there is one), R times (the
- * tree's launches + 1), and one per outer iteration in place of the sweep's; no read to the host. On
+ * forest path's launches + 1), and one per outer iteration in place of the sweep's; no read to the host. On
  * examples/closed_chain.json (R = 1, every level narrow on PoCL: one band each way) a step took 143 launches
  * at 4 iterations against 206 with the sweeps, its position projection needing fewer Newton steps once the
- * loop holds. Both backends run the same operations in the same order (the tree kernels sum in the CPU's
+ * loop holds. Both backends run the same operations in the same order (the forest kernels sum in the CPU's
  * order), so a ring runs bit for bit alike until the host's libm and the device round a sine of the
  * integration differently (tests/test_opencl_loops.c). */
 #include "opencl/opencl_internal.h"

@@ -1,7 +1,7 @@
 /* The symbolic half of the exact forest solver (host/solve/solver_direct.c, whose header comment gives the
  * system and the ordering): per topology version, the spanning forest of the dynamic bodies, which joints
  * become joint nodes, which are merged into body nodes (supernodes) and which go to the Gauss-Seidel set,
- * the elimination order (children before parents) and the factor storage. The OpenCL tree solver
+ * the elimination order (children before parents) and the factor storage. The OpenCL forest path
  * (host/opencl/opencl_forest.c) uploads the same structure through ctn__direct_symbolic. */
 #include "core/world.h"
 #include "solve/direct_internal.h"

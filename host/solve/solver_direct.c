@@ -85,7 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dense math shared with the OpenCL tree kernels (kernels/ctn_direct.h); here its Cholesky inverse also
+/* Dense math shared with the OpenCL forest kernels (kernels/ctn_direct.h); here its Cholesky inverse also
  * takes the Schur matrix of the loop closers (kernels/ctn_direct_schur.h), hence the larger bound. */
 #define CTN_DD_MAX_DENSE DIRECT_MAX_SCHUR_ROWS
 #include "ctn_direct.h"
@@ -276,6 +276,14 @@ void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks) {
     }
     ctn__chain_set_reference(s->chain, NULL, NULL);
     ctn__chain_solve_rest(w, s->chain, blocks);
+}
+
+int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h) {
+    direct_state *s = w->direct_data;
+    if (!ctn__direct_exact(w) || !s->chain) return 0;
+    s->resolve = 0;
+    ctn__chain_set_reference(s->chain, NULL, NULL);
+    return ctn__chain_chord_step(w, s->chain, blocks, h);
 }
 
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks) {

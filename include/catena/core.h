@@ -179,21 +179,21 @@ CTN_API long ctn_allocated_blocks(void);
  *  "automatic" (-1, or 0 / NULL for the on-off switches). Read when the world is created and whenever
  *  the solver layout is rebuilt. */
 typedef struct ctn_debug_options {
-    int direct_tree;    /**< OpenCL `direct` for chains: -1 automatic (the joint-space chain path), 0 the
-                             chain path, 1 the forest path */
-    int tree_band;      /**< OpenCL forest path: levels of at most this many nodes are merged into one
-                             serial launch; -1 automatic (16 on CPU devices, 1 on GPUs) */
-    int tree_segment;   /**< OpenCL chain path: joints per segment (one work-item eliminates a segment),
-                             0 one segment for the whole sequence; -1 automatic (128) */
-    int tree_local_one; /**< OpenCL forest path: 1 runs the serial bands with a work-group of one, 0 with
-                             the device's preferred size; -1 automatic (1 on CPU devices) */
-    int trace;          /**< non-zero: the exact solver logs its layout (CTN_LOG_DEBUG) when it is built */
-    int project_chord;  /**< exact solver's position projection: 1 tries chord steps (the last factor of the
-                             step, no new factorisation) before Newton steps, 0 Newton steps only; -1
-                             automatic (on where the backend has the chord stages: the CPU backend) */
-    const char *fault;  /**< device-fault injection "NAME[@STEP]" (host/core/fault.c lists the names), for
-                             tests and failure drills; NULL or "" for none. Only in builds configured with
-                             -DCATENA_FAULT_INJECTION=ON, else world creation fails with CTN_ERR_UNSUPPORTED */
+    int direct_forest;    /**< OpenCL `direct` for chains: -1 automatic (the joint-space chain path), 0 the
+                           chain path, 1 the forest path */
+    int forest_band;      /**< OpenCL forest path: levels of at most this many nodes are merged into one
+                           serial launch; -1 automatic (16 on CPU devices, 1 on GPUs) */
+    int chain_segment;    /**< OpenCL chain path: joints per segment (one work-item eliminates a segment),
+                           0 one segment for the whole sequence; -1 automatic (128) */
+    int forest_local_one; /**< OpenCL forest path: 1 runs the serial bands with a work-group of one, 0 with
+                           the device's preferred size; -1 automatic (1 on CPU devices) */
+    int trace;            /**< non-zero: the exact solver logs its layout (CTN_LOG_DEBUG) when it is built */
+    int project_chord;    /**< exact solver's position projection: 1 tries chord steps (the last factor of the
+                           step, no new factorisation) before Newton steps, 0 Newton steps only; -1
+                           automatic (on where the backend has the chord stages: the CPU backend) */
+    const char *fault;    /**< device-fault injection "NAME[@STEP]" (host/core/fault.c lists the names), for
+                           tests and failure drills; NULL or "" for none. Only in builds configured with
+                           -DCATENA_FAULT_INJECTION=ON, else world creation fails with CTN_ERR_UNSUPPORTED */
 } ctn_debug_options;
 
 /* Limits enforced by the API (checked before any allocation). */
