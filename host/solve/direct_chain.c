@@ -274,7 +274,8 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
         for (size_t e = CH_C(c, p - 1, nfix); e < CH_C(c, p, nfix); ++e) c->C[e] = 0.0;
-    c->axes[p] = (unsigned char)(!full && ctn_dd_rows_axes(blk));
+    int axes = !full && ctn_dd_rows_axes(blk);
+    c->axes[p] = (unsigned char)axes;
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
@@ -285,7 +286,8 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     ctn_sym3 Ia = {0}, Ib = {0};
     if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
-    ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, bp ? ROWS(c, p - 1, nfix) : 0, bp ? c->side[p - 1] & 1 : 0,
+    int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
+    ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, bp ? ROWS(c, p - 1, nfix) : 0, bp ? c->side[p - 1] & 1 : 0,
                           bp ? (c->side[p - 1] >> 1) & 1 : 0, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
