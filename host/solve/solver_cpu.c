@@ -586,7 +586,7 @@ static void cpu_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1, NULL, NULL};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, NULL, NULL};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {
