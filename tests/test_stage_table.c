@@ -37,7 +37,7 @@ typedef struct config {
     const char *cpu[3];    /* substep 0, 1, 2 */
     const char *opencl[3]; /* substep 0, 1, 2 */
     const char *project[2]; /* OpenCL: the projection's Newton step and check, decided on the device */
-    const char *host[4];    /* CPU: the Newton step, its check, the first and the last chord step, decided on the host */
+    const char *host[5];    /* CPU: the Newton step, its check, a chord step, the last, one after a chord step (host decides) */
 } config;
 
 #define PLAIN "PREPARE FORCES WARM_START SOLVE INTEGRATE"
@@ -46,13 +46,17 @@ typedef struct config {
 #define CL_ROWS "PROJECT_REST PREPARE[PREPARE+PROJECT_ROWS]"
 #define CL_SOLVE "SOLVE[SOLVE+PROJECT_DECIDE]"
 #define CL_MEASURE "MEASURE[PROJECT_DECIDE+POSES_UNDO+PROJECT_LEAVE+MEASURE]"
-/* the host-decided projection (the CPU's): a Newton step with and without geometric stiffness, its check, and
- * a chord step (the first; the last of CTN_PROJECT_MAX is a Newton step) */
+/* the host-decided projection (the CPU's): a Newton step with and without geometric stiffness, its check, a
+ * chord step (the last of CTN_PROJECT_MAX is a Newton step), and one right after a chord step; on chain:8 the
+ * chain path's chord solve moves the poses and leaves the scratch arrays at rest (cpu_plan), so it covers
+ * INTEGRATE and the next step's PROJECT_REST */
 #define CPU_DECIDE "PROJECT_DECIDE[PROJECT_DECIDE+POSES_UNDO]"
 #define CPU_ROWS "PROJECT_REST PREPARE PROJECT_ROWS " CPU_DECIDE
 #define CPU_STEP_GEOM CPU_ROWS " GEOMETRIC_INERTIA POSES_KEEP SOLVE INTEGRATE"
 #define CPU_STEP CPU_ROWS " POSES_KEEP SOLVE INTEGRATE"
-#define CPU_CHORD "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP CHORD_SOLVE INTEGRATE"
+#define CPU_MOVE "CHORD_SOLVE[INTEGRATE+PROJECT_REST+CHORD_SOLVE]"
+#define CPU_CHORD "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
+#define CPU_CHORD_NEXT "CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
 #define CPU_CHORD_LAST_GEOM "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE GEOMETRIC_INERTIA SOLVE INTEGRATE"
 #define CPU_CHORD_LAST "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE SOLVE INTEGRATE"
 static const config configs[] = {
@@ -71,10 +75,10 @@ static const config configs[] = {
       "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
       "PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]"},
      {CL_ROWS " " CL_SOLVE " INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
-     {CPU_STEP_GEOM, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST_GEOM}},
+     {CPU_STEP_GEOM, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST_GEOM, CPU_CHORD_NEXT}},
     {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL}, {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
      {CL_ROWS " " CL_SOLVE " INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
-     {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST}},
+     {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}},
 };
 
 /* The stages an entry table covers, in the order they run (a fused entry's in the pipeline's order). */
@@ -158,11 +162,11 @@ static void check_backend(ctn_backend backend, const char *label) {
         if (cf->project[0]) { /* the projection's tables (project_steps): the device's, or the host's */
             ctn_step_params p = prm;
             p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
-            static const ctn_stage_table tables[4] = {CTN_TABLE_PROJECT_STEP, CTN_TABLE_PROJECT_CHECK, CTN_TABLE_PROJECT_CHORD,
-                                                      CTN_TABLE_PROJECT_CHORD};
-            static const char *const names[4] = {"step ", "check", "chord", "chord, last"};
+            static const ctn_stage_table tables[5] = {CTN_TABLE_PROJECT_STEP, CTN_TABLE_PROJECT_CHECK, CTN_TABLE_PROJECT_CHORD,
+                                                      CTN_TABLE_PROJECT_CHORD, CTN_TABLE_PROJECT_CHORD_NEXT};
+            static const char *const names[5] = {"step ", "check", "chord", "chord, last", "chord, next"};
             int cpu = backend == CTN_BACKEND_CPU;
-            for (int t = 0; t < (cpu ? 4 : 2); ++t) {
+            for (int t = 0; t < (cpu ? 5 : 2); ++t) {
                 ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
                 int sub = t == 3 ? CTN_PROJECT_MAX - 1 : 0, count = ctn__stage_plan(w, ops, &p, tables[t], sub, cpu ? CTN_PROJECT_MAX : 1, e);
                 char got[512];

@@ -31,7 +31,7 @@ static ctn_status dot(ctn_world *w, ctn_ocl *o, size_t len, int slot, cl_mem x, 
 }
 
 static ctn_status scalar_kernel(ctn_world *w, ctn_ocl *o, int k, const char *what) {
-    ARGK(k, sc, o->cg_scalars.mem);
+    ARG_OF3(k, CG_START, CG_ALPHA, CG_BETA, sc, o->cg_scalars.mem);
     return ctn__ocl_launch(w, o, k, 1, what);
 }
 

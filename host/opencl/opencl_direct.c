@@ -263,38 +263,42 @@ ctn_status ctn__ocl_direct_prepare(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-/* The arguments 0..9 that the two chain assembly kernels share (ctn_k_chain_assemble,
+/* The arguments that the two chain assembly kernels share (ctn_k_chain_assemble,
  * ctn_k_chain_project_assemble): positions, rows, bodies, impulses and the system K, C, y. */
 static ctn_status chain_system_args(ctn_world *w, ctn_ocl *o, int k) {
+#define SYS(name, v) ARG_OF2(k, CHAIN_ASSEMBLE, CHAIN_PROJECT_ASSEMBLE, name, v)
     int m = o->direct_n;
-    ARGK(k, m, m);
-    ARGK(k, pos, o->dir_pos.mem);
-    ARGK(k, defs, o->defs.mem);
-    ARGK(k, blocks, o->blocks.mem);
-    ARGK(k, vel, o->vel.mem);
-    ARGK(k, inertia, o->inertia.mem);
-    ARGK(k, lambda, o->lambda.mem);
-    ARGK(k, K, o->dir_K.mem);
-    ARGK(k, C, o->dir_C.mem);
-    ARGK(k, y, o->dir_y.mem);
+    SYS(m, m);
+    SYS(pos, o->dir_pos.mem);
+    SYS(defs, o->defs.mem);
+    SYS(blocks, o->blocks.mem);
+    SYS(vel, o->vel.mem);
+    SYS(inertia, o->inertia.mem);
+    SYS(lambda, o->lambda.mem);
+    SYS(K, o->dir_K.mem);
+    SYS(C, o->dir_C.mem);
+    SYS(y, o->dir_y.mem);
     return CTN_OK;
+#undef SYS
 }
 
-/* The arguments 0..8 that the three chain velocity kernels share (ctn_k_chain_velocity and its fusions
+/* The arguments that the three chain velocity kernels share (ctn_k_chain_velocity and its fusions
  * with the substep's and the Newton step's integration): each body's joints, their solution y and the
  * body's velocity and inertia. */
 static ctn_status chain_velocity_args(ctn_world *w, ctn_ocl *o, int k) {
+#define VEL(name, v) ARG_OF3(k, CHAIN_VELOCITY, CHAIN_VELOCITY_PROJECT, CHAIN_VELOCITY_INTEGRATE, name, v)
     int nbody = w->body_count;
-    ARGK(k, nb, nbody);
-    ARGK(k, adj_offsets, o->adj_offsets.mem);
-    ARGK(k, adj, o->adj.mem);
-    ARGK(k, slot_pos, o->dir_slot_pos.mem);
-    ARGK(k, pos, o->dir_pos.mem);
-    ARGK(k, blocks, o->blocks.mem);
-    ARGK(k, y, o->dir_y.mem);
-    ARGK(k, vel, o->vel.mem);
-    ARGK(k, inertia, o->inertia.mem);
+    VEL(nb, nbody);
+    VEL(adj_offsets, o->adj_offsets.mem);
+    VEL(adj, o->adj.mem);
+    VEL(slot_pos, o->dir_slot_pos.mem);
+    VEL(pos, o->dir_pos.mem);
+    VEL(blocks, o->blocks.mem);
+    VEL(y, o->dir_y.mem);
+    VEL(vel, o->vel.mem);
+    VEL(inertia, o->inertia.mem);
     return CTN_OK;
+#undef VEL
 }
 
 /* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */

@@ -225,9 +225,9 @@ static ctn_status tenqueue(ctn_world *w, ctn_ocl *o, ocl_forest *tr, int k, size
 
 static ctn_status tlaunch(ctn_world *w, ctn_ocl *o, ocl_forest *tr, int k, int begin, int end, int serial, const char *what) {
     if (end <= begin) return CTN_OK;
-    ARGK(k, begin, begin);
-    ARGK(k, end, end);
-    ARGK(k, serial, serial);
+    ARG_OF2(k, FOREST_FACTOR, FOREST_BACK, begin, begin);
+    ARG_OF2(k, FOREST_FACTOR, FOREST_BACK, end, end);
+    ARG_OF2(k, FOREST_FACTOR, FOREST_BACK, serial, serial);
     return tenqueue(w, o, tr, k, serial ? 1 : (size_t)(end - begin), what);
 }
 

@@ -204,12 +204,9 @@ ctn_status ctn__ocl_enqueue(ctn_world *w, ctn_ocl *o, int k, size_t global, cons
 /* Kernel k of the step's set over `items` work-items (rounded up to its work-group size o->local[k]);
  * no-op for 0 items. Counts toward the injected enqueue fault. */
 ctn_status ctn__ocl_launch(ctn_world *w, ctn_ocl *o, int k, size_t items, const char *what);
-/* Sets argument i of kernel k (CTN_K_*, any set); errors name the kernel and the argument. */
+/* Sets argument i of kernel k (CTN_K_*, any set); errors name the kernel and the argument. i < 0 is an
+ * error (CTN_ERR_DEVICE): ARG_OF2/3 give it when k is none of the kernels they name. */
 ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, int i, size_t size, const void *value);
-/* The same with the argument found by its name in kernel k's declaration: for code that binds the
- * arguments several kernels share (same name, same place) with k known at run time only; a name k lacks
- * is an error (CTN_ERR_DEVICE) naming both. */
-ctn_status ctn__ocl_arg_named(ctn_world *w, ctn_ocl *o, int k, const char *name, size_t size, const void *value);
 /* Creates kernels [first, end) that are not created yet. Returns CL_SUCCESS, or the failing code with
  * *failed set to the kernel's index (its handle left NULL). */
 cl_int ctn__ocl_create_kernels(ctn_ocl *o, int first, int end, int *failed);
@@ -350,11 +347,55 @@ ctn_status ctn__opencl_copy_bandwidth(ctn_world *w, size_t bytes, int reps, doub
         ctn_status s_ = (expr);            \
         if (s_ != CTN_OK) return s_;       \
     } while (0)
-/* Bind argument `name` of kernel ID (CTN_K_ID, declared in opencl_kernels.h) to the value v; a name the
- * declaration lacks does not compile. LOCAL_ARG: a __local argument of `bytes`. ARGK: kernel k known at
- * run time only, the argument found by name (ctn__ocl_arg_named). With w and o in scope. */
-#define ARG(ID, name, v) TRY(ctn__ocl_arg(w, o, CTN_K_##ID, CTN_A_##ID##_##name, sizeof(v), &(v)))
-#define LOCAL_ARG(ID, name, bytes) TRY(ctn__ocl_arg(w, o, CTN_K_##ID, CTN_A_##ID##_##name, (bytes), NULL))
-#define ARGK(k, name, v) TRY(ctn__ocl_arg_named(w, o, (k), #name, sizeof(v), &(v)))
+/* The host type of each argument kind of opencl_kernels.h, and of each argument: ctn_ocl_at_<ID>_<name>.
+ * A __local argument's type is incomplete: it has no value to bind, LOCAL_ARG gives its size. */
+typedef cl_mem ctn_ocl_at_global;
+typedef struct ctn_ocl_local_arg ctn_ocl_at_local;
+typedef cl_int ctn_ocl_at_int;
+typedef cl_float ctn_ocl_at_float;
+typedef ctn_step_params ctn_ocl_at_params;
+#define CTN__AT(id, kind, a) typedef ctn_ocl_at_##kind ctn_ocl_at_##id##_##a;
+#define CTN__ATS(id, name) CTN_OCL_ARGS_##id(CTN__AT, id)
+CTN_OCL_KERNELS(CTN__ATS)
+#undef CTN__ATS
+#undef CTN__AT
+
+/* Bind argument `name` of kernel ID (CTN_K_ID, declared in opencl_kernels.h) to the lvalue v. The index
+ * and the size come from the declaration: a name it lacks does not compile, nor does a v whose type is not
+ * the argument kind's host type (an int for a float, a size_t for an int, a cl_mem for a value; the
+ * pointer initialisation below is a constraint violation, -Werror). LOCAL_ARG: the __local argument
+ * `name`, `bytes` long (a name of another kind fails its static assertion). ARG_OF2 / ARG_OF3: kernel k,
+ * known at run time only, is one of the kernels named (the arguments several kernels share); the name
+ * and type are checked against each of them at compile time, the index is the one of the kernel k is,
+ * and a k that is none of them is an error. With w and o in scope. */
+#define ARG(ID, name, v)                                                              \
+    do {                                                                              \
+        const ctn_ocl_at_##ID##_##name *arg_ = &(v);                                  \
+        TRY(ctn__ocl_arg(w, o, CTN_K_##ID, CTN_A_##ID##_##name, sizeof *arg_, arg_)); \
+    } while (0)
+#define LOCAL_ARG(ID, name, bytes)                                                                                     \
+    do {                                                                                                               \
+        _Static_assert((int)CTN_AK_##ID##_##name == (int)CTN_OCL_ARG_local, #ID " argument " #name " is not __local"); \
+        TRY(ctn__ocl_arg(w, o, CTN_K_##ID, CTN_A_##ID##_##name, (bytes), NULL));                                       \
+    } while (0)
+#define CTN__ARG_AT(k, ID, name) (k) == CTN_K_##ID ? CTN_A_##ID##_##name
+#define ARG_OF2(k, ID1, ID2, name, v)                                                                         \
+    do {                                                                                                      \
+        const ctn_ocl_at_##ID1##_##name *arg_ = &(v);                                                         \
+        const ctn_ocl_at_##ID2##_##name *arg2_ = &(v);                                                        \
+        (void)arg2_;                                                                                          \
+        TRY(ctn__ocl_arg(w, o, (k), CTN__ARG_AT(k, ID1, name) : CTN__ARG_AT(k, ID2, name) : -1, sizeof *arg_, \
+                         arg_));                                                                              \
+    } while (0)
+#define ARG_OF3(k, ID1, ID2, ID3, name, v)                                                                       \
+    do {                                                                                                         \
+        const ctn_ocl_at_##ID1##_##name *arg_ = &(v);                                                            \
+        const ctn_ocl_at_##ID2##_##name *arg2_ = &(v);                                                           \
+        const ctn_ocl_at_##ID3##_##name *arg3_ = &(v);                                                           \
+        (void)arg2_, (void)arg3_;                                                                                \
+        TRY(ctn__ocl_arg(w, o, (k),                                                                              \
+                         CTN__ARG_AT(k, ID1, name) : CTN__ARG_AT(k, ID2, name) : CTN__ARG_AT(k, ID3, name) : -1, \
+                         sizeof *arg_, arg_));                                                                   \
+    } while (0)
 
 #endif /* CTN_HOST_OPENCL_INTERNAL_H */

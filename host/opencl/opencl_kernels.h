@@ -2,12 +2,18 @@
  *
  * CTN_OCL_KERNELS lists the kernels: an identifier (CTN_K_<ID>, the index into ctn_ocl.kernel) and the
  * kernel's name in the program. CTN_OCL_ARGS_<ID> lists that kernel's parameters in the order of its
- * parameter list, each by the name it has in the kernel source. From them come the kernel indices, one
- * argument index per parameter (CTN_A_<ID>_<name>), the argument counts and the table of names
- * (ctn__ocl_kernel_table). The host binds arguments by name through ARG(ID, name, value)
- * (host/opencl/opencl_internal.h): a name the declaration lacks does not compile. The declaration itself is
- * checked against the compiled program by tests/test_opencl_kernel_args.c, which reads every kernel's
- * argument count and names back with clGetKernelArgInfo (the program built with -cl-kernel-arg-info).
+ * parameter list, each as A_(K_, kind, name): its kind and the name it has in the kernel source. The kinds:
+ *   global  a __global buffer, bound to a cl_mem;
+ *   local   a __local array, given only its size in bytes (LOCAL_ARG);
+ *   int, float, params  a value of the kernel's type int, float or ctn_step_params, bound to a cl_int,
+ *           cl_float or ctn_step_params.
+ * From them come the kernel indices, one argument index per parameter (CTN_A_<ID>_<name>), the argument
+ * counts and the table of names and kinds (ctn__ocl_kernel_table). The host binds arguments by name through
+ * ARG(ID, name, value) (host/opencl/opencl_internal.h): a name the declaration lacks, or a value whose type
+ * is not the kind's, does not compile. The declaration itself is checked against the compiled program by
+ * tests/test_opencl_kernel_args.c, which reads every kernel's argument count, names, address spaces and
+ * value types back with clGetKernelArgInfo (the program built with -cl-kernel-arg-info, in the test only:
+ * the library's builds do not ask for argument information).
  *
  * The kernels come in sets created at different times: the step's set (backend creation), the exact
  * solver's chain kernels (first use, devices with fp64), its forest kernels and the loop closers' Schur
@@ -71,99 +77,134 @@
     X_(SCHUR_COLUMN, ctn_k_schur_column) \
     X_(SCHUR_IMPULSE, ctn_k_schur_impulse)
 
-/* The parameters of each kernel, in order, by their names in kernels/catena_*.cl. */
-#define CTN_OCL_ARGS_PREPARE(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, inertia) A_(K_, split) \
-    A_(K_, prm) A_(K_, blocks) A_(K_, n) A_(K_, gs_h) A_(K_, props) A_(K_, adj_offsets) A_(K_, adj) A_(K_, lambda)
-#define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, n) A_(K_, props) A_(K_, inertia) A_(K_, sadj_offsets) A_(K_, sadj) \
-    A_(K_, springs) A_(K_, pose) A_(K_, vel_in) A_(K_, vel_out) A_(K_, prm) A_(K_, gather) A_(K_, adj_offsets) \
-    A_(K_, adj) A_(K_, blocks) A_(K_, l) A_(K_, scale)
-#define CTN_OCL_ARGS_GATHER(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, adj) A_(K_, blocks) A_(K_, l) A_(K_, scale) \
-    A_(K_, vel) A_(K_, inertia)
-#define CTN_OCL_ARGS_GS_COLOUR(A_, K_) A_(K_, offset) A_(K_, count) A_(K_, defs) A_(K_, blocks) A_(K_, lambda) \
-    A_(K_, vel) A_(K_, inertia) A_(K_, r2)
-#define CTN_OCL_ARGS_GS_SERIAL(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, defs) A_(K_, blocks) A_(K_, lambda) \
-    A_(K_, vel) A_(K_, inertia) A_(K_, r2)
-#define CTN_OCL_ARGS_JACOBI(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, lambda) A_(K_, vel) A_(K_, dlambda) \
-    A_(K_, r2)
-#define CTN_OCL_ARGS_INTEGRATE(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia) A_(K_, h) \
-    A_(K_, adj_offsets) A_(K_, adj) A_(K_, defs) A_(K_, lambda) A_(K_, gs_h) A_(K_, begin) A_(K_, rest)
-#define CTN_OCL_ARGS_CG_INIT(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, lambda) A_(K_, r) \
-    A_(K_, z) A_(K_, p)
-#define CTN_OCL_ARGS_CG_START(A_, K_) A_(K_, sc)
-#define CTN_OCL_ARGS_CG_GATHER(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, adj) A_(K_, blocks) A_(K_, p) A_(K_, vel) \
-    A_(K_, inertia) A_(K_, u)
-#define CTN_OCL_ARGS_CG_APPLY(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, u) A_(K_, p) A_(K_, ap)
-#define CTN_OCL_ARGS_CG_ALPHA(A_, K_) A_(K_, sc)
-#define CTN_OCL_ARGS_CG_UPDATE(A_, K_) A_(K_, m) A_(K_, blocks) A_(K_, sc) A_(K_, lambda) A_(K_, r) A_(K_, p) \
-    A_(K_, ap) A_(K_, z)
-#define CTN_OCL_ARGS_CG_VELOCITY(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, sc) A_(K_, u) A_(K_, vel)
-#define CTN_OCL_ARGS_CG_BETA(A_, K_) A_(K_, sc)
-#define CTN_OCL_ARGS_CG_DIRECTION(A_, K_) A_(K_, len) A_(K_, sc) A_(K_, z) A_(K_, p)
-#define CTN_OCL_ARGS_JOINT_ERROR(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, gap) A_(K_, angle)
-#define CTN_OCL_ARGS_REDUCE3(A_, K_) A_(K_, n) A_(K_, x0) A_(K_, x1) A_(K_, x2) A_(K_, out) A_(K_, scratch)
-#define CTN_OCL_ARGS_REDUCE3_FINAL(A_, K_) A_(K_, groups) A_(K_, partial) A_(K_, out) A_(K_, scratch)
-#define CTN_OCL_ARGS_GEOMETRIC_INERTIA(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, props) A_(K_, adj_offsets) A_(K_, adj) \
-    A_(K_, defs) A_(K_, lambda) A_(K_, gs_h) A_(K_, inertia)
-#define CTN_OCL_ARGS_MEASURE(A_, K_) A_(K_, m) A_(K_, n) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, r2) A_(K_, lambda) \
-    A_(K_, limit) A_(K_, partial) A_(K_, ipartial) A_(K_, scratch) A_(K_, iscratch) A_(K_, leave) A_(K_, state) \
-    A_(K_, decide) A_(K_, kept) A_(K_, props) A_(K_, inertia) A_(K_, istats) A_(K_, at)
-#define CTN_OCL_ARGS_MEASURE_FINAL(A_, K_) A_(K_, groups) A_(K_, n) A_(K_, m) A_(K_, partial) A_(K_, ipartial) A_(K_, stats) \
-    A_(K_, istats) A_(K_, at) A_(K_, scratch) A_(K_, iscratch)
-#define CTN_OCL_ARGS_PROJECT_PREPARE(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, inertia) \
-    A_(K_, split) A_(K_, prm) A_(K_, blocks) A_(K_, err) A_(K_, state) A_(K_, scratch) A_(K_, residual) \
-    A_(K_, real_vel) A_(K_, real_lambda) A_(K_, r2)
-#define CTN_OCL_ARGS_PROJECT_DECIDE(A_, K_) A_(K_, from) A_(K_, to)
-#define CTN_OCL_ARGS_PROJECT_INTEGRATE(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia) \
-    A_(K_, h) A_(K_, kept) A_(K_, state) A_(K_, real_vel) A_(K_, adj_offsets) A_(K_, adj) A_(K_, defs) A_(K_, lambda) \
-    A_(K_, gs_h)
-#define CTN_OCL_ARGS_ASSEMBLE_SLOT(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, split) \
-    A_(K_, blocks) A_(K_, mu) A_(K_, gap) A_(K_, angle)
-#define CTN_OCL_ARGS_ASSEMBLE_BODY(A_, K_) A_(K_, n) A_(K_, adj_offsets) A_(K_, adj) A_(K_, blocks) A_(K_, mu) \
-    A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia)
-#define CTN_OCL_ARGS_CHAIN_ASSEMBLE(A_, K_) A_(K_, m) A_(K_, pos) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
-    A_(K_, inertia) A_(K_, lambda) A_(K_, K) A_(K_, C) A_(K_, y) A_(K_, active) A_(K_, rhs_only) A_(K_, vel_ref) \
-    A_(K_, lambda_ref)
-#define CTN_OCL_ARGS_CHAIN_FACTOR(A_, K_) A_(K_, P) A_(K_, pos) A_(K_, sep) A_(K_, K) A_(K_, C) A_(K_, F) A_(K_, y) \
-    A_(K_, seg) A_(K_, active) A_(K_, rhs_only) A_(K_, decide) A_(K_, decided)
-#define CTN_OCL_ARGS_CHAIN_SEPARATORS(A_, K_) A_(K_, P) A_(K_, pos) A_(K_, sep) A_(K_, K) A_(K_, y) A_(K_, seg) \
-    A_(K_, active) A_(K_, rhs_only)
-#define CTN_OCL_ARGS_CHAIN_BACK(A_, K_) A_(K_, P) A_(K_, m) A_(K_, pos) A_(K_, sep) A_(K_, K) A_(K_, C) A_(K_, F) \
-    A_(K_, y) A_(K_, lambda) A_(K_, blocks) A_(K_, active)
-#define CTN_OCL_ARGS_CHAIN_VELOCITY(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) A_(K_, pos) \
-    A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, active)
-#define CTN_OCL_ARGS_HYBRID_GS(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, hyb) A_(K_, defs) \
-    A_(K_, blocks) A_(K_, lambda) A_(K_, vel) A_(K_, inertia) A_(K_, active)
-#define CTN_OCL_ARGS_CHAIN_VELOCITY_PROJECT(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) \
-    A_(K_, pos) A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, state) A_(K_, pose) A_(K_, props) \
-    A_(K_, h) A_(K_, kept) A_(K_, real_vel) A_(K_, defs) A_(K_, lambda) A_(K_, gs_h)
-#define CTN_OCL_ARGS_CHAIN_PROJECT_ASSEMBLE(A_, K_) A_(K_, m) A_(K_, pos) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
-    A_(K_, inertia) A_(K_, lambda) A_(K_, K) A_(K_, C) A_(K_, y) A_(K_, state) A_(K_, pose) A_(K_, split) A_(K_, prm) \
-    A_(K_, err) A_(K_, scratch) A_(K_, residual) A_(K_, real_vel) A_(K_, real_lambda) A_(K_, r2)
-#define CTN_OCL_ARGS_CHAIN_VELOCITY_INTEGRATE(A_, K_) A_(K_, nb) A_(K_, adj_offsets) A_(K_, adj) A_(K_, slot_pos) \
-    A_(K_, pos) A_(K_, blocks) A_(K_, y) A_(K_, vel) A_(K_, inertia) A_(K_, pose) A_(K_, props) A_(K_, h) A_(K_, defs) \
-    A_(K_, lambda) A_(K_, gs_h) A_(K_, begin) A_(K_, rest)
-#define CTN_OCL_ARGS_FOREST_FACTOR(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
-    A_(K_, child) A_(K_, att) A_(K_, slot_info) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, inertia) A_(K_, lambda) \
-    A_(K_, mat) A_(K_, u) A_(K_, active) A_(K_, rhs_only) A_(K_, vel_ref) A_(K_, lambda_ref) A_(K_, schur_rows) \
-    A_(K_, schur_k)
-#define CTN_OCL_ARGS_FOREST_BACK(A_, K_) A_(K_, begin) A_(K_, end) A_(K_, serial) A_(K_, lv_nodes) A_(K_, node) \
-    A_(K_, att) A_(K_, slot_info) A_(K_, blocks) A_(K_, mat) A_(K_, u) A_(K_, xv) A_(K_, vel) A_(K_, lambda) \
-    A_(K_, active) A_(K_, apply)
-#define CTN_OCL_ARGS_SCHUR_GATE(A_, K_) A_(K_, n) A_(K_, maybe) A_(K_, blocks) A_(K_, active) A_(K_, on) A_(K_, off)
-#define CTN_OCL_ARGS_SCHUR_COLUMN(A_, K_) A_(K_, k) A_(K_, R) A_(K_, rows) A_(K_, blocks) A_(K_, x) A_(K_, W) \
-    A_(K_, active)
-#define CTN_OCL_ARGS_SCHUR_IMPULSE(A_, K_) A_(K_, R) A_(K_, Wi) A_(K_, rows) A_(K_, defs) A_(K_, blocks) A_(K_, vel) \
-    A_(K_, inertia) A_(K_, lambda) A_(K_, rE) A_(K_, active)
+/* The parameters of each kernel, in order: kind and name as in kernels/catena_*.cl. */
+#define CTN_OCL_ARGS_PREPARE(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) A_(K_, global, vel) \
+    A_(K_, global, inertia) A_(K_, global, split) A_(K_, params, prm) A_(K_, global, blocks) A_(K_, int, n) \
+    A_(K_, float, gs_h) A_(K_, global, props) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, lambda)
+#define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, int, n) A_(K_, global, props) A_(K_, global, inertia) \
+    A_(K_, global, sadj_offsets) A_(K_, global, sadj) A_(K_, global, springs) A_(K_, global, pose) \
+    A_(K_, global, vel_in) A_(K_, global, vel_out) A_(K_, params, prm) A_(K_, int, gather) A_(K_, global, adj_offsets) \
+    A_(K_, global, adj) A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale)
+#define CTN_OCL_ARGS_GATHER(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
+    A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, vel) A_(K_, global, inertia)
+#define CTN_OCL_ARGS_GS_COLOUR(A_, K_) A_(K_, int, offset) A_(K_, int, count) A_(K_, global, defs) \
+    A_(K_, global, blocks) A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2)
+#define CTN_OCL_ARGS_GS_SERIAL(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, global, defs) A_(K_, global, blocks) \
+    A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2)
+#define CTN_OCL_ARGS_JACOBI(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, lambda) \
+    A_(K_, global, vel) A_(K_, global, dlambda) A_(K_, global, r2)
+#define CTN_OCL_ARGS_INTEGRATE(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, vel) A_(K_, global, props) \
+    A_(K_, global, inertia) A_(K_, float, h) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) \
+    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, begin) A_(K_, global, rest)
+#define CTN_OCL_ARGS_CG_INIT(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, vel) \
+    A_(K_, global, lambda) A_(K_, global, r) A_(K_, global, z) A_(K_, global, p)
+#define CTN_OCL_ARGS_CG_START(A_, K_) A_(K_, global, sc)
+#define CTN_OCL_ARGS_CG_GATHER(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
+    A_(K_, global, blocks) A_(K_, global, p) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, u)
+#define CTN_OCL_ARGS_CG_APPLY(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, u) \
+    A_(K_, global, p) A_(K_, global, ap)
+#define CTN_OCL_ARGS_CG_ALPHA(A_, K_) A_(K_, global, sc)
+#define CTN_OCL_ARGS_CG_UPDATE(A_, K_) A_(K_, int, m) A_(K_, global, blocks) A_(K_, global, sc) A_(K_, global, lambda) \
+    A_(K_, global, r) A_(K_, global, p) A_(K_, global, ap) A_(K_, global, z)
+#define CTN_OCL_ARGS_CG_VELOCITY(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, sc) \
+    A_(K_, global, u) A_(K_, global, vel)
+#define CTN_OCL_ARGS_CG_BETA(A_, K_) A_(K_, global, sc)
+#define CTN_OCL_ARGS_CG_DIRECTION(A_, K_) A_(K_, int, len) A_(K_, global, sc) A_(K_, global, z) A_(K_, global, p)
+#define CTN_OCL_ARGS_JOINT_ERROR(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) A_(K_, global, gap) \
+    A_(K_, global, angle)
+#define CTN_OCL_ARGS_REDUCE3(A_, K_) A_(K_, int, n) A_(K_, global, x0) A_(K_, global, x1) A_(K_, global, x2) \
+    A_(K_, global, out) A_(K_, local, scratch)
+#define CTN_OCL_ARGS_REDUCE3_FINAL(A_, K_) A_(K_, int, groups) A_(K_, global, partial) A_(K_, global, out) \
+    A_(K_, local, scratch)
+#define CTN_OCL_ARGS_GEOMETRIC_INERTIA(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, props) \
+    A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h) \
+    A_(K_, global, inertia)
+#define CTN_OCL_ARGS_MEASURE(A_, K_) A_(K_, int, m) A_(K_, int, n) A_(K_, global, defs) A_(K_, global, pose) \
+    A_(K_, global, vel) A_(K_, global, r2) A_(K_, global, lambda) A_(K_, float, limit) A_(K_, global, partial) \
+    A_(K_, global, ipartial) A_(K_, local, scratch) A_(K_, local, iscratch) A_(K_, int, leave) A_(K_, global, state) \
+    A_(K_, int, decide) A_(K_, global, kept) A_(K_, global, props) A_(K_, global, inertia) A_(K_, global, istats) \
+    A_(K_, int, at)
+#define CTN_OCL_ARGS_MEASURE_FINAL(A_, K_) A_(K_, int, groups) A_(K_, int, n) A_(K_, int, m) A_(K_, global, partial) \
+    A_(K_, global, ipartial) A_(K_, global, stats) A_(K_, global, istats) A_(K_, int, at) A_(K_, local, scratch) \
+    A_(K_, local, iscratch)
+#define CTN_OCL_ARGS_PROJECT_PREPARE(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) \
+    A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, split) A_(K_, params, prm) A_(K_, global, blocks) \
+    A_(K_, global, err) A_(K_, global, state) A_(K_, local, scratch) A_(K_, int, residual) A_(K_, global, real_vel) \
+    A_(K_, global, real_lambda) A_(K_, global, r2)
+#define CTN_OCL_ARGS_PROJECT_DECIDE(A_, K_) A_(K_, global, from) A_(K_, global, to)
+#define CTN_OCL_ARGS_PROJECT_INTEGRATE(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, vel) \
+    A_(K_, global, props) A_(K_, global, inertia) A_(K_, float, h) A_(K_, global, kept) A_(K_, global, state) \
+    A_(K_, global, real_vel) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) \
+    A_(K_, global, lambda) A_(K_, float, gs_h)
+#define CTN_OCL_ARGS_ASSEMBLE_SLOT(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) \
+    A_(K_, global, vel) A_(K_, global, props) A_(K_, global, split) A_(K_, global, blocks) A_(K_, global, mu) \
+    A_(K_, global, gap) A_(K_, global, angle)
+#define CTN_OCL_ARGS_ASSEMBLE_BODY(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
+    A_(K_, global, blocks) A_(K_, global, mu) A_(K_, global, pose) A_(K_, global, vel) A_(K_, global, props) \
+    A_(K_, global, inertia)
+#define CTN_OCL_ARGS_CHAIN_ASSEMBLE(A_, K_) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, defs) \
+    A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
+    A_(K_, global, C) A_(K_, global, y) A_(K_, global, active) A_(K_, int, rhs_only) A_(K_, global, vel_ref) \
+    A_(K_, global, lambda_ref)
+#define CTN_OCL_ARGS_CHAIN_FACTOR(A_, K_) A_(K_, int, P) A_(K_, global, pos) A_(K_, global, sep) A_(K_, global, K) \
+    A_(K_, global, C) A_(K_, global, F) A_(K_, global, y) A_(K_, global, seg) A_(K_, global, active) \
+    A_(K_, int, rhs_only) A_(K_, int, decide) A_(K_, global, decided)
+#define CTN_OCL_ARGS_CHAIN_SEPARATORS(A_, K_) A_(K_, int, P) A_(K_, global, pos) A_(K_, global, sep) A_(K_, global, K) \
+    A_(K_, global, y) A_(K_, global, seg) A_(K_, global, active) A_(K_, int, rhs_only)
+#define CTN_OCL_ARGS_CHAIN_BACK(A_, K_) A_(K_, int, P) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, sep) \
+    A_(K_, global, K) A_(K_, global, C) A_(K_, global, F) A_(K_, global, y) A_(K_, global, lambda) \
+    A_(K_, global, blocks) A_(K_, global, active)
+#define CTN_OCL_ARGS_CHAIN_VELOCITY(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
+    A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
+    A_(K_, global, inertia) A_(K_, global, active)
+#define CTN_OCL_ARGS_HYBRID_GS(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, int, serial) A_(K_, global, hyb) \
+    A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) \
+    A_(K_, global, active)
+#define CTN_OCL_ARGS_CHAIN_VELOCITY_PROJECT(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
+    A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
+    A_(K_, global, inertia) A_(K_, global, state) A_(K_, global, pose) A_(K_, global, props) A_(K_, float, h) \
+    A_(K_, global, kept) A_(K_, global, real_vel) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h)
+#define CTN_OCL_ARGS_CHAIN_PROJECT_ASSEMBLE(A_, K_) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, defs) \
+    A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
+    A_(K_, global, C) A_(K_, global, y) A_(K_, global, state) A_(K_, global, pose) A_(K_, global, split) \
+    A_(K_, params, prm) A_(K_, global, err) A_(K_, local, scratch) A_(K_, int, residual) A_(K_, global, real_vel) \
+    A_(K_, global, real_lambda) A_(K_, global, r2)
+#define CTN_OCL_ARGS_CHAIN_VELOCITY_INTEGRATE(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
+    A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
+    A_(K_, global, inertia) A_(K_, global, pose) A_(K_, global, props) A_(K_, float, h) A_(K_, global, defs) \
+    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, begin) A_(K_, global, rest)
+#define CTN_OCL_ARGS_FOREST_FACTOR(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, int, serial) \
+    A_(K_, global, lv_nodes) A_(K_, global, node) A_(K_, global, child) A_(K_, global, att) A_(K_, global, slot_info) \
+    A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) \
+    A_(K_, global, mat) A_(K_, global, u) A_(K_, global, active) A_(K_, int, rhs_only) A_(K_, global, vel_ref) \
+    A_(K_, global, lambda_ref) A_(K_, global, schur_rows) A_(K_, int, schur_k)
+#define CTN_OCL_ARGS_FOREST_BACK(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, int, serial) \
+    A_(K_, global, lv_nodes) A_(K_, global, node) A_(K_, global, att) A_(K_, global, slot_info) A_(K_, global, blocks) \
+    A_(K_, global, mat) A_(K_, global, u) A_(K_, global, xv) A_(K_, global, vel) A_(K_, global, lambda) \
+    A_(K_, global, active) A_(K_, int, apply)
+#define CTN_OCL_ARGS_SCHUR_GATE(A_, K_) A_(K_, int, n) A_(K_, global, maybe) A_(K_, global, blocks) \
+    A_(K_, global, active) A_(K_, global, on) A_(K_, global, off)
+#define CTN_OCL_ARGS_SCHUR_COLUMN(A_, K_) A_(K_, int, k) A_(K_, int, R) A_(K_, global, rows) A_(K_, global, blocks) \
+    A_(K_, global, x) A_(K_, global, W) A_(K_, global, active)
+#define CTN_OCL_ARGS_SCHUR_IMPULSE(A_, K_) A_(K_, int, R) A_(K_, global, Wi) A_(K_, global, rows) A_(K_, global, defs) \
+    A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, rE) \
+    A_(K_, global, active)
 
-#define CTN_OCL_ARGS_RATTLE_SPEED(A_, K_) A_(K_, n) A_(K_, m) A_(K_, vel) A_(K_, defs) A_(K_, out)
-#define CTN_OCL_ARGS_RATTLE_START(A_, K_) A_(K_, n) A_(K_, m) A_(K_, pose) A_(K_, vel) A_(K_, kept) A_(K_, kept_vel) \
-    A_(K_, lambda) A_(K_, blocks)
-#define CTN_OCL_ARGS_RATTLE_DRIFT(A_, K_) A_(K_, n) A_(K_, start) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, h)
-#define CTN_OCL_ARGS_RATTLE_ROWS(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, pose) A_(K_, vel) A_(K_, h) A_(K_, blocks) A_(K_, err)
-#define CTN_OCL_ARGS_RATTLE_MOMENTUM(A_, K_) A_(K_, n) A_(K_, start) A_(K_, pose) A_(K_, vel) A_(K_, props) A_(K_, inertia) \
-    A_(K_, rest)
-#define CTN_OCL_ARGS_RATTLE_INERTIA(A_, K_) A_(K_, n) A_(K_, pose) A_(K_, props) A_(K_, inertia)
-#define CTN_OCL_ARGS_RATTLE_RESIDUAL(A_, K_) A_(K_, m) A_(K_, defs) A_(K_, blocks) A_(K_, vel) A_(K_, lambda) A_(K_, r2)
+#define CTN_OCL_ARGS_RATTLE_SPEED(A_, K_) A_(K_, int, n) A_(K_, int, m) A_(K_, global, vel) A_(K_, global, defs) \
+    A_(K_, global, out)
+#define CTN_OCL_ARGS_RATTLE_START(A_, K_) A_(K_, int, n) A_(K_, int, m) A_(K_, global, pose) A_(K_, global, vel) \
+    A_(K_, global, kept) A_(K_, global, kept_vel) A_(K_, global, lambda) A_(K_, global, blocks)
+#define CTN_OCL_ARGS_RATTLE_DRIFT(A_, K_) A_(K_, int, n) A_(K_, global, start) A_(K_, global, pose) \
+    A_(K_, global, vel) A_(K_, global, props) A_(K_, float, h)
+#define CTN_OCL_ARGS_RATTLE_ROWS(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) A_(K_, global, vel) \
+    A_(K_, float, h) A_(K_, global, blocks) A_(K_, global, err)
+#define CTN_OCL_ARGS_RATTLE_MOMENTUM(A_, K_) A_(K_, int, n) A_(K_, global, start) A_(K_, global, pose) \
+    A_(K_, global, vel) A_(K_, global, props) A_(K_, global, inertia) A_(K_, global, rest)
+#define CTN_OCL_ARGS_RATTLE_INERTIA(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, props) \
+    A_(K_, global, inertia)
+#define CTN_OCL_ARGS_RATTLE_RESIDUAL(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) \
+    A_(K_, global, vel) A_(K_, global, lambda) A_(K_, global, r2)
+
 /* Kernel indices: CTN_K_<ID>; the step's set first. */
 #define CTN__K_ENUM(id, name) CTN_K_##id,
 enum { CTN_OCL_KERNELS(CTN__K_ENUM) CTN_K_COUNT };
@@ -176,17 +217,26 @@ enum {
 };
 
 /* Argument indices: CTN_A_<ID>_<name>, and CTN_A_<ID>_COUNT_ per kernel. */
-#define CTN__A_ENUM(id, a) CTN_A_##id##_##a,
+#define CTN__A_ENUM(id, kind, a) CTN_A_##id##_##a,
 #define CTN__A_ENUMS(id, name) enum { CTN_OCL_ARGS_##id(CTN__A_ENUM, id) CTN_A_##id##_COUNT_ };
 CTN_OCL_KERNELS(CTN__A_ENUMS)
 #undef CTN__A_ENUMS
 #undef CTN__A_ENUM
 
-/* A kernel's declaration: its name, argument count and argument names. */
+/* The argument kinds (CTN_OCL_ARG_<kind>), and each argument's: CTN_AK_<ID>_<name>. */
+enum { CTN_OCL_ARG_global, CTN_OCL_ARG_local, CTN_OCL_ARG_int, CTN_OCL_ARG_float, CTN_OCL_ARG_params };
+#define CTN__AK_ENUM(id, kind, a) CTN_AK_##id##_##a = CTN_OCL_ARG_##kind,
+#define CTN__AK_ENUMS(id, name) enum { CTN_OCL_ARGS_##id(CTN__AK_ENUM, id) };
+CTN_OCL_KERNELS(CTN__AK_ENUMS)
+#undef CTN__AK_ENUMS
+#undef CTN__AK_ENUM
+
+/* A kernel's declaration: its name, argument count, argument names and kinds (CTN_OCL_ARG_*). */
 typedef struct ctn_ocl_kernel_decl {
     const char *name;
     int args;
     const char *const *arg;
+    const unsigned char *kind;
 } ctn_ocl_kernel_decl;
 
 /* Indexed by CTN_K_* (host/opencl/opencl_launch.c). */

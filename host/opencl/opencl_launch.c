@@ -2,16 +2,18 @@
  * fault of the tests) and OpenCL error messages. */
 #include "opencl/opencl_internal.h"
 
-#include <string.h>
-
-/* The declaration of every kernel (opencl_kernels.h): its name, argument count and argument names. */
-#define CTN__ARG_NAME(id, a) #a,
-#define CTN__ARG_NAMES(id, name) static const char *const args_##id[] = {CTN_OCL_ARGS_##id(CTN__ARG_NAME, id)};
+/* The declaration of every kernel (opencl_kernels.h): its name, argument count, argument names and kinds. */
+#define CTN__ARG_NAME(id, kind, a) #a,
+#define CTN__ARG_KIND(id, kind, a) CTN_OCL_ARG_##kind,
+#define CTN__ARG_NAMES(id, name)                                                      \
+    static const char *const args_##id[] = {CTN_OCL_ARGS_##id(CTN__ARG_NAME, id)};    \
+    static const unsigned char kinds_##id[] = {CTN_OCL_ARGS_##id(CTN__ARG_KIND, id)};
 CTN_OCL_KERNELS(CTN__ARG_NAMES)
-#define CTN__DECL(id, name) {#name, CTN_A_##id##_COUNT_, args_##id},
+#define CTN__DECL(id, name) {#name, CTN_A_##id##_COUNT_, args_##id, kinds_##id},
 const ctn_ocl_kernel_decl ctn__ocl_kernel_table[CTN_K_COUNT] = {CTN_OCL_KERNELS(CTN__DECL)};
 #undef CTN__DECL
 #undef CTN__ARG_NAMES
+#undef CTN__ARG_KIND
 #undef CTN__ARG_NAME
 
 ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what) {
@@ -21,16 +23,11 @@ ctn_status ctn__ocl_check(ctn_world *w, cl_int err, const char *what) {
 
 ctn_status ctn__ocl_arg(ctn_world *w, ctn_ocl *o, int k, int i, size_t size, const void *value) {
     const ctn_ocl_kernel_decl *d = &ctn__ocl_kernel_table[k];
+    /* i < 0: ARG_OF's kernel k is none of the kernels it names */
+    if (i < 0) return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s): the kernel is not among those of the binding", d->name);
     cl_int e = clSetKernelArg(o->kernel[k], (cl_uint)i, size, value);
     if (e == CL_SUCCESS) return CTN_OK;
     return ctn__fail(w, CTN_ERR_DEVICE, "clSetKernelArg(%s, %s): %s", d->name, i < d->args ? d->arg[i] : "?", ctn__cl_error_name(e));
-}
-
-ctn_status ctn__ocl_arg_named(ctn_world *w, ctn_ocl *o, int k, const char *name, size_t size, const void *value) {
-    const ctn_ocl_kernel_decl *d = &ctn__ocl_kernel_table[k];
-    for (int i = 0; i < d->args; ++i)
-        if (strcmp(d->arg[i], name) == 0) return ctn__ocl_arg(w, o, k, i, size, value);
-    return ctn__fail(w, CTN_ERR_DEVICE, "kernel %s has no argument named %s (host/opencl/opencl_kernels.h)", d->name, name);
 }
 
 cl_int ctn__ocl_create_kernels(ctn_ocl *o, int first, int end, int *failed) {

@@ -126,12 +126,12 @@ static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
                 ARG(GS_SERIAL, begin, begin);
                 ARG(GS_SERIAL, end, end);
             }
-            ARGK(k, defs, o->defs.mem);
-            ARGK(k, blocks, o->blocks.mem);
-            ARGK(k, lambda, o->lambda.mem);
-            ARGK(k, vel, o->vel.mem);
-            ARGK(k, inertia, o->inertia.mem);
-            ARGK(k, r2, o->r2.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, defs, o->defs.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, blocks, o->blocks.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, lambda, o->lambda.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, vel, o->vel.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, inertia, o->inertia.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, r2, o->r2.mem);
             TRY(ctn__ocl_launch(w, o, k, k == CTN_K_GS_COLOUR ? (size_t)count : 1, "Gauss-Seidel colour"));
         }
     }

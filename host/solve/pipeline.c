@@ -25,9 +25,9 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
         return k;
     }
     if (table != CTN_TABLE_SUBSTEP) { /* the projection, decided on the host (project_steps); its timer is SOLVE's */
-        int gi = prm->geometric_stiffness > 0.0f;
+        int gi = prm->geometric_stiffness > 0.0f, chords = table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT;
         e[k++] = ONE(CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE);
-        if (table == CTN_TABLE_PROJECT_CHORD) {
+        if (chords) {
             e[k++] = ONE(CTN_STAGE_CHORD_ROWS, CTN_TIMER_SOLVE);
         } else {
             e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
@@ -36,10 +36,10 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
         e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_DECIDE, CTN_TIMER_SOLVE,
                                    CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO)};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
-        int chord = table == CTN_TABLE_PROJECT_CHORD && sub + 1 < n; /* the last step is not checked: Newton's */
+        int chord = chords && sub + 1 < n; /* the last step is not checked: Newton's */
         if (table == CTN_TABLE_PROJECT_STEP && gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
         e[k++] = ONE(CTN_STAGE_POSES_KEEP, CTN_TIMER_SOLVE);
-        if (table == CTN_TABLE_PROJECT_CHORD && !chord) {
+        if (chords && !chord) {
             e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
             if (gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
         }
@@ -158,7 +158,7 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
     } last;
     float x = worst * h->scale;
     *s = CTN_OK;
-    if (table == CTN_TABLE_PROJECT_CHORD && h->chorded) {
+    if (table == CTN_TABLE_PROJECT_CHORD_NEXT) { /* the rows after a chord step */
         last.i = h->st[CTN_PS_LAST];
         if (x > CTN_PROJECT_TOL && !(x <= CTN_CHORD_RATE * last.f)) {
             /* the chord's model is too far from these poses: undone, and a Newton step from where it started */
@@ -181,9 +181,10 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
  * (CTN_TABLE_PROJECT_CHECK) whose decision can only stop or undo (the backend applies an undo when it
  * leaves); steps the CPU would not take are no-ops on the device, and a projection that wanted more than
  * `deferred` ends above the tolerance and the backend enqueues more in the next step. Else the host decides:
- * up to CTN_PROJECT_MAX steps, chord steps (CTN_TABLE_PROJECT_CHORD) where `chords` allows them, Newton
- * steps otherwise, and a PROJECT_DECIDE entry of the table is taken here (project_decide): it may stop the
- * projection, or turn a chord step that did not converge into a Newton step from where it started. */
+ * up to CTN_PROJECT_MAX steps, chord steps (CTN_TABLE_PROJECT_CHORD, or _CHORD_NEXT right after a chord
+ * step) where `chords` allows them, Newton steps otherwise, and a PROJECT_DECIDE entry of the table is taken
+ * here (project_decide): it may stop the projection, or turn a chord step that did not converge into a
+ * Newton step from where it started. */
 static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int deferred, int chords, ctn_step_stats *stats) {
     union {
         int i;
@@ -193,7 +194,8 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
     int n = deferred > 0 ? deferred : CTN_PROJECT_MAX;
     for (int steps = 0; steps < CTN_PROJECT_MAX && (deferred <= 0 || steps <= deferred); ++steps) {
         ctn_stage_table table = deferred > 0 ? (steps == deferred ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP)
-                                             : (chords ? CTN_TABLE_PROJECT_CHORD : CTN_TABLE_PROJECT_STEP);
+                                             : !chords ? CTN_TABLE_PROJECT_STEP
+                                             : h.chorded ? CTN_TABLE_PROJECT_CHORD_NEXT : CTN_TABLE_PROJECT_CHORD;
         ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
         ctn_stage_out out = {0};
         int count = ctn__stage_plan(w, ops, &prm, table, steps, n, e), chorded = 0;

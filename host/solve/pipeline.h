@@ -84,6 +84,8 @@ typedef enum ctn_stage_table {
     CTN_TABLE_PROJECT_CHECK, /* the rows and decision that end the steps a device enqueued (out.deferred) */
     CTN_TABLE_PROJECT_CHORD, /* a chord step: the rows into the kept factor, decision, a solve with that factor, move
                               * (only a backend with `chord`; the last of n, which is not checked, is a Newton step) */
+    CTN_TABLE_PROJECT_CHORD_NEXT, /* the same right after a chord step (whose CHORD_SOLVE may have covered this
+                                   * step's PROJECT_REST) */
     CTN_TABLE_MEASURE        /* the step's last table after the velocity step's projection: PROJECT_LEAVE, MEASURE */
 } ctn_stage_table;
 
