@@ -321,6 +321,22 @@ CTN_FN void ctn_dd_block_impulse(const ctn_block *b, int side, const double *x, 
     out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
 }
 
+/* ctn_dd_block_impulse of a block whose rows are the three world axes (ctn_dd_rows_axes, a ball joint's):
+ * the force is sg x itself. The same bits: the generic sums add x_k times 1 and the other rows times 0, exact
+ * zeros (the sign of a zero sum is lost again when it is added to out), for finite x. */
+CTN_FN void ctn_dd_block_impulse_axes(const ctn_block *b, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
+    double sg = side ? -1.0 : 1.0, f[3] = {sg * x[0], sg * x[1], sg * x[2]}, tq[3] = {0.0, 0.0, 0.0};
+    out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
+    if (!angular) return;
+    ctn_v3 r = side ? b->rb : b->ra;
+    tq[0] += (double)r.y * f[2] - (double)r.z * f[1];
+    tq[1] += (double)r.z * f[0] - (double)r.x * f[2];
+    tq[2] += (double)r.x * f[1] - (double)r.y * f[0];
+    out[3] += I.xx * tq[0] + I.xy * tq[1] + I.xz * tq[2];
+    out[4] += I.xy * tq[0] + I.yy * tq[1] + I.yz * tq[2];
+    out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
+}
+
 /* out (na x nb, row stride ld) += Ja MJb^T: the J M^-1 J^T block of two row sets on one body. */
 CTN_FN void ctn_dd_add_row_products(const double *Ja, int na, const double *MJb, int nb, CTN_GLOBAL double *out, int ld) {
     for (int r = 0; r < na; ++r)

@@ -67,6 +67,7 @@ struct direct_chain {
     unsigned char *n;      /* [p] rows */
     unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
     unsigned char *dyn;    /* [p] DYN_* bits of the joint's two bodies */
+    unsigned char *axes;   /* [p] the rows of the position's block are the world axes (ctn_dd_rows_axes), set by its assembly */
     int uniform;           /* rows of every position when they all match, else 0 */
     /* Offsets of K_p, C_p and y_p (F_p at 6 times y_p's) when the rows differ between positions; NULL for a
      * uniform sequence, whose offsets are implicit (CH_K, CH_C, CH_V): 9p, 9p and 3p for ball joints. */
@@ -77,6 +78,8 @@ struct direct_chain {
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
     int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
+    float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
+    int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
     chain_segment *seg;
 };
 
@@ -86,7 +89,7 @@ static int is_dynamic(const ctn_world *w, int body) {
 
 void ctn__chain_free(direct_chain *c) {
     if (!c) return;
-    void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->koff, c->coff, c->voff,
+    void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->axes, c->koff, c->coff, c->voff,
                  c->sep, c->cut, c->K, c->C, c->F, c->y, c->seg};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__free(c);
@@ -160,8 +163,9 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     c->n = ctn__malloc(m1);
     c->side = ctn__calloc(m1, 1);
     c->dyn = ctn__calloc(m1, 1);
+    c->axes = ctn__calloc(m1, 1);
     c->cut = ctn__calloc(m1, 1);
-    if (!c->slot || !c->pos || !c->shared || !c->n || !c->side || !c->dyn || !c->cut) goto fail;
+    if (!c->slot || !c->pos || !c->shared || !c->n || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         int da = is_dynamic(w, d->a), db = is_dynamic(w, d->b);
@@ -178,6 +182,9 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     }
     if (!order_paths(w, c, deg, jt, seen) || c->m == 0) goto not_chain;
     m = c->m;
+    c->covers = 1;
+    for (int b = 0; b < nb; ++b)
+        if ((w->props[b].flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) && (!is_dynamic(w, b) || deg[b] == 0)) c->covers = 0;
     size_t n1 = (size_t)m + 1;
     c->sep = ctn__malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
     if (!c->sep) goto fail;
@@ -266,6 +273,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
         for (size_t e = CH_C(c, p - 1, nfix); e < CH_C(c, p, nfix); ++e) c->C[e] = 0.0;
+    c->axes[p] = (unsigned char)(!full && ctn_dd_rows_axes(blk));
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
@@ -310,11 +318,23 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
     for (int e = t->adj_offsets[b]; e < t->adj_offsets[b + 1]; ++e) {
         int slot = t->adj[e] >> 1, side = t->adj[e] & 1, p = c->pos[slot];
         if (p < 0 || ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
-        int n = ROWS(c, p, nfix);
-        double x[6];
-        for (int k = 0; k < n; ++k) x[k] = c->y[CH_V(c, p, nfix) + k];
-        ctn_dd_block_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+        const double *x = c->y + CH_V(c, p, nfix);
+        if (c->axes[p]) /* a ball joint's rows: D = I3 */
+            ctn_dd_block_impulse_axes(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+        else
+            ctn_dd_block_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         hit = 1;
+    }
+    if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest) */
+        ctn_vel v = w->vel[b];
+        v.v.x = (float)((double)v.v.x + dv[0]);
+        v.v.y = (float)((double)v.v.y + dv[1]);
+        v.v.z = (float)((double)v.v.z + dv[2]);
+        v.w.x = (float)((double)v.w.x + dv[3]);
+        v.w.y = (float)((double)v.w.y + dv[4]);
+        v.w.z = (float)((double)v.w.z + dv[5]);
+        w->pose[b] = ctn_body_integrate(w->pose[b], v, w->props[b], c->move_h);
+        return;
     }
     if (!hit) return;
     ctn_vel *v = &w->vel[b];
@@ -616,6 +636,22 @@ void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *block
     solve_phases(w, c, blocks, 0);
     c->rest = 0;
     c->forwarded = 0;
+}
+
+/* A chord step of the projection (host/solve/pipeline.c project_newton) from rest, as ctn__chain_solve_rest
+ * followed by the integration x += h v of every body, in one walk: each body's pose moves as soon as its
+ * velocity change is complete in the back-substitution, and the scratch velocities are never written (they
+ * stay zero for the next chord step: no reset pass, no velocity pass, no integration pass). The same float
+ * operations as the separate stages (v = 0 + dv rounded to float, then ctn_body_integrate), so the same bits.
+ * Only when every body the integration would move is a dynamic body of the layout (a body outside it would be
+ * integrated at zero velocity, which renormalises its orientation); returns 0 (nothing done) otherwise. */
+int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h) {
+    if (!c->covers || w->body_count != w->topo.body_count || !(h > 0.0f)) return 0;
+    c->rest = 1, c->move_h = h;
+    solve_phases(w, c, blocks, 0);
+    c->rest = 0, c->move_h = 0.0f;
+    c->forwarded = 0;
+    return 1;
 }
 
 /* The path order of the layout, for the OpenCL backend's chain kernels (host/opencl/opencl_direct.c), so

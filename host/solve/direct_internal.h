@@ -110,6 +110,7 @@ void ctn__chain_unforward(direct_chain *c);
  * kernels/ctn_direct_rhs.h: with them set, ctn__chain_solve is a re-solve of the hybrid. */
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
+int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h);
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,

@@ -134,10 +134,12 @@ static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_ste
     int before[CTN_PS_INTS] = {0};             /* ... before its last decision (a chord step undone) */
     int chorded = 0;                           /* the last step was a chord step */
     int chord = chords;                        /* the next step is a chord step (a factor is kept) */
+    int rest = 0;                              /* the scratch velocities and impulses are at rest (a moved chord step) */
     float scale = chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f; /* the decision's errors, in units of its tolerance */
     for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
         ctn_stage_out out = {0};
-        RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
+        if (!rest) RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
+        rest = 0;
         if (chord) {
             RUN(CTN_STAGE_CHORD_ROWS, &prm, &out);
             last.i = st[CTN_PS_LAST];
@@ -172,7 +174,12 @@ static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_ste
         }
         chorded = chord;
         if (chord) {
-            RUN(CTN_STAGE_CHORD_SOLVE, &prm, NULL);
+            ctn_stage_out moved = {0};
+            RUN(CTN_STAGE_CHORD_SOLVE, &prm, &moved);
+            if (moved.moved) { /* the backend moved the poses in its walk and left the scratch arrays at rest */
+                rest = 1;
+                continue;
+            }
         } else {
             RUN(CTN_STAGE_SOLVE, &prm, NULL);
             stats->projection_factors++;

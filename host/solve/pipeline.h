@@ -92,6 +92,8 @@ typedef struct ctn_stage_out {
     double max_gap, max_angle, max_speed; /* MEASURE; ASSEMBLE_ROWS: largest joint errors (targets excluded) */
     int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */
     int bad_joint;      /* MEASURE: a joint (slot) with a non-finite impulse, -1 if none */
+    int moved;          /* CHORD_SOLVE: the poses moved too (no INTEGRATE follows) and the scratch velocities and
+                         * impulses are still at rest (no PROJECT_REST before the next chord step) */
 } ctn_stage_out;
 
 /* The backend half of the pipeline. */

@@ -33,6 +33,10 @@ void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks);
 /* ctn__direct_resolve from rest (the projection's chord steps): velocities and impulses zero, the right-hand
  * side the blocks' targets alone, the impulses not accumulated (the chain path; the forest's as resolve). */
 void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks);
+/* ctn__direct_resolve_rest and the integration x += h v of every body in one walk, the velocities left at rest
+ * (the chain path, when its positions move every body the integration would): 1 when done, 0 when the caller
+ * must run ctn__direct_resolve_rest and the integration itself (the same bits either way). */
+int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h);
 /* The exact solver's storage for the current topology (its ordering and factor, the re-solve references),
  * made before a step changes anything: CTN_ERR_OUT_OF_MEMORY, with the message on the world, when it cannot
  * be allocated (the step then fails and the world is as it was; catena.h, "Memory"). */

@@ -362,7 +362,10 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
         out->worst = worst;
         break;
     }
-    case CTN_STAGE_CHORD_SOLVE: ctn__direct_resolve_rest(w, c->blocks); break; /* PROJECT_REST zeroed v and lambda */
+    case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
+        if (out && ctn__direct_chord_step(w, c->blocks, prm->h)) out->moved = 1;
+        else ctn__direct_resolve_rest(w, c->blocks);
+        break;
     case CTN_STAGE_POSES_KEEP:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];

@@ -278,6 +278,14 @@ void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks) {
     ctn__chain_solve_rest(w, s->chain, blocks);
 }
 
+int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h) {
+    direct_state *s = w->direct_data;
+    if (!ctn__direct_exact(w) || !s->chain) return 0;
+    s->resolve = 0;
+    ctn__chain_set_reference(s->chain, NULL, NULL);
+    return ctn__chain_chord_step(w, s->chain, blocks, h);
+}
+
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks) {
     direct_state *s = w->direct_data;
     if (!ctn__direct_exact(w)) return;
