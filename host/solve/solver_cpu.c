@@ -340,7 +340,39 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     out->bad_joint = bad_slot < m ? t->order[bad_slot] : -1;
 }
 
-static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+/* Whether an integration may leave the world inverse inertia as it is: under the exact solver with
+ * geometric stiffness, every inertia an integration would form is overwritten unread (the next substep and
+ * every projection step that solves begin with CTN_STAGE_GEOMETRIC_INERTIA, the exact solver's row build
+ * reads none, and the projection leaves with the plain inertia of the final poses), and forming it was a
+ * third of the integration. */
+static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *prm) {
+    return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
+}
+
+/* x += h v per body (CTN_STAGE_INTEGRATE). */
+static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
+    int n = w->body_count;
+    if (integrate_keeps_inertia(w, prm)) {
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
+        return;
+    }
+    CPU_FOR(n)
+    for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
+}
+
+/* The projection's scratch velocities and impulses to zero (CTN_STAGE_PROJECT_REST). */
+static void project_rest(ctn_world *w, cpu_solver *c) {
+    ctn_topology *t = &w->topo;
+    int n = w->body_count, m = t->joint_count;
+    CPU_FOR(n)
+    for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
+    CPU_FOR(6 * m)
+    for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
+}
+
+static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
+    ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count, m = t->joint_count;
     switch (stage) {
@@ -350,12 +382,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
         w->vel = c->vel_copy, t->lambda = c->dlambda;
         c->projecting = 1;
         break;
-    case CTN_STAGE_PROJECT_REST:
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
-        CPU_FOR(6 * m)
-        for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
-        break;
+    case CTN_STAGE_PROJECT_REST: project_rest(w, c); break;
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         float worst = 0.0f, h = prm->h;
@@ -374,8 +401,13 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
-        if (out && ctn__direct_chord_step(w, c->blocks, prm->h)) out->moved = 1;
-        else ctn__direct_resolve_rest(w, c->blocks);
+        if (!(e->covers & CTN_STAGE_BIT(CTN_STAGE_INTEGRATE))) {
+            ctn__direct_resolve_rest(w, c->blocks);
+        } else if (!ctn__direct_chord_step(w, c->blocks, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
+            ctn__direct_resolve_rest(w, c->blocks);
+            cpu_integrate(w, prm);
+            project_rest(w, c);
+        }
         break;
     case CTN_STAGE_POSES_KEEP:
         CPU_FOR(n)
@@ -415,15 +447,6 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
     for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, w->pose, w->vel, w->props, w->inertia);
-}
-
-/* Whether an integration may leave the world inverse inertia as it is: under the exact solver with
- * geometric stiffness, every inertia an integration would form is overwritten unread (the next substep and
- * every projection step that solves begin with CTN_STAGE_GEOMETRIC_INERTIA, the exact solver's row build
- * reads none, and the projection leaves with the plain inertia of the final poses), and forming it was a
- * third of the integration. */
-static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *prm) {
-    return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
 /* The RATTLE stages (host/solve/pipeline.c run_rattle, kernels/ctn_rattle.h); pose_copy holds x_n. */
@@ -505,7 +528,28 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
     }
 }
 
-/* The CPU's stage table is ctn__substep_plan: every entry is one stage. */
+/* The CPU's stage tables (ctn_stage_ops.plan): ctn__substep_plan's, one stage per entry, but for the
+ * projection's chord steps on the chain path when every body the integration would move is one of its
+ * dynamic bodies (ctn__direct_chord_moves): then one walk solves, moves the poses and leaves the scratch
+ * velocities and impulses at rest (ctn__direct_chord_step, the same bits as the separate stages), so
+ * CHORD_SOLVE covers INTEGRATE and the next step's PROJECT_REST, which a chord step right after it
+ * (CTN_TABLE_PROJECT_CHORD_NEXT) does not list. */
+static int cpu_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
+    int count = ctn__substep_plan(w, prm, table, sub, n, e);
+    if ((table != CTN_TABLE_PROJECT_CHORD && table != CTN_TABLE_PROJECT_CHORD_NEXT) || !ctn__direct_chord_moves(w, prm->h)) return count;
+    int k = 0;
+    for (int i = 0; i < count; ++i) {
+        if (e[i].stage == CTN_STAGE_INTEGRATE && i > 0 && e[i - 1].stage == CTN_STAGE_CHORD_SOLVE) continue;
+        if (e[i].stage == CTN_STAGE_PROJECT_REST && i == 0 && table == CTN_TABLE_PROJECT_CHORD_NEXT) continue;
+        e[k] = e[i];
+        if (e[k].stage == CTN_STAGE_CHORD_SOLVE)
+            e[k].covers |= CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST); /* the next step's rest */
+        ++k;
+    }
+    return k;
+}
+
+/* Runs one entry of cpu_plan's tables. */
 static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     cpu_solver *c = w->backend_data;
     ctn_stage stage = e->stage;
@@ -538,19 +582,11 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
         break;
     }
     case CTN_STAGE_SOLVE: stage_solve(w, c); break;
-    case CTN_STAGE_INTEGRATE:
-        if (integrate_keeps_inertia(w, prm)) {
-            CPU_FOR(n)
-            for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
-            break;
-        }
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
-        break;
+    case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
-    default: stage_project(w, c, stage, prm, out); break;
+    default: stage_project(w, c, e, prm, out); break;
     }
     return CTN_OK;
 }
@@ -602,7 +638,7 @@ static void cpu_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1, NULL, NULL};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, cpu_plan, NULL};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {
