@@ -412,10 +412,12 @@ CTN_FN void ctn_dd_lever_rows(const ctn_block *bl, int nl, const double *W, cons
  * ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read only where dynamic). Whether the
  * rows are the world axes is asked of the blocks, not of the joint types: the assembly's target joints are
  * ball joints whose rows it zeroes (host/solve/assemble.c). */
-CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
-                                  const ctn_block *bp, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
+/* ctn_dd_chain_assemble with ctn_dd_rows_axes of blk and of bp given (axes_p, axes_q: a caller that keeps
+ * them per position tests each block once instead of once per assembly it takes part in). */
+CTN_FN void ctn_dd_chain_assemble_ax(const ctn_block *blk, int axes_p, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
+                                     const ctn_block *bp, int axes_q, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
     double J[36], MJ[36];
-    int axes = ctn_dd_rows_axes(blk);
+    int axes = axes_p;
     if (blk->n_ang == 0) {
         double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         if (dyn & CTN_CH_DYN_A) ctn_dd_lever_add(ima, Ia, dyn & CTN_CH_ROT_A, blk->ra, blk->ra, 1, W);
@@ -438,7 +440,7 @@ CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double i
     if (blk->n_ang == 0 && bp->n_ang == 0) {
         double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         ctn_dd_lever_add(im, I, rot, sp ? bp->rb : bp->ra, ps ? blk->rb : blk->ra, 0, W);
-        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes && ctn_dd_rows_axes(bp), C, n);
+        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes && axes_q, C, n);
         return;
     }
     double Jp[36];
@@ -447,6 +449,11 @@ CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double i
     ctn_dd_minv_rows(J, n, im, I, rot, MJ);
     for (int k = 0; k < np; ++k) ctn_dd_jrow(bp, k, sp, Jp + 6 * k);
     ctn_dd_add_row_products(Jp, np, MJ, n, C, n);
+}
+
+CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
+                                  const ctn_block *bp, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
+    ctn_dd_chain_assemble_ax(blk, ctn_dd_rows_axes(blk), n, dyn, ima, Ia, imb, Ib, bp, bp && ctn_dd_rows_axes(bp), np, sp, ps, K, C);
 }
 
 /* In-place inverse of a 3x3 node pivot (row stride 3, lower triangle read) in closed form, adj(P) / det(P),

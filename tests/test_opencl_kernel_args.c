@@ -4,12 +4,14 @@
  * the declared argument count and, in order, the declared names and kinds (a global kind is a __global
  * pointer, a local kind a __local pointer, a value kind a private argument of that type); the program holds
  * no kernel the declaration lacks. A kernel parameter added, removed, renamed, moved or retyped without
- * the declaration fails here. The library's own build options do not ask for argument information.
+ * the declaration fails here. The library's own build options do not ask for argument information, and
+ * its binary cache's key changes with the options.
  * Devices without cl_khr_fp64 build the program without the exact solver's kernels: those are then
  * checked absent. Exits 77 without an OpenCL device. */
 #include "check.h"
 #include "opencl_lsan.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ int main(void) {
 extern const char ctn__opencl_kernel_source[];
 extern const size_t ctn__opencl_kernel_source_len;
 void ctn__ocl_build_options(cl_device_id device, int fault_build, char *out, size_t size); /* the library's options */
+uint64_t ctn__ocl_cache_key(cl_platform_id platform, cl_device_id device, const char *options);    /* its binary cache's key */
 
 /* Whether `name` is declared: its index, or -1. */
 static int declared(const char *name) {
@@ -114,7 +117,11 @@ int main(void) {
     ctn__ocl_build_options(dev, 0, options, sizeof options - 32);
     /* argument information costs the library's builds memory and time: only this test asks for it */
     CHECK(strstr(options, "-cl-kernel-arg-info") == NULL, "the library's build options ask for argument information: %s", options);
+    /* the binary cache keys on the options: a program built with other options never loads another's binary */
+    uint64_t key = ctn__ocl_cache_key(platform, dev, options);
+    CHECK(key == ctn__ocl_cache_key(platform, dev, options), "the cache key is a function of its inputs");
     strcat(options, " -cl-kernel-arg-info");
+    CHECK(ctn__ocl_cache_key(platform, dev, options) != key, "the cache key differs with -cl-kernel-arg-info");
     cl_int built = e == CL_SUCCESS ? clBuildProgram(prog, 1, &dev, options, NULL, NULL) : e;
     CHECK(built == CL_SUCCESS, "the kernel source builds with %s: %d", options, (int)built);
     if (built != CL_SUCCESS) {

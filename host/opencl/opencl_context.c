@@ -142,7 +142,7 @@ static void program_log(cl_program prog, cl_device_id device, char *out, size_t 
 }
 
 /* Cache key: source, options, device name, driver version, platform version (section comment above). */
-static uint64_t cache_key(cl_platform_id platform, cl_device_id device, const char *options) {
+uint64_t ctn__ocl_cache_key(cl_platform_id platform, cl_device_id device, const char *options) {
     char name[256], driver[256], dversion[256], pversion[256];
     info_string(device, CL_DEVICE_NAME, name, sizeof name);
     info_string(device, CL_DRIVER_VERSION, driver, sizeof driver);
@@ -163,7 +163,7 @@ ctn_status ctn__ocl_build_program(ctn_world *w, cl_context ctx, cl_platform_id p
     memset(info, 0, sizeof *info);
     *out = NULL;
     ctn__ocl_build_options(device, w->fault.kind == CTN_FAULT_BUILD, options, sizeof options);
-    uint64_t key = cache_key(platform, device, options);
+    uint64_t key = ctn__ocl_cache_key(platform, device, options);
     int have_dir = ctn__cache_dir(dir, sizeof dir);
     if (have_dir) snprintf(info->cache_file, sizeof info->cache_file, "%s/program-%016llx.bin", dir, (unsigned long long)key);
 

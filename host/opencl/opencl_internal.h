@@ -48,6 +48,9 @@ int ctn__ocl_pick_device(const ctn_ocl_device_list *list, const char *request, i
 /* Program build options, in one place. fault_build adds an invalid option (the injected fault "build",
  * host/core/fault.c; only in builds with CATENA_FAULT_INJECTION). */
 void ctn__ocl_build_options(cl_device_id device, int fault_build, char *out, size_t size);
+/* The binary cache's key of the program built with `options` for `device`: FNV-1a 64 of the kernel source,
+ * the options, the device's name and version, the driver's and the platform's version. */
+uint64_t ctn__ocl_cache_key(cl_platform_id platform, cl_device_id device, const char *options);
 
 typedef struct ctn_ocl_build_info {
     double ms;            /* wall time of create + build (from source or from the cached binary) */

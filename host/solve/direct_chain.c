@@ -79,6 +79,7 @@ struct direct_chain {
     const float *lref;
     int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
     float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
+    int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (backward_ball) */
     int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
     chain_segment *seg;
 };
@@ -273,7 +274,8 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
         for (size_t e = CH_C(c, p - 1, nfix); e < CH_C(c, p, nfix); ++e) c->C[e] = 0.0;
-    c->axes[p] = (unsigned char)(!full && ctn_dd_rows_axes(blk));
+    int axes = !full && ctn_dd_rows_axes(blk);
+    c->axes[p] = (unsigned char)axes;
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
@@ -284,7 +286,8 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     ctn_sym3 Ia = {0}, Ib = {0};
     if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
-    ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, bp ? ROWS(c, p - 1, nfix) : 0, bp ? c->side[p - 1] & 1 : 0,
+    int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
+    ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, bp ? ROWS(c, p - 1, nfix) : 0, bp ? c->side[p - 1] & 1 : 0,
                           bp ? (c->side[p - 1] >> 1) & 1 : 0, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
@@ -310,6 +313,8 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
     ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
+static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit);
+
 /* v_b += M^-1 J^T dl over the solved joints of body b. */
 static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int b, int nfix) {
     const ctn_topology *t = &w->topo;
@@ -325,6 +330,11 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
             ctn_dd_block_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         hit = 1;
     }
+    body_finish(w, c, b, dv, hit);
+}
+
+/* v_b += dv (hit: a solved joint of b, else nothing changes), or for a chord step x_b += h (v_b + dv). */
+static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit) {
     if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest) */
         ctn_vel v = w->vel[b];
         v.v.x = (float)((double)v.v.x + dv[0]);
@@ -474,6 +484,42 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_blo
     }
 }
 
+/* The back-substitution of a segment of a ball-jointed chain (c->ball: three world-axis rows at every
+ * position, none cut, no spike): backward_segment with the bodies' joints known from the path instead of
+ * searched in the adjacency. A body of p other than `skip` joins p and at most the neighbour it is shared
+ * with (p + 1 through shared[p], p - 1 through shared[p - 1]), whose x is known; its velocity change is the
+ * sum of the two joints' impulses from zero, which does not depend on their order (two terms), so the bits
+ * are apply_body's. */
+static inline void ball_body(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int p, int b, int side) {
+    double dv[6] = {0, 0, 0, 0, 0, 0};
+    int rot = c->dyn[p] & (side ? ROT_B : ROT_A);
+    double im = w->vel[b].inv_mass;
+    ctn_sym3 I = w->inertia[b].inv_inertia;
+    ctn_dd_block_impulse_axes(&blocks[c->slot[p]], side, c->y + 3 * (size_t)p, im, I, rot, dv);
+    int q = -1, sq = 0;
+    if (c->shared[p] == b) q = p + 1, sq = (c->side[p] >> 1) & 1;
+    else if (p > 0 && c->shared[p - 1] == b) q = p - 1, sq = c->side[p - 1] & 1;
+    if (q >= 0) ctn_dd_block_impulse_axes(&blocks[c->slot[q]], sq, c->y + 3 * (size_t)q, im, I, rot, dv);
+    body_finish(w, c, b, dv, 1);
+}
+
+CHAIN_FLATTEN static void backward_ball(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda) {
+    seg_walk s = segment_walk(c, k);
+    const ctn_joint_def *defs = w->topo.defs;
+    for (int p = s.last;; p -= s.dir) {
+        int q = p + s.dir, ld = 0, tr = 0, nq = p != s.last || q == s.end ? 3 : 0;
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, 3) : NULL;
+        ctn_dd_chain_backward_node(3, c->y + 3 * (size_t)p, E, ld, tr, nq, nq ? c->y + 3 * (size_t)q : NULL, NULL, 0, NULL);
+        add_impulse(c, p, lambda, 3);
+        int behind = s.dir > 0 ? p - 1 : p;
+        int skip = p != s.first && behind >= 0 ? c->shared[behind] : -1;
+        const ctn_joint_def *d = &defs[c->slot[p]];
+        if ((c->dyn[p] & DYN_A) && d->a != skip) ball_body(w, c, blocks, p, d->a, 0);
+        if ((c->dyn[p] & DYN_B) && d->b != skip) ball_body(w, c, blocks, p, d->b, 1);
+        if (p == s.first) break;
+    }
+}
+
 /* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */
 static void factor_separators(direct_chain *c) {
     int P = c->segments;
@@ -578,7 +624,10 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks,
             apply_separator_bodies(w, c, blocks);
         }
         CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k) three ? backward_3(w, c, blocks, k, t->lambda) : backward_any(w, c, blocks, k, t->lambda);
+        for (int k = 0; k < P; ++k) {
+            if (c->ball) backward_ball(w, c, blocks, k, t->lambda);
+            else three ? backward_3(w, c, blocks, k, t->lambda) : backward_any(w, c, blocks, k, t->lambda);
+        }
     }
 }
 
@@ -589,6 +638,9 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
     int ncut = 0;
     factor_phases(w, c, blocks);
     c->forwarded = 1;
+    c->ball = c->uniform == 3 && c->segments <= 2; /* no spikes: backward_ball */
+    for (int p = 0; p < c->m && c->ball; ++p)
+        if (!c->axes[p] || c->cut[c->slot[p]]) c->ball = 0;
     for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly */
         if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
     return ncut;
@@ -638,7 +690,11 @@ void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *block
     c->forwarded = 0;
 }
 
-/* A chord step of the projection (host/solve/pipeline.c project_newton) from rest, as ctn__chain_solve_rest
+int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h) {
+    return c->covers && w->body_count == w->topo.body_count && h > 0.0f;
+}
+
+/* A chord step of the projection (host/solve/pipeline.c project_steps) from rest, as ctn__chain_solve_rest
  * followed by the integration x += h v of every body, in one walk: each body's pose moves as soon as its
  * velocity change is complete in the back-substitution, and the scratch velocities are never written (they
  * stay zero for the next chord step: no reset pass, no velocity pass, no integration pass). The same float
@@ -646,7 +702,7 @@ void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *block
  * Only when every body the integration would move is a dynamic body of the layout (a body outside it would be
  * integrated at zero velocity, which renormalises its orientation); returns 0 (nothing done) otherwise. */
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h) {
-    if (!c->covers || w->body_count != w->topo.body_count || !(h > 0.0f)) return 0;
+    if (!ctn__chain_moves(w, c, h)) return 0;
     c->rest = 1, c->move_h = h;
     solve_phases(w, c, blocks, 0);
     c->rest = 0, c->move_h = 0.0f;
