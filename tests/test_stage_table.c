@@ -9,6 +9,7 @@
 #include "catena/catena.h"
 #include "check.h"
 #include "opencl_lsan.h"
+#include "ctn_solver.h" /* CTN_PROJECT_MAX */
 #include "solve/pipeline.h"
 
 #include <string.h>
@@ -35,31 +36,49 @@ typedef struct config {
     double geometric_stiffness;
     const char *cpu[3];    /* substep 0, 1, 2 */
     const char *opencl[3]; /* substep 0, 1, 2 */
-    const char *project[2]; /* OpenCL: the projection's Newton step and check (the CPU decides on the host) */
+    const char *project[2]; /* OpenCL: the projection's Newton step and check, decided on the device */
+    const char *host[5];    /* CPU: the Newton step, its check, a chord step, the last, one after a chord step (host decides) */
 } config;
 
 #define PLAIN "PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define GEOM "GEOMETRIC_INERTIA PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define CL_WARM "WARM_START[FORCES+WARM_START]"
 #define CL_ROWS "PROJECT_REST PREPARE[PREPARE+PROJECT_ROWS]"
+#define CL_SOLVE "SOLVE[SOLVE+PROJECT_DECIDE]"
+#define CL_MEASURE "MEASURE[PROJECT_DECIDE+POSES_UNDO+PROJECT_LEAVE+MEASURE]"
+/* the host-decided projection (the CPU's): a Newton step with and without geometric stiffness, its check, a
+ * chord step (the last of CTN_PROJECT_MAX is a Newton step), and one right after a chord step; on chain:8 the
+ * chain path's chord solve moves the poses and leaves the scratch arrays at rest (cpu_plan), so it covers
+ * INTEGRATE and the next step's PROJECT_REST */
+#define CPU_DECIDE "PROJECT_DECIDE[PROJECT_DECIDE+POSES_UNDO]"
+#define CPU_ROWS "PROJECT_REST PREPARE PROJECT_ROWS " CPU_DECIDE
+#define CPU_STEP_GEOM CPU_ROWS " GEOMETRIC_INERTIA POSES_KEEP SOLVE INTEGRATE"
+#define CPU_STEP CPU_ROWS " POSES_KEEP SOLVE INTEGRATE"
+#define CPU_MOVE "CHORD_SOLVE[INTEGRATE+PROJECT_REST+CHORD_SOLVE]"
+#define CPU_CHORD "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
+#define CPU_CHORD_NEXT "CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
+#define CPU_CHORD_LAST_GEOM "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE GEOMETRIC_INERTIA SOLVE INTEGRATE"
+#define CPU_CHORD_LAST "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE SOLVE INTEGRATE"
 static const config configs[] = {
     {"gs, 3 substeps", CTN_SOLVER_GS, 3, 0.0, {PLAIN, PLAIN, PLAIN},
      {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
-     {NULL, NULL}},
+     {NULL, NULL}, {NULL}},
     {"gs, geometric stiffness, 3 substeps", CTN_SOLVER_GS, 3, 1.0, {GEOM, GEOM, GEOM},
      {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
       "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
-     {NULL, NULL}},
+     {NULL, NULL}, {NULL}},
     {"jacobi, 3 substeps", CTN_SOLVER_JACOBI, 3, 0.0, {PLAIN, PLAIN, PLAIN},
      {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
-     {NULL, NULL}},
+     {NULL, NULL}, {NULL}},
     {"direct, geometric stiffness, 3 substeps", CTN_SOLVER_DIRECT, 3, 1.0, {GEOM, GEOM, GEOM},
      {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
       "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
       "PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]"},
-     {CL_ROWS " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS}},
+     {CL_ROWS " " CL_SOLVE " INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
+     {CPU_STEP_GEOM, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST_GEOM, CPU_CHORD_NEXT}},
     {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL}, {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
-     {CL_ROWS " SOLVE INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS}},
+     {CL_ROWS " " CL_SOLVE " INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
+     {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}},
 };
 
 /* The stages an entry table covers, in the order they run (a fused entry's in the pipeline's order). */
@@ -70,6 +89,19 @@ static int flatten(const ctn_stage_entry *e, int count, ctn_stage *out) {
             if (e[k].covers & CTN_STAGE_BIT(s)) out[n++] = (ctn_stage)s;
     return n;
 }
+
+/* The stages a table covers, as a set. */
+static uint64_t covered(const ctn_stage_entry *e, int count) {
+    uint64_t all = 0;
+    for (int k = 0; k < count; ++k) all |= e[k].covers;
+    return all;
+}
+
+/* What the projection's step and check (with the step's last table) of each direct configuration cover on each
+ * backend: the same stages, decided on the host or on the device. */
+static uint64_t cover_cpu[8][2], cover_opencl[8][2];
+
+_Static_assert(sizeof configs / sizeof configs[0] <= 8, "cover_cpu holds every configuration");
 
 static void check_backend(ctn_backend backend, const char *label) {
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; ++c) {
@@ -124,19 +156,31 @@ static void check_backend(ctn_backend backend, const char *label) {
             char got[512];
             describe(e, ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, 0, 1, e), got, sizeof got);
             printf("%-6s %-40s measure: %s\n", label, cf->name, got);
-            const char *want = backend == CTN_BACKEND_CPU ? "PROJECT_LEAVE MEASURE" : "MEASURE[PROJECT_LEAVE+MEASURE]";
+            const char *want = backend == CTN_BACKEND_CPU ? "PROJECT_LEAVE MEASURE" : CL_MEASURE;
             CHECK(!strcmp(got, want), "%s %s measure table: %s, expected %s", label, cf->name, got, want);
         }
-        if (backend == CTN_BACKEND_OPENCL && cf->project[0]) { /* the projection the device decides (project_deferred) */
+        if (cf->project[0]) { /* the projection's tables (project_steps): the device's, or the host's */
             ctn_step_params p = prm;
             p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
-            for (int t = 0; t < 2; ++t) {
+            static const ctn_stage_table tables[5] = {CTN_TABLE_PROJECT_STEP, CTN_TABLE_PROJECT_CHECK, CTN_TABLE_PROJECT_CHORD,
+                                                      CTN_TABLE_PROJECT_CHORD, CTN_TABLE_PROJECT_CHORD_NEXT};
+            static const char *const names[5] = {"step ", "check", "chord", "chord, last", "chord, next"};
+            int cpu = backend == CTN_BACKEND_CPU;
+            for (int t = 0; t < (cpu ? 5 : 2); ++t) {
                 ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
-                int count = ctn__stage_plan(w, ops, &p, t ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP, 0, 1, e);
+                int sub = t == 3 ? CTN_PROJECT_MAX - 1 : 0, count = ctn__stage_plan(w, ops, &p, tables[t], sub, cpu ? CTN_PROJECT_MAX : 1, e);
                 char got[512];
                 describe(e, count, got, sizeof got);
-                printf("%-6s %-40s projection %s: %s\n", label, cf->name, t ? "check" : "step ", got);
-                CHECK(!strcmp(got, cf->project[t]), "%s %s projection %d: %s, expected %s", label, cf->name, t, got, cf->project[t]);
+                printf("%-6s %-40s projection %s: %s\n", label, cf->name, names[t], got);
+                const char *want = cpu ? cf->host[t] : cf->project[t];
+                CHECK(!strcmp(got, want), "%s %s projection %s: %s, expected %s", label, cf->name, names[t], got, want);
+                uint64_t all = covered(e, count);
+                if (t == 1) { /* the check with the step's last table, which finishes it on the device */
+                    ctn_stage_entry m[CTN_SUBSTEP_ENTRIES_MAX];
+                    all |= covered(m, ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, 0, 1, m));
+                }
+                if (t < 2 && !cpu) cover_opencl[c][t] = all;
+                if (t < 2 && cpu) cover_cpu[c][t] = all;
             }
         }
         ctn_world_destroy(w);
@@ -152,7 +196,14 @@ static int have_opencl(void) {
 
 int main(void) {
     check_backend(CTN_BACKEND_CPU, "cpu");
-    if (have_opencl()) check_backend(CTN_BACKEND_OPENCL, "opencl");
-    else printf("test_stage_table: no OpenCL platform or device, the OpenCL tables skipped\n");
+    if (have_opencl()) {
+        check_backend(CTN_BACKEND_OPENCL, "opencl");
+        for (size_t c = 0; c < sizeof configs / sizeof configs[0]; ++c) /* one algorithm: the same stages on both */
+            for (int t = 0; t < 2 && configs[c].project[0]; ++t)
+                CHECK(cover_cpu[c][t] && cover_cpu[c][t] == cover_opencl[c][t], "%s, projection %s: the CPU covers %#llx, OpenCL %#llx",
+                      configs[c].name, t ? "check" : "step", (unsigned long long)cover_cpu[c][t], (unsigned long long)cover_opencl[c][t]);
+    } else {
+        printf("test_stage_table: no OpenCL platform or device, the OpenCL tables skipped\n");
+    }
     return check_report("stage_table");
 }

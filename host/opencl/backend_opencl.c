@@ -109,7 +109,7 @@ static void ocl_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 0, 1, 0, ctn__ocl_plan, ctn__ocl_direct_all_exact};
+static const ctn_stage_ops opencl_stages = {ocl_begin, ctn__ocl_run_stage, ocl_timer, ctn__ocl_read_body, ctn__ocl_restore, ocl_end, 1, 0, ctn__ocl_plan, ctn__ocl_direct_all_exact};
 static const ctn_backend_ops opencl_backend = {"opencl", &opencl_stages, ctn__ocl_sync, ctn__ocl_measure, ocl_destroy};
 
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out) {

@@ -1,4 +1,4 @@
-/* The exact solver's position projection on the OpenCL device (host/solve/pipeline.c project_deferred):
+/* The exact solver's position projection on the OpenCL device (host/solve/pipeline.c project_steps):
  * its stages as launches of kernels/catena_stages.cl and, on a chain, of the chain solve
  * (host/opencl/opencl_direct.c). Called by the stage dispatch of host/opencl/opencl_stages.c. */
 #include "opencl/opencl_internal.h"
@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- the position projection (host/solve/pipeline.c project_deferred) --------------------------------- */
+/* ---- the position projection (host/solve/pipeline.c project_steps) --------------------------------- */
 /* The device decides its Newton steps (ctn_project_decide) without a read, so the host picks how many full
  * steps to enqueue before the step: the count the previous projection's decisions let run plus
  * CTN_PROJECT_DEVICE_MARGIN (kernels/ctn_solver.h), or CTN_PROJECT_MAX for the first step and after a

@@ -392,28 +392,34 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
  *   PREPARE [PREPARE + PROJECT_ROWS]       rows, rigid bilateral rows kept, the largest error into the
  *                                          Newton record (ctn_k_project_prepare; on a chain in the solve's
  *                                          assembly), decided by the next launch;
- *   SOLVE                                  the exact solve (its first launch decides);
+ *   SOLVE [PROJECT_DECIDE + SOLVE]         the exact solve, whose first launch decides (the chain factor, or
+ *                                          ctn_k_project_decide);
  *   INTEGRATE [GEOMETRIC_INERTIA + POSES_KEEP + POSES_UNDO + INTEGRATE]  x += h v kept, undone or skipped
  *                                          after the decision, and the next step's metric (geometric-stiffness
  *                                          inertia) at the new poses (ctn_k_project_integrate);
  * and its check, the first two. The first step's metric is the last substep's integration's (PROJECT_ENTER).
- * After it, MEASURE [PROJECT_LEAVE + MEASURE]: the real arrays back, and the last decision's undo and the
- * inertia of the final poses in the statistics' launch (ctn_k_measure with leave = 1). PROJECT_LEAVE alone
- * (RATTLE's projections) launches that kernel at once. */
+ * After it, MEASURE [PROJECT_DECIDE + POSES_UNDO + PROJECT_LEAVE + MEASURE]: the real arrays back, and the
+ * check's decision (when the steps ended with a check), the last decision's undo and the inertia of the final
+ * poses in the statistics' launch (ctn_k_measure with leave = 1). PROJECT_LEAVE alone (RATTLE's projections)
+ * launches that kernel at once. The host-decided tables (ctn__substep_plan) cover the same stages: a step
+ * PROJECT_REST, PREPARE, PROJECT_ROWS, PROJECT_DECIDE [+ POSES_UNDO], GEOMETRIC_INERTIA, POSES_KEEP, SOLVE,
+ * INTEGRATE (tests/test_stage_table.c compares the sets). */
 int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     int geometric = ctn__substep_geometric(w, prm), last = sub + 1 >= n;
     int project = last && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && w->body_count > 0;
     uint64_t gi = CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA);
     int k = 0;
     if (table == CTN_TABLE_MEASURE) {
-        e[k++] = (ctn_stage_entry){CTN_STAGE_MEASURE, CTN_TIMER_NONE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE) | CTN_STAGE_BIT(CTN_STAGE_MEASURE)};
+        e[k++] = (ctn_stage_entry){CTN_STAGE_MEASURE, CTN_TIMER_NONE,
+                                   CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) |
+                                       CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE) | CTN_STAGE_BIT(CTN_STAGE_MEASURE)};
         return k;
     }
     if (table != CTN_TABLE_SUBSTEP) {
         e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST)};
         e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS)};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
-        e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+        e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
         e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE,
                                    CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_POSES_KEEP) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) |
                                        (prm->geometric_stiffness > 0.0f ? gi : 0)};
@@ -470,6 +476,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_RATTLE_LEAVE:
     case CTN_STAGE_RATTLE_NEWTON:
     case CTN_STAGE_INERTIA: return ctn__ocl_rattle_stage(w, o, stage, prm, out);
+    case CTN_STAGE_PROJECT_DECIDE: /* on the device, by the launch after the rows (no entry of its own) */
     case CTN_STAGE_CHORD_ROWS: /* the projection's chord steps: not on this backend (chord = 0) */
     case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;

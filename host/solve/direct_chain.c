@@ -690,7 +690,11 @@ void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *block
     c->forwarded = 0;
 }
 
-/* A chord step of the projection (host/solve/pipeline.c project_newton) from rest, as ctn__chain_solve_rest
+int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h) {
+    return c->covers && w->body_count == w->topo.body_count && h > 0.0f;
+}
+
+/* A chord step of the projection (host/solve/pipeline.c project_steps) from rest, as ctn__chain_solve_rest
  * followed by the integration x += h v of every body, in one walk: each body's pose moves as soon as its
  * velocity change is complete in the back-substitution, and the scratch velocities are never written (they
  * stay zero for the next chord step: no reset pass, no velocity pass, no integration pass). The same float
@@ -698,7 +702,7 @@ void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *block
  * Only when every body the integration would move is a dynamic body of the layout (a body outside it would be
  * integrated at zero velocity, which renormalises its orientation); returns 0 (nothing done) otherwise. */
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h) {
-    if (!c->covers || w->body_count != w->topo.body_count || !(h > 0.0f)) return 0;
+    if (!ctn__chain_moves(w, c, h)) return 0;
     c->rest = 1, c->move_h = h;
     solve_phases(w, c, blocks, 0);
     c->rest = 0, c->move_h = 0.0f;

@@ -111,6 +111,9 @@ void ctn__chain_unforward(direct_chain *c);
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h);
+/* Whether ctn__chain_chord_step moves the poses at step h (every body the integration would move is a dynamic
+ * body of some position). */
+int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h);
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,

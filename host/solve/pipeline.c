@@ -24,13 +24,26 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
         e[k++] = ONE(CTN_STAGE_MEASURE, CTN_TIMER_NONE);
         return k;
     }
-    if (table != CTN_TABLE_SUBSTEP) { /* project_deferred: the timer is the projection's (SOLVE) */
+    if (table != CTN_TABLE_SUBSTEP) { /* the projection, decided on the host (project_steps); its timer is SOLVE's */
+        int gi = prm->geometric_stiffness > 0.0f, chords = table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT;
         e[k++] = ONE(CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE);
-        if (prm->geometric_stiffness > 0.0f) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
-        e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
-        e[k++] = ONE(CTN_STAGE_PROJECT_ROWS, CTN_TIMER_SOLVE);
+        if (chords) {
+            e[k++] = ONE(CTN_STAGE_CHORD_ROWS, CTN_TIMER_SOLVE);
+        } else {
+            e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
+            e[k++] = ONE(CTN_STAGE_PROJECT_ROWS, CTN_TIMER_SOLVE);
+        }
+        e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_DECIDE, CTN_TIMER_SOLVE,
+                                   CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO)};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
-        e[k++] = ONE(CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
+        int chord = chords && sub + 1 < n; /* the last step is not checked: Newton's */
+        if (table == CTN_TABLE_PROJECT_STEP && gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_POSES_KEEP, CTN_TIMER_SOLVE);
+        if (chords && !chord) {
+            e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
+            if (gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
+        }
+        e[k++] = ONE(chord ? CTN_STAGE_CHORD_SOLVE : CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
         e[k++] = ONE(CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE);
         return k;
     }
@@ -52,7 +65,7 @@ const char *ctn__stage_name(ctn_stage stage) {
 #define NAME(s) [CTN_STAGE_##s] = #s
     static const char *const names[CTN_STAGE_COUNT] = {
         NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(INTEGRATE),
-        NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(POSES_KEEP), NAME(POSES_UNDO),
+        NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(PROJECT_DECIDE), NAME(POSES_KEEP), NAME(POSES_UNDO),
         NAME(PROJECT_LEAVE), NAME(CHORD_ROWS), NAME(CHORD_SOLVE), NAME(RATTLE_ENTER), NAME(RATTLE_START),
         NAME(RATTLE_UNDO), NAME(RATTLE_FACTOR), NAME(RATTLE_RESOLVE), NAME(RATTLE_BACK), NAME(RATTLE_DRIFT),
         NAME(RATTLE_ROWS), NAME(RATTLE_MOMENTUM), NAME(RATTLE_LEAVE), NAME(RATTLE_NEWTON), NAME(INERTIA),
@@ -102,7 +115,7 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * steps to enqueue, chosen from the Newton steps of its previous step: CTN_PROJECT_DEVICE_MARGIN); it keeps
  * and undoes the poses itself, turns the steps after the decision to stop into no-ops, and ends with one
  * check (rows and decision, no solve) unless it enqueued CTN_PROJECT_MAX steps (the host's last step is
- * not checked either). See project_deferred.
+ * not checked either). Both run the same loop, project_steps, over the backend's tables.
  * The metric is the implicit step's, M plus the geometric-stiffness inertia of the last substep's impulses
  * (ctn_geometric_inertia_body), not M alone: along nearly straight runs of slender links the M-metric
  * correction turns links by angles far larger than the error (measured on chain:10000: 0.014 rad to fix
@@ -125,80 +138,85 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
 #define CTN_CHORD_TOL (0.25f * CTN_PROJECT_TOL)
 #define CTN_PROJECT_CHORD_AUTO 1 /* desc.debug.project_chord = -1 */
 
-static ctn_status project_newton(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int chords, ctn_step_stats *stats) {
+/* The host's half of a PROJECT_DECIDE entry, after the rows of the step: the chord test (a chord step that
+ * did not divide the error by 1 / CTN_CHORD_RATE is undone and the step runs again as a Newton step), then
+ * ctn_project_decide and its undo. */
+typedef struct project_host {
+    int st[CTN_PS_INTS];     /* ctn_project_decide's state */
+    int before[CTN_PS_INTS]; /* ... before its last decision (a chord step undone) */
+    int chorded;             /* the last step was a chord step */
+    float scale;             /* the decision's errors, in units of its tolerance */
+} project_host;
+
+enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON };
+
+static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, project_host *h, ctn_stage_table table,
+                          float worst, ctn_step_stats *stats, ctn_status *s) {
     union {
         int i;
         float f;
-    } inf = {.f = INFINITY}, last;
-    int st[CTN_PS_INTS] = {1, 0, 0, inf.i, 0}; /* ctn_project_decide's state when the host decides */
-    int before[CTN_PS_INTS] = {0};             /* ... before its last decision (a chord step undone) */
-    int chorded = 0;                           /* the last step was a chord step */
-    int chord = chords;                        /* the next step is a chord step (a factor is kept) */
-    int rest = 0;                              /* the scratch velocities and impulses are at rest (a moved chord step) */
-    float scale = chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f; /* the decision's errors, in units of its tolerance */
-    for (int steps = 0; steps < CTN_PROJECT_MAX; ++steps) {
-        ctn_stage_out out = {0};
-        if (!rest) RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
-        rest = 0;
-        if (chord) {
-            RUN(CTN_STAGE_CHORD_ROWS, &prm, &out);
-            last.i = st[CTN_PS_LAST];
-            if (chorded && out.worst * scale > CTN_PROJECT_TOL && !(out.worst * scale <= CTN_CHORD_RATE * last.f)) {
-                /* the chord's model is too far from these poses: undone, and a Newton step from where it started */
-                RUN(CTN_STAGE_POSES_UNDO, &prm, NULL);
-                RUN(CTN_STAGE_PROJECT_REST, &prm, NULL);
-                for (int k = 0; k < CTN_PS_INTS; ++k) st[k] = before[k];
-                chord = chorded = 0;
-            } else if (chorded) {
-                stats->projection_chords++;
-            }
+    } last;
+    float x = worst * h->scale;
+    *s = CTN_OK;
+    if (table == CTN_TABLE_PROJECT_CHORD_NEXT) { /* the rows after a chord step */
+        last.i = h->st[CTN_PS_LAST];
+        if (x > CTN_PROJECT_TOL && !(x <= CTN_CHORD_RATE * last.f)) {
+            /* the chord's model is too far from these poses: undone, and a Newton step from where it started */
+            *s = ctn__stage_run(w, ops, CTN_STAGE_POSES_UNDO, prm, NULL);
+            for (int k = 0; k < CTN_PS_INTS; ++k) h->st[k] = h->before[k];
+            h->chorded = 0;
+            return DECIDE_NEWTON;
         }
-        if (!chord && ops->direct_rows_only) { /* the metric only for a step that will run: the last check reads rows only */
-            RUN(CTN_STAGE_PREPARE, &prm, NULL);
-            RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
-            if (prm.geometric_stiffness > 0.0f && !(out.worst * scale <= CTN_PROJECT_TOL)) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
-        } else if (!chord) {
-            if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
-            RUN(CTN_STAGE_PREPARE, &prm, NULL);
-            RUN(CTN_STAGE_PROJECT_ROWS, &prm, &out);
-        }
-        for (int k = 0; k < CTN_PS_INTS; ++k) before[k] = st[k];
-        ctn_project_decide(st, out.worst * scale);
-        if (st[CTN_PS_UNDO]) RUN(CTN_STAGE_POSES_UNDO, &prm, NULL);
-        if (!st[CTN_PS_ACTIVE]) break;
-        RUN(CTN_STAGE_POSES_KEEP, &prm, NULL);
-        if (chord && steps + 1 == CTN_PROJECT_MAX) { /* the last step is not checked: a Newton step, not a chord */
-            RUN(CTN_STAGE_PREPARE, &prm, NULL);
-            if (prm.geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, &prm, NULL);
-            chord = 0;
-        }
-        chorded = chord;
-        if (chord) {
-            ctn_stage_out moved = {0};
-            RUN(CTN_STAGE_CHORD_SOLVE, &prm, &moved);
-            if (moved.moved) { /* the backend moved the poses in its walk and left the scratch arrays at rest */
-                rest = 1;
-                continue;
-            }
-        } else {
-            RUN(CTN_STAGE_SOLVE, &prm, NULL);
-            stats->projection_factors++;
-            chord = chords; /* later steps reuse this factor */
-        }
-        RUN(CTN_STAGE_INTEGRATE, &prm, NULL);
+        stats->projection_chords++;
     }
-    return CTN_OK;
+    for (int k = 0; k < CTN_PS_INTS; ++k) h->before[k] = h->st[k];
+    ctn_project_decide(h->st, x);
+    if (h->st[CTN_PS_UNDO]) *s = ctn__stage_run(w, ops, CTN_STAGE_POSES_UNDO, prm, NULL);
+    return h->st[CTN_PS_ACTIVE] ? DECIDE_GO : DECIDE_STOP;
 }
 
-/* Decided on the device: `full` Newton steps enqueued whatever the error, then (below CTN_PROJECT_MAX) one
- * check whose decision can only stop or undo (the backend applies an undo when it leaves). Steps the CPU
- * would not take are no-ops on the device; a projection that wanted more than `full` ends above the
- * tolerance and the backend enqueues more in the next step. */
-static ctn_status project_deferred(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int full) {
-    for (int steps = 0; steps <= full && steps < CTN_PROJECT_MAX; ++steps) {
+/* The projection's steps, one loop for both ways of deciding, each step a table of the backend (its plan):
+ * deferred > 0 (the backend decides on the device, out.deferred of PROJECT_ENTER): `deferred` full Newton
+ * steps (CTN_TABLE_PROJECT_STEP) enqueued whatever the error, then (below CTN_PROJECT_MAX) one check
+ * (CTN_TABLE_PROJECT_CHECK) whose decision can only stop or undo (the backend applies an undo when it
+ * leaves); steps the CPU would not take are no-ops on the device, and a projection that wanted more than
+ * `deferred` ends above the tolerance and the backend enqueues more in the next step. Else the host decides:
+ * up to CTN_PROJECT_MAX steps, chord steps (CTN_TABLE_PROJECT_CHORD, or _CHORD_NEXT right after a chord
+ * step) where `chords` allows them, Newton steps otherwise, and a PROJECT_DECIDE entry of the table is taken
+ * here (project_decide): it may stop the projection, or turn a chord step that did not converge into a
+ * Newton step from where it started. */
+static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int deferred, int chords, ctn_step_stats *stats) {
+    union {
+        int i;
+        float f;
+    } inf = {.f = INFINITY};
+    project_host h = {{1, 0, 0, inf.i, 0}, {0}, 0, chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f};
+    int n = deferred > 0 ? deferred : CTN_PROJECT_MAX;
+    for (int steps = 0; steps < CTN_PROJECT_MAX && (deferred <= 0 || steps <= deferred); ++steps) {
+        ctn_stage_table table = deferred > 0 ? (steps == deferred ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP)
+                                             : !chords ? CTN_TABLE_PROJECT_STEP
+                                             : h.chorded ? CTN_TABLE_PROJECT_CHORD_NEXT : CTN_TABLE_PROJECT_CHORD;
         ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
-        int count = ctn__stage_plan(w, ops, &prm, steps == full ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP, steps, full, e);
-        for (int k = 0; k < count; ++k) TRY_STAGE(ops->run(w, &e[k], &prm, NULL));
+        ctn_stage_out out = {0};
+        int count = ctn__stage_plan(w, ops, &prm, table, steps, n, e), chorded = 0;
+        for (int k = 0; k < count; ++k) {
+            if (e[k].stage == CTN_STAGE_PROJECT_DECIDE) { /* on the host */
+                ctn_status s = CTN_OK;
+                int d = project_decide(w, ops, &prm, &h, table, out.worst, stats, &s);
+                TRY_STAGE(s);
+                if (d == DECIDE_STOP) return CTN_OK;
+                if (d == DECIDE_NEWTON) { /* this step again, as a Newton step */
+                    table = CTN_TABLE_PROJECT_STEP;
+                    count = ctn__stage_plan(w, ops, &prm, table, steps, n, e);
+                    k = -1;
+                }
+                continue;
+            }
+            TRY_STAGE(ops->run(w, &e[k], &prm, &out));
+            if (e[k].stage == CTN_STAGE_CHORD_SOLVE) chorded = 1;
+            if (e[k].stage == CTN_STAGE_SOLVE && deferred <= 0) stats->projection_factors++;
+        }
+        h.chorded = chorded;
     }
     return CTN_OK;
 }
@@ -213,7 +231,7 @@ static const char *joint_not_rigid(const ctn_joint_def *d) {
     return NULL;
 }
 
-/* Whether the projection may take chord steps (project_newton): asked for (desc.debug.project_chord, -1:
+/* Whether the projection may take chord steps (project_steps): asked for (desc.debug.project_chord, -1:
  * CTN_PROJECT_CHORD_AUTO), a backend with the chord stages, and a factor the chord can use: every joint a
  * rigid bilateral row in the exact solve, so the step's last solve factored exactly the rows projected. */
 static int chords_allowed(const ctn_world *w, const ctn_stage_ops *ops) {
@@ -230,8 +248,7 @@ static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, cons
     p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
     ctn_stage_out enter = {0};
     RUN(CTN_STAGE_PROJECT_ENTER, &p, &enter);
-    ctn_status s = enter.deferred > 0 ? project_deferred(w, ops, p, enter.deferred)
-                                      : project_newton(w, ops, p, enter.kept && chords_allowed(w, ops), st);
+    ctn_status s = project_steps(w, ops, p, enter.deferred, enter.deferred <= 0 && enter.kept && chords_allowed(w, ops), st);
     if (!leave && s == CTN_OK) return CTN_OK;
     ctn_status s2 = ctn__stage_run(w, ops, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* the real arrays come back */
     return s != CTN_OK ? s : s2;

@@ -32,6 +32,9 @@ typedef enum ctn_stage {
     CTN_STAGE_PROJECT_ENTER,     /* scratch velocities and impulses in; the real impulses stay the metric's */
     CTN_STAGE_PROJECT_REST,      /* scratch velocities and impulses to zero (ctn_project_begin_body) */
     CTN_STAGE_PROJECT_ROWS,      /* per slot: rigid bilateral rows kept (ctn_project_slot); largest error */
+    CTN_STAGE_PROJECT_DECIDE,    /* the Newton decision on that error (ctn_project_decide): go on, stop, or undo the last
+                                  * step and stop; an entry of its own is taken by the driver on the host (with its undo,
+                                  * POSES_UNDO), one a device launch covers is taken there */
     CTN_STAGE_POSES_KEEP,        /* copy of the poses before a Newton step */
     CTN_STAGE_POSES_UNDO,        /* the copy put back */
     CTN_STAGE_PROJECT_LEAVE,     /* real velocities and impulses back; inverse inertia of the final poses */
@@ -72,13 +75,18 @@ typedef struct ctn_stage_entry {
 } ctn_stage_entry;
 #define CTN_SUBSTEP_ENTRIES_MAX 8
 
-/* The tables a backend declares: a substep, and the two kinds of step of the position projection that the
- * device decides (project_deferred in host/solve/pipeline.c): a full Newton step, and the check that ends them. */
+/* The tables a backend declares: a substep, the kinds of step of the position projection (project_steps in
+ * host/solve/pipeline.c), and the step's last table. */
 typedef enum ctn_stage_table {
     CTN_TABLE_SUBSTEP,
-    CTN_TABLE_PROJECT_STEP,
-    CTN_TABLE_PROJECT_CHECK,
-    CTN_TABLE_MEASURE /* the step's last table after the velocity step's projection: PROJECT_LEAVE, MEASURE */
+    CTN_TABLE_PROJECT_STEP,  /* a Newton step: rows, decision, solve, move (sub: the step, n: the steps enqueued, or
+                              * CTN_PROJECT_MAX when the host decides) */
+    CTN_TABLE_PROJECT_CHECK, /* the rows and decision that end the steps a device enqueued (out.deferred) */
+    CTN_TABLE_PROJECT_CHORD, /* a chord step: the rows into the kept factor, decision, a solve with that factor, move
+                              * (only a backend with `chord`; the last of n, which is not checked, is a Newton step) */
+    CTN_TABLE_PROJECT_CHORD_NEXT, /* the same right after a chord step (whose CHORD_SOLVE may have covered this
+                                   * step's PROJECT_REST) */
+    CTN_TABLE_MEASURE        /* the step's last table after the velocity step's projection: PROJECT_LEAVE, MEASURE */
 } ctn_stage_table;
 
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
@@ -86,14 +94,12 @@ typedef struct ctn_stage_out {
     float worst;        /* PROJECT_ROWS: largest |C| of a projected row */
     int kept;           /* PROJECT_ENTER: the exact solver's factor of the rows in the blocks is kept (the step's
                          * last solve), so CHORD_ROWS and CHORD_SOLVE can run */
-    int deferred;       /* PROJECT_ENTER: the backend decides on the device (worst never read; see project_newton) and
+    int deferred;       /* PROJECT_ENTER: the backend decides on the device (worst never read; see project_steps) and
                          * enqueues this many full Newton steps (then one check unless CTN_PROJECT_MAX); 0: the host decides */
     double r2;          /* MEASURE: sum of squared residuals of the last solver sweep */
     double max_gap, max_angle, max_speed; /* MEASURE; ASSEMBLE_ROWS: largest joint errors (targets excluded) */
     int bad_body;       /* MEASURE: first body that is non-finite or faster than desc.max_speed, -1 if none */
     int bad_joint;      /* MEASURE: a joint (slot) with a non-finite impulse, -1 if none */
-    int moved;          /* CHORD_SOLVE: the poses moved too (no INTEGRATE follows) and the scratch velocities and
-                         * impulses are still at rest (no PROJECT_REST before the next chord step) */
 } ctn_stage_out;
 
 /* The backend half of the pipeline. */
@@ -112,10 +118,6 @@ typedef struct ctn_stage_ops {
     /* After the last stage or the first failure (status s): the backend's clean-up; returns the status
      * of the step. */
     ctn_status (*end)(ctn_world *w, ctn_status s, ctn_step_stats *st);
-    /* 1: for the exact solver, PREPARE builds rows only and does not read the inertia, so the projection
-     * runs GEOMETRIC_INERTIA after it, and only when a Newton step follows (CPU). 0: before it (OpenCL,
-     * whose row build also forms the Gauss-Seidel block inverse). */
-    int direct_rows_only;
     /* 1: the backend runs the CTN_STAGE_RATTLE_* stages (CPU, OpenCL); 0: its exact solver steps velocities only and
      * ctn_step_stats.integrator_reason says so */
     int rattle;
@@ -130,10 +132,12 @@ typedef struct ctn_stage_ops {
 } ctn_stage_ops;
 
 /* The unfused tables (the CPU backend's), one stage per entry; returns the count. A substep: GEOMETRIC_INERTIA
- * (with geometric stiffness and joints), PREPARE, FORCES, WARM_START, SOLVE, INTEGRATE. A projection step:
- * PROJECT_REST, GEOMETRIC_INERTIA (with geometric stiffness), PREPARE, PROJECT_ROWS, SOLVE, INTEGRATE; its
- * check: the same without SOLVE and INTEGRATE. The last table of a projected velocity step: PROJECT_LEAVE,
- * MEASURE. */
+ * (with geometric stiffness and joints), PREPARE, FORCES, WARM_START, SOLVE, INTEGRATE. A projection step,
+ * decided on the host: PROJECT_REST, PREPARE, PROJECT_ROWS, PROJECT_DECIDE, GEOMETRIC_INERTIA (with geometric
+ * stiffness: the metric only for a step that runs, since the exact solver's row build reads no inertia),
+ * POSES_KEEP, SOLVE, INTEGRATE; a check: the first four. A chord step: PROJECT_REST, CHORD_ROWS,
+ * PROJECT_DECIDE, POSES_KEEP, CHORD_SOLVE, INTEGRATE (the last of n: PREPARE, GEOMETRIC_INERTIA, SOLVE in
+ * place of CHORD_SOLVE). The last table of a projected velocity step: PROJECT_LEAVE, MEASURE. */
 int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
 /* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
  * (without any, alpha = 0 and the inertia is integrate's). */

@@ -37,6 +37,9 @@ void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks);
  * (the chain path, when its positions move every body the integration would): 1 when done, 0 when the caller
  * must run ctn__direct_resolve_rest and the integration itself (the same bits either way). */
 int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h);
+/* Whether ctn__direct_chord_step does its step at h (1) for the current layout: the CPU's chord table says
+ * so (its CHORD_SOLVE covers INTEGRATE and the next step's PROJECT_REST). */
+int ctn__direct_chord_moves(const ctn_world *w, float h);
 /* The exact solver's storage for the current topology (its ordering and factor, the re-solve references),
  * made before a step changes anything: CTN_ERR_OUT_OF_MEMORY, with the message on the world, when it cannot
  * be allocated (the step then fails and the world is as it was; catena.h, "Memory"). */

@@ -42,6 +42,10 @@ typedef struct cpu_solver {
     int projecting;
     int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
     float project_worst;    /* the projection's largest error at the last row build */
+    /* the joint errors (stage_measure's gap and angle) of the current poses, from the last CHORD_ROWS: valid
+     * until a stage other than CHORD_ROWS, POSES_KEEP, PROJECT_LEAVE or MEASURE runs */
+    int measured;
+    double measured_gap, measured_angle;
     ctn_vel *real_vel;
     float *real_lambda;
     /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
@@ -285,7 +289,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
-    c->factor_kept = 0;
+    c->factor_kept = c->measured = 0;
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
     w->bodies_dirty = 0;
     return CTN_OK;
@@ -311,8 +315,10 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
-    CPU_FOR_REDUCE(m, reduction(max : gap, angle))
-    for (int s = 0; s < m; ++s) {
+    int measure = c->measured ? 0 : m; /* joints to evaluate: none after a chord check of these poses */
+    if (c->measured) gap = c->measured_gap, angle = c->measured_angle;
+    CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
+    for (int s = 0; s < measure; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         float g, a;
         ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
@@ -334,7 +340,39 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     out->bad_joint = bad_slot < m ? t->order[bad_slot] : -1;
 }
 
-static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
+/* Whether an integration may leave the world inverse inertia as it is: under the exact solver with
+ * geometric stiffness, every inertia an integration would form is overwritten unread (the next substep and
+ * every projection step that solves begin with CTN_STAGE_GEOMETRIC_INERTIA, the exact solver's row build
+ * reads none, and the projection leaves with the plain inertia of the final poses), and forming it was a
+ * third of the integration. */
+static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *prm) {
+    return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
+}
+
+/* x += h v per body (CTN_STAGE_INTEGRATE). */
+static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
+    int n = w->body_count;
+    if (integrate_keeps_inertia(w, prm)) {
+        CPU_FOR(n)
+        for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
+        return;
+    }
+    CPU_FOR(n)
+    for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
+}
+
+/* The projection's scratch velocities and impulses to zero (CTN_STAGE_PROJECT_REST). */
+static void project_rest(ctn_world *w, cpu_solver *c) {
+    ctn_topology *t = &w->topo;
+    int n = w->body_count, m = t->joint_count;
+    CPU_FOR(n)
+    for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
+    CPU_FOR(6 * m)
+    for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
+}
+
+static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
+    ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count, m = t->joint_count;
     switch (stage) {
@@ -344,27 +382,32 @@ static void stage_project(ctn_world *w, cpu_solver *c, ctn_stage stage, const ct
         w->vel = c->vel_copy, t->lambda = c->dlambda;
         c->projecting = 1;
         break;
-    case CTN_STAGE_PROJECT_REST:
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
-        CPU_FOR(6 * m)
-        for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
-        break;
+    case CTN_STAGE_PROJECT_REST: project_rest(w, c); break;
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         float worst = 0.0f, h = prm->h;
-        CPU_FOR_REDUCE(m, reduction(max : worst))
+        double gap = 0.0, angle = 0.0; /* the joint errors of stage_measure's loop, while the poses are at hand */
+        CPU_FOR_REDUCE(m, reduction(max : worst, gap, angle))
         for (int s = 0; s < m; ++s) {
-            float e = ctn_chord_slot(s, t->defs, w->pose, h, c->blocks);
+            float g, a;
+            float e = ctn_chord_slot_measure(s, t->defs, w->pose, h, c->blocks, &g, &a);
             worst = e > worst ? e : worst;
             if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
+            gap = g > gap ? g : gap;
+            angle = a > angle ? a : angle;
         }
         out->worst = worst;
+        c->measured = 1, c->measured_gap = gap, c->measured_angle = angle;
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
-        if (out && ctn__direct_chord_step(w, c->blocks, prm->h)) out->moved = 1;
-        else ctn__direct_resolve_rest(w, c->blocks);
+        if (!(e->covers & CTN_STAGE_BIT(CTN_STAGE_INTEGRATE))) {
+            ctn__direct_resolve_rest(w, c->blocks);
+        } else if (!ctn__direct_chord_step(w, c->blocks, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
+            ctn__direct_resolve_rest(w, c->blocks);
+            cpu_integrate(w, prm);
+            project_rest(w, c);
+        }
         break;
     case CTN_STAGE_POSES_KEEP:
         CPU_FOR(n)
@@ -404,15 +447,6 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
     for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, w->pose, w->vel, w->props, w->inertia);
-}
-
-/* Whether an integration may leave the world inverse inertia as it is: under the exact solver with
- * geometric stiffness, every inertia an integration would form is overwritten unread (the next substep and
- * every projection step that solves begin with CTN_STAGE_GEOMETRIC_INERTIA, the exact solver's row build
- * reads none, and the projection leaves with the plain inertia of the final poses), and forming it was a
- * third of the integration. */
-static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *prm) {
-    return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
 /* The RATTLE stages (host/solve/pipeline.c run_rattle, kernels/ctn_rattle.h); pose_copy holds x_n. */
@@ -494,12 +528,35 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
     }
 }
 
-/* The CPU's stage table is ctn__substep_plan: every entry is one stage. */
+/* The CPU's stage tables (ctn_stage_ops.plan): ctn__substep_plan's, one stage per entry, but for the
+ * projection's chord steps on the chain path when every body the integration would move is one of its
+ * dynamic bodies (ctn__direct_chord_moves): then one walk solves, moves the poses and leaves the scratch
+ * velocities and impulses at rest (ctn__direct_chord_step, the same bits as the separate stages), so
+ * CHORD_SOLVE covers INTEGRATE and the next step's PROJECT_REST, which a chord step right after it
+ * (CTN_TABLE_PROJECT_CHORD_NEXT) does not list. */
+static int cpu_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
+    int count = ctn__substep_plan(w, prm, table, sub, n, e);
+    if ((table != CTN_TABLE_PROJECT_CHORD && table != CTN_TABLE_PROJECT_CHORD_NEXT) || !ctn__direct_chord_moves(w, prm->h)) return count;
+    int k = 0;
+    for (int i = 0; i < count; ++i) {
+        if (e[i].stage == CTN_STAGE_INTEGRATE && i > 0 && e[i - 1].stage == CTN_STAGE_CHORD_SOLVE) continue;
+        if (e[i].stage == CTN_STAGE_PROJECT_REST && i == 0 && table == CTN_TABLE_PROJECT_CHORD_NEXT) continue;
+        e[k] = e[i];
+        if (e[k].stage == CTN_STAGE_CHORD_SOLVE)
+            e[k].covers |= CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST); /* the next step's rest */
+        ++k;
+    }
+    return k;
+}
+
+/* Runs one entry of cpu_plan's tables. */
 static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     cpu_solver *c = w->backend_data;
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
+    if (stage != CTN_STAGE_CHORD_ROWS && stage != CTN_STAGE_POSES_KEEP && stage != CTN_STAGE_PROJECT_LEAVE && stage != CTN_STAGE_MEASURE)
+        c->measured = 0; /* the poses may change */
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
@@ -525,19 +582,11 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
         break;
     }
     case CTN_STAGE_SOLVE: stage_solve(w, c); break;
-    case CTN_STAGE_INTEGRATE:
-        if (integrate_keeps_inertia(w, prm)) {
-            CPU_FOR(n)
-            for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
-            break;
-        }
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
-        break;
+    case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
-    default: stage_project(w, c, stage, prm, out); break;
+    default: stage_project(w, c, e, prm, out); break;
     }
     return CTN_OK;
 }
@@ -589,7 +638,7 @@ static void cpu_destroy(ctn_world *w) {
     w->backend_data = NULL;
 }
 
-static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, 1, NULL, NULL};
+static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, cpu_plan, NULL};
 const ctn_backend_ops ctn__cpu_backend = {"cpu", &cpu_stages, cpu_sync, NULL, cpu_destroy};
 
 ctn_status ctn__cpu_backend_init(ctn_world *w) {

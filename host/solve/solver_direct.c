@@ -278,6 +278,11 @@ void ctn__direct_resolve_rest(ctn_world *w, const ctn_block *blocks) {
     ctn__chain_solve_rest(w, s->chain, blocks);
 }
 
+int ctn__direct_chord_moves(const ctn_world *w, float h) {
+    const direct_state *s = w->direct_data;
+    return ctn__direct_exact(w) && s->chain && ctn__chain_moves(w, s->chain, h);
+}
+
 int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h) {
     direct_state *s = w->direct_data;
     if (!ctn__direct_exact(w) || !s->chain) return 0;
