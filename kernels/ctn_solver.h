@@ -475,8 +475,12 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * joint's rows are the world axes, so its C is the anchor separation (ctn_joint_prepare_rows_ball's); the
  * other joints' C comes from their rows at x_k (angular rows about axes turned since x_0: a perturbation of
  * the chord's model that the iteration absorbs, as RATTLE's, kernels/ctn_rattle.h). */
-CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
-                            CTN_GLOBAL ctn_block *blocks) {
+/* ctn_chord_slot_measure also gives the joint's gap and angle as ctn_joint_error (kernels/ctn_rows.h) of the
+ * same poses (the same operations on the same C, so the same bits, for the joints a chord step takes: rigid
+ * bilateral rows, no implicit spring): the step's measurement after a projection whose last check was a
+ * chord row evaluation need not evaluate the joints again. */
+CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+                                    CTN_GLOBAL ctn_block *blocks, float *gap, float *angle) {
     /* A ball joint reads only its bodies and anchors (the whole definition is not copied: the chord step
      * runs once or more per step on every joint, so its loads are most of its cost). */
     float g[CTN_MAX_ROWS], worst = 0.0f;
@@ -486,12 +490,25 @@ CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLO
         ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
         g[0] = sep.x, g[1] = sep.y, g[2] = sep.z;
         n = 3;
+        *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
+        *angle = CTN_SQRT(0.0f);
     } else {
         ctn_joint_def j = defs[s];
         ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
         ctn_block cur;
         ctn_joint_rows(j, pa, pb, &cur, g);
         n = ctn_block_rows(&cur);
+        float l2 = 0.0f, a2 = 0.0f;
+        int n_lin = (j.flags & CTN_JF_IMPLICIT_SPRING) ? 0 : cur.n_lin, n_gap = j.type == CTN_JT_GEAR ? 0 : n_lin;
+        for (int k = 0; k < n_lin + cur.n_ang; ++k) { /* ctn_joint_error's sums */
+            float e = g[k];
+            if (cur.lo[k] == 0.0f) e = e < 0.0f ? e : 0.0f;
+            else if (cur.hi[k] == 0.0f) e = e > 0.0f ? e : 0.0f;
+            if (k < n_gap) l2 += e * e;
+            else a2 += e * e;
+        }
+        *gap = CTN_SQRT(l2);
+        *angle = CTN_SQRT(a2);
     }
     for (int k = 0; k < n; ++k) {
         float e = CTN_FABS(g[k]);
@@ -499,6 +516,12 @@ CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLO
         worst = e > worst || e != e ? e : worst; /* a NaN stays */
     }
     return worst;
+}
+
+CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+                            CTN_GLOBAL ctn_block *blocks) {
+    float gap, angle;
+    return ctn_chord_slot_measure(s, defs, pose, h, blocks, &gap, &angle);
 }
 
 #endif /* CTN_SOLVER_H */

@@ -310,8 +310,8 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
  * (bench/results/2026-11-28-vm-rattle.md). With Newton steps (rattle_newton) chain:10000 at 4 substeps takes
  * 41,006 instructions per link per step in its first steps against the velocity step's 17,098, but once it
  * swings 18 Newton steps and 5 splits per step, about 5 times the velocity step's time, for an energy error of
- * 5.7e-7 against 8.0e-5 of m g L N^2/2 over 2 s (bench/results/2026-11-28-vm-rattle-long.md): the limit stays. */
-#define CTN_RATTLE_MAX_JOINTS 1000
+ * 5.7e-7 against 8.0e-5 of m g L N^2/2 over 2 s (bench/results/2026-11-28-vm-rattle-long.md): the default limit
+ * (CTN_RATTLE_MAX_JOINTS, include/catena/core.h) stays, and desc.rattle_max_joints raises or lowers it. */
 /* Above this many joints a stalled chord iteration goes on with Newton steps (rattle_newton) before it splits.
  * Measured on chain:1000 released horizontally, 2 s at 60 Hz (bench/results/2026-11-28-vm-rattle-long.md):
  * largest energy error 1.3e-4 / 1.2e-4 of m g L N^2/2 at 1 / 4 substeps with Newton steps, 1.7e-5 / 1.9e-5 with
@@ -330,9 +330,10 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
         return buf;
     }
     if (t->joint_count == 0) return "velocity: no joints";
-    if (t->joint_count > CTN_RATTLE_MAX_JOINTS) {
-        snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (its chord iteration stalls on long chains)", t->joint_count,
-                 CTN_RATTLE_MAX_JOINTS);
+    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
+    if (t->joint_count > most) {
+        snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (desc.rattle_max_joints; its chord iteration stalls on long chains)",
+                 t->joint_count, most);
         return buf;
     }
     if (!ops->rattle) {

@@ -42,6 +42,10 @@ typedef struct cpu_solver {
     int projecting;
     int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
     float project_worst;    /* the projection's largest error at the last row build */
+    /* the joint errors (stage_measure's gap and angle) of the current poses, from the last CHORD_ROWS: valid
+     * until a stage other than CHORD_ROWS, POSES_KEEP, PROJECT_LEAVE or MEASURE runs */
+    int measured;
+    double measured_gap, measured_angle;
     ctn_vel *real_vel;
     float *real_lambda;
     /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
@@ -285,7 +289,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
-    c->factor_kept = 0;
+    c->factor_kept = c->measured = 0;
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
     w->bodies_dirty = 0;
     return CTN_OK;
@@ -311,8 +315,10 @@ static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
     int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
-    CPU_FOR_REDUCE(m, reduction(max : gap, angle))
-    for (int s = 0; s < m; ++s) {
+    int measure = c->measured ? 0 : m; /* joints to evaluate: none after a chord check of these poses */
+    if (c->measured) gap = c->measured_gap, angle = c->measured_angle;
+    CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
+    for (int s = 0; s < measure; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         float g, a;
         ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
@@ -380,13 +386,18 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         float worst = 0.0f, h = prm->h;
-        CPU_FOR_REDUCE(m, reduction(max : worst))
+        double gap = 0.0, angle = 0.0; /* the joint errors of stage_measure's loop, while the poses are at hand */
+        CPU_FOR_REDUCE(m, reduction(max : worst, gap, angle))
         for (int s = 0; s < m; ++s) {
-            float e = ctn_chord_slot(s, t->defs, w->pose, h, c->blocks);
+            float g, a;
+            float e = ctn_chord_slot_measure(s, t->defs, w->pose, h, c->blocks, &g, &a);
             worst = e > worst ? e : worst;
             if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
+            gap = g > gap ? g : gap;
+            angle = a > angle ? a : angle;
         }
         out->worst = worst;
+        c->measured = 1, c->measured_gap = gap, c->measured_angle = angle;
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
@@ -544,6 +555,8 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
+    if (stage != CTN_STAGE_CHORD_ROWS && stage != CTN_STAGE_POSES_KEEP && stage != CTN_STAGE_PROJECT_LEAVE && stage != CTN_STAGE_MEASURE)
+        c->measured = 0; /* the poses may change */
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
