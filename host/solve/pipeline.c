@@ -15,7 +15,11 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
     return prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
-#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), CTN_STAGE_BIT(stage)})
+uint64_t ctn__stage_whole(ctn_stage stage) {
+    return CTN_STAGE_BIT(stage) | (stage == CTN_STAGE_SOLVE ? CTN_STAGE_BIT(CTN_STAGE_VELOCITIES) : 0);
+}
+
+#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), ctn__stage_whole(stage)})
 int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     (void)sub, (void)n;
     int k = 0;
@@ -51,7 +55,7 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
     e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_FORCES)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+    e[k++] = ONE(CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
     e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_INTEGRATE)};
     return k;
 }
@@ -64,7 +68,7 @@ int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step
 const char *ctn__stage_name(ctn_stage stage) {
 #define NAME(s) [CTN_STAGE_##s] = #s
     static const char *const names[CTN_STAGE_COUNT] = {
-        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(INTEGRATE),
+        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(VELOCITIES), NAME(INTEGRATE),
         NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(PROJECT_DECIDE), NAME(POSES_KEEP), NAME(POSES_UNDO),
         NAME(PROJECT_LEAVE), NAME(CHORD_ROWS), NAME(CHORD_SOLVE), NAME(RATTLE_ENTER), NAME(RATTLE_START),
         NAME(RATTLE_UNDO), NAME(RATTLE_FACTOR), NAME(RATTLE_RESOLVE), NAME(RATTLE_BACK), NAME(RATTLE_DRIFT),
@@ -76,7 +80,7 @@ const char *ctn__stage_name(ctn_stage stage) {
 }
 
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
-    ctn_stage_entry e = {stage, CTN_TIMER_NONE, CTN_STAGE_BIT(stage)};
+    ctn_stage_entry e = {stage, CTN_TIMER_NONE, ctn__stage_whole(stage)};
     return ops->run(w, &e, prm, out);
 }
 
