@@ -2,10 +2,12 @@
  * with one solver (default direct) and compares it with a converged reference: the same scene at many
  * substeps (--ref, default 64). Reports the worst joint gap over the run (m), the trajectory error
  * (largest and root-mean-square distance of the body centres from the reference's, sampled every step,
- * m) and the median wall time of a step.
+ * m) and the median wall time of a step. --integrators rattle,velocity runs every substep count with each
+ * integrator (ctn_world_desc.integrator) against one reference, the first integrator's at --ref substeps
+ * (default: the library's default integrator alone).
  *
  * usage: bench_substeps [--scenes chain:1000,tree:2047] [--substeps 1,2,4] [--ref 64] [--seconds 2]
- *                       [--solver direct|gs|auto] [--iterations N] [--json FILE]
+ *                       [--solver direct|gs|auto] [--iterations N] [--integrators rattle,velocity] [--json FILE]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
@@ -18,6 +20,7 @@
 
 typedef struct run_result {
     int substeps, steps, ok;
+    ctn_integrator integrator;
     double gap_worst, err_max, err_rms, ms_median;
 } run_result;
 
@@ -34,10 +37,11 @@ static int cmp_double(const void *a, const void *b) {
 
 /* Runs `spec` for `steps` steps; ref == NULL: records the positions into *record (steps x n x 3);
  * otherwise compares with them. */
-static run_result run(const char *spec, ctn_solver solver, int iterations, int substeps, int steps, double **record, int *bodies,
-                      const double *ref) {
-    run_result r = {substeps, steps, 0, 0.0, 0.0, 0.0, 0.0};
+static run_result run(const char *spec, ctn_solver solver, ctn_integrator integrator, int iterations, int substeps, int steps,
+                      double **record, int *bodies, const double *ref) {
+    run_result r = {substeps, steps, 0, integrator, 0.0, 0.0, 0.0, 0.0};
     ctn_world_desc d = ctn_world_desc_default();
+    d.integrator = integrator;
     d.backend = CTN_BACKEND_CPU;
     d.solver = solver;
     d.substeps = substeps;
@@ -98,7 +102,7 @@ static run_result run(const char *spec, ctn_solver solver, int iterations, int s
 }
 
 int main(int argc, char **argv) {
-    const char *scenes = "chain:1000,tree:2047,heavy_chain:8,bridge:60", *subs = "1,2,4", *json = NULL;
+    const char *scenes = "chain:1000,tree:2047,heavy_chain:8,bridge:60", *subs = "1,2,4", *json = NULL, *integrators = NULL;
     int ref_sub = 64, iterations = 0;
     double seconds = 2.0;
     ctn_solver solver = CTN_SOLVER_DIRECT;
@@ -106,7 +110,7 @@ int main(int argc, char **argv) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !v) {
             printf("usage: bench_substeps [--scenes chain:1000,tree:2047] [--substeps 1,2,4] [--ref 64] [--seconds 2]\n"
-                   "                      [--solver direct|gs|auto] [--iterations N] [--json FILE]\n");
+                   "                      [--solver direct|gs|auto] [--iterations N] [--integrators rattle,velocity] [--json FILE]\n");
             return strcmp(a, "--help") ? 2 : 0;
         }
         ++i;
@@ -116,6 +120,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seconds")) seconds = atof(v);
         else if (!strcmp(a, "--iterations")) iterations = atoi(v);
         else if (!strcmp(a, "--json")) json = v;
+        else if (!strcmp(a, "--integrators")) integrators = v;
         else if (!strcmp(a, "--solver"))
             solver = !strcmp(v, "gs") ? CTN_SOLVER_GS : !strcmp(v, "auto") ? CTN_SOLVER_AUTO : CTN_SOLVER_DIRECT;
         else {
@@ -124,34 +129,51 @@ int main(int argc, char **argv) {
         }
     }
     int steps = (int)lround(seconds * 60.0);
+    ctn_integrator integ[2] = {ctn_world_desc_default().integrator, CTN_INTEGRATOR_VELOCITY};
+    int n_integ = 1;
+    if (integrators) {
+        char il[64];
+        snprintf(il, sizeof il, "%s", integrators);
+        n_integ = 0;
+        for (char *s3 = NULL, *tok = strtok_r(il, ",", &s3); tok; tok = strtok_r(NULL, ",", &s3)) {
+            if (n_integ == 2 || (strcmp(tok, "rattle") && strcmp(tok, "velocity"))) {
+                fprintf(stderr, "bench_substeps: --integrators takes rattle and/or velocity, not %s\n", integrators);
+                return 2;
+            }
+            integ[n_integ++] = !strcmp(tok, "rattle") ? CTN_INTEGRATOR_RATTLE : CTN_INTEGRATOR_VELOCITY;
+        }
+    }
     FILE *jf = json ? fopen(json, "w") : NULL;
-    if (jf) fprintf(jf, "{\"seconds\": %g, \"ref_substeps\": %d, \"results\": [", seconds, ref_sub);
-    printf("| scene | substeps | worst gap (m) | trajectory error max (m) | rms (m) | ms/step |\n|---|---:|---:|---:|---:|---:|\n");
+    if (jf) fprintf(jf, "{\"seconds\": %g, \"ref_substeps\": %d, \"ref_integrator\": \"%s\", \"results\": [", seconds, ref_sub,
+                    ctn_integrator_name(integ[0]));
+    printf("| scene | integrator | substeps | worst gap (m) | trajectory error max (m) | rms (m) | ms/step |\n|---|---|---:|---:|---:|---:|---:|\n");
     char list[1024];
     snprintf(list, sizeof list, "%s", scenes);
     int first = 1;
     for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
         double *ref = NULL;
         int n = 0;
-        run_result rr = run(spec, solver, iterations, ref_sub, steps, &ref, &n, NULL);
+        run_result rr = run(spec, solver, integ[0], iterations, ref_sub, steps, &ref, &n, NULL);
         if (!rr.ok) {
             free(ref);
             continue;
         }
-        printf("| %s | %d (reference) | %.2e | - | - | %.3f |\n", spec, ref_sub, rr.gap_worst, rr.ms_median);
-        char sl[256];
-        snprintf(sl, sizeof sl, "%s", subs);
-        for (char *s2 = NULL, *tok = strtok_r(sl, ",", &s2); tok; tok = strtok_r(NULL, ",", &s2)) {
-            run_result r = run(spec, solver, iterations, atoi(tok), steps, NULL, &n, ref);
-            printf("| %s | %d | %.2e | %.2e | %.2e | %.3f |%s\n", spec, r.substeps, r.gap_worst, r.err_max, r.err_rms, r.ms_median,
-                   r.ok ? "" : " (failed)");
-            fflush(stdout);
-            if (jf)
-                fprintf(jf, "%s\n  {\"scene\": \"%s\", \"substeps\": %d, \"gap_worst\": %.3e, \"err_max\": %.3e, \"err_rms\": %.3e, "
-                            "\"ms_per_step\": %.4f, \"ref_gap_worst\": %.3e, \"completed\": %s}",
-                        first ? "" : ",", spec, r.substeps, r.gap_worst, r.err_max, r.err_rms, r.ms_median, rr.gap_worst,
-                        r.ok ? "true" : "false");
-            first = 0;
+        printf("| %s | %s | %d (reference) | %.2e | - | - | %.3f |\n", spec, ctn_integrator_name(integ[0]), ref_sub, rr.gap_worst, rr.ms_median);
+        for (int k = 0; k < n_integ; ++k) {
+            char sl[256];
+            snprintf(sl, sizeof sl, "%s", subs);
+            for (char *s2 = NULL, *tok = strtok_r(sl, ",", &s2); tok; tok = strtok_r(NULL, ",", &s2)) {
+                run_result r = run(spec, solver, integ[k], iterations, atoi(tok), steps, NULL, &n, ref);
+                printf("| %s | %s | %d | %.2e | %.2e | %.2e | %.3f |%s\n", spec, ctn_integrator_name(integ[k]), r.substeps, r.gap_worst, r.err_max,
+                       r.err_rms, r.ms_median, r.ok ? "" : " (failed)");
+                fflush(stdout);
+                if (jf)
+                    fprintf(jf, "%s\n  {\"scene\": \"%s\", \"integrator\": \"%s\", \"substeps\": %d, \"gap_worst\": %.3e, \"err_max\": %.3e, "
+                                "\"err_rms\": %.3e, \"ms_per_step\": %.4f, \"ref_gap_worst\": %.3e, \"completed\": %s}",
+                            first ? "" : ",", spec, ctn_integrator_name(integ[k]), r.substeps, r.gap_worst, r.err_max, r.err_rms, r.ms_median,
+                            rr.gap_worst, r.ok ? "true" : "false");
+                first = 0;
+            }
         }
         free(ref);
     }

@@ -17,8 +17,8 @@
 #
 # Configurations (--configs, default "direct gs"): direct 1x1 (--solver direct --iterations 1 --substeps 1
 # --integrator velocity: the velocity step with its position projection), GS 10x1 (--solver gs --iterations 10
-# --substeps 1), rattle (direct 1x1 with the RATTLE integrator), direct4 and rattle4 (the same at 4 substeps),
-# CPU backend. The configurations run side by side (one process each).
+# --substeps 1), rattle (direct 1x1 with the RATTLE integrator, --rattle-max-joints 50000000 so that it runs at
+# any N), direct4 and rattle4 (the same at 4 substeps), CPU backend. The configurations run side by side (one process each).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build links=10000 steps=20 rss_links=1000000 do_ir=1 do_rss=1 configs_arg="direct gs"
@@ -47,9 +47,9 @@ cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //; s/[,-].*//'); cpu=${cpu:-0}
 one() { taskset -c "$cpu" "$@"; }
 declare -A args=([direct]="--solver direct --iterations 1 --substeps 1 --integrator velocity"
                  [gs]="--solver gs --iterations 10 --substeps 1"
-                 [rattle]="--solver direct --iterations 1 --substeps 1 --integrator rattle"
+                 [rattle]="--solver direct --iterations 1 --substeps 1 --integrator rattle --rattle-max-joints 50000000"
                  [direct4]="--solver direct --iterations 1 --substeps 4 --integrator velocity"
-                 [rattle4]="--solver direct --iterations 1 --substeps 4 --integrator rattle")
+                 [rattle4]="--solver direct --iterations 1 --substeps 4 --integrator rattle --rattle-max-joints 50000000")
 configs=$configs_arg
 for c in $configs; do [ -n "${args[$c]:-}" ] || { echo "instructions.sh: unknown configuration $c" >&2; exit 2; }; done
 

@@ -118,7 +118,7 @@ __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn
     ctn_integrate_stage_body(i, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, gs_h, begin, rest);
 }
 
-/* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_deferred) ----- */
+/* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_steps) -------- */
 /* A Newton step on the device is PREPARE (ctn_k_project_prepare), the exact solve and the integration: the
  * stages the CPU runs apart are merged where they touch only their own slot or body (the metric's inertia
  * of a body depends on its own pose; the rows of a slot and its error on that slot). The decision

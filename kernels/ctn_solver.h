@@ -368,7 +368,7 @@ CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL 
     inertia[i].inv_inertia = ctn_body_inverse_inertia(pose[i], props[i]);
 }
 
-/* Post-stabilisation of the exact solver (host/solve/pipeline.c project_newton; both backends run these
+/* Post-stabilisation of the exact solver (host/solve/pipeline.c project_steps; both backends run these
  * items): Newton steps until the largest error of a projected row is below CTN_PROJECT_TOL, at most
  * CTN_PROJECT_MAX of them. A projection step moves bodies by h v with scratch velocities that start at rest: */
 #define CTN_PROJECT_TOL 1e-7f /* m (rad for angular rows) */
@@ -464,7 +464,7 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
 #endif
 }
 
-/* A chord step of the projection (host/solve/pipeline.c, project_newton): the Newton system of the current
+/* A chord step of the projection (host/solve/pipeline.c, project_steps): the Newton system of the current
  * poses x_k is replaced by the one whose factor the step already holds (its last exact solve, with rows J_0
  * at poses x_0 and metric W_0): dl = -(J_0 W_0 J_0^T)^-1 C(x_k) / h, x_{k+1} = x_k + h W_0 J_0^T dl, so
  * that J_0 (x_{k+1} - x_k) = -C(x_k). It converges linearly at a rate of about the turn of the rows between

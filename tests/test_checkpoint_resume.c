@@ -161,6 +161,32 @@ static void handles_and_names_resume(const char *dir) {
     remove(path);
 }
 
+/* The settings come back from a checkpoint, desc.rattle_max_joints (the last field of ctn_world_desc) too; a
+ * file written before that field loads with it at 0 (tests/test_collision_groups.c loads one). */
+static void settings_resume(const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/settings.ckpt", dir);
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.rattle_max_joints = 1500, d.integrator = CTN_INTEGRATOR_VELOCITY, d.substeps = 3;
+    ctn_world *w = NULL, *r = NULL;
+    char err[512];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);
+    if (!w) return;
+    CHECK(ctn_world_save(w, path, 0, NULL) == CTN_OK, "save: %s", ctn_world_last_error(w));
+    ctn_checkpoint_info info;
+    CHECK(ctn_world_load(path, NULL, &r, &info, err, sizeof err) == CTN_OK, "load: %s", err);
+    ctn_world_desc got;
+    if (r) ctn_world_get_desc(r, &got);
+    CHECK(r && got.rattle_max_joints == 1500 && got.integrator == CTN_INTEGRATOR_VELOCITY && got.substeps == 3,
+          "loaded settings: rattle_max_joints %d, integrator %d, substeps %d", r ? got.rattle_max_joints : -1, r ? (int)got.integrator : -1,
+          r ? got.substeps : -1);
+    CHECK(info.desc.rattle_max_joints == 1500, "info: rattle_max_joints %d", info.desc.rattle_max_joints);
+    ctn_world_destroy(w);
+    ctn_world_destroy(r);
+    remove(path);
+}
+
 static void old_versions_refused(const char *dir) {
     char path[512];
     snprintf(path, sizeof path, "%s/old.ckpt", dir);
@@ -340,6 +366,7 @@ int main(void) {
     if (!mkdtemp(dir)) return 1;
     pile_resumes_bitwise(dir);
     handles_and_names_resume(dir);
+    settings_resume(dir);
     old_versions_refused(dir);
     header_checked(dir);
     bad_joints_refused(dir);

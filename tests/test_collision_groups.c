@@ -135,9 +135,16 @@ static void check_old_checkpoint(void) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     ctn_world *w = NULL;
-    CHECK(ctn_world_load(path, &d, &w, NULL, err, sizeof err) == CTN_OK, "old checkpoint: %s", err);
+    ctn_checkpoint_info info;
+    CHECK(ctn_world_load(path, &d, &w, &info, err, sizeof err) == CTN_OK, "old checkpoint: %s", err);
     remove(path);
     if (!w) return;
+    /* written before ctn_world_desc grew rattle_max_joints (its last field): the settings before it are read
+     * in place, the field is 0 (the default) */
+    CHECK(info.desc.rattle_max_joints == 0 && info.desc.time_step > 0.0 && info.desc.time_step <= 10.0 && info.desc.iterations >= 1 &&
+              (int)info.desc.integrator >= 0 && (int)info.desc.integrator <= 1,
+          "old settings: rattle_max_joints %d, time_step %g, iterations %d", info.desc.rattle_max_joints, info.desc.time_step,
+          info.desc.iterations);
     int shapes = 0, planes = 0, grouped = 0;
     ctn_world_collision_counts(w, &shapes, &planes);
     for (int b = 0; b < ctn_world_body_count(w); ++b) {

@@ -24,7 +24,7 @@
  *       integration differently, from step 33 on for Gauss-Seidel too). The closed chain's are not compared:
  *       lying stretched, its loop is nearly singular (the forest barely moves the distance row), its position
  *       projection takes large Newton steps, and the device, which plans its Newton steps from the steps
- *       before (host/solve/pipeline.c, project_deferred), stops one short of the CPU in step 4 (0.85 mm, the
+ *       before (host/solve/pipeline.c, project_steps), stops one short of the CPU in step 4 (0.85 mm, the
  *       velocities still equal): after that the runs swing apart by up to 0.014 m, both holding their joints;
  *   (c) the gated ring: both backends take the same branch, the sweeps: each opens it by more than GATED_OPEN
  *       (the Schur solve would hold it within RING_GAP), and the two worst gaps differ by at most GATED_SAME of

@@ -1,4 +1,4 @@
-/* The exact solver's position projection with chord steps (host/solve/pipeline.c, project_newton;
+/* The exact solver's position projection with chord steps (host/solve/pipeline.c, project_steps;
  * ctn_chord_slot in kernels/ctn_solver.h): on the CPU backend, chains (the chain path) and trees (the forest
  * path) released horizontally take chord steps with the step's last factor instead of factoring, end with
  * joints at least as closed as the Newton steps leave them, and a world whose joints are not all rigid

@@ -6,6 +6,8 @@
  *   more than half of it on the same scene;
  * - the order: a rigid 1 m rod pendulum released horizontally at 1/120, 1/240 and 1/480 s (one substep): the
  *   largest energy error over 4 s falls by more than 3 per halving of the step (second order: 4);
+ * - the order on the 10-link chain: its first 0.25 s at a fixed substep h = 1/60/N, N = 4, 8, 16 (none added):
+ *   the largest energy error falls by more than 3 per halving of h;
  * - pendulum periods of a rigid rod pinned at one end against 4 sqrt(I / (m g d)) K(sin(theta0/2)) (the
  *   elliptic integral by the arithmetic-geometric mean) at 0.1 rad and at 90 degrees, within 0.1%;
  * - the double pendulum (two hinged rods released horizontally, a chaotic motion): energy within 1% of its
@@ -14,6 +16,7 @@
  *   64 substeps): RATTLE at default settings closer than the velocity step;
  * - a long chain (1000 links) released horizontally: RATTLE with Newton steps on its stalled position stages
  *   holds the joints and keeps the energy better than the velocity step;
+ * - desc.rattle_max_joints: validated; RATTLE runs up to it (default 1000) and the velocity step above it;
  * - the fallbacks: a hinge limit and the velocity setting run the velocity step, and the stats say why; the
  *   OpenCL backend runs RATTLE too. */
 #include "catena/catena.h"
@@ -107,6 +110,46 @@ static void order(void) {
     printf("energy error ratio per halving of the step: %.3g, %.3g (order %.2f, %.2f)\n", err[0] / err[1], err[1] / err[2],
            log2(err[0] / err[1]), log2(err[1] / err[2]));
     CHECK(err[0] / err[1] > 3.0 && err[1] / err[2] > 3.0, "not second order: %g %g %g", err[0], err[1], err[2]);
+}
+
+/* The order on the 10-link chain itself: released horizontally at 60 Hz with a fixed number of substeps N
+ * (enough that RATTLE adds none over the run, checked: every step ran exactly N), the first 0.25 s (before
+ * the whip turns its end fast enough that RATTLE adds substeps); the largest energy error falls by more
+ * than 3 per doubling of N (second order: 4). Measured (2-core dev VM): 3.31e-5, 7.33e-6, 1.17e-6 of
+ * m g L n^2/2 at N = 4, 8, 16 (ratios 4.5, 6.3). Below h = 1/1920 s the error stops falling (4.2e-6 at
+ * N = 32): the position stage stops at 1e-7 m, a velocity error of up to 1e-7 m / h that grows as h
+ * shrinks (bench/results/2026-11-29-vm-rattle-10000.md). */
+static void chain_order(void) {
+    const int subs[3] = {4, 8, 16}, links = 10, steps = 15;
+    const double scale = 0.1 * 9.81 * 0.1 * links * links / 2.0;
+    double err[3];
+    for (int k = 0; k < 3; ++k) {
+        ctn_body_id first;
+        ctn_world *w = rattle_chain(links, CTN_SOLVER_DIRECT, CTN_INTEGRATOR_RATTLE, 1.0 / 60.0, subs[k], CTN_BACKEND_CPU, &first);
+        CHECK(w != NULL, "world");
+        if (!w) return;
+        double e0 = rattle_energy(w, first, links, 9.81), gap = 0.0;
+        int most = 0, least = 1 << 30;
+        ctn_step_stats st;
+        err[k] = 0.0;
+        for (int i = 0; i < steps; ++i) {
+            ctn_status s = ctn_world_step(w);
+            CHECK(s == CTN_OK, "step %d: %s", i, ctn_world_last_error(w));
+            if (s != CTN_OK) break;
+            ctn_world_get_stats(w, &st);
+            most = st.rattle_substeps > most ? st.rattle_substeps : most;
+            least = st.rattle_substeps < least ? st.rattle_substeps : least;
+            gap = fmax(gap, st.max_gap);
+            err[k] = fmax(err[k], fabs(rattle_energy(w, first, links, 9.81) - e0));
+        }
+        printf("chain:10 from horizontal, 60 Hz x %d (h = 1/%d s, ran %d..%d), 0.25 s: largest |E - E0| %.4g of m g L n^2/2, gap %.3g m\n",
+               subs[k], 60 * subs[k], least, most, err[k] / scale, gap);
+        CHECK(most == subs[k] && least == subs[k], "RATTLE ran %d..%d substeps, not %d: h is not fixed", least, most, subs[k]);
+        ctn_world_destroy(w);
+    }
+    printf("chain:10 energy error ratio per halving of h: %.3g, %.3g (order %.2f, %.2f)\n", err[0] / err[1], err[1] / err[2],
+           log2(err[0] / err[1]), log2(err[1] / err[2]));
+    for (int k = 0; k < 2; ++k) CHECK(err[k] / err[k + 1] > 3.0, "not second order at N = %d: %g %g", subs[k], err[k], err[k + 1]);
 }
 
 /* Period from the upward crossings of the rod's centre through x = 0 (linearly interpolated). */
@@ -239,6 +282,55 @@ static void long_chain(void) {
     CHECK(de[0] < 0.5 * de[1], "RATTLE %g, velocity step %g of m g L n^2/2", de[0] / scale, de[1] / scale);
 }
 
+/* desc.rattle_max_joints: out of range is refused naming the field and value (the world unchanged); below a
+ * world's joint count the velocity step runs and says so; the default (0) is CTN_RATTLE_MAX_JOINTS, and a
+ * larger value lets RATTLE run above it. */
+static void max_joints_setting(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU, d.solver = CTN_SOLVER_DIRECT;
+    ctn_world *w = NULL;
+    char err[512];
+    d.rattle_max_joints = -1;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && !w && strstr(err, "desc.rattle_max_joints") && strstr(err, "-1"),
+          "rattle_max_joints -1: %s", err);
+    d.rattle_max_joints = CTN_MAX_JOINTS + 1;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_ERR_INVALID_ARGUMENT && !w && strstr(err, "desc.rattle_max_joints"),
+          "rattle_max_joints above CTN_MAX_JOINTS: %s", err);
+    d.rattle_max_joints = 5;
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (!w) return;
+    ctn_body_id first;
+    ctn_chain_desc c = ctn_chain_desc_default(10);
+    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_step_stats st;
+    CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_world_get_stats(w, &st);
+    printf("chain:10 with rattle_max_joints 5: %s\n", st.integrator_reason);
+    CHECK(st.integrator == CTN_INTEGRATOR_VELOCITY && strstr(st.integrator_reason, "rattle_max_joints") && strstr(st.integrator_reason, " 5 "),
+          "%s", st.integrator_reason);
+    ctn_world_desc bad = d, now;
+    bad.rattle_max_joints = -7;
+    CHECK(ctn_world_set_desc(w, &bad) == CTN_ERR_INVALID_ARGUMENT && strstr(ctn_world_last_error(w), "desc.rattle_max_joints"), "%s",
+          ctn_world_last_error(w));
+    ctn_world_get_desc(w, &now);
+    CHECK(now.rattle_max_joints == 5, "a refused set_desc changed the world: rattle_max_joints %d", now.rattle_max_joints);
+    ctn_world_destroy(w);
+    /* chain:1001: one joint above the default limit; the velocity step at 0, RATTLE at 1001 */
+    for (int k = 0; k < 2; ++k) {
+        d.rattle_max_joints = k ? CTN_RATTLE_MAX_JOINTS + 1 : 0;
+        CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+        if (!w) return;
+        c = ctn_chain_desc_default(CTN_RATTLE_MAX_JOINTS + 1);
+        CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
+        CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_world_get_stats(w, &st);
+        printf("chain:%d with rattle_max_joints %d: %s\n", CTN_RATTLE_MAX_JOINTS + 1, d.rattle_max_joints, st.integrator_reason);
+        CHECK(st.integrator == (k ? CTN_INTEGRATOR_RATTLE : CTN_INTEGRATOR_VELOCITY), "%s", st.integrator_reason);
+        CHECK(k || strstr(st.integrator_reason, "1000"), "%s", st.integrator_reason);
+        ctn_world_destroy(w);
+    }
+}
+
 static void fallbacks(void) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU, d.solver = CTN_SOLVER_DIRECT;
@@ -281,11 +373,13 @@ static void fallbacks(void) {
 int main(void) {
     chain_energy();
     order();
+    chain_order();
     period(0.1, 1e-3);
     period(0.5 * PI, 1e-3);
     double_pendulum();
     trajectory();
     long_chain();
+    max_joints_setting();
     fallbacks();
     return check_report("test_rattle");
 }

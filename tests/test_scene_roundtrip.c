@@ -110,7 +110,7 @@ static ctn_world_desc settings(void) {
     d.gravity[0] = 0.5, d.gravity[1] = -9.0;
     d.time_step = 0.01, d.substeps = 3, d.iterations = 5, d.solver = CTN_SOLVER_GS;
     d.compliance = 1e-8, d.damping_time = 0.004, d.warm_start = 0.7, d.max_colours = 16, d.threads = 1;
-    d.max_speed = 500.0, d.geometric_stiffness = 0.8, d.baumgarte = 0.3;
+    d.max_speed = 500.0, d.geometric_stiffness = 0.8, d.baumgarte = 0.3, d.rattle_max_joints = 2500;
     return d;
 }
 
@@ -163,7 +163,7 @@ int main(void) {
     /* every key of the format that the world uses is in the file */
     const char *keys[] = {"\"gravity\"", "\"time_step\"", "\"substeps\"", "\"iterations\"", "\"solver\"", "\"stabilization\"",
                           "\"compliance\"", "\"damping_time\"", "\"baumgarte\"", "\"warm_start\"", "\"max_colours\"", "\"threads\"",
-                          "\"max_speed\"", "\"geometric_stiffness\"", "\"collision\"", "\"margin\"", "\"skip_jointed\"", "\"enabled\"",
+                          "\"max_speed\"", "\"geometric_stiffness\"", "\"rattle_max_joints\"", "\"collision\"", "\"margin\"", "\"skip_jointed\"", "\"enabled\"",
                           "\"kinematic\"", "\"static\"", "\"particle\"", "\"mass\"", "\"inertia\"", "\"orientation\"", "\"velocity\"",
                           "\"angular_velocity\"", "\"force\"", "\"torque\"", "\"sphere\"", "\"capsule\"", "\"box\"", "\"friction\"",
                           "\"restitution\"", "\"planes\"", "\"normal\"", "\"offset\"", "\"distance\"", "\"ball\"", "\"hinge\"", "\"fixed\"",

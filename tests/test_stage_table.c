@@ -14,14 +14,15 @@
 
 #include <string.h>
 
-/* "PREPARE WARM_START[FORCES+WARM_START] ...": an entry that covers only itself by its name, a fused one
- * with the stages it covers in the pipeline's order. */
+/* "PREPARE WARM_START[FORCES+WARM_START] ...": an entry that covers its stage whole (ctn__stage_whole) by its
+ * name, any other with the stages it covers in the pipeline's order (SOLVE[SOLVE]: the solve without its last
+ * velocity update, which the integration's entry covers). */
 static void describe(const ctn_stage_entry *e, int count, char *buf, size_t size) {
     size_t len = 0;
     buf[0] = '\0';
     for (int k = 0; k < count && len < size; ++k) {
         len += (size_t)snprintf(buf + len, size - len, "%s%s", k ? " " : "", ctn__stage_name(e[k].stage));
-        if (e[k].covers == CTN_STAGE_BIT(e[k].stage)) continue;
+        if (e[k].covers == ctn__stage_whole(e[k].stage)) continue;
         const char *sep = "[";
         for (int s = 0; s < CTN_STAGE_COUNT && len < size; ++s)
             if (e[k].covers & CTN_STAGE_BIT(s)) len += (size_t)snprintf(buf + len, size - len, "%s%s", sep, ctn__stage_name((ctn_stage)s)), sep = "+";
@@ -38,13 +39,19 @@ typedef struct config {
     const char *opencl[3]; /* substep 0, 1, 2 */
     const char *project[2]; /* OpenCL: the projection's Newton step and check, decided on the device */
     const char *host[5];    /* CPU: the Newton step, its check, a chord step, the last, one after a chord step (host decides) */
+    int forest;             /* desc.debug.direct_forest = 1: the chain on OpenCL's forest path */
 } config;
 
 #define PLAIN "PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define GEOM "GEOMETRIC_INERTIA PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define CL_WARM "WARM_START[FORCES+WARM_START]"
+/* OpenCL's exact solver: on the chain path (chain:8) the solve leaves its last velocity update to the
+ * integration's launch (SOLVE[SOLVE], INTEGRATE[VELOCITIES+...]) and a Newton step's rows are built by the
+ * solve's assembly (SOLVE[PREPARE+...+PROJECT_ROWS+...]); on the forest path neither */
 #define CL_ROWS "PROJECT_REST PREPARE[PREPARE+PROJECT_ROWS]"
-#define CL_SOLVE "SOLVE[SOLVE+PROJECT_DECIDE]"
+#define CL_CHAIN_STEP "PROJECT_REST SOLVE[PREPARE+SOLVE+PROJECT_ROWS+PROJECT_DECIDE]"
+#define CL_SOLVE "SOLVE[SOLVE+VELOCITIES+PROJECT_DECIDE]"
+#define CL_CHAIN_SOLVE "SOLVE[SOLVE]"
 #define CL_MEASURE "MEASURE[PROJECT_DECIDE+POSES_UNDO+PROJECT_LEAVE+MEASURE]"
 /* the host-decided projection (the CPU's): a Newton step with and without geometric stiffness, its check, a
  * chord step (the last of CTN_PROJECT_MAX is a Newton step), and one right after a chord step; on chain:8 the
@@ -62,23 +69,28 @@ typedef struct config {
 static const config configs[] = {
     {"gs, 3 substeps", CTN_SOLVER_GS, 3, 0.0, {PLAIN, PLAIN, PLAIN},
      {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
-     {NULL, NULL}, {NULL}},
+     {NULL, NULL}, {NULL}, 0},
     {"gs, geometric stiffness, 3 substeps", CTN_SOLVER_GS, 3, 1.0, {GEOM, GEOM, GEOM},
      {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
       "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
-     {NULL, NULL}, {NULL}},
+     {NULL, NULL}, {NULL}, 0},
     {"jacobi, 3 substeps", CTN_SOLVER_JACOBI, 3, 0.0, {PLAIN, PLAIN, PLAIN},
      {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
-     {NULL, NULL}, {NULL}},
+     {NULL, NULL}, {NULL}, 0},
     {"direct, geometric stiffness, 3 substeps", CTN_SOLVER_DIRECT, 3, 1.0, {GEOM, GEOM, GEOM},
-     {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
-      "PREPARE " CL_WARM " SOLVE INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE]",
-      "PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]"},
-     {CL_ROWS " " CL_SOLVE " INTEGRATE[GEOMETRIC_INERTIA+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
-     {CPU_STEP_GEOM, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST_GEOM, CPU_CHORD_NEXT}},
-    {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL}, {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
+     {"PREPARE[GEOMETRIC_INERTIA+PREPARE] " CL_WARM " " CL_CHAIN_SOLVE " INTEGRATE[GEOMETRIC_INERTIA+VELOCITIES+INTEGRATE]",
+      "PREPARE " CL_WARM " " CL_CHAIN_SOLVE " INTEGRATE[GEOMETRIC_INERTIA+VELOCITIES+INTEGRATE]",
+      "PREPARE " CL_WARM " " CL_CHAIN_SOLVE " INTEGRATE[VELOCITIES+INTEGRATE+PROJECT_ENTER]"},
+     {CL_CHAIN_STEP " INTEGRATE[GEOMETRIC_INERTIA+VELOCITIES+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
+     {CPU_STEP_GEOM, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST_GEOM, CPU_CHORD_NEXT}, 0},
+    {"direct, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL},
+     {"PREPARE " CL_WARM " " CL_CHAIN_SOLVE " INTEGRATE[VELOCITIES+INTEGRATE+PROJECT_ENTER]", NULL, NULL},
+     {CL_CHAIN_STEP " INTEGRATE[VELOCITIES+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
+     {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}, 0},
+    {"direct, forest path, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL},
+     {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
      {CL_ROWS " " CL_SOLVE " INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
-     {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}},
+     {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}, 1},
 };
 
 /* The stages an entry table covers, in the order they run (a fused entry's in the pipeline's order). */
@@ -112,6 +124,7 @@ static void check_backend(ctn_backend backend, const char *label) {
         d.substeps = cf->substeps;
         d.geometric_stiffness = cf->geometric_stiffness;
         d.integrator = CTN_INTEGRATOR_VELOCITY; /* the substep table (RATTLE has stages of its own) */
+        d.debug.direct_forest = cf->forest;
         ctn_world *w = NULL;
         char err[2048];
         CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);

@@ -38,6 +38,7 @@ typedef struct ctn_cli_opts {
     int solver_set, backend_set, substeps_set, integrator_set;
     ctn_solver solver;
     ctn_integrator integrator; /* --integrator */
+    int rattle_max_joints, rattle_max_joints_set; /* --rattle-max-joints */
     ctn_backend backend;
     const char *device;
     int threads; /* --threads; 0: not given */

@@ -17,7 +17,7 @@
 enum {
     OPT_STEPS = 256, OPT_MORE, OPT_SOLVER, OPT_ITERATIONS, OPT_SUBSTEPS, OPT_BACKEND, OPT_DEVICE, OPT_DT, OPT_CSV, OPT_VTK, OPT_SVG,
     OPT_VIEW, OPT_PLOT, OPT_JSON, OPT_EVERY, OPT_CSV_EVERY, OPT_VTK_EVERY, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_PROGRESS,
-    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_SELF_COLLISION, OPT_INTEGRATOR, OPT_QUIET = 'q', OPT_HELP = 'h'
+    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_SELF_COLLISION, OPT_INTEGRATOR, OPT_RATTLE_MAX_JOINTS, OPT_QUIET = 'q', OPT_HELP = 'h'
 };
 
 /* Which commands take an option. */
@@ -43,6 +43,8 @@ static const option_doc g_options[] = {
     {"solver", required_argument, OPT_SOLVER, FOR_ALL, "NAME", "auto (default), gs, jacobi, cg or direct"},
     {"integrator", required_argument, OPT_INTEGRATOR, FOR_ALL, "NAME",
      "rattle (default: energy-true with the direct solver where its joints allow) or velocity (the step of earlier versions)"},
+    {"rattle-max-joints", required_argument, OPT_RATTLE_MAX_JOINTS, FOR_ALL, "N",
+     "RATTLE applies to worlds of at most N joints (0: the default, 1000); larger ones run the velocity step"},
     {"iterations", required_argument, OPT_ITERATIONS, FOR_ALL, "K", "solver iterations per substep"},
     {"substeps", required_argument, OPT_SUBSTEPS, FOR_ALL, "N", "substeps per step (0: auto)"},
     {"dt", required_argument, OPT_DT, FOR_ALL, "SECONDS", "time step, in (0, 10] s"},
@@ -177,6 +179,11 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
         if (!strcmp(v, "rattle")) o->integrator = CTN_INTEGRATOR_RATTLE;
         else if (!strcmp(v, "velocity")) o->integrator = CTN_INTEGRATOR_VELOCITY;
         else return bad_value(cmd, name, v, "one of rattle, velocity");
+        return 1;
+    case OPT_RATTLE_MAX_JOINTS:
+        if (!parse_count(cmd, name, v, 0, CTN_MAX_JOINTS, &n)) return 0;
+        o->rattle_max_joints = (int)n;
+        o->rattle_max_joints_set = 1;
         return 1;
     case OPT_BACKEND:
         o->backend_set = 1;

@@ -37,6 +37,7 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     ctn__json_write_string(f, s->steps_run ? ctn_integrator_name(s->last.integrator) : NULL);
     fputs(",\n    \"integrator_reason\": ", f);
     ctn__json_write_string(f, s->steps_run ? s->last.integrator_reason : NULL);
+    fprintf(f, ",\n    \"rattle_max_joints\": %d", d->rattle_max_joints);
     fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
     jnum(f, d->time_step);
     fputs(",\n    \"gravity\": [", f);

@@ -106,6 +106,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.geometric_stiffness = 1.0;
     d.backend = CTN_BACKEND_AUTO;
     d.integrator = CTN_INTEGRATOR_RATTLE;
+    d.rattle_max_joints = 0;
     d.device = NULL;
     d.log = NULL;
     d.log_user = NULL;
@@ -206,6 +207,11 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
     }
     if ((int)d->integrator < CTN_INTEGRATOR_RATTLE || (int)d->integrator > CTN_INTEGRATOR_VELOCITY) {
         snprintf(msg, size, "desc.integrator: unknown integrator %d (0 rattle, 1 velocity)", (int)d->integrator);
+        return 0;
+    }
+    if (d->rattle_max_joints < 0 || d->rattle_max_joints > CTN_MAX_JOINTS) {
+        snprintf(msg, size, "desc.rattle_max_joints: %d is not in [0 (the default, %d), %d]", d->rattle_max_joints, CTN_RATTLE_MAX_JOINTS,
+                 CTN_MAX_JOINTS);
         return 0;
     }
     if ((int)d->backend < CTN_BACKEND_AUTO || (int)d->backend > CTN_BACKEND_OPENCL) {

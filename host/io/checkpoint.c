@@ -38,6 +38,9 @@
                        * positions; 1: float32 positions */
 #define CK_VERSION_OLDEST 3u /* the oldest version still read (3: payload-only checksum, same payload) */
 #define CK_BOM 0x01020304u
+/* The settings' size before ctn_world_desc grew rattle_max_joints (appended last for this): such files load
+ * with the field at 0, its default. */
+#define CK_DESC_BEFORE_RATTLE_LIMIT offsetof(ctn_world_desc, rattle_max_joints)
 #define CK_HEADER 64
 
 /* ---- writing ------------------------------------------------------------------------------------- */
@@ -151,7 +154,7 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
 #define ERR(...) (err && err_size ? snprintf(err, err_size, __VA_ARGS__) : 0)
 
 /* Reads the whole file, checks the header and checksum; *payload is malloc'd. */
-static ctn_status read_verified(const char *path, unsigned char **payload, size_t *size, char *err, size_t err_size) {
+static ctn_status read_verified(const char *path, unsigned char **payload, size_t *size, size_t *desc_size, char *err, size_t err_size) {
     *payload = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -195,7 +198,7 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         return CTN_ERR_UNSUPPORTED;
     }
     if (u[2] != sizeof(ctn_pose) || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != sizeof(ctn_props) ||
-        u[6] != sizeof(ctn_joint_def) || u[7] != sizeof(ctn_world_desc)) {
+        u[6] != sizeof(ctn_joint_def) || (u[7] != sizeof(ctn_world_desc) && u[7] != CK_DESC_BEFORE_RATTLE_LIMIT)) {
         fclose(f);
         ERR("%s: checkpoint written by a catena with other data layouts", path);
         return CTN_ERR_UNSUPPORTED;
@@ -235,14 +238,16 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
     }
     *payload = buf;
     *size = (size_t)plen;
+    *desc_size = u[7];
     return CTN_OK;
 }
 
-/* Settings, step and user text; leaves r at the body section. */
-static int read_info(ck_reader *r, ctn_checkpoint_info *info) {
+/* Settings (desc_size bytes of them: the fields after those of an older file keep 0, their default), step and
+ * user text; leaves r at the body section. */
+static int read_info(ck_reader *r, size_t desc_size, ctn_checkpoint_info *info) {
     memset(info, 0, sizeof *info);
     ctn_world_desc *d = &info->desc;
-    ck_get(r, d, sizeof *d);
+    ck_get(r, d, desc_size);
     ck_get_str(r, info->device, sizeof info->device);
     d->device = info->device[0] ? info->device : NULL;
     /* pointers in the file are never used: a corrupted file must not hand out a callback */
@@ -261,10 +266,11 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     }
     unsigned char *buf;
     size_t n;
-    ctn_status st = read_verified(path, &buf, &n, err, err_size);
+    size_t desc_size;
+    ctn_status st = read_verified(path, &buf, &n, &desc_size, err, err_size);
     if (st != CTN_OK) return st;
     ck_reader r = {buf, n, 0, 0};
-    int ok = read_info(&r, info);
+    int ok = read_info(&r, desc_size, info);
     int32_t counts[6];
     if (ok && ck_get(&r, counts, sizeof counts)) {
         info->bodies = counts[0];
@@ -327,7 +333,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     }
     unsigned char *buf;
     size_t n;
-    ctn_status st = read_verified(path, &buf, &n, err, err_size);
+    size_t desc_size;
+    ctn_status st = read_verified(path, &buf, &n, &desc_size, err, err_size);
     if (st != CTN_OK) return st;
     ck_reader r = {buf, n, 0, 0};
     ctn_checkpoint_info *info = ctn__malloc(sizeof *info);
@@ -337,7 +344,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         ERR("out of memory");
         return CTN_ERR_OUT_OF_MEMORY;
     }
-    if (!read_info(&r, info)) goto corrupt;
+    if (!read_info(&r, desc_size, info)) goto corrupt;
     info->desc.device = info->device[0] ? info->device : NULL;
     int32_t c[6];
     ck_get(&r, c, sizeof c);

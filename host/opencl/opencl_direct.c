@@ -301,36 +301,43 @@ static ctn_status chain_velocity_args(ctn_world *w, ctn_ocl *o, int k) {
 #undef VEL
 }
 
-/* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): PREPARE left them to it (proj_rows). */
-static ctn_status project_assemble(ctn_world *w, ctn_ocl *o) {
+/* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): the SOLVE entry covers PREPARE and
+ * PROJECT_ROWS (ctn__ocl_plan on a chain whose every joint is a position), prm: the rows' parameters. */
+static ctn_status project_assemble(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
     int m = o->direct_n, k = CTN_K_CHAIN_PROJECT_ASSEMBLE, residual = o->residual_pending;
     size_t L = o->dir_fold_local;
     TRY(chain_system_args(w, o, k));
     ARG(CHAIN_PROJECT_ASSEMBLE, state, o->proj_state.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, pose, o->pose.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, split, o->split.mem);
-    ARG(CHAIN_PROJECT_ASSEMBLE, prm, o->proj_rows_prm);
+    ARG(CHAIN_PROJECT_ASSEMBLE, prm, *prm);
     ARG(CHAIN_PROJECT_ASSEMBLE, err, o->proj_err.mem);
     LOCAL_ARG(CHAIN_PROJECT_ASSEMBLE, scratch, L * sizeof(float));
     ARG(CHAIN_PROJECT_ASSEMBLE, residual, residual);
     ARG(CHAIN_PROJECT_ASSEMBLE, real_vel, o->real_vel.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, real_lambda, o->real_lambda.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, r2, o->real_r2.mem);
-    o->residual_pending = o->proj_rows = 0;
+    o->residual_pending = 0;
     o->proj_pending = 1;
     return ctn__ocl_enqueue(w, o, k, ((size_t)m + L - 1) / L * L, &L,
                             "projection: rows and chain assembly");
 }
 
 int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o) {
-    return !o->direct_forest && o->direct_n > 0 && o->direct_n == w->topo.joint_count && o->hyb_exact;
+    return ctn__ocl_direct_defers_velocities(w, o) && o->direct_n == w->topo.joint_count;
+}
+
+int ctn__ocl_direct_defers_velocities(const ctn_world *w, const ctn_ocl *o) {
+    return w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && o->direct_state == 1 && o->have_direct_layout &&
+           !o->direct_forest && o->direct_n > 0 && o->hyb_exact;
 }
 
 /* decide: the projection's Newton record `active` awaits its decision (its rows are built before the
  * factor), which the factor takes (into proj_next, then swapped in for the later kernels); the assembly
  * before it runs while the record before the decision is active. defer: the velocities are left to the
- * projection's integration (ctn__ocl_direct_velocity_project), the launch after this solve. */
-static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
+ * integration, the launch after this solve (its entry covers CTN_STAGE_VELOCITIES). rows: the assembly builds
+ * a Newton step's rows with these parameters (NULL: none). */
+static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer, const ctn_step_params *rows) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = CTN_K_CHAIN_ASSEMBLE;
     TRY(chain_system_args(w, o, k));
     ARG(CHAIN_ASSEMBLE, active, active);
@@ -339,7 +346,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     cl_mem vref = ref ? o->dir_vref.mem : o->vel.mem, lref = ref ? o->dir_lref.mem : o->lambda.mem;
     ARG(CHAIN_ASSEMBLE, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
     ARG(CHAIN_ASSEMBLE, lambda_ref, lref);
-    if (o->proj_rows) TRY(project_assemble(w, o));
+    if (rows) TRY(project_assemble(w, o, rows));
     else TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
     k = CTN_K_CHAIN_FACTOR;
     ARG(CHAIN_FACTOR, P, P);
@@ -382,7 +389,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     ARG(CHAIN_BACK, blocks, o->blocks.mem);
     ARG(CHAIN_BACK, active, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
-    if (defer) return o->velocity_pending = 1, CTN_OK;
+    if (defer) return CTN_OK;
     k = CTN_K_CHAIN_VELOCITY;
     TRY(chain_velocity_args(w, o, k));
     ARG(CHAIN_VELOCITY, active, active);
@@ -391,14 +398,13 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 
 /* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
  * the rows and masses only), as the CPU reuses its factor. */
-static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer) {
+static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer, const ctn_step_params *rows) {
     if (o->direct_forest) return ctn__ocl_forest_solve(w, o, active, rhs_only);
-    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer) : CTN_OK;
+    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer, rows) : CTN_OK;
 }
 
 ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest) {
     int k = CTN_K_CHAIN_VELOCITY_INTEGRATE, nbody = w->body_count;
-    o->velocity_pending = 0;
     TRY(chain_velocity_args(w, o, k));
     ARG(CHAIN_VELOCITY_INTEGRATE, pose, o->pose.mem);
     ARG(CHAIN_VELOCITY_INTEGRATE, props, o->props.mem);
@@ -414,7 +420,6 @@ ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h,
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
     int k = CTN_K_CHAIN_VELOCITY_PROJECT, nbody = w->body_count;
     float gs_h = prm->geometric_stiffness > 0.0f ? prm->geometric_stiffness * prm->h : 0.0f;
-    o->velocity_pending = 0;
     TRY(chain_velocity_args(w, o, k));
     ARG(CHAIN_VELOCITY_PROJECT, state, o->proj_state.mem);
     ARG(CHAIN_VELOCITY_PROJECT, pose, o->pose.mem);
@@ -458,27 +463,30 @@ static ctn_status keep_reference(ctn_world *w, ctn_ocl *o) {
     return ctn__ocl_copy(w, o, o->lambda.mem, o->dir_lref.mem, lbytes, "the direct solver's reference impulses");
 }
 
-ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
+ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, const ctn_step_params *prm) {
     int m = w->topo.joint_count;
     if (m == 0) return CTN_OK;
     /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; on a
-     * chain the last exact solve leaves its velocities to the integration after it (the next stage) */
+     * chain the last exact solve leaves its velocities to the integration after it when the entry does not
+     * cover them (ctn__ocl_plan), and builds the Newton step's rows in its assembly when it covers PREPARE */
     int chain = !o->direct_forest && o->direct_n > 0 && o->hyb_exact;
-    int decide = o->projecting && (o->proj_pending || o->proj_rows) && chain;
+    int defer = chain && !(covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES));
+    const ctn_step_params *rows = chain && (covers & CTN_STAGE_BIT(CTN_STAGE_PREPARE)) ? prm : NULL;
+    int decide = o->projecting && (o->proj_pending || rows) && chain;
     /* a few loop closers on the forest path: their Schur complement (always, or in the substeps without
      * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
     int schur = o->direct_forest && o->schur_rows > 0 && o->hyb_exact;
     int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
     int outer = sweep || schur ? ctn__direct_outer(w) : 0;
     if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
-    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, chain && outer == 0));
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, defer && outer == 0, rows));
     cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;
     if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off));
     for (int it = 0; it < outer; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
         if (schur) TRY(ctn__ocl_schur_impulse(w, o, on));
         if (sweep) TRY(hybrid_sweep(w, o, off));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, chain && it == outer - 1));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, defer && it == outer - 1, NULL));
     }
     if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
     /* only the step's statistics read the residual, after the last substep: the projection's first rows
@@ -487,20 +495,9 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
-ctn_status ctn__ocl_direct_flush(ctn_world *w, ctn_ocl *o) {
-    if (!o->velocity_pending) return CTN_OK;
-    int k = CTN_K_CHAIN_VELOCITY;
-    o->velocity_pending = 0;
-    TRY(chain_velocity_args(w, o, k));
-    cl_mem active = ctn__ocl_direct_active(o);
-    ARG(CHAIN_VELOCITY, active, active);
-    return dlaunch(w, o, k, (size_t)w->body_count, "direct solver: chain velocities");
-}
-
 ctn_status ctn__ocl_direct_rattle_solve(ctn_world *w, ctn_ocl *o, int full_rhs) {
     if (w->topo.joint_count == 0 || !o->hyb_exact) return CTN_OK;
-    TRY(ctn__ocl_direct_flush(w, o));
-    return exact_solve(w, o, ctn__ocl_direct_active(o), full_rhs ? CTN_DD_RESOLVE_FULL : 0, 0, 0);
+    return exact_solve(w, o, ctn__ocl_direct_active(o), full_rhs ? CTN_DD_RESOLVE_FULL : 0, 0, 0, NULL);
 }
 
 /* RATTLE's condition on the layout (host/solve/pipeline.c, rattle_refusal), as ctn__direct_exact on the CPU. */

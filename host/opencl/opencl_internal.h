@@ -130,13 +130,8 @@ typedef struct ctn_ocl {
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
-    int velocity_pending;         /* the chain solve left its velocities to the integration (opencl_direct.c) */
     int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
                                    * velocities at rest and formed the projection's metric */
-    int proj_rows;                /* a Newton step's rows wait for the chain assembly (ctn_k_chain_project_assemble) */
-    ctn_step_params proj_rows_prm;
-    int leave_pending;            /* the projection's undo and inertias wait for the statistics (ctn_k_measure) */
-    int leave_decide;             /* ... and its last decision */
     int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
     int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
@@ -279,25 +274,29 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
 /* The `active` flag the exact solver's kernels read: the projection's Newton state while projecting
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
-ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o);
+/* covers: the entry's stages (without CTN_STAGE_VELOCITIES the chain path leaves its last velocity update
+ * to the integration; with CTN_STAGE_PREPARE it builds the projection's rows with prm in its assembly). */
+ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, const ctn_step_params *prm);
 /* RATTLE's exact solves (host/opencl/opencl_rattle.c): full_rhs 0: a factor (and solve) of the rows in
  * blocks, 1: a solve through the factor in place for r itself (CTN_DD_RESOLVE_FULL); the velocities are
- * applied (never left to an integration). ctn__ocl_direct_flush: the velocities a chain solve left to the
- * integration, applied now. ctn__ocl_direct_all_exact: every joint of the layout is in the exact solve. */
+ * applied (never left to an integration). ctn__ocl_direct_all_exact: every joint of the layout is in the
+ * exact solve. */
 ctn_status ctn__ocl_direct_rattle_solve(ctn_world *w, ctn_ocl *o, int full_rhs);
-ctn_status ctn__ocl_direct_flush(ctn_world *w, ctn_ocl *o);
 int ctn__ocl_direct_all_exact(const ctn_world *w);
 /* The RATTLE stages (CTN_STAGE_RATTLE_* and CTN_STAGE_INERTIA of host/solve/pipeline.h). */
 ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
 void ctn__ocl_rattle_release(ctn_ocl *o);
 ctn_status ctn__ocl_reduce_max(ctn_world *w, ctn_ocl *o, int n, cl_mem x, cl_mem out);
-/* A Newton step's velocities of the chain solve and its integration in one launch (the solve left them
- * to it: velocity_pending). */
+/* A Newton step's velocities of the chain solve and its integration in one launch (the solve left them to
+ * it: the INTEGRATE entry covers CTN_STAGE_VELOCITIES). */
 ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm);
 /* The same in a substep: the velocities and ctn_k_integrate's work (h, gs_h, begin, rest: its arguments). */
 ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest);
-/* Whether the chain solve builds a Newton step's rows in its assembly (every joint slot a chain position). */
+/* Whether the chain solve builds a Newton step's rows in its assembly (every joint slot a chain position), and
+ * whether the exact solve can leave its last velocity update to the integration (the chain path): the
+ * stage tables declare both (ctn__ocl_plan). */
 int ctn__ocl_direct_fuses_rows(const ctn_world *w, const ctn_ocl *o);
+int ctn__ocl_direct_defers_velocities(const ctn_world *w, const ctn_ocl *o);
 /* The projection's Newton decision (host/opencl/opencl_project.c): ctn_k_project_decide on the record of
  * the last rows into proj_next, and the swap that makes the decided record proj_state, which a kernel that
  * decides itself (the chain solve's assembly) calls alone. */
@@ -307,10 +306,12 @@ void ctn__ocl_project_swap(ctn_ocl *o);
  * step's statistics, PROJECT_ENTER, PROJECT_LEAVE, PROJECT_REST, and PREPARE and INTEGRATE while projecting. */
 void ctn__ocl_project_plan(ctn_ocl *o, const float *stats);
 ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out);
-ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o);
+/* The real arrays back; *left: it was projecting (the statistics' launch finishes leaving: the undo, the
+ * inertia of the final poses), *decide: the check's rows await their decision (that launch takes it). */
+ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *decide);
 ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o);
 ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
-ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_forest.c), used by host/opencl/opencl_direct.c when the
  * joints are not chains (or desc.debug.direct_forest = 1): prepare (symbolic phase per topology_version; hyb[slot]

@@ -90,16 +90,14 @@ ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
 
 /* The real arrays back; the undo of the last step (deciding on the check's rows when they wait for it),
  * the world inverse inertia of the poses and the Newton counts for the step's one blocking read are left
- * to the statistics, the next stage (ctn_k_measure: one launch fewer). */
-static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
-
-ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o) {
+ * to the statistics' launch, which the entry that leaves covers (ctn_k_measure: one launch fewer). */
+ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *decide) {
+    (void)w;
+    *left = o->projecting, *decide = o->projecting && o->proj_pending;
     if (!o->projecting) return CTN_OK;
-    if (o->proj_rows) TRY(project_rows(w, o, o->proj_rows_prm)); /* the check after the last step */
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
-    o->leave_pending = 1, o->leave_decide = o->proj_pending;
     o->proj_pending = 0;
     return CTN_OK;
 }
@@ -118,7 +116,6 @@ ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o) {
  * the decision waits for the next kernel (PROJECT_ROWS launches nothing). */
 static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
-    o->proj_rows = 0;
     ARG(PROJECT_PREPARE, m, m);
     ARG(PROJECT_PREPARE, defs, o->defs.mem);
     ARG(PROJECT_PREPARE, pose, o->pose.mem);
@@ -141,21 +138,18 @@ static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     return CTN_OK;
 }
 
-/* On a chain whose every joint is a position the rows wait for the solve's assembly, which builds them
- * (a step's solve follows; the check after the last step launches them when it leaves). */
+/* The projection's PREPARE [PREPARE + PROJECT_ROWS]. (On a chain whose every joint is a position, a Newton
+ * step's rows are the solve's assembly's: its SOLVE entry covers PREPARE and PROJECT_ROWS, ctn__ocl_plan.) */
 ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    if (o->proj_rows) TRY(project_rows(w, o, o->proj_rows_prm)); /* rows twice without a solve between: not the pipeline's */
-    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
-    if (!ctn__ocl_direct_fuses_rows(w, o)) return project_rows(w, o, prm);
-    o->proj_rows = 1, o->proj_rows_prm = prm;
-    return CTN_OK;
+    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o)); /* rows twice without a solve between: not the pipeline's */
+    return project_rows(w, o, prm);
 }
 
 /* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
  * (ctn_k_project_integrate: keeps, undoes, or does nothing after the decision); on a chain with the
  * solve's velocities (ctn__ocl_direct_velocity_project). */
-ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    if (o->velocity_pending) return ctn__ocl_direct_velocity_project(w, o, &prm);
+ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers) {
+    if (covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES)) return ctn__ocl_direct_velocity_project(w, o, &prm);
     if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
     int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
     float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;

@@ -124,7 +124,6 @@ ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, cons
         o->proj_begun = 1; /* a projection that follows starts from the scratch velocities at rest */
         return launch(w, o, k, n, "rattle: momentum at the new orientation");
     case CTN_STAGE_RATTLE_LEAVE: /* after the velocity stage: its velocities applied, its residual for the statistics */
-        TRY(ctn__ocl_direct_flush(w, o));
         o->residual_pending = 0;
         o->rattle_valid = 1, o->rattle_version = w->topology_version;
         k = CTN_K_RATTLE_RESIDUAL;

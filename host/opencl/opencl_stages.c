@@ -160,7 +160,8 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
  * same impulses), and the next substep's PREPARE does not. One that covers PROJECT_ENTER (the last substep
  * of the exact solver, before the position projection of host/solve/pipeline.c) forms the projection's
  * metric (ctn_geometric_inertia_body at the new poses with the last substep's impulses) and puts its
- * scratch velocities at rest, and project_enter launches nothing. */
+ * scratch velocities at rest, and project_enter launches nothing. One that covers VELOCITIES (the chain
+ * path) first applies the exact solve's last velocity update per body, in the same launch. */
 static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers) {
     int n = w->body_count, k = CTN_K_INTEGRATE;
     int next = (covers & CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA)) != 0;
@@ -181,7 +182,7 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, u
     ARG(INTEGRATE, begin, begin);
     cl_mem rest = begin ? o->proj_vel.mem : o->vel.mem;
     ARG(INTEGRATE, rest, rest);
-    if (o->velocity_pending) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
+    if (covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES)) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
     else TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
     o->proj_begun = begin;
     return CTN_OK;
@@ -245,8 +246,10 @@ static ctn_status read_stats(ctn_world *w, ctn_ocl *o, float *stats) {
 /* The step's statistics in two launches (ctn_k_measure, ctn_k_measure_final): joint errors with the
  * residuals into stats[0..2], the largest body speed, the first offending body and the first joint slot
  * with a non-finite impulse into stats[CTN_OCL_STATS_CHECK..+2]. No blocking read here: they join the step's one read. The sum of the
- * residuals is folded in a fixed order for a given device (G groups of L), so it is reproducible. */
-static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
+ * residuals is folded in a fixed order for a given device (G groups of L), so it is reproducible. leave: it
+ * also finishes leaving the projection (the undo of its last step, deciding first when decide, and the
+ * inertia of the final poses). */
+static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o, int leave, int decide) {
     int m = w->topo.joint_count, n = w->body_count, k = CTN_K_MEASURE;
     float limit = w->desc.max_speed > 0.0 ? (float)w->desc.max_speed : INFINITY;
     size_t L = o->measure_local, items = (size_t)(m > n ? m : n);
@@ -265,7 +268,7 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     ARG(MEASURE, ipartial, o->partial.mem);
     LOCAL_ARG(MEASURE, scratch, 3 * L * sizeof(float));
     LOCAL_ARG(MEASURE, iscratch, 3 * L * sizeof(int));
-    int leave = o->leave_pending, decide = o->leave_decide, at_project = CTN_OCL_STATS_PROJECT;
+    int at_project = CTN_OCL_STATS_PROJECT;
     ARG(MEASURE, leave, leave);
     cl_mem state = leave ? o->proj_state.mem : o->stats.mem, kept = leave ? o->proj_pose.mem : o->pose.mem;
     ARG(MEASURE, state, state);
@@ -275,7 +278,6 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o) {
     ARG(MEASURE, inertia, o->inertia.mem);
     ARG(MEASURE, istats, o->stats.mem);
     ARG(MEASURE, at, at_project);
-    o->leave_pending = o->leave_decide = 0;
     size_t global = (size_t)groups * L;
     TRY(ctn__ocl_enqueue(w, o, k, global, &L, leave ? "leaving the projection, step statistics" : "step statistics"));
     k = CTN_K_MEASURE_FINAL;
@@ -342,18 +344,18 @@ static ctn_status assemble_gather(ctn_world *w, ctn_ocl *o) {
 
 /* ---- dispatch ---------------------------------------------------------------------------------------- */
 
-static ctn_status stage_solve(ctn_world *w, ctn_ocl *o) {
+static ctn_status stage_solve(ctn_world *w, ctn_ocl *o, uint64_t covers, const ctn_step_params *prm) {
     if (w->solver == CTN_SOLVER_GS || o->cg_as_gs) return solve_gs(w, o);
     if (w->solver == CTN_SOLVER_JACOBI) return solve_jacobi(w, o);
-    if (w->solver == CTN_SOLVER_DIRECT) return ctn__ocl_solve_direct(w, o);
+    if (w->solver == CTN_SOLVER_DIRECT) return ctn__ocl_solve_direct(w, o, covers, prm);
     return ctn__ocl_solve_cg(w, o);
 }
 
 /* Residual, joint errors, largest speed and first bad body: reductions on the device, one blocking read. */
-static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
+static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, int leave, int decide, ctn_stage_out *out) {
     float stats[CTN_OCL_STATS_FLOATS] = {0};
     int m = w->topo.joint_count;
-    TRY(run_step_stats(w, o));
+    TRY(run_step_stats(w, o, leave, decide));
     ctn__ocl_phase(o, CTN_PH_TRANSFER);
     TRY(read_stats(w, o, stats));
     ctn__ocl_phase(o, -1);
@@ -384,20 +386,25 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
  *   INTEGRATE [INTEGRATE + GEOMETRIC_INERTIA]  not the last substep: the next substep's geometric-stiffness
  *                                          inertia at the new poses (ctn_k_integrate), so its PREPARE is plain;
  *   INTEGRATE [INTEGRATE + PROJECT_ENTER]  the last substep of the exact solver with joints: the projection's
- *                                          metric and rest velocities (project_enter then launches nothing).
+ *                                          metric and rest velocities (project_enter then launches nothing);
+ *   SOLVE [SOLVE], INTEGRATE [VELOCITIES + INTEGRATE]  the exact solver's chain path: the solve's last
+ *                                          velocity update in the integration's launch
+ *                                          (ctn_k_chain_velocity_integrate; ctn__ocl_direct_defers_velocities).
  * Each fused stage reads nothing another item of the stage it joins writes, so the results are those of
  * the unfused table (ctn__substep_plan) bit for bit (test_golden_opencl against test_golden's scenes).
  * The position projection (opencl_project.c), decided on the device, one Newton step:
  *   PROJECT_REST                           the scratch impulses cleared;
  *   PREPARE [PREPARE + PROJECT_ROWS]       rows, rigid bilateral rows kept, the largest error into the
- *                                          Newton record (ctn_k_project_prepare; on a chain in the solve's
- *                                          assembly), decided by the next launch;
+ *                                          Newton record (ctn_k_project_prepare), decided by the next launch;
  *   SOLVE [PROJECT_DECIDE + SOLVE]         the exact solve, whose first launch decides (the chain factor, or
  *                                          ctn_k_project_decide);
  *   INTEGRATE [GEOMETRIC_INERTIA + POSES_KEEP + POSES_UNDO + INTEGRATE]  x += h v kept, undone or skipped
  *                                          after the decision, and the next step's metric (geometric-stiffness
  *                                          inertia) at the new poses (ctn_k_project_integrate);
- * and its check, the first two. The first step's metric is the last substep's integration's (PROJECT_ENTER).
+ * and its check, the first two. On a chain whose every joint is a position (ctn__ocl_direct_fuses_rows) the
+ * step is PROJECT_REST, SOLVE [PREPARE + PROJECT_ROWS + PROJECT_DECIDE + SOLVE] (the rows built by the
+ * solve's assembly, ctn_k_chain_project_assemble, and decided by its factor), INTEGRATE [VELOCITIES + ...]
+ * (ctn_k_chain_velocity_project); on the chain path elsewhere INTEGRATE covers VELOCITIES too. The first step's metric is the last substep's integration's (PROJECT_ENTER).
  * After it, MEASURE [PROJECT_DECIDE + POSES_UNDO + PROJECT_LEAVE + MEASURE]: the real arrays back, and the
  * check's decision (when the steps ended with a check), the last decision's undo and the inertia of the final
  * poses in the statistics' launch (ctn_k_measure with leave = 1). PROJECT_LEAVE alone (RATTLE's projections)
@@ -415,21 +422,27 @@ int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_tabl
                                        CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE) | CTN_STAGE_BIT(CTN_STAGE_MEASURE)};
         return k;
     }
+    const ctn_ocl *o = w->backend_data;
+    uint64_t vel = CTN_STAGE_BIT(CTN_STAGE_VELOCITIES), moved = ctn__ocl_direct_defers_velocities(w, o) ? vel : 0;
+    uint64_t rows = CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS);
     if (table != CTN_TABLE_SUBSTEP) {
+        int fused = table == CTN_TABLE_PROJECT_STEP && ctn__ocl_direct_fuses_rows(w, o); /* the rows in the chain assembly */
         e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST)};
-        e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS)};
+        if (!fused) e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, rows};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
-        e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+        e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE,
+                                   (fused ? rows : 0) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | (ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved)};
         e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE,
-                                   CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_POSES_KEEP) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) |
-                                       (prm->geometric_stiffness > 0.0f ? gi : 0)};
+                                   moved | CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_POSES_KEEP) |
+                                       CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) | (prm->geometric_stiffness > 0.0f ? gi : 0)};
         return k;
     }
     e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | (geometric && sub == 0 ? gi : 0)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_FORCES) | CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved};
     e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE,
-                               CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | (geometric && !last ? gi : 0) | (project ? CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER) : 0)};
+                               moved | CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | (geometric && !last ? gi : 0) |
+                                   (project ? CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER) : 0)};
     return k;
 }
 
@@ -437,7 +450,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     ctn_ocl *o = w->backend_data;
     ctn_stage stage = e->stage;
     uint64_t covers = e->covers;
-    if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) o->rattle_valid = 0; /* the blocks change */
+    if (covers & (CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_ASSEMBLE_ROWS))) o->rattle_valid = 0; /* the blocks change */
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
     case CTN_STAGE_PREPARE: {
@@ -446,21 +459,27 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     }
     case CTN_STAGE_FORCES: return run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f);
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm, (covers & CTN_STAGE_BIT(CTN_STAGE_FORCES)) != 0);
-    case CTN_STAGE_SOLVE: return stage_solve(w, o);
-    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm) : run_integrate(w, o, *prm, covers);
+    case CTN_STAGE_SOLVE: return stage_solve(w, o, covers, prm);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm, covers) : run_integrate(w, o, *prm, covers);
     case CTN_STAGE_PROJECT_ENTER: return ctn__ocl_project_enter(w, o, *prm, out);
     case CTN_STAGE_PROJECT_REST: return ctn__ocl_project_rest(w, o);
-    case CTN_STAGE_PROJECT_ROWS: break; /* in the launch of the projection's PREPARE (ctn__ocl_plan) */
+    case CTN_STAGE_PROJECT_ROWS: /* in the launch of the projection's PREPARE or SOLVE (ctn__ocl_plan) */
+    case CTN_STAGE_VELOCITIES:   /* in the exact solve's launches or the integration's (ctn__ocl_plan) */
+        break;
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");
     case CTN_STAGE_POSES_UNDO:
         return ctn__ocl_copy(w, o, o->proj_pose.mem, o->pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: undoing a step");
-    case CTN_STAGE_PROJECT_LEAVE: /* alone: the statistics' launch that finishes leaving at once */
-        TRY(ctn__ocl_project_leave(w, o));
-        return o->leave_pending ? run_step_stats(w, o) : CTN_OK;
-    case CTN_STAGE_MEASURE:
-        if (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE)) TRY(ctn__ocl_project_leave(w, o));
-        return stage_measure(w, o, out);
+    case CTN_STAGE_PROJECT_LEAVE: { /* alone: the statistics' launch that finishes leaving at once */
+        int left = 0, decide = 0;
+        TRY(ctn__ocl_project_leave(w, o, &left, &decide));
+        return left ? run_step_stats(w, o, 1, decide) : CTN_OK;
+    }
+    case CTN_STAGE_MEASURE: {
+        int left = 0, decide = 0;
+        if (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE)) TRY(ctn__ocl_project_leave(w, o, &left, &decide));
+        return stage_measure(w, o, left, decide, out);
+    }
     case CTN_STAGE_ASSEMBLE_ROWS: return assemble_rows(w, o, out);
     case CTN_STAGE_ASSEMBLE_GATHER: return assemble_gather(w, o);
     /* RATTLE (host/opencl/opencl_rattle.c) */

@@ -520,6 +520,29 @@ CHAIN_FLATTEN static void backward_ball(ctn_world *w, direct_chain *c, const ctn
     }
 }
 
+/* forward_segment of a chord step's solve from rest on a ball-jointed chain (c->ball, c->rest): the right-hand
+ * side is the blocks' targets (rhs_position's rest case, no cut rows) and every position has 3 rows and no
+ * spike, so the walk is the node steps alone (the same operations, so the same bits). */
+CHAIN_FLATTEN static void forward_ball_rest(direct_chain *c, const ctn_block *blocks, int k) {
+    seg_walk s = segment_walk(c, k);
+    memset(s.y_a, 0, 6 * sizeof *s.y_a);
+    memset(s.y_end, 0, 6 * sizeof *s.y_end);
+    const float *b0 = blocks[c->slot[s.first]].bias;
+    double *y0 = c->y + 3 * (size_t)s.first;
+    y0[0] = (double)b0[0], y0[1] = (double)b0[1], y0[2] = (double)b0[2];
+    for (int p = s.first;; p += s.dir) {
+        int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, nq = inside || q == s.end ? 3 : 0;
+        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, 3) : NULL;
+        double *y = c->y + 3 * (size_t)p, *yq = inside ? c->y + 3 * (size_t)q : s.y_end;
+        if (inside) {
+            const float *bq = blocks[c->slot[q]].bias;
+            yq[0] = (double)bq[0], yq[1] = (double)bq[1], yq[2] = (double)bq[2];
+        }
+        ctn_dd_chain_forward_node(c->K + 9 * (size_t)p, 3, y, y, E, ld, tr, nq, yq, NULL, 0, s.y_a);
+        if (!inside) break;
+    }
+}
+
 /* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */
 static void factor_separators(direct_chain *c) {
     int P = c->segments;
@@ -616,8 +639,11 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks,
     CHAIN_OMP(omp parallel num_threads(nt) if (P > 1))
     {
         CHAIN_OMP(omp for schedule(static, 1))
-        for (int k = 0; k < P; ++k)
-            if (!forwarded) three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
+        for (int k = 0; k < P; ++k) {
+            if (forwarded) continue;
+            if (c->ball && c->rest) forward_ball_rest(c, blocks, k);
+            else three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
+        }
         CHAIN_OMP(omp single)
         {
             solve_separators(c, t->lambda);

@@ -15,7 +15,11 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
     return prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
-#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), CTN_STAGE_BIT(stage)})
+uint64_t ctn__stage_whole(ctn_stage stage) {
+    return CTN_STAGE_BIT(stage) | (stage == CTN_STAGE_SOLVE ? CTN_STAGE_BIT(CTN_STAGE_VELOCITIES) : 0);
+}
+
+#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), ctn__stage_whole(stage)})
 int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     (void)sub, (void)n;
     int k = 0;
@@ -51,7 +55,7 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
     e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_FORCES)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_SOLVE)};
+    e[k++] = ONE(CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
     e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_INTEGRATE)};
     return k;
 }
@@ -64,7 +68,7 @@ int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step
 const char *ctn__stage_name(ctn_stage stage) {
 #define NAME(s) [CTN_STAGE_##s] = #s
     static const char *const names[CTN_STAGE_COUNT] = {
-        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(INTEGRATE),
+        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(VELOCITIES), NAME(INTEGRATE),
         NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(PROJECT_DECIDE), NAME(POSES_KEEP), NAME(POSES_UNDO),
         NAME(PROJECT_LEAVE), NAME(CHORD_ROWS), NAME(CHORD_SOLVE), NAME(RATTLE_ENTER), NAME(RATTLE_START),
         NAME(RATTLE_UNDO), NAME(RATTLE_FACTOR), NAME(RATTLE_RESOLVE), NAME(RATTLE_BACK), NAME(RATTLE_DRIFT),
@@ -76,7 +80,7 @@ const char *ctn__stage_name(ctn_stage stage) {
 }
 
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
-    ctn_stage_entry e = {stage, CTN_TIMER_NONE, CTN_STAGE_BIT(stage)};
+    ctn_stage_entry e = {stage, CTN_TIMER_NONE, ctn__stage_whole(stage)};
     return ops->run(w, &e, prm, out);
 }
 
@@ -306,8 +310,8 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
  * (bench/results/2026-11-28-vm-rattle.md). With Newton steps (rattle_newton) chain:10000 at 4 substeps takes
  * 41,006 instructions per link per step in its first steps against the velocity step's 17,098, but once it
  * swings 18 Newton steps and 5 splits per step, about 5 times the velocity step's time, for an energy error of
- * 5.7e-7 against 8.0e-5 of m g L N^2/2 over 2 s (bench/results/2026-11-28-vm-rattle-long.md): the limit stays. */
-#define CTN_RATTLE_MAX_JOINTS 1000
+ * 5.7e-7 against 8.0e-5 of m g L N^2/2 over 2 s (bench/results/2026-11-28-vm-rattle-long.md): the default limit
+ * (CTN_RATTLE_MAX_JOINTS, include/catena/core.h) stays, and desc.rattle_max_joints raises or lowers it. */
 /* Above this many joints a stalled chord iteration goes on with Newton steps (rattle_newton) before it splits.
  * Measured on chain:1000 released horizontally, 2 s at 60 Hz (bench/results/2026-11-28-vm-rattle-long.md):
  * largest energy error 1.3e-4 / 1.2e-4 of m g L N^2/2 at 1 / 4 substeps with Newton steps, 1.7e-5 / 1.9e-5 with
@@ -326,9 +330,10 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
         return buf;
     }
     if (t->joint_count == 0) return "velocity: no joints";
-    if (t->joint_count > CTN_RATTLE_MAX_JOINTS) {
-        snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (its chord iteration stalls on long chains)", t->joint_count,
-                 CTN_RATTLE_MAX_JOINTS);
+    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
+    if (t->joint_count > most) {
+        snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (desc.rattle_max_joints; its chord iteration stalls on long chains)",
+                 t->joint_count, most);
         return buf;
     }
     if (!ops->rattle) {

@@ -27,6 +27,9 @@ typedef enum ctn_stage {
     CTN_STAGE_FORCES,            /* per body: v* = v + h M^-1 (f_ext + springs) (ctn_forces_body) */
     CTN_STAGE_WARM_START,        /* lambda *= warm_start, then per body v += M^-1 J^T lambda (ctn_apply_gather) */
     CTN_STAGE_SOLVE,             /* the step's solver: coloured GS, Jacobi, CG or the exact forest solver */
+    CTN_STAGE_VELOCITIES,        /* per body: the exact solve's last velocity update v += M^-1 J^T dl, a part of SOLVE
+                                  * (ctn__stage_whole) unless a table moves it to the entry after (OpenCL's chain path:
+                                  * the integration's launch) */
     CTN_STAGE_INTEGRATE,         /* per body: x += h v, exp-map rotation, inverse inertia (ctn_integrate_body) */
     /* the position projection of the exact solver (ctn__pipeline_step, Cline and Pai 2003) */
     CTN_STAGE_PROJECT_ENTER,     /* scratch velocities and impulses in; the real impulses stay the metric's */
@@ -145,7 +148,9 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
 /* The stage table a backend runs: its plan, or ctn__substep_plan. */
 int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_table table, int sub, int n,
                     ctn_stage_entry *e);
-/* Runs one stage alone: an entry that covers only itself. */
+/* What a stage run whole covers: itself, and for SOLVE its velocity update (CTN_STAGE_VELOCITIES). */
+uint64_t ctn__stage_whole(ctn_stage stage);
+/* Runs one stage alone and whole: an entry that covers ctn__stage_whole(stage). */
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);
 /* The stage's name without the CTN_STAGE_ prefix ("PREPARE"), "?" out of range. */
 const char *ctn__stage_name(ctn_stage stage);

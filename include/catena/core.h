@@ -209,6 +209,7 @@ typedef struct ctn_debug_options {
  *  far inside float range (a value near FLT_MAX, 3.4e38, turned the state non-finite at the first step). */
 #define CTN_MAX_LENGTH 1e6
 #define CTN_MAX_THREADS 1024      /**< most CPU solver threads (ctn_world_desc.threads) */
+#define CTN_RATTLE_MAX_JOINTS 1000 /**< ctn_world_desc.rattle_max_joints when it is 0: RATTLE's default joint limit */
 
 /** The settings of a world; start from ctn_world_desc_default(). */
 typedef struct ctn_world_desc {
@@ -242,6 +243,12 @@ typedef struct ctn_world_desc {
     ctn_log_fn log;          /**< where this world's messages go; NULL: the process-wide hook (ctn_set_log) */
     void *log_user;          /**< passed to `log` */
     ctn_debug_options debug; /**< diagnostics and solver tuning; the defaults choose automatically */
+    int rattle_max_joints;   /**< RATTLE applies to worlds of at most this many joints; larger ones run the velocity
+                                  step (ctn_step_stats.integrator_reason says so). 0: CTN_RATTLE_MAX_JOINTS (1000);
+                                  1..CTN_MAX_JOINTS: that limit. Above about 1000 joints a swinging chain's chord
+                                  iteration stalls and RATTLE costs several times the velocity step (docs/design.md,
+                                  "RATTLE"); raise it for energy-true long chains. Last in the struct so that
+                                  checkpoints written before it load (as 0); default 0 */
 } ctn_world_desc;
 
 /** The default settings (each field documents its default). */

@@ -141,7 +141,8 @@ class World:
         substeps=0 chooses them per step with the solver (1 for "direct" where that is measured to hold).
         Other settings by their ``ctn_world_desc`` names: integrator ("rattle", the default: energy-true
         with the direct solver where its joints allow, or "velocity", the step of earlier versions;
-        ``stats["integrator_reason"]`` says which ran and why), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
+        ``stats["integrator_reason"]`` says which ran and why), rattle_max_joints (RATTLE applies to worlds of at
+        most this many joints; 0, the default: 1000), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
         max_speed. device: "P:D" (OpenCL platform and device indices) or a name substring."""
         settings.update(gravity=gravity, time_step=time_step, substeps=substeps, iterations=iterations, solver=solver,
                         backend=backend, device=device)

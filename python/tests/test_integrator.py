@@ -24,3 +24,22 @@ def test_gs_runs_the_velocity_step():
     w.step()
     assert w.stats["integrator"] == "velocity"
     assert "gs" in w.stats["integrator_reason"]
+
+
+def test_rattle_max_joints():
+    w = catena.World(backend="cpu", solver="direct", rattle_max_joints=5)
+    w.add_chain(10)
+    w.step()
+    assert w.stats["integrator"] == "velocity"
+    assert "rattle_max_joints" in w.stats["integrator_reason"]
+    assert w.settings["rattle_max_joints"] == 5
+    r = catena.World(backend="cpu", solver="direct", rattle_max_joints=10)
+    r.add_chain(10)
+    r.step()
+    assert r.stats["integrator"] == "rattle", r.stats["integrator_reason"]
+    try:
+        catena.World(backend="cpu", rattle_max_joints=-1)
+    except catena.InvalidArgumentError as e:
+        assert "rattle_max_joints" in str(e) and "-1" in str(e)
+    else:
+        raise AssertionError("rattle_max_joints=-1 was accepted")
