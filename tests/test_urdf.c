@@ -381,7 +381,7 @@ static void check_joint_names_and_mimic(void) {
  * in the robot, so the couplings are solved exactly through their Schur complement) and two prismatic
  * fingers sliding along mirrored axes (m = 1, as a gripper's; their limits are bounded rows, so the couplings
  * take the direct solver's outer Gauss-Seidel loop). The leaders are set moving. */
-static void mimic_on_base(int prismatic, double m, double *worst, double *travel) {
+static void mimic_on_base(int prismatic, double m, double *worst, double *travel, int roundtrip) {
     char urdf[4096];
     const char *type = prismatic ? "prismatic" : "continuous";
     const char *lim = prismatic ? "<limit lower=\"-1\" upper=\"1\" effort=\"0\" velocity=\"1\"/>" : "";
@@ -416,6 +416,25 @@ static void mimic_on_base(int prismatic, double m, double *worst, double *travel
     else s.angular_velocity[0] = 3.0;          /* the leader turns */
     ctn_body_set_state(w, f1, &s);
     *worst = 0.0, *travel = 0.0;
+    if (roundtrip) { /* a scene file keeps the relative rack-and-pinions (\"relative\", the pinion point) */
+        CHECK(ctn_scene_save_json(w, "test_urdf_mimic.json") == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_world *r = cpu_world();
+        char err[512];
+        CHECK(ctn_scene_load_json(r, "test_urdf_mimic.json", err, sizeof err) == CTN_OK, "%s", err);
+        int racks = 0, same = 1;
+        for (int k = 0; k < ctn_world_joint_count(w); ++k) {
+            ctn_joint_desc a, b;
+            ctn_joint_id id = ctn_joint_id_from_int(w, k);
+            if (ctn_joint_get_desc(w, id, &a) != CTN_OK || a.type != CTN_JOINT_RACK_PINION) continue;
+            racks++;
+            same &= ctn_joint_get_desc(r, ctn_joint_id_in(r, id), &b) == CTN_OK && b.type == CTN_JOINT_RACK_PINION && b.relative == 1 &&
+                    fabs(b.anchor_a[0] - a.anchor_a[0]) + fabs(b.anchor_a[1] - a.anchor_a[1]) + fabs(b.anchor_a[2] - a.anchor_a[2]) < 1e-6 &&
+                    fabs(b.ratio - a.ratio) < 1e-6;
+        }
+        CHECK(racks == 2 && same, "scene round trip: %d relative rack-and-pinions, kept %d", racks, same);
+        ctn_world_destroy(r);
+        remove("test_urdf_mimic.json");
+    }
     for (int k = 0; k < 240; ++k) {
         CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
         double ql = 0, qf = 0;
@@ -429,10 +448,10 @@ static void mimic_on_base(int prismatic, double m, double *worst, double *travel
 
 static void check_mimic_on_base(void) {
     double worst, travel;
-    mimic_on_base(0, -0.5, &worst, &travel);
+    mimic_on_base(0, -0.5, &worst, &travel, 1);
     printf("mimic on a swinging palm, continuous fingers (m = -0.5): |q_f - m q_l| <= %.3g rad, leader up to %.3g rad\n", worst, travel);
     CHECK(travel > 0.05 && worst < 1e-6, "continuous fingers: worst %g (leader %g)", worst, travel);
-    mimic_on_base(1, 1.0, &worst, &travel);
+    mimic_on_base(1, 1.0, &worst, &travel, 0);
     printf("mimic on a swinging palm, prismatic fingers (m = 1): |q_f - m q_l| <= %.3g m, leader up to %.3g m\n", worst, travel);
     CHECK(travel > 0.02 && worst < 0.02 * travel, "prismatic fingers: worst %g (leader %g)", worst, travel);
 }
