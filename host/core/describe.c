@@ -78,6 +78,7 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
         v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
         v3_out(ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
         out->ratio = d->stiffness;
+        if (d->flags & CTN_JF_RACK_BASE) out->relative = 1, v3_out(d->anchor_b, out->anchor_a); /* the pinion point */
     }
     if (d->type == CTN_JT_DISTANCE || d->type == CTN_JT_SPRING) out->rest_length = d->rest_length;
     if (out->type == CTN_JOINT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */

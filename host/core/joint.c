@@ -175,6 +175,11 @@ ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist
     j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
     j->stiffness = (float)d->ratio;
     j->anchor_a = j->anchor_b = ctn_v3_zero();
+    if (rack && d->relative) { /* the pinion point on its axis rides in anchor_b (kernels/ctn_types.h) */
+        if (!finite3(d->anchor_a)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
+        j->flags |= CTN_JF_RACK_BASE;
+        j->anchor_b = ctn_v3_make((float)d->anchor_a[0], (float)d->anchor_a[1], (float)d->anchor_a[2]);
+    }
     ctn_gear_recentre(j, w->pose[j->a], w->pose[j->b]);
     j->rest_length = 0.0f; /* the pose at creation is the gear's zero */
     return CTN_OK;
