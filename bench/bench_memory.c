@@ -14,10 +14,18 @@
 #define _GNU_SOURCE
 #include "catena/catena.h"
 
+#include <stdio.h>
+
+#if !defined(__linux__)
+int main(void) {
+    fprintf(stderr, "bench_memory: Linux only (mincore, mremap)\n");
+    return 2;
+}
+#else
+
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -179,3 +187,4 @@ int main(int argc, char **argv) {
     ctn_world_destroy(w);
     return 0;
 }
+#endif /* __linux__ */

@@ -77,6 +77,7 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
         memset(out->anchor_a, 0, sizeof out->anchor_a);
         memset(out->anchor_b, 0, sizeof out->anchor_b);
         out->ratio = d->stiffness;
+        if (d->flags & CTN_JF_RACK_BASE) out->relative = 1, v3_out(d->anchor_b, out->anchor_a); /* the pinion point */
     }
     if (has & CTN_JK_REST_LENGTH) out->rest_length = d->rest_length;
     /* an implicit spring is stored as a distance row; a hinge keeps its motor in the same fields */

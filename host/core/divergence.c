@@ -2,13 +2,15 @@
  * undone, so the caller gets CTN_ERR_DIVERGED with the world exactly as it was before the step and can
  * retry with a smaller time step, more substeps, or stop with its data intact.
  *
- * The CPU backend works on the host arrays, so it copies them before the step (pose, velocity, inverse
- * inertia, warm-start impulses: about 100 bytes per body, a memcpy) and puts the copy back when the step
+ * The CPU backend works on the host arrays, so it copies them before the step (pose, velocity, warm-start
+ * impulses: about 100 bytes per body, a memcpy; the world inverse inertias only where they are not the
+ * function of the poses the restore can recompute, inertia_derived below) and puts the copy back when the step
  * pipeline's check (host/solve/pipeline.c) finds a bad body. The impulses' copy goes to the topology's
  * lambda_prev, which only the layout rebuild uses (for its carry-over) and which no step stage touches
  * between this copy and a restore: no third impulse array. */
 #include "core/world.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,33 +23,62 @@
 
 static void ctn__joints_snapshot_free(ctn_world *w);
 
+/* Whether every body's world inverse inertia is the one its pose and properties give (ctn_body_inverse_inertia,
+ * bit for bit): then the restore recomputes it from the restored pose and no copy is kept. The step's last
+ * writer of the inertias is the integration or the projection's refresh, both of that function; the
+ * geometric-stiffness inertia (ctn_solver.h) lives only inside a substep. A composite body of attachments
+ * (host/core/attach.c) takes its master's properties and fails the test, as any other exception would:
+ * the inertias are then copied as before. */
+static int inertia_derived(const ctn_world *w, int n) {
+    int bad = INT_MAX;
+#ifdef _OPENMP
+    int team = ctn__threads(w);
+#pragma omp parallel for schedule(static) num_threads(team) reduction(min : bad) if (n >= SNAPSHOT_PARALLEL_MIN)
+#endif
+    for (int i = 0; i < n; ++i) {
+        ctn_sym3 in = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
+        if (memcmp(&in, &w->inertia[i].inv_inertia, sizeof in) != 0) bad = i < bad ? i : bad;
+    }
+    return bad == INT_MAX;
+}
+
 ctn_status ctn__snapshot_take(ctn_world *w) {
     int n = w->body_count;
     int rows = 6 * w->topo.joint_count; /* lambda_prev holds 6 joint_capacity floats */
     if (n > w->snapshot_bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
-        if (ctn__mul_overflows(cap, sizeof(ctn_inertia)) || ctn__mul_overflows(cap, sizeof(ctn_pose)))
+        if (ctn__mul_overflows(cap, sizeof(ctn_pose)))
             return ctn__fail(w, CTN_ERR_LIMIT, "divergence snapshot of %d bodies does not fit the address space", n);
         ctn_pose *p = ctn__realloc(w->snapshot_pose, cap * sizeof *p);
         if (p) w->snapshot_pose = p;
         ctn_vel *v = p ? ctn__realloc(w->snapshot_vel, cap * sizeof *v) : NULL;
         if (v) w->snapshot_vel = v;
-        ctn_inertia *in = v ? ctn__realloc(w->snapshot_inertia, cap * sizeof *in) : NULL;
-        if (in) w->snapshot_inertia = in;
-        if (!in) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
+        if (!v) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
         w->snapshot_bodies = (int)cap;
     }
+    w->snapshot_inertia_kept = 0;
     if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
+    /* the inertias only where they are not a function of the poses (32 bytes a body resident otherwise) */
+    if (!inertia_derived(w, n)) {
+        if (n > w->snapshot_inertia_bodies) {
+            size_t cap = (size_t)n + (size_t)n / 2 + 16;
+            ctn_inertia *in = ctn__mul_overflows(cap, sizeof *in) ? NULL : ctn__realloc(w->snapshot_inertia, cap * sizeof *in);
+            if (!in) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
+            w->snapshot_inertia = in;
+            w->snapshot_inertia_bodies = (int)cap;
+        }
+        w->snapshot_inertia_kept = 1;
+    }
     /* A large world's copy is bound by memory bandwidth, which one thread does not fill (1e5 links: 12 MB
-     * per step): the four arrays on the world's threads. */
+     * per step): the arrays on the world's threads. */
     struct {
         void *dst;
         const void *src;
         size_t bytes;
     } part[4] = {{w->snapshot_pose, w->pose, (size_t)n * sizeof *w->pose},
                  {w->snapshot_vel, w->vel, (size_t)n * sizeof *w->vel},
-                 {w->snapshot_inertia, w->inertia, (size_t)n * sizeof *w->inertia},
-                 {w->topo.lambda_prev, w->topo.lambda, (size_t)rows * sizeof *w->topo.lambda}};
+                 {w->topo.lambda_prev, w->topo.lambda, (size_t)rows * sizeof *w->topo.lambda},
+                 {w->snapshot_inertia, w->inertia, w->snapshot_inertia_kept ? (size_t)n * sizeof *w->inertia : 0}};
 #ifdef _OPENMP
     int team = ctn__threads(w);
 #pragma omp parallel for schedule(static, 1) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
@@ -62,7 +93,9 @@ void ctn__snapshot_restore(ctn_world *w) {
     if (n == 0) return;
     memcpy(w->pose, w->snapshot_pose, (size_t)n * sizeof *w->pose);
     memcpy(w->vel, w->snapshot_vel, (size_t)n * sizeof *w->vel);
-    memcpy(w->inertia, w->snapshot_inertia, (size_t)n * sizeof *w->inertia);
+    if (w->snapshot_inertia_kept) memcpy(w->inertia, w->snapshot_inertia, (size_t)n * sizeof *w->inertia);
+    else /* the same bits as at the take (inertia_derived); the step changes no body's properties */
+        for (int i = 0; i < n; ++i) w->inertia[i].inv_inertia = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
     if (w->topo.joint_count) memcpy(w->topo.lambda, w->topo.lambda_prev, 6 * (size_t)w->topo.joint_count * sizeof *w->topo.lambda);
     w->bodies_dirty = 1;
 }
@@ -75,6 +108,8 @@ void ctn__snapshot_free(ctn_world *w) {
     w->snapshot_vel = NULL;
     w->snapshot_inertia = NULL;
     w->snapshot_bodies = 0;
+    w->snapshot_inertia_bodies = 0;
+    w->snapshot_inertia_kept = 0;
     ctn__joints_snapshot_free(w);
 }
 

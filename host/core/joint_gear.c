@@ -67,6 +67,12 @@ static ctn_status gear_def(ctn_world *w, const ctn_joint_desc *d, int rack, ctn_
     j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
     j->stiffness = (float)d->ratio;
     j->anchor_a = j->anchor_b = ctn_v3_zero();
+    if (rack && d->relative) { /* the pinion point on its axis rides in anchor_b (kernels/ctn_types.h) */
+        if (!isfinite(d->anchor_a[0]) || !isfinite(d->anchor_a[1]) || !isfinite(d->anchor_a[2]))
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_a: non-finite component");
+        j->flags |= CTN_JF_RACK_BASE;
+        j->anchor_b = ctn_v3_make((float)d->anchor_a[0], (float)d->anchor_a[1], (float)d->anchor_a[2]);
+    }
     ctn_gear_recentre(j, w->pose[j->a], w->pose[j->b]);
     j->rest_length = 0.0f; /* the pose at creation is the gear's zero */
     return CTN_OK;

@@ -41,6 +41,8 @@ static const char *const k_cone[] = {"type", "name", "a", "b", "anchor_a", "anch
 /* gear: "axis" of body a, "axis2" of body b (world frame), "ratio"; rack_pinion: the pinion a's "axis", the rack
  * b's "axis2" */
 static const char *const k_gear[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", NULL};
+/* rack_pinion also: "relative" (pinion and rack on one moving base) with the pinion point "anchor_a" */
+static const char *const k_rack[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", "relative", "anchor_a", NULL};
 
 /* The public value of a type, which must equal its stored value CTN_JT_* (kernels/ctn_joint_rows.h): a
  * pair that differs makes an array of negative size, a compile error on the table's line. */
@@ -58,7 +60,7 @@ static const ctn_joint_kind kinds[] = {
     [KIND(CTN_JOINT_CONE_TWIST, CTN_JT_CONE_TWIST)] = {"cone_twist", ANG | PIV | AXI | SCN | ADD | LIM | SWG | PNT, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
     [KIND(CTN_JOINT_CURVE, CTN_JT_CURVE)] = {"curve", SCN, NULL, NULL, NULL, NULL},
     [KIND(CTN_JOINT_GEAR, CTN_JT_GEAR)] = {"gear", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
-    [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_rack_pinion, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
+    [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_rack_pinion, ctn__joint_check_gear, ctn__gear_between_steps, k_rack},
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == CTN_JT_COUNT, "an entry for every joint type (CTN_JT_COUNT, kernels/ctn_joint_rows.h)");
 

@@ -159,7 +159,9 @@ struct ctn_world {
     int snapshot_bodies;      /* capacity of the body snapshot arrays */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
-    ctn_inertia *snapshot_inertia;
+    ctn_inertia *snapshot_inertia; /* [snapshot_inertia_bodies], taken only when snapshot_inertia_kept */
+    int snapshot_inertia_bodies;
+    int snapshot_inertia_kept; /* 0: every inertia was ctn_body_inverse_inertia of its pose; the restore recomputes them */
     /* (the impulses' copy is topo.lambda_prev) */
 
     /* Joint table and solver layout before this step's contact generation changed them (collision worlds,

@@ -296,7 +296,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_range(c, j, "compliance", path, 0.0, 0, 1e30, &sj->d.compliance) < 0) return 0;
     if (ctn__json_range(c, j, "damping_time", path, 0.0, 0, 1e30, &sj->d.damping_time) < 0) return 0;
     return parse_hinge_drive(c, j, path, type, sj) && parse_frames(c, j, path, type, sj) && ctn__json_bool(c, j, "rope", path, &sj->rope) >= 0 &&
-           ctn__json_bool(c, j, "implicit", path, &sj->d.implicit) >= 0;
+           ctn__json_bool(c, j, "implicit", path, &sj->d.implicit) >= 0 && ctn__json_bool(c, j, "relative", path, &sj->d.relative) >= 0;
 }
 
 /* ---- top level ---- */

@@ -139,6 +139,10 @@ static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, con
         /* the axes at the current poses; the reloaded gear starts from its error at the save (~0) again */
         put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a));
         put_f3(f, "axis2", axis2);
+        if (j->flags & CTN_JF_RACK_BASE) {
+            put_f3(f, "anchor_a", j->anchor_b); /* the pinion point (kernels/ctn_types.h) */
+            fputs(", \"relative\": true", f);
+        }
         fprintf(f, ", \"ratio\": %.9g, \"compliance\": %.9g, \"damping_time\": %.9g}", j->stiffness, j->compliance, j->damping_time);
         return;
     }
