@@ -132,8 +132,6 @@ typedef struct ctn_ocl {
     int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
                                    * velocities at rest and formed the projection's metric */
-    int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
-    int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;
@@ -275,7 +273,8 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 /* covers: the entry's stages (without CTN_STAGE_VELOCITIES the chain path leaves its last velocity update
- * to the integration; with CTN_STAGE_PREPARE it builds the projection's rows with prm in its assembly). */
+ * to the integration; with CTN_STAGE_PREPARE it builds the projection's rows with prm in its assembly; with
+ * CTN_STAGE_RESIDUAL, outside the projection, it leaves its residual per slot in r2). */
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, const ctn_step_params *prm);
 /* RATTLE's exact solves (host/opencl/opencl_rattle.c): full_rhs 0: a factor (and solve) of the rows in
  * blocks, 1: a solve through the factor in place for r itself (CTN_DD_RESOLVE_FULL); the velocities are
@@ -310,7 +309,7 @@ ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm,
  * inertia of the final poses), *decide: the check's rows await their decision (that launch takes it). */
 ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *decide);
 ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o);
-ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int residual);
 ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_forest.c), used by host/opencl/opencl_direct.c when the

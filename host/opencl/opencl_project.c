@@ -114,7 +114,7 @@ ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o) {
 
 /* Rows, rigid bilateral rows kept and the largest error into the Newton record (ctn_k_project_prepare);
  * the decision waits for the next kernel (PROJECT_ROWS launches nothing). */
-static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int residual) {
     int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
     ARG(PROJECT_PREPARE, m, m);
     ARG(PROJECT_PREPARE, defs, o->defs.mem);
@@ -127,22 +127,20 @@ static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(PROJECT_PREPARE, err, o->proj_err.mem);
     ARG(PROJECT_PREPARE, state, o->proj_state.mem);
     LOCAL_ARG(PROJECT_PREPARE, scratch, o->local[k] * sizeof(float));
-    int residual = o->residual_pending;
     ARG(PROJECT_PREPARE, residual, residual);
     ARG(PROJECT_PREPARE, real_vel, o->real_vel.mem);
     ARG(PROJECT_PREPARE, real_lambda, o->real_lambda.mem);
     ARG(PROJECT_PREPARE, r2, o->real_r2.mem);
-    o->residual_pending = 0;
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, residual ? "projection: rows and the last substep's residual" : "projection: rows"));
     o->proj_pending = m > 0;
     return CTN_OK;
 }
 
-/* The projection's PREPARE [PREPARE + PROJECT_ROWS]. (On a chain whose every joint is a position, a Newton
+/* The projection's PREPARE [PREPARE + PROJECT_ROWS], in its first step with the last substep's RESIDUAL. (On a chain whose every joint is a position, a Newton
  * step's rows are the solve's assembly's: its SOLVE entry covers PREPARE and PROJECT_ROWS, ctn__ocl_plan.) */
-ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int residual) {
     if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o)); /* rows twice without a solve between: not the pipeline's */
-    return project_rows(w, o, prm);
+    return project_rows(w, o, prm, residual);
 }
 
 /* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
