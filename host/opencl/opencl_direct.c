@@ -483,13 +483,18 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, cons
     int outer = sweep || schur ? ctn__direct_outer(w) : 0;
     if (decides && !decide) TRY(ctn__ocl_project_decide(w, o));
     if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, defer && outer == 0, rows, rows && residual));
-    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;
-    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off));
+    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active, mix = active;
+    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off, &mix));
     for (int it = 0; it < outer; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
         if (schur) TRY(ctn__ocl_schur_impulse(w, o, on));
         if (sweep) TRY(hybrid_sweep(w, o, off));
         if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, defer && it == outer - 1, NULL, 0));
+        if (schur && o->schur_gate > 0) { /* closers exact while forest rows are cut (solver_direct.c) */
+            TRY(keep_reference(w, o));
+            TRY(ctn__ocl_schur_impulse(w, o, mix));
+            TRY(exact_solve(w, o, mix, 1, 0, 0, NULL, 0));
+        }
     }
     /* the residual per slot (RATTLE's solves run whole); the velocity step's substeps leave the last one's to the
      * projection's first rows launch (ctn__ocl_plan), and a projection's solve has none */

@@ -203,9 +203,6 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
         int ra = uf_find(up, a), rb = uf_find(up, b);
         if (ra == rb) {
             outside++; /* closes a loop */
-            closers++;
-            closer_rows += ctn_joint_def_rows(*d);
-            closer_bounded |= is_bounded(d);
             continue;
         }
         up[ra] = rb;
@@ -214,6 +211,22 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     double ratio = forest_ratio(w, &f, edges, ea, eb);
     char *why = w->solver_reason;
     size_t wn = sizeof w->solver_reason;
+    /* the loop closers as the exact solver finds them: in creation order (host/solve/direct_build.c) */
+    for (int i = 0; i < n; ++i) up[i] = i;
+    for (int id = 0; id < w->joint_count && keep_bounded; ++id) {
+        int s = w->joint_slot[id];
+        if (s < 0 || s >= m || t->order[s] != id) continue;
+        const ctn_joint_def *d = &t->defs[s];
+        if (wholly_bounded(d) || !dynamic_body(w, d->a) || !dynamic_body(w, d->b)) continue;
+        int ra = uf_find(up, d->a), rb = uf_find(up, d->b);
+        if (ra != rb) {
+            up[ra] = rb;
+            continue;
+        }
+        closers++;
+        closer_rows += ctn_joint_def_rows(*d);
+        closer_bounded |= is_bounded(d);
+    }
     /* Loop closers the exact solver takes through their Schur complement (at most DIRECT_MAX_SCHUR_ROWS rows,
      * none of them bounded: solver_direct.c) are exact, not outside, where no contact can arise: a
      * mechanism with loops (a four-bar linkage, the mimic couplings of a gripper, docs/urdf.md) gets the
