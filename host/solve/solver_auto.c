@@ -60,6 +60,15 @@ static int uf_find(int *up, int x) {
     return x;
 }
 
+/* Appends s to the string in dst (n bytes), cut to fit. */
+static void append(char *dst, size_t n, const char *s) {
+    size_t l = strlen(dst), k = strlen(s);
+    if (l + 1 >= n) return;
+    if (k > n - l - 1) k = n - l - 1;
+    memcpy(dst + l, s, k);
+    dst[l + k] = '\0';
+}
+
 static int is_bounded(const ctn_joint_def *d) {
     return d->type == CTN_JT_CONTACT || (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
 }
@@ -243,11 +252,15 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     } else if (contacts == 0 && kept > 0) {
         if (m <= CTN_AUTO_OUTER_JOINTS) w->auto_outer = CTN_AUTO_OUTER;
         int outer = w->auto_outer > w->desc.iterations ? w->auto_outer : w->desc.iterations;
-        snprintf(why, wn, "auto: direct, no contact possible (%d of %d joints outside, %d bounded in, %d outer sweeps%s)", outside, m, kept,
-                 outer < CTN_MAX_ITERATIONS ? outer : CTN_MAX_ITERATIONS, closed);
+        snprintf(why, wn, "auto: direct, no contact possible (%d of %d joints outside, %d bounded in, %d outer sweeps", outside, m, kept,
+                 outer < CTN_MAX_ITERATIONS ? outer : CTN_MAX_ITERATIONS);
+        append(why, wn, closed);
+        append(why, wn, ")");
         *out = CTN_SOLVER_DIRECT;
     } else if (contacts == 0) {
-        snprintf(why, wn, "auto: direct, an articulated system without contacts (%d of %d joints outside the exact solve%s)", outside, m, closed);
+        snprintf(why, wn, "auto: direct, an articulated system without contacts (%d of %d joints outside the exact solve", outside, m);
+        append(why, wn, closed);
+        append(why, wn, ")");
         *out = CTN_SOLVER_DIRECT;
     } else if (ratio < CTN_AUTO_MIN_RATIO) {
         snprintf(why, wn, "auto: gs, the largest mass a joint supports is %.3g times its body's (below %g)", ratio, CTN_AUTO_MIN_RATIO);
