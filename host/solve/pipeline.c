@@ -16,7 +16,7 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
 }
 
 uint64_t ctn__stage_whole(ctn_stage stage) {
-    return CTN_STAGE_BIT(stage) | (stage == CTN_STAGE_SOLVE ? CTN_STAGE_BIT(CTN_STAGE_VELOCITIES) : 0);
+    return CTN_STAGE_BIT(stage) | (stage == CTN_STAGE_SOLVE ? CTN_STAGE_BIT(CTN_STAGE_VELOCITIES) | CTN_STAGE_BIT(CTN_STAGE_RESIDUAL) : 0);
 }
 
 #define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), ctn__stage_whole(stage)})
@@ -47,7 +47,8 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
             e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
             if (gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
         }
-        e[k++] = ONE(chord ? CTN_STAGE_CHORD_SOLVE : CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
+        e[k++] = chord ? ONE(CTN_STAGE_CHORD_SOLVE, CTN_TIMER_SOLVE) /* a projection's solve: not the step's residual */
+                       : (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~CTN_STAGE_BIT(CTN_STAGE_RESIDUAL)};
         e[k++] = ONE(CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE);
         return k;
     }
@@ -68,7 +69,8 @@ int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step
 const char *ctn__stage_name(ctn_stage stage) {
 #define NAME(s) [CTN_STAGE_##s] = #s
     static const char *const names[CTN_STAGE_COUNT] = {
-        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(VELOCITIES), NAME(INTEGRATE),
+        NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(VELOCITIES), NAME(RESIDUAL),
+        NAME(INTEGRATE),
         NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(PROJECT_DECIDE), NAME(POSES_KEEP), NAME(POSES_UNDO),
         NAME(PROJECT_LEAVE), NAME(CHORD_ROWS), NAME(CHORD_SOLVE), NAME(RATTLE_ENTER), NAME(RATTLE_START),
         NAME(RATTLE_UNDO), NAME(RATTLE_FACTOR), NAME(RATTLE_RESOLVE), NAME(RATTLE_BACK), NAME(RATTLE_DRIFT),
@@ -539,7 +541,8 @@ static ctn_status run_step(ctn_world *w, const ctn_stage_ops *ops, ctn_step_stat
 
 /* With attachments (host/core/attach.c) the step runs on the composite bodies: the masters are turned into
  * them and the attached bodies set aside on the host before the backend's first stage, and the user state
- * is derived back after its last, whatever the outcome (an undone step leaves the state it started from). On
+ * is derived back after its last; after a step that failed, the masters, the attached bodies and the cache
+ * go back as they were before the conversion (an undone step leaves the state it started from bit for bit). On
  * the OpenCL backend this costs one download and one upload of the bodies per step. */
 ctn_status ctn__pipeline_step(ctn_world *w, ctn_step_stats *st) {
     const ctn_stage_ops *ops = w->backend->stages;
@@ -554,7 +557,7 @@ ctn_status ctn__pipeline_step(ctn_world *w, ctn_step_stats *st) {
     s = ops->end(w, s, st);
     if (attached) {
         ctn_status s2 = ctn__sync(w);
-        ctn__attach_leave(w);
+        ctn__attach_leave(w, s != CTN_OK || s2 != CTN_OK);
         if (s == CTN_OK) s = s2;
     }
     return s;
