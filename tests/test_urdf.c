@@ -378,9 +378,10 @@ static void check_joint_names_and_mimic(void) {
 /* <mimic> on a moving parent: a palm swinging on a passive hinge under gravity (z down, the hinge along x)
  * carries a leader finger and a follower at multiplier m, each joint measured against its leader over 240
  * steps at 60 Hz: two continuous fingers (m = -0.5, centres 0.1 m off their parallel axes; no bounded row
- * in the robot, so the couplings are solved exactly through their Schur complement) and two prismatic
- * fingers sliding along mirrored axes (m = 1, as a gripper's; their limits are bounded rows, so the couplings
- * take the direct solver's outer Gauss-Seidel loop). The leaders are set moving. */
+ * in the robot: the couplings, loop closers, are solved exactly through their Schur complement) and two
+ * prismatic fingers sliding along mirrored axes (m = 1, as a gripper's; their limits are bounded rows, cut
+ * from the forest, and each outer iteration ends with the closers' Schur impulse). The leaders are set
+ * moving; auto picks the exact solver for both. */
 static void mimic_on_base(int prismatic, double m, double *worst, double *travel, int roundtrip) {
     char urdf[4096];
     const char *type = prismatic ? "prismatic" : "continuous";
@@ -453,7 +454,7 @@ static void check_mimic_on_base(void) {
     CHECK(travel > 0.05 && worst < 1e-6, "continuous fingers: worst %g (leader %g)", worst, travel);
     mimic_on_base(1, 1.0, &worst, &travel, 0);
     printf("mimic on a swinging palm, prismatic fingers (m = 1): |q_f - m q_l| <= %.3g m, leader up to %.3g m\n", worst, travel);
-    CHECK(travel > 0.02 && worst < 0.02 * travel, "prismatic fingers: worst %g (leader %g)", worst, travel);
+    CHECK(travel > 0.2 && worst < 1e-5, "prismatic fingers: worst %g (leader %g)", worst, travel);
 }
 
 static int g_warnings;

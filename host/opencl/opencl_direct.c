@@ -317,7 +317,6 @@ static ctn_status project_assemble(ctn_world *w, ctn_ocl *o, const ctn_step_para
     ARG(CHAIN_PROJECT_ASSEMBLE, real_vel, o->real_vel.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, real_lambda, o->real_lambda.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, r2, o->real_r2.mem);
-    o->proj_pending = 1;
     return ctn__ocl_enqueue(w, o, k, ((size_t)m + L - 1) / L * L, &L,
                             "projection: rows and chain assembly");
 }
@@ -469,26 +468,33 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, cons
     if (m == 0) return CTN_OK;
     /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; on a
      * chain the last exact solve leaves its velocities to the integration after it when the entry does not
-     * cover them (ctn__ocl_plan), and builds the Newton step's rows in its assembly when it covers PREPARE */
+     * cover them (ctn__ocl_plan), and builds the Newton step's rows in its assembly when it covers PREPARE; a
+     * Newton step's entry covers PROJECT_DECIDE, the decision on the rows just built */
     int chain = !o->direct_forest && o->direct_n > 0 && o->hyb_exact;
     int defer = chain && !(covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES));
     const ctn_step_params *rows = chain && (covers & CTN_STAGE_BIT(CTN_STAGE_PREPARE)) ? prm : NULL;
     int residual = (covers & CTN_STAGE_BIT(CTN_STAGE_RESIDUAL)) != 0;
-    int decide = o->projecting && (o->proj_pending || rows) && chain;
+    int decides = o->projecting && (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE)); /* the Newton step's rows */
+    int decide = decides && chain;
     /* a few loop closers on the forest path: their Schur complement (always, or in the substeps without
      * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
     int schur = o->direct_forest && o->schur_rows > 0 && o->hyb_exact;
     int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
     int outer = sweep || schur ? ctn__direct_outer(w) : 0;
-    if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
+    if (decides && !decide) TRY(ctn__ocl_project_decide(w, o));
     if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, defer && outer == 0, rows, rows && residual));
-    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;
-    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off));
+    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active, mix = active;
+    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off, &mix));
     for (int it = 0; it < outer; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
         if (schur) TRY(ctn__ocl_schur_impulse(w, o, on));
         if (sweep) TRY(hybrid_sweep(w, o, off));
         if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, defer && it == outer - 1, NULL, 0));
+        if (schur && o->schur_gate > 0) { /* closers exact while forest rows are cut (solver_direct.c) */
+            TRY(keep_reference(w, o));
+            TRY(ctn__ocl_schur_impulse(w, o, mix));
+            TRY(exact_solve(w, o, mix, 1, 0, 0, NULL, 0));
+        }
     }
     /* the residual per slot (RATTLE's solves run whole); the velocity step's substeps leave the last one's to the
      * projection's first rows launch (ctn__ocl_plan), and a projection's solve has none */

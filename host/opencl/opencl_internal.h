@@ -129,7 +129,6 @@ typedef struct ctn_ocl {
     unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
-    int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
                                    * velocities at rest and formed the projection's metric */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
@@ -179,7 +178,8 @@ typedef struct ctn_ocl {
     /* Loop closers through their Schur complement on the forest path (host/opencl/opencl_schur.c) */
     int schur_rows;               /* R: their rows (0: the layout has none it can take) */
     int schur_gate;               /* slots whose bounds decide per substep whether it applies (0: always) */
-    ctn_clbuf sch_rows, sch_W, sch_rE, sch_maybe, sch_on, sch_off;
+    int schur_closers;            /* the first schur_closers of them are loop closers (a bound there: no Schur) */
+    ctn_clbuf sch_rows, sch_W, sch_rE, sch_maybe, sch_on, sch_off, sch_mix, sch_wf;
 
     /* phase timing: events of the first and last command of each phase instance */
     cl_event *ev;                 /* pairs (first, last) */
@@ -327,11 +327,13 @@ cl_mem ctn__ocl_forest_solution(const ctn_ocl *o);
 /* The loop closers' Schur complement on the device (host/opencl/opencl_schur.c), as the CPU's
  * (host/solve/solver_direct.c): prepare from the forest's ordering s (once per topology; o->schur_rows = 0
  * when it does not apply to the layout); per substep, after the first exact solve, ctn__ocl_schur_factor forms
- * W^-1 and gives the flags on (it applies in this substep) and off (the hybrid's sweeps run instead), each
- * `active` where it holds; ctn__ocl_schur_impulse is one outer iteration's impulse, before its re-solve. */
+ * W^-1 and gives the flags on (it applies alone in this substep), off (the hybrid's sweeps run) and mix (no
+ * closer bounded while rows of the forest are cut: the sweeps, then the closers' impulse and a re-solve,
+ * in every outer iteration), each `active` where it holds; ctn__ocl_schur_impulse is one outer
+ * iteration's impulse, before its re-solve. */
 struct direct_state;
 ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_state *s);
-ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off);
+ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off, cl_mem *mix);
 ctn_status ctn__ocl_schur_impulse(ctn_world *w, ctn_ocl *o, cl_mem on);
 void ctn__ocl_schur_release(ctn_ocl *o);
 /* Whether joint d can have finite impulse bounds (contacts, limits, motors, ropes, swing cones), and whether

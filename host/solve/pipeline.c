@@ -534,7 +534,8 @@ static ctn_status run_step(ctn_world *w, const ctn_stage_ops *ops, ctn_step_stat
 
 /* With attachments (host/core/attach.c) the step runs on the composite bodies: the masters are turned into
  * them and the attached bodies set aside on the host before the backend's first stage, and the user state
- * is derived back after its last, whatever the outcome (an undone step leaves the state it started from). On
+ * is derived back after its last; after a step that failed, the masters, the attached bodies and the cache
+ * go back as they were before the conversion (an undone step leaves the state it started from bit for bit). On
  * the OpenCL backend this costs one download and one upload of the bodies per step. */
 ctn_status ctn__pipeline_step(ctn_world *w, ctn_step_stats *st) {
     const ctn_stage_ops *ops = w->backend->stages;
@@ -549,7 +550,7 @@ ctn_status ctn__pipeline_step(ctn_world *w, ctn_step_stats *st) {
     s = ops->end(w, s, st);
     if (attached) {
         ctn_status s2 = ctn__sync(w);
-        ctn__attach_leave(w);
+        ctn__attach_leave(w, s != CTN_OK || s2 != CTN_OK);
         if (s == CTN_OK) s = s2;
     }
     return s;
