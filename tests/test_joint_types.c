@@ -58,6 +58,30 @@ static int set_options(ctn_world *w, ctn_joint_id j, ctn_joint_type type) {
     return set;
 }
 
+/* The read-backs and setters each type takes where the joint-type table says so and refuses elsewhere
+ * (CTN_ERR_INVALID_ARGUMENT, world unchanged): the coordinates (CTN_JK_ANGLE: ctn_joint_get_angle,
+ * _AXES_ANGLE: _get_swing, _SLIDES: _get_translation), the rest length (_REST_LENGTH) and the rope
+ * (_ROPE: ctn_joint_get_rope). Run on a world of its own (the rest length is set to what it is). */
+static void readbacks(ctn_world *w, ctn_joint_type type, const char *name) {
+    ctn_joint_id id = CTN_NULL_JOINT;
+    for (int j = 0; j < ctn_world_joint_count(w) + 4; ++j) {
+        ctn_joint_info ji;
+        if (ctn_joint_get_info(w, HJOINT(w, j), &ji) == CTN_OK && ji.type == type) id = HJOINT(w, j);
+    }
+    if (!ctn_joint_is_valid(w, id)) return; /* contacts: no handle kept here */
+    double v = 0.0;
+    int on = 0;
+    ctn_joint_desc d;
+    const unsigned flag[5] = {CTN_JK_ANGLE, CTN_JK_AXES_ANGLE, CTN_JK_SLIDES, CTN_JK_REST_LENGTH, CTN_JK_ROPE};
+    ctn_status st[5] = {ctn_joint_get_angle(w, id, &v), ctn_joint_get_swing(w, id, &v), ctn_joint_get_translation(w, id, &v), CTN_OK,
+                        ctn_joint_get_rope(w, id, &on)};
+    st[3] = ctn_joint_get_desc(w, id, &d);
+    if (st[3] == CTN_OK) st[3] = ctn_joint_set_rest_length(w, id, d.rest_length > 0.0 ? d.rest_length : 0.5);
+    for (int k = 0; k < 5; ++k)
+        CHECK(st[k] == (ctn__joint_kind_has(type, flag[k]) ? CTN_OK : CTN_ERR_INVALID_ARGUMENT), "%s read-back %d: status %d (%s)", name, k,
+              (int)st[k], ctn_world_last_error(w));
+}
+
 /* A world holding the joint `type`: body 0 hangs from the world by a ball joint, body 1 hangs from body 0
  * by the joint under test (gears and rack-and-pinions: the rig of tests/gear_rig.h). `options`: also set
  * the options the type takes (*options_set: which). */
@@ -298,7 +322,12 @@ static void walk(ctn_joint_type type, int options, int have_opencl) {
     if (!w) return;
     if (options) printf("%-20s options taken: %s%s%s\n", name, (set & 1) ? "limits " : "", (set & 2) ? "motor " : "", (set & 4) ? "swing" : "");
     fd_stats fs = {0, 0, 0, 0.0};
-    if (!options) desc_round_trip(type, name);
+    if (!options) {
+        desc_round_trip(type, name);
+        ctn_world *r = build(type, CTN_BACKEND_CPU, 0, NULL);
+        if (r) readbacks(r, type, name);
+        ctn_world_destroy(r);
+    }
     fd_world(w, name, 1, 0, &fs);
     fd_world(w, name, 1, 1, &fs);
     /* scene file round trip (contacts are not scene content) */

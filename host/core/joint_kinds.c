@@ -22,6 +22,8 @@
 #define AX2 CTN_JK_AXIS2
 #define RAT CTN_JK_RATIO
 #define PNT CTN_JK_POINT_ROWS
+#define ANL CTN_JK_ANGLE
+#define AXA CTN_JK_AXES_ANGLE
 
 /* The keys a scene file's joint of each type may hold (host/io/scene_json.c; curves: scene_curve.c). */
 static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
@@ -51,13 +53,13 @@ static const char *const k_rack[] = {"type", "name", "a", "b", "axis", "axis2", 
 static const ctn_joint_kind kinds[] = {
     [KIND(CTN_JOINT_DISTANCE, CTN_JT_DISTANCE)] = {"distance", SCN | ADD | ROP | RST, ctn__joint_def_distance, ctn__joint_check_distance, NULL, k_distance},
     [KIND(CTN_JOINT_BALL, CTN_JT_BALL)] = {"ball", PIV | SCN | ADD | PNT, NULL, NULL, NULL, k_ball},
-    [KIND(CTN_JOINT_HINGE, CTN_JT_HINGE)] = {"hinge", ANG | PIV | AXI | SCN | ADD | LIM | MOT | PNT, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_hinge},
+    [KIND(CTN_JOINT_HINGE, CTN_JT_HINGE)] = {"hinge", ANG | PIV | AXI | SCN | ADD | LIM | MOT | PNT | ANL, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_hinge},
     [KIND(CTN_JOINT_FIXED, CTN_JT_FIXED)] = {"fixed", ANG | PIV | SCN | ADD | PNT, NULL, NULL, NULL, k_fixed},
     [KIND(CTN_JOINT_SPRING, CTN_JT_SPRING)] = {"spring", SCN | ADD | RST | FRC, ctn__joint_def_spring, ctn__joint_check_spring, NULL, k_spring},
     [KIND(CTN_JOINT_CONTACT, CTN_JT_CONTACT)] = {"contact", 0, NULL, NULL, NULL, NULL},
     [KIND(CTN_JOINT_PRISMATIC, CTN_JT_PRISMATIC)] = {"prismatic", ANG | PIV | AXI | SCN | ADD | LIM | MOT | SLD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_prismatic},
-    [KIND(CTN_JOINT_UNIVERSAL, CTN_JT_UNIVERSAL)] = {"universal", ANG | PIV | AXI | SCN | ADD | AX2 | PNT, ctn__joint_def_universal, ctn__joint_check_axes, NULL, k_universal},
-    [KIND(CTN_JOINT_CONE_TWIST, CTN_JT_CONE_TWIST)] = {"cone_twist", ANG | PIV | AXI | SCN | ADD | LIM | SWG | PNT, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
+    [KIND(CTN_JOINT_UNIVERSAL, CTN_JT_UNIVERSAL)] = {"universal", ANG | PIV | AXI | SCN | ADD | AX2 | PNT | AXA, ctn__joint_def_universal, ctn__joint_check_axes, NULL, k_universal},
+    [KIND(CTN_JOINT_CONE_TWIST, CTN_JT_CONE_TWIST)] = {"cone_twist", ANG | PIV | AXI | SCN | ADD | LIM | SWG | PNT | ANL | AXA, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
     [KIND(CTN_JOINT_CURVE, CTN_JT_CURVE)] = {"curve", SCN, NULL, NULL, NULL, NULL},
     [KIND(CTN_JOINT_GEAR, CTN_JT_GEAR)] = {"gear", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
     [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_rack_pinion, ctn__joint_check_gear, ctn__gear_between_steps, k_rack},

@@ -32,6 +32,9 @@ struct ctn_joint_def; /* kernels/ctn_types.h */
 #define CTN_JK_AXIS2 8192u       /* a second axis, in body b's frame (`axis2`: axis_b seen in the world) */
 #define CTN_JK_RATIO 16384u      /* `ratio` (stored in `stiffness`) between two bodies' coordinates; the anchors hold
                                   * the angle references, not points, and there is no rest orientation */
+/* The coordinates the read-backs measure (joint_limits.c): CTN_JK_SLIDES types ctn_joint_get_translation, and */
+#define CTN_JK_ANGLE 65536u         /* ctn_joint_get_angle: the turn about the axis (ctn_hinge_angle) */
+#define CTN_JK_AXES_ANGLE 131072u   /* ctn_joint_get_swing: the angle between the two bodies' axes (ctn_swing_angle) */
 /* Its rows (kernels/ctn_joint_rows.h) begin with the three rows of ctn_rows_point (g = the anchors'
  * separation), which ctn_world_assemble refines in double (host/solve/assemble.c). */
 #define CTN_JK_POINT_ROWS 32768u
