@@ -11,6 +11,9 @@ A few files are broken on purpose: a planar joint, links with zero inertia and m
 revolute joint without <limit> (urdfdom refuses it).
 
     urdf_robots.py write DIR          write the URDF files into DIR
+    urdf_robots.py mimic DIR [N]      the robots with <mimic> joints with their leaders and the leaders'
+                                      parents driven: how far each follower strays from multiplier times
+                                      its leader (mimic())
     urdf_robots.py measure DIR [N]    load each into a fresh world (gravity 0, 0, -9.81 as `catena run
                                       robot.urdf` gives a URDF; every other setting the default), step N
                                       times (default 120) and print a Markdown table (the quadrupeds a
@@ -489,7 +492,56 @@ def measure(out, steps):
           % (len(rows), counts["loaded"], counts["refused"], counts["holds"], GAP_TOL, ANGLE_TOL, steps))
 
 
+def mimic(out, steps):
+    """The robots with <mimic> joints, driven: every leader by a velocity motor (0.02 m/s or 0.5 rad/s, at
+    most 10 times its effort) and the joint that carries the leader's parent link at 1 rad/s (the parent
+    moves, as a wrist turning a gripper), the rest as loaded; prints the worst change of q_f - m q_l over
+    the steps against the leader's travel."""
+    import xml.etree.ElementTree as ET
+    import catena
+    print("| robot | follower (mimics leader, m) | leader travel | worst change of q_f - m q_l | solver |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, kind, _ in ROBOTS:
+        path = os.path.join(out, name + ".urdf")
+        root = ET.parse(path).getroot()
+        joints = {j.get("name"): j for j in root.findall("joint")}
+        pairs = [(n, j.find("mimic").get("joint"), float(j.find("mimic").get("multiplier", "1"))) for n, j in joints.items()
+                 if j.find("mimic") is not None]
+        if not pairs:
+            continue
+        with catena.World(gravity=(0.0, 0.0, -9.81)) as w:
+            w.load_urdf(path)
+
+            def pos(n):
+                j = w.find_joint(n)
+                return w.joint_translation(j) if joints[n].get("type") == "prismatic" else w.joint_angle(j)
+            for f, l, m in pairs:
+                lj = joints[l]
+                prism = lj.get("type") == "prismatic"
+                effort = float(lj.find("limit").get("effort", "1")) if lj.find("limit") is not None else 1.0
+                w.set_motor(w.find_joint(l), 0.02 if prism else 0.5, 10.0 * max(effort, 0.1))
+                parent = lj.find("parent").get("link")
+                for n, j in joints.items():
+                    if j.find("child").get("link") == parent and j.get("type") in ("revolute", "continuous"):
+                        w.set_motor(w.find_joint(n), 1.0, 100.0)
+            start = {f: pos(f) - m * pos(l) for f, l, m in pairs}
+            lead0 = {l: pos(l) for f, l, m in pairs}
+            worst = {f: 0.0 for f, l, m in pairs}
+            travel = {f: 0.0 for f, l, m in pairs}
+            for _ in range(steps):
+                w.step()
+                for f, l, m in pairs:
+                    worst[f] = max(worst[f], abs(pos(f) - m * pos(l) - start[f]))
+                    travel[f] = max(travel[f], abs(pos(l) - lead0[l]))
+            for f, l, m in pairs:
+                unit = "m" if joints[l].get("type") == "prismatic" else "rad"
+                print("| %s | %s (%s, %g) | %.3g %s | %.3g %s | %s |" % (name, f, l, m, travel[f], unit, worst[f], unit, w.stats["solver"]))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "mimic":
+        mimic(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 120)
+        sys.exit(0)
     if len(sys.argv) < 3 or sys.argv[1] not in ("write", "measure"):
         sys.exit(__doc__)
     if sys.argv[1] == "write":

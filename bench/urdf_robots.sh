@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The URDF robot table: writes the generated robot descriptions of bench/urdf_robots.py into a scratch
 # folder and measures each with the catena Python package of a build tree (default settings, gravity
-# -z, 120 steps unless STEPS says otherwise). Prints a Markdown table and a summary line.
+# -z, 120 steps unless STEPS says otherwise). Prints a Markdown table and a summary line, then the mimic
+# couplings of the robots that have them under driven leaders (urdf_robots.py mimic).
 #   usage: bench/urdf_robots.sh [BUILD_DIR] [STEPS]      (BUILD_DIR default: build)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,3 +14,5 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 "$python" "$here/urdf_robots.py" write "$scratch"
 PYTHONPATH="$build/python" "$python" "$here/urdf_robots.py" measure "$scratch" "$steps" 2>/dev/null
+echo
+PYTHONPATH="$build/python" "$python" "$here/urdf_robots.py" mimic "$scratch" "$steps" 2>/dev/null

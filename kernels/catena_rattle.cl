@@ -38,7 +38,7 @@ __kernel void ctn_k_rattle_drift(int n, __global const ctn_pose *start, __global
     ctn_rattle_drift_body(i, start, pose, vel, props, h);
 }
 
-/* C(x) into the kept rows' targets (ctn_rattle_slot) and the slot's largest |C| into err (a non-finite one
+/* C(x) into the kept rows' targets (ctn_rattle_slot) and the slot's joint error into err (a non-finite one
  * as infinity, which stops the iteration as on the CPU). */
 __kernel void ctn_k_rattle_rows(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose, __global const ctn_vel *vel,
                                 float h, __global ctn_block *blocks, __global float *err) {

@@ -10,16 +10,20 @@
  * forest is cut and no loop closer is bounded. maybe[0..n): the slots that can have bounds (limits, motors,
  * swing cones). on = active and it applies, off = active and it does not (then the hybrid's Gauss-Seidel
  * sweeps run instead). */
-__kernel void ctn_k_schur_gate(int n, __global const int *maybe, __global const ctn_block *blocks, __global const int *active,
-                               __global int *on, __global int *off) {
+__kernel void ctn_k_schur_gate(int n, int closers, __global const int *maybe, __global const ctn_block *blocks, __global const int *active,
+                               __global int *on, __global int *off, __global int *mix, __global int *wf) {
     if (get_global_id(0) != 0) return;
-    int applies = 1;
-    for (int k = 0; k < n && applies; ++k) {
+    int closer_bounded = 0, bounded = 0;
+    for (int k = 0; k < n; ++k) { /* maybe[0 .. closers - 1]: the loop closers, then forest joints */
         ctn_block blk = blocks[maybe[k]];
-        applies = !ctn_dd_block_bounded(&blk);
+        int b = ctn_dd_block_bounded(&blk);
+        bounded |= b;
+        if (k < closers) closer_bounded |= b;
     }
-    on[0] = active[0] && applies;
-    off[0] = active[0] && !applies;
+    on[0] = active[0] && !bounded;                   /* the Schur solve alone */
+    off[0] = active[0] && bounded;                   /* the sweeps */
+    mix[0] = active[0] && bounded && !closer_bounded; /* the sweeps, then the closers' Schur impulse */
+    wf[0] = active[0] && !closer_bounded;            /* W is formed */
 }
 
 /* Column k of W from the substitution's solution x (S1); the last column also inverts W in place. */

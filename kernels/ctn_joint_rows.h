@@ -374,6 +374,34 @@ CTN_FN void ctn_rows_gear(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *
     g[0] = j.rest_length + da + j.stiffness * db;
 }
 
+/* Rack and pinion on a common moving base (CTN_JF_RACK_BASE; a gripper's palm on which a pinion is hinged and
+ * a rack slides, as the couplings URDF import makes of <mimic> joints): the world turn of the pinion is not
+ * its turn on the base once the base rotates, so the turn is measured relative to the rack, whose
+ * orientation its slider locks to the base: delta = the turn of q_rel = q_b^* q_a about axis_a from the
+ * reference spoke anchor_a, both in b's frame (ctn_turn_angle), with d(delta)/dt = a1 . (wa - wb) exactly
+ * while a1 = R_a axis_a keeps its direction in b's frame, as the hinge and the slider on one base make it.
+ * The rack position is taken at the pinion point x_p = x_a + R_a anchor_b on the pinion's axis (a hinged
+ * link's centre of mass is usually off its axis), p = a2 . (x_p - x_b):
+ *     g = g_ref + r delta + p - p_ref,
+ *     dg/dt = r a1 . (wa - wb) + a2 . (va + wa x rp - vb) + (wb x a2) . (x_p - x_b),   rp = R_a anchor_b,
+ * a linear row along a2 with arms ra = rp + r (a2 x a1) and rb = (x_p - x_b) + r (a2 x a1), since
+ * (a2 x a1) x a2 = a1 for a1 perpendicular to a2. Exact at any pose and velocity of the base: two such
+ * joints from one pinion (or to one rack) tie two joint positions on the base in a fixed ratio. */
+CTN_FN void ctn_rows_rack_base(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 a1b, ua;
+    float da = ctn_turn_angle(ctn_quat_mul(ctn_quat_conj(pb.q), pa.q), j.axis_a, j.anchor_a, &a1b, &ua);
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    ctn_v3 rp = ctn_quat_rotate(pa.q, j.anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, rp, pb.p, pb.p_lo, ctn_v3_zero());
+    ctn_v3 arm = ctn_scale(ctn_cross(a2, a1), j.stiffness);
+    blk->ra = ctn_add(rp, arm);
+    blk->rb = ctn_add(sep, arm);
+    blk->dir[0] = a2;
+    blk->n_lin = 1;
+    g[0] = j.rest_length + j.stiffness * da + (ctn_dot(a2, sep) - j.lo);
+}
+
 /* Rack and pinion (Jolt's RackAndPinionConstraint, Rouwe 2022): the rack b travels r = stiffness metres along its axis
  * a2 = R_b axis_b per radian the pinion a turns about a1 = R_a axis_a (a1 perpendicular to a2). With the
  * pinion's centre seen from the rack's along the rack, p = a2 . (x_a - x_b) (p_ref = lo at the re-centring),
@@ -384,6 +412,10 @@ CTN_FN void ctn_rows_gear(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *
  * exact while a1 is perpendicular to a2 and to the reference. */
 CTN_FN void ctn_rows_rack_pinion(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
     ctn_v3 a1, ua;
+    if (j.flags & CTN_JF_RACK_BASE) {
+        ctn_rows_rack_base(j, pa, pb, blk, g);
+        return;
+    }
     float da = ctn_turn_angle(pa.q, j.axis_a, j.anchor_a, &a1, &ua);
     ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
     ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_v3_zero(), pb.p, pb.p_lo, ctn_v3_zero());
@@ -401,7 +433,8 @@ CTN_FN void ctn_rows_rack_pinion(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_
 #define CTN_GEAR_RECENTRE 0.7853982f /* pi/4: a gear may then turn up to 3 pi / 4 in one step */
 CTN_FN float ctn_gear_turn(ctn_joint_def j, ctn_pose pa, ctn_pose pb) {
     ctn_v3 a, u;
-    float t = CTN_FABS(ctn_turn_angle(pa.q, j.axis_a, j.anchor_a, &a, &u));
+    ctn_quat qa = (j.flags & CTN_JF_RACK_BASE) ? ctn_quat_mul(ctn_quat_conj(pb.q), pa.q) : pa.q; /* the pinion's turn on the rack */
+    float t = CTN_FABS(ctn_turn_angle(qa, j.axis_a, j.anchor_a, &a, &u));
     if (j.type == CTN_JT_GEAR) t = CTN_FMAX(t, CTN_FABS(ctn_turn_angle(pb.q, j.axis_b, j.anchor_b, &a, &u)));
     return t;
 }
@@ -412,6 +445,12 @@ CTN_FN void ctn_gear_recentre(ctn_joint_def *j, ctn_pose pa, ctn_pose pb) {
     if (j->type == CTN_JT_GEAR) ctn_rows_gear(*j, pa, pb, &blk, g);
     else ctn_rows_rack_pinion(*j, pa, pb, &blk, g);
     j->rest_length = g[0];
+    if (j->flags & CTN_JF_RACK_BASE) {
+        ctn_turn_angle(ctn_quat_mul(ctn_quat_conj(pb.q), pa.q), j->axis_a, j->anchor_a, &a, &j->anchor_a);
+        ctn_v3 rp = ctn_quat_rotate(pa.q, j->anchor_b);
+        j->lo = ctn_dot(ctn_quat_rotate(pb.q, j->axis_b), ctn_point_sep(pa.p, pa.p_lo, rp, pb.p, pb.p_lo, ctn_v3_zero()));
+        return;
+    }
     ctn_turn_angle(pa.q, j->axis_a, j->anchor_a, &a, &j->anchor_a);
     if (j->type == CTN_JT_GEAR) ctn_turn_angle(pb.q, j->axis_b, j->anchor_b, &a, &j->anchor_b);
     else j->lo = ctn_dot(ctn_quat_rotate(pb.q, j->axis_b), ctn_point_sep(pa.p, pa.p_lo, ctn_v3_zero(), pb.p, pb.p_lo, ctn_v3_zero()));

@@ -91,15 +91,17 @@ CTN_FN void ctn_rattle_momentum_body(int i, CTN_GLOBAL const ctn_pose *start, CT
 
 /* The chord iteration's right-hand side for joint slot s: its error C at the current poses, written into the
  * kept rows of x_n (blocks[s], the factor's rows) as the target bias = J_n v - C/h, so that the exact solve
- * with the kept factor, whose right-hand side is bias - J_n v, solves A_n dl = -C/h. Returns max |C| of the
- * slot's rows (m, rad). The rows of C come from the current poses: for a ball joint the same world axes as
+ * with the kept factor, whose right-hand side is bias - J_n v, solves A_n dl = -C/h. Returns the
+ * slot's joint error as ctn_joint_error measures it (kernels/ctn_rows.h; rigid bilateral rows only): the larger of
+ * the norms of its linear rows' C (m, a ball joint's anchor separation) and of its angular rows' (rad), the gap
+ * the step reports, NaN kept. The rows of C come from the current poses: for a ball joint the same world axes as
  * the kept rows, for the angular rows of a hinge axes turned by the link's rotation over the substep (a
  * perturbation of the chord's model, which the iteration absorbs). */
 CTN_FN float ctn_rattle_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
                              float h, CTN_GLOBAL ctn_block *blocks) {
     ctn_joint_def j = defs[s];
     ctn_block cur;
-    float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], worst = 0.0f;
+    float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], worst;
     ctn_joint_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), &cur, g);
 #ifdef __OPENCL_VERSION__
     ctn_block kept = blocks[s];
@@ -107,12 +109,15 @@ CTN_FN float ctn_rattle_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
 #else
     ctn_block *b = &blocks[s];
 #endif
-    int n = ctn_block_rows(b);
+    int n = ctn_block_rows(b), n_gap = j.type == CTN_JT_GEAR ? 0 : cur.n_lin;
+    float l2 = 0.0f, a2 = 0.0f;
     ctn_block_velocity(b, ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), jv);
     for (int k = 0; k < n; ++k) {
         b->bias[k] = jv[k] - g[k] / h;
-        worst = CTN_FMAX(worst, CTN_FABS(g[k]));
+        if (k < n_gap) l2 += g[k] * g[k];
+        else a2 += g[k] * g[k];
     }
+    worst = CTN_SQRT(l2 + a2 != l2 + a2 || l2 > a2 ? l2 : a2); /* a NaN stays */
 #ifdef __OPENCL_VERSION__
     blocks[s] = kept;
 #endif

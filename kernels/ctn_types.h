@@ -69,6 +69,9 @@ typedef struct ctn_props {
  * compliance 1/k and damping time c/k, ctn_joint_prepare); stiffness and damping keep k and c */
 #define CTN_JF_IMPLICIT_SPRING 16
 #define CTN_JF_SWING 32 /* cone-twist: swing cone, angle between the twist axes <= rest_length (rad) */
+/* rack-and-pinion on a common base (ctn_rows_rack_pinion): the pinion's turn is measured relative to the rack
+ * and the rack position at the pinion point anchor_b (a's frame) instead of at its centre */
+#define CTN_JF_RACK_BASE 64
 /* curve (kernels/ctn_curve.h): the acceleration-level rows of Witkin and Baraff with feedback k_s, k_d
  * instead of SPOOK; the curve kind (CTN_CK_*) in the bits from CTN_JF_CURVE_KIND_SHIFT; a polyline window
  * that holds the polyline's first / last vertex */
@@ -95,7 +98,9 @@ typedef struct ctn_props {
  *            angles (ctn_turn_angle, host/core/joint_gear.c); rest_length = the gear's error at that moment.
  *   rack-and-pinion: axis_a = the pinion's axis (a's frame), axis_b = the rack's axis (b's frame); stiffness =
  *            ratio (m of rack travel per rad); anchor_a, rest_length as the gear's; lo = the rack position
- *            a2 . (x_a - x_b) at the re-centring.
+ *            a2 . (x_a - x_b) at the re-centring. With CTN_JF_RACK_BASE: anchor_a is the reference spoke in
+ *            the rack's (b's) frame, anchor_b the pinion point on its axis (a's frame), lo = a2 . (x_a + R_a
+ *            anchor_b - x_b).
  *   distance: flags CTN_JF_ROPE: the row only pulls (|pa - pb| <= rest_length).
  *   contact: anchor_a / anchor_b = contact points on a and b (body frames), axis_b = normal in b's frame
  *            (world frame for b < 0), pointing from b to a, axis_a = first friction direction in b's frame

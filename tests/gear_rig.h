@@ -28,7 +28,7 @@ typedef struct gear_rig {
     double rack_x0;
 } gear_rig;
 
-static ctn_body_id rig_body(ctn_world *w, double x, double y, double mass, double half_x, double half_y) {
+static inline ctn_body_id rig_body(ctn_world *w, double x, double y, double mass, double half_x, double half_y) {
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = mass;
     bd.position[0] = x, bd.position[1] = y;
@@ -39,7 +39,7 @@ static ctn_body_id rig_body(ctn_world *w, double x, double y, double mass, doubl
     return id;
 }
 
-static ctn_joint_id rig_gear(ctn_world *w, ctn_joint_type type, ctn_body_id a, ctn_body_id b, double ratio, const double axis2[3]) {
+static inline ctn_joint_id rig_gear(ctn_world *w, ctn_joint_type type, ctn_body_id a, ctn_body_id b, double ratio, const double axis2[3]) {
     ctn_joint_desc d = ctn_joint_desc_default(type);
     d.body_a = a, d.body_b = b;
     memcpy(d.axis2, axis2, sizeof d.axis2); /* axis: +z (the default) */
@@ -51,7 +51,7 @@ static ctn_joint_id rig_gear(ctn_world *w, ctn_joint_type type, ctn_body_id a, c
 
 /* The rig on `backend` with `solver`; motor_speed != 0 drives wheel A (max torque 100 N m). Returns 0 when
  * the world cannot be created (err says why). */
-static int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver, double motor_speed, char *err, size_t err_size) {
+static inline int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver, double motor_speed, char *err, size_t err_size) {
     memset(r, 0, sizeof *r);
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
@@ -79,7 +79,7 @@ static int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver, double
 }
 
 /* Unwraps the hinge angles after a step (a wheel turns far less than pi per step). */
-static void rig_track(gear_rig *r) {
+static inline void rig_track(gear_rig *r) {
     for (int i = 0; i < 3; ++i) {
         double a = 0.0;
         CHECK(ctn_joint_get_angle(r->w, r->hinge[i], &a) == CTN_OK, "%s", ctn_world_last_error(r->w));
@@ -92,7 +92,7 @@ static void rig_track(gear_rig *r) {
 
 /* The largest violation of the three relations at the current state: |theta_A + 2 theta_B| and
  * |theta_B - 0.5 theta_C| (rad), |rack travel - 0.5 theta_A| (m). */
-static double rig_error(gear_rig *r) {
+static inline double rig_error(gear_rig *r) {
     ctn_body_state st;
     CHECK(ctn_body_get_state(r->w, r->rack, &st) == CTN_OK, "%s", ctn_world_last_error(r->w));
     double e = fabs(r->turn[0] + RIG_AB * r->turn[1]);

@@ -77,13 +77,20 @@ static void check_follows_topology(void) {
     ctn_body_id first = CTN_NULL_BODY;
     CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(run(w, 1, NULL) == CTN_SOLVER_DIRECT, "20 links -> direct");
-    /* 8 distance joints across pairs of links: loop closers, 8 of 28 joints (more than a quarter) */
-    for (int k = 0; k < 8; ++k) {
-        ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
-        j.body_a = ctn_body_id_offset(first, 2 * k), j.body_b = ctn_body_id_offset(first, 2 * k + 2), j.rest_length = 2 * c.link_length;
-        CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
-    }
-    CHECK(run(w, 1, NULL) == CTN_SOLVER_GS, "8 loops in 28 joints -> gs after the topology change");
+    /* 51 distance joints across pairs of links 2, 3 and 4 apart: loop closers, 51 of 71 joints (more than a
+     * quarter), more rows than their Schur complement takes (a few closers alone keep the exact solver:
+     * check_schur_closers) */
+    int loops = 0;
+    for (int d = 2; d <= 4; ++d)
+        for (int k = 0; k + d < 20; ++k, ++loops) {
+            ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+            j.body_a = ctn_body_id_offset(first, k), j.body_b = ctn_body_id_offset(first, k + d), j.rest_length = -1.0;
+            CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+        }
+    int used = run(w, 1, NULL);
+    ctn_step_stats st;
+    ctn_world_get_stats(w, &st);
+    CHECK(loops == 51 && used == CTN_SOLVER_GS, "51 loops in 71 joints -> gs after the topology change (%s)", st.solver_reason);
     ctn_world_desc d;
     ctn_world_get_desc(w, &d);
     d.solver = CTN_SOLVER_DIRECT;
@@ -92,6 +99,27 @@ static void check_follows_topology(void) {
     d.solver = CTN_SOLVER_AUTO;
     CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s", ctn_world_last_error(w));
     CHECK(run(w, 1, NULL) == CTN_SOLVER_GS, "back to auto -> gs");
+    ctn_world_destroy(w);
+}
+
+/* A few loop closers (8 distance joints across pairs of a 20-link chain: 8 of 28 joints, more than a
+ * quarter, 8 rows) where no contact can arise: their Schur complement solves them exactly, so auto keeps the
+ * exact solver and says so. */
+static void check_schur_closers(void) {
+    ctn_world *w = make(CTN_BACKEND_CPU);
+    ctn_chain_desc c = ctn_chain_desc_default(20);
+    c.particles = 1;
+    ctn_body_id first = CTN_NULL_BODY;
+    CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int k = 0; k < 8; ++k) {
+        ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+        j.body_a = ctn_body_id_offset(first, 2 * k), j.body_b = ctn_body_id_offset(first, 2 * k + 2), j.rest_length = 2 * c.link_length;
+        CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    }
+    CHECK(run(w, 1, NULL) == CTN_SOLVER_DIRECT, "8 loops in 28 joints, 8 closing rows -> direct");
+    ctn_step_stats st;
+    ctn_world_get_stats(w, &st);
+    CHECK(strstr(st.solver_reason, "8 loop closers exact") != NULL, "reason: %s", st.solver_reason);
     ctn_world_destroy(w);
 }
 
@@ -282,6 +310,7 @@ int main(void) {
     check_limited_chain();
     check_ring();
     check_follows_topology();
+    check_schur_closers();
     check_reason();
     check_physics();
     check_tree();

@@ -278,6 +278,51 @@ static void check_gears(void) {
     printf("gears and rack-and-pinions: 200 joints; re-centring moved g by at most %.3g\n", worst_recentre);
 }
 
+/* Rack-and-pinion on a common base (CTN_JF_RACK_BASE, ctn_rows_rack_base): the pinion a turns relative to the
+ * rack b only about its own axis (a hinge and a slider on one moving base keep a1 fixed in b's frame), so
+ * wa = wb + s a1 with any wb; b moves at any velocity, the pinion point anywhere on a's axis. The row must
+ * be the derivative of g there, after a random re-centring, and re-centring must leave g unchanged. */
+static void check_rack_base(void) {
+    char what[128];
+    double worst_recentre = 0.0;
+    for (int trial = 0; trial < 200; ++trial) {
+        side a = make_side(0, 0), b = make_side(0, 0);
+        ctn_joint_def j = make_joint(CTN_JT_RACK_PINION, &a, &b);
+        ctn_v3 ax = unit_v3(rand_v3(1.0)), ax2 = unit_v3(ctn_cross(ax, unit_v3(rand_v3(1.0))));
+        j.flags = CTN_JF_RACK_BASE;
+        j.axis_a = ctn_quat_rotate_inv(a.pose.q, ax);
+        j.axis_b = ctn_quat_rotate_inv(b.pose.q, ax2);
+        j.anchor_b = ctn_madd(rand_v3(0.5), j.axis_a, 0.0f); /* the pinion point (a's frame) */
+        double r = urand();
+        j.stiffness = (float)((r < 0.0 ? -1.0 : 1.0) * (0.02 + 1.0 * fabs(r)));
+        ctn_pose pa = a.pose, pb = b.pose;
+        pa.q = ctn_quat_integrate(pa.q, ax, (float)(-2.8 * urand())); /* turned back on the base */
+        pb.p = ctn_madd(pb.p, ax2, (float)(0.5 * urand()));
+        ctn_gear_recentre(&j, pa, pb);
+        j.rest_length += 0.1f * (float)urand();
+        a.vel.w = ctn_madd(b.vel.w, ax, (float)(3.0 * urand()));
+        snprintf(what, sizeof what, "rack-and-pinion on a base, trial %d", trial);
+        check_joint(what, j, &a, &b, 1);
+        ctn_block blk;
+        float g0[CTN_MAX_ROWS], g1[CTN_MAX_ROWS];
+        ctn_joint_rows(j, a.pose, b.pose, &blk, g0);
+        ctn_joint_def re = j;
+        ctn_gear_recentre(&re, a.pose, b.pose);
+        ctn_joint_rows(re, a.pose, b.pose, &blk, g1);
+        worst_recentre = fmax(worst_recentre, fabs((double)g1[0] - (double)g0[0]));
+        CHECK(fabsf(g1[0] - g0[0]) < 1e-5f && ctn_gear_turn(re, a.pose, b.pose) < 1e-5f, "%s: re-centring moved g from %.7g to %.7g", what, g0[0], g1[0]);
+        /* g does not see a common motion of both bodies: the base turned and moved with both on it */
+        ctn_quat turn = ctn_quat_integrate(ctn_quat_identity(), unit_v3(rand_v3(1.0)), 1.3f);
+        ctn_v3 shift = rand_v3(1.0);
+        ctn_pose qa = a.pose, qb = b.pose;
+        qa.q = ctn_quat_mul(turn, qa.q), qa.p = ctn_add(ctn_quat_rotate(turn, qa.p), shift);
+        qb.q = ctn_quat_mul(turn, qb.q), qb.p = ctn_add(ctn_quat_rotate(turn, qb.p), shift);
+        ctn_joint_rows(j, qa, qb, &blk, g1);
+        CHECK(fabsf(g1[0] - g0[0]) < 2e-5f * (1.0f + fabsf(g0[0])), "%s: moving the base changed g from %.7g to %.7g", what, g0[0], g1[0]);
+    }
+    printf("rack-and-pinions on a base: 200 joints; re-centring moved g by at most %.3g\n", worst_recentre);
+}
+
 /* Curve rows on the curve, for every kind and every pairing of rigid bodies, particles and the world. */
 static void check_curves(void) {
     static const char *const kinds[] = {"line", "circle", "helix", "polyline"};
@@ -418,6 +463,7 @@ int main(void) {
     }
     check_curves();
     check_gears();
+    check_rack_base();
     printf("checked %d rows against finite differences, worst |J v - fd| / scale = %.3g\n", checked_rows, worst_rel);
     CHECK(checked_rows > 1000, "only %d rows checked", checked_rows);
     return check_report("jacobians");

@@ -45,13 +45,16 @@ typedef struct config {
 #define PLAIN "PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define GEOM "GEOMETRIC_INERTIA PREPARE FORCES WARM_START SOLVE INTEGRATE"
 #define CL_WARM "WARM_START[FORCES+WARM_START]"
-/* OpenCL's exact solver: on the chain path (chain:8) the solve leaves its last velocity update to the
- * integration's launch (SOLVE[SOLVE], INTEGRATE[VELOCITIES+...]) and a Newton step's rows are built by the
- * solve's assembly (SOLVE[PREPARE+...+PROJECT_ROWS+...]); on the forest path neither */
+/* OpenCL's exact solver: its substeps' solves leave the residual to the projection's first rows launch (only
+ * the last substep's is read); on the chain path (chain:8) the solve also leaves its last velocity update to
+ * the integration's launch (SOLVE[SOLVE], INTEGRATE[VELOCITIES+...]) and a Newton step's rows are built by
+ * the solve's assembly (SOLVE[PREPARE+...+PROJECT_ROWS+...]); on the forest path neither */
 #define CL_ROWS "PROJECT_REST PREPARE[PREPARE+PROJECT_ROWS]"
-#define CL_CHAIN_STEP "PROJECT_REST SOLVE[PREPARE+SOLVE+PROJECT_ROWS+PROJECT_DECIDE]"
+#define CL_FIRST_ROWS "PROJECT_REST PREPARE[PREPARE+RESIDUAL+PROJECT_ROWS]"
+#define CL_CHAIN_STEP "PROJECT_REST SOLVE[PREPARE+SOLVE+RESIDUAL+PROJECT_ROWS+PROJECT_DECIDE]"
 #define CL_SOLVE "SOLVE[SOLVE+VELOCITIES+PROJECT_DECIDE]"
 #define CL_CHAIN_SOLVE "SOLVE[SOLVE]"
+#define CL_FOREST_SOLVE "SOLVE[SOLVE+VELOCITIES]"
 #define CL_MEASURE "MEASURE[PROJECT_DECIDE+POSES_UNDO+PROJECT_LEAVE+MEASURE]"
 /* the host-decided projection (the CPU's): a Newton step with and without geometric stiffness, its check, a
  * chord step (the last of CTN_PROJECT_MAX is a Newton step), and one right after a chord step; on chain:8 the
@@ -59,13 +62,14 @@ typedef struct config {
  * INTEGRATE and the next step's PROJECT_REST */
 #define CPU_DECIDE "PROJECT_DECIDE[PROJECT_DECIDE+POSES_UNDO]"
 #define CPU_ROWS "PROJECT_REST PREPARE PROJECT_ROWS " CPU_DECIDE
-#define CPU_STEP_GEOM CPU_ROWS " GEOMETRIC_INERTIA POSES_KEEP SOLVE INTEGRATE"
-#define CPU_STEP CPU_ROWS " POSES_KEEP SOLVE INTEGRATE"
+#define CPU_SOLVE "SOLVE[SOLVE+VELOCITIES]" /* a projection's solve: not the step's residual */
+#define CPU_STEP_GEOM CPU_ROWS " GEOMETRIC_INERTIA POSES_KEEP " CPU_SOLVE " INTEGRATE"
+#define CPU_STEP CPU_ROWS " POSES_KEEP " CPU_SOLVE " INTEGRATE"
 #define CPU_MOVE "CHORD_SOLVE[INTEGRATE+PROJECT_REST+CHORD_SOLVE]"
 #define CPU_CHORD "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
 #define CPU_CHORD_NEXT "CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
-#define CPU_CHORD_LAST_GEOM "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE GEOMETRIC_INERTIA SOLVE INTEGRATE"
-#define CPU_CHORD_LAST "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE SOLVE INTEGRATE"
+#define CPU_CHORD_LAST_GEOM "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE GEOMETRIC_INERTIA " CPU_SOLVE " INTEGRATE"
+#define CPU_CHORD_LAST "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE " CPU_SOLVE " INTEGRATE"
 static const config configs[] = {
     {"gs, 3 substeps", CTN_SOLVER_GS, 3, 0.0, {PLAIN, PLAIN, PLAIN},
      {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},
@@ -88,8 +92,8 @@ static const config configs[] = {
      {CL_CHAIN_STEP " INTEGRATE[VELOCITIES+INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
      {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}, 0},
     {"direct, forest path, 1 substep", CTN_SOLVER_DIRECT, 1, 0.0, {PLAIN, NULL, NULL},
-     {"PREPARE " CL_WARM " SOLVE INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
-     {CL_ROWS " " CL_SOLVE " INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
+     {"PREPARE " CL_WARM " " CL_FOREST_SOLVE " INTEGRATE[INTEGRATE+PROJECT_ENTER]", NULL, NULL},
+     {CL_FIRST_ROWS " " CL_SOLVE " INTEGRATE[INTEGRATE+POSES_KEEP+POSES_UNDO]", CL_ROWS},
      {CPU_STEP, CPU_ROWS, CPU_CHORD, CPU_CHORD_LAST, CPU_CHORD_NEXT}, 1},
 };
 
@@ -155,9 +159,11 @@ static void check_backend(ctn_backend backend, const char *label) {
          * fused table may form at the end of the substep before (same poses, same impulses): as many of them,
          * and the projection's entry the last substep's integration may take on */
         int same = 1, gi_fused = 0, gi_unfused = 0, i = 0, j = 0;
-        for (;;) {
-            while (i < unfused_n && unfused_all[i] == CTN_STAGE_GEOMETRIC_INERTIA) ++i, ++gi_unfused;
-            while (j < fused_n && (fused_all[j] == CTN_STAGE_GEOMETRIC_INERTIA || fused_all[j] == CTN_STAGE_PROJECT_ENTER))
+        for (;;) { /* (and the residual, which the exact solver on OpenCL leaves to the projection's first rows) */
+            while (i < unfused_n && (unfused_all[i] == CTN_STAGE_GEOMETRIC_INERTIA || unfused_all[i] == CTN_STAGE_RESIDUAL))
+                gi_unfused += unfused_all[i++] == CTN_STAGE_GEOMETRIC_INERTIA;
+            while (j < fused_n && (fused_all[j] == CTN_STAGE_GEOMETRIC_INERTIA || fused_all[j] == CTN_STAGE_PROJECT_ENTER ||
+                                   fused_all[j] == CTN_STAGE_RESIDUAL))
                 gi_fused += fused_all[j++] == CTN_STAGE_GEOMETRIC_INERTIA;
             if (i == unfused_n || j == fused_n) break;
             if (unfused_all[i++] != fused_all[j++]) same = 0;
@@ -181,7 +187,8 @@ static void check_backend(ctn_backend backend, const char *label) {
             int cpu = backend == CTN_BACKEND_CPU;
             for (int t = 0; t < (cpu ? 5 : 2); ++t) {
                 ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
-                int sub = t == 3 ? CTN_PROJECT_MAX - 1 : 0, count = ctn__stage_plan(w, ops, &p, tables[t], sub, cpu ? CTN_PROJECT_MAX : 1, e);
+                /* the first step, the check after it, the last chord step of CTN_PROJECT_MAX */
+                int sub = t == 3 ? CTN_PROJECT_MAX - 1 : t == 1, count = ctn__stage_plan(w, ops, &p, tables[t], sub, cpu ? CTN_PROJECT_MAX : 1, e);
                 char got[512];
                 describe(e, count, got, sizeof got);
                 printf("%-6s %-40s projection %s: %s\n", label, cf->name, names[t], got);
@@ -192,6 +199,7 @@ static void check_backend(ctn_backend backend, const char *label) {
                     ctn_stage_entry m[CTN_SUBSTEP_ENTRIES_MAX];
                     all |= covered(m, ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, 0, 1, m));
                 }
+                all &= ~CTN_STAGE_BIT(CTN_STAGE_RESIDUAL); /* the CPU's is its last substep's solve's, OpenCL's here */
                 if (t < 2 && !cpu) cover_opencl[c][t] = all;
                 if (t < 2 && cpu) cover_cpu[c][t] = all;
             }

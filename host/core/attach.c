@@ -116,6 +116,7 @@ static ctn_status reserve(ctn_world *w) {
     int map_cap = a->map_size, map_cap2 = a->map_size;
     if (!grow(&a->links, &a->link_capacity, a->link_count + 1, sizeof *a->links) ||
         !grow(&a->groups, &a->group_capacity, a->group_count + 1, sizeof *a->groups) ||
+        !grow(&a->link_pre, &a->pre_capacity, a->link_count + 1, sizeof *a->link_pre) ||
         !grow(&a->link_of, &map_cap, w->body_count, sizeof *a->link_of) ||
         !grow(&a->group_of, &map_cap2, w->body_count, sizeof *a->group_of))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory adding an attachment");
@@ -195,6 +196,7 @@ void ctn__attach_free(ctn_world *w) {
     if (!a) return;
     ctn__free(a->links);
     ctn__free(a->groups);
+    ctn__free(a->link_pre);
     ctn__free(a->link_of);
     ctn__free(a->group_of);
     ctn__free(a);
@@ -269,9 +271,28 @@ int ctn__attach_map_def(const ctn_world *w, ctn_joint_def *d) {
 
 /* ---- around a step ------------------------------------------------------------------------------- */
 
+/* Slot i's state into / out of s. */
+static void body_save(const ctn_world *w, int i, ctn_attach_body *s) {
+    s->pose = w->pose[i], s->vel = w->vel[i], s->inertia = w->inertia[i], s->props = w->props[i];
+}
+static void body_put(ctn_world *w, int i, const ctn_attach_body *s) {
+    w->pose[i] = s->pose, w->vel[i] = s->vel, w->inertia[i] = s->inertia, w->props[i] = s->props;
+}
+
 void ctn__attach_enter(ctn_world *w) {
     ctn_attachments *a = w->attach;
     if (!a || a->link_count == 0) return;
+    /* A failed step must leave the world as it was, and the round trip user -> composite -> user of a master
+     * that was not cached (the first step, an edited master) is not exact in floating point: what the step
+     * starts from is kept, for ctn__attach_leave to put back. */
+    for (int k = 0; k < a->link_count; ++k) body_save(w, a->links[k].body, &a->link_pre[k]);
+    for (int g = 0; g < a->group_count; ++g) {
+        ctn_attach_group *gr = &a->groups[g];
+        body_save(w, gr->master, &gr->pre_master);
+        gr->pre_cached = gr->cached;
+        gr->pre_comp_pose = gr->comp_pose, gr->pre_user_pose = gr->user_pose;
+        gr->pre_comp_vel = gr->comp_vel, gr->pre_user_vel = gr->user_vel;
+    }
     for (int g = 0; g < a->group_count; ++g) {
         ctn_attach_group *gr = &a->groups[g];
         if (!gr->composite) continue;
@@ -324,9 +345,21 @@ void ctn__attach_enter(ctn_world *w) {
     w->bodies_dirty = 1;
 }
 
-void ctn__attach_leave(ctn_world *w) {
+void ctn__attach_leave(ctn_world *w, int failed) {
     ctn_attachments *a = w->attach;
     if (!a || a->link_count == 0) return;
+    if (failed) {
+        for (int g = 0; g < a->group_count; ++g) {
+            ctn_attach_group *gr = &a->groups[g];
+            body_put(w, gr->master, &gr->pre_master);
+            gr->cached = gr->pre_cached;
+            gr->comp_pose = gr->pre_comp_pose, gr->user_pose = gr->pre_user_pose;
+            gr->comp_vel = gr->pre_comp_vel, gr->user_vel = gr->pre_user_vel;
+        }
+        for (int k = 0; k < a->link_count; ++k) body_put(w, a->links[k].body, &a->link_pre[k]);
+        w->bodies_dirty = 1;
+        return;
+    }
     for (int g = 0; g < a->group_count; ++g) {
         ctn_attach_group *gr = &a->groups[g];
         if (!gr->composite) continue;

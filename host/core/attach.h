@@ -14,6 +14,14 @@ typedef struct ctn_attach_link {
     double q_rel[4];   /* its orientation relative to the master: q_body = q_master q_rel (w, x, y, z) */
 } ctn_attach_link;
 
+/* A body's state as a step found it (ctn__attach_enter), put back when the step fails (ctn__attach_leave). */
+typedef struct ctn_attach_body {
+    ctn_pose pose;
+    ctn_vel vel;
+    ctn_inertia inertia;
+    ctn_props props;
+} ctn_attach_body;
+
 /* One master with attached bodies. A dynamic master is stepped as the composite rigid body: its mass is the
  * sum, its centre of mass and principal axes those of the composite (parallel-axis theorem). */
 typedef struct ctn_attach_group {
@@ -31,6 +39,11 @@ typedef struct ctn_attach_group {
     /* the composite at the end of the last step and the master state derived from it */
     ctn_pose comp_pose, user_pose;
     ctn_vel comp_vel, user_vel;
+    /* the master and the cache above as the step found them */
+    ctn_attach_body pre_master;
+    int pre_cached;
+    ctn_pose pre_comp_pose, pre_user_pose;
+    ctn_vel pre_comp_vel, pre_user_vel;
 } ctn_attach_group;
 
 typedef struct ctn_attachments {
@@ -38,6 +51,8 @@ typedef struct ctn_attachments {
     ctn_attach_link *links;
     int group_count, group_capacity;
     ctn_attach_group *groups;
+    int pre_capacity;
+    ctn_attach_body *link_pre; /* [pre_capacity >= link_count] each attached body as the step found it */
     int map_size;  /* entries of link_of and group_of (the body slots when they were last built) */
     int *link_of;  /* [map_size] body slot -> its link, -1 */
     int *group_of; /* [map_size] body slot -> the group it is the master of, -1 */
@@ -56,9 +71,10 @@ int ctn__attach_map_def(const ctn_world *w, ctn_joint_def *d);
 
 /* Around a step (host/solve/pipeline.c, both backends): enter turns every dynamic master into its composite
  * body and takes the attached bodies out of the step; leave derives the masters and the attached bodies
- * from the composites. The host arrays must be current (ctn__sync) for both. */
+ * from the composites, or, after a step that failed (`failed`), puts back the masters, the attached bodies
+ * and the composite cache as enter found them. The host arrays must be current (ctn__sync) for both. */
 void ctn__attach_enter(ctn_world *w);
-void ctn__attach_leave(ctn_world *w);
+void ctn__attach_leave(ctn_world *w, int failed);
 
 /* Detaches body slot i if it is attached (body removal). */
 ctn_status ctn__attach_forget(ctn_world *w, int i);

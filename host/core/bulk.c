@@ -4,6 +4,7 @@
  * skipped on writes. The per-body work
  * goes through ctn_body_get_state / ctn_body_set_state, so the bulk calls follow exactly their rules
  * (float32 storage, two-float positions, normalised orientations, static bodies never move). */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <math.h>
@@ -120,7 +121,7 @@ ctn_status ctn_world_get_joint_errors(ctn_world *w, double *gap, double *angle, 
     for (int j = 0; j < n; ++j) {
         float g = 0.0f, a = 0.0f; /* removed joints and springs (no rows) read as 0 */
         const ctn_joint_def *d = &w->joints[j];
-        if (w->joint_alive[j] && d->type != CTN_JT_SPRING) /* the same measure as ctn_step_stats.max_gap */
+        if (w->joint_alive[j] && !ctn__joint_kind_has(d->type, CTN_JK_FORCE)) /* the same measure as ctn_step_stats.max_gap */
             ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
         if (gap) gap[j] = g;
         if (angle) angle[j] = a;

@@ -68,19 +68,20 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
     out->body_b = ctn__body_handle(w, d->b);
     v3_out(d->anchor_a, out->anchor_a);
     v3_out(d->anchor_b, out->anchor_b);
-    if (ctn__joint_kind_has(d->type, CTN_JK_AXIS)) /* the joint-type table (core/joint_kinds.c) */
-        v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
-    if (d->type == CTN_JT_UNIVERSAL) v3_out(d->b < 0 ? d->axis_b : ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
-    if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES)) { /* gear, rack_pinion */
+    /* the fields the joint-type table (core/joint_kinds.h) says the type stores; no type is named here */
+    const unsigned has = ctn__joint_kind(d->type)->flags;
+    if (has & (CTN_JK_AXIS | CTN_JK_RATIO)) v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
+    if (has & CTN_JK_AXIS2) v3_out(d->b < 0 ? d->axis_b : ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
+    if (has & CTN_JK_RATIO) { /* gear, rack_pinion */
         /* the anchors hold the angle references (kernels/ctn_types.h), not points */
         memset(out->anchor_a, 0, sizeof out->anchor_a);
         memset(out->anchor_b, 0, sizeof out->anchor_b);
-        v3_out(ctn_quat_rotate(w->pose[d->a].q, d->axis_a), out->axis);
-        v3_out(ctn_quat_rotate(w->pose[d->b].q, d->axis_b), out->axis2);
         out->ratio = d->stiffness;
+        if (d->flags & CTN_JF_RACK_BASE) out->relative = 1, v3_out(d->anchor_b, out->anchor_a); /* the pinion point */
     }
-    if (d->type == CTN_JT_DISTANCE || d->type == CTN_JT_SPRING) out->rest_length = d->rest_length;
-    if (out->type == CTN_JOINT_SPRING) out->stiffness = d->stiffness, out->damping = d->damping; /* a hinge keeps its motor there */
+    if (has & CTN_JK_REST_LENGTH) out->rest_length = d->rest_length;
+    /* an implicit spring is stored as a distance row; a hinge keeps its motor in the same fields */
+    if (ctn__joint_kind_has(ctn__joint_type(d), CTN_JK_FORCE)) out->stiffness = d->stiffness, out->damping = d->damping;
     out->implicit = (d->flags & CTN_JF_IMPLICIT_SPRING) != 0;
     out->compliance = d->compliance;
     out->damping_time = d->damping_time;

@@ -1,4 +1,5 @@
 /* Read-only queries used by exporters (the CLI's CSV, VTK and SVG writers): slot ranges, handles of slots and joint geometry. */
+#include "core/joint_kinds.h"
 #include "core/world.h"
 
 #include <string.h>
@@ -44,7 +45,7 @@ ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info 
     ctn_pose world = ctn__world_pose();
     ctn__pose_point(&w->pose[d->a], d->anchor_a, out->anchor_a);
     ctn__pose_point(d->b >= 0 ? &w->pose[d->b] : &world, d->anchor_b, out->anchor_b);
-    if (d->type != CTN_JT_SPRING) {
+    if (!ctn__joint_kind_has(d->type, CTN_JK_FORCE)) { /* a force element has no rows, no error */
         float gap = 0.0f, angle = 0.0f;
         ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
         out->gap = gap;

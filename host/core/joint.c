@@ -97,7 +97,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
 }
 
 /* The unit vector of a finite, non-zero axis (world frame). */
-static ctn_status unit_axis(ctn_world *w, const double v[3], const char *field, ctn_v3 *out) {
+ctn_status ctn__joint_unit_axis(ctn_world *w, const double v[3], const char *field, ctn_v3 *out) {
     if (!finite3(v)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: non-finite component", field);
     double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (!(n > 1e-9)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: (%g, %g, %g) has zero length", field, v[0], v[1], v[2]);
@@ -108,9 +108,9 @@ static ctn_status unit_axis(ctn_world *w, const double v[3], const char *field, 
 /* The second axis of a universal joint (its other cross axis) or a rack-and-pinion (the rack's): perpendicular
  * to the first within 1e-3 (cos of the angle), then made exactly perpendicular (Gram-Schmidt) so that the
  * joint starts without error. */
-static ctn_status cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, const char *why, ctn_v3 *out) {
+ctn_status ctn__joint_cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, const char *why, ctn_v3 *out) {
     ctn_v3 b;
-    ctn_status st = unit_axis(w, v, "joint.axis2", &b);
+    ctn_status st = ctn__joint_unit_axis(w, v, "joint.axis2", &b);
     if (st != CTN_OK) return st;
     float c = ctn_dot(ax, b);
     if (fabsf(c) > 1e-3f)
@@ -140,46 +140,6 @@ static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float d
     return CTN_OK;
 }
 
-/* Whether body slot i is a side of a live joint of internal type `type`. */
-static int has_joint(const ctn_world *w, int i, int type) {
-    for (int k = 0; k < w->joint_count; ++k)
-        if (w->joint_alive[k] && w->joints[k].type == type && (w->joints[k].a == i || w->joints[k].b == i)) return 1;
-    return 0;
-}
-
-/* Gear and rack-and-pinion (rows: ctn_rows_gear, ctn_rows_rack_pinion): the axes in the bodies' frames, the
- * ratio, and the angle references at the current poses (ctn_gear_recentre: error 0 at creation). */
-ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
-    (void)dist;
-    const char *name = ctn_joint_type_name(d->type);
-    if (j->b < 0)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: CTN_WORLD; a %s joint couples two bodies (the world does not turn)", name);
-    if (!isfinite(d->ratio) || d->ratio == 0.0 || fabs(d->ratio) > 1e6 || fabs(d->ratio) < 1e-6)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.ratio: %g; a %s joint needs a finite ratio with 1e-6 <= |ratio| <= 1e6", d->ratio, name);
-    ctn_v3 ax, ax2;
-    ctn_status st = unit_axis(w, d->axis, "joint.axis", &ax);
-    if (st == CTN_OK && d->type == CTN_JOINT_GEAR) st = unit_axis(w, d->axis2, "joint.axis2", &ax2);
-    if (st == CTN_OK && d->type == CTN_JOINT_RACK_PINION) st = cross_axis(w, d->axis2, ax, "the rack runs across the pinion's axis", &ax2);
-    if (st != CTN_OK) return st;
-    /* the row couples the two turns only: each body must be held by its own joint (catena.h), else the pair
-     * drifts and tumbles with nothing but the gear between them */
-    int rack = d->type == CTN_JOINT_RACK_PINION;
-    if (!has_joint(w, j->a, CTN_JT_HINGE))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_a: body %lld has no hinge; a %s joint needs %s hinged (add the hinge "
-                         "before the %s; in a scene file, list it before)", (long long)ctn_body_id_to_int(d->body_a), name, rack ? "the pinion" : "both bodies", name);
-    if (!has_joint(w, j->b, rack ? CTN_JT_PRISMATIC : CTN_JT_HINGE))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.body_b: body %lld has no %s; a %s joint needs %s (add it before the %s; in a "
-                         "scene file, list it before)", (long long)ctn_body_id_to_int(d->body_b), rack ? "prismatic joint" : "hinge", name,
-                         rack ? "the rack on a slider (a prismatic joint)" : "both bodies hinged", name);
-    j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
-    j->axis_b = ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
-    j->stiffness = (float)d->ratio;
-    j->anchor_a = j->anchor_b = ctn_v3_zero();
-    ctn_gear_recentre(j, w->pose[j->a], w->pose[j->b]);
-    j->rest_length = 0.0f; /* the pose at creation is the gear's zero */
-    return CTN_OK;
-}
-
 /* The `from_desc` hooks of the joint-type table (joint_kinds.c): a type's own fields of the definition from
  * the desc, with their checks; dist is the anchors' separation as the kernels measure it. */
 ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
@@ -204,14 +164,24 @@ ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float di
     return d->implicit ? implicit_spring(w, d, dist, j) : CTN_OK;
 }
 
-/* Hinge, prismatic, cone-twist: one axis, seen from both bodies; universal: two cross axes. */
+/* Hinge, prismatic, cone-twist: one axis, seen from both bodies. */
 ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
     (void)dist;
-    ctn_v3 ax, ax2;
-    ctn_status st = unit_axis(w, d->axis, "joint.axis", &ax);
-    if (st == CTN_OK && d->type == CTN_JOINT_UNIVERSAL) st = cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
+    ctn_v3 ax;
+    ctn_status st = ctn__joint_unit_axis(w, d->axis, "joint.axis", &ax);
     if (st != CTN_OK) return st;
-    if (d->type != CTN_JOINT_UNIVERSAL) ax2 = ax; /* one axis, seen from both bodies */
+    j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
+    j->axis_b = j->b < 0 ? ax : ctn_quat_rotate_inv(w->pose[j->b].q, ax);
+    return CTN_OK;
+}
+
+/* Universal: two cross axes, `axis` in body a and `axis2` in body b. */
+ctn_status ctn__joint_def_universal(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
+    (void)dist;
+    ctn_v3 ax, ax2;
+    ctn_status st = ctn__joint_unit_axis(w, d->axis, "joint.axis", &ax);
+    if (st == CTN_OK) st = ctn__joint_cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
+    if (st != CTN_OK) return st;
     j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
     j->axis_b = j->b < 0 ? ax2 : ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
     return CTN_OK;
@@ -269,7 +239,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     float dist = ctn_length(ctn_point_sep(posa.p, posa.p_lo, ctn_quat_rotate(posa.q, j.anchor_a), posb.p, posb.p_lo,
                                           ctn_quat_rotate(posb.q, j.anchor_b)));
 
-    if (d->implicit && d->type != CTN_JOINT_SPRING)
+    if (d->implicit && !ctn__joint_kind_has(d->type, CTN_JK_FORCE))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     /* the type's own fields and checks (axes, ratio, rest length): its `from_desc` hook in the table */
     const ctn_joint_kind *kind = ctn__joint_kind(d->type);
@@ -278,7 +248,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
         if (st != CTN_OK) return st;
     }
     /* rest orientation: the zero of the hinge and twist angles (limits and motors), the fixed joint's target */
-    if (ctn__joint_kind_has(d->type, CTN_JK_ANGULAR) && !ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES)) /* not gears */
+    if (ctn__joint_kind_has(d->type, CTN_JK_ANGULAR) && !ctn__joint_kind_has(d->type, CTN_JK_RATIO)) /* not gears */
         j.rel_q = ctn_quat_mul(ctn_quat_conj(w->pose[a].q), pose_of(w, b).q);
 
     /* the checks every stored joint passes, the checkpoint loader's too (joint_validate.c) */
@@ -379,13 +349,18 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
     int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
     if (id < 0) return w->handle_status;
     ctn_joint_def *j = &w->joints[id];
-    if (j->type != CTN_JT_DISTANCE && j->type != CTN_JT_SPRING)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: joint %lld is a %s joint, not a distance or spring joint",
-                             (long long)ctn_joint_id_to_int(handle),
-                         ctn_joint_type_name((ctn_joint_type)j->type));
-    double least = j->type == CTN_JT_DISTANCE ? 1e-6 : 0.0; /* a distance joint needs a direction between its anchors */
-    if (!(rest_length >= least) || !isfinite(rest_length) || rest_length > 1e30)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: rest_length %g must be finite and >= %g", rest_length, least);
+    const ctn_joint_kind *k = ctn__joint_kind(j->type);
+    if (!(k->flags & CTN_JK_REST_LENGTH)) {
+        char names[160];
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: joint %lld is a %s joint, not a %s joint",
+                         (long long)ctn_joint_id_to_int(handle), k->name, ctn__joint_kind_names(CTN_JK_REST_LENGTH, names, sizeof names));
+    }
+    if (!(rest_length >= 0.0) || !isfinite(rest_length) || rest_length > 1e30)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_rest_length: rest_length %g must be finite and >= 0", rest_length);
+    /* the type's own bounds (a distance joint keeps its anchors apart): its `check` hook on the changed copy */
+    ctn_joint_def changed = *j;
+    changed.rest_length = (float)rest_length;
+    if (k->check && k->check(w, &changed, "ctn_joint_set_rest_length") != CTN_OK) return CTN_ERR_INVALID_ARGUMENT;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     j->rest_length = (float)rest_length;

@@ -17,6 +17,13 @@
 #define SWG CTN_JK_SWING
 #define ROP CTN_JK_ROPE
 #define SLD CTN_JK_SLIDES
+#define RST CTN_JK_REST_LENGTH
+#define FRC CTN_JK_FORCE
+#define AX2 CTN_JK_AXIS2
+#define RAT CTN_JK_RATIO
+#define PNT CTN_JK_POINT_ROWS
+#define ANL CTN_JK_ANGLE
+#define AXA CTN_JK_AXES_ANGLE
 
 /* The keys a scene file's joint of each type may hold (host/io/scene_json.c; curves: scene_curve.c). */
 static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
@@ -36,24 +43,26 @@ static const char *const k_cone[] = {"type", "name", "a", "b", "anchor_a", "anch
 /* gear: "axis" of body a, "axis2" of body b (world frame), "ratio"; rack_pinion: the pinion a's "axis", the rack
  * b's "axis2" */
 static const char *const k_gear[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", NULL};
+/* rack_pinion also: "relative" (pinion and rack on one moving base) with the pinion point "anchor_a" */
+static const char *const k_rack[] = {"type", "name", "a", "b", "axis", "axis2", "ratio", "compliance", "damping_time", "relative", "anchor_a", NULL};
 
 /* The public value of a type, which must equal its stored value CTN_JT_* (kernels/ctn_joint_rows.h): a
  * pair that differs makes an array of negative size, a compile error on the table's line. */
 #define KIND(pub, jt) (pub) + 0 * (int)sizeof(char[(int)(pub) == (jt) ? 1 : -1])
 
 static const ctn_joint_kind kinds[] = {
-    [KIND(CTN_JOINT_DISTANCE, CTN_JT_DISTANCE)] = {"distance", SCN | ADD | ROP, ctn__joint_def_distance, ctn__joint_check_distance, NULL, k_distance},
-    [KIND(CTN_JOINT_BALL, CTN_JT_BALL)] = {"ball", PIV | SCN | ADD, NULL, NULL, NULL, k_ball},
-    [KIND(CTN_JOINT_HINGE, CTN_JT_HINGE)] = {"hinge", ANG | PIV | AXI | SCN | ADD | LIM | MOT, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_hinge},
-    [KIND(CTN_JOINT_FIXED, CTN_JT_FIXED)] = {"fixed", ANG | PIV | SCN | ADD, NULL, NULL, NULL, k_fixed},
-    [KIND(CTN_JOINT_SPRING, CTN_JT_SPRING)] = {"spring", SCN | ADD, ctn__joint_def_spring, ctn__joint_check_spring, NULL, k_spring},
+    [KIND(CTN_JOINT_DISTANCE, CTN_JT_DISTANCE)] = {"distance", SCN | ADD | ROP | RST, ctn__joint_def_distance, ctn__joint_check_distance, NULL, k_distance},
+    [KIND(CTN_JOINT_BALL, CTN_JT_BALL)] = {"ball", PIV | SCN | ADD | PNT, NULL, NULL, NULL, k_ball},
+    [KIND(CTN_JOINT_HINGE, CTN_JT_HINGE)] = {"hinge", ANG | PIV | AXI | SCN | ADD | LIM | MOT | PNT | ANL, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_hinge},
+    [KIND(CTN_JOINT_FIXED, CTN_JT_FIXED)] = {"fixed", ANG | PIV | SCN | ADD | PNT, NULL, NULL, NULL, k_fixed},
+    [KIND(CTN_JOINT_SPRING, CTN_JT_SPRING)] = {"spring", SCN | ADD | RST | FRC, ctn__joint_def_spring, ctn__joint_check_spring, NULL, k_spring},
     [KIND(CTN_JOINT_CONTACT, CTN_JT_CONTACT)] = {"contact", 0, NULL, NULL, NULL, NULL},
     [KIND(CTN_JOINT_PRISMATIC, CTN_JT_PRISMATIC)] = {"prismatic", ANG | PIV | AXI | SCN | ADD | LIM | MOT | SLD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_prismatic},
-    [KIND(CTN_JOINT_UNIVERSAL, CTN_JT_UNIVERSAL)] = {"universal", ANG | PIV | AXI | SCN | ADD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_universal},
-    [KIND(CTN_JOINT_CONE_TWIST, CTN_JT_CONE_TWIST)] = {"cone_twist", ANG | PIV | AXI | SCN | ADD | LIM | SWG, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
+    [KIND(CTN_JOINT_UNIVERSAL, CTN_JT_UNIVERSAL)] = {"universal", ANG | PIV | AXI | SCN | ADD | AX2 | PNT | AXA, ctn__joint_def_universal, ctn__joint_check_axes, NULL, k_universal},
+    [KIND(CTN_JOINT_CONE_TWIST, CTN_JT_CONE_TWIST)] = {"cone_twist", ANG | PIV | AXI | SCN | ADD | LIM | SWG | PNT | ANL | AXA, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
     [KIND(CTN_JOINT_CURVE, CTN_JT_CURVE)] = {"curve", SCN, NULL, NULL, NULL, NULL},
-    [KIND(CTN_JOINT_GEAR, CTN_JT_GEAR)] = {"gear", ANG | TWO | SCN | ADD, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
-    [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
+    [KIND(CTN_JOINT_GEAR, CTN_JT_GEAR)] = {"gear", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
+    [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_rack_pinion, ctn__joint_check_gear, ctn__gear_between_steps, k_rack},
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == CTN_JT_COUNT, "an entry for every joint type (CTN_JT_COUNT, kernels/ctn_joint_rows.h)");
 

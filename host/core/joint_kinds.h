@@ -6,6 +6,7 @@
 #define CATENA_JOINT_KINDS_H
 
 #include "catena/catena.h"
+#include "ctn_math.h"
 
 #include <stddef.h>
 
@@ -24,6 +25,19 @@ struct ctn_joint_def; /* kernels/ctn_types.h */
 #define CTN_JK_SWING 256u     /* ctn_joint_set_swing_limit: a cone on the angle between the axes */
 #define CTN_JK_ROPE 512u      /* ctn_joint_set_rope: the row only pulls */
 #define CTN_JK_SLIDES 1024u   /* the coordinate is a length: limits in m, a motor's max_force (N), not torque */
+/* The fields a type stores beyond the anchors, compliance and damping time, which the scene writer
+ * (host/io/scene_save.c), ctn_joint_get_desc (describe.c) and ctn_joint_set_rest_length read. */
+#define CTN_JK_REST_LENGTH 2048u /* `rest_length`: the anchors' distance the row keeps (ctn_joint_set_rest_length) */
+#define CTN_JK_FORCE 4096u       /* a spring-damper force (`stiffness`, `damping`, `implicit`), no compliance of its own */
+#define CTN_JK_AXIS2 8192u       /* a second axis, in body b's frame (`axis2`: axis_b seen in the world) */
+#define CTN_JK_RATIO 16384u      /* `ratio` (stored in `stiffness`) between two bodies' coordinates; the anchors hold
+                                  * the angle references, not points, and there is no rest orientation */
+/* The coordinates the read-backs measure (joint_limits.c): CTN_JK_SLIDES types ctn_joint_get_translation, and */
+#define CTN_JK_ANGLE 65536u         /* ctn_joint_get_angle: the turn about the axis (ctn_hinge_angle) */
+#define CTN_JK_AXES_ANGLE 131072u   /* ctn_joint_get_swing: the angle between the two bodies' axes (ctn_swing_angle) */
+/* Its rows (kernels/ctn_joint_rows.h) begin with the three rows of ctn_rows_point (g = the anchors'
+ * separation), which ctn_world_assemble refines in double (host/solve/assemble.c). */
+#define CTN_JK_POINT_ROWS 32768u
 
 typedef struct ctn_joint_kind {
     const char *name; /* ctn_joint_type_name, scene files' "type", the CLI and messages */
@@ -55,7 +69,12 @@ const char *ctn__joint_kind_names(unsigned flags, char *buf, size_t size);
  * joint slot, named in the message. On failure the message is on the world (ctn__fail). */
 ctn_status ctn__joint_validate(ctn_world *w, const struct ctn_joint_def *j, int index);
 
-/* The per-type hooks of the table (joint_validate.c, joint_gear.c). */
+/* A unit axis from a desc's field (its message names `field`), and a second axis across `ax` within 1e-3
+ * (cos), made exactly perpendicular (joint.c): for the types' `from_desc` hooks. */
+ctn_status ctn__joint_unit_axis(ctn_world *w, const double v[3], const char *field, ctn_v3 *out);
+ctn_status ctn__joint_cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, const char *why, ctn_v3 *out);
+
+/* The per-type hooks of the table (joint.c, joint_validate.c; gears: joint_gear.c). */
 ctn_status ctn__joint_check_distance(ctn_world *w, const struct ctn_joint_def *j, const char *where);
 ctn_status ctn__joint_check_spring(ctn_world *w, const struct ctn_joint_def *j, const char *where);
 ctn_status ctn__joint_check_axes(ctn_world *w, const struct ctn_joint_def *j, const char *where);
@@ -63,7 +82,9 @@ ctn_status ctn__joint_check_gear(ctn_world *w, const struct ctn_joint_def *j, co
 ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_universal(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
+ctn_status ctn__joint_def_rack_pinion(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 int ctn__gear_between_steps(ctn_world *w, struct ctn_joint_def *j);
 
 #endif

@@ -6,9 +6,6 @@
 #include <math.h>
 
 #define TYPE_BIT(t) (1 << (t))
-#define HINGE_BIT TYPE_BIT(CTN_JT_HINGE)
-#define PRISMATIC_BIT TYPE_BIT(CTN_JT_PRISMATIC)
-#define CONE_BIT TYPE_BIT(CTN_JT_CONE_TWIST)
 
 static const double PI = 3.14159265358979323846;
 
@@ -25,8 +22,9 @@ static ctn_status joint_of_types(ctn_world *w, ctn_joint_id handle, int types, c
     return ctn__sync(w);
 }
 
-/* The slot of a live joint whose type has the option `flag` of the joint-type table (CTN_JK_LIMITS,
- * _MOTOR, _SWING, _ROPE), as joint_of_types; the message lists the types that have it. */
+/* The slot of a live joint whose type has the option or coordinate `flag` of the joint-type table
+ * (CTN_JK_LIMITS, _MOTOR, _SWING, _ROPE, _ANGLE, _AXES_ANGLE, _SLIDES), as joint_of_types; the message
+ * lists the types that have it. */
 static ctn_status joint_with(ctn_world *w, ctn_joint_id handle, unsigned flag, const char *what, int *slot) {
     int mask = 0;
     char names[160];
@@ -122,7 +120,7 @@ ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle)
     CTN__ENTER(w);
     if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_angle: angle is NULL");
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, HINGE_BIT | CONE_BIT, "hinge or cone-twist", "ctn_joint_get_angle", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_ANGLE, "ctn_joint_get_angle", &id);
     if (st != CTN_OK) return st;
     const ctn_joint_def *j = &w->joints[id];
     *angle = ctn_hinge_angle(*j, w->pose[j->a], pose_of(w, j->b));
@@ -133,7 +131,7 @@ ctn_status ctn_joint_get_swing(ctn_world *w, ctn_joint_id handle, double *angle)
     CTN__ENTER(w);
     if (!angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing: angle is NULL");
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, CONE_BIT | TYPE_BIT(CTN_JT_UNIVERSAL), "cone-twist or universal", "ctn_joint_get_swing", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_AXES_ANGLE, "ctn_joint_get_swing", &id);
     if (st != CTN_OK) return st;
     const ctn_joint_def *j = &w->joints[id];
     *angle = ctn_swing_angle(*j, w->pose[j->a], pose_of(w, j->b));
@@ -144,7 +142,7 @@ ctn_status ctn_joint_get_translation(ctn_world *w, ctn_joint_id handle, double *
     CTN__ENTER(w);
     if (!position) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_translation: position is NULL");
     int id = -1;
-    ctn_status st = joint_of_types(w, handle, PRISMATIC_BIT, "prismatic", "ctn_joint_get_translation", &id);
+    ctn_status st = joint_with(w, handle, CTN_JK_SLIDES, "ctn_joint_get_translation", &id);
     if (st != CTN_OK) return st;
     const ctn_joint_def *j = &w->joints[id];
     *position = ctn_prismatic_position(*j, w->pose[j->a], pose_of(w, j->b));

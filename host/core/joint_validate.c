@@ -45,17 +45,6 @@ ctn_status ctn__joint_check_axes(ctn_world *w, const ctn_joint_def *j, const cha
     return st == CTN_OK ? unit(w, where, "axis (body b)", j->axis_b) : st;
 }
 
-ctn_status ctn__joint_check_gear(ctn_world *w, const ctn_joint_def *j, const char *where) {
-    ctn_status st = ctn__joint_check_axes(w, j, where);
-    if (st != CTN_OK) return st;
-    /* the bounds of ctn_joint_add in float: rounding is monotone, so every ratio it accepts passes */
-    float r = fabsf(j->stiffness);
-    if (!isfinite(j->stiffness) || !(r >= (float)1e-6) || !(r <= (float)1e6))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.ratio: %g; a %s joint needs a finite ratio with 1e-6 <= |ratio| <= 1e6", where,
-                         (double)j->stiffness, ctn_joint_type_name((ctn_joint_type)j->type));
-    return CTN_OK;
-}
-
 ctn_status ctn__joint_validate(ctn_world *w, const ctn_joint_def *j, int index) {
     const ctn_joint_kind *k = ctn__joint_kind(j->type);
     char where[64];

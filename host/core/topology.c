@@ -122,7 +122,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
         gears += kind && kind->between_steps; /* joints with a between-steps hook (gears: joint_gear.c) */
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
-        if (d->type == CTN_JT_SPRING) ns++, sadj += ends;
+        if (kind && (kind->flags & CTN_JK_FORCE)) ns++, sadj += ends; /* a force element: no rows */
         else m++, adj += ends;
     }
     if (!reserve(t, m, ns, nb, adj + 1, sadj + 1, budget))
@@ -150,7 +150,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
         ctn_joint_def tmp;
         const ctn_joint_def *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
         if (!d) continue;
-        if (d->type == CTN_JT_SPRING) {
+        if (ctn__joint_kind_has(d->type, CTN_JK_FORCE)) {
             t->springs[ns++] = *d;
             continue;
         }

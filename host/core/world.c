@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/world.h"
 #include "core/attach.h"
+#include "core/joint_kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -363,7 +364,7 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
     double gmax = 0.0, amax = 0.0;
     ctn_pose world = ctn__world_pose();
     for (int j = 0; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j] || w->joints[j].type == CTN_JT_SPRING) continue;
+        if (!w->joint_alive[j] || ctn__joint_kind_has(w->joints[j].type, CTN_JK_FORCE)) continue; /* no rows, no error */
         const ctn_joint_def *d = &w->joints[j];
         float gap, angle;
         ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);

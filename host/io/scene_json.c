@@ -287,7 +287,8 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_number(c, j, "ratio", path, &sj->d.ratio) < 0) return 0;
     if (!(sj->d.ratio != 0.0)) {
         ctn__json_path(p, path, "ratio");
-        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "0; a gear or rack-and-pinion needs a non-zero ratio");
+        char names[160];
+        return ctn__json_fail(c, CTN_ERR_INVALID_ARGUMENT, p, "0; a %s joint needs a non-zero ratio", ctn__joint_kind_names(CTN_JK_RATIO, names, sizeof names));
     }
     if (ctn__json_range(c, j, "rest_length", path, 0.0, 0, 1e30, &sj->d.rest_length) < 0) return 0;
     if (ctn__json_range(c, j, "stiffness", path, 0.0, 0, 1e30, &sj->d.stiffness) < 0) return 0;
@@ -295,7 +296,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_range(c, j, "compliance", path, 0.0, 0, 1e30, &sj->d.compliance) < 0) return 0;
     if (ctn__json_range(c, j, "damping_time", path, 0.0, 0, 1e30, &sj->d.damping_time) < 0) return 0;
     return parse_hinge_drive(c, j, path, type, sj) && parse_frames(c, j, path, type, sj) && ctn__json_bool(c, j, "rope", path, &sj->rope) >= 0 &&
-           ctn__json_bool(c, j, "implicit", path, &sj->d.implicit) >= 0;
+           ctn__json_bool(c, j, "implicit", path, &sj->d.implicit) >= 0 && ctn__json_bool(c, j, "relative", path, &sj->d.relative) >= 0;
 }
 
 /* ---- top level ---- */

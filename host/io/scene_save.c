@@ -126,40 +126,47 @@ static void write_planes(FILE *f, const ctn_world *w) {
     fputs("\n  ]", f);
 }
 
+/* A joint's fields as the joint-type table says the type stores them (core/joint_kinds.h): the scene
+ * writer names no type. */
 static void write_joint(FILE *f, const ctn_world *w, const ctn_joint_def *j, const int *index) {
+    const unsigned has = ctn__joint_kind(j->type)->flags;
     fprintf(f, "{\"type\": \"%s\", \"a\": %d, \"b\": ", ctn_joint_type_name((ctn_joint_type)ctn__joint_type(j)), index[j->a]);
     if (j->b < 0) fputs("\"world\"", f);
     else fprintf(f, "%d", index[j->b]);
-    if (ctn__joint_kind_has(j->type, CTN_JK_TWO_BODIES)) { /* gear, rack_pinion */
+    /* a second axis in body b's frame, as a world direction (fixed in the world when b is) */
+    ctn_v3 axis2 = (has & CTN_JK_AXIS2) ? (j->b < 0 ? j->axis_b : ctn_quat_rotate(w->pose[j->b].q, j->axis_b)) : ctn_v3_zero();
+    if (has & CTN_JK_RATIO) { /* gear, rack_pinion: the anchors hold angle references, not points */
         /* the axes at the current poses; the reloaded gear starts from its error at the save (~0) again */
         put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a));
-        put_f3(f, "axis2", ctn_quat_rotate(w->pose[j->b].q, j->axis_b));
+        put_f3(f, "axis2", axis2);
+        if (j->flags & CTN_JF_RACK_BASE) {
+            put_f3(f, "anchor_a", j->anchor_b); /* the pinion point (kernels/ctn_types.h) */
+            fputs(", \"relative\": true", f);
+        }
         fprintf(f, ", \"ratio\": %.9g, \"compliance\": %.9g, \"damping_time\": %.9g}", j->stiffness, j->compliance, j->damping_time);
         return;
     }
     put_f3(f, "anchor_a", j->anchor_a);
     put_f3(f, "anchor_b", j->anchor_b);
-    if (j->type == CTN_JT_DISTANCE || j->type == CTN_JT_SPRING) fprintf(f, ", \"rest_length\": %.9g", j->rest_length);
-    if (ctn__joint_type(j) == CTN_JT_SPRING) {
+    if (has & CTN_JK_REST_LENGTH) fprintf(f, ", \"rest_length\": %.9g", j->rest_length);
+    if (ctn__joint_kind_has(ctn__joint_type(j), CTN_JK_FORCE)) { /* an implicit spring is stored as a distance row */
         fprintf(f, ", \"stiffness\": %.9g, \"damping\": %.9g%s}", j->stiffness, j->damping,
                 (j->flags & CTN_JF_IMPLICIT_SPRING) ? ", \"implicit\": true" : "");
         return;
     }
     fprintf(f, ", \"compliance\": %.9g, \"damping_time\": %.9g", j->compliance, j->damping_time);
-    int axes = ctn__joint_kind_has(j->type, CTN_JK_AXIS);
-    if (axes) {
+    if (has & CTN_JK_AXIS) {
         put_f3(f, "axis", ctn_quat_rotate(w->pose[j->a].q, j->axis_a)); /* for the reader; the frames are exact */
-        if (j->type == CTN_JT_UNIVERSAL) put_f3(f, "axis2", j->b < 0 ? j->axis_b : ctn_quat_rotate(w->pose[j->b].q, j->axis_b));
+        if (has & CTN_JK_AXIS2) put_f3(f, "axis2", axis2);
         put_f3(f, "axis_a", j->axis_a);
         put_f3(f, "axis_b", j->axis_b);
         if (j->flags & CTN_JF_LIMIT) fprintf(f, ", \"limits\": [%.9g, %.9g]", j->lo, j->hi);
         if (j->flags & CTN_JF_SWING) fprintf(f, ", \"swing_limit\": %.9g", j->rest_length);
         if (j->flags & CTN_JF_MOTOR)
-            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, ctn__joint_kind_has(j->type, CTN_JK_SLIDES) ? "max_force" : "max_torque",
-                    j->damping);
+            fprintf(f, ", \"motor\": {\"speed\": %.9g, \"%s\": %.9g}", j->stiffness, (has & CTN_JK_SLIDES) ? "max_force" : "max_torque", j->damping);
     }
-    if (ctn__joint_kind_has(j->type, CTN_JK_ANGULAR)) put_quat(f, "rest_orientation", j->rel_q); /* gears returned above */
-    if (j->type == CTN_JT_DISTANCE && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
+    if (has & CTN_JK_ANGULAR) put_quat(f, "rest_orientation", j->rel_q); /* ratio types returned above */
+    if ((has & CTN_JK_ROPE) && (j->flags & CTN_JF_ROPE)) fputs(", \"rope\": true", f);
     fputs("}", f);
 }
 

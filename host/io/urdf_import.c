@@ -95,7 +95,7 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
+    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_RACK, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
@@ -103,6 +103,8 @@ static const char *const report_title[R_KINDS] = {
     "collision elements of links fixed to the world put on static bodies named after the links",
     "mimic couplings ignored (the joints move independently)",
     "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
+    "mimic couplings on a common parent made exact through an added body named '<follower>#mimic' of 10% of the lighter "
+    "link's mass, without shapes (two rack-and-pinions on the parent, relative: docs/urdf.md)",
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
     "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
@@ -409,6 +411,8 @@ static ctn_status add_bodies(build *b) {
 
 static ctn_body_id handle_of(const build *b, int link) { return b->links[link].body < 0 ? CTN_WORLD : b->bodies[b->links[link].body]; }
 
+static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out);
+
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
@@ -433,7 +437,13 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
         st = ctn_joint_set_limits(b->w, id, 1, lo, hi);
     }
     if (st == CTN_OK && slider && j->has_limits) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
-    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
+    /* a coupled mimic follower is driven by its coupling (as ROS and Gazebo leave it unactuated): a motor holding
+     * it at speed 0 would fight the leader's */
+    char buf[160];
+    const char *why = "";
+    int gear;
+    if (j->mimic) mimic_leader(b, j, buf, sizeof buf, &why, &gear);
+    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0 && why) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
     return CTN_OK;
 }
@@ -460,27 +470,130 @@ static double off_axis(const build *b, const ctn_urdf_joint *j) {
  * a gripper's palm, or a link whose centre is off its axis) the coupling of joint positions involves a third
  * body, which Catena's two-body rows cannot express: the mimic is reported with the reason and the joints
  * move independently. */
-static ctn_status add_mimic(build *b, const ctn_urdf_joint *j) {
+static void unit3(double v[3]) {
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; ++k) v[k] /= n;
+}
+
+/* A unit vector across both unit vectors a and c: a x c, or any direction across a when they are parallel. */
+static void across(const double a[3], const double c[3], double out[3]) {
+    double x[3] = {a[1] * c[2] - a[2] * c[1], a[2] * c[0] - a[0] * c[2], a[0] * c[1] - a[1] * c[0]};
+    if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) < 1e-6) {
+        double e[3] = {0, 0, 0};
+        e[fabs(a[0]) < 0.6 ? 0 : fabs(a[1]) < 0.6 ? 1 : 2] = 1.0;
+        x[0] = a[1] * e[2] - a[2] * e[1], x[1] = a[2] * e[0] - a[0] * e[2], x[2] = a[0] * e[1] - a[1] * e[0];
+    }
+    unit3(x);
+    memcpy(out, x, sizeof x);
+}
+
+/* <mimic> between two joints of one parent link (a gripper's fingers on its palm, moving or not): exact with
+ * two-body rows through one added body X on the parent, because a rack-and-pinion measured on the common
+ * base (CTN_JF_RACK_BASE, kernels/ctn_joint_rows.h ctn_rows_rack_base) ties a joint position to X's:
+ *  - prismatic fingers: X is a pinion hinged to the parent about s, across both slider axes; the finger on
+ *    each slider is a rack, q = r delta with delta X's turn on the base: q_f = r_f delta, q_l = r_l delta,
+ *    so r_f = multiplier r_l keeps q_f = multiplier q_l at any pose and motion of the parent;
+ *  - revolute fingers: X is a rack sliding on the parent along s, across both hinge axes; each finger is a
+ *    pinion whose turn on the base is its joint position, at its hinge point: X's travel is r_f q_f = r_l q_l,
+ *    so r_l = multiplier r_f.
+ * X carries 1% of the lighter link's mass (a sphere's inertia of radius r: it adds at most about 1% to the
+ * fingers' inertia along their joints) and no shape. Added at the start pose, which satisfies the coupling
+ * (start_pose), so the coupling's zero is there; a nonzero offset is reported as the gears' is. */
+static ctn_status add_mimic_on_base(build *b, const ctn_urdf_joint *j, const ctn_urdf_joint *l, double r_hinge) {
+    int prism = j->type == CTN_URDF_PRISMATIC;
+    const link_state *fs = &b->links[j->child], *ls = &b->links[l->child];
+    double af[3], al[3], s[3];
+    mat_vec(fs->pose.r, j->axis, af);
+    mat_vec(ls->pose.r, l->axis, al);
+    unit3(af), unit3(al);
+    across(af, al, s);
+    double r = prism ? 0.05 : r_hinge; /* m of travel per rad */
+    double mass = 0.1 * fmin(b->m->links[j->child].mass, b->m->links[l->child].mass);
+    char name[300];
+    snprintf(name, sizeof name, "%s#mimic", j->name);
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.mass = mass;
+    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4 * mass * r * r;
+    memcpy(bd.position, fs->pose.p, sizeof bd.position); /* on the follower's joint origin, fixed in the parent */
+    ctn_body_id x;
+    ctn_status st = ctn_body_add(b->w, &bd, &x);
+    if (st == CTN_OK) st = ctn_body_set_name(b->w, x, name);
+    ctn_joint_desc d = ctn_joint_desc_default(prism ? CTN_JOINT_HINGE : CTN_JOINT_PRISMATIC);
+    d.body_a = x;
+    d.body_b = handle_of(b, j->parent);
+    ctn_joint_id id;
+    if (st == CTN_OK) st = ctn_joint_desc_set_pivot(b->w, &d, fs->pose.p, s);
+    if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
+    if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, name);
+    for (int k = 0; k < 2 && st == CTN_OK; ++k) { /* k = 0: the follower, 1: the leader */
+        const ctn_urdf_joint *jk = k ? l : j;
+        const link_state *lk = k ? ls : fs;
+        d = ctn_joint_desc_default(CTN_JOINT_RACK_PINION);
+        d.relative = 1;
+        if (prism) { /* X the pinion, the finger the rack */
+            d.body_a = x;
+            d.body_b = handle_of(b, jk->child);
+            memcpy(d.axis, s, sizeof d.axis);
+            memcpy(d.axis2, k ? al : af, sizeof d.axis2);
+            d.ratio = k ? r : j->mimic_multiplier * r;
+        } else { /* the finger the pinion at its hinge point, X the rack */
+            d.body_a = handle_of(b, jk->child);
+            d.body_b = x;
+            memcpy(d.axis, k ? al : af, sizeof d.axis);
+            memcpy(d.axis2, s, sizeof d.axis2);
+            d.ratio = k ? j->mimic_multiplier * r : r;
+            /* the hinge point (the child's link frame origin) in the body frame: R_body^T (p - x_body) */
+            double dp[3];
+            for (int c = 0; c < 3; ++c) dp[c] = lk->pose.p[c] - lk->body_frame.p[c];
+            for (int c = 0; c < 3; ++c) d.anchor_a[c] = lk->body_frame.r[0][c] * dp[0] + lk->body_frame.r[1][c] * dp[1] + lk->body_frame.r[2][c] * dp[2];
+        }
+        st = ctn_joint_add(b->w, &d, NULL);
+    }
+    if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
+    if (j->mimic_offset != 0.0) report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the start pose)", j->name, j->mimic,
+                                           j->mimic_multiplier, j->mimic_offset);
+    else report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g)", j->name, j->mimic, j->mimic_multiplier);
+    return CTN_OK;
+}
+
+/* The leader of mimic joint j, with *why = NULL when the coupling can be made (*gear: as a gear, else on the
+ * common parent), else the reason it cannot. */
+static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out) {
     int leader = -1;
     for (int k = 0; k < b->m->joint_count; ++k)
         if (!strcmp(b->m->joints[k].name, j->mimic)) leader = k;
     const ctn_urdf_joint *l = leader >= 0 ? &b->m->joints[leader] : NULL;
     const char *why = NULL;
-    char buf[160];
+    int gear = 0;
     if (!l) why = "no such joint";
-    else if (!is_hinge(j->type) || !is_hinge(l->type)) why = "not two revolute joints";
+    else if (!(is_hinge(j->type) && is_hinge(l->type)) && !(j->type == CTN_URDF_PRISMATIC && l->type == CTN_URDF_PRISMATIC))
+        why = "not two revolute or two prismatic joints";
     else if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) why = "a link without its own body";
-    else if (b->links[j->parent].body >= 0 || b->links[l->parent].body >= 0) {
-        snprintf(buf, sizeof buf, "moving parent '%s'", b->m->links[b->links[j->parent].body >= 0 ? j->parent : l->parent].name);
+    else if (b->links[j->parent].body != b->links[l->parent].body) {
+        snprintf(buf, size, "different parents '%s' and '%s'", b->m->links[j->parent].name, b->m->links[l->parent].name);
         why = buf;
-    } else if (off_axis(b, j) > 1e-9 || off_axis(b, l) > 1e-9) {
-        snprintf(buf, sizeof buf, "centre of mass %g m off the hinge axis", fmax(off_axis(b, j), off_axis(b, l)));
+    } else if (j->mimic_multiplier == 0.0 || !isfinite(j->mimic_multiplier)) {
+        snprintf(buf, size, "multiplier %g", j->mimic_multiplier);
         why = buf;
-    }
+    } else gear = is_hinge(j->type) && b->links[j->parent].body < 0 && off_axis(b, j) <= 1e-9 && off_axis(b, l) <= 1e-9;
+    *why_out = why, *gear_out = gear;
+    return l;
+}
+
+/* phase 0 (before the start pose): the gears of links hinged at their centres to the world; phase 1 (at the
+ * start pose): the couplings on a common parent (add_mimic_on_base) and the reports of the rest. */
+static ctn_status add_mimic(build *b, const ctn_urdf_joint *j, int phase) {
+    char buf[160];
+    const char *why;
+    int gear;
+    const ctn_urdf_joint *l = mimic_leader(b, j, buf, sizeof buf, &why, &gear);
+    if (phase == 0 && !gear) return CTN_OK;
+    if (phase == 1 && gear) return CTN_OK;
     if (why) {
         report_add(&b->rep, R_MIMIC, "%s (mimics %s: %s)", j->name, j->mimic, why);
         return CTN_OK;
     }
+    if (phase == 1) return add_mimic_on_base(b, j, l, fmax(0.01, fmax(off_axis(b, j), off_axis(b, l))));
     ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_GEAR);
     d.body_a = handle_of(b, j->child);
     d.body_b = handle_of(b, l->child);
@@ -575,6 +688,7 @@ static ctn_status start_pose(build *b) {
         for (int c = 0; c < 3; ++c) d[c] = ls->body_frame.p[c] - ls->pose.p[c];
         mat_vec(rel, d, dp);
         for (int c = 0; c < 3; ++c) body.p[c] = start[i].p[c] + dp[c];
+        b->links[i].pose = start[i], b->links[i].body_frame = body; /* the couplings added at the start pose use them */
         ctn_body_state st;
         ctn_status s = ctn_body_get_state(b->w, b->bodies[ls->body], &st);
         ctn_dquat dq = ctn__dq_of_matrix((const double(*)[3])body.r);
@@ -637,8 +751,10 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         add_bodies(&b);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k) add_joint(&b, &m->joints[k]);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
-            if (m->joints[k].mimic) add_mimic(&b, &m->joints[k]);
+            if (m->joints[k].mimic) add_mimic(&b, &m->joints[k], 0);
         if (b.st == CTN_OK) start_pose(&b);
+        for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
+            if (m->joints[k].mimic) add_mimic(&b, &m->joints[k], 1);
         w->append_slots--;
         if (b.st == CTN_OK && b.rep.failed) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for the import report");
         if (b.st != CTN_OK) ctn__scene_rollback(w, mark);

@@ -29,6 +29,7 @@
  *   field data  TimeValue (Float64): the simulation time, which ParaView shows for a lone frame too. */
 #define _POSIX_C_SOURCE 200809L
 #include "collide/collide.h"
+#include "core/joint_kinds.h"
 #include "core/world.h"
 #include "io/atomic_file.h"
 
@@ -242,7 +243,7 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
             if (!w->joint_alive[j]) continue;
             const ctn_joint_def *d = &w->joints[j];
             float err[2] = {0.0f, 0.0f};
-            if (d->type != CTN_JT_SPRING) ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &err[0], &err[1]);
+            if (!ctn__joint_kind_has(d->type, CTN_JK_FORCE)) ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &err[0], &err[1]);
             fwrite(&err[angle], sizeof(float), 1, f);
         }
     }

@@ -303,8 +303,8 @@ static ctn_status chain_velocity_args(ctn_world *w, ctn_ocl *o, int k) {
 
 /* A Newton step's rows with the assembly (ctn_k_chain_project_assemble): the SOLVE entry covers PREPARE and
  * PROJECT_ROWS (ctn__ocl_plan on a chain whose every joint is a position), prm: the rows' parameters. */
-static ctn_status project_assemble(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm) {
-    int m = o->direct_n, k = CTN_K_CHAIN_PROJECT_ASSEMBLE, residual = o->residual_pending;
+static ctn_status project_assemble(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm, int residual) {
+    int m = o->direct_n, k = CTN_K_CHAIN_PROJECT_ASSEMBLE;
     size_t L = o->dir_fold_local;
     TRY(chain_system_args(w, o, k));
     ARG(CHAIN_PROJECT_ASSEMBLE, state, o->proj_state.mem);
@@ -317,8 +317,6 @@ static ctn_status project_assemble(ctn_world *w, ctn_ocl *o, const ctn_step_para
     ARG(CHAIN_PROJECT_ASSEMBLE, real_vel, o->real_vel.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, real_lambda, o->real_lambda.mem);
     ARG(CHAIN_PROJECT_ASSEMBLE, r2, o->real_r2.mem);
-    o->residual_pending = 0;
-    o->proj_pending = 1;
     return ctn__ocl_enqueue(w, o, k, ((size_t)m + L - 1) / L * L, &L,
                             "projection: rows and chain assembly");
 }
@@ -336,8 +334,9 @@ int ctn__ocl_direct_defers_velocities(const ctn_world *w, const ctn_ocl *o) {
  * factor), which the factor takes (into proj_next, then swapped in for the later kernels); the assembly
  * before it runs while the record before the decision is active. defer: the velocities are left to the
  * integration, the launch after this solve (its entry covers CTN_STAGE_VELOCITIES). rows: the assembly builds
- * a Newton step's rows with these parameters (NULL: none). */
-static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer, const ctn_step_params *rows) {
+ * a Newton step's rows with these parameters (NULL: none), and the last substep's residual when residual. */
+static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer, const ctn_step_params *rows,
+                              int residual) {
     int m = o->direct_n, P = o->direct_segments, nbody = w->body_count, k = CTN_K_CHAIN_ASSEMBLE;
     TRY(chain_system_args(w, o, k));
     ARG(CHAIN_ASSEMBLE, active, active);
@@ -346,7 +345,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     cl_mem vref = ref ? o->dir_vref.mem : o->vel.mem, lref = ref ? o->dir_lref.mem : o->lambda.mem;
     ARG(CHAIN_ASSEMBLE, vel_ref, vref); /* read by re-solves only (ctn__ocl_solve_direct) */
     ARG(CHAIN_ASSEMBLE, lambda_ref, lref);
-    if (rows) TRY(project_assemble(w, o, rows));
+    if (rows) TRY(project_assemble(w, o, rows, residual));
     else TRY(dlaunch(w, o, k, (size_t)m, "direct solver: chain assembly"));
     k = CTN_K_CHAIN_FACTOR;
     ARG(CHAIN_FACTOR, P, P);
@@ -398,9 +397,10 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
 
 /* rhs_only: a re-solve of the hybrid through the factor of the substep's first solve (the pivots depend on
  * the rows and masses only), as the CPU reuses its factor. */
-static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer, const ctn_step_params *rows) {
+static ctn_status exact_solve(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_only, int decide, int defer, const ctn_step_params *rows,
+                              int residual) {
     if (o->direct_forest) return ctn__ocl_forest_solve(w, o, active, rhs_only);
-    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer, rows) : CTN_OK;
+    return o->direct_n > 0 ? solve_chain(w, o, active, rhs_only, decide, defer, rows, residual) : CTN_OK;
 }
 
 ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h, float gs_h, int begin, cl_mem rest) {
@@ -468,36 +468,52 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, cons
     if (m == 0) return CTN_OK;
     /* while projecting: the chain factor takes the Newton decision, else a launch of its own does; on a
      * chain the last exact solve leaves its velocities to the integration after it when the entry does not
-     * cover them (ctn__ocl_plan), and builds the Newton step's rows in its assembly when it covers PREPARE */
+     * cover them (ctn__ocl_plan), and builds the Newton step's rows in its assembly when it covers PREPARE; a
+     * Newton step's entry covers PROJECT_DECIDE, the decision on the rows just built */
     int chain = !o->direct_forest && o->direct_n > 0 && o->hyb_exact;
     int defer = chain && !(covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES));
     const ctn_step_params *rows = chain && (covers & CTN_STAGE_BIT(CTN_STAGE_PREPARE)) ? prm : NULL;
-    int decide = o->projecting && (o->proj_pending || rows) && chain;
+    int residual = (covers & CTN_STAGE_BIT(CTN_STAGE_RESIDUAL)) != 0;
+    int decides = o->projecting && (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE)); /* the Newton step's rows */
+    int decide = decides && chain;
     /* a few loop closers on the forest path: their Schur complement (always, or in the substeps without
      * bounded rows, as the CPU: schur gives the flags of the two branches), else the sweeps */
     int schur = o->direct_forest && o->schur_rows > 0 && o->hyb_exact;
     int sweep = o->hyb_launches > 0 && (!schur || o->schur_gate > 0);
     int outer = sweep || schur ? ctn__direct_outer(w) : 0;
-    if (o->projecting && o->proj_pending && !decide) TRY(ctn__ocl_project_decide(w, o));
-    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, defer && outer == 0, rows));
-    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active;
-    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off));
+    if (decides && !decide) TRY(ctn__ocl_project_decide(w, o));
+    if (o->hyb_exact) TRY(exact_solve(w, o, ctn__ocl_direct_active(o), 0, decide, defer && outer == 0, rows, rows && residual));
+    cl_mem active = ctn__ocl_direct_active(o), on = active, off = active, mix = active;
+    if (schur && outer > 0) TRY(ctn__ocl_schur_factor(w, o, active, &on, &off, &mix));
     for (int it = 0; it < outer; ++it) {
         if (o->hyb_exact) TRY(keep_reference(w, o));
         if (schur) TRY(ctn__ocl_schur_impulse(w, o, on));
         if (sweep) TRY(hybrid_sweep(w, o, off));
-        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, defer && it == outer - 1, NULL));
+        if (o->hyb_exact) TRY(exact_solve(w, o, active, 1, 0, defer && it == outer - 1, NULL, 0));
+        if (schur && o->schur_gate > 0) { /* closers exact while forest rows are cut (solver_direct.c) */
+            TRY(keep_reference(w, o));
+            TRY(ctn__ocl_schur_impulse(w, o, mix));
+            TRY(exact_solve(w, o, mix, 1, 0, 0, NULL, 0));
+        }
     }
-    if (o->projecting) return CTN_OK; /* the projection reads its own error, not the residual */
-    /* only the step's statistics read the residual, after the last substep: the projection's first rows
-     * launch take it (ctn_k_project_prepare), before they replace the substep's */
-    if (++o->substep_solves >= ctn__substeps(w)) o->residual_pending = 1;
-    return CTN_OK;
+    /* the residual per slot (RATTLE's solves run whole); the velocity step's substeps leave the last one's to the
+     * projection's first rows launch (ctn__ocl_plan), and a projection's solve has none */
+    if (!residual || o->projecting) return CTN_OK;
+    int k = CTN_K_RATTLE_RESIDUAL;
+    ARG(RATTLE_RESIDUAL, m, m);
+    ARG(RATTLE_RESIDUAL, defs, o->defs.mem);
+    ARG(RATTLE_RESIDUAL, blocks, o->blocks.mem);
+    ARG(RATTLE_RESIDUAL, vel, o->vel.mem);
+    ARG(RATTLE_RESIDUAL, lambda, o->lambda.mem);
+    ARG(RATTLE_RESIDUAL, r2, o->r2.mem);
+    /* the driver's work-group size, as RATTLE's kernels: PoCL compiles a kernel per size, and the float
+     * contractions of another size round the residual differently */
+    return ctn__ocl_enqueue(w, o, k, (size_t)m, NULL, "direct solver: residual");
 }
 
 ctn_status ctn__ocl_direct_rattle_solve(ctn_world *w, ctn_ocl *o, int full_rhs) {
     if (w->topo.joint_count == 0 || !o->hyb_exact) return CTN_OK;
-    return exact_solve(w, o, ctn__ocl_direct_active(o), full_rhs ? CTN_DD_RESOLVE_FULL : 0, 0, 0, NULL);
+    return exact_solve(w, o, ctn__ocl_direct_active(o), full_rhs ? CTN_DD_RESOLVE_FULL : 0, 0, 0, NULL, 0);
 }
 
 /* RATTLE's condition on the layout (host/solve/pipeline.c, rattle_refusal), as ctn__direct_exact on the CPU. */

@@ -129,11 +129,8 @@ typedef struct ctn_ocl {
     unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
-    int proj_pending;             /* proj_state holds errors not decided on yet: the next kernel decides (opencl_stages.c) */
     int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
                                    * velocities at rest and formed the projection's metric */
-    int residual_pending;         /* the last substep's exact-solver residual waits for the projection's rows */
-    int substep_solves;           /* exact solves of this step's substeps so far (opencl_direct.c: the residual) */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;
@@ -181,7 +178,8 @@ typedef struct ctn_ocl {
     /* Loop closers through their Schur complement on the forest path (host/opencl/opencl_schur.c) */
     int schur_rows;               /* R: their rows (0: the layout has none it can take) */
     int schur_gate;               /* slots whose bounds decide per substep whether it applies (0: always) */
-    ctn_clbuf sch_rows, sch_W, sch_rE, sch_maybe, sch_on, sch_off;
+    int schur_closers;            /* the first schur_closers of them are loop closers (a bound there: no Schur) */
+    ctn_clbuf sch_rows, sch_W, sch_rE, sch_maybe, sch_on, sch_off, sch_mix, sch_wf;
 
     /* phase timing: events of the first and last command of each phase instance */
     cl_event *ev;                 /* pairs (first, last) */
@@ -275,7 +273,8 @@ ctn_status ctn__ocl_direct_unsupported(ctn_world *w, const char *why);
  * (its later steps are no-ops once the error is small), else a constant 1. */
 cl_mem ctn__ocl_direct_active(const ctn_ocl *o);
 /* covers: the entry's stages (without CTN_STAGE_VELOCITIES the chain path leaves its last velocity update
- * to the integration; with CTN_STAGE_PREPARE it builds the projection's rows with prm in its assembly). */
+ * to the integration; with CTN_STAGE_PREPARE it builds the projection's rows with prm in its assembly; with
+ * CTN_STAGE_RESIDUAL, outside the projection, it leaves its residual per slot in r2). */
 ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, const ctn_step_params *prm);
 /* RATTLE's exact solves (host/opencl/opencl_rattle.c): full_rhs 0: a factor (and solve) of the rows in
  * blocks, 1: a solve through the factor in place for r itself (CTN_DD_RESOLVE_FULL); the velocities are
@@ -310,7 +309,7 @@ ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm,
  * inertia of the final poses), *decide: the check's rows await their decision (that launch takes it). */
 ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *decide);
 ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o);
-ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm);
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int residual);
 ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers);
 void ctn__ocl_direct_release(ctn_ocl *o);
 /* Exact solver for forests of joints (host/opencl/opencl_forest.c), used by host/opencl/opencl_direct.c when the
@@ -328,11 +327,13 @@ cl_mem ctn__ocl_forest_solution(const ctn_ocl *o);
 /* The loop closers' Schur complement on the device (host/opencl/opencl_schur.c), as the CPU's
  * (host/solve/solver_direct.c): prepare from the forest's ordering s (once per topology; o->schur_rows = 0
  * when it does not apply to the layout); per substep, after the first exact solve, ctn__ocl_schur_factor forms
- * W^-1 and gives the flags on (it applies in this substep) and off (the hybrid's sweeps run instead), each
- * `active` where it holds; ctn__ocl_schur_impulse is one outer iteration's impulse, before its re-solve. */
+ * W^-1 and gives the flags on (it applies alone in this substep), off (the hybrid's sweeps run) and mix (no
+ * closer bounded while rows of the forest are cut: the sweeps, then the closers' impulse and a re-solve,
+ * in every outer iteration), each `active` where it holds; ctn__ocl_schur_impulse is one outer
+ * iteration's impulse, before its re-solve. */
 struct direct_state;
 ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_state *s);
-ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off);
+ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off, cl_mem *mix);
 ctn_status ctn__ocl_schur_impulse(ctn_world *w, ctn_ocl *o, cl_mem on);
 void ctn__ocl_schur_release(ctn_ocl *o);
 /* Whether joint d can have finite impulse bounds (contacts, limits, motors, ropes, swing cones), and whether

@@ -64,7 +64,6 @@ ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm,
     o->real_vel = o->vel, o->real_lambda = o->lambda, o->real_r2 = o->r2;
     o->vel = o->proj_vel, o->lambda = o->proj_lambda, o->r2 = o->proj_r2;
     o->projecting = 1;
-    o->proj_pending = 0;
     o->proj_enqueued = o->proj_full > 0 ? o->proj_full : CTN_PROJECT_MAX;
     if (out) out->deferred = o->proj_enqueued;
     return CTN_OK;
@@ -73,7 +72,6 @@ ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm,
 void ctn__ocl_project_swap(ctn_ocl *o) {
     ctn_clbuf t = o->proj_state;
     o->proj_state = o->proj_next, o->proj_next = t;
-    o->proj_pending = 0;
 }
 
 /* The decision by a launch of its own (ctn_k_project_decide, one work-item), for a solve that does not
@@ -93,12 +91,12 @@ ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
  * to the statistics' launch, which the entry that leaves covers (ctn_k_measure: one launch fewer). */
 ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *decide) {
     (void)w;
-    *left = o->projecting, *decide = o->projecting && o->proj_pending;
+    /* a check (CTN_TABLE_PROJECT_CHECK) ended the steps below CTN_PROJECT_MAX: its rows await their decision */
+    *left = o->projecting, *decide = o->projecting && o->proj_enqueued < CTN_PROJECT_MAX;
     if (!o->projecting) return CTN_OK;
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;
     o->vel = o->real_vel, o->lambda = o->real_lambda, o->r2 = o->real_r2;
     o->projecting = 0;
-    o->proj_pending = 0;
     return CTN_OK;
 }
 
@@ -114,7 +112,7 @@ ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o) {
 
 /* Rows, rigid bilateral rows kept and the largest error into the Newton record (ctn_k_project_prepare);
  * the decision waits for the next kernel (PROJECT_ROWS launches nothing). */
-static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
+static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int residual) {
     int m = w->topo.joint_count, k = CTN_K_PROJECT_PREPARE;
     ARG(PROJECT_PREPARE, m, m);
     ARG(PROJECT_PREPARE, defs, o->defs.mem);
@@ -127,22 +125,18 @@ static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
     ARG(PROJECT_PREPARE, err, o->proj_err.mem);
     ARG(PROJECT_PREPARE, state, o->proj_state.mem);
     LOCAL_ARG(PROJECT_PREPARE, scratch, o->local[k] * sizeof(float));
-    int residual = o->residual_pending;
     ARG(PROJECT_PREPARE, residual, residual);
     ARG(PROJECT_PREPARE, real_vel, o->real_vel.mem);
     ARG(PROJECT_PREPARE, real_lambda, o->real_lambda.mem);
     ARG(PROJECT_PREPARE, r2, o->real_r2.mem);
-    o->residual_pending = 0;
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, residual ? "projection: rows and the last substep's residual" : "projection: rows"));
-    o->proj_pending = m > 0;
     return CTN_OK;
 }
 
-/* The projection's PREPARE [PREPARE + PROJECT_ROWS]. (On a chain whose every joint is a position, a Newton
+/* The projection's PREPARE [PREPARE + PROJECT_ROWS], in its first step with the last substep's RESIDUAL. (On a chain whose every joint is a position, a Newton
  * step's rows are the solve's assembly's: its SOLVE entry covers PREPARE and PROJECT_ROWS, ctn__ocl_plan.) */
-ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm) {
-    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o)); /* rows twice without a solve between: not the pipeline's */
-    return project_rows(w, o, prm);
+ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int residual) {
+    return project_rows(w, o, prm, residual);
 }
 
 /* A Newton step's x += h v, the metric's inertia at the new poses and the velocities at rest again
@@ -150,7 +144,6 @@ ctn_status ctn__ocl_project_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params pr
  * solve's velocities (ctn__ocl_direct_velocity_project). */
 ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers) {
     if (covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES)) return ctn__ocl_direct_velocity_project(w, o, &prm);
-    if (o->proj_pending) TRY(ctn__ocl_project_decide(w, o));
     int n = w->body_count, k = CTN_K_PROJECT_INTEGRATE;
     float gs_h = prm.geometric_stiffness > 0.0f ? prm.geometric_stiffness * prm.h : 0.0f;
     ARG(PROJECT_INTEGRATE, n, n);

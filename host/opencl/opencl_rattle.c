@@ -123,17 +123,9 @@ ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, cons
         ARG(RATTLE_MOMENTUM, rest, o->proj_vel.mem);
         o->proj_begun = 1; /* a projection that follows starts from the scratch velocities at rest */
         return launch(w, o, k, n, "rattle: momentum at the new orientation");
-    case CTN_STAGE_RATTLE_LEAVE: /* after the velocity stage: its velocities applied, its residual for the statistics */
-        o->residual_pending = 0;
+    case CTN_STAGE_RATTLE_LEAVE: /* after the velocity stage (its SOLVE, run whole, left its residual in r2) */
         o->rattle_valid = 1, o->rattle_version = w->topology_version;
-        k = CTN_K_RATTLE_RESIDUAL;
-        ARG(RATTLE_RESIDUAL, m, m);
-        ARG(RATTLE_RESIDUAL, defs, o->defs.mem);
-        ARG(RATTLE_RESIDUAL, blocks, o->blocks.mem);
-        ARG(RATTLE_RESIDUAL, vel, o->vel.mem);
-        ARG(RATTLE_RESIDUAL, lambda, o->lambda.mem);
-        ARG(RATTLE_RESIDUAL, r2, o->r2.mem);
-        return launch(w, o, k, m, "rattle: residual");
+        return CTN_OK;
     case CTN_STAGE_RATTLE_NEWTON: /* the rows J_k of the drifted poses x^k, the factor of J_k M_n^-1 J_k^T, C(x^k) */
         TRY(ctn__ocl_run_stage(w, &(ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)}, prm, NULL));
         TRY(factor(w, o));

@@ -4,11 +4,13 @@
  *
  * Scope, as on the CPU: the forest path (host/opencl/opencl_forest.c) with loop closers of at most
  * CTN_DD_MAX_SCHUR rows in all, every one between two dynamic bodies that rotate or are particles, and
- * in a substep only when no row of the forest is cut and no loop closer is bounded (a limit, a motor, a
- * swing cone; a contact or a rope among the loop closers rules it out for good). The layouts where a bound
- * can appear get a gate (ctn_k_schur_gate over the slots that can have one): it sets the flag `on` of the
- * Schur kernels or `off` of the hybrid's Gauss-Seidel sweep (host/opencl/opencl_direct.c), so the device
- * takes the CPU's branch in every substep without a read to the host.
+ * in a substep only when no loop closer is bounded (a limit, a motor, a swing cone; a contact or a rope
+ * among the loop closers rules it out for good). The layouts where a bound can appear get a gate
+ * (ctn_k_schur_gate over the slots that can have one, the closers first): it sets the flag `on` of the
+ * Schur kernels (no row bounded), `off` of the hybrid's Gauss-Seidel sweep (some row bounded) and `mix`
+ * (rows of the forest cut, no closer bounded: after each sweep and re-solve the closers' impulse and a
+ * re-solve, host/opencl/opencl_direct.c), so the device takes the CPU's branch in every substep without a
+ * read to the host.
  *
  * Per substep, after the first exact solve: per row k a substitution of (J_k^T; 0) through the factor
  * (ctn__ocl_forest_column: the forest path's forward and back launches without the update) and ctn_k_schur_column for
@@ -62,9 +64,12 @@ ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_
     /* the gate's slots: loop closers and forest joints that can have bounds in a substep */
     int *maybe = ctn__malloc(((size_t)t->joint_count + 1) * sizeof *maybe), n = 0;
     if (!maybe) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory preparing the loop closers for the direct solver");
+    for (int slot = 0; slot < t->joint_count; ++slot) /* the closers first, then the forest joints */
+        if (s->slot_kind[slot] == SLOT_EXTRA && ctn__ocl_may_be_bounded(&t->defs[slot])) maybe[n++] = slot;
+    int closers = n;
     for (int slot = 0; slot < t->joint_count; ++slot) {
         int kind = s->slot_kind[slot];
-        if ((kind == SLOT_NODE || kind == SLOT_ATTACHED || kind == SLOT_EXTRA) && ctn__ocl_may_be_bounded(&t->defs[slot])) maybe[n++] = slot;
+        if ((kind == SLOT_NODE || kind == SLOT_ATTACHED) && ctn__ocl_may_be_bounded(&t->defs[slot])) maybe[n++] = slot;
     }
     ctn_status st = create_kernels(w, o);
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->sch_rows, rows, (size_t)R * CTN_SR_INTS * sizeof *rows, "the loop closers' rows");
@@ -75,8 +80,11 @@ ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_
     TRY(ctn__ocl_reserve(w, o, &o->sch_rE, (size_t)R * sizeof(double), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->sch_on, sizeof(int), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->sch_off, sizeof(int), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->sch_mix, sizeof(int), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->sch_wf, sizeof(int), NULL));
     o->schur_rows = R;
     o->schur_gate = n;
+    o->schur_closers = closers;
     if (w->desc.debug.trace)
         ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL forest): %d loop-closing rows through their Schur complement%s", R,
                  n > 0 ? ", gated by their bounds" : "");
@@ -87,19 +95,23 @@ static ctn_status launch(ctn_world *w, ctn_ocl *o, int k, const char *what) {
     return ctn__ocl_enqueue(w, o, k, 1, NULL, what);
 }
 
-ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off) {
+ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem *on, cl_mem *off, cl_mem *mix) {
     int R = o->schur_rows, k;
-    *on = *off = active;
+    cl_mem wf = active; /* W is formed while no closer is bounded */
+    *on = *off = *mix = active;
     if (o->schur_gate > 0) {
         k = CTN_K_SCHUR_GATE;
         ARG(SCHUR_GATE, n, o->schur_gate);
+        ARG(SCHUR_GATE, closers, o->schur_closers);
         ARG(SCHUR_GATE, maybe, o->sch_maybe.mem);
         ARG(SCHUR_GATE, blocks, o->blocks.mem);
         ARG(SCHUR_GATE, active, active);
         ARG(SCHUR_GATE, on, o->sch_on.mem);
         ARG(SCHUR_GATE, off, o->sch_off.mem);
+        ARG(SCHUR_GATE, mix, o->sch_mix.mem);
+        ARG(SCHUR_GATE, wf, o->sch_wf.mem);
         TRY(launch(w, o, k, "direct solver: loop closers' gate"));
-        *on = o->sch_on.mem, *off = o->sch_off.mem;
+        *on = o->sch_on.mem, *off = o->sch_off.mem, *mix = o->sch_mix.mem, wf = o->sch_wf.mem;
     }
     cl_mem x = ctn__ocl_forest_solution(o);
     k = CTN_K_SCHUR_COLUMN;
@@ -108,9 +120,9 @@ ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem
     ARG(SCHUR_COLUMN, blocks, o->blocks.mem);
     ARG(SCHUR_COLUMN, x, x);
     ARG(SCHUR_COLUMN, W, o->sch_W.mem);
-    ARG(SCHUR_COLUMN, active, *on);
+    ARG(SCHUR_COLUMN, active, wf);
     for (int c = 0; c < R; ++c) {
-        TRY(ctn__ocl_forest_column(w, o, *on, c));
+        TRY(ctn__ocl_forest_column(w, o, wf, c));
         ARG(SCHUR_COLUMN, k, c);
         TRY(launch(w, o, k, "direct solver: loop closers' Schur complement"));
     }
@@ -133,7 +145,7 @@ ctn_status ctn__ocl_schur_impulse(ctn_world *w, ctn_ocl *o, cl_mem on) {
 }
 
 void ctn__ocl_schur_release(ctn_ocl *o) {
-    ctn_clbuf *bufs[] = {&o->sch_rows, &o->sch_W, &o->sch_rE, &o->sch_maybe, &o->sch_on, &o->sch_off};
+    ctn_clbuf *bufs[] = {&o->sch_rows, &o->sch_W, &o->sch_rE, &o->sch_maybe, &o->sch_on, &o->sch_off, &o->sch_mix, &o->sch_wf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
     ctn__ocl_release_kernels(o, CTN_K_SCHUR_FIRST, CTN_K_SCHUR_END);

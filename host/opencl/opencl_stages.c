@@ -424,14 +424,19 @@ int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_tabl
     }
     const ctn_ocl *o = w->backend_data;
     uint64_t vel = CTN_STAGE_BIT(CTN_STAGE_VELOCITIES), moved = ctn__ocl_direct_defers_velocities(w, o) ? vel : 0;
+    /* the exact solver's residual: only the last substep's is read (MEASURE), and the projection's first rows
+     * launch takes it, before its rows replace the substep's */
+    uint64_t residual = CTN_STAGE_BIT(CTN_STAGE_RESIDUAL), later = w->solver == CTN_SOLVER_DIRECT ? residual : 0;
     uint64_t rows = CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS);
     if (table != CTN_TABLE_SUBSTEP) {
         int fused = table == CTN_TABLE_PROJECT_STEP && ctn__ocl_direct_fuses_rows(w, o); /* the rows in the chain assembly */
         e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST)};
+        if (sub == 0) rows |= residual;
         if (!fused) e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, rows};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
         e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE,
-                                   (fused ? rows : 0) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | (ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved)};
+                                   (fused ? rows : 0) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) |
+                                       (ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved & ~residual)};
         e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE,
                                    moved | CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_POSES_KEEP) |
                                        CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) | (prm->geometric_stiffness > 0.0f ? gi : 0)};
@@ -439,7 +444,7 @@ int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_tabl
     }
     e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | (geometric && sub == 0 ? gi : 0)};
     e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_FORCES) | CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved & ~later};
     e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE,
                                moved | CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | (geometric && !last ? gi : 0) |
                                    (project ? CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER) : 0)};
@@ -455,7 +460,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_GEOMETRIC_INERTIA: return run_geometric_inertia(w, o, prm->geometric_stiffness * prm->h);
     case CTN_STAGE_PREPARE: {
         float gs_h = covers & CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA) ? prm->geometric_stiffness * prm->h : 0.0f;
-        return o->projecting ? ctn__ocl_project_prepare(w, o, *prm) : run_prepare(w, o, *prm, gs_h);
+        return o->projecting ? ctn__ocl_project_prepare(w, o, *prm, (covers & CTN_STAGE_BIT(CTN_STAGE_RESIDUAL)) != 0) : run_prepare(w, o, *prm, gs_h);
     }
     case CTN_STAGE_FORCES: return run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f);
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm, (covers & CTN_STAGE_BIT(CTN_STAGE_FORCES)) != 0);
@@ -465,6 +470,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_PROJECT_REST: return ctn__ocl_project_rest(w, o);
     case CTN_STAGE_PROJECT_ROWS: /* in the launch of the projection's PREPARE or SOLVE (ctn__ocl_plan) */
     case CTN_STAGE_VELOCITIES:   /* in the exact solve's launches or the integration's (ctn__ocl_plan) */
+    case CTN_STAGE_RESIDUAL:     /* in the solve's launches or the projection's first rows (ctn__ocl_plan) */
         break;
     case CTN_STAGE_POSES_KEEP:
         return ctn__ocl_copy(w, o, o->pose.mem, o->proj_pose.mem, (size_t)w->body_count * sizeof(ctn_pose), "projection: keeping the poses");

@@ -20,6 +20,7 @@
 #include "ctn_assemble.h"
 #include "core/alloc.h"
 #include "core/dquat.h"
+#include "core/joint_kinds.h"
 #include "solve/pipeline.h"
 
 #include <math.h>
@@ -75,7 +76,7 @@ static void joint_error_dd(const ctn_joint_def *j, const ctn_pose *pa, const ctn
         dq_rotate_v3(qa, t1, d1);
         dq_rotate_v3(qa, t2, d2);
         g[0] = ctn_d3_dot(d1, sep), g[1] = ctn_d3_dot(d2, sep);
-    } else {
+    } else if (ctn__joint_kind_has(j->type, CTN_JK_POINT_ROWS)) { /* rows 0-2: ctn_rows_point (core/joint_kinds.h) */
         for (int k = 0; k < 3; ++k) g[k] = sep[k];
     }
     if (j->type == CTN_JT_HINGE) {

@@ -114,8 +114,11 @@ static void classify_joints(const ctn_world *w, direct_state *s, build_scratch *
             kind = SLOT_INACTIVE;
         } else if ((da && b->bdof[a] == 0) || (dc && b->bdof[c] == 0) || (da && dc && a == c) || rows == 0) {
             kind = SLOT_EXTRA;
-            b->unsupported++;
-            if (b->first_body < 0) b->first_body = (da && b->bdof[a] == 0) ? a : (dc && b->bdof[c] == 0) ? c : -1;
+            /* the note names bodies with a partly zero inverse inertia; contacts and springs (no rows here) and
+             * joints of a body to itself are outside by design, not what the note is about */
+            int partial = (da && b->bdof[a] == 0) || (dc && b->bdof[c] == 0);
+            b->unsupported += partial;
+            if (partial && b->first_body < 0) b->first_body = (da && b->bdof[a] == 0) ? a : c;
         } else if (da && dc) {
             int ra = uf_find(b->uf, a), rc = uf_find(b->uf, c);
             kind = ra != rc ? SLOT_NODE : SLOT_EXTRA; /* provisional: may become attached below */

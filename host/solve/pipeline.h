@@ -30,6 +30,9 @@ typedef enum ctn_stage {
     CTN_STAGE_VELOCITIES,        /* per body: the exact solve's last velocity update v += M^-1 J^T dl, a part of SOLVE
                                   * (ctn__stage_whole) unless a table moves it to the entry after (OpenCL's chain path:
                                   * the integration's launch) */
+    CTN_STAGE_RESIDUAL,          /* per slot: the squared residual of that solve, which MEASURE reports for the last
+                                  * substep; a part of SOLVE unless a table moves it (OpenCL's exact solver: the
+                                  * projection's first rows launch takes the last substep's) */
     CTN_STAGE_INTEGRATE,         /* per body: x += h v, exp-map rotation, inverse inertia (ctn_integrate_body) */
     /* the position projection of the exact solver (ctn__pipeline_step, Cline and Pai 2003) */
     CTN_STAGE_PROJECT_ENTER,     /* scratch velocities and impulses in; the real impulses stay the metric's */
@@ -148,7 +151,8 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
 /* The stage table a backend runs: its plan, or ctn__substep_plan. */
 int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_table table, int sub, int n,
                     ctn_stage_entry *e);
-/* What a stage run whole covers: itself, and for SOLVE its velocity update (CTN_STAGE_VELOCITIES). */
+/* What a stage run whole covers: itself, and for SOLVE its velocity update and residual (CTN_STAGE_VELOCITIES,
+ * CTN_STAGE_RESIDUAL). */
 uint64_t ctn__stage_whole(ctn_stage stage);
 /* Runs one stage alone and whole: an entry that covers ctn__stage_whole(stage). */
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);

@@ -33,6 +33,7 @@
  * backend_opencl.c). */
 #include "collide/collide.h"
 #include "core/world.h"
+#include "solve/direct_internal.h"
 #include "solve/solve.h"
 
 #include <stdio.h>
@@ -57,6 +58,15 @@
 static int uf_find(int *up, int x) {
     while (up[x] != x) x = up[x] = up[up[x]];
     return x;
+}
+
+/* Appends s to the string in dst (n bytes), cut to fit. */
+static void append(char *dst, size_t n, const char *s) {
+    size_t l = strlen(dst), k = strlen(s);
+    if (l + 1 >= n) return;
+    if (k > n - l - 1) k = n - l - 1;
+    memcpy(dst + l, s, k);
+    dst[l + k] = '\0';
 }
 
 static int is_bounded(const ctn_joint_def *d) {
@@ -181,7 +191,7 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     f.seen = f.grounded + n;
     memset(f.grounded, 0, (size_t)n);
     for (int i = 0; i < n; ++i) up[i] = i;
-    int edges = 0, outside = 0, contacts = 0, kept = 0;
+    int edges = 0, outside = 0, contacts = 0, kept = 0, closers = 0, closer_rows = 0, closer_bounded = 0;
     for (int s = 0; s < m; ++s) contacts += t->defs[s].type == CTN_JT_CONTACT;
     /* Without contacts, now or possible later (no shape has anything to touch), a limit, motor or swing cone
      * does not make the direct solver the wrong tool: the joint's equality rows stay in the exact forest and
@@ -210,17 +220,47 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     double ratio = forest_ratio(w, &f, edges, ea, eb);
     char *why = w->solver_reason;
     size_t wn = sizeof w->solver_reason;
+    /* the loop closers as the exact solver finds them: in creation order (host/solve/direct_build.c) */
+    for (int i = 0; i < n; ++i) up[i] = i;
+    for (int id = 0; id < w->joint_count && keep_bounded; ++id) {
+        int s = w->joint_slot[id];
+        if (s < 0 || s >= m || t->order[s] != id) continue;
+        const ctn_joint_def *d = &t->defs[s];
+        if (wholly_bounded(d) || !dynamic_body(w, d->a) || !dynamic_body(w, d->b)) continue;
+        int ra = uf_find(up, d->a), rb = uf_find(up, d->b);
+        if (ra != rb) {
+            up[ra] = rb;
+            continue;
+        }
+        closers++;
+        closer_rows += ctn_joint_def_rows(*d);
+        closer_bounded |= is_bounded(d);
+    }
+    /* Loop closers the exact solver takes through their Schur complement (at most DIRECT_MAX_SCHUR_ROWS rows,
+     * none of them bounded: solver_direct.c) are exact, not outside, where no contact can arise: a
+     * mechanism with loops (a four-bar linkage, the mimic couplings of a gripper, docs/urdf.md) gets the
+     * exact solver. While rows of the forest are cut (limits, motors) the closers take the outer loop with
+     * them. */
+    char closed[64] = "";
+    if (keep_bounded && closers > 0 && !closer_bounded && closer_rows <= DIRECT_MAX_SCHUR_ROWS) {
+        outside -= closers;
+        snprintf(closed, sizeof closed, ", %d loop closer%s exact", closers, closers == 1 ? "" : "s");
+    }
     if (4 * outside > m) {
         snprintf(why, wn, "auto: gs, %d of %d joints have bounded rows or close loops (more than a quarter)", outside, m);
         *out = CTN_SOLVER_GS;
     } else if (contacts == 0 && kept > 0) {
         if (m <= CTN_AUTO_OUTER_JOINTS) w->auto_outer = CTN_AUTO_OUTER;
         int outer = w->auto_outer > w->desc.iterations ? w->auto_outer : w->desc.iterations;
-        snprintf(why, wn, "auto: direct, no contact possible (%d of %d joints outside, %d bounded in, %d outer sweeps)", outside, m, kept,
+        snprintf(why, wn, "auto: direct, no contact possible (%d of %d joints outside, %d bounded in, %d outer sweeps", outside, m, kept,
                  outer < CTN_MAX_ITERATIONS ? outer : CTN_MAX_ITERATIONS);
+        append(why, wn, closed);
+        append(why, wn, ")");
         *out = CTN_SOLVER_DIRECT;
     } else if (contacts == 0) {
-        snprintf(why, wn, "auto: direct, an articulated system without contacts (%d of %d joints outside the exact solve)", outside, m);
+        snprintf(why, wn, "auto: direct, an articulated system without contacts (%d of %d joints outside the exact solve", outside, m);
+        append(why, wn, closed);
+        append(why, wn, ")");
         *out = CTN_SOLVER_DIRECT;
     } else if (ratio < CTN_AUTO_MIN_RATIO) {
         snprintf(why, wn, "auto: gs, the largest mass a joint supports is %.3g times its body's (below %g)", ratio, CTN_AUTO_MIN_RATIO);

@@ -502,8 +502,8 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         CPU_FOR_REDUCE(m, reduction(max : worst))
         for (int s = 0; s < m; ++s) {
             float e = ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
-            worst = e > worst ? e : worst; /* never NaN: CTN_FMAX drops them... */
-            if (e != e) worst = INFINITY;  /* ...so a non-finite error is kept here and stops the iteration */
+            worst = e > worst ? e : worst;
+            if (e != e) worst = INFINITY; /* a non-finite error stops the iteration */
         }
         out->worst = worst;
         break;

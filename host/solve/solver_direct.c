@@ -131,11 +131,10 @@ static void keep_reference(ctn_world *w, direct_state *s) {
  * row; each outer iteration applies dl_E = W^-1 r_E as an impulse (S2) and re-solves the forest for what it
  * changed, which satisfies all rows at once. The math is the header's, which the OpenCL forest path runs
  * too (host/opencl/opencl_schur.c), so both backends close a ring alike. */
-static int schur_applicable(const direct_state *s, const ctn_world *w, const ctn_block *blocks, int n_extra, int *rows_out) {
+static int schur_applicable(const direct_state *s, const ctn_world *w, const ctn_block *blocks, int *rows_out) {
     const ctn_topology *t = &w->topo;
     int rows = 0;
-    if (n_extra != s->extra_count) return 0; /* cut (bounded) rows: projected GS instead */
-    for (int k = 0; k < n_extra; ++k) {
+    for (int k = 0; k < s->extra_count; ++k) { /* cut rows of the forest: see the outer loop */
         const ctn_joint_def *d = &t->defs[s->extra[k]];
         if (ctn_dd_block_bounded(&blocks[s->extra[k]])) return 0; /* a loop closer's limit: projected GS */
         if (!ctn__direct_body_dynamic(w, d->a) || !ctn__direct_body_dynamic(w, d->b) || !ctn__direct_body_dof(w, d->a) || !ctn__direct_body_dof(w, d->b)) return 0;
@@ -174,11 +173,10 @@ int ctn__direct_schur_rows(const ctn_world *w, const direct_state *s, int *rows)
     return R;
 }
 
-static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, int R) {
-    ctn_topology *t = &w->topo;
-    int rows[DIRECT_MAX_SCHUR_ROWS * CTN_SR_INTS];
-    double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], rE[DIRECT_MAX_SCHUR_ROWS];
-    if (ctn__direct_schur_rows(w, s, rows) != R) return; /* not reached: schur_applicable counted R */
+/* W^-1 of the R loop-closing rows: their Delassus matrix with the forest's uncut rows satisfied (S1 of
+ * kernels/ctn_direct_schur.h). 0 when the rows do not match schur_applicable's count (not reached). */
+static int schur_factor(ctn_world *w, direct_state *s, const ctn_block *blocks, int R, int *rows, double *W) {
+    if (ctn__direct_schur_rows(w, s, rows) != R) return 0;
     for (int k = 0; k < R; ++k) {
         const int *row = rows + CTN_SR_INTS * k;
         ctn_block blk = blocks[row[CTN_SR_SLOT]];
@@ -189,6 +187,14 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
         ctn_dd_schur_column(k, R, rows, blocks, s->x, W);
     }
     ctn_dd_schur_invert(W, R);
+    return 1;
+}
+
+static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, int R) {
+    ctn_topology *t = &w->topo;
+    int rows[DIRECT_MAX_SCHUR_ROWS * CTN_SR_INTS];
+    double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], rE[DIRECT_MAX_SCHUR_ROWS];
+    if (!schur_factor(w, s, blocks, R, rows, W)) return;
     int iterations = ctn__direct_outer(w) > 0 ? ctn__direct_outer(w) : 1;
     for (int it = 0; it < iterations; ++it) {
         ctn_dd_schur_impulse(R, W, rows, t->defs, blocks, w->vel, w->inertia, t->lambda, rE);
@@ -333,7 +339,9 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         return gs_fallback(w, blocks);
     }
     /* rows with finite bounds leave the exact solve for this substep; their joints join the GS set */
-    int n_extra = 0;
+    int n_extra = 0, schur_rows = 0;
+    int schur_list[DIRECT_MAX_SCHUR_ROWS * CTN_SR_INTS];
+    double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], rE[DIRECT_MAX_SCHUR_ROWS];
     s->resolve = 0; /* the first solve takes r itself */
     if (s->chain) {
         ctn__chain_set_reference(s->chain, NULL, NULL);
@@ -352,19 +360,33 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         ctn__forest_factor(w, s, blocks);
         ctn__forest_solve(w, s, blocks);
         if (n_extra > 0) keep_reference(w, s);
-        int schur_rows = 0;
-        if (n_extra > 0 && schur_applicable(s, w, blocks, n_extra, &schur_rows)) {
-            schur_solve(w, s, blocks, schur_rows);
-            n_extra = 0;
+        if (n_extra > 0 && schur_applicable(s, w, blocks, &schur_rows)) {
+            if (n_extra == s->extra_count) { /* no row of the forest cut: the closers alone, exactly */
+                schur_solve(w, s, blocks, schur_rows);
+                n_extra = 0;
+            }
+            if (n_extra > 0 && !schur_factor(w, s, blocks, schur_rows, schur_list, W)) schur_rows = 0;
+        } else {
+            schur_rows = 0;
         }
     }
     int outer = ctn__direct_outer(w);
+    /* Projected GS on the cut rows and the loop closers, then the forest's re-solve; where the closers' Schur
+     * complement applies while rows of the forest are cut (a closed loop on a robot with motors and limits,
+     * as the mimic couplings of docs/urdf.md), each iteration ends with the closers' exact impulse and the
+     * forest's re-solve for it, so the closers and the forest hold exactly for the cut rows' impulses of
+     * that iteration (the OpenCL backend's order, opencl_direct.c). */
     for (int it = 0; n_extra > 0 && it < outer; ++it) {
         for (int k = 0; k < n_extra; ++k) { /* a joint's cut rows alone, or the whole block (ctn_dd_gs_rows) */
             int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
             ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), t->defs, blocks, t->lambda, w->vel, w->inertia);
         }
         exact_solve(w, s, blocks); /* for what the sweep changed (keep_reference) */
+        if (schur_rows > 0) {
+            keep_reference(w, s);
+            ctn_dd_schur_impulse(schur_rows, W, schur_list, t->defs, blocks, w->vel, w->inertia, t->lambda, rE);
+            exact_solve(w, s, blocks);
+        }
         if (it + 1 < outer) keep_reference(w, s);
     }
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;

@@ -589,6 +589,11 @@ typedef struct ctn_joint_desc {
                                   the rack's axis, perpendicular to `axis` (as universal's); default +x */
     double ratio;            /**< gear: theta_a + ratio theta_b = const; rack-and-pinion: rack travel (m) per radian
                                   of the pinion; finite and non-zero; default 1 */
+    int relative;            /**< rack-and-pinion: 1 = pinion and rack on one base that may move (the pinion hinged
+                                  and the rack sliding on the same body): the pinion's turn is measured relative to
+                                  the rack and the rack's travel at the point anchor_a on the pinion's axis (body-a
+                                  frame), exact however the base moves; 0 (default) = the pinion's turn in the world
+                                  and the travel at its centre of mass (exact on the fixed world) */
 } ctn_joint_desc;
 
 /** A joint of `type` from body 0 to the world: zero anchors, axis +z, and rest length (-1), compliance and

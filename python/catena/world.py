@@ -349,7 +349,7 @@ class World:
 
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
-                  motor=None, rope=False, implicit=False, axis2=None, swing_limit=None, ratio=None):
+                  motor=None, rope=False, implicit=False, axis2=None, swing_limit=None, ratio=None, relative=False):
         """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed", "spring",
         "prismatic" (a slider along axis), "universal" (a cardan joint: axis on body_a kept perpendicular to
         axis2 on body_b), "cone_twist" (a ball joint with a swing cone about axis and twist limits), "gear"
@@ -363,14 +363,16 @@ class World:
         world's); limits=(lower, upper) hinge angles (rad), slider positions (m) or cone-twist twist angles
         (rad); motor=(speed rad/s, max_torque N m) a hinge velocity motor, (speed m/s, max force N) a slider
         motor; swing_limit: the cone-twist cone angle (rad); rope=True: a distance joint that only pulls; implicit=True: a spring as a compliant
-        row (SPOOK compliance 1/stiffness, damping time damping/stiffness), stable at any stiffness."""
+        row (SPOOK compliance 1/stiffness, damping time damping/stiffness), stable at any stiffness;
+        relative=True: a rack_pinion whose pinion and rack sit on one base that may move (the pinion's turn
+        measured relative to the rack, the rack's travel at anchor_a, a point on the pinion's axis)."""
         return self._h.add_joint(dict(type=_code(JOINT_TYPES, "joint.type", type), body_a=body_a, body_b=body_b,
                                       pivot=pivot, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
                                       rest_length=rest_length, stiffness=stiffness, damping=damping,
                                       compliance=compliance, damping_time=damping_time, limits=limits, motor=motor,
                                       rope=bool(rope), implicit=int(bool(implicit)), axis2=axis2,
                                       swing_limit=None if swing_limit is None else float(swing_limit),
-                                      ratio=None if ratio is None else float(ratio)))
+                                      ratio=None if ratio is None else float(ratio), relative=int(bool(relative))))
 
     def add_curve(self, curve, body, frame=WORLD, *, anchor=None, origin=None, axis=None, reference=None, radius=None,
                   pitch=None, points=None, closed=False, compliance=None, damping_time=None, stabilization="velocity",

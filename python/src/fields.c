@@ -41,7 +41,7 @@ const pyctn_field pyctn_body_fields[] = {
 const pyctn_field pyctn_joint_fields[] = {
     J(type, PYCTN_INT), J(body_a, PYCTN_HANDLE), J(body_b, PYCTN_HANDLE), J(anchor_a, PYCTN_VEC3), J(anchor_b, PYCTN_VEC3),
     J(axis, PYCTN_VEC3), J(rest_length, PYCTN_DOUBLE), J(stiffness, PYCTN_DOUBLE), J(damping, PYCTN_DOUBLE),
-    J(compliance, PYCTN_DOUBLE), J(damping_time, PYCTN_DOUBLE), J(implicit, PYCTN_INT), J(axis2, PYCTN_VEC3), J(ratio, PYCTN_DOUBLE),
+    J(compliance, PYCTN_DOUBLE), J(damping_time, PYCTN_DOUBLE), J(implicit, PYCTN_INT), J(axis2, PYCTN_VEC3), J(ratio, PYCTN_DOUBLE), J(relative, PYCTN_INT),
     {NULL, 0, 0}};
 #undef J
 
