@@ -287,6 +287,67 @@ CTN_FN void ctn_joint_prepare_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ct
     else ctn_joint_prepare_rows_generic(j, pa, pb, va, vb, prm, blk);
 }
 
+/* ctn_block_inverse_mass of a point block (pad[0] == CTN_BLOCK_POINT): the general path below with
+ * n = n_lin = 3 as constants, so the loops unroll. */
+CTN_ROWS_INLINE CTN_FN void ctn_block_inverse_mass_point(float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib, ctn_block *blk) {
+    float k[CTN_MAX_ROWS * CTN_MAX_ROWS];
+    ctn_v3 ua[3], ub[3];
+    int i, j;
+    for (i = 0; i < 3; ++i) ua[i] = ctn_cross(blk->ra, blk->dir[i]), ub[i] = ctn_cross(blk->rb, blk->dir[i]);
+    for (i = 0; i < 3; ++i) {
+        for (j = 0; j <= i; ++j) {
+            float kij = ctn_sym3_form(Ia, ua[i], ua[j]) + ctn_sym3_form(Ib, ub[i], ub[j]);
+            kij += (ima + imb) * ctn_dot(blk->dir[i], blk->dir[j]);
+            k[i * CTN_MAX_ROWS + j] = kij;
+            k[j * CTN_MAX_ROWS + i] = kij;
+        }
+    }
+    for (i = 0; i < 3; ++i) k[i * CTN_MAX_ROWS + i] += blk->soft[i] + 1e-6f * k[i * CTN_MAX_ROWS + i];
+    ctn_spd_inverse(k, 3, blk->kinv);
+}
+
+/* The lever-arm part u_i . (I u_j) of K = J M^-1 J^T for one body of a point block, u_k = r x e_k (the rows
+ * are the world axes e_k): f = (K_00, K_10, K_11, K_20, K_21, K_22). ctn_block_inverse_mass_point forms
+ * u_k = r x e_k and the quadratic forms with every product by the axes' 0 and 1; here they are left out and
+ * the remaining terms summed in the general path's order: with u_0 = (0, z, -y), u_1 = (-z, 0, x),
+ * u_2 = (y, -x, 0) for r = (x, y, z), each entry has the general path's value (a product by 0 is a zero, and
+ * adding a zero to a sum leaves its value), and only the sign of a zero entry can differ. */
+CTN_FN void ctn_point_arm_forms(ctn_v3 r, ctn_sym3 I, float *f) {
+    float x = r.x, y = r.y, z = r.z;
+    float w0x = I.xy * z + I.xz * -y, w0y = I.yy * z + I.yz * -y, w0z = I.yz * z + I.zz * -y; /* I u_0 */
+    float w1x = I.xx * -z + I.xz * x, w1y = I.xy * -z + I.yz * x;                            /* I u_1 (x, y) */
+    float w2x = I.xx * y + I.xy * -x, w2y = I.xy * y + I.yy * -x;                            /* I u_2 (x, y) */
+    float w1z = I.xz * -z + I.zz * x;
+    f[0] = z * w0y + -y * w0z;
+    f[1] = -z * w0x + x * w0z;
+    f[2] = -z * w1x + x * w1z;
+    f[3] = y * w0x + -x * w0y;
+    f[4] = y * w1x + -x * w1y;
+    f[5] = y * w2x + -x * w2y;
+}
+
+/* kinv of a point block with arms ra, rb, inverse masses ima, imb, world inverse inertias Ia, Ib and the
+ * rows' regularisation soft, for b_world = 0; with b_world = 1 (body b is the world: imb = 0, Ib = 0) its
+ * forms, all zeros, are left out. The values of ctn_block_inverse_mass_point's kinv (ctn_point_arm_forms,
+ * and the axes' dot products: 1 on the diagonal, a zero off it), so that the Gauss-Seidel update
+ * (ctn_gs_slot_point), which never depends on the sign of a zero kinv entry, gives the same bits. */
+CTN_FN void ctn_point_kinv(ctn_v3 ra, float ima, ctn_sym3 Ia, ctn_v3 rb, float imb, ctn_sym3 Ib, int b_world, float soft, float *kinv) {
+    float fa[6], fb[6], k[CTN_MAX_ROWS * CTN_MAX_ROWS];
+    int i;
+    ctn_point_arm_forms(ra, Ia, fa);
+    if (!b_world) ctn_point_arm_forms(rb, Ib, fb);
+    else for (i = 0; i < 6; ++i) fb[i] = 0.0f; /* a zero of either sign: added, it leaves fa's value */
+    float m = ima + imb;
+    k[0] = (fa[0] + fb[0]) + m;
+    k[CTN_MAX_ROWS] = fa[1] + fb[1];
+    k[CTN_MAX_ROWS + 1] = (fa[2] + fb[2]) + m;
+    k[2 * CTN_MAX_ROWS] = fa[3] + fb[3];
+    k[2 * CTN_MAX_ROWS + 1] = fa[4] + fb[4];
+    k[2 * CTN_MAX_ROWS + 2] = (fa[5] + fb[5]) + m;
+    for (i = 0; i < 3; ++i) k[i * CTN_MAX_ROWS + i] += soft + 1e-6f * k[i * CTN_MAX_ROWS + i];
+    ctn_spd_inverse(k, 3, kinv); /* reads the lower triangle only */
+}
+
 /* The block's kinv: (J M^-1 J^T + S)^-1 of the rows ctn_joint_prepare_rows built, for inverse masses ima,
  * imb and world inverse inertias Ia, Ib (scaled by the caller for mass splitting). Only the iterative
  * solvers read it; the exact solver factors J M^-1 J^T + S itself (kernels/ctn_direct.h). */
@@ -294,20 +355,7 @@ CTN_FN void ctn_block_inverse_mass(int type, float ima, ctn_sym3 Ia, float imb, 
     float k[CTN_MAX_ROWS * CTN_MAX_ROWS];
     int i, n = ctn_block_rows(blk);
     if (blk->pad[0] == CTN_BLOCK_POINT) {
-        /* a point block: the general path below with n = n_lin = 3 as constants, so the loops unroll */
-        ctn_v3 ua[3], ub[3];
-        int j;
-        for (i = 0; i < 3; ++i) ua[i] = ctn_cross(blk->ra, blk->dir[i]), ub[i] = ctn_cross(blk->rb, blk->dir[i]);
-        for (i = 0; i < 3; ++i) {
-            for (j = 0; j <= i; ++j) {
-                float kij = ctn_sym3_form(Ia, ua[i], ua[j]) + ctn_sym3_form(Ib, ub[i], ub[j]);
-                kij += (ima + imb) * ctn_dot(blk->dir[i], blk->dir[j]);
-                k[i * CTN_MAX_ROWS + j] = kij;
-                k[j * CTN_MAX_ROWS + i] = kij;
-            }
-        }
-        for (i = 0; i < 3; ++i) k[i * CTN_MAX_ROWS + i] += blk->soft[i] + 1e-6f * k[i * CTN_MAX_ROWS + i];
-        ctn_spd_inverse(k, 3, blk->kinv);
+        ctn_block_inverse_mass_point(ima, Ia, imb, Ib, blk);
         return;
     }
     ctn_block_effective_mass(blk, ima, Ia, imb, Ib, k);

@@ -79,6 +79,68 @@ CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
 #endif
 }
 
+/* ctn_prepare_slot of a ball joint without mass splitting (Gauss-Seidel's row build of a chain), for
+ * Gauss-Seidel only: ctn_joint_prepare_rows_ball's rows and ctn_block_inverse_mass_point's kinv with the
+ * fields read where they lie (no generic dispatch, no joint, poses and velocities passed by value down three
+ * calls, no mass-splitting scale by 1) and the rows' world axes folded into the arithmetic: J v of row k is
+ * the component dv_k of the anchors' relative velocity (its dot product with e_k has that value) and kinv
+ * comes from ctn_point_kinv. Every field has the general build's bits but for the sign of a zero in bias and
+ * kinv, which no result of the update depends on (ctn_gs_slot_point): the same impulses and velocities
+ * (tests/test_block_point.c). */
+CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                  CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
+                                  CTN_GLOBAL ctn_block *blocks) {
+    CTN_GLOBAL const ctn_joint_def *j = &defs[s];
+    int a = j->a, b = j->b, i;
+    ctn_pose pa = pose[a], pb = ctn_load_pose(pose, b);
+    ctn_vel va = vel[a], vb = ctn_load_vel(vel, b);
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j->anchor_a), rb = ctn_quat_rotate(pb.q, j->anchor_b);
+    ctn_v3 g = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30: the rows' errors */
+    ctn_v3 dv = ctn_add(va.v, ctn_cross(va.w, ra));               /* J v: (va + wa x ra) - (vb + wb x rb) */
+    if (b >= 0) dv = ctn_sub(dv, ctn_add(vb.v, ctn_cross(vb.w, rb))); /* the world's is +0: x - 0 = x */
+    /* ctn_joint_prepare_rows_ball's targets */
+    float h = prm.h;
+    int implicit_spring = (j->flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int spook = prm.stabilization == 0 || implicit_spring;
+    float damping_time = j->damping_time;
+    float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
+    float y = 1.0f / (1.0f + 4.0f * tau / h);
+    float soft = spook ? 4.0f * j->compliance * y / (h * h) : 0.0f;
+    CTN_GLOBAL ctn_block *blk = &blocks[s];
+    blk->ra = ra;
+    blk->n_lin = 3;
+    blk->rb = rb;
+    blk->n_ang = 0;
+    blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+    blk->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+    blk->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+    if (spook) {
+        float c = 4.0f * y / h;
+        blk->bias[0] = -c * g.x + y * dv.x;
+        blk->bias[1] = -c * g.y + y * dv.y;
+        blk->bias[2] = -c * g.z + y * dv.z;
+    } else {
+        float c = prm.baumgarte / h;
+        blk->bias[0] = -c * g.x;
+        blk->bias[1] = -c * g.y;
+        blk->bias[2] = -c * g.z;
+    }
+    for (i = 0; i < 3; ++i) blk->soft[i] = soft;
+    for (i = 3; i < CTN_MAX_ROWS; ++i) blk->bias[i] = blk->soft[i] = 0.0f;
+    for (i = 0; i < CTN_MAX_ROWS; ++i) {
+        blk->lo[i] = -CTN_INF;
+        blk->hi[i] = CTN_INF;
+    }
+    blk->pad[0] = CTN_BLOCK_POINT;
+#ifdef __OPENCL_VERSION__
+    float kinv[CTN_KINV_SIZE]; /* no generic address space: formed in private memory */
+    ctn_point_kinv(ra, va.inv_mass, inertia[a].inv_inertia, rb, vb.inv_mass, ctn_load_inertia(inertia, b), b < 0, soft, kinv);
+    for (i = 0; i < CTN_KINV_SIZE; ++i) blk->kinv[i] = kinv[i];
+#else
+    ctn_point_kinv(ra, va.inv_mass, inertia[a].inv_inertia, rb, vb.inv_mass, ctn_load_inertia(inertia, b), b < 0, soft, blk->kinv);
+#endif
+}
+
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
 CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                                   CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
@@ -107,51 +169,87 @@ CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
     blocks[s] = blk;
 }
 
-/* ctn_gs_slot of a point block (pad[0] == CTN_BLOCK_POINT: a ball joint): ctn_block_solve_point's math,
- * the same operations in the same order, with the block's fields, the impulses, velocities and inertias
- * read where they lie (no copy of the 288-byte block or of 6 impulses, the 3 rows' fields only). Body a is
- * never the world; b < 0 is, with zero velocity and inertia (formed as the general path forms them, so
- * the signs of zeros agree). */
+/* ctn_gs_slot of a point block (pad[0] == CTN_BLOCK_POINT: a ball joint): ctn_block_solve_point's math with
+ * the block's fields, the impulses, velocities and inertias read where they lie (no copy of the 288-byte
+ * block or of 6 impulses, the 3 rows' fields only). Body a is never the world; b < 0 is.
+ * A point block's rows are the world axes d_k = e_k (ctn_rows_point), and the general path's sums with them
+ * reduce, for finite values, to the same bits without the products by 0 and 1 (IEEE 754 round to nearest):
+ *  - d_k . dv = ((1 dv_k + 0 dv_i) + 0 dv_j) has the value dv_k; only the sign of a zero can differ, and so
+ *    for the residual r_k = bias_k - d_k . dv - S_k l_k. No result depends on that sign: |r|^2 squares r_k,
+ *    and each sum of the increment e = K^-1 r, ((0 + x r_0) + x r_1) + x r_2, starts from +0, so that its
+ *    running value is never -0 and adding a zero of either sign leaves it as it is.
+ *  - P = sum_k d_k e_k formed as ((0 + d_0 e_0) + d_1 e_1) + d_2 e_2 is (0 + e_0, 0 + e_1, 0 + e_2): a
+ *    component starts from 0 + e_k (or +0), and the zeros added to it do not change it.
+ *  - to the world (b < 0): vb + wb x rb with vb = wb = 0 is +0 in every component, and x - (+0) = x.
+ * A non-finite velocity or impulse makes both paths' impulses non-finite (the divergence check undoes the
+ * step either way); their NaN patterns may differ. tests/test_block_point.c compares the bits. */
 CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
                                CTN_GLOBAL const ctn_inertia *inertia) {
-    ctn_v3 ra = blk->ra, rb = blk->rb, d0 = blk->dir[0], d1 = blk->dir[1], d2 = blk->dir[2];
-    ctn_v3 va = vel[a].v, wa = vel[a].w, vb = ctn_v3_zero(), wb = ctn_v3_zero();
-    float ima = vel[a].inv_mass, imb = 0.0f;
-    ctn_sym3 Ia = inertia[a].inv_inertia, Ib = ctn_sym3_zero();
-    if (b >= 0) vb = vel[b].v, wb = vel[b].w, imb = vel[b].inv_mass, Ib = inertia[b].inv_inertia;
     CTN_GLOBAL float *lam = lambda + 6 * s;
+    CTN_GLOBAL const float *x = blk->kinv;
+    float rax = blk->ra.x, ray = blk->ra.y, raz = blk->ra.z;
+    float vax = vel[a].v.x, vay = vel[a].v.y, vaz = vel[a].v.z, ima = vel[a].inv_mass;
+    float wax = vel[a].w.x, way = vel[a].w.y, waz = vel[a].w.z;
+    /* dv = (va + wa x ra) - (vb + wb x rb) */
+    float dx = vax + (way * raz - waz * ray), dy = vay + (waz * rax - wax * raz), dz = vaz + (wax * ray - way * rax);
+    float rbx = 0.0f, rby = 0.0f, rbz = 0.0f, vbx = 0.0f, vby = 0.0f, vbz = 0.0f, wbx = 0.0f, wby = 0.0f, wbz = 0.0f, imb = 0.0f;
+    if (b >= 0) {
+        rbx = blk->rb.x, rby = blk->rb.y, rbz = blk->rb.z;
+        vbx = vel[b].v.x, vby = vel[b].v.y, vbz = vel[b].v.z, imb = vel[b].inv_mass;
+        wbx = vel[b].w.x, wby = vel[b].w.y, wbz = vel[b].w.z;
+        dx = dx - (vbx + (wby * rbz - wbz * rby));
+        dy = dy - (vby + (wbz * rbx - wbx * rbz));
+        dz = dz - (vbz + (wbx * rby - wby * rbx));
+    }
     float l0 = lam[0], l1 = lam[1], l2 = lam[2];
-    ctn_v3 d = ctn_sub(ctn_add(va, ctn_cross(wa, ra)), ctn_add(vb, ctn_cross(wb, rb)));
-    float r0 = blk->bias[0] - ctn_dot(d0, d) - blk->soft[0] * l0;
-    float r1 = blk->bias[1] - ctn_dot(d1, d) - blk->soft[1] * l1;
-    float r2 = blk->bias[2] - ctn_dot(d2, d) - blk->soft[2] * l2;
+    float r0 = (blk->bias[0] - dx) - blk->soft[0] * l0;
+    float r1 = (blk->bias[1] - dy) - blk->soft[1] * l1;
+    float r2 = (blk->bias[2] - dz) - blk->soft[2] * l2;
     float res = ((0.0f + r0 * r0) + r1 * r1) + r2 * r2;
-    CTN_GLOBAL const float *x = blk->kinv; /* ctn_kinv_mul with n = 3 */
-    float e0 = ((0.0f + x[0] * r0) + x[1] * r1) + x[3] * r2;
-    float e1 = ((0.0f + x[1] * r0) + x[2] * r1) + x[4] * r2;
-    float e2 = ((0.0f + x[3] * r0) + x[4] * r1) + x[5] * r2;
+    float x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5]; /* ctn_kinv_mul with n = 3 */
+    float e0 = ((0.0f + x0 * r0) + x1 * r1) + x3 * r2;
+    float e1 = ((0.0f + x1 * r0) + x2 * r1) + x4 * r2;
+    float e2 = ((0.0f + x3 * r0) + x4 * r1) + x5 * r2;
     float n0 = l0 + e0, n1 = l1 + e1, n2 = l2 + e2;
-    e0 = n0 - l0, e1 = n1 - l1, e2 = n2 - l2; /* the applied increments, rounded as the general path's */
     lam[0] = n0, lam[1] = n1, lam[2] = n2;
-    ctn_v3 P = ctn_madd(ctn_madd(ctn_madd(ctn_v3_zero(), d0, e0), d1, e1), d2, e2);
-    ctn_v3 z = ctn_v3_zero(); /* the angular impulse L of a block without angular rows */
+    /* the applied increments, rounded as the general path's: P = (0 + e_k) */
+    float px = 0.0f + (n0 - l0), py = 0.0f + (n1 - l1), pz = 0.0f + (n2 - l2);
     if (ima > 0.0f) {
-        vel[a].v = ctn_add(va, ctn_scale(P, ima));
-        vel[a].w = ctn_add(wa, ctn_sym3_mul(Ia, ctn_add(ctn_cross(ra, P), z)));
+        /* wa += Ia ((ra x P) + 0) */
+        float cx = (ray * pz - raz * py) + 0.0f, cy = (raz * px - rax * pz) + 0.0f, cz = (rax * py - ray * px) + 0.0f;
+        CTN_GLOBAL const ctn_sym3 *I = &inertia[a].inv_inertia;
+        float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz;
+        vel[a].v.x = vax + px * ima, vel[a].v.y = vay + py * ima, vel[a].v.z = vaz + pz * ima;
+        vel[a].w.x = wax + ((ixx * cx + ixy * cy) + ixz * cz);
+        vel[a].w.y = way + ((ixy * cx + iyy * cy) + iyz * cz);
+        vel[a].w.z = waz + ((ixz * cx + iyz * cy) + izz * cz);
     }
     if (b >= 0 && imb > 0.0f) {
-        vel[b].v = ctn_add(vb, ctn_scale(P, -imb));
-        vel[b].w = ctn_add(wb, ctn_scale(ctn_sym3_mul(Ib, ctn_add(ctn_cross(rb, P), z)), -1.0f));
+        /* vb -= imb P, wb -= Ib ((rb x P) + 0) (the general path's scale by -imb and by -1) */
+        float cx = (rby * pz - rbz * py) + 0.0f, cy = (rbz * px - rbx * pz) + 0.0f, cz = (rbx * py - rby * px) + 0.0f;
+        CTN_GLOBAL const ctn_sym3 *I = &inertia[b].inv_inertia;
+        float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz, m = -imb;
+        vel[b].v.x = vbx + px * m, vel[b].v.y = vby + py * m, vel[b].v.z = vbz + pz * m;
+        vel[b].w.x = wbx + ((ixx * cx + ixy * cy) + ixz * cz) * -1.0f;
+        vel[b].w.y = wby + ((ixy * cx + iyy * cy) + iyz * cz) * -1.0f;
+        vel[b].w.z = wbz + ((ixz * cx + iyz * cy) + izz * cz) * -1.0f;
     }
     return res;
 }
 
-/* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
- * Returns the squared residual seen before the update. */
-CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
-                         CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    int a = defs[s].a, b = defs[s].b, k;
-    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point(s, a, b, &blocks[s], lambda, vel, inertia);
+/* The host keeps the general update out of line: inlined into a sweep's loop beside the point update, its
+ * register pressure made the point update spill (callgrind, chain:10000 GS 10x1, 1.1e6 updates: 312 -> 296
+ * instructions a point block update). */
+#if defined(__GNUC__) && !defined(__OPENCL_VERSION__)
+#define CTN_FN_OUTLINE static __attribute__((noinline, unused))
+#else
+#define CTN_FN_OUTLINE CTN_FN
+#endif
+
+/* ctn_gs_slot of a block that is not a point block. */
+CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
+                                       CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    int k;
 #ifdef __OPENCL_VERSION__
     ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
     const ctn_block *bp = &blk;
@@ -166,6 +264,15 @@ CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL
     if (va.inv_mass > 0.0f) vel[a] = va;
     if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
     return r2;
+}
+
+/* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
+ * Returns the squared residual seen before the update. */
+CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+                         CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    int a = defs[s].a, b = defs[s].b;
+    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point(s, a, b, &blocks[s], lambda, vel, inertia);
+    return ctn_gs_slot_block(s, a, b, blocks, lambda, vel, inertia);
 }
 
 /* The hybrid exact solver's outer Gauss-Seidel update of joint slot s (host/solve/solver_direct.c; the

@@ -97,6 +97,33 @@ int main(void) {
             if (!to_world) CHECK(same_bits(&vb_g, &vel_p[1], sizeof vb_g), "trial %d it %d: body b's velocity has the same bits", trial, it);
             else CHECK(same_bits(&vel[1], &vel_p[1], sizeof vel[1]), "trial %d it %d: the world side is not written", trial, it);
         }
+        /* Gauss-Seidel's lean row build of a ball joint (ctn_prepare_slot_ball) against the general one
+         * (ctn_prepare_slot): the same bits but for the sign of a zero in bias and kinv, and then the same
+         * bits of impulses and velocities over three updates */
+        {
+            ctn_block gb[1], lb[1];
+            memset(gb, 0x5a, sizeof gb), memset(lb, 0x5a, sizeof lb); /* the rows a ball joint leaves alone */
+            ctn_joint_def jd[1] = {j};
+            ctn_prepare_slot(0, jd, pose, vel, inertia, NULL, prm, gb);
+            ctn_prepare_slot_ball(0, jd, pose, vel, inertia, prm, lb);
+            int same = same_bits(&gb->ra, &lb->ra, sizeof gb->ra) && gb->n_lin == lb->n_lin && gb->n_ang == lb->n_ang &&
+                       same_bits(&gb->rb, &lb->rb, sizeof gb->rb) && same_bits(gb->dir, lb->dir, sizeof gb->dir) &&
+                       same_bits(gb->soft, lb->soft, sizeof gb->soft) && same_bits(gb->lo, lb->lo, sizeof gb->lo) &&
+                       same_bits(gb->hi, lb->hi, sizeof gb->hi) && same_bits(gb->pad, lb->pad, sizeof gb->pad);
+            CHECK(same, "trial %d: the lean ball build's rows have the general build's bits", trial);
+            for (int k = 0; k < CTN_MAX_ROWS; ++k)
+                CHECK(gb->bias[k] == lb->bias[k], "trial %d: bias[%d] %a vs %a", trial, k, gb->bias[k], lb->bias[k]);
+            for (int k = 0; k < CTN_KINV_SIZE; ++k)
+                CHECK(gb->kinv[k] == lb->kinv[k], "trial %d: kinv[%d] %a vs %a", trial, k, gb->kinv[k], lb->kinv[k]);
+            float lg[6] = {0}, ll[6] = {0};
+            for (int k = 0; k < 3; ++k) lg[k] = ll[k] = trial % 2 ? -0.0f : 0.01f * urand();
+            ctn_vel vg[2] = {vel[0], vel[1]}, vl[2] = {vel[0], vel[1]};
+            for (int it = 0; it < 3; ++it) {
+                float rg = ctn_gs_slot(0, jd, gb, lg, vg, inertia), rl = ctn_gs_slot(0, jd, lb, ll, vl, inertia);
+                CHECK(same_bits(&rg, &rl, sizeof rg) && same_bits(lg, ll, sizeof lg) && same_bits(vg, vl, sizeof vg),
+                      "trial %d it %d: updates of the lean and the general ball block have the same bits", trial, it);
+            }
+        }
         /* ctn_block_solve_point through ctn_block_solve on a point block */
         float lam_q[CTN_MAX_ROWS] = {0}, lam_r[CTN_MAX_ROWS] = {0};
         ctn_vel va_q = vel[0], vb_q = vb0, va_r = vel[0], vb_r = vb0;

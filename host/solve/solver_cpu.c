@@ -138,11 +138,12 @@ static int solver_is_direct(const ctn_world *w) {
  * cache: a pass over every block less per Newton step (28.8 MB at 1e5 links). */
 static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count, rows_only = solver_is_direct(w), project = c->projecting;
+    int m = t->joint_count, rows_only = solver_is_direct(w), project = c->projecting, ball = !rows_only && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
     CPU_FOR_REDUCE(m, reduction(max : worst))
     for (int s = 0; s < m; ++s) {
         if (rows_only) ctn_prepare_slot_rows(s, t->defs, w->pose, w->vel, prm, c->blocks);
+        else if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
         else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
         if (!project) continue;
         ctn_project_slot(s, t->defs, c->blocks, prm.h, c->cg_r);
