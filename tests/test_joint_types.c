@@ -136,6 +136,81 @@ static ctn_world *build(ctn_joint_type type, ctn_backend backend, int options, i
     return w;
 }
 
+/* Attachments (ctn_attach_point) move a body's frame into its composite's: they refuse the bodies of the
+ * types the joint-type table marks CTN_JK_NO_ATTACH (CTN_ERR_UNSUPPORTED) and take the others, whose
+ * joints then stay as closed as without it: a small body is added off-centre beside the joint's body a,
+ * and attached to it or not; over the steps the largest gap and angle of the attached world stay within
+ * 3 times those of the other plus 1e-4 (the attached body's mass changes the motion). Returns 0 when the
+ * attachment was refused (or could not be tried); `out`: the worst gap and angle over the steps. */
+static int attach_run(ctn_world *w, ctn_joint_type type, const char *name, int attach, double out[2]) {
+    ctn_joint_id id = CTN_NULL_JOINT;
+    for (int j = 0; j < ctn_world_joint_count(w) + 4; ++j) {
+        ctn_joint_info ji;
+        if (ctn_joint_get_info(w, HJOINT(w, j), &ji) == CTN_OK && ji.type == type) id = HJOINT(w, j);
+    }
+    ctn_joint_desc d;
+    if (!ctn_joint_is_valid(w, id) || ctn_joint_get_desc(w, id, &d) != CTN_OK) return 0;
+    ctn_body_state sa;
+    CHECK(ctn_body_get_state(w, d.body_a, &sa) == CTN_OK, "%s: state: %s", name, ctn_world_last_error(w));
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.mass = 0.3;
+    double half[3] = {0.05, 0.05, 0.05}, at[3] = {0.15, 0.05, 0.02};
+    for (int k = 0; k < 3; ++k) bd.position[k] = sa.position[k] + at[k] + 1.0; /* apart, when not attached */
+    ctn_inertia_box(bd.mass, half, bd.inertia);
+    ctn_body_id x = CTN_NULL_BODY;
+    CHECK(ctn_body_add(w, &bd, &x) == CTN_OK, "%s: body: %s", name, ctn_world_last_error(w));
+    if (attach) {
+        ctn_status st = ctn_attach_point(w, x, d.body_a, at);
+        int refuse = ctn__joint_kind_has(type, CTN_JK_NO_ATTACH);
+        CHECK(st == (refuse ? CTN_ERR_UNSUPPORTED : CTN_OK), "%s: attach: status %d (%s)", name, (int)st, ctn_world_last_error(w));
+        if (st != CTN_OK) return 0;
+    }
+    out[0] = out[1] = 0.0;
+    for (int i = 0; i < STEPS; ++i) {
+        double gap = 0.0, angle = 0.0;
+        CHECK(ctn_world_step(w) == CTN_OK, "%s: step: %s", name, ctn_world_last_error(w));
+        CHECK(ctn_world_measure(w, &gap, &angle) == CTN_OK, "%s: measure: %s", name, ctn_world_last_error(w));
+        out[0] = fmax(out[0], gap), out[1] = fmax(out[1], angle);
+    }
+    return 1;
+}
+
+static void attach_check(ctn_joint_type type, const char *name) {
+    double with[2], without[2];
+    ctn_world *w = build(type, CTN_BACKEND_CPU, 0, NULL), *o = build(type, CTN_BACKEND_CPU, 0, NULL);
+    if (w && o && attach_run(w, type, name, 1, with) && attach_run(o, type, name, 0, without)) {
+        printf("%-20s with a body attached: largest gap %.3g m, angle %.3g rad over %d steps (not attached: %.3g, %.3g)\n", name, with[0], with[1],
+               STEPS, without[0], without[1]);
+        CHECK(with[0] <= 3.0 * without[0] + 1e-4 && with[1] <= 3.0 * without[1] + 1e-4, "%s: attached, the joints open to %g m, %g rad (%g, %g without)",
+              name, with[0], with[1], without[0], without[1]);
+    }
+    ctn_world_destroy(w);
+    ctn_world_destroy(o);
+}
+
+/* ctn_joint_add refuses a CTN_JK_NO_ATTACH type on an attached body or a master (CTN_ERR_UNSUPPORTED,
+ * no joint added): on the gear rig a fourth wheel, hinged and carrying an attached body, is geared to A. */
+static void no_attach_add(void) {
+    char err[512];
+    gear_rig r;
+    if (!rig_build(&r, CTN_BACKEND_CPU, CTN_SOLVER_GS, 0.0, err, sizeof err)) return;
+    ctn_body_id y = rig_body(r.w, -2.0, 0.0, 1.0, 0.5, 0.5), x = rig_body(r.w, -2.0, 0.3, 0.2, 0.1, 0.1);
+    const double pivot[3] = {-2.0, 0.0, 0.0}, z[3] = {0.0, 0.0, 1.0}, at[3] = {0.0, 0.3, 0.0};
+    fixture_world_joint(r.w, CTN_JOINT_HINGE, y, pivot, z, NULL);
+    CHECK(ctn_attach_point(r.w, x, y, at) == CTN_OK, "attach: %s", ctn_world_last_error(r.w));
+    for (int t = 0; ctn__joint_kind(t); ++t) {
+        if (!ctn__joint_kind_has(t, CTN_JK_NO_ATTACH | CTN_JK_JOINT_ADD)) continue;
+        ctn_joint_desc d = ctn_joint_desc_default((ctn_joint_type)t);
+        d.body_a = r.wheel[0], d.body_b = y;
+        d.axis2[0] = 1.0, d.axis2[1] = 0.0, d.axis2[2] = 0.0; /* across the pinion's axis, for a rack */
+        int n = ctn_world_joint_count(r.w);
+        ctn_status st = ctn_joint_add(r.w, &d, NULL);
+        CHECK(st == CTN_ERR_UNSUPPORTED && ctn_world_joint_count(r.w) == n, "%s on an attached master: status %d (%s)",
+              ctn_joint_type_name((ctn_joint_type)t), (int)st, ctn_world_last_error(r.w));
+    }
+    ctn_world_destroy(r.w);
+}
+
 /* Largest difference of position, orientation and velocity over the live bodies of two worlds with the
  * same slots (-1 when a body cannot be read). */
 static double state_diff(ctn_world *a, ctn_world *b) {
@@ -327,6 +402,7 @@ static void walk(ctn_joint_type type, int options, int have_opencl) {
         ctn_world *r = build(type, CTN_BACKEND_CPU, 0, NULL);
         if (r) readbacks(r, type, name);
         ctn_world_destroy(r);
+        attach_check(type, name);
     }
     fd_world(w, name, 1, 0, &fs);
     fd_world(w, name, 1, 1, &fs);
@@ -398,6 +474,7 @@ int main(void) {
         walk((ctn_joint_type)t, 0, have_opencl);
         if (ctn__joint_kind_has(t, CTN_JK_AXIS)) walk((ctn_joint_type)t, 1, have_opencl);
     }
+    no_attach_add();
     (void)rig_track, (void)rig_error; /* gear_rig.h helpers this test does not need */
     CHECK(types == CTN_JT_COUNT && !strcmp(ctn_joint_type_name((ctn_joint_type)types), "unknown"),
           "the walk covered %d types; the table has %d, the next value is named '%s'", types, CTN_JT_COUNT,

@@ -20,6 +20,7 @@
 #include "core/attach.h"
 #include "core/dmat3.h"
 #include "core/dquat.h"
+#include "core/joint_kinds.h"
 
 #include <string.h>
 
@@ -393,11 +394,13 @@ void ctn__attach_leave(ctn_world *w, int failed) {
 
 /* ---- public calls --------------------------------------------------------------------------------- */
 
-/* A curve joint on slot i (its curve data lives in the body frames and is not carried over). */
-static int has_curve(const ctn_world *w, int i) {
+/* The type of a joint on slot i that attachments refuse (CTN_JK_NO_ATTACH of the joint-type table: a
+ * curve's data, a gear's world references), or -1. */
+static int unattachable(const ctn_world *w, int i) {
     for (int j = 0; j < w->joint_count; ++j)
-        if (w->joint_alive[j] && w->joints[j].type == CTN_JT_CURVE && (w->joints[j].a == i || w->joints[j].b == i)) return 1;
-    return 0;
+        if (w->joint_alive[j] && (w->joints[j].a == i || w->joints[j].b == i) && ctn__joint_kind_has(w->joints[j].type, CTN_JK_NO_ATTACH))
+            return w->joints[j].type;
+    return -1;
 }
 
 /* The checks of ctn_attach_point on slots i (attached) and m (master); CTN_OK or the failure recorded. */
@@ -424,9 +427,13 @@ static ctn_status check_pair(ctn_world *w, int i, int m, ctn_body_id body, ctn_b
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "%s: body %lld carries %d attached bodies; chains of attachments are not supported: attach those to body %lld directly",
                          fn, (long long)ctn_body_id_to_int(body), w->attach->groups[g].links, (long long)ctn_body_id_to_int(master));
-    if (has_curve(w, i) || has_curve(w, m))
-        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "%s: body %lld has a curve constraint; curve constraints on attached bodies and their masters are not supported",
-                         fn, has_curve(w, i) ? (long long)ctn_body_id_to_int(body) : (long long)ctn_body_id_to_int(master));
+    int ti = unattachable(w, i), tm = ti >= 0 ? ti : unattachable(w, m);
+    if (tm >= 0) {
+        char names[160];
+        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "%s: body %lld has a %s joint; %s joints on attached bodies and their masters are not supported",
+                         fn, ti >= 0 ? (long long)ctn_body_id_to_int(body) : (long long)ctn_body_id_to_int(master),
+                         ctn_joint_type_name((ctn_joint_type)tm), ctn__joint_kind_names(CTN_JK_NO_ATTACH, names, sizeof names));
+    }
     return CTN_OK;
 }
 

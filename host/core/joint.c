@@ -1,4 +1,5 @@
 /* Joints: validation, creation, removal and impulse read-back. Each type's rows are in kernels/ctn_rows.h. */
+#include "core/attach.h"
 #include "core/joint_kinds.h"
 #include "core/world.h"
 
@@ -215,6 +216,12 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (!isfinite(d->compliance)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.compliance: %g is not finite", d->compliance);
     if (!isfinite(d->damping_time))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping_time: %g is not finite", d->damping_time);
+    for (int s = 0; s < 2 && ctn__joint_kind_has(d->type, CTN_JK_NO_ATTACH); ++s) {
+        int i = s ? b : a;
+        if (i >= 0 && (ctn__attach_link_of(w, i) >= 0 || ctn__attach_group_of(w, i) >= 0))
+            return ctn__fail(w, CTN_ERR_UNSUPPORTED, "joint.body_%c: body %lld is attached or carries attached bodies; %s joints on them are not supported",
+                             s ? 'b' : 'a', (long long)ctn_body_id_to_int(s ? d->body_b : d->body_a), name);
+    }
     int rigid_needed = ctn__joint_kind_has(d->type, CTN_JK_ANGULAR);
     if (rigid_needed && (is_particle(w, a) || is_particle(w, b)))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: a %s joint needs rigid bodies, body %lld is a particle", name,

@@ -24,6 +24,7 @@
 #define PNT CTN_JK_POINT_ROWS
 #define ANL CTN_JK_ANGLE
 #define AXA CTN_JK_AXES_ANGLE
+#define NAT CTN_JK_NO_ATTACH
 
 /* The keys a scene file's joint of each type may hold (host/io/scene_json.c; curves: scene_curve.c). */
 static const char *const k_distance[] = {"type", "name", "a", "b", "anchor_a", "anchor_b", "rest_length", "compliance", "damping_time",
@@ -60,9 +61,9 @@ static const ctn_joint_kind kinds[] = {
     [KIND(CTN_JOINT_PRISMATIC, CTN_JT_PRISMATIC)] = {"prismatic", ANG | PIV | AXI | SCN | ADD | LIM | MOT | SLD, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_prismatic},
     [KIND(CTN_JOINT_UNIVERSAL, CTN_JT_UNIVERSAL)] = {"universal", ANG | PIV | AXI | SCN | ADD | AX2 | PNT | AXA, ctn__joint_def_universal, ctn__joint_check_axes, NULL, k_universal},
     [KIND(CTN_JOINT_CONE_TWIST, CTN_JT_CONE_TWIST)] = {"cone_twist", ANG | PIV | AXI | SCN | ADD | LIM | SWG | PNT | ANL | AXA, ctn__joint_def_axes, ctn__joint_check_axes, NULL, k_cone},
-    [KIND(CTN_JOINT_CURVE, CTN_JT_CURVE)] = {"curve", SCN, NULL, NULL, NULL, NULL},
-    [KIND(CTN_JOINT_GEAR, CTN_JT_GEAR)] = {"gear", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
-    [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD | AX2 | RAT, ctn__joint_def_rack_pinion, ctn__joint_check_gear, ctn__gear_between_steps, k_rack},
+    [KIND(CTN_JOINT_CURVE, CTN_JT_CURVE)] = {"curve", SCN | NAT, NULL, NULL, NULL, NULL},
+    [KIND(CTN_JOINT_GEAR, CTN_JT_GEAR)] = {"gear", ANG | TWO | SCN | ADD | AX2 | RAT | NAT, ctn__joint_def_gear, ctn__joint_check_gear, ctn__gear_between_steps, k_gear},
+    [KIND(CTN_JOINT_RACK_PINION, CTN_JT_RACK_PINION)] = {"rack_pinion", ANG | TWO | SCN | ADD | AX2 | RAT | NAT, ctn__joint_def_rack_pinion, ctn__joint_check_gear, ctn__gear_between_steps, k_rack},
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == CTN_JT_COUNT, "an entry for every joint type (CTN_JT_COUNT, kernels/ctn_joint_rows.h)");
 

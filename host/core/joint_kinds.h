@@ -35,6 +35,10 @@ struct ctn_joint_def; /* kernels/ctn_types.h */
 /* The coordinates the read-backs measure (joint_limits.c): CTN_JK_SLIDES types ctn_joint_get_translation, and */
 #define CTN_JK_ANGLE 65536u         /* ctn_joint_get_angle: the turn about the axis (ctn_hinge_angle) */
 #define CTN_JK_AXES_ANGLE 131072u   /* ctn_joint_get_swing: the angle between the two bodies' axes (ctn_swing_angle) */
+/* Fields not all in its bodies' frames (a curve's data; a gear's references are world directions and its
+ * row assumes the bodies' centres on their axes): attachments, which move a body's frame into its
+ * composite's, refuse its bodies, and ctn_joint_add refuses it on attached bodies and masters (attach.c). */
+#define CTN_JK_NO_ATTACH 262144u
 /* Its rows (kernels/ctn_joint_rows.h) begin with the three rows of ctn_rows_point (g = the anchors'
  * separation), which ctn_world_assemble refines in double (host/solve/assemble.c). */
 #define CTN_JK_POINT_ROWS 32768u

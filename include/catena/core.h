@@ -604,7 +604,8 @@ CTN_API ctn_joint_desc ctn_joint_desc_default(ctn_joint_type type);
  * poses (and sets `axis` when axis is not NULL). */
 CTN_API ctn_status ctn_joint_desc_set_pivot(ctn_world *world, ctn_joint_desc *desc, const double pivot[3], const double axis[3]);
 
-/** Adds a joint (not a contact: see ctn_contact_add); *out (may be NULL) receives its handle. */
+/** Adds a joint (not a contact: see ctn_contact_add); *out (may be NULL) receives its handle.
+ *  CTN_ERR_UNSUPPORTED for a gear or rack-and-pinion on an attached body or a master (ctn_attach_point). */
 CTN_API ctn_status ctn_joint_add(ctn_world *world, const ctn_joint_desc *desc, ctn_joint_id *out);
 /** Removes a joint or a user contact; contacts of the built-in collision detection are refused (it removes
  * them itself when they vanish). */
@@ -660,7 +661,7 @@ CTN_API ctn_status ctn_joint_set_rest_length(ctn_world *world, ctn_joint_id join
  *  body to weld to the world), body == master, a non-dynamic body, a particle master, a body already
  *  attached, a master that is itself attached or a body that carries attached bodies (no chains), a
  *  non-finite point; CTN_ERR_NOT_FOUND for removed or stale handles; CTN_ERR_UNSUPPORTED when either body has
- *  a curve constraint. A user force on the body or its master acts on the composite at its centre of
+ *  a curve constraint, a gear or a rack-and-pinion (ctn_joint_add refuses those on attached bodies and masters). A user force on the body or its master acts on the composite at its centre of
  *  mass, with the torque of its lever arm taken at the start of each step. ctn_world_assemble refuses
  *  worlds with attachments. */
 CTN_API ctn_status ctn_attach_point(ctn_world *world, ctn_body_id body, ctn_body_id master, const double local_point[3]);
