@@ -183,58 +183,66 @@ CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
  *  - to the world (b < 0): vb + wb x rb with vb = wb = 0 is +0 in every component, and x - (+0) = x.
  * A non-finite velocity or impulse makes both paths' impulses non-finite (the divergence check undoes the
  * step either way); their NaN patterns may differ. tests/test_block_point.c compares the bits. */
-CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
-                               CTN_GLOBAL const ctn_inertia *inertia) {
+/* residual = 0: the same update without |r|^2 (returns 0), for a sweep whose residual nobody reads. */
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
+                                                  CTN_GLOBAL const ctn_inertia *inertia, int residual) {
     CTN_GLOBAL float *lam = lambda + 6 * s;
     CTN_GLOBAL const float *x = blk->kinv;
-    float rax = blk->ra.x, ray = blk->ra.y, raz = blk->ra.z;
-    float vax = vel[a].v.x, vay = vel[a].v.y, vaz = vel[a].v.z, ima = vel[a].inv_mass;
-    float wax = vel[a].w.x, way = vel[a].w.y, waz = vel[a].w.z;
     /* dv = (va + wa x ra) - (vb + wb x rb) */
-    float dx = vax + (way * raz - waz * ray), dy = vay + (waz * rax - wax * raz), dz = vaz + (wax * ray - way * rax);
-    float rbx = 0.0f, rby = 0.0f, rbz = 0.0f, vbx = 0.0f, vby = 0.0f, vbz = 0.0f, wbx = 0.0f, wby = 0.0f, wbz = 0.0f, imb = 0.0f;
+    float rax = blk->ra.x, ray = blk->ra.y, raz = blk->ra.z;
+    float wax = vel[a].w.x, way = vel[a].w.y, waz = vel[a].w.z;
+    float dx = vel[a].v.x + (way * raz - waz * ray), dy = vel[a].v.y + (waz * rax - wax * raz), dz = vel[a].v.z + (wax * ray - way * rax);
     if (b >= 0) {
-        rbx = blk->rb.x, rby = blk->rb.y, rbz = blk->rb.z;
-        vbx = vel[b].v.x, vby = vel[b].v.y, vbz = vel[b].v.z, imb = vel[b].inv_mass;
-        wbx = vel[b].w.x, wby = vel[b].w.y, wbz = vel[b].w.z;
-        dx = dx - (vbx + (wby * rbz - wbz * rby));
-        dy = dy - (vby + (wbz * rbx - wbx * rbz));
-        dz = dz - (vbz + (wbx * rby - wby * rbx));
+        float rbx = blk->rb.x, rby = blk->rb.y, rbz = blk->rb.z;
+        float wbx = vel[b].w.x, wby = vel[b].w.y, wbz = vel[b].w.z;
+        dx = dx - (vel[b].v.x + (wby * rbz - wbz * rby));
+        dy = dy - (vel[b].v.y + (wbz * rbx - wbx * rbz));
+        dz = dz - (vel[b].v.z + (wbx * rby - wby * rbx));
     }
     float l0 = lam[0], l1 = lam[1], l2 = lam[2];
     float r0 = (blk->bias[0] - dx) - blk->soft[0] * l0;
     float r1 = (blk->bias[1] - dy) - blk->soft[1] * l1;
     float r2 = (blk->bias[2] - dz) - blk->soft[2] * l2;
-    float res = ((0.0f + r0 * r0) + r1 * r1) + r2 * r2;
+    float res = residual ? ((0.0f + r0 * r0) + r1 * r1) + r2 * r2 : 0.0f;
     float x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5]; /* ctn_kinv_mul with n = 3 */
     float e0 = ((0.0f + x0 * r0) + x1 * r1) + x3 * r2;
     float e1 = ((0.0f + x1 * r0) + x2 * r1) + x4 * r2;
     float e2 = ((0.0f + x3 * r0) + x4 * r1) + x5 * r2;
     float n0 = l0 + e0, n1 = l1 + e1, n2 = l2 + e2;
     lam[0] = n0, lam[1] = n1, lam[2] = n2;
-    /* the applied increments, rounded as the general path's: P = (0 + e_k) */
+    /* the applied increments, rounded as the general path's: P = (0 + e_k). The bodies' fields are read again
+     * below (the impulses' stores may alias them as far as the compiler can tell): loads instead of the
+     * spills of values held across the solve. */
     float px = 0.0f + (n0 - l0), py = 0.0f + (n1 - l1), pz = 0.0f + (n2 - l2);
+    float ima = vel[a].inv_mass;
     if (ima > 0.0f) {
-        /* wa += Ia ((ra x P) + 0) */
-        float cx = (ray * pz - raz * py) + 0.0f, cy = (raz * px - rax * pz) + 0.0f, cz = (rax * py - ray * px) + 0.0f;
+        /* va += ima P, wa += Ia ((ra x P) + 0) */
+        float qx = blk->ra.x, qy = blk->ra.y, qz = blk->ra.z;
+        float cx = (qy * pz - qz * py) + 0.0f, cy = (qz * px - qx * pz) + 0.0f, cz = (qx * py - qy * px) + 0.0f;
         CTN_GLOBAL const ctn_sym3 *I = &inertia[a].inv_inertia;
         float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz;
-        vel[a].v.x = vax + px * ima, vel[a].v.y = vay + py * ima, vel[a].v.z = vaz + pz * ima;
-        vel[a].w.x = wax + ((ixx * cx + ixy * cy) + ixz * cz);
-        vel[a].w.y = way + ((ixy * cx + iyy * cy) + iyz * cz);
-        vel[a].w.z = waz + ((ixz * cx + iyz * cy) + izz * cz);
+        vel[a].v.x += px * ima, vel[a].v.y += py * ima, vel[a].v.z += pz * ima;
+        vel[a].w.x += (ixx * cx + ixy * cy) + ixz * cz;
+        vel[a].w.y += (ixy * cx + iyy * cy) + iyz * cz;
+        vel[a].w.z += (ixz * cx + iyz * cy) + izz * cz;
     }
-    if (b >= 0 && imb > 0.0f) {
+    if (b >= 0 && vel[b].inv_mass > 0.0f) {
         /* vb -= imb P, wb -= Ib ((rb x P) + 0) (the general path's scale by -imb and by -1) */
-        float cx = (rby * pz - rbz * py) + 0.0f, cy = (rbz * px - rbx * pz) + 0.0f, cz = (rbx * py - rby * px) + 0.0f;
+        float qx = blk->rb.x, qy = blk->rb.y, qz = blk->rb.z, m = -vel[b].inv_mass;
+        float cx = (qy * pz - qz * py) + 0.0f, cy = (qz * px - qx * pz) + 0.0f, cz = (qx * py - qy * px) + 0.0f;
         CTN_GLOBAL const ctn_sym3 *I = &inertia[b].inv_inertia;
-        float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz, m = -imb;
-        vel[b].v.x = vbx + px * m, vel[b].v.y = vby + py * m, vel[b].v.z = vbz + pz * m;
-        vel[b].w.x = wbx + ((ixx * cx + ixy * cy) + ixz * cz) * -1.0f;
-        vel[b].w.y = wby + ((ixy * cx + iyy * cy) + iyz * cz) * -1.0f;
-        vel[b].w.z = wbz + ((ixz * cx + iyz * cy) + izz * cz) * -1.0f;
+        float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz;
+        vel[b].v.x += px * m, vel[b].v.y += py * m, vel[b].v.z += pz * m;
+        vel[b].w.x += ((ixx * cx + ixy * cy) + ixz * cz) * -1.0f;
+        vel[b].w.y += ((ixy * cx + iyy * cy) + iyz * cz) * -1.0f;
+        vel[b].w.z += ((ixz * cx + iyz * cy) + izz * cz) * -1.0f;
     }
     return res;
+}
+
+CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
+                               CTN_GLOBAL const ctn_inertia *inertia) {
+    return ctn_gs_slot_point_ex(s, a, b, blk, lambda, vel, inertia, 1);
 }
 
 /* The host keeps the general update out of line: inlined into a sweep's loop beside the point update, its
@@ -267,12 +275,18 @@ CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn
 }
 
 /* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
- * Returns the squared residual seen before the update. */
+ * Returns the squared residual seen before the update; ctn_gs_slot_ex with residual = 0 may return 0
+ * instead (a point block skips forming it: a sweep before the last one of a solve). */
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_ex(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+                                            CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, int residual) {
+    int a = defs[s].a, b = defs[s].b;
+    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point_ex(s, a, b, &blocks[s], lambda, vel, inertia, residual);
+    return ctn_gs_slot_block(s, a, b, blocks, lambda, vel, inertia);
+}
+
 CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
                          CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    int a = defs[s].a, b = defs[s].b;
-    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point(s, a, b, &blocks[s], lambda, vel, inertia);
-    return ctn_gs_slot_block(s, a, b, blocks, lambda, vel, inertia);
+    return ctn_gs_slot_ex(s, defs, blocks, lambda, vel, inertia, 1);
 }
 
 /* The hybrid exact solver's outer Gauss-Seidel update of joint slot s (host/solve/solver_direct.c; the
@@ -361,8 +375,17 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
 #endif
         float ls[CTN_MAX_ROWS];
         ctn_v3 a, b;
-        for (k = 0; k < CTN_MAX_ROWS; ++k) ls[k] = l[6 * s + k];
-        ctn_block_body_delta(bp, ls, side, inv_mass, Iinv, &a, &b);
+        if (bp->pad[0] == CTN_BLOCK_POINT) {
+            /* a point block (rows along the world axes e_k): ctn_block_body_delta's P = sum_k e_k l_k is
+             * (0 + l_0, 0 + l_1, 0 + l_2) and L = 0 for finite l (ctn_gs_slot_point says why), so the
+             * same bits without the row directions */
+            CTN_GLOBAL const float *lp = l + 6 * s;
+            ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
+            ctn_block_side_delta(bp, P, ctn_v3_zero(), side, inv_mass, Iinv, &a, &b);
+        } else {
+            for (k = 0; k < CTN_MAX_ROWS; ++k) ls[k] = l[6 * s + k];
+            ctn_block_body_delta(bp, ls, side, inv_mass, Iinv, &a, &b);
+        }
         sv = ctn_add(sv, a);
         sw = ctn_add(sw, b);
     }

@@ -175,8 +175,9 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
     for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, scale, w->vel, w->inertia);
 }
 
-/* The per-slot update of a solver sweep; returns the slot's squared residual. */
-typedef enum slot_update { SLOT_GS, SLOT_JACOBI } slot_update;
+/* The per-slot update of a solver sweep; returns the slot's squared residual. SLOT_GS_QUIET: a Gauss-Seidel
+ * sweep whose residual nobody reads (all but a solve's last), which point blocks skip forming. */
+typedef enum slot_update { SLOT_GS, SLOT_GS_QUIET, SLOT_JACOBI } slot_update;
 
 /* The sum of the squared residuals of slots [first, last), updated in order. The arrays are read into locals
  * once: through w and c the compiler reloads them for every slot (the velocity stores might alias them as far
@@ -190,6 +191,8 @@ static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int fi
     double sum = 0.0;
     if (kind == SLOT_GS)
         for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+    else if (kind == SLOT_GS_QUIET)
+        for (int s = first; s < last; ++s) (void)ctn_gs_slot_ex(s, defs, blocks, lambda, vel, inertia, 0);
     else
         for (int s = first; s < last; ++s) sum += ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
     return sum;
@@ -215,16 +218,17 @@ static double update_slots(ctn_world *w, cpu_solver *c, slot_update kind, int be
 }
 
 /* Coloured block Gauss-Seidel: colours in order, joints of a colour in parallel, then the overflow
- * group serially. Returns the sum of squared residuals of the last sweep. */
+ * group serially. Returns the sum of squared residuals of the last sweep (the sweeps before it form none). */
 static double solve_gs(ctn_world *w, cpu_solver *c) {
     const ctn_topology *t = &w->topo;
     double r2 = 0.0;
     for (int it = 0; it < w->desc.iterations; ++it) {
+        slot_update kind = it == w->desc.iterations - 1 ? SLOT_GS : SLOT_GS_QUIET;
         r2 = 0.0;
         for (int col = 0; col <= t->colour_count; ++col) {
             int begin = t->colour_offsets[col], end = t->colour_offsets[col + 1];
             int parallel = col < t->colour_count && end - begin >= CPU_PARALLEL_MIN;
-            r2 += update_slots(w, c, SLOT_GS, begin, end, parallel);
+            r2 += update_slots(w, c, kind, begin, end, parallel);
         }
     }
     return r2;
