@@ -9,6 +9,10 @@
  *   compiled by the device's compiler, the exact solves double on both: the two runs differ by rounding);
  * - the same agreement with the chain on the exact solver's forest path (desc.debug.direct_forest = 1), whose
  *   chord iterations solve through the forest's kept factor;
+ * - chain:10000 (rattle_max_joints 10000) on both backends for 62 steps, past its first Newton projection of
+ *   a stalled position stage: OpenCL's joints within 1e-7 m and no more projections than the CPU's plus one
+ *   (its projection's first Newton step once ran with the mass metric alone, not the CPU's geometric-stiffness
+ *   metric: 13 projections against 1 and gaps of 4.3e-7 m over 60 steps);
  * - a hinge limit sends OpenCL to the velocity step, and the stats say why.
  * Exits 77 without an OpenCL device with double precision. */
 #include "catena/catena.h"
@@ -94,6 +98,44 @@ static void agreement(void) {
     ctn_world_destroy(o);
 }
 
+/* A long chain whose RATTLE position stages stall into Newton projections (host/solve/pipeline.c
+ * rattle_substep): the projection's metric is M plus the geometric-stiffness inertia of the stage's impulses
+ * on both backends, so OpenCL projects as often as the CPU and leaves the joints as closed. */
+static void projection(void) {
+    const int n = 10000, steps = 62; /* the first projection comes in step 60 */
+    ctn_world *w[2] = {NULL, NULL};
+    int proj[2] = {0, 0};
+    double gap[2] = {0.0, 0.0};
+    for (int k = 0; k < 2; ++k) {
+        ctn_world_desc d = ctn_world_desc_default();
+        d.backend = k ? CTN_BACKEND_OPENCL : CTN_BACKEND_CPU;
+        d.rattle_max_joints = n;
+        d.substeps = 1;
+        char err[256];
+        CHECK(ctn_world_create(&d, &w[k], err, sizeof err) == CTN_OK, "%s", err);
+        if (!w[k]) break;
+        ctn_chain_desc c = ctn_chain_desc_default(n);
+        CHECK(ctn_scene_chain(w[k], &c, NULL) == CTN_OK, "%s", ctn_world_last_error(w[k]));
+    }
+    for (int i = 0; w[0] && w[1] && i < steps; ++i) {
+        for (int k = 0; k < 2; ++k) {
+            ctn_status s = ctn_world_step(w[k]);
+            CHECK(s == CTN_OK, "step %d: %s", i, ctn_world_last_error(w[k]));
+            ctn_step_stats st;
+            ctn_world_get_stats(w[k], &st);
+            CHECK(st.integrator == CTN_INTEGRATOR_RATTLE, "%s", st.integrator_reason);
+            proj[k] += st.projections;
+            gap[k] = fmax(gap[k], st.max_gap);
+        }
+    }
+    printf("chain:%d, %d steps at 60 Hz, 1 substep, rattle: projections CPU %d, OpenCL %d; largest gap CPU %.3g m, OpenCL %.3g m\n", n, steps,
+           proj[0], proj[1], gap[0], gap[1]);
+    CHECK(proj[0] >= 1, "no projection on the CPU: the case lost its point");
+    CHECK(proj[1] <= proj[0] + 1, "OpenCL projected %d times, the CPU %d", proj[1], proj[0]);
+    CHECK(gap[0] <= 1e-7 && gap[1] <= 1e-7, "gaps %g (CPU), %g m (OpenCL)", gap[0], gap[1]);
+    for (int k = 0; k < 2; ++k) ctn_world_destroy(w[k]);
+}
+
 /* A hinge limit: bounded rows, the velocity step on OpenCL as on the CPU, and the stats say why. */
 static void fallback(void) {
     ctn_body_id first;
@@ -133,6 +175,7 @@ int main(void) {
     forest_path = 1; /* the forest path's exact solves through the kept factor */
     agreement();
     forest_path = 0;
+    projection();
     fallback();
     return check_report("test_rattle_opencl");
 }

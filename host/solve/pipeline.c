@@ -458,6 +458,11 @@ static ctn_status rattle_substep(ctn_world *w, const ctn_stage_ops *ops, const c
     }
     RUN(CTN_STAGE_RATTLE_MOMENTUM, prm, NULL);
     if (!done) {
+        /* the projection's metric is the implicit step's (project_positions): M plus the geometric-stiffness
+         * inertia of this stage's impulses, formed here for its first Newton step, which would otherwise take
+         * the plain inertia RATTLE_MOMENTUM left on a backend whose first step reads the metric as it finds it
+         * (OpenCL; on chain:10000 that step ended above the tolerance and the substeps after it stalled) */
+        if (prm->geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, prm, NULL);
         TRY_STAGE(project_positions(w, ops, prm, 1, st));
         st->projections++;
     }
