@@ -138,7 +138,10 @@ static int solver_is_direct(const ctn_world *w) {
  * cache: a pass over every block less per Newton step (28.8 MB at 1e5 links). */
 static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count, rows_only = solver_is_direct(w), project = c->projecting, ball = !rows_only && !prm.mass_split;
+    int m = t->joint_count, rows_only = solver_is_direct(w), project = c->projecting;
+    /* Gauss-Seidel's sweeps are the only readers of the blocks that ctn_prepare_slot_ball builds with bias and
+     * kinv equal to the general build's in value only (the warm start's gather reads neither) */
+    int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
     CPU_FOR_REDUCE(m, reduction(max : worst))
     for (int s = 0; s < m; ++s) {
