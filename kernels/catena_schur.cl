@@ -11,7 +11,7 @@
  * swing cones). on = active and it applies, off = active and it does not (then the hybrid's Gauss-Seidel
  * sweeps run instead). */
 __kernel void ctn_k_schur_gate(int n, int closers, __global const int *maybe, __global const ctn_block *blocks, __global const int *active,
-                               __global int *on, __global int *off, __global int *mix, __global int *wf) {
+                               __global int *on, __global int *off, __global int *mixed, __global int *wf) {
     if (get_global_id(0) != 0) return;
     int closer_bounded = 0, bounded = 0;
     for (int k = 0; k < n; ++k) { /* maybe[0 .. closers - 1]: the loop closers, then forest joints */
@@ -22,7 +22,7 @@ __kernel void ctn_k_schur_gate(int n, int closers, __global const int *maybe, __
     }
     on[0] = active[0] && !bounded;                   /* the Schur solve alone */
     off[0] = active[0] && bounded;                   /* the sweeps */
-    mix[0] = active[0] && bounded && !closer_bounded; /* the sweeps, then the closers' Schur impulse */
+    mixed[0] = active[0] && bounded && !closer_bounded; /* the sweeps, then the closers' Schur impulse */
     wf[0] = active[0] && !closer_bounded;            /* W is formed */
 }
 

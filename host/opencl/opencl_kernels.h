@@ -183,7 +183,7 @@
     A_(K_, global, mat) A_(K_, global, u) A_(K_, global, xv) A_(K_, global, vel) A_(K_, global, lambda) \
     A_(K_, global, active) A_(K_, int, apply)
 #define CTN_OCL_ARGS_SCHUR_GATE(A_, K_) A_(K_, int, n) A_(K_, int, closers) A_(K_, global, maybe) A_(K_, global, blocks) \
-    A_(K_, global, active) A_(K_, global, on) A_(K_, global, off) A_(K_, global, mix) A_(K_, global, wf)
+    A_(K_, global, active) A_(K_, global, on) A_(K_, global, off) A_(K_, global, mixed) A_(K_, global, wf)
 #define CTN_OCL_ARGS_SCHUR_COLUMN(A_, K_) A_(K_, int, k) A_(K_, int, R) A_(K_, global, rows) A_(K_, global, blocks) \
     A_(K_, global, x) A_(K_, global, W) A_(K_, global, active)
 #define CTN_OCL_ARGS_SCHUR_IMPULSE(A_, K_) A_(K_, int, R) A_(K_, global, Wi) A_(K_, global, rows) A_(K_, global, defs) \

@@ -108,7 +108,7 @@ ctn_status ctn__ocl_schur_factor(ctn_world *w, ctn_ocl *o, cl_mem active, cl_mem
         ARG(SCHUR_GATE, active, active);
         ARG(SCHUR_GATE, on, o->sch_on.mem);
         ARG(SCHUR_GATE, off, o->sch_off.mem);
-        ARG(SCHUR_GATE, mix, o->sch_mix.mem);
+        ARG(SCHUR_GATE, mixed, o->sch_mix.mem);
         ARG(SCHUR_GATE, wf, o->sch_wf.mem);
         TRY(launch(w, o, k, "direct solver: loop closers' gate"));
         *on = o->sch_on.mem, *off = o->sch_off.mem, *mix = o->sch_mix.mem, wf = o->sch_wf.mem;
