@@ -306,14 +306,7 @@ CTN_FN void ctn_ch_velocity_body(int b, __global const int *adj_offsets, __globa
         hit = 1;
     }
     if (!hit) return;
-    ctn_vel v = vel[b];
-    v.v.x = (float)((double)v.v.x + dv[0]);
-    v.v.y = (float)((double)v.v.y + dv[1]);
-    v.v.z = (float)((double)v.v.z + dv[2]);
-    v.w.x = (float)((double)v.w.x + dv[3]);
-    v.w.y = (float)((double)v.w.y + dv[4]);
-    v.w.z = (float)((double)v.w.z + dv[5]);
-    vel[b] = v;
+    vel[b] = ctn_dd_vel_add(vel[b], dv);
 }
 
 __kernel void ctn_k_chain_velocity(int nb, __global const int *adj_offsets, __global const int *adj, __global const int *slot_pos,

@@ -294,6 +294,30 @@ CTN_FN void ctn_dd_minv_rows(const double *J, int n, double im, ctn_sym3 I, int 
     }
 }
 
+/* out[0..5] += (im f, I (tq + r x f)): the velocity change of a body from a force f at lever arm r and a torque
+ * tq (angular = 0: the angular part unchanged). The one place the block impulses below apply their sums. */
+CTN_FN void ctn_dd_force_add(const double *f, double *tq, ctn_v3 r, double im, ctn_sym3 I, int angular, double *out) {
+    out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
+    if (!angular) return;
+    tq[0] += (double)r.y * f[2] - (double)r.z * f[1];
+    tq[1] += (double)r.z * f[0] - (double)r.x * f[2];
+    tq[2] += (double)r.x * f[1] - (double)r.y * f[0];
+    out[3] += I.xx * tq[0] + I.xy * tq[1] + I.xz * tq[2];
+    out[4] += I.xy * tq[0] + I.yy * tq[1] + I.yz * tq[2];
+    out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
+}
+
+/* v + dv: a velocity changed by a double-precision velocity change (dv, dw), each component rounded once. */
+CTN_FN ctn_vel ctn_dd_vel_add(ctn_vel v, const double *dv) {
+    v.v.x = (float)((double)v.v.x + dv[0]);
+    v.v.y = (float)((double)v.v.y + dv[1]);
+    v.v.z = (float)((double)v.v.z + dv[2]);
+    v.w.x = (float)((double)v.w.x + dv[3]);
+    v.w.y = (float)((double)v.w.y + dv[4]);
+    v.w.z = (float)((double)v.w.z + dv[5]);
+    return v;
+}
+
 /* out[0..5] += M^-1 J^T x: the velocity change (dv, dw) of the body on `side` of block b from impulses
  * x[0..n) on its n rows, without forming J. With the rows of ctn_dd_jrow (sign sg = -1 on side b),
  *     J^T x = sg [f; r x f + sum_ang t_k x_k],   f = sum_lin d_k x_k,
@@ -310,15 +334,7 @@ CTN_FN void ctn_dd_block_impulse(const ctn_block *b, int side, const double *x, 
         double xk = sg * x[k];
         tq[0] += xk * b->dir[k].x, tq[1] += xk * b->dir[k].y, tq[2] += xk * b->dir[k].z;
     }
-    out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
-    if (!angular) return;
-    ctn_v3 r = side ? b->rb : b->ra;
-    tq[0] += (double)r.y * f[2] - (double)r.z * f[1];
-    tq[1] += (double)r.z * f[0] - (double)r.x * f[2];
-    tq[2] += (double)r.x * f[1] - (double)r.y * f[0];
-    out[3] += I.xx * tq[0] + I.xy * tq[1] + I.xz * tq[2];
-    out[4] += I.xy * tq[0] + I.yy * tq[1] + I.yz * tq[2];
-    out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
+    ctn_dd_force_add(f, tq, side ? b->rb : b->ra, im, I, angular, out);
 }
 
 /* ctn_dd_block_impulse of a block whose rows are the three world axes (ctn_dd_rows_axes, a ball joint's):
@@ -326,15 +342,7 @@ CTN_FN void ctn_dd_block_impulse(const ctn_block *b, int side, const double *x, 
  * zeros (the sign of a zero sum is lost again when it is added to out), for finite x. */
 CTN_FN void ctn_dd_block_impulse_axes(const ctn_block *b, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
     double sg = side ? -1.0 : 1.0, f[3] = {sg * x[0], sg * x[1], sg * x[2]}, tq[3] = {0.0, 0.0, 0.0};
-    out[0] += im * f[0], out[1] += im * f[1], out[2] += im * f[2];
-    if (!angular) return;
-    ctn_v3 r = side ? b->rb : b->ra;
-    tq[0] += (double)r.y * f[2] - (double)r.z * f[1];
-    tq[1] += (double)r.z * f[0] - (double)r.x * f[2];
-    tq[2] += (double)r.x * f[1] - (double)r.y * f[0];
-    out[3] += I.xx * tq[0] + I.xy * tq[1] + I.xz * tq[2];
-    out[4] += I.xy * tq[0] + I.yy * tq[1] + I.yz * tq[2];
-    out[5] += I.xz * tq[0] + I.yz * tq[1] + I.zz * tq[2];
+    ctn_dd_force_add(f, tq, side ? b->rb : b->ra, im, I, angular, out);
 }
 
 /* out (na x nb, row stride ld) += Ja MJb^T: the J M^-1 J^T block of two row sets on one body. */

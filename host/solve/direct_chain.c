@@ -336,24 +336,11 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
 /* v_b += dv (hit: a solved joint of b, else nothing changes), or for a chord step x_b += h (v_b + dv). */
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit) {
     if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest) */
-        ctn_vel v = w->vel[b];
-        v.v.x = (float)((double)v.v.x + dv[0]);
-        v.v.y = (float)((double)v.v.y + dv[1]);
-        v.v.z = (float)((double)v.v.z + dv[2]);
-        v.w.x = (float)((double)v.w.x + dv[3]);
-        v.w.y = (float)((double)v.w.y + dv[4]);
-        v.w.z = (float)((double)v.w.z + dv[5]);
-        w->pose[b] = ctn_body_integrate(w->pose[b], v, w->props[b], c->move_h);
+        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(w->vel[b], dv), w->props[b], c->move_h);
         return;
     }
     if (!hit) return;
-    ctn_vel *v = &w->vel[b];
-    v->v.x = (float)((double)v->v.x + dv[0]);
-    v->v.y = (float)((double)v->v.y + dv[1]);
-    v->v.z = (float)((double)v->v.z + dv[2]);
-    v->w.x = (float)((double)v->w.x + dv[3]);
-    v->w.y = (float)((double)v->w.y + dv[4]);
-    v->w.z = (float)((double)v->w.z + dv[5]);
+    w->vel[b] = ctn_dd_vel_add(w->vel[b], dv);
 }
 
 /* The coupling A_{p,p+dir} (T_E = P_p^-1 A_{p,p+dir} once p is factored): pointer, ld and transpose flag
