@@ -103,8 +103,8 @@ static const char *const report_title[R_KINDS] = {
     "collision elements of links fixed to the world put on static bodies named after the links",
     "mimic couplings ignored (the joints move independently)",
     "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
-    "mimic couplings on a common parent made exact through an added body named '<follower>#mimic' of 10% of the lighter "
-    "link's mass, without shapes (two rack-and-pinions on the parent, relative: docs/urdf.md)",
+    ("mimic couplings on a common parent made exact through an added body named '<follower>#mimic' of 10% of the lighter "
+     "link's mass, without shapes (two rack-and-pinions on the parent, relative: docs/urdf.md)"),
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
     "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
