@@ -20,11 +20,17 @@ static void keep_free_below(int *stack, int *count, int mark) {
 /* Removes everything added since the mark: a build appends fresh slots (w->append_slots), so truncating the
  * slot arrays restores the world. */
 void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
+    /* the truncation below needs the slots below the mark stored below it, as appending leaves them; a layout
+     * built meanwhile may have moved them (the table is stored in solver order): back to slot order, and the
+     * layout is rebuilt */
+    int moved = 0;
+    for (int j = m.joints; j < w->joint_count && !moved; ++j) moved = w->joint_pos[j] < m.joints;
+    if (moved) ctn__joint_store_in_order(w, NULL, 0);
     for (int i = m.bodies; i < w->body_count; ++i) ctn__attach_forget(w, i); /* bodies the build attached */
     for (int j = m.joints; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
-        w->body_refs[w->joints[j].a]--;
-        if (w->joints[j].b >= 0) w->body_refs[w->joints[j].b]--;
+        w->body_refs[ctn__jdef(w, j)->a]--;
+        if (ctn__jdef(w, j)->b >= 0) w->body_refs[ctn__jdef(w, j)->b]--;
         w->live_joints--;
     }
     ctn__curve_truncate(w, m.joints);
@@ -40,6 +46,6 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     ctn__body_names_truncate(w, m.bodies);
     w->body_count = m.bodies;
     if (c) c->plane_count = m.planes;
-    w->topology_dirty = m.topology_dirty;
+    w->topology_dirty = m.topology_dirty || moved;
     w->bodies_dirty = m.bodies_dirty;
 }

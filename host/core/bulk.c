@@ -120,7 +120,7 @@ ctn_status ctn_world_get_joint_errors(ctn_world *w, double *gap, double *angle, 
     ctn_pose world = ctn__world_pose();
     for (int j = 0; j < n; ++j) {
         float g = 0.0f, a = 0.0f; /* removed joints and springs (no rows) read as 0 */
-        const ctn_joint_def *d = &w->joints[j];
+        const ctn_joint_def *d = ctn__jdef(w, j);
         if (w->joint_alive[j] && !ctn__joint_kind_has(d->type, CTN_JK_FORCE)) /* the same measure as ctn_step_stats.max_gap */
             ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
         if (gap) gap[j] = g;

@@ -165,14 +165,14 @@ static ctn_polyline *poly_new(ctn_world *w, const double *points, int count, int
 static void poly_attach(ctn_world *w, int j, ctn_polyline *p, int segment) {
     if (segment < 0 || segment >= poly_segments(p)) {
         double x[3];
-        bead_local(w, &w->joints[j], x);
+        bead_local(w, ctn__jdef(w, j), x);
         segment = poly_nearest(p, x);
     }
     p->segment = segment;
     ctn__curve_forget(w, j);
     w->polylines[j] = p;
     w->polyline_live++;
-    poly_window(p, &w->joints[j]);
+    poly_window(p, ctn__jdef(w, j));
     w->topology_dirty = 1;
 }
 
@@ -213,14 +213,14 @@ ctn_status ctn__curve_track(ctn_world *w) {
         ctn_polyline *p = w->polylines[j];
         if (!p || !w->joint_alive[j]) continue;
         double x[3];
-        bead_local(w, &w->joints[j], x);
+        bead_local(w, ctn__jdef(w, j), x);
         p->segment = poly_walk(p, x, p->segment);
         /* compared with what is stored rather than with the last segment: an undone step puts back the
          * definitions it started with */
-        ctn_joint_def d = w->joints[j];
+        ctn_joint_def d = *ctn__jdef(w, j);
         poly_window(p, &d);
-        if (!memcmp(&d, &w->joints[j], sizeof d)) continue;
-        w->joints[j] = d;
+        if (!memcmp(&d, ctn__jdef(w, j), sizeof d)) continue;
+        *ctn__jdef(w, j) = d;
         w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
     }
     return CTN_OK;
@@ -385,9 +385,9 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
 static ctn_status curve_slot(ctn_world *w, ctn_joint_id handle, const char *what, int *id) {
     *id = ctn__joint_index(w, handle, what);
     if (*id < 0) return w->handle_status;
-    if (w->joints[*id].type != CTN_JT_CURVE)
+    if (ctn__jdef(w, *id)->type != CTN_JT_CURVE)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a curve constraint", what, (long long)ctn_joint_id_to_int(handle),
-                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(&w->joints[*id])));
+                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(ctn__jdef(w, *id))));
     return CTN_OK;
 }
 
@@ -397,7 +397,7 @@ ctn_status ctn_curve_constraint_get(ctn_world *w, ctn_joint_id handle, ctn_curve
     int id;
     ctn_status st = curve_slot(w, handle, "ctn_curve_constraint_get", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = &w->joints[id];
+    const ctn_joint_def *j = ctn__jdef(w, id);
     int kind = ctn_curve_kind(*j);
     ctn_curve_desc d = ctn_curve_desc_default((ctn_curve_type)kind);
     d.body = ctn__body_handle(w, j->a);
@@ -433,7 +433,7 @@ ctn_status ctn_curve_constraint_parameter(ctn_world *w, ctn_joint_id handle, dou
     ctn_status st = curve_slot(w, handle, "ctn_curve_constraint_parameter", &id);
     if (st == CTN_OK) st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = &w->joints[id];
+    const ctn_joint_def *j = ctn__jdef(w, id);
     double x[3];
     bead_local(w, j, x);
     if (ctn_curve_kind(*j) == CTN_CURVE_POLYLINE) {

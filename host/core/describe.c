@@ -54,7 +54,7 @@ static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const cha
         return NULL;
     }
     *st = ctn__sync(w);
-    return *st == CTN_OK ? &w->joints[j] : NULL;
+    return *st == CTN_OK ? ctn__jdef(w, j) : NULL;
 }
 
 ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *out) {

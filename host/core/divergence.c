@@ -142,6 +142,7 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     int jc = s->joint_capacity, bc = s->body_capacity, tc = s->topo_capacity;
     int ok = grow(&s->joints, &jc, nj, sizeof *s->joints, 0) && grow(&s->joint_alive, &jc, nj, 1, 0) &&
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
+             grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 0) &&
              grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
              grow(&s->order, &tc, m, sizeof *s->order, 0) && grow(&s->lambda, &tc, m, 6 * sizeof *s->lambda, 1);
     if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
@@ -153,7 +154,9 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     s->joint_free_count = w->joint_free_count;
     s->body_count = nb;
     if (nj) {
-        memcpy(s->joints, w->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(s->joints, w->joint_defs, (size_t)nj * sizeof *s->joints);
+        memcpy(s->joint_pos, w->joint_pos, (size_t)nj * sizeof *s->joint_pos);
+        memcpy(s->joint_at, w->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(s->joint_alive, w->joint_alive, (size_t)nj);
         memcpy(s->joint_gen, w->joint_gen, (size_t)nj * sizeof *s->joint_gen);
         memcpy(s->joint_slot, w->joint_slot, (size_t)nj * sizeof *s->joint_slot);
@@ -182,7 +185,9 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     w->live_joints = s->live_joints;
     w->joint_free_count = s->joint_free_count;
     if (nj) {
-        memcpy(w->joints, s->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(w->joint_defs, s->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(w->joint_pos, s->joint_pos, (size_t)nj * sizeof *s->joint_pos);
+        memcpy(w->joint_at, s->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(w->joint_alive, s->joint_alive, (size_t)nj);
         memcpy(w->joint_gen, s->joint_gen, (size_t)nj * sizeof *s->joint_gen);
         memcpy(w->joint_slot, s->joint_slot, (size_t)nj * sizeof *s->joint_slot);
@@ -208,6 +213,8 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
 static void ctn__joints_snapshot_free(ctn_world *w) {
     ctn_joint_snapshot *s = &w->joint_snap;
     ctn__free(s->joints);
+    ctn__free(s->joint_pos);
+    ctn__free(s->joint_at);
     ctn__free(s->joint_alive);
     ctn__free(s->joint_gen);
     ctn__free(s->joint_free);

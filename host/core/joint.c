@@ -63,12 +63,15 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     if (ctn__mul_overflows(cap, sizeof(ctn_joint_def)))
         return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap);
     ctn_joint_def *defs = ctn__malloc(cap * sizeof *defs);
+    int *pos = ctn__malloc(cap * sizeof *pos), *at = ctn__malloc(cap * sizeof *at);
     unsigned char *alive = ctn__malloc(cap);
     int *slot = ctn__malloc(cap * sizeof *slot);
     uint32_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    if (!defs || !alive || !slot || !gen || !free_slots) {
+    if (!defs || !pos || !at || !alive || !slot || !gen || !free_slots) {
         ctn__free(defs);
+        ctn__free(pos);
+        ctn__free(at);
         ctn__free(alive);
         ctn__free(slot);
         ctn__free(gen);
@@ -77,18 +80,25 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     }
     size_t n = (size_t)w->joint_count;
     if (n) {
-        memcpy(defs, w->joints, n * sizeof *defs);
+        memcpy(defs, w->joint_defs, n * sizeof *defs);
+        memcpy(pos, w->joint_pos, n * sizeof *pos);
+        memcpy(at, w->joint_at, n * sizeof *at);
         memcpy(alive, w->joint_alive, n);
         memcpy(slot, w->joint_slot, n * sizeof *slot);
         memcpy(gen, w->joint_gen, n * sizeof *gen);
     }
     if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
-    ctn__free(w->joints);
+    ctn__free(w->joint_defs);
+    ctn__free(w->joint_pos);
+    ctn__free(w->joint_at);
     ctn__free(w->joint_alive);
     ctn__free(w->joint_slot);
     ctn__free(w->joint_gen);
     ctn__free(w->joint_free);
-    w->joints = defs;
+    w->joint_defs = defs;
+    w->joint_pos = pos;
+    w->joint_at = at;
+    if (!w->topo.defs_owned) w->topo.defs = defs; /* the layout's definitions are the table's first entries */
     w->joint_alive = alive;
     w->joint_slot = slot;
     w->joint_gen = gen;
@@ -323,7 +333,7 @@ ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
     CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_remove");
     if (id < 0) return w->handle_status;
-    if (w->joints[id].flags & CTN_JF_AUTO)
+    if (ctn__jdef(w, id)->flags & CTN_JF_AUTO)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)ctn_joint_id_to_int(handle));
     ctn_status st = ctn__sync(w);
@@ -347,7 +357,7 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     int slot = w->joint_slot[id];
     if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count || w->topo.order[slot] != id)) slot = -1;
     for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
-    if (rows) *rows = w->joints[id].rows;
+    if (rows) *rows = ctn__jdef(w, id)->rows;
     return CTN_OK;
 }
 
@@ -355,7 +365,7 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
     CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
     if (id < 0) return w->handle_status;
-    ctn_joint_def *j = &w->joints[id];
+    ctn_joint_def *j = ctn__jdef(w, id);
     const ctn_joint_kind *k = ctn__joint_kind(j->type);
     if (!(k->flags & CTN_JK_REST_LENGTH)) {
         char names[160];
@@ -385,6 +395,7 @@ ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
     ctn_status st = joint_reserve(w, w->joint_count + 1);
     if (st != CTN_OK) return st;
     *slot = w->joint_count++;
+    w->joint_pos[*slot] = w->joint_at[*slot] = *slot; /* a fresh slot is stored at the end */
     w->joint_gen[*slot] = 0;
     w->joint_alive[*slot] = 0;
     return CTN_OK;
@@ -394,7 +405,7 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
     int id;
     ctn_status st = ctn__joint_slot_take(w, &id);
     if (st != CTN_OK) return st;
-    w->joints[id] = *def;
+    *ctn__jdef(w, id) = *def;
     w->joint_alive[id] = 1;
     w->joint_slot[id] = -1; /* a reused slot starts cold: no warm start from its previous joint */
     w->body_refs[def->a]++;
@@ -409,8 +420,8 @@ void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
     ctn__joint_name_clear(w, id); /* its name goes with it */
     ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
-    w->body_refs[w->joints[id].a]--;
-    if (w->joints[id].b >= 0) w->body_refs[w->joints[id].b]--;
+    w->body_refs[ctn__jdef(w, id)->a]--;
+    if (ctn__jdef(w, id)->b >= 0) w->body_refs[ctn__jdef(w, id)->b]--;
     w->joint_gen[id] = (w->joint_gen[id] + 1) & CTN__GENERATION_MASK;
     w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
     w->live_joints--;

@@ -14,7 +14,7 @@ static const double PI = 3.14159265358979323846;
 static ctn_status joint_of_types(ctn_world *w, ctn_joint_id handle, int types, const char *names, const char *what, int *slot) {
     int id = ctn__joint_index(w, handle, what);
     if (id < 0) return w->handle_status;
-    int type = ctn__joint_type(&w->joints[id]);
+    int type = ctn__joint_type(ctn__jdef(w, id));
     if (!(TYPE_BIT(type) & types))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)ctn_joint_id_to_int(handle),
                          ctn_joint_type_name((ctn_joint_type)type), names);
@@ -46,7 +46,7 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, 
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_LIMITS, "ctn_joint_set_limits", &id);
     if (st != CTN_OK) return st;
-    ctn_joint_def *j = &w->joints[id];
+    ctn_joint_def *j = ctn__jdef(w, id);
     if (ctn__joint_kind_has(j->type, CTN_JK_SLIDES)) {
         if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || fabs(lower) > 1e30 || fabs(upper) > 1e30))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need finite lower <= upper (m), got [%g, %g]", lower, upper);
@@ -73,7 +73,7 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, d
     if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0 || fabs(speed) > 1e30 || max_torque > 1e30))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
                          speed, max_torque);
-    ctn_joint_def *j = &w->joints[id];
+    ctn_joint_def *j = ctn__jdef(w, id);
     if (enabled) {
         j->flags |= CTN_JF_MOTOR;
         j->stiffness = (float)speed;
@@ -93,7 +93,7 @@ ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enab
     if (st != CTN_OK) return st;
     if (enabled && !(swing >= 0.0 && swing <= PI))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_swing_limit: swing %g must be within [0, pi]", swing);
-    ctn_joint_def *j = &w->joints[id];
+    ctn_joint_def *j = ctn__jdef(w, id);
     if (enabled) {
         j->flags |= CTN_JF_SWING;
         j->rest_length = (float)swing; /* a cone-twist has no rest length: the field holds the cone angle */
@@ -110,8 +110,8 @@ ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_ROPE, "ctn_joint_set_rope", &id);
     if (st != CTN_OK) return st;
-    if (enabled) w->joints[id].flags |= CTN_JF_ROPE;
-    else w->joints[id].flags &= ~CTN_JF_ROPE;
+    if (enabled) ctn__jdef(w, id)->flags |= CTN_JF_ROPE;
+    else ctn__jdef(w, id)->flags &= ~CTN_JF_ROPE;
     w->topology_dirty = 1;
     return CTN_OK;
 }
@@ -122,7 +122,7 @@ ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle)
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_ANGLE, "ctn_joint_get_angle", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = &w->joints[id];
+    const ctn_joint_def *j = ctn__jdef(w, id);
     *angle = ctn_hinge_angle(*j, w->pose[j->a], pose_of(w, j->b));
     return CTN_OK;
 }
@@ -133,7 +133,7 @@ ctn_status ctn_joint_get_swing(ctn_world *w, ctn_joint_id handle, double *angle)
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_AXES_ANGLE, "ctn_joint_get_swing", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = &w->joints[id];
+    const ctn_joint_def *j = ctn__jdef(w, id);
     *angle = ctn_swing_angle(*j, w->pose[j->a], pose_of(w, j->b));
     return CTN_OK;
 }
@@ -144,7 +144,7 @@ ctn_status ctn_joint_get_translation(ctn_world *w, ctn_joint_id handle, double *
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_SLIDES, "ctn_joint_get_translation", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = &w->joints[id];
+    const ctn_joint_def *j = ctn__jdef(w, id);
     *position = ctn_prismatic_position(*j, w->pose[j->a], pose_of(w, j->b));
     return CTN_OK;
 }

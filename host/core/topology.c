@@ -13,7 +13,8 @@
 #include <string.h>
 
 void ctn__topology_free(ctn_topology *t) {
-    void *arrays[] = {t->order, t->defs, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
+    if (t->defs_owned) ctn__free(t->defs);
+    void *arrays[] = {t->order, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
                       t->spring_adj_offsets, t->spring_adj, t->order_prev, t->lambda_prev, t->colour_used,
                       t->dynamic};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
@@ -32,18 +33,18 @@ static int resize(void *p, size_t n, size_t size) {
 static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; }
 
 /* Whether the colouring's scratch (16 bytes a joint) and the colour masks (8 bytes a body) fit in the
- * definitions array of joint_capacity entries (for m joints and nb bodies). */
+ * impulse array of joint_capacity joints (6 floats each), for m joints and nb bodies. */
 static int masks_fit(const ctn_topology *t, int m, int nb) {
-    return 16 * (size_t)m + 8 * (size_t)nb <= sizeof(ctn_joint_def) * (size_t)t->joint_capacity;
+    return 16 * (size_t)m + 8 * (size_t)nb <= 6 * sizeof(float) * (size_t)t->joint_capacity;
 }
 
 /* Makes room for m joints, s springs, nb bodies, the adjacency entries and the colour budget. A partial
  * failure only leaves some arrays larger than their recorded capacity. */
-static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours) {
+static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours, int w_attach) {
     if (m + 1 > t->joint_capacity) {
         size_t cap = headroom(m + 1);
         if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->order_prev, cap, sizeof(int)) ||
-            !resize(&t->defs, cap, sizeof(ctn_joint_def)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
+            !resize(&t->lambda, 6 * cap, sizeof(float)) ||
             !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
             return 0;
         t->joint_capacity = (int)cap;
@@ -55,7 +56,7 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
             return 0;
         t->body_capacity = (int)cap;
     }
-    /* the colour masks go after the colouring scratch in the definitions array when they fit (masks_fit),
+    /* the colour masks go after the colouring scratch in the impulse array when they fit (masks_fit),
      * else in an array of their own */
     if (!masks_fit(t, m, nb) && nb + 1 > t->colour_used_capacity) {
         if (!resize(&t->colour_used, headroom(nb + 1), sizeof(unsigned long long))) return 0;
@@ -76,6 +77,18 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
     if (colours + 2 > t->colour_capacity) {
         if (!resize(&t->colour_offsets, (size_t)colours + 2, sizeof(int))) return 0;
         t->colour_capacity = colours + 2;
+    }
+    /* With attached bodies the layout's definitions differ from the table's (mapped onto the masters): an
+     * array of their own, replaced last so that a failure above leaves the previous one in place. Its
+     * contents are all rewritten by the build. */
+    if (w_attach && (!t->defs_owned || m + 1 > t->defs_capacity)) {
+        size_t cap = headroom(m + 1);
+        ctn_joint_def *defs = ctn__mul_overflows(cap, sizeof *defs) ? NULL : ctn__malloc(cap * sizeof *defs);
+        if (!defs) return 0;
+        if (t->defs_owned) ctn__free(t->defs);
+        t->defs = defs;
+        t->defs_owned = 1;
+        t->defs_capacity = (int)cap;
     }
     return 1;
 }
@@ -99,15 +112,51 @@ static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const unsi
 /* Joint slot j as the solver sees it: rows on an attached body rewritten onto its master (host/core/attach.c).
  * Returns 0 for a joint internal to one rigid group of attached bodies, which carries no rows. */
 static int solver_def(const ctn_world *w, int j, ctn_joint_def *out) {
-    *out = w->joints[j];
+    *out = *ctn__jdef(w, j);
     return w->attach ? ctn__attach_map_def(w, out) : 1;
 }
 
 /* The same as a pointer, into the joint table where no body is attached (no copy: the passes that read a
  * joint's type and bodies only touch its first bytes), else to *tmp; NULL for a joint without rows. */
 static const ctn_joint_def *solver_def_ref(const ctn_world *w, int j, ctn_joint_def *tmp) {
-    if (!w->attach) return &w->joints[j];
+    if (!w->attach) return ctn__jdef(w, j);
     return solver_def(w, j, tmp) ? tmp : NULL;
+}
+
+/* Permutes the joint table (ctn_world.joint_defs, joint_pos, joint_at) so that slot order[s] is stored at
+ * position s for s < m, followed by every other slot in increasing order. In place, one cycle of the
+ * permutation at a time, through a single definition held aside: no second table, and a layout that did not
+ * change (a rebuild with the same joints) moves nothing. */
+void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
+    int n = w->joint_count, *pos = w->joint_pos, *at = w->joint_at;
+    ctn_joint_def *defs = w->joint_defs;
+    /* the new position -> slot map; the slots of the layout are marked meanwhile by complementing their
+     * (still old) positions */
+    for (int s = 0; s < m; ++s) pos[order[s]] = ~pos[order[s]];
+    int k = m;
+    for (int j = 0; j < n; ++j) {
+        if (pos[j] >= 0) at[k++] = j;
+        else pos[j] = ~pos[j];
+    }
+    if (m) memcpy(at, order, (size_t)m * sizeof *at);
+    /* position q receives the definition now at pos[at[q]]; pos[] is set to the new position as each move
+     * is made, so a position already filled reads as pos[at[q]] == q */
+    for (int q = 0; q < n; ++q) {
+        int src = pos[at[q]];
+        if (src == q) continue;
+        ctn_joint_def held = defs[q];
+        int p = q;
+        for (;;) {
+            src = pos[at[p]];
+            pos[at[p]] = p;
+            if (src == q) {
+                defs[p] = held;
+                break;
+            }
+            defs[p] = defs[src];
+            p = src;
+        }
+    }
 }
 
 ctn_status ctn__topology_build(ctn_world *w) {
@@ -125,7 +174,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
         if (kind && (kind->flags & CTN_JK_FORCE)) ns++, sadj += ends; /* a force element: no rows */
         else m++, adj += ends;
     }
-    if (!reserve(t, m, ns, nb, adj + 1, sadj + 1, budget))
+    if (!reserve(t, m, ns, nb, adj + 1, sadj + 1, budget, w->attach != NULL))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
 
     /* keep the previous order and impulses for the carry-over */
@@ -140,10 +189,10 @@ ctn_status ctn__topology_build(ctn_world *w) {
     unsigned char *dynamic = t->dynamic;
     for (int i = 0; i < nb; ++i) dynamic[i] = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
     /* The colouring's scratch (ids, bodies and colour of each joint in id order: 16 bytes a joint) lives in
-     * the definitions array, which is only written once the solver order is known: every slot's joint id
-     * goes to order[] first, then the definitions are copied in slot order over the scratch. */
-    _Static_assert(4 * sizeof(int) <= sizeof(ctn_joint_def), "the colouring scratch fits in the definitions");
-    int *ids = (int *)(void *)t->defs, *body_a = ids + m, *body_b = body_a + m, *colour = body_b + m;
+     * the impulse array, which is only written once the solver order is known: every slot's joint id goes
+     * to order[] first, then the carried-over impulses are written in slot order over the scratch. */
+    _Static_assert(4 * sizeof(int) <= 6 * sizeof(float), "the colouring scratch fits in the impulses");
+    int *ids = (int *)(void *)t->lambda, *body_a = ids + m, *body_b = body_a + m, *colour = body_b + m;
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
@@ -159,7 +208,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
         body_b[m] = d->b;
         m++;
     }
-    /* 16 m bytes from the start of defs: 8-byte aligned */
+    /* 16 m bytes from the start of lambda: 8-byte aligned */
     unsigned long long *masks = masks_fit(t, m, nb) ? (unsigned long long *)(void *)(colour + m) : t->colour_used;
     memset(masks, 0, (size_t)nb * sizeof *masks);
     int used = ctn__colour_joints_into(m, body_a, body_b, dynamic, budget, masks, colour);
@@ -176,12 +225,23 @@ ctn_status ctn__topology_build(ctn_world *w) {
     int cursor[CTN_MAX_COLOURS + 2];
     memcpy(cursor, off, ((size_t)used + 1) * sizeof *cursor);
     for (int s = 0; s < m; ++s) t->order[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
-    /* the scratch is dead from here: the definitions overwrite it */
+    /* the scratch is dead from here: the impulses overwrite it */
+    ctn__joint_store_in_order(w, t->order, m);
+    if (w->attach) {
+        for (int slot = 0; slot < m; ++slot) solver_def(w, t->order[slot], &t->defs[slot]);
+    } else {
+        if (t->defs_owned) ctn__free(t->defs);
+        /* the table's first m entries, now in solver order (a world that never had a joint points at an empty
+         * definition, so that the layout's arrays are never NULL) */
+        static ctn_joint_def no_joints;
+        t->defs = w->joint_defs ? w->joint_defs : &no_joints;
+        t->defs_owned = 0;
+        t->defs_capacity = 0;
+    }
     t->row_count = 0;
     for (int slot = 0; slot < m; ++slot) {
         int id = t->order[slot];
-        solver_def(w, id, &t->defs[slot]);
-        t->row_count += w->joints[id].rows;
+        t->row_count += w->joint_defs[slot].rows;
         /* warm start: keep the impulses of joints that existed in the previous layout */
         int old = w->joint_slot[id];
         if (old >= 0 && old < old_count && t->order_prev[old] == id)

@@ -287,7 +287,9 @@ void ctn__world_free(ctn_world *w) {
     ctn__free(w->body_refs);
     ctn__body_names_free(w);
     ctn__joint_names_free(w);
-    ctn__free(w->joints);
+    ctn__free(w->joint_defs);
+    ctn__free(w->joint_pos);
+    ctn__free(w->joint_at);
     ctn__free(w->joint_alive);
     ctn__free(w->joint_slot);
     ctn__free(w->body_gen);
@@ -363,9 +365,10 @@ ctn_status ctn__sync(ctn_world *w) {
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
     double gmax = 0.0, amax = 0.0;
     ctn_pose world = ctn__world_pose();
-    for (int j = 0; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j] || ctn__joint_kind_has(w->joints[j].type, CTN_JK_FORCE)) continue; /* no rows, no error */
-        const ctn_joint_def *d = &w->joints[j];
+    /* in storage order (the definitions' memory order; the maxima do not depend on the order) */
+    for (int p = 0; p < w->joint_count; ++p) {
+        const ctn_joint_def *d = &w->joint_defs[p];
+        if (!w->joint_alive[w->joint_at[p]] || ctn__joint_kind_has(d->type, CTN_JK_FORCE)) continue; /* no rows, no error */
         float gap, angle;
         ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
         if (gap > gmax) gmax = gap;

@@ -22,7 +22,11 @@ typedef struct ctn_topology {
     int joint_count;          /* m: row-carrying joints (springs excluded) */
     int row_count;
     int *order;               /* [m] solver slot -> joint id */
-    ctn_joint_def *defs;      /* [m] definitions in solver order */
+    /* [m] definitions in solver order: the first m entries of the world's joint table (ctn_world.joint_defs,
+     * which the build keeps in solver order) where no body is attached, else an array of their own holding
+     * the definitions with attached bodies mapped onto their masters (defs_owned) */
+    ctn_joint_def *defs;
+    int defs_owned, defs_capacity;
     float *lambda;            /* [6 m] accumulated impulses of the last substep, solver order (warm start) */
     int colour_count;
     int largest_colour;
@@ -59,7 +63,8 @@ typedef struct ctn_joint_snapshot {
     int body_capacity;        /* of body_refs */
     int topo_capacity;        /* joints of order and lambda (6 floats each) */
     int joint_count, live_joints, joint_free_count, body_count;
-    ctn_joint_def *joints;
+    ctn_joint_def *joints;    /* by storage position, with the slot <-> position maps */
+    int *joint_pos, *joint_at;
     unsigned char *joint_alive;
     uint32_t *joint_gen;
     int *joint_free;
@@ -125,7 +130,13 @@ struct ctn_world {
     int joint_count;          /* slots in use or freed */
     int joint_capacity;
     int live_joints;
-    ctn_joint_def *joints;
+    /* The definitions, one per slot, stored by position rather than by slot: the topology build
+     * (host/core/topology.c) permutes them so that its solver slots come first in solver order, making the
+     * table and the solver layout's definitions one array; the other slots (springs, free slots, joints
+     * without rows) follow in slot order. Slot j's definition is joint_defs[joint_pos[j]] (ctn__jdef). */
+    ctn_joint_def *joint_defs;
+    int *joint_pos;           /* slot -> storage position */
+    int *joint_at;            /* storage position -> slot */
     unsigned char *joint_alive;
     int *joint_slot;          /* joint index -> solver slot in topo (-1: none / spring) */
     uint32_t *joint_gen;
@@ -182,6 +193,10 @@ struct ctn_world {
     /* Attached bodies and their masters (host/core/attach.c); NULL until the first ctn_attach_point. */
     struct ctn_attachments *attach;
 };
+
+/* The definition of joint slot `id` (its storage position: ctn_world.joint_defs). A pointer into the table is
+ * valid until the next topology build or joint slot allocation. */
+static inline ctn_joint_def *ctn__jdef(const ctn_world *w, int id) { return &w->joint_defs[w->joint_pos[id]]; }
 
 /* Whether n elements of `size` bytes overflow size_t (checked before every array allocation
  * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
@@ -316,6 +331,9 @@ ctn_status ctn__sync(ctn_world *w);
 /* Rebuilds the colouring and the solver layout from the live joints (host/core/topology.c). */
 ctn_status ctn__topology_build(ctn_world *w);
 void ctn__topology_free(ctn_topology *t);
+/* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing
+ * order (m = 0: every slot at its own position); in place (host/core/topology.c). */
+void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);
 
 /* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/core/colouring.c).
  * body_a/body_b: joint bodies (< 0: world); dynamic[i]: whether body i counts. Writes colour[j] in

@@ -91,7 +91,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ck_put(wr, w->body_refs, nb * sizeof *w->body_refs);
     ck_put(wr, w->body_gen, nb * sizeof *w->body_gen);
     ck_put(wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
-    ck_put(wr, w->joints, nj * sizeof *w->joints);
+    for (size_t j = 0; j < nj; ++j) ck_put(wr, ctn__jdef(w, (int)j), sizeof(ctn_joint_def)); /* slot order */
     ck_put(wr, w->joint_alive, nj);
     ck_put(wr, w->joint_gen, nj * sizeof *w->joint_gen);
     ck_put(wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
@@ -311,7 +311,7 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
         if (w->body_gen[i] > CTN__GENERATION_MASK) ok = 0;
     }
     for (int j = 0; j < w->joint_count; ++j) {
-        const ctn_joint_def *d = &w->joints[j];
+        const ctn_joint_def *d = ctn__jdef(w, j);
         w->joint_slot[j] = -1;
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
@@ -384,18 +384,22 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->live_bodies = live_b;
     w->body_free_count = free_b;
     cap = nj > 0 ? (size_t)nj : 1;
-    w->joints = ctn__malloc(cap * sizeof *w->joints);
+    w->joint_defs = ctn__malloc(cap * sizeof *w->joint_defs);
+    w->joint_pos = ctn__malloc(cap * sizeof *w->joint_pos);
+    w->joint_at = ctn__malloc(cap * sizeof *w->joint_at);
     w->joint_alive = ctn__malloc(cap);
     w->joint_slot = ctn__malloc(cap * sizeof *w->joint_slot);
     w->joint_gen = ctn__malloc(cap * sizeof *w->joint_gen);
     w->joint_free = ctn__malloc(cap * sizeof *w->joint_free);
     float *lambda = ctn__malloc(cap * 6 * sizeof *lambda);
-    if (!w->joints || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
+    if (!w->joint_defs || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
         ctn__free(lambda);
         goto oom;
     }
     w->joint_capacity = (int)cap;
-    ck_get(&r, w->joints, (size_t)nj * sizeof *w->joints);
+    ck_get(&r, w->joint_defs, (size_t)nj * sizeof *w->joint_defs); /* slot order: each slot at its own position */
+    for (int32_t j = 0; j < nj; ++j) w->joint_pos[j] = w->joint_at[j] = j;
+    w->topo.defs = w->joint_defs; /* until the layout is built (no slot is in it yet) */
     ck_get(&r, w->joint_alive, (size_t)nj);
     ck_get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
     ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
@@ -411,7 +415,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     /* every live joint passes the checks of ctn_joint_add (core/joint_validate.c): a crafted or damaged file
      * cannot hold a joint the API would refuse */
     for (int32_t j = 0; j < nj; ++j) {
-        if (!w->joint_alive[j] || ctn__joint_validate(w, &w->joints[j], j) == CTN_OK) continue;
+        if (!w->joint_alive[j] || ctn__joint_validate(w, ctn__jdef(w, j), j) == CTN_OK) continue;
         ERR("%s: %s", path, w->error);
         ctn__free(lambda);
         st = CTN_ERR_INVALID_ARGUMENT;

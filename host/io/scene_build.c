@@ -84,7 +84,7 @@ static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_bod
     if (st == CTN_OK) st = ctn_joint_add(w, &d, &id);
     if (st != CTN_OK) return st;
     if (sj->has_frames) {
-        ctn_joint_def *j = &w->joints[w->joint_count - 1]; /* a fresh slot, the last */
+        ctn_joint_def *j = ctn__jdef(w, w->joint_count - 1); /* a fresh slot, the last */
         j->axis_a = v3_of(sj->axis_a);
         j->axis_b = v3_of(sj->axis_b);
         const double *q = sj->rest_orientation;

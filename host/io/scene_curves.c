@@ -113,7 +113,7 @@ ctn_status ctn__scene_build_curve(ctn_world *w, const scene_joint *sj, int first
 }
 
 void ctn__scene_write_curve(FILE *f, const ctn_world *w, int slot, const int *index) {
-    const ctn_joint_def *j = &w->joints[slot];
+    const ctn_joint_def *j = ctn__jdef(w, slot);
     int kind = ctn_curve_kind(*j);
     static const char *const kinds[] = {"line", "circle", "helix", "polyline"};
     fprintf(f, "{\"type\": \"curve\", \"curve\": \"%s\", \"a\": %d, \"b\": ", kinds[kind], index[j->a]);

@@ -197,7 +197,7 @@ void ctn__scene_place(ctn_world *w, const double origin[3], const double rotatio
     }
     /* body-frame anchors and axes move with their bodies; the world side of a joint is in the world frame */
     for (int j = nj0; j < w->joint_count; ++j) {
-        ctn_joint_def *jd = &w->joints[j];
+        ctn_joint_def *jd = ctn__jdef(w, j);
         if (!w->joint_alive[j] || jd->b >= 0) continue;
         double a[3] = {jd->anchor_b.x, jd->anchor_b.y, jd->anchor_b.z}, b[3];
         rotate(q, a, b);

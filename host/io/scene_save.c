@@ -178,7 +178,7 @@ static void write_scene(FILE *f, ctn_world *w, int *index) {
     fputs(",\n  \"constraints\": [", f);
     int n = 0;
     for (int j = 0; j < w->joint_count; ++j) {
-        const ctn_joint_def *jd = &w->joints[j];
+        const ctn_joint_def *jd = ctn__jdef(w, j);
         if (!w->joint_alive[j] || !ctn__joint_kind_has(jd->type, CTN_JK_SCENE)) continue; /* contacts are not part of a scene */
         fputs(n++ ? ",\n    " : "\n    ", f);
         if (jd->type == CTN_JT_CURVE) ctn__scene_write_curve(f, w, j, index);

@@ -71,7 +71,7 @@ static void layout_frame(const ctn_world *w, frame_layout *l) {
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
         l->lines++;
-        if (w->joints[j].b < 0) anchors++;
+        if (ctn__jdef(w, j)->b < 0) anchors++;
     }
     l->points = l->body_points + anchors;
     const uint64_t np = (uint64_t)l->points, nv = (uint64_t)l->body_points, nl = (uint64_t)l->lines, nc = nv + nl;
@@ -231,7 +231,7 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
     put_repeated(f, &no_type, sizeof no_type, verts);
     for (int j = 0; j < w->joint_count; ++j)
         if (w->joint_alive[j]) {
-            const int32_t type = w->joints[j].type;
+            const int32_t type = ctn__jdef(w, j)->type;
             fwrite(&type, sizeof type, 1, f);
         }
     ctn_pose world = ctn__world_pose();
@@ -241,7 +241,7 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
         put_repeated(f, zero, sizeof(float), verts);
         for (int j = 0; j < w->joint_count; ++j) {
             if (!w->joint_alive[j]) continue;
-            const ctn_joint_def *d = &w->joints[j];
+            const ctn_joint_def *d = ctn__jdef(w, j);
             float err[2] = {0.0f, 0.0f};
             if (!ctn__joint_kind_has(d->type, CTN_JK_FORCE)) ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &err[0], &err[1]);
             fwrite(&err[angle], sizeof(float), 1, f);
@@ -278,9 +278,9 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
     }
     ctn_pose world = ctn__world_pose();
     for (int j = 0; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j] || w->joints[j].b >= 0) continue;
+        if (!w->joint_alive[j] || ctn__jdef(w, j)->b >= 0) continue;
         double p[3];
-        ctn__pose_point(&world, w->joints[j].anchor_b, p);
+        ctn__pose_point(&world, ctn__jdef(w, j)->anchor_b, p);
         fwrite(p, sizeof p, 1, f);
     }
     for (int offsets = 0; offsets < 2; ++offsets) { /* vertex k is point k; its cell ends at k + 1 */
@@ -294,7 +294,7 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
     int64_t anchor = l->body_points;
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
-        const ctn_joint_def *d = &w->joints[j];
+        const ctn_joint_def *d = ctn__jdef(w, j);
         const int64_t ends[2] = {point_of[d->a], d->b >= 0 ? point_of[d->b] : anchor++};
         fwrite(ends, sizeof ends, 1, f);
     }
