@@ -20,12 +20,6 @@ static void keep_free_below(int *stack, int *count, int mark) {
 /* Removes everything added since the mark: a build appends fresh slots (w->append_slots), so truncating the
  * slot arrays restores the world. */
 void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
-    /* the truncation below needs the slots below the mark stored below it, as appending leaves them; a layout
-     * built meanwhile may have moved them (the table is stored in solver order): back to slot order, and the
-     * layout is rebuilt */
-    int moved = 0;
-    for (int j = m.joints; j < w->joint_count && !moved; ++j) moved = w->joint_pos[j] < m.joints;
-    if (moved) ctn__joint_store_in_order(w, NULL, 0);
     for (int i = m.bodies; i < w->body_count; ++i) ctn__attach_forget(w, i); /* bodies the build attached */
     for (int j = m.joints; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
@@ -35,7 +29,9 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     }
     ctn__curve_truncate(w, m.joints);
     ctn__joint_names_truncate(w, m.joints);
-    w->joint_count = m.joints;
+    /* a layout built meanwhile may have moved slots below the mark above it (the table is stored in solver
+     * order): then they go back to slot order and the layout is rebuilt */
+    int moved = ctn__joint_table_truncate(w, m.joints);
     keep_free_below(w->joint_free, &w->joint_free_count, m.joints);
     keep_free_below(w->body_free, &w->body_free_count, m.bodies);
     struct ctn_collision *c = w->collision;

@@ -159,6 +159,17 @@ void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
     }
 }
 
+int ctn__joint_table_truncate(ctn_world *w, int n) {
+    int moved = 0;
+    for (int j = n; j < w->joint_count && !moved; ++j) moved = w->joint_pos[j] < n;
+    if (moved) {
+        ctn__joint_store_in_order(w, NULL, 0);
+        w->topology_dirty = 1;
+    }
+    w->joint_count = n;
+    return moved;
+}
+
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;

@@ -334,6 +334,10 @@ void ctn__topology_free(ctn_topology *t);
 /* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing
  * order (m = 0: every slot at its own position); in place (host/core/topology.c). */
 void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);
+/* Drops the joint slots >= n (they must be dead or forgotten by the caller): slots below n stored below n
+ * first, in slot order, if a layout built since they were appended moved them (then the topology is marked
+ * dirty). Returns whether they had to be moved. */
+int ctn__joint_table_truncate(ctn_world *w, int n);
 
 /* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/core/colouring.c).
  * body_a/body_b: joint bodies (< 0: world); dynamic[i]: whether body i counts. Writes colour[j] in

@@ -417,7 +417,7 @@ static int name_open_joints(assembly *as, char *msg, size_t size) {
 static void remove_targets(ctn_world *w, int joint_count, int free_count) {
     for (int id = joint_count; id < w->joint_count; ++id)
         if (w->joint_alive[id]) ctn__joint_kill(w, id);
-    w->joint_count = joint_count;
+    ctn__joint_table_truncate(w, joint_count);
     w->joint_free_count = free_count;
 }
 
