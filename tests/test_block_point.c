@@ -4,7 +4,9 @@
  * with the same signs. Checked here against the general paths (the same block with pad[0] = 0) for random
  * ball joints between two bodies and to the world, with velocities that have exact zeros of either sign
  * (a chain swinging in a plane has them in every step), particles, kinematic ends and soft rows.
- * Also: which blocks are marked as points (ball yes; hinge, contact, rope, limited cone-twist no). */
+ * Also: which blocks are marked as points (ball yes; hinge, contact, rope, limited cone-twist no), and that the
+ * compact record of a ball joint (ctn_point_block: what Gauss-Seidel reads, 64 bytes) builds, updates and
+ * gathers with the bits of the 288-byte block. */
 #include "catena/catena.h"
 #include "check.h"
 #include "ctn_solver.h"
@@ -122,6 +124,31 @@ int main(void) {
                 float rg = ctn_gs_slot(0, jd, gb, lg, vg, inertia), rl = ctn_gs_slot(0, jd, lb, ll, vl, inertia);
                 CHECK(same_bits(&rg, &rl, sizeof rg) && same_bits(lg, ll, sizeof lg) && same_bits(vg, vl, sizeof vg),
                       "trial %d it %d: updates of the lean and the general ball block have the same bits", trial, it);
+            }
+            /* the compact record (ctn_prepare_slot_point): the lean build's fields bit for bit, then the same
+             * impulses and velocities from its update (with and without the residual) and its warm-start gather */
+            ctn_point_block pb[1];
+            memset(pb, 0x5a, sizeof pb);
+            ctn_prepare_slot_point(0, jd, pose, vel, inertia, prm, pb);
+            int fields = same_bits(&pb->ra, &lb->ra, sizeof pb->ra) && same_bits(&pb->rb, &lb->rb, sizeof pb->rb) &&
+                         same_bits(pb->bias, lb->bias, sizeof pb->bias) && same_bits(pb->kinv, lb->kinv, sizeof pb->kinv);
+            for (int k = 0; k < 3; ++k) fields = fields && same_bits(&pb->soft, &lb->soft[k], sizeof pb->soft);
+            CHECK(fields, "trial %d: the compact point block holds the lean build's bits", trial);
+            float lc[6] = {0}, lq[6] = {0};
+            for (int k = 0; k < 3; ++k) lc[k] = lq[k] = trial % 2 ? -0.0f : 0.01f * urand();
+            ctn_vel vq[2] = {vel[0], vel[1]}, vc[2] = {vel[0], vel[1]};
+            for (int it = 0; it < 3; ++it) {
+                int residual = it != 1;
+                float rq = ctn_gs_slot_ex(0, jd, lb, lq, vq, inertia, residual), rc = ctn_gs_slot_compact(0, jd, pb, lc, vc, inertia, residual);
+                CHECK(same_bits(&rq, &rc, sizeof rq) && same_bits(lq, lc, sizeof lq) && same_bits(vq, vc, sizeof vq),
+                      "trial %d it %d: updates of the compact and the lean ball block have the same bits", trial, it);
+            }
+            int offsets[3] = {0, 1, to_world ? 1 : 2}, adj[2] = {0 << 1 | 0, 0 << 1 | 1};
+            for (int i = 0; i < 2; ++i) {
+                ctn_vel wg[2] = {vel[0], vel[1]}, wc[2] = {vel[0], vel[1]};
+                ctn_apply_gather(i, offsets, adj, lb, lq, 0.75f, wg, inertia);
+                ctn_apply_gather_point(i, offsets, adj, pb, lq, 0.75f, wc, inertia);
+                CHECK(same_bits(wg, wc, sizeof wg), "trial %d body %d: the compact warm-start gather has the block's bits", trial, i);
             }
         }
         /* ctn_block_solve_point through ctn_block_solve on a point block */
