@@ -243,6 +243,7 @@ typedef struct build {
     int *owner;              /* [bodies] the link whose body it is */
     ctn_body_id *jbase;      /* [joints] a static body standing for the fixed world as the joint's parent (has_jbase) */
     unsigned char *has_jbase;
+    int *weld;               /* [bodies] the first body of the set welded to it by fixed joints (mimic couplings) */
 } build;
 
 static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
@@ -420,14 +421,39 @@ static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *
 
 /* Whether joint j hangs a link on the fixed world and a <mimic> partner of j hangs on that link: the
  * coupling's added bodies then sit on j's child, and j's parent, turning relative to it, must be a body. */
+static int weld_of(const build *b, int body) { return body < 0 ? -1 : b->weld[body]; }
+
 static int world_mover(const build *b, const ctn_urdf_joint *j) {
     if (b->links[j->parent].body >= 0 || b->links[j->child].body < 0) return 0;
     for (int k = 0; k < b->m->joint_count; ++k) {
         const ctn_urdf_joint *o = &b->m->joints[k];
-        int pair = o != j && ((o->mimic && !strcmp(o->mimic, j->name)) || (j->mimic && !strcmp(j->mimic, o->name)));
-        if (pair && b->links[o->parent].body == b->links[j->child].body) return 1;
+        int pair = o != j && ((o->mimic && !strcmp(o->mimic, j->name)) || (j->mimic && !strcmp(j->mimic, o->name)) ||
+                              (o->mimic && j->mimic && !strcmp(o->mimic, j->mimic)));
+        if (pair && weld_of(b, b->links[o->parent].body) == weld_of(b, b->links[j->child].body)) return 1;
     }
     return 0;
+}
+
+/* b->weld: bodies joined by fixed joints form one rigid set, named by its first body (union by the smaller
+ * index), so that a coupling may sit on any body of the link the two joints share. */
+static void weld_sets(build *b) {
+    for (int i = 0; i < b->m->link_count; ++i)
+        if (b->links[i].owns_body) b->weld[b->links[i].body] = b->links[i].body;
+    for (int k = 0; k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *j = &b->m->joints[k];
+        int x = b->links[j->parent].body, y = b->links[j->child].body;
+        if (j->type != CTN_URDF_FIXED || x < 0 || y < 0 || x == y) continue;
+        while (b->weld[x] != x) x = b->weld[x];
+        while (b->weld[y] != y) y = b->weld[y];
+        if (x < y) b->weld[y] = x;
+        else if (y < x) b->weld[x] = y;
+    }
+    for (int i = 0; i < b->m->link_count; ++i) { /* flatten */
+        if (!b->links[i].owns_body) continue;
+        int x = b->links[i].body;
+        while (b->weld[x] != x) x = b->weld[x];
+        b->weld[b->links[i].body] = x;
+    }
 }
 
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
@@ -550,7 +576,9 @@ typedef struct mimic_side {
 
 typedef struct mimic_plan {
     ctn_body_id base;    /* the shared body (CTN_WORLD: a common parent fixed to the world) */
-    mimic_side f, l;     /* follower, leader */
+    mimic_side f, l;     /* follower, partner */
+    const ctn_urdf_joint *partner; /* the leader, or a joint coupled to it that shares a link with the follower */
+    double m;            /* q_follower = m q_partner */
 } mimic_plan;
 
 /* The side of joint j whose shared body is `shared` (a body index, -1: the world): B = j's parent when
@@ -622,7 +650,7 @@ static double mimic_mixed_ratio(const mimic_plan *p, double m) {
 }
 
 static ctn_status add_mimic_coupled(build *b, const ctn_urdf_joint *j, const mimic_plan *p) {
-    const double m = j->mimic_multiplier, r1 = 0.05;
+    const double m = p->m, r1 = 0.05;
     double mass = 0.1 * fmin(p->f.mass, p->l.mass), s[3], s2[3];
     char name[300], name2[300];
     snprintf(name, sizeof name, "%s#mimic", j->name);
@@ -650,14 +678,49 @@ static ctn_status add_mimic_coupled(build *b, const ctn_urdf_joint *j, const mim
         if (st == CTN_OK) st = add_relative_rack(b, rv->mover, rv->axis, rv->anchor, x2, s2, rv->r);
     }
     if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
-    if (j->mimic_offset != 0.0) report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the start pose)", j->name, j->mimic,
-                                           j->mimic_multiplier, j->mimic_offset);
-    else report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g)", j->name, j->mimic, j->mimic_multiplier);
+    char via[300] = "";
+    if (strcmp(p->partner->name, j->mimic)) snprintf(via, sizeof via, "; through %s, multiplier %g", p->partner->name, p->m);
+    if (j->mimic_offset != 0.0) report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g%s; offset %g ignored: zero at the start pose)", j->name, j->mimic,
+                                           j->mimic_multiplier, via, j->mimic_offset);
+    else report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g%s)", j->name, j->mimic, j->mimic_multiplier, via);
     return CTN_OK;
 }
 
+/* Whether q_j = m q_l can be coupled: NULL and the plan (with *gear: as a gear of two links hinged at their
+ * centres to the world), else the reason it cannot. */
+static const char *mimic_pair(const build *b, const ctn_urdf_joint *j, const ctn_urdf_joint *l, double m, char *buf, size_t size, mimic_plan *p,
+                              int *gear) {
+    memset(p, 0, sizeof *p);
+    p->partner = l, p->m = m;
+    *gear = 0;
+    if (!(is_hinge(j->type) || j->type == CTN_URDF_PRISMATIC) || !(is_hinge(l->type) || l->type == CTN_URDF_PRISMATIC))
+        return "not two revolute, continuous or prismatic joints";
+    if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) return "a link without its own body";
+    int fp = weld_of(b, b->links[j->parent].body), fc = weld_of(b, b->links[j->child].body);
+    int lp = weld_of(b, b->links[l->parent].body), lc = weld_of(b, b->links[l->child].body), ok;
+    if (fp == lp) ok = mimic_side_of(b, j, 1, &p->f) && mimic_side_of(b, l, 1, &p->l), p->base = handle_of(b, j->parent);
+    else if (fp == lc) ok = mimic_side_of(b, j, 1, &p->f) && mimic_side_of(b, l, 0, &p->l), p->base = handle_of(b, l->child);
+    else if (fc == lp) ok = mimic_side_of(b, j, 0, &p->f) && mimic_side_of(b, l, 1, &p->l), p->base = handle_of(b, j->child);
+    else {
+        snprintf(buf, size, "no link common to both joints (parents '%s' and '%s')", b->m->links[j->parent].name, b->m->links[l->parent].name);
+        return buf;
+    }
+    if (!ok) return "a mover is the fixed world"; /* not reached: add_joint gives such a world a static body */
+    double r2 = p->f.prism != p->l.prism ? fabs(mimic_mixed_ratio(p, m)) : 1.0;
+    if (!(r2 >= 1e-6 && r2 <= 1e6)) {
+        snprintf(buf, size, "multiplier %g: the coupling's ratio %g is outside [1e-6, 1e6]", m, r2);
+        return buf;
+    }
+    *gear = is_hinge(j->type) && is_hinge(l->type) && fp == lp && fp < 0 && off_axis(b, j) <= 1e-9 && off_axis(b, l) <= 1e-9;
+    return NULL;
+}
+
 /* The leader of mimic joint j, with *why = NULL when the coupling can be made (*gear: as a gear, else through
- * added bodies on the shared link, planned in *plan when plan is not NULL), else the reason it cannot. */
+ * added bodies on the shared link, planned in *plan when plan is not NULL), else the reason it cannot. A
+ * follower that shares no link with its leader is coupled to another follower o of that leader that does
+ * (q_j = m q_l = (m / m_o) q_o, o itself coupled to the leader directly): the inner fingers of a four-bar
+ * gripper such as Robotiq's 2F-85 mimic the leader on the far side of the palm and share a link with the
+ * outer knuckle that mimics it on their own side. */
 static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out,
                                           mimic_plan *plan) {
     int leader = -1;
@@ -668,37 +731,22 @@ static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *
     int gear = 0;
     mimic_plan p;
     memset(&p, 0, sizeof p);
+    double m = j->mimic_multiplier;
     if (!l) why = "no such joint";
     else if (l == j) why = "itself";
-    else if (!(is_hinge(j->type) || j->type == CTN_URDF_PRISMATIC) || !(is_hinge(l->type) || l->type == CTN_URDF_PRISMATIC))
-        why = "not two revolute, continuous or prismatic joints";
-    else if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) why = "a link without its own body";
-    else if (j->mimic_multiplier == 0.0 || !isfinite(j->mimic_multiplier)) {
-        snprintf(buf, size, "multiplier %g", j->mimic_multiplier);
+    else if (m == 0.0 || !isfinite(m)) {
+        snprintf(buf, size, "multiplier %g", m);
         why = buf;
-    } else {
-        int fp = b->links[j->parent].body, fc = b->links[j->child].body, lp = b->links[l->parent].body, lc = b->links[l->child].body;
-        int ok = 1;
-        if (fp == lp) ok = mimic_side_of(b, j, 1, &p.f) && mimic_side_of(b, l, 1, &p.l), p.base = fp < 0 ? CTN_WORLD : b->bodies[fp];
-        else if (fp == lc) ok = mimic_side_of(b, j, 1, &p.f) && mimic_side_of(b, l, 0, &p.l), p.base = b->bodies[lc];
-        else if (fc == lp) ok = mimic_side_of(b, j, 0, &p.f) && mimic_side_of(b, l, 1, &p.l), p.base = b->bodies[fc];
-        else {
-            snprintf(buf, size, "no link common to both joints (parents '%s' and '%s')",
-                     b->m->links[j->parent].name, b->m->links[l->parent].name);
-            why = buf;
-        }
-        if (!why && !ok) {
-            const ctn_urdf_joint *o = fp == lc ? l : j; /* the joint whose parent would be a mover */
-            snprintf(buf, size, "the link '%s' they share hangs on the fixed world by '%s' (the coupling needs a body there)",
-                     b->m->links[o->child].name, o->name);
-            why = buf;
-        }
-        double r2 = !why && p.f.prism != p.l.prism ? fabs(mimic_mixed_ratio(&p, j->mimic_multiplier)) : 1.0;
-        if (!why && !(r2 >= 1e-6 && r2 <= 1e6)) {
-            snprintf(buf, size, "multiplier %g: the coupling's ratio %g is outside [1e-6, 1e6]", j->mimic_multiplier, r2);
-            why = buf;
-        }
-        if (!why) gear = is_hinge(j->type) && is_hinge(l->type) && fp == lp && fp < 0 && off_axis(b, j) <= 1e-9 && off_axis(b, l) <= 1e-9;
+    } else why = mimic_pair(b, j, l, m, buf, size, &p, &gear);
+    for (int k = 0; why && l && l != j && m != 0.0 && isfinite(m) && k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *o = &b->m->joints[k];
+        double mo = o->mimic_multiplier;
+        if (o == j || o == l || !o->mimic || strcmp(o->mimic, l->name) || mo == 0.0 || !isfinite(mo)) continue;
+        char scratch[256];
+        mimic_plan q;
+        int g;
+        if (mimic_pair(b, o, l, mo, scratch, sizeof scratch, &q, &g)) continue; /* o is not coupled to l directly */
+        if (!mimic_pair(b, j, o, m / mo, scratch, sizeof scratch, &q, &g)) why = NULL, p = q, gear = g;
     }
     *why_out = why, *gear_out = gear;
     if (plan) *plan = p;
@@ -720,12 +768,14 @@ static ctn_status add_mimic(build *b, const ctn_urdf_joint *j, int phase) {
         return CTN_OK;
     }
     if (phase == 1) return add_mimic_coupled(b, j, &plan);
+    (void)l;
+    const ctn_urdf_joint *o = plan.partner;
     ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_GEAR);
     d.body_a = handle_of(b, j->child);
-    d.body_b = handle_of(b, l->child);
+    d.body_b = handle_of(b, o->child);
     mat_vec(b->links[j->child].pose.r, j->axis, d.axis);
-    mat_vec(b->links[l->child].pose.r, l->axis, d.axis2);
-    d.ratio = -j->mimic_multiplier;
+    mat_vec(b->links[o->child].pose.r, o->axis, d.axis2);
+    d.ratio = -plan.m;
     ctn_status st = ctn_joint_add(b->w, &d, NULL);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
     if (j->mimic_offset != 0.0) report_add(&b->rep, R_GEAR, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the built pose)", j->name, j->mimic,
@@ -867,16 +917,18 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         return st;
     }
     build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK,
-               self_collision ? 0 : fresh_group(w), NULL, NULL, NULL};
+               self_collision ? 0 : fresh_group(w), NULL, NULL, NULL, NULL};
     b.owner = ctn__calloc((size_t)m->link_count + 1, sizeof *b.owner);
     b.jbase = ctn__calloc((size_t)m->joint_count + 1, sizeof *b.jbase);
     b.has_jbase = ctn__calloc((size_t)m->joint_count + 1, 1);
-    if (!b.links || !b.bodies || !b.owner || !b.jbase || !b.has_jbase) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+    b.weld = ctn__calloc((size_t)m->link_count + 1, sizeof *b.weld);
+    if (!b.links || !b.bodies || !b.owner || !b.jbase || !b.has_jbase || !b.weld) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
     if (b.group < 0) fail(&b, CTN_ERR_LIMIT, "no collision group left for the robot's links (the world uses group 2147483647)");
     ctn_world_mark mark = ctn__scene_mark(w);
     if (b.st == CTN_OK) {
         w->append_slots++; /* consecutive handles, as scene files get */
         add_bodies(&b);
+        if (b.st == CTN_OK) weld_sets(&b);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k) add_joint(&b, &m->joints[k]);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
             if (m->joints[k].mimic) add_mimic(&b, &m->joints[k], 0);
@@ -899,6 +951,7 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
     ctn__free(b.owner);
     ctn__free(b.jbase);
     ctn__free(b.has_jbase);
+    ctn__free(b.weld);
     ctn__urdf_free(m);
     return st;
 }
