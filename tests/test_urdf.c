@@ -561,7 +561,7 @@ static void check_mimic_general(void) {
  * its limit. While it moves, the motor and limit rows take the velocity step (no position projection), and
  * the couplings through the heavy swinging palm (the inner fingers': the palm turns relative to the outer
  * knuckle) drift within a step by a few 1e-5 rad before the stabilisation pulls them back; at rest they hold. */
-static void check_mimic_gripper(void) {
+static void check_mimic_gripper(ctn_bounded_rows bounded) {
     char u[8192];
     size_t n = 0;
 #define PUT(...) n += (size_t)snprintf(u + n, sizeof u - n, __VA_ARGS__)
@@ -593,6 +593,7 @@ static void check_mimic_gripper(void) {
     CHECK(n < sizeof u, "gripper text fits (%zu)", n);
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
+    d.bounded_rows = bounded;
     d.gravity[0] = 0, d.gravity[1] = 0, d.gravity[2] = -9.81;
     ctn_world *w = NULL;
     CHECK(ctn_world_create(&d, &w, NULL, 0) == CTN_OK, "world");
@@ -900,7 +901,8 @@ int main(void) {
     check_joint_names_and_mimic();
     check_mimic_on_base();
     check_mimic_general();
-    check_mimic_gripper();
+    check_mimic_gripper(CTN_BOUNDED_SWEEP);
+    check_mimic_gripper(CTN_BOUNDED_AUTO);
     check_zero_inertia();
     check_tiny_links();
     check_scene_robots();

@@ -95,7 +95,7 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_RACK, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
+    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_RACK, R_IMPLIED, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
@@ -106,6 +106,8 @@ static const char *const report_title[R_KINDS] = {
     ("mimic couplings made exact through added bodies on the link both joints share, named '<follower>#mimic' (and "
      "'<follower>#mimic2' for a revolute with a prismatic joint), of 10% of the lighter link's mass, without shapes "
      "(relative rack-and-pinions on that link: docs/urdf.md)"),
+    ("limits of coupled mimic followers left out where their leader's limits imply them (at the end of the range both "
+     "would act: two limit rows on one degree of freedom)"),
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
     "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
@@ -456,6 +458,34 @@ static void weld_sets(build *b) {
     }
 }
 
+/* The limits a joint gets: [lower, upper], clamped to [-pi, pi] for a revolute joint; 0 when it has none. */
+static int joint_range(const ctn_urdf_joint *j, double *lo, double *hi) {
+    const double pi = 3.14159265358979323846;
+    if (!j->has_limits || (j->type != CTN_URDF_REVOLUTE && j->type != CTN_URDF_PRISMATIC)) return 0;
+    *lo = j->type == CTN_URDF_REVOLUTE ? fmax(j->lower, -pi) : j->lower;
+    *hi = j->type == CTN_URDF_REVOLUTE ? fmin(j->upper, pi) : j->upper;
+    return 1;
+}
+
+/* Whether the limits of mimic follower j follow from its leader's: multiplier times the leader's range lies
+ * within j's (as a gripper's mirrored fingers have it, equal ranges). Then the follower's own limit would
+ * act together with the leader's at the end of the range, two rows on the one degree of freedom the
+ * coupling leaves; the exact solve's active set cannot keep both (its system is singular there), so the
+ * follower's limits are left out. */
+static int limits_implied(const build *b, const ctn_urdf_joint *j) {
+    double lo, hi, llo, lhi;
+    if (!j->mimic || !joint_range(j, &lo, &hi)) return 0;
+    for (int k = 0; k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *l = &b->m->joints[k];
+        if (l == j || strcmp(l->name, j->mimic)) continue;
+        if (!joint_range(l, &llo, &lhi)) return 0;
+        double m = j->mimic_multiplier, a = fmin(m * llo, m * lhi), c = fmax(m * llo, m * lhi);
+        double tol = 1e-9 * fmax(1.0, fmax(fabs(lo), fabs(hi)));
+        return a >= lo - tol && c <= hi + tol;
+    }
+    return 0;
+}
+
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
@@ -487,19 +517,21 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     ctn_joint_id id = CTN_NULL_JOINT;
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
     if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, j->name);
-    if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits) {
-        const double pi = 3.14159265358979323846;
-        double lo = fmax(j->lower, -pi), hi = fmin(j->upper, pi);
-        if (lo != j->lower || hi != j->upper) report_add(&b->rep, R_CLAMPED, "%s ([%g, %g])", j->name, j->lower, j->upper);
-        st = ctn_joint_set_limits(b->w, id, 1, lo, hi);
-    }
-    if (st == CTN_OK && slider && j->has_limits) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
     /* a coupled mimic follower is driven by its coupling (as ROS and Gazebo leave it unactuated): a motor holding
      * it at speed 0 would fight the leader's */
     char buf[256];
     const char *why = "";
     int gear;
     if (j->mimic) mimic_leader(b, j, buf, sizeof buf, &why, &gear, NULL);
+    int implied = !why && limits_implied(b, j);
+    if (implied) report_add(&b->rep, R_IMPLIED, "%s", j->name);
+    if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits && !implied) {
+        const double pi = 3.14159265358979323846;
+        double lo = fmax(j->lower, -pi), hi = fmin(j->upper, pi);
+        if (lo != j->lower || hi != j->upper) report_add(&b->rep, R_CLAMPED, "%s ([%g, %g])", j->name, j->lower, j->upper);
+        st = ctn_joint_set_limits(b->w, id, 1, lo, hi);
+    }
+    if (st == CTN_OK && slider && j->has_limits && !implied) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
     if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0 && why) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
     return CTN_OK;
