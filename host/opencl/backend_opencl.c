@@ -30,7 +30,6 @@ static ctn_status ocl_begin(ctn_world *w) {
     o->launches = 0;
     o->step_launches = o->step_reads = 0;
     o->proj_enqueued = 0;
-    o->proj_begun = 0;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();

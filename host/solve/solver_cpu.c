@@ -42,9 +42,9 @@ typedef struct cpu_solver {
     int projecting;
     int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
     float project_worst;    /* the projection's largest error at the last row build */
-    /* the joint errors (stage_measure's gap and angle) of the current poses, from the last CHORD_ROWS: valid
-     * until a stage other than CHORD_ROWS, POSES_KEEP, PROJECT_LEAVE or MEASURE runs */
-    int measured;
+    /* the joint errors (stage_measure's gap and angle) of the poses of the last CHORD_ROWS, which covers
+     * CTN_STAGE_JOINT_ERRORS: a MEASURE entry that does not cover it reports these (the driver plans it so only
+     * when the projection stopped on those rows, CTN_TABLE_MEASURE with sub = 1) */
     double measured_gap, measured_angle;
     ctn_vel *real_vel;
     float *real_lambda;
@@ -297,7 +297,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
-    c->factor_kept = c->measured = 0;
+    c->factor_kept = 0;
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
     w->bodies_dirty = 0;
     return CTN_OK;
@@ -318,13 +318,15 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
  * desc.max_speed, then the first joint with a non-finite impulse (ctn_impulse_bad, as the device). The errors are measured over the solver's copies of
  * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
  * bodies (host/core/attach.c). On the world's threads: serial, these scans held the other threads idle. */
-static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
+static void stage_measure(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, ctn_stage_out *out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
-    int measure = c->measured ? 0 : m; /* joints to evaluate: none after a chord check of these poses */
-    if (c->measured) gap = c->measured_gap, angle = c->measured_angle;
+    /* joints to evaluate: none when the entry does not cover JOINT_ERRORS (CTN_TABLE_MEASURE with sub = 1: the
+     * projection stopped on a chord step's rows, whose CHORD_ROWS measured these poses) */
+    int measure = e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS) ? m : 0;
+    if (!measure) gap = c->measured_gap, angle = c->measured_angle;
     CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
     for (int s = 0; s < measure; ++s) {
         const ctn_joint_def *d = &t->defs[s];
@@ -405,7 +407,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
             angle = a > angle ? a : angle;
         }
         out->worst = worst;
-        c->measured = 1, c->measured_gap = gap, c->measured_angle = angle;
+        c->measured_gap = gap, c->measured_angle = angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
@@ -551,7 +553,7 @@ static int cpu_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_ta
         if (e[i].stage == CTN_STAGE_PROJECT_REST && i == 0 && table == CTN_TABLE_PROJECT_CHORD_NEXT) continue;
         e[k] = e[i];
         if (e[k].stage == CTN_STAGE_CHORD_SOLVE)
-            e[k].covers |= CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST); /* the next step's rest */
+            e[k].covers |= CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | ctn__stage_whole(CTN_STAGE_PROJECT_REST); /* the next step's rest */
         ++k;
     }
     return k;
@@ -563,8 +565,6 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
-    if (stage != CTN_STAGE_CHORD_ROWS && stage != CTN_STAGE_POSES_KEEP && stage != CTN_STAGE_PROJECT_LEAVE && stage != CTN_STAGE_MEASURE)
-        c->measured = 0; /* the poses may change */
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
@@ -591,7 +591,7 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     }
     case CTN_STAGE_SOLVE: stage_solve(w, c); break;
     case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
-    case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
+    case CTN_STAGE_MEASURE: stage_measure(w, c, e, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
     default: stage_project(w, c, e, prm, out); break;
