@@ -238,7 +238,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
     type = joint_type_values[type];
     if (type == CTN_JOINT_CURVE) return ctn__scene_parse_curve(c, j, path, sj);
-    const char *const *keys = ctn__joint_kind(type)->scene_keys; /* the joint-type table (core/joint_kinds.c) */
+    const char *const *keys = ctn__joint_kind(type)->scene_keys; /* the joint-type table (core/joint_kinds.h; the keys: core/joints/<type>.c) */
     if (!ctn__json_keys(c, j, path, keys)) return 0;
     const char *name = NULL; /* checked, not kept: joint names are not part of the world */
     if (ctn__json_string(c, j, "name", path, &name) < 0) return 0;

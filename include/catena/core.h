@@ -1025,8 +1025,9 @@ CTN_API const char *ctn_stabilization_name(ctn_stabilization stabilization);
 CTN_API const char *ctn_integrator_name(ctn_integrator integrator);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
 CTN_API const char *ctn_body_type_name(ctn_body_type type);
-/** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",
- *  "cone_twist"). */
+/** Name of a joint type: its enumerator in lower case without CTN_JOINT_ ("distance", "ball", "hinge", "fixed",
+ *  "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion"); every value
+ *  from 0 up to the first named "unknown" is a type (the Python package lists them so). */
 CTN_API const char *ctn_joint_type_name(ctn_joint_type type);
 /** Name of a curve type ("line", "circle", "helix", "polyline"). */
 CTN_API const char *ctn_curve_type_name(ctn_curve_type type);
