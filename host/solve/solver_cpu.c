@@ -374,14 +374,14 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
  * desc.max_speed, then the first joint with a non-finite impulse (ctn_impulse_bad, as the device). The errors are measured over the solver's copies of
  * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
  * bodies (host/core/attach.c). On the world's threads: serial, these scans held the other threads idle. */
-static void stage_measure(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, ctn_stage_out *out) {
+static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_stage_out *out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
     /* joints to evaluate: none when the entry does not cover JOINT_ERRORS (CTN_TABLE_MEASURE with sub = 1: the
      * projection stopped on a chord step's rows, whose CHORD_ROWS measured these poses) */
-    int measure = e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS) ? m : 0;
+    int measure = joint_errors ? m : 0;
     if (!measure) gap = c->measured_gap, angle = c->measured_angle;
     CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
     for (int s = 0; s < measure; ++s) {
@@ -645,9 +645,12 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
         phase_gather(w, c, t->lambda, 1.0f);
         break;
     }
-    case CTN_STAGE_SOLVE: stage_solve(w, c); break;
+    case CTN_STAGE_SOLVE:
+        ctn__direct_set_substep(w, prm->h); /* the active set's motor-and-limit rows (kernels/ctn_direct_active.h) */
+        stage_solve(w, c);
+        break;
     case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
-    case CTN_STAGE_MEASURE: stage_measure(w, c, e, out); break;
+    case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER:
         /* assembly writes its rows into the general blocks, which a compact world has not allocated: at the first
