@@ -435,12 +435,41 @@ def no_limit_arm():
     return r
 
 
+def robotiq_2f85():
+    # Robotiq 2F-85 gripper (ros-industrial robotiq_2f_85 description's layout): a four-bar per side; the
+    # leader finger_joint turns the left outer knuckle, the right outer knuckle and both inner knuckles mimic
+    # it (1), and each inner finger, on an outer finger fixed to its outer knuckle, mimics it with -1 (the
+    # right one shares no link with the leader). Here on a continuous wrist about z, as on an arm's flange.
+    pi = 3.141592653589793
+    r = Robot("robotiq_2f85")
+    r.link("wrist", 0.3, ("cyl", 0.04, 0.03), (0, 0, 0.015), [cyl_z(0.04, 0.03)])
+    r.joint("wrist_joint", "continuous", "world", "wrist", (0, 0, 0.5), axis=(0, 0, 1), effort=10.0)
+    r.link("robotiq_arg2f_base_link", 0.227, ("cyl", 0.04, 0.06), (0, 0, 0.031), [cyl_z(0.04, 0.06)])
+    r.joint("wrist_to_gripper", "fixed", "wrist", "robotiq_arg2f_base_link", (0, 0, 0.03))
+    for side, sgn in (("left", -1), ("right", 1)):
+        rpy = (0, 0, pi) if side == "left" else (0, 0, 0)
+        ok, of, ik, inf = ["%s_%s" % (side, n) for n in ("outer_knuckle", "outer_finger", "inner_knuckle", "inner_finger")]
+        r.link(ok, 0.0068, ("box", 0.01, 0.03, 0.01), (0, 0.016, 0.005), [("box", (0.01, 0.03, 0.01), (0, 0.016, 0.005), (0, 0, 0))])
+        r.joint("finger_joint" if side == "left" else "right_outer_knuckle_joint", "revolute", "robotiq_arg2f_base_link", ok,
+                (0, sgn * 0.0306011, 0.054904), rpy, axis=(1, 0, 0), limit=(0.0, 0.8), effort=1000.0,
+                mimic=None if side == "left" else ("finger_joint", 1.0))
+        r.link(of, 0.0273, ("box", 0.012, 0.01, 0.05), (0, 0.002, 0.02), [("box", (0.012, 0.01, 0.05), (0, 0.002, 0.02), (0, 0, 0))])
+        r.joint("%s_outer_finger_joint" % side, "fixed", ok, of, (0, 0.0315, -0.0041))
+        r.link(inf, 0.0104, ("box", 0.012, 0.01, 0.04), (0, -0.005, 0.02), [("box", (0.012, 0.01, 0.04), (0, -0.005, 0.02), (0, 0, 0))])
+        r.joint("%s_inner_finger_joint" % side, "revolute", of, inf, (0, 0.0061, 0.0471), axis=(1, 0, 0), limit=(-0.8757, 0.8757),
+                effort=1000.0, mimic=("finger_joint", -1.0))
+        r.link(ik, 0.011, ("box", 0.012, 0.01, 0.05), (0, 0.018, 0.02), [("box", (0.012, 0.01, 0.05), (0, 0.018, 0.02), (0, 0, 0))])
+        r.joint("%s_inner_knuckle_joint" % side, "revolute", "robotiq_arg2f_base_link", ik, (0, sgn * 0.0127, 0.06142), rpy,
+                axis=(1, 0, 0), limit=(0.0, 0.8757), effort=1000.0, mimic=("finger_joint", 1.0))
+    return r
+
+
 ROBOTS = [
     ("kuka_iiwa7", "arm", kuka_iiwa7), ("ur5", "arm", ur5), ("franka_panda", "arm", franka_panda),
     ("kinova_gen3", "arm", kinova_gen3), ("xarm6", "arm", xarm6), ("sawyer", "arm", sawyer),
     ("unitree_a1", "quadruped", unitree_a1), ("anymal_c", "quadruped", anymal_c), ("laikago", "quadruped", laikago),
     ("mini_cheetah", "quadruped", mini_cheetah), ("atlas", "humanoid", atlas), ("nao", "humanoid", nao),
-    ("r2d2", "mobile", r2d2), ("husky", "mobile", husky), ("racecar", "mobile", racecar), ("cartpole", "other", cartpole),
+    ("robotiq_2f85", "gripper", robotiq_2f85), ("r2d2", "mobile", r2d2), ("husky", "mobile", husky), ("racecar", "mobile", racecar), ("cartpole", "other", cartpole),
     ("planar_stage", "broken", planar_stage), ("mesh_only_arm", "broken", mesh_only_arm), ("no_limit_arm", "broken", no_limit_arm),
 ]
 EXAMPLES = [("snake_50", "other", "snake_50.urdf"), ("double_pendulum", "other", "double_pendulum.urdf")]

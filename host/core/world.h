@@ -86,6 +86,7 @@ typedef struct ctn_backend_ops {
     void (*destroy)(ctn_world *w);
 } ctn_backend_ops;
 
+struct ctn_stage_entry; /* host/solve/pipeline.h */
 struct ctn_world {
     /* The one-thread-at-a-time guard of the public entry points (CTN__ENTER below): the thread inside a call
      * on this world (its pthread_self()), 0 when none, and the calls let in so far (a refused call's message
@@ -155,6 +156,10 @@ struct ctn_world {
     ctn_step_stats stats;
     const ctn_backend_ops *backend;
     void *backend_data;
+    /* Tests only (tests/test_stage_table.c): called by the step driver (host/solve/pipeline.c) with every entry it
+     * takes, entry k of table `table` planned for (sub, n), before it runs; NULL: none. */
+    void (*stage_trace)(void *user, int table, int sub, int n, int k, const struct ctn_stage_entry *e);
+    void *stage_trace_user;
     void *direct_data;        /* host/solve/solver_direct.c: cached forest ordering and factor storage */
     void *auto_scratch;       /* host/solve/solver_auto.c: the forest scan's arrays (grows only) */
     size_t auto_scratch_size;

@@ -129,8 +129,6 @@ typedef struct ctn_ocl {
     unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
-    int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
-                                   * velocities at rest and formed the projection's metric */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;

@@ -70,6 +70,18 @@ CTN_API const char *ctn_status_name(ctn_status status);
 /** A simulated world (opaque): bodies, joints, contacts, settings and the backend that steps them. */
 typedef struct ctn_world ctn_world;
 
+/** How the direct solver treats rows with impulse bounds (limits, motors) of the joints it holds exactly. */
+typedef enum ctn_bounded_rows {
+    CTN_BOUNDED_AUTO = 0,  /**< CTN_BOUNDED_EXACT on the CPU backend; CTN_BOUNDED_SWEEP on OpenCL, which has no
+                              active set yet (docs/design.md, "Bounded rows by an active set") */
+    CTN_BOUNDED_EXACT,     /**< an active set in the exact solve: a limit that acts and a motor below its force bound
+                              join their joint's block, a motor at its bound acts with its bound; checked and
+                              refactored up to 6 times a substep, then the sweep finishes. CPU backend only: an
+                              OpenCL world refuses it (CTN_ERR_UNSUPPORTED) */
+    CTN_BOUNDED_SWEEP      /**< the rows leave the exact solve and projected Gauss-Seidel sweeps them between exact
+                              re-solves of the other rows (the behaviour before CTN_BOUNDED_EXACT) */
+} ctn_bounded_rows;
+
 /** How the constraint system of each substep is solved. */
 typedef enum ctn_solver {
     CTN_SOLVER_GS = 0,  /**< coloured block Gauss-Seidel */
@@ -249,6 +261,9 @@ typedef struct ctn_world_desc {
                                   iteration stalls and RATTLE costs several times the velocity step (docs/design.md,
                                   "RATTLE"); raise it for energy-true long chains. Last in the struct so that
                                   checkpoints written before it load (as 0); default 0 */
+    ctn_bounded_rows bounded_rows; /**< the direct solver's limits and motors (ctn_bounded_rows); in the struct's tail
+                                  padding, so its size and the other offsets are those of earlier versions, and a
+                                  checkpoint written before it loads it as CTN_BOUNDED_AUTO; default CTN_BOUNDED_AUTO */
 } ctn_world_desc;
 
 /** The default settings (each field documents its default). */
