@@ -662,7 +662,10 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
         if (!w->warm_idle) phase_gather(w, c, t->lambda, 1.0f);
         break;
     }
-    case CTN_STAGE_SOLVE: stage_solve(w, c); break;
+    case CTN_STAGE_SOLVE:
+        ctn__direct_set_substep(w, prm->h); /* the active set's motor-and-limit rows (kernels/ctn_direct_active.h) */
+        stage_solve(w, c);
+        break;
     case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
