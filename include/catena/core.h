@@ -76,7 +76,7 @@ typedef enum ctn_bounded_rows {
                               active set yet (docs/design.md, "Bounded rows by an active set") */
     CTN_BOUNDED_EXACT,     /**< an active set in the exact solve: a limit that acts and a motor below its force bound
                               join their joint's block, a motor at its bound acts with its bound; checked and
-                              refactored up to 6 times a substep, then the sweep finishes. CPU backend only: an
+                              refactored up to 24 times a substep, then the sweep finishes. CPU backend only: an
                               OpenCL world refuses it (CTN_ERR_UNSUPPORTED) */
     CTN_BOUNDED_SWEEP      /**< the rows leave the exact solve and projected Gauss-Seidel sweeps them between exact
                               re-solves of the other rows (the behaviour before CTN_BOUNDED_EXACT) */

@@ -34,6 +34,7 @@ SOLVERS = {"gs": _c.SOLVER_GS, "jacobi": _c.SOLVER_JACOBI, "cg": _c.SOLVER_CG, "
 BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND_OPENCL}
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 INTEGRATORS = {"rattle": _c.INTEGRATOR_RATTLE, "velocity": _c.INTEGRATOR_VELOCITY}
+BOUNDED_ROWS = {"auto": 0, "exact": 1, "sweep": 2}  # ctn_bounded_rows
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
 # the types add_joint takes: the module's JOINT_* constants (one per entry of the library's joint-type table),
 # less contacts (add_contact) and curves (add_curve)
@@ -44,7 +45,8 @@ CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
 
 # settings keys whose values are enum names, and their tables
-_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS, "integrator": INTEGRATORS}
+_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS, "integrator": INTEGRATORS,
+                  "bounded_rows": BOUNDED_ROWS}
 
 
 def _code(table, field, value):
@@ -142,7 +144,9 @@ class World:
         Other settings by their ``ctn_world_desc`` names: integrator ("rattle", the default: energy-true
         with the direct solver where its joints allow, or "velocity", the step of earlier versions;
         ``stats["integrator_reason"]`` says which ran and why), rattle_max_joints (RATTLE applies to worlds of at
-        most this many joints; 0, the default: 1000), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
+        most this many joints; 0, the default: 1000), bounded_rows (the direct solver's limits and motors: "auto",
+        the default: "exact" on the CPU and "sweep" on OpenCL; "exact": an active set in the exact solve, CPU
+        only; "sweep": projected Gauss-Seidel between exact solves), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
         max_speed. device: "P:D" (OpenCL platform and device indices) or a name substring."""
         settings.update(gravity=gravity, time_step=time_step, substeps=substeps, iterations=iterations, solver=solver,
                         backend=backend, device=device)
