@@ -654,11 +654,12 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     }
     case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;
     case CTN_STAGE_FORCES: phase_forces(w, c, *prm); break;
-    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev) */
+    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
         int rows = 6 * t->joint_count;
+        float warm = w->warm_idle ? 0.0f : prm->warm_start;
         CPU_FOR(rows)
-        for (int k = 0; k < rows; ++k) t->lambda[k] *= prm->warm_start;
-        phase_gather(w, c, t->lambda, 1.0f);
+        for (int k = 0; k < rows; ++k) t->lambda[k] *= warm;
+        if (!w->warm_idle) phase_gather(w, c, t->lambda, 1.0f);
         break;
     }
     case CTN_STAGE_SOLVE:
