@@ -475,6 +475,58 @@ ROBOTS = [
 EXAMPLES = [("snake_50", "other", "snake_50.urdf"), ("double_pendulum", "other", "double_pendulum.urdf")]
 
 
+def _world(catena):
+    """A world with gravity -z; the environment variable BOUNDED_ROWS (auto, exact, sweep) sets
+    ctn_world_desc.bounded_rows (the direct solver's limits and motors) for before/after runs."""
+    extra = {"bounded_rows": os.environ["BOUNDED_ROWS"]} if os.environ.get("BOUNDED_ROWS") else {}
+    return catena.World(gravity=(0.0, 0.0, -9.81), **extra)
+
+
+def limits(out, steps):
+    """The robots with joint limits, loaded with default settings: the worst excursion of a limited joint
+    beyond its limits over the steps (rad for hinges, m for sliders), the worst joint gap and angle."""
+    import xml.etree.ElementTree as ET
+    import catena
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "examples")
+    rows = [(n, os.path.join(out, n + ".urdf")) for n, k, _ in ROBOTS if k in ("arm", "other")]
+    rows += [(n, os.path.join(examples, f)) for n, k, f in EXAMPLES]
+    print("| robot | limited joints | worst overshoot (rad) | worst overshoot (m) | worst gap (m) | worst angle (rad) | solver |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, path in rows:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError):
+            continue
+        with _world(catena) as w:
+            try:
+                w.load_urdf(path)
+            except catena.Error:
+                continue
+            lim = []
+            for j in root.findall("joint"):
+                if j.get("type") not in ("revolute", "prismatic") or j.find("mimic") is not None:
+                    continue
+                try:
+                    h = w.find_joint(j.get("name"))
+                except catena.Error:
+                    continue
+                if w.limits(h) is not None:
+                    lim.append((h, j.get("type") == "prismatic"))
+            if not lim:
+                continue
+            over = [0.0, 0.0]
+            gap = angle = 0.0
+            for _ in range(steps):
+                w.step()
+                g, a = w.measure()
+                gap, angle = max(gap, g), max(angle, a)
+                for h, prism in lim:
+                    lo, hi = w.limits(h)
+                    q = w.joint_translation(h) if prism else w.joint_angle(h)
+                    over[prism] = max(over[prism], lo - q, q - hi)
+            print("| %s | %d | %.3g | %.3g | %.3g | %.3g | %s |" % (name, len(lim), over[0], over[1], gap, angle, w.stats["solver"]))
+
+
 def write(out):
     os.makedirs(out, exist_ok=True)
     for name, _, make in ROBOTS:
@@ -493,7 +545,7 @@ def measure(out, steps):
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     counts = {"loaded": 0, "refused": 0, "holds": 0}
     for name, kind, path in rows:
-        with catena.World(gravity=(0.0, 0.0, -9.81)) as w:
+        with _world(catena) as w:
             try:
                 w.load_urdf(path, self_collision=name.endswith("+self"))
             except catena.Error as e:
@@ -538,7 +590,7 @@ def mimic(out, steps):
                  if j.find("mimic") is not None]
         if not pairs:
             continue
-        with catena.World(gravity=(0.0, 0.0, -9.81)) as w:
+        with _world(catena) as w:
             w.load_urdf(path)
 
             def pos(n):
@@ -570,6 +622,9 @@ def mimic(out, steps):
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "mimic":
         mimic(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 120)
+        sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "limits":
+        limits(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 120)
         sys.exit(0)
     if len(sys.argv) < 3 or sys.argv[1] not in ("write", "measure"):
         sys.exit(__doc__)

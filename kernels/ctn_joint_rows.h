@@ -27,6 +27,13 @@
 #define CTN_JT_GEAR 10       /* two bodies' turns about their axes at a ratio: 1 row (ctn_rows_gear) */
 #define CTN_JT_RACK_PINION 11 /* a pinion's turn to a rack's travel along its axis: 1 row (ctn_rows_rack_pinion) */
 #define CTN_JT_COUNT 12      /* the number of types (the joint-type table's length) */
+/* Every type in value order, X(VALUE, name): CTN_JT_<VALUE>, the public CTN_JOINT_<VALUE> (checked equal at
+ * compile time) and the host's entry ctn__joint_kind_<name>, defined in host/core/joints/<name>.c with the
+ * type's own hooks (host/core/joint_kinds.c builds the table from this list). A new type adds its line. */
+#define CTN_JT_LIST(X)                                                                                                   \
+    X(DISTANCE, distance) X(BALL, ball) X(HINGE, hinge) X(FIXED, fixed) X(SPRING, spring) X(CONTACT, contact)          \
+    X(PRISMATIC, prismatic) X(UNIVERSAL, universal) X(CONE_TWIST, cone_twist) X(CURVE, curve) X(GEAR, gear)            \
+    X(RACK_PINION, rack_pinion)
 
 /* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
  * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the

@@ -6,7 +6,7 @@
  * the CPU after 30 steps). Types with a joint axis run twice: plain, and with every option the API
  * accepts for them (limits, motor, swing cone), so the option rows take the same paths.
  *
- * The walk runs over the joint-type table (host/core/joint_kinds.c) up to the first value without a
+ * The walk runs over the joint-type table (host/core/joint_kinds.h) up to the first value without a
  * name, so a new type joins it without an edit here: a type added with ctn_joint_add is built as the
  * generic two-box pendulum below (its desc's defaults, anchored at a pivot when the table says so).
  *

@@ -146,6 +146,11 @@ struct ctn_world {
     unsigned substeps_version; /* topology_version + 1 it was made for */
     ctn_solver substeps_solver; /* the solver it was made for */
     int bodies_dirty;         /* host body arrays changed: backends re-upload them */
+    int warm_idle;            /* this substep's WARM_START only clears the impulses (the pipeline's run_substeps:
+                                 every joint a rigid bilateral row of the exact solve, whose solution does not
+                                 depend on where the impulses start) */
+    unsigned warm_version;    /* topology_version + 1 warm_anchored was found for (0: none yet) */
+    int warm_anchored;        /* the pipeline's anchored_once */
     int host_stale;           /* the backend holds newer state than the host arrays */
 
     ctn_step_stats stats;

@@ -99,15 +99,15 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
  * which comes right before it): in the launch of the substep's external forces. */
 static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm, int forces) {
     size_t len = 6 * (size_t)w->topo.joint_count;
-    float warm = prm->warm_start;
+    float warm = w->warm_idle ? 0.0f : prm->warm_start; /* idle (host/solve/pipeline.c): lambda *= 0, no gather */
     if (len == 0) return forces ? run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f) : CTN_OK;
     cl_event ev = NULL;
     CLBlastStatusCode s = CLBlastSscal(len, warm, o->lambda.mem, 0, 1, &o->queue, o->profiling ? &ev : NULL);
     if (s != CLBlastSuccess)
         return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
     ctn__ocl_note_event(o, ev);
-    if (forces) return run_forces(w, o, *prm, 1, o->lambda.mem, 1.0f);
-    return run_gather(w, o, o->lambda.mem, 1.0f);
+    if (forces) return run_forces(w, o, *prm, !w->warm_idle, o->lambda.mem, w->warm_idle ? 0.0f : 1.0f);
+    return w->warm_idle ? CTN_OK : run_gather(w, o, o->lambda.mem, 1.0f);
 }
 
 /* Coloured block Gauss-Seidel: one launch per colour, then the overflow group on one work-item. */

@@ -174,6 +174,65 @@ ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stag
         if (s_ != CTN_OK) return s_;       \
     } while (0)
 
+static const char *joint_not_rigid(const ctn_joint_def *d);
+
+/* Whether every joint is a rigid bilateral row (joint_not_rigid). */
+static int joints_rigid(const ctn_world *w) {
+    for (int s = 0; s < w->topo.joint_count; ++s)
+        if (joint_not_rigid(&w->topo.defs[s])) return 0;
+    return 1;
+}
+
+/* Whether every set of dynamic bodies joined by joints has at most one joint to a body that is not dynamic
+ * (the world, a static or a kinematic body), cached per topology version (a body's kind is topology). With no
+ * loops among the dynamic bodies (the exact solver's layouts: chains and forests without closers) and
+ * independent rows within each joint, J then has full row rank; a set held at two ends (a bridge) can have
+ * redundant rows. */
+static int set_root(int *root, int x) {
+    while (root[x] != x) x = root[x] = root[root[x]];
+    return x;
+}
+
+static int anchored_once(ctn_world *w) {
+    if (w->warm_version == w->topology_version + 1u) return w->warm_anchored;
+    int n = w->topo.body_count, m = w->topo.joint_count, ok = 1;
+    int *root = n > 0 ? ctn__malloc((size_t)n * 2 * sizeof *root) : NULL;
+    if (!root) return 0; /* not known: the warm start runs */
+    int *held = root + n;
+    for (int i = 0; i < n; ++i) root[i] = i, held[i] = 0;
+#define DYN(b) ((b) >= 0 && (b) < n && (w->props[(b)].flags & CTN_BODY_FLAG_DYNAMIC))
+    for (int s = 0; s < m && ok; ++s) {
+        int a = w->topo.defs[s].a, b = w->topo.defs[s].b, da = DYN(a), db = DYN(b);
+        if (da && db) {
+            int ra = set_root(root, a), rb = set_root(root, b);
+            if (ra == rb) ok = 0; /* a loop */
+            else if ((held[rb] += held[ra]) > 1) ok = 0;
+            root[ra] = rb;
+        } else if (da || db) {
+            int r = set_root(root, da ? a : b);
+            if (++held[r] > 1) ok = 0;
+        }
+    }
+#undef DYN
+    ctn__free(root);
+    w->warm_version = w->topology_version + 1u, w->warm_anchored = ok;
+    return ok;
+}
+
+/* The warm start of an exact solve does nothing the solve needs: with every joint a rigid bilateral row of the
+ * exact solve (no row cut to the outer Gauss-Seidel loop, no loop closer left to it) and J of full row rank
+ * (anchored_once), the solve returns the dl of (J M^-1 J^T + S) dl = b - J v - S l for whatever impulses l it
+ * starts from, and l + dl and v + M^-1 J^T dl are the unique solution of (J M^-1 J^T + S) l = b - J v_0 and
+ * its velocity whatever l was (up to the relative regularisation CTN_DD_FLOOR, 1e-10, which pulls towards l).
+ * So the warm start's gather v += M^-1 J^T (w l_prev) is skipped (w->warm_idle): the impulses are scaled by 0
+ * (the warm-start factor 0, as the backends scale them) and the solve starts from v_0: one pass over the
+ * bodies and one rounding of the velocities fewer. With redundant rows (a bridge held at both ends) the
+ * warm start sets the impulses' part in the null space of J^T, which the next substep's geometric-stiffness
+ * inertia reads, so it stays. */
+static int warm_start_idle(ctn_world *w, const ctn_stage_ops *ops, int rigid) {
+    return rigid && w->solver == CTN_SOLVER_DIRECT && (ops->all_exact ? ops->all_exact(w) : ctn__direct_exact(w)) && anchored_once(w);
+}
+
 /* Entry k of table (sub, n) about to be taken (w->stage_trace: a test's record of what runs). */
 static void trace(ctn_world *w, ctn_stage_table table, int sub, int n, int k, const ctn_stage_entry *e) {
     if (w->stage_trace) w->stage_trace(w->stage_trace_user, (int)table, sub, n, k, e);
@@ -212,10 +271,17 @@ static ctn_status run_table(ctn_world *w, const ctn_stage_ops *ops, ctn_stage_ta
 static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_out *enter,
                                ctn_step_stats *st) {
     stage_params set = one_set(prm);
+    int rigid = w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && joints_rigid(w);
     for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
         *enter = (ctn_stage_out){0};
-        TRY_STAGE(run_table(w, ops, CTN_TABLE_SUBSTEP, sub, n, &set, enter, st));
+        w->warm_idle = warm_start_idle(w, ops, rigid); /* the layout may be built by the first substep's SOLVE */
+        ctn_status s = run_table(w, ops, CTN_TABLE_SUBSTEP, sub, n, &set, enter, st);
+        if (s != CTN_OK) {
+            w->warm_idle = 0;
+            return s;
+        }
     }
+    w->warm_idle = 0;
     return CTN_OK;
 }
 
@@ -361,10 +427,7 @@ static const char *joint_not_rigid(const ctn_joint_def *d) {
  * rigid bilateral row in the exact solve, so the step's last solve factored exactly the rows projected. */
 static int chords_allowed(const ctn_world *w, const ctn_stage_ops *ops) {
     int want = w->desc.debug.project_chord < 0 ? CTN_PROJECT_CHORD_AUTO : w->desc.debug.project_chord;
-    if (!want || !ops->chord || !ctn__direct_exact(w)) return 0;
-    for (int s = 0; s < w->topo.joint_count; ++s)
-        if (joint_not_rigid(&w->topo.defs[s])) return 0;
-    return 1;
+    return want && ops->chord && ctn__direct_exact(w) && joints_rigid(w);
 }
 
 /* After the table whose PROJECT_ENTER left `enter` (the last substep's, RATTLE_MOMENTUM's). leave 0: PROJECT_LEAVE is

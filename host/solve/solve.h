@@ -23,6 +23,9 @@ enum {
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
+/* The substep length the next solves' blocks were built for (the active set's motor-and-limit rows,
+ * kernels/ctn_direct_active.h, need the limit's gap per substep); the CPU solver sets it before each solve. */
+void ctn__direct_set_substep(ctn_world *w, float h);
 /* The RATTLE integrator's chord solves (host/solve/pipeline.c): ctn__direct_exact says whether the prepared
  * layout solves every joint in the exact forest or chain (no loop closers, no joints left to Gauss-Seidel),
  * and ctn__direct_resolve solves the current right-hand side with the factor the last ctn__solve_direct_ex

@@ -28,7 +28,17 @@ typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
     int bodies;             /* capacity of the per-body arrays */
     int cg_slots;           /* capacity of cg_z and cg_ap, which only CG uses: allocated by its first step */
+    int block_slots;        /* capacity of blocks, allocated by the first step (or assembly) that uses them */
+    int point_slots;        /* capacity of points, allocated by the first compact step */
     ctn_block *blocks;
+    /* compact: this step keeps every joint's rows in points (ctn_point_block, 64 bytes) instead of blocks (288):
+     * a Gauss-Seidel world whose joints are all ball joints (cpu_compact). Its only readers of the rows are the
+     * row build, the warm start's gather and the sweeps. */
+    int compact;
+    ctn_point_block *points;
+    int all_ball;           /* every joint of layout all_ball_version is a ball joint (all_ball_valid) */
+    int all_ball_valid;
+    unsigned all_ball_version;
     float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
@@ -58,14 +68,51 @@ typedef struct cpu_solver {
     double timer_t0;
 } cpu_solver;
 
+#define TRY_CPU_RESERVE(expr)              \
+    do {                                   \
+        ctn_status r_ = (expr);            \
+        if (r_ != CTN_OK) return r_;       \
+    } while (0)
+
+/* Whether this step keeps its rows as compact point blocks: Gauss-Seidel (no mass splitting, no position
+ * projection, no RATTLE: those run with Jacobi and the direct solver only) on joints that are all ball joints,
+ * the world's layout scanned once per rebuild. */
+static int cpu_compact(const ctn_world *w, cpu_solver *c) {
+    const ctn_topology *t = &w->topo;
+    if (w->solver != CTN_SOLVER_GS || t->joint_count == 0) return 0;
+    if (!c->all_ball_valid || c->all_ball_version != w->topology_version) {
+        int all = 1;
+        for (int s = 0; s < t->joint_count && all; ++s) all = t->defs[s].type == CTN_JT_BALL;
+        c->all_ball = all, c->all_ball_valid = 1, c->all_ball_version = w->topology_version;
+    }
+    return c->all_ball;
+}
+
+/* Grows the general blocks to the joint count (a step that is not compact, or assembly). */
+static ctn_status cpu_reserve_blocks(ctn_world *w, cpu_solver *c) {
+    int m = w->topo.joint_count;
+    if (m <= c->block_slots) return CTN_OK;
+    size_t cap = (size_t)m + (size_t)m / 2 + 16;
+    ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
+    if (!b) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
+    c->blocks = b, c->block_slots = (int)cap;
+    return CTN_OK;
+}
+
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count, n = w->body_count;
+    c->compact = cpu_compact(w, c);
+    if (c->compact && m > c->point_slots) {
+        size_t cap = (size_t)m + (size_t)m / 2 + 16;
+        ctn_point_block *p = ctn__realloc(c->points, cap * sizeof *p);
+        if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
+        c->points = p, c->point_slots = (int)cap;
+    }
+    if (!c->compact) TRY_CPU_RESERVE(cpu_reserve_blocks(w, c));
     if (m > c->slots) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
-        ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
-        if (b) c->blocks = b;
         float *f[2] = {c->dlambda, c->cg_r};
-        int ok = b != NULL;
+        int ok = 1;
         for (int k = 0; k < 2 && ok; ++k) {
             float *p = ctn__realloc(f[k], 6 * cap * sizeof *p);
             if (!p) ok = 0;
@@ -143,6 +190,13 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * kinv equal to the general build's in value only (the warm start's gather reads neither) */
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
+    if (c->compact) { /* Gauss-Seidel, ball joints only, not projecting (cpu_compact) */
+        ctn_point_block *pts = c->points;
+        CPU_FOR(m)
+        for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, t->defs, w->pose, w->vel, w->inertia, prm, pts);
+        c->project_worst = 0.0f;
+        return;
+    }
     CPU_FOR_REDUCE(m, reduction(max : worst))
     for (int s = 0; s < m; ++s) {
         if (rows_only) ctn_prepare_slot_rows(s, t->defs, w->pose, w->vel, prm, c->blocks);
@@ -173,6 +227,16 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
     int n = w->body_count;
 #ifdef _OPENMP
     int nt = cpu_team(w);
+#endif
+    if (c->compact) {
+        const ctn_point_block *pts = c->points;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
+#endif
+        for (int i = 0; i < n; ++i) ctn_apply_gather_point(i, t->adj_offsets, t->adj, pts, l, scale, w->vel, w->inertia);
+        return;
+    }
+#ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
 #endif
     for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, scale, w->vel, w->inertia);
@@ -192,6 +256,14 @@ static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int fi
     ctn_vel *vel = w->vel;
     const ctn_inertia *inertia = w->inertia;
     double sum = 0.0;
+    if (c->compact) { /* Gauss-Seidel on compact point blocks */
+        const ctn_point_block *pts = c->points;
+        if (kind == SLOT_GS)
+            for (int s = first; s < last; ++s) sum += ctn_gs_slot_compact(s, defs, pts, lambda, vel, inertia, 1);
+        else
+            for (int s = first; s < last; ++s) (void)ctn_gs_slot_compact(s, defs, pts, lambda, vel, inertia, 0);
+        return sum;
+    }
     if (kind == SLOT_GS)
         for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
     else if (kind == SLOT_GS_QUIET)
@@ -318,14 +390,14 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
  * desc.max_speed, then the first joint with a non-finite impulse (ctn_impulse_bad, as the device). The errors are measured over the solver's copies of
  * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
  * bodies (host/core/attach.c). On the world's threads: serial, these scans held the other threads idle. */
-static void stage_measure(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, ctn_stage_out *out) {
+static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_stage_out *out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
     /* joints to evaluate: none when the entry does not cover JOINT_ERRORS (CTN_TABLE_MEASURE with sub = 1: the
      * projection stopped on a chord step's rows, whose CHORD_ROWS measured these poses) */
-    int measure = e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS) ? m : 0;
+    int measure = joint_errors ? m : 0;
     if (!measure) gap = c->measured_gap, angle = c->measured_angle;
     CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
     for (int s = 0; s < measure; ++s) {
@@ -582,18 +654,27 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     }
     case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;
     case CTN_STAGE_FORCES: phase_forces(w, c, *prm); break;
-    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev) */
+    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
         int rows = 6 * t->joint_count;
+        float warm = w->warm_idle ? 0.0f : prm->warm_start;
         CPU_FOR(rows)
-        for (int k = 0; k < rows; ++k) t->lambda[k] *= prm->warm_start;
-        phase_gather(w, c, t->lambda, 1.0f);
+        for (int k = 0; k < rows; ++k) t->lambda[k] *= warm;
+        if (!w->warm_idle) phase_gather(w, c, t->lambda, 1.0f);
         break;
     }
-    case CTN_STAGE_SOLVE: stage_solve(w, c); break;
+    case CTN_STAGE_SOLVE:
+        ctn__direct_set_substep(w, prm->h); /* the active set's motor-and-limit rows (kernels/ctn_direct_active.h) */
+        stage_solve(w, c);
+        break;
     case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
-    case CTN_STAGE_MEASURE: stage_measure(w, c, e, out); break;
+    case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
-    case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
+    case CTN_STAGE_ASSEMBLE_GATHER:
+        /* assembly writes its rows into the general blocks, which a compact world has not allocated: at the first
+         * ASSEMBLE_ROWS, before anything moved, so that running out of memory leaves the world as it was */
+        if (stage == CTN_STAGE_ASSEMBLE_ROWS) TRY_CPU(cpu_reserve_blocks(w, c));
+        stage_assemble(w, c, stage, out);
+        break;
     default: stage_project(w, c, e, prm, out); break;
     }
     return CTN_OK;
@@ -634,6 +715,7 @@ static void cpu_destroy(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     if (!c) return;
     ctn__free(c->blocks);
+    ctn__free(c->points);
     ctn__free(c->dlambda);
     ctn__free(c->cg_r);
     ctn__free(c->cg_z);

@@ -82,6 +82,7 @@
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,14 +214,19 @@ static int in_exact(const direct_state *s, int slot) {
 /* Whether the active set of kernels/ctn_direct_active.h takes this substep's bounded rows: some joint of the
  * exact solve has rows it treats, and every joint outside it is a loop closer the Schur complement takes
  * (*schur_rows rows; 0: none). Where it does not (a closer with a limit, more closers than
- * DIRECT_MAX_SCHUR_ROWS rows, a contact in the forest), the bounded rows are swept by projected
- * Gauss-Seidel as before. */
+ * DIRECT_MAX_SCHUR_ROWS rows, a rope or a contact in the forest, whose rows are all bounded), the bounded
+ * rows are swept by projected Gauss-Seidel as before. */
 static int active_applicable(const ctn_world *w, const direct_state *s, const ctn_block *blocks, int *schur_rows) {
     const ctn_topology *t = &w->topo;
     int any = 0;
     *schur_rows = 0;
-    if (!s->keep || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
-    for (int slot = 0; slot < t->joint_count && !any; ++slot) any = in_exact(s, slot) && ctn_dd_active_rows(&blocks[slot]) != 0;
+    if (!s->keep || !s->ml || !s->at_lo || !s->at_hi || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
+    for (int slot = 0; slot < t->joint_count; ++slot) {
+        if (!in_exact(s, slot)) continue;
+        const ctn_block *b = &blocks[slot];
+        if (ctn_dd_cut_all(b)) return 0; /* a rope or a contact leaves the forest whole: the sweep's */
+        any |= ctn_dd_active_rows(b) != 0;
+    }
     if (!any) return 0;
     if (s->chain || s->extra_count == 0) return 1;
     return schur_applicable(s, w, blocks, schur_rows);
@@ -233,12 +239,14 @@ static int active_applicable(const ctn_world *w, const direct_state *s, const ct
  * all); 0 leaves the state it reached (consistent: v = v_free + M^-1 J^T lambda, every impulse in its
  * bounds, those the last check clamped included) for the projected Gauss-Seidel
  * hybrid to finish. */
-static int bounded_exact(ctn_world *w, direct_state *s, const ctn_block *blocks, int schur_rows, int *solves) {
+static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int schur_rows, int *solves) {
     ctn_topology *t = &w->topo;
-    int m = t->joint_count, converged = 0;
+    int m = t->joint_count, converged = 0, best = INT_MAX, stalled = 0;
     for (int slot = 0; slot < m; ++slot) {
         s->keep[slot] = 0;
-        if (in_exact(s, slot)) ctn_dd_active_start(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep);
+        if (!in_exact(s, slot)) continue;
+        ctn_dd_ml_start(slot, t->defs, blocks, w->pose, s->h, s->ml + CTN_DD_ML_FLOATS * (size_t)slot);
+        ctn_dd_active_start(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, s->at_lo, s->at_hi);
     }
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
     for (int it = 0; it < CTN_DD_ACTIVE_MAX && !converged; ++it) {
@@ -258,12 +266,30 @@ static int bounded_exact(ctn_world *w, direct_state *s, const ctn_block *blocks,
             }
         }
         ++*solves;
-        int changes = 0;
-        for (int slot = 0; slot < m; ++slot)
-            if (in_exact(s, slot)) changes += ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep);
+        /* count the violating rows; all change (block pivoting) while their count keeps falling, else only
+         * the last violating joint's (Murty's rule, the safeguard of kernels/ctn_direct_active.h) */
+        int changes = 0, last = -1;
+        for (int slot = 0; slot < m; ++slot) {
+            if (!in_exact(s, slot)) continue;
+            float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
+            int c = ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 1);
+            if (!c) c = ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 1);
+            if (c) changes += c, last = slot;
+        }
         converged = changes == 0;
+        if (changes < best) best = changes, stalled = 0;
+        else ++stalled;
+        int single = stalled >= CTN_DD_ACTIVE_STALL;
+        for (int slot = single ? last : 0; !converged && slot < m; ++slot) {
+            if (!in_exact(s, slot)) continue;
+            float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
+            if (!ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 0))
+                ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+        }
     }
     if (s->chain) ctn__chain_set_keep(s->chain, NULL);
+    for (int slot = 0; slot < m; ++slot)
+        if (in_exact(s, slot)) ctn_dd_active_end(slot, blocks, t->lambda, s->keep, s->at_lo, s->at_hi);
     return converged;
 }
 
@@ -303,9 +329,17 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
     if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
     if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
     if (!s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
-    if (!s->vref || !s->lref || !s->keep)
+    if (!s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
+    if (!s->at_lo) s->at_lo = ctn__calloc((size_t)t->joint_count + 1, 1);
+    if (!s->at_hi) s->at_hi = ctn__calloc((size_t)t->joint_count + 1, 1);
+    if (!s->vref || !s->lref || !s->keep || !s->ml || !s->at_lo || !s->at_hi)
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
+}
+
+void ctn__direct_set_substep(ctn_world *w, float h) {
+    direct_state *s = w->direct_data;
+    if (s) s->h = h;
 }
 
 void ctn__direct_active_counts(const ctn_world *w, long *substeps, long *solves, long *fallbacks) {

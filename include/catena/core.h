@@ -76,7 +76,7 @@ typedef enum ctn_bounded_rows {
                               active set yet (docs/design.md, "Bounded rows by an active set") */
     CTN_BOUNDED_EXACT,     /**< an active set in the exact solve: a limit that acts and a motor below its force bound
                               join their joint's block, a motor at its bound acts with its bound; checked and
-                              refactored up to 6 times a substep, then the sweep finishes. CPU backend only: an
+                              refactored up to 24 times a substep, then the sweep finishes. CPU backend only: an
                               OpenCL world refuses it (CTN_ERR_UNSUPPORTED) */
     CTN_BOUNDED_SWEEP      /**< the rows leave the exact solve and projected Gauss-Seidel sweeps them between exact
                               re-solves of the other rows (the behaviour before CTN_BOUNDED_EXACT) */
@@ -1025,8 +1025,9 @@ CTN_API const char *ctn_stabilization_name(ctn_stabilization stabilization);
 CTN_API const char *ctn_integrator_name(ctn_integrator integrator);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
 CTN_API const char *ctn_body_type_name(ctn_body_type type);
-/** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",
- *  "cone_twist"). */
+/** Name of a joint type: its enumerator in lower case without CTN_JOINT_ ("distance", "ball", "hinge", "fixed",
+ *  "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion"); every value
+ *  from 0 up to the first named "unknown" is a type (the Python package lists them so). */
 CTN_API const char *ctn_joint_type_name(ctn_joint_type type);
 /** Name of a curve type ("line", "circle", "helix", "polyline"). */
 CTN_API const char *ctn_curve_type_name(ctn_curve_type type);
