@@ -16,8 +16,8 @@
  * Joints. revolute -> hinge (body a = child, body b = parent, so the hinge angle is URDF's joint position)
  * with its limits; continuous -> hinge without limits; fixed -> fixed joint; floating -> no joint (a free
  * body). A joint with `effort` > 0 gets a velocity motor holding it (target speed 0, at most `effort` N m),
- * as PyBullet's loader does; effort 0 leaves it passive. Prismatic and planar joints have no Catena
- * counterpart and are refused with their names.
+ * as PyBullet's loader does; effort 0 leaves it passive. prismatic -> slider with its limits; planar -> planar
+ * joint (the child slides in the plane across the axis and turns about it).
  *
  * Collision geometry -> shapes, each at its <origin> (ctn_shape_desc.offset and rotation in the body
  * frame): a sphere and a box as they are; a cylinder becomes a capsule of the same radius and overall
@@ -489,11 +489,13 @@ static int limits_implied(const build *b, const ctn_urdf_joint *j) {
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
-    if (j->type == CTN_URDF_PLANAR)
-        return fail(b, CTN_ERR_UNSUPPORTED, "joint '%s' is %s: Catena has no planar joint", j->name, joint_type_name(j->type));
     if (j->type == CTN_URDF_FLOATING || !b->links[j->child].owns_body) return CTN_OK; /* free, or merged into its parent */
     int slider = j->type == CTN_URDF_PRISMATIC; /* q: the child's travel along the axis, the slider position s */
-    ctn_joint_desc d = ctn_joint_desc_default(j->type == CTN_URDF_FIXED ? CTN_JOINT_FIXED : slider ? CTN_JOINT_PRISMATIC : CTN_JOINT_HINGE);
+    int planar = j->type == CTN_URDF_PLANAR; /* 3 free coordinates: no limits, no motor */
+    ctn_joint_desc d = ctn_joint_desc_default(j->type == CTN_URDF_FIXED ? CTN_JOINT_FIXED
+                                              : slider                 ? CTN_JOINT_PRISMATIC
+                                              : planar                 ? CTN_JOINT_PLANAR
+                                                                       : CTN_JOINT_HINGE);
     d.body_a = handle_of(b, j->child);
     d.body_b = handle_of(b, j->parent);
     const frame *jf = &b->links[j->child].pose; /* the joint frame is the child's link frame */
@@ -532,7 +534,7 @@ static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
         st = ctn_joint_set_limits(b->w, id, 1, lo, hi);
     }
     if (st == CTN_OK && slider && j->has_limits && !implied) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
-    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0 && why) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
+    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && !planar && j->has_limits && j->effort > 0 && why) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
     return CTN_OK;
 }

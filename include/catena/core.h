@@ -575,10 +575,14 @@ typedef enum ctn_joint_type {
                                with ratio = teeth_b / teeth_a); both bodies hinged at their centres to the world or
                                to one base (the row acts on the two gears only): ctn_joint_add refuses a gear
                                whose bodies have no hinge yet */
-    CTN_JOINT_RACK_PINION   /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
+    CTN_JOINT_RACK_PINION,  /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
                                (the pinion) per radian body_a turns about `axis` (ratio = the pinion's pitch
                                radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider
                                (ctn_joint_add refuses it before both exist) */
+    CTN_JOINT_PLANAR        /**< 3 rows: the two anchors stay in one plane across `axis` (its normal, seen from
+                               both bodies, kept parallel): body a slides in the plane and turns about `axis`
+                               only, relative to body b; two translations and one rotation free (URDF's planar
+                               joint); ctn_joint_get_angle reads the turn */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
@@ -1026,7 +1030,8 @@ CTN_API const char *ctn_integrator_name(ctn_integrator integrator);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
 CTN_API const char *ctn_body_type_name(ctn_body_type type);
 /** Name of a joint type: its enumerator in lower case without CTN_JOINT_ ("distance", "ball", "hinge", "fixed",
- *  "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion"); every value
+ *  "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion",
+ *  "planar"); every value
  *  from 0 up to the first named "unknown" is a type (the Python package lists them so). */
 CTN_API const char *ctn_joint_type_name(ctn_joint_type type);
 /** Name of a curve type ("line", "circle", "helix", "polyline"). */
