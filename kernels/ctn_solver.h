@@ -156,9 +156,10 @@ CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, C
 
 /* ctn_prepare_slot_ball into the compact record pts[s] (ctn_point_block): the same values field for field
  * (S once for the three rows, kinv's first 6 entries: a 3-row block's whole triangle), no row directions,
- * bounds or padding written. */
-CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
-                                   CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
+ * bounds or padding written. ctn_prepare_point_with takes the world inverse inertias Ia, Ib of the joint's
+ * bodies (zero for the world) by value: the device's row build forms the geometric-stiffness ones itself. */
+CTN_FN void ctn_prepare_point_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                   CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, ctn_step_params prm,
                                    CTN_GLOBAL ctn_point_block *pts) {
     CTN_GLOBAL const ctn_joint_def *j = &defs[s];
     int a = j->a, b = j->b, i;
@@ -166,13 +167,20 @@ CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, 
     float bias[3], kinv[CTN_KINV_SIZE]; /* ctn_spd_inverse writes all CTN_KINV_SIZE entries */
     float soft = ctn_point_fields(j, pose, vel, prm, &ra, &rb, bias);
     float imb = b >= 0 ? vel[b].inv_mass : 0.0f;
-    ctn_point_kinv(ra, vel[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, kinv);
+    ctn_point_kinv(ra, vel[a].inv_mass, Ia, rb, imb, Ib, b < 0, soft, kinv);
     CTN_GLOBAL ctn_point_block *p = &pts[s];
     p->ra = ra;
     p->soft = soft;
     p->rb = rb;
     for (i = 0; i < 3; ++i) p->bias[i] = bias[i];
     for (i = 0; i < 6; ++i) p->kinv[i] = kinv[i];
+}
+
+CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                   CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
+                                   CTN_GLOBAL ctn_point_block *pts) {
+    int b = defs[s].b;
+    ctn_prepare_point_with(s, defs, pose, vel, inertia[defs[s].a].inv_inertia, ctn_load_inertia(inertia, b), prm, pts);
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */

@@ -137,10 +137,9 @@ ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
     CTN__ENTER(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
-    if (d->type == CTN_JOINT_CONTACT)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
-    if (d->type == CTN_JOINT_CURVE)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: curve constraints are added with ctn_curve_constraint_add, not ctn_joint_add");
+    const ctn_joint_kind *kind = ctn__joint_kind((int)d->type);
+    if (kind && kind->added_by)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: %s joints are added with %s, not ctn_joint_add", kind->name, kind->added_by);
     if (!ctn__joint_kind_has((int)d->type, CTN_JK_JOINT_ADD))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
@@ -195,7 +194,6 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (d->implicit && !ctn__joint_kind_has(d->type, CTN_JK_FORCE))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     /* the type's own fields and checks (axes, ratio, rest length): its `from_desc` hook in the table */
-    const ctn_joint_kind *kind = ctn__joint_kind(d->type);
     if (kind->from_desc) {
         st = kind->from_desc(w, d, dist, &j);
         if (st != CTN_OK) return st;

@@ -60,6 +60,9 @@ typedef struct ctn_joint_kind {
     /* The keys a scene file's joint of this type may hold (host/io/scene_json.c), NULL-terminated; NULL for
      * types the scene reader parses elsewhere (curves: scene_curve.c) or not at all (contacts). */
     const char *const *scene_keys;
+    /* The function that adds joints of the type when ctn_joint_add does not (named in its refusal); NULL for
+     * the types it adds. */
+    const char *added_by;
 } ctn_joint_kind;
 
 /* The entry of a public joint type; NULL for a value that is none. */

@@ -5,6 +5,7 @@
 #include "opencl/opencl.h"
 #include "core/hash.h"
 #include "solve/pipeline.h"
+#include "solve/solve.h" /* ctn_compact_cache */
 #include "ctn_solver.h" /* CTN_PROJECT_DEVICE_WINDOW */
 #include "opencl/opencl_kernels.h"
 
@@ -118,6 +119,9 @@ typedef struct ctn_ocl {
     ctn_clbuf defs, lambda, adj_offsets, adj, split, springs, spring_adj_offsets, spring_adj;
     /* per-substep work arrays */
     ctn_clbuf blocks, dlambda, r2, gap, angle, partial, stats;
+    ctn_clbuf points;             /* the rows as compact point blocks (compact) */
+    int compact;                  /* this step keeps the rows in points, not blocks (ctn__rows_compact) */
+    ctn_compact_cache compact_cache;
     /* CG */
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     /* Post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),

@@ -30,6 +30,8 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, flo
     ARG(PREPARE, adj_offsets, o->adj_offsets.mem);
     ARG(PREPARE, adj, o->adj.mem);
     ARG(PREPARE, lambda, o->lambda.mem);
+    ARG(PREPARE, points, o->points.mem);
+    ARG(PREPARE, compact, o->compact);
     size_t items = (size_t)(gs_h > 0.0f && n > m ? n : m);
     return ctn__ocl_launch(w, o, k, items, gs_h > 0.0f ? "row build with the geometric-stiffness inertia" : "row build");
 }
@@ -78,6 +80,8 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
     ARG(FORCES, blocks, o->blocks.mem);
     ARG(FORCES, l, l);
     ARG(FORCES, scale, scale);
+    ARG(FORCES, points, o->points.mem);
+    ARG(FORCES, compact, o->compact);
     return ctn__ocl_launch(w, o, k, (size_t)n, gather ? "external forces and warm start" : "external forces");
 }
 
@@ -92,6 +96,8 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     ARG(GATHER, scale, scale);
     ARG(GATHER, vel, o->vel.mem);
     ARG(GATHER, inertia, o->inertia.mem);
+    ARG(GATHER, points, o->points.mem);
+    ARG(GATHER, compact, o->compact);
     return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
 }
 
@@ -132,6 +138,8 @@ static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, vel, o->vel.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, inertia, o->inertia.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, r2, o->r2.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, points, o->points.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, compact, o->compact);
             TRY(ctn__ocl_launch(w, o, k, k == CTN_K_GS_COLOUR ? (size_t)count : 1, "Gauss-Seidel colour"));
         }
     }
@@ -305,6 +313,7 @@ static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL)); /* a compact world has none yet */
     int mi = (int)m, k = CTN_K_ASSEMBLE_SLOT;
     ARG(ASSEMBLE_SLOT, m, mi);
     ARG(ASSEMBLE_SLOT, defs, o->defs.mem);

@@ -62,6 +62,13 @@ int ctn__joint_may_be_bounded(const ctn_joint_def *d);
  * some joint can have bounded rows, so the whole step is solved by Gauss-Seidel; the first such step is
  * reported through the log (once per *warned). */
 int ctn__cg_runs_gs(ctn_world *w, int *warned);
+/* Whether a step keeps every joint's rows as compact point blocks (ctn_point_block) instead of ctn_blocks:
+ * Gauss-Seidel on joints that are all ball joints. The joint types are scanned once per layout (cache). */
+typedef struct ctn_compact_cache {
+    int valid, all_ball;
+    unsigned version; /* topology_version scanned */
+} ctn_compact_cache;
+int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache);
 
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);

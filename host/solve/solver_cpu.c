@@ -32,13 +32,11 @@ typedef struct cpu_solver {
     int point_slots;        /* capacity of points, allocated by the first compact step */
     ctn_block *blocks;
     /* compact: this step keeps every joint's rows in points (ctn_point_block, 64 bytes) instead of blocks (288):
-     * a Gauss-Seidel world whose joints are all ball joints (cpu_compact). Its only readers of the rows are the
+     * a Gauss-Seidel world whose joints are all ball joints (ctn__rows_compact). Its only readers of the rows are the
      * row build, the warm start's gather and the sweeps. */
     int compact;
     ctn_point_block *points;
-    int all_ball;           /* every joint of layout all_ball_version is a ball joint (all_ball_valid) */
-    int all_ball_valid;
-    unsigned all_ball_version;
+    ctn_compact_cache compact_cache;
     float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
@@ -74,20 +72,6 @@ typedef struct cpu_solver {
         if (r_ != CTN_OK) return r_;       \
     } while (0)
 
-/* Whether this step keeps its rows as compact point blocks: Gauss-Seidel (no mass splitting, no position
- * projection, no RATTLE: those run with Jacobi and the direct solver only) on joints that are all ball joints,
- * the world's layout scanned once per rebuild. */
-static int cpu_compact(const ctn_world *w, cpu_solver *c) {
-    const ctn_topology *t = &w->topo;
-    if (w->solver != CTN_SOLVER_GS || t->joint_count == 0) return 0;
-    if (!c->all_ball_valid || c->all_ball_version != w->topology_version) {
-        int all = 1;
-        for (int s = 0; s < t->joint_count && all; ++s) all = t->defs[s].type == CTN_JT_BALL;
-        c->all_ball = all, c->all_ball_valid = 1, c->all_ball_version = w->topology_version;
-    }
-    return c->all_ball;
-}
-
 /* Grows the general blocks to the joint count (a step that is not compact, or assembly). */
 static ctn_status cpu_reserve_blocks(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count;
@@ -101,7 +85,7 @@ static ctn_status cpu_reserve_blocks(ctn_world *w, cpu_solver *c) {
 
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count, n = w->body_count;
-    c->compact = cpu_compact(w, c);
+    c->compact = ctn__rows_compact(w, &c->compact_cache);
     if (c->compact && m > c->point_slots) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
         ctn_point_block *p = ctn__realloc(c->points, cap * sizeof *p);
@@ -190,7 +174,7 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * kinv equal to the general build's in value only (the warm start's gather reads neither) */
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
-    if (c->compact) { /* Gauss-Seidel, ball joints only, not projecting (cpu_compact) */
+    if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
         for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, t->defs, w->pose, w->vel, w->inertia, prm, pts);

@@ -6,4 +6,5 @@
 const ctn_joint_kind ctn__joint_kind_contact = {
     .name = "contact",
     .flags = 0,
+    .added_by = "ctn_contact_add",
 };

@@ -6,4 +6,5 @@
 const ctn_joint_kind ctn__joint_kind_curve = {
     .name = "curve",
     .flags = CTN_JK_SCENE | CTN_JK_NO_ATTACH,
+    .added_by = "ctn_curve_constraint_add",
 };
