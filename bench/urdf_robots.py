@@ -408,13 +408,15 @@ def cartpole():
     return r
 
 
-# ---- broken on purpose -------------------------------------------------------------------------------------
-
 def planar_stage():
+    # a table on a planar joint (imported as CTN_JOINT_PLANAR; refused before Catena had one)
     r = Robot("planar_stage")
     r.link("table", 1.0, ("box", 0.5, 0.5, 0.1), (0, 0, 0), [("box", (0.5, 0.5, 0.1), (0, 0, 0), (0, 0, 0))])
     r.joint("world_to_table", "planar", "world", "table", (0, 0, 0.5), axis=(0, 0, 1))
     return r
+
+
+# ---- broken on purpose -------------------------------------------------------------------------------------
 
 
 def mesh_only_arm():
@@ -471,7 +473,7 @@ ROBOTS = [
     ("unitree_a1", "quadruped", unitree_a1), ("anymal_c", "quadruped", anymal_c), ("laikago", "quadruped", laikago),
     ("mini_cheetah", "quadruped", mini_cheetah), ("atlas", "humanoid", atlas), ("nao", "humanoid", nao),
     ("robotiq_2f85", "gripper", robotiq_2f85), ("r2d2", "mobile", r2d2), ("husky", "mobile", husky), ("racecar", "mobile", racecar), ("cartpole", "other", cartpole),
-    ("planar_stage", "broken", planar_stage), ("mesh_only_arm", "broken", mesh_only_arm), ("no_limit_arm", "broken", no_limit_arm),
+    ("planar_stage", "other", planar_stage), ("mesh_only_arm", "broken", mesh_only_arm), ("no_limit_arm", "broken", no_limit_arm),
 ]
 EXAMPLES = [("snake_50", "other", "snake_50.urdf"), ("double_pendulum", "other", "double_pendulum.urdf")]
 

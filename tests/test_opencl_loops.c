@@ -13,7 +13,9 @@
  *                  bounded in every substep, so neither backend takes the Schur solve (the device decides it
  *                  on the device, ctn_k_schur_gate, as the CPU's schur_applicable) and both run the hybrid's
  *                  Gauss-Seidel sweeps over the loop closer (it opened by 8.0e-3 m on both; 1.08e-2 m at
- *                  3d73717, with the closers' Schur impulse in substeps with cut forest rows).
+ *                  3d73717, with the closers' Schur impulse in substeps with cut forest rows). The worst
+ *                  joint is the limited hinge, which the position projection leaves out whole while the
+ *                  ring's projection moves its bottom link (docs/design.md, section 6).
  * Checks (measured on PoCL 3.1 and the CPU, 2-core VM, 2026-11-27; printed):
  *   (a) direct and auto (which picks direct on both), at 1 and 4 iterations: the worst joint gap of any step
  *       is at most RING_GAP (10x the worst measured, 2.7e-6 m) on the CPU and on OpenCL; before the device
