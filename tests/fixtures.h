@@ -1,5 +1,5 @@
 /* World set-ups shared by the tests: a world on a given backend and solver, the OpenCL probe of the tests'
- * OpenCL halves, a particle, a box with its shape, the floor plane, a joint to the world through a pivot, a
+ * OpenCL halves, a particle, a box with its shape, the floor plane, a pinned chain with a limited hinge, a joint to the world through a pivot, a
  * curve, the scene round trip (save, reload into a fresh world) and a world's energy. Failures are CHECKs (check.h), as in the tests.
  * The including file defines _POSIX_C_SOURCE (mkstemp, close, unlink) before its first include. */
 #ifndef CTN_TEST_FIXTURES_H
@@ -69,6 +69,27 @@ static inline ctn_body_id fixture_box(ctn_world *w, ctn_body_type type, double m
 static inline void fixture_floor(ctn_world *w, double friction) {
     const double up[3] = {0, 1, 0};
     CHECK(ctn_world_add_plane(w, up, 0.0, friction, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+}
+
+/* A limited hinge (-0.3..0.3 rad) in the middle (link 3) of a ball chain of 8 links (0.1 m, 0.1 kg, along +x)
+ * pinned at the origin; the links' handles in ids when ids is not NULL. */
+static inline void fixture_limited_chain(ctn_world *w, ctn_body_id ids[8]) {
+    ctn_body_id link[8];
+    for (int i = 0; i < 8; ++i) {
+        ctn_body_desc b = ctn_body_desc_default();
+        b.mass = 0.1;
+        b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-4;
+        b.position[0] = 0.1 * i + 0.05;
+        CHECK(ctn_body_add(w, &b, &link[i]) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_joint_desc j = ctn_joint_desc_default(i == 3 ? CTN_JOINT_HINGE : CTN_JOINT_BALL);
+        j.body_a = link[i], j.body_b = i ? link[i - 1] : CTN_WORLD;
+        double pivot[3] = {0.1 * i, 0.0, 0.0}, axis[3] = {0.0, 1.0, 0.0};
+        CHECK(ctn_joint_desc_set_pivot(w, &j, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_joint_id jid;
+        CHECK(ctn_joint_add(w, &j, &jid) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (i == 3) CHECK(ctn_joint_set_limits(w, jid, 1, -0.3, 0.3) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (ids) ids[i] = link[i];
+    }
 }
 
 /* A joint of `type` from body to the world through the world point `pivot` with the world `axis`; its

@@ -10,6 +10,7 @@
  *    the type it says it is "as". */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
+#include "files.h"
 #include "core/joint_kinds.h"
 
 #include <ctype.h>
@@ -29,19 +30,6 @@ typedef struct {
     char name[32];
     const char *line; /* the whole row, NUL-terminated */
 } doc_row;
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) free(s), s = NULL;
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 static int doc_rows(char *text, doc_row *rows, int max) {
     char *sec = strstr(text, "\n## `constraints`");
@@ -106,7 +94,7 @@ int main(void) {
           "the values outside the table are 'unknown'");
 
     /* ctn_joint_type_name's documentation (include/catena/core.h) gives every name */
-    char *header = read_file(CATENA_SOURCE_DIR "/include/catena/core.h");
+    char *header = test_read_file(CATENA_SOURCE_DIR "/include/catena/core.h", NULL);
     CHECK(header != NULL, "cannot read include/catena/core.h");
     char *decl = header ? strstr(header, "CTN_API const char *ctn_joint_type_name(") : NULL;
     char *doc = NULL; /* the last doc comment opening before the declaration */
@@ -121,7 +109,7 @@ int main(void) {
     free(header);
 
     /* docs/scene-format.md */
-    char *text = read_file(CATENA_SOURCE_DIR "/docs/scene-format.md");
+    char *text = test_read_file(CATENA_SOURCE_DIR "/docs/scene-format.md", NULL);
     CHECK(text != NULL, "cannot read %s", CATENA_SOURCE_DIR "/docs/scene-format.md");
     if (!text) return check_report("joint_docs");
     doc_row rows[64];

@@ -23,26 +23,7 @@ typedef struct final_state {
     ctn_body_state b[MAX_BODIES];
 } final_state;
 
-/* A limited hinge in the middle of a pinned ball chain of 8 links (0.1 m, along +x). */
-static void limited_chain(ctn_world *w) {
-    ctn_body_id ids[8];
-    for (int i = 0; i < 8; ++i) {
-        ctn_body_desc b = ctn_body_desc_default();
-        b.mass = 0.1;
-        b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-4;
-        b.position[0] = 0.1 * i + 0.05;
-        CHECK(ctn_body_add(w, &b, &ids[i]) == CTN_OK, "%s", ctn_world_last_error(w));
-        ctn_joint_desc j = ctn_joint_desc_default(i == 3 ? CTN_JOINT_HINGE : CTN_JOINT_BALL);
-        j.body_a = ids[i], j.body_b = i ? ids[i - 1] : CTN_WORLD;
-        double pivot[3] = {0.1 * i, 0.0, 0.0}, axis[3] = {0.0, 1.0, 0.0};
-        CHECK(ctn_joint_desc_set_pivot(w, &j, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
-        ctn_joint_id jid;
-        CHECK(ctn_joint_add(w, &j, &jid) == CTN_OK, "%s", ctn_world_last_error(w));
-        if (i == 3) CHECK(ctn_joint_set_limits(w, jid, 1, -0.3, 0.3) == CTN_OK, "%s", ctn_world_last_error(w));
-    }
-}
-
-/* scene NULL: limited_chain. Returns 0 when the world could not be made or a step failed (reported). */
+/* scene NULL: fixture_limited_chain. Returns 0 when the world could not be made or a step failed (reported). */
 static int run(ctn_backend backend, ctn_solver solver, const char *scene, double warm, final_state *out) {
     memset(out, 0, sizeof *out);
     ctn_world_desc d = ctn_world_desc_default();
@@ -57,7 +38,7 @@ static int run(ctn_backend backend, ctn_solver solver, const char *scene, double
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
     if (!w) return 0;
     if (scene) CHECK(ctn_scene_from_spec(w, scene) == CTN_OK, "%s: %s", scene, ctn_world_last_error(w));
-    else limited_chain(w);
+    else fixture_limited_chain(w, NULL);
     int ok = 1;
     for (int s = 0; s < STEPS && ok; ++s)
         if (ctn_world_step(w) != CTN_OK) {
