@@ -380,8 +380,19 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w);
 void ctn__joints_snapshot_restore(ctn_world *w);
 /* The check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
-/* The same test without a message (safe on many threads at once): 1 when the body diverged. */
-int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed);
+/* The same test without a message (safe on many threads at once): 1 when the body diverged (a non-finite
+ * pose or velocity, or max(|v|, |w|) above desc.max_speed when that is > 0). Inline: it runs for every body at
+ * every step. x - x is 0 for a finite float and NaN otherwise, so one sum tests the 16 floats; and since
+ * sqrtf is monotone, sqrtf(max(v.v, w.w)) is max(|v|, |w|) to the bit with one root instead of two. */
+static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
+    float z = (p->p.x - p->p.x) + (p->p.y - p->p.y) + (p->p.z - p->p.z) + (p->p_lo.x - p->p_lo.x) + (p->p_lo.y - p->p_lo.y) +
+              (p->p_lo.z - p->p_lo.z) + (p->q.w - p->q.w) + (p->q.x - p->q.x) + (p->q.y - p->q.y) + (p->q.z - p->q.z) +
+              (v->v.x - v->v.x) + (v->v.y - v->v.y) + (v->v.z - v->v.z) + (v->w.x - v->w.x) + (v->w.y - v->w.y) + (v->w.z - v->w.z);
+    if (z != z) return 1;
+    float a = ctn_dot(v->v, v->v), b = ctn_dot(v->w, v->w);
+    *speed = sqrtf(a > b ? a : b);
+    return *speed > (w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY);
+}
 
 /* Joints by slot (host/core/joint.c): inserts a definition without validation into a new slot (*slot gets it),
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
