@@ -26,6 +26,7 @@ measure needs the catena Python package on PYTHONPATH (bench/urdf_robots.sh sets
 """
 import math
 import os
+import re
 import sys
 
 GAP_TOL, ANGLE_TOL = 1e-5, 1e-3
@@ -407,13 +408,15 @@ def cartpole():
     return r
 
 
-# ---- broken on purpose -------------------------------------------------------------------------------------
-
 def planar_stage():
+    # a table on a planar joint (imported as CTN_JOINT_PLANAR; refused before Catena had one)
     r = Robot("planar_stage")
     r.link("table", 1.0, ("box", 0.5, 0.5, 0.1), (0, 0, 0), [("box", (0.5, 0.5, 0.1), (0, 0, 0), (0, 0, 0))])
     r.joint("world_to_table", "planar", "world", "table", (0, 0, 0.5), axis=(0, 0, 1))
     return r
+
+
+# ---- broken on purpose -------------------------------------------------------------------------------------
 
 
 def mesh_only_arm():
@@ -435,15 +438,97 @@ def no_limit_arm():
     return r
 
 
+def robotiq_2f85():
+    # Robotiq 2F-85 gripper (ros-industrial robotiq_2f_85 description's layout): a four-bar per side; the
+    # leader finger_joint turns the left outer knuckle, the right outer knuckle and both inner knuckles mimic
+    # it (1), and each inner finger, on an outer finger fixed to its outer knuckle, mimics it with -1 (the
+    # right one shares no link with the leader). Here on a continuous wrist about z, as on an arm's flange.
+    pi = 3.141592653589793
+    r = Robot("robotiq_2f85")
+    r.link("wrist", 0.3, ("cyl", 0.04, 0.03), (0, 0, 0.015), [cyl_z(0.04, 0.03)])
+    r.joint("wrist_joint", "continuous", "world", "wrist", (0, 0, 0.5), axis=(0, 0, 1), effort=10.0)
+    r.link("robotiq_arg2f_base_link", 0.227, ("cyl", 0.04, 0.06), (0, 0, 0.031), [cyl_z(0.04, 0.06)])
+    r.joint("wrist_to_gripper", "fixed", "wrist", "robotiq_arg2f_base_link", (0, 0, 0.03))
+    for side, sgn in (("left", -1), ("right", 1)):
+        rpy = (0, 0, pi) if side == "left" else (0, 0, 0)
+        ok, of, ik, inf = ["%s_%s" % (side, n) for n in ("outer_knuckle", "outer_finger", "inner_knuckle", "inner_finger")]
+        r.link(ok, 0.0068, ("box", 0.01, 0.03, 0.01), (0, 0.016, 0.005), [("box", (0.01, 0.03, 0.01), (0, 0.016, 0.005), (0, 0, 0))])
+        r.joint("finger_joint" if side == "left" else "right_outer_knuckle_joint", "revolute", "robotiq_arg2f_base_link", ok,
+                (0, sgn * 0.0306011, 0.054904), rpy, axis=(1, 0, 0), limit=(0.0, 0.8), effort=1000.0,
+                mimic=None if side == "left" else ("finger_joint", 1.0))
+        r.link(of, 0.0273, ("box", 0.012, 0.01, 0.05), (0, 0.002, 0.02), [("box", (0.012, 0.01, 0.05), (0, 0.002, 0.02), (0, 0, 0))])
+        r.joint("%s_outer_finger_joint" % side, "fixed", ok, of, (0, 0.0315, -0.0041))
+        r.link(inf, 0.0104, ("box", 0.012, 0.01, 0.04), (0, -0.005, 0.02), [("box", (0.012, 0.01, 0.04), (0, -0.005, 0.02), (0, 0, 0))])
+        r.joint("%s_inner_finger_joint" % side, "revolute", of, inf, (0, 0.0061, 0.0471), axis=(1, 0, 0), limit=(-0.8757, 0.8757),
+                effort=1000.0, mimic=("finger_joint", -1.0))
+        r.link(ik, 0.011, ("box", 0.012, 0.01, 0.05), (0, 0.018, 0.02), [("box", (0.012, 0.01, 0.05), (0, 0.018, 0.02), (0, 0, 0))])
+        r.joint("%s_inner_knuckle_joint" % side, "revolute", "robotiq_arg2f_base_link", ik, (0, sgn * 0.0127, 0.06142), rpy,
+                axis=(1, 0, 0), limit=(0.0, 0.8757), effort=1000.0, mimic=("finger_joint", 1.0))
+    return r
+
+
 ROBOTS = [
     ("kuka_iiwa7", "arm", kuka_iiwa7), ("ur5", "arm", ur5), ("franka_panda", "arm", franka_panda),
     ("kinova_gen3", "arm", kinova_gen3), ("xarm6", "arm", xarm6), ("sawyer", "arm", sawyer),
     ("unitree_a1", "quadruped", unitree_a1), ("anymal_c", "quadruped", anymal_c), ("laikago", "quadruped", laikago),
     ("mini_cheetah", "quadruped", mini_cheetah), ("atlas", "humanoid", atlas), ("nao", "humanoid", nao),
-    ("r2d2", "mobile", r2d2), ("husky", "mobile", husky), ("racecar", "mobile", racecar), ("cartpole", "other", cartpole),
-    ("planar_stage", "broken", planar_stage), ("mesh_only_arm", "broken", mesh_only_arm), ("no_limit_arm", "broken", no_limit_arm),
+    ("robotiq_2f85", "gripper", robotiq_2f85), ("r2d2", "mobile", r2d2), ("husky", "mobile", husky), ("racecar", "mobile", racecar), ("cartpole", "other", cartpole),
+    ("planar_stage", "other", planar_stage), ("mesh_only_arm", "broken", mesh_only_arm), ("no_limit_arm", "broken", no_limit_arm),
 ]
 EXAMPLES = [("snake_50", "other", "snake_50.urdf"), ("double_pendulum", "other", "double_pendulum.urdf")]
+
+
+def _world(catena):
+    """A world with gravity -z; the environment variable BOUNDED_ROWS (auto, exact, sweep) sets
+    ctn_world_desc.bounded_rows (the direct solver's limits and motors) for before/after runs."""
+    extra = {"bounded_rows": os.environ["BOUNDED_ROWS"]} if os.environ.get("BOUNDED_ROWS") else {}
+    return catena.World(gravity=(0.0, 0.0, -9.81), **extra)
+
+
+def limits(out, steps):
+    """The robots with joint limits, loaded with default settings: the worst excursion of a limited joint
+    beyond its limits over the steps (rad for hinges, m for sliders), the worst joint gap and angle."""
+    import xml.etree.ElementTree as ET
+    import catena
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "examples")
+    rows = [(n, os.path.join(out, n + ".urdf")) for n, k, _ in ROBOTS if k in ("arm", "other")]
+    rows += [(n, os.path.join(examples, f)) for n, k, f in EXAMPLES]
+    print("| robot | limited joints | worst overshoot (rad) | worst overshoot (m) | worst gap (m) | worst angle (rad) | solver |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, path in rows:
+        try:
+            with open(path) as f:  # comments dropped: urdfdom reads "--" in one (snake_50's), ElementTree does not
+                root = ET.fromstring(re.sub(r"<!--.*?-->", "", f.read(), flags=re.S))
+        except (OSError, ET.ParseError):
+            continue
+        with _world(catena) as w:
+            try:
+                w.load_urdf(path)
+            except catena.Error:
+                continue
+            lim = []
+            for j in root.findall("joint"):
+                if j.get("type") not in ("revolute", "prismatic") or j.find("mimic") is not None:
+                    continue
+                try:
+                    h = w.find_joint(j.get("name"))
+                except catena.Error:
+                    continue
+                if w.limits(h) is not None:
+                    lim.append((h, j.get("type") == "prismatic"))
+            if not lim:
+                continue
+            over = [0.0, 0.0]
+            gap = angle = 0.0
+            for _ in range(steps):
+                w.step()
+                g, a = w.measure()
+                gap, angle = max(gap, g), max(angle, a)
+                for h, prism in lim:
+                    lo, hi = w.limits(h)
+                    q = w.joint_translation(h) if prism else w.joint_angle(h)
+                    over[prism] = max(over[prism], lo - q, q - hi)
+            print("| %s | %d | %.3g | %.3g | %.3g | %.3g | %s |" % (name, len(lim), over[0], over[1], gap, angle, w.stats["solver"]))
 
 
 def write(out):
@@ -464,7 +549,7 @@ def measure(out, steps):
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     counts = {"loaded": 0, "refused": 0, "holds": 0}
     for name, kind, path in rows:
-        with catena.World(gravity=(0.0, 0.0, -9.81)) as w:
+        with _world(catena) as w:
             try:
                 w.load_urdf(path, self_collision=name.endswith("+self"))
             except catena.Error as e:
@@ -509,7 +594,7 @@ def mimic(out, steps):
                  if j.find("mimic") is not None]
         if not pairs:
             continue
-        with catena.World(gravity=(0.0, 0.0, -9.81)) as w:
+        with _world(catena) as w:
             w.load_urdf(path)
 
             def pos(n):
@@ -541,6 +626,9 @@ def mimic(out, steps):
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "mimic":
         mimic(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 120)
+        sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "limits":
+        limits(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 120)
         sys.exit(0)
     if len(sys.argv) < 3 or sys.argv[1] not in ("write", "measure"):
         sys.exit(__doc__)

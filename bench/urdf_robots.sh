@@ -2,7 +2,9 @@
 # The URDF robot table: writes the generated robot descriptions of bench/urdf_robots.py into a scratch
 # folder and measures each with the catena Python package of a build tree (default settings, gravity
 # -z, 120 steps unless STEPS says otherwise). Prints a Markdown table and a summary line, then the mimic
-# couplings of the robots that have them under driven leaders (urdf_robots.py mimic).
+# couplings of the robots that have them under driven leaders (urdf_robots.py mimic) and the limited
+# joints' worst excursion beyond their limits (urdf_robots.py limits). BOUNDED_ROWS=auto|exact|sweep sets
+# the direct solver's treatment of limits and motors (ctn_world_desc.bounded_rows) for before/after runs.
 #   usage: bench/urdf_robots.sh [BUILD_DIR] [STEPS]      (BUILD_DIR default: build)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,3 +18,5 @@ trap 'rm -rf "$scratch"' EXIT
 PYTHONPATH="$build/python" "$python" "$here/urdf_robots.py" measure "$scratch" "$steps" 2>/dev/null
 echo
 PYTHONPATH="$build/python" "$python" "$here/urdf_robots.py" mimic "$scratch" "$steps" 2>/dev/null
+echo
+PYTHONPATH="$build/python" "$python" "$here/urdf_robots.py" limits "$scratch" "$steps" 2>/dev/null

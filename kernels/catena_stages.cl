@@ -3,7 +3,8 @@
 
 /* ---- per-substep phases ---------------------------------------------------------------------------- */
 
-/* Step 2: rows of every joint slot. gs_h > 0 (a step's first substep with geometric stiffness): first the
+/* Step 2: rows of every joint slot (compact: Gauss-Seidel on ball joints only, ctn__rows_compact, into the
+ * 64-byte records `points` instead of `blocks`, as the CPU backend). gs_h > 0 (a step's first substep with geometric stiffness): first the
  * world inverse inertia of the slot's bodies with the geometric-stiffness term of the last impulses
  * (ctn_geometric_inertia_body's function, ctn_k_geometric_inertia's work: one launch fewer), formed in
  * private for the rows and stored by the body's first joint in its adjacency (a body without joints by
@@ -11,10 +12,12 @@
 __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
                             __global const ctn_vel *vel, __global ctn_inertia *inertia, __global const float *split,
                             ctn_step_params prm, __global ctn_block *blocks, int n, float gs_h, __global const ctn_props *props,
-                            __global const int *adj_offsets, __global const int *adj, __global const float *lambda) {
+                            __global const int *adj_offsets, __global const int *adj, __global const float *lambda,
+                            __global ctn_point_block *points, int compact) {
     int s = (int)get_global_id(0);
     if (!(gs_h > 0.0f)) {
-        if (s < m) ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
+        if (s < m && compact) ctn_prepare_slot_point(s, defs, pose, vel, inertia, prm, points);
+        else if (s < m) ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
         return;
     }
     if (s < n && adj_offsets[s] == adj_offsets[s + 1])
@@ -28,6 +31,10 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
         if (body[k] < 0) continue;
         I[k] = ctn_geometric_inverse_inertia(body[k], pose, props, adj_offsets, adj, defs, lambda, gs_h);
         if (adj[adj_offsets[body[k]]] >> 1 == s) inertia[body[k]].inv_inertia = I[k];
+    }
+    if (compact) {
+        ctn_prepare_point_with(s, defs, pose, vel, I[0], I[1], prm, points);
+        return;
     }
     ctn_block blk;
     ctn_prepare_block_with(s, defs, pose, vel, I[0], I[1], split, prm, &blk);
@@ -52,39 +59,44 @@ __kernel void ctn_k_forces(int n, __global const ctn_props *props, __global cons
                            __global const int *sadj_offsets, __global const int *sadj, __global const ctn_joint_def *springs,
                            __global const ctn_pose *pose, __global ctn_vel *vel_in, __global ctn_vel *vel_out,
                            ctn_step_params prm, int gather, __global const int *adj_offsets, __global const int *adj,
-                           __global const ctn_block *blocks, __global const float *l, float scale) {
+                           __global const ctn_block *blocks, __global const float *l, float scale,
+                           __global const ctn_point_block *points, int compact) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
     ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
-    if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel_out, inertia);
+    if (gather && compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, scale, vel_out, inertia);
+    else if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel_out, inertia);
 }
 
 /* v_i += scale M^-1 sum J^T l over body i's joints: warm start and Jacobi update (per-body gather, Nelson 1998). */
 __kernel void ctn_k_gather(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
-                           __global const float *l, float scale, __global ctn_vel *vel, __global const ctn_inertia *inertia) {
+                           __global const float *l, float scale, __global ctn_vel *vel, __global const ctn_inertia *inertia,
+                           __global const ctn_point_block *points, int compact) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel, inertia);
+    if (compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, scale, vel, inertia);
+    else ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel, inertia);
 }
 
 /* Coloured Gauss-Seidel: the `count` slots of one colour starting at `offset`; no two share a dynamic
  * body, so each work-item writes its two bodies' velocities directly. r2: squared residual per slot. */
 __kernel void ctn_k_gs_colour(int offset, int count, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                               __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia,
-                              __global float *r2) {
+                              __global float *r2, __global const ctn_point_block *points, int compact) {
     int g = (int)get_global_id(0);
     if (g >= count) return;
     int s = offset + g;
-    r2[s] = ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+    r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, vel, inertia, 1) : ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
 }
 
 /* The overflow group (joints beyond the colour budget): one work-item, slots in order, exactly as the
  * CPU loop, so the result is deterministic whatever bodies the joints share. */
 __kernel void ctn_k_gs_serial(int begin, int end, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                               __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia,
-                              __global float *r2) {
+                              __global float *r2, __global const ctn_point_block *points, int compact) {
     if (get_global_id(0) != 0) return;
-    for (int s = begin; s < end; ++s) r2[s] = ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+    for (int s = begin; s < end; ++s)
+        r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, vel, inertia, 1) : ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
 }
 
 /* Jacobi row step: every slot from the same velocities; increments into dlambda for the gather. */

@@ -26,7 +26,15 @@
 #define CTN_JT_CURVE 9       /* a point of body a on a curve in body b's frame: 2 rows (kernels/ctn_curve.h) */
 #define CTN_JT_GEAR 10       /* two bodies' turns about their axes at a ratio: 1 row (ctn_rows_gear) */
 #define CTN_JT_RACK_PINION 11 /* a pinion's turn to a rack's travel along its axis: 1 row (ctn_rows_rack_pinion) */
-#define CTN_JT_COUNT 12      /* the number of types (the joint-type table's length) */
+#define CTN_JT_PLANAR 12     /* a plane of body a sliding on body b's anchor, turning about its normal: 3 rows */
+#define CTN_JT_COUNT 13      /* the number of types (the joint-type table's length) */
+/* Every type in value order, X(VALUE, name): CTN_JT_<VALUE>, the public CTN_JOINT_<VALUE> (checked equal at
+ * compile time) and the host's entry ctn__joint_kind_<name>, defined in host/core/joints/<name>.c with the
+ * type's own hooks (host/core/joint_kinds.c builds the table from this list). A new type adds its line. */
+#define CTN_JT_LIST(X)                                                                                                   \
+    X(DISTANCE, distance) X(BALL, ball) X(HINGE, hinge) X(FIXED, fixed) X(SPRING, spring) X(CONTACT, contact)          \
+    X(PRISMATIC, prismatic) X(UNIVERSAL, universal) X(CONE_TWIST, cone_twist) X(CURVE, curve) X(GEAR, gear)            \
+    X(RACK_PINION, rack_pinion) X(PLANAR, planar)
 
 /* Hinge angle theta (rad, in (-pi, pi]): rotation of a relative to b about the hinge axis, measured from
  * the rest orientation rel_q (the reference frame stored at creation). q_e = (q_a q_rel) q_b^* is the
@@ -58,6 +66,7 @@ CTN_FN int ctn_joint_row_count(int type) {
     case CTN_JT_CONE_TWIST: return 3;
     case CTN_JT_GEAR: return 1;
     case CTN_JT_RACK_PINION: return 1;
+    case CTN_JT_PLANAR: return 3;
     default: return 0;
     }
 }
@@ -76,7 +85,7 @@ CTN_FN int ctn_joint_def_rows(ctn_joint_def j) {
 CTN_FN int ctn_joint_lin_rows(ctn_joint_def j) {
     if (j.type == CTN_JT_DISTANCE) return 1;
     if (j.type == CTN_JT_PRISMATIC) return (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 3 : 2;
-    if (j.type == CTN_JT_GEAR || j.type == CTN_JT_RACK_PINION) return 1;
+    if (j.type == CTN_JT_GEAR || j.type == CTN_JT_RACK_PINION || j.type == CTN_JT_PLANAR) return 1;
     return j.type == CTN_JT_SPRING ? 0 : 3;
 }
 
@@ -251,20 +260,26 @@ CTN_FN void ctn_rows_prismatic(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3
     ctn_rows_orientation(j, pa, pb, blk, g);
 }
 
-/* Hinge: the point rows, and a1 = R_a axis_a kept parallel to a2 = R_b axis_b. With t1, t2 perpendicular
- * to a1, g_k = t_k . (a2 x a1) has dg_k/dt = t_k . (wa - wb) to first order. */
+/* The two angular rows that keep the world axes a1 (body a's) and a2 (body b's) parallel, at rows r, r + 1:
+ * with t1, t2 perpendicular to a1, g_k = t_k . (a2 x a1) has dg_k/dt = t_k . (wa - wb) to first order (the
+ * hinge's and the planar joint's). */
+CTN_FN void ctn_rows_parallel(ctn_v3 a1, ctn_v3 a2, int r, ctn_block *blk, float *g) {
+    ctn_v3 t1, t2;
+    ctn_basis(a1, &t1, &t2);
+    ctn_v3 c = ctn_cross(a2, a1);
+    blk->dir[r] = t1;
+    blk->dir[r + 1] = t2;
+    g[r] = ctn_dot(t1, c);
+    g[r + 1] = ctn_dot(t2, c);
+    blk->n_ang = 2;
+}
+
+/* Hinge: the point rows, and a1 = R_a axis_a kept parallel to a2 = R_b axis_b (ctn_rows_parallel). */
 CTN_FN void ctn_rows_hinge(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
     ctn_rows_point(sep, blk, g);
     ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
     ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
-    ctn_v3 t1, t2;
-    ctn_basis(a1, &t1, &t2);
-    ctn_v3 c = ctn_cross(a2, a1);
-    blk->dir[3] = t1;
-    blk->dir[4] = t2;
-    g[3] = ctn_dot(t1, c);
-    g[4] = ctn_dot(t2, c);
-    blk->n_ang = 2;
+    ctn_rows_parallel(a1, a2, 3, blk, g);
     if (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) {
         /* Sixth row about the hinge axis a1: J = [0, a1, 0, -a1], J v = d(theta)/dt. With a limit it
          * guards the nearer limit as a unilateral row (lambda >= 0): theta - lo >= 0 along a1, or
@@ -281,6 +296,20 @@ CTN_FN void ctn_rows_hinge(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep
 CTN_FN void ctn_rows_fixed(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
     ctn_rows_point(sep, blk, g);
     ctn_rows_orientation(j, pa, pb, blk, g);
+}
+
+/* Planar (URDF's planar joint): the anchors stay in one plane across a1 = R_a axis_a, g_0 = a1 . s (s = pa - pb, the anchors' separation), a row with the slider's arm ra - s
+ * (ctn_rows_prismatic, along a1 instead of across it: d(g_0)/dt = a1 . (va - vb - wb x rb) +
+ * wa . ((ra - s) x a1), exact at any pose); and a1 stays parallel to a2 = R_b axis_b (the hinge's angular
+ * rows), so the bodies turn relative to each other about the normal only. */
+CTN_FN void ctn_rows_planar(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
+    ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
+    blk->ra = ctn_sub(blk->ra, sep);
+    blk->dir[0] = a1;
+    g[0] = ctn_dot(a1, sep);
+    blk->n_lin = 1;
+    ctn_rows_parallel(a1, a2, 1, blk, g);
 }
 
 /* Cardan joint (the universal joint of ODE, Smith 2006, and Bullet): the point rows, and the cross axes
@@ -486,6 +515,7 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
     case CTN_JT_CONE_TWIST: ctn_rows_cone_twist(j, pa, pb, sep, blk, g); break;
     case CTN_JT_GEAR: ctn_rows_gear(j, pa, pb, blk, g); break;
     case CTN_JT_RACK_PINION: ctn_rows_rack_pinion(j, pa, pb, blk, g); break;
+    case CTN_JT_PLANAR: ctn_rows_planar(j, pa, pb, sep, blk, g); break;
     default: break; /* a spring (a force, no rows) */
     }
 }

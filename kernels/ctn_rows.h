@@ -479,12 +479,15 @@ CTN_FN void ctn_block_impulse(const ctn_block *b, const float *l, ctn_v3 *P, ctn
 
 /* Velocity change M^-1 J_side^T l of one side (0: body a, 1: body b) for the impulses l of a block, from
  * their linear and angular sums P, L (ctn_block_impulse; ctn_block_side_delta takes them formed once). */
-CTN_FN void ctn_block_side_delta(const ctn_block *b, ctn_v3 P, ctn_v3 L, int side, float inv_mass, ctn_sym3 Iinv, ctn_v3 *dv,
-                                 ctn_v3 *dw) {
-    ctn_v3 r = side == 0 ? b->ra : b->rb;
+CTN_FN void ctn_side_delta(ctn_v3 r, ctn_v3 P, ctn_v3 L, int side, float inv_mass, ctn_sym3 Iinv, ctn_v3 *dv, ctn_v3 *dw) {
     float sign = side == 0 ? 1.0f : -1.0f;
     *dv = ctn_scale(P, sign * inv_mass);
     *dw = ctn_scale(ctn_sym3_mul(Iinv, ctn_add(ctn_cross(r, P), L)), sign);
+}
+
+CTN_FN void ctn_block_side_delta(const ctn_block *b, ctn_v3 P, ctn_v3 L, int side, float inv_mass, ctn_sym3 Iinv, ctn_v3 *dv,
+                                 ctn_v3 *dw) {
+    ctn_side_delta(side == 0 ? b->ra : b->rb, P, L, side, inv_mass, Iinv, dv, dw);
 }
 
 CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, float inv_mass, ctn_sym3 Iinv,

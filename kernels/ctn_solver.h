@@ -86,12 +86,11 @@ CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * the component dv_k of the anchors' relative velocity (its dot product with e_k has that value) and kinv
  * comes from ctn_point_kinv. Every field has the general build's bits but for the sign of a zero in bias and
  * kinv, which no result of the update depends on (ctn_gs_slot_point): the same impulses and velocities
- * (tests/test_block_point.c). */
-CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
-                                  CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
-                                  CTN_GLOBAL ctn_block *blocks) {
-    CTN_GLOBAL const ctn_joint_def *j = &defs[s];
-    int a = j->a, b = j->b, i;
+ * (tests/test_block_point.c). ctn_point_fields forms the fields but kinv (returns S, the rows' softness),
+ * which ctn_prepare_slot_ball and ctn_prepare_slot_point store. */
+CTN_FN float ctn_point_fields(CTN_GLOBAL const ctn_joint_def *j, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
+                              ctn_step_params prm, ctn_v3 *ra_out, ctn_v3 *rb_out, float *bias) {
+    int a = j->a, b = j->b;
     ctn_pose pa = pose[a], pb = ctn_load_pose(pose, b);
     ctn_vel va = vel[a], vb = ctn_load_vel(vel, b);
     ctn_v3 ra = ctn_quat_rotate(pa.q, j->anchor_a), rb = ctn_quat_rotate(pb.q, j->anchor_b);
@@ -106,6 +105,30 @@ CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, C
     float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
     float y = 1.0f / (1.0f + 4.0f * tau / h);
     float soft = spook ? 4.0f * j->compliance * y / (h * h) : 0.0f;
+    if (spook) {
+        float c = 4.0f * y / h;
+        bias[0] = -c * g.x + y * dv.x;
+        bias[1] = -c * g.y + y * dv.y;
+        bias[2] = -c * g.z + y * dv.z;
+    } else {
+        float c = prm.baumgarte / h;
+        bias[0] = -c * g.x;
+        bias[1] = -c * g.y;
+        bias[2] = -c * g.z;
+    }
+    *ra_out = ra;
+    *rb_out = rb;
+    return soft;
+}
+
+CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                  CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
+                                  CTN_GLOBAL ctn_block *blocks) {
+    CTN_GLOBAL const ctn_joint_def *j = &defs[s];
+    int a = j->a, b = j->b, i;
+    ctn_v3 ra, rb;
+    float bias[3];
+    float soft = ctn_point_fields(j, pose, vel, prm, &ra, &rb, bias);
     CTN_GLOBAL ctn_block *blk = &blocks[s];
     blk->ra = ra;
     blk->n_lin = 3;
@@ -114,31 +137,50 @@ CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, C
     blk->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
     blk->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
     blk->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
-    if (spook) {
-        float c = 4.0f * y / h;
-        blk->bias[0] = -c * g.x + y * dv.x;
-        blk->bias[1] = -c * g.y + y * dv.y;
-        blk->bias[2] = -c * g.z + y * dv.z;
-    } else {
-        float c = prm.baumgarte / h;
-        blk->bias[0] = -c * g.x;
-        blk->bias[1] = -c * g.y;
-        blk->bias[2] = -c * g.z;
-    }
-    for (i = 0; i < 3; ++i) blk->soft[i] = soft;
+    for (i = 0; i < 3; ++i) blk->bias[i] = bias[i], blk->soft[i] = soft;
     for (i = 3; i < CTN_MAX_ROWS; ++i) blk->bias[i] = blk->soft[i] = 0.0f;
     for (i = 0; i < CTN_MAX_ROWS; ++i) {
         blk->lo[i] = -CTN_INF;
         blk->hi[i] = CTN_INF;
     }
     blk->pad[0] = CTN_BLOCK_POINT;
+    float imb = b >= 0 ? vel[b].inv_mass : 0.0f;
 #ifdef __OPENCL_VERSION__
     float kinv[CTN_KINV_SIZE]; /* no generic address space: formed in private memory */
-    ctn_point_kinv(ra, va.inv_mass, inertia[a].inv_inertia, rb, vb.inv_mass, ctn_load_inertia(inertia, b), b < 0, soft, kinv);
+    ctn_point_kinv(ra, vel[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, kinv);
     for (i = 0; i < CTN_KINV_SIZE; ++i) blk->kinv[i] = kinv[i];
 #else
-    ctn_point_kinv(ra, va.inv_mass, inertia[a].inv_inertia, rb, vb.inv_mass, ctn_load_inertia(inertia, b), b < 0, soft, blk->kinv);
+    ctn_point_kinv(ra, vel[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, blk->kinv);
 #endif
+}
+
+/* ctn_prepare_slot_ball into the compact record pts[s] (ctn_point_block): the same values field for field
+ * (S once for the three rows, kinv's first 6 entries: a 3-row block's whole triangle), no row directions,
+ * bounds or padding written. ctn_prepare_point_with takes the world inverse inertias Ia, Ib of the joint's
+ * bodies (zero for the world) by value: the device's row build forms the geometric-stiffness ones itself. */
+CTN_FN void ctn_prepare_point_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                   CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, ctn_step_params prm,
+                                   CTN_GLOBAL ctn_point_block *pts) {
+    CTN_GLOBAL const ctn_joint_def *j = &defs[s];
+    int a = j->a, b = j->b, i;
+    ctn_v3 ra, rb;
+    float bias[3], kinv[CTN_KINV_SIZE]; /* ctn_spd_inverse writes all CTN_KINV_SIZE entries */
+    float soft = ctn_point_fields(j, pose, vel, prm, &ra, &rb, bias);
+    float imb = b >= 0 ? vel[b].inv_mass : 0.0f;
+    ctn_point_kinv(ra, vel[a].inv_mass, Ia, rb, imb, Ib, b < 0, soft, kinv);
+    CTN_GLOBAL ctn_point_block *p = &pts[s];
+    p->ra = ra;
+    p->soft = soft;
+    p->rb = rb;
+    for (i = 0; i < 3; ++i) p->bias[i] = bias[i];
+    for (i = 0; i < 6; ++i) p->kinv[i] = kinv[i];
+}
+
+CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                   CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
+                                   CTN_GLOBAL ctn_point_block *pts) {
+    int b = defs[s].b;
+    ctn_prepare_point_with(s, defs, pose, vel, inertia[defs[s].a].inv_inertia, ctn_load_inertia(inertia, b), prm, pts);
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
@@ -184,25 +226,27 @@ CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
  * A non-finite velocity or impulse makes both paths' impulses non-finite (the divergence check undoes the
  * step either way); their NaN patterns may differ. tests/test_block_point.c compares the bits. */
 /* residual = 0: the same update without |r|^2 (returns 0), for a sweep whose residual nobody reads. */
-CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
-                                                  CTN_GLOBAL const ctn_inertia *inertia, int residual) {
-    CTN_GLOBAL float *lam = lambda + 6 * s;
-    CTN_GLOBAL const float *x = blk->kinv;
+/* ctn_gs_point_fields is that update on the fields wherever they lie: lever arms pra, prb, targets bias[0..2],
+ * softness soft[k * soft_step] (1: a ctn_block's per-row array, 0: a ctn_point_block's one value), the 3x3
+ * kinv x[0..5], impulses lam[0..2]. */
+CTN_ROWS_INLINE CTN_FN float ctn_gs_point_fields(int a, int b, CTN_GLOBAL const ctn_v3 *pra, CTN_GLOBAL const ctn_v3 *prb, CTN_GLOBAL const float *bias,
+                                                 CTN_GLOBAL const float *soft, int soft_step, CTN_GLOBAL const float *x, CTN_GLOBAL float *lam,
+                                                 CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, int residual) {
     /* dv = (va + wa x ra) - (vb + wb x rb) */
-    float rax = blk->ra.x, ray = blk->ra.y, raz = blk->ra.z;
+    float rax = pra->x, ray = pra->y, raz = pra->z;
     float wax = vel[a].w.x, way = vel[a].w.y, waz = vel[a].w.z;
     float dx = vel[a].v.x + (way * raz - waz * ray), dy = vel[a].v.y + (waz * rax - wax * raz), dz = vel[a].v.z + (wax * ray - way * rax);
     if (b >= 0) {
-        float rbx = blk->rb.x, rby = blk->rb.y, rbz = blk->rb.z;
+        float rbx = prb->x, rby = prb->y, rbz = prb->z;
         float wbx = vel[b].w.x, wby = vel[b].w.y, wbz = vel[b].w.z;
         dx = dx - (vel[b].v.x + (wby * rbz - wbz * rby));
         dy = dy - (vel[b].v.y + (wbz * rbx - wbx * rbz));
         dz = dz - (vel[b].v.z + (wbx * rby - wby * rbx));
     }
     float l0 = lam[0], l1 = lam[1], l2 = lam[2];
-    float r0 = (blk->bias[0] - dx) - blk->soft[0] * l0;
-    float r1 = (blk->bias[1] - dy) - blk->soft[1] * l1;
-    float r2 = (blk->bias[2] - dz) - blk->soft[2] * l2;
+    float r0 = (bias[0] - dx) - soft[0 * soft_step] * l0;
+    float r1 = (bias[1] - dy) - soft[1 * soft_step] * l1;
+    float r2 = (bias[2] - dz) - soft[2 * soft_step] * l2;
     float res = residual ? ((0.0f + r0 * r0) + r1 * r1) + r2 * r2 : 0.0f;
     float x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5]; /* ctn_kinv_mul with n = 3 */
     float e0 = ((0.0f + x0 * r0) + x1 * r1) + x3 * r2;
@@ -217,7 +261,7 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBA
     float ima = vel[a].inv_mass;
     if (ima > 0.0f) {
         /* va += ima P, wa += Ia ((ra x P) + 0) */
-        float qx = blk->ra.x, qy = blk->ra.y, qz = blk->ra.z;
+        float qx = pra->x, qy = pra->y, qz = pra->z;
         float cx = (qy * pz - qz * py) + 0.0f, cy = (qz * px - qx * pz) + 0.0f, cz = (qx * py - qy * px) + 0.0f;
         CTN_GLOBAL const ctn_sym3 *I = &inertia[a].inv_inertia;
         float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz;
@@ -228,7 +272,7 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBA
     }
     if (b >= 0 && vel[b].inv_mass > 0.0f) {
         /* vb -= imb P, wb -= Ib ((rb x P) + 0) (the general path's scale by -imb and by -1) */
-        float qx = blk->rb.x, qy = blk->rb.y, qz = blk->rb.z, m = -vel[b].inv_mass;
+        float qx = prb->x, qy = prb->y, qz = prb->z, m = -vel[b].inv_mass;
         float cx = (qy * pz - qz * py) + 0.0f, cy = (qz * px - qx * pz) + 0.0f, cz = (qx * py - qy * px) + 0.0f;
         CTN_GLOBAL const ctn_sym3 *I = &inertia[b].inv_inertia;
         float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz;
@@ -238,6 +282,21 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBA
         vel[b].w.z += ((ixz * cx + iyz * cy) + izz * cz) * -1.0f;
     }
     return res;
+}
+
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
+                                                  CTN_GLOBAL const ctn_inertia *inertia, int residual) {
+    return ctn_gs_point_fields(a, b, &blk->ra, &blk->rb, blk->bias, blk->soft, 1, blk->kinv, lambda + 6 * s, vel, inertia, residual);
+}
+
+/* ctn_gs_slot of a ball joint kept as a compact point block (pts[s], ctn_prepare_slot_point): the same bits
+ * as ctn_gs_slot_point on the ctn_block that ctn_prepare_slot_ball builds (its fields have the same values
+ * and the same operations read them). */
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_compact(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_point_block *pts,
+                                                 CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                                                 int residual) {
+    CTN_GLOBAL const ctn_point_block *p = &pts[s];
+    return ctn_gs_point_fields(defs[s].a, defs[s].b, &p->ra, &p->rb, p->bias, &p->soft, 0, p->kinv, lambda + 6 * s, vel, inertia, residual);
 }
 
 CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
@@ -403,6 +462,29 @@ CTN_FN void ctn_apply_gather(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBA
     ctn_gather_body(i, adj_offsets, adj, blocks, l, v.inv_mass, inertia[i].inv_inertia, &dv, &dw);
     v.v = ctn_madd(v.v, dv, scale);
     v.w = ctn_madd(v.w, dw, scale);
+    vel[i] = v;
+}
+
+/* ctn_apply_gather over compact point blocks (a world whose joints are all ball joints kept as
+ * ctn_point_block): ctn_gather_body's point branch, P = (0 + l_0, 0 + l_1, 0 + l_2) and L = 0, with the
+ * lever arm read from pts; the same operations in the same order, so the same bits. */
+CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                                   CTN_GLOBAL const ctn_point_block *pts, CTN_GLOBAL const float *l, float scale,
+                                   CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    if (adj_offsets[i] == adj_offsets[i + 1]) return;
+    ctn_vel v = vel[i];
+    ctn_sym3 Iinv = inertia[i].inv_inertia;
+    ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero(), a, b;
+    for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
+        int s = adj[e] >> 1, side = adj[e] & 1;
+        CTN_GLOBAL const float *lp = l + 6 * s;
+        ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
+        ctn_side_delta(side == 0 ? pts[s].ra : pts[s].rb, P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
+        sv = ctn_add(sv, a);
+        sw = ctn_add(sw, b);
+    }
+    v.v = ctn_madd(v.v, sv, scale);
+    v.w = ctn_madd(v.w, sw, scale);
     vel[i] = v;
 }
 

@@ -142,6 +142,18 @@ typedef struct ctn_block {
     float pad[1]; /* contact blocks: 1 + friction coefficient; point blocks (3 bilateral linear rows): CTN_BLOCK_POINT; else 0 */
 } ctn_block;
 
+/* A ball joint's rows as Gauss-Seidel reads them (a point block's fields without the row directions, bounds
+ * and padding): 64 bytes, one cache line, against ctn_block's 288. The rows are the world axes, all bilateral,
+ * with one softness S for the three (ctn_prepare_slot_point builds it, ctn_gs_slot_compact updates it). The
+ * CPU backend keeps these instead of ctn_blocks when every joint of a Gauss-Seidel world is a ball joint. */
+typedef struct ctn_point_block {
+    ctn_v3 ra;     /* lever arm of body a: anchor - centre of mass, world frame */
+    float soft;    /* S of each of the three rows */
+    ctn_v3 rb;     /* lever arm of body b (zero for the world) */
+    float bias[3]; /* velocity target of each row */
+    float kinv[6]; /* (K + S)^-1 of the 3x3 block, packed lower triangle (CTN_TRI) */
+} ctn_point_block;
+
 #define CTN_INF 3.0e38f
 
 /* Solver parameters of one substep, passed to kernels by value: 48 bytes. */

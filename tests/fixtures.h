@@ -1,8 +1,6 @@
-/* World set-ups shared by the joint and curve tests (test_cone_twist.c, test_universal.c, test_prismatic.c,
- * test_prismatic_drive.c, test_curve_io.c, test_curve_opencl.c) and the hybrid's (test_hybrid_rowsplit.c,
- * test_hybrid_redundant.c): a world on a given backend and solver, the OpenCL probe of the tests' OpenCL
- * halves, a particle, a joint to the world through a pivot, a curve, the scene round trip (save, reload into
- * a fresh world) and a world's energy. Failures are CHECKs (check.h), as in the tests.
+/* World set-ups shared by the tests: a world on a given backend and solver, the OpenCL probe of the tests'
+ * OpenCL halves, a particle, a box with its shape, the floor plane, a pinned chain with a limited hinge, a joint to the world through a pivot, a
+ * curve, the scene round trip (save, reload into a fresh world) and a world's energy. Failures are CHECKs (check.h), as in the tests.
  * The including file defines _POSIX_C_SOURCE (mkstemp, close, unlink) before its first include. */
 #ifndef CTN_TEST_FIXTURES_H
 #define CTN_TEST_FIXTURES_H
@@ -45,6 +43,53 @@ static inline ctn_body_id fixture_particle(ctn_world *w, double x, double y, dou
     ctn_body_id id = CTN_NULL_BODY;
     CHECK(ctn_body_add(w, &bd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
     return id;
+}
+
+/* A body of `type` and `mass` with the inertia of a solid box of half extents he and that box as its shape
+ * (friction `friction`), at pos, turned by the unit quaternion q (w, x, y, z) when q is not NULL. */
+static inline ctn_body_id fixture_box(ctn_world *w, ctn_body_type type, double mass, const double he[3], const double pos[3], const double q[4],
+                                      double friction) {
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.type = type;
+    bd.mass = mass;
+    ctn_inertia_box(mass, he, bd.inertia);
+    for (int k = 0; k < 3; ++k) bd.position[k] = pos[k];
+    if (q)
+        for (int k = 0; k < 4; ++k) bd.orientation[k] = q[k];
+    ctn_body_id b = CTN_NULL_BODY;
+    CHECK(ctn_body_add(w, &bd, &b) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_BOX);
+    for (int k = 0; k < 3; ++k) sh.half_extents[k] = he[k];
+    sh.friction = friction;
+    CHECK(ctn_body_set_shape(w, b, &sh) == CTN_OK, "%s", ctn_world_last_error(w));
+    return b;
+}
+
+/* The plane y = 0 (normal +y), friction `friction`, no restitution. */
+static inline void fixture_floor(ctn_world *w, double friction) {
+    const double up[3] = {0, 1, 0};
+    CHECK(ctn_world_add_plane(w, up, 0.0, friction, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+}
+
+/* A limited hinge (-0.3..0.3 rad) in the middle (link 3) of a ball chain of 8 links (0.1 m, 0.1 kg, along +x)
+ * pinned at the origin; the links' handles in ids when ids is not NULL. */
+static inline void fixture_limited_chain(ctn_world *w, ctn_body_id ids[8]) {
+    ctn_body_id link[8];
+    for (int i = 0; i < 8; ++i) {
+        ctn_body_desc b = ctn_body_desc_default();
+        b.mass = 0.1;
+        b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-4;
+        b.position[0] = 0.1 * i + 0.05;
+        CHECK(ctn_body_add(w, &b, &link[i]) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_joint_desc j = ctn_joint_desc_default(i == 3 ? CTN_JOINT_HINGE : CTN_JOINT_BALL);
+        j.body_a = link[i], j.body_b = i ? link[i - 1] : CTN_WORLD;
+        double pivot[3] = {0.1 * i, 0.0, 0.0}, axis[3] = {0.0, 1.0, 0.0};
+        CHECK(ctn_joint_desc_set_pivot(w, &j, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_joint_id jid;
+        CHECK(ctn_joint_add(w, &j, &jid) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (i == 3) CHECK(ctn_joint_set_limits(w, jid, 1, -0.3, 0.3) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (ids) ids[i] = link[i];
+    }
 }
 
 /* A joint of `type` from body to the world through the world point `pivot` with the world `axis`; its

@@ -4,7 +4,9 @@
  * with the same signs. Checked here against the general paths (the same block with pad[0] = 0) for random
  * ball joints between two bodies and to the world, with velocities that have exact zeros of either sign
  * (a chain swinging in a plane has them in every step), particles, kinematic ends and soft rows.
- * Also: which blocks are marked as points (ball yes; hinge, contact, rope, limited cone-twist no). */
+ * Also: which blocks are marked as points (ball yes; hinge, contact, rope, limited cone-twist no), and that the
+ * compact record of a ball joint (ctn_point_block: what Gauss-Seidel reads, 64 bytes) builds, updates and
+ * gathers with the bits of the 288-byte block. */
 #include "catena/catena.h"
 #include "check.h"
 #include "ctn_solver.h"
@@ -35,6 +37,100 @@ static ctn_sym3 rand_inertia(void) {
     return m;
 }
 static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+/* A world with a 30-link ball-joint chain (Gauss-Seidel 10x1, CPU) and two free bodies 5 m away, joined by
+ * a hinge when `hinge`. With the hinge a step keeps every joint's rows in the 288-byte blocks; without it
+ * (every joint a ball joint) in compact point blocks (host/solve/solver_cpu.c): the chain must move with the
+ * same bits either way. */
+static ctn_world *pair_world(int hinge, ctn_body_id *first, ctn_joint_id *hinge_id) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.solver = CTN_SOLVER_GS;
+    d.iterations = 10;
+    d.substeps = 1;
+    ctn_world *w = NULL;
+    char err[256];
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
+        CHECK(0, "create: %s", err);
+        return NULL;
+    }
+    ctn_chain_desc c = ctn_chain_desc_default(30);
+    ctn_body_id b[2];
+    CHECK(ctn_scene_chain(w, &c, first) == CTN_OK, "chain: %s", ctn_world_last_error(w));
+    for (int i = 0; i < 2; ++i) {
+        ctn_body_desc bd = ctn_body_desc_default();
+        bd.position[0] = 5.0 + 0.5 * i, bd.position[1] = 5.0;
+        bd.angular_velocity[2] = 1.0 + i;
+        CHECK(ctn_body_add(w, &bd, &b[i]) == CTN_OK, "body: %s", ctn_world_last_error(w));
+    }
+    if (hinge) {
+        ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_HINGE);
+        jd.body_a = b[0], jd.body_b = b[1];
+        jd.anchor_a[0] = 0.25, jd.anchor_b[0] = -0.25;
+        CHECK(ctn_joint_add(w, &jd, hinge_id) == CTN_OK, "hinge: %s", ctn_world_last_error(w));
+    }
+    return w;
+}
+
+/* The chains (30 links from fx, fy) of worlds x and y have the same state bits. */
+static int same_chain(ctn_world *x, ctn_body_id fx, ctn_world *y, ctn_body_id fy) {
+    for (int i = 0; i < 30; ++i) {
+        ctn_body_state sx, sy;
+        if (ctn_body_get_state(x, ctn_body_id_offset(fx, i), &sx) != CTN_OK || ctn_body_get_state(y, ctn_body_id_offset(fy, i), &sy) != CTN_OK)
+            return 0;
+        if (memcmp(&sx, &sy, sizeof sx) != 0) return 0;
+    }
+    return 1;
+}
+
+/* Compact (x: ball joints only) against general blocks (y, z: with the hinge) for 20 steps, then y without
+ * its hinge (compact from then on, its general blocks left as they were) for 20 more; then assembly, which
+ * needs the general blocks a compact world never allocated: on x as on z (whose hinge pair is apart from the
+ * chain, so the chain's rows gather the same; the pair closes at once). */
+static void check_worlds(void) {
+    ctn_body_id fx, fy, fz;
+    ctn_joint_id hinge, hz;
+    ctn_world *x = pair_world(0, &fx, NULL), *y = pair_world(1, &fy, &hinge), *z = pair_world(1, &fz, &hz);
+    if (x && y && z) {
+        for (int k = 0; k < 40; ++k) {
+            if (k == 20) CHECK(ctn_joint_remove(y, hinge) == CTN_OK, "remove: %s", ctn_world_last_error(y));
+            CHECK(ctn_world_step(x) == CTN_OK && ctn_world_step(y) == CTN_OK && ctn_world_step(z) == CTN_OK, "step %d", k);
+            CHECK(same_chain(x, fx, y, fy), "step %d: the chain of the compact world has the bits of the %s", k,
+                  k < 20 ? "general blocks' world" : "world that dropped its hinge");
+        }
+        /* x to the direct solver (general blocks, allocated now) and back (compact again) */
+        ctn_world_desc dx = ctn_world_desc_default();
+        CHECK(ctn_world_get_desc(x, &dx) == CTN_OK, "get desc");
+        for (int round = 0; round < 2; ++round) {
+            dx.solver = round == 0 ? CTN_SOLVER_DIRECT : CTN_SOLVER_GS;
+            CHECK(ctn_world_set_desc(x, &dx) == CTN_OK, "set solver: %s", ctn_world_last_error(x));
+            for (int k = 0; k < 3; ++k) CHECK(ctn_world_step(x) == CTN_OK, "round %d step %d: %s", round, k, ctn_world_last_error(x));
+            ctn_body_state st;
+            CHECK(ctn_body_get_state(x, ctn_body_id_offset(fx, 29), &st) == CTN_OK && isfinite(st.position[0]) && isfinite(st.velocity[1]),
+                  "round %d: the chain's last link is finite", round);
+        }
+        /* z steps the same 6 steps with general blocks: assembly then starts from comparable states */
+        ctn_world_desc dz = ctn_world_desc_default();
+        CHECK(ctn_world_get_desc(z, &dz) == CTN_OK, "get desc");
+        for (int round = 0; round < 2; ++round) {
+            dz.solver = round == 0 ? CTN_SOLVER_DIRECT : CTN_SOLVER_GS;
+            CHECK(ctn_world_set_desc(z, &dz) == CTN_OK, "set solver: %s", ctn_world_last_error(z));
+            for (int k = 0; k < 3; ++k) CHECK(ctn_world_step(z) == CTN_OK, "z round %d step %d", round, k);
+        }
+        ctn_assemble_desc ad = ctn_assemble_desc_default();
+        ad.tolerance = 1e-3;
+        ctn_assemble_report rx, rz;
+        memset(&rx, 0, sizeof rx), memset(&rz, 0, sizeof rz);
+        ctn_status sx = ctn_world_assemble(x, &ad, &rx), sz = ctn_world_assemble(z, &ad, &rz);
+        CHECK(sx == sz && rx.gather_iterations == rz.gather_iterations && rx.gather_iterations > 0,
+              "assembly of the compact world: status %d, %d gather iterations; with general blocks: %d, %d", (int)sx, rx.gather_iterations,
+              (int)sz, rz.gather_iterations);
+        CHECK(ctn_world_step(x) == CTN_OK, "a step after assembly: %s", ctn_world_last_error(x));
+    }
+    ctn_world_destroy(x);
+    ctn_world_destroy(y);
+    ctn_world_destroy(z);
+}
 
 int main(void) {
     ctn_step_params prm;
@@ -123,6 +219,31 @@ int main(void) {
                 CHECK(same_bits(&rg, &rl, sizeof rg) && same_bits(lg, ll, sizeof lg) && same_bits(vg, vl, sizeof vg),
                       "trial %d it %d: updates of the lean and the general ball block have the same bits", trial, it);
             }
+            /* the compact record (ctn_prepare_slot_point): the lean build's fields bit for bit, then the same
+             * impulses and velocities from its update (with and without the residual) and its warm-start gather */
+            ctn_point_block pb[1];
+            memset(pb, 0x5a, sizeof pb);
+            ctn_prepare_slot_point(0, jd, pose, vel, inertia, prm, pb);
+            int fields = same_bits(&pb->ra, &lb->ra, sizeof pb->ra) && same_bits(&pb->rb, &lb->rb, sizeof pb->rb) &&
+                         same_bits(pb->bias, lb->bias, sizeof pb->bias) && same_bits(pb->kinv, lb->kinv, sizeof pb->kinv);
+            for (int k = 0; k < 3; ++k) fields = fields && same_bits(&pb->soft, &lb->soft[k], sizeof pb->soft);
+            CHECK(fields, "trial %d: the compact point block holds the lean build's bits", trial);
+            float lc[6] = {0}, lq[6] = {0};
+            for (int k = 0; k < 3; ++k) lc[k] = lq[k] = trial % 2 ? -0.0f : 0.01f * urand();
+            ctn_vel vq[2] = {vel[0], vel[1]}, vc[2] = {vel[0], vel[1]};
+            for (int it = 0; it < 3; ++it) {
+                int residual = it != 1;
+                float rq = ctn_gs_slot_ex(0, jd, lb, lq, vq, inertia, residual), rc = ctn_gs_slot_compact(0, jd, pb, lc, vc, inertia, residual);
+                CHECK(same_bits(&rq, &rc, sizeof rq) && same_bits(lq, lc, sizeof lq) && same_bits(vq, vc, sizeof vq),
+                      "trial %d it %d: updates of the compact and the lean ball block have the same bits", trial, it);
+            }
+            int offsets[3] = {0, 1, to_world ? 1 : 2}, adj[2] = {0 << 1 | 0, 0 << 1 | 1};
+            for (int i = 0; i < 2; ++i) {
+                ctn_vel wg[2] = {vel[0], vel[1]}, wc[2] = {vel[0], vel[1]};
+                ctn_apply_gather(i, offsets, adj, lb, lq, 0.75f, wg, inertia);
+                ctn_apply_gather_point(i, offsets, adj, pb, lq, 0.75f, wc, inertia);
+                CHECK(same_bits(wg, wc, sizeof wg), "trial %d body %d: the compact warm-start gather has the block's bits", trial, i);
+            }
         }
         /* ctn_block_solve_point through ctn_block_solve on a point block */
         float lam_q[CTN_MAX_ROWS] = {0}, lam_r[CTN_MAX_ROWS] = {0};
@@ -156,5 +277,6 @@ int main(void) {
         ctn_joint_prepare(j, p0, p1, v0, v0, ctn_sym3_zero(), ctn_sym3_zero(), 1.0f, 1.0f, prm, &blk);
         CHECK(blk.pad[0] != CTN_BLOCK_POINT, "joint type %d is no point block", j.type);
     }
+    check_worlds();
     return check_report("test_block_point");
 }

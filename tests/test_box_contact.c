@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, close, unlink */
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "collide/collide.h"
 #include "opencl_lsan.h"
 
@@ -20,28 +21,6 @@ static ctn_world *make_world(ctn_backend backend, char *err, size_t n) {
     ctn_world *w = NULL;
     if (ctn_world_create(&d, &w, err, n) != CTN_OK) return NULL;
     return w;
-}
-
-static ctn_body_id add_box(ctn_world *w, ctn_body_type type, double mass, const double he[3], const double pos[3], const double q[4],
-                           double friction) {
-    ctn_body_desc bd = ctn_body_desc_default();
-    bd.type = type;
-    bd.mass = mass;
-    ctn_inertia_box(mass, he, bd.inertia);
-    memcpy(bd.position, pos, sizeof bd.position);
-    if (q) memcpy(bd.orientation, q, sizeof bd.orientation);
-    ctn_body_id b = CTN_NULL_BODY;
-    CHECK(ctn_body_add(w, &bd, &b) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_BOX);
-    memcpy(sh.half_extents, he, sizeof sh.half_extents);
-    sh.friction = friction;
-    CHECK(ctn_body_set_shape(w, b, &sh) == CTN_OK, "%s", ctn_world_last_error(w));
-    return b;
-}
-
-static void floor_plane(ctn_world *w, double friction) {
-    const double up[3] = {0, 1, 0};
-    CHECK(ctn_world_add_plane(w, up, 0.0, friction, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
 }
 
 /* ---- narrow phase geometry --------------------------------------------------------------------------- */
@@ -175,12 +154,12 @@ static void stack_run(ctn_backend backend, int n, int steps, double *drift, doub
     ctn_world *w = make_world(backend, err, sizeof err);
     CHECK(w != NULL, "%s", err);
     if (!w) return;
-    floor_plane(w, 0.6);
+    fixture_floor(w, 0.6);
     const double he[3] = {0.1, 0.1, 0.1};
     ctn_body_id b[8];
     for (int i = 0; i < n; ++i) {
         double p[3] = {0.0, 0.1 + i * 0.201, 0.0};
-        b[i] = add_box(w, CTN_BODY_DYNAMIC, 1.0, he, p, NULL, 0.6);
+        b[i] = fixture_box(w, CTN_BODY_DYNAMIC, 1.0, he, p, NULL, 0.6);
     }
     *pen = 0.0;
     for (int s = 0; s < steps; ++s) {
@@ -240,8 +219,8 @@ static double slide_run(int plane, double mu, double *y) {
     if (!w) return 0.0;
     const double slab_he[3] = {5.0, 0.1, 1.0}, he[3] = {0.1, 0.1, 0.1}, o[3] = {0, 0, 0}, p[3] = {-3.0, 0.2, 0.0}, up[3] = {0, 1, 0};
     if (plane) CHECK(ctn_world_add_plane(w, up, 0.1, mu, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
-    else add_box(w, CTN_BODY_STATIC, 1.0, slab_he, o, NULL, mu);
-    ctn_body_id b = add_box(w, CTN_BODY_DYNAMIC, 1.0, he, p, NULL, mu);
+    else fixture_box(w, CTN_BODY_STATIC, 1.0, slab_he, o, NULL, mu);
+    ctn_body_id b = fixture_box(w, CTN_BODY_DYNAMIC, 1.0, he, p, NULL, mu);
     ctn_body_state st0;
     ctn_body_get_state(w, b, &st0);
     st0.velocity[0] = 2.0;
@@ -280,7 +259,7 @@ static void test_round_on_box(void) {
     CHECK(w != NULL, "%s", err);
     if (!w) return;
     const double he[3] = {1.0, 0.25, 1.0}, o[3] = {0, 0, 0};
-    add_box(w, CTN_BODY_STATIC, 1.0, he, o, NULL, 0.5);
+    fixture_box(w, CTN_BODY_STATIC, 1.0, he, o, NULL, 0.5);
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = 1.0;
     ctn_inertia_sphere(1.0, 0.1, bd.inertia);
@@ -325,10 +304,10 @@ static void test_energy(void) {
     CHECK(w != NULL, "%s", err);
     if (!w) return;
     const double base_he[3] = {1.0, 0.2, 1.0}, he[3] = {0.15, 0.1, 0.2}, o[3] = {0, 0, 0}, p[3] = {0.1, 0.8, -0.05};
-    add_box(w, CTN_BODY_STATIC, 1.0, base_he, o, NULL, 0.5);
+    fixture_box(w, CTN_BODY_STATIC, 1.0, base_he, o, NULL, 0.5);
     double s = sin(0.35), c = cos(0.35), n = sqrt(3.0);
     const double q[4] = {c, s * 1.0 / n, s * 1.0 / n, s * 1.0 / n};
-    ctn_body_id b = add_box(w, CTN_BODY_DYNAMIC, 2.0, he, p, q, 0.5);
+    ctn_body_id b = fixture_box(w, CTN_BODY_DYNAMIC, 2.0, he, p, q, 0.5);
     double I[3];
     ctn_inertia_box(2.0, he, I);
     double e0 = 2.0 * G * p[1], worst = -INFINITY, last = 0.0;
@@ -470,7 +449,7 @@ static void test_shape_offset(void) {
     ctn_world *w = make_world(CTN_BACKEND_CPU, err, sizeof err);
     CHECK(w != NULL, "%s", err);
     if (!w) return;
-    floor_plane(w, 0.5);
+    fixture_floor(w, 0.5);
     ctn_body_desc bd = ctn_body_desc_default();
     bd.type = CTN_BODY_STATIC;
     bd.position[1] = 0.5;

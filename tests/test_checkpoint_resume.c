@@ -9,37 +9,13 @@
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
+#include "files.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
-static int same_file(const char *a, const char *b) {
-    size_t na = 0, nb = 0;
-    char *x = read_file(a, &na), *y = read_file(b, &nb);
-    int same = x && y && na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return same;
-}
 
 static ctn_world *make_world(void) {
     ctn_world_desc d = ctn_world_desc_default();
@@ -89,7 +65,7 @@ static void pile_resumes_bitwise(const char *dir) {
     CHECK(rc == contacts, "contacts after load %d, at save %d", rc, contacts);
     step_n(r, more, "resumed");
     CHECK(ctn_world_save(r, end_resumed, (uint64_t)(k + more), NULL) == CTN_OK, "%s", ctn_world_last_error(r));
-    CHECK(same_file(end_run, end_resumed), "pile:200 saved at step %d and resumed for %d steps: final checkpoint differs from the "
+    CHECK(test_same_files(end_run, end_resumed), "pile:200 saved at step %d and resumed for %d steps: final checkpoint differs from the "
           "uninterrupted run's", k, more);
     ctn_step_stats a, b;
     ctn_world_get_stats(w, &a);
@@ -195,7 +171,7 @@ static void old_versions_refused(const char *dir) {
     CHECK(ctn_world_save(w, path, 0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_destroy(w);
     size_t n = 0;
-    char *buf = read_file(path, &n);
+    char *buf = test_read_file(path, &n);
     if (!buf) return;
     uint32_t v2 = 2; /* the format version follows the 8-byte magic */
     memcpy(buf + 8, &v2, sizeof v2);
@@ -220,7 +196,7 @@ static void header_checked(const char *dir) {
     CHECK(ctn_world_save(w, path, 7, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_destroy(w);
     size_t n = 0;
-    char *buf = read_file(path, &n);
+    char *buf = test_read_file(path, &n);
     if (!buf) return;
     uint32_t version;
     memcpy(&version, buf + 8, sizeof version);
@@ -301,7 +277,7 @@ static void bad_joints_refused(const char *dir) {
     CHECK(ctn_world_save(w, path, 0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
     ctn_world_destroy(w);
     size_t n = 0;
-    char *orig = read_file(path, &n);
+    char *orig = test_read_file(path, &n);
     char *buf = malloc(n ? n : 1);
     if (!orig || !buf) {
         free(orig);

@@ -1,8 +1,10 @@
 /* Contacts: a box resting on a plane, a sphere on a slope (stick / slide / roll), user-supplied
  * contacts, and the sign of the normal impulses (contacts never pull). */
+#define _POSIX_C_SOURCE 200809L /* fixtures.h: mkstemp, close, unlink */
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,18 +45,9 @@ static int check_contacts(ctn_world *w, const char *what) {
 
 static void test_box_rest(void) {
     ctn_world *w = make_world(4, 4);
-    const double up[3] = {0, 1, 0};
-    CHECK(ctn_world_add_plane(w, up, 0.0, 0.6, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_body_desc bd = ctn_body_desc_default();
-    double he[3] = {0.5, 0.25, 0.4};
-    bd.mass = 2.0;
-    ctn_inertia_box(bd.mass, he, bd.inertia);
-    bd.position[0] = 1.0, bd.position[1] = 0.25, bd.position[2] = -2.0;
-    ctn_body_id box;
-    CHECK(ctn_body_add(w, &bd, &box) == CTN_OK, "%s", ctn_world_last_error(w));
-    ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_BOX);
-    for (int k = 0; k < 3; ++k) sh.half_extents[k] = he[k];
-    CHECK(ctn_body_set_shape(w, box, &sh) == CTN_OK, "%s", ctn_world_last_error(w));
+    const double he[3] = {0.5, 0.25, 0.4}, at[3] = {1.0, 0.25, -2.0};
+    fixture_floor(w, 0.6);
+    ctn_body_id box = fixture_box(w, CTN_BODY_DYNAMIC, 2.0, he, at, NULL, ctn_shape_desc_default(CTN_SHAPE_BOX).friction);
     int min_contacts = 100, max_contacts = 0;
     for (int i = 0; i < 600; ++i) { /* 10 s */
         ctn_status st = ctn_world_step(w);

@@ -5,6 +5,8 @@
 #include "core/world.h" /* w->inertia, w->snapshot_inertia_kept */
 #include "ids.h"
 #include "check.h"
+#include "fixtures.h"
+#include "files.h"
 #include "gear_rig.h"
 #include "opencl_lsan.h"
 
@@ -41,19 +43,6 @@ static ctn_world *make(double max_speed) {
     return w;
 }
 
-/* The whole file at path (malloc'ed, *size bytes), or NULL. */
-static unsigned char *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)(n > 0 ? n : 1));
-    *size = buf && n > 0 && fread(buf, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-    fclose(f);
-    return buf;
-}
-
 /* Forces a divergence (max_speed far below the speeds) and checks that the
  * checkpoint, which holds every body's world inverse inertia as well as its state, is byte for byte the one
  * before the undone step. The restore recomputes the inertias from the poses when every one of them was that
@@ -72,12 +61,7 @@ static void undo_keeps_checkpoint(ctn_world *w, const char *what) {
     CHECK(st == CTN_ERR_DIVERGED, "%s: forced divergence gives %s", what, ctn_status_name(st));
     CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
     CHECK(ctn_world_save(w, b, 5, "undo") == CTN_OK, "%s save: %s", what, ctn_world_last_error(w));
-    size_t na = 0, nb = 0;
-    unsigned char *fa = slurp(a, &na), *fb = slurp(b, &nb);
-    CHECK(fa && fb && na > 0 && na == nb && memcmp(fa, fb, na) == 0, "%s: the checkpoint after the undone step differs (%zu vs %zu bytes)",
-          what, na, nb);
-    free(fa);
-    free(fb);
+    CHECK(test_same_files(a, b), "%s: the checkpoint after the undone step differs", what);
     remove(a);
     remove(b);
     CHECK(ctn_world_step(w) == CTN_OK, "%s: step after the undo: %s", what, ctn_world_last_error(w));
@@ -88,12 +72,7 @@ static int same_checkpoint(ctn_world *wa, ctn_world *wb) {
     char a[64], b[64];
     snprintf(a, sizeof a, "divergence-%ld-ta.ckpt", (long)getpid());
     snprintf(b, sizeof b, "divergence-%ld-tb.ckpt", (long)getpid());
-    int ok = ctn_world_save(wa, a, 5, "twin") == CTN_OK && ctn_world_save(wb, b, 5, "twin") == CTN_OK;
-    size_t na = 0, nb = 0;
-    unsigned char *fa = ok ? slurp(a, &na) : NULL, *fb = ok ? slurp(b, &nb) : NULL;
-    ok = fa && fb && na > 0 && na == nb && memcmp(fa, fb, na) == 0;
-    free(fa);
-    free(fb);
+    int ok = ctn_world_save(wa, a, 5, "twin") == CTN_OK && ctn_world_save(wb, b, 5, "twin") == CTN_OK && test_same_files(a, b);
     remove(a);
     remove(b);
     return ok;
@@ -118,18 +97,9 @@ static ctn_world *first_world(int kind, ctn_backend backend, ctn_solver solver) 
     d.max_speed = 1e4;
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
     if (kind == 2) {
-        const double up[3] = {0, 1, 0};
-        CHECK(ctn_world_add_plane(w, up, 0.0, 0.6, 0.0, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
-        ctn_body_desc bd = ctn_body_desc_default();
-        double he[3] = {0.5, 0.25, 0.4};
-        bd.mass = 2.0;
-        ctn_inertia_box(bd.mass, he, bd.inertia);
-        bd.position[1] = 0.25;
-        ctn_body_id box = CTN_NULL_BODY;
-        CHECK(ctn_body_add(w, &bd, &box) == CTN_OK, "%s", ctn_world_last_error(w));
-        ctn_shape_desc sh = ctn_shape_desc_default(CTN_SHAPE_BOX);
-        for (int k = 0; k < 3; ++k) sh.half_extents[k] = he[k];
-        CHECK(ctn_body_set_shape(w, box, &sh) == CTN_OK, "%s", ctn_world_last_error(w));
+        const double he[3] = {0.5, 0.25, 0.4}, at[3] = {0.0, 0.25, 0.0};
+        fixture_floor(w, 0.6);
+        fixture_box(w, CTN_BODY_DYNAMIC, 2.0, he, at, NULL, ctn_shape_desc_default(CTN_SHAPE_BOX).friction);
         return w;
     }
     ctn_chain_desc c = ctn_chain_desc_default(8);

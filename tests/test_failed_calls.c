@@ -8,28 +8,13 @@
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
+#include "files.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
 
 /* Fails when the call succeeds or returns another status than `want`. */
 #define FAILS(call, want) CHECK((call) == (want), "%s should fail with %s: %s", #call, ctn_status_name(want), ctn_world_last_error(w))
@@ -158,12 +143,7 @@ int main(void) {
     FAILS(ctn_world_set_desc(w, &bad_desc), CTN_ERR_INVALID_ARGUMENT);
 
     CHECK(ctn_world_save(w, after, 10, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
-    size_t na = 0, nb = 0;
-    char *x = slurp(before, &na), *y = slurp(after, &nb);
-    CHECK(x && y && na == nb && memcmp(x, y, na) == 0, "the checkpoint after %d failed calls differs from the one before them",
-          check_count);
-    free(x);
-    free(y);
+    CHECK(test_same_files(before, after), "the checkpoint after %d failed calls differs from the one before them", check_count);
     remove(before);
     remove(after);
     rmdir(dir);

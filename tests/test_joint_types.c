@@ -6,7 +6,7 @@
  * the CPU after 30 steps). Types with a joint axis run twice: plain, and with every option the API
  * accepts for them (limits, motor, swing cone), so the option rows take the same paths.
  *
- * The walk runs over the joint-type table (host/core/joint_kinds.c) up to the first value without a
+ * The walk runs over the joint-type table (host/core/joint_kinds.h) up to the first value without a
  * name, so a new type joins it without an edit here: a type added with ctn_joint_add is built as the
  * generic two-box pendulum below (its desc's defaults, anchored at a pivot when the table says so).
  *
@@ -190,6 +190,29 @@ static void attach_check(ctn_joint_type type, const char *name) {
 
 /* ctn_joint_add refuses a CTN_JK_NO_ATTACH type on an attached body or a master (CTN_ERR_UNSUPPORTED,
  * no joint added): on the gear rig a fourth wheel, hinged and carrying an attached body, is geared to A. */
+/* ctn_joint_add refuses every type the table does not add with it, naming the function that does (its
+ * entry's added_by) and leaving the world unchanged; the table names one for each such type. */
+static void other_adders(void) {
+    ctn_world *w = build(CTN_JOINT_BALL, CTN_BACKEND_CPU, 0, NULL);
+    if (!w) return;
+    for (int t = 0; ctn__joint_kind(t); ++t) {
+        const ctn_joint_kind *k = ctn__joint_kind(t);
+        if (k->flags & CTN_JK_JOINT_ADD) {
+            CHECK(k->added_by == NULL, "%s: added by ctn_joint_add and by %s", k->name, k->added_by);
+            continue;
+        }
+        CHECK(k->added_by != NULL, "%s: not added by ctn_joint_add, and the table names no function that adds it", k->name);
+        ctn_joint_desc d = ctn_joint_desc_default((ctn_joint_type)t);
+        d.body_a = HBODY(w, 1), d.body_b = HBODY(w, 0);
+        int n = ctn_world_joint_count(w);
+        ctn_status st = ctn_joint_add(w, &d, NULL);
+        const char *msg = ctn_world_last_error(w);
+        CHECK(st == CTN_ERR_INVALID_ARGUMENT && ctn_world_joint_count(w) == n && k->added_by && strstr(msg, k->added_by),
+              "ctn_joint_add of a %s: status %d (%s)", k->name, (int)st, msg);
+    }
+    ctn_world_destroy(w);
+}
+
 static void no_attach_add(void) {
     char err[512];
     gear_rig r;
@@ -475,6 +498,7 @@ int main(void) {
         if (ctn__joint_kind_has(t, CTN_JK_AXIS)) walk((ctn_joint_type)t, 1, have_opencl);
     }
     no_attach_add();
+    other_adders();
     (void)rig_track, (void)rig_error; /* gear_rig.h helpers this test does not need */
     CHECK(types == CTN_JT_COUNT && !strcmp(ctn_joint_type_name((ctn_joint_type)types), "unknown"),
           "the walk covered %d types; the table has %d, the next value is named '%s'", types, CTN_JT_COUNT,

@@ -96,20 +96,7 @@ static void test_not_rigid(void) {
         if (!w) return;
         ctn_body_id ids[8];
         int chords = 0, factors = 0;
-        for (int i = 0; i < 8; ++i) { /* 0.1 m links along +x, pinned at the origin, a limited hinge in the middle */
-            ctn_body_desc b = ctn_body_desc_default();
-            b.mass = 0.1;
-            b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-4;
-            b.position[0] = 0.1 * i + 0.05;
-            CHECK(ctn_body_add(w, &b, &ids[i]) == CTN_OK, "%s", ctn_world_last_error(w));
-            ctn_joint_desc j = ctn_joint_desc_default(i == 3 ? CTN_JOINT_HINGE : CTN_JOINT_BALL);
-            j.body_a = ids[i], j.body_b = i ? ids[i - 1] : CTN_WORLD;
-            double pivot[3] = {0.1 * i, 0.0, 0.0}, axis[3] = {0.0, 1.0, 0.0};
-            CHECK(ctn_joint_desc_set_pivot(w, &j, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
-            ctn_joint_id jid;
-            CHECK(ctn_joint_add(w, &j, &jid) == CTN_OK, "%s", ctn_world_last_error(w));
-            if (i == 3) CHECK(ctn_joint_set_limits(w, jid, 1, -0.3, 0.3) == CTN_OK, "%s", ctn_world_last_error(w));
-        }
+        fixture_limited_chain(w, ids);
         for (int s = 0; s < 30; ++s) {
             CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
             ctn_step_stats st;

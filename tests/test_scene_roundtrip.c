@@ -8,24 +8,12 @@
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
+#include "files.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define STEPS 40
-
-static char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *t = malloc((size_t)n + 1);
-    size_t got = fread(t, 1, (size_t)n, f);
-    t[got] = '\0';
-    fclose(f);
-    return t;
-}
 
 static ctn_body_id add_body(ctn_world *w, ctn_body_type type, int particle, const double pos[3], const ctn_shape_desc *shape) {
     ctn_body_desc b = ctn_body_desc_default();
@@ -158,7 +146,7 @@ int main(void) {
     ctn_body_id hub = CTN_NULL_BODY;
     CHECK(ctn_body_find(w2, "hub \"7\"", &hub) == CTN_OK && ID_INT(hub) == 5, "the body name did not round-trip (found %lld)", ID_INT(hub));
     CHECK(ctn_scene_save_json(w2, again) == CTN_OK, "save again: %s", ctn_world_last_error(w2));
-    char *t1 = read_text(path), *t2 = read_text(again);
+    char *t1 = test_read_file(path, NULL), *t2 = test_read_file(again, NULL);
     CHECK(t1 && t2 && !strcmp(t1, t2), "saving the loaded world gives another file");
     /* every key of the format that the world uses is in the file */
     const char *keys[] = {"\"gravity\"", "\"time_step\"", "\"substeps\"", "\"iterations\"", "\"solver\"", "\"stabilization\"",

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "files.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (the OpenCL half compiles the kernels) */
 
 #include <stdio.h>
@@ -62,29 +63,6 @@ static unsigned char *fingerprint(ctn_world *w, size_t *size, int *contacts) {
     return buf;
 }
 
-/* The whole file at path (malloc'ed), or NULL. */
-static unsigned char *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n + 1);
-    *size = buf && fread(buf, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-    fclose(f);
-    return buf;
-}
-
-static int same_checkpoint(ctn_world *w, const char *a, const char *b) {
-    size_t na = 0, nb = 0;
-    unsigned char *fa = slurp(a, &na), *fb = slurp(b, &nb);
-    int same = fa && fb && na > 0 && na == nb && memcmp(fa, fb, na) == 0;
-    free(fa);
-    free(fb);
-    (void)w;
-    return same;
-}
-
 /* One scene: `steps` steps of world A and of its twin B; every `every`-th step of A is first tried with
  * max_speed 1e-9 (it diverges and must be undone), then taken normally. Returns the undone steps in which
  * the contact set had changed (the step's contact generation added or removed contacts), or -1 to skip. */
@@ -122,7 +100,7 @@ static int check_scene(ctn_backend backend, const char *spec, int steps, int eve
             CHECK(n0 == n1 && memcmp(f0, f1, n0) == 0, "%s step %d: the undone step changed the world (%d -> %d contacts, %zu -> %zu bytes)",
                   spec, k, c0, c1, n0, n1);
             CHECK(ctn_world_save(a, ck2, (uint64_t)k, "undo") == CTN_OK, "save: %s", ctn_world_last_error(a));
-            CHECK(same_checkpoint(a, ck1, ck2), "%s step %d: the checkpoints before and after the undone step differ", spec, k);
+            CHECK(test_same_files(ck1, ck2), "%s step %d: the checkpoints before and after the undone step differ", spec, k);
             free(f0);
             free(f1);
             undone++;

@@ -440,7 +440,7 @@ int main(int argc, char **argv) {
     int sizes[16], nsizes = 0, steps = 120;
     double case_seconds = 30.0;
     const char *cases = DEFAULT_CASES, *backends = "cpu", *threads = "1", *out_dir = NULL, *md = NULL, *json = NULL;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
         if (!strcmp(argv[i], "--sizes")) {
@@ -456,7 +456,6 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--md")) md = v;
         else if (!strcmp(argv[i], "--json")) json = v;
         else return usage();
-        ++i;
     }
     if (nsizes == 0) sizes[0] = 1000, sizes[1] = 10000, nsizes = 2;
     for (int i = 0; i < nsizes; ++i)

@@ -363,7 +363,7 @@ static ctn_world_desc world_desc(const bench_opts *o, const bench_device *d, ctn
 static void probe_device(const bench_opts *o, bench_device *d) {
     ctn_world_desc desc = world_desc(o, d, CTN_SOLVER_GS);
     ctn_world *w = NULL;
-    char err[512] = "";
+    char err[sizeof d->error] = ""; /* the world's message is kept whole in d->error */
     if (ctn_world_create(&desc, &w, err, sizeof err) != CTN_OK) {
         snprintf(d->error, sizeof d->error, "%s", err);
         return;

@@ -39,6 +39,8 @@ typedef struct ctn_cli_opts {
     ctn_solver solver;
     ctn_integrator integrator; /* --integrator */
     int rattle_max_joints, rattle_max_joints_set; /* --rattle-max-joints */
+    ctn_bounded_rows bounded_rows;
+    int bounded_rows_set; /* --bounded-rows */
     ctn_backend backend;
     const char *device;
     int threads; /* --threads; 0: not given */

@@ -17,7 +17,7 @@
 enum {
     OPT_STEPS = 256, OPT_MORE, OPT_SOLVER, OPT_ITERATIONS, OPT_SUBSTEPS, OPT_BACKEND, OPT_DEVICE, OPT_DT, OPT_CSV, OPT_VTK, OPT_SVG,
     OPT_VIEW, OPT_PLOT, OPT_JSON, OPT_EVERY, OPT_CSV_EVERY, OPT_VTK_EVERY, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_PROGRESS,
-    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_SELF_COLLISION, OPT_INTEGRATOR, OPT_RATTLE_MAX_JOINTS, OPT_QUIET = 'q', OPT_HELP = 'h'
+    OPT_MAX_GAP, OPT_ASSEMBLE, OPT_THREADS, OPT_GRAVITY, OPT_SELF_COLLISION, OPT_INTEGRATOR, OPT_RATTLE_MAX_JOINTS, OPT_BOUNDED_ROWS, OPT_QUIET = 'q', OPT_HELP = 'h'
 };
 
 /* Which commands take an option. */
@@ -45,6 +45,8 @@ static const option_doc g_options[] = {
      "rattle (default: energy-true with the direct solver where its joints allow) or velocity (the step of earlier versions)"},
     {"rattle-max-joints", required_argument, OPT_RATTLE_MAX_JOINTS, FOR_ALL, "N",
      "RATTLE applies to worlds of at most N joints (0: the default, 1000); larger ones run the velocity step"},
+    {"bounded-rows", required_argument, OPT_BOUNDED_ROWS, FOR_ALL, "NAME",
+     "the direct solver's limits and motors: auto (default: exact on the CPU, sweep on OpenCL), exact (active set, CPU only) or sweep"},
     {"iterations", required_argument, OPT_ITERATIONS, FOR_ALL, "K", "solver iterations per substep"},
     {"substeps", required_argument, OPT_SUBSTEPS, FOR_ALL, "N", "substeps per step (0: auto)"},
     {"dt", required_argument, OPT_DT, FOR_ALL, "SECONDS", "time step, in (0, 10] s"},
@@ -179,6 +181,13 @@ static int apply_option(const char *cmd, int id, const char *name, const char *v
         if (!strcmp(v, "rattle")) o->integrator = CTN_INTEGRATOR_RATTLE;
         else if (!strcmp(v, "velocity")) o->integrator = CTN_INTEGRATOR_VELOCITY;
         else return bad_value(cmd, name, v, "one of rattle, velocity");
+        return 1;
+    case OPT_BOUNDED_ROWS:
+        o->bounded_rows_set = 1;
+        if (!strcmp(v, "auto")) o->bounded_rows = CTN_BOUNDED_AUTO;
+        else if (!strcmp(v, "exact")) o->bounded_rows = CTN_BOUNDED_EXACT;
+        else if (!strcmp(v, "sweep")) o->bounded_rows = CTN_BOUNDED_SWEEP;
+        else return bad_value(cmd, name, v, "one of auto, exact, sweep");
         return 1;
     case OPT_RATTLE_MAX_JOINTS:
         if (!parse_count(cmd, name, v, 0, CTN_MAX_JOINTS, &n)) return 0;

@@ -18,6 +18,7 @@ static void apply_overrides(const ctn_cli_opts *o, ctn_world_desc *d) {
     if (o->solver_set) d->solver = o->solver;
     if (o->integrator_set) d->integrator = o->integrator;
     if (o->rattle_max_joints_set) d->rattle_max_joints = o->rattle_max_joints;
+    if (o->bounded_rows_set) d->bounded_rows = o->bounded_rows;
     if (o->backend_set) d->backend = o->backend;
     if (o->device) d->device = o->device;
     if (o->threads) d->threads = o->threads;

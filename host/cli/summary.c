@@ -38,6 +38,7 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fputs(",\n    \"integrator_reason\": ", f);
     ctn__json_write_string(f, s->steps_run ? s->last.integrator_reason : NULL);
     fprintf(f, ",\n    \"rattle_max_joints\": %d", d->rattle_max_joints);
+    fprintf(f, ",\n    \"bounded_rows\": %d", (int)d->bounded_rows);
     fprintf(f, ",\n    \"iterations\": %d,\n    \"substeps\": %d,\n    \"time_step\": ", d->iterations, d->substeps);
     jnum(f, d->time_step);
     fputs(",\n    \"gravity\": [", f);

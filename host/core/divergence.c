@@ -231,13 +231,6 @@ static int finite_pose(const ctn_pose *p) {
 }
 static double speed_limit(const ctn_world *w) { return w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY; }
 
-int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
-    if (!finite_pose(p) || !finite_v3(v->v) || !finite_v3(v->w)) return 1;
-    double sv = ctn_length(v->v), sw = ctn_length(v->w);
-    *speed = sv > sw ? sv : sw;
-    return *speed > speed_limit(w);
-}
-
 /* One body: CTN_OK, or CTN_ERR_DIVERGED with the message naming it. Shared with the OpenCL backend, which
  * finds the first offending body on the device and reads back only that one. */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed) {

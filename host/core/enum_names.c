@@ -38,7 +38,7 @@ const char *ctn_body_type_name(ctn_body_type type) {
     return NAME_OF(type, names);
 }
 
-/* ctn_joint_type_name: host/core/joint_kinds.c (the joint-type table). */
+/* ctn_joint_type_name: host/core/joint_kinds.c (the joint-type table, names from host/core/joints/). */
 
 const char *ctn_shape_type_name(ctn_shape_type type) {
     static const char *const names[] = {"none", "sphere", "capsule", "box"};

@@ -132,50 +132,8 @@ ctn_status ctn__joint_cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, con
     return CTN_OK;
 }
 
-/* An implicit spring is stored as a distance row whose SPOOK regularisation is the spring-damper
- * (Lacoursiere 2007): compliance eps = 1/k, damping time tau = c/k. The row is integrated implicitly, so
- * even a 1e9 N/m spring is stable at 60 Hz, where the explicit force needs h < 2 sqrt(m/k). */
-static ctn_status implicit_spring(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
-    if (!(d->stiffness > 0.0))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.stiffness: %g; an implicit spring needs stiffness > 0", d->stiffness);
-    if (j->rest_length < 1e-6f || dist < 1e-6f)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
-                         "joint.rest_length: %g (anchors %g m apart); an implicit spring needs both >= 1e-6 m for its direction "
-                         "(use a ball joint with a compliance for a zero-length spring)",
-                         (double)j->rest_length, (double)dist);
-    j->type = CTN_JT_DISTANCE;
-    j->rows = ctn_joint_row_count(CTN_JT_DISTANCE);
-    j->flags |= CTN_JF_IMPLICIT_SPRING;
-    j->compliance = (float)(1.0 / d->stiffness);
-    j->damping_time = (float)(d->damping / d->stiffness);
-    return CTN_OK;
-}
-
-/* The `from_desc` hooks of the joint-type table (joint_kinds.c): a type's own fields of the definition from
- * the desc, with their checks; dist is the anchors' separation as the kernels measure it. */
-ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
-    j->rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;
-    if (j->rest_length < 1e-6f)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.rest_length: %g is too small: a distance joint needs separate anchors (use a ball joint)",
-                         (double)j->rest_length);
-    if (dist < 1e-6f)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.anchor_b: distance joint anchors coincide (%g m apart); the direction is undefined",
-                         (double)dist);
-    return CTN_OK;
-}
-
-ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
-    j->rest_length = d->rest_length >= 0.0 ? (float)d->rest_length : dist;
-    if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.stiffness: %g must be finite and >= 0", d->stiffness);
-    if (!(d->damping >= 0.0) || !isfinite(d->damping))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.damping: %g must be finite and >= 0", d->damping);
-    j->stiffness = (float)d->stiffness;
-    j->damping = (float)d->damping;
-    return d->implicit ? implicit_spring(w, d, dist, j) : CTN_OK;
-}
-
-/* Hinge, prismatic, cone-twist: one axis, seen from both bodies. */
+/* The `from_desc` hook of the one-axis types (host/core/joints/: hinge, prismatic, cone_twist): the axis,
+ * seen from both bodies; dist is the anchors' separation as the kernels measure it. */
 ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
     (void)dist;
     ctn_v3 ax;
@@ -186,25 +144,12 @@ ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist
     return CTN_OK;
 }
 
-/* Universal: two cross axes, `axis` in body a and `axis2` in body b. */
-ctn_status ctn__joint_def_universal(ctn_world *w, const ctn_joint_desc *d, float dist, ctn_joint_def *j) {
-    (void)dist;
-    ctn_v3 ax, ax2;
-    ctn_status st = ctn__joint_unit_axis(w, d->axis, "joint.axis", &ax);
-    if (st == CTN_OK) st = ctn__joint_cross_axis(w, d->axis2, ax, "a universal joint's cross axes are", &ax2);
-    if (st != CTN_OK) return st;
-    j->axis_a = ctn_quat_rotate_inv(w->pose[j->a].q, ax);
-    j->axis_b = j->b < 0 ? ax2 : ctn_quat_rotate_inv(w->pose[j->b].q, ax2);
-    return CTN_OK;
-}
-
 ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *out) {
     CTN__ENTER(w);
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_add: desc is NULL");
-    if (d->type == CTN_JOINT_CONTACT)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: contacts are added with ctn_contact_add, not ctn_joint_add");
-    if (d->type == CTN_JOINT_CURVE)
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: curve constraints are added with ctn_curve_constraint_add, not ctn_joint_add");
+    const ctn_joint_kind *kind = ctn__joint_kind((int)d->type);
+    if (kind && kind->added_by)
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: %s joints are added with %s, not ctn_joint_add", kind->name, kind->added_by);
     if (!ctn__joint_kind_has((int)d->type, CTN_JK_JOINT_ADD))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.type: unknown joint type %d", (int)d->type);
     const char *name = ctn_joint_type_name((ctn_joint_type)d->type);
@@ -259,7 +204,6 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
     if (d->implicit && !ctn__joint_kind_has(d->type, CTN_JK_FORCE))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "joint.implicit: %d on a %s joint; only springs have an implicit form", d->implicit, name);
     /* the type's own fields and checks (axes, ratio, rest length): its `from_desc` hook in the table */
-    const ctn_joint_kind *kind = ctn__joint_kind(d->type);
     if (kind->from_desc) {
         st = kind->from_desc(w, d, dist, &j);
         if (st != CTN_OK) return st;

@@ -1,5 +1,6 @@
-/* Gears and rack-and-pinions: their hooks of the joint-type table (joint_kinds.c): the definition from a
- * desc, the check of a stored one, and between steps the re-centring of their angle references.
+/* Gears and rack-and-pinions: the hooks of their entries of the joint-type table (host/core/joints/gear.c,
+ * rack_pinion.c): the definition from a desc, the check of a stored one, and between steps the re-centring
+ * of their angle references.
  *
  * Their rows (kernels/ctn_joint_rows.h, ctn_rows_gear and ctn_rows_rack_pinion) measure each gear's turn as
  * an angle in (-pi, pi] from a reference direction stored in the joint definition, plus the error at that
@@ -12,7 +13,7 @@
 
 #include <math.h>
 
-/* The `between_steps` hook of both types in the joint-type table (joint_kinds.c). */
+/* The `between_steps` hook of both types (host/core/joints/gear.c, rack_pinion.c). */
 int ctn__gear_between_steps(ctn_world *w, ctn_joint_def *d) {
     if (!(ctn_gear_turn(*d, w->pose[d->a], w->pose[d->b]) > CTN_GEAR_RECENTRE)) return 0;
     ctn_gear_recentre(d, w->pose[d->a], w->pose[d->b]);

@@ -1,11 +1,13 @@
-/* One entry per joint type (host/core/joint_kinds.c): what every consumer outside the kernels asks of a
- * type, read from one table instead of lists of types spread over the library. The per-row math, the
- * stored value CTN_JT_* and the row count (ctn_joint_row_count) stay in kernels/ctn_joint_rows.h (shared
- * with the OpenCL backend). */
+/* One entry per joint type: what every consumer outside the kernels asks of a type, read from one table
+ * (host/core/joint_kinds.c, built from CTN_JT_LIST) instead of lists of types spread over the library. Each
+ * type's entry, with its scene keys and the hooks that are its own, is its file host/core/joints/<name>.c
+ * (every file there is built: no list names them). The per-row math, the stored value CTN_JT_* and the row
+ * count (ctn_joint_row_count) stay in kernels/ctn_joint_rows.h (shared with the OpenCL backend). */
 #ifndef CATENA_JOINT_KINDS_H
 #define CATENA_JOINT_KINDS_H
 
 #include "catena/catena.h"
+#include "ctn_joint_rows.h"
 #include "ctn_math.h"
 
 #include <stddef.h>
@@ -58,6 +60,9 @@ typedef struct ctn_joint_kind {
     /* The keys a scene file's joint of this type may hold (host/io/scene_json.c), NULL-terminated; NULL for
      * types the scene reader parses elsewhere (curves: scene_curve.c) or not at all (contacts). */
     const char *const *scene_keys;
+    /* The function that adds joints of the type when ctn_joint_add does not (named in its refusal); NULL for
+     * the types it adds. */
+    const char *added_by;
 } ctn_joint_kind;
 
 /* The entry of a public joint type; NULL for a value that is none. */
@@ -78,15 +83,16 @@ ctn_status ctn__joint_validate(ctn_world *w, const struct ctn_joint_def *j, int 
 ctn_status ctn__joint_unit_axis(ctn_world *w, const double v[3], const char *field, ctn_v3 *out);
 ctn_status ctn__joint_cross_axis(ctn_world *w, const double v[3], ctn_v3 ax, const char *why, ctn_v3 *out);
 
-/* The per-type hooks of the table (joint.c, joint_validate.c; gears: joint_gear.c). */
-ctn_status ctn__joint_check_distance(ctn_world *w, const struct ctn_joint_def *j, const char *where);
-ctn_status ctn__joint_check_spring(ctn_world *w, const struct ctn_joint_def *j, const char *where);
+/* Each type's entry (host/core/joints/<name>.c), one per line of CTN_JT_LIST (kernels/ctn_joint_rows.h). */
+#define CTN__JOINT_KIND_DECLARE(VALUE, name) extern const ctn_joint_kind ctn__joint_kind_##name;
+CTN_JT_LIST(CTN__JOINT_KIND_DECLARE)
+
+/* Hooks shared by several types' entries: the one-axis types' (joint.c, joint_validate.c: hinge, prismatic,
+ * cone_twist; universal's and the gears' checks begin with the axes') and the gears' (joint_gear.c: gear,
+ * rack_pinion). A type's own hooks are static in its file. */
+ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 ctn_status ctn__joint_check_axes(ctn_world *w, const struct ctn_joint_def *j, const char *where);
 ctn_status ctn__joint_check_gear(ctn_world *w, const struct ctn_joint_def *j, const char *where);
-ctn_status ctn__joint_def_distance(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
-ctn_status ctn__joint_def_spring(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
-ctn_status ctn__joint_def_axes(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
-ctn_status ctn__joint_def_universal(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 ctn_status ctn__joint_def_gear(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 ctn_status ctn__joint_def_rack_pinion(ctn_world *w, const ctn_joint_desc *d, float dist, struct ctn_joint_def *j);
 int ctn__gear_between_steps(ctn_world *w, struct ctn_joint_def *j);

@@ -2,7 +2,7 @@
  * definition it built from a ctn_joint_desc before inserting it, and the checkpoint loader on every live
  * joint it reads (host/io/checkpoint.c), so that a checkpoint cannot hold a joint ctn_joint_add refuses.
  * The common checks are here; the per-type ones are the `check` hooks of the joint-type table
- * (joint_kinds.c). Messages name the joint, the field and the value. */
+ * (each type's file in host/core/joints/). Messages name the joint, the field and the value. */
 #include "core/joint_kinds.h"
 #include "core/world.h"
 
@@ -22,24 +22,8 @@ static ctn_status unit(ctn_world *w, const char *where, const char *field, ctn_v
     return CTN_OK;
 }
 
-ctn_status ctn__joint_check_distance(ctn_world *w, const ctn_joint_def *j, const char *where) {
-    /* the row's direction is the anchors' separation: a distance joint keeps them apart */
-    if (!(j->rest_length >= 1e-6f))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.rest_length: %g is too small: a distance joint needs separate anchors", where,
-                         (double)j->rest_length);
-    return CTN_OK;
-}
-
-ctn_status ctn__joint_check_spring(ctn_world *w, const ctn_joint_def *j, const char *where) {
-    if (!(j->rest_length >= 0.0f))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.rest_length: %g must be >= 0", where, (double)j->rest_length);
-    if (!(j->stiffness >= 0.0f) || !isfinite(j->stiffness))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.stiffness: %g must be finite and >= 0", where, (double)j->stiffness);
-    if (!(j->damping >= 0.0f) || !isfinite(j->damping))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.damping: %g must be finite and >= 0", where, (double)j->damping);
-    return CTN_OK;
-}
-
+/* The `check` hook of the types with one axis or two (hinge, prismatic, cone_twist, universal; gears
+ * after their ratio): unit axes in both bodies' frames. */
 ctn_status ctn__joint_check_axes(ctn_world *w, const ctn_joint_def *j, const char *where) {
     ctn_status st = unit(w, where, "axis (body a)", j->axis_a);
     return st == CTN_OK ? unit(w, where, "axis (body b)", j->axis_b) : st;

@@ -108,6 +108,7 @@ ctn_world_desc ctn_world_desc_default(void) {
     d.backend = CTN_BACKEND_AUTO;
     d.integrator = CTN_INTEGRATOR_RATTLE;
     d.rattle_max_joints = 0;
+    d.bounded_rows = CTN_BOUNDED_AUTO;
     d.device = NULL;
     d.log = NULL;
     d.log_user = NULL;
@@ -213,6 +214,10 @@ static int desc_check(const ctn_world_desc *d, char *msg, size_t size) {
     if (d->rattle_max_joints < 0 || d->rattle_max_joints > CTN_MAX_JOINTS) {
         snprintf(msg, size, "desc.rattle_max_joints: %d is not in [0 (the default, %d), %d]", d->rattle_max_joints, CTN_RATTLE_MAX_JOINTS,
                  CTN_MAX_JOINTS);
+        return 0;
+    }
+    if ((int)d->bounded_rows < CTN_BOUNDED_AUTO || (int)d->bounded_rows > CTN_BOUNDED_SWEEP) {
+        snprintf(msg, size, "desc.bounded_rows: unknown value %d (0 auto, 1 exact, 2 sweep)", (int)d->bounded_rows);
         return 0;
     }
     if ((int)d->backend < CTN_BACKEND_AUTO || (int)d->backend > CTN_BACKEND_OPENCL) {

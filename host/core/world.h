@@ -91,6 +91,7 @@ typedef struct ctn_backend_ops {
     void (*destroy)(ctn_world *w);
 } ctn_backend_ops;
 
+struct ctn_stage_entry; /* host/solve/pipeline.h */
 struct ctn_world {
     /* The one-thread-at-a-time guard of the public entry points (CTN__ENTER below): the thread inside a call
      * on this world (its pthread_self()), 0 when none, and the calls let in so far (a refused call's message
@@ -109,7 +110,7 @@ struct ctn_world {
 
     /* Bodies, indexed by slot. A removed body's slot loses the ALIVE flag, its generation is bumped and the
      * slot goes on body_free for reuse; the public handle is the slot index and its generation
-     * (ctn__handle). */
+     * (ctn__body_handle, ctn__joint_handle). */
     int body_count;           /* slots in use or freed: the high-water mark of live bodies */
     int body_capacity;
     int live_bodies;
@@ -156,11 +157,20 @@ struct ctn_world {
     unsigned substeps_version; /* topology_version + 1 it was made for */
     ctn_solver substeps_solver; /* the solver it was made for */
     int bodies_dirty;         /* host body arrays changed: backends re-upload them */
+    int warm_idle;            /* this substep's WARM_START only clears the impulses (the pipeline's run_substeps:
+                                 every joint a rigid bilateral row of the exact solve, whose solution does not
+                                 depend on where the impulses start) */
+    unsigned warm_version;    /* topology_version + 1 warm_anchored was found for (0: none yet) */
+    int warm_anchored;        /* the pipeline's anchored_once */
     int host_stale;           /* the backend holds newer state than the host arrays */
 
     ctn_step_stats stats;
     const ctn_backend_ops *backend;
     void *backend_data;
+    /* Tests only (tests/test_stage_table.c): called by the step driver (host/solve/pipeline.c) with every entry it
+     * takes, entry k of table `table` planned for (sub, n), before it runs; NULL: none. */
+    void (*stage_trace)(void *user, int table, int sub, int n, int k, const struct ctn_stage_entry *e);
+    void *stage_trace_user;
     void *direct_data;        /* host/solve/solver_direct.c: cached forest ordering and factor storage */
     void *auto_scratch;       /* host/solve/solver_auto.c: the forest scan's arrays (grows only) */
     size_t auto_scratch_size;
@@ -392,8 +402,19 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w);
 void ctn__joints_snapshot_restore(ctn_world *w);
 /* The check of one body (CTN_OK, or CTN_ERR_DIVERGED naming it); *speed = max(|v|, |w|). */
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
-/* The same test without a message (safe on many threads at once): 1 when the body diverged. */
-int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed);
+/* The same test without a message (safe on many threads at once): 1 when the body diverged (a non-finite
+ * pose or velocity, or max(|v|, |w|) above desc.max_speed when that is > 0). Inline: it runs for every body at
+ * every step. x - x is 0 for a finite float and NaN otherwise, so one sum tests the 16 floats; and since
+ * sqrtf is monotone, sqrtf(max(v.v, w.w)) is max(|v|, |w|) to the bit with one root instead of two. */
+static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
+    float z = (p->p.x - p->p.x) + (p->p.y - p->p.y) + (p->p.z - p->p.z) + (p->p_lo.x - p->p_lo.x) + (p->p_lo.y - p->p_lo.y) +
+              (p->p_lo.z - p->p_lo.z) + (p->q.w - p->q.w) + (p->q.x - p->q.x) + (p->q.y - p->q.y) + (p->q.z - p->q.z) +
+              (v->v.x - v->v.x) + (v->v.y - v->v.y) + (v->v.z - v->v.z) + (v->w.x - v->w.x) + (v->w.y - v->w.y) + (v->w.z - v->w.z);
+    if (z != z) return 1;
+    float a = ctn_dot(v->v, v->v), b = ctn_dot(v->w, v->w);
+    *speed = sqrtf(a > b ? a : b);
+    return *speed > (w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY);
+}
 
 /* Joints by slot (host/core/joint.c): inserts a definition without validation into a new slot (*slot gets it),
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */

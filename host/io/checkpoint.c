@@ -254,6 +254,9 @@ static int read_info(ck_reader *r, size_t desc_size, ctn_checkpoint_info *info) 
     d->log = NULL;
     d->log_user = NULL;
     d->debug = ctn_world_desc_default().debug;
+    /* bounded_rows sits in what was the struct's tail padding: a file written before it holds whatever those
+     * bytes were, so a value outside the enum is read as CTN_BOUNDED_AUTO, its default */
+    if ((int)d->bounded_rows < CTN_BOUNDED_AUTO || (int)d->bounded_rows > CTN_BOUNDED_SWEEP) d->bounded_rows = CTN_BOUNDED_AUTO;
     ck_get(r, &info->step, sizeof info->step);
     ck_get_str(r, info->user, sizeof info->user);
     return !r->short_read;

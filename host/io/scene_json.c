@@ -40,12 +40,13 @@ static const char *const solver_names[] = {"gs", "jacobi", "cg", "direct", "auto
 static const char *const backend_names[] = {"auto", "cpu", "opencl", NULL};
 static const char *const stab_names[] = {"spook", "baumgarte", NULL};
 static const char *const integrator_names[] = {"rattle", "velocity", NULL};
+static const char *const bounded_names[] = {"auto", "exact", "sweep", NULL}; /* ctn_bounded_rows order */
 
 static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     static const char *const keys[] = {"gravity", "time_step", "steps", "solver", "iterations", "substeps", "backend", "device",
                                        "compliance", "damping_time", "stabilization", "baumgarte", "warm_start", "max_colours",
                                        "threads", "max_speed", "geometric_stiffness", "collision", "up", "integrator",
-                                       "rattle_max_joints", NULL};
+                                       "rattle_max_joints", "bounded_rows", NULL};
     const char *path = "world";
     if (!ctn__json_object(c, wv, path) || !ctn__json_keys(c, wv, path, keys)) return 0;
     ctn_world_desc *d = &s->desc;
@@ -95,6 +96,9 @@ static int parse_world(pctx *c, const cJSON *wv, ctn_scene *s) {
     if (ctn__json_enum(c, wv, "integrator", path, integrator_names, &e) < 0) return 0;
     d->integrator = (ctn_integrator)e;
     if (ctn__json_int32(c, wv, "rattle_max_joints", path, 0, CTN_MAX_JOINTS, &d->rattle_max_joints) < 0) return 0;
+    e = (int)d->bounded_rows;
+    if (ctn__json_enum(c, wv, "bounded_rows", path, bounded_names, &e) < 0) return 0;
+    d->bounded_rows = (ctn_bounded_rows)e;
     if (ctn__json_range(c, wv, "baumgarte", path, 0.0, 0, 1.0, &d->baumgarte) < 0) return 0;
     if (ctn__json_range(c, wv, "warm_start", path, 0.0, 0, 1.0, &d->warm_start) < 0) return 0;
     if (ctn__json_int32(c, wv, "max_colours", path, 2, CTN_MAX_COLOURS, &d->max_colours) < 0) return 0;
@@ -234,7 +238,7 @@ static int parse_constraint(pctx *c, const cJSON *j, int index, scene_joint *sj)
     if (ctn__json_enum(c, j, "type", path, joint_types, &type) < 0) return 0;
     type = joint_type_values[type];
     if (type == CTN_JOINT_CURVE) return ctn__scene_parse_curve(c, j, path, sj);
-    const char *const *keys = ctn__joint_kind(type)->scene_keys; /* the joint-type table (core/joint_kinds.c) */
+    const char *const *keys = ctn__joint_kind(type)->scene_keys; /* the joint-type table (core/joint_kinds.h; the keys: core/joints/<type>.c) */
     if (!ctn__json_keys(c, j, path, keys)) return 0;
     const char *name = NULL; /* checked, not kept: joint names are not part of the world */
     if (ctn__json_string(c, j, "name", path, &name) < 0) return 0;

@@ -29,9 +29,11 @@ static void write_world(FILE *f, const ctn_world *w) {
     const ctn_world_desc *d = &w->desc;
     fprintf(f, "  \"world\": {\"gravity\": [%.17g, %.17g, %.17g], \"time_step\": %.17g, \"substeps\": %d, \"iterations\": %d",
             d->gravity[0], d->gravity[1], d->gravity[2], d->time_step, d->substeps, d->iterations);
+    static const char *const bounded[] = {"auto", "exact", "sweep"};
     fprintf(f, ", \"solver\": \"%s\", \"backend\": \"%s\", \"stabilization\": \"%s\", \"integrator\": \"%s\", \"rattle_max_joints\": %d",
             ctn_solver_name(d->solver), ctn_backend_name(d->backend), ctn_stabilization_name(d->stabilization), ctn_integrator_name(d->integrator),
             d->rattle_max_joints);
+    fprintf(f, ", \"bounded_rows\": \"%s\"", (unsigned)d->bounded_rows <= CTN_BOUNDED_SWEEP ? bounded[d->bounded_rows] : "auto");
     fprintf(f, ",\n            \"compliance\": %.17g, \"damping_time\": %.17g, \"baumgarte\": %.17g, \"warm_start\": %.17g", d->compliance,
             d->damping_time, d->baumgarte, d->warm_start);
     fprintf(f, ", \"max_colours\": %d, \"threads\": %d, \"max_speed\": %.17g, \"geometric_stiffness\": %.17g", d->max_colours, d->threads,

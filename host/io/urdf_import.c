@@ -16,8 +16,8 @@
  * Joints. revolute -> hinge (body a = child, body b = parent, so the hinge angle is URDF's joint position)
  * with its limits; continuous -> hinge without limits; fixed -> fixed joint; floating -> no joint (a free
  * body). A joint with `effort` > 0 gets a velocity motor holding it (target speed 0, at most `effort` N m),
- * as PyBullet's loader does; effort 0 leaves it passive. Prismatic and planar joints have no Catena
- * counterpart and are refused with their names.
+ * as PyBullet's loader does; effort 0 leaves it passive. prismatic -> slider with its limits; planar -> planar
+ * joint (the child slides in the plane across the axis and turns about it).
  *
  * Collision geometry -> shapes, each at its <origin> (ctn_shape_desc.offset and rotation in the body
  * frame): a sphere and a box as they are; a cylinder becomes a capsule of the same radius and overall
@@ -95,7 +95,7 @@ static frame compose(const frame *parent, const ctn_urdf_pose *child) {
 /* ---- the report of what was approximated or ignored ------------------------------------------------ */
 
 enum {
-    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_RACK, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
+    R_MESH, R_CYLINDER, R_WORLD_SHAPE, R_MIMIC, R_GEAR, R_RACK, R_IMPLIED, R_DYNAMICS, R_CLAMPED, R_INERTIA, R_START, R_KINDS
 };
 static const char *const report_title[R_KINDS] = {
     "collision meshes ignored (Catena collides spheres, capsules and boxes)",
@@ -103,8 +103,11 @@ static const char *const report_title[R_KINDS] = {
     "collision elements of links fixed to the world put on static bodies named after the links",
     "mimic couplings ignored (the joints move independently)",
     "mimic couplings made gears (ctn_joint_add CTN_JOINT_GEAR, ratio -multiplier)",
-    ("mimic couplings on a common parent made exact through an added body named '<follower>#mimic' of 10% of the lighter "
-     "link's mass, without shapes (two rack-and-pinions on the parent, relative: docs/urdf.md)"),
+    ("mimic couplings made exact through added bodies on the link both joints share, named '<follower>#mimic' (and "
+     "'<follower>#mimic2' for a revolute with a prismatic joint), of 10% of the lighter link's mass, without shapes "
+     "(relative rack-and-pinions on that link: docs/urdf.md)"),
+    ("limits of coupled mimic followers left out where their leader's limits imply them (at the end of the range both "
+     "would act: two limit rows on one degree of freedom)"),
     "joint damping and friction ignored",
     "joint limits beyond [-pi, pi] clamped to it",
     "zero inertia computed from the collision geometry (solids of uniform density, the link's mass, about its <inertial> origin)",
@@ -240,6 +243,9 @@ typedef struct build {
     ctn_status st;
     int group;               /* collision group of every shape of the robot (0: self-collision on) */
     int *owner;              /* [bodies] the link whose body it is */
+    ctn_body_id *jbase;      /* [joints] a static body standing for the fixed world as the joint's parent (has_jbase) */
+    unsigned char *has_jbase;
+    int *weld;               /* [bodies] the first body of the set welded to it by fixed joints (mimic couplings) */
 } build;
 
 static ctn_status fail(build *b, ctn_status st, const char *fmt, ...) {
@@ -411,39 +417,124 @@ static ctn_status add_bodies(build *b) {
 
 static ctn_body_id handle_of(const build *b, int link) { return b->links[link].body < 0 ? CTN_WORLD : b->bodies[b->links[link].body]; }
 
-static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out);
+typedef struct mimic_plan mimic_plan;
+static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out,
+                                          mimic_plan *plan);
+
+/* Whether joint j hangs a link on the fixed world and a <mimic> partner of j hangs on that link: the
+ * coupling's added bodies then sit on j's child, and j's parent, turning relative to it, must be a body. */
+static int weld_of(const build *b, int body) { return body < 0 ? -1 : b->weld[body]; }
+
+static int world_mover(const build *b, const ctn_urdf_joint *j) {
+    if (b->links[j->parent].body >= 0 || b->links[j->child].body < 0) return 0;
+    for (int k = 0; k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *o = &b->m->joints[k];
+        int pair = o != j && ((o->mimic && !strcmp(o->mimic, j->name)) || (j->mimic && !strcmp(j->mimic, o->name)) ||
+                              (o->mimic && j->mimic && !strcmp(o->mimic, j->mimic)));
+        if (pair && weld_of(b, b->links[o->parent].body) == weld_of(b, b->links[j->child].body)) return 1;
+    }
+    return 0;
+}
+
+/* b->weld: bodies joined by fixed joints form one rigid set, named by its first body (union by the smaller
+ * index), so that a coupling may sit on any body of the link the two joints share. */
+static void weld_sets(build *b) {
+    for (int i = 0; i < b->m->link_count; ++i)
+        if (b->links[i].owns_body) b->weld[b->links[i].body] = b->links[i].body;
+    for (int k = 0; k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *j = &b->m->joints[k];
+        int x = b->links[j->parent].body, y = b->links[j->child].body;
+        if (j->type != CTN_URDF_FIXED || x < 0 || y < 0 || x == y) continue;
+        while (b->weld[x] != x) x = b->weld[x];
+        while (b->weld[y] != y) y = b->weld[y];
+        if (x < y) b->weld[y] = x;
+        else if (y < x) b->weld[x] = y;
+    }
+    for (int i = 0; i < b->m->link_count; ++i) { /* flatten */
+        if (!b->links[i].owns_body) continue;
+        int x = b->links[i].body;
+        while (b->weld[x] != x) x = b->weld[x];
+        b->weld[b->links[i].body] = x;
+    }
+}
+
+/* The limits a joint gets: [lower, upper], clamped to [-pi, pi] for a revolute joint; 0 when it has none. */
+static int joint_range(const ctn_urdf_joint *j, double *lo, double *hi) {
+    const double pi = 3.14159265358979323846;
+    if (!j->has_limits || (j->type != CTN_URDF_REVOLUTE && j->type != CTN_URDF_PRISMATIC)) return 0;
+    *lo = j->type == CTN_URDF_REVOLUTE ? fmax(j->lower, -pi) : j->lower;
+    *hi = j->type == CTN_URDF_REVOLUTE ? fmin(j->upper, pi) : j->upper;
+    return 1;
+}
+
+/* Whether the limits of mimic follower j follow from its leader's: multiplier times the leader's range lies
+ * within j's (as a gripper's mirrored fingers have it, equal ranges). Then the follower's own limit would
+ * act together with the leader's at the end of the range, two rows on the one degree of freedom the
+ * coupling leaves; the exact solve's active set cannot keep both (its system is singular there), so the
+ * follower's limits are left out. */
+static int limits_implied(const build *b, const ctn_urdf_joint *j) {
+    double lo, hi, llo, lhi;
+    if (!j->mimic || !joint_range(j, &lo, &hi)) return 0;
+    for (int k = 0; k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *l = &b->m->joints[k];
+        if (l == j || strcmp(l->name, j->mimic)) continue;
+        if (!joint_range(l, &llo, &lhi)) return 0;
+        double m = j->mimic_multiplier, a = fmin(m * llo, m * lhi), c = fmax(m * llo, m * lhi);
+        double tol = 1e-9 * fmax(1.0, fmax(fabs(lo), fabs(hi)));
+        return a >= lo - tol && c <= hi + tol;
+    }
+    return 0;
+}
 
 static ctn_status add_joint(build *b, const ctn_urdf_joint *j) {
     const ctn_urdf_link *child = &b->m->links[j->child];
     if (j->damping != 0 || j->friction != 0) report_add(&b->rep, R_DYNAMICS, "%s (damping %g, friction %g)", j->name, j->damping, j->friction);
-    if (j->type == CTN_URDF_PLANAR)
-        return fail(b, CTN_ERR_UNSUPPORTED, "joint '%s' is %s: Catena has no planar joint", j->name, joint_type_name(j->type));
     if (j->type == CTN_URDF_FLOATING || !b->links[j->child].owns_body) return CTN_OK; /* free, or merged into its parent */
     int slider = j->type == CTN_URDF_PRISMATIC; /* q: the child's travel along the axis, the slider position s */
-    ctn_joint_desc d = ctn_joint_desc_default(j->type == CTN_URDF_FIXED ? CTN_JOINT_FIXED : slider ? CTN_JOINT_PRISMATIC : CTN_JOINT_HINGE);
+    int planar = j->type == CTN_URDF_PLANAR; /* 3 free coordinates: no limits, no motor */
+    ctn_joint_desc d = ctn_joint_desc_default(j->type == CTN_URDF_FIXED ? CTN_JOINT_FIXED
+                                              : slider                 ? CTN_JOINT_PRISMATIC
+                                              : planar                 ? CTN_JOINT_PLANAR
+                                                                       : CTN_JOINT_HINGE);
     d.body_a = handle_of(b, j->child);
     d.body_b = handle_of(b, j->parent);
     const frame *jf = &b->links[j->child].pose; /* the joint frame is the child's link frame */
+    if (ctn_body_is_world(d.body_b) && world_mover(b, j)) {
+        /* the fixed world as a static body at the joint's point: a mimic coupling turns it relative to the child */
+        char name[300];
+        snprintf(name, sizeof name, "%s#base", j->name);
+        ctn_body_desc bd = ctn_body_desc_default();
+        bd.type = CTN_BODY_STATIC;
+        memcpy(bd.position, jf->p, sizeof bd.position);
+        size_t k = (size_t)(j - b->m->joints);
+        ctn_status st = ctn_body_add(b->w, &bd, &b->jbase[k]);
+        if (st == CTN_OK) st = ctn_body_set_name(b->w, b->jbase[k], name);
+        if (st != CTN_OK) return fail(b, st, "joint '%s': %s", j->name, ctn_world_last_error(b->w));
+        b->has_jbase[k] = 1;
+        d.body_b = b->jbase[k];
+    }
     double axis[3];
     mat_vec(jf->r, j->axis, axis);
     ctn_status st = ctn_joint_desc_set_pivot(b->w, &d, jf->p, d.type != CTN_JOINT_FIXED ? axis : NULL);
     ctn_joint_id id = CTN_NULL_JOINT;
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
     if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, j->name);
-    if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits) {
+    /* a coupled mimic follower is driven by its coupling (as ROS and Gazebo leave it unactuated): a motor holding
+     * it at speed 0 would fight the leader's */
+    char buf[256];
+    const char *why = "";
+    int gear;
+    if (j->mimic) mimic_leader(b, j, buf, sizeof buf, &why, &gear, NULL);
+    int implied = !why && limits_implied(b, j);
+    if (implied) report_add(&b->rep, R_IMPLIED, "%s", j->name);
+    if (st == CTN_OK && j->type == CTN_URDF_REVOLUTE && j->has_limits && !implied) {
         const double pi = 3.14159265358979323846;
         double lo = fmax(j->lower, -pi), hi = fmin(j->upper, pi);
         if (lo != j->lower || hi != j->upper) report_add(&b->rep, R_CLAMPED, "%s ([%g, %g])", j->name, j->lower, j->upper);
         st = ctn_joint_set_limits(b->w, id, 1, lo, hi);
     }
-    if (st == CTN_OK && slider && j->has_limits) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
-    /* a coupled mimic follower is driven by its coupling (as ROS and Gazebo leave it unactuated): a motor holding
-     * it at speed 0 would fight the leader's */
-    char buf[160];
-    const char *why = "";
-    int gear;
-    if (j->mimic) mimic_leader(b, j, buf, sizeof buf, &why, &gear);
-    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && j->has_limits && j->effort > 0 && why) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
+    if (st == CTN_OK && slider && j->has_limits && !implied) st = ctn_joint_set_limits(b->w, id, 1, j->lower, j->upper); /* m */
+    if (st == CTN_OK && d.type != CTN_JOINT_FIXED && !planar && j->has_limits && j->effort > 0 && why) st = ctn_joint_set_motor(b->w, id, 1, 0.0, j->effort);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (link '%s'): %s", j->name, child->name, ctn_world_last_error(b->w));
     return CTN_OK;
 }
@@ -467,9 +558,10 @@ static double off_axis(const build *b, const ctn_urdf_joint *j) {
  * positions exactly when both are hinged at their centres of mass to the fixed world (kernels/ctn_joint_rows.h,
  * ctn_rows_gear): there the coupling becomes a gear with body a = the follower, body b = the leader, ratio =
  * -multiplier, its zero at the built pose (the offset is reported). Anywhere else (a moving common parent, as
- * a gripper's palm, or a link whose centre is off its axis) the coupling of joint positions involves a third
- * body, which Catena's two-body rows cannot express: the mimic is reported with the reason and the joints
- * move independently. */
+ * a gripper's palm, a finger's middle link between its two joints, or a link whose centre is off its axis)
+ * the coupling of joint positions involves a third body, the link the two joints share, and is made exact
+ * through added bodies on it (add_mimic_coupled). Joints that share no link (the coupling would act on four
+ * bodies, which Catena's two-body rows cannot express) are reported with the reason and move independently. */
 static void unit3(double v[3]) {
     double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     for (int k = 0; k < 3; ++k) v[k] /= n;
@@ -487,119 +579,237 @@ static void across(const double a[3], const double c[3], double out[3]) {
     memcpy(out, x, sizeof x);
 }
 
-/* <mimic> between two joints of one parent link (a gripper's fingers on its palm, moving or not): exact with
- * two-body rows through one added body X on the parent, because a rack-and-pinion measured on the common
- * base (CTN_JF_RACK_BASE, kernels/ctn_joint_rows.h ctn_rows_rack_base) ties a joint position to X's:
- *  - prismatic fingers: X is a pinion hinged to the parent about s, across both slider axes; the finger on
- *    each slider is a rack, q = r delta with delta X's turn on the base: q_f = r_f delta, q_l = r_l delta,
- *    so r_f = multiplier r_l keeps q_f = multiplier q_l at any pose and motion of the parent;
- *  - revolute fingers: X is a rack sliding on the parent along s, across both hinge axes; each finger is a
- *    pinion whose turn on the base is its joint position, at its hinge point: X's travel is r_f q_f = r_l q_l,
- *    so r_l = multiplier r_f.
- * X carries 1% of the lighter link's mass (a sphere's inertia of radius r: it adds at most about 1% to the
- * fingers' inertia along their joints) and no shape. Added at the start pose, which satisfies the coupling
- * (start_pose), so the coupling's zero is there; a nonzero offset is reported as the gears' is. */
-static ctn_status add_mimic_on_base(build *b, const ctn_urdf_joint *j, const ctn_urdf_joint *l, double r_hinge) {
-    int prism = j->type == CTN_URDF_PRISMATIC;
-    const link_state *fs = &b->links[j->child], *ls = &b->links[l->child];
-    double af[3], al[3], s[3];
-    mat_vec(fs->pose.r, j->axis, af);
-    mat_vec(ls->pose.r, l->axis, al);
-    unit3(af), unit3(al);
-    across(af, al, s);
-    double r = prism ? 0.05 : r_hinge; /* m of travel per rad */
-    double mass = 0.1 * fmin(b->m->links[j->child].mass, b->m->links[l->child].mass);
-    char name[300];
-    snprintf(name, sizeof name, "%s#mimic", j->name);
+/* <mimic> between two joints that share a link (the shared body B: a gripper's palm holding both fingers, or
+ * a finger's middle link, the child of the leader and the parent of the follower), on a base that may move:
+ * exact with two-body rows through added bodies on B, because a rack-and-pinion measured on the common base
+ * (CTN_JF_RACK_BASE, kernels/ctn_joint_rows.h ctn_rows_rack_base) ties a joint position to an added body's:
+ * with the pinion's turn delta (about its axis, relative to B) and the rack's travel u (along its axis,
+ * relative to B), the row holds u = r delta. Each joint's "mover" is its link other than B: the child where B
+ * is the joint's parent, the parent where B is its child, whose position relative to B is then -q along the
+ * joint's axis, so its axis is taken reversed and the mover's coordinate is q either way.
+ *  - two prismatic joints: X is a pinion hinged to B about s, across both slider axes; each mover is a rack
+ *    on it: q_l = r delta, q_f = multiplier r delta, r = 0.05 m per rad;
+ *  - two revolute joints: X is a rack sliding on B along s, across both hinge axes; each mover is a pinion at
+ *    its joint's point: X's travel is r_f q_f = r_l q_l with r_l = multiplier r_f;
+ *  - a revolute and a prismatic joint: a pinion X1 hinged to B about s1 (across the slider and the hinge
+ *    axes) carries the slider's mover as a rack, q_p = r1 delta1, and turns a rack X2 sliding on B along s2
+ *    (across s1 and the hinge axis), u2 = r2 delta1, on which the revolute mover is a pinion, u2 = r3 q_r;
+ *    so q_r = r2 / (r1 r3) q_p, and r2 is chosen for q_f = multiplier q_l (multiplier in rad/m or m/rad).
+ * An added body carries 10% of the lighter mover's mass (a sphere's inertia of its radius r) and no shape.
+ * Added at the start pose, which satisfies the coupling (start_pose), so the coupling's zero is there; a
+ * nonzero offset is reported as the gears' is. */
+typedef struct mimic_side {
+    ctn_body_id mover;   /* the joint's body other than the shared one */
+    int prism;           /* a prismatic joint (else revolute or continuous) */
+    double axis[3];      /* world, unit: the mover's positive coordinate about or along it (reversed for a parent) */
+    double point[3];     /* the joint's point (its child's link frame origin), world */
+    double anchor[3];    /* that point in the mover's body frame */
+    double r;            /* distance of the mover's centre from the axis (revolute), at least 0.01 m */
+    double mass;         /* the mover's link mass */
+} mimic_side;
+
+typedef struct mimic_plan {
+    ctn_body_id base;    /* the shared body (CTN_WORLD: a common parent fixed to the world) */
+    mimic_side f, l;     /* follower, partner */
+    const ctn_urdf_joint *partner; /* the leader, or a joint coupled to it that shares a link with the follower */
+    double m;            /* q_follower = m q_partner */
+} mimic_plan;
+
+/* The side of joint j whose shared body is `shared` (a body index, -1: the world): B = j's parent when
+ * `shared_is_parent`, else B = j's child. Returns 0 when the mover is the fixed world. */
+static int mimic_side_of(const build *b, const ctn_urdf_joint *j, int shared_is_parent, mimic_side *s) {
+    int mover_link = shared_is_parent ? j->child : j->parent, body = b->links[mover_link].body;
+    size_t k = (size_t)(j - b->m->joints);
+    if (body < 0 && (shared_is_parent || !world_mover(b, j))) return 0; /* add_joint gave it a static body */
+    const link_state *child = &b->links[j->child];
+    /* the mover's body frame: its own; for the fixed world's static body (at the joint's point, unturned) the
+     * shared child's, whose centre turns about the axis */
+    const link_state *own = body >= 0 ? &b->links[b->owner[body]] : &b->links[b->owner[b->links[j->child].body]];
+    s->mover = body >= 0 ? b->bodies[body] : b->jbase[k];
+    s->prism = j->type == CTN_URDF_PRISMATIC;
+    mat_vec(child->pose.r, j->axis, s->axis);
+    unit3(s->axis);
+    if (!shared_is_parent)
+        for (int k = 0; k < 3; ++k) s->axis[k] = -s->axis[k];
+    memcpy(s->point, child->pose.p, sizeof s->point);
+    double dp[3], t = 0.0, r = 0.0;
+    for (int c = 0; c < 3; ++c) dp[c] = s->point[c] - own->body_frame.p[c];
+    for (int c = 0; c < 3; ++c) s->anchor[c] = own->body_frame.r[0][c] * dp[0] + own->body_frame.r[1][c] * dp[1] + own->body_frame.r[2][c] * dp[2];
+    if (body < 0) s->anchor[0] = s->anchor[1] = s->anchor[2] = 0.0; /* the static body sits at the point */
+    for (int c = 0; c < 3; ++c) t += dp[c] * s->axis[c];
+    for (int c = 0; c < 3; ++c) r += (dp[c] - t * s->axis[c]) * (dp[c] - t * s->axis[c]);
+    s->r = fmax(0.01, sqrt(r));
+    s->mass = b->m->links[b->owner[body >= 0 ? body : b->links[j->child].body]].mass;
+    return 1;
+}
+
+/* An added body of the coupling at the follower's joint point, hinged (pinion) or sliding (rack) on the base
+ * about or along s. */
+static ctn_status add_mimic_body(build *b, const mimic_plan *p, const char *name, int pinion, const double s[3], double mass, double radius,
+                                 ctn_body_id *out) {
     ctn_body_desc bd = ctn_body_desc_default();
     bd.mass = mass;
-    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4 * mass * r * r;
-    memcpy(bd.position, fs->pose.p, sizeof bd.position); /* on the follower's joint origin, fixed in the parent */
-    ctn_body_id x;
-    ctn_status st = ctn_body_add(b->w, &bd, &x);
-    if (st == CTN_OK) st = ctn_body_set_name(b->w, x, name);
-    ctn_joint_desc d = ctn_joint_desc_default(prism ? CTN_JOINT_HINGE : CTN_JOINT_PRISMATIC);
-    d.body_a = x;
-    d.body_b = handle_of(b, j->parent);
+    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4 * mass * radius * radius;
+    memcpy(bd.position, p->f.point, sizeof bd.position);
+    ctn_status st = ctn_body_add(b->w, &bd, out);
+    if (st == CTN_OK) st = ctn_body_set_name(b->w, *out, name);
+    ctn_joint_desc d = ctn_joint_desc_default(pinion ? CTN_JOINT_HINGE : CTN_JOINT_PRISMATIC);
+    d.body_a = *out;
+    d.body_b = p->base;
     ctn_joint_id id;
-    if (st == CTN_OK) st = ctn_joint_desc_set_pivot(b->w, &d, fs->pose.p, s);
+    if (st == CTN_OK) st = ctn_joint_desc_set_pivot(b->w, &d, p->f.point, s);
     if (st == CTN_OK) st = ctn_joint_add(b->w, &d, &id);
     if (st == CTN_OK) st = ctn_joint_set_name(b->w, id, name);
-    for (int k = 0; k < 2 && st == CTN_OK; ++k) { /* k = 0: the follower, 1: the leader */
-        const ctn_urdf_joint *jk = k ? l : j;
-        const link_state *lk = k ? ls : fs;
-        d = ctn_joint_desc_default(CTN_JOINT_RACK_PINION);
-        d.relative = 1;
-        if (prism) { /* X the pinion, the finger the rack */
-            d.body_a = x;
-            d.body_b = handle_of(b, jk->child);
-            memcpy(d.axis, s, sizeof d.axis);
-            memcpy(d.axis2, k ? al : af, sizeof d.axis2);
-            d.ratio = k ? r : j->mimic_multiplier * r;
-        } else { /* the finger the pinion at its hinge point, X the rack */
-            d.body_a = handle_of(b, jk->child);
-            d.body_b = x;
-            memcpy(d.axis, k ? al : af, sizeof d.axis);
-            memcpy(d.axis2, s, sizeof d.axis2);
-            d.ratio = k ? j->mimic_multiplier * r : r;
-            /* the hinge point (the child's link frame origin) in the body frame: R_body^T (p - x_body) */
-            double dp[3];
-            for (int c = 0; c < 3; ++c) dp[c] = lk->pose.p[c] - lk->body_frame.p[c];
-            for (int c = 0; c < 3; ++c) d.anchor_a[c] = lk->body_frame.r[0][c] * dp[0] + lk->body_frame.r[1][c] * dp[1] + lk->body_frame.r[2][c] * dp[2];
+    return st;
+}
+
+/* A relative rack-and-pinion: the rack's travel along rack_axis = ratio times the pinion's turn about
+ * pinion_axis, both on the base; anchor: the pinion's point on its axis in its body frame (NULL: its centre). */
+static ctn_status add_relative_rack(build *b, ctn_body_id pinion, const double pinion_axis[3], const double *anchor, ctn_body_id rack,
+                                    const double rack_axis[3], double ratio) {
+    ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_RACK_PINION);
+    d.relative = 1;
+    d.body_a = pinion, d.body_b = rack;
+    memcpy(d.axis, pinion_axis, sizeof d.axis);
+    memcpy(d.axis2, rack_axis, sizeof d.axis2);
+    if (anchor) memcpy(d.anchor_a, anchor, sizeof d.anchor_a);
+    d.ratio = ratio;
+    return ctn_joint_add(b->w, &d, NULL);
+}
+
+/* The ratio r2 of the mixed coupling's middle rack-and-pinion (see above) for q_f = m q_l. */
+static double mimic_mixed_ratio(const mimic_plan *p, double m) {
+    const double r1 = 0.05;
+    return p->f.prism ? r1 * p->l.r / m : m * r1 * p->f.r;
+}
+
+static ctn_status add_mimic_coupled(build *b, const ctn_urdf_joint *j, const mimic_plan *p) {
+    const double m = p->m, r1 = 0.05;
+    double mass = 0.1 * fmin(p->f.mass, p->l.mass), s[3], s2[3];
+    char name[300], name2[300];
+    snprintf(name, sizeof name, "%s#mimic", j->name);
+    snprintf(name2, sizeof name2, "%s#mimic2", j->name);
+    ctn_body_id x, x2;
+    ctn_status st;
+    if (p->f.prism == p->l.prism) {
+        int prism = p->f.prism;
+        across(p->f.axis, p->l.axis, s);
+        double r = prism ? r1 : p->f.r; /* m of travel per rad */
+        st = add_mimic_body(b, p, name, prism, s, mass, r, &x);
+        for (int k = 0; k < 2 && st == CTN_OK; ++k) { /* k = 0: the follower, 1: the leader */
+            const mimic_side *sd = k ? &p->l : &p->f;
+            if (prism) st = add_relative_rack(b, x, s, NULL, sd->mover, sd->axis, k ? r : m * r); /* X the pinion, the mover the rack */
+            else st = add_relative_rack(b, sd->mover, sd->axis, sd->anchor, x, s, k ? m * r : r); /* the mover the pinion at its point */
         }
-        st = ctn_joint_add(b->w, &d, NULL);
+    } else {
+        const mimic_side *rv = p->f.prism ? &p->l : &p->f, *pr = p->f.prism ? &p->f : &p->l;
+        across(pr->axis, rv->axis, s);
+        across(s, rv->axis, s2);
+        st = add_mimic_body(b, p, name, 1, s, mass, r1, &x);
+        if (st == CTN_OK) st = add_mimic_body(b, p, name2, 0, s2, mass, rv->r, &x2);
+        if (st == CTN_OK) st = add_relative_rack(b, x, s, NULL, pr->mover, pr->axis, r1);
+        if (st == CTN_OK) st = add_relative_rack(b, x, s, NULL, x2, s2, mimic_mixed_ratio(p, m));
+        if (st == CTN_OK) st = add_relative_rack(b, rv->mover, rv->axis, rv->anchor, x2, s2, rv->r);
     }
     if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
-    if (j->mimic_offset != 0.0) report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the start pose)", j->name, j->mimic,
-                                           j->mimic_multiplier, j->mimic_offset);
-    else report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g)", j->name, j->mimic, j->mimic_multiplier);
+    char via[300] = "";
+    if (strcmp(p->partner->name, j->mimic)) snprintf(via, sizeof via, "; through %s, multiplier %g", p->partner->name, p->m);
+    if (j->mimic_offset != 0.0) report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g%s; offset %g ignored: zero at the start pose)", j->name, j->mimic,
+                                           j->mimic_multiplier, via, j->mimic_offset);
+    else report_add(&b->rep, R_RACK, "%s (mimics %s, multiplier %g%s)", j->name, j->mimic, j->mimic_multiplier, via);
     return CTN_OK;
 }
 
-/* The leader of mimic joint j, with *why = NULL when the coupling can be made (*gear: as a gear, else on the
- * common parent), else the reason it cannot. */
-static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out) {
+/* Whether q_j = m q_l can be coupled: NULL and the plan (with *gear: as a gear of two links hinged at their
+ * centres to the world), else the reason it cannot. */
+static const char *mimic_pair(const build *b, const ctn_urdf_joint *j, const ctn_urdf_joint *l, double m, char *buf, size_t size, mimic_plan *p,
+                              int *gear) {
+    memset(p, 0, sizeof *p);
+    p->partner = l, p->m = m;
+    *gear = 0;
+    if (!(is_hinge(j->type) || j->type == CTN_URDF_PRISMATIC) || !(is_hinge(l->type) || l->type == CTN_URDF_PRISMATIC))
+        return "not two revolute, continuous or prismatic joints";
+    if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) return "a link without its own body";
+    int fp = weld_of(b, b->links[j->parent].body), fc = weld_of(b, b->links[j->child].body);
+    int lp = weld_of(b, b->links[l->parent].body), lc = weld_of(b, b->links[l->child].body), ok;
+    if (fp == lp) ok = mimic_side_of(b, j, 1, &p->f) && mimic_side_of(b, l, 1, &p->l), p->base = handle_of(b, j->parent);
+    else if (fp == lc) ok = mimic_side_of(b, j, 1, &p->f) && mimic_side_of(b, l, 0, &p->l), p->base = handle_of(b, l->child);
+    else if (fc == lp) ok = mimic_side_of(b, j, 0, &p->f) && mimic_side_of(b, l, 1, &p->l), p->base = handle_of(b, j->child);
+    else {
+        snprintf(buf, size, "no link common to both joints (parents '%s' and '%s')", b->m->links[j->parent].name, b->m->links[l->parent].name);
+        return buf;
+    }
+    if (!ok) return "a mover is the fixed world"; /* not reached: add_joint gives such a world a static body */
+    double r2 = p->f.prism != p->l.prism ? fabs(mimic_mixed_ratio(p, m)) : 1.0;
+    if (!(r2 >= 1e-6 && r2 <= 1e6)) {
+        snprintf(buf, size, "multiplier %g: the coupling's ratio %g is outside [1e-6, 1e6]", m, r2);
+        return buf;
+    }
+    *gear = is_hinge(j->type) && is_hinge(l->type) && fp == lp && fp < 0 && off_axis(b, j) <= 1e-9 && off_axis(b, l) <= 1e-9;
+    return NULL;
+}
+
+/* The leader of mimic joint j, with *why = NULL when the coupling can be made (*gear: as a gear, else through
+ * added bodies on the shared link, planned in *plan when plan is not NULL), else the reason it cannot. A
+ * follower that shares no link with its leader is coupled to another follower o of that leader that does
+ * (q_j = m q_l = (m / m_o) q_o, o itself coupled to the leader directly): the inner fingers of a four-bar
+ * gripper such as Robotiq's 2F-85 mimic the leader on the far side of the palm and share a link with the
+ * outer knuckle that mimics it on their own side. */
+static const ctn_urdf_joint *mimic_leader(const build *b, const ctn_urdf_joint *j, char *buf, size_t size, const char **why_out, int *gear_out,
+                                          mimic_plan *plan) {
     int leader = -1;
     for (int k = 0; k < b->m->joint_count; ++k)
         if (!strcmp(b->m->joints[k].name, j->mimic)) leader = k;
     const ctn_urdf_joint *l = leader >= 0 ? &b->m->joints[leader] : NULL;
     const char *why = NULL;
     int gear = 0;
+    mimic_plan p;
+    memset(&p, 0, sizeof p);
+    double m = j->mimic_multiplier;
     if (!l) why = "no such joint";
-    else if (!(is_hinge(j->type) && is_hinge(l->type)) && !(j->type == CTN_URDF_PRISMATIC && l->type == CTN_URDF_PRISMATIC))
-        why = "not two revolute or two prismatic joints";
-    else if (!b->links[j->child].owns_body || !b->links[l->child].owns_body) why = "a link without its own body";
-    else if (b->links[j->parent].body != b->links[l->parent].body) {
-        snprintf(buf, size, "different parents '%s' and '%s'", b->m->links[j->parent].name, b->m->links[l->parent].name);
+    else if (l == j) why = "itself";
+    else if (m == 0.0 || !isfinite(m)) {
+        snprintf(buf, size, "multiplier %g", m);
         why = buf;
-    } else if (j->mimic_multiplier == 0.0 || !isfinite(j->mimic_multiplier)) {
-        snprintf(buf, size, "multiplier %g", j->mimic_multiplier);
-        why = buf;
-    } else gear = is_hinge(j->type) && b->links[j->parent].body < 0 && off_axis(b, j) <= 1e-9 && off_axis(b, l) <= 1e-9;
+    } else why = mimic_pair(b, j, l, m, buf, size, &p, &gear);
+    for (int k = 0; why && l && l != j && m != 0.0 && isfinite(m) && k < b->m->joint_count; ++k) {
+        const ctn_urdf_joint *o = &b->m->joints[k];
+        double mo = o->mimic_multiplier;
+        if (o == j || o == l || !o->mimic || strcmp(o->mimic, l->name) || mo == 0.0 || !isfinite(mo)) continue;
+        char scratch[256];
+        mimic_plan q;
+        int g;
+        if (mimic_pair(b, o, l, mo, scratch, sizeof scratch, &q, &g)) continue; /* o is not coupled to l directly */
+        if (!mimic_pair(b, j, o, m / mo, scratch, sizeof scratch, &q, &g)) why = NULL, p = q, gear = g;
+    }
     *why_out = why, *gear_out = gear;
+    if (plan) *plan = p;
     return l;
 }
 
 /* phase 0 (before the start pose): the gears of links hinged at their centres to the world; phase 1 (at the
  * start pose): the couplings on a common parent (add_mimic_on_base) and the reports of the rest. */
 static ctn_status add_mimic(build *b, const ctn_urdf_joint *j, int phase) {
-    char buf[160];
+    char buf[256];
     const char *why;
     int gear;
-    const ctn_urdf_joint *l = mimic_leader(b, j, buf, sizeof buf, &why, &gear);
+    mimic_plan plan;
+    const ctn_urdf_joint *l = mimic_leader(b, j, buf, sizeof buf, &why, &gear, &plan);
     if (phase == 0 && !gear) return CTN_OK;
     if (phase == 1 && gear) return CTN_OK;
     if (why) {
         report_add(&b->rep, R_MIMIC, "%s (mimics %s: %s)", j->name, j->mimic, why);
         return CTN_OK;
     }
-    if (phase == 1) return add_mimic_on_base(b, j, l, fmax(0.01, fmax(off_axis(b, j), off_axis(b, l))));
+    if (phase == 1) return add_mimic_coupled(b, j, &plan);
+    (void)l;
+    const ctn_urdf_joint *o = plan.partner;
     ctn_joint_desc d = ctn_joint_desc_default(CTN_JOINT_GEAR);
     d.body_a = handle_of(b, j->child);
-    d.body_b = handle_of(b, l->child);
+    d.body_b = handle_of(b, o->child);
     mat_vec(b->links[j->child].pose.r, j->axis, d.axis);
-    mat_vec(b->links[l->child].pose.r, l->axis, d.axis2);
-    d.ratio = -j->mimic_multiplier;
+    mat_vec(b->links[o->child].pose.r, o->axis, d.axis2);
+    d.ratio = -plan.m;
     ctn_status st = ctn_joint_add(b->w, &d, NULL);
     if (st != CTN_OK) return fail(b, st, "joint '%s' (mimics '%s'): %s", j->name, j->mimic, ctn_world_last_error(b->w));
     if (j->mimic_offset != 0.0) report_add(&b->rep, R_GEAR, "%s (mimics %s, multiplier %g; offset %g ignored: zero at the built pose)", j->name, j->mimic,
@@ -741,14 +951,18 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
         return st;
     }
     build b = {w, m, ctn__calloc((size_t)m->link_count + 1, sizeof *b.links), ctn__calloc((size_t)m->link_count + 1, sizeof *b.bodies), {{0}, {0}, 0}, "", CTN_OK,
-               self_collision ? 0 : fresh_group(w), NULL};
+               self_collision ? 0 : fresh_group(w), NULL, NULL, NULL, NULL};
     b.owner = ctn__calloc((size_t)m->link_count + 1, sizeof *b.owner);
-    if (!b.links || !b.bodies || !b.owner) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
+    b.jbase = ctn__calloc((size_t)m->joint_count + 1, sizeof *b.jbase);
+    b.has_jbase = ctn__calloc((size_t)m->joint_count + 1, 1);
+    b.weld = ctn__calloc((size_t)m->link_count + 1, sizeof *b.weld);
+    if (!b.links || !b.bodies || !b.owner || !b.jbase || !b.has_jbase || !b.weld) fail(&b, CTN_ERR_OUT_OF_MEMORY, "out of memory for %d links", m->link_count);
     if (b.group < 0) fail(&b, CTN_ERR_LIMIT, "no collision group left for the robot's links (the world uses group 2147483647)");
     ctn_world_mark mark = ctn__scene_mark(w);
     if (b.st == CTN_OK) {
         w->append_slots++; /* consecutive handles, as scene files get */
         add_bodies(&b);
+        if (b.st == CTN_OK) weld_sets(&b);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k) add_joint(&b, &m->joints[k]);
         for (int k = 0; k < m->joint_count && b.st == CTN_OK; ++k)
             if (m->joints[k].mimic) add_mimic(&b, &m->joints[k], 0);
@@ -769,6 +983,9 @@ ctn_status ctn_scene_load_urdf_ex(ctn_world *w, const char *path, int self_colli
     ctn__free(b.links);
     ctn__free(b.bodies);
     ctn__free(b.owner);
+    ctn__free(b.jbase);
+    ctn__free(b.has_jbase);
+    ctn__free(b.weld);
     ctn__urdf_free(m);
     return st;
 }

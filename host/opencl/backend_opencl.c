@@ -20,11 +20,16 @@
  * the exact solver's layout checked, and the device snapshot of the state the step starts from. */
 static ctn_status ocl_begin(ctn_world *w) {
     ctn_ocl *o = w->backend_data;
+    /* The active set of the CPU's exact solver (kernels/ctn_direct_active.h) has no device loop yet: asked for
+     * by name, it is refused rather than replaced by another algorithm (the same setting runs the same
+     * algorithm on both backends); CTN_BOUNDED_AUTO takes the sweep here. */
+    if (w->desc.bounded_rows == CTN_BOUNDED_EXACT)
+        return ctn__fail(w, CTN_ERR_UNSUPPORTED, "desc.bounded_rows: exact (the active set for limits and motors) runs on the CPU backend only; "
+                                                 "the OpenCL backend sweeps them (desc.bounded_rows auto or sweep)");
     ++o->step_index;
     o->launches = 0;
     o->step_launches = o->step_reads = 0;
     o->proj_enqueued = 0;
-    o->proj_begun = 0;
     o->snap_taken = 0;
     o->in_step = 1;
     double th = ctn__now_ms();
@@ -85,7 +90,7 @@ static void ocl_release(ctn_ocl *o) {
     ctn__free(o->ev);
     ctn__free(o->ev_phase);
     ctn_clbuf *bufs[] = {&o->pose,   &o->vel,    &o->vel_copy, &o->inertia,           &o->props,      &o->defs,  &o->lambda,
-                         &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks,
+                         &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks, &o->points,
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,
                          &o->cg_z,   &o->cg_ap,  &o->cg_u,     &o->cg_scalars,
                          &o->snap_pose, &o->snap_vel, &o->snap_inertia, &o->snap_lambda, &o->proj_vel, &o->proj_lambda,

@@ -89,7 +89,11 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_reserve(w, o, &o->spring_adj_offsets, (n + 1) * sizeof(int), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->spring_adj,
                          (t->spring_adj_offsets ? (size_t)t->spring_adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
-    TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL));
+    /* the rows: compact point blocks for Gauss-Seidel on ball joints alone (ctn__rows_compact), else the
+     * general blocks (assembly reserves those itself) */
+    o->compact = ctn__rows_compact(w, &o->compact_cache);
+    if (o->compact) TRY(ctn__ocl_reserve(w, o, &o->points, m * sizeof(ctn_point_block), NULL));
+    else TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->dlambda, 6 * m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->r2, m * sizeof(float), &r2_grew));
     TRY(ctn__ocl_reserve(w, o, &o->gap, m * sizeof(float), NULL));

@@ -5,6 +5,7 @@
 #include "opencl/opencl.h"
 #include "core/hash.h"
 #include "solve/pipeline.h"
+#include "solve/solve.h" /* ctn_compact_cache */
 #include "ctn_solver.h" /* CTN_PROJECT_DEVICE_WINDOW */
 #include "opencl/opencl_kernels.h"
 
@@ -118,6 +119,9 @@ typedef struct ctn_ocl {
     ctn_clbuf defs, lambda, adj_offsets, adj, split, springs, spring_adj_offsets, spring_adj;
     /* per-substep work arrays */
     ctn_clbuf blocks, dlambda, r2, gap, angle, partial, stats;
+    ctn_clbuf points;             /* the rows as compact point blocks (compact) */
+    int compact;                  /* this step keeps the rows in points, not blocks (ctn__rows_compact) */
+    ctn_compact_cache compact_cache;
     /* CG */
     ctn_clbuf cg_r, cg_z, cg_ap, cg_u, cg_scalars;
     /* Post-stabilisation scratch (velocities, impulses, residuals, errors, undo copy, largest error),
@@ -129,8 +133,6 @@ typedef struct ctn_ocl {
     unsigned char proj_need[CTN_PROJECT_DEVICE_WINDOW]; /* Newton steps the last projections needed (ring) */
     int proj_seen;                /* projections recorded in proj_need */
     int proj_enqueued;            /* full Newton steps this step's projection enqueued, 0 when it ran none */
-    int proj_begun;               /* the last substep's integration (its entry covers PROJECT_ENTER) put the scratch
-                                   * velocities at rest and formed the projection's metric */
     int cg_as_gs;                 /* this step's CG is solved by GS (bounded rows): the residual is GS's */
     double ms_upload;             /* host time of this step's uploads and snapshot */
     unsigned layout_version;

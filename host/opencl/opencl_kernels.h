@@ -80,17 +80,20 @@
 /* The parameters of each kernel, in order: kind and name as in kernels/catena_*.cl. */
 #define CTN_OCL_ARGS_PREPARE(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) A_(K_, global, vel) \
     A_(K_, global, inertia) A_(K_, global, split) A_(K_, params, prm) A_(K_, global, blocks) A_(K_, int, n) \
-    A_(K_, float, gs_h) A_(K_, global, props) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, lambda)
+    A_(K_, float, gs_h) A_(K_, global, props) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, lambda) \
+    A_(K_, global, points) A_(K_, int, compact)
 #define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, int, n) A_(K_, global, props) A_(K_, global, inertia) \
     A_(K_, global, sadj_offsets) A_(K_, global, sadj) A_(K_, global, springs) A_(K_, global, pose) \
     A_(K_, global, vel_in) A_(K_, global, vel_out) A_(K_, params, prm) A_(K_, int, gather) A_(K_, global, adj_offsets) \
-    A_(K_, global, adj) A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale)
+    A_(K_, global, adj) A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, points) A_(K_, int, compact)
 #define CTN_OCL_ARGS_GATHER(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
-    A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, vel) A_(K_, global, inertia)
+    A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, vel) A_(K_, global, inertia) \
+    A_(K_, global, points) A_(K_, int, compact)
 #define CTN_OCL_ARGS_GS_COLOUR(A_, K_) A_(K_, int, offset) A_(K_, int, count) A_(K_, global, defs) \
-    A_(K_, global, blocks) A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2)
+    A_(K_, global, blocks) A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2) \
+    A_(K_, global, points) A_(K_, int, compact)
 #define CTN_OCL_ARGS_GS_SERIAL(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, global, defs) A_(K_, global, blocks) \
-    A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2)
+    A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2) A_(K_, global, points) A_(K_, int, compact)
 #define CTN_OCL_ARGS_JACOBI(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, lambda) \
     A_(K_, global, vel) A_(K_, global, dlambda) A_(K_, global, r2)
 #define CTN_OCL_ARGS_INTEGRATE(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, vel) A_(K_, global, props) \

@@ -38,13 +38,12 @@ void ctn__ocl_project_plan(ctn_ocl *o, const float *stats) {
 
 /* Scratch velocities, impulses and residuals swapped in; the real ones wait in real_* (the metric reads
  * the real impulses, the exact solver works on whatever vel, lambda and r2 hold). The scratch velocities
- * were put at rest and the metric's inertia built by the last substep's integration (run_integrate);
- * the Newton record starts. out->deferred: the full steps. */
+ * were put at rest and the metric's inertia built by the entry before, which covers REST_VELOCITIES (the last
+ * substep's integration, whose entry this is, or RATTLE's momentum and geometric-stiffness inertia:
+ * ctn__ocl_plan); the Newton record starts. out->deferred: the full steps. */
 ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm, ctn_stage_out *out) {
     size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
     (void)prm;
-    if (!o->proj_begun && n > 0) /* the pipeline integrates the last substep right before */
-        return ctn__fail(w, CTN_ERR_DEVICE, "projection: the last substep's integration did not prepare it");
     TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));

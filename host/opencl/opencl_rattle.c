@@ -121,13 +121,14 @@ ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, cons
         ARG(RATTLE_MOMENTUM, props, o->props.mem);
         ARG(RATTLE_MOMENTUM, inertia, o->inertia.mem);
         ARG(RATTLE_MOMENTUM, rest, o->proj_vel.mem);
-        o->proj_begun = 1; /* a projection that follows starts from the scratch velocities at rest */
+        /* also the projection's scratch velocities at rest: REST_VELOCITIES, which this entry covers when the
+         * projection follows (ctn__ocl_plan) */
         return launch(w, o, k, n, "rattle: momentum at the new orientation");
     case CTN_STAGE_RATTLE_LEAVE: /* after the velocity stage (its SOLVE, run whole, left its residual in r2) */
         o->rattle_valid = 1, o->rattle_version = w->topology_version;
         return CTN_OK;
     case CTN_STAGE_RATTLE_NEWTON: /* the rows J_k of the drifted poses x^k, the factor of J_k M_n^-1 J_k^T, C(x^k) */
-        TRY(ctn__ocl_run_stage(w, &(ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)}, prm, NULL));
+        TRY(ctn__ocl_run_stage(w, &(ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE), CTN_PRM_STEP}, prm, NULL));
         TRY(factor(w, o));
         return rows(w, o, prm->h);
     case CTN_STAGE_INERTIA:

@@ -30,6 +30,8 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, flo
     ARG(PREPARE, adj_offsets, o->adj_offsets.mem);
     ARG(PREPARE, adj, o->adj.mem);
     ARG(PREPARE, lambda, o->lambda.mem);
+    ARG(PREPARE, points, o->points.mem);
+    ARG(PREPARE, compact, o->compact);
     size_t items = (size_t)(gs_h > 0.0f && n > m ? n : m);
     return ctn__ocl_launch(w, o, k, items, gs_h > 0.0f ? "row build with the geometric-stiffness inertia" : "row build");
 }
@@ -78,6 +80,8 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
     ARG(FORCES, blocks, o->blocks.mem);
     ARG(FORCES, l, l);
     ARG(FORCES, scale, scale);
+    ARG(FORCES, points, o->points.mem);
+    ARG(FORCES, compact, o->compact);
     return ctn__ocl_launch(w, o, k, (size_t)n, gather ? "external forces and warm start" : "external forces");
 }
 
@@ -92,6 +96,8 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     ARG(GATHER, scale, scale);
     ARG(GATHER, vel, o->vel.mem);
     ARG(GATHER, inertia, o->inertia.mem);
+    ARG(GATHER, points, o->points.mem);
+    ARG(GATHER, compact, o->compact);
     return ctn__ocl_launch(w, o, k, (size_t)n, "impulse gather");
 }
 
@@ -99,15 +105,15 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
  * which comes right before it): in the launch of the substep's external forces. */
 static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm, int forces) {
     size_t len = 6 * (size_t)w->topo.joint_count;
-    float warm = prm->warm_start;
+    float warm = w->warm_idle ? 0.0f : prm->warm_start; /* idle (host/solve/pipeline.c): lambda *= 0, no gather */
     if (len == 0) return forces ? run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f) : CTN_OK;
     cl_event ev = NULL;
     CLBlastStatusCode s = CLBlastSscal(len, warm, o->lambda.mem, 0, 1, &o->queue, o->profiling ? &ev : NULL);
     if (s != CLBlastSuccess)
         return ctn__fail(w, CTN_ERR_DEVICE, "clBLAST Sscal (warm start): %s (%d)", ctn__clblast_status_name(s), (int)s);
     ctn__ocl_note_event(o, ev);
-    if (forces) return run_forces(w, o, *prm, 1, o->lambda.mem, 1.0f);
-    return run_gather(w, o, o->lambda.mem, 1.0f);
+    if (forces) return run_forces(w, o, *prm, !w->warm_idle, o->lambda.mem, w->warm_idle ? 0.0f : 1.0f);
+    return w->warm_idle ? CTN_OK : run_gather(w, o, o->lambda.mem, 1.0f);
 }
 
 /* Coloured block Gauss-Seidel: one launch per colour, then the overflow group on one work-item. */
@@ -132,6 +138,8 @@ static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, vel, o->vel.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, inertia, o->inertia.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, r2, o->r2.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, points, o->points.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, compact, o->compact);
             TRY(ctn__ocl_launch(w, o, k, k == CTN_K_GS_COLOUR ? (size_t)count : 1, "Gauss-Seidel colour"));
         }
     }
@@ -157,12 +165,13 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
 
 /* Step 4. An entry that covers GEOMETRIC_INERTIA (not the last substep, ctn__ocl_plan) also forms the
  * geometric-stiffness inertia the next substep starts with (the same function at the same poses with the
- * same impulses), and the next substep's PREPARE does not. One that covers PROJECT_ENTER (the last substep
- * of the exact solver, before the position projection of host/solve/pipeline.c) forms the projection's
- * metric (ctn_geometric_inertia_body at the new poses with the last substep's impulses) and puts its
- * scratch velocities at rest, and project_enter launches nothing. One that covers VELOCITIES (the chain
- * path) first applies the exact solve's last velocity update per body, in the same launch. */
-static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers) {
+ * same impulses), and the next substep's PREPARE does not. One that covers PROJECT_ENTER and REST_VELOCITIES
+ * (the last substep of the exact solver, before the position projection of host/solve/pipeline.c) forms the
+ * projection's metric (ctn_geometric_inertia_body at the new poses with the last substep's impulses) and puts
+ * its scratch velocities at rest in the launch, then swaps the scratch arrays in (ctn__ocl_project_enter, no
+ * launch; out: the steps to enqueue). One that covers VELOCITIES (the chain path) first applies the exact
+ * solve's last velocity update per body, in the same launch. */
+static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, uint64_t covers, ctn_stage_out *out) {
     int n = w->body_count, k = CTN_K_INTEGRATE;
     int next = (covers & CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA)) != 0;
     int begin = (covers & CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER)) != 0;
@@ -184,8 +193,7 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, u
     ARG(INTEGRATE, rest, rest);
     if (covers & CTN_STAGE_BIT(CTN_STAGE_VELOCITIES)) TRY(ctn__ocl_direct_velocity_integrate(w, o, prm.h, gs_h, begin, rest)); /* on a chain */
     else TRY(ctn__ocl_launch(w, o, k, (size_t)n, begin ? "integration and the projection's metric" : "integration"));
-    o->proj_begun = begin;
-    return CTN_OK;
+    return begin ? ctn__ocl_project_enter(w, o, prm, out) : CTN_OK;
 }
 
 /* Deterministic two-pass reduction of n floats per array: out[0] = sum of x0, out[1] = max of x1,
@@ -305,6 +313,7 @@ static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL)); /* a compact world has none yet */
     int mi = (int)m, k = CTN_K_ASSEMBLE_SLOT;
     ARG(ASSEMBLE_SLOT, m, mi);
     ARG(ASSEMBLE_SLOT, defs, o->defs.mem);
@@ -385,15 +394,17 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, int leave, int decide,
  *   WARM_START [FORCES + WARM_START]       the external forces in the warm start's gather (ctn_k_forces);
  *   INTEGRATE [INTEGRATE + GEOMETRIC_INERTIA]  not the last substep: the next substep's geometric-stiffness
  *                                          inertia at the new poses (ctn_k_integrate), so its PREPARE is plain;
- *   INTEGRATE [INTEGRATE + PROJECT_ENTER]  the last substep of the exact solver with joints: the projection's
- *                                          metric and rest velocities (project_enter then launches nothing);
+ *   INTEGRATE [INTEGRATE + PROJECT_ENTER + REST_VELOCITIES]  the last substep of the exact solver with joints:
+ *                                          the projection's metric and its first step's rest velocities in the
+ *                                          launch, then its scratch arrays swapped in (ctn__ocl_project_enter);
  *   SOLVE [SOLVE], INTEGRATE [VELOCITIES + INTEGRATE]  the exact solver's chain path: the solve's last
  *                                          velocity update in the integration's launch
  *                                          (ctn_k_chain_velocity_integrate; ctn__ocl_direct_defers_velocities).
  * Each fused stage reads nothing another item of the stage it joins writes, so the results are those of
  * the unfused table (ctn__substep_plan) bit for bit (test_golden_opencl against test_golden's scenes).
  * The position projection (opencl_project.c), decided on the device, one Newton step:
- *   PROJECT_REST                           the scratch impulses cleared;
+ *   PROJECT_REST [PROJECT_REST]            the scratch impulses cleared (its velocities were put at rest by the
+ *                                          entry before: REST_VELOCITIES);
  *   PREPARE [PREPARE + PROJECT_ROWS]       rows, rigid bilateral rows kept, the largest error into the
  *                                          Newton record (ctn_k_project_prepare), decided by the next launch;
  *   SOLVE [PROJECT_DECIDE + SOLVE]         the exact solve, whose first launch decides (the chain factor, or
@@ -413,13 +424,21 @@ static ctn_status stage_measure(ctn_world *w, ctn_ocl *o, int leave, int decide,
  * INTEGRATE (tests/test_stage_table.c compares the sets). */
 int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
     int geometric = ctn__substep_geometric(w, prm), last = sub + 1 >= n;
-    int project = last && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && w->body_count > 0;
+    int project = ctn__substep_projects(w, sub, n);
     uint64_t gi = CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA);
     int k = 0;
-    if (table == CTN_TABLE_MEASURE) {
+    if (table == CTN_TABLE_MEASURE) { /* (sub = 1 is the CPU's: a chord step's rows, none here) */
         e[k++] = (ctn_stage_entry){CTN_STAGE_MEASURE, CTN_TIMER_NONE,
                                    CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) |
-                                       CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE) | CTN_STAGE_BIT(CTN_STAGE_MEASURE)};
+                                       CTN_STAGE_BIT(CTN_STAGE_PROJECT_LEAVE) | ctn__stage_whole(CTN_STAGE_MEASURE), CTN_PRM_STEP};
+        return k;
+    }
+    if (table == CTN_TABLE_PROJECT_LEAVE) return ctn__substep_plan(w, prm, table, sub, n, e);
+    if (table >= CTN_TABLE_RATTLE_ENTER) { /* RATTLE's (opencl_rattle.c): one launch or copy per stage, as the CPU's */
+        k = ctn__substep_plan(w, prm, table, sub, n, e);
+        /* the momentum launch also puts the projection's scratch velocities at rest (ctn_k_rattle_momentum; it
+         * writes them in every substep, read only when the projection follows) */
+        if (table == CTN_TABLE_RATTLE_MOMENTUM && sub) e[0].covers |= CTN_STAGE_BIT(CTN_STAGE_REST_VELOCITIES);
         return k;
     }
     const ctn_ocl *o = w->backend_data;
@@ -430,24 +449,25 @@ int ctn__ocl_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_tabl
     uint64_t rows = CTN_STAGE_BIT(CTN_STAGE_PREPARE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_ROWS);
     if (table != CTN_TABLE_SUBSTEP) {
         int fused = table == CTN_TABLE_PROJECT_STEP && ctn__ocl_direct_fuses_rows(w, o); /* the rows in the chain assembly */
-        e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST)};
+        e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_REST, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST), CTN_PRM_STEP}; /* impulses */
         if (sub == 0) rows |= residual;
-        if (!fused) e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, rows};
+        if (!fused) e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, rows, CTN_PRM_STEP};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
         e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE,
                                    (fused ? rows : 0) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) |
-                                       (ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved & ~residual)};
+                                       (ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved & ~residual), CTN_PRM_STEP};
         e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE,
                                    moved | CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_POSES_KEEP) |
-                                       CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) | (prm->geometric_stiffness > 0.0f ? gi : 0)};
+                                       CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO) | (prm->geometric_stiffness > 0.0f ? gi : 0) |
+                                       CTN_STAGE_BIT(CTN_STAGE_REST_VELOCITIES), CTN_PRM_STEP}; /* the next step's rest */
         return k;
     }
-    e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | (geometric && sub == 0 ? gi : 0)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_FORCES) | CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved & ~later};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE) | (geometric && sub == 0 ? gi : 0), CTN_PRM_STEP};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_FORCES) | CTN_STAGE_BIT(CTN_STAGE_WARM_START), CTN_PRM_STEP};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~moved & ~later, CTN_PRM_STEP};
     e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE,
                                moved | CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | (geometric && !last ? gi : 0) |
-                                   (project ? CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER) : 0)};
+                                   (project ? CTN_STAGE_BIT(CTN_STAGE_PROJECT_ENTER) | CTN_STAGE_BIT(CTN_STAGE_REST_VELOCITIES) : 0), CTN_PRM_STEP};
     return k;
 }
 
@@ -465,11 +485,13 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_FORCES: return run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f);
     case CTN_STAGE_WARM_START: return run_warm_start(w, o, prm, (covers & CTN_STAGE_BIT(CTN_STAGE_FORCES)) != 0);
     case CTN_STAGE_SOLVE: return stage_solve(w, o, covers, prm);
-    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm, covers) : run_integrate(w, o, *prm, covers);
-    case CTN_STAGE_PROJECT_ENTER: return ctn__ocl_project_enter(w, o, *prm, out);
+    case CTN_STAGE_INTEGRATE: return o->projecting ? ctn__ocl_project_integrate(w, o, *prm, covers) : run_integrate(w, o, *prm, covers, out);
+    case CTN_STAGE_PROJECT_ENTER: return ctn__ocl_project_enter(w, o, *prm, out); /* after RATTLE_MOMENTUM [+ REST_VELOCITIES] */
     case CTN_STAGE_PROJECT_REST: return ctn__ocl_project_rest(w, o);
     case CTN_STAGE_PROJECT_ROWS: /* in the launch of the projection's PREPARE or SOLVE (ctn__ocl_plan) */
     case CTN_STAGE_VELOCITIES:   /* in the exact solve's launches or the integration's (ctn__ocl_plan) */
+    case CTN_STAGE_REST_VELOCITIES: /* in the launch of the entry before the projection's step (ctn__ocl_plan) */
+    case CTN_STAGE_JOINT_ERRORS: /* in MEASURE's launch */
     case CTN_STAGE_RESIDUAL:     /* in the solve's launches or the projection's first rows (ctn__ocl_plan) */
         break;
     case CTN_STAGE_POSES_KEEP:
@@ -502,6 +524,7 @@ ctn_status ctn__ocl_run_stage(ctn_world *w, const ctn_stage_entry *e, const ctn_
     case CTN_STAGE_RATTLE_NEWTON:
     case CTN_STAGE_INERTIA: return ctn__ocl_rattle_stage(w, o, stage, prm, out);
     case CTN_STAGE_PROJECT_DECIDE: /* on the device, by the launch after the rows (no entry of its own) */
+    case CTN_STAGE_RATTLE_DECIDE:  /* on the host (host/solve/pipeline.c rattle_decide) */
     case CTN_STAGE_CHORD_ROWS: /* the projection's chord steps: not on this backend (chord = 0) */
     case CTN_STAGE_CHORD_SOLVE:
     case CTN_STAGE_COUNT: break;

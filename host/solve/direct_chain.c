@@ -74,6 +74,7 @@ struct direct_chain {
     int *koff, *coff, *voff;
     int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
     unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
+    const unsigned char *keep; /* [slot] bounded rows the active set keeps in the exact solve (not owned; NULL: none) */
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
@@ -260,16 +261,20 @@ fail:
 /* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
  * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
  * block is asked instead); a joint cut whole couples to nothing. */
+static inline int cut_of(const direct_chain *c, const ctn_block *blocks, int slot) {
+    return ctn_dd_cut_mask(&blocks[slot]) & ~(c->keep ? c->keep[slot] : 0);
+}
+
 static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int prev_known) {
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
     const ctn_block *blk = &blocks[slot];
-    int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
+    int cut = cut_of(c, blocks, slot), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     c->cut[slot] = (unsigned char)cut;
     double *K = c->K + CH_K(c, p, nfix);
     double *C = p > 0 ? c->C + CH_C(c, p - 1, nfix) : NULL;
     const ctn_block *bp = NULL;
     if (!full && p > 0 && c->shared[p - 1] >= 0) {
-        cut_prev = prev_known ? c->cut[c->slot[p - 1]] : ctn_dd_cut_mask(&blocks[c->slot[p - 1]]);
+        cut_prev = prev_known ? c->cut[c->slot[p - 1]] : cut_of(c, blocks, c->slot[p - 1]);
         if (!ctn_dd_cut_full(cut_prev, ROWS(c, p - 1, nfix))) bp = &blocks[c->slot[p - 1]];
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
@@ -643,6 +648,10 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks,
         }
     }
 }
+
+void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep) { c->keep = keep; }
+
+int ctn__chain_has(const direct_chain *c, int slot) { return c->pos[slot] >= 0; }
 
 /* Marks the joints with finite bounds this substep, assembles and factors. Fills cut_list with the cut
  * slots in slot order (the order of the outer Gauss-Seidel sweep, host/solve/solver_direct.c) and returns

@@ -51,6 +51,11 @@ typedef struct direct_state {
     /* per substep */
     unsigned char *cut;      /* [slot] joint taken out of the forest this substep (finite bounds) */
     int *extra_now;          /* [slots] extra + cut joints of this substep */
+    unsigned char *keep;     /* [slot] bounded rows the active set keeps in the exact solve (kernels/ctn_direct_active.h) */
+    float *ml;               /* [CTN_DD_ML_FLOATS slot] its motor-and-limit rows' targets and modes */
+    float h;                 /* the substep the blocks were built for (ctn__direct_set_substep; 0: unknown) */
+    float warm;              /* the factor the warm start scaled the last substep's impulses by (0: none) */
+    long active_substeps, active_solves, active_fallbacks; /* the active set's substeps, exact solves and fallbacks to the sweep (tests read them) */
     double *mat;             /* node pivots, then their inverses */
     double *b, *x;           /* right-hand side, solution */
     ctn_vel *vref;           /* [body] velocities the last exact solve left (the hybrid's re-solves) */
@@ -109,6 +114,11 @@ void ctn__chain_unforward(direct_chain *c);
 /* The velocities and impulses the last exact solve left (NULL: none), for the right-hand side (R) of
  * kernels/ctn_direct_rhs.h: with them set, ctn__chain_solve is a re-solve of the hybrid. */
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);
+/* Bounded rows kept in the exact solve, a bit mask per slot (the active set of solver_direct.c; NULL: every
+ * bounded row is cut). Read by the next ctn__chain_factor; not owned. */
+void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep);
+/* Whether the joint in slot has a position in the chain (is solved by it). */
+int ctn__chain_has(const direct_chain *c, int slot);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h);
 /* Whether ctn__chain_chord_step moves the poses at step h (every body the integration would move is a dynamic
@@ -121,6 +131,10 @@ int ctn__chain_positions(const direct_chain *c, const int **slot, const int **sh
 /* The segment count P of layout c and its separators sep[0..P] (sep[0] = -1, sep[P] = m): the CPU's split,
  * which the OpenCL chain path takes on CPU devices (host/opencl/opencl_direct.c). */
 int ctn__chain_separators(const direct_chain *c, const int **sep);
+
+/* The active set's counts since the world's first direct step (substeps it ran, exact solves, substeps that
+ * fell back to the projected Gauss-Seidel sweep); zeros before. For tests and the bench. */
+void ctn__direct_active_counts(const ctn_world *w, long *substeps, long *solves, long *fallbacks);
 
 /* Forces the chain path's segment count of a world (0: automatic); for tests. */
 void ctn__direct_set_chain_segments(ctn_world *w, int segments);

@@ -16,17 +16,86 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm) {
 }
 
 uint64_t ctn__stage_whole(ctn_stage stage) {
-    return CTN_STAGE_BIT(stage) | (stage == CTN_STAGE_SOLVE ? CTN_STAGE_BIT(CTN_STAGE_VELOCITIES) | CTN_STAGE_BIT(CTN_STAGE_RESIDUAL) : 0);
+    uint64_t part = stage == CTN_STAGE_SOLVE ? CTN_STAGE_BIT(CTN_STAGE_VELOCITIES) | CTN_STAGE_BIT(CTN_STAGE_RESIDUAL)
+                    : stage == CTN_STAGE_PROJECT_REST                     ? CTN_STAGE_BIT(CTN_STAGE_REST_VELOCITIES)
+                    : stage == CTN_STAGE_MEASURE || stage == CTN_STAGE_CHORD_ROWS ? CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)
+                                                                          : 0;
+    return CTN_STAGE_BIT(stage) | part;
 }
 
-#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), ctn__stage_whole(stage)})
-int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
-    (void)sub, (void)n;
+int ctn__substep_projects(const ctn_world *w, int sub, int n) {
+    return sub + 1 >= n && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && w->body_count > 0;
+}
+
+#define ONE(stage, timer) ((ctn_stage_entry){(stage), (timer), ctn__stage_whole(stage), CTN_PRM_STEP})
+#define WITH(stage, timer, prm) ((ctn_stage_entry){(stage), (timer), ctn__stage_whole(stage), (prm)})
+
+/* RATTLE's tables (run_rattle): the stages in the order of kernels/ctn_rattle.h, each with its parameter set. */
+static int rattle_plan(const ctn_step_params *prm, ctn_stage_table table, int sub, ctn_stage_entry *e) {
     int k = 0;
-    if (table == CTN_TABLE_MEASURE) {
+    switch (table) {
+    case CTN_TABLE_RATTLE_ENTER: e[k++] = ONE(CTN_STAGE_RATTLE_ENTER, CTN_TIMER_NONE); break;
+    case CTN_TABLE_RATTLE_FIRST: /* the same bits as a velocity stage would have left */
+        e[k++] = ONE(CTN_STAGE_INERTIA, CTN_TIMER_PREPARE);
+        e[k++] = WITH(CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_PRM_VEL);
+        e[k++] = WITH(CTN_STAGE_RATTLE_FACTOR, CTN_TIMER_SOLVE, CTN_PRM_VEL);
+        e[k++] = ONE(CTN_STAGE_RATTLE_LEAVE, CTN_TIMER_SOLVE);
+        break;
+    case CTN_TABLE_RATTLE_START:
+        e[k++] = ONE(CTN_STAGE_RATTLE_START, CTN_TIMER_INTEGRATE);
+        e[k++] = WITH(CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_PRM_HALF); /* v + h/2 M^-1 f(x_n) */
+        e[k++] = ONE(CTN_STAGE_RATTLE_RESOLVE, CTN_TIMER_SOLVE); /* START set the kept rows' targets to 0: J_n v' = 0 */
+        e[k++] = ONE(CTN_STAGE_RATTLE_DRIFT, CTN_TIMER_SOLVE);
+        break;
+    case CTN_TABLE_RATTLE_CHORD: /* lambda += -A_n^-1 C(x^k) / h (RESOLVE keeps v for RATTLE_BACK) */
+    case CTN_TABLE_RATTLE_NEWTON:
+        e[k++] = ONE(CTN_STAGE_RATTLE_ROWS, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_RATTLE_DECIDE, CTN_TIMER_SOLVE);
+        if (table == CTN_TABLE_RATTLE_NEWTON) e[k++] = WITH(CTN_STAGE_RATTLE_NEWTON, CTN_TIMER_PREPARE, CTN_PRM_ROWS);
+        e[k++] = ONE(CTN_STAGE_RATTLE_RESOLVE, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_RATTLE_DRIFT, CTN_TIMER_SOLVE);
+        break;
+    case CTN_TABLE_RATTLE_BACK:
+        e[k++] = ONE(CTN_STAGE_RATTLE_BACK, CTN_TIMER_SOLVE);
+        e[k++] = ONE(CTN_STAGE_RATTLE_DRIFT, CTN_TIMER_SOLVE);
+        break;
+    case CTN_TABLE_RATTLE_UNDO: /* x_n, v_n back; after Newton the factor of x_n again, the velocity stage's bits */
+        e[k++] = ONE(CTN_STAGE_RATTLE_UNDO, CTN_TIMER_SOLVE);
+        if (sub) {
+            e[k++] = WITH(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE, CTN_PRM_VEL);
+            e[k++] = WITH(CTN_STAGE_RATTLE_FACTOR, CTN_TIMER_SOLVE, CTN_PRM_VEL);
+        }
+        break;
+    case CTN_TABLE_RATTLE_MOMENTUM:
+        e[k++] = ONE(CTN_STAGE_RATTLE_MOMENTUM, CTN_TIMER_SOLVE);
+        if (sub) { /* the projection's metric first (rattle_substep), then its scratch arrays */
+            if (prm->geometric_stiffness > 0.0f) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
+            e[k++] = ONE(CTN_STAGE_PROJECT_ENTER, CTN_TIMER_SOLVE);
+        }
+        break;
+    case CTN_TABLE_RATTLE_END: /* v_{n+1} = v' + h/2 M^-1 f(x_{n+1}) + M^-1 J_{n+1}^T mu, J_{n+1} v_{n+1} = 0 */
+        e[k++] = WITH(CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_PRM_HALF);
+        e[k++] = WITH(CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_PRM_VEL);
+        e[k++] = WITH(CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, CTN_PRM_VEL);
+        e[k++] = ONE(CTN_STAGE_RATTLE_LEAVE, CTN_TIMER_SOLVE); /* its rows and factor kept for the next substep */
+        break;
+    default: break;
+    }
+    return k;
+}
+
+int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e) {
+    int k = 0;
+    if (table >= CTN_TABLE_RATTLE_ENTER) return rattle_plan(prm, table, sub, e);
+    if (table == CTN_TABLE_PROJECT_LEAVE) {
         e[k++] = ONE(CTN_STAGE_PROJECT_LEAVE, CTN_TIMER_SOLVE);
-        e[k++] = ONE(CTN_STAGE_MEASURE, CTN_TIMER_NONE);
         return k;
+    }
+    if (table == CTN_TABLE_MEASURE) { /* sub = 1: the joint errors are the last CHORD_ROWS' */
+        e[k++] = ONE(CTN_STAGE_PROJECT_LEAVE, CTN_TIMER_SOLVE);
+        e[k] = ONE(CTN_STAGE_MEASURE, CTN_TIMER_NONE);
+        if (sub == 1) e[k].covers &= ~CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS);
+        return ++k;
     }
     if (table != CTN_TABLE_SUBSTEP) { /* the projection, decided on the host (project_steps); its timer is SOLVE's */
         int gi = prm->geometric_stiffness > 0.0f, chords = table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT;
@@ -38,7 +107,7 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
             e[k++] = ONE(CTN_STAGE_PROJECT_ROWS, CTN_TIMER_SOLVE);
         }
         e[k++] = (ctn_stage_entry){CTN_STAGE_PROJECT_DECIDE, CTN_TIMER_SOLVE,
-                                   CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO)};
+                                   CTN_STAGE_BIT(CTN_STAGE_PROJECT_DECIDE) | CTN_STAGE_BIT(CTN_STAGE_POSES_UNDO), CTN_PRM_STEP};
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
         int chord = chords && sub + 1 < n; /* the last step is not checked: Newton's */
         if (table == CTN_TABLE_PROJECT_STEP && gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
@@ -48,16 +117,17 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
             if (gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
         }
         e[k++] = chord ? ONE(CTN_STAGE_CHORD_SOLVE, CTN_TIMER_SOLVE) /* a projection's solve: not the step's residual */
-                       : (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~CTN_STAGE_BIT(CTN_STAGE_RESIDUAL)};
+                       : (ctn_stage_entry){CTN_STAGE_SOLVE, CTN_TIMER_SOLVE, ctn__stage_whole(CTN_STAGE_SOLVE) & ~CTN_STAGE_BIT(CTN_STAGE_RESIDUAL), CTN_PRM_STEP};
         e[k++] = ONE(CTN_STAGE_INTEGRATE, CTN_TIMER_SOLVE);
         return k;
     }
-    if (ctn__substep_geometric(w, prm)) e[k++] = (ctn_stage_entry){CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_FORCES)};
-    e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_WARM_START)};
+    if (ctn__substep_geometric(w, prm)) e[k++] = (ctn_stage_entry){CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_GEOMETRIC_INERTIA), CTN_PRM_STEP};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_PREPARE, CTN_TIMER_PREPARE, CTN_STAGE_BIT(CTN_STAGE_PREPARE), CTN_PRM_STEP};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_FORCES, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_FORCES), CTN_PRM_STEP};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_WARM_START, CTN_TIMER_SOLVE, CTN_STAGE_BIT(CTN_STAGE_WARM_START), CTN_PRM_STEP};
     e[k++] = ONE(CTN_STAGE_SOLVE, CTN_TIMER_SOLVE);
-    e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_INTEGRATE)};
+    e[k++] = (ctn_stage_entry){CTN_STAGE_INTEGRATE, CTN_TIMER_INTEGRATE, CTN_STAGE_BIT(CTN_STAGE_INTEGRATE), CTN_PRM_STEP};
+    if (ctn__substep_projects(w, sub, n)) e[k++] = ONE(CTN_STAGE_PROJECT_ENTER, CTN_TIMER_SOLVE); /* the projection follows */
     return k;
 }
 
@@ -66,42 +136,152 @@ int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step
     return ops->plan ? ops->plan(w, prm, table, sub, n, e) : ctn__substep_plan(w, prm, table, sub, n, e);
 }
 
+const char *ctn__table_name(ctn_stage_table table) {
+#define NAME(t) [CTN_TABLE_##t] = #t
+    static const char *const names[CTN_TABLE_COUNT] = {
+        NAME(SUBSTEP),       NAME(PROJECT_STEP),  NAME(PROJECT_CHECK),  NAME(PROJECT_CHORD),   NAME(PROJECT_CHORD_NEXT),
+        NAME(MEASURE),       NAME(PROJECT_LEAVE), NAME(RATTLE_ENTER),   NAME(RATTLE_FIRST),    NAME(RATTLE_START),
+        NAME(RATTLE_CHORD),  NAME(RATTLE_NEWTON), NAME(RATTLE_BACK),    NAME(RATTLE_UNDO),     NAME(RATTLE_MOMENTUM),
+        NAME(RATTLE_END),
+    };
+#undef NAME
+    return (int)table >= 0 && (int)table < CTN_TABLE_COUNT && names[table] ? names[table] : "?";
+}
+
 const char *ctn__stage_name(ctn_stage stage) {
 #define NAME(s) [CTN_STAGE_##s] = #s
     static const char *const names[CTN_STAGE_COUNT] = {
         NAME(GEOMETRIC_INERTIA), NAME(PREPARE), NAME(FORCES), NAME(WARM_START), NAME(SOLVE), NAME(VELOCITIES), NAME(RESIDUAL),
         NAME(INTEGRATE),
-        NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(PROJECT_ROWS), NAME(PROJECT_DECIDE), NAME(POSES_KEEP), NAME(POSES_UNDO),
+        NAME(PROJECT_ENTER), NAME(PROJECT_REST), NAME(REST_VELOCITIES), NAME(PROJECT_ROWS), NAME(PROJECT_DECIDE), NAME(POSES_KEEP), NAME(POSES_UNDO),
         NAME(PROJECT_LEAVE), NAME(CHORD_ROWS), NAME(CHORD_SOLVE), NAME(RATTLE_ENTER), NAME(RATTLE_START),
         NAME(RATTLE_UNDO), NAME(RATTLE_FACTOR), NAME(RATTLE_RESOLVE), NAME(RATTLE_BACK), NAME(RATTLE_DRIFT),
-        NAME(RATTLE_ROWS), NAME(RATTLE_MOMENTUM), NAME(RATTLE_LEAVE), NAME(RATTLE_NEWTON), NAME(INERTIA),
-        NAME(MEASURE), NAME(ASSEMBLE_ROWS), NAME(ASSEMBLE_GATHER),
+        NAME(RATTLE_ROWS), NAME(RATTLE_DECIDE), NAME(RATTLE_MOMENTUM), NAME(RATTLE_LEAVE), NAME(RATTLE_NEWTON), NAME(INERTIA),
+        NAME(JOINT_ERRORS), NAME(MEASURE), NAME(ASSEMBLE_ROWS), NAME(ASSEMBLE_GATHER),
     };
 #undef NAME
     return (int)stage >= 0 && (int)stage < CTN_STAGE_COUNT && names[stage] ? names[stage] : "?";
 }
 
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out) {
-    ctn_stage_entry e = {stage, CTN_TIMER_NONE, ctn__stage_whole(stage)};
+    ctn_stage_entry e = {stage, CTN_TIMER_NONE, ctn__stage_whole(stage), CTN_PRM_STEP};
     return ops->run(w, &e, prm, out);
 }
 
-#define RUN(stage, prm, out) TRY_STAGE(ctn__stage_run(w, ops, (stage), (prm), (out)))
 #define TRY_STAGE(expr)                    \
     do {                                   \
         ctn_status s_ = (expr);            \
         if (s_ != CTN_OK) return s_;       \
     } while (0)
 
-static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_step_stats *st) {
-    for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
-        ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
-        int count = ctn__stage_plan(w, ops, prm, CTN_TABLE_SUBSTEP, sub, n, e);
-        for (int k = 0; k < count; ++k) {
-            ops->timer(w, e[k].timer, st);
-            TRY_STAGE(ops->run(w, &e[k], prm, NULL));
+static const char *joint_not_rigid(const ctn_joint_def *d);
+
+/* Whether every joint is a rigid bilateral row (joint_not_rigid). */
+static int joints_rigid(const ctn_world *w) {
+    for (int s = 0; s < w->topo.joint_count; ++s)
+        if (joint_not_rigid(&w->topo.defs[s])) return 0;
+    return 1;
+}
+
+/* Whether every set of dynamic bodies joined by joints has at most one joint to a body that is not dynamic
+ * (the world, a static or a kinematic body), cached per topology version (a body's kind is topology). With no
+ * loops among the dynamic bodies (the exact solver's layouts: chains and forests without closers) and
+ * independent rows within each joint, J then has full row rank; a set held at two ends (a bridge) can have
+ * redundant rows. */
+static int set_root(int *root, int x) {
+    while (root[x] != x) x = root[x] = root[root[x]];
+    return x;
+}
+
+static int anchored_once(ctn_world *w) {
+    if (w->warm_version == w->topology_version + 1u) return w->warm_anchored;
+    int n = w->topo.body_count, m = w->topo.joint_count, ok = 1;
+    int *root = n > 0 ? ctn__malloc((size_t)n * 2 * sizeof *root) : NULL;
+    if (!root) return 0; /* not known: the warm start runs */
+    int *held = root + n;
+    for (int i = 0; i < n; ++i) root[i] = i, held[i] = 0;
+#define DYN(b) ((b) >= 0 && (b) < n && (w->props[(b)].flags & CTN_BODY_FLAG_DYNAMIC))
+    for (int s = 0; s < m && ok; ++s) {
+        int a = w->topo.defs[s].a, b = w->topo.defs[s].b, da = DYN(a), db = DYN(b);
+        if (da && db) {
+            int ra = set_root(root, a), rb = set_root(root, b);
+            if (ra == rb) ok = 0; /* a loop */
+            else if ((held[rb] += held[ra]) > 1) ok = 0;
+            root[ra] = rb;
+        } else if (da || db) {
+            int r = set_root(root, da ? a : b);
+            if (++held[r] > 1) ok = 0;
         }
     }
+#undef DYN
+    ctn__free(root);
+    w->warm_version = w->topology_version + 1u, w->warm_anchored = ok;
+    return ok;
+}
+
+/* The warm start of an exact solve does nothing the solve needs: with every joint a rigid bilateral row of the
+ * exact solve (no row cut to the outer Gauss-Seidel loop, no loop closer left to it) and J of full row rank
+ * (anchored_once), the solve returns the dl of (J M^-1 J^T + S) dl = b - J v - S l for whatever impulses l it
+ * starts from, and l + dl and v + M^-1 J^T dl are the unique solution of (J M^-1 J^T + S) l = b - J v_0 and
+ * its velocity whatever l was (up to the relative regularisation CTN_DD_FLOOR, 1e-10, which pulls towards l).
+ * So the warm start's gather v += M^-1 J^T (w l_prev) is skipped (w->warm_idle): the impulses are scaled by 0
+ * (the warm-start factor 0, as the backends scale them) and the solve starts from v_0: one pass over the
+ * bodies and one rounding of the velocities fewer. With redundant rows (a bridge held at both ends) the
+ * warm start sets the impulses' part in the null space of J^T, which the next substep's geometric-stiffness
+ * inertia reads, so it stays. */
+static int warm_start_idle(ctn_world *w, const ctn_stage_ops *ops, int rigid) {
+    return rigid && w->solver == CTN_SOLVER_DIRECT && (ops->all_exact ? ops->all_exact(w) : ctn__direct_exact(w)) && anchored_once(w);
+}
+
+/* Entry k of table (sub, n) about to be taken (w->stage_trace: a test's record of what runs). */
+static void trace(ctn_world *w, ctn_stage_table table, int sub, int n, int k, const ctn_stage_entry *e) {
+    if (w->stage_trace) w->stage_trace(w->stage_trace_user, (int)table, sub, n, k, e);
+}
+
+/* The driver's parameter sets, indexed by ctn_stage_prm. */
+typedef struct stage_params {
+    const ctn_step_params *p[CTN_PRM_COUNT];
+} stage_params;
+
+static stage_params one_set(const ctn_step_params *prm) { return (stage_params){{prm, prm, prm, prm}}; }
+
+/* Runs the entries *k.. of e (table `table` for sub of n), each with its timer and parameter set, up to the first
+ * one the driver takes on the host (PROJECT_DECIDE, RATTLE_DECIDE; traced, not run): *k is left at it, or at
+ * count when every entry ran. */
+static ctn_status run_entries(ctn_world *w, const ctn_stage_ops *ops, ctn_stage_table table, int sub, int n, const ctn_stage_entry *e,
+                              int count, int *k, const stage_params *set, ctn_stage_out *out, ctn_step_stats *st) {
+    for (; *k < count; ++*k) {
+        trace(w, table, sub, n, *k, &e[*k]);
+        if (e[*k].stage == CTN_STAGE_PROJECT_DECIDE || e[*k].stage == CTN_STAGE_RATTLE_DECIDE) return CTN_OK;
+        ops->timer(w, e[*k].timer, st);
+        TRY_STAGE(ops->run(w, &e[*k], set->p[e[*k].prm], out));
+    }
+    return CTN_OK;
+}
+
+/* A table without host entries, planned and run whole. */
+static ctn_status run_table(ctn_world *w, const ctn_stage_ops *ops, ctn_stage_table table, int sub, int n, const stage_params *set,
+                            ctn_stage_out *out, ctn_step_stats *st) {
+    ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
+    int count = ctn__stage_plan(w, ops, set->p[CTN_PRM_STEP], table, sub, n, e), k = 0;
+    return run_entries(w, ops, table, sub, n, e, count, &k, set, out, st);
+}
+
+/* The substeps of the velocity step; *enter: the out of the last table (its PROJECT_ENTER when it projects). */
+static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_out *enter,
+                               ctn_step_stats *st) {
+    stage_params set = one_set(prm);
+    int rigid = w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && joints_rigid(w);
+    for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
+        *enter = (ctn_stage_out){0};
+        w->warm_idle = warm_start_idle(w, ops, rigid); /* the layout may be built by the first substep's SOLVE */
+        ctn_status s = run_table(w, ops, CTN_TABLE_SUBSTEP, sub, n, &set, enter, st);
+        if (s != CTN_OK) {
+            w->warm_idle = 0;
+            return s;
+        }
+    }
+    w->warm_idle = 0;
     return CTN_OK;
 }
 
@@ -191,7 +371,8 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
  * step) where `chords` allows them, Newton steps otherwise, and a PROJECT_DECIDE entry of the table is taken
  * here (project_decide): it may stop the projection, or turn a chord step that did not converge into a
  * Newton step from where it started. */
-static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int deferred, int chords, ctn_step_stats *stats) {
+static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step_params prm, int deferred, int chords, int *measured,
+                                ctn_step_stats *stats) {
     union {
         int i;
         float f;
@@ -206,11 +387,15 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
         ctn_stage_out out = {0};
         int count = ctn__stage_plan(w, ops, &prm, table, steps, n, e), chorded = 0;
         for (int k = 0; k < count; ++k) {
+            trace(w, table, steps, n, k, &e[k]);
             if (e[k].stage == CTN_STAGE_PROJECT_DECIDE) { /* on the host */
                 ctn_status s = CTN_OK;
                 int d = project_decide(w, ops, &prm, &h, table, out.worst, stats, &s);
                 TRY_STAGE(s);
-                if (d == DECIDE_STOP) return CTN_OK;
+                if (d == DECIDE_STOP) { /* a chord step's rows measured the joint errors of the poses it keeps */
+                    *measured = (table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT) && !h.st[CTN_PS_UNDO];
+                    return CTN_OK;
+                }
                 if (d == DECIDE_NEWTON) { /* this step again, as a Newton step */
                     table = CTN_TABLE_PROJECT_STEP;
                     count = ctn__stage_plan(w, ops, &prm, table, steps, n, e);
@@ -242,21 +427,21 @@ static const char *joint_not_rigid(const ctn_joint_def *d) {
  * rigid bilateral row in the exact solve, so the step's last solve factored exactly the rows projected. */
 static int chords_allowed(const ctn_world *w, const ctn_stage_ops *ops) {
     int want = w->desc.debug.project_chord < 0 ? CTN_PROJECT_CHORD_AUTO : w->desc.debug.project_chord;
-    if (!want || !ops->chord || !ctn__direct_exact(w)) return 0;
-    for (int s = 0; s < w->topo.joint_count; ++s)
-        if (joint_not_rigid(&w->topo.defs[s])) return 0;
-    return 1;
+    return want && ops->chord && ctn__direct_exact(w) && joints_rigid(w);
 }
 
-/* leave 0: PROJECT_LEAVE is left to the step's last table (CTN_TABLE_MEASURE) unless the projection failed. */
-static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, int leave, ctn_step_stats *st) {
+/* After the table whose PROJECT_ENTER left `enter` (the last substep's, RATTLE_MOMENTUM's). leave 0: PROJECT_LEAVE is
+ * left to the step's last table (CTN_TABLE_MEASURE; *measured: whether its MEASURE may take the joint errors of
+ * the projection's last CHORD_ROWS) unless the projection failed. */
+static ctn_status project_positions(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, const ctn_stage_out *enter, int leave,
+                                    int *measured, ctn_step_stats *st) {
     ctn_step_params p = *prm;
     p.stabilization = 1, p.baumgarte = 1.0f, p.warm_start = 0.0f;
-    ctn_stage_out enter = {0};
-    RUN(CTN_STAGE_PROJECT_ENTER, &p, &enter);
-    ctn_status s = project_steps(w, ops, p, enter.deferred, enter.deferred <= 0 && enter.kept && chords_allowed(w, ops), st);
+    *measured = 0;
+    ctn_status s = project_steps(w, ops, p, enter->deferred, enter->deferred <= 0 && enter->kept && chords_allowed(w, ops), measured, st);
     if (!leave && s == CTN_OK) return CTN_OK;
-    ctn_status s2 = ctn__stage_run(w, ops, CTN_STAGE_PROJECT_LEAVE, &p, NULL); /* the real arrays come back */
+    stage_params set = one_set(&p);
+    ctn_status s2 = run_table(w, ops, CTN_TABLE_PROJECT_LEAVE, 0, 1, &set, NULL, st); /* the real arrays come back */
     return s != CTN_OK ? s : s2;
 }
 
@@ -373,123 +558,103 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
  * halve the error (then the last step is taken back if it made it worse); *done says whether it converged. */
 #define CTN_RATTLE_NEWTON_MAX 8
 #define CTN_RATTLE_NEWTON_RATE 0.9f
-static ctn_status rattle_newton(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, const ctn_step_params *vel, int *done,
-                                ctn_step_stats *st) {
-    ctn_step_params rows = *vel;
-    rows.h = prm->h;
+/* The host's half of a RATTLE_DECIDE entry after the rows of iteration k (chord or Newton): converged at
+ * CTN_RATTLE_TOL, or stalled when the error did not shrink by `rate` (a Newton iteration also after
+ * CTN_RATTLE_NEWTON_MAX); a stalled iteration that made it worse is taken back (CTN_TABLE_RATTLE_BACK). */
+enum { RATTLE_GO, RATTLE_DONE, RATTLE_STALLED };
+static int rattle_decide(float worst, int k, int newton, float *last, int *back) {
+    *back = 0;
+    if (worst <= CTN_RATTLE_TOL) return RATTLE_DONE;
+    if ((newton && k == CTN_RATTLE_NEWTON_MAX) || !(worst < (newton ? CTN_RATTLE_NEWTON_RATE : CTN_RATTLE_RATE) * *last)) {
+        *back = k > 0 && !(worst < *last); /* the last iteration made it worse: back to the one before */
+        return RATTLE_STALLED;
+    }
+    *last = worst;
+    return RATTLE_GO;
+}
+
+/* The position stage's iterations: tables CTN_TABLE_RATTLE_CHORD (up to CTN_RATTLE_MAX, the last not checked) or
+ * CTN_TABLE_RATTLE_NEWTON (up to CTN_RATTLE_NEWTON_MAX + 1 checks), each decided on the host at its
+ * RATTLE_DECIDE entry; *done: converged; *iterations: the tables run to their end. */
+static ctn_status rattle_iterate(ctn_world *w, const ctn_stage_ops *ops, ctn_stage_table table, const stage_params *set, int *done,
+                                 int *iterations, ctn_step_stats *st) {
+    int newton = table == CTN_TABLE_RATTLE_NEWTON, most = newton ? CTN_RATTLE_NEWTON_MAX + 1 : CTN_RATTLE_MAX;
     float last = INFINITY;
-    for (int k = 0; k <= CTN_RATTLE_NEWTON_MAX; ++k) {
+    *done = *iterations = 0;
+    for (int it = 0; it < most; ++it) {
+        ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX];
         ctn_stage_out out = {0};
-        RUN(CTN_STAGE_RATTLE_ROWS, prm, &out);
-        if (out.worst <= CTN_RATTLE_TOL) {
-            *done = 1;
-            break;
-        }
-        if (k == CTN_RATTLE_NEWTON_MAX || !(out.worst < CTN_RATTLE_NEWTON_RATE * last)) {
-            if (k > 0 && !(out.worst < last)) {
-                RUN(CTN_STAGE_RATTLE_BACK, prm, NULL);
-                RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
+        int count = ctn__stage_plan(w, ops, set->p[CTN_PRM_STEP], table, it, most, e), k = 0;
+        TRY_STAGE(run_entries(w, ops, table, it, most, e, count, &k, set, &out, st));
+        if (k < count) { /* RATTLE_DECIDE */
+            int back = 0, verdict = rattle_decide(out.worst, it, newton, &last, &back);
+            if (back) TRY_STAGE(run_table(w, ops, CTN_TABLE_RATTLE_BACK, 0, 1, set, NULL, st));
+            if (verdict != RATTLE_GO) {
+                *done = verdict == RATTLE_DONE;
+                return CTN_OK;
             }
-            break;
+            ++k;
+            TRY_STAGE(run_entries(w, ops, table, it, most, e, count, &k, set, &out, st));
         }
-        last = out.worst;
-        ops->timer(w, CTN_TIMER_PREPARE, st);
-        RUN(CTN_STAGE_RATTLE_NEWTON, &rows, NULL);
-        ops->timer(w, CTN_TIMER_SOLVE, st);
-        RUN(CTN_STAGE_RATTLE_RESOLVE, prm, NULL);
-        RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
-        st->newton_steps++;
+        ++*iterations;
     }
     return CTN_OK;
 }
 
-/* One RATTLE substep of length prm->h from x_n, v_n with the kept rows and factor of x_n (kernels/ctn_rattle.h).
- * vel: the velocity stage's parameters (Baumgarte with beta 0: target J v = 0). A position stage whose chord
- * iteration stalls (the links turn too far over the substep for the rows of x_n to model those of x_{n+1})
- * is undone and the substep runs as two of half the length, down to CTN_RATTLE_SPLITS halvings: the factor of
- * x_n does not depend on the length, so the first half starts at once (each half has its own velocity stage).
+/* One RATTLE substep of length prm->h from x_n, v_n with the kept rows and factor of x_n (kernels/ctn_rattle.h),
+ * as the backend's tables CTN_TABLE_RATTLE_*; vel: the velocity stage's parameters (Baumgarte with beta 0:
+ * target J v = 0). A position stage whose chord iteration stalls (the links turn too far over the substep for
+ * the rows of x_n to model those of x_{n+1}) goes on with Newton iterations on a long chain, and is otherwise
+ * undone and the substep runs as two of half the length, down to CTN_RATTLE_SPLITS halvings: the factor of x_n
+ * does not depend on the length, so the first half starts at once (each half has its own velocity stage).
  * Below that the Newton projection finishes the position stage (ctn_step_stats.projections). */
 static ctn_status rattle_substep(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, const ctn_step_params *vel,
                                  int depth, ctn_step_stats *st) {
-    ctn_step_params half = *prm;
+    ctn_step_params half = *prm, rows = *vel;
     half.h = 0.5f * prm->h;
-    ops->timer(w, CTN_TIMER_INTEGRATE, st);
-    RUN(CTN_STAGE_RATTLE_START, prm, NULL);
-    RUN(CTN_STAGE_FORCES, &half, NULL); /* v + h/2 M^-1 f(x_n) */
-    ops->timer(w, CTN_TIMER_SOLVE, st);
-    RUN(CTN_STAGE_RATTLE_RESOLVE, prm, NULL); /* START set the kept rows' targets to 0: J_n v' = 0, the linearised stage */
-    RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
-    float last = INFINITY;
-    int done = 0, iterations = 0;
-    for (int k = 0; k < CTN_RATTLE_MAX; ++k) {
-        ctn_stage_out out = {0};
-        RUN(CTN_STAGE_RATTLE_ROWS, prm, &out);
-        if (out.worst <= CTN_RATTLE_TOL) {
-            done = 1;
-            break;
-        }
-        if (!(out.worst < CTN_RATTLE_RATE * last)) {
-            if (k > 0 && !(out.worst < last)) { /* the last iteration made it worse: back to the one before */
-                RUN(CTN_STAGE_RATTLE_BACK, prm, NULL);
-                RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
-            }
-            break;
-        }
-        last = out.worst;
-        RUN(CTN_STAGE_RATTLE_RESOLVE, prm, NULL); /* lambda += -A_n^-1 C(x^k) / h (keeps v for RATTLE_BACK) */
-        RUN(CTN_STAGE_RATTLE_DRIFT, prm, NULL);
-        ++iterations;
-    }
+    rows.h = prm->h;
+    stage_params set = {{prm, &half, vel, &rows}};
+    _Static_assert(CTN_PRM_STEP == 0 && CTN_PRM_HALF == 1 && CTN_PRM_VEL == 2 && CTN_PRM_ROWS == 3, "the sets in ctn_stage_prm's order");
+    TRY_STAGE(run_table(w, ops, CTN_TABLE_RATTLE_START, 0, 1, &set, NULL, st));
+    int done = 0, iterations = 0, refactored = 0;
+    TRY_STAGE(rattle_iterate(w, ops, CTN_TABLE_RATTLE_CHORD, &set, &done, &iterations, st));
     st->position_iterations += iterations;
-    int refactored = 0;
     if (!done && w->topo.joint_count > CTN_RATTLE_CHORD_JOINTS) {
-        TRY_STAGE(rattle_newton(w, ops, prm, vel, &done, st));
+        TRY_STAGE(rattle_iterate(w, ops, CTN_TABLE_RATTLE_NEWTON, &set, &done, &iterations, st));
+        st->newton_steps += iterations;
         refactored = 1;
     }
     if (!done && depth < CTN_RATTLE_SPLITS) {
-        RUN(CTN_STAGE_RATTLE_UNDO, prm, NULL); /* x_n, v_n back */
-        if (refactored) { /* Newton left the factor of its iterate: that of x_n again, the same bits as the velocity stage's */
-            RUN(CTN_STAGE_PREPARE, vel, NULL);
-            RUN(CTN_STAGE_RATTLE_FACTOR, vel, NULL);
-        }
+        /* Newton left the factor of its iterate: that of x_n again, the same bits as the velocity stage's */
+        TRY_STAGE(run_table(w, ops, CTN_TABLE_RATTLE_UNDO, refactored, 1, &set, NULL, st));
         st->splits++;
         TRY_STAGE(rattle_substep(w, ops, &half, vel, depth + 1, st));
         return rattle_substep(w, ops, &half, vel, depth + 1, st);
     }
-    RUN(CTN_STAGE_RATTLE_MOMENTUM, prm, NULL);
+    /* not converged: the projection finishes the position stage; its metric is the implicit step's
+     * (project_positions): M plus the geometric-stiffness inertia of this stage's impulses, formed in the
+     * momentum table for its first Newton step, which would otherwise take the plain inertia RATTLE_MOMENTUM left
+     * on a backend whose first step reads the metric as it finds it (OpenCL; on chain:10000 that step ended above
+     * the tolerance and the substeps after it stalled) */
+    ctn_stage_out enter = {0};
+    TRY_STAGE(run_table(w, ops, CTN_TABLE_RATTLE_MOMENTUM, !done, 1, &set, &enter, st));
     if (!done) {
-        /* the projection's metric is the implicit step's (project_positions): M plus the geometric-stiffness
-         * inertia of this stage's impulses, formed here for its first Newton step, which would otherwise take
-         * the plain inertia RATTLE_MOMENTUM left on a backend whose first step reads the metric as it finds it
-         * (OpenCL; on chain:10000 that step ended above the tolerance and the substeps after it stalled) */
-        if (prm->geometric_stiffness > 0.0f) RUN(CTN_STAGE_GEOMETRIC_INERTIA, prm, NULL);
-        TRY_STAGE(project_positions(w, ops, prm, 1, st));
+        int measured = 0;
+        TRY_STAGE(project_positions(w, ops, prm, &enter, 1, &measured, st));
         st->projections++;
     }
-    /* velocity stage: v_{n+1} = v' + h/2 M^-1 f(x_{n+1}) + M^-1 J_{n+1}^T mu, J_{n+1} v_{n+1} = 0; its factor is kept */
-    ops->timer(w, CTN_TIMER_INTEGRATE, st);
-    RUN(CTN_STAGE_FORCES, &half, NULL);
-    ops->timer(w, CTN_TIMER_PREPARE, st);
-    RUN(CTN_STAGE_PREPARE, vel, NULL);
-    ops->timer(w, CTN_TIMER_SOLVE, st);
-    RUN(CTN_STAGE_SOLVE, vel, NULL);
-    RUN(CTN_STAGE_RATTLE_LEAVE, prm, NULL);
-    return CTN_OK;
+    return run_table(w, ops, CTN_TABLE_RATTLE_END, 0, 1, &set, NULL, st);
 }
 
 static ctn_status run_rattle(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_step_stats *st) {
     ctn_step_params vel = *prm;
     vel.stabilization = 1, vel.baumgarte = 0.0f, vel.warm_start = 0.0f, vel.geometric_stiffness = 0.0f;
+    stage_params set = {{prm, prm, &vel, &vel}};
     ctn_stage_out enter = {0};
-    RUN(CTN_STAGE_RATTLE_ENTER, prm, &enter);
+    TRY_STAGE(run_table(w, ops, CTN_TABLE_RATTLE_ENTER, 0, 1, &set, &enter, st));
     if (!enter.deferred) { /* no rows and factor of these poses yet (first step, edited state): made here, the
                             * same bits as a velocity stage would have left, so a reloaded checkpoint steps on alike */
-        ops->timer(w, CTN_TIMER_PREPARE, st);
-        RUN(CTN_STAGE_INERTIA, prm, NULL);
-        RUN(CTN_STAGE_PREPARE, &vel, NULL);
-        ops->timer(w, CTN_TIMER_SOLVE, st);
-        RUN(CTN_STAGE_RATTLE_FACTOR, &vel, NULL);
-        RUN(CTN_STAGE_RATTLE_LEAVE, prm, NULL);
+        TRY_STAGE(run_table(w, ops, CTN_TABLE_RATTLE_FIRST, 0, 1, &set, NULL, st));
     }
     /* substeps short enough that no body turns by more than CTN_RATTLE_TURN in one (the chord's model) */
     int n = ctn__substeps(w);
@@ -519,20 +684,22 @@ static ctn_status run_step(ctn_world *w, const ctn_stage_ops *ops, ctn_step_stat
     if (!refusal) {
         TRY_STAGE(run_rattle(w, ops, &prm, st));
     }
-    int projected = refusal && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0;
+    int projected = refusal && ctn__substep_projects(w, 0, 1), measured = 0;
     if (refusal) {
-        TRY_STAGE(run_substeps(w, ops, &prm, st));
+        ctn_stage_out enter = {0};
+        TRY_STAGE(run_substeps(w, ops, &prm, &enter, st)); /* the last one's table ends with PROJECT_ENTER */
         if (projected) {
             ops->timer(w, CTN_TIMER_SOLVE, st);
-            TRY_STAGE(project_positions(w, ops, &prm, 0, st));
+            TRY_STAGE(project_positions(w, ops, &prm, &enter, 0, &measured, st));
         }
     }
     /* the step's last table: MEASURE, after the velocity step's projection PROJECT_LEAVE first (or fused) */
-    ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX] = {{CTN_STAGE_MEASURE, CTN_TIMER_NONE, CTN_STAGE_BIT(CTN_STAGE_MEASURE)}};
-    int count = projected ? ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, 0, 1, e) : 1;
+    ctn_stage_entry e[CTN_SUBSTEP_ENTRIES_MAX] = {{CTN_STAGE_MEASURE, CTN_TIMER_NONE, ctn__stage_whole(CTN_STAGE_MEASURE), CTN_PRM_STEP}};
+    int count = projected ? ctn__stage_plan(w, ops, &prm, CTN_TABLE_MEASURE, measured, 1, e) : 1;
     ctn_stage_out m = {0};
     m.bad_body = m.bad_joint = -1;
     for (int k = 0; k < count; ++k) {
+        trace(w, CTN_TABLE_MEASURE, projected ? measured : -1, 1, k, &e[k]); /* sub -1: MEASURE alone, no table planned */
         ops->timer(w, e[k].timer, st);
         TRY_STAGE(ops->run(w, &e[k], &prm, &m));
     }

@@ -37,6 +37,9 @@ typedef enum ctn_stage {
     /* the position projection of the exact solver (ctn__pipeline_step, Cline and Pai 2003) */
     CTN_STAGE_PROJECT_ENTER,     /* scratch velocities and impulses in; the real impulses stay the metric's */
     CTN_STAGE_PROJECT_REST,      /* scratch velocities and impulses to zero (ctn_project_begin_body) */
+    CTN_STAGE_REST_VELOCITIES,   /* per body: the scratch velocities to zero, a part of PROJECT_REST (ctn__stage_whole) unless a
+                                  * table moves it to the entry before (OpenCL: the last substep's integration or RATTLE's
+                                  * momentum before the first step, a Newton step's integration before the next) */
     CTN_STAGE_PROJECT_ROWS,      /* per slot: rigid bilateral rows kept (ctn_project_slot); largest error */
     CTN_STAGE_PROJECT_DECIDE,    /* the Newton decision on that error (ctn_project_decide): go on, stop, or undo the last
                                   * step and stop; an entry of its own is taken by the driver on the host (with its undo,
@@ -55,11 +58,17 @@ typedef enum ctn_stage {
     CTN_STAGE_RATTLE_BACK,       /* the velocities before the last RESOLVE back (a chord iteration that made it worse) */
     CTN_STAGE_RATTLE_DRIFT,      /* per body: x = x_n (+) h v, inertia kept (ctn_rattle_drift_body) */
     CTN_STAGE_RATTLE_ROWS,       /* per slot: C(x) into the kept rows' targets (ctn_rattle_slot); out.worst */
+    CTN_STAGE_RATTLE_DECIDE,     /* the chord or Newton iteration's test of that error (rattle_decide in host/solve/pipeline.c):
+                                  * stop converged, stop stalled (after CTN_TABLE_RATTLE_BACK when the last iteration made it
+                                  * worse), or go on; an entry the driver takes on the host, no backend runs it */
     CTN_STAGE_RATTLE_MOMENTUM,   /* per body: w for the new orientation, inverse inertia (ctn_rattle_momentum_body) */
     CTN_STAGE_RATTLE_LEAVE,      /* the rows and factor just built are those of the poses: kept for the next step */
     CTN_STAGE_RATTLE_NEWTON,     /* rows and factor of the drifted poses, C(x) into their targets (a Newton step's system) */
     CTN_STAGE_INERTIA,           /* per body: world inverse inertia of the pose (ctn_inertia_body) */
     /* after the last substep */
+    CTN_STAGE_JOINT_ERRORS,      /* per joint: the largest gap and angle of the poses (ctn_joint_error), a part of MEASURE
+                                  * (ctn__stage_whole) and of CHORD_ROWS on the CPU; a MEASURE entry that does not cover it
+                                  * reports the last CHORD_ROWS' (CTN_TABLE_MEASURE with sub = 1) */
     CTN_STAGE_MEASURE,           /* residual, joint errors, largest speed, first non-finite or too fast body */
     /* assembly, phase 1 (host/solve/assemble.c; Nelson 1998 Jacobian-transpose gather, kernels/ctn_assemble.h) */
     CTN_STAGE_ASSEMBLE_ROWS,     /* per slot: rows, correction impulse mu = -K^-1 g; out max_gap / max_angle */
@@ -70,6 +79,17 @@ typedef enum ctn_stage {
 /* What the stage timers add to: ctn_step_stats ms_prepare, ms_solve, ms_integrate. */
 typedef enum ctn_stage_timer { CTN_TIMER_NONE = -1, CTN_TIMER_PREPARE, CTN_TIMER_SOLVE, CTN_TIMER_INTEGRATE } ctn_stage_timer;
 
+/* Which of the driver's parameter sets an entry runs with. A table of the velocity step or the projection runs
+ * all its entries with one set (CTN_PRM_STEP: the table's); RATTLE's substep uses four (run_rattle in
+ * host/solve/pipeline.c), and its tables name the one of each entry. */
+typedef enum ctn_stage_prm {
+    CTN_PRM_STEP, /* the table's parameters: the step's, a RATTLE (sub)substep's length h, the projection's */
+    CTN_PRM_HALF, /* those with h / 2: RATTLE's half kicks (FORCES) */
+    CTN_PRM_VEL,  /* RATTLE's velocity stage: Baumgarte with beta 0 (target J v = 0), no warm start, no geometric stiffness */
+    CTN_PRM_ROWS, /* CTN_PRM_VEL with the substep's h: the rows of a RATTLE Newton step */
+    CTN_PRM_COUNT
+} ctn_stage_prm;
+
 /* One entry of a stage table: what the driver asks the backend to run, in order. A fused entry runs several
  * stages in one pass (one launch on OpenCL): it is named by the stage the backend dispatches on and
  * `covers` names every stage it runs, that one included; a stage it covers is not listed again. */
@@ -78,13 +98,15 @@ typedef struct ctn_stage_entry {
     ctn_stage stage;       /* what the backend's run dispatches on */
     ctn_stage_timer timer; /* the timer the entry counts toward */
     uint64_t covers;       /* CTN_STAGE_BIT of each stage it runs */
+    ctn_stage_prm prm;     /* the parameter set it runs with (0: the table's) */
 } ctn_stage_entry;
 #define CTN_SUBSTEP_ENTRIES_MAX 8
 
 /* The tables a backend declares: a substep, the kinds of step of the position projection (project_steps in
- * host/solve/pipeline.c), and the step's last table. */
+ * host/solve/pipeline.c), the step's last table, and RATTLE's (run_rattle). */
 typedef enum ctn_stage_table {
-    CTN_TABLE_SUBSTEP,
+    CTN_TABLE_SUBSTEP,       /* the last of a velocity step's n substeps that the exact solver projects ends with
+                              * PROJECT_ENTER (its out: kept, deferred) */
     CTN_TABLE_PROJECT_STEP,  /* a Newton step: rows, decision, solve, move (sub: the step, n: the steps enqueued, or
                               * CTN_PROJECT_MAX when the host decides) */
     CTN_TABLE_PROJECT_CHECK, /* the rows and decision that end the steps a device enqueued (out.deferred) */
@@ -92,8 +114,26 @@ typedef enum ctn_stage_table {
                               * (only a backend with `chord`; the last of n, which is not checked, is a Newton step) */
     CTN_TABLE_PROJECT_CHORD_NEXT, /* the same right after a chord step (whose CHORD_SOLVE may have covered this
                                    * step's PROJECT_REST) */
-    CTN_TABLE_MEASURE        /* the step's last table after the velocity step's projection: PROJECT_LEAVE, MEASURE */
+    CTN_TABLE_MEASURE,       /* the step's last table after the velocity step's projection: PROJECT_LEAVE, MEASURE (sub = 1:
+                              * the projection stopped on the rows of a chord step, whose CHORD_ROWS measured the joint
+                              * errors of these poses: MEASURE does not cover JOINT_ERRORS) */
+    CTN_TABLE_PROJECT_LEAVE, /* PROJECT_LEAVE alone: a projection that failed, or RATTLE's (the real arrays back) */
+    /* RATTLE (run_rattle): a step, its substeps, and in them the position stage's iterations */
+    CTN_TABLE_RATTLE_ENTER,    /* RATTLE_ENTER: whether the rows and factor of the poses are kept; the largest turn rate */
+    CTN_TABLE_RATTLE_FIRST,    /* when they are not: INERTIA, PREPARE (vel), RATTLE_FACTOR (vel), RATTLE_LEAVE */
+    CTN_TABLE_RATTLE_START,    /* a substep's start and linearised stage: RATTLE_START, FORCES (half), RATTLE_RESOLVE,
+                                * RATTLE_DRIFT */
+    CTN_TABLE_RATTLE_CHORD,    /* a chord iteration (sub: its number): RATTLE_ROWS, RATTLE_DECIDE, RATTLE_RESOLVE, RATTLE_DRIFT */
+    CTN_TABLE_RATTLE_NEWTON,   /* a Newton iteration (sub: its number): RATTLE_ROWS, RATTLE_DECIDE, RATTLE_NEWTON (rows),
+                                * RATTLE_RESOLVE, RATTLE_DRIFT */
+    CTN_TABLE_RATTLE_BACK,     /* an iteration that made it worse taken back: RATTLE_BACK, RATTLE_DRIFT */
+    CTN_TABLE_RATTLE_UNDO,     /* a stalled substep undone before its split: RATTLE_UNDO, and (sub = 1: after Newton
+                                * iterations, which left their own factor) PREPARE (vel), RATTLE_FACTOR (vel) */
+    CTN_TABLE_RATTLE_MOMENTUM, /* RATTLE_MOMENTUM, and (sub = 1: the position stage did not converge and the projection
+                                * finishes it) GEOMETRIC_INERTIA (with geometric stiffness), PROJECT_ENTER */
+    CTN_TABLE_RATTLE_END       /* the velocity stage: FORCES (half), PREPARE (vel), SOLVE (vel), RATTLE_LEAVE */
 } ctn_stage_table;
+#define CTN_TABLE_COUNT (CTN_TABLE_RATTLE_END + 1)
 
 /* Results of the stages that reduce (PROJECT_ROWS, MEASURE). */
 typedef struct ctn_stage_out {
@@ -148,11 +188,17 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
 /* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
  * (without any, alpha = 0 and the inertia is integrate's). */
 int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
+/* Whether substep `sub` of n is followed by the projection (the exact solver with joints, the last): its table ends
+ * with PROJECT_ENTER. */
+int ctn__substep_projects(const ctn_world *w, int sub, int n);
+/* The table's name without the CTN_TABLE_ prefix ("RATTLE_START"), "?" out of range. */
+const char *ctn__table_name(ctn_stage_table table);
 /* The stage table a backend runs: its plan, or ctn__substep_plan. */
 int ctn__stage_plan(const ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_table table, int sub, int n,
                     ctn_stage_entry *e);
 /* What a stage run whole covers: itself, and for SOLVE its velocity update and residual (CTN_STAGE_VELOCITIES,
- * CTN_STAGE_RESIDUAL). */
+ * CTN_STAGE_RESIDUAL), for PROJECT_REST its velocities (CTN_STAGE_REST_VELOCITIES), for MEASURE and CHORD_ROWS the
+ * joint errors (CTN_STAGE_JOINT_ERRORS). */
 uint64_t ctn__stage_whole(ctn_stage stage);
 /* Runs one stage alone and whole: an entry that covers ctn__stage_whole(stage). */
 ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stage, const ctn_step_params *prm, ctn_stage_out *out);

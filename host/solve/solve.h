@@ -23,6 +23,10 @@ enum {
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
+/* The substep length the next solves' blocks were built for (the active set's motor-and-limit rows,
+ * kernels/ctn_direct_active.h, need the limit's gap per substep) and the warm start's factor (0: none; the
+ * active set starts rows at warm times a bound clamped); the CPU solver sets them before each solve. */
+void ctn__direct_set_substep(ctn_world *w, float h, float warm);
 /* The RATTLE integrator's chord solves (host/solve/pipeline.c): ctn__direct_exact says whether the prepared
  * layout solves every joint in the exact forest or chain (no loop closers, no joints left to Gauss-Seidel),
  * and ctn__direct_resolve solves the current right-hand side with the factor the last ctn__solve_direct_ex
@@ -59,6 +63,13 @@ int ctn__joint_may_be_bounded(const ctn_joint_def *d);
  * some joint can have bounded rows, so the whole step is solved by Gauss-Seidel; the first such step is
  * reported through the log (once per *warned). */
 int ctn__cg_runs_gs(ctn_world *w, int *warned);
+/* Whether a step keeps every joint's rows as compact point blocks (ctn_point_block) instead of ctn_blocks:
+ * Gauss-Seidel on joints that are all ball joints. The joint types are scanned once per layout (cache). */
+typedef struct ctn_compact_cache {
+    int valid, all_ball;
+    unsigned version; /* topology_version scanned */
+} ctn_compact_cache;
+int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache);
 
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);

@@ -252,8 +252,14 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     } else if (contacts == 0 && kept > 0) {
         if (m <= CTN_AUTO_OUTER_JOINTS) w->auto_outer = CTN_AUTO_OUTER;
         int outer = w->auto_outer > w->desc.iterations ? w->auto_outer : w->desc.iterations;
-        snprintf(why, wn, "auto: direct, no contact possible (%d of %d joints outside, %d bounded in, %d outer sweeps", outside, m, kept,
+        /* the CPU's active set (kernels/ctn_direct_active.h) takes the bounded rows; the outer sweeps are then its
+         * fallback's */
+        int active = w->desc.bounded_rows != CTN_BOUNDED_SWEEP && w->backend && !strcmp(w->backend->name, "cpu");
+        char sweeps[48];
+        snprintf(sweeps, sizeof sweeps, active ? "an active set, %d outer sweeps to fall back on" : "%d outer sweeps",
                  outer < CTN_MAX_ITERATIONS ? outer : CTN_MAX_ITERATIONS);
+        snprintf(why, wn, "auto: direct, no contact possible (%d of %d joints outside, %d bounded in, ", outside, m, kept);
+        append(why, wn, sweeps);
         append(why, wn, closed);
         append(why, wn, ")");
         *out = CTN_SOLVER_DIRECT;

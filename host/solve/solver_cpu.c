@@ -28,7 +28,15 @@ typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
     int bodies;             /* capacity of the per-body arrays */
     int cg_slots;           /* capacity of cg_z and cg_ap, which only CG uses: allocated by its first step */
+    int block_slots;        /* capacity of blocks, allocated by the first step (or assembly) that uses them */
+    int point_slots;        /* capacity of points, allocated by the first compact step */
     ctn_block *blocks;
+    /* compact: this step keeps every joint's rows in points (ctn_point_block, 64 bytes) instead of blocks (288):
+     * a Gauss-Seidel world whose joints are all ball joints (ctn__rows_compact). Its only readers of the rows are the
+     * row build, the warm start's gather and the sweeps. */
+    int compact;
+    ctn_point_block *points;
+    ctn_compact_cache compact_cache;
     float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
@@ -42,9 +50,9 @@ typedef struct cpu_solver {
     int projecting;
     int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
     float project_worst;    /* the projection's largest error at the last row build */
-    /* the joint errors (stage_measure's gap and angle) of the current poses, from the last CHORD_ROWS: valid
-     * until a stage other than CHORD_ROWS, POSES_KEEP, PROJECT_LEAVE or MEASURE runs */
-    int measured;
+    /* the joint errors (stage_measure's gap and angle) of the poses of the last CHORD_ROWS, which covers
+     * CTN_STAGE_JOINT_ERRORS: a MEASURE entry that does not cover it reports these (the driver plans it so only
+     * when the projection stopped on those rows, CTN_TABLE_MEASURE with sub = 1) */
     double measured_gap, measured_angle;
     ctn_vel *real_vel;
     float *real_lambda;
@@ -58,14 +66,37 @@ typedef struct cpu_solver {
     double timer_t0;
 } cpu_solver;
 
+#define TRY_CPU_RESERVE(expr)              \
+    do {                                   \
+        ctn_status r_ = (expr);            \
+        if (r_ != CTN_OK) return r_;       \
+    } while (0)
+
+/* Grows the general blocks to the joint count (a step that is not compact, or assembly). */
+static ctn_status cpu_reserve_blocks(ctn_world *w, cpu_solver *c) {
+    int m = w->topo.joint_count;
+    if (m <= c->block_slots) return CTN_OK;
+    size_t cap = (size_t)m + (size_t)m / 2 + 16;
+    ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
+    if (!b) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
+    c->blocks = b, c->block_slots = (int)cap;
+    return CTN_OK;
+}
+
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count, n = w->body_count;
+    c->compact = ctn__rows_compact(w, &c->compact_cache);
+    if (c->compact && m > c->point_slots) {
+        size_t cap = (size_t)m + (size_t)m / 2 + 16;
+        ctn_point_block *p = ctn__realloc(c->points, cap * sizeof *p);
+        if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
+        c->points = p, c->point_slots = (int)cap;
+    }
+    if (!c->compact) TRY_CPU_RESERVE(cpu_reserve_blocks(w, c));
     if (m > c->slots) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
-        ctn_block *b = ctn__realloc(c->blocks, cap * sizeof *b);
-        if (b) c->blocks = b;
         float *f[2] = {c->dlambda, c->cg_r};
-        int ok = b != NULL;
+        int ok = 1;
         for (int k = 0; k < 2 && ok; ++k) {
             float *p = ctn__realloc(f[k], 6 * cap * sizeof *p);
             if (!p) ok = 0;
@@ -143,6 +174,13 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * kinv equal to the general build's in value only (the warm start's gather reads neither) */
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
+    if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
+        ctn_point_block *pts = c->points;
+        CPU_FOR(m)
+        for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, t->defs, w->pose, w->vel, w->inertia, prm, pts);
+        c->project_worst = 0.0f;
+        return;
+    }
     CPU_FOR_REDUCE(m, reduction(max : worst))
     for (int s = 0; s < m; ++s) {
         if (rows_only) ctn_prepare_slot_rows(s, t->defs, w->pose, w->vel, prm, c->blocks);
@@ -173,6 +211,16 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
     int n = w->body_count;
 #ifdef _OPENMP
     int nt = cpu_team(w);
+#endif
+    if (c->compact) {
+        const ctn_point_block *pts = c->points;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
+#endif
+        for (int i = 0; i < n; ++i) ctn_apply_gather_point(i, t->adj_offsets, t->adj, pts, l, scale, w->vel, w->inertia);
+        return;
+    }
+#ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
 #endif
     for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, scale, w->vel, w->inertia);
@@ -192,6 +240,14 @@ static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int fi
     ctn_vel *vel = w->vel;
     const ctn_inertia *inertia = w->inertia;
     double sum = 0.0;
+    if (c->compact) { /* Gauss-Seidel on compact point blocks */
+        const ctn_point_block *pts = c->points;
+        if (kind == SLOT_GS)
+            for (int s = first; s < last; ++s) sum += ctn_gs_slot_compact(s, defs, pts, lambda, vel, inertia, 1);
+        else
+            for (int s = first; s < last; ++s) (void)ctn_gs_slot_compact(s, defs, pts, lambda, vel, inertia, 0);
+        return sum;
+    }
     if (kind == SLOT_GS)
         for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
     else if (kind == SLOT_GS_QUIET)
@@ -297,7 +353,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
     c->r2 = 0.0;
-    c->factor_kept = c->measured = 0;
+    c->factor_kept = 0;
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
     w->bodies_dirty = 0;
     return CTN_OK;
@@ -318,13 +374,15 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
  * desc.max_speed, then the first joint with a non-finite impulse (ctn_impulse_bad, as the device). The errors are measured over the solver's copies of
  * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
  * bodies (host/core/attach.c). On the world's threads: serial, these scans held the other threads idle. */
-static void stage_measure(ctn_world *w, cpu_solver *c, ctn_stage_out *out) {
+static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_stage_out *out) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count, bad_body = INT_MAX, bad_slot = INT_MAX;
     double gap = 0.0, angle = 0.0, top = 0.0;
     ctn_pose world = ctn__world_pose();
-    int measure = c->measured ? 0 : m; /* joints to evaluate: none after a chord check of these poses */
-    if (c->measured) gap = c->measured_gap, angle = c->measured_angle;
+    /* joints to evaluate: none when the entry does not cover JOINT_ERRORS (CTN_TABLE_MEASURE with sub = 1: the
+     * projection stopped on a chord step's rows, whose CHORD_ROWS measured these poses) */
+    int measure = joint_errors ? m : 0;
+    if (!measure) gap = c->measured_gap, angle = c->measured_angle;
     CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
     for (int s = 0; s < measure; ++s) {
         const ctn_joint_def *d = &t->defs[s];
@@ -405,7 +463,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
             angle = a > angle ? a : angle;
         }
         out->worst = worst;
-        c->measured = 1, c->measured_gap = gap, c->measured_angle = angle;
+        c->measured_gap = gap, c->measured_angle = angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
@@ -551,7 +609,7 @@ static int cpu_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_ta
         if (e[i].stage == CTN_STAGE_PROJECT_REST && i == 0 && table == CTN_TABLE_PROJECT_CHORD_NEXT) continue;
         e[k] = e[i];
         if (e[k].stage == CTN_STAGE_CHORD_SOLVE)
-            e[k].covers |= CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | CTN_STAGE_BIT(CTN_STAGE_PROJECT_REST); /* the next step's rest */
+            e[k].covers |= CTN_STAGE_BIT(CTN_STAGE_INTEGRATE) | ctn__stage_whole(CTN_STAGE_PROJECT_REST); /* the next step's rest */
         ++k;
     }
     return k;
@@ -563,8 +621,6 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
-    if (stage != CTN_STAGE_CHORD_ROWS && stage != CTN_STAGE_POSES_KEEP && stage != CTN_STAGE_PROJECT_LEAVE && stage != CTN_STAGE_MEASURE)
-        c->measured = 0; /* the poses may change */
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
@@ -582,18 +638,28 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     }
     case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;
     case CTN_STAGE_FORCES: phase_forces(w, c, *prm); break;
-    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev) */
+    case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
         int rows = 6 * t->joint_count;
+        float warm = w->warm_idle ? 0.0f : prm->warm_start;
         CPU_FOR(rows)
-        for (int k = 0; k < rows; ++k) t->lambda[k] *= prm->warm_start;
-        phase_gather(w, c, t->lambda, 1.0f);
+        for (int k = 0; k < rows; ++k) t->lambda[k] *= warm;
+        if (!w->warm_idle) phase_gather(w, c, t->lambda, 1.0f);
         break;
     }
-    case CTN_STAGE_SOLVE: stage_solve(w, c); break;
+    case CTN_STAGE_SOLVE:
+        /* the active set's motor-and-limit rows and its clamped start (kernels/ctn_direct_active.h) */
+        ctn__direct_set_substep(w, prm->h, w->warm_idle ? 0.0f : prm->warm_start);
+        stage_solve(w, c);
+        break;
     case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
-    case CTN_STAGE_MEASURE: stage_measure(w, c, out); break;
+    case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
-    case CTN_STAGE_ASSEMBLE_GATHER: stage_assemble(w, c, stage, out); break;
+    case CTN_STAGE_ASSEMBLE_GATHER:
+        /* assembly writes its rows into the general blocks, which a compact world has not allocated: at the first
+         * ASSEMBLE_ROWS, before anything moved, so that running out of memory leaves the world as it was */
+        if (stage == CTN_STAGE_ASSEMBLE_ROWS) TRY_CPU(cpu_reserve_blocks(w, c));
+        stage_assemble(w, c, stage, out);
+        break;
     default: stage_project(w, c, e, prm, out); break;
     }
     return CTN_OK;
@@ -634,6 +700,7 @@ static void cpu_destroy(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     if (!c) return;
     ctn__free(c->blocks);
+    ctn__free(c->points);
     ctn__free(c->dlambda);
     ctn__free(c->cg_r);
     ctn__free(c->cg_z);

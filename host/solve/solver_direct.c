@@ -82,6 +82,7 @@
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,7 @@
 #define CTN_DD_MAX_DENSE DIRECT_MAX_SCHUR_ROWS
 #include "ctn_direct.h"
 #include "ctn_direct_schur.h"
+#include "ctn_direct_active.h"
 _Static_assert(DIRECT_MAX_SCHUR_ROWS == CTN_DD_MAX_SCHUR, "one bound on the loop closers' Schur rows");
 _Static_assert(DIRECT_MAX_ATTACHED_ROWS == CTN_DD_MAX_ATTACHED, "the OpenCL forest path takes the same supernodes");
 _Static_assert(DIRECT_MAX_SCHUR_ROWS >= CTN_DD_MAX_NODE, "the Schur inverse bound covers the node pivots");
@@ -203,6 +205,92 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     }
 }
 
+/* Whether the joint in slot is solved by the exact solve (a chain position or a forest node's rows). */
+static int in_exact(const direct_state *s, int slot) {
+    if (s->chain) return ctn__chain_has(s->chain, slot);
+    return s->slot_kind[slot] == SLOT_NODE || s->slot_kind[slot] == SLOT_ATTACHED;
+}
+
+/* Whether the active set of kernels/ctn_direct_active.h takes this substep's bounded rows: some joint of the
+ * exact solve has rows it treats, and every joint outside it is a loop closer the Schur complement takes
+ * (*schur_rows rows; 0: none). Where it does not (a closer with a limit, more closers than
+ * DIRECT_MAX_SCHUR_ROWS rows, a rope or a contact in the forest, whose rows are all bounded), the bounded
+ * rows are swept by projected Gauss-Seidel as before. */
+static int active_applicable(const ctn_world *w, const direct_state *s, const ctn_block *blocks, int *schur_rows) {
+    const ctn_topology *t = &w->topo;
+    int any = 0;
+    *schur_rows = 0;
+    if (!s->keep || !s->ml || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
+    for (int slot = 0; slot < t->joint_count; ++slot) {
+        if (!in_exact(s, slot)) continue;
+        const ctn_block *b = &blocks[slot];
+        if (ctn_dd_cut_all(b)) return 0; /* a rope or a contact leaves the forest whole: the sweep's */
+        any |= ctn_dd_active_rows(b) != 0;
+    }
+    if (!any) return 0;
+    if (s->chain || s->extra_count == 0) return 1;
+    return schur_applicable(s, w, blocks, schur_rows);
+}
+
+/* The bounded rows of the exact solve by the active set (kernels/ctn_direct_active.h has the rule and its
+ * sources): start from the warm-started impulses, then up to CTN_DD_ACTIVE_MAX times: factor with the free
+ * bounded rows kept and the clamped ones cut, solve exactly (loop closers through their Schur complement),
+ * and check every treated row. Returns 1 when a check changed nothing (the substep is solved, bounds and
+ * all); 0 leaves the state it reached (consistent: v = v_free + M^-1 J^T lambda, every impulse in its
+ * bounds, those the last check clamped included) for the projected Gauss-Seidel
+ * hybrid to finish. */
+static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int schur_rows, int *solves) {
+    ctn_topology *t = &w->topo;
+    int m = t->joint_count, converged = 0, best = INT_MAX, stalled = 0;
+    for (int slot = 0; slot < m; ++slot) {
+        s->keep[slot] = 0;
+        if (!in_exact(s, slot)) continue;
+        ctn_dd_ml_start(slot, t->defs, blocks, w->pose, s->h, s->ml + CTN_DD_ML_FLOATS * (size_t)slot);
+        ctn_dd_active_start(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, s->warm);
+    }
+    if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
+    for (int it = 0; it < CTN_DD_ACTIVE_MAX && !converged; ++it) {
+        s->resolve = 0; /* r itself: the clamps changed v */
+        if (s->chain) {
+            ctn__chain_set_reference(s->chain, NULL, NULL);
+            ctn__chain_factor(w, s->chain, blocks, s->extra_now);
+            ctn__chain_solve(w, s->chain, blocks);
+        } else {
+            for (int slot = 0; slot < m; ++slot)
+                s->cut[slot] = (unsigned char)(in_exact(s, slot) ? ctn_dd_cut_mask(&blocks[slot]) & ~s->keep[slot] : 0);
+            ctn__forest_factor(w, s, blocks);
+            ctn__forest_solve(w, s, blocks);
+            if (schur_rows > 0) {
+                keep_reference(w, s);
+                schur_solve(w, s, blocks, schur_rows);
+            }
+        }
+        ++*solves;
+        /* count the violating rows; all change (block pivoting) while their count keeps falling, else only
+         * the last violating joint's (Murty's rule, the safeguard of kernels/ctn_direct_active.h) */
+        int changes = 0, last = -1;
+        for (int slot = 0; slot < m; ++slot) {
+            if (!in_exact(s, slot)) continue;
+            float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
+            int c = ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 1);
+            if (!c) c = ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 1);
+            if (c) changes += c, last = slot;
+        }
+        converged = changes == 0;
+        if (changes < best) best = changes, stalled = 0;
+        else ++stalled;
+        int single = stalled >= CTN_DD_ACTIVE_STALL;
+        for (int slot = single ? last : 0; !converged && slot < m; ++slot) {
+            if (!in_exact(s, slot)) continue;
+            float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
+            if (!ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 0))
+                ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+        }
+    }
+    if (s->chain) ctn__chain_set_keep(s->chain, NULL);
+    return converged;
+}
+
 /* The ordering of the current topology: the chain path when every joint lies on a simple path, else the
  * forest. Returns 0 when out of memory. */
 static int direct_ready(ctn_world *w, direct_state *s) {
@@ -238,8 +326,21 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
     /* keep_reference's arrays, which it would otherwise allocate in the middle of a substep */
     if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
     if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
-    if (!s->vref || !s->lref) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
+    if (!s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
+    if (!s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
+    if (!s->vref || !s->lref || !s->keep || !s->ml)
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
+}
+
+void ctn__direct_set_substep(ctn_world *w, float h, float warm) {
+    direct_state *s = w->direct_data;
+    if (s) s->h = h, s->warm = warm;
+}
+
+void ctn__direct_active_counts(const ctn_world *w, long *substeps, long *solves, long *fallbacks) {
+    const direct_state *s = w->direct_data;
+    *substeps = s ? s->active_substeps : 0, *solves = s ? s->active_solves : 0, *fallbacks = s ? s->active_fallbacks : 0;
 }
 
 void ctn__direct_set_chain_segments(ctn_world *w, int segments) {
@@ -343,6 +444,14 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     int schur_list[DIRECT_MAX_SCHUR_ROWS * CTN_SR_INTS];
     double W[DIRECT_MAX_SCHUR_ROWS * DIRECT_MAX_SCHUR_ROWS], rE[DIRECT_MAX_SCHUR_ROWS];
     s->resolve = 0; /* the first solve takes r itself */
+    int active_rows = 0, active_solves = 0;
+    if (active_applicable(w, s, blocks, &active_rows)) {
+        if (fill) fill_kinv(w, blocks, s->extra, s->extra_count); /* the closers' kinv, as the sweep below fills it */
+        int done = bounded_exact(w, s, blocks, active_rows, &active_solves);
+        s->active_solves += active_solves, s->active_substeps += 1, s->active_fallbacks += !done;
+        if (done) goto residual;
+        s->resolve = 0; /* the fallback: the hybrid below, from the state the active set reached */
+    }
     if (s->chain) {
         ctn__chain_set_reference(s->chain, NULL, NULL);
         n_extra = ctn__chain_factor(w, s->chain, blocks, s->extra_now);
@@ -389,6 +498,7 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         }
         if (it + 1 < outer) keep_reference(w, s);
     }
+residual:
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
     double r2 = 0.0;

@@ -27,3 +27,19 @@ int ctn__cg_runs_gs(ctn_world *w, int *warned) {
     }
     return 0;
 }
+
+/* Gauss-Seidel's readers of a ball joint's rows (the lean row build, the point update, the warm start's
+ * gather) need 64 of the general block's 288 bytes (kernels/ctn_types.h ctn_point_block). Mass splitting
+ * (Jacobi), CG's general blocks, the exact solver's factor, its projection and RATTLE read the general
+ * block, and so does any other joint type: only Gauss-Seidel on ball joints alone is compact. One rule on
+ * both backends. */
+int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache) {
+    const ctn_topology *t = &w->topo;
+    if (w->solver != CTN_SOLVER_GS || t->joint_count == 0) return 0;
+    if (!cache->valid || cache->version != w->topology_version) {
+        int all = 1;
+        for (int s = 0; s < t->joint_count && all; ++s) all = t->defs[s].type == CTN_JT_BALL;
+        cache->all_ball = all, cache->valid = 1, cache->version = w->topology_version;
+    }
+    return cache->all_ball;
+}

@@ -70,6 +70,18 @@ CTN_API const char *ctn_status_name(ctn_status status);
 /** A simulated world (opaque): bodies, joints, contacts, settings and the backend that steps them. */
 typedef struct ctn_world ctn_world;
 
+/** How the direct solver treats rows with impulse bounds (limits, motors) of the joints it holds exactly. */
+typedef enum ctn_bounded_rows {
+    CTN_BOUNDED_AUTO = 0,  /**< CTN_BOUNDED_EXACT on the CPU backend; CTN_BOUNDED_SWEEP on OpenCL, which has no
+                              active set yet (docs/design.md, "Bounded rows by an active set") */
+    CTN_BOUNDED_EXACT,     /**< an active set in the exact solve: a limit that acts and a motor below its force bound
+                              join their joint's block, a motor at its bound acts with its bound; checked and
+                              refactored up to 24 times a substep, then the sweep finishes. CPU backend only: an
+                              OpenCL world refuses it (CTN_ERR_UNSUPPORTED) */
+    CTN_BOUNDED_SWEEP      /**< the rows leave the exact solve and projected Gauss-Seidel sweeps them between exact
+                              re-solves of the other rows (the behaviour before CTN_BOUNDED_EXACT) */
+} ctn_bounded_rows;
+
 /** How the constraint system of each substep is solved. */
 typedef enum ctn_solver {
     CTN_SOLVER_GS = 0,  /**< coloured block Gauss-Seidel */
@@ -249,6 +261,9 @@ typedef struct ctn_world_desc {
                                   iteration stalls and RATTLE costs several times the velocity step (docs/design.md,
                                   "RATTLE"); raise it for energy-true long chains. Last in the struct so that
                                   checkpoints written before it load (as 0); default 0 */
+    ctn_bounded_rows bounded_rows; /**< the direct solver's limits and motors (ctn_bounded_rows); in the struct's tail
+                                  padding, so its size and the other offsets are those of earlier versions, and a
+                                  checkpoint written before it loads it as CTN_BOUNDED_AUTO; default CTN_BOUNDED_AUTO */
 } ctn_world_desc;
 
 /** The default settings (each field documents its default). */
@@ -560,10 +575,14 @@ typedef enum ctn_joint_type {
                                with ratio = teeth_b / teeth_a); both bodies hinged at their centres to the world or
                                to one base (the row acts on the two gears only): ctn_joint_add refuses a gear
                                whose bodies have no hinge yet */
-    CTN_JOINT_RACK_PINION   /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
+    CTN_JOINT_RACK_PINION,  /**< 1 row: body_b (the rack) travels `ratio` metres along `axis2` relative to body_a
                                (the pinion) per radian body_a turns about `axis` (ratio = the pinion's pitch
                                radius); axis2 perpendicular to axis; the pinion hinged, the rack on a slider
                                (ctn_joint_add refuses it before both exist) */
+    CTN_JOINT_PLANAR        /**< 3 rows: the two anchors stay in one plane across `axis` (its normal, seen from
+                               both bodies, kept parallel): body a slides in the plane and turns about `axis`
+                               only, relative to body b; two translations and one rotation free (URDF's planar
+                               joint); ctn_joint_get_angle reads the turn */
 } ctn_joint_type;
 
 /** A joint to add; start from ctn_joint_desc_default(). */
@@ -1010,8 +1029,10 @@ CTN_API const char *ctn_stabilization_name(ctn_stabilization stabilization);
 CTN_API const char *ctn_integrator_name(ctn_integrator integrator);
 /** Name of a body type ("dynamic", "static", "kinematic"). */
 CTN_API const char *ctn_body_type_name(ctn_body_type type);
-/** Name of a joint type ("distance", "ball", "hinge", "fixed", "spring", "contact", "prismatic", "universal",
- *  "cone_twist"). */
+/** Name of a joint type: its enumerator in lower case without CTN_JOINT_ ("distance", "ball", "hinge", "fixed",
+ *  "spring", "contact", "prismatic", "universal", "cone_twist", "curve", "gear", "rack_pinion",
+ *  "planar"); every value
+ *  from 0 up to the first named "unknown" is a type (the Python package lists them so). */
 CTN_API const char *ctn_joint_type_name(ctn_joint_type type);
 /** Name of a curve type ("line", "circle", "helix", "polyline"). */
 CTN_API const char *ctn_curve_type_name(ctn_curve_type type);

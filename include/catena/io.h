@@ -61,8 +61,9 @@ CTN_API ctn_status ctn_scene_save_json(ctn_world *world, const char *path);
  * after them (principal axes of their inertia as body axes; consecutive handles, parents first); a
  * massless root is the fixed world, a massive one a free body. revolute -> hinge with its limits,
  * continuous -> hinge, fixed -> fixed, floating -> none; `effort` > 0 adds a motor holding the joint (speed
- * 0, at most effort N m). Collision spheres, boxes and cylinders (as capsules) become shapes. Prismatic and
- * planar joints and massless links on moving joints are refused (CTN_ERR_UNSUPPORTED, naming them).
+ * 0, at most effort N m); prismatic -> slider with its limits, planar -> CTN_JOINT_PLANAR. Collision spheres,
+ * boxes and cylinders (as capsules) become shapes. Massless links on moving joints are refused
+ * (CTN_ERR_UNSUPPORTED, naming them).
  * On success `msg` receives the report of what was approximated or ignored, one line per kind naming the
  * links and joints ("" when the import is exact: docs/urdf.md); on failure the error, as on the world,
  * and the world is unchanged. CTN_ERR_IO: unreadable file; CTN_ERR_INVALID_ARGUMENT: not valid URDF;

@@ -34,6 +34,7 @@ SOLVERS = {"gs": _c.SOLVER_GS, "jacobi": _c.SOLVER_JACOBI, "cg": _c.SOLVER_CG, "
 BACKENDS = {"auto": _c.BACKEND_AUTO, "cpu": _c.BACKEND_CPU, "opencl": _c.BACKEND_OPENCL}
 STABILIZATIONS = {"spook": _c.STAB_SPOOK, "baumgarte": _c.STAB_BAUMGARTE}
 INTEGRATORS = {"rattle": _c.INTEGRATOR_RATTLE, "velocity": _c.INTEGRATOR_VELOCITY}
+BOUNDED_ROWS = {"auto": 0, "exact": 1, "sweep": 2}  # ctn_bounded_rows
 BODY_TYPES = {"dynamic": _c.BODY_DYNAMIC, "static": _c.BODY_STATIC, "kinematic": _c.BODY_KINEMATIC}
 # the types add_joint takes: the module's JOINT_* constants (one per entry of the library's joint-type table),
 # less contacts (add_contact) and curves (add_curve)
@@ -44,7 +45,8 @@ CURVE_STABS = {"velocity": _c.CURVE_STAB_VELOCITY, "acceleration": _c.CURVE_STAB
 SHAPES = {"none": _c.SHAPE_NONE, "sphere": _c.SHAPE_SPHERE, "capsule": _c.SHAPE_CAPSULE, "box": _c.SHAPE_BOX}
 
 # settings keys whose values are enum names, and their tables
-_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS, "integrator": INTEGRATORS}
+_ENUM_SETTINGS = {"solver": SOLVERS, "backend": BACKENDS, "stabilization": STABILIZATIONS, "integrator": INTEGRATORS,
+                  "bounded_rows": BOUNDED_ROWS}
 
 
 def _code(table, field, value):
@@ -142,7 +144,9 @@ class World:
         Other settings by their ``ctn_world_desc`` names: integrator ("rattle", the default: energy-true
         with the direct solver where its joints allow, or "velocity", the step of earlier versions;
         ``stats["integrator_reason"]`` says which ran and why), rattle_max_joints (RATTLE applies to worlds of at
-        most this many joints; 0, the default: 1000), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
+        most this many joints; 0, the default: 1000), bounded_rows (the direct solver's limits and motors: "auto",
+        the default: "exact" on the CPU and "sweep" on OpenCL; "exact": an active set in the exact solve, CPU
+        only; "sweep": projected Gauss-Seidel between exact solves), stabilization ("spook" or "baumgarte"), compliance, damping_time, baumgarte, warm_start, max_colours, threads, geometric_stiffness,
         max_speed. device: "P:D" (OpenCL platform and device indices) or a name substring."""
         settings.update(gravity=gravity, time_step=time_step, substeps=substeps, iterations=iterations, solver=solver,
                         backend=backend, device=device)
@@ -350,11 +354,9 @@ class World:
     def add_joint(self, type, body_a, body_b=WORLD, *, pivot=None, axis=None, anchor_a=None, anchor_b=None,
                   rest_length=None, stiffness=None, damping=None, compliance=None, damping_time=None, limits=None,
                   motor=None, rope=False, implicit=False, axis2=None, swing_limit=None, ratio=None, relative=False):
-        """Adds a joint and returns its handle. type: "distance", "ball", "hinge", "fixed", "spring",
-        "prismatic" (a slider along axis), "universal" (a cardan joint: axis on body_a kept perpendicular to
-        axis2 on body_b), "cone_twist" (a ball joint with a swing cone about axis and twist limits), "gear"
-        (body_a's turn about axis + ratio x body_b's turn about axis2 stays constant; both bodies hinged) or
-        "rack_pinion" (body_b, the rack, travels ratio metres along axis2 per radian body_a turns about axis).
+        """Adds a joint and returns its handle. type: a name of JOINT_TYPES, the library's joint types less
+        contacts (add_contact) and curves (add_curve): {types} (docs/scene-format.md gives each type's rows
+        and keys; the keywords are the fields of ``ctn_joint_desc``).
 
         pivot: a world point where both anchors are placed in the bodies' current poses (else anchor_a /
         anchor_b in the body frames, the world frame for WORLD); axis: the hinge axis (world frame);
@@ -364,6 +366,9 @@ class World:
         (rad); motor=(speed rad/s, max_torque N m) a hinge velocity motor, (speed m/s, max force N) a slider
         motor; swing_limit: the cone-twist cone angle (rad); rope=True: a distance joint that only pulls; implicit=True: a spring as a compliant
         row (SPOOK compliance 1/stiffness, damping time damping/stiffness), stable at any stiffness;
+        axis2: a universal joint's cross axis on body_b (perpendicular to axis), a gear's body_b axis, a
+        rack_pinion's rack axis; ratio: a gear keeps body_a's turn about axis + ratio x body_b's turn about
+        axis2 constant, a rack_pinion moves its rack ratio metres along axis2 per radian its pinion turns;
         relative=True: a rack_pinion whose pinion and rack sit on one base that may move (the pinion's turn
         measured relative to the rack, the rack's travel at anchor_a, a point on the pinion's axis)."""
         return self._h.add_joint(dict(type=_code(JOINT_TYPES, "joint.type", type), body_a=body_a, body_b=body_b,
@@ -675,3 +680,8 @@ class World:
     def joint_loads(self):
         """(joints, 6): force (N) and torque (N m) of every joint in one call (see joint_forces)."""
         return self._joint_loads()
+
+
+# the joint types in add_joint's documentation are the library's (JOINT_TYPES), not a list kept here
+if World.add_joint.__doc__:  # None under python -OO
+    World.add_joint.__doc__ = World.add_joint.__doc__.replace("{types}", ", ".join(f'"{n}"' for n in JOINT_TYPES))

@@ -28,7 +28,7 @@ const pyctn_field pyctn_world_fields[] = {
     W(solver, PYCTN_INT), W(stabilization, PYCTN_INT), W(compliance, PYCTN_DOUBLE), W(damping_time, PYCTN_DOUBLE),
     W(baumgarte, PYCTN_DOUBLE), W(warm_start, PYCTN_DOUBLE), W(max_colours, PYCTN_INT), W(threads, PYCTN_INT),
     W(geometric_stiffness, PYCTN_DOUBLE), W(max_speed, PYCTN_DOUBLE), W(backend, PYCTN_INT), W(integrator, PYCTN_INT),
-    W(rattle_max_joints, PYCTN_INT), {NULL, 0, 0}};
+    W(rattle_max_joints, PYCTN_INT), W(bounded_rows, PYCTN_INT), {NULL, 0, 0}};
 #undef W
 
 #define B(m, k) PYCTN_FIELD(ctn_body_desc, m, k)

@@ -84,3 +84,13 @@ def test_rack_pinion_on_moving_base():
         last = a
         worst = max(worst, abs(w.joint_translation(slider) - 0.1 * turn))
     assert abs(turn) > 1.0 and worst < 1e-5, (turn, worst)  # measured: turn 4.22 rad, 1.08e-07 m
+
+
+def test_joint_types_come_from_the_library():
+    # JOINT_TYPES and add_joint's documentation list the library's types (ctn_joint_type_name, up to the
+    # first value named "unknown"), less those with adders of their own: no list is kept in Python
+    names = [n[len("JOINT_"):].lower() for n in dir(catena._catena) if n.startswith("JOINT_")]
+    assert set(catena.JOINT_TYPES) == set(names) - {"contact", "curve"}
+    assert {"hinge", "gear", "rack_pinion"} <= set(catena.JOINT_TYPES)
+    for name in catena.JOINT_TYPES:
+        assert f'"{name}"' in catena.World.add_joint.__doc__

@@ -50,15 +50,24 @@ def _one_joint_robot(tmp_path, name, joint_type, parent, axis, lower, effort):
     return str(urdf)
 
 
-def test_planar_refused_world_unchanged(tmp_path):
-    urdf = _one_joint_robot(tmp_path, "planar", "planar", "base", "1 0 0", "-1", 10)
+def test_refused_world_unchanged(tmp_path):
+    urdf = _one_joint_robot(tmp_path, "noaxis", "continuous", "base", "0 0 0", "-1", 10)
     with catena.World(backend="cpu") as w:
         w.load_scene("chain:3")
         before = w.positions.copy()
         with pytest.raises(catena.Error) as info:
             _loaded(w, urdf)
-        assert "rail" in str(info.value)
+        assert "rail" in str(info.value) and "axis" in str(info.value)
         assert np.array_equal(w.positions, before)
+
+
+def test_planar_holds_the_plane(tmp_path):
+    urdf = _one_joint_robot(tmp_path, "planar", "planar", "world", "0 1 0", "-1", 10)
+    with catena.World(backend="cpu") as w:
+        _loaded(w, urdf)
+        w.step(60)
+        # the plane's normal is along gravity: the cart stays on it (free, it would fall 4.9 m in 1 s)
+        assert abs(w.positions[0][1]) < 1e-4
 
 
 def test_prismatic_is_a_slider(tmp_path):

@@ -187,14 +187,15 @@ def check_shapes(catena, src, work):
 
 def check_joint_type_legend(src):
     """docs/visualisation.md's joint_type legend: each "value name" pair it gives is the joint-type table's
-    (joint_kinds.c, in enum order); the legend points to the enum for the rest, so a new type needs no line there."""
+    (CTN_JT_LIST in kernels/ctn_joint_rows.h, in value order); the legend points to the enum for the rest, so a
+    new type needs no line there."""
     import re
-    with open(os.path.join(src, "host", "core", "joint_kinds.c")) as f:
-        m = re.search(r"ctn_joint_kind kinds\[\] = \{(.*?)\};", f.read(), re.S)
-    check(m is not None, "host/core/joint_kinds.c: the joint-type table not found")
+    with open(os.path.join(src, "kernels", "ctn_joint_rows.h")) as f:
+        m = re.search(r"#define CTN_JT_LIST\(X\)(.*?)\n\n", f.read(), re.S)
+    check(m is not None, "kernels/ctn_joint_rows.h: the joint-type list CTN_JT_LIST not found")
     if not m:
         return
-    names = re.findall(r'\] = \{"([a-z_]+)"', m.group(1))
+    names = re.findall(r"X\([A-Z_]+, ([a-z_]+)\)", m.group(1))
     with open(os.path.join(src, "docs", "visualisation.md")) as f:
         legend = f.read().split("`joint_type` legend", 1)[-1].split("\n\n", 1)[0]
     pairs = re.findall(r"(\d+) ([a-z_]+)", legend.replace("\n", " "))
