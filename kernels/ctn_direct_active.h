@@ -47,15 +47,17 @@ CTN_FN int ctn_dd_active_rows(const ctn_block *b) {
     return ctn_dd_cut_full(m, b->n_lin + b->n_ang) ? 0 : m;
 }
 
-/* Start of a substep: the impulses of the treated rows of joint s (warm-started) are projected into their
- * bounds (the difference applied to the bodies), and the rows strictly inside are kept (free) in keep[s];
- * a row the last substep ended clamped (bit k of at_lo[s] / at_hi[s]) starts clamped at that bound again
- * (the warm start scales the impulses, which would otherwise free every saturated motor; examples/
- * snake_50.urdf, 50 links on weak holding motors, 480 substeps: at a cap of 6 solves it fell back to the
- * sweep in nearly every substep without this, in 99 with it). */
+/* Start of a substep: the impulses of the treated rows of joint s (warm-started: the last substep's times
+ * warm) are projected into their bounds (the difference applied to the bodies), and the rows strictly inside
+ * are kept (free) in keep[s]. A row whose impulse is at its bound scaled by warm, lambda = warm lo or
+ * warm hi, ended the last substep clamped there and starts clamped at that bound again: the warm start
+ * scales the impulses, which would otherwise free every saturated motor (examples/snake_50.urdf, 50 links on
+ * weak holding motors, 480 substeps: at a cap of 6 solves it fell back to the sweep in nearly every substep
+ * without this, in 99 with it). The test reads only the impulses, which checkpoints and the divergence
+ * snapshot keep, so a resumed or undone run continues bit for bit (x warm rounds the same way both times). */
 CTN_FN void ctn_dd_active_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
                                 CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep,
-                                CTN_GLOBAL const unsigned char *at_lo, CTN_GLOBAL const unsigned char *at_hi) {
+                                float warm) {
     ctn_block blk = blocks[s];
     int m = ctn_dd_active_rows(&blk), n = ctn_block_rows(&blk), k, kept = 0, moved = 0;
     float dl[CTN_MAX_ROWS];
@@ -63,8 +65,8 @@ CTN_FN void ctn_dd_active_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
     for (k = 0; k < n; ++k) {
         if (!(m >> k & 1)) continue;
         float l = lambda[6 * s + k], c = l < blk.lo[k] ? blk.lo[k] : (l > blk.hi[k] ? blk.hi[k] : l);
-        if ((at_lo[s] >> k & 1) && blk.lo[k] > -0.5f * CTN_INF) c = blk.lo[k];
-        else if ((at_hi[s] >> k & 1) && blk.hi[k] < 0.5f * CTN_INF) c = blk.hi[k];
+        if (warm > 0.0f && blk.lo[k] < 0.0f && blk.lo[k] > -0.5f * CTN_INF && l <= blk.lo[k] * warm) c = blk.lo[k];
+        else if (warm > 0.0f && blk.hi[k] > 0.0f && blk.hi[k] < 0.5f * CTN_INF && l >= blk.hi[k] * warm) c = blk.hi[k];
         if (c != l) dl[k] = c - l, lambda[6 * s + k] = c, moved = 1;
         if (c > blk.lo[k] && c < blk.hi[k]) kept |= 1 << k;
     }
@@ -221,20 +223,6 @@ CTN_FN int ctn_dd_ml_check(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOB
         return 1;
     }
     return 0;
-}
-
-/* End of a substep: the rows of joint s that ended clamped, at its lower (at_lo) or upper (at_hi) bound, for
- * the next substep's start. */
-CTN_FN void ctn_dd_active_end(int s, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *lambda, CTN_GLOBAL const unsigned char *keep,
-                              CTN_GLOBAL unsigned char *at_lo, CTN_GLOBAL unsigned char *at_hi) {
-    ctn_block blk = blocks[s];
-    int m = ctn_dd_active_rows(&blk) & ~keep[s], lo = 0, hi = 0;
-    for (int k = 0; k < CTN_MAX_ROWS; ++k) {
-        if (!(m >> k & 1)) continue;
-        if (lambda[6 * s + k] <= blk.lo[k]) lo |= 1 << k;
-        else if (lambda[6 * s + k] >= blk.hi[k]) hi |= 1 << k;
-    }
-    at_lo[s] = (unsigned char)lo, at_hi[s] = (unsigned char)hi;
 }
 
 #endif /* CTN_DIRECT_ACTIVE_H */

@@ -53,8 +53,8 @@ typedef struct direct_state {
     int *extra_now;          /* [slots] extra + cut joints of this substep */
     unsigned char *keep;     /* [slot] bounded rows the active set keeps in the exact solve (kernels/ctn_direct_active.h) */
     float *ml;               /* [CTN_DD_ML_FLOATS slot] its motor-and-limit rows' targets and modes */
-    unsigned char *at_lo, *at_hi; /* [slot] rows the last substep's active set ended clamped at their lower / upper bound */
     float h;                 /* the substep the blocks were built for (ctn__direct_set_substep; 0: unknown) */
+    float warm;              /* the factor the warm start scaled the last substep's impulses by (0: none) */
     long active_substeps, active_solves, active_fallbacks; /* the active set's substeps, exact solves and fallbacks to the sweep (tests read them) */
     double *mat;             /* node pivots, then their inverses */
     double *b, *x;           /* right-hand side, solution */

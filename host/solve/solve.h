@@ -24,8 +24,9 @@ enum {
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
 /* The substep length the next solves' blocks were built for (the active set's motor-and-limit rows,
- * kernels/ctn_direct_active.h, need the limit's gap per substep); the CPU solver sets it before each solve. */
-void ctn__direct_set_substep(ctn_world *w, float h);
+ * kernels/ctn_direct_active.h, need the limit's gap per substep) and the warm start's factor (0: none; the
+ * active set starts rows at warm times a bound clamped); the CPU solver sets them before each solve. */
+void ctn__direct_set_substep(ctn_world *w, float h, float warm);
 /* The RATTLE integrator's chord solves (host/solve/pipeline.c): ctn__direct_exact says whether the prepared
  * layout solves every joint in the exact forest or chain (no loop closers, no joints left to Gauss-Seidel),
  * and ctn__direct_resolve solves the current right-hand side with the factor the last ctn__solve_direct_ex

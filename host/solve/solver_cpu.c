@@ -647,7 +647,8 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
         break;
     }
     case CTN_STAGE_SOLVE:
-        ctn__direct_set_substep(w, prm->h); /* the active set's motor-and-limit rows (kernels/ctn_direct_active.h) */
+        /* the active set's motor-and-limit rows and its clamped start (kernels/ctn_direct_active.h) */
+        ctn__direct_set_substep(w, prm->h, w->warm_idle ? 0.0f : prm->warm_start);
         stage_solve(w, c);
         break;
     case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;

@@ -220,7 +220,7 @@ static int active_applicable(const ctn_world *w, const direct_state *s, const ct
     const ctn_topology *t = &w->topo;
     int any = 0;
     *schur_rows = 0;
-    if (!s->keep || !s->ml || !s->at_lo || !s->at_hi || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
+    if (!s->keep || !s->ml || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
         if (!in_exact(s, slot)) continue;
         const ctn_block *b = &blocks[slot];
@@ -246,7 +246,7 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         s->keep[slot] = 0;
         if (!in_exact(s, slot)) continue;
         ctn_dd_ml_start(slot, t->defs, blocks, w->pose, s->h, s->ml + CTN_DD_ML_FLOATS * (size_t)slot);
-        ctn_dd_active_start(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, s->at_lo, s->at_hi);
+        ctn_dd_active_start(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, s->warm);
     }
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
     for (int it = 0; it < CTN_DD_ACTIVE_MAX && !converged; ++it) {
@@ -288,8 +288,6 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         }
     }
     if (s->chain) ctn__chain_set_keep(s->chain, NULL);
-    for (int slot = 0; slot < m; ++slot)
-        if (in_exact(s, slot)) ctn_dd_active_end(slot, blocks, t->lambda, s->keep, s->at_lo, s->at_hi);
     return converged;
 }
 
@@ -330,16 +328,14 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
     if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
     if (!s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
     if (!s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
-    if (!s->at_lo) s->at_lo = ctn__calloc((size_t)t->joint_count + 1, 1);
-    if (!s->at_hi) s->at_hi = ctn__calloc((size_t)t->joint_count + 1, 1);
-    if (!s->vref || !s->lref || !s->keep || !s->ml || !s->at_lo || !s->at_hi)
+    if (!s->vref || !s->lref || !s->keep || !s->ml)
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
 }
 
-void ctn__direct_set_substep(ctn_world *w, float h) {
+void ctn__direct_set_substep(ctn_world *w, float h, float warm) {
     direct_state *s = w->direct_data;
-    if (s) s->h = h;
+    if (s) s->h = h, s->warm = warm;
 }
 
 void ctn__direct_active_counts(const ctn_world *w, long *substeps, long *solves, long *fallbacks) {
