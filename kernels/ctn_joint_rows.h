@@ -260,20 +260,26 @@ CTN_FN void ctn_rows_prismatic(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3
     ctn_rows_orientation(j, pa, pb, blk, g);
 }
 
-/* Hinge: the point rows, and a1 = R_a axis_a kept parallel to a2 = R_b axis_b. With t1, t2 perpendicular
- * to a1, g_k = t_k . (a2 x a1) has dg_k/dt = t_k . (wa - wb) to first order. */
+/* The two angular rows that keep the world axes a1 (body a's) and a2 (body b's) parallel, at rows r, r + 1:
+ * with t1, t2 perpendicular to a1, g_k = t_k . (a2 x a1) has dg_k/dt = t_k . (wa - wb) to first order (the
+ * hinge's and the planar joint's). */
+CTN_FN void ctn_rows_parallel(ctn_v3 a1, ctn_v3 a2, int r, ctn_block *blk, float *g) {
+    ctn_v3 t1, t2;
+    ctn_basis(a1, &t1, &t2);
+    ctn_v3 c = ctn_cross(a2, a1);
+    blk->dir[r] = t1;
+    blk->dir[r + 1] = t2;
+    g[r] = ctn_dot(t1, c);
+    g[r + 1] = ctn_dot(t2, c);
+    blk->n_ang = 2;
+}
+
+/* Hinge: the point rows, and a1 = R_a axis_a kept parallel to a2 = R_b axis_b (ctn_rows_parallel). */
 CTN_FN void ctn_rows_hinge(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
     ctn_rows_point(sep, blk, g);
     ctn_v3 a1 = ctn_quat_rotate(pa.q, j.axis_a);
     ctn_v3 a2 = ctn_quat_rotate(pb.q, j.axis_b);
-    ctn_v3 t1, t2;
-    ctn_basis(a1, &t1, &t2);
-    ctn_v3 c = ctn_cross(a2, a1);
-    blk->dir[3] = t1;
-    blk->dir[4] = t2;
-    g[3] = ctn_dot(t1, c);
-    g[4] = ctn_dot(t2, c);
-    blk->n_ang = 2;
+    ctn_rows_parallel(a1, a2, 3, blk, g);
     if (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) {
         /* Sixth row about the hinge axis a1: J = [0, a1, 0, -a1], J v = d(theta)/dt. With a limit it
          * guards the nearer limit as a unilateral row (lambda >= 0): theta - lo >= 0 along a1, or
@@ -303,14 +309,7 @@ CTN_FN void ctn_rows_planar(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 se
     blk->dir[0] = a1;
     g[0] = ctn_dot(a1, sep);
     blk->n_lin = 1;
-    ctn_v3 t1, t2;
-    ctn_basis(a1, &t1, &t2);
-    ctn_v3 c = ctn_cross(a2, a1);
-    blk->dir[1] = t1;
-    blk->dir[2] = t2;
-    g[1] = ctn_dot(t1, c);
-    g[2] = ctn_dot(t2, c);
-    blk->n_ang = 2;
+    ctn_rows_parallel(a1, a2, 1, blk, g);
 }
 
 /* Cardan joint (the universal joint of ODE, Smith 2006, and Bullet): the point rows, and the cross axes

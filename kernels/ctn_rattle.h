@@ -13,7 +13,7 @@
  * splitting of Dullweber, Leimkuhler and McLachlan 1997 ("Symplectic splitting methods for rigid body molecular
  * dynamics"): exact rotations about the body's principal axes, x for h/2, y for h/2, z for h, y for h/2,
  * x for h/2 (ctn_rattle_rotate), which keeps the gyroscopic term time-symmetric, so the energy error stays
- * bounded for anisotropic bodies too; the velocity stage then reads w = I(q_{n+1})^-1 L (ctn_rattle_momentum). */
+ * bounded for anisotropic bodies too; the velocity stage then reads w = I(q_{n+1})^-1 L (ctn_rattle_momentum_body). */
 #ifndef CTN_RATTLE_H
 #define CTN_RATTLE_H
 

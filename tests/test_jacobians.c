@@ -254,6 +254,20 @@ static ctn_joint_def make_gear(int type, side *a, side *b, int parallel) {
     return j;
 }
 
+/* Re-centring j (ctn_gear_recentre) leaves its g unchanged and its turn at zero: g before in g0, the largest
+ * change so far in *worst. */
+static void check_recentre(const char *what, ctn_joint_def j, const side *a, const side *b, float g0[CTN_MAX_ROWS], double *worst) {
+    ctn_block blk;
+    float g1[CTN_MAX_ROWS];
+    ctn_joint_rows(j, a->pose, b->pose, &blk, g0);
+    ctn_joint_def re = j;
+    ctn_gear_recentre(&re, a->pose, b->pose);
+    ctn_joint_rows(re, a->pose, b->pose, &blk, g1);
+    *worst = fmax(*worst, fabs((double)g1[0] - (double)g0[0]));
+    CHECK(fabsf(g1[0] - g0[0]) < 1e-5f && ctn_gear_turn(re, a->pose, b->pose) < 1e-5f, "%s: re-centring moved g from %.7g to %.7g (turn left %g)",
+          what, g0[0], g1[0], ctn_gear_turn(re, a->pose, b->pose));
+}
+
 /* Gear and rack-and-pinion rows, and the re-centring: it leaves g unchanged while resetting the turn. */
 static void check_gears(void) {
     char what[128];
@@ -264,16 +278,8 @@ static void check_gears(void) {
             ctn_joint_def j = make_gear(type, &a, &b, trial % 2);
             snprintf(what, sizeof what, "%s trial %d", type == CTN_JT_GEAR ? "gear" : "rack-and-pinion", trial);
             check_joint(what, j, &a, &b, 1);
-            ctn_block blk;
-            float g0[CTN_MAX_ROWS], g1[CTN_MAX_ROWS];
-            ctn_joint_rows(j, a.pose, b.pose, &blk, g0);
-            ctn_joint_def re = j;
-            ctn_gear_recentre(&re, a.pose, b.pose);
-            ctn_joint_rows(re, a.pose, b.pose, &blk, g1);
-            /* measured: g unchanged bit for bit (the deltas restart at atan2(0, 1) = 0) */
-            worst_recentre = fmax(worst_recentre, fabs((double)g1[0] - (double)g0[0]));
-            CHECK(fabsf(g1[0] - g0[0]) < 1e-5f && ctn_gear_turn(re, a.pose, b.pose) < 1e-5f,
-                  "%s: re-centring moved g from %.7g to %.7g (turn left %g)", what, g0[0], g1[0], ctn_gear_turn(re, a.pose, b.pose));
+            float g0[CTN_MAX_ROWS];
+            check_recentre(what, j, &a, &b, g0, &worst_recentre); /* measured: g unchanged bit for bit (the deltas restart at atan2(0, 1) = 0) */
         }
     printf("gears and rack-and-pinions: 200 joints; re-centring moved g by at most %.3g\n", worst_recentre);
 }
@@ -305,12 +311,7 @@ static void check_rack_base(void) {
         check_joint(what, j, &a, &b, 1);
         ctn_block blk;
         float g0[CTN_MAX_ROWS], g1[CTN_MAX_ROWS];
-        ctn_joint_rows(j, a.pose, b.pose, &blk, g0);
-        ctn_joint_def re = j;
-        ctn_gear_recentre(&re, a.pose, b.pose);
-        ctn_joint_rows(re, a.pose, b.pose, &blk, g1);
-        worst_recentre = fmax(worst_recentre, fabs((double)g1[0] - (double)g0[0]));
-        CHECK(fabsf(g1[0] - g0[0]) < 1e-5f && ctn_gear_turn(re, a.pose, b.pose) < 1e-5f, "%s: re-centring moved g from %.7g to %.7g", what, g0[0], g1[0]);
+        check_recentre(what, j, &a, &b, g0, &worst_recentre);
         /* g does not see a common motion of both bodies: the base turned and moved with both on it */
         ctn_quat turn = ctn_quat_integrate(ctn_quat_identity(), unit_v3(rand_v3(1.0)), 1.3f);
         ctn_v3 shift = rand_v3(1.0);

@@ -105,7 +105,7 @@ struct ctn_world {
 
     /* Bodies, indexed by slot. A removed body's slot loses the ALIVE flag, its generation is bumped and the
      * slot goes on body_free for reuse; the public handle is the slot index and its generation
-     * (ctn__handle). */
+     * (ctn__body_handle, ctn__joint_handle). */
     int body_count;           /* slots in use or freed: the high-water mark of live bodies */
     int body_capacity;
     int live_bodies;
