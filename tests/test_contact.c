@@ -69,6 +69,9 @@ static void test_box_rest(void) {
     ctn_world_get_stats(w, &st);
     CHECK(st.contacts == 4, "stats.contacts %d", st.contacts);
     CHECK(st.max_gap < 2e-3, "penetration %g m", st.max_gap);
+    /* no joints: max_gap is the contacts' depth, reported as such (max_penetration), and no joint gap */
+    CHECK(st.max_joint_gap == 0.0 && st.max_penetration > 0.0 && fabs(st.max_penetration - st.max_gap) <= 1e-6,
+          "split: joint gap %g m, penetration %g m, max_gap %g m", st.max_joint_gap, st.max_penetration, st.max_gap);
     printf("box rest: drift %.3g m, height %.6f, tilt %.3g rad, penetration %.3g m\n", drift, s.position[1], tilt, st.max_gap);
     ctn_world_destroy(w);
 }

@@ -161,8 +161,12 @@ typedef struct ctn_run_summary {
     uint64_t start_step, end_step, steps_run;
     ctn_step_stats last;       /* stats of the last step */
     ctn_step_stats sum;        /* timing fields summed over the run */
-    double worst_gap;
+    double worst_gap;        /* m: the largest joint gap of any step (ctn_step_stats.max_joint_gap; contacts excluded) */
     uint64_t worst_gap_step;
+    double worst_depth;      /* m: the deepest contact penetration of any step (ctn_step_stats.max_penetration) */
+    uint64_t worst_depth_step;
+    double worst_all;        /* m: the largest ctn_step_stats.max_gap (joints and contacts) of any step */
+    uint64_t worst_all_step;
     double link_length;        /* shortest initial joint span (host/cli/simulate.c); 0 when none */
     double wall_s;
     const char *outputs[6][2]; /* {label, path} of the outputs written, NULL-terminated */

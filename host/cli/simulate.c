@@ -47,8 +47,9 @@ typedef struct run_state {
     int series_ok;
     ctn_progress progress;
     ctn_step_stats last, sum;
-    double worst, link_length, wall;
-    uint64_t worst_step, step;
+    double worst, link_length, wall;   /* worst: the largest joint gap (contacts excluded), the torn verdict's */
+    double worst_depth, worst_all;     /* the deepest contact penetration, the largest max_gap (both) */
+    uint64_t worst_step, worst_depth_step, worst_all_step, step;
     int code;
     const char *status;
     int kept;               /* a failed step left the world at the state before it: 1 device fault, 2 divergence */
@@ -235,12 +236,16 @@ static int advance(ctn_run *r, run_state *s) {
         s->status = "diverged";
         return 0;
     }
-    if (s->last.max_gap > s->worst) s->worst = s->last.max_gap, s->worst_step = s->step;
-    if (s->series_ok) ctn_series_add(&s->series, s->step, s->last.max_gap, s->last.residual);
-    if (r->o->max_gap > 0.0 && s->last.max_gap > r->o->max_gap) {
+    /* joints and contacts apart: a contact's depth (max_penetration) is no joint opening, and neither the
+     * torn verdict nor the plot reads it as one */
+    if (s->last.max_joint_gap > s->worst) s->worst = s->last.max_joint_gap, s->worst_step = s->step;
+    if (s->last.max_penetration > s->worst_depth) s->worst_depth = s->last.max_penetration, s->worst_depth_step = s->step;
+    if (s->last.max_gap > s->worst_all) s->worst_all = s->last.max_gap, s->worst_all_step = s->step;
+    if (s->series_ok) ctn_series_add(&s->series, s->step, s->last.max_joint_gap, s->last.residual);
+    if (r->o->max_gap > 0.0 && s->last.max_joint_gap > r->o->max_gap) {
         ctn_progress_break(&s->progress);
         ctn_cli_error("step %llu: a joint opened by %.6g m, more than --max-gap %.6g m: the structure is torn", (unsigned long long)s->step,
-                      s->last.max_gap, r->o->max_gap);
+                      s->last.max_joint_gap, r->o->max_gap);
         s->code = CTN_EXIT_TORN;
         s->status = "torn";
         return 0;
@@ -258,7 +263,7 @@ static void step_loop(ctn_run *r, run_state *s) {
             write_failed(s, "checkpoint");
             break;
         }
-        ctn_progress_update(&s->progress, s->step, s->last.max_gap, last);
+        ctn_progress_update(&s->progress, s->step, s->last.max_joint_gap, last);
     }
 }
 
@@ -325,6 +330,10 @@ static void summarise(ctn_run *r, run_state *s, int complete) {
     sm.sum = s->sum;
     sm.worst_gap = s->worst;
     sm.worst_gap_step = s->worst_step;
+    sm.worst_depth = s->worst_depth;
+    sm.worst_depth_step = s->worst_depth_step;
+    sm.worst_all = s->worst_all;
+    sm.worst_all_step = s->worst_all_step;
     sm.link_length = s->link_length;
     sm.wall_s = s->wall;
     if (s->code == CTN_EXIT_OK && !(o->max_gap > 0.0) && s->link_length > 0.0 && s->worst > s->link_length) {
@@ -357,7 +366,7 @@ int ctn_simulate(ctn_run *r) {
     run_state s;
     memset(&s, 0, sizeof s);
     s.status = "ok";
-    s.step = s.worst_step = r->start;
+    s.step = s.worst_step = s.worst_depth_step = s.worst_all_step = r->start;
     s.code = check_outputs(r);
     if (s.code == CTN_EXIT_OK) s.code = open_outputs(r, &s);
     if (s.code != CTN_EXIT_OK) {

@@ -94,8 +94,17 @@ int ctn_json_summary(const char *path, const ctn_run_summary *s, char *err, size
     fputs(",\n    \"final_residual\": ", f);
     jnum(f, s->last.residual);
     fputs(",\n    \"worst_max_gap\": ", f);
+    jnum(f, s->worst_all);
+    fputs(",\n    \"final_joint_gap\": ", f);
+    jnum(f, s->last.max_joint_gap);
+    fputs(",\n    \"worst_joint_gap\": ", f);
     jnum(f, s->worst_gap);
-    fprintf(f, ",\n    \"worst_max_gap_step\": %llu,\n    \"shortest_link\": ", (unsigned long long)s->worst_gap_step);
+    fprintf(f, ",\n    \"worst_joint_gap_step\": %llu,\n    \"worst_max_gap_step\": %llu,\n    \"final_penetration\": ",
+            (unsigned long long)s->worst_gap_step, (unsigned long long)s->worst_all_step);
+    jnum(f, s->last.max_penetration);
+    fputs(",\n    \"worst_penetration\": ", f);
+    jnum(f, s->worst_depth);
+    fprintf(f, ",\n    \"worst_penetration_step\": %llu,\n    \"shortest_link\": ", (unsigned long long)s->worst_depth_step);
     jnum(f, s->link_length);
     fputs("\n  },\n  \"checkpoint\": ", f);
     ctn__json_write_string(f, s->checkpoint);
@@ -143,7 +152,11 @@ void ctn_print_summary(FILE *f, const ctn_run_summary *s) {
     fprintf(f, "ms/step          %.4f (colour %.4f, prepare %.4f, solve %.4f, integrate %.4f, transfer %.4f)\n", sum->ms_total / n,
             sum->ms_colour / n, sum->ms_prepare / n, sum->ms_solve / n, sum->ms_integrate / n, sum->ms_transfer / n);
     fprintf(f, "row updates/s    %.4g\n", sum->ms_total > 0 ? l->row_updates * (double)s->steps_run / (sum->ms_total * 1e-3) : 0.0);
-    fprintf(f, "max joint gap    %.6g m (final), %.6g m (worst, step %llu)\n", l->max_gap, s->worst_gap, (unsigned long long)s->worst_gap_step);
+    fprintf(f, "max joint gap    %.6g m (final), %.6g m (worst, step %llu); joints only\n", l->max_joint_gap, s->worst_gap,
+            (unsigned long long)s->worst_gap_step);
+    if (l->contacts > 0 || s->worst_depth > 0.0)
+        fprintf(f, "contact depth    %.6g m (final), %.6g m (worst, step %llu); penetration, no joint error\n", l->max_penetration,
+                s->worst_depth, (unsigned long long)s->worst_depth_step);
     fprintf(f, "max joint angle  %.6g rad (final)\n", l->max_angle);
     fprintf(f, "residual         %.6g m/s (last iteration)\n", l->residual);
     for (int k = 0; k < 6 && s->outputs[k][0]; ++k) fprintf(f, "%-16s %s%s\n", s->outputs[k][0], s->outputs[k][1], !strcmp(s->outputs[k][0], "vtk") ? "/catena.pvd" : "");

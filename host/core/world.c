@@ -309,6 +309,34 @@ int ctn__direct_outer(const ctn_world *w) {
                                                                                                                       : w->desc.iterations;
 }
 
+/* max_gap splits into the joints' gap and the contacts' depth: ctn_joint_error gives a contact its
+ * penetration (a one-sided row counts only when violated), which is no joint error, and a user reading
+ * "gap 0.1 m" could not tell a torn mechanism from a box resting 0.1 m deep. Without contact joints the
+ * split is max_gap itself (no pass); with them one pass over the stored state (on the OpenCL backend after
+ * the download that the next step's collision detection needs anyway). If that download fails, both get
+ * max_gap, an upper bound of each. */
+static void step_split_gap(ctn_world *w, ctn_step_stats *st) {
+    int contacts = 0;
+    st->max_joint_gap = st->max_gap, st->max_penetration = 0.0;
+    for (int j = 0; j < w->joint_count && !contacts; ++j) contacts = w->joint_alive[j] && w->joints[j].type == CTN_JT_CONTACT;
+    if (!contacts) return;
+    if (ctn__sync(w) != CTN_OK) {
+        st->max_penetration = st->max_gap;
+        return;
+    }
+    double joint = 0.0, depth = 0.0;
+    ctn_pose world = ctn__world_pose();
+    for (int j = 0; j < w->joint_count; ++j) {
+        if (!w->joint_alive[j] || ctn__joint_kind_has(w->joints[j].type, CTN_JK_FORCE)) continue; /* no rows, no error */
+        const ctn_joint_def *d = &w->joints[j];
+        float gap, angle;
+        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
+        if (d->type == CTN_JT_CONTACT) depth = gap > depth ? gap : depth;
+        else joint = gap > joint ? gap : joint;
+    }
+    st->max_joint_gap = joint, st->max_penetration = depth;
+}
+
 void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
     st->solver = w->solver;
     snprintf(st->solver_reason, sizeof st->solver_reason, "%s", w->solver_reason);
@@ -324,6 +352,7 @@ void ctn__step_stats_finish(ctn_world *w, ctn_step_stats *st, double t0_ms) {
 #else
     st->threads = w->backend && strcmp(w->backend->name, "cpu") ? 0 : 1;
 #endif
+    step_split_gap(w, st);
     st->ms_total = ctn__now_ms() - t0_ms;
     w->stats = *st;
 }

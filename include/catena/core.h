@@ -918,7 +918,8 @@ typedef struct ctn_step_stats {
     int overflow;            /**< constraints solved serially beyond the colour budget */
     int32_t rows;                /**< constraint rows */
     double residual;         /**< RMS of the row residual (m/s) at the last iteration */
-    double max_gap;          /**< largest joint position error after the step (m) */
+    double max_gap;          /**< largest position error of any joint after the step (m), contacts included: the
+                                  larger of max_joint_gap and max_penetration */
     double max_angle;        /**< largest joint angular error after the step (rad) */
     double ms_total;         /**< wall time of the step */
     double ms_colour;        /**< (re)colouring, when topology changed */
@@ -953,6 +954,10 @@ typedef struct ctn_step_stats {
                                   factorisation); an undone chord step counts in neither */
     int newton_steps;        /**< RATTLE: Newton steps (row build and factorisation at the drifted poses each) of
                                   position stages whose chord iteration stalled (worlds of more than 100 joints) */
+    double max_joint_gap;    /**< largest position error of the joints after the step (m), contacts excluded: how
+                                  well the mechanism holds together */
+    double max_penetration;  /**< deepest contact penetration after the step (m; 0 without contacts): a resting
+                                  contact's depth, no joint error */
 } ctn_step_stats;
 
 /** Advances the world by one time_step. */

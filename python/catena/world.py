@@ -208,7 +208,9 @@ class World:
     @property
     def stats(self):
         """Statistics of the last step (``ctn_step_stats``): ``solver`` is the solver that actually ran
-        (what "auto" chose), ``max_gap`` the largest joint gap (m), ``ms_total`` the step's wall time, ..."""
+        (what "auto" chose), ``max_joint_gap`` the largest joint gap (m, contacts excluded), ``max_penetration``
+        the deepest contact penetration (m), ``max_gap`` the larger of the two, ``ms_total`` the step's wall time,
+        ..."""
         stats = self._h.stats()
         stats["solver"] = _name(SOLVERS, stats["solver"])
         stats["integrator"] = _name(INTEGRATORS, stats["integrator"])

@@ -91,7 +91,8 @@ const pyctn_field pyctn_stats_fields[] = {
     T(max_speed, PYCTN_DOUBLE), T(ms_collide, PYCTN_DOUBLE), T(contacts, PYCTN_INT), T(solver, PYCTN_INT),
     T(threads, PYCTN_INT), T(integrator, PYCTN_INT), T(rattle_substeps, PYCTN_INT), T(splits, PYCTN_INT),
     T(position_iterations, PYCTN_INT), T(projections, PYCTN_INT),
-    T(projection_factors, PYCTN_INT), T(projection_chords, PYCTN_INT), T(newton_steps, PYCTN_INT), {NULL, 0, 0}};
+    T(projection_factors, PYCTN_INT), T(projection_chords, PYCTN_INT), T(newton_steps, PYCTN_INT),
+    T(max_joint_gap, PYCTN_DOUBLE), T(max_penetration, PYCTN_DOUBLE), {NULL, 0, 0}};
 #undef T
 
 int pyctn_doubles(PyObject *seq, double *out, int n, const char *what) {

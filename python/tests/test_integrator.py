@@ -43,3 +43,20 @@ def test_rattle_max_joints():
         assert "rattle_max_joints" in str(e) and "-1" in str(e)
     else:
         raise AssertionError("rattle_max_joints=-1 was accepted")
+
+
+def test_joint_gap_and_contact_depth_apart(tmp_path):
+    """A pile sunk centimetres deep by one Gauss-Seidel sweep and a ball joint that holds: the stats give the
+    joints' gap and the contacts' depth apart, and max_gap is the larger of the two."""
+    scene = tmp_path / "deep.json"
+    scene.write_text('{"world": {"time_step": 0.016666667, "solver": "gs", "substeps": 1, "iterations": 1},'
+                     ' "bodies": [{"name": "bob", "mass": 1.0, "position": [10, 2, 0], "particle": true}],'
+                     ' "constraints": [{"type": "ball", "a": "bob", "b": "world", "pivot": [10, 2, 0]}],'
+                     ' "generators": [{"pile": {"spheres": 200}}]}')
+    w = catena.World.from_scene(scene, backend="cpu")
+    for _ in range(30):
+        w.step()
+    st = w.stats
+    assert st["max_joint_gap"] < 1e-6
+    assert st["max_penetration"] > 0.02
+    assert st["max_gap"] == max(st["max_joint_gap"], st["max_penetration"])
