@@ -204,8 +204,9 @@ static void mark_all(item *it, const char *status, const char *error) {
     }
 }
 
-/* Samples every replica's gap: every step for a lone replica (from the step statistics), every `every`
- * steps and at the end for a batch (joint by joint). */
+/* Samples every replica's gap: every step for a lone replica (from the step statistics: max_joint_gap, a
+ * contact's depth is no joint gap), every `every` steps and at the end for a batch (joint by joint over the
+ * replica's scene joints; a batch has no shapes, so no contacts). */
 static void sample_gaps(item *it, long long step, int final) {
     ctn_step_stats s;
     ctn_world_get_stats(it->w, &s);
@@ -213,7 +214,7 @@ static void sample_gaps(item *it, long long step, int final) {
     if (it->count > 1) ctn_world_get_joint_errors(it->w, it->gaps, NULL, it->joint_slots, &written);
     for (int k = 0; k < it->count; ++k) {
         replica *r = &it->reps[k];
-        double gap = it->count == 1 ? s.max_gap : replica_gap(it->gaps, r);
+        double gap = it->count == 1 ? s.max_joint_gap : replica_gap(it->gaps, r);
         if (final) r->final_gap = gap;
         if (gap > r->max_gap || !isfinite(gap)) r->max_gap = gap;
         if (it->e->max_gap > 0.0 && !(gap <= it->e->max_gap) && !strcmp(r->status, "ok")) {
