@@ -51,11 +51,14 @@ static inline ctn_joint_id rig_gear(ctn_world *w, ctn_joint_type type, ctn_body_
 
 /* The rig on `backend` with `solver`; motor_speed != 0 drives wheel A (max torque 100 N m). Returns 0 when
  * the world cannot be created (err says why). */
-static inline int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver, double motor_speed, char *err, size_t err_size) {
+/* rig_build with the treatment of the motor's bounded row set (ctn_world_desc.bounded_rows). */
+static inline int rig_build_bounded(gear_rig *r, ctn_backend backend, ctn_solver solver, ctn_bounded_rows bounded, double motor_speed,
+                                    char *err, size_t err_size) {
     memset(r, 0, sizeof *r);
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
     d.solver = solver;
+    d.bounded_rows = bounded;
     d.gravity[1] = 0.0;
     if (ctn_world_create(&d, &r->w, err, err_size) != CTN_OK) return 0;
     static const double x[3] = {0.0, 1.5, 2.5}, m[3] = {1.0, 2.0, 0.5};
@@ -76,6 +79,10 @@ static inline int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver,
     ctn_body_state st;
     if (ctn_body_get_state(r->w, r->rack, &st) == CTN_OK) r->rack_x0 = st.position[0];
     return 1;
+}
+
+static inline int rig_build(gear_rig *r, ctn_backend backend, ctn_solver solver, double motor_speed, char *err, size_t err_size) {
+    return rig_build_bounded(r, backend, solver, CTN_BOUNDED_AUTO, motor_speed, err, err_size);
 }
 
 /* Unwraps the hinge angles after a step (a wheel turns far less than pi per step). */

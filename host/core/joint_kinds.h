@@ -54,11 +54,11 @@ typedef struct ctn_joint_kind {
     /* The type's own checks of a stored definition (axes, ratio, rest length), after the common ones of
      * ctn__joint_validate; `where` names the joint for the message. NULL: none. */
     ctn_status (*check)(ctn_world *w, const struct ctn_joint_def *j, const char *where);
-    /* Between steps (ctn__joints_between_steps, before each step): updates the definition from the poses;
+    /* Between steps (ctn__gear_track in joint_gear.c, before each step): updates the definition from the poses;
      * returns 1 when it changed it (the solver copies are then refreshed). NULL: nothing to do. */
     int (*between_steps)(ctn_world *w, struct ctn_joint_def *j);
     /* The keys a scene file's joint of this type may hold (host/io/scene_json.c), NULL-terminated; NULL for
-     * types the scene reader parses elsewhere (curves: scene_curve.c) or not at all (contacts). */
+     * types the scene reader parses elsewhere (curves: scene_curves.c) or not at all (contacts). */
     const char *const *scene_keys;
     /* The function that adds joints of the type when ctn_joint_add does not (named in its refusal); NULL for
      * the types it adds. */
