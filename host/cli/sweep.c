@@ -69,7 +69,7 @@ typedef struct replica {
 } replica;
 
 /* Largest joint gap of a replica, from the per-slot errors of the whole world (ctn_world_get_joint_errors:
- * the values whose maximum is the step's max_gap). */
+ * the joints' values, contacts reading 0, whose maximum is the step's max_joint_gap). */
 static double replica_gap(const double *gaps, const replica *r) {
     double worst = 0.0;
     for (int slot = r->joint_lo; slot < r->joint_hi; ++slot)

@@ -117,14 +117,27 @@ ctn_status ctn_world_get_joint_errors(ctn_world *w, double *gap, double *angle, 
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     int n = count < w->joint_count ? count : w->joint_count;
-    ctn_pose world = ctn__world_pose();
     for (int j = 0; j < n; ++j) {
-        float g = 0.0f, a = 0.0f; /* removed joints and springs (no rows) read as 0 */
-        const ctn_joint_def *d = ctn__jdef(w, j);
-        if (w->joint_alive[j] && !ctn__joint_kind_has(d->type, CTN_JK_FORCE)) /* the same measure as ctn_step_stats.max_gap */
-            ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        float g, a, depth; /* removed joints, springs and contacts read as 0 (ctn_world_get_contact_depths) */
+        ctn__joint_slot_errors(w, j, &g, &a, &depth);
         if (gap) gap[j] = g;
         if (angle) angle[j] = a;
+    }
+    if (written) *written = n;
+    return CTN_OK;
+}
+
+ctn_status ctn_world_get_contact_depths(ctn_world *w, double *depth, int count, int *written) {
+    CTN__ENTER(w);
+    if (!depth) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_contact_depths: depth is NULL");
+    if (count < 0) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_get_contact_depths: count %d is negative", count);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
+    int n = count < w->joint_count ? count : w->joint_count;
+    for (int j = 0; j < n; ++j) {
+        float g, a, d; /* every slot but a live contact reads 0 */
+        ctn__joint_slot_errors(w, j, &g, &a, &d);
+        depth[j] = d;
     }
     if (written) *written = n;
     return CTN_OK;

@@ -318,23 +318,18 @@ int ctn__direct_outer(const ctn_world *w) {
  * the download that the next step's collision detection needs anyway). If that download fails, both get
  * max_gap, an upper bound of each. */
 static void step_split_gap(ctn_world *w, ctn_step_stats *st) {
-    int contacts = 0;
     st->max_joint_gap = st->max_gap, st->max_penetration = 0.0;
-    for (int j = 0; j < w->joint_count && !contacts; ++j) contacts = w->joint_alive[j] && ctn__jdef(w, j)->type == CTN_JT_CONTACT;
-    if (!contacts) return;
+    if (!ctn__has_contacts(w)) return;
     if (ctn__sync(w) != CTN_OK) {
         st->max_penetration = st->max_gap;
         return;
     }
     double joint = 0.0, depth = 0.0;
-    ctn_pose world = ctn__world_pose();
     for (int j = 0; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j] || ctn__joint_kind_has(ctn__jdef(w, j)->type, CTN_JK_FORCE)) continue; /* no rows, no error */
-        const ctn_joint_def *d = ctn__jdef(w, j);
-        float gap, angle;
-        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
-        if (d->type == CTN_JT_CONTACT) depth = gap > depth ? gap : depth;
-        else joint = gap > joint ? gap : joint;
+        float gap, angle, pen;
+        ctn__joint_slot_errors(w, j, &gap, &angle, &pen);
+        joint = gap > joint ? gap : joint;
+        depth = pen > depth ? pen : depth;
     }
     st->max_joint_gap = joint, st->max_penetration = depth;
 }
@@ -396,15 +391,29 @@ ctn_status ctn__sync(ctn_world *w) {
     return st;
 }
 
+int ctn__has_contacts(const ctn_world *w) {
+    for (int j = 0; j < w->joint_count; ++j)
+        if (w->joint_alive[j] && ctn__jdef(w, j)->type == CTN_JT_CONTACT) return 1;
+    return 0;
+}
+
+void ctn__joint_slot_errors(const ctn_world *w, int j, float *gap, float *angle, float *depth) {
+    *gap = *angle = *depth = 0.0f;
+    const ctn_joint_def *d = ctn__jdef(w, j);
+    if (!w->joint_alive[j] || ctn__joint_kind_has(d->type, CTN_JK_FORCE)) return; /* no rows, no error */
+    float g, a;
+    ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : ctn__world_pose(), &g, &a);
+    /* a contact's error is its penetration, how deep a resting body sits, not a mechanism coming apart: it
+     * is reported on its own so that a pile's depth never reads as a torn joint */
+    if (d->type == CTN_JT_CONTACT) *depth = g;
+    else *gap = g, *angle = a;
+}
+
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
     double gmax = 0.0, amax = 0.0;
-    ctn_pose world = ctn__world_pose();
-    /* in storage order (the definitions' memory order; the maxima do not depend on the order) */
-    for (int p = 0; p < w->joint_count; ++p) {
-        const ctn_joint_def *d = &w->joint_defs[p];
-        if (!w->joint_alive[w->joint_at[p]] || ctn__joint_kind_has(d->type, CTN_JK_FORCE)) continue; /* no rows, no error */
-        float gap, angle;
-        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &gap, &angle);
+    for (int j = 0; j < w->joint_count; ++j) {
+        float gap, angle, depth;
+        ctn__joint_slot_errors(w, j, &gap, &angle, &depth);
         if (gap > gmax) gmax = gap;
         if (angle > amax) amax = angle;
     }
@@ -415,8 +424,29 @@ void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle) {
 ctn_status ctn_world_measure(ctn_world *w, double *max_gap, double *max_angle) {
     CTN__ENTER(w);
     if (!max_gap || !max_angle) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure: output pointer is NULL");
-    if (w->backend->measure && w->host_stale) return w->backend->measure(w, max_gap, max_angle);
+    /* the device's MEASURE counts contacts with the joints: with contacts the host state is measured instead */
+    int contacts = ctn__has_contacts(w);
+    if (w->backend->measure && w->host_stale && !contacts) return w->backend->measure(w, max_gap, max_angle);
+    ctn_status st = ctn__sync(w);
+    if (st != CTN_OK) return st;
     ctn__measure_host(w, max_gap, max_angle);
+    return CTN_OK;
+}
+
+ctn_status ctn_world_measure_contacts(ctn_world *w, double *max_depth) {
+    CTN__ENTER(w);
+    if (!max_depth) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_measure_contacts: max_depth is NULL");
+    double deepest = 0.0;
+    if (ctn__has_contacts(w)) {
+        ctn_status st = ctn__sync(w);
+        if (st != CTN_OK) return st;
+        for (int j = 0; j < w->joint_count; ++j) {
+            float gap, angle, depth;
+            ctn__joint_slot_errors(w, j, &gap, &angle, &depth);
+            if (depth > deepest) deepest = depth;
+        }
+    }
+    *max_depth = deepest;
     return CTN_OK;
 }
 

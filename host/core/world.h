@@ -377,8 +377,14 @@ static inline void ctn__pose_point(const ctn_pose *p, ctn_v3 local, double out[3
     out[0] += (double)r.x, out[1] += (double)r.y, out[2] += (double)r.z;
 }
 
-/* Joint errors computed on the host from the host arrays (cpu backend, tests). */
+/* Joint errors computed on the host from the host arrays (cpu backend, tests); contacts excluded. */
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
+/* The errors of joint slot j at the host poses, apart: a joint with rows gives its gap (m) and angle (rad) of
+ * ctn_joint_error and depth 0; a contact gives gap = angle = 0 and depth = its penetration (ctn_joint_error's
+ * gap of a contact: only its violated normal row counts); a free slot or a force element gives all zero. */
+void ctn__joint_slot_errors(const ctn_world *w, int j, float *gap, float *angle, float *depth);
+/* Whether a live contact joint is in the world. */
+int ctn__has_contacts(const ctn_world *w);
 
 /* Monotonic wall clock in milliseconds. */
 double ctn__now_ms(void);

@@ -23,7 +23,9 @@
  *   cell data   on the vertex cells first, then on the lines (VTK's cell order): joint_id (Int64 handle;
  *               -1 on vertex cells), joint_type (Int32, ctn_joint_type values; -1 on vertex cells), gap (m)
  *               and angle_error (rad) (Float32: the joint errors of ctn_joint_error, the kernels' own
- *               measure), force (N) and torque (N m about body a's centre of mass) (Float32 x 3: what the
+ *               measure; 0 on contacts, springs and vertex cells), contact_depth (Float32, m: a contact's
+ *               penetration, kept apart from the joint errors so that a resting pile does not colour as torn
+ *               joints; 0 on every other cell), force (N) and torque (N m about body a's centre of mass) (Float32 x 3: what the
  *               joint applied to body a in the last substep, its impulse over the substep length, as
  *               ctn_joint_get_force); zero on vertex cells;
  *   field data  TimeValue (Float64): the simulation time, which ParaView shows for a lone frame too. */
@@ -43,7 +45,7 @@
 enum {
     A_TIME,
     A_BODY_ID, A_VELOCITY, A_ANGULAR, A_ORIENTATION, A_MASS, A_SHAPE_TYPE, A_SHAPE_SIZE,         /* point data */
-    A_JOINT_ID, A_JOINT_TYPE, A_GAP, A_ANGLE, A_FORCE, A_TORQUE,                                  /* cell data */
+    A_JOINT_ID, A_JOINT_TYPE, A_GAP, A_ANGLE, A_DEPTH, A_FORCE, A_TORQUE,                                  /* cell data */
     A_POINTS, A_VERT_CONN, A_VERT_OFFSETS, A_CONN, A_OFFSETS,
     A_COUNT
 };
@@ -78,7 +80,7 @@ static void layout_frame(const ctn_world *w, frame_layout *l) {
     const uint64_t size[A_COUNT] = {
         8,
         8 * np, 12 * np, 12 * np, 16 * np, 8 * np, 4 * np, 12 * np,
-        8 * nc, 4 * nc, 4 * nc, 4 * nc, 12 * nc, 12 * nc,
+        8 * nc, 4 * nc, 4 * nc, 4 * nc, 4 * nc, 12 * nc, 12 * nc,
         24 * np, 8 * nv, 8 * nv, 16 * nl, 8 * nl,
     };
     uint64_t at = 0;
@@ -118,6 +120,7 @@ static void write_header(FILE *f, const frame_layout *l) {
     xml_array(f, "Int32", "joint_type", 1, o[A_JOINT_TYPE]);
     xml_array(f, "Float32", "gap", 1, o[A_GAP]);
     xml_array(f, "Float32", "angle_error", 1, o[A_ANGLE]);
+    xml_array(f, "Float32", "contact_depth", 1, o[A_DEPTH]);
     xml_array(f, "Float32", "force", 3, o[A_FORCE]);
     xml_array(f, "Float32", "torque", 3, o[A_TORQUE]);
     fprintf(f, "      </CellData>\n      <Points>\n");
@@ -234,17 +237,15 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
             const int32_t type = ctn__jdef(w, j)->type;
             fwrite(&type, sizeof type, 1, f);
         }
-    ctn_pose world = ctn__world_pose();
     const float zero[3] = {0, 0, 0};
-    for (int angle = 0; angle < 2; ++angle) {
-        put_block_size(f, l->bytes[angle ? A_ANGLE : A_GAP]);
+    for (int which = 0; which < 3; ++which) { /* gap, angle_error, contact_depth */
+        put_block_size(f, l->bytes[which == 0 ? A_GAP : which == 1 ? A_ANGLE : A_DEPTH]);
         put_repeated(f, zero, sizeof(float), verts);
         for (int j = 0; j < w->joint_count; ++j) {
             if (!w->joint_alive[j]) continue;
-            const ctn_joint_def *d = ctn__jdef(w, j);
-            float err[2] = {0.0f, 0.0f};
-            if (!ctn__joint_kind_has(d->type, CTN_JK_FORCE)) ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &err[0], &err[1]);
-            fwrite(&err[angle], sizeof(float), 1, f);
+            float err[3];
+            ctn__joint_slot_errors(w, j, &err[0], &err[1], &err[2]);
+            fwrite(&err[which], sizeof(float), 1, f);
         }
     }
     for (int torque = 0; torque < 2; ++torque) {

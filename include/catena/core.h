@@ -541,9 +541,14 @@ CTN_API ctn_status ctn_world_get_body_field(ctn_world *world, ctn_body_field fie
  * first: a non-finite value or a zero quaternion fails naming the row and leaves the world unchanged. */
 CTN_API ctn_status ctn_world_set_body_field(ctn_world *world, ctn_body_field field, const double *in, int32_t count);
 /** Position error (m) and angular error (rad) of the joint in each slot 0..min(count, slots)-1 in the
- * current state, the per-joint values whose maxima are ctn_step_stats.max_gap / max_angle; free slots and
- * springs read as 0. gap or angle may be NULL (not both). */
+ * current state, the per-joint values whose maxima are ctn_step_stats.max_joint_gap / max_angle and
+ * ctn_world_measure's; free slots, springs and contacts read as 0 (a contact's penetration is no joint error:
+ * ctn_world_get_contact_depths reads it). gap or angle may be NULL (not both). */
 CTN_API ctn_status ctn_world_get_joint_errors(ctn_world *world, double *gap, double *angle, int32_t count, int32_t *written);
+/** Penetration depth (m, >= 0; 0 for a separated contact) of the contact in each slot 0..min(count,
+ * slots)-1 in the current state, the per-slot values whose maximum is ctn_step_stats.max_penetration and
+ * ctn_world_measure_contacts'; every other slot (joints, springs, free slots) reads as 0. */
+CTN_API ctn_status ctn_world_get_contact_depths(ctn_world *world, double *depth, int32_t count, int32_t *written);
 
 /* ---- joints ------------------------------------------------------------------------------------ */
 
@@ -965,8 +970,14 @@ CTN_API ctn_status ctn_world_step(ctn_world *world);
 /** Statistics and timings of the last step. */
 CTN_API ctn_status ctn_world_get_stats(const ctn_world *world, ctn_step_stats *out);
 
-/** Joint errors of the current state without stepping. */
+/** Joint errors of the current state without stepping: the largest position error (m) and angular error
+ * (rad) of the joints with rows, contacts excluded (ctn_step_stats.max_joint_gap's measure; a contact's
+ * penetration is ctn_world_measure_contacts'). A world with contacts on the OpenCL backend is read back
+ * to the host for it (the download the next step's collision detection makes anyway). */
 CTN_API ctn_status ctn_world_measure(ctn_world *world, double *max_gap, double *max_angle);
+/** Deepest contact penetration of the current state without stepping (m; 0 without contacts or when every
+ * contact is separated): ctn_step_stats.max_penetration's measure. */
+CTN_API ctn_status ctn_world_measure_contacts(ctn_world *world, double *max_depth);
 
 /* ---- assembly and inverse kinematics (host/solve/assemble.c) ------------------------------------ */
 

@@ -237,8 +237,13 @@ class World:
         return self._h.info()["joints"]
 
     def measure(self):
-        """(largest joint gap in m, largest joint angle error in rad) of the current state."""
+        """(largest joint gap in m, largest joint angle error in rad) of the current state; contacts are no
+        joints here (their penetration is ``measure_contacts()``)."""
         return self._h.measure()
+
+    def measure_contacts(self):
+        """Deepest contact penetration (m) of the current state; 0 without contacts."""
+        return self._h.measure_contacts()
 
     def assemble(self, tolerance=None, targets=(), gather_iterations=None, gather_tolerance=None,
                  newton_iterations=None, keep_velocities=False):
@@ -662,10 +667,19 @@ class World:
         return out
 
     joint_gaps = property(lambda self: self._joint_errors(0),
-                          doc="(joints,) position error of each joint (m) in the current state; its maximum is "
-                              "stats['max_gap'] after a step.")
+                          doc="(joints,) position error of each joint (m) in the current state, 0 in contact slots "
+                              "(see contact_depths); its maximum is stats['max_joint_gap'] after a step.")
     joint_angles = property(lambda self: self._joint_errors(1),
-                            doc="(joints,) angular error of each joint (rad) in the current state.")
+                            doc="(joints,) angular error of each joint (rad) in the current state; 0 in contact slots.")
+
+    def _contact_depths(self):
+        out = np.empty(self._slots()[1], dtype=np.float64)
+        self._h.read_contact_depths(out)
+        return out
+
+    contact_depths = property(_contact_depths,
+                              doc="(joints,) penetration (m) of the contact in each joint slot in the current state, "
+                                  "0 in the slots of other joints; its maximum is stats['max_penetration'] after a step.")
 
     def _joint_loads(self):
         out = np.empty((self._slots()[1], 6), dtype=np.float64)

@@ -89,6 +89,20 @@ PyObject *pyctn_read_joint_errors(pyctn_world *self, PyObject *args) {
     return PyLong_FromLong(written);
 }
 
+/* read_contact_depths(buffer): the penetration (m) of the contact in each joint slot, 0 for every other slot
+ * (ctn_world_get_contact_depths). */
+PyObject *pyctn_read_contact_depths(pyctn_world *self, PyObject *obj) {
+    if (pyctn_world_ready(self) != 0) return NULL;
+    Py_buffer view;
+    if (double_buffer(obj, &view, 1, "read_contact_depths") != 0) return NULL;
+    int rows = row_count(&view, 1, "read_contact_depths"), written = 0;
+    ctn_status st = rows < 0 ? CTN_OK : ctn_world_get_contact_depths(self->world, view.buf, rows, &written);
+    PyBuffer_Release(&view);
+    if (rows < 0) return NULL;
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyLong_FromLong(written);
+}
+
 /* read_joint_forces(buffer): rows of (force xyz N, torque xyz N m) the joint in each slot applied to its
  * body a in the last substep (ctn_world_get_joint_forces). */
 PyObject *pyctn_read_joint_forces(pyctn_world *self, PyObject *obj) {

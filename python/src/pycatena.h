@@ -97,6 +97,7 @@ PyObject *pyctn_read_bodies(pyctn_world *self, PyObject *args);
 PyObject *pyctn_write_bodies(pyctn_world *self, PyObject *args);
 PyObject *pyctn_read_joint_errors(pyctn_world *self, PyObject *args);
 PyObject *pyctn_read_joint_forces(pyctn_world *self, PyObject *buffer);
+PyObject *pyctn_read_contact_depths(pyctn_world *self, PyObject *buffer);
 
 /* Module functions of io.c: OpenCL devices and checkpoints. */
 PyObject *pyctn_devices(PyObject *module, PyObject *unused);

@@ -173,6 +173,15 @@ static PyObject *world_measure(pyctn_world *self, PyObject *unused) {
     return Py_BuildValue("(dd)", gap, angle);
 }
 
+static PyObject *world_measure_contacts(pyctn_world *self, PyObject *unused) {
+    (void)unused;
+    if (pyctn_world_ready(self) != 0) return NULL;
+    double depth;
+    ctn_status st = ctn_world_measure_contacts(self->world, &depth);
+    if (st != CTN_OK) return pyctn_world_raise(self, st);
+    return PyFloat_FromDouble(depth);
+}
+
 /* clock() -> (steps, time); set_clock(steps, time). */
 static PyObject *world_clock(pyctn_world *self, PyObject *unused) {
     (void)unused;
@@ -407,7 +416,8 @@ static PyMethodDef world_methods[] = {
     {"clock", (PyCFunction)world_clock, METH_NOARGS, "clock() -> (steps, time): steps taken and simulated seconds."},
     {"set_clock", (PyCFunction)world_set_clock, METH_VARARGS, "set_clock(steps, time)."},
     {"stats", (PyCFunction)world_stats, METH_NOARGS, "ctn_step_stats of the last step as a dict."},
-    {"measure", (PyCFunction)world_measure, METH_NOARGS, "(max gap m, max angle rad) of the current state."},
+    {"measure", (PyCFunction)world_measure, METH_NOARGS, "(max joint gap m, max angle rad) of the current state, contacts excluded."},
+    {"measure_contacts", (PyCFunction)world_measure_contacts, METH_NOARGS, "Deepest contact penetration (m) of the current state."},
     {"info", (PyCFunction)world_info, METH_NOARGS, "Backend, device, slot ranges and live counts."},
     {"remove_body", (PyCFunction)world_remove_body, METH_O, "ctn_body_remove."},
     {"remove_joint", (PyCFunction)world_remove_joint, METH_O, "ctn_joint_remove."},
@@ -448,6 +458,7 @@ static PyMethodDef world_methods[] = {
     {"write_bodies", (PyCFunction)pyctn_write_bodies, METH_VARARGS, "write_bodies(field, buffer)."},
     {"read_joint_errors", (PyCFunction)pyctn_read_joint_errors, METH_VARARGS, "read_joint_errors(gap, angle)."},
     {"read_joint_forces", (PyCFunction)pyctn_read_joint_forces, METH_O, "read_joint_forces(buffer of rows of 6)."},
+    {"read_contact_depths", (PyCFunction)pyctn_read_contact_depths, METH_O, "read_contact_depths(buffer) -> rows."},
     {"assemble", (PyCFunction)pyctn_assemble, METH_VARARGS, "assemble(settings dict, target dicts) -> report dict."},
     {NULL, NULL, 0, NULL}};
 

@@ -60,3 +60,10 @@ def test_joint_gap_and_contact_depth_apart(tmp_path):
     assert st["max_joint_gap"] < 1e-6
     assert st["max_penetration"] > 0.02
     assert st["max_gap"] == max(st["max_joint_gap"], st["max_penetration"])
+    # the state's own reads split the same way: measure() is the joints', measure_contacts() the contacts'
+    gap, _ = w.measure()
+    assert gap < 1e-6 and abs(gap - st["max_joint_gap"]) <= 1e-9
+    assert w.measure_contacts() == st["max_penetration"]
+    gaps, depths = w.joint_gaps, w.contact_depths
+    assert gaps.max() == gap and depths.max() == w.measure_contacts()
+    assert not ((gaps != 0) & (depths != 0)).any()

@@ -209,12 +209,29 @@ static void check_max_gap(void) {
  * centimetres into the floor and each other (measured 0.068 m final, 0.090 m worst) while a ball joint
  * elsewhere holds to 3e-9 m. The summary names the depth as a contact's, the joint gap stays the joint's,
  * and --max-gap 0.01 (below the depth) does not call the run torn. */
+/* The `count` values (of `size` bytes each) of the appended DataArray `name` of a raw VTK XML frame `t` of
+ * `len` bytes (host/io/vtk_xml.c's layout: after the '_' each array is a UInt64 byte count and its bytes, at
+ * the DataArray's offset); NULL when absent or short. */
+static const unsigned char *vtk_array(const char *t, size_t len, const char *name, size_t size, long long count) {
+    char key[96];
+    snprintf(key, sizeof key, "Name=\"%s\"", name);
+    const char *a = strstr(t, key), *o = a ? strstr(a, "offset=\"") : NULL, *data = strstr(t, "<AppendedData encoding=\"raw\">");
+    if (!o || !data || !(data = strchr(data, '_'))) return NULL;
+    unsigned long long offset = strtoull(o + 8, NULL, 10), bytes = 0;
+    const unsigned char *at = (const unsigned char *)data + 1 + offset;
+    if ((size_t)(at - (const unsigned char *)t) + 8 > len) return NULL;
+    memcpy(&bytes, at, 8);
+    if (bytes != size * (unsigned long long)count || (size_t)(at - (const unsigned char *)t) + 8 + bytes > len) return NULL;
+    return at + 8;
+}
+
 static void check_gap_and_depth(void) {
-    char *scene = path_in(g_work, "deep_contacts.json"), *json = path_in(g_work, "deep_contacts_summary.json");
+    char *scene = path_in(g_work, "deep_contacts.json"), *json = path_in(g_work, "deep_contacts_summary.json"),
+         *vtk = path_in(g_work, "deep_contacts_vtk");
     FILE *f = fopen(scene, "w");
     CHECK(f != NULL, "cannot write %s", scene);
     if (!f) {
-        free(scene), free(json);
+        free(scene), free(json), free(vtk);
         return;
     }
     fputs("{\"world\": {\"time_step\": 0.016666667, \"steps\": 60, \"solver\": \"gs\", \"substeps\": 1, \"iterations\": 1},\n"
@@ -224,7 +241,7 @@ static void check_gap_and_depth(void) {
           f);
     fclose(f);
     unsetenv("CATENA_QUIET"); /* the text summary is the subject */
-    int code = run("run", scene, "--backend", "cpu", "--max-gap", "0.01", "--json", json, NULL);
+    int code = run("run", scene, "--backend", "cpu", "--max-gap", "0.01", "--json", json, "--vtk", vtk, "--every", "60", NULL);
     setenv("CATENA_QUIET", "1", 1);
     char *out = last_stdout();
     cJSON *j = read_summary(json);
@@ -242,8 +259,35 @@ static void check_gap_and_depth(void) {
     CHECK(out && strstr(out, want), "deep contacts: the summary does not name the contact depth ('%s'): %s", want, out ? out : "");
     snprintf(want, sizeof want, "max joint gap    %.6g m (final), %.6g m (worst", fj, joint);
     CHECK(out && strstr(out, want), "deep contacts: the joint gap line is not the joints' ('%s'): %s", want, out ? out : "");
+    /* the last VTK frame: `gap` is the joints' (0 on contact lines), `contact_depth` the contacts' (0 on joints) */
+    char *frame = path_in(vtk, "frame_000060.vtp");
+    size_t len = 0;
+    char *t = read_all(frame, &len);
+    long long nv = -1, nl = -1;
+    const char *piece = t ? strstr(t, "NumberOfVerts=\"") : NULL;
+    if (piece) sscanf(piece, "NumberOfVerts=\"%lld\" NumberOfLines=\"%lld\"", &nv, &nl);
+    const unsigned char *types = t && nl > 0 ? vtk_array(t, len, "joint_type", 4, nv + nl) : NULL;
+    const unsigned char *gaps = t && nl > 0 ? vtk_array(t, len, "gap", 4, nv + nl) : NULL;
+    const unsigned char *depths = t && nl > 0 ? vtk_array(t, len, "contact_depth", 4, nv + nl) : NULL;
+    CHECK(types && gaps && depths, "%s: joint_type, gap and contact_depth cell arrays of %lld cells", frame, nv + nl);
+    if (types && gaps && depths) {
+        float worst_gap = 0.0f, worst_depth = 0.0f;
+        int contacts = 0, misplaced = 0;
+        for (long long c = 0; c < nv + nl; ++c) {
+            int32_t type;
+            float g, d;
+            memcpy(&type, types + 4 * c, 4), memcpy(&g, gaps + 4 * c, 4), memcpy(&d, depths + 4 * c, 4);
+            contacts += type == CTN_JOINT_CONTACT;
+            misplaced += type == CTN_JOINT_CONTACT ? g != 0.0f : d != 0.0f;
+            worst_gap = g > worst_gap ? g : worst_gap, worst_depth = d > worst_depth ? d : worst_depth;
+        }
+        CHECK(contacts > 0 && misplaced == 0, "%s: %d contact lines; %d cells carry the other quantity", frame, contacts, misplaced);
+        CHECK(worst_gap < 1e-6f && worst_depth == (float)fd, "%s: largest gap %g m (joint %g m), deepest contact_depth %g m (summary %g m)", frame,
+              worst_gap, fj, worst_depth, fd);
+    }
+    free(t), free(frame);
     cJSON_Delete(j);
-    free(out), free(scene), free(json);
+    free(out), free(scene), free(json), free(vtk);
 }
 
 /* --every is the frame cadence only; checkpoints follow --checkpoint-every. */

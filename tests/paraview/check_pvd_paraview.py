@@ -29,7 +29,7 @@ for t in want:
     for name in ("body_id", "velocity", "angular_velocity", "orientation", "mass", "shape_type", "shape_size"):
         if data.GetPointData().GetArray(name) is None:
             bad.append(f"t = {t}: point array {name} missing")
-    for name in ("joint_id", "joint_type", "gap", "angle_error", "force", "torque"):
+    for name in ("joint_id", "joint_type", "gap", "angle_error", "contact_depth", "force", "torque"):
         if data.GetCellData().GetArray(name) is None:
             bad.append(f"t = {t}: cell array {name} missing")
 for b in bad:

@@ -4,7 +4,8 @@ Usage: check_vtk_series.py CATENA SOURCE_DIR WORK_DIR
 
 Runs three scenes with --vtk and --csv and checks every frame through vtkXMLPolyDataReader: point, vertex
 and line counts, the point arrays (body_id, velocity, angular_velocity, orientation, mass, shape_type,
-shape_size), the cell arrays (joint_id, joint_type, gap, angle_error, force, torque; vertex cells first),
+shape_size), the cell arrays (joint_id, joint_type, gap, angle_error, contact_depth, force, torque; vertex
+cells first; contacts carry contact_depth and no gap, joints the reverse),
 positions, orientations and velocities against the CSV of the same run, the shapes and masses of a scene
 of boxes, capsules and spheres, a hanging body's joint force against its weight, and the .pvd
 collection's times (simulation seconds) against each frame's TimeValue. Exits 77 (skipped) when vtk cannot
@@ -59,6 +60,10 @@ def read_pvd(path):
     return [(float(d.get("timestep")), d.get("file")) for d in root.iter("DataSet")]
 
 
+# ctn_joint_type's CTN_JOINT_CONTACT (include/catena/core.h)
+CONTACT = 5
+
+
 def read_frame(path):
     r = vtkXMLPolyDataReader()
     r.SetFileName(path)
@@ -84,8 +89,9 @@ def check_frame(path, time, rows, expect_lines, expect_types):
     check(abs(tv[0] - time) <= 1e-12 * max(1.0, time), f"{path}: TimeValue {tv[0]} but the .pvd says {time}")
     body_id, vel, ang = array(pd, "body_id"), array(pd, "velocity"), array(pd, "angular_velocity")
     orient, mass, stype, ssize = (array(pd, n) for n in ("orientation", "mass", "shape_type", "shape_size"))
-    joint_id, joint_type, gap, angle, force, torque = (array(cd, n) for n in ("joint_id", "joint_type", "gap", "angle_error", "force", "torque"))
-    if any(a is None for a in (body_id, vel, ang, orient, mass, stype, ssize, joint_id, joint_type, gap, angle, force, torque)):
+    joint_id, joint_type, gap, angle, depth, force, torque = (array(cd, n) for n in ("joint_id", "joint_type", "gap", "angle_error",
+                                                                                      "contact_depth", "force", "torque"))
+    if any(a is None for a in (body_id, vel, ang, orient, mass, stype, ssize, joint_id, joint_type, gap, angle, depth, force, torque)):
         return
     check(vel.shape == (n_points, 3) and ang.shape == (n_points, 3), f"{path}: velocity arrays of shape {vel.shape}")
     check(orient.shape == (n_points, 4) and ssize.shape == (n_points, 3), f"{path}: orientation {orient.shape}, shape_size {ssize.shape}")
@@ -101,8 +107,14 @@ def check_frame(path, time, rows, expect_lines, expect_types):
           f"{path}: cell arrays of {len(joint_id)} tuples for {n_cells} cells")
     check(all(j == -1 for j in joint_id[:n_verts]) and all(t == -1 for t in joint_type[:n_verts]),
           f"{path}: vertex cells must carry joint_id and joint_type -1")
-    check(not force[:n_verts].any() and not gap[:n_verts].any(), f"{path}: vertex cells carry no force or gap")
-    joint_id, joint_type, gap, angle = joint_id[n_verts:], joint_type[n_verts:], gap[n_verts:], angle[n_verts:]
+    check(not force[:n_verts].any() and not gap[:n_verts].any() and not depth[:n_verts].any(),
+          f"{path}: vertex cells carry no force, gap or contact depth")
+    joint_id, joint_type, gap, angle, depth = joint_id[n_verts:], joint_type[n_verts:], gap[n_verts:], angle[n_verts:], depth[n_verts:]
+    # a contact's penetration is contact_depth, never gap; a joint's error is gap, never contact_depth
+    contact = joint_type == CONTACT
+    check(not gap[contact].any() and not angle[contact].any(), f"{path}: contact lines carry a gap or angle_error")
+    check(not depth[~contact].any(), f"{path}: joint lines carry a contact_depth")
+    check(all(math.isfinite(d) and d >= 0 for d in depth), f"{path}: bad contact_depth")
     # bodies first, in id order, exactly the CSV's positions (%.17g round-trips doubles)
     for k, row in enumerate(rows):
         check(body_id[k] == int(row["body"]), f"{path}: point {k} is body {body_id[k]}, CSV row says {row['body']}")
@@ -125,7 +137,7 @@ def check_frame(path, time, rows, expect_lines, expect_types):
     check(all(body_id[conn[2 * l]] >= 0 for l in range(n_lines)), f"{path}: a line must start at body a")
     anchors = [conn[2 * l + 1] for l in range(n_lines) if conn[2 * l + 1] >= n_bodies]
     check(sorted(anchors) == list(range(n_bodies, n_points)), f"{path}: each world anchor point must end one line")
-    return {"pts": pts, "body_id": body_id, "conn": conn, "gap": gap, "force": force[n_verts:], "mass": mass,
+    return {"pts": pts, "body_id": body_id, "conn": conn, "gap": gap, "depth": depth, "force": force[n_verts:], "mass": mass,
             "shape_type": stype, "shape_size": ssize, "orientation": orient, "joint_type": joint_type}
 
 
@@ -180,6 +192,8 @@ def check_shapes(catena, src, work):
     ball = [k for k, t in enumerate(f["joint_type"]) if t == 1]
     check(len(ball) == 1, f"shapes: {len(ball)} ball joints, expected 1")
     if ball:
+        check(f["gap"][ball[0]] < 1e-4 and f["depth"][ball[0]] == 0, f"shapes: ball joint gap {f['gap'][ball[0]]} m, "
+              f"contact_depth {f['depth'][ball[0]]} (a joint has none)")
         fy = f["force"][ball[0]]
         check(abs(fy[1] - 1.5 * 9.81) < 0.05 * 1.5 * 9.81 and abs(fy[0]) < 0.1 and abs(fy[2]) < 0.1,
               f"shapes: ball joint force {list(fy)}, expected (0, {1.5 * 9.81:.3f}, 0) N")
