@@ -31,7 +31,7 @@ int main(void) {
     ctn_body_get_state(world, bob, &s);
     ctn_step_stats st;
     ctn_world_get_stats(world, &st);
-    printf("bob at (%.3f, %.3f, %.3f), joint gap %.2g m\n", s.position[0], s.position[1], s.position[2], st.max_gap);
+    printf("bob at (%.3f, %.3f, %.3f), joint gap %.2g m\n", s.position[0], s.position[1], s.position[2], st.max_joint_gap);
     ctn_world_destroy(world);
     return 0;
 }

@@ -37,7 +37,7 @@ def main():
     start = time.perf_counter()
     for i in range(args.steps):
         world.step()
-        gap[i] = world.joint_gaps.max()  # the same as world.stats["max_gap"]
+        gap[i] = world.joint_gaps.max()  # the same as world.stats["max_joint_gap"]
         tip_height[i] = world.positions[tip, 1]
     seconds = time.perf_counter() - start
     stats = world.stats
