@@ -128,13 +128,13 @@ __kernel void ctn_k_chain_project_assemble(int m, __global const int *pos, __glo
         if (residual) r2[slot] = ctn_direct_residual_slot(slot, defs, blocks, real_vel, real_lambda);
         ctn_block blk, bq;
         ctn_prepare_block(slot, defs, pose, vel, inertia, split, prm, &blk);
-        e = ctn_project_block(defs[slot].compliance, &blk, prm.h);
+        e = ctn_project_block(defs[slot].compliance, &blk, prm.h, 0);
         blocks[slot] = blk;
         err[slot] = e;
         if (ctn_ch_reads_prev(pos, p, &blk)) {
             int q = CTN_CH(pos, p - 1, CTN_CH_SLOT);
             ctn_prepare_block(q, defs, pose, vel, inertia, split, prm, &bq);
-            ctn_project_block(defs[q].compliance, &bq, prm.h);
+            ctn_project_block(defs[q].compliance, &bq, prm.h, 0);
         }
         ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
     }

@@ -200,7 +200,7 @@ __kernel void ctn_k_project_prepare(int m, __global const ctn_joint_def *defs, _
     if (s < m) {
         if (residual) r2[s] = ctn_direct_residual_slot(s, defs, blocks, real_vel, real_lambda);
         ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
-        ctn_project_slot(s, defs, blocks, prm.h, err);
+        ctn_project_slot(s, defs, blocks, prm.h, 0, err); /* no limit rows: the active set is the CPU's */
         e = err[s];
     }
     scratch[l] = e;

@@ -650,29 +650,57 @@ CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLO
     out[i] = v;
 }
 
-/* The block b of a joint of compliance `compliance` after a Baumgarte (beta = 1) row build: a rigid
- * bilateral joint keeps its rows, targets -C/h; any other joint (compliant, or with a bounded row: contact,
- * limit, motor, rope) gets the bounds [0, 0] and no impulse. Returns the largest |C| = h |target| of the
- * kept rows (0 for the others); ctn_project_slot: the same for slot s, the error into err[s]. */
-CTN_FN float ctn_project_block(float compliance, ctn_block *b, float h) {
-    int rows = ctn_block_rows(b), rigid = compliance <= 0.0f;
-    for (int k = 0; k < rows; ++k) rigid = rigid && b->lo[k] <= -0.5f * CTN_INF && b->hi[k] >= 0.5f * CTN_INF;
+/* The block b of a joint of compliance `compliance` after a Baumgarte (beta = 1) row build, for the
+ * projection. limits == 0 (the sweep and the OpenCL backend): a rigid bilateral joint keeps its rows, targets
+ * -C/h; any other joint (compliant, or with a bounded row: contact, limit, motor, rope) gets the bounds [0, 0]
+ * and no impulse. limits != 0 (the CPU's exact solve with its active set, kernels/ctn_direct_active.h): a
+ * rigid joint with some bilateral row keeps its bilateral rows (targets -C/h) and its unilateral ones (limits,
+ * swing cones: bound 0 on one side, target -C/h, which lets a gap close but not past the limit and pushes an
+ * overshoot back: the active inequalities of Cline and Pai 2003, "Post-stabilization for rigid body
+ * simulation with contact and constraints"), while its rows bounded on both sides (a motor: a velocity row,
+ * no position to restore) get [0, 0]; a compliant joint and one whose rows are all bounded (a contact, a
+ * rope) get [0, 0] on every row. Leaving a limited joint out whole lets the projection move the bodies on one
+ * side of it to close the others' drift, the joint taking up the difference (the gated ring of
+ * tests/test_opencl_loops.c opens its limited hinge by 1e-2 m in 60 steps, docs/design.md section 6); the
+ * inequalities need the active set, the projected sweep solves them worse than it leaves them out. Returns the
+ * largest |C| = h |target| of the kept rows, a unilateral row's only where it is violated (0 for the others);
+ * ctn_project_slot: the same for slot s, the error into err[s]. */
+CTN_FN float ctn_project_block(float compliance, ctn_block *b, float h, int limits) {
+    int rows = ctn_block_rows(b), equal = 0, bounded = 0, k;
+    for (k = 0; k < rows; ++k) {
+        int bi = b->lo[k] <= -0.5f * CTN_INF && b->hi[k] >= 0.5f * CTN_INF;
+        equal += bi;
+        bounded += !bi;
+    }
     float worst = 0.0f;
-    for (int k = 0; k < rows; ++k) {
-        if (!rigid) b->lo[k] = b->hi[k] = 0.0f;
+    if (!limits || bounded == 0) { /* the rule without limits, bit for bit */
+        int rigid = compliance <= 0.0f && bounded == 0;
+        for (k = 0; k < rows; ++k) {
+            if (!rigid) b->lo[k] = b->hi[k] = 0.0f;
+            else worst = CTN_FMAX(worst, CTN_FABS(b->bias[k]) * h);
+        }
+        return worst;
+    }
+    int keep = compliance <= 0.0f && equal > 0;
+    for (k = 0; k < rows; ++k) {
+        int lo_inf = b->lo[k] <= -0.5f * CTN_INF, hi_inf = b->hi[k] >= 0.5f * CTN_INF;
+        int lower = b->lo[k] == 0.0f && hi_inf, upper = b->hi[k] == 0.0f && lo_inf; /* unilateral */
+        if (!keep || !((lo_inf && hi_inf) || lower || upper)) b->lo[k] = b->hi[k] = 0.0f;
+        else if (lower) worst = CTN_FMAX(worst, b->bias[k] * h);
+        else if (upper) worst = CTN_FMAX(worst, -b->bias[k] * h);
         else worst = CTN_FMAX(worst, CTN_FABS(b->bias[k]) * h);
     }
     return worst;
 }
 
 CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
-                             CTN_GLOBAL float *err) {
+                             int limits, CTN_GLOBAL float *err) {
 #ifdef __OPENCL_VERSION__
     ctn_block b = blocks[s]; /* OpenCL C 1.2 has no generic address space: a private copy */
-    err[s] = ctn_project_block(defs[s].compliance, &b, h);
+    err[s] = ctn_project_block(defs[s].compliance, &b, h, limits);
     blocks[s] = b;
 #else
-    err[s] = ctn_project_block(defs[s].compliance, &blocks[s], h); /* in place on the host: no block copy */
+    err[s] = ctn_project_block(defs[s].compliance, &blocks[s], h, limits); /* in place on the host: no block copy */
 #endif
 }
 

@@ -123,6 +123,7 @@ static result run(ctn_backend backend, ctn_solver solver, builder b, int steps) 
     }
     ctn_world_get_desc(w, &d); /* a scene file may set its own solver settings: the solver is the test's */
     d.solver = solver;
+    d.bounded_rows = CTN_BOUNDED_SWEEP; /* OpenCL's auto: the CPU's active set also keeps limits in the projection */
     CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "set_desc: %s", ctn_world_last_error(w));
     int n = ctn_world_body_count(w), m = ctn_world_joint_count(w);
     double *gap = calloc((size_t)m + 1, sizeof *gap), *y = calloc(3 * (size_t)n + 3, sizeof *y);

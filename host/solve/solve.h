@@ -17,9 +17,14 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks);
 /* Options of ctn__solve_direct_ex. */
 enum {
     CTN_DIRECT_RESIDUAL = 1, /* return the sum of squared residuals (else 0: nobody reads it) */
-    CTN_DIRECT_FILL_KINV = 2 /* the blocks hold rows only (ctn_prepare_slot_rows): the solver builds kinv
-                                for the joints it hands to Gauss-Seidel (bounded rows, loop closers) */
+    CTN_DIRECT_FILL_KINV = 2, /* the blocks hold rows only (ctn_prepare_slot_rows): the solver builds kinv
+                                 for the joints it hands to Gauss-Seidel (bounded rows, loop closers) */
+    CTN_DIRECT_PROJECTION = 4 /* a solve of the position projection: left out of the active set's counts
+                                 (ctn__direct_active_counts counts the velocity substeps) */
 };
+/* Whether the exact solve would take the bounded rows of blocks by its active set (the state of the last
+ * solve; 0 before any): the position projection keeps limit rows only then (ctn_project_block). */
+int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks);
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);

@@ -174,6 +174,9 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * kinv equal to the general build's in value only (the warm start's gather reads neither) */
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
+    /* the limit rows join the projection as inequalities where the exact solve's active set takes bounded rows
+     * (ctn_project_block); the projected sweep solves them worse than it leaves them out */
+    int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP;
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
@@ -187,8 +190,24 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         else if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
         else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
         if (!project) continue;
-        ctn_project_slot(s, t->defs, c->blocks, prm.h, c->cg_r);
+        ctn_project_slot(s, t->defs, c->blocks, prm.h, limits, c->cg_r);
         worst = c->cg_r[s] > worst ? c->cg_r[s] : worst; /* never NaN: ctn_project_slot's CTN_FMAX drops them */
+    }
+    if (project && limits && !ctn__direct_active_applies(w, c->blocks)) {
+        /* the sweep would take the kept limit rows (a rope or contact in the forest, a bounded loop closer): the
+         * rule without limits instead, bit for bit. Kept rows are bilateral only there, so a block with any
+         * other row (a limit's one-sided bound, a motor's [0, 0]) belongs to a joint that rule leaves out */
+        worst = 0.0f;
+        for (int s = 0; s < m; ++s) {
+            ctn_block *b = &c->blocks[s];
+            int rows = ctn_block_rows(b), out = 0;
+            for (int k = 0; k < rows; ++k) out |= !(b->lo[k] <= -0.5f * CTN_INF && b->hi[k] >= 0.5f * CTN_INF);
+            if (out) {
+                for (int k = 0; k < rows; ++k) b->lo[k] = b->hi[k] = 0.0f;
+                c->cg_r[s] = 0.0f;
+            }
+            worst = c->cg_r[s] > worst ? c->cg_r[s] : worst;
+        }
     }
     c->project_worst = worst;
 }
@@ -365,7 +384,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
     else if (w->solver == CTN_SOLVER_CG && c->cg_as_gs) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
-    else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? 0 : CTN_DIRECT_RESIDUAL));
+    else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
     c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }

@@ -232,6 +232,12 @@ static int active_applicable(const ctn_world *w, const direct_state *s, const ct
     return schur_applicable(s, w, blocks, schur_rows);
 }
 
+int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
+    const direct_state *s = w->direct_data;
+    int rows = 0;
+    return s && active_applicable(w, s, blocks, &rows);
+}
+
 /* The bounded rows of the exact solve by the active set (kernels/ctn_direct_active.h has the rule and its
  * sources): start from the warm-started impulses, then up to CTN_DD_ACTIVE_MAX times: factor with the free
  * bounded rows kept and the clamped ones cut, solve exactly (loop closers through their Schur complement),
@@ -448,7 +454,8 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     if (active_applicable(w, s, blocks, &active_rows)) {
         if (fill) fill_kinv(w, blocks, s->extra, s->extra_count); /* the closers' kinv, as the sweep below fills it */
         int done = bounded_exact(w, s, blocks, active_rows, &active_solves);
-        s->active_solves += active_solves, s->active_substeps += 1, s->active_fallbacks += !done;
+        if (!(options & CTN_DIRECT_PROJECTION))
+            s->active_solves += active_solves, s->active_substeps += 1, s->active_fallbacks += !done;
         if (done) goto residual;
         s->resolve = 0; /* the fallback: the hybrid below, from the state the active set reached */
     }
