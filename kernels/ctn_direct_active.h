@@ -199,6 +199,23 @@ CTN_FN void ctn_dd_ml_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLO
     ctn_dd_ml_apply(&blocks[s], k, ml);
 }
 
+/* The position projection's form of joint s's motor-and-limit row (after ctn_dd_ml_start): the limit's
+ * one-sided row alone, target rho t (the gap closed in the step) with lambda >= 0 along the limit's
+ * direction, no motor and no mode switch (rho := 0 leaves the row to the generic rule). A motor has no part
+ * in a position correction (ctn_project_block holds a plain motor row at [0, 0]); left as the velocity
+ * stage's two-sided motor box with mode switches, the projection's active set cycled to its cap on
+ * examples/snake_50.urdf (29 of 120 steps) and its Gauss-Seidel fallback's step was undone, leaving the
+ * step's drift (2.5e-5 m); with the limit row alone it converges in about 3 solves. */
+CTN_FN void ctn_dd_ml_limit_only(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *ml) {
+    float rho = ml[CTN_DD_ML_RHO];
+    if (rho == 0.0f) return;
+    int k = ctn_dd_ml_row(defs[s], &blocks[s]);
+    blocks[s].bias[k] = rho * ml[CTN_DD_ML_T];
+    if (rho > 0.0f) blocks[s].lo[k] = 0.0f, blocks[s].hi[k] = CTN_INF;
+    else blocks[s].lo[k] = -CTN_INF, blocks[s].hi[k] = 0.0f;
+    ml[CTN_DD_ML_RHO] = 0.0f;
+}
+
 /* The mode switch of joint s's motor-and-limit row after an exact solve (the rule above); returns 1 when it
  * switches (the check of this row is then done), 0 to leave it to the generic rule; dry: changes nothing. */
 CTN_FN int ctn_dd_ml_check(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL const ctn_vel *vel,

@@ -245,13 +245,15 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
  * all); 0 leaves the state it reached (consistent: v = v_free + M^-1 J^T lambda, every impulse in its
  * bounds, those the last check clamped included) for the projected Gauss-Seidel
  * hybrid to finish. */
-static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int schur_rows, int *solves) {
+static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int schur_rows, int projection, int *solves) {
     ctn_topology *t = &w->topo;
     int m = t->joint_count, converged = 0, best = INT_MAX, stalled = 0;
     for (int slot = 0; slot < m; ++slot) {
         s->keep[slot] = 0;
         if (!in_exact(s, slot)) continue;
-        ctn_dd_ml_start(slot, t->defs, blocks, w->pose, s->h, s->ml + CTN_DD_ML_FLOATS * (size_t)slot);
+        float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
+        ctn_dd_ml_start(slot, t->defs, blocks, w->pose, s->h, ml);
+        if (projection) ctn_dd_ml_limit_only(slot, t->defs, blocks, ml);
         ctn_dd_active_start(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, s->warm);
     }
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
@@ -453,7 +455,7 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     int active_rows = 0, active_solves = 0;
     if (active_applicable(w, s, blocks, &active_rows)) {
         if (fill) fill_kinv(w, blocks, s->extra, s->extra_count); /* the closers' kinv, as the sweep below fills it */
-        int done = bounded_exact(w, s, blocks, active_rows, &active_solves);
+        int done = bounded_exact(w, s, blocks, active_rows, (options & CTN_DIRECT_PROJECTION) != 0, &active_solves);
         if (!(options & CTN_DIRECT_PROJECTION))
             s->active_solves += active_solves, s->active_substeps += 1, s->active_fallbacks += !done;
         if (done) goto residual;
