@@ -23,7 +23,8 @@
  * rule, finite for these matrices) until the count drops. The caller caps the loop at CTN_DD_ACTIVE_MAX
  * solves and falls back to the projected Gauss-Seidel hybrid from the state it reached (snake_50.urdf, 480
  * substeps: 13 fallbacks at a cap of 16 without the safeguard, 113 switching after 1 step without a new
- * lowest count, 26 after 3; 7 after 3 at a cap of 24, 3.8 solves a substep on average). A variant that locked a clamped row for
+ * lowest count, 26 after 3; 7 after 3 at a cap of 24, 3.8 solves a substep on average, when first built; with the
+ * impulse-only clamped start and the projection's limits, 18 velocity substeps of 480, 4.15 solves a substep). A variant that locked a clamped row for
  * the rest of the substep (so that the loop surely ends) left wrongly clamped limits: a 10-link chain
  * folding onto its limits overshot by 9.3e-3 rad against 6.4e-3 rad without locks, with no fallback
  * either way (tests/test_bounded_exact.c). */
