@@ -89,7 +89,8 @@ int ctn_bench_measure(ctn_world *w, const ctn_bench_plan *p, ctn_bench_result *r
         ctn_world_get_stats(w, &s);
         ++done;
         if (done == 1) r->ms_colour_first = s.ms_colour;
-        if (!(s.max_gap <= r->gap_worst)) r->gap_worst = s.max_gap; /* NaN sticks */
+        if (!(s.max_joint_gap <= r->gap_worst)) r->gap_worst = s.max_joint_gap; /* NaN sticks */
+        if (!(s.max_penetration <= r->depth_worst)) r->depth_worst = s.max_penetration;
         if (done == 1 && p->budget_s > 0.0 && warm > 1 && (t1 - t0) * (warm + min_steps) > budget_ms) warm = 1;
         if (done <= warm) {
             est = t1 - t0;
@@ -131,7 +132,7 @@ int ctn_bench_measure(ctn_world *w, const ctn_bench_plan *p, ctn_bench_result *r
     if (in_block > 0 && r->repeats < repeats) block[r->repeats++] = column_median(ms, r->timed - in_block, r->timed, PH_STEP); /* cut short */
     r->steps_run = done;
     r->wall_s = (ctn_bench_now_ms() - t_start) * 1e-3;
-    r->gap_last = s.max_gap;
+    r->gap_last = s.max_joint_gap;
     r->residual_last = s.residual;
     r->rows = s.rows, r->contacts = s.contacts, r->colours = s.colours, r->largest_colour = s.largest_colour;
     r->iterations = s.iterations, r->substeps = s.substeps;

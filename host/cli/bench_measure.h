@@ -50,7 +50,8 @@ typedef struct ctn_bench_result {
     double ms_solve, ms_prepare, ms_integrate, ms_transfer, ms_collide;
     double row_updates, launches, blocking_reads; /* per timed step */
     double row_updates_per_s;                     /* row_updates / ms_median */
-    double gap_last, gap_worst;                   /* m; gap_worst is not finite when a step's was not */
+    double gap_last, gap_worst;                   /* joint gap (m), contacts excluded; gap_worst is not finite when a step's was not */
+    double depth_worst;                           /* deepest contact penetration after any step (m; 0 without contacts) */
     double residual_last;                         /* ctn_step_stats.residual of the last step */
     double ms_colour_first;                       /* ctn_step_stats.ms_colour of the first step (the colouring) */
     double wall_s;                                /* every step, warm-up included */

@@ -123,7 +123,7 @@ static void write_json(FILE *f, const bench_header *h, const bench_device *dev, 
             {"ms_solve", r->ms_solve}, {"ms_prepare", r->ms_prepare}, {"ms_integrate", r->ms_integrate}, {"ms_transfer", r->ms_transfer},
             {"ms_collide", r->ms_collide}, {"bodies_steps_per_s", bodies_steps(r)}, {"row_updates_per_s", r->row_updates_per_s},
             {"launches_per_step", r->launches}, {"blocking_reads_per_step", r->blocking_reads}, {"worst_gap_m", r->gap_worst},
-            {"last_gap_m", r->gap_last}, {"gs_sweep_ms", row->sweep_ms}, {"gs_bandwidth_fraction", row->gs_fraction}};
+            {"last_gap_m", r->gap_last}, {"worst_contact_depth_m", r->depth_worst}, {"gs_sweep_ms", row->sweep_ms}, {"gs_bandwidth_fraction", row->gs_fraction}};
         for (size_t k = 0; k < sizeof nums / sizeof nums[0]; ++k) {
             fprintf(f, "%s\"%s\": ", k ? ", " : "", nums[k].k);
             json_num(f, nums[k].v);
