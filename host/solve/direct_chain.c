@@ -597,6 +597,28 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp
 #define BALL_APPLY2 ball_apply
 #endif
 
+/* o = M v for a 3x3 block M (tr: M stored transposed, M(r, c) at 3c + r) as the node steps of
+ * kernels/ctn_direct.h sum it, o_r = 0 + M(r,0) v0 + M(r,1) v1 + M(r,2) v2 from the left; rows 0 and 1 in two
+ * lanes where the vector extensions are there (the same operations per lane, so the same bits). */
+CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, double v2, double *o0, double *o1, double *o2) {
+#define BALL_M(r, c) (tr ? M[3 * (c) + (r)] : M[3 * (r) + (c)])
+#if defined(__GNUC__)
+    const ch_v2d Z = {0.0, 0.0}, V0 = {v0, v0}, V1 = {v1, v1}, V2 = {v2, v2};
+    const ch_v2d M0 = {BALL_M(0, 0), BALL_M(1, 0)}, M1 = {BALL_M(0, 1), BALL_M(1, 1)}, M2 = {BALL_M(0, 2), BALL_M(1, 2)};
+    ch_v2d S = ((Z + M0 * V0) + M1 * V1) + M2 * V2;
+    *o0 = S[0], *o1 = S[1];
+#else
+    double s0 = 0.0, s1 = 0.0;
+    s0 += BALL_M(0, 0) * v0, s0 += BALL_M(0, 1) * v1, s0 += BALL_M(0, 2) * v2;
+    s1 += BALL_M(1, 0) * v0, s1 += BALL_M(1, 1) * v1, s1 += BALL_M(1, 2) * v2;
+    *o0 = s0, *o1 = s1;
+#endif
+    double s2 = 0.0;
+    s2 += BALL_M(2, 0) * v0, s2 += BALL_M(2, 1) * v1, s2 += BALL_M(2, 2) * v2;
+    *o2 = s2;
+#undef BALL_M
+}
+
 /* Back-substitution of segment k walking in direction dir (the segment's, segment_walk), with lambda += dl
  * (mode BW_LAMBDA) and the velocity changes, or for a chord step (BW_MOVE) the pose updates, of the bodies:
  *     x_p = u_p - T_E x_q,   T_E = P_p^-1 A_{p,q} (ctn_dd_chain_factor_node; walking down (dir > 0) C_p, row
@@ -623,18 +645,9 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *bloc
         const ctn_block *blk = &blocks[sl];
         double *y = Y + 3 * (size_t)p;
         double x0 = y[0], x1 = y[1], x2 = y[2];
-        if (has_q) { /* ctn_dd_chain_backward_node's sums, s = 0 + E_r0 x_q0 + E_r1 x_q1 + E_r2 x_q2 */
-            const double *T = C + 9 * (size_t)(dir > 0 ? p : p - 1);
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-            if (dir > 0) {
-                s0 += T[0] * q0, s0 += T[1] * q1, s0 += T[2] * q2;
-                s1 += T[3] * q0, s1 += T[4] * q1, s1 += T[5] * q2;
-                s2 += T[6] * q0, s2 += T[7] * q1, s2 += T[8] * q2;
-            } else {
-                s0 += T[0] * q0, s0 += T[3] * q1, s0 += T[6] * q2;
-                s1 += T[1] * q0, s1 += T[4] * q1, s1 += T[7] * q2;
-                s2 += T[2] * q0, s2 += T[5] * q1, s2 += T[8] * q2;
-            }
+        if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
+            double s0, s1, s2;
+            ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
             x0 -= s0, x1 -= s1, x2 -= s2;
         }
         y[0] = x0, y[1] = x1, y[2] = x2;
@@ -675,24 +688,13 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, const ctn_block *blocks, in
     for (int p = s.first;; p += dir) {
         const double *P = K + 9 * (size_t)p;
         double *y = Y + 3 * (size_t)p;
-        double t0 = 0.0, t1 = 0.0, t2 = 0.0;
-        t0 += P[0] * v0, t0 += P[1] * v1, t0 += P[2] * v2;
-        t1 += P[3] * v0, t1 += P[4] * v1, t1 += P[5] * v2;
-        t2 += P[6] * v0, t2 += P[7] * v1, t2 += P[8] * v2;
+        double t0, t1, t2, s0, s1, s2;
+        ball_mul3(P, 0, v0, v1, v2, &t0, &t1, &t2); /* u = P^-1 y */
         y[0] = t0, y[1] = t1, y[2] = t2;
         int inside = p != s.last;
         if (!inside && s.end < 0) break;
-        const double *T = C + 9 * (size_t)(dir > 0 ? p : p - 1); /* E(k, c): T[3k + c] walking down, T[3c + k] up */
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-        if (dir > 0) {
-            s0 += T[0] * v0, s0 += T[3] * v1, s0 += T[6] * v2;
-            s1 += T[1] * v0, s1 += T[4] * v1, s1 += T[7] * v2;
-            s2 += T[2] * v0, s2 += T[5] * v1, s2 += T[8] * v2;
-        } else {
-            s0 += T[0] * v0, s0 += T[1] * v1, s0 += T[2] * v2;
-            s1 += T[3] * v0, s1 += T[4] * v1, s1 += T[5] * v2;
-            s2 += T[6] * v0, s2 += T[7] * v1, s2 += T[8] * v2;
-        }
+        /* E^T y with E(k, c) = T[3k + c] walking down (so E^T is T stored transposed), T[3c + k] walking up */
+        ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir > 0, v0, v1, v2, &s0, &s1, &s2);
         if (!inside) {
             s.y_end[0] -= s0, s.y_end[1] -= s1, s.y_end[2] -= s2;
             break;
