@@ -530,6 +530,7 @@ CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, f
 /* The lever arm of side s (0: a, 1: b) of a block, and its sign in J. */
 #define BALL_ARM(blk, s) ((s) ? (blk)->rb : (blk)->ra)
 #define BALL_SG(s) ((s) ? -1.0 : 1.0)
+static const double ball_sg[2] = {1.0, -1.0};
 
 /* The velocity change of body b from joint p alone (x; blq NULL) or from p and q (xq), finished. */
 CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
@@ -555,7 +556,7 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp
                               const ctn_block *blq, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
     double im = vb->inv_mass;
-    const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {BALL_SG(sp), BALL_SG(sq)};
+    const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
     ch_v2d F0 = SG * (ch_v2d){x0, q0}, F1 = SG * (ch_v2d){x1, q1}, F2 = SG * (ch_v2d){x2, q2};
     ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;
     ch_v2d A3 = Z, A4 = Z, A5 = Z;
@@ -661,7 +662,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *bloc
             int sp = (dir > 0 ? side[p] : side[p - 1] >> 1) & 1; /* bq's side in joint p */
             BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), blk, sp, x0, x1, x2, blq, sq, q0, q1, q2, mode, h);
         }
-        if (((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
+        if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
             const ctn_joint_def *d = &w->topo.defs[sl];
             if ((dy & DYN_A) && d->a != bq && d->a != bn) ball_apply(w, d->a, dy & ROT_A, blk, 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
             if ((dy & DYN_B) && d->b != bq && d->b != bn) ball_apply(w, d->b, dy & ROT_B, blk, 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
