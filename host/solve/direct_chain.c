@@ -530,7 +530,6 @@ CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, f
 /* The lever arm of side s (0: a, 1: b) of a block, and its sign in J. */
 #define BALL_ARM(blk, s) ((s) ? (blk)->rb : (blk)->ra)
 #define BALL_SG(s) ((s) ? -1.0 : 1.0)
-static const double ball_sg[2] = {1.0, -1.0};
 
 /* The velocity change of body b from joint p alone (x; blq NULL) or from p and q (xq), finished. */
 CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
@@ -551,6 +550,7 @@ CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_block *blp,
  * once, the pose's padding float kept. Per lane IEEE operations are the scalar ones: the same bits. */
 typedef double ch_v2d __attribute__((vector_size(16)));
 typedef float ch_v4f __attribute__((vector_size(16)));
+static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
 
 CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
                               const ctn_block *blq, int sq, double q0, double q1, double q2, int mode, float h) {
