@@ -25,6 +25,9 @@ enum {
 /* Whether the exact solve would take the bounded rows of blocks by its active set (the state of the last
  * solve; 0 before any): the position projection keeps limit rows only then (ctn_project_block). */
 int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks);
+/* Whether some joint of the topology may have rows with finite bounds (ctn__joint_may_be_bounded), as the
+ * exact solver's layout of the current topology records it; 1 (may) when it has none of this topology yet. */
+int ctn__direct_may_bound(const ctn_world *w);
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);

@@ -176,8 +176,10 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
     /* the limit rows join the projection as inequalities where the exact solve's active set takes bounded rows
-     * (ctn_project_block); the projected sweep solves them worse than it leaves them out */
-    int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP;
+     * (ctn_project_block); the projected sweep solves them worse than it leaves them out. Without a joint that
+     * may have a bounded row every block has infinite bounds here, where ctn_project_block's rule with limits
+     * is the rule without them, bit for bit, and the check below has nothing to undo: both are skipped. */
+    int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP && project && ctn__direct_may_bound(w);
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
