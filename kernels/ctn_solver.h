@@ -726,19 +726,32 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * joint's rows are the world axes, so its C is the anchor separation (ctn_joint_prepare_rows_ball's); the
  * other joints' C comes from their rows at x_k (angular rows about axes turned since x_0: a perturbation of
  * the chord's model that the iteration absorbs, as RATTLE's, kernels/ctn_rattle.h). */
+/* A ball joint's C for a chord step: the anchor separation C = (x_a + R_a r_a) - (x_b + R_b r_b), formed as
+ * ctn_joint_prepare_rows_ball forms it (ctn_point_sep of the two-float positions), its targets -C/h into the
+ * kept block. It reads only the bodies' poses and the two anchors: the chord rows run two to four times per
+ * step on every joint, so their loads and flops are most of their cost. Returns C (the joint's rows are the
+ * world axes, so C's components are the rows' errors). The CPU's loop over a world of ball joints alone
+ * (host/solve/chord_rows.c) calls it directly; ctn_chord_slot_measure calls it for a ball joint. */
+CTN_FN ctn_v3 ctn_chord_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+                             CTN_GLOBAL ctn_block *blocks) {
+    ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+    blocks[s].bias[0] = -sep.x / h;
+    blocks[s].bias[1] = -sep.y / h;
+    blocks[s].bias[2] = -sep.z / h;
+    return sep;
+}
+
 /* ctn_chord_slot_measure also gives the joint's gap and angle as ctn_joint_error (kernels/ctn_rows.h) of the
  * same poses (the same operations on the same C, so the same bits, for the joints a chord step takes: rigid
  * bilateral rows, no implicit spring): the step's measurement after a projection whose last check was a
  * chord row evaluation need not evaluate the joints again. */
 CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
                                     CTN_GLOBAL ctn_block *blocks, float *gap, float *angle) {
-    /* A ball joint reads only its bodies and anchors (the whole definition is not copied: the chord step
-     * runs once or more per step on every joint, so its loads are most of its cost). */
     float g[CTN_MAX_ROWS], worst = 0.0f;
     int n;
     if (defs[s].type == CTN_JT_BALL) {
-        ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
-        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+        ctn_v3 sep = ctn_chord_ball(s, defs, pose, h, blocks);
         g[0] = sep.x, g[1] = sep.y, g[2] = sep.z;
         n = 3;
         *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
@@ -760,10 +773,10 @@ CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs,
         }
         *gap = CTN_SQRT(l2);
         *angle = CTN_SQRT(a2);
+        for (int k = 0; k < n; ++k) blocks[s].bias[k] = -g[k] / h;
     }
     for (int k = 0; k < n; ++k) {
         float e = CTN_FABS(g[k]);
-        blocks[s].bias[k] = -g[k] / h;
         worst = e > worst || e != e ? e : worst; /* a NaN stays */
     }
     return worst;

@@ -78,6 +78,18 @@ typedef struct ctn_compact_cache {
     unsigned version; /* topology_version scanned */
 } ctn_compact_cache;
 int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache);
+/* The chord rows of the projection on the CPU (host/solve/chord_rows.c): ctn_chord_slot_measure of every joint
+ * slot, its targets -C/h into blocks; worst: the largest |C| of a row (infinite if one is NaN), gap and angle:
+ * the largest joint gap and angle (ctn_joint_error's). all_ball: every joint is a ball joint
+ * (ctn__chord_all_ball, scanned once per layout in cache), the lean loop with the same bits. threads > 1: an
+ * OpenMP team of that many (the result does not depend on it). */
+typedef struct ctn_chord_rows_result {
+    float worst;
+    double gap, angle;
+} ctn_chord_rows_result;
+int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache);
+void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
+                     ctn_chord_rows_result *r);
 
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);
