@@ -184,7 +184,7 @@ CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, 
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
-CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                                   CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
     ctn_joint_def j = defs[s];
 #ifdef __OPENCL_VERSION__
@@ -193,7 +193,12 @@ CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, C
 #else
     ctn_block *b = &blocks[s]; /* the host builds in place: a 288-byte copy less per joint */
 #endif
-    ctn_joint_prepare_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
+    /* a ball joint's builder inlined here (CTN_ROWS_INLINE): the call to ctn_joint_prepare_rows passed the joint,
+     * the poses and the velocities by value, some hundred instructions a row build (callgrind) */
+    if (j.type == CTN_JT_BALL)
+        ctn_joint_prepare_rows_ball(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
+    else
+        ctn_joint_prepare_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
     for (int k = 0; k < CTN_KINV_SIZE; ++k) b->kinv[k] = 0.0f; /* defined bits: filled by ctn_block_kinv_slot when needed */
 #ifdef __OPENCL_VERSION__
     blocks[s] = blk;
@@ -533,23 +538,29 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
 CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                                               CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
                                               CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h) {
-    ctn_props pr = props[i];
     float alpha = 0.0f;
     int e, k;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        ctn_joint_def j = defs[s];
-        int n_lin = ctn_joint_lin_rows(j);
+        /* the fields read where they lie (a copy of the 112-byte definition per edge was a tenth of the pass) */
+        int type = defs[s].type;
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(defs[s]);
+        CTN_GLOBAL const float *lam = lambda + 6 * s;
         float l2 = 0.0f, a2 = 0.0f;
-        for (k = 0; k < CTN_MAX_ROWS; ++k) {
-            float l = lambda[6 * s + k];
-            if (k < n_lin) l2 += l * l;
-            else a2 += l * l;
+        if (n_lin == 3) { /* the sums below for n_lin = 3, in the same order, without the per-row test */
+            l2 = ((l2 + lam[0] * lam[0]) + lam[1] * lam[1]) + lam[2] * lam[2];
+            a2 = ((a2 + lam[3] * lam[3]) + lam[4] * lam[4]) + lam[5] * lam[5];
+        } else {
+            for (k = 0; k < CTN_MAX_ROWS; ++k) {
+                float l = lam[k];
+                if (k < n_lin) l2 += l * l;
+                else a2 += l * l;
+            }
         }
-        float arm = ctn_length(side == 0 ? j.anchor_a : j.anchor_b);
+        float arm = ctn_length(side == 0 ? defs[s].anchor_a : defs[s].anchor_b);
         alpha += CTN_SQRT(l2) * arm + CTN_SQRT(a2);
     }
-    return ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
+    return ctn_body_inverse_inertia_augmented(pose[i], props[i], gs_h * alpha);
 }
 
 CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
