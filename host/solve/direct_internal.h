@@ -121,6 +121,12 @@ void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float 
 /* Bounded rows kept in the exact solve, a bit mask per slot (the active set of solver_direct.c; NULL: every
  * bounded row is cut). Read by the next ctn__chain_factor; not owned. */
 void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep);
+/* generic = 1: the factor walks of a ball-jointed chain take the generic node steps instead of their own
+ * (the same bits; tests/test_direct_chain.c compares the two). */
+void ctn__chain_set_generic(direct_chain *c, int generic);
+/* The factor (pivot inverses K, couplings T_E in C) and the last solve's x (y) of the layout, and their
+ * lengths in doubles: for tests that compare two factor walks bit for bit. */
+void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny);
 /* Whether the joint in slot has a position in the chain (is solved by it). */
 int ctn__chain_has(const direct_chain *c, int slot);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
