@@ -412,7 +412,13 @@ static void row_residual(const ctn_world *w, const direct_state *s, const ctn_bl
 static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     for (int i = 0; i < s->node_count; ++i) {
         double *b = s->b + s->vec_off[i];
-        memset(b, 0, (size_t)s->size[i] * sizeof *b);
+        int N = s->size[i];
+        if (N == 6) /* a rigid body without attached rows: six stores, not a call */
+            b[0] = b[1] = b[2] = b[3] = b[4] = b[5] = 0.0;
+        else if (N == 3)
+            b[0] = b[1] = b[2] = 0.0;
+        else
+            memset(b, 0, (size_t)N * sizeof *b);
         if (s->kind[i] == NODE_JOINT) {
             int slot = s->id[i];
             row_residual(w, s, &blocks[slot], slot, b);
