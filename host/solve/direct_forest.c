@@ -11,6 +11,13 @@
 
 #include "ctn_direct.h"
 
+/* Loops of a constant count up to 6 unrolled whole (GCC; the operations and their order do not change). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FOREST_UNROLL _Pragma("GCC unroll 6")
+#else
+#define FOREST_UNROLL
+#endif
+
 /* All rows of one side of a joint: J[k][0..5] (ctn_dd_jrow), zero for the rows cut this substep (s->cut:
  * a bit mask of the rows with finite bounds), which then couple to nothing. */
 static void jacobian_side(const direct_state *s, const ctn_block *b, int slot, int side, double J[CTN_MAX_ROWS][6]) {
@@ -87,7 +94,7 @@ static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_j
  * products with an exact zero: the same bits. */
 static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, double m[3]) {
     m[0] = m[1] = m[2] = 0.0;
-    for (int side = 0; side < 2; ++side) {
+    FOREST_UNROLL for (int side = 0; side < 2; ++side) {
         int body = side ? d->b : d->a;
         if (body < 0 || !(w->props[body].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
         double J[3][6];
@@ -95,7 +102,7 @@ static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_jo
         ctn_sym3 I = w->inertia[body].inv_inertia;
         double Im[3][3] = {{I.xx, I.xy, I.xz}, {I.xy, I.yy, I.yz}, {I.xz, I.yz, I.zz}};
         double im = w->vel[body].inv_mass;
-        for (int k = 0; k < 3; ++k) {
+        FOREST_UNROLL for (int k = 0; k < 3; ++k) {
             int a = BALL_NZ[k][1], c = BALL_NZ[k][2]; /* the angular entries, a < c */
             double Iwa = Im[a - 3][a - 3] * J[k][a] + Im[a - 3][c - 3] * J[k][c];
             double Iwc = Im[c - 3][a - 3] * J[k][a] + Im[c - 3][c - 3] * J[k][c];
@@ -167,11 +174,6 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
  * same order (the rule for dropped pivots included), its loops unrolled whole once inlined with n = 6 (a
  * rigid body's pivot) or 3 (a ball joint's). The shared function keeps its loops for the OpenCL kernels and
  * the other sizes; tests/test_direct.c compares the two bit for bit. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FOREST_UNROLL _Pragma("GCC unroll 6")
-#else
-#define FOREST_UNROLL
-#endif
 static inline void spd_inverse_tol(double *a, const int n, const int lda, double tol) {
     unsigned char live[6];
     FOREST_UNROLL for (int j = 0; j < n; ++j) {
@@ -259,16 +261,16 @@ void ctn__forest_node_inverse(double *D, int N, int d) { node_inverse(D, N, d); 
  * whose rows sit at Dr (stride Np): the dense loops of eliminate_nodes over J's nonzero entries. */
 static void ball_update_rows(const double J[3][6], const double *Di, int N, double *Dr, int Np) {
     double T[3][6];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 6; ++c) {
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int c = 0; c < 6; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * Di[BALL_NZ[r][e] * N + c];
+            FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * Di[BALL_NZ[r][e] * N + c];
             T[r][c] = acc;
         }
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c <= r; ++c) {
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int c = 0; c <= r; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 3; ++e) acc += T[r][BALL_NZ[c][e]] * J[c][BALL_NZ[c][e]];
+            FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += T[r][BALL_NZ[c][e]] * J[c][BALL_NZ[c][e]];
             Dr[r * Np + c] -= acc;
             if (c != r) Dr[c * Np + r] -= acc;
         }
@@ -278,19 +280,19 @@ static void ball_update_rows(const double J[3][6], const double *Di, int N, doub
  * Np): the dense loops of eliminate_nodes over J's nonzero entries. */
 static void ball_update_body(const double J[3][6], const double *Di, double *Dp, int Np) {
     double T[3][6];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 6; ++c) {
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int c = 0; c < 6; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 2; ++e) {
+            FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                 int k = BALL_NZ_COL[c][e];
                 if (k >= 0) acc += Di[r * 3 + k] * J[k][c];
             }
             T[r][c] = acc;
         }
-    for (int a = 0; a < 6; ++a)
-        for (int c = 0; c <= a; ++c) {
+    FOREST_UNROLL for (int a = 0; a < 6; ++a)
+        FOREST_UNROLL for (int c = 0; c <= a; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 2; ++e) {
+            FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                 int k = BALL_NZ_COL[a][e];
                 if (k >= 0) acc += J[k][a] * T[k][c];
             }
@@ -370,7 +372,7 @@ void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) 
  * nonzero columns (BALL_NZ; both sides share them), in its order: the same bits. */
 static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, const double *Va, const double *Vb) {
     double jv = 0.0;
-    for (int e = 0; e < 3; ++e) {
+    FOREST_UNROLL for (int e = 0; e < 3; ++e) {
         int c = BALL_NZ[k][e];
         jv += Ja[k][c] * Va[c] + Jb[k][c] * Vb[c];
     }
@@ -478,8 +480,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             bp += s->prow[i];
             if (d == 6 && ball_coupling(s, blk, slot)) {
                 ball_jacobian(blk, s->side[i], J);
-                for (int r = 0; r < 3; ++r)
-                    for (int e = 0; e < 3; ++e) bp[r] -= J[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                FOREST_UNROLL for (int r = 0; r < 3; ++r)
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= J[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
                 continue;
             }
             int n = ctn__direct_rows(&t->defs[slot]);
@@ -490,8 +492,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int dp = s->dof[p];
             if (dp == 6 && ball_coupling(s, blk, slot)) {
                 ball_jacobian(blk, s->side[i], J);
-                for (int r = 0; r < 3; ++r)
-                    for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= J[r][BALL_NZ[r][e]] * u[r];
+                FOREST_UNROLL for (int r = 0; r < 3; ++r)
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= J[r][BALL_NZ[r][e]] * u[r];
                 continue;
             }
             jacobian_side(s, blk, slot, s->side[i], J);
@@ -515,9 +517,9 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             xp += s->prow[i];
             if (gn == 6 && ball_coupling(s, blk, slot)) {
                 ball_jacobian(blk, s->side[i], J);
-                for (int k = 0; k < 6; ++k) {
+                FOREST_UNROLL for (int k = 0; k < 6; ++k) {
                     double acc = 0.0;
-                    for (int e = 0; e < 2; ++e) {
+                    FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                         int r = BALL_NZ_COL[k][e];
                         if (r >= 0) acc += J[r][k] * xp[r];
                     }
@@ -538,9 +540,9 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             gn = N;
             if (dp == 6 && ball_coupling(s, blk, slot)) {
                 ball_jacobian(blk, s->side[i], J);
-                for (int r = 0; r < 3; ++r) {
+                FOREST_UNROLL for (int r = 0; r < 3; ++r) {
                     double acc = 0.0;
-                    for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
                     g[r] = acc;
                 }
             } else {
