@@ -315,13 +315,15 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
         if (ball_coupling(s, blk, slot)) {
             if (s->kind[i] == NODE_BODY && d == 6) {
-                ball_jacobian(blk, s->side[i], J);
-                ball_update_rows(J, Di, N, Dp + (size_t)s->prow[i] * Np + s->prow[i], Np);
+                double B[3][6];
+                ball_jacobian(blk, s->side[i], B);
+                ball_update_rows(B, Di, N, Dp + (size_t)s->prow[i] * Np + s->prow[i], Np);
                 continue;
             }
             if (s->kind[i] == NODE_JOINT && s->dof[p] == 6) {
-                ball_jacobian(blk, s->side[i], J);
-                ball_update_body(J, Di, Dp, Np);
+                double B[3][6];
+                ball_jacobian(blk, s->side[i], B);
+                ball_update_body(B, Di, Dp, Np);
                 continue;
             }
         }
@@ -479,9 +481,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int d = s->dof[i];
             bp += s->prow[i];
             if (d == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= J[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
                 continue;
             }
             int n = ctn__direct_rows(&t->defs[slot]);
@@ -491,9 +494,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         } else {
             int dp = s->dof[p];
             if (dp == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= J[r][BALL_NZ[r][e]] * u[r];
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
                 continue;
             }
             jacobian_side(s, blk, slot, s->side[i], J);
@@ -516,12 +520,13 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             gn = s->dof[i];
             xp += s->prow[i];
             if (gn == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int k = 0; k < 6; ++k) {
                     double acc = 0.0;
                     FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                         int r = BALL_NZ_COL[k][e];
-                        if (r >= 0) acc += J[r][k] * xp[r];
+                        if (r >= 0) acc += B[r][k] * xp[r];
                     }
                     g[k] = acc;
                 }
@@ -539,10 +544,11 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int dp = s->dof[p];
             gn = N;
             if (dp == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r) {
                     double acc = 0.0;
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
                     g[r] = acc;
                 }
             } else {
