@@ -2,7 +2,8 @@
  * system (2), the node pivots and the elimination): per substep, the node pivots of the ordering that
  * host/solve/direct_build.c made, their block LDL^T elimination children first, and forward and backward
  * substitution for a right-hand side. The dense per-node math is kernels/ctn_direct.h's, the same functions
- * the OpenCL forest kernels run. */
+ * the OpenCL forest kernels run, or their operations with less work where the structure allows it and the
+ * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled. */
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
