@@ -184,7 +184,7 @@ CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, 
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
-CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                                   CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
     ctn_joint_def j = defs[s];
 #ifdef __OPENCL_VERSION__
@@ -193,7 +193,12 @@ CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, C
 #else
     ctn_block *b = &blocks[s]; /* the host builds in place: a 288-byte copy less per joint */
 #endif
-    ctn_joint_prepare_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
+    /* a ball joint's builder inlined here (CTN_ROWS_INLINE): the call to ctn_joint_prepare_rows passed the joint,
+     * the poses and the velocities by value, some hundred instructions a row build (callgrind) */
+    if (j.type == CTN_JT_BALL)
+        ctn_joint_prepare_rows_ball(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
+    else
+        ctn_joint_prepare_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
     for (int k = 0; k < CTN_KINV_SIZE; ++k) b->kinv[k] = 0.0f; /* defined bits: filled by ctn_block_kinv_slot when needed */
 #ifdef __OPENCL_VERSION__
     blocks[s] = blk;
@@ -533,23 +538,29 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
 CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                                               CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
                                               CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, float gs_h) {
-    ctn_props pr = props[i];
     float alpha = 0.0f;
     int e, k;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        ctn_joint_def j = defs[s];
-        int n_lin = ctn_joint_lin_rows(j);
+        /* the fields read where they lie (a copy of the 112-byte definition per edge was a tenth of the pass) */
+        int type = defs[s].type;
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(defs[s]);
+        CTN_GLOBAL const float *lam = lambda + 6 * s;
         float l2 = 0.0f, a2 = 0.0f;
-        for (k = 0; k < CTN_MAX_ROWS; ++k) {
-            float l = lambda[6 * s + k];
-            if (k < n_lin) l2 += l * l;
-            else a2 += l * l;
+        if (n_lin == 3) { /* the sums below for n_lin = 3, in the same order, without the per-row test */
+            l2 = ((l2 + lam[0] * lam[0]) + lam[1] * lam[1]) + lam[2] * lam[2];
+            a2 = ((a2 + lam[3] * lam[3]) + lam[4] * lam[4]) + lam[5] * lam[5];
+        } else {
+            for (k = 0; k < CTN_MAX_ROWS; ++k) {
+                float l = lam[k];
+                if (k < n_lin) l2 += l * l;
+                else a2 += l * l;
+            }
         }
-        float arm = ctn_length(side == 0 ? j.anchor_a : j.anchor_b);
+        float arm = ctn_length(side == 0 ? defs[s].anchor_a : defs[s].anchor_b);
         alpha += CTN_SQRT(l2) * arm + CTN_SQRT(a2);
     }
-    return ctn_body_inverse_inertia_augmented(pose[i], pr, gs_h * alpha);
+    return ctn_body_inverse_inertia_augmented(pose[i], props[i], gs_h * alpha);
 }
 
 CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
@@ -729,19 +740,32 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * joint's rows are the world axes, so its C is the anchor separation (ctn_joint_prepare_rows_ball's); the
  * other joints' C comes from their rows at x_k (angular rows about axes turned since x_0: a perturbation of
  * the chord's model that the iteration absorbs, as RATTLE's, kernels/ctn_rattle.h). */
+/* A ball joint's C for a chord step: the anchor separation C = (x_a + R_a r_a) - (x_b + R_b r_b), formed as
+ * ctn_joint_prepare_rows_ball forms it (ctn_point_sep of the two-float positions), its targets -C/h into the
+ * kept block. It reads only the bodies' poses and the two anchors: the chord rows run two to four times per
+ * step on every joint, so their loads and flops are most of their cost. Returns C (the joint's rows are the
+ * world axes, so C's components are the rows' errors). The CPU's loop over a world of ball joints alone
+ * (host/solve/chord_rows.c) calls it directly; ctn_chord_slot_measure calls it for a ball joint. */
+CTN_FN ctn_v3 ctn_chord_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+                             CTN_GLOBAL ctn_block *blocks) {
+    ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+    blocks[s].bias[0] = -sep.x / h;
+    blocks[s].bias[1] = -sep.y / h;
+    blocks[s].bias[2] = -sep.z / h;
+    return sep;
+}
+
 /* ctn_chord_slot_measure also gives the joint's gap and angle as ctn_joint_error (kernels/ctn_rows.h) of the
  * same poses (the same operations on the same C, so the same bits, for the joints a chord step takes: rigid
  * bilateral rows, no implicit spring): the step's measurement after a projection whose last check was a
  * chord row evaluation need not evaluate the joints again. */
 CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
                                     CTN_GLOBAL ctn_block *blocks, float *gap, float *angle) {
-    /* A ball joint reads only its bodies and anchors (the whole definition is not copied: the chord step
-     * runs once or more per step on every joint, so its loads are most of its cost). */
     float g[CTN_MAX_ROWS], worst = 0.0f;
     int n;
     if (defs[s].type == CTN_JT_BALL) {
-        ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
-        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+        ctn_v3 sep = ctn_chord_ball(s, defs, pose, h, blocks);
         g[0] = sep.x, g[1] = sep.y, g[2] = sep.z;
         n = 3;
         *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
@@ -763,10 +787,10 @@ CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs,
         }
         *gap = CTN_SQRT(l2);
         *angle = CTN_SQRT(a2);
+        for (int k = 0; k < n; ++k) blocks[s].bias[k] = -g[k] / h;
     }
     for (int k = 0; k < n; ++k) {
         float e = CTN_FABS(g[k]);
-        blocks[s].bias[k] = -g[k] / h;
         worst = e > worst || e != e ? e : worst; /* a NaN stays */
     }
     return worst;

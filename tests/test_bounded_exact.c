@@ -263,8 +263,30 @@ static void check_setting(void) {
     ctn_world_destroy(w);
 }
 
+/* The exact solver skips its active-set passes in a world where no joint may have a bounded row (a fact of
+ * the topology): a hinge chain without limits runs none, and once limits are set on its hinges (the topology
+ * rebuilt) every substep after runs the active set. */
+static void check_limits_added(void) {
+    enum { N = 10 };
+    ctn_world *w = make_world(CTN_SOLVER_DIRECT, CTN_BOUNDED_AUTO);
+    ctn_body_id links[N];
+    ctn_joint_id joints[N];
+    hinge_chain(w, N, links, joints);
+    long substeps = 0, solves = 0, fallbacks = 0;
+    for (int step = 0; step < 10; ++step) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn__direct_active_counts(w, &substeps, &solves, &fallbacks);
+    CHECK(substeps == 0, "the active set ran in %ld substeps of a chain without bounded rows", substeps);
+    for (int i = 0; i < N; ++i) CHECK(ctn_joint_set_limits(w, joints[i], 1, -0.3, 0.3) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int step = 0; step < 10; ++step) CHECK(ctn_world_step(w) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn__direct_active_counts(w, &substeps, &solves, &fallbacks);
+    ctn_world_desc d = ctn_world_desc_default();
+    CHECK(substeps == 10L * d.substeps, "the active set ran in %ld of %ld substeps after the limits were set", substeps, 10L * d.substeps);
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     check_setting();
+    check_limits_added();
     check_limits(0.0);
     check_limits(0.05);
     check_finger();

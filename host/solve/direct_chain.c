@@ -679,10 +679,21 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     for (int p = 0; p < m; ++p) {
         int slot = c->slot[p];
         const ctn_joint_def *d = &t->defs[slot];
-        float r[CTN_MAX_ROWS];
+        const ctn_block *b = &blocks[slot];
+        const float *lam = &t->lambda[6 * slot];
         double s = 0.0;
-        ctn_block_residual(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], r);
-        for (int k = 0; k < ctn_block_rows(&blocks[slot]); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+        if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows: ctn_block_residual's operations for n = 3, unrolled */
+            ctn_vel va = ctn_load_vel(w->vel, d->a), vb = ctn_load_vel(w->vel, d->b);
+            ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, b->ra)), ctn_add(vb.v, ctn_cross(vb.w, b->rb))); /* ctn_block_velocity */
+            float r0 = b->bias[0] - ctn_dot(b->dir[0], dv) - b->soft[0] * lam[0];
+            float r1 = b->bias[1] - ctn_dot(b->dir[1], dv) - b->soft[1] * lam[1];
+            float r2 = b->bias[2] - ctn_dot(b->dir[2], dv) - b->soft[2] * lam[2];
+            s = ((s + (double)r0 * r0) + (double)r1 * r1) + (double)r2 * r2;
+        } else {
+            float r[CTN_MAX_ROWS];
+            ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
+            for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+        }
         c->y[CH_V(c, p, 0)] = s;
     }
     double r2 = 0.0;

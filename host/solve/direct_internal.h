@@ -47,6 +47,7 @@ typedef struct direct_state {
     int *slot_row;           /* [slot] attached: first row inside that node (after the body DOFs) */
     int extra_count;
     int *extra;              /* static extra slots (loop closers, unsupported) */
+    int bounded;             /* some joint may have rows with finite bounds (ctn__joint_may_be_bounded) */
 
     /* per substep */
     unsigned char *cut;      /* [slot] joint taken out of the forest this substep (finite bounds) */

@@ -25,6 +25,9 @@ enum {
 /* Whether the exact solve would take the bounded rows of blocks by its active set (the state of the last
  * solve; 0 before any): the position projection keeps limit rows only then (ctn_project_block). */
 int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks);
+/* Whether some joint of the topology may have rows with finite bounds (ctn__joint_may_be_bounded), as the
+ * exact solver's layout of the current topology records it; 1 (may) when it has none of this topology yet. */
+int ctn__direct_may_bound(const ctn_world *w);
 /* The same with CTN_DIRECT_* options; ctn__solve_direct is CTN_DIRECT_RESIDUAL. blocks is written only
  * with CTN_DIRECT_FILL_KINV. */
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options);
@@ -75,6 +78,18 @@ typedef struct ctn_compact_cache {
     unsigned version; /* topology_version scanned */
 } ctn_compact_cache;
 int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache);
+/* The chord rows of the projection on the CPU (host/solve/chord_rows.c): ctn_chord_slot_measure of every joint
+ * slot, its targets -C/h into blocks; worst: the largest |C| of a row (infinite if one is NaN), gap and angle:
+ * the largest joint gap and angle (ctn_joint_error's). all_ball: every joint is a ball joint
+ * (ctn__chord_all_ball, scanned once per layout in cache), the lean loop with the same bits. threads > 1: an
+ * OpenMP team of that many (the result does not depend on it). */
+typedef struct ctn_chord_rows_result {
+    float worst;
+    double gap, angle;
+} ctn_chord_rows_result;
+int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache);
+void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
+                     ctn_chord_rows_result *r);
 
 /* Frees w->direct_data (called by ctn_world_destroy). */
 void ctn__direct_free(ctn_world *w);

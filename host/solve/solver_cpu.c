@@ -56,6 +56,7 @@ typedef struct cpu_solver {
      * CTN_STAGE_JOINT_ERRORS: a MEASURE entry that does not cover it reports these (the driver plans it so only
      * when the projection stopped on those rows, CTN_TABLE_MEASURE with sub = 1) */
     double measured_gap, measured_angle;
+    ctn_compact_cache chord_ball; /* whether every joint is a ball joint (ctn__chord_all_ball: the chord rows' lean loop) */
     ctn_vel *real_vel;
     float *real_lambda;
     /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
@@ -186,12 +187,24 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
     /* the limit rows join the projection as inequalities where the exact solve's active set takes bounded rows
-     * (ctn_project_block); the projected sweep solves them worse than it leaves them out */
-    int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP;
+     * (ctn_project_block); the projected sweep solves them worse than it leaves them out. Without a joint that
+     * may have a bounded row every block has infinite bounds here, where ctn_project_block's rule with limits
+     * is the rule without them, bit for bit, and the check below has nothing to undo: both are skipped. */
+    int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP && project && ctn__direct_may_bound(w);
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
         for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, t->defs, w->pose, w->vel, w->inertia, prm, pts);
+        c->project_worst = 0.0f;
+        return;
+    }
+    if (rows_only && !project) { /* the exact solver's velocity rows: a loop of their own, lighter to compile */
+        const ctn_joint_def *defs = t->defs;
+        const ctn_pose *pose = w->pose;
+        const ctn_vel *vel = w->vel;
+        ctn_block *blocks = c->blocks;
+        CPU_FOR(m)
+        for (int s = 0; s < m; ++s) ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
         c->project_worst = 0.0f;
         return;
     }
@@ -497,19 +510,10 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_PROJECT_REST: project_rest(w, c); break;
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
-        float worst = 0.0f, h = prm->h;
-        double gap = 0.0, angle = 0.0; /* the joint errors of stage_measure's loop, while the poses are at hand */
-        CPU_FOR_REDUCE(m, reduction(max : worst, gap, angle))
-        for (int s = 0; s < m; ++s) {
-            float g, a;
-            float e = ctn_chord_slot_measure(s, t->defs, w->pose, h, c->blocks, &g, &a);
-            worst = e > worst ? e : worst;
-            if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
-            gap = g > gap ? g : gap;
-            angle = a > angle ? a : angle;
-        }
-        out->worst = worst;
-        c->measured_gap = gap, c->measured_angle = angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
+        ctn_chord_rows_result r; /* and the joint errors of stage_measure's loop, while the poses are at hand */
+        ctn__chord_rows(t->defs, m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1, &r);
+        out->worst = r.worst;
+        c->measured_gap = r.gap, c->measured_angle = r.angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */

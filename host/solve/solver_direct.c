@@ -220,7 +220,7 @@ static int active_applicable(const ctn_world *w, const direct_state *s, const ct
     const ctn_topology *t = &w->topo;
     int any = 0;
     *schur_rows = 0;
-    if (!s->keep || !s->ml || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
+    if (!s->bounded || !s->keep || !s->ml || w->desc.bounded_rows == CTN_BOUNDED_SWEEP) return 0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
         if (!in_exact(s, slot)) continue;
         const ctn_block *b = &blocks[slot];
@@ -230,6 +230,12 @@ static int active_applicable(const ctn_world *w, const direct_state *s, const ct
     if (!any) return 0;
     if (s->chain || s->extra_count == 0) return 1;
     return schur_applicable(s, w, blocks, schur_rows);
+}
+
+int ctn__direct_may_bound(const ctn_world *w) {
+    const direct_state *s = w->direct_data;
+    if (!s || !s->valid || s->version != w->topology_version || s->joints != w->topo.joint_count) return 1;
+    return s->bounded;
 }
 
 int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
@@ -301,9 +307,8 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
 
 /* The ordering of the current topology: the chain path when every joint lies on a simple path, else the
  * forest. Returns 0 when out of memory. */
-static int direct_ready(ctn_world *w, direct_state *s) {
+static int direct_layout(ctn_world *w, direct_state *s) {
     const ctn_topology *t = &w->topo;
-    if (s->valid && s->version == w->topology_version && s->joints == t->joint_count && s->bodies == t->body_count) return 1;
     ctn__direct_state_free(s);
     direct_chain *c = NULL;
     int chain = ctn__chain_build(w, &c, s->chain_segments);
@@ -317,6 +322,20 @@ static int direct_ready(ctn_world *w, direct_state *s) {
     s->chain = c;
     s->joints = t->joint_count, s->bodies = t->body_count, s->version = w->topology_version;
     s->valid = 1;
+    return 1;
+}
+
+/* direct_layout when the topology changed, with the topology's one fact about bounds: whether any joint
+ * can have a row with finite bounds (ctn__joint_may_be_bounded: a contact, a limit, a motor, a rope, a swing
+ * cone). Without one, every block's bounds are infinite in the velocity solve and either infinite or [0, 0]
+ * on every row in the projection (ctn_project_block), so no row is cut or treated by the active set and
+ * active_applicable's two passes over the joints are skipped. */
+static int direct_ready(ctn_world *w, direct_state *s) {
+    const ctn_topology *t = &w->topo;
+    if (s->valid && s->version == w->topology_version && s->joints == t->joint_count && s->bodies == t->body_count) return 1;
+    if (!direct_layout(w, s)) return 0;
+    s->bounded = 0;
+    for (int slot = 0; slot < t->joint_count && !s->bounded; ++slot) s->bounded = ctn__joint_may_be_bounded(&t->defs[slot]);
     return 1;
 }
 

@@ -1,0 +1,136 @@
+/* The chord rows of the exact solver's projection on the CPU (CTN_STAGE_CHORD_ROWS; ctn_chord_slot_measure and
+ * ctn_chord_ball in kernels/ctn_solver.h): every joint's C(x) at the current poses into its kept block's targets
+ * -C/h, with the largest |C| of a row (the projection's decision, host/solve/pipeline.c project_decide) and
+ * the largest joint gap and angle (the step's measurement when the projection stops on these rows).
+ *
+ * A world of ball joints alone (a chain, a rope, a tree of ball joints: the common case of a projection that
+ * takes chord steps) runs a loop without the per-joint type test and without a square root per joint: the
+ * largest gap is sqrt(max_s |C_s|^2), which is max_s sqrt(|C_s|^2) bit for bit, as an IEEE 754 square root is
+ * correctly rounded and so non-decreasing (IEEE 754-2008, section 5.4.1); a ball joint's angle is 0. A NaN
+ * in some |C_s| makes its |C_s|^2 NaN (and only a NaN does: the sum of squares of finite or infinite values
+ * is never NaN), and the general loop's rule, the largest error infinite whenever a row's error is NaN,
+ * follows from that one test per joint. Both loops take C from the same function of the shared header, so
+ * the targets have the same bits, and tests/test_chord_rows.c checks that the two loops agree bit for bit
+ * (targets, largest error, gap and angle) on random poses, world joints and non-finite positions. */
+#include "solve/solve.h"
+#include "ctn_solver.h"
+
+#include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
+    const ctn_topology *t = &w->topo;
+    if (!cache->valid || cache->version != w->topology_version) {
+        int all = t->joint_count > 0;
+        for (int s = 0; s < t->joint_count && all; ++s) all = t->defs[s].type == CTN_JT_BALL;
+        cache->all_ball = all, cache->valid = 1, cache->version = w->topology_version;
+    }
+    return cache->all_ball;
+}
+
+#if defined(__SSE2__)
+/* a x b = a.yzx b.zxy - a.zxy b.yzx, lane by lane the products and differences of ctn_cross (lane 3 unused);
+ * a's two permutations are given (a quaternion's vector part is read once for its two cross products). */
+static inline __m128 cross4(__m128 a_yzx, __m128 a_zxy, __m128 b) {
+    __m128 b_zxy = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 1, 0, 2)), b_yzx = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
+    return _mm_sub_ps(_mm_mul_ps(a_yzx, b_zxy), _mm_mul_ps(a_zxy, b_yzx));
+}
+
+/* ctn_quat_rotate, q = (w, x, y, z) in lanes 0..3: v + w t + u x t, t = 2 u x v, u = (x, y, z). */
+static inline __m128 rotate4(__m128 q, __m128 v) {
+    __m128 u_yzx = _mm_shuffle_ps(q, q, _MM_SHUFFLE(0, 1, 3, 2)), u_zxy = _mm_shuffle_ps(q, q, _MM_SHUFFLE(0, 2, 1, 3));
+    __m128 t = _mm_mul_ps(cross4(u_yzx, u_zxy, v), _mm_set1_ps(2.0f));
+    return _mm_add_ps(_mm_add_ps(v, _mm_mul_ps(t, _mm_shuffle_ps(q, q, 0))), cross4(u_yzx, u_zxy, t));
+}
+#endif
+
+/* Ball joints alone: max |C| over the rows and max |C|^2 over the joints, a NaN noted once per joint. With
+ * SSE2 (every x86-64) the three components go through the arithmetic of ctn_chord_ball together, lane by
+ * lane the same operations in the same order (IEEE 754 operations on each lane; the build never contracts to
+ * fused multiply-adds, -ffp-contract=off), the fourth lane (a pose's or anchor's padding) masked out. */
+static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int threads,
+                            ctn_chord_rows_result *r) {
+    float worst = 0.0f, top = 0.0f;
+    int bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel if (threads > 1) num_threads(threads) reduction(max : worst, top) reduction(| : bad)
+#endif
+    {
+#if defined(__SSE2__)
+        static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
+        const __m128 abs3 = _mm_castsi128_ps(_mm_set_epi32(0, 0x7fffffff, 0x7fffffff, 0x7fffffff));
+        const __m128 sign = _mm_set1_ps(-0.0f), vh = _mm_set1_ps(h);
+        __m128 vworst = _mm_setzero_ps(), vtop = _mm_setzero_ps(), vbad = _mm_setzero_ps();
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int s = 0; s < m; ++s) {
+            const ctn_joint_def *d = &defs[s];
+            const ctn_pose *pa = d->a >= 0 ? &pose[d->a] : &world, *pb = d->b >= 0 ? &pose[d->b] : &world;
+            __m128 ra = rotate4(_mm_loadu_ps(&pa->q.w), _mm_loadu_ps(&d->anchor_a.x));
+            __m128 rb = rotate4(_mm_loadu_ps(&pb->q.w), _mm_loadu_ps(&d->anchor_b.x));
+            /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
+            __m128 c = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
+            c = _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
+            __m128 nb = _mm_div_ps(_mm_xor_ps(c, sign), vh); /* -C/h */
+            _mm_storel_pi((__m64 *)&blocks[s].bias[0], nb);
+            _mm_store_ss(&blocks[s].bias[2], _mm_movehl_ps(nb, nb));
+            __m128 a = _mm_and_ps(c, abs3); /* |C|, lane 3 zero */
+            vworst = _mm_max_ps(vworst, a);
+            vbad = _mm_or_ps(vbad, _mm_cmpunord_ps(a, a));
+            __m128 sq = _mm_mul_ps(c, c); /* (x^2 + y^2) + z^2: ctn_chord_slot_measure's sum (0 + x^2 is x^2, never -0) */
+            __m128 l2 = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
+            vtop = _mm_max_ss(l2, vtop); /* l2 > top ? l2 : top: a NaN leaves top (and is in vbad) */
+        }
+        vworst = _mm_max_ps(vworst, _mm_movehl_ps(vworst, vworst));
+        vworst = _mm_max_ss(vworst, _mm_shuffle_ps(vworst, vworst, 1));
+        float tw = _mm_cvtss_f32(vworst), tt = _mm_cvtss_f32(vtop);
+        worst = tw > worst ? tw : worst;
+        top = tt > top ? tt : top;
+        bad |= _mm_movemask_ps(vbad) != 0;
+#else
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int s = 0; s < m; ++s) {
+            ctn_v3 c = ctn_chord_ball(s, defs, pose, h, blocks);
+            float x = CTN_FABS(c.x), y = CTN_FABS(c.y), z = CTN_FABS(c.z);
+            float l2 = (c.x * c.x + c.y * c.y) + c.z * c.z; /* ctn_chord_slot_measure's sum: 0 + x^2 is x^2, never -0 */
+            worst = x > worst ? x : worst;
+            worst = y > worst ? y : worst;
+            worst = z > worst ? z : worst;
+            top = l2 > top ? l2 : top;
+            bad |= l2 != l2;
+        }
+#endif
+    }
+    (void)threads;
+    r->worst = bad ? INFINITY : worst; /* a non-finite error fails the chord step's test */
+    r->gap = sqrtf(top);
+    r->angle = 0.0;
+}
+
+void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
+                     ctn_chord_rows_result *r) {
+    if (all_ball) {
+        chord_rows_ball(defs, m, pose, h, blocks, threads, r);
+        return;
+    }
+    float worst = 0.0f;
+    double gap = 0.0, angle = 0.0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : worst, gap, angle)
+#endif
+    for (int s = 0; s < m; ++s) {
+        float g, a;
+        float e = ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
+        worst = e > worst ? e : worst;
+        if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
+        gap = g > gap ? g : gap;
+        angle = a > angle ? a : angle;
+    }
+    (void)threads;
+    r->worst = worst, r->gap = gap, r->angle = angle;
+}
