@@ -361,23 +361,33 @@ CTN_FN void ctn_dd_add_row_products(const double *Ja, int na, const double *MJb,
  * on a body they share ((r x d)^T I (r' x d') = -d^T [r]x I [r']x d'). The 3x3 middle factor W costs about
  * 30 multiplications per body, against about 180 for the 6-wide rows, M^-1 J^T and their products. */
 
+/* B = I [rq]x, the lever arm rq's half of the middle factor below (ctn_dd_lever_add); a body's B serves both
+ * the pivot of the joint whose arm rq is and its coupling to the body's other joint (the chain path's factor
+ * walk, host/solve/direct_chain.c, forms it once for the two). */
+CTN_FN void ctn_dd_lever_b(ctn_sym3 I, ctn_v3 rq, double *B) {
+    double qx = rq.x, qy = rq.y, qz = rq.z, xx = I.xx, yy = I.yy, zz = I.zz, xy = I.xy, xz = I.xz, yz = I.yz;
+    B[0] = xy * qz - xz * qy, B[1] = xz * qx - xx * qz, B[2] = xx * qy - xy * qx; /* row i of I times [rq]x */
+    B[3] = yy * qz - yz * qy, B[4] = yz * qx - xy * qz, B[5] = xy * qy - yy * qx;
+    B[6] = yz * qz - zz * qy, B[7] = zz * qx - xz * qz, B[8] = xz * qy - yz * qx;
+}
+
+/* W -= [rp]x B (sym: the lower triangle only). */
+CTN_FN void ctn_dd_lever_sub(ctn_v3 rp, const double *B, int sym, double *W) {
+    double px = rp.x, py = rp.y, pz = rp.z;
+    W[0] -= py * B[6] - pz * B[3], W[3] -= pz * B[0] - px * B[6], W[6] -= px * B[3] - py * B[0];
+    W[4] -= pz * B[1] - px * B[7], W[7] -= px * B[4] - py * B[1];
+    W[8] -= px * B[5] - py * B[2];
+    if (sym) return;
+    W[1] -= py * B[7] - pz * B[4], W[2] -= py * B[8] - pz * B[5], W[5] -= pz * B[2] - px * B[8];
+}
+
 /* W += im I3 - [rp]x I [rq]x (angular = 0: W += im I3); sym (rp = rq, W symmetric): lower triangle only. */
 CTN_FN void ctn_dd_lever_add(double im, ctn_sym3 I, int angular, ctn_v3 rp, ctn_v3 rq, int sym, double *W) {
     W[0] += im, W[4] += im, W[8] += im;
     if (!angular) return;
-    double px = rp.x, py = rp.y, pz = rp.z, qx = rq.x, qy = rq.y, qz = rq.z;
-    double Im[9] = {I.xx, I.xy, I.xz, I.xy, I.yy, I.yz, I.xz, I.yz, I.zz}, B[9]; /* B = I [rq]x */
-    for (int i = 0; i < 3; ++i) {
-        const double *a = Im + 3 * i;
-        B[3 * i + 0] = a[1] * qz - a[2] * qy;
-        B[3 * i + 1] = a[2] * qx - a[0] * qz;
-        B[3 * i + 2] = a[0] * qy - a[1] * qx;
-    }
-    for (int j = 0; j < 3; ++j) { /* W -= [rp]x B */
-        if (!sym || j == 0) W[0 + j] -= py * B[6 + j] - pz * B[3 + j];
-        if (!sym || j <= 1) W[3 + j] -= pz * B[0 + j] - px * B[6 + j];
-        W[6 + j] -= px * B[3 + j] - py * B[0 + j];
-    }
+    double B[9];
+    ctn_dd_lever_b(I, rq, B);
+    ctn_dd_lever_sub(rp, B, sym, W);
 }
 
 /* Whether the rows of b are the three world axes in order (a ball joint's: D = I3). */
@@ -468,22 +478,30 @@ CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double i
  * when its Cholesky pivots P00, m / P00 and det / m (m = P00 P11 - P10^2) all pass the rule of
  * ctn_dd_spd_inverse_g (above CTN_DD_PIVOT_TOL times the largest diagonal); otherwise by
  * ctn_dd_spd_inverse_g, which drops the redundant rows. About 40 flops and one division against about
- * 60 flops, 3 square roots and 9 divisions for the Cholesky inverse. */
-CTN_FN void ctn_dd_spd_inverse3_g(CTN_GLOBAL double *P) {
-    double a = P[0], b = P[3], c = P[6], d = P[4], e = P[7], f = P[8];
+ * 60 flops, 3 square roots and 9 divisions for the Cholesky inverse. ctn_dd_inverse3_closed: the closed form
+ * on the lower triangle (a; b d; c e f), the inverse's lower triangle by rows into o[0..5] (it is symmetric), or 0
+ * when a pivot fails the rule. */
+CTN_FN int ctn_dd_inverse3_closed(double a, double b, double c, double d, double e, double f, double *o) {
     double dmax = a > d ? a : d;
     dmax = dmax > f ? dmax : f;
     double tol = CTN_DD_PIVOT_TOL * dmax;
     double m = a * d - b * b, A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
     double det = a * A + b * B + c * C;
-    if (!(a > tol && m > tol * a && det > tol * m)) { /* also NaN */
+    if (!(a > tol && m > tol * a && det > tol * m)) return 0; /* also NaN */
+    double id = 1.0 / det;
+    o[0] = A * id, o[1] = B * id, o[2] = (a * f - c * c) * id, o[3] = C * id, o[4] = (b * c - a * e) * id, o[5] = m * id;
+    return 1;
+}
+
+CTN_FN void ctn_dd_spd_inverse3_g(CTN_GLOBAL double *P) {
+    double o[6];
+    if (!ctn_dd_inverse3_closed(P[0], P[3], P[6], P[4], P[7], P[8], o)) {
         ctn_dd_spd_inverse_g(P, 3, 3);
         return;
     }
-    double id = 1.0 / det, i01 = B * id, i02 = C * id, i12 = (b * c - a * e) * id;
-    P[0] = A * id, P[1] = i01, P[2] = i02;
-    P[3] = i01, P[4] = (a * f - c * c) * id, P[5] = i12;
-    P[6] = i02, P[7] = i12, P[8] = m * id;
+    P[0] = o[0], P[1] = o[1], P[2] = o[3];
+    P[3] = o[1], P[4] = o[2], P[5] = o[4];
+    P[6] = o[3], P[7] = o[4], P[8] = o[5];
 }
 
 /* Factor step of node p (n rows) of a segment. P: its pivot (n x n, lower triangle read), replaced by P^-1.

@@ -61,10 +61,12 @@ static ctn_body_id add_body(ctn_world *w, int particle) {
     return id;
 }
 
+static int force_ball; /* add_joint adds ball joints only */
+
 /* A random joint between a and b (b may be CTN_WORLD or a static/kinematic body). */
 static void add_joint(ctn_world *w, ctn_body_id a, ctn_body_id b, int rigid_pair) {
     double u = urand();
-    int type = rigid_pair ? (u < 0.2 ? CTN_JOINT_DISTANCE : u < 0.5 ? CTN_JOINT_BALL : u < 0.8 ? CTN_JOINT_HINGE : CTN_JOINT_FIXED)
+    int type = force_ball ? CTN_JOINT_BALL : rigid_pair ? (u < 0.2 ? CTN_JOINT_DISTANCE : u < 0.5 ? CTN_JOINT_BALL : u < 0.8 ? CTN_JOINT_HINGE : CTN_JOINT_FIXED)
                           : (u < 0.5 ? CTN_JOINT_DISTANCE : CTN_JOINT_BALL);
     ctn_joint_desc jd = ctn_joint_desc_default((ctn_joint_type)type);
     jd.body_a = a;
@@ -255,10 +257,64 @@ static void forest_layouts(void) {
     }
 }
 
+/* (e) Paths of ball joints: the chain path's own factor walk for them (factor_ball in host/solve/direct_chain.c)
+ * against the generic node steps, bit for bit (impulses and velocities after the hybrid's 3 iterations), on 1
+ * and 2 segments, with no joint cut and with one row of the first, a middle or the last joint slot bounded
+ * (cut from the exact solve: the walk hands the rest of its segment to the generic steps there). */
+static void ball_walk_bitwise(void) {
+    force_ball = 1;
+    int runs = 0;
+    for (int trial = 0; trial < 6; ++trial)
+        for (int segments = 1; segments <= 2; ++segments)
+            for (int where = -1; where < 3; ++where) {
+                ctn_world *w = make_world(3, 0);
+                random_paths(w, 1 + trial % 3, 6 + 5 * trial);
+                chain_case k;
+                case_setup(&k, w);
+                int m = w->topo.joint_count, nb = w->body_count;
+                if (where >= 0) {
+                    int slot = where == 0 ? 0 : where == 1 ? m / 2 : m - 1;
+                    k.blocks[slot].lo[1] = -1e20f, k.blocks[slot].hi[1] = 1e20f;
+                }
+                double *got = calloc((size_t)k.d.rows, sizeof *got);
+                CHECK(case_solve(&k, segments, got), "trial %d: the ball paths did not take the chain path", trial);
+                float *lam = malloc((size_t)6 * m * sizeof *lam);
+                ctn_vel *vel = malloc((size_t)nb * sizeof *vel);
+                memcpy(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam);
+                memcpy(vel, w->vel, (size_t)nb * sizeof *vel);
+                const direct_state *s = w->direct_data;
+                const double *K, *C, *y;
+                size_t nk, nc, ny;
+                ctn__chain_arrays(s->chain, &K, &nk, &C, &nc, &y, &ny);
+                double *fac = malloc((nk + nc + ny + 1) * sizeof *fac); /* the lean walk's factor and last x */
+                memcpy(fac, K, nk * sizeof *K), memcpy(fac + nk, C, nc * sizeof *C), memcpy(fac + nk + nc, y, ny * sizeof *y);
+                ctn__chain_set_generic(s->chain, 1); /* the same layout, the generic steps */
+                memcpy(w->vel, k.v0, (size_t)nb * sizeof *w->vel);
+                memcpy(w->topo.lambda, k.l0, (size_t)6 * m * sizeof *w->topo.lambda);
+                ctn__solve_direct(w, k.blocks);
+                CHECK(memcmp(fac, K, nk * sizeof *K) == 0 && memcmp(fac + nk, C, nc * sizeof *C) == 0 &&
+                          memcmp(fac + nk + nc, y, ny * sizeof *y) == 0,
+                      "trial %d, %d segments, cut %d: the factor or the solution differs", trial, segments, where);
+                free(fac);
+                CHECK(memcmp(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam) == 0, "trial %d, %d segments, cut %d: impulses differ", trial,
+                      segments, where);
+                CHECK(memcmp(vel, w->vel, (size_t)nb * sizeof *vel) == 0, "trial %d, %d segments, cut %d: velocities differ", trial, segments,
+                      where);
+                double e = max_diff(got, k.ref, k.d.rows);
+                CHECK(where >= 0 || e <= 1e-6 * k.rmax, "trial %d, %d segments: |dl - dense| = %.3g, |dense| = %.3g", trial, segments, e, k.rmax);
+                runs++;
+                free(lam), free(vel), free(got);
+                case_free(&k);
+            }
+    printf("ball paths: lean and generic factor walks equal bit for bit in %d solves\n", runs);
+    force_ball = 0;
+}
+
 int main(void) {
     for (int trial = 0; trial < 10; ++trial) paths_against_dense(trial);
     threads_bitwise();
     cut_joint_converges();
     forest_layouts();
+    ball_walk_bitwise();
     return check_report("direct_chain");
 }

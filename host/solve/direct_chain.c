@@ -56,6 +56,7 @@ typedef struct chain_segment {
     double d_top[36], d_bot[36]; /* pivot updates of the separators above and below (accumulated -=) */
     double g[36];                /* A_{c,a} of a middle segment: n_bot x n_top */
     double y_top[6], y_bot[6];   /* right-hand-side updates of the separators (accumulated -=) */
+    int ball;                    /* the last factor walked every position as a ball joint (factor_ball) */
 } chain_segment;
 
 struct direct_chain {
@@ -82,6 +83,7 @@ struct direct_chain {
     float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
     int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (backward_ball) */
     int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
+    int generic;           /* factor_ball off (ctn__chain_set_generic) */
     chain_segment *seg;
 };
 
@@ -383,21 +385,11 @@ static seg_walk segment_walk(direct_chain *c, int k) {
  * the separators were assembled before the walks (assemble_separators). The first solve's forward
  * substitution rides along (forward_segment's steps, r_q formed with K_q): one pass over the blocks and
  * the factor fewer; the hybrid's re-solves with this factor run forward_segment. */
-static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
-    seg_walk s = segment_walk(c, k);
-    chain_segment *g = &c->seg[k];
-    memset(g, 0, sizeof *g);
-    assemble_position(w, c, blocks, s.first, nfix, 0);
-    rhs_position(w, c, blocks, s.first, nfix, 0);
+static inline void factor_walk(const ctn_world *w, direct_chain *c, const ctn_block *blocks, const seg_walk *sw, chain_segment *g, int from,
+                               int nfix) {
+    seg_walk s = *sw;
     int na = s.a >= 0 ? c->n[s.a] : 0;
-    if (na) { /* F_first = A_{first,a} = C_a^T */
-        int n = c->n[s.first];
-        const double *Ca = c->C + CH_C(c, s.a, nfix);
-        double *F = c->F + CH_F(c, s.first, nfix);
-        for (int r = 0; r < n; ++r)
-            for (int col = 0; col < na; ++col) F[r * na + col] = Ca[col * n + r];
-    }
-    for (int p = s.first;; p += s.dir) {
+    for (int p = from;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
         double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
@@ -412,6 +404,210 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn
         ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na, s.y_a);
         if (!inside) break;
     }
+}
+
+/* The first position of the walk (and a middle segment's spike F_first = A_{first,a} = C_a^T), then the walk. */
+static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
+    seg_walk s = segment_walk(c, k);
+    chain_segment *g = &c->seg[k];
+    memset(g, 0, sizeof *g);
+    assemble_position(w, c, blocks, s.first, nfix, 0);
+    rhs_position(w, c, blocks, s.first, nfix, 0);
+    int na = s.a >= 0 ? c->n[s.a] : 0;
+    if (na) {
+        int n = c->n[s.first];
+        const double *Ca = c->C + CH_C(c, s.a, nfix);
+        double *F = c->F + CH_F(c, s.first, nfix);
+        for (int r = 0; r < n; ++r)
+            for (int col = 0; col < na; ++col) F[r * na + col] = Ca[col * n + r];
+    }
+    factor_walk(w, c, blocks, &s, g, s.first, nfix);
+}
+
+/* ---- the factor walk of a ball-jointed chain -------------------------------------------------------
+ * The common case (every position three world-axis rows, none cut, at most two segments: no spike) takes
+ * a walk of its own that forms each position's pivot, coupling and right-hand side in registers, factors
+ * and substitutes forward at once, and stores only what the later walks read: P^-1 in K, T_E = P^-1 E in C,
+ * u = P^-1 y in y. Per position (a body shared by two joints, both rotating):
+ *     K_q = sum_b (im_b I3 - [r_b]x I_b [r_b]x) + S + floor,  E = s (im I3 - [r_p]x I [r_q]x)   (lever arms),
+ *     T_E = P^-1 E,   K_q -= E^T T_E,   u_p = P^-1 y_p,   y_q -= T_E^T y_p,
+ * the same operations in the same order as assemble_position, rhs_position, ctn_dd_chain_factor_node and
+ * ctn_dd_chain_forward_node, so the same bits; B = I [r]x of the body a position shares with the one
+ * before it is formed once for its pivot and the coupling (ctn_dd_lever_b). A position that is not a ball
+ * joint hands the rest of the segment to the generic walk (factor_walk) with the state it would have left. */
+typedef struct ball_node {
+    double K[6]; /* pivot, lower triangle by rows: (0,0) (1,0) (1,1) (2,0) (2,1) (2,2) */
+    double y[3]; /* right-hand side */
+} ball_node;
+
+/* The body a position shares with the one before it in sequence order, as the coupling between the two
+ * needs it: B = ctn_dd_lever_b of its arm in the later position (if rot), inverse mass. Formed by that
+ * position's assembly, read by the coupling's: walking down right after, walking up one step later (before
+ * the next assembly overwrites it). */
+typedef struct ball_shared {
+    double B[9], im;
+    int rot;
+} ball_shared;
+
+static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p) {
+    int slot = c->slot[p];
+    return ctn_dd_rows_axes(&blocks[slot]) && cut_of(c, blocks, slot) == 0;
+}
+
+/* s = 0; s += a0 b0; s += a1 b1; s += a2 b2: the dot product of the node steps' loops, term by term. */
+#define BALL_DOT(a0, b0, a1, b1, a2, b2) (((0.0 + (a0) * (b0)) + (a1) * (b1)) + (a2) * (b2))
+
+/* W += im I3 - [r]x I [r]x of body b (lower triangle); save: b is shared with the position before, keep B. */
+static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int save, ball_shared *sh, double *W) {
+    double im = w->vel[b].inv_mass, Bl[9], *B = save ? sh->B : Bl;
+    W[0] += im, W[4] += im, W[8] += im;
+    if (save) sh->im = im, sh->rot = rot;
+    if (!rot) return;
+    ctn_dd_lever_b(w->inertia[b].inv_inertia, r, B);
+    ctn_dd_lever_sub(r, B, 1, W);
+}
+
+/* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs with
+ * the rows' directions read as it reads them), marked uncut. */
+static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd) {
+    int slot = c->slot[x], dyn = c->dyn[x], sh = x > 0 && c->shared[x - 1] >= 0 ? (c->side[x - 1] >> 1) & 1 : -1;
+    const ctn_block *blk = &blocks[slot];
+    const ctn_joint_def *d = &w->topo.defs[slot];
+    double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    c->cut[slot] = 0, c->axes[x] = 1;
+    if (dyn & DYN_A) ball_lever(w, d->a, dyn & ROT_A, blk->ra, sh == 0, shd, W);
+    if (dyn & DYN_B) ball_lever(w, d->b, dyn & ROT_B, blk->rb, sh == 1, shd, W);
+    nd->K[0] = W[0] + ((double)blk->soft[0] + CTN_DD_FLOOR * W[0]);
+    nd->K[1] = W[3];
+    nd->K[2] = W[4] + ((double)blk->soft[1] + CTN_DD_FLOOR * W[4]);
+    nd->K[3] = W[6];
+    nd->K[4] = W[7];
+    nd->K[5] = W[8] + ((double)blk->soft[2] + CTN_DD_FLOOR * W[8]);
+    double Va[6], Vb[6], u[3], dw[3];
+    const float *lam = &w->topo.lambda[6 * slot];
+    ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
+    ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
+    ctn_dd_anchor_rel(blk, Va, Vb, u, dw);
+    const ctn_v3 *e = blk->dir;
+    nd->y[0] = (double)blk->bias[0] - ((double)e[0].x * u[0] + (double)e[0].y * u[1] + (double)e[0].z * u[2]) - (double)blk->soft[0] * lam[0];
+    nd->y[1] = (double)blk->bias[1] - ((double)e[1].x * u[0] + (double)e[1].y * u[1] + (double)e[1].z * u[2]) - (double)blk->soft[1] * lam[1];
+    nd->y[2] = (double)blk->bias[2] - ((double)e[2].x * u[0] + (double)e[2].y * u[1] + (double)e[2].z * u[2]) - (double)blk->soft[2] * lam[2];
+}
+
+/* E = A_{p,q} (E[3 k + j]: row k of p, column j of q) through the body p and q share: C_lo (rows of lo, columns
+ * of lo + 1; lo = p walking down, q walking up) of assemble_position; hi: the shared body as lo + 1 formed it. */
+static inline void ball_coupling(const direct_chain *c, const ctn_block *blocks, int lo, const ball_shared *hi, int dir, double *E) {
+    double W[9] = {0.0 + hi->im, 0, 0, 0, 0.0 + hi->im, 0, 0, 0, 0.0 + hi->im}, sg = 0.0;
+    if (c->shared[lo] < 0) {
+        for (int e = 0; e < 9; ++e) W[e] = 0.0;
+    } else {
+        int sp = c->side[lo] & 1, ps = (c->side[lo] >> 1) & 1;
+        const ctn_block *bp = &blocks[c->slot[lo]];
+        sg = (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0);
+        if (hi->rot) ctn_dd_lever_sub(sp ? bp->rb : bp->ra, hi->B, 0, W);
+    }
+    if (c->shared[lo] < 0) {
+        E[0] = E[1] = E[2] = E[3] = E[4] = E[5] = E[6] = E[7] = E[8] = 0.0;
+    } else if (dir > 0) {
+        E[0] = sg * W[0], E[1] = sg * W[1], E[2] = sg * W[2], E[3] = sg * W[3], E[4] = sg * W[4];
+        E[5] = sg * W[5], E[6] = sg * W[6], E[7] = sg * W[7], E[8] = sg * W[8];
+    } else {
+        E[0] = sg * W[0], E[1] = sg * W[3], E[2] = sg * W[6], E[3] = sg * W[1], E[4] = sg * W[4];
+        E[5] = sg * W[7], E[6] = sg * W[2], E[7] = sg * W[5], E[8] = sg * W[8];
+    }
+}
+
+/* Factor and forward step of interior node p (next nx; E = A_{p,q}; lo = min(p, q)): P^-1 into K_p, T_E into
+ * C_lo where the coupling was (transposed walking up), u_p into y_p; K_q -= E^T T_E (lower), y_q -= T_E^T y_p.
+ * P^-1 is symmetric (both inverses write each off-diagonal entry twice from one value): its six entries. */
+static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball_node *cur, const double *E, ball_node *nx) {
+    const double *k = cur->K;
+    double o[6];
+    if (!ctn_dd_inverse3_closed(k[0], k[1], k[3], k[2], k[4], k[5], o)) {
+        double P[9] = {k[0], k[1], k[3], k[1], k[2], k[4], k[3], k[4], k[5]};
+        ctn_dd_spd_inverse_g(P, 3, 3);
+        o[0] = P[0], o[1] = P[3], o[2] = P[4], o[3] = P[6], o[4] = P[7], o[5] = P[8];
+    }
+    double p00 = o[0], p10 = o[1], p11 = o[2], p20 = o[3], p21 = o[4], p22 = o[5];
+    double e0 = E[0], e1 = E[1], e2 = E[2], e3 = E[3], e4 = E[4], e5 = E[5], e6 = E[6], e7 = E[7], e8 = E[8];
+    double t0 = BALL_DOT(p00, e0, p10, e3, p20, e6), t1 = BALL_DOT(p00, e1, p10, e4, p20, e7), t2 = BALL_DOT(p00, e2, p10, e5, p20, e8);
+    double t3 = BALL_DOT(p10, e0, p11, e3, p21, e6), t4 = BALL_DOT(p10, e1, p11, e4, p21, e7), t5 = BALL_DOT(p10, e2, p11, e5, p21, e8);
+    double t6 = BALL_DOT(p20, e0, p21, e3, p22, e6), t7 = BALL_DOT(p20, e1, p21, e4, p22, e7), t8 = BALL_DOT(p20, e2, p21, e5, p22, e8);
+    nx->K[0] -= BALL_DOT(e0, t0, e3, t3, e6, t6); /* K_q -= E^T T_E, lower triangle by rows */
+    nx->K[1] -= BALL_DOT(e1, t0, e4, t3, e7, t6);
+    nx->K[2] -= BALL_DOT(e1, t1, e4, t4, e7, t7);
+    nx->K[3] -= BALL_DOT(e2, t0, e5, t3, e8, t6);
+    nx->K[4] -= BALL_DOT(e2, t1, e5, t4, e8, t7);
+    nx->K[5] -= BALL_DOT(e2, t2, e5, t5, e8, t8);
+    double *Kp = c->K + 9 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
+    Kp[0] = p00, Kp[1] = p10, Kp[2] = p20, Kp[3] = p10, Kp[4] = p11, Kp[5] = p21, Kp[6] = p20, Kp[7] = p21, Kp[8] = p22;
+    if (dir > 0) Cm[0] = t0, Cm[1] = t1, Cm[2] = t2, Cm[3] = t3, Cm[4] = t4, Cm[5] = t5, Cm[6] = t6, Cm[7] = t7, Cm[8] = t8;
+    else Cm[0] = t0, Cm[1] = t3, Cm[2] = t6, Cm[3] = t1, Cm[4] = t4, Cm[5] = t7, Cm[6] = t2, Cm[7] = t5, Cm[8] = t8;
+    double v0 = cur->y[0], v1 = cur->y[1], v2 = cur->y[2];
+    y[0] = BALL_DOT(p00, v0, p10, v1, p20, v2); /* u_p = P^-1 y_p */
+    y[1] = BALL_DOT(p10, v0, p11, v1, p21, v2);
+    y[2] = BALL_DOT(p20, v0, p21, v1, p22, v2);
+    nx->y[0] -= BALL_DOT(t0, v0, t3, v1, t6, v2); /* y_q -= T_E^T y_p */
+    nx->y[1] -= BALL_DOT(t1, v0, t4, v1, t7, v2);
+    nx->y[2] -= BALL_DOT(t2, v0, t5, v1, t8, v2);
+}
+#undef BALL_DOT
+
+/* The generic walk from p on, which expects K_p and y_p stored and, walking up with a next position, the
+ * coupling C_{p-1} (which assemble_position of p forms; its pivot is then put back). Not inlined: the
+ * lean walk's way out (the last node, or a position that is not a ball joint). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, const ctn_block *blocks, seg_walk s, chain_segment *g, int p,
+                                     ball_node cur) {
+    if (s.dir < 0 && (p != s.last || p + s.dir == s.end)) assemble_position(w, c, blocks, p, 3, 0);
+    const double *k = cur.K;
+    double *K = c->K + 9 * (size_t)p, *y = c->y + 3 * (size_t)p;
+    K[0] = k[0], K[1] = k[1], K[2] = k[3], K[3] = k[1], K[4] = k[2], K[5] = k[4], K[6] = k[3], K[7] = k[4], K[8] = k[5];
+    y[0] = cur.y[0], y[1] = cur.y[1], y[2] = cur.y[2];
+    factor_walk(w, c, blocks, &s, g, p, 3);
+}
+
+/* factor_segment of segment k (no spike) as the lean walk above; dir: the segment's, a constant per copy. */
+static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int dir) {
+    seg_walk s = segment_walk(c, k);
+    chain_segment *g = &c->seg[k];
+    memset(g, 0, sizeof *g);
+    if (!ball_ok(c, blocks, s.first)) {
+        assemble_position(w, c, blocks, s.first, 3, 0);
+        rhs_position(w, c, blocks, s.first, 3, 0);
+        factor_walk(w, c, blocks, &s, g, s.first, 3);
+        return;
+    }
+    ball_node cur, nx;
+    ball_shared sh;
+    memset(&sh, 0, sizeof sh);
+    double E[9];
+    ball_assemble(w, c, blocks, s.first, &cur, &sh);
+    for (int p = s.first; p != s.last; p += dir) {
+        int q = p + dir;
+        if (!ball_ok(c, blocks, q)) {
+            ball_leave(w, c, blocks, s, g, p, cur);
+            return;
+        }
+        if (dir > 0) {
+            ball_assemble(w, c, blocks, q, &nx, &sh);
+            ball_coupling(c, blocks, p, &sh, 1, E);
+        } else {
+            ball_coupling(c, blocks, q, &sh, -1, E);
+            ball_assemble(w, c, blocks, q, &nx, &sh);
+        }
+        ball_step(c, p, dir > 0 ? p : q, dir, &cur, E, &nx);
+        cur = nx;
+    }
+    ball_leave(w, c, blocks, s, g, s.last, cur); /* the last node: to the separator's accumulators, or none */
+    g->ball = 1;
+}
+
+CHAIN_FLATTEN static void factor_ball(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k) {
+    if (k == c->segments - 1 && c->segments > 1) factor_ball_dir(w, c, blocks, k, -1);
+    else factor_ball_dir(w, c, blocks, k, 1);
 }
 
 /* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
@@ -605,7 +801,7 @@ static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *
         three ? rhs_3(w, c, blocks, c->sep[j], 0) : rhs_any(w, c, blocks, c->sep[j], 0);
     }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
-    for (int k = 0; k < P; ++k) three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
+    for (int k = 0; k < P; ++k) three && P <= 2 && !c->generic ? factor_ball(w, c, blocks, k) : three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
@@ -651,6 +847,16 @@ static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks,
 
 void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep) { c->keep = keep; }
 
+void ctn__chain_set_generic(direct_chain *c, int generic) { c->generic = generic; }
+
+void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny) {
+    int m = c->m;
+    *K = c->K, *C = c->C, *y = c->y;
+    *nk = c->uniform ? (size_t)m * c->uniform * c->uniform : (size_t)c->koff[m];
+    *nc = c->uniform ? (size_t)(m - 1) * c->uniform * c->uniform : (size_t)c->coff[m];
+    *ny = c->uniform ? (size_t)m * c->uniform : (size_t)c->voff[m];
+}
+
 int ctn__chain_has(const direct_chain *c, int slot) { return c->pos[slot] >= 0; }
 
 /* Marks the joints with finite bounds this substep, assembles and factors. Fills cut_list with the cut
@@ -660,9 +866,15 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
     int ncut = 0;
     factor_phases(w, c, blocks);
     c->forwarded = 1;
-    c->ball = c->uniform == 3 && c->segments <= 2; /* no spikes: backward_ball */
-    for (int p = 0; p < c->m && c->ball; ++p)
+    /* No spikes and every position a ball joint (factor_ball's walks and the separator): backward_ball, and no cut rows. */
+    c->ball = c->uniform == 3 && c->segments <= 2;
+    for (int k = 0; k < c->segments && c->ball && !c->generic; ++k) {
+        int sp = c->sep[k + 1];
+        if (!c->seg[k].ball || (sp < c->m && (!c->axes[sp] || c->cut[c->slot[sp]]))) c->ball = 0;
+    }
+    for (int p = 0; p < c->m && c->ball && c->generic; ++p)
         if (!c->axes[p] || c->cut[c->slot[p]]) c->ball = 0;
+    if (c->ball) return 0;
     for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly */
         if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
     return ncut;

@@ -83,6 +83,9 @@ int ctn__direct_body_dynamic(const ctn_world *w, int body);
 void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks);
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks);
 void ctn__forest_solve(ctn_world *w, direct_state *s, const ctn_block *blocks);
+/* The in-place inverse of an N x N node pivot with d body DOFs that the forest's elimination takes
+ * (ctn_dd_node_inverse_g's operations; unrolled for N = d = 6 and N = 3, d = 0). For tests. */
+void ctn__forest_node_inverse(double *D, int N, int d);
 
 /* Builds the spanning forest and elimination order of the current topology into s (without the factor
  * storage mat, b, x; no stderr notes). Returns 0 when out of memory. Free with ctn__direct_symbolic_free. */
@@ -118,6 +121,12 @@ void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float 
 /* Bounded rows kept in the exact solve, a bit mask per slot (the active set of solver_direct.c; NULL: every
  * bounded row is cut). Read by the next ctn__chain_factor; not owned. */
 void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep);
+/* generic = 1: the factor walks of a ball-jointed chain take the generic node steps instead of their own
+ * (the same bits; tests/test_direct_chain.c compares the two). */
+void ctn__chain_set_generic(direct_chain *c, int generic);
+/* The factor (pivot inverses K, couplings T_E in C) and the last solve's x (y) of the layout, and their
+ * lengths in doubles: for tests that compare two factor walks bit for bit. */
+void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny);
 /* Whether the joint in slot has a position in the chain (is solved by it). */
 int ctn__chain_has(const direct_chain *c, int slot);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
