@@ -467,12 +467,13 @@ static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p)
 
 /* W += im I3 - [r]x I [r]x of body b (lower triangle); save: b is shared with the position before, keep B. */
 static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int save, ball_shared *sh, double *W) {
-    double im = w->vel[b].inv_mass, Bl[9], *B = save ? sh->B : Bl;
+    double im = w->vel[b].inv_mass, B[9];
     W[0] += im, W[4] += im, W[8] += im;
     if (save) sh->im = im, sh->rot = rot;
     if (!rot) return;
     ctn_dd_lever_b(w->inertia[b].inv_inertia, r, B);
     ctn_dd_lever_sub(r, B, 1, W);
+    if (save) memcpy(sh->B, B, sizeof B);
 }
 
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
