@@ -17,6 +17,8 @@
 #include "ctn_solver.h"
 #include "core/world.h"
 #include "solve/solve.h"
+#include "solve/direct_internal.h"
+#include "ctn_direct.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -468,6 +470,33 @@ static void check_unsupported_note(void) {
     ctn_world_destroy(w);
 }
 
+/* (f) the forest's unrolled node inverses (ctn__forest_node_inverse: a rigid body's 6x6 pivot, a ball
+ * joint's 3x3) give the bits of the shared ctn_dd_node_inverse_g the OpenCL kernels run, on well-conditioned,
+ * nearly singular and rank-deficient pivots (dropped rows). */
+static void node_inverse_case(void) {
+    int mismatches = 0, dropped = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        int joint = trial % 2, N = joint ? 3 : 6, rank = N - (trial / 2) % 3; /* rank < N: redundant rows */
+        double B[6][6], D[36], E[36];
+        for (int r = 0; r < N; ++r)
+            for (int c = 0; c < rank; ++c) B[r][c] = srand1() * (trial % 5 == 0 ? 1e6 : 1.0);
+        for (int r = 0; r < N; ++r)
+            for (int c = 0; c < N; ++c) {
+                double acc = 0.0;
+                for (int k = 0; k < rank; ++k) acc += B[r][k] * B[c][k];
+                D[r * N + c] = (joint ? -acc : acc) + (r == c && trial % 7 == 0 ? 1e-3 : 0.0);
+            }
+        memcpy(E, D, sizeof D);
+        ctn__forest_node_inverse(D, N, joint ? 0 : 6);
+        ctn_dd_node_inverse_g(E, N, joint ? 0 : 6);
+        mismatches += memcmp(D, E, (size_t)N * N * sizeof *D) != 0;
+        for (int r = 0; r < N; ++r) dropped += E[r * N + r] == 0.0;
+    }
+    printf("forest node inverses: %d of 300 differ from ctn_dd_node_inverse_g (%d dropped rows)\n", mismatches, dropped);
+    CHECK(mismatches == 0, "unrolled node inverse differs from the shared one in %d of 300 pivots", mismatches);
+    CHECK(dropped > 0, "the rank-deficient pivots should drop rows");
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "opencl")) {
         if (whip_case(CTN_BACKEND_OPENCL, CTN_INTEGRATOR_VELOCITY) < 0) return check_skip("direct_opencl", "no OpenCL world");
@@ -482,6 +511,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     check_unsupported_note();
+    node_inverse_case(); /* (f) */
     /* (a), (e) */
     for (int trial = 0; trial < 12; ++trial) random_tree_case(trial, 2 + trial * 3);
 

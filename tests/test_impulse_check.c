@@ -7,7 +7,9 @@
 #include "check.h"
 #include "opencl_lsan.h"
 #include "ctn_solver.h"
+#include "core/nonfinite.h" /* ctn__impulses_bad: the CPU's grouped scan */
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,37 @@ static int check_device(void) {
 }
 #endif
 
+/* The CPU's stage_measure scans by groups of 8 slots (ctn__impulses_bad, their exponent fields first): the
+ * lowest bad slot as ctn_impulse_bad's, for each of NaN, +inf and -inf planted alone in each row of each slot
+ * (37 slots: 4 whole groups and a last one of 5), with large, tiny and subnormal finite values around. */
+static int grouped_first_bad(const float *lambda) {
+    int bad = INT_MAX;
+    for (int g = 0; g < (SLOTS + 7) / 8; ++g) {
+        int s = ctn__impulses_bad(lambda, 8 * g, 8 * g + 8 < SLOTS ? 8 * g + 8 : SLOTS);
+        bad = s < bad ? s : bad;
+    }
+    return bad == INT_MAX ? SLOTS : bad;
+}
+
+static void check_grouped(void) {
+    float lambda[6 * SLOTS];
+    const float finite[5] = {3.0e38f, -3.4028235e38f, 1e-45f, -0.0f, 1.17549435e-38f};
+    for (int k = 0; k < 6 * SLOTS; ++k) lambda[k] = finite[k % 5] * (k % 3 == 0 ? 1.0f : 0.5f);
+    CHECK(grouped_first_bad(lambda) == SLOTS && first_bad(lambda) == SLOTS, "finite impulses: grouped scan %d", grouped_first_bad(lambda));
+    const float bad[3] = {NAN, INFINITY, -INFINITY};
+    int wrong = 0;
+    for (int b = 0; b < 3; ++b)
+        for (int k = 0; k < 6 * SLOTS; ++k) {
+            float keep = lambda[k];
+            lambda[k] = bad[b];
+            wrong += grouped_first_bad(lambda) != k / 6 || first_bad(lambda) != k / 6;
+            lambda[k] = keep;
+        }
+    CHECK(wrong == 0, "%d of %d planted non-finite impulses found in the wrong slot by the grouped scan", wrong, 3 * 6 * SLOTS);
+    lambda[6 * 30 + 1] = NAN, lambda[6 * 13 + 5] = INFINITY;
+    CHECK(grouped_first_bad(lambda) == 13, "two bad slots: the grouped scan reports %d, not 13", grouped_first_bad(lambda));
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "opencl") == 0) {
         if (check_device() == CHECK_SKIPPED) {
@@ -176,6 +209,7 @@ int main(int argc, char **argv) {
         }
     } else {
         check_host();
+        check_grouped();
     }
     return check_report("impulse_check");
 }

@@ -5,6 +5,7 @@
 #include "catena/catena.h"
 #include "core/alloc.h"
 #include "core/fault.h"
+#include "core/nonfinite.h"
 #include "ctn_body.h"
 #include "ctn_rows.h"
 
@@ -12,6 +13,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Solver layout, rebuilt when the topology changes (host/core/topology.c). Joints are stored in solver order:
@@ -410,13 +412,18 @@ void ctn__joints_snapshot_restore(ctn_world *w);
 ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ctn_vel *v, double *speed);
 /* The same test without a message (safe on many threads at once): 1 when the body diverged (a non-finite
  * pose or velocity, or max(|v|, |w|) above desc.max_speed when that is > 0). Inline: it runs for every body at
- * every step. x - x is 0 for a finite float and NaN otherwise, so one sum tests the 16 floats; and since
- * sqrtf is monotone, sqrtf(max(v.v, w.w)) is max(|v|, |w|) to the bit with one root instead of two. */
+ * every step. The 16 floats of position, orientation, velocity and angular velocity are tested by their
+ * exponent fields (host/core/nonfinite.h; ctn_pose: p, pad, q, p_lo, pad1, ctn_vel: v, inv_mass, w, pad:
+ * the pads and the inverse mass are not tested); and since sqrtf is monotone, sqrtf(max(v.v, w.w)) is
+ * max(|v|, |w|) to the bit with one root instead of two. */
+_Static_assert(sizeof(ctn_pose) == 48 && offsetof(ctn_pose, q) == 16 && offsetof(ctn_pose, p_lo) == 32, "ctn__body_diverged's pose lanes");
+_Static_assert(sizeof(ctn_vel) == 32 && offsetof(ctn_vel, w) == 16, "ctn__body_diverged's velocity lanes");
 static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
-    float z = (p->p.x - p->p.x) + (p->p.y - p->p.y) + (p->p.z - p->p.z) + (p->p_lo.x - p->p_lo.x) + (p->p_lo.y - p->p_lo.y) +
-              (p->p_lo.z - p->p_lo.z) + (p->q.w - p->q.w) + (p->q.x - p->q.x) + (p->q.y - p->q.y) + (p->q.z - p->q.z) +
-              (v->v.x - v->v.x) + (v->v.y - v->v.y) + (v->v.z - v->v.z) + (v->w.x - v->w.x) + (v->w.y - v->w.y) + (v->w.z - v->w.z);
-    if (z != z) return 1;
+    const float *pf = (const float *)(const void *)p, *vf = (const float *)(const void *)v;
+    ctn_lanes bad = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 4, ctn__lanes_all)),
+                                  ctn__lanes_or(ctn__lanes_nonfinite(pf + 8, ctn__lanes_xyz),
+                                                ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_xyz), ctn__lanes_nonfinite(vf + 4, ctn__lanes_xyz))));
+    if (ctn__lanes_any(bad)) return 1;
     float a = ctn_dot(v->v, v->v), b = ctn_dot(v->w, v->w);
     *speed = sqrtf(a > b ? a : b);
     return *speed > (w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY);

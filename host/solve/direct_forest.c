@@ -18,9 +18,43 @@ static void jacobian_side(const direct_state *s, const ctn_block *b, int slot, i
     for (int k = 0; k < n; ++k) ctn_dd_jrow_cut(b, k, side, s->cut[slot], J[k]);
 }
 
+/* ---- ball couplings ---------------------------------------------------------------------------------
+ * A joint whose rows are the three world axes (a ball joint, ctn_dd_rows_axes) and none of them cut has the
+ * rows J_side = sg [I3, -[r]x] on each body (sg = -1 on side b, r the lever arm):
+ *     J = sg [1 0 0  0  rz -ry;  0 1 0  -rz 0 rx;  0 0 1  ry -rx 0],
+ * the values ctn_dd_jrow forms (its cross products with the unit axes are exact). Each row has three
+ * nonzero entries of six (BALL_NZ, ascending), each of the angular columns two (BALL_NZ_COL). The products of
+ * the elimination and the substitutions below run over these entries only, in the order of the dense loops
+ * (ascending index): the terms they leave out are products with an exact zero, which add nothing, so the
+ * results are the dense loops' bits (ctn_dd_* of kernels/ctn_direct.h, which the OpenCL forest runs), in a
+ * third of the multiplications. */
+static const int BALL_NZ[3][3] = {{0, 4, 5}, {1, 3, 5}, {2, 3, 4}};
+static const int BALL_NZ_COL[6][2] = {{0, -1}, {1, -1}, {2, -1}, {1, 2}, {0, 2}, {0, 1}};
+
+/* ctn_dd_rows_axes by one comparison of the rows' bytes (a block with a -0.0f entry fails it and takes the
+ * dense loops, which give the same bits). */
+static int ball_rows(const ctn_block *b) {
+    static const float axes[9] = {1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    _Static_assert(sizeof b->dir[0] == 3 * sizeof(float), "ctn_v3 is three packed floats");
+    return b->n_lin == 3 && b->n_ang == 0 && memcmp(b->dir, axes, sizeof axes) == 0;
+}
+
+/* The joint in slot couples through a ball's rows this substep: J of ball_jacobian. */
+static int ball_coupling(const direct_state *s, const ctn_block *b, int slot) { return !s->cut[slot] && ball_rows(b); }
+
+/* J of a ball coupling on side (ctn_dd_jrow's values; the zeros are never read). */
+static void ball_jacobian(const ctn_block *b, int side, double J[3][6]) {
+    double sg = side ? -1.0 : 1.0;
+    ctn_v3 r = side ? b->rb : b->ra;
+    double p = sg * (double)r.x, q = sg * (double)r.y, t = sg * (double)r.z;
+    J[0][0] = sg, J[0][4] = t, J[0][5] = -q;
+    J[1][1] = sg, J[1][3] = -t, J[1][5] = p;
+    J[2][2] = sg, J[2][3] = q, J[2][4] = -p;
+}
+
 /* Every row of the joint in slot is cut this substep (a contact, a rope): it leaves the forest whole. */
 static int cut_whole(const ctn_world *w, const direct_state *s, int slot) {
-    return ctn_dd_cut_full(s->cut[slot], ctn__direct_rows(&w->topo.defs[slot]));
+    return s->cut[slot] && ctn_dd_cut_full(s->cut[slot], ctn__direct_rows(&w->topo.defs[slot]));
 }
 
 /* Coupling of node i to its parent: the joint slot, the side of the Jacobian to use, the first row in
@@ -48,9 +82,43 @@ static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_j
     return acc;
 }
 
+/* row_local_mass of the three rows of a ball (ctn_dd_rows_axes) into m[0..2]: row k's linear part sums to
+ * sg^2 = 1 exactly, and its angular part has two nonzero entries (BALL_NZ), so the terms left out are
+ * products with an exact zero: the same bits. */
+static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, double m[3]) {
+    m[0] = m[1] = m[2] = 0.0;
+    for (int side = 0; side < 2; ++side) {
+        int body = side ? d->b : d->a;
+        if (body < 0 || !(w->props[body].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
+        double J[3][6];
+        ball_jacobian(b, side, J);
+        ctn_sym3 I = w->inertia[body].inv_inertia;
+        double Im[3][3] = {{I.xx, I.xy, I.xz}, {I.xy, I.yy, I.yz}, {I.xz, I.yz, I.zz}};
+        double im = w->vel[body].inv_mass;
+        for (int k = 0; k < 3; ++k) {
+            int a = BALL_NZ[k][1], c = BALL_NZ[k][2]; /* the angular entries, a < c */
+            double Iwa = Im[a - 3][a - 3] * J[k][a] + Im[a - 3][c - 3] * J[k][c];
+            double Iwc = Im[c - 3][a - 3] * J[k][a] + Im[c - 3][c - 3] * J[k][c];
+            m[k] += im * 1.0 + J[k][a] * Iwa + J[k][c] * Iwc;
+        }
+    }
+}
+
 /* Row diagonal of (2): -(S + floor * local effective mass). */
 static double row_pivot(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, int k) {
     return -((double)b->soft[k] + DIRECT_FLOOR * row_local_mass(w, b, d, k));
+}
+
+/* The row diagonals of the joint in slot into D (stride N, from row 0): row_pivot, -1 on its cut rows. */
+static void joint_pivots(const ctn_world *w, const direct_state *s, const ctn_block *b, int slot, int n, double *D, int N) {
+    const ctn_joint_def *d = &w->topo.defs[slot];
+    if (n == 3 && ball_rows(b)) {
+        double m[3];
+        ball_local_mass(w, b, d, m);
+        for (int r = 0; r < 3; ++r) D[r * N + r] = (s->cut[slot] >> r & 1) ? -1.0 : -((double)b->soft[r] + DIRECT_FLOOR * m[r]);
+        return;
+    }
+    for (int r = 0; r < n; ++r) D[r * N + r] = (s->cut[slot] >> r & 1) ? -1.0 : row_pivot(w, b, d, r);
 }
 
 /* Node pivots H_ii: [M_b, J_a^T; J_a, -S_a] of a body node, -S_s of a joint node (cut rows: -1 with zero
@@ -62,8 +130,7 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
         double *D = s->mat + s->mat_off[i];
         memset(D, 0, (size_t)N * N * sizeof *D);
         if (s->kind[i] == NODE_JOINT) {
-            const ctn_block *blk = &blocks[s->id[i]];
-            for (int r = 0; r < N; ++r) D[r * N + r] = (s->cut[s->id[i]] >> r & 1) ? -1.0 : row_pivot(w, blk, &t->defs[s->id[i]], r);
+            joint_pivots(w, s, &blocks[s->id[i]], s->id[i], N, D, N);
             continue;
         }
         int body = s->id[i];
@@ -96,20 +163,145 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
     }
 }
 
+/* ctn_dd_spd_inverse_g (kernels/ctn_direct.h) for a constant n with row stride n: the same operations in the
+ * same order (the rule for dropped pivots included), its loops unrolled whole once inlined with n = 6 (a
+ * rigid body's pivot) or 3 (a ball joint's). The shared function keeps its loops for the OpenCL kernels and
+ * the other sizes; tests/test_direct.c compares the two bit for bit. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FOREST_UNROLL _Pragma("GCC unroll 6")
+#else
+#define FOREST_UNROLL
+#endif
+static inline void spd_inverse_n(double *a, const int n) {
+    unsigned char live[6];
+    double dmax = 0.0;
+    FOREST_UNROLL for (int i = 0; i < n; ++i)
+        if (a[i * n + i] > dmax) dmax = a[i * n + i];
+    double tol = CTN_DD_PIVOT_TOL * dmax;
+    FOREST_UNROLL for (int j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        FOREST_UNROLL for (int c = 0; c < j; ++c) d -= a[j * n + c] * a[j * n + c];
+        live[j] = d > tol && d > 0.0;
+        if (!live[j]) {
+            FOREST_UNROLL for (int i = j; i < n; ++i) a[i * n + j] = 0.0;
+            continue;
+        }
+        d = sqrt(d);
+        a[j * n + j] = d;
+        double id = 1.0 / d;
+        FOREST_UNROLL for (int i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            FOREST_UNROLL for (int c = 0; c < j; ++c) s -= a[i * n + c] * a[j * n + c];
+            a[i * n + j] = s * id;
+        }
+    }
+    FOREST_UNROLL for (int c = 0; c < n; ++c)
+        FOREST_UNROLL for (int i = c; i < n; ++i) {
+            if (!live[i]) {
+                a[i * n + c] = 0.0;
+                continue;
+            }
+            double s = i == c ? 1.0 : 0.0;
+            FOREST_UNROLL for (int k = c; k < i; ++k) s -= a[i * n + k] * a[k * n + c];
+            a[i * n + c] = s / a[i * n + i];
+        }
+    FOREST_UNROLL for (int i = 0; i < n; ++i)
+        FOREST_UNROLL for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            FOREST_UNROLL for (int k = i; k < n; ++k) s += a[k * n + i] * a[k * n + j];
+            a[i * n + j] = s;
+            a[j * n + i] = s;
+        }
+}
+
+/* ctn_dd_node_inverse_g of a node without attached rows through spd_inverse_n, in its operations: a rigid
+ * body (N = d = 6) is ctn_dd_spd_inverse_g of the whole block; a ball joint (N = 3, d = 0) is -(-D)^-1, the
+ * negation written into both triangles first and over the whole block last. */
+static void node_inverse(double *D, int N, int d) {
+    if (N == 6 && d == 6) {
+        spd_inverse_n(D, 6);
+    } else if (N == 3 && d == 0) {
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c <= r; ++c) D[r * 3 + c] = D[c * 3 + r] = -D[r * 3 + c];
+        spd_inverse_n(D, 3);
+        for (int e = 0; e < 9; ++e) D[e] = -D[e];
+    } else {
+        ctn_dd_node_inverse_g(D, N, d);
+    }
+}
+
+void ctn__forest_node_inverse(double *D, int N, int d) { node_inverse(D, N, d); }
+
+/* D_p -= J_sc [D_c^-1]_bb J_sc^T for a rigid body child c (Di: its inverse, stride N) of a ball coupling J
+ * whose rows sit at Dr (stride Np): the dense loops of eliminate_nodes over J's nonzero entries. */
+static void ball_update_rows(const double J[3][6], const double *Di, int N, double *Dr, int Np) {
+    double T[3][6];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 6; ++c) {
+            double acc = 0.0;
+            for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * Di[BALL_NZ[r][e] * N + c];
+            T[r][c] = acc;
+        }
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c <= r; ++c) {
+            double acc = 0.0;
+            for (int e = 0; e < 3; ++e) acc += T[r][BALL_NZ[c][e]] * J[c][BALL_NZ[c][e]];
+            Dr[r * Np + c] -= acc;
+            if (c != r) Dr[c * Np + r] -= acc;
+        }
+}
+
+/* D_p -= J_sp^T D_s^-1 J_sp for a ball joint node s (Di: its 3x3 inverse) below a rigid body p (Dp, stride
+ * Np): the dense loops of eliminate_nodes over J's nonzero entries. */
+static void ball_update_body(const double J[3][6], const double *Di, double *Dp, int Np) {
+    double T[3][6];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 6; ++c) {
+            double acc = 0.0;
+            for (int e = 0; e < 2; ++e) {
+                int k = BALL_NZ_COL[c][e];
+                if (k >= 0) acc += Di[r * 3 + k] * J[k][c];
+            }
+            T[r][c] = acc;
+        }
+    for (int a = 0; a < 6; ++a)
+        for (int c = 0; c <= a; ++c) {
+            double acc = 0.0;
+            for (int e = 0; e < 2; ++e) {
+                int k = BALL_NZ_COL[a][e];
+                if (k >= 0) acc += J[k][a] * T[k][c];
+            }
+            Dp[a * Np + c] -= acc;
+            if (c != a) Dp[c * Np + a] -= acc;
+        }
+}
+
 /* Elimination of every node into its parent, children first: D_i^-1 in place, then
  * D_p -= H_pi D_i^-1 H_ip through the coupling joint's Jacobian. */
 static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
-    const ctn_topology *t = &w->topo;
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
-        ctn_dd_node_inverse_g(Di, N, d);
+        node_inverse(Di, N, d);
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
+        const ctn_block *blk = &blocks[slot];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
-        jacobian_side(s, &blocks[slot], slot, s->side[i], J);
-        int n = ctn__direct_rows(&t->defs[slot]);
+        if (ball_coupling(s, blk, slot)) {
+            if (s->kind[i] == NODE_BODY && d == 6) {
+                ball_jacobian(blk, s->side[i], J);
+                ball_update_rows(J, Di, N, Dp + (size_t)s->prow[i] * Np + s->prow[i], Np);
+                continue;
+            }
+            if (s->kind[i] == NODE_JOINT && s->dof[p] == 6) {
+                ball_jacobian(blk, s->side[i], J);
+                ball_update_body(J, Di, Dp, Np);
+                continue;
+            }
+        }
+        jacobian_side(s, blk, slot, s->side[i], J);
+        int n = ctn__direct_rows(&w->topo.defs[slot]);
         if (s->kind[i] == NODE_BODY) {
             /* rows of slot in p (at prow): D -= J_sc [D_c^-1]_bb J_sc^T */
             double *Dr = Dp + (size_t)s->prow[i] * Np + s->prow[i];
@@ -151,11 +343,40 @@ void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) 
     eliminate_nodes(w, s, blocks);
 }
 
+/* J_k (V_a, V_b) of row k of a ball (Ja, Jb: ball_jacobian of its two sides): ctn_dd_row_jv's sum over its
+ * nonzero columns (BALL_NZ; both sides share them), in its order: the same bits. */
+static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, const double *Va, const double *Vb) {
+    double jv = 0.0;
+    for (int e = 0; e < 3; ++e) {
+        int c = BALL_NZ[k][e];
+        jv += Ja[k][c] * Va[c] + Jb[k][c] * Vb[c];
+    }
+    return jv;
+}
+
 /* r = target - J v - S lambda of one joint, in double (a re-solve: its change since the last solve, (R) of
- * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). */
+ * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). A ball without cut rows takes
+ * ball_row_jv for ctn_dd_row_jv. */
 static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
     const ctn_joint_def *d = &w->topo.defs[slot];
     if (cut_whole(w, s, slot)) return; /* r stays 0 */
+    if (ball_coupling(s, blk, slot)) {
+        double Ja[3][6], Jb[3][6], Va[6], Vb[6];
+        const float *lam = &w->topo.lambda[6 * slot];
+        ball_jacobian(blk, 0, Ja);
+        ball_jacobian(blk, 1, Jb);
+        if (s->resolve) {
+            const float *lam0 = &s->lref[6 * slot];
+            ctn_dd_vel_change(ctn_load_vel(w->vel, d->a), ctn_load_vel(s->vref, d->a), Va);
+            ctn_dd_vel_change(ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->b), Vb);
+            for (int k = 0; k < 3; ++k) r[k] = -ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * ((double)lam[k] - lam0[k]);
+        } else {
+            ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
+            ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
+            for (int k = 0; k < 3; ++k) r[k] = (double)blk->bias[k] - ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * lam[k];
+        }
+        return;
+    }
     if (s->resolve)
         ctn_dd_row_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->a),
                           ctn_load_vel(s->vref, d->b), &w->topo.lambda[6 * slot], &s->lref[6 * slot], r);
@@ -181,7 +402,36 @@ static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blo
     }
 }
 
-/* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). */
+/* u = D b of an N x N block (the dense loop, its size a constant in the common cases so that it unrolls). */
+static inline void dense_mv(const double *D, int N, const double *b, double *u) {
+    for (int r = 0; r < N; ++r) {
+        double acc = 0.0;
+        for (int c = 0; c < N; ++c) acc += D[r * N + c] * b[c];
+        u[r] = acc;
+    }
+}
+static void node_mv(const double *D, int N, const double *b, double *u) {
+    if (N == 6) dense_mv(D, 6, b, u);
+    else if (N == 3) dense_mv(D, 3, b, u);
+    else dense_mv(D, N, b, u);
+}
+
+/* x -= D g of the first gn columns of an N x N block (stride N). */
+static inline void dense_mv_sub(const double *D, int N, int gn, const double *g, double *x) {
+    for (int r = 0; r < N; ++r) {
+        double acc = 0.0;
+        for (int k = 0; k < gn; ++k) acc += D[r * N + k] * g[k];
+        x[r] -= acc;
+    }
+}
+static void node_mv_sub(const double *D, int N, int gn, const double *g, double *x) {
+    if (N == 6 && gn == 6) dense_mv_sub(D, 6, 6, g, x);
+    else if (N == 3 && gn == 3) dense_mv_sub(D, 3, 3, g, x);
+    else dense_mv_sub(D, N, gn, g, x);
+}
+
+/* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). Ball couplings of rigid
+ * bodies take their J's nonzero entries only (ball_jacobian: the same bits). */
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     double J[CTN_MAX_ROWS][6];
@@ -189,22 +439,33 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], slot;
         const double *Di = s->mat + s->mat_off[i];
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
-        for (int r = 0; r < N; ++r) {
-            double acc = 0.0;
-            for (int c = 0; c < N; ++c) acc += Di[r * N + c] * b[c];
-            u[r] = acc;
-        }
+        node_mv(Di, N, b, u);
         if (!node_coupling(w, s, i, &slot)) continue;
-        int p = s->parent[i], n = ctn__direct_rows(&t->defs[slot]);
+        int p = s->parent[i];
         double *bp = s->b + s->vec_off[p];
-        jacobian_side(s, &blocks[slot], slot, s->side[i], J);
+        const ctn_block *blk = &blocks[slot];
         if (s->kind[i] == NODE_BODY) {
             int d = s->dof[i];
             bp += s->prow[i];
+            if (d == 6 && ball_coupling(s, blk, slot)) {
+                ball_jacobian(blk, s->side[i], J);
+                for (int r = 0; r < 3; ++r)
+                    for (int e = 0; e < 3; ++e) bp[r] -= J[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                continue;
+            }
+            int n = ctn__direct_rows(&t->defs[slot]);
+            jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < n; ++r)
                 for (int k = 0; k < d; ++k) bp[r] -= J[r][k] * u[k];
         } else {
             int dp = s->dof[p];
+            if (dp == 6 && ball_coupling(s, blk, slot)) {
+                ball_jacobian(blk, s->side[i], J);
+                for (int r = 0; r < 3; ++r)
+                    for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= J[r][BALL_NZ[r][e]] * u[r];
+                continue;
+            }
+            jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
@@ -212,37 +473,57 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
     for (int i = s->node_count - 1; i >= 0; --i) {
         int N = s->size[i], slot;
         if (!node_coupling(w, s, i, &slot)) continue;
-        int p = s->parent[i], n = ctn__direct_rows(&t->defs[slot]);
+        int p = s->parent[i];
         const double *Di = s->mat + s->mat_off[i];
         double *x = s->x + s->vec_off[i];
         const double *xp = s->x + s->vec_off[p];
+        const ctn_block *blk = &blocks[slot];
         double g[CTN_DD_MAX_NODE];
         int gn;
-        jacobian_side(s, &blocks[slot], slot, s->side[i], J);
         if (s->kind[i] == NODE_BODY) {
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
             gn = s->dof[i];
             xp += s->prow[i];
-            for (int k = 0; k < gn; ++k) {
-                double acc = 0.0;
-                for (int r = 0; r < n; ++r) acc += J[r][k] * xp[r];
-                g[k] = acc;
+            if (gn == 6 && ball_coupling(s, blk, slot)) {
+                ball_jacobian(blk, s->side[i], J);
+                for (int k = 0; k < 6; ++k) {
+                    double acc = 0.0;
+                    for (int e = 0; e < 2; ++e) {
+                        int r = BALL_NZ_COL[k][e];
+                        if (r >= 0) acc += J[r][k] * xp[r];
+                    }
+                    g[k] = acc;
+                }
+            } else {
+                int n = ctn__direct_rows(&t->defs[slot]);
+                jacobian_side(s, blk, slot, s->side[i], J);
+                for (int k = 0; k < gn; ++k) {
+                    double acc = 0.0;
+                    for (int r = 0; r < n; ++r) acc += J[r][k] * xp[r];
+                    g[k] = acc;
+                }
             }
         } else {
             /* x_s -= D_s^-1 J_sp dv_p */
             int dp = s->dof[p];
             gn = N;
-            for (int r = 0; r < N; ++r) {
-                double acc = 0.0;
-                for (int k = 0; k < dp; ++k) acc += J[r][k] * xp[k];
-                g[r] = acc;
+            if (dp == 6 && ball_coupling(s, blk, slot)) {
+                ball_jacobian(blk, s->side[i], J);
+                for (int r = 0; r < 3; ++r) {
+                    double acc = 0.0;
+                    for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
+                    g[r] = acc;
+                }
+            } else {
+                jacobian_side(s, blk, slot, s->side[i], J);
+                for (int r = 0; r < N; ++r) {
+                    double acc = 0.0;
+                    for (int k = 0; k < dp; ++k) acc += J[r][k] * xp[k];
+                    g[r] = acc;
+                }
             }
         }
-        for (int r = 0; r < N; ++r) {
-            double acc = 0.0;
-            for (int k = 0; k < gn; ++k) acc += Di[r * N + k] * g[k];
-            x[r] -= acc;
-        }
+        node_mv_sub(Di, N, gn, g, x);
     }
 }
 

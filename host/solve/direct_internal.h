@@ -83,6 +83,9 @@ int ctn__direct_body_dynamic(const ctn_world *w, int body);
 void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks);
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks);
 void ctn__forest_solve(ctn_world *w, direct_state *s, const ctn_block *blocks);
+/* The in-place inverse of an N x N node pivot with d body DOFs that the forest's elimination takes
+ * (ctn_dd_node_inverse_g's operations; unrolled for N = d = 6 and N = 3, d = 0). For tests. */
+void ctn__forest_node_inverse(double *D, int N, int d);
 
 /* Builds the spanning forest and elimination order of the current topology into s (without the factor
  * storage mat, b, x; no stderr notes). Returns 0 when out of memory. Free with ctn__direct_symbolic_free. */

@@ -429,9 +429,14 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
         if (ctn__body_diverged(w, &w->pose[i], &w->vel[i], &speed)) bad_body = i < bad_body ? i : bad_body;
         else top = speed > top ? speed : top;
     }
-    CPU_FOR_REDUCE(m, reduction(min : bad_slot))
-    for (int s = 0; s < m; ++s)
-        if (ctn_impulse_bad(t->lambda, s)) bad_slot = s < bad_slot ? s : bad_slot;
+    /* the impulses by groups of 8 slots, their exponent fields first (ctn__impulses_bad: a few instructions a
+     * slot where ctn_impulse_bad's six tests took about thirty) */
+    int groups = (m + 7) / 8;
+    CPU_FOR_REDUCE(groups, reduction(min : bad_slot))
+    for (int g = 0; g < groups; ++g) {
+        int s = ctn__impulses_bad(t->lambda, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
+        bad_slot = s < bad_slot ? s : bad_slot;
+    }
     out->r2 = c->r2;
     out->max_gap = gap, out->max_angle = angle, out->max_speed = top;
     out->bad_body = bad_body < n ? bad_body : -1;
