@@ -2,7 +2,8 @@
  * system (2), the node pivots and the elimination): per substep, the node pivots of the ordering that
  * host/solve/direct_build.c made, their block LDL^T elimination children first, and forward and backward
  * substitution for a right-hand side. The dense per-node math is kernels/ctn_direct.h's, the same functions
- * the OpenCL forest kernels run. */
+ * the OpenCL forest kernels run, or their operations with less work where the structure allows it and the
+ * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled. */
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
@@ -224,38 +225,39 @@ static inline void spd_inverse_n(double *a, const int n) { spd_inverse_tol(a, n,
  * blockdiag(m I3, I_world)): the Cholesky factor and its inverse keep those blocks zero, and every term
  * through them is a product with an exact zero, so the two diagonal blocks inverted apart (with the whole
  * block's pivot tolerance) give the same bits at a third of the work. */
-static void spd_inverse6(double *a) {
+static int spd_inverse6(double *a) {
     int split = 1;
     for (int r = 3; r < 6; ++r)
         for (int c = 0; c < 3; ++c) split &= a[r * 6 + c] == 0.0;
     if (!split) {
         spd_inverse_n(a, 6);
-        return;
+        return 0;
     }
     double tol = pivot_tol(a, 6);
     spd_inverse_tol(a, 3, 6, tol);
     spd_inverse_tol(a + 21, 3, 6, tol);
     for (int r = 3; r < 6; ++r)
         for (int c = 0; c < 3; ++c) a[r * 6 + c] = a[c * 6 + r] = 0.0;
+    return 1;
 }
 
 /* ctn_dd_node_inverse_g of a node without attached rows through spd_inverse_n, in its operations: a rigid
  * body (N = d = 6) is ctn_dd_spd_inverse_g of the whole block; a ball joint (N = 3, d = 0) is -(-D)^-1, the
  * negation written into both triangles first and over the whole block last. */
-static void node_inverse(double *D, int N, int d) {
-    if (N == 6 && d == 6) {
-        spd_inverse6(D);
-    } else if (N == 3 && d == 0) {
+static int node_inverse(double *D, int N, int d) {
+    if (N == 6 && d == 6) return spd_inverse6(D);
+    if (N == 3 && d == 0) {
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c <= r; ++c) D[r * 3 + c] = D[c * 3 + r] = -D[r * 3 + c];
         spd_inverse_n(D, 3);
         for (int e = 0; e < 9; ++e) D[e] = -D[e];
-    } else {
-        ctn_dd_node_inverse_g(D, N, d);
+        return 0;
     }
+    ctn_dd_node_inverse_g(D, N, d);
+    return 0;
 }
 
-void ctn__forest_node_inverse(double *D, int N, int d) { node_inverse(D, N, d); }
+void ctn__forest_node_inverse(double *D, int N, int d) { (void)node_inverse(D, N, d); }
 
 /* D_p -= J_sc [D_c^-1]_bb J_sc^T for a rigid body child c (Di: its inverse, stride N) of a ball coupling J
  * whose rows sit at Dr (stride Np): the dense loops of eliminate_nodes over J's nonzero entries. */
@@ -307,7 +309,7 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
-        node_inverse(Di, N, d);
+        s->split[i] = (unsigned char)node_inverse(Di, N, d);
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
@@ -443,6 +445,25 @@ static inline void dense_mv(const double *D, int N, const double *b, double *u) 
         u[r] = acc;
     }
 }
+/* dense_mv of a block-diagonal 6x6 inverse (spd_inverse6 split it): the off-diagonal blocks are +0, so the
+ * terms through them add nothing and the diagonal blocks' terms keep their order. */
+static inline void split_mv(const double *D, const double *b, double *u) {
+    FOREST_UNROLL for (int r = 0; r < 6; ++r) {
+        int c0 = r < 3 ? 0 : 3;
+        double acc = 0.0;
+        FOREST_UNROLL for (int c = c0; c < c0 + 3; ++c) acc += D[r * 6 + c] * b[c];
+        u[r] = acc;
+    }
+}
+static inline void split_mv_sub(const double *D, const double *g, double *x) {
+    FOREST_UNROLL for (int r = 0; r < 6; ++r) {
+        int c0 = r < 3 ? 0 : 3;
+        double acc = 0.0;
+        FOREST_UNROLL for (int k = c0; k < c0 + 3; ++k) acc += D[r * 6 + k] * g[k];
+        x[r] -= acc;
+    }
+}
+
 static void node_mv(const double *D, int N, const double *b, double *u) {
     if (N == 6) dense_mv(D, 6, b, u);
     else if (N == 3) dense_mv(D, 3, b, u);
@@ -472,7 +493,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], slot;
         const double *Di = s->mat + s->mat_off[i];
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
-        node_mv(Di, N, b, u);
+        if (s->split[i]) split_mv(Di, b, u);
+        else node_mv(Di, N, b, u);
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i];
         double *bp = s->b + s->vec_off[p];
@@ -560,7 +582,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             }
         }
-        node_mv_sub(Di, N, gn, g, x);
+        if (s->split[i] && gn == 6) split_mv_sub(Di, g, x);
+        else node_mv_sub(Di, N, gn, g, x);
     }
 }
 
