@@ -788,9 +788,10 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp
     }
     /* A chord step: v is the scratch velocity, +0 (PROJECT_REST, which the right-hand side from the targets
      * alone assumes too), and +0 + dv = dv since dv is never -0 (a sum from +0 across the lanes); the body is
-     * dynamic (every body of the layout is), so ctn_body_integrate moves it. */
+     * dynamic (every body of the layout is), so ctn_body_integrate moves it, and turns it unless it is a
+     * particle: a body that does not rotate here (rot = 0: a particle, or a rigid body without rotational
+     * freedom) has w = +0, which ctn_quat_integrate returns q for, so rot decides alone. */
     float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
-    int flags = w->props[b].flags;
     ctn_pose *x = &w->pose[b];
     ch_v4f hi, lo, d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
     memcpy(&hi, &x->p, sizeof hi); /* p and the padding float after it */
@@ -799,7 +800,7 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp
     lo = (s - (t - bt)) + (e - bt);
     memcpy(&x->p, &t, sizeof x->p);
     memcpy(&x->p_lo, &lo, sizeof x->p_lo);
-    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
+    if (rot) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
 }
 #define BALL_APPLY2 ball_apply2
 #else
