@@ -589,6 +589,20 @@ CTN_FN void ctn_integrate_body(int i, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL cons
     inertia[i].inv_inertia = ctn_body_inverse_inertia(p, pr);
 }
 
+/* The same two from the poses `from` into `pose` (another array): the step's first integration on the CPU,
+ * which leaves the poses it started from as they were (the divergence guard's double buffer). */
+CTN_FN void ctn_integrate_pose_from(int i, CTN_GLOBAL const ctn_pose *from, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
+                                    CTN_GLOBAL const ctn_props *props, float h) {
+    pose[i] = ctn_body_integrate(from[i], vel[i], props[i], h);
+}
+CTN_FN void ctn_integrate_body_from(int i, CTN_GLOBAL const ctn_pose *from, CTN_GLOBAL ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
+                                    CTN_GLOBAL const ctn_props *props, CTN_GLOBAL ctn_inertia *inertia, float h) {
+    ctn_props pr = props[i];
+    ctn_pose p = ctn_body_integrate(from[i], vel[i], pr, h);
+    pose[i] = p;
+    inertia[i].inv_inertia = ctn_body_inverse_inertia(p, pr);
+}
+
 /* World inverse inertia of body i from its pose (after a position change without a substep). */
 CTN_FN void ctn_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                              CTN_GLOBAL ctn_inertia *inertia) {

@@ -472,7 +472,7 @@ static void check_unsupported_note(void) {
 
 /* (f) the forest's unrolled node inverses (ctn__forest_node_inverse: a rigid body's 6x6 pivot, a ball
  * joint's 3x3) give the bits of the shared ctn_dd_node_inverse_g the OpenCL kernels run, on well-conditioned,
- * nearly singular and rank-deficient pivots (dropped rows). */
+ * nearly singular and rank-deficient pivots (dropped rows), and block-diagonal body pivots. */
 static void node_inverse_case(void) {
     int mismatches = 0, dropped = 0;
     for (int trial = 0; trial < 300; ++trial) {
@@ -486,6 +486,9 @@ static void node_inverse_case(void) {
                 for (int k = 0; k < rank; ++k) acc += B[r][k] * B[c][k];
                 D[r * N + c] = (joint ? -acc : acc) + (r == c && trial % 7 == 0 ? 1e-3 : 0.0);
             }
+        if (!joint && trial % 4 == 0) /* a body without child joints: blockdiag(m I3, I_world) */
+            for (int r = 3; r < 6; ++r)
+                for (int c = 0; c < 3; ++c) D[r * 6 + c] = D[c * 6 + r] = 0.0;
         memcpy(E, D, sizeof D);
         ctn__forest_node_inverse(D, N, joint ? 0 : 6);
         ctn_dd_node_inverse_g(E, N, joint ? 0 : 6);

@@ -43,5 +43,6 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     w->body_count = m.bodies;
     if (c) c->plane_count = m.planes;
     w->topology_dirty = m.topology_dirty || moved;
-    w->bodies_dirty = m.bodies_dirty;
+    /* the bodies below the mark may have been edited (a freed pin): dirty if they were or the build made them so */
+    w->bodies_dirty = m.bodies_dirty || w->bodies_dirty;
 }

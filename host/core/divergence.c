@@ -2,12 +2,16 @@
  * undone, so the caller gets CTN_ERR_DIVERGED with the world exactly as it was before the step and can
  * retry with a smaller time step, more substeps, or stop with its data intact.
  *
- * The CPU backend works on the host arrays, so it copies them before the step (pose, velocity, warm-start
- * impulses: about 100 bytes per body, a memcpy; the world inverse inertias only where they are not the
- * function of the poses the restore can recompute, inertia_derived below) and puts the copy back when the step
- * pipeline's check (host/solve/pipeline.c) finds a bad body. The impulses' copy goes to the topology's
- * lambda_prev, which only the layout rebuild uses (for its carry-over) and which no step stage touches
- * between this copy and a restore: no third impulse array. */
+ * The CPU backend works on the host arrays. The state the step starts from is kept by double buffering, not
+ * by a copy: the poses, velocities and impulses each have a second array (snapshot_pose, snapshot_vel and
+ * the topology's lambda_prev), and the step's first writer of each (the integration, the forces, the warm
+ * start's scaling) reads the old array and writes the other one, whose pointer then becomes the world's
+ * (ctn__snapshot_fork). The old array is left as the step found it, so undoing the step is a swap of
+ * pointers back; after a step that holds, the old array is the next step's spare. A stage that can only
+ * write in place forks by a copy first (ctn__snapshot_keep), as the snapshot did before every step. The
+ * world inverse inertias are kept only where they are not the function of the poses the restore can
+ * recompute (inertia_derived below). The impulses' spare is the topology's lambda_prev, which only the layout
+ * rebuild uses (for its carry-over, outside a step): no third impulse array. */
 #include "core/world.h"
 
 #include <limits.h>
@@ -42,24 +46,31 @@ static int inertia_derived(const ctn_world *w, int n) {
     return bad == INT_MAX;
 }
 
-ctn_status ctn__snapshot_take(ctn_world *w) {
+/* Grows a spare body array to the world's body capacity (it takes the place of the world's array when
+ * forked, and the world's arrays hold body_capacity elements); 0 when out of memory (*p kept). */
+static int spare_reserve(void **p, size_t size, int cap) {
+    if (ctn__mul_overflows((size_t)cap, size)) return 0;
+    void *q = ctn__realloc(*p, (size_t)cap * size);
+    if (!q) return 0;
+    *p = q;
+    return 1;
+}
+
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived) {
     int n = w->body_count;
-    int rows = 6 * w->topo.joint_count; /* lambda_prev holds 6 joint_capacity floats */
-    if (n > w->snapshot_bodies) {
-        size_t cap = (size_t)n + (size_t)n / 2 + 16;
-        if (ctn__mul_overflows(cap, sizeof(ctn_pose)))
-            return ctn__fail(w, CTN_ERR_LIMIT, "divergence snapshot of %d bodies does not fit the address space", n);
-        ctn_pose *p = ctn__realloc(w->snapshot_pose, cap * sizeof *p);
-        if (p) w->snapshot_pose = p;
-        ctn_vel *v = p ? ctn__realloc(w->snapshot_vel, cap * sizeof *v) : NULL;
-        if (v) w->snapshot_vel = v;
-        if (!v) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
-        w->snapshot_bodies = (int)cap;
+    w->snapshot_forked = 0; /* the world's arrays are the state the step starts from */
+    if (w->body_capacity > w->snapshot_bodies) {
+        int cap = w->body_capacity;
+        if (!spare_reserve((void **)&w->snapshot_pose, sizeof(ctn_pose), cap) || !spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), cap))
+            return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
+        w->snapshot_bodies = cap;
     }
     w->snapshot_inertia_kept = 0;
     if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
-    /* the inertias only where they are not a function of the poses (32 bytes a body resident otherwise) */
-    if (!inertia_derived(w, n)) {
+    /* the inertias only where they are not a function of the poses (32 bytes a body resident otherwise); the
+     * backend knows it without the test when the last step's last writer formed them so and the host has
+     * changed no body since */
+    if (!inertia_known_derived && !inertia_derived(w, n)) {
         if (n > w->snapshot_inertia_bodies) {
             size_t cap = (size_t)n + (size_t)n / 2 + 16;
             ctn_inertia *in = ctn__mul_overflows(cap, sizeof *in) ? NULL : ctn__realloc(w->snapshot_inertia, cap * sizeof *in);
@@ -67,36 +78,64 @@ ctn_status ctn__snapshot_take(ctn_world *w) {
             w->snapshot_inertia = in;
             w->snapshot_inertia_bodies = (int)cap;
         }
+        memcpy(w->snapshot_inertia, w->inertia, (size_t)n * sizeof *w->inertia);
         w->snapshot_inertia_kept = 1;
     }
+    return CTN_OK;
+}
+
+/* The array pairs of the double buffer: the world's pointer and its spare. */
+static void **fork_world(ctn_world *w, int k) {
+    return k == 0 ? (void **)&w->pose : k == 1 ? (void **)&w->vel : (void **)&w->topo.lambda;
+}
+static void **fork_spare(ctn_world *w, int k) {
+    return k == 0 ? (void **)&w->snapshot_pose : k == 1 ? (void **)&w->snapshot_vel : (void **)&w->topo.lambda_prev;
+}
+static size_t fork_bytes(const ctn_world *w, int k) {
+    return k == 0 ? (size_t)w->body_count * sizeof(ctn_pose)
+           : k == 1 ? (size_t)w->body_count * sizeof(ctn_vel)
+                    : 6 * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds 6 joint_capacity floats */
+}
+
+int ctn__snapshot_fork(ctn_world *w, unsigned what) {
+    if (w->snapshot_forked & what) return 0;
+    int k = what == CTN_SNAP_POSE ? 0 : what == CTN_SNAP_VEL ? 1 : 2;
+    void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
+    *a = *b, *b = t;
+    w->snapshot_forked |= what;
+    return 1;
+}
+
+void ctn__snapshot_keep(ctn_world *w, unsigned what) {
+    what &= ~w->snapshot_forked;
+    if (!what) return;
     /* A large world's copy is bound by memory bandwidth, which one thread does not fill (1e5 links: 12 MB
      * per step): the arrays on the world's threads. */
-    struct {
-        void *dst;
-        const void *src;
-        size_t bytes;
-    } part[4] = {{w->snapshot_pose, w->pose, (size_t)n * sizeof *w->pose},
-                 {w->snapshot_vel, w->vel, (size_t)n * sizeof *w->vel},
-                 {w->topo.lambda_prev, w->topo.lambda, (size_t)rows * sizeof *w->topo.lambda},
-                 {w->snapshot_inertia, w->inertia, w->snapshot_inertia_kept ? (size_t)n * sizeof *w->inertia : 0}};
+    int n = w->body_count;
 #ifdef _OPENMP
     int team = ctn__threads(w);
 #pragma omp parallel for schedule(static, 1) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
 #endif
-    for (int k = 0; k < 4; ++k)
-        if (part[k].bytes) memcpy(part[k].dst, part[k].src, part[k].bytes);
-    return CTN_OK;
+    for (int k = 0; k < 3; ++k) {
+        size_t bytes = fork_bytes(w, k);
+        if ((what & (1u << k)) && bytes) memcpy(*fork_spare(w, k), *fork_world(w, k), bytes);
+    }
+    w->snapshot_forked |= what;
 }
 
 void ctn__snapshot_restore(ctn_world *w) {
     int n = w->body_count;
+    /* the spares of the forked arrays hold the state the step started from: their pointers back */
+    for (int k = 0; k < 3; ++k) {
+        if (!(w->snapshot_forked & (1u << k))) continue;
+        void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
+        *a = *b, *b = t;
+    }
+    w->snapshot_forked = 0;
     if (n == 0) return;
-    memcpy(w->pose, w->snapshot_pose, (size_t)n * sizeof *w->pose);
-    memcpy(w->vel, w->snapshot_vel, (size_t)n * sizeof *w->vel);
     if (w->snapshot_inertia_kept) memcpy(w->inertia, w->snapshot_inertia, (size_t)n * sizeof *w->inertia);
     else /* the same bits as at the take (inertia_derived); the step changes no body's properties */
         for (int i = 0; i < n; ++i) w->inertia[i].inv_inertia = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
-    if (w->topo.joint_count) memcpy(w->topo.lambda, w->topo.lambda_prev, 6 * (size_t)w->topo.joint_count * sizeof *w->topo.lambda);
     w->bodies_dirty = 1;
 }
 
@@ -110,6 +149,7 @@ void ctn__snapshot_free(ctn_world *w) {
     w->snapshot_bodies = 0;
     w->snapshot_inertia_bodies = 0;
     w->snapshot_inertia_kept = 0;
+    w->snapshot_forked = 0;
     ctn__joints_snapshot_free(w);
 }
 

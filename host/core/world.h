@@ -51,7 +51,7 @@ typedef struct ctn_topology {
      * mapped memory instead of allocating. */
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
     int *order_prev;          /* the previous layout's order and impulses, for the warm-start carry-over */
-    float *lambda_prev;       /* [6 joint_capacity]; between rebuilds, the step's copy of lambda (divergence.c) */
+    float *lambda_prev;       /* [6 joint_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c) */
     unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
     int colour_used_capacity;
     unsigned char *dynamic;   /* [body_capacity] */
@@ -178,14 +178,17 @@ struct ctn_world {
     size_t auto_scratch_size;
     char device_name[256];
 
-    /* State before the step in flight, restored when the step diverges (host/core/divergence.c). */
-    int snapshot_bodies;      /* capacity of the body snapshot arrays */
+    /* State before the step in flight, restored when the step diverges (host/core/divergence.c): the spare
+     * arrays of the double buffer. Once the step forked an array (snapshot_forked), its spare holds the state
+     * the step started from; before that the world's array does, and the spare holds nothing. */
+    int snapshot_bodies;      /* capacity of the body snapshot arrays (>= body_capacity after ctn__snapshot_take) */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
+    unsigned snapshot_forked; /* CTN_SNAP_* bits: the arrays the step has forked */
     ctn_inertia *snapshot_inertia; /* [snapshot_inertia_bodies], taken only when snapshot_inertia_kept */
     int snapshot_inertia_bodies;
     int snapshot_inertia_kept; /* 0: every inertia was ctn_body_inverse_inertia of its pose; the restore recomputes them */
-    /* (the impulses' copy is topo.lambda_prev) */
+    /* (the impulses' spare is topo.lambda_prev) */
 
     /* Joint table and solver layout before this step's contact generation changed them (collision worlds,
      * host/core/divergence.c), put back with the bodies when the step fails, so that an undone step also
@@ -400,8 +403,20 @@ int ctn__substeps(const ctn_world *w);
  * (w->auto_outer, host/solve/solver_auto.c). */
 int ctn__direct_outer(const ctn_world *w);
 
-/* Divergence guard (host/core/divergence.c): copies the host state before a step and puts the copy back. */
-ctn_status ctn__snapshot_take(ctn_world *w);
+/* Divergence guard (host/core/divergence.c): keeps the host state a step starts from by double buffering
+ * and puts it back. take: before the step's first stage (the spares sized, the inertias copied where they are
+ * not the function of the poses; inertia_known_derived: the caller knows they are). */
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived);
+#define CTN_SNAP_POSE 1u   /* w->pose, spare snapshot_pose */
+#define CTN_SNAP_VEL 2u    /* w->vel, spare snapshot_vel */
+#define CTN_SNAP_LAMBDA 4u /* w->topo.lambda, spare topo.lambda_prev */
+/* Before the step's first write of one array (a CTN_SNAP_* bit): 1 when this is it, and then the world's
+ * pointer and the spare's have been swapped: the caller writes every element of the world's array (body_count
+ * poses or velocities, 6 joint_count impulses) from the spare, which holds the state the step started from and
+ * must not be written; 0 when the array was forked before (write it in place). */
+int ctn__snapshot_fork(ctn_world *w, unsigned what);
+/* The same for writers in place: the arrays of `what` not forked yet are copied to their spares. */
+void ctn__snapshot_keep(ctn_world *w, unsigned what);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
 /* The same for the joint table and the solver layout (w->joint_snap): taken by the contact generation

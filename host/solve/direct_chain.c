@@ -449,9 +449,17 @@ typedef struct ball_shared {
     int rot;
 } ball_shared;
 
+/* Position p takes the lean walk: its rows are the world axes to the bit (so ctn_dd_rows_axes; and the
+ * products of the right-hand side with the directions' entries are those of the constants 1.0 and +0.0) and
+ * none is cut (cut_of). */
+static const ctn_v3 ball_axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
 static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p) {
     int slot = c->slot[p];
-    return ctn_dd_rows_axes(&blocks[slot]) && cut_of(c, blocks, slot) == 0;
+    const ctn_block *b = &blocks[slot];
+    if (b->n_lin != 3 || b->n_ang != 0 || memcmp(b->dir, ball_axes, sizeof ball_axes) != 0) return 0;
+    int cut = 0;
+    for (int k = 0; k < 3; ++k) cut |= ((b->lo[k] > -0.5f * CTN_INF) | (b->hi[k] < 0.5f * CTN_INF)) << k;
+    return (cut & ~(c->keep ? c->keep[slot] : 0)) == 0;
 }
 
 /* s = 0; s += a0 b0; s += a1 b1; s += a2 b2: the dot product of the node steps' loops, term by term. */
@@ -459,16 +467,17 @@ static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p)
 
 /* W += im I3 - [r]x I [r]x of body b (lower triangle); save: b is shared with the position before, keep B. */
 static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int save, ball_shared *sh, double *W) {
-    double im = w->vel[b].inv_mass, Bl[9], *B = save ? sh->B : Bl;
+    double im = w->vel[b].inv_mass, B[9];
     W[0] += im, W[4] += im, W[8] += im;
     if (save) sh->im = im, sh->rot = rot;
     if (!rot) return;
     ctn_dd_lever_b(w->inertia[b].inv_inertia, r, B);
     ctn_dd_lever_sub(r, B, 1, W);
+    if (save) memcpy(sh->B, B, sizeof B);
 }
 
-/* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs with
- * the rows' directions read as it reads them), marked uncut. */
+/* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
+ * uncut. */
 static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd) {
     int slot = c->slot[x], dyn = c->dyn[x], sh = x > 0 && c->shared[x - 1] >= 0 ? (c->side[x - 1] >> 1) & 1 : -1;
     const ctn_block *blk = &blocks[slot];
@@ -488,10 +497,10 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_
     ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
     ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
     ctn_dd_anchor_rel(blk, Va, Vb, u, dw);
-    const ctn_v3 *e = blk->dir;
-    nd->y[0] = (double)blk->bias[0] - ((double)e[0].x * u[0] + (double)e[0].y * u[1] + (double)e[0].z * u[2]) - (double)blk->soft[0] * lam[0];
-    nd->y[1] = (double)blk->bias[1] - ((double)e[1].x * u[0] + (double)e[1].y * u[1] + (double)e[1].z * u[2]) - (double)blk->soft[1] * lam[1];
-    nd->y[2] = (double)blk->bias[2] - ((double)e[2].x * u[0] + (double)e[2].y * u[1] + (double)e[2].z * u[2]) - (double)blk->soft[2] * lam[2];
+    /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
+    nd->y[0] = (double)blk->bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - (double)blk->soft[0] * lam[0];
+    nd->y[1] = (double)blk->bias[1] - ((0.0 * u[0] + u[1]) + 0.0 * u[2]) - (double)blk->soft[1] * lam[1];
+    nd->y[2] = (double)blk->bias[2] - ((0.0 * u[0] + 0.0 * u[1]) + u[2]) - (double)blk->soft[2] * lam[2];
 }
 
 /* E = A_{p,q} (E[3 k + j]: row k of p, column j of q) through the body p and q share: C_lo (rows of lo, columns

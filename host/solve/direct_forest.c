@@ -2,7 +2,8 @@
  * system (2), the node pivots and the elimination): per substep, the node pivots of the ordering that
  * host/solve/direct_build.c made, their block LDL^T elimination children first, and forward and backward
  * substitution for a right-hand side. The dense per-node math is kernels/ctn_direct.h's, the same functions
- * the OpenCL forest kernels run. */
+ * the OpenCL forest kernels run, or their operations with less work where the structure allows it and the
+ * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled. */
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
@@ -10,6 +11,13 @@
 #include <string.h>
 
 #include "ctn_direct.h"
+
+/* Loops of a constant count up to 6 unrolled whole (GCC; the operations and their order do not change). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FOREST_UNROLL _Pragma("GCC unroll 6")
+#else
+#define FOREST_UNROLL
+#endif
 
 /* All rows of one side of a joint: J[k][0..5] (ctn_dd_jrow), zero for the rows cut this substep (s->cut:
  * a bit mask of the rows with finite bounds), which then couple to nothing. */
@@ -87,7 +95,7 @@ static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_j
  * products with an exact zero: the same bits. */
 static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, double m[3]) {
     m[0] = m[1] = m[2] = 0.0;
-    for (int side = 0; side < 2; ++side) {
+    FOREST_UNROLL for (int side = 0; side < 2; ++side) {
         int body = side ? d->b : d->a;
         if (body < 0 || !(w->props[body].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
         double J[3][6];
@@ -95,7 +103,7 @@ static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_jo
         ctn_sym3 I = w->inertia[body].inv_inertia;
         double Im[3][3] = {{I.xx, I.xy, I.xz}, {I.xy, I.yy, I.yz}, {I.xz, I.yz, I.zz}};
         double im = w->vel[body].inv_mass;
-        for (int k = 0; k < 3; ++k) {
+        FOREST_UNROLL for (int k = 0; k < 3; ++k) {
             int a = BALL_NZ[k][1], c = BALL_NZ[k][2]; /* the angular entries, a < c */
             double Iwa = Im[a - 3][a - 3] * J[k][a] + Im[a - 3][c - 3] * J[k][c];
             double Iwc = Im[c - 3][a - 3] * J[k][a] + Im[c - 3][c - 3] * J[k][c];
@@ -167,85 +175,104 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
  * same order (the rule for dropped pivots included), its loops unrolled whole once inlined with n = 6 (a
  * rigid body's pivot) or 3 (a ball joint's). The shared function keeps its loops for the OpenCL kernels and
  * the other sizes; tests/test_direct.c compares the two bit for bit. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FOREST_UNROLL _Pragma("GCC unroll 6")
-#else
-#define FOREST_UNROLL
-#endif
-static inline void spd_inverse_n(double *a, const int n) {
+static inline void spd_inverse_tol(double *a, const int n, const int lda, double tol) {
     unsigned char live[6];
-    double dmax = 0.0;
-    FOREST_UNROLL for (int i = 0; i < n; ++i)
-        if (a[i * n + i] > dmax) dmax = a[i * n + i];
-    double tol = CTN_DD_PIVOT_TOL * dmax;
     FOREST_UNROLL for (int j = 0; j < n; ++j) {
-        double d = a[j * n + j];
-        FOREST_UNROLL for (int c = 0; c < j; ++c) d -= a[j * n + c] * a[j * n + c];
+        double d = a[j * lda + j];
+        FOREST_UNROLL for (int c = 0; c < j; ++c) d -= a[j * lda + c] * a[j * lda + c];
         live[j] = d > tol && d > 0.0;
         if (!live[j]) {
-            FOREST_UNROLL for (int i = j; i < n; ++i) a[i * n + j] = 0.0;
+            FOREST_UNROLL for (int i = j; i < n; ++i) a[i * lda + j] = 0.0;
             continue;
         }
         d = sqrt(d);
-        a[j * n + j] = d;
+        a[j * lda + j] = d;
         double id = 1.0 / d;
         FOREST_UNROLL for (int i = j + 1; i < n; ++i) {
-            double s = a[i * n + j];
-            FOREST_UNROLL for (int c = 0; c < j; ++c) s -= a[i * n + c] * a[j * n + c];
-            a[i * n + j] = s * id;
+            double s = a[i * lda + j];
+            FOREST_UNROLL for (int c = 0; c < j; ++c) s -= a[i * lda + c] * a[j * lda + c];
+            a[i * lda + j] = s * id;
         }
     }
     FOREST_UNROLL for (int c = 0; c < n; ++c)
         FOREST_UNROLL for (int i = c; i < n; ++i) {
             if (!live[i]) {
-                a[i * n + c] = 0.0;
+                a[i * lda + c] = 0.0;
                 continue;
             }
             double s = i == c ? 1.0 : 0.0;
-            FOREST_UNROLL for (int k = c; k < i; ++k) s -= a[i * n + k] * a[k * n + c];
-            a[i * n + c] = s / a[i * n + i];
+            FOREST_UNROLL for (int k = c; k < i; ++k) s -= a[i * lda + k] * a[k * lda + c];
+            a[i * lda + c] = s / a[i * lda + i];
         }
     FOREST_UNROLL for (int i = 0; i < n; ++i)
         FOREST_UNROLL for (int j = 0; j <= i; ++j) {
             double s = 0.0;
-            FOREST_UNROLL for (int k = i; k < n; ++k) s += a[k * n + i] * a[k * n + j];
-            a[i * n + j] = s;
-            a[j * n + i] = s;
+            FOREST_UNROLL for (int k = i; k < n; ++k) s += a[k * lda + i] * a[k * lda + j];
+            a[i * lda + j] = s;
+            a[j * lda + i] = s;
         }
+}
+
+static double pivot_tol(const double *a, const int n) {
+    double dmax = 0.0;
+    FOREST_UNROLL for (int i = 0; i < n; ++i)
+        if (a[i * n + i] > dmax) dmax = a[i * n + i];
+    return CTN_DD_PIVOT_TOL * dmax;
+}
+static inline void spd_inverse_n(double *a, const int n) { spd_inverse_tol(a, n, n, pivot_tol(a, n)); }
+
+/* spd_inverse_n of a 6x6 pivot whose off-diagonal 3x3 blocks are zero (a body without child joints:
+ * blockdiag(m I3, I_world)): the Cholesky factor and its inverse keep those blocks zero, and every term
+ * through them is a product with an exact zero, so the two diagonal blocks inverted apart (with the whole
+ * block's pivot tolerance) give the same bits at a third of the work. */
+static int spd_inverse6(double *a) {
+    int split = 1;
+    for (int r = 3; r < 6; ++r)
+        for (int c = 0; c < 3; ++c) split &= a[r * 6 + c] == 0.0;
+    if (!split) {
+        spd_inverse_n(a, 6);
+        return 0;
+    }
+    double tol = pivot_tol(a, 6);
+    spd_inverse_tol(a, 3, 6, tol);
+    spd_inverse_tol(a + 21, 3, 6, tol);
+    for (int r = 3; r < 6; ++r)
+        for (int c = 0; c < 3; ++c) a[r * 6 + c] = a[c * 6 + r] = 0.0;
+    return 1;
 }
 
 /* ctn_dd_node_inverse_g of a node without attached rows through spd_inverse_n, in its operations: a rigid
  * body (N = d = 6) is ctn_dd_spd_inverse_g of the whole block; a ball joint (N = 3, d = 0) is -(-D)^-1, the
  * negation written into both triangles first and over the whole block last. */
-static void node_inverse(double *D, int N, int d) {
-    if (N == 6 && d == 6) {
-        spd_inverse_n(D, 6);
-    } else if (N == 3 && d == 0) {
+static int node_inverse(double *D, int N, int d) {
+    if (N == 6 && d == 6) return spd_inverse6(D);
+    if (N == 3 && d == 0) {
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c <= r; ++c) D[r * 3 + c] = D[c * 3 + r] = -D[r * 3 + c];
         spd_inverse_n(D, 3);
         for (int e = 0; e < 9; ++e) D[e] = -D[e];
-    } else {
-        ctn_dd_node_inverse_g(D, N, d);
+        return 0;
     }
+    ctn_dd_node_inverse_g(D, N, d);
+    return 0;
 }
 
-void ctn__forest_node_inverse(double *D, int N, int d) { node_inverse(D, N, d); }
+void ctn__forest_node_inverse(double *D, int N, int d) { (void)node_inverse(D, N, d); }
 
 /* D_p -= J_sc [D_c^-1]_bb J_sc^T for a rigid body child c (Di: its inverse, stride N) of a ball coupling J
  * whose rows sit at Dr (stride Np): the dense loops of eliminate_nodes over J's nonzero entries. */
 static void ball_update_rows(const double J[3][6], const double *Di, int N, double *Dr, int Np) {
     double T[3][6];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 6; ++c) {
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int c = 0; c < 6; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * Di[BALL_NZ[r][e] * N + c];
+            FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * Di[BALL_NZ[r][e] * N + c];
             T[r][c] = acc;
         }
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c <= r; ++c) {
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int c = 0; c <= r; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 3; ++e) acc += T[r][BALL_NZ[c][e]] * J[c][BALL_NZ[c][e]];
+            FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += T[r][BALL_NZ[c][e]] * J[c][BALL_NZ[c][e]];
             Dr[r * Np + c] -= acc;
             if (c != r) Dr[c * Np + r] -= acc;
         }
@@ -255,19 +282,19 @@ static void ball_update_rows(const double J[3][6], const double *Di, int N, doub
  * Np): the dense loops of eliminate_nodes over J's nonzero entries. */
 static void ball_update_body(const double J[3][6], const double *Di, double *Dp, int Np) {
     double T[3][6];
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 6; ++c) {
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int c = 0; c < 6; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 2; ++e) {
+            FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                 int k = BALL_NZ_COL[c][e];
                 if (k >= 0) acc += Di[r * 3 + k] * J[k][c];
             }
             T[r][c] = acc;
         }
-    for (int a = 0; a < 6; ++a)
-        for (int c = 0; c <= a; ++c) {
+    FOREST_UNROLL for (int a = 0; a < 6; ++a)
+        FOREST_UNROLL for (int c = 0; c <= a; ++c) {
             double acc = 0.0;
-            for (int e = 0; e < 2; ++e) {
+            FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                 int k = BALL_NZ_COL[a][e];
                 if (k >= 0) acc += J[k][a] * T[k][c];
             }
@@ -282,7 +309,7 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
-        node_inverse(Di, N, d);
+        s->split[i] = (unsigned char)node_inverse(Di, N, d);
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
@@ -290,13 +317,15 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
         if (ball_coupling(s, blk, slot)) {
             if (s->kind[i] == NODE_BODY && d == 6) {
-                ball_jacobian(blk, s->side[i], J);
-                ball_update_rows(J, Di, N, Dp + (size_t)s->prow[i] * Np + s->prow[i], Np);
+                double B[3][6];
+                ball_jacobian(blk, s->side[i], B);
+                ball_update_rows(B, Di, N, Dp + (size_t)s->prow[i] * Np + s->prow[i], Np);
                 continue;
             }
             if (s->kind[i] == NODE_JOINT && s->dof[p] == 6) {
-                ball_jacobian(blk, s->side[i], J);
-                ball_update_body(J, Di, Dp, Np);
+                double B[3][6];
+                ball_jacobian(blk, s->side[i], B);
+                ball_update_body(B, Di, Dp, Np);
                 continue;
             }
         }
@@ -347,7 +376,7 @@ void ctn__forest_factor(ctn_world *w, direct_state *s, const ctn_block *blocks) 
  * nonzero columns (BALL_NZ; both sides share them), in its order: the same bits. */
 static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, const double *Va, const double *Vb) {
     double jv = 0.0;
-    for (int e = 0; e < 3; ++e) {
+    FOREST_UNROLL for (int e = 0; e < 3; ++e) {
         int c = BALL_NZ[k][e];
         jv += Ja[k][c] * Va[c] + Jb[k][c] * Vb[c];
     }
@@ -389,7 +418,13 @@ static void row_residual(const ctn_world *w, const direct_state *s, const ctn_bl
 static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     for (int i = 0; i < s->node_count; ++i) {
         double *b = s->b + s->vec_off[i];
-        memset(b, 0, (size_t)s->size[i] * sizeof *b);
+        int N = s->size[i];
+        if (N == 6) /* a rigid body without attached rows: six stores, not a call */
+            b[0] = b[1] = b[2] = b[3] = b[4] = b[5] = 0.0;
+        else if (N == 3)
+            b[0] = b[1] = b[2] = 0.0;
+        else
+            memset(b, 0, (size_t)N * sizeof *b);
         if (s->kind[i] == NODE_JOINT) {
             int slot = s->id[i];
             row_residual(w, s, &blocks[slot], slot, b);
@@ -410,6 +445,25 @@ static inline void dense_mv(const double *D, int N, const double *b, double *u) 
         u[r] = acc;
     }
 }
+/* dense_mv of a block-diagonal 6x6 inverse (spd_inverse6 split it): the off-diagonal blocks are +0, so the
+ * terms through them add nothing and the diagonal blocks' terms keep their order. */
+static inline void split_mv(const double *D, const double *b, double *u) {
+    FOREST_UNROLL for (int r = 0; r < 6; ++r) {
+        int c0 = r < 3 ? 0 : 3;
+        double acc = 0.0;
+        FOREST_UNROLL for (int c = c0; c < c0 + 3; ++c) acc += D[r * 6 + c] * b[c];
+        u[r] = acc;
+    }
+}
+static inline void split_mv_sub(const double *D, const double *g, double *x) {
+    FOREST_UNROLL for (int r = 0; r < 6; ++r) {
+        int c0 = r < 3 ? 0 : 3;
+        double acc = 0.0;
+        FOREST_UNROLL for (int k = c0; k < c0 + 3; ++k) acc += D[r * 6 + k] * g[k];
+        x[r] -= acc;
+    }
+}
+
 static void node_mv(const double *D, int N, const double *b, double *u) {
     if (N == 6) dense_mv(D, 6, b, u);
     else if (N == 3) dense_mv(D, 3, b, u);
@@ -439,7 +493,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], slot;
         const double *Di = s->mat + s->mat_off[i];
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
-        node_mv(Di, N, b, u);
+        if (s->split[i]) split_mv(Di, b, u);
+        else node_mv(Di, N, b, u);
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i];
         double *bp = s->b + s->vec_off[p];
@@ -448,9 +503,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int d = s->dof[i];
             bp += s->prow[i];
             if (d == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
-                for (int r = 0; r < 3; ++r)
-                    for (int e = 0; e < 3; ++e) bp[r] -= J[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
+                FOREST_UNROLL for (int r = 0; r < 3; ++r)
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
                 continue;
             }
             int n = ctn__direct_rows(&t->defs[slot]);
@@ -460,9 +516,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         } else {
             int dp = s->dof[p];
             if (dp == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
-                for (int r = 0; r < 3; ++r)
-                    for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= J[r][BALL_NZ[r][e]] * u[r];
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
+                FOREST_UNROLL for (int r = 0; r < 3; ++r)
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
                 continue;
             }
             jacobian_side(s, blk, slot, s->side[i], J);
@@ -485,12 +542,13 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             gn = s->dof[i];
             xp += s->prow[i];
             if (gn == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
-                for (int k = 0; k < 6; ++k) {
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
+                FOREST_UNROLL for (int k = 0; k < 6; ++k) {
                     double acc = 0.0;
-                    for (int e = 0; e < 2; ++e) {
+                    FOREST_UNROLL for (int e = 0; e < 2; ++e) {
                         int r = BALL_NZ_COL[k][e];
-                        if (r >= 0) acc += J[r][k] * xp[r];
+                        if (r >= 0) acc += B[r][k] * xp[r];
                     }
                     g[k] = acc;
                 }
@@ -508,10 +566,11 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int dp = s->dof[p];
             gn = N;
             if (dp == 6 && ball_coupling(s, blk, slot)) {
-                ball_jacobian(blk, s->side[i], J);
-                for (int r = 0; r < 3; ++r) {
+                double B[3][6]; /* scalars once unrolled */
+                ball_jacobian(blk, s->side[i], B);
+                FOREST_UNROLL for (int r = 0; r < 3; ++r) {
                     double acc = 0.0;
-                    for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
+                    FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
                     g[r] = acc;
                 }
             } else {
@@ -523,7 +582,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             }
         }
-        node_mv_sub(Di, N, gn, g, x);
+        if (s->split[i] && gn == 6) split_mv_sub(Di, g, x);
+        else node_mv_sub(Di, N, gn, g, x);
     }
 }
 

@@ -41,7 +41,9 @@ typedef struct cpu_solver {
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
-    ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP) */
+    ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP); POSES_UNDO swaps it with the
+                             * world's array, so it holds pose_copy_cap >= w->body_capacity poses */
+    int pose_copy_cap;
     double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
     int cg_warned;          /* The CG -> GS fallback for bounded rows was reported */
     int cg_as_gs;           /* this step's CG is solved by GS (ctn__cg_runs_gs) */
@@ -65,6 +67,11 @@ typedef struct cpu_solver {
     /* stage timer: what the running interval counts toward, and when it started */
     ctn_stage_timer timer;
     double timer_t0;
+    /* Whether every world inverse inertia is ctn_body_inverse_inertia of its pose (the divergence snapshot then
+     * keeps no copy, host/core/divergence.c): inertia_now after the stages run so far (stage_inertia),
+     * inertia_clean after the last step that held. With no host edit since (w->bodies_dirty), the next
+     * snapshot takes it without testing every body. */
+    int inertia_now, inertia_clean;
 } cpu_solver;
 
 #define TRY_CPU_RESERVE(expr)              \
@@ -114,12 +121,16 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
         ctn_vel *v = ctn__realloc(c->vel_copy, cap * sizeof *v);
         if (v) c->vel_copy = v;
-        ctn_pose *p = v ? ctn__realloc(c->pose_copy, cap * sizeof *p) : NULL;
-        if (p) c->pose_copy = p;
-        ctn_vel *rv = p ? ctn__realloc(c->rattle_vel, cap * sizeof *rv) : NULL;
+        ctn_vel *rv = v ? ctn__realloc(c->rattle_vel, cap * sizeof *rv) : NULL;
         if (rv) c->rattle_vel = rv;
-        if (!v || !p || !rv) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
+        if (!v || !rv) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
+    }
+    if (w->body_capacity > c->pose_copy_cap) { /* the world's capacity: POSES_UNDO swaps it in */
+        int cap = w->body_capacity;
+        ctn_pose *p = ctn__mul_overflows((size_t)cap, sizeof *p) ? NULL : ctn__realloc(c->pose_copy, (size_t)cap * sizeof *p);
+        if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
+        c->pose_copy = p, c->pose_copy_cap = cap;
     }
     /* CG's two other per-row arrays (48 bytes a joint) only for CG: the other solvers never touch them.
      * Grown here, before the step changes anything, so that running out of memory leaves the world as it was. */
@@ -228,7 +239,9 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
 static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     const ctn_topology *t = &w->topo;
     ctn_vel *in = w->vel;
-    if (t->spring_count > 0) {
+    if (ctn__snapshot_fork(w, CTN_SNAP_VEL)) { /* the step's first write: from the velocities it started from */
+        in = w->snapshot_vel;
+    } else if (t->spring_count > 0) {
         memcpy(c->vel_copy, w->vel, (size_t)w->body_count * sizeof *c->vel_copy);
         in = c->vel_copy;
     }
@@ -383,7 +396,10 @@ static ctn_status cpu_begin(ctn_world *w) {
     TRY_CPU(cpu_reserve(w, c));
     if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) TRY_CPU(ctn__direct_prepare(w)); /* its storage: nothing changed yet */
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
-    TRY_CPU(ctn__snapshot_take(w)); /* the host arrays are edited in place: the copy undoes a diverged step */
+    int derived = c->inertia_clean && !w->bodies_dirty; /* the last step left them so and the host changed no body */
+    c->inertia_clean = 0;                               /* until this step holds (cpu_end) */
+    TRY_CPU(ctn__snapshot_take(w, derived)); /* the state the step starts from: a diverged step is undone to it */
+    c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
     c->factor_kept = 0;
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
@@ -455,6 +471,17 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
 /* x += h v per body (CTN_STAGE_INTEGRATE). */
 static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
     int n = w->body_count;
+    if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) { /* the step's first write: from the poses it started from */
+        const ctn_pose *from = w->snapshot_pose;
+        if (integrate_keeps_inertia(w, prm)) {
+            CPU_FOR(n)
+            for (int i = 0; i < n; ++i) ctn_integrate_pose_from(i, from, w->pose, w->vel, w->props, prm->h);
+        } else {
+            CPU_FOR(n)
+            for (int i = 0; i < n; ++i) ctn_integrate_body_from(i, from, w->pose, w->vel, w->props, w->inertia, prm->h);
+        }
+        return;
+    }
     if (integrate_keeps_inertia(w, prm)) {
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
@@ -507,7 +534,11 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];
         break;
-    case CTN_STAGE_POSES_UNDO: memcpy(w->pose, c->pose_copy, (size_t)n * sizeof *w->pose); break;
+    case CTN_STAGE_POSES_UNDO: { /* the copy becomes the world's array (both hold w->body_capacity poses) */
+        ctn_pose *p = w->pose;
+        w->pose = c->pose_copy, c->pose_copy = p;
+        break;
+    }
     case CTN_STAGE_PROJECT_LEAVE:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) ctn_inertia_body(i, w->pose, w->props, w->inertia);
@@ -643,12 +674,52 @@ static int cpu_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_ta
     return k;
 }
 
-/* Runs one entry of cpu_plan's tables. */
-static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
-    cpu_solver *c = w->backend_data;
+/* The arrays of the state a step starts from (CTN_SNAP_*) that a stage may write in place, which the divergence
+ * guard's double buffer copies first unless an earlier stage forked them (host/core/divergence.c). The step's
+ * first writers fork by writing the other array instead: FORCES (velocities), WARM_START (impulses) and
+ * INTEGRATE (poses), the first three writers of the velocity step; RATTLE and assembly copy, as the snapshot
+ * did before every step. While projecting, the world's velocities and impulses are the scratch arrays (the real
+ * ones were forked by PROJECT_ENTER). */
+static unsigned stage_writes(ctn_stage stage, int projecting) {
+    const unsigned all = CTN_SNAP_POSE | CTN_SNAP_VEL | CTN_SNAP_LAMBDA;
+    unsigned wr;
+    switch (stage) {
+    case CTN_STAGE_GEOMETRIC_INERTIA: case CTN_STAGE_PREPARE: case CTN_STAGE_FORCES: case CTN_STAGE_INTEGRATE:
+    case CTN_STAGE_MEASURE: case CTN_STAGE_PROJECT_REST: case CTN_STAGE_PROJECT_ROWS: case CTN_STAGE_CHORD_ROWS:
+    case CTN_STAGE_POSES_KEEP: case CTN_STAGE_PROJECT_LEAVE: case CTN_STAGE_RATTLE_ENTER: case CTN_STAGE_RATTLE_FACTOR:
+    case CTN_STAGE_RATTLE_ROWS: case CTN_STAGE_RATTLE_LEAVE: case CTN_STAGE_RATTLE_NEWTON: case CTN_STAGE_INERTIA: wr = 0; break;
+    case CTN_STAGE_WARM_START: wr = CTN_SNAP_VEL; break; /* the gather; the impulses fork there */
+    case CTN_STAGE_SOLVE: wr = CTN_SNAP_VEL | CTN_SNAP_LAMBDA; break; /* every solver; only a chord step moves poses */
+    case CTN_STAGE_CHORD_SOLVE: case CTN_STAGE_POSES_UNDO: case CTN_STAGE_RATTLE_DRIFT: wr = CTN_SNAP_POSE; break;
+    default: wr = all; break; /* PROJECT_ENTER, the other RATTLE stages, assembly */
+    }
+    return projecting ? wr & CTN_SNAP_POSE : wr;
+}
+
+/* Whether every world inverse inertia is the function of its pose after `stage` (cpu_solver.inertia_now, `now`
+ * before it): formed so by the projection's refresh, the INERTIA stage, an integration that forms them and
+ * RATTLE's momentum (every body's, ctn_rattle_momentum_body); unchanged by the stages that write neither poses
+ * nor inertias; any other stage (the geometric-stiffness inertia, an integration that keeps the inertias, a pose
+ * undone or moved by the chord step, RATTLE's drift and undo, assembly) may leave them otherwise. */
+static int stage_inertia(ctn_stage stage, int now, int integrate_forms) {
+    switch (stage) {
+    case CTN_STAGE_PROJECT_LEAVE: case CTN_STAGE_INERTIA: case CTN_STAGE_RATTLE_MOMENTUM: return 1;
+    case CTN_STAGE_INTEGRATE: return integrate_forms;
+    case CTN_STAGE_PREPARE: case CTN_STAGE_FORCES: case CTN_STAGE_WARM_START: case CTN_STAGE_SOLVE: case CTN_STAGE_MEASURE:
+    case CTN_STAGE_PROJECT_ENTER: case CTN_STAGE_PROJECT_REST: case CTN_STAGE_PROJECT_ROWS: case CTN_STAGE_CHORD_ROWS:
+    case CTN_STAGE_POSES_KEEP: case CTN_STAGE_RATTLE_ENTER: case CTN_STAGE_RATTLE_START: case CTN_STAGE_RATTLE_FACTOR:
+    case CTN_STAGE_RATTLE_RESOLVE: case CTN_STAGE_RATTLE_BACK: case CTN_STAGE_RATTLE_ROWS: case CTN_STAGE_RATTLE_LEAVE:
+    case CTN_STAGE_RATTLE_NEWTON: return now;
+    default: return 0;
+    }
+}
+
+/* One entry of cpu_plan's tables (cpu_run). */
+static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
+    ctn__snapshot_keep(w, stage_writes(stage, c->projecting)); /* before its first write in place */
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
@@ -669,8 +740,10 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
         int rows = 6 * t->joint_count;
         float warm = w->warm_idle ? 0.0f : prm->warm_start;
+        const float *from = ctn__snapshot_fork(w, CTN_SNAP_LAMBDA) ? t->lambda_prev : t->lambda; /* the step's first write */
+        float *lambda = t->lambda;
         CPU_FOR(rows)
-        for (int k = 0; k < rows; ++k) t->lambda[k] *= warm;
+        for (int k = 0; k < rows; ++k) lambda[k] = from[k] * warm;
         if (!w->warm_idle) phase_gather(w, c, t->lambda, 1.0f);
         break;
     }
@@ -691,6 +764,14 @@ static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step
     default: stage_project(w, c, e, prm, out); break;
     }
     return CTN_OK;
+}
+
+/* Runs one entry of cpu_plan's tables. */
+static ctn_status cpu_run(ctn_world *w, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
+    cpu_solver *c = w->backend_data;
+    ctn_status s = cpu_run_entry(w, c, e, prm, out);
+    c->inertia_now = stage_inertia(e->stage, c->inertia_now, !integrate_keeps_inertia(w, prm));
+    return s;
 }
 
 static void cpu_timer(ctn_world *w, ctn_stage_timer timer, ctn_step_stats *st) {
@@ -715,7 +796,9 @@ static ctn_status cpu_restore(ctn_world *w) {
 }
 
 static ctn_status cpu_end(ctn_world *w, ctn_status s, ctn_step_stats *st) {
-    (void)w, (void)st;
+    cpu_solver *c = w->backend_data;
+    (void)st;
+    c->inertia_clean = s == CTN_OK && c->inertia_now;
     return s;
 }
 
