@@ -485,7 +485,10 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
 }
 
 /* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). Ball couplings of rigid
- * bodies take their J's nonzero entries only (ball_jacobian: the same bits). */
+ * bodies take their J's nonzero entries only (ball_jacobian: the same bits). The forward pass records how
+ * each node couples to its parent (s->pass: none, dense or ball, from the same blocks), which the backward
+ * pass of the same call reads instead of asking again. */
+enum { PASS_NONE = 0, PASS_DENSE, PASS_BALL };
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     double J[CTN_MAX_ROWS][6];
@@ -495,6 +498,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
         if (s->split[i]) split_mv(Di, b, u);
         else node_mv(Di, N, b, u);
+        s->pass[i] = PASS_NONE;
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i];
         double *bp = s->b + s->vec_off[p];
@@ -507,8 +511,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                s->pass[i] = PASS_BALL;
                 continue;
             }
+            s->pass[i] = PASS_DENSE;
             int n = ctn__direct_rows(&t->defs[slot]);
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < n; ++r)
@@ -520,16 +526,18 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+                s->pass[i] = PASS_BALL;
                 continue;
             }
+            s->pass[i] = PASS_DENSE;
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
     }
-    for (int i = s->node_count - 1; i >= 0; --i) {
-        int N = s->size[i], slot;
-        if (!node_coupling(w, s, i, &slot)) continue;
+    for (int i = s->node_count - 1; i >= 0; --i) { /* the forward pass's coupling of each node (s->pass) */
+        int N = s->size[i], slot = s->pslot[i], pass = s->pass[i];
+        if (pass == PASS_NONE) continue;
         int p = s->parent[i];
         const double *Di = s->mat + s->mat_off[i];
         double *x = s->x + s->vec_off[i];
@@ -541,7 +549,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
             gn = s->dof[i];
             xp += s->prow[i];
-            if (gn == 6 && ball_coupling(s, blk, slot)) {
+            if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int k = 0; k < 6; ++k) {
@@ -565,7 +573,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             /* x_s -= D_s^-1 J_sp dv_p */
             int dp = s->dof[p];
             gn = N;
-            if (dp == 6 && ball_coupling(s, blk, slot)) {
+            if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r) {
