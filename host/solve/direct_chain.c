@@ -476,6 +476,16 @@ static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int 
     if (save) memcpy(sh->B, B, sizeof B);
 }
 
+/* ctn_dd_vel of ctn_load_vel(w->vel, b), read in place (zero for the world). */
+static inline void ball_vel(const ctn_world *w, int b, double *V) {
+    if (b < 0) {
+        V[0] = V[1] = V[2] = V[3] = V[4] = V[5] = 0.0;
+        return;
+    }
+    const ctn_vel *v = &w->vel[b];
+    V[0] = v->v.x, V[1] = v->v.y, V[2] = v->v.z, V[3] = v->w.x, V[4] = v->w.y, V[5] = v->w.z;
+}
+
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
  * uncut. */
 static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd) {
@@ -494,8 +504,8 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_
     nd->K[5] = W[8] + ((double)blk->soft[2] + CTN_DD_FLOOR * W[8]);
     double Va[6], Vb[6], u[3], dw[3];
     const float *lam = &w->topo.lambda[6 * slot];
-    ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
-    ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
+    ball_vel(w, d->a, Va);
+    ball_vel(w, d->b, Vb);
     ctn_dd_anchor_rel(blk, Va, Vb, u, dw);
     /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
     nd->y[0] = (double)blk->bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - (double)blk->soft[0] * lam[0];
