@@ -458,7 +458,16 @@ static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p)
     const ctn_block *b = &blocks[slot];
     if (b->n_lin != 3 || b->n_ang != 0 || memcmp(b->dir, ball_axes, sizeof ball_axes) != 0) return 0;
     int cut = 0;
+#if defined(__GNUC__)
+    typedef float cf_v4f __attribute__((vector_size(16)));
+    typedef int cf_v4i __attribute__((vector_size(16)));
+    cf_v4f lo, hi; /* rows 0..3 of the bounds (CTN_MAX_ROWS >= 4), the four compares at once */
+    memcpy(&lo, b->lo, sizeof lo), memcpy(&hi, b->hi, sizeof hi);
+    cf_v4i m = (lo > -0.5f * CTN_INF) | (hi < 0.5f * CTN_INF);
+    cut = (m[0] & 1) | (m[1] & 2) | (m[2] & 4);
+#else
     for (int k = 0; k < 3; ++k) cut |= ((b->lo[k] > -0.5f * CTN_INF) | (b->hi[k] < 0.5f * CTN_INF)) << k;
+#endif
     return (cut & ~(c->keep ? c->keep[slot] : 0)) == 0;
 }
 
