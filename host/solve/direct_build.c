@@ -12,7 +12,7 @@
 void ctn__direct_state_free(direct_state *s) {
     void *p[] = {s->kind, s->dof, s->size, s->side, s->id, s->parent, s->pslot, s->prow, s->mat_off, s->vec_off,
                  s->att_off, s->att, s->slot_kind, s->slot_side, s->slot_node, s->slot_row, s->extra, s->cut,
-                 s->extra_now, s->keep, s->ml, s->mat, s->b, s->x, s->vref, s->lref};
+                 s->extra_now, s->keep, s->ml, s->mat, s->split, s->pass, s->b, s->x, s->vref, s->lref};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__chain_free(s->chain);
     int noted = s->noted, segments = s->chain_segments, said[3] = {s->said[0], s->said[1], s->said[2]};
@@ -309,9 +309,11 @@ static int link_nodes(const ctn_world *w, direct_state *s, const build_scratch *
     s->mat_off[node_count] = mo;
     s->vec_off[node_count] = vo;
     s->mat = ctn__malloc((mo + 1) * sizeof *s->mat);
+    s->split = ctn__calloc((size_t)s->node_count + 1, 1);
+    s->pass = ctn__calloc((size_t)s->node_count + 1, 1);
     s->b = ctn__malloc((vo + 1) * sizeof *s->b);
     s->x = ctn__malloc((vo + 1) * sizeof *s->x);
-    return s->mat && s->b && s->x;
+    return s->mat && s->split && s->pass && s->b && s->x;
 }
 
 int ctn__direct_build(ctn_world *w, direct_state *s, int verbose) {
@@ -357,8 +359,9 @@ int ctn__direct_build(ctn_world *w, direct_state *s, int verbose) {
 
 int ctn__direct_symbolic(ctn_world *w, direct_state *s) {
     if (!ctn__direct_build(w, s, 0)) return 0;
-    ctn__free(s->mat), ctn__free(s->b), ctn__free(s->x); /* the caller keeps its own factor storage */
+    ctn__free(s->mat), ctn__free(s->split), ctn__free(s->pass), ctn__free(s->b), ctn__free(s->x); /* the caller keeps its own factor storage */
     s->mat = s->b = s->x = NULL;
+    s->split = s->pass = NULL;
     return 1;
 }
 

@@ -770,63 +770,252 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_blo
     }
 }
 
-/* The back-substitution of a segment of a ball-jointed chain (c->ball: three world-axis rows at every
- * position, none cut, no spike): backward_segment with the bodies' joints known from the path instead of
- * searched in the adjacency. A body of p other than `skip` joins p and at most the neighbour it is shared
- * with (p + 1 through shared[p], p - 1 through shared[p - 1]), whose x is known; its velocity change is the
- * sum of the two joints' impulses from zero, which does not depend on their order (two terms), so the bits
- * are apply_body's. */
-static inline void ball_body(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int p, int b, int side) {
-    double dv[6] = {0, 0, 0, 0, 0, 0};
-    int rot = c->dyn[p] & (side ? ROT_B : ROT_A);
-    double im = w->vel[b].inv_mass;
-    ctn_sym3 I = w->inertia[b].inv_inertia;
-    ctn_dd_block_impulse_axes(&blocks[c->slot[p]], side, c->y + 3 * (size_t)p, im, I, rot, dv);
-    int q = -1, sq = 0;
-    if (c->shared[p] == b) q = p + 1, sq = (c->side[p] >> 1) & 1;
-    else if (p > 0 && c->shared[p - 1] == b) q = p - 1, sq = c->side[p - 1] & 1;
-    if (q >= 0) ctn_dd_block_impulse_axes(&blocks[c->slot[q]], sq, c->y + 3 * (size_t)q, im, I, rot, dv);
-    body_finish(w, c, b, dv, 1);
+/* ---- the walks of a ball-jointed chain (c->ball) -------------------------------------------------------
+ * Every position has three rows, the world axes (D = I3), none cut, and the layout has at most two segments,
+ * so no spike: per position the math is the node steps and the impulses of two bodies, and these walks do
+ * that and nothing else. Offsets are implicit (K_p at 9p, y_p at 3p, C between p and p + 1 at 9p), the walk
+ * direction and what the solve writes (lambda, velocities or poses) are compile-time constants of each
+ * instance (ball_walk's dir and mode), so the coupling is read in place (C_p transposed walking up) without
+ * a run-time transpose flag, and the solution of the previous position stays in registers.
+ *
+ * Impulses (back-substitution): a body of joint p joins p and at most one neighbour, the position it is
+ * shared with. Walking from last to first, the body p shares with the position solved before it (q, or the
+ * separator behind the segment's last position) is complete once x_p is known: its velocity change is
+ * formed there from x_p and x_q (both in registers) as apply_body forms it, dv = (0 + d_p) + d_q; the body p
+ * shares with the position solved after it waits for that position. Each term is formed with the
+ * operations of ctn_dd_block_impulse_axes (f = sg x, out += im f, tq = 0 + r x f, out += I tq). */
+enum { BW_LAMBDA = 1, BW_MOVE = 2 }; /* lambda += dl (not a solve from rest); a chord step: poses move */
+
+#if defined(__GNUC__)
+#define CHAIN_INLINE static inline __attribute__((always_inline))
+#else
+#define CHAIN_INLINE static inline
+#endif
+
+/* out += M^-1 J^T x of one ball joint (rows the world axes) on a body of inverse mass im and world inverse
+ * inertia I at lever arm r, side sg (+1 a, -1 b), rot: the body rotates. ctn_dd_block_impulse_axes and
+ * ctn_dd_force_add's operations in their order. */
+CHAIN_INLINE void ball_impulse(double im, const ctn_sym3 *I, int rot, ctn_v3 r, double sg, double x0, double x1, double x2, double *out) {
+    double f0 = sg * x0, f1 = sg * x1, f2 = sg * x2;
+    out[0] += im * f0, out[1] += im * f1, out[2] += im * f2;
+    if (!rot) return;
+    double rx = r.x, ry = r.y, rz = r.z;
+    double t0 = 0.0 + (ry * f2 - rz * f1), t1 = 0.0 + (rz * f0 - rx * f2), t2 = 0.0 + (rx * f1 - ry * f0);
+    out[3] += I->xx * t0 + I->xy * t1 + I->xz * t2;
+    out[4] += I->xy * t0 + I->yy * t1 + I->yz * t2;
+    out[5] += I->xz * t0 + I->yz * t1 + I->zz * t2;
 }
 
-CHAIN_FLATTEN static void backward_ball(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda) {
+/* body_finish of a body whose joints are solved: v_b += dv, or for a chord step x_b += h (v_b + dv) with
+ * ctn_body_integrate's operations on the pose in place. */
+CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, float h) {
+    ctn_vel v = ctn_dd_vel_add(w->vel[b], dv);
+    if (!(mode & BW_MOVE)) {
+        w->vel[b].v = v.v, w->vel[b].w = v.w;
+        return;
+    }
+    int flags = w->props[b].flags;
+    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
+    ctn_pose *x = &w->pose[b];
+    ctn_v3_add2(&x->p, &x->p_lo, ctn_scale(v.v, h));
+    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, v.w, h);
+}
+
+/* The lever arm of side s (0: a, 1: b) of a block, and its sign in J. */
+#define BALL_ARM(blk, s) ((s) ? (blk)->rb : (blk)->ra)
+#define BALL_SG(s) ((s) ? -1.0 : 1.0)
+
+/* The velocity change of body b from joint p alone (x; blq NULL) or from p and q (xq), finished. */
+CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
+                             const ctn_block *blq, int sq, double q0, double q1, double q2, int mode, float h) {
+    double im = w->vel[b].inv_mass, dv[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    ctn_sym3 I = w->inertia[b].inv_inertia;
+    ball_impulse(im, &I, rot, BALL_ARM(blp, sp), BALL_SG(sp), x0, x1, x2, dv);
+    if (blq) ball_impulse(im, &I, rot, BALL_ARM(blq, sq), BALL_SG(sq), q0, q1, q2, dv);
+    ball_finish(w, b, dv, mode, h);
+}
+
+#if defined(__GNUC__)
+/* The same with GCC/clang vector extensions (two doubles, four floats: SSE2 on x86-64, NEON on AArch64),
+ * for a body of two joints, the common case. Lane 0 is joint p's term, lane 1 joint q's, each formed with
+ * ball_impulse's operations in its lane; the sum across the lanes is dv = (0 + d_p) + (0 + d_q), equal to
+ * (0 + d_p) + d_q (0 + d_p is never -0, so 0 + d_q in place of d_q changes nothing, signed zeros included).
+ * The chord step's position update ctn_v3_add2 (Dekker's two-float sum) runs on the three components at
+ * once, the pose's padding float kept. Per lane IEEE operations are the scalar ones: the same bits. */
+typedef double ch_v2d __attribute__((vector_size(16)));
+typedef float ch_v4f __attribute__((vector_size(16)));
+static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
+
+CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
+                              const ctn_block *blq, int sq, double q0, double q1, double q2, int mode, float h) {
+    ctn_vel *vb = &w->vel[b];
+    double im = vb->inv_mass;
+    const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
+    ch_v2d F0 = SG * (ch_v2d){x0, q0}, F1 = SG * (ch_v2d){x1, q1}, F2 = SG * (ch_v2d){x2, q2};
+    ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;
+    ch_v2d A3 = Z, A4 = Z, A5 = Z;
+    if (rot) {
+        ctn_v3 rp = BALL_ARM(blp, sp), rq = BALL_ARM(blq, sq);
+        ch_v2d RX = {rp.x, rq.x}, RY = {rp.y, rq.y}, RZ = {rp.z, rq.z};
+        ch_v2d T0 = Z + (RY * F2 - RZ * F1), T1 = Z + (RZ * F0 - RX * F2), T2 = Z + (RX * F1 - RY * F0);
+        ctn_sym3 I = w->inertia[b].inv_inertia;
+        const ch_v2d XX = {I.xx, I.xx}, XY = {I.xy, I.xy}, XZ = {I.xz, I.xz}, YY = {I.yy, I.yy}, YZ = {I.yz, I.yz}, ZZ = {I.zz, I.zz};
+        A3 = Z + (XX * T0 + XY * T1 + XZ * T2);
+        A4 = Z + (XY * T0 + YY * T1 + YZ * T2);
+        A5 = Z + (XZ * T0 + YZ * T1 + ZZ * T2);
+    }
+    /* v + dv of ctn_dd_vel_add, dv = lane 0 + lane 1, two components at a time */
+    ch_v2d D01 = (ch_v2d){L0[0], L1[0]} + (ch_v2d){L0[1], L1[1]};
+    ch_v2d D25 = (ch_v2d){L2[0], A5[0]} + (ch_v2d){L2[1], A5[1]};
+    ch_v2d D34 = (ch_v2d){A3[0], A4[0]} + (ch_v2d){A3[1], A4[1]};
+    ch_v2d V01 = (ch_v2d){vb->v.x, vb->v.y} + D01, W34 = (ch_v2d){vb->w.x, vb->w.y} + D34;
+    ch_v2d VW = (ch_v2d){vb->v.z, vb->w.z} + D25;
+    float vx = (float)V01[0], vy = (float)V01[1], vz = (float)VW[0], wx = (float)W34[0], wy = (float)W34[1], wz = (float)VW[1];
+    if (!(mode & BW_MOVE)) {
+        vb->v.x = vx, vb->v.y = vy, vb->v.z = vz, vb->w.x = wx, vb->w.y = wy, vb->w.z = wz;
+        return;
+    }
+    int flags = w->props[b].flags;
+    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
+    ctn_pose *x = &w->pose[b];
+    ch_v4f hi, lo, d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
+    memcpy(&hi, &x->p, sizeof hi); /* p and the padding float after it */
+    memcpy(&lo, &x->p_lo, sizeof lo);
+    ch_v4f s = hi + d, bb = s - hi, e = ((hi - (s - bb)) + (d - bb)) + lo, t = s + e, bt = t - s; /* ctn_f2_add */
+    lo = (s - (t - bt)) + (e - bt);
+    memcpy(&x->p, &t, sizeof x->p);
+    memcpy(&x->p_lo, &lo, sizeof x->p_lo);
+    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
+}
+#define BALL_APPLY2 ball_apply2
+#else
+#define BALL_APPLY2 ball_apply
+#endif
+
+/* o = M v for a 3x3 block M (tr: M stored transposed, M(r, c) at 3c + r) as the node steps of
+ * kernels/ctn_direct.h sum it, o_r = 0 + M(r,0) v0 + M(r,1) v1 + M(r,2) v2 from the left; rows 0 and 1 in two
+ * lanes where the vector extensions are there (the same operations per lane, so the same bits). */
+CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, double v2, double *o0, double *o1, double *o2) {
+#define BALL_M(r, c) (tr ? M[3 * (c) + (r)] : M[3 * (r) + (c)])
+#if defined(__GNUC__)
+    const ch_v2d Z = {0.0, 0.0}, V0 = {v0, v0}, V1 = {v1, v1}, V2 = {v2, v2};
+    const ch_v2d M0 = {BALL_M(0, 0), BALL_M(1, 0)}, M1 = {BALL_M(0, 1), BALL_M(1, 1)}, M2 = {BALL_M(0, 2), BALL_M(1, 2)};
+    ch_v2d S = ((Z + M0 * V0) + M1 * V1) + M2 * V2;
+    *o0 = S[0], *o1 = S[1];
+#else
+    double s0 = 0.0, s1 = 0.0;
+    s0 += BALL_M(0, 0) * v0, s0 += BALL_M(0, 1) * v1, s0 += BALL_M(0, 2) * v2;
+    s1 += BALL_M(1, 0) * v0, s1 += BALL_M(1, 1) * v1, s1 += BALL_M(1, 2) * v2;
+    *o0 = s0, *o1 = s1;
+#endif
+    double s2 = 0.0;
+    s2 += BALL_M(2, 0) * v0, s2 += BALL_M(2, 1) * v1, s2 += BALL_M(2, 2) * v2;
+    *o2 = s2;
+#undef BALL_M
+}
+
+/* Back-substitution of segment k walking in direction dir (the segment's, segment_walk), with lambda += dl
+ * (mode BW_LAMBDA) and the velocity changes, or for a chord step (BW_MOVE) the pose updates, of the bodies:
+ *     x_p = u_p - T_E x_q,   T_E = P_p^-1 A_{p,q} (ctn_dd_chain_factor_node; walking down (dir > 0) C_p, row
+ * major; walking up C_{p-1} transposed), q = p + dir the position solved before p. The pair (p, p + 1) has
+ * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). */
+CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda, int dir, int mode) {
     seg_walk s = segment_walk(c, k);
-    const ctn_joint_def *defs = w->topo.defs;
-    for (int p = s.last;; p -= s.dir) {
-        int q = p + s.dir, ld = 0, tr = 0, nq = p != s.last || q == s.end ? 3 : 0;
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, 3) : NULL;
-        ctn_dd_chain_backward_node(3, c->y + 3 * (size_t)p, E, ld, tr, nq, nq ? c->y + 3 * (size_t)q : NULL, NULL, 0, NULL);
-        add_impulse(c, p, lambda, 3);
-        int behind = s.dir > 0 ? p - 1 : p;
-        int skip = p != s.first && behind >= 0 ? c->shared[behind] : -1;
-        const ctn_joint_def *d = &defs[c->slot[p]];
-        if ((c->dyn[p] & DYN_A) && d->a != skip) ball_body(w, c, blocks, p, d->a, 0);
-        if ((c->dyn[p] & DYN_B) && d->b != skip) ball_body(w, c, blocks, p, d->b, 1);
+    const int *slot = c->slot, *shared = c->shared;
+    const unsigned char *side = c->side, *dyn = c->dyn;
+    const double *C = c->C;
+    double *Y = c->y;
+    float h = c->move_h;
+    double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
+    int has_q = s.end >= 0, bq = -1, sq = 0; /* bq: the body shared with q, sq its side in joint q */
+    const ctn_block *blq = NULL;
+    if (has_q) { /* the separator after the segment's last position, solved by solve_separators */
+        int q = s.end, e = dir > 0 ? s.last : q; /* the pair (s.last, q) */
+        const double *xs = Y + 3 * (size_t)q;
+        q0 = xs[0], q1 = xs[1], q2 = xs[2];
+        bq = shared[e], sq = (q == e ? side[e] : side[e] >> 1) & 1, blq = &blocks[slot[q]];
+    }
+    for (int p = s.last;; p -= dir) {
+        int sl = slot[p];
+        const ctn_block *blk = &blocks[sl];
+        double *y = Y + 3 * (size_t)p;
+        double x0 = y[0], x1 = y[1], x2 = y[2];
+        if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
+            double s0, s1, s2;
+            ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
+            x0 -= s0, x1 -= s1, x2 -= s2;
+        }
+        y[0] = x0, y[1] = x1, y[2] = x2;
+        if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
+            float *l = lambda + 6 * sl;
+            l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
+        }
+        int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
+        int bn = p != s.first && en >= 0 ? shared[en] : -1; /* the body shared with the position solved next */
+        if (bq >= 0) { /* complete: x_q and x_p known */
+            int sp = (dir > 0 ? side[p] : side[p - 1] >> 1) & 1; /* bq's side in joint p */
+            BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), blk, sp, x0, x1, x2, blq, sq, q0, q1, q2, mode, h);
+        }
+        if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
+            const ctn_joint_def *d = &w->topo.defs[sl];
+            if ((dy & DYN_A) && d->a != bq && d->a != bn) ball_apply(w, d->a, dy & ROT_A, blk, 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+            if ((dy & DYN_B) && d->b != bq && d->b != bn) ball_apply(w, d->b, dy & ROT_B, blk, 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+        }
         if (p == s.first) break;
+        bq = bn, sq = (dir > 0 ? side[en] >> 1 : side[en]) & 1, blq = blk; /* bn's side in joint p */
+        has_q = 1, q0 = x0, q1 = x1, q2 = x2;
     }
 }
 
-/* forward_segment of a chord step's solve from rest on a ball-jointed chain (c->ball, c->rest): the right-hand
- * side is the blocks' targets (rhs_position's rest case, no cut rows) and every position has 3 rows and no
- * spike, so the walk is the node steps alone (the same operations, so the same bits). */
-CHAIN_FLATTEN static void forward_ball_rest(direct_chain *c, const ctn_block *blocks, int k) {
+/* forward_segment of a chord step's solve from rest (c->rest): the right-hand side is the blocks' targets
+ * (rhs_position's rest case, no cut rows), so per position ctn_dd_chain_forward_node's operations alone:
+ *     u_p = P_p^-1 y_p,   y_q = r_q - T_E^T y_p   (y_q into the separator's accumulator after the last),
+ * with y_p carried in registers from the previous position. */
+CHAIN_INLINE void ball_forward_rest(direct_chain *c, const ctn_block *blocks, int k, int dir) {
     seg_walk s = segment_walk(c, k);
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
     memset(s.y_end, 0, 6 * sizeof *s.y_end);
-    const float *b0 = blocks[c->slot[s.first]].bias;
-    double *y0 = c->y + 3 * (size_t)s.first;
-    y0[0] = (double)b0[0], y0[1] = (double)b0[1], y0[2] = (double)b0[2];
-    for (int p = s.first;; p += s.dir) {
-        int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, nq = inside || q == s.end ? 3 : 0;
-        const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, 3) : NULL;
-        double *y = c->y + 3 * (size_t)p, *yq = inside ? c->y + 3 * (size_t)q : s.y_end;
-        if (inside) {
-            const float *bq = blocks[c->slot[q]].bias;
-            yq[0] = (double)bq[0], yq[1] = (double)bq[1], yq[2] = (double)bq[2];
+    const int *slot = c->slot;
+    const double *K = c->K, *C = c->C;
+    double *Y = c->y;
+    const float *b0 = blocks[slot[s.first]].bias;
+    double v0 = (double)b0[0], v1 = (double)b0[1], v2 = (double)b0[2]; /* y_p */
+    for (int p = s.first;; p += dir) {
+        const double *P = K + 9 * (size_t)p;
+        double *y = Y + 3 * (size_t)p;
+        double t0, t1, t2, s0, s1, s2;
+        ball_mul3(P, 0, v0, v1, v2, &t0, &t1, &t2); /* u = P^-1 y */
+        y[0] = t0, y[1] = t1, y[2] = t2;
+        int inside = p != s.last;
+        if (!inside && s.end < 0) break;
+        /* E^T y with E(k, c) = T[3k + c] walking down (so E^T is T stored transposed), T[3c + k] walking up */
+        ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir > 0, v0, v1, v2, &s0, &s1, &s2);
+        if (!inside) {
+            s.y_end[0] -= s0, s.y_end[1] -= s1, s.y_end[2] -= s2;
+            break;
         }
-        ctn_dd_chain_forward_node(c->K + 9 * (size_t)p, 3, y, y, E, ld, tr, nq, yq, NULL, 0, s.y_a);
-        if (!inside) break;
+        const float *bq = blocks[slot[p + dir]].bias;
+        v0 = (double)bq[0] - s0, v1 = (double)bq[1] - s1, v2 = (double)bq[2] - s2;
     }
+}
+
+/* The instances, one per direction (down: segment 0; up: the last of two segments) and mode, inlined into
+ * these two functions (so that a profile names the walks as before). */
+#if defined(__GNUC__)
+#define CHAIN_NOINLINE __attribute__((noinline))
+#else
+#define CHAIN_NOINLINE
+#endif
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda) {
+    int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
+    if (!c->rest) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, k, lambda, 1, BW_LAMBDA);
+    else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, k, lambda, 1, BW_MOVE);
+    else up ? ball_walk(w, c, blocks, k, lambda, -1, 0) : ball_walk(w, c, blocks, k, lambda, 1, 0);
+}
+
+CHAIN_FLATTEN CHAIN_NOINLINE static void forward_ball_rest(direct_chain *c, const ctn_block *blocks, int k) {
+    if (k == c->segments - 1 && c->segments > 1) ball_forward_rest(c, blocks, k, -1);
+    else ball_forward_rest(c, blocks, k, 1);
 }
 
 /* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */

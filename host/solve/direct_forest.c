@@ -225,38 +225,39 @@ static inline void spd_inverse_n(double *a, const int n) { spd_inverse_tol(a, n,
  * blockdiag(m I3, I_world)): the Cholesky factor and its inverse keep those blocks zero, and every term
  * through them is a product with an exact zero, so the two diagonal blocks inverted apart (with the whole
  * block's pivot tolerance) give the same bits at a third of the work. */
-static void spd_inverse6(double *a) {
+static int spd_inverse6(double *a) {
     int split = 1;
     for (int r = 3; r < 6; ++r)
         for (int c = 0; c < 3; ++c) split &= a[r * 6 + c] == 0.0;
     if (!split) {
         spd_inverse_n(a, 6);
-        return;
+        return 0;
     }
     double tol = pivot_tol(a, 6);
     spd_inverse_tol(a, 3, 6, tol);
     spd_inverse_tol(a + 21, 3, 6, tol);
     for (int r = 3; r < 6; ++r)
         for (int c = 0; c < 3; ++c) a[r * 6 + c] = a[c * 6 + r] = 0.0;
+    return 1;
 }
 
 /* ctn_dd_node_inverse_g of a node without attached rows through spd_inverse_n, in its operations: a rigid
  * body (N = d = 6) is ctn_dd_spd_inverse_g of the whole block; a ball joint (N = 3, d = 0) is -(-D)^-1, the
  * negation written into both triangles first and over the whole block last. */
-static void node_inverse(double *D, int N, int d) {
-    if (N == 6 && d == 6) {
-        spd_inverse6(D);
-    } else if (N == 3 && d == 0) {
+static int node_inverse(double *D, int N, int d) {
+    if (N == 6 && d == 6) return spd_inverse6(D);
+    if (N == 3 && d == 0) {
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c <= r; ++c) D[r * 3 + c] = D[c * 3 + r] = -D[r * 3 + c];
         spd_inverse_n(D, 3);
         for (int e = 0; e < 9; ++e) D[e] = -D[e];
-    } else {
-        ctn_dd_node_inverse_g(D, N, d);
+        return 0;
     }
+    ctn_dd_node_inverse_g(D, N, d);
+    return 0;
 }
 
-void ctn__forest_node_inverse(double *D, int N, int d) { node_inverse(D, N, d); }
+void ctn__forest_node_inverse(double *D, int N, int d) { (void)node_inverse(D, N, d); }
 
 /* D_p -= J_sc [D_c^-1]_bb J_sc^T for a rigid body child c (Di: its inverse, stride N) of a ball coupling J
  * whose rows sit at Dr (stride Np): the dense loops of eliminate_nodes over J's nonzero entries. */
@@ -308,7 +309,7 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
-        node_inverse(Di, N, d);
+        s->split[i] = (unsigned char)node_inverse(Di, N, d);
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
@@ -444,6 +445,25 @@ static inline void dense_mv(const double *D, int N, const double *b, double *u) 
         u[r] = acc;
     }
 }
+/* dense_mv of a block-diagonal 6x6 inverse (spd_inverse6 split it): the off-diagonal blocks are +0, so the
+ * terms through them add nothing and the diagonal blocks' terms keep their order. */
+static inline void split_mv(const double *D, const double *b, double *u) {
+    FOREST_UNROLL for (int r = 0; r < 6; ++r) {
+        int c0 = r < 3 ? 0 : 3;
+        double acc = 0.0;
+        FOREST_UNROLL for (int c = c0; c < c0 + 3; ++c) acc += D[r * 6 + c] * b[c];
+        u[r] = acc;
+    }
+}
+static inline void split_mv_sub(const double *D, const double *g, double *x) {
+    FOREST_UNROLL for (int r = 0; r < 6; ++r) {
+        int c0 = r < 3 ? 0 : 3;
+        double acc = 0.0;
+        FOREST_UNROLL for (int k = c0; k < c0 + 3; ++k) acc += D[r * 6 + k] * g[k];
+        x[r] -= acc;
+    }
+}
+
 static void node_mv(const double *D, int N, const double *b, double *u) {
     if (N == 6) dense_mv(D, 6, b, u);
     else if (N == 3) dense_mv(D, 3, b, u);
@@ -465,7 +485,10 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
 }
 
 /* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). Ball couplings of rigid
- * bodies take their J's nonzero entries only (ball_jacobian: the same bits). */
+ * bodies take their J's nonzero entries only (ball_jacobian: the same bits). The forward pass records how
+ * each node couples to its parent (s->pass: none, dense or ball, from the same blocks), which the backward
+ * pass of the same call reads instead of asking again. */
+enum { PASS_NONE = 0, PASS_DENSE, PASS_BALL };
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     double J[CTN_MAX_ROWS][6];
@@ -473,7 +496,9 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], slot;
         const double *Di = s->mat + s->mat_off[i];
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
-        node_mv(Di, N, b, u);
+        if (s->split[i]) split_mv(Di, b, u);
+        else node_mv(Di, N, b, u);
+        s->pass[i] = PASS_NONE;
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i];
         double *bp = s->b + s->vec_off[p];
@@ -486,8 +511,10 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                s->pass[i] = PASS_BALL;
                 continue;
             }
+            s->pass[i] = PASS_DENSE;
             int n = ctn__direct_rows(&t->defs[slot]);
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < n; ++r)
@@ -499,16 +526,18 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+                s->pass[i] = PASS_BALL;
                 continue;
             }
+            s->pass[i] = PASS_DENSE;
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
     }
-    for (int i = s->node_count - 1; i >= 0; --i) {
-        int N = s->size[i], slot;
-        if (!node_coupling(w, s, i, &slot)) continue;
+    for (int i = s->node_count - 1; i >= 0; --i) { /* the forward pass's coupling of each node (s->pass) */
+        int N = s->size[i], slot = s->pslot[i], pass = s->pass[i];
+        if (pass == PASS_NONE) continue;
         int p = s->parent[i];
         const double *Di = s->mat + s->mat_off[i];
         double *x = s->x + s->vec_off[i];
@@ -520,7 +549,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
             gn = s->dof[i];
             xp += s->prow[i];
-            if (gn == 6 && ball_coupling(s, blk, slot)) {
+            if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int k = 0; k < 6; ++k) {
@@ -544,7 +573,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             /* x_s -= D_s^-1 J_sp dv_p */
             int dp = s->dof[p];
             gn = N;
-            if (dp == 6 && ball_coupling(s, blk, slot)) {
+            if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r) {
@@ -561,7 +590,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             }
         }
-        node_mv_sub(Di, N, gn, g, x);
+        if (s->split[i] && gn == 6) split_mv_sub(Di, g, x);
+        else node_mv_sub(Di, N, gn, g, x);
     }
 }
 
