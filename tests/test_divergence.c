@@ -154,8 +154,10 @@ static void first_step_undo(ctn_backend backend) {
             }
 }
 
-/* Whether every body's world inverse inertia is ctn_body_inverse_inertia of its pose, bit for bit. */
-static int inertias_derived(const ctn_world *w) {
+/* Whether every body's world inverse inertia is ctn_body_inverse_inertia of its pose, bit for bit (those the last
+ * step left stale formed first, as any reader outside a step does). */
+static int inertias_derived(ctn_world *w) {
+    ctn__inertia_fresh(w);
     for (int i = 0; i < w->body_count; ++i) {
         ctn_sym3 in = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
         if (memcmp(&in, &w->inertia[i].inv_inertia, sizeof in) != 0) return 0;
@@ -193,6 +195,7 @@ static void inertia_hint(void) {
         for (int k = 0; k < 12; ++k) {
             if (k == 6 && w->body_count > 0) { /* a host edit */
                 int b = w->body_count > 3 ? 3 : 0;
+                ctn__inertia_fresh(w);
                 w->inertia[b].inv_inertia.yy = nextafterf(w->inertia[b].inv_inertia.yy, INFINITY);
                 w->bodies_dirty = 1;
             }
@@ -359,6 +362,7 @@ int main(int argc, char **argv) {
         CHECK(ctn_scene_chain(w, &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w));
         for (int k = 0; k < 5; ++k) CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", k, ctn_world_last_error(w));
         if (odd & 1) {
+            ctn__inertia_fresh(w); /* the inertias the last step left stale, formed as a reader outside a step would */
             w->inertia[3].inv_inertia.xx = nextafterf(w->inertia[3].inv_inertia.xx, INFINITY);
             w->bodies_dirty = 1;
         }

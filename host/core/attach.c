@@ -283,6 +283,7 @@ static void body_put(ctn_world *w, int i, const ctn_attach_body *s) {
 void ctn__attach_enter(ctn_world *w) {
     ctn_attachments *a = w->attach;
     if (!a || a->link_count == 0) return;
+    ctn__inertia_fresh(w); /* the bodies are kept whole, inertias included */
     /* A failed step must leave the world as it was, and the round trip user -> composite -> user of a master
      * that was not cached (the first step, an edited master) is not exact in floating point: what the step
      * starts from is kept, for ctn__attach_leave to put back. */

@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 ctn_body_desc ctn_body_desc_default(void) {
     ctn_body_desc d;
@@ -96,6 +99,24 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     w->body_free = free_slots;
     w->body_capacity = (int)cap;
     return CTN_OK;
+}
+
+/* The CPU backend's velocity step leaves the inertias of its final poses to this (its PROJECT_LEAVE): the next
+ * step's first stage, the geometric-stiffness inertia, overwrites every one of them unread, so they are formed
+ * only where something else reads them first (a checkpoint, an attachment's composite, assembly, a stage of
+ * another step). */
+void ctn__inertia_fresh(ctn_world *w) {
+    if (!w->inertia_stale) return;
+    int n = w->body_count;
+    const ctn_pose *pose = w->pose;
+    const ctn_props *props = w->props;
+    ctn_inertia *inertia = w->inertia;
+#ifdef _OPENMP
+    int team = ctn__threads(w);
+#pragma omp parallel for schedule(static) num_threads(team) if (n >= 4096)
+#endif
+    for (int i = 0; i < n; ++i) inertia[i].inv_inertia = ctn_body_inverse_inertia(pose[i], props[i]);
+    w->inertia_stale = 0;
 }
 
 ctn_status ctn__body_slot_take(ctn_world *w, int *slot) {
@@ -235,6 +256,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
 }
 
 void ctn__body_release(ctn_world *w, int id) {
+    ctn__inertia_fresh(w); /* the others' before this one's props change (its inertia is zero from here on) */
     w->props[id].flags = 0;
     ctn__body_name_clear(w, id);
     w->vel[id].inv_mass = 0.0f;

@@ -136,6 +136,7 @@ void ctn__snapshot_restore(ctn_world *w) {
     if (w->snapshot_inertia_kept) memcpy(w->inertia, w->snapshot_inertia, (size_t)n * sizeof *w->inertia);
     else /* the same bits as at the take (inertia_derived); the step changes no body's properties */
         for (int i = 0; i < n; ++i) w->inertia[i].inv_inertia = ctn_body_inverse_inertia(w->pose[i], w->props[i]);
+    w->inertia_stale = 0;
     w->bodies_dirty = 1;
 }
 

@@ -159,6 +159,8 @@ struct ctn_world {
     unsigned substeps_version; /* topology_version + 1 it was made for */
     ctn_solver substeps_solver; /* the solver it was made for */
     int bodies_dirty;         /* host body arrays changed: backends re-upload them */
+    int inertia_stale;        /* the world inverse inertias are not those of the poses yet: the CPU backend's last
+                                 step left them to whoever reads them next (ctn__inertia_fresh) */
     int warm_idle;            /* this substep's WARM_START only clears the impulses (the pipeline's run_substeps:
                                  every joint a rigid bilateral row of the exact solve, whose solution does not
                                  depend on where the impulses start) */
@@ -403,6 +405,10 @@ int ctn__substeps(const ctn_world *w);
  * (w->auto_outer, host/solve/solver_auto.c). */
 int ctn__direct_outer(const ctn_world *w);
 
+/* The world inverse inertia of every body from its pose and properties (ctn_body_inverse_inertia), where the
+ * last step left them stale (w->inertia_stale); a no-op otherwise. Every reader of w->inertia outside a step's
+ * stages calls it first (host/core/body.c). */
+void ctn__inertia_fresh(ctn_world *w);
 /* Divergence guard (host/core/divergence.c): keeps the host state a step starts from by double buffering
  * and puts it back. take: before the step's first stage (the spares sized, the inertias copied where they are
  * not the function of the poses; inertia_known_derived: the caller knows they are). */

@@ -86,6 +86,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ck_put(wr, counts, sizeof counts);
     ck_put(wr, w->pose, nb * sizeof *w->pose);
     ck_put(wr, w->vel, nb * sizeof *w->vel);
+    ctn__inertia_fresh(w); /* the inertias the step left to their next reader */
     ck_put(wr, w->inertia, nb * sizeof *w->inertia);
     ck_put(wr, w->props, nb * sizeof *w->props);
     ck_put(wr, w->body_refs, nb * sizeof *w->body_refs);

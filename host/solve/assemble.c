@@ -500,6 +500,7 @@ static ctn_status assemble_run(assembly *as, ctn_assemble_report *rep) {
 
 ctn_status ctn_world_assemble(ctn_world *w, const ctn_assemble_desc *din, ctn_assemble_report *rep_out) {
     CTN__ENTER(w);
+    ctn__inertia_fresh(w); /* assembly reads and writes them outside a step's stages */
     ctn_assemble_desc d = din ? *din : ctn_assemble_desc_default();
     ctn_assemble_report rep;
     memset(&rep, 0, sizeof rep);

@@ -868,15 +868,18 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp
     ch_v2d D01 = (ch_v2d){L0[0], L1[0]} + (ch_v2d){L0[1], L1[1]};
     ch_v2d D25 = (ch_v2d){L2[0], A5[0]} + (ch_v2d){L2[1], A5[1]};
     ch_v2d D34 = (ch_v2d){A3[0], A4[0]} + (ch_v2d){A3[1], A4[1]};
-    ch_v2d V01 = (ch_v2d){vb->v.x, vb->v.y} + D01, W34 = (ch_v2d){vb->w.x, vb->w.y} + D34;
-    ch_v2d VW = (ch_v2d){vb->v.z, vb->w.z} + D25;
-    float vx = (float)V01[0], vy = (float)V01[1], vz = (float)VW[0], wx = (float)W34[0], wy = (float)W34[1], wz = (float)VW[1];
     if (!(mode & BW_MOVE)) {
-        vb->v.x = vx, vb->v.y = vy, vb->v.z = vz, vb->w.x = wx, vb->w.y = wy, vb->w.z = wz;
+        ch_v2d V01 = (ch_v2d){vb->v.x, vb->v.y} + D01, W34 = (ch_v2d){vb->w.x, vb->w.y} + D34;
+        ch_v2d VW = (ch_v2d){vb->v.z, vb->w.z} + D25;
+        vb->v.x = (float)V01[0], vb->v.y = (float)V01[1], vb->v.z = (float)VW[0];
+        vb->w.x = (float)W34[0], vb->w.y = (float)W34[1], vb->w.z = (float)VW[1];
         return;
     }
+    /* A chord step: v is the scratch velocity, +0 (PROJECT_REST, which the right-hand side from the targets
+     * alone assumes too), and +0 + dv = dv since dv is never -0 (a sum from +0 across the lanes); the body is
+     * dynamic (every body of the layout is), so ctn_body_integrate moves it. */
+    float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
     int flags = w->props[b].flags;
-    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
     ctn_pose *x = &w->pose[b];
     ch_v4f hi, lo, d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
     memcpy(&hi, &x->p, sizeof hi); /* p and the padding float after it */
@@ -945,7 +948,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *bloc
             ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
             x0 -= s0, x1 -= s1, x2 -= s2;
         }
-        y[0] = x0, y[1] = x1, y[2] = x2;
+        if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
         if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
             float *l = lambda + 6 * sl;
             l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);

@@ -397,6 +397,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) TRY_CPU(ctn__direct_prepare(w)); /* its storage: nothing changed yet */
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     int derived = c->inertia_clean && !w->bodies_dirty; /* the last step left them so and the host changed no body */
+    if (!derived) ctn__inertia_fresh(w); /* the snapshot tests them */
     c->inertia_clean = 0;                               /* until this step holds (cpu_end) */
     TRY_CPU(ctn__snapshot_take(w, derived)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
@@ -539,9 +540,8 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         w->pose = c->pose_copy, c->pose_copy = p;
         break;
     }
-    case CTN_STAGE_PROJECT_LEAVE:
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) ctn_inertia_body(i, w->pose, w->props, w->inertia);
+    case CTN_STAGE_PROJECT_LEAVE: /* the inertias of the final poses: formed by their next reader (ctn__inertia_fresh) */
+        w->inertia_stale = 1;
         w->vel = c->real_vel, t->lambda = c->real_lambda;
         c->projecting = 0;
         break;
@@ -720,6 +720,10 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     ctn_topology *t = &w->topo;
     int n = w->body_count;
     ctn__snapshot_keep(w, stage_writes(stage, c->projecting)); /* before its first write in place */
+    /* the inertias the last step left stale: every stage but those that overwrite them all or read none forms them */
+    int overwrites = stage == CTN_STAGE_GEOMETRIC_INERTIA || stage == CTN_STAGE_INERTIA || stage == CTN_STAGE_RATTLE_MOMENTUM;
+    if (w->inertia_stale && !overwrites && stage != CTN_STAGE_MEASURE) ctn__inertia_fresh(w);
+    if (overwrites) w->inertia_stale = 0;
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
