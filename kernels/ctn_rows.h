@@ -161,10 +161,12 @@ CTN_FN void ctn_curve_accel_rows(ctn_joint_def j, ctn_pose pb, ctn_vel va, ctn_v
  * targets): the same operations in the same order, with the row count, the bounds and the joint type known,
  * so none of the generic builder's per-row tests, switch and loops remain. Rows 3..5 of dir are left as
  * they are, as ctn_joint_rows leaves them. */
-CTN_ROWS_INLINE CTN_FN void ctn_joint_prepare_rows_ball(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
-                                        ctn_block *blk) {
-    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
-    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+/* ctn_rows_ball_fields is its body on the fields of the joint it reads, so that a caller with the joint in
+ * memory passes those and not a copy of the whole definition (ctn_prepare_slot_rows). */
+CTN_ROWS_INLINE CTN_FN void ctn_rows_ball_fields(ctn_v3 anchor_a, ctn_v3 anchor_b, int flags, float compliance, float damping_time, ctn_pose pa,
+                                                 ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm, ctn_block *blk) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, anchor_b);
     ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30, from the two-float positions */
     float g[3] = {sep.x, sep.y, sep.z}, jv[3];
     int i;
@@ -182,17 +184,22 @@ CTN_ROWS_INLINE CTN_FN void ctn_joint_prepare_rows_ball(ctn_joint_def j, ctn_pos
     ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb))); /* ctn_block_velocity */
     for (i = 0; i < 3; ++i) jv[i] = ctn_dot(blk->dir[i], dv);
     float h = prm.h;
-    int implicit_spring = (j.flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int implicit_spring = (flags & CTN_JF_IMPLICIT_SPRING) != 0;
     int spook = prm.stabilization == 0 || implicit_spring;
-    float tau = implicit_spring ? CTN_FMAX(j.damping_time, 0.1f * h) : j.damping_time > 0.0f ? j.damping_time : 2.0f * h;
+    float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
     float y = 1.0f / (1.0f + 4.0f * tau / h);
-    float soft = spook ? 4.0f * j.compliance * y / (h * h) : 0.0f;
+    float soft = spook ? 4.0f * compliance * y / (h * h) : 0.0f;
     for (i = 0; i < 3; ++i) {
         blk->bias[i] = spook ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
         blk->soft[i] = soft;
     }
     for (; i < CTN_MAX_ROWS; ++i) blk->bias[i] = blk->soft[i] = 0.0f;
     blk->pad[0] = CTN_BLOCK_POINT; /* 3 unbounded linear rows: the generic builder's point-block test holds */
+}
+
+CTN_ROWS_INLINE CTN_FN void ctn_joint_prepare_rows_ball(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm,
+                                                        ctn_block *blk) {
+    ctn_rows_ball_fields(j.anchor_a, j.anchor_b, j.flags, j.compliance, j.damping_time, pa, pb, va, vb, prm, blk);
 }
 
 /* The rows of joint j for a substep of length prm.h (docs/design.md section 2, step 1): directions, lever

@@ -186,19 +186,23 @@ CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
 CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
                                   CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
-    ctn_joint_def j = defs[s];
 #ifdef __OPENCL_VERSION__
     ctn_block blk; /* OpenCL C 1.2 has no generic address space: built in private memory, then stored */
     ctn_block *b = &blk;
 #else
     ctn_block *b = &blocks[s]; /* the host builds in place: a 288-byte copy less per joint */
 #endif
-    /* a ball joint's builder inlined here (CTN_ROWS_INLINE): the call to ctn_joint_prepare_rows passed the joint,
-     * the poses and the velocities by value, some hundred instructions a row build (callgrind) */
-    if (j.type == CTN_JT_BALL)
-        ctn_joint_prepare_rows_ball(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
-    else
-        ctn_joint_prepare_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), prm, b);
+    /* a ball joint's builder inlined here (CTN_ROWS_INLINE) on the fields it reads: the call to
+     * ctn_joint_prepare_rows passed the joint, the poses and the velocities by value (some hundred
+     * instructions a row build, callgrind), and a copy of the whole definition cost more than its fields */
+    int a = defs[s].a, bb = defs[s].b;
+    if (defs[s].type == CTN_JT_BALL) {
+        ctn_rows_ball_fields(defs[s].anchor_a, defs[s].anchor_b, defs[s].flags, defs[s].compliance, defs[s].damping_time, ctn_load_pose(pose, a),
+                             ctn_load_pose(pose, bb), ctn_load_vel(vel, a), ctn_load_vel(vel, bb), prm, b);
+    } else {
+        ctn_joint_def j = defs[s];
+        ctn_joint_prepare_rows(j, ctn_load_pose(pose, a), ctn_load_pose(pose, bb), ctn_load_vel(vel, a), ctn_load_vel(vel, bb), prm, b);
+    }
     for (int k = 0; k < CTN_KINV_SIZE; ++k) b->kinv[k] = 0.0f; /* defined bits: filled by ctn_block_kinv_slot when needed */
 #ifdef __OPENCL_VERSION__
     blocks[s] = blk;

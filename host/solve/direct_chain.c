@@ -458,7 +458,16 @@ static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p)
     const ctn_block *b = &blocks[slot];
     if (b->n_lin != 3 || b->n_ang != 0 || memcmp(b->dir, ball_axes, sizeof ball_axes) != 0) return 0;
     int cut = 0;
+#if defined(__GNUC__)
+    typedef float cf_v4f __attribute__((vector_size(16)));
+    typedef int cf_v4i __attribute__((vector_size(16)));
+    cf_v4f lo, hi; /* rows 0..3 of the bounds (CTN_MAX_ROWS >= 4), the four compares at once */
+    memcpy(&lo, b->lo, sizeof lo), memcpy(&hi, b->hi, sizeof hi);
+    cf_v4i m = (lo > -0.5f * CTN_INF) | (hi < 0.5f * CTN_INF);
+    cut = (m[0] & 1) | (m[1] & 2) | (m[2] & 4);
+#else
     for (int k = 0; k < 3; ++k) cut |= ((b->lo[k] > -0.5f * CTN_INF) | (b->hi[k] < 0.5f * CTN_INF)) << k;
+#endif
     return (cut & ~(c->keep ? c->keep[slot] : 0)) == 0;
 }
 
@@ -476,6 +485,48 @@ static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int 
     if (save) memcpy(sh->B, B, sizeof B);
 }
 
+#if defined(__GNUC__)
+/* ball_lever of a joint's two bodies a and b, both rotating, in two lanes of GCC/clang vector extensions
+ * (SSE2 on x86-64, NEON on AArch64): lane 0 body a, lane 1 body b, B = I [r]x and the terms of W -= [r]x B
+ * each with ctn_dd_lever_b's and ctn_dd_lever_sub's operations in its lane; W is then summed as the scalar
+ * calls sum it, body a first: W_d = (((0 + im_a) - t_a) + im_b) - t_b on the diagonal, (0 - t_a) - t_b off
+ * it. Per lane IEEE operations are the scalar ones: the same bits. */
+typedef double cf_v2d __attribute__((vector_size(16)));
+static inline void ball_lever2(const ctn_world *w, int a, int b, const ctn_block *blk, int sh, ball_shared *shd, double *W) {
+    double ima = w->vel[a].inv_mass, imb = w->vel[b].inv_mass;
+    const ctn_sym3 *Ia = &w->inertia[a].inv_inertia, *Ib = &w->inertia[b].inv_inertia;
+    cf_v2d XX = {Ia->xx, Ib->xx}, YY = {Ia->yy, Ib->yy}, ZZ = {Ia->zz, Ib->zz}, XY = {Ia->xy, Ib->xy}, XZ = {Ia->xz, Ib->xz},
+           YZ = {Ia->yz, Ib->yz};
+    cf_v2d QX = {blk->ra.x, blk->rb.x}, QY = {blk->ra.y, blk->rb.y}, QZ = {blk->ra.z, blk->rb.z};
+    cf_v2d B0 = XY * QZ - XZ * QY, B1 = XZ * QX - XX * QZ, B2 = XX * QY - XY * QX; /* ctn_dd_lever_b */
+    cf_v2d B3 = YY * QZ - YZ * QY, B4 = YZ * QX - XY * QZ, B5 = XY * QY - YY * QX;
+    cf_v2d B6 = YZ * QZ - ZZ * QY, B7 = ZZ * QX - XZ * QZ;
+    cf_v2d T0 = QY * B6 - QZ * B3, T3 = QZ * B0 - QX * B6, T6 = QX * B3 - QY * B0; /* ctn_dd_lever_sub, sym */
+    cf_v2d T4 = QZ * B1 - QX * B7, T7 = QX * B4 - QY * B1, T8 = QX * B5 - QY * B2;
+    W[0] = (((0.0 + ima) - T0[0]) + imb) - T0[1];
+    W[4] = (((0.0 + ima) - T4[0]) + imb) - T4[1];
+    W[8] = (((0.0 + ima) - T8[0]) + imb) - T8[1];
+    W[3] = (0.0 - T3[0]) - T3[1];
+    W[6] = (0.0 - T6[0]) - T6[1];
+    W[7] = (0.0 - T7[0]) - T7[1];
+    if (sh < 0) return;
+    cf_v2d B8 = XZ * QY - YZ * QX;
+    double *o = shd->B;
+    shd->im = sh ? imb : ima, shd->rot = 1;
+    o[0] = B0[sh], o[1] = B1[sh], o[2] = B2[sh], o[3] = B3[sh], o[4] = B4[sh], o[5] = B5[sh], o[6] = B6[sh], o[7] = B7[sh], o[8] = B8[sh];
+}
+#endif
+
+/* ctn_dd_vel of ctn_load_vel(w->vel, b), read in place (zero for the world). */
+static inline void ball_vel(const ctn_world *w, int b, double *V) {
+    if (b < 0) {
+        V[0] = V[1] = V[2] = V[3] = V[4] = V[5] = 0.0;
+        return;
+    }
+    const ctn_vel *v = &w->vel[b];
+    V[0] = v->v.x, V[1] = v->v.y, V[2] = v->v.z, V[3] = v->w.x, V[4] = v->w.y, V[5] = v->w.z;
+}
+
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
  * uncut. */
 static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd) {
@@ -484,8 +535,14 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_
     const ctn_joint_def *d = &w->topo.defs[slot];
     double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     c->cut[slot] = 0, c->axes[x] = 1;
-    if (dyn & DYN_A) ball_lever(w, d->a, dyn & ROT_A, blk->ra, sh == 0, shd, W);
-    if (dyn & DYN_B) ball_lever(w, d->b, dyn & ROT_B, blk->rb, sh == 1, shd, W);
+#if defined(__GNUC__)
+    if ((dyn & (DYN_A | DYN_B | ROT_A | ROT_B)) == (DYN_A | DYN_B | ROT_A | ROT_B)) ball_lever2(w, d->a, d->b, blk, sh, shd, W);
+    else
+#endif
+    {
+        if (dyn & DYN_A) ball_lever(w, d->a, dyn & ROT_A, blk->ra, sh == 0, shd, W);
+        if (dyn & DYN_B) ball_lever(w, d->b, dyn & ROT_B, blk->rb, sh == 1, shd, W);
+    }
     nd->K[0] = W[0] + ((double)blk->soft[0] + CTN_DD_FLOOR * W[0]);
     nd->K[1] = W[3];
     nd->K[2] = W[4] + ((double)blk->soft[1] + CTN_DD_FLOOR * W[4]);
@@ -494,8 +551,8 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_
     nd->K[5] = W[8] + ((double)blk->soft[2] + CTN_DD_FLOOR * W[8]);
     double Va[6], Vb[6], u[3], dw[3];
     const float *lam = &w->topo.lambda[6 * slot];
-    ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
-    ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
+    ball_vel(w, d->a, Va);
+    ball_vel(w, d->b, Vb);
     ctn_dd_anchor_rel(blk, Va, Vb, u, dw);
     /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
     nd->y[0] = (double)blk->bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - (double)blk->soft[0] * lam[0];
@@ -539,6 +596,40 @@ static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball
     }
     double p00 = o[0], p10 = o[1], p11 = o[2], p20 = o[3], p21 = o[4], p22 = o[5];
     double e0 = E[0], e1 = E[1], e2 = E[2], e3 = E[3], e4 = E[4], e5 = E[5], e6 = E[6], e7 = E[7], e8 = E[8];
+    double *Kp = c->K + 9 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
+    Kp[0] = p00, Kp[1] = p10, Kp[2] = p20, Kp[3] = p10, Kp[4] = p11, Kp[5] = p21, Kp[6] = p20, Kp[7] = p21, Kp[8] = p22;
+    double v0 = cur->y[0], v1 = cur->y[1], v2 = cur->y[2];
+#if defined(__GNUC__)
+    /* Columns 0 and 1 of T_E (rows 0 and 1 of u_p, y_q, K_q's rows 1 and 2) in two lanes, each lane the
+     * scalar dot product's operations: the same bits. */
+    const cf_v2d Z = {0.0, 0.0}, E01 = {e0, e1}, E34 = {e3, e4}, E67 = {e6, e7};
+#define CF_S(x) ((cf_v2d){(x), (x)})
+    cf_v2d T01 = ((Z + CF_S(p00) * E01) + CF_S(p10) * E34) + CF_S(p20) * E67;
+    cf_v2d T34 = ((Z + CF_S(p10) * E01) + CF_S(p11) * E34) + CF_S(p21) * E67;
+    cf_v2d T67 = ((Z + CF_S(p20) * E01) + CF_S(p21) * E34) + CF_S(p22) * E67;
+    double t0 = T01[0], t1 = T01[1], t3 = T34[0], t4 = T34[1], t6 = T67[0], t7 = T67[1];
+    double t2 = BALL_DOT(p00, e2, p10, e5, p20, e8), t5 = BALL_DOT(p10, e2, p11, e5, p21, e8), t8 = BALL_DOT(p20, e2, p21, e5, p22, e8);
+    cf_v2d S12 = ((Z + CF_S(e1) * T01) + CF_S(e4) * T34) + CF_S(e7) * T67; /* K_q (1,0) (1,1) */
+    cf_v2d S34 = ((Z + CF_S(e2) * T01) + CF_S(e5) * T34) + CF_S(e8) * T67; /* K_q (2,0) (2,1) */
+    nx->K[0] -= BALL_DOT(e0, t0, e3, t3, e6, t6);
+    nx->K[1] -= S12[0], nx->K[2] -= S12[1];
+    nx->K[3] -= S34[0], nx->K[4] -= S34[1];
+    nx->K[5] -= BALL_DOT(e2, t2, e5, t5, e8, t8);
+    if (dir > 0) {
+        memcpy(Cm, &T01, sizeof T01), Cm[2] = t2;
+        memcpy(Cm + 3, &T34, sizeof T34), Cm[5] = t5;
+        memcpy(Cm + 6, &T67, sizeof T67), Cm[8] = t8;
+    } else {
+        Cm[0] = t0, Cm[1] = t3, Cm[2] = t6, Cm[3] = t1, Cm[4] = t4, Cm[5] = t7, Cm[6] = t2, Cm[7] = t5, Cm[8] = t8;
+    }
+    cf_v2d U01 = ((Z + (cf_v2d){p00, p10} * CF_S(v0)) + (cf_v2d){p10, p11} * CF_S(v1)) + (cf_v2d){p20, p21} * CF_S(v2); /* u_p = P^-1 y_p */
+    memcpy(y, &U01, sizeof U01);
+    y[2] = BALL_DOT(p20, v0, p21, v1, p22, v2);
+    cf_v2d Q01 = ((Z + T01 * CF_S(v0)) + T34 * CF_S(v1)) + T67 * CF_S(v2); /* y_q -= T_E^T y_p */
+    nx->y[0] -= Q01[0], nx->y[1] -= Q01[1];
+    nx->y[2] -= BALL_DOT(t2, v0, t5, v1, t8, v2);
+#undef CF_S
+#else
     double t0 = BALL_DOT(p00, e0, p10, e3, p20, e6), t1 = BALL_DOT(p00, e1, p10, e4, p20, e7), t2 = BALL_DOT(p00, e2, p10, e5, p20, e8);
     double t3 = BALL_DOT(p10, e0, p11, e3, p21, e6), t4 = BALL_DOT(p10, e1, p11, e4, p21, e7), t5 = BALL_DOT(p10, e2, p11, e5, p21, e8);
     double t6 = BALL_DOT(p20, e0, p21, e3, p22, e6), t7 = BALL_DOT(p20, e1, p21, e4, p22, e7), t8 = BALL_DOT(p20, e2, p21, e5, p22, e8);
@@ -548,17 +639,15 @@ static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball
     nx->K[3] -= BALL_DOT(e2, t0, e5, t3, e8, t6);
     nx->K[4] -= BALL_DOT(e2, t1, e5, t4, e8, t7);
     nx->K[5] -= BALL_DOT(e2, t2, e5, t5, e8, t8);
-    double *Kp = c->K + 9 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
-    Kp[0] = p00, Kp[1] = p10, Kp[2] = p20, Kp[3] = p10, Kp[4] = p11, Kp[5] = p21, Kp[6] = p20, Kp[7] = p21, Kp[8] = p22;
     if (dir > 0) Cm[0] = t0, Cm[1] = t1, Cm[2] = t2, Cm[3] = t3, Cm[4] = t4, Cm[5] = t5, Cm[6] = t6, Cm[7] = t7, Cm[8] = t8;
     else Cm[0] = t0, Cm[1] = t3, Cm[2] = t6, Cm[3] = t1, Cm[4] = t4, Cm[5] = t7, Cm[6] = t2, Cm[7] = t5, Cm[8] = t8;
-    double v0 = cur->y[0], v1 = cur->y[1], v2 = cur->y[2];
     y[0] = BALL_DOT(p00, v0, p10, v1, p20, v2); /* u_p = P^-1 y_p */
     y[1] = BALL_DOT(p10, v0, p11, v1, p21, v2);
     y[2] = BALL_DOT(p20, v0, p21, v1, p22, v2);
     nx->y[0] -= BALL_DOT(t0, v0, t3, v1, t6, v2); /* y_q -= T_E^T y_p */
     nx->y[1] -= BALL_DOT(t1, v0, t4, v1, t7, v2);
     nx->y[2] -= BALL_DOT(t2, v0, t5, v1, t8, v2);
+#endif
 }
 #undef BALL_DOT
 

@@ -601,9 +601,14 @@ static void direct_apply(ctn_world *w, direct_state *s) {
     for (int i = 0; i < s->node_count; ++i) {
         const double *x = s->x + s->vec_off[i];
         if (s->kind[i] == NODE_JOINT) {
-            int slot = s->id[i];
+            int slot = s->id[i], cut = s->cut[slot];
+            float *lam = &t->lambda[6 * slot];
+            if (s->size[i] == 3 && !cut) { /* a ball's rows, none cut */
+                FOREST_UNROLL for (int r = 0; r < 3; ++r) lam[r] = (float)((double)lam[r] - x[r]);
+                continue;
+            }
             for (int r = 0; r < s->size[i]; ++r) /* cut rows: the outer Gauss-Seidel's */
-                if (!(s->cut[slot] >> r & 1)) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[r]);
+                if (!(cut >> r & 1)) lam[r] = (float)((double)lam[r] - x[r]);
             continue;
         }
         ctn_vel *v = &w->vel[s->id[i]];
