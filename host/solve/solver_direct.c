@@ -353,9 +353,11 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
     /* keep_reference's arrays, which it would otherwise allocate in the middle of a substep */
     if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
     if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
-    if (!s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
-    if (!s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
-    if (!s->vref || !s->lref || !s->keep || !s->ml)
+    /* the active set's arrays, only where some joint can have a bounded row (active_applicable asks for them):
+     * zeroed, so resident, they would cost a chain of ball joints 21 bytes a joint for nothing */
+    if (s->bounded && !s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
+    if (s->bounded && !s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
+    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml)))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
 }
