@@ -9,23 +9,11 @@
 #include "catena/catena.h"
 #include "check.h"
 #include "ctn_rows.h"
+#include "random_poses.h"
 
 #include <math.h>
 #include <string.h>
 
-static unsigned rng_state = 2463534242u;
-static double urand(void) { /* xorshift32, uniform in [-1, 1) */
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return (double)rng_state / 2147483648.0 - 1.0;
-}
-static ctn_v3 rand_v3(double s) { return ctn_v3_make((float)(s * urand()), (float)(s * urand()), (float)(s * urand())); }
-static ctn_quat rand_quat(void) {
-    double x = urand(), y = urand(), z = urand(), w = urand(), n = sqrt(x * x + y * y + z * z + w * w);
-    if (n < 1e-3) return ctn_quat_identity();
-    return ctn_quat_make((float)(w / n), (float)(x / n), (float)(y / n), (float)(z / n));
-}
 static ctn_pose rand_pose(void) {
     ctn_pose p;
     memset(&p, 0, sizeof p);
