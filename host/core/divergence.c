@@ -111,9 +111,8 @@ void ctn__snapshot_keep(ctn_world *w, unsigned what) {
     if (!what) return;
     /* A large world's copy is bound by memory bandwidth, which one thread does not fill (1e5 links: 12 MB
      * per step): the arrays on the world's threads. */
-    int n = w->body_count;
 #ifdef _OPENMP
-    int team = ctn__threads(w);
+    int n = w->body_count, team = ctn__threads(w);
 #pragma omp parallel for schedule(static, 1) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
 #endif
     for (int k = 0; k < 3; ++k) {
