@@ -88,9 +88,14 @@ for p in "${pids[@]}"; do wait "$p" || fail=1; done
 # memory after the instruction counts: the two big runs one after the other, so neither's page faults
 # compete with a valgrind run
 if [ $do_rss = 1 ]; then for c in $configs; do rss_config "$c" || fail=1; done; fi
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$(dirname "$catena")/CMakeCache.txt" 2>/dev/null)
-commit=$(git -C "${src:-$root}" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "${src:-$root}" diff --quiet HEAD -- 2>/dev/null || commit="$commit+changes"
+# the source tree and commit of the build (a program copied out of its build folder has no CMakeCache.txt
+# beside it: its commit is unknown, not this checkout's)
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$(dirname "$catena")/CMakeCache.txt" 2>/dev/null || true)
+commit=unknown
+if [ -n "$src" ]; then
+    commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    git -C "$src" diff --quiet HEAD -- 2>/dev/null || commit="$commit+changes"
+fi
 echo "# instructions.sh: $catena (source ${src:-?} at $commit), $(date -u +%Y-%m-%dT%H:%MZ), $(($(date +%s) - start)) s"
 echo
 echo "| configuration | Ir / link / step (chain:$links, steps 2..$((steps + 1)), 1 thread) | peak RSS bytes / link (chain:$rss_links, 1 thread) |"
