@@ -425,6 +425,29 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         st = CTN_ERR_INVALID_ARGUMENT;
         goto fail;
     }
+    /* a body's reference count is the number of live joints on it (ctn__joint_insert / ctn__joint_kill keep it
+     * so; removing a body asks it): a file whose counts disagree would let a later removal underflow them */
+    int32_t bad_body = -1, counted = 0;
+    int *refs = ctn__calloc((size_t)nb + 1, sizeof *refs);
+    if (!refs) {
+        ctn__free(lambda);
+        goto oom;
+    }
+    for (int32_t j = 0; j < nj; ++j) {
+        if (!w->joint_alive[j]) continue;
+        refs[ctn__jdef(w, j)->a]++;
+        if (ctn__jdef(w, j)->b >= 0) refs[ctn__jdef(w, j)->b]++;
+    }
+    for (int32_t b = 0; b < nb && bad_body < 0; ++b)
+        if (refs[b] != w->body_refs[b]) bad_body = b, counted = refs[b];
+    ctn__free(refs);
+    if (bad_body >= 0) {
+        ERR("%s: corrupted checkpoint: body %d is held by %d joints, the file says %d", path, (int)bad_body, (int)counted,
+            w->body_refs[bad_body]);
+        ctn__free(lambda);
+        st = CTN_ERR_INVALID_ARGUMENT;
+        goto fail;
+    }
     w->topology_dirty = 1;
     w->bodies_dirty = 1;
     st = ctn__topology_build(w);
