@@ -7,7 +7,8 @@
  *    are not a multiple of the four the SIMD loop takes at once;
  *  - ctn__forces without springs (ctn_forces_body), into another array and in place;
  *  - ctn__integrate_poses (ctn_integrate_pose_from, ctn_integrate_pose in place), bodies that turn and
- *    bodies that do not (|w| = 0 and |w| tiny), a backward step (h < 0).
+ *    bodies that do not (|w| = 0 and |w| tiny), a backward step (h < 0); ctn__integrate_bodies, the same with
+ *    the world inverse inertia of the new poses (ctn_integrate_body_from, ctn_integrate_body).
  * Bodies: dynamic rigid, dynamic particle, kinematic, static (flags 0), zero inverse masses and moments,
  * padding fields holding NaN and infinities (the SIMD loops read them into lanes they must give back as they
  * were). Non-finite inputs in rounds of their own: NaN or infinite impulses, quaternions, velocities, forces,
@@ -173,6 +174,21 @@ static void compare_integrate(const char *what, int n, float h) {
     }
 }
 
+static void compare_integrate_inertia(const char *what, int n, float h) {
+    memset(ref_pose, 0xA5, sizeof ref_pose), memset(ref_inertia, 0xA5, sizeof ref_inertia);
+    ctn__integrate_bodies(n, pose, ref_pose, vel, props, ref_inertia, h, 0, 1);
+    for (int threads = 1; threads <= 2; ++threads) {
+        for (int inplace = 0; inplace <= 1; ++inplace) {
+            memset(got_pose, 0xA5, sizeof got_pose), memset(got_inertia, 0xA5, sizeof got_inertia);
+            if (inplace) memcpy(got_pose, pose, (size_t)n * sizeof *pose);
+            ctn__integrate_bodies(n, inplace ? got_pose : pose, got_pose, vel, props, got_inertia, h, 1, threads);
+            int i = first_diff(got_pose, ref_pose, n, sizeof *got_pose), j = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
+            CHECK(i < 0 && j < 0, "%s, %d bodies, %d threads%s: with the inertia, pose of body %d, inertia of body %d differ", what, n, threads,
+                  inplace ? ", in place" : "", i, j);
+        }
+    }
+}
+
 static void compare_all(const char *what, int n) {
     ctn_step_params prm;
     memset(&prm, 0, sizeof prm);
@@ -182,6 +198,7 @@ static void compare_all(const char *what, int n) {
     compare_forces(what, n, prm);
     compare_integrate(what, n, prm.h);
     compare_integrate(what, n, -prm.h); /* a backward step */
+    compare_integrate_inertia(what, n, prm.h);
 }
 
 int main(void) {

@@ -109,19 +109,22 @@ static inline void world_inverse_inertia4(__m128 W, __m128 X, __m128 Y, __m128 Z
 
 /* ctn_body_inverse_inertia_augmented of bodies b..b+3 with alphas al[0..3] (gs_h * alpha, as the shared
  * function's argument): d_k / (1 + alpha d_k), R diag(d) R^T, zero where the body is not dynamic or is a
- * particle (computed and masked: the lanes are independent). Writes the six entries of each, not the padding. */
-static inline void inertia4_augmented(const ctn_pose *pose, const ctn_props *props, int b, const float al[4], ctn_inertia *inertia) {
+ * particle (computed and masked: the lanes are independent). al == NULL: ctn_body_inverse_inertia, R diag(d)
+ * R^T of the moments as they are. Writes the six entries of each, not the padding. */
+static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b, const float *al, ctn_inertia *inertia) {
     __m128 W = _mm_loadu_ps(&pose[b].q.w), X = _mm_loadu_ps(&pose[b + 1].q.w);
     __m128 Y = _mm_loadu_ps(&pose[b + 2].q.w), Z = _mm_loadu_ps(&pose[b + 3].q.w);
     _MM_TRANSPOSE4_PS(W, X, Y, Z);
     __m128 Dx = _mm_loadu_ps(&props[b].inv_inertia_body.x), Dy = _mm_loadu_ps(&props[b + 1].inv_inertia_body.x);
     __m128 Dz = _mm_loadu_ps(&props[b + 2].inv_inertia_body.x), F = _mm_loadu_ps(&props[b + 3].inv_inertia_body.x);
     _MM_TRANSPOSE4_PS(Dx, Dy, Dz, F); /* F: the four flags words */
-    const __m128 one = _mm_set1_ps(1.0f);
-    __m128 A = _mm_loadu_ps(al);
-    Dx = _mm_div_ps(Dx, _mm_add_ps(one, _mm_mul_ps(A, Dx)));
-    Dy = _mm_div_ps(Dy, _mm_add_ps(one, _mm_mul_ps(A, Dy)));
-    Dz = _mm_div_ps(Dz, _mm_add_ps(one, _mm_mul_ps(A, Dz)));
+    if (al) {
+        const __m128 one = _mm_set1_ps(1.0f);
+        __m128 A = _mm_loadu_ps(al);
+        Dx = _mm_div_ps(Dx, _mm_add_ps(one, _mm_mul_ps(A, Dx)));
+        Dy = _mm_div_ps(Dy, _mm_add_ps(one, _mm_mul_ps(A, Dy)));
+        Dz = _mm_div_ps(Dz, _mm_add_ps(one, _mm_mul_ps(A, Dz)));
+    }
     __m128 m[6];
     world_inverse_inertia4(W, X, Y, Z, Dx, Dy, Dz, m);
     const __m128i dp = _mm_set1_epi32(CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_PARTICLE), dyn = _mm_set1_epi32(CTN_BODY_FLAG_DYNAMIC);
@@ -152,7 +155,7 @@ void ctn__geometric_inertia(int n, const ctn_pose *pose, const ctn_props *props,
             for (int g = 0; g < groups; ++g) {
                 float al[4];
                 for (int k = 0; k < 4; ++k) al[k] = gs_h * gi_alpha(4 * g + k, adj_offsets, adj, defs, lambda);
-                inertia4_augmented(pose, props, 4 * g, al, inertia);
+                inertia4(pose, props, 4 * g, al, inertia);
             }
         }
         for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
@@ -210,39 +213,43 @@ void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, cons
     for (int i = 0; i < n; ++i) ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, in, out, prm);
 }
 
+#if defined(__SSE2__)
+/* ctn_body_integrate of body i from `from` into `pose` (the same array or another): x += h v, e = exp(h/2 w) e. */
+static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, float h) {
+    int flags = props[i].flags;
+    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) { /* static: does not move */
+        if (from != pose) pose[i] = from[i];
+        return;
+    }
+    /* (p, p_lo) += h v by ctn_f2_add per lane: s = hi + d, e = TwoSum error + lo, t = s + e,
+     * lo = TwoSum error of s + e (Knuth's TwoSum: err(a, b, s) = (a - (s - bb)) + (b - bb), bb = s - a) */
+    __m128 hi = _mm_loadu_ps(&from[i].p.x), lo = _mm_loadu_ps(&from[i].p_lo.x); /* (p, pad), (p_lo, pad1) */
+    __m128 d = _mm_mul_ps(_mm_loadu_ps(&vel[i].v.x), _mm_set1_ps(h));
+    __m128 s = _mm_add_ps(hi, d), bb = _mm_sub_ps(s, hi);
+    __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
+    __m128 t = _mm_add_ps(s, e), bt = _mm_sub_ps(t, s);
+    __m128 l = _mm_add_ps(_mm_sub_ps(s, _mm_sub_ps(t, bt)), _mm_sub_ps(e, bt));
+    ctn_quat q = from[i].q;
+    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) {
+        const ctn_v3 *w = &vel[i].w;
+        float wn = ctn_length(*w);
+        /* ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
+        if (!(fabsf(0.5f * h * wn) < 1e-20f)) q = turn(q, *w, h); /* else no rotation */
+    }
+    _mm_storeu_ps(&pose[i].p.x, keep_lane3(t, hi));
+    pose[i].q = q;
+    _mm_storeu_ps(&pose[i].p_lo.x, keep_lane3(l, lo));
+}
+#endif
+
 void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, float h, int lean,
                           int threads) {
 #if defined(__SSE2__)
     if (lean) {
-        const __m128 vh = _mm_set1_ps(h);
-        const float half_h = 0.5f * h; /* ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
-        for (int i = 0; i < n; ++i) {
-            int flags = props[i].flags;
-            if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) { /* static: does not move */
-                if (from != pose) pose[i] = from[i];
-                continue;
-            }
-            /* (p, p_lo) += h v by ctn_f2_add per lane: s = hi + d, e = TwoSum error + lo, t = s + e,
-             * lo = TwoSum error of s + e (Knuth's TwoSum: err(a, b, s) = (a - (s - bb)) + (b - bb), bb = s - a) */
-            __m128 hi = _mm_loadu_ps(&from[i].p.x), lo = _mm_loadu_ps(&from[i].p_lo.x); /* (p, pad), (p_lo, pad1) */
-            __m128 d = _mm_mul_ps(_mm_loadu_ps(&vel[i].v.x), vh);
-            __m128 s = _mm_add_ps(hi, d), bb = _mm_sub_ps(s, hi);
-            __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
-            __m128 t = _mm_add_ps(s, e), bt = _mm_sub_ps(t, s);
-            __m128 l = _mm_add_ps(_mm_sub_ps(s, _mm_sub_ps(t, bt)), _mm_sub_ps(e, bt));
-            ctn_quat q = from[i].q;
-            if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) {
-                const ctn_v3 *w = &vel[i].w;
-                float wn = ctn_length(*w);
-                if (!(fabsf(half_h * wn) < 1e-20f)) q = turn(q, *w, h); /* else no rotation */
-            }
-            _mm_storeu_ps(&pose[i].p.x, keep_lane3(t, hi));
-            pose[i].q = q;
-            _mm_storeu_ps(&pose[i].p_lo.x, keep_lane3(l, lo));
-        }
+        for (int i = 0; i < n; ++i) integrate_one(i, from, pose, vel, props, h);
         return;
     }
 #else
@@ -254,5 +261,32 @@ void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn
     for (int i = 0; i < n; ++i) {
         if (from == pose) ctn_integrate_pose(i, pose, vel, props, h);
         else ctn_integrate_pose_from(i, from, pose, vel, props, h);
+    }
+}
+
+void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,
+                           float h, int lean, int threads) {
+#if defined(__SSE2__)
+    if (lean) { /* four poses, then their four inertias from the new orientations */
+        int groups = n / 4;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int g = 0; g < groups; ++g) {
+            for (int k = 0; k < 4; ++k) integrate_one(4 * g + k, from, pose, vel, props, h);
+            inertia4(pose, props, 4 * g, NULL, inertia);
+        }
+        for (int i = 4 * groups; i < n; ++i) ctn_integrate_body_from(i, from, pose, vel, props, inertia, h); /* the last n mod 4 */
+        return;
+    }
+#else
+    (void)lean;
+#endif
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+    for (int i = 0; i < n; ++i) {
+        if (from == pose) ctn_integrate_body(i, pose, vel, props, inertia, h);
+        else ctn_integrate_body_from(i, from, pose, vel, props, inertia, h);
     }
 }

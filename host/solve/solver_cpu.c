@@ -468,25 +468,13 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
     return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
-/* x += h v per body (CTN_STAGE_INTEGRATE). */
+/* x += h v per body (CTN_STAGE_INTEGRATE), by the lean loops of host/solve/body_passes.c. */
 static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
-    int n = w->body_count;
-    if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) { /* the step's first write: from the poses it started from */
-        const ctn_pose *from = w->snapshot_pose;
-        if (integrate_keeps_inertia(w, prm)) {
-            ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
-        } else {
-            CPU_FOR(n)
-            for (int i = 0; i < n; ++i) ctn_integrate_body_from(i, from, w->pose, w->vel, w->props, w->inertia, prm->h);
-        }
-        return;
-    }
-    if (integrate_keeps_inertia(w, prm)) {
-        ctn__integrate_poses(n, w->pose, w->pose, w->vel, w->props, prm->h, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
-        return;
-    }
-    CPU_FOR(n)
-    for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
+    int n = w->body_count, threads = n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1;
+    /* the step's first write: from the poses it started from */
+    const ctn_pose *from = ctn__snapshot_fork(w, CTN_SNAP_POSE) ? w->snapshot_pose : w->pose;
+    if (integrate_keeps_inertia(w, prm)) ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, threads);
+    else ctn__integrate_bodies(n, from, w->pose, w->vel, w->props, w->inertia, prm->h, 1, threads);
 }
 
 /* The projection's scratch velocities and impulses to zero (CTN_STAGE_PROJECT_REST). */
