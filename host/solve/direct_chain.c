@@ -80,6 +80,10 @@ struct direct_chain {
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
     int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
+    /* a projection step at rest without scratch arrays (ctn__chain_project_step): the velocities and impulses are
+     * read as zero (w->vel's v and w, topo.lambda are the real ones, not read), the impulses are not accumulated
+     * and the velocity changes move the poses (move_h) */
+    int zero;
     float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
     int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (backward_ball) */
     int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
@@ -299,6 +303,16 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
 
+/* The projection's scratch velocity of body b at rest (ctn_project_begin_body of w->vel: v = w = +0, the inverse
+ * mass kept) and its scratch impulses (+0), for a solve that reads them without the scratch arrays (c->zero). */
+static const float chain_rest_lambda[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+static inline ctn_vel chain_rest_vel(const ctn_world *w, int b) {
+    ctn_vel v = ctn_load_vel(w->vel, b);
+    v.v = ctn_v3_zero();
+    v.w = ctn_v3_zero();
+    return v;
+}
+
 /* Right-hand side r_p (zero on cut rows); resolve (a constant at every call): the walk of a re-solve, which
  * takes the change since c->vref, c->lref when they are set. */
 static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int resolve) {
@@ -315,6 +329,8 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
     } else if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
         ctn_dd_chain_change(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
                             ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
+    else if (c->zero) /* the projection's scratch state at rest: v = +0, lambda = +0, read as the arrays would hold them */
+        ctn_dd_chain_rhs(&blocks[slot], chain_rest_vel(w, d->a), chain_rest_vel(w, d->b), chain_rest_lambda, y);
     else
         ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
@@ -342,8 +358,8 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
 
 /* v_b += dv (hit: a solved joint of b, else nothing changes), or for a chord step x_b += h (v_b + dv). */
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit) {
-    if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest) */
-        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(w->vel[b], dv), w->props[b], c->move_h);
+    if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest, +0) */
+        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(chain_rest_vel(w, b), dv), w->props[b], c->move_h);
         return;
     }
     if (!hit) return;
@@ -528,8 +544,10 @@ static inline void ball_vel(const ctn_world *w, int b, double *V) {
 }
 
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
- * uncut. */
-static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd) {
+ * uncut. zero (a constant of each instance): the state at rest of c->zero, whose velocities and impulses are read
+ * as the zeros they are (ball_vel of the world: +0). */
+static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd,
+                                 int zero) {
     int slot = c->slot[x], dyn = c->dyn[x], sh = x > 0 && c->shared[x - 1] >= 0 ? (c->side[x - 1] >> 1) & 1 : -1;
     const ctn_block *blk = &blocks[slot];
     const ctn_joint_def *d = &w->topo.defs[slot];
@@ -550,9 +568,9 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_
     nd->K[4] = W[7];
     nd->K[5] = W[8] + ((double)blk->soft[2] + CTN_DD_FLOOR * W[8]);
     double Va[6], Vb[6], u[3], dw[3];
-    const float *lam = &w->topo.lambda[6 * slot];
-    ball_vel(w, d->a, Va);
-    ball_vel(w, d->b, Vb);
+    const float *lam = zero ? chain_rest_lambda : &w->topo.lambda[6 * slot];
+    ball_vel(w, zero ? -1 : d->a, Va);
+    ball_vel(w, zero ? -1 : d->b, Vb);
     ctn_dd_anchor_rel(blk, Va, Vb, u, dw);
     /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
     nd->y[0] = (double)blk->bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - (double)blk->soft[0] * lam[0];
@@ -667,8 +685,8 @@ CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, const 
     factor_walk(w, c, blocks, &s, g, p, 3);
 }
 
-/* factor_segment of segment k (no spike) as the lean walk above; dir: the segment's, a constant per copy. */
-static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int dir) {
+/* factor_segment of segment k (no spike) as the lean walk above; dir (the segment's) and zero (c->zero): constants per copy. */
+static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int dir, int zero) {
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
@@ -682,7 +700,7 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ct
     ball_shared sh;
     memset(&sh, 0, sizeof sh);
     double E[9];
-    ball_assemble(w, c, blocks, s.first, &cur, &sh);
+    ball_assemble(w, c, blocks, s.first, &cur, &sh, zero);
     for (int p = s.first; p != s.last; p += dir) {
         int q = p + dir;
         if (!ball_ok(c, blocks, q)) {
@@ -690,11 +708,11 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ct
             return;
         }
         if (dir > 0) {
-            ball_assemble(w, c, blocks, q, &nx, &sh);
+            ball_assemble(w, c, blocks, q, &nx, &sh, zero);
             ball_coupling(c, blocks, p, &sh, 1, E);
         } else {
             ball_coupling(c, blocks, q, &sh, -1, E);
-            ball_assemble(w, c, blocks, q, &nx, &sh);
+            ball_assemble(w, c, blocks, q, &nx, &sh, zero);
         }
         ball_step(c, p, dir > 0 ? p : q, dir, &cur, E, &nx);
         cur = nx;
@@ -704,8 +722,18 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ct
 }
 
 CHAIN_FLATTEN static void factor_ball(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k) {
-    if (k == c->segments - 1 && c->segments > 1) factor_ball_dir(w, c, blocks, k, -1);
-    else factor_ball_dir(w, c, blocks, k, 1);
+    if (k == c->segments - 1 && c->segments > 1) factor_ball_dir(w, c, blocks, k, -1, 0);
+    else factor_ball_dir(w, c, blocks, k, 1, 0);
+}
+
+/* factor_ball for the state at rest (c->zero): instances of their own, so that the common ones above compile as
+ * they did. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+CHAIN_FLATTEN static void factor_ball_rest(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k) {
+    if (k == c->segments - 1 && c->segments > 1) factor_ball_dir(w, c, blocks, k, -1, 1);
+    else factor_ball_dir(w, c, blocks, k, 1, 1);
 }
 
 /* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
@@ -730,7 +758,7 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, const ct
 
 /* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
 static inline void add_impulse(const direct_chain *c, int p, float *lambda, int nfix) {
-    if (c->rest) return; /* the impulses of a solve from rest are not kept */
+    if (c->rest || c->zero) return; /* the impulses of a solve from rest are not kept */
     int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
     const double *x = c->y + CH_V(c, p, nfix);
     float *l = lambda + 6 * slot;
@@ -809,7 +837,7 @@ CHAIN_INLINE void ball_impulse(double im, const ctn_sym3 *I, int rot, ctn_v3 r, 
 /* body_finish of a body whose joints are solved: v_b += dv, or for a chord step x_b += h (v_b + dv) with
  * ctn_body_integrate's operations on the pose in place. */
 CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, float h) {
-    ctn_vel v = ctn_dd_vel_add(w->vel[b], dv);
+    ctn_vel v = ctn_dd_vel_add((mode & BW_MOVE) ? chain_rest_vel(w, b) : w->vel[b], dv); /* moving: v at rest, +0 */
     if (!(mode & BW_MOVE)) {
         w->vel[b].v = v.v, w->vel[b].w = v.w;
         return;
@@ -1012,7 +1040,7 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, const ctn_block *blocks, in
 #endif
 CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda) {
     int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
-    if (!c->rest) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, k, lambda, 1, BW_LAMBDA);
+    if (!c->rest && !c->zero) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, k, lambda, 1, BW_LAMBDA);
     else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, k, lambda, 1, BW_MOVE);
     else up ? ball_walk(w, c, blocks, k, lambda, -1, 0) : ball_walk(w, c, blocks, k, lambda, 1, 0);
 }
@@ -1092,7 +1120,10 @@ static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *
         three ? rhs_3(w, c, blocks, c->sep[j], 0) : rhs_any(w, c, blocks, c->sep[j], 0);
     }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
-    for (int k = 0; k < P; ++k) three && P <= 2 && !c->generic ? factor_ball(w, c, blocks, k) : three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
+    for (int k = 0; k < P; ++k)
+        three && P <= 2 && !c->generic ? (c->zero ? factor_ball_rest(w, c, blocks, k) : factor_ball(w, c, blocks, k))
+        : three                        ? factor_3(w, c, blocks, k)
+                                       : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
@@ -1237,6 +1268,29 @@ int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h) {
  * operations as the separate stages (v = 0 + dv rounded to float, then ctn_body_integrate), so the same bits.
  * Only when every body the integration would move is a dynamic body of the layout (a body outside it would be
  * integrated at zero velocity, which renormalises its orientation); returns 0 (nothing done) otherwise. */
+/* A Newton step of the projection on the chain path without its scratch arrays: the factor of the projected rows
+ * in blocks and its solve, the state read at rest (the velocities and impulses +0, as PROJECT_REST leaves the
+ * scratch arrays: c->zero), the impulses not kept and each body's pose moved by h v as soon as its velocity change
+ * is complete (the chord step's walk): ctn__chain_factor, ctn__chain_solve and the integration x += h v with the
+ * same operations, so the same bits, and neither w->vel nor topo.lambda (the real arrays) read or written but for
+ * the inverse masses. Returns 0 with nothing moved where that does not apply: a body outside the layout
+ * (ctn__chain_moves) or rows cut from the exact solve (their Gauss-Seidel reads the impulses); the factor is then
+ * left without its forward substitution. */
+int ctn__chain_project_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list, float h) {
+    if (!ctn__chain_moves(w, c, h)) return 0;
+    c->zero = 1;
+    int ncut = ctn__chain_factor(w, c, blocks, cut_list);
+    if (ncut > 0) {
+        c->zero = 0, c->forwarded = 0;
+        return 0;
+    }
+    c->move_h = h;
+    solve_phases(w, c, blocks, c->forwarded);
+    c->zero = 0, c->move_h = 0.0f;
+    c->forwarded = 0;
+    return 1;
+}
+
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h) {
     if (!ctn__chain_moves(w, c, h)) return 0;
     c->rest = 1, c->move_h = h;
