@@ -61,13 +61,20 @@ static ctn_body_id add_body(ctn_world *w, int particle) {
     return id;
 }
 
-static int force_ball; /* add_joint adds ball joints only */
+/* The joint types add_joint picks: 0 distance, ball, hinge and fixed joints; 1 ball joints only; 2 hinges (some
+ * with a limit or a motor) and fixed joints between rigid bodies, and no particles (random_paths); 3 ball
+ * joints, hinges (some limited or motorised) and fixed joints, particles with ball joints. */
+static int joint_mix;
 
 /* A random joint between a and b (b may be CTN_WORLD or a static/kinematic body). */
 static void add_joint(ctn_world *w, ctn_body_id a, ctn_body_id b, int rigid_pair) {
     double u = urand();
-    int type = force_ball ? CTN_JOINT_BALL : rigid_pair ? (u < 0.2 ? CTN_JOINT_DISTANCE : u < 0.5 ? CTN_JOINT_BALL : u < 0.8 ? CTN_JOINT_HINGE : CTN_JOINT_FIXED)
-                          : (u < 0.5 ? CTN_JOINT_DISTANCE : CTN_JOINT_BALL);
+    int type = joint_mix == 1 ? CTN_JOINT_BALL
+               : joint_mix >= 2 ? (!rigid_pair ? CTN_JOINT_BALL
+                                   : joint_mix == 2 ? (u < 0.85 ? CTN_JOINT_HINGE : CTN_JOINT_FIXED)
+                                                    : (u < 0.35 ? CTN_JOINT_BALL : u < 0.85 ? CTN_JOINT_HINGE : CTN_JOINT_FIXED))
+               : rigid_pair ? (u < 0.2 ? CTN_JOINT_DISTANCE : u < 0.5 ? CTN_JOINT_BALL : u < 0.8 ? CTN_JOINT_HINGE : CTN_JOINT_FIXED)
+                            : (u < 0.5 ? CTN_JOINT_DISTANCE : CTN_JOINT_BALL);
     ctn_joint_desc jd = ctn_joint_desc_default((ctn_joint_type)type);
     jd.body_a = a;
     jd.body_b = b;
@@ -85,7 +92,13 @@ static void add_joint(ctn_world *w, ctn_body_id a, ctn_body_id b, int rigid_pair
         CHECK(ctn_joint_desc_set_pivot(w, &jd, pivot, axis) == CTN_OK, "%s", ctn_world_last_error(w));
     }
     jd.compliance = urand() < 0.3 ? 1e-3 * urand() : 0.0;
-    CHECK(ctn_joint_add(w, &jd, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_joint_id id;
+    CHECK(ctn_joint_add(w, &jd, &id) == CTN_OK, "%s", ctn_world_last_error(w));
+    if (joint_mix >= 2 && type == CTN_JOINT_HINGE) { /* a sixth row, bounded: cut from the exact solve */
+        double v = urand();
+        if (v < 0.2) CHECK(ctn_joint_set_limits(w, id, 1, -0.4, 0.3) == CTN_OK, "%s", ctn_world_last_error(w));
+        else if (v < 0.3) CHECK(ctn_joint_set_motor(w, id, 1, 1.5, 2.0) == CTN_OK, "%s", ctn_world_last_error(w));
+    }
 }
 
 static int is_particle(const ctn_world *w, ctn_body_id b) { return ctn_body_index(b) >= 0 && (w->props[ctn_body_index(b)].flags & CTN_BODY_FLAG_PARTICLE); }
@@ -102,14 +115,15 @@ static void random_paths(ctn_world *w, int npaths, int maxlen) {
     ctn_body_add(w, &st, &kin_body);
     for (int path = 0; path < npaths; ++path) {
         int len = 1 + (int)(urand() * maxlen);
-        ctn_body_id prev = add_body(w, urand() < 0.3);
+        double pp = joint_mix == 2 ? 0.0 : 0.3; /* particles */
+        ctn_body_id prev = add_body(w, urand() < pp);
         double u = urand();
         if (u < 0.8) {
             ctn_body_id anchor = u < 0.5 ? CTN_WORLD : (u < 0.65 ? fixed_body : kin_body);
             add_joint(w, prev, anchor, !is_particle(w, prev) && !is_particle(w, anchor));
         }
         for (int i = 1; i < len; ++i) {
-            ctn_body_id b = add_body(w, urand() < 0.3);
+            ctn_body_id b = add_body(w, urand() < pp);
             add_joint(w, b, prev, !is_particle(w, b) && !is_particle(w, prev));
             prev = b;
         }
@@ -262,7 +276,7 @@ static void forest_layouts(void) {
  * and 2 segments, with no joint cut and with one row of the first, a middle or the last joint slot bounded
  * (cut from the exact solve: the walk hands the rest of its segment to the generic steps there). */
 static void ball_walk_bitwise(void) {
-    force_ball = 1;
+    joint_mix = 1;
     int runs = 0;
     for (int trial = 0; trial < 6; ++trial)
         for (int segments = 1; segments <= 2; ++segments)
@@ -307,7 +321,69 @@ static void ball_walk_bitwise(void) {
                 case_free(&k);
             }
     printf("ball paths: lean and generic factor walks equal bit for bit in %d solves\n", runs);
-    force_ball = 0;
+    joint_mix = 0;
+}
+
+/* (f) Paths of hinges (some limited or motorised: a sixth row, cut) and fixed joints, and mixed paths of ball
+ * joints, hinges and fixed joints with particles: the lean hinge assembly and the 5-row node steps
+ * (host/solve/direct_hinge.c) against the generic steps, bit for bit (factor, solution, impulses and
+ * velocities after the hybrid's 3 iterations), on 1, 2 and 3 segments (3: the middle segment's spikes), with
+ * no further row cut and with one row of the first, a middle or the last joint slot bounded. */
+static void hinge_walk_bitwise(void) {
+    int runs = 0, lean = 0;
+    for (int mix = 2; mix <= 3; ++mix) {
+        joint_mix = mix;
+        for (int trial = 0; trial < 5; ++trial)
+            for (int segments = 1; segments <= 3; ++segments)
+                for (int where = -1; where < 3; ++where) {
+                    ctn_world *w = make_world(3, 0);
+                    random_paths(w, 1 + trial % 3, 6 + 5 * trial);
+                    chain_case k;
+                    case_setup(&k, w);
+                    int m = w->topo.joint_count, nb = w->body_count;
+                    if (where >= 0) {
+                        int slot = where == 0 ? 0 : where == 1 ? m / 2 : m - 1;
+                        k.blocks[slot].lo[1] = -1e20f, k.blocks[slot].hi[1] = 1e20f;
+                    }
+                    for (int s = 0; s < m; ++s) lean += k.blocks[s].n_lin == 3 && k.blocks[s].n_ang >= 2;
+                    double *got = calloc((size_t)k.d.rows, sizeof *got);
+                    if (!case_solve(&k, segments, got)) { /* a path of one free body and no joint: nothing to compare */
+                        CHECK(m == 0, "mix %d, trial %d: the paths did not take the chain path", mix, trial);
+                        free(got);
+                        case_free(&k);
+                        continue;
+                    }
+                    float *lam = malloc((size_t)6 * m * sizeof *lam);
+                    ctn_vel *vel = malloc((size_t)nb * sizeof *vel);
+                    memcpy(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam);
+                    memcpy(vel, w->vel, (size_t)nb * sizeof *vel);
+                    const direct_state *s = w->direct_data;
+                    const double *K, *C, *y;
+                    size_t nk, nc, ny;
+                    ctn__chain_arrays(s->chain, &K, &nk, &C, &nc, &y, &ny);
+                    double *fac = malloc((nk + nc + ny + 1) * sizeof *fac);
+                    memcpy(fac, K, nk * sizeof *K), memcpy(fac + nk, C, nc * sizeof *C), memcpy(fac + nk + nc, y, ny * sizeof *y);
+                    ctn__chain_set_generic(s->chain, 1);
+                    memcpy(w->vel, k.v0, (size_t)nb * sizeof *w->vel);
+                    memcpy(w->topo.lambda, k.l0, (size_t)6 * m * sizeof *w->topo.lambda);
+                    ctn__solve_direct(w, k.blocks);
+                    CHECK(memcmp(fac, K, nk * sizeof *K) == 0, "mix %d, trial %d, %d segments, cut %d: the factor differs", mix, trial, segments, where);
+                    CHECK(memcmp(fac + nk, C, nc * sizeof *C) == 0, "mix %d, trial %d, %d segments, cut %d: the couplings differ", mix, trial,
+                          segments, where);
+                    CHECK(memcmp(fac + nk + nc, y, ny * sizeof *y) == 0, "mix %d, trial %d, %d segments, cut %d: the solution differs", mix, trial,
+                          segments, where);
+                    CHECK(memcmp(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam) == 0, "mix %d, trial %d, %d segments, cut %d: impulses differ",
+                          mix, trial, segments, where);
+                    CHECK(memcmp(vel, w->vel, (size_t)nb * sizeof *vel) == 0, "mix %d, trial %d, %d segments, cut %d: velocities differ", mix, trial,
+                          segments, where);
+                    runs++;
+                    free(fac), free(lam), free(vel), free(got);
+                    case_free(&k);
+                }
+    }
+    CHECK(lean > 100 && runs > 100, "only %d hinge-like joints in the paths, %d solves", lean, runs);
+    printf("hinge and mixed paths (%d hinge-like joints): lean and generic steps equal bit for bit in %d solves\n", lean, runs);
+    joint_mix = 0;
 }
 
 int main(void) {
@@ -316,5 +392,6 @@ int main(void) {
     cut_joint_converges();
     forest_layouts();
     ball_walk_bitwise();
+    hinge_walk_bitwise();
     return check_report("direct_chain");
 }

@@ -26,6 +26,7 @@
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
+#include "solve/direct_hinge.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -308,6 +309,15 @@ static inline int cut_of(const direct_chain *c, ch_rows blocks, int slot) {
     return ctn_dd_cut_mask(&blocks.blk[slot]) & ~(c->keep ? c->keep[slot] : 0);
 }
 
+/* The lean hinge assembly (host/solve/direct_hinge.c) takes position p (rows of blk) and its coupling to the
+ * predecessor (bp, np rows; NULL: none): both have three world-axis linear rows first and one has angular rows
+ * (two ball joints take ctn_dd_chain_assemble_ax's lever-arm branch). Off with ctn__chain_set_generic. */
+static inline int hinge_pair(const direct_chain *c, const ctn_block *blk, int n, const ctn_block *bp, int np) {
+    if (c->generic || !ctn__hinge_rows(blk, n)) return 0;
+    if (!bp) return blk->n_ang > 0;
+    return ctn__hinge_rows(bp, np) && (blk->n_ang > 0 || bp->n_ang > 0);
+}
+
 static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int prev_known) {
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
     ctn_block tb, tp; /* row_block's, for ball records */
@@ -336,8 +346,11 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
     int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
-    ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, bp ? ROWS(c, p - 1, nfix) : 0, bp ? c->side[p - 1] & 1 : 0,
-                          bp ? (c->side[p - 1] >> 1) & 1 : 0, K, C);
+    int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
+    if (hinge_pair(c, blk, n, bp, np))
+        ctn__hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);
+    else
+        ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
 }
 
@@ -407,6 +420,11 @@ static inline double *coupling(const direct_chain *c, int p, int dir, int *ld, i
     return c->C + CH_C(c, p - 1, nfix);
 }
 
+/* Node steps of 5 rows coupled to 5 rows, or 6 to 6, without a spike (hinges, limited hinges, fixed joints)
+ * through ctn__node_* (direct_hinge.c): the shared steps with constant sizes, the same operations; off with
+ * ctn__chain_set_generic. */
+#define NODE56(c, n, nq, na) (((n) == 5 || (n) == 6) && (nq) == (n) && (na) == 0 && !(c)->generic)
+
 typedef struct seg_walk {
     int first, last, dir; /* nodes first..last in steps of dir */
     int a, end;           /* spike separator behind first, separator after last (-1: none) */
@@ -446,8 +464,13 @@ static inline void factor_walk(const ctn_world *w, direct_chain *c, ch_rows bloc
             assemble_position(w, c, blocks, q, nfix, s.dir > 0); /* walking down, p = q - 1 is marked */
             rhs_position(w, c, blocks, q, nfix, 0);
         }
-        ctn_dd_chain_factor_node(c->K + CH_K(c, p, nfix), n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
-        ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na, s.y_a);
+        if (NODE56(c, n, nq, na)) { /* a hinge coupled to a hinge: the sizes as constants */
+            ctn__node_factor(n, c->K + CH_K(c, p, nfix), E, tr, Pq, y, inside ? c->y + CH_V(c, q, nfix) : s.y_end);
+        } else {
+            ctn_dd_chain_factor_node(c->K + CH_K(c, p, nfix), n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
+            ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na,
+                                      s.y_a);
+        }
         if (!inside) break;
     }
 }
@@ -772,8 +795,11 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, ch_rows 
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *y = c->y + CH_V(c, p, nfix);
         if (inside) rhs_position(w, c, blocks, q, nfix, 1);
-        ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end,
-                                  na ? c->F + CH_F(c, p, nfix) : NULL, na, s.y_a);
+        if (NODE56(c, ROWS(c, p, nfix), nq, na))
+            ctn__node_forward(nq, c->K + CH_K(c, p, nfix), y, E, tr, inside ? c->y + CH_V(c, q, nfix) : s.y_end);
+        else
+            ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end,
+                                      na ? c->F + CH_F(c, p, nfix) : NULL, na, s.y_a);
         if (!inside) break;
     }
 }
@@ -810,8 +836,11 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, ch_rows block
         int q = p + s.dir, ld = 0, tr = 0;
         int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
-        ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + CH_V(c, p, nfix), E, ld, tr, nq,
-                                   nq ? c->y + CH_V(c, q, nfix) : NULL, na ? c->F + CH_F(c, p, nfix) : NULL, na, na ? c->y + CH_V(c, s.a, nfix) : NULL);
+        if (NODE56(c, ROWS(c, p, nfix), nq, na))
+            ctn__node_backward(nq, c->y + CH_V(c, p, nfix), E, tr, c->y + CH_V(c, q, nfix));
+        else
+            ctn_dd_chain_backward_node(ROWS(c, p, nfix), c->y + CH_V(c, p, nfix), E, ld, tr, nq, nq ? c->y + CH_V(c, q, nfix) : NULL,
+                                       na ? c->F + CH_F(c, p, nfix) : NULL, na, na ? c->y + CH_V(c, s.a, nfix) : NULL);
         add_impulse(c, p, lambda, nfix);
         int behind = s.dir > 0 ? p - 1 : p; /* the position before p in the walk shares shared[behind] with p */
         int skip = p != s.first && behind >= 0 ? c->shared[behind] : -1;

@@ -1,0 +1,317 @@
+/* The chain path's assembly and node steps for hinge positions (host/solve/direct_chain.c), CPU only.
+ *
+ * A hinge's block has three linear rows along the world axes e_k (ctn_rows_point) and two angular rows t_1, t_2
+ * (ctn_rows_parallel; a third, the hinge axis, with a limit or a motor). On a body of side sg (+1 a, -1 b),
+ * lever arm r, inverse mass im and world inverse inertia I its rows are (ctn_dd_jrow)
+ *     J_k = sg [e_k, r x e_k]  (k < 3),   J_k = sg [0, t_k]  (k >= 3),
+ * so r x e_0 = (0, r_z, -r_y), r x e_1 = (-r_z, 0, r_x), r x e_2 = (r_y, -r_x, 0): of the 6 entries of a linear row
+ * two are exact zeros of the position part and one of the angular part, and an angular row has three zeros.
+ * The generic assembly (ctn_dd_chain_assemble_ax) forms the dense 6-wide rows, M^-1 J^T row by row
+ * (ctn_dd_minv_rows) and every entry of J M^-1 J^T as a 6-term dot product (ctn_dd_add_row_products): about
+ * 450 multiplications for an interior hinge, most of them by those zeros. Here
+ *     K_rc = sum_b [r = c < 3] im_b + a_r . m_c,   a_r = angular part of J_r,  m_c = I a_c,
+ *     C_rc = [r = c < 3] sg_p sg_q im + a'_r . m_c           (a' of the predecessor's block, the shared body),
+ * each sum over the entries of a_r that are not structurally zero, in the generic order (ascending index,
+ * the linear term first), and m_c = I a_c likewise: about 220 multiplications.
+ *
+ * The same bits: a product with an exact zero is a zero, and adding a zero to a sum leaves a nonzero sum
+ * unchanged (IEEE 754 round to nearest), so skipping those terms changes at most the sign of a zero sum;
+ * every such sum is added to an accumulator that starts at +0.0 (K and C are cleared, then summed into), and
+ * +0 + (+-0) = +0, so the stored entries are the generic ones bit for bit, for finite inputs (an infinite or
+ * NaN lever arm or inertia would make 0 * inf = NaN terms that are skipped here: the solve is then NaN in
+ * either case, but not bit for bit). sg factors are exact (multiplication by +-1; rounding is symmetric).
+ * tests/test_direct_chain.c compares both assemblies and walks byte for byte on random hinge and mixed chains. */
+#include "solve/direct_hinge.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Loops of a few rows unrolled (the sizes are compile-time constants in the instances below). */
+#if defined(__clang__)
+#define HINGE_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define HINGE_UNROLL _Pragma("GCC unroll 8")
+#else
+#define HINGE_UNROLL
+#endif
+#if defined(__GNUC__)
+#define HINGE_INLINE static inline __attribute__((always_inline))
+#else
+#define HINGE_INLINE static inline
+#endif
+
+static const ctn_v3 hinge_axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
+
+int ctn__hinge_rows(const ctn_block *b, int n) {
+    return b->n_lin == 3 && b->n_ang >= 0 && 3 + b->n_ang == n && memcmp(b->dir, hinge_axes, sizeof hinge_axes) == 0;
+}
+
+/* One body's view of a block's rows: the angular parts a[k] of J_k (k < 3: the entries that are not zero, at
+ * index hinge_nz[k][0..1]) and m[k] = I a[k] (ctn_dd_minv_rows's operations without the zero products). */
+typedef struct hinge_side {
+    double a[6][3], m[6][3];
+} hinge_side;
+
+static const int hinge_nz[3][2] = {{1, 2}, {0, 2}, {0, 1}};
+
+/* a[k] of ctn_dd_jrow: sg ((r_y d_z - r_z d_y), (r_z d_x - r_x d_z), (r_x d_y - r_y d_x)) with d = e_k is sg r_z, etc.:
+ * r_z * 1 - r_x * 0 is r_z (or a zero), the zero entries left out. */
+HINGE_INLINE void hinge_arms(const ctn_block *b, int n, int side, hinge_side *h) {
+    double sg = side ? -1.0 : 1.0;
+    ctn_v3 r = side ? b->rb : b->ra;
+    double rx = r.x, ry = r.y, rz = r.z;
+    h->a[0][1] = sg * rz, h->a[0][2] = sg * -ry;
+    h->a[1][0] = sg * -rz, h->a[1][2] = sg * rx;
+    h->a[2][0] = sg * ry, h->a[2][1] = sg * -rx;
+    HINGE_UNROLL
+    for (int k = 3; k < n; ++k) h->a[k][0] = sg * b->dir[k].x, h->a[k][1] = sg * b->dir[k].y, h->a[k][2] = sg * b->dir[k].z;
+}
+
+/* m[k] = I a[k] of ctn_dd_minv_rows, o_i = (I_i0 j_3 + I_i1 j_4) + I_i2 j_5, the zero entry's product left out. */
+HINGE_INLINE void hinge_inertia(ctn_sym3 I, int n, hinge_side *h) {
+    double xx = I.xx, yy = I.yy, zz = I.zz, xy = I.xy, xz = I.xz, yz = I.yz;
+    const double *a = h->a[0];
+    h->m[0][0] = xy * a[1] + xz * a[2], h->m[0][1] = yy * a[1] + yz * a[2], h->m[0][2] = yz * a[1] + zz * a[2];
+    a = h->a[1];
+    h->m[1][0] = xx * a[0] + xz * a[2], h->m[1][1] = xy * a[0] + yz * a[2], h->m[1][2] = xz * a[0] + zz * a[2];
+    a = h->a[2];
+    h->m[2][0] = xx * a[0] + xy * a[1], h->m[2][1] = xy * a[0] + yy * a[1], h->m[2][2] = xz * a[0] + yz * a[1];
+    HINGE_UNROLL
+    for (int k = 3; k < n; ++k) {
+        a = h->a[k];
+        h->m[k][0] = (xx * a[0] + xy * a[1]) + xz * a[2];
+        h->m[k][1] = (xy * a[0] + yy * a[1]) + yz * a[2];
+        h->m[k][2] = (xz * a[0] + yz * a[1]) + zz * a[2];
+    }
+}
+
+/* a_r . m_c over the entries of a_r that are not zero, from the linear term lin (diag: r = c < 3) on. */
+HINGE_INLINE double hinge_dot(const hinge_side *p, int r, const hinge_side *q, int c, int diag, double lin) {
+    const double *a = p->a[r], *m = q->m[c];
+    if (r < 3) {
+        int i = hinge_nz[r][0], j = hinge_nz[r][1];
+        return diag ? (lin + a[i] * m[i]) + a[j] * m[j] : a[i] * m[i] + a[j] * m[j];
+    }
+    return (a[0] * m[0] + a[1] * m[1]) + a[2] * m[2];
+}
+
+/* ctn__hinge_assemble with n (and np, the predecessor's rows) as constants in its instances. */
+HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib, const ctn_block *bp,
+                                 int np, int sp, int ps, double *K, double *C) {
+    hinge_side hs[2];
+    int rot[2] = {dyn & CTN_CH_ROT_A, dyn & CTN_CH_ROT_B}, dy[2] = {dyn & CTN_CH_DYN_A, dyn & CTN_CH_DYN_B};
+    double im[2] = {ima, imb};
+    for (int s = 0; s < 2; ++s) {
+        if (!dy[s] || !rot[s]) continue;
+        hinge_arms(blk, n, s, &hs[s]);
+        hinge_inertia(s ? Ib : Ia, n, &hs[s]);
+    }
+    if (blk->n_ang == 0) { /* a ball joint after a hinge: its pivot from the lever arms (ctn_dd_chain_assemble_ax's first branch) */
+        ctn_dd_chain_assemble_ax(blk, 1, n, dyn, ima, Ia, imb, Ib, NULL, 0, 0, 0, 0, K, C);
+    } else {
+        HINGE_UNROLL
+        for (int r = 0; r < n; ++r)
+            HINGE_UNROLL
+            for (int c = 0; c <= r; ++c) {
+                double k = 0.0; /* K = 0, then += J_r M^-1 J_c^T of side a, of side b */
+                for (int s = 0; s < 2; ++s) {
+                    if (!dy[s]) continue;
+                    int diag = r == c && r < 3;
+                    /* sg (im sg) = im; a body that does not rotate has m = 0: only the linear term (or zeros) */
+                    if (rot[s]) k += hinge_dot(&hs[s], r, &hs[s], c, diag, im[s]);
+                    else if (diag) k += im[s];
+                }
+                K[r * n + c] = k;
+            }
+        HINGE_UNROLL
+        for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
+        HINGE_UNROLL
+        for (int r = 0; r < n; ++r)
+            HINGE_UNROLL
+            for (int c = 0; c < r; ++c) K[c * n + r] = K[r * n + c]; /* never read (the factor reads the lower triangle) */
+    }
+    if (!bp) return;
+    /* C = 0, += J'_r M^-1 J_c^T on the shared body (side sp of bp, ps of blk): its m of blk's rows as above */
+    hinge_side hp;
+    int rs = rot[ps];
+    double lin = (sp ? -1.0 : 1.0) * (im[ps] * (ps ? -1.0 : 1.0)); /* j'_r[r] o_c[r] = sg_p (im sg_q) */
+    if (rs) hinge_arms(bp, np, sp, &hp);
+    HINGE_UNROLL
+    for (int r = 0; r < np; ++r)
+        HINGE_UNROLL
+        for (int c = 0; c < n; ++c) {
+            int diag = r == c && r < 3;
+            double v = 0.0;
+            if (rs) v += hinge_dot(&hp, r, &hs[ps], c, diag, lin);
+            else if (diag) v += lin;
+            C[r * n + c] = v;
+        }
+}
+
+void ctn__hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib, const ctn_block *bp, int np,
+                         int sp, int ps, double *K, double *C) {
+    if (n == 5 && (!bp || np == 5)) hinge_assemble(blk, 5, dyn, ima, Ia, imb, Ib, bp, 5, sp, ps, K, C); /* hinges */
+    else if (n == 6 && (!bp || np == 6)) hinge_assemble(blk, 6, dyn, ima, Ia, imb, Ib, bp, 6, sp, ps, K, C); /* limited, fixed */
+    else hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);
+}
+
+/* The node steps with n = ldc = nq = N (5: a hinge coupled to a hinge; 6: limited or motorised hinges, fixed
+ * joints) and no spike: ctn_dd_spd_inverse_g,
+ * ctn_dd_chain_factor_node_t and ctn_dd_chain_forward_node_t copied with the size a constant, on local copies
+ * of the pivot and the coupling (no aliasing between the arrays, so the compiler keeps them in registers) and
+ * every loop unrolled: the same operations in the same order, so the same bits (tests/test_direct_chain.c
+ * compares them with the shared steps). */
+
+/* ctn_dd_spd_inverse_g(a, N, N) on a local matrix (lower triangle read, the whole inverse written). */
+HINGE_INLINE void spd_inverse_n(double *a, int N5) {
+    unsigned char live[6];
+    double dmax = 0.0;
+    HINGE_UNROLL
+    for (int i = 0; i < N5; ++i)
+        if (a[i * N5 + i] > dmax) dmax = a[i * N5 + i];
+    double tol = CTN_DD_PIVOT_TOL * dmax;
+    HINGE_UNROLL
+    for (int j = 0; j < N5; ++j) {
+        double d = a[j * N5 + j];
+        HINGE_UNROLL
+        for (int c = 0; c < j; ++c) d -= a[j * N5 + c] * a[j * N5 + c];
+        live[j] = d > tol && d > 0.0;
+        if (!live[j]) {
+            HINGE_UNROLL
+            for (int i = j; i < N5; ++i) a[i * N5 + j] = 0.0;
+            continue;
+        }
+        d = sqrt(d);
+        a[j * N5 + j] = d;
+        double id = 1.0 / d;
+        HINGE_UNROLL
+        for (int i = j + 1; i < N5; ++i) {
+            double s = a[i * N5 + j];
+            HINGE_UNROLL
+            for (int c = 0; c < j; ++c) s -= a[i * N5 + c] * a[j * N5 + c];
+            a[i * N5 + j] = s * id;
+        }
+    }
+    HINGE_UNROLL
+    for (int c = 0; c < N5; ++c) {
+        HINGE_UNROLL
+        for (int i = c; i < N5; ++i) {
+            if (!live[i]) {
+                a[i * N5 + c] = 0.0;
+                continue;
+            }
+            double s = i == c ? 1.0 : 0.0;
+            HINGE_UNROLL
+            for (int k = c; k < i; ++k) s -= a[i * N5 + k] * a[k * N5 + c];
+            a[i * N5 + c] = s / a[i * N5 + i];
+        }
+    }
+    HINGE_UNROLL
+    for (int i = 0; i < N5; ++i) {
+        HINGE_UNROLL
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            HINGE_UNROLL
+            for (int k = i; k < N5; ++k) s += a[k * N5 + i] * a[k * N5 + j];
+            a[i * N5 + j] = s;
+            a[j * N5 + i] = s;
+        }
+    }
+}
+
+/* E(k, c) of CTN_DD_E with ld 5 */
+#define HINGE_E(C, tr, r, c) ((tr) ? (C)[(c) * N5 + (r)] : (C)[(r) * N5 + (c)]) /* N5: the size in scope */
+
+HINGE_INLINE void node_factor(double *P, double *C, int tr, double *Pq, double *y, double *yq, int N5) {
+    double a[36], e[36], te[36];
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) {
+        HINGE_UNROLL
+        for (int c = 0; c <= r; ++c) a[r * N5 + c] = P[r * N5 + c];
+    }
+    HINGE_UNROLL
+    for (int k = 0; k < N5; ++k) {
+        HINGE_UNROLL
+        for (int c = 0; c < N5; ++c) e[k * N5 + c] = HINGE_E(C, tr, k, c);
+    }
+    spd_inverse_n(a, N5);
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) { /* T_E = P^-1 E */
+        HINGE_UNROLL
+        for (int c = 0; c < N5; ++c) {
+            double s = 0.0;
+            HINGE_UNROLL
+            for (int k = 0; k < N5; ++k) s += a[r * N5 + k] * e[k * N5 + c];
+            te[r * N5 + c] = s;
+        }
+    }
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) { /* Pq -= E^T T_E, lower triangle, mirrored */
+        HINGE_UNROLL
+        for (int c = 0; c <= r; ++c) {
+            double s = 0.0;
+            HINGE_UNROLL
+            for (int k = 0; k < N5; ++k) s += e[k * N5 + r] * te[k * N5 + c];
+            Pq[r * N5 + c] -= s;
+            Pq[c * N5 + r] = Pq[r * N5 + c];
+        }
+    }
+    HINGE_UNROLL
+    for (int i = 0; i < N5 * N5; ++i) P[i] = a[i];
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) {
+        HINGE_UNROLL
+        for (int c = 0; c < N5; ++c) C[tr ? c * N5 + r : r * N5 + c] = te[r * N5 + c];
+    }
+    if (!y) return;
+    /* ctn_dd_chain_forward_node_t: u = P^-1 y (in place), yq -= T_E^T y */
+    double v[6], t[6];
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) v[r] = y[r];
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) {
+        double s = 0.0;
+        HINGE_UNROLL
+        for (int k = 0; k < N5; ++k) s += a[r * N5 + k] * v[k];
+        t[r] = s;
+    }
+    HINGE_UNROLL
+    for (int r = 0; r < N5; ++r) y[r] = t[r];
+    HINGE_UNROLL
+    for (int c = 0; c < N5; ++c) {
+        double s = 0.0;
+        HINGE_UNROLL
+        for (int k = 0; k < N5; ++k) s += te[k * N5 + c] * v[k];
+        yq[c] -= s;
+    }
+}
+
+void ctn__node_factor(int n, double *P, double *C, int tr, double *Pq, double *y, double *yq) {
+    if (n == 5) tr ? node_factor(P, C, 1, Pq, y, yq, 5) : node_factor(P, C, 0, Pq, y, yq, 5);
+    else tr ? node_factor(P, C, 1, Pq, y, yq, 6) : node_factor(P, C, 0, Pq, y, yq, 6);
+}
+
+#if defined(__GNUC__)
+#define HINGE_FLATTEN __attribute__((flatten))
+#else
+#define HINGE_FLATTEN
+#endif
+HINGE_FLATTEN void ctn__node_forward(int n, const double *Pinv, double *y, const double *T, int tr, double *yq) {
+    if (n == 5) {
+        if (tr) ctn_dd_chain_forward_node_t(Pinv, 5, y, y, T, 5, 1, 5, yq, NULL, 0, NULL);
+        else ctn_dd_chain_forward_node_t(Pinv, 5, y, y, T, 5, 0, 5, yq, NULL, 0, NULL);
+    } else {
+        if (tr) ctn_dd_chain_forward_node_t(Pinv, 6, y, y, T, 6, 1, 6, yq, NULL, 0, NULL);
+        else ctn_dd_chain_forward_node_t(Pinv, 6, y, y, T, 6, 0, 6, yq, NULL, 0, NULL);
+    }
+}
+
+HINGE_FLATTEN void ctn__node_backward(int n, double *x, const double *T, int tr, const double *xq) {
+    if (n == 5) {
+        if (tr) ctn_dd_chain_backward_node_t(5, x, T, 5, 1, 5, xq, NULL, 0, NULL);
+        else ctn_dd_chain_backward_node_t(5, x, T, 5, 0, 5, xq, NULL, 0, NULL);
+    } else {
+        if (tr) ctn_dd_chain_backward_node_t(6, x, T, 6, 1, 6, xq, NULL, 0, NULL);
+        else ctn_dd_chain_backward_node_t(6, x, T, 6, 0, 6, xq, NULL, 0, NULL);
+    }
+}
