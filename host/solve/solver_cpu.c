@@ -245,10 +245,9 @@ static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         memcpy(c->vel_copy, w->vel, (size_t)w->body_count * sizeof *c->vel_copy);
         in = c->vel_copy;
     }
-    int n = w->body_count;
-    CPU_FOR(n)
-    for (int i = 0; i < n; ++i)
-        ctn_forces_body(i, w->props, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs, w->pose, in, w->vel, prm);
+    int n = w->body_count; /* the lean loop (host/solve/body_passes.c) where no spring adds a force */
+    ctn__forces(n, w->props, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs, w->pose, in, w->vel, prm, t->spring_count == 0,
+                n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
 }
 
 static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scale) {
@@ -469,27 +468,13 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
     return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
-/* x += h v per body (CTN_STAGE_INTEGRATE). */
+/* x += h v per body (CTN_STAGE_INTEGRATE), by the lean loops of host/solve/body_passes.c. */
 static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
-    int n = w->body_count;
-    if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) { /* the step's first write: from the poses it started from */
-        const ctn_pose *from = w->snapshot_pose;
-        if (integrate_keeps_inertia(w, prm)) {
-            CPU_FOR(n)
-            for (int i = 0; i < n; ++i) ctn_integrate_pose_from(i, from, w->pose, w->vel, w->props, prm->h);
-        } else {
-            CPU_FOR(n)
-            for (int i = 0; i < n; ++i) ctn_integrate_body_from(i, from, w->pose, w->vel, w->props, w->inertia, prm->h);
-        }
-        return;
-    }
-    if (integrate_keeps_inertia(w, prm)) {
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) ctn_integrate_pose(i, w->pose, w->vel, w->props, prm->h);
-        return;
-    }
-    CPU_FOR(n)
-    for (int i = 0; i < n; ++i) ctn_integrate_body(i, w->pose, w->vel, w->props, w->inertia, prm->h);
+    int n = w->body_count, threads = n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1;
+    /* the step's first write: from the poses it started from */
+    const ctn_pose *from = ctn__snapshot_fork(w, CTN_SNAP_POSE) ? w->snapshot_pose : w->pose;
+    if (integrate_keeps_inertia(w, prm)) ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, threads);
+    else ctn__integrate_bodies(n, from, w->pose, w->vel, w->props, w->inertia, prm->h, 1, threads);
 }
 
 /* The projection's scratch velocities and impulses to zero (CTN_STAGE_PROJECT_REST). */
@@ -733,10 +718,8 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i)
-            ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, prm->geometric_stiffness * prm->h,
-                                       w->inertia);
+        ctn__geometric_inertia(n, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, prm->geometric_stiffness * prm->h, w->inertia, 1,
+                               n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
         break;
     }
     case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;

@@ -1,0 +1,292 @@
+/* The per-body passes around the solve on the CPU: the geometric-stiffness inertia (CTN_STAGE_GEOMETRIC_INERTIA,
+ * ctn_geometric_inertia_body), the external forces of a world without springs (CTN_STAGE_FORCES,
+ * ctn_forces_body) and the position integration that leaves the inertia alone (CTN_STAGE_INTEGRATE,
+ * ctn_integrate_pose / ctn_integrate_pose_from), all in kernels/ctn_solver.h, which the OpenCL backend runs.
+ *
+ * Each lean loop does the shared function's IEEE 754 operations on the same operands in the same order, so the
+ * results have the same bits; what goes is the work around them:
+ *  - the world inverse inertia R diag(d) R^T (ctn_world_inverse_inertia) of four bodies at once, one body per
+ *    SSE lane (four quaternions and four sets of principal moments transposed in, the six entries transposed
+ *    out), instead of one body with its values spilled across too few registers;
+ *  - a ball joint's three sums of three squares (|lambda_lin|^2, |lambda_ang|^2 and its lever arm's |r|^2) in
+ *    three lanes of one register, their square roots by one sqrtps;
+ *  - sqrtf's error branch: this file is compiled with -fno-math-errno (CMakeLists.txt), so a square root is
+ *    the sqrtss instruction alone. That changes no value: glibc's sqrtf returns the correctly rounded root
+ *    of the instruction (IEEE 754-2008, section 5.4.1) and only sets errno besides, for a negative argument,
+ *    which the sums of squares here never are;
+ *  - the zero a sum starts from: 0 + x is x bit for bit for x = l * l, which is never -0 (a square is +0,
+ *    positive, +inf or a quiet NaN, which the addition passes on unchanged), so the sums of squares start
+ *    from their first square;
+ *  - three-component vectors (velocities, two-float positions, forces) as one SSE register each, lane 3
+ *    (a padding field or the inverse mass) restored from its input before the store.
+ * Without SSE2 the shared functions run. tests/test_body_passes.c checks lean against shared bit for bit
+ * (every byte written) on random bodies with static, kinematic and particle flags, zero inverse masses and
+ * non-finite values, on one and two threads. */
+#include "solve/solve.h"
+#include "ctn_solver.h"
+
+#include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#if defined(__SSE2__)
+/* ctn_quat_integrate out of line: a body that turns is the rare case of a pass whose bodies mostly do not (a
+ * chain at rest or falling), and inlined its registers spilled on every body's path. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static ctn_quat turn(ctn_quat q, ctn_v3 w, float h) {
+    return ctn_quat_integrate(q, w, h);
+}
+
+/* Lanes 0..2 of a, lane 3 of b. */
+static inline __m128 keep_lane3(__m128 a, __m128 b) {
+    const __m128 m = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
+}
+
+/* ctn_geometric_inverse_inertia's alpha for body i: the sum over its joints, in adjacency order, of
+ * sqrt(l2) |anchor| + sqrt(a2). A ball joint's (three linear rows, n_lin = 3) three sums of three squares go
+ * through one register, lane 0 l2 = (l0^2 + l1^2) + l2^2, lane 1 |anchor|^2 = (x^2 + y^2) + z^2 (ctn_length's
+ * ctn_dot), lane 2 a2 = (l3^2 + l4^2) + l5^2, and their square roots through one sqrtps. */
+static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, const ctn_joint_def *defs, const float *lambda) {
+    float alpha = 0.0f;
+    for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
+        int s = adj[e] >> 1, side = adj[e] & 1;
+        const ctn_joint_def *d = &defs[s];
+        const float *lam = lambda + 6 * s;
+        const ctn_v3 *r = side == 0 ? &d->anchor_a : &d->anchor_b;
+        int type = d->type;
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
+        if (n_lin == 3) {
+            __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2), a = _mm_loadu_ps(&r->x); /* l0..l3, l2..l5, (x, y, z, -) */
+            u = _mm_mul_ps(u, u), v = _mm_mul_ps(v, v), a = _mm_mul_ps(a, a);
+            __m128 t0 = _mm_unpacklo_ps(u, a), t1 = _mm_unpackhi_ps(u, a);   /* (l0^2, x^2, l1^2, y^2), (l2^2, z^2, l3^2, -) */
+            __m128 p = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 1, 0));      /* l0^2, x^2, l3^2 */
+            __m128 q = _mm_shuffle_ps(t0, v, _MM_SHUFFLE(3, 2, 3, 2));       /* l1^2, y^2, l4^2 */
+            __m128 rr = _mm_shuffle_ps(t1, v, _MM_SHUFFLE(3, 3, 1, 0));      /* l2^2, z^2, l5^2 */
+            __m128 root = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(p, q), rr));      /* sqrt(l2), |anchor|, sqrt(a2) */
+            __m128 arm = _mm_shuffle_ps(root, root, _MM_SHUFFLE(1, 1, 1, 1)), sa = _mm_movehl_ps(root, root);
+            alpha += _mm_cvtss_f32(_mm_add_ss(_mm_mul_ss(root, arm), sa));
+        } else { /* the shared loop as it is */
+            float l2 = 0.0f, a2 = 0.0f;
+            for (int k = 0; k < CTN_MAX_ROWS; ++k) {
+                float l = lam[k];
+                if (k < n_lin) l2 += l * l;
+                else a2 += l * l;
+            }
+            alpha += CTN_SQRT(l2) * ctn_length(*r) + CTN_SQRT(a2);
+        }
+    }
+    return alpha;
+}
+
+/* ctn_world_inverse_inertia of four bodies, lane k = body k: quaternion (W, X, Y, Z), moments (Dx, Dy, Dz);
+ * m[0..5] = xx, yy, zz, xy, xz, yz. */
+static inline void world_inverse_inertia4(__m128 W, __m128 X, __m128 Y, __m128 Z, __m128 Dx, __m128 Dy, __m128 Dz, __m128 m[6]) {
+    const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f);
+    __m128 xx = _mm_mul_ps(X, X), yy = _mm_mul_ps(Y, Y), zz = _mm_mul_ps(Z, Z);
+    __m128 xy = _mm_mul_ps(X, Y), xz = _mm_mul_ps(X, Z), yz = _mm_mul_ps(Y, Z);
+    __m128 wx = _mm_mul_ps(W, X), wy = _mm_mul_ps(W, Y), wz = _mm_mul_ps(W, Z);
+    __m128 c0x = _mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(yy, zz))), c0y = _mm_mul_ps(two, _mm_add_ps(xy, wz));
+    __m128 c0z = _mm_mul_ps(two, _mm_sub_ps(xz, wy));
+    __m128 c1x = _mm_mul_ps(two, _mm_sub_ps(xy, wz)), c1y = _mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, zz)));
+    __m128 c1z = _mm_mul_ps(two, _mm_add_ps(yz, wx));
+    __m128 c2x = _mm_mul_ps(two, _mm_add_ps(xz, wy)), c2y = _mm_mul_ps(two, _mm_sub_ps(yz, wx));
+    __m128 c2z = _mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, yy)));
+#define TERM(D, a, b) _mm_mul_ps(_mm_mul_ps(D, a), b)
+#define ENTRY(a0, b0, a1, b1, a2, b2) _mm_add_ps(_mm_add_ps(TERM(Dx, a0, b0), TERM(Dy, a1, b1)), TERM(Dz, a2, b2))
+    m[0] = ENTRY(c0x, c0x, c1x, c1x, c2x, c2x);
+    m[1] = ENTRY(c0y, c0y, c1y, c1y, c2y, c2y);
+    m[2] = ENTRY(c0z, c0z, c1z, c1z, c2z, c2z);
+    m[3] = ENTRY(c0x, c0y, c1x, c1y, c2x, c2y);
+    m[4] = ENTRY(c0x, c0z, c1x, c1z, c2x, c2z);
+    m[5] = ENTRY(c0y, c0z, c1y, c1z, c2y, c2z);
+#undef ENTRY
+#undef TERM
+}
+
+/* ctn_body_inverse_inertia_augmented of bodies b..b+3 with alphas al[0..3] (gs_h * alpha, as the shared
+ * function's argument): d_k / (1 + alpha d_k), R diag(d) R^T, zero where the body is not dynamic or is a
+ * particle (computed and masked: the lanes are independent). al == NULL: ctn_body_inverse_inertia, R diag(d)
+ * R^T of the moments as they are. Writes the six entries of each, not the padding. */
+static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b, const float *al, ctn_inertia *inertia) {
+    __m128 W = _mm_loadu_ps(&pose[b].q.w), X = _mm_loadu_ps(&pose[b + 1].q.w);
+    __m128 Y = _mm_loadu_ps(&pose[b + 2].q.w), Z = _mm_loadu_ps(&pose[b + 3].q.w);
+    _MM_TRANSPOSE4_PS(W, X, Y, Z);
+    __m128 Dx = _mm_loadu_ps(&props[b].inv_inertia_body.x), Dy = _mm_loadu_ps(&props[b + 1].inv_inertia_body.x);
+    __m128 Dz = _mm_loadu_ps(&props[b + 2].inv_inertia_body.x), F = _mm_loadu_ps(&props[b + 3].inv_inertia_body.x);
+    _MM_TRANSPOSE4_PS(Dx, Dy, Dz, F); /* F: the four flags words */
+    if (al) {
+        const __m128 one = _mm_set1_ps(1.0f);
+        __m128 A = _mm_loadu_ps(al);
+        Dx = _mm_div_ps(Dx, _mm_add_ps(one, _mm_mul_ps(A, Dx)));
+        Dy = _mm_div_ps(Dy, _mm_add_ps(one, _mm_mul_ps(A, Dy)));
+        Dz = _mm_div_ps(Dz, _mm_add_ps(one, _mm_mul_ps(A, Dz)));
+    }
+    __m128 m[6];
+    world_inverse_inertia4(W, X, Y, Z, Dx, Dy, Dz, m);
+    const __m128i dp = _mm_set1_epi32(CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_PARTICLE), dyn = _mm_set1_epi32(CTN_BODY_FLAG_DYNAMIC);
+    __m128 rigid = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(F), dp), dyn));
+    for (int k = 0; k < 6; ++k) m[k] = _mm_and_ps(m[k], rigid); /* ctn_sym3_zero's +0 elsewhere */
+    _MM_TRANSPOSE4_PS(m[0], m[1], m[2], m[3]);
+    __m128 lo = _mm_unpacklo_ps(m[4], m[5]), hi = _mm_unpackhi_ps(m[4], m[5]);
+    for (int k = 0; k < 4; ++k) _mm_storeu_ps(&inertia[b + k].inv_inertia.xx, m[k]);
+    _mm_storel_pi((__m64 *)&inertia[b].inv_inertia.xz, lo);
+    _mm_storeh_pi((__m64 *)&inertia[b + 1].inv_inertia.xz, lo);
+    _mm_storel_pi((__m64 *)&inertia[b + 2].inv_inertia.xz, hi);
+    _mm_storeh_pi((__m64 *)&inertia[b + 3].inv_inertia.xz, hi);
+}
+#endif
+
+void ctn__geometric_inertia(int n, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
+                            const ctn_joint_def *defs, const float *lambda, float gs_h, ctn_inertia *inertia, int lean, int threads) {
+#if defined(__SSE2__)
+    if (lean) {
+        int groups = n / 4;
+#ifdef _OPENMP
+#pragma omp parallel if (threads > 1) num_threads(threads)
+#endif
+        {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (int g = 0; g < groups; ++g) {
+                float al[4];
+                for (int k = 0; k < 4; ++k) al[k] = gs_h * gi_alpha(4 * g + k, adj_offsets, adj, defs, lambda);
+                inertia4(pose, props, 4 * g, al, inertia);
+            }
+        }
+        for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
+            ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+        return;
+    }
+#else
+    (void)lean;
+#endif
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+    for (int i = 0; i < n; ++i) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+}
+
+void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, const int *sadj_offsets, const int *sadj,
+                 const ctn_joint_def *springs, const ctn_pose *pose, ctn_vel *in, ctn_vel *out, ctn_step_params prm, int lean, int threads) {
+#if defined(__SSE2__)
+    if (lean) { /* no springs: f_extra = t_extra = 0 */
+        const __m128 zero = _mm_setzero_ps(), g = _mm_setr_ps(prm.gravity.x, prm.gravity.y, prm.gravity.z, 0.0f), h = _mm_set1_ps(prm.h);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int i = 0; i < n; ++i) {
+            int flags = props[i].flags;
+            __m128 v = _mm_loadu_ps(&in[i].v.x), w = _mm_loadu_ps(&in[i].w.x); /* (v, inv_mass), (w, pad) */
+            if (flags & CTN_BODY_FLAG_DYNAMIC) {
+                /* v += h (g + inv_mass (force + 0)) */
+                __m128 f = _mm_add_ps(_mm_loadu_ps(&props[i].force.x), zero);
+                __m128 dv = _mm_mul_ps(_mm_add_ps(g, _mm_mul_ps(f, _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 3, 3)))), h);
+                v = keep_lane3(_mm_add_ps(v, dv), v);
+                if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) { /* w += h I^-1 (torque + 0), ctn_sym3_mul's sums */
+                    __m128 t = _mm_add_ps(_mm_loadu_ps(&props[i].torque.x), zero);
+                    __m128 a = _mm_loadu_ps(&inertia[i].inv_inertia.xx);                              /* xx yy zz xy */
+                    __m128 b = _mm_castpd_ps(_mm_load_sd((const double *)&inertia[i].inv_inertia.xz)); /* xz yz */
+                    __m128 c0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 0));                          /* xx xy xz */
+                    __m128 c1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 1, 3));                          /* xy yy yz */
+                    __m128 c2 = _mm_shuffle_ps(b, a, _MM_SHUFFLE(2, 2, 1, 0));                          /* xz yz zz */
+                    __m128 m = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_shuffle_ps(t, t, 0x00)), _mm_mul_ps(c1, _mm_shuffle_ps(t, t, 0x55))),
+                                          _mm_mul_ps(c2, _mm_shuffle_ps(t, t, 0xAA)));
+                    w = keep_lane3(_mm_add_ps(w, _mm_mul_ps(m, h)), w);
+                }
+            }
+            _mm_storeu_ps(&out[i].v.x, v);
+            _mm_storeu_ps(&out[i].w.x, w);
+        }
+        return;
+    }
+#else
+    (void)lean;
+#endif
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+    for (int i = 0; i < n; ++i) ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, in, out, prm);
+}
+
+#if defined(__SSE2__)
+/* ctn_body_integrate of body i from `from` into `pose` (the same array or another): x += h v, e = exp(h/2 w) e. */
+static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, float h) {
+    int flags = props[i].flags;
+    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) { /* static: does not move */
+        if (from != pose) pose[i] = from[i];
+        return;
+    }
+    /* (p, p_lo) += h v by ctn_f2_add per lane: s = hi + d, e = TwoSum error + lo, t = s + e,
+     * lo = TwoSum error of s + e (Knuth's TwoSum: err(a, b, s) = (a - (s - bb)) + (b - bb), bb = s - a) */
+    __m128 hi = _mm_loadu_ps(&from[i].p.x), lo = _mm_loadu_ps(&from[i].p_lo.x); /* (p, pad), (p_lo, pad1) */
+    __m128 d = _mm_mul_ps(_mm_loadu_ps(&vel[i].v.x), _mm_set1_ps(h));
+    __m128 s = _mm_add_ps(hi, d), bb = _mm_sub_ps(s, hi);
+    __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
+    __m128 t = _mm_add_ps(s, e), bt = _mm_sub_ps(t, s);
+    __m128 l = _mm_add_ps(_mm_sub_ps(s, _mm_sub_ps(t, bt)), _mm_sub_ps(e, bt));
+    ctn_quat q = from[i].q;
+    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) {
+        const ctn_v3 *w = &vel[i].w;
+        float wn = ctn_length(*w);
+        /* ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
+        if (!(fabsf(0.5f * h * wn) < 1e-20f)) q = turn(q, *w, h); /* else no rotation */
+    }
+    _mm_storeu_ps(&pose[i].p.x, keep_lane3(t, hi));
+    pose[i].q = q;
+    _mm_storeu_ps(&pose[i].p_lo.x, keep_lane3(l, lo));
+}
+#endif
+
+void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, float h, int lean,
+                          int threads) {
+#if defined(__SSE2__)
+    if (lean) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int i = 0; i < n; ++i) integrate_one(i, from, pose, vel, props, h);
+        return;
+    }
+#else
+    (void)lean;
+#endif
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+    for (int i = 0; i < n; ++i) {
+        if (from == pose) ctn_integrate_pose(i, pose, vel, props, h);
+        else ctn_integrate_pose_from(i, from, pose, vel, props, h);
+    }
+}
+
+void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,
+                           float h, int lean, int threads) {
+#if defined(__SSE2__)
+    if (lean) { /* four poses, then their four inertias from the new orientations */
+        int groups = n / 4;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int g = 0; g < groups; ++g) {
+            for (int k = 0; k < 4; ++k) integrate_one(4 * g + k, from, pose, vel, props, h);
+            inertia4(pose, props, 4 * g, NULL, inertia);
+        }
+        for (int i = 4 * groups; i < n; ++i) ctn_integrate_body_from(i, from, pose, vel, props, inertia, h); /* the last n mod 4 */
+        return;
+    }
+#else
+    (void)lean;
+#endif
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+    for (int i = 0; i < n; ++i) {
+        if (from == pose) ctn_integrate_body(i, pose, vel, props, inertia, h);
+        else ctn_integrate_body_from(i, from, pose, vel, props, inertia, h);
+    }
+}

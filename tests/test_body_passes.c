@@ -1,0 +1,230 @@
+/* The per-body passes around the solve on the CPU (host/solve/body_passes.c): the lean loops (SIMD where the
+ * machine has SSE2) against the shared functions of kernels/ctn_solver.h that the OpenCL backend runs and the
+ * golden hashes were recorded with, bit for bit, every byte of the output arrays (both start from the same
+ * garbage, so a field one loop writes and the other does not shows up too), on one and on two threads:
+ *  - ctn__geometric_inertia (ctn_geometric_inertia_body): ball joints and joints of other row counts
+ *    (distance, prismatic, spring, hinge), joints to the world, bodies without joints, counts of bodies that
+ *    are not a multiple of the four the SIMD loop takes at once;
+ *  - ctn__forces without springs (ctn_forces_body), into another array and in place;
+ *  - ctn__integrate_poses (ctn_integrate_pose_from, ctn_integrate_pose in place), bodies that turn and
+ *    bodies that do not (|w| = 0 and |w| tiny), a backward step (h < 0); ctn__integrate_bodies, the same with
+ *    the world inverse inertia of the new poses (ctn_integrate_body_from, ctn_integrate_body).
+ * Bodies: dynamic rigid, dynamic particle, kinematic, static (flags 0), zero inverse masses and moments,
+ * padding fields holding NaN and infinities (the SIMD loops read them into lanes they must give back as they
+ * were). Non-finite inputs in rounds of their own: NaN or infinite impulses, quaternions, velocities, forces,
+ * positions and inverse moments. One kind of NaN goes in (NaN from math.h) and, within a round, the values
+ * are chosen so that no operation meets two NaNs of different payloads (which of two NaN operands an
+ * addition passes on is not fixed by C, so the two compiled loops may differ there legitimately). */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "core/world.h"
+#include "solve/solve.h"
+#include "ctn_solver.h"
+#include "random_poses.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define BODIES 1203 /* not a multiple of 4: the SIMD loop's tail */
+#define JOINTS 2600
+
+static ctn_pose pose[BODIES], ref_pose[BODIES], got_pose[BODIES];
+static ctn_props props[BODIES];
+static ctn_vel vel[BODIES], ref_vel[BODIES], got_vel[BODIES];
+static ctn_inertia inertia[BODIES], ref_inertia[BODIES], got_inertia[BODIES];
+static ctn_joint_def defs[JOINTS];
+static float lambda[6 * JOINTS];
+static int adj_offsets[BODIES + 1], adj[2 * JOINTS];
+static const int no_springs[BODIES + 1]; /* spring adjacency offsets: none */
+
+enum { FINITE, NAN_LAMBDA, INF_LAMBDA, NONFINITE_BODY };
+
+static float nonfinite(void) { return urand() < -0.3 ? NAN : urand() < 0.0 ? INFINITY : -INFINITY; }
+
+static void make_world(int mode, int other_types) {
+    for (int i = 0; i < BODIES; ++i) {
+        ctn_pose *p = &pose[i];
+        memset(p, 0, sizeof *p);
+        p->p = rand_v3(100.0), p->p_lo = rand_v3(1e-6), p->q = rand_quat();
+        p->pad = (i & 1) ? NAN : -INFINITY, p->pad1 = (i & 2) ? INFINITY : -NAN; /* never read by the math */
+        ctn_props *pr = &props[i];
+        memset(pr, 0, sizeof *pr);
+        int kind = (int)((urand() + 1.0) * 4.0) & 7; /* mostly dynamic rigid bodies */
+        pr->flags = kind <= 3 ? CTN_BODY_FLAG_DYNAMIC : kind == 4 ? CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_PARTICLE
+                    : kind == 5 ? CTN_BODY_FLAG_KINEMATIC : kind == 6 ? 0 : CTN_BODY_FLAG_KINEMATIC | CTN_BODY_FLAG_PARTICLE;
+        if (i % 7 == 0) pr->flags |= CTN_BODY_FLAG_ALIVE;
+        pr->inv_inertia_body = i % 11 == 0 ? ctn_v3_zero() : ctn_v3_make(2.0f + (float)urand(), 30.0f + 20.0f * (float)urand(), 0.5f + (float)urand());
+        pr->force = rand_v3(5.0), pr->torque = rand_v3(2.0);
+        pr->pad0 = NAN, pr->pad1 = INFINITY;
+        ctn_vel *v = &vel[i];
+        v->v = rand_v3(3.0), v->w = i % 5 == 0 ? ctn_v3_zero() : i % 5 == 1 ? rand_v3(1e-25) : rand_v3(10.0);
+        v->inv_mass = i % 13 == 0 ? 0.0f : 0.1f + (float)(urand() + 1.0);
+        v->pad = (i & 4) ? NAN : -INFINITY;
+        ctn_inertia *in = &inertia[i];
+        in->inv_inertia = (ctn_sym3){(float)urand(), (float)urand(), (float)urand(), (float)urand(), (float)urand(), (float)urand()};
+        in->pad[0] = NAN, in->pad[1] = -INFINITY;
+        if (mode == NONFINITE_BODY && i % 9 == 4) { /* one field of the body */
+            float x = nonfinite();
+            switch ((i / 9) % 8) {
+            case 0: p->q.x = x; break;
+            case 1: p->p.y = x; break;
+            case 2: p->p_lo.z = x; break;
+            case 3: v->v.x = x; break;
+            case 4: v->w.z = x; break;
+            case 5: pr->force.y = x; break;
+            case 6: pr->inv_inertia_body.z = x == x ? INFINITY : x; break;
+            default: in->inv_inertia.xy = x; break;
+            }
+        }
+    }
+    for (int s = 0; s < JOINTS; ++s) {
+        ctn_joint_def *d = &defs[s];
+        memset(d, 0, sizeof *d);
+        /* a chain over the first half (the benchmark's layout: body i's last joint is body i + 1's first),
+         * random pairs over the rest */
+        int chain = s < BODIES / 2;
+        d->a = chain ? s + 1 : (int)((urand() + 1.0) * 0.5 * BODIES) % BODIES;
+        d->b = chain ? s : s % 10 == 0 ? -1 : (int)((urand() + 1.0) * 0.5 * BODIES) % BODIES;
+        if (d->b == d->a) d->b = -1;
+        static const int others[] = {CTN_JT_DISTANCE, CTN_JT_HINGE, CTN_JT_SPRING, CTN_JT_PRISMATIC, CTN_JT_GEAR};
+        d->type = other_types && s % 3 == 0 ? others[(s / 3) % 5] : CTN_JT_BALL;
+        if (d->type == CTN_JT_PRISMATIC && s % 2) d->flags = CTN_JF_LIMIT;
+        d->anchor_a = rand_v3(0.5), d->anchor_b = rand_v3(0.5);
+        d->rest_length = NAN, d->compliance = -INFINITY; /* the anchors' neighbours (the SIMD loop's lane 3) */
+        for (int k = 0; k < 6; ++k) lambda[6 * s + k] = (float)(urand() * (k < 3 ? 10.0 : 1.0));
+        if (mode == NAN_LAMBDA && s % 7 == 3) lambda[6 * s + s % 6] = NAN;
+        if (mode == INF_LAMBDA && s % 7 == 3) lambda[6 * s + s % 6] = (s & 8) ? INFINITY : -INFINITY;
+    }
+    /* the adjacency of host/core/topology.c: body -> (joint << 1 | side), joints in increasing order */
+    memset(adj_offsets, 0, sizeof adj_offsets);
+    for (int s = 0; s < JOINTS; ++s) {
+        adj_offsets[defs[s].a + 1]++;
+        if (defs[s].b >= 0) adj_offsets[defs[s].b + 1]++;
+    }
+    for (int i = 0; i < BODIES; ++i) adj_offsets[i + 1] += adj_offsets[i];
+    int fill[BODIES];
+    memcpy(fill, adj_offsets, sizeof fill);
+    for (int s = 0; s < JOINTS; ++s) {
+        adj[fill[defs[s].a]++] = s << 1;
+        if (defs[s].b >= 0) adj[fill[defs[s].b]++] = (s << 1) | 1;
+    }
+}
+
+/* The first differing index of two arrays of n elements of `size` bytes, -1 if none. */
+static int first_diff(const void *a, const void *b, int n, size_t size) {
+    for (int i = 0; i < n; ++i)
+        if (memcmp((const char *)a + (size_t)i * size, (const char *)b + (size_t)i * size, size) != 0) return i;
+    return -1;
+}
+
+static void compare_inertia(const char *what, int n, float gs_h) {
+    memset(ref_inertia, 0xA5, sizeof ref_inertia);
+    ctn__geometric_inertia(n, pose, props, adj_offsets, adj, defs, lambda, gs_h, ref_inertia, 0, 1);
+    for (int threads = 1; threads <= 2; ++threads) {
+        memset(got_inertia, 0xA5, sizeof got_inertia);
+        ctn__geometric_inertia(n, pose, props, adj_offsets, adj, defs, lambda, gs_h, got_inertia, 1, threads);
+        int i = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
+        CHECK(i < 0, "%s, %d bodies, %d threads: inertia of body %d differs (xx %.9g, shared %.9g; xz %.9g, shared %.9g)", what, n,
+              threads, i, i < 0 ? 0.0 : (double)got_inertia[i].inv_inertia.xx, i < 0 ? 0.0 : (double)ref_inertia[i].inv_inertia.xx,
+              i < 0 ? 0.0 : (double)got_inertia[i].inv_inertia.xz, i < 0 ? 0.0 : (double)ref_inertia[i].inv_inertia.xz);
+    }
+}
+
+static void compare_forces(const char *what, int n, ctn_step_params prm) {
+    memset(ref_vel, 0xA5, sizeof ref_vel);
+    ctn__forces(n, props, inertia, no_springs, NULL, NULL, pose, vel, ref_vel, prm, 0, 1);
+    for (int threads = 1; threads <= 2; ++threads) {
+        for (int inplace = 0; inplace <= 1; ++inplace) {
+            memset(got_vel, 0xA5, sizeof got_vel);
+            if (inplace) memcpy(got_vel, vel, (size_t)n * sizeof *vel);
+            ctn__forces(n, props, inertia, no_springs, NULL, NULL, pose, inplace ? got_vel : vel, got_vel, prm, 1, threads);
+            int i = first_diff(got_vel, ref_vel, BODIES, sizeof *got_vel);
+            CHECK(i < 0, "%s, %d bodies, %d threads%s: velocity of body %d differs (v.x %.9g, shared %.9g; w.y %.9g, shared %.9g)", what,
+                  n, threads, inplace ? ", in place" : "", i, i < 0 ? 0.0 : (double)got_vel[i].v.x, i < 0 ? 0.0 : (double)ref_vel[i].v.x,
+                  i < 0 ? 0.0 : (double)got_vel[i].w.y, i < 0 ? 0.0 : (double)ref_vel[i].w.y);
+        }
+    }
+    /* the shared function in place gives what it gives into another array: the reference holds for both */
+    memcpy(got_vel, vel, sizeof vel);
+    ctn__forces(n, props, inertia, no_springs, NULL, NULL, pose, got_vel, got_vel, prm, 0, 1);
+    CHECK(first_diff(got_vel, ref_vel, n, sizeof *got_vel) < 0, "%s: the shared forces in place differ", what);
+}
+
+static void compare_integrate(const char *what, int n, float h) {
+    memset(ref_pose, 0xA5, sizeof ref_pose);
+    ctn__integrate_poses(n, pose, ref_pose, vel, props, h, 0, 1);
+    ctn_pose inplace_ref[BODIES];
+    memset(inplace_ref, 0xA5, sizeof inplace_ref);
+    memcpy(inplace_ref, pose, (size_t)n * sizeof *pose);
+    ctn__integrate_poses(n, inplace_ref, inplace_ref, vel, props, h, 0, 1);
+    CHECK(first_diff(inplace_ref, ref_pose, n, sizeof *pose) < 0, "%s: the shared integration in place and from another array differ", what);
+    for (int threads = 1; threads <= 2; ++threads) {
+        for (int inplace = 0; inplace <= 1; ++inplace) {
+            memset(got_pose, 0xA5, sizeof got_pose);
+            if (inplace) memcpy(got_pose, pose, (size_t)n * sizeof *pose);
+            ctn__integrate_poses(n, inplace ? got_pose : pose, got_pose, vel, props, h, 1, threads);
+            const ctn_pose *want = inplace ? inplace_ref : ref_pose;
+            int i = first_diff(got_pose, want, BODIES, sizeof *got_pose);
+            CHECK(i < 0, "%s, %d bodies, %d threads%s: pose of body %d differs (p.x %.9g, shared %.9g; q.w %.9g, shared %.9g)", what, n,
+                  threads, inplace ? ", in place" : "", i, i < 0 ? 0.0 : (double)got_pose[i].p.x, i < 0 ? 0.0 : (double)want[i].p.x,
+                  i < 0 ? 0.0 : (double)got_pose[i].q.w, i < 0 ? 0.0 : (double)want[i].q.w);
+        }
+    }
+}
+
+static void compare_integrate_inertia(const char *what, int n, float h) {
+    memset(ref_pose, 0xA5, sizeof ref_pose), memset(ref_inertia, 0xA5, sizeof ref_inertia);
+    ctn__integrate_bodies(n, pose, ref_pose, vel, props, ref_inertia, h, 0, 1);
+    for (int threads = 1; threads <= 2; ++threads) {
+        for (int inplace = 0; inplace <= 1; ++inplace) {
+            memset(got_pose, 0xA5, sizeof got_pose), memset(got_inertia, 0xA5, sizeof got_inertia);
+            if (inplace) memcpy(got_pose, pose, (size_t)n * sizeof *pose);
+            ctn__integrate_bodies(n, inplace ? got_pose : pose, got_pose, vel, props, got_inertia, h, 1, threads);
+            int i = first_diff(got_pose, ref_pose, n, sizeof *got_pose), j = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
+            CHECK(i < 0 && j < 0, "%s, %d bodies, %d threads%s: with the inertia, pose of body %d, inertia of body %d differ", what, n, threads,
+                  inplace ? ", in place" : "", i, j);
+        }
+    }
+}
+
+static void compare_all(const char *what, int n) {
+    ctn_step_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.gravity = ctn_v3_make(0.0f, -9.81f, 0.25f), prm.h = 1.0f / 60.0f, prm.geometric_stiffness = 1.0f;
+    compare_inertia(what, n, prm.geometric_stiffness * prm.h);
+    compare_inertia(what, n, 0.0f); /* geometric stiffness off: the plain inertia */
+    compare_forces(what, n, prm);
+    compare_integrate(what, n, prm.h);
+    compare_integrate(what, n, -prm.h); /* a backward step */
+    compare_integrate_inertia(what, n, prm.h);
+}
+
+int main(void) {
+    static const int counts[] = {0, 1, 3, 4, 5, 8, 9, BODIES};
+    make_world(FINITE, 0);
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) compare_all("ball joints", counts[k]);
+    make_world(FINITE, 1);
+    compare_all("joints of several types", BODIES);
+    make_world(NAN_LAMBDA, 1);
+    compare_all("NaN impulses", BODIES);
+    make_world(INF_LAMBDA, 0);
+    compare_all("infinite impulses", BODIES);
+    make_world(NONFINITE_BODY, 0);
+    compare_all("non-finite body values", BODIES);
+
+    /* the checks can fail: the geometric stiffness changes the inertia, forces and integration change what
+     * they write (the lean loops are not compared against unchanged arrays) */
+    make_world(FINITE, 0);
+    ctn__geometric_inertia(BODIES, pose, props, adj_offsets, adj, defs, lambda, 0.0f, ref_inertia, 1, 1);
+    ctn__geometric_inertia(BODIES, pose, props, adj_offsets, adj, defs, lambda, 1.0f / 60.0f, got_inertia, 1, 1);
+    int rigid = 1; /* body 1: a dynamic rigid body? */
+    while (rigid < BODIES && ((props[rigid].flags & 5) != 1 || adj_offsets[rigid] == adj_offsets[rigid + 1] || rigid % 11 == 0)) ++rigid;
+    CHECK(rigid < BODIES && got_inertia[rigid].inv_inertia.xx < ref_inertia[rigid].inv_inertia.xx,
+          "geometric stiffness: body %d's inverse inertia %.9g not below the plain one %.9g", rigid,
+          rigid < BODIES ? (double)got_inertia[rigid].inv_inertia.xx : 0.0, rigid < BODIES ? (double)ref_inertia[rigid].inv_inertia.xx : 0.0);
+    ctn__integrate_poses(BODIES, pose, got_pose, vel, props, 0.1f, 1, 1);
+    CHECK(got_pose[rigid].p.x != pose[rigid].p.x || (props[rigid].flags & 3) == 0, "integration: body %d did not move", rigid);
+    return check_report("test_body_passes");
+}
