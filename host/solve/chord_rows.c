@@ -117,6 +117,35 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
     r->angle = 0.0;
 }
 
+/* ctn_chord_slot_measure of a hinge without a limit, a motor or an implicit spring (five bilateral rows: the point
+ * rows and the two rows across the axis, ctn_rows_hinge), with the rows' errors formed as ctn_joint_rows forms
+ * them, by the same functions of the shared headers, but without building the joint's block: the anchor
+ * separation sep = C of the point rows (ctn_point_sep), a1 = R_a axis_a, a2 = R_b axis_b, the basis t1, t2 across
+ * a1 (ctn_basis) and C = t . (a2 x a1) of the angular rows (ctn_rows_parallel); then the measure's sums
+ * (bilateral rows: no clamping), targets -C/h and largest error, in its order. The same bits; the joint's
+ * defaults are read in place (no copy of the joint or of a 288-byte block per joint and chord step). */
+static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
+                                float *angle) {
+    const ctn_joint_def *j = &defs[s];
+    ctn_pose pa = ctn_load_pose(pose, j->a), pb = ctn_load_pose(pose, j->b);
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j->anchor_a), rb = ctn_quat_rotate(pb.q, j->anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j->axis_a), a2 = ctn_quat_rotate(pb.q, j->axis_b), t1, t2;
+    ctn_basis(a1, &t1, &t2);
+    ctn_v3 c = ctn_cross(a2, a1);
+    float g[5] = {sep.x, sep.y, sep.z, ctn_dot(t1, c), ctn_dot(t2, c)}, l2 = 0.0f, a2s = 0.0f, worst = 0.0f;
+    for (int k = 0; k < 3; ++k) l2 += g[k] * g[k];
+    for (int k = 3; k < 5; ++k) a2s += g[k] * g[k];
+    *gap = CTN_SQRT(l2);
+    *angle = CTN_SQRT(a2s);
+    for (int k = 0; k < 5; ++k) blocks[s].bias[k] = -g[k] / h;
+    for (int k = 0; k < 5; ++k) {
+        float e = CTN_FABS(g[k]);
+        worst = e > worst || e != e ? e : worst; /* a NaN stays */
+    }
+    return worst;
+}
+
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r) {
     if (all_ball) {
@@ -130,7 +159,9 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
 #endif
     for (int s = 0; s < m; ++s) {
         float g, a;
-        float e = ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
+        float e = defs[s].type == CTN_JT_HINGE && (defs[s].flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0
+                      ? chord_hinge(s, defs, pose, h, blocks, &g, &a)
+                      : ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
         worst = e > worst ? e : worst;
         if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
         gap = g > gap ? g : gap;

@@ -69,7 +69,8 @@ struct direct_chain {
     unsigned char *n;      /* [p] rows */
     unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
     unsigned char *dyn;    /* [p] DYN_* bits of the joint's two bodies */
-    unsigned char *axes;   /* [p] the rows of the position's block are the world axes (ctn_dd_rows_axes), set by its assembly */
+    unsigned char *axes;   /* [p] set by its assembly: 1 the rows of the position's block are the world axes (ctn_dd_rows_axes);
+                            * 2 three world-axis linear rows then angular rows (ctn__hinge_rows, a hinge's: the lean steps) */
     int uniform;           /* rows of every position when they all match, else 0 */
     /* Offsets of K_p, C_p and y_p (F_p at 6 times y_p's) when the rows differ between positions; NULL for a
      * uniform sequence, whose offsets are implicit (CH_K, CH_C, CH_V): 9p, 9p and 3p for ball joints. */
@@ -312,8 +313,8 @@ static inline int cut_of(const direct_chain *c, ch_rows blocks, int slot) {
 /* The lean hinge assembly (host/solve/direct_hinge.c) takes position p (rows of blk) and its coupling to the
  * predecessor (bp, np rows; NULL: none): both have three world-axis linear rows first and one has angular rows
  * (two ball joints take ctn_dd_chain_assemble_ax's lever-arm branch). Off with ctn__chain_set_generic. */
-static inline int hinge_pair(const direct_chain *c, const ctn_block *blk, int n, const ctn_block *bp, int np) {
-    if (c->generic || !ctn__hinge_rows(blk, n)) return 0;
+static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *bp, int np) {
+    if (!hinge) return 0; /* blk: ctn__hinge_rows, lean steps on */
     if (!bp) return blk->n_ang > 0;
     return ctn__hinge_rows(bp, np) && (blk->n_ang > 0 || bp->n_ang > 0);
 }
@@ -333,8 +334,8 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
         for (size_t e = CH_C(c, p - 1, nfix); e < CH_C(c, p, nfix); ++e) c->C[e] = 0.0;
-    int axes = !full && ctn_dd_rows_axes(blk);
-    c->axes[p] = (unsigned char)axes;
+    int axes = !full && ctn_dd_rows_axes(blk), hinge = !full && !c->generic && ctn__hinge_rows(blk, n);
+    c->axes[p] = (unsigned char)(axes ? 1 : hinge ? 2 : 0);
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
@@ -345,9 +346,9 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     ctn_sym3 Ia = {0}, Ib = {0};
     if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
-    int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
+    int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
     int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
-    if (hinge_pair(c, blk, n, bp, np))
+    if (hinge_pair(hinge, blk, bp, np))
         ctn__hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);
     else
         ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
@@ -390,8 +391,10 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows block
         const double *x = c->y + CH_V(c, p, nfix);
         ctn_block tb;
         const ctn_block *blk = row_block(blocks, slot, &tb);
-        if (c->axes[p]) /* a ball joint's rows: D = I3 */
+        if (c->axes[p] == 1) /* a ball joint's rows: D = I3 */
             ctn_dd_block_impulse_axes(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+        else if (c->axes[p] == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
+            ctn__hinge_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         else
             ctn_dd_block_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         hit = 1;
