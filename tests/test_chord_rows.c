@@ -96,6 +96,61 @@ static ctn_chord_rows_result compare(const char *what, float h) {
     return ref;
 }
 
+/* ctn__chord_rows's general loop, as it was before hinges had their own measure: ctn_chord_slot_measure of
+ * every joint (the function the golden hashes were recorded with). */
+static ctn_chord_rows_result measure_all(ctn_block *blocks, float h) {
+    ctn_chord_rows_result r;
+    float worst = 0.0f;
+    double gap = 0.0, angle = 0.0;
+    for (int s = 0; s < JOINTS; ++s) {
+        float g, a;
+        float e = ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
+        worst = e > worst ? e : worst;
+        if (e != e) worst = INFINITY;
+        gap = g > gap ? g : gap;
+        angle = a > angle ? a : angle;
+    }
+    r.worst = worst, r.gap = gap, r.angle = angle;
+    return r;
+}
+
+/* Hinges (plain, and every fifth with a limit or a motor, which take the general measure) among the ball
+ * joints: ctn__chord_rows (its hinge measure, host/solve/chord_rows.c chord_hinge) against ctn_chord_slot_measure
+ * of every joint, bit for bit (targets, largest error, gap, angle), on one and two threads. */
+static void hinges_against_measure(const char *what, float h) {
+    for (int s = 0; s < JOINTS; s += 2) {
+        ctn_joint_def *d = &defs[s];
+        d->type = CTN_JT_HINGE;
+        d->rows = 5;
+        ctn_v3 ax = rand_v3(1.0f);
+        d->axis_a = ctn_scale(ax, 1.0f / ctn_length(ax));
+        d->axis_b = s % 4 ? ctn_quat_rotate_inv(ctn_load_pose(pose, d->b).q, ctn_quat_rotate(ctn_load_pose(pose, d->a).q, d->axis_a))
+                          : d->axis_a; /* mostly aligned (the joint holds), else across */
+        d->flags = s % 10 == 0 ? CTN_JF_LIMIT : s % 10 == 4 ? CTN_JF_MOTOR : 0;
+        d->lo = -0.5f, d->hi = 0.5f;
+    }
+    memset(ref_blocks, 0xA5, sizeof ref_blocks);
+    ctn_chord_rows_result ref = measure_all(ref_blocks, h), got;
+    for (int threads = 1; threads <= 2; ++threads) {
+        memset(fast_blocks, 0xA5, sizeof fast_blocks);
+        ctn__chord_rows(defs, JOINTS, pose, h, fast_blocks, 0, threads, &got);
+        CHECK(bits_f(got.worst) == bits_f(ref.worst) && bits_d(got.gap) == bits_d(ref.gap) && bits_d(got.angle) == bits_d(ref.angle),
+              "%s (%d threads): worst %.9g gap %.17g angle %.17g, measure %.9g %.17g %.17g", what, threads, (double)got.worst, got.gap,
+              got.angle, (double)ref.worst, ref.gap, ref.angle);
+        int first = -1, nans = 0;
+        for (int s = 0; s < JOINTS && first < 0; ++s) {
+            /* a NaN target is compared as NaN: IEEE 754 does not fix which operand's NaN (sign) an operation returns,
+             * and the compiler may order a commutative operation's operands differently in the two measures */
+            ctn_block x = fast_blocks[s], y = ref_blocks[s];
+            for (int k = 0; k < CTN_MAX_ROWS; ++k)
+                if (x.bias[k] != x.bias[k] && y.bias[k] != y.bias[k]) x.bias[k] = y.bias[k] = 0.0f, nans++;
+            if (memcmp(&x, &y, sizeof x) != 0) first = s;
+        }
+        CHECK(first < 0, "%s (%d threads): block %d differs", what, threads, first);
+        CHECK(nans == 0 || strstr(what, "NaN"), "%s: %d NaN targets", what, nans);
+    }
+}
+
 int main(void) {
     /* near-closed joints: the errors the projection sees; a target is -C/h of each row */
     for (int rep = 0; rep < 4; ++rep) {
@@ -124,6 +179,15 @@ int main(void) {
     pose[23].p_lo.z = -INFINITY;
     r = compare("an infinite position", 1.0f / 60.0f);
     CHECK(isinf(r.worst) && isinf(r.gap), "an infinite position: worst %.3g, gap %.3g", (double)r.worst, r.gap);
+    /* hinges among the ball joints: near-closed, wide open, a NaN position */
+    make_world(1);
+    hinges_against_measure("closed hinges", 1.0f / 60.0f);
+    make_world(0);
+    hinges_against_measure("open hinges", 1.0f / 240.0f);
+    make_world(1);
+    pose[17].p.y = NAN;
+    pose[40].q.x = NAN;
+    hinges_against_measure("hinges, NaN poses", 1.0f / 60.0f);
     /* no joints */
     ctn_chord_rows_result none;
     ctn__chord_rows(defs, 0, pose, 1.0f / 60.0f, fast_blocks, 1, 1, &none);

@@ -50,7 +50,9 @@ static inline __m128 rotate4(__m128 q, __m128 v) {
  * SSE2 (every x86-64) the three components go through the arithmetic of ctn_chord_ball together, lane by
  * lane the same operations in the same order (IEEE 754 operations on each lane; the build never contracts to
  * fused multiply-adds, -ffp-contract=off), the fourth lane (a pose's or anchor's padding) masked out. */
-static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int threads,
+/* The targets of joint s go to bias[0..2] at (char *)bias0 + s * stride: a ctn_block's bias or a ctn_ball_row's. */
+#define CHORD_BIAS(s) ((float *)(void *)((char *)bias0 + (size_t)(s) * stride))
+static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, float *bias0, size_t stride, int threads,
                             ctn_chord_rows_result *r) {
     float worst = 0.0f, top = 0.0f;
     int bad = 0;
@@ -75,8 +77,9 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
             __m128 c = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
             c = _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
             __m128 nb = _mm_div_ps(_mm_xor_ps(c, sign), vh); /* -C/h */
-            _mm_storel_pi((__m64 *)&blocks[s].bias[0], nb);
-            _mm_store_ss(&blocks[s].bias[2], _mm_movehl_ps(nb, nb));
+            float *bias = CHORD_BIAS(s);
+            _mm_storel_pi((__m64 *)(void *)bias, nb);
+            _mm_store_ss(&bias[2], _mm_movehl_ps(nb, nb));
             __m128 a = _mm_and_ps(c, abs3); /* |C|, lane 3 zero */
             vworst = _mm_max_ps(vworst, a);
             vbad = _mm_or_ps(vbad, _mm_cmpunord_ps(a, a));
@@ -95,7 +98,9 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 #pragma omp for schedule(static)
 #endif
         for (int s = 0; s < m; ++s) {
-            ctn_v3 c = ctn_chord_ball(s, defs, pose, h, blocks);
+            ctn_v3 c = ctn_chord_ball_sep(s, defs, pose); /* ctn_chord_ball's C and targets */
+            float *bias = CHORD_BIAS(s);
+            bias[0] = -c.x / h, bias[1] = -c.y / h, bias[2] = -c.z / h;
             float x = CTN_FABS(c.x), y = CTN_FABS(c.y), z = CTN_FABS(c.z);
             float l2 = (c.x * c.x + c.y * c.y) + c.z * c.z; /* ctn_chord_slot_measure's sum: 0 + x^2 is x^2, never -0 */
             worst = x > worst ? x : worst;
@@ -112,10 +117,39 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
     r->angle = 0.0;
 }
 
+/* ctn_chord_slot_measure of a hinge without a limit, a motor or an implicit spring (five bilateral rows: the point
+ * rows and the two rows across the axis, ctn_rows_hinge), with the rows' errors formed as ctn_joint_rows forms
+ * them, by the same functions of the shared headers, but without building the joint's block: the anchor
+ * separation sep = C of the point rows (ctn_point_sep), a1 = R_a axis_a, a2 = R_b axis_b, the basis t1, t2 across
+ * a1 (ctn_basis) and C = t . (a2 x a1) of the angular rows (ctn_rows_parallel); then the measure's sums
+ * (bilateral rows: no clamping), targets -C/h and largest error, in its order. The same bits; the joint's
+ * defaults are read in place (no copy of the joint or of a 288-byte block per joint and chord step). */
+static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
+                                float *angle) {
+    const ctn_joint_def *j = &defs[s];
+    ctn_pose pa = ctn_load_pose(pose, j->a), pb = ctn_load_pose(pose, j->b);
+    ctn_v3 ra = ctn_quat_rotate(pa.q, j->anchor_a), rb = ctn_quat_rotate(pb.q, j->anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, j->axis_a), a2 = ctn_quat_rotate(pb.q, j->axis_b), t1, t2;
+    ctn_basis(a1, &t1, &t2);
+    ctn_v3 c = ctn_cross(a2, a1);
+    float g[5] = {sep.x, sep.y, sep.z, ctn_dot(t1, c), ctn_dot(t2, c)}, l2 = 0.0f, a2s = 0.0f, worst = 0.0f;
+    for (int k = 0; k < 3; ++k) l2 += g[k] * g[k];
+    for (int k = 3; k < 5; ++k) a2s += g[k] * g[k];
+    *gap = CTN_SQRT(l2);
+    *angle = CTN_SQRT(a2s);
+    for (int k = 0; k < 5; ++k) blocks[s].bias[k] = -g[k] / h;
+    for (int k = 0; k < 5; ++k) {
+        float e = CTN_FABS(g[k]);
+        worst = e > worst || e != e ? e : worst; /* a NaN stays */
+    }
+    return worst;
+}
+
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r) {
     if (all_ball) {
-        chord_rows_ball(defs, m, pose, h, blocks, threads, r);
+        chord_rows_ball(defs, m, pose, h, blocks[0].bias, sizeof *blocks, threads, r);
         return;
     }
     float worst = 0.0f;
@@ -125,7 +159,9 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
 #endif
     for (int s = 0; s < m; ++s) {
         float g, a;
-        float e = ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
+        float e = defs[s].type == CTN_JT_HINGE && (defs[s].flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0
+                      ? chord_hinge(s, defs, pose, h, blocks, &g, &a)
+                      : ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
         worst = e > worst ? e : worst;
         if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
         gap = g > gap ? g : gap;
@@ -133,4 +169,9 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
     }
     (void)threads;
     r->worst = worst, r->gap = gap, r->angle = angle;
+}
+
+void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
+                           ctn_chord_rows_result *r) {
+    chord_rows_ball(defs, m, pose, h, rows[0].bias, sizeof *rows, threads, r);
 }
