@@ -46,13 +46,17 @@ CTN_FN void ctn_dd_row_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, CTN_
  *     J v = d . ((v_a + w_a x r_a) - (v_b + w_b x r_b))   (linear row),   t . (w_a - w_b)   (angular row),
  * since (r x d) . w = d . (w x r): about 30 flops for a ball joint against 80 for the 6-wide rows.
  * ctn_dd_anchor_rel forms u (the anchors' relative velocity) and dw; ctn_dd_chain_row_jv row k's product. */
-CTN_FN void ctn_dd_anchor_rel(const ctn_block *b, const double *Va, const double *Vb, double *u, double *dw) {
+/* ctn_dd_anchor_rel_arms takes the lever arms themselves (the CPU's ball records, host/solve/direct_chain.c). */
+CTN_FN void ctn_dd_anchor_rel_arms(ctn_v3 ra_, ctn_v3 rb_, const double *Va, const double *Vb, double *u, double *dw) {
     const double *wa = Va + 3, *wb = Vb + 3;
-    double ra[3] = {b->ra.x, b->ra.y, b->ra.z}, rb[3] = {b->rb.x, b->rb.y, b->rb.z};
+    double ra[3] = {ra_.x, ra_.y, ra_.z}, rb[3] = {rb_.x, rb_.y, rb_.z};
     u[0] = (Va[0] + (wa[1] * ra[2] - wa[2] * ra[1])) - (Vb[0] + (wb[1] * rb[2] - wb[2] * rb[1]));
     u[1] = (Va[1] + (wa[2] * ra[0] - wa[0] * ra[2])) - (Vb[1] + (wb[2] * rb[0] - wb[0] * rb[2]));
     u[2] = (Va[2] + (wa[0] * ra[1] - wa[1] * ra[0])) - (Vb[2] + (wb[0] * rb[1] - wb[1] * rb[0]));
     dw[0] = wa[0] - wb[0], dw[1] = wa[1] - wb[1], dw[2] = wa[2] - wb[2];
+}
+CTN_FN void ctn_dd_anchor_rel(const ctn_block *b, const double *Va, const double *Vb, double *u, double *dw) {
+    ctn_dd_anchor_rel_arms(b->ra, b->rb, Va, Vb, u, dw);
 }
 CTN_FN double ctn_dd_chain_row_jv(const ctn_block *b, int k, const double *u, const double *dw) {
     const double *x = k < b->n_lin ? u : dw;

@@ -162,13 +162,40 @@ CTN_FN void ctn_curve_accel_rows(ctn_joint_def j, ctn_pose pb, ctn_vel va, ctn_v
  * so none of the generic builder's per-row tests, switch and loops remain. Rows 3..5 of dir are left as
  * they are, as ctn_joint_rows leaves them. */
 /* ctn_rows_ball_fields is its body on the fields of the joint it reads, so that a caller with the joint in
- * memory passes those and not a copy of the whole definition (ctn_prepare_slot_rows). */
-CTN_ROWS_INLINE CTN_FN void ctn_rows_ball_fields(ctn_v3 anchor_a, ctn_v3 anchor_b, int flags, float compliance, float damping_time, ctn_pose pa,
-                                                 ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm, ctn_block *blk) {
+ * memory passes those and not a copy of the whole definition (ctn_prepare_slot_rows). ctn_rows_ball_core forms
+ * what varies (the lever arms, the three targets; returns the rows' one softness S), which ctn_rows_ball_fields
+ * stores into a ctn_block and ctn_prepare_slot_ball_row into the exact solver's 40-byte ctn_ball_row: the same
+ * operations for both, so the same bits. J v of row k is d_k . dv with d_k the k-th world axis, as the block's
+ * directions give it. */
+CTN_ROWS_INLINE CTN_FN float ctn_rows_ball_core(ctn_v3 anchor_a, ctn_v3 anchor_b, int flags, float compliance, float damping_time, ctn_pose pa,
+                                               ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm, ctn_v3 *ra_out, ctn_v3 *rb_out,
+                                               float *bias) {
     ctn_v3 ra = ctn_quat_rotate(pa.q, anchor_a);
     ctn_v3 rb = ctn_quat_rotate(pb.q, anchor_b);
     ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30, from the two-float positions */
     float g[3] = {sep.x, sep.y, sep.z}, jv[3];
+    int i;
+    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb))); /* ctn_block_velocity */
+    jv[0] = ctn_dot(ctn_v3_make(1.0f, 0.0f, 0.0f), dv);
+    jv[1] = ctn_dot(ctn_v3_make(0.0f, 1.0f, 0.0f), dv);
+    jv[2] = ctn_dot(ctn_v3_make(0.0f, 0.0f, 1.0f), dv);
+    float h = prm.h;
+    int implicit_spring = (flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int spook = prm.stabilization == 0 || implicit_spring;
+    float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
+    float y = 1.0f / (1.0f + 4.0f * tau / h);
+    float soft = spook ? 4.0f * compliance * y / (h * h) : 0.0f;
+    for (i = 0; i < 3; ++i) bias[i] = spook ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+    *ra_out = ra;
+    *rb_out = rb;
+    return soft;
+}
+
+CTN_ROWS_INLINE CTN_FN void ctn_rows_ball_fields(ctn_v3 anchor_a, ctn_v3 anchor_b, int flags, float compliance, float damping_time, ctn_pose pa,
+                                                 ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm, ctn_block *blk) {
+    ctn_v3 ra, rb;
+    float bias[3];
+    float soft = ctn_rows_ball_core(anchor_a, anchor_b, flags, compliance, damping_time, pa, pb, va, vb, prm, &ra, &rb, bias);
     int i;
     blk->ra = ra;
     blk->rb = rb;
@@ -181,16 +208,8 @@ CTN_ROWS_INLINE CTN_FN void ctn_rows_ball_fields(ctn_v3 anchor_a, ctn_v3 anchor_
         blk->lo[i] = -CTN_INF;
         blk->hi[i] = CTN_INF;
     }
-    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb))); /* ctn_block_velocity */
-    for (i = 0; i < 3; ++i) jv[i] = ctn_dot(blk->dir[i], dv);
-    float h = prm.h;
-    int implicit_spring = (flags & CTN_JF_IMPLICIT_SPRING) != 0;
-    int spook = prm.stabilization == 0 || implicit_spring;
-    float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
-    float y = 1.0f / (1.0f + 4.0f * tau / h);
-    float soft = spook ? 4.0f * compliance * y / (h * h) : 0.0f;
     for (i = 0; i < 3; ++i) {
-        blk->bias[i] = spook ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+        blk->bias[i] = bias[i];
         blk->soft[i] = soft;
     }
     for (; i < CTN_MAX_ROWS; ++i) blk->bias[i] = blk->soft[i] = 0.0f;

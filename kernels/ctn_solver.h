@@ -209,6 +209,25 @@ CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_jo
 #endif
 }
 
+/* ctn_prepare_slot_rows of a ball joint into the exact solver's compact record rows[s] (ctn_ball_row): the same
+ * ctn_rows_ball_core, so the lever arms, targets and softness have the block's bits; the directions (the world
+ * axes), the bounds (unbounded) and the zero kinv the block would hold are implied by the record's type. The
+ * CPU backend's row build when every joint is a rigid ball joint on the chain path (host/solve/solver_cpu.c). */
+CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_ball_row(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+                                                      CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_ball_row *rows) {
+    int a = defs[s].a, bb = defs[s].b;
+    ctn_v3 ra, rb;
+    float bias[3];
+    float soft = ctn_rows_ball_core(defs[s].anchor_a, defs[s].anchor_b, defs[s].flags, defs[s].compliance, defs[s].damping_time,
+                                    ctn_load_pose(pose, a), ctn_load_pose(pose, bb), ctn_load_vel(vel, a), ctn_load_vel(vel, bb), prm, &ra, &rb,
+                                    bias);
+    CTN_GLOBAL ctn_ball_row *r = &rows[s];
+    r->ra = ra;
+    r->soft = soft;
+    r->rb = rb;
+    r->bias[0] = bias[0], r->bias[1] = bias[1], r->bias[2] = bias[2];
+}
+
 /* kinv of the block of slot s built by ctn_prepare_slot_rows (no mass splitting), for a Gauss-Seidel
  * update of a joint the exact solver leaves out (bounded rows, loop closers). */
 CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_vel *vel,
@@ -497,6 +516,28 @@ CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN
     vel[i] = v;
 }
 
+/* ctn_apply_gather_point over the exact solver's ball records (ctn_ball_row): the same operations on the same
+ * lever arms, so the bits of ctn_apply_gather on the ctn_blocks the records stand for (a ball joint's block is a
+ * point block, pad[0] == CTN_BLOCK_POINT, and takes ctn_gather_body's point branch). */
+CTN_FN void ctn_apply_gather_ball_row(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const ctn_ball_row *rows,
+                                      CTN_GLOBAL const float *l, float scale, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    if (adj_offsets[i] == adj_offsets[i + 1]) return;
+    ctn_vel v = vel[i];
+    ctn_sym3 Iinv = inertia[i].inv_inertia;
+    ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero(), a, b;
+    for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
+        int s = adj[e] >> 1, side = adj[e] & 1;
+        CTN_GLOBAL const float *lp = l + 6 * s;
+        ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
+        ctn_side_delta(side == 0 ? rows[s].ra : rows[s].rb, P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
+        sv = ctn_add(sv, a);
+        sw = ctn_add(sw, b);
+    }
+    v.v = ctn_madd(v.v, sv, scale);
+    v.w = ctn_madd(v.w, sw, scale);
+    vel[i] = v;
+}
+
 /* Spring forces on body i gathered over its springs (each spring is evaluated from both ends). */
 CTN_FN void ctn_spring_gather(int i, CTN_GLOBAL const int *sadj_offsets, CTN_GLOBAL const int *sadj,
                               CTN_GLOBAL const ctn_joint_def *springs, CTN_GLOBAL const ctn_pose *pose,
@@ -733,6 +774,14 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
 #endif
 }
 
+/* ctn_project_block of a rigid ball joint's record (compliance <= 0, three bilateral rows: the rule keeps the
+ * rows as they are, with or without limits): its error, max_k |bias_k| h, in the same order. */
+CTN_FN float ctn_project_ball_row(CTN_GLOBAL const ctn_ball_row *r, float h) {
+    float worst = 0.0f;
+    for (int k = 0; k < 3; ++k) worst = CTN_FMAX(worst, CTN_FABS(r->bias[k]) * h);
+    return worst;
+}
+
 /* A chord step of the projection (host/solve/pipeline.c, project_steps): the Newton system of the current
  * poses x_k is replaced by the one whose factor the step already holds (its last exact solve, with rows J_0
  * at poses x_0 and metric W_0): dl = -(J_0 W_0 J_0^T)^-1 C(x_k) / h, x_{k+1} = x_k + h W_0 J_0^T dl, so
@@ -750,10 +799,16 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * step on every joint, so their loads and flops are most of their cost. Returns C (the joint's rows are the
  * world axes, so C's components are the rows' errors). The CPU's loop over a world of ball joints alone
  * (host/solve/chord_rows.c) calls it directly; ctn_chord_slot_measure calls it for a ball joint. */
+/* ctn_chord_ball_sep: C alone, for a caller that stores the targets elsewhere (the exact solver's ball records,
+ * host/solve/chord_rows.c). */
+CTN_FN ctn_v3 ctn_chord_ball_sep(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose) {
+    ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
+    return ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+}
+
 CTN_FN ctn_v3 ctn_chord_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
                              CTN_GLOBAL ctn_block *blocks) {
-    ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
-    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+    ctn_v3 sep = ctn_chord_ball_sep(s, defs, pose);
     blocks[s].bias[0] = -sep.x / h;
     blocks[s].bias[1] = -sep.y / h;
     blocks[s].bias[2] = -sep.z / h;

@@ -154,6 +154,19 @@ typedef struct ctn_point_block {
     float kinv[6]; /* (K + S)^-1 of the 3x3 block, packed lower triangle (CTN_TRI) */
 } ctn_point_block;
 
+/* A ball joint's rows as the exact solver's chain path reads them (host/solve/direct_chain.c's ball walks): the
+ * lever arms, the three targets and one softness S for the three rows, which are the world axes, all bilateral
+ * (ctn_block's fields of a ball joint without the row directions, bounds, kinv and padding): 40 bytes against
+ * ctn_block's 288. ra and rb lie where they lie in ctn_block and ctn_point_block. The CPU backend keeps these
+ * instead of ctn_blocks when the exact solver takes every joint on its chain path and every joint is a rigid
+ * ball joint (ctn__direct_ball_rows); ctn_prepare_slot_ball_row builds them. */
+typedef struct ctn_ball_row {
+    ctn_v3 ra;     /* lever arm of body a: anchor - centre of mass, world frame */
+    float soft;    /* S of each of the three rows */
+    ctn_v3 rb;     /* lever arm of body b (zero for the world) */
+    float bias[3]; /* velocity target of each row */
+} ctn_ball_row;
+
 #define CTN_INF 3.0e38f
 
 /* Solver parameters of one substep, passed to kernels by value: 48 bytes. */

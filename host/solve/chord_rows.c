@@ -50,7 +50,9 @@ static inline __m128 rotate4(__m128 q, __m128 v) {
  * SSE2 (every x86-64) the three components go through the arithmetic of ctn_chord_ball together, lane by
  * lane the same operations in the same order (IEEE 754 operations on each lane; the build never contracts to
  * fused multiply-adds, -ffp-contract=off), the fourth lane (a pose's or anchor's padding) masked out. */
-static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int threads,
+/* The targets of joint s go to bias[0..2] at (char *)bias0 + s * stride: a ctn_block's bias or a ctn_ball_row's. */
+#define CHORD_BIAS(s) ((float *)(void *)((char *)bias0 + (size_t)(s) * stride))
+static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, float *bias0, size_t stride, int threads,
                             ctn_chord_rows_result *r) {
     float worst = 0.0f, top = 0.0f;
     int bad = 0;
@@ -75,8 +77,9 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
             __m128 c = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
             c = _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
             __m128 nb = _mm_div_ps(_mm_xor_ps(c, sign), vh); /* -C/h */
-            _mm_storel_pi((__m64 *)&blocks[s].bias[0], nb);
-            _mm_store_ss(&blocks[s].bias[2], _mm_movehl_ps(nb, nb));
+            float *bias = CHORD_BIAS(s);
+            _mm_storel_pi((__m64 *)(void *)bias, nb);
+            _mm_store_ss(&bias[2], _mm_movehl_ps(nb, nb));
             __m128 a = _mm_and_ps(c, abs3); /* |C|, lane 3 zero */
             vworst = _mm_max_ps(vworst, a);
             vbad = _mm_or_ps(vbad, _mm_cmpunord_ps(a, a));
@@ -95,7 +98,9 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 #pragma omp for schedule(static)
 #endif
         for (int s = 0; s < m; ++s) {
-            ctn_v3 c = ctn_chord_ball(s, defs, pose, h, blocks);
+            ctn_v3 c = ctn_chord_ball_sep(s, defs, pose); /* ctn_chord_ball's C and targets */
+            float *bias = CHORD_BIAS(s);
+            bias[0] = -c.x / h, bias[1] = -c.y / h, bias[2] = -c.z / h;
             float x = CTN_FABS(c.x), y = CTN_FABS(c.y), z = CTN_FABS(c.z);
             float l2 = (c.x * c.x + c.y * c.y) + c.z * c.z; /* ctn_chord_slot_measure's sum: 0 + x^2 is x^2, never -0 */
             worst = x > worst ? x : worst;
@@ -144,7 +149,7 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r) {
     if (all_ball) {
-        chord_rows_ball(defs, m, pose, h, blocks, threads, r);
+        chord_rows_ball(defs, m, pose, h, blocks[0].bias, sizeof *blocks, threads, r);
         return;
     }
     float worst = 0.0f;
@@ -164,4 +169,9 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
     }
     (void)threads;
     r->worst = worst, r->gap = gap, r->angle = angle;
+}
+
+void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
+                           ctn_chord_rows_result *r) {
+    chord_rows_ball(defs, m, pose, h, rows[0].bias, sizeof *rows, threads, r);
 }

@@ -86,6 +86,7 @@ struct direct_chain {
     int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (backward_ball) */
     int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
     int generic;           /* factor_ball off (ctn__chain_set_generic) */
+    const ctn_ball_row *balls; /* [slot] the rows as ball records in place of the blocks (ctn__chain_set_balls; not owned; NULL: blocks) */
     chain_segment *seg;
 };
 
@@ -262,11 +263,51 @@ fail:
 #define CH_V(c, p, nfix) ((nfix) ? (size_t)(p) * (size_t)(nfix) : (c)->uniform ? (size_t)(p) * (size_t)(c)->uniform : (size_t)(c)->voff[p])
 #define CH_F(c, p, nfix) (6 * CH_V(c, p, nfix))
 
+/* The rows the walks read (c->balls): every joint's ctn_block (blk), or where every joint of the world is a rigid
+ * ball joint, its 40-byte ctn_ball_row (ball; blk is then NULL): the lever arms, the three targets and one
+ * softness, the rows being the world axes, unbounded. The ball walks below read the fields through BR_* with
+ * `rec` (1: records) a constant of each instance, so each reads its array with no test; the generic steps, which
+ * a ball-jointed chain reaches at the separator and a segment's last position only, take a block formed from
+ * the record (row_block) with the values the row build would have stored in the block, so the same bits. */
+typedef struct ch_rows {
+    const ctn_block *blk;
+    const ctn_ball_row *ball;
+} ch_rows;
+#define BR_RA(R, rec, s) ((rec) ? (R).ball[s].ra : (R).blk[s].ra)
+#define BR_RB(R, rec, s) ((rec) ? (R).ball[s].rb : (R).blk[s].rb)
+#define BR_ARMP(R, rec, s, side) ((rec) ? ((side) ? &(R).ball[s].rb : &(R).ball[s].ra) : ((side) ? &(R).blk[s].rb : &(R).blk[s].ra))
+#define BR_BIAS(R, rec, s) ((rec) ? (R).ball[s].bias : (R).blk[s].bias)
+#define BR_SOFT(R, rec, s, k) ((rec) ? (R).ball[s].soft : (R).blk[s].soft[k])
+
+/* The block ctn_prepare_slot_rows builds for a ball joint (ctn_rows_ball_fields, kinv zeroed), from its record. */
+static void ball_row_block(const ctn_ball_row *r, ctn_block *b) {
+    b->ra = r->ra, b->n_lin = 3, b->rb = r->rb, b->n_ang = 0;
+    b->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+    b->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+    b->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+    for (int k = 3; k < CTN_MAX_ROWS; ++k) b->dir[k] = ctn_v3_zero(); /* not read (3 rows) */
+    for (int k = 0; k < CTN_KINV_SIZE; ++k) b->kinv[k] = 0.0f;
+    for (int k = 0; k < CTN_MAX_ROWS; ++k) {
+        b->bias[k] = k < 3 ? r->bias[k] : 0.0f;
+        b->soft[k] = k < 3 ? r->soft : 0.0f;
+        b->lo[k] = -CTN_INF, b->hi[k] = CTN_INF;
+    }
+    b->pad[0] = CTN_BLOCK_POINT;
+}
+
+/* The block of slot as the generic steps read it: in place, or formed from the ball record into *tmp. */
+static inline const ctn_block *row_block(ch_rows R, int slot, ctn_block *tmp) {
+    if (!R.ball) return &R.blk[slot];
+    ball_row_block(&R.ball[slot], tmp);
+    return tmp;
+}
+
 /* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
  * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
  * block is asked instead); a joint cut whole couples to nothing. */
-static inline int cut_of(const direct_chain *c, const ctn_block *blocks, int slot) {
-    return ctn_dd_cut_mask(&blocks[slot]) & ~(c->keep ? c->keep[slot] : 0);
+static inline int cut_of(const direct_chain *c, ch_rows blocks, int slot) {
+    if (blocks.ball) return 0; /* a ball record's rows are unbounded */
+    return ctn_dd_cut_mask(&blocks.blk[slot]) & ~(c->keep ? c->keep[slot] : 0);
 }
 
 /* The lean hinge assembly (host/solve/direct_hinge.c) takes position p (rows of blk) and its coupling to the
@@ -282,9 +323,10 @@ static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *b
     return hr && (blk->n_ang > 0 || bp->n_ang > 0);
 }
 
-static inline void assemble_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int prev_known) {
+static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int prev_known) {
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
-    const ctn_block *blk = &blocks[slot];
+    ctn_block tb, tp; /* row_block's, for ball records */
+    const ctn_block *blk = row_block(blocks, slot, &tb);
     int cut = cut_of(c, blocks, slot), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     c->cut[slot] = (unsigned char)cut;
     double *K = c->K + CH_K(c, p, nfix);
@@ -292,7 +334,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
     const ctn_block *bp = NULL;
     if (!full && p > 0 && c->shared[p - 1] >= 0) {
         cut_prev = prev_known ? c->cut[c->slot[p - 1]] : cut_of(c, blocks, c->slot[p - 1]);
-        if (!ctn_dd_cut_full(cut_prev, ROWS(c, p - 1, nfix))) bp = &blocks[c->slot[p - 1]];
+        if (!ctn_dd_cut_full(cut_prev, ROWS(c, p - 1, nfix))) bp = row_block(blocks, c->slot[p - 1], &tp);
     }
     if (p > 0 && !bp) /* no coupling (else ctn_dd_chain_assemble writes it) */
         for (size_t e = CH_C(c, p - 1, nfix); e < CH_C(c, p, nfix); ++e) c->C[e] = 0.0;
@@ -319,7 +361,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, const 
 
 /* Right-hand side r_p (zero on cut rows); resolve (a constant at every call): the walk of a re-solve, which
  * takes the change since c->vref, c->lref when they are set. */
-static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int p, int nfix, int resolve) {
+static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int resolve) {
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix);
     double *y = c->y + CH_V(c, p, nfix);
@@ -328,20 +370,22 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, const ctn_b
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
     }
+    ctn_block tb;
+    const ctn_block *blk = row_block(blocks, slot, &tb);
     if (resolve && c->rest) { /* v = 0, lambda = 0: ctn_dd_chain_rhs's r = target - J v - S lambda is the target */
-        for (int r = 0; r < n; ++r) y[r] = (double)blocks[slot].bias[r];
+        for (int r = 0; r < n; ++r) y[r] = (double)blk->bias[r];
     } else if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
-        ctn_dd_chain_change(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
+        ctn_dd_chain_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
                             ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
     else
-        ctn_dd_chain_rhs(&blocks[slot], ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+        ctn_dd_chain_rhs(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit);
 
 /* v_b += M^-1 J^T dl over the solved joints of body b. */
-static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int b, int nfix) {
+static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows blocks, int b, int nfix) {
     const ctn_topology *t = &w->topo;
     double dv[6] = {0, 0, 0, 0, 0, 0};
     int hit = 0;
@@ -349,12 +393,14 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, const ctn_blo
         int slot = t->adj[e] >> 1, side = t->adj[e] & 1, p = c->pos[slot];
         if (p < 0 || ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
         const double *x = c->y + CH_V(c, p, nfix);
+        ctn_block tb;
+        const ctn_block *blk = row_block(blocks, slot, &tb);
         if (c->axes[p] == 1) /* a ball joint's rows: D = I3 */
-            ctn_dd_block_impulse_axes(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+            ctn_dd_block_impulse_axes(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         else if (c->axes[p] == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
-            ctn__hinge_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+            ctn__hinge_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         else
-            ctn_dd_block_impulse(&blocks[slot], side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+            ctn_dd_block_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
         hit = 1;
     }
     body_finish(w, c, b, dv, hit);
@@ -410,7 +456,7 @@ static seg_walk segment_walk(direct_chain *c, int k) {
  * the separators were assembled before the walks (assemble_separators). The first solve's forward
  * substitution rides along (forward_segment's steps, r_q formed with K_q): one pass over the blocks and
  * the factor fewer; the hybrid's re-solves with this factor run forward_segment. */
-static inline void factor_walk(const ctn_world *w, direct_chain *c, const ctn_block *blocks, const seg_walk *sw, chain_segment *g, int from,
+static inline void factor_walk(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *sw, chain_segment *g, int from,
                                int nfix) {
     seg_walk s = *sw;
     int na = s.a >= 0 ? c->n[s.a] : 0;
@@ -437,7 +483,7 @@ static inline void factor_walk(const ctn_world *w, direct_chain *c, const ctn_bl
 }
 
 /* The first position of the walk (and a middle segment's spike F_first = A_{first,a} = C_a^T), then the walk. */
-static inline void factor_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
+static inline void factor_segment(const ctn_world *w, direct_chain *c, ch_rows blocks, int k, int nfix) {
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
@@ -483,9 +529,10 @@ typedef struct ball_shared {
  * products of the right-hand side with the directions' entries are those of the constants 1.0 and +0.0) and
  * none is cut (cut_of). */
 static const ctn_v3 ball_axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
-static inline int ball_ok(const direct_chain *c, const ctn_block *blocks, int p) {
+static inline int ball_ok(const direct_chain *c, ch_rows blocks, int rec, int p) {
+    if (rec) return 1; /* a ball record: the world axes, unbounded */
     int slot = c->slot[p];
-    const ctn_block *b = &blocks[slot];
+    const ctn_block *b = &blocks.blk[slot];
     if (b->n_lin != 3 || b->n_ang != 0 || memcmp(b->dir, ball_axes, sizeof ball_axes) != 0) return 0;
     int cut = 0;
 #if defined(__GNUC__)
@@ -522,12 +569,12 @@ static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int 
  * calls sum it, body a first: W_d = (((0 + im_a) - t_a) + im_b) - t_b on the diagonal, (0 - t_a) - t_b off
  * it. Per lane IEEE operations are the scalar ones: the same bits. */
 typedef double cf_v2d __attribute__((vector_size(16)));
-static inline void ball_lever2(const ctn_world *w, int a, int b, const ctn_block *blk, int sh, ball_shared *shd, double *W) {
+static inline void ball_lever2(const ctn_world *w, int a, int b, ctn_v3 ra, ctn_v3 rb, int sh, ball_shared *shd, double *W) {
     double ima = w->vel[a].inv_mass, imb = w->vel[b].inv_mass;
     const ctn_sym3 *Ia = &w->inertia[a].inv_inertia, *Ib = &w->inertia[b].inv_inertia;
     cf_v2d XX = {Ia->xx, Ib->xx}, YY = {Ia->yy, Ib->yy}, ZZ = {Ia->zz, Ib->zz}, XY = {Ia->xy, Ib->xy}, XZ = {Ia->xz, Ib->xz},
            YZ = {Ia->yz, Ib->yz};
-    cf_v2d QX = {blk->ra.x, blk->rb.x}, QY = {blk->ra.y, blk->rb.y}, QZ = {blk->ra.z, blk->rb.z};
+    cf_v2d QX = {ra.x, rb.x}, QY = {ra.y, rb.y}, QZ = {ra.z, rb.z};
     cf_v2d B0 = XY * QZ - XZ * QY, B1 = XZ * QX - XX * QZ, B2 = XX * QY - XY * QX; /* ctn_dd_lever_b */
     cf_v2d B3 = YY * QZ - YZ * QY, B4 = YZ * QX - XY * QZ, B5 = XY * QY - YY * QX;
     cf_v2d B6 = YZ * QZ - ZZ * QY, B7 = ZZ * QX - XZ * QZ;
@@ -559,48 +606,50 @@ static inline void ball_vel(const ctn_world *w, int b, double *V) {
 
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
  * uncut. */
-static inline void ball_assemble(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int x, ball_node *nd, ball_shared *shd) {
+static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int x, ball_node *nd, ball_shared *shd) {
     int slot = c->slot[x], dyn = c->dyn[x], sh = x > 0 && c->shared[x - 1] >= 0 ? (c->side[x - 1] >> 1) & 1 : -1;
-    const ctn_block *blk = &blocks[slot];
+    ctn_v3 ra = BR_RA(blocks, rec, slot), rb = BR_RB(blocks, rec, slot);
+    const float *bias = BR_BIAS(blocks, rec, slot);
+    double s0 = (double)BR_SOFT(blocks, rec, slot, 0), s1 = (double)BR_SOFT(blocks, rec, slot, 1), s2 = (double)BR_SOFT(blocks, rec, slot, 2);
     const ctn_joint_def *d = &w->topo.defs[slot];
     double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     c->cut[slot] = 0, c->axes[x] = 1;
 #if defined(__GNUC__)
-    if ((dyn & (DYN_A | DYN_B | ROT_A | ROT_B)) == (DYN_A | DYN_B | ROT_A | ROT_B)) ball_lever2(w, d->a, d->b, blk, sh, shd, W);
+    if ((dyn & (DYN_A | DYN_B | ROT_A | ROT_B)) == (DYN_A | DYN_B | ROT_A | ROT_B)) ball_lever2(w, d->a, d->b, ra, rb, sh, shd, W);
     else
 #endif
     {
-        if (dyn & DYN_A) ball_lever(w, d->a, dyn & ROT_A, blk->ra, sh == 0, shd, W);
-        if (dyn & DYN_B) ball_lever(w, d->b, dyn & ROT_B, blk->rb, sh == 1, shd, W);
+        if (dyn & DYN_A) ball_lever(w, d->a, dyn & ROT_A, ra, sh == 0, shd, W);
+        if (dyn & DYN_B) ball_lever(w, d->b, dyn & ROT_B, rb, sh == 1, shd, W);
     }
-    nd->K[0] = W[0] + ((double)blk->soft[0] + CTN_DD_FLOOR * W[0]);
+    nd->K[0] = W[0] + (s0 + CTN_DD_FLOOR * W[0]);
     nd->K[1] = W[3];
-    nd->K[2] = W[4] + ((double)blk->soft[1] + CTN_DD_FLOOR * W[4]);
+    nd->K[2] = W[4] + (s1 + CTN_DD_FLOOR * W[4]);
     nd->K[3] = W[6];
     nd->K[4] = W[7];
-    nd->K[5] = W[8] + ((double)blk->soft[2] + CTN_DD_FLOOR * W[8]);
+    nd->K[5] = W[8] + (s2 + CTN_DD_FLOOR * W[8]);
     double Va[6], Vb[6], u[3], dw[3];
     const float *lam = &w->topo.lambda[6 * slot];
     ball_vel(w, d->a, Va);
     ball_vel(w, d->b, Vb);
-    ctn_dd_anchor_rel(blk, Va, Vb, u, dw);
+    ctn_dd_anchor_rel_arms(ra, rb, Va, Vb, u, dw);
     /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
-    nd->y[0] = (double)blk->bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - (double)blk->soft[0] * lam[0];
-    nd->y[1] = (double)blk->bias[1] - ((0.0 * u[0] + u[1]) + 0.0 * u[2]) - (double)blk->soft[1] * lam[1];
-    nd->y[2] = (double)blk->bias[2] - ((0.0 * u[0] + 0.0 * u[1]) + u[2]) - (double)blk->soft[2] * lam[2];
+    nd->y[0] = (double)bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - s0 * lam[0];
+    nd->y[1] = (double)bias[1] - ((0.0 * u[0] + u[1]) + 0.0 * u[2]) - s1 * lam[1];
+    nd->y[2] = (double)bias[2] - ((0.0 * u[0] + 0.0 * u[1]) + u[2]) - s2 * lam[2];
 }
 
 /* E = A_{p,q} (E[3 k + j]: row k of p, column j of q) through the body p and q share: C_lo (rows of lo, columns
  * of lo + 1; lo = p walking down, q walking up) of assemble_position; hi: the shared body as lo + 1 formed it. */
-static inline void ball_coupling(const direct_chain *c, const ctn_block *blocks, int lo, const ball_shared *hi, int dir, double *E) {
+static inline void ball_coupling(const direct_chain *c, ch_rows blocks, int rec, int lo, const ball_shared *hi, int dir, double *E) {
     double W[9] = {0.0 + hi->im, 0, 0, 0, 0.0 + hi->im, 0, 0, 0, 0.0 + hi->im}, sg = 0.0;
     if (c->shared[lo] < 0) {
         for (int e = 0; e < 9; ++e) W[e] = 0.0;
     } else {
         int sp = c->side[lo] & 1, ps = (c->side[lo] >> 1) & 1;
-        const ctn_block *bp = &blocks[c->slot[lo]];
+        int sl = c->slot[lo];
         sg = (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0);
-        if (hi->rot) ctn_dd_lever_sub(sp ? bp->rb : bp->ra, hi->B, 0, W);
+        if (hi->rot) ctn_dd_lever_sub(sp ? BR_RB(blocks, rec, sl) : BR_RA(blocks, rec, sl), hi->B, 0, W);
     }
     if (c->shared[lo] < 0) {
         E[0] = E[1] = E[2] = E[3] = E[4] = E[5] = E[6] = E[7] = E[8] = 0.0;
@@ -687,7 +736,7 @@ static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, const ctn_block *blocks, seg_walk s, chain_segment *g, int p,
+CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, ch_rows blocks, seg_walk s, chain_segment *g, int p,
                                      ball_node cur) {
     if (s.dir < 0 && (p != s.last || p + s.dir == s.end)) assemble_position(w, c, blocks, p, 3, 0);
     const double *k = cur.K;
@@ -698,11 +747,11 @@ CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, const 
 }
 
 /* factor_segment of segment k (no spike) as the lean walk above; dir: the segment's, a constant per copy. */
-static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int dir) {
+static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, int dir) {
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
-    if (!ball_ok(c, blocks, s.first)) {
+    if (!ball_ok(c, blocks, rec, s.first)) {
         assemble_position(w, c, blocks, s.first, 3, 0);
         rhs_position(w, c, blocks, s.first, 3, 0);
         factor_walk(w, c, blocks, &s, g, s.first, 3);
@@ -712,19 +761,19 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ct
     ball_shared sh;
     memset(&sh, 0, sizeof sh);
     double E[9];
-    ball_assemble(w, c, blocks, s.first, &cur, &sh);
+    ball_assemble(w, c, blocks, rec, s.first, &cur, &sh);
     for (int p = s.first; p != s.last; p += dir) {
         int q = p + dir;
-        if (!ball_ok(c, blocks, q)) {
+        if (!ball_ok(c, blocks, rec, q)) {
             ball_leave(w, c, blocks, s, g, p, cur);
             return;
         }
         if (dir > 0) {
-            ball_assemble(w, c, blocks, q, &nx, &sh);
-            ball_coupling(c, blocks, p, &sh, 1, E);
+            ball_assemble(w, c, blocks, rec, q, &nx, &sh);
+            ball_coupling(c, blocks, rec, p, &sh, 1, E);
         } else {
-            ball_coupling(c, blocks, q, &sh, -1, E);
-            ball_assemble(w, c, blocks, q, &nx, &sh);
+            ball_coupling(c, blocks, rec, q, &sh, -1, E);
+            ball_assemble(w, c, blocks, rec, q, &nx, &sh);
         }
         ball_step(c, p, dir > 0 ? p : q, dir, &cur, E, &nx);
         cur = nx;
@@ -733,14 +782,15 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, const ct
     g->ball = 1;
 }
 
-CHAIN_FLATTEN static void factor_ball(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k) {
-    if (k == c->segments - 1 && c->segments > 1) factor_ball_dir(w, c, blocks, k, -1);
-    else factor_ball_dir(w, c, blocks, k, 1);
+CHAIN_FLATTEN static void factor_ball(const ctn_world *w, direct_chain *c, ch_rows blocks, int k) {
+    int up = k == c->segments - 1 && c->segments > 1;
+    if (blocks.ball) up ? factor_ball_dir(w, c, blocks, 1, k, -1) : factor_ball_dir(w, c, blocks, 1, k, 1);
+    else up ? factor_ball_dir(w, c, blocks, 0, k, -1) : factor_ball_dir(w, c, blocks, 0, k, 1);
 }
 
 /* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
  * subtracts from it); the separators' before the walks (solve_phases). */
-static inline void forward_segment(const ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, int nfix) {
+static inline void forward_segment(const ctn_world *w, direct_chain *c, ch_rows blocks, int k, int nfix) {
     seg_walk s = segment_walk(c, k);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
@@ -776,7 +826,7 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda, int 
 }
 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
-static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, const ctn_block *blocks, int p, int skip, int nfix) {
+static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, ch_rows blocks, int p, int skip, int nfix) {
     const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
     if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, nfix);
     if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, nfix);
@@ -786,7 +836,7 @@ static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, const
  * bodies whose joints are all solved: a body joins at most two consecutive positions, so once x_p is known
  * every body of p is complete except the one it shares with the next position of the walk (p - dir),
  * which that position applies (the separators were solved before the walks). */
-static inline void backward_segment(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda, int nfix) {
+static inline void backward_segment(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int nfix) {
     seg_walk s = segment_walk(c, k);
     int na = s.a >= 0 ? c->n[s.a] : 0;
     for (int p = s.last;; p -= s.dir) {
@@ -857,17 +907,17 @@ CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, f
     if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, v.w, h);
 }
 
-/* The lever arm of side s (0: a, 1: b) of a block, and its sign in J. */
-#define BALL_ARM(blk, s) ((s) ? (blk)->rb : (blk)->ra)
+/* The sign of side s (0: a, 1: b) in J. */
 #define BALL_SG(s) ((s) ? -1.0 : 1.0)
 
-/* The velocity change of body b from joint p alone (x; blq NULL) or from p and q (xq), finished. */
-CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
-                             const ctn_block *blq, int sq, double q0, double q1, double q2, int mode, float h) {
+/* The velocity change of body b from joint p alone (x; arm_q NULL) or from p and q (xq), finished; arm_p, arm_q:
+ * b's lever arms in the two joints (BR_ARMP), sp, sq: b's sides in them. */
+CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
+                             const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     double im = w->vel[b].inv_mass, dv[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     ctn_sym3 I = w->inertia[b].inv_inertia;
-    ball_impulse(im, &I, rot, BALL_ARM(blp, sp), BALL_SG(sp), x0, x1, x2, dv);
-    if (blq) ball_impulse(im, &I, rot, BALL_ARM(blq, sq), BALL_SG(sq), q0, q1, q2, dv);
+    ball_impulse(im, &I, rot, *arm_p, BALL_SG(sp), x0, x1, x2, dv);
+    if (arm_q) ball_impulse(im, &I, rot, *arm_q, BALL_SG(sq), q0, q1, q2, dv);
     ball_finish(w, b, dv, mode, h);
 }
 
@@ -882,8 +932,8 @@ typedef double ch_v2d __attribute__((vector_size(16)));
 typedef float ch_v4f __attribute__((vector_size(16)));
 static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
 
-CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp, int sp, double x0, double x1, double x2,
-                              const ctn_block *blq, int sq, double q0, double q1, double q2, int mode, float h) {
+CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
+                              const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
     double im = vb->inv_mass;
     const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
@@ -891,7 +941,7 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_block *blp
     ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;
     ch_v2d A3 = Z, A4 = Z, A5 = Z;
     if (rot) {
-        ctn_v3 rp = BALL_ARM(blp, sp), rq = BALL_ARM(blq, sq);
+        ctn_v3 rp = *arm_p, rq = *arm_q;
         ch_v2d RX = {rp.x, rq.x}, RY = {rp.y, rq.y}, RZ = {rp.z, rq.z};
         ch_v2d T0 = Z + (RY * F2 - RZ * F1), T1 = Z + (RZ * F0 - RX * F2), T2 = Z + (RX * F1 - RY * F0);
         ctn_sym3 I = w->inertia[b].inv_inertia;
@@ -959,7 +1009,7 @@ CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, doubl
  *     x_p = u_p - T_E x_q,   T_E = P_p^-1 A_{p,q} (ctn_dd_chain_factor_node; walking down (dir > 0) C_p, row
  * major; walking up C_{p-1} transposed), q = p + dir the position solved before p. The pair (p, p + 1) has
  * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). */
-CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda, int dir, int mode) {
+CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, float *lambda, int dir, int mode) {
     seg_walk s = segment_walk(c, k);
     const int *slot = c->slot, *shared = c->shared;
     const unsigned char *side = c->side, *dyn = c->dyn;
@@ -967,17 +1017,15 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *bloc
     double *Y = c->y;
     float h = c->move_h;
     double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
-    int has_q = s.end >= 0, bq = -1, sq = 0; /* bq: the body shared with q, sq its side in joint q */
-    const ctn_block *blq = NULL;
+    int has_q = s.end >= 0, bq = -1, sq = 0, slq = -1; /* bq: the body shared with q, sq its side in joint q (slot slq) */
     if (has_q) { /* the separator after the segment's last position, solved by solve_separators */
         int q = s.end, e = dir > 0 ? s.last : q; /* the pair (s.last, q) */
         const double *xs = Y + 3 * (size_t)q;
         q0 = xs[0], q1 = xs[1], q2 = xs[2];
-        bq = shared[e], sq = (q == e ? side[e] : side[e] >> 1) & 1, blq = &blocks[slot[q]];
+        bq = shared[e], sq = (q == e ? side[e] : side[e] >> 1) & 1, slq = slot[q];
     }
     for (int p = s.last;; p -= dir) {
         int sl = slot[p];
-        const ctn_block *blk = &blocks[sl];
         double *y = Y + 3 * (size_t)p;
         double x0 = y[0], x1 = y[1], x2 = y[2];
         if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
@@ -994,15 +1042,18 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *bloc
         int bn = p != s.first && en >= 0 ? shared[en] : -1; /* the body shared with the position solved next */
         if (bq >= 0) { /* complete: x_q and x_p known */
             int sp = (dir > 0 ? side[p] : side[p - 1] >> 1) & 1; /* bq's side in joint p */
-            BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), blk, sp, x0, x1, x2, blq, sq, q0, q1, q2, mode, h);
+            BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
+                        mode, h);
         }
         if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
             const ctn_joint_def *d = &w->topo.defs[sl];
-            if ((dy & DYN_A) && d->a != bq && d->a != bn) ball_apply(w, d->a, dy & ROT_A, blk, 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-            if ((dy & DYN_B) && d->b != bq && d->b != bn) ball_apply(w, d->b, dy & ROT_B, blk, 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+            if ((dy & DYN_A) && d->a != bq && d->a != bn)
+                ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+            if ((dy & DYN_B) && d->b != bq && d->b != bn)
+                ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
         }
         if (p == s.first) break;
-        bq = bn, sq = (dir > 0 ? side[en] >> 1 : side[en]) & 1, blq = blk; /* bn's side in joint p */
+        bq = bn, sq = (dir > 0 ? side[en] >> 1 : side[en]) & 1, slq = sl; /* bn's side in joint p */
         has_q = 1, q0 = x0, q1 = x1, q2 = x2;
     }
 }
@@ -1011,14 +1062,14 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, const ctn_block *bloc
  * (rhs_position's rest case, no cut rows), so per position ctn_dd_chain_forward_node's operations alone:
  *     u_p = P_p^-1 y_p,   y_q = r_q - T_E^T y_p   (y_q into the separator's accumulator after the last),
  * with y_p carried in registers from the previous position. */
-CHAIN_INLINE void ball_forward_rest(direct_chain *c, const ctn_block *blocks, int k, int dir) {
+CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, int k, int dir) {
     seg_walk s = segment_walk(c, k);
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
     memset(s.y_end, 0, 6 * sizeof *s.y_end);
     const int *slot = c->slot;
     const double *K = c->K, *C = c->C;
     double *Y = c->y;
-    const float *b0 = blocks[slot[s.first]].bias;
+    const float *b0 = BR_BIAS(blocks, rec, slot[s.first]);
     double v0 = (double)b0[0], v1 = (double)b0[1], v2 = (double)b0[2]; /* y_p */
     for (int p = s.first;; p += dir) {
         const double *P = K + 9 * (size_t)p;
@@ -1034,7 +1085,7 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, const ctn_block *blocks, in
             s.y_end[0] -= s0, s.y_end[1] -= s1, s.y_end[2] -= s2;
             break;
         }
-        const float *bq = blocks[slot[p + dir]].bias;
+        const float *bq = BR_BIAS(blocks, rec, slot[p + dir]);
         v0 = (double)bq[0] - s0, v1 = (double)bq[1] - s1, v2 = (double)bq[2] - s2;
     }
 }
@@ -1046,16 +1097,24 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, const ctn_block *blocks, in
 #else
 #define CHAIN_NOINLINE
 #endif
-CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball(ctn_world *w, direct_chain *c, const ctn_block *blocks, int k, float *lambda) {
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
     int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
-    if (!c->rest) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, k, lambda, 1, BW_LAMBDA);
-    else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, k, lambda, 1, BW_MOVE);
-    else up ? ball_walk(w, c, blocks, k, lambda, -1, 0) : ball_walk(w, c, blocks, k, lambda, 1, 0);
+#define BALL_WALKS(rec)                                                                                                           \
+    if (!c->rest) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_LAMBDA); \
+    else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_MOVE); \
+    else up ? ball_walk(w, c, blocks, rec, k, lambda, -1, 0) : ball_walk(w, c, blocks, rec, k, lambda, 1, 0);
+    if (blocks.ball) {
+        BALL_WALKS(1)
+    } else {
+        BALL_WALKS(0)
+    }
+#undef BALL_WALKS
 }
 
-CHAIN_FLATTEN CHAIN_NOINLINE static void forward_ball_rest(direct_chain *c, const ctn_block *blocks, int k) {
-    if (k == c->segments - 1 && c->segments > 1) ball_forward_rest(c, blocks, k, -1);
-    else ball_forward_rest(c, blocks, k, 1);
+CHAIN_FLATTEN CHAIN_NOINLINE static void forward_ball_rest(direct_chain *c, ch_rows blocks, int k) {
+    int up = k == c->segments - 1 && c->segments > 1;
+    if (blocks.ball) up ? ball_forward_rest(c, blocks, 1, k, -1) : ball_forward_rest(c, blocks, 1, k, 1);
+    else up ? ball_forward_rest(c, blocks, 0, k, -1) : ball_forward_rest(c, blocks, 0, k, 1);
 }
 
 /* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */
@@ -1107,20 +1166,20 @@ static int threads_of(const ctn_world *w) {
 #define CHAIN_STEP(name, args, call3, call0)                                                                            \
     CHAIN_FLATTEN static void name##_3 args { call3; }                                                                  \
     static void name##_any args { call0; }
-CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p), assemble_position(w, c, b, p, 3, 0),
+CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, ch_rows b, int p), assemble_position(w, c, b, p, 3, 0),
            assemble_position(w, c, b, p, 0, 0))
-CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, const ctn_block *b, int p, int re), rhs_position(w, c, b, p, 3, re),
+CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, ch_rows b, int p, int re), rhs_position(w, c, b, p, 3, re),
            rhs_position(w, c, b, p, 0, re))
-CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, const ctn_block *b, int body), apply_body(w, c, b, body, 3),
+CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, ch_rows b, int body), apply_body(w, c, b, body, 3),
            apply_body(w, c, b, body, 0))
-CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, const ctn_block *b, int k), factor_segment(w, c, b, k, 3),
+CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, ch_rows b, int k), factor_segment(w, c, b, k, 3),
            factor_segment(w, c, b, k, 0))
-CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, const ctn_block *b, int k), forward_segment(w, c, b, k, 3),
+CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, ch_rows b, int k), forward_segment(w, c, b, k, 3),
            forward_segment(w, c, b, k, 0))
-CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, const ctn_block *b, int k, float *l), backward_segment(w, c, b, k, l, 3),
+CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, ch_rows b, int k, float *l), backward_segment(w, c, b, k, l, 3),
            backward_segment(w, c, b, k, l, 0))
 
-static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *blocks) {
+static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks) {
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
     for (int j = 1; j < P; ++j) { /* before the walks */
@@ -1134,7 +1193,7 @@ static void factor_phases(const ctn_world *w, direct_chain *c, const ctn_block *
 
 /* The separators' own bodies that no segment position shares (a separator at the end of a path): their
  * velocity changes, once the separators are solved. */
-static void apply_separator_bodies(ctn_world *w, const direct_chain *c, const ctn_block *blocks) {
+static void apply_separator_bodies(ctn_world *w, const direct_chain *c, ch_rows blocks) {
     for (int j = 1; j < c->segments; ++j) {
         int p = c->sep[j];
         const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
@@ -1146,7 +1205,7 @@ static void apply_separator_bodies(ctn_world *w, const direct_chain *c, const ct
 }
 
 /* forwarded: the factor walks did the forward substitution (the first solve after ctn__chain_factor). */
-static void solve_phases(ctn_world *w, direct_chain *c, const ctn_block *blocks, int forwarded) {
+static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forwarded) {
     ctn_topology *t = &w->topo;
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
@@ -1176,6 +1235,14 @@ void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep) { c->keep =
 
 void ctn__chain_set_generic(direct_chain *c, int generic) { c->generic = generic; }
 
+void ctn__chain_set_balls(direct_chain *c, const ctn_ball_row *balls) { c->balls = balls; }
+
+/* The rows of a public entry: the ball records when set (the blocks are then not read), else the blocks. */
+static ch_rows rows_of(const direct_chain *c, const ctn_block *blocks) {
+    ch_rows r = {c->balls ? NULL : blocks, c->balls};
+    return r;
+}
+
 void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny) {
     int m = c->m;
     *K = c->K, *C = c->C, *y = c->y;
@@ -1191,7 +1258,7 @@ int ctn__chain_has(const direct_chain *c, int slot) { return c->pos[slot] >= 0; 
  * their count. */
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list) {
     int ncut = 0;
-    factor_phases(w, c, blocks);
+    factor_phases(w, c, rows_of(c, blocks));
     c->forwarded = 1;
     /* No spikes and every position a ball joint (factor_ball's walks and the separator): backward_ball, and no cut rows. */
     c->ball = c->uniform == 3 && c->segments <= 2;
@@ -1207,6 +1274,17 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
     return ncut;
 }
 
+/* |r|^2 of three linear rows along dir[0..2]: ctn_block_residual's operations for n = 3, unrolled. */
+static inline double ball_residual(const ctn_world *w, const ctn_joint_def *d, ctn_v3 ra, ctn_v3 rb, const ctn_v3 *dir, const float *bias,
+                                   float s0, float s1, float s2, const float *lam) {
+    ctn_vel va = ctn_load_vel(w->vel, d->a), vb = ctn_load_vel(w->vel, d->b);
+    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb))); /* ctn_block_velocity */
+    float r0 = bias[0] - ctn_dot(dir[0], dv) - s0 * lam[0];
+    float r1 = bias[1] - ctn_dot(dir[1], dv) - s1 * lam[1];
+    float r2 = bias[2] - ctn_dot(dir[2], dv) - s2 * lam[2];
+    return ((0.0 + (double)r0 * r0) + (double)r1 * r1) + (double)r2 * r2;
+}
+
 /* Sum of the squared float residuals of the chain's joints (the solver's reported residual), per position
  * in parallel into y (free after the solve), then summed in position order: the same bits on any number
  * of threads. */
@@ -1218,16 +1296,17 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     for (int p = 0; p < m; ++p) {
         int slot = c->slot[p];
         const ctn_joint_def *d = &t->defs[slot];
-        const ctn_block *b = &blocks[slot];
         const float *lam = &t->lambda[6 * slot];
         double s = 0.0;
-        if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows: ctn_block_residual's operations for n = 3, unrolled */
-            ctn_vel va = ctn_load_vel(w->vel, d->a), vb = ctn_load_vel(w->vel, d->b);
-            ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, b->ra)), ctn_add(vb.v, ctn_cross(vb.w, b->rb))); /* ctn_block_velocity */
-            float r0 = b->bias[0] - ctn_dot(b->dir[0], dv) - b->soft[0] * lam[0];
-            float r1 = b->bias[1] - ctn_dot(b->dir[1], dv) - b->soft[1] * lam[1];
-            float r2 = b->bias[2] - ctn_dot(b->dir[2], dv) - b->soft[2] * lam[2];
-            s = ((s + (double)r0 * r0) + (double)r1 * r1) + (double)r2 * r2;
+        if (c->balls) { /* a ball record: the rows of the block it stands for, the world axes */
+            const ctn_ball_row *r = &c->balls[slot];
+            s = ball_residual(w, d, r->ra, r->rb, ball_axes, r->bias, r->soft, r->soft, r->soft, lam);
+            c->y[CH_V(c, p, 0)] = s;
+            continue;
+        }
+        const ctn_block *b = &blocks[slot];
+        if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
+            s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
         } else {
             float r[CTN_MAX_ROWS];
             ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
@@ -1248,7 +1327,7 @@ void ctn__chain_unforward(direct_chain *c) { c->forwarded = 0; }
 
 /* x = A^-1 r for the current velocities and impulses, then lambda += dl, v += M^-1 J^T dl. */
 void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
-    solve_phases(w, c, blocks, c->forwarded);
+    solve_phases(w, c, rows_of(c, blocks), c->forwarded);
     c->forwarded = 0;
 }
 
@@ -1257,7 +1336,7 @@ void ctn__chain_solve(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
  * to form) and the impulses are not accumulated; the velocity changes are applied as by ctn__chain_solve. */
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     c->rest = 1;
-    solve_phases(w, c, blocks, 0);
+    solve_phases(w, c, rows_of(c, blocks), 0);
     c->rest = 0;
     c->forwarded = 0;
 }
@@ -1276,7 +1355,7 @@ int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h) {
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h) {
     if (!ctn__chain_moves(w, c, h)) return 0;
     c->rest = 1, c->move_h = h;
-    solve_phases(w, c, blocks, 0);
+    solve_phases(w, c, rows_of(c, blocks), 0);
     c->rest = 0, c->move_h = 0.0f;
     c->forwarded = 0;
     return 1;

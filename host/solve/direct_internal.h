@@ -48,6 +48,7 @@ typedef struct direct_state {
     int extra_count;
     int *extra;              /* static extra slots (loop closers, unsupported) */
     int bounded;             /* some joint may have rows with finite bounds (ctn__joint_may_be_bounded) */
+    int ball_rows;           /* every joint a rigid ball joint on the chain path: the rows may be ctn_ball_rows (ctn__direct_ball_rows) */
 
     /* per substep */
     unsigned char *cut;      /* [slot] joint taken out of the forest this substep (finite bounds) */
@@ -69,6 +70,7 @@ typedef struct direct_state {
 
     direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
     int chain_segments;      /* segments of the chain path; 0: by length (tests set it) */
+    int blocks_only;         /* the rows are never ball records (ctn__direct_set_blocks_only; tests set it) */
 } direct_state;
 
 /* host/solve/direct_build.c: the ordering of the current topology with the factor storage (verbose: a log
@@ -126,6 +128,9 @@ void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep);
 /* generic = 1: the factor walks of a ball-jointed chain take the generic node steps instead of their own
  * (the same bits; tests/test_direct_chain.c compares the two). */
 void ctn__chain_set_generic(direct_chain *c, int generic);
+/* balls: the rows of every joint slot as ball records (ctn_ball_row), which the chain's walks then read in place
+ * of the blocks (the block arguments of the entries below are not read; NULL: the blocks). Not owned. */
+void ctn__chain_set_balls(direct_chain *c, const ctn_ball_row *balls);
 /* The factor (pivot inverses K, couplings T_E in C) and the last solve's x (y) of the layout, and their
  * lengths in doubles: for tests that compare two factor walks bit for bit. */
 void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny);
@@ -150,5 +155,8 @@ void ctn__direct_active_counts(const ctn_world *w, long *substeps, long *solves,
 
 /* Forces the chain path's segment count of a world (0: automatic); for tests. */
 void ctn__direct_set_chain_segments(ctn_world *w, int segments);
+/* on = 1: ctn__direct_ball_rows never holds, so a world of rigid ball joints on the chain keeps its rows in the
+ * 288-byte blocks as any other world; for tests (the two must give the same bits). */
+void ctn__direct_set_blocks_only(ctn_world *w, int on);
 
 #endif /* CTN_DIRECT_INTERNAL_H */

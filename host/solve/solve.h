@@ -52,6 +52,14 @@ int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h);
 /* Whether ctn__direct_chord_step does its step at h (1) for the current layout: the CPU's chord table says
  * so (its CHORD_SOLVE covers INTEGRATE and the next step's PROJECT_REST). */
 int ctn__direct_chord_moves(const ctn_world *w, float h);
+/* Whether the exact solver, with the layout prepared for the current topology (ctn__direct_prepare), takes
+ * every joint on its chain path and every joint is a rigid ball joint (type ball, compliance <= 0, no assembly
+ * target), so that its rows may be kept as 40-byte ctn_ball_rows in place of 288-byte ctn_blocks: its only
+ * readers of the rows are then the chain's walks, which take either (host/solve/direct_chain.c). */
+int ctn__direct_ball_rows(const ctn_world *w);
+/* balls: the rows the next solves read in place of their blocks argument (which may then be NULL), as
+ * ctn_ball_rows indexed by joint slot; NULL: the blocks. Only where ctn__direct_ball_rows holds. Not owned. */
+void ctn__direct_set_balls(ctn_world *w, const ctn_ball_row *balls);
 /* The exact solver's storage for the current topology (its ordering and factor, the re-solve references),
  * made before a step changes anything: CTN_ERR_OUT_OF_MEMORY, with the message on the world, when it cannot
  * be allocated (the step then fails and the world is as it was; catena.h, "Memory"). */
@@ -90,6 +98,9 @@ typedef struct ctn_chord_rows_result {
 int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache);
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r);
+/* The same for a world of ball joints alone whose rows are the exact solver's ball records (the lean loop). */
+void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
+                           ctn_chord_rows_result *r);
 
 /* The per-body passes around the solve on the CPU (host/solve/body_passes.c), n bodies: lean != 0 runs the lean
  * loops with the same bits as the shared functions (lean = 0: those functions as the OpenCL backend runs them);

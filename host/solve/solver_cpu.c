@@ -37,6 +37,13 @@ typedef struct cpu_solver {
     int compact;
     ctn_point_block *points;
     ctn_compact_cache compact_cache;
+    /* ball_rows: this step keeps every joint's rows in balls (ctn_ball_row, 40 bytes) instead of blocks (288): the
+     * exact solver takes every joint on its chain path and every joint is a rigid ball joint (ctn__direct_ball_rows).
+     * Its readers of the rows are the row build, the warm start's gather, the chord rows and the chain's walks
+     * (host/solve/direct_chain.c); RATTLE switches the step back to the blocks (cpu_rows_general). */
+    int ball_rows;
+    int ball_slots;         /* capacity of balls */
+    ctn_ball_row *balls;
     float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
@@ -91,6 +98,31 @@ static ctn_status cpu_reserve_blocks(ctn_world *w, cpu_solver *c) {
     return CTN_OK;
 }
 
+/* The step's rows after the exact solver's layout is prepared (ctn__direct_prepare): the ball records where
+ * ctn__direct_ball_rows holds, else the general blocks (unless compact), the solver told which it reads. */
+static ctn_status cpu_reserve_rows(ctn_world *w, cpu_solver *c) {
+    int m = w->topo.joint_count;
+    c->ball_rows = w->solver == CTN_SOLVER_DIRECT && ctn__direct_ball_rows(w);
+    if (c->ball_rows && m > c->ball_slots) {
+        size_t cap = (size_t)m + (size_t)m / 2 + 16;
+        ctn_ball_row *b = ctn__realloc(c->balls, cap * sizeof *b);
+        if (!b) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
+        c->balls = b, c->ball_slots = (int)cap;
+    }
+    if (!c->compact && !c->ball_rows) TRY_CPU_RESERVE(cpu_reserve_blocks(w, c));
+    if (w->solver == CTN_SOLVER_DIRECT) ctn__direct_set_balls(w, c->ball_rows ? c->balls : NULL);
+    return CTN_OK;
+}
+
+/* RATTLE's stages read and write the general blocks (their targets, ctn_rattle_slot, the kept factor's rows):
+ * a step of ball records turns to them at RATTLE_ENTER, the step's first stage, before any row is built. */
+static ctn_status cpu_rows_general(ctn_world *w, cpu_solver *c) {
+    TRY_CPU_RESERVE(cpu_reserve_blocks(w, c));
+    c->ball_rows = 0;
+    ctn__direct_set_balls(w, NULL);
+    return CTN_OK;
+}
+
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count, n = w->body_count;
     c->compact = ctn__rows_compact(w, &c->compact_cache);
@@ -100,7 +132,6 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
         c->points = p, c->point_slots = (int)cap;
     }
-    if (!c->compact) TRY_CPU_RESERVE(cpu_reserve_blocks(w, c));
     if (m > c->slots) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
         float *f[2] = {c->dlambda, c->cg_r};
@@ -191,6 +222,25 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * may have a bounded row every block has infinite bounds here, where ctn_project_block's rule with limits
      * is the rule without them, bit for bit, and the check below has nothing to undo: both are skipped. */
     int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP && project && ctn__direct_may_bound(w);
+    if (c->ball_rows) { /* the exact solver, rigid ball joints on its chain (ctn__direct_ball_rows) */
+        const ctn_joint_def *defs = t->defs;
+        const ctn_pose *pose = w->pose;
+        const ctn_vel *vel = w->vel;
+        ctn_ball_row *rows = c->balls;
+        if (!project) {
+            CPU_FOR(m)
+            for (int s = 0; s < m; ++s) ctn_prepare_slot_ball_row(s, defs, pose, vel, prm, rows);
+        } else { /* ctn_project_slot's rigid rule: the rows stay, the error is max |bias| h (no limits: none is bounded) */
+            CPU_FOR_REDUCE(m, reduction(max : worst))
+            for (int s = 0; s < m; ++s) {
+                ctn_prepare_slot_ball_row(s, defs, pose, vel, prm, rows);
+                float e = ctn_project_ball_row(&rows[s], prm.h);
+                worst = e > worst ? e : worst;
+            }
+        }
+        c->project_worst = worst;
+        return;
+    }
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
@@ -256,6 +306,14 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
 #ifdef _OPENMP
     int nt = cpu_team(w);
 #endif
+    if (c->ball_rows) {
+        const ctn_ball_row *rows = c->balls;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
+#endif
+        for (int i = 0; i < n; ++i) ctn_apply_gather_ball_row(i, t->adj_offsets, t->adj, rows, l, scale, w->vel, w->inertia);
+        return;
+    }
     if (c->compact) {
         const ctn_point_block *pts = c->points;
 #ifdef _OPENMP
@@ -394,6 +452,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     TRY_CPU(cpu_reserve(w, c));
     if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) TRY_CPU(ctn__direct_prepare(w)); /* its storage: nothing changed yet */
+    TRY_CPU(cpu_reserve_rows(w, c)); /* ball records or blocks, by the layout just prepared */
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     int derived = c->inertia_clean && !w->bodies_dirty; /* the last step left them so and the host changed no body */
     if (!derived) ctn__inertia_fresh(w); /* the snapshot tests them */
@@ -413,7 +472,7 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
     else if (w->solver == CTN_SOLVER_CG && c->cg_as_gs) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
-    else r2 = ctn__solve_direct_ex(w, c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
+    else r2 = ctn__solve_direct_ex(w, c->ball_rows ? NULL : c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
     c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }
@@ -502,20 +561,24 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         ctn_chord_rows_result r; /* and the joint errors of stage_measure's loop, while the poses are at hand */
-        ctn__chord_rows(t->defs, m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1, &r);
+        int threads = m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1;
+        if (c->ball_rows) ctn__chord_rows_balls(t->defs, m, w->pose, prm->h, c->balls, threads, &r);
+        else ctn__chord_rows(t->defs, m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), threads, &r);
         out->worst = r.worst;
         c->measured_gap = r.gap, c->measured_angle = r.angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
         break;
     }
-    case CTN_STAGE_CHORD_SOLVE: /* PROJECT_REST zeroed v and lambda */
+    case CTN_STAGE_CHORD_SOLVE: { /* PROJECT_REST zeroed v and lambda */
+        const ctn_block *rows = c->ball_rows ? NULL : c->blocks; /* NULL: the ball records (ctn__direct_set_balls) */
         if (!(e->covers & CTN_STAGE_BIT(CTN_STAGE_INTEGRATE))) {
-            ctn__direct_resolve_rest(w, c->blocks);
-        } else if (!ctn__direct_chord_step(w, c->blocks, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
-            ctn__direct_resolve_rest(w, c->blocks);
+            ctn__direct_resolve_rest(w, rows);
+        } else if (!ctn__direct_chord_step(w, rows, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
+            ctn__direct_resolve_rest(w, rows);
             cpu_integrate(w, prm);
             project_rest(w, c);
         }
         break;
+    }
     case CTN_STAGE_POSES_KEEP:
         CPU_FOR(n)
         for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];
@@ -710,6 +773,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     if (w->inertia_stale && !overwrites && stage != CTN_STAGE_MEASURE) ctn__inertia_fresh(w);
     if (overwrites) w->inertia_stale = 0;
     if (stage >= CTN_STAGE_RATTLE_ENTER && stage <= CTN_STAGE_INERTIA) {
+        if (stage == CTN_STAGE_RATTLE_ENTER && c->ball_rows) TRY_CPU(cpu_rows_general(w, c));
         c->factor_kept = 0; /* RATTLE keeps its own (rattle_valid) */
         stage_rattle(w, c, stage, prm, out);
         return CTN_OK;
@@ -797,8 +861,10 @@ static ctn_status cpu_sync(ctn_world *w) {
 static void cpu_destroy(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     if (!c) return;
+    if (w->solver == CTN_SOLVER_DIRECT) ctn__direct_set_balls(w, NULL); /* not the chain's to read any more */
     ctn__free(c->blocks);
     ctn__free(c->points);
+    ctn__free(c->balls);
     ctn__free(c->dlambda);
     ctn__free(c->cg_r);
     ctn__free(c->cg_z);

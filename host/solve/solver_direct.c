@@ -92,6 +92,7 @@
 #include "ctn_direct.h"
 #include "ctn_direct_schur.h"
 #include "ctn_direct_active.h"
+#include "ctn_assemble.h" /* CTN_JF_ASSEMBLE_TARGET: assembly rewrites those joints' compliance */
 _Static_assert(DIRECT_MAX_SCHUR_ROWS == CTN_DD_MAX_SCHUR, "one bound on the loop closers' Schur rows");
 _Static_assert(DIRECT_MAX_ATTACHED_ROWS == CTN_DD_MAX_ATTACHED, "the OpenCL forest path takes the same supernodes");
 _Static_assert(DIRECT_MAX_SCHUR_ROWS >= CTN_DD_MAX_NODE, "the Schur inverse bound covers the node pivots");
@@ -232,6 +233,16 @@ static int active_applicable(const ctn_world *w, const direct_state *s, const ct
     return schur_applicable(s, w, blocks, schur_rows);
 }
 
+int ctn__direct_ball_rows(const ctn_world *w) {
+    const direct_state *s = w->direct_data;
+    return s && s->valid && s->version == w->topology_version && s->joints == w->topo.joint_count && s->ball_rows && !s->blocks_only;
+}
+
+void ctn__direct_set_balls(ctn_world *w, const ctn_ball_row *balls) {
+    direct_state *s = w->direct_data;
+    if (s && s->chain) ctn__chain_set_balls(s->chain, balls);
+}
+
 int ctn__direct_may_bound(const ctn_world *w) {
     const direct_state *s = w->direct_data;
     if (!s || !s->valid || s->version != w->topology_version || s->joints != w->topo.joint_count) return 1;
@@ -336,6 +347,13 @@ static int direct_ready(ctn_world *w, direct_state *s) {
     if (!direct_layout(w, s)) return 0;
     s->bounded = 0;
     for (int slot = 0; slot < t->joint_count && !s->bounded; ++slot) s->bounded = ctn__joint_may_be_bounded(&t->defs[slot]);
+    /* rigid ball joints alone, all on the chain: no row is ever bounded, cut or turned into [0, 0] by the projection
+     * (ctn_project_block's rigid rule), so the walks read only the lever arms, targets and softness */
+    s->ball_rows = s->chain != NULL && !s->bounded && s->extra_count == 0 && t->joint_count > 0;
+    for (int slot = 0; slot < t->joint_count && s->ball_rows; ++slot) {
+        const ctn_joint_def *d = &t->defs[slot];
+        s->ball_rows = d->type == CTN_JT_BALL && d->compliance <= 0.0f && !(d->flags & CTN_JF_ASSEMBLE_TARGET) && ctn__chain_has(s->chain, slot);
+    }
     return 1;
 }
 
@@ -378,6 +396,12 @@ void ctn__direct_set_chain_segments(ctn_world *w, int segments) {
     if (!s) return;
     s->chain_segments = segments;
     s->valid = 0;
+}
+
+void ctn__direct_set_blocks_only(ctn_world *w, int on) {
+    if (!w->direct_data) w->direct_data = ctn__calloc(1, sizeof(direct_state));
+    direct_state *s = w->direct_data;
+    if (s) s->blocks_only = on;
 }
 
 /* Forest (or chain) solve of the current right-hand side. */
