@@ -73,7 +73,8 @@ struct direct_chain {
                             * 2 three world-axis linear rows then angular rows (ctn__hinge_rows, a hinge's: the lean steps) */
     int uniform;           /* rows of every position when they all match, else 0 */
     /* Offsets of K_p, C_p and y_p (F_p at 6 times y_p's) when the rows differ between positions; NULL for a
-     * uniform sequence, whose offsets are implicit (CH_K, CH_C, CH_V): 9p, 9p and 3p for ball joints. */
+     * uniform sequence, whose offsets are implicit (CH_K, CH_C, CH_V): 6p, 9p and 3p for ball joints, whose K_p
+     * is kept as its lower triangle (k_full, k_store). */
     int *koff, *coff, *voff;
     int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
     unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
@@ -82,6 +83,10 @@ struct direct_chain {
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
     int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
+    /* a projection step at rest without scratch arrays (ctn__chain_project_step): the velocities and impulses are
+     * read as zero (w->vel's v and w, topo.lambda are the real ones, not read), the impulses are not accumulated
+     * and the velocity changes move the poses (move_h) */
+    int zero;
     float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
     int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (backward_ball) */
     int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
@@ -224,6 +229,7 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         c->koff[m] = k, c->coff[m] = cc, c->voff[m] = v;
     }
     place_separators(c, segments);
+    if (c->uniform == 3) ko = 6 * (size_t)m; /* K_p symmetric: its lower triangle (k_store) */
     c->K = ctn__malloc((ko + 1) * sizeof *c->K);
     c->C = ctn__malloc((co + 1) * sizeof *c->C);
     c->F = c->segments > 2 ? ctn__malloc((6 * vo + 1) * sizeof *c->F) : NULL;
@@ -258,7 +264,7 @@ fail:
  * from the position's int offsets. */
 #define CH_SQ(c, p, nfix, arr) \
     ((nfix) ? (size_t)(p) * (size_t)((nfix) * (nfix)) : (c)->uniform ? (size_t)(p) * (size_t)((c)->uniform * (c)->uniform) : (size_t)(c)->arr[p])
-#define CH_K(c, p, nfix) CH_SQ(c, p, nfix, koff)
+#define CH_K(c, p, nfix) (K_PACKED(c, nfix) ? (size_t)(p) * 6 : CH_SQ(c, p, nfix, koff))
 #define CH_C(c, p, nfix) CH_SQ(c, p, nfix, coff)
 #define CH_V(c, p, nfix) ((nfix) ? (size_t)(p) * (size_t)(nfix) : (c)->uniform ? (size_t)(p) * (size_t)(c)->uniform : (size_t)(c)->voff[p])
 #define CH_F(c, p, nfix) (6 * CH_V(c, p, nfix))
@@ -302,6 +308,28 @@ static inline const ctn_block *row_block(ch_rows R, int slot, ctn_block *tmp) {
     return tmp;
 }
 
+/* K_p of a sequence of 3-row positions (uniform 3; nfix 3 is only given for one) is symmetric at every stage: the
+ * assembled pivot (its node step reads only the lower triangle), P^-1 (both inverses write each off-diagonal
+ * entry twice from one value) and the updates K_q -= E^T T_E (formed on the lower triangle and mirrored). It is
+ * stored as its lower triangle by rows, (0,0) (1,0) (1,1) (2,0) (2,1) (2,2): 6 doubles a position instead of 9
+ * (24 bytes a link). The node steps of kernels/ctn_direct.h take the full 3x3 form: k_full writes it to tmp and
+ * returns it (else the stored one in place), k_store keeps the lower triangle of what they wrote. The same values
+ * in the same operations, so the same bits. */
+#define K_PACKED(c, nfix) ((nfix) == 3 || (c)->uniform == 3)
+static inline double *k_full(const direct_chain *c, int p, int nfix, double *tmp) {
+    double *k = c->K + CH_K(c, p, nfix);
+    if (!K_PACKED(c, nfix)) return k;
+    tmp[0] = k[0], tmp[1] = k[1], tmp[2] = k[3];
+    tmp[3] = k[1], tmp[4] = k[2], tmp[5] = k[4];
+    tmp[6] = k[3], tmp[7] = k[4], tmp[8] = k[5];
+    return tmp;
+}
+static inline void k_store(direct_chain *c, int p, int nfix, const double *full) {
+    if (!K_PACKED(c, nfix)) return; /* written in place */
+    double *k = c->K + CH_K(c, p, nfix);
+    k[0] = full[0], k[1] = full[3], k[2] = full[4], k[3] = full[6], k[4] = full[7], k[5] = full[8];
+}
+
 /* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
  * rows of p with finite bounds this substep as cut (the predecessor's mark may not be written yet: its
  * block is asked instead); a joint cut whole couples to nothing. */
@@ -313,10 +341,14 @@ static inline int cut_of(const direct_chain *c, ch_rows blocks, int slot) {
 /* The lean hinge assembly (host/solve/direct_hinge.c) takes position p (rows of blk) and its coupling to the
  * predecessor (bp, np rows; NULL: none): both have three world-axis linear rows first and one has angular rows
  * (two ball joints take ctn_dd_chain_assemble_ax's lever-arm branch). Off with ctn__chain_set_generic. */
-static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *bp, int np) {
+static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *bp, int np, int prev_axes) {
     if (!hinge) return 0; /* blk: ctn__hinge_rows, lean steps on */
     if (!bp) return blk->n_ang > 0;
-    return ctn__hinge_rows(bp, np) && (blk->n_ang > 0 || bp->n_ang > 0);
+    /* prev_axes: c->axes of the predecessor when it is marked (walking down; -1: not known), 2 its rows are
+     * ctn__hinge_rows; 1 the world axes of a ball joint (as ctn__hinge_rows, or with -0.0f in place of +0.0f
+     * zeros, which are zeros of the same products) */
+    int hr = prev_axes >= 0 ? prev_axes != 0 : ctn__hinge_rows(bp, np);
+    return hr && (blk->n_ang > 0 || bp->n_ang > 0);
 }
 
 static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int prev_known) {
@@ -325,7 +357,8 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     const ctn_block *blk = row_block(blocks, slot, &tb);
     int cut = cut_of(c, blocks, slot), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     c->cut[slot] = (unsigned char)cut;
-    double *K = c->K + CH_K(c, p, nfix);
+    double Kt[9];
+    double *K = K_PACKED(c, nfix) ? Kt : c->K + CH_K(c, p, nfix); /* packed: formed in Kt, stored by k_store */
     double *C = p > 0 ? c->C + CH_C(c, p - 1, nfix) : NULL;
     const ctn_block *bp = NULL;
     if (!full && p > 0 && c->shared[p - 1] >= 0) {
@@ -339,6 +372,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
+        k_store(c, p, nfix, K);
         return;
     }
     const ctn_joint_def *d = &w->topo.defs[slot];
@@ -348,11 +382,22 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
     int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
     int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
-    if (hinge_pair(hinge, blk, bp, np))
+    if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1))
         ctn__hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);
     else
         ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
+    k_store(c, p, nfix, K);
+}
+
+/* The projection's scratch velocity of body b at rest (ctn_project_begin_body of w->vel: v = w = +0, the inverse
+ * mass kept) and its scratch impulses (+0), for a solve that reads them without the scratch arrays (c->zero). */
+static const float chain_rest_lambda[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+static inline ctn_vel chain_rest_vel(const ctn_world *w, int b) {
+    ctn_vel v = ctn_load_vel(w->vel, b);
+    v.v = ctn_v3_zero();
+    v.w = ctn_v3_zero();
+    return v;
 }
 
 /* Right-hand side r_p (zero on cut rows); resolve (a constant at every call): the walk of a re-solve, which
@@ -373,6 +418,8 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blo
     } else if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
         ctn_dd_chain_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
                             ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
+    else if (c->zero) /* the projection's scratch state at rest: v = +0, lambda = +0, read as the arrays would hold them */
+        ctn_dd_chain_rhs(blk, chain_rest_vel(w, d->a), chain_rest_vel(w, d->b), chain_rest_lambda, y);
     else
         ctn_dd_chain_rhs(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
@@ -404,8 +451,8 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows block
 
 /* v_b += dv (hit: a solved joint of b, else nothing changes), or for a chord step x_b += h (v_b + dv). */
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit) {
-    if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest) */
-        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(w->vel[b], dv), w->props[b], c->move_h);
+    if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest, +0) */
+        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(chain_rest_vel(w, b), dv), w->props[b], c->move_h);
         return;
     }
     if (!hit) return;
@@ -460,20 +507,22 @@ static inline void factor_walk(const ctn_world *w, direct_chain *c, ch_rows bloc
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
         double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
-        double *Pq = inside ? c->K + CH_K(c, q, nfix) : s.d_end;
         double *Fq = inside ? (na ? c->F + CH_F(c, q, nfix) : NULL) : g->g;
         double *Fp = na ? c->F + CH_F(c, p, nfix) : NULL, *y = c->y + CH_V(c, p, nfix);
         if (inside) {
             assemble_position(w, c, blocks, q, nfix, s.dir > 0); /* walking down, p = q - 1 is marked */
             rhs_position(w, c, blocks, q, nfix, 0);
         }
+        double Pt[9], Qt[9]; /* K_p, K_q in full (k_full) */
+        double *Pp = k_full(c, p, nfix, Pt), *Pq = inside ? k_full(c, q, nfix, Qt) : s.d_end;
         if (NODE56(c, n, nq, na)) { /* a hinge coupled to a hinge: the sizes as constants */
-            ctn__node_factor(n, c->K + CH_K(c, p, nfix), E, tr, Pq, y, inside ? c->y + CH_V(c, q, nfix) : s.y_end);
+            ctn__node_factor(n, Pp, E, tr, Pq, y, inside ? c->y + CH_V(c, q, nfix) : s.y_end);
         } else {
-            ctn_dd_chain_factor_node(c->K + CH_K(c, p, nfix), n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
-            ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na,
-                                      s.y_a);
+            ctn_dd_chain_factor_node(Pp, n, E, ld, tr, nq, Pq, Fp, na, Fq, s.d_a);
+            ctn_dd_chain_forward_node(Pp, n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na, s.y_a);
         }
+        k_store(c, p, nfix, Pp);
+        if (inside) k_store(c, q, nfix, Pq);
         if (!inside) break;
     }
 }
@@ -601,8 +650,10 @@ static inline void ball_vel(const ctn_world *w, int b, double *V) {
 }
 
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
- * uncut. */
-static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int x, ball_node *nd, ball_shared *shd) {
+ * uncut. zero (a constant of each instance): the state at rest of c->zero, whose velocities and impulses are read
+ * as the zeros they are (ball_vel of the world: +0). */
+static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int x, ball_node *nd, ball_shared *shd,
+                                 int zero) {
     int slot = c->slot[x], dyn = c->dyn[x], sh = x > 0 && c->shared[x - 1] >= 0 ? (c->side[x - 1] >> 1) & 1 : -1;
     ctn_v3 ra = BR_RA(blocks, rec, slot), rb = BR_RB(blocks, rec, slot);
     const float *bias = BR_BIAS(blocks, rec, slot);
@@ -625,9 +676,9 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows bl
     nd->K[4] = W[7];
     nd->K[5] = W[8] + (s2 + CTN_DD_FLOOR * W[8]);
     double Va[6], Vb[6], u[3], dw[3];
-    const float *lam = &w->topo.lambda[6 * slot];
-    ball_vel(w, d->a, Va);
-    ball_vel(w, d->b, Vb);
+    const float *lam = zero ? chain_rest_lambda : &w->topo.lambda[6 * slot];
+    ball_vel(w, zero ? -1 : d->a, Va);
+    ball_vel(w, zero ? -1 : d->b, Vb);
     ctn_dd_anchor_rel_arms(ra, rb, Va, Vb, u, dw);
     /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
     nd->y[0] = (double)bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - s0 * lam[0];
@@ -671,8 +722,8 @@ static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball
     }
     double p00 = o[0], p10 = o[1], p11 = o[2], p20 = o[3], p21 = o[4], p22 = o[5];
     double e0 = E[0], e1 = E[1], e2 = E[2], e3 = E[3], e4 = E[4], e5 = E[5], e6 = E[6], e7 = E[7], e8 = E[8];
-    double *Kp = c->K + 9 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
-    Kp[0] = p00, Kp[1] = p10, Kp[2] = p20, Kp[3] = p10, Kp[4] = p11, Kp[5] = p21, Kp[6] = p20, Kp[7] = p21, Kp[8] = p22;
+    double *Kp = c->K + 6 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
+    Kp[0] = p00, Kp[1] = p10, Kp[2] = p11, Kp[3] = p20, Kp[4] = p21, Kp[5] = p22; /* the lower triangle (k_store) */
     double v0 = cur->y[0], v1 = cur->y[1], v2 = cur->y[2];
 #if defined(__GNUC__)
     /* Columns 0 and 1 of T_E (rows 0 and 1 of u_p, y_q, K_q's rows 1 and 2) in two lanes, each lane the
@@ -736,14 +787,14 @@ CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, ch_row
                                      ball_node cur) {
     if (s.dir < 0 && (p != s.last || p + s.dir == s.end)) assemble_position(w, c, blocks, p, 3, 0);
     const double *k = cur.K;
-    double *K = c->K + 9 * (size_t)p, *y = c->y + 3 * (size_t)p;
-    K[0] = k[0], K[1] = k[1], K[2] = k[3], K[3] = k[1], K[4] = k[2], K[5] = k[4], K[6] = k[3], K[7] = k[4], K[8] = k[5];
+    double *K = c->K + 6 * (size_t)p, *y = c->y + 3 * (size_t)p; /* the lower triangle, as ball_node's (k_store) */
+    K[0] = k[0], K[1] = k[1], K[2] = k[2], K[3] = k[3], K[4] = k[4], K[5] = k[5];
     y[0] = cur.y[0], y[1] = cur.y[1], y[2] = cur.y[2];
     factor_walk(w, c, blocks, &s, g, p, 3);
 }
 
-/* factor_segment of segment k (no spike) as the lean walk above; dir: the segment's, a constant per copy. */
-static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, int dir) {
+/* factor_segment of segment k (no spike) as the lean walk above; dir (the segment's) and zero (c->zero): constants per copy. */
+static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, int dir, int zero) {
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
@@ -757,7 +808,7 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows 
     ball_shared sh;
     memset(&sh, 0, sizeof sh);
     double E[9];
-    ball_assemble(w, c, blocks, rec, s.first, &cur, &sh);
+    ball_assemble(w, c, blocks, rec, s.first, &cur, &sh, zero);
     for (int p = s.first; p != s.last; p += dir) {
         int q = p + dir;
         if (!ball_ok(c, blocks, rec, q)) {
@@ -765,11 +816,11 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows 
             return;
         }
         if (dir > 0) {
-            ball_assemble(w, c, blocks, rec, q, &nx, &sh);
+            ball_assemble(w, c, blocks, rec, q, &nx, &sh, zero);
             ball_coupling(c, blocks, rec, p, &sh, 1, E);
         } else {
             ball_coupling(c, blocks, rec, q, &sh, -1, E);
-            ball_assemble(w, c, blocks, rec, q, &nx, &sh);
+            ball_assemble(w, c, blocks, rec, q, &nx, &sh, zero);
         }
         ball_step(c, p, dir > 0 ? p : q, dir, &cur, E, &nx);
         cur = nx;
@@ -780,8 +831,19 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows 
 
 CHAIN_FLATTEN static void factor_ball(const ctn_world *w, direct_chain *c, ch_rows blocks, int k) {
     int up = k == c->segments - 1 && c->segments > 1;
-    if (blocks.ball) up ? factor_ball_dir(w, c, blocks, 1, k, -1) : factor_ball_dir(w, c, blocks, 1, k, 1);
-    else up ? factor_ball_dir(w, c, blocks, 0, k, -1) : factor_ball_dir(w, c, blocks, 0, k, 1);
+    if (blocks.ball) up ? factor_ball_dir(w, c, blocks, 1, k, -1, 0) : factor_ball_dir(w, c, blocks, 1, k, 1, 0);
+    else up ? factor_ball_dir(w, c, blocks, 0, k, -1, 0) : factor_ball_dir(w, c, blocks, 0, k, 1, 0);
+}
+
+/* factor_ball for the state at rest (c->zero): instances of their own, so that the common ones above compile as
+ * they did. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+CHAIN_FLATTEN static void factor_ball_rest(const ctn_world *w, direct_chain *c, ch_rows blocks, int k) {
+    int up = k == c->segments - 1 && c->segments > 1;
+    if (blocks.ball) up ? factor_ball_dir(w, c, blocks, 1, k, -1, 1) : factor_ball_dir(w, c, blocks, 1, k, 1, 1);
+    else up ? factor_ball_dir(w, c, blocks, 0, k, -1, 1) : factor_ball_dir(w, c, blocks, 0, k, 1, 1);
 }
 
 /* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
@@ -798,10 +860,11 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, ch_rows 
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *y = c->y + CH_V(c, p, nfix);
         if (inside) rhs_position(w, c, blocks, q, nfix, 1);
+        double Pt[9];
         if (NODE56(c, ROWS(c, p, nfix), nq, na))
             ctn__node_forward(nq, c->K + CH_K(c, p, nfix), y, E, tr, inside ? c->y + CH_V(c, q, nfix) : s.y_end);
         else
-            ctn_dd_chain_forward_node(c->K + CH_K(c, p, nfix), ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end,
+            ctn_dd_chain_forward_node(k_full(c, p, nfix, Pt), ROWS(c, p, nfix), y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end,
                                       na ? c->F + CH_F(c, p, nfix) : NULL, na, s.y_a);
         if (!inside) break;
     }
@@ -809,7 +872,7 @@ static inline void forward_segment(const ctn_world *w, direct_chain *c, ch_rows 
 
 /* lambda += dl of position p (dl = x: the solution of (1) itself, the joint-space unknown). */
 static inline void add_impulse(const direct_chain *c, int p, float *lambda, int nfix) {
-    if (c->rest) return; /* the impulses of a solve from rest are not kept */
+    if (c->rest || c->zero) return; /* the impulses of a solve from rest are not kept */
     int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
     const double *x = c->y + CH_V(c, p, nfix);
     float *l = lambda + 6 * slot;
@@ -891,7 +954,7 @@ CHAIN_INLINE void ball_impulse(double im, const ctn_sym3 *I, int rot, ctn_v3 r, 
 /* body_finish of a body whose joints are solved: v_b += dv, or for a chord step x_b += h (v_b + dv) with
  * ctn_body_integrate's operations on the pose in place. */
 CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, float h) {
-    ctn_vel v = ctn_dd_vel_add(w->vel[b], dv);
+    ctn_vel v = ctn_dd_vel_add((mode & BW_MOVE) ? chain_rest_vel(w, b) : w->vel[b], dv); /* moving: v at rest, +0 */
     if (!(mode & BW_MOVE)) {
         w->vel[b].v = v.v, w->vel[b].w = v.w;
         return;
@@ -978,11 +1041,13 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_v3 *arm_p,
 #define BALL_APPLY2 ball_apply
 #endif
 
-/* o = M v for a 3x3 block M (tr: M stored transposed, M(r, c) at 3c + r) as the node steps of
+/* o = M v for a 3x3 block M (tr 1: M stored transposed, M(r, c) at 3c + r; 2: M symmetric, its lower triangle by
+ * rows as k_store keeps it) as the node steps of
  * kernels/ctn_direct.h sum it, o_r = 0 + M(r,0) v0 + M(r,1) v1 + M(r,2) v2 from the left; rows 0 and 1 in two
  * lanes where the vector extensions are there (the same operations per lane, so the same bits). */
 CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, double v2, double *o0, double *o1, double *o2) {
-#define BALL_M(r, c) (tr ? M[3 * (c) + (r)] : M[3 * (r) + (c)])
+#define BALL_SYM(r, c) ((r) >= (c) ? (r) * ((r) + 1) / 2 + (c) : (c) * ((c) + 1) / 2 + (r)) /* tr 2: lower triangle by rows */
+#define BALL_M(r, c) (tr == 2 ? M[BALL_SYM(r, c)] : tr ? M[3 * (c) + (r)] : M[3 * (r) + (c)])
 #if defined(__GNUC__)
     const ch_v2d Z = {0.0, 0.0}, V0 = {v0, v0}, V1 = {v1, v1}, V2 = {v2, v2};
     const ch_v2d M0 = {BALL_M(0, 0), BALL_M(1, 0)}, M1 = {BALL_M(0, 1), BALL_M(1, 1)}, M2 = {BALL_M(0, 2), BALL_M(1, 2)};
@@ -998,6 +1063,7 @@ CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, doubl
     s2 += BALL_M(2, 0) * v0, s2 += BALL_M(2, 1) * v1, s2 += BALL_M(2, 2) * v2;
     *o2 = s2;
 #undef BALL_M
+#undef BALL_SYM
 }
 
 /* Back-substitution of segment k walking in direction dir (the segment's, segment_walk), with lambda += dl
@@ -1068,10 +1134,10 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
     const float *b0 = BR_BIAS(blocks, rec, slot[s.first]);
     double v0 = (double)b0[0], v1 = (double)b0[1], v2 = (double)b0[2]; /* y_p */
     for (int p = s.first;; p += dir) {
-        const double *P = K + 9 * (size_t)p;
+        const double *P = K + 6 * (size_t)p; /* the lower triangle (k_store) */
         double *y = Y + 3 * (size_t)p;
         double t0, t1, t2, s0, s1, s2;
-        ball_mul3(P, 0, v0, v1, v2, &t0, &t1, &t2); /* u = P^-1 y */
+        ball_mul3(P, 2, v0, v1, v2, &t0, &t1, &t2); /* u = P^-1 y (P^-1 symmetric, its lower triangle) */
         y[0] = t0, y[1] = t1, y[2] = t2;
         int inside = p != s.last;
         if (!inside && s.end < 0) break;
@@ -1096,7 +1162,7 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
 CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
     int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
 #define BALL_WALKS(rec)                                                                                                           \
-    if (!c->rest) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_LAMBDA); \
+    if (!c->rest && !c->zero) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_LAMBDA); \
     else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_MOVE); \
     else up ? ball_walk(w, c, blocks, rec, k, lambda, -1, 0) : ball_walk(w, c, blocks, rec, k, lambda, 1, 0);
     if (blocks.ball) {
@@ -1116,15 +1182,19 @@ CHAIN_FLATTEN CHAIN_NOINLINE static void forward_ball_rest(direct_chain *c, ch_r
 /* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */
 static void factor_separators(direct_chain *c) {
     int P = c->segments;
+    double St[9], Qt[9]; /* k_full's */
     for (int j = 1; j < P; ++j) {
         int p = c->sep[j], n = c->n[p];
-        double *S = c->K + CH_K(c, p, 0);
+        double *S = k_full(c, p, 0, St);
         for (int e = 0; e < n * n; ++e) S[e] += c->seg[j - 1].d_bot[e] + c->seg[j].d_top[e];
+        k_store(c, p, 0, S);
     }
     for (int j = 1; j < P; ++j) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
-        ctn_dd_chain_factor_node(c->K + CH_K(c, p, 0), n, c->seg[j].g, n, 1, nq, nq ? c->K + CH_K(c, c->sep[j + 1], 0) : NULL, NULL, 0,
-                                 NULL, NULL);
+        double *S = k_full(c, p, 0, St), *Sq = nq ? k_full(c, c->sep[j + 1], 0, Qt) : NULL;
+        ctn_dd_chain_factor_node(S, n, c->seg[j].g, n, 1, nq, Sq, NULL, 0, NULL, NULL);
+        k_store(c, p, 0, S);
+        if (nq) k_store(c, c->sep[j + 1], 0, Sq);
     }
 }
 
@@ -1136,8 +1206,8 @@ static void solve_separators(direct_chain *c, float *lambda) {
     }
     for (int j = 1; j < P; ++j) {
         int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
-        double *y = c->y + CH_V(c, p, 0);
-        ctn_dd_chain_forward_node(c->K + CH_K(c, p, 0), n, y, y, c->seg[j].g, n, 1, nq, nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL,
+        double *y = c->y + CH_V(c, p, 0), St[9];
+        ctn_dd_chain_forward_node(k_full(c, p, 0, St), n, y, y, c->seg[j].g, n, 1, nq, nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL,
                                   NULL, 0, NULL);
     }
     for (int j = P - 1; j >= 1; --j) {
@@ -1183,7 +1253,10 @@ static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks) {
         three ? rhs_3(w, c, blocks, c->sep[j], 0) : rhs_any(w, c, blocks, c->sep[j], 0);
     }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
-    for (int k = 0; k < P; ++k) three && P <= 2 && !c->generic ? factor_ball(w, c, blocks, k) : three ? factor_3(w, c, blocks, k) : factor_any(w, c, blocks, k);
+    for (int k = 0; k < P; ++k)
+        three && P <= 2 && !c->generic ? (c->zero ? factor_ball_rest(w, c, blocks, k) : factor_ball(w, c, blocks, k))
+        : three                        ? factor_3(w, c, blocks, k)
+                                       : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
@@ -1242,7 +1315,7 @@ static ch_rows rows_of(const direct_chain *c, const ctn_block *blocks) {
 void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny) {
     int m = c->m;
     *K = c->K, *C = c->C, *y = c->y;
-    *nk = c->uniform ? (size_t)m * c->uniform * c->uniform : (size_t)c->koff[m];
+    *nk = c->uniform == 3 ? (size_t)m * 6 : c->uniform ? (size_t)m * c->uniform * c->uniform : (size_t)c->koff[m]; /* 3: k_store's */
     *nc = c->uniform ? (size_t)(m - 1) * c->uniform * c->uniform : (size_t)c->coff[m];
     *ny = c->uniform ? (size_t)m * c->uniform : (size_t)c->voff[m];
 }
@@ -1339,6 +1412,29 @@ void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *block
 
 int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h) {
     return c->covers && w->body_count == w->topo.body_count && h > 0.0f;
+}
+
+/* A Newton step of the projection on the chain path without its scratch arrays: the factor of the projected rows
+ * in blocks and its solve, the state read at rest (the velocities and impulses +0, as PROJECT_REST leaves the
+ * scratch arrays: c->zero), the impulses not kept and each body's pose moved by h v as soon as its velocity change
+ * is complete (the chord step's walk): ctn__chain_factor, ctn__chain_solve and the integration x += h v with the
+ * same operations, so the same bits, and neither w->vel nor topo.lambda (the real arrays) read or written but for
+ * the inverse masses. Returns 0 with nothing moved where that does not apply: a body outside the layout
+ * (ctn__chain_moves) or rows cut from the exact solve (their Gauss-Seidel reads the impulses); the factor is then
+ * left without its forward substitution. */
+int ctn__chain_project_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list, float h) {
+    if (!ctn__chain_moves(w, c, h)) return 0;
+    c->zero = 1;
+    int ncut = ctn__chain_factor(w, c, blocks, cut_list);
+    if (ncut > 0) {
+        c->zero = 0, c->forwarded = 0;
+        return 0;
+    }
+    c->move_h = h;
+    solve_phases(w, c, rows_of(c, blocks), c->forwarded);
+    c->zero = 0, c->move_h = 0.0f;
+    c->forwarded = 0;
+    return 1;
 }
 
 /* A chord step of the projection (host/solve/pipeline.c project_steps) from rest, as ctn__chain_solve_rest

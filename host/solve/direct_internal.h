@@ -138,6 +138,7 @@ void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, cons
 int ctn__chain_has(const direct_chain *c, int slot);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 int ctn__chain_chord_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, float h);
+int ctn__chain_project_step(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list, float h);
 /* Whether ctn__chain_chord_step moves the poses at step h (every body the integration would move is a dynamic
  * body of some position). */
 int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h);

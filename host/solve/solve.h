@@ -8,6 +8,12 @@
 /* The CPU backend (host/solve/solver_cpu.c): the stage table's loops over kernels/ctn_solver.h. */
 extern const ctn_backend_ops ctn__cpu_backend;
 ctn_status ctn__cpu_backend_init(ctn_world *w);
+/* Tests (tests/test_project_rest.c): how the CPU's projection decides to run without its scratch arrays
+ * (solver_cpu.c, project_at_rest): mode 0 by its rule, 1 never (the scratch arrays always), 2 wherever the chain
+ * path moves the poses, the joint check skipped (so that its ways back to the arrays run). counts: projections
+ * entered at rest, Newton steps solved at rest, projections that took the arrays back, since the world's start. */
+void ctn__cpu_project_rest_mode(ctn_world *w, int mode);
+void ctn__cpu_project_rest_counts(const ctn_world *w, int counts[3]);
 
 /* Exact solver for the joint forest (host/solve/solver_direct.c): given the blocks of this substep and the
  * velocities after the warm start, solves (J M^-1 J^T + S) dlambda = target - J v - S lambda for the tree
@@ -52,6 +58,10 @@ int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h);
 /* Whether ctn__direct_chord_step does its step at h (1) for the current layout: the CPU's chord table says
  * so (its CHORD_SOLVE covers INTEGRATE and the next step's PROJECT_REST). */
 int ctn__direct_chord_moves(const ctn_world *w, float h);
+/* A Newton step of the projection (the rows of blocks factored and solved, the poses moved by h v) on the chain
+ * path without the projection's scratch velocities and impulses, which it reads as at rest (+0) and never writes
+ * (ctn__chain_project_step): 1 when done; 0, nothing moved, where the layout or its rows need them. */
+int ctn__direct_project_step(ctn_world *w, const ctn_block *blocks, float h);
 /* Whether the exact solver, with the layout prepared for the current topology (ctn__direct_prepare), takes
  * every joint on its chain path and every joint is a rigid ball joint (type ball, compliance <= 0, no assembly
  * target), so that its rows may be kept as 40-byte ctn_ball_rows in place of 288-byte ctn_blocks: its only

@@ -44,10 +44,10 @@ typedef struct cpu_solver {
     int ball_rows;
     int ball_slots;         /* capacity of balls */
     ctn_ball_row *balls;
-    float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses */
+    float *dlambda;         /* Jacobi increments / CG direction p / the projection's impulses (none at rest) */
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
-    ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection */
+    ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection (none at rest) */
     ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP); POSES_UNDO swaps it with the
                              * world's array, so it holds pose_copy_cap >= w->body_capacity poses */
     int pose_copy_cap;
@@ -66,6 +66,13 @@ typedef struct cpu_solver {
     ctn_compact_cache chord_ball; /* whether every joint is a ball joint (ctn__chord_all_ball: the chord rows' lean loop) */
     ctn_vel *real_vel;
     float *real_lambda;
+    /* at_rest: this projection runs without its scratch arrays (project_at_rest): w->vel and topo.lambda stay the
+     * real ones, neither read (but for the inverse masses) nor written; the scratch state it stands for is at rest
+     * throughout, and its Newton steps move the poses in the solve (moved: the INTEGRATE that follows is done) */
+    int at_rest, moved;
+    ctn_compact_cache rest_joints; /* whether every joint is a rigid ball joint (project_at_rest), per topology */
+    int rest_mode;                 /* tests (ctn__cpu_project_rest_mode): 0 the rule, 1 never at rest, 2 the joint check skipped */
+    int rest_counts[3];            /* projections entered at rest, Newton steps solved at rest, arrays taken back */
     /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
      * poses, built by the last velocity stage for substeps of length rattle_h on topology rattle_version */
     int rattle_valid;
@@ -250,8 +257,10 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         else if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
         else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
         if (!project) continue;
-        ctn_project_slot(s, t->defs, c->blocks, prm.h, limits, c->cg_r);
-        worst = c->cg_r[s] > worst ? c->cg_r[s] : worst; /* never NaN: ctn_project_slot's CTN_FMAX drops them */
+        /* ctn_project_slot on the host; the error per slot is kept (cg_r) only for the limits' pass below */
+        float err = ctn_project_block(t->defs[s].compliance, &c->blocks[s], prm.h, limits);
+        if (limits) c->cg_r[s] = err;
+        worst = err > worst ? err : worst; /* never NaN: ctn_project_block's CTN_FMAX drops them */
     }
     if (project && limits && !ctn__direct_active_applies(w, c->blocks)) {
         /* the sweep would take the kept limit rows (a rope or contact in the forest, a bounded loop closer): the
@@ -447,6 +456,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
     c->factor_kept = 0;
+    c->at_rest = c->moved = 0; /* a step that failed inside the projection left them */
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
     w->bodies_dirty = 0;
     return CTN_OK;
@@ -526,10 +536,58 @@ static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
 static void project_rest(ctn_world *w, cpu_solver *c) {
     ctn_topology *t = &w->topo;
     int n = w->body_count, m = t->joint_count;
+    if (c->at_rest) return; /* no scratch arrays: the state they stand for is at rest */
     CPU_FOR(n)
     for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
     CPU_FOR(6 * m)
     for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
+}
+
+/* Whether the projection can run without its scratch velocities and impulses (cpu_solver.at_rest): on the exact
+ * solver's chain path, where its row builds do not read the velocities (every joint a rigid ball joint: the
+ * projection's targets are -C/h alone, kernels/ctn_rows.h with stabilization on), its chord steps and Newton steps
+ * move every body the integration would (ctn__direct_chord_moves), the integration keeps the inertias
+ * (integrate_keeps_inertia: a move in the solve forms none either), and no row is bounded (the active set and the
+ * Gauss-Seidel of cut rows read the impulses). Then each projection step starts from v = 0, lambda = 0, solves with
+ * those zeros read as constants and moves the poses, so the scratch arrays are never written or read: 60 bytes a
+ * link (the velocities 32, impulses 24, per-slot errors 4) that stay untouched. A stage outside that (a solve the
+ * chain path cannot do without them) takes the arrays back first, at rest (at_rest_leave). */
+static int project_at_rest(ctn_world *w, cpu_solver *c, const ctn_step_params *prm) {
+    const ctn_topology *t = &w->topo;
+    if (c->rest_mode == 1 || !solver_is_direct(w) || c->compact || !integrate_keeps_inertia(w, prm) || !ctn__direct_chord_moves(w, prm->h))
+        return 0;
+    if (c->rest_mode == 2) return 1;
+    ctn_compact_cache *k = &c->rest_joints;
+    if (!k->valid || k->version != w->topology_version) {
+        int all = t->joint_count > 0;
+        for (int s = 0; s < t->joint_count && all; ++s) {
+            const ctn_joint_def *d = &t->defs[s];
+            all = d->type == CTN_JT_BALL && !(d->compliance > 0.0f) &&
+                  !(d->flags & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
+        }
+        k->all_ball = all, k->valid = 1, k->version = w->topology_version;
+    }
+    return k->all_ball;
+}
+
+/* The projection's scratch arrays back in, at rest (PROJECT_REST's state, which is the state at_rest stood for):
+ * before a stage that at_rest does not cover. */
+static void at_rest_leave(ctn_world *w, cpu_solver *c) {
+    c->at_rest = 0;
+    c->rest_counts[2]++;
+    w->vel = c->vel_copy, w->topo.lambda = c->dlambda;
+    project_rest(w, c);
+}
+
+/* The stages a projection at rest runs as they are (cpu_run_entry): row builds and pose copies, which read no
+ * velocity or impulse of the projection, and the solves that take the at-rest path (stage_project, SOLVE). */
+static int at_rest_stage(ctn_stage stage) {
+    switch (stage) {
+    case CTN_STAGE_PROJECT_REST: case CTN_STAGE_PREPARE: case CTN_STAGE_PROJECT_ROWS: case CTN_STAGE_CHORD_ROWS:
+    case CTN_STAGE_GEOMETRIC_INERTIA: case CTN_STAGE_POSES_KEEP: case CTN_STAGE_POSES_UNDO: case CTN_STAGE_SOLVE:
+    case CTN_STAGE_INTEGRATE: case CTN_STAGE_CHORD_SOLVE: case CTN_STAGE_PROJECT_LEAVE: return 1;
+    default: return 0;
+    }
 }
 
 static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
@@ -540,7 +598,9 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_PROJECT_ENTER:
         out->kept = c->factor_kept;
         c->real_vel = w->vel, c->real_lambda = t->lambda;
-        w->vel = c->vel_copy, t->lambda = c->dlambda;
+        c->at_rest = project_at_rest(w, c, prm), c->moved = 0;
+        c->rest_counts[0] += c->at_rest;
+        if (!c->at_rest) w->vel = c->vel_copy, t->lambda = c->dlambda;
         c->projecting = 1;
         break;
     case CTN_STAGE_PROJECT_REST: project_rest(w, c); break;
@@ -557,8 +617,10 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_CHORD_SOLVE: { /* PROJECT_REST zeroed v and lambda */
         const ctn_block *rows = c->ball_rows ? NULL : c->blocks; /* NULL: the ball records (ctn__direct_set_balls) */
         if (!(e->covers & CTN_STAGE_BIT(CTN_STAGE_INTEGRATE))) {
+            if (c->at_rest) at_rest_leave(w, c);
             ctn__direct_resolve_rest(w, rows);
         } else if (!ctn__direct_chord_step(w, rows, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
+            if (c->at_rest) at_rest_leave(w, c);
             ctn__direct_resolve_rest(w, rows);
             cpu_integrate(w, prm);
             project_rest(w, c);
@@ -577,7 +639,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_PROJECT_LEAVE: /* the inertias of the final poses: formed by their next reader (ctn__inertia_fresh) */
         w->inertia_stale = 1;
         w->vel = c->real_vel, t->lambda = c->real_lambda;
-        c->projecting = 0;
+        c->projecting = c->at_rest = c->moved = 0;
         break;
     default: break;
     }
@@ -765,6 +827,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
         return CTN_OK;
     }
     if (stage == CTN_STAGE_PREPARE || stage == CTN_STAGE_ASSEMBLE_ROWS) c->rattle_valid = c->factor_kept = 0; /* the blocks change */
+    if (c->at_rest && !at_rest_stage(stage)) at_rest_leave(w, c);
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
@@ -787,9 +850,18 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     case CTN_STAGE_SOLVE:
         /* the active set's motor-and-limit rows and its clamped start (kernels/ctn_direct_active.h) */
         ctn__direct_set_substep(w, prm->h, w->warm_idle ? 0.0f : prm->warm_start);
+        if (c->at_rest && ctn__direct_project_step(w, c->ball_rows ? NULL : c->blocks, prm->h)) { /* a Newton step: solved, poses moved */
+            c->factor_kept = 1, c->moved = 1;
+            c->rest_counts[1]++;
+            break;
+        }
+        if (c->at_rest) at_rest_leave(w, c);
         stage_solve(w, c);
         break;
-    case CTN_STAGE_INTEGRATE: cpu_integrate(w, prm); break;
+    case CTN_STAGE_INTEGRATE: /* after an at-rest Newton step, done by its solve */
+        if (c->moved) c->moved = 0;
+        else cpu_integrate(w, prm);
+        break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
     case CTN_STAGE_ASSEMBLE_GATHER:
@@ -861,6 +933,14 @@ static void cpu_destroy(ctn_world *w) {
     ctn__free(c->partial);
     ctn__free(c);
     w->backend_data = NULL;
+}
+
+void ctn__cpu_project_rest_mode(ctn_world *w, int mode) {
+    if (w->backend == &ctn__cpu_backend) ((cpu_solver *)w->backend_data)->rest_mode = mode;
+}
+
+void ctn__cpu_project_rest_counts(const ctn_world *w, int counts[3]) {
+    for (int k = 0; k < 3; ++k) counts[k] = w->backend == &ctn__cpu_backend ? ((const cpu_solver *)w->backend_data)->rest_counts[k] : 0;
 }
 
 static const ctn_stage_ops cpu_stages = {cpu_begin, cpu_run, cpu_timer, cpu_read_body, cpu_restore, cpu_end, 1, 1, cpu_plan, NULL};

@@ -451,6 +451,14 @@ int ctn__direct_chord_step(ctn_world *w, const ctn_block *blocks, float h) {
     return ctn__chain_chord_step(w, s->chain, blocks, h);
 }
 
+int ctn__direct_project_step(ctn_world *w, const ctn_block *blocks, float h) {
+    direct_state *s = w->direct_data;
+    if (!ctn__direct_exact(w) || !s->chain || s->bounded) return 0; /* bounded: the active set reads the impulses */
+    s->resolve = 0;
+    ctn__chain_set_reference(s->chain, NULL, NULL);
+    return ctn__chain_project_step(w, s->chain, blocks, s->extra_now, h);
+}
+
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks) {
     direct_state *s = w->direct_data;
     if (!ctn__direct_exact(w)) return;
