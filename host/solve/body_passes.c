@@ -1,7 +1,8 @@
 /* The per-body passes around the solve on the CPU: the geometric-stiffness inertia (CTN_STAGE_GEOMETRIC_INERTIA,
  * ctn_geometric_inertia_body), the external forces of a world without springs (CTN_STAGE_FORCES,
- * ctn_forces_body) and the position integration that leaves the inertia alone (CTN_STAGE_INTEGRATE,
- * ctn_integrate_pose / ctn_integrate_pose_from), all in kernels/ctn_solver.h, which the OpenCL backend runs.
+ * ctn_forces_body) and the position integration (CTN_STAGE_INTEGRATE: ctn_integrate_pose / _pose_from, which
+ * leave the inertia alone, and ctn_integrate_body / _body_from, which form it from the new poses), all in
+ * kernels/ctn_solver.h, which the OpenCL backend runs.
  *
  * Each lean loop does the shared function's IEEE 754 operations on the same operands in the same order, so the
  * results have the same bits; what goes is the work around them:
@@ -11,14 +12,15 @@
  *  - a ball joint's three sums of three squares (|lambda_lin|^2, |lambda_ang|^2 and its lever arm's |r|^2) in
  *    three lanes of one register, their square roots by one sqrtps;
  *  - sqrtf's error branch: this file is compiled with -fno-math-errno (CMakeLists.txt), so a square root is
- *    the sqrtss instruction alone. That changes no value: glibc's sqrtf returns the correctly rounded root
- *    of the instruction (IEEE 754-2008, section 5.4.1) and only sets errno besides, for a negative argument,
- *    which the sums of squares here never are;
+ *    the sqrtss instruction alone. That changes no value: sqrtf returns the same correctly rounded root
+ *    (IEEE 754-2008, section 5.4.1) and besides only sets errno, for a negative argument, which the sums of
+ *    squares here never are;
  *  - the zero a sum starts from: 0 + x is x bit for bit for x = l * l, which is never -0 (a square is +0,
  *    positive, +inf or a quiet NaN, which the addition passes on unchanged), so the sums of squares start
  *    from their first square;
  *  - three-component vectors (velocities, two-float positions, forces) as one SSE register each, lane 3
- *    (a padding field or the inverse mass) restored from its input before the store.
+ *    (a padding field or the inverse mass) restored from its input before the store;
+ *  - the exponential map inlined into the integration: it is called out of line, for the bodies that turn.
  * Without SSE2 the shared functions run. tests/test_body_passes.c checks lean against shared bit for bit
  * (every byte written) on random bodies with static, kinematic and particle flags, zero inverse masses and
  * non-finite values, on one and two threads. */

@@ -341,10 +341,14 @@ static inline int cut_of(const direct_chain *c, ch_rows blocks, int slot) {
 /* The lean hinge assembly (host/solve/direct_hinge.c) takes position p (rows of blk) and its coupling to the
  * predecessor (bp, np rows; NULL: none): both have three world-axis linear rows first and one has angular rows
  * (two ball joints take ctn_dd_chain_assemble_ax's lever-arm branch). Off with ctn__chain_set_generic. */
-static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *bp, int np) {
+static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *bp, int np, int prev_axes) {
     if (!hinge) return 0; /* blk: ctn__hinge_rows, lean steps on */
     if (!bp) return blk->n_ang > 0;
-    return ctn__hinge_rows(bp, np) && (blk->n_ang > 0 || bp->n_ang > 0);
+    /* prev_axes: c->axes of the predecessor when it is marked (walking down; -1: not known), 2 its rows are
+     * ctn__hinge_rows; 1 the world axes of a ball joint (as ctn__hinge_rows, or with -0.0f in place of +0.0f
+     * zeros, which are zeros of the same products) */
+    int hr = prev_axes >= 0 ? prev_axes != 0 : ctn__hinge_rows(bp, np);
+    return hr && (blk->n_ang > 0 || bp->n_ang > 0);
 }
 
 static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int prev_known) {
@@ -378,7 +382,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
     int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
     int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
-    if (hinge_pair(hinge, blk, bp, np))
+    if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1))
         ctn__hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);
     else
         ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);

@@ -40,12 +40,6 @@
 #define HINGE_INLINE static inline
 #endif
 
-static const ctn_v3 hinge_axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
-
-int ctn__hinge_rows(const ctn_block *b, int n) {
-    return b->n_lin == 3 && b->n_ang >= 0 && 3 + b->n_ang == n && memcmp(b->dir, hinge_axes, sizeof hinge_axes) == 0;
-}
-
 /* One body's view of a block's rows: the angular parts a[k] of J_k (k < 3: the entries that are not zero, at
  * index hinge_nz[k][0..1]) and m[k] = I a[k] (ctn_dd_minv_rows's operations without the zero products). */
 typedef struct hinge_side {
@@ -100,35 +94,38 @@ HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double im
                                  int np, int sp, int ps, double *K, double *C) {
     hinge_side hs[2];
     int rot[2] = {dyn & CTN_CH_ROT_A, dyn & CTN_CH_ROT_B}, dy[2] = {dyn & CTN_CH_DYN_A, dyn & CTN_CH_DYN_B};
-    double im[2] = {ima, imb};
+    double im[2] = {ima, imb}, k[6 * 6];
+    HINGE_UNROLL
+    for (int r = 0; r < n; ++r)
+        HINGE_UNROLL
+        for (int c = 0; c <= r; ++c) k[r * 6 + c] = 0.0; /* K = 0, then += J_r M^-1 J_c^T of side a, of side b */
+    HINGE_UNROLL
     for (int s = 0; s < 2; ++s) {
-        if (!dy[s] || !rot[s]) continue;
-        hinge_arms(blk, n, s, &hs[s]);
-        hinge_inertia(s ? Ib : Ia, n, &hs[s]);
+        if (!dy[s]) continue;
+        if (rot[s]) {
+            hinge_arms(blk, n, s, &hs[s]);
+            hinge_inertia(s ? Ib : Ia, n, &hs[s]);
+        }
+        if (blk->n_ang == 0) continue;
+        if (rot[s]) {
+            HINGE_UNROLL
+            for (int r = 0; r < n; ++r)
+                HINGE_UNROLL
+                for (int c = 0; c <= r; ++c) k[r * 6 + c] += hinge_dot(&hs[s], r, &hs[s], c, r == c && r < 3, im[s]);
+        } else { /* m = 0: the linear term sg (im sg) = im alone (the other sums are zeros) */
+            HINGE_UNROLL
+            for (int r = 0; r < 3; ++r) k[r * 6 + r] += im[s];
+        }
     }
     if (blk->n_ang == 0) { /* a ball joint after a hinge: its pivot from the lever arms (ctn_dd_chain_assemble_ax's first branch) */
         ctn_dd_chain_assemble_ax(blk, 1, n, dyn, ima, Ia, imb, Ib, NULL, 0, 0, 0, 0, K, C);
     } else {
         HINGE_UNROLL
-        for (int r = 0; r < n; ++r)
-            HINGE_UNROLL
-            for (int c = 0; c <= r; ++c) {
-                double k = 0.0; /* K = 0, then += J_r M^-1 J_c^T of side a, of side b */
-                for (int s = 0; s < 2; ++s) {
-                    if (!dy[s]) continue;
-                    int diag = r == c && r < 3;
-                    /* sg (im sg) = im; a body that does not rotate has m = 0: only the linear term (or zeros) */
-                    if (rot[s]) k += hinge_dot(&hs[s], r, &hs[s], c, diag, im[s]);
-                    else if (diag) k += im[s];
-                }
-                K[r * n + c] = k;
-            }
-        HINGE_UNROLL
-        for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
+        for (int r = 0; r < n; ++r) k[r * 6 + r] += (double)blk->soft[r] + CTN_DD_FLOOR * k[r * 6 + r];
         HINGE_UNROLL
         for (int r = 0; r < n; ++r)
             HINGE_UNROLL
-            for (int c = 0; c < r; ++c) K[c * n + r] = K[r * n + c]; /* never read (the factor reads the lower triangle) */
+            for (int c = 0; c <= r; ++c) K[r * n + c] = K[c * n + r] = k[r * 6 + c]; /* the upper triangle is never read */
     }
     if (!bp) return;
     /* C = 0, += J'_r M^-1 J_c^T on the shared body (side sp of bp, ps of blk): its m of blk's rows as above */

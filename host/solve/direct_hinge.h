@@ -7,9 +7,14 @@
 
 #include "ctn_direct.h"
 
+#include <string.h>
+
 /* Block b has n rows, its first three linear along the world axes in order, bit for bit as ctn_rows_point
  * writes them (+0.0f zeros), then n - 3 angular rows. */
-int ctn__hinge_rows(const ctn_block *b, int n);
+static inline int ctn__hinge_rows(const ctn_block *b, int n) {
+    static const ctn_v3 axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
+    return b->n_lin == 3 && b->n_ang >= 0 && 3 + b->n_ang == n && memcmp(b->dir, axes, sizeof axes) == 0;
+}
 
 /* ctn_dd_chain_assemble_ax (the pivot K, n x n, and with bp the coupling C, np x n) for blk and bp both
  * ctn__hinge_rows (bp NULL: no coupling) and at least one of them with angular rows: the same bits in the
