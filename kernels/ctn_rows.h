@@ -167,6 +167,22 @@ CTN_FN void ctn_curve_accel_rows(ctn_joint_def j, ctn_pose pb, ctn_vel va, ctn_v
  * stores into a ctn_block and ctn_prepare_slot_ball_row into the exact solver's 40-byte ctn_ball_row: the same
  * operations for both, so the same bits. J v of row k is d_k . dv with d_k the k-th world axis, as the block's
  * directions give it. */
+/* The targets' coefficients of a ball joint's rows, target_k = cg g_k + cj (J v)_k with SPOOK (cg = -4Y/h, cj = Y)
+ * or cg g_k alone with Baumgarte (*spook = 0: cg = -beta/h), and the rows' softness (returned); the CPU's lane-wise
+ * build of the exact solver's ball records (host/solve/ball_rows.c) takes them from here too. */
+CTN_ROWS_INLINE CTN_FN float ctn_rows_ball_coef(int flags, float compliance, float damping_time, ctn_step_params prm, float *cg, float *cj,
+                                               int *spook_out) {
+    float h = prm.h;
+    int implicit_spring = (flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int spook = prm.stabilization == 0 || implicit_spring;
+    float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
+    float y = 1.0f / (1.0f + 4.0f * tau / h);
+    *cg = spook ? -(4.0f * y / h) : -(prm.baumgarte / h);
+    *cj = y;
+    *spook_out = spook;
+    return spook ? 4.0f * compliance * y / (h * h) : 0.0f;
+}
+
 CTN_ROWS_INLINE CTN_FN float ctn_rows_ball_core(ctn_v3 anchor_a, ctn_v3 anchor_b, int flags, float compliance, float damping_time, ctn_pose pa,
                                                ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_step_params prm, ctn_v3 *ra_out, ctn_v3 *rb_out,
                                                float *bias) {
@@ -179,13 +195,10 @@ CTN_ROWS_INLINE CTN_FN float ctn_rows_ball_core(ctn_v3 anchor_a, ctn_v3 anchor_b
     jv[0] = ctn_dot(ctn_v3_make(1.0f, 0.0f, 0.0f), dv);
     jv[1] = ctn_dot(ctn_v3_make(0.0f, 1.0f, 0.0f), dv);
     jv[2] = ctn_dot(ctn_v3_make(0.0f, 0.0f, 1.0f), dv);
-    float h = prm.h;
-    int implicit_spring = (flags & CTN_JF_IMPLICIT_SPRING) != 0;
-    int spook = prm.stabilization == 0 || implicit_spring;
-    float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
-    float y = 1.0f / (1.0f + 4.0f * tau / h);
-    float soft = spook ? 4.0f * compliance * y / (h * h) : 0.0f;
-    for (i = 0; i < 3; ++i) bias[i] = spook ? -(4.0f * y / h) * g[i] + y * jv[i] : -(prm.baumgarte / h) * g[i];
+    float cg, cj;
+    int spook;
+    float soft = ctn_rows_ball_coef(flags, compliance, damping_time, prm, &cg, &cj, &spook);
+    for (i = 0; i < 3; ++i) bias[i] = spook ? cg * g[i] + cj * jv[i] : cg * g[i];
     *ra_out = ra;
     *rb_out = rb;
     return soft;

@@ -775,10 +775,15 @@ CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
 }
 
 /* ctn_project_block of a rigid ball joint's record (compliance <= 0, three bilateral rows: the rule keeps the
- * rows as they are, with or without limits): its error, max_k |bias_k| h, in the same order. */
+ * rows as they are, with or without limits): its error, max_k |bias_k| h, in the same order. worst is never NaN,
+ * so CTN_FMAX(worst, e) is e > worst ? e : worst (a NaN e leaves worst; e >= +0 for h > 0: no zero of the
+ * other sign), without the host's call to fmaxf. */
 CTN_FN float ctn_project_ball_row(CTN_GLOBAL const ctn_ball_row *r, float h) {
     float worst = 0.0f;
-    for (int k = 0; k < 3; ++k) worst = CTN_FMAX(worst, CTN_FABS(r->bias[k]) * h);
+    for (int k = 0; k < 3; ++k) {
+        float e = CTN_FABS(r->bias[k]) * h;
+        worst = e > worst ? e : worst;
+    }
     return worst;
 }
 

@@ -5,14 +5,19 @@
  * every step, for chains of rigid bodies and of particles (one and two segments: the separator's generic steps
  * read a block formed from its record), several paths in one world, the velocity step with its projection (chord
  * steps and Newton steps), four substeps with two outer iterations, and RATTLE (which turns a step back to the
- * blocks). The records' world never allocates the blocks: the solver is handed NULL for them, so a reader left
+ * blocks), and the residual the step reports. From its second step on the blocks' world takes the generic node
+ * steps (ctn__chain_set_generic) where the records' world runs the lean ball walks, so each step compares those
+ * too. The records' world never allocates the blocks: the solver is handed NULL for them, so a reader left
  * over would crash here rather than read stale rows. */
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
 #include "solve/direct_internal.h"
 #include "solve/solve.h"
+#include "ctn_solver.h"
+#include "random_poses.h"
 
+#include <math.h>
 #include <string.h>
 
 #define STEPS 12
@@ -86,6 +91,14 @@ static int compare(const char *spec, const config *c) {
     for (int k = 0; k < STEPS; ++k) {
         CHECK(ctn_world_step(a) == CTN_OK, "%s %s: %s", spec, c->name, ctn_world_last_error(a));
         CHECK(ctn_world_step(b) == CTN_OK, "%s %s: %s", spec, c->name, ctn_world_last_error(b));
+        ctn_step_stats sa, sb;
+        ctn_world_get_stats(a, &sa);
+        ctn_world_get_stats(b, &sb);
+        /* from step 2 on, b's chain takes the generic factor steps (ctn__chain_set_generic) */
+        CHECK(memcmp(&sa.residual, &sb.residual, sizeof sa.residual) == 0, "%s %s, step %d: residual %.17g, blocks' %.17g", spec, c->name,
+              k + 1, sa.residual, sb.residual);
+        const direct_state *ds = b->direct_data;
+        if (k == 0 && ds && ds->chain) ctn__chain_set_generic(ds->chain, 1);
         used |= ctn__direct_ball_rows(a);
         CHECK(!ctn__direct_ball_rows(b), "%s %s: the blocks-only world took the ball records", spec, c->name);
         CHECK(a->body_count == b->body_count && a->topo.joint_count == b->topo.joint_count, "%s: layouts differ", spec);
@@ -102,7 +115,66 @@ done:
     return used;
 }
 
+/* The row build of the records (ctn__ball_rows: SSE lanes where the machine has SSE2) against the scalar
+ * ctn_prepare_slot_ball_row on random joints, bit for bit, from the same garbage in both arrays, on one and on
+ * two threads: poses (two-float positions, unit quaternions), velocities, joints to the world, SPOOK and
+ * Baumgarte, damping times given or not, implicit springs, padding fields holding NaN (read into a lane the
+ * build must ignore), and a few non-finite velocities. The projection's error is ctn_project_ball_row's max. */
+#define RB_BODIES 1200
+#define RB_JOINTS 5000 /* above the CPU's parallel threshold (4096) */
+static ctn_pose rb_pose[RB_BODIES];
+static ctn_vel rb_vel[RB_BODIES];
+static ctn_joint_def rb_defs[RB_JOINTS];
+static ctn_ball_row rb_ref[RB_JOINTS], rb_got[RB_JOINTS];
+
+static void build_lanes(void) {
+    for (int i = 0; i < RB_BODIES; ++i) {
+        memset(&rb_pose[i], 0, sizeof rb_pose[i]);
+        rb_pose[i].p = rand_v3(10.0), rb_pose[i].p_lo = rand_v3(1e-6), rb_pose[i].q = rand_quat();
+        rb_pose[i].pad = NAN, rb_pose[i].pad1 = (i & 1) ? INFINITY : -NAN;
+        rb_vel[i].v = rand_v3(3.0), rb_vel[i].w = rand_v3(5.0), rb_vel[i].inv_mass = (float)(1.0 + urand()), rb_vel[i].pad = NAN;
+        if (i % 97 == 5) rb_vel[i].w.y = INFINITY;
+        if (i % 131 == 7) rb_vel[i].v.z = NAN;
+    }
+    for (int s = 0; s < RB_JOINTS; ++s) {
+        ctn_joint_def *d = &rb_defs[s];
+        memset(d, 0, sizeof *d);
+        d->type = CTN_JT_BALL, d->rows = 3;
+        d->a = (int)((urand() + 1.0) * 0.5 * RB_BODIES) % RB_BODIES;
+        d->b = s % 9 == 0 ? -1 : (int)((urand() + 1.0) * 0.5 * RB_BODIES) % RB_BODIES;
+        d->anchor_a = rand_v3(0.5), d->anchor_b = rand_v3(0.5);
+        d->rest_length = s % 3 ? NAN : 0.0f; /* after anchor_a: the lane the build must ignore */
+        d->compliance = s % 4 == 0 ? (float)(1e-6 * (urand() + 1.0)) : 0.0f;
+        d->damping_time = s % 5 == 0 ? 0.0f : (float)(0.05 * (urand() + 1.0));
+        d->flags = s % 7 == 0 ? CTN_JF_IMPLICIT_SPRING : 0;
+    }
+    for (int stab = 0; stab < 2; ++stab) {
+        ctn_step_params prm;
+        memset(&prm, 0, sizeof prm);
+        prm.h = 1.0f / 60.0f, prm.stabilization = stab, prm.baumgarte = 0.2f;
+        memset(rb_ref, 0xA5, sizeof rb_ref);
+        float ref_worst = 0.0f;
+        for (int s = 0; s < RB_JOINTS; ++s) {
+            ctn_prepare_slot_ball_row(s, rb_defs, rb_pose, rb_vel, prm, rb_ref);
+            float e = ctn_project_ball_row(&rb_ref[s], prm.h);
+            ref_worst = e > ref_worst ? e : ref_worst;
+        }
+        for (int threads = 1; threads <= 2; ++threads)
+            for (int project = 0; project < 2; ++project) {
+                memset(rb_got, 0xA5, sizeof rb_got);
+                float worst = ctn__ball_rows(rb_defs, RB_JOINTS, rb_pose, rb_vel, prm, rb_got, project, threads);
+                int bad = -1;
+                for (int s = 0; s < RB_JOINTS && bad < 0; ++s)
+                    if (memcmp(&rb_ref[s], &rb_got[s], sizeof rb_ref[s]) != 0) bad = s;
+                CHECK(bad < 0, "stabilization %d, %d threads: joint %d's record differs from the scalar build's", stab, threads, bad);
+                float want = project ? ref_worst : 0.0f;
+                CHECK(memcmp(&worst, &want, sizeof worst) == 0, "stabilization %d, %d threads: error %.9g, scalar %.9g", stab, threads, worst, want);
+            }
+    }
+}
+
 int main(void) {
+    build_lanes();
     const config configs[] = {
         {"velocity 1x1", 1, 1, CTN_INTEGRATOR_VELOCITY},
         {"velocity 2x4", 2, 4, CTN_INTEGRATOR_VELOCITY},

@@ -15,10 +15,9 @@
 #include "solve/solve.h"
 #include "ctn_solver.h"
 
+#include "solve/lanes.h"
+
 #include <math.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
     const ctn_topology *t = &w->topo;
@@ -30,21 +29,6 @@ int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
     return cache->all_ball;
 }
 
-#if defined(__SSE2__)
-/* a x b = a.yzx b.zxy - a.zxy b.yzx, lane by lane the products and differences of ctn_cross (lane 3 unused);
- * a's two permutations are given (a quaternion's vector part is read once for its two cross products). */
-static inline __m128 cross4(__m128 a_yzx, __m128 a_zxy, __m128 b) {
-    __m128 b_zxy = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 1, 0, 2)), b_yzx = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
-    return _mm_sub_ps(_mm_mul_ps(a_yzx, b_zxy), _mm_mul_ps(a_zxy, b_yzx));
-}
-
-/* ctn_quat_rotate, q = (w, x, y, z) in lanes 0..3: v + w t + u x t, t = 2 u x v, u = (x, y, z). */
-static inline __m128 rotate4(__m128 q, __m128 v) {
-    __m128 u_yzx = _mm_shuffle_ps(q, q, _MM_SHUFFLE(0, 1, 3, 2)), u_zxy = _mm_shuffle_ps(q, q, _MM_SHUFFLE(0, 2, 1, 3));
-    __m128 t = _mm_mul_ps(cross4(u_yzx, u_zxy, v), _mm_set1_ps(2.0f));
-    return _mm_add_ps(_mm_add_ps(v, _mm_mul_ps(t, _mm_shuffle_ps(q, q, 0))), cross4(u_yzx, u_zxy, t));
-}
-#endif
 
 /* Ball joints alone: max |C| over the rows and max |C|^2 over the joints, a NaN noted once per joint. With
  * SSE2 (every x86-64) the three components go through the arithmetic of ctn_chord_ball together, lane by

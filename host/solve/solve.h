@@ -108,6 +108,11 @@ typedef struct ctn_chord_rows_result {
 int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache);
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r);
+/* The exact solver's ball records of every joint (host/solve/ball_rows.c; ctn_prepare_slot_ball_row's bits);
+ * project: also the projection's largest error (ctn_project_ball_row), returned (else 0). threads > 1: an OpenMP
+ * team of that many (the result does not depend on it). */
+float ctn__ball_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
+                     int project, int threads);
 /* The same for a world of ball joints alone whose rows are the exact solver's ball records (the lean loop). */
 void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
                            ctn_chord_rows_result *r);

@@ -229,23 +229,9 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * may have a bounded row every block has infinite bounds here, where ctn_project_block's rule with limits
      * is the rule without them, bit for bit, and the check below has nothing to undo: both are skipped. */
     int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP && project && ctn__direct_may_bound(w);
-    if (c->ball_rows) { /* the exact solver, rigid ball joints on its chain (ctn__direct_ball_rows) */
-        const ctn_joint_def *defs = t->defs;
-        const ctn_pose *pose = w->pose;
-        const ctn_vel *vel = w->vel;
-        ctn_ball_row *rows = c->balls;
-        if (!project) {
-            CPU_FOR(m)
-            for (int s = 0; s < m; ++s) ctn_prepare_slot_ball_row(s, defs, pose, vel, prm, rows);
-        } else { /* ctn_project_slot's rigid rule: the rows stay, the error is max |bias| h (no limits: none is bounded) */
-            CPU_FOR_REDUCE(m, reduction(max : worst))
-            for (int s = 0; s < m; ++s) {
-                ctn_prepare_slot_ball_row(s, defs, pose, vel, prm, rows);
-                float e = ctn_project_ball_row(&rows[s], prm.h);
-                worst = e > worst ? e : worst;
-            }
-        }
-        c->project_worst = worst;
+    if (c->ball_rows) { /* the exact solver, rigid ball joints on its chain (ctn__direct_ball_rows); projecting,
+                          * ctn_project_slot's rigid rule: the rows stay, the error is max |bias| h (none is bounded) */
+        c->project_worst = ctn__ball_rows(t->defs, m, w->pose, w->vel, prm, c->balls, project, m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1);
         return;
     }
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */

@@ -1,0 +1,89 @@
+/* The row build of the exact solver's ball records on the CPU (CTN_STAGE_PREPARE where ctn__direct_ball_rows holds;
+ * kernels/ctn_solver.h ctn_prepare_slot_ball_row): every joint's lever arms, targets and softness into its 40-byte
+ * ctn_ball_row, and for the position projection the largest error max_k |target_k| h (ctn_project_ball_row: a rigid
+ * ball joint's rows stay as they are under ctn_project_block's rule).
+ *
+ * With SSE2 (every x86-64) the three components of each vector go through ctn_rows_ball_core's arithmetic together
+ * (host/solve/lanes.h): the lever arms r = R(q) anchor, the anchor separation C (ctn_point_sep of the two-float
+ * positions), the anchors' relative velocity dv = (v_a + w_a x r_a) - (v_b + w_b x r_b), the rows' J v as the dot
+ * products with the world axes, ((e.x dv.x + e.y dv.y) + e.z dv.z) with the axes' 1s and 0s lane by lane, and the
+ * targets cg C + cj J v (SPOOK) or cg C (Baumgarte) with the joint's coefficients from ctn_rows_ball_coef: lane by
+ * lane the scalar build's operations in its order, so the same bits (tests/test_ball_record.c compares the two on
+ * random poses and velocities, and every step of a records world with the blocks' built by the scalar code). */
+#include "solve/solve.h"
+#include "solve/lanes.h"
+#include "ctn_solver.h"
+
+#include <stddef.h>
+
+#if defined(__SSE2__)
+_Static_assert(offsetof(ctn_ball_row, soft) == 12 && offsetof(ctn_ball_row, rb) == 16 && offsetof(ctn_ball_row, bias) == 28 &&
+                   sizeof(ctn_ball_row) == 40,
+               "the stores below write ra|soft, rb|bias[0], bias[1..2]");
+
+/* joint s's record; err: return the projection's error of its rows (max |bias_k| h), else 0 */
+static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+                             ctn_ball_row *rows, int err) {
+    static const ctn_pose world_pose = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
+    static const ctn_vel world_vel = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f};                                /* ctn_load_vel(-1) */
+    const ctn_joint_def *d = &defs[s];
+    const ctn_pose *pa = d->a >= 0 ? &pose[d->a] : &world_pose, *pb = d->b >= 0 ? &pose[d->b] : &world_pose;
+    const ctn_vel *va = d->a >= 0 ? &vel[d->a] : &world_vel, *vb = d->b >= 0 ? &vel[d->b] : &world_vel;
+    __m128 ra = rotate4(_mm_loadu_ps(&pa->q.w), _mm_loadu_ps(&d->anchor_a.x));
+    __m128 rb = rotate4(_mm_loadu_ps(&pb->q.w), _mm_loadu_ps(&d->anchor_b.x));
+    /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
+    __m128 g = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
+    g = _mm_add_ps(_mm_add_ps(g, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
+    /* ctn_block_velocity: (v_a + w_a x r_a) - (v_b + w_b x r_b) */
+    __m128 wa = _mm_loadu_ps(&va->w.x), wb = _mm_loadu_ps(&vb->w.x);
+    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x),
+                           cross4(_mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 1, 0, 2)), ra));
+    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x),
+                           cross4(_mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 1, 0, 2)), rb));
+    __m128 dv = _mm_sub_ps(ua, ub);
+    /* J v of row k = ctn_dot(e_k, dv) = (e_k.x dv.x + e_k.y dv.y) + e_k.z dv.z: lane k takes e_k's entries */
+    const __m128 ex = _mm_setr_ps(1.0f, 0.0f, 0.0f, 0.0f), ey = _mm_setr_ps(0.0f, 1.0f, 0.0f, 0.0f), ez = _mm_setr_ps(0.0f, 0.0f, 1.0f, 0.0f);
+    __m128 jv = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, _mm_shuffle_ps(dv, dv, 0x00)), _mm_mul_ps(ey, _mm_shuffle_ps(dv, dv, 0x55))),
+                           _mm_mul_ps(ez, _mm_shuffle_ps(dv, dv, 0xaa)));
+    float cg, cj;
+    int spook;
+    float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);
+    __m128 bias = _mm_mul_ps(_mm_set1_ps(cg), g);
+    if (spook) bias = _mm_add_ps(bias, _mm_mul_ps(_mm_set1_ps(cj), jv));
+    /* (ra, soft), (rb, bias_0), (bias_1, bias_2) */
+    __m128 t = _mm_shuffle_ps(ra, _mm_set_ss(soft), _MM_SHUFFLE(0, 0, 2, 2));
+    __m128 u = _mm_shuffle_ps(rb, bias, _MM_SHUFFLE(0, 0, 2, 2));
+    float *o = (float *)(void *)&rows[s];
+    _mm_storeu_ps(o, _mm_shuffle_ps(ra, t, _MM_SHUFFLE(2, 0, 1, 0)));
+    _mm_storeu_ps(o + 4, _mm_shuffle_ps(rb, u, _MM_SHUFFLE(2, 0, 1, 0)));
+    _mm_storel_pi((__m64 *)(void *)(o + 8), _mm_shuffle_ps(bias, bias, _MM_SHUFFLE(3, 3, 2, 1)));
+    return err ? ctn_project_ball_row(&rows[s], prm.h) : 0.0f;
+}
+#else
+static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+                             ctn_ball_row *rows, int err) {
+    ctn_prepare_slot_ball_row(s, defs, pose, vel, prm, rows);
+    return err ? ctn_project_ball_row(&rows[s], prm.h) : 0.0f;
+}
+#endif
+
+float ctn__ball_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
+                     int project, int threads) {
+    float worst = 0.0f;
+    if (!project) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int s = 0; s < m; ++s) (void)ball_row(s, defs, pose, vel, prm, rows, 0);
+    } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : worst)
+#endif
+        for (int s = 0; s < m; ++s) {
+            float e = ball_row(s, defs, pose, vel, prm, rows, 1);
+            worst = e > worst ? e : worst;
+        }
+    }
+    (void)threads;
+    return worst;
+}
