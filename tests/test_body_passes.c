@@ -38,12 +38,15 @@ static ctn_joint_def defs[JOINTS];
 static float lambda[6 * JOINTS];
 static int adj_offsets[BODIES + 1], adj[2 * JOINTS];
 static const int no_springs[BODIES + 1]; /* spring adjacency offsets: none */
+static int joints; /* in defs and lambda */
 
 enum { FINITE, NAN_LAMBDA, INF_LAMBDA, NONFINITE_BODY };
 
 static float nonfinite(void) { return urand() < -0.3 ? NAN : urand() < 0.0 ? INFINITY : -INFINITY; }
 
-static void make_world(int mode, int other_types) {
+/* All BODIES bodies; joints between the first nb of them only (a step's layout never joins bodies past its
+ * count). */
+static void make_world(int mode, int other_types, int nb) {
     for (int i = 0; i < BODIES; ++i) {
         ctn_pose *p = &pose[i];
         memset(p, 0, sizeof *p);
@@ -79,14 +82,14 @@ static void make_world(int mode, int other_types) {
             }
         }
     }
-    for (int s = 0; s < JOINTS; ++s) {
+    joints = nb >= BODIES ? JOINTS : 2 * nb;
+    for (int s = 0; s < joints; ++s) {
         ctn_joint_def *d = &defs[s];
         memset(d, 0, sizeof *d);
-        /* a chain over the first half (the benchmark's layout: body i's last joint is body i + 1's first),
-         * random pairs over the rest */
-        int chain = s < BODIES / 2;
-        d->a = chain ? s + 1 : (int)((urand() + 1.0) * 0.5 * BODIES) % BODIES;
-        d->b = chain ? s : s % 10 == 0 ? -1 : (int)((urand() + 1.0) * 0.5 * BODIES) % BODIES;
+        /* a chain over the first half, random pairs over the rest, some to the world on either side */
+        int chain = s < nb / 2;
+        d->a = chain ? s + 1 : s % 23 == 7 ? -1 : (int)((urand() + 1.0) * 0.5 * nb) % nb;
+        d->b = chain ? s : s % 10 == 0 ? -1 : (int)((urand() + 1.0) * 0.5 * nb) % nb;
         if (d->b == d->a) d->b = -1;
         static const int others[] = {CTN_JT_DISTANCE, CTN_JT_HINGE, CTN_JT_SPRING, CTN_JT_PRISMATIC, CTN_JT_GEAR};
         d->type = other_types && s % 3 == 0 ? others[(s / 3) % 5] : CTN_JT_BALL;
@@ -97,18 +100,22 @@ static void make_world(int mode, int other_types) {
         if (mode == NAN_LAMBDA && s % 7 == 3) lambda[6 * s + s % 6] = NAN;
         if (mode == INF_LAMBDA && s % 7 == 3) lambda[6 * s + s % 6] = (s & 8) ? INFINITY : -INFINITY;
     }
-    /* the adjacency of host/core/topology.c: body -> (joint << 1 | side), joints in increasing order */
+    /* the adjacency of host/core/topology.c: dynamic body -> (joint << 1 | side), joints in increasing order;
+     * "dynamic" as when the layout was built, which some bodies have changed since (a stale list, or an
+     * empty one for a body made dynamic: its alpha is 0) */
+    unsigned char dyn[BODIES];
+    for (int i = 0; i < BODIES; ++i) dyn[i] = ((props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0) ^ (i % 17 == 5);
     memset(adj_offsets, 0, sizeof adj_offsets);
-    for (int s = 0; s < JOINTS; ++s) {
-        adj_offsets[defs[s].a + 1]++;
-        if (defs[s].b >= 0) adj_offsets[defs[s].b + 1]++;
+    for (int s = 0; s < joints; ++s) {
+        if (defs[s].a >= 0 && dyn[defs[s].a]) adj_offsets[defs[s].a + 1]++;
+        if (defs[s].b >= 0 && dyn[defs[s].b]) adj_offsets[defs[s].b + 1]++;
     }
     for (int i = 0; i < BODIES; ++i) adj_offsets[i + 1] += adj_offsets[i];
     int fill[BODIES];
     memcpy(fill, adj_offsets, sizeof fill);
-    for (int s = 0; s < JOINTS; ++s) {
-        adj[fill[defs[s].a]++] = s << 1;
-        if (defs[s].b >= 0) adj[fill[defs[s].b]++] = (s << 1) | 1;
+    for (int s = 0; s < joints; ++s) {
+        if (defs[s].a >= 0 && dyn[defs[s].a]) adj[fill[defs[s].a]++] = s << 1;
+        if (defs[s].b >= 0 && dyn[defs[s].b]) adj[fill[defs[s].b]++] = (s << 1) | 1;
     }
 }
 
@@ -121,10 +128,10 @@ static int first_diff(const void *a, const void *b, int n, size_t size) {
 
 static void compare_inertia(const char *what, int n, float gs_h) {
     memset(ref_inertia, 0xA5, sizeof ref_inertia);
-    ctn__geometric_inertia(n, pose, props, adj_offsets, adj, defs, lambda, gs_h, ref_inertia, 0, 1);
+    ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, defs, lambda, gs_h, ref_inertia, 0, 1);
     for (int threads = 1; threads <= 2; ++threads) {
         memset(got_inertia, 0xA5, sizeof got_inertia);
-        ctn__geometric_inertia(n, pose, props, adj_offsets, adj, defs, lambda, gs_h, got_inertia, 1, threads);
+        ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, defs, lambda, gs_h, got_inertia, 1, threads);
         int i = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
         CHECK(i < 0, "%s, %d bodies, %d threads: inertia of body %d differs (xx %.9g, shared %.9g; xz %.9g, shared %.9g)", what, n,
               threads, i, i < 0 ? 0.0 : (double)got_inertia[i].inv_inertia.xx, i < 0 ? 0.0 : (double)ref_inertia[i].inv_inertia.xx,
@@ -202,23 +209,25 @@ static void compare_all(const char *what, int n) {
 }
 
 int main(void) {
-    static const int counts[] = {0, 1, 3, 4, 5, 8, 9, BODIES};
-    make_world(FINITE, 0);
-    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) compare_all("ball joints", counts[k]);
-    make_world(FINITE, 1);
+    static const int counts[] = {0, 1, 3, 4, 5, 8, 9, 13, 100, BODIES};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+        make_world(FINITE, 0, counts[k]);
+        compare_all("ball joints", counts[k]);
+    }
+    make_world(FINITE, 1, BODIES);
     compare_all("joints of several types", BODIES);
-    make_world(NAN_LAMBDA, 1);
+    make_world(NAN_LAMBDA, 1, BODIES);
     compare_all("NaN impulses", BODIES);
-    make_world(INF_LAMBDA, 0);
+    make_world(INF_LAMBDA, 0, BODIES);
     compare_all("infinite impulses", BODIES);
-    make_world(NONFINITE_BODY, 0);
+    make_world(NONFINITE_BODY, 0, BODIES);
     compare_all("non-finite body values", BODIES);
 
     /* the checks can fail: the geometric stiffness changes the inertia, forces and integration change what
      * they write (the lean loops are not compared against unchanged arrays) */
-    make_world(FINITE, 0);
-    ctn__geometric_inertia(BODIES, pose, props, adj_offsets, adj, defs, lambda, 0.0f, ref_inertia, 1, 1);
-    ctn__geometric_inertia(BODIES, pose, props, adj_offsets, adj, defs, lambda, 1.0f / 60.0f, got_inertia, 1, 1);
+    make_world(FINITE, 0, BODIES);
+    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, defs, lambda, 0.0f, ref_inertia, 1, 1);
+    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, defs, lambda, 1.0f / 60.0f, got_inertia, 1, 1);
     int rigid = 1; /* body 1: a dynamic rigid body? */
     while (rigid < BODIES && ((props[rigid].flags & 5) != 1 || adj_offsets[rigid] == adj_offsets[rigid + 1] || rigid % 11 == 0)) ++rigid;
     CHECK(rigid < BODIES && got_inertia[rigid].inv_inertia.xx < ref_inertia[rigid].inv_inertia.xx,

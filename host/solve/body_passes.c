@@ -84,6 +84,54 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, cons
     return alpha;
 }
 
+/* A joint's terms of alpha for both bodies it joins, c[side] = sqrt(l2) |anchor_side| + sqrt(a2) (gi_alpha's
+ * per edge, the same for a ball joint's four sums of squares as lanes (l2, a2, |anchor_a|^2, |anchor_b|^2)). */
+static inline void gi_terms(const ctn_joint_def *d, const float *lam, float c[2]) {
+    int type = d->type;
+    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
+    if (n_lin == 3) {
+        __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2); /* l0..l3, l2..l5 (lam[6] may lie past the end) */
+        __m128 ra = _mm_loadu_ps(&d->anchor_a.x), rb = _mm_loadu_ps(&d->anchor_b.x); /* (x, y, z, a neighbour) */
+        v = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 2, 1)); /* l3, l4, l5 */
+        u = _mm_mul_ps(u, u), v = _mm_mul_ps(v, v), ra = _mm_mul_ps(ra, ra), rb = _mm_mul_ps(rb, rb);
+        __m128 l_lo = _mm_unpacklo_ps(u, v), l_hi = _mm_unpackhi_ps(u, v);   /* (l0, l3, l1, l4)^2, (l2, l5, -, -)^2 */
+        __m128 r_lo = _mm_unpacklo_ps(ra, rb), r_hi = _mm_unpackhi_ps(ra, rb); /* (ax, bx, ay, by)^2, (az, bz, -, -)^2 */
+        __m128 p = _mm_movelh_ps(l_lo, r_lo), q = _mm_movehl_ps(r_lo, l_lo), r = _mm_movelh_ps(l_hi, r_hi);
+        __m128 root = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(p, q), r)); /* sqrt(l2), sqrt(a2), |anchor_a|, |anchor_b| */
+        __m128 t = _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps(root, root, 0x00), _mm_movehl_ps(root, root)), _mm_shuffle_ps(root, root, 0x55));
+        _mm_storel_pi((__m64 *)c, t);
+    } else { /* the shared loop as it is */
+        float l2 = 0.0f, a2 = 0.0f;
+        for (int k = 0; k < CTN_MAX_ROWS; ++k) {
+            float l = lam[k];
+            if (k < n_lin) l2 += l * l;
+            else a2 += l * l;
+        }
+        float sl = CTN_SQRT(l2), sa = CTN_SQRT(a2);
+        c[0] = sl * ctn_length(d->anchor_a) + sa;
+        c[1] = sl * ctn_length(d->anchor_b) + sa;
+    }
+}
+
+/* alpha of every body by one pass over the joints in slot order, each adding its two terms to its bodies'
+ * sums; the sums go into the first entry of each body's inertia, which the pass overwrites afterwards. A
+ * body's adjacency lists its joints in increasing slot order (host/core/topology.c, build_adjacency), so each
+ * sum adds the same terms in the same order as gi_alpha, 0 + c_1 + c_2 + ...: the same bits. The adjacency
+ * lists every joint of a body that was dynamic when the layout was built and none of another (a body made
+ * dynamic since has an empty list, and alpha 0 in the shared function): the caller takes 0 where the list is
+ * empty. One thread: a body's sum must see its joints in order. */
+static void gi_alpha_by_joint(int n, int m, const ctn_joint_def *defs, const float *lambda, ctn_inertia *inertia) {
+    for (int i = 0; i < n; ++i) inertia[i].inv_inertia.xx = 0.0f;
+    for (int s = 0; s < m; ++s) {
+        const ctn_joint_def *d = &defs[s];
+        float c[2];
+        gi_terms(d, lambda + 6 * s, c);
+        int a = d->a, b = d->b;
+        if (a >= 0) inertia[a].inv_inertia.xx += c[0];
+        if (b >= 0) inertia[b].inv_inertia.xx += c[1];
+    }
+}
+
 /* ctn_world_inverse_inertia of four bodies, lane k = body k: quaternion (W, X, Y, Z), moments (Dx, Dy, Dz);
  * m[0..5] = xx, yy, zz, xy, xz, yz. */
 static inline void world_inverse_inertia4(__m128 W, __m128 X, __m128 Y, __m128 Z, __m128 Dx, __m128 Dy, __m128 Dz, __m128 m[6]) {
@@ -142,11 +190,23 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 }
 #endif
 
-void ctn__geometric_inertia(int n, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
+void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
                             const ctn_joint_def *defs, const float *lambda, float gs_h, ctn_inertia *inertia, int lean, int threads) {
 #if defined(__SSE2__)
     if (lean) {
         int groups = n / 4;
+        if (threads <= 1) { /* the sums by joint (about a joint's work per body less than by edge), then the bodies */
+            gi_alpha_by_joint(n, m, defs, lambda, inertia);
+            for (int g = 0; g < groups; ++g) {
+                float al[4];
+                for (int k = 0, i = 4 * g; k < 4; ++k, ++i)
+                    al[k] = gs_h * (adj_offsets[i] == adj_offsets[i + 1] ? 0.0f : inertia[i].inv_inertia.xx);
+                inertia4(pose, props, 4 * g, al, inertia);
+            }
+            for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
+                ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+            return;
+        }
 #ifdef _OPENMP
 #pragma omp parallel if (threads > 1) num_threads(threads)
 #endif

@@ -831,7 +831,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
-        ctn__geometric_inertia(n, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, prm->geometric_stiffness * prm->h, w->inertia, 1,
+        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, prm->geometric_stiffness * prm->h, w->inertia, 1,
                                n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
         break;
     }
