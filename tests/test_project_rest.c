@@ -4,6 +4,8 @@
  * takes the scratch arrays (ctn__cpu_project_rest_mode 1), and after every step both hold the same poses, velocities,
  * inertias and impulses to the bit:
  *   1. ball chains of one and of two segments (the lean walks), 1 and 2 threads, the Newton steps at rest counted;
+ *      then other rigid joints on the chain path (hinged planks, a double pendulum, a rope of particles and
+ *      distance joints, pendulums on distance joints): the generic walks at rest;
  *   2. a world that switches between steps from the chain at rest to worlds that need the arrays (geometric
  *      stiffness off; a compliant joint added, then removed) and back: the arrays are first touched, and zeroed,
  *      mid-run;
@@ -78,6 +80,37 @@ static void chains(void) {
             ctn_world_destroy(a);
             ctn_world_destroy(b);
         }
+}
+
+/* 1b. Other rigid joints: each scene beside its twin; the hinged bridge must have projected at rest. */
+static void other_joints(void) {
+    const char *specs[] = {"bridge:40", "double_pendulum", "cradle:5", "rope"};
+    for (int i = 0; i < 4; ++i) {
+        ctn_world *ab[2] = {NULL, NULL};
+        for (int k = 0; k < 2; ++k) {
+            ctn_world_desc d = ctn_world_desc_default();
+            d.backend = CTN_BACKEND_CPU, d.solver = CTN_SOLVER_DIRECT, d.integrator = CTN_INTEGRATOR_VELOCITY;
+            d.substeps = 1, d.iterations = 1;
+            char err[1024];
+            CHECK(ctn_world_create(&d, &ab[k], err, sizeof err) == CTN_OK, "create: %s", err);
+            if (!ab[k]) return;
+            if (i == 3) { /* a rope of 150 particles on distance joints */
+                ctn_chain_desc c = ctn_chain_desc_default(150);
+                c.particles = 1;
+                CHECK(ctn_scene_chain(ab[k], &c, NULL) == CTN_OK, "rope: %s", ctn_world_last_error(ab[k]));
+            } else {
+                CHECK(ctn_scene_from_spec(ab[k], specs[i]) == CTN_OK, "%s: %s", specs[i], ctn_world_last_error(ab[k]));
+            }
+        }
+        ctn__cpu_project_rest_mode(ab[1], 1);
+        step_both(ab[0], ab[1], 40, specs[i]);
+        int ca[3];
+        counts(ab[0], ca);
+        printf("%s: %d of 40 projections at rest, %d Newton steps at rest, %d back\n", specs[i], ca[0], ca[1], ca[2]);
+        if (i == 0) CHECK(ca[0] == 40 && ca[2] == 0, "%s: %d of 40 projections at rest, %d back", specs[i], ca[0], ca[2]);
+        ctn_world_destroy(ab[0]);
+        ctn_world_destroy(ab[1]);
+    }
 }
 
 /* A compliant ball joint from the centre of body `end` to where that centre is now (no jump), into both worlds. */
@@ -172,6 +205,7 @@ static void ways_back(void) {
 
 int main(void) {
     chains();
+    other_joints();
     switches();
     diverged();
     ways_back();
