@@ -70,7 +70,7 @@ typedef struct cpu_solver {
      * real ones, neither read (but for the inverse masses) nor written; the scratch state it stands for is at rest
      * throughout, and its Newton steps move the poses in the solve (moved: the INTEGRATE that follows is done) */
     int at_rest, moved;
-    ctn_compact_cache rest_joints; /* whether every joint is a rigid ball joint (project_at_rest), per topology */
+    ctn_compact_cache rest_joints; /* whether every joint is a rigid bilateral row (project_at_rest), per topology */
     int rest_mode;                 /* tests (ctn__cpu_project_rest_mode): 0 the rule, 1 never at rest, 2 the joint check skipped */
     int rest_counts[3];            /* projections entered at rest, Newton steps solved at rest, arrays taken back */
     /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
@@ -190,8 +190,9 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (s_ != CTN_OK) return s_;       \
     } while (0)
 
-#ifdef _OPENMP /* Only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
+/* The world's thread count: the OpenMP loops' team and the lean loops' (host/solve/body_passes.c) */
 static int cpu_team(const ctn_world *w) { return ctn__threads(w); }
+#ifdef _OPENMP
 /* A loop over independent items (bodies or joints, each written by its own iteration only) on the
  * world's threads when there are at least CPU_PARALLEL_MIN of them: the same bits on any thread count. */
 #define CPU_PRAGMA(...) _Pragma(#__VA_ARGS__)
@@ -539,8 +540,10 @@ static void project_rest(ctn_world *w, cpu_solver *c) {
 }
 
 /* Whether the projection can run without its scratch velocities and impulses (cpu_solver.at_rest): on the exact
- * solver's chain path, where its row builds do not read the velocities (every joint a rigid ball joint: the
- * projection's targets are -C/h alone, kernels/ctn_rows.h with stabilization on), its chord steps and Newton steps
+ * solver's chain path, where its row builds do not read the velocities (every joint a rigid bilateral row, as
+ * pipeline.c's joint_not_rigid has it, and no assembly target: the projection's targets are -C/h alone,
+ * kernels/ctn_rows.h with stabilization on; no contact, curve, limit, motor, rope, swing cone or spring), its
+ * chord steps and Newton steps
  * move every body the integration would (ctn__direct_chord_moves), the integration keeps the inertias
  * (integrate_keeps_inertia: a move in the solve forms none either), and no row is bounded (the active set and the
  * Gauss-Seidel of cut rows read the impulses). Then each projection step starts from v = 0, lambda = 0, solves with
@@ -557,8 +560,8 @@ static int project_at_rest(ctn_world *w, cpu_solver *c, const ctn_step_params *p
         int all = t->joint_count > 0;
         for (int s = 0; s < t->joint_count && all; ++s) {
             const ctn_joint_def *d = &t->defs[s];
-            all = d->type == CTN_JT_BALL && !(d->compliance > 0.0f) &&
-                  !(d->flags & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING));
+            all = d->type != CTN_JT_CONTACT && d->type != CTN_JT_CURVE && !(d->compliance > 0.0f) &&
+                  !(d->flags & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
         }
         k->all_ball = all, k->valid = 1, k->version = w->topology_version;
     }
