@@ -195,7 +195,7 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
                             const ctn_joint_def *defs, const float *lambda, float gs_h, ctn_inertia *inertia, int lean, int threads) {
-    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
+    (void)threads, (void)m; /* read by the OpenMP pragmas and the SSE2 branch only */
 #if defined(__SSE2__)
     if (lean) {
         int groups = n / 4;
@@ -382,6 +382,7 @@ static float speed2_limit(double limit) {
 #endif
 
 void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body) {
+    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
     int bad = INT_MAX;
 #if defined(__SSE2__)
     if (lean) {
