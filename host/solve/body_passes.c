@@ -192,6 +192,7 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
                             const ctn_joint_def *defs, const float *lambda, float gs_h, ctn_inertia *inertia, int lean, int threads) {
+    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
 #if defined(__SSE2__)
     if (lean) {
         int groups = n / 4;
@@ -235,6 +236,7 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
 
 void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, const int *sadj_offsets, const int *sadj,
                  const ctn_joint_def *springs, const ctn_pose *pose, ctn_vel *in, ctn_vel *out, ctn_step_params prm, int lean, int threads) {
+    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
 #if defined(__SSE2__)
     if (lean) { /* no springs: f_extra = t_extra = 0 */
         const __m128 zero = _mm_setzero_ps(), g = _mm_setr_ps(prm.gravity.x, prm.gravity.y, prm.gravity.z, 0.0f), h = _mm_set1_ps(prm.h);
@@ -306,6 +308,7 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
 
 void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, float h, int lean,
                           int threads) {
+    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
 #if defined(__SSE2__)
     if (lean) {
 #ifdef _OPENMP
@@ -328,6 +331,7 @@ void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn
 
 void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,
                            float h, int lean, int threads) {
+    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
 #if defined(__SSE2__)
     if (lean) { /* four poses, then their four inertias from the new orientations */
         int groups = n / 4;

@@ -190,8 +190,9 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (s_ != CTN_OK) return s_;       \
     } while (0)
 
-#ifdef _OPENMP /* Only the OpenMP loops use it (a -DCATENA_OPENMP=OFF build warned) */
+/* The world's thread count: the OpenMP loops' team and the lean loops' (host/solve/body_passes.c) */
 static int cpu_team(const ctn_world *w) { return ctn__threads(w); }
+#ifdef _OPENMP
 /* A loop over independent items (bodies or joints, each written by its own iteration only) on the
  * world's threads when there are at least CPU_PARALLEL_MIN of them: the same bits on any thread count. */
 #define CPU_PRAGMA(...) _Pragma(#__VA_ARGS__)
