@@ -216,8 +216,8 @@ HINGE_INLINE void spd_inverse_n(double *a, int N5) {
     }
 }
 
-/* E(k, c) of CTN_DD_E with ld 5 */
-#define HINGE_E(C, tr, r, c) ((tr) ? (C)[(c) * N5 + (r)] : (C)[(r) * N5 + (c)]) /* N5: the size in scope */
+/* E(k, c) of CTN_DD_E */
+#define HINGE_E(C, ld, tr, r, c) ((tr) ? (C)[(c) * (ld) + (r)] : (C)[(r) * (ld) + (c)])
 
 HINGE_INLINE void node_factor(double *P, double *C, int tr, double *Pq, double *y, double *yq, int N5) {
     double a[36], e[36], te[36];
@@ -229,7 +229,7 @@ HINGE_INLINE void node_factor(double *P, double *C, int tr, double *Pq, double *
     HINGE_UNROLL
     for (int k = 0; k < N5; ++k) {
         HINGE_UNROLL
-        for (int c = 0; c < N5; ++c) e[k * N5 + c] = HINGE_E(C, tr, k, c);
+        for (int c = 0; c < N5; ++c) e[k * N5 + c] = HINGE_E(C, N5, tr, k, c);
     }
     spd_inverse_n(a, N5);
     HINGE_UNROLL
@@ -283,9 +283,165 @@ HINGE_INLINE void node_factor(double *P, double *C, int tr, double *Pq, double *
     }
 }
 
+#if defined(__GNUC__)
+/* node_factor in two lanes of GCC/clang vector extensions (SSE2 on x86-64, NEON on AArch64): the sums over k of
+ * two neighbouring columns (or rows) at once, each lane with the scalar loop's operations in its order
+ * (s = 0; s += x_k y_k), so the same bits. Local matrices with row stride 6 (for N = 5 the sixth column is +0
+ * padding, its lane computed and dropped). Where a sum runs down a column of the inverse it reads the row: the
+ * inverse writes both triangles from one value, so they are equal bit for bit. */
+typedef double hinge_v2 __attribute__((vector_size(16)));
+#define L6 6
+HINGE_INLINE hinge_v2 v2_load(const double *p) {
+    hinge_v2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+HINGE_INLINE void node_factor_v(double *P, double *C, int tr, double *Pq, double *y, double *yq, int N) {
+    double a[L6 * L6], b[L6 * L6], e[L6 * L6], te[L6 * L6];
+    const hinge_v2 Z = {0.0, 0.0};
+    HINGE_UNROLL
+    for (int r = 0; r < N; ++r) {
+        HINGE_UNROLL
+        for (int c = 0; c <= r; ++c) a[r * L6 + c] = P[r * N + c];
+    }
+    HINGE_UNROLL
+    for (int k = 0; k < N; ++k) {
+        HINGE_UNROLL
+        for (int c = 0; c < N; ++c) e[k * L6 + c] = HINGE_E(C, N, tr, k, c);
+        if (N == 5) e[k * L6 + 5] = 0.0; /* the padding lane */
+    }
+    /* ctn_dd_spd_inverse_g: the Cholesky factor and L^-1 over it as spd_inverse_n, then L^-T L^-1 into b */
+    unsigned char live[6];
+    double dmax = 0.0;
+    HINGE_UNROLL
+    for (int i = 0; i < N; ++i)
+        if (a[i * L6 + i] > dmax) dmax = a[i * L6 + i];
+    double tol = CTN_DD_PIVOT_TOL * dmax;
+    HINGE_UNROLL
+    for (int j = 0; j < N; ++j) {
+        double d = a[j * L6 + j];
+        HINGE_UNROLL
+        for (int c = 0; c < j; ++c) d -= a[j * L6 + c] * a[j * L6 + c];
+        live[j] = d > tol && d > 0.0;
+        if (!live[j]) {
+            HINGE_UNROLL
+            for (int i = j; i < N; ++i) a[i * L6 + j] = 0.0;
+            continue;
+        }
+        d = sqrt(d);
+        a[j * L6 + j] = d;
+        double id = 1.0 / d;
+        HINGE_UNROLL
+        for (int i = j + 1; i < N; ++i) {
+            double s = a[i * L6 + j];
+            HINGE_UNROLL
+            for (int c = 0; c < j; ++c) s -= a[i * L6 + c] * a[j * L6 + c];
+            a[i * L6 + j] = s * id;
+        }
+    }
+    HINGE_UNROLL
+    for (int c = 0; c < N; ++c) {
+        HINGE_UNROLL
+        for (int i = c; i < N; ++i) {
+            if (!live[i]) {
+                a[i * L6 + c] = 0.0;
+                continue;
+            }
+            double s = i == c ? 1.0 : 0.0;
+            HINGE_UNROLL
+            for (int k = c; k < i; ++k) s -= a[i * L6 + k] * a[k * L6 + c];
+            a[i * L6 + c] = s / a[i * L6 + i];
+        }
+    }
+    /* (L^-T L^-1)_ij = sum_{k >= i} L^-1_ki L^-1_kj for j <= i, two j at a time; the in-place original writes no
+     * entry a later sum reads (those are in rows k >= i, columns <= i), so the separate b holds the same values */
+    HINGE_UNROLL
+    for (int i = 0; i < N; ++i) {
+        HINGE_UNROLL
+        for (int j = 0; j <= i; j += 2) {
+            if (j + 1 <= i) {
+                hinge_v2 S = Z;
+                HINGE_UNROLL
+                for (int k = i; k < N; ++k) S += (hinge_v2){a[k * L6 + i], a[k * L6 + i]} * v2_load(&a[k * L6 + j]);
+                b[i * L6 + j] = b[j * L6 + i] = S[0];
+                b[i * L6 + j + 1] = b[(j + 1) * L6 + i] = S[1];
+            } else {
+                double s = 0.0;
+                HINGE_UNROLL
+                for (int k = i; k < N; ++k) s += a[k * L6 + i] * a[k * L6 + j];
+                b[i * L6 + j] = s;
+            }
+        }
+    }
+    if (N == 5) /* the padding lane, read by the forward step's pairs */
+        for (int r = 0; r < 5; ++r) b[r * L6 + 5] = 0.0;
+    HINGE_UNROLL
+    for (int r = 0; r < N; ++r) { /* T_E = P^-1 E, two columns at a time */
+        HINGE_UNROLL
+        for (int c = 0; c < N; c += 2) {
+            hinge_v2 S = Z;
+            HINGE_UNROLL
+            for (int k = 0; k < N; ++k) S += (hinge_v2){b[r * L6 + k], b[r * L6 + k]} * v2_load(&e[k * L6 + c]);
+            memcpy(&te[r * L6 + c], &S, sizeof S);
+        }
+    }
+    HINGE_UNROLL
+    for (int r = 0; r < N; ++r) { /* Pq -= E^T T_E, the lower triangle two columns at a time, mirrored */
+        HINGE_UNROLL
+        for (int c = 0; c <= r; c += 2) {
+            hinge_v2 S = Z;
+            HINGE_UNROLL
+            for (int k = 0; k < N; ++k) S += (hinge_v2){e[k * L6 + r], e[k * L6 + r]} * v2_load(&te[k * L6 + c]);
+            Pq[r * N + c] -= S[0];
+            Pq[c * N + r] = Pq[r * N + c];
+            if (c + 1 <= r) {
+                Pq[r * N + c + 1] -= S[1];
+                Pq[(c + 1) * N + r] = Pq[r * N + c + 1];
+            }
+        }
+    }
+    HINGE_UNROLL
+    for (int r = 0; r < N; ++r) {
+        HINGE_UNROLL
+        for (int c = 0; c < N; ++c) P[r * N + c] = b[r * L6 + c];
+    }
+    HINGE_UNROLL
+    for (int r = 0; r < N; ++r) {
+        HINGE_UNROLL
+        for (int c = 0; c < N; ++c) C[tr ? c * N + r : r * N + c] = te[r * L6 + c];
+    }
+    if (!y) return;
+    /* ctn_dd_chain_forward_node_t: u = P^-1 y (two rows at a time, read down the symmetric inverse's columns),
+     * yq -= T_E^T y (two columns at a time) */
+    double v[6];
+    HINGE_UNROLL
+    for (int r = 0; r < N; ++r) v[r] = y[r];
+    HINGE_UNROLL
+    for (int r = 0; r < N; r += 2) {
+        hinge_v2 S = Z;
+        HINGE_UNROLL
+        for (int k = 0; k < N; ++k) S += v2_load(&b[k * L6 + r]) * (hinge_v2){v[k], v[k]};
+        y[r] = S[0];
+        if (r + 1 < N) y[r + 1] = S[1];
+    }
+    HINGE_UNROLL
+    for (int c = 0; c < N; c += 2) {
+        hinge_v2 S = Z;
+        HINGE_UNROLL
+        for (int k = 0; k < N; ++k) S += v2_load(&te[k * L6 + c]) * (hinge_v2){v[k], v[k]};
+        yq[c] -= S[0];
+        if (c + 1 < N) yq[c + 1] -= S[1];
+    }
+}
+#define NODE_FACTOR node_factor_v
+#else
+#define NODE_FACTOR node_factor
+#endif
+
 void ctn__node_factor(int n, double *P, double *C, int tr, double *Pq, double *y, double *yq) {
-    if (n == 5) tr ? node_factor(P, C, 1, Pq, y, yq, 5) : node_factor(P, C, 0, Pq, y, yq, 5);
-    else tr ? node_factor(P, C, 1, Pq, y, yq, 6) : node_factor(P, C, 0, Pq, y, yq, 6);
+    if (n == 5) tr ? NODE_FACTOR(P, C, 1, Pq, y, yq, 5) : NODE_FACTOR(P, C, 0, Pq, y, yq, 5);
+    else tr ? NODE_FACTOR(P, C, 1, Pq, y, yq, 6) : NODE_FACTOR(P, C, 0, Pq, y, yq, 6);
 }
 
 #if defined(__GNUC__)
