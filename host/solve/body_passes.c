@@ -160,20 +160,19 @@ static inline void world_inverse_inertia4(__m128 W, __m128 X, __m128 Y, __m128 Z
 #undef TERM
 }
 
-/* ctn_body_inverse_inertia_augmented of bodies b..b+3 with alphas al[0..3] (gs_h * alpha, as the shared
- * function's argument): d_k / (1 + alpha d_k), R diag(d) R^T, zero where the body is not dynamic or is a
- * particle (computed and masked: the lanes are independent). al == NULL: ctn_body_inverse_inertia, R diag(d)
- * R^T of the moments as they are. Writes the six entries of each, not the padding. */
-static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b, const float *al, ctn_inertia *inertia) {
+/* ctn_body_inverse_inertia_augmented of bodies b..b+3 with alphas A (lane k: gs_h * alpha of body b + k, as the
+ * shared function's argument): d_k / (1 + alpha d_k), R diag(d) R^T, zero where the body is not dynamic or is a
+ * particle (computed and masked: the lanes are independent). augmented = 0: ctn_body_inverse_inertia, R
+ * diag(d) R^T of the moments as they are (A unread). Writes the six entries of each, not the padding. */
+static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b, int augmented, __m128 A, ctn_inertia *inertia) {
     __m128 W = _mm_loadu_ps(&pose[b].q.w), X = _mm_loadu_ps(&pose[b + 1].q.w);
     __m128 Y = _mm_loadu_ps(&pose[b + 2].q.w), Z = _mm_loadu_ps(&pose[b + 3].q.w);
     _MM_TRANSPOSE4_PS(W, X, Y, Z);
     __m128 Dx = _mm_loadu_ps(&props[b].inv_inertia_body.x), Dy = _mm_loadu_ps(&props[b + 1].inv_inertia_body.x);
     __m128 Dz = _mm_loadu_ps(&props[b + 2].inv_inertia_body.x), F = _mm_loadu_ps(&props[b + 3].inv_inertia_body.x);
     _MM_TRANSPOSE4_PS(Dx, Dy, Dz, F); /* F: the four flags words */
-    if (al) {
+    if (augmented) {
         const __m128 one = _mm_set1_ps(1.0f);
-        __m128 A = _mm_loadu_ps(al);
         Dx = _mm_div_ps(Dx, _mm_add_ps(one, _mm_mul_ps(A, Dx)));
         Dy = _mm_div_ps(Dy, _mm_add_ps(one, _mm_mul_ps(A, Dy)));
         Dz = _mm_div_ps(Dz, _mm_add_ps(one, _mm_mul_ps(A, Dz)));
@@ -201,11 +200,15 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
         int groups = n / 4;
         if (threads <= 1) { /* the sums by joint (about a joint's work per body less than by edge), then the bodies */
             gi_alpha_by_joint(n, m, defs, lambda, inertia);
+            const __m128 vgs = _mm_set1_ps(gs_h);
             for (int g = 0; g < groups; ++g) {
-                float al[4];
-                for (int k = 0, i = 4 * g; k < 4; ++k, ++i)
-                    al[k] = gs_h * (adj_offsets[i] == adj_offsets[i + 1] ? 0.0f : inertia[i].inv_inertia.xx);
-                inertia4(pose, props, 4 * g, al, inertia);
+                int b = 4 * g;
+                __m128 sum = _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_load_ss(&inertia[b + 1].inv_inertia.xx)),
+                                           _mm_unpacklo_ps(_mm_load_ss(&inertia[b + 2].inv_inertia.xx), _mm_load_ss(&inertia[b + 3].inv_inertia.xx)));
+                /* 0 (+0) where the adjacency list is empty: offsets[i] == offsets[i + 1] */
+                __m128i o0 = _mm_loadu_si128((const __m128i *)&adj_offsets[b]), o1 = _mm_loadu_si128((const __m128i *)&adj_offsets[b + 1]);
+                __m128 alpha = _mm_andnot_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(o0, o1)), sum);
+                inertia4(pose, props, b, 1, _mm_mul_ps(vgs, alpha), inertia);
             }
             for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
                 ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
@@ -221,7 +224,7 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
             for (int g = 0; g < groups; ++g) {
                 float al[4];
                 for (int k = 0; k < 4; ++k) al[k] = gs_h * gi_alpha(4 * g + k, adj_offsets, adj, defs, lambda);
-                inertia4(pose, props, 4 * g, al, inertia);
+                inertia4(pose, props, 4 * g, 1, _mm_loadu_ps(al), inertia);
             }
         }
         for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
@@ -343,7 +346,7 @@ void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ct
 #endif
         for (int g = 0; g < groups; ++g) {
             for (int k = 0; k < 4; ++k) integrate_one(4 * g + k, from, pose, vel, props, h);
-            inertia4(pose, props, 4 * g, NULL, inertia);
+            inertia4(pose, props, 4 * g, 0, _mm_setzero_ps(), inertia);
         }
         for (int i = 4 * groups; i < n; ++i) ctn_integrate_body_from(i, from, pose, vel, props, inertia, h); /* the last n mod 4 */
         return;
