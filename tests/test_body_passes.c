@@ -6,6 +6,7 @@
  *    (distance, prismatic, spring, hinge), joints to the world, bodies without joints, counts of bodies that
  *    are not a multiple of the four the SIMD loop takes at once;
  *  - ctn__forces without springs (ctn_forces_body), into another array and in place;
+ *  - ctn__body_scan, the divergence scan of the step's measurement, against ctn__body_diverged;
  *  - ctn__integrate_poses (ctn_integrate_pose_from, ctn_integrate_pose in place), bodies that turn and
  *    bodies that do not (|w| = 0 and |w| tiny), a backward step (h < 0); ctn__integrate_bodies, the same with
  *    the world inverse inertia of the new poses (ctn_integrate_body_from, ctn_integrate_body).
@@ -18,11 +19,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "core/world.h"
 #include "solve/solve.h"
 #include "ctn_solver.h"
 #include "random_poses.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -208,6 +211,38 @@ static void compare_all(const char *what, int n) {
     compare_integrate_inertia(what, n, prm.h);
 }
 
+/* The divergence scan: the lean loop against ctn__body_diverged's (lean = 0), the same first diverged body and
+ * the same largest speed, bit for bit, at speed limits that cut through the bodies' speeds, on one and two
+ * threads. Bodies: random speeds over twelve decades, some exactly at the limit and one float either side of
+ * its square, non-finite positions, orientations and velocities. */
+static void compare_scan(ctn_world *w, const char *what) {
+    static const double limits[] = {1e4, 0.0, -1.0, 3.0, 1e-20, 1e38, INFINITY, 0.5};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; ++k) {
+        double L = limits[k];
+        w->desc.max_speed = L;
+        for (int i = 0; i < BODIES; ++i) { /* bodies at the limit and a float either side of its square */
+            if (i % 29 != 3 || !(L > 0.0 && L < 1e30)) continue;
+            float x = (float)L;
+            if (i % 3 == 1) x = nextafterf(x, 0.0f);
+            if (i % 3 == 2) x = nextafterf(x, INFINITY);
+            vel[i].v = ctn_v3_make(x, 0.0f, 0.0f), vel[i].w = (i & 1) ? ctn_v3_make(0.0f, x, 0.0f) : ctn_v3_zero();
+        }
+        double ref_top, got_top;
+        int ref_bad, got_bad;
+        ctn__body_scan(w, BODIES, pose, vel, 0, 1, &ref_top, &ref_bad);
+        for (int threads = 1; threads <= 2; ++threads) {
+            ctn__body_scan(w, BODIES, pose, vel, 1, threads, &got_top, &got_bad);
+            CHECK(got_bad == ref_bad && memcmp(&got_top, &ref_top, sizeof got_top) == 0,
+                  "%s, limit %g, %d threads: first diverged body %d, largest speed %.17g (ctn__body_diverged: %d, %.17g)", what, L, threads,
+                  got_bad, got_top, ref_bad, ref_top);
+        }
+        if (L == 3.0) /* the checks can fail: some bodies are faster than 3 m/s */
+            CHECK(ref_bad < BODIES && ref_top <= 3.0 && ref_top > 2.0, "%s, limit 3: first diverged body %d, largest speed %g", what, ref_bad, ref_top);
+        ctn__body_scan(w, 0, pose, vel, 1, 1, &got_top, &got_bad);
+        CHECK(got_top == 0.0 && got_bad == INT_MAX, "no bodies: largest speed %g, first diverged %d", got_top, got_bad);
+    }
+}
+
 int main(void) {
     static const int counts[] = {0, 1, 3, 4, 5, 8, 9, 13, 100, BODIES};
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
@@ -222,6 +257,19 @@ int main(void) {
     compare_all("infinite impulses", BODIES);
     make_world(NONFINITE_BODY, 0, BODIES);
     compare_all("non-finite body values", BODIES);
+
+    char err[256];
+    ctn_world *w = fixture_world(CTN_BACKEND_CPU, CTN_SOLVER_DIRECT, err, sizeof err);
+    CHECK(w != NULL, "%s", err);
+    if (w) {
+        make_world(FINITE, 0, BODIES);
+        for (int i = 0; i < BODIES; ++i) /* speeds over twelve decades */
+            vel[i].v = ctn_add(vel[i].v, rand_v3(pow(10.0, 6.0 * urand()))), vel[i].w = ctn_add(vel[i].w, rand_v3(pow(10.0, 6.0 * urand())));
+        compare_scan(w, "finite bodies");
+        make_world(NONFINITE_BODY, 0, BODIES);
+        compare_scan(w, "non-finite body values");
+        ctn_world_destroy(w);
+    }
 
     /* the checks can fail: the geometric stiffness changes the inertia, forces and integration change what
      * they write (the lean loops are not compared against unchanged arrays) */

@@ -27,7 +27,10 @@
 #include "solve/solve.h"
 #include "ctn_solver.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -192,7 +195,7 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
                             const ctn_joint_def *defs, const float *lambda, float gs_h, ctn_inertia *inertia, int lean, int threads) {
-    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
+    (void)threads, (void)m; /* read by the OpenMP pragmas and the SSE2 branch only */
 #if defined(__SSE2__)
     if (lean) {
         int groups = n / 4;
@@ -355,4 +358,73 @@ void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ct
         if (from == pose) ctn_integrate_body(i, pose, vel, props, inertia, h);
         else ctn_integrate_body_from(i, from, pose, vel, props, inertia, h);
     }
+}
+
+#if defined(__SSE2__)
+/* The largest float x >= 0 whose speed (double)sqrtf(x) is at most `limit` (> 0): a body whose squared speed
+ * x is finite or +inf is then faster than the limit exactly when x > T, since sqrtf is non-decreasing (IEEE
+ * 754's correctly rounded square root) and so is the predicate's failure over the non-negative floats in the
+ * order of their bit patterns. By bisection over the bit patterns, once a scan. */
+static float speed2_limit(double limit) {
+    if (!(limit < INFINITY)) return INFINITY; /* sqrtf(+inf) = +inf is not above +inf */
+    uint32_t lo = 0u, hi = 0x7f800000u;       /* sqrtf(+0) = 0 <= limit; sqrtf(+inf) > limit */
+    while (hi - lo > 1u) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        float x;
+        memcpy(&x, &mid, sizeof x);
+        if ((double)sqrtf(x) <= limit) lo = mid;
+        else hi = mid;
+    }
+    float t;
+    memcpy(&t, &lo, sizeof t);
+    return t;
+}
+#endif
+
+void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body) {
+    (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
+    int bad = INT_MAX;
+#if defined(__SSE2__)
+    if (lean) {
+        float t2 = speed2_limit(w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY), top2 = 0.0f;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : top2) reduction(min : bad)
+#endif
+        for (int i = 0; i < n; ++i) {
+            const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
+            /* ctn__body_diverged's test of the state's finite values, as it is */
+            ctn_lanes nf = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 4, ctn__lanes_all)),
+                                         ctn__lanes_or(ctn__lanes_nonfinite(pf + 8, ctn__lanes_xyz),
+                                                       ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_xyz), ctn__lanes_nonfinite(vf + 4, ctn__lanes_xyz))));
+            if (ctn__lanes_any(nf)) {
+                bad = i < bad ? i : bad;
+                continue;
+            }
+            /* a = v.v, b = w.w (ctn_dot's (x^2 + y^2) + z^2) in lanes 0 and 1, then a > b ? a : b */
+            __m128 v = _mm_loadu_ps(vf), u = _mm_loadu_ps(vf + 4);
+            v = _mm_mul_ps(v, v), u = _mm_mul_ps(u, u);
+            __m128 lo = _mm_unpacklo_ps(v, u), hi = _mm_unpackhi_ps(v, u); /* (vx, wx, vy, wy)^2, (vz, wz, -, -)^2 */
+            __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
+            float x = _mm_cvtss_f32(_mm_max_ss(ab, _mm_shuffle_ps(ab, ab, _MM_SHUFFLE(1, 1, 1, 1))));
+            if (x > t2) bad = i < bad ? i : bad;      /* faster than the limit */
+            else top2 = x > top2 ? x : top2;          /* the largest speed is the root of the largest square */
+        }
+        *top = (double)sqrtf(top2);
+        *bad_body = bad;
+        return;
+    }
+#else
+    (void)lean;
+#endif
+    double t = 0.0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : t) reduction(min : bad)
+#endif
+    for (int i = 0; i < n; ++i) {
+        double speed = 0.0;
+        if (ctn__body_diverged(w, &pose[i], &vel[i], &speed)) bad = i < bad ? i : bad;
+        else t = speed > t ? speed : t;
+    }
+    *top = t;
+    *bad_body = bad;
 }

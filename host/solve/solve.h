@@ -130,6 +130,10 @@ void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, cons
                  const ctn_joint_def *springs, const ctn_pose *pose, ctn_vel *in, ctn_vel *out, ctn_step_params prm, int lean, int threads);
 void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, float h, int lean,
                           int threads);
+/* The divergence scan of the step's measurement over n bodies: *bad_body the first body that
+ * ctn__body_diverged (host/core/world.h) finds diverged, INT_MAX when none, *top the largest speed of the
+ * others (0 when none); lean as above (the same answers). */
+void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body);
 void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,
                            float h, int lean, int threads);
 

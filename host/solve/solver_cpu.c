@@ -495,12 +495,7 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
         gap = g > gap ? g : gap;
         angle = a > angle ? a : angle;
     }
-    CPU_FOR_REDUCE(n, reduction(max : top) reduction(min : bad_body))
-    for (int i = 0; i < n; ++i) {
-        double speed = 0.0;
-        if (ctn__body_diverged(w, &w->pose[i], &w->vel[i], &speed)) bad_body = i < bad_body ? i : bad_body;
-        else top = speed > top ? speed : top;
-    }
+    ctn__body_scan(w, n, w->pose, w->vel, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1, &top, &bad_body); /* host/solve/body_passes.c */
     /* the impulses by groups of 8 slots, their exponent fields first (ctn__impulses_bad: a few instructions a
      * slot where ctn_impulse_bad's six tests took about thirty) */
     int groups = (m + 7) / 8;
