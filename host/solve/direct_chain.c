@@ -377,16 +377,20 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
         return;
     }
     const ctn_joint_def *d = &w->topo.defs[slot];
+    int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
+    if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1)) { /* the bodies' masses read in place */
+        static const ctn_sym3 none = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        ctn__hinge_assemble(blk, n, dyn, (dyn & DYN_A) ? w->vel[d->a].inv_mass : 0.0, (dyn & DYN_A) ? &w->inertia[d->a].inv_inertia : &none,
+                            (dyn & DYN_B) ? w->vel[d->b].inv_mass : 0.0, (dyn & DYN_B) ? &w->inertia[d->b].inv_inertia : &none, bp, np, sp, ps, K, C);
+        if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
+        return;
+    }
     double ima = 0.0, imb = 0.0;
     ctn_sym3 Ia = {0}, Ib = {0};
     if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
     if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
     int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
-    int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
-    if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1))
-        ctn__hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);
-    else
-        ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
+    ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
     k_store(c, p, nfix, K);
 }

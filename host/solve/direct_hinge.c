@@ -90,8 +90,8 @@ HINGE_INLINE double hinge_dot(const hinge_side *p, int r, const hinge_side *q, i
 }
 
 /* ctn__hinge_assemble with n (and np, the predecessor's rows) as constants in its instances. */
-HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib, const ctn_block *bp,
-                                 int np, int sp, int ps, double *K, double *C) {
+HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, const ctn_sym3 *Ia, double imb, const ctn_sym3 *Ib,
+                                 const ctn_block *bp, int np, int sp, int ps, double *K, double *C) {
     hinge_side hs[2];
     int rot[2] = {dyn & CTN_CH_ROT_A, dyn & CTN_CH_ROT_B}, dy[2] = {dyn & CTN_CH_DYN_A, dyn & CTN_CH_DYN_B};
     double im[2] = {ima, imb}, k[6 * 6];
@@ -104,7 +104,7 @@ HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double im
         if (!dy[s]) continue;
         if (rot[s]) {
             hinge_arms(blk, n, s, &hs[s]);
-            hinge_inertia(s ? Ib : Ia, n, &hs[s]);
+            hinge_inertia(*(s ? Ib : Ia), n, &hs[s]);
         }
         if (blk->n_ang == 0) continue;
         if (rot[s]) {
@@ -118,7 +118,7 @@ HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double im
         }
     }
     if (blk->n_ang == 0) { /* a ball joint after a hinge: its pivot from the lever arms (ctn_dd_chain_assemble_ax's first branch) */
-        ctn_dd_chain_assemble_ax(blk, 1, n, dyn, ima, Ia, imb, Ib, NULL, 0, 0, 0, 0, K, C);
+        ctn_dd_chain_assemble_ax(blk, 1, n, dyn, ima, *Ia, imb, *Ib, NULL, 0, 0, 0, 0, K, C);
     } else {
         HINGE_UNROLL
         for (int r = 0; r < n; ++r) k[r * 6 + r] += (double)blk->soft[r] + CTN_DD_FLOOR * k[r * 6 + r];
@@ -145,8 +145,8 @@ HINGE_INLINE void hinge_assemble(const ctn_block *blk, int n, int dyn, double im
         }
 }
 
-void ctn__hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib, const ctn_block *bp, int np,
-                         int sp, int ps, double *K, double *C) {
+void ctn__hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, const ctn_sym3 *Ia, double imb, const ctn_sym3 *Ib, const ctn_block *bp,
+                         int np, int sp, int ps, double *K, double *C) {
     if (n == 5 && (!bp || np == 5)) hinge_assemble(blk, 5, dyn, ima, Ia, imb, Ib, bp, 5, sp, ps, K, C); /* hinges */
     else if (n == 6 && (!bp || np == 6)) hinge_assemble(blk, 6, dyn, ima, Ia, imb, Ib, bp, 6, sp, ps, K, C); /* limited, fixed */
     else hinge_assemble(blk, n, dyn, ima, Ia, imb, Ib, bp, np, sp, ps, K, C);

@@ -19,8 +19,8 @@ static inline int ctn__hinge_rows(const ctn_block *b, int n) {
 /* ctn_dd_chain_assemble_ax (the pivot K, n x n, and with bp the coupling C, np x n) for blk and bp both
  * ctn__hinge_rows (bp NULL: no coupling) and at least one of them with angular rows: the same bits in the
  * lower triangle of K (the only part the factor reads; the upper one is mirrored) and in C. */
-void ctn__hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib, const ctn_block *bp, int np,
-                         int sp, int ps, double *K, double *C);
+void ctn__hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, const ctn_sym3 *Ia, double imb, const ctn_sym3 *Ib, const ctn_block *bp,
+                         int np, int sp, int ps, double *K, double *C);
 
 /* The node steps of kernels/ctn_direct.h (ctn_dd_chain_factor_node, _forward_node, _backward_node) for a node
  * of n = 5 or 6 rows coupled to n rows without a spike, with the sizes compile-time constants (the same
