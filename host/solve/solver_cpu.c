@@ -242,26 +242,19 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         c->project_worst = 0.0f;
         return;
     }
-    if (rows_only && !project) { /* the exact solver's velocity rows: a loop of their own, lighter to compile */
-        const ctn_joint_def *defs = t->defs;
-        const ctn_pose *pose = w->pose;
-        const ctn_vel *vel = w->vel;
-        ctn_block *blocks = c->blocks;
-        CPU_FOR(m)
-        for (int s = 0; s < m; ++s) ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
-        c->project_worst = 0.0f;
-        return;
-    }
-    CPU_FOR_REDUCE(m, reduction(max : worst))
-    for (int s = 0; s < m; ++s) {
-        if (rows_only) ctn_prepare_slot_rows(s, t->defs, w->pose, w->vel, prm, c->blocks);
-        else if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
-        else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
-        if (!project) continue;
-        /* ctn_project_slot on the host; the error per slot is kept (cg_r) only for the limits' pass below */
-        float err = ctn_project_block(t->defs[s].compliance, &c->blocks[s], prm.h, limits);
-        if (limits) c->cg_r[s] = err;
-        worst = err > worst ? err : worst; /* never NaN: ctn_project_block's CTN_FMAX drops them */
+    if (rows_only) { /* the exact solver's rows (host/solve/hinge_rows.c: plain hinges by a lean build, the same bits) */
+        worst = ctn__exact_rows(t->defs, m, w->pose, w->vel, prm, c->blocks, project, limits, c->cg_r, m >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
+    } else {
+        CPU_FOR_REDUCE(m, reduction(max : worst))
+        for (int s = 0; s < m; ++s) {
+            if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
+            else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
+            if (!project) continue;
+            /* ctn_project_slot on the host; the error per slot is kept (cg_r) only for the limits' pass below */
+            float err = ctn_project_block(t->defs[s].compliance, &c->blocks[s], prm.h, limits);
+            if (limits) c->cg_r[s] = err;
+            worst = err > worst ? err : worst; /* never NaN: ctn_project_block's CTN_FMAX drops them */
+        }
     }
     if (project && limits && !ctn__direct_active_applies(w, c->blocks)) {
         /* the sweep would take the kept limit rows (a rope or contact in the forest, a bounded loop closer): the

@@ -1,0 +1,189 @@
+/* The exact solver's row build on the CPU where the rows stay in 288-byte blocks (CTN_STAGE_PREPARE for
+ * CTN_SOLVER_DIRECT and the hybrids; kernels/ctn_solver.h ctn_prepare_slot_rows, and for the projection
+ * ctn_project_block): a hinge without a limit or a motor takes a lean build with the same bits, every other joint
+ * the shared build.
+ *
+ * A plain hinge has five bilateral rows (ctn_rows_hinge): the three point rows along the world axes e_k with the
+ * anchor separation C = (x_a + R_a anchor_a) - (x_b + R_b anchor_b) (ctn_point_sep of the two-float positions,
+ * Lacoursiere 2011, eq. 30) and the two angular rows along t1, t2 across a1 = R_a axis_a (ctn_basis) with
+ * C_k = t_k . (a2 x a1), a2 = R_b axis_b (ctn_rows_parallel). Their targets are SPOOK's -(4Y/h) C + Y J v or
+ * Baumgarte's -(beta/h) C (ctn_rows_ball_coef: the generic builder's coefficients, the same expressions), with
+ * J v = e_k . dv, dv = (v_a + w_a x r_a) - (v_b + w_b x r_b), for the point rows and t_k . (w_a - w_b) for the
+ * angular ones (ctn_block_velocity). ctn_joint_prepare_rows_generic forms the same values through the joint and
+ * both poses and velocities passed by value, a zeroed error array, per-row loops and tests of a run-time row
+ * count, and the tests of the unilateral, contact, curve and motor cases that a plain hinge never takes; here the
+ * joint and the bodies are read where they lie and only the arithmetic that forms a stored value is done, in the
+ * same order. Every stored field is the generic build's: dir[0..2] the world axes, dir[5] left as it was, the
+ * bounds unbounded, bias[5] = soft[5] = 0, pad[0] = 0 (no point block), kinv zero (ctn_prepare_slot_rows).
+ *
+ * With SSE2 (every x86-64) the three components of the lever arms, rotated axes, separation and relative
+ * velocities go through the scalar functions' arithmetic together (host/solve/lanes.h: rotate4 is
+ * ctn_quat_rotate lane by lane), and the point rows' J v are the dot products with the world axes with the axes'
+ * 1s and 0s in the lanes (a product by a structural zero is kept: it decides the sign of a zero and turns an
+ * infinite component into a NaN, as in the scalar dot product). Projecting, the rows get ctn_project_block's
+ * rule for five bilateral rows: a rigid joint (compliance <= 0) keeps them and reports max_k |target_k| h
+ * (CTN_FMAX, in row order); a compliant one gets bounds [0, 0] and reports 0. tests/test_hinge_rows.c compares
+ * the blocks and errors byte for byte with the shared build on random joints, poses and velocities. */
+#include "solve/solve.h"
+#include "solve/lanes.h"
+#include "ctn_solver.h"
+
+#include <stddef.h>
+#include <string.h>
+
+int ctn__hinge_plain(const ctn_joint_def *d) { return d->type == CTN_JT_HINGE && (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) == 0; }
+
+/* the generic build's largest |C| of a rigid plain hinge's rows and their bounds (ctn_project_block, five
+ * bilateral rows: bounded = 0, so the rule without limits whatever `limits` says). worst is never NaN, so
+ * CTN_FMAX(worst, e) is e > worst ? e : worst (a NaN e leaves worst; e >= +0 for the substep's h > 0: no zero of
+ * the other sign), without the host's call to fmaxf (ctn_project_ball_row's argument). */
+static inline float hinge_project(float compliance, ctn_block *b, float h) {
+    float worst = 0.0f;
+    if (compliance <= 0.0f) {
+        for (int k = 0; k < 5; ++k) {
+            float e = CTN_FABS(b->bias[k]) * h;
+            worst = e > worst ? e : worst;
+        }
+    } else {
+        for (int k = 0; k < 5; ++k) b->lo[k] = b->hi[k] = 0.0f;
+    }
+    return worst;
+}
+
+/* The stores of everything but the lever arms, directions 3..4 and targets: the point rows' axes, the bounds, the
+ * softness, bias[5], pad and kinv, as the generic build leaves them for a plain hinge. */
+static inline void hinge_fixed_fields(ctn_block *b, float soft) {
+    b->n_lin = 3;
+    b->n_ang = 2;
+    b->dir[0] = ctn_v3_make(1.0f, 0.0f, 0.0f);
+    b->dir[1] = ctn_v3_make(0.0f, 1.0f, 0.0f);
+    b->dir[2] = ctn_v3_make(0.0f, 0.0f, 1.0f);
+    for (int k = 0; k < CTN_KINV_SIZE; ++k) b->kinv[k] = 0.0f;
+    b->bias[5] = 0.0f;
+    for (int k = 0; k < 5; ++k) b->soft[k] = soft;
+    b->soft[5] = 0.0f;
+    for (int k = 0; k < CTN_MAX_ROWS; ++k) {
+        b->lo[k] = -CTN_INF;
+        b->hi[k] = CTN_INF;
+    }
+    b->pad[0] = 0.0f;
+}
+
+#if defined(__SSE2__)
+static inline ctn_v3 lanes_v3(__m128 v) {
+    float f[4];
+    _mm_storeu_ps(f, v);
+    return ctn_v3_make(f[0], f[1], f[2]);
+}
+
+static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+                               ctn_block *blocks, int err) {
+    static const ctn_pose world_pose = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
+    static const ctn_vel world_vel = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f};                                /* ctn_load_vel(-1) */
+    const ctn_joint_def *d = &defs[s];
+    const ctn_pose *pa = d->a >= 0 ? &pose[d->a] : &world_pose, *pb = d->b >= 0 ? &pose[d->b] : &world_pose;
+    const ctn_vel *va = d->a >= 0 ? &vel[d->a] : &world_vel, *vb = d->b >= 0 ? &vel[d->b] : &world_vel;
+    __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
+    __m128 ra = rotate4(qa, _mm_loadu_ps(&d->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&d->anchor_b.x));
+    __m128 a1 = rotate4(qa, _mm_loadu_ps(&d->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&d->axis_b.x));
+    /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
+    __m128 g = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
+    g = _mm_add_ps(_mm_add_ps(g, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
+    /* ctn_block_velocity: dv = (v_a + w_a x r_a) - (v_b + w_b x r_b), dw = w_a - w_b */
+    __m128 wa = _mm_loadu_ps(&va->w.x), wb = _mm_loadu_ps(&vb->w.x);
+    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x),
+                           cross4(_mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 1, 0, 2)), ra));
+    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x),
+                           cross4(_mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 1, 0, 2)), rb));
+    __m128 dv = _mm_sub_ps(ua, ub);
+    /* the point rows' J v: ctn_dot(e_k, dv) = (e_k.x dv.x + e_k.y dv.y) + e_k.z dv.z, lane k with e_k's entries */
+    const __m128 ex = _mm_setr_ps(1.0f, 0.0f, 0.0f, 0.0f), ey = _mm_setr_ps(0.0f, 1.0f, 0.0f, 0.0f), ez = _mm_setr_ps(0.0f, 0.0f, 1.0f, 0.0f);
+    __m128 jv = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, _mm_shuffle_ps(dv, dv, 0x00)), _mm_mul_ps(ey, _mm_shuffle_ps(dv, dv, 0x55))),
+                           _mm_mul_ps(ez, _mm_shuffle_ps(dv, dv, 0xaa)));
+    /* ctn_rows_parallel: t1, t2 across a1, C_k = t_k . (a2 x a1); J v = t_k . (w_a - w_b) */
+    ctn_v3 t1, t2;
+    ctn_basis(lanes_v3(a1), &t1, &t2);
+    ctn_v3 c = lanes_v3(cross4(_mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 1, 0, 2)), a1));
+    ctn_v3 dw = lanes_v3(_mm_sub_ps(wa, wb));
+    float g3 = ctn_dot(t1, c), g4 = ctn_dot(t2, c), j3 = ctn_dot(t1, dw), j4 = ctn_dot(t2, dw);
+    float cg, cj;
+    int spook;
+    float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);
+    __m128 bias = _mm_mul_ps(_mm_set1_ps(cg), g);
+    float b3 = cg * g3, b4 = cg * g4;
+    if (spook) {
+        bias = _mm_add_ps(bias, _mm_mul_ps(_mm_set1_ps(cj), jv));
+        b3 = b3 + cj * j3;
+        b4 = b4 + cj * j4;
+    }
+    ctn_block *b = &blocks[s];
+    hinge_fixed_fields(b, soft);
+    b->ra = lanes_v3(ra);
+    b->rb = lanes_v3(rb);
+    b->dir[3] = t1;
+    b->dir[4] = t2;
+    _mm_storeu_ps(b->bias, bias); /* bias[0..2], lane 3 overwritten next */
+    b->bias[3] = b3;
+    b->bias[4] = b4;
+    return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
+}
+#else
+static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+                               ctn_block *blocks, int err) {
+    const ctn_joint_def *d = &defs[s];
+    ctn_pose pa = ctn_load_pose(pose, d->a), pb = ctn_load_pose(pose, d->b);
+    ctn_vel va = ctn_load_vel(vel, d->a), vb = ctn_load_vel(vel, d->b);
+    ctn_v3 ra = ctn_quat_rotate(pa.q, d->anchor_a), rb = ctn_quat_rotate(pb.q, d->anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
+    ctn_v3 a1 = ctn_quat_rotate(pa.q, d->axis_a), a2 = ctn_quat_rotate(pb.q, d->axis_b), t1, t2;
+    ctn_basis(a1, &t1, &t2);
+    ctn_v3 c = ctn_cross(a2, a1);
+    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb)));
+    ctn_v3 dw = ctn_sub(va.w, vb.w);
+    float g[5] = {sep.x, sep.y, sep.z, ctn_dot(t1, c), ctn_dot(t2, c)};
+    float jv[5] = {ctn_dot(ctn_v3_make(1.0f, 0.0f, 0.0f), dv), ctn_dot(ctn_v3_make(0.0f, 1.0f, 0.0f), dv),
+                   ctn_dot(ctn_v3_make(0.0f, 0.0f, 1.0f), dv), ctn_dot(t1, dw), ctn_dot(t2, dw)};
+    float cg, cj;
+    int spook;
+    float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);
+    ctn_block *b = &blocks[s];
+    hinge_fixed_fields(b, soft);
+    b->ra = ra;
+    b->rb = rb;
+    b->dir[3] = t1;
+    b->dir[4] = t2;
+    for (int k = 0; k < 5; ++k) b->bias[k] = spook ? cg * g[k] + cj * jv[k] : cg * g[k];
+    return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
+}
+#endif
+
+float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+                      int project, int limits, float *err, int threads) {
+    float worst = 0.0f;
+    if (!project) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int s = 0; s < m; ++s) {
+            if (ctn__hinge_plain(&defs[s])) (void)hinge_slot(s, defs, pose, vel, prm, blocks, 0);
+            else ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
+        }
+    } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : worst)
+#endif
+        for (int s = 0; s < m; ++s) {
+            float e;
+            if (ctn__hinge_plain(&defs[s])) {
+                e = hinge_slot(s, defs, pose, vel, prm, blocks, 1);
+            } else {
+                ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
+                e = ctn_project_block(defs[s].compliance, &blocks[s], prm.h, limits);
+            }
+            if (limits) err[s] = e;
+            worst = e > worst ? e : worst; /* never NaN: ctn_project_block's CTN_FMAX drops them */
+        }
+    }
+    (void)threads;
+    return worst;
+}
