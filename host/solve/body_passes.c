@@ -299,15 +299,20 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
     __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
     __m128 t = _mm_add_ps(s, e), bt = _mm_sub_ps(t, s);
     __m128 l = _mm_add_ps(_mm_sub_ps(s, _mm_sub_ps(t, bt)), _mm_sub_ps(e, bt));
-    ctn_quat q = from[i].q;
+    __m128 q = _mm_loadu_ps(&from[i].q.w);
     if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) {
-        const ctn_v3 *w = &vel[i].w;
-        float wn = ctn_length(*w);
-        /* ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
-        if (!(fabsf(0.5f * h * wn) < 1e-20f)) q = turn(q, *w, h); /* else no rotation */
+        /* ctn_length(w): sqrt((x^2 + y^2) + z^2); ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
+        __m128 w2 = _mm_loadu_ps(&vel[i].w.x);
+        w2 = _mm_mul_ps(w2, w2);
+        __m128 n2 = _mm_add_ss(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, _MM_SHUFFLE(1, 1, 1, 1))), _mm_movehl_ps(w2, w2));
+        float wn = _mm_cvtss_f32(_mm_sqrt_ss(n2));
+        if (!(fabsf(0.5f * h * wn) < 1e-20f)) { /* else no rotation */
+            ctn_quat r = turn(from[i].q, vel[i].w, h);
+            q = _mm_loadu_ps(&r.w);
+        }
     }
     _mm_storeu_ps(&pose[i].p.x, keep_lane3(t, hi));
-    pose[i].q = q;
+    _mm_storeu_ps(&pose[i].q.w, q);
     _mm_storeu_ps(&pose[i].p_lo.x, keep_lane3(l, lo));
 }
 #endif
