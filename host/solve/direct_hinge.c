@@ -28,7 +28,9 @@
 
 /* Loops of a few rows unrolled (the sizes are compile-time constants in the instances below). */
 #if defined(__clang__)
-#define HINGE_UNROLL _Pragma("unroll")
+/* clang unrolls the constant-size instances by itself; its pragma would fail (an error under -Werror) on the
+ * instance whose size is a run-time value */
+#define HINGE_UNROLL
 #elif defined(__GNUC__)
 #define HINGE_UNROLL _Pragma("GCC unroll 8")
 #else
@@ -219,6 +221,11 @@ HINGE_INLINE void spd_inverse_n(double *a, int N5) {
 /* E(k, c) of CTN_DD_E */
 #define HINGE_E(C, ld, tr, r, c) ((tr) ? (C)[(c) * (ld) + (r)] : (C)[(r) * (ld) + (c)])
 
+/* The scalar step: the fallback where the vector extensions are missing (below, NODE_FACTOR); compiled
+ * everywhere so that it stays correct, hence marked unused for the compilers that take the lane version. */
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
 HINGE_INLINE void node_factor(double *P, double *C, int tr, double *Pq, double *y, double *yq, int N5) {
     double a[36], e[36], te[36];
     HINGE_UNROLL
