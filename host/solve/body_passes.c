@@ -87,9 +87,10 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, cons
     return alpha;
 }
 
-/* A joint's terms of alpha for both bodies it joins, c[side] = sqrt(l2) |anchor_side| + sqrt(a2) (gi_alpha's
- * per edge, the same for a ball joint's four sums of squares as lanes (l2, a2, |anchor_a|^2, |anchor_b|^2)). */
-static inline void gi_terms(const ctn_joint_def *d, const float *lam, float c[2]) {
+/* A joint's terms of alpha for both bodies it joins, in lanes 0 and 1: c[side] = sqrt(l2) |anchor_side| +
+ * sqrt(a2) (gi_alpha's per edge; a ball joint's four sums of squares as lanes (l2, a2, |anchor_a|^2,
+ * |anchor_b|^2)). */
+static inline __m128 gi_terms(const ctn_joint_def *d, const float *lam) {
     int type = d->type;
     int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
     if (n_lin == 3) {
@@ -101,8 +102,7 @@ static inline void gi_terms(const ctn_joint_def *d, const float *lam, float c[2]
         __m128 r_lo = _mm_unpacklo_ps(ra, rb), r_hi = _mm_unpackhi_ps(ra, rb); /* (ax, bx, ay, by)^2, (az, bz, -, -)^2 */
         __m128 p = _mm_movelh_ps(l_lo, r_lo), q = _mm_movehl_ps(r_lo, l_lo), r = _mm_movelh_ps(l_hi, r_hi);
         __m128 root = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(p, q), r)); /* sqrt(l2), sqrt(a2), |anchor_a|, |anchor_b| */
-        __m128 t = _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps(root, root, 0x00), _mm_movehl_ps(root, root)), _mm_shuffle_ps(root, root, 0x55));
-        _mm_storel_pi((__m64 *)c, t);
+        return _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps(root, root, 0x00), _mm_movehl_ps(root, root)), _mm_shuffle_ps(root, root, 0x55));
     } else { /* the shared loop as it is */
         float l2 = 0.0f, a2 = 0.0f;
         for (int k = 0; k < CTN_MAX_ROWS; ++k) {
@@ -111,8 +111,7 @@ static inline void gi_terms(const ctn_joint_def *d, const float *lam, float c[2]
             else a2 += l * l;
         }
         float sl = CTN_SQRT(l2), sa = CTN_SQRT(a2);
-        c[0] = sl * ctn_length(d->anchor_a) + sa;
-        c[1] = sl * ctn_length(d->anchor_b) + sa;
+        return _mm_setr_ps(sl * ctn_length(d->anchor_a) + sa, sl * ctn_length(d->anchor_b) + sa, 0.0f, 0.0f);
     }
 }
 
@@ -127,11 +126,10 @@ static void gi_alpha_by_joint(int n, int m, const ctn_joint_def *defs, const flo
     for (int i = 0; i < n; ++i) inertia[i].inv_inertia.xx = 0.0f;
     for (int s = 0; s < m; ++s) {
         const ctn_joint_def *d = &defs[s];
-        float c[2];
-        gi_terms(d, lambda + 6 * s, c);
+        __m128 c = gi_terms(d, lambda + 6 * s); /* lanes c[0], c[1] */
         int a = d->a, b = d->b;
-        if (a >= 0) inertia[a].inv_inertia.xx += c[0];
-        if (b >= 0) inertia[b].inv_inertia.xx += c[1];
+        if (a >= 0) _mm_store_ss(&inertia[a].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[a].inv_inertia.xx), c));
+        if (b >= 0) _mm_store_ss(&inertia[b].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_shuffle_ps(c, c, 0x55)));
     }
 }
 
@@ -299,15 +297,20 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
     __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
     __m128 t = _mm_add_ps(s, e), bt = _mm_sub_ps(t, s);
     __m128 l = _mm_add_ps(_mm_sub_ps(s, _mm_sub_ps(t, bt)), _mm_sub_ps(e, bt));
-    ctn_quat q = from[i].q;
+    __m128 q = _mm_loadu_ps(&from[i].q.w);
     if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) {
-        const ctn_v3 *w = &vel[i].w;
-        float wn = ctn_length(*w);
-        /* ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
-        if (!(fabsf(0.5f * h * wn) < 1e-20f)) q = turn(q, *w, h); /* else no rotation */
+        /* ctn_length(w): sqrt((x^2 + y^2) + z^2); ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
+        __m128 w2 = _mm_loadu_ps(&vel[i].w.x);
+        w2 = _mm_mul_ps(w2, w2);
+        __m128 n2 = _mm_add_ss(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, _MM_SHUFFLE(1, 1, 1, 1))), _mm_movehl_ps(w2, w2));
+        float wn = _mm_cvtss_f32(_mm_sqrt_ss(n2));
+        if (!(fabsf(0.5f * h * wn) < 1e-20f)) { /* else no rotation */
+            ctn_quat r = turn(from[i].q, vel[i].w, h);
+            q = _mm_loadu_ps(&r.w);
+        }
     }
     _mm_storeu_ps(&pose[i].p.x, keep_lane3(t, hi));
-    pose[i].q = q;
+    _mm_storeu_ps(&pose[i].q.w, q);
     _mm_storeu_ps(&pose[i].p_lo.x, keep_lane3(l, lo));
 }
 #endif
