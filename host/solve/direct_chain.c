@@ -22,10 +22,13 @@
  * Rows with finite bounds this substep (limits, motors, swing cones, ropes) are cut out of their position:
  * identity pivot row and column, zero couplings and right-hand side (ctn_dd_chain_cut), so their dl is 0
  * and the joint's other rows stay in the exact solve; projected Gauss-Seidel in the outer loop of
- * host/solve/solver_direct.c treats the cut rows. */
-#include "core/world.h"
-#include "ctn_solver.h"
-#include "solve/direct_internal.h"
+ * host/solve/solver_direct.c treats the cut rows.
+ *
+ * This file holds the layout, the generic walks (any row count, either storage of the rows), the separators,
+ * the phases and the entry points; the lean walks of ball-jointed chains are in host/solve/direct_ball.c, the
+ * lean steps of hinge positions in host/solve/direct_hinge.c, and the state this file and direct_ball.c share
+ * in host/solve/direct_chain_internal.h. */
+#include "solve/direct_chain_internal.h"
 #include "solve/direct_hinge.h"
 #include "solve/lanes.h"
 
@@ -35,8 +38,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-#include "ctn_direct.h"
 
 /* An OpenMP directive, or nothing in a build without OpenMP (where -Wunknown-pragmas would stop -Werror). */
 #ifdef _OPENMP
@@ -50,51 +51,6 @@
 #define CHAIN_MIN_SEGMENT 512
 /* Segments the CPU splits a long sequence into: the two spike-free end segments. */
 #define CHAIN_CPU_SEGMENTS 2
-
-/* Per position: which bodies of the joint are dynamic (side a, side b) and which of those rotate. */
-enum { DYN_A = 1, DYN_B = 2, ROT_A = 4, ROT_B = 8 };
-
-typedef struct chain_segment {
-    double d_top[36], d_bot[36]; /* pivot updates of the separators above and below (accumulated -=) */
-    double g[36];                /* A_{c,a} of a middle segment: n_bot x n_top */
-    double y_top[6], y_bot[6];   /* right-hand-side updates of the separators (accumulated -=) */
-    int ball;                    /* the last factor walked every position as a ball joint (factor_ball) */
-} chain_segment;
-
-struct direct_chain {
-    int m, segments;
-    int forwarded;         /* the factor walks did the next solve's forward substitution */
-    int *slot;             /* [p] joint slot */
-    int *pos;              /* [slot] position, -1 for joints between two non-dynamic bodies */
-    int *shared;           /* [p] dynamic body shared with p + 1, -1 at the end of a path */
-    unsigned char *n;      /* [p] rows */
-    unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
-    unsigned char *dyn;    /* [p] DYN_* bits of the joint's two bodies */
-    unsigned char *axes;   /* [p] set by its assembly: 1 the rows of the position's block are the world axes (ctn_dd_rows_axes);
-                            * 2 three world-axis linear rows then angular rows (ctn__hinge_rows, a hinge's: the lean steps) */
-    int uniform;           /* rows of every position when they all match, else 0 */
-    /* Offsets of K_p, C_p and y_p (F_p at 6 times y_p's) when the rows differ between positions; NULL for a
-     * uniform sequence, whose offsets are implicit (CH_K, CH_C, CH_V): 6p, 9p and 3p for ball joints, whose K_p
-     * is kept as its lower triangle (k_full, k_store). */
-    int *koff, *coff, *voff;
-    int *sep;              /* [0..P] separators, sep[0] = -1, sep[P] = m */
-    unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
-    const unsigned char *keep; /* [slot] bounded rows the active set keeps in the exact solve (not owned; NULL: none) */
-    double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
-    const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
-    const float *lref;
-    int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
-    /* a projection step at rest without scratch arrays (ctn__chain_project_step): the velocities and impulses are
-     * read as zero (w->vel's v and w, topo.lambda are the real ones, not read), the impulses are not accumulated
-     * and the velocity changes move the poses (move_h) */
-    int zero;
-    float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
-    int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (backward_ball) */
-    int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
-    int generic;           /* factor_ball off (ctn__chain_set_generic) */
-    const ctn_ball_row *balls; /* [slot] the rows as ball records in place of the blocks (ctn__chain_set_balls; not owned; NULL: blocks) */
-    chain_segment *seg;
-};
 
 static int is_dynamic(const ctn_world *w, int body) {
     return body >= 0 && body < w->topo.body_count && (w->props[body].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
@@ -254,11 +210,6 @@ fail:
  * Every loop body below takes the row count as `nfix` (0: read it per position); the *_3 entry points
  * pass the literal 3 of a ball-jointed chain through always-inlined code, so the compiler unrolls the
  * small dense products (measured: about 2x fewer cycles than the run-time sizes). */
-#if defined(__GNUC__)
-#define CHAIN_FLATTEN __attribute__((flatten))
-#else
-#define CHAIN_FLATTEN
-#endif
 #define ROWS(c, p, nfix) ((nfix) ? (nfix) : (c)->n[p])
 /* Offsets of K_p (n_p^2 doubles), C_p (n_p n_{p+1}), y_p (n_p) and the spike F_p (6 n_p, at 6 times y_p's):
  * implicit in a uniform sequence (nfix, the literal row count of the flattened steps, or c->uniform), else
@@ -270,21 +221,8 @@ fail:
 #define CH_V(c, p, nfix) ((nfix) ? (size_t)(p) * (size_t)(nfix) : (c)->uniform ? (size_t)(p) * (size_t)(c)->uniform : (size_t)(c)->voff[p])
 #define CH_F(c, p, nfix) (6 * CH_V(c, p, nfix))
 
-/* The rows the walks read (c->balls): every joint's ctn_block (blk), or where every joint of the world is a rigid
- * ball joint, its 40-byte ctn_ball_row (ball; blk is then NULL): the lever arms, the three targets and one
- * softness, the rows being the world axes, unbounded. The ball walks below read the fields through BR_* with
- * `rec` (1: records) a constant of each instance, so each reads its array with no test; the generic steps, which
- * a ball-jointed chain reaches at the separator and a segment's last position only, take a block formed from
- * the record (row_block) with the values the row build would have stored in the block, so the same bits. */
-typedef struct ch_rows {
-    const ctn_block *blk;
-    const ctn_ball_row *ball;
-} ch_rows;
-#define BR_RA(R, rec, s) ((rec) ? (R).ball[s].ra : (R).blk[s].ra)
-#define BR_RB(R, rec, s) ((rec) ? (R).ball[s].rb : (R).blk[s].rb)
-#define BR_ARMP(R, rec, s, side) ((rec) ? ((side) ? &(R).ball[s].rb : &(R).ball[s].ra) : ((side) ? &(R).blk[s].rb : &(R).blk[s].ra))
-#define BR_BIAS(R, rec, s) ((rec) ? (R).ball[s].bias : (R).blk[s].bias)
-#define BR_SOFT(R, rec, s, k) ((rec) ? (R).ball[s].soft : (R).blk[s].soft[k])
+/* The rows (ch_rows, BR_*), the segment walks (segment_walk) and the state at rest (chain_rest_vel) are in
+ * direct_chain_internal.h: the lean ball walks of direct_ball.c read them too. */
 
 /* The block ctn_prepare_slot_rows builds for a ball joint (ctn_rows_ball_fields, kinv zeroed), from its record. */
 static void ball_row_block(const ctn_ball_row *r, ctn_block *b) {
@@ -395,15 +333,6 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     k_store(c, p, nfix, K);
 }
 
-/* The projection's scratch velocity of body b at rest (ctn_project_begin_body of w->vel: v = w = +0, the inverse
- * mass kept) and its scratch impulses (+0), for a solve that reads them without the scratch arrays (c->zero). */
-static const float chain_rest_lambda[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-static inline ctn_vel chain_rest_vel(const ctn_world *w, int b) {
-    ctn_vel v = ctn_load_vel(w->vel, b);
-    v.v = ctn_v3_zero();
-    v.w = ctn_v3_zero();
-    return v;
-}
 
 /* Right-hand side r_p (zero on cut rows); resolve (a constant at every call): the walk of a re-solve, which
  * takes the change since c->vref, c->lref when they are set. */
@@ -480,25 +409,6 @@ static inline double *coupling(const direct_chain *c, int p, int dir, int *ld, i
  * ctn__chain_set_generic. */
 #define NODE56(c, n, nq, na) (((n) == 5 || (n) == 6) && (nq) == (n) && (na) == 0 && !(c)->generic)
 
-typedef struct seg_walk {
-    int first, last, dir; /* nodes first..last in steps of dir */
-    int a, end;           /* spike separator behind first, separator after last (-1: none) */
-    double *d_a, *d_end, *y_a, *y_end; /* the separators' accumulators in the segment record */
-} seg_walk;
-
-static seg_walk segment_walk(direct_chain *c, int k) {
-    seg_walk s;
-    chain_segment *g = &c->seg[k];
-    int P = c->segments, lo = c->sep[k] + 1, hi = c->sep[k + 1] - 1;
-    s.dir = k == P - 1 && P > 1 ? -1 : 1;
-    s.first = s.dir > 0 ? lo : hi, s.last = s.dir > 0 ? hi : lo;
-    s.a = s.dir > 0 && k > 0 ? c->sep[k] : -1;
-    s.end = s.dir > 0 ? (k < P - 1 ? c->sep[k + 1] : -1) : c->sep[k];
-    s.d_a = g->d_top, s.y_a = g->y_top;
-    s.d_end = s.dir > 0 ? g->d_bot : g->d_top, s.y_end = s.dir > 0 ? g->y_bot : g->y_top;
-    return s;
-}
-
 /* The segment's walk assembles each position just before it is needed (one ahead of the elimination:
  * K_q before the step of p subtracts from it, C between p and q with it), while its blocks are in cache;
  * the separators were assembled before the walks (assemble_separators). The first solve's forward
@@ -550,305 +460,17 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, ch_rows b
     factor_walk(w, c, blocks, &s, g, s.first, nfix);
 }
 
-/* ---- the factor walk of a ball-jointed chain -------------------------------------------------------
- * The common case (every position three world-axis rows, none cut, at most two segments: no spike) takes
- * a walk of its own that forms each position's pivot, coupling and right-hand side in registers, factors
- * and substitutes forward at once, and stores only what the later walks read: P^-1 in K, T_E = P^-1 E in C,
- * u = P^-1 y in y. Per position (a body shared by two joints, both rotating):
- *     K_q = sum_b (im_b I3 - [r_b]x I_b [r_b]x) + S + floor,  E = s (im I3 - [r_p]x I [r_q]x)   (lever arms),
- *     T_E = P^-1 E,   K_q -= E^T T_E,   u_p = P^-1 y_p,   y_q -= T_E^T y_p,
- * the same operations in the same order as assemble_position, rhs_position, ctn_dd_chain_factor_node and
- * ctn_dd_chain_forward_node, so the same bits; B = I [r]x of the body a position shares with the one
- * before it is formed once for its pivot and the coupling (ctn_dd_lever_b). A position that is not a ball
- * joint hands the rest of the segment to the generic walk (factor_walk) with the state it would have left. */
-typedef struct ball_node {
-    double K[6]; /* pivot, lower triangle by rows: (0,0) (1,0) (1,1) (2,0) (2,1) (2,2) */
-    double y[3]; /* right-hand side */
-} ball_node;
-
-/* The body a position shares with the one before it in sequence order, as the coupling between the two
- * needs it: B = ctn_dd_lever_b of its arm in the later position (if rot), inverse mass. Formed by that
- * position's assembly, read by the coupling's: walking down right after, walking up one step later (before
- * the next assembly overwrites it). */
-typedef struct ball_shared {
-    double B[9], im;
-    int rot;
-} ball_shared;
-
-/* Position p takes the lean walk: its rows are the world axes to the bit (so ctn_dd_rows_axes; and the
- * products of the right-hand side with the directions' entries are those of the constants 1.0 and +0.0) and
- * none is cut (cut_of). */
-static const ctn_v3 ball_axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
-static inline int ball_ok(const direct_chain *c, ch_rows blocks, int rec, int p) {
-    if (rec) return 1; /* a ball record: the world axes, unbounded */
-    int slot = c->slot[p];
-    const ctn_block *b = &blocks.blk[slot];
-    if (b->n_lin != 3 || b->n_ang != 0 || memcmp(b->dir, ball_axes, sizeof ball_axes) != 0) return 0;
-    int cut = 0;
-#if defined(__GNUC__)
-    typedef float cf_v4f __attribute__((vector_size(16)));
-    typedef int cf_v4i __attribute__((vector_size(16)));
-    cf_v4f lo, hi; /* rows 0..3 of the bounds (CTN_MAX_ROWS >= 4), the four compares at once */
-    memcpy(&lo, b->lo, sizeof lo), memcpy(&hi, b->hi, sizeof hi);
-    cf_v4i m = (lo > -0.5f * CTN_INF) | (hi < 0.5f * CTN_INF);
-    cut = (m[0] & 1) | (m[1] & 2) | (m[2] & 4);
-#else
-    for (int k = 0; k < 3; ++k) cut |= ((b->lo[k] > -0.5f * CTN_INF) | (b->hi[k] < 0.5f * CTN_INF)) << k;
-#endif
-    return (cut & ~(c->keep ? c->keep[slot] : 0)) == 0;
+/* The steps with the literal 3 that the lean ball walks (host/solve/direct_ball.c) hand over to: a position's
+ * assembly and right-hand side where the first position of a segment is not a ball joint, the generic walk from
+ * there, from a position that is not a ball joint, or at a segment's last position. Once per segment. */
+CHAIN_FLATTEN void ctn__chain_assemble_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p) {
+    assemble_position(w, c, blocks, p, 3, 0);
 }
-
-/* s = 0; s += a0 b0; s += a1 b1; s += a2 b2: the dot product of the node steps' loops, term by term. */
-#define BALL_DOT(a0, b0, a1, b1, a2, b2) (((0.0 + (a0) * (b0)) + (a1) * (b1)) + (a2) * (b2))
-
-/* W += im I3 - [r]x I [r]x of body b (lower triangle); save: b is shared with the position before, keep B. */
-static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int save, ball_shared *sh, double *W) {
-    double im = w->vel[b].inv_mass, B[9];
-    W[0] += im, W[4] += im, W[8] += im;
-    if (save) sh->im = im, sh->rot = rot;
-    if (!rot) return;
-    ctn_dd_lever_b(w->inertia[b].inv_inertia, r, B);
-    ctn_dd_lever_sub(r, B, 1, W);
-    if (save) memcpy(sh->B, B, sizeof B);
+CHAIN_FLATTEN void ctn__chain_rhs_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p) {
+    rhs_position(w, c, blocks, p, 3, 0);
 }
-
-#if defined(__GNUC__)
-/* ball_lever of a joint's two bodies a and b, both rotating, in two lanes of GCC/clang vector extensions
- * (SSE2 on x86-64, NEON on AArch64): lane 0 body a, lane 1 body b, B = I [r]x and the terms of W -= [r]x B
- * each with ctn_dd_lever_b's and ctn_dd_lever_sub's operations in its lane; W is then summed as the scalar
- * calls sum it, body a first: W_d = (((0 + im_a) - t_a) + im_b) - t_b on the diagonal, (0 - t_a) - t_b off
- * it. Per lane IEEE operations are the scalar ones: the same bits. */
-typedef double cf_v2d __attribute__((vector_size(16)));
-static inline void ball_lever2(const ctn_world *w, int a, int b, ctn_v3 ra, ctn_v3 rb, int sh, ball_shared *shd, double *W) {
-    double ima = w->vel[a].inv_mass, imb = w->vel[b].inv_mass;
-    const ctn_sym3 *Ia = &w->inertia[a].inv_inertia, *Ib = &w->inertia[b].inv_inertia;
-    cf_v2d XX = {Ia->xx, Ib->xx}, YY = {Ia->yy, Ib->yy}, ZZ = {Ia->zz, Ib->zz}, XY = {Ia->xy, Ib->xy}, XZ = {Ia->xz, Ib->xz},
-           YZ = {Ia->yz, Ib->yz};
-    cf_v2d QX = {ra.x, rb.x}, QY = {ra.y, rb.y}, QZ = {ra.z, rb.z};
-    cf_v2d B0 = XY * QZ - XZ * QY, B1 = XZ * QX - XX * QZ, B2 = XX * QY - XY * QX; /* ctn_dd_lever_b */
-    cf_v2d B3 = YY * QZ - YZ * QY, B4 = YZ * QX - XY * QZ, B5 = XY * QY - YY * QX;
-    cf_v2d B6 = YZ * QZ - ZZ * QY, B7 = ZZ * QX - XZ * QZ;
-    cf_v2d T0 = QY * B6 - QZ * B3, T3 = QZ * B0 - QX * B6, T6 = QX * B3 - QY * B0; /* ctn_dd_lever_sub, sym */
-    cf_v2d T4 = QZ * B1 - QX * B7, T7 = QX * B4 - QY * B1, T8 = QX * B5 - QY * B2;
-    W[0] = (((0.0 + ima) - T0[0]) + imb) - T0[1];
-    W[4] = (((0.0 + ima) - T4[0]) + imb) - T4[1];
-    W[8] = (((0.0 + ima) - T8[0]) + imb) - T8[1];
-    W[3] = (0.0 - T3[0]) - T3[1];
-    W[6] = (0.0 - T6[0]) - T6[1];
-    W[7] = (0.0 - T7[0]) - T7[1];
-    if (sh < 0) return;
-    cf_v2d B8 = XZ * QY - YZ * QX;
-    double *o = shd->B;
-    shd->im = sh ? imb : ima, shd->rot = 1;
-    o[0] = B0[sh], o[1] = B1[sh], o[2] = B2[sh], o[3] = B3[sh], o[4] = B4[sh], o[5] = B5[sh], o[6] = B6[sh], o[7] = B7[sh], o[8] = B8[sh];
-}
-#endif
-
-/* ctn_dd_vel of ctn_load_vel(w->vel, b), read in place (zero for the world). */
-static inline void ball_vel(const ctn_world *w, int b, double *V) {
-    if (b < 0) {
-        V[0] = V[1] = V[2] = V[3] = V[4] = V[5] = 0.0;
-        return;
-    }
-    const ctn_vel *v = &w->vel[b];
-    V[0] = v->v.x, V[1] = v->v.y, V[2] = v->v.z, V[3] = v->w.x, V[4] = v->w.y, V[5] = v->w.z;
-}
-
-/* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
- * uncut. zero (a constant of each instance): the state at rest of c->zero, whose velocities and impulses are read
- * as the zeros they are (ball_vel of the world: +0). */
-static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int x, ball_node *nd, ball_shared *shd,
-                                 int zero) {
-    int slot = c->slot[x], dyn = c->dyn[x], sh = x > 0 && c->shared[x - 1] >= 0 ? (c->side[x - 1] >> 1) & 1 : -1;
-    ctn_v3 ra = BR_RA(blocks, rec, slot), rb = BR_RB(blocks, rec, slot);
-    const float *bias = BR_BIAS(blocks, rec, slot);
-    double s0 = (double)BR_SOFT(blocks, rec, slot, 0), s1 = (double)BR_SOFT(blocks, rec, slot, 1), s2 = (double)BR_SOFT(blocks, rec, slot, 2);
-    const ctn_joint_def *d = &w->topo.defs[slot];
-    double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    c->cut[slot] = 0, c->axes[x] = 1;
-#if defined(__GNUC__)
-    if ((dyn & (DYN_A | DYN_B | ROT_A | ROT_B)) == (DYN_A | DYN_B | ROT_A | ROT_B)) ball_lever2(w, d->a, d->b, ra, rb, sh, shd, W);
-    else
-#endif
-    {
-        if (dyn & DYN_A) ball_lever(w, d->a, dyn & ROT_A, ra, sh == 0, shd, W);
-        if (dyn & DYN_B) ball_lever(w, d->b, dyn & ROT_B, rb, sh == 1, shd, W);
-    }
-    nd->K[0] = W[0] + (s0 + CTN_DD_FLOOR * W[0]);
-    nd->K[1] = W[3];
-    nd->K[2] = W[4] + (s1 + CTN_DD_FLOOR * W[4]);
-    nd->K[3] = W[6];
-    nd->K[4] = W[7];
-    nd->K[5] = W[8] + (s2 + CTN_DD_FLOOR * W[8]);
-    double Va[6], Vb[6], u[3], dw[3];
-    const float *lam = zero ? chain_rest_lambda : &w->topo.lambda[6 * slot];
-    ball_vel(w, zero ? -1 : d->a, Va);
-    ball_vel(w, zero ? -1 : d->b, Vb);
-    ctn_dd_anchor_rel_arms(ra, rb, Va, Vb, u, dw);
-    /* d_k . u with d_k the k-th axis (ball_ok): 1.0 * u_k is u_k, the products with +0.0 stay (signed zeros, NaN) */
-    nd->y[0] = (double)bias[0] - ((u[0] + 0.0 * u[1]) + 0.0 * u[2]) - s0 * lam[0];
-    nd->y[1] = (double)bias[1] - ((0.0 * u[0] + u[1]) + 0.0 * u[2]) - s1 * lam[1];
-    nd->y[2] = (double)bias[2] - ((0.0 * u[0] + 0.0 * u[1]) + u[2]) - s2 * lam[2];
-}
-
-/* E = A_{p,q} (E[3 k + j]: row k of p, column j of q) through the body p and q share: C_lo (rows of lo, columns
- * of lo + 1; lo = p walking down, q walking up) of assemble_position; hi: the shared body as lo + 1 formed it. */
-static inline void ball_coupling(const direct_chain *c, ch_rows blocks, int rec, int lo, const ball_shared *hi, int dir, double *E) {
-    double W[9] = {0.0 + hi->im, 0, 0, 0, 0.0 + hi->im, 0, 0, 0, 0.0 + hi->im}, sg = 0.0;
-    if (c->shared[lo] < 0) {
-        for (int e = 0; e < 9; ++e) W[e] = 0.0;
-    } else {
-        int sp = c->side[lo] & 1, ps = (c->side[lo] >> 1) & 1;
-        int sl = c->slot[lo];
-        sg = (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0);
-        if (hi->rot) ctn_dd_lever_sub(sp ? BR_RB(blocks, rec, sl) : BR_RA(blocks, rec, sl), hi->B, 0, W);
-    }
-    if (c->shared[lo] < 0) {
-        E[0] = E[1] = E[2] = E[3] = E[4] = E[5] = E[6] = E[7] = E[8] = 0.0;
-    } else if (dir > 0) {
-        E[0] = sg * W[0], E[1] = sg * W[1], E[2] = sg * W[2], E[3] = sg * W[3], E[4] = sg * W[4];
-        E[5] = sg * W[5], E[6] = sg * W[6], E[7] = sg * W[7], E[8] = sg * W[8];
-    } else {
-        E[0] = sg * W[0], E[1] = sg * W[3], E[2] = sg * W[6], E[3] = sg * W[1], E[4] = sg * W[4];
-        E[5] = sg * W[7], E[6] = sg * W[2], E[7] = sg * W[5], E[8] = sg * W[8];
-    }
-}
-
-/* Factor and forward step of interior node p (next nx; E = A_{p,q}; lo = min(p, q)): P^-1 into K_p, T_E into
- * C_lo where the coupling was (transposed walking up), u_p into y_p; K_q -= E^T T_E (lower), y_q -= T_E^T y_p.
- * P^-1 is symmetric (both inverses write each off-diagonal entry twice from one value): its six entries. */
-static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball_node *cur, const double *E, ball_node *nx) {
-    const double *k = cur->K;
-    double o[6];
-    if (!ctn_dd_inverse3_closed(k[0], k[1], k[3], k[2], k[4], k[5], o)) {
-        double P[9] = {k[0], k[1], k[3], k[1], k[2], k[4], k[3], k[4], k[5]};
-        ctn_dd_spd_inverse_g(P, 3, 3);
-        o[0] = P[0], o[1] = P[3], o[2] = P[4], o[3] = P[6], o[4] = P[7], o[5] = P[8];
-    }
-    double p00 = o[0], p10 = o[1], p11 = o[2], p20 = o[3], p21 = o[4], p22 = o[5];
-    double e0 = E[0], e1 = E[1], e2 = E[2], e3 = E[3], e4 = E[4], e5 = E[5], e6 = E[6], e7 = E[7], e8 = E[8];
-    double *Kp = c->K + 6 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
-    Kp[0] = p00, Kp[1] = p10, Kp[2] = p11, Kp[3] = p20, Kp[4] = p21, Kp[5] = p22; /* the lower triangle (k_store) */
-    double v0 = cur->y[0], v1 = cur->y[1], v2 = cur->y[2];
-#if defined(__GNUC__)
-    /* Columns 0 and 1 of T_E (rows 0 and 1 of u_p, y_q, K_q's rows 1 and 2) in two lanes, each lane the
-     * scalar dot product's operations: the same bits. */
-    const cf_v2d Z = {0.0, 0.0}, E01 = {e0, e1}, E34 = {e3, e4}, E67 = {e6, e7};
-#define CF_S(x) ((cf_v2d){(x), (x)})
-    cf_v2d T01 = ((Z + CF_S(p00) * E01) + CF_S(p10) * E34) + CF_S(p20) * E67;
-    cf_v2d T34 = ((Z + CF_S(p10) * E01) + CF_S(p11) * E34) + CF_S(p21) * E67;
-    cf_v2d T67 = ((Z + CF_S(p20) * E01) + CF_S(p21) * E34) + CF_S(p22) * E67;
-    double t0 = T01[0], t1 = T01[1], t3 = T34[0], t4 = T34[1], t6 = T67[0], t7 = T67[1];
-    double t2 = BALL_DOT(p00, e2, p10, e5, p20, e8), t5 = BALL_DOT(p10, e2, p11, e5, p21, e8), t8 = BALL_DOT(p20, e2, p21, e5, p22, e8);
-    cf_v2d S12 = ((Z + CF_S(e1) * T01) + CF_S(e4) * T34) + CF_S(e7) * T67; /* K_q (1,0) (1,1) */
-    cf_v2d S34 = ((Z + CF_S(e2) * T01) + CF_S(e5) * T34) + CF_S(e8) * T67; /* K_q (2,0) (2,1) */
-    nx->K[0] -= BALL_DOT(e0, t0, e3, t3, e6, t6);
-    nx->K[1] -= S12[0], nx->K[2] -= S12[1];
-    nx->K[3] -= S34[0], nx->K[4] -= S34[1];
-    nx->K[5] -= BALL_DOT(e2, t2, e5, t5, e8, t8);
-    if (dir > 0) {
-        memcpy(Cm, &T01, sizeof T01), Cm[2] = t2;
-        memcpy(Cm + 3, &T34, sizeof T34), Cm[5] = t5;
-        memcpy(Cm + 6, &T67, sizeof T67), Cm[8] = t8;
-    } else {
-        Cm[0] = t0, Cm[1] = t3, Cm[2] = t6, Cm[3] = t1, Cm[4] = t4, Cm[5] = t7, Cm[6] = t2, Cm[7] = t5, Cm[8] = t8;
-    }
-    cf_v2d U01 = ((Z + (cf_v2d){p00, p10} * CF_S(v0)) + (cf_v2d){p10, p11} * CF_S(v1)) + (cf_v2d){p20, p21} * CF_S(v2); /* u_p = P^-1 y_p */
-    memcpy(y, &U01, sizeof U01);
-    y[2] = BALL_DOT(p20, v0, p21, v1, p22, v2);
-    cf_v2d Q01 = ((Z + T01 * CF_S(v0)) + T34 * CF_S(v1)) + T67 * CF_S(v2); /* y_q -= T_E^T y_p */
-    nx->y[0] -= Q01[0], nx->y[1] -= Q01[1];
-    nx->y[2] -= BALL_DOT(t2, v0, t5, v1, t8, v2);
-#undef CF_S
-#else
-    double t0 = BALL_DOT(p00, e0, p10, e3, p20, e6), t1 = BALL_DOT(p00, e1, p10, e4, p20, e7), t2 = BALL_DOT(p00, e2, p10, e5, p20, e8);
-    double t3 = BALL_DOT(p10, e0, p11, e3, p21, e6), t4 = BALL_DOT(p10, e1, p11, e4, p21, e7), t5 = BALL_DOT(p10, e2, p11, e5, p21, e8);
-    double t6 = BALL_DOT(p20, e0, p21, e3, p22, e6), t7 = BALL_DOT(p20, e1, p21, e4, p22, e7), t8 = BALL_DOT(p20, e2, p21, e5, p22, e8);
-    nx->K[0] -= BALL_DOT(e0, t0, e3, t3, e6, t6); /* K_q -= E^T T_E, lower triangle by rows */
-    nx->K[1] -= BALL_DOT(e1, t0, e4, t3, e7, t6);
-    nx->K[2] -= BALL_DOT(e1, t1, e4, t4, e7, t7);
-    nx->K[3] -= BALL_DOT(e2, t0, e5, t3, e8, t6);
-    nx->K[4] -= BALL_DOT(e2, t1, e5, t4, e8, t7);
-    nx->K[5] -= BALL_DOT(e2, t2, e5, t5, e8, t8);
-    if (dir > 0) Cm[0] = t0, Cm[1] = t1, Cm[2] = t2, Cm[3] = t3, Cm[4] = t4, Cm[5] = t5, Cm[6] = t6, Cm[7] = t7, Cm[8] = t8;
-    else Cm[0] = t0, Cm[1] = t3, Cm[2] = t6, Cm[3] = t1, Cm[4] = t4, Cm[5] = t7, Cm[6] = t2, Cm[7] = t5, Cm[8] = t8;
-    y[0] = BALL_DOT(p00, v0, p10, v1, p20, v2); /* u_p = P^-1 y_p */
-    y[1] = BALL_DOT(p10, v0, p11, v1, p21, v2);
-    y[2] = BALL_DOT(p20, v0, p21, v1, p22, v2);
-    nx->y[0] -= BALL_DOT(t0, v0, t3, v1, t6, v2); /* y_q -= T_E^T y_p */
-    nx->y[1] -= BALL_DOT(t1, v0, t4, v1, t7, v2);
-    nx->y[2] -= BALL_DOT(t2, v0, t5, v1, t8, v2);
-#endif
-}
-#undef BALL_DOT
-
-/* The generic walk from p on, which expects K_p and y_p stored and, walking up with a next position, the
- * coupling C_{p-1} (which assemble_position of p forms; its pivot is then put back). Not inlined: the
- * lean walk's way out (the last node, or a position that is not a ball joint). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, ch_rows blocks, seg_walk s, chain_segment *g, int p,
-                                     ball_node cur) {
-    if (s.dir < 0 && (p != s.last || p + s.dir == s.end)) assemble_position(w, c, blocks, p, 3, 0);
-    const double *k = cur.K;
-    double *K = c->K + 6 * (size_t)p, *y = c->y + 3 * (size_t)p; /* the lower triangle, as ball_node's (k_store) */
-    K[0] = k[0], K[1] = k[1], K[2] = k[2], K[3] = k[3], K[4] = k[4], K[5] = k[5];
-    y[0] = cur.y[0], y[1] = cur.y[1], y[2] = cur.y[2];
-    factor_walk(w, c, blocks, &s, g, p, 3);
-}
-
-/* factor_segment of segment k (no spike) as the lean walk above; dir (the segment's) and zero (c->zero): constants per copy. */
-static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, int dir, int zero) {
-    seg_walk s = segment_walk(c, k);
-    chain_segment *g = &c->seg[k];
-    memset(g, 0, sizeof *g);
-    if (!ball_ok(c, blocks, rec, s.first)) {
-        assemble_position(w, c, blocks, s.first, 3, 0);
-        rhs_position(w, c, blocks, s.first, 3, 0);
-        factor_walk(w, c, blocks, &s, g, s.first, 3);
-        return;
-    }
-    ball_node cur, nx;
-    ball_shared sh;
-    memset(&sh, 0, sizeof sh);
-    double E[9];
-    ball_assemble(w, c, blocks, rec, s.first, &cur, &sh, zero);
-    for (int p = s.first; p != s.last; p += dir) {
-        int q = p + dir;
-        if (!ball_ok(c, blocks, rec, q)) {
-            ball_leave(w, c, blocks, s, g, p, cur);
-            return;
-        }
-        if (dir > 0) {
-            ball_assemble(w, c, blocks, rec, q, &nx, &sh, zero);
-            ball_coupling(c, blocks, rec, p, &sh, 1, E);
-        } else {
-            ball_coupling(c, blocks, rec, q, &sh, -1, E);
-            ball_assemble(w, c, blocks, rec, q, &nx, &sh, zero);
-        }
-        ball_step(c, p, dir > 0 ? p : q, dir, &cur, E, &nx);
-        cur = nx;
-    }
-    ball_leave(w, c, blocks, s, g, s.last, cur); /* the last node: to the separator's accumulators, or none */
-    g->ball = 1;
-}
-
-CHAIN_FLATTEN static void factor_ball(const ctn_world *w, direct_chain *c, ch_rows blocks, int k) {
-    int up = k == c->segments - 1 && c->segments > 1;
-    if (blocks.ball) up ? factor_ball_dir(w, c, blocks, 1, k, -1, 0) : factor_ball_dir(w, c, blocks, 1, k, 1, 0);
-    else up ? factor_ball_dir(w, c, blocks, 0, k, -1, 0) : factor_ball_dir(w, c, blocks, 0, k, 1, 0);
-}
-
-/* factor_ball for the state at rest (c->zero): instances of their own, so that the common ones above compile as
- * they did. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-CHAIN_FLATTEN static void factor_ball_rest(const ctn_world *w, direct_chain *c, ch_rows blocks, int k) {
-    int up = k == c->segments - 1 && c->segments > 1;
-    if (blocks.ball) up ? factor_ball_dir(w, c, blocks, 1, k, -1, 1) : factor_ball_dir(w, c, blocks, 1, k, 1, 1);
-    else up ? factor_ball_dir(w, c, blocks, 0, k, -1, 1) : factor_ball_dir(w, c, blocks, 0, k, 1, 1);
+CHAIN_FLATTEN void ctn__chain_factor_walk_3(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *s, chain_segment *g, int from) {
+    factor_walk(w, c, blocks, s, g, from, 3);
 }
 
 /* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
@@ -920,269 +542,6 @@ static inline void backward_segment(ctn_world *w, direct_chain *c, ch_rows block
     }
 }
 
-/* ---- the walks of a ball-jointed chain (c->ball) -------------------------------------------------------
- * Every position has three rows, the world axes (D = I3), none cut, and the layout has at most two segments,
- * so no spike: per position the math is the node steps and the impulses of two bodies, and these walks do
- * that and nothing else. Offsets are implicit (K_p at 9p, y_p at 3p, C between p and p + 1 at 9p), the walk
- * direction and what the solve writes (lambda, velocities or poses) are compile-time constants of each
- * instance (ball_walk's dir and mode), so the coupling is read in place (C_p transposed walking up) without
- * a run-time transpose flag, and the solution of the previous position stays in registers.
- *
- * Impulses (back-substitution): a body of joint p joins p and at most one neighbour, the position it is
- * shared with. Walking from last to first, the body p shares with the position solved before it (q, or the
- * separator behind the segment's last position) is complete once x_p is known: its velocity change is
- * formed there from x_p and x_q (both in registers) as apply_body forms it, dv = (0 + d_p) + d_q; the body p
- * shares with the position solved after it waits for that position. Each term is formed with the
- * operations of ctn_dd_block_impulse_axes (f = sg x, out += im f, tq = 0 + r x f, out += I tq). */
-enum { BW_LAMBDA = 1, BW_MOVE = 2 }; /* lambda += dl (not a solve from rest); a chord step: poses move */
-
-#if defined(__GNUC__)
-#define CHAIN_INLINE static inline __attribute__((always_inline))
-#else
-#define CHAIN_INLINE static inline
-#endif
-
-/* out += M^-1 J^T x of one ball joint (rows the world axes) on a body of inverse mass im and world inverse
- * inertia I at lever arm r, side sg (+1 a, -1 b), rot: the body rotates. ctn_dd_block_impulse_axes and
- * ctn_dd_force_add's operations in their order. */
-CHAIN_INLINE void ball_impulse(double im, const ctn_sym3 *I, int rot, ctn_v3 r, double sg, double x0, double x1, double x2, double *out) {
-    double f0 = sg * x0, f1 = sg * x1, f2 = sg * x2;
-    out[0] += im * f0, out[1] += im * f1, out[2] += im * f2;
-    if (!rot) return;
-    double rx = r.x, ry = r.y, rz = r.z;
-    double t0 = 0.0 + (ry * f2 - rz * f1), t1 = 0.0 + (rz * f0 - rx * f2), t2 = 0.0 + (rx * f1 - ry * f0);
-    out[3] += I->xx * t0 + I->xy * t1 + I->xz * t2;
-    out[4] += I->xy * t0 + I->yy * t1 + I->yz * t2;
-    out[5] += I->xz * t0 + I->yz * t1 + I->zz * t2;
-}
-
-/* body_finish of a body whose joints are solved: v_b += dv, or for a chord step x_b += h (v_b + dv) with
- * ctn_body_integrate's operations on the pose in place. */
-CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, float h) {
-    ctn_vel v = ctn_dd_vel_add((mode & BW_MOVE) ? chain_rest_vel(w, b) : w->vel[b], dv); /* moving: v at rest, +0 */
-    if (!(mode & BW_MOVE)) {
-        w->vel[b].v = v.v, w->vel[b].w = v.w;
-        return;
-    }
-    int flags = w->props[b].flags;
-    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
-    ctn_pose *x = &w->pose[b];
-    ctn_v3_add2(&x->p, &x->p_lo, ctn_scale(v.v, h));
-    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, v.w, h);
-}
-
-/* The sign of side s (0: a, 1: b) in J. */
-#define BALL_SG(s) ((s) ? -1.0 : 1.0)
-
-/* The velocity change of body b from joint p alone (x; arm_q NULL) or from p and q (xq), finished; arm_p, arm_q:
- * b's lever arms in the two joints (BR_ARMP), sp, sq: b's sides in them. */
-CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
-                             const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
-    double im = w->vel[b].inv_mass, dv[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    ctn_sym3 I = w->inertia[b].inv_inertia;
-    ball_impulse(im, &I, rot, *arm_p, BALL_SG(sp), x0, x1, x2, dv);
-    if (arm_q) ball_impulse(im, &I, rot, *arm_q, BALL_SG(sq), q0, q1, q2, dv);
-    ball_finish(w, b, dv, mode, h);
-}
-
-#if defined(__GNUC__)
-/* The same with GCC/clang vector extensions (two doubles, four floats: SSE2 on x86-64, NEON on AArch64),
- * for a body of two joints, the common case. Lane 0 is joint p's term, lane 1 joint q's, each formed with
- * ball_impulse's operations in its lane; the sum across the lanes is dv = (0 + d_p) + (0 + d_q), equal to
- * (0 + d_p) + d_q (0 + d_p is never -0, so 0 + d_q in place of d_q changes nothing, signed zeros included).
- * The chord step's position update ctn_v3_add2 (Dekker's two-float sum) runs on the three components at
- * once, the pose's padding float kept. Per lane IEEE operations are the scalar ones: the same bits. */
-typedef double ch_v2d __attribute__((vector_size(16)));
-typedef float ch_v4f __attribute__((vector_size(16)));
-static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
-
-CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
-                              const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
-    ctn_vel *vb = &w->vel[b];
-    double im = vb->inv_mass;
-    const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
-    ch_v2d F0 = SG * (ch_v2d){x0, q0}, F1 = SG * (ch_v2d){x1, q1}, F2 = SG * (ch_v2d){x2, q2};
-    ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;
-    ch_v2d A3 = Z, A4 = Z, A5 = Z;
-    if (rot) {
-        ctn_v3 rp = *arm_p, rq = *arm_q;
-        ch_v2d RX = {rp.x, rq.x}, RY = {rp.y, rq.y}, RZ = {rp.z, rq.z};
-        ch_v2d T0 = Z + (RY * F2 - RZ * F1), T1 = Z + (RZ * F0 - RX * F2), T2 = Z + (RX * F1 - RY * F0);
-        ctn_sym3 I = w->inertia[b].inv_inertia;
-        const ch_v2d XX = {I.xx, I.xx}, XY = {I.xy, I.xy}, XZ = {I.xz, I.xz}, YY = {I.yy, I.yy}, YZ = {I.yz, I.yz}, ZZ = {I.zz, I.zz};
-        A3 = Z + (XX * T0 + XY * T1 + XZ * T2);
-        A4 = Z + (XY * T0 + YY * T1 + YZ * T2);
-        A5 = Z + (XZ * T0 + YZ * T1 + ZZ * T2);
-    }
-    /* v + dv of ctn_dd_vel_add, dv = lane 0 + lane 1, two components at a time */
-    ch_v2d D01 = (ch_v2d){L0[0], L1[0]} + (ch_v2d){L0[1], L1[1]};
-    ch_v2d D25 = (ch_v2d){L2[0], A5[0]} + (ch_v2d){L2[1], A5[1]};
-    ch_v2d D34 = (ch_v2d){A3[0], A4[0]} + (ch_v2d){A3[1], A4[1]};
-    if (!(mode & BW_MOVE)) {
-        ch_v2d V01 = (ch_v2d){vb->v.x, vb->v.y} + D01, W34 = (ch_v2d){vb->w.x, vb->w.y} + D34;
-        ch_v2d VW = (ch_v2d){vb->v.z, vb->w.z} + D25;
-        vb->v.x = (float)V01[0], vb->v.y = (float)V01[1], vb->v.z = (float)VW[0];
-        vb->w.x = (float)W34[0], vb->w.y = (float)W34[1], vb->w.z = (float)VW[1];
-        return;
-    }
-    /* A chord step: v is the scratch velocity, +0 (PROJECT_REST, which the right-hand side from the targets
-     * alone assumes too), and +0 + dv = dv since dv is never -0 (a sum from +0 across the lanes); the body is
-     * dynamic (every body of the layout is), so ctn_body_integrate moves it, and turns it unless it is a
-     * particle: a body that does not rotate here (rot = 0: a particle, or a rigid body without rotational
-     * freedom) has w = +0, which ctn_quat_integrate returns q for, so rot decides alone. */
-    float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
-    ctn_pose *x = &w->pose[b];
-    ch_v4f hi, lo, d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
-    memcpy(&hi, &x->p, sizeof hi); /* p and the padding float after it */
-    memcpy(&lo, &x->p_lo, sizeof lo);
-    ch_v4f s = hi + d, bb = s - hi, e = ((hi - (s - bb)) + (d - bb)) + lo, t = s + e, bt = t - s; /* ctn_f2_add */
-    lo = (s - (t - bt)) + (e - bt);
-    memcpy(&x->p, &t, sizeof x->p);
-    memcpy(&x->p_lo, &lo, sizeof x->p_lo);
-    if (rot) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
-}
-#define BALL_APPLY2 ball_apply2
-#else
-#define BALL_APPLY2 ball_apply
-#endif
-
-/* o = M v for a 3x3 block M (tr 1: M stored transposed, M(r, c) at 3c + r; 2: M symmetric, its lower triangle by
- * rows as k_store keeps it) as the node steps of
- * kernels/ctn_direct.h sum it, o_r = 0 + M(r,0) v0 + M(r,1) v1 + M(r,2) v2 from the left; rows 0 and 1 in two
- * lanes where the vector extensions are there (the same operations per lane, so the same bits). */
-CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, double v2, double *o0, double *o1, double *o2) {
-#define BALL_SYM(r, c) ((r) >= (c) ? (r) * ((r) + 1) / 2 + (c) : (c) * ((c) + 1) / 2 + (r)) /* tr 2: lower triangle by rows */
-#define BALL_M(r, c) (tr == 2 ? M[BALL_SYM(r, c)] : tr ? M[3 * (c) + (r)] : M[3 * (r) + (c)])
-#if defined(__GNUC__)
-    const ch_v2d Z = {0.0, 0.0}, V0 = {v0, v0}, V1 = {v1, v1}, V2 = {v2, v2};
-    const ch_v2d M0 = {BALL_M(0, 0), BALL_M(1, 0)}, M1 = {BALL_M(0, 1), BALL_M(1, 1)}, M2 = {BALL_M(0, 2), BALL_M(1, 2)};
-    ch_v2d S = ((Z + M0 * V0) + M1 * V1) + M2 * V2;
-    *o0 = S[0], *o1 = S[1];
-#else
-    double s0 = 0.0, s1 = 0.0;
-    s0 += BALL_M(0, 0) * v0, s0 += BALL_M(0, 1) * v1, s0 += BALL_M(0, 2) * v2;
-    s1 += BALL_M(1, 0) * v0, s1 += BALL_M(1, 1) * v1, s1 += BALL_M(1, 2) * v2;
-    *o0 = s0, *o1 = s1;
-#endif
-    double s2 = 0.0;
-    s2 += BALL_M(2, 0) * v0, s2 += BALL_M(2, 1) * v1, s2 += BALL_M(2, 2) * v2;
-    *o2 = s2;
-#undef BALL_M
-#undef BALL_SYM
-}
-
-/* Back-substitution of segment k walking in direction dir (the segment's, segment_walk), with lambda += dl
- * (mode BW_LAMBDA) and the velocity changes, or for a chord step (BW_MOVE) the pose updates, of the bodies:
- *     x_p = u_p - T_E x_q,   T_E = P_p^-1 A_{p,q} (ctn_dd_chain_factor_node; walking down (dir > 0) C_p, row
- * major; walking up C_{p-1} transposed), q = p + dir the position solved before p. The pair (p, p + 1) has
- * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). */
-CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, float *lambda, int dir, int mode) {
-    seg_walk s = segment_walk(c, k);
-    const int *slot = c->slot, *shared = c->shared;
-    const unsigned char *side = c->side, *dyn = c->dyn;
-    const double *C = c->C;
-    double *Y = c->y;
-    float h = c->move_h;
-    double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
-    int has_q = s.end >= 0, bq = -1, sq = 0, slq = -1; /* bq: the body shared with q, sq its side in joint q (slot slq) */
-    if (has_q) { /* the separator after the segment's last position, solved by solve_separators */
-        int q = s.end, e = dir > 0 ? s.last : q; /* the pair (s.last, q) */
-        const double *xs = Y + 3 * (size_t)q;
-        q0 = xs[0], q1 = xs[1], q2 = xs[2];
-        bq = shared[e], sq = (q == e ? side[e] : side[e] >> 1) & 1, slq = slot[q];
-    }
-    for (int p = s.last;; p -= dir) {
-        int sl = slot[p];
-        double *y = Y + 3 * (size_t)p;
-        double x0 = y[0], x1 = y[1], x2 = y[2];
-        if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
-            double s0, s1, s2;
-            ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
-            x0 -= s0, x1 -= s1, x2 -= s2;
-        }
-        if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
-        if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
-            float *l = lambda + 6 * sl;
-            l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
-        }
-        int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
-        int bn = p != s.first && en >= 0 ? shared[en] : -1; /* the body shared with the position solved next */
-        if (bq >= 0) { /* complete: x_q and x_p known */
-            int sp = (dir > 0 ? side[p] : side[p - 1] >> 1) & 1; /* bq's side in joint p */
-            BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
-                        mode, h);
-        }
-        if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
-            const ctn_joint_def *d = &w->topo.defs[sl];
-            if ((dy & DYN_A) && d->a != bq && d->a != bn)
-                ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-            if ((dy & DYN_B) && d->b != bq && d->b != bn)
-                ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-        }
-        if (p == s.first) break;
-        bq = bn, sq = (dir > 0 ? side[en] >> 1 : side[en]) & 1, slq = sl; /* bn's side in joint p */
-        has_q = 1, q0 = x0, q1 = x1, q2 = x2;
-    }
-}
-
-/* forward_segment of a chord step's solve from rest (c->rest): the right-hand side is the blocks' targets
- * (rhs_position's rest case, no cut rows), so per position ctn_dd_chain_forward_node's operations alone:
- *     u_p = P_p^-1 y_p,   y_q = r_q - T_E^T y_p   (y_q into the separator's accumulator after the last),
- * with y_p carried in registers from the previous position. */
-CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, int k, int dir) {
-    seg_walk s = segment_walk(c, k);
-    memset(s.y_a, 0, 6 * sizeof *s.y_a);
-    memset(s.y_end, 0, 6 * sizeof *s.y_end);
-    const int *slot = c->slot;
-    const double *K = c->K, *C = c->C;
-    double *Y = c->y;
-    const float *b0 = BR_BIAS(blocks, rec, slot[s.first]);
-    double v0 = (double)b0[0], v1 = (double)b0[1], v2 = (double)b0[2]; /* y_p */
-    for (int p = s.first;; p += dir) {
-        const double *P = K + 6 * (size_t)p; /* the lower triangle (k_store) */
-        double *y = Y + 3 * (size_t)p;
-        double t0, t1, t2, s0, s1, s2;
-        ball_mul3(P, 2, v0, v1, v2, &t0, &t1, &t2); /* u = P^-1 y (P^-1 symmetric, its lower triangle) */
-        y[0] = t0, y[1] = t1, y[2] = t2;
-        int inside = p != s.last;
-        if (!inside && s.end < 0) break;
-        /* E^T y with E(k, c) = T[3k + c] walking down (so E^T is T stored transposed), T[3c + k] walking up */
-        ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir > 0, v0, v1, v2, &s0, &s1, &s2);
-        if (!inside) {
-            s.y_end[0] -= s0, s.y_end[1] -= s1, s.y_end[2] -= s2;
-            break;
-        }
-        const float *bq = BR_BIAS(blocks, rec, slot[p + dir]);
-        v0 = (double)bq[0] - s0, v1 = (double)bq[1] - s1, v2 = (double)bq[2] - s2;
-    }
-}
-
-/* The instances, one per direction (down: segment 0; up: the last of two segments) and mode, inlined into
- * these two functions (so that a profile names the walks as before). */
-#if defined(__GNUC__)
-#define CHAIN_NOINLINE __attribute__((noinline))
-#else
-#define CHAIN_NOINLINE
-#endif
-CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
-    int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
-#define BALL_WALKS(rec)                                                                                                           \
-    if (!c->rest && !c->zero) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_LAMBDA); \
-    else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_MOVE); \
-    else up ? ball_walk(w, c, blocks, rec, k, lambda, -1, 0) : ball_walk(w, c, blocks, rec, k, lambda, 1, 0);
-    if (blocks.ball) {
-        BALL_WALKS(1)
-    } else {
-        BALL_WALKS(0)
-    }
-#undef BALL_WALKS
-}
-
-CHAIN_FLATTEN CHAIN_NOINLINE static void forward_ball_rest(direct_chain *c, ch_rows blocks, int k) {
-    int up = k == c->segments - 1 && c->segments > 1;
-    if (blocks.ball) up ? ball_forward_rest(c, blocks, 1, k, -1) : ball_forward_rest(c, blocks, 1, k, 1);
-    else up ? ball_forward_rest(c, blocks, 0, k, -1) : ball_forward_rest(c, blocks, 0, k, 1);
-}
 
 /* The separators' system, block tridiagonal in j = 1..P-1 with couplings A_{j+1,j} = g of segment j. */
 static void factor_separators(direct_chain *c) {
@@ -1259,7 +618,7 @@ static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks) {
     }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
     for (int k = 0; k < P; ++k)
-        three && P <= 2 && !c->generic ? (c->zero ? factor_ball_rest(w, c, blocks, k) : factor_ball(w, c, blocks, k))
+        three && P <= 2 && !c->generic ? (c->zero ? ctn__chain_factor_ball_rest(w, c, blocks, k) : ctn__chain_factor_ball(w, c, blocks, k))
         : three                        ? factor_3(w, c, blocks, k)
                                        : factor_any(w, c, blocks, k);
     factor_separators(c);
@@ -1289,7 +648,7 @@ static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forw
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) {
             if (forwarded) continue;
-            if (c->ball && c->rest) forward_ball_rest(c, blocks, k);
+            if (c->ball && c->rest) ctn__chain_forward_ball_rest(c, blocks, k);
             else three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
         }
         CHAIN_OMP(omp single)
@@ -1299,7 +658,7 @@ static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forw
         }
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) {
-            if (c->ball) backward_ball(w, c, blocks, k, t->lambda);
+            if (c->ball) ctn__chain_backward_ball(w, c, blocks, k, t->lambda);
             else three ? backward_3(w, c, blocks, k, t->lambda) : backward_any(w, c, blocks, k, t->lambda);
         }
     }
@@ -1334,7 +693,7 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
     int ncut = 0;
     factor_phases(w, c, rows_of(c, blocks));
     c->forwarded = 1;
-    /* No spikes and every position a ball joint (factor_ball's walks and the separator): backward_ball, and no cut rows. */
+    /* No spikes and every position a ball joint (ctn__chain_factor_ball's walks and the separator): ctn__chain_backward_ball, and no cut rows. */
     c->ball = c->uniform == 3 && c->segments <= 2;
     for (int k = 0; k < c->segments && c->ball && !c->generic; ++k) {
         int sp = c->sep[k + 1];
