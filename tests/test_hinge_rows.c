@@ -99,9 +99,9 @@ static void make_inputs(void) {
 int main(void) {
     make_inputs();
     int plain = 0;
-    for (int s = 0; s < HJ; ++s) plain += ctn__hinge_plain(&defs[s]);
+    for (int s = 0; s < HJ; ++s) plain += ctn__hinge_lean(&defs[s]);
     CHECK(plain > HJ / 2 && plain < HJ, "plain hinges: %d of %d", plain, HJ);
-    int cases = 0;
+    int cases = 0, cover[5] = {0, 0, 0, 0, 0};
     for (int stab = 0; stab < 2; ++stab)
         for (int project = 0; project < 2; ++project)
             for (int limits = 0; limits <= project; ++limits) {
@@ -113,6 +113,18 @@ int main(void) {
                 float ref_worst = 0.0f;
                 for (int s = 0; s < HJ; ++s) {
                     ctn_prepare_slot_rows(s, defs, pose, vel, prm, ref);
+                    /* which of the sixth row's cases the joint took (before the projection's bounds) */
+                    const ctn_block *r = &ref[s];
+                    if (defs[s].type == CTN_JT_HINGE && r->n_ang == 3) {
+                        float dh = defs[s].damping * prm.h;
+                        int motor_row = r->lo[5] == -dh && r->hi[5] == dh && r->bias[5] == defs[s].stiffness;
+                        int toward = r->lo[5] == -dh && !motor_row;
+                        cover[0] += r->lo[5] == 0.0f && r->bias[5] < 0.0f; /* limit violated */
+                        cover[1] += r->lo[5] == 0.0f && r->bias[5] > 0.0f; /* speculative */
+                        cover[2] += motor_row;
+                        cover[3] += toward && r->hi[5] == CTN_INF; /* into the limit, reached */
+                        cover[4] += toward && r->hi[5] == dh;      /* into the limit, not reached */
+                    }
                     if (!project) continue;
                     float e = ctn_project_block(defs[s].compliance, &ref[s], prm.h, limits);
                     if (limits) ref_err[s] = e;
@@ -136,6 +148,9 @@ int main(void) {
                     ++cases;
                 }
             }
-    printf("hinge rows: %d plain hinges of %d joints, %d cases equal to the shared build\n", plain, HJ, cases);
+    for (int k = 0; k < 5; ++k) CHECK(cover[k] > 0, "the sixth row's case %d never taken", k);
+    printf("sixth rows: %d violated, %d speculative limits, %d motor rows, %d + %d driven into the limit\n", cover[0], cover[1],
+           cover[2], cover[3], cover[4]);
+    printf("hinge rows: %d hinges (the lean build) of %d joints, %d cases equal to the shared build\n", plain, HJ, cases);
     return check_report("hinge_rows");
 }

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <string.h>
 
-int ctn__hinge_plain(const ctn_joint_def *d) { return d->type == CTN_JT_HINGE && (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) == 0; }
+int ctn__hinge_lean(const ctn_joint_def *d) { return d->type == CTN_JT_HINGE; }
 
 /* the generic build's largest |C| of a rigid plain hinge's rows and their bounds (ctn_project_block, five
  * bilateral rows: bounded = 0, so the rule without limits whatever `limits` says). worst is never NaN, so
@@ -69,6 +69,69 @@ static inline void hinge_fixed_fields(ctn_block *b, float soft) {
     b->pad[0] = 0.0f;
 }
 
+/* The sixth row of a hinge with a limit or a motor (ctn_rows_hinge, ctn_limit_row, the targets and the motor block
+ * of ctn_joint_prepare_rows_generic), the same operations in the same order: along a1 with C = 0, or with a limit
+ * the row guarding the nearer limit, along a1 (C = theta - lo) or -a1 (C = hi - theta), lambda >= 0, theta the
+ * hinge angle 2 atan2(vec(q_e) . a1, w(q_e)) of q_e = (q_a q_rel) q_b^* (ctn_hinge_angle), a not yet violated
+ * limit speculative (target -C/h); then the motor: a velocity row along a1 with target speed `stiffness` and
+ * bounds +-F h, or driving into the limit the limit row's target raised to the motor's speed. qa, qb: the bodies'
+ * orientations (the identity for the world), a1 = R_a axis_a, dw = w_a - w_b. err: returns ctn_project_block's
+ * error of the block (the rule with limits where `limits` is set), else 0. */
+static inline float hinge_sixth(const ctn_joint_def *d, ctn_quat qa, ctn_quat qb, ctn_v3 a1, ctn_v3 dw, float soft, float cg, float cj,
+                                    int spook, float h, ctn_block *b, int err, int limits) {
+    int limited = (d->flags & CTN_JF_LIMIT) != 0;
+    ctn_v3 dir = a1;
+    float g = 0.0f, lo = -CTN_INF, hi = CTN_INF;
+    if (limited) {
+        ctn_quat qe = ctn_quat_mul(ctn_quat_mul(qa, d->rel_q), ctn_quat_conj(qb));
+        float sn = ctn_dot(ctn_v3_make(qe.x, qe.y, qe.z), a1), cs = qe.w;
+        if (cs < 0.0f) sn = -sn, cs = -cs;
+        float value = 2.0f * CTN_ATAN2(sn, cs);
+        if (value - d->lo < d->hi - value) {
+            g = value - d->lo;
+        } else {
+            dir = ctn_neg(a1);
+            g = d->hi - value;
+        }
+        lo = 0.0f;
+    }
+    float jv = ctn_dot(dir, dw);
+    float target = spook ? cg * g + cj * jv : cg * g;
+    if (lo == 0.0f && g > 0.0f) target = -g / h;
+    float sf = soft;
+    if (d->flags & CTN_JF_MOTOR) {
+        int reached = limited && g + h * jv <= 0.0f;
+        float toward = ctn_dot(dir, a1) * d->stiffness;
+        if (limited && toward < 0.0f) {
+            if (toward >= target) sf = 0.0f;
+            target = CTN_FMAX(toward, target);
+            lo = -d->damping * h;
+            hi = reached ? CTN_INF : d->damping * h;
+        } else if (!reached) {
+            dir = a1;
+            target = d->stiffness;
+            sf = 0.0f;
+            lo = -d->damping * h;
+            hi = d->damping * h;
+        }
+    }
+    b->n_ang = 3;
+    b->dir[5] = dir;
+    b->bias[5] = target;
+    b->soft[5] = sf;
+    b->lo[5] = lo;
+    b->hi[5] = hi;
+    return err ? ctn_project_block(d->compliance, b, h, limits) : 0.0f;
+}
+
+/* hinge_body is compiled twice, with six a constant (hinge_plain, hinge_six): the plain hinge's instance carries
+ * none of the sixth row's code (one body with a run-time test cost the plain hinge's build 27 instructions, callgrind) */
+#if defined(__GNUC__)
+#define HINGE_INLINE inline __attribute__((always_inline))
+#else
+#define HINGE_INLINE inline
+#endif
+
 #if defined(__SSE2__)
 static inline ctn_v3 lanes_v3(__m128 v) {
     float f[4];
@@ -76,8 +139,8 @@ static inline ctn_v3 lanes_v3(__m128 v) {
     return ctn_v3_make(f[0], f[1], f[2]);
 }
 
-static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
-                               ctn_block *blocks, int err) {
+static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+                                     ctn_block *blocks, int err, int limits, int six) {
     static const ctn_pose world_pose = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
     static const ctn_vel world_vel = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f};                                /* ctn_load_vel(-1) */
     const ctn_joint_def *d = &defs[s];
@@ -125,11 +188,12 @@ static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose 
     _mm_storeu_ps(b->bias, bias); /* bias[0..2], lane 3 overwritten next */
     b->bias[3] = b3;
     b->bias[4] = b4;
+    if (six) return hinge_sixth(d, pa->q, pb->q, lanes_v3(a1), dw, soft, cg, cj, spook, prm.h, b, err, limits);
     return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
 }
 #else
-static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
-                               ctn_block *blocks, int err) {
+static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+                                     ctn_block *blocks, int err, int limits, int six) {
     const ctn_joint_def *d = &defs[s];
     ctn_pose pa = ctn_load_pose(pose, d->a), pb = ctn_load_pose(pose, d->b);
     ctn_vel va = ctn_load_vel(vel, d->a), vb = ctn_load_vel(vel, d->b);
@@ -153,9 +217,26 @@ static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose 
     b->dir[3] = t1;
     b->dir[4] = t2;
     for (int k = 0; k < 5; ++k) b->bias[k] = spook ? cg * g[k] + cj * jv[k] : cg * g[k];
+    if (six) return hinge_sixth(d, pa.q, pb.q, a1, dw, soft, cg, cj, spook, prm.h, b, err, limits);
     return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
 }
 #endif
+
+/* joint s's block, a hinge without (hinge_plain) or with (hinge_six) a limit or a motor; err: return the projection's
+ * error (ctn_project_block's, with the limits' rule where `limits` is set), else 0 */
+static float hinge_plain(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+                         int err) {
+    return hinge_body(s, defs, pose, vel, prm, blocks, err, 0, 0);
+}
+static float hinge_six(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+                       int err, int limits) {
+    return hinge_body(s, defs, pose, vel, prm, blocks, err, limits, 1);
+}
+static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+                               int err, int limits) {
+    return defs[s].flags & (CTN_JF_LIMIT | CTN_JF_MOTOR) ? hinge_six(s, defs, pose, vel, prm, blocks, err, limits)
+                                                         : hinge_plain(s, defs, pose, vel, prm, blocks, err);
+}
 
 float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                       int project, int limits, float *err, int threads) {
@@ -165,7 +246,7 @@ float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, co
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
         for (int s = 0; s < m; ++s) {
-            if (ctn__hinge_plain(&defs[s])) (void)hinge_slot(s, defs, pose, vel, prm, blocks, 0);
+            if (ctn__hinge_lean(&defs[s])) (void)hinge_slot(s, defs, pose, vel, prm, blocks, 0, 0);
             else ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
         }
     } else {
@@ -174,8 +255,8 @@ float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, co
 #endif
         for (int s = 0; s < m; ++s) {
             float e;
-            if (ctn__hinge_plain(&defs[s])) {
-                e = hinge_slot(s, defs, pose, vel, prm, blocks, 1);
+            if (ctn__hinge_lean(&defs[s])) {
+                e = hinge_slot(s, defs, pose, vel, prm, blocks, 1, limits);
             } else {
                 ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
                 e = ctn_project_block(defs[s].compliance, &blocks[s], prm.h, limits);

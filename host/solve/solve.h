@@ -114,11 +114,11 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
 float ctn__ball_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
                      int project, int threads);
 /* The exact solver's rows of every joint into its 288-byte block (host/solve/hinge_rows.c): a hinge without a limit
- * or a motor (ctn__hinge_plain) by a lean build, every other joint by ctn_prepare_slot_rows, the same bits.
+ * or a motor (ctn__hinge_lean) by a lean build, every other joint by ctn_prepare_slot_rows, the same bits.
  * project: also ctn_project_block's bounds and largest error of every block, returned (else 0), each joint's
  * into err[s] where limits is set (the rule with limits: ctn_project_block). threads > 1: an OpenMP team of that
  * many (the result does not depend on it). */
-int ctn__hinge_plain(const ctn_joint_def *d);
+int ctn__hinge_lean(const ctn_joint_def *d);
 float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                       int project, int limits, float *err, int threads);
 /* The same for a world of ball joints alone whose rows are the exact solver's ball records (the lean loop). */
