@@ -1,7 +1,6 @@
 /* The exact solver's row build on the CPU where the rows stay in 288-byte blocks (CTN_STAGE_PREPARE for
  * CTN_SOLVER_DIRECT and the hybrids; kernels/ctn_solver.h ctn_prepare_slot_rows, and for the projection
- * ctn_project_block): a hinge without a limit or a motor takes a lean build with the same bits, every other joint
- * the shared build.
+ * ctn_project_block): a hinge takes a lean build with the same bits, every other joint the shared build.
  *
  * A plain hinge has five bilateral rows (ctn_rows_hinge): the three point rows along the world axes e_k with the
  * anchor separation C = (x_a + R_a anchor_a) - (x_b + R_b anchor_b) (ctn_point_sep of the two-float positions,
@@ -14,7 +13,8 @@
  * count, and the tests of the unilateral, contact, curve and motor cases that a plain hinge never takes; here the
  * joint and the bodies are read where they lie and only the arithmetic that forms a stored value is done, in the
  * same order. Every stored field is the generic build's: dir[0..2] the world axes, dir[5] left as it was, the
- * bounds unbounded, bias[5] = soft[5] = 0, pad[0] = 0 (no point block), kinv zero (ctn_prepare_slot_rows).
+ * bounds unbounded, bias[5] = soft[5] = 0, pad[0] = 0 (no point block), kinv zero (ctn_prepare_slot_rows). A hinge
+ * with a limit or a motor adds its sixth row about a1 (hinge_sixth) and goes through ctn_project_block itself.
  *
  * With SSE2 (every x86-64) the three components of the lever arms, rotated axes, separation and relative
  * velocities go through the scalar functions' arithmetic together (host/solve/lanes.h: rotate4 is
@@ -22,7 +22,7 @@
  * 1s and 0s in the lanes (a product by a structural zero is kept: it decides the sign of a zero and turns an
  * infinite component into a NaN, as in the scalar dot product). Projecting, the rows get ctn_project_block's
  * rule for five bilateral rows: a rigid joint (compliance <= 0) keeps them and reports max_k |target_k| h
- * (CTN_FMAX, in row order); a compliant one gets bounds [0, 0] and reports 0. tests/test_hinge_rows.c compares
+ * (in row order); a compliant one gets bounds [0, 0] and reports 0. tests/test_hinge_rows.c compares
  * the blocks and errors byte for byte with the shared build on random joints, poses and velocities. */
 #include "solve/solve.h"
 #include "solve/lanes.h"
