@@ -108,6 +108,46 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
  * a1 (ctn_basis) and C = t . (a2 x a1) of the angular rows (ctn_rows_parallel); then the measure's sums
  * (bilateral rows: no clamping), targets -C/h and largest error, in its order. The same bits; the joint's
  * defaults are read in place (no copy of the joint or of a 288-byte block per joint and chord step). */
+#if defined(__SSE2__)
+/* With SSE2 the lever arms, the rotated axes, the separation, a2 x a1, the squares of the point rows and their
+ * targets go through lanes (host/solve/lanes.h), lane by lane the scalar operations in their order; the sums keep
+ * the scalar order ((0 + x^2) + y^2) + z^2, whose leading 0 + x^2 is x^2 bit for bit (x^2 is never -0, and a NaN
+ * stays the NaN it is), the basis and the dot products the shared functions. */
+static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
+                                float *angle) {
+    static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
+    const ctn_joint_def *j = &defs[s];
+    const ctn_pose *pa = j->a >= 0 ? &pose[j->a] : &world, *pb = j->b >= 0 ? &pose[j->b] : &world;
+    __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
+    __m128 ra = rotate4(qa, _mm_loadu_ps(&j->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&j->anchor_b.x));
+    __m128 a1 = rotate4(qa, _mm_loadu_ps(&j->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&j->axis_b.x));
+    /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
+    __m128 c = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
+    c = _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
+    float f[4], x[4];
+    _mm_storeu_ps(f, a1);
+    ctn_v3 t1, t2;
+    ctn_basis(ctn_v3_make(f[0], f[1], f[2]), &t1, &t2);
+    _mm_storeu_ps(x, cross4(_mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 1, 0, 2)), a1));
+    ctn_v3 ax = ctn_v3_make(x[0], x[1], x[2]);
+    float g3 = ctn_dot(t1, ax), g4 = ctn_dot(t2, ax);
+    __m128 sq = _mm_mul_ps(c, c);
+    __m128 l2 = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
+    *gap = CTN_SQRT(_mm_cvtss_f32(l2));
+    *angle = CTN_SQRT(g3 * g3 + g4 * g4);
+    float *bias = blocks[s].bias;
+    _mm_storeu_ps(bias, _mm_div_ps(_mm_xor_ps(c, _mm_set1_ps(-0.0f)), _mm_set1_ps(h))); /* -C/h; lane 3 overwritten next */
+    bias[3] = -g3 / h;
+    bias[4] = -g4 / h;
+    _mm_storeu_ps(f, c);
+    float g[5] = {f[0], f[1], f[2], g3, g4}, worst = 0.0f;
+    for (int k = 0; k < 5; ++k) {
+        float e = CTN_FABS(g[k]);
+        worst = e > worst || e != e ? e : worst; /* a NaN stays */
+    }
+    return worst;
+}
+#else
 static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
                                 float *angle) {
     const ctn_joint_def *j = &defs[s];
@@ -129,6 +169,7 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
     }
     return worst;
 }
+#endif
 
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r) {
