@@ -7,7 +7,8 @@
  * kinematic one moving), SPOOK and Baumgarte, damping times given or not, compliant joints, implicit springs,
  * padding fields holding NaN (read into a lane the build must ignore), non-finite velocities and poses, and
  * limited, motorised, ball and fixed joints among them (the shared build's). Projecting, with and without the
- * limits' rule: the bounds, the largest error and each joint's error (err[s]) too. Every field must have the
+ * limits' rule: the bounds, the largest error and each joint's error (err[s]) too. And a plain hinge's joint
+ * error (gap, angle) by the chord rows' lean measure (ctn__hinge_error) against ctn_joint_error. Every field must have the
  * same bits; a NaN is compared only as a NaN (IEEE 754 does not fix which operand's NaN an operation returns). */
 #include "check.h"
 #include "solve/solve.h"
@@ -148,6 +149,20 @@ int main(void) {
                     ++cases;
                 }
             }
+    /* the joint error of a plain hinge (the step's measurement, host/solve/solver_cpu.c stage_measure) by the chord
+     * rows' lean measure against ctn_joint_error */
+    int errors = 0, bad_error = -1;
+    for (int s = 0; s < HJ; ++s) {
+        if (!ctn__chord_hinge_plain(&defs[s])) continue;
+        float g0, a0, g1, a1;
+        ctn_joint_error(defs[s], ctn_load_pose(pose, defs[s].a), ctn_load_pose(pose, defs[s].b), &g0, &a0);
+        ctn__hinge_error(&defs[s], pose, &g1, &a1);
+        uint32_t w[4];
+        memcpy(&w[0], &g0, 4), memcpy(&w[1], &g1, 4), memcpy(&w[2], &a0, 4), memcpy(&w[3], &a1, 4);
+        if (!(same_word(w[0], w[1]) && same_word(w[2], w[3])) && bad_error < 0) bad_error = s;
+        errors++;
+    }
+    CHECK(errors > HJ / 4 && bad_error < 0, "joint errors of %d plain hinges: joint %d differs from ctn_joint_error", errors, bad_error);
     for (int k = 0; k < 5; ++k) CHECK(cover[k] > 0, "the sixth row's case %d never taken", k);
     printf("sixth rows: %d violated, %d speculative limits, %d motor rows, %d + %d driven into the limit\n", cover[0], cover[1],
            cover[2], cover[3], cover[4]);

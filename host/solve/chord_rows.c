@@ -112,11 +112,10 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 /* With SSE2 the lever arms, the rotated axes, the separation, a2 x a1, the squares of the point rows and their
  * targets go through lanes (host/solve/lanes.h), lane by lane the scalar operations in their order; the sums keep
  * the scalar order ((0 + x^2) + y^2) + z^2, whose leading 0 + x^2 is x^2 bit for bit (x^2 is never -0, and a NaN
- * stays the NaN it is), the basis and the dot products the shared functions. */
-static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
-                                float *angle) {
+ * stays the NaN it is), the basis and the dot products the shared functions. hinge_c: the point rows' C (lanes
+ * 0..2 of the return) and the angular rows' g3, g4; *l2: sum of the point rows' squares in lane 0. */
+static inline __m128 hinge_c(const ctn_joint_def *j, const ctn_pose *pose, float *g3, float *g4, __m128 *l2) {
     static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
-    const ctn_joint_def *j = &defs[s];
     const ctn_pose *pa = j->a >= 0 ? &pose[j->a] : &world, *pb = j->b >= 0 ? &pose[j->b] : &world;
     __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
     __m128 ra = rotate4(qa, _mm_loadu_ps(&j->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&j->anchor_b.x));
@@ -130,9 +129,16 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
     ctn_basis(ctn_v3_make(f[0], f[1], f[2]), &t1, &t2);
     _mm_storeu_ps(x, cross4(_mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 1, 0, 2)), a1));
     ctn_v3 ax = ctn_v3_make(x[0], x[1], x[2]);
-    float g3 = ctn_dot(t1, ax), g4 = ctn_dot(t2, ax);
+    *g3 = ctn_dot(t1, ax), *g4 = ctn_dot(t2, ax);
     __m128 sq = _mm_mul_ps(c, c);
-    __m128 l2 = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
+    *l2 = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
+    return c;
+}
+
+static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
+                                float *angle) {
+    float g3, g4, f[4];
+    __m128 l2, c = hinge_c(&defs[s], pose, &g3, &g4, &l2);
     *gap = CTN_SQRT(_mm_cvtss_f32(l2));
     *angle = CTN_SQRT(g3 * g3 + g4 * g4);
     float *bias = blocks[s].bias;
@@ -146,6 +152,16 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
         worst = e > worst || e != e ? e : worst; /* a NaN stays */
     }
     return worst;
+}
+
+/* ctn_joint_error of a plain hinge: its five rows are bilateral, so gap = sqrt(((0 + C0^2) + C1^2) + C2^2) and
+ * angle = sqrt((0 + g3^2) + g4^2) of the same rows (the chord measure's gap and angle) */
+void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle) {
+    float g3, g4;
+    __m128 l2;
+    (void)hinge_c(j, pose, &g3, &g4, &l2);
+    *gap = CTN_SQRT(_mm_cvtss_f32(l2));
+    *angle = CTN_SQRT(g3 * g3 + g4 * g4);
 }
 #else
 static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
@@ -169,6 +185,10 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
     }
     return worst;
 }
+
+void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle) {
+    ctn_joint_error(*j, ctn_load_pose(pose, j->a), ctn_load_pose(pose, j->b), gap, angle);
+}
 #endif
 
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
@@ -184,8 +204,7 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
 #endif
     for (int s = 0; s < m; ++s) {
         float g, a;
-        float e = defs[s].type == CTN_JT_HINGE && (defs[s].flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0
-                      ? chord_hinge(s, defs, pose, h, blocks, &g, &a)
+        float e = ctn__chord_hinge_plain(&defs[s]) ? chord_hinge(s, defs, pose, h, blocks, &g, &a)
                       : ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
         worst = e > worst ? e : worst;
         if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */

@@ -108,6 +108,12 @@ typedef struct ctn_chord_rows_result {
 int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache);
 void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r);
+/* ctn_joint_error of a hinge without a limit, a motor or an implicit spring (ctn__chord_hinge_plain), from the chord
+ * rows' lean measure (host/solve/chord_rows.c), the same bits. */
+static inline int ctn__chord_hinge_plain(const ctn_joint_def *d) {
+    return d->type == CTN_JT_HINGE && (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0;
+}
+void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle);
 /* The exact solver's ball records of every joint (host/solve/ball_rows.c; ctn_prepare_slot_ball_row's bits);
  * project: also the projection's largest error (ctn_project_ball_row), returned (else 0). threads > 1: an OpenMP
  * team of that many (the result does not depend on it). */

@@ -484,7 +484,8 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
     for (int s = 0; s < measure; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         float g, a;
-        ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        if (ctn__chord_hinge_plain(d)) ctn__hinge_error(d, w->pose, &g, &a); /* the chord rows' lean measure, same bits */
+        else ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
         gap = g > gap ? g : gap;
         angle = a > angle ? a : angle;
     }
