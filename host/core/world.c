@@ -319,7 +319,16 @@ int ctn__direct_outer(const ctn_world *w) {
  * max_gap, an upper bound of each. */
 static void step_split_gap(ctn_world *w, ctn_step_stats *st) {
     st->max_joint_gap = st->max_gap, st->max_penetration = 0.0;
-    if (!ctn__has_contacts(w)) return;
+    /* whether a contact joint lives: kept per topology version (adding or removing a joint marks the topology
+     * dirty, and a joint's type never changes), so a step without contacts makes no pass over the joints */
+    int any;
+    if (w->topology_dirty) {
+        any = ctn__has_contacts(w);
+    } else {
+        if (w->contacts_version != w->topology_version + 1u) w->contacts_version = w->topology_version + 1u, w->contacts_any = ctn__has_contacts(w);
+        any = w->contacts_any;
+    }
+    if (!any) return;
     if (ctn__sync(w) != CTN_OK) {
         st->max_penetration = st->max_gap;
         return;

@@ -166,6 +166,10 @@ struct ctn_world {
                                  depend on where the impulses start) */
     unsigned warm_version;    /* topology_version + 1 warm_anchored was found for (0: none yet) */
     int warm_anchored;        /* the pipeline's anchored_once */
+    unsigned rigid_version;   /* topology_version + 1 rigid_all was found for (0: none yet) */
+    int rigid_all;            /* the pipeline's joints_rigid */
+    unsigned contacts_version; /* topology_version + 1 contacts_any was found for (0: none yet) */
+    int contacts_any;         /* ctn__has_contacts at that version (step_split_gap) */
     int host_stale;           /* the backend holds newer state than the host arrays */
 
     ctn_step_stats stats;

@@ -176,11 +176,17 @@ ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stag
 
 static const char *joint_not_rigid(const ctn_joint_def *d);
 
-/* Whether every joint is a rigid bilateral row (joint_not_rigid). */
-static int joints_rigid(const ctn_world *w) {
-    for (int s = 0; s < w->topo.joint_count; ++s)
-        if (joint_not_rigid(&w->topo.defs[s])) return 0;
-    return 1;
+/* Whether every joint is a rigid bilateral row (joint_not_rigid). Asked twice a step (run_substeps,
+ * chords_allowed); the answer is a property of the solver copies of the definitions (topo.defs), which only a
+ * topology build refreshes (every setter of a field read here marks the topology dirty), so it is kept per
+ * topology version: a pass over every joint per step saved (about 30 instructions per joint and step). */
+static int joints_rigid(ctn_world *w) {
+    if (!w->topology_dirty && w->rigid_version == w->topology_version + 1u) return w->rigid_all;
+    int all = 1;
+    for (int s = 0; s < w->topo.joint_count && all; ++s)
+        if (joint_not_rigid(&w->topo.defs[s])) all = 0;
+    if (!w->topology_dirty) w->rigid_version = w->topology_version + 1u, w->rigid_all = all;
+    return all;
 }
 
 /* Whether every set of dynamic bodies joined by joints has at most one joint to a body that is not dynamic
@@ -437,7 +443,7 @@ static const char *joint_not_rigid(const ctn_joint_def *d) {
 /* Whether the projection may take chord steps (project_steps): asked for (desc.debug.project_chord, -1:
  * CTN_PROJECT_CHORD_AUTO), a backend with the chord stages, and a factor the chord can use: every joint a
  * rigid bilateral row in the exact solve, so the step's last solve factored exactly the rows projected. */
-static int chords_allowed(const ctn_world *w, const ctn_stage_ops *ops) {
+static int chords_allowed(ctn_world *w, const ctn_stage_ops *ops) {
     int want = w->desc.debug.project_chord < 0 ? CTN_PROJECT_CHORD_AUTO : w->desc.debug.project_chord;
     return want && ops->chord && ctn__direct_exact(w) && joints_rigid(w);
 }
