@@ -619,10 +619,15 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         }
         break;
     }
-    case CTN_STAGE_POSES_KEEP:
-        CPU_FOR(n)
-        for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i];
+    case CTN_STAGE_POSES_KEEP: { /* four poses an iteration: the loop's own instructions a quarter as often */
+        int n4 = n / 4;
+        ctn_pose *to = c->pose_copy;
+        const ctn_pose *from = w->pose;
+        CPU_FOR(n) /* the same thread rule as a loop over the bodies */
+        for (int i = 0; i < n4; ++i) to[4 * i] = from[4 * i], to[4 * i + 1] = from[4 * i + 1], to[4 * i + 2] = from[4 * i + 2], to[4 * i + 3] = from[4 * i + 3];
+        for (int i = 4 * n4; i < n; ++i) to[i] = from[i];
         break;
+    }
     case CTN_STAGE_POSES_UNDO: { /* the copy becomes the world's array (both hold w->body_capacity poses) */
         ctn_pose *p = w->pose;
         w->pose = c->pose_copy, c->pose_copy = p;
