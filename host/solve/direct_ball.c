@@ -478,12 +478,14 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
     double *Y = c->y;
     float h = c->move_h;
     double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
-    int has_q = s.end >= 0, bq = -1, sq = 0, slq = -1; /* bq: the body shared with q, sq its side in joint q (slot slq) */
+    /* bq: the body shared with q (slot slq); sb: the side byte of the pair (p, q), read once for bq's side in
+     * joint p (bit 0 walking down, 1 up) and in joint q (the other bit) */
+    int has_q = s.end >= 0, bq = -1, sb = 0, slq = -1;
     if (has_q) { /* the separator after the segment's last position, solved by solve_separators */
         int q = s.end, e = dir > 0 ? s.last : q; /* the pair (s.last, q) */
         const double *xs = Y + 3 * (size_t)q;
         q0 = xs[0], q1 = xs[1], q2 = xs[2];
-        bq = shared[e], sq = (q == e ? side[e] : side[e] >> 1) & 1, slq = slot[q];
+        bq = shared[e], sb = side[e], slq = slot[q];
     }
     for (int p = s.last;; p -= dir) {
         int sl = slot[p];
@@ -502,7 +504,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
         int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
         int bn = p != s.first && en >= 0 ? shared[en] : -1; /* the body shared with the position solved next */
         if (bq >= 0) { /* complete: x_q and x_p known */
-            int sp = (dir > 0 ? side[p] : side[p - 1] >> 1) & 1; /* bq's side in joint p */
+            int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
             BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
                         mode, h);
         }
@@ -514,7 +516,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
                 ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
         }
         if (p == s.first) break;
-        bq = bn, sq = (dir > 0 ? side[en] >> 1 : side[en]) & 1, slq = sl; /* bn's side in joint p */
+        bq = bn, sb = side[en], slq = sl; /* the pair (p, p - dir) */
         has_q = 1, q0 = x0, q1 = x1, q2 = x2;
     }
 }
