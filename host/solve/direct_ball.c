@@ -502,7 +502,8 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
             l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
         }
         int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
-        int bn = p != s.first && en >= 0 ? shared[en] : -1; /* the body shared with the position solved next */
+        /* the body shared with the position solved next (p != s.first: en = p - 1 > s.first - 1 >= 0 walking down) */
+        int bn = p != s.first ? shared[en] : -1;
         if (bq >= 0) { /* complete: x_q and x_p known */
             int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
             BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
