@@ -431,8 +431,8 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_v3 *arm_p,
     memcpy(&lo, &x->p_lo, sizeof lo);
     ch_v4f s = hi + d, bb = s - hi, e = ((hi - (s - bb)) + (d - bb)) + lo, t = s + e, bt = t - s; /* ctn_f2_add */
     lo = (s - (t - bt)) + (e - bt);
-    memcpy(&x->p, &t, sizeof x->p);
-    memcpy(&x->p_lo, &lo, sizeof x->p_lo);
+    x->p.x = t[0], x->p.y = t[1], x->p.z = t[2]; /* float stores (a memcpy's may alias the world's pointers) */
+    x->p_lo.x = lo[0], x->p_lo.y = lo[1], x->p_lo.z = lo[2];
     if (rot) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
 }
 #define BALL_APPLY2 ball_apply2
