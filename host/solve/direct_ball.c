@@ -390,7 +390,15 @@ typedef double ch_v2d __attribute__((vector_size(16)));
 typedef float ch_v4f __attribute__((vector_size(16)));
 static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
 
-CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
+/* The world's body arrays, read once by the walk (its stores through float and double pointers leave them in
+ * registers or on the stack, not reloaded from the world at every position). */
+typedef struct ball_bodies {
+    ctn_vel *vel;
+    ctn_pose *pose;
+    const ctn_inertia *inertia;
+} ball_bodies;
+
+CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
                               const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
     double im = vb->inv_mass;
@@ -435,9 +443,9 @@ CHAIN_INLINE void ball_apply2(ctn_world *w, int b, int rot, const ctn_v3 *arm_p,
     x->p_lo.x = lo[0], x->p_lo.y = lo[1], x->p_lo.z = lo[2];
     if (rot) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
 }
-#define BALL_APPLY2 ball_apply2
+#define BALL_APPLY2(w, bb, ...) ball_apply2(bb, __VA_ARGS__)
 #else
-#define BALL_APPLY2 ball_apply
+#define BALL_APPLY2(w, bb, ...) ball_apply(w, __VA_ARGS__)
 #endif
 
 /* o = M v for a 3x3 block M (tr 1: M stored transposed, M(r, c) at 3c + r; 2: M symmetric, its lower triangle by
@@ -477,6 +485,8 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
     const double *C = c->C;
     double *Y = c->y;
     float h = c->move_h;
+    ball_bodies bb = {w->vel, w->pose, w->inertia};
+    (void)bb;
     double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
     /* bq: the body shared with q (slot slq); sb: the side byte of the pair (p, q), read once for bq's side in
      * joint p (bit 0 walking down, 1 up) and in joint q (the other bit) */
@@ -506,7 +516,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
         int bn = p != s.first ? shared[en] : -1;
         if (bq >= 0) { /* complete: x_q and x_p known */
             int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
-            BALL_APPLY2(w, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
+            BALL_APPLY2(w, &bb, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
                         mode, h);
         }
         if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
