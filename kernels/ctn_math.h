@@ -176,17 +176,23 @@ CTN_FN ctn_v3 ctn_quat_rotate_inv(ctn_quat q, ctn_v3 v) { return ctn_quat_rotate
 
 /* Exponential-map update e(h) = exp(h/2 w) * e (Lacoursière 2011, eq. 20-21): rotates q by the angle h|w| about
  * w. The result is unit up to round-off; the final rescale only removes float round-off (|q| - 1 ~ 1e-7)
- * and never stands in for the update itself (the add-and-normalise update of eq. 22 is not used). */
-CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {
-    float wn = ctn_length(w);
-    float half_angle = 0.5f * h * wn;
-    if (CTN_FABS(half_angle) < 1e-20f) return q; /* no rotation; h may be negative (a backward step) */
+ * and never stands in for the update itself (the add-and-normalise update of eq. 22 is not used).
+ * ctn_quat_turn is the update once the rotation is known to be one (wn = |w|, half_angle = h |w| / 2 not below
+ * 1e-20 in size): a caller that makes that test itself reads and writes q only for a body that turns. */
+CTN_FN ctn_quat ctn_quat_turn(ctn_quat q, ctn_v3 w, float wn, float half_angle) {
     float s = CTN_SIN(half_angle) / wn;
     ctn_quat e = ctn_quat_make(CTN_COS(half_angle), s * w.x, s * w.y, s * w.z);
     ctn_quat r = ctn_quat_mul(e, q);
     float n2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
     float k = 1.5f - 0.5f * n2; /* one Newton step of 1/sqrt(n2) about 1 */
     return ctn_quat_make(r.w * k, r.x * k, r.y * k, r.z * k);
+}
+
+CTN_FN ctn_quat ctn_quat_integrate(ctn_quat q, ctn_v3 w, float h) {
+    float wn = ctn_length(w);
+    float half_angle = 0.5f * h * wn;
+    if (CTN_FABS(half_angle) < 1e-20f) return q; /* no rotation; h may be negative (a backward step) */
+    return ctn_quat_turn(q, w, wn, half_angle);
 }
 
 /* World inverse inertia R diag(d) R^T from body-frame principal inverse moments d. The columns of R are

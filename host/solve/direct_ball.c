@@ -441,7 +441,11 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
     lo = (s - (t - bt)) + (e - bt);
     x->p.x = t[0], x->p.y = t[1], x->p.z = t[2]; /* float stores (a memcpy's may alias the world's pointers) */
     x->p_lo.x = lo[0], x->p_lo.y = lo[1], x->p_lo.z = lo[2];
-    if (rot) x->q = ctn_quat_integrate(x->q, ctn_v3_make(wx, wy, wz), h);
+    if (rot) { /* ctn_quat_integrate, q read and written only when the body turns */
+        ctn_v3 wv = ctn_v3_make(wx, wy, wz);
+        float wn = ctn_length(wv), half_angle = 0.5f * h * wn;
+        if (!(CTN_FABS(half_angle) < 1e-20f)) x->q = ctn_quat_turn(x->q, wv, wn, half_angle);
+    }
 }
 #define BALL_APPLY2(w, bb, ...) ball_apply2(bb, __VA_ARGS__)
 #else
