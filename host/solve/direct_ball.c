@@ -11,6 +11,9 @@
 #include "solve/direct_chain_internal.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- the factor walk of a ball-jointed chain -------------------------------------------------------
  * The common case (every position three world-axis rows, none cut, at most two segments: no spike) takes
@@ -443,7 +446,14 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
     x->p_lo.x = lo[0], x->p_lo.y = lo[1], x->p_lo.z = lo[2];
     if (rot) { /* ctn_quat_integrate, q read and written only when the body turns */
         ctn_v3 wv = ctn_v3_make(wx, wy, wz);
-        float wn = ctn_length(wv), half_angle = 0.5f * h * wn;
+#if defined(__SSE2__)
+        /* ctn_length's sqrtf as the instruction alone: (x^2 + y^2) + z^2 is never negative, so sqrtf's errno test
+         * (a compare and a branch) never fires */
+        float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ctn_dot(wv, wv))));
+#else
+        float wn = ctn_length(wv);
+#endif
+        float half_angle = 0.5f * h * wn;
         if (!(CTN_FABS(half_angle) < 1e-20f)) x->q = ctn_quat_turn(x->q, wv, wn, half_angle);
     }
 }
