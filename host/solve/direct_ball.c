@@ -401,6 +401,12 @@ typedef struct ball_bodies {
     const ctn_inertia *inertia;
 } ball_bodies;
 
+/* ctn_quat_turn out of line: a body that turns is the rare case of a chord step (a chain at rest or hanging),
+ * and inlined its registers spill on every position's path. */
+__attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float wn, float half_angle) {
+    return ctn_quat_turn(q, w, wn, half_angle);
+}
+
 CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
                               const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
@@ -454,7 +460,7 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
         float wn = ctn_length(wv);
 #endif
         float half_angle = 0.5f * h * wn;
-        if (!(CTN_FABS(half_angle) < 1e-20f)) x->q = ctn_quat_turn(x->q, wv, wn, half_angle);
+        if (!(CTN_FABS(half_angle) < 1e-20f)) x->q = ball_turn(x->q, wv, wn, half_angle);
     }
 }
 #define BALL_APPLY2(w, bb, ...) ball_apply2(bb, __VA_ARGS__)
