@@ -747,25 +747,29 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     const ctn_topology *t = &w->topo;
     int m = c->m, nt = threads_of(w);
     (void)nt;
-    CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
-    for (int p = 0; p < m; ++p) {
-        int slot = c->slot[p];
-        const ctn_joint_def *d = &t->defs[slot];
-        const float *lam = &t->lambda[6 * slot];
-        double s = 0.0;
-        if (c->balls) { /* a ball record: the rows of the block it stands for, the world axes */
-            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, d, &c->balls[slot], lam);
-            continue;
+    if (c->balls) { /* ball records: the rows of the blocks they stand for, the world axes */
+        CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[6 * slot]);
         }
-        const ctn_block *b = &blocks[slot];
-        if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
-            s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
-        } else {
-            float r[CTN_MAX_ROWS];
-            ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
-            for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+    } else {
+        CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            const ctn_joint_def *d = &t->defs[slot];
+            const float *lam = &t->lambda[6 * slot];
+            const ctn_block *b = &blocks[slot];
+            double s = 0.0;
+            if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
+                s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
+            } else {
+                float r[CTN_MAX_ROWS];
+                ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
+                for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+            }
+            c->y[CH_V(c, p, 0)] = s;
         }
-        c->y[CH_V(c, p, 0)] = s;
     }
     double r2 = 0.0;
     for (int p = 0; p < m; ++p) r2 += c->y[CH_V(c, p, 0)];
