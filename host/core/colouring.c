@@ -25,7 +25,7 @@ int ctn__colour_joints_into(int m, const int *body_a, const int *body_b, const u
     int count = 0;
     for (int j = 0; j < m; ++j) {
         int a = body_a[j], b = body_b[j];
-        int da = a >= 0 && dynamic[a], db = b >= 0 && dynamic[b];
+        int da = a >= 0 && (!dynamic || dynamic[a]), db = b >= 0 && (!dynamic || dynamic[b]);
         uint64_t mask = (da ? used[a] : 0) | (db ? used[b] : 0);
         int c = first_free(mask, max_colours);
         colour[j] = c;

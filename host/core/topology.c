@@ -15,8 +15,7 @@
 void ctn__topology_free(ctn_topology *t) {
     if (t->defs_owned) ctn__free(t->defs);
     void *arrays[] = {t->order, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
-                      t->spring_adj_offsets, t->spring_adj, t->order_prev, t->lambda_prev, t->colour_used,
-                      t->dynamic};
+                      t->spring_adj_offsets, t->spring_adj, t->lambda_prev, t->colour_used};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
     memset(t, 0, sizeof *t);
 }
@@ -43,8 +42,7 @@ static int masks_fit(const ctn_topology *t, int m, int nb) {
 static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours, int w_attach) {
     if (m + 1 > t->joint_capacity) {
         size_t cap = headroom(m + 1);
-        if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->order_prev, cap, sizeof(int)) ||
-            !resize(&t->lambda, 6 * cap, sizeof(float)) ||
+        if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
             !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
             return 0;
         t->joint_capacity = (int)cap;
@@ -52,7 +50,7 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
     if (nb + 1 > t->body_capacity) {
         size_t cap = headroom(nb + 1);
         if (!resize(&t->adj_offsets, cap, sizeof(int)) || !resize(&t->spring_adj_offsets, cap, sizeof(int)) ||
-            !resize(&t->split, cap, sizeof(float)) || !resize(&t->dynamic, cap, 1))
+            !resize(&t->split, cap, sizeof(float)))
             return 0;
         t->body_capacity = (int)cap;
     }
@@ -93,19 +91,22 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
     return 1;
 }
 
+/* Whether body i (>= 0) is dynamic: read from its flags where the build needs it (no array of its own). */
+static inline int body_dynamic(const ctn_props *props, int i) { return (props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0; }
+
 /* CSR of body -> (index << 1 | side) for the n joints in defs, counting only dynamic bodies; entries in
  * increasing index order, so the gathers sum in a fixed order and results are deterministic. */
-static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const unsigned char *dynamic, int *off, int *adj, int *fill) {
+static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const ctn_props *props, int *off, int *adj, int *fill) {
     memset(off, 0, ((size_t)nb + 1) * sizeof *off);
     for (int s = 0; s < n; ++s) {
-        if (dynamic[defs[s].a]) off[defs[s].a + 1]++;
-        if (defs[s].b >= 0 && dynamic[defs[s].b]) off[defs[s].b + 1]++;
+        if (body_dynamic(props, defs[s].a)) off[defs[s].a + 1]++;
+        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) off[defs[s].b + 1]++;
     }
     for (int i = 0; i < nb; ++i) off[i + 1] += off[i];
     memcpy(fill, off, (size_t)nb * sizeof *fill);
     for (int s = 0; s < n; ++s) {
-        if (dynamic[defs[s].a]) adj[fill[defs[s].a]++] = s << 1;
-        if (defs[s].b >= 0 && dynamic[defs[s].b]) adj[fill[defs[s].b]++] = (s << 1) | 1;
+        if (body_dynamic(props, defs[s].a)) adj[fill[defs[s].a]++] = s << 1;
+        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) adj[fill[defs[s].b]++] = (s << 1) | 1;
     }
 }
 
@@ -188,17 +189,13 @@ ctn_status ctn__topology_build(ctn_world *w) {
     if (!reserve(t, m, ns, nb, adj + 1, sadj + 1, budget, w->attach != NULL))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
 
-    /* keep the previous order and impulses for the carry-over */
+    /* keep the previous impulses for the carry-over (by joint id: w->joint_slot still holds the previous layout's
+     * slots, and -1 for every joint not in it, ctn__joint_insert's) */
     int old_count = t->joint_count;
-    int *swap_order = t->order;
-    t->order = t->order_prev;
-    t->order_prev = swap_order;
     float *swap_lambda = t->lambda;
     t->lambda = t->lambda_prev;
     t->lambda_prev = swap_lambda;
 
-    unsigned char *dynamic = t->dynamic;
-    for (int i = 0; i < nb; ++i) dynamic[i] = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
     /* The colouring's scratch (ids, bodies and colour of each joint in id order: 16 bytes a joint) lives in
      * the impulse array, which is only written once the solver order is known: every slot's joint id goes
      * to order[] first, then the carried-over impulses are written in slot order over the scratch. */
@@ -215,14 +212,15 @@ ctn_status ctn__topology_build(ctn_world *w) {
             continue;
         }
         ids[m] = j;
-        body_a[m] = d->a;
-        body_b[m] = d->b;
+        /* the colouring sees the dynamic bodies only (-1: none) */
+        body_a[m] = body_dynamic(w->props, d->a) ? d->a : -1;
+        body_b[m] = d->b >= 0 && body_dynamic(w->props, d->b) ? d->b : -1;
         m++;
     }
     /* 16 m bytes from the start of lambda: 8-byte aligned */
     unsigned long long *masks = masks_fit(t, m, nb) ? (unsigned long long *)(void *)(colour + m) : t->colour_used;
     memset(masks, 0, (size_t)nb * sizeof *masks);
-    int used = ctn__colour_joints_into(m, body_a, body_b, dynamic, budget, masks, colour);
+    int used = ctn__colour_joints_into(m, body_a, body_b, NULL, budget, masks, colour);
 
     /* counting sort by colour (stable: id order inside a colour); the overflow group sorts last */
     int *off = t->colour_offsets;
@@ -253,9 +251,11 @@ ctn_status ctn__topology_build(ctn_world *w) {
     for (int slot = 0; slot < m; ++slot) {
         int id = t->order[slot];
         t->row_count += w->joint_defs[slot].rows;
-        /* warm start: keep the impulses of joints that existed in the previous layout */
+        /* warm start: keep the impulses of joints that existed in the previous layout. joint_slot[id] is its slot
+         * there: set by the last build for every joint of it, -1 for every other (the build, a joint inserted since,
+         * a loaded checkpoint), and restored with the impulses by the step undo (divergence.c) */
         int old = w->joint_slot[id];
-        if (old >= 0 && old < old_count && t->order_prev[old] == id)
+        if (old >= 0 && old < old_count)
             memcpy(&t->lambda[6 * slot], &t->lambda_prev[6 * old], 6 * sizeof(float));
         else
             memset(&t->lambda[6 * slot], 0, 6 * sizeof(float));
@@ -268,8 +268,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
     /* the mass-splitting factors are written from the adjacency below: until then their array (4 bytes a body)
      * holds the adjacency build's fill cursors */
     int *fill = (int *)(void *)t->split;
-    build_adjacency(t->defs, m, nb, dynamic, t->adj_offsets, t->adj, fill);
-    build_adjacency(t->springs, ns, nb, dynamic, t->spring_adj_offsets, t->spring_adj, fill);
+    build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj, fill);
+    build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj, fill);
     for (int i = 0; i < nb; ++i) {
         int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
         t->split[i] = k > 1 ? (float)k : 1.0f;

@@ -50,11 +50,9 @@ typedef struct ctn_topology {
     /* Capacities and scratch, kept across rebuilds so that recolouring every step (contacts) reuses
      * mapped memory instead of allocating. */
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
-    int *order_prev;          /* the previous layout's order and impulses, for the warm-start carry-over */
     float *lambda_prev;       /* [6 joint_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c) */
     unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
     int colour_used_capacity;
-    unsigned char *dynamic;   /* [body_capacity] */
 } ctn_topology;
 
 /* The joints of a world and the parts of its solver layout a step's contact generation and topology
@@ -365,7 +363,8 @@ void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);
 int ctn__joint_table_truncate(ctn_world *w, int n);
 
 /* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/core/colouring.c).
- * body_a/body_b: joint bodies (< 0: world); dynamic[i]: whether body i counts. Writes colour[j] in
+ * body_a/body_b: joint bodies (< 0: world or none); dynamic[i]: whether body i counts (NULL: every body >= 0
+ * does, the caller having written -1 for the others). Writes colour[j] in
  * [0, max_colours] where max_colours means the overflow group; returns the colour count used. */
 int ctn__colour_joints(int m, const int *body_a, const int *body_b, int body_count, const unsigned char *dynamic,
                        int max_colours, int *colour);

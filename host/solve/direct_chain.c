@@ -58,7 +58,7 @@ static int is_dynamic(const ctn_world *w, int body) {
 
 void ctn__chain_free(direct_chain *c) {
     if (!c) return;
-    void *p[] = {c->slot, c->pos, c->shared, c->n, c->side, c->dyn, c->axes, c->koff, c->coff, c->voff,
+    void *p[] = {c->slot, c->off, c->shared, c->n, c->side, c->dyn, c->axes, c->koff, c->coff, c->voff,
                  c->sep, c->cut, c->K, c->C, c->F, c->y, c->seg};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__free(c);
@@ -70,12 +70,13 @@ static int next_joint(const int *deg, const int *jt, int b, int slot) {
     return jt[2 * b] == slot ? jt[2 * b + 1] : jt[2 * b];
 }
 
-/* Orders the joints into paths: perm and shared. Returns 0 when the layout is not a set of paths. */
+/* Orders the joints into paths: perm and shared. seen[slot]: 0 a joint with a dynamic body not yet placed (1 once
+ * placed), 2 a joint between two non-dynamic bodies. Returns 0 when the layout is not a set of paths. */
 static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, const int *jt, unsigned char *seen) {
     const ctn_topology *t = &w->topo;
     int m = 0;
     for (int s0 = 0; s0 < t->joint_count; ++s0) {
-        if (c->pos[s0] != -2 || seen[s0]) continue; /* -2: active, not yet placed */
+        if (seen[s0]) continue;
         const ctn_joint_def *d = &t->defs[s0];
         int na = next_joint(deg, jt, is_dynamic(w, d->a) ? d->a : -1, s0);
         int nb = next_joint(deg, jt, is_dynamic(w, d->b) ? d->b : -1, s0);
@@ -84,7 +85,6 @@ static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, cons
         for (;;) {
             seen[slot] = 1;
             c->slot[m] = slot;
-            c->pos[slot] = m;
             c->shared[m] = -1;
             int nx = next_joint(deg, jt, through, slot);
             if (nx < 0 || seen[nx]) {
@@ -101,7 +101,7 @@ static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, cons
         }
     }
     for (int s = 0; s < t->joint_count; ++s)
-        if (c->pos[s] == -2) return 0; /* on a loop */
+        if (!seen[s]) return 0; /* on a loop */
     c->m = m;
     return 1;
 }
@@ -127,19 +127,21 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     if (!c || !deg || !jt || !seen) goto fail;
     size_t m1 = (size_t)m + 1;
     c->slot = ctn__malloc(m1 * sizeof *c->slot);
-    c->pos = ctn__malloc(m1 * sizeof *c->pos);
     c->shared = ctn__malloc(m1 * sizeof *c->shared);
     c->n = ctn__malloc(m1);
     c->side = ctn__calloc(m1, 1);
     c->dyn = ctn__calloc(m1, 1);
     c->axes = ctn__calloc(m1, 1);
     c->cut = ctn__calloc(m1, 1);
-    if (!c->slot || !c->pos || !c->shared || !c->n || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
+    if (!c->slot || !c->shared || !c->n || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         int da = is_dynamic(w, d->a), db = is_dynamic(w, d->b);
-        c->pos[s] = da || db ? -2 : -1;
-        if (!da && !db) continue;
+        if (!da && !db) { /* off the chain: no rows in the exact solve (ctn__chain_has) */
+            if (!c->off && !(c->off = ctn__calloc(m1, 1))) goto fail;
+            c->off[s] = 1, seen[s] = 2;
+            continue;
+        }
         if (ctn__direct_rows(d) == 0 || (da && db && d->a == d->b)) goto not_chain;
         int ends[2] = {da ? d->a : -1, db ? d->b : -1};
         for (int e = 0; e < 2; ++e) {
@@ -361,14 +363,19 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blo
 
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit);
 
-/* v_b += M^-1 J^T dl over the solved joints of body b. */
-static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows blocks, int b, int nfix) {
-    const ctn_topology *t = &w->topo;
+/* v_b += M^-1 J^T dl over the solved joints of body b, a dynamic body of position p0. Its joints are p0 and, where
+ * it shares b with a neighbour, p0 - 1 or p0 + 1 (a chain body has at most two joints, consecutive positions): they
+ * are summed in increasing slot order, as the body's adjacency lists them (topo.adj), so the same bits. */
+static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows blocks, int b, int p0, int nfix) {
     double dv[6] = {0, 0, 0, 0, 0, 0};
-    int hit = 0;
-    for (int e = t->adj_offsets[b]; e < t->adj_offsets[b + 1]; ++e) {
-        int slot = t->adj[e] >> 1, side = t->adj[e] & 1, p = c->pos[slot];
-        if (p < 0 || ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
+    int hit = 0, q = -1, sq = 0, s0 = w->topo.defs[c->slot[p0]].a == b ? 0 : 1;
+    if (p0 > 0 && c->shared[p0 - 1] == b) q = p0 - 1, sq = c->side[q] & 1;                /* b's side in joint p0 - 1 */
+    else if (p0 + 1 < c->m && c->shared[p0] == b) q = p0 + 1, sq = (c->side[p0] >> 1) & 1; /* in joint p0 + 1 */
+    int first = q >= 0 && c->slot[q] < c->slot[p0];
+    int pos[2] = {first ? q : p0, first ? p0 : q}, sides[2] = {first ? sq : s0, first ? s0 : sq};
+    for (int e = 0; e < 2 && pos[e] >= 0; ++e) {
+        int p = pos[e], slot = c->slot[p], side = sides[e];
+        if (ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
         const double *x = c->y + CH_V(c, p, nfix);
         ctn_block tb;
         const ctn_block *blk = row_block(blocks, slot, &tb);
@@ -514,8 +521,8 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda, int 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
 static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, ch_rows blocks, int p, int skip, int nfix) {
     const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
-    if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, nfix);
-    if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, nfix);
+    if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, p, nfix);
+    if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, p, nfix);
 }
 
 /* Back-substitution of a segment, last to first, with lambda += dl and the velocity changes of the
@@ -600,8 +607,8 @@ CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, ch_rows b, int p), as
            assemble_position(w, c, b, p, 0, 0))
 CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, ch_rows b, int p, int re), rhs_position(w, c, b, p, 3, re),
            rhs_position(w, c, b, p, 0, re))
-CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, ch_rows b, int body), apply_body(w, c, b, body, 3),
-           apply_body(w, c, b, body, 0))
+CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, ch_rows b, int body, int p), apply_body(w, c, b, body, p, 3),
+           apply_body(w, c, b, body, p, 0))
 CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, ch_rows b, int k), factor_segment(w, c, b, k, 3),
            factor_segment(w, c, b, k, 0))
 CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, ch_rows b, int k), forward_segment(w, c, b, k, 3),
@@ -633,7 +640,7 @@ static void apply_separator_bodies(ctn_world *w, const direct_chain *c, ch_rows 
         int bodies[2] = {(c->dyn[p] & DYN_A) ? d->a : -1, (c->dyn[p] & DYN_B) ? d->b : -1};
         for (int e = 0; e < 2; ++e)
             if (bodies[e] >= 0 && bodies[e] != c->shared[p] && (p == 0 || bodies[e] != c->shared[p - 1]))
-                c->uniform == 3 ? apply_3(w, c, blocks, bodies[e]) : apply_any(w, c, blocks, bodies[e]);
+                c->uniform == 3 ? apply_3(w, c, blocks, bodies[e], p) : apply_any(w, c, blocks, bodies[e], p);
     }
 }
 
@@ -684,7 +691,7 @@ void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, cons
     *ny = c->uniform ? (size_t)m * c->uniform : (size_t)c->voff[m];
 }
 
-int ctn__chain_has(const direct_chain *c, int slot) { return c->pos[slot] >= 0; }
+int ctn__chain_has(const direct_chain *c, int slot) { return !c->off || !c->off[slot]; }
 
 /* Marks the joints with finite bounds this substep, assembles and factors. Fills cut_list with the cut
  * slots in slot order (the order of the outer Gauss-Seidel sweep, host/solve/solver_direct.c) and returns
@@ -702,8 +709,8 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
     for (int p = 0; p < c->m && c->ball && c->generic; ++p)
         if (!c->axes[p] || c->cut[c->slot[p]]) c->ball = 0;
     if (c->ball) return 0;
-    for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly */
-        if (c->pos[slot] >= 0 && c->cut[slot]) cut_list[ncut++] = slot;
+    for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly (a position's slot only) */
+        if (c->cut[slot]) cut_list[ncut++] = slot;
     return ncut;
 }
 
@@ -719,26 +726,16 @@ static inline double ball_residual(const ctn_world *w, const ctn_joint_def *d, c
 }
 
 #if defined(__SSE2__)
-/* ball_residual of a ball record in SSE lanes (host/solve/lanes.h): dv = (v_a + w_a x r_a) - (v_b + w_b x r_b),
- * J v of row k as the dot product with the k-th axis ((e.x dv.x + e.y dv.y) + e.z dv.z, the axes' 1s and 0s lane
- * by lane), r = (bias - J v) - S lambda, then ((0 + r_0^2) + r_1^2) + r_2^2 in double: per lane the scalar
+/* ball_residual of a ball record in SSE lanes (host/solve/lanes.h): dv = (v_a + w_a x r_a) - (v_b + w_b x r_b)
+ * (anchor_dv4), J v of row k as the dot product with the k-th axis (axes_jv4), r = (bias - J v) - S lambda, then ((0 + r_0^2) + r_1^2) + r_2^2 in double: per lane the scalar
  * operations in their order (a float's square is exact in double), so the same bits. Reads only the record's 40
  * bytes (the targets through the 16 bytes from rb.z on) and lambda[0..3] of the joint's six. */
 static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_def *d, const ctn_ball_row *r, const float *lam) {
-    static const ctn_vel world_vel = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_vel(-1) */
-    const ctn_vel *va = d->a >= 0 ? &w->vel[d->a] : &world_vel, *vb = d->b >= 0 ? &w->vel[d->b] : &world_vel;
+    const ctn_vel *va = body_vel(w->vel, d->a), *vb = body_vel(w->vel, d->b);
     const float *o = (const float *)(const void *)r;
     __m128 ra = _mm_loadu_ps(o), rb = _mm_loadu_ps(o + 4), tail = _mm_loadu_ps(o + 6); /* (ra, S), (rb, b0), (rb.z, b0, b1, b2) */
     __m128 bias = _mm_shuffle_ps(tail, tail, _MM_SHUFFLE(0, 3, 2, 1));
-    __m128 wa = _mm_loadu_ps(&va->w.x), wb = _mm_loadu_ps(&vb->w.x);
-    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x),
-                           cross4(_mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 1, 0, 2)), ra));
-    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x),
-                           cross4(_mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 1, 0, 2)), rb));
-    __m128 dv = _mm_sub_ps(ua, ub);
-    const __m128 ex = _mm_setr_ps(1.0f, 0.0f, 0.0f, 0.0f), ey = _mm_setr_ps(0.0f, 1.0f, 0.0f, 0.0f), ez = _mm_setr_ps(0.0f, 0.0f, 1.0f, 0.0f);
-    __m128 jv = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, _mm_shuffle_ps(dv, dv, 0x00)), _mm_mul_ps(ey, _mm_shuffle_ps(dv, dv, 0x55))),
-                           _mm_mul_ps(ez, _mm_shuffle_ps(dv, dv, 0xaa)));
+    __m128 jv = axes_jv4(anchor_dv4(va, vb, ra, rb));
     __m128 res = _mm_sub_ps(_mm_sub_ps(bias, jv), _mm_mul_ps(_mm_shuffle_ps(ra, ra, 0xff), _mm_loadu_ps(lam)));
     __m128d r01 = _mm_cvtps_pd(res), r2 = _mm_cvtps_pd(_mm_movehl_ps(res, res));
     __m128d q01 = _mm_mul_pd(r01, r01), q2 = _mm_mul_pd(r2, r2);
@@ -757,25 +754,29 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     const ctn_topology *t = &w->topo;
     int m = c->m, nt = threads_of(w);
     (void)nt;
-    CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
-    for (int p = 0; p < m; ++p) {
-        int slot = c->slot[p];
-        const ctn_joint_def *d = &t->defs[slot];
-        const float *lam = &t->lambda[6 * slot];
-        double s = 0.0;
-        if (c->balls) { /* a ball record: the rows of the block it stands for, the world axes */
-            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, d, &c->balls[slot], lam);
-            continue;
+    if (c->balls) { /* ball records: the rows of the blocks they stand for, the world axes */
+        CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[6 * slot]);
         }
-        const ctn_block *b = &blocks[slot];
-        if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
-            s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
-        } else {
-            float r[CTN_MAX_ROWS];
-            ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
-            for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+    } else {
+        CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            const ctn_joint_def *d = &t->defs[slot];
+            const float *lam = &t->lambda[6 * slot];
+            const ctn_block *b = &blocks[slot];
+            double s = 0.0;
+            if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
+                s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
+            } else {
+                float r[CTN_MAX_ROWS];
+                ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
+                for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+            }
+            c->y[CH_V(c, p, 0)] = s;
         }
-        c->y[CH_V(c, p, 0)] = s;
     }
     double r2 = 0.0;
     for (int p = 0; p < m; ++p) r2 += c->y[CH_V(c, p, 0)];

@@ -34,7 +34,7 @@ struct direct_chain {
     int m, segments;
     int forwarded;         /* the factor walks did the next solve's forward substitution */
     int *slot;             /* [p] joint slot */
-    int *pos;              /* [slot] position, -1 for joints between two non-dynamic bodies */
+    unsigned char *off;    /* [slot] 1: a joint between two non-dynamic bodies, not on the chain (NULL: every joint is on it) */
     int *shared;           /* [p] dynamic body shared with p + 1, -1 at the end of a path */
     unsigned char *n;      /* [p] rows */
     unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
