@@ -7,7 +7,9 @@
  *   (b) one and two threads give the same bits;
  *   (c) a joint cut out of the exact solve (finite bounds) is brought back by the outer Gauss-Seidel
  *       iterations: with many of them the result converges to the dense solution;
- *   (d) a branch or a loop sends the layout to the forest path. */
+ *   (d) a branch or a loop sends the layout to the forest path;
+ *   (e), (f) the lean steps of ball-joint, hinge and mixed paths give the generic steps' bits
+ *       (lean_against_generic). */
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
@@ -271,120 +273,93 @@ static void forest_layouts(void) {
     }
 }
 
-/* (e) Paths of ball joints: the chain path's own factor walk for them (factor_ball in host/solve/direct_chain.c)
- * against the generic node steps, bit for bit (impulses and velocities after the hybrid's 3 iterations), on 1
- * and 2 segments, with no joint cut and with one row of the first, a middle or the last joint slot bounded
- * (cut from the exact solve: the walk hands the rest of its segment to the generic steps there). */
+/* One case of (e) and (f): random paths of the joints joint_mix selects, with one row of the first (where 0), a
+ * middle (1) or the last (2) joint slot bounded (cut from the exact solve) or none (-1), solved on the chain path
+ * in `segments` segments with its lean steps, then again from the same velocities and impulses with the generic
+ * steps on the same layout (ctn__chain_set_generic): the factor K, the couplings C, the solution y, the impulses
+ * and the velocities must be equal bit for bit. dense: also the lean solve against the dense float64 one (where
+ * no row is cut). *lean counts the hinge-like joints (three point rows and two or more angular ones). Returns 1
+ * if the case was compared, 0 for a path set without a joint. */
+static int lean_against_generic(int trial, int segments, int where, int dense, int *lean) {
+    ctn_world *w = make_world(3, 0);
+    random_paths(w, 1 + trial % 3, 6 + 5 * trial);
+    chain_case k;
+    case_setup(&k, w);
+    int m = w->topo.joint_count, nb = w->body_count, mix = joint_mix;
+    if (m == 0) { /* a path of one free body and no joint: nothing to compare */
+        case_free(&k);
+        return 0;
+    }
+    if (where >= 0) {
+        int slot = where == 0 ? 0 : where == 1 ? m / 2 : m - 1;
+        k.blocks[slot].lo[1] = -1e20f, k.blocks[slot].hi[1] = 1e20f;
+    }
+    for (int s = 0; s < m; ++s) *lean += k.blocks[s].n_lin == 3 && k.blocks[s].n_ang >= 2;
+    double *got = calloc((size_t)k.d.rows, sizeof *got);
+    if (!case_solve(&k, segments, got)) {
+        CHECK(0, "mix %d, trial %d: the paths did not take the chain path", mix, trial);
+        free(got);
+        case_free(&k);
+        return 0;
+    }
+    float *lam = malloc((size_t)6 * m * sizeof *lam);
+    ctn_vel *vel = malloc((size_t)nb * sizeof *vel);
+    memcpy(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam);
+    memcpy(vel, w->vel, (size_t)nb * sizeof *vel);
+    const direct_state *s = w->direct_data;
+    const double *K, *C, *y;
+    size_t nk, nc, ny;
+    ctn__chain_arrays(s->chain, &K, &nk, &C, &nc, &y, &ny);
+    double *fac = malloc((nk + nc + ny + 1) * sizeof *fac); /* the lean steps' factor and last solution */
+    memcpy(fac, K, nk * sizeof *K), memcpy(fac + nk, C, nc * sizeof *C), memcpy(fac + nk + nc, y, ny * sizeof *y);
+    ctn__chain_set_generic(s->chain, 1); /* the same layout, the generic steps */
+    memcpy(w->vel, k.v0, (size_t)nb * sizeof *w->vel);
+    memcpy(w->topo.lambda, k.l0, (size_t)6 * m * sizeof *w->topo.lambda);
+    ctn__solve_direct(w, k.blocks);
+    CHECK(memcmp(fac, K, nk * sizeof *K) == 0, "mix %d, trial %d, %d segments, cut %d: the factor differs", mix, trial, segments, where);
+    CHECK(memcmp(fac + nk, C, nc * sizeof *C) == 0, "mix %d, trial %d, %d segments, cut %d: the couplings differ", mix, trial, segments,
+          where);
+    CHECK(memcmp(fac + nk + nc, y, ny * sizeof *y) == 0, "mix %d, trial %d, %d segments, cut %d: the solution differs", mix, trial, segments,
+          where);
+    CHECK(memcmp(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam) == 0, "mix %d, trial %d, %d segments, cut %d: impulses differ", mix, trial,
+          segments, where);
+    CHECK(memcmp(vel, w->vel, (size_t)nb * sizeof *vel) == 0, "mix %d, trial %d, %d segments, cut %d: velocities differ", mix, trial,
+          segments, where);
+    if (dense && where < 0) {
+        double e = max_diff(got, k.ref, k.d.rows);
+        CHECK(e <= 1e-6 * k.rmax, "mix %d, trial %d, %d segments: |dl - dense| = %.3g, |dense| = %.3g", mix, trial, segments, e, k.rmax);
+    }
+    free(fac), free(lam), free(vel), free(got);
+    case_free(&k);
+    return 1;
+}
+
+/* (e) Paths of ball joints: the chain path's own factor walk for them (host/solve/direct_ball.c) against the
+ * generic node steps, bit for bit, on 1 and 2 segments, with no joint cut and with one row of the first, a
+ * middle or the last joint slot bounded (cut from the exact solve: the walk hands the rest of its segment to the
+ * generic steps there); uncut, against the dense solve too. */
 static void ball_walk_bitwise(void) {
+    int runs = 0, lean = 0;
     joint_mix = 1;
-    int runs = 0;
     for (int trial = 0; trial < 6; ++trial)
         for (int segments = 1; segments <= 2; ++segments)
-            for (int where = -1; where < 3; ++where) {
-                ctn_world *w = make_world(3, 0);
-                random_paths(w, 1 + trial % 3, 6 + 5 * trial);
-                chain_case k;
-                case_setup(&k, w);
-                int m = w->topo.joint_count, nb = w->body_count;
-                if (where >= 0) {
-                    int slot = where == 0 ? 0 : where == 1 ? m / 2 : m - 1;
-                    k.blocks[slot].lo[1] = -1e20f, k.blocks[slot].hi[1] = 1e20f;
-                }
-                double *got = calloc((size_t)k.d.rows, sizeof *got);
-                CHECK(case_solve(&k, segments, got), "trial %d: the ball paths did not take the chain path", trial);
-                float *lam = malloc((size_t)6 * m * sizeof *lam);
-                ctn_vel *vel = malloc((size_t)nb * sizeof *vel);
-                memcpy(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam);
-                memcpy(vel, w->vel, (size_t)nb * sizeof *vel);
-                const direct_state *s = w->direct_data;
-                const double *K, *C, *y;
-                size_t nk, nc, ny;
-                ctn__chain_arrays(s->chain, &K, &nk, &C, &nc, &y, &ny);
-                double *fac = malloc((nk + nc + ny + 1) * sizeof *fac); /* the lean walk's factor and last x */
-                memcpy(fac, K, nk * sizeof *K), memcpy(fac + nk, C, nc * sizeof *C), memcpy(fac + nk + nc, y, ny * sizeof *y);
-                ctn__chain_set_generic(s->chain, 1); /* the same layout, the generic steps */
-                memcpy(w->vel, k.v0, (size_t)nb * sizeof *w->vel);
-                memcpy(w->topo.lambda, k.l0, (size_t)6 * m * sizeof *w->topo.lambda);
-                ctn__solve_direct(w, k.blocks);
-                CHECK(memcmp(fac, K, nk * sizeof *K) == 0 && memcmp(fac + nk, C, nc * sizeof *C) == 0 &&
-                          memcmp(fac + nk + nc, y, ny * sizeof *y) == 0,
-                      "trial %d, %d segments, cut %d: the factor or the solution differs", trial, segments, where);
-                free(fac);
-                CHECK(memcmp(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam) == 0, "trial %d, %d segments, cut %d: impulses differ", trial,
-                      segments, where);
-                CHECK(memcmp(vel, w->vel, (size_t)nb * sizeof *vel) == 0, "trial %d, %d segments, cut %d: velocities differ", trial, segments,
-                      where);
-                double e = max_diff(got, k.ref, k.d.rows);
-                CHECK(where >= 0 || e <= 1e-6 * k.rmax, "trial %d, %d segments: |dl - dense| = %.3g, |dense| = %.3g", trial, segments, e, k.rmax);
-                runs++;
-                free(lam), free(vel), free(got);
-                case_free(&k);
-            }
+            for (int where = -1; where < 3; ++where) runs += lean_against_generic(trial, segments, where, 1, &lean);
+    CHECK(runs == 6 * 2 * 4, "%d of %d ball path solves compared", runs, 6 * 2 * 4);
     printf("ball paths: lean and generic factor walks equal bit for bit in %d solves\n", runs);
     joint_mix = 0;
 }
 
 /* (f) Paths of hinges (some limited or motorised: a sixth row, cut) and fixed joints, and mixed paths of ball
  * joints, hinges and fixed joints with particles: the lean hinge assembly and the 5-row node steps
- * (host/solve/direct_hinge.c) against the generic steps, bit for bit (factor, solution, impulses and
- * velocities after the hybrid's 3 iterations), on 1, 2 and 3 segments (3: the middle segment's spikes), with
- * no further row cut and with one row of the first, a middle or the last joint slot bounded. */
+ * (host/solve/direct_hinge.c) against the generic steps, bit for bit, on 1, 2 and 3 segments (3: the middle
+ * segment's spikes), with no further row cut and with one row of the first, a middle or the last joint slot
+ * bounded. */
 static void hinge_walk_bitwise(void) {
     int runs = 0, lean = 0;
-    for (int mix = 2; mix <= 3; ++mix) {
-        joint_mix = mix;
+    for (joint_mix = 2; joint_mix <= 3; ++joint_mix)
         for (int trial = 0; trial < 5; ++trial)
             for (int segments = 1; segments <= 3; ++segments)
-                for (int where = -1; where < 3; ++where) {
-                    ctn_world *w = make_world(3, 0);
-                    random_paths(w, 1 + trial % 3, 6 + 5 * trial);
-                    chain_case k;
-                    case_setup(&k, w);
-                    int m = w->topo.joint_count, nb = w->body_count;
-                    if (m == 0) { /* a path of one free body and no joint: nothing to compare */
-                        case_free(&k);
-                        continue;
-                    }
-                    if (where >= 0) {
-                        int slot = where == 0 ? 0 : where == 1 ? m / 2 : m - 1;
-                        k.blocks[slot].lo[1] = -1e20f, k.blocks[slot].hi[1] = 1e20f;
-                    }
-                    for (int s = 0; s < m; ++s) lean += k.blocks[s].n_lin == 3 && k.blocks[s].n_ang >= 2;
-                    double *got = calloc((size_t)k.d.rows, sizeof *got);
-                    if (!case_solve(&k, segments, got)) {
-                        CHECK(0, "mix %d, trial %d: the paths did not take the chain path", mix, trial);
-                        free(got);
-                        case_free(&k);
-                        continue;
-                    }
-                    float *lam = malloc((size_t)6 * m * sizeof *lam);
-                    ctn_vel *vel = malloc((size_t)nb * sizeof *vel);
-                    memcpy(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam);
-                    memcpy(vel, w->vel, (size_t)nb * sizeof *vel);
-                    const direct_state *s = w->direct_data;
-                    const double *K, *C, *y;
-                    size_t nk, nc, ny;
-                    ctn__chain_arrays(s->chain, &K, &nk, &C, &nc, &y, &ny);
-                    double *fac = malloc((nk + nc + ny + 1) * sizeof *fac);
-                    memcpy(fac, K, nk * sizeof *K), memcpy(fac + nk, C, nc * sizeof *C), memcpy(fac + nk + nc, y, ny * sizeof *y);
-                    ctn__chain_set_generic(s->chain, 1);
-                    memcpy(w->vel, k.v0, (size_t)nb * sizeof *w->vel);
-                    memcpy(w->topo.lambda, k.l0, (size_t)6 * m * sizeof *w->topo.lambda);
-                    ctn__solve_direct(w, k.blocks);
-                    CHECK(memcmp(fac, K, nk * sizeof *K) == 0, "mix %d, trial %d, %d segments, cut %d: the factor differs", mix, trial, segments, where);
-                    CHECK(memcmp(fac + nk, C, nc * sizeof *C) == 0, "mix %d, trial %d, %d segments, cut %d: the couplings differ", mix, trial,
-                          segments, where);
-                    CHECK(memcmp(fac + nk + nc, y, ny * sizeof *y) == 0, "mix %d, trial %d, %d segments, cut %d: the solution differs", mix, trial,
-                          segments, where);
-                    CHECK(memcmp(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam) == 0, "mix %d, trial %d, %d segments, cut %d: impulses differ",
-                          mix, trial, segments, where);
-                    CHECK(memcmp(vel, w->vel, (size_t)nb * sizeof *vel) == 0, "mix %d, trial %d, %d segments, cut %d: velocities differ", mix, trial,
-                          segments, where);
-                    runs++;
-                    free(fac), free(lam), free(vel), free(got);
-                    case_free(&k);
-                }
-    }
+                for (int where = -1; where < 3; ++where) runs += lean_against_generic(trial, segments, where, 0, &lean);
     CHECK(lean > 100 && runs > 100, "only %d hinge-like joints in the paths, %d solves", lean, runs);
     printf("hinge and mixed paths (%d hinge-like joints): lean and generic steps equal bit for bit in %d solves\n", lean, runs);
     joint_mix = 0;

@@ -24,27 +24,13 @@ _Static_assert(offsetof(ctn_ball_row, soft) == 12 && offsetof(ctn_ball_row, rb) 
 /* joint s's record; err: return the projection's error of its rows (max |bias_k| h), else 0 */
 static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
                              ctn_ball_row *rows, int err) {
-    static const ctn_pose world_pose = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
-    static const ctn_vel world_vel = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f};                                /* ctn_load_vel(-1) */
     const ctn_joint_def *d = &defs[s];
-    const ctn_pose *pa = d->a >= 0 ? &pose[d->a] : &world_pose, *pb = d->b >= 0 ? &pose[d->b] : &world_pose;
-    const ctn_vel *va = d->a >= 0 ? &vel[d->a] : &world_vel, *vb = d->b >= 0 ? &vel[d->b] : &world_vel;
+    const ctn_pose *pa = body_pose(pose, d->a), *pb = body_pose(pose, d->b);
+    const ctn_vel *va = body_vel(vel, d->a), *vb = body_vel(vel, d->b);
     __m128 ra = rotate4(_mm_loadu_ps(&pa->q.w), _mm_loadu_ps(&d->anchor_a.x));
     __m128 rb = rotate4(_mm_loadu_ps(&pb->q.w), _mm_loadu_ps(&d->anchor_b.x));
-    /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
-    __m128 g = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
-    g = _mm_add_ps(_mm_add_ps(g, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
-    /* ctn_block_velocity: (v_a + w_a x r_a) - (v_b + w_b x r_b) */
-    __m128 wa = _mm_loadu_ps(&va->w.x), wb = _mm_loadu_ps(&vb->w.x);
-    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x),
-                           cross4(_mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 1, 0, 2)), ra));
-    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x),
-                           cross4(_mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 1, 0, 2)), rb));
-    __m128 dv = _mm_sub_ps(ua, ub);
-    /* J v of row k = ctn_dot(e_k, dv) = (e_k.x dv.x + e_k.y dv.y) + e_k.z dv.z: lane k takes e_k's entries */
-    const __m128 ex = _mm_setr_ps(1.0f, 0.0f, 0.0f, 0.0f), ey = _mm_setr_ps(0.0f, 1.0f, 0.0f, 0.0f), ez = _mm_setr_ps(0.0f, 0.0f, 1.0f, 0.0f);
-    __m128 jv = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, _mm_shuffle_ps(dv, dv, 0x00)), _mm_mul_ps(ey, _mm_shuffle_ps(dv, dv, 0x55))),
-                           _mm_mul_ps(ez, _mm_shuffle_ps(dv, dv, 0xaa)));
+    __m128 g = point_sep4(pa, pb, ra, rb);
+    __m128 jv = axes_jv4(anchor_dv4(va, vb, ra, rb));
     float cg, cj;
     int spook;
     float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);

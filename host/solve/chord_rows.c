@@ -45,7 +45,6 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 #endif
     {
 #if defined(__SSE2__)
-        static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
         const __m128 abs3 = _mm_castsi128_ps(_mm_set_epi32(0, 0x7fffffff, 0x7fffffff, 0x7fffffff));
         const __m128 sign = _mm_set1_ps(-0.0f), vh = _mm_set1_ps(h);
         __m128 vworst = _mm_setzero_ps(), vtop = _mm_setzero_ps(), vbad = _mm_setzero_ps();
@@ -54,12 +53,10 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 #endif
         for (int s = 0; s < m; ++s) {
             const ctn_joint_def *d = &defs[s];
-            const ctn_pose *pa = d->a >= 0 ? &pose[d->a] : &world, *pb = d->b >= 0 ? &pose[d->b] : &world;
+            const ctn_pose *pa = body_pose(pose, d->a), *pb = body_pose(pose, d->b);
             __m128 ra = rotate4(_mm_loadu_ps(&pa->q.w), _mm_loadu_ps(&d->anchor_a.x));
             __m128 rb = rotate4(_mm_loadu_ps(&pb->q.w), _mm_loadu_ps(&d->anchor_b.x));
-            /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
-            __m128 c = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
-            c = _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
+            __m128 c = point_sep4(pa, pb, ra, rb);
             __m128 nb = _mm_div_ps(_mm_xor_ps(c, sign), vh); /* -C/h */
             float *bias = CHORD_BIAS(s);
             _mm_storel_pi((__m64 *)(void *)bias, nb);
@@ -115,20 +112,14 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
  * stays the NaN it is), the basis and the dot products the shared functions. hinge_c: the point rows' C (lanes
  * 0..2 of the return) and the angular rows' g3, g4; *l2: sum of the point rows' squares in lane 0. */
 static inline __m128 hinge_c(const ctn_joint_def *j, const ctn_pose *pose, float *g3, float *g4, __m128 *l2) {
-    static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_pose(-1) */
-    const ctn_pose *pa = j->a >= 0 ? &pose[j->a] : &world, *pb = j->b >= 0 ? &pose[j->b] : &world;
+    const ctn_pose *pa = body_pose(pose, j->a), *pb = body_pose(pose, j->b);
     __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
     __m128 ra = rotate4(qa, _mm_loadu_ps(&j->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&j->anchor_b.x));
     __m128 a1 = rotate4(qa, _mm_loadu_ps(&j->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&j->axis_b.x));
-    /* ctn_point_sep: ((a_hi - b_hi) - rb + ra) + (a_lo - b_lo) */
-    __m128 c = _mm_sub_ps(_mm_sub_ps(_mm_loadu_ps(&pa->p.x), _mm_loadu_ps(&pb->p.x)), rb);
-    c = _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
-    float f[4], x[4];
-    _mm_storeu_ps(f, a1);
+    __m128 c = point_sep4(pa, pb, ra, rb);
     ctn_v3 t1, t2;
-    ctn_basis(ctn_v3_make(f[0], f[1], f[2]), &t1, &t2);
-    _mm_storeu_ps(x, cross4(_mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(a2, a2, _MM_SHUFFLE(3, 1, 0, 2)), a1));
-    ctn_v3 ax = ctn_v3_make(x[0], x[1], x[2]);
+    ctn_basis(lanes_v3(a1), &t1, &t2);
+    ctn_v3 ax = lanes_v3(cross4v(a2, a1));
     *g3 = ctn_dot(t1, ax), *g4 = ctn_dot(t2, ax);
     __m128 sq = _mm_mul_ps(c, c);
     *l2 = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));

@@ -726,26 +726,16 @@ static inline double ball_residual(const ctn_world *w, const ctn_joint_def *d, c
 }
 
 #if defined(__SSE2__)
-/* ball_residual of a ball record in SSE lanes (host/solve/lanes.h): dv = (v_a + w_a x r_a) - (v_b + w_b x r_b),
- * J v of row k as the dot product with the k-th axis ((e.x dv.x + e.y dv.y) + e.z dv.z, the axes' 1s and 0s lane
- * by lane), r = (bias - J v) - S lambda, then ((0 + r_0^2) + r_1^2) + r_2^2 in double: per lane the scalar
+/* ball_residual of a ball record in SSE lanes (host/solve/lanes.h): dv = (v_a + w_a x r_a) - (v_b + w_b x r_b)
+ * (anchor_dv4), J v of row k as the dot product with the k-th axis (axes_jv4), r = (bias - J v) - S lambda, then ((0 + r_0^2) + r_1^2) + r_2^2 in double: per lane the scalar
  * operations in their order (a float's square is exact in double), so the same bits. Reads only the record's 40
  * bytes (the targets through the 16 bytes from rb.z on) and lambda[0..3] of the joint's six. */
 static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_def *d, const ctn_ball_row *r, const float *lam) {
-    static const ctn_vel world_vel = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f}; /* ctn_load_vel(-1) */
-    const ctn_vel *va = d->a >= 0 ? &w->vel[d->a] : &world_vel, *vb = d->b >= 0 ? &w->vel[d->b] : &world_vel;
+    const ctn_vel *va = body_vel(w->vel, d->a), *vb = body_vel(w->vel, d->b);
     const float *o = (const float *)(const void *)r;
     __m128 ra = _mm_loadu_ps(o), rb = _mm_loadu_ps(o + 4), tail = _mm_loadu_ps(o + 6); /* (ra, S), (rb, b0), (rb.z, b0, b1, b2) */
     __m128 bias = _mm_shuffle_ps(tail, tail, _MM_SHUFFLE(0, 3, 2, 1));
-    __m128 wa = _mm_loadu_ps(&va->w.x), wb = _mm_loadu_ps(&vb->w.x);
-    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x),
-                           cross4(_mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wa, wa, _MM_SHUFFLE(3, 1, 0, 2)), ra));
-    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x),
-                           cross4(_mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(wb, wb, _MM_SHUFFLE(3, 1, 0, 2)), rb));
-    __m128 dv = _mm_sub_ps(ua, ub);
-    const __m128 ex = _mm_setr_ps(1.0f, 0.0f, 0.0f, 0.0f), ey = _mm_setr_ps(0.0f, 1.0f, 0.0f, 0.0f), ez = _mm_setr_ps(0.0f, 0.0f, 1.0f, 0.0f);
-    __m128 jv = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, _mm_shuffle_ps(dv, dv, 0x00)), _mm_mul_ps(ey, _mm_shuffle_ps(dv, dv, 0x55))),
-                           _mm_mul_ps(ez, _mm_shuffle_ps(dv, dv, 0xaa)));
+    __m128 jv = axes_jv4(anchor_dv4(va, vb, ra, rb));
     __m128 res = _mm_sub_ps(_mm_sub_ps(bias, jv), _mm_mul_ps(_mm_shuffle_ps(ra, ra, 0xff), _mm_loadu_ps(lam)));
     __m128d r01 = _mm_cvtps_pd(res), r2 = _mm_cvtps_pd(_mm_movehl_ps(res, res));
     __m128d q01 = _mm_mul_pd(r01, r01), q2 = _mm_mul_pd(r2, r2);
@@ -764,25 +754,29 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     const ctn_topology *t = &w->topo;
     int m = c->m, nt = threads_of(w);
     (void)nt;
-    CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
-    for (int p = 0; p < m; ++p) {
-        int slot = c->slot[p];
-        const ctn_joint_def *d = &t->defs[slot];
-        const float *lam = &t->lambda[6 * slot];
-        double s = 0.0;
-        if (c->balls) { /* a ball record: the rows of the block it stands for, the world axes */
-            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, d, &c->balls[slot], lam);
-            continue;
+    if (c->balls) { /* ball records: the rows of the blocks they stand for, the world axes */
+        CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[6 * slot]);
         }
-        const ctn_block *b = &blocks[slot];
-        if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
-            s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
-        } else {
-            float r[CTN_MAX_ROWS];
-            ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
-            for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+    } else {
+        CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            const ctn_joint_def *d = &t->defs[slot];
+            const float *lam = &t->lambda[6 * slot];
+            const ctn_block *b = &blocks[slot];
+            double s = 0.0;
+            if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */
+                s = ball_residual(w, d, b->ra, b->rb, b->dir, b->bias, b->soft[0], b->soft[1], b->soft[2], lam);
+            } else {
+                float r[CTN_MAX_ROWS];
+                ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), lam, r);
+                for (int k = 0; k < ctn_block_rows(b); ++k) s += (double)r[k] * r[k]; /* limit and motor rows too */
+            }
+            c->y[CH_V(c, p, 0)] = s;
         }
-        c->y[CH_V(c, p, 0)] = s;
     }
     double r2 = 0.0;
     for (int p = 0; p < m; ++p) r2 += c->y[CH_V(c, p, 0)];
