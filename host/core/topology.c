@@ -14,7 +14,7 @@
 
 void ctn__topology_free(ctn_topology *t) {
     if (t->defs_owned) ctn__free(t->defs);
-    void *arrays[] = {t->order, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
+    void *arrays[] = {t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
                       t->spring_adj_offsets, t->spring_adj, t->lambda_prev, t->colour_used};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
     memset(t, 0, sizeof *t);
@@ -42,7 +42,7 @@ static int masks_fit(const ctn_topology *t, int m, int nb) {
 static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours, int w_attach) {
     if (m + 1 > t->joint_capacity) {
         size_t cap = headroom(m + 1);
-        if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
+        if (!resize(&t->lambda, 6 * cap, sizeof(float)) ||
             !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
             return 0;
         t->joint_capacity = (int)cap;
@@ -139,7 +139,7 @@ void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
         if (pos[j] >= 0) at[k++] = j;
         else pos[j] = ~pos[j];
     }
-    if (m) memcpy(at, order, (size_t)m * sizeof *at);
+    if (m && at != order) memcpy(at, order, (size_t)m * sizeof *at); /* the layout's order is at's own start (topo.order) */
     /* position q receives the definition now at pos[at[q]]; pos[] is set to the new position as each move
      * is made, so a position already filled reads as pos[at[q]] == q */
     for (int q = 0; q < n; ++q) {
@@ -233,6 +233,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
     }
     int cursor[CTN_MAX_COLOURS + 2];
     memcpy(cursor, off, ((size_t)used + 1) * sizeof *cursor);
+    /* the order goes straight to the joint table's position -> slot map, which ctn__joint_store_in_order sets to it */
+    t->order = w->joint_at;
     for (int s = 0; s < m; ++s) t->order[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
     /* the scratch is dead from here: the impulses overwrite it */
     ctn__joint_store_in_order(w, t->order, m);

@@ -23,7 +23,8 @@
 typedef struct ctn_topology {
     int joint_count;          /* m: row-carrying joints (springs excluded) */
     int row_count;
-    int *order;               /* [m] solver slot -> joint id */
+    int *order;               /* [m] solver slot -> joint id: the first m entries of ctn_world.joint_at (not owned), the table
+                               * being stored in solver order (ctn__joint_store_in_order); joint_reserve follows it */
     /* [m] definitions in solver order: the first m entries of the world's joint table (ctn_world.joint_defs,
      * which the build keeps in solver order) where no body is attached, else an array of their own holding
      * the definitions with attached bodies mapped onto their masters (defs_owned) */
@@ -61,7 +62,7 @@ typedef struct ctn_joint_snapshot {
     int valid;                /* holds the state of the step in flight */
     int joint_capacity;       /* capacity of the per-joint arrays below */
     int body_capacity;        /* of body_refs */
-    int topo_capacity;        /* joints of order and lambda (6 floats each) */
+    int topo_capacity;        /* joints of lambda (6 floats each) */
     int joint_count, live_joints, joint_free_count, body_count;
     ctn_joint_def *joints;    /* by storage position, with the slot <-> position maps */
     int *joint_pos, *joint_at;
@@ -70,8 +71,7 @@ typedef struct ctn_joint_snapshot {
     int *joint_free;
     int *joint_slot;
     int *body_refs;
-    int topo_joint_count;     /* the layout: solver order and impulses (the warm start) */
-    int *order;
+    int topo_joint_count;     /* the layout: its impulses (the warm start; its order is joint_at's first entries) */
     float *lambda;
     int topology_dirty;
     int solver, solver_fresh; /* the solver of the layout, and whether AUTO had chosen it for this layout */
