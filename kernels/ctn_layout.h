@@ -34,6 +34,7 @@ CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 48, props_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_joint_def) == 112, joint_def_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_block) == 288, block_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_point_block) == 64, point_block_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_ball_row) == 40, ball_row_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_step_params) == 48, step_params_size);
 
 #ifdef CTN_LAYOUT_OFFSETS
@@ -56,6 +57,7 @@ CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, kinv) == 104, block_kinv);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, bias) == 188, block_bias);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, pad) == 284, block_pad);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_point_block, rb) == 16, point_block_rb);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_ball_row, rb) == 16, ball_row_rb); /* ctn_apply_gather_arms reads ra, rb of both records alike */
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_point_block, bias) == 28, point_block_bias);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_point_block, kinv) == 40, point_block_kinv);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_step_params, h) == 12, step_params_h);
