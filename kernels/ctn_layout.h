@@ -30,10 +30,12 @@ CTN_LAYOUT_ASSERT(sizeof(ctn_sym3) == 24, sym3_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_pose) == 48, pose_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_vel) == 32, vel_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 32, inertia_size);
-CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 48, props_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 16, props_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_body_force) == 32, body_force_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_joint_def) == 112, joint_def_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_block) == 288, block_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_point_block) == 64, point_block_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_ball_row) == 40, ball_row_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_step_params) == 48, step_params_size);
 
 #ifdef CTN_LAYOUT_OFFSETS
@@ -43,8 +45,8 @@ CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_pose, p_lo) == 32, pose_p_lo);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, inv_mass) == 12, vel_inv_mass);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, w) == 16, vel_w);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, flags) == 12, props_flags);
-CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, force) == 16, props_force);
-CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, torque) == 32, props_torque);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_body_force, force) == 0, body_force_force);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_body_force, torque) == 16, body_force_torque);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, anchor_a) == 16, joint_anchor_a);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, anchor_b) == 32, joint_anchor_b);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_a) == 48, joint_axis_a);
@@ -56,6 +58,7 @@ CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, kinv) == 104, block_kinv);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, bias) == 188, block_bias);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, pad) == 284, block_pad);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_point_block, rb) == 16, point_block_rb);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_ball_row, rb) == 16, ball_row_rb); /* ctn_apply_gather_arms reads ra, rb of both records alike */
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_point_block, bias) == 28, point_block_bias);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_point_block, kinv) == 40, point_block_kinv);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_step_params, h) == 12, step_params_h);

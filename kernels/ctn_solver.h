@@ -493,21 +493,23 @@ CTN_FN void ctn_apply_gather(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBA
     vel[i] = v;
 }
 
-/* ctn_apply_gather over compact point blocks (a world whose joints are all ball joints kept as
- * ctn_point_block): ctn_gather_body's point branch, P = (0 + l_0, 0 + l_1, 0 + l_2) and L = 0, with the
- * lever arm read from pts; the same operations in the same order, so the same bits. */
-CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                   CTN_GLOBAL const ctn_point_block *pts, CTN_GLOBAL const float *l, float scale,
-                                   CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+/* ctn_apply_gather where every joint of body i is a ball joint whose rows are the world axes (ctn_gather_body's
+ * point branch: P = (0 + l_0, 0 + l_1, 0 + l_2), L = 0), with the lever arms read from a compact record of
+ * `stride` floats a joint that begins ra, S, rb (ctn_point_block and ctn_ball_row: ra at float 0, rb at float 4,
+ * ctn_layout.h): joint s's ra at rec[stride s], its rb at rec[stride s + 4]. The same operations in the same
+ * order as ctn_gather_body on the joint's block, so the same bits. */
+CTN_FN void ctn_apply_gather_arms(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const float *rec,
+                                  int stride, CTN_GLOBAL const float *l, float scale, CTN_GLOBAL ctn_vel *vel,
+                                  CTN_GLOBAL const ctn_inertia *inertia) {
     if (adj_offsets[i] == adj_offsets[i + 1]) return;
     ctn_vel v = vel[i];
     ctn_sym3 Iinv = inertia[i].inv_inertia;
     ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero(), a, b;
     for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        CTN_GLOBAL const float *lp = l + 6 * s;
+        CTN_GLOBAL const float *lp = l + 6 * s, *r = rec + stride * s + 4 * side;
         ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
-        ctn_side_delta(side == 0 ? pts[s].ra : pts[s].rb, P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
+        ctn_side_delta(ctn_v3_make(r[0], r[1], r[2]), P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
         sv = ctn_add(sv, a);
         sw = ctn_add(sw, b);
     }
@@ -516,26 +518,21 @@ CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN
     vel[i] = v;
 }
 
-/* ctn_apply_gather_point over the exact solver's ball records (ctn_ball_row): the same operations on the same
- * lever arms, so the bits of ctn_apply_gather on the ctn_blocks the records stand for (a ball joint's block is a
- * point block, pad[0] == CTN_BLOCK_POINT, and takes ctn_gather_body's point branch). */
+/* ctn_apply_gather over compact point blocks (a world whose joints are all ball joints kept as ctn_point_block). */
+CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
+                                   CTN_GLOBAL const ctn_point_block *pts, CTN_GLOBAL const float *l, float scale,
+                                   CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    ctn_apply_gather_arms(i, adj_offsets, adj, (CTN_GLOBAL const float *)pts, (int)(sizeof(ctn_point_block) / sizeof(float)), l, scale, vel,
+                          inertia);
+}
+
+/* ctn_apply_gather over the exact solver's ball records (ctn_ball_row): the bits of ctn_apply_gather on the
+ * ctn_blocks the records stand for (a ball joint's block is a point block, pad[0] == CTN_BLOCK_POINT, and takes
+ * ctn_gather_body's point branch). */
 CTN_FN void ctn_apply_gather_ball_row(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const ctn_ball_row *rows,
                                       CTN_GLOBAL const float *l, float scale, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    if (adj_offsets[i] == adj_offsets[i + 1]) return;
-    ctn_vel v = vel[i];
-    ctn_sym3 Iinv = inertia[i].inv_inertia;
-    ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero(), a, b;
-    for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
-        int s = adj[e] >> 1, side = adj[e] & 1;
-        CTN_GLOBAL const float *lp = l + 6 * s;
-        ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
-        ctn_side_delta(side == 0 ? rows[s].ra : rows[s].rb, P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
-        sv = ctn_add(sv, a);
-        sw = ctn_add(sw, b);
-    }
-    v.v = ctn_madd(v.v, sv, scale);
-    v.w = ctn_madd(v.w, sw, scale);
-    vel[i] = v;
+    ctn_apply_gather_arms(i, adj_offsets, adj, (CTN_GLOBAL const float *)rows, (int)(sizeof(ctn_ball_row) / sizeof(float)), l, scale, vel,
+                          inertia);
 }
 
 /* Spring forces on body i gathered over its springs (each spring is evaluated from both ends). */
@@ -562,14 +559,16 @@ CTN_FN void ctn_spring_gather(int i, CTN_GLOBAL const int *sadj_offsets, CTN_GLO
     *torque = t;
 }
 
-/* Step 1 for body i: v* = v + h M^-1 (f_ext + springs). */
-CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const ctn_inertia *inertia,
+/* Step 1 for body i: v* = v + h M^-1 (f_ext + springs); the user forces from `forces` when has_forces. */
+CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const ctn_body_force *forces, int has_forces,
+                            CTN_GLOBAL const ctn_inertia *inertia,
                             CTN_GLOBAL const int *sadj_offsets, CTN_GLOBAL const int *sadj,
                             CTN_GLOBAL const ctn_joint_def *springs, CTN_GLOBAL const ctn_pose *pose,
                             CTN_GLOBAL ctn_vel *vel_in, CTN_GLOBAL ctn_vel *vel_out, ctn_step_params prm) {
     ctn_v3 f = ctn_v3_zero(), t = ctn_v3_zero();
     if (sadj_offsets[i] != sadj_offsets[i + 1]) ctn_spring_gather(i, sadj_offsets, sadj, springs, pose, vel_in, &f, &t);
-    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], inertia[i].inv_inertia, prm.gravity, prm.h, f, t);
+    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], ctn_body_user_force(i, forces, has_forces), inertia[i].inv_inertia,
+                                       prm.gravity, prm.h, f, t);
 }
 
 /* Geometric-stiffness inertia of body i for the coming substep (after Andrews, Teichmann and Kry 2017,

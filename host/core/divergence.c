@@ -184,7 +184,7 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
              grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 0) &&
              grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
-             grow(&s->order, &tc, m, sizeof *s->order, 0) && grow(&s->lambda, &tc, m, 6 * sizeof *s->lambda, 1);
+             grow(&s->lambda, &tc, m, 6 * sizeof *s->lambda, 1);
     if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
     s->joint_capacity = jc;
     s->body_capacity = bc;
@@ -205,7 +205,6 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     if (nb) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
     s->topo_joint_count = m;
     if (m) {
-        memcpy(s->order, w->topo.order, (size_t)m * sizeof *s->order);
         memcpy(s->lambda, w->topo.lambda, 6 * (size_t)m * sizeof *s->lambda);
     }
     s->topology_dirty = w->topology_dirty;
@@ -236,7 +235,6 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     if (s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
     w->topo.joint_count = m;
     if (m) {
-        memcpy(w->topo.order, s->order, (size_t)m * sizeof *s->order);
         memcpy(w->topo.lambda, s->lambda, 6 * (size_t)m * sizeof *s->lambda);
     }
     w->topology_dirty = 1;
@@ -260,7 +258,6 @@ static void ctn__joints_snapshot_free(ctn_world *w) {
     ctn__free(s->joint_free);
     ctn__free(s->joint_slot);
     ctn__free(s->body_refs);
-    ctn__free(s->order);
     ctn__free(s->lambda);
     memset(s, 0, sizeof *s);
 }

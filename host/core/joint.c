@@ -98,6 +98,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     w->joint_defs = defs;
     w->joint_pos = pos;
     w->joint_at = at;
+    w->topo.order = at; /* the layout's order is the table's first positions */
     if (!w->topo.defs_owned) w->topo.defs = defs; /* the layout's definitions are the table's first entries */
     w->joint_alive = alive;
     w->joint_slot = slot;
@@ -297,9 +298,10 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     if (st != CTN_OK) return st;
     /* while the topology is dirty the impulses of the last step are still in place under the old slots (the
      * next build carries them over): read them there, so that a step which fails after rebuilding the
-     * topology does not seem to change them (tests/test_alloc_failures.c) */
+     * topology does not seem to change them (tests/test_alloc_failures.c). joint_slot[id] is the joint's slot
+     * in the last layout, or -1 (a joint inserted since: ctn__joint_insert), as the build's carry-over reads it */
     int slot = w->joint_slot[id];
-    if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count || w->topo.order[slot] != id)) slot = -1;
+    if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count)) slot = -1;
     for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
     if (rows) *rows = ctn__jdef(w, id)->rows;
     return CTN_OK;

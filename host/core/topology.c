@@ -14,7 +14,7 @@
 
 void ctn__topology_free(ctn_topology *t) {
     if (t->defs_owned) ctn__free(t->defs);
-    void *arrays[] = {t->order, t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
+    void *arrays[] = {t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
                       t->spring_adj_offsets, t->spring_adj, t->lambda_prev, t->colour_used};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
     memset(t, 0, sizeof *t);
@@ -42,7 +42,7 @@ static int masks_fit(const ctn_topology *t, int m, int nb) {
 static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours, int w_attach) {
     if (m + 1 > t->joint_capacity) {
         size_t cap = headroom(m + 1);
-        if (!resize(&t->order, cap, sizeof(int)) || !resize(&t->lambda, 6 * cap, sizeof(float)) ||
+        if (!resize(&t->lambda, 6 * cap, sizeof(float)) ||
             !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
             return 0;
         t->joint_capacity = (int)cap;
@@ -96,18 +96,31 @@ static inline int body_dynamic(const ctn_props *props, int i) { return (props[i]
 
 /* CSR of body -> (index << 1 | side) for the n joints in defs, counting only dynamic bodies; entries in
  * increasing index order, so the gathers sum in a fixed order and results are deterministic. */
-static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const ctn_props *props, int *off, int *adj, int *fill) {
+static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const ctn_props *props, int *off, int *adj) {
     memset(off, 0, ((size_t)nb + 1) * sizeof *off);
     for (int s = 0; s < n; ++s) {
         if (body_dynamic(props, defs[s].a)) off[defs[s].a + 1]++;
         if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) off[defs[s].b + 1]++;
     }
     for (int i = 0; i < nb; ++i) off[i + 1] += off[i];
-    memcpy(fill, off, (size_t)nb * sizeof *fill);
+    /* off[b] is body b's fill cursor, which ends at the next body's start: no cursor array; shifted back after */
     for (int s = 0; s < n; ++s) {
-        if (body_dynamic(props, defs[s].a)) adj[fill[defs[s].a]++] = s << 1;
-        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) adj[fill[defs[s].b]++] = (s << 1) | 1;
+        if (body_dynamic(props, defs[s].a)) adj[off[defs[s].a]++] = s << 1;
+        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) adj[off[defs[s].b]++] = (s << 1) | 1;
     }
+    if (nb > 1) memmove(off + 1, off, ((size_t)nb - 1) * sizeof *off);
+    if (nb > 0) off[0] = 0;
+}
+
+const float *ctn__topology_split(ctn_topology *t) {
+    if (!t->split_ready) {
+        for (int i = 0; i < t->body_count; ++i) {
+            int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
+            t->split[i] = k > 1 ? (float)k : 1.0f;
+        }
+        t->split_ready = 1;
+    }
+    return t->split;
 }
 
 /* Joint slot j as the solver sees it: rows on an attached body rewritten onto its master (host/core/attach.c).
@@ -139,7 +152,7 @@ void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
         if (pos[j] >= 0) at[k++] = j;
         else pos[j] = ~pos[j];
     }
-    if (m) memcpy(at, order, (size_t)m * sizeof *at);
+    if (m && at != order) memcpy(at, order, (size_t)m * sizeof *at); /* the layout's order is at's own start (topo.order) */
     /* position q receives the definition now at pos[at[q]]; pos[] is set to the new position as each move
      * is made, so a position already filled reads as pos[at[q]] == q */
     for (int q = 0; q < n; ++q) {
@@ -233,6 +246,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
     }
     int cursor[CTN_MAX_COLOURS + 2];
     memcpy(cursor, off, ((size_t)used + 1) * sizeof *cursor);
+    /* the order goes straight to the joint table's position -> slot map, which ctn__joint_store_in_order sets to it */
+    t->order = w->joint_at;
     for (int s = 0; s < m; ++s) t->order[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
     /* the scratch is dead from here: the impulses overwrite it */
     ctn__joint_store_in_order(w, t->order, m);
@@ -265,15 +280,9 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;
-    /* the mass-splitting factors are written from the adjacency below: until then their array (4 bytes a body)
-     * holds the adjacency build's fill cursors */
-    int *fill = (int *)(void *)t->split;
-    build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj, fill);
-    build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj, fill);
-    for (int i = 0; i < nb; ++i) {
-        int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
-        t->split[i] = k > 1 ? (float)k : 1.0f;
-    }
+    build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj);
+    build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj);
+    t->split_ready = 0; /* the mass-splitting factors, from the adjacency on first use (ctn__topology_split) */
     for (int j = 0; j < nj; ++j) w->joint_slot[j] = -1;
     for (int s = 0; s < m; ++s) w->joint_slot[t->order[s]] = s;
     w->topology_dirty = 0;

@@ -23,7 +23,8 @@
 typedef struct ctn_topology {
     int joint_count;          /* m: row-carrying joints (springs excluded) */
     int row_count;
-    int *order;               /* [m] solver slot -> joint id */
+    int *order;               /* [m] solver slot -> joint id: the first m entries of ctn_world.joint_at (not owned), the table
+                               * being stored in solver order (ctn__joint_store_in_order); joint_reserve follows it */
     /* [m] definitions in solver order: the first m entries of the world's joint table (ctn_world.joint_defs,
      * which the build keeps in solver order) where no body is attached, else an array of their own holding
      * the definitions with attached bodies mapped onto their masters (defs_owned) */
@@ -39,7 +40,9 @@ typedef struct ctn_topology {
     int body_count;           /* ids covered (= world body id count at build time) */
     int *adj_offsets;         /* [body_count + 1] */
     int *adj;                 /* [adj_offsets[body_count]] */
-    float *split;             /* [body_count] joints on each body (>= 1): Jacobi mass-splitting factor */
+    float *split;             /* [body_count] joints on each body (>= 1): Jacobi mass-splitting factor, written on first use
+                               * (ctn__topology_split): only mass splitting and the assembly read it */
+    int split_ready;          /* split holds this layout's factors */
     /* Springs (force elements) and their body adjacency, same encoding. */
     int spring_count;
     ctn_joint_def *springs;   /* [spring_count] */
@@ -61,7 +64,7 @@ typedef struct ctn_joint_snapshot {
     int valid;                /* holds the state of the step in flight */
     int joint_capacity;       /* capacity of the per-joint arrays below */
     int body_capacity;        /* of body_refs */
-    int topo_capacity;        /* joints of order and lambda (6 floats each) */
+    int topo_capacity;        /* joints of lambda (6 floats each) */
     int joint_count, live_joints, joint_free_count, body_count;
     ctn_joint_def *joints;    /* by storage position, with the slot <-> position maps */
     int *joint_pos, *joint_at;
@@ -70,8 +73,7 @@ typedef struct ctn_joint_snapshot {
     int *joint_free;
     int *joint_slot;
     int *body_refs;
-    int topo_joint_count;     /* the layout: solver order and impulses (the warm start) */
-    int *order;
+    int topo_joint_count;     /* the layout: its impulses (the warm start; its order is joint_at's first entries) */
     float *lambda;
     int topology_dirty;
     int solver, solver_fresh; /* the solver of the layout, and whether AUTO had chosen it for this layout */
@@ -118,6 +120,10 @@ struct ctn_world {
     ctn_vel *vel;
     ctn_inertia *inertia;
     ctn_props *props;
+    /* [body_capacity] the persistent user forces (host/core/body_force.c), NULL while no body has one: the
+     * entries that are not all +0.0 are counted by force_bodies, and the array goes when that count is 0 */
+    ctn_body_force *body_force;
+    int force_bodies;
     int *body_refs;           /* joints referencing each body */
     char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
     int body_names_capacity;
@@ -350,6 +356,8 @@ ctn_status ctn__sync(ctn_world *w);
 /* Rebuilds the colouring and the solver layout from the live joints (host/core/topology.c). */
 ctn_status ctn__topology_build(ctn_world *w);
 void ctn__topology_free(ctn_topology *t);
+/* The layout's mass-splitting factors (topo.split), written from the adjacency on the first call after a build. */
+const float *ctn__topology_split(ctn_topology *t);
 /* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing
  * order (m = 0: every slot at its own position); in place (host/core/topology.c). */
 void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);
@@ -457,6 +465,17 @@ static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, cons
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot);
 void ctn__joint_kill(ctn_world *w, int slot);
+/* The persistent user forces (host/core/body_force.c). ctn__body_force_get: body i's (zero where the world
+ * keeps none). ctn__body_force_set: sets body i's, creating the array for the first one that is not all +0.0
+ * (CTN_ERR_OUT_OF_MEMORY, nothing changed, when that fails) and dropping it when the last such one becomes
+ * zero. ctn__body_force_alloc: an array of `cap` entries, the first `count` copied from `old`, the rest zero;
+ * NULL when out of memory. ctn__body_force_recount: force_bodies from the array after a load, the
+ * dead slots' entries cleared, the array dropped when none is left. */
+ctn_body_force ctn__body_force_get(const ctn_world *w, int i);
+ctn_status ctn__body_force_set(ctn_world *w, int i, ctn_v3 force, ctn_v3 torque);
+ctn_body_force *ctn__body_force_alloc(size_t cap, const ctn_body_force *old, size_t count);
+void ctn__body_force_recount(ctn_world *w);
+
 /* Frees body slot `id` (no checks; joints on it and its shape must be gone): its generation is bumped and
  * the slot goes on the free stack (host/core/body.c, for ctn_body_remove). */
 void ctn__body_release(ctn_world *w, int id);

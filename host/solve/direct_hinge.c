@@ -161,50 +161,59 @@ void ctn__hinge_assemble(const ctn_block *blk, int n, int dyn, double ima, const
  * every loop unrolled: the same operations in the same order, so the same bits (tests/test_direct_chain.c
  * compares them with the shared steps). */
 
-/* ctn_dd_spd_inverse_g(a, N, N) on a local matrix (lower triangle read, the whole inverse written). */
-HINGE_INLINE void spd_inverse_n(double *a, int N5) {
-    unsigned char live[6];
+/* ctn_dd_spd_inverse_g's first two stages on the N x N lower triangle of a local matrix a of row stride ld: the
+ * Cholesky factor L (a pivot d <= CTN_DD_PIVOT_TOL times the largest diagonal entry, or not positive, is
+ * dropped: live[j] = 0 and its column zeroed), then L^-1 over it (a dropped pivot's row zeroed). Shared by the
+ * scalar step (spd_inverse_n) and the two-lane one (node_factor_v). */
+HINGE_INLINE void chol_inverse_lower(double *a, int N, int ld, unsigned char *live) {
     double dmax = 0.0;
     HINGE_UNROLL
-    for (int i = 0; i < N5; ++i)
-        if (a[i * N5 + i] > dmax) dmax = a[i * N5 + i];
+    for (int i = 0; i < N; ++i)
+        if (a[i * ld + i] > dmax) dmax = a[i * ld + i];
     double tol = CTN_DD_PIVOT_TOL * dmax;
     HINGE_UNROLL
-    for (int j = 0; j < N5; ++j) {
-        double d = a[j * N5 + j];
+    for (int j = 0; j < N; ++j) {
+        double d = a[j * ld + j];
         HINGE_UNROLL
-        for (int c = 0; c < j; ++c) d -= a[j * N5 + c] * a[j * N5 + c];
+        for (int c = 0; c < j; ++c) d -= a[j * ld + c] * a[j * ld + c];
         live[j] = d > tol && d > 0.0;
         if (!live[j]) {
             HINGE_UNROLL
-            for (int i = j; i < N5; ++i) a[i * N5 + j] = 0.0;
+            for (int i = j; i < N; ++i) a[i * ld + j] = 0.0;
             continue;
         }
         d = sqrt(d);
-        a[j * N5 + j] = d;
+        a[j * ld + j] = d;
         double id = 1.0 / d;
         HINGE_UNROLL
-        for (int i = j + 1; i < N5; ++i) {
-            double s = a[i * N5 + j];
+        for (int i = j + 1; i < N; ++i) {
+            double s = a[i * ld + j];
             HINGE_UNROLL
-            for (int c = 0; c < j; ++c) s -= a[i * N5 + c] * a[j * N5 + c];
-            a[i * N5 + j] = s * id;
+            for (int c = 0; c < j; ++c) s -= a[i * ld + c] * a[j * ld + c];
+            a[i * ld + j] = s * id;
         }
     }
     HINGE_UNROLL
-    for (int c = 0; c < N5; ++c) {
+    for (int c = 0; c < N; ++c) {
         HINGE_UNROLL
-        for (int i = c; i < N5; ++i) {
+        for (int i = c; i < N; ++i) {
             if (!live[i]) {
-                a[i * N5 + c] = 0.0;
+                a[i * ld + c] = 0.0;
                 continue;
             }
             double s = i == c ? 1.0 : 0.0;
             HINGE_UNROLL
-            for (int k = c; k < i; ++k) s -= a[i * N5 + k] * a[k * N5 + c];
-            a[i * N5 + c] = s / a[i * N5 + i];
+            for (int k = c; k < i; ++k) s -= a[i * ld + k] * a[k * ld + c];
+            a[i * ld + c] = s / a[i * ld + i];
         }
     }
+}
+
+/* ctn_dd_spd_inverse_g(a, N, N) on a local matrix (lower triangle read, the whole inverse written): L^-1, then
+ * P^-1 = L^-T L^-1 in place. */
+HINGE_INLINE void spd_inverse_n(double *a, int N5) {
+    unsigned char live[6];
+    chol_inverse_lower(a, N5, N5, live);
     HINGE_UNROLL
     for (int i = 0; i < N5; ++i) {
         HINGE_UNROLL
@@ -221,8 +230,10 @@ HINGE_INLINE void spd_inverse_n(double *a, int N5) {
 /* E(k, c) of CTN_DD_E */
 #define HINGE_E(C, ld, tr, r, c) ((tr) ? (C)[(c) * (ld) + (r)] : (C)[(r) * (ld) + (c)])
 
-/* The scalar step: the fallback where the vector extensions are missing (below, NODE_FACTOR); compiled
- * everywhere so that it stays correct, hence marked unused for the compilers that take the lane version. */
+/* The scalar step, kept on purpose beside its two-lane twin node_factor_v: a compiler without the GCC/clang
+ * vector extensions (hinge_v2) takes it (below, NODE_FACTOR), and it is the plain reading of the shared steps
+ * the lane version must match. Compiled everywhere so that it stays correct (its inverse is the lane version's
+ * chol_inverse_lower), hence marked unused for the compilers that take the lane version. */
 #if defined(__GNUC__)
 __attribute__((unused))
 #endif
@@ -318,49 +329,9 @@ HINGE_INLINE void node_factor_v(double *P, double *C, int tr, double *Pq, double
         for (int c = 0; c < N; ++c) e[k * L6 + c] = HINGE_E(C, N, tr, k, c);
         if (N == 5) e[k * L6 + 5] = 0.0; /* the padding lane */
     }
-    /* ctn_dd_spd_inverse_g: the Cholesky factor and L^-1 over it as spd_inverse_n, then L^-T L^-1 into b */
+    /* ctn_dd_spd_inverse_g: the Cholesky factor and L^-1 over it, then L^-T L^-1 into b */
     unsigned char live[6];
-    double dmax = 0.0;
-    HINGE_UNROLL
-    for (int i = 0; i < N; ++i)
-        if (a[i * L6 + i] > dmax) dmax = a[i * L6 + i];
-    double tol = CTN_DD_PIVOT_TOL * dmax;
-    HINGE_UNROLL
-    for (int j = 0; j < N; ++j) {
-        double d = a[j * L6 + j];
-        HINGE_UNROLL
-        for (int c = 0; c < j; ++c) d -= a[j * L6 + c] * a[j * L6 + c];
-        live[j] = d > tol && d > 0.0;
-        if (!live[j]) {
-            HINGE_UNROLL
-            for (int i = j; i < N; ++i) a[i * L6 + j] = 0.0;
-            continue;
-        }
-        d = sqrt(d);
-        a[j * L6 + j] = d;
-        double id = 1.0 / d;
-        HINGE_UNROLL
-        for (int i = j + 1; i < N; ++i) {
-            double s = a[i * L6 + j];
-            HINGE_UNROLL
-            for (int c = 0; c < j; ++c) s -= a[i * L6 + c] * a[j * L6 + c];
-            a[i * L6 + j] = s * id;
-        }
-    }
-    HINGE_UNROLL
-    for (int c = 0; c < N; ++c) {
-        HINGE_UNROLL
-        for (int i = c; i < N; ++i) {
-            if (!live[i]) {
-                a[i * L6 + c] = 0.0;
-                continue;
-            }
-            double s = i == c ? 1.0 : 0.0;
-            HINGE_UNROLL
-            for (int k = c; k < i; ++k) s -= a[i * L6 + k] * a[k * L6 + c];
-            a[i * L6 + c] = s / a[i * L6 + i];
-        }
-    }
+    chol_inverse_lower(a, N, L6, live);
     /* (L^-T L^-1)_ij = sum_{k >= i} L^-1_ki L^-1_kj for j <= i, two j at a time; the in-place original writes no
      * entry a later sum reads (those are in rows k >= i, columns <= i), so the separate b holds the same values */
     HINGE_UNROLL
