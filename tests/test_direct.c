@@ -153,7 +153,7 @@ static void random_tree_case(int trial, int nbodies) {
     int m = t->joint_count, nb = w->body_count;
     ctn_block *blocks = calloc((size_t)m, sizeof *blocks);
     ctn_step_params prm = substep_params(w);
-    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, blocks);
+    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
     /* velocities after some forces and an arbitrary warm start */
     for (int i = 0; i < nb; ++i) {
         if (!(w->props[i].flags & CTN_BODY_FLAG_DYNAMIC)) continue;

@@ -96,18 +96,31 @@ static inline int body_dynamic(const ctn_props *props, int i) { return (props[i]
 
 /* CSR of body -> (index << 1 | side) for the n joints in defs, counting only dynamic bodies; entries in
  * increasing index order, so the gathers sum in a fixed order and results are deterministic. */
-static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const ctn_props *props, int *off, int *adj, int *fill) {
+static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const ctn_props *props, int *off, int *adj) {
     memset(off, 0, ((size_t)nb + 1) * sizeof *off);
     for (int s = 0; s < n; ++s) {
         if (body_dynamic(props, defs[s].a)) off[defs[s].a + 1]++;
         if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) off[defs[s].b + 1]++;
     }
     for (int i = 0; i < nb; ++i) off[i + 1] += off[i];
-    memcpy(fill, off, (size_t)nb * sizeof *fill);
+    /* off[b] is body b's fill cursor, which ends at the next body's start: no cursor array; shifted back after */
     for (int s = 0; s < n; ++s) {
-        if (body_dynamic(props, defs[s].a)) adj[fill[defs[s].a]++] = s << 1;
-        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) adj[fill[defs[s].b]++] = (s << 1) | 1;
+        if (body_dynamic(props, defs[s].a)) adj[off[defs[s].a]++] = s << 1;
+        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) adj[off[defs[s].b]++] = (s << 1) | 1;
     }
+    if (nb > 1) memmove(off + 1, off, ((size_t)nb - 1) * sizeof *off);
+    if (nb > 0) off[0] = 0;
+}
+
+const float *ctn__topology_split(ctn_topology *t) {
+    if (!t->split_ready) {
+        for (int i = 0; i < t->body_count; ++i) {
+            int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
+            t->split[i] = k > 1 ? (float)k : 1.0f;
+        }
+        t->split_ready = 1;
+    }
+    return t->split;
 }
 
 /* Joint slot j as the solver sees it: rows on an attached body rewritten onto its master (host/core/attach.c).
@@ -267,15 +280,9 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;
-    /* the mass-splitting factors are written from the adjacency below: until then their array (4 bytes a body)
-     * holds the adjacency build's fill cursors */
-    int *fill = (int *)(void *)t->split;
-    build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj, fill);
-    build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj, fill);
-    for (int i = 0; i < nb; ++i) {
-        int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
-        t->split[i] = k > 1 ? (float)k : 1.0f;
-    }
+    build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj);
+    build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj);
+    t->split_ready = 0; /* the mass-splitting factors, from the adjacency on first use (ctn__topology_split) */
     for (int j = 0; j < nj; ++j) w->joint_slot[j] = -1;
     for (int s = 0; s < m; ++s) w->joint_slot[t->order[s]] = s;
     w->topology_dirty = 0;

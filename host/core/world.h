@@ -40,7 +40,9 @@ typedef struct ctn_topology {
     int body_count;           /* ids covered (= world body id count at build time) */
     int *adj_offsets;         /* [body_count + 1] */
     int *adj;                 /* [adj_offsets[body_count]] */
-    float *split;             /* [body_count] joints on each body (>= 1): Jacobi mass-splitting factor */
+    float *split;             /* [body_count] joints on each body (>= 1): Jacobi mass-splitting factor, written on first use
+                               * (ctn__topology_split): only mass splitting and the assembly read it */
+    int split_ready;          /* split holds this layout's factors */
     /* Springs (force elements) and their body adjacency, same encoding. */
     int spring_count;
     ctn_joint_def *springs;   /* [spring_count] */
@@ -350,6 +352,8 @@ ctn_status ctn__sync(ctn_world *w);
 /* Rebuilds the colouring and the solver layout from the live joints (host/core/topology.c). */
 ctn_status ctn__topology_build(ctn_world *w);
 void ctn__topology_free(ctn_topology *t);
+/* The layout's mass-splitting factors (topo.split), written from the adjacency on the first call after a build. */
+const float *ctn__topology_split(ctn_topology *t);
 /* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing
  * order (m = 0: every slot at its own position); in place (host/core/topology.c). */
 void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);

@@ -63,7 +63,7 @@ ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
         TRY(ctn__ocl_write(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
         TRY(ctn__ocl_write(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
     }
-    TRY(ctn__ocl_write(w, o, &o->split, t->split, n * sizeof(float), "mass-splitting factors"));
+    TRY(ctn__ocl_write(w, o, &o->split, ctn__topology_split(&w->topo), n * sizeof(float), "mass-splitting factors"));
     TRY(ctn__ocl_write(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
     o->layout_version = w->topology_version;
     o->have_layout = 1;

@@ -225,6 +225,7 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
      * kinv equal to the general build's in value only (the warm start's gather reads neither) */
     int ball = (w->solver == CTN_SOLVER_GS || (w->solver == CTN_SOLVER_CG && c->cg_as_gs)) && !prm.mass_split;
     float worst = 0.0f; /* largest |C| of a projected row (per slot in cg_r, free outside CG) */
+    const float *split = prm.mass_split ? ctn__topology_split(&w->topo) : NULL; /* read by mass splitting alone */
     /* the limit rows join the projection as inequalities where the exact solve's active set takes bounded rows
      * (ctn_project_block); the projected sweep solves them worse than it leaves them out. Without a joint that
      * may have a bounded row every block has infinite bounds here, where ctn_project_block's rule with limits
@@ -248,7 +249,7 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         CPU_FOR_REDUCE(m, reduction(max : worst))
         for (int s = 0; s < m; ++s) {
             if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
-            else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, t->split, prm, c->blocks);
+            else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, split, prm, c->blocks);
             if (!project) continue;
             /* ctn_project_slot on the host; the error per slot is kept (cg_r) only for the limits' pass below */
             float err = ctn_project_block(t->defs[s].compliance, &c->blocks[s], prm.h, limits);
@@ -652,10 +653,11 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #endif
     if (stage == CTN_STAGE_ASSEMBLE_ROWS) {
         float *gaps = c->cg_r, *angles = c->cg_r + c->slots; /* cg_r (6 slots floats) is free outside CG */
+        const float *split = ctn__topology_split(&w->topo);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, t->defs, w->pose, w->vel, w->props, t->split, c->blocks, c->dlambda, gaps, angles);
+        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, t->defs, w->pose, w->vel, w->props, split, c->blocks, c->dlambda, gaps, angles);
         double gap = 0.0, angle = 0.0;
         for (int s = 0; s < m; ++s) gap = fmax(gap, gaps[s]), angle = fmax(angle, angles[s]);
         out->max_gap = gap, out->max_angle = angle;
