@@ -75,7 +75,8 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
     prm.mass_split = solver == 1;
     for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
     for (int i = 0; i < n; ++i)
-        ctn_forces_body(i, w->props, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs, w->pose, w->vel, w->vel, prm);
+        ctn_forces_body(i, w->props, w->body_force, w->body_force != NULL, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs,
+                        w->pose, w->vel, w->vel, prm);
     out->r[0] = rms_residual(w, blocks);
     out->n = 1;
     double t0 = ctn__now_ms();

@@ -54,8 +54,10 @@ __kernel void ctn_k_geometric_inertia(int n, __global const ctn_pose *pose, __gl
 /* Step 1: v* = v + h M^-1 f. Springs read vel_in (a copy of the velocities when springs exist), so no
  * work-item reads a velocity another one is writing. gather: then the warm start's v_i += scale M^-1 sum
  * J^T l over body i's joints (ctn_apply_gather), which reads body i's own velocity only (one launch fewer
- * than ctn_k_gather after it). */
-__kernel void ctn_k_forces(int n, __global const ctn_props *props, __global const ctn_inertia *inertia,
+ * than ctn_k_gather after it). forces: the user forces when has_forces, else a one-element stand-in that is
+ * not read (a world without user forces keeps no array of them). */
+__kernel void ctn_k_forces(int n, __global const ctn_props *props, __global const ctn_body_force *forces, int has_forces,
+                           __global const ctn_inertia *inertia,
                            __global const int *sadj_offsets, __global const int *sadj, __global const ctn_joint_def *springs,
                            __global const ctn_pose *pose, __global ctn_vel *vel_in, __global ctn_vel *vel_out,
                            ctn_step_params prm, int gather, __global const int *adj_offsets, __global const int *adj,
@@ -63,7 +65,7 @@ __kernel void ctn_k_forces(int n, __global const ctn_props *props, __global cons
                            __global const ctn_point_block *points, int compact) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
+    ctn_forces_body(i, props, forces, has_forces, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
     if (gather && compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, scale, vel_out, inertia);
     else if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel_out, inertia);
 }

@@ -19,15 +19,27 @@ CTN_FN ctn_sym3 ctn_body_inverse_inertia_augmented(ctn_pose pose, ctn_props pr, 
     return ctn_world_inverse_inertia(pose.q, d);
 }
 
-/* v* = v + h M^-1 f_ext (docs/design.md section 2, step 2): gravity, the user force and torque, and any extra
+/* v* = v + h M^-1 f_ext (docs/design.md section 2, step 2): gravity, the user force and torque `user` (zero
+ * for a world without them: +0.0 + f_extra is what the sum was when the zeros were stored), and any extra
  * force/torque (springs). The gyroscopic term is left out on purpose (Lacoursière 2011, after eq. 35). */
-CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_sym3 Iinv, ctn_v3 gravity, float h, ctn_v3 f_extra,
-                                     ctn_v3 t_extra) {
+CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_body_force user, ctn_sym3 Iinv, ctn_v3 gravity, float h,
+                                     ctn_v3 f_extra, ctn_v3 t_extra) {
     if ((pr.flags & CTN_BODY_FLAG_DYNAMIC) == 0) return v;
-    ctn_v3 f = ctn_add(pr.force, f_extra);
+    ctn_v3 f = ctn_add(user.force, f_extra);
     v.v = ctn_add(v.v, ctn_scale(ctn_add(gravity, ctn_scale(f, v.inv_mass)), h));
-    if ((pr.flags & CTN_BODY_FLAG_PARTICLE) == 0) v.w = ctn_add(v.w, ctn_scale(ctn_sym3_mul(Iinv, ctn_add(pr.torque, t_extra)), h));
+    if ((pr.flags & CTN_BODY_FLAG_PARTICLE) == 0) v.w = ctn_add(v.w, ctn_scale(ctn_sym3_mul(Iinv, ctn_add(user.torque, t_extra)), h));
     return v;
+}
+
+/* The user force of body i: forces[i], or zero where the world keeps none (has_forces 0). */
+CTN_FN ctn_body_force ctn_body_user_force(int i, CTN_GLOBAL const ctn_body_force *forces, int has_forces) {
+    ctn_body_force u;
+    if (has_forces) return forces[i];
+    u.force = ctn_v3_zero();
+    u.pad0 = 0.0f;
+    u.torque = ctn_v3_zero();
+    u.pad1 = 0.0f;
+    return u;
 }
 
 /* x += h v; e = exp(h/2 w) e (Lacoursière 2011, eq. 20-21). Static bodies do not move. */

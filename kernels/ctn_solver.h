@@ -559,14 +559,16 @@ CTN_FN void ctn_spring_gather(int i, CTN_GLOBAL const int *sadj_offsets, CTN_GLO
     *torque = t;
 }
 
-/* Step 1 for body i: v* = v + h M^-1 (f_ext + springs). */
-CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const ctn_inertia *inertia,
+/* Step 1 for body i: v* = v + h M^-1 (f_ext + springs); the user forces from `forces` when has_forces. */
+CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const ctn_body_force *forces, int has_forces,
+                            CTN_GLOBAL const ctn_inertia *inertia,
                             CTN_GLOBAL const int *sadj_offsets, CTN_GLOBAL const int *sadj,
                             CTN_GLOBAL const ctn_joint_def *springs, CTN_GLOBAL const ctn_pose *pose,
                             CTN_GLOBAL ctn_vel *vel_in, CTN_GLOBAL ctn_vel *vel_out, ctn_step_params prm) {
     ctn_v3 f = ctn_v3_zero(), t = ctn_v3_zero();
     if (sadj_offsets[i] != sadj_offsets[i + 1]) ctn_spring_gather(i, sadj_offsets, sadj, springs, pose, vel_in, &f, &t);
-    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], inertia[i].inv_inertia, prm.gravity, prm.h, f, t);
+    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], ctn_body_user_force(i, forces, has_forces), inertia[i].inv_inertia,
+                                       prm.gravity, prm.h, f, t);
 }
 
 /* Geometric-stiffness inertia of body i for the coming substep (after Andrews, Teichmann and Kry 2017,

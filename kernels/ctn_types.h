@@ -46,15 +46,22 @@ typedef struct ctn_inertia {
     float pad[2];
 } ctn_inertia;
 
-/* Constant body properties and the persistent user force: 48 bytes. */
+/* Constant body properties: 16 bytes. */
 typedef struct ctn_props {
     ctn_v3 inv_inertia_body; /* principal inverse moments, body frame */
     int flags;
+} ctn_props;
+
+/* The persistent user force and torque of a body (world frame, at the centre of mass): 32 bytes. A world
+ * keeps an array of them only while some body has one that is not all +0.0 (host/core/body_force.c); a body
+ * of a world without it has force and torque zero, which its forces pass adds as +0.0 just as it added the
+ * stored zeros when they lived in ctn_props. */
+typedef struct ctn_body_force {
     ctn_v3 force;
     float pad0;
     ctn_v3 torque;
     float pad1;
-} ctn_props;
+} ctn_body_force;
 
 /* Joint types as stored (CTN_JT_*): kernels/ctn_joint_rows.h, beside their rows. */
 

@@ -5,7 +5,8 @@
  *  - ctn__geometric_inertia (ctn_geometric_inertia_body): ball joints and joints of other row counts
  *    (distance, prismatic, spring, hinge), joints to the world, bodies without joints, counts of bodies that
  *    are not a multiple of the four the SIMD loop takes at once;
- *  - ctn__forces without springs (ctn_forces_body), into another array and in place;
+ *  - ctn__forces without springs (ctn_forces_body), into another array and in place, with the user forces'
+ *    array and without it (NULL: the same bits as an array of +0.0, lean and shared);
  *  - ctn__body_scan, the divergence scan of the step's measurement, against ctn__body_diverged;
  *  - ctn__integrate_poses (ctn_integrate_pose_from, ctn_integrate_pose in place), bodies that turn and
  *    bodies that do not (|w| = 0 and |w| tiny), a backward step (h < 0); ctn__integrate_bodies, the same with
@@ -35,6 +36,7 @@
 
 static ctn_pose pose[BODIES], ref_pose[BODIES], got_pose[BODIES];
 static ctn_props props[BODIES];
+static ctn_body_force forces[BODIES], zero_forces[BODIES];
 static ctn_vel vel[BODIES], ref_vel[BODIES], got_vel[BODIES];
 static ctn_inertia inertia[BODIES], ref_inertia[BODIES], got_inertia[BODIES];
 static ctn_joint_def defs[JOINTS];
@@ -62,10 +64,12 @@ static void make_world(int mode, int other_types, int nb) {
                     : kind == 5 ? CTN_BODY_FLAG_KINEMATIC : kind == 6 ? 0 : CTN_BODY_FLAG_KINEMATIC | CTN_BODY_FLAG_PARTICLE;
         if (i % 7 == 0) pr->flags |= CTN_BODY_FLAG_ALIVE;
         pr->inv_inertia_body = i % 11 == 0 ? ctn_v3_zero() : ctn_v3_make(2.0f + (float)urand(), 30.0f + 20.0f * (float)urand(), 0.5f + (float)urand());
-        pr->force = rand_v3(5.0), pr->torque = rand_v3(2.0);
-        pr->pad0 = NAN, pr->pad1 = INFINITY;
+        ctn_body_force *uf = &forces[i];
+        uf->force = rand_v3(5.0), uf->torque = rand_v3(2.0);
+        uf->pad0 = NAN, uf->pad1 = INFINITY;
         ctn_vel *v = &vel[i];
         v->v = rand_v3(3.0), v->w = i % 5 == 0 ? ctn_v3_zero() : i % 5 == 1 ? rand_v3(1e-25) : rand_v3(10.0);
+        if (i % 5 == 0 && (i & 8)) v->w = ctn_v3_make(-0.0f, -0.0f, -0.0f); /* w + 0: -0.0 + +0.0 is +0.0, -0.0 + -0.0 is -0.0 */
         v->inv_mass = i % 13 == 0 ? 0.0f : 0.1f + (float)(urand() + 1.0);
         v->pad = (i & 4) ? NAN : -INFINITY;
         ctn_inertia *in = &inertia[i];
@@ -79,7 +83,7 @@ static void make_world(int mode, int other_types, int nb) {
             case 2: p->p_lo.z = x; break;
             case 3: v->v.x = x; break;
             case 4: v->w.z = x; break;
-            case 5: pr->force.y = x; break;
+            case 5: uf->force.y = x; break;
             case 6: pr->inv_inertia_body.z = x == x ? INFINITY : x; break;
             default: in->inv_inertia.xy = x; break;
             }
@@ -142,14 +146,14 @@ static void compare_inertia(const char *what, int n, float gs_h) {
     }
 }
 
-static void compare_forces(const char *what, int n, ctn_step_params prm) {
+static void compare_forces_with(const char *what, int n, ctn_step_params prm, const ctn_body_force *forces) {
     memset(ref_vel, 0xA5, sizeof ref_vel);
-    ctn__forces(n, props, inertia, no_springs, NULL, NULL, pose, vel, ref_vel, prm, 0, 1);
+    ctn__forces(n, props, forces, inertia, no_springs, NULL, NULL, pose, vel, ref_vel, prm, 0, 1);
     for (int threads = 1; threads <= 2; ++threads) {
         for (int inplace = 0; inplace <= 1; ++inplace) {
             memset(got_vel, 0xA5, sizeof got_vel);
             if (inplace) memcpy(got_vel, vel, (size_t)n * sizeof *vel);
-            ctn__forces(n, props, inertia, no_springs, NULL, NULL, pose, inplace ? got_vel : vel, got_vel, prm, 1, threads);
+            ctn__forces(n, props, forces, inertia, no_springs, NULL, NULL, pose, inplace ? got_vel : vel, got_vel, prm, 1, threads);
             int i = first_diff(got_vel, ref_vel, BODIES, sizeof *got_vel);
             CHECK(i < 0, "%s, %d bodies, %d threads%s: velocity of body %d differs (v.x %.9g, shared %.9g; w.y %.9g, shared %.9g)", what,
                   n, threads, inplace ? ", in place" : "", i, i < 0 ? 0.0 : (double)got_vel[i].v.x, i < 0 ? 0.0 : (double)ref_vel[i].v.x,
@@ -158,8 +162,24 @@ static void compare_forces(const char *what, int n, ctn_step_params prm) {
     }
     /* the shared function in place gives what it gives into another array: the reference holds for both */
     memcpy(got_vel, vel, sizeof vel);
-    ctn__forces(n, props, inertia, no_springs, NULL, NULL, pose, got_vel, got_vel, prm, 0, 1);
+    ctn__forces(n, props, forces, inertia, no_springs, NULL, NULL, pose, got_vel, got_vel, prm, 0, 1);
     CHECK(first_diff(got_vel, ref_vel, n, sizeof *got_vel) < 0, "%s: the shared forces in place differ", what);
+}
+
+/* With the user forces; without them (NULL) against an array of +0.0 forces (a world's bodies before the
+ * array was split off ctn_props stored those zeros): the same bits, lean and shared. */
+static void compare_forces(const char *what, int n, ctn_step_params prm) {
+    compare_forces_with(what, n, prm, forces);
+    static ctn_vel zero_ref[BODIES];
+    for (int lean = 0; lean <= 1; ++lean) {
+        memset(zero_ref, 0xA5, sizeof zero_ref);
+        memset(got_vel, 0xA5, sizeof got_vel);
+        ctn__forces(n, props, zero_forces, inertia, no_springs, NULL, NULL, pose, vel, zero_ref, prm, lean, 1);
+        ctn__forces(n, props, NULL, inertia, no_springs, NULL, NULL, pose, vel, got_vel, prm, lean, 1);
+        int i = first_diff(got_vel, zero_ref, BODIES, sizeof *got_vel);
+        CHECK(i < 0, "%s, %d bodies, %s: without user forces body %d differs from zero forces", what, n, lean ? "lean" : "shared", i);
+    }
+    compare_forces_with(what, n, prm, NULL);
 }
 
 static void compare_integrate(const char *what, int n, float h) {

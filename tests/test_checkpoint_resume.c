@@ -2,7 +2,8 @@
  * the contact cache) saved at step k and resumed ends bitwise where the uninterrupted run ends (its final
  * checkpoint is the same file, byte for byte); a world with removed bodies and joints, user contacts and
  * body names resumes with the same free slots, so it issues the same handles; files of older format
- * versions are refused with a message that says so; every header byte is inside the checksum; a file whose
+ * versions are refused with a message that says so; every header byte is inside the checksum; files of
+ * versions 3 and 4 (the user forces inside the body properties) load as the world that was saved; a file whose
  * joint ctn_joint_add would refuse (a gear's ratio 0, a distance joint's rest length 0, a hinge's zero axis)
  * is refused with a message naming the joint and the field, and gives no world. */
 #define _POSIX_C_SOURCE 200809L
@@ -182,12 +183,66 @@ static void old_versions_refused(const char *dir) {
     ctn_world *r = NULL;
     char err[512] = "";
     CHECK(ctn_world_load(path, NULL, &r, NULL, err, sizeof err) == CTN_ERR_UNSUPPORTED && !r, "a version-2 file is refused");
-    CHECK(strstr(err, "version 2") && strstr(err, "versions 3 to 4"), "message: %s", err);
+    CHECK(strstr(err, "version 2") && strstr(err, "versions 3 to 5"), "message: %s", err);
     remove(path);
 }
 
-/* Every header byte is inside the checksum (format version 4): a flipped reserved byte is refused; a
- * version-3 file (checksum over the payload only, same payload) still loads. */
+static uint64_t fnv(uint64_t h, const char *p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Writes the file buf (n bytes, as this catena writes it: version 5) as version `version` (3 or 4) wrote it:
+ * each body's properties as the 48-byte record of then, the 16-byte ctn_props followed by its force and torque
+ * (the 32-byte ctn_body_force, zero when the file has no forces), the forces' section dropped; the header's
+ * props size 48 and its reserved bytes zero; the checksum of that version (3: the payload's FNV-1a 64 alone; 4:
+ * continued over the header's other bytes). The payload up to the properties: the settings (their size in the
+ * header), the device and user strings (u32 length, bytes) around the u64 step, the six i32 slot counts (body
+ * slots first), then the poses, velocities and inertias (48, 32 and 32 bytes a body). */
+static void write_old(const char *path, const char *buf, size_t n, uint32_t version) {
+    uint32_t desc_size, len;
+    memcpy(&desc_size, buf + 8 + 7 * 4, sizeof desc_size);
+    size_t p = 64 + desc_size;
+    memcpy(&len, buf + p, sizeof len);
+    p += 4 + len + 8;
+    memcpy(&len, buf + p, sizeof len);
+    p += 4 + len;
+    int32_t nb;
+    memcpy(&nb, buf + p, sizeof nb);
+    p += 6 * 4 + (size_t)nb * (48 + 32 + 32);
+    size_t props = p, after = props + (size_t)nb * 16;
+    int32_t has_forces;
+    memcpy(&has_forces, buf + after, sizeof has_forces);
+    const char *forces = buf + after + 4;
+    after += 4 + (has_forces ? (size_t)nb * 32 : 0);
+    size_t m = props + (size_t)nb * 48 + (n - after);
+    char *out = calloc(m, 1);
+    if (!out) return;
+    memcpy(out, buf, props);
+    for (int32_t i = 0; i < nb; ++i) {
+        memcpy(out + props + 48 * (size_t)i, buf + props + 16 * (size_t)i, 16);
+        if (has_forces) memcpy(out + props + 48 * (size_t)i + 16, forces + 32 * (size_t)i, 32);
+    }
+    memcpy(out + props + (size_t)nb * 48, buf + after, n - after);
+    uint32_t props_size = 48;
+    uint64_t payload = m - 64;
+    memcpy(out + 8, &version, sizeof version);
+    memcpy(out + 8 + 5 * 4, &props_size, sizeof props_size);
+    memcpy(out + 40, &payload, sizeof payload);
+    memset(out + 56, 0, 8);
+    uint64_t h = fnv(14695981039346656037ull, out + 64, m - 64);
+    if (version >= 4) h = fnv(fnv(h, out, 48), out + 56, 8);
+    memcpy(out + 48, &h, sizeof h);
+    FILE *f = fopen(path, "wb");
+    fwrite(out, 1, m, f);
+    fclose(f);
+    free(out);
+}
+
+static void write_v3(const char *path, char *buf, size_t n) { write_old(path, buf, n, 3); }
+
+/* Every header byte is inside the checksum (format version 4 on): a flipped reserved byte is refused; a
+ * version-3 file (checksum over the payload only, the user forces inside the properties) still loads. */
 static void header_checked(const char *dir) {
     char path[512];
     snprintf(path, sizeof path, "%s/header.ckpt", dir);
@@ -200,7 +255,7 @@ static void header_checked(const char *dir) {
     if (!buf) return;
     uint32_t version;
     memcpy(&version, buf + 8, sizeof version);
-    CHECK(version == 4, "written as version %u", version);
+    CHECK(version == 5, "written as version %u", version);
     char err[512] = "";
     for (int k = 56; k < 64; ++k) { /* the reserved bytes */
         buf[k] ^= 0x20;
@@ -214,14 +269,7 @@ static void header_checked(const char *dir) {
         ctn_world_destroy(r);
     }
     /* as version 3 wrote it: FNV-1a 64 of the payload alone */
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 64; i < n; ++i) h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
-    uint32_t v3 = 3;
-    memcpy(buf + 8, &v3, sizeof v3);
-    memcpy(buf + 48, &h, sizeof h);
-    FILE *f = fopen(path, "wb");
-    fwrite(buf, 1, n, f);
-    fclose(f);
+    write_old(path, buf, n, 3);
     free(buf);
     ctn_world *r = NULL;
     ctn_checkpoint_info info;
@@ -229,18 +277,6 @@ static void header_checked(const char *dir) {
     CHECK(!r || ctn_world_body_count(r) == 4, "version-3 file: %d bodies", r ? ctn_world_body_count(r) : -1);
     ctn_world_destroy(r);
     remove(path);
-}
-
-/* Writes buf as a version-3 file (checksum of the payload alone: the test need not know the header hash). */
-static void write_v3(const char *path, char *buf, size_t n) {
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 64; i < n; ++i) h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
-    uint32_t v3 = 3;
-    memcpy(buf + 8, &v3, sizeof v3);
-    memcpy(buf + 48, &h, sizeof h);
-    FILE *f = fopen(path, "wb");
-    fwrite(buf, 1, n, f);
-    fclose(f);
 }
 
 /* Replaces the one occurrence of the float `mark` in the payload by `value` (count of occurrences). */
@@ -252,6 +288,55 @@ static int patch_float(char *buf, size_t n, float mark, float value) {
             ++found;
         }
     return found;
+}
+
+/* Files of versions 3 and 4 hold the user forces inside 48-byte body properties: loaded, their worlds are the
+ * one that was saved (saved again they give the version-5 file byte for byte, forces section or none) and step on
+ * to the same bits. */
+static void old_forces_load(const char *dir) {
+    char path[512], old[512], again[512], end_a[512], end_b[512];
+    snprintf(path, sizeof path, "%s/forces.ckpt", dir);
+    snprintf(old, sizeof old, "%s/forces_old.ckpt", dir);
+    snprintf(again, sizeof again, "%s/forces_again.ckpt", dir);
+    snprintf(end_a, sizeof end_a, "%s/forces_end_a.ckpt", dir);
+    snprintf(end_b, sizeof end_b, "%s/forces_end_b.ckpt", dir);
+    for (int with = 0; with <= 1; ++with) {
+        ctn_world *w = make_world();
+        ctn_scene_from_spec(w, "chain:6");
+        ctn_body_id p = add_ball(w, 0.65);
+        const double at[3] = {0.05, 0.0, 0.0}, f[3] = {0.5, -2.0, 0.25}, t[3] = {0.0, 1.0 / 1024.0, -1.0 / 2048.0}; /* links of 0.1 kg and 0.1 m: small torques */
+        CHECK(ctn_attach_point(w, p, HBODY(w, 5), at) == CTN_OK, "attach: %s", ctn_world_last_error(w));
+        if (with) {
+            CHECK(ctn_body_set_force(w, HBODY(w, 3), f, t) == CTN_OK && ctn_body_set_force(w, p, t, f) == CTN_OK, "%s",
+                  ctn_world_last_error(w));
+        }
+        step_n(w, 4, "forces");
+        CHECK(ctn_world_save(w, path, 4, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+        step_n(w, 10, "forces, uninterrupted");
+        CHECK(ctn_world_save(w, end_a, 14, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+        ctn_world_destroy(w);
+        size_t n = 0;
+        char *buf = test_read_file(path, &n);
+        if (!buf) continue;
+        for (uint32_t version = 3; version <= 4; ++version) {
+            write_old(old, buf, n, version);
+            ctn_world *r = NULL;
+            char err[512] = "";
+            CHECK(ctn_world_load(old, NULL, &r, NULL, err, sizeof err) == CTN_OK && r, "version %u %s forces: %s", version, with ? "with" : "without", err);
+            if (!r) continue;
+            double gf[3], gt[3];
+            CHECK(ctn_body_get_force(r, HBODY(r, 3), gf, gt) == CTN_OK && gf[1] == (with ? -2.0 : 0.0) && gt[2] == (with ? -1.0 / 2048.0 : 0.0),
+                  "version %u: the force read back (%g, %g)", version, gf[1], gt[2]);
+            CHECK(ctn_world_save(r, again, 4, NULL) == CTN_OK, "%s", ctn_world_last_error(r));
+            CHECK(test_same_files(path, again), "version %u %s forces: saved again it is not the version-5 file", version, with ? "with" : "without");
+            step_n(r, 10, "forces, resumed");
+            CHECK(ctn_world_save(r, end_b, 14, NULL) == CTN_OK, "%s", ctn_world_last_error(r));
+            CHECK(test_same_files(end_a, end_b), "version %u %s forces: resumed run differs", version, with ? "with" : "without");
+            ctn_world_destroy(r);
+        }
+        free(buf);
+    }
+    remove(path), remove(old), remove(again), remove(end_a), remove(end_b);
 }
 
 static void bad_joints_refused(const char *dir) {
@@ -345,6 +430,7 @@ int main(void) {
     settings_resume(dir);
     old_versions_refused(dir);
     header_checked(dir);
+    old_forces_load(dir);
     bad_joints_refused(dir);
     rmdir(dir);
     return check_report("checkpoint_resume");

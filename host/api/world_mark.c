@@ -37,6 +37,7 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     struct ctn_collision *c = w->collision;
     for (int i = m.bodies; i < w->body_count; ++i) {
         if (w->props[i].flags & CTN_BODY_FLAG_ALIVE) w->live_bodies--;
+        (void)ctn__body_force_set(w, i, ctn_v3_zero(), ctn_v3_zero()); /* a force the build set goes with its body */
         ctn__collision_shapes_clear(c, i);
     }
     ctn__body_names_truncate(w, m.bodies);

@@ -272,12 +272,15 @@ int ctn__attach_map_def(const ctn_world *w, ctn_joint_def *d) {
 
 /* ---- around a step ------------------------------------------------------------------------------- */
 
-/* Slot i's state into / out of s. */
+/* Slot i's state into / out of s. Within a step the user forces' array neither comes nor goes (only the API
+ * calls between steps do that, host/core/body_force.c): where it is absent, s->force is zero and stays so. */
 static void body_save(const ctn_world *w, int i, ctn_attach_body *s) {
     s->pose = w->pose[i], s->vel = w->vel[i], s->inertia = w->inertia[i], s->props = w->props[i];
+    s->force = ctn__body_force_get(w, i);
 }
 static void body_put(ctn_world *w, int i, const ctn_attach_body *s) {
     w->pose[i] = s->pose, w->vel[i] = s->vel, w->inertia[i] = s->inertia, w->props[i] = s->props;
+    if (w->body_force) w->body_force[i] = s->force;
 }
 
 void ctn__attach_enter(ctn_world *w) {
@@ -301,7 +304,8 @@ void ctn__attach_enter(ctn_world *w) {
         int m = gr->master;
         ctn_props *pm = &w->props[m];
         gr->own_inv_mass = w->vel[m].inv_mass;
-        gr->own_inv_inertia = pm->inv_inertia_body, gr->own_force = pm->force, gr->own_torque = pm->torque;
+        ctn_body_force own = ctn__body_force_get(w, m);
+        gr->own_inv_inertia = pm->inv_inertia_body, gr->own_force = own.force, gr->own_torque = own.torque;
         double xm[3], d[3], c[3], wm[3], wd[3];
         ctn_dquat qm;
         pose_of(w, m, xm, &qm);
@@ -322,7 +326,9 @@ void ctn__attach_enter(ctn_world *w) {
             w->inertia[m].inv_inertia = ctn_body_inverse_inertia(w->pose[m], *pm);
         }
         /* user forces: the sum at the composite centre of mass, with the torque of their lever arms at the
-         * start of the step (tau += (x_i - c) x f_i) */
+         * start of the step (tau += (x_i - c) x f_i). A world without them sums +0.0 only (x * 0 is +-0.0 for
+         * finite x, and +0.0 + -0.0 = +0.0): the master's stays zero, as the world keeps it. */
+        if (!w->body_force) continue;
         double f[3], t[3], fi[3], ti[3], arm[3], xi[3];
         ctn_d3_of(gr->own_force, f);
         ctn_d3_of(gr->own_torque, t);
@@ -332,15 +338,15 @@ void ctn__attach_enter(ctn_world *w) {
         for (int n = 0; n < a->link_count; ++n) {
             const ctn_attach_link *l = &a->links[n];
             if (l->master != m) continue;
-            ctn_d3_of(w->props[l->body].force, fi);
-            ctn_d3_of(w->props[l->body].torque, ti);
+            ctn_d3_of(w->body_force[l->body].force, fi);
+            ctn_d3_of(w->body_force[l->body].torque, ti);
             ctn__pose_get_position(&w->pose[l->body], xi);
             for (int k = 0; k < 3; ++k) f[k] += fi[k], t[k] += ti[k], arm[k] = xi[k] - c[k];
             ctn_d3_cross(arm, fi, ti);
             for (int k = 0; k < 3; ++k) t[k] += ti[k];
         }
-        pm->force = ctn_d3_to_float(f);
-        pm->torque = ctn_d3_to_float(t);
+        w->body_force[m].force = ctn_d3_to_float(f);
+        w->body_force[m].torque = ctn_d3_to_float(t);
     }
     /* the attached bodies sit the step out: no forces, no integration, no rows (theirs act on the master) */
     for (int k = 0; k < a->link_count; ++k) w->props[a->links[k].body].flags &= ~CTN_BODY_FLAG_DYNAMIC;
@@ -381,7 +387,8 @@ void ctn__attach_leave(ctn_world *w, int failed) {
         w->vel[m].v = ctn_d3_to_float(v);
         w->vel[m].inv_mass = gr->own_inv_mass;
         ctn_props *pm = &w->props[m];
-        pm->inv_inertia_body = gr->own_inv_inertia, pm->force = gr->own_force, pm->torque = gr->own_torque;
+        pm->inv_inertia_body = gr->own_inv_inertia;
+        if (w->body_force) w->body_force[m].force = gr->own_force, w->body_force[m].torque = gr->own_torque;
         gr->user_pose = w->pose[m];
         gr->user_vel = w->vel[m];
         gr->cached = 1;

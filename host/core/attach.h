@@ -20,6 +20,7 @@ typedef struct ctn_attach_body {
     ctn_vel vel;
     ctn_inertia inertia;
     ctn_props props;
+    ctn_body_force force; /* its user force (zero where the world keeps none) */
 } ctn_attach_body;
 
 /* One master with attached bodies. A dynamic master is stepped as the composite rigid body: its mass is the

@@ -63,7 +63,10 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     int *refs = ctn__malloc(cap * sizeof *refs);
     uint32_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    if (!pose || !vel || !in || !pr || !refs || !gen || !free_slots) {
+    /* the user forces only where the world has some (host/core/body_force.c): the new slots' zero */
+    ctn_body_force *bf = w->body_force ? ctn__body_force_alloc(cap, w->body_force, (size_t)w->body_count) : NULL;
+    if (!pose || !vel || !in || !pr || !refs || !gen || !free_slots || (w->body_force && !bf)) {
+        ctn__free(bf);
         ctn__free(pose);
         ctn__free(vel);
         ctn__free(in);
@@ -90,6 +93,10 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     ctn__free(w->body_refs);
     ctn__free(w->body_gen);
     ctn__free(w->body_free);
+    if (w->body_force) {
+        ctn__free(w->body_force);
+        w->body_force = bf;
+    }
     w->pose = pose;
     w->vel = vel;
     w->inertia = in;
@@ -247,6 +254,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
         pr->inv_inertia_body = ctn_v3_make((float)(1.0 / d->inertia[0]), (float)(1.0 / d->inertia[1]), (float)(1.0 / d->inertia[2]));
     memset(&w->inertia[id], 0, sizeof w->inertia[id]);
     w->inertia[id].inv_inertia = ctn_body_inverse_inertia(*p, *pr);
+    (void)ctn__body_force_set(w, id, ctn_v3_zero(), ctn_v3_zero()); /* no force (a zero never allocates) */
     w->body_refs[id] = 0;
     w->live_bodies++;
     w->bodies_dirty = 1;
@@ -258,6 +266,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
 void ctn__body_release(ctn_world *w, int id) {
     ctn__inertia_fresh(w); /* the others' before this one's props change (its inertia is zero from here on) */
     w->props[id].flags = 0;
+    (void)ctn__body_force_set(w, id, ctn_v3_zero(), ctn_v3_zero()); /* the last force gone: the array goes */
     ctn__body_name_clear(w, id);
     w->vel[id].inv_mass = 0.0f;
     w->vel[id].v = w->vel[id].w = ctn_v3_zero();
@@ -320,8 +329,8 @@ ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id handle, const double for
     if (torque && !finite_n(torque, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "torque: non-finite component");
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    w->props[id].force = force ? v3_from(force) : ctn_v3_zero();
-    w->props[id].torque = torque ? v3_from(torque) : ctn_v3_zero();
+    st = ctn__body_force_set(w, id, force ? v3_from(force) : ctn_v3_zero(), torque ? v3_from(torque) : ctn_v3_zero());
+    if (st != CTN_OK) return st;
     w->bodies_dirty = 1;
     return CTN_OK;
 }

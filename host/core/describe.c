@@ -41,8 +41,9 @@ ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], d
     if (i < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    v3_out(w->props[i].force, force);
-    v3_out(w->props[i].torque, torque);
+    ctn_body_force f = ctn__body_force_get(w, i);
+    v3_out(f.force, force);
+    v3_out(f.torque, torque);
     return CTN_OK;
 }
 

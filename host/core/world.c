@@ -289,6 +289,7 @@ void ctn__world_free(ctn_world *w) {
     ctn__free(w->vel);
     ctn__free(w->inertia);
     ctn__free(w->props);
+    ctn__free(w->body_force);
     ctn__free(w->body_refs);
     ctn__body_names_free(w);
     ctn__joint_names_free(w);

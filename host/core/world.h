@@ -120,6 +120,10 @@ struct ctn_world {
     ctn_vel *vel;
     ctn_inertia *inertia;
     ctn_props *props;
+    /* [body_capacity] the persistent user forces (host/core/body_force.c), NULL while no body has one: the
+     * entries that are not all +0.0 are counted by force_bodies, and the array goes when that count is 0 */
+    ctn_body_force *body_force;
+    int force_bodies;
     int *body_refs;           /* joints referencing each body */
     char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
     int body_names_capacity;
@@ -461,6 +465,17 @@ static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, cons
  * and kills a live joint slot (no checks; its slot is freed for reuse). Both mark the topology dirty. */
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot);
 void ctn__joint_kill(ctn_world *w, int slot);
+/* The persistent user forces (host/core/body_force.c). ctn__body_force_get: body i's (zero where the world
+ * keeps none). ctn__body_force_set: sets body i's, creating the array for the first one that is not all +0.0
+ * (CTN_ERR_OUT_OF_MEMORY, nothing changed, when that fails) and dropping it when the last such one becomes
+ * zero. ctn__body_force_alloc: an array of `cap` entries, the first `count` copied from `old`, the rest zero;
+ * NULL when out of memory. ctn__body_force_recount: force_bodies from the array after a load, the
+ * dead slots' entries cleared, the array dropped when none is left. */
+ctn_body_force ctn__body_force_get(const ctn_world *w, int i);
+ctn_status ctn__body_force_set(ctn_world *w, int i, ctn_v3 force, ctn_v3 torque);
+ctn_body_force *ctn__body_force_alloc(size_t cap, const ctn_body_force *old, size_t count);
+void ctn__body_force_recount(ctn_world *w);
+
 /* Frees body slot `id` (no checks; joints on it and its shape must be gone): its generation is bumped and
  * the slot goes on the free stack (host/core/body.c, for ctn_body_remove). */
 void ctn__body_release(ctn_world *w, int id);

@@ -3,18 +3,21 @@
  * Layout (native byte order, refused on a machine of the other order):
  *   header, 64 bytes: magic "CATENACK", u32 version, u32 byte-order mark 0x01020304, u32 sizes of the six
  *   stored records (pose, vel, inertia, props, joint def, world desc), u64 payload bytes, u64 FNV-1a 64
- *   hash of the payload continued over the other 56 header bytes (version 3: of the payload only), u64
- *   reserved (zero);
+ *   hash of the payload continued over the other 56 header bytes (version 3: of the payload only), u32 size
+ *   of the user force record (version 5; before it zero), u32 reserved (zero);
  *   payload: settings, the caller's step counter and text; the slot counts (body slots, live bodies, free
  *   body slots, joint slots, live joints, free joint slots); the body arrays by slot (pose with the two-float
- *   position, velocity, world inverse inertia, properties with flags and forces, joint reference counts,
- *   generations) and the free body slots in stack order; the joint definitions by slot with their alive
+ *   position, velocity, world inverse inertia, properties with flags, then an i32 that is 1 when the user
+ *   forces follow by slot and 0 when the world has none, joint reference counts, generations) and the free
+ *   body slots in stack order; the joint definitions by slot with their alive
  *   flags and generations, the free joint slots, and each joint's 6 warm-start impulses by slot; then the
  *   collision state (settings, each body's first shape, planes, contact cache) and the body names, then the
  *   optional sections (curve polylines, attachments, joint names, the further shapes of compound bodies),
  *   each written only when the world has any (host/io/checkpoint_sections.c). Version 3 added the handles' generations and free stacks, the collision
  *   state and the names; older files are refused with a message. Version 4 (the checksum covers the header,
- * reserved bytes included) has version 3's payload: both are read.
+ * reserved bytes included) has version 3's payload: both are read. Version 5 keeps the user forces apart from
+ * the properties (a 16-byte ctn_props and the forces' section above); the 48-byte properties of versions 3
+ * and 4 (flags and inverse moments, then force and torque with a pad each) are split on load.
  *
  * The arrays are the host arrays byte for byte, so a loaded world continues exactly and issues the same
  * handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
@@ -34,8 +37,9 @@
 #include <unistd.h>
 
 #define CK_MAGIC "CATENACK"
-#define CK_VERSION 4u /* 4: the checksum covers the header too; 3: handle generations and free slots; 2: two-float
-                       * positions; 1: float32 positions */
+#define CK_VERSION 5u /* 5: the user forces apart from the properties; 4: the checksum covers the header too;
+                       * 3: handle generations and free slots; 2: two-float positions; 1: float32 positions */
+#define CK_PROPS_V4 48u /* versions 3 and 4: ctn_props with the force and torque (16 + ctn_body_force) */
 #define CK_VERSION_OLDEST 3u /* the oldest version still read (3: payload-only checksum, same payload) */
 #define CK_BOM 0x01020304u
 /* The settings' size before ctn_world_desc grew rattle_max_joints (appended last for this): such files load
@@ -61,6 +65,8 @@ static void header(unsigned char *h, uint64_t payload, uint64_t payload_hash) {
     memcpy(h, CK_MAGIC, 8);
     memcpy(h + 8, u, sizeof u);
     memcpy(h + 40, &payload, 8);
+    uint32_t force_size = sizeof(ctn_body_force);
+    memcpy(h + 56, &force_size, sizeof force_size);
     uint64_t hash = header_hash(h, payload_hash);
     memcpy(h + 48, &hash, 8);
 }
@@ -89,6 +95,9 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ctn__inertia_fresh(w); /* the inertias the step left to their next reader */
     ck_put(wr, w->inertia, nb * sizeof *w->inertia);
     ck_put(wr, w->props, nb * sizeof *w->props);
+    int32_t has_forces = w->body_force != NULL;
+    ck_put(wr, &has_forces, sizeof has_forces);
+    if (has_forces) ck_put(wr, w->body_force, nb * sizeof *w->body_force);
     ck_put(wr, w->body_refs, nb * sizeof *w->body_refs);
     ck_put(wr, w->body_gen, nb * sizeof *w->body_gen);
     ck_put(wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
@@ -155,7 +164,8 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
 #define ERR(...) (err && err_size ? snprintf(err, err_size, __VA_ARGS__) : 0)
 
 /* Reads the whole file, checks the header and checksum; *payload is malloc'd. */
-static ctn_status read_verified(const char *path, unsigned char **payload, size_t *size, size_t *desc_size, char *err, size_t err_size) {
+static ctn_status read_verified(const char *path, unsigned char **payload, size_t *size, size_t *desc_size, uint32_t *version, char *err,
+                                size_t err_size) {
     *payload = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -198,7 +208,8 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         else ERR("%s: checkpoint format version %u; this catena reads versions %u to %u", path, u[0], CK_VERSION_OLDEST, CK_VERSION);
         return CTN_ERR_UNSUPPORTED;
     }
-    if (u[2] != sizeof(ctn_pose) || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != sizeof(ctn_props) ||
+    uint32_t props_size = u[0] >= 5u ? (uint32_t)sizeof(ctn_props) : CK_PROPS_V4;
+    if (u[2] != sizeof(ctn_pose) || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != props_size ||
         u[6] != sizeof(ctn_joint_def) || (u[7] != sizeof(ctn_world_desc) && u[7] != CK_DESC_BEFORE_RATTLE_LIMIT)) {
         fclose(f);
         ERR("%s: checkpoint written by a catena with other data layouts", path);
@@ -237,9 +248,17 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         ERR("%s: corrupted checkpoint (checksum mismatch)", path);
         return CTN_ERR_INVALID_ARGUMENT;
     }
+    uint32_t force_size; /* version 5: in the first reserved bytes, so checked once they are known intact */
+    memcpy(&force_size, h + 56, sizeof force_size);
+    if (u[0] >= 5u && force_size != sizeof(ctn_body_force)) {
+        ctn__free(buf);
+        ERR("%s: checkpoint written by a catena with other data layouts", path);
+        return CTN_ERR_UNSUPPORTED;
+    }
     *payload = buf;
     *size = (size_t)plen;
     *desc_size = u[7];
+    *version = u[0];
     return CTN_OK;
 }
 
@@ -271,7 +290,8 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     unsigned char *buf;
     size_t n;
     size_t desc_size;
-    ctn_status st = read_verified(path, &buf, &n, &desc_size, err, err_size);
+    uint32_t version;
+    ctn_status st = read_verified(path, &buf, &n, &desc_size, &version, err, err_size);
     if (st != CTN_OK) return st;
     ck_reader r = {buf, n, 0, 0};
     int ok = read_info(&r, desc_size, info);
@@ -338,7 +358,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     unsigned char *buf;
     size_t n;
     size_t desc_size;
-    ctn_status st = read_verified(path, &buf, &n, &desc_size, err, err_size);
+    uint32_t version;
+    ctn_status st = read_verified(path, &buf, &n, &desc_size, &version, err, err_size);
     if (st != CTN_OK) return st;
     ck_reader r = {buf, n, 0, 0};
     ctn_checkpoint_info *info = ctn__malloc(sizeof *info);
@@ -353,7 +374,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     int32_t c[6];
     ck_get(&r, c, sizeof c);
     int32_t nb = c[0], live_b = c[1], free_b = c[2], nj = c[3], live_j = c[4], free_j = c[5];
-    size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + sizeof(ctn_props) + sizeof(int) + sizeof(uint32_t);
+    size_t props_size = version >= 5u ? sizeof(ctn_props) : CK_PROPS_V4;
+    size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + props_size + sizeof(int) + sizeof(uint32_t);
     size_t per_joint = sizeof(ctn_joint_def) + 1 + sizeof(uint32_t) + 6 * sizeof(float);
     if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || free_b < 0 || (int64_t)live_b + free_b != nb || nj < 0 ||
         nj > CTN_MAX_JOINTS || live_j < 0 || free_j < 0 || (int64_t)live_j + free_j != nj ||
@@ -380,11 +402,26 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     ck_get(&r, w->pose, (size_t)nb * sizeof *w->pose);
     ck_get(&r, w->vel, (size_t)nb * sizeof *w->vel);
     ck_get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
-    ck_get(&r, w->props, (size_t)nb * sizeof *w->props);
+    if (version >= 5u) {
+        ck_get(&r, w->props, (size_t)nb * sizeof *w->props);
+        int32_t has_forces = 0;
+        ck_get(&r, &has_forces, sizeof has_forces);
+        if (has_forces != 0 && has_forces != 1) goto corrupt;
+        if (has_forces && (size_t)nb > r.left / sizeof(ctn_body_force)) goto corrupt;
+        if (has_forces && !(w->body_force = ctn__body_force_alloc(cap, NULL, 0))) goto oom;
+        if (has_forces) ck_get(&r, w->body_force, (size_t)nb * sizeof *w->body_force);
+    } else { /* versions 3 and 4: each body's 48 bytes are its ctn_props and then its ctn_body_force */
+        if (!(w->body_force = ctn__body_force_alloc(cap, NULL, 0))) goto oom;
+        for (int32_t i = 0; i < nb && !r.short_read; ++i) {
+            ck_get(&r, &w->props[i], sizeof *w->props);
+            ck_get(&r, &w->body_force[i], sizeof *w->body_force);
+        }
+    }
     ck_get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
     ck_get(&r, w->body_gen, (size_t)nb * sizeof *w->body_gen);
     ck_get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
+    ctn__body_force_recount(w); /* force_bodies; the array dropped where no body has a force */
     w->live_bodies = live_b;
     w->body_free_count = free_b;
     cap = nj > 0 ? (size_t)nj : 1;

@@ -108,8 +108,9 @@ static void write_bodies(FILE *f, ctn_world *w, int *index) {
         if (!particle) put_quat(f, "orientation", w->pose[i].q);
         put_f3(f, "velocity", w->vel[i].v);
         if (!particle) put_f3(f, "angular_velocity", w->vel[i].w);
-        if (!is_zero(pr->force)) put_f3(f, "force", pr->force);
-        if (!is_zero(pr->torque)) put_f3(f, "torque", pr->torque);
+        ctn_body_force uf = ctn__body_force_get(w, i);
+        if (!is_zero(uf.force)) put_f3(f, "force", uf.force);
+        if (!is_zero(uf.torque)) put_f3(f, "torque", uf.torque);
         write_shapes(f, c, i);
         fputs("}", f);
     }

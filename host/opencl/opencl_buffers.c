@@ -49,6 +49,7 @@ ctn_status ctn__ocl_upload_bodies(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_write(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
     TRY(ctn__ocl_write(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
     TRY(ctn__ocl_write(w, o, &o->props, w->props, n * sizeof(ctn_props), "body properties"));
+    if (w->body_force) TRY(ctn__ocl_write(w, o, &o->forces, w->body_force, n * sizeof(ctn_body_force), "user forces"));
     return CTN_OK;
 }
 
@@ -79,6 +80,12 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_reserve(w, o, &o->vel, n * sizeof(ctn_vel), &body_grew));
     TRY(ctn__ocl_reserve(w, o, &o->inertia, n * sizeof(ctn_inertia), &body_grew));
     TRY(ctn__ocl_reserve(w, o, &o->props, n * sizeof(ctn_props), &body_grew));
+    if (!w->body_force && o->forces.mem && o->forces.size > 64) { /* the forces are gone: so is their device array */
+        clReleaseMemObject(o->forces.mem);
+        o->forces.mem = NULL;
+        o->forces.size = 0;
+    }
+    TRY(ctn__ocl_reserve(w, o, &o->forces, w->body_force ? n * sizeof(ctn_body_force) : 0, &body_grew));
     if (t->spring_count > 0) TRY(ctn__ocl_reserve(w, o, &o->vel_copy, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->defs, m * sizeof(ctn_joint_def), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->lambda, 6 * m * sizeof(float), &layout_grew));

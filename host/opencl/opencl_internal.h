@@ -115,6 +115,7 @@ typedef struct ctn_ocl {
 
     /* bodies */
     ctn_clbuf pose, vel, vel_copy, inertia, props;
+    ctn_clbuf forces; /* the user forces (w->body_force); a stand-in of the least size while the world has none */
     /* layout (re-uploaded when topology_version changes) */
     ctn_clbuf defs, lambda, adj_offsets, adj, split, springs, spring_adj_offsets, spring_adj;
     /* per-substep work arrays */

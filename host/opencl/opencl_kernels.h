@@ -82,7 +82,8 @@
     A_(K_, global, inertia) A_(K_, global, split) A_(K_, params, prm) A_(K_, global, blocks) A_(K_, int, n) \
     A_(K_, float, gs_h) A_(K_, global, props) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, lambda) \
     A_(K_, global, points) A_(K_, int, compact)
-#define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, int, n) A_(K_, global, props) A_(K_, global, inertia) \
+#define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, int, n) A_(K_, global, props) A_(K_, global, forces) A_(K_, int, has_forces) \
+    A_(K_, global, inertia) \
     A_(K_, global, sadj_offsets) A_(K_, global, sadj) A_(K_, global, springs) A_(K_, global, pose) \
     A_(K_, global, vel_in) A_(K_, global, vel_out) A_(K_, params, prm) A_(K_, int, gather) A_(K_, global, adj_offsets) \
     A_(K_, global, adj) A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, points) A_(K_, int, compact)

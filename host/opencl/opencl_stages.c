@@ -66,6 +66,9 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
     }
     ARG(FORCES, n, n);
     ARG(FORCES, props, o->props.mem);
+    int has_forces = w->body_force != NULL; /* else o->forces is a stand-in, not read */
+    ARG(FORCES, forces, o->forces.mem);
+    ARG(FORCES, has_forces, has_forces);
     ARG(FORCES, inertia, o->inertia.mem);
     ARG(FORCES, sadj_offsets, o->spring_adj_offsets.mem);
     ARG(FORCES, sadj, o->spring_adj.mem);

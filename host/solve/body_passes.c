@@ -238,8 +238,9 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
     for (int i = 0; i < n; ++i) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
 }
 
-void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, const int *sadj_offsets, const int *sadj,
-                 const ctn_joint_def *springs, const ctn_pose *pose, ctn_vel *in, ctn_vel *out, ctn_step_params prm, int lean, int threads) {
+void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, const ctn_inertia *inertia, const int *sadj_offsets,
+                 const int *sadj, const ctn_joint_def *springs, const ctn_pose *pose, ctn_vel *in, ctn_vel *out, ctn_step_params prm,
+                 int lean, int threads) {
     (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
 #if defined(__SSE2__)
     if (lean) { /* no springs: f_extra = t_extra = 0 */
@@ -251,12 +252,12 @@ void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, cons
             int flags = props[i].flags;
             __m128 v = _mm_loadu_ps(&in[i].v.x), w = _mm_loadu_ps(&in[i].w.x); /* (v, inv_mass), (w, pad) */
             if (flags & CTN_BODY_FLAG_DYNAMIC) {
-                /* v += h (g + inv_mass (force + 0)) */
-                __m128 f = _mm_add_ps(_mm_loadu_ps(&props[i].force.x), zero);
+                /* v += h (g + inv_mass (force + 0)); without user forces force + 0 = +0 + +0 = zero */
+                __m128 f = forces ? _mm_add_ps(_mm_loadu_ps(&forces[i].force.x), zero) : zero;
                 __m128 dv = _mm_mul_ps(_mm_add_ps(g, _mm_mul_ps(f, _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 3, 3)))), h);
                 v = keep_lane3(_mm_add_ps(v, dv), v);
                 if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) { /* w += h I^-1 (torque + 0), ctn_sym3_mul's sums */
-                    __m128 t = _mm_add_ps(_mm_loadu_ps(&props[i].torque.x), zero);
+                    __m128 t = forces ? _mm_add_ps(_mm_loadu_ps(&forces[i].torque.x), zero) : zero;
                     __m128 a = _mm_loadu_ps(&inertia[i].inv_inertia.xx);                              /* xx yy zz xy */
                     __m128 b = _mm_castpd_ps(_mm_load_sd((const double *)&inertia[i].inv_inertia.xz)); /* xz yz */
                     __m128 c0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 0));                          /* xx xy xz */
@@ -278,7 +279,7 @@ void ctn__forces(int n, const ctn_props *props, const ctn_inertia *inertia, cons
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
-    for (int i = 0; i < n; ++i) ctn_forces_body(i, props, inertia, sadj_offsets, sadj, springs, pose, in, out, prm);
+    for (int i = 0; i < n; ++i) ctn_forces_body(i, props, forces, forces != NULL, inertia, sadj_offsets, sadj, springs, pose, in, out, prm);
 }
 
 #if defined(__SSE2__)
