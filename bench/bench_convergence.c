@@ -74,9 +74,14 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
     memset(t->lambda, 0, sizeof *t->lambda * 6 * (size_t)m);
     prm.mass_split = solver == 1;
     for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
+    static const int no_springs[2] = {0, 0}; /* the topology writes the spring offsets only when there are springs */
     for (int i = 0; i < n; ++i)
-        ctn_forces_body(i, w->props, w->body_force, w->body_force != NULL, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs,
-                        w->pose, w->vel, w->vel, prm);
+        if (t->spring_count)
+            ctn_forces_body(i, w->props, w->body_force, w->body_force != NULL, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs,
+                            w->pose, w->vel, w->vel, prm);
+        else
+            ctn_forces_body(0, w->props + i, w->body_force ? w->body_force + i : NULL, w->body_force != NULL, w->inertia + i, no_springs,
+                            t->spring_adj, t->springs, w->pose, w->vel + i, w->vel + i, prm);
     out->r[0] = rms_residual(w, blocks);
     out->n = 1;
     double t0 = ctn__now_ms();

@@ -281,7 +281,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->gear_count = gears;
     t->body_count = nb;
     build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj);
-    build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj);
+    if (ns) build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj); /* else not read (world.h) */
     t->split_ready = 0; /* the mass-splitting factors, from the adjacency on first use (ctn__topology_split) */
     for (int j = 0; j < nj; ++j) w->joint_slot[j] = -1;
     for (int s = 0; s < m; ++s) w->joint_slot[t->order[s]] = s;

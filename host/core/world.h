@@ -47,7 +47,8 @@ typedef struct ctn_topology {
     int spring_count;
     ctn_joint_def *springs;   /* [spring_count] */
     int gear_count;           /* gears and rack-and-pinions (their angle references are re-centred, joint_gear.c) */
-    int *spring_adj_offsets;  /* [body_count + 1] */
+    int *spring_adj_offsets;  /* [body_count + 1], written only when spring_count > 0 (else read as all zero: ctn__forces's
+                               * lean pass, the OpenCL upload's fill) */
     int *spring_adj;
 
     /* Capacities and scratch, kept across rebuilds so that recolouring every step (contacts) reuses

@@ -61,8 +61,14 @@ ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     if (t->adj_offsets) {
         TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
         TRY(ctn__ocl_write(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
-        TRY(ctn__ocl_write(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
-        TRY(ctn__ocl_write(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
+        if (t->spring_count > 0) {
+            TRY(ctn__ocl_write(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
+            TRY(ctn__ocl_write(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
+        } else { /* no springs: the host does not write its offsets (topology.c); every body's are 0 */
+            const int zero = 0;
+            TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->spring_adj_offsets.mem, &zero, sizeof zero, 0, (n + 1) * sizeof(int), 0, NULL, NULL),
+                               "clEnqueueFillBuffer(spring adjacency offsets)"));
+        }
     }
     TRY(ctn__ocl_write(w, o, &o->split, ctn__topology_split(&w->topo), n * sizeof(float), "mass-splitting factors"));
     TRY(ctn__ocl_write(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
@@ -95,7 +101,7 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_reserve(w, o, &o->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->spring_adj_offsets, (n + 1) * sizeof(int), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->spring_adj,
-                         (t->spring_adj_offsets ? (size_t)t->spring_adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
+                         (t->spring_count > 0 ? (size_t)t->spring_adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
     /* the rows: compact point blocks for Gauss-Seidel on ball joints alone (ctn__rows_compact), else the
      * general blocks (assembly reserves those itself) */
     o->compact = ctn__rows_compact(w, &o->compact_cache);

@@ -276,10 +276,15 @@ void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, co
 #else
     (void)lean;
 #endif
+    /* no springs (lean): sadj_offsets is NULL, the topology having not written them; body i with no spring entries
+     * is ctn_forces_body of index 0 on the arrays from i on, with offsets {0, 0} */
+    static const int no_springs[2] = {0, 0};
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
-    for (int i = 0; i < n; ++i) ctn_forces_body(i, props, forces, forces != NULL, inertia, sadj_offsets, sadj, springs, pose, in, out, prm);
+    for (int i = 0; i < n; ++i)
+        if (sadj_offsets) ctn_forces_body(i, props, forces, forces != NULL, inertia, sadj_offsets, sadj, springs, pose, in, out, prm);
+        else ctn_forces_body(0, props + i, forces ? forces + i : NULL, forces != NULL, inertia + i, no_springs, sadj, springs, pose, in + i, out + i, prm);
 }
 
 #if defined(__SSE2__)

@@ -286,7 +286,8 @@ static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
         in = c->vel_copy;
     }
     int n = w->body_count; /* the lean loop (host/solve/body_passes.c) where no spring adds a force */
-    ctn__forces(n, w->props, w->body_force, w->inertia, t->spring_adj_offsets, t->spring_adj, t->springs, w->pose, in, w->vel, prm, t->spring_count == 0,
+    ctn__forces(n, w->props, w->body_force, w->inertia, t->spring_count ? t->spring_adj_offsets : NULL, t->spring_adj, t->springs, w->pose, in, w->vel,
+                prm, t->spring_count == 0,
                 n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
 }
 
