@@ -37,6 +37,8 @@
 
 #define CTN_DD_ACTIVE_MAX 24     /* exact solves of one substep's active set before the fallback */
 #define CTN_DD_ACTIVE_STALL 3  /* block steps without a new lowest count of violating rows before single steps */
+#define CTN_DD_ACTIVE_STALL_DESCENT 6 /* the same with the descent safeguard (host/solve/solver_direct.c) */
+#define CTN_DD_ACTIVE_HALVINGS 20     /* halvings of a step that does not lower the objective before it is taken */
 #define CTN_DD_ACTIVE_TOL 1e-7f /* relative residual (of 1 + |target|) below which a clamped row stays */
 
 /* The rows of block b the active set treats (bit k for row k): the bounded rows (ctn_dd_cut_mask) of a joint
@@ -127,6 +129,22 @@ CTN_FN int ctn_dd_active_check(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_
         }
     }
     return changes;
+}
+
+/* The free treated rows of joint s whose impulse left [lo, hi] after an exact solve: the rows
+ * ctn_dd_active_check would clamp. A check that clamps none only releases rows, so its step is the exact
+ * minimiser of the convex objective on a face holding the state it started from (the descent safeguard of
+ * host/solve/solver_direct.c uses this to skip its test there: such a step always lowers f). */
+CTN_FN int ctn_dd_active_clamps(int s, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *lambda,
+                                CTN_GLOBAL const unsigned char *keep) {
+    ctn_block blk = blocks[s];
+    int m = ctn_dd_active_rows(&blk) & keep[s], n = ctn_block_rows(&blk), k, clamps = 0;
+    for (k = 0; k < n; ++k) {
+        if (!(m >> k & 1)) continue;
+        float l = lambda[6 * s + k];
+        if (!(l >= blk.lo[k] && l <= blk.hi[k])) ++clamps;
+    }
+    return clamps;
 }
 
 /* ---- a motor and a limit on one row ----------------------------------------------------------------

@@ -55,6 +55,7 @@ typedef struct direct_state {
     int *extra_now;          /* [slots] extra + cut joints of this substep */
     unsigned char *keep;     /* [slot] bounded rows the active set keeps in the exact solve (kernels/ctn_direct_active.h) */
     float *ml;               /* [CTN_DD_ML_FLOATS slot] its motor-and-limit rows' targets and modes */
+    float *ls_lambda;        /* [6 slot + row] the active set's last exact solve, for its descent safeguard (chain path) */
     float h;                 /* the substep the blocks were built for (ctn__direct_set_substep; 0: unknown) */
     float warm;              /* the factor the warm start scaled the last substep's impulses by (0: none) */
     long active_substeps, active_solves, active_fallbacks; /* the active set's substeps, exact solves and fallbacks to the sweep (tests read them) */
@@ -71,6 +72,7 @@ typedef struct direct_state {
     direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
     int chain_segments;      /* segments of the chain path; 0: by length (tests set it) */
     int blocks_only;         /* the rows are never ball records (ctn__direct_set_blocks_only; tests set it) */
+    int descent_off;         /* the active set's descent safeguard is off (ctn__direct_set_descent; tests compare) */
 } direct_state;
 
 /* host/solve/direct_build.c: the ordering of the current topology with the factor storage (verbose: a log
@@ -159,5 +161,8 @@ void ctn__direct_set_chain_segments(ctn_world *w, int segments);
 /* on = 1: ctn__direct_ball_rows never holds, so a world of rigid ball joints on the chain keeps its rows in the
  * 288-byte blocks as any other world; for tests (the two must give the same bits). */
 void ctn__direct_set_blocks_only(ctn_world *w, int on);
+/* on = 0: the active set's velocity solve on the chain path runs without its descent safeguard (every step taken
+ * whole, Murty's single pivots after CTN_DD_ACTIVE_STALL steps), the rule before it; for tests that compare. */
+void ctn__direct_set_descent(ctn_world *w, int on);
 
 #endif /* CTN_DIRECT_INTERNAL_H */

@@ -255,6 +255,81 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
     return s && active_applicable(w, s, blocks, &rows);
 }
 
+/* ---- the descent safeguard of the active set (chain path, velocity solve) -------------------------------
+ * With the rows' matrix A = J M^-1 J^T + S symmetric positive definite, the substep's complementarity problem
+ * is the convex program  min f(l) = 1/2 l^T A l - b^T l  over lo <= l <= hi  (b: the targets less J v_free;
+ * Cottle, Pang and Stone 1992, section 1.2), and each exact solve with a guess of the free rows is a Newton
+ * step on the face the guess names. Block pivoting takes the whole step and projects it into the bounds (the
+ * clamps of ctn_dd_active_check), which need not lower f: on a 2,000-link snake of weak holding motors (the
+ * snake_2000 of bench/results/2026-11-29-vm-active-set.md) bands of clamped motors are released together,
+ * overshoot, are clamped again, and the loop cycles to its cap in every step. Here an accepted step must lower
+ * f, else it is shortened along the projected arc l(a) = P(l0 + a (l1 - l0)), a = 1/2, 1/4, ... (the
+ * projected Newton line search of Bertsekas 1982, "Projected Newton methods for optimization problems with
+ * simple constraints"). f never rises, so the loop cannot return to a guess it left, which block pivoting
+ * can. The change of f needs no v_free: with dl = l - l0 and dv = v - v0 = M^-1 J^T dl,
+ *     f(l) - f(l0) = -dl^T r0 + 1/2 dl^T (J dv + S dl),   r0 = b - A l0 = target - J v0 - S l0 per row,
+ * one pass over the joints. A converged loop still ends on an exact solve whose check changed nothing: the
+ * exact solution of the complementarity problem. l0, v0 live in s->lref, s->vref (free during the loop: the
+ * chain path's solves there take r itself), l1 in s->ls_lambda. */
+
+/* f(lambda) - f(lambda0) for the state (t->lambda, w->vel) against (s->lref, s->vref), over the joints of the
+ * exact solve (the formula above; double sums: the terms cancel to small differences). */
+static double descent_change(const ctn_world *w, const direct_state *s, const ctn_block *blocks) {
+    const ctn_topology *t = &w->topo;
+    double df = 0.0;
+    for (int slot = 0; slot < t->joint_count; ++slot) {
+        if (!ctn__chain_has(s->chain, slot)) continue;
+        const ctn_block *b = &blocks[slot];
+        int a = t->defs[slot].a, c = t->defs[slot].b, n = ctn_block_rows(b);
+        ctn_vel va0 = ctn_load_vel(s->vref, a), vb0 = ctn_load_vel(s->vref, c), dva = ctn_load_vel(w->vel, a), dvb = ctn_load_vel(w->vel, c);
+        dva.v = ctn_sub(dva.v, va0.v), dva.w = ctn_sub(dva.w, va0.w);
+        dvb.v = ctn_sub(dvb.v, vb0.v), dvb.w = ctn_sub(dvb.w, vb0.w);
+        float jv0[CTN_MAX_ROWS], jdv[CTN_MAX_ROWS];
+        ctn_block_velocity(b, va0, vb0, jv0);
+        ctn_block_velocity(b, dva, dvb, jdv);
+        for (int k = 0; k < n; ++k) {
+            double l0 = s->lref[6 * slot + k], dl = (double)t->lambda[6 * slot + k] - l0;
+            double r0 = (double)b->bias[k] - jv0[k] - (double)b->soft[k] * l0;
+            df += -dl * r0 + 0.5 * dl * ((double)jdv[k] + (double)b->soft[k] * dl);
+        }
+    }
+    return df;
+}
+
+/* The state at P(lambda0 + a (lambda1 - lambda0)) (the treated rows projected into their bounds), its
+ * velocities from v0, and the guess it names: a treated row strictly inside its bounds is free, one at a
+ * bound clamped (ctn_dd_active_check then releases those whose residual points inside). */
+static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks, float a) {
+    ctn_topology *t = &w->topo;
+    memcpy(w->vel, s->vref, (size_t)t->body_count * sizeof *w->vel);
+    for (int slot = 0; slot < t->joint_count; ++slot) {
+        if (!ctn__chain_has(s->chain, slot)) continue;
+        const ctn_block *b = &blocks[slot];
+        int treated = ctn_dd_active_rows(b), n = ctn_block_rows(b), kept = 0;
+        float dl[CTN_MAX_ROWS];
+        for (int k = 0; k < CTN_MAX_ROWS; ++k) dl[k] = 0.0f;
+        for (int k = 0; k < n; ++k) {
+            float l0 = s->lref[6 * slot + k], l = l0 + a * (s->ls_lambda[6 * slot + k] - l0);
+            if (treated >> k & 1) {
+                l = l < b->lo[k] ? b->lo[k] : (l > b->hi[k] ? b->hi[k] : l);
+                if (l > b->lo[k] && l < b->hi[k]) kept |= 1 << k;
+            }
+            t->lambda[6 * slot + k] = l, dl[k] = l - l0;
+        }
+        if (treated) s->keep[slot] = (unsigned char)kept;
+        int ba = t->defs[slot].a, bb = t->defs[slot].b;
+        ctn_v3 dv, dw;
+        if (ba >= 0 && w->vel[ba].inv_mass > 0.0f) {
+            ctn_block_body_delta(b, dl, 0, w->vel[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
+            w->vel[ba].v = ctn_add(w->vel[ba].v, dv), w->vel[ba].w = ctn_add(w->vel[ba].w, dw);
+        }
+        if (bb >= 0 && w->vel[bb].inv_mass > 0.0f) {
+            ctn_block_body_delta(b, dl, 1, w->vel[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
+            w->vel[bb].v = ctn_add(w->vel[bb].v, dv), w->vel[bb].w = ctn_add(w->vel[bb].w, dw);
+        }
+    }
+}
+
 /* The bounded rows of the exact solve by the active set (kernels/ctn_direct_active.h has the rule and its
  * sources): start from the warm-started impulses, then up to CTN_DD_ACTIVE_MAX times: factor with the free
  * bounded rows kept and the clamped ones cut, solve exactly (loop closers through their Schur complement),
@@ -265,6 +340,9 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
 static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int schur_rows, int projection, int *solves) {
     ctn_topology *t = &w->topo;
     int m = t->joint_count, converged = 0, best = INT_MAX, stalled = 0;
+    /* the descent safeguard (above): the velocity solve of the chain path, where its arrays are there */
+    int descent = s->chain && !projection && !s->descent_off && s->ls_lambda && s->vref && s->lref;
+    int stall = descent ? CTN_DD_ACTIVE_STALL_DESCENT : CTN_DD_ACTIVE_STALL;
     for (int slot = 0; slot < m; ++slot) {
         s->keep[slot] = 0;
         if (!in_exact(s, slot)) continue;
@@ -276,6 +354,10 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
     for (int it = 0; it < CTN_DD_ACTIVE_MAX && !converged; ++it) {
         s->resolve = 0; /* r itself: the clamps changed v */
+        if (descent) { /* l0, v0 of this step */
+            memcpy(s->lref, t->lambda, 6 * (size_t)m * sizeof *s->lref);
+            memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
+        }
         if (s->chain) {
             ctn__chain_set_reference(s->chain, NULL, NULL);
             ctn__chain_factor(w, s->chain, blocks, s->extra_now);
@@ -293,23 +375,41 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         ++*solves;
         /* count the violating rows; all change (block pivoting) while their count keeps falling, else only
          * the last violating joint's (Murty's rule, the safeguard of kernels/ctn_direct_active.h) */
-        int changes = 0, last = -1;
+        int changes = 0, last = -1, modes = 0, clamps = 0, clamps_last = 0;
         for (int slot = 0; slot < m; ++slot) {
             if (!in_exact(s, slot)) continue;
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
             int c = ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 1);
+            modes += c;
             if (!c) c = ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 1);
             if (c) changes += c, last = slot;
+            if (c && descent) clamps_last = ctn_dd_active_clamps(slot, blocks, t->lambda, s->keep), clamps += clamps_last;
         }
         converged = changes == 0;
         if (changes < best) best = changes, stalled = 0;
         else ++stalled;
-        int single = stalled >= CTN_DD_ACTIVE_STALL;
+        int single = stalled >= stall;
+        /* the safeguard's test only where the step projects (clamps rows that left their bounds): a step that
+         * only releases is the exact minimiser of f on a face holding l0, so it lowers f (or keeps it) */
+        int test = descent && !converged && !modes && (single ? clamps_last : clamps) > 0;
+        if (test) memcpy(s->ls_lambda, t->lambda, 6 * (size_t)m * sizeof *s->ls_lambda); /* l1 */
         for (int slot = single ? last : 0; !converged && slot < m; ++slot) {
             if (!in_exact(s, slot)) continue;
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
             if (!ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 0))
                 ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+        }
+        /* the step must lower f, else it is halved along the projected arc (at most CTN_DD_ACTIVE_HALVINGS
+         * times; the last point is taken). A motor-and-limit mode switch changes the problem itself (the row's
+         * target and bounds), so f of the two sides is not compared: that step is taken whole. */
+        if (test) {
+            float a = 1.0f;
+            for (int h = 0; h < CTN_DD_ACTIVE_HALVINGS && !(descent_change(w, s, blocks) < 0.0); ++h) {
+                a *= 0.5f;
+                descent_point(w, s, blocks, a);
+                for (int slot = 0; slot < m; ++slot)
+                    if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+            }
         }
     }
     if (s->chain) ctn__chain_set_keep(s->chain, NULL);
@@ -375,7 +475,8 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
      * zeroed, so resident, they would cost a chain of ball joints 21 bytes a joint for nothing */
     if (s->bounded && !s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
     if (s->bounded && !s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
-    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml)))
+    if (s->bounded && s->chain && !s->ls_lambda) s->ls_lambda = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->ls_lambda);
+    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml || (s->chain && !s->ls_lambda))))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
 }
@@ -396,6 +497,12 @@ void ctn__direct_set_chain_segments(ctn_world *w, int segments) {
     if (!s) return;
     s->chain_segments = segments;
     s->valid = 0;
+}
+
+void ctn__direct_set_descent(ctn_world *w, int on) {
+    if (!w->direct_data) w->direct_data = ctn__calloc(1, sizeof(direct_state));
+    direct_state *s = w->direct_data;
+    if (s) s->descent_off = !on;
 }
 
 void ctn__direct_set_blocks_only(ctn_world *w, int on) {
