@@ -363,29 +363,33 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blo
 
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit);
 
-/* v_b += M^-1 J^T dl over the solved joints of body b, a dynamic body of position p0. Its joints are p0 and, where
- * it shares b with a neighbour, p0 - 1 or p0 + 1 (a chain body has at most two joints, consecutive positions): they
- * are summed in increasing slot order, as the body's adjacency lists them (topo.adj), so the same bits. */
-static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows blocks, int b, int p0, int nfix) {
+/* v_b += M^-1 J^T dl over the solved joints of body b, side s0 of position p0. Its joints are p0 and, where it
+ * shares b with a neighbour, p0 - 1 or p0 + 1 (a chain body has at most two joints, consecutive positions; shared[p]
+ * >= 0 only where p + 1 continues the path): they are summed in increasing slot order, as the body's adjacency
+ * (topo.adj) lists them, so the same bits as a sum over the adjacency. */
+static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows blocks, int b, int p0, int s0, int nfix) {
     double dv[6] = {0, 0, 0, 0, 0, 0};
-    int hit = 0, q = -1, sq = 0, s0 = w->topo.defs[c->slot[p0]].a == b ? 0 : 1;
-    if (p0 > 0 && c->shared[p0 - 1] == b) q = p0 - 1, sq = c->side[q] & 1;                /* b's side in joint p0 - 1 */
-    else if (p0 + 1 < c->m && c->shared[p0] == b) q = p0 + 1, sq = (c->side[p0] >> 1) & 1; /* in joint p0 + 1 */
-    int first = q >= 0 && c->slot[q] < c->slot[p0];
-    int pos[2] = {first ? q : p0, first ? p0 : q}, sides[2] = {first ? sq : s0, first ? s0 : sq};
-    for (int e = 0; e < 2 && pos[e] >= 0; ++e) {
-        int p = pos[e], slot = c->slot[p], side = sides[e];
-        if (ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) || !(c->dyn[p] & (side ? DYN_B : DYN_A))) continue;
-        const double *x = c->y + CH_V(c, p, nfix);
-        ctn_block tb;
-        const ctn_block *blk = row_block(blocks, slot, &tb);
-        if (c->axes[p] == 1) /* a ball joint's rows: D = I3 */
-            ctn_dd_block_impulse_axes(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
-        else if (c->axes[p] == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
-            ctn__hinge_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
-        else
-            ctn_dd_block_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
-        hit = 1;
+    int hit = 0, q = -1, sq = 0;
+    if (p0 > 0 && c->shared[p0 - 1] == b) q = p0 - 1, sq = c->side[q] & 1; /* b's side in joint p0 - 1 */
+    else if (c->shared[p0] == b) q = p0 + 1, sq = (c->side[p0] >> 1) & 1;  /* in joint p0 + 1 */
+    int p = p0, side = s0; /* the joint of the lower slot first, then the other (q < 0: none) */
+    if (q >= 0 && c->slot[q] < c->slot[p0]) p = q, side = sq, q = p0, sq = s0;
+    for (;;) {
+        int slot = c->slot[p];
+        if (!ctn_dd_cut_full(c->cut[slot], ROWS(c, p, nfix)) && (c->dyn[p] & (side ? DYN_B : DYN_A))) {
+            const double *x = c->y + CH_V(c, p, nfix);
+            ctn_block tb;
+            const ctn_block *blk = row_block(blocks, slot, &tb);
+            if (c->axes[p] == 1) /* a ball joint's rows: D = I3 */
+                ctn_dd_block_impulse_axes(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+            else if (c->axes[p] == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
+                ctn__hinge_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+            else
+                ctn_dd_block_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+            hit = 1;
+        }
+        if (q < 0) break;
+        p = q, side = sq, q = -1;
     }
     body_finish(w, c, b, dv, hit);
 }
@@ -521,8 +525,8 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda, int 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
 static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, ch_rows blocks, int p, int skip, int nfix) {
     const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
-    if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, p, nfix);
-    if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, p, nfix);
+    if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, p, 0, nfix);
+    if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, p, 1, nfix);
 }
 
 /* Back-substitution of a segment, last to first, with lambda += dl and the velocity changes of the
@@ -607,8 +611,8 @@ CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, ch_rows b, int p), as
            assemble_position(w, c, b, p, 0, 0))
 CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, ch_rows b, int p, int re), rhs_position(w, c, b, p, 3, re),
            rhs_position(w, c, b, p, 0, re))
-CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, ch_rows b, int body, int p), apply_body(w, c, b, body, p, 3),
-           apply_body(w, c, b, body, p, 0))
+CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, ch_rows b, int body, int p, int side), apply_body(w, c, b, body, p, side, 3),
+           apply_body(w, c, b, body, p, side, 0))
 CHAIN_STEP(factor, (const ctn_world *w, direct_chain *c, ch_rows b, int k), factor_segment(w, c, b, k, 3),
            factor_segment(w, c, b, k, 0))
 CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, ch_rows b, int k), forward_segment(w, c, b, k, 3),
@@ -640,7 +644,7 @@ static void apply_separator_bodies(ctn_world *w, const direct_chain *c, ch_rows 
         int bodies[2] = {(c->dyn[p] & DYN_A) ? d->a : -1, (c->dyn[p] & DYN_B) ? d->b : -1};
         for (int e = 0; e < 2; ++e)
             if (bodies[e] >= 0 && bodies[e] != c->shared[p] && (p == 0 || bodies[e] != c->shared[p - 1]))
-                c->uniform == 3 ? apply_3(w, c, blocks, bodies[e], p) : apply_any(w, c, blocks, bodies[e], p);
+                c->uniform == 3 ? apply_3(w, c, blocks, bodies[e], p, e) : apply_any(w, c, blocks, bodies[e], p, e);
     }
 }
 
