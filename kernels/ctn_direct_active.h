@@ -20,7 +20,9 @@
  * as Judice and Pires (1994, "A block principal pivoting algorithm for large-scale strictly monotone linear
  * complementarity problems") safeguard it, once CTN_DD_ACTIVE_STALL steps in a row have not lowered the
  * count of violating rows below its best so far, only the violating joint of highest slot changes (Murty's single principal pivoting
- * rule, finite for these matrices) until the count drops. The caller caps the loop at CTN_DD_ACTIVE_MAX
+ * rule, finite for these matrices) until the count drops; with the descent safeguard of the CPU's chain path
+ * (host/solve/solver_direct.c: a step that clamps rows is kept only if it lowers the problem's convex
+ * objective, else halved along the projected arc, Bertsekas 1982) after CTN_DD_ACTIVE_STALL_DESCENT. The caller caps the loop at CTN_DD_ACTIVE_MAX
  * solves and falls back to the projected Gauss-Seidel hybrid from the state it reached (snake_50.urdf, 480
  * substeps: 13 fallbacks at a cap of 16 without the safeguard, 113 switching after 1 step without a new
  * lowest count, 26 after 3; 7 after 3 at a cap of 24, 3.8 solves a substep on average, when first built; with the

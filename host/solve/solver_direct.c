@@ -265,11 +265,14 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
  * overshoot, are clamped again, and the loop cycles to its cap in every step. Here an accepted step must lower
  * f, else it is shortened along the projected arc l(a) = P(l0 + a (l1 - l0)), a = 1/2, 1/4, ... (the
  * projected Newton line search of Bertsekas 1982, "Projected Newton methods for optimization problems with
- * simple constraints"). f never rises, so the loop cannot return to a guess it left, which block pivoting
- * can. The change of f needs no v_free: with dl = l - l0 and dv = v - v0 = M^-1 J^T dl,
+ * simple constraints"). f then rises only at a motor-and-limit mode switch (a new problem) or at the cap of
+ * halvings, so the loop seldom returns to a guess it left, which plain block pivoting does in a cycle. The change of f needs no v_free: with dl = l - l0 and dv = v - v0 = M^-1 J^T dl,
  *     f(l) - f(l0) = -dl^T r0 + 1/2 dl^T (J dv + S dl),   r0 = b - A l0 = target - J v0 - S l0 per row,
- * one pass over the joints. A converged loop still ends on an exact solve whose check changed nothing: the
- * exact solution of the complementarity problem. l0, v0 live in s->lref, s->vref (free during the loop: the
+ * one pass over the joints. A step whose check clamps nothing is not tested: it is the exact minimiser of f
+ * on a face that holds l0 (every row l0 holds at a bound stays clamped there or is released), so it lowers f
+ * already; this keeps the test off the steps it cannot change (ctn_dd_active_clamps counts the clamps). A
+ * converged loop still ends on an exact solve whose check changed nothing: the exact solution of the
+ * complementarity problem. l0, v0 live in s->lref, s->vref (free during the loop: the
  * chain path's solves there take r itself), l1 in s->ls_lambda. */
 
 /* f(lambda) - f(lambda0) for the state (t->lambda, w->vel) against (s->lref, s->vref), over the joints of the
@@ -404,12 +407,18 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
          * target and bounds), so f of the two sides is not compared: that step is taken whole. */
         if (test) {
             float a = 1.0f;
+            int halved = 0;
             for (int h = 0; h < CTN_DD_ACTIVE_HALVINGS && !(descent_change(w, s, blocks) < 0.0); ++h) {
                 a *= 0.5f;
                 descent_point(w, s, blocks, a);
-                for (int slot = 0; slot < m; ++slot)
-                    if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+                halved = 1;
             }
+            /* the guess at the point taken: descent_point freed the rows strictly inside, clamped those at a
+             * bound; the check releases the clamped ones whose residual points inside (the point is in its
+             * bounds, so it clamps nothing and moves neither impulses nor velocities: f above is unchanged,
+             * and only the last point's guess is needed) */
+            for (int slot = 0; halved && slot < m; ++slot)
+                if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, t->defs, blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
         }
     }
     if (s->chain) ctn__chain_set_keep(s->chain, NULL);
