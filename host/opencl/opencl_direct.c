@@ -159,11 +159,14 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     for (int p = 0; p < m; ++p) {
         int *r = rec + CTN_CH_INTS * (size_t)p;
         slot_pos[slot[p]] = p;
-        r[CTN_CH_SLOT] = slot[p], r[CTN_CH_N] = n[p], r[CTN_CH_SHARED] = shared[p], r[CTN_CH_SIDE] = side[p], r[CTN_CH_DYN] = dyn[p];
+        /* n is NULL where every position has the same rows: each position's from its joint (as the layout counted them) */
+        int np = n ? n[p] : ctn__direct_rows(&w->topo.defs[slot[p]]);
+        int nn = p + 1 < m ? (n ? n[p + 1] : ctn__direct_rows(&w->topo.defs[slot[p + 1]])) : 0;
+        r[CTN_CH_SLOT] = slot[p], r[CTN_CH_N] = np, r[CTN_CH_SHARED] = shared[p], r[CTN_CH_SIDE] = side[p], r[CTN_CH_DYN] = dyn[p];
         r[CTN_CH_K] = (int)ko, r[CTN_CH_C] = (int)co, r[CTN_CH_V] = (int)vo;
-        ko += (size_t)n[p] * n[p];
-        vo += n[p];
-        if (p + 1 < m) co += (size_t)n[p] * n[p + 1];
+        ko += (size_t)np * np;
+        vo += np;
+        co += (size_t)np * nn;
     }
     int P = cpu_split ? cpu_P : place_separators(m, segment, sep);
     if (cpu_split) memcpy(sep, cpu_sep, ((size_t)P + 1) * sizeof *sep);

@@ -128,12 +128,11 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     size_t m1 = (size_t)m + 1;
     c->slot = ctn__malloc(m1 * sizeof *c->slot);
     c->shared = ctn__malloc(m1 * sizeof *c->shared);
-    c->n = ctn__malloc(m1);
     c->side = ctn__calloc(m1, 1);
     c->dyn = ctn__calloc(m1, 1);
     c->axes = ctn__calloc(m1, 1);
     c->cut = ctn__calloc(m1, 1);
-    if (!c->slot || !c->shared || !c->n || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
+    if (!c->slot || !c->shared || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
         const ctn_joint_def *d = &t->defs[s];
         int da = is_dynamic(w, d->a), db = is_dynamic(w, d->b);
@@ -161,11 +160,13 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     if (!c->sep) goto fail;
     size_t ko = 0, co = 0, vo = 0;
     c->uniform = ctn__direct_rows(&t->defs[c->slot[0]]);
+    for (int p = 1; p < m && c->uniform; ++p)
+        if (ctn__direct_rows(&t->defs[c->slot[p]]) != c->uniform) c->uniform = 0;
+    if (!c->uniform && !(c->n = ctn__malloc(n1))) goto fail; /* rows per position: implicit (uniform) where all match */
     for (int p = 0; p < m; ++p) {
         const ctn_joint_def *d = &t->defs[c->slot[p]];
         int n = ctn__direct_rows(d);
-        c->n[p] = (unsigned char)n;
-        if (n != c->uniform) c->uniform = 0;
+        if (c->n) c->n[p] = (unsigned char)n;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
         ko += (size_t)n * n;
@@ -181,9 +182,9 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         int k = 0, cc = 0, v = 0;
         for (int p = 0; p < m; ++p) {
             c->koff[p] = k, c->coff[p] = cc, c->voff[p] = v;
-            k += c->n[p] * c->n[p];
-            v += c->n[p];
-            if (p + 1 < m) cc += c->n[p] * c->n[p + 1];
+            k += CH_N(c, p) * CH_N(c, p);
+            v += CH_N(c, p);
+            if (p + 1 < m) cc += CH_N(c, p) * CH_N(c, p + 1);
         }
         c->koff[m] = k, c->coff[m] = cc, c->voff[m] = v;
     }
@@ -212,7 +213,7 @@ fail:
  * Every loop body below takes the row count as `nfix` (0: read it per position); the *_3 entry points
  * pass the literal 3 of a ball-jointed chain through always-inlined code, so the compiler unrolls the
  * small dense products (measured: about 2x fewer cycles than the run-time sizes). */
-#define ROWS(c, p, nfix) ((nfix) ? (nfix) : (c)->n[p])
+#define ROWS(c, p, nfix) ((nfix) ? (nfix) : CH_N(c, p))
 /* Offsets of K_p (n_p^2 doubles), C_p (n_p n_{p+1}), y_p (n_p) and the spike F_p (6 n_p, at 6 times y_p's):
  * implicit in a uniform sequence (nfix, the literal row count of the flattened steps, or c->uniform), else
  * from the position's int offsets. */
@@ -428,10 +429,10 @@ static inline double *coupling(const direct_chain *c, int p, int dir, int *ld, i
 static inline void factor_walk(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *sw, chain_segment *g, int from,
                                int nfix) {
     seg_walk s = *sw;
-    int na = s.a >= 0 ? c->n[s.a] : 0;
+    int na = s.a >= 0 ? CH_N(c, s.a) : 0;
     for (int p = from;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
-        int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
+        int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? CH_N(c, q) : 0);
         double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *Fq = inside ? (na ? c->F + CH_F(c, q, nfix) : NULL) : g->g;
         double *Fp = na ? c->F + CH_F(c, p, nfix) : NULL, *y = c->y + CH_V(c, p, nfix);
@@ -460,9 +461,9 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, ch_rows b
     memset(g, 0, sizeof *g);
     assemble_position(w, c, blocks, s.first, nfix, 0);
     rhs_position(w, c, blocks, s.first, nfix, 0);
-    int na = s.a >= 0 ? c->n[s.a] : 0;
+    int na = s.a >= 0 ? CH_N(c, s.a) : 0;
     if (na) {
-        int n = c->n[s.first];
+        int n = CH_N(c, s.first);
         const double *Ca = c->C + CH_C(c, s.a, nfix);
         double *F = c->F + CH_F(c, s.first, nfix);
         for (int r = 0; r < n; ++r)
@@ -488,13 +489,13 @@ CHAIN_FLATTEN void ctn__chain_factor_walk_3(const ctn_world *w, direct_chain *c,
  * subtracts from it); the separators' before the walks (solve_phases). */
 static inline void forward_segment(const ctn_world *w, direct_chain *c, ch_rows blocks, int k, int nfix) {
     seg_walk s = segment_walk(c, k);
-    int na = s.a >= 0 ? c->n[s.a] : 0;
+    int na = s.a >= 0 ? CH_N(c, s.a) : 0;
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
     memset(s.y_end, 0, 6 * sizeof *s.y_end);
     rhs_position(w, c, blocks, s.first, nfix, 1);
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0;
-        int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
+        int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? CH_N(c, q) : 0);
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *y = c->y + CH_V(c, p, nfix);
         if (inside) rhs_position(w, c, blocks, q, nfix, 1);
@@ -535,10 +536,10 @@ static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, ch_ro
  * which that position applies (the separators were solved before the walks). */
 static inline void backward_segment(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int nfix) {
     seg_walk s = segment_walk(c, k);
-    int na = s.a >= 0 ? c->n[s.a] : 0;
+    int na = s.a >= 0 ? CH_N(c, s.a) : 0;
     for (int p = s.last;; p -= s.dir) {
         int q = p + s.dir, ld = 0, tr = 0;
-        int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? c->n[q] : 0);
+        int nq = p != s.last ? ROWS(c, q, nfix) : (q == s.end ? CH_N(c, q) : 0);
         const double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         if (NODE56(c, ROWS(c, p, nfix), nq, na))
             ctn__node_backward(nq, c->y + CH_V(c, p, nfix), E, tr, c->y + CH_V(c, q, nfix));
@@ -559,13 +560,13 @@ static void factor_separators(direct_chain *c) {
     int P = c->segments;
     double St[9], Qt[9]; /* k_full's */
     for (int j = 1; j < P; ++j) {
-        int p = c->sep[j], n = c->n[p];
+        int p = c->sep[j], n = CH_N(c, p);
         double *S = k_full(c, p, 0, St);
         for (int e = 0; e < n * n; ++e) S[e] += c->seg[j - 1].d_bot[e] + c->seg[j].d_top[e];
         k_store(c, p, 0, S);
     }
     for (int j = 1; j < P; ++j) {
-        int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
+        int p = c->sep[j], n = CH_N(c, p), nq = j + 1 < P ? CH_N(c, c->sep[j + 1]) : 0;
         double *S = k_full(c, p, 0, St), *Sq = nq ? k_full(c, c->sep[j + 1], 0, Qt) : NULL;
         ctn_dd_chain_factor_node(S, n, c->seg[j].g, n, 1, nq, Sq, NULL, 0, NULL, NULL);
         k_store(c, p, 0, S);
@@ -577,16 +578,16 @@ static void solve_separators(direct_chain *c, float *lambda) {
     int P = c->segments;
     for (int j = 1; j < P; ++j) {
         double *y = c->y + CH_V(c, c->sep[j], 0);
-        for (int r = 0; r < c->n[c->sep[j]]; ++r) y[r] += c->seg[j - 1].y_bot[r] + c->seg[j].y_top[r];
+        for (int r = 0; r < CH_N(c, c->sep[j]); ++r) y[r] += c->seg[j - 1].y_bot[r] + c->seg[j].y_top[r];
     }
     for (int j = 1; j < P; ++j) {
-        int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
+        int p = c->sep[j], n = CH_N(c, p), nq = j + 1 < P ? CH_N(c, c->sep[j + 1]) : 0;
         double *y = c->y + CH_V(c, p, 0), St[9];
         ctn_dd_chain_forward_node(k_full(c, p, 0, St), n, y, y, c->seg[j].g, n, 1, nq, nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL,
                                   NULL, 0, NULL);
     }
     for (int j = P - 1; j >= 1; --j) {
-        int p = c->sep[j], n = c->n[p], nq = j + 1 < P ? c->n[c->sep[j + 1]] : 0;
+        int p = c->sep[j], n = CH_N(c, p), nq = j + 1 < P ? CH_N(c, c->sep[j + 1]) : 0;
         ctn_dd_chain_backward_node(n, c->y + CH_V(c, p, 0), c->seg[j].g, n, 1, nq,
                                    nq ? c->y + CH_V(c, c->sep[j + 1], 0) : NULL, NULL, 0, NULL);
         add_impulse(c, p, lambda, 0);

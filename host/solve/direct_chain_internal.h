@@ -36,7 +36,7 @@ struct direct_chain {
     int *slot;             /* [p] joint slot */
     unsigned char *off;    /* [slot] 1: a joint between two non-dynamic bodies, not on the chain (NULL: every joint is on it) */
     int *shared;           /* [p] dynamic body shared with p + 1, -1 at the end of a path */
-    unsigned char *n;      /* [p] rows */
+    unsigned char *n;      /* [p] rows, where they differ between positions (NULL: every position has `uniform`; CH_N) */
     unsigned char *side;   /* [p] side of shared[p] in joint p (bit 0) and in joint p + 1 (bit 1) */
     unsigned char *dyn;    /* [p] DYN_* bits of the joint's two bodies */
     unsigned char *axes;   /* [p] set by its assembly: 1 the rows of the position's block are the world axes (ctn_dd_rows_axes);
@@ -64,6 +64,9 @@ struct direct_chain {
     const ctn_ball_row *balls; /* [slot] the rows as ball records in place of the blocks (ctn__chain_set_balls; not owned; NULL: blocks) */
     chain_segment *seg;
 };
+
+/* The rows of position p. */
+#define CH_N(c, p) ((c)->uniform ? (c)->uniform : (c)->n[p])
 
 /* The rows the walks read (c->balls): every joint's ctn_block (blk), or where every joint of the world is a rigid
  * ball joint, its 40-byte ctn_ball_row (ball; blk is then NULL): the lever arms, the three targets and one

@@ -146,6 +146,8 @@ int ctn__chain_project_step(ctn_world *w, direct_chain *c, const ctn_block *bloc
 int ctn__chain_moves(const ctn_world *w, const direct_chain *c, float h);
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks);
 
+/* The positions' arrays of layout c (its position count returned); *n is NULL where every position has the same
+ * rows (then each position's are ctn__direct_rows of its joint). */
 int ctn__chain_positions(const direct_chain *c, const int **slot, const int **shared, const unsigned char **n, const unsigned char **side,
                          const unsigned char **dyn);
 /* The segment count P of layout c and its separators sep[0..P] (sep[0] = -1, sep[P] = m): the CPU's split,
