@@ -329,15 +329,9 @@ static int write_snake_urdf(const char *path, int n) {
     return fclose(f) == 0;
 }
 
-typedef struct {
-    long counts[3];   /* the active set's substeps, exact solves, fallbacks */
-    double gap;       /* largest joint gap (m) over the run */
-    double *angles;   /* [joints] the joint angles at the end (NULL: not wanted) */
-} snake_result;
-
-/* The URDF snake at path under direct 1x1 with the velocity step (as the results file ran it), steps steps,
- * with the descent safeguard on or off. Returns 0 when this build cannot load URDF (no urdfdom). */
-static int snake_urdf_run(const char *path, int steps, int descent, snake_result *r) {
+/* An empty world for the snakes below: direct 1x1 with the velocity step on one CPU thread (as the results
+ * file ran them), the descent safeguard on or off. NULL (a failed check) when it cannot be made. */
+static ctn_world *snake_world(int descent) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = CTN_BACKEND_CPU;
     d.solver = CTN_SOLVER_DIRECT;
@@ -348,8 +342,21 @@ static int snake_urdf_run(const char *path, int steps, int descent, snake_result
     ctn_world *w = NULL;
     char err[256];
     CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    if (w) ctn__direct_set_descent(w, descent);
+    return w;
+}
+
+typedef struct {
+    long counts[3];   /* the active set's substeps, exact solves, fallbacks */
+    double gap;       /* largest joint gap (m) over the run */
+    double *angles;   /* [joints] the joint angles at the end (NULL: not wanted) */
+} snake_result;
+
+/* The URDF snake at path under direct 1x1 with the velocity step (as the results file ran it), steps steps,
+ * with the descent safeguard on or off. Returns 0 when this build cannot load URDF (no urdfdom). */
+static int snake_urdf_run(const char *path, int steps, int descent, snake_result *r) {
+    ctn_world *w = snake_world(descent);
     if (!w) return 1;
-    ctn__direct_set_descent(w, descent);
     ctn_status st = ctn_scene_load_urdf(w, path, NULL, 0);
     if (st == CTN_ERR_UNSUPPORTED) {
         ctn_world_destroy(w);
@@ -381,18 +388,8 @@ static int snake_urdf_run(const char *path, int steps, int descent, snake_result
  * axes, limits and motors): n links, steps steps, descent on or off; the active set's counts and the joint
  * angles at the end in angles[] (n). */
 static void snake_code_run(int n, int steps, int descent, long counts[3], double *angles) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    d.solver = CTN_SOLVER_DIRECT;
-    d.integrator = CTN_INTEGRATOR_VELOCITY;
-    d.substeps = 1;
-    d.iterations = 1;
-    d.threads = 1;
-    ctn_world *w = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "%s", err);
+    ctn_world *w = snake_world(descent);
     if (!w) return;
-    ctn__direct_set_descent(w, descent);
     ctn_body_id prev = CTN_WORLD;
     ctn_joint_id *joints = calloc((size_t)n, sizeof *joints);
     CHECK(joints != NULL, "out of memory");
