@@ -266,14 +266,15 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
  * f, else it is shortened along the projected arc l(a) = P(l0 + a (l1 - l0)), a = 1/2, 1/4, ... (the
  * projected Newton line search of Bertsekas 1982, "Projected Newton methods for optimization problems with
  * simple constraints"). f then rises only at a motor-and-limit mode switch (a new problem) or at the cap of
- * halvings, so the loop seldom returns to a guess it left, which plain block pivoting does in a cycle. The change of f needs no v_free: with dl = l - l0 and dv = v - v0 = M^-1 J^T dl,
+ * halvings, so the loop seldom returns to a guess it left, which plain block pivoting does in a cycle.
+ * The change of f needs no v_free: with dl = l - l0 and dv = v - v0 = M^-1 J^T dl,
  *     f(l) - f(l0) = -dl^T r0 + 1/2 dl^T (J dv + S dl),   r0 = b - A l0 = target - J v0 - S l0 per row,
  * one pass over the joints. A step whose check clamps nothing is not tested: it is the exact minimiser of f
  * on a face that holds l0 (every row l0 holds at a bound stays clamped there or is released), so it lowers f
  * already; this keeps the test off the steps it cannot change (ctn_dd_active_clamps counts the clamps). A
  * converged loop still ends on an exact solve whose check changed nothing: the exact solution of the
- * complementarity problem. l0, v0 live in s->lref, s->vref (free during the loop: the
- * chain path's solves there take r itself), l1 in s->ls_lambda. */
+ * complementarity problem. l0, v0 live in s->lref, s->vref (free during the loop: the chain path's solves
+ * there take r itself), l1 in s->ls_lambda. */
 
 /* f(lambda) - f(lambda0) for the state (t->lambda, w->vel) against (s->lref, s->vref), over the joints of the
  * exact solve (the formula above; double sums: the terms cancel to small differences). */
