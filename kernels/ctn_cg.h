@@ -33,7 +33,7 @@ CTN_FN void ctn_cg_init_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
     ctn_block b = blocks[s];
     float lam[CTN_MAX_ROWS], rs[CTN_MAX_ROWS], zs[CTN_MAX_ROWS];
     int k, n = ctn_cg_rows(&b);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = CTN_LAM(lambda, ls, s, k);
+    ctn_lam_load(lambda, ls, s, lam);
     ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, rs);
     ctn_kinv_mul(b.kinv, n, rs, zs);
     for (k = 0; k < ls; ++k) {

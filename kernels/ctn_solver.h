@@ -46,6 +46,26 @@ CTN_FN int ctn_impulse_bad(CTN_GLOBAL const float *lambda, int ls, int s) {
     return bad;
 }
 
+/* The CTN_MAX_ROWS impulses of slot s (ls a slot) into a private array, rows at or past the stride zero
+ * (CTN_LAM). The six floats are loaded whatever the stride and the rows past it selected away, which compiles
+ * to a few vector instructions rather than a branch a row: every array read so keeps CTN_MAX_ROWS - ls floats
+ * past its last slot (host/core/topology.c's impulses, host/solve/solver_cpu.c's per-slot arrays). */
+CTN_FN void ctn_lam_load(CTN_GLOBAL const float *l, int ls, int s, float *out) {
+    CTN_GLOBAL const float *p = l + ls * s;
+    for (int k = 0; k < CTN_MAX_ROWS; ++k) {
+        float v = p[k];
+        out[k] = k < ls ? v : 0.0f;
+    }
+}
+
+/* Rows [0, n) of slot s back from a private array (n <= ls: a block's rows, the only ones its updates change). A
+ * loop of constant length: a copy loop of variable length becomes a call to memcpy. */
+CTN_FN void ctn_lam_store(CTN_GLOBAL float *l, int ls, int s, int n, const float *in) {
+    CTN_GLOBAL float *p = l + ls * s;
+    for (int k = 0; k < CTN_MAX_ROWS; ++k)
+        if (k < n) p[k] = in[k];
+}
+
 /* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
  * Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or NULL. */
 CTN_FN void ctn_prepare_block_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
@@ -344,18 +364,20 @@ CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *
 /* ctn_gs_slot of a block that is not a point block. */
 CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
                                        int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    int k;
 #ifdef __OPENCL_VERSION__
     ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
     const ctn_block *bp = &blk;
+    float lam[CTN_MAX_ROWS];
+    ctn_lam_load(lambda, ls, s, lam);
 #else
     const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per update */
+    float *lam = lambda + ls * s;     /* and the impulses: the update reads and writes the block's rows [0, n) alone */
 #endif
-    float lam[CTN_MAX_ROWS];
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = CTN_LAM(lambda, ls, s, k);
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
     float r2 = ctn_block_solve(bp, lam, &va, &vb, ctn_load_inertia(inertia, a), ctn_load_inertia(inertia, b));
-    for (k = 0; k < ls; ++k) lambda[ls * s + k] = lam[k];
+#ifdef __OPENCL_VERSION__
+    ctn_lam_store(lambda, ls, s, ctn_block_rows(bp), lam);
+#endif
     if (va.inv_mass > 0.0f) vel[a] = va;
     if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
     return r2;
@@ -401,7 +423,8 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, CTN_GLOBAL const ctn_joint_def *d
     ctn_v3 dv, dw;
     n = ctn_block_rows(&blk);
     ctn_block_velocity(&blk, va, vb, jv);
-    for (i = 0; i < CTN_MAX_ROWS; ++i) lam[i] = CTN_LAM(lambda, ls, s, i), dl[i] = 0.0f;
+    ctn_lam_load(lambda, ls, s, lam);
+    for (i = 0; i < CTN_MAX_ROWS; ++i) dl[i] = 0.0f;
     for (k = 0; k < n; ++k) {
         if (!(rows >> k & 1)) continue;
         float r = blk.bias[k] - jv[k] - blk.soft[k] * lam[k], xkk = blk.kinv[CTN_TRI(k, k)];
@@ -437,9 +460,10 @@ CTN_FN float ctn_jacobi_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
     int k;
     ctn_block blk = blocks[s];
     float lam[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = CTN_LAM(lambda, ls, s, k);
+    ctn_lam_load(lambda, ls, s, lam);
     float r2 = ctn_block_delta(&blk, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, dl);
-    for (k = 0; k < ls; ++k) {
+    for (k = 0; k < CTN_MAX_ROWS; ++k) { /* of constant length: no memcpy (ctn_lam_store) */
+        if (k >= ls) continue;
         lambda[ls * s + k] = lam[k];
         dlambda[ls * s + k] = dl[k];
     }
@@ -452,7 +476,7 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
                             CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, int ls, float inv_mass, ctn_sym3 Iinv,
                             ctn_v3 *dv, ctn_v3 *dw) {
     ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero();
-    int e, k;
+    int e;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
 #ifdef __OPENCL_VERSION__
@@ -461,7 +485,6 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
 #else
         const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per entry */
 #endif
-        float lr[CTN_MAX_ROWS];
         ctn_v3 a, b;
         if (bp->pad[0] == CTN_BLOCK_POINT) {
             /* a point block (rows along the world axes e_k): ctn_block_body_delta's P = sum_k e_k l_k is
@@ -471,7 +494,12 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
             ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
             ctn_block_side_delta(bp, P, ctn_v3_zero(), side, inv_mass, Iinv, &a, &b);
         } else {
-            for (k = 0; k < CTN_MAX_ROWS; ++k) lr[k] = CTN_LAM(l, ls, s, k);
+#ifdef __OPENCL_VERSION__
+            float lr[CTN_MAX_ROWS];
+            ctn_lam_load(l, ls, s, lr);
+#else
+            const float *lr = l + ls * s; /* read in place: ctn_block_impulse reads the block's rows alone */
+#endif
             ctn_block_body_delta(bp, lr, side, inv_mass, Iinv, &a, &b);
         }
         sv = ctn_add(sv, a);
