@@ -199,7 +199,8 @@ struct ctn_world {
     /* State before the step in flight, restored when the step diverges (host/core/divergence.c): the spare
      * arrays of the double buffer. Once the step forked an array (snapshot_forked), its spare holds the state
      * the step started from; before that the world's array does, and the spare holds nothing. */
-    int snapshot_bodies;      /* capacity of the body snapshot arrays (>= body_capacity after ctn__snapshot_take) */
+    int snapshot_bodies;      /* capacity of snapshot_vel (>= body_capacity after ctn__snapshot_take) */
+    int snapshot_pose_bodies; /* capacity of snapshot_pose; 0 while none is held (a step that writes the poses in place) */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
     unsigned snapshot_forked; /* CTN_SNAP_* bits: the arrays the step has forked */
@@ -437,18 +438,25 @@ int ctn__direct_outer(const ctn_world *w);
 void ctn__inertia_fresh(ctn_world *w);
 /* Divergence guard (host/core/divergence.c): keeps the host state a step starts from by double buffering
  * and puts it back. take: before the step's first stage (the spares sized, the inertias copied where they are
- * not the function of the poses; inertia_known_derived: the caller knows they are). */
-ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived);
+ * not the function of the poses; inertia_known_derived: the caller knows they are; pose_spare 0: the step's
+ * only writer of the poses is its final integration, which runs after the divergence test and writes in place,
+ * so no pose spare is held and the one held is freed). */
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_spare);
 #define CTN_SNAP_POSE 1u   /* w->pose, spare snapshot_pose */
 #define CTN_SNAP_VEL 2u    /* w->vel, spare snapshot_vel */
 #define CTN_SNAP_LAMBDA 4u /* w->topo.lambda, spare topo.lambda_prev */
+#define CTN_SNAP_POSE_IN_PLACE 8u /* the poses were written in place, after the step's divergence test (no undo needed) */
+/* The pose spare for a step whose take had pose_spare = 0 and that must fork or copy the poses after all
+ * (held to body_capacity poses). */
+ctn_status ctn__snapshot_pose_spare(ctn_world *w);
 /* Before the step's first write of one array (a CTN_SNAP_* bit): 1 when this is it, and then the world's
  * pointer and the spare's have been swapped: the caller writes every element of the world's array (body_count
  * poses or velocities, 6 joint_count impulses) from the spare, which holds the state the step started from and
  * must not be written; 0 when the array was forked before (write it in place). */
 int ctn__snapshot_fork(ctn_world *w, unsigned what);
-/* The same for writers in place: the arrays of `what` not forked yet are copied to their spares. */
-void ctn__snapshot_keep(ctn_world *w, unsigned what);
+/* The same for writers in place: the arrays of `what` not forked yet are copied to their spares (the pose
+ * spare reserved first where the take left none: CTN_ERR_OUT_OF_MEMORY, nothing copied, when that fails). */
+ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
 /* The same for the joint table and the solver layout (w->joint_snap): taken by the contact generation

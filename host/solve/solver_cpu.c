@@ -87,6 +87,11 @@ typedef struct cpu_solver {
      * inertia_clean after the last step that held. With no host edit since (w->bodies_dirty), the next
      * snapshot takes it without testing every body. */
     int inertia_now, inertia_clean;
+    /* This step's only writer of the poses is its final integration, which then tests for divergence first
+     * and writes them in place (cpu_integrate; no pose spare, host/core/divergence.c); lean_joints: whether
+     * every joint is a ball joint within the anchor bound of that test (per topology). */
+    int poses_in_place;
+    ctn_compact_cache lean_joints;
 } cpu_solver;
 
 #define TRY_CPU_RESERVE(expr)              \
@@ -209,6 +214,11 @@ static int cpu_team(const ctn_world *w) { return ctn__threads(w); }
 #define CPU_FOR(count)
 #define CPU_FOR_REDUCE(count, ...)
 #endif
+
+/* The bounds under which a step writes the poses in place (in_place_test): h max_speed and a ball joint's anchor
+ * components (m). Far above any scene's (a world outside them keeps the pose spare), far below float overflow. */
+#define CTN_IN_PLACE_REACH 1099511627776.0 /* 2^40 */
+#define CTN_IN_PLACE_ANCHOR 1073741824.0f  /* 2^30 */
 
 /* ---- the phases of one substep ------------------------------------------------------------------- */
 
@@ -444,6 +454,15 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
 
 /* ---- the stages (host/solve/pipeline.h) ---------------------------------------------------------- */
 
+/* Whether the step's only writer of the poses is its final integration: the velocity step (RATTLE and the
+ * position projection run with the exact solver only, pipeline.c) with one substep and a speed limit, under
+ * which cpu_integrate tests for divergence before it integrates. Assembly's gather, which also begins here,
+ * copies the poses by ctn__snapshot_keep, which takes the spare back first. */
+static int poses_in_place(const ctn_world *w) {
+    double limit = w->desc.max_speed;
+    return !solver_is_direct(w) && ctn__substeps(w) == 1 && limit > 0.0 && limit * w->desc.time_step <= CTN_IN_PLACE_REACH;
+}
+
 static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     TRY_CPU(cpu_reserve(w, c));
@@ -453,7 +472,8 @@ static ctn_status cpu_begin(ctn_world *w) {
     int derived = c->inertia_clean && !w->bodies_dirty; /* the last step left them so and the host changed no body */
     if (!derived) ctn__inertia_fresh(w); /* the snapshot tests them */
     c->inertia_clean = 0;                               /* until this step holds (cpu_end) */
-    TRY_CPU(ctn__snapshot_take(w, derived)); /* the state the step starts from: a diverged step is undone to it */
+    c->poses_in_place = poses_in_place(w);
+    TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
     c->factor_kept = 0;
@@ -472,6 +492,19 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else r2 = ctn__solve_direct_ex(w, c->ball_rows ? NULL : c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
     c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
+}
+
+/* The first slot with a non-finite impulse, INT_MAX when none: the impulses by groups of 8 slots, their exponent
+ * fields first (ctn__impulses_bad: a few instructions a slot where ctn_impulse_bad's six tests took about thirty). */
+static int impulses_bad_slot(ctn_world *w) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, bad_slot = INT_MAX, groups = (m + 7) / 8;
+    CPU_FOR_REDUCE(groups, reduction(min : bad_slot))
+    for (int g = 0; g < groups; ++g) {
+        int s = ctn__impulses_bad(t->lambda, t->stride, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
+        bad_slot = s < bad_slot ? s : bad_slot;
+    }
+    return bad_slot;
 }
 
 /* Residual, joint errors and the divergence scan: the first body that is non-finite or faster than
@@ -497,14 +530,7 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
         angle = a > angle ? a : angle;
     }
     ctn__body_scan(w, n, w->pose, w->vel, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1, &top, &bad_body); /* host/solve/body_passes.c */
-    /* the impulses by groups of 8 slots, their exponent fields first (ctn__impulses_bad: a few instructions a
-     * slot where ctn_impulse_bad's six tests took about thirty) */
-    int groups = (m + 7) / 8;
-    CPU_FOR_REDUCE(groups, reduction(min : bad_slot))
-    for (int g = 0; g < groups; ++g) {
-        int s = ctn__impulses_bad(t->lambda, t->stride, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
-        bad_slot = s < bad_slot ? s : bad_slot;
-    }
+    bad_slot = impulses_bad_slot(w);
     out->r2 = c->r2;
     out->max_gap = gap, out->max_angle = angle, out->max_speed = top;
     out->bad_body = bad_body < n ? bad_body : -1;
@@ -520,13 +546,78 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
     return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
+/* Whether every joint is a ball joint (no implicit spring) whose anchors lie within CTN_IN_PLACE_ANCHOR of its
+ * bodies (cached per topology): the joints whose errors in_place_test bounds. */
+static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
+    const ctn_topology *t = &w->topo;
+    if (k->valid && k->version == w->topology_version) return k->all_ball;
+    int all = 1;
+    for (int s = 0; s < t->joint_count && all; ++s) {
+        const ctn_joint_def *d = &t->defs[s];
+        all = d->type == CTN_JT_BALL && !(d->flags & CTN_JF_IMPLICIT_SPRING) &&
+              fabsf(d->anchor_a.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.z) < CTN_IN_PLACE_ANCHOR &&
+              fabsf(d->anchor_b.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.z) < CTN_IN_PLACE_ANCHOR;
+    }
+    k->all_ball = all, k->valid = 1, k->version = w->topology_version;
+    return all;
+}
+
+/* Whether every pose is within the bounds of in_place_test: |position| and |p_lo| components below 2^40 m,
+ * orientation components below 2 (the exponent fields: a float x has |x| >= 2^K, or is not finite, exactly
+ * when its biased exponent e >= 127 + K, i.e. when (e << 23) + ((129 - K) << 23) sets bit 31). */
+static int poses_bounded(const ctn_pose *pose, int n, int threads) {
+    (void)threads; /* read by the OpenMP pragma only */
+    const uint32_t E = 0x7f800000u, P = (129u - 40u) << 23, Q = (129u - 1u) << 23;
+    uint32_t bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(| : bad)
+#endif
+    for (int i = 0; i < n; ++i) {
+        uint32_t u[12];
+        memcpy(u, &pose[i], sizeof u); /* p xyz, pad, q, p_lo xyz, pad1 (world.h's static assertions) */
+        bad |= ((u[0] & E) + P) | ((u[1] & E) + P) | ((u[2] & E) + P) | ((u[8] & E) + P) | ((u[9] & E) + P) | ((u[10] & E) + P) |
+               ((u[4] & E) + Q) | ((u[5] & E) + Q) | ((u[6] & E) + Q) | ((u[7] & E) + Q);
+    }
+    return !(bad & 0x80000000u);
+}
+
+/* The divergence test of a step whose poses the integration writes in place (cpu_solver.poses_in_place), before
+ * it: 0 when the step diverged (a body non-finite or faster than desc.max_speed, an impulse or the residual
+ * not finite: MEASURE, which the integration then leaves to the poses the step started from, finds the same
+ * body, slot or residual, and the restore swaps back the velocities and impulses alone), 1 when the integration
+ * may write in place, -1 when a pose or joint lies outside the bounds below (the step forks the poses as before).
+ * Nothing else can fail after an integration that passed: with |v|, |w| <= max_speed, h max_speed <= 2^40
+ * (poses_in_place), positions below 2^40 and orientation components below 2 before it, the new position is
+ * below 2^42 (the two-float sum, ctn_v3_add2), the turn e of ctn_quat_turn is a unit quaternion (|sin(a)/|w|| |w|
+ * <= 1) so |e q| < 4.1 and the Newton scaling |1.5 - 0.5 |e q|^2| < 6.9: orientation components below 2^5; a ball
+ * joint's anchor below 2^30 rotates to below 2^44 (ctn_quat_rotate: |r'| <= (1 + 4 |q|^2) |r|, |q|^2 < 2^10), so
+ * the separation of ctn_point_sep is below 2^46 a component and ctn_joint_error's sum of squares below 2^94: every
+ * pose and joint error after the integration is finite, and MEASURE finds what the old order found: the first
+ * body, slot or residual this test finds. The velocities and impulses do not change in it; the residual is the
+ * solve's. The bounds are tested first, so that a step outside them takes the fork whatever else it holds. */
+static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
+    if (!lean_joints_bounded(w, &c->lean_joints) || !poses_bounded(w->pose, n, threads)) return -1;
+    double top = 0.0;
+    int bad = INT_MAX, rows = w->topo.row_count;
+    ctn__body_scan(w, n, w->pose, w->vel, 1, threads, &top, &bad); /* host/solve/body_passes.c */
+    return bad == INT_MAX && impulses_bad_slot(w) == INT_MAX && !(rows && !isfinite(sqrt(c->r2 / rows)));
+}
+
 /* x += h v per body (CTN_STAGE_INTEGRATE), by the lean loops of host/solve/body_passes.c. */
-static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
+static ctn_status cpu_integrate(ctn_world *w, cpu_solver *c, const ctn_step_params *prm) {
     int n = w->body_count, threads = n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1;
+    const ctn_pose *from = w->pose;
+    if (c->poses_in_place && !(w->snapshot_forked & (CTN_SNAP_POSE | CTN_SNAP_POSE_IN_PLACE))) {
+        int t = in_place_test(w, c, n, threads);
+        if (t == 0) return CTN_OK; /* diverged: the poses stay as the step found them */
+        if (t > 0) w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE;
+        else TRY_CPU(ctn__snapshot_pose_spare(w)); /* outside the bounds: the spare after all, forked below */
+    }
     /* the step's first write: from the poses it started from */
-    const ctn_pose *from = ctn__snapshot_fork(w, CTN_SNAP_POSE) ? w->snapshot_pose : w->pose;
+    if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) from = w->snapshot_pose;
     if (integrate_keeps_inertia(w, prm)) ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, threads);
     else ctn__integrate_bodies(n, from, w->pose, w->vel, w->props, w->inertia, prm->h, 1, threads);
+    return CTN_OK;
 }
 
 /* The projection's scratch velocities and impulses to zero (CTN_STAGE_PROJECT_REST). */
@@ -622,7 +713,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         } else if (!ctn__direct_chord_step(w, rows, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
             if (c->at_rest) at_rest_leave(w, c);
             ctn__direct_resolve_rest(w, rows);
-            cpu_integrate(w, prm);
+            (void)cpu_integrate(w, c, prm); /* a projection's: never in place, nothing to reserve */
             project_rest(w, c);
         }
         break;
@@ -821,7 +912,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
-    ctn__snapshot_keep(w, stage_writes(stage, c->projecting)); /* before its first write in place */
+    TRY_CPU(ctn__snapshot_keep(w, stage_writes(stage, c->projecting))); /* before its first write in place */
     /* the inertias the last step left stale: every stage but those that overwrite them all or read none forms them */
     int overwrites = stage == CTN_STAGE_GEOMETRIC_INERTIA || stage == CTN_STAGE_INERTIA || stage == CTN_STAGE_RATTLE_MOMENTUM;
     if (w->inertia_stale && !overwrites && stage != CTN_STAGE_MEASURE) ctn__inertia_fresh(w);
@@ -867,7 +958,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
         break;
     case CTN_STAGE_INTEGRATE: /* after an at-rest Newton step, done by its solve */
         if (c->moved) c->moved = 0;
-        else cpu_integrate(w, prm);
+        else TRY_CPU(cpu_integrate(w, c, prm));
         break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:
