@@ -458,3 +458,68 @@ void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_v
     *top = t;
     *bad_body = bad;
 }
+
+/* The pose bounds of a step that integrates in place (ctn__body_scan_bounded): a float x has |x| >= 2^K, or is
+ * not finite, exactly when its biased exponent e >= 127 + K, i.e. when (e << 23) + ((129 - K) << 23) sets bit
+ * 31 (at most 383 << 23: no carry out); K = 40 for the position and its low part, 1 for the orientation. For
+ * the velocities K = 128 is the non-finite test of ctn__lanes_nonfinite (0x00800000). */
+#define BOUND_P ((129u - 40u) << 23)
+#define BOUND_Q ((129u - 1u) << 23)
+
+int ctn__poses_bounded(const ctn_pose *pose, int n, int threads) {
+    (void)threads; /* read by the OpenMP pragma only */
+    const uint32_t E = 0x7f800000u;
+    uint32_t bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(| : bad)
+#endif
+    for (int i = 0; i < n; ++i) {
+        uint32_t u[12];
+        memcpy(u, &pose[i], sizeof u); /* p xyz, pad, q, p_lo xyz, pad1 (world.h's static assertions) */
+        bad |= ((u[0] & E) + BOUND_P) | ((u[1] & E) + BOUND_P) | ((u[2] & E) + BOUND_P) | ((u[8] & E) + BOUND_P) |
+               ((u[9] & E) + BOUND_P) | ((u[10] & E) + BOUND_P) | ((u[4] & E) + BOUND_Q) | ((u[5] & E) + BOUND_Q) |
+               ((u[6] & E) + BOUND_Q) | ((u[7] & E) + BOUND_Q);
+    }
+    return !(bad & 0x80000000u);
+}
+
+int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int threads, double *top) {
+#if defined(__SSE2__)
+    float t2 = speed2_limit(w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY), top2 = 0.0f;
+    int bad = 0;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : top2) reduction(| : bad)
+#endif
+    for (int i = 0; i < n; ++i) {
+        const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
+        const __m128i e3 = _mm_setr_epi32(0x7f800000, 0x7f800000, 0x7f800000, 0), e4 = _mm_set1_epi32(0x7f800000);
+        const __m128i bp = _mm_set1_epi32((int)BOUND_P), bq = _mm_set1_epi32((int)BOUND_Q), bv = _mm_set1_epi32(0x00800000);
+        __m128i p = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)pf), e3), bp);
+        __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 4)), e4), bq);
+        __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 8)), e3), bp);
+        __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e3), bv);
+        __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 4)), e3), bv);
+        __m128i any = _mm_or_si128(_mm_or_si128(p, q), _mm_or_si128(l, _mm_or_si128(v, u)));
+        if (_mm_movemask_ps(_mm_castsi128_ps(any))) {
+            bad = 1;
+            continue;
+        }
+        /* ctn__body_scan's speed, as it is */
+        __m128 a = _mm_loadu_ps(vf), b = _mm_loadu_ps(vf + 4);
+        a = _mm_mul_ps(a, a), b = _mm_mul_ps(b, b);
+        __m128 lo = _mm_unpacklo_ps(a, b), hi = _mm_unpackhi_ps(a, b);
+        __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
+        float x = _mm_cvtss_f32(_mm_max_ss(ab, _mm_shuffle_ps(ab, ab, _MM_SHUFFLE(1, 1, 1, 1))));
+        if (x > t2) bad = 1;
+        else top2 = x > top2 ? x : top2;
+    }
+    *top = (double)sqrtf(top2);
+    return !bad;
+#else
+    int bad_body = INT_MAX;
+    if (!ctn__poses_bounded(pose, n, threads)) return 0;
+    ctn__body_scan(w, n, pose, vel, 0, threads, top, &bad_body);
+    return bad_body == INT_MAX;
+#endif
+}

@@ -151,6 +151,12 @@ void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn
  * ctn__body_diverged (host/core/world.h) finds diverged, INT_MAX when none, *top the largest speed of the
  * others (0 when none); lean as above (the same answers). */
 void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body);
+/* The same scan with the pose bounds of a step that integrates in place (host/solve/solver_cpu.c
+ * in_place_test): 1 when no body diverged and every position and p_lo component is below 2^40 and every
+ * orientation component below 2 (*top then ctn__body_scan's), 0 otherwise (which of the two: ask them apart). */
+int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int threads, double *top);
+/* Whether every pose is within those bounds. */
+int ctn__poses_bounded(const ctn_pose *pose, int n, int threads);
 void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,
                            float h, int lean, int threads);
 

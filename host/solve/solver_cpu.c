@@ -92,6 +92,11 @@ typedef struct cpu_solver {
      * every joint is a ball joint within the anchor bound of that test (per topology). */
     int poses_in_place;
     ctn_compact_cache lean_joints;
+    /* The integration in place ran MEASURE's divergence scan before it (in_place_test): none diverged, the
+     * largest speed scanned_top. The velocities and impulses do not change between them, and the poses after it
+     * are finite by its bounds, so MEASURE takes that answer instead of scanning again (and clears it). */
+    int scanned;
+    double scanned_top;
 } cpu_solver;
 
 #define TRY_CPU_RESERVE(expr)              \
@@ -473,6 +478,7 @@ static ctn_status cpu_begin(ctn_world *w) {
     if (!derived) ctn__inertia_fresh(w); /* the snapshot tests them */
     c->inertia_clean = 0;                               /* until this step holds (cpu_end) */
     c->poses_in_place = poses_in_place(w);
+    c->scanned = 0;
     TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
@@ -529,8 +535,13 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
         gap = g > gap ? g : gap;
         angle = a > angle ? a : angle;
     }
-    ctn__body_scan(w, n, w->pose, w->vel, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1, &top, &bad_body); /* host/solve/body_passes.c */
-    bad_slot = impulses_bad_slot(w);
+    if (c->scanned) { /* in_place_test's scan, before an integration in place */
+        top = c->scanned_top;
+        c->scanned = 0;
+    } else {
+        ctn__body_scan(w, n, w->pose, w->vel, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1, &top, &bad_body); /* host/solve/body_passes.c */
+        bad_slot = impulses_bad_slot(w);
+    }
     out->r2 = c->r2;
     out->max_gap = gap, out->max_angle = angle, out->max_speed = top;
     out->bad_body = bad_body < n ? bad_body : -1;
@@ -562,25 +573,6 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
     return all;
 }
 
-/* Whether every pose is within the bounds of in_place_test: |position| and |p_lo| components below 2^40 m,
- * orientation components below 2 (the exponent fields: a float x has |x| >= 2^K, or is not finite, exactly
- * when its biased exponent e >= 127 + K, i.e. when (e << 23) + ((129 - K) << 23) sets bit 31). */
-static int poses_bounded(const ctn_pose *pose, int n, int threads) {
-    (void)threads; /* read by the OpenMP pragma only */
-    const uint32_t E = 0x7f800000u, P = (129u - 40u) << 23, Q = (129u - 1u) << 23;
-    uint32_t bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(| : bad)
-#endif
-    for (int i = 0; i < n; ++i) {
-        uint32_t u[12];
-        memcpy(u, &pose[i], sizeof u); /* p xyz, pad, q, p_lo xyz, pad1 (world.h's static assertions) */
-        bad |= ((u[0] & E) + P) | ((u[1] & E) + P) | ((u[2] & E) + P) | ((u[8] & E) + P) | ((u[9] & E) + P) | ((u[10] & E) + P) |
-               ((u[4] & E) + Q) | ((u[5] & E) + Q) | ((u[6] & E) + Q) | ((u[7] & E) + Q);
-    }
-    return !(bad & 0x80000000u);
-}
-
 /* The divergence test of a step whose poses the integration writes in place (cpu_solver.poses_in_place), before
  * it: 0 when the step diverged (a body non-finite or faster than desc.max_speed, an impulse or the residual
  * not finite: MEASURE, which the integration then leaves to the poses the step started from, finds the same
@@ -592,15 +584,19 @@ static int poses_bounded(const ctn_pose *pose, int n, int threads) {
  * <= 1) so |e q| < 4.1 and the Newton scaling |1.5 - 0.5 |e q|^2| < 6.9: orientation components below 2^5; a ball
  * joint's anchor below 2^30 rotates to below 2^44 (ctn_quat_rotate: |r'| <= (1 + 4 |q|^2) |r|, |q|^2 < 2^10), so
  * the separation of ctn_point_sep is below 2^46 a component and ctn_joint_error's sum of squares below 2^94: every
- * pose and joint error after the integration is finite, and MEASURE finds what the old order found: the first
- * body, slot or residual this test finds. The velocities and impulses do not change in it; the residual is the
- * solve's. The bounds are tested first, so that a step outside them takes the fork whatever else it holds. */
+ * pose and joint error after the integration is finite, so the first body MEASURE's scan would find after it is
+ * the first this test finds before it (none when it passed: MEASURE then takes its answer, cpu_solver.scanned).
+ * The velocities and impulses do not change in the integration; the residual is the solve's. A step outside the
+ * bounds takes the fork whatever else it holds (MEASURE then scans as before). */
 static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
-    if (!lean_joints_bounded(w, &c->lean_joints) || !poses_bounded(w->pose, n, threads)) return -1;
+    if (!lean_joints_bounded(w, &c->lean_joints)) return -1;
     double top = 0.0;
-    int bad = INT_MAX, rows = w->topo.row_count;
-    ctn__body_scan(w, n, w->pose, w->vel, 1, threads, &top, &bad); /* host/solve/body_passes.c */
-    return bad == INT_MAX && impulses_bad_slot(w) == INT_MAX && !(rows && !isfinite(sqrt(c->r2 / rows)));
+    int rows = w->topo.row_count;
+    /* one pass over the bodies: the bounds and the divergence scan together (host/solve/body_passes.c) */
+    if (!ctn__body_scan_bounded(w, n, w->pose, w->vel, threads, &top)) return ctn__poses_bounded(w->pose, n, threads) ? 0 : -1;
+    if (impulses_bad_slot(w) != INT_MAX || (rows && !isfinite(sqrt(c->r2 / rows)))) return 0;
+    c->scanned = 1, c->scanned_top = top; /* MEASURE's scan of the bodies and impulses, done: they do not change */
+    return 1;
 }
 
 /* x += h v per body (CTN_STAGE_INTEGRATE), by the lean loops of host/solve/body_passes.c. */
