@@ -293,6 +293,33 @@ CTN_FN void ctn_rows_hinge(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep
     }
 }
 
+/* A hinge's five position errors without its block, as ctn_joint_rows forms them with ctn_rows_hinge (the same
+ * functions, so the same bits): the lever arms ra = R_a anchor_a, rb = R_b anchor_b, g_0..2 the anchors'
+ * separation (ctn_point_sep; ctn_rows_point's g), a1 = R_a axis_a, and the basis t1, t2 across it with
+ * g_3,4 = t_k . (a2 x a1), a2 = R_b axis_b (ctn_rows_parallel, into a block of its own: its directions are read
+ * back, the caller's block is not written). For the host's hinge builds without SSE2 (host/solve/hinge_rows.c,
+ * chord_rows.c), where a chord step must keep the velocity solve's row directions. */
+typedef struct ctn_hinge_pos {
+    ctn_v3 ra, rb, a1, t1, t2;
+    float g[5];
+} ctn_hinge_pos;
+
+CTN_FN ctn_hinge_pos ctn_hinge_position(ctn_pose pa, ctn_pose pb, ctn_v3 anchor_a, ctn_v3 anchor_b, ctn_v3 axis_a, ctn_v3 axis_b) {
+    ctn_hinge_pos h;
+    ctn_block rows; /* only dir[3], dir[4] and n_ang are written */
+    h.ra = ctn_quat_rotate(pa.q, anchor_a);
+    h.rb = ctn_quat_rotate(pb.q, anchor_b);
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, h.ra, pb.p, pb.p_lo, h.rb);
+    h.g[0] = sep.x;
+    h.g[1] = sep.y;
+    h.g[2] = sep.z;
+    h.a1 = ctn_quat_rotate(pa.q, axis_a);
+    ctn_rows_parallel(h.a1, ctn_quat_rotate(pb.q, axis_b), 3, &rows, h.g);
+    h.t1 = rows.dir[3];
+    h.t2 = rows.dir[4];
+    return h;
+}
+
 /* Fixed (weld): the point rows and the orientation lock. */
 CTN_FN void ctn_rows_fixed(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_v3 sep, ctn_block *blk, float *g) {
     ctn_rows_point(sep, blk, g);

@@ -10,6 +10,7 @@
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
+#include "checkpoint_file.h"
 #include "files.h"
 
 #include <math.h>
@@ -187,60 +188,6 @@ static void old_versions_refused(const char *dir) {
     remove(path);
 }
 
-static uint64_t fnv(uint64_t h, const char *p, size_t n) {
-    for (size_t i = 0; i < n; ++i) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    return h;
-}
-
-/* Writes the file buf (n bytes, as this catena writes it: version 5) as version `version` (3 or 4) wrote it:
- * each body's properties as the 48-byte record of then, the 16-byte ctn_props followed by its force and torque
- * (the 32-byte ctn_body_force, zero when the file has no forces), the forces' section dropped; the header's
- * props size 48 and its reserved bytes zero; the checksum of that version (3: the payload's FNV-1a 64 alone; 4:
- * continued over the header's other bytes). The payload up to the properties: the settings (their size in the
- * header), the device and user strings (u32 length, bytes) around the u64 step, the six i32 slot counts (body
- * slots first), then the poses, velocities and inertias (48, 32 and 32 bytes a body). */
-static void write_old(const char *path, const char *buf, size_t n, uint32_t version) {
-    uint32_t desc_size, len;
-    memcpy(&desc_size, buf + 8 + 7 * 4, sizeof desc_size);
-    size_t p = 64 + desc_size;
-    memcpy(&len, buf + p, sizeof len);
-    p += 4 + len + 8;
-    memcpy(&len, buf + p, sizeof len);
-    p += 4 + len;
-    int32_t nb;
-    memcpy(&nb, buf + p, sizeof nb);
-    p += 6 * 4 + (size_t)nb * (48 + 32 + 32);
-    size_t props = p, after = props + (size_t)nb * 16;
-    int32_t has_forces;
-    memcpy(&has_forces, buf + after, sizeof has_forces);
-    const char *forces = buf + after + 4;
-    after += 4 + (has_forces ? (size_t)nb * 32 : 0);
-    size_t m = props + (size_t)nb * 48 + (n - after);
-    char *out = calloc(m, 1);
-    if (!out) return;
-    memcpy(out, buf, props);
-    for (int32_t i = 0; i < nb; ++i) {
-        memcpy(out + props + 48 * (size_t)i, buf + props + 16 * (size_t)i, 16);
-        if (has_forces) memcpy(out + props + 48 * (size_t)i + 16, forces + 32 * (size_t)i, 32);
-    }
-    memcpy(out + props + (size_t)nb * 48, buf + after, n - after);
-    uint32_t props_size = 48;
-    uint64_t payload = m - 64;
-    memcpy(out + 8, &version, sizeof version);
-    memcpy(out + 8 + 5 * 4, &props_size, sizeof props_size);
-    memcpy(out + 40, &payload, sizeof payload);
-    memset(out + 56, 0, 8);
-    uint64_t h = fnv(14695981039346656037ull, out + 64, m - 64);
-    if (version >= 4) h = fnv(fnv(h, out, 48), out + 56, 8);
-    memcpy(out + 48, &h, sizeof h);
-    FILE *f = fopen(path, "wb");
-    fwrite(out, 1, m, f);
-    fclose(f);
-    free(out);
-}
-
-static void write_v3(const char *path, char *buf, size_t n) { write_old(path, buf, n, 3); }
-
 /* Every header byte is inside the checksum (format version 4 on): a flipped reserved byte is refused; a
  * version-3 file (checksum over the payload only, the user forces inside the properties) still loads. */
 static void header_checked(const char *dir) {
@@ -269,7 +216,7 @@ static void header_checked(const char *dir) {
         ctn_world_destroy(r);
     }
     /* as version 3 wrote it: FNV-1a 64 of the payload alone */
-    write_old(path, buf, n, 3);
+    ck_test_write_as(path, buf, n, 3);
     free(buf);
     ctn_world *r = NULL;
     ctn_checkpoint_info info;
@@ -277,17 +224,6 @@ static void header_checked(const char *dir) {
     CHECK(!r || ctn_world_body_count(r) == 4, "version-3 file: %d bodies", r ? ctn_world_body_count(r) : -1);
     ctn_world_destroy(r);
     remove(path);
-}
-
-/* Replaces the one occurrence of the float `mark` in the payload by `value` (count of occurrences). */
-static int patch_float(char *buf, size_t n, float mark, float value) {
-    int found = 0;
-    for (size_t i = 64; i + sizeof mark <= n; ++i)
-        if (memcmp(buf + i, &mark, sizeof mark) == 0) {
-            memcpy(buf + i, &value, sizeof value);
-            ++found;
-        }
-    return found;
 }
 
 /* Files of versions 3 and 4 hold the user forces inside 48-byte body properties: loaded, their worlds are the
@@ -319,7 +255,7 @@ static void old_forces_load(const char *dir) {
         char *buf = test_read_file(path, &n);
         if (!buf) continue;
         for (uint32_t version = 3; version <= 4; ++version) {
-            write_old(old, buf, n, version);
+            ck_test_write_as(old, buf, n, version);
             ctn_world *r = NULL;
             char err[512] = "";
             CHECK(ctn_world_load(old, NULL, &r, NULL, err, sizeof err) == CTN_OK && r, "version %u %s forces: %s", version, with ? "with" : "without", err);
@@ -372,7 +308,7 @@ static void bad_joints_refused(const char *dir) {
     }
     /* unpatched, through the same version-3 path: loads */
     memcpy(buf, orig, n);
-    write_v3(path, buf, n);
+    ck_test_write_as(path, buf, n, 3);
     char err[512] = "";
     ctn_world *r = NULL;
     CHECK(ctn_world_load(path, NULL, &r, NULL, err, sizeof err) == CTN_OK && r, "the valid file loads: %s", err);
@@ -388,8 +324,8 @@ static void bad_joints_refused(const char *dir) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         memcpy(buf, orig, n);
-        CHECK(patch_float(buf, n, cases[c].mark, cases[c].value) == 1, "case %zu: the marker %g is in the file once", c, (double)cases[c].mark);
-        write_v3(path, buf, n);
+        CHECK(ck_test_patch_float(buf, n, cases[c].mark, cases[c].value) == 1, "case %zu: the marker %g is in the file once", c, (double)cases[c].mark);
+        ck_test_write_as(path, buf, n, 3);
         r = NULL;
         err[0] = 0;
         ctn_status st = ctn_world_load(path, NULL, &r, NULL, err, sizeof err);
@@ -410,7 +346,7 @@ static void bad_joints_refused(const char *dir) {
     CHECK(heads == 1, "joint 0's definition is in the file once (%d)", heads);
     if (at) {
         memcpy(buf + at, zero, sizeof zero);
-        write_v3(path, buf, n);
+        ck_test_write_as(path, buf, n, 3);
         r = NULL;
         ctn_status st = ctn_world_load(path, NULL, &r, NULL, err, sizeof err);
         CHECK(st == CTN_ERR_INVALID_ARGUMENT && !r && strstr(err, "joint 0 (hinge)") && strstr(err, "joint.axis"), "zero hinge axis: %s, %s",

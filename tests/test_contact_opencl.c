@@ -1,7 +1,11 @@
 /* OpenCL vs CPU on the contact scenes: same contacts, limits and motors, positions within a
- * tolerance after a short run. Skipped (exit 77) when this build or machine has no OpenCL device. */
+ * tolerance after a short run. The split of the joint gap from the contact depth, made on the host from the
+ * stored state (host/core/world.c step_split_gap), costs an OpenCL world with contacts no download of its
+ * own: one a step, the one its collision detection makes (then earlier), and none in a world without
+ * contacts. Skipped (exit 77) when this build or machine has no OpenCL device. */
 #include "catena/catena.h"
 #include "check.h"
+#include "core/world.h"
 #include "joint_split.h"
 #include "opencl_lsan.h" /* PoCL/LLVM allocations kept until exit (when this test compiles the kernels) */
 
@@ -18,6 +22,38 @@ static ctn_world *make(ctn_backend backend, char *err, size_t n) {
     return w;
 }
 
+/* Downloads of the device state to the host (the backend's sync_to_host, counted through a copy of its
+ * operations) per step over 10 steps of `spec` on OpenCL: each step's count must be `want`. */
+static int syncs;
+static ctn_status (*real_sync)(ctn_world *);
+static ctn_status counted_sync(ctn_world *w) {
+    syncs++;
+    return real_sync(w);
+}
+
+static void downloads_per_step(const char *spec, int want) {
+    char err[512];
+    ctn_world *w = make(CTN_BACKEND_OPENCL, err, sizeof err);
+    CHECK(w && ctn_scene_from_spec(w, spec) == CTN_OK, "%s: %s", spec, w ? ctn_world_last_error(w) : err);
+    if (!w) return;
+    static ctn_backend_ops ops;
+    const ctn_backend_ops *real = w->backend;
+    ops = *real;
+    real_sync = ops.sync_to_host;
+    ops.sync_to_host = counted_sync;
+    w->backend = &ops;
+    for (int i = 0; i < 10; ++i) {
+        int before = syncs;
+        CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
+        ctn_step_stats st;
+        ctn_world_get_stats(w, &st);
+        CHECK(syncs - before == want, "%s step %d (%d contacts): %d downloads, expected %d", spec, i, st.contacts, syncs - before, want);
+        CHECK((st.contacts > 0) == (want > 0), "%s step %d: %d contacts", spec, i, st.contacts);
+    }
+    w->backend = real;
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     char err[512];
     ctn_world *probe = make(CTN_BACKEND_OPENCL, err, sizeof err);
@@ -26,6 +62,8 @@ int main(void) {
         return check_skip("contact_opencl", "no OpenCL backend");
     }
     ctn_world_destroy(probe);
+    downloads_per_step("pile:20", 1);  /* the collision detection's, which the split takes first */
+    downloads_per_step("chain:20", 0); /* no contacts: the device's max_gap is the joint gap, no pass */
     const char *scenes[] = {"pile:200", "capsule_chain:60", "bridge_limits:10", "wheel", "contact_cradle:5"};
     for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; ++s) {
         ctn_world *cpu = make(CTN_BACKEND_CPU, err, sizeof err), *gpu = make(CTN_BACKEND_OPENCL, err, sizeof err);

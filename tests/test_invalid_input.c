@@ -153,6 +153,20 @@ int main(void) {
     bb = ctn_body_desc_default();
     bb.angular_velocity[0] = NAN;
     EXPECT(ctn_body_add(w, &bb, NULL), CTN_ERR_INVALID_ARGUMENT, "angular_velocity");
+    /* finite doubles whose float (the arrays' type) would be infinite: a position, a velocity, the inverse of
+     * a mass or a moment of inertia */
+    bb = ctn_body_desc_default();
+    bb.position[0] = 1e300;
+    EXPECT(ctn_body_add(w, &bb, NULL), CTN_ERR_INVALID_ARGUMENT, "position");
+    bb = ctn_body_desc_default();
+    bb.angular_velocity[1] = -1e39;
+    EXPECT(ctn_body_add(w, &bb, NULL), CTN_ERR_INVALID_ARGUMENT, "angular_velocity");
+    bb = ctn_body_desc_default();
+    bb.mass = 1e-300;
+    EXPECT(ctn_body_add(w, &bb, NULL), CTN_ERR_INVALID_ARGUMENT, "mass");
+    bb = ctn_body_desc_default();
+    bb.inertia[0] = 1e-40;
+    EXPECT(ctn_body_add(w, &bb, NULL), CTN_ERR_INVALID_ARGUMENT, "inertia[0]");
     bb = ctn_body_desc_default();
     bb.type = (ctn_body_type)7;
     EXPECT(ctn_body_add(w, &bb, NULL), CTN_ERR_INVALID_ARGUMENT, "type");
@@ -170,9 +184,22 @@ int main(void) {
     s2 = st;
     s2.angular_velocity[2] = NAN;
     EXPECT(ctn_body_set_state(w, rigid, &s2), CTN_ERR_INVALID_ARGUMENT, "angular_velocity");
-    double nanv[3] = {0, NAN, 0};
+    s2 = st;
+    s2.velocity[2] = 1e300;
+    EXPECT(ctn_body_set_state(w, rigid, &s2), CTN_ERR_INVALID_ARGUMENT, "velocity");
+    double nanv[3] = {0, NAN, 0}, hugev[3] = {0, 0, -1e300}, gf[3] = {1, 1, 1}, gt[3] = {1, 1, 1};
     EXPECT(ctn_body_set_force(w, rigid, nanv, NULL), CTN_ERR_INVALID_ARGUMENT, "force");
     EXPECT(ctn_body_set_force(w, rigid, NULL, nanv), CTN_ERR_INVALID_ARGUMENT, "torque");
+    EXPECT(ctn_body_set_force(w, rigid, hugev, NULL), CTN_ERR_INVALID_ARGUMENT, "force");
+    EXPECT(ctn_body_set_force(w, rigid, NULL, hugev), CTN_ERR_INVALID_ARGUMENT, "torque");
+    CHECK(ctn_body_get_force(w, rigid, gf, gt) == CTN_OK && gf[2] == 0.0 && gt[2] == 0.0, "the refused forces changed nothing (%g, %g)", gf[2], gt[2]);
+    const double up[3] = {0.0, 1.0, 0.0};
+    EXPECT(ctn_world_add_plane(w, up, 1e300, 0.5, 0.0, NULL), CTN_ERR_INVALID_ARGUMENT, "plane.offset");
+    EXPECT(ctn_world_add_plane(w, up, 0.0, 1e39, 0.0, NULL), CTN_ERR_INVALID_ARGUMENT, "plane.friction");
+    CHECK(ctn_world_plane_count(w) == 0, "refused planes: %d planes", (int)ctn_world_plane_count(w));
+    ctn_shape_desc sd = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
+    sd.radius = 1e300;
+    EXPECT(ctn_body_set_shape(w, rigid, &sd), CTN_ERR_INVALID_ARGUMENT, "shape.radius");
     EXPECT(ctn_world_get_positions(w, imp, -1, NULL), CTN_ERR_INVALID_ARGUMENT, "count");
 
     /* ---- bad joints ---- */

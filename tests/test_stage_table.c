@@ -67,7 +67,8 @@ typedef struct config {
 #define CL_FOREST_SOLVE "SOLVE[SOLVE+VELOCITIES]"
 #define CL_MEASURE "MEASURE[PROJECT_DECIDE+POSES_UNDO+PROJECT_LEAVE+JOINT_ERRORS+MEASURE]"
 /* the host-decided projection (the CPU's): a Newton step with and without geometric stiffness, its check, a
- * chord step (the last of CTN_PROJECT_MAX is a Newton step), and one right after a chord step; on chain:8 the
+ * chord step (the last of CTN_PROJECT_MAX is a Newton step without POSES_KEEP: no decision follows it to undo
+ * it), and one right after a chord step; on chain:8 the
  * chain path's chord solve moves the poses and leaves the scratch arrays at rest (cpu_plan), so it covers
  * INTEGRATE and the next step's PROJECT_REST */
 #define CPU_DECIDE "PROJECT_DECIDE[PROJECT_DECIDE+POSES_UNDO]"
@@ -78,8 +79,8 @@ typedef struct config {
 #define CPU_MOVE "CHORD_SOLVE[INTEGRATE+PROJECT_REST+REST_VELOCITIES+CHORD_SOLVE]"
 #define CPU_CHORD "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
 #define CPU_CHORD_NEXT "CHORD_ROWS " CPU_DECIDE " POSES_KEEP " CPU_MOVE
-#define CPU_CHORD_LAST_GEOM "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE GEOMETRIC_INERTIA " CPU_SOLVE " INTEGRATE"
-#define CPU_CHORD_LAST "PROJECT_REST CHORD_ROWS " CPU_DECIDE " POSES_KEEP PREPARE " CPU_SOLVE " INTEGRATE"
+#define CPU_CHORD_LAST_GEOM "PROJECT_REST CHORD_ROWS " CPU_DECIDE " PREPARE GEOMETRIC_INERTIA " CPU_SOLVE " INTEGRATE"
+#define CPU_CHORD_LAST "PROJECT_REST CHORD_ROWS " CPU_DECIDE " PREPARE " CPU_SOLVE " INTEGRATE"
 static const config configs[] = {
     {"gs, 3 substeps", CTN_SOLVER_GS, 3, 0.0, {PLAIN, PLAIN, PLAIN},
      {"PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE", "PREPARE " CL_WARM " SOLVE INTEGRATE"},

@@ -128,6 +128,15 @@ static void test_projection_undo(void) {
     record_step(worse);
     CHECK(count_calls(CTN_STAGE_POSES_KEEP) == 1 && count_calls(CTN_STAGE_POSES_UNDO) == 1, "keep %d, undo %d",
           count_calls(CTN_STAGE_POSES_KEEP), count_calls(CTN_STAGE_POSES_UNDO));
+    /* every error shrinking but above the tolerance: CTN_PROJECT_MAX steps, the last one unchecked, so no pose
+     * copy before it (nothing could undo it) */
+    float slow[CTN_PROJECT_MAX];
+    for (int k = 0; k < CTN_PROJECT_MAX; ++k) slow[k] = 1e-3f / (float)(k + 1);
+    record_step(slow);
+    CHECK(count_calls(CTN_STAGE_SOLVE) == 2 + CTN_PROJECT_MAX && count_calls(CTN_STAGE_POSES_KEEP) == CTN_PROJECT_MAX - 1 &&
+              count_calls(CTN_STAGE_POSES_UNDO) == 0,
+          "solves %d, keep %d, undo %d with %d steps", count_calls(CTN_STAGE_SOLVE), count_calls(CTN_STAGE_POSES_KEEP),
+          count_calls(CTN_STAGE_POSES_UNDO), CTN_PROJECT_MAX);
 }
 
 /* The projection's chord steps: the stages in order when a chord step divides the error by 4 or more, the undo

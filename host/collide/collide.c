@@ -97,7 +97,7 @@ ctn_status ctn_world_set_collision(ctn_world *w, const ctn_collision_desc *d) {
     return CTN_OK;
 }
 
-static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
+static int finite_pos(double v) { return ctn__fits_float(v) && v > 0.0; } /* stored as a float */
 
 /* Checks a shape description for body slot `body` and converts it (what = the calling function's name for
  * the messages). CTN_OK or the failure recorded on w. */
@@ -105,15 +105,15 @@ static ctn_status shape_from_desc(ctn_world *w, int body, ctn_body_id handle, co
     if ((int)s->type < CTN_SHAPE_NONE || (int)s->type > CTN_SHAPE_BOX)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.type: unknown shape type %d", (int)s->type);
     if ((s->type == CTN_SHAPE_SPHERE || s->type == CTN_SHAPE_CAPSULE) && !finite_pos(s->radius))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.radius: %g must be finite and > 0", s->radius);
-    if (s->type == CTN_SHAPE_CAPSULE && !(isfinite(s->half_length) && s->half_length >= 0.0))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.half_length: %g must be finite and >= 0", s->half_length);
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.radius: %g must be a finite float and > 0", s->radius);
+    if (s->type == CTN_SHAPE_CAPSULE && !(ctn__fits_float(s->half_length) && s->half_length >= 0.0))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.half_length: %g must be a finite float and >= 0", s->half_length);
     if (s->type == CTN_SHAPE_BOX)
         for (int k = 0; k < 3; ++k)
             if (!finite_pos(s->half_extents[k]))
-                return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.half_extents[%d]: %g must be finite and > 0", k, s->half_extents[k]);
-    if (s->type != CTN_SHAPE_NONE && (!(s->friction >= 0.0) || !isfinite(s->friction)))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.friction: %g must be finite and >= 0", s->friction);
+                return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.half_extents[%d]: %g must be a finite float and > 0", k, s->half_extents[k]);
+    if (s->type != CTN_SHAPE_NONE && (!(s->friction >= 0.0) || !ctn__fits_float(s->friction)))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.friction: %g must be a finite float and >= 0", s->friction);
     if (s->type != CTN_SHAPE_NONE && !(s->restitution >= 0.0 && s->restitution <= 1.0))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "shape.restitution: %g is not in [0, 1]", s->restitution);
     if (s->type != CTN_SHAPE_NONE && s->group < 0)
@@ -278,8 +278,9 @@ ctn_status ctn_world_add_plane(ctn_world *w, const double normal[3], double offs
     if (!normal) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_add_plane: normal is NULL");
     double n = sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
     if (!(n > 1e-9) || !isfinite(n)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.normal: zero or non-finite vector");
-    if (!isfinite(offset)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.offset: %g is not finite", offset);
-    if (!(friction >= 0.0) || !isfinite(friction)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.friction: %g must be >= 0", friction);
+    if (!ctn__fits_float(offset)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.offset: %g is not finite or exceeds the float range", offset);
+    if (!(friction >= 0.0) || !ctn__fits_float(friction))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.friction: %g must be >= 0 and within the float range", friction);
     if (!(restitution >= 0.0 && restitution <= 1.0))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "plane.restitution: %g is not in [0, 1]", restitution);
     struct ctn_collision *c = ctn__collision_get(w);

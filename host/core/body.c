@@ -41,9 +41,10 @@ void ctn_inertia_capsule(double mass, double r, double hl, int axis, double out[
     out[axis] = axial;
 }
 
+/* Whether v[0..n) are finite and fit the float arrays they are stored in (ctn__fits_float). */
 static int finite_n(const double *v, int n) {
     for (int i = 0; i < n; ++i)
-        if (!isfinite(v[i])) return 0;
+        if (!ctn__fits_float(v[i])) return 0;
     return 1;
 }
 
@@ -211,21 +212,22 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_add: desc is NULL");
     if ((int)d->type < CTN_BODY_DYNAMIC || (int)d->type > CTN_BODY_KINEMATIC)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.type: unknown body type %d", (int)d->type);
-    if (!finite_n(d->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.position: non-finite component");
-    if (!finite_n(d->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.velocity: non-finite component");
+    if (!finite_n(d->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.position: a component is not finite or exceeds the float range");
+    if (!finite_n(d->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.velocity: a component is not finite or exceeds the float range");
     if (!finite_n(d->angular_velocity, 3))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.angular_velocity: non-finite component");
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.angular_velocity: a component is not finite or exceeds the float range");
     ctn_quat q;
     if (!quat_from(d->orientation, &q))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.orientation: (%g, %g, %g, %g) is not a finite non-zero quaternion",
                          d->orientation[0], d->orientation[1], d->orientation[2], d->orientation[3]);
     int dynamic = d->type == CTN_BODY_DYNAMIC;
     if (dynamic) {
-        if (!(d->mass > 0.0) || !isfinite(d->mass))
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.mass: %g must be finite and > 0 for a dynamic body", d->mass);
+        if (!(d->mass > 0.0) || !isfinite(d->mass) || !ctn__fits_float(1.0 / d->mass)) /* 1 / mass is stored as a float */
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "body.mass: %g must be finite and > 0 for a dynamic body (and its inverse a float)",
+                             d->mass);
         if (!d->particle) {
             for (int k = 0; k < 3; ++k)
-                if (!(d->inertia[k] > 0.0) || !isfinite(d->inertia[k]))
+                if (!(d->inertia[k] > 0.0) || !isfinite(d->inertia[k]) || !ctn__fits_float(1.0 / d->inertia[k]))
                     return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                                      "body.inertia[%d]: %g must be finite and > 0 for a rigid dynamic body", k, d->inertia[k]);
         }
@@ -299,10 +301,10 @@ ctn_status ctn_body_set_state(ctn_world *w, ctn_body_id handle, const ctn_body_s
     if (!s) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_body_set_state: state is NULL");
     int id = ctn__body_index(w, handle, "ctn_body_set_state", 0);
     if (id < 0) return w->handle_status;
-    if (!finite_n(s->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.position: non-finite component");
-    if (!finite_n(s->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.velocity: non-finite component");
+    if (!finite_n(s->position, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.position: a component is not finite or exceeds the float range");
+    if (!finite_n(s->velocity, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.velocity: a component is not finite or exceeds the float range");
     if (!finite_n(s->angular_velocity, 3))
-        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.angular_velocity: non-finite component");
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.angular_velocity: a component is not finite or exceeds the float range");
     ctn_quat q;
     if (!quat_from(s->orientation, &q))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "state.orientation: (%g, %g, %g, %g) is not a finite non-zero quaternion",
@@ -325,8 +327,8 @@ ctn_status ctn_body_set_force(ctn_world *w, ctn_body_id handle, const double for
     CTN__ENTER(w);
     int id = ctn__body_index(w, handle, "ctn_body_set_force", 0);
     if (id < 0) return w->handle_status;
-    if (force && !finite_n(force, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "force: non-finite component");
-    if (torque && !finite_n(torque, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "torque: non-finite component");
+    if (force && !finite_n(force, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "force: a component is not finite or exceeds the float range");
+    if (torque && !finite_n(torque, 3)) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "torque: a component is not finite or exceeds the float range");
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
     st = ctn__body_force_set(w, id, force ? v3_from(force) : ctn_v3_zero(), torque ? v3_from(torque) : ctn_v3_zero());

@@ -68,8 +68,8 @@ ctn_status ctn_world_get_body_field(ctn_world *w, ctn_body_field field, double *
 /* Why row `i` cannot be written (the message is recorded on the world), or CTN_OK. */
 static ctn_status check_row(ctn_world *w, ctn_body_field field, const double *row, int width, int i) {
     for (int k = 0; k < width; ++k)
-        if (!isfinite(row[k]))
-            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_body_field: %s[%d][%d] = %g is not finite", field_names[field],
+        if (!ctn__fits_float(row[k])) /* stored as floats */
+            return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_set_body_field: %s[%d][%d] = %g is not finite or exceeds the float range", field_names[field],
                              i, k, row[k]);
     if (field == CTN_BODY_ORIENTATION) {
         double n = sqrt(row[0] * row[0] + row[1] * row[1] + row[2] * row[2] + row[3] * row[3]);

@@ -52,6 +52,10 @@ ctn_status ctn__joint_validate(ctn_world *w, const ctn_joint_def *j, int index) 
         if (!finite_v3(*v[s]))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.%s: (%g, %g, %g) has a non-finite component", where, vname[s], (double)v[s]->x,
                              (double)v[s]->y, (double)v[s]->z);
+    /* the rest orientation (a curve's window vertex in its vector part): finite as ctn_joint_add stores it */
+    if (!isfinite(j->rel_q.w) || !isfinite(j->rel_q.x) || !isfinite(j->rel_q.y) || !isfinite(j->rel_q.z))
+        return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint.rest_orientation: (%g, %g, %g, %g) has a non-finite component", where,
+                         (double)j->rel_q.w, (double)j->rel_q.x, (double)j->rel_q.y, (double)j->rel_q.z);
     static const char *const sname[6] = {"rest_length", "compliance", "damping_time", "stiffness", "damping", "lo / hi"};
     const float sv[7] = {j->rest_length, j->compliance, j->damping_time, j->stiffness, j->damping, j->lo, j->hi};
     for (int s = 0; s < 7; ++s)

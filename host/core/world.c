@@ -317,8 +317,10 @@ int ctn__direct_outer(const ctn_world *w) {
  * penetration (a one-sided row counts only when violated), which is no joint error, and a user reading
  * "gap 0.1 m" could not tell a torn mechanism from a box resting 0.1 m deep. Without contact joints the
  * split is max_gap itself (no pass); with them one pass over the stored state (on the OpenCL backend after
- * the download that the next step's collision detection needs anyway). If that download fails, both get
- * max_gap, an upper bound of each. */
+ * the download that the next step's collision detection needs anyway: a world with a contact joint has
+ * collision state, built-in contacts come from it and ctn_world_add_contact creates it, and every step
+ * starts ctn__collide with that download, which then finds the host current; so the split moves the step's
+ * one download earlier and adds none). If that download fails, both get max_gap, an upper bound of each. */
 static void step_split_gap(ctn_world *w, ctn_step_stats *st) {
     st->max_joint_gap = st->max_gap, st->max_penetration = 0.0;
     /* whether a contact joint lives: kept per topology version (adding or removing a joint marks the topology

@@ -9,6 +9,7 @@
 #include "ctn_body.h"
 #include "ctn_rows.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -358,6 +359,10 @@ static inline int ctn__length_bad(const double *v, int n) {
         if (!(fabs(v[k]) <= CTN_MAX_LENGTH)) return k;
     return -1;
 }
+
+/* Whether x is finite and within float32's range (|x| <= FLT_MAX; NaN is not): the host arrays hold floats,
+ * and a finite double beyond that range would be stored as an infinity that no check of a double sees. */
+static inline int ctn__fits_float(double x) { return fabs(x) <= FLT_MAX; }
 
 /* Records a formatted error message on the world and returns `status`. */
 

@@ -19,6 +19,10 @@
  * the properties (a 16-byte ctn_props and the forces' section above); the 48-byte properties of versions 3
  * and 4 (flags and inverse moments, then force and torque with a pad each) are split on load.
  *
+ * Loading refuses a file whose contents the API could not have made: structure (counts, slots, free stacks,
+ * generations, reference counts) here, values (every float of the bodies and impulses) in
+ * host/io/checkpoint_values.c, joints by ctn__joint_validate, the later sections by their readers.
+ *
  * The arrays are the host arrays byte for byte, so a loaded world continues exactly and issues the same
  * handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
@@ -296,7 +300,7 @@ ctn_status ctn_checkpoint_read_info(const char *path, ctn_checkpoint_info *info,
     uint32_t version;
     ctn_status st = read_verified(path, &buf, &n, &desc_size, &version, err, err_size);
     if (st != CTN_OK) return st;
-    ck_reader r = {buf, n, 0, 0};
+    ck_reader r = {buf, n, 0, 0, ""};
     int ok = read_info(&r, desc_size, info);
     int32_t counts[6];
     if (ok && ck_get(&r, counts, sizeof counts)) {
@@ -364,7 +368,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     uint32_t version;
     ctn_status st = read_verified(path, &buf, &n, &desc_size, &version, err, err_size);
     if (st != CTN_OK) return st;
-    ck_reader r = {buf, n, 0, 0};
+    ck_reader r = {buf, n, 0, 0, ""};
     ctn_checkpoint_info *info = ctn__malloc(sizeof *info);
     ctn_world *w = NULL;
     if (!info) {
@@ -424,6 +428,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     ck_get(&r, w->body_gen, (size_t)nb * sizeof *w->body_gen);
     ck_get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
+    /* every body's floats are ones the API could have stored (host/io/checkpoint_values.c) */
+    if (r.short_read || !ctn__ck_bodies_ok(&r, w, version >= 5u ? "user forces" : "properties")) goto corrupt;
     ctn__body_force_recount(w); /* force_bodies; the array dropped where no body has a force */
     w->live_bodies = live_b;
     w->body_free_count = free_b;
@@ -462,6 +468,10 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     ck_get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
     ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
     ck_get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
+    if (!r.short_read && !ctn__ck_impulses_ok(&r, lambda, nj, 6)) {
+        ctn__free(lambda);
+        goto corrupt;
+    }
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
@@ -530,7 +540,8 @@ oom:
     st = CTN_ERR_OUT_OF_MEMORY;
     goto fail;
 corrupt:
-    ERR("%s: corrupted checkpoint (inconsistent contents)", path);
+    if (r.why[0]) ERR("%s: corrupted checkpoint: %s", path, r.why);
+    else ERR("%s: corrupted checkpoint (inconsistent contents)", path);
     st = CTN_ERR_INVALID_ARGUMENT;
 fail:
     ctn_world_destroy(w);

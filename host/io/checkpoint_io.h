@@ -7,6 +7,7 @@
 #include "core/hash.h"
 #include "core/world.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,23 @@ typedef struct ck_reader {
     size_t left;
     int short_read;
     int oom; /* an allocation failed: the load fails with CTN_ERR_OUT_OF_MEMORY, not as a corrupted file */
+    char why[256]; /* what is wrong with the contents (section, index, field, value), when a check said */
 } ck_reader;
+
+/* Records why the contents are refused (the first reason only: later checks fail on its account) and returns
+ * 0, as a reader's failure; the load's message is then "corrupted checkpoint: <why>". */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static inline int ck_bad(ck_reader *r, const char *fmt, ...) {
+    if (!r->why[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->why, sizeof r->why, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
 
 /* Records that an allocation failed while reading (r->oom) and returns 0, as a reader's failure. */
 static inline int ck_oom(ck_reader *r) {
@@ -87,5 +104,16 @@ int ctn__ck_get_curves(ck_reader *r, ctn_world *w);
 /* The further shapes of compound bodies, last; written only when a body has more than one shape. */
 void ctn__ck_put_more_shapes(ck_writer *wr, const ctn_world *w);
 int ctn__ck_get_more_shapes(ck_reader *r, ctn_world *w);
+
+/* The values the world's API would refuse (host/io/checkpoint_values.c): each returns 1 when every float of
+ * the loaded state is one the API could have stored, else 0 with the section, index, field and value in
+ * r->why. ctn__ck_bodies_ok: each body slot's pose, velocity, inverse mass, world inverse inertia, inverse
+ * moments and user force and torque (`forces_in`: the section that held the forces); ctn__ck_impulses_ok:
+ * the joints' warm-start impulses, `per_joint` floats a joint slot. The pose and velocity tests are shared with
+ * the attachments' cached states (ctn__ck_pose_bad, ctn__ck_vel_bad: the field at fault, NULL when none). */
+int ctn__ck_bodies_ok(ck_reader *r, const ctn_world *w, const char *forces_in);
+int ctn__ck_impulses_ok(ck_reader *r, const float *lambda, int joints, int per_joint);
+const char *ctn__ck_pose_bad(const ctn_pose *p);
+const char *ctn__ck_vel_bad(const ctn_vel *v);
 
 #endif

@@ -40,15 +40,23 @@ void ctn__ck_put_collision(ck_writer *wr, const ctn_world *w) {
 
 static int finite_v3(ctn_v3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-/* A stored shape on body slot i is one ctn_body_set_shape could have made. */
-static int shape_ok(const ctn_world *w, int i, const ctn_shape *s) {
-    if (s->type == CTN_SHAPE_NONE) return 1;
-    if (s->type < CTN_SHAPE_NONE || s->type > CTN_SHAPE_BOX || !(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) return 0;
-    return isfinite(s->radius) && s->radius >= 0.0f && isfinite(s->half_length) && s->half_length >= 0.0f &&
-           finite_v3(s->half_extents) && isfinite(s->friction) && s->friction >= 0.0f && s->restitution >= 0.0f &&
-           s->restitution <= 1.0f && s->group >= 0 && (s->placed == 0 || s->placed == 1) && finite_v3(s->offset) &&
-           isfinite(s->rot.w) && isfinite(s->rot.x) && isfinite(s->rot.y) && isfinite(s->rot.z) &&
-           (!s->placed || fabsf(s->rot.w * s->rot.w + s->rot.x * s->rot.x + s->rot.y * s->rot.y + s->rot.z * s->rot.z - 1.0f) < 1e-3f);
+/* A stored shape on body slot i is one ctn_body_set_shape could have made: NULL, or the field at fault. */
+static const char *shape_bad(const ctn_world *w, int i, const ctn_shape *s) {
+    if (s->type == CTN_SHAPE_NONE) return NULL;
+    if (s->type < CTN_SHAPE_NONE || s->type > CTN_SHAPE_BOX) return "type";
+    if (!(w->props[i].flags & CTN_BODY_FLAG_ALIVE)) return "body (a free slot)";
+    if (!isfinite(s->radius) || !(s->radius >= 0.0f)) return "radius";
+    if (!isfinite(s->half_length) || !(s->half_length >= 0.0f)) return "half_length";
+    if (!finite_v3(s->half_extents)) return "half_extents";
+    if (!isfinite(s->friction) || !(s->friction >= 0.0f)) return "friction";
+    if (!(s->restitution >= 0.0f && s->restitution <= 1.0f)) return "restitution";
+    if (s->group < 0) return "group";
+    if (s->placed != 0 && s->placed != 1) return "placed";
+    if (!finite_v3(s->offset)) return "offset";
+    if (!isfinite(s->rot.w) || !isfinite(s->rot.x) || !isfinite(s->rot.y) || !isfinite(s->rot.z) ||
+        (s->placed && !(fabsf(s->rot.w * s->rot.w + s->rot.x * s->rot.x + s->rot.y * s->rot.y + s->rot.z * s->rot.z - 1.0f) < 1e-3f)))
+        return "rotation";
+    return NULL;
 }
 
 /* A stored cache key names live bodies and, unless dropped (-1), a live built-in contact between them. */
@@ -96,21 +104,33 @@ int ctn__ck_get_collision(ck_reader *r, ctn_world *w) {
     struct ctn_collision *c = ctn__collision_get(w);
     if (!c) return ck_oom(r);
     ck_get(r, &c->desc, sizeof c->desc);
-    if (!(c->desc.margin >= 0.0 && c->desc.margin <= 1e3)) return 0;
+    if (!(c->desc.margin >= 0.0 && c->desc.margin <= 1e3))
+        return ck_bad(r, "collision section, settings: margin %g is not in [0, 1000] m", c->desc.margin);
     int32_t n = -1;
     ck_get(r, &n, sizeof n);
     if (n > w->body_count || !(c->shapes = read_shapes(r, n, sizes[1]))) return 0;
     c->shape_capacity = n > 64 ? n : 64;
     for (int i = 0; i < n; ++i) {
-        if (!shape_ok(w, i, &c->shapes[i])) return 0;
+        const char *bad = shape_bad(w, i, &c->shapes[i]);
+        if (bad) return ck_bad(r, "collision section, shape of body slot %d: %s is not one ctn_body_set_shape stores", i, bad);
         c->shape_count += c->shapes[i].type != CTN_SHAPE_NONE;
         c->shape_total += c->shapes[i].type != CTN_SHAPE_NONE;
     }
     ck_get(r, &c->plane_count, sizeof c->plane_count);
     if (c->plane_count < 0 || c->plane_count > 4096 || !(c->planes = read_array(r, c->plane_count, 8, sizeof *c->planes))) return 0;
     c->plane_capacity = c->plane_count > 8 ? c->plane_count : 8;
-    for (int k = 0; k < c->plane_count; ++k)
-        if (!finite_v3(c->planes[k].normal) || !isfinite(c->planes[k].offset)) return 0;
+    for (int k = 0; k < c->plane_count; ++k) { /* what ctn_world_add_plane stores: a unit normal, finite offset, the ranges it checks */
+        const ctn_plane *pl = &c->planes[k];
+        float n2 = pl->normal.x * pl->normal.x + pl->normal.y * pl->normal.y + pl->normal.z * pl->normal.z;
+        if (!finite_v3(pl->normal) || !(fabsf(n2 - 1.0f) < 1e-3f))
+            return ck_bad(r, "collision section, plane %d: normal (%g, %g, %g) is not a unit vector", k, (double)pl->normal.x, (double)pl->normal.y,
+                          (double)pl->normal.z);
+        if (!isfinite(pl->offset)) return ck_bad(r, "collision section, plane %d: offset %g is not finite", k, (double)pl->offset);
+        if (!(pl->friction >= 0.0f) || !isfinite(pl->friction))
+            return ck_bad(r, "collision section, plane %d: friction %g must be finite and >= 0", k, (double)pl->friction);
+        if (!(pl->restitution >= 0.0f && pl->restitution <= 1.0f))
+            return ck_bad(r, "collision section, plane %d: restitution %g is not in [0, 1]", k, (double)pl->restitution);
+    }
     ck_get(r, &c->key_count, sizeof c->key_count);
     if (!(c->keys = read_array(r, c->key_count, 1, sizeof *c->keys))) return 0;
     c->key_capacity = c->key_count + 1;
@@ -200,7 +220,8 @@ int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
             double *pts = read_array(r, count * 3, 1, sizeof *pts);
             if (!pts) return 0;
             int ok = 1;
-            for (int32_t i = 0; i < 3 * count; ++i) ok = ok && isfinite(pts[i]);
+            for (int32_t i = 0; i < 3 * count && ok; ++i)
+                if (!isfinite(pts[i])) ok = ck_bad(r, "curves section, joint slot %d: vertex %d's coordinate %g is not finite", j, i / 3, pts[i]);
             ctn_status st = ok ? ctn__curve_set_polyline(w, j, pts, count, closed, rec[3]) : CTN_OK;
             if (st == CTN_ERR_OUT_OF_MEMORY) ok = ck_oom(r);
             ok = ok && st == CTN_OK;
@@ -246,7 +267,7 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         ctn_attach_link l;
         if (!ck_get(r, &l, sizeof l)) return 0;
         ctn_status st = ctn__attach_restore_link(w, &l);
-        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
+        if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : ck_bad(r, "attachments section, link %d: %s", (int)k, w->error);
     }
     ck_get(r, &n, sizeof n);
     if (n < 0 || n > w->live_bodies) return 0;
@@ -261,6 +282,15 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         ck_get(r, &g.user_vel, sizeof g.user_vel);
         g.master = rec[0], g.cached = rec[1];
         if (r->short_read) return 0;
+        /* the cached states (used only when cached) are the bodies' of a step: checked as the bodies' own
+         * (host/io/checkpoint_values.c) */
+        const char *bad = NULL, *which = NULL;
+        if (!g.cached) which = NULL;
+        else if ((bad = ctn__ck_pose_bad(&g.comp_pose))) which = "composite pose";
+        else if ((bad = ctn__ck_pose_bad(&g.user_pose))) which = "master pose";
+        else if ((bad = ctn__ck_vel_bad(&g.comp_vel))) which = "composite velocity";
+        else if ((bad = ctn__ck_vel_bad(&g.user_vel))) which = "master velocity";
+        if (bad) return ck_bad(r, "attachments section, cache of master body slot %d: the %s's %s is not one a step stores", (int)g.master, which, bad);
         ctn_status st = ctn__attach_restore_cache(w, &g);
         if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;
     }
@@ -334,8 +364,10 @@ int ctn__ck_get_more_shapes(ck_reader *r, ctn_world *w) {
         ck_get(r, &i, sizeof i);
         if (!ck_get(r, &s, sizeof s)) return 0;
         if (i < 0 || i >= w->body_count || i >= c->shape_capacity || c->shapes[i].type == CTN_SHAPE_NONE || s.type == CTN_SHAPE_NONE ||
-            !shape_ok(w, i, &s) || ctn__shape_count_of(c, i) >= CTN_MAX_BODY_SHAPES || (w->props[i].flags & CTN_BODY_FLAG_PARTICLE))
+            ctn__shape_count_of(c, i) >= CTN_MAX_BODY_SHAPES || (w->props[i].flags & CTN_BODY_FLAG_PARTICLE))
             return 0;
+        const char *bad = shape_bad(w, i, &s);
+        if (bad) return ck_bad(r, "further shapes section, shape %d (body slot %d): %s is not one ctn_body_add_shape stores", (int)k, (int)i, bad);
         if (!ctn__collision_shape_append(c, i, &s)) return ck_oom(r);
     }
     return !r->short_read;

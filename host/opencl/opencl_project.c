@@ -90,7 +90,10 @@ ctn_status ctn__ocl_project_decide(ctn_world *w, ctn_ocl *o) {
  * to the statistics' launch, which the entry that leaves covers (ctn_k_measure: one launch fewer). */
 ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *decide) {
     (void)w;
-    /* a check (CTN_TABLE_PROJECT_CHECK) ended the steps below CTN_PROJECT_MAX: its rows await their decision */
+    /* a check (CTN_TABLE_PROJECT_CHECK) ended the steps below CTN_PROJECT_MAX: its rows await their decision.
+     * The driver (host/solve/pipeline.c project_steps) runs that check exactly when the full steps it was given
+     * (out->deferred of PROJECT_ENTER, which is proj_enqueued) are fewer than CTN_PROJECT_MAX: the same test on
+     * the same count, so this state cannot disagree with the tables that ran. */
     *left = o->projecting, *decide = o->projecting && o->proj_enqueued < CTN_PROJECT_MAX;
     if (!o->projecting) return CTN_OK;
     o->proj_vel = o->vel, o->proj_lambda = o->lambda, o->proj_r2 = o->r2;

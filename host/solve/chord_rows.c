@@ -158,14 +158,10 @@ void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, 
 #else
 static inline float chord_hinge(int s, ctn_joints defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
                                 float *angle) {
-    ctn_joint_def jd = ctn_joint_at(defs, s), *j = &jd;
-    ctn_pose pa = ctn_load_pose(pose, j->a), pb = ctn_load_pose(pose, j->b);
-    ctn_v3 ra = ctn_quat_rotate(pa.q, j->anchor_a), rb = ctn_quat_rotate(pb.q, j->anchor_b);
-    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
-    ctn_v3 a1 = ctn_quat_rotate(pa.q, j->axis_a), a2 = ctn_quat_rotate(pb.q, j->axis_b), t1, t2;
-    ctn_basis(a1, &t1, &t2);
-    ctn_v3 c = ctn_cross(a2, a1);
-    float g[5] = {sep.x, sep.y, sep.z, ctn_dot(t1, c), ctn_dot(t2, c)}, l2 = 0.0f, a2s = 0.0f, worst = 0.0f;
+    ctn_joint_def jd = ctn_joint_at(defs, s), *j = &jd; /* a hinge: its axes are extras */
+    ctn_hinge_pos hp = ctn_hinge_position(ctn_load_pose(pose, j->a), ctn_load_pose(pose, j->b), j->anchor_a, j->anchor_b, j->axis_a, j->axis_b);
+    const float *g = hp.g;
+    float l2 = 0.0f, a2s = 0.0f, worst = 0.0f;
     for (int k = 0; k < 3; ++k) l2 += g[k] * g[k];
     for (int k = 3; k < 5; ++k) a2s += g[k] * g[k];
     *gap = CTN_SQRT(l2);

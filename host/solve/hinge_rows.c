@@ -22,8 +22,10 @@
  * 1s and 0s in the lanes (a product by a structural zero is kept: it decides the sign of a zero and turns an
  * infinite component into a NaN, as in the scalar dot product). Projecting, the rows get ctn_project_block's
  * rule for five bilateral rows: a rigid joint (compliance <= 0) keeps them and reports max_k |target_k| h
- * (in row order); a compliant one gets bounds [0, 0] and reports 0. tests/test_hinge_rows.c compares
- * the blocks and errors byte for byte with the shared build on random joints, poses and velocities. */
+ * (in row order); a compliant one gets bounds [0, 0] and reports 0. Without SSE2 the errors, lever arms and
+ * directions come from ctn_hinge_position (kernels/ctn_joint_rows.h, shared with chord_rows.c's fallback).
+ * tests/test_hinge_rows.c compares the blocks and errors byte for byte with the shared build on random joints,
+ * poses and velocities; test_hinge_rows_scalar does so with this file compiled with __SSE2__ undefined. */
 #include "solve/solve.h"
 #include "solve/lanes.h"
 #include "ctn_solver.h"
@@ -184,29 +186,24 @@ static HINGE_INLINE float hinge_body(int s, ctn_joints defs, const ctn_pose *pos
     const ctn_joint_extra *x = &defs.extra[s];
     ctn_pose pa = ctn_load_pose(pose, d->a), pb = ctn_load_pose(pose, d->b);
     ctn_vel va = ctn_load_vel(vel, d->a), vb = ctn_load_vel(vel, d->b);
-    ctn_v3 ra = ctn_quat_rotate(pa.q, d->anchor_a), rb = ctn_quat_rotate(pb.q, d->anchor_b);
-    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb);
-    ctn_v3 a1 = ctn_quat_rotate(pa.q, x->axis_a), a2 = ctn_quat_rotate(pb.q, x->axis_b), t1, t2;
-    ctn_basis(a1, &t1, &t2);
-    ctn_v3 c = ctn_cross(a2, a1);
-    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb)));
+    ctn_hinge_pos hp = ctn_hinge_position(pa, pb, d->anchor_a, d->anchor_b, x->axis_a, x->axis_b); /* ctn_rows_hinge's C */
+    ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, hp.ra)), ctn_add(vb.v, ctn_cross(vb.w, hp.rb)));
     ctn_v3 dw = ctn_sub(va.w, vb.w);
-    float g[5] = {sep.x, sep.y, sep.z, ctn_dot(t1, c), ctn_dot(t2, c)};
     float jv[5] = {ctn_dot(ctn_v3_make(1.0f, 0.0f, 0.0f), dv), ctn_dot(ctn_v3_make(0.0f, 1.0f, 0.0f), dv),
-                   ctn_dot(ctn_v3_make(0.0f, 0.0f, 1.0f), dv), ctn_dot(t1, dw), ctn_dot(t2, dw)};
+                   ctn_dot(ctn_v3_make(0.0f, 0.0f, 1.0f), dv), ctn_dot(hp.t1, dw), ctn_dot(hp.t2, dw)};
     float cg, cj;
     int spook;
     float soft = ctn_rows_ball_coef(x->flags, d->compliance, x->damping_time, prm, &cg, &cj, &spook);
     ctn_block *b = &blocks[s];
     hinge_fixed_fields(b, soft);
-    b->ra = ra;
-    b->rb = rb;
-    b->dir[3] = t1;
-    b->dir[4] = t2;
-    for (int k = 0; k < 5; ++k) b->bias[k] = spook ? cg * g[k] + cj * jv[k] : cg * g[k];
+    b->ra = hp.ra;
+    b->rb = hp.rb;
+    b->dir[3] = hp.t1;
+    b->dir[4] = hp.t2;
+    for (int k = 0; k < 5; ++k) b->bias[k] = spook ? cg * hp.g[k] + cj * jv[k] : cg * hp.g[k];
     if (six) {
         ctn_joint_def full = ctn_joint_make(*d, *x);
-        return hinge_sixth(&full, pa.q, pb.q, a1, dw, soft, cg, cj, spook, prm.h, b, err, limits);
+        return hinge_sixth(&full, pa.q, pb.q, hp.a1, dw, soft, cg, cj, spook, prm.h, b, err, limits);
     }
     return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
 }

@@ -111,7 +111,10 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
         if (table == CTN_TABLE_PROJECT_CHECK) return k;
         int chord = chords && sub + 1 < n; /* the last step is not checked: Newton's */
         if (table == CTN_TABLE_PROJECT_STEP && gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);
-        e[k++] = ONE(CTN_STAGE_POSES_KEEP, CTN_TIMER_SOLVE);
+        /* the copy an undo restores, read only by the next step's decision: none after the last step of
+         * CTN_PROJECT_MAX, whose result project_steps keeps unchecked (a device's deferred steps end with a check
+         * below CTN_PROJECT_MAX, and none at it) */
+        if (sub + 1 < CTN_PROJECT_MAX) e[k++] = ONE(CTN_STAGE_POSES_KEEP, CTN_TIMER_SOLVE);
         if (chords && !chord) {
             e[k++] = ONE(CTN_STAGE_PREPARE, CTN_TIMER_SOLVE);
             if (gi) e[k++] = ONE(CTN_STAGE_GEOMETRIC_INERTIA, CTN_TIMER_SOLVE);

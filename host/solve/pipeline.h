@@ -183,7 +183,8 @@ typedef struct ctn_stage_ops {
  * stiffness: the metric only for a step that runs, since the exact solver's row build reads no inertia),
  * POSES_KEEP, SOLVE, INTEGRATE; a check: the first four. A chord step: PROJECT_REST, CHORD_ROWS,
  * PROJECT_DECIDE, POSES_KEEP, CHORD_SOLVE, INTEGRATE (the last of n: PREPARE, GEOMETRIC_INERTIA, SOLVE in
- * place of CHORD_SOLVE). The last table of a projected velocity step: PROJECT_LEAVE, MEASURE. */
+ * place of CHORD_SOLVE). The step at sub = CTN_PROJECT_MAX - 1 has no POSES_KEEP: no decision follows it, so
+ * no undo reads the copy. The last table of a projected velocity step: PROJECT_LEAVE, MEASURE. */
 int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_table table, int sub, int n, ctn_stage_entry *e);
 /* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
  * (without any, alpha = 0 and the inertia is integrate's). */

@@ -1,0 +1,238 @@
+/* A checkpoint holds no float the world's API would refuse: a file whose body pose, velocity, inverse mass,
+ * inverse inertia or inverse moments, user force or torque, warm-start impulse, joint rest orientation, plane,
+ * shape or attachment cache is not finite (or out of the range the API keeps: a quaternion that is not unit,
+ * a negative inverse mass, a friction below 0, a restitution above 1) is refused on load with
+ * CTN_ERR_INVALID_ARGUMENT, a message naming the section, the slot and the field, and no world; in every
+ * format still read (5, and 3 and 4, whose body properties hold the user forces). The same file unpatched
+ * loads in each format. */
+#define _POSIX_C_SOURCE 200809L
+#include "catena/catena.h"
+#include "check.h"
+#include "checkpoint_file.h"
+#include "ctn_types.h"
+#include "files.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Markers: values no other float of the file holds, so that a patch finds its field. */
+#define SHAPE_FRICTION 0.3712890625f
+#define PLANE_FRICTION 0.4189453125f
+
+/* Byte offsets of a version-5 file's arrays (host/io/checkpoint.c's layout; record sizes from the header). */
+typedef struct layout {
+    int32_t nb, nj;
+    size_t pose, vel, inertia, props, forces, joints, jsize, lambda, attach;
+} layout;
+
+static int u32_at(const char *buf, size_t at) {
+    uint32_t v;
+    memcpy(&v, buf + at, sizeof v);
+    return (int)v;
+}
+
+static layout layout_of(const char *buf, size_t n) {
+    layout l;
+    memset(&l, 0, sizeof l);
+    size_t sz[6]; /* pose, vel, inertia, props, joint def, desc */
+    for (int k = 0; k < 6; ++k) sz[k] = (size_t)u32_at(buf, 8 + 4 * (2 + (size_t)k));
+    size_t p = 64 + sz[5];
+    p += 4 + (size_t)u32_at(buf, p) + 8; /* device string, step */
+    p += 4 + (size_t)u32_at(buf, p);     /* user string */
+    int32_t c[6];
+    memcpy(c, buf + p, sizeof c);
+    l.nb = c[0], l.nj = c[3];
+    l.pose = p + sizeof c;
+    l.vel = l.pose + (size_t)l.nb * sz[0];
+    l.inertia = l.vel + (size_t)l.nb * sz[1];
+    l.props = l.inertia + (size_t)l.nb * sz[2];
+    size_t q = l.props + (size_t)l.nb * sz[3];
+    int has_forces = u32_at(buf, q);
+    l.forces = has_forces ? q + 4 : 0;
+    q += 4 + (has_forces ? (size_t)l.nb * 32 : 0);
+    q += (size_t)l.nb * 8 + (size_t)c[2] * 4; /* reference counts, generations, free body slots */
+    l.joints = q;
+    l.jsize = sz[4];
+    q += (size_t)l.nj * (sz[4] + 1 + 4) + (size_t)c[5] * 4; /* definitions, alive flags, generations, free slots */
+    l.lambda = q;                                            /* 6 floats a joint slot */
+    /* the attachments: the tag "ATCH", i32 links, 72-byte links (4 i32, 7 doubles), i32 masters, then each
+     * master's i32 slot, i32 cached and its cached composite pose (the last "ATCH" is the section's: it
+     * follows the arrays) */
+    for (size_t i = q; i + 4 <= n; ++i)
+        if (memcmp(buf + i, "ATCH", 4) == 0) l.attach = i;
+    return l;
+}
+
+static void put_float(char *buf, size_t at, float v) { memcpy(buf + at, &v, sizeof v); }
+
+typedef struct patch {
+    const char *what;  /* the case */
+    int where;         /* 0: pose, 1: vel, 2: inertia, 3: props, 4: forces, 5: impulses, 6: rest orientation,
+                          7: the plane (its record: normal, offset, friction, restitution), 8: shape friction
+                          marker, 9: attachment cache composite pose */
+    size_t offset;     /* bytes into the record */
+    float value;
+    const char *section, *index, *field; /* expected in the message; section NULL: "user forces" (5) or
+                                            "properties" (3, 4) */
+} patch;
+
+/* The world: a ball with a sphere shape, a user force and a particle attached to it; a box held to the
+ * world by a fixed joint (its rest orientation conj(q_box) is not the identity), a distance joint from the box
+ * to the ball, a plane. Stepped a few times, so the impulses and the attachment's cache are set. */
+static ctn_world *make_world(void) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.warm_start = 1.0;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);
+    if (!w) return NULL;
+    ctn_body_desc b = ctn_body_desc_default();
+    b.position[1] = 2.0;
+    ctn_body_id ball = CTN_NULL_BODY, box = CTN_NULL_BODY, dot = CTN_NULL_BODY;
+    CHECK(ctn_body_add(w, &b, &ball) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_shape_desc s = ctn_shape_desc_default(CTN_SHAPE_SPHERE);
+    s.radius = 0.25, s.friction = SHAPE_FRICTION;
+    CHECK(ctn_body_set_shape(w, ball, &s) == CTN_OK, "%s", ctn_world_last_error(w));
+    const double f[3] = {0.5, -2.0, 0.25}, t[3] = {0.0, 0.125, -0.0625};
+    CHECK(ctn_body_set_force(w, ball, f, t) == CTN_OK, "%s", ctn_world_last_error(w));
+    b.position[0] = 1.5;
+    b.orientation[0] = 0.8, b.orientation[2] = 0.6; /* (w, y) */
+    CHECK(ctn_body_add(w, &b, &box) == CTN_OK, "%s", ctn_world_last_error(w));
+    ctn_body_desc pd = ctn_body_desc_default();
+    pd.particle = 1, pd.mass = 0.1, pd.position[1] = 2.3;
+    CHECK(ctn_body_add(w, &pd, &dot) == CTN_OK, "%s", ctn_world_last_error(w));
+    const double at[3] = {0.0, 0.3, 0.0};
+    CHECK(ctn_attach_point(w, dot, ball, at) == CTN_OK, "attach: %s", ctn_world_last_error(w));
+    ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_FIXED); /* joint 0: at the box's centre */
+    j.body_a = box;
+    const double centre[3] = {1.5, 2.0, 0.0};
+    CHECK(ctn_joint_desc_set_pivot(w, &j, centre, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "fixed: %s", ctn_world_last_error(w));
+    j = ctn_joint_desc_default(CTN_JOINT_DISTANCE); /* joint 1 */
+    j.body_a = box, j.body_b = ball, j.rest_length = 1.5;
+    CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "distance: %s", ctn_world_last_error(w));
+    const double up[3] = {0.0, 1.0, 0.0};
+    CHECK(ctn_world_add_plane(w, up, 0.0, PLANE_FRICTION, 0.25, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+    for (int i = 0; i < 3; ++i) CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", i, ctn_world_last_error(w));
+    return w;
+}
+
+/* The offset of p's field in the file buf, 0 when it cannot be found. */
+static size_t offset_of(const patch *p, const layout *l, const char *buf, size_t n) {
+    switch (p->where) {
+    case 0: return l->pose + 48 * 1 + p->offset; /* body slot 1, the box */
+    case 1: return l->vel + 32 * 1 + p->offset;
+    case 2: return l->inertia + 32 * 1 + p->offset;
+    case 3: return l->props + 16 * 1 + p->offset;
+    case 4: return l->forces ? l->forces + 32 * 0 + p->offset : 0; /* body slot 0, the ball */
+    case 5: return l->lambda + 24 * 1 + p->offset;                  /* joint slot 1 */
+    case 6: return l->joints + l->jsize * 0 + offsetof(ctn_joint_def, rel_q) + p->offset;
+    case 9: {
+        if (!l->attach) return 0;
+        size_t links = (size_t)u32_at(buf, l->attach + 4), m = l->attach + 8 + links * 72;
+        return m + 4 + 8 + p->offset; /* the first master's composite pose */
+    }
+    default: { /* the one occurrence of the marker: the plane's friction (16 bytes into its record) or the shape's */
+        float mark = p->where == 7 ? PLANE_FRICTION : SHAPE_FRICTION;
+        size_t at = 0;
+        int found = 0;
+        for (size_t i = 64; i + 4 <= n; ++i)
+            if (memcmp(buf + i, &mark, sizeof mark) == 0) at = i, ++found;
+        if (found != 1) return 0;
+        return p->where == 7 ? at - 16 + p->offset : at + p->offset;
+    }
+    }
+}
+
+static void values_refused(const char *dir) {
+    char path[512], out[512];
+    snprintf(path, sizeof path, "%s/values.ckpt", dir);
+    snprintf(out, sizeof out, "%s/values_patched.ckpt", dir);
+    ctn_world *w = make_world();
+    if (!w) return;
+    CHECK(ctn_world_save(w, path, 3, NULL) == CTN_OK, "save: %s", ctn_world_last_error(w));
+    ctn_world_destroy(w);
+    size_t n = 0;
+    char *orig = test_read_file(path, &n);
+    char *buf = orig ? malloc(n) : NULL;
+    if (!buf) {
+        CHECK(0, "read %s", path);
+        free(orig);
+        return;
+    }
+    layout l = layout_of(orig, n);
+    CHECK(l.nb == 3 && l.nj == 2 && l.forces && l.attach, "layout: %d bodies, %d joints, forces at %zu, attachments at %zu", l.nb, l.nj,
+          l.forces, l.attach);
+    CHECK(u32_at(orig, l.attach + 8 + 72 * (size_t)u32_at(orig, l.attach + 4) + 4) == 0 &&
+              u32_at(orig, l.attach + 8 + 72 * (size_t)u32_at(orig, l.attach + 4) + 8) == 1,
+          "the attachment cache: master slot 0, cached");
+    const float nan = NAN, inf = INFINITY;
+    const patch cases[] = {
+        {"position x", 0, 0, nan, "pose section", "body slot 1", "position"},
+        {"position's trailing part z", 0, 40, -inf, "pose section", "body slot 1", "position"},
+        {"orientation w", 0, 16, nan, "pose section", "body slot 1", "orientation"},
+        {"orientation not unit", 0, 16, 2.0f, "pose section", "body slot 1", "not a unit quaternion"},
+        {"linear velocity y", 1, 4, inf, "velocity section", "body slot 1", "linear velocity"},
+        {"angular velocity z", 1, 24, nan, "velocity section", "body slot 1", "angular velocity"},
+        {"inverse mass negative", 1, 12, -1.0f, "velocity section", "body slot 1", "inverse mass"},
+        {"inverse mass infinite", 1, 12, inf, "velocity section", "body slot 1", "inverse mass"},
+        {"world inverse inertia xy", 2, 12, nan, "inertia section", "body slot 1", "world inverse inertia"},
+        {"inverse moment y negative", 3, 4, -2.0f, "properties section", "body slot 1", "inverse moments"},
+        {"inverse moment z", 3, 8, inf, "properties section", "body slot 1", "inverse moments"},
+        {"force y", 4, 4, nan, NULL, "body slot 0", "force ("},
+        {"torque z", 4, 24, -inf, NULL, "body slot 0", "torque"},
+        {"impulse row 0", 5, 0, nan, "impulses section", "joint slot 1", "impulse"},
+        {"impulse row 5", 5, 20, inf, "impulses section", "joint slot 1", "impulse"},
+        {"rest orientation", 6, 4, nan, "joint 0 (fixed)", "joint.rest_orientation", "non-finite"},
+        {"plane normal", 7, 4, 0.5f, "collision section", "plane 0", "normal"},
+        {"plane offset", 7, 12, inf, "collision section", "plane 0", "offset"},
+        {"plane friction", 7, 16, nan, "collision section", "plane 0", "friction"},
+        {"plane friction negative", 7, 16, -0.5f, "collision section", "plane 0", "friction"},
+        {"plane restitution", 7, 20, 2.0f, "collision section", "plane 0", "restitution"},
+        {"shape friction", 8, 0, inf, "collision section", "shape of body slot 0", "friction"},
+        {"attachment cache position", 9, 4, nan, "attachments section", "master body slot 0", "composite pose's position"},
+    };
+    for (uint32_t version = 3; version <= 5; ++version) {
+        /* unpatched: loads */
+        ck_test_write_as(out, orig, n, version);
+        ctn_world *r = NULL;
+        char err[512] = "";
+        CHECK(ctn_world_load(out, NULL, &r, NULL, err, sizeof err) == CTN_OK && r, "version %u unpatched: %s", version, err);
+        CHECK(!r || ctn_world_body_count(r) == 3, "version %u: %d bodies", version, r ? ctn_world_body_count(r) : -1);
+        ctn_world_destroy(r);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            const patch *p = &cases[c];
+            size_t at = offset_of(p, &l, orig, n);
+            CHECK(at >= 64 && at + 4 <= n, "case %s: field found (%zu)", p->what, at);
+            if (!(at >= 64 && at + 4 <= n)) continue;
+            memcpy(buf, orig, n);
+            put_float(buf, at, p->value);
+            ck_test_write_as(out, buf, n, version);
+            r = NULL;
+            err[0] = 0;
+            ctn_status st = ctn_world_load(out, NULL, &r, NULL, err, sizeof err);
+            const char *section = p->section ? p->section : version >= 5 ? "user forces section" : "properties section";
+            CHECK(st == CTN_ERR_INVALID_ARGUMENT && !r, "version %u, %s = %g: %s", version, p->what, (double)p->value, ctn_status_name(st));
+            CHECK(strstr(err, section) && strstr(err, p->index) && strstr(err, p->field), "version %u, %s: the message names %s, %s, %s: %s", version,
+                  p->what, section, p->index, p->field, err);
+            ctn_world_destroy(r);
+        }
+    }
+    free(orig);
+    free(buf);
+    remove(path);
+    remove(out);
+}
+
+int main(void) {
+    char dir[] = "/tmp/catena-ckvalues-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    values_refused(dir);
+    rmdir(dir);
+    return check_report("checkpoint_values");
+}
