@@ -79,7 +79,7 @@ static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *p
 #pragma omp for schedule(static)
 #endif
         for (int s = 0; s < m; ++s) {
-            ctn_v3 c = ctn_chord_ball_sep(s, defs, pose); /* ctn_chord_ball's C and targets */
+            ctn_v3 c = ctn_chord_ball_sep(s, ctn_joints_of(defs, NULL), pose); /* ctn_chord_ball's C and targets (compact records alone) */
             float *bias = CHORD_BIAS(s);
             bias[0] = -c.x / h, bias[1] = -c.y / h, bias[2] = -c.z / h;
             float x = CTN_FABS(c.x), y = CTN_FABS(c.y), z = CTN_FABS(c.z);
