@@ -48,10 +48,11 @@ typedef struct system_result {
 
 static double rms_residual(ctn_world *w, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
+    const int ls = t->stride;
     double sum = 0.0;
     for (int s = 0; s < t->joint_count; ++s) {
         float r[CTN_MAX_ROWS];
-        ctn_block_residual(&blocks[s], ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[6 * s], r);
+        ctn_block_residual(&blocks[s], ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[ls * s], r);
         for (int k = 0; k < CTN_MAX_ROWS; ++k) sum += (double)r[k] * r[k];
     }
     return t->row_count ? sqrt(sum / t->row_count) : 0.0;
@@ -60,7 +61,7 @@ static double rms_residual(ctn_world *w, const ctn_block *blocks) {
 /* One solver from the frozen state: vel0 (before forces), lambda = 0. */
 static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_params prm, int iterations, curve *out) {
     ctn_topology *t = &w->topo;
-    int m = t->joint_count, n = w->body_count;
+    int m = t->joint_count, n = w->body_count, ls = t->stride;
     ctn_block *blocks = malloc(sizeof *blocks * (size_t)(m ? m : 1));
     float *p = calloc(6 * (size_t)(m ? m : 1), sizeof *p), *r = calloc(6 * (size_t)(m ? m : 1), sizeof *r);
     float *z = calloc(6 * (size_t)(m ? m : 1), sizeof *z), *ap = calloc(6 * (size_t)(m ? m : 1), sizeof *ap);
@@ -71,7 +72,7 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
         goto done;
     }
     memcpy(w->vel, vel0, sizeof *w->vel * (size_t)n);
-    memset(t->lambda, 0, sizeof *t->lambda * 6 * (size_t)m);
+    memset(t->lambda, 0, sizeof *t->lambda * (size_t)ls * (size_t)m);
     prm.mass_split = solver == 1;
     for (int s = 0; s < m; ++s) ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
     static const int no_springs[2] = {0, 0}; /* the topology writes the spring offsets only when there are springs */
@@ -89,12 +90,12 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
     if (solver == 2) { /* CG set-up, as solve_cg in host/solve/solver_cpu.c */
         for (int s = 0; s < m; ++s) {
             const ctn_block *b = &blocks[s];
-            ctn_block_residual(b, ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[6 * s], &r[6 * s]);
-            ctn_kinv_mul(b->kinv, ctn_block_rows(b), &r[6 * s], &z[6 * s]);
-            for (int k = 0; k < 6; ++k) {
-                if (k >= ctn_block_rows(b)) z[6 * s + k] = 0.0f;
-                p[6 * s + k] = z[6 * s + k];
-                rz += (double)r[6 * s + k] * z[6 * s + k];
+            ctn_block_residual(b, ctn_load_vel(w->vel, t->defs[s].a), ctn_load_vel(w->vel, t->defs[s].b), &t->lambda[ls * s], &r[ls * s]);
+            ctn_kinv_mul(b->kinv, ctn_block_rows(b), &r[ls * s], &z[ls * s]);
+            for (int k = 0; k < ls; ++k) {
+                if (k >= ctn_block_rows(b)) z[ls * s + k] = 0.0f;
+                p[ls * s + k] = z[ls * s + k];
+                rz += (double)r[ls * s + k] * z[ls * s + k];
             }
         }
         rz_stop = 1e-12 * rz;
@@ -103,10 +104,10 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
         if (solver == 0) {
             for (int col = 0; col <= t->colour_count; ++col)
                 for (int s = t->colour_offsets[col]; s < t->colour_offsets[col + 1]; ++s)
-                    ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia);
+                    ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
         } else if (solver == 1) {
-            for (int s = 0; s < m; ++s) ctn_jacobi_slot(s, ctn__topo_joints(t), blocks, t->lambda, w->vel, p);
-            for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, blocks, p, 1.0f, w->vel, w->inertia);
+            for (int s = 0; s < m; ++s) ctn_jacobi_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, p);
+            for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, blocks, p, t->stride, 1.0f, w->vel, w->inertia);
         } else {
             if (!(rz > rz_stop && rz > 0.0)) {
                 out->stopped = 1;
@@ -116,7 +117,7 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
                 ctn_vel ui;
                 memset(&ui, 0, sizeof ui);
                 if (t->adj_offsets[i] != t->adj_offsets[i + 1])
-                    ctn_gather_body(i, t->adj_offsets, t->adj, blocks, p, w->vel[i].inv_mass, w->inertia[i].inv_inertia, &ui.v, &ui.w);
+                    ctn_gather_body(i, t->adj_offsets, t->adj, blocks, p, t->stride, w->vel[i].inv_mass, w->inertia[i].inv_inertia, &ui.v, &ui.w);
                 u[i] = ui;
             }
             double pap = 0.0;
@@ -124,10 +125,10 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
                 const ctn_block *b = &blocks[s];
                 float jv[CTN_MAX_ROWS];
                 ctn_block_velocity(b, ctn_load_vel(u, t->defs[s].a), ctn_load_vel(u, t->defs[s].b), jv);
-                for (int k = 0; k < 6; ++k) {
-                    float a = k < ctn_block_rows(b) ? jv[k] + b->soft[k] * p[6 * s + k] : 0.0f;
-                    ap[6 * s + k] = a;
-                    pap += (double)p[6 * s + k] * a;
+                for (int k = 0; k < ls; ++k) {
+                    float a = k < ctn_block_rows(b) ? jv[k] + b->soft[k] * p[ls * s + k] : 0.0f;
+                    ap[ls * s + k] = a;
+                    pap += (double)p[ls * s + k] * a;
                 }
             }
             if (!(pap > 0.0)) {
@@ -135,7 +136,7 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
                 break;
             }
             float alpha = (float)(rz / pap);
-            for (int k = 0; k < 6 * m; ++k) {
+            for (int k = 0; k < ls * m; ++k) {
                 t->lambda[k] += alpha * p[k];
                 r[k] -= alpha * ap[k];
             }
@@ -146,15 +147,15 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
             }
             double rz_new = 0.0;
             for (int s = 0; s < m; ++s) {
-                ctn_kinv_mul(blocks[s].kinv, ctn_block_rows(&blocks[s]), &r[6 * s], &z[6 * s]);
-                for (int k = 0; k < 6; ++k) {
-                    if (k >= ctn_block_rows(&blocks[s])) z[6 * s + k] = 0.0f;
-                    rz_new += (double)r[6 * s + k] * z[6 * s + k];
+                ctn_kinv_mul(blocks[s].kinv, ctn_block_rows(&blocks[s]), &r[ls * s], &z[ls * s]);
+                for (int k = 0; k < ls; ++k) {
+                    if (k >= ctn_block_rows(&blocks[s])) z[ls * s + k] = 0.0f;
+                    rz_new += (double)r[ls * s + k] * z[ls * s + k];
                 }
             }
             float beta = (float)(rz_new / rz);
             rz = rz_new;
-            for (int k = 0; k < 6 * m; ++k) p[k] = z[k] + beta * p[k];
+            for (int k = 0; k < ls * m; ++k) p[k] = z[k] + beta * p[k];
         }
         double t1 = ctn__now_ms();
         out->r[out->n++] = rms_residual(w, blocks); /* outside the timed part */
@@ -213,7 +214,7 @@ static int run_system(const char *spec, int settle, int substeps, int iterations
     /* the geometric-stiffness inertia of this step, from the last step's impulses (as the CPU backend) */
     if (prm.geometric_stiffness > 0.0f)
         for (int i = 0; i < w->body_count; ++i)
-            ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), t->lambda, prm.geometric_stiffness * prm.h,
+            ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), t->lambda, t->stride, prm.geometric_stiffness * prm.h,
                                        w->inertia);
     ctn_vel *vel0 = malloc(sizeof *vel0 * (size_t)(w->body_count ? w->body_count : 1));
     if (!vel0) {

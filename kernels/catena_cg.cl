@@ -23,7 +23,7 @@ __kernel void ctn_k_cg_init(int m, __global const ctn_joint_def *defs, __global 
                             __global float *p) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_cg_init_slot(s, defs, blocks, vel, lambda, r, z, p);
+    ctn_cg_init_slot(s, defs, blocks, vel, lambda, CTN_MAX_ROWS, r, z, p);
 }
 
 /* active = rz > 0 after the initial dot product; the stop threshold is relative to it. */
@@ -39,7 +39,7 @@ __kernel void ctn_k_cg_gather(int n, __global const int *adj_offsets, __global c
                               __global ctn_vel *u) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, vel, inertia, u);
+    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, CTN_MAX_ROWS, vel, inertia, u);
 }
 
 /* (A p)_s = J_s u + S_s p_s: the matrix-free operator J M^-1 J^T + S. */
@@ -47,7 +47,7 @@ __kernel void ctn_k_cg_apply(int m, __global const ctn_joint_def *defs, __global
                              __global const ctn_vel *u, __global const float *p, __global float *ap) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_cg_apply_slot(s, defs, blocks, u, p, ap);
+    ctn_cg_apply_slot(s, defs, blocks, u, p, CTN_MAX_ROWS, ap);
 }
 
 /* alpha = rz / p^T A p, or stop (alpha = 0) when the iteration stopped or p^T A p <= 0. */
@@ -66,7 +66,7 @@ __kernel void ctn_k_cg_update(int m, __global const ctn_block *blocks, __global 
                               __global float *r, __global const float *p, __global const float *ap, __global float *z) {
     int s = (int)get_global_id(0);
     if (s >= m || sc[CTN_CG_ACTIVE] == 0.0f) return;
-    ctn_cg_update_slot(s, blocks, sc[CTN_CG_ALPHA], lambda, r, p, ap, z);
+    ctn_cg_update_slot(s, blocks, sc[CTN_CG_ALPHA], lambda, CTN_MAX_ROWS, r, p, ap, z);
 }
 
 /* v_i += alpha u_i: velocities follow lambda. */

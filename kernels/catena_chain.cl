@@ -368,7 +368,7 @@ CTN_FN int ctn_hybrid_outside(__global const int *hyb, __global const ctn_block 
 CTN_FN void ctn_hybrid_gs_slot(__global const int *hyb, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia, int s) {
     ctn_block b = blocks[s];
-    ctn_gs_slot_rows(s, ctn_dd_gs_rows(&b, hyb[s] == 1), defs, blocks, lambda, vel, inertia);
+    ctn_gs_slot_rows(s, ctn_dd_gs_rows(&b, hyb[s] == 1), defs, blocks, lambda, CTN_MAX_ROWS, vel, inertia);
 }
 
 __kernel void ctn_k_hybrid_gs(int begin, int end, int serial, __global const int *hyb, __global const ctn_joint_def *defs,

@@ -127,7 +127,7 @@ __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __
         float gap, angle;
         ctn_joint_error(j, ctn_load_pose(at_pose, j.a), ctn_load_pose(at_pose, j.b), &gap, &angle);
         s += r2[i];
-        if (ctn_impulse_bad(lambda, i)) bad_slot = min(bad_slot, i);
+        if (ctn_impulse_bad(lambda, CTN_MAX_ROWS, i)) bad_slot = min(bad_slot, i);
         m1 = fmax(m1, gap);
         m2 = fmax(m2, angle);
     }

@@ -39,5 +39,5 @@ __kernel void ctn_k_schur_impulse(int R, __global const double *Wi, __global con
                                   __global const ctn_block *blocks, __global ctn_vel *vel, __global const ctn_inertia *inertia,
                                   __global float *lambda, __global double *rE, __global const int *active) {
     if (get_global_id(0) != 0 || !active[0]) return;
-    ctn_dd_schur_impulse(R, Wi, rows, defs, blocks, vel, inertia, lambda, rE);
+    ctn_dd_schur_impulse(R, Wi, rows, defs, blocks, vel, inertia, lambda, CTN_MAX_ROWS, rE);
 }

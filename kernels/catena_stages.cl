@@ -21,7 +21,7 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
         return;
     }
     if (s < n && adj_offsets[s] == adj_offsets[s + 1])
-        inertia[s].inv_inertia = ctn_geometric_inverse_inertia(s, pose, props, adj_offsets, adj, defs, lambda, gs_h);
+        inertia[s].inv_inertia = ctn_geometric_inverse_inertia(s, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h);
     if (s >= m) return;
     ctn_joint_def j = defs[s];
     ctn_sym3 I[2];
@@ -29,7 +29,7 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
     for (int k = 0; k < 2; ++k) {
         I[k] = ctn_sym3_zero();
         if (body[k] < 0) continue;
-        I[k] = ctn_geometric_inverse_inertia(body[k], pose, props, adj_offsets, adj, defs, lambda, gs_h);
+        I[k] = ctn_geometric_inverse_inertia(body[k], pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h);
         if (adj[adj_offsets[body[k]]] >> 1 == s) inertia[body[k]].inv_inertia = I[k];
     }
     if (compact) {
@@ -48,7 +48,7 @@ __kernel void ctn_k_geometric_inertia(int n, __global const ctn_pose *pose, __gl
                                       __global ctn_inertia *inertia) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+    ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, inertia);
 }
 
 /* Step 1: v* = v + h M^-1 f. Springs read vel_in (a copy of the velocities when springs exist), so no
@@ -66,8 +66,8 @@ __kernel void ctn_k_forces(int n, __global const ctn_props *props, __global cons
     int i = (int)get_global_id(0);
     if (i >= n) return;
     ctn_forces_body(i, props, forces, has_forces, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
-    if (gather && compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, scale, vel_out, inertia);
-    else if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel_out, inertia);
+    if (gather && compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, CTN_MAX_ROWS, scale, vel_out, inertia);
+    else if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, CTN_MAX_ROWS, scale, vel_out, inertia);
 }
 
 /* v_i += scale M^-1 sum J^T l over body i's joints: warm start and Jacobi update (per-body gather, Nelson 1998). */
@@ -76,8 +76,8 @@ __kernel void ctn_k_gather(int n, __global const int *adj_offsets, __global cons
                            __global const ctn_point_block *points, int compact) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    if (compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, scale, vel, inertia);
-    else ctn_apply_gather(i, adj_offsets, adj, blocks, l, scale, vel, inertia);
+    if (compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, CTN_MAX_ROWS, scale, vel, inertia);
+    else ctn_apply_gather(i, adj_offsets, adj, blocks, l, CTN_MAX_ROWS, scale, vel, inertia);
 }
 
 /* Coloured Gauss-Seidel: the `count` slots of one colour starting at `offset`; no two share a dynamic
@@ -88,7 +88,8 @@ __kernel void ctn_k_gs_colour(int offset, int count, __global const ctn_joint_de
     int g = (int)get_global_id(0);
     if (g >= count) return;
     int s = offset + g;
-    r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, vel, inertia, 1) : ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+    r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, CTN_MAX_ROWS, vel, inertia, 1)
+                      : ctn_gs_slot(s, defs, blocks, lambda, CTN_MAX_ROWS, vel, inertia);
 }
 
 /* The overflow group (joints beyond the colour budget): one work-item, slots in order, exactly as the
@@ -98,7 +99,8 @@ __kernel void ctn_k_gs_serial(int begin, int end, __global const ctn_joint_def *
                               __global float *r2, __global const ctn_point_block *points, int compact) {
     if (get_global_id(0) != 0) return;
     for (int s = begin; s < end; ++s)
-        r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, vel, inertia, 1) : ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+        r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, CTN_MAX_ROWS, vel, inertia, 1)
+                      : ctn_gs_slot(s, defs, blocks, lambda, CTN_MAX_ROWS, vel, inertia);
 }
 
 /* Jacobi row step: every slot from the same velocities; increments into dlambda for the gather. */
@@ -106,7 +108,7 @@ __kernel void ctn_k_jacobi(int m, __global const ctn_joint_def *defs, __global c
                            __global float *lambda, __global const ctn_vel *vel, __global float *dlambda, __global float *r2) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    r2[s] = ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
+    r2[s] = ctn_jacobi_slot(s, defs, blocks, lambda, CTN_MAX_ROWS, vel, dlambda);
 }
 
 /* Step 4: positions, orientations (exp map) and world inverse inertia; gs_h > 0 (another substep follows
@@ -119,7 +121,7 @@ CTN_FN void ctn_integrate_stage_body(int i, __global ctn_pose *pose, __global co
                                      __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
                                      __global ctn_vel *rest) {
     ctn_integrate_body(i, pose, vel, props, inertia, h);
-    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, inertia);
     if (begin) ctn_project_begin_body(i, vel, rest);
 }
 
@@ -229,7 +231,7 @@ CTN_FN void ctn_project_integrate_body(int i, __global ctn_pose *pose, __global 
                                        __global const float *lambda, float gs_h) {
     kept[i] = pose[i];
     ctn_integrate_body(i, pose, vel, props, inertia, h);
-    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, inertia);
     ctn_project_begin_body(i, real_vel, vel);
 }
 
@@ -254,7 +256,7 @@ __kernel void ctn_k_assemble_slot(int m, __global const ctn_joint_def *defs, __g
                                   __global ctn_block *blocks, __global float *mu, __global float *gap, __global float *angle) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_assemble_slot(s, defs, pose, vel, props, split, blocks, mu, gap, angle);
+    ctn_assemble_slot(s, defs, pose, vel, props, split, blocks, mu, CTN_MAX_ROWS, gap, angle);
 }
 
 __kernel void ctn_k_assemble_body(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
@@ -262,5 +264,5 @@ __kernel void ctn_k_assemble_body(int n, __global const int *adj_offsets, __glob
                                   __global const ctn_props *props, __global ctn_inertia *inertia) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, pose, vel, props, inertia);
+    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, CTN_MAX_ROWS, pose, vel, props, inertia);
 }

@@ -60,12 +60,12 @@ CTN_FN void ctn_assemble_block(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float 
 }
 
 /* Phase 1, joint slot s: the rows at the current poses into blocks[s], the correction impulse
- * mu = -(K_s + S)^-1 g into mu[6 s ..], and the slot's largest linear (m) and angular (rad) error into
+ * mu = -(K_s + S)^-1 g into mu[ls s ..] (ls: the row stride), and the slot's largest linear (m) and angular (rad) error into
  * gap[s], angle[s] (0 for IK targets). Inverse masses come from vel, inverse inertias from the pose
  * (a body's own, never the geometric-stiffness one), both split by split[] (the joints on each body). */
 CTN_FN void ctn_assemble_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                               CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const float *split,
-                              CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *mu, CTN_GLOBAL float *gap,
+                              CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *mu, int ls, CTN_GLOBAL float *gap,
                               CTN_GLOBAL float *angle) {
     ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
@@ -82,7 +82,7 @@ CTN_FN void ctn_assemble_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose 
     ctn_kinv_mul(blk.kinv, n, blk.bias, m);
     /* IK targets do not pull in this phase: a far target would tear the joints open faster than the local
      * gather closes them; phase 2 moves toward them with the joints held closed */
-    for (k = 0; k < CTN_MAX_ROWS; ++k) mu[6 * s + k] = k < n && !target ? m[k] : 0.0f;
+    for (k = 0; k < ls; ++k) mu[ls * s + k] = k < n && !target ? m[k] : 0.0f;
     for (k = 0; k < n && !target; ++k) {
         if (k < blk.n_lin) lin = CTN_FMAX(lin, CTN_FABS(g[k]));
         else ang = CTN_FMAX(ang, CTN_FABS(g[k]));
@@ -95,13 +95,13 @@ CTN_FN void ctn_assemble_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose 
 /* Phase 1, body i: gathers dq = M^-1 sum J^T mu over its own joints (ctn_gather_body, the same gather as the
  * Jacobi solver's) and moves the body by it: x += dv, q <- exp(dw / 2) q (one unit "time" step). */
 CTN_FN void ctn_assemble_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                              CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *mu, CTN_GLOBAL ctn_pose *pose,
+                              CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *mu, int ls, CTN_GLOBAL ctn_pose *pose,
                               CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL ctn_inertia *inertia) {
     ctn_props pr = props[i];
     ctn_pose p = pose[i];
     if (adj_offsets[i] != adj_offsets[i + 1] && (pr.flags & CTN_BODY_FLAG_DYNAMIC)) {
         ctn_vel d = vel[i];
-        ctn_gather_body(i, adj_offsets, adj, blocks, mu, d.inv_mass, ctn_body_inverse_inertia(p, pr), &d.v, &d.w);
+        ctn_gather_body(i, adj_offsets, adj, blocks, mu, ls, d.inv_mass, ctn_body_inverse_inertia(p, pr), &d.v, &d.w);
         p = ctn_body_integrate(p, d, pr, 1.0f);
         pose[i] = p;
     }

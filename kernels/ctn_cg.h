@@ -28,25 +28,25 @@ CTN_FN int ctn_cg_rows(const ctn_block *b) {
 
 /* r = target - J v - S lambda, z = K^-1 r, p = z for joint slot s (the start of the iteration). */
 CTN_FN void ctn_cg_init_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
-                             CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const float *lambda, CTN_GLOBAL float *r,
+                             CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const float *lambda, int ls, CTN_GLOBAL float *r,
                              CTN_GLOBAL float *z, CTN_GLOBAL float *p) {
     ctn_block b = blocks[s];
     float lam[CTN_MAX_ROWS], rs[CTN_MAX_ROWS], zs[CTN_MAX_ROWS];
     int k, n = ctn_cg_rows(&b);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
+    ctn_lam_load(lambda, ls, s, lam);
     ctn_block_residual(&b, ctn_load_vel(vel, CTN_JC(defs, s).a), ctn_load_vel(vel, CTN_JC(defs, s).b), lam, rs);
     ctn_kinv_mul(b.kinv, n, rs, zs);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) {
+    for (k = 0; k < ls; ++k) {
         float zk = k < n ? zs[k] : 0.0f;
-        r[6 * s + k] = rs[k];
-        z[6 * s + k] = zk;
-        p[6 * s + k] = zk;
+        r[ls * s + k] = rs[k];
+        z[ls * s + k] = zk;
+        p[ls * s + k] = zk;
     }
 }
 
 /* u_i = M_i^-1 J^T p over body i's joints (zero for a body without joints). */
 CTN_FN void ctn_cg_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const ctn_block *blocks,
-                               CTN_GLOBAL const float *p, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                               CTN_GLOBAL const float *p, int ls, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                                CTN_GLOBAL ctn_vel *u) {
     ctn_vel ui;
     ui.v = ctn_v3_zero();
@@ -54,33 +54,34 @@ CTN_FN void ctn_cg_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLO
     ui.inv_mass = 0.0f;
     ui.pad = 0.0f;
     if (adj_offsets[i] != adj_offsets[i + 1])
-        ctn_gather_body(i, adj_offsets, adj, blocks, p, vel[i].inv_mass, inertia[i].inv_inertia, &ui.v, &ui.w);
+        ctn_gather_body(i, adj_offsets, adj, blocks, p, ls, vel[i].inv_mass, inertia[i].inv_inertia, &ui.v, &ui.w);
     u[i] = ui;
 }
 
 /* (A p)_s = J_s u + S_s p_s: the operator J M^-1 J^T + S applied to the direction, for joint slot s. */
 CTN_FN void ctn_cg_apply_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
-                              CTN_GLOBAL const ctn_vel *u, CTN_GLOBAL const float *p, CTN_GLOBAL float *ap) {
+                              CTN_GLOBAL const ctn_vel *u, CTN_GLOBAL const float *p, int ls, CTN_GLOBAL float *ap) {
     ctn_block b = blocks[s];
     float jv[CTN_MAX_ROWS];
     int k, n = ctn_block_rows(&b);
     ctn_block_velocity(&b, ctn_load_vel(u, CTN_JC(defs, s).a), ctn_load_vel(u, CTN_JC(defs, s).b), jv);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) ap[6 * s + k] = k < n ? jv[k] + b.soft[k] * p[6 * s + k] : 0.0f;
+    for (k = 0; k < ls; ++k) ap[ls * s + k] = k < n ? jv[k] + b.soft[k] * p[ls * s + k] : 0.0f;
 }
 
 /* lambda += alpha p, r -= alpha A p, z = K^-1 r for joint slot s. */
-CTN_FN void ctn_cg_update_slot(int s, CTN_GLOBAL const ctn_block *blocks, float alpha, CTN_GLOBAL float *lambda, CTN_GLOBAL float *r,
-                               CTN_GLOBAL const float *p, CTN_GLOBAL const float *ap, CTN_GLOBAL float *z) {
+CTN_FN void ctn_cg_update_slot(int s, CTN_GLOBAL const ctn_block *blocks, float alpha, CTN_GLOBAL float *lambda, int ls,
+                               CTN_GLOBAL float *r, CTN_GLOBAL const float *p, CTN_GLOBAL const float *ap, CTN_GLOBAL float *z) {
     ctn_block b = blocks[s];
     float rs[CTN_MAX_ROWS], zs[CTN_MAX_ROWS];
     int k, n = ctn_cg_rows(&b);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) {
-        lambda[6 * s + k] += alpha * p[6 * s + k];
-        rs[k] = r[6 * s + k] - alpha * ap[6 * s + k];
-        r[6 * s + k] = rs[k];
+    for (k = 0; k < CTN_MAX_ROWS; ++k) rs[k] = 0.0f;
+    for (k = 0; k < ls; ++k) {
+        lambda[ls * s + k] += alpha * p[ls * s + k];
+        rs[k] = r[ls * s + k] - alpha * ap[ls * s + k];
+        r[ls * s + k] = rs[k];
     }
     ctn_kinv_mul(b.kinv, n, rs, zs);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) z[6 * s + k] = k < n ? zs[k] : 0.0f;
+    for (k = 0; k < ls; ++k) z[ls * s + k] = k < n ? zs[k] : 0.0f;
 }
 
 /* v_i += alpha u_i for a body with joints: the velocities follow lambda, so on exit v = v* + M^-1 J^T lambda
@@ -94,7 +95,7 @@ CTN_FN void ctn_cg_velocity_body(int i, CTN_GLOBAL const int *adj_offsets, float
     vel[i] = v;
 }
 
-/* p = z + beta p at float index k of the 6-per-slot arrays. */
+/* p = z + beta p at float index k of the per-slot arrays. */
 CTN_FN void ctn_cg_direction(int k, float beta, CTN_GLOBAL const float *z, CTN_GLOBAL float *p) { p[k] = z[k] + beta * p[k]; }
 
 #endif /* CTN_CG_H */

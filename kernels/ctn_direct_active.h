@@ -61,7 +61,7 @@ CTN_FN int ctn_dd_active_rows(const ctn_block *b) {
  * without this, in 99 with it). The test reads only the impulses, which checkpoints and the divergence
  * snapshot keep, so a resumed or undone run continues bit for bit (x warm rounds the same way both times). */
 CTN_FN void ctn_dd_active_start(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
-                                CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep,
+                                int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep,
                                 float warm) {
     ctn_block blk = blocks[s];
     int m = ctn_dd_active_rows(&blk), n = ctn_block_rows(&blk), k, kept = 0, moved = 0;
@@ -69,10 +69,10 @@ CTN_FN void ctn_dd_active_start(int s, ctn_joints defs, CTN_GLOBAL const ctn_blo
     for (k = 0; k < CTN_MAX_ROWS; ++k) dl[k] = 0.0f;
     for (k = 0; k < n; ++k) {
         if (!(m >> k & 1)) continue;
-        float l = lambda[6 * s + k], c = l < blk.lo[k] ? blk.lo[k] : (l > blk.hi[k] ? blk.hi[k] : l);
+        float l = lambda[ls * s + k], c = l < blk.lo[k] ? blk.lo[k] : (l > blk.hi[k] ? blk.hi[k] : l);
         if (warm > 0.0f && blk.lo[k] < 0.0f && blk.lo[k] > -0.5f * CTN_INF && l <= blk.lo[k] * warm) c = blk.lo[k];
         else if (warm > 0.0f && blk.hi[k] > 0.0f && blk.hi[k] < 0.5f * CTN_INF && l >= blk.hi[k] * warm) c = blk.hi[k];
-        if (c != l) dl[k] = c - l, lambda[6 * s + k] = c, moved = 1;
+        if (c != l) dl[k] = c - l, lambda[ls * s + k] = c, moved = 1;
         if (c > blk.lo[k] && c < blk.hi[k]) kept |= 1 << k;
     }
     keep[s] = (unsigned char)kept;
@@ -94,7 +94,7 @@ CTN_FN void ctn_dd_active_start(int s, ctn_joints defs, CTN_GLOBAL const ctn_blo
  * residual points inside. Returns the number of rows that change state (0: this joint's rows solve the
  * complementarity problem); dry: counts them and changes nothing. */
 CTN_FN int ctn_dd_active_check(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
-                               CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep, int dry) {
+                               int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep, int dry) {
     ctn_block blk = blocks[s];
     int m = ctn_dd_active_rows(&blk), n = ctn_block_rows(&blk), k, changes = 0, moved = 0, kept = keep[s];
     if (!m) return 0;
@@ -105,12 +105,12 @@ CTN_FN int ctn_dd_active_check(int s, ctn_joints defs, CTN_GLOBAL const ctn_bloc
     for (k = 0; k < CTN_MAX_ROWS; ++k) dl[k] = 0.0f;
     for (k = 0; k < n; ++k) {
         if (!(m >> k & 1)) continue;
-        float l = lambda[6 * s + k], lo = blk.lo[k], hi = blk.hi[k];
+        float l = lambda[ls * s + k], lo = blk.lo[k], hi = blk.hi[k];
         if (kept >> k & 1) {
             if (l >= lo && l <= hi) continue;
             float c = l < lo ? lo : hi;
             dl[k] = c - l, moved = 1;
-            if (!dry) lambda[6 * s + k] = c;
+            if (!dry) lambda[ls * s + k] = c;
             kept &= ~(1 << k), ++changes;
         } else if (lo < hi) {
             float r = blk.bias[k] - jv[k] - blk.soft[k] * l, tol = CTN_DD_ACTIVE_TOL * (1.0f + CTN_FABS(blk.bias[k]));
@@ -137,13 +137,13 @@ CTN_FN int ctn_dd_active_check(int s, ctn_joints defs, CTN_GLOBAL const ctn_bloc
  * ctn_dd_active_check would clamp. A check that clamps none only releases rows, so its step is the exact
  * minimiser of the convex objective on a face holding the state it started from (the descent safeguard of
  * host/solve/solver_direct.c uses this to skip its test there: such a step always lowers f). */
-CTN_FN int ctn_dd_active_clamps(int s, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *lambda,
+CTN_FN int ctn_dd_active_clamps(int s, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *lambda, int ls,
                                 CTN_GLOBAL const unsigned char *keep) {
     ctn_block blk = blocks[s];
     int m = ctn_dd_active_rows(&blk) & keep[s], n = ctn_block_rows(&blk), k, clamps = 0;
     for (k = 0; k < n; ++k) {
         if (!(m >> k & 1)) continue;
-        float l = lambda[6 * s + k];
+        float l = lambda[ls * s + k];
         if (!(l >= blk.lo[k] && l <= blk.hi[k])) ++clamps;
     }
     return clamps;

@@ -80,7 +80,7 @@ CTN_FN void ctn_dd_schur_invert(CTN_GLOBAL double *W, int R) {
  * W^-1 r_E, lambda_E += dl_E and v += M^-1 J_E^T dl_E on both bodies of each joint (both are dynamic). */
 CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL const int *rows, ctn_joints defs,
                                  CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
-                                 CTN_GLOBAL float *lambda, CTN_GLOBAL double *rE) {
+                                 CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL double *rE) {
     double dl[CTN_DD_MAX_SCHUR];
     ctn_block blk;
     for (int j = 0; j < R; ++j) {
@@ -88,7 +88,7 @@ CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL 
         if (row[CTN_SR_ROW] != 0) continue;
         int slot = row[CTN_SR_SLOT];
         blk = blocks[slot];
-        ctn_dd_row_residual(&blk, ctn_load_vel(vel, CTN_JC(defs, slot).a), ctn_load_vel(vel, CTN_JC(defs, slot).b), lambda + 6 * slot, rE + j);
+        ctn_dd_row_residual(&blk, ctn_load_vel(vel, CTN_JC(defs, slot).a), ctn_load_vel(vel, CTN_JC(defs, slot).b), lambda + ls * slot, rE + j);
     }
     for (int j = 0; j < R; ++j) {
         double acc = 0.0;
@@ -102,7 +102,7 @@ CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL 
         blk = blocks[slot];
         while (j + n < R && rows[CTN_SR_INTS * (j + n) + CTN_SR_SLOT] == slot) {
             l[n] = (float)dl[j + n];
-            lambda[6 * slot + n] = (float)((double)lambda[6 * slot + n] + dl[j + n]);
+            lambda[ls * slot + n] = (float)((double)lambda[ls * slot + n] + dl[j + n]);
             ++n;
         }
         j += n;

@@ -2,8 +2,8 @@
  * kernels (kernels/catena.cl): each function is the body of one work-item. On the host CTN_GLOBAL is empty.
  *
  * Index conventions (see host/core/world.h): joints and blocks are in solver (colour) order; lambda and
- * dlambda hold 6 floats per joint slot; adj / adj_offsets is the body -> joint CSR adjacency whose entries
- * are (slot << 1) | side. */
+ * dlambda hold ls floats per joint slot (the layout's row stride, CTN_LAM in kernels/ctn_types.h); adj /
+ * adj_offsets is the body -> joint CSR adjacency whose entries are (slot << 1) | side. */
 #ifndef CTN_SOLVER_H
 #define CTN_SOLVER_H
 
@@ -40,10 +40,30 @@ CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body
  * device's ctn_k_measure): 1 when a row impulse of joint slot s is not finite (NaN or infinite). An
  * impulse can go non-finite while every body stays finite (a row between bodies whose velocities the
  * update does not write), so the check does not rely on the bodies'. */
-CTN_FN int ctn_impulse_bad(CTN_GLOBAL const float *lambda, int s) {
+CTN_FN int ctn_impulse_bad(CTN_GLOBAL const float *lambda, int ls, int s) {
     int bad = 0;
-    for (int r = 0; r < 6; ++r) bad |= !isfinite(lambda[6 * s + r]);
+    for (int r = 0; r < ls; ++r) bad |= !isfinite(lambda[ls * s + r]);
     return bad;
+}
+
+/* The CTN_MAX_ROWS impulses of slot s (ls a slot) into a private array, rows at or past the stride zero
+ * (CTN_LAM). The six floats are loaded whatever the stride and the rows past it selected away, which compiles
+ * to a few vector instructions rather than a branch a row: every array read so keeps CTN_MAX_ROWS - ls floats
+ * past its last slot (host/core/topology.c's impulses, host/solve/solver_cpu.c's per-slot arrays). */
+CTN_FN void ctn_lam_load(CTN_GLOBAL const float *l, int ls, int s, float *out) {
+    CTN_GLOBAL const float *p = l + ls * s;
+    for (int k = 0; k < CTN_MAX_ROWS; ++k) {
+        float v = p[k];
+        out[k] = k < ls ? v : 0.0f;
+    }
+}
+
+/* Rows [0, n) of slot s back from a private array (n <= ls: a block's rows, the only ones its updates change). A
+ * loop of constant length: a copy loop of variable length becomes a call to memcpy. */
+CTN_FN void ctn_lam_store(CTN_GLOBAL float *l, int ls, int s, int n, const float *in) {
+    CTN_GLOBAL float *p = l + ls * s;
+    for (int k = 0; k < CTN_MAX_ROWS; ++k)
+        if (k < n) p[k] = in[k];
 }
 
 /* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
@@ -311,24 +331,24 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_point_fields(int a, int b, CTN_GLOBAL const 
     return res;
 }
 
-CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
-                                                  CTN_GLOBAL const ctn_inertia *inertia, int residual) {
-    return ctn_gs_point_fields(a, b, &blk->ra, &blk->rb, blk->bias, blk->soft, 1, blk->kinv, lambda + 6 * s, vel, inertia, residual);
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, int ls,
+                                                  CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, int residual) {
+    return ctn_gs_point_fields(a, b, &blk->ra, &blk->rb, blk->bias, blk->soft, 1, blk->kinv, lambda + ls * s, vel, inertia, residual);
 }
 
 /* ctn_gs_slot of a ball joint kept as a compact point block (pts[s], ctn_prepare_slot_point): the same bits
  * as ctn_gs_slot_point on the ctn_block that ctn_prepare_slot_ball builds (its fields have the same values
  * and the same operations read them). */
 CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_compact(int s, ctn_joints defs, CTN_GLOBAL const ctn_point_block *pts,
-                                                 CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
-                                                 int residual) {
+                                                 CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel,
+                                                 CTN_GLOBAL const ctn_inertia *inertia, int residual) {
     CTN_GLOBAL const ctn_point_block *p = &pts[s];
-    return ctn_gs_point_fields(CTN_JC(defs, s).a, CTN_JC(defs, s).b, &p->ra, &p->rb, p->bias, &p->soft, 0, p->kinv, lambda + 6 * s, vel, inertia, residual);
+    return ctn_gs_point_fields(CTN_JC(defs, s).a, CTN_JC(defs, s).b, &p->ra, &p->rb, p->bias, &p->soft, 0, p->kinv, lambda + ls * s, vel, inertia, residual);
 }
 
-CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel,
-                               CTN_GLOBAL const ctn_inertia *inertia) {
-    return ctn_gs_slot_point_ex(s, a, b, blk, lambda, vel, inertia, 1);
+CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, int ls,
+                               CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    return ctn_gs_slot_point_ex(s, a, b, blk, lambda, ls, vel, inertia, 1);
 }
 
 /* The host keeps the general update out of line: inlined into a sweep's loop beside the point update, its
@@ -342,19 +362,21 @@ CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *
 
 /* ctn_gs_slot of a block that is not a point block. */
 CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
-                                       CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    int k;
+                                       int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
 #ifdef __OPENCL_VERSION__
     ctn_block blk = blocks[s]; /* OpenCL C 1.2 has no generic address space: the block goes to private memory */
     const ctn_block *bp = &blk;
+    float lam[CTN_MAX_ROWS];
+    ctn_lam_load(lambda, ls, s, lam);
 #else
     const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per update */
+    float *lam = lambda + ls * s;     /* and the impulses: the update reads and writes the block's rows [0, n) alone */
 #endif
-    float lam[CTN_MAX_ROWS];
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
     float r2 = ctn_block_solve(bp, lam, &va, &vb, ctn_load_inertia(inertia, a), ctn_load_inertia(inertia, b));
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lambda[6 * s + k] = lam[k];
+#ifdef __OPENCL_VERSION__
+    ctn_lam_store(lambda, ls, s, ctn_block_rows(bp), lam);
+#endif
     if (va.inv_mass > 0.0f) vel[a] = va;
     if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
     return r2;
@@ -364,15 +386,16 @@ CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn
  * Returns the squared residual seen before the update; ctn_gs_slot_ex with residual = 0 may return 0
  * instead (a point block skips forming it: a sweep before the last one of a solve). */
 CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_ex(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
-                                            CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, int residual) {
+                                            CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                                            int residual) {
     int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b;
-    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point_ex(s, a, b, &blocks[s], lambda, vel, inertia, residual);
-    return ctn_gs_slot_block(s, a, b, blocks, lambda, vel, inertia);
+    if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point_ex(s, a, b, &blocks[s], lambda, ls, vel, inertia, residual);
+    return ctn_gs_slot_block(s, a, b, blocks, lambda, ls, vel, inertia);
 }
 
 CTN_FN float ctn_gs_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
-                         CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    return ctn_gs_slot_ex(s, defs, blocks, lambda, vel, inertia, 1);
+                         CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    return ctn_gs_slot_ex(s, defs, blocks, lambda, ls, vel, inertia, 1);
 }
 
 /* The hybrid exact solver's outer Gauss-Seidel update of joint slot s (host/solve/solver_direct.c; the
@@ -389,8 +412,8 @@ CTN_FN float ctn_gs_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blo
  * joint to the world on a free body this is the exact projected solution of the joint. A last clamp keeps
  * every bounded row in its bounds when several are. Returns |r|^2 of the bounded rows before the update. */
 CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
-                              CTN_GLOBAL float *lambda, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    if (!rows) return ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+                              CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
+    if (!rows) return ctn_gs_slot(s, defs, blocks, lambda, ls, vel, inertia);
     int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b, k, i, n;
     ctn_block blk = blocks[s];
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
@@ -399,7 +422,8 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const
     ctn_v3 dv, dw;
     n = ctn_block_rows(&blk);
     ctn_block_velocity(&blk, va, vb, jv);
-    for (i = 0; i < CTN_MAX_ROWS; ++i) lam[i] = lambda[6 * s + i], dl[i] = 0.0f;
+    ctn_lam_load(lambda, ls, s, lam);
+    for (i = 0; i < CTN_MAX_ROWS; ++i) dl[i] = 0.0f;
     for (k = 0; k < n; ++k) {
         if (!(rows >> k & 1)) continue;
         float r = blk.bias[k] - jv[k] - blk.soft[k] * lam[k], xkk = blk.kinv[CTN_TRI(k, k)];
@@ -415,7 +439,7 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const
         float l = lam[k] + dl[k];
         if (rows >> k & 1) l = l < blk.lo[k] ? blk.lo[k] : (l > blk.hi[k] ? blk.hi[k] : l);
         dl[k] = l - lam[k];
-        lambda[6 * s + k] = l;
+        lambda[ls * s + k] = l;
     }
     ctn_block_body_delta(&blk, dl, 0, va.inv_mass, Ia, &dv, &dw);
     va.v = ctn_add(va.v, dv);
@@ -431,15 +455,16 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const
 /* Jacobi row step of joint slot s: impulse increment from the shared velocities into dlambda (the blocks
  * were built with split masses). Returns the squared residual. */
 CTN_FN float ctn_jacobi_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
-                             CTN_GLOBAL float *lambda, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL float *dlambda) {
+                             CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL float *dlambda) {
     int k;
     ctn_block blk = blocks[s];
     float lam[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
+    ctn_lam_load(lambda, ls, s, lam);
     float r2 = ctn_block_delta(&blk, ctn_load_vel(vel, CTN_JC(defs, s).a), ctn_load_vel(vel, CTN_JC(defs, s).b), lam, dl);
-    for (k = 0; k < CTN_MAX_ROWS; ++k) {
-        lambda[6 * s + k] = lam[k];
-        dlambda[6 * s + k] = dl[k];
+    for (k = 0; k < CTN_MAX_ROWS; ++k) { /* of constant length: no memcpy (ctn_lam_store) */
+        if (k >= ls) continue;
+        lambda[ls * s + k] = lam[k];
+        dlambda[ls * s + k] = dl[k];
     }
     return r2;
 }
@@ -447,10 +472,10 @@ CTN_FN float ctn_jacobi_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block 
 /* Jacobian-transpose assembly for body i (Nelson 1998): sum over its own joints of M^-1 J^T l, in adjacency
  * order (deterministic, no atomics). */
 CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                            CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, float inv_mass, ctn_sym3 Iinv,
+                            CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, int ls, float inv_mass, ctn_sym3 Iinv,
                             ctn_v3 *dv, ctn_v3 *dw) {
     ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero();
-    int e, k;
+    int e;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
 #ifdef __OPENCL_VERSION__
@@ -459,18 +484,22 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
 #else
         const ctn_block *bp = &blocks[s]; /* the host reads it in place: a 288-byte copy less per entry */
 #endif
-        float ls[CTN_MAX_ROWS];
         ctn_v3 a, b;
         if (bp->pad[0] == CTN_BLOCK_POINT) {
             /* a point block (rows along the world axes e_k): ctn_block_body_delta's P = sum_k e_k l_k is
              * (0 + l_0, 0 + l_1, 0 + l_2) and L = 0 for finite l (ctn_gs_slot_point says why), so the
              * same bits without the row directions */
-            CTN_GLOBAL const float *lp = l + 6 * s;
+            CTN_GLOBAL const float *lp = l + ls * s;
             ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
             ctn_block_side_delta(bp, P, ctn_v3_zero(), side, inv_mass, Iinv, &a, &b);
         } else {
-            for (k = 0; k < CTN_MAX_ROWS; ++k) ls[k] = l[6 * s + k];
-            ctn_block_body_delta(bp, ls, side, inv_mass, Iinv, &a, &b);
+#ifdef __OPENCL_VERSION__
+            float lr[CTN_MAX_ROWS];
+            ctn_lam_load(l, ls, s, lr);
+#else
+            const float *lr = l + ls * s; /* read in place: ctn_block_impulse reads the block's rows alone */
+#endif
+            ctn_block_body_delta(bp, lr, side, inv_mass, Iinv, &a, &b);
         }
         sv = ctn_add(sv, a);
         sw = ctn_add(sw, b);
@@ -481,12 +510,12 @@ CTN_FN void ctn_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL
 
 /* v_i += scale * M^-1 sum J^T l over body i's joints (Jacobi update, warm start, CG velocity update). */
 CTN_FN void ctn_apply_gather(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                             CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, float scale,
+                             CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *l, int ls, float scale,
                              CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
     if (adj_offsets[i] == adj_offsets[i + 1]) return;
     ctn_vel v = vel[i];
     ctn_v3 dv, dw;
-    ctn_gather_body(i, adj_offsets, adj, blocks, l, v.inv_mass, inertia[i].inv_inertia, &dv, &dw);
+    ctn_gather_body(i, adj_offsets, adj, blocks, l, ls, v.inv_mass, inertia[i].inv_inertia, &dv, &dw);
     v.v = ctn_madd(v.v, dv, scale);
     v.w = ctn_madd(v.w, dw, scale);
     vel[i] = v;
@@ -498,7 +527,7 @@ CTN_FN void ctn_apply_gather(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBA
  * ctn_layout.h): joint s's ra at rec[stride s], its rb at rec[stride s + 4]. The same operations in the same
  * order as ctn_gather_body on the joint's block, so the same bits. */
 CTN_FN void ctn_apply_gather_arms(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const float *rec,
-                                  int stride, CTN_GLOBAL const float *l, float scale, CTN_GLOBAL ctn_vel *vel,
+                                  int stride, CTN_GLOBAL const float *l, int ls, float scale, CTN_GLOBAL ctn_vel *vel,
                                   CTN_GLOBAL const ctn_inertia *inertia) {
     if (adj_offsets[i] == adj_offsets[i + 1]) return;
     ctn_vel v = vel[i];
@@ -506,7 +535,7 @@ CTN_FN void ctn_apply_gather_arms(int i, CTN_GLOBAL const int *adj_offsets, CTN_
     ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero(), a, b;
     for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        CTN_GLOBAL const float *lp = l + 6 * s, *r = rec + stride * s + 4 * side;
+        CTN_GLOBAL const float *lp = l + ls * s, *r = rec + stride * s + 4 * side;
         ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
         ctn_side_delta(ctn_v3_make(r[0], r[1], r[2]), P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
         sv = ctn_add(sv, a);
@@ -519,9 +548,9 @@ CTN_FN void ctn_apply_gather_arms(int i, CTN_GLOBAL const int *adj_offsets, CTN_
 
 /* ctn_apply_gather over compact point blocks (a world whose joints are all ball joints kept as ctn_point_block). */
 CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                   CTN_GLOBAL const ctn_point_block *pts, CTN_GLOBAL const float *l, float scale,
+                                   CTN_GLOBAL const ctn_point_block *pts, CTN_GLOBAL const float *l, int ls, float scale,
                                    CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    ctn_apply_gather_arms(i, adj_offsets, adj, (CTN_GLOBAL const float *)pts, (int)(sizeof(ctn_point_block) / sizeof(float)), l, scale, vel,
+    ctn_apply_gather_arms(i, adj_offsets, adj, (CTN_GLOBAL const float *)pts, (int)(sizeof(ctn_point_block) / sizeof(float)), l, ls, scale, vel,
                           inertia);
 }
 
@@ -529,8 +558,9 @@ CTN_FN void ctn_apply_gather_point(int i, CTN_GLOBAL const int *adj_offsets, CTN
  * ctn_blocks the records stand for (a ball joint's block is a point block, pad[0] == CTN_BLOCK_POINT, and takes
  * ctn_gather_body's point branch). */
 CTN_FN void ctn_apply_gather_ball_row(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const ctn_ball_row *rows,
-                                      CTN_GLOBAL const float *l, float scale, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
-    ctn_apply_gather_arms(i, adj_offsets, adj, (CTN_GLOBAL const float *)rows, (int)(sizeof(ctn_ball_row) / sizeof(float)), l, scale, vel,
+                                      CTN_GLOBAL const float *l, int ls, float scale, CTN_GLOBAL ctn_vel *vel,
+                                      CTN_GLOBAL const ctn_inertia *inertia) {
+    ctn_apply_gather_arms(i, adj_offsets, adj, (CTN_GLOBAL const float *)rows, (int)(sizeof(ctn_ball_row) / sizeof(float)), l, ls, scale, vel,
                           inertia);
 }
 
@@ -580,7 +610,7 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
  * body's joints. The extra inertia only slows rotation under high joint tension; gs = 0 turns it off. */
 CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                                               CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                              ctn_joints defs, CTN_GLOBAL const float *lambda, float gs_h) {
+                                              ctn_joints defs, CTN_GLOBAL const float *lambda, int ls, float gs_h) {
     float alpha = 0.0f;
     int e, k;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
@@ -588,14 +618,15 @@ CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *
         /* the fields read where they lie (a copy of the whole definition per edge was a tenth of the pass) */
         int type = CTN_JC(defs, s).type;
         int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
-        CTN_GLOBAL const float *lam = lambda + 6 * s;
+        CTN_GLOBAL const float *lam = lambda + ls * s;
         float l2 = 0.0f, a2 = 0.0f;
         if (n_lin == 3) { /* the sums below for n_lin = 3, in the same order, without the per-row test */
+            float l3 = CTN_LAM(lam, ls, 0, 3), l4 = CTN_LAM(lam, ls, 0, 4), l5 = CTN_LAM(lam, ls, 0, 5);
             l2 = ((l2 + lam[0] * lam[0]) + lam[1] * lam[1]) + lam[2] * lam[2];
-            a2 = ((a2 + lam[3] * lam[3]) + lam[4] * lam[4]) + lam[5] * lam[5];
+            a2 = ((a2 + l3 * l3) + l4 * l4) + l5 * l5;
         } else {
             for (k = 0; k < CTN_MAX_ROWS; ++k) {
-                float l = lam[k];
+                float l = CTN_LAM(lam, ls, 0, k);
                 if (k < n_lin) l2 += l * l;
                 else a2 += l * l;
             }
@@ -608,9 +639,9 @@ CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *
 
 CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                                        CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                       ctn_joints defs, CTN_GLOBAL const float *lambda, float gs_h,
+                                       ctn_joints defs, CTN_GLOBAL const float *lambda, int ls, float gs_h,
                                        CTN_GLOBAL ctn_inertia *inertia) {
-    inertia[i].inv_inertia = ctn_geometric_inverse_inertia(i, pose, props, adj_offsets, adj, defs, lambda, gs_h);
+    inertia[i].inv_inertia = ctn_geometric_inverse_inertia(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h);
 }
 
 /* Step 4 for body i: positions and orientations (exp map). */

@@ -60,7 +60,7 @@ static void dense_build(const ctn_world *w, const ctn_block *blocks, dense_sys *
                 if (db) d->J[(size_t)row * d->cols + 6 * jd->b + c] += jb[c];
             }
             d->S[row] = b->soft[k];
-            d->r[row] = (double)b->bias[k] - jv - (double)b->soft[k] * t->lambda[6 * s + k];
+            d->r[row] = (double)b->bias[k] - jv - (double)b->soft[k] * t->lambda[t->stride * s + k];
             d->row_slot[row] = s;
             d->row_k[row] = k;
         }

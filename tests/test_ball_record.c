@@ -103,7 +103,7 @@ static int compare(const char *spec, const config *c) {
         used |= ctn__direct_ball_rows(a);
         CHECK(!ctn__direct_ball_rows(b), "%s %s: the blocks-only world took the ball records", spec, c->name);
         CHECK(a->body_count == b->body_count && a->topo.joint_count == b->topo.joint_count, "%s: layouts differ", spec);
-        size_t nb = (size_t)a->body_count, nl = 6 * (size_t)a->topo.joint_count;
+        size_t nb = (size_t)a->body_count, nl = (size_t)a->topo.stride * (size_t)a->topo.joint_count;
         int pose = memcmp(a->pose, b->pose, nb * sizeof *a->pose) == 0, vel = memcmp(a->vel, b->vel, nb * sizeof *a->vel) == 0;
         int lam = memcmp(a->topo.lambda, b->topo.lambda, nl * sizeof *a->topo.lambda) == 0;
         CHECK(pose && vel && lam, "%s %s, step %d: records and blocks differ (poses %s, velocities %s, impulses %s)", spec, c->name, k + 1,

@@ -189,7 +189,7 @@ int main(void) {
             /* the caller writes back dynamic bodies only (ctn_gs_slot) */
             if (!(vel[0].inv_mass > 0.0f)) va_g = vel[0];
             if (to_world || !(vel[1].inv_mass > 0.0f)) vb_g = vb0;
-            float r2_p = ctn_gs_slot(0, defs, &blk, lambda_p, vel_p, in_p);
+            float r2_p = ctn_gs_slot(0, defs, &blk, lambda_p, CTN_MAX_ROWS, vel_p, in_p);
             CHECK(same_bits(&r2_g, &r2_p, sizeof r2_g), "trial %d it %d: residual %g vs %g", trial, it, r2_g, r2_p);
             CHECK(same_bits(lam_g, lambda_p, 3 * sizeof(float)), "trial %d it %d: impulses have the same bits", trial, it);
             CHECK(same_bits(&va_g, &vel_p[0], sizeof va_g), "trial %d it %d: body a's velocity has the same bits", trial, it);
@@ -220,7 +220,7 @@ int main(void) {
             for (int k = 0; k < 3; ++k) lg[k] = ll[k] = trial % 2 ? -0.0f : 0.01f * urand();
             ctn_vel vg[2] = {vel[0], vel[1]}, vl[2] = {vel[0], vel[1]};
             for (int it = 0; it < 3; ++it) {
-                float rg = ctn_gs_slot(0, jd, gb, lg, vg, inertia), rl = ctn_gs_slot(0, jd, lb, ll, vl, inertia);
+                float rg = ctn_gs_slot(0, jd, gb, lg, CTN_MAX_ROWS, vg, inertia), rl = ctn_gs_slot(0, jd, lb, ll, CTN_MAX_ROWS, vl, inertia);
                 CHECK(same_bits(&rg, &rl, sizeof rg) && same_bits(lg, ll, sizeof lg) && same_bits(vg, vl, sizeof vg),
                       "trial %d it %d: updates of the lean and the general ball block have the same bits", trial, it);
             }
@@ -238,15 +238,16 @@ int main(void) {
             ctn_vel vq[2] = {vel[0], vel[1]}, vc[2] = {vel[0], vel[1]};
             for (int it = 0; it < 3; ++it) {
                 int residual = it != 1;
-                float rq = ctn_gs_slot_ex(0, jd, lb, lq, vq, inertia, residual), rc = ctn_gs_slot_compact(0, jd, pb, lc, vc, inertia, residual);
+                float rq = ctn_gs_slot_ex(0, jd, lb, lq, CTN_MAX_ROWS, vq, inertia, residual),
+                      rc = ctn_gs_slot_compact(0, jd, pb, lc, CTN_MAX_ROWS, vc, inertia, residual);
                 CHECK(same_bits(&rq, &rc, sizeof rq) && same_bits(lq, lc, sizeof lq) && same_bits(vq, vc, sizeof vq),
                       "trial %d it %d: updates of the compact and the lean ball block have the same bits", trial, it);
             }
             int offsets[3] = {0, 1, to_world ? 1 : 2}, adj[2] = {0 << 1 | 0, 0 << 1 | 1};
             for (int i = 0; i < 2; ++i) {
                 ctn_vel wg[2] = {vel[0], vel[1]}, wc[2] = {vel[0], vel[1]};
-                ctn_apply_gather(i, offsets, adj, lb, lq, 0.75f, wg, inertia);
-                ctn_apply_gather_point(i, offsets, adj, pb, lq, 0.75f, wc, inertia);
+                ctn_apply_gather(i, offsets, adj, lb, lq, CTN_MAX_ROWS, 0.75f, wg, inertia);
+                ctn_apply_gather_point(i, offsets, adj, pb, lq, CTN_MAX_ROWS, 0.75f, wc, inertia);
                 CHECK(same_bits(wg, wc, sizeof wg), "trial %d body %d: the compact warm-start gather has the block's bits", trial, i);
             }
         }

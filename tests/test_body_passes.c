@@ -138,10 +138,10 @@ static int first_diff(const void *a, const void *b, int n, size_t size) {
 
 static void compare_inertia(const char *what, int n, float gs_h) {
     memset(ref_inertia, 0xA5, sizeof ref_inertia);
-    ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, gs_h, ref_inertia, 0, 1);
+    ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h, ref_inertia, 0, 1);
     for (int threads = 1; threads <= 2; ++threads) {
         memset(got_inertia, 0xA5, sizeof got_inertia);
-        ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, gs_h, got_inertia, 1, threads);
+        ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h, got_inertia, 1, threads);
         int i = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
         CHECK(i < 0, "%s, %d bodies, %d threads: inertia of body %d differs (xx %.9g, shared %.9g; xz %.9g, shared %.9g)", what, n,
               threads, i, i < 0 ? 0.0 : (double)got_inertia[i].inv_inertia.xx, i < 0 ? 0.0 : (double)ref_inertia[i].inv_inertia.xx,
@@ -297,8 +297,8 @@ int main(void) {
     /* the checks can fail: the geometric stiffness changes the inertia, forces and integration change what
      * they write (the lean loops are not compared against unchanged arrays) */
     make_world(FINITE, 0, BODIES);
-    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, 0.0f, ref_inertia, 1, 1);
-    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, 1.0f / 60.0f, got_inertia, 1, 1);
+    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, 0.0f, ref_inertia, 1, 1);
+    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, 1.0f / 60.0f, got_inertia, 1, 1);
     int rigid = 1; /* body 1: a dynamic rigid body? */
     while (rigid < BODIES && ((props[rigid].flags & 5) != 1 || adj_offsets[rigid] == adj_offsets[rigid + 1] || rigid % 11 == 0)) ++rigid;
     CHECK(rigid < BODIES && got_inertia[rigid].inv_inertia.xx < ref_inertia[rigid].inv_inertia.xx,

@@ -159,11 +159,14 @@ static void random_tree_case(int trial, int nbodies) {
         if (!(w->props[i].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
         w->vel[i].v = ctn_madd(w->vel[i].v, ctn_v3_make((float)srand1(), (float)srand1(), (float)srand1()), 0.5f);
     }
-    for (int k = 0; k < 6 * m; ++k) t->lambda[k] = (float)(0.01 * srand1());
+    for (int k = 0; k < 6 * m; ++k) { /* six draws a joint at any row stride: the same random sequence for the later trials */
+        float l = (float)(0.01 * srand1());
+        if (k % 6 < t->stride) t->lambda[t->stride * (k / 6) + k % 6] = l;
+    }
     ctn_vel *v0 = malloc((size_t)nb * sizeof *v0);
-    float *l0 = malloc((size_t)6 * m * sizeof *l0);
+    float *l0 = malloc((size_t)t->stride * m * sizeof *l0);
     memcpy(v0, w->vel, (size_t)nb * sizeof *v0);
-    memcpy(l0, t->lambda, (size_t)6 * m * sizeof *l0);
+    memcpy(l0, t->lambda, (size_t)t->stride * m * sizeof *l0);
 
     dense_sys d;
     dense_build(w, blocks, &d);
@@ -173,7 +176,7 @@ static void random_tree_case(int trial, int nbodies) {
     double r2 = ctn__solve_direct(w, blocks);
     double emax = 0.0, rmax = 0.0;
     for (int i = 0; i < d.rows; ++i) {
-        double dl = (double)t->lambda[6 * d.row_slot[i] + d.row_k[i]] - l0[6 * d.row_slot[i] + d.row_k[i]];
+        double dl = (double)t->lambda[t->stride * d.row_slot[i] + d.row_k[i]] - l0[t->stride * d.row_slot[i] + d.row_k[i]];
         emax = fmax(emax, fabs(dl - ref[i]));
         rmax = fmax(rmax, fabs(ref[i]));
     }
@@ -202,12 +205,12 @@ static void random_tree_case(int trial, int nbodies) {
 
     /* (e) Gauss-Seidel from the same state, run to convergence, reaches the same impulses */
     memcpy(w->vel, v0, (size_t)nb * sizeof *v0);
-    memcpy(t->lambda, l0, (size_t)6 * m * sizeof *l0);
+    memcpy(t->lambda, l0, (size_t)t->stride * m * sizeof *l0);
     for (int it = 0; it < 20000; ++it)
-        for (int s = 0; s < m; ++s) ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia);
+        for (int s = 0; s < m; ++s) ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
     double gmax = 0.0;
     for (int i = 0; i < d.rows; ++i) {
-        double dl = (double)t->lambda[6 * d.row_slot[i] + d.row_k[i]] - l0[6 * d.row_slot[i] + d.row_k[i]];
+        double dl = (double)t->lambda[t->stride * d.row_slot[i] + d.row_k[i]] - l0[t->stride * d.row_slot[i] + d.row_k[i]];
         gmax = fmax(gmax, fabs(dl - ref[i]));
     }
     CHECK(gmax <= 1e-3 * rmax, "tree %d: converged GS differs from the exact solve by %.3g (|dl| %.3g)", trial, gmax, rmax);

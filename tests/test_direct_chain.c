@@ -154,11 +154,14 @@ static void case_setup(chain_case *k, ctn_world *w) {
     prm.h = (float)w->desc.time_step;
     prm.warm_start = 1.0f;
     for (int s = 0; s < m; ++s) ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, k->blocks);
-    for (int k6 = 0; k6 < 6 * m; ++k6) t->lambda[k6] = (float)(0.01 * srand1());
+    for (int k6 = 0; k6 < 6 * m; ++k6) { /* six draws a joint at any row stride: the same random sequence for the later trials */
+        float l = (float)(0.01 * srand1());
+        if (k6 % 6 < t->stride) t->lambda[t->stride * (k6 / 6) + k6 % 6] = l;
+    }
     k->v0 = malloc((size_t)nb * sizeof *k->v0);
-    k->l0 = malloc((size_t)6 * m * sizeof *k->l0);
+    k->l0 = malloc((size_t)w->topo.stride * m * sizeof *k->l0);
     memcpy(k->v0, w->vel, (size_t)nb * sizeof *k->v0);
-    memcpy(k->l0, t->lambda, (size_t)6 * m * sizeof *k->l0);
+    memcpy(k->l0, t->lambda, (size_t)w->topo.stride * m * sizeof *k->l0);
     dense_build(w, k->blocks, &k->d);
     k->ref = calloc((size_t)k->d.rows, sizeof *k->ref);
     dense_solve(&k->d, k->ref);
@@ -177,11 +180,11 @@ static int case_solve(chain_case *k, int segments, double *out) {
     ctn_world *w = k->w;
     ctn_topology *t = &w->topo;
     memcpy(w->vel, k->v0, (size_t)w->body_count * sizeof *w->vel);
-    memcpy(t->lambda, k->l0, (size_t)6 * t->joint_count * sizeof *t->lambda);
+    memcpy(t->lambda, k->l0, (size_t)t->stride * t->joint_count * sizeof *t->lambda);
     ctn__direct_set_chain_segments(w, segments);
     ctn__solve_direct(w, k->blocks);
     for (int i = 0; i < k->d.rows; ++i)
-        out[i] = (double)t->lambda[6 * k->d.row_slot[i] + k->d.row_k[i]] - k->l0[6 * k->d.row_slot[i] + k->d.row_k[i]];
+        out[i] = (double)t->lambda[t->stride * k->d.row_slot[i] + k->d.row_k[i]] - k->l0[t->stride * k->d.row_slot[i] + k->d.row_k[i]];
     const direct_state *s = w->direct_data;
     return s && s->chain != NULL;
 }
@@ -302,9 +305,9 @@ static int lean_against_generic(int trial, int segments, int where, int dense, i
         case_free(&k);
         return 0;
     }
-    float *lam = malloc((size_t)6 * m * sizeof *lam);
+    float *lam = malloc((size_t)w->topo.stride * m * sizeof *lam);
     ctn_vel *vel = malloc((size_t)nb * sizeof *vel);
-    memcpy(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam);
+    memcpy(lam, w->topo.lambda, (size_t)w->topo.stride * m * sizeof *lam);
     memcpy(vel, w->vel, (size_t)nb * sizeof *vel);
     const direct_state *s = w->direct_data;
     const double *K, *C, *y;
@@ -314,14 +317,14 @@ static int lean_against_generic(int trial, int segments, int where, int dense, i
     memcpy(fac, K, nk * sizeof *K), memcpy(fac + nk, C, nc * sizeof *C), memcpy(fac + nk + nc, y, ny * sizeof *y);
     ctn__chain_set_generic(s->chain, 1); /* the same layout, the generic steps */
     memcpy(w->vel, k.v0, (size_t)nb * sizeof *w->vel);
-    memcpy(w->topo.lambda, k.l0, (size_t)6 * m * sizeof *w->topo.lambda);
+    memcpy(w->topo.lambda, k.l0, (size_t)w->topo.stride * m * sizeof *w->topo.lambda);
     ctn__solve_direct(w, k.blocks);
     CHECK(memcmp(fac, K, nk * sizeof *K) == 0, "mix %d, trial %d, %d segments, cut %d: the factor differs", mix, trial, segments, where);
     CHECK(memcmp(fac + nk, C, nc * sizeof *C) == 0, "mix %d, trial %d, %d segments, cut %d: the couplings differ", mix, trial, segments,
           where);
     CHECK(memcmp(fac + nk + nc, y, ny * sizeof *y) == 0, "mix %d, trial %d, %d segments, cut %d: the solution differs", mix, trial, segments,
           where);
-    CHECK(memcmp(lam, w->topo.lambda, (size_t)6 * m * sizeof *lam) == 0, "mix %d, trial %d, %d segments, cut %d: impulses differ", mix, trial,
+    CHECK(memcmp(lam, w->topo.lambda, (size_t)w->topo.stride * m * sizeof *lam) == 0, "mix %d, trial %d, %d segments, cut %d: impulses differ", mix, trial,
           segments, where);
     CHECK(memcmp(vel, w->vel, (size_t)nb * sizeof *vel) == 0, "mix %d, trial %d, %d segments, cut %d: velocities differ", mix, trial,
           segments, where);

@@ -20,7 +20,7 @@
 /* The lowest bad slot by the shared function, SLOTS when none. */
 static int first_bad(const float *lambda) {
     for (int s = 0; s < SLOTS; ++s)
-        if (ctn_impulse_bad(lambda, s)) return s;
+        if (ctn_impulse_bad(lambda, CTN_MAX_ROWS, s)) return s;
     return SLOTS;
 }
 
@@ -33,7 +33,7 @@ static void check_host(void) {
     CHECK(first_bad(lambda) == 20, "NaN in row 5 of slot 20: first bad slot %d", first_bad(lambda));
     lambda[6 * 9 + 0] = -INFINITY;
     CHECK(first_bad(lambda) == 9, "-inf in row 0 of slot 9: first bad slot %d", first_bad(lambda));
-    CHECK(!ctn_impulse_bad(lambda, 8) && !ctn_impulse_bad(lambda, 10) && ctn_impulse_bad(lambda, 20),
+    CHECK(!ctn_impulse_bad(lambda, CTN_MAX_ROWS, 8) && !ctn_impulse_bad(lambda, CTN_MAX_ROWS, 10) && ctn_impulse_bad(lambda, CTN_MAX_ROWS, 20),
           "only the slots holding them are bad");
 }
 
@@ -176,7 +176,7 @@ static int check_device(void) {
 static int grouped_first_bad(const float *lambda) {
     int bad = INT_MAX;
     for (int g = 0; g < (SLOTS + 7) / 8; ++g) {
-        int s = ctn__impulses_bad(lambda, 8 * g, 8 * g + 8 < SLOTS ? 8 * g + 8 : SLOTS);
+        int s = ctn__impulses_bad(lambda, CTN_MAX_ROWS, 8 * g, 8 * g + 8 < SLOTS ? 8 * g + 8 : SLOTS);
         bad = s < bad ? s : bad;
     }
     return bad == INT_MAX ? SLOTS : bad;

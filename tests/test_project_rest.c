@@ -47,9 +47,10 @@ static ctn_world *make(int links, int threads) { return make_with(links, threads
 static int same_state(const ctn_world *a, const ctn_world *b) {
     int n = a->body_count, m = a->topo.joint_count;
     if (n != b->body_count || m != b->topo.joint_count) return 0;
-    return memcmp(a->pose, b->pose, (size_t)n * sizeof *a->pose) == 0 && memcmp(a->vel, b->vel, (size_t)n * sizeof *a->vel) == 0 &&
+    return a->topo.stride == b->topo.stride && memcmp(a->pose, b->pose, (size_t)n * sizeof *a->pose) == 0 &&
+           memcmp(a->vel, b->vel, (size_t)n * sizeof *a->vel) == 0 &&
            memcmp(a->inertia, b->inertia, (size_t)n * sizeof *a->inertia) == 0 &&
-           memcmp(a->topo.lambda, b->topo.lambda, 6 * (size_t)m * sizeof *a->topo.lambda) == 0;
+           memcmp(a->topo.lambda, b->topo.lambda, (size_t)a->topo.stride * (size_t)m * sizeof *a->topo.lambda) == 0;
 }
 
 /* Steps both worlds `steps` times, checking the same status and state after each. */

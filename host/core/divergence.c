@@ -94,7 +94,7 @@ static void **fork_spare(ctn_world *w, int k) {
 static size_t fork_bytes(const ctn_world *w, int k) {
     return k == 0 ? (size_t)w->body_count * sizeof(ctn_pose)
            : k == 1 ? (size_t)w->body_count * sizeof(ctn_vel)
-                    : 6 * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds 6 joint_capacity floats */
+                    : (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds lambda_capacity floats */
 }
 
 int ctn__snapshot_fork(ctn_world *w, unsigned what) {
@@ -163,14 +163,20 @@ void ctn__snapshot_free(ctn_world *w) {
  * with, and the carry-over of ctn__topology_build puts every impulse back in its slot. */
 
 /* Grows *p to hold n elements of `size` bytes (capacity *cap, headroom 1.5x); 0 on failure (*p kept). */
-static int grow(void *p, int *cap, int n, size_t size, int commit) {
+static int grow_size(void *p, size_t *cap, size_t n, size_t size, int commit) {
     if (n <= *cap) return 1;
-    size_t c = (size_t)n + (size_t)n / 2 + 16;
+    size_t c = n + n / 2 + 16;
     if (ctn__mul_overflows(c, size)) return 0;
     void *q = ctn__realloc(*(void **)p, c * size);
     if (!q) return 0;
     *(void **)p = q;
-    if (commit) *cap = (int)c;
+    if (commit) *cap = c;
+    return 1;
+}
+static int grow(void *p, int *cap, int n, size_t size, int commit) {
+    size_t c = (size_t)*cap;
+    if (!grow_size(p, &c, (size_t)n, size, commit)) return 0;
+    *cap = (int)c;
     return 1;
 }
 
@@ -179,12 +185,13 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     int nj = w->joint_count, nb = w->body_count, m = w->topo.joint_count;
     s->valid = 0;
     /* every array first (capacities committed once all grew), then the copies: a failure changes nothing */
-    int jc = s->joint_capacity, bc = s->body_capacity, tc = s->topo_capacity;
+    int jc = s->joint_capacity, bc = s->body_capacity, ls = w->topo.stride;
+    size_t tc = s->topo_capacity, lambdas = (size_t)ls * (size_t)m;
     int ok = grow(&s->joints, &jc, nj, sizeof *s->joints, 0) && grow(&s->joint_alive, &jc, nj, 1, 0) &&
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
              grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 0) &&
              grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
-             grow(&s->lambda, &tc, m, 6 * sizeof *s->lambda, 1) &&
+             grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1) &&
              (!w->joint_extra || grow(&s->extra, &s->extra_capacity, nj, sizeof *s->extra, 1));
     if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
     s->joint_capacity = jc;
@@ -207,9 +214,8 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     if (w->joint_free_count) memcpy(s->joint_free, w->joint_free, (size_t)w->joint_free_count * sizeof *s->joint_free);
     if (nb) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
     s->topo_joint_count = m;
-    if (m) {
-        memcpy(s->lambda, w->topo.lambda, 6 * (size_t)m * sizeof *s->lambda);
-    }
+    s->topo_stride = ls;
+    if (m) memcpy(s->lambda, w->topo.lambda, lambdas * sizeof *s->lambda);
     s->topology_dirty = w->topology_dirty;
     s->solver = (int)w->solver;
     s->solver_fresh = w->solver_version != 0 && w->solver_version == w->topology_version + 1u;
@@ -241,10 +247,10 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     }
     if (s->joint_free_count) memcpy(w->joint_free, s->joint_free, (size_t)s->joint_free_count * sizeof *s->joint_free);
     if (s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
+    /* the layout's capacities only grow: the impulses of the layout the step started from fit at their stride */
     w->topo.joint_count = m;
-    if (m) {
-        memcpy(w->topo.lambda, s->lambda, 6 * (size_t)m * sizeof *s->lambda);
-    }
+    w->topo.stride = s->topo_stride;
+    if (m) memcpy(w->topo.lambda, s->lambda, (size_t)s->topo_stride * (size_t)m * sizeof *s->lambda);
     w->topology_dirty = 1;
     if (s->topology_dirty) return; /* the next step rebuilds it, as it would have */
     /* Same joints, same body kinds: the same layout, the impulses carried over by joint id. It fits in the

@@ -307,7 +307,7 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
      * in the last layout, or -1 (a joint inserted since: ctn__joint_insert), as the build's carry-over reads it */
     int slot = w->joint_slot[id];
     if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count)) slot = -1;
-    for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? w->topo.lambda[6 * slot + k] : 0.0;
+    for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? CTN_LAM(w->topo.lambda, w->topo.stride, slot, k) : 0.0;
     if (rows) *rows = ctn__jcore(w, id)->rows;
     return CTN_OK;
 }

@@ -21,15 +21,16 @@ static void joint_force(const ctn_world *w, int j, double h, double out[6]) {
         f = ctn_spring_force(*d, pa, pb, w->vel[d->a], d->b >= 0 ? w->vel[d->b] : world_vel, &ra, &rb);
         t = ctn_cross(ra, f);
     } else if (!w->topology_dirty && w->joint_slot[j] >= 0) {
-        const float *lambda = &w->topo.lambda[6 * (size_t)w->joint_slot[j]];
+        int ls = w->topo.stride;
+        const float *lambda = &w->topo.lambda[(size_t)ls * (size_t)w->joint_slot[j]];
         ctn_block blk;
         float g[CTN_MAX_ROWS];
         ctn_joint_rows(*d, pa, pb, &blk, g);
         for (int k = 0; k < blk.n_lin; ++k) {
-            f = ctn_madd(f, blk.dir[k], lambda[k] / (float)h);
-            t = ctn_madd(t, ctn_cross(blk.ra, blk.dir[k]), lambda[k] / (float)h);
+            f = ctn_madd(f, blk.dir[k], CTN_LAM(lambda, ls, 0, k) / (float)h);
+            t = ctn_madd(t, ctn_cross(blk.ra, blk.dir[k]), CTN_LAM(lambda, ls, 0, k) / (float)h);
         }
-        for (int k = blk.n_lin; k < blk.n_lin + blk.n_ang; ++k) t = ctn_madd(t, blk.dir[k], lambda[k] / (float)h);
+        for (int k = blk.n_lin; k < blk.n_lin + blk.n_ang; ++k) t = ctn_madd(t, blk.dir[k], CTN_LAM(lambda, ls, 0, k) / (float)h);
     }
     out[0] = f.x, out[1] = f.y, out[2] = f.z;
     out[3] = t.x, out[4] = t.y, out[5] = t.z;

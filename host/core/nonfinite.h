@@ -41,18 +41,19 @@ static inline int ctn__lanes_any(ctn_lanes a) { return (a & 0x80000000u) != 0; }
 static const uint32_t ctn__lanes_xyz[4] = {CTN__E, CTN__E, CTN__E, 0u}, ctn__lanes_all[4] = {CTN__E, CTN__E, CTN__E, CTN__E};
 #undef CTN__E
 
-/* The first slot in [first, last) whose impulses (6 a slot at lambda) are not all finite, INT_MAX when none:
- * ctn_impulse_bad's answer, the exponent fields of a whole group of 8 slots (48 floats) tested first. */
-static inline int ctn__impulses_bad(const float *lambda, int first, int last) {
+/* The first slot in [first, last) whose impulses (ls a slot at lambda, the row stride) are not all finite,
+ * INT_MAX when none: ctn_impulse_bad's answer, the exponent fields of a whole group of 8 slots (8 ls floats, a
+ * multiple of 4) tested first. */
+static inline int ctn__impulses_bad(const float *lambda, int ls, int first, int last) {
     if (last - first == 8) {
-        const float *l = lambda + 6 * (size_t)first;
+        const float *l = lambda + (size_t)ls * (size_t)first;
         ctn_lanes any = ctn__lanes_nonfinite(l, ctn__lanes_all);
-        for (int k = 4; k < 48; k += 4) any = ctn__lanes_or(any, ctn__lanes_nonfinite(l + k, ctn__lanes_all));
+        for (int k = 4; k < 8 * ls; k += 4) any = ctn__lanes_or(any, ctn__lanes_nonfinite(l + k, ctn__lanes_all));
         if (!ctn__lanes_any(any)) return INT_MAX;
     }
     for (int s = first; s < last; ++s)
-        for (int r = 0; r < 6; ++r)
-            if (!isfinite(lambda[6 * (size_t)s + r])) return s; /* ctn_impulse_bad's test */
+        for (int r = 0; r < ls; ++r)
+            if (!isfinite(lambda[(size_t)ls * (size_t)s + r])) return s; /* ctn_impulse_bad's test */
     return INT_MAX;
 }
 

@@ -32,21 +32,30 @@ static int resize(void *p, size_t n, size_t size) {
 
 static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; }
 
-/* Whether the colouring's scratch (16 bytes a joint) and the colour masks (8 bytes a body) fit in the
- * impulse array of joint_capacity joints (6 floats each), for m joints and nb bodies. */
-static int masks_fit(const ctn_topology *t, int m, int nb) {
-    return 16 * (size_t)m + 8 * (size_t)nb <= 6 * sizeof(float) * (size_t)t->joint_capacity;
+/* The colouring's scratch: the two bodies and the colour of each joint (3 ints a joint, COLOUR_SCRATCH), at
+ * the start of the impulse array, which is sized for it (reserve: at least 3 floats a joint whatever the row
+ * stride). The colour masks (8 bytes a body) go where they fit: the adjacency array (written after the
+ * colouring; 2 entries a body or more in a chain or a tree), else after the scratch, 8-byte aligned
+ * (masks_at), else an array of their own. */
+#define COLOUR_SCRATCH 3
+static size_t masks_at(int m) { return ((size_t)COLOUR_SCRATCH * (size_t)m + 1) & ~(size_t)1; }
+static unsigned long long *masks_place(ctn_topology *t, int m, int nb) {
+    if (t->adj && 2 * (size_t)nb <= (size_t)t->adj_capacity) return (unsigned long long *)(void *)t->adj;
+    if (masks_at(m) + 2 * (size_t)nb <= t->lambda_capacity) return (unsigned long long *)(void *)(t->lambda + masks_at(m));
+    return NULL;
 }
 
-/* Makes room for m joints, s springs, nb bodies, the adjacency entries and the colour budget. A partial
- * failure only leaves some arrays larger than their recorded capacity. */
-static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int colours, int w_attach) {
-    if (m + 1 > t->joint_capacity) {
+/* Makes room for m joints of `stride` impulses each, s springs, nb bodies, the adjacency entries and the
+ * colour budget. A partial failure only leaves some arrays larger than their recorded capacity. */
+static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, int sadj, int colours, int w_attach) {
+    int per = stride > COLOUR_SCRATCH ? stride : COLOUR_SCRATCH;
+    if (m + 1 > t->joint_capacity || (size_t)per * ((size_t)m + 1) > t->lambda_capacity) {
         size_t cap = headroom(m + 1);
-        if (!resize(&t->lambda, 6 * cap, sizeof(float)) ||
-            !resize(&t->lambda_prev, 6 * cap, sizeof(float)))
+        if (ctn__mul_overflows(cap, (size_t)per) || !resize(&t->lambda, per * cap, sizeof(float)) ||
+            !resize(&t->lambda_prev, per * cap, sizeof(float)))
             return 0;
         t->joint_capacity = (int)cap;
+        t->lambda_capacity = per * cap;
     }
     if (nb + 1 > t->body_capacity) {
         size_t cap = headroom(nb + 1);
@@ -55,11 +64,9 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
             return 0;
         t->body_capacity = (int)cap;
     }
-    /* the colour masks go after the colouring scratch in the impulse array when they fit (masks_fit),
-     * else in an array of their own */
-    if (!masks_fit(t, m, nb) && nb + 1 > t->colour_used_capacity) {
-        if (!resize(&t->colour_used, headroom(nb + 1), sizeof(unsigned long long))) return 0;
-        t->colour_used_capacity = (int)headroom(nb + 1);
+    if (colours + 2 > t->colour_capacity) {
+        if (!resize(&t->colour_offsets, (size_t)colours + 2, sizeof(int))) return 0;
+        t->colour_capacity = colours + 2;
     }
     if (s + 1 > t->spring_capacity) {
         if (!resize(&t->springs, headroom(s + 1), sizeof(ctn_joint_def))) return 0;
@@ -73,9 +80,10 @@ static int reserve(ctn_topology *t, int m, int s, int nb, int adj, int sadj, int
         if (!resize(&t->spring_adj, headroom(sadj), sizeof(int))) return 0;
         t->spring_adj_capacity = (int)headroom(sadj);
     }
-    if (colours + 2 > t->colour_capacity) {
-        if (!resize(&t->colour_offsets, (size_t)colours + 2, sizeof(int))) return 0;
-        t->colour_capacity = colours + 2;
+    /* the colour masks in an array of their own where the adjacency and the impulses have no room (masks_place) */
+    if (!masks_place(t, m, nb) && nb + 1 > t->colour_used_capacity) {
+        if (!resize(&t->colour_used, headroom(nb + 1), sizeof(unsigned long long))) return 0;
+        t->colour_used_capacity = (int)headroom(nb + 1);
     }
     /* With attached bodies the layout's definitions differ from the table's (mapped onto the masters): an
      * array of their own, replaced last so that a failure above leaves the previous one in place. Its
@@ -205,10 +213,15 @@ int ctn__joint_table_truncate(ctn_world *w, int n) {
     return moved;
 }
 
+void ctn__topology_stride_floor(ctn_world *w, int floor) {
+    w->stride_floor = floor < 0 ? 0 : floor > CTN_MAX_ROWS ? CTN_MAX_ROWS : floor;
+    w->topology_dirty = 1;
+}
+
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
-    int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0;
+    int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0, stride = 1;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_core tmp;
         const ctn_joint_core *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
@@ -218,23 +231,26 @@ ctn_status ctn__topology_build(ctn_world *w) {
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
         if (kind && (kind->flags & CTN_JK_FORCE)) ns++, sadj += ends; /* a force element: no rows */
-        else m++, adj += ends;
+        else m++, adj += ends, stride = d->rows > stride ? d->rows : stride;
     }
-    if (!reserve(t, m, ns, nb, adj + 1, sadj + 1, budget, w->attach != NULL))
+    if (w->stride_floor > stride) stride = w->stride_floor;
+    if (!reserve(t, m, stride, ns, nb, adj + 1, sadj + 1, budget, w->attach != NULL))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
 
     /* keep the previous impulses for the carry-over (by joint id: w->joint_slot still holds the previous layout's
      * slots, and -1 for every joint not in it, ctn__joint_insert's) */
-    int old_count = t->joint_count;
+    int old_count = t->joint_count, old_stride = t->stride;
     float *swap_lambda = t->lambda;
     t->lambda = t->lambda_prev;
     t->lambda_prev = swap_lambda;
 
-    /* The colouring's scratch (ids, bodies and colour of each joint in id order: 16 bytes a joint) lives in
-     * the impulse array, which is only written once the solver order is known: every slot's joint id goes
-     * to order[] first, then the carried-over impulses are written in slot order over the scratch. */
-    _Static_assert(4 * sizeof(int) <= 6 * sizeof(float), "the colouring scratch fits in the impulses");
-    int *ids = (int *)(void *)t->lambda, *body_a = ids + m, *body_b = body_a + m, *colour = body_b + m;
+    /* The colouring's scratch (bodies and colour of each joint in id order: COLOUR_SCRATCH ints a joint) lives
+     * in the impulse array, which is only written once the solver order is known; the joint ids in id order
+     * go to the start of the joint table's position -> slot map (ctn__joint_store_in_order rewrites it from
+     * the order alone). Every slot's joint id goes to order[] first, then the carried-over impulses are
+     * written in slot order over the scratch. */
+    _Static_assert(COLOUR_SCRATCH * sizeof(int) == COLOUR_SCRATCH * sizeof(float), "the colouring scratch fits in the impulses");
+    int *ids = w->joint_at, *body_a = (int *)(void *)t->lambda, *body_b = body_a + m, *colour = body_b + m;
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
@@ -253,8 +269,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
         body_b[m] = d->b >= 0 && body_dynamic(w->props, d->b) ? d->b : -1;
         m++;
     }
-    /* 16 m bytes from the start of lambda: 8-byte aligned */
-    unsigned long long *masks = masks_fit(t, m, nb) ? (unsigned long long *)(void *)(colour + m) : t->colour_used;
+    unsigned long long *masks = masks_place(t, m, nb);
+    if (!masks) masks = t->colour_used;
     memset(masks, 0, (size_t)nb * sizeof *masks);
     int used = ctn__colour_joints_into(m, body_a, body_b, NULL, budget, masks, colour);
 
@@ -269,9 +285,11 @@ ctn_status ctn__topology_build(ctn_world *w) {
     }
     int cursor[CTN_MAX_COLOURS + 2];
     memcpy(cursor, off, ((size_t)used + 1) * sizeof *cursor);
-    /* the order goes straight to the joint table's position -> slot map, which ctn__joint_store_in_order sets to it */
+    /* the order goes to the joint table's position -> slot map, which ctn__joint_store_in_order sets to it: through
+     * body_a, dead after the colouring, as the ids lie in that map */
     t->order = w->joint_at;
-    for (int s = 0; s < m; ++s) t->order[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
+    for (int s = 0; s < m; ++s) body_a[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
+    if (m) memcpy(t->order, body_a, (size_t)m * sizeof *t->order);
     /* the scratch is dead from here: the impulses overwrite it */
     ctn__joint_store_in_order(w, t->order, m);
     if (w->attach) {
@@ -300,14 +318,17 @@ ctn_status ctn__topology_build(ctn_world *w) {
         /* warm start: keep the impulses of joints that existed in the previous layout. joint_slot[id] is its slot
          * there: set by the last build for every joint of it, -1 for every other (the build, a joint inserted since,
          * a loaded checkpoint), and restored with the impulses by the step undo (divergence.c) */
-        int old = w->joint_slot[id];
+        int old = w->joint_slot[id], k = 0;
+        float *to = &t->lambda[(size_t)stride * slot];
+        /* from the previous layout's row stride to this one's: the rows both have, the others zero (a row at or
+         * past a stride is past its joint's rows, CTN_LAM) */
         if (old >= 0 && old < old_count)
-            memcpy(&t->lambda[6 * slot], &t->lambda_prev[6 * old], 6 * sizeof(float));
-        else
-            memset(&t->lambda[6 * slot], 0, 6 * sizeof(float));
+            for (const float *from = &t->lambda_prev[(size_t)old_stride * old]; k < stride && k < old_stride; ++k) to[k] = from[k];
+        for (; k < stride; ++k) to[k] = 0.0f;
     }
     t->colour_count = used;
     t->joint_count = m;
+    t->stride = stride;
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;

@@ -34,7 +34,10 @@ typedef struct ctn_topology {
     ctn_joint_core *defs;
     ctn_joint_extra *extra;
     int defs_owned, defs_capacity;
-    float *lambda;            /* [6 m] accumulated impulses of the last substep, solver order (warm start) */
+    float *lambda;            /* [stride m] accumulated impulses of the last substep, solver order (warm start) */
+    /* the row stride of lambda and of every per-slot array beside it (CTN_LAM, kernels/ctn_types.h): the most rows
+     * of any joint of the layout, at least 1; set by the build */
+    int stride;
     int colour_count;
     int largest_colour;
     int *colour_offsets;      /* [colour_count + 2] */
@@ -58,7 +61,8 @@ typedef struct ctn_topology {
     /* Capacities and scratch, kept across rebuilds so that recolouring every step (contacts) reuses
      * mapped memory instead of allocating. */
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
-    float *lambda_prev;       /* [6 joint_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c) */
+    float *lambda_prev;       /* [lambda_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c) */
+    size_t lambda_capacity;   /* floats of lambda and of lambda_prev each (only grows) */
     unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
     int colour_used_capacity;
 } ctn_topology;
@@ -69,7 +73,7 @@ typedef struct ctn_joint_snapshot {
     int valid;                /* holds the state of the step in flight */
     int joint_capacity;       /* capacity of the per-joint arrays below */
     int body_capacity;        /* of body_refs */
-    int topo_capacity;        /* joints of lambda (6 floats each) */
+    size_t topo_capacity;     /* floats of lambda */
     int joint_count, live_joints, joint_free_count, body_count;
     ctn_joint_core *joints;   /* by storage position, with the slot <-> position maps */
     ctn_joint_extra *extra;   /* the same for the extras when the world held them (has_extra) */
@@ -81,6 +85,7 @@ typedef struct ctn_joint_snapshot {
     int *joint_slot;
     int *body_refs;
     int topo_joint_count;     /* the layout: its impulses (the warm start; its order is joint_at's first entries) */
+    int topo_stride;          /* and their row stride */
     float *lambda;
     int topology_dirty;
     int solver, solver_fresh; /* the solver of the layout, and whether AUTO had chosen it for this layout */
@@ -164,6 +169,7 @@ struct ctn_world {
                                  fresh slots at the end, so their handles are consecutive (see catena.h) */
 
     ctn_topology topo;
+    int stride_floor;         /* tests: the least row stride of the layout (ctn__topology_stride_floor; 0: its joints' rows) */
     int topology_dirty;       /* joints or body kinds changed: rebuild before the next step */
     unsigned topology_version;/* bumped by every rebuild; backends compare it to re-upload layout */
     ctn_solver solver;        /* the solver of this step: desc.solver, or what AUTO chose (solver_auto.c) */
@@ -386,6 +392,9 @@ ctn_status ctn__sync(ctn_world *w);
 /* Rebuilds the colouring and the solver layout from the live joints (host/core/topology.c). */
 ctn_status ctn__topology_build(ctn_world *w);
 void ctn__topology_free(ctn_topology *t);
+/* Tests: lays the impulses out at a row stride of at least `floor` (1..CTN_MAX_ROWS; 0: the most rows of any joint,
+ * as always otherwise) from the next rebuild on, which it asks for. The results do not depend on the stride. */
+void ctn__topology_stride_floor(ctn_world *w, int floor);
 /* The layout's mass-splitting factors (topo.split), written from the adjacency on the first call after a build. */
 const float *ctn__topology_split(ctn_topology *t);
 /* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing

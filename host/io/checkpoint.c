@@ -112,10 +112,13 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ck_put(wr, w->joint_alive, nj);
     ck_put(wr, w->joint_gen, nj * sizeof *w->joint_gen);
     ck_put(wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
-    float zero[6] = {0, 0, 0, 0, 0, 0};
+    /* 6 floats a joint whatever the layout's row stride (rows past it are zero, CTN_LAM): the file does not
+     * depend on the other joints of the world */
     for (size_t j = 0; j < nj; ++j) {
         int s = w->joint_slot[j];
-        ck_put(wr, s >= 0 && s < w->topo.joint_count ? &w->topo.lambda[6 * (size_t)s] : zero, sizeof zero);
+        float l[6];
+        for (int k = 0; k < 6; ++k) l[k] = s >= 0 && s < w->topo.joint_count ? CTN_LAM(w->topo.lambda, w->topo.stride, s, k) : 0.0f;
+        ck_put(wr, l, sizeof l);
     }
     ctn__ck_put_collision(wr, w);
     ctn__ck_put_names(wr, w);
@@ -524,7 +527,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     }
     for (int32_t j = 0; j < nj; ++j) {
         int s = w->joint_slot[j];
-        if (s >= 0) memcpy(&w->topo.lambda[6 * (size_t)s], &lambda[6 * (size_t)j], 6 * sizeof *lambda);
+        /* the rows the layout's stride holds: the rows of every joint (the file's rows past them are zero) */
+        if (s >= 0) memcpy(&w->topo.lambda[(size_t)w->topo.stride * s], &lambda[6 * (size_t)j], (size_t)w->topo.stride * sizeof *lambda);
     }
     ctn__free(lambda);
     ctn__free(buf);

@@ -38,6 +38,32 @@ ctn_status ctn__ocl_write(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *da
     return CTN_OK;
 }
 
+/* The device keeps the impulses at CTN_MAX_ROWS floats a slot, the host at the layout's row stride ls
+ * (kernels/ctn_types.h, CTN_LAM): a rectangular copy of m rows of ls floats between the two pitches, the
+ * device's rows past ls zero (filled first). */
+ctn_status ctn__ocl_write_impulses(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const float *lambda, int ls, size_t m) {
+    if (m == 0) return CTN_OK;
+    if (ls == CTN_MAX_ROWS) return ctn__ocl_write(w, o, b, lambda, CTN_MAX_ROWS * m * sizeof(float), "impulses");
+    const float zero = 0.0f;
+    cl_int e = clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, CTN_MAX_ROWS * m * sizeof(float), 0, NULL, NULL);
+    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)ls * sizeof(float), m, 1};
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBufferRect(o->queue, b->mem, CL_TRUE, origin, origin, region, CTN_MAX_ROWS * sizeof(float), 0,
+                                     (size_t)ls * sizeof(float), 0, lambda, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading impulses (%zu joints): %s", m, ctn__cl_error_name(e));
+    return CTN_OK;
+}
+
+ctn_status ctn__ocl_read_impulses(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, float *lambda, int ls, size_t m) {
+    if (m == 0) return CTN_OK;
+    if (ls == CTN_MAX_ROWS) return ctn__ocl_read(w, o, b, lambda, CTN_MAX_ROWS * m * sizeof(float), "impulses");
+    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)ls * sizeof(float), m, 1};
+    cl_int e = clEnqueueReadBufferRect(o->queue, b->mem, CL_TRUE, origin, origin, region, CTN_MAX_ROWS * sizeof(float), 0,
+                                       (size_t)ls * sizeof(float), 0, lambda, 0, NULL, NULL);
+    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading impulses (%zu joints): %s", m, ctn__cl_error_name(e));
+    return CTN_OK;
+}
+
 ctn_status ctn__ocl_upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
     TRY(ctn__ocl_reserve(w, o, b, size ? size : sizeof(int), NULL));
     return ctn__ocl_write(w, o, b, data, size, what);
@@ -95,7 +121,7 @@ ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
     size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
     TRY(upload_joints(w, o, t));
-    TRY(ctn__ocl_write(w, o, &o->lambda, t->lambda, 6 * m * sizeof(float), "impulses"));
+    TRY(ctn__ocl_write_impulses(w, o, &o->lambda, t->lambda, t->stride, m));
     if (t->adj_offsets) {
         TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
         TRY(ctn__ocl_write(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
@@ -186,6 +212,6 @@ ctn_status ctn__ocl_sync(ctn_world *w) {
     TRY(ctn__ocl_read(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
     TRY(ctn__ocl_read(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
     TRY(ctn__ocl_read(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
-    if (o->have_layout) TRY(ctn__ocl_read(w, o, &o->lambda, w->topo.lambda, 6 * m * sizeof(float), "impulses"));
+    if (o->have_layout) TRY(ctn__ocl_read_impulses(w, o, &o->lambda, w->topo.lambda, w->topo.stride, m));
     return CTN_OK;
 }

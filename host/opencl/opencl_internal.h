@@ -234,6 +234,9 @@ ctn_status ctn__ocl_write(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *da
 ctn_status ctn__ocl_upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what);
 /* Blocking read of `size` bytes of b; device-side copy between buffers. No-ops for size 0. */
 ctn_status ctn__ocl_read(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what);
+/* The impulses of m slots between the host's row stride ls and the device's CTN_MAX_ROWS (opencl_buffers.c). */
+ctn_status ctn__ocl_write_impulses(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const float *lambda, int ls, size_t m);
+ctn_status ctn__ocl_read_impulses(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, float *lambda, int ls, size_t m);
 ctn_status ctn__ocl_copy(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what);
 /* Body state and impulses device -> host (the backend's sync_to_host). */
 ctn_status ctn__ocl_sync(ctn_world *w);

@@ -56,7 +56,7 @@ ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s) 
         if (r == CTN_OK) r = ctn__ocl_read(w, o, snap ? &o->snap_vel : &o->vel, w->vel, n * sizeof(ctn_vel), "velocities");
         if (r == CTN_OK) r = ctn__ocl_read(w, o, snap ? &o->snap_inertia : &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias");
         if (r == CTN_OK && (snap || o->have_layout))
-            r = ctn__ocl_read(w, o, snap ? &o->snap_lambda : &o->lambda, w->topo.lambda, 6 * m * sizeof(float), "impulses");
+            r = ctn__ocl_read_impulses(w, o, snap ? &o->snap_lambda : &o->lambda, w->topo.lambda, w->topo.stride, m);
         if (r != CTN_OK) {
             w->host_stale = 1;
             return ctn__fail(w, s, "%s; the state before the step could not be read back (%s)", why, w->error);

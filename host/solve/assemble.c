@@ -240,7 +240,7 @@ static double newton_move(assembly *as, double max_turn) {
     ctn_topology *t = &w->topo;
     double top = 0.0, turn = 0.0;
     for (int i = 0; i < w->body_count; ++i) w->vel[i].v = w->vel[i].w = ctn_v3_zero();
-    memset(t->lambda, 0, 6 * (size_t)t->joint_count * sizeof *t->lambda);
+    memset(t->lambda, 0, (size_t)t->stride * (size_t)t->joint_count * sizeof *t->lambda);
     ctn__solve_direct_ex(w, as->blocks, 0); /* nobody reads the residual; the blocks hold kinv */
     for (int i = 0; i < w->body_count; ++i) turn = fmax(turn, ctn_length(w->vel[i].w));
     /* trust region: a step that turns a body by more than max_turn is shortened along its direction */
@@ -424,7 +424,7 @@ static void remove_targets(ctn_world *w, int joint_count, int free_count) {
 typedef struct saved_state {
     ctn_pose *pose;
     ctn_vel *vel;
-    float *lambda; /* [6 joint ids] */
+    float *lambda; /* [6 joint ids]: CTN_MAX_ROWS a joint, whatever the layout's row stride */
 } saved_state;
 
 static ctn_status save_state(ctn_world *w, saved_state *sv) {
@@ -439,7 +439,7 @@ static ctn_status save_state(ctn_world *w, saved_state *sv) {
     }
     for (size_t id = 0; id < m; ++id) {
         int slot = w->joint_alive[id] ? w->joint_slot[id] : -1;
-        if (slot >= 0) memcpy(&sv->lambda[6 * id], &w->topo.lambda[6 * slot], 6 * sizeof(float));
+        for (int k = 0; k < 6 && slot >= 0; ++k) sv->lambda[6 * id + k] = CTN_LAM(w->topo.lambda, w->topo.stride, slot, k);
     }
     return CTN_OK;
 }
@@ -456,7 +456,7 @@ static void finish_state(ctn_world *w, const saved_state *sv, int restore_pose, 
     for (int id = 0; id < w->joint_count; ++id) {
         int slot = w->joint_alive[id] ? w->joint_slot[id] : -1;
         if (slot < 0) continue;
-        for (int k = 0; k < 6; ++k) w->topo.lambda[6 * slot + k] = keep ? sv->lambda[6 * id + k] : 0.0f;
+        for (int k = 0; k < w->topo.stride; ++k) w->topo.lambda[w->topo.stride * slot + k] = keep ? sv->lambda[6 * id + k] : 0.0f;
     }
     w->bodies_dirty = 1;
 }

@@ -51,21 +51,36 @@ static inline __m128 keep_lane3(__m128 a, __m128 b) {
     return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
 }
 
+/* The lanes of a joint's impulses loaded as l0..l3 (u) and l2..l5 (v) that lie inside the row stride ls
+ * (CTN_LAM): the others, the next slot's impulses or past the array's last slot, read as zero. A joint with
+ * three linear rows has three rows or more, so ls >= 3. */
+typedef struct gi_masks {
+    __m128 u, v;
+} gi_masks;
+static inline gi_masks gi_masks_of(int ls) {
+    gi_masks m;
+    m.u = _mm_castsi128_ps(_mm_set_epi32(ls > 3 ? -1 : 0, -1, -1, -1));
+    m.v = _mm_castsi128_ps(_mm_set_epi32(ls > 5 ? -1 : 0, ls > 4 ? -1 : 0, ls > 3 ? -1 : 0, -1));
+    return m;
+}
+
 /* ctn_geometric_inverse_inertia's alpha for body i: the sum over its joints, in adjacency order, of
  * sqrt(l2) |anchor| + sqrt(a2). A ball joint's (three linear rows, n_lin = 3) three sums of three squares go
  * through one register, lane 0 l2 = (l0^2 + l1^2) + l2^2, lane 1 |anchor|^2 = (x^2 + y^2) + z^2 (ctn_length's
  * ctn_dot), lane 2 a2 = (l3^2 + l4^2) + l5^2, and their square roots through one sqrtps. */
-static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_joints defs, const float *lambda) {
+static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_joints defs, const float *lambda, int ls,
+                             gi_masks lm) {
     float alpha = 0.0f;
     for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
         const ctn_joint_core *d = &defs.core[s];
-        const float *lam = lambda + 6 * s;
+        const float *lam = lambda + ls * s;
         const ctn_v3 *r = side == 0 ? &d->anchor_a : &d->anchor_b;
         int type = d->type;
         int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
         if (n_lin == 3) {
             __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2), a = _mm_loadu_ps(&r->x); /* l0..l3, l2..l5, (x, y, z, -) */
+            u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
             u = _mm_mul_ps(u, u), v = _mm_mul_ps(v, v), a = _mm_mul_ps(a, a);
             __m128 t0 = _mm_unpacklo_ps(u, a), t1 = _mm_unpackhi_ps(u, a);   /* (l0^2, x^2, l1^2, y^2), (l2^2, z^2, l3^2, -) */
             __m128 p = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 1, 0));      /* l0^2, x^2, l3^2 */
@@ -77,7 +92,7 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_
         } else { /* the shared loop as it is */
             float l2 = 0.0f, a2 = 0.0f;
             for (int k = 0; k < CTN_MAX_ROWS; ++k) {
-                float l = lam[k];
+                float l = CTN_LAM(lam, ls, 0, k);
                 if (k < n_lin) l2 += l * l;
                 else a2 += l * l;
             }
@@ -90,12 +105,13 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_
 /* A joint's terms of alpha for both bodies it joins, in lanes 0 and 1: c[side] = sqrt(l2) |anchor_side| +
  * sqrt(a2) (gi_alpha's per edge; a ball joint's four sums of squares as lanes (l2, a2, |anchor_a|^2,
  * |anchor_b|^2)). */
-static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam) {
+static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam, int ls, gi_masks lm) {
     const ctn_joint_core *d = &defs.core[s];
     int type = d->type;
     int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
     if (n_lin == 3) {
         __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2); /* l0..l3, l2..l5 (lam[6] may lie past the end) */
+        u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
         __m128 ra = _mm_loadu_ps(&d->anchor_a.x), rb = _mm_loadu_ps(&d->anchor_b.x); /* (x, y, z, a neighbour) */
         v = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 2, 1)); /* l3, l4, l5 */
         u = _mm_mul_ps(u, u), v = _mm_mul_ps(v, v), ra = _mm_mul_ps(ra, ra), rb = _mm_mul_ps(rb, rb);
@@ -107,7 +123,7 @@ static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam) {
     } else { /* the shared loop as it is */
         float l2 = 0.0f, a2 = 0.0f;
         for (int k = 0; k < CTN_MAX_ROWS; ++k) {
-            float l = lam[k];
+            float l = CTN_LAM(lam, ls, 0, k);
             if (k < n_lin) l2 += l * l;
             else a2 += l * l;
         }
@@ -123,11 +139,12 @@ static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam) {
  * lists every joint of a body that was dynamic when the layout was built and none of another (a body made
  * dynamic since has an empty list, and alpha 0 in the shared function): the caller takes 0 where the list is
  * empty. One thread: a body's sum must see its joints in order. */
-static void gi_alpha_by_joint(int n, int m, ctn_joints defs, const float *lambda, ctn_inertia *inertia) {
+static void gi_alpha_by_joint(int n, int m, ctn_joints defs, const float *lambda, int ls, ctn_inertia *inertia) {
+    gi_masks lm = gi_masks_of(ls);
     for (int i = 0; i < n; ++i) inertia[i].inv_inertia.xx = 0.0f;
     for (int s = 0; s < m; ++s) {
         const ctn_joint_core *d = &defs.core[s];
-        __m128 c = gi_terms(defs, s, lambda + 6 * s); /* lanes c[0], c[1] */
+        __m128 c = gi_terms(defs, s, lambda + ls * s, ls, lm); /* lanes c[0], c[1] */
         int a = d->a, b = d->b;
         if (a >= 0) _mm_store_ss(&inertia[a].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[a].inv_inertia.xx), c));
         if (b >= 0) _mm_store_ss(&inertia[b].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_shuffle_ps(c, c, 0x55)));
@@ -192,13 +209,13 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 #endif
 
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
-                            ctn_joints defs, const float *lambda, float gs_h, ctn_inertia *inertia, int lean, int threads) {
+                            ctn_joints defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads) {
     (void)threads, (void)m; /* read by the OpenMP pragmas and the SSE2 branch only */
 #if defined(__SSE2__)
     if (lean) {
         int groups = n / 4;
         if (threads <= 1) { /* the sums by joint (about a joint's work per body less than by edge), then the bodies */
-            gi_alpha_by_joint(n, m, defs, lambda, inertia);
+            gi_alpha_by_joint(n, m, defs, lambda, ls, inertia);
             const __m128 vgs = _mm_set1_ps(gs_h);
             for (int g = 0; g < groups; ++g) {
                 int b = 4 * g;
@@ -210,9 +227,10 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
                 inertia4(pose, props, b, 1, _mm_mul_ps(vgs, alpha), inertia);
             }
             for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
-                ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+                ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
             return;
         }
+        gi_masks lm = gi_masks_of(ls);
 #ifdef _OPENMP
 #pragma omp parallel if (threads > 1) num_threads(threads)
 #endif
@@ -222,12 +240,12 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
 #endif
             for (int g = 0; g < groups; ++g) {
                 float al[4];
-                for (int k = 0; k < 4; ++k) al[k] = gs_h * gi_alpha(4 * g + k, adj_offsets, adj, defs, lambda);
+                for (int k = 0; k < 4; ++k) al[k] = gs_h * gi_alpha(4 * g + k, adj_offsets, adj, defs, lambda, ls, lm);
                 inertia4(pose, props, 4 * g, 1, _mm_loadu_ps(al), inertia);
             }
         }
         for (int i = 4 * groups; i < n; ++i) /* the last n mod 4 */
-            ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+            ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
         return;
     }
 #else
@@ -236,7 +254,7 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
-    for (int i = 0; i < n; ++i) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, gs_h, inertia);
+    for (int i = 0; i < n; ++i) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
 }
 
 void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, const ctn_inertia *inertia, const int *sadj_offsets,

@@ -145,7 +145,7 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows bl
     nd->K[4] = W[7];
     nd->K[5] = W[8] + (s2 + CTN_DD_FLOOR * W[8]);
     double Va[6], Vb[6], u[3], dw[3];
-    const float *lam = zero ? chain_rest_lambda : &w->topo.lambda[6 * slot];
+    const float *lam = zero ? chain_rest_lambda : &w->topo.lambda[w->topo.stride * slot];
     ball_vel(w, zero ? -1 : d->a, Va);
     ball_vel(w, zero ? -1 : d->b, Vb);
     ctn_dd_anchor_rel_arms(ra, rb, Va, Vb, u, dw);
@@ -505,8 +505,9 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
     const double *C = c->C;
     double *Y = c->y;
     float h = c->move_h;
+    const int ls = c->ls;
     ball_bodies bb = {w->vel, w->pose, w->inertia};
-    (void)bb;
+    (void)bb, (void)ls;
     double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
     /* bq: the body shared with q (slot slq); sb: the side byte of the pair (p, q), read once for bq's side in
      * joint p (bit 0 walking down, 1 up) and in joint q (the other bit) */
@@ -528,7 +529,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
         }
         if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
         if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
-            float *l = lambda + 6 * sl;
+            float *l = lambda + ls * sl;
             l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
         }
         int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */

@@ -103,6 +103,7 @@ static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, cons
     for (int s = 0; s < t->joint_count; ++s)
         if (!seen[s]) return 0; /* on a loop */
     c->m = m;
+    c->ls = t->stride;
     return 1;
 }
 
@@ -354,11 +355,11 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blo
         for (int r = 0; r < n; ++r) y[r] = (double)blk->bias[r];
     } else if (resolve && c->vref) /* the change since the last solve, (R) of kernels/ctn_direct_rhs.h */
         ctn_dd_chain_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
-                            ctn_load_vel(c->vref, d->b), &t->lambda[6 * slot], &c->lref[6 * slot], y);
+                            ctn_load_vel(c->vref, d->b), &t->lambda[c->ls * slot], &c->lref[c->ls * slot], y);
     else if (c->zero) /* the projection's scratch state at rest: v = +0, lambda = +0, read as the arrays would hold them */
         ctn_dd_chain_rhs(blk, chain_rest_vel(w, d->a), chain_rest_vel(w, d->b), chain_rest_lambda, y);
     else
-        ctn_dd_chain_rhs(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], y);
+        ctn_dd_chain_rhs(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[c->ls * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
 }
 
@@ -514,7 +515,7 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda, int 
     if (c->rest || c->zero) return; /* the impulses of a solve from rest are not kept */
     int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
     const double *x = c->y + CH_V(c, p, nfix);
-    float *l = lambda + 6 * slot;
+    float *l = lambda + c->ls * slot;
     if (!cut) {
         for (int r = 0; r < n; ++r) l[r] = (float)((double)l[r] + x[r]);
         return;
@@ -734,7 +735,8 @@ static inline double ball_residual(const ctn_world *w, const ctn_joint_core *d, 
 /* ball_residual of a ball record in SSE lanes (host/solve/lanes.h): dv = (v_a + w_a x r_a) - (v_b + w_b x r_b)
  * (anchor_dv4), J v of row k as the dot product with the k-th axis (axes_jv4), r = (bias - J v) - S lambda, then ((0 + r_0^2) + r_1^2) + r_2^2 in double: per lane the scalar
  * operations in their order (a float's square is exact in double), so the same bits. Reads only the record's 40
- * bytes (the targets through the 16 bytes from rb.z on) and lambda[0..3] of the joint's six. */
+ * bytes (the targets through the 16 bytes from rb.z on) and lambda[0..3] of the joint's (lambda[3]: the next joint's
+ * or past the last at a row stride of 3, in the unused lane 3). */
 static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_core *d, const ctn_ball_row *r, const float *lam) {
     const ctn_vel *va = body_vel(w->vel, d->a), *vb = body_vel(w->vel, d->b);
     const float *o = (const float *)(const void *)r;
@@ -763,14 +765,14 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
         CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
         for (int p = 0; p < m; ++p) {
             int slot = c->slot[p];
-            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[6 * slot]);
+            c->y[CH_V(c, p, 0)] = ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[c->ls * slot]);
         }
     } else {
         CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
         for (int p = 0; p < m; ++p) {
             int slot = c->slot[p];
             const ctn_joint_core *d = &t->defs[slot];
-            const float *lam = &t->lambda[6 * slot];
+            const float *lam = &t->lambda[c->ls * slot];
             const ctn_block *b = &blocks[slot];
             double s = 0.0;
             if (b->n_lin == 3 && b->n_ang == 0) { /* a ball joint's rows */

@@ -52,6 +52,7 @@ struct direct_chain {
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
+    int ls;                /* the row stride of the impulses (topo.stride, CTN_LAM) */
     int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
     /* a projection step at rest without scratch arrays (ctn__chain_project_step): the velocities and impulses are
      * read as zero (w->vel's v and w, topo.lambda are the real ones, not read), the impulses are not accumulated

@@ -391,11 +391,11 @@ static void row_residual(const ctn_world *w, const direct_state *s, const ctn_bl
     if (cut_whole(w, s, slot)) return; /* r stays 0 */
     if (ball_coupling(s, blk, slot)) {
         double Ja[3][6], Jb[3][6], Va[6], Vb[6];
-        const float *lam = &w->topo.lambda[6 * slot];
+        const float *lam = &w->topo.lambda[w->topo.stride * slot];
         ball_jacobian(blk, 0, Ja);
         ball_jacobian(blk, 1, Jb);
         if (s->resolve) {
-            const float *lam0 = &s->lref[6 * slot];
+            const float *lam0 = &s->lref[w->topo.stride * slot];
             ctn_dd_vel_change(ctn_load_vel(w->vel, d->a), ctn_load_vel(s->vref, d->a), Va);
             ctn_dd_vel_change(ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->b), Vb);
             for (int k = 0; k < 3; ++k) r[k] = -ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * ((double)lam[k] - lam0[k]);
@@ -408,9 +408,9 @@ static void row_residual(const ctn_world *w, const direct_state *s, const ctn_bl
     }
     if (s->resolve)
         ctn_dd_row_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->a),
-                          ctn_load_vel(s->vref, d->b), &w->topo.lambda[6 * slot], &s->lref[6 * slot], r);
+                          ctn_load_vel(s->vref, d->b), &w->topo.lambda[w->topo.stride * slot], &s->lref[w->topo.stride * slot], r);
     else
-        ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &w->topo.lambda[6 * slot], r);
+        ctn_dd_row_residual(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &w->topo.lambda[w->topo.stride * slot], r);
     ctn_dd_zero_cut(s->cut[slot], ctn_block_rows(blk), r);
 }
 
@@ -602,7 +602,7 @@ static void direct_apply(ctn_world *w, direct_state *s) {
         const double *x = s->x + s->vec_off[i];
         if (s->kind[i] == NODE_JOINT) {
             int slot = s->id[i], cut = s->cut[slot];
-            float *lam = &t->lambda[6 * slot];
+            float *lam = &t->lambda[t->stride * slot];
             if (s->size[i] == 3 && !cut) { /* a ball's rows, none cut */
                 FOREST_UNROLL for (int r = 0; r < 3; ++r) lam[r] = (float)((double)lam[r] - x[r]);
                 continue;
@@ -623,7 +623,7 @@ static void direct_apply(ctn_world *w, direct_state *s) {
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e], row0 = s->slot_row[slot];
             for (int r = 0; r < ctn__direct_rows_at(t, slot); ++r)
-                if (!(s->cut[slot] >> r & 1)) t->lambda[6 * slot + r] = (float)((double)t->lambda[6 * slot + r] - x[row0 + r]);
+                if (!(s->cut[slot] >> r & 1)) t->lambda[t->stride * slot + r] = (float)((double)t->lambda[t->stride * slot + r] - x[row0 + r]);
         }
     }
 }

@@ -27,7 +27,8 @@
 typedef struct cpu_solver {
     int slots;              /* capacity of the per-joint arrays */
     int bodies;             /* capacity of the per-body arrays */
-    int cg_slots;           /* capacity of cg_z and cg_ap, which only CG uses: allocated by its first step */
+    size_t slot_floats;     /* floats of dlambda and cg_r: slots times the row stride (or 2) */
+    size_t cg_floats;       /* floats of cg_z and cg_ap, which only CG uses: allocated by its first step */
     int block_slots;        /* capacity of blocks, allocated by the first step (or assembly) that uses them */
     int point_slots;        /* capacity of points, allocated by the first compact step */
     ctn_block *blocks;
@@ -139,12 +140,14 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CPU solver's rows (%d joints)", m);
         c->points = p, c->point_slots = (int)cap;
     }
-    if (m > c->slots) {
+    /* dlambda and cg_r at the layout's row stride (the assembly's gaps and angles take 2 floats a slot of cg_r) */
+    int ls = w->topo.stride, per = ls > 2 ? ls : 2;
+    if (m > c->slots || (size_t)per * (size_t)m > c->slot_floats) {
         size_t cap = (size_t)m + (size_t)m / 2 + 16;
         float *f[2] = {c->dlambda, c->cg_r};
         int ok = 1;
         for (int k = 0; k < 2 && ok; ++k) {
-            float *p = ctn__realloc(f[k], 6 * cap * sizeof *p);
+            float *p = ctn__realloc(f[k], per * cap * sizeof *p);
             if (!p) ok = 0;
             else f[k] = p;
         }
@@ -154,6 +157,7 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         else ok = 0;
         if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d joints)", m);
         c->slots = (int)cap;
+        c->slot_floats = per * cap;
     }
     if (n > c->bodies) {
         size_t cap = (size_t)n + (size_t)n / 2 + 16;
@@ -172,14 +176,14 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     }
     /* CG's two other per-row arrays (48 bytes a joint) only for CG: the other solvers never touch them.
      * Grown here, before the step changes anything, so that running out of memory leaves the world as it was. */
-    if (w->solver == CTN_SOLVER_CG && m > c->cg_slots) {
-        size_t cap = (size_t)c->slots; /* >= m, set above */
-        float *z = ctn__realloc(c->cg_z, 6 * cap * sizeof *z);
+    if (w->solver == CTN_SOLVER_CG && (size_t)ls * (size_t)m > c->cg_floats) {
+        size_t cap = c->slot_floats; /* >= ls m, set above */
+        float *z = ctn__realloc(c->cg_z, cap * sizeof *z);
         if (z) c->cg_z = z;
-        float *ap = z ? ctn__realloc(c->cg_ap, 6 * cap * sizeof *ap) : NULL;
+        float *ap = z ? ctn__realloc(c->cg_ap, cap * sizeof *ap) : NULL;
         if (ap) c->cg_ap = ap;
         if (!ap) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the CG solver's arrays (%d joints)", m);
-        c->cg_slots = (int)cap;
+        c->cg_floats = cap;
     }
     return CTN_OK;
 }
@@ -293,7 +297,7 @@ static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
 
 static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scale) {
     const ctn_topology *t = &w->topo;
-    int n = w->body_count;
+    const int n = w->body_count, ls = t->stride;
 #ifdef _OPENMP
     int nt = cpu_team(w);
 #endif
@@ -302,7 +306,7 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int i = 0; i < n; ++i) ctn_apply_gather_ball_row(i, t->adj_offsets, t->adj, rows, l, scale, w->vel, w->inertia);
+        for (int i = 0; i < n; ++i) ctn_apply_gather_ball_row(i, t->adj_offsets, t->adj, rows, l, ls, scale, w->vel, w->inertia);
         return;
     }
     if (c->compact) {
@@ -310,13 +314,13 @@ static void phase_gather(ctn_world *w, cpu_solver *c, const float *l, float scal
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int i = 0; i < n; ++i) ctn_apply_gather_point(i, t->adj_offsets, t->adj, pts, l, scale, w->vel, w->inertia);
+        for (int i = 0; i < n; ++i) ctn_apply_gather_point(i, t->adj_offsets, t->adj, pts, l, ls, scale, w->vel, w->inertia);
         return;
     }
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_PARALLEL_MIN) num_threads(nt)
 #endif
-    for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, scale, w->vel, w->inertia);
+    for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, c->blocks, l, ls, scale, w->vel, w->inertia);
 }
 
 /* The per-slot update of a solver sweep; returns the slot's squared residual. SLOT_GS_QUIET: a Gauss-Seidel
@@ -330,23 +334,24 @@ static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int fi
     ctn_joints defs = ctn__topo_joints(&w->topo);
     const ctn_block *blocks = c->blocks;
     float *lambda = w->topo.lambda, *dlambda = c->dlambda;
+    const int ls = w->topo.stride;
     ctn_vel *vel = w->vel;
     const ctn_inertia *inertia = w->inertia;
     double sum = 0.0;
     if (c->compact) { /* Gauss-Seidel on compact point blocks */
         const ctn_point_block *pts = c->points;
         if (kind == SLOT_GS)
-            for (int s = first; s < last; ++s) sum += ctn_gs_slot_compact(s, defs, pts, lambda, vel, inertia, 1);
+            for (int s = first; s < last; ++s) sum += ctn_gs_slot_compact(s, defs, pts, lambda, ls, vel, inertia, 1);
         else
-            for (int s = first; s < last; ++s) (void)ctn_gs_slot_compact(s, defs, pts, lambda, vel, inertia, 0);
+            for (int s = first; s < last; ++s) (void)ctn_gs_slot_compact(s, defs, pts, lambda, ls, vel, inertia, 0);
         return sum;
     }
     if (kind == SLOT_GS)
-        for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, vel, inertia);
+        for (int s = first; s < last; ++s) sum += ctn_gs_slot(s, defs, blocks, lambda, ls, vel, inertia);
     else if (kind == SLOT_GS_QUIET)
-        for (int s = first; s < last; ++s) (void)ctn_gs_slot_ex(s, defs, blocks, lambda, vel, inertia, 0);
+        for (int s = first; s < last; ++s) (void)ctn_gs_slot_ex(s, defs, blocks, lambda, ls, vel, inertia, 0);
     else
-        for (int s = first; s < last; ++s) sum += ctn_jacobi_slot(s, defs, blocks, lambda, vel, dlambda);
+        for (int s = first; s < last; ++s) sum += ctn_jacobi_slot(s, defs, blocks, lambda, ls, vel, dlambda);
     return sum;
 }
 
@@ -412,21 +417,21 @@ static double dot_in_order(const float *x, const float *y, int len) {
  * rows only. Returns |r|^2 of the last iteration. */
 static double solve_cg(ctn_world *w, cpu_solver *c) {
     const ctn_topology *t = &w->topo;
-    int m = t->joint_count, n = w->body_count, len = 6 * m;
+    const int m = t->joint_count, n = w->body_count, ls = t->stride, len = ls * m;
     float *r = c->cg_r, *z = c->cg_z, *p = c->dlambda, *ap = c->cg_ap;
     ctn_vel *u = c->vel_copy;
-    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, ctn__topo_joints(t), c->blocks, w->vel, t->lambda, r, z, p);
+    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, ctn__topo_joints(t), c->blocks, w->vel, t->lambda, ls, r, z, p);
     double rz = dot_in_order(r, z, len), rr = dot_in_order(r, r, len);
     /* Stop once the preconditioned residual fell by 1e-6 in norm: float32 CG carried further loses
      * conjugacy and drifts away from a solution it already reached. */
     const double rz_stop = 1e-12 * rz;
     for (int it = 0; it < w->desc.iterations && rz > rz_stop && rz > 0.0; ++it) {
-        for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, w->vel, w->inertia, u);
-        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, ctn__topo_joints(t), c->blocks, u, p, ap);
+        for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, ls, w->vel, w->inertia, u);
+        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, ctn__topo_joints(t), c->blocks, u, p, ls, ap);
         double pap = dot_in_order(p, ap, len);
         if (!(pap > 0.0)) break;
         float alpha = (float)(rz / pap);
-        for (int s = 0; s < m; ++s) ctn_cg_update_slot(s, c->blocks, alpha, t->lambda, r, p, ap, z);
+        for (int s = 0; s < m; ++s) ctn_cg_update_slot(s, c->blocks, alpha, t->lambda, ls, r, p, ap, z);
         for (int i = 0; i < n; ++i) ctn_cg_velocity_body(i, t->adj_offsets, alpha, u, w->vel);
         double rz_new = dot_in_order(r, z, len);
         rr = dot_in_order(r, r, len);
@@ -502,7 +507,7 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
     int groups = (m + 7) / 8;
     CPU_FOR_REDUCE(groups, reduction(min : bad_slot))
     for (int g = 0; g < groups; ++g) {
-        int s = ctn__impulses_bad(t->lambda, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
+        int s = ctn__impulses_bad(t->lambda, t->stride, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
         bad_slot = s < bad_slot ? s : bad_slot;
     }
     out->r2 = c->r2;
@@ -536,8 +541,9 @@ static void project_rest(ctn_world *w, cpu_solver *c) {
     if (c->at_rest) return; /* no scratch arrays: the state they stand for is at rest */
     CPU_FOR(n)
     for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
-    CPU_FOR(6 * m)
-    for (int k = 0; k < 6 * m; ++k) t->lambda[k] = 0.0f;
+    int len = t->stride * m;
+    CPU_FOR(len)
+    for (int k = 0; k < len; ++k) t->lambda[k] = 0.0f;
 }
 
 /* Whether the projection can run without its scratch velocities and impulses (cpu_solver.at_rest): on the exact
@@ -658,12 +664,12 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
     int nt = cpu_team(w);
 #endif
     if (stage == CTN_STAGE_ASSEMBLE_ROWS) {
-        float *gaps = c->cg_r, *angles = c->cg_r + c->slots; /* cg_r (6 slots floats) is free outside CG */
+        float *gaps = c->cg_r, *angles = c->cg_r + c->slots; /* cg_r (2 slots floats or more) is free outside CG */
         const float *split = ctn__topology_split(&w->topo);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->props, split, c->blocks, c->dlambda, gaps, angles);
+        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
         double gap = 0.0, angle = 0.0;
         for (int s = 0; s < m; ++s) gap = fmax(gap, gaps[s]), angle = fmax(angle, angles[s]);
         out->max_gap = gap, out->max_angle = angle;
@@ -672,7 +678,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-    for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, w->pose, w->vel, w->props, w->inertia);
+    for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, t->stride, w->pose, w->vel, w->props, w->inertia);
 }
 
 /* The RATTLE stages (host/solve/pipeline.c run_rattle, kernels/ctn_rattle.h); pose_copy holds x_n. */
@@ -704,7 +710,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         for (int i = 0; i < n; ++i) c->pose_copy[i] = w->pose[i], c->rattle_vel[i] = w->vel[i];
         CPU_FOR(m)
         for (int s = 0; s < m; ++s) {
-            for (int k = 0; k < 6; ++k) t->lambda[6 * s + k] = 0.0f;
+            for (int k = 0; k < t->stride; ++k) t->lambda[t->stride * s + k] = 0.0f;
             for (int k = 0; k < CTN_MAX_ROWS; ++k) c->blocks[s].bias[k] = 0.0f; /* the linearised stage: J_n v' = 0 */
         }
         break;
@@ -836,14 +842,15 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
-        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), lambda, prm->geometric_stiffness * prm->h, w->inertia, 1,
+        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), lambda, t->stride,
+                               prm->geometric_stiffness * prm->h, w->inertia, 1,
                                n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
         break;
     }
     case CTN_STAGE_PREPARE: phase_prepare(w, c, *prm); break;
     case CTN_STAGE_FORCES: phase_forces(w, c, *prm); break;
     case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
-        int rows = 6 * t->joint_count;
+        int rows = t->stride * t->joint_count;
         float warm = w->warm_idle ? 0.0f : prm->warm_start;
         const float *from = ctn__snapshot_fork(w, CTN_SNAP_LAMBDA) ? t->lambda_prev : t->lambda; /* the step's first write */
         float *lambda = t->lambda;

@@ -109,7 +109,7 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
     double r2 = 0.0;
     for (int it = 0; it < w->desc.iterations; ++it) {
         r2 = 0.0;
-        for (int s = 0; s < t->joint_count; ++s) r2 += ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia);
+        for (int s = 0; s < t->joint_count; ++s) r2 += ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
     }
     return r2;
 }
@@ -121,10 +121,10 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
 static void keep_reference(ctn_world *w, direct_state *s) {
     const ctn_topology *t = &w->topo;
     if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
-    if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
+    if (!s->lref) s->lref = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->lref);
     if (!s->vref || !s->lref) return;
     memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
-    memcpy(s->lref, t->lambda, 6 * (size_t)t->joint_count * sizeof *s->lref);
+    memcpy(s->lref, t->lambda, (size_t)t->stride * (size_t)t->joint_count * sizeof *s->lref);
     s->resolve = 1;
     if (s->chain) ctn__chain_set_reference(s->chain, s->vref, s->lref);
 }
@@ -200,7 +200,7 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     if (!schur_factor(w, s, blocks, R, rows, W)) return;
     int iterations = ctn__direct_outer(w) > 0 ? ctn__direct_outer(w) : 1;
     for (int it = 0; it < iterations; ++it) {
-        ctn_dd_schur_impulse(R, W, rows, ctn__topo_joints(t), blocks, w->vel, w->inertia, t->lambda, rE);
+        ctn_dd_schur_impulse(R, W, rows, ctn__topo_joints(t), blocks, w->vel, w->inertia, t->lambda, t->stride, rE);
         ctn__forest_solve(w, s, blocks); /* for what the impulse changed (s->resolve) */
         if (it + 1 < iterations) keep_reference(w, s);
     }
@@ -292,7 +292,7 @@ static double descent_change(const ctn_world *w, const direct_state *s, const ct
         ctn_block_velocity(b, va0, vb0, jv0);
         ctn_block_velocity(b, dva, dvb, jdv);
         for (int k = 0; k < n; ++k) {
-            double l0 = s->lref[6 * slot + k], dl = (double)t->lambda[6 * slot + k] - l0;
+            double l0 = s->lref[t->stride * slot + k], dl = (double)t->lambda[t->stride * slot + k] - l0;
             double r0 = (double)b->bias[k] - jv0[k] - (double)b->soft[k] * l0;
             df += -dl * r0 + 0.5 * dl * ((double)jdv[k] + (double)b->soft[k] * dl);
         }
@@ -313,12 +313,12 @@ static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks
         float dl[CTN_MAX_ROWS];
         for (int k = 0; k < CTN_MAX_ROWS; ++k) dl[k] = 0.0f;
         for (int k = 0; k < n; ++k) {
-            float l0 = s->lref[6 * slot + k], l = l0 + a * (s->ls_lambda[6 * slot + k] - l0);
+            float l0 = s->lref[t->stride * slot + k], l = l0 + a * (s->ls_lambda[t->stride * slot + k] - l0);
             if (treated >> k & 1) {
                 l = l < b->lo[k] ? b->lo[k] : (l > b->hi[k] ? b->hi[k] : l);
                 if (l > b->lo[k] && l < b->hi[k]) kept |= 1 << k;
             }
-            t->lambda[6 * slot + k] = l, dl[k] = l - l0;
+            t->lambda[t->stride * slot + k] = l, dl[k] = l - l0;
         }
         if (treated) s->keep[slot] = (unsigned char)kept;
         int ba = t->defs[slot].a, bb = t->defs[slot].b;
@@ -353,13 +353,13 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
         ctn_dd_ml_start(slot, ctn__topo_joints(t), blocks, w->pose, s->h, ml);
         if (projection) ctn_dd_ml_limit_only(slot, ctn__topo_joints(t), blocks, ml);
-        ctn_dd_active_start(slot, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia, s->keep, s->warm);
+        ctn_dd_active_start(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, s->warm);
     }
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
     for (int it = 0; it < CTN_DD_ACTIVE_MAX && !converged; ++it) {
         s->resolve = 0; /* r itself: the clamps changed v */
         if (descent) { /* l0, v0 of this step */
-            memcpy(s->lref, t->lambda, 6 * (size_t)m * sizeof *s->lref);
+            memcpy(s->lref, t->lambda, (size_t)t->stride * (size_t)m * sizeof *s->lref);
             memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
         }
         if (s->chain) {
@@ -385,9 +385,9 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
             int c = ctn_dd_ml_check(slot, ctn__topo_joints(t), blocks, w->vel, s->keep, ml, 1);
             modes += c;
-            if (!c) c = ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia, s->keep, 1);
+            if (!c) c = ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 1);
             if (c) changes += c, last = slot;
-            if (c && descent) clamps_last = ctn_dd_active_clamps(slot, blocks, t->lambda, s->keep), clamps += clamps_last;
+            if (c && descent) clamps_last = ctn_dd_active_clamps(slot, blocks, t->lambda, t->stride, s->keep), clamps += clamps_last;
         }
         converged = changes == 0;
         if (changes < best) best = changes, stalled = 0;
@@ -396,12 +396,12 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         /* the safeguard's test only where the step projects (clamps rows that left their bounds): a step that
          * only releases is the exact minimiser of f on a face holding l0, so it lowers f (or keeps it) */
         int test = descent && !converged && !modes && (single ? clamps_last : clamps) > 0;
-        if (test) memcpy(s->ls_lambda, t->lambda, 6 * (size_t)m * sizeof *s->ls_lambda); /* l1 */
+        if (test) memcpy(s->ls_lambda, t->lambda, (size_t)t->stride * (size_t)m * sizeof *s->ls_lambda); /* l1 */
         for (int slot = single ? last : 0; !converged && slot < m; ++slot) {
             if (!in_exact(s, slot)) continue;
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
             if (!ctn_dd_ml_check(slot, ctn__topo_joints(t), blocks, w->vel, s->keep, ml, 0))
-                ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+                ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 0);
         }
         /* the step must lower f, else it is halved along the projected arc (at most CTN_DD_ACTIVE_HALVINGS
          * times; the last point is taken). A motor-and-limit mode switch changes the problem itself (the row's
@@ -419,7 +419,7 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
              * bounds, so it clamps nothing and moves neither impulses nor velocities: f above is unchanged,
              * and only the last point's guess is needed) */
             for (int slot = 0; halved && slot < m; ++slot)
-                if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia, s->keep, 0);
+                if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 0);
         }
     }
     if (s->chain) ctn__chain_set_keep(s->chain, NULL);
@@ -480,12 +480,13 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
                          t->body_count);
     /* keep_reference's arrays, which it would otherwise allocate in the middle of a substep */
     if (!s->vref) s->vref = ctn__malloc(((size_t)t->body_count + 1) * sizeof *s->vref);
-    if (!s->lref) s->lref = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->lref);
+    if (!s->lref) s->lref = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->lref);
     /* the active set's arrays, only where some joint can have a bounded row (active_applicable asks for them):
      * zeroed, so resident, they would cost a chain of ball joints 21 bytes a joint for nothing */
     if (s->bounded && !s->keep) s->keep = ctn__calloc((size_t)t->joint_count + 1, 1);
     if (s->bounded && !s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
-    if (s->bounded && s->chain && !s->ls_lambda) s->ls_lambda = ctn__malloc((6 * (size_t)t->joint_count + 1) * sizeof *s->ls_lambda);
+    if (s->bounded && s->chain && !s->ls_lambda)
+        s->ls_lambda = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->ls_lambda);
     if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml || (s->chain && !s->ls_lambda))))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
@@ -667,12 +668,12 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     for (int it = 0; n_extra > 0 && it < outer; ++it) {
         for (int k = 0; k < n_extra; ++k) { /* a joint's cut rows alone, or the whole block (ctn_dd_gs_rows) */
             int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
-            ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), ctn__topo_joints(t), blocks, t->lambda, w->vel, w->inertia);
+            ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
         }
         exact_solve(w, s, blocks); /* for what the sweep changed (keep_reference) */
         if (schur_rows > 0) {
             keep_reference(w, s);
-            ctn_dd_schur_impulse(schur_rows, W, schur_list, ctn__topo_joints(t), blocks, w->vel, w->inertia, t->lambda, rE);
+            ctn_dd_schur_impulse(schur_rows, W, schur_list, ctn__topo_joints(t), blocks, w->vel, w->inertia, t->lambda, t->stride, rE);
             exact_solve(w, s, blocks);
         }
         if (it + 1 < outer) keep_reference(w, s);
@@ -686,7 +687,7 @@ residual:
         if (!ctn__direct_body_dynamic(w, d->a) && !ctn__direct_body_dynamic(w, d->b)) continue;
         float r[CTN_MAX_ROWS];
         const ctn_block *b = &blocks[slot];
-        ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[6 * slot], r);
+        ctn_block_residual(b, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[t->stride * slot], r);
         for (int k = 0; k < ctn_block_rows(b); ++k) r2 += (double)r[k] * r[k];
     }
     return r2;
