@@ -20,10 +20,10 @@
 /* r = target - J v - S lambda, z = K^-1 r (block preconditioner), p = z. */
 __kernel void ctn_k_cg_init(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                             __global const ctn_vel *vel, __global const float *lambda, __global float *r, __global float *z,
-                            __global float *p) {
+                            __global float *p, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_cg_init_slot(s, defs, blocks, vel, lambda, CTN_MAX_ROWS, r, z, p);
+    ctn_cg_init_slot(s, defs, blocks, vel, lambda, ls, r, z, p);
 }
 
 /* active = rz > 0 after the initial dot product; the stop threshold is relative to it. */
@@ -36,18 +36,18 @@ __kernel void ctn_k_cg_start(__global float *sc) {
 /* u_i = M^-1 J^T p over body i's joints (zero for bodies without joints). */
 __kernel void ctn_k_cg_gather(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
                               __global const float *p, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
-                              __global ctn_vel *u) {
+                              __global ctn_vel *u, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, CTN_MAX_ROWS, vel, inertia, u);
+    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, ls, vel, inertia, u);
 }
 
 /* (A p)_s = J_s u + S_s p_s: the matrix-free operator J M^-1 J^T + S. */
 __kernel void ctn_k_cg_apply(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                             __global const ctn_vel *u, __global const float *p, __global float *ap) {
+                             __global const ctn_vel *u, __global const float *p, __global float *ap, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_cg_apply_slot(s, defs, blocks, u, p, CTN_MAX_ROWS, ap);
+    ctn_cg_apply_slot(s, defs, blocks, u, p, ls, ap);
 }
 
 /* alpha = rz / p^T A p, or stop (alpha = 0) when the iteration stopped or p^T A p <= 0. */
@@ -63,10 +63,10 @@ __kernel void ctn_k_cg_alpha(__global float *sc) {
 
 /* lambda += alpha p, r -= alpha A p, z = K^-1 r (fused: alpha stays on the device). */
 __kernel void ctn_k_cg_update(int m, __global const ctn_block *blocks, __global const float *sc, __global float *lambda,
-                              __global float *r, __global const float *p, __global const float *ap, __global float *z) {
+                              __global float *r, __global const float *p, __global const float *ap, __global float *z, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m || sc[CTN_CG_ACTIVE] == 0.0f) return;
-    ctn_cg_update_slot(s, blocks, sc[CTN_CG_ALPHA], lambda, CTN_MAX_ROWS, r, p, ap, z);
+    ctn_cg_update_slot(s, blocks, sc[CTN_CG_ALPHA], lambda, ls, r, p, ap, z);
 }
 
 /* v_i += alpha u_i: velocities follow lambda. */

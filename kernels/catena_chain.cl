@@ -37,7 +37,7 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn
  * cut out whole, the predecessor's block bq (else bq is not read). */
 CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global const ctn_joint_def *defs, const ctn_block *blk,
                                      const ctn_block *bq, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
-                                     __global const float *lambda, __global double *K, __global double *C, __global double *y) {
+                                     __global const float *lambda, int ls, __global double *K, __global double *C, __global double *y) {
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
     ctn_joint_def d = defs[slot];
     __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
@@ -65,7 +65,7 @@ CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global co
                           (sides >> 1) & 1, Kp, Cp);
     if (cut | cut_prev) /* the bounded rows out of the position (assemble_position) */
         ctn_dd_chain_cut(Kp, n, cut, Cp, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
-    ctn_dd_chain_rhs(blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+    ctn_dd_chain_rhs(blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + ls * slot, yp);
     ctn_dd_zero_cut(cut, n, yp);
 }
 
@@ -80,7 +80,7 @@ CTN_FN int ctn_ch_reads_prev(__global const int *pos, int p, const ctn_block *bl
 __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                                    __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
                                    __global double *K, __global double *C, __global double *y, __global const int *active, int rhs_only,
-                                   __global const ctn_vel *vel_ref, __global const float *lambda_ref) {
+                                   __global const ctn_vel *vel_ref, __global const float *lambda_ref, int ls) {
     int p = (int)get_global_id(0);
     if (p >= m || !active[0]) return;
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N);
@@ -92,20 +92,20 @@ __kernel void ctn_k_chain_assemble(int m, __global const int *pos, __global cons
             for (int r = 0; r < n; ++r) yp[r] = 0.0;
         } else if (rhs_only == CTN_DD_RESOLVE_FULL) {
             ctn_joint_def d = defs[slot];
-            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + 6 * slot, yp);
+            ctn_dd_chain_rhs(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + ls * slot, yp);
             ctn_dd_zero_cut(cut, n, yp);
         } else {
             ctn_joint_def d = defs[slot];
             double r[CTN_MAX_ROWS];
             ctn_dd_chain_change(&blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
-                                lambda + 6 * slot, lambda_ref + 6 * slot, r);
+                                lambda + ls * slot, lambda_ref + ls * slot, r);
             for (int k = 0; k < n; ++k) yp[k] = r[k];
             ctn_dd_zero_cut(cut, n, yp);
         }
         return;
     }
     if (ctn_ch_reads_prev(pos, p, &blk)) bq = blocks[CTN_CH(pos, p - 1, CTN_CH_SLOT)];
-    ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
+    ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, ls, K, C, y);
 }
 
 /* A Newton step of the projection on a chain whose every joint slot is a position: the rows of position p
@@ -120,12 +120,12 @@ __kernel void ctn_k_chain_project_assemble(int m, __global const int *pos, __glo
                                            __global double *K, __global double *C, __global double *y, __global int *state,
                                            __global const ctn_pose *pose, __global const float *split, ctn_step_params prm,
                                            __global float *err, __local float *scratch, int residual, __global const ctn_vel *real_vel,
-                                           __global const float *real_lambda, __global float *r2) {
+                                           __global const float *real_lambda, __global float *r2, int ls) {
     int p = (int)get_global_id(0), l = (int)get_local_id(0);
     float e = 0.0f;
     if (p < m && (state[CTN_PS_ACTIVE] || residual)) {
         int slot = CTN_CH(pos, p, CTN_CH_SLOT);
-        if (residual) r2[slot] = ctn_direct_residual_slot(slot, defs, blocks, real_vel, real_lambda);
+        if (residual) r2[slot] = ctn_direct_residual_slot(slot, defs, blocks, real_vel, real_lambda, ls);
         ctn_block blk, bq;
         ctn_prepare_block(slot, defs, pose, vel, inertia, split, prm, &blk);
         e = ctn_project_block(defs[slot].compliance, &blk, prm.h, 0);
@@ -136,7 +136,7 @@ __kernel void ctn_k_chain_project_assemble(int m, __global const int *pos, __glo
             ctn_prepare_block(q, defs, pose, vel, inertia, split, prm, &bq);
             ctn_project_block(defs[q].compliance, &bq, prm.h, 0);
         }
-        ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, K, C, y);
+        ctn_ch_assemble_position(p, pos, defs, &blk, &bq, vel, inertia, lambda, ls, K, C, y);
     }
     scratch[l] = e;
     ctn_group_fold_fmax(scratch);
@@ -263,7 +263,7 @@ __kernel void ctn_k_chain_separators(int P, __global const int *pos, __global co
  * separator after it). K is not read (the substitution goes through T_E in C and T_F in F). */
 __kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global const int *sep, __global const double *K,
                                __global double *C, __global const double *F, __global double *y, __global float *lambda,
-                               __global const ctn_block *blocks, __global const int *active) {
+                               __global const ctn_block *blocks, __global const int *active, int ls) {
     int k = (int)get_global_id(0);
     if (k >= P || !active[0]) return;
     ctn_ch_walk s = ctn_ch_segment(k, P, sep);
@@ -284,7 +284,7 @@ __kernel void ctn_k_chain_back(int P, int m, __global const int *pos, __global c
         int cut = ctn_dd_cut_mask(&blk); /* cut rows: the outer Gauss-Seidel's */
         __global const double *x = y + CTN_CH(pos, p, CTN_CH_V);
         for (int r = 0; r < CTN_CH(pos, p, CTN_CH_N); ++r)
-            if (!(cut >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] + x[r]);
+            if (!(cut >> r & 1)) lambda[ls * slot + r] = (float)((double)lambda[ls * slot + r] + x[r]);
     }
 }
 
@@ -324,11 +324,11 @@ __kernel void ctn_k_chain_velocity_integrate(int nb, __global const int *adj_off
                                              __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
                                              __global ctn_pose *pose, __global const ctn_props *props, float h,
                                              __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
-                                             __global ctn_vel *rest) {
+                                             __global ctn_vel *rest, int ls) {
     int b = (int)get_global_id(0);
     if (b >= nb) return;
     ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
-    ctn_integrate_stage_body(b, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, gs_h, begin, rest);
+    ctn_integrate_stage_body(b, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, ls, gs_h, begin, rest);
 }
 
 /* A Newton step of the projection on a chain: body b's velocity from the solve, then its integration
@@ -339,7 +339,7 @@ __kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offse
                                            __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
                                            __global const int *state, __global ctn_pose *pose, __global const ctn_props *props, float h,
                                            __global ctn_pose *kept, __global const ctn_vel *real_vel, __global const ctn_joint_def *defs,
-                                           __global const float *lambda, float gs_h) {
+                                           __global const float *lambda, float gs_h, int ls) {
     int b = (int)get_global_id(0);
     if (b >= nb) return;
     if (state[CTN_PS_UNDO]) {
@@ -348,7 +348,7 @@ __kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offse
     }
     if (!state[CTN_PS_ACTIVE]) return;
     ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
-    ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, gs_h);
+    ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, ls, gs_h);
 }
 
 /* The outer Gauss-Seidel of the hybrid (host/opencl/opencl_direct.c; host/solve/solver_direct.c on the CPU):
@@ -366,21 +366,21 @@ CTN_FN int ctn_hybrid_outside(__global const int *hyb, __global const ctn_block 
 }
 
 CTN_FN void ctn_hybrid_gs_slot(__global const int *hyb, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                               __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia, int s) {
+                               __global float *lambda, int ls, __global ctn_vel *vel, __global const ctn_inertia *inertia, int s) {
     ctn_block b = blocks[s];
-    ctn_gs_slot_rows(s, ctn_dd_gs_rows(&b, hyb[s] == 1), defs, blocks, lambda, CTN_MAX_ROWS, vel, inertia);
+    ctn_gs_slot_rows(s, ctn_dd_gs_rows(&b, hyb[s] == 1), defs, blocks, lambda, ls, vel, inertia);
 }
 
 __kernel void ctn_k_hybrid_gs(int begin, int end, int serial, __global const int *hyb, __global const ctn_joint_def *defs,
                               __global const ctn_block *blocks, __global float *lambda, __global ctn_vel *vel,
-                              __global const ctn_inertia *inertia, __global const int *active) {
+                              __global const ctn_inertia *inertia, __global const int *active, int ls) {
     int g = (int)get_global_id(0);
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int s = begin; s < end; ++s)
-                if (ctn_hybrid_outside(hyb, blocks, s)) ctn_hybrid_gs_slot(hyb, defs, blocks, lambda, vel, inertia, s);
+                if (ctn_hybrid_outside(hyb, blocks, s)) ctn_hybrid_gs_slot(hyb, defs, blocks, lambda, ls, vel, inertia, s);
     } else if (begin + g < end && ctn_hybrid_outside(hyb, blocks, begin + g)) {
-        ctn_hybrid_gs_slot(hyb, defs, blocks, lambda, vel, inertia, begin + g);
+        ctn_hybrid_gs_slot(hyb, defs, blocks, lambda, ls, vel, inertia, begin + g);
     }
 }

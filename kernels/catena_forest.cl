@@ -33,7 +33,7 @@ CTN_FN double ctn_forest_row_pivot(const ctn_block *b, int k, ctn_joint_def d, _
 
 /* r = target - J v - S lambda of the rows of one joint (double). */
 CTN_FN void ctn_forest_residual(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel,
-                              __global const float *lambda, double *r) {
+                              __global const float *lambda, int ls, double *r) {
     ctn_vel va = ctn_load_vel(vel, d.a), vb = ctn_load_vel(vel, d.b);
     double Va[6] = {va.v.x, va.v.y, va.v.z, va.w.x, va.w.y, va.w.z};
     double Vb[6] = {vb.v.x, vb.v.y, vb.v.z, vb.w.x, vb.w.y, vb.w.z};
@@ -43,20 +43,20 @@ CTN_FN void ctn_forest_residual(const ctn_block *b, int slot, ctn_joint_def d, _
         ctn_dd_jrow(b, k, 0, ja);
         ctn_dd_jrow(b, k, 1, jb);
         for (int c = 0; c < 6; ++c) jv += ja[c] * Va[c] + jb[c] * Vb[c];
-        r[k] = (double)b->bias[k] - jv - (double)b->soft[k] * lambda[6 * slot + k];
+        r[k] = (double)b->bias[k] - jv - (double)b->soft[k] * lambda[ls * slot + k];
     }
 }
 
 /* The right-hand side of one joint's rows: r itself (ctn_forest_residual) in the substep's first solve, its
  * change since vel_ref and lambda_ref (what the last solve left; (R) of kernels/ctn_direct_rhs.h) in a re-solve. */
-CTN_FN void ctn_forest_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda,
+CTN_FN void ctn_forest_rhs(const ctn_block *b, int slot, ctn_joint_def d, __global const ctn_vel *vel, __global const float *lambda, int ls,
                          __global const ctn_vel *vel_ref, __global const float *lambda_ref, int rhs_only, double *r) {
     if (!rhs_only || rhs_only == CTN_DD_RESOLVE_FULL) { /* RATTLE's chord iterations: r itself */
-        ctn_forest_residual(b, slot, d, vel, lambda, r);
+        ctn_forest_residual(b, slot, d, vel, lambda, ls, r);
         return;
     }
     ctn_dd_row_change(b, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), ctn_load_vel(vel_ref, d.a), ctn_load_vel(vel_ref, d.b),
-                      lambda + 6 * slot, lambda_ref + 6 * slot, r);
+                      lambda + ls * slot, lambda_ref + ls * slot, r);
 }
 
 /* Factor and forward substitution of node i:
@@ -68,7 +68,7 @@ CTN_FN void ctn_forest_rhs(const ctn_block *b, int slot, ctn_joint_def d, __glob
 CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global const int *child, __global const int *att,
                                  __global const int *slot_info, __global const ctn_joint_def *defs,
                                  __global const ctn_block *blocks, __global const ctn_vel *vel,
-                                 __global const ctn_inertia *inertia, __global const float *lambda, __global double *mat,
+                                 __global const ctn_inertia *inertia, __global const float *lambda, int ls, __global double *mat,
                                  __global double *u, int rhs_only, __global const ctn_vel *vel_ref, __global const float *lambda_ref,
                                  __global const int *srow) {
     __global const int *nd = node + CTN_TN_INTS * i;
@@ -90,7 +90,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
         int cut = ctn_dd_cut_mask(&blk); /* cut rows (the outer Gauss-Seidel's): -1 pivot, r = 0 */
         for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], vel, inertia);
         if (!ctn_dd_cut_full(cut, N)) {
-            ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b);
+            ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, ls, vel_ref, lambda_ref, rhs_only, b);
             for (r = 0; r < N; ++r)
                 if (cut >> r & 1) b[r] = 0.0;
         }
@@ -101,7 +101,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
             blk = blocks[slot];
             cut = ctn_dd_cut_mask(&blk);
             if (ctn_dd_cut_full(cut, slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS])) continue;
-            ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, vel_ref, lambda_ref, rhs_only, b + row0);
+            ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, ls, vel_ref, lambda_ref, rhs_only, b + row0);
             for (r = 0; r < slot_info[CTN_TS_INTS * slot + CTN_TS_ROWS]; ++r)
                 if (cut >> r & 1) b[row0 + r] = 0.0;
         }
@@ -133,7 +133,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
                 }
                 D[(row0 + r) * N + row0 + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], vel, inertia);
             }
-            ctn_forest_residual(&blk, slot, defs[slot], vel, lambda, b + row0);
+            ctn_forest_residual(&blk, slot, defs[slot], vel, lambda, ls, b + row0);
             for (r = 0; r < n; ++r) /* cut rows: r = 0 */
                 if (cut >> r & 1) b[row0 + r] = 0.0;
         }
@@ -198,7 +198,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
  * v += dv on a body node, lambda += dl = -y on joint rows (the node owns its body and rows). */
 CTN_FN void ctn_forest_back_node(int i, __global const int *node, __global const int *att, __global const int *slot_info,
                                __global const ctn_block *blocks, __global const double *mat, __global const double *u,
-                               __global double *xv, __global ctn_vel *vel, __global float *lambda, int apply) {
+                               __global double *xv, __global ctn_vel *vel, __global float *lambda, int ls, int apply) {
     __global const int *nd = node + CTN_TN_INTS * i;
     int N = nd[CTN_TN_SIZE], p = nd[CTN_TN_PARENT], r, k, e;
     double x[CTN_DD_MAX_NODE], g[CTN_DD_MAX_NODE], J[CTN_MAX_ROWS][6];
@@ -250,7 +250,7 @@ CTN_FN void ctn_forest_back_node(int i, __global const int *node, __global const
         blk = blocks[slot];
         int cut = ctn_dd_cut_mask(&blk); /* cut rows: their impulses are the outer Gauss-Seidel's */
         for (r = 0; r < N; ++r)
-            if (!(cut >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[r]);
+            if (!(cut >> r & 1)) lambda[ls * slot + r] = (float)((double)lambda[ls * slot + r] - x[r]);
         return;
     }
     int body = nd[CTN_TN_ID];
@@ -269,7 +269,7 @@ CTN_FN void ctn_forest_back_node(int i, __global const int *node, __global const
         blk = blocks[slot];
         int cut = ctn_dd_cut_mask(&blk);
         for (r = 0; r < n; ++r)
-            if (!(cut >> r & 1)) lambda[6 * slot + r] = (float)((double)lambda[6 * slot + r] - x[row0 + r]);
+            if (!(cut >> r & 1)) lambda[ls * slot + r] = (float)((double)lambda[ls * slot + r] - x[row0 + r]);
     }
 }
 
@@ -280,17 +280,17 @@ __kernel void ctn_k_forest_factor(int begin, int end, int serial, __global const
                                 __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *lambda,
                                 __global double *mat, __global double *u, __global const int *active, int rhs_only,
                                 __global const ctn_vel *vel_ref, __global const float *lambda_ref, __global const int *schur_rows,
-                                int schur_k) {
+                                int schur_k, int ls) {
     int g = (int)get_global_id(0);
     __global const int *srow = schur_rows + CTN_SR_INTS * schur_k; /* read with rhs_only = 2 only */
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = begin; k < end; ++k)
-                ctn_forest_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
+                ctn_forest_factor_node(lv_nodes[k], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, ls, mat, u, rhs_only,
                                      vel_ref, lambda_ref, srow);
     } else if (begin + g < end) {
-        ctn_forest_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, mat, u, rhs_only,
+        ctn_forest_factor_node(lv_nodes[begin + g], node, child, att, slot_info, defs, blocks, vel, inertia, lambda, ls, mat, u, rhs_only,
                              vel_ref, lambda_ref, srow);
     }
 }
@@ -299,14 +299,14 @@ __kernel void ctn_k_forest_factor(int begin, int end, int serial, __global const
 __kernel void ctn_k_forest_back(int begin, int end, int serial, __global const int *lv_nodes, __global const int *node,
                               __global const int *att, __global const int *slot_info, __global const ctn_block *blocks,
                               __global const double *mat, __global const double *u, __global double *xv,
-                              __global ctn_vel *vel, __global float *lambda, __global const int *active, int apply) {
+                              __global ctn_vel *vel, __global float *lambda, __global const int *active, int apply, int ls) {
     int g = (int)get_global_id(0);
     if (!active[0]) return;
     if (serial) {
         if (g == 0)
             for (int k = end - 1; k >= begin; --k)
-                ctn_forest_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
+                ctn_forest_back_node(lv_nodes[k], node, att, slot_info, blocks, mat, u, xv, vel, lambda, ls, apply);
     } else if (begin + g < end) {
-        ctn_forest_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda, apply);
+        ctn_forest_back_node(lv_nodes[begin + g], node, att, slot_info, blocks, mat, u, xv, vel, lambda, ls, apply);
     }
 }

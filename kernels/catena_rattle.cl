@@ -21,11 +21,11 @@ __kernel void ctn_k_rattle_speed(int n, int m, __global const ctn_vel *vel, __gl
 /* The substep's start: x_n and v_n kept (per body), impulses and the kept rows' targets zeroed (per slot:
  * the linearised position stage J_n v' = 0). */
 __kernel void ctn_k_rattle_start(int n, int m, __global const ctn_pose *pose, __global const ctn_vel *vel, __global ctn_pose *kept,
-                                 __global ctn_vel *kept_vel, __global float *lambda, __global ctn_block *blocks) {
+                                 __global ctn_vel *kept_vel, __global float *lambda, __global ctn_block *blocks, int ls) {
     int i = (int)get_global_id(0);
     if (i < n) kept[i] = pose[i], kept_vel[i] = vel[i];
     if (i < m) {
-        for (int k = 0; k < 6; ++k) lambda[6 * i + k] = 0.0f;
+        for (int k = 0; k < ls; ++k) lambda[ls * i + k] = 0.0f;
         for (int k = 0; k < CTN_MAX_ROWS; ++k) blocks[i].bias[k] = 0.0f;
     }
 }
@@ -68,8 +68,8 @@ __kernel void ctn_k_rattle_inertia(int n, __global const ctn_pose *pose, __globa
 
 /* The velocity stage's squared residual per slot (ctn_direct_residual_slot), read by the step's statistics. */
 __kernel void ctn_k_rattle_residual(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks, __global const ctn_vel *vel,
-                                    __global const float *lambda, __global float *r2) {
+                                    __global const float *lambda, __global float *r2, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    r2[s] = ctn_direct_residual_slot(s, defs, blocks, vel, lambda);
+    r2[s] = ctn_direct_residual_slot(s, defs, blocks, vel, lambda, ls);
 }

@@ -109,7 +109,7 @@ __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __
                             __global const ctn_vel *vel, __global const float *r2, __global const float *lambda, float limit, __global float *partial,
                             __global int *ipartial, __local float *scratch, __local int *iscratch, int leave,
                             __global const int *state, int decide, __global const ctn_pose *kept, __global const ctn_props *props,
-                            __global ctn_inertia *inertia, __global int *istats, int at) {
+                            __global ctn_inertia *inertia, __global int *istats, int at, int ls) {
     int l = (int)get_local_id(0), L = (int)get_local_size(0);
     int g = (int)get_group_id(0), G = (int)get_num_groups(0);
     float s = 0.0f, m1 = 0.0f, m2 = 0.0f;
@@ -127,7 +127,7 @@ __kernel void ctn_k_measure(int m, int n, __global const ctn_joint_def *defs, __
         float gap, angle;
         ctn_joint_error(j, ctn_load_pose(at_pose, j.a), ctn_load_pose(at_pose, j.b), &gap, &angle);
         s += r2[i];
-        if (ctn_impulse_bad(lambda, CTN_MAX_ROWS, i)) bad_slot = min(bad_slot, i);
+        if (ctn_impulse_bad(lambda, ls, i)) bad_slot = min(bad_slot, i);
         m1 = fmax(m1, gap);
         m2 = fmax(m2, angle);
     }

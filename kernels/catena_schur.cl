@@ -37,7 +37,7 @@ __kernel void ctn_k_schur_column(int k, int R, __global const int *rows, __globa
 /* One outer iteration's impulse on the loop closers (S2); the forest's re-solve follows. */
 __kernel void ctn_k_schur_impulse(int R, __global const double *Wi, __global const int *rows, __global const ctn_joint_def *defs,
                                   __global const ctn_block *blocks, __global ctn_vel *vel, __global const ctn_inertia *inertia,
-                                  __global float *lambda, __global double *rE, __global const int *active) {
+                                  __global float *lambda, __global double *rE, __global const int *active, int ls) {
     if (get_global_id(0) != 0 || !active[0]) return;
-    ctn_dd_schur_impulse(R, Wi, rows, defs, blocks, vel, inertia, lambda, CTN_MAX_ROWS, rE);
+    ctn_dd_schur_impulse(R, Wi, rows, defs, blocks, vel, inertia, lambda, ls, rE);
 }

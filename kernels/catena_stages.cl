@@ -13,7 +13,7 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
                             __global const ctn_vel *vel, __global ctn_inertia *inertia, __global const float *split,
                             ctn_step_params prm, __global ctn_block *blocks, int n, float gs_h, __global const ctn_props *props,
                             __global const int *adj_offsets, __global const int *adj, __global const float *lambda,
-                            __global ctn_point_block *points, int compact) {
+                            __global ctn_point_block *points, int compact, int ls) {
     int s = (int)get_global_id(0);
     if (!(gs_h > 0.0f)) {
         if (s < m && compact) ctn_prepare_slot_point(s, defs, pose, vel, inertia, prm, points);
@@ -21,7 +21,7 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
         return;
     }
     if (s < n && adj_offsets[s] == adj_offsets[s + 1])
-        inertia[s].inv_inertia = ctn_geometric_inverse_inertia(s, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h);
+        inertia[s].inv_inertia = ctn_geometric_inverse_inertia(s, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h);
     if (s >= m) return;
     ctn_joint_def j = defs[s];
     ctn_sym3 I[2];
@@ -29,7 +29,7 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
     for (int k = 0; k < 2; ++k) {
         I[k] = ctn_sym3_zero();
         if (body[k] < 0) continue;
-        I[k] = ctn_geometric_inverse_inertia(body[k], pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h);
+        I[k] = ctn_geometric_inverse_inertia(body[k], pose, props, adj_offsets, adj, defs, lambda, ls, gs_h);
         if (adj[adj_offsets[body[k]]] >> 1 == s) inertia[body[k]].inv_inertia = I[k];
     }
     if (compact) {
@@ -45,10 +45,10 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
 __kernel void ctn_k_geometric_inertia(int n, __global const ctn_pose *pose, __global const ctn_props *props,
                                       __global const int *adj_offsets, __global const int *adj,
                                       __global const ctn_joint_def *defs, __global const float *lambda, float gs_h,
-                                      __global ctn_inertia *inertia) {
+                                      __global ctn_inertia *inertia, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, inertia);
+    ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
 }
 
 /* Step 1: v* = v + h M^-1 f. Springs read vel_in (a copy of the velocities when springs exist), so no
@@ -62,53 +62,53 @@ __kernel void ctn_k_forces(int n, __global const ctn_props *props, __global cons
                            __global const ctn_pose *pose, __global ctn_vel *vel_in, __global ctn_vel *vel_out,
                            ctn_step_params prm, int gather, __global const int *adj_offsets, __global const int *adj,
                            __global const ctn_block *blocks, __global const float *l, float scale,
-                           __global const ctn_point_block *points, int compact) {
+                           __global const ctn_point_block *points, int compact, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
     ctn_forces_body(i, props, forces, has_forces, inertia, sadj_offsets, sadj, springs, pose, vel_in, vel_out, prm);
-    if (gather && compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, CTN_MAX_ROWS, scale, vel_out, inertia);
-    else if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, CTN_MAX_ROWS, scale, vel_out, inertia);
+    if (gather && compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, ls, scale, vel_out, inertia);
+    else if (gather) ctn_apply_gather(i, adj_offsets, adj, blocks, l, ls, scale, vel_out, inertia);
 }
 
 /* v_i += scale M^-1 sum J^T l over body i's joints: warm start and Jacobi update (per-body gather, Nelson 1998). */
 __kernel void ctn_k_gather(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
                            __global const float *l, float scale, __global ctn_vel *vel, __global const ctn_inertia *inertia,
-                           __global const ctn_point_block *points, int compact) {
+                           __global const ctn_point_block *points, int compact, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    if (compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, CTN_MAX_ROWS, scale, vel, inertia);
-    else ctn_apply_gather(i, adj_offsets, adj, blocks, l, CTN_MAX_ROWS, scale, vel, inertia);
+    if (compact) ctn_apply_gather_point(i, adj_offsets, adj, points, l, ls, scale, vel, inertia);
+    else ctn_apply_gather(i, adj_offsets, adj, blocks, l, ls, scale, vel, inertia);
 }
 
 /* Coloured Gauss-Seidel: the `count` slots of one colour starting at `offset`; no two share a dynamic
  * body, so each work-item writes its two bodies' velocities directly. r2: squared residual per slot. */
 __kernel void ctn_k_gs_colour(int offset, int count, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                               __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia,
-                              __global float *r2, __global const ctn_point_block *points, int compact) {
+                              __global float *r2, __global const ctn_point_block *points, int compact, int ls) {
     int g = (int)get_global_id(0);
     if (g >= count) return;
     int s = offset + g;
-    r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, CTN_MAX_ROWS, vel, inertia, 1)
-                      : ctn_gs_slot(s, defs, blocks, lambda, CTN_MAX_ROWS, vel, inertia);
+    r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, ls, vel, inertia, 1)
+                      : ctn_gs_slot(s, defs, blocks, lambda, ls, vel, inertia);
 }
 
 /* The overflow group (joints beyond the colour budget): one work-item, slots in order, exactly as the
  * CPU loop, so the result is deterministic whatever bodies the joints share. */
 __kernel void ctn_k_gs_serial(int begin, int end, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
                               __global float *lambda, __global ctn_vel *vel, __global const ctn_inertia *inertia,
-                              __global float *r2, __global const ctn_point_block *points, int compact) {
+                              __global float *r2, __global const ctn_point_block *points, int compact, int ls) {
     if (get_global_id(0) != 0) return;
     for (int s = begin; s < end; ++s)
-        r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, CTN_MAX_ROWS, vel, inertia, 1)
-                      : ctn_gs_slot(s, defs, blocks, lambda, CTN_MAX_ROWS, vel, inertia);
+        r2[s] = compact ? ctn_gs_slot_compact(s, defs, points, lambda, ls, vel, inertia, 1)
+                      : ctn_gs_slot(s, defs, blocks, lambda, ls, vel, inertia);
 }
 
 /* Jacobi row step: every slot from the same velocities; increments into dlambda for the gather. */
 __kernel void ctn_k_jacobi(int m, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                           __global float *lambda, __global const ctn_vel *vel, __global float *dlambda, __global float *r2) {
+                           __global float *lambda, __global const ctn_vel *vel, __global float *dlambda, __global float *r2, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    r2[s] = ctn_jacobi_slot(s, defs, blocks, lambda, CTN_MAX_ROWS, vel, dlambda);
+    r2[s] = ctn_jacobi_slot(s, defs, blocks, lambda, ls, vel, dlambda);
 }
 
 /* Step 4: positions, orientations (exp map) and world inverse inertia; gs_h > 0 (another substep follows
@@ -118,20 +118,20 @@ __kernel void ctn_k_jacobi(int m, __global const ctn_joint_def *defs, __global c
  * scratch velocity of body i at rest in rest[i] (ctn_project_begin_body). */
 CTN_FN void ctn_integrate_stage_body(int i, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
                                      __global ctn_inertia *inertia, float h, __global const int *adj_offsets, __global const int *adj,
-                                     __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
+                                     __global const ctn_joint_def *defs, __global const float *lambda, int ls, float gs_h, int begin,
                                      __global ctn_vel *rest) {
     ctn_integrate_body(i, pose, vel, props, inertia, h);
-    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, inertia);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
     if (begin) ctn_project_begin_body(i, vel, rest);
 }
 
 __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
                               __global ctn_inertia *inertia, float h, __global const int *adj_offsets, __global const int *adj,
                               __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int begin,
-                              __global ctn_vel *rest) {
+                              __global ctn_vel *rest, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_integrate_stage_body(i, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, gs_h, begin, rest);
+    ctn_integrate_stage_body(i, pose, vel, props, inertia, h, adj_offsets, adj, defs, lambda, ls, gs_h, begin, rest);
 }
 
 /* ---- post-stabilisation of the exact solver (ctn_project_*, host/solve/pipeline.c project_steps) -------- */
@@ -178,11 +178,11 @@ static void ctn_group_fold_fmax(__local float *scratch) {
 
 /* |r|^2 of slot s after the exact solve (as host/solve/solver_direct.c reports it), r = target - J v - S l. */
 static float ctn_direct_residual_slot(int s, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
-                                      __global const ctn_vel *vel, __global const float *lambda) {
+                                      __global const ctn_vel *vel, __global const float *lambda, int ls) {
     ctn_block b = blocks[s];
     float lam[CTN_MAX_ROWS], r[CTN_MAX_ROWS], acc = 0.0f;
     int k;
-    for (k = 0; k < CTN_MAX_ROWS; ++k) lam[k] = lambda[6 * s + k];
+    ctn_lam_load(lambda, ls, s, lam);
     ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, r);
     for (k = 0; k < ctn_block_rows(&b); ++k) acc += r[k] * r[k];
     return acc;
@@ -198,11 +198,11 @@ __kernel void ctn_k_project_prepare(int m, __global const ctn_joint_def *defs, _
                                     __global const ctn_vel *vel, __global const ctn_inertia *inertia, __global const float *split,
                                     ctn_step_params prm, __global ctn_block *blocks, __global float *err, __global int *state,
                                     __local float *scratch, int residual, __global const ctn_vel *real_vel,
-                                    __global const float *real_lambda, __global float *r2) {
+                                    __global const float *real_lambda, __global float *r2, int ls) {
     int s = (int)get_global_id(0), l = (int)get_local_id(0);
     float e = 0.0f;
     if (s < m) {
-        if (residual) r2[s] = ctn_direct_residual_slot(s, defs, blocks, real_vel, real_lambda);
+        if (residual) r2[s] = ctn_direct_residual_slot(s, defs, blocks, real_vel, real_lambda, ls);
         ctn_prepare_slot(s, defs, pose, vel, inertia, split, prm, blocks);
         ctn_project_slot(s, defs, blocks, prm.h, 0, err); /* no limit rows: the active set is the CPU's */
         e = err[s];
@@ -228,17 +228,17 @@ __kernel void ctn_k_project_decide(__global const int *from, __global int *to) {
 CTN_FN void ctn_project_integrate_body(int i, __global ctn_pose *pose, __global ctn_vel *vel, __global const ctn_props *props,
                                        __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const ctn_vel *real_vel,
                                        __global const int *adj_offsets, __global const int *adj, __global const ctn_joint_def *defs,
-                                       __global const float *lambda, float gs_h) {
+                                       __global const float *lambda, int ls, float gs_h) {
     kept[i] = pose[i];
     ctn_integrate_body(i, pose, vel, props, inertia, h);
-    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, inertia);
+    if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
     ctn_project_begin_body(i, real_vel, vel);
 }
 
 __kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global ctn_vel *vel, __global const ctn_props *props,
                                       __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const int *state,
                                       __global const ctn_vel *real_vel, __global const int *adj_offsets, __global const int *adj,
-                                      __global const ctn_joint_def *defs, __global const float *lambda, float gs_h) {
+                                      __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
     if (state[CTN_PS_UNDO]) {
@@ -246,23 +246,23 @@ __kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global c
         return;
     }
     if (!state[CTN_PS_ACTIVE]) return;
-    ctn_project_integrate_body(i, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, gs_h);
+    ctn_project_integrate_body(i, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, ls, gs_h);
 }
 
 /* ---- assembly, phase 1: the Jacobian-transpose gather (Nelson 1998; kernels/ctn_assemble.h) -------------- */
 
 __kernel void ctn_k_assemble_slot(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
                                   __global const ctn_vel *vel, __global const ctn_props *props, __global const float *split,
-                                  __global ctn_block *blocks, __global float *mu, __global float *gap, __global float *angle) {
+                                  __global ctn_block *blocks, __global float *mu, __global float *gap, __global float *angle, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_assemble_slot(s, defs, pose, vel, props, split, blocks, mu, CTN_MAX_ROWS, gap, angle);
+    ctn_assemble_slot(s, defs, pose, vel, props, split, blocks, mu, ls, gap, angle);
 }
 
 __kernel void ctn_k_assemble_body(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
                                   __global const float *mu, __global ctn_pose *pose, __global const ctn_vel *vel,
-                                  __global const ctn_props *props, __global ctn_inertia *inertia) {
+                                  __global const ctn_props *props, __global ctn_inertia *inertia, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, CTN_MAX_ROWS, pose, vel, props, inertia);
+    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, ls, pose, vel, props, inertia);
 }

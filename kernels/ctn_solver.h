@@ -49,7 +49,8 @@ CTN_FN int ctn_impulse_bad(CTN_GLOBAL const float *lambda, int ls, int s) {
 /* The CTN_MAX_ROWS impulses of slot s (ls a slot) into a private array, rows at or past the stride zero
  * (CTN_LAM). The six floats are loaded whatever the stride and the rows past it selected away, which compiles
  * to a few vector instructions rather than a branch a row: every array read so keeps CTN_MAX_ROWS - ls floats
- * past its last slot (host/core/topology.c's impulses, host/solve/solver_cpu.c's per-slot arrays). */
+ * past its last slot (host/core/topology.c's impulses, host/solve/solver_cpu.c's per-slot arrays, the OpenCL
+ * buffers: ctn__ocl_impulse_room). */
 CTN_FN void ctn_lam_load(CTN_GLOBAL const float *l, int ls, int s, float *out) {
     CTN_GLOBAL const float *p = l + ls * s;
     for (int k = 0; k < CTN_MAX_ROWS; ++k) {

@@ -14,8 +14,9 @@
 /* The impulses (lambda) and the per-slot arrays beside them (the Jacobi increments, CG's vectors, the
  * assembly's steps) hold `ls` floats a joint slot, row k of slot s at ls s + k: the layout's row stride, the
  * most rows of any of its joints (host/core/topology.c; 3 in a world of ball joints and contacts, which halves
- * the arrays against CTN_MAX_ROWS), and CTN_MAX_ROWS on OpenCL devices. A row at or past the stride is
- * beyond every joint's rows and reads as zero, as the stored zeros of those rows read before. */
+ * the arrays against CTN_MAX_ROWS), on the host and on OpenCL devices alike (each kernel that reads them takes it
+ * as its argument ls). A row at or past the stride is beyond every joint's rows and reads as zero, as the stored
+ * zeros of those rows read before. */
 #define CTN_LAM(l, ls, s, k) ((k) < (ls) ? (l)[(ls) * (s) + (k)] : 0.0f)
 #define CTN_KINV_SIZE 21 /* packed lower triangle of a 6x6 symmetric matrix */
 

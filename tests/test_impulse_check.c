@@ -74,7 +74,7 @@ static int device_first_bad(cl_context ctx, cl_command_queue q, cl_kernel km, cl
     cl_mem br2 = buffer(ctx, sizeof r2, r2), blambda = buffer(ctx, 6 * SLOTS * sizeof(float), lambda);
     cl_mem bpartial = buffer(ctx, 6 * G * sizeof(float), NULL), bstats = buffer(ctx, sizeof stats, stats);
     cl_mem bstate = buffer(ctx, sizeof zero, zero), bprops = buffer(ctx, 64 * BODIES, NULL), binertia = buffer(ctx, 64 * BODIES, NULL);
-    int m = SLOTS, n = BODIES, leave = 0, decide = 0, at_project = 7, at = 4;
+    int m = SLOTS, n = BODIES, leave = 0, decide = 0, at_project = 7, at = 4, ls = CTN_MAX_ROWS;
     float limit = INFINITY;
     cl_int e = CL_SUCCESS;
 #define SET(k, a, v) e |= clSetKernelArg(k, CTN_A_##a, sizeof(v), &(v))
@@ -98,6 +98,7 @@ static int device_first_bad(cl_context ctx, cl_command_queue q, cl_kernel km, cl
     SET(km, MEASURE_inertia, binertia);
     SET(km, MEASURE_istats, bstats);
     SET(km, MEASURE_at, at_project);
+    SET(km, MEASURE_ls, ls);
     int groups = G;
     SET(kf, MEASURE_FINAL_groups, groups);
     SET(kf, MEASURE_FINAL_n, n);

@@ -12,8 +12,8 @@
  *      stride-dependent reads of the solve and of the geometric-stiffness inertia;
  *   2. a checkpoint saved at stride 3 (the file keeps 6 floats a joint) loads into a world that goes on equal to
  *      the one saved.
- * `test_impulse_stride opencl`: the same on the OpenCL backend (the device keeps 6 floats a joint; the host's copies
- * are repacked at the transfers), exit 77 without a device. */
+ * `test_impulse_stride opencl`: the same on the OpenCL backend (its buffers at the same stride, every kernel that
+ * reads them given it), exit 77 without a device. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"

@@ -38,32 +38,6 @@ ctn_status ctn__ocl_write(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *da
     return CTN_OK;
 }
 
-/* The device keeps the impulses at CTN_MAX_ROWS floats a slot, the host at the layout's row stride ls
- * (kernels/ctn_types.h, CTN_LAM): a rectangular copy of m rows of ls floats between the two pitches, the
- * device's rows past ls zero (filled first). */
-ctn_status ctn__ocl_write_impulses(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const float *lambda, int ls, size_t m) {
-    if (m == 0) return CTN_OK;
-    if (ls == CTN_MAX_ROWS) return ctn__ocl_write(w, o, b, lambda, CTN_MAX_ROWS * m * sizeof(float), "impulses");
-    const float zero = 0.0f;
-    cl_int e = clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, CTN_MAX_ROWS * m * sizeof(float), 0, NULL, NULL);
-    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)ls * sizeof(float), m, 1};
-    if (e == CL_SUCCESS)
-        e = clEnqueueWriteBufferRect(o->queue, b->mem, CL_TRUE, origin, origin, region, CTN_MAX_ROWS * sizeof(float), 0,
-                                     (size_t)ls * sizeof(float), 0, lambda, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading impulses (%zu joints): %s", m, ctn__cl_error_name(e));
-    return CTN_OK;
-}
-
-ctn_status ctn__ocl_read_impulses(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, float *lambda, int ls, size_t m) {
-    if (m == 0) return CTN_OK;
-    if (ls == CTN_MAX_ROWS) return ctn__ocl_read(w, o, b, lambda, CTN_MAX_ROWS * m * sizeof(float), "impulses");
-    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)ls * sizeof(float), m, 1};
-    cl_int e = clEnqueueReadBufferRect(o->queue, b->mem, CL_TRUE, origin, origin, region, CTN_MAX_ROWS * sizeof(float), 0,
-                                       (size_t)ls * sizeof(float), 0, lambda, 0, NULL, NULL);
-    if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "reading impulses (%zu joints): %s", m, ctn__cl_error_name(e));
-    return CTN_OK;
-}
-
 ctn_status ctn__ocl_upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what) {
     TRY(ctn__ocl_reserve(w, o, b, size ? size : sizeof(int), NULL));
     return ctn__ocl_write(w, o, b, data, size, what);
@@ -121,7 +95,7 @@ ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
     size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
     TRY(upload_joints(w, o, t));
-    TRY(ctn__ocl_write_impulses(w, o, &o->lambda, t->lambda, t->stride, m));
+    TRY(ctn__ocl_write(w, o, &o->lambda, t->lambda, ctn__ocl_impulse_bytes(w), "impulses"));
     if (t->adj_offsets) {
         TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
         TRY(ctn__ocl_write(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
@@ -159,7 +133,7 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     if (t->spring_count > 0) TRY(ctn__ocl_reserve(w, o, &o->vel_copy, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->defs, m * sizeof(ctn_joint_def), &layout_grew));
     TRY(joint_stage_reserve(w, o));
-    TRY(ctn__ocl_reserve(w, o, &o->lambda, 6 * m * sizeof(float), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->lambda, ctn__ocl_impulse_room(w), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->adj_offsets, (n + 1) * sizeof(int), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->adj, (t->adj_offsets ? (size_t)t->adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->split, n * sizeof(float), &layout_grew));
@@ -172,7 +146,7 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     o->compact = ctn__rows_compact(w, &o->compact_cache);
     if (o->compact) TRY(ctn__ocl_reserve(w, o, &o->points, m * sizeof(ctn_point_block), NULL));
     else TRY(ctn__ocl_reserve(w, o, &o->blocks, m * sizeof(ctn_block), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->dlambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dlambda, ctn__ocl_impulse_room(w), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->r2, m * sizeof(float), &r2_grew));
     TRY(ctn__ocl_reserve(w, o, &o->gap, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->angle, m * sizeof(float), NULL));
@@ -182,9 +156,9 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
                            "clearing the residual array"));
     }
     if (w->solver == CTN_SOLVER_CG) {
-        TRY(ctn__ocl_reserve(w, o, &o->cg_r, 6 * m * sizeof(float), NULL));
-        TRY(ctn__ocl_reserve(w, o, &o->cg_z, 6 * m * sizeof(float), NULL));
-        TRY(ctn__ocl_reserve(w, o, &o->cg_ap, 6 * m * sizeof(float), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_r, ctn__ocl_impulse_room(w), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_z, ctn__ocl_impulse_room(w), NULL));
+        TRY(ctn__ocl_reserve(w, o, &o->cg_ap, ctn__ocl_impulse_room(w), NULL));
         TRY(ctn__ocl_reserve(w, o, &o->cg_u, n * sizeof(ctn_vel), NULL));
         TRY(ctn__ocl_reserve(w, o, &o->cg_scalars, 8 * sizeof(float), NULL));
     }
@@ -207,11 +181,11 @@ ctn_status ctn__ocl_copy(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_
 
 ctn_status ctn__ocl_sync(ctn_world *w) {
     ctn_ocl *o = w->backend_data;
-    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    size_t n = (size_t)w->body_count;
     if (!o->pose.mem) return CTN_OK; /* never stepped */
     TRY(ctn__ocl_read(w, o, &o->pose, w->pose, n * sizeof(ctn_pose), "poses"));
     TRY(ctn__ocl_read(w, o, &o->vel, w->vel, n * sizeof(ctn_vel), "velocities"));
     TRY(ctn__ocl_read(w, o, &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias"));
-    if (o->have_layout) TRY(ctn__ocl_read_impulses(w, o, &o->lambda, w->topo.lambda, w->topo.stride, m));
+    if (o->have_layout) TRY(ctn__ocl_read(w, o, &o->lambda, w->topo.lambda, ctn__ocl_impulse_bytes(w), "impulses"));
     return CTN_OK;
 }

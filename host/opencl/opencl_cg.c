@@ -38,7 +38,7 @@ static ctn_status scalar_kernel(ctn_world *w, ctn_ocl *o, int k, const char *wha
 ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, n = w->body_count;
-    size_t len = 6 * (size_t)m;
+    size_t len = (size_t)w->topo.stride * (size_t)m;
     int k;
     if (m == 0) return CTN_OK;
     cl_mem p = o->dlambda.mem; /* the search direction lives in the Jacobi increment array */
@@ -50,6 +50,7 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
     ARG(CG_INIT, blocks, o->blocks.mem);
     ARG(CG_INIT, vel, o->vel.mem);
     ARG(CG_INIT, lambda, o->lambda.mem);
+    ARG(CG_INIT, ls, w->topo.stride);
     ARG(CG_INIT, r, o->cg_r.mem);
     ARG(CG_INIT, z, o->cg_z.mem);
     ARG(CG_INIT, p, p);
@@ -65,6 +66,7 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
         ARG(CG_GATHER, adj, o->adj.mem);
         ARG(CG_GATHER, blocks, o->blocks.mem);
         ARG(CG_GATHER, p, p);
+        ARG(CG_GATHER, ls, w->topo.stride);
         ARG(CG_GATHER, vel, o->vel.mem);
         ARG(CG_GATHER, inertia, o->inertia.mem);
         ARG(CG_GATHER, u, o->cg_u.mem);
@@ -75,6 +77,7 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
         ARG(CG_APPLY, blocks, o->blocks.mem);
         ARG(CG_APPLY, u, o->cg_u.mem);
         ARG(CG_APPLY, p, p);
+        ARG(CG_APPLY, ls, w->topo.stride);
         ARG(CG_APPLY, ap, o->cg_ap.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)m, "CG operator"));
         TRY(dot(w, o, len, CG_PAP, p, o->cg_ap.mem));
@@ -85,6 +88,7 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
         ARG(CG_UPDATE, blocks, o->blocks.mem);
         ARG(CG_UPDATE, sc, o->cg_scalars.mem);
         ARG(CG_UPDATE, lambda, o->lambda.mem);
+        ARG(CG_UPDATE, ls, w->topo.stride);
         ARG(CG_UPDATE, r, o->cg_r.mem);
         ARG(CG_UPDATE, p, p);
         ARG(CG_UPDATE, ap, o->cg_ap.mem);

@@ -278,6 +278,7 @@ static ctn_status chain_system_args(ctn_world *w, ctn_ocl *o, int k) {
     SYS(vel, o->vel.mem);
     SYS(inertia, o->inertia.mem);
     SYS(lambda, o->lambda.mem);
+    SYS(ls, w->topo.stride);
     SYS(K, o->dir_K.mem);
     SYS(C, o->dir_C.mem);
     SYS(y, o->dir_y.mem);
@@ -388,6 +389,7 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     ARG(CHAIN_BACK, F, o->dir_F.mem);
     ARG(CHAIN_BACK, y, o->dir_y.mem);
     ARG(CHAIN_BACK, lambda, o->lambda.mem);
+    ARG(CHAIN_BACK, ls, w->topo.stride);
     ARG(CHAIN_BACK, blocks, o->blocks.mem);
     ARG(CHAIN_BACK, active, active);
     TRY(dlaunch(w, o, k, (size_t)P, "direct solver: chain back-substitution"));
@@ -414,6 +416,7 @@ ctn_status ctn__ocl_direct_velocity_integrate(ctn_world *w, ctn_ocl *o, float h,
     ARG(CHAIN_VELOCITY_INTEGRATE, h, h);
     ARG(CHAIN_VELOCITY_INTEGRATE, defs, o->defs.mem);
     ARG(CHAIN_VELOCITY_INTEGRATE, lambda, o->lambda.mem);
+    ARG(CHAIN_VELOCITY_INTEGRATE, ls, w->topo.stride);
     ARG(CHAIN_VELOCITY_INTEGRATE, gs_h, gs_h);
     ARG(CHAIN_VELOCITY_INTEGRATE, begin, begin);
     ARG(CHAIN_VELOCITY_INTEGRATE, rest, rest);
@@ -432,6 +435,7 @@ ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_
     ARG(CHAIN_VELOCITY_PROJECT, real_vel, o->real_vel.mem);
     ARG(CHAIN_VELOCITY_PROJECT, defs, o->defs.mem);
     ARG(CHAIN_VELOCITY_PROJECT, lambda, o->real_lambda.mem);
+    ARG(CHAIN_VELOCITY_PROJECT, ls, w->topo.stride);
     ARG(CHAIN_VELOCITY_PROJECT, gs_h, gs_h);
     return dlaunch(w, o, k, (size_t)nbody, "projection: chain velocities and integration");
 }
@@ -443,6 +447,7 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
     ARG(HYBRID_GS, defs, o->defs.mem);
     ARG(HYBRID_GS, blocks, o->blocks.mem);
     ARG(HYBRID_GS, lambda, o->lambda.mem);
+    ARG(HYBRID_GS, ls, w->topo.stride);
     ARG(HYBRID_GS, vel, o->vel.mem);
     ARG(HYBRID_GS, inertia, o->inertia.mem);
     ARG(HYBRID_GS, active, active);
@@ -459,9 +464,9 @@ static ctn_status hybrid_sweep(ctn_world *w, ctn_ocl *o, cl_mem active) {
 /* The velocities and impulses the exact solve just left, copied on the device: a re-solve's right-hand side
  * is their change since ((R) of kernels/ctn_direct_rhs.h), as the CPU's keep_reference (host/solve/solver_direct.c). */
 static ctn_status keep_reference(ctn_world *w, ctn_ocl *o) {
-    size_t vbytes = (size_t)w->body_count * sizeof(ctn_vel), lbytes = 6 * (size_t)w->topo.joint_count * sizeof(float);
+    size_t vbytes = (size_t)w->body_count * sizeof(ctn_vel), lbytes = ctn__ocl_impulse_bytes(w);
     TRY(ctn__ocl_reserve(w, o, &o->dir_vref, vbytes, NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->dir_lref, lbytes, NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->dir_lref, ctn__ocl_impulse_room(w), NULL));
     TRY(ctn__ocl_copy(w, o, o->vel.mem, o->dir_vref.mem, vbytes, "the direct solver's reference velocities"));
     return ctn__ocl_copy(w, o, o->lambda.mem, o->dir_lref.mem, lbytes, "the direct solver's reference impulses");
 }
@@ -508,6 +513,7 @@ ctn_status ctn__ocl_solve_direct(ctn_world *w, ctn_ocl *o, uint64_t covers, cons
     ARG(RATTLE_RESIDUAL, blocks, o->blocks.mem);
     ARG(RATTLE_RESIDUAL, vel, o->vel.mem);
     ARG(RATTLE_RESIDUAL, lambda, o->lambda.mem);
+    ARG(RATTLE_RESIDUAL, ls, w->topo.stride);
     ARG(RATTLE_RESIDUAL, r2, o->r2.mem);
     /* the driver's work-group size, as RATTLE's kernels: PoCL compiles a kernel per size, and the float
      * contractions of another size round the residual differently */

@@ -246,6 +246,7 @@ static ctn_status forest_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     ARG(FOREST_FACTOR, vel, o->vel.mem);
     ARG(FOREST_FACTOR, inertia, o->inertia.mem);
     ARG(FOREST_FACTOR, lambda, o->lambda.mem);
+    ARG(FOREST_FACTOR, ls, w->topo.stride);
     ARG(FOREST_FACTOR, mat, tr->mat.mem);
     ARG(FOREST_FACTOR, u, tr->u.mem);
     ARG(FOREST_FACTOR, active, active);
@@ -267,6 +268,7 @@ static ctn_status forest_pass(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     ARG(FOREST_BACK, xv, tr->x.mem);
     ARG(FOREST_BACK, vel, o->vel.mem);
     ARG(FOREST_BACK, lambda, o->lambda.mem);
+    ARG(FOREST_BACK, ls, w->topo.stride);
     ARG(FOREST_BACK, active, active);
     ARG(FOREST_BACK, apply, apply);
     for (int l = 0; l < tr->launches; ++l) {

@@ -234,9 +234,14 @@ ctn_status ctn__ocl_write(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *da
 ctn_status ctn__ocl_upload(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const void *data, size_t size, const char *what);
 /* Blocking read of `size` bytes of b; device-side copy between buffers. No-ops for size 0. */
 ctn_status ctn__ocl_read(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, void *data, size_t size, const char *what);
-/* The impulses of m slots between the host's row stride ls and the device's CTN_MAX_ROWS (opencl_buffers.c). */
-ctn_status ctn__ocl_write_impulses(ctn_world *w, ctn_ocl *o, ctn_clbuf *b, const float *lambda, int ls, size_t m);
-ctn_status ctn__ocl_read_impulses(ctn_world *w, ctn_ocl *o, const ctn_clbuf *b, float *lambda, int ls, size_t m);
+/* The device's per-slot float arrays (the impulses, their copies, the Jacobi increments, CG's vectors) at the
+ * layout's row stride as the host's (kernels/ctn_types.h, CTN_LAM; every kernel that reads them takes it as its
+ * argument ls): impulse_bytes is the bytes of the layout's m slots, impulse_room what a buffer of them reserves,
+ * CTN_MAX_ROWS floats more for ctn_lam_load's reads past the last slot (kernels/ctn_solver.h). */
+static inline size_t ctn__ocl_impulse_bytes(const ctn_world *w) {
+    return (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof(float);
+}
+static inline size_t ctn__ocl_impulse_room(const ctn_world *w) { return ctn__ocl_impulse_bytes(w) + CTN_MAX_ROWS * sizeof(float); }
 ctn_status ctn__ocl_copy(ctn_world *w, ctn_ocl *o, cl_mem from, cl_mem to, size_t size, const char *what);
 /* Body state and impulses device -> host (the backend's sync_to_host). */
 ctn_status ctn__ocl_sync(ctn_world *w);

@@ -81,35 +81,35 @@
 #define CTN_OCL_ARGS_PREPARE(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) A_(K_, global, vel) \
     A_(K_, global, inertia) A_(K_, global, split) A_(K_, params, prm) A_(K_, global, blocks) A_(K_, int, n) \
     A_(K_, float, gs_h) A_(K_, global, props) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, lambda) \
-    A_(K_, global, points) A_(K_, int, compact)
+    A_(K_, global, points) A_(K_, int, compact) A_(K_, int, ls)
 #define CTN_OCL_ARGS_FORCES(A_, K_) A_(K_, int, n) A_(K_, global, props) A_(K_, global, forces) A_(K_, int, has_forces) \
     A_(K_, global, inertia) \
     A_(K_, global, sadj_offsets) A_(K_, global, sadj) A_(K_, global, springs) A_(K_, global, pose) \
     A_(K_, global, vel_in) A_(K_, global, vel_out) A_(K_, params, prm) A_(K_, int, gather) A_(K_, global, adj_offsets) \
-    A_(K_, global, adj) A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, points) A_(K_, int, compact)
+    A_(K_, global, adj) A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, points) A_(K_, int, compact) A_(K_, int, ls)
 #define CTN_OCL_ARGS_GATHER(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
     A_(K_, global, blocks) A_(K_, global, l) A_(K_, float, scale) A_(K_, global, vel) A_(K_, global, inertia) \
-    A_(K_, global, points) A_(K_, int, compact)
+    A_(K_, global, points) A_(K_, int, compact) A_(K_, int, ls)
 #define CTN_OCL_ARGS_GS_COLOUR(A_, K_) A_(K_, int, offset) A_(K_, int, count) A_(K_, global, defs) \
     A_(K_, global, blocks) A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2) \
-    A_(K_, global, points) A_(K_, int, compact)
+    A_(K_, global, points) A_(K_, int, compact) A_(K_, int, ls)
 #define CTN_OCL_ARGS_GS_SERIAL(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, global, defs) A_(K_, global, blocks) \
-    A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2) A_(K_, global, points) A_(K_, int, compact)
+    A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, r2) A_(K_, global, points) A_(K_, int, compact) A_(K_, int, ls)
 #define CTN_OCL_ARGS_JACOBI(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, lambda) \
-    A_(K_, global, vel) A_(K_, global, dlambda) A_(K_, global, r2)
+    A_(K_, global, vel) A_(K_, global, dlambda) A_(K_, global, r2) A_(K_, int, ls)
 #define CTN_OCL_ARGS_INTEGRATE(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, vel) A_(K_, global, props) \
     A_(K_, global, inertia) A_(K_, float, h) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) \
-    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, begin) A_(K_, global, rest)
+    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, begin) A_(K_, global, rest) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_INIT(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, vel) \
-    A_(K_, global, lambda) A_(K_, global, r) A_(K_, global, z) A_(K_, global, p)
+    A_(K_, global, lambda) A_(K_, global, r) A_(K_, global, z) A_(K_, global, p) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_START(A_, K_) A_(K_, global, sc)
 #define CTN_OCL_ARGS_CG_GATHER(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
-    A_(K_, global, blocks) A_(K_, global, p) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, u)
+    A_(K_, global, blocks) A_(K_, global, p) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, u) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_APPLY(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, u) \
-    A_(K_, global, p) A_(K_, global, ap)
+    A_(K_, global, p) A_(K_, global, ap) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_ALPHA(A_, K_) A_(K_, global, sc)
 #define CTN_OCL_ARGS_CG_UPDATE(A_, K_) A_(K_, int, m) A_(K_, global, blocks) A_(K_, global, sc) A_(K_, global, lambda) \
-    A_(K_, global, r) A_(K_, global, p) A_(K_, global, ap) A_(K_, global, z)
+    A_(K_, global, r) A_(K_, global, p) A_(K_, global, ap) A_(K_, global, z) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_VELOCITY(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, sc) \
     A_(K_, global, u) A_(K_, global, vel)
 #define CTN_OCL_ARGS_CG_BETA(A_, K_) A_(K_, global, sc)
@@ -122,34 +122,34 @@
     A_(K_, local, scratch)
 #define CTN_OCL_ARGS_GEOMETRIC_INERTIA(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, props) \
     A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h) \
-    A_(K_, global, inertia)
+    A_(K_, global, inertia) A_(K_, int, ls)
 #define CTN_OCL_ARGS_MEASURE(A_, K_) A_(K_, int, m) A_(K_, int, n) A_(K_, global, defs) A_(K_, global, pose) \
     A_(K_, global, vel) A_(K_, global, r2) A_(K_, global, lambda) A_(K_, float, limit) A_(K_, global, partial) \
     A_(K_, global, ipartial) A_(K_, local, scratch) A_(K_, local, iscratch) A_(K_, int, leave) A_(K_, global, state) \
     A_(K_, int, decide) A_(K_, global, kept) A_(K_, global, props) A_(K_, global, inertia) A_(K_, global, istats) \
-    A_(K_, int, at)
+    A_(K_, int, at) A_(K_, int, ls)
 #define CTN_OCL_ARGS_MEASURE_FINAL(A_, K_) A_(K_, int, groups) A_(K_, int, n) A_(K_, int, m) A_(K_, global, partial) \
     A_(K_, global, ipartial) A_(K_, global, stats) A_(K_, global, istats) A_(K_, int, at) A_(K_, local, scratch) \
     A_(K_, local, iscratch)
 #define CTN_OCL_ARGS_PROJECT_PREPARE(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) \
     A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, split) A_(K_, params, prm) A_(K_, global, blocks) \
     A_(K_, global, err) A_(K_, global, state) A_(K_, local, scratch) A_(K_, int, residual) A_(K_, global, real_vel) \
-    A_(K_, global, real_lambda) A_(K_, global, r2)
+    A_(K_, global, real_lambda) A_(K_, global, r2) A_(K_, int, ls)
 #define CTN_OCL_ARGS_PROJECT_DECIDE(A_, K_) A_(K_, global, from) A_(K_, global, to)
 #define CTN_OCL_ARGS_PROJECT_INTEGRATE(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, vel) \
     A_(K_, global, props) A_(K_, global, inertia) A_(K_, float, h) A_(K_, global, kept) A_(K_, global, state) \
     A_(K_, global, real_vel) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) \
-    A_(K_, global, lambda) A_(K_, float, gs_h)
+    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, ls)
 #define CTN_OCL_ARGS_ASSEMBLE_SLOT(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) \
     A_(K_, global, vel) A_(K_, global, props) A_(K_, global, split) A_(K_, global, blocks) A_(K_, global, mu) \
-    A_(K_, global, gap) A_(K_, global, angle)
+    A_(K_, global, gap) A_(K_, global, angle) A_(K_, int, ls)
 #define CTN_OCL_ARGS_ASSEMBLE_BODY(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
     A_(K_, global, blocks) A_(K_, global, mu) A_(K_, global, pose) A_(K_, global, vel) A_(K_, global, props) \
-    A_(K_, global, inertia)
+    A_(K_, global, inertia) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_ASSEMBLE(A_, K_) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, defs) \
     A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
     A_(K_, global, C) A_(K_, global, y) A_(K_, global, active) A_(K_, int, rhs_only) A_(K_, global, vel_ref) \
-    A_(K_, global, lambda_ref)
+    A_(K_, global, lambda_ref) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_FACTOR(A_, K_) A_(K_, int, P) A_(K_, global, pos) A_(K_, global, sep) A_(K_, global, K) \
     A_(K_, global, C) A_(K_, global, F) A_(K_, global, y) A_(K_, global, seg) A_(K_, global, active) \
     A_(K_, int, rhs_only) A_(K_, int, decide) A_(K_, global, decided)
@@ -157,47 +157,47 @@
     A_(K_, global, y) A_(K_, global, seg) A_(K_, global, active) A_(K_, int, rhs_only)
 #define CTN_OCL_ARGS_CHAIN_BACK(A_, K_) A_(K_, int, P) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, sep) \
     A_(K_, global, K) A_(K_, global, C) A_(K_, global, F) A_(K_, global, y) A_(K_, global, lambda) \
-    A_(K_, global, blocks) A_(K_, global, active)
+    A_(K_, global, blocks) A_(K_, global, active) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_VELOCITY(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
     A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
     A_(K_, global, inertia) A_(K_, global, active)
 #define CTN_OCL_ARGS_HYBRID_GS(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, int, serial) A_(K_, global, hyb) \
     A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, lambda) A_(K_, global, vel) A_(K_, global, inertia) \
-    A_(K_, global, active)
+    A_(K_, global, active) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_VELOCITY_PROJECT(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
     A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
     A_(K_, global, inertia) A_(K_, global, state) A_(K_, global, pose) A_(K_, global, props) A_(K_, float, h) \
-    A_(K_, global, kept) A_(K_, global, real_vel) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h)
+    A_(K_, global, kept) A_(K_, global, real_vel) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_PROJECT_ASSEMBLE(A_, K_) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, defs) \
     A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
     A_(K_, global, C) A_(K_, global, y) A_(K_, global, state) A_(K_, global, pose) A_(K_, global, split) \
     A_(K_, params, prm) A_(K_, global, err) A_(K_, local, scratch) A_(K_, int, residual) A_(K_, global, real_vel) \
-    A_(K_, global, real_lambda) A_(K_, global, r2)
+    A_(K_, global, real_lambda) A_(K_, global, r2) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_VELOCITY_INTEGRATE(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
     A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
     A_(K_, global, inertia) A_(K_, global, pose) A_(K_, global, props) A_(K_, float, h) A_(K_, global, defs) \
-    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, begin) A_(K_, global, rest)
+    A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, begin) A_(K_, global, rest) A_(K_, int, ls)
 #define CTN_OCL_ARGS_FOREST_FACTOR(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, int, serial) \
     A_(K_, global, lv_nodes) A_(K_, global, node) A_(K_, global, child) A_(K_, global, att) A_(K_, global, slot_info) \
     A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) \
     A_(K_, global, mat) A_(K_, global, u) A_(K_, global, active) A_(K_, int, rhs_only) A_(K_, global, vel_ref) \
-    A_(K_, global, lambda_ref) A_(K_, global, schur_rows) A_(K_, int, schur_k)
+    A_(K_, global, lambda_ref) A_(K_, global, schur_rows) A_(K_, int, schur_k) A_(K_, int, ls)
 #define CTN_OCL_ARGS_FOREST_BACK(A_, K_) A_(K_, int, begin) A_(K_, int, end) A_(K_, int, serial) \
     A_(K_, global, lv_nodes) A_(K_, global, node) A_(K_, global, att) A_(K_, global, slot_info) A_(K_, global, blocks) \
     A_(K_, global, mat) A_(K_, global, u) A_(K_, global, xv) A_(K_, global, vel) A_(K_, global, lambda) \
-    A_(K_, global, active) A_(K_, int, apply)
+    A_(K_, global, active) A_(K_, int, apply) A_(K_, int, ls)
 #define CTN_OCL_ARGS_SCHUR_GATE(A_, K_) A_(K_, int, n) A_(K_, int, closers) A_(K_, global, maybe) A_(K_, global, blocks) \
     A_(K_, global, active) A_(K_, global, on) A_(K_, global, off) A_(K_, global, mixed) A_(K_, global, wf)
 #define CTN_OCL_ARGS_SCHUR_COLUMN(A_, K_) A_(K_, int, k) A_(K_, int, R) A_(K_, global, rows) A_(K_, global, blocks) \
     A_(K_, global, x) A_(K_, global, W) A_(K_, global, active)
 #define CTN_OCL_ARGS_SCHUR_IMPULSE(A_, K_) A_(K_, int, R) A_(K_, global, Wi) A_(K_, global, rows) A_(K_, global, defs) \
     A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, rE) \
-    A_(K_, global, active)
+    A_(K_, global, active) A_(K_, int, ls)
 
 #define CTN_OCL_ARGS_RATTLE_SPEED(A_, K_) A_(K_, int, n) A_(K_, int, m) A_(K_, global, vel) A_(K_, global, defs) \
     A_(K_, global, out)
 #define CTN_OCL_ARGS_RATTLE_START(A_, K_) A_(K_, int, n) A_(K_, int, m) A_(K_, global, pose) A_(K_, global, vel) \
-    A_(K_, global, kept) A_(K_, global, kept_vel) A_(K_, global, lambda) A_(K_, global, blocks)
+    A_(K_, global, kept) A_(K_, global, kept_vel) A_(K_, global, lambda) A_(K_, global, blocks) A_(K_, int, ls)
 #define CTN_OCL_ARGS_RATTLE_DRIFT(A_, K_) A_(K_, int, n) A_(K_, global, start) A_(K_, global, pose) \
     A_(K_, global, vel) A_(K_, global, props) A_(K_, float, h)
 #define CTN_OCL_ARGS_RATTLE_ROWS(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) A_(K_, global, vel) \
@@ -207,7 +207,7 @@
 #define CTN_OCL_ARGS_RATTLE_INERTIA(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, props) \
     A_(K_, global, inertia)
 #define CTN_OCL_ARGS_RATTLE_RESIDUAL(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) \
-    A_(K_, global, vel) A_(K_, global, lambda) A_(K_, global, r2)
+    A_(K_, global, vel) A_(K_, global, lambda) A_(K_, global, r2) A_(K_, int, ls)
 
 /* Kernel indices: CTN_K_<ID>; the step's set first. */
 #define CTN__K_ENUM(id, name) CTN_K_##id,

@@ -46,7 +46,7 @@ ctn_status ctn__ocl_project_enter(ctn_world *w, ctn_ocl *o, ctn_step_params prm,
     (void)prm;
     TRY(ctn__ocl_reserve(w, o, &o->proj_vel, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_pose, n * sizeof(ctn_pose), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, ctn__ocl_impulse_room(w), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
     union {
@@ -106,7 +106,7 @@ ctn_status ctn__ocl_project_leave(ctn_world *w, ctn_ocl *o, int *left, int *deci
  * the last substep's integration or the last Newton step's). */
 ctn_status ctn__ocl_project_rest(ctn_world *w, ctn_ocl *o) {
     float zero = 0.0f;
-    size_t bytes = 6 * (size_t)w->topo.joint_count * sizeof zero;
+    size_t bytes = ctn__ocl_impulse_bytes(w);
     if (bytes == 0) return CTN_OK;
     return ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->lambda.mem, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
                           "projection: clearing the scratch impulses");
@@ -130,6 +130,7 @@ static ctn_status project_rows(ctn_world *w, ctn_ocl *o, ctn_step_params prm, in
     ARG(PROJECT_PREPARE, residual, residual);
     ARG(PROJECT_PREPARE, real_vel, o->real_vel.mem);
     ARG(PROJECT_PREPARE, real_lambda, o->real_lambda.mem);
+    ARG(PROJECT_PREPARE, ls, w->topo.stride);
     ARG(PROJECT_PREPARE, r2, o->real_r2.mem);
     TRY(ctn__ocl_launch(w, o, k, (size_t)m, residual ? "projection: rows and the last substep's residual" : "projection: rows"));
     return CTN_OK;
@@ -161,6 +162,7 @@ ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params 
     ARG(PROJECT_INTEGRATE, adj, o->adj.mem);
     ARG(PROJECT_INTEGRATE, defs, o->defs.mem);
     ARG(PROJECT_INTEGRATE, lambda, o->real_lambda.mem);
+    ARG(PROJECT_INTEGRATE, ls, w->topo.stride);
     ARG(PROJECT_INTEGRATE, gs_h, gs_h);
     return ctn__ocl_launch(w, o, k, (size_t)n, "projection: integration");
 }

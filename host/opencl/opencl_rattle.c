@@ -53,8 +53,8 @@ static ctn_status rows(ctn_world *w, ctn_ocl *o, float h) {
 /* A factor of the rows in blocks; the solve that comes with it is taken back (velocities and impulses as
  * before: the CPU's ctn__direct_factor factors alone). rattle_back holds the velocities meanwhile. */
 static ctn_status factor(ctn_world *w, ctn_ocl *o) {
-    size_t nb = (size_t)w->body_count * sizeof(ctn_vel), lb = 6 * (size_t)w->topo.joint_count * sizeof(float);
-    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, lb, NULL));
+    size_t nb = (size_t)w->body_count * sizeof(ctn_vel), lb = ctn__ocl_impulse_bytes(w);
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, ctn__ocl_impulse_room(w), NULL));
     TRY(ctn__ocl_copy(w, o, o->vel.mem, o->rattle_back.mem, nb, "rattle: keeping the velocities"));
     TRY(ctn__ocl_copy(w, o, o->lambda.mem, o->proj_lambda.mem, lb, "rattle: keeping the impulses"));
     TRY(ctn__ocl_direct_rattle_solve(w, o, 0));
@@ -90,6 +90,7 @@ ctn_status ctn__ocl_rattle_stage(ctn_world *w, ctn_ocl *o, ctn_stage stage, cons
         ARG(RATTLE_START, kept, o->rattle_pose.mem);
         ARG(RATTLE_START, kept_vel, o->rattle_vel.mem);
         ARG(RATTLE_START, lambda, o->lambda.mem);
+        ARG(RATTLE_START, ls, w->topo.stride);
         ARG(RATTLE_START, blocks, o->blocks.mem);
         return launch(w, o, k, n > m ? n : m, "rattle: substep start");
     case CTN_STAGE_RATTLE_UNDO:

@@ -139,6 +139,7 @@ ctn_status ctn__ocl_schur_impulse(ctn_world *w, ctn_ocl *o, cl_mem on) {
     ARG(SCHUR_IMPULSE, vel, o->vel.mem);
     ARG(SCHUR_IMPULSE, inertia, o->inertia.mem);
     ARG(SCHUR_IMPULSE, lambda, o->lambda.mem);
+    ARG(SCHUR_IMPULSE, ls, w->topo.stride);
     ARG(SCHUR_IMPULSE, rE, o->sch_rE.mem);
     ARG(SCHUR_IMPULSE, active, on);
     return launch(w, o, k, "direct solver: loop closers' impulse");

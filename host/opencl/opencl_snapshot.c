@@ -14,15 +14,15 @@ ctn_status ctn__ocl_read_body(ctn_world *w, int i, ctn_pose *p, ctn_vel *v) {
 
 /* Device-side copy of the state the step starts from (after this step's uploads). */
 ctn_status ctn__ocl_snapshot_take(ctn_world *w, ctn_ocl *o) {
-    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    size_t n = (size_t)w->body_count;
     TRY(ctn__ocl_reserve(w, o, &o->snap_pose, n * sizeof(ctn_pose), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->snap_vel, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->snap_inertia, n * sizeof(ctn_inertia), NULL));
-    TRY(ctn__ocl_reserve(w, o, &o->snap_lambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->snap_lambda, ctn__ocl_impulse_room(w), NULL));
     TRY(ctn__ocl_copy(w, o, o->pose.mem, o->snap_pose.mem, n * sizeof(ctn_pose), "snapshot of the poses"));
     TRY(ctn__ocl_copy(w, o, o->vel.mem, o->snap_vel.mem, n * sizeof(ctn_vel), "snapshot of the velocities"));
     TRY(ctn__ocl_copy(w, o, o->inertia.mem, o->snap_inertia.mem, n * sizeof(ctn_inertia), "snapshot of the inertias"));
-    TRY(ctn__ocl_copy(w, o, o->lambda.mem, o->snap_lambda.mem, 6 * m * sizeof(float), "snapshot of the impulses"));
+    TRY(ctn__ocl_copy(w, o, o->lambda.mem, o->snap_lambda.mem, ctn__ocl_impulse_bytes(w), "snapshot of the impulses"));
     o->snap_taken = 1;
     return CTN_OK;
 }
@@ -30,12 +30,12 @@ ctn_status ctn__ocl_snapshot_take(ctn_world *w, ctn_ocl *o) {
 /* Puts the snapshot back on the device (a diverged step is undone without touching the host). */
 ctn_status ctn__ocl_restore(ctn_world *w) {
     ctn_ocl *o = w->backend_data;
-    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    size_t n = (size_t)w->body_count;
     o->rattle_valid = 0; /* the kept rows and factor are not those of the restored poses */
     TRY(ctn__ocl_copy(w, o, o->snap_pose.mem, o->pose.mem, n * sizeof(ctn_pose), "restoring the poses"));
     TRY(ctn__ocl_copy(w, o, o->snap_vel.mem, o->vel.mem, n * sizeof(ctn_vel), "restoring the velocities"));
     TRY(ctn__ocl_copy(w, o, o->snap_inertia.mem, o->inertia.mem, n * sizeof(ctn_inertia), "restoring the inertias"));
-    TRY(ctn__ocl_copy(w, o, o->snap_lambda.mem, o->lambda.mem, 6 * m * sizeof(float), "restoring the impulses"));
+    TRY(ctn__ocl_copy(w, o, o->snap_lambda.mem, o->lambda.mem, ctn__ocl_impulse_bytes(w), "restoring the impulses"));
     return ctn__ocl_check(w, clFinish(o->queue), "clFinish");
 }
 
@@ -47,7 +47,7 @@ ctn_status ctn__ocl_restore(ctn_world *w) {
 ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s) {
     char why[sizeof w->error];
     snprintf(why, sizeof why, "%s", w->error);
-    size_t n = (size_t)w->body_count, m = (size_t)w->topo.joint_count;
+    size_t n = (size_t)w->body_count;
     o->rattle_valid = 0;
     clFinish(o->queue);
     if (o->snap_taken || w->host_stale) {
@@ -56,7 +56,7 @@ ctn_status ctn__ocl_recover_after_fault(ctn_world *w, ctn_ocl *o, ctn_status s) 
         if (r == CTN_OK) r = ctn__ocl_read(w, o, snap ? &o->snap_vel : &o->vel, w->vel, n * sizeof(ctn_vel), "velocities");
         if (r == CTN_OK) r = ctn__ocl_read(w, o, snap ? &o->snap_inertia : &o->inertia, w->inertia, n * sizeof(ctn_inertia), "inertias");
         if (r == CTN_OK && (snap || o->have_layout))
-            r = ctn__ocl_read_impulses(w, o, snap ? &o->snap_lambda : &o->lambda, w->topo.lambda, w->topo.stride, m);
+            r = ctn__ocl_read(w, o, snap ? &o->snap_lambda : &o->lambda, w->topo.lambda, ctn__ocl_impulse_bytes(w), "impulses");
         if (r != CTN_OK) {
             w->host_stale = 1;
             return ctn__fail(w, s, "%s; the state before the step could not be read back (%s)", why, w->error);

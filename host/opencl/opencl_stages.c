@@ -30,6 +30,7 @@ static ctn_status run_prepare(ctn_world *w, ctn_ocl *o, ctn_step_params prm, flo
     ARG(PREPARE, adj_offsets, o->adj_offsets.mem);
     ARG(PREPARE, adj, o->adj.mem);
     ARG(PREPARE, lambda, o->lambda.mem);
+    ARG(PREPARE, ls, w->topo.stride);
     ARG(PREPARE, points, o->points.mem);
     ARG(PREPARE, compact, o->compact);
     size_t items = (size_t)(gs_h > 0.0f && n > m ? n : m);
@@ -46,6 +47,7 @@ static ctn_status run_geometric_inertia(ctn_world *w, ctn_ocl *o, float gs_h) {
     ARG(GEOMETRIC_INERTIA, adj, o->adj.mem);
     ARG(GEOMETRIC_INERTIA, defs, o->defs.mem);
     ARG(GEOMETRIC_INERTIA, lambda, o->lambda.mem);
+    ARG(GEOMETRIC_INERTIA, ls, w->topo.stride);
     ARG(GEOMETRIC_INERTIA, gs_h, gs_h);
     ARG(GEOMETRIC_INERTIA, inertia, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "geometric-stiffness inertia");
@@ -82,6 +84,7 @@ static ctn_status run_forces(ctn_world *w, ctn_ocl *o, ctn_step_params prm, int 
     ARG(FORCES, adj, o->adj.mem);
     ARG(FORCES, blocks, o->blocks.mem);
     ARG(FORCES, l, l);
+    ARG(FORCES, ls, w->topo.stride);
     ARG(FORCES, scale, scale);
     ARG(FORCES, points, o->points.mem);
     ARG(FORCES, compact, o->compact);
@@ -96,6 +99,7 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
     ARG(GATHER, adj, o->adj.mem);
     ARG(GATHER, blocks, o->blocks.mem);
     ARG(GATHER, l, l);
+    ARG(GATHER, ls, w->topo.stride);
     ARG(GATHER, scale, scale);
     ARG(GATHER, vel, o->vel.mem);
     ARG(GATHER, inertia, o->inertia.mem);
@@ -107,7 +111,7 @@ static ctn_status run_gather(ctn_world *w, ctn_ocl *o, cl_mem l, float scale) {
 /* Warm start: lambda *= w (clBLAST scal), then v += M^-1 J^T lambda; forces (an entry that covers FORCES,
  * which comes right before it): in the launch of the substep's external forces. */
 static ctn_status run_warm_start(ctn_world *w, ctn_ocl *o, const ctn_step_params *prm, int forces) {
-    size_t len = 6 * (size_t)w->topo.joint_count;
+    size_t len = (size_t)w->topo.stride * (size_t)w->topo.joint_count;
     float warm = w->warm_idle ? 0.0f : prm->warm_start; /* idle (host/solve/pipeline.c): lambda *= 0, no gather */
     if (len == 0) return forces ? run_forces(w, o, *prm, 0, o->lambda.mem, 0.0f) : CTN_OK;
     cl_event ev = NULL;
@@ -138,6 +142,7 @@ static ctn_status solve_gs(ctn_world *w, ctn_ocl *o) {
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, defs, o->defs.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, blocks, o->blocks.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, lambda, o->lambda.mem);
+            ARG_OF2(k, GS_COLOUR, GS_SERIAL, ls, w->topo.stride);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, vel, o->vel.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, inertia, o->inertia.mem);
             ARG_OF2(k, GS_COLOUR, GS_SERIAL, r2, o->r2.mem);
@@ -157,6 +162,7 @@ static ctn_status solve_jacobi(ctn_world *w, ctn_ocl *o) {
         ARG(JACOBI, defs, o->defs.mem);
         ARG(JACOBI, blocks, o->blocks.mem);
         ARG(JACOBI, lambda, o->lambda.mem);
+        ARG(JACOBI, ls, w->topo.stride);
         ARG(JACOBI, vel, o->vel.mem);
         ARG(JACOBI, dlambda, o->dlambda.mem);
         ARG(JACOBI, r2, o->r2.mem);
@@ -190,6 +196,7 @@ static ctn_status run_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params prm, u
     ARG(INTEGRATE, adj, o->adj.mem);
     ARG(INTEGRATE, defs, o->defs.mem);
     ARG(INTEGRATE, lambda, o->lambda.mem);
+    ARG(INTEGRATE, ls, w->topo.stride);
     ARG(INTEGRATE, gs_h, gs_h);
     ARG(INTEGRATE, begin, begin);
     cl_mem rest = begin ? o->proj_vel.mem : o->vel.mem;
@@ -274,6 +281,7 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o, int leave, int decide
     ARG(MEASURE, vel, o->vel.mem);
     ARG(MEASURE, r2, o->r2.mem);
     ARG(MEASURE, lambda, o->lambda.mem);
+    ARG(MEASURE, ls, w->topo.stride);
     ARG(MEASURE, limit, limit);
     ARG(MEASURE, partial, o->partial.mem);
     ARG(MEASURE, ipartial, o->partial.mem);
@@ -312,7 +320,7 @@ static ctn_status run_step_stats(ctn_world *w, ctn_ocl *o, int leave, int decide
  * the largest gap and angle reduced and read (one blocking read per iteration: the driver stops on them). */
 static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     size_t m = (size_t)w->topo.joint_count;
-    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, 6 * m * sizeof(float), NULL));
+    TRY(ctn__ocl_reserve(w, o, &o->proj_lambda, ctn__ocl_impulse_room(w), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_err, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_r2, m * sizeof(float), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->proj_stats, 4 * sizeof(float), NULL));
@@ -326,6 +334,7 @@ static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     ARG(ASSEMBLE_SLOT, split, o->split.mem);
     ARG(ASSEMBLE_SLOT, blocks, o->blocks.mem);
     ARG(ASSEMBLE_SLOT, mu, o->proj_lambda.mem);
+    ARG(ASSEMBLE_SLOT, ls, w->topo.stride);
     ARG(ASSEMBLE_SLOT, gap, o->proj_err.mem);
     ARG(ASSEMBLE_SLOT, angle, o->proj_r2.mem);
     TRY(ctn__ocl_launch(w, o, k, m, "assembly: rows"));
@@ -347,6 +356,7 @@ static ctn_status assemble_gather(ctn_world *w, ctn_ocl *o) {
     ARG(ASSEMBLE_BODY, adj, o->adj.mem);
     ARG(ASSEMBLE_BODY, blocks, o->blocks.mem);
     ARG(ASSEMBLE_BODY, mu, o->proj_lambda.mem);
+    ARG(ASSEMBLE_BODY, ls, w->topo.stride);
     ARG(ASSEMBLE_BODY, pose, o->pose.mem);
     ARG(ASSEMBLE_BODY, vel, o->vel.mem);
     ARG(ASSEMBLE_BODY, props, o->props.mem);
