@@ -93,7 +93,7 @@ static ctn_status upload_joints(ctn_world *w, ctn_ocl *o, const ctn_topology *t)
 
 ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
-    size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
+    size_t n = (size_t)t->body_count;
     TRY(upload_joints(w, o, t));
     TRY(ctn__ocl_write(w, o, &o->lambda, t->lambda, ctn__ocl_impulse_bytes(w), "impulses"));
     if (t->adj_offsets) {

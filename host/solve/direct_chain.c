@@ -807,7 +807,7 @@ int ctn__chain_can_save(const ctn_world *w, const direct_chain *c) {
         else if (w->vel[b].inv_mass > 0.0f) return 0; /* a body the checks would move but the walks do not */
     }
     for (int p = 0; p < c->m; ++p) { /* the layout's flags are the bodies' now */
-        const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+        const ctn_joint_core *d = &w->topo.defs[c->slot[p]];
         if (is_dynamic(w, d->a) != ((c->dyn[p] & DYN_A) != 0) || is_dynamic(w, d->b) != ((c->dyn[p] & DYN_B) != 0)) return 0;
         seen += ((c->dyn[p] & DYN_A) != 0) + ((c->dyn[p] & DYN_B) != 0) - (c->shared[p] >= 0); /* a shared body once */
     }
