@@ -4,10 +4,12 @@
  * exactly; compared with the projected Gauss-Seidel sweep the direct solver ran before, on the same worlds. */
 #include "catena/catena.h"
 #include "solve/direct_internal.h"
+#include "core/world.h"
 #include "ids.h"
 #include "check.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,10 +352,18 @@ typedef struct {
     long counts[3];   /* the active set's substeps, exact solves, fallbacks */
     double gap;       /* largest joint gap (m) over the run */
     double *angles;   /* [joints] the joint angles at the end (NULL: not wanted) */
+    uint64_t state;   /* FNV-1a of the bytes of the poses, velocities and impulses at the end */
 } snake_result;
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
 /* The URDF snake at path under direct 1x1 with the velocity step (as the results file ran it), steps steps,
- * with the descent safeguard on or off. Returns 0 when this build cannot load URDF (no urdfdom). */
+ * with the descent safeguard on or off (2: on, l0 and v0 copied before every solve; ctn__direct_set_descent).
+ * Returns 0 when this build cannot load URDF (no urdfdom). */
 static int snake_urdf_run(const char *path, int steps, int descent, snake_result *r) {
     ctn_world *w = snake_world(descent);
     if (!w) return 1;
@@ -370,6 +380,9 @@ static int snake_urdf_run(const char *path, int steps, int descent, snake_result
         if (ctn_world_get_stats(w, &ws) == CTN_OK) r->gap = fmax(r->gap, ws.max_joint_gap);
     }
     ctn__direct_active_counts(w, &r->counts[0], &r->counts[1], &r->counts[2]);
+    r->state = fnv(14695981039346656037ull, w->pose, (size_t)w->topo.body_count * sizeof *w->pose);
+    r->state = fnv(r->state, w->vel, (size_t)w->topo.body_count * sizeof *w->vel);
+    r->state = fnv(r->state, w->topo.lambda, (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof *w->topo.lambda);
     if (r->angles) {
         int n = ctn_world_joint_count(w);
         for (int i = 0; i < n; ++i) {
@@ -428,7 +441,7 @@ static void check_descent(void) {
     enum { LONG = 2000, SHORT = 50, STEPS = 120 };
     const char *path = "test_bounded_exact_snake.urdf";
     static double a_on[SHORT], a_off[SHORT];
-    snake_result on = {{0}, 0, NULL}, off = {{0}, 0, NULL};
+    snake_result on = {{0}, 0, NULL, 0}, off = {{0}, 0, NULL, 0};
     CHECK(write_snake_urdf(path, LONG), "cannot write %s", path);
     if (!snake_urdf_run(path, STEPS, 1, &on)) {
         printf("SKIP (descent, snake URDF): this build has no URDF import\n");
@@ -443,6 +456,18 @@ static void check_descent(void) {
     CHECK(on.counts[2] <= 20, "with the safeguard %ld substeps fell back, without %ld", on.counts[2], off.counts[2]);
     CHECK(on.counts[1] * 2 <= off.counts[1], "with the safeguard %ld solves, without %ld", on.counts[1], off.counts[1]);
     CHECK(on.gap <= off.gap * 1.5 + 1e-9, "worst joint gap %g m with the safeguard, %g without", on.gap, off.gap);
+    /* the solve keeps l0 and v0 as it overwrites them, completed only for a tested step (solver_direct.c
+     * bounded_exact): the same bits as copying them whole before every solve, through the first steps, where
+     * most steps are tested and many halved */
+    snake_result kept = {{0}, 0, NULL, 0}, copied = {{0}, 0, NULL, 0};
+    snake_urdf_run(path, 12, 1, &kept);
+    snake_urdf_run(path, 12, 2, &copied);
+    printf("snake %d, 12 steps: state %016llx with l0, v0 kept by the solve, %016llx copied; %ld and %ld solves\n", LONG,
+           (unsigned long long)kept.state, (unsigned long long)copied.state, kept.counts[1], copied.counts[1]);
+    CHECK(kept.state == copied.state && kept.counts[1] == copied.counts[1] && kept.counts[2] == copied.counts[2],
+          "l0, v0 kept by the solve: state %016llx, %ld solves, %ld fallbacks; copied: %016llx, %ld, %ld",
+          (unsigned long long)kept.state, kept.counts[1], kept.counts[2], (unsigned long long)copied.state, copied.counts[1],
+          copied.counts[2]);
     remove(path);
     /* where both rules converge in every substep (the snake built in code, 50 links, 20 steps; the URDF's
      * 50-link snake falls back twice in its first steps without the safeguard) both end on the exact

@@ -15,10 +15,10 @@ void ctn__direct_state_free(direct_state *s) {
                  s->extra_now, s->keep, s->ml, s->ls_lambda, s->mat, s->split, s->pass, s->b, s->x, s->vref, s->lref};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__chain_free(s->chain);
-    int noted = s->noted, segments = s->chain_segments, blocks_only = s->blocks_only, descent_off = s->descent_off, said[3] = {s->said[0], s->said[1], s->said[2]};
+    int noted = s->noted, segments = s->chain_segments, blocks_only = s->blocks_only, descent_off = s->descent_off, descent_copy = s->descent_copy, said[3] = {s->said[0], s->said[1], s->said[2]};
     long active[3] = {s->active_substeps, s->active_solves, s->active_fallbacks};
     memset(s, 0, sizeof *s);
-    s->noted = noted, s->chain_segments = segments, s->blocks_only = blocks_only, s->descent_off = descent_off;
+    s->noted = noted, s->chain_segments = segments, s->blocks_only = blocks_only, s->descent_off = descent_off, s->descent_copy = descent_copy;
     s->active_substeps = active[0], s->active_solves = active[1], s->active_fallbacks = active[2];
     s->said[0] = said[0], s->said[1] = said[1], s->said[2] = said[2];
 }

@@ -402,6 +402,7 @@ static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const
         w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(chain_rest_vel(w, b), dv), w->props[b], c->move_h);
         return;
     }
+    if (c->save_v) c->save_v[b] = w->vel[b]; /* every dynamic body of a position passes here once a solve */
     if (!hit) return;
     w->vel[b] = ctn_dd_vel_add(w->vel[b], dv);
 }
@@ -516,6 +517,12 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda, int 
     int slot = c->slot[p], n = ROWS(c, p, nfix), cut = c->cut[slot];
     const double *x = c->y + CH_V(c, p, nfix);
     float *l = lambda + c->ls * slot;
+    if (c->save_l) { /* the two common strides by a copy of constant size (a few moves, no loop) */
+        float *sv = c->save_l + c->ls * slot;
+        if (c->ls == CTN_MAX_ROWS) memcpy(sv, l, CTN_MAX_ROWS * sizeof *l);
+        else if (c->ls == 3) memcpy(sv, l, 3 * sizeof *l);
+        else memcpy(sv, l, (size_t)c->ls * sizeof *l);
+    }
     if (!cut) {
         for (int r = 0; r < n; ++r) l[r] = (float)((double)l[r] + x[r]);
         return;
@@ -791,6 +798,28 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 }
 
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }
+
+int ctn__chain_can_save(const ctn_world *w, const direct_chain *c) {
+    if (!c->covers) return 0;
+    int dynamic = 0, seen = 0;
+    for (int b = 0; b < w->topo.body_count; ++b) {
+        if (is_dynamic(w, b)) ++dynamic;
+        else if (w->vel[b].inv_mass > 0.0f) return 0; /* a body the checks would move but the walks do not */
+    }
+    for (int p = 0; p < c->m; ++p) { /* the layout's flags are the bodies' now */
+        const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+        if (is_dynamic(w, d->a) != ((c->dyn[p] & DYN_A) != 0) || is_dynamic(w, d->b) != ((c->dyn[p] & DYN_B) != 0)) return 0;
+        seen += ((c->dyn[p] & DYN_A) != 0) + ((c->dyn[p] & DYN_B) != 0) - (c->shared[p] >= 0); /* a shared body once */
+    }
+    return seen == dynamic;
+}
+
+int ctn__chain_set_save(direct_chain *c, float *lsave, ctn_vel *vsave) {
+    c->save_l = NULL, c->save_v = NULL;
+    if (lsave && (c->ball || c->rest || c->zero || c->move_h > 0.0f)) return 0; /* the ball walk does not save */
+    c->save_l = lsave, c->save_v = vsave;
+    return lsave != NULL;
+}
 
 /* After a factor whose forward substitution is not wanted (a factor kept for later solves): the next
  * ctn__chain_solve does its own. */

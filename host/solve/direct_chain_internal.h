@@ -53,6 +53,11 @@ struct direct_chain {
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
     int ls;                /* the row stride of the impulses (topo.stride, CTN_LAM) */
+    /* where the next solve keeps what it overwrites (ctn__chain_set_save; not owned; NULL: nothing): each
+     * position's impulses (ls floats) as add_impulse is about to add to them, each dynamic body's velocity as
+     * body_finish is about to replace it */
+    float *save_l;
+    ctn_vel *save_v;
     int rest;              /* a solve from rest (ctn__chain_solve_rest): v = 0, lambda = 0 and not accumulated */
     /* a projection step at rest without scratch arrays (ctn__chain_project_step): the velocities and impulses are
      * read as zero (w->vel's v and w, topo.lambda are the real ones, not read), the impulses are not accumulated

@@ -73,6 +73,7 @@ typedef struct direct_state {
     int chain_segments;      /* segments of the chain path; 0: by length (tests set it) */
     int blocks_only;         /* the rows are never ball records (ctn__direct_set_blocks_only; tests set it) */
     int descent_off;         /* the active set's descent safeguard is off (ctn__direct_set_descent; tests compare) */
+    int descent_copy;        /* ... on, with l0, v0 copied before every solve (ctn__direct_set_descent(w, 2)) */
 } direct_state;
 
 /* host/solve/direct_build.c: the ordering of the current topology with the factor storage (verbose: a log
@@ -124,6 +125,16 @@ void ctn__chain_unforward(direct_chain *c);
 /* The velocities and impulses the last exact solve left (NULL: none), for the right-hand side (R) of
  * kernels/ctn_direct_rhs.h: with them set, ctn__chain_solve is a re-solve of the hybrid. */
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref);
+/* Whether the solves can keep what they overwrite (ctn__chain_set_save) such that every velocity they do not keep
+ * is unchanged by them and by the active set's checks: the dynamic bodies are exactly the dynamic bodies of the
+ * positions (the layout's flags are the bodies' now, and every one is on the chain: c->covers), and no other body
+ * has an inverse mass. */
+int ctn__chain_can_save(const ctn_world *w, const direct_chain *c);
+/* After ctn__chain_factor, for the next ctn__chain_solve only (then call it with NULL): the solve keeps in lsave the
+ * impulses of every position's slot (topo.stride floats at stride * slot) and in vsave the velocity of every
+ * dynamic body of a position, each just before it overwrites them; other entries are left as they were. Returns 1
+ * when it will, 0 (nothing set) where it cannot: the ball walk, a solve from rest, a chord step. */
+int ctn__chain_set_save(direct_chain *c, float *lsave, ctn_vel *vsave);
 /* Bounded rows kept in the exact solve, a bit mask per slot (the active set of solver_direct.c; NULL: every
  * bounded row is cut). Read by the next ctn__chain_factor; not owned. */
 void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep);
@@ -164,7 +175,9 @@ void ctn__direct_set_chain_segments(ctn_world *w, int segments);
  * 288-byte blocks as any other world; for tests (the two must give the same bits). */
 void ctn__direct_set_blocks_only(ctn_world *w, int on);
 /* on = 0: the active set's velocity solve on the chain path runs without its descent safeguard (every step taken
- * whole, Murty's single pivots after CTN_DD_ACTIVE_STALL steps), the rule before it; for tests that compare. */
+ * whole, Murty's single pivots after CTN_DD_ACTIVE_STALL steps), the rule before it; 2: with it, but l0 and v0
+ * copied whole before every solve instead of kept by the solve as it overwrites them (the same bits); for tests
+ * that compare. */
 void ctn__direct_set_descent(ctn_world *w, int on);
 
 #endif /* CTN_DIRECT_INTERNAL_H */

@@ -274,7 +274,11 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
  * already; this keeps the test off the steps it cannot change (ctn_dd_active_clamps counts the clamps). A
  * converged loop still ends on an exact solve whose check changed nothing: the exact solution of the
  * complementarity problem. l0, v0 live in s->lref, s->vref (free during the loop: the chain path's solves
- * there take r itself), l1 in s->ls_lambda. */
+ * there take r itself), l1 in s->ls_lambda. Whether a step is tested is known only after its solve, which
+ * overwrites l0 and v0 in place: the chain walks keep each value as they overwrite it (ctn__chain_set_save),
+ * and a tested step completes v0 with the bodies they do not move (not dynamic: nothing in the loop changes
+ * them), so no step copies the whole state; where the walks cannot (ctn__chain_can_save, the ball walk) both are
+ * copied before the solve. */
 
 /* f(lambda) - f(lambda0) for the state (t->lambda, w->vel) against (s->lref, s->vref), over the joints of the
  * exact solve (the formula above; double sums: the terms cancel to small differences). */
@@ -356,16 +360,22 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         ctn_dd_active_start(slot, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, s->warm);
     }
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
+    /* l0, v0 of each step: kept by the solve as it overwrites them, where it can (ctn__chain_can_save), and
+     * completed only for a step that is tested (one that clamps, known after the solve); else copied before it */
+    int can_save = descent && !s->descent_copy && ctn__chain_can_save(w, s->chain);
     for (int it = 0; it < CTN_DD_ACTIVE_MAX && !converged; ++it) {
         s->resolve = 0; /* r itself: the clamps changed v */
-        if (descent) { /* l0, v0 of this step */
-            memcpy(s->lref, t->lambda, (size_t)t->stride * (size_t)m * sizeof *s->lref);
-            memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
-        }
+        int saved = 0;
         if (s->chain) {
             ctn__chain_set_reference(s->chain, NULL, NULL);
             ctn__chain_factor(w, s->chain, blocks, s->extra_now);
+            saved = can_save && ctn__chain_set_save(s->chain, s->lref, s->vref);
+            if (descent && !saved) {
+                memcpy(s->lref, t->lambda, (size_t)t->stride * (size_t)m * sizeof *s->lref);
+                memcpy(s->vref, w->vel, (size_t)t->body_count * sizeof *s->vref);
+            }
             ctn__chain_solve(w, s->chain, blocks);
+            if (saved) ctn__chain_set_save(s->chain, NULL, NULL);
         } else {
             for (int slot = 0; slot < m; ++slot)
                 s->cut[slot] = (unsigned char)(in_exact(s, slot) ? ctn_dd_cut_mask(&blocks[slot]) & ~s->keep[slot] : 0);
@@ -397,6 +407,9 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
          * only releases is the exact minimiser of f on a face holding l0, so it lowers f (or keeps it) */
         int test = descent && !converged && !modes && (single ? clamps_last : clamps) > 0;
         if (test) memcpy(s->ls_lambda, t->lambda, (size_t)t->stride * (size_t)m * sizeof *s->ls_lambda); /* l1 */
+        /* v0 of the bodies the solve did not move (not dynamic: neither it nor a check changes them) */
+        for (int b = 0; test && saved && b < t->body_count; ++b)
+            if (!(w->props[b].flags & CTN_BODY_FLAG_DYNAMIC)) s->vref[b] = w->vel[b];
         for (int slot = single ? last : 0; !converged && slot < m; ++slot) {
             if (!in_exact(s, slot)) continue;
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
@@ -513,7 +526,7 @@ void ctn__direct_set_chain_segments(ctn_world *w, int segments) {
 void ctn__direct_set_descent(ctn_world *w, int on) {
     if (!w->direct_data) w->direct_data = ctn__calloc(1, sizeof(direct_state));
     direct_state *s = w->direct_data;
-    if (s) s->descent_off = !on;
+    if (s) s->descent_off = !on, s->descent_copy = on == 2;
 }
 
 void ctn__direct_set_blocks_only(ctn_world *w, int on) {
