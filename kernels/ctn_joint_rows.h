@@ -10,6 +10,7 @@
 #define CTN_JOINT_ROWS_H
 
 #include "ctn_curve.h"
+#include "ctn_joints.h"
 #include "ctn_types.h"
 
 /* Joint types as stored: the value of ctn_joint_type of the public header (host/core/joint_kinds.c checks

@@ -33,6 +33,8 @@ CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 32, inertia_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 16, props_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_body_force) == 32, body_force_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_joint_def) == 112, joint_def_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_joint_core) == 48, joint_core_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_joint_extra) == 64, joint_extra_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_block) == 288, block_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_point_block) == 64, point_block_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_ball_row) == 40, ball_row_size);
@@ -53,6 +55,12 @@ CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_a) == 48, joint_axis_a
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_b) == 64, joint_axis_b);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, rel_q) == 80, joint_rel_q);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, flags) == 108, joint_flags);
+/* ctn_joint_def is ctn_joint_core then ctn_joint_extra (ctn_joint_at copies the two parts in) */
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_core, anchor_b) == 32, joint_core_anchor_b);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_core, compliance) == 44, joint_core_compliance);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, damping_time) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, damping_time), joint_extra_damping_time);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, rel_q) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, rel_q), joint_extra_rel_q);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, flags) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, flags), joint_extra_flags);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, dir) == 32, block_dir);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, kinv) == 104, block_kinv);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, bias) == 188, block_bias);

@@ -227,7 +227,8 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
              grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 0) &&
              grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
-             grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1);
+             grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1) &&
+             (!w->joint_extra || grow(&s->extra, &s->extra_capacity, nj, sizeof *s->extra, 1));
     if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
     s->joint_capacity = jc;
     s->body_capacity = bc;
@@ -236,8 +237,10 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     s->live_joints = w->live_joints;
     s->joint_free_count = w->joint_free_count;
     s->body_count = nb;
+    s->has_extra = w->joint_extra != NULL;
     if (nj) {
-        memcpy(s->joints, w->joint_defs, (size_t)nj * sizeof *s->joints);
+        memcpy(s->joints, w->joint_core, (size_t)nj * sizeof *s->joints);
+        if (w->joint_extra) memcpy(s->extra, w->joint_extra, (size_t)nj * sizeof *s->extra);
         memcpy(s->joint_pos, w->joint_pos, (size_t)nj * sizeof *s->joint_pos);
         memcpy(s->joint_at, w->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(s->joint_alive, w->joint_alive, (size_t)nj);
@@ -266,7 +269,12 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     w->live_joints = s->live_joints;
     w->joint_free_count = s->joint_free_count;
     if (nj) {
-        memcpy(w->joint_defs, s->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(w->joint_core, s->joints, (size_t)nj * sizeof *s->joints);
+        /* the extras array is not freed while the snapshot is valid (ctn__joint_extra_recount); one the step
+         * created gets the defaults back */
+        if (w->joint_extra && s->has_extra) memcpy(w->joint_extra, s->extra, (size_t)nj * sizeof *s->extra);
+        else if (w->joint_extra)
+            for (int j = 0; j < nj; ++j) w->joint_extra[j] = ctn_joint_extra_default();
         memcpy(w->joint_pos, s->joint_pos, (size_t)nj * sizeof *s->joint_pos);
         memcpy(w->joint_at, s->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(w->joint_alive, s->joint_alive, (size_t)nj);
@@ -293,6 +301,7 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
 static void ctn__joints_snapshot_free(ctn_world *w) {
     ctn_joint_snapshot *s = &w->joint_snap;
     ctn__free(s->joints);
+    ctn__free(s->extra);
     ctn__free(s->joint_pos);
     ctn__free(s->joint_at);
     ctn__free(s->joint_alive);

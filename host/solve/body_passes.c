@@ -68,16 +68,16 @@ static inline gi_masks gi_masks_of(int ls) {
  * sqrt(l2) |anchor| + sqrt(a2). A ball joint's (three linear rows, n_lin = 3) three sums of three squares go
  * through one register, lane 0 l2 = (l0^2 + l1^2) + l2^2, lane 1 |anchor|^2 = (x^2 + y^2) + z^2 (ctn_length's
  * ctn_dot), lane 2 a2 = (l3^2 + l4^2) + l5^2, and their square roots through one sqrtps. */
-static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, const ctn_joint_def *defs, const float *lambda, int ls,
+static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_joints defs, const float *lambda, int ls,
                              gi_masks lm) {
     float alpha = 0.0f;
     for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        const ctn_joint_def *d = &defs[s];
+        const ctn_joint_core *d = &defs.core[s];
         const float *lam = lambda + ls * s;
         const ctn_v3 *r = side == 0 ? &d->anchor_a : &d->anchor_b;
         int type = d->type;
-        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
         if (n_lin == 3) {
             __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2), a = _mm_loadu_ps(&r->x); /* l0..l3, l2..l5, (x, y, z, -) */
             u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
@@ -105,9 +105,10 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, cons
 /* A joint's terms of alpha for both bodies it joins, in lanes 0 and 1: c[side] = sqrt(l2) |anchor_side| +
  * sqrt(a2) (gi_alpha's per edge; a ball joint's four sums of squares as lanes (l2, a2, |anchor_a|^2,
  * |anchor_b|^2)). */
-static inline __m128 gi_terms(const ctn_joint_def *d, const float *lam, int ls, gi_masks lm) {
+static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam, int ls, gi_masks lm) {
+    const ctn_joint_core *d = &defs.core[s];
     int type = d->type;
-    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
+    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
     if (n_lin == 3) {
         __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2); /* l0..l3, l2..l5 (lam[6] may lie past the end) */
         u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
@@ -138,12 +139,12 @@ static inline __m128 gi_terms(const ctn_joint_def *d, const float *lam, int ls, 
  * lists every joint of a body that was dynamic when the layout was built and none of another (a body made
  * dynamic since has an empty list, and alpha 0 in the shared function): the caller takes 0 where the list is
  * empty. One thread: a body's sum must see its joints in order. */
-static void gi_alpha_by_joint(int n, int m, const ctn_joint_def *defs, const float *lambda, int ls, ctn_inertia *inertia) {
+static void gi_alpha_by_joint(int n, int m, ctn_joints defs, const float *lambda, int ls, ctn_inertia *inertia) {
     gi_masks lm = gi_masks_of(ls);
     for (int i = 0; i < n; ++i) inertia[i].inv_inertia.xx = 0.0f;
     for (int s = 0; s < m; ++s) {
-        const ctn_joint_def *d = &defs[s];
-        __m128 c = gi_terms(d, lambda + ls * s, ls, lm); /* lanes c[0], c[1] */
+        const ctn_joint_core *d = &defs.core[s];
+        __m128 c = gi_terms(defs, s, lambda + ls * s, ls, lm); /* lanes c[0], c[1] */
         int a = d->a, b = d->b;
         if (a >= 0) _mm_store_ss(&inertia[a].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[a].inv_inertia.xx), c));
         if (b >= 0) _mm_store_ss(&inertia[b].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_shuffle_ps(c, c, 0x55)));
@@ -208,7 +209,7 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 #endif
 
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
-                            const ctn_joint_def *defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads) {
+                            ctn_joints defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads) {
     (void)threads, (void)m; /* read by the OpenMP pragmas and the SSE2 branch only */
 #if defined(__SSE2__)
     if (lean) {

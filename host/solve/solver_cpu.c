@@ -252,23 +252,23 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP && project && ctn__direct_may_bound(w);
     if (c->ball_rows) { /* the exact solver, rigid ball joints on its chain (ctn__direct_ball_rows); projecting,
                           * ctn_project_slot's rigid rule: the rows stay, the error is max |bias| h (none is bounded) */
-        c->project_worst = ctn__ball_rows(t->defs, m, w->pose, w->vel, prm, c->balls, project, m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1);
+        c->project_worst = ctn__ball_rows(ctn__topo_joints(t), m, w->pose, w->vel, prm, c->balls, project, m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1);
         return;
     }
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
-        for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, t->defs, w->pose, w->vel, w->inertia, prm, pts);
+        for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, prm, pts);
         c->project_worst = 0.0f;
         return;
     }
     if (rows_only) { /* the exact solver's rows (host/solve/hinge_rows.c: plain hinges by a lean build, the same bits) */
-        worst = ctn__exact_rows(t->defs, m, w->pose, w->vel, prm, c->blocks, project, limits, c->cg_r, m >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
+        worst = ctn__exact_rows(ctn__topo_joints(t), m, w->pose, w->vel, prm, c->blocks, project, limits, c->cg_r, m >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
     } else {
         CPU_FOR_REDUCE(m, reduction(max : worst))
         for (int s = 0; s < m; ++s) {
-            if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
-            else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, split, prm, c->blocks);
+            if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, prm, c->blocks);
+            else ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, split, prm, c->blocks);
             if (!project) continue;
             /* ctn_project_slot on the host; the error per slot is kept (cg_r) only for the limits' pass below */
             float err = ctn_project_block(t->defs[s].compliance, &c->blocks[s], prm.h, limits);
@@ -346,7 +346,7 @@ typedef enum slot_update { SLOT_GS, SLOT_GS_QUIET, SLOT_JACOBI } slot_update;
  * once: through w and c the compiler reloads them for every slot (the velocity stores might alias them as far
  * as it can tell), some ten instructions per block update of a few hundred. */
 static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int first, int last) {
-    const ctn_joint_def *defs = w->topo.defs;
+    ctn_joints defs = ctn__topo_joints(&w->topo);
     const ctn_block *blocks = c->blocks;
     float *lambda = w->topo.lambda, *dlambda = c->dlambda;
     const int ls = w->topo.stride;
@@ -435,14 +435,14 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
     const int m = t->joint_count, n = w->body_count, ls = t->stride, len = ls * m;
     float *r = c->cg_r, *z = c->cg_z, *p = c->dlambda, *ap = c->cg_ap;
     ctn_vel *u = c->vel_copy;
-    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, t->defs, c->blocks, w->vel, t->lambda, ls, r, z, p);
+    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, ctn__topo_joints(t), c->blocks, w->vel, t->lambda, ls, r, z, p);
     double rz = dot_in_order(r, z, len), rr = dot_in_order(r, r, len);
     /* Stop once the preconditioned residual fell by 1e-6 in norm: float32 CG carried further loses
      * conjugacy and drifts away from a solution it already reached. */
     const double rz_stop = 1e-12 * rz;
     for (int it = 0; it < w->desc.iterations && rz > rz_stop && rz > 0.0; ++it) {
         for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, ls, w->vel, w->inertia, u);
-        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, t->defs, c->blocks, u, p, ls, ap);
+        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, ctn__topo_joints(t), c->blocks, u, p, ls, ap);
         double pap = dot_in_order(p, ap, len);
         if (!(pap > 0.0)) break;
         float alpha = (float)(rz / pap);
@@ -528,10 +528,15 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
     if (!measure) gap = c->measured_gap, angle = c->measured_angle;
     CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
     for (int s = 0; s < measure; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        ctn_joints J = ctn__topo_joints(t);
+        const ctn_joint_core *d = &t->defs[s];
         float g, a;
-        if (ctn__chord_hinge_plain(d)) ctn__hinge_error(d, w->pose, &g, &a); /* the chord rows' lean measure, same bits */
-        else ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        if (ctn__chord_hinge_plain_at(J, s)) { /* the chord rows' lean measure, same bits */
+            ctn_joint_def h = ctn_joint_at(J, s);
+            ctn__hinge_error(&h, w->pose, &g, &a);
+        } else {
+            ctn_joint_error_at(J, s, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        }
         gap = g > gap ? g : gap;
         angle = a > angle ? a : angle;
     }
@@ -648,7 +653,7 @@ static int project_at_rest(ctn_world *w, cpu_solver *c, const ctn_step_params *p
     if (!k->valid || k->version != w->topology_version) {
         int all = t->joint_count > 0;
         for (int s = 0; s < t->joint_count && all; ++s) {
-            const ctn_joint_def *d = &t->defs[s];
+            const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
             all = d->type != CTN_JT_CONTACT && d->type != CTN_JT_CURVE && !(d->compliance > 0.0f) &&
                   !(d->flags & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
         }
@@ -695,8 +700,8 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         ctn_chord_rows_result r; /* and the joint errors of stage_measure's loop, while the poses are at hand */
         int threads = m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1;
-        if (c->ball_rows) ctn__chord_rows_balls(t->defs, m, w->pose, prm->h, c->balls, threads, &r);
-        else ctn__chord_rows(t->defs, m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), threads, &r);
+        if (c->ball_rows) ctn__chord_rows_balls(ctn__topo_joints(t), m, w->pose, prm->h, c->balls, threads, &r);
+        else ctn__chord_rows(ctn__topo_joints(t), m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), threads, &r);
         out->worst = r.worst;
         c->measured_gap = r.gap, c->measured_angle = r.angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
         break;
@@ -751,7 +756,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, t->defs, w->pose, w->vel, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
+        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
         double gap = 0.0, angle = 0.0;
         for (int s = 0; s < m; ++s) gap = fmax(gap, gaps[s]), angle = fmax(angle, angles[s]);
         out->max_gap = gap, out->max_angle = angle;
@@ -778,7 +783,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         /* a distance row turns with its bodies' relative velocity across it: |v_a - v_b| / length */
         CPU_FOR_REDUCE(m, reduction(max : top))
         for (int s = 0; s < m; ++s) {
-            const ctn_joint_def *d = &t->defs[s];
+            const ctn_joint_core *d = &t->defs[s];
             if (d->type != CTN_JT_DISTANCE || !(d->rest_length > 0.0f)) continue;
             float r = ctn_length(ctn_sub(ctn_load_vel(w->vel, d->a).v, ctn_load_vel(w->vel, d->b).v)) / d->rest_length;
             top = r > top ? r : top;
@@ -814,7 +819,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         float worst = 0.0f;
         CPU_FOR_REDUCE(m, reduction(max : worst))
         for (int s = 0; s < m; ++s) {
-            float e = ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
+            float e = ctn_rattle_slot(s, ctn__topo_joints(t), w->pose, w->vel, prm->h, c->blocks);
             worst = e > worst ? e : worst;
             if (e != e) worst = INFINITY; /* a non-finite error stops the iteration */
         }
@@ -832,7 +837,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         phase_prepare(w, c, *prm);
         ctn__direct_factor(w, c->blocks);
         CPU_FOR(m)
-        for (int s = 0; s < m; ++s) (void)ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
+        for (int s = 0; s < m; ++s) (void)ctn_rattle_slot(s, ctn__topo_joints(t), w->pose, w->vel, prm->h, c->blocks);
         break;
     case CTN_STAGE_INERTIA:
         CPU_FOR(n)
@@ -924,7 +929,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
-        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, t->stride,
+        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), lambda, t->stride,
                                prm->geometric_stiffness * prm->h, w->inertia, 1,
                                n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
         break;
