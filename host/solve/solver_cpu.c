@@ -569,7 +569,7 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
     if (k->valid && k->version == w->topology_version) return k->all_ball;
     int all = 1;
     for (int s = 0; s < t->joint_count && all; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         all = d->type == CTN_JT_BALL && !(d->flags & CTN_JF_IMPLICIT_SPRING) &&
               fabsf(d->anchor_a.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.z) < CTN_IN_PLACE_ANCHOR &&
               fabsf(d->anchor_b.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.z) < CTN_IN_PLACE_ANCHOR;
