@@ -618,7 +618,7 @@ CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *
         int s = adj[e] >> 1, side = adj[e] & 1;
         /* the fields read where they lie (a copy of the whole definition per edge was a tenth of the pass) */
         int type = CTN_JC(defs, s).type;
-        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows_at(defs, s);
         CTN_GLOBAL const float *lam = lambda + ls * s;
         float l2 = 0.0f, a2 = 0.0f;
         if (n_lin == 3) { /* the sums below for n_lin = 3, in the same order, without the per-row test */

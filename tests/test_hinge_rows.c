@@ -159,7 +159,7 @@ int main(void) {
         if (!ctn__chord_hinge_plain(&defs[s])) continue;
         float g0, a0, g1, a1;
         ctn_joint_error(defs[s], ctn_load_pose(pose, defs[s].a), ctn_load_pose(pose, defs[s].b), &g0, &a0);
-        ctn__hinge_error(&defs[s], pose, &g1, &a1);
+        ctn__hinge_error(joint_view(defs, HJ, defs_core, defs_extra), s, pose, &g1, &a1);
         uint32_t w[4];
         memcpy(&w[0], &g0, 4), memcpy(&w[1], &g1, 4), memcpy(&w[2], &a0, 4), memcpy(&w[3], &a1, 4);
         if (!(same_word(w[0], w[1]) && same_word(w[2], w[3])) && bad_error < 0) bad_error = s;

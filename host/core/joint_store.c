@@ -23,12 +23,8 @@ ctn_joint_extra *ctn__joint_extra_alloc(size_t cap, const ctn_joint_extra *old, 
     return x;
 }
 
-ctn_joint_def ctn__jdef_get(const ctn_world *w, int id) {
-    int p = w->joint_pos[id];
-    return ctn_joint_make(w->joint_core[p], w->joint_extra ? w->joint_extra[p] : ctn_joint_extra_default());
-}
-
-ctn_status ctn__jdef_set(ctn_world *w, int id, const ctn_joint_def *d) {
+/* ctn__jdef_set (world.h) where the world holds no extras array yet. */
+ctn_status ctn__jdef_set_slow(ctn_world *w, int id, const ctn_joint_def *d) {
     ctn_joint_extra x = ctn_joint_extra_of(*d);
     if (!w->joint_extra && ctn__joint_extra_needed(&x)) {
         ctn_joint_extra *a = ctn__joint_extra_alloc((size_t)w->joint_capacity, NULL, 0);

@@ -154,7 +154,7 @@ static int solver_def(const ctn_world *w, int j, ctn_joint_def *out) {
 
 /* Its compact record: in the joint table where no body is attached (no copy), else in *tmp; NULL for a joint
  * without rows. */
-static const ctn_joint_core *solver_def_ref(const ctn_world *w, int j, ctn_joint_core *tmp) {
+static inline const ctn_joint_core *solver_def_ref(const ctn_world *w, int j, ctn_joint_core *tmp) {
     if (!w->attach) return ctn__jcore(w, j);
     ctn_joint_def d;
     if (!solver_def(w, j, &d)) return NULL;

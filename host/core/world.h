@@ -250,8 +250,18 @@ static inline ctn_joints ctn__topo_joints(const ctn_topology *t) { return ctn_jo
  * ctn__joint_extra_alloc: an array of `cap` extras, the first `count` copied from `old` (NULL: defaults), the
  * rest default; NULL when out of memory. ctn__joint_extra_recount: frees the array when no live joint's
  * extras differ from the default ones (the topology build; not while the step snapshot holds them). */
-ctn_joint_def ctn__jdef_get(const ctn_world *w, int id);
-ctn_status ctn__jdef_set(ctn_world *w, int id, const ctn_joint_def *d);
+static inline ctn_joint_def ctn__jdef_get(const ctn_world *w, int id) {
+    int p = w->joint_pos[id];
+    return ctn_joint_make(w->joint_core[p], w->joint_extra ? w->joint_extra[p] : ctn_joint_extra_default());
+}
+ctn_status ctn__jdef_set_slow(ctn_world *w, int id, const ctn_joint_def *d);
+static inline ctn_status ctn__jdef_set(ctn_world *w, int id, const ctn_joint_def *d) {
+    if (!w->joint_extra) return ctn__jdef_set_slow(w, id, d); /* the extras may be needed: the array made first */
+    int p = w->joint_pos[id];
+    w->joint_core[p] = ctn_joint_core_of(*d);
+    w->joint_extra[p] = ctn_joint_extra_of(*d);
+    return CTN_OK;
+}
 int ctn__joint_extra_needed(const ctn_joint_extra *x);
 ctn_joint_extra *ctn__joint_extra_alloc(size_t cap, const ctn_joint_extra *old, size_t count);
 void ctn__joint_extra_recount(ctn_world *w);

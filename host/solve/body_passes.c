@@ -77,7 +77,7 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_
         const float *lam = lambda + ls * s;
         const ctn_v3 *r = side == 0 ? &d->anchor_a : &d->anchor_b;
         int type = d->type;
-        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows_at(defs, s);
         if (n_lin == 3) {
             __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2), a = _mm_loadu_ps(&r->x); /* l0..l3, l2..l5, (x, y, z, -) */
             u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
@@ -108,7 +108,7 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_
 static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam, int ls, gi_masks lm) {
     const ctn_joint_core *d = &defs.core[s];
     int type = d->type;
-    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(ctn_joint_at(defs, s));
+    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows_at(defs, s);
     if (n_lin == 3) {
         __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2); /* l0..l3, l2..l5 (lam[6] may lie past the end) */
         u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);

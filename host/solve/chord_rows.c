@@ -111,11 +111,11 @@ static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *p
  * the scalar order ((0 + x^2) + y^2) + z^2, whose leading 0 + x^2 is x^2 bit for bit (x^2 is never -0, and a NaN
  * stays the NaN it is), the basis and the dot products the shared functions. hinge_c: the point rows' C (lanes
  * 0..2 of the return) and the angular rows' g3, g4; *l2: sum of the point rows' squares in lane 0. */
-static inline __m128 hinge_c(const ctn_joint_def *j, const ctn_pose *pose, float *g3, float *g4, __m128 *l2) {
+static inline __m128 hinge_c(const ctn_joint_core *j, const ctn_joint_extra *x, const ctn_pose *pose, float *g3, float *g4, __m128 *l2) {
     const ctn_pose *pa = body_pose(pose, j->a), *pb = body_pose(pose, j->b);
     __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
     __m128 ra = rotate4(qa, _mm_loadu_ps(&j->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&j->anchor_b.x));
-    __m128 a1 = rotate4(qa, _mm_loadu_ps(&j->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&j->axis_b.x));
+    __m128 a1 = rotate4(qa, _mm_loadu_ps(&x->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&x->axis_b.x));
     __m128 c = point_sep4(pa, pb, ra, rb);
     ctn_v3 t1, t2;
     ctn_basis(lanes_v3(a1), &t1, &t2);
@@ -129,8 +129,8 @@ static inline __m128 hinge_c(const ctn_joint_def *j, const ctn_pose *pose, float
 static inline float chord_hinge(int s, ctn_joints defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
                                 float *angle) {
     float g3, g4, f[4];
-    ctn_joint_def j = ctn_joint_at(defs, s); /* a hinge: its axes are extras */
-    __m128 l2, c = hinge_c(&j, pose, &g3, &g4, &l2);
+    /* a hinge: its axes are extras, so the world holds the extras array (host/core/joint_store.c) */
+    __m128 l2, c = hinge_c(&defs.core[s], &defs.extra[s], pose, &g3, &g4, &l2);
     *gap = CTN_SQRT(_mm_cvtss_f32(l2));
     *angle = CTN_SQRT(g3 * g3 + g4 * g4);
     float *bias = blocks[s].bias;
@@ -148,10 +148,10 @@ static inline float chord_hinge(int s, ctn_joints defs, const ctn_pose *pose, fl
 
 /* ctn_joint_error of a plain hinge: its five rows are bilateral, so gap = sqrt(((0 + C0^2) + C1^2) + C2^2) and
  * angle = sqrt((0 + g3^2) + g4^2) of the same rows (the chord measure's gap and angle) */
-void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle) {
+void ctn__hinge_error(ctn_joints defs, int s, const ctn_pose *pose, float *gap, float *angle) {
     float g3, g4;
     __m128 l2;
-    (void)hinge_c(j, pose, &g3, &g4, &l2);
+    (void)hinge_c(&defs.core[s], &defs.extra[s], pose, &g3, &g4, &l2);
     *gap = CTN_SQRT(_mm_cvtss_f32(l2));
     *angle = CTN_SQRT(g3 * g3 + g4 * g4);
 }
@@ -174,7 +174,8 @@ static inline float chord_hinge(int s, ctn_joints defs, const ctn_pose *pose, fl
     return worst;
 }
 
-void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle) {
+void ctn__hinge_error(ctn_joints defs, int s, const ctn_pose *pose, float *gap, float *angle) {
+    ctn_joint_def jd = ctn_joint_at(defs, s), *j = &jd;
     ctn_joint_error(*j, ctn_load_pose(pose, j->a), ctn_load_pose(pose, j->b), gap, angle);
 }
 #endif

@@ -120,7 +120,7 @@ static inline int ctn__chord_hinge_plain(const ctn_joint_def *d) {
 static inline int ctn__chord_hinge_plain_at(ctn_joints defs, int s) {
     return CTN_JC(defs, s).type == CTN_JT_HINGE && (ctn_joint_flags(defs, s) & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0;
 }
-void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle);
+void ctn__hinge_error(ctn_joints defs, int s, const ctn_pose *pose, float *gap, float *angle);
 /* The exact solver's ball records of every joint (host/solve/ball_rows.c; ctn_prepare_slot_ball_row's bits);
  * project: also the projection's largest error (ctn_project_ball_row), returned (else 0). threads > 1: an OpenMP
  * team of that many (the result does not depend on it). */

@@ -532,8 +532,7 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
         const ctn_joint_core *d = &t->defs[s];
         float g, a;
         if (ctn__chord_hinge_plain_at(J, s)) { /* the chord rows' lean measure, same bits */
-            ctn_joint_def h = ctn_joint_at(J, s);
-            ctn__hinge_error(&h, w->pose, &g, &a);
+            ctn__hinge_error(J, s, w->pose, &g, &a);
         } else {
             ctn_joint_error_at(J, s, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
         }
