@@ -89,6 +89,7 @@ typedef ctn_joint_def ctn_jcore;
 CTN_FN ctn_joint_def ctn_joint_at(ctn_joints J, int s) { return J[s]; }
 CTN_FN int ctn_joint_flags(ctn_joints J, int s) { return J[s].flags; }
 CTN_FN float ctn_joint_damping_time(ctn_joints J, int s) { return J[s].damping_time; }
+CTN_FN ctn_v3 ctn_joint_axis_b(ctn_joints J, int s) { return J[s].axis_b; }
 #else
 /* The host's joints: core[s] and, when extra is not NULL, extra[s]. */
 typedef struct ctn_joints {
@@ -108,6 +109,7 @@ CTN_FN ctn_joint_def ctn_joint_at(ctn_joints J, int s) {
 }
 CTN_FN int ctn_joint_flags(ctn_joints J, int s) { return J.extra ? J.extra[s].flags : 0; }
 CTN_FN float ctn_joint_damping_time(ctn_joints J, int s) { return J.extra ? J.extra[s].damping_time : 0.0f; }
+CTN_FN ctn_v3 ctn_joint_axis_b(ctn_joints J, int s) { return J.extra ? J.extra[s].axis_b : ctn_v3_zero(); }
 #endif
 
 #endif

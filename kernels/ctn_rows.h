@@ -623,10 +623,24 @@ CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *ga
     *angle = CTN_SQRT(a2);
 }
 
-/* ctn_joint_error of joint s of J: a ball joint's from its compact record (no whole definition formed). */
+/* A contact's (ctn_rows_contact): its one error is the penetration along the normal n = R_b axis_b, the
+ * normal row's g_0 = n . sep clamped to g_0 <= 0 (lambda_n >= 0); the friction rows have none. The sums of
+ * ctn_joint_error's loop, 0 + e_0^2 + 0^2 + 0^2 and 0, are e_0^2 and 0 exactly, so these are its bits. */
+CTN_FN void ctn_contact_error(ctn_v3 anchor_a, ctn_v3 anchor_b, ctn_v3 axis_b, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, anchor_b));
+    float e = ctn_dot(ctn_quat_rotate(pb.q, axis_b), sep);
+    e = e < 0.0f ? e : 0.0f;
+    *gap = CTN_SQRT(0.0f + e * e);
+    *angle = CTN_SQRT(0.0f);
+}
+
+/* ctn_joint_error of joint s of J: a ball joint's from its compact record, a contact's from its record and
+ * its normal (no whole definition formed: these are the joint-error passes' most frequent joints). */
 CTN_FN void ctn_joint_error_at(ctn_joints J, int s, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
-    if (CTN_JC(J, s).type == CTN_JT_BALL && !(ctn_joint_flags(J, s) & CTN_JF_IMPLICIT_SPRING)) {
-        ctn_ball_error(CTN_JC(J, s).anchor_a, CTN_JC(J, s).anchor_b, pa, pb, gap, angle);
+    int type = CTN_JC(J, s).type;
+    if ((type == CTN_JT_BALL || type == CTN_JT_CONTACT) && !(ctn_joint_flags(J, s) & CTN_JF_IMPLICIT_SPRING)) {
+        if (type == CTN_JT_BALL) ctn_ball_error(CTN_JC(J, s).anchor_a, CTN_JC(J, s).anchor_b, pa, pb, gap, angle);
+        else ctn_contact_error(CTN_JC(J, s).anchor_a, CTN_JC(J, s).anchor_b, ctn_joint_axis_b(J, s), pa, pb, gap, angle);
         return;
     }
     ctn_joint_error(ctn_joint_at(J, s), pa, pb, gap, angle);

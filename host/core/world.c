@@ -410,12 +410,17 @@ int ctn__has_contacts(const ctn_world *w) {
     return 0;
 }
 
+void ctn__joint_error_at(ctn_joints J, int s, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
+    ctn_joint_error_at(J, s, pa, pb, gap, angle);
+}
+
 void ctn__joint_slot_errors(const ctn_world *w, int j, float *gap, float *angle, float *depth) {
     *gap = *angle = *depth = 0.0f;
     if (!w->joint_alive[j] || ctn__joint_kind_has(ctn__jcore(w, j)->type, CTN_JK_FORCE)) return; /* no rows, no error */
-    ctn_joint_def def = ctn__jdef_get(w, j), *d = &def;
+    const ctn_joint_core *d = ctn__jcore(w, j);
     float g, a;
-    ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : ctn__world_pose(), &g, &a);
+    ctn_joint_error_at(ctn_joints_of(w->joint_core, w->joint_extra), w->joint_pos[j], w->pose[d->a], d->b >= 0 ? w->pose[d->b] : ctn__world_pose(), &g,
+                       &a);
     /* a contact's error is its penetration, how deep a resting body sits, not a mechanism coming apart: it
      * is reported on its own so that a pile's depth never reads as a torn joint */
     if (d->type == CTN_JT_CONTACT) *depth = g;

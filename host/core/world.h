@@ -447,6 +447,10 @@ static inline void ctn__pose_point(const ctn_pose *p, ctn_v3 local, double out[3
 
 /* Joint errors computed on the host from the host arrays (cpu backend, tests); contacts excluded. */
 void ctn__measure_host(const ctn_world *w, double *max_gap, double *max_angle);
+/* ctn_joint_error_at (kernels/ctn_rows.h) out of line, for the CPU backend's measure of the joints other than balls:
+ * a contact's error inlined into that file crowded its row build's inlines (callgrind, pile:500: the row build's
+ * ctn_joint_rows then called ctn_quat_rotate out of line, 371 -> 486 instructions a contact). */
+void ctn__joint_error_at(ctn_joints J, int s, ctn_pose pa, ctn_pose pb, float *gap, float *angle);
 /* The errors of joint slot j at the host poses, apart: a joint with rows gives its gap (m) and angle (rad) of
  * ctn_joint_error and depth 0; a contact gives gap = angle = 0 and depth = its penetration (ctn_joint_error's
  * gap of a contact: only its violated normal row counts); a free slot or a force element gives all zero. */

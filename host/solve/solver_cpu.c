@@ -533,8 +533,10 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
         float g, a;
         if (ctn__chord_hinge_plain_at(J, s)) { /* the chord rows' lean measure, same bits */
             ctn__hinge_error(J, s, w->pose, &g, &a);
-        } else {
+        } else if (d->type == CTN_JT_BALL) {
             ctn_joint_error_at(J, s, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        } else {
+            ctn__joint_error_at(J, s, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
         }
         gap = g > gap ? g : gap;
         angle = a > angle ? a : angle;
