@@ -74,7 +74,7 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
     memcpy(w->vel, vel0, sizeof *w->vel * (size_t)n);
     memset(t->lambda, 0, sizeof *t->lambda * (size_t)ls * (size_t)m);
     prm.mass_split = solver == 1;
-    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
+    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
     static const int no_springs[2] = {0, 0}; /* the topology writes the spring offsets only when there are springs */
     for (int i = 0; i < n; ++i)
         if (t->spring_count)
@@ -104,9 +104,9 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
         if (solver == 0) {
             for (int col = 0; col <= t->colour_count; ++col)
                 for (int s = t->colour_offsets[col]; s < t->colour_offsets[col + 1]; ++s)
-                    ctn_gs_slot(s, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia);
+                    ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
         } else if (solver == 1) {
-            for (int s = 0; s < m; ++s) ctn_jacobi_slot(s, t->defs, blocks, t->lambda, t->stride, w->vel, p);
+            for (int s = 0; s < m; ++s) ctn_jacobi_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, p);
             for (int i = 0; i < n; ++i) ctn_apply_gather(i, t->adj_offsets, t->adj, blocks, p, t->stride, 1.0f, w->vel, w->inertia);
         } else {
             if (!(rz > rz_stop && rz > 0.0)) {
@@ -214,7 +214,7 @@ static int run_system(const char *spec, int settle, int substeps, int iterations
     /* the geometric-stiffness inertia of this step, from the last step's impulses (as the CPU backend) */
     if (prm.geometric_stiffness > 0.0f)
         for (int i = 0; i < w->body_count; ++i)
-            ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, t->defs, t->lambda, t->stride, prm.geometric_stiffness * prm.h,
+            ctn_geometric_inertia_body(i, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), t->lambda, t->stride, prm.geometric_stiffness * prm.h,
                                        w->inertia);
     ctn_vel *vel0 = malloc(sizeof *vel0 * (size_t)(w->body_count ? w->body_count : 1));
     if (!vel0) {

@@ -63,11 +63,11 @@ CTN_FN void ctn_assemble_block(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float 
  * mu = -(K_s + S)^-1 g into mu[ls s ..] (ls: the row stride), and the slot's largest linear (m) and angular (rad) error into
  * gap[s], angle[s] (0 for IK targets). Inverse masses come from vel, inverse inertias from the pose
  * (a body's own, never the geometric-stiffness one), both split by split[] (the joints on each body). */
-CTN_FN void ctn_assemble_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_assemble_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                               CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const float *split,
                               CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *mu, int ls, CTN_GLOBAL float *gap,
                               CTN_GLOBAL float *angle) {
-    ctn_joint_def j = defs[s];
+    ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
     float sa = split[j.a], sb = j.b >= 0 ? split[j.b] : 1.0f;
     float ima = ctn_load_vel(vel, j.a).inv_mass * sa, imb = ctn_load_vel(vel, j.b).inv_mass * sb;

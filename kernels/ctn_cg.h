@@ -27,14 +27,14 @@ CTN_FN int ctn_cg_rows(const ctn_block *b) {
 }
 
 /* r = target - J v - S lambda, z = K^-1 r, p = z for joint slot s (the start of the iteration). */
-CTN_FN void ctn_cg_init_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+CTN_FN void ctn_cg_init_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const float *lambda, int ls, CTN_GLOBAL float *r,
                              CTN_GLOBAL float *z, CTN_GLOBAL float *p) {
     ctn_block b = blocks[s];
     float lam[CTN_MAX_ROWS], rs[CTN_MAX_ROWS], zs[CTN_MAX_ROWS];
     int k, n = ctn_cg_rows(&b);
     ctn_lam_load(lambda, ls, s, lam);
-    ctn_block_residual(&b, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, rs);
+    ctn_block_residual(&b, ctn_load_vel(vel, CTN_JC(defs, s).a), ctn_load_vel(vel, CTN_JC(defs, s).b), lam, rs);
     ctn_kinv_mul(b.kinv, n, rs, zs);
     for (k = 0; k < ls; ++k) {
         float zk = k < n ? zs[k] : 0.0f;
@@ -59,12 +59,12 @@ CTN_FN void ctn_cg_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLO
 }
 
 /* (A p)_s = J_s u + S_s p_s: the operator J M^-1 J^T + S applied to the direction, for joint slot s. */
-CTN_FN void ctn_cg_apply_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+CTN_FN void ctn_cg_apply_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
                               CTN_GLOBAL const ctn_vel *u, CTN_GLOBAL const float *p, int ls, CTN_GLOBAL float *ap) {
     ctn_block b = blocks[s];
     float jv[CTN_MAX_ROWS];
     int k, n = ctn_block_rows(&b);
-    ctn_block_velocity(&b, ctn_load_vel(u, defs[s].a), ctn_load_vel(u, defs[s].b), jv);
+    ctn_block_velocity(&b, ctn_load_vel(u, CTN_JC(defs, s).a), ctn_load_vel(u, CTN_JC(defs, s).b), jv);
     for (k = 0; k < ls; ++k) ap[ls * s + k] = k < n ? jv[k] + b.soft[k] * p[ls * s + k] : 0.0f;
 }
 

@@ -60,7 +60,7 @@ CTN_FN int ctn_dd_active_rows(const ctn_block *b) {
  * weak holding motors, 480 substeps: at a cap of 6 solves it fell back to the sweep in nearly every substep
  * without this, in 99 with it). The test reads only the impulses, which checkpoints and the divergence
  * snapshot keep, so a resumed or undone run continues bit for bit (x warm rounds the same way both times). */
-CTN_FN void ctn_dd_active_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
+CTN_FN void ctn_dd_active_start(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
                                 int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep,
                                 float warm) {
     ctn_block blk = blocks[s];
@@ -77,7 +77,7 @@ CTN_FN void ctn_dd_active_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
     }
     keep[s] = (unsigned char)kept;
     if (!moved) return;
-    int a = defs[s].a, b = defs[s].b;
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b;
     ctn_v3 dv, dw;
     if (a >= 0 && vel[a].inv_mass > 0.0f) {
         ctn_block_body_delta(&blk, dl, 0, vel[a].inv_mass, ctn_load_inertia(inertia, a), &dv, &dw);
@@ -93,12 +93,12 @@ CTN_FN void ctn_dd_active_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN
  * the free rows that left their bounds (applying the difference) and releases the clamped rows whose
  * residual points inside. Returns the number of rows that change state (0: this joint's rows solve the
  * complementarity problem); dry: counts them and changes nothing. */
-CTN_FN int ctn_dd_active_check(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
+CTN_FN int ctn_dd_active_check(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL float *lambda,
                                int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL unsigned char *keep, int dry) {
     ctn_block blk = blocks[s];
     int m = ctn_dd_active_rows(&blk), n = ctn_block_rows(&blk), k, changes = 0, moved = 0, kept = keep[s];
     if (!m) return 0;
-    int a = defs[s].a, b = defs[s].b;
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b;
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
     float jv[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
     ctn_block_velocity(&blk, va, vb, jv);
@@ -196,9 +196,9 @@ CTN_FN void ctn_dd_ml_apply(CTN_GLOBAL ctn_block *b, int k, CTN_GLOBAL const flo
 /* Start of a substep for joint s (before ctn_dd_active_start): for a motor-and-limit row, the limit's
  * direction and gap from the poses (ctn_joint_rows), the targets, the mode the builder chose, and the row
  * rewritten for it; ml[RHO] = 0 for other joints. h: the substep. */
-CTN_FN void ctn_dd_ml_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL const ctn_pose *pose, float h,
+CTN_FN void ctn_dd_ml_start(int s, ctn_joints defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL const ctn_pose *pose, float h,
                             CTN_GLOBAL float *ml) {
-    ctn_joint_def j = defs[s];
+    ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_block blk = blocks[s], tmp;
     int k = ctn_dd_ml_row(j, &blk);
     ml[CTN_DD_ML_RHO] = 0.0f;
@@ -227,10 +227,10 @@ CTN_FN void ctn_dd_ml_start(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLO
  * stage's two-sided motor box with mode switches, the projection's active set cycled to its cap on
  * examples/snake_50.urdf (29 of 120 steps) and its Gauss-Seidel fallback's step was undone, leaving the
  * step's drift (2.5e-5 m); with the limit row alone it converges in about 3 solves. */
-CTN_FN void ctn_dd_ml_limit_only(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *ml) {
+CTN_FN void ctn_dd_ml_limit_only(int s, ctn_joints defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *ml) {
     float rho = ml[CTN_DD_ML_RHO];
     if (rho == 0.0f) return;
-    int k = ctn_dd_ml_row(defs[s], &blocks[s]);
+    int k = ctn_dd_ml_row(ctn_joint_at(defs, s), &blocks[s]);
     blocks[s].bias[k] = rho * ml[CTN_DD_ML_T];
     if (rho > 0.0f) blocks[s].lo[k] = 0.0f, blocks[s].hi[k] = CTN_INF;
     else blocks[s].lo[k] = -CTN_INF, blocks[s].hi[k] = 0.0f;
@@ -239,13 +239,13 @@ CTN_FN void ctn_dd_ml_limit_only(int s, CTN_GLOBAL const ctn_joint_def *defs, CT
 
 /* The mode switch of joint s's motor-and-limit row after an exact solve (the rule above); returns 1 when it
  * switches (the check of this row is then done), 0 to leave it to the generic rule; dry: changes nothing. */
-CTN_FN int ctn_dd_ml_check(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL const ctn_vel *vel,
+CTN_FN int ctn_dd_ml_check(int s, ctn_joints defs, CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL const ctn_vel *vel,
                            CTN_GLOBAL unsigned char *keep, CTN_GLOBAL float *ml, int dry) {
     if (ml[CTN_DD_ML_RHO] == 0.0f) return 0;
     ctn_block blk = blocks[s];
-    int k = ctn_dd_ml_row(defs[s], &blk);
+    int k = ctn_dd_ml_row(ctn_joint_at(defs, s), &blk);
     float jv[CTN_MAX_ROWS];
-    ctn_block_velocity(&blk, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), jv);
+    ctn_block_velocity(&blk, ctn_load_vel(vel, CTN_JC(defs, s).a), ctn_load_vel(vel, CTN_JC(defs, s).b), jv);
     float ud = ml[CTN_DD_ML_RHO] * jv[k], t = ml[CTN_DD_ML_T], tol = CTN_DD_ACTIVE_TOL * (1.0f + CTN_FABS(t));
     if (ml[CTN_DD_ML_MODE] == 0.0f && ud < t - tol) {
         if (dry) return 1;

@@ -78,7 +78,7 @@ CTN_FN void ctn_dd_schur_invert(CTN_GLOBAL double *W, int R) {
 
 /* One outer iteration's impulse (S2): r_E of every loop-closing row (into rE, R doubles of scratch), dl_E =
  * W^-1 r_E, lambda_E += dl_E and v += M^-1 J_E^T dl_E on both bodies of each joint (both are dynamic). */
-CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL const int *rows, CTN_GLOBAL const ctn_joint_def *defs,
+CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL const int *rows, ctn_joints defs,
                                  CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                                  CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL double *rE) {
     double dl[CTN_DD_MAX_SCHUR];
@@ -88,7 +88,7 @@ CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL 
         if (row[CTN_SR_ROW] != 0) continue;
         int slot = row[CTN_SR_SLOT];
         blk = blocks[slot];
-        ctn_dd_row_residual(&blk, ctn_load_vel(vel, defs[slot].a), ctn_load_vel(vel, defs[slot].b), lambda + ls * slot, rE + j);
+        ctn_dd_row_residual(&blk, ctn_load_vel(vel, CTN_JC(defs, slot).a), ctn_load_vel(vel, CTN_JC(defs, slot).b), lambda + ls * slot, rE + j);
     }
     for (int j = 0; j < R; ++j) {
         double acc = 0.0;
@@ -107,7 +107,7 @@ CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL 
         }
         j += n;
         for (int side = 0; side < 2; ++side) {
-            int body = side ? defs[slot].b : defs[slot].a;
+            int body = side ? CTN_JC(defs, slot).b : CTN_JC(defs, slot).a;
             ctn_v3 dv, dw;
             ctn_block_body_delta(&blk, l, side, vel[body].inv_mass, inertia[body].inv_inertia, &dv, &dw);
             vel[body].v = ctn_add(vel[body].v, dv);

@@ -10,6 +10,7 @@
 #define CTN_JOINT_ROWS_H
 
 #include "ctn_curve.h"
+#include "ctn_joints.h"
 #include "ctn_types.h"
 
 /* Joint types as stored: the value of ctn_joint_type of the public header (host/core/joint_kinds.c checks
@@ -81,13 +82,17 @@ CTN_FN int ctn_joint_def_rows(ctn_joint_def j) {
     return n;
 }
 
-/* Linear (point-to-point) rows of joint j; the rest are angular. */
-CTN_FN int ctn_joint_lin_rows(ctn_joint_def j) {
-    if (j.type == CTN_JT_DISTANCE) return 1;
-    if (j.type == CTN_JT_PRISMATIC) return (j.flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 3 : 2;
-    if (j.type == CTN_JT_GEAR || j.type == CTN_JT_RACK_PINION || j.type == CTN_JT_PLANAR) return 1;
-    return j.type == CTN_JT_SPRING ? 0 : 3;
+/* Linear (point-to-point) rows of a joint of type `type` with flags `flags`; the rest are angular. */
+CTN_FN int ctn_joint_lin_rows_of(int type, int flags) {
+    if (type == CTN_JT_DISTANCE) return 1;
+    if (type == CTN_JT_PRISMATIC) return (flags & (CTN_JF_LIMIT | CTN_JF_MOTOR)) ? 3 : 2;
+    if (type == CTN_JT_GEAR || type == CTN_JT_RACK_PINION || type == CTN_JT_PLANAR) return 1;
+    return type == CTN_JT_SPRING ? 0 : 3;
 }
+
+/* The same of joint j, and of joint s of J (its type and flags read where they lie: no whole definition). */
+CTN_FN int ctn_joint_lin_rows(ctn_joint_def j) { return ctn_joint_lin_rows_of(j.type, j.flags); }
+CTN_FN int ctn_joint_lin_rows_at(ctn_joints J, int s) { return ctn_joint_lin_rows_of(CTN_JC(J, s).type, ctn_joint_flags(J, s)); }
 
 /* Slider position s = a1 . (x_a - x_b): the anchor separation along the slider axis a1 = R_a axis_a, 0
  * where the anchors coincide, positive when body a has moved along +axis relative to body b. With body a's

@@ -33,6 +33,8 @@ CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 32, inertia_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 16, props_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_body_force) == 32, body_force_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_joint_def) == 112, joint_def_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_joint_core) == 48, joint_core_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_joint_extra) == 64, joint_extra_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_block) == 288, block_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_point_block) == 64, point_block_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_ball_row) == 40, ball_row_size);
@@ -53,6 +55,20 @@ CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_a) == 48, joint_axis_a
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_b) == 64, joint_axis_b);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, rel_q) == 80, joint_rel_q);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, flags) == 108, joint_flags);
+/* ctn_joint_def is ctn_joint_core then ctn_joint_extra, field for field (ctn_joint_make, ctn_joint_core_of,
+ * ctn_joint_extra_of) */
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_core, anchor_b) == 32, joint_core_anchor_b);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_core, compliance) == 44, joint_core_compliance);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, damping_time) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, damping_time), joint_extra_damping_time);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, rel_q) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, rel_q), joint_extra_rel_q);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, flags) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, flags), joint_extra_flags);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_core, rest_length) == CTN_LAYOUT_OFFSETOF(ctn_joint_def, rest_length), joint_core_rest_length);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_a) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, axis_a), joint_extra_axis_a);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, axis_b) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, axis_b), joint_extra_axis_b);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, stiffness) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, stiffness), joint_extra_stiffness);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, damping) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, damping), joint_extra_damping);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, lo) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, lo), joint_extra_lo);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_joint_def, hi) == 48 + CTN_LAYOUT_OFFSETOF(ctn_joint_extra, hi), joint_extra_hi);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, dir) == 32, block_dir);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, kinv) == 104, block_kinv);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_block, bias) == 188, block_bias);

@@ -97,9 +97,9 @@ CTN_FN void ctn_rattle_momentum_body(int i, CTN_GLOBAL const ctn_pose *start, CT
  * the step reports, NaN kept. The rows of C come from the current poses: for a ball joint the same world axes as
  * the kept rows, for the angular rows of a hinge axes turned by the link's rotation over the substep (a
  * perturbation of the chord's model, which the iteration absorbs). */
-CTN_FN float ctn_rattle_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
+CTN_FN float ctn_rattle_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
                              float h, CTN_GLOBAL ctn_block *blocks) {
-    ctn_joint_def j = defs[s];
+    ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_block cur;
     float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], worst;
     ctn_joint_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), &cur, g);

@@ -591,17 +591,21 @@ CTN_FN void ctn_block_residual(const ctn_block *b, ctn_vel va, ctn_vel vb, const
  * Unilateral rows count only when violated: contacts their penetration, limits their overshoot, ropes
  * their stretch (a separated contact or a slack rope is no error). A spring's stretch is no error either:
  * implicit springs read 0 like the explicit ones. */
+/* A ball joint's: its 3 bilateral rows' errors are the anchor separation (ctn_rows_point), summed as
+ * ctn_joint_error's loop sums them, without building the block. */
+CTN_FN void ctn_ball_error(ctn_v3 anchor_a, ctn_v3 anchor_b, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
+    ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, anchor_b));
+    *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
+    *angle = CTN_SQRT(0.0f);
+}
+
 CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
     ctn_block blk;
     float g[CTN_MAX_ROWS];
     int k;
     float l2 = 0.0f, a2 = 0.0f;
     if (j.type == CTN_JT_BALL && !(j.flags & CTN_JF_IMPLICIT_SPRING)) {
-        /* a ball joint: its 3 bilateral rows' errors are the anchor separation (ctn_rows_point), summed as
-         * below without building the block */
-        ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, j.anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, j.anchor_b));
-        *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
-        *angle = CTN_SQRT(0.0f);
+        ctn_ball_error(j.anchor_a, j.anchor_b, pa, pb, gap, angle);
         return;
     }
     ctn_joint_rows(j, pa, pb, &blk, g);
@@ -617,6 +621,15 @@ CTN_FN void ctn_joint_error(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float *ga
     }
     *gap = CTN_SQRT(l2);
     *angle = CTN_SQRT(a2);
+}
+
+/* ctn_joint_error of joint s of J: a ball joint's from its compact record (no whole definition formed). */
+CTN_FN void ctn_joint_error_at(ctn_joints J, int s, ctn_pose pa, ctn_pose pb, float *gap, float *angle) {
+    if (CTN_JC(J, s).type == CTN_JT_BALL && !(ctn_joint_flags(J, s) & CTN_JF_IMPLICIT_SPRING)) {
+        ctn_ball_error(CTN_JC(J, s).anchor_a, CTN_JC(J, s).anchor_b, pa, pb, gap, angle);
+        return;
+    }
+    ctn_joint_error(ctn_joint_at(J, s), pa, pb, gap, angle);
 }
 
 #endif /* CTN_ROWS_H */

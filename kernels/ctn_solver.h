@@ -69,10 +69,10 @@ CTN_FN void ctn_lam_store(CTN_GLOBAL float *l, int ls, int s, int n, const float
 
 /* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
  * Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or NULL. */
-CTN_FN void ctn_prepare_block_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_prepare_block_with(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                    CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, CTN_GLOBAL const float *split,
                                    ctn_step_params prm, ctn_block *blk) {
-    ctn_joint_def j = defs[s];
+    ctn_joint_def j = ctn_joint_at(defs, s);
     float sa = prm.mass_split ? split[j.a] : 1.0f;
     float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
     ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), Ia, Ib,
@@ -80,15 +80,15 @@ CTN_FN void ctn_prepare_block_with(int s, CTN_GLOBAL const ctn_joint_def *defs, 
 }
 
 /* The same with the world inverse inertias of the joint's bodies read from `inertia`. */
-CTN_FN void ctn_prepare_block(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_prepare_block(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                               CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                               CTN_GLOBAL const float *split, ctn_step_params prm, ctn_block *blk) {
-    ctn_joint_def j = defs[s];
+    ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_prepare_block_with(s, defs, pose, vel, ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), split, prm, blk);
 }
 
 /* Row build of joint slot s into blocks[s]. */
-CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_prepare_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                              CTN_GLOBAL const float *split, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
 #ifdef __OPENCL_VERSION__
@@ -109,8 +109,9 @@ CTN_FN void ctn_prepare_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * kinv, which no result of the update depends on (ctn_gs_slot_point): the same impulses and velocities
  * (tests/test_block_point.c). ctn_point_fields forms the fields but kinv (returns S, the rows' softness),
  * which ctn_prepare_slot_ball and ctn_prepare_slot_point store. */
-CTN_FN float ctn_point_fields(CTN_GLOBAL const ctn_joint_def *j, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
+CTN_FN float ctn_point_fields(ctn_joints defs, int s, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
                               ctn_step_params prm, ctn_v3 *ra_out, ctn_v3 *rb_out, float *bias) {
+    CTN_GLOBAL const ctn_jcore *j = &CTN_JC(defs, s);
     int a = j->a, b = j->b;
     ctn_pose pa = pose[a], pb = ctn_load_pose(pose, b);
     ctn_vel va = vel[a], vb = ctn_load_vel(vel, b);
@@ -120,9 +121,9 @@ CTN_FN float ctn_point_fields(CTN_GLOBAL const ctn_joint_def *j, CTN_GLOBAL cons
     if (b >= 0) dv = ctn_sub(dv, ctn_add(vb.v, ctn_cross(vb.w, rb))); /* the world's is +0: x - 0 = x */
     /* ctn_joint_prepare_rows_ball's targets */
     float h = prm.h;
-    int implicit_spring = (j->flags & CTN_JF_IMPLICIT_SPRING) != 0;
+    int implicit_spring = (ctn_joint_flags(defs, s) & CTN_JF_IMPLICIT_SPRING) != 0;
     int spook = prm.stabilization == 0 || implicit_spring;
-    float damping_time = j->damping_time;
+    float damping_time = ctn_joint_damping_time(defs, s);
     float tau = implicit_spring ? CTN_FMAX(damping_time, 0.1f * h) : damping_time > 0.0f ? damping_time : 2.0f * h;
     float y = 1.0f / (1.0f + 4.0f * tau / h);
     float soft = spook ? 4.0f * j->compliance * y / (h * h) : 0.0f;
@@ -142,14 +143,13 @@ CTN_FN float ctn_point_fields(CTN_GLOBAL const ctn_joint_def *j, CTN_GLOBAL cons
     return soft;
 }
 
-CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_prepare_slot_ball(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                   CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
                                   CTN_GLOBAL ctn_block *blocks) {
-    CTN_GLOBAL const ctn_joint_def *j = &defs[s];
-    int a = j->a, b = j->b, i;
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b, i;
     ctn_v3 ra, rb;
     float bias[3];
-    float soft = ctn_point_fields(j, pose, vel, prm, &ra, &rb, bias);
+    float soft = ctn_point_fields(defs, s, pose, vel, prm, &ra, &rb, bias);
     CTN_GLOBAL ctn_block *blk = &blocks[s];
     blk->ra = ra;
     blk->n_lin = 3;
@@ -179,14 +179,13 @@ CTN_FN void ctn_prepare_slot_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, C
  * (S once for the three rows, kinv's first 6 entries: a 3-row block's whole triangle), no row directions,
  * bounds or padding written. ctn_prepare_point_with takes the world inverse inertias Ia, Ib of the joint's
  * bodies (zero for the world) by value: the device's row build forms the geometric-stiffness ones itself. */
-CTN_FN void ctn_prepare_point_with(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_prepare_point_with(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                    CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, ctn_step_params prm,
                                    CTN_GLOBAL ctn_point_block *pts) {
-    CTN_GLOBAL const ctn_joint_def *j = &defs[s];
-    int a = j->a, b = j->b, i;
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b, i;
     ctn_v3 ra, rb;
     float bias[3], kinv[CTN_KINV_SIZE]; /* ctn_spd_inverse writes all CTN_KINV_SIZE entries */
-    float soft = ctn_point_fields(j, pose, vel, prm, &ra, &rb, bias);
+    float soft = ctn_point_fields(defs, s, pose, vel, prm, &ra, &rb, bias);
     float imb = b >= 0 ? vel[b].inv_mass : 0.0f;
     ctn_point_kinv(ra, vel[a].inv_mass, Ia, rb, imb, Ib, b < 0, soft, kinv);
     CTN_GLOBAL ctn_point_block *p = &pts[s];
@@ -197,15 +196,15 @@ CTN_FN void ctn_prepare_point_with(int s, CTN_GLOBAL const ctn_joint_def *defs, 
     for (i = 0; i < 6; ++i) p->kinv[i] = kinv[i];
 }
 
-CTN_FN void ctn_prepare_slot_point(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_FN void ctn_prepare_slot_point(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                    CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
                                    CTN_GLOBAL ctn_point_block *pts) {
-    int b = defs[s].b;
-    ctn_prepare_point_with(s, defs, pose, vel, inertia[defs[s].a].inv_inertia, ctn_load_inertia(inertia, b), prm, pts);
+    int b = CTN_JC(defs, s).b;
+    ctn_prepare_point_with(s, defs, pose, vel, inertia[CTN_JC(defs, s).a].inv_inertia, ctn_load_inertia(inertia, b), prm, pts);
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
-CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                   CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_block *blocks) {
 #ifdef __OPENCL_VERSION__
     ctn_block blk; /* OpenCL C 1.2 has no generic address space: built in private memory, then stored */
@@ -216,12 +215,12 @@ CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_jo
     /* a ball joint's builder inlined here (CTN_ROWS_INLINE) on the fields it reads: the call to
      * ctn_joint_prepare_rows passed the joint, the poses and the velocities by value (some hundred
      * instructions a row build, callgrind), and a copy of the whole definition cost more than its fields */
-    int a = defs[s].a, bb = defs[s].b;
-    if (defs[s].type == CTN_JT_BALL) {
-        ctn_rows_ball_fields(defs[s].anchor_a, defs[s].anchor_b, defs[s].flags, defs[s].compliance, defs[s].damping_time, ctn_load_pose(pose, a),
+    int a = CTN_JC(defs, s).a, bb = CTN_JC(defs, s).b;
+    if (CTN_JC(defs, s).type == CTN_JT_BALL) {
+        ctn_rows_ball_fields(CTN_JC(defs, s).anchor_a, CTN_JC(defs, s).anchor_b, ctn_joint_flags(defs, s), CTN_JC(defs, s).compliance, ctn_joint_damping_time(defs, s), ctn_load_pose(pose, a),
                              ctn_load_pose(pose, bb), ctn_load_vel(vel, a), ctn_load_vel(vel, bb), prm, b);
     } else {
-        ctn_joint_def j = defs[s];
+        ctn_joint_def j = ctn_joint_at(defs, s);
         ctn_joint_prepare_rows(j, ctn_load_pose(pose, a), ctn_load_pose(pose, bb), ctn_load_vel(vel, a), ctn_load_vel(vel, bb), prm, b);
     }
     for (int k = 0; k < CTN_KINV_SIZE; ++k) b->kinv[k] = 0.0f; /* defined bits: filled by ctn_block_kinv_slot when needed */
@@ -234,12 +233,12 @@ CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_rows(int s, CTN_GLOBAL const ctn_jo
  * ctn_rows_ball_core, so the lever arms, targets and softness have the block's bits; the directions (the world
  * axes), the bounds (unbounded) and the zero kinv the block would hold are implied by the record's type. The
  * CPU backend's row build when every joint is a rigid ball joint on the chain path (host/solve/solver_cpu.c). */
-CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_ball_row(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose,
+CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_ball_row(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                                       CTN_GLOBAL const ctn_vel *vel, ctn_step_params prm, CTN_GLOBAL ctn_ball_row *rows) {
-    int a = defs[s].a, bb = defs[s].b;
+    int a = CTN_JC(defs, s).a, bb = CTN_JC(defs, s).b;
     ctn_v3 ra, rb;
     float bias[3];
-    float soft = ctn_rows_ball_core(defs[s].anchor_a, defs[s].anchor_b, defs[s].flags, defs[s].compliance, defs[s].damping_time,
+    float soft = ctn_rows_ball_core(CTN_JC(defs, s).anchor_a, CTN_JC(defs, s).anchor_b, ctn_joint_flags(defs, s), CTN_JC(defs, s).compliance, ctn_joint_damping_time(defs, s),
                                     ctn_load_pose(pose, a), ctn_load_pose(pose, bb), ctn_load_vel(vel, a), ctn_load_vel(vel, bb), prm, &ra, &rb,
                                     bias);
     CTN_GLOBAL ctn_ball_row *r = &rows[s];
@@ -251,9 +250,9 @@ CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_ball_row(int s, CTN_GLOBAL const ct
 
 /* kinv of the block of slot s built by ctn_prepare_slot_rows (no mass splitting), for a Gauss-Seidel
  * update of a joint the exact solver leaves out (bounded rows, loop closers). */
-CTN_FN void ctn_block_kinv_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_vel *vel,
+CTN_FN void ctn_block_kinv_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_vel *vel,
                                 CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL ctn_block *blocks) {
-    ctn_joint_def j = defs[s];
+    ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_block blk = blocks[s];
     ctn_block_inverse_mass(j.type, ctn_load_vel(vel, j.a).inv_mass, ctn_load_inertia(inertia, j.a), ctn_load_vel(vel, j.b).inv_mass,
                            ctn_load_inertia(inertia, j.b), &blk);
@@ -341,11 +340,11 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_point_ex(int s, int a, int b, CTN_GLOBA
 /* ctn_gs_slot of a ball joint kept as a compact point block (pts[s], ctn_prepare_slot_point): the same bits
  * as ctn_gs_slot_point on the ctn_block that ctn_prepare_slot_ball builds (its fields have the same values
  * and the same operations read them). */
-CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_compact(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_point_block *pts,
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_compact(int s, ctn_joints defs, CTN_GLOBAL const ctn_point_block *pts,
                                                  CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel,
                                                  CTN_GLOBAL const ctn_inertia *inertia, int residual) {
     CTN_GLOBAL const ctn_point_block *p = &pts[s];
-    return ctn_gs_point_fields(defs[s].a, defs[s].b, &p->ra, &p->rb, p->bias, &p->soft, 0, p->kinv, lambda + ls * s, vel, inertia, residual);
+    return ctn_gs_point_fields(CTN_JC(defs, s).a, CTN_JC(defs, s).b, &p->ra, &p->rb, p->bias, &p->soft, 0, p->kinv, lambda + ls * s, vel, inertia, residual);
 }
 
 CTN_FN float ctn_gs_slot_point(int s, int a, int b, CTN_GLOBAL const ctn_block *blk, CTN_GLOBAL float *lambda, int ls,
@@ -387,15 +386,15 @@ CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn
 /* One block Gauss-Seidel update of joint slot s; writes the velocities of its dynamic bodies.
  * Returns the squared residual seen before the update; ctn_gs_slot_ex with residual = 0 may return 0
  * instead (a point block skips forming it: a sweep before the last one of a solve). */
-CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_ex(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+CTN_ROWS_INLINE CTN_FN float ctn_gs_slot_ex(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
                                             CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                                             int residual) {
-    int a = defs[s].a, b = defs[s].b;
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b;
     if (blocks[s].pad[0] == CTN_BLOCK_POINT) return ctn_gs_slot_point_ex(s, a, b, &blocks[s], lambda, ls, vel, inertia, residual);
     return ctn_gs_slot_block(s, a, b, blocks, lambda, ls, vel, inertia);
 }
 
-CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+CTN_FN float ctn_gs_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
                          CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
     return ctn_gs_slot_ex(s, defs, blocks, lambda, ls, vel, inertia, 1);
 }
@@ -413,10 +412,10 @@ CTN_FN float ctn_gs_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL
  * both bodies with it; the exact re-solve that follows corrects whatever the rest of the forest adds. For a
  * joint to the world on a free body this is the exact projected solution of the joint. A last clamp keeps
  * every bounded row in its bounds when several are. Returns |r|^2 of the bounded rows before the update. */
-CTN_FN float ctn_gs_slot_rows(int s, int rows, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
                               CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia) {
     if (!rows) return ctn_gs_slot(s, defs, blocks, lambda, ls, vel, inertia);
-    int a = defs[s].a, b = defs[s].b, k, i, n;
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b, k, i, n;
     ctn_block blk = blocks[s];
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
     ctn_sym3 Ia = ctn_load_inertia(inertia, a), Ib = ctn_load_inertia(inertia, b);
@@ -456,13 +455,13 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, CTN_GLOBAL const ctn_joint_def *d
 
 /* Jacobi row step of joint slot s: impulse increment from the shared velocities into dlambda (the blocks
  * were built with split masses). Returns the squared residual. */
-CTN_FN float ctn_jacobi_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_block *blocks,
+CTN_FN float ctn_jacobi_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block *blocks,
                              CTN_GLOBAL float *lambda, int ls, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL float *dlambda) {
     int k;
     ctn_block blk = blocks[s];
     float lam[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
     ctn_lam_load(lambda, ls, s, lam);
-    float r2 = ctn_block_delta(&blk, ctn_load_vel(vel, defs[s].a), ctn_load_vel(vel, defs[s].b), lam, dl);
+    float r2 = ctn_block_delta(&blk, ctn_load_vel(vel, CTN_JC(defs, s).a), ctn_load_vel(vel, CTN_JC(defs, s).b), lam, dl);
     for (k = 0; k < CTN_MAX_ROWS; ++k) { /* of constant length: no memcpy (ctn_lam_store) */
         if (k >= ls) continue;
         lambda[ls * s + k] = lam[k];
@@ -612,14 +611,14 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
  * body's joints. The extra inertia only slows rotation under high joint tension; gs = 0 turns it off. */
 CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                                               CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                              CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, int ls, float gs_h) {
+                                              ctn_joints defs, CTN_GLOBAL const float *lambda, int ls, float gs_h) {
     float alpha = 0.0f;
     int e, k;
     for (e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        /* the fields read where they lie (a copy of the 112-byte definition per edge was a tenth of the pass) */
-        int type = defs[s].type;
-        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(defs[s]);
+        /* the fields read where they lie (a copy of the whole definition per edge was a tenth of the pass) */
+        int type = CTN_JC(defs, s).type;
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows_at(defs, s);
         CTN_GLOBAL const float *lam = lambda + ls * s;
         float l2 = 0.0f, a2 = 0.0f;
         if (n_lin == 3) { /* the sums below for n_lin = 3, in the same order, without the per-row test */
@@ -633,7 +632,7 @@ CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *
                 else a2 += l * l;
             }
         }
-        float arm = ctn_length(side == 0 ? defs[s].anchor_a : defs[s].anchor_b);
+        float arm = ctn_length(side == 0 ? CTN_JC(defs, s).anchor_a : CTN_JC(defs, s).anchor_b);
         alpha += CTN_SQRT(l2) * arm + CTN_SQRT(a2);
     }
     return ctn_body_inverse_inertia_augmented(pose[i], props[i], gs_h * alpha);
@@ -641,7 +640,7 @@ CTN_FN ctn_sym3 ctn_geometric_inverse_inertia(int i, CTN_GLOBAL const ctn_pose *
 
 CTN_FN void ctn_geometric_inertia_body(int i, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_props *props,
                                        CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
-                                       CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const float *lambda, int ls, float gs_h,
+                                       ctn_joints defs, CTN_GLOBAL const float *lambda, int ls, float gs_h,
                                        CTN_GLOBAL ctn_inertia *inertia) {
     inertia[i].inv_inertia = ctn_geometric_inverse_inertia(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h);
 }
@@ -794,14 +793,14 @@ CTN_FN float ctn_project_block(float compliance, ctn_block *b, float h, int limi
     return worst;
 }
 
-CTN_FN void ctn_project_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL ctn_block *blocks, float h,
+CTN_FN void ctn_project_slot(int s, ctn_joints defs, CTN_GLOBAL ctn_block *blocks, float h,
                              int limits, CTN_GLOBAL float *err) {
 #ifdef __OPENCL_VERSION__
     ctn_block b = blocks[s]; /* OpenCL C 1.2 has no generic address space: a private copy */
-    err[s] = ctn_project_block(defs[s].compliance, &b, h, limits);
+    err[s] = ctn_project_block(CTN_JC(defs, s).compliance, &b, h, limits);
     blocks[s] = b;
 #else
-    err[s] = ctn_project_block(defs[s].compliance, &blocks[s], h, limits); /* in place on the host: no block copy */
+    err[s] = ctn_project_block(CTN_JC(defs, s).compliance, &blocks[s], h, limits); /* in place on the host: no block copy */
 #endif
 }
 
@@ -837,12 +836,12 @@ CTN_FN float ctn_project_ball_row(CTN_GLOBAL const ctn_ball_row *r, float h) {
  * (host/solve/chord_rows.c) calls it directly; ctn_chord_slot_measure calls it for a ball joint. */
 /* ctn_chord_ball_sep: C alone, for a caller that stores the targets elsewhere (the exact solver's ball records,
  * host/solve/chord_rows.c). */
-CTN_FN ctn_v3 ctn_chord_ball_sep(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose) {
-    ctn_pose pa = ctn_load_pose(pose, defs[s].a), pb = ctn_load_pose(pose, defs[s].b);
-    return ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, defs[s].anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, defs[s].anchor_b));
+CTN_FN ctn_v3 ctn_chord_ball_sep(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose) {
+    ctn_pose pa = ctn_load_pose(pose, CTN_JC(defs, s).a), pb = ctn_load_pose(pose, CTN_JC(defs, s).b);
+    return ctn_point_sep(pa.p, pa.p_lo, ctn_quat_rotate(pa.q, CTN_JC(defs, s).anchor_a), pb.p, pb.p_lo, ctn_quat_rotate(pb.q, CTN_JC(defs, s).anchor_b));
 }
 
-CTN_FN ctn_v3 ctn_chord_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+CTN_FN ctn_v3 ctn_chord_ball(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose, float h,
                              CTN_GLOBAL ctn_block *blocks) {
     ctn_v3 sep = ctn_chord_ball_sep(s, defs, pose);
     blocks[s].bias[0] = -sep.x / h;
@@ -855,18 +854,18 @@ CTN_FN ctn_v3 ctn_chord_ball(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GL
  * same poses (the same operations on the same C, so the same bits, for the joints a chord step takes: rigid
  * bilateral rows, no implicit spring): the step's measurement after a projection whose last check was a
  * chord row evaluation need not evaluate the joints again. */
-CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+CTN_FN float ctn_chord_slot_measure(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose, float h,
                                     CTN_GLOBAL ctn_block *blocks, float *gap, float *angle) {
     float g[CTN_MAX_ROWS], worst = 0.0f;
     int n;
-    if (defs[s].type == CTN_JT_BALL) {
+    if (CTN_JC(defs, s).type == CTN_JT_BALL) {
         ctn_v3 sep = ctn_chord_ball(s, defs, pose, h, blocks);
         g[0] = sep.x, g[1] = sep.y, g[2] = sep.z;
         n = 3;
         *gap = CTN_SQRT(((0.0f + sep.x * sep.x) + sep.y * sep.y) + sep.z * sep.z);
         *angle = CTN_SQRT(0.0f);
     } else {
-        ctn_joint_def j = defs[s];
+        ctn_joint_def j = ctn_joint_at(defs, s);
         ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
         ctn_block cur;
         ctn_joint_rows(j, pa, pb, &cur, g);
@@ -891,7 +890,7 @@ CTN_FN float ctn_chord_slot_measure(int s, CTN_GLOBAL const ctn_joint_def *defs,
     return worst;
 }
 
-CTN_FN float ctn_chord_slot(int s, CTN_GLOBAL const ctn_joint_def *defs, CTN_GLOBAL const ctn_pose *pose, float h,
+CTN_FN float ctn_chord_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose, float h,
                             CTN_GLOBAL ctn_block *blocks) {
     float gap, angle;
     return ctn_chord_slot_measure(s, defs, pose, h, blocks, &gap, &angle);

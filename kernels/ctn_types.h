@@ -94,7 +94,11 @@ typedef struct ctn_body_force {
 #define CTN_JF_CURVE_OPEN_START (1 << 15)
 #define CTN_JF_CURVE_OPEN_END (1 << 16)
 
-/* A joint as defined by the user, in solver (colour) order on the device: 112 bytes.
+/* A joint as defined by the user, in solver (colour) order on the device: 112 bytes, the compact record
+ * ctn_joint_core (48 bytes) followed by the per-type extras ctn_joint_extra (64 bytes), field for field.
+ * The host's joint table and solver layout keep the two parts in two arrays, the extras only while some joint
+ * has extras other than ctn_joint_extra_default's (kernels/ctn_joints.h); a full definition is formed where
+ * a row builder, a getter or a file needs one (ctn_joint_at). The device keeps full definitions.
  * Body b < 0 is the world; then anchor_b / axis_b are world-frame.
  * Per-type meaning of the shared fields (contacts reuse fields a type does not need, so the size stays 112):
  *   prismatic: axis_a / axis_b = slider axis in each body's frame, rel_q = rest orientation of b relative to a;
@@ -138,6 +142,35 @@ typedef struct ctn_joint_def {
     float hi;           /* hinge: upper angle limit; contact: restitution (was pad[1]) */
     int flags;          /* CTN_JF_* (was pad[2]) */
 } ctn_joint_def;
+
+/* What every joint has and the row builders of ball, distance and contact-free chains read: the first 48 bytes
+ * of ctn_joint_def, the same fields at the same offsets. */
+typedef struct ctn_joint_core {
+    int type;
+    int a;
+    int b;
+    int rows;
+    ctn_v3 anchor_a;
+    float rest_length;
+    ctn_v3 anchor_b;
+    float compliance;
+} ctn_joint_core;
+
+/* The rest of ctn_joint_def (its last 64 bytes, the same fields in the same order): axes, damping time,
+ * spring / motor / limit parameters, rest orientation and flags. A joint whose extras are
+ * ctn_joint_extra_default's (zero but for the identity rest orientation: a ball or plain distance joint with
+ * the default damping time) needs none stored. */
+typedef struct ctn_joint_extra {
+    ctn_v3 axis_a;
+    float damping_time;
+    ctn_v3 axis_b;
+    float stiffness;
+    ctn_quat rel_q;
+    float damping;
+    float lo;
+    float hi;
+    int flags;
+} ctn_joint_extra;
 
 /* Rows of one joint linearised at the current pose (built every substep): 288 bytes.
  * Rows 0..n_lin-1 are linear: d = dir[k], J = [d, ra x d, -d, -(rb x d)].

@@ -41,7 +41,7 @@ static void dense_build(const ctn_world *w, const ctn_block *blocks, dense_sys *
     int row = 0;
     for (int s = 0; s < t->joint_count; ++s) {
         const ctn_block *b = &blocks[s];
-        const ctn_joint_def *jd = &t->defs[s];
+        const ctn_joint_core *jd = &t->defs[s];
         for (int k = 0; k < ctn_block_rows(b); ++k, ++row) {
             ctn_v3 ua, ub, dir = b->dir[k];
             ctn_row_angular(b, k, &ua, &ub);

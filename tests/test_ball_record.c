@@ -9,6 +9,7 @@
  * steps (ctn__chain_set_generic) where the records' world runs the lean ball walks, so each step compares those
  * too. The records' world never allocates the blocks: the solver is handed NULL for them, so a reader left
  * over would crash here rather than read stale rows. */
+#include "joint_view.h"
 #include "catena/catena.h"
 #include "ids.h"
 #include "check.h"
@@ -125,6 +126,8 @@ done:
 static ctn_pose rb_pose[RB_BODIES];
 static ctn_vel rb_vel[RB_BODIES];
 static ctn_joint_def rb_defs[RB_JOINTS];
+static ctn_joint_core rb_core[RB_JOINTS];
+static ctn_joint_extra rb_extra[RB_JOINTS];
 static ctn_ball_row rb_ref[RB_JOINTS], rb_got[RB_JOINTS];
 
 static void build_lanes(void) {
@@ -155,14 +158,14 @@ static void build_lanes(void) {
         memset(rb_ref, 0xA5, sizeof rb_ref);
         float ref_worst = 0.0f;
         for (int s = 0; s < RB_JOINTS; ++s) {
-            ctn_prepare_slot_ball_row(s, rb_defs, rb_pose, rb_vel, prm, rb_ref);
+            ctn_prepare_slot_ball_row(s, joint_view(rb_defs, RB_JOINTS, rb_core, rb_extra), rb_pose, rb_vel, prm, rb_ref);
             float e = ctn_project_ball_row(&rb_ref[s], prm.h);
             ref_worst = e > ref_worst ? e : ref_worst;
         }
         for (int threads = 1; threads <= 2; ++threads)
             for (int project = 0; project < 2; ++project) {
                 memset(rb_got, 0xA5, sizeof rb_got);
-                float worst = ctn__ball_rows(rb_defs, RB_JOINTS, rb_pose, rb_vel, prm, rb_got, project, threads);
+                float worst = ctn__ball_rows(joint_view(rb_defs, RB_JOINTS, rb_core, rb_extra), RB_JOINTS, rb_pose, rb_vel, prm, rb_got, project, threads);
                 int bad = -1;
                 for (int s = 0; s < RB_JOINTS && bad < 0; ++s)
                     if (memcmp(&rb_ref[s], &rb_got[s], sizeof rb_ref[s]) != 0) bad = s;

@@ -7,6 +7,7 @@
  * Also: which blocks are marked as points (ball yes; hinge, contact, rope, limited cone-twist no), and that the
  * compact record of a ball joint (ctn_point_block: what Gauss-Seidel reads, 64 bytes) builds, updates and
  * gathers with the bits of the 288-byte block. */
+#include "joint_view.h"
 #include "catena/catena.h"
 #include "check.h"
 #include "ctn_solver.h"
@@ -180,7 +181,9 @@ int main(void) {
         for (int k = 0; k < 3; ++k) lam_g[k] = lambda_p[k] = trial % 2 ? 0.0f : 0.01f * urand();
         ctn_vel va_g = vel[0], vb_g = vb0, vel_p[2] = {vel[0], vel[1]};
         ctn_inertia in_p[2] = {inertia[0], inertia[1]};
-        ctn_joint_def defs[1] = {j};
+        ctn_joint_core defs_core[1];
+        ctn_joint_extra defs_extra[1];
+        ctn_joints defs = joint_view(&j, 1, defs_core, defs_extra);
         for (int it = 0; it < 3; ++it) {
             float r2_g = ctn_block_solve(&gen, lam_g, &va_g, &vb_g, inertia[0].inv_inertia, Ib);
             /* the caller writes back dynamic bodies only (ctn_gs_slot) */
@@ -199,7 +202,9 @@ int main(void) {
         {
             ctn_block gb[1], lb[1];
             memset(gb, 0x5a, sizeof gb), memset(lb, 0x5a, sizeof lb); /* the rows a ball joint leaves alone */
-            ctn_joint_def jd[1] = {j};
+            ctn_joint_core jd_core[1];
+            ctn_joint_extra jd_extra[1];
+            ctn_joints jd = joint_view(&j, 1, jd_core, jd_extra);
             ctn_prepare_slot(0, jd, pose, vel, inertia, NULL, prm, gb);
             ctn_prepare_slot_ball(0, jd, pose, vel, inertia, prm, lb);
             int same = same_bits(&gb->ra, &lb->ra, sizeof gb->ra) && gb->n_lin == lb->n_lin && gb->n_ang == lb->n_ang &&

@@ -18,6 +18,7 @@
  * are chosen so that no operation meets two NaNs of different payloads (which of two NaN operands an
  * addition passes on is not fixed by C, so the two compiled loops may differ there legitimately). */
 #define _POSIX_C_SOURCE 200809L
+#include "joint_view.h"
 #include "catena/catena.h"
 #include "check.h"
 #include "fixtures.h"
@@ -40,6 +41,8 @@ static ctn_body_force forces[BODIES], zero_forces[BODIES];
 static ctn_vel vel[BODIES], ref_vel[BODIES], got_vel[BODIES];
 static ctn_inertia inertia[BODIES], ref_inertia[BODIES], got_inertia[BODIES];
 static ctn_joint_def defs[JOINTS];
+static ctn_joint_core defs_core[JOINTS];
+static ctn_joint_extra defs_extra[JOINTS];
 static float lambda[6 * JOINTS];
 static int adj_offsets[BODIES + 1], adj[2 * JOINTS];
 static const int no_springs[BODIES + 1]; /* spring adjacency offsets: none */
@@ -135,10 +138,10 @@ static int first_diff(const void *a, const void *b, int n, size_t size) {
 
 static void compare_inertia(const char *what, int n, float gs_h) {
     memset(ref_inertia, 0xA5, sizeof ref_inertia);
-    ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, ref_inertia, 0, 1);
+    ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h, ref_inertia, 0, 1);
     for (int threads = 1; threads <= 2; ++threads) {
         memset(got_inertia, 0xA5, sizeof got_inertia);
-        ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, gs_h, got_inertia, 1, threads);
+        ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h, got_inertia, 1, threads);
         int i = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
         CHECK(i < 0, "%s, %d bodies, %d threads: inertia of body %d differs (xx %.9g, shared %.9g; xz %.9g, shared %.9g)", what, n,
               threads, i, i < 0 ? 0.0 : (double)got_inertia[i].inv_inertia.xx, i < 0 ? 0.0 : (double)ref_inertia[i].inv_inertia.xx,
@@ -294,8 +297,8 @@ int main(void) {
     /* the checks can fail: the geometric stiffness changes the inertia, forces and integration change what
      * they write (the lean loops are not compared against unchanged arrays) */
     make_world(FINITE, 0, BODIES);
-    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, 0.0f, ref_inertia, 1, 1);
-    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, defs, lambda, CTN_MAX_ROWS, 1.0f / 60.0f, got_inertia, 1, 1);
+    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, 0.0f, ref_inertia, 1, 1);
+    ctn__geometric_inertia(BODIES, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, 1.0f / 60.0f, got_inertia, 1, 1);
     int rigid = 1; /* body 1: a dynamic rigid body? */
     while (rigid < BODIES && ((props[rigid].flags & 5) != 1 || adj_offsets[rigid] == adj_offsets[rigid + 1] || rigid % 11 == 0)) ++rigid;
     CHECK(rigid < BODIES && got_inertia[rigid].inv_inertia.xx < ref_inertia[rigid].inv_inertia.xx,

@@ -9,6 +9,7 @@
  * garbage in the blocks, so a field one writes and the other does not shows up too. Then
  * ctn__chord_all_ball: 1 for a chain of ball joints, 0 once a hinge joins it (a new layout). */
 #define _POSIX_C_SOURCE 200809L
+#include "joint_view.h"
 #include "catena/catena.h"
 #include "check.h"
 #include "fixtures.h"
@@ -38,6 +39,8 @@ static uint64_t bits_d(double d) {
 
 static ctn_pose pose[BODIES];
 static ctn_joint_def defs[JOINTS];
+static ctn_joint_core defs_core[JOINTS];
+static ctn_joint_extra defs_extra[JOINTS];
 static ctn_block ref_blocks[JOINTS], fast_blocks[JOINTS];
 
 /* A random set of ball joints; `closed`: joint s's anchor on b is placed where a's anchor is, up to ~1e-7 m
@@ -73,11 +76,11 @@ static void make_world(int closed) {
 static ctn_chord_rows_result compare(const char *what, float h) {
     ctn_chord_rows_result ref, got;
     memset(ref_blocks, 0xA5, sizeof ref_blocks); /* the same garbage in both */
-    ctn__chord_rows(defs, JOINTS, pose, h, ref_blocks, 0, 1, &ref);
+    ctn__chord_rows(joint_view(defs, JOINTS, defs_core, defs_extra), JOINTS, pose, h, ref_blocks, 0, 1, &ref);
     for (int ball = 0; ball <= 1; ++ball) {
         for (int threads = 1; threads <= 2; ++threads) {
             memset(fast_blocks, 0xA5, sizeof fast_blocks);
-            ctn__chord_rows(defs, JOINTS, pose, h, fast_blocks, ball, threads, &got);
+            ctn__chord_rows(joint_view(defs, JOINTS, defs_core, defs_extra), JOINTS, pose, h, fast_blocks, ball, threads, &got);
             CHECK(bits_f(got.worst) == bits_f(ref.worst), "%s (ball loop %d, %d threads): worst %.9g, general %.9g", what, ball, threads,
                   (double)got.worst, (double)ref.worst);
             CHECK(bits_d(got.gap) == bits_d(ref.gap), "%s (ball loop %d, %d threads): gap %.17g, general %.17g", what, ball, threads, got.gap,
@@ -104,7 +107,7 @@ static ctn_chord_rows_result measure_all(ctn_block *blocks, float h) {
     double gap = 0.0, angle = 0.0;
     for (int s = 0; s < JOINTS; ++s) {
         float g, a;
-        float e = ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
+        float e = ctn_chord_slot_measure(s, joint_view(defs, JOINTS, defs_core, defs_extra), pose, h, blocks, &g, &a);
         worst = e > worst ? e : worst;
         if (e != e) worst = INFINITY;
         gap = g > gap ? g : gap;
@@ -133,7 +136,7 @@ static void hinges_against_measure(const char *what, float h) {
     ctn_chord_rows_result ref = measure_all(ref_blocks, h), got;
     for (int threads = 1; threads <= 2; ++threads) {
         memset(fast_blocks, 0xA5, sizeof fast_blocks);
-        ctn__chord_rows(defs, JOINTS, pose, h, fast_blocks, 0, threads, &got);
+        ctn__chord_rows(joint_view(defs, JOINTS, defs_core, defs_extra), JOINTS, pose, h, fast_blocks, 0, threads, &got);
         CHECK(bits_f(got.worst) == bits_f(ref.worst) && bits_d(got.gap) == bits_d(ref.gap) && bits_d(got.angle) == bits_d(ref.angle),
               "%s (%d threads): worst %.9g gap %.17g angle %.17g, measure %.9g %.17g %.17g", what, threads, (double)got.worst, got.gap,
               got.angle, (double)ref.worst, ref.gap, ref.angle);
@@ -161,7 +164,7 @@ int main(void) {
         CHECK(r.gap >= r.worst && r.gap <= sqrt(3.0) * r.worst * (1.0 + 1e-6), "closed joints: gap %.9g against the largest row error %.9g",
               r.gap, (double)r.worst);
         float h = rep & 1 ? 1.0f / 60.0f : 1.0f / 240.0f;
-        ctn_v3 c7 = ctn_chord_ball(7, defs, pose, h, fast_blocks); /* the targets are -C/h of the rows */
+        ctn_v3 c7 = ctn_chord_ball(7, joint_view(defs, JOINTS, defs_core, defs_extra), pose, h, fast_blocks); /* the targets are -C/h of the rows */
         CHECK(bits_f(ref_blocks[7].bias[0]) == bits_f(-c7.x / h) && bits_f(ref_blocks[7].bias[2]) == bits_f(-c7.z / h) && c7.x != 0.0f,
               "closed joints: target %.9g for C %.9g", (double)ref_blocks[7].bias[0], (double)c7.x);
     }
@@ -190,7 +193,7 @@ int main(void) {
     hinges_against_measure("hinges, NaN poses", 1.0f / 60.0f);
     /* no joints */
     ctn_chord_rows_result none;
-    ctn__chord_rows(defs, 0, pose, 1.0f / 60.0f, fast_blocks, 1, 1, &none);
+    ctn__chord_rows(joint_view(defs, JOINTS, defs_core, defs_extra), 0, pose, 1.0f / 60.0f, fast_blocks, 1, 1, &none);
     CHECK(none.worst == 0.0f && none.gap == 0.0 && none.angle == 0.0, "no joints: worst %.3g, gap %.3g", (double)none.worst, none.gap);
 
     /* the lean loop's condition, once per layout */

@@ -61,16 +61,16 @@ static int check_topology(ctn_world *w, const char *what) {
     /* every live row joint exactly once, slot maps consistent */
     int live = 0;
     for (int j = 0; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j] || ctn__jdef(w, j)->type == CTN_JT_SPRING) continue;
+        if (!w->joint_alive[j] || ctn__jcore(w, j)->type == CTN_JT_SPRING) continue;
         live++;
         int s = w->joint_slot[j];
         CHECK(s >= 0 && s < m && t->order[s] == j, "%s: joint %d slot %d", what, j, s);
-        if (s >= 0 && s < m) CHECK(memcmp(&t->defs[s], ctn__jdef(w, j), sizeof t->defs[s]) == 0, "%s: defs[%d] is not joint %d", what, s, j);
+        if (s >= 0 && s < m) CHECK(memcmp(&t->defs[s], ctn__jcore(w, j), sizeof t->defs[s]) == 0, "%s: defs[%d] is not joint %d", what, s, j);
     }
     CHECK(live == m, "%s: %d live row joints, %d slots", what, live, m);
     /* the joint table is stored in solver order: the layout's definitions are its first m entries, and
      * joint_pos / joint_at are inverse permutations of the slots */
-    if (!w->attach) CHECK(t->defs == w->joint_defs || m == 0, "%s: the layout's definitions are a second array", what);
+    if (!w->attach) CHECK(t->defs == w->joint_core || m == 0, "%s: the layout's definitions are a second array", what);
     for (int p = 0; p < w->joint_count; ++p) {
         int j = w->joint_at[p];
         CHECK(j >= 0 && j < w->joint_count && w->joint_pos[j] == p, "%s: position %d holds slot %d (stored at %d)", what, p, j,
@@ -258,12 +258,12 @@ int main(void) {
         CHECK(ctn_scene_chain(w, &c, &first) == CTN_OK, "%s", ctn_world_last_error(w));
         enum { CAP = 128 };
         ctn_joint_def want[CAP];
-        for (int j = 0; j < w->joint_count && j < CAP; ++j) want[j] = *ctn__jdef(w, j);
+        for (int j = 0; j < w->joint_count && j < CAP; ++j) want[j] = ctn__jdef_get(w, j);
         for (int round = 0; round < 6; ++round) {
             CHECK(ctn__topology_build(w) == CTN_OK, "%s", ctn_world_last_error(w));
             check_topology(w, "permuted table");
             for (int j = 0; j < w->joint_count && j < CAP; ++j)
-                if (w->joint_alive[j]) CHECK(memcmp(ctn__jdef(w, j), &want[j], sizeof want[j]) == 0, "round %d: slot %d lost its definition", round, j);
+                if (w->joint_alive[j]) CHECK(memcmp(&(ctn_joint_def[1]){ctn__jdef_get(w, j)}[0], &want[j], sizeof want[j]) == 0, "round %d: slot %d lost its definition", round, j);
             /* remove two joints, then add three (two reuse the freed slots, one appends) */
             for (int pick = 0; pick < 2; ++pick) {
                 int j = pick ? 30 - 4 * round : 3 + 5 * round;
@@ -276,7 +276,7 @@ int main(void) {
                 int before = w->joint_count, slot = w->joint_free_count > 0 ? w->joint_free[w->joint_free_count - 1] : before;
                 add_ball(w, extra, ctn_body_id_offset(first, 7 * k + round));
                 CHECK(slot < CAP, "slot %d beyond the record", slot);
-                if (slot < CAP) want[slot] = *ctn__jdef(w, slot);
+                if (slot < CAP) want[slot] = ctn__jdef_get(w, slot);
             }
         }
         ctn_world_destroy(w);

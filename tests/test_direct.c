@@ -153,7 +153,7 @@ static void random_tree_case(int trial, int nbodies) {
     int m = t->joint_count, nb = w->body_count;
     ctn_block *blocks = calloc((size_t)m, sizeof *blocks);
     ctn_step_params prm = substep_params(w);
-    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
+    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, blocks);
     /* velocities after some forces and an arbitrary warm start */
     for (int i = 0; i < nb; ++i) {
         if (!(w->props[i].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
@@ -207,7 +207,7 @@ static void random_tree_case(int trial, int nbodies) {
     memcpy(w->vel, v0, (size_t)nb * sizeof *v0);
     memcpy(t->lambda, l0, (size_t)t->stride * m * sizeof *l0);
     for (int it = 0; it < 20000; ++it)
-        for (int s = 0; s < m; ++s) ctn_gs_slot(s, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia);
+        for (int s = 0; s < m; ++s) ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
     double gmax = 0.0;
     for (int i = 0; i < d.rows; ++i) {
         double dl = (double)t->lambda[t->stride * d.row_slot[i] + d.row_k[i]] - l0[t->stride * d.row_slot[i] + d.row_k[i]];

@@ -153,7 +153,7 @@ static void case_setup(chain_case *k, ctn_world *w) {
     prm.gravity = ctn_v3_make(0.0f, -9.81f, 0.0f);
     prm.h = (float)w->desc.time_step;
     prm.warm_start = 1.0f;
-    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, k->blocks);
+    for (int s = 0; s < m; ++s) ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, ctn__topology_split(t), prm, k->blocks);
     for (int k6 = 0; k6 < 6 * m; ++k6) { /* six draws a joint at any row stride: the same random sequence for the later trials */
         float l = (float)(0.01 * srand1());
         if (k6 % 6 < t->stride) t->lambda[t->stride * (k6 / 6) + k6 % 6] = l;

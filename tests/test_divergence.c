@@ -278,6 +278,102 @@ static void body_lanes(void) {
     ctn_world_destroy(w);
 }
 
+/* 6. The velocity step with one substep (Gauss-Seidel here), whose only writer of the poses is its final
+ * integration: the divergence test runs before it and it writes the poses in place, so no pose spare is held
+ * (host/core/divergence.c). A diverged step leaves poses, velocities, impulses and the checkpoint bit for bit
+ * as before, without touching the poses (the same array); the spare comes back for a configuration that forks
+ * the poses (the exact solver's projection, two substeps, a pose beyond the bounds of the test) and goes again. */
+static ctn_world *gs_chain(int substeps, ctn_solver solver) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.solver = solver;
+    d.substeps = substeps;
+    d.iterations = 10;
+    d.max_speed = 1e4;
+    ctn_world *w = NULL;
+    char err[256];
+    if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) return NULL;
+    ctn_chain_desc c = ctn_chain_desc_default(20);
+    CHECK(ctn_scene_chain(w, &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w));
+    return w;
+}
+
+static void in_place_undo(void) {
+    for (int how = 0; how < 3; ++how) { /* speed limit, non-finite force, non-finite velocity */
+        ctn_world *w = gs_chain(1, how == 2 ? CTN_SOLVER_JACOBI : CTN_SOLVER_GS);
+        CHECK(w != NULL, "gs chain");
+        if (!w) return;
+        int n = ctn_world_body_count(w);
+        for (int k = 0; k < 5; ++k) CHECK(ctn_world_step(w) == CTN_OK, "step %d: %s", k, ctn_world_last_error(w));
+        CHECK(w->snapshot_pose == NULL, "no pose spare after a step in place");
+        if (how == 0) undo_keeps_checkpoint(w, "chain:20, gs 10x1, in place");
+        CHECK(w->snapshot_pose == NULL, "no pose spare after an undone step in place");
+        ctn_world_desc d, slow;
+        ctn_world_get_desc(w, &d);
+        slow = d;
+        if (how == 0) slow.max_speed = 1e-9;
+        CHECK(ctn_world_set_desc(w, &slow) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (how == 1) {
+            double f[3] = {FLT_MAX, 0.0, 0.0};
+            CHECK(ctn_body_set_force(w, HBODY(w, 7), f, NULL) == CTN_OK, "%s", ctn_world_last_error(w));
+        }
+        if (how == 2) {
+            ctn_body_state b;
+            CHECK(ctn_body_get_state(w, HBODY(w, 11), &b) == CTN_OK, "%s", ctn_world_last_error(w));
+            b.angular_velocity[1] = 1e38; /* finite, but its square is not: the speed test's non-finite */
+            CHECK(ctn_body_set_state(w, HBODY(w, 11), &b) == CTN_OK, "%s", ctn_world_last_error(w));
+        }
+        double *before = snapshot(w, n);
+        const ctn_pose *poses = w->pose;
+        ctn_pose *copy = malloc(sizeof *copy * (size_t)n);
+        memcpy(copy, w->pose, sizeof *copy * (size_t)n);
+        int m = ctn_world_joint_count(w);
+        double *imp = malloc(sizeof(double) * 6 * (size_t)m), *imp2 = malloc(sizeof(double) * 6 * (size_t)m);
+        for (int j = 0; j < m; ++j) ctn_joint_get_impulse(w, HJOINT(w, j), imp + 6 * j, NULL);
+        ctn_status st = ctn_world_step(w);
+        CHECK(st == CTN_ERR_DIVERGED, "in place (%d): %s", how, ctn_status_name(st));
+        CHECK(strstr(ctn_world_last_error(w), "body") != NULL, "in place (%d): message %s", how, ctn_world_last_error(w));
+        CHECK(w->pose == poses && memcmp(copy, w->pose, sizeof *copy * (size_t)n) == 0, "in place (%d): the poses never moved", how);
+        CHECK(w->snapshot_pose == NULL, "in place (%d): no pose spare", how);
+        double *after = snapshot(w, n);
+        CHECK(memcmp(before, after, sizeof(double) * 13 * (size_t)n) == 0, "in place (%d): state restored bitwise", how);
+        for (int j = 0; j < m; ++j) ctn_joint_get_impulse(w, HJOINT(w, j), imp2 + 6 * j, NULL);
+        CHECK(memcmp(imp, imp2, sizeof(double) * 6 * (size_t)m) == 0, "in place (%d): impulses restored bitwise", how);
+        free(before), free(after), free(copy), free(imp), free(imp2);
+        ctn_world_destroy(w);
+    }
+    /* the spare where a configuration forks the poses, freed where it no longer does; the steps are the twin's */
+    ctn_world *w = gs_chain(1, CTN_SOLVER_GS), *twin = gs_chain(1, CTN_SOLVER_GS);
+    CHECK(w && twin, "gs chains");
+    if (!w || !twin) return;
+    ctn_world_desc d;
+    ctn_world_get_desc(w, &d);
+    static const int subs[4] = {1, 2, 1, 1};
+    static const ctn_solver sol[4] = {CTN_SOLVER_GS, CTN_SOLVER_GS, CTN_SOLVER_DIRECT, CTN_SOLVER_GS};
+    for (int k = 0; k < 4; ++k) {
+        d.substeps = subs[k], d.solver = sol[k];
+        CHECK(ctn_world_set_desc(w, &d) == CTN_OK && ctn_world_set_desc(twin, &d) == CTN_OK, "%s", ctn_world_last_error(w));
+        CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(twin) == CTN_OK, "step %d: %s", k, ctn_world_last_error(w));
+        int spare = subs[k] > 1 || sol[k] == CTN_SOLVER_DIRECT;
+        CHECK((w->snapshot_pose != NULL) == spare, "configuration %d: pose spare %s", k, spare ? "held" : "freed");
+        char what[64];
+        snprintf(what, sizeof what, "configuration %d", k);
+        undo_keeps_checkpoint(w, what);
+        CHECK(ctn_world_step(twin) == CTN_OK, "twin: %s", ctn_world_last_error(twin));
+        CHECK(same_checkpoint(w, twin), "configuration %d: the step after the undo differs from the twin's", k);
+    }
+    /* a body beyond the position bound of the test (2^40 m): the spare after all, and the undo exact */
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.position[0] = 3e12;
+    ctn_body_id far = CTN_NULL_BODY;
+    CHECK(ctn_body_add(w, &bd, &far) == CTN_OK, "far body: %s", ctn_world_last_error(w));
+    CHECK(ctn_world_step(w) == CTN_OK, "far step: %s", ctn_world_last_error(w));
+    CHECK(w->snapshot_pose != NULL, "a pose beyond the bound: the spare is held");
+    undo_keeps_checkpoint(w, "a pose beyond the bound");
+    ctn_world_destroy(w);
+    ctn_world_destroy(twin);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "opencl")) {
         /* case 5 on the OpenCL backend (CTest test_divergence_opencl; skipped without a device) */
@@ -373,5 +469,6 @@ int main(int argc, char **argv) {
     first_step_undo(CTN_BACKEND_CPU);
     inertia_hint();
     spring_undo();
+    in_place_undo();
     return check_report("divergence");
 }

@@ -10,6 +10,7 @@
  * limits' rule: the bounds, the largest error and each joint's error (err[s]) too. And a plain hinge's joint
  * error (gap, angle) by the chord rows' lean measure (ctn__hinge_error) against ctn_joint_error. Every field must have the
  * same bits; a NaN is compared only as a NaN (IEEE 754 does not fix which operand's NaN an operation returns). */
+#include "joint_view.h"
 #include "check.h"
 #include "solve/solve.h"
 #include "ctn_solver.h"
@@ -24,6 +25,8 @@
 static ctn_pose pose[HB];
 static ctn_vel vel[HB];
 static ctn_joint_def defs[HJ];
+static ctn_joint_core defs_core[HJ];
+static ctn_joint_extra defs_extra[HJ];
 static ctn_block ref[HJ], got[HJ];
 static float ref_err[HJ], got_err[HJ];
 
@@ -113,7 +116,7 @@ int main(void) {
                 memset(ref_err, 0x5A, sizeof ref_err);
                 float ref_worst = 0.0f;
                 for (int s = 0; s < HJ; ++s) {
-                    ctn_prepare_slot_rows(s, defs, pose, vel, prm, ref);
+                    ctn_prepare_slot_rows(s, joint_view(defs, HJ, defs_core, defs_extra), pose, vel, prm, ref);
                     /* which of the sixth row's cases the joint took (before the projection's bounds) */
                     const ctn_block *r = &ref[s];
                     if (defs[s].type == CTN_JT_HINGE && r->n_ang == 3) {
@@ -134,7 +137,7 @@ int main(void) {
                 for (int threads = 1; threads <= 2; ++threads) {
                     memset(got, 0xA5, sizeof got);
                     memset(got_err, 0x5A, sizeof got_err);
-                    float worst = ctn__exact_rows(defs, HJ, pose, vel, prm, got, project, limits, got_err, threads);
+                    float worst = ctn__exact_rows(joint_view(defs, HJ, defs_core, defs_extra), HJ, pose, vel, prm, got, project, limits, got_err, threads);
                     int bad = -1, bad_err = -1;
                     for (int s = 0; s < HJ && bad < 0; ++s)
                         if (!same_block(&ref[s], &got[s])) bad = s;
@@ -156,7 +159,7 @@ int main(void) {
         if (!ctn__chord_hinge_plain(&defs[s])) continue;
         float g0, a0, g1, a1;
         ctn_joint_error(defs[s], ctn_load_pose(pose, defs[s].a), ctn_load_pose(pose, defs[s].b), &g0, &a0);
-        ctn__hinge_error(&defs[s], pose, &g1, &a1);
+        ctn__hinge_error(joint_view(defs, HJ, defs_core, defs_extra), s, pose, &g1, &a1);
         uint32_t w[4];
         memcpy(&w[0], &g0, 4), memcpy(&w[1], &g1, 4), memcpy(&w[2], &a0, 4), memcpy(&w[3], &a1, 4);
         if (!(same_word(w[0], w[1]) && same_word(w[2], w[3])) && bad_error < 0) bad_error = s;

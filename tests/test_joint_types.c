@@ -310,7 +310,7 @@ typedef struct fd_stats {
  * their rows are derivatives only while their centres move as hinged ones (ctn_rows_gear), so a common
  * motion changes their g; tests/test_jacobians.c covers them at random axes and references. */
 static void fd_joint(const ctn_world *w, int slot, const char *what, int random, fd_stats *fs) {
-    ctn_joint_def j = *ctn__jdef(w, slot);
+    ctn_joint_def j = ctn__jdef_get(w, slot);
     ctn_pose pa0 = w->pose[j.a], pb0;
     memset(&pb0, 0, sizeof pb0);
     pb0.q = ctn_quat_identity(); /* the world: identity at the origin, at rest */
@@ -367,8 +367,8 @@ static void fd_joint(const ctn_world *w, int slot, const char *what, int random,
 static void fd_world(const ctn_world *w, const char *what, int made, int random, fd_stats *fs) {
     char name[128];
     for (int s = 0; s < w->joint_count; ++s) {
-        if (!w->joint_alive[s] || ((!made || random) && ctn__jdef(w, s)->type == CTN_JT_CONTACT)) continue;
-        snprintf(name, sizeof name, "%s: joint %d (%s)%s", what, s, ctn_joint_type_name((ctn_joint_type)ctn__jdef(w, s)->type), random ? " at random poses" : "");
+        if (!w->joint_alive[s] || ((!made || random) && ctn__jcore(w, s)->type == CTN_JT_CONTACT)) continue;
+        snprintf(name, sizeof name, "%s: joint %d (%s)%s", what, s, ctn_joint_type_name((ctn_joint_type)ctn__jcore(w, s)->type), random ? " at random poses" : "");
         fd_joint(w, s, name, random, fs);
     }
 }
@@ -382,9 +382,9 @@ static void desc_round_trip(ctn_joint_type type, const char *name) {
     if (!w) return;
     int n = w->joint_count, compared = 0;
     for (int s = 0; s < n; ++s) {
-        if (!w->joint_alive[s] || !ctn__joint_kind_has(ctn__jdef(w, s)->type, CTN_JK_JOINT_ADD)) continue;
-        if (ctn__jdef(w, s)->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_SWING | CTN_JF_ROPE)) continue; /* options: their setters, not the desc */
-        const char *tn = ctn_joint_type_name((ctn_joint_type)ctn__jdef(w, s)->type);
+        if (!w->joint_alive[s] || !ctn__joint_kind_has(ctn__jcore(w, s)->type, CTN_JK_JOINT_ADD)) continue;
+        if (ctn__jflags(w, s) & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_SWING | CTN_JF_ROPE)) continue; /* options: their setters, not the desc */
+        const char *tn = ctn_joint_type_name((ctn_joint_type)ctn__jcore(w, s)->type);
         ctn_joint_desc d;
         ctn_joint_id again = CTN_NULL_JOINT;
         ctn_status st = ctn_joint_get_desc(w, HJOINT(w, s), &d);
@@ -392,7 +392,7 @@ static void desc_round_trip(ctn_joint_type type, const char *name) {
         if (st == CTN_OK) st = ctn_joint_add(w, &d, &again);
         CHECK(st == CTN_OK, "%s: joint %d (%s) from its desc: %s", name, s, tn, ctn_world_last_error(w));
         if (st != CTN_OK) continue;
-        const ctn_joint_def *x = ctn__jdef(w, s), *y = ctn__jdef(w, w->joint_count - 1);
+        const ctn_joint_def xd = ctn__jdef_get(w, s), yd = ctn__jdef_get(w, w->joint_count - 1), *x = &xd, *y = &yd;
         CHECK(x->type == y->type && x->a == y->a && x->b == y->b && x->rows == y->rows && x->flags == y->flags,
               "%s: joint %d (%s) from its desc: type %d/%d, bodies %d,%d/%d,%d, rows %d/%d, flags %d/%d", name, s, tn, x->type, y->type, x->a,
               x->b, y->a, y->b, x->rows, y->rows, x->flags, y->flags);

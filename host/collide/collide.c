@@ -422,8 +422,8 @@ int ctn__contact_table_build(struct ctn_collision *c) {
 
 /* Whether joint slot id holds a live built-in contact. */
 static int auto_contact(const ctn_world *w, int id) {
-    return id >= 0 && id < w->joint_count && w->joint_alive[id] && ctn__jdef(w, id)->type == CTN_JT_CONTACT &&
-           (ctn__jdef(w, id)->flags & CTN_JF_AUTO);
+    return id >= 0 && id < w->joint_count && w->joint_alive[id] && ctn__jcore(w, id)->type == CTN_JT_CONTACT &&
+           (ctn__jflags(w, id) & CTN_JF_AUTO);
 }
 
 /* Kills a built-in contact; the world's free stack recycles its slot. */
@@ -472,7 +472,7 @@ static size_t pair_slot(uint64_t k, size_t mask) { return (size_t)((k * 0x9E3779
 static int joined_build(const ctn_world *w, struct ctn_collision *c) {
     int n = 0;
     for (int j = 0; j < w->joint_count; ++j)
-        if (w->joint_alive[j] && ctn__jdef(w, j)->type != CTN_JT_CONTACT && ctn__jdef(w, j)->b >= 0) n++;
+        if (w->joint_alive[j] && ctn__jcore(w, j)->type != CTN_JT_CONTACT && ctn__jcore(w, j)->b >= 0) n++;
     c->joined_count = n;
     if (!n) return 1;
     size_t size = 16;
@@ -486,7 +486,7 @@ static int joined_build(const ctn_world *w, struct ctn_collision *c) {
     size_t mask = c->joined_size - 1;
     memset(c->joined, 0, c->joined_size * sizeof *c->joined);
     for (int j = 0; j < w->joint_count; ++j) {
-        const ctn_joint_def *d = ctn__jdef(w, j);
+        const ctn_joint_core *d = ctn__jcore(w, j);
         if (!w->joint_alive[j] || d->type == CTN_JT_CONTACT || d->b < 0) continue;
         uint64_t k = pair_key(d->a, d->b);
         size_t i = pair_slot(k, mask);
@@ -518,7 +518,7 @@ static float swept(const ctn_world *w, int b, float radius, float h) {
 
 static int count_contacts(const ctn_world *w) {
     int n = 0;
-    for (int j = 0; j < w->joint_count; ++j) n += w->joint_alive[j] && ctn__jdef(w, j)->type == CTN_JT_CONTACT;
+    for (int j = 0; j < w->joint_count; ++j) n += w->joint_alive[j] && ctn__jcore(w, j)->type == CTN_JT_CONTACT;
     return n;
 }
 
@@ -664,9 +664,14 @@ static ctn_status match_contacts(ctn_world *w, struct ctn_collision *c) {
         int live = auto_contact(w, id);
         double pa[3] = {(double)p->org.x + p->pa.x, (double)p->org.y + p->pa.y, (double)p->org.z + p->pa.z};
         double pb[3] = {(double)p->org.x + p->pb.x, (double)p->org.y + p->pb.y, (double)p->org.z + p->pb.z};
-        ctn_joint_def def = ctn__contact_def(w, p->a, p->b, pa, pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? ctn__jdef(w, id) : NULL);
+        ctn_joint_def prev;
+        memset(&prev, 0, sizeof prev);
+        if (live) prev = ctn__jdef_get(w, id);
+        ctn_joint_def def = ctn__contact_def(w, p->a, p->b, pa, pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? &prev : NULL);
         if (live) {
-            *ctn__jdef(w, id) = def; /* same joint id: its impulses warm-start the new geometry */
+            /* same joint id: its impulses warm-start the new geometry. Cannot fail: a live built-in contact's
+             * extras (CTN_JF_AUTO) keep the world's extras array */
+            (void)ctn__jdef_set(w, id, &def);
         } else {
             st = ctn__joint_insert(w, &def, &id);
             if (st != CTN_OK) id = -1;

@@ -65,9 +65,9 @@ ctn_status ctn_contact_add(ctn_world *w, const ctn_contact_desc *d, ctn_joint_id
 static ctn_status user_contact(ctn_world *w, ctn_joint_id handle, const char *what, int *slot) {
     int id = ctn__joint_index(w, handle, what);
     if (id < 0) return w->handle_status;
-    if (ctn__jdef(w, id)->type != CTN_JT_CONTACT)
+    if (ctn__jcore(w, id)->type != CTN_JT_CONTACT)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is not a contact", what, (long long)ctn_joint_id_to_int(handle));
-    if (ctn__jdef(w, id)->flags & CTN_JF_AUTO)
+    if (ctn__jflags(w, id) & CTN_JF_AUTO)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: contact %lld belongs to the built-in collision detection", what, (long long)ctn_joint_id_to_int(handle));
     *slot = id;
     return CTN_OK;
@@ -78,14 +78,15 @@ ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id handle, const ctn_conta
     int id = -1;
     ctn_status st = user_contact(w, handle, "ctn_contact_update", &id);
     if (st != CTN_OK) return st;
-    ctn_joint_def def;
-    st = contact_build(w, d, ctn__jdef(w, id), &def);
+    ctn_joint_def def, prev = ctn__jdef_get(w, id);
+    st = contact_build(w, d, &prev, &def);
     if (st != CTN_OK) return st;
-    if (def.a != ctn__jdef(w, id)->a || def.b != ctn__jdef(w, id)->b)
+    if (def.a != prev.a || def.b != prev.b)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_contact_update: contact %lld joins bodies %lld and %lld, not %lld and %lld",
-                         (long long)ctn_joint_id_to_int(handle), (long long)ctn_body_id_to_int(ctn__body_handle(w, ctn__jdef(w, id)->a)), (long long)ctn_body_id_to_int(ctn__body_handle(w, ctn__jdef(w, id)->b)),
+                         (long long)ctn_joint_id_to_int(handle), (long long)ctn_body_id_to_int(ctn__body_handle(w, prev.a)), (long long)ctn_body_id_to_int(ctn__body_handle(w, prev.b)),
                          (long long)ctn_body_id_to_int(d->body_a), (long long)ctn_body_id_to_int(d->body_b));
-    *ctn__jdef(w, id) = def;
+    st = ctn__jdef_set(w, id, &def); /* cannot fail: a contact's extras keep the extras array */
+    if (st != CTN_OK) return st;
     w->topology_dirty = 1; /* refreshes the solver copies; the impulses carry over by joint id */
     return CTN_OK;
 }
@@ -108,8 +109,8 @@ ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capac
     int n = 0;
     ctn_pose world = ctn__world_pose();
     for (int j = 0; j < w->joint_count; ++j) {
-        const ctn_joint_def *d = ctn__jdef(w, j);
-        if (!w->joint_alive[j] || d->type != CTN_JT_CONTACT) continue;
+        if (!w->joint_alive[j] || ctn__jcore(w, j)->type != CTN_JT_CONTACT) continue;
+        ctn_joint_def def = ctn__jdef_get(w, j), *d = &def;
         if (n < capacity) {
             ctn_contact_info *ci = &out[n];
             ctn_pose pa = w->pose[d->a], pb = d->b >= 0 ? w->pose[d->b] : world;

@@ -406,8 +406,8 @@ void ctn__attach_leave(ctn_world *w, int failed) {
  * curve's data, a gear's world references), or -1. */
 static int unattachable(const ctn_world *w, int i) {
     for (int j = 0; j < w->joint_count; ++j)
-        if (w->joint_alive[j] && (ctn__jdef(w, j)->a == i || ctn__jdef(w, j)->b == i) && ctn__joint_kind_has(ctn__jdef(w, j)->type, CTN_JK_NO_ATTACH))
-            return ctn__jdef(w, j)->type;
+        if (w->joint_alive[j] && (ctn__jcore(w, j)->a == i || ctn__jcore(w, j)->b == i) && ctn__joint_kind_has(ctn__jcore(w, j)->type, CTN_JK_NO_ATTACH))
+            return ctn__jcore(w, j)->type;
     return -1;
 }
 

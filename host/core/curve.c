@@ -163,16 +163,20 @@ static ctn_polyline *poly_new(ctn_world *w, const double *points, int count, int
 /* Gives joint slot j (capacity reserved) the polyline p and its window at `segment`, or at the segment
  * nearest the bead when that is out of range. */
 static void poly_attach(ctn_world *w, int j, ctn_polyline *p, int segment) {
+    ctn_joint_def d = ctn__jdef_get(w, j);
     if (segment < 0 || segment >= poly_segments(p)) {
         double x[3];
-        bead_local(w, ctn__jdef(w, j), x);
+        bead_local(w, &d, x);
         segment = poly_nearest(p, x);
     }
     p->segment = segment;
     ctn__curve_forget(w, j);
     w->polylines[j] = p;
     w->polyline_live++;
-    poly_window(p, ctn__jdef(w, j));
+    poly_window(p, &d);
+    /* cannot fail: a polyline joint's extras (its curve kind in flags) are not the default ones, so the world
+     * holds the extras array already */
+    (void)ctn__jdef_set(w, j, &d);
     w->topology_dirty = 1;
 }
 
@@ -213,14 +217,15 @@ ctn_status ctn__curve_track(ctn_world *w) {
         ctn_polyline *p = w->polylines[j];
         if (!p || !w->joint_alive[j]) continue;
         double x[3];
-        bead_local(w, ctn__jdef(w, j), x);
+        ctn_joint_def stored = ctn__jdef_get(w, j);
+        bead_local(w, &stored, x);
         p->segment = poly_walk(p, x, p->segment);
         /* compared with what is stored rather than with the last segment: an undone step puts back the
          * definitions it started with */
-        ctn_joint_def d = *ctn__jdef(w, j);
+        ctn_joint_def d = stored;
         poly_window(p, &d);
-        if (!memcmp(&d, ctn__jdef(w, j), sizeof d)) continue;
-        *ctn__jdef(w, j) = d;
+        if (!memcmp(&d, &stored, sizeof d)) continue;
+        (void)ctn__jdef_set(w, j, &d); /* cannot fail: the joint's extras keep the array (poly_attach) */
         w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
     }
     return CTN_OK;
@@ -385,9 +390,11 @@ ctn_status ctn_curve_constraint_add(ctn_world *w, const ctn_curve_desc *d, ctn_j
 static ctn_status curve_slot(ctn_world *w, ctn_joint_id handle, const char *what, int *id) {
     *id = ctn__joint_index(w, handle, what);
     if (*id < 0) return w->handle_status;
-    if (ctn__jdef(w, *id)->type != CTN_JT_CURVE)
+    if (ctn__jcore(w, *id)->type != CTN_JT_CURVE) {
+        ctn_joint_def d = ctn__jdef_get(w, *id);
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a curve constraint", what, (long long)ctn_joint_id_to_int(handle),
-                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(ctn__jdef(w, *id))));
+                         ctn_joint_type_name((ctn_joint_type)ctn__joint_type(&d)));
+    }
     return CTN_OK;
 }
 
@@ -397,7 +404,8 @@ ctn_status ctn_curve_constraint_get(ctn_world *w, ctn_joint_id handle, ctn_curve
     int id;
     ctn_status st = curve_slot(w, handle, "ctn_curve_constraint_get", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id);
+    const ctn_joint_def *j = &stored;
     int kind = ctn_curve_kind(*j);
     ctn_curve_desc d = ctn_curve_desc_default((ctn_curve_type)kind);
     d.body = ctn__body_handle(w, j->a);
@@ -433,7 +441,8 @@ ctn_status ctn_curve_constraint_parameter(ctn_world *w, ctn_joint_id handle, dou
     ctn_status st = curve_slot(w, handle, "ctn_curve_constraint_parameter", &id);
     if (st == CTN_OK) st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id);
+    const ctn_joint_def *j = &stored;
     double x[3];
     bead_local(w, j, x);
     if (ctn_curve_kind(*j) == CTN_CURVE_POLYLINE) {

@@ -48,21 +48,24 @@ ctn_status ctn_body_get_force(ctn_world *w, ctn_body_id body, double force[3], d
 }
 
 /* The live joint `joint` after a sync, or NULL with the reason recorded (*st). */
-static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const char *what, ctn_status *st) {
+static const ctn_joint_def *joint_of(ctn_world *w, ctn_joint_id joint, const char *what, ctn_status *st, ctn_joint_def *buf) {
     int j = ctn__joint_index(w, joint, what);
     if (j < 0) {
         *st = w->handle_status;
         return NULL;
     }
     *st = ctn__sync(w);
-    return *st == CTN_OK ? ctn__jdef(w, j) : NULL;
+    if (*st != CTN_OK) return NULL;
+    *buf = ctn__jdef_get(w, j);
+    return buf;
 }
 
 ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *out) {
     CTN__ENTER(w);
     if (!out) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_desc: out is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_desc", &st);
+    ctn_joint_def stored;
+    const ctn_joint_def *d = joint_of(w, joint, "ctn_joint_get_desc", &st, &stored);
     if (!d) return st;
     *out = ctn_joint_desc_default((ctn_joint_type)ctn__joint_type(d));
     out->body_a = ctn__body_handle(w, d->a);
@@ -91,8 +94,9 @@ ctn_status ctn_joint_get_desc(ctn_world *w, ctn_joint_id joint, ctn_joint_desc *
 
 /* The live joint whose type has the option `flag` of the joint-type table (CTN_JK_LIMITS and friends), or
  * NULL with the reason recorded; the message lists the types that have it. */
-static const ctn_joint_def *joint_with(ctn_world *w, ctn_joint_id joint, unsigned flag, const char *what, ctn_status *st) {
-    const ctn_joint_def *d = joint_of(w, joint, what, st);
+static const ctn_joint_def *joint_with(ctn_world *w, ctn_joint_id joint, unsigned flag, const char *what, ctn_status *st,
+                                       ctn_joint_def *buf) {
+    const ctn_joint_def *d = joint_of(w, joint, what, st, buf);
     if (d && !ctn__joint_kind_has(ctn__joint_type(d), flag)) {
         char names[160];
         *st = ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)ctn_joint_id_to_int(joint),
@@ -106,7 +110,8 @@ ctn_status ctn_joint_get_limits(ctn_world *w, ctn_joint_id joint, int *enabled, 
     CTN__ENTER(w);
     if (!enabled || !lower || !upper) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_limits: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_LIMITS, "ctn_joint_get_limits", &st);
+    ctn_joint_def stored;
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_LIMITS, "ctn_joint_get_limits", &st, &stored);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_LIMIT) != 0;
     *lower = *enabled ? d->lo : 0.0;
@@ -118,7 +123,8 @@ ctn_status ctn_joint_get_motor(ctn_world *w, ctn_joint_id joint, int *enabled, d
     CTN__ENTER(w);
     if (!enabled || !speed || !max_torque) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_motor: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_MOTOR, "ctn_joint_get_motor", &st);
+    ctn_joint_def stored;
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_MOTOR, "ctn_joint_get_motor", &st, &stored);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_MOTOR) != 0;
     *speed = *enabled ? d->stiffness : 0.0; /* a motor keeps its target speed in `stiffness`, its torque in `damping` */
@@ -130,7 +136,8 @@ ctn_status ctn_joint_get_rope(ctn_world *w, ctn_joint_id joint, int *enabled) {
     CTN__ENTER(w);
     if (!enabled) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_rope: enabled is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_ROPE, "ctn_joint_get_rope", &st);
+    ctn_joint_def stored;
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_ROPE, "ctn_joint_get_rope", &st, &stored);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_ROPE) != 0;
     return CTN_OK;
@@ -140,7 +147,8 @@ ctn_status ctn_joint_get_swing_limit(ctn_world *w, ctn_joint_id joint, int *enab
     CTN__ENTER(w);
     if (!enabled || !swing) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_get_swing_limit: an output pointer is NULL");
     ctn_status st;
-    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_SWING, "ctn_joint_get_swing_limit", &st);
+    ctn_joint_def stored;
+    const ctn_joint_def *d = joint_with(w, joint, CTN_JK_SWING, "ctn_joint_get_swing_limit", &st, &stored);
     if (!d) return st;
     *enabled = (d->flags & CTN_JF_SWING) != 0;
     *swing = *enabled ? d->rest_length : 0.0; /* a cone-twist keeps its cone angle in `rest_length` */

@@ -10,7 +10,15 @@
  * pointers back; after a step that holds, the old array is the next step's spare. A stage that can only
  * write in place forks by a copy first (ctn__snapshot_keep), as the snapshot did before every step. The
  * world inverse inertias are kept only where they are not the function of the poses the restore can
- * recompute (inertia_derived below). The impulses' spare is the topology's lambda_prev, which only the layout
+ * recompute (inertia_derived below).
+ *
+ * A step whose only writer of the poses is its final integration (the velocity step with one substep and no
+ * position projection: Gauss-Seidel, Jacobi, CG; host/solve/solver_cpu.c cpu_integrate) holds no pose spare
+ * (48 bytes a body): the divergence test of what the integration reads (the velocities, the impulses, the
+ * residual) runs before it, a step that fails there is undone by the velocity and impulse swaps alone with
+ * the poses never touched, and one that passes, with every pose and joint anchor within the bounds under
+ * which the integration and the joint errors after it are finite, integrates in place (CTN_SNAP_POSE_IN_PLACE).
+ * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above. The impulses' spare is the topology's lambda_prev, which only the layout
  * rebuild uses (for its carry-over, outside a step): no third impulse array. */
 #include "core/world.h"
 
@@ -56,14 +64,30 @@ static int spare_reserve(void **p, size_t size, int cap) {
     return 1;
 }
 
-ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived) {
+ctn_status ctn__snapshot_pose_spare(ctn_world *w) {
+    if (w->body_capacity <= w->snapshot_pose_bodies) return CTN_OK;
+    if (!spare_reserve((void **)&w->snapshot_pose, sizeof(ctn_pose), w->body_capacity))
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", w->body_count);
+    w->snapshot_pose_bodies = w->body_capacity;
+    return CTN_OK;
+}
+
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_spare) {
     int n = w->body_count;
     w->snapshot_forked = 0; /* the world's arrays are the state the step starts from */
     if (w->body_capacity > w->snapshot_bodies) {
         int cap = w->body_capacity;
-        if (!spare_reserve((void **)&w->snapshot_pose, sizeof(ctn_pose), cap) || !spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), cap))
+        if (!spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), cap))
             return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
         w->snapshot_bodies = cap;
+    }
+    if (pose_spare) {
+        ctn_status s = ctn__snapshot_pose_spare(w);
+        if (s != CTN_OK) return s;
+    } else if (w->snapshot_pose) { /* a configuration that no longer needs it (an earlier step's, or a fork's spare) */
+        ctn__free(w->snapshot_pose);
+        w->snapshot_pose = NULL;
+        w->snapshot_pose_bodies = 0;
     }
     w->snapshot_inertia_kept = 0;
     if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
@@ -97,8 +121,14 @@ static size_t fork_bytes(const ctn_world *w, int k) {
                     : (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds lambda_capacity floats */
 }
 
+/* The bits of snapshot_forked that stand for `what` (the poses once written in place count as forked: no
+ * later writer may fork them, their spare holds nothing of this step's start). */
+static unsigned forked_bits(const ctn_world *w) {
+    return w->snapshot_forked | (w->snapshot_forked & CTN_SNAP_POSE_IN_PLACE ? CTN_SNAP_POSE : 0u);
+}
+
 int ctn__snapshot_fork(ctn_world *w, unsigned what) {
-    if (w->snapshot_forked & what) return 0;
+    if (forked_bits(w) & what) return 0;
     int k = what == CTN_SNAP_POSE ? 0 : what == CTN_SNAP_VEL ? 1 : 2;
     void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
     *a = *b, *b = t;
@@ -106,9 +136,13 @@ int ctn__snapshot_fork(ctn_world *w, unsigned what) {
     return 1;
 }
 
-void ctn__snapshot_keep(ctn_world *w, unsigned what) {
-    what &= ~w->snapshot_forked;
-    if (!what) return;
+ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what) {
+    what &= ~forked_bits(w);
+    if (!what) return CTN_OK;
+    if (what & CTN_SNAP_POSE) {
+        ctn_status s = ctn__snapshot_pose_spare(w);
+        if (s != CTN_OK) return s;
+    }
     /* A large world's copy is bound by memory bandwidth, which one thread does not fill (1e5 links: 12 MB
      * per step): the arrays on the world's threads. */
 #ifdef _OPENMP
@@ -120,6 +154,7 @@ void ctn__snapshot_keep(ctn_world *w, unsigned what) {
         if ((what & (1u << k)) && bytes) memcpy(*fork_spare(w, k), *fork_world(w, k), bytes);
     }
     w->snapshot_forked |= what;
+    return CTN_OK;
 }
 
 void ctn__snapshot_restore(ctn_world *w) {
@@ -147,6 +182,7 @@ void ctn__snapshot_free(ctn_world *w) {
     w->snapshot_vel = NULL;
     w->snapshot_inertia = NULL;
     w->snapshot_bodies = 0;
+    w->snapshot_pose_bodies = 0;
     w->snapshot_inertia_bodies = 0;
     w->snapshot_inertia_kept = 0;
     w->snapshot_forked = 0;
@@ -191,7 +227,8 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
              grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 0) &&
              grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
-             grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1);
+             grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1) &&
+             (!w->joint_extra || grow(&s->extra, &s->extra_capacity, nj, sizeof *s->extra, 1));
     if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
     s->joint_capacity = jc;
     s->body_capacity = bc;
@@ -200,8 +237,10 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     s->live_joints = w->live_joints;
     s->joint_free_count = w->joint_free_count;
     s->body_count = nb;
+    s->has_extra = w->joint_extra != NULL;
     if (nj) {
-        memcpy(s->joints, w->joint_defs, (size_t)nj * sizeof *s->joints);
+        memcpy(s->joints, w->joint_core, (size_t)nj * sizeof *s->joints);
+        if (w->joint_extra) memcpy(s->extra, w->joint_extra, (size_t)nj * sizeof *s->extra);
         memcpy(s->joint_pos, w->joint_pos, (size_t)nj * sizeof *s->joint_pos);
         memcpy(s->joint_at, w->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(s->joint_alive, w->joint_alive, (size_t)nj);
@@ -230,7 +269,12 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     w->live_joints = s->live_joints;
     w->joint_free_count = s->joint_free_count;
     if (nj) {
-        memcpy(w->joint_defs, s->joints, (size_t)nj * sizeof *s->joints);
+        memcpy(w->joint_core, s->joints, (size_t)nj * sizeof *s->joints);
+        /* the extras array is not freed while the snapshot is valid (ctn__joint_extra_recount); one the step
+         * created gets the defaults back */
+        if (w->joint_extra && s->has_extra) memcpy(w->joint_extra, s->extra, (size_t)nj * sizeof *s->extra);
+        else if (w->joint_extra)
+            for (int j = 0; j < nj; ++j) w->joint_extra[j] = ctn_joint_extra_default();
         memcpy(w->joint_pos, s->joint_pos, (size_t)nj * sizeof *s->joint_pos);
         memcpy(w->joint_at, s->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(w->joint_alive, s->joint_alive, (size_t)nj);
@@ -257,6 +301,7 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
 static void ctn__joints_snapshot_free(ctn_world *w) {
     ctn_joint_snapshot *s = &w->joint_snap;
     ctn__free(s->joints);
+    ctn__free(s->extra);
     ctn__free(s->joint_pos);
     ctn__free(s->joint_at);
     ctn__free(s->joint_alive);

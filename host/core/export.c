@@ -36,7 +36,7 @@ ctn_status ctn_joint_get_info(ctn_world *w, ctn_joint_id handle, ctn_joint_info 
     if (id < 0) return w->handle_status;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *d = ctn__jdef(w, id);
+    ctn_joint_def def = ctn__jdef_get(w, id), *d = &def;
     memset(out, 0, sizeof *out);
     out->type = (ctn_joint_type)ctn__joint_type(d);
     out->body_a = ctn__body_handle(w, d->a);

@@ -62,14 +62,17 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     if (cap > CTN_MAX_JOINTS) cap = CTN_MAX_JOINTS;
     if (ctn__mul_overflows(cap, sizeof(ctn_joint_def)))
         return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap);
-    ctn_joint_def *defs = ctn__malloc(cap * sizeof *defs);
+    ctn_joint_core *defs = ctn__malloc(cap * sizeof *defs);
+    /* the extras only where the world keeps them (joint_store.c) */
+    ctn_joint_extra *extra = w->joint_extra ? ctn__joint_extra_alloc(cap, w->joint_extra, (size_t)w->joint_count) : NULL;
     int *pos = ctn__malloc(cap * sizeof *pos), *at = ctn__malloc(cap * sizeof *at);
     unsigned char *alive = ctn__malloc(cap);
     int *slot = ctn__malloc(cap * sizeof *slot);
     uint32_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    if (!defs || !pos || !at || !alive || !slot || !gen || !free_slots) {
+    if (!defs || !pos || !at || !alive || !slot || !gen || !free_slots || (w->joint_extra && !extra)) {
         ctn__free(defs);
+        ctn__free(extra);
         ctn__free(pos);
         ctn__free(at);
         ctn__free(alive);
@@ -80,7 +83,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     }
     size_t n = (size_t)w->joint_count;
     if (n) {
-        memcpy(defs, w->joint_defs, n * sizeof *defs);
+        memcpy(defs, w->joint_core, n * sizeof *defs);
         memcpy(pos, w->joint_pos, n * sizeof *pos);
         memcpy(at, w->joint_at, n * sizeof *at);
         memcpy(alive, w->joint_alive, n);
@@ -88,18 +91,20 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
         memcpy(gen, w->joint_gen, n * sizeof *gen);
     }
     if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
-    ctn__free(w->joint_defs);
+    ctn__free(w->joint_core);
+    ctn__free(w->joint_extra);
     ctn__free(w->joint_pos);
     ctn__free(w->joint_at);
     ctn__free(w->joint_alive);
     ctn__free(w->joint_slot);
     ctn__free(w->joint_gen);
     ctn__free(w->joint_free);
-    w->joint_defs = defs;
+    w->joint_core = defs;
+    w->joint_extra = extra;
     w->joint_pos = pos;
     w->joint_at = at;
     w->topo.order = at; /* the layout's order is the table's first positions */
-    if (!w->topo.defs_owned) w->topo.defs = defs; /* the layout's definitions are the table's first entries */
+    if (!w->topo.defs_owned) w->topo.defs = defs, w->topo.extra = extra; /* the layout's definitions are the table's first entries */
     w->joint_alive = alive;
     w->joint_slot = slot;
     w->joint_gen = gen;
@@ -278,7 +283,7 @@ ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
     CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_remove");
     if (id < 0) return w->handle_status;
-    if (ctn__jdef(w, id)->flags & CTN_JF_AUTO)
+    if (ctn__jflags(w, id) & CTN_JF_AUTO)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)ctn_joint_id_to_int(handle));
     ctn_status st = ctn__sync(w);
@@ -303,7 +308,7 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     int slot = w->joint_slot[id];
     if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count)) slot = -1;
     for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? CTN_LAM(w->topo.lambda, w->topo.stride, slot, k) : 0.0;
-    if (rows) *rows = ctn__jdef(w, id)->rows;
+    if (rows) *rows = ctn__jcore(w, id)->rows;
     return CTN_OK;
 }
 
@@ -311,7 +316,7 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
     CTN__ENTER(w);
     int id = ctn__joint_index(w, handle, "ctn_joint_set_rest_length");
     if (id < 0) return w->handle_status;
-    ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id), *j = &stored;
     const ctn_joint_kind *k = ctn__joint_kind(j->type);
     if (!(k->flags & CTN_JK_REST_LENGTH)) {
         char names[160];
@@ -326,7 +331,7 @@ ctn_status ctn_joint_set_rest_length(ctn_world *w, ctn_joint_id handle, double r
     if (k->check && k->check(w, &changed, "ctn_joint_set_rest_length") != CTN_OK) return CTN_ERR_INVALID_ARGUMENT;
     ctn_status st = ctn__sync(w);
     if (st != CTN_OK) return st;
-    j->rest_length = (float)rest_length;
+    ctn__jcore(w, id)->rest_length = (float)rest_length; /* a field of the compact record */
     w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, springs, device) are refreshed */
     return CTN_OK;
 }
@@ -348,10 +353,15 @@ ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
 }
 
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) {
-    int id;
+    int id, count = w->joint_count;
     ctn_status st = ctn__joint_slot_take(w, &id);
     if (st != CTN_OK) return st;
-    *ctn__jdef(w, id) = *def;
+    st = ctn__jdef_set(w, id, def); /* fails only creating the extras array */
+    if (st != CTN_OK) { /* the slot goes back: a fresh one off the end, a reused one onto the free stack */
+        if (w->joint_count > count) w->joint_count = count;
+        else w->joint_free_count++;
+        return st;
+    }
     w->joint_alive[id] = 1;
     w->joint_slot[id] = -1; /* a reused slot starts cold: no warm start from its previous joint */
     w->body_refs[def->a]++;
@@ -366,8 +376,8 @@ void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
     ctn__joint_name_clear(w, id); /* its name goes with it */
     ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
-    w->body_refs[ctn__jdef(w, id)->a]--;
-    if (ctn__jdef(w, id)->b >= 0) w->body_refs[ctn__jdef(w, id)->b]--;
+    w->body_refs[ctn__jcore(w, id)->a]--;
+    if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
     w->joint_gen[id] = (w->joint_gen[id] + 1) & CTN__GENERATION_MASK;
     w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
     w->live_joints--;

@@ -11,7 +11,7 @@
 
 /* Force and torque (6 doubles) of joint j on body a; h = substep length. The host arrays are current. */
 static void joint_force(const ctn_world *w, int j, double h, double out[6]) {
-    const ctn_joint_def *d = ctn__jdef(w, j);
+    ctn_joint_def def = ctn__jdef_get(w, j), *d = &def;
     ctn_pose pa = w->pose[d->a], pb = d->b >= 0 ? w->pose[d->b] : ctn__world_pose();
     ctn_v3 f = ctn_v3_zero(), t = ctn_v3_zero();
     if (d->type == CTN_JT_SPRING) { /* a force element: its force at the current state (kernels/ctn_body.h) */

@@ -27,9 +27,14 @@ ctn_status ctn__gear_track(ctn_world *w) {
     if (st != CTN_OK) return st;
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
-        const ctn_joint_kind *k = ctn__joint_kind(ctn__jdef(w, j)->type);
-        if (k && k->between_steps && k->between_steps(w, ctn__jdef(w, j)))
+        const ctn_joint_kind *k = ctn__joint_kind(ctn__jcore(w, j)->type);
+        if (!k || !k->between_steps) continue;
+        ctn_joint_def d = ctn__jdef_get(w, j);
+        if (k->between_steps(w, &d)) {
+            /* cannot fail: a gear's extras (its axes and ratio) keep the world's extras array */
+            (void)ctn__jdef_set(w, j, &d);
             w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
+        }
     }
     return CTN_OK;
 }
@@ -37,7 +42,7 @@ ctn_status ctn__gear_track(ctn_world *w) {
 /* Whether body slot i is a side of a live joint of internal type `type`. */
 static int has_joint(const ctn_world *w, int i, int type) {
     for (int k = 0; k < w->joint_count; ++k)
-        if (w->joint_alive[k] && ctn__jdef(w, k)->type == type && (ctn__jdef(w, k)->a == i || ctn__jdef(w, k)->b == i)) return 1;
+        if (w->joint_alive[k] && ctn__jcore(w, k)->type == type && (ctn__jcore(w, k)->a == i || ctn__jcore(w, k)->b == i)) return 1;
     return 0;
 }
 

@@ -14,7 +14,8 @@ static const double PI = 3.14159265358979323846;
 static ctn_status joint_of_types(ctn_world *w, ctn_joint_id handle, int types, const char *names, const char *what, int *slot) {
     int id = ctn__joint_index(w, handle, what);
     if (id < 0) return w->handle_status;
-    int type = ctn__joint_type(ctn__jdef(w, id));
+    ctn_joint_def d = ctn__jdef_get(w, id);
+    int type = ctn__joint_type(&d);
     if (!(TYPE_BIT(type) & types))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "%s: joint %lld is a %s joint, not a %s joint", what, (long long)ctn_joint_id_to_int(handle),
                          ctn_joint_type_name((ctn_joint_type)type), names);
@@ -33,10 +34,13 @@ static ctn_status joint_with(ctn_world *w, ctn_joint_id handle, unsigned flag, c
     return joint_of_types(w, handle, mask, ctn__joint_kind_names(flag, names, sizeof names), what, slot);
 }
 
-/* A limit or motor adds a row (ctn_joint_def_rows); the row count is part of the layout. */
-static void rows_changed(ctn_world *w, ctn_joint_def *j) {
+/* Stores the changed definition j of slot id; a limit or motor adds a row (ctn_joint_def_rows), the row count
+ * being part of the layout. Fails (nothing changed) only when the first extras array cannot be made. */
+static ctn_status rows_changed(ctn_world *w, int id, ctn_joint_def *j) {
     j->rows = ctn_joint_def_rows(*j);
-    w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
+    ctn_status st = ctn__jdef_set(w, id, j);
+    if (st == CTN_OK) w->topology_dirty = 1; /* the solver copies of the definition (topo.defs, device) are refreshed */
+    return st;
 }
 
 static ctn_pose pose_of(const ctn_world *w, int b) { return b < 0 ? ctn__world_pose() : w->pose[b]; }
@@ -46,7 +50,7 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, 
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_LIMITS, "ctn_joint_set_limits", &id);
     if (st != CTN_OK) return st;
-    ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id), *j = &stored;
     if (ctn__joint_kind_has(j->type, CTN_JK_SLIDES)) {
         if (enabled && (!isfinite(lower) || !isfinite(upper) || lower > upper || fabs(lower) > 1e30 || fabs(upper) > 1e30))
             return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_limits: need finite lower <= upper (m), got [%g, %g]", lower, upper);
@@ -61,8 +65,7 @@ ctn_status ctn_joint_set_limits(ctn_world *w, ctn_joint_id handle, int enabled, 
         j->flags &= ~CTN_JF_LIMIT;
         j->lo = j->hi = 0.0f;
     }
-    rows_changed(w, j);
-    return CTN_OK;
+    return rows_changed(w, id, j);
 }
 
 ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, double speed, double max_torque) {
@@ -73,7 +76,7 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, d
     if (enabled && (!isfinite(speed) || !isfinite(max_torque) || max_torque < 0.0 || fabs(speed) > 1e30 || max_torque > 1e30))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_motor: speed %g and max_torque %g must be finite, max_torque >= 0",
                          speed, max_torque);
-    ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id), *j = &stored;
     if (enabled) {
         j->flags |= CTN_JF_MOTOR;
         j->stiffness = (float)speed;
@@ -82,8 +85,7 @@ ctn_status ctn_joint_set_motor(ctn_world *w, ctn_joint_id handle, int enabled, d
         j->flags &= ~CTN_JF_MOTOR;
         j->stiffness = j->damping = 0.0f;
     }
-    rows_changed(w, j);
-    return CTN_OK;
+    return rows_changed(w, id, j);
 }
 
 ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enabled, double swing) {
@@ -93,7 +95,7 @@ ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enab
     if (st != CTN_OK) return st;
     if (enabled && !(swing >= 0.0 && swing <= PI))
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_joint_set_swing_limit: swing %g must be within [0, pi]", swing);
-    ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id), *j = &stored;
     if (enabled) {
         j->flags |= CTN_JF_SWING;
         j->rest_length = (float)swing; /* a cone-twist has no rest length: the field holds the cone angle */
@@ -101,8 +103,7 @@ ctn_status ctn_joint_set_swing_limit(ctn_world *w, ctn_joint_id handle, int enab
         j->flags &= ~CTN_JF_SWING;
         j->rest_length = 0.0f;
     }
-    rows_changed(w, j);
-    return CTN_OK;
+    return rows_changed(w, id, j);
 }
 
 ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
@@ -110,10 +111,12 @@ ctn_status ctn_joint_set_rope(ctn_world *w, ctn_joint_id handle, int enabled) {
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_ROPE, "ctn_joint_set_rope", &id);
     if (st != CTN_OK) return st;
-    if (enabled) ctn__jdef(w, id)->flags |= CTN_JF_ROPE;
-    else ctn__jdef(w, id)->flags &= ~CTN_JF_ROPE;
-    w->topology_dirty = 1;
-    return CTN_OK;
+    ctn_joint_def j = ctn__jdef_get(w, id);
+    if (enabled) j.flags |= CTN_JF_ROPE;
+    else j.flags &= ~CTN_JF_ROPE;
+    st = ctn__jdef_set(w, id, &j); /* a rope's flag is an extra: the first one creates the array */
+    if (st == CTN_OK) w->topology_dirty = 1;
+    return st;
 }
 
 ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle) {
@@ -122,7 +125,8 @@ ctn_status ctn_joint_get_angle(ctn_world *w, ctn_joint_id handle, double *angle)
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_ANGLE, "ctn_joint_get_angle", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id);
+    const ctn_joint_def *j = &stored;
     *angle = ctn_hinge_angle(*j, w->pose[j->a], pose_of(w, j->b));
     return CTN_OK;
 }
@@ -133,7 +137,8 @@ ctn_status ctn_joint_get_swing(ctn_world *w, ctn_joint_id handle, double *angle)
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_AXES_ANGLE, "ctn_joint_get_swing", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id);
+    const ctn_joint_def *j = &stored;
     *angle = ctn_swing_angle(*j, w->pose[j->a], pose_of(w, j->b));
     return CTN_OK;
 }
@@ -144,7 +149,8 @@ ctn_status ctn_joint_get_translation(ctn_world *w, ctn_joint_id handle, double *
     int id = -1;
     ctn_status st = joint_with(w, handle, CTN_JK_SLIDES, "ctn_joint_get_translation", &id);
     if (st != CTN_OK) return st;
-    const ctn_joint_def *j = ctn__jdef(w, id);
+    ctn_joint_def stored = ctn__jdef_get(w, id);
+    const ctn_joint_def *j = &stored;
     *position = ctn_prismatic_position(*j, w->pose[j->a], pose_of(w, j->b));
     return CTN_OK;
 }

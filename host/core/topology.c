@@ -9,11 +9,12 @@
 #include "core/world.h"
 #include "core/attach.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 void ctn__topology_free(ctn_topology *t) {
-    if (t->defs_owned) ctn__free(t->defs);
+    if (t->defs_owned) ctn__free(t->defs), ctn__free(t->extra);
     void *arrays[] = {t->lambda, t->colour_offsets, t->adj_offsets, t->adj, t->split, t->springs,
                       t->spring_adj_offsets, t->spring_adj, t->lambda_prev, t->colour_used};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) ctn__free(arrays[i]);
@@ -89,10 +90,15 @@ static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, i
      * contents are all rewritten by the build. */
     if (w_attach && (!t->defs_owned || m + 1 > t->defs_capacity)) {
         size_t cap = headroom(m + 1);
-        ctn_joint_def *defs = ctn__mul_overflows(cap, sizeof *defs) ? NULL : ctn__malloc(cap * sizeof *defs);
-        if (!defs) return 0;
-        if (t->defs_owned) ctn__free(t->defs);
+        ctn_joint_core *defs = ctn__mul_overflows(cap, sizeof *defs) ? NULL : ctn__malloc(cap * sizeof *defs);
+        ctn_joint_extra *extra = defs ? ctn__joint_extra_alloc(cap, NULL, 0) : NULL;
+        if (!extra) {
+            ctn__free(defs);
+            return 0;
+        }
+        if (t->defs_owned) ctn__free(t->defs), ctn__free(t->extra);
         t->defs = defs;
+        t->extra = extra;
         t->defs_owned = 1;
         t->defs_capacity = (int)cap;
     }
@@ -102,23 +108,31 @@ static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, i
 /* Whether body i (>= 0) is dynamic: read from its flags where the build needs it (no array of its own). */
 static inline int body_dynamic(const ctn_props *props, int i) { return (props[i].flags & CTN_BODY_FLAG_DYNAMIC) != 0; }
 
-/* CSR of body -> (index << 1 | side) for the n joints in defs, counting only dynamic bodies; entries in
- * increasing index order, so the gathers sum in a fixed order and results are deterministic. */
-static void build_adjacency(const ctn_joint_def *defs, int n, int nb, const ctn_props *props, int *off, int *adj) {
+/* CSR of body -> (index << 1 | side) for n joints, counting only dynamic bodies; entries in increasing index
+ * order, so the gathers sum in a fixed order and results are deterministic. Joint s's bodies a, b are the ints
+ * ab[s * stride] and ab[s * stride + 1] (the fields a, b of a compact record or of a whole definition). */
+static void build_adjacency_ab(const int *ab, size_t stride, int n, int nb, const ctn_props *props, int *off, int *adj) {
+#define AB_A(s) ab[(size_t)(s) * stride]
+#define AB_B(s) ab[(size_t)(s) * stride + 1]
     memset(off, 0, ((size_t)nb + 1) * sizeof *off);
     for (int s = 0; s < n; ++s) {
-        if (body_dynamic(props, defs[s].a)) off[defs[s].a + 1]++;
-        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) off[defs[s].b + 1]++;
+        if (body_dynamic(props, AB_A(s))) off[AB_A(s) + 1]++;
+        if (AB_B(s) >= 0 && body_dynamic(props, AB_B(s))) off[AB_B(s) + 1]++;
     }
     for (int i = 0; i < nb; ++i) off[i + 1] += off[i];
     /* off[b] is body b's fill cursor, which ends at the next body's start: no cursor array; shifted back after */
     for (int s = 0; s < n; ++s) {
-        if (body_dynamic(props, defs[s].a)) adj[off[defs[s].a]++] = s << 1;
-        if (defs[s].b >= 0 && body_dynamic(props, defs[s].b)) adj[off[defs[s].b]++] = (s << 1) | 1;
+        if (body_dynamic(props, AB_A(s))) adj[off[AB_A(s)]++] = s << 1;
+        if (AB_B(s) >= 0 && body_dynamic(props, AB_B(s))) adj[off[AB_B(s)]++] = (s << 1) | 1;
     }
     if (nb > 1) memmove(off + 1, off, ((size_t)nb - 1) * sizeof *off);
     if (nb > 0) off[0] = 0;
+#undef AB_A
+#undef AB_B
 }
+_Static_assert(offsetof(ctn_joint_core, b) == offsetof(ctn_joint_core, a) + sizeof(int) && offsetof(ctn_joint_def, b) == offsetof(ctn_joint_def, a) + sizeof(int),
+               "a joint's bodies a, b are adjacent ints");
+
 
 const float *ctn__topology_split(ctn_topology *t) {
     if (!t->split_ready) {
@@ -134,24 +148,28 @@ const float *ctn__topology_split(ctn_topology *t) {
 /* Joint slot j as the solver sees it: rows on an attached body rewritten onto its master (host/core/attach.c).
  * Returns 0 for a joint internal to one rigid group of attached bodies, which carries no rows. */
 static int solver_def(const ctn_world *w, int j, ctn_joint_def *out) {
-    *out = *ctn__jdef(w, j);
+    *out = ctn__jdef_get(w, j);
     return w->attach ? ctn__attach_map_def(w, out) : 1;
 }
 
-/* The same as a pointer, into the joint table where no body is attached (no copy: the passes that read a
- * joint's type and bodies only touch its first bytes), else to *tmp; NULL for a joint without rows. */
-static const ctn_joint_def *solver_def_ref(const ctn_world *w, int j, ctn_joint_def *tmp) {
-    if (!w->attach) return ctn__jdef(w, j);
-    return solver_def(w, j, tmp) ? tmp : NULL;
+/* Its compact record: in the joint table where no body is attached (no copy), else in *tmp; NULL for a joint
+ * without rows. */
+static inline const ctn_joint_core *solver_def_ref(const ctn_world *w, int j, ctn_joint_core *tmp) {
+    if (!w->attach) return ctn__jcore(w, j);
+    ctn_joint_def d;
+    if (!solver_def(w, j, &d)) return NULL;
+    *tmp = ctn_joint_core_of(d);
+    return tmp;
 }
 
-/* Permutes the joint table (ctn_world.joint_defs, joint_pos, joint_at) so that slot order[s] is stored at
- * position s for s < m, followed by every other slot in increasing order. In place, one cycle of the
+/* Permutes the joint table (ctn_world.joint_core, joint_extra, joint_pos, joint_at) so that slot order[s] is
+ * stored at position s for s < m, followed by every other slot in increasing order. In place, one cycle of the
  * permutation at a time, through a single definition held aside: no second table, and a layout that did not
  * change (a rebuild with the same joints) moves nothing. */
 void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
     int n = w->joint_count, *pos = w->joint_pos, *at = w->joint_at;
-    ctn_joint_def *defs = w->joint_defs;
+    ctn_joint_core *defs = w->joint_core;
+    ctn_joint_extra *extra = w->joint_extra;
     /* the new position -> slot map; the slots of the layout are marked meanwhile by complementing their
      * (still old) positions */
     for (int s = 0; s < m; ++s) pos[order[s]] = ~pos[order[s]];
@@ -166,16 +184,19 @@ void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
     for (int q = 0; q < n; ++q) {
         int src = pos[at[q]];
         if (src == q) continue;
-        ctn_joint_def held = defs[q];
+        ctn_joint_core held = defs[q];
+        ctn_joint_extra held_extra = extra ? extra[q] : ctn_joint_extra_default();
         int p = q;
         for (;;) {
             src = pos[at[p]];
             pos[at[p]] = p;
             if (src == q) {
                 defs[p] = held;
+                if (extra) extra[p] = held_extra;
                 break;
             }
             defs[p] = defs[src];
+            if (extra) extra[p] = extra[src];
             p = src;
         }
     }
@@ -202,8 +223,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
     int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0, stride = 1;
     for (int j = 0; j < nj; ++j) {
-        ctn_joint_def tmp;
-        const ctn_joint_def *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
+        ctn_joint_core tmp;
+        const ctn_joint_core *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
         if (!d) continue;
         const ctn_joint_kind *kind = ctn__joint_kind(d->type);
         gears += kind && kind->between_steps; /* joints with a between-steps hook (gears: joint_gear.c) */
@@ -233,11 +254,13 @@ ctn_status ctn__topology_build(ctn_world *w) {
     m = 0;
     ns = 0;
     for (int j = 0; j < nj; ++j) {
-        ctn_joint_def tmp;
-        const ctn_joint_def *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
+        ctn_joint_core tmp;
+        const ctn_joint_core *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
         if (!d) continue;
         if (ctn__joint_kind_has(d->type, CTN_JK_FORCE)) {
-            t->springs[ns++] = *d;
+            ctn_joint_def spring;
+            solver_def(w, j, &spring); /* springs are few: whole definitions (their stiffness and damping are extras) */
+            t->springs[ns++] = spring;
             continue;
         }
         ids[m] = j;
@@ -270,20 +293,28 @@ ctn_status ctn__topology_build(ctn_world *w) {
     /* the scratch is dead from here: the impulses overwrite it */
     ctn__joint_store_in_order(w, t->order, m);
     if (w->attach) {
-        for (int slot = 0; slot < m; ++slot) solver_def(w, t->order[slot], &t->defs[slot]);
+        for (int slot = 0; slot < m; ++slot) {
+            ctn_joint_def d;
+            solver_def(w, t->order[slot], &d);
+            t->defs[slot] = ctn_joint_core_of(d);
+            t->extra[slot] = ctn_joint_extra_of(d);
+        }
     } else {
-        if (t->defs_owned) ctn__free(t->defs);
+        if (t->defs_owned) ctn__free(t->defs), ctn__free(t->extra);
+        /* the extras array goes when no live joint needs it (joint_store.c) */
+        ctn__joint_extra_recount(w);
         /* the table's first m entries, now in solver order (a world that never had a joint points at an empty
-         * definition, so that the layout's arrays are never NULL) */
-        static ctn_joint_def no_joints;
-        t->defs = w->joint_defs ? w->joint_defs : &no_joints;
+         * record, so that the layout's arrays are never NULL) */
+        static ctn_joint_core no_joints;
+        t->defs = w->joint_core ? w->joint_core : &no_joints;
+        t->extra = w->joint_extra;
         t->defs_owned = 0;
         t->defs_capacity = 0;
     }
     t->row_count = 0;
     for (int slot = 0; slot < m; ++slot) {
         int id = t->order[slot];
-        t->row_count += w->joint_defs[slot].rows;
+        t->row_count += w->joint_core[slot].rows;
         /* warm start: keep the impulses of joints that existed in the previous layout. joint_slot[id] is its slot
          * there: set by the last build for every joint of it, -1 for every other (the build, a joint inserted since,
          * a loaded checkpoint), and restored with the impulses by the step undo (divergence.c) */
@@ -301,8 +332,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;
-    build_adjacency(t->defs, m, nb, w->props, t->adj_offsets, t->adj);
-    if (ns) build_adjacency(t->springs, ns, nb, w->props, t->spring_adj_offsets, t->spring_adj); /* else not read (world.h) */
+    build_adjacency_ab(&t->defs[0].a, sizeof(ctn_joint_core) / sizeof(int), m, nb, w->props, t->adj_offsets, t->adj);
+    if (ns) build_adjacency_ab(&t->springs[0].a, sizeof(ctn_joint_def) / sizeof(int), ns, nb, w->props, t->spring_adj_offsets, t->spring_adj); /* else not read (world.h) */
     t->split_ready = 0; /* the mass-splitting factors, from the adjacency on first use (ctn__topology_split) */
     for (int j = 0; j < nj; ++j) w->joint_slot[j] = -1;
     for (int s = 0; s < m; ++s) w->joint_slot[t->order[s]] = s;

@@ -293,7 +293,8 @@ void ctn__world_free(ctn_world *w) {
     ctn__free(w->body_refs);
     ctn__body_names_free(w);
     ctn__joint_names_free(w);
-    ctn__free(w->joint_defs);
+    ctn__free(w->joint_core);
+    ctn__free(w->joint_extra);
     ctn__free(w->joint_pos);
     ctn__free(w->joint_at);
     ctn__free(w->joint_alive);
@@ -405,14 +406,14 @@ ctn_status ctn__sync(ctn_world *w) {
 
 int ctn__has_contacts(const ctn_world *w) {
     for (int j = 0; j < w->joint_count; ++j)
-        if (w->joint_alive[j] && ctn__jdef(w, j)->type == CTN_JT_CONTACT) return 1;
+        if (w->joint_alive[j] && ctn__jcore(w, j)->type == CTN_JT_CONTACT) return 1;
     return 0;
 }
 
 void ctn__joint_slot_errors(const ctn_world *w, int j, float *gap, float *angle, float *depth) {
     *gap = *angle = *depth = 0.0f;
-    const ctn_joint_def *d = ctn__jdef(w, j);
-    if (!w->joint_alive[j] || ctn__joint_kind_has(d->type, CTN_JK_FORCE)) return; /* no rows, no error */
+    if (!w->joint_alive[j] || ctn__joint_kind_has(ctn__jcore(w, j)->type, CTN_JK_FORCE)) return; /* no rows, no error */
+    ctn_joint_def def = ctn__jdef_get(w, j), *d = &def;
     float g, a;
     ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : ctn__world_pose(), &g, &a);
     /* a contact's error is its penetration, how deep a resting body sits, not a mechanism coming apart: it

@@ -26,10 +26,13 @@ typedef struct ctn_topology {
     int row_count;
     int *order;               /* [m] solver slot -> joint id: the first m entries of ctn_world.joint_at (not owned), the table
                                * being stored in solver order (ctn__joint_store_in_order); joint_reserve follows it */
-    /* [m] definitions in solver order: the first m entries of the world's joint table (ctn_world.joint_defs,
-     * which the build keeps in solver order) where no body is attached, else an array of their own holding
-     * the definitions with attached bodies mapped onto their masters (defs_owned) */
-    ctn_joint_def *defs;
+    /* [m] definitions in solver order, compact records (defs) and extras (extra, NULL while no joint has any:
+     * kernels/ctn_joints.h; ctn__topo_joints): the first m entries of the world's joint table
+     * (ctn_world.joint_core / joint_extra, which the build keeps in solver order) where no body is attached,
+     * else arrays of their own holding the definitions with attached bodies mapped onto their masters
+     * (defs_owned; the extras then always held) */
+    ctn_joint_core *defs;
+    ctn_joint_extra *extra;
     int defs_owned, defs_capacity;
     float *lambda;            /* [stride m] accumulated impulses of the last substep, solver order (warm start) */
     /* the row stride of lambda and of every per-slot array beside it (CTN_LAM, kernels/ctn_types.h): the most rows
@@ -72,7 +75,9 @@ typedef struct ctn_joint_snapshot {
     int body_capacity;        /* of body_refs */
     size_t topo_capacity;     /* floats of lambda */
     int joint_count, live_joints, joint_free_count, body_count;
-    ctn_joint_def *joints;    /* by storage position, with the slot <-> position maps */
+    ctn_joint_core *joints;   /* by storage position, with the slot <-> position maps */
+    ctn_joint_extra *extra;   /* the same for the extras when the world held them (has_extra) */
+    int has_extra, extra_capacity;
     int *joint_pos, *joint_at;
     unsigned char *joint_alive;
     uint32_t *joint_gen;
@@ -147,8 +152,12 @@ struct ctn_world {
     /* The definitions, one per slot, stored by position rather than by slot: the topology build
      * (host/core/topology.c) permutes them so that its solver slots come first in solver order, making the
      * table and the solver layout's definitions one array; the other slots (springs, free slots, joints
-     * without rows) follow in slot order. Slot j's definition is joint_defs[joint_pos[j]] (ctn__jdef). */
-    ctn_joint_def *joint_defs;
+     * without rows) follow in slot order. Slot j's compact record is joint_core[joint_pos[j]] (ctn__jcore), its
+     * extras joint_extra[joint_pos[j]] where the array exists: it is created for the first joint whose extras
+     * are not the default ones (kernels/ctn_joints.h) and freed by the topology build that finds none left
+     * (host/core/joint_store.c). ctn__jdef_get / ctn__jdef_set read and write a whole definition. */
+    ctn_joint_core *joint_core;
+    ctn_joint_extra *joint_extra;
     int *joint_pos;           /* slot -> storage position */
     int *joint_at;            /* storage position -> slot */
     unsigned char *joint_alive;
@@ -199,7 +208,8 @@ struct ctn_world {
     /* State before the step in flight, restored when the step diverges (host/core/divergence.c): the spare
      * arrays of the double buffer. Once the step forked an array (snapshot_forked), its spare holds the state
      * the step started from; before that the world's array does, and the spare holds nothing. */
-    int snapshot_bodies;      /* capacity of the body snapshot arrays (>= body_capacity after ctn__snapshot_take) */
+    int snapshot_bodies;      /* capacity of snapshot_vel (>= body_capacity after ctn__snapshot_take) */
+    int snapshot_pose_bodies; /* capacity of snapshot_pose; 0 while none is held (a step that writes the poses in place) */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
     unsigned snapshot_forked; /* CTN_SNAP_* bits: the arrays the step has forked */
@@ -227,9 +237,34 @@ struct ctn_world {
     struct ctn_attachments *attach;
 };
 
-/* The definition of joint slot `id` (its storage position: ctn_world.joint_defs). A pointer into the table is
- * valid until the next topology build or joint slot allocation. */
-static inline ctn_joint_def *ctn__jdef(const ctn_world *w, int id) { return &w->joint_defs[w->joint_pos[id]]; }
+/* The compact record of joint slot `id` (its storage position: ctn_world.joint_core). A pointer into the table
+ * is valid until the next topology build or joint slot allocation. */
+static inline ctn_joint_core *ctn__jcore(const ctn_world *w, int id) { return &w->joint_core[w->joint_pos[id]]; }
+/* Joint slot id's flags (ctn_joint_def.flags: 0 where the world keeps no extras). */
+static inline int ctn__jflags(const ctn_world *w, int id) { return w->joint_extra ? w->joint_extra[w->joint_pos[id]].flags : 0; }
+/* The joint table and the layout's definitions as the shared kernel code reads them (kernels/ctn_joints.h). */
+static inline ctn_joints ctn__topo_joints(const ctn_topology *t) { return ctn_joints_of(t->defs, t->extra); }
+/* The joint table (host/core/joint_store.c). ctn__jdef_get: the whole definition of slot id (the default
+ * extras where none are kept). ctn__jdef_set: stores one, creating the extras array for the first definition
+ * whose extras are not the default ones (CTN_ERR_OUT_OF_MEMORY, nothing changed, when that fails).
+ * ctn__joint_extra_alloc: an array of `cap` extras, the first `count` copied from `old` (NULL: defaults), the
+ * rest default; NULL when out of memory. ctn__joint_extra_recount: frees the array when no live joint's
+ * extras differ from the default ones (the topology build; not while the step snapshot holds them). */
+static inline ctn_joint_def ctn__jdef_get(const ctn_world *w, int id) {
+    int p = w->joint_pos[id];
+    return ctn_joint_make(w->joint_core[p], w->joint_extra ? w->joint_extra[p] : ctn_joint_extra_default());
+}
+ctn_status ctn__jdef_set_slow(ctn_world *w, int id, const ctn_joint_def *d);
+static inline ctn_status ctn__jdef_set(ctn_world *w, int id, const ctn_joint_def *d) {
+    if (!w->joint_extra) return ctn__jdef_set_slow(w, id, d); /* the extras may be needed: the array made first */
+    int p = w->joint_pos[id];
+    w->joint_core[p] = ctn_joint_core_of(*d);
+    w->joint_extra[p] = ctn_joint_extra_of(*d);
+    return CTN_OK;
+}
+int ctn__joint_extra_needed(const ctn_joint_extra *x);
+ctn_joint_extra *ctn__joint_extra_alloc(size_t cap, const ctn_joint_extra *old, size_t count);
+void ctn__joint_extra_recount(ctn_world *w);
 
 /* Whether n elements of `size` bytes overflow size_t (checked before every array allocation
  * whose length comes from a count; on 64-bit hosts the documented limits keep every product far below). */
@@ -437,18 +472,25 @@ int ctn__direct_outer(const ctn_world *w);
 void ctn__inertia_fresh(ctn_world *w);
 /* Divergence guard (host/core/divergence.c): keeps the host state a step starts from by double buffering
  * and puts it back. take: before the step's first stage (the spares sized, the inertias copied where they are
- * not the function of the poses; inertia_known_derived: the caller knows they are). */
-ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived);
+ * not the function of the poses; inertia_known_derived: the caller knows they are; pose_spare 0: the step's
+ * only writer of the poses is its final integration, which runs after the divergence test and writes in place,
+ * so no pose spare is held and the one held is freed). */
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_spare);
 #define CTN_SNAP_POSE 1u   /* w->pose, spare snapshot_pose */
 #define CTN_SNAP_VEL 2u    /* w->vel, spare snapshot_vel */
 #define CTN_SNAP_LAMBDA 4u /* w->topo.lambda, spare topo.lambda_prev */
+#define CTN_SNAP_POSE_IN_PLACE 8u /* the poses were written in place, after the step's divergence test (no undo needed) */
+/* The pose spare for a step whose take had pose_spare = 0 and that must fork or copy the poses after all
+ * (held to body_capacity poses). */
+ctn_status ctn__snapshot_pose_spare(ctn_world *w);
 /* Before the step's first write of one array (a CTN_SNAP_* bit): 1 when this is it, and then the world's
  * pointer and the spare's have been swapped: the caller writes every element of the world's array (body_count
  * poses or velocities, 6 joint_count impulses) from the spare, which holds the state the step started from and
  * must not be written; 0 when the array was forked before (write it in place). */
 int ctn__snapshot_fork(ctn_world *w, unsigned what);
-/* The same for writers in place: the arrays of `what` not forked yet are copied to their spares. */
-void ctn__snapshot_keep(ctn_world *w, unsigned what);
+/* The same for writers in place: the arrays of `what` not forked yet are copied to their spares (the pose
+ * spare reserved first where the take left none: CTN_ERR_OUT_OF_MEMORY, nothing copied, when that fails). */
+ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what);
 void ctn__snapshot_restore(ctn_world *w);
 void ctn__snapshot_free(ctn_world *w);
 /* The same for the joint table and the solver layout (w->joint_snap): taken by the contact generation

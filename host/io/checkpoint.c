@@ -105,7 +105,10 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ck_put(wr, w->body_refs, nb * sizeof *w->body_refs);
     ck_put(wr, w->body_gen, nb * sizeof *w->body_gen);
     ck_put(wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
-    for (size_t j = 0; j < nj; ++j) ck_put(wr, ctn__jdef(w, (int)j), sizeof(ctn_joint_def)); /* slot order */
+    for (size_t j = 0; j < nj; ++j) { /* slot order, whole definitions (the file's layout: the extras' defaults filled in) */
+        ctn_joint_def d = ctn__jdef_get(w, (int)j);
+        ck_put(wr, &d, sizeof d);
+    }
     ck_put(wr, w->joint_alive, nj);
     ck_put(wr, w->joint_gen, nj * sizeof *w->joint_gen);
     ck_put(wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
@@ -342,7 +345,7 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
         if (w->body_gen[i] > CTN__GENERATION_MASK) ok = 0;
     }
     for (int j = 0; j < w->joint_count; ++j) {
-        const ctn_joint_def *d = ctn__jdef(w, j);
+        const ctn_joint_core *d = ctn__jcore(w, j);
         w->joint_slot[j] = -1;
         if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
@@ -434,7 +437,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->live_bodies = live_b;
     w->body_free_count = free_b;
     cap = nj > 0 ? (size_t)nj : 1;
-    w->joint_defs = ctn__malloc(cap * sizeof *w->joint_defs);
+    w->joint_core = ctn__malloc(cap * sizeof *w->joint_core);
     w->joint_pos = ctn__malloc(cap * sizeof *w->joint_pos);
     w->joint_at = ctn__malloc(cap * sizeof *w->joint_at);
     w->joint_alive = ctn__malloc(cap);
@@ -442,14 +445,28 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_gen = ctn__malloc(cap * sizeof *w->joint_gen);
     w->joint_free = ctn__malloc(cap * sizeof *w->joint_free);
     float *lambda = ctn__malloc(cap * 6 * sizeof *lambda);
-    if (!w->joint_defs || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
+    if (!w->joint_core || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
         ctn__free(lambda);
         goto oom;
     }
     w->joint_capacity = (int)cap;
-    ck_get(&r, w->joint_defs, (size_t)nj * sizeof *w->joint_defs); /* slot order: each slot at its own position */
+    /* slot order, each slot at its own position: whole definitions, split into the compact records and the
+     * extras, whose array is made for the first definition that needs one (host/core/joint_store.c) */
+    for (int32_t j = 0; j < nj; ++j) {
+        ctn_joint_def d;
+        memset(&d, 0, sizeof d);
+        ck_get(&r, &d, sizeof d);
+        ctn_joint_extra x = ctn_joint_extra_of(d);
+        if (!w->joint_extra && ctn__joint_extra_needed(&x) && !(w->joint_extra = ctn__joint_extra_alloc(cap, NULL, 0))) {
+            ctn__free(lambda);
+            goto oom;
+        }
+        w->joint_core[j] = ctn_joint_core_of(d);
+        if (w->joint_extra) w->joint_extra[j] = x;
+    }
     for (int32_t j = 0; j < nj; ++j) w->joint_pos[j] = w->joint_at[j] = j;
-    w->topo.defs = w->joint_defs; /* until the layout is built (no slot is in it yet) */
+    w->topo.defs = w->joint_core; /* until the layout is built (no slot is in it yet) */
+    w->topo.extra = w->joint_extra;
     ck_get(&r, w->joint_alive, (size_t)nj);
     ck_get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
     ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
@@ -469,7 +486,9 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     /* every live joint passes the checks of ctn_joint_add (core/joint_validate.c): a crafted or damaged file
      * cannot hold a joint the API would refuse */
     for (int32_t j = 0; j < nj; ++j) {
-        if (!w->joint_alive[j] || ctn__joint_validate(w, ctn__jdef(w, j), j) == CTN_OK) continue;
+        if (!w->joint_alive[j]) continue;
+        ctn_joint_def d = ctn__jdef_get(w, j);
+        if (ctn__joint_validate(w, &d, j) == CTN_OK) continue;
         ERR("%s: %s", path, w->error);
         ctn__free(lambda);
         st = CTN_ERR_INVALID_ARGUMENT;
@@ -485,8 +504,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     }
     for (int32_t j = 0; j < nj; ++j) {
         if (!w->joint_alive[j]) continue;
-        refs[ctn__jdef(w, j)->a]++;
-        if (ctn__jdef(w, j)->b >= 0) refs[ctn__jdef(w, j)->b]++;
+        refs[ctn__jcore(w, j)->a]++;
+        if (ctn__jcore(w, j)->b >= 0) refs[ctn__jcore(w, j)->b]++;
     }
     for (int32_t b = 0; b < nb && bad_body < 0; ++b)
         if (refs[b] != w->body_refs[b]) bad_body = b, counted = refs[b];

@@ -64,8 +64,8 @@ static int key_ok(const ctn_world *w, const ctn_contact_key *k) {
     if (k->a < 0 || k->a >= w->body_count || k->b < -1 || k->b >= w->body_count) return 0;
     if (k->joint == -1) return 1;
     if (k->joint < 0 || k->joint >= w->joint_count || !w->joint_alive[k->joint]) return 0;
-    const ctn_joint_def *d = ctn__jdef(w, k->joint);
-    return d->type == CTN_JT_CONTACT && (d->flags & CTN_JF_AUTO) && d->a == k->a && d->b == k->b;
+    const ctn_joint_core *d = ctn__jcore(w, k->joint);
+    return d->type == CTN_JT_CONTACT && (ctn__jflags(w, k->joint) & CTN_JF_AUTO) && d->a == k->a && d->b == k->b;
 }
 
 /* Reads n records of `size` bytes into a fresh array of at least `min` records (zeroed beyond n). */
@@ -211,8 +211,8 @@ int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
             int32_t rec[4] = {-1, 0, 0, -1};
             ck_get(r, rec, sizeof rec);
             int32_t j = rec[0], count = rec[1], closed = rec[2];
-            if (r->short_read || j < 0 || j >= w->joint_count || !w->joint_alive[j] || ctn__jdef(w, j)->type != CTN_JT_CURVE ||
-                ctn_curve_kind(*ctn__jdef(w, j)) != CTN_CURVE_POLYLINE || (j < w->polyline_capacity && w->polylines[j]) || closed < 0 ||
+            if (r->short_read || j < 0 || j >= w->joint_count || !w->joint_alive[j] || ctn__jcore(w, j)->type != CTN_JT_CURVE ||
+                ctn_curve_kind(ctn__jdef_get(w, j)) != CTN_CURVE_POLYLINE || (j < w->polyline_capacity && w->polylines[j]) || closed < 0 ||
                 closed > 1 || count < 2 + closed || (size_t)count > r->left / (3 * sizeof(double)))
                 return 0;
             int32_t segments = closed ? count : count - 1;
@@ -231,7 +231,7 @@ int ctn__ck_get_curves(ck_reader *r, ctn_world *w) {
     }
     /* every polyline joint got its vertices */
     for (int j = 0; j < w->joint_count; ++j)
-        if (w->joint_alive[j] && ctn__jdef(w, j)->type == CTN_JT_CURVE && ctn_curve_kind(*ctn__jdef(w, j)) == CTN_CURVE_POLYLINE &&
+        if (w->joint_alive[j] && ctn__jcore(w, j)->type == CTN_JT_CURVE && ctn_curve_kind(ctn__jdef_get(w, j)) == CTN_CURVE_POLYLINE &&
             (j >= w->polyline_capacity || !w->polylines[j]))
             return 0;
     return !r->short_read;

@@ -84,11 +84,13 @@ static ctn_status build_joint(ctn_world *w, const scene_joint *sj, int first_bod
     if (st == CTN_OK) st = ctn_joint_add(w, &d, &id);
     if (st != CTN_OK) return st;
     if (sj->has_frames) {
-        ctn_joint_def *j = ctn__jdef(w, w->joint_count - 1); /* a fresh slot, the last */
-        j->axis_a = v3_of(sj->axis_a);
-        j->axis_b = v3_of(sj->axis_b);
+        ctn_joint_def j = ctn__jdef_get(w, w->joint_count - 1); /* a fresh slot, the last */
+        j.axis_a = v3_of(sj->axis_a);
+        j.axis_b = v3_of(sj->axis_b);
         const double *q = sj->rest_orientation;
-        j->rel_q = ctn_quat_make((float)q[0], (float)q[1], (float)q[2], (float)q[3]);
+        j.rel_q = ctn_quat_make((float)q[0], (float)q[1], (float)q[2], (float)q[3]);
+        st = ctn__jdef_set(w, w->joint_count - 1, &j);
+        if (st != CTN_OK) return st;
     }
     if (sj->has_limits) st = ctn_joint_set_limits(w, id, 1, sj->lower, sj->upper);
     if (st == CTN_OK && sj->has_motor) st = ctn_joint_set_motor(w, id, 1, sj->motor_speed, sj->motor_max_torque);

@@ -113,7 +113,8 @@ ctn_status ctn__scene_build_curve(ctn_world *w, const scene_joint *sj, int first
 }
 
 void ctn__scene_write_curve(FILE *f, const ctn_world *w, int slot, const int *index) {
-    const ctn_joint_def *j = ctn__jdef(w, slot);
+    ctn_joint_def def = ctn__jdef_get(w, slot);
+    const ctn_joint_def *j = &def;
     int kind = ctn_curve_kind(*j);
     static const char *const kinds[] = {"line", "circle", "helix", "polyline"};
     fprintf(f, "{\"type\": \"curve\", \"curve\": \"%s\", \"a\": %d, \"b\": ", kinds[kind], index[j->a]);

@@ -174,9 +174,11 @@ int ctn__scene_parse_generator(pctx *c, const cJSON *e, int index, scene_gen *sg
 /* ---- building ---- */
 
 /* Moves what a generator made (bodies from nb0, joints from nj0, planes from np0) by x' = origin + R x. */
-static void place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) { ctn__scene_place(w, g->origin, g->rotation, nb0, nj0, np0); }
+static ctn_status place(ctn_world *w, const scene_gen *g, int nb0, int nj0, int np0) {
+    return ctn__scene_place(w, g->origin, g->rotation, nb0, nj0, np0);
+}
 
-void ctn__scene_place(ctn_world *w, const double origin[3], const double rotation[4], int nb0, int nj0, int np0) {
+ctn_status ctn__scene_place(ctn_world *w, const double origin[3], const double rotation[4], int nb0, int nj0, int np0) {
     const double *o = origin, *q = rotation;
     ctn_quat qr = ctn_quat_make((float)q[0], (float)q[1], (float)q[2], (float)q[3]);
     for (int i = nb0; i < w->body_count; ++i) {
@@ -197,8 +199,8 @@ void ctn__scene_place(ctn_world *w, const double origin[3], const double rotatio
     }
     /* body-frame anchors and axes move with their bodies; the world side of a joint is in the world frame */
     for (int j = nj0; j < w->joint_count; ++j) {
-        ctn_joint_def *jd = ctn__jdef(w, j);
-        if (!w->joint_alive[j] || jd->b >= 0) continue;
+        if (!w->joint_alive[j] || ctn__jcore(w, j)->b >= 0) continue;
+        ctn_joint_def jdef = ctn__jdef_get(w, j), *jd = &jdef;
         double a[3] = {jd->anchor_b.x, jd->anchor_b.y, jd->anchor_b.z}, b[3];
         rotate(q, a, b);
         jd->anchor_b = ctn_v3_make((float)(b[0] + o[0]), (float)(b[1] + o[1]), (float)(b[2] + o[2]));
@@ -207,6 +209,8 @@ void ctn__scene_place(ctn_world *w, const double origin[3], const double rotatio
         jd->axis_b = ctn_v3_make((float)b[0], (float)b[1], (float)b[2]);
         /* rest orientation conj(q_a) q_world: body a turned by R, the world did not */
         jd->rel_q = ctn_quat_mul(jd->rel_q, ctn_quat_conj(qr));
+        ctn_status st = ctn__jdef_set(w, j, jd); /* fails only making the first extras array */
+        if (st != CTN_OK) return st;
     }
     struct ctn_collision *c = w->collision;
     for (int k = np0; c && k < c->plane_count; ++k) {
@@ -217,6 +221,7 @@ void ctn__scene_place(ctn_world *w, const double origin[3], const double rotatio
         pl->offset = (float)(pl->offset + m[0] * o[0] + m[1] * o[1] + m[2] * o[2]);
     }
     w->bodies_dirty = 1;
+    return CTN_OK;
 }
 
 /* The collision shapes of a chain's links (slots nb0 ...): capsules along the rigid links from pivot to
@@ -273,6 +278,6 @@ ctn_status ctn__scene_build_generator(ctn_world *w, const scene_gen *g, int firs
         break;
     default: st = ctn_scene_double_pendulum(w); break;
     }
-    if (st == CTN_OK && g->placed) place(w, g, nb0, nj0, np0);
+    if (st == CTN_OK && g->placed) st = place(w, g, nb0, nj0, np0);
     return st;
 }

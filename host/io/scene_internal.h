@@ -127,7 +127,7 @@ ctn_status ctn__scene_build_robots(ctn_world *w, const ctn_scene *s, char *where
 void ctn__scene_robots_free(ctn_scene *s);
 /* Moves what was added from body nb0, joint nj0 and plane np0 on by x' = origin + R x (R: unit quaternion
  * q = (w, x, y, z)) as one rigid piece (scene_generators.c). */
-void ctn__scene_place(ctn_world *w, const double origin[3], const double q[4], int nb0, int nj0, int np0);
+ctn_status ctn__scene_place(ctn_world *w, const double origin[3], const double q[4], int nb0, int nj0, int np0);
 
 /* Frees the "assemble" targets (scene_assemble.c). */
 void ctn__scene_assemble_free(ctn_scene *s);

@@ -37,7 +37,8 @@ ctn_status ctn__scene_build_robots(ctn_world *w, const ctn_scene *s, char *where
             ctn__log(w, CTN_LOG_WARNING, "%s: robots[%d] (%s): %.*s", s->source, k, r->path, (int)(end - line), line);
             if (*end) ++end;
         }
-        ctn__scene_place(w, r->position, r->rotation, nb0, nj0, np0);
+        st = ctn__scene_place(w, r->position, r->rotation, nb0, nj0, np0);
+        if (st != CTN_OK) return st;
     }
     return CTN_OK;
 }

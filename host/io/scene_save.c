@@ -181,8 +181,9 @@ static void write_scene(FILE *f, ctn_world *w, int *index) {
     fputs(",\n  \"constraints\": [", f);
     int n = 0;
     for (int j = 0; j < w->joint_count; ++j) {
-        const ctn_joint_def *jd = ctn__jdef(w, j);
-        if (!w->joint_alive[j] || !ctn__joint_kind_has(jd->type, CTN_JK_SCENE)) continue; /* contacts are not part of a scene */
+        if (!w->joint_alive[j] || !ctn__joint_kind_has(ctn__jcore(w, j)->type, CTN_JK_SCENE)) continue;
+        ctn_joint_def def = ctn__jdef_get(w, j);
+        const ctn_joint_def *jd = &def; /* contacts are not part of a scene */
         fputs(n++ ? ",\n    " : "\n    ", f);
         if (jd->type == CTN_JT_CURVE) ctn__scene_write_curve(f, w, j, index);
         else write_joint(f, w, jd, index);

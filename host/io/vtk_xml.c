@@ -73,7 +73,7 @@ static void layout_frame(const ctn_world *w, frame_layout *l) {
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
         l->lines++;
-        if (ctn__jdef(w, j)->b < 0) anchors++;
+        if (ctn__jcore(w, j)->b < 0) anchors++;
     }
     l->points = l->body_points + anchors;
     const uint64_t np = (uint64_t)l->points, nv = (uint64_t)l->body_points, nl = (uint64_t)l->lines, nc = nv + nl;
@@ -234,7 +234,7 @@ static void write_cell_arrays(FILE *f, const ctn_world *w, const frame_layout *l
     put_repeated(f, &no_type, sizeof no_type, verts);
     for (int j = 0; j < w->joint_count; ++j)
         if (w->joint_alive[j]) {
-            const int32_t type = ctn__jdef(w, j)->type;
+            const int32_t type = ctn__jcore(w, j)->type;
             fwrite(&type, sizeof type, 1, f);
         }
     const float zero[3] = {0, 0, 0};
@@ -279,9 +279,9 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
     }
     ctn_pose world = ctn__world_pose();
     for (int j = 0; j < w->joint_count; ++j) {
-        if (!w->joint_alive[j] || ctn__jdef(w, j)->b >= 0) continue;
+        if (!w->joint_alive[j] || ctn__jcore(w, j)->b >= 0) continue;
         double p[3];
-        ctn__pose_point(&world, ctn__jdef(w, j)->anchor_b, p);
+        ctn__pose_point(&world, ctn__jcore(w, j)->anchor_b, p);
         fwrite(p, sizeof p, 1, f);
     }
     for (int offsets = 0; offsets < 2; ++offsets) { /* vertex k is point k; its cell ends at k + 1 */
@@ -295,7 +295,7 @@ static int write_geometry(FILE *f, const ctn_world *w, const frame_layout *l) {
     int64_t anchor = l->body_points;
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
-        const ctn_joint_def *d = ctn__jdef(w, j);
+        const ctn_joint_core *d = ctn__jcore(w, j);
         const int64_t ends[2] = {point_of[d->a], d->b >= 0 ? point_of[d->b] : anchor++};
         fwrite(ends, sizeof ends, 1, f);
     }

@@ -89,6 +89,7 @@ static void ocl_release(ctn_ocl *o) {
     ctn__ocl_drop_events(o);
     ctn__free(o->ev);
     ctn__free(o->ev_phase);
+    ctn__free(o->joint_stage);
     ctn_clbuf *bufs[] = {&o->pose,   &o->vel,    &o->vel_copy, &o->inertia,           &o->props,      &o->forces,    &o->defs,  &o->lambda,
                          &o->adj_offsets, &o->adj, &o->split, &o->springs, &o->spring_adj_offsets, &o->spring_adj, &o->blocks, &o->points,
                          &o->dlambda, &o->r2,    &o->gap,      &o->angle,             &o->partial,    &o->stats, &o->cg_r,

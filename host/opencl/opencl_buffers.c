@@ -53,10 +53,48 @@ ctn_status ctn__ocl_upload_bodies(ctn_world *w, ctn_ocl *o) {
     return CTN_OK;
 }
 
+/* Whole definitions staged on the host per upload call at most: 4096 of 112 bytes (448 KiB) */
+#define CTN_OCL_JOINT_STAGE 4096
+
+/* o->joint_stage for the capacity of o->defs (at most CTN_OCL_JOINT_STAGE definitions). */
+static ctn_status joint_stage_reserve(ctn_world *w, ctn_ocl *o) {
+    size_t want = o->defs.size / sizeof(ctn_joint_def);
+    if (want > CTN_OCL_JOINT_STAGE) want = CTN_OCL_JOINT_STAGE;
+    if (want <= o->joint_stage_cap) return CTN_OK;
+    ctn_joint_def *s = ctn__malloc(want * sizeof *s);
+    if (!s) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory staging %zu joint definitions for the device", want);
+    ctn__free(o->joint_stage);
+    o->joint_stage = s;
+    o->joint_stage_cap = want;
+    return CTN_OK;
+}
+
+/* The layout's joints as the device reads them, whole definitions (kernels/ctn_joints.h): formed from the
+ * host's compact records and extras a chunk at a time in o->joint_stage (sized with o->defs by
+ * ctn__ocl_reserve_all, so that an upload allocates nothing), the host holding no full copy. */
+static ctn_status upload_joints(ctn_world *w, ctn_ocl *o, const ctn_topology *t) {
+    size_t m = (size_t)t->joint_count;
+    if (m == 0) return CTN_OK;
+    if (o->joint_stage_cap == 0) TRY(joint_stage_reserve(w, o)); /* a layout uploaded before the arrays were sized */
+    size_t chunk = o->joint_stage_cap;
+    if (chunk == 0) return ctn__fail(w, CTN_ERR_DEVICE, "uploading joints: the device's joint array is not sized");
+    ctn_joints J = ctn__topo_joints(t);
+    for (size_t first = 0; first < m; first += chunk) {
+        size_t n = m - first < chunk ? m - first : chunk;
+        for (size_t k = 0; k < n; ++k) o->joint_stage[k] = ctn_joint_at(J, (int)(first + k));
+        cl_int e = clEnqueueWriteBuffer(o->queue, o->defs.mem, CL_TRUE, first * sizeof *o->joint_stage, n * sizeof *o->joint_stage,
+                                        o->joint_stage, 0, NULL, NULL);
+        if (e != CL_SUCCESS) return ctn__fail(w, CTN_ERR_DEVICE, "uploading joints (%zu bytes): %s", m * sizeof *o->joint_stage, ctn__cl_error_name(e));
+    }
+    return CTN_OK;
+}
+
+
+
 ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
-    size_t m = (size_t)t->joint_count, n = (size_t)t->body_count;
-    TRY(ctn__ocl_write(w, o, &o->defs, t->defs, m * sizeof(ctn_joint_def), "joints"));
+    size_t n = (size_t)t->body_count;
+    TRY(upload_joints(w, o, t));
     TRY(ctn__ocl_write(w, o, &o->lambda, t->lambda, ctn__ocl_impulse_bytes(w), "impulses"));
     if (t->adj_offsets) {
         TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
@@ -94,6 +132,7 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     TRY(ctn__ocl_reserve(w, o, &o->forces, w->body_force ? n * sizeof(ctn_body_force) : 0, &body_grew));
     if (t->spring_count > 0) TRY(ctn__ocl_reserve(w, o, &o->vel_copy, n * sizeof(ctn_vel), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->defs, m * sizeof(ctn_joint_def), &layout_grew));
+    TRY(joint_stage_reserve(w, o));
     TRY(ctn__ocl_reserve(w, o, &o->lambda, ctn__ocl_impulse_room(w), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->adj_offsets, (n + 1) * sizeof(int), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->adj, (t->adj_offsets ? (size_t)t->adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));

@@ -160,8 +160,8 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
         int *r = rec + CTN_CH_INTS * (size_t)p;
         slot_pos[slot[p]] = p;
         /* n is NULL where every position has the same rows: each position's from its joint (as the layout counted them) */
-        int np = n ? n[p] : ctn__direct_rows(&w->topo.defs[slot[p]]);
-        int nn = p + 1 < m ? (n ? n[p + 1] : ctn__direct_rows(&w->topo.defs[slot[p + 1]])) : 0;
+        int np = n ? n[p] : ctn__direct_rows_at(&w->topo, slot[p]);
+        int nn = p + 1 < m ? (n ? n[p + 1] : ctn__direct_rows_at(&w->topo, slot[p + 1])) : 0;
         r[CTN_CH_SLOT] = slot[p], r[CTN_CH_N] = np, r[CTN_CH_SHARED] = shared[p], r[CTN_CH_SIDE] = side[p], r[CTN_CH_DYN] = dyn[p];
         r[CTN_CH_K] = (int)ko, r[CTN_CH_C] = (int)co, r[CTN_CH_V] = (int)vo;
         ko += (size_t)np * np;
@@ -211,7 +211,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     for (int c = 0; c <= t->colour_count; ++c) {
         int first = -1, last = -1;
         for (int slot = t->colour_offsets[c]; slot < t->colour_offsets[c + 1]; ++slot)
-            if (hyb[slot] == 1 || (hyb[slot] == 2 && ctn__ocl_may_be_bounded(&t->defs[slot]))) {
+            if (hyb[slot] == 1 || (hyb[slot] == 2 && ctn__ocl_may_be_bounded_at(t, slot))) {
                 if (first < 0) first = slot;
                 last = slot;
             }
@@ -227,7 +227,7 @@ static ctn_status hybrid_layout(ctn_world *w, ctn_ocl *o, const int *hyb) {
     o->hyb_all_exact = 1;
     for (int slot = 0; slot < m; ++slot) o->hyb_all_exact &= hyb[slot] != 1;
     o->hyb_exact = 0;
-    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !ctn__ocl_always_bounded(&t->defs[slot]);
+    for (int slot = 0; slot < m && !o->hyb_exact; ++slot) o->hyb_exact = hyb[slot] == 2 && !ctn__ocl_always_bounded_at(t, slot);
     if (w->desc.debug.trace && n > 0)
         ctn__log(w, CTN_LOG_DEBUG, "direct (OpenCL hybrid): %d launches per Gauss-Seidel sweep, %d sweeps per substep", n, ctn__direct_outer(w));
     return CTN_OK;

@@ -147,7 +147,7 @@ static ctn_status build_schedule(ctn_world *w, ctn_ocl *o, ocl_forest *tr, const
         int *si = slot_info + CTN_TS_INTS * slot;
         si[CTN_TS_ROW] = s->slot_row[slot];
         si[CTN_TS_SIDE] = s->slot_side[slot];
-        si[CTN_TS_ROWS] = ctn__direct_rows(&t->defs[slot]); /* the forest path's rows, limit rows included */
+        si[CTN_TS_ROWS] = ctn__direct_rows_at(t, slot); /* the forest path's rows, limit rows included */
     }
     /* launches: each wide level alone, each run of narrow levels as one serial band */
     int nl = 0;

@@ -118,6 +118,11 @@ typedef struct ctn_ocl {
     ctn_clbuf forces; /* the user forces (w->body_force); a stand-in of the least size while the world has none */
     /* layout (re-uploaded when topology_version changes) */
     ctn_clbuf defs, lambda, adj_offsets, adj, split, springs, spring_adj_offsets, spring_adj;
+    /* the host's staging of the joints' whole definitions for the upload of defs (the host keeps compact
+     * records and extras, the device whole definitions: host/opencl/opencl_buffers.c), sized with defs, at most
+     * CTN_OCL_JOINT_STAGE of them */
+    ctn_joint_def *joint_stage;
+    size_t joint_stage_cap;
     /* per-substep work arrays */
     ctn_clbuf blocks, dlambda, r2, gap, angle, partial, stats;
     ctn_clbuf points;             /* the rows as compact point blocks (compact) */
@@ -351,6 +356,15 @@ void ctn__ocl_schur_release(ctn_ocl *o);
  * every row of it always has (contacts, ropes) (host/opencl/opencl_direct.c). */
 int ctn__ocl_may_be_bounded(const ctn_joint_def *d);
 int ctn__ocl_always_bounded(const ctn_joint_def *d);
+/* The same of the layout's slot s. */
+static inline int ctn__ocl_may_be_bounded_at(const ctn_topology *t, int s) {
+    ctn_joint_def d = ctn_joint_at(ctn__topo_joints(t), s);
+    return ctn__ocl_may_be_bounded(&d);
+}
+static inline int ctn__ocl_always_bounded_at(const ctn_topology *t, int s) {
+    ctn_joint_def d = ctn_joint_at(ctn__topo_joints(t), s);
+    return ctn__ocl_always_bounded(&d);
+}
 
 /* Build information of an OpenCL world (bench, CLI). Returns 0 when w does not use OpenCL. */
 int ctn__opencl_build_info(const ctn_world *w, ctn_ocl_build_info *out);

@@ -46,7 +46,7 @@ static int schur_rows(const ctn_world *w, const struct direct_state *s, int *row
     const ctn_topology *t = &w->topo;
     if (s->extra_count == 0) return 0;
     for (int k = 0; k < s->extra_count; ++k) {
-        const ctn_joint_def *d = &t->defs[s->extra[k]];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s->extra[k]), *d = &d_def;
         if (ctn__ocl_always_bounded(d)) return 0;
         if (!ctn__direct_body_dynamic(w, d->a) || !ctn__direct_body_dynamic(w, d->b) || !ctn__direct_body_dof(w, d->a) || !ctn__direct_body_dof(w, d->b))
             return 0;
@@ -65,11 +65,11 @@ ctn_status ctn__ocl_schur_prepare(ctn_world *w, ctn_ocl *o, const struct direct_
     int *maybe = ctn__malloc(((size_t)t->joint_count + 1) * sizeof *maybe), n = 0;
     if (!maybe) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory preparing the loop closers for the direct solver");
     for (int slot = 0; slot < t->joint_count; ++slot) /* the closers first, then the forest joints */
-        if (s->slot_kind[slot] == SLOT_EXTRA && ctn__ocl_may_be_bounded(&t->defs[slot])) maybe[n++] = slot;
+        if (s->slot_kind[slot] == SLOT_EXTRA && ctn__ocl_may_be_bounded_at(t, slot)) maybe[n++] = slot;
     int closers = n;
     for (int slot = 0; slot < t->joint_count; ++slot) {
         int kind = s->slot_kind[slot];
-        if ((kind == SLOT_NODE || kind == SLOT_ATTACHED) && ctn__ocl_may_be_bounded(&t->defs[slot])) maybe[n++] = slot;
+        if ((kind == SLOT_NODE || kind == SLOT_ATTACHED) && ctn__ocl_may_be_bounded_at(t, slot)) maybe[n++] = slot;
     }
     ctn_status st = create_kernels(w, o);
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->sch_rows, rows, (size_t)R * CTN_SR_INTS * sizeof *rows, "the loop closers' rows");

@@ -117,7 +117,7 @@ static void evaluate(assembly *as, double lm, double *gap, double *angle, double
     ctn_topology *t = &w->topo;
     double gmax = 0.0, amax = 0.0, e = 0.0, dmax = 0.0;
     for (int s = 0; s < t->joint_count; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         ctn_pose pa = ctn_load_pose(w->pose, d->a), pb = ctn_load_pose(w->pose, d->b);
         ctn_sym3 Ia = ctn_body_inverse_inertia(pa, w->props[d->a]);
         ctn_sym3 Ib = d->b >= 0 ? ctn_body_inverse_inertia(pb, w->props[d->b]) : ctn_sym3_zero();
@@ -186,7 +186,7 @@ static void target_scales(assembly *as) {
     ctn_world *w = as->w;
     ctn_topology *t = &w->topo;
     for (int s = 0; s < t->joint_count; ++s) {
-        ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         as->base[s] = 0.0f;
         if (!(d->flags & CTN_JF_ASSEMBLE_TARGET)) continue;
         ctn_pose pa = w->pose[d->a];
@@ -197,7 +197,7 @@ static void target_scales(assembly *as) {
                                             ctn_sym3_form(I, ctn_cross(r, ctn_v3_make(0, 1, 0)), ctn_cross(r, ctn_v3_make(0, 1, 0))) +
                                             ctn_sym3_form(I, ctn_cross(r, ctn_v3_make(0, 0, 1)), ctn_cross(r, ctn_v3_make(0, 0, 1)))) / 3.0;
         as->base[s] = (float)(k / d->stiffness);
-        d->compliance = as->base[s];
+        t->defs[s].compliance = as->base[s]; /* a field of the compact record */
     }
 }
 
@@ -393,7 +393,7 @@ static int name_open_joints(assembly *as, char *msg, size_t size) {
     size_t len = 0;
     msg[0] = '\0';
     for (int s = 0; s < t->joint_count; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         const double *g = &as->g[6 * s];
         if (d->flags & CTN_JF_ASSEMBLE_TARGET) continue;
         double l2 = 0.0, a2 = 0.0;

@@ -22,9 +22,9 @@ _Static_assert(offsetof(ctn_ball_row, soft) == 12 && offsetof(ctn_ball_row, rb) 
                "the stores below write ra|soft, rb|bias[0], bias[1..2]");
 
 /* joint s's record; err: return the projection's error of its rows (max |bias_k| h), else 0 */
-static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+static inline float ball_row(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
                              ctn_ball_row *rows, int err) {
-    const ctn_joint_def *d = &defs[s];
+    const ctn_joint_core *d = &defs.core[s];
     const ctn_pose *pa = body_pose(pose, d->a), *pb = body_pose(pose, d->b);
     const ctn_vel *va = body_vel(vel, d->a), *vb = body_vel(vel, d->b);
     __m128 ra = rotate4(_mm_loadu_ps(&pa->q.w), _mm_loadu_ps(&d->anchor_a.x));
@@ -33,7 +33,7 @@ static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *p
     __m128 jv = axes_jv4(anchor_dv4(va, vb, ra, rb));
     float cg, cj;
     int spook;
-    float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);
+    float soft = ctn_rows_ball_coef(ctn_joint_flags(defs, s), d->compliance, ctn_joint_damping_time(defs, s), prm, &cg, &cj, &spook);
     __m128 bias = _mm_mul_ps(_mm_set1_ps(cg), g);
     if (spook) bias = _mm_add_ps(bias, _mm_mul_ps(_mm_set1_ps(cj), jv));
     /* (ra, soft), (rb, bias_0), (bias_1, bias_2) */
@@ -46,14 +46,14 @@ static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *p
     return err ? ctn_project_ball_row(&rows[s], prm.h) : 0.0f;
 }
 #else
-static inline float ball_row(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+static inline float ball_row(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
                              ctn_ball_row *rows, int err) {
     ctn_prepare_slot_ball_row(s, defs, pose, vel, prm, rows);
     return err ? ctn_project_ball_row(&rows[s], prm.h) : 0.0f;
 }
 #endif
 
-float ctn__ball_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
+float ctn__ball_rows(ctn_joints defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
                      int project, int threads) {
     float worst = 0.0f;
     if (!project) {

@@ -68,16 +68,16 @@ static inline gi_masks gi_masks_of(int ls) {
  * sqrt(l2) |anchor| + sqrt(a2). A ball joint's (three linear rows, n_lin = 3) three sums of three squares go
  * through one register, lane 0 l2 = (l0^2 + l1^2) + l2^2, lane 1 |anchor|^2 = (x^2 + y^2) + z^2 (ctn_length's
  * ctn_dot), lane 2 a2 = (l3^2 + l4^2) + l5^2, and their square roots through one sqrtps. */
-static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, const ctn_joint_def *defs, const float *lambda, int ls,
+static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, ctn_joints defs, const float *lambda, int ls,
                              gi_masks lm) {
     float alpha = 0.0f;
     for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
-        const ctn_joint_def *d = &defs[s];
+        const ctn_joint_core *d = &defs.core[s];
         const float *lam = lambda + ls * s;
         const ctn_v3 *r = side == 0 ? &d->anchor_a : &d->anchor_b;
         int type = d->type;
-        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
+        int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows_at(defs, s);
         if (n_lin == 3) {
             __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2), a = _mm_loadu_ps(&r->x); /* l0..l3, l2..l5, (x, y, z, -) */
             u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
@@ -105,9 +105,10 @@ static inline float gi_alpha(int i, const int *adj_offsets, const int *adj, cons
 /* A joint's terms of alpha for both bodies it joins, in lanes 0 and 1: c[side] = sqrt(l2) |anchor_side| +
  * sqrt(a2) (gi_alpha's per edge; a ball joint's four sums of squares as lanes (l2, a2, |anchor_a|^2,
  * |anchor_b|^2)). */
-static inline __m128 gi_terms(const ctn_joint_def *d, const float *lam, int ls, gi_masks lm) {
+static inline __m128 gi_terms(ctn_joints defs, int s, const float *lam, int ls, gi_masks lm) {
+    const ctn_joint_core *d = &defs.core[s];
     int type = d->type;
-    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows(*d);
+    int n_lin = type == CTN_JT_BALL ? 3 : ctn_joint_lin_rows_at(defs, s);
     if (n_lin == 3) {
         __m128 u = _mm_loadu_ps(lam), v = _mm_loadu_ps(lam + 2); /* l0..l3, l2..l5 (lam[6] may lie past the end) */
         u = _mm_and_ps(u, lm.u), v = _mm_and_ps(v, lm.v);
@@ -138,12 +139,12 @@ static inline __m128 gi_terms(const ctn_joint_def *d, const float *lam, int ls, 
  * lists every joint of a body that was dynamic when the layout was built and none of another (a body made
  * dynamic since has an empty list, and alpha 0 in the shared function): the caller takes 0 where the list is
  * empty. One thread: a body's sum must see its joints in order. */
-static void gi_alpha_by_joint(int n, int m, const ctn_joint_def *defs, const float *lambda, int ls, ctn_inertia *inertia) {
+static void gi_alpha_by_joint(int n, int m, ctn_joints defs, const float *lambda, int ls, ctn_inertia *inertia) {
     gi_masks lm = gi_masks_of(ls);
     for (int i = 0; i < n; ++i) inertia[i].inv_inertia.xx = 0.0f;
     for (int s = 0; s < m; ++s) {
-        const ctn_joint_def *d = &defs[s];
-        __m128 c = gi_terms(d, lambda + ls * s, ls, lm); /* lanes c[0], c[1] */
+        const ctn_joint_core *d = &defs.core[s];
+        __m128 c = gi_terms(defs, s, lambda + ls * s, ls, lm); /* lanes c[0], c[1] */
         int a = d->a, b = d->b;
         if (a >= 0) _mm_store_ss(&inertia[a].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[a].inv_inertia.xx), c));
         if (b >= 0) _mm_store_ss(&inertia[b].inv_inertia.xx, _mm_add_ss(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_shuffle_ps(c, c, 0x55)));
@@ -208,7 +209,7 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 #endif
 
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
-                            const ctn_joint_def *defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads) {
+                            ctn_joints defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads) {
     (void)threads, (void)m; /* read by the OpenMP pragmas and the SSE2 branch only */
 #if defined(__SSE2__)
     if (lean) {
@@ -457,4 +458,69 @@ void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_v
     }
     *top = t;
     *bad_body = bad;
+}
+
+/* The pose bounds of a step that integrates in place (ctn__body_scan_bounded): a float x has |x| >= 2^K, or is
+ * not finite, exactly when its biased exponent e >= 127 + K, i.e. when (e << 23) + ((129 - K) << 23) sets bit
+ * 31 (at most 383 << 23: no carry out); K = 40 for the position and its low part, 1 for the orientation. For
+ * the velocities K = 128 is the non-finite test of ctn__lanes_nonfinite (0x00800000). */
+#define BOUND_P ((129u - 40u) << 23)
+#define BOUND_Q ((129u - 1u) << 23)
+
+int ctn__poses_bounded(const ctn_pose *pose, int n, int threads) {
+    (void)threads; /* read by the OpenMP pragma only */
+    const uint32_t E = 0x7f800000u;
+    uint32_t bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(| : bad)
+#endif
+    for (int i = 0; i < n; ++i) {
+        uint32_t u[12];
+        memcpy(u, &pose[i], sizeof u); /* p xyz, pad, q, p_lo xyz, pad1 (world.h's static assertions) */
+        bad |= ((u[0] & E) + BOUND_P) | ((u[1] & E) + BOUND_P) | ((u[2] & E) + BOUND_P) | ((u[8] & E) + BOUND_P) |
+               ((u[9] & E) + BOUND_P) | ((u[10] & E) + BOUND_P) | ((u[4] & E) + BOUND_Q) | ((u[5] & E) + BOUND_Q) |
+               ((u[6] & E) + BOUND_Q) | ((u[7] & E) + BOUND_Q);
+    }
+    return !(bad & 0x80000000u);
+}
+
+int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int threads, double *top) {
+#if defined(__SSE2__)
+    float t2 = speed2_limit(w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY), top2 = 0.0f;
+    int bad = 0;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : top2) reduction(| : bad)
+#endif
+    for (int i = 0; i < n; ++i) {
+        const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
+        const __m128i e3 = _mm_setr_epi32(0x7f800000, 0x7f800000, 0x7f800000, 0), e4 = _mm_set1_epi32(0x7f800000);
+        const __m128i bp = _mm_set1_epi32((int)BOUND_P), bq = _mm_set1_epi32((int)BOUND_Q), bv = _mm_set1_epi32(0x00800000);
+        __m128i p = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)pf), e3), bp);
+        __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 4)), e4), bq);
+        __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 8)), e3), bp);
+        __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e3), bv);
+        __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 4)), e3), bv);
+        __m128i any = _mm_or_si128(_mm_or_si128(p, q), _mm_or_si128(l, _mm_or_si128(v, u)));
+        if (_mm_movemask_ps(_mm_castsi128_ps(any))) {
+            bad = 1;
+            continue;
+        }
+        /* ctn__body_scan's speed, as it is */
+        __m128 a = _mm_loadu_ps(vf), b = _mm_loadu_ps(vf + 4);
+        a = _mm_mul_ps(a, a), b = _mm_mul_ps(b, b);
+        __m128 lo = _mm_unpacklo_ps(a, b), hi = _mm_unpackhi_ps(a, b);
+        __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
+        float x = _mm_cvtss_f32(_mm_max_ss(ab, _mm_shuffle_ps(ab, ab, _MM_SHUFFLE(1, 1, 1, 1))));
+        if (x > t2) bad = 1;
+        else top2 = x > top2 ? x : top2;
+    }
+    *top = (double)sqrtf(top2);
+    return !bad;
+#else
+    int bad_body = INT_MAX;
+    if (!ctn__poses_bounded(pose, n, threads)) return 0;
+    ctn__body_scan(w, n, pose, vel, 0, threads, top, &bad_body);
+    return bad_body == INT_MAX;
+#endif
 }

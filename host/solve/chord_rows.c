@@ -36,7 +36,7 @@ int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
  * fused multiply-adds, -ffp-contract=off), the fourth lane (a pose's or anchor's padding) masked out. */
 /* The targets of joint s go to bias[0..2] at (char *)bias0 + s * stride: a ctn_block's bias or a ctn_ball_row's. */
 #define CHORD_BIAS(s) ((float *)(void *)((char *)bias0 + (size_t)(s) * stride))
-static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, float *bias0, size_t stride, int threads,
+static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *pose, float h, float *bias0, size_t stride, int threads,
                             ctn_chord_rows_result *r) {
     float worst = 0.0f, top = 0.0f;
     int bad = 0;
@@ -52,7 +52,7 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 #pragma omp for schedule(static)
 #endif
         for (int s = 0; s < m; ++s) {
-            const ctn_joint_def *d = &defs[s];
+            const ctn_joint_core *d = &defs[s];
             const ctn_pose *pa = body_pose(pose, d->a), *pb = body_pose(pose, d->b);
             __m128 ra = rotate4(_mm_loadu_ps(&pa->q.w), _mm_loadu_ps(&d->anchor_a.x));
             __m128 rb = rotate4(_mm_loadu_ps(&pb->q.w), _mm_loadu_ps(&d->anchor_b.x));
@@ -79,7 +79,7 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
 #pragma omp for schedule(static)
 #endif
         for (int s = 0; s < m; ++s) {
-            ctn_v3 c = ctn_chord_ball_sep(s, defs, pose); /* ctn_chord_ball's C and targets */
+            ctn_v3 c = ctn_chord_ball_sep(s, ctn_joints_of(defs, NULL), pose); /* ctn_chord_ball's C and targets (compact records alone) */
             float *bias = CHORD_BIAS(s);
             bias[0] = -c.x / h, bias[1] = -c.y / h, bias[2] = -c.z / h;
             float x = CTN_FABS(c.x), y = CTN_FABS(c.y), z = CTN_FABS(c.z);
@@ -111,11 +111,11 @@ static void chord_rows_ball(const ctn_joint_def *defs, int m, const ctn_pose *po
  * the scalar order ((0 + x^2) + y^2) + z^2, whose leading 0 + x^2 is x^2 bit for bit (x^2 is never -0, and a NaN
  * stays the NaN it is), the basis and the dot products the shared functions. hinge_c: the point rows' C (lanes
  * 0..2 of the return) and the angular rows' g3, g4; *l2: sum of the point rows' squares in lane 0. */
-static inline __m128 hinge_c(const ctn_joint_def *j, const ctn_pose *pose, float *g3, float *g4, __m128 *l2) {
+static inline __m128 hinge_c(const ctn_joint_core *j, const ctn_joint_extra *x, const ctn_pose *pose, float *g3, float *g4, __m128 *l2) {
     const ctn_pose *pa = body_pose(pose, j->a), *pb = body_pose(pose, j->b);
     __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
     __m128 ra = rotate4(qa, _mm_loadu_ps(&j->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&j->anchor_b.x));
-    __m128 a1 = rotate4(qa, _mm_loadu_ps(&j->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&j->axis_b.x));
+    __m128 a1 = rotate4(qa, _mm_loadu_ps(&x->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&x->axis_b.x));
     __m128 c = point_sep4(pa, pb, ra, rb);
     ctn_v3 t1, t2;
     ctn_basis(lanes_v3(a1), &t1, &t2);
@@ -126,10 +126,11 @@ static inline __m128 hinge_c(const ctn_joint_def *j, const ctn_pose *pose, float
     return c;
 }
 
-static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
+static inline float chord_hinge(int s, ctn_joints defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
                                 float *angle) {
     float g3, g4, f[4];
-    __m128 l2, c = hinge_c(&defs[s], pose, &g3, &g4, &l2);
+    /* a hinge: its axes are extras, so the world holds the extras array (host/core/joint_store.c) */
+    __m128 l2, c = hinge_c(&defs.core[s], &defs.extra[s], pose, &g3, &g4, &l2);
     *gap = CTN_SQRT(_mm_cvtss_f32(l2));
     *angle = CTN_SQRT(g3 * g3 + g4 * g4);
     float *bias = blocks[s].bias;
@@ -147,17 +148,17 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
 
 /* ctn_joint_error of a plain hinge: its five rows are bilateral, so gap = sqrt(((0 + C0^2) + C1^2) + C2^2) and
  * angle = sqrt((0 + g3^2) + g4^2) of the same rows (the chord measure's gap and angle) */
-void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle) {
+void ctn__hinge_error(ctn_joints defs, int s, const ctn_pose *pose, float *gap, float *angle) {
     float g3, g4;
     __m128 l2;
-    (void)hinge_c(j, pose, &g3, &g4, &l2);
+    (void)hinge_c(&defs.core[s], &defs.extra[s], pose, &g3, &g4, &l2);
     *gap = CTN_SQRT(_mm_cvtss_f32(l2));
     *angle = CTN_SQRT(g3 * g3 + g4 * g4);
 }
 #else
-static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
+static inline float chord_hinge(int s, ctn_joints defs, const ctn_pose *pose, float h, ctn_block *blocks, float *gap,
                                 float *angle) {
-    const ctn_joint_def *j = &defs[s];
+    ctn_joint_def jd = ctn_joint_at(defs, s), *j = &jd; /* a hinge: its axes are extras */
     ctn_hinge_pos hp = ctn_hinge_position(ctn_load_pose(pose, j->a), ctn_load_pose(pose, j->b), j->anchor_a, j->anchor_b, j->axis_a, j->axis_b);
     const float *g = hp.g;
     float l2 = 0.0f, a2s = 0.0f, worst = 0.0f;
@@ -173,15 +174,16 @@ static inline float chord_hinge(int s, const ctn_joint_def *defs, const ctn_pose
     return worst;
 }
 
-void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle) {
+void ctn__hinge_error(ctn_joints defs, int s, const ctn_pose *pose, float *gap, float *angle) {
+    ctn_joint_def jd = ctn_joint_at(defs, s), *j = &jd;
     ctn_joint_error(*j, ctn_load_pose(pose, j->a), ctn_load_pose(pose, j->b), gap, angle);
 }
 #endif
 
-void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
+void ctn__chord_rows(ctn_joints defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r) {
     if (all_ball) {
-        chord_rows_ball(defs, m, pose, h, blocks[0].bias, sizeof *blocks, threads, r);
+        chord_rows_ball(defs.core, m, pose, h, blocks[0].bias, sizeof *blocks, threads, r);
         return;
     }
     float worst = 0.0f;
@@ -191,7 +193,7 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
 #endif
     for (int s = 0; s < m; ++s) {
         float g, a;
-        float e = ctn__chord_hinge_plain(&defs[s]) ? chord_hinge(s, defs, pose, h, blocks, &g, &a)
+        float e = ctn__chord_hinge_plain_at(defs, s) ? chord_hinge(s, defs, pose, h, blocks, &g, &a)
                       : ctn_chord_slot_measure(s, defs, pose, h, blocks, &g, &a);
         worst = e > worst ? e : worst;
         if (e != e) worst = INFINITY; /* a non-finite error fails the chord step's test */
@@ -202,7 +204,7 @@ void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, flo
     r->worst = worst, r->gap = gap, r->angle = angle;
 }
 
-void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
+void ctn__chord_rows_balls(ctn_joints defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
                            ctn_chord_rows_result *r) {
-    chord_rows_ball(defs, m, pose, h, rows[0].bias, sizeof *rows, threads, r);
+    chord_rows_ball(defs.core, m, pose, h, rows[0].bias, sizeof *rows, threads, r);
 }

@@ -127,7 +127,7 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows bl
     ctn_v3 ra = BR_RA(blocks, rec, slot), rb = BR_RB(blocks, rec, slot);
     const float *bias = BR_BIAS(blocks, rec, slot);
     double s0 = (double)BR_SOFT(blocks, rec, slot, 0), s1 = (double)BR_SOFT(blocks, rec, slot, 1), s2 = (double)BR_SOFT(blocks, rec, slot, 2);
-    const ctn_joint_def *d = &w->topo.defs[slot];
+    const ctn_joint_core *d = &w->topo.defs[slot];
     double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     c->cut[slot] = 0, c->axes[x] = 1;
 #if defined(__GNUC__)
@@ -541,7 +541,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
                         mode, h);
         }
         if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
-            const ctn_joint_def *d = &w->topo.defs[sl];
+            const ctn_joint_core *d = &w->topo.defs[sl];
             if ((dy & DYN_A) && d->a != bq && d->a != bn)
                 ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
             if ((dy & DYN_B) && d->b != bq && d->b != bn)

@@ -109,7 +109,7 @@ static void classify_joints(const ctn_world *w, direct_state *s, build_scratch *
     for (int id = 0; id < w->joint_count; ++id) {
         int slot = w->joint_slot[id];
         if (slot < 0 || slot >= m || t->order[slot] != id) continue;
-        const ctn_joint_def *d = &t->defs[slot];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), slot), *d = &d_def;
         int a = d->a, c = d->b, da = ctn__direct_body_dynamic(w, a), dc = ctn__direct_body_dynamic(w, c), rows = ctn__direct_rows(d);
         int kind;
         if (!da && !dc) {
@@ -184,7 +184,7 @@ static void attach_grounded(const ctn_world *w, direct_state *s, build_scratch *
     for (int i = 0; i < b->nq; ++i) {
         int c = b->queue[i], slot = b->pjoint[c];
         if (slot < 0 || !b->grounded[c]) continue;
-        int p = b->pbody[c], rows = ctn__direct_rows(&t->defs[slot]);
+        int p = b->pbody[c], rows = ctn__direct_rows_at(t, slot);
         if (b->arows[p] + rows <= DIRECT_MAX_ATTACHED_ROWS) {
             b->arows[p] += rows;
             s->slot_kind[slot] = SLOT_ATTACHED;
@@ -237,7 +237,7 @@ static int place_nodes(const ctn_world *w, direct_state *s, build_scratch *b) {
             s->parent[k - 1] = k;
             s->kind[k] = NODE_JOINT;
             s->dof[k] = 0;
-            s->size[k] = (unsigned char)ctn__direct_rows(&t->defs[slot]);
+            s->size[k] = (unsigned char)ctn__direct_rows_at(t, slot);
             s->id[k] = slot;
             s->parent[k] = -1;
             s->pslot[k] = slot;
@@ -257,7 +257,7 @@ static int attach_rows(const ctn_world *w, direct_state *s, const build_scratch 
     int m = t->joint_count, node_count = s->node_count;
     for (int slot = 0; slot < m; ++slot) {
         if (s->slot_kind[slot] != SLOT_ATTACHED) continue;
-        const ctn_joint_def *d = &t->defs[slot];
+        const ctn_joint_core *d = &t->defs[slot];
         int holder = s->slot_side[slot] ? d->b : d->a;
         s->slot_node[slot] = b->body_node[holder];
         s->att_off[b->body_node[holder] + 1]++;
@@ -274,7 +274,7 @@ static int attach_rows(const ctn_world *w, direct_state *s, const build_scratch 
         if (s->slot_kind[slot] != SLOT_ATTACHED) continue;
         int node = s->slot_node[slot];
         s->slot_row[slot] = fill[node];
-        fill[node] += ctn__direct_rows(&t->defs[slot]);
+        fill[node] += ctn__direct_rows_at(t, slot);
     }
     memcpy(fill, s->att_off, ((size_t)node_count + 1) * sizeof *fill);
     for (int slot = 0; slot < m; ++slot)
@@ -291,7 +291,7 @@ static int link_nodes(const ctn_world *w, direct_state *s, const build_scratch *
     for (int i = 0; i < node_count; ++i) {
         int slot = s->pslot[i];
         if (slot < 0) continue;
-        const ctn_joint_def *d = &t->defs[slot];
+        const ctn_joint_core *d = &t->defs[slot];
         if (s->kind[i] == NODE_JOINT) {
             s->parent[i] = b->body_node[s->side[i] ? d->b : d->a];
         } else if (s->slot_kind[slot] == SLOT_ATTACHED) {

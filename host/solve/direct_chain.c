@@ -77,7 +77,7 @@ static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, cons
     int m = 0;
     for (int s0 = 0; s0 < t->joint_count; ++s0) {
         if (seen[s0]) continue;
-        const ctn_joint_def *d = &t->defs[s0];
+        const ctn_joint_core *d = &t->defs[s0];
         int na = next_joint(deg, jt, is_dynamic(w, d->a) ? d->a : -1, s0);
         int nb = next_joint(deg, jt, is_dynamic(w, d->b) ? d->b : -1, s0);
         if (na >= 0 && nb >= 0) continue; /* not an end of its path */
@@ -91,7 +91,7 @@ static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, cons
                 m++;
                 break;
             }
-            const ctn_joint_def *e = &t->defs[nx];
+            const ctn_joint_core *e = &t->defs[nx];
             c->shared[m] = through;
             c->side[m] = (unsigned char)((t->defs[slot].a == through ? 0 : 1) | (e->a == through ? 0 : 2));
             m++;
@@ -135,7 +135,7 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     c->cut = ctn__calloc(m1, 1);
     if (!c->slot || !c->shared || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         int da = is_dynamic(w, d->a), db = is_dynamic(w, d->b);
         if (!da && !db) { /* off the chain: no rows in the exact solve (ctn__chain_has) */
             if (!c->off && !(c->off = ctn__calloc(m1, 1))) goto fail;
@@ -160,19 +160,19 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     c->sep = ctn__malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
     if (!c->sep) goto fail;
     size_t ko = 0, co = 0, vo = 0;
-    c->uniform = ctn__direct_rows(&t->defs[c->slot[0]]);
+    c->uniform = ctn__direct_rows_at(t, c->slot[0]);
     for (int p = 1; p < m && c->uniform; ++p)
-        if (ctn__direct_rows(&t->defs[c->slot[p]]) != c->uniform) c->uniform = 0;
+        if (ctn__direct_rows_at(t, c->slot[p]) != c->uniform) c->uniform = 0;
     if (!c->uniform && !(c->n = ctn__malloc(n1))) goto fail; /* rows per position: implicit (uniform) where all match */
     for (int p = 0; p < m; ++p) {
-        const ctn_joint_def *d = &t->defs[c->slot[p]];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), c->slot[p]), *d = &d_def;
         int n = ctn__direct_rows(d);
         if (c->n) c->n[p] = (unsigned char)n;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
         ko += (size_t)n * n;
         vo += (size_t)n;
-        if (p + 1 < m) co += (size_t)n * ctn__direct_rows(&t->defs[c->slot[p + 1]]);
+        if (p + 1 < m) co += (size_t)n * ctn__direct_rows_at(t, c->slot[p + 1]);
     }
     if (6 * vo > INT_MAX) goto not_chain; /* int offsets (the forest path's are size_t) */
     if (!c->uniform) { /* explicit offsets: one int per position and array */
@@ -318,7 +318,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
         k_store(c, p, nfix, K);
         return;
     }
-    const ctn_joint_def *d = &w->topo.defs[slot];
+    const ctn_joint_core *d = &w->topo.defs[slot];
     int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
     if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1)) { /* the bodies' masses read in place */
         static const ctn_sym3 none = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
@@ -344,7 +344,7 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blo
     const ctn_topology *t = &w->topo;
     int slot = c->slot[p], n = ROWS(c, p, nfix);
     double *y = c->y + CH_V(c, p, nfix);
-    const ctn_joint_def *d = &t->defs[slot];
+    const ctn_joint_core *d = &t->defs[slot];
     if (ctn_dd_cut_full(c->cut[slot], n)) {
         for (int r = 0; r < n; ++r) y[r] = 0.0;
         return;
@@ -533,7 +533,7 @@ static inline void add_impulse(const direct_chain *c, int p, float *lambda, int 
 
 /* The dynamic bodies of joint p other than `skip` (-1: none): v += M^-1 J^T dl over their solved joints. */
 static inline void apply_joint_bodies(ctn_world *w, const direct_chain *c, ch_rows blocks, int p, int skip, int nfix) {
-    const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+    const ctn_joint_core *d = &w->topo.defs[c->slot[p]];
     if ((c->dyn[p] & DYN_A) && d->a != skip) apply_body(w, c, blocks, d->a, p, 0, nfix);
     if ((c->dyn[p] & DYN_B) && d->b != skip) apply_body(w, c, blocks, d->b, p, 1, nfix);
 }
@@ -649,7 +649,7 @@ static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks) {
 static void apply_separator_bodies(ctn_world *w, const direct_chain *c, ch_rows blocks) {
     for (int j = 1; j < c->segments; ++j) {
         int p = c->sep[j];
-        const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+        const ctn_joint_core *d = &w->topo.defs[c->slot[p]];
         int bodies[2] = {(c->dyn[p] & DYN_A) ? d->a : -1, (c->dyn[p] & DYN_B) ? d->b : -1};
         for (int e = 0; e < 2; ++e)
             if (bodies[e] >= 0 && bodies[e] != c->shared[p] && (p == 0 || bodies[e] != c->shared[p - 1]))
@@ -728,7 +728,7 @@ int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, in
 }
 
 /* |r|^2 of three linear rows along dir[0..2]: ctn_block_residual's operations for n = 3, unrolled. */
-static inline double ball_residual(const ctn_world *w, const ctn_joint_def *d, ctn_v3 ra, ctn_v3 rb, const ctn_v3 *dir, const float *bias,
+static inline double ball_residual(const ctn_world *w, const ctn_joint_core *d, ctn_v3 ra, ctn_v3 rb, const ctn_v3 *dir, const float *bias,
                                    float s0, float s1, float s2, const float *lam) {
     ctn_vel va = ctn_load_vel(w->vel, d->a), vb = ctn_load_vel(w->vel, d->b);
     ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, ra)), ctn_add(vb.v, ctn_cross(vb.w, rb))); /* ctn_block_velocity */
@@ -744,7 +744,7 @@ static inline double ball_residual(const ctn_world *w, const ctn_joint_def *d, c
  * operations in their order (a float's square is exact in double), so the same bits. Reads only the record's 40
  * bytes (the targets through the 16 bytes from rb.z on) and lambda[0..3] of the joint's (lambda[3]: the next joint's
  * or past the last at a row stride of 3, in the unused lane 3). */
-static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_def *d, const ctn_ball_row *r, const float *lam) {
+static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_core *d, const ctn_ball_row *r, const float *lam) {
     const ctn_vel *va = body_vel(w->vel, d->a), *vb = body_vel(w->vel, d->b);
     const float *o = (const float *)(const void *)r;
     __m128 ra = _mm_loadu_ps(o), rb = _mm_loadu_ps(o + 4), tail = _mm_loadu_ps(o + 6); /* (ra, S), (rb, b0), (rb.z, b0, b1, b2) */
@@ -756,7 +756,7 @@ static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_def
     return ((0.0 + _mm_cvtsd_f64(q01)) + _mm_cvtsd_f64(_mm_unpackhi_pd(q01, q01))) + _mm_cvtsd_f64(q2);
 }
 #else
-static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_def *d, const ctn_ball_row *r, const float *lam) {
+static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_core *d, const ctn_ball_row *r, const float *lam) {
     return ball_residual(w, d, r->ra, r->rb, ball_axes, r->bias, r->soft, r->soft, r->soft, lam);
 }
 #endif
@@ -778,7 +778,7 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
         CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
         for (int p = 0; p < m; ++p) {
             int slot = c->slot[p];
-            const ctn_joint_def *d = &t->defs[slot];
+            const ctn_joint_core *d = &t->defs[slot];
             const float *lam = &t->lambda[c->ls * slot];
             const ctn_block *b = &blocks[slot];
             double s = 0.0;
@@ -807,7 +807,7 @@ int ctn__chain_can_save(const ctn_world *w, const direct_chain *c) {
         else if (w->vel[b].inv_mass > 0.0f) return 0; /* a body the checks would move but the walks do not */
     }
     for (int p = 0; p < c->m; ++p) { /* the layout's flags are the bodies' now */
-        const ctn_joint_def *d = &w->topo.defs[c->slot[p]];
+        const ctn_joint_core *d = &w->topo.defs[c->slot[p]];
         if (is_dynamic(w, d->a) != ((c->dyn[p] & DYN_A) != 0) || is_dynamic(w, d->b) != ((c->dyn[p] & DYN_B) != 0)) return 0;
         seen += ((c->dyn[p] & DYN_A) != 0) + ((c->dyn[p] & DYN_B) != 0) - (c->shared[p] >= 0); /* a shared body once */
     }

@@ -62,7 +62,7 @@ static void ball_jacobian(const ctn_block *b, int side, double J[3][6]) {
 
 /* Every row of the joint in slot is cut this substep (a contact, a rope): it leaves the forest whole. */
 static int cut_whole(const ctn_world *w, const direct_state *s, int slot) {
-    return s->cut[slot] && ctn_dd_cut_full(s->cut[slot], ctn__direct_rows(&w->topo.defs[slot]));
+    return s->cut[slot] && ctn_dd_cut_full(s->cut[slot], ctn__direct_rows_at(&w->topo, slot));
 }
 
 /* Coupling of node i to its parent: the joint slot, the side of the Jacobian to use, the first row in
@@ -74,7 +74,7 @@ static int node_coupling(const ctn_world *w, const direct_state *s, int i, int *
 }
 
 /* Diagonal of J M^-1 J^T of row k of a joint from its own two bodies (the scale of the row). */
-static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, int k) {
+static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_core *d, int k) {
     double acc = 0.0;
     for (int side = 0; side < 2; ++side) {
         int body = side ? d->b : d->a;
@@ -93,7 +93,7 @@ static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_j
 /* row_local_mass of the three rows of a ball (ctn_dd_rows_axes) into m[0..2]: row k's linear part sums to
  * sg^2 = 1 exactly, and its angular part has two nonzero entries (BALL_NZ), so the terms left out are
  * products with an exact zero: the same bits. */
-static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, double m[3]) {
+static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_joint_core *d, double m[3]) {
     m[0] = m[1] = m[2] = 0.0;
     FOREST_UNROLL for (int side = 0; side < 2; ++side) {
         int body = side ? d->b : d->a;
@@ -113,13 +113,13 @@ static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_jo
 }
 
 /* Row diagonal of (2): -(S + floor * local effective mass). */
-static double row_pivot(const ctn_world *w, const ctn_block *b, const ctn_joint_def *d, int k) {
+static double row_pivot(const ctn_world *w, const ctn_block *b, const ctn_joint_core *d, int k) {
     return -((double)b->soft[k] + DIRECT_FLOOR * row_local_mass(w, b, d, k));
 }
 
 /* The row diagonals of the joint in slot into D (stride N, from row 0): row_pivot, -1 on its cut rows. */
 static void joint_pivots(const ctn_world *w, const direct_state *s, const ctn_block *b, int slot, int n, double *D, int N) {
-    const ctn_joint_def *d = &w->topo.defs[slot];
+    const ctn_joint_core *d = &w->topo.defs[slot];
     if (n == 3 && ball_rows(b)) {
         double m[3];
         ball_local_mass(w, b, d, m);
@@ -152,7 +152,7 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
                 for (int c = 0; c < 3; ++c) D[(3 + r) * N + 3 + c] = I[r * 3 + c];
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
-            int slot = s->att[e], row0 = s->slot_row[slot], n = ctn__direct_rows(&t->defs[slot]);
+            int slot = s->att[e], row0 = s->slot_row[slot], n = ctn__direct_rows_at(t, slot);
             const ctn_block *blk = &blocks[slot];
             if (cut_whole(w, s, slot)) {
                 for (int r = 0; r < n; ++r) D[(row0 + r) * N + row0 + r] = -1.0;
@@ -330,7 +330,7 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
             }
         }
         jacobian_side(s, blk, slot, s->side[i], J);
-        int n = ctn__direct_rows(&w->topo.defs[slot]);
+        int n = ctn__direct_rows_at(&w->topo, slot);
         if (s->kind[i] == NODE_BODY) {
             /* rows of slot in p (at prow): D -= J_sc [D_c^-1]_bb J_sc^T */
             double *Dr = Dp + (size_t)s->prow[i] * Np + s->prow[i];
@@ -387,7 +387,7 @@ static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, c
  * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). A ball without cut rows takes
  * ball_row_jv for ctn_dd_row_jv. */
 static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
-    const ctn_joint_def *d = &w->topo.defs[slot];
+    const ctn_joint_core *d = &w->topo.defs[slot];
     if (cut_whole(w, s, slot)) return; /* r stays 0 */
     if (ball_coupling(s, blk, slot)) {
         double Ja[3][6], Jb[3][6], Va[6], Vb[6];
@@ -515,7 +515,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 continue;
             }
             s->pass[i] = PASS_DENSE;
-            int n = ctn__direct_rows(&t->defs[slot]);
+            int n = ctn__direct_rows_at(t, slot);
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < n; ++r)
                 for (int k = 0; k < d; ++k) bp[r] -= J[r][k] * u[k];
@@ -561,7 +561,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                     g[k] = acc;
                 }
             } else {
-                int n = ctn__direct_rows(&t->defs[slot]);
+                int n = ctn__direct_rows_at(t, slot);
                 jacobian_side(s, blk, slot, s->side[i], J);
                 for (int k = 0; k < gn; ++k) {
                     double acc = 0.0;
@@ -622,7 +622,7 @@ static void direct_apply(ctn_world *w, direct_state *s) {
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e], row0 = s->slot_row[slot];
-            for (int r = 0; r < ctn__direct_rows(&t->defs[slot]); ++r)
+            for (int r = 0; r < ctn__direct_rows_at(t, slot); ++r)
                 if (!(s->cut[slot] >> r & 1)) t->lambda[t->stride * slot + r] = (float)((double)t->lambda[t->stride * slot + r] - x[row0 + r]);
         }
     }

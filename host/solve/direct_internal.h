@@ -107,6 +107,11 @@ int ctn__direct_schur_rows(const ctn_world *w, const direct_state *s, int *rows)
 /* Rows of a joint in the exact solve (0: a type it does not eliminate); degrees of freedom of a dynamic
  * body (3 or 6; 0 for partly zero inverse inertia, which it does not support). */
 int ctn__direct_rows(const ctn_joint_def *d);
+/* The same of the layout's slot s. */
+static inline int ctn__direct_rows_at(const ctn_topology *t, int s) {
+    ctn_joint_def d = ctn_joint_at(ctn__topo_joints(t), s);
+    return ctn__direct_rows(&d);
+}
 int ctn__direct_body_dof(const ctn_world *w, int body);
 
 /* Chain path (host/solve/direct_chain.c). ctn__chain_build: 1 and *out when every joint lies on a simple

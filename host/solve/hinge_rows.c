@@ -135,14 +135,16 @@ static inline float hinge_sixth(const ctn_joint_def *d, ctn_quat qa, ctn_quat qb
 #endif
 
 #if defined(__SSE2__)
-static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+static HINGE_INLINE float hinge_body(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
                                      ctn_block *blocks, int err, int limits, int six) {
-    const ctn_joint_def *d = &defs[s];
+    /* a hinge's axes are extras: a world with a hinge holds the extras array (host/core/joint_store.c) */
+    const ctn_joint_core *d = &defs.core[s];
+    const ctn_joint_extra *x = &defs.extra[s];
     const ctn_pose *pa = body_pose(pose, d->a), *pb = body_pose(pose, d->b);
     const ctn_vel *va = body_vel(vel, d->a), *vb = body_vel(vel, d->b);
     __m128 qa = _mm_loadu_ps(&pa->q.w), qb = _mm_loadu_ps(&pb->q.w);
     __m128 ra = rotate4(qa, _mm_loadu_ps(&d->anchor_a.x)), rb = rotate4(qb, _mm_loadu_ps(&d->anchor_b.x));
-    __m128 a1 = rotate4(qa, _mm_loadu_ps(&d->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&d->axis_b.x));
+    __m128 a1 = rotate4(qa, _mm_loadu_ps(&x->axis_a.x)), a2 = rotate4(qb, _mm_loadu_ps(&x->axis_b.x));
     __m128 g = point_sep4(pa, pb, ra, rb);
     __m128 jv = axes_jv4(anchor_dv4(va, vb, ra, rb)); /* the point rows' J v */
     /* ctn_rows_parallel: t1, t2 across a1, C_k = t_k . (a2 x a1); J v = t_k . (w_a - w_b) */
@@ -153,7 +155,7 @@ static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn
     float g3 = ctn_dot(t1, c), g4 = ctn_dot(t2, c), j3 = ctn_dot(t1, dw), j4 = ctn_dot(t2, dw);
     float cg, cj;
     int spook;
-    float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);
+    float soft = ctn_rows_ball_coef(x->flags, d->compliance, x->damping_time, prm, &cg, &cj, &spook);
     __m128 bias = _mm_mul_ps(_mm_set1_ps(cg), g);
     float b3 = cg * g3, b4 = cg * g4;
     if (spook) {
@@ -170,23 +172,28 @@ static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn
     _mm_storeu_ps(b->bias, bias); /* bias[0..2], lane 3 overwritten next */
     b->bias[3] = b3;
     b->bias[4] = b4;
-    if (six) return hinge_sixth(d, pa->q, pb->q, lanes_v3(a1), dw, soft, cg, cj, spook, prm.h, b, err, limits);
+    if (six) {
+        ctn_joint_def full = ctn_joint_make(*d, *x);
+        return hinge_sixth(&full, pa->q, pb->q, lanes_v3(a1), dw, soft, cg, cj, spook, prm.h, b, err, limits);
+    }
     return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
 }
 #else
-static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
+static HINGE_INLINE float hinge_body(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm,
                                      ctn_block *blocks, int err, int limits, int six) {
-    const ctn_joint_def *d = &defs[s];
+    /* a hinge's axes are extras: a world with a hinge holds the extras array (host/core/joint_store.c) */
+    const ctn_joint_core *d = &defs.core[s];
+    const ctn_joint_extra *x = &defs.extra[s];
     ctn_pose pa = ctn_load_pose(pose, d->a), pb = ctn_load_pose(pose, d->b);
     ctn_vel va = ctn_load_vel(vel, d->a), vb = ctn_load_vel(vel, d->b);
-    ctn_hinge_pos hp = ctn_hinge_position(pa, pb, d->anchor_a, d->anchor_b, d->axis_a, d->axis_b); /* ctn_rows_hinge's C */
+    ctn_hinge_pos hp = ctn_hinge_position(pa, pb, d->anchor_a, d->anchor_b, x->axis_a, x->axis_b); /* ctn_rows_hinge's C */
     ctn_v3 dv = ctn_sub(ctn_add(va.v, ctn_cross(va.w, hp.ra)), ctn_add(vb.v, ctn_cross(vb.w, hp.rb)));
     ctn_v3 dw = ctn_sub(va.w, vb.w);
     float jv[5] = {ctn_dot(ctn_v3_make(1.0f, 0.0f, 0.0f), dv), ctn_dot(ctn_v3_make(0.0f, 1.0f, 0.0f), dv),
                    ctn_dot(ctn_v3_make(0.0f, 0.0f, 1.0f), dv), ctn_dot(hp.t1, dw), ctn_dot(hp.t2, dw)};
     float cg, cj;
     int spook;
-    float soft = ctn_rows_ball_coef(d->flags, d->compliance, d->damping_time, prm, &cg, &cj, &spook);
+    float soft = ctn_rows_ball_coef(x->flags, d->compliance, x->damping_time, prm, &cg, &cj, &spook);
     ctn_block *b = &blocks[s];
     hinge_fixed_fields(b, soft);
     b->ra = hp.ra;
@@ -194,28 +201,31 @@ static HINGE_INLINE float hinge_body(int s, const ctn_joint_def *defs, const ctn
     b->dir[3] = hp.t1;
     b->dir[4] = hp.t2;
     for (int k = 0; k < 5; ++k) b->bias[k] = spook ? cg * hp.g[k] + cj * jv[k] : cg * hp.g[k];
-    if (six) return hinge_sixth(d, pa.q, pb.q, hp.a1, dw, soft, cg, cj, spook, prm.h, b, err, limits);
+    if (six) {
+        ctn_joint_def full = ctn_joint_make(*d, *x);
+        return hinge_sixth(&full, pa.q, pb.q, hp.a1, dw, soft, cg, cj, spook, prm.h, b, err, limits);
+    }
     return err ? hinge_project(d->compliance, b, prm.h) : 0.0f;
 }
 #endif
 
 /* joint s's block, a hinge without (hinge_plain) or with (hinge_six) a limit or a motor; err: return the projection's
  * error (ctn_project_block's, with the limits' rule where `limits` is set), else 0 */
-static float hinge_plain(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+static float hinge_plain(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                          int err) {
     return hinge_body(s, defs, pose, vel, prm, blocks, err, 0, 0);
 }
-static float hinge_six(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+static float hinge_six(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                        int err, int limits) {
     return hinge_body(s, defs, pose, vel, prm, blocks, err, limits, 1);
 }
-static inline float hinge_slot(int s, const ctn_joint_def *defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+static inline float hinge_slot(int s, ctn_joints defs, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                                int err, int limits) {
-    return defs[s].flags & (CTN_JF_LIMIT | CTN_JF_MOTOR) ? hinge_six(s, defs, pose, vel, prm, blocks, err, limits)
+    return defs.extra[s].flags & (CTN_JF_LIMIT | CTN_JF_MOTOR) ? hinge_six(s, defs, pose, vel, prm, blocks, err, limits)
                                                          : hinge_plain(s, defs, pose, vel, prm, blocks, err);
 }
 
-float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+float ctn__exact_rows(ctn_joints defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                       int project, int limits, float *err, int threads) {
     float worst = 0.0f;
     if (!project) {
@@ -223,7 +233,7 @@ float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, co
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
         for (int s = 0; s < m; ++s) {
-            if (ctn__hinge_lean(&defs[s])) (void)hinge_slot(s, defs, pose, vel, prm, blocks, 0, 0);
+            if (CTN_JC(defs, s).type == CTN_JT_HINGE) (void)hinge_slot(s, defs, pose, vel, prm, blocks, 0, 0);
             else ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
         }
     } else {
@@ -232,11 +242,11 @@ float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, co
 #endif
         for (int s = 0; s < m; ++s) {
             float e;
-            if (ctn__hinge_lean(&defs[s])) {
+            if (CTN_JC(defs, s).type == CTN_JT_HINGE) {
                 e = hinge_slot(s, defs, pose, vel, prm, blocks, 1, limits);
             } else {
                 ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
-                e = ctn_project_block(defs[s].compliance, &blocks[s], prm.h, limits);
+                e = ctn_project_block(CTN_JC(defs, s).compliance, &blocks[s], prm.h, limits);
             }
             if (limits) err[s] = e;
             worst = e > worst ? e : worst; /* never NaN: ctn_project_block's CTN_FMAX drops them */

@@ -178,6 +178,10 @@ ctn_status ctn__stage_run(ctn_world *w, const ctn_stage_ops *ops, ctn_stage stag
     } while (0)
 
 static const char *joint_not_rigid(const ctn_joint_def *d);
+static const char *joint_not_rigid_at(const ctn_topology *t, int s) {
+    ctn_joint_def d = ctn_joint_at(ctn__topo_joints(t), s);
+    return joint_not_rigid(&d);
+}
 
 /* Whether every joint is a rigid bilateral row (joint_not_rigid). Asked twice a step (run_substeps,
  * chords_allowed); the answer is a property of the solver copies of the definitions (topo.defs), which only a
@@ -187,7 +191,7 @@ static int joints_rigid(ctn_world *w) {
     if (!w->topology_dirty && w->rigid_version == w->topology_version + 1u) return w->rigid_all;
     int all = 1;
     for (int s = 0; s < w->topo.joint_count && all; ++s)
-        if (joint_not_rigid(&w->topo.defs[s])) all = 0;
+        if (joint_not_rigid_at(&w->topo, s)) all = 0;
     if (!w->topology_dirty) w->rigid_version = w->topology_version + 1u, w->rigid_all = all;
     return all;
 }
@@ -556,7 +560,7 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
         return buf;
     }
     for (int s = 0; s < t->joint_count; ++s) {
-        const char *why = joint_not_rigid(&t->defs[s]);
+        const char *why = joint_not_rigid_at(t, s);
         if (why) {
             snprintf(buf, size, "velocity: joint %lld %s", (long long)ctn_joint_id_to_int(ctn__joint_handle(w, t->order[s])), why);
             return buf;

@@ -85,6 +85,10 @@ ctn_status ctn__auto_substeps(ctn_world *w, ctn_solver solver, int *out);
 /* Whether joint d can have finite impulse bounds (contacts, limits, motors, ropes, swing cones;
  * host/solve/solver_rules.c). */
 int ctn__joint_may_be_bounded(const ctn_joint_def *d);
+static inline int ctn__joint_may_be_bounded_at(const ctn_topology *t, int s) {
+    ctn_joint_def d = ctn_joint_at(ctn__topo_joints(t), s);
+    return ctn__joint_may_be_bounded(&d);
+}
 /* The one CG -> Gauss-Seidel rule of both backends (host/solve/solver_rules.c): 1 when desc.solver is CG and
  * some joint can have bounded rows, so the whole step is solved by Gauss-Seidel; the first such step is
  * reported through the log (once per *warned). */
@@ -106,18 +110,21 @@ typedef struct ctn_chord_rows_result {
     double gap, angle;
 } ctn_chord_rows_result;
 int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache);
-void ctn__chord_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
+void ctn__chord_rows(ctn_joints defs, int m, const ctn_pose *pose, float h, ctn_block *blocks, int all_ball, int threads,
                      ctn_chord_rows_result *r);
 /* ctn_joint_error of a hinge without a limit, a motor or an implicit spring (ctn__chord_hinge_plain), from the chord
  * rows' lean measure (host/solve/chord_rows.c), the same bits. */
 static inline int ctn__chord_hinge_plain(const ctn_joint_def *d) {
     return d->type == CTN_JT_HINGE && (d->flags & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0;
 }
-void ctn__hinge_error(const ctn_joint_def *j, const ctn_pose *pose, float *gap, float *angle);
+static inline int ctn__chord_hinge_plain_at(ctn_joints defs, int s) {
+    return CTN_JC(defs, s).type == CTN_JT_HINGE && (ctn_joint_flags(defs, s) & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_IMPLICIT_SPRING)) == 0;
+}
+void ctn__hinge_error(ctn_joints defs, int s, const ctn_pose *pose, float *gap, float *angle);
 /* The exact solver's ball records of every joint (host/solve/ball_rows.c; ctn_prepare_slot_ball_row's bits);
  * project: also the projection's largest error (ctn_project_ball_row), returned (else 0). threads > 1: an OpenMP
  * team of that many (the result does not depend on it). */
-float ctn__ball_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
+float ctn__ball_rows(ctn_joints defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_ball_row *rows,
                      int project, int threads);
 /* The exact solver's rows of every joint into its 288-byte block (host/solve/hinge_rows.c): a hinge without a limit
  * or a motor (ctn__hinge_lean) by a lean build, every other joint by ctn_prepare_slot_rows, the same bits.
@@ -125,10 +132,10 @@ float ctn__ball_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, con
  * into err[s] where limits is set (the rule with limits: ctn_project_block). threads > 1: an OpenMP team of that
  * many (the result does not depend on it). */
 int ctn__hinge_lean(const ctn_joint_def *d);
-float ctn__exact_rows(const ctn_joint_def *defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
+float ctn__exact_rows(ctn_joints defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                       int project, int limits, float *err, int threads);
 /* The same for a world of ball joints alone whose rows are the exact solver's ball records (the lean loop). */
-void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
+void ctn__chord_rows_balls(ctn_joints defs, int m, const ctn_pose *pose, float h, ctn_ball_row *rows, int threads,
                            ctn_chord_rows_result *r);
 
 /* The per-body passes around the solve on the CPU (host/solve/body_passes.c), n bodies: lean != 0 runs the lean
@@ -141,7 +148,7 @@ void ctn__chord_rows_balls(const ctn_joint_def *defs, int m, const ctn_pose *pos
  * from `from` into `pose` (ctn_integrate_pose where they are the same array); ctn__integrate_bodies: the same
  * and the world inverse inertia of the new poses (ctn_integrate_body_from, ctn_integrate_body). */
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
-                            const ctn_joint_def *defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads);
+                            ctn_joints defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads);
 void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, const ctn_inertia *inertia, const int *sadj_offsets,
                  const int *sadj, const ctn_joint_def *springs, const ctn_pose *pose, ctn_vel *in, ctn_vel *out, ctn_step_params prm,
                  int lean, int threads);
@@ -151,6 +158,12 @@ void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn
  * ctn__body_diverged (host/core/world.h) finds diverged, INT_MAX when none, *top the largest speed of the
  * others (0 when none); lean as above (the same answers). */
 void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body);
+/* The same scan with the pose bounds of a step that integrates in place (host/solve/solver_cpu.c
+ * in_place_test): 1 when no body diverged and every position and p_lo component is below 2^40 and every
+ * orientation component below 2 (*top then ctn__body_scan's), 0 otherwise (which of the two: ask them apart). */
+int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int threads, double *top);
+/* Whether every pose is within those bounds. */
+int ctn__poses_bounded(const ctn_pose *pose, int n, int threads);
 void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,
                            float h, int lean, int threads);
 

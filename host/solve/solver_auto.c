@@ -200,7 +200,7 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
      * 0.0249 m with gs, 0.00165 m with direct). */
     int keep_bounded = contacts == 0 && !ctn__collision_possible(w);
     for (int s = 0; s < m; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         if (is_bounded(d) && !(keep_bounded && !wholly_bounded(d))) {
             outside++;
             continue;
@@ -225,7 +225,7 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     for (int id = 0; id < w->joint_count && keep_bounded; ++id) {
         int s = w->joint_slot[id];
         if (s < 0 || s >= m || t->order[s] != id) continue;
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         if (wholly_bounded(d) || !dynamic_body(w, d->a) || !dynamic_body(w, d->b)) continue;
         int ra = uf_find(up, d->a), rb = uf_find(up, d->b);
         if (ra != rb) {
@@ -308,7 +308,7 @@ ctn_status ctn__auto_substeps(ctn_world *w, ctn_solver solver, int *out) {
     if (!up) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "ctn_world_step: out of memory choosing the substeps (%d bodies)", n);
     for (int i = 0; i < n; ++i) up[i] = i;
     for (int s = 0; s < m && pick == 1; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         int da = dynamic_body(w, d->a), db = dynamic_body(w, d->b);
         if (!da && !db) continue;
         if (is_bounded(d) || d->type == CTN_JT_DISTANCE) pick = CTN_AUTO_SUBSTEPS;

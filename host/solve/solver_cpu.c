@@ -87,6 +87,16 @@ typedef struct cpu_solver {
      * inertia_clean after the last step that held. With no host edit since (w->bodies_dirty), the next
      * snapshot takes it without testing every body. */
     int inertia_now, inertia_clean;
+    /* This step's only writer of the poses is its final integration, which then tests for divergence first
+     * and writes them in place (cpu_integrate; no pose spare, host/core/divergence.c); lean_joints: whether
+     * every joint is a ball joint within the anchor bound of that test (per topology). */
+    int poses_in_place;
+    ctn_compact_cache lean_joints;
+    /* The integration in place ran MEASURE's divergence scan before it (in_place_test): none diverged, the
+     * largest speed scanned_top. The velocities and impulses do not change between them, and the poses after it
+     * are finite by its bounds, so MEASURE takes that answer instead of scanning again (and clears it). */
+    int scanned;
+    double scanned_top;
 } cpu_solver;
 
 #define TRY_CPU_RESERVE(expr)              \
@@ -210,6 +220,11 @@ static int cpu_team(const ctn_world *w) { return ctn__threads(w); }
 #define CPU_FOR_REDUCE(count, ...)
 #endif
 
+/* The bounds under which a step writes the poses in place (in_place_test): h max_speed and a ball joint's anchor
+ * components (m). Far above any scene's (a world outside them keeps the pose spare), far below float overflow. */
+#define CTN_IN_PLACE_REACH 1099511627776.0 /* 2^40 */
+#define CTN_IN_PLACE_ANCHOR 1073741824.0f  /* 2^30 */
+
 /* ---- the phases of one substep ------------------------------------------------------------------- */
 
 /* The exact solver runs for every solver but the three iterative ones (stage_solve). */
@@ -237,23 +252,23 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     int limits = rows_only && w->desc.bounded_rows != CTN_BOUNDED_SWEEP && project && ctn__direct_may_bound(w);
     if (c->ball_rows) { /* the exact solver, rigid ball joints on its chain (ctn__direct_ball_rows); projecting,
                           * ctn_project_slot's rigid rule: the rows stay, the error is max |bias| h (none is bounded) */
-        c->project_worst = ctn__ball_rows(t->defs, m, w->pose, w->vel, prm, c->balls, project, m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1);
+        c->project_worst = ctn__ball_rows(ctn__topo_joints(t), m, w->pose, w->vel, prm, c->balls, project, m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1);
         return;
     }
     if (c->compact) { /* Gauss-Seidel, ball joints only (ctn__rows_compact) */
         ctn_point_block *pts = c->points;
         CPU_FOR(m)
-        for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, t->defs, w->pose, w->vel, w->inertia, prm, pts);
+        for (int s = 0; s < m; ++s) ctn_prepare_slot_point(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, prm, pts);
         c->project_worst = 0.0f;
         return;
     }
     if (rows_only) { /* the exact solver's rows (host/solve/hinge_rows.c: plain hinges by a lean build, the same bits) */
-        worst = ctn__exact_rows(t->defs, m, w->pose, w->vel, prm, c->blocks, project, limits, c->cg_r, m >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
+        worst = ctn__exact_rows(ctn__topo_joints(t), m, w->pose, w->vel, prm, c->blocks, project, limits, c->cg_r, m >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
     } else {
         CPU_FOR_REDUCE(m, reduction(max : worst))
         for (int s = 0; s < m; ++s) {
-            if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, t->defs, w->pose, w->vel, w->inertia, prm, c->blocks);
-            else ctn_prepare_slot(s, t->defs, w->pose, w->vel, w->inertia, split, prm, c->blocks);
+            if (ball && t->defs[s].type == CTN_JT_BALL) ctn_prepare_slot_ball(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, prm, c->blocks);
+            else ctn_prepare_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->inertia, split, prm, c->blocks);
             if (!project) continue;
             /* ctn_project_slot on the host; the error per slot is kept (cg_r) only for the limits' pass below */
             float err = ctn_project_block(t->defs[s].compliance, &c->blocks[s], prm.h, limits);
@@ -331,7 +346,7 @@ typedef enum slot_update { SLOT_GS, SLOT_GS_QUIET, SLOT_JACOBI } slot_update;
  * once: through w and c the compiler reloads them for every slot (the velocity stores might alias them as far
  * as it can tell), some ten instructions per block update of a few hundred. */
 static double update_range(ctn_world *w, cpu_solver *c, slot_update kind, int first, int last) {
-    const ctn_joint_def *defs = w->topo.defs;
+    ctn_joints defs = ctn__topo_joints(&w->topo);
     const ctn_block *blocks = c->blocks;
     float *lambda = w->topo.lambda, *dlambda = c->dlambda;
     const int ls = w->topo.stride;
@@ -420,14 +435,14 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
     const int m = t->joint_count, n = w->body_count, ls = t->stride, len = ls * m;
     float *r = c->cg_r, *z = c->cg_z, *p = c->dlambda, *ap = c->cg_ap;
     ctn_vel *u = c->vel_copy;
-    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, t->defs, c->blocks, w->vel, t->lambda, ls, r, z, p);
+    for (int s = 0; s < m; ++s) ctn_cg_init_slot(s, ctn__topo_joints(t), c->blocks, w->vel, t->lambda, ls, r, z, p);
     double rz = dot_in_order(r, z, len), rr = dot_in_order(r, r, len);
     /* Stop once the preconditioned residual fell by 1e-6 in norm: float32 CG carried further loses
      * conjugacy and drifts away from a solution it already reached. */
     const double rz_stop = 1e-12 * rz;
     for (int it = 0; it < w->desc.iterations && rz > rz_stop && rz > 0.0; ++it) {
         for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, ls, w->vel, w->inertia, u);
-        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, t->defs, c->blocks, u, p, ls, ap);
+        for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, ctn__topo_joints(t), c->blocks, u, p, ls, ap);
         double pap = dot_in_order(p, ap, len);
         if (!(pap > 0.0)) break;
         float alpha = (float)(rz / pap);
@@ -444,6 +459,15 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
 
 /* ---- the stages (host/solve/pipeline.h) ---------------------------------------------------------- */
 
+/* Whether the step's only writer of the poses is its final integration: the velocity step (RATTLE and the
+ * position projection run with the exact solver only, pipeline.c) with one substep and a speed limit, under
+ * which cpu_integrate tests for divergence before it integrates. Assembly's gather, which also begins here,
+ * copies the poses by ctn__snapshot_keep, which takes the spare back first. */
+static int poses_in_place(const ctn_world *w) {
+    double limit = w->desc.max_speed;
+    return !solver_is_direct(w) && ctn__substeps(w) == 1 && limit > 0.0 && limit * w->desc.time_step <= CTN_IN_PLACE_REACH;
+}
+
 static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     TRY_CPU(cpu_reserve(w, c));
@@ -453,7 +477,9 @@ static ctn_status cpu_begin(ctn_world *w) {
     int derived = c->inertia_clean && !w->bodies_dirty; /* the last step left them so and the host changed no body */
     if (!derived) ctn__inertia_fresh(w); /* the snapshot tests them */
     c->inertia_clean = 0;                               /* until this step holds (cpu_end) */
-    TRY_CPU(ctn__snapshot_take(w, derived)); /* the state the step starts from: a diverged step is undone to it */
+    c->poses_in_place = poses_in_place(w);
+    c->scanned = 0;
+    TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
     c->factor_kept = 0;
@@ -474,6 +500,19 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
 }
 
+/* The first slot with a non-finite impulse, INT_MAX when none: the impulses by groups of 8 slots, their exponent
+ * fields first (ctn__impulses_bad: a few instructions a slot where ctn_impulse_bad's six tests took about thirty). */
+static int impulses_bad_slot(ctn_world *w) {
+    const ctn_topology *t = &w->topo;
+    int m = t->joint_count, bad_slot = INT_MAX, groups = (m + 7) / 8;
+    CPU_FOR_REDUCE(groups, reduction(min : bad_slot))
+    for (int g = 0; g < groups; ++g) {
+        int s = ctn__impulses_bad(t->lambda, t->stride, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
+        bad_slot = s < bad_slot ? s : bad_slot;
+    }
+    return bad_slot;
+}
+
 /* Residual, joint errors and the divergence scan: the first body that is non-finite or faster than
  * desc.max_speed, then the first joint with a non-finite impulse (ctn_impulse_bad, as the device). The errors are measured over the solver's copies of
  * the joints (topo.defs, as the OpenCL measure kernel), where attached bodies' rows act on the composite
@@ -489,21 +528,23 @@ static void stage_measure(ctn_world *w, cpu_solver *c, int joint_errors, ctn_sta
     if (!measure) gap = c->measured_gap, angle = c->measured_angle;
     CPU_FOR_REDUCE(measure, reduction(max : gap, angle))
     for (int s = 0; s < measure; ++s) {
-        const ctn_joint_def *d = &t->defs[s];
+        ctn_joints J = ctn__topo_joints(t);
+        const ctn_joint_core *d = &t->defs[s];
         float g, a;
-        if (ctn__chord_hinge_plain(d)) ctn__hinge_error(d, w->pose, &g, &a); /* the chord rows' lean measure, same bits */
-        else ctn_joint_error(*d, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        if (ctn__chord_hinge_plain_at(J, s)) { /* the chord rows' lean measure, same bits */
+            ctn__hinge_error(J, s, w->pose, &g, &a);
+        } else {
+            ctn_joint_error_at(J, s, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        }
         gap = g > gap ? g : gap;
         angle = a > angle ? a : angle;
     }
-    ctn__body_scan(w, n, w->pose, w->vel, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1, &top, &bad_body); /* host/solve/body_passes.c */
-    /* the impulses by groups of 8 slots, their exponent fields first (ctn__impulses_bad: a few instructions a
-     * slot where ctn_impulse_bad's six tests took about thirty) */
-    int groups = (m + 7) / 8;
-    CPU_FOR_REDUCE(groups, reduction(min : bad_slot))
-    for (int g = 0; g < groups; ++g) {
-        int s = ctn__impulses_bad(t->lambda, t->stride, 8 * g, 8 * g + 8 < m ? 8 * g + 8 : m);
-        bad_slot = s < bad_slot ? s : bad_slot;
+    if (c->scanned) { /* in_place_test's scan, before an integration in place */
+        top = c->scanned_top;
+        c->scanned = 0;
+    } else {
+        ctn__body_scan(w, n, w->pose, w->vel, 1, n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1, &top, &bad_body); /* host/solve/body_passes.c */
+        bad_slot = impulses_bad_slot(w);
     }
     out->r2 = c->r2;
     out->max_gap = gap, out->max_angle = angle, out->max_speed = top;
@@ -520,13 +561,63 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
     return w->solver == CTN_SOLVER_DIRECT && prm->geometric_stiffness > 0.0f && w->topo.joint_count > 0;
 }
 
+/* Whether every joint is a ball joint (no implicit spring) whose anchors lie within CTN_IN_PLACE_ANCHOR of its
+ * bodies (cached per topology): the joints whose errors in_place_test bounds. */
+static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
+    const ctn_topology *t = &w->topo;
+    if (k->valid && k->version == w->topology_version) return k->all_ball;
+    int all = 1;
+    for (int s = 0; s < t->joint_count && all; ++s) {
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
+        all = d->type == CTN_JT_BALL && !(d->flags & CTN_JF_IMPLICIT_SPRING) &&
+              fabsf(d->anchor_a.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.z) < CTN_IN_PLACE_ANCHOR &&
+              fabsf(d->anchor_b.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.z) < CTN_IN_PLACE_ANCHOR;
+    }
+    k->all_ball = all, k->valid = 1, k->version = w->topology_version;
+    return all;
+}
+
+/* The divergence test of a step whose poses the integration writes in place (cpu_solver.poses_in_place), before
+ * it: 0 when the step diverged (a body non-finite or faster than desc.max_speed, an impulse or the residual
+ * not finite: MEASURE, which the integration then leaves to the poses the step started from, finds the same
+ * body, slot or residual, and the restore swaps back the velocities and impulses alone), 1 when the integration
+ * may write in place, -1 when a pose or joint lies outside the bounds below (the step forks the poses as before).
+ * Nothing else can fail after an integration that passed: with |v|, |w| <= max_speed, h max_speed <= 2^40
+ * (poses_in_place), positions below 2^40 and orientation components below 2 before it, the new position is
+ * below 2^42 (the two-float sum, ctn_v3_add2), the turn e of ctn_quat_turn is a unit quaternion (|sin(a)/|w|| |w|
+ * <= 1) so |e q| < 4.1 and the Newton scaling |1.5 - 0.5 |e q|^2| < 6.9: orientation components below 2^5; a ball
+ * joint's anchor below 2^30 rotates to below 2^44 (ctn_quat_rotate: |r'| <= (1 + 4 |q|^2) |r|, |q|^2 < 2^10), so
+ * the separation of ctn_point_sep is below 2^46 a component and ctn_joint_error's sum of squares below 2^94: every
+ * pose and joint error after the integration is finite, so the first body MEASURE's scan would find after it is
+ * the first this test finds before it (none when it passed: MEASURE then takes its answer, cpu_solver.scanned).
+ * The velocities and impulses do not change in the integration; the residual is the solve's. A step outside the
+ * bounds takes the fork whatever else it holds (MEASURE then scans as before). */
+static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
+    if (!lean_joints_bounded(w, &c->lean_joints)) return -1;
+    double top = 0.0;
+    int rows = w->topo.row_count;
+    /* one pass over the bodies: the bounds and the divergence scan together (host/solve/body_passes.c) */
+    if (!ctn__body_scan_bounded(w, n, w->pose, w->vel, threads, &top)) return ctn__poses_bounded(w->pose, n, threads) ? 0 : -1;
+    if (impulses_bad_slot(w) != INT_MAX || (rows && !isfinite(sqrt(c->r2 / rows)))) return 0;
+    c->scanned = 1, c->scanned_top = top; /* MEASURE's scan of the bodies and impulses, done: they do not change */
+    return 1;
+}
+
 /* x += h v per body (CTN_STAGE_INTEGRATE), by the lean loops of host/solve/body_passes.c. */
-static void cpu_integrate(ctn_world *w, const ctn_step_params *prm) {
+static ctn_status cpu_integrate(ctn_world *w, cpu_solver *c, const ctn_step_params *prm) {
     int n = w->body_count, threads = n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1;
+    const ctn_pose *from = w->pose;
+    if (c->poses_in_place && !(w->snapshot_forked & (CTN_SNAP_POSE | CTN_SNAP_POSE_IN_PLACE))) {
+        int t = in_place_test(w, c, n, threads);
+        if (t == 0) return CTN_OK; /* diverged: the poses stay as the step found them */
+        if (t > 0) w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE;
+        else TRY_CPU(ctn__snapshot_pose_spare(w)); /* outside the bounds: the spare after all, forked below */
+    }
     /* the step's first write: from the poses it started from */
-    const ctn_pose *from = ctn__snapshot_fork(w, CTN_SNAP_POSE) ? w->snapshot_pose : w->pose;
+    if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) from = w->snapshot_pose;
     if (integrate_keeps_inertia(w, prm)) ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, threads);
     else ctn__integrate_bodies(n, from, w->pose, w->vel, w->props, w->inertia, prm->h, 1, threads);
+    return CTN_OK;
 }
 
 /* The projection's scratch velocities and impulses to zero (CTN_STAGE_PROJECT_REST). */
@@ -561,7 +652,7 @@ static int project_at_rest(ctn_world *w, cpu_solver *c, const ctn_step_params *p
     if (!k->valid || k->version != w->topology_version) {
         int all = t->joint_count > 0;
         for (int s = 0; s < t->joint_count && all; ++s) {
-            const ctn_joint_def *d = &t->defs[s];
+            const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
             all = d->type != CTN_JT_CONTACT && d->type != CTN_JT_CURVE && !(d->compliance > 0.0f) &&
                   !(d->flags & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
         }
@@ -608,8 +699,8 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         ctn_chord_rows_result r; /* and the joint errors of stage_measure's loop, while the poses are at hand */
         int threads = m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1;
-        if (c->ball_rows) ctn__chord_rows_balls(t->defs, m, w->pose, prm->h, c->balls, threads, &r);
-        else ctn__chord_rows(t->defs, m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), threads, &r);
+        if (c->ball_rows) ctn__chord_rows_balls(ctn__topo_joints(t), m, w->pose, prm->h, c->balls, threads, &r);
+        else ctn__chord_rows(ctn__topo_joints(t), m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), threads, &r);
         out->worst = r.worst;
         c->measured_gap = r.gap, c->measured_angle = r.angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
         break;
@@ -622,7 +713,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         } else if (!ctn__direct_chord_step(w, rows, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
             if (c->at_rest) at_rest_leave(w, c);
             ctn__direct_resolve_rest(w, rows);
-            cpu_integrate(w, prm);
+            (void)cpu_integrate(w, c, prm); /* a projection's: never in place, nothing to reserve */
             project_rest(w, c);
         }
         break;
@@ -664,7 +755,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, t->defs, w->pose, w->vel, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
+        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
         double gap = 0.0, angle = 0.0;
         for (int s = 0; s < m; ++s) gap = fmax(gap, gaps[s]), angle = fmax(angle, angles[s]);
         out->max_gap = gap, out->max_angle = angle;
@@ -691,7 +782,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         /* a distance row turns with its bodies' relative velocity across it: |v_a - v_b| / length */
         CPU_FOR_REDUCE(m, reduction(max : top))
         for (int s = 0; s < m; ++s) {
-            const ctn_joint_def *d = &t->defs[s];
+            const ctn_joint_core *d = &t->defs[s];
             if (d->type != CTN_JT_DISTANCE || !(d->rest_length > 0.0f)) continue;
             float r = ctn_length(ctn_sub(ctn_load_vel(w->vel, d->a).v, ctn_load_vel(w->vel, d->b).v)) / d->rest_length;
             top = r > top ? r : top;
@@ -727,7 +818,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         float worst = 0.0f;
         CPU_FOR_REDUCE(m, reduction(max : worst))
         for (int s = 0; s < m; ++s) {
-            float e = ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
+            float e = ctn_rattle_slot(s, ctn__topo_joints(t), w->pose, w->vel, prm->h, c->blocks);
             worst = e > worst ? e : worst;
             if (e != e) worst = INFINITY; /* a non-finite error stops the iteration */
         }
@@ -745,7 +836,7 @@ static void stage_rattle(ctn_world *w, cpu_solver *c, ctn_stage stage, const ctn
         phase_prepare(w, c, *prm);
         ctn__direct_factor(w, c->blocks);
         CPU_FOR(m)
-        for (int s = 0; s < m; ++s) (void)ctn_rattle_slot(s, t->defs, w->pose, w->vel, prm->h, c->blocks);
+        for (int s = 0; s < m; ++s) (void)ctn_rattle_slot(s, ctn__topo_joints(t), w->pose, w->vel, prm->h, c->blocks);
         break;
     case CTN_STAGE_INERTIA:
         CPU_FOR(n)
@@ -821,7 +912,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
-    ctn__snapshot_keep(w, stage_writes(stage, c->projecting)); /* before its first write in place */
+    TRY_CPU(ctn__snapshot_keep(w, stage_writes(stage, c->projecting))); /* before its first write in place */
     /* the inertias the last step left stale: every stage but those that overwrite them all or read none forms them */
     int overwrites = stage == CTN_STAGE_GEOMETRIC_INERTIA || stage == CTN_STAGE_INERTIA || stage == CTN_STAGE_RATTLE_MOMENTUM;
     if (w->inertia_stale && !overwrites && stage != CTN_STAGE_MEASURE) ctn__inertia_fresh(w);
@@ -837,7 +928,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
-        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, t->defs, lambda, t->stride,
+        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), lambda, t->stride,
                                prm->geometric_stiffness * prm->h, w->inertia, 1,
                                n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
         break;
@@ -867,7 +958,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
         break;
     case CTN_STAGE_INTEGRATE: /* after an at-rest Newton step, done by its solve */
         if (c->moved) c->moved = 0;
-        else cpu_integrate(w, prm);
+        else TRY_CPU(cpu_integrate(w, c, prm));
         break;
     case CTN_STAGE_MEASURE: stage_measure(w, c, (e->covers & CTN_STAGE_BIT(CTN_STAGE_JOINT_ERRORS)) != 0, out); break;
     case CTN_STAGE_ASSEMBLE_ROWS:

@@ -109,7 +109,7 @@ static double gs_fallback(ctn_world *w, const ctn_block *blocks) {
     double r2 = 0.0;
     for (int it = 0; it < w->desc.iterations; ++it) {
         r2 = 0.0;
-        for (int s = 0; s < t->joint_count; ++s) r2 += ctn_gs_slot(s, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia);
+        for (int s = 0; s < t->joint_count; ++s) r2 += ctn_gs_slot(s, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
     }
     return r2;
 }
@@ -138,7 +138,7 @@ static int schur_applicable(const direct_state *s, const ctn_world *w, const ctn
     const ctn_topology *t = &w->topo;
     int rows = 0;
     for (int k = 0; k < s->extra_count; ++k) { /* cut rows of the forest: see the outer loop */
-        const ctn_joint_def *d = &t->defs[s->extra[k]];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s->extra[k]), *d = &d_def;
         if (ctn_dd_block_bounded(&blocks[s->extra[k]])) return 0; /* a loop closer's limit: projected GS */
         if (!ctn__direct_body_dynamic(w, d->a) || !ctn__direct_body_dynamic(w, d->b) || !ctn__direct_body_dof(w, d->a) || !ctn__direct_body_dof(w, d->b)) return 0;
         rows += ctn__direct_rows(d);
@@ -153,7 +153,7 @@ int ctn__direct_schur_rows(const ctn_world *w, const direct_state *s, int *rows)
     /* body nodes of the extra joints' bodies, found in one pass over the nodes */
     int cb[2 * DIRECT_MAX_SCHUR_ROWS], cn[2 * DIRECT_MAX_SCHUR_ROWS], nc = 0;
     for (int k = 0; k < ne; ++k) {
-        const ctn_joint_def *d = &t->defs[s->extra[k]];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s->extra[k]), *d = &d_def;
         R += ctn__direct_rows(d);
         if (R > DIRECT_MAX_SCHUR_ROWS) return -1;
         cb[nc] = d->a, cn[nc++] = -1;
@@ -166,7 +166,7 @@ int ctn__direct_schur_rows(const ctn_world *w, const direct_state *s, int *rows)
     R = 0;
     for (int k = 0; k < ne; ++k) {
         int slot = s->extra[k], na = cn[2 * k], nb = cn[2 * k + 1];
-        for (int q = 0; q < ctn__direct_rows(&t->defs[slot]); ++q, ++R) {
+        for (int q = 0; q < ctn__direct_rows_at(t, slot); ++q, ++R) {
             int *r = rows + CTN_SR_INTS * R;
             r[CTN_SR_SLOT] = slot, r[CTN_SR_ROW] = q;
             r[CTN_SR_VA] = na >= 0 ? (int)s->vec_off[na] : -1, r[CTN_SR_DA] = na >= 0 ? s->dof[na] : 0;
@@ -200,7 +200,7 @@ static void schur_solve(ctn_world *w, direct_state *s, const ctn_block *blocks, 
     if (!schur_factor(w, s, blocks, R, rows, W)) return;
     int iterations = ctn__direct_outer(w) > 0 ? ctn__direct_outer(w) : 1;
     for (int it = 0; it < iterations; ++it) {
-        ctn_dd_schur_impulse(R, W, rows, t->defs, blocks, w->vel, w->inertia, t->lambda, t->stride, rE);
+        ctn_dd_schur_impulse(R, W, rows, ctn__topo_joints(t), blocks, w->vel, w->inertia, t->lambda, t->stride, rE);
         ctn__forest_solve(w, s, blocks); /* for what the impulse changed (s->resolve) */
         if (it + 1 < iterations) keep_reference(w, s);
     }
@@ -355,9 +355,9 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         s->keep[slot] = 0;
         if (!in_exact(s, slot)) continue;
         float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
-        ctn_dd_ml_start(slot, t->defs, blocks, w->pose, s->h, ml);
-        if (projection) ctn_dd_ml_limit_only(slot, t->defs, blocks, ml);
-        ctn_dd_active_start(slot, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, s->warm);
+        ctn_dd_ml_start(slot, ctn__topo_joints(t), blocks, w->pose, s->h, ml);
+        if (projection) ctn_dd_ml_limit_only(slot, ctn__topo_joints(t), blocks, ml);
+        ctn_dd_active_start(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, s->warm);
     }
     if (s->chain) ctn__chain_set_keep(s->chain, s->keep);
     /* l0, v0 of each step: kept by the solve as it overwrites them, where it can (ctn__chain_can_save), and
@@ -393,9 +393,9 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         for (int slot = 0; slot < m; ++slot) {
             if (!in_exact(s, slot)) continue;
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
-            int c = ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 1);
+            int c = ctn_dd_ml_check(slot, ctn__topo_joints(t), blocks, w->vel, s->keep, ml, 1);
             modes += c;
-            if (!c) c = ctn_dd_active_check(slot, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 1);
+            if (!c) c = ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 1);
             if (c) changes += c, last = slot;
             if (c && descent) clamps_last = ctn_dd_active_clamps(slot, blocks, t->lambda, t->stride, s->keep), clamps += clamps_last;
         }
@@ -413,8 +413,8 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         for (int slot = single ? last : 0; !converged && slot < m; ++slot) {
             if (!in_exact(s, slot)) continue;
             float *ml = s->ml + CTN_DD_ML_FLOATS * (size_t)slot;
-            if (!ctn_dd_ml_check(slot, t->defs, blocks, w->vel, s->keep, ml, 0))
-                ctn_dd_active_check(slot, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 0);
+            if (!ctn_dd_ml_check(slot, ctn__topo_joints(t), blocks, w->vel, s->keep, ml, 0))
+                ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 0);
         }
         /* the step must lower f, else it is halved along the projected arc (at most CTN_DD_ACTIVE_HALVINGS
          * times; the last point is taken). A motor-and-limit mode switch changes the problem itself (the row's
@@ -432,7 +432,7 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
              * bounds, so it clamps nothing and moves neither impulses nor velocities: f above is unchanged,
              * and only the last point's guess is needed) */
             for (int slot = 0; halved && slot < m; ++slot)
-                if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 0);
+                if (ctn__chain_has(s->chain, slot)) ctn_dd_active_check(slot, ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia, s->keep, 0);
         }
     }
     if (s->chain) ctn__chain_set_keep(s->chain, NULL);
@@ -469,12 +469,12 @@ static int direct_ready(ctn_world *w, direct_state *s) {
     if (s->valid && s->version == w->topology_version && s->joints == t->joint_count && s->bodies == t->body_count) return 1;
     if (!direct_layout(w, s)) return 0;
     s->bounded = 0;
-    for (int slot = 0; slot < t->joint_count && !s->bounded; ++slot) s->bounded = ctn__joint_may_be_bounded(&t->defs[slot]);
+    for (int slot = 0; slot < t->joint_count && !s->bounded; ++slot) s->bounded = ctn__joint_may_be_bounded_at(t, slot);
     /* rigid ball joints alone, all on the chain: no row is ever bounded, cut or turned into [0, 0] by the projection
      * (ctn_project_block's rigid rule), so the walks read only the lever arms, targets and softness */
     s->ball_rows = s->chain != NULL && !s->bounded && s->extra_count == 0 && t->joint_count > 0;
     for (int slot = 0; slot < t->joint_count && s->ball_rows; ++slot) {
-        const ctn_joint_def *d = &t->defs[slot];
+        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), slot), *d = &d_def;
         s->ball_rows = d->type == CTN_JT_BALL && d->compliance <= 0.0f && !(d->flags & CTN_JF_ASSEMBLE_TARGET) && ctn__chain_has(s->chain, slot);
     }
     return 1;
@@ -610,7 +610,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
 
 /* kinv of the n slots in list (CTN_DIRECT_FILL_KINV), before Gauss-Seidel reads them. */
 static void fill_kinv(const ctn_world *w, ctn_block *blocks, const int *list, int n) {
-    for (int k = 0; k < n; ++k) ctn_block_kinv_slot(list ? list[k] : k, w->topo.defs, w->vel, w->inertia, blocks);
+    for (int k = 0; k < n; ++k) ctn_block_kinv_slot(list ? list[k] : k, ctn__topo_joints(&w->topo), w->vel, w->inertia, blocks);
 }
 
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
@@ -681,12 +681,12 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
     for (int it = 0; n_extra > 0 && it < outer; ++it) {
         for (int k = 0; k < n_extra; ++k) { /* a joint's cut rows alone, or the whole block (ctn_dd_gs_rows) */
             int slot = s->extra_now[k], outside = !s->chain && s->slot_kind[slot] == SLOT_EXTRA;
-            ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), t->defs, blocks, t->lambda, t->stride, w->vel, w->inertia);
+            ctn_gs_slot_rows(slot, ctn_dd_gs_rows(&blocks[slot], outside), ctn__topo_joints(t), blocks, t->lambda, t->stride, w->vel, w->inertia);
         }
         exact_solve(w, s, blocks); /* for what the sweep changed (keep_reference) */
         if (schur_rows > 0) {
             keep_reference(w, s);
-            ctn_dd_schur_impulse(schur_rows, W, schur_list, t->defs, blocks, w->vel, w->inertia, t->lambda, t->stride, rE);
+            ctn_dd_schur_impulse(schur_rows, W, schur_list, ctn__topo_joints(t), blocks, w->vel, w->inertia, t->lambda, t->stride, rE);
             exact_solve(w, s, blocks);
         }
         if (it + 1 < outer) keep_reference(w, s);
@@ -696,7 +696,7 @@ residual:
     if (s->chain) return ctn__chain_residual(w, s->chain, blocks);
     double r2 = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
-        const ctn_joint_def *d = &t->defs[slot];
+        const ctn_joint_core *d = &t->defs[slot];
         if (!ctn__direct_body_dynamic(w, d->a) && !ctn__direct_body_dynamic(w, d->b)) continue;
         float r[CTN_MAX_ROWS];
         const ctn_block *b = &blocks[slot];

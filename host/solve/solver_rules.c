@@ -15,7 +15,7 @@ int ctn__cg_runs_gs(ctn_world *w, int *warned) {
     if (w->solver != CTN_SOLVER_CG) return 0;
     const ctn_topology *t = &w->topo;
     for (int s = 0; s < t->joint_count; ++s) {
-        if (!ctn__joint_may_be_bounded(&t->defs[s])) continue;
+        if (!ctn__joint_may_be_bounded_at(t, s)) continue;
         if (!*warned) {
             *warned = 1;
             ctn__log(w, CTN_LOG_INFO,
