@@ -326,13 +326,13 @@ int ctn__collision_possible(const ctn_world *w) {
 /* ---- contact definitions -------------------------------------------------------------------------- */
 
 ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
-                               int flags, const ctn_joint_def *prev) {
+                               int flags, const ctn_v3 *prev_t1) {
     ctn_joint_def j;
     memset(&j, 0, sizeof j);
     /* friction direction t1 (world): the previous one projected on the new tangent plane, else any */
     ctn_v3 t1 = ctn_v3_zero(), t2;
-    if (prev) {
-        ctn_v3 old = prev->b >= 0 ? ctn_quat_rotate(w->pose[prev->b].q, prev->axis_a) : prev->axis_a;
+    if (prev_t1) {
+        ctn_v3 old = *prev_t1;
         t1 = ctn_madd(old, n, -ctn_dot(n, old));
     }
     float tl = ctn_length(t1);
@@ -365,6 +365,12 @@ ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa
     j.hi = e;
     j.flags = flags;
     return j;
+}
+
+ctn_v3 ctn__contact_tangent(const ctn_world *w, int id) {
+    const ctn_joint_core *c = ctn__jcore(w, id);
+    ctn_v3 axis_a = w->joint_extra ? w->joint_extra[w->joint_pos[id]].axis_a : ctn_v3_zero();
+    return c->b >= 0 ? ctn_quat_rotate(w->pose[c->b].q, axis_a) : axis_a;
 }
 
 /* ---- persistence: (a, b, feature) -> joint id ------------------------------------------------------- */
@@ -664,10 +670,9 @@ static ctn_status match_contacts(ctn_world *w, struct ctn_collision *c) {
         int live = auto_contact(w, id);
         double pa[3] = {(double)p->org.x + p->pa.x, (double)p->org.y + p->pa.y, (double)p->org.z + p->pa.z};
         double pb[3] = {(double)p->org.x + p->pb.x, (double)p->org.y + p->pb.y, (double)p->org.z + p->pb.z};
-        ctn_joint_def prev;
-        memset(&prev, 0, sizeof prev);
-        if (live) prev = ctn__jdef_get(w, id);
-        ctn_joint_def def = ctn__contact_def(w, p->a, p->b, pa, pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? &prev : NULL);
+        ctn_v3 prev_t1 = ctn_v3_zero();
+        if (live) prev_t1 = ctn__contact_tangent(w, id);
+        ctn_joint_def def = ctn__contact_def(w, p->a, p->b, pa, pb, p->n, p->mu, p->e, CTN_JF_AUTO, live ? &prev_t1 : NULL);
         if (live) {
             /* same joint id: its impulses warm-start the new geometry. Cannot fail: a live built-in contact's
              * extras (CTN_JF_AUTO) keep the world's extras array */

@@ -154,10 +154,13 @@ int ctn__contact_table_build(struct ctn_collision *c);
 struct ctn_collision *ctn__collision_get(ctn_world *w);
 
 /* Joint definition of a contact between world points pa (on a) and pb (on b, double: body positions are two
- * floats), normal n from b to a. prev: the contact's previous definition (NULL for a new one), whose friction
- * direction is carried over. */
+ * floats), normal n from b to a. prev_t1: the contact's previous friction direction in world coordinates
+ * (ctn__contact_tangent; NULL for a new contact), carried over. */
 ctn_joint_def ctn__contact_def(const ctn_world *w, int a, int b, const double pa[3], const double pb[3], ctn_v3 n, float mu, float e,
-                               int flags, const ctn_joint_def *prev);
+                               int flags, const ctn_v3 *prev_t1);
+/* The friction direction of live contact joint slot id in world coordinates: its axis_a (b's frame) turned by
+ * b's orientation, read from the compact record and the extras (no whole definition formed). */
+ctn_v3 ctn__contact_tangent(const ctn_world *w, int id);
 
 /* Narrow phase (host/collide/narrowphase.c): the points of the pair (a, b) and of shape a against plane k,
  * appended to l with cp's bodies, origin and material; 0 on out-of-memory. The poses and the plane are

@@ -45,7 +45,9 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
         pa[k] = d->point[k] - 0.5 * d->depth * nk;
         pb[k] = d->point[k] + 0.5 * d->depth * nk;
     }
-    *out = ctn__contact_def(w, a, b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev);
+    ctn_v3 prev_t1 = ctn_v3_zero(); /* the previous friction direction (world), carried over */
+    if (prev) prev_t1 = prev->b >= 0 ? ctn_quat_rotate(w->pose[prev->b].q, prev->axis_a) : prev->axis_a;
+    *out = ctn__contact_def(w, a, b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev ? &prev_t1 : NULL);
     return CTN_OK;
 }
 
