@@ -15,22 +15,28 @@ static inline uint64_t ck_test_fnv(uint64_t h, const char *p, size_t n) {
     return h;
 }
 
-/* Writes the file buf (n bytes, as this catena writes it: version 5) as version `version` wrote it. Version 5:
- * the same bytes with the header's checksum recomputed (after a patch of the payload). Versions 3 and 4: each
- * body's properties as the 48-byte record of then, the 16-byte ctn_props followed by its force and torque (the
- * 32-byte ctn_body_force, zero when the file has no forces), the forces' section dropped; the header's props
- * size 48 and its reserved bytes zero; the checksum of that version (3: the payload's FNV-1a 64 alone; 4 and 5:
- * continued over the header's other bytes). The payload up to the properties: the settings (their size in the
- * header), the device and user strings (u32 length, bytes) around the u64 step, the six i32 slot counts (body
- * slots first), then the poses, velocities and inertias (48, 32 and 32 bytes a body). */
-static inline void ck_test_write_as(const char *path, const char *buf, size_t n, uint32_t version) {
+/* The offset in the file buf of the six i32 slot counts (body slots first): after the 64-byte header, the
+ * settings (their size the header's u32 at byte 36) and the device and user strings (u32 length,
+ * bytes) around the u64 step. */
+static inline size_t ck_test_counts_at(const char *buf) {
     uint32_t desc_size, len;
     memcpy(&desc_size, buf + 8 + 7 * 4, sizeof desc_size);
     size_t p = 64 + desc_size;
     memcpy(&len, buf + p, sizeof len);
     p += 4 + len + 8;
     memcpy(&len, buf + p, sizeof len);
-    p += 4 + len;
+    return p + 4 + len;
+}
+
+/* Writes the file buf (n bytes, as this catena writes it: version 5) as version `version` wrote it. Version 5:
+ * the same bytes with the header's checksum recomputed (after a patch of the payload). Versions 3 and 4: each
+ * body's properties as the 48-byte record of then, the 16-byte ctn_props followed by its force and torque (the
+ * 32-byte ctn_body_force, zero when the file has no forces), the forces' section dropped; the header's props
+ * size 48 and its reserved bytes zero; the checksum of that version (3: the payload's FNV-1a 64 alone; 4 and 5:
+ * continued over the header's other bytes). The payload up to the properties: as far as the slot counts
+ * (ck_test_counts_at), then the poses, velocities and inertias (48, 32 and 32 bytes a body). */
+static inline void ck_test_write_as(const char *path, const char *buf, size_t n, uint32_t version) {
+    size_t p = ck_test_counts_at(buf);
     int32_t nb;
     memcpy(&nb, buf + p, sizeof nb);
     p += 6 * 4 + (size_t)nb * (48 + 32 + 32);

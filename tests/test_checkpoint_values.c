@@ -38,11 +38,9 @@ static int u32_at(const char *buf, size_t at) {
 static layout layout_of(const char *buf, size_t n) {
     layout l;
     memset(&l, 0, sizeof l);
-    size_t sz[6]; /* pose, vel, inertia, props, joint def, desc */
-    for (int k = 0; k < 6; ++k) sz[k] = (size_t)u32_at(buf, 8 + 4 * (2 + (size_t)k));
-    size_t p = 64 + sz[5];
-    p += 4 + (size_t)u32_at(buf, p) + 8; /* device string, step */
-    p += 4 + (size_t)u32_at(buf, p);     /* user string */
+    size_t sz[5]; /* pose, vel, inertia, props, joint def */
+    for (int k = 0; k < 5; ++k) sz[k] = (size_t)u32_at(buf, 8 + 4 * (2 + (size_t)k));
+    size_t p = ck_test_counts_at(buf);
     int32_t c[6];
     memcpy(c, buf + p, sizeof c);
     l.nb = c[0], l.nj = c[3];

@@ -26,12 +26,19 @@
 
 #define LINKS 12
 
-static ctn_world *make(ctn_backend backend, ctn_solver solver, int floor) {
+/* The settings of every world here (the saved one and the one it loads into): one thread, Gauss-Seidel at 6
+ * iterations, the exact solver at 1. */
+static ctn_world_desc desc_of(ctn_backend backend, ctn_solver solver) {
     ctn_world_desc d = ctn_world_desc_default();
     d.backend = backend;
     d.solver = solver;
     d.iterations = solver == CTN_SOLVER_GS ? 6 : 1;
     d.threads = 1;
+    return d;
+}
+
+static ctn_world *make(ctn_backend backend, ctn_solver solver, int floor) {
+    ctn_world_desc d = desc_of(backend, solver);
     ctn_world *w = NULL;
     char err[256];
     if (ctn_world_create(&d, &w, err, sizeof err) != CTN_OK) {
@@ -186,11 +193,7 @@ static void check_checkpoint(ctn_backend backend, ctn_solver solver, const char 
     for (int k = 0; k < 5 && ok; ++k) ok = ctn_world_step(a) == CTN_OK;
     CHECK(ok && a->topo.stride == 3, "%s: 5 steps at stride 3 (stride %d)", name, a->topo.stride);
     CHECK(ctn_world_save(a, path, 5, NULL) == CTN_OK, "%s: save: %s", name, ctn_world_last_error(a));
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = backend;
-    d.solver = solver;
-    d.iterations = solver == CTN_SOLVER_GS ? 6 : 1;
-    d.threads = 1;
+    ctn_world_desc d = desc_of(backend, solver);
     ctn_world *c = NULL;
     char err[256];
     CHECK(ctn_world_load(path, &d, &c, NULL, err, sizeof err) == CTN_OK, "%s: load: %s", name, err);

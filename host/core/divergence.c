@@ -10,7 +10,8 @@
  * pointers back; after a step that holds, the old array is the next step's spare. A stage that can only
  * write in place forks by a copy first (ctn__snapshot_keep), as the snapshot did before every step. The
  * world inverse inertias are kept only where they are not the function of the poses the restore can
- * recompute (inertia_derived below).
+ * recompute (inertia_derived below). The impulses' spare is the topology's lambda_prev, which only the layout
+ * rebuild uses (for its carry-over, outside a step): no third impulse array.
  *
  * A step whose only writer of the poses is its final integration (the velocity step with one substep and no
  * position projection: Gauss-Seidel, Jacobi, CG; host/solve/solver_cpu.c cpu_integrate) holds no pose spare
@@ -18,8 +19,7 @@
  * residual) runs before it, a step that fails there is undone by the velocity and impulse swaps alone with
  * the poses never touched, and one that passes, with every pose and joint anchor within the bounds under
  * which the integration and the joint errors after it are finite, integrates in place (CTN_SNAP_POSE_IN_PLACE).
- * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above. The impulses' spare is the topology's lambda_prev, which only the layout
- * rebuild uses (for its carry-over, outside a step): no third impulse array. */
+ * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above. */
 #include "core/world.h"
 
 #include <limits.h>
@@ -121,8 +121,8 @@ static size_t fork_bytes(const ctn_world *w, int k) {
                     : (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds lambda_capacity floats */
 }
 
-/* The bits of snapshot_forked that stand for `what` (the poses once written in place count as forked: no
- * later writer may fork them, their spare holds nothing of this step's start). */
+/* snapshot_forked as a fork or a keep reads it: the poses once written in place count as forked (no later
+ * writer may fork them, their spare holds nothing of this step's start). */
 static unsigned forked_bits(const ctn_world *w) {
     return w->snapshot_forked | (w->snapshot_forked & CTN_SNAP_POSE_IN_PLACE ? CTN_SNAP_POSE : 0u);
 }

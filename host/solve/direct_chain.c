@@ -135,14 +135,14 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     c->cut = ctn__calloc(m1, 1);
     if (!c->slot || !c->shared || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
-        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
+        const ctn_joint_core *d = &t->defs[s];
         int da = is_dynamic(w, d->a), db = is_dynamic(w, d->b);
         if (!da && !db) { /* off the chain: no rows in the exact solve (ctn__chain_has) */
             if (!c->off && !(c->off = ctn__calloc(m1, 1))) goto fail;
             c->off[s] = 1, seen[s] = 2;
             continue;
         }
-        if (ctn__direct_rows(d) == 0 || (da && db && d->a == d->b)) goto not_chain;
+        if (ctn__direct_rows_at(t, s) == 0 || (da && db && d->a == d->b)) goto not_chain;
         int ends[2] = {da ? d->a : -1, db ? d->b : -1};
         for (int e = 0; e < 2; ++e) {
             int b = ends[e];
@@ -165,8 +165,8 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         if (ctn__direct_rows_at(t, c->slot[p]) != c->uniform) c->uniform = 0;
     if (!c->uniform && !(c->n = ctn__malloc(n1))) goto fail; /* rows per position: implicit (uniform) where all match */
     for (int p = 0; p < m; ++p) {
-        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), c->slot[p]), *d = &d_def;
-        int n = ctn__direct_rows(d);
+        const ctn_joint_core *d = &t->defs[c->slot[p]];
+        int n = ctn__direct_rows_at(t, c->slot[p]);
         if (c->n) c->n[p] = (unsigned char)n;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);

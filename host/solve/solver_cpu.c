@@ -568,10 +568,11 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
 static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
     const ctn_topology *t = &w->topo;
     if (k->valid && k->version == w->topology_version) return k->all_ball;
+    const ctn_joints J = ctn__topo_joints(t);
     int all = 1;
     for (int s = 0; s < t->joint_count && all; ++s) {
-        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
-        all = d->type == CTN_JT_BALL && !(d->flags & CTN_JF_IMPLICIT_SPRING) &&
+        const ctn_jcore *d = &CTN_JC(J, s);
+        all = d->type == CTN_JT_BALL && !(ctn_joint_flags(J, s) & CTN_JF_IMPLICIT_SPRING) &&
               fabsf(d->anchor_a.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.z) < CTN_IN_PLACE_ANCHOR &&
               fabsf(d->anchor_b.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.z) < CTN_IN_PLACE_ANCHOR;
     }
@@ -652,11 +653,12 @@ static int project_at_rest(ctn_world *w, cpu_solver *c, const ctn_step_params *p
     if (c->rest_mode == 2) return 1;
     ctn_compact_cache *k = &c->rest_joints;
     if (!k->valid || k->version != w->topology_version) {
+        const ctn_joints J = ctn__topo_joints(t);
         int all = t->joint_count > 0;
         for (int s = 0; s < t->joint_count && all; ++s) {
-            const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
+            const ctn_jcore *d = &CTN_JC(J, s);
             all = d->type != CTN_JT_CONTACT && d->type != CTN_JT_CURVE && !(d->compliance > 0.0f) &&
-                  !(d->flags & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
+                  !(ctn_joint_flags(J, s) & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
         }
         k->all_ball = all, k->valid = 1, k->version = w->topology_version;
     }
