@@ -474,8 +474,9 @@ static int direct_ready(ctn_world *w, direct_state *s) {
      * (ctn_project_block's rigid rule), so the walks read only the lever arms, targets and softness */
     s->ball_rows = s->chain != NULL && !s->bounded && s->extra_count == 0 && t->joint_count > 0;
     for (int slot = 0; slot < t->joint_count && s->ball_rows; ++slot) {
-        const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), slot), *d = &d_def;
-        s->ball_rows = d->type == CTN_JT_BALL && d->compliance <= 0.0f && !(d->flags & CTN_JF_ASSEMBLE_TARGET) && ctn__chain_has(s->chain, slot);
+        const ctn_jcore *d = &CTN_JC(ctn__topo_joints(t), slot);
+        s->ball_rows = d->type == CTN_JT_BALL && d->compliance <= 0.0f && !(ctn_joint_flags(ctn__topo_joints(t), slot) & CTN_JF_ASSEMBLE_TARGET) &&
+                       ctn__chain_has(s->chain, slot);
     }
     return 1;
 }
