@@ -135,12 +135,12 @@ typedef struct ctn_joint_def {
     ctn_v3 axis_a;      /* hinge axis, body-a frame */
     float damping_time; /* SPOOK tau in s, <= 0: two substep lengths */
     ctn_v3 axis_b;      /* hinge axis, body-b frame */
-    float stiffness;    /* spring only */
+    float stiffness;    /* spring stiffness; hinge motor: target speed; gear, rack-and-pinion: ratio */
     ctn_quat rel_q;     /* fixed joint: rest orientation of b relative to a, conj(q_a) q_b */
     float damping;      /* spring: N s/m; hinge motor: max torque */
-    float lo;           /* hinge: lower angle limit; contact: friction coefficient (was pad[0]) */
-    float hi;           /* hinge: upper angle limit; contact: restitution (was pad[1]) */
-    int flags;          /* CTN_JF_* (was pad[2]) */
+    float lo;           /* hinge: lower angle limit; contact: friction coefficient */
+    float hi;           /* hinge: upper angle limit; contact: restitution */
+    int flags;          /* CTN_JF_* */
 } ctn_joint_def;
 
 /* What every joint has and the row builders of ball, distance and contact-free chains read: the first 48 bytes

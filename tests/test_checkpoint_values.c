@@ -67,11 +67,14 @@ static layout layout_of(const char *buf, size_t n) {
 
 static void put_float(char *buf, size_t at, float v) { memcpy(buf + at, &v, sizeof v); }
 
+/* Where a case patches the file: a body's pose, velocity, world inverse inertia, properties or user force, a
+ * joint's impulses or rest orientation, the plane (its record: normal, offset, friction, restitution), the
+ * shape's friction marker, the attachment cache's composite pose. */
+typedef enum { AT_POSE, AT_VEL, AT_INERTIA, AT_PROPS, AT_FORCES, AT_IMPULSES, AT_REST_ORIENTATION, AT_PLANE, AT_SHAPE, AT_ATTACH } patch_at;
+
 typedef struct patch {
     const char *what;  /* the case */
-    int where;         /* 0: pose, 1: vel, 2: inertia, 3: props, 4: forces, 5: impulses, 6: rest orientation,
-                          7: the plane (its record: normal, offset, friction, restitution), 8: shape friction
-                          marker, 9: attachment cache composite pose */
+    patch_at where;
     size_t offset;     /* bytes into the record */
     float value;
     const char *section, *index, *field; /* expected in the message; section NULL: "user forces" (5) or
@@ -123,26 +126,26 @@ static ctn_world *make_world(void) {
 /* The offset of p's field in the file buf, 0 when it cannot be found. */
 static size_t offset_of(const patch *p, const layout *l, const char *buf, size_t n) {
     switch (p->where) {
-    case 0: return l->pose + 48 * 1 + p->offset; /* body slot 1, the box */
-    case 1: return l->vel + 32 * 1 + p->offset;
-    case 2: return l->inertia + 32 * 1 + p->offset;
-    case 3: return l->props + 16 * 1 + p->offset;
-    case 4: return l->forces ? l->forces + 32 * 0 + p->offset : 0; /* body slot 0, the ball */
-    case 5: return l->lambda + 24 * 1 + p->offset;                  /* joint slot 1 */
-    case 6: return l->joints + l->jsize * 0 + offsetof(ctn_joint_def, rel_q) + p->offset;
-    case 9: {
+    case AT_POSE: return l->pose + 48 * 1 + p->offset; /* body slot 1, the box */
+    case AT_VEL: return l->vel + 32 * 1 + p->offset;
+    case AT_INERTIA: return l->inertia + 32 * 1 + p->offset;
+    case AT_PROPS: return l->props + 16 * 1 + p->offset;
+    case AT_FORCES: return l->forces ? l->forces + 32 * 0 + p->offset : 0; /* body slot 0, the ball */
+    case AT_IMPULSES: return l->lambda + 24 * 1 + p->offset;                  /* joint slot 1 */
+    case AT_REST_ORIENTATION: return l->joints + l->jsize * 0 + offsetof(ctn_joint_def, rel_q) + p->offset;
+    case AT_ATTACH: {
         if (!l->attach) return 0;
         size_t links = (size_t)u32_at(buf, l->attach + 4), m = l->attach + 8 + links * 72;
         return m + 4 + 8 + p->offset; /* the first master's composite pose */
     }
     default: { /* the one occurrence of the marker: the plane's friction (16 bytes into its record) or the shape's */
-        float mark = p->where == 7 ? PLANE_FRICTION : SHAPE_FRICTION;
+        float mark = p->where == AT_PLANE ? PLANE_FRICTION : SHAPE_FRICTION;
         size_t at = 0;
         int found = 0;
         for (size_t i = 64; i + 4 <= n; ++i)
             if (memcmp(buf + i, &mark, sizeof mark) == 0) at = i, ++found;
         if (found != 1) return 0;
-        return p->where == 7 ? at - 16 + p->offset : at + p->offset;
+        return p->where == AT_PLANE ? at - 16 + p->offset : at + p->offset;
     }
     }
 }
@@ -171,29 +174,29 @@ static void values_refused(const char *dir) {
           "the attachment cache: master slot 0, cached");
     const float nan = NAN, inf = INFINITY;
     const patch cases[] = {
-        {"position x", 0, 0, nan, "pose section", "body slot 1", "position"},
-        {"position's trailing part z", 0, 40, -inf, "pose section", "body slot 1", "position"},
-        {"orientation w", 0, 16, nan, "pose section", "body slot 1", "orientation"},
-        {"orientation not unit", 0, 16, 2.0f, "pose section", "body slot 1", "not a unit quaternion"},
-        {"linear velocity y", 1, 4, inf, "velocity section", "body slot 1", "linear velocity"},
-        {"angular velocity z", 1, 24, nan, "velocity section", "body slot 1", "angular velocity"},
-        {"inverse mass negative", 1, 12, -1.0f, "velocity section", "body slot 1", "inverse mass"},
-        {"inverse mass infinite", 1, 12, inf, "velocity section", "body slot 1", "inverse mass"},
-        {"world inverse inertia xy", 2, 12, nan, "inertia section", "body slot 1", "world inverse inertia"},
-        {"inverse moment y negative", 3, 4, -2.0f, "properties section", "body slot 1", "inverse moments"},
-        {"inverse moment z", 3, 8, inf, "properties section", "body slot 1", "inverse moments"},
-        {"force y", 4, 4, nan, NULL, "body slot 0", "force ("},
-        {"torque z", 4, 24, -inf, NULL, "body slot 0", "torque"},
-        {"impulse row 0", 5, 0, nan, "impulses section", "joint slot 1", "impulse"},
-        {"impulse row 5", 5, 20, inf, "impulses section", "joint slot 1", "impulse"},
-        {"rest orientation", 6, 4, nan, "joint 0 (fixed)", "joint.rest_orientation", "non-finite"},
-        {"plane normal", 7, 4, 0.5f, "collision section", "plane 0", "normal"},
-        {"plane offset", 7, 12, inf, "collision section", "plane 0", "offset"},
-        {"plane friction", 7, 16, nan, "collision section", "plane 0", "friction"},
-        {"plane friction negative", 7, 16, -0.5f, "collision section", "plane 0", "friction"},
-        {"plane restitution", 7, 20, 2.0f, "collision section", "plane 0", "restitution"},
-        {"shape friction", 8, 0, inf, "collision section", "shape of body slot 0", "friction"},
-        {"attachment cache position", 9, 4, nan, "attachments section", "master body slot 0", "composite pose's position"},
+        {"position x", AT_POSE, 0, nan, "pose section", "body slot 1", "position"},
+        {"position's trailing part z", AT_POSE, 40, -inf, "pose section", "body slot 1", "position"},
+        {"orientation w", AT_POSE, 16, nan, "pose section", "body slot 1", "orientation"},
+        {"orientation not unit", AT_POSE, 16, 2.0f, "pose section", "body slot 1", "not a unit quaternion"},
+        {"linear velocity y", AT_VEL, 4, inf, "velocity section", "body slot 1", "linear velocity"},
+        {"angular velocity z", AT_VEL, 24, nan, "velocity section", "body slot 1", "angular velocity"},
+        {"inverse mass negative", AT_VEL, 12, -1.0f, "velocity section", "body slot 1", "inverse mass"},
+        {"inverse mass infinite", AT_VEL, 12, inf, "velocity section", "body slot 1", "inverse mass"},
+        {"world inverse inertia xy", AT_INERTIA, 12, nan, "inertia section", "body slot 1", "world inverse inertia"},
+        {"inverse moment y negative", AT_PROPS, 4, -2.0f, "properties section", "body slot 1", "inverse moments"},
+        {"inverse moment z", AT_PROPS, 8, inf, "properties section", "body slot 1", "inverse moments"},
+        {"force y", AT_FORCES, 4, nan, NULL, "body slot 0", "force ("},
+        {"torque z", AT_FORCES, 24, -inf, NULL, "body slot 0", "torque"},
+        {"impulse row 0", AT_IMPULSES, 0, nan, "impulses section", "joint slot 1", "impulse"},
+        {"impulse row 5", AT_IMPULSES, 20, inf, "impulses section", "joint slot 1", "impulse"},
+        {"rest orientation", AT_REST_ORIENTATION, 4, nan, "joint 0 (fixed)", "joint.rest_orientation", "non-finite"},
+        {"plane normal", AT_PLANE, 4, 0.5f, "collision section", "plane 0", "normal"},
+        {"plane offset", AT_PLANE, 12, inf, "collision section", "plane 0", "offset"},
+        {"plane friction", AT_PLANE, 16, nan, "collision section", "plane 0", "friction"},
+        {"plane friction negative", AT_PLANE, 16, -0.5f, "collision section", "plane 0", "friction"},
+        {"plane restitution", AT_PLANE, 20, 2.0f, "collision section", "plane 0", "restitution"},
+        {"shape friction", AT_SHAPE, 0, inf, "collision section", "shape of body slot 0", "friction"},
+        {"attachment cache position", AT_ATTACH, 4, nan, "attachments section", "master body slot 0", "composite pose's position"},
     };
     for (uint32_t version = 3; version <= 5; ++version) {
         /* unpatched: loads */

@@ -278,7 +278,7 @@ static void body_lanes(void) {
     ctn_world_destroy(w);
 }
 
-/* 6. The velocity step with one substep (Gauss-Seidel here), whose only writer of the poses is its final
+/* 8. The velocity step with one substep (Gauss-Seidel here), whose only writer of the poses is its final
  * integration: the divergence test runs before it and it writes the poses in place, so no pose spare is held
  * (host/core/divergence.c). A diverged step leaves poses, velocities, impulses and the checkpoint bit for bit
  * as before, without touching the poses (the same array); the spare comes back for a configuration that forks

@@ -109,8 +109,9 @@ int ctn__ck_get_more_shapes(ck_reader *r, ctn_world *w);
  * the loaded state is one the API could have stored, else 0 with the section, index, field and value in
  * r->why. ctn__ck_bodies_ok: each body slot's pose, velocity, inverse mass, world inverse inertia, inverse
  * moments and user force and torque (`forces_in`: the section that held the forces); ctn__ck_impulses_ok:
- * the joints' warm-start impulses, `per_joint` floats a joint slot. The pose and velocity tests are shared with
- * the attachments' cached states (ctn__ck_pose_bad, ctn__ck_vel_bad: the field at fault, NULL when none). */
+ * the joints' warm-start impulses, `per_joint` floats a joint slot. The attachments' cached states take the same
+ * pose and velocity tests (ctn__ck_pose_bad, ctn__ck_vel_bad: the field at fault, NULL when none), which
+ * ctn__ck_bodies_ok repeats inline to name the values in its messages. */
 int ctn__ck_bodies_ok(ck_reader *r, const ctn_world *w, const char *forces_in);
 int ctn__ck_impulses_ok(ck_reader *r, const float *lambda, int joints, int per_joint);
 const char *ctn__ck_pose_bad(const ctn_pose *p);

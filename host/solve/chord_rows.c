@@ -24,9 +24,9 @@ int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
     if (!cache->valid || cache->version != w->topology_version) {
         int all = t->joint_count > 0;
         for (int s = 0; s < t->joint_count && all; ++s) all = t->defs[s].type == CTN_JT_BALL;
-        cache->all_ball = all, cache->valid = 1, cache->version = w->topology_version;
+        cache->holds = all, cache->valid = 1, cache->version = w->topology_version;
     }
-    return cache->all_ball;
+    return cache->holds;
 }
 
 

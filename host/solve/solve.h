@@ -93,12 +93,14 @@ static inline int ctn__joint_may_be_bounded_at(const ctn_topology *t, int s) {
  * some joint can have bounded rows, so the whole step is solved by Gauss-Seidel; the first such step is
  * reported through the log (once per *warned). */
 int ctn__cg_runs_gs(ctn_world *w, int *warned);
-/* Whether a step keeps every joint's rows as compact point blocks (ctn_point_block) instead of ctn_blocks:
- * Gauss-Seidel on joints that are all ball joints. The joint types are scanned once per layout (cache). */
+/* A yes/no about every joint of the layout (all ball joints, all rigid bilateral rows, ...), kept until the
+ * topology changes: `holds` is the answer of the scan at topology_version `version`, valid once scanned. */
 typedef struct ctn_compact_cache {
-    int valid, all_ball;
+    int valid, holds;
     unsigned version; /* topology_version scanned */
 } ctn_compact_cache;
+/* Whether a step keeps every joint's rows as compact point blocks (ctn_point_block) instead of ctn_blocks:
+ * Gauss-Seidel on joints that are all ball joints. The joint types are scanned once per layout (cache). */
 int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache);
 /* The chord rows of the projection on the CPU (host/solve/chord_rows.c): ctn_chord_slot_measure of every joint
  * slot, its targets -C/h into blocks; worst: the largest |C| of a row (infinite if one is NaN), gap and angle:

@@ -567,7 +567,7 @@ static int integrate_keeps_inertia(const ctn_world *w, const ctn_step_params *pr
  * bodies (cached per topology): the joints whose errors in_place_test bounds. */
 static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
     const ctn_topology *t = &w->topo;
-    if (k->valid && k->version == w->topology_version) return k->all_ball;
+    if (k->valid && k->version == w->topology_version) return k->holds;
     const ctn_joints J = ctn__topo_joints(t);
     int all = 1;
     for (int s = 0; s < t->joint_count && all; ++s) {
@@ -576,7 +576,7 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
               fabsf(d->anchor_a.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_a.z) < CTN_IN_PLACE_ANCHOR &&
               fabsf(d->anchor_b.x) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.y) < CTN_IN_PLACE_ANCHOR && fabsf(d->anchor_b.z) < CTN_IN_PLACE_ANCHOR;
     }
-    k->all_ball = all, k->valid = 1, k->version = w->topology_version;
+    k->holds = all, k->valid = 1, k->version = w->topology_version;
     return all;
 }
 
@@ -584,7 +584,7 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
  * it: 0 when the step diverged (a body non-finite or faster than desc.max_speed, an impulse or the residual
  * not finite: MEASURE, which the integration then leaves to the poses the step started from, finds the same
  * body, slot or residual, and the restore swaps back the velocities and impulses alone), 1 when the integration
- * may write in place, -1 when a pose or joint lies outside the bounds below (the step forks the poses as before).
+ * may write in place, -1 when a pose or joint lies outside the bounds below (the step reserves the pose spare and forks).
  * Nothing else can fail after an integration that passed: with |v|, |w| <= max_speed, h max_speed <= 2^40
  * (poses_in_place), positions below 2^40 and orientation components below 2 before it, the new position is
  * below 2^42 (the two-float sum, ctn_v3_add2), the turn e of ctn_quat_turn is a unit quaternion (|sin(a)/|w|| |w|
@@ -594,7 +594,7 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
  * pose and joint error after the integration is finite, so the first body MEASURE's scan would find after it is
  * the first this test finds before it (none when it passed: MEASURE then takes its answer, cpu_solver.scanned).
  * The velocities and impulses do not change in the integration; the residual is the solve's. A step outside the
- * bounds takes the fork whatever else it holds (MEASURE then scans as before). */
+ * bounds takes the fork whatever else it holds (MEASURE then does its own scan). */
 static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
     if (!lean_joints_bounded(w, &c->lean_joints)) return -1;
     double top = 0.0;
@@ -660,9 +660,9 @@ static int project_at_rest(ctn_world *w, cpu_solver *c, const ctn_step_params *p
             all = d->type != CTN_JT_CONTACT && d->type != CTN_JT_CURVE && !(d->compliance > 0.0f) &&
                   !(ctn_joint_flags(J, s) & (CTN_JF_IMPLICIT_SPRING | CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
         }
-        k->all_ball = all, k->valid = 1, k->version = w->topology_version;
+        k->holds = all, k->valid = 1, k->version = w->topology_version;
     }
-    return k->all_ball;
+    return k->holds;
 }
 
 /* The projection's scratch arrays back in, at rest (PROJECT_REST's state, which is the state at_rest stood for):

@@ -39,7 +39,7 @@ int ctn__rows_compact(const ctn_world *w, ctn_compact_cache *cache) {
     if (!cache->valid || cache->version != w->topology_version) {
         int all = 1;
         for (int s = 0; s < t->joint_count && all; ++s) all = t->defs[s].type == CTN_JT_BALL;
-        cache->all_ball = all, cache->valid = 1, cache->version = w->topology_version;
+        cache->holds = all, cache->valid = 1, cache->version = w->topology_version;
     }
-    return cache->all_ball;
+    return cache->holds;
 }
