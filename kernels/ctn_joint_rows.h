@@ -517,12 +517,12 @@ CTN_FN void ctn_gear_recentre(ctn_joint_def *j, ctn_pose pa, ctn_pose pb) {
     else j->lo = ctn_dot(ctn_quat_rotate(pb.q, j->axis_b), ctn_point_sep(pa.p, pa.p_lo, ctn_v3_zero(), pb.p, pb.p_lo, ctn_v3_zero()));
 }
 
-/* Position error g of every row and the row directions at the current poses (body b < 0: the world,
- * pose pb must then be the identity at the origin). Fills ra, rb, dir, n_lin, n_ang of `blk`; the rows
- * themselves come from the builder of the joint's family above. */
-CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
-    ctn_v3 ra = ctn_quat_rotate(pa.q, j.anchor_a);
-    ctn_v3 rb = ctn_quat_rotate(pb.q, j.anchor_b);
+/* ctn_joint_rows' part common to every joint, from the anchors alone: lever arms ra, rb, g zero, no rows,
+ * bilateral bounds; returns the anchor separation. A ball joint's rows are then ctn_rows_point(sep, blk, g), which
+ * a caller holding the compact record forms without a whole definition (ctn_rattle_slot). */
+CTN_FN ctn_v3 ctn_joint_rows_start(ctn_v3 anchor_a, ctn_v3 anchor_b, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 ra = ctn_quat_rotate(pa.q, anchor_a);
+    ctn_v3 rb = ctn_quat_rotate(pb.q, anchor_b);
     ctn_v3 sep = ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb); /* eq. 30, from the two-float positions */
     int k;
     for (k = 0; k < CTN_MAX_ROWS; ++k) g[k] = 0.0f;
@@ -535,6 +535,14 @@ CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block 
         blk->lo[k] = -CTN_INF;
         blk->hi[k] = CTN_INF;
     }
+    return sep;
+}
+
+/* Position error g of every row and the row directions at the current poses (body b < 0: the world,
+ * pose pb must then be the identity at the origin). Fills ra, rb, dir, n_lin, n_ang of `blk`; the rows
+ * themselves come from the builder of the joint's family above. */
+CTN_FN void ctn_joint_rows(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_block *blk, float *g) {
+    ctn_v3 sep = ctn_joint_rows_start(j.anchor_a, j.anchor_b, pa, pb, blk, g);
     switch (j.type) {
     case CTN_JT_DISTANCE: ctn_rows_distance(j, sep, blk, g); break;
     case CTN_JT_CONTACT: ctn_rows_contact(j, pb, sep, blk, g); break;

@@ -99,19 +99,26 @@ CTN_FN void ctn_rattle_momentum_body(int i, CTN_GLOBAL const ctn_pose *start, CT
  * perturbation of the chord's model, which the iteration absorbs). */
 CTN_FN float ctn_rattle_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose, CTN_GLOBAL const ctn_vel *vel,
                              float h, CTN_GLOBAL ctn_block *blocks) {
-    ctn_joint_def j = ctn_joint_at(defs, s);
+    int type = CTN_JC(defs, s).type, a = CTN_JC(defs, s).a, bb = CTN_JC(defs, s).b;
     ctn_block cur;
     float g[CTN_MAX_ROWS], jv[CTN_MAX_ROWS], worst;
-    ctn_joint_rows(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), &cur, g);
+    if (type == CTN_JT_BALL) { /* ctn_joint_rows of a ball joint from the record's anchors: no whole definition formed */
+        ctn_v3 sep = ctn_joint_rows_start(CTN_JC(defs, s).anchor_a, CTN_JC(defs, s).anchor_b, ctn_load_pose(pose, a),
+                                          ctn_load_pose(pose, bb), &cur, g);
+        ctn_rows_point(sep, &cur, g);
+    } else {
+        ctn_joint_def j = ctn_joint_at(defs, s);
+        ctn_joint_rows(j, ctn_load_pose(pose, a), ctn_load_pose(pose, bb), &cur, g);
+    }
 #ifdef __OPENCL_VERSION__
     ctn_block kept = blocks[s];
     ctn_block *b = &kept;
 #else
     ctn_block *b = &blocks[s];
 #endif
-    int n = ctn_block_rows(b), n_gap = j.type == CTN_JT_GEAR ? 0 : cur.n_lin;
+    int n = ctn_block_rows(b), n_gap = type == CTN_JT_GEAR ? 0 : cur.n_lin;
     float l2 = 0.0f, a2 = 0.0f;
-    ctn_block_velocity(b, ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), jv);
+    ctn_block_velocity(b, ctn_load_vel(vel, a), ctn_load_vel(vel, bb), jv);
     for (int k = 0; k < n; ++k) {
         b->bias[k] = jv[k] - g[k] / h;
         if (k < n_gap) l2 += g[k] * g[k];
