@@ -228,13 +228,18 @@ static inline float hinge_slot(int s, ctn_joints defs, const ctn_pose *pose, con
 float ctn__exact_rows(ctn_joints defs, int m, const ctn_pose *pose, const ctn_vel *vel, ctn_step_params prm, ctn_block *blocks,
                       int project, int limits, float *err, int threads) {
     float worst = 0.0f;
+    /* the two arrays as read-only locals: OpenMP copies them into the team's data once, where the struct
+     * parameter would be shared by address and reloaded every joint (callgrind) */
+    const ctn_joint_core *const core = defs.core;
+    const ctn_joint_extra *const extra = defs.extra;
     if (!project) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
 #endif
         for (int s = 0; s < m; ++s) {
-            if (CTN_JC(defs, s).type == CTN_JT_HINGE) (void)hinge_slot(s, defs, pose, vel, prm, blocks, 0, 0);
-            else ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
+            ctn_joints J = ctn_joints_of(core, extra);
+            if (CTN_JC(J, s).type == CTN_JT_HINGE) (void)hinge_slot(s, J, pose, vel, prm, blocks, 0, 0);
+            else ctn_prepare_slot_rows(s, J, pose, vel, prm, blocks);
         }
     } else {
 #ifdef _OPENMP
@@ -242,11 +247,12 @@ float ctn__exact_rows(ctn_joints defs, int m, const ctn_pose *pose, const ctn_ve
 #endif
         for (int s = 0; s < m; ++s) {
             float e;
-            if (CTN_JC(defs, s).type == CTN_JT_HINGE) {
-                e = hinge_slot(s, defs, pose, vel, prm, blocks, 1, limits);
+            ctn_joints J = ctn_joints_of(core, extra);
+            if (CTN_JC(J, s).type == CTN_JT_HINGE) {
+                e = hinge_slot(s, J, pose, vel, prm, blocks, 1, limits);
             } else {
-                ctn_prepare_slot_rows(s, defs, pose, vel, prm, blocks);
-                e = ctn_project_block(CTN_JC(defs, s).compliance, &blocks[s], prm.h, limits);
+                ctn_prepare_slot_rows(s, J, pose, vel, prm, blocks);
+                e = ctn_project_block(CTN_JC(J, s).compliance, &blocks[s], prm.h, limits);
             }
             if (limits) err[s] = e;
             worst = e > worst ? e : worst; /* never NaN: ctn_project_block's CTN_FMAX drops them */
