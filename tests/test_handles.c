@@ -73,6 +73,34 @@ static void stale_handles(void) {
     ctn_world_destroy(w);
 }
 
+/* Generations are modulo 65536 (the handle's 16 bits): the 65536th reuse of a slot gives generation 0 again,
+ * and the slot's first handle names its occupant then, for bodies and joints alike. */
+static void generations_wrap(void) {
+    ctn_world *w = make_world();
+    ctn_body_id first = add_sphere(w, 0, 0), other = add_sphere(w, 1, 0), a = first;
+    ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_DISTANCE);
+    jd.body_a = other, jd.body_b = CTN_WORLD;
+    ctn_joint_id jfirst = CTN_NULL_JOINT, j;
+    CHECK(ctn_joint_add(w, &jd, &jfirst) == CTN_OK, "%s", ctn_world_last_error(w));
+    j = jfirst;
+    for (int k = 1; k <= 65536; ++k) {
+        if (ctn_body_remove(w, a) != CTN_OK || ctn_joint_remove(w, j) != CTN_OK) break;
+        a = add_sphere(w, 0, 0);
+        CHECK(ctn_joint_add(w, &jd, &j) == CTN_OK, "%s", ctn_world_last_error(w));
+        if (ctn_body_generation(a) != (k & 0xffff) || ctn_joint_generation(j) != (k & 0xffff)) {
+            CHECK(0, "reuse %d: generations %d %d", k, (int)ctn_body_generation(a), (int)ctn_joint_generation(j));
+            break;
+        }
+        if (k == 65535) CHECK(!ctn_body_is_valid(w, first) && !ctn_joint_is_valid(w, jfirst), "generation 65535 is not the first");
+    }
+    CHECK(ctn_body_index(a) == 0 && ctn_body_generation(a) == 0 && ID_EQ(a, first) && ctn_body_is_valid(w, first),
+          "after 65536 reuses the slot's first handle names it again: %lld", ID_INT(a));
+    CHECK(ctn_joint_generation(j) == 0 && ID_EQ(j, jfirst) && ctn_joint_is_valid(w, jfirst), "the same for the joint: %lld", ID_INT(j));
+    CHECK(ctn_world_body_count(w) == 2 && ctn_world_joint_count(w) == 1, "no slot leaked: %d bodies, %d joints", ctn_world_body_count(w),
+          ctn_world_joint_count(w));
+    ctn_world_destroy(w);
+}
+
 /* A user collision pipeline: 1000 contacts added before and removed after every step. */
 static void contact_churn(void) {
     ctn_world *w = make_world();
@@ -232,5 +260,6 @@ int main(void) {
     foreign_handles();
     contact_churn();
     failed_remove_changes_nothing();
+    generations_wrap();
     return check_report("handles");
 }

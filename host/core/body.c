@@ -62,7 +62,7 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     ctn_inertia *in = ctn__malloc(cap * sizeof *in);
     ctn_props *pr = ctn__malloc(cap * sizeof *pr);
     int *refs = ctn__malloc(cap * sizeof *refs);
-    uint32_t *gen = ctn__malloc(cap * sizeof *gen);
+    uint16_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
     /* the user forces only where the world has some (host/core/body_force.c): the new slots' zero */
     ctn_body_force *bf = w->body_force ? ctn__body_force_alloc(cap, w->body_force, (size_t)w->body_count) : NULL;
@@ -273,7 +273,7 @@ void ctn__body_release(ctn_world *w, int id) {
     w->vel[id].inv_mass = 0.0f;
     w->vel[id].v = w->vel[id].w = ctn_v3_zero();
     w->inertia[id].inv_inertia = ctn_sym3_zero();
-    w->body_gen[id] = (w->body_gen[id] + 1) & CTN__GENERATION_MASK;
+    w->body_gen[id] = (uint16_t)(w->body_gen[id] + 1); /* modulo 65536: the handle's generation */
     w->body_free[w->body_free_count++] = id; /* the stack has room for every slot */
     w->live_bodies--;
     w->bodies_dirty = 1;

@@ -68,7 +68,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     int *pos = ctn__malloc(cap * sizeof *pos), *at = ctn__malloc(cap * sizeof *at);
     unsigned char *alive = ctn__malloc(cap);
     int *slot = ctn__malloc(cap * sizeof *slot);
-    uint32_t *gen = ctn__malloc(cap * sizeof *gen);
+    uint16_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
     if (!defs || !pos || !at || !alive || !slot || !gen || !free_slots || (w->joint_extra && !extra)) {
         ctn__free(defs);
@@ -378,7 +378,7 @@ void ctn__joint_kill(ctn_world *w, int id) {
     ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
     w->body_refs[ctn__jcore(w, id)->a]--;
     if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
-    w->joint_gen[id] = (w->joint_gen[id] + 1) & CTN__GENERATION_MASK;
+    w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1); /* modulo 65536: the handle's generation */
     w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
     w->live_joints--;
     w->topology_dirty = 1;

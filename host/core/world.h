@@ -80,7 +80,7 @@ typedef struct ctn_joint_snapshot {
     int has_extra, extra_capacity;
     int *joint_pos, *joint_at;
     unsigned char *joint_alive;
-    uint32_t *joint_gen;
+    uint16_t *joint_gen;
     int *joint_free;
     int *joint_slot;
     int *body_refs;
@@ -141,7 +141,7 @@ struct ctn_world {
     int body_names_capacity;
     char **joint_names;       /* [joint_names_capacity] names (host/core/joint_names.c), NULL: none */
     int joint_names_capacity;
-    uint32_t *body_gen;       /* [body_capacity] generation of each slot */
+    uint16_t *body_gen;       /* [body_capacity] generation of each slot, modulo 65536 (the handle's width) */
     int *body_free;           /* [body_capacity] freed slots, a stack (the last freed is reused first) */
     int body_free_count;
 
@@ -162,7 +162,7 @@ struct ctn_world {
     int *joint_at;            /* storage position -> slot */
     unsigned char *joint_alive;
     int *joint_slot;          /* joint index -> solver slot in topo (-1: none / spring) */
-    uint32_t *joint_gen;
+    uint16_t *joint_gen;
     int *joint_free;
     int joint_free_count;
     int append_slots;         /* > 0 while scene generators and scene files build: new bodies and joints take
@@ -271,8 +271,9 @@ void ctn__joint_extra_recount(ctn_world *w);
 static inline int ctn__mul_overflows(size_t n, size_t size) { return size != 0 && n > (size_t)-1 / size; }
 
 /* Handles (catena.h "Handles"): slot index + 1, the world's tag and the slot generation modulo 65536. The
- * slots keep 31-bit generations (the checkpoint format stores them); a handle matches a slot when the low 16
- * bits agree. */
+ * slots keep their generations modulo 65536 too (uint16_t, wrapping): a handle matches a slot when the 16 bits
+ * agree. The checkpoint format stores each as a 32-bit value and accepts up to this mask on load (files from
+ * before kept 31-bit counters), of which the low 16 bits are kept: the same handles match. */
 #define CTN__GENERATION_MASK 0x7fffffffu
 /* Tags of the live worlds (host/core/world_tag.c): claim returns a free tag, 0 when all 65535 are in use. */
 int ctn__world_tag_claim(void);

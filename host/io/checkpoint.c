@@ -75,6 +75,28 @@ static void header(unsigned char *h, uint64_t payload, uint64_t payload_hash) {
     memcpy(h + 48, &hash, 8);
 }
 
+/* Slot generations: kept modulo 65536 (uint16_t, world.h), stored as 32-bit values, the format's width. */
+static void ck_put_gens(ck_writer *wr, const uint16_t *gen, size_t n) {
+    uint32_t buf[256];
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < 256 && i < n; ++k, ++i) buf[k] = gen[i];
+        ck_put(wr, buf, k * sizeof *buf);
+    }
+}
+/* Reads n stored generations into gen (their low 16 bits, which the handles carry); 0 when one is past
+ * CTN__GENERATION_MASK, which no writer stores (a short read is left to r->short_read). */
+static int ck_get_gens(ck_reader *r, uint16_t *gen, size_t n) {
+    int ok = 1;
+    for (size_t i = 0; i < n && !r->short_read; ++i) {
+        uint32_t g = 0;
+        ck_get(r, &g, sizeof g);
+        if (g > CTN__GENERATION_MASK) ok = 0;
+        gen[i] = (uint16_t)g;
+    }
+    return ok;
+}
+
 /* The payload: through a writer without a file (wr->f NULL) it is only counted and hashed. */
 static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *user) {
     /* the settings as raw bytes (the header records sizeof(ctn_world_desc)); the device pointer is
@@ -103,14 +125,14 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ck_put(wr, &has_forces, sizeof has_forces);
     if (has_forces) ck_put(wr, w->body_force, nb * sizeof *w->body_force);
     ck_put(wr, w->body_refs, nb * sizeof *w->body_refs);
-    ck_put(wr, w->body_gen, nb * sizeof *w->body_gen);
+    ck_put_gens(wr, w->body_gen, nb);
     ck_put(wr, w->body_free, (size_t)w->body_free_count * sizeof *w->body_free);
     for (size_t j = 0; j < nj; ++j) { /* slot order, whole definitions (the file's layout: the extras' defaults filled in) */
         ctn_joint_def d = ctn__jdef_get(w, (int)j);
         ck_put(wr, &d, sizeof d);
     }
     ck_put(wr, w->joint_alive, nj);
-    ck_put(wr, w->joint_gen, nj * sizeof *w->joint_gen);
+    ck_put_gens(wr, w->joint_gen, nj);
     ck_put(wr, w->joint_free, (size_t)w->joint_free_count * sizeof *w->joint_free);
     /* 6 floats a joint whatever the layout's row stride (rows past it are zero, CTN_LAM): the file does not
      * depend on the other joints of the world */
@@ -334,7 +356,7 @@ static int free_stack_ok(ck_reader *r, const int *stack, int n, int slots, const
 
 /* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
  * range (a gear's or rack-and-pinion's both real bodies: the re-centring reads both poses), free stacks
- * naming distinct dead slots, generations within the mask. Also clears joint_slot. 0 also when out of
+ * naming distinct dead slots (the generations are checked as read: ck_get_gens). Also clears joint_slot. 0 also when out of
  * memory (r->oom). */
 static int slots_consistent(ck_reader *r, ctn_world *w) {
     unsigned char *body_alive = ctn__malloc((size_t)w->body_count + 1);
@@ -342,12 +364,11 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
     int ok = 1;
     for (int i = 0; i < w->body_count; ++i) {
         body_alive[i] = (w->props[i].flags & CTN_BODY_FLAG_ALIVE) != 0;
-        if (w->body_gen[i] > CTN__GENERATION_MASK) ok = 0;
     }
     for (int j = 0; j < w->joint_count; ++j) {
         const ctn_joint_core *d = ctn__jcore(w, j);
         w->joint_slot[j] = -1;
-        if (w->joint_gen[j] > CTN__GENERATION_MASK || w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
+        if (w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
         if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
@@ -428,7 +449,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         }
     }
     ck_get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
-    ck_get(&r, w->body_gen, (size_t)nb * sizeof *w->body_gen);
+    int gens_ok = ck_get_gens(&r, w->body_gen, (size_t)nb);
     ck_get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
     /* every body's floats are ones the API could have stored (host/io/checkpoint_values.c) */
@@ -468,7 +489,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->topo.defs = w->joint_core; /* until the layout is built (no slot is in it yet) */
     w->topo.extra = w->joint_extra;
     ck_get(&r, w->joint_alive, (size_t)nj);
-    ck_get(&r, w->joint_gen, (size_t)nj * sizeof *w->joint_gen);
+    gens_ok &= ck_get_gens(&r, w->joint_gen, (size_t)nj);
     ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
     ck_get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
     if (!r.short_read && !ctn__ck_impulses_ok(&r, lambda, nj, 6)) {
@@ -478,7 +499,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_count = nj;
     w->live_joints = live_j;
     w->joint_free_count = free_j;
-    if (r.short_read || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || !ctn__ck_get_joint_names(&r, w) || !ctn__ck_get_more_shapes(&r, w) || r.left != 0) {
+    if (r.short_read || !gens_ok || !slots_consistent(&r, w) || !ctn__ck_get_collision(&r, w) || !ctn__ck_get_names(&r, w) || !ctn__ck_get_curves(&r, w) || !ctn__ck_get_attach(&r, w) || !ctn__ck_get_joint_names(&r, w) || !ctn__ck_get_more_shapes(&r, w) || r.left != 0) {
         ctn__free(lambda);
         if (r.oom) goto oom; /* the file may be fine: say so, not "corrupted" */
         goto corrupt;
