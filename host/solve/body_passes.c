@@ -412,6 +412,18 @@ static float speed2_limit(double limit) {
 }
 #endif
 
+#if defined(__SSE2__)
+/* The larger of a body's squared linear and angular speeds, v.v and w.w (ctn_dot's (x^2 + y^2) + z^2, in lanes
+ * 0 and 1, then a > b ? a : b), from its ctn_vel read as floats (v xyz, inv_mass, w xyz, pad). */
+static inline float speed2_of(const float *vf) {
+    __m128 v = _mm_loadu_ps(vf), u = _mm_loadu_ps(vf + 4);
+    v = _mm_mul_ps(v, v), u = _mm_mul_ps(u, u);
+    __m128 lo = _mm_unpacklo_ps(v, u), hi = _mm_unpackhi_ps(v, u); /* (vx, wx, vy, wy)^2, (vz, wz, -, -)^2 */
+    __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
+    return _mm_cvtss_f32(_mm_max_ss(ab, _mm_shuffle_ps(ab, ab, _MM_SHUFFLE(1, 1, 1, 1))));
+}
+#endif
+
 void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body) {
     (void)threads; /* read by the OpenMP pragmas only, in some of the branches */
     int bad = INT_MAX;
@@ -431,12 +443,7 @@ void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_v
                 bad = i < bad ? i : bad;
                 continue;
             }
-            /* a = v.v, b = w.w (ctn_dot's (x^2 + y^2) + z^2) in lanes 0 and 1, then a > b ? a : b */
-            __m128 v = _mm_loadu_ps(vf), u = _mm_loadu_ps(vf + 4);
-            v = _mm_mul_ps(v, v), u = _mm_mul_ps(u, u);
-            __m128 lo = _mm_unpacklo_ps(v, u), hi = _mm_unpackhi_ps(v, u); /* (vx, wx, vy, wy)^2, (vz, wz, -, -)^2 */
-            __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
-            float x = _mm_cvtss_f32(_mm_max_ss(ab, _mm_shuffle_ps(ab, ab, _MM_SHUFFLE(1, 1, 1, 1))));
+            float x = speed2_of(vf);
             if (x > t2) bad = i < bad ? i : bad;      /* faster than the limit */
             else top2 = x > top2 ? x : top2;          /* the largest speed is the root of the largest square */
         }
@@ -506,12 +513,7 @@ int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, cons
             bad = 1;
             continue;
         }
-        /* ctn__body_scan's speed, as it is */
-        __m128 a = _mm_loadu_ps(vf), b = _mm_loadu_ps(vf + 4);
-        a = _mm_mul_ps(a, a), b = _mm_mul_ps(b, b);
-        __m128 lo = _mm_unpacklo_ps(a, b), hi = _mm_unpackhi_ps(a, b);
-        __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
-        float x = _mm_cvtss_f32(_mm_max_ss(ab, _mm_shuffle_ps(ab, ab, _MM_SHUFFLE(1, 1, 1, 1))));
+        float x = speed2_of(vf);
         if (x > t2) bad = 1;
         else top2 = x > top2 ? x : top2;
     }
