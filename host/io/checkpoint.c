@@ -372,6 +372,9 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
             d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
         if (ctn__joint_kind_has(d->type, CTN_JK_TWO_BODIES) && d->b < 0) ok = 0; /* two bodies, as ctn_joint_add */
+        /* a live joint's rows at least those its row builders write (ctn_joint_def_rows): the layout's impulse
+         * stride is the largest stored count, and a block with more rows would read past its joint's impulses */
+        if (ok && w->joint_alive[j] && d->rows < ctn_joint_def_rows(ctn__jdef_get(w, j))) ok = 0;
     }
     ok = ok && free_stack_ok(r, w->body_free, w->body_free_count, w->body_count, body_alive) &&
          free_stack_ok(r, w->joint_free, w->joint_free_count, w->joint_count, w->joint_alive);
