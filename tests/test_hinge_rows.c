@@ -60,7 +60,6 @@ static void make_inputs(void) {
     for (int i = 0; i < HB; ++i) {
         memset(&pose[i], 0, sizeof pose[i]);
         pose[i].p = rand_v3(10.0), pose[i].p_lo = rand_v3(1e-6), pose[i].q = rand_quat();
-        pose[i].pad = NAN, pose[i].pad1 = (i & 1) ? INFINITY : -NAN;
         vel[i].v = rand_v3(3.0), vel[i].w = rand_v3(5.0);
         if (i % 11 == 3) vel[i].v = ctn_v3_zero(), vel[i].w = ctn_v3_zero(); /* static */
         if (i % 97 == 5) vel[i].w.y = INFINITY;
