@@ -25,10 +25,8 @@ CTN_FN ctn_pose ctn_load_pose(CTN_GLOBAL const ctn_pose *pose, int body) {
     ctn_pose p;
     if (body >= 0) return pose[body];
     p.p = ctn_v3_zero();
-    p.pad = 0.0f;
-    p.q = ctn_quat_identity();
     p.p_lo = ctn_v3_zero();
-    p.pad1 = 0.0f;
+    p.q = ctn_quat_identity();
     return p;
 }
 

@@ -1,7 +1,8 @@
 /* Data layouts shared by the host and the OpenCL kernels.
  *
- * Every struct holds only 4-byte fields (float / int) in multiples of 16 bytes, so the C compiler and
- * the OpenCL compiler lay them out identically and arrays of them can be copied to a device as bytes.
+ * Every struct holds only 4-byte fields (float / int, no OpenCL vector types, whose 16-byte alignment would
+ * add padding), so the C compiler and the OpenCL compiler lay them out identically and arrays of them can be
+ * copied to a device as bytes (kernels/ctn_layout.h asserts the sizes and offsets on both sides).
  * Bodies are kept as a structure of arrays of these small records (pose, velocity, inverse inertia,
  * properties) so a kernel only streams what it needs.
  */
@@ -26,17 +27,20 @@
 #define CTN_BODY_FLAG_PARTICLE 4  /* 3 DOF: no orientation, no angular velocity */
 #define CTN_BODY_FLAG_ALIVE 8
 
-/* Position and orientation: 48 bytes.
+/* Position and orientation: 40 bytes, no padding.
  * The position is a two-float ("double-float") number p + p_lo, |p_lo| <= ulp(p) / 2 per component: float32
  * alone spaces 1e4 m by 9.8e-4 m (1 % of a 0.1 m link), p + p_lo resolves ~1e-12 m there. Kernels keep float32
  * arithmetic: integration adds with ctn_v3_add2, and every vector between two bodies' points is formed by
- * ctn_point_sep, which subtracts the leading parts first (exact for nearby bodies). */
+ * ctn_point_sep, which subtracts the leading parts first (exact for nearby bodies).
+ * The order p, p_lo, q puts the orientation last so that a 16-byte load at any field (the CPU's SSE2 loops read
+ * p, p_lo and q as four lanes each: host/solve/lanes.h, body_passes.c) stays inside the record: lane 3 of p is
+ * p_lo.x, of p_lo is q.w, and q fills the last 16 bytes. With q in the middle (p, q, p_lo) a load at p_lo would
+ * read 4 bytes past the record, past the end of an array at its last pose. Arrays of poses have a 40-byte
+ * stride, so a pose is 8-byte aligned and the loads are unaligned ones. */
 typedef struct ctn_pose {
     ctn_v3 p;    /* leading part of the position */
-    float pad;
-    ctn_quat q;
     ctn_v3 p_lo; /* trailing part of the position */
-    float pad1;
+    ctn_quat q;
 } ctn_pose;
 
 /* Velocity and inverse mass (the solver's hot data): 32 bytes. */

@@ -1,7 +1,7 @@
 /* The exact solver's ball records (ctn_ball_row, 40 bytes a joint; host/solve/solver_cpu.c, direct_chain.c): a
  * world whose joints are all rigid ball joints on the chain path keeps its rows in them instead of the 288-byte
  * ctn_blocks, and must step to the same bits as the same world kept on the blocks (ctn__direct_set_blocks_only):
- * poses (with their low-order position words and padding), velocities and impulses compared byte for byte after
+ * poses (with their low-order position words), velocities and impulses compared byte for byte after
  * every step, for chains of rigid bodies and of particles (one and two segments: the separator's generic steps
  * read a block formed from its record), several paths in one world, the velocity step with its projection (chord
  * steps and Newton steps), four substeps with two outer iterations, and RATTLE (which turns a step back to the
@@ -134,7 +134,6 @@ static void build_lanes(void) {
     for (int i = 0; i < RB_BODIES; ++i) {
         memset(&rb_pose[i], 0, sizeof rb_pose[i]);
         rb_pose[i].p = rand_v3(10.0), rb_pose[i].p_lo = rand_v3(1e-6), rb_pose[i].q = rand_quat();
-        rb_pose[i].pad = NAN, rb_pose[i].pad1 = (i & 1) ? INFINITY : -NAN;
         rb_vel[i].v = rand_v3(3.0), rb_vel[i].w = rand_v3(5.0), rb_vel[i].inv_mass = (float)(1.0 + urand()), rb_vel[i].pad = NAN;
         if (i % 97 == 5) rb_vel[i].w.y = INFINITY;
         if (i % 131 == 7) rb_vel[i].v.z = NAN;

@@ -59,7 +59,6 @@ static void make_world(int mode, int other_types, int nb) {
         ctn_pose *p = &pose[i];
         memset(p, 0, sizeof *p);
         p->p = rand_v3(100.0), p->p_lo = rand_v3(1e-6), p->q = rand_quat();
-        p->pad = (i & 1) ? NAN : -INFINITY, p->pad1 = (i & 2) ? INFINITY : -NAN; /* never read by the math */
         ctn_props *pr = &props[i];
         memset(pr, 0, sizeof *pr);
         int kind = (int)((urand() + 1.0) * 4.0) & 7; /* mostly dynamic rigid bodies */

@@ -4,7 +4,8 @@
  * a negative inverse mass, a friction below 0, a restitution above 1) is refused on load with
  * CTN_ERR_INVALID_ARGUMENT, a message naming the section, the slot and the field, and no world; in every
  * format still read (5, and 3 and 4, whose body properties hold the user forces). The same file unpatched
- * loads in each format. */
+ * loads in each format. The poses are stored in the format's 48-byte record (two zero pads), not as the 40-byte
+ * ctn_pose of memory. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
@@ -172,6 +173,17 @@ static void values_refused(const char *dir) {
     CHECK(u32_at(orig, l.attach + 8 + 72 * (size_t)u32_at(orig, l.attach + 4) + 4) == 0 &&
               u32_at(orig, l.attach + 8 + 72 * (size_t)u32_at(orig, l.attach + 4) + 8) == 1,
           "the attachment cache: master slot 0, cached");
+    /* The file's pose record is 48 bytes (p, a zero pad, q, p_lo, a zero pad) whatever the in-memory ctn_pose
+     * (40 bytes, no pads): the header says 48 and every body's record has its orientation, a unit quaternion,
+     * at byte 16 and zeros at bytes 12 and 44. */
+    CHECK(u32_at(orig, 16) == 48, "header: pose record of %d bytes", u32_at(orig, 16));
+    for (int b = 0; b < l.nb; ++b) {
+        float f[12];
+        memcpy(f, orig + l.pose + 48 * (size_t)b, sizeof f);
+        double qq = (double)f[4] * f[4] + (double)f[5] * f[5] + (double)f[6] * f[6] + (double)f[7] * f[7];
+        CHECK(u32_at(orig, l.pose + 48 * (size_t)b + 12) == 0 && u32_at(orig, l.pose + 48 * (size_t)b + 44) == 0 && fabs(qq - 1.0) < 1e-5,
+              "body slot %d: pose record pads %g, %g, |q|^2 %g", b, (double)f[3], (double)f[11], qq);
+    }
     const float nan = NAN, inf = INFINITY;
     const patch cases[] = {
         {"position x", AT_POSE, 0, nan, "pose section", "body slot 1", "position"},

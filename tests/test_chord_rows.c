@@ -51,7 +51,6 @@ static void make_world(int closed) {
         pose[i].p = rand_v3(closed ? 1.0 : 50.0); /* closed: bodies within links' reach, open: anywhere */
         pose[i].p_lo = rand_v3(closed ? 3e-8 : 1e-6);
         pose[i].q = rand_quat();
-        pose[i].pad = NAN, pose[i].pad1 = (i & 1) ? INFINITY : -NAN; /* never read by the math */
     }
     for (int s = 0; s < JOINTS; ++s) {
         ctn_joint_def *d = &defs[s];

@@ -23,8 +23,9 @@
  * generations, reference counts) here, values (every float of the bodies and impulses) in
  * host/io/checkpoint_values.c, joints by ctn__joint_validate, the later sections by their readers.
  *
- * The arrays are the host arrays byte for byte, so a loaded world continues exactly and issues the same
- * handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
+ * The arrays are the host arrays byte for byte (the poses value for value: the file keeps a 48-byte pose record
+ * with two zero pads, the in-memory one is 40 bytes, host/io/checkpoint_io.h), so a loaded world continues
+ * exactly and issues the same handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
  * at each joint's slot in that layout (ctn__joint_layout_slot). */
 #define _POSIX_C_SOURCE 200809L
@@ -64,7 +65,7 @@ static uint64_t header_hash(const unsigned char *h, uint64_t payload_hash) {
 /* The header of a payload of `payload` bytes whose FNV-1a 64 is `payload_hash`. */
 static void header(unsigned char *h, uint64_t payload, uint64_t payload_hash) {
     memset(h, 0, CK_HEADER);
-    uint32_t u[8] = {CK_VERSION, CK_BOM, sizeof(ctn_pose), sizeof(ctn_vel), sizeof(ctn_inertia), sizeof(ctn_props), sizeof(ctn_joint_def),
+    uint32_t u[8] = {CK_VERSION, CK_BOM, CK_POSE_SIZE, sizeof(ctn_vel), sizeof(ctn_inertia), sizeof(ctn_props), sizeof(ctn_joint_def),
                      sizeof(ctn_world_desc)};
     memcpy(h, CK_MAGIC, 8);
     memcpy(h + 8, u, sizeof u);
@@ -116,7 +117,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     size_t nb = (size_t)w->body_count, nj = (size_t)w->joint_count;
     int32_t counts[6] = {w->body_count, w->live_bodies, w->body_free_count, w->joint_count, w->live_joints, w->joint_free_count};
     ck_put(wr, counts, sizeof counts);
-    ck_put(wr, w->pose, nb * sizeof *w->pose);
+    ck_put_poses(wr, w->pose, nb); /* 48 bytes a pose on disk (checkpoint_io.h) */
     ck_put(wr, w->vel, nb * sizeof *w->vel);
     ctn__inertia_fresh(w); /* the inertias the step left to their next reader */
     ck_put(wr, w->inertia, nb * sizeof *w->inertia);
@@ -241,7 +242,7 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         return CTN_ERR_UNSUPPORTED;
     }
     uint32_t props_size = u[0] >= 5u ? (uint32_t)sizeof(ctn_props) : CK_PROPS_V4;
-    if (u[2] != sizeof(ctn_pose) || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != props_size ||
+    if (u[2] != CK_POSE_SIZE || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != props_size ||
         u[6] != sizeof(ctn_joint_def) || (u[7] != sizeof(ctn_world_desc) && u[7] != CK_DESC_BEFORE_RATTLE_LIMIT)) {
         fclose(f);
         ERR("%s: checkpoint written by a catena with other data layouts", path);
@@ -408,7 +409,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     ck_get(&r, c, sizeof c);
     int32_t nb = c[0], live_b = c[1], free_b = c[2], nj = c[3], live_j = c[4], free_j = c[5];
     size_t props_size = version >= 5u ? sizeof(ctn_props) : CK_PROPS_V4;
-    size_t per_body = sizeof(ctn_pose) + sizeof(ctn_vel) + sizeof(ctn_inertia) + props_size + sizeof(int) + sizeof(uint32_t);
+    size_t per_body = CK_POSE_SIZE + sizeof(ctn_vel) + sizeof(ctn_inertia) + props_size + sizeof(int) + sizeof(uint32_t);
     size_t per_joint = sizeof(ctn_joint_def) + 1 + sizeof(uint32_t) + 6 * sizeof(float);
     if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || free_b < 0 || (int64_t)live_b + free_b != nb || nj < 0 ||
         nj > CTN_MAX_JOINTS || live_j < 0 || free_j < 0 || (int64_t)live_j + free_j != nj ||
@@ -432,7 +433,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->body_free = ctn__malloc(cap * sizeof *w->body_free);
     if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs || !w->body_gen || !w->body_free) goto oom;
     w->body_capacity = (int)cap;
-    ck_get(&r, w->pose, (size_t)nb * sizeof *w->pose);
+    ck_get_poses(&r, w->pose, (size_t)nb);
     ck_get(&r, w->vel, (size_t)nb * sizeof *w->vel);
     ck_get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
     if (version >= 5u) {

@@ -83,6 +83,43 @@ static inline int ck_get_str(ck_reader *r, char *out, size_t size) {
     return 1;
 }
 
+/* Poses as the format stores them: 48 bytes each, p (3 floats), a zero float, q (w, x, y, z), p_lo (3 floats),
+ * a zero float: the in-memory ctn_pose of the writers of formats 2 to 5, kept on disk when the in-memory record
+ * lost its two pads (40 bytes: p, p_lo, q, kernels/ctn_types.h), so that files stay the same bytes and older and
+ * newer catenas read each other's (the header still records 48, CK_POSE_SIZE). The pads are written as +0.0
+ * and never read. Converted through a buffer of 64 poses. */
+#define CK_POSE_SIZE 48u
+#define CK_POSE_FLOATS 12
+static inline void ck_pose_to_disk(const ctn_pose *p, float *f) {
+    f[0] = p->p.x, f[1] = p->p.y, f[2] = p->p.z, f[3] = 0.0f;
+    f[4] = p->q.w, f[5] = p->q.x, f[6] = p->q.y, f[7] = p->q.z;
+    f[8] = p->p_lo.x, f[9] = p->p_lo.y, f[10] = p->p_lo.z, f[11] = 0.0f;
+}
+static inline void ck_pose_from_disk(const float *f, ctn_pose *p) {
+    p->p = ctn_v3_make(f[0], f[1], f[2]);
+    p->q.w = f[4], p->q.x = f[5], p->q.y = f[6], p->q.z = f[7];
+    p->p_lo = ctn_v3_make(f[8], f[9], f[10]);
+}
+static inline void ck_put_poses(ck_writer *wr, const ctn_pose *p, size_t n) {
+    float buf[64 * CK_POSE_FLOATS];
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < 64 && i < n; ++k, ++i) ck_pose_to_disk(&p[i], buf + k * CK_POSE_FLOATS);
+        ck_put(wr, buf, k * CK_POSE_SIZE);
+    }
+}
+/* Reads n stored poses into p (zeros past a short read, as ck_get). */
+static inline int ck_get_poses(ck_reader *r, ctn_pose *p, size_t n) {
+    float buf[64 * CK_POSE_FLOATS];
+    for (size_t i = 0; i < n;) {
+        size_t k = n - i < 64 ? n - i : 64;
+        int ok = ck_get(r, buf, k * CK_POSE_SIZE);
+        for (size_t j = 0; j < k; ++j, ++i) ck_pose_from_disk(buf + j * CK_POSE_FLOATS, &p[i]);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
 /* The sections after the joints: the collision state (settings, shapes, planes, contact cache) and the
  * body names (host/io/checkpoint_sections.c). The readers return 0 for inconsistent contents, or for an
  * allocation that failed with r->oom set, and leave what they allocated on the world, which the caller

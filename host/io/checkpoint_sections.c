@@ -249,8 +249,8 @@ void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w) {
         const ctn_attach_group *gr = &a->groups[g];
         int32_t rec[2] = {gr->master, gr->cached};
         ck_put(wr, rec, sizeof rec);
-        ck_put(wr, &gr->comp_pose, sizeof gr->comp_pose);
-        ck_put(wr, &gr->user_pose, sizeof gr->user_pose);
+        ck_put_poses(wr, &gr->comp_pose, 1); /* 48 bytes on disk (checkpoint_io.h) */
+        ck_put_poses(wr, &gr->user_pose, 1);
         ck_put(wr, &gr->comp_vel, sizeof gr->comp_vel);
         ck_put(wr, &gr->user_vel, sizeof gr->user_vel);
     }
@@ -276,8 +276,8 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         int32_t rec[2] = {-1, 0};
         memset(&g, 0, sizeof g);
         ck_get(r, rec, sizeof rec);
-        ck_get(r, &g.comp_pose, sizeof g.comp_pose);
-        ck_get(r, &g.user_pose, sizeof g.user_pose);
+        ck_get_poses(r, &g.comp_pose, 1);
+        ck_get_poses(r, &g.user_pose, 1);
         ck_get(r, &g.comp_vel, sizeof g.comp_vel);
         ck_get(r, &g.user_vel, sizeof g.user_vel);
         g.master = rec[0], g.cached = rec[1];

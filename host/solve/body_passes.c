@@ -18,8 +18,10 @@
  *  - the zero a sum starts from: 0 + x is x bit for bit for x = l * l, which is never -0 (a square is +0,
  *    positive, +inf or a quiet NaN, which the addition passes on unchanged), so the sums of squares start
  *    from their first square;
- *  - three-component vectors (velocities, two-float positions, forces) as one SSE register each, lane 3
- *    (a padding field or the inverse mass) restored from its input before the store;
+ *  - three-component vectors (velocities, two-float positions, forces) as one SSE register each; a velocity's
+ *    lane 3 (a padding field or the inverse mass) restored from its input before the store, a pose's fields
+ *    stored in their order (p, p_lo, q), so that the lane 3 of p (onto p_lo.x) and of p_lo (onto q.w) is
+ *    overwritten by the next store;
  *  - the exponential map inlined into the integration: it is called out of line, for the bodies that turn.
  * Without SSE2 the shared functions run. tests/test_body_passes.c checks lean against shared bit for bit
  * (every byte written) on random bodies with static, kinematic and particle flags, zero inverse masses and
@@ -316,7 +318,7 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
     }
     /* (p, p_lo) += h v by ctn_f2_add per lane: s = hi + d, e = TwoSum error + lo, t = s + e,
      * lo = TwoSum error of s + e (Knuth's TwoSum: err(a, b, s) = (a - (s - bb)) + (b - bb), bb = s - a) */
-    __m128 hi = _mm_loadu_ps(&from[i].p.x), lo = _mm_loadu_ps(&from[i].p_lo.x); /* (p, pad), (p_lo, pad1) */
+    __m128 hi = _mm_loadu_ps(&from[i].p.x), lo = _mm_loadu_ps(&from[i].p_lo.x); /* (p, p_lo.x), (p_lo, q.w) */
     __m128 d = _mm_mul_ps(_mm_loadu_ps(&vel[i].v.x), _mm_set1_ps(h));
     __m128 s = _mm_add_ps(hi, d), bb = _mm_sub_ps(s, hi);
     __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
@@ -334,9 +336,10 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
             q = _mm_loadu_ps(&r.w);
         }
     }
-    _mm_storeu_ps(&pose[i].p.x, keep_lane3(t, hi));
+    /* in field order: each store's lane 3 (p's onto p_lo.x, p_lo's onto q.w) is overwritten by the next */
+    _mm_storeu_ps(&pose[i].p.x, t);
+    _mm_storeu_ps(&pose[i].p_lo.x, l);
     _mm_storeu_ps(&pose[i].q.w, q);
-    _mm_storeu_ps(&pose[i].p_lo.x, keep_lane3(l, lo));
 }
 #endif
 
@@ -436,8 +439,8 @@ void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_v
         for (int i = 0; i < n; ++i) {
             const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
             /* ctn__body_diverged's test of the state's finite values, as it is */
-            ctn_lanes nf = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 4, ctn__lanes_all)),
-                                         ctn__lanes_or(ctn__lanes_nonfinite(pf + 8, ctn__lanes_xyz),
+            ctn_lanes nf = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 6, ctn__lanes_all)),
+                                         ctn__lanes_or(ctn__lanes_nonfinite(pf + 3, ctn__lanes_xyz),
                                                        ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_xyz), ctn__lanes_nonfinite(vf + 4, ctn__lanes_xyz))));
             if (ctn__lanes_any(nf)) {
                 bad = i < bad ? i : bad;
@@ -482,11 +485,11 @@ int ctn__poses_bounded(const ctn_pose *pose, int n, int threads) {
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(| : bad)
 #endif
     for (int i = 0; i < n; ++i) {
-        uint32_t u[12];
-        memcpy(u, &pose[i], sizeof u); /* p xyz, pad, q, p_lo xyz, pad1 (world.h's static assertions) */
-        bad |= ((u[0] & E) + BOUND_P) | ((u[1] & E) + BOUND_P) | ((u[2] & E) + BOUND_P) | ((u[8] & E) + BOUND_P) |
-               ((u[9] & E) + BOUND_P) | ((u[10] & E) + BOUND_P) | ((u[4] & E) + BOUND_Q) | ((u[5] & E) + BOUND_Q) |
-               ((u[6] & E) + BOUND_Q) | ((u[7] & E) + BOUND_Q);
+        uint32_t u[10];
+        memcpy(u, &pose[i], sizeof u); /* p xyz, p_lo xyz, q (world.h's static assertions) */
+        bad |= ((u[0] & E) + BOUND_P) | ((u[1] & E) + BOUND_P) | ((u[2] & E) + BOUND_P) | ((u[3] & E) + BOUND_P) |
+               ((u[4] & E) + BOUND_P) | ((u[5] & E) + BOUND_P) | ((u[6] & E) + BOUND_Q) | ((u[7] & E) + BOUND_Q) |
+               ((u[8] & E) + BOUND_Q) | ((u[9] & E) + BOUND_Q);
     }
     return !(bad & 0x80000000u);
 }
@@ -504,8 +507,8 @@ int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, cons
         const __m128i e3 = _mm_setr_epi32(0x7f800000, 0x7f800000, 0x7f800000, 0), e4 = _mm_set1_epi32(0x7f800000);
         const __m128i bp = _mm_set1_epi32((int)BOUND_P), bq = _mm_set1_epi32((int)BOUND_Q), bv = _mm_set1_epi32(0x00800000);
         __m128i p = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)pf), e3), bp);
-        __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 4)), e4), bq);
-        __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 8)), e3), bp);
+        __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 3)), e3), bp);
+        __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 6)), e4), bq);
         __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e3), bv);
         __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 4)), e3), bv);
         __m128i any = _mm_or_si128(_mm_or_si128(p, q), _mm_or_si128(l, _mm_or_si128(v, u)));

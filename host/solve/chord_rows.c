@@ -33,7 +33,7 @@ int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
 /* Ball joints alone: max |C| over the rows and max |C|^2 over the joints, a NaN noted once per joint. With
  * SSE2 (every x86-64) the three components go through the arithmetic of ctn_chord_ball together, lane by
  * lane the same operations in the same order (IEEE 754 operations on each lane; the build never contracts to
- * fused multiply-adds, -ffp-contract=off), the fourth lane (a pose's or anchor's padding) masked out. */
+ * fused multiply-adds, -ffp-contract=off), the fourth lane (the field after a pose's vector, or an anchor's neighbour) masked out. */
 /* The targets of joint s go to bias[0..2] at (char *)bias0 + s * stride: a ctn_block's bias or a ctn_ball_row's. */
 #define CHORD_BIAS(s) ((float *)(void *)((char *)bias0 + (size_t)(s) * stride))
 static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *pose, float h, float *bias0, size_t stride, int threads,

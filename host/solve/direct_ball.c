@@ -388,7 +388,7 @@ CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, 
  * ball_impulse's operations in its lane; the sum across the lanes is dv = (0 + d_p) + (0 + d_q), equal to
  * (0 + d_p) + d_q (0 + d_p is never -0, so 0 + d_q in place of d_q changes nothing, signed zeros included).
  * The chord step's position update ctn_v3_add2 (Dekker's two-float sum) runs on the three components at
- * once, the pose's padding float kept. Per lane IEEE operations are the scalar ones: the same bits. */
+ * once, lane 3 (the next field of the pose) stored nowhere. Per lane IEEE operations are the scalar ones: the same bits. */
 typedef double ch_v2d __attribute__((vector_size(16)));
 typedef float ch_v4f __attribute__((vector_size(16)));
 static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
@@ -444,7 +444,7 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
     float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
     ctn_pose *x = &w->pose[b];
     ch_v4f hi, lo, d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
-    memcpy(&hi, &x->p, sizeof hi); /* p and the padding float after it */
+    memcpy(&hi, &x->p, sizeof hi); /* p and p_lo.x after it; lo: p_lo and q.w (inside the 40-byte pose) */
     memcpy(&lo, &x->p_lo, sizeof lo);
     ch_v4f s = hi + d, bb = s - hi, e = ((hi - (s - bb)) + (d - bb)) + lo, t = s + e, bt = t - s; /* ctn_f2_add */
     lo = (s - (t - bt)) + (e - bt);

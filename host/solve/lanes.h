@@ -2,7 +2,8 @@
  * hinge_rows.c, direct_chain.c's residual): the vector operations of kernels/ctn_math.h on the three components
  * of a vector at once, lane by lane the same IEEE 754 float operations in the same order as the scalar functions
  * (the build never contracts to fused multiply-adds, -ffp-contract=off), so the same bits; lane 3 holds whatever
- * follows the vector in memory (a pose's or anchor's padding) and is never stored where a caller's result lies. */
+ * follows the vector in memory (a pose's next field: p_lo.x after p, q.w after p_lo (ctn_types.h); an anchor's
+ * neighbour) and is never stored where a caller's result lies. */
 #ifndef CTN_HOST_SOLVE_LANES_H
 #define CTN_HOST_SOLVE_LANES_H
 
@@ -40,7 +41,7 @@ static inline ctn_v3 lanes_v3(__m128 v) {
 /* Body i's pose and velocity where they lie; for the world (i < 0) a body at rest at the origin, unrotated: what
  * ctn_load_pose(-1) and ctn_load_vel(-1) return, without the copies. */
 static inline const ctn_pose *body_pose(const ctn_pose *pose, int i) {
-    static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, 0.0f, {1.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
+    static const ctn_pose world = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, {1.0f, 0.0f, 0.0f, 0.0f}};
     return i >= 0 ? &pose[i] : &world;
 }
 static inline const ctn_vel *body_vel(const ctn_vel *vel, int i) {
