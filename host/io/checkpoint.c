@@ -30,7 +30,7 @@
  * host/io/checkpoint_io.h), so a loaded world continues exactly and issues the same handles. Impulses are stored by
  * joint slot; the solver order they live in (topo.lambda, by colour) is
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
- * through joint_slot. */
+ * at each joint's slot in that layout (ctn__joint_layout_slot). */
 #define _POSIX_C_SOURCE 200809L
 #include "core/joint_kinds.h"
 #include "io/atomic_file.h"
@@ -177,7 +177,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     /* 6 floats a joint whatever the layout's row stride (rows past it are zero, CTN_LAM): the file does not
      * depend on the other joints of the world */
     for (size_t j = 0; j < nj; ++j) {
-        int s = w->joint_slot[j];
+        int s = ctn__joint_layout_slot(w, (int)j);
         float l[6];
         for (int k = 0; k < 6; ++k) l[k] = s >= 0 && s < w->topo.joint_count ? CTN_LAM(w->topo.lambda, w->topo.stride, s, k) : 0.0f;
         ck_put(wr, l, sizeof l);
@@ -396,7 +396,7 @@ static int free_stack_ok(ck_reader *r, const int *stack, int n, int slots, const
 
 /* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
  * range (a gear's or rack-and-pinion's both real bodies: the re-centring reads both poses), free stacks
- * naming distinct dead slots (the generations are checked as read: ck_get_gens). Also clears joint_slot. 0 also when out of
+ * naming distinct dead slots (the generations are checked as read: ck_get_gens). 0 also when out of
  * memory (r->oom). */
 static int slots_consistent(ck_reader *r, ctn_world *w) {
     unsigned char *body_alive = ctn__malloc((size_t)w->body_count + 1);
@@ -407,7 +407,6 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
     }
     for (int j = 0; j < w->joint_count; ++j) {
         const ctn_joint_core *d = ctn__jcore(w, j);
-        w->joint_slot[j] = -1;
         if (w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
@@ -505,11 +504,10 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_pos = ctn__malloc(cap * sizeof *w->joint_pos);
     w->joint_at = ctn__malloc(cap * sizeof *w->joint_at);
     w->joint_alive = ctn__malloc(cap);
-    w->joint_slot = ctn__malloc(cap * sizeof *w->joint_slot);
     w->joint_gen = ctn__malloc(cap * sizeof *w->joint_gen);
     w->joint_free = ctn__malloc(cap * sizeof *w->joint_free);
     float *lambda = ctn__malloc(cap * 6 * sizeof *lambda);
-    if (!w->joint_core || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
+    if (!w->joint_core || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_gen || !w->joint_free || !lambda) {
         ctn__free(lambda);
         goto oom;
     }
@@ -590,7 +588,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         goto fail;
     }
     for (int32_t j = 0; j < nj; ++j) {
-        int s = w->joint_slot[j];
+        int s = ctn__joint_layout_slot(w, j);
         /* the rows the layout's stride holds: the rows of every joint (the file's rows past them are zero) */
         if (s >= 0) memcpy(&w->topo.lambda[(size_t)w->topo.stride * s], &lambda[6 * (size_t)j], (size_t)w->topo.stride * sizeof *lambda);
     }
