@@ -19,7 +19,12 @@
  * residual) runs before it, a step that fails there is undone by the velocity and impulse swaps alone with
  * the poses never touched, and one that passes, with every pose and joint anchor within the bounds under
  * which the integration and the joint errors after it are finite, integrates in place (CTN_SNAP_POSE_IN_PLACE).
- * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above. */
+ * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above.
+ * The exact solver's velocity step with one substep integrates in place the same way where every joint is a
+ * rigid ball joint; its position projection then writes the poses after the integration, keeping the copy
+ * that undoes one of its steps in the pose spare (free of the step's start), and leaves only finite poses and
+ * joint errors (host/solve/solver_cpu.c: in_place_joints, project_unchecked), so nothing fails after the test
+ * there either. Such a step holds the spare (as that copy) and no other pose array. */
 #include "core/world.h"
 
 #include <limits.h>
