@@ -231,7 +231,7 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     int ok = grow(&s->joints, &jc, nj, sizeof *s->joints, 0) && grow(&s->joint_alive, &jc, nj, 1, 0) &&
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
              grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 1) &&
-             grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
+             (!w->body_refs || grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1)) &&
              (!w->joint_slot_held || grow(&s->joint_slot, &s->slot_capacity, nj, sizeof *s->joint_slot, 1)) &&
              grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1) &&
              (!w->joint_extra || grow(&s->extra, &s->extra_capacity, nj, sizeof *s->extra, 1));
@@ -255,7 +255,8 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     }
     s->joint_slot_held = w->joint_slot_held;
     if (w->joint_free_count) memcpy(s->joint_free, w->joint_free, (size_t)w->joint_free_count * sizeof *s->joint_free);
-    if (nb) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
+    s->has_body_refs = w->body_refs != NULL;
+    if (nb && w->body_refs) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
     s->topo_joint_count = m;
     s->topo_stride = ls;
     if (m) memcpy(s->lambda, w->topo.lambda, lambdas * sizeof *s->lambda);
@@ -291,7 +292,11 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     }
     w->joint_slot_held = s->joint_slot_held;
     if (s->joint_free_count) memcpy(w->joint_free, s->joint_free, (size_t)s->joint_free_count * sizeof *s->joint_free);
-    if (s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
+    if (s->has_body_refs && s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
+    else if (!s->has_body_refs && w->body_refs) { /* counted since (never inside a step): counted again on need */
+        ctn__free(w->body_refs);
+        w->body_refs = NULL;
+    }
     /* the layout's capacities only grow: the impulses of the layout the step started from fit at their stride */
     w->topo.joint_count = m;
     w->topo.stride = s->topo_stride;

@@ -384,8 +384,10 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
     }
     w->joint_alive[id] = 1;
     if (w->joint_slot_held) w->joint_slot[id] = -1; /* not in the layout (else its position says so) */
-    w->body_refs[def->a]++;
-    if (def->b >= 0) w->body_refs[def->b]++;
+    if (w->body_refs) {
+        w->body_refs[def->a]++;
+        if (def->b >= 0) w->body_refs[def->b]++;
+    }
     w->live_joints++;
     w->topology_dirty = 1;
     *slot = id;
@@ -396,8 +398,10 @@ void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
     ctn__joint_name_clear(w, id); /* its name goes with it */
     ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
-    w->body_refs[ctn__jcore(w, id)->a]--;
-    if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
+    if (w->body_refs) {
+        w->body_refs[ctn__jcore(w, id)->a]--;
+        if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
+    }
     w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1); /* modulo 65536: the handle's generation */
     w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
     w->live_joints--;

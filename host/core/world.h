@@ -84,7 +84,8 @@ typedef struct ctn_joint_snapshot {
     int *joint_free;
     int *joint_slot;          /* the explicit map where the world held one (joint_slot_held) */
     int joint_slot_held, slot_capacity;
-    int *body_refs;
+    int *body_refs;           /* where the world held them (has_body_refs) */
+    int has_body_refs;
     int topo_joint_count;     /* the layout: its impulses (the warm start; its order is joint_at's first entries) */
     int topo_stride;          /* and their row stride */
     float *lambda;
@@ -137,7 +138,10 @@ struct ctn_world {
      * entries that are not all +0.0 are counted by force_bodies, and the array goes when that count is 0 */
     ctn_body_force *body_force;
     int force_bodies;
-    int *body_refs;           /* joints referencing each body */
+    /* [body_capacity] live joints on each body (a joint on the same body twice counts twice), counted on first need
+     * (ctn__body_refs: the first ctn_body_remove) and kept by ctn__joint_insert / ctn__joint_kill from then on; NULL
+     * before, so a world that never removes a body holds none (a checkpoint counts them for its file) */
+    int *body_refs;
     char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
     int body_names_capacity;
     char **joint_names;       /* [joint_names_capacity] names (host/core/joint_names.c), NULL: none */
@@ -255,6 +259,9 @@ static inline int ctn__joint_layout_slot(const ctn_world *w, int id) {
     int p = w->joint_pos[id];
     return p < w->topo.joint_count ? p : -1;
 }
+/* Counts the live joints on each body into ctn_world.body_refs where the world holds none (host/core/body.c);
+ * fails only out of memory, changing nothing. */
+ctn_status ctn__body_refs(ctn_world *w);
 /* Keeps the layout's slots explicitly (ctn_world.joint_slot) before an edit that breaks the positions' map
  * (host/core/joint.c); fails only out of memory, changing nothing. */
 ctn_status ctn__joint_slots_hold(ctn_world *w);

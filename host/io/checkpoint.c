@@ -190,6 +190,8 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ctn__ck_put_more_shapes(wr, w);
 }
 
+static ctn_status save_file(ctn_world *w, const char *path, uint64_t step, const char *user);
+
 ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
     CTN__ENTER(w);
     if (!path || !path[0]) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_world_save: path is empty");
@@ -202,6 +204,19 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
         st = ctn__topology_build(w);
         if (st != CTN_OK) return st;
     }
+    /* the file holds each body's count of joints: counted for it where the world keeps none (ctn_world.body_refs) */
+    int counted = w->body_refs == NULL;
+    if (counted && (st = ctn__body_refs(w)) != CTN_OK) return st;
+    st = save_file(w, path, step, user);
+    if (counted) {
+        ctn__free(w->body_refs);
+        w->body_refs = NULL;
+    }
+    return st;
+}
+
+/* ctn_world_save's file, the host arrays current. */
+static ctn_status save_file(ctn_world *w, const char *path, uint64_t step, const char *user) {
     ctn_atomic_file out; /* PATH.tmp.PID, synced and renamed onto PATH when complete (host/io/atomic_file.c) */
     char msg[512];
     if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, errno == ENOMEM ? CTN_ERR_OUT_OF_MEMORY : CTN_ERR_IO, "%s", msg);
@@ -556,8 +571,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         st = CTN_ERR_INVALID_ARGUMENT;
         goto fail;
     }
-    /* a body's reference count is the number of live joints on it (ctn__joint_insert / ctn__joint_kill keep it
-     * so; removing a body asks it): a file whose counts disagree would let a later removal underflow them */
+    /* a body's reference count is the number of live joints on it (ctn__body_refs; ctn__joint_insert /
+     * ctn__joint_kill keep it so; removing a body asks it): a file whose counts disagree is refused */
     int32_t bad_body = -1, counted = 0;
     int *refs = ctn__calloc((size_t)nb + 1, sizeof *refs);
     if (!refs) {
@@ -579,6 +594,9 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         st = CTN_ERR_INVALID_ARGUMENT;
         goto fail;
     }
+    /* checked: the world counts them again on first need (ctn__body_refs), as one never loaded */
+    ctn__free(w->body_refs);
+    w->body_refs = NULL;
     w->topology_dirty = 1;
     w->bodies_dirty = 1;
     st = ctn__topology_build(w);
