@@ -2,7 +2,7 @@
  * - validity: no two joints of a colour share a dynamic body; static, kinematic and world bodies are
  *   ignored (joints sharing only those may share a colour);
  * - layout: colour c is the contiguous slot range [colour_offsets[c], colour_offsets[c+1]), the overflow
- *   group follows, every live joint has exactly one slot and joint_slot / order agree;
+ *   group follows, every live joint has exactly one slot and ctn__joint_layout_slot / order agree;
  * - counts: a chain uses exactly 2 colours, the 4-neighbour grid of ctn_scene_grid 4 (what the greedy
  *   first-fit gives in id order: rows and columns each alternate, and the pin joints to the world add no
  *   conflict; a 2x2 grid needs only 3), random graphs at most 2 * max degree - 1;
@@ -46,6 +46,7 @@ static int check_topology(ctn_world *w, const char *what) {
     if (w->topology_dirty) CHECK(ctn__topology_build(w) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
     const ctn_topology *t = &w->topo;
     int m = t->joint_count, nc = t->colour_count;
+    CHECK(!w->joint_slot_held, "%s: the build left the slot map held (the table is in solver order)", what);
     CHECK(t->colour_offsets[0] == 0, "%s: first colour starts at %d", what, t->colour_offsets[0]);
     CHECK(t->colour_offsets[nc + 1] == m, "%s: ranges end at %d, %d joints", what, t->colour_offsets[nc + 1], m);
     int largest = 0;
@@ -63,7 +64,7 @@ static int check_topology(ctn_world *w, const char *what) {
     for (int j = 0; j < w->joint_count; ++j) {
         if (!w->joint_alive[j] || ctn__jcore(w, j)->type == CTN_JT_SPRING) continue;
         live++;
-        int s = w->joint_slot[j];
+        int s = ctn__joint_layout_slot(w, j);
         CHECK(s >= 0 && s < m && t->order[s] == j, "%s: joint %d slot %d", what, j, s);
         if (s >= 0 && s < m) CHECK(memcmp(&t->defs[s], ctn__jcore(w, j), sizeof t->defs[s]) == 0, "%s: defs[%d] is not joint %d", what, s, j);
     }

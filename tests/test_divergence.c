@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "core/world.h" /* w->inertia, w->snapshot_inertia_kept */
+#include "solve/solve.h" /* ctn__cpu_pose_copy_capacity */
 #include "ids.h"
 #include "check.h"
 #include "fixtures.h"
@@ -374,6 +375,69 @@ static void in_place_undo(void) {
     ctn_world_destroy(twin);
 }
 
+/* 9. The exact solver's velocity step with one substep and its position projection (host/solve/solver_cpu.c):
+ * the divergence test runs before the integration, which writes the poses in place, and the projection keeps
+ * its copies (POSES_KEEP, POSES_UNDO) in the pose spare, which holds nothing of the step's start then: no
+ * pose_copy is reserved. Every step equals the one of a twin without a speed limit, which forks its poses (the
+ * spare holds the start, the projection copies into pose_copy), bit for bit; a step that diverges is undone
+ * with its poses never moved (the projection after the test does nothing) and the state bit for bit as before. */
+static void direct_in_place(void) {
+    ctn_world *w[2] = {NULL, NULL};
+    for (int k = 0; k < 2; ++k) {
+        ctn_world_desc d = ctn_world_desc_default();
+        d.backend = CTN_BACKEND_CPU;
+        d.solver = CTN_SOLVER_DIRECT;
+        d.integrator = CTN_INTEGRATOR_VELOCITY;
+        d.substeps = 1;
+        d.iterations = 1;
+        d.max_speed = k == 0 ? 1e4 : 0.0; /* the twin: no limit, so no test before the integration */
+        char err[256];
+        CHECK(ctn_world_create(&d, &w[k], err, sizeof err) == CTN_OK, "direct world: %s", err);
+        if (!w[k]) return;
+        ctn_chain_desc c = ctn_chain_desc_default(200); /* ball joints, released horizontally: the projection works */
+        CHECK(ctn_scene_chain(w[k], &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w[k]));
+    }
+    int n = ctn_world_body_count(w[0]), undos = 0;
+    for (int s = 0; s < 40; ++s) {
+        CHECK(ctn_world_step(w[0]) == CTN_OK && ctn_world_step(w[1]) == CTN_OK, "step %d: %s %s", s, ctn_world_last_error(w[0]),
+              ctn_world_last_error(w[1]));
+        double *a = snapshot(w[0], n), *b = snapshot(w[1], n);
+        CHECK(memcmp(a, b, sizeof(double) * 13 * (size_t)n) == 0, "step %d: in place and forked differ", s);
+        free(a), free(b);
+        ctn_step_stats st;
+        ctn_world_get_stats(w[0], &st);
+        undos += st.projection_factors > 0; /* a Newton step: a chord step was undone or the projection factored */
+    }
+    CHECK(ctn__cpu_pose_copy_capacity(w[0]) == 0, "in place: no pose_copy (%d poses)", ctn__cpu_pose_copy_capacity(w[0]));
+    CHECK(ctn__cpu_pose_copy_capacity(w[1]) >= n, "forked: pose_copy held (%d poses)", ctn__cpu_pose_copy_capacity(w[1]));
+    CHECK(w[0]->snapshot_pose != NULL, "in place: the pose spare is the projection's copy");
+    CHECK(undos > 0, "the projection took a Newton step in 40 steps (%d)", undos);
+    undo_keeps_checkpoint(w[0], "chain:200, direct 1x1 velocity, in place"); /* and one step after it */
+    CHECK(ctn_world_step(w[1]) == CTN_OK, "twin: %s", ctn_world_last_error(w[1]));
+    /* a step that diverges: undone, the poses never moved */
+    ctn_world_desc d, slow;
+    ctn_world_get_desc(w[0], &d);
+    slow = d;
+    slow.max_speed = 1e-9;
+    CHECK(ctn_world_set_desc(w[0], &slow) == CTN_OK, "%s", ctn_world_last_error(w[0]));
+    double *before = snapshot(w[0], n);
+    const ctn_pose *poses = w[0]->pose;
+    ctn_pose *copy = malloc(sizeof *copy * (size_t)n);
+    memcpy(copy, w[0]->pose, sizeof *copy * (size_t)n);
+    ctn_status st = ctn_world_step(w[0]);
+    CHECK(st == CTN_ERR_DIVERGED, "direct in place: %s", ctn_status_name(st));
+    CHECK(w[0]->pose == poses && memcmp(copy, w[0]->pose, sizeof *copy * (size_t)n) == 0, "direct in place: the poses never moved");
+    double *after = snapshot(w[0], n);
+    CHECK(memcmp(before, after, sizeof(double) * 13 * (size_t)n) == 0, "direct in place: state restored bitwise");
+    CHECK(ctn_world_set_desc(w[0], &d) == CTN_OK, "%s", ctn_world_last_error(w[0]));
+    for (int s = 0; s < 3; ++s) CHECK(ctn_world_step(w[0]) == CTN_OK && ctn_world_step(w[1]) == CTN_OK, "after the undo: step %d", s);
+    double *a = snapshot(w[0], n), *b = snapshot(w[1], n);
+    CHECK(memcmp(a, b, sizeof(double) * 13 * (size_t)n) == 0, "after the undo: in place and forked differ");
+    free(a), free(b), free(before), free(after), free(copy);
+    ctn_world_destroy(w[0]);
+    ctn_world_destroy(w[1]);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "opencl")) {
         /* case 5 on the OpenCL backend (CTest test_divergence_opencl; skipped without a device) */
@@ -470,5 +534,6 @@ int main(int argc, char **argv) {
     inertia_hint();
     spring_undo();
     in_place_undo();
+    direct_in_place();
     return check_report("divergence");
 }

@@ -148,7 +148,9 @@ ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
     int id = ctn__body_index(w, handle, "ctn_body_remove", 0);
     if (id < 0) return w->handle_status;
     /* every check before the first change: the built-in contacts on the body go with it, any other joint
-     * keeps it in use */
+     * keeps it in use (the counts, kept from the first removal on) */
+    ctn_status counted = ctn__body_refs(w);
+    if (counted != CTN_OK) return counted;
     int user_refs = w->body_refs[id] - ctn__collision_body_contacts(w, id);
     if (user_refs > 0)
         return ctn__fail(w, CTN_ERR_IN_USE, "ctn_body_remove: body %lld is still used by %d joint(s); remove them first", (long long)ctn_body_id_to_int(handle),

@@ -23,8 +23,10 @@ void ctn__scene_rollback(ctn_world *w, ctn_world_mark m) {
     for (int i = m.bodies; i < w->body_count; ++i) ctn__attach_forget(w, i); /* bodies the build attached */
     for (int j = m.joints; j < w->joint_count; ++j) {
         if (!w->joint_alive[j]) continue;
-        w->body_refs[ctn__jcore(w, j)->a]--;
-        if (ctn__jcore(w, j)->b >= 0) w->body_refs[ctn__jcore(w, j)->b]--;
+        if (w->body_refs) {
+            w->body_refs[ctn__jcore(w, j)->a]--;
+            if (ctn__jcore(w, j)->b >= 0) w->body_refs[ctn__jcore(w, j)->b]--;
+        }
         w->live_joints--;
     }
     ctn__curve_truncate(w, m.joints);

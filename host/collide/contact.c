@@ -127,7 +127,7 @@ ctn_status ctn_world_get_contacts(ctn_world *w, ctn_contact_info *out, int capac
             for (int k = 0; k < 3; ++k) ci->point[k] = 0.5 * (xa[k] + xb[k]);
             ci->normal[0] = nrm.x, ci->normal[1] = nrm.y, ci->normal[2] = nrm.z;
             ci->separation = ctn_dot(nrm, ctn_point_sep(pa.p, pa.p_lo, ra, pb.p, pb.p_lo, rb)); /* as the solver's g_n */
-            int slot = w->topology_dirty ? -1 : w->joint_slot[j];
+            int slot = w->topology_dirty ? -1 : ctn__joint_layout_slot(w, j);
             for (int k = 0; k < 3; ++k) ci->impulse[k] = slot >= 0 ? CTN_LAM(w->topo.lambda, w->topo.stride, slot, k) : 0.0;
             ci->friction = d->lo;
             ci->user = !(d->flags & CTN_JF_AUTO);

@@ -61,12 +61,12 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     ctn_vel *vel = ctn__malloc(cap * sizeof *vel);
     ctn_inertia *in = ctn__malloc(cap * sizeof *in);
     ctn_props *pr = ctn__malloc(cap * sizeof *pr);
-    int *refs = ctn__malloc(cap * sizeof *refs);
+    int *refs = w->body_refs ? ctn__malloc(cap * sizeof *refs) : NULL; /* where the world counts them (world.h) */
     uint16_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
     /* the user forces only where the world has some (host/core/body_force.c): the new slots' zero */
     ctn_body_force *bf = w->body_force ? ctn__body_force_alloc(cap, w->body_force, (size_t)w->body_count) : NULL;
-    if (!pose || !vel || !in || !pr || !refs || !gen || !free_slots || (w->body_force && !bf)) {
+    if (!pose || !vel || !in || !pr || (w->body_refs && !refs) || !gen || !free_slots || (w->body_force && !bf)) {
         ctn__free(bf);
         ctn__free(pose);
         ctn__free(vel);
@@ -83,7 +83,7 @@ static ctn_status body_reserve(ctn_world *w, int need) {
         memcpy(vel, w->vel, n * sizeof *vel);
         memcpy(in, w->inertia, n * sizeof *in);
         memcpy(pr, w->props, n * sizeof *pr);
-        memcpy(refs, w->body_refs, n * sizeof *refs);
+        if (refs) memcpy(refs, w->body_refs, n * sizeof *refs);
         memcpy(gen, w->body_gen, n * sizeof *gen);
     }
     if (w->body_free_count) memcpy(free_slots, w->body_free, (size_t)w->body_free_count * sizeof *free_slots);
@@ -125,6 +125,21 @@ void ctn__inertia_fresh(ctn_world *w) {
 #endif
     for (int i = 0; i < n; ++i) inertia[i].inv_inertia = ctn_body_inverse_inertia(pose[i], props[i]);
     w->inertia_stale = 0;
+}
+
+ctn_status ctn__body_refs(ctn_world *w) {
+    if (w->body_refs) return CTN_OK;
+    size_t cap = w->body_capacity > 0 ? (size_t)w->body_capacity : 1;
+    int *refs = ctn__calloc(cap, sizeof *refs);
+    if (!refs) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory counting the joints on %d bodies", w->body_count);
+    for (int j = 0; j < w->joint_count; ++j) { /* as ctn__joint_insert counts them */
+        if (!w->joint_alive[j]) continue;
+        const ctn_joint_core *d = ctn__jcore(w, j);
+        refs[d->a]++;
+        if (d->b >= 0) refs[d->b]++;
+    }
+    w->body_refs = refs;
+    return CTN_OK;
 }
 
 ctn_status ctn__body_slot_take(ctn_world *w, int *slot) {
@@ -257,7 +272,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
     memset(&w->inertia[id], 0, sizeof w->inertia[id]);
     w->inertia[id].inv_inertia = ctn_body_inverse_inertia(*p, *pr);
     (void)ctn__body_force_set(w, id, ctn_v3_zero(), ctn_v3_zero()); /* no force (a zero never allocates) */
-    w->body_refs[id] = 0;
+    if (w->body_refs) w->body_refs[id] = 0;
     w->live_bodies++;
     w->bodies_dirty = 1;
     w->topology_dirty = 1; /* the adjacency covers every body slot */

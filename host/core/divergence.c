@@ -19,7 +19,12 @@
  * residual) runs before it, a step that fails there is undone by the velocity and impulse swaps alone with
  * the poses never touched, and one that passes, with every pose and joint anchor within the bounds under
  * which the integration and the joint errors after it are finite, integrates in place (CTN_SNAP_POSE_IN_PLACE).
- * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above. */
+ * Outside those bounds the spare is reserved then (ctn__snapshot_pose_spare) and the step forks as above.
+ * The exact solver's velocity step with one substep integrates in place the same way where every joint is a
+ * rigid ball joint; its position projection then writes the poses after the integration, keeping the copy
+ * that undoes one of its steps in the pose spare (free of the step's start), and leaves only finite poses and
+ * joint errors (host/solve/solver_cpu.c: in_place_joints, project_unchecked), so nothing fails after the test
+ * there either. Such a step holds the spare (as that copy) and no other pose array. */
 #include "core/world.h"
 
 #include <limits.h>
@@ -225,8 +230,9 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     size_t tc = s->topo_capacity, lambdas = (size_t)ls * (size_t)m;
     int ok = grow(&s->joints, &jc, nj, sizeof *s->joints, 0) && grow(&s->joint_alive, &jc, nj, 1, 0) &&
              grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
-             grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 0) &&
-             grow(&s->joint_slot, &jc, nj, sizeof *s->joint_slot, 1) && grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1) &&
+             grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 1) &&
+             (!w->body_refs || grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1)) &&
+             (!w->joint_slot_held || grow(&s->joint_slot, &s->slot_capacity, nj, sizeof *s->joint_slot, 1)) &&
              grow_size(&s->lambda, &tc, lambdas, sizeof *s->lambda, 1) &&
              (!w->joint_extra || grow(&s->extra, &s->extra_capacity, nj, sizeof *s->extra, 1));
     if (!ok) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the step snapshot of %d joints", nj);
@@ -245,10 +251,12 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
         memcpy(s->joint_at, w->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(s->joint_alive, w->joint_alive, (size_t)nj);
         memcpy(s->joint_gen, w->joint_gen, (size_t)nj * sizeof *s->joint_gen);
-        memcpy(s->joint_slot, w->joint_slot, (size_t)nj * sizeof *s->joint_slot);
+        if (w->joint_slot_held) memcpy(s->joint_slot, w->joint_slot, (size_t)nj * sizeof *s->joint_slot);
     }
+    s->joint_slot_held = w->joint_slot_held;
     if (w->joint_free_count) memcpy(s->joint_free, w->joint_free, (size_t)w->joint_free_count * sizeof *s->joint_free);
-    if (nb) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
+    s->has_body_refs = w->body_refs != NULL;
+    if (nb && w->body_refs) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
     s->topo_joint_count = m;
     s->topo_stride = ls;
     if (m) memcpy(s->lambda, w->topo.lambda, lambdas * sizeof *s->lambda);
@@ -279,10 +287,16 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
         memcpy(w->joint_at, s->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(w->joint_alive, s->joint_alive, (size_t)nj);
         memcpy(w->joint_gen, s->joint_gen, (size_t)nj * sizeof *s->joint_gen);
-        memcpy(w->joint_slot, s->joint_slot, (size_t)nj * sizeof *s->joint_slot);
+        /* the map the world kept then, in its array, which only grows */
+        if (s->joint_slot_held) memcpy(w->joint_slot, s->joint_slot, (size_t)nj * sizeof *s->joint_slot);
     }
+    w->joint_slot_held = s->joint_slot_held;
     if (s->joint_free_count) memcpy(w->joint_free, s->joint_free, (size_t)s->joint_free_count * sizeof *s->joint_free);
-    if (s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
+    if (s->has_body_refs && s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
+    else if (!s->has_body_refs && w->body_refs) { /* counted since (never inside a step): counted again on need */
+        ctn__free(w->body_refs);
+        w->body_refs = NULL;
+    }
     /* the layout's capacities only grow: the impulses of the layout the step started from fit at their stride */
     w->topo.joint_count = m;
     w->topo.stride = s->topo_stride;

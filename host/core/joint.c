@@ -67,10 +67,10 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     ctn_joint_extra *extra = w->joint_extra ? ctn__joint_extra_alloc(cap, w->joint_extra, (size_t)w->joint_count) : NULL;
     int *pos = ctn__malloc(cap * sizeof *pos), *at = ctn__malloc(cap * sizeof *at);
     unsigned char *alive = ctn__malloc(cap);
-    int *slot = ctn__malloc(cap * sizeof *slot);
+    int *slot = w->joint_slot ? ctn__malloc(cap * sizeof *slot) : NULL; /* where the world keeps the map (world.h) */
     uint16_t *gen = ctn__malloc(cap * sizeof *gen);
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    if (!defs || !pos || !at || !alive || !slot || !gen || !free_slots || (w->joint_extra && !extra)) {
+    if (!defs || !pos || !at || !alive || (w->joint_slot && !slot) || !gen || !free_slots || (w->joint_extra && !extra)) {
         ctn__free(defs);
         ctn__free(extra);
         ctn__free(pos);
@@ -87,7 +87,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
         memcpy(pos, w->joint_pos, n * sizeof *pos);
         memcpy(at, w->joint_at, n * sizeof *at);
         memcpy(alive, w->joint_alive, n);
-        memcpy(slot, w->joint_slot, n * sizeof *slot);
+        if (slot) memcpy(slot, w->joint_slot, n * sizeof *slot);
         memcpy(gen, w->joint_gen, n * sizeof *gen);
     }
     if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
@@ -303,9 +303,9 @@ ctn_status ctn_joint_get_impulse(ctn_world *w, ctn_joint_id handle, double impul
     if (st != CTN_OK) return st;
     /* while the topology is dirty the impulses of the last step are still in place under the old slots (the
      * next build carries them over): read them there, so that a step which fails after rebuilding the
-     * topology does not seem to change them (tests/test_alloc_failures.c). joint_slot[id] is the joint's slot
-     * in the last layout, or -1 (a joint inserted since: ctn__joint_insert), as the build's carry-over reads it */
-    int slot = w->joint_slot[id];
+     * topology does not seem to change them (tests/test_alloc_failures.c). Its slot in the last layout, or -1 (a
+     * joint inserted since: ctn__joint_insert), as the build's carry-over reads it */
+    int slot = ctn__joint_layout_slot(w, id);
     if (w->topology_dirty && (slot < 0 || slot >= w->topo.joint_count)) slot = -1;
     for (int k = 0; k < 6; ++k) impulse[k] = slot >= 0 ? CTN_LAM(w->topo.lambda, w->topo.stride, slot, k) : 0.0;
     if (rows) *rows = ctn__jcore(w, id)->rows;
@@ -352,8 +352,28 @@ ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
     return CTN_OK;
 }
 
+ctn_status ctn__joint_slots_hold(ctn_world *w) {
+    if (w->joint_slot_held) return CTN_OK;
+    if (!w->joint_slot) {
+        size_t cap = w->joint_capacity > 0 ? (size_t)w->joint_capacity : 1;
+        w->joint_slot = ctn__malloc(cap * sizeof *w->joint_slot);
+        if (!w->joint_slot) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the joint slot map (%zu joints)", cap);
+    }
+    for (int j = 0; j < w->joint_count; ++j) w->joint_slot[j] = ctn__joint_layout_slot(w, j); /* from the positions */
+    w->joint_slot_held = 1;
+    return CTN_OK;
+}
+
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) {
     int id, count = w->joint_count;
+    /* a new joint starts cold (no warm start from a reused slot's previous joint): where the position of the slot
+     * ctn__joint_slot_take gives (the free stack's top, else a fresh one at the end, which a truncation may have left
+     * inside the layout) is in the layout, which would then name it, the layout's slots are kept explicitly first */
+    int reuse = w->joint_free_count > 0 && !w->append_slots;
+    if ((reuse ? w->joint_pos[w->joint_free[w->joint_free_count - 1]] : w->joint_count) < w->topo.joint_count) {
+        ctn_status held = ctn__joint_slots_hold(w);
+        if (held != CTN_OK) return held;
+    }
     ctn_status st = ctn__joint_slot_take(w, &id);
     if (st != CTN_OK) return st;
     st = ctn__jdef_set(w, id, def); /* fails only creating the extras array */
@@ -363,9 +383,11 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
         return st;
     }
     w->joint_alive[id] = 1;
-    w->joint_slot[id] = -1; /* a reused slot starts cold: no warm start from its previous joint */
-    w->body_refs[def->a]++;
-    if (def->b >= 0) w->body_refs[def->b]++;
+    if (w->joint_slot_held) w->joint_slot[id] = -1; /* not in the layout (else its position says so) */
+    if (w->body_refs) {
+        w->body_refs[def->a]++;
+        if (def->b >= 0) w->body_refs[def->b]++;
+    }
     w->live_joints++;
     w->topology_dirty = 1;
     *slot = id;
@@ -376,8 +398,10 @@ void ctn__joint_kill(ctn_world *w, int id) {
     w->joint_alive[id] = 0;
     ctn__joint_name_clear(w, id); /* its name goes with it */
     ctn__curve_forget(w, id); /* a polyline's vertices go with its joint */
-    w->body_refs[ctn__jcore(w, id)->a]--;
-    if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
+    if (w->body_refs) {
+        w->body_refs[ctn__jcore(w, id)->a]--;
+        if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
+    }
     w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1); /* modulo 65536: the handle's generation */
     w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
     w->live_joints--;

@@ -20,9 +20,9 @@ static void joint_force(const ctn_world *w, int j, double h, double out[6]) {
         ctn_v3 ra, rb;
         f = ctn_spring_force(*d, pa, pb, w->vel[d->a], d->b >= 0 ? w->vel[d->b] : world_vel, &ra, &rb);
         t = ctn_cross(ra, f);
-    } else if (!w->topology_dirty && w->joint_slot[j] >= 0) {
+    } else if (!w->topology_dirty && ctn__joint_layout_slot(w, j) >= 0) {
         int ls = w->topo.stride;
-        const float *lambda = &w->topo.lambda[(size_t)ls * (size_t)w->joint_slot[j]];
+        const float *lambda = &w->topo.lambda[(size_t)ls * (size_t)ctn__joint_layout_slot(w, j)];
         ctn_block blk;
         float g[CTN_MAX_ROWS];
         ctn_joint_rows(*d, pa, pb, &blk, g);

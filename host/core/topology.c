@@ -202,11 +202,30 @@ void ctn__joint_store_in_order(ctn_world *w, const int *order, int m) {
     }
 }
 
+/* The slots below n that are stored at or above n take the positions below n that slots >= n held (there are as
+ * many of each), in slot order and position order; the others stay. Where the layout's slots are not kept
+ * explicitly (ctn_world.joint_slot_held) its impulses follow (the host's: ctn__sync first), so that a slot's
+ * position still names its slot in the layout: a moved slot that was in it takes its row of impulses along, and
+ * one that was not, moved into the layout's range, finds a zero row (it starts cold, as it would have). A slot
+ * that was in the layout was stored below its count m, so where it moves (n <= its position < m) every position
+ * below n is in that range too. */
 int ctn__joint_table_truncate(ctn_world *w, int n) {
     int moved = 0;
     for (int j = n; j < w->joint_count && !moved; ++j) moved = w->joint_pos[j] < n;
     if (moved) {
-        ctn__joint_store_in_order(w, NULL, 0);
+        ctn_topology *t = &w->topo;
+        int *pos = w->joint_pos, *at = w->joint_at, m = t->joint_count, ls = t->stride, rows = !w->joint_slot_held;
+        if (rows && ctn__sync(w) != CTN_OK) rows = 0, t->joint_count = 0; /* no current impulses: every joint starts cold */
+        for (int j = 0, hole = 0; j < n; ++j) {
+            int p = pos[j];
+            if (p < n) continue;
+            while (at[hole] < n) ++hole; /* a position below n held by a slot >= n */
+            w->joint_core[hole] = w->joint_core[p];
+            if (w->joint_extra) w->joint_extra[hole] = w->joint_extra[p];
+            if (rows && hole < m)
+                for (int k = 0; k < ls; ++k) t->lambda[(size_t)ls * hole + k] = p < m ? t->lambda[(size_t)ls * p + k] : 0.0f;
+            pos[j] = hole, at[hole] = j;
+        }
         w->topology_dirty = 1;
     }
     w->joint_count = n;
@@ -221,7 +240,7 @@ void ctn__topology_stride_floor(ctn_world *w, int floor) {
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
-    int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0, stride = 1;
+    int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0, stride = 1, rows = 0;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_core tmp;
         const ctn_joint_core *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
@@ -231,14 +250,14 @@ ctn_status ctn__topology_build(ctn_world *w) {
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
         if (kind && (kind->flags & CTN_JK_FORCE)) ns++, sadj += ends; /* a force element: no rows */
-        else m++, adj += ends, stride = d->rows > stride ? d->rows : stride;
+        else m++, adj += ends, stride = d->rows > stride ? d->rows : stride, rows += ctn__jcore(w, j)->rows;
     }
     if (w->stride_floor > stride) stride = w->stride_floor;
     if (!reserve(t, m, stride, ns, nb, adj + 1, sadj + 1, budget, w->attach != NULL))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
 
-    /* keep the previous impulses for the carry-over (by joint id: w->joint_slot still holds the previous layout's
-     * slots, and -1 for every joint not in it, ctn__joint_insert's) */
+    /* keep the previous impulses for the carry-over (by joint id: ctn__joint_layout_slot gives its slot in the previous
+     * layout, -1 for every joint not in it, until the table is put in the new order below) */
     int old_count = t->joint_count, old_stride = t->stride;
     float *swap_lambda = t->lambda;
     t->lambda = t->lambda_prev;
@@ -290,7 +309,19 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->order = w->joint_at;
     for (int s = 0; s < m; ++s) body_a[cursor[colour[s] < budget ? colour[s] : used]++] = ids[s];
     if (m) memcpy(t->order, body_a, (size_t)m * sizeof *t->order);
-    /* the scratch is dead from here: the impulses overwrite it */
+    /* the scratch is dead from here: the impulses overwrite it. Warm start: the impulses of the joints that were
+     * in the previous layout, read at their slots there (ctn__joint_layout_slot: the old positions and count, or
+     * the map kept since, restored with the impulses by the step undo, divergence.c); every other joint's are
+     * zero (a new joint, one inserted into a reused slot, a loaded checkpoint's) */
+    for (int slot = 0; slot < m; ++slot) {
+        int old = ctn__joint_layout_slot(w, t->order[slot]), k = 0;
+        float *to = &t->lambda[(size_t)stride * slot];
+        /* from the previous layout's row stride to this one's: the rows both have, the others zero (a row at or
+         * past a stride is past its joint's rows, CTN_LAM) */
+        if (old >= 0 && old < old_count)
+            for (const float *from = &t->lambda_prev[(size_t)old_stride * old]; k < stride && k < old_stride; ++k) to[k] = from[k];
+        for (; k < stride; ++k) to[k] = 0.0f;
+    }
     ctn__joint_store_in_order(w, t->order, m);
     if (w->attach) {
         for (int slot = 0; slot < m; ++slot) {
@@ -311,21 +342,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
         t->defs_owned = 0;
         t->defs_capacity = 0;
     }
-    t->row_count = 0;
-    for (int slot = 0; slot < m; ++slot) {
-        int id = t->order[slot];
-        t->row_count += w->joint_core[slot].rows;
-        /* warm start: keep the impulses of joints that existed in the previous layout. joint_slot[id] is its slot
-         * there: set by the last build for every joint of it, -1 for every other (the build, a joint inserted since,
-         * a loaded checkpoint), and restored with the impulses by the step undo (divergence.c) */
-        int old = w->joint_slot[id], k = 0;
-        float *to = &t->lambda[(size_t)stride * slot];
-        /* from the previous layout's row stride to this one's: the rows both have, the others zero (a row at or
-         * past a stride is past its joint's rows, CTN_LAM) */
-        if (old >= 0 && old < old_count)
-            for (const float *from = &t->lambda_prev[(size_t)old_stride * old]; k < stride && k < old_stride; ++k) to[k] = from[k];
-        for (; k < stride; ++k) to[k] = 0.0f;
-    }
+    t->row_count = rows;
     t->colour_count = used;
     t->joint_count = m;
     t->stride = stride;
@@ -335,8 +352,7 @@ ctn_status ctn__topology_build(ctn_world *w) {
     build_adjacency_ab(&t->defs[0].a, sizeof(ctn_joint_core) / sizeof(int), m, nb, w->props, t->adj_offsets, t->adj);
     if (ns) build_adjacency_ab(&t->springs[0].a, sizeof(ctn_joint_def) / sizeof(int), ns, nb, w->props, t->spring_adj_offsets, t->spring_adj); /* else not read (world.h) */
     t->split_ready = 0; /* the mass-splitting factors, from the adjacency on first use (ctn__topology_split) */
-    for (int j = 0; j < nj; ++j) w->joint_slot[j] = -1;
-    for (int s = 0; s < m; ++s) w->joint_slot[t->order[s]] = s;
+    w->joint_slot_held = 0; /* the table is in solver order: a joint's slot is its position below m */
     w->topology_dirty = 0;
     w->topology_version++;
     return CTN_OK;

@@ -82,8 +82,10 @@ typedef struct ctn_joint_snapshot {
     unsigned char *joint_alive;
     uint16_t *joint_gen;
     int *joint_free;
-    int *joint_slot;
-    int *body_refs;
+    int *joint_slot;          /* the explicit map where the world held one (joint_slot_held) */
+    int joint_slot_held, slot_capacity;
+    int *body_refs;           /* where the world held them (has_body_refs) */
+    int has_body_refs;
     int topo_joint_count;     /* the layout: its impulses (the warm start; its order is joint_at's first entries) */
     int topo_stride;          /* and their row stride */
     float *lambda;
@@ -136,7 +138,10 @@ struct ctn_world {
      * entries that are not all +0.0 are counted by force_bodies, and the array goes when that count is 0 */
     ctn_body_force *body_force;
     int force_bodies;
-    int *body_refs;           /* joints referencing each body */
+    /* [body_capacity] live joints on each body (a joint on the same body twice counts twice), counted on first need
+     * (ctn__body_refs: the first ctn_body_remove) and kept by ctn__joint_insert / ctn__joint_kill from then on; NULL
+     * before, so a world that never removes a body holds none (a checkpoint counts them for its file) */
+    int *body_refs;
     char **body_names;        /* [body_names_capacity] names (host/core/body_names.c), NULL: none */
     int body_names_capacity;
     char **joint_names;       /* [joint_names_capacity] names (host/core/joint_names.c), NULL: none */
@@ -161,7 +166,13 @@ struct ctn_world {
     int *joint_pos;           /* slot -> storage position */
     int *joint_at;            /* storage position -> slot */
     unsigned char *joint_alive;
-    int *joint_slot;          /* joint index -> solver slot in topo (-1: none / spring) */
+    /* Joint slot -> its solver slot in the last layout (ctn__joint_layout_slot): its storage position where that is
+     * below topo.joint_count, the table being stored in solver order from the build on. Three edits break that
+     * until the next build: a slot reused while its position is in the layout (it starts cold), and a table
+     * truncation that moves slots with the host impulses stale; they keep the map explicitly here first
+     * (joint_slot_held: -1 for none; allocated on first need, grown with the table, host/core/joint.c) */
+    int *joint_slot;
+    int joint_slot_held;
     uint16_t *joint_gen;
     int *joint_free;
     int joint_free_count;
@@ -240,6 +251,20 @@ struct ctn_world {
 /* The compact record of joint slot `id` (its storage position: ctn_world.joint_core). A pointer into the table
  * is valid until the next topology build or joint slot allocation. */
 static inline ctn_joint_core *ctn__jcore(const ctn_world *w, int id) { return &w->joint_core[w->joint_pos[id]]; }
+/* Joint slot id's solver slot in the last layout built, -1 where it has none (a spring, a joint without rows, one
+ * inserted or reused since; the carry-over of ctn__topology_build reads it): the position where the table is in
+ * solver order (ctn_world.joint_slot says when it is not). A removed joint keeps its slot until the next build. */
+static inline int ctn__joint_layout_slot(const ctn_world *w, int id) {
+    if (w->joint_slot_held) return w->joint_slot[id];
+    int p = w->joint_pos[id];
+    return p < w->topo.joint_count ? p : -1;
+}
+/* Counts the live joints on each body into ctn_world.body_refs where the world holds none (host/core/body.c);
+ * fails only out of memory, changing nothing. */
+ctn_status ctn__body_refs(ctn_world *w);
+/* Keeps the layout's slots explicitly (ctn_world.joint_slot) before an edit that breaks the positions' map
+ * (host/core/joint.c); fails only out of memory, changing nothing. */
+ctn_status ctn__joint_slots_hold(ctn_world *w);
 /* Joint slot id's flags (ctn_joint_def.flags: 0 where the world keeps no extras). */
 static inline int ctn__jflags(const ctn_world *w, int id) { return w->joint_extra ? w->joint_extra[w->joint_pos[id]].flags : 0; }
 /* The joint table and the layout's definitions as the shared kernel code reads them (kernels/ctn_joints.h). */
@@ -412,9 +437,10 @@ const float *ctn__topology_split(ctn_topology *t);
 /* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing
  * order (m = 0: every slot at its own position); in place (host/core/topology.c). */
 void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);
-/* Drops the joint slots >= n (they must be dead or forgotten by the caller): slots below n stored below n
- * first, in slot order, if a layout built since they were appended moved them (then the topology is marked
- * dirty). Returns whether they had to be moved. */
+/* Drops the joint slots >= n (they must be dead or forgotten by the caller): slots below n stored at or above n
+ * first take the positions below n that those held, if a layout built since they were appended moved them (then
+ * the topology is marked dirty; each joint keeps its slot in the last layout, ctn__joint_layout_slot). Returns
+ * whether they had to be moved. */
 int ctn__joint_table_truncate(ctn_world *w, int n);
 
 /* Greedy colouring of m joints so that no two joints of a colour share a dynamic body (host/core/colouring.c).

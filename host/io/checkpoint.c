@@ -27,7 +27,7 @@
  * with two zero pads, the in-memory one is 40 bytes, host/io/checkpoint_io.h), so a loaded world continues
  * exactly and issues the same handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
- * through joint_slot. */
+ * at each joint's slot in that layout (ctn__joint_layout_slot). */
 #define _POSIX_C_SOURCE 200809L
 #include "core/joint_kinds.h"
 #include "io/atomic_file.h"
@@ -138,7 +138,7 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     /* 6 floats a joint whatever the layout's row stride (rows past it are zero, CTN_LAM): the file does not
      * depend on the other joints of the world */
     for (size_t j = 0; j < nj; ++j) {
-        int s = w->joint_slot[j];
+        int s = ctn__joint_layout_slot(w, (int)j);
         float l[6];
         for (int k = 0; k < 6; ++k) l[k] = s >= 0 && s < w->topo.joint_count ? CTN_LAM(w->topo.lambda, w->topo.stride, s, k) : 0.0f;
         ck_put(wr, l, sizeof l);
@@ -150,6 +150,8 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     ctn__ck_put_joint_names(wr, w);
     ctn__ck_put_more_shapes(wr, w);
 }
+
+static ctn_status save_file(ctn_world *w, const char *path, uint64_t step, const char *user);
 
 ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const char *user) {
     CTN__ENTER(w);
@@ -163,6 +165,19 @@ ctn_status ctn_world_save(ctn_world *w, const char *path, uint64_t step, const c
         st = ctn__topology_build(w);
         if (st != CTN_OK) return st;
     }
+    /* the file holds each body's count of joints: counted for it where the world keeps none (ctn_world.body_refs) */
+    int counted = w->body_refs == NULL;
+    if (counted && (st = ctn__body_refs(w)) != CTN_OK) return st;
+    st = save_file(w, path, step, user);
+    if (counted) {
+        ctn__free(w->body_refs);
+        w->body_refs = NULL;
+    }
+    return st;
+}
+
+/* ctn_world_save's file, the host arrays current. */
+static ctn_status save_file(ctn_world *w, const char *path, uint64_t step, const char *user) {
     ctn_atomic_file out; /* PATH.tmp.PID, synced and renamed onto PATH when complete (host/io/atomic_file.c) */
     char msg[512];
     if (!ctn__atomic_open(&out, path, msg, sizeof msg)) return ctn__fail(w, errno == ENOMEM ? CTN_ERR_OUT_OF_MEMORY : CTN_ERR_IO, "%s", msg);
@@ -357,7 +372,7 @@ static int free_stack_ok(ck_reader *r, const int *stack, int n, int slots, const
 
 /* Structural sanity of loaded slots, so that a crafted file cannot index out of bounds: joint bodies in
  * range (a gear's or rack-and-pinion's both real bodies: the re-centring reads both poses), free stacks
- * naming distinct dead slots (the generations are checked as read: ck_get_gens). Also clears joint_slot. 0 also when out of
+ * naming distinct dead slots (the generations are checked as read: ck_get_gens). 0 also when out of
  * memory (r->oom). */
 static int slots_consistent(ck_reader *r, ctn_world *w) {
     unsigned char *body_alive = ctn__malloc((size_t)w->body_count + 1);
@@ -368,7 +383,6 @@ static int slots_consistent(ck_reader *r, ctn_world *w) {
     }
     for (int j = 0; j < w->joint_count; ++j) {
         const ctn_joint_core *d = ctn__jcore(w, j);
-        w->joint_slot[j] = -1;
         if (w->joint_alive[j] > 1 || d->a < 0 || d->a >= w->body_count || d->b < -1 ||
             d->b >= w->body_count || !ctn__joint_kind(d->type) || d->rows < 0 || d->rows > CTN_MAX_ROWS)
             ok = 0;
@@ -466,11 +480,10 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->joint_pos = ctn__malloc(cap * sizeof *w->joint_pos);
     w->joint_at = ctn__malloc(cap * sizeof *w->joint_at);
     w->joint_alive = ctn__malloc(cap);
-    w->joint_slot = ctn__malloc(cap * sizeof *w->joint_slot);
     w->joint_gen = ctn__malloc(cap * sizeof *w->joint_gen);
     w->joint_free = ctn__malloc(cap * sizeof *w->joint_free);
     float *lambda = ctn__malloc(cap * 6 * sizeof *lambda);
-    if (!w->joint_core || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_slot || !w->joint_gen || !w->joint_free || !lambda) {
+    if (!w->joint_core || !w->joint_pos || !w->joint_at || !w->joint_alive || !w->joint_gen || !w->joint_free || !lambda) {
         ctn__free(lambda);
         goto oom;
     }
@@ -519,8 +532,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         st = CTN_ERR_INVALID_ARGUMENT;
         goto fail;
     }
-    /* a body's reference count is the number of live joints on it (ctn__joint_insert / ctn__joint_kill keep it
-     * so; removing a body asks it): a file whose counts disagree would let a later removal underflow them */
+    /* a body's reference count is the number of live joints on it (ctn__body_refs; ctn__joint_insert /
+     * ctn__joint_kill keep it so; removing a body asks it): a file whose counts disagree is refused */
     int32_t bad_body = -1, counted = 0;
     int *refs = ctn__calloc((size_t)nb + 1, sizeof *refs);
     if (!refs) {
@@ -542,6 +555,9 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         st = CTN_ERR_INVALID_ARGUMENT;
         goto fail;
     }
+    /* checked: the world counts them again on first need (ctn__body_refs), as one never loaded */
+    ctn__free(w->body_refs);
+    w->body_refs = NULL;
     w->topology_dirty = 1;
     w->bodies_dirty = 1;
     st = ctn__topology_build(w);
@@ -551,7 +567,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
         goto fail;
     }
     for (int32_t j = 0; j < nj; ++j) {
-        int s = w->joint_slot[j];
+        int s = ctn__joint_layout_slot(w, j);
         /* the rows the layout's stride holds: the rows of every joint (the file's rows past them are zero) */
         if (s >= 0) memcpy(&w->topo.lambda[(size_t)w->topo.stride * s], &lambda[6 * (size_t)j], (size_t)w->topo.stride * sizeof *lambda);
     }

@@ -438,7 +438,7 @@ static ctn_status save_state(ctn_world *w, saved_state *sv) {
         memcpy(sv->vel, w->vel, n * sizeof *sv->vel);
     }
     for (size_t id = 0; id < m; ++id) {
-        int slot = w->joint_alive[id] ? w->joint_slot[id] : -1;
+        int slot = w->joint_alive[id] ? ctn__joint_layout_slot(w, id) : -1;
         for (int k = 0; k < 6 && slot >= 0; ++k) sv->lambda[6 * id + k] = CTN_LAM(w->topo.lambda, w->topo.stride, slot, k);
     }
     return CTN_OK;
@@ -454,7 +454,7 @@ static void finish_state(ctn_world *w, const saved_state *sv, int restore_pose, 
         ctn_inertia_body(i, w->pose, w->props, w->inertia);
     }
     for (int id = 0; id < w->joint_count; ++id) {
-        int slot = w->joint_alive[id] ? w->joint_slot[id] : -1;
+        int slot = w->joint_alive[id] ? ctn__joint_layout_slot(w, id) : -1;
         if (slot < 0) continue;
         for (int k = 0; k < w->topo.stride; ++k) w->topo.lambda[w->topo.stride * slot + k] = keep ? sv->lambda[6 * id + k] : 0.0f;
     }

@@ -107,7 +107,7 @@ static void classify_joints(const ctn_world *w, direct_state *s, build_scratch *
     for (int slot = 0; slot < m; ++slot) s->slot_node[slot] = -1;
     s->extra_count = 0;
     for (int id = 0; id < w->joint_count; ++id) {
-        int slot = w->joint_slot[id];
+        int slot = ctn__joint_layout_slot(w, id);
         if (slot < 0 || slot >= m || t->order[slot] != id) continue;
         const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), slot), *d = &d_def;
         int a = d->a, c = d->b, da = ctn__direct_body_dynamic(w, a), dc = ctn__direct_body_dynamic(w, c), rows = ctn__direct_rows(d);

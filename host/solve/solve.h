@@ -14,6 +14,9 @@ ctn_status ctn__cpu_backend_init(ctn_world *w);
  * entered at rest, Newton steps solved at rest, projections that took the arrays back, since the world's start. */
 void ctn__cpu_project_rest_mode(ctn_world *w, int mode);
 void ctn__cpu_project_rest_counts(const ctn_world *w, int counts[3]);
+/* Tests (tests/test_divergence.c): the poses the CPU backend's pose_copy holds (0: never reserved), which a step of
+ * the exact solver that integrates in place does without (its projection copies into the pose spare). */
+int ctn__cpu_pose_copy_capacity(const ctn_world *w);
 
 /* Exact solver for the joint forest (host/solve/solver_direct.c): given the blocks of this substep and the
  * velocities after the warm start, solves (J M^-1 J^T + S) dlambda = target - J v - S lambda for the tree

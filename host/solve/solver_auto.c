@@ -223,7 +223,7 @@ ctn_status ctn__auto_solver(ctn_world *w, ctn_solver *out) {
     /* the loop closers as the exact solver finds them: in creation order (host/solve/direct_build.c) */
     for (int i = 0; i < n; ++i) up[i] = i;
     for (int id = 0; id < w->joint_count && keep_bounded; ++id) {
-        int s = w->joint_slot[id];
+        int s = ctn__joint_layout_slot(w, id);
         if (s < 0 || s >= m || t->order[s] != id) continue;
         const ctn_joint_def d_def = ctn_joint_at(ctn__topo_joints(t), s), *d = &d_def;
         if (wholly_bounded(d) || !dynamic_body(w, d->a) || !dynamic_body(w, d->b)) continue;

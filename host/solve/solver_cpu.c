@@ -49,9 +49,20 @@ typedef struct cpu_solver {
     float *cg_r;            /* CG residual / the projection's and assembly's per-slot errors */
     float *cg_z, *cg_ap;
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection (none at rest) */
-    ctn_pose *pose_copy;    /* poses before a projection step (CTN_STAGE_POSES_KEEP); POSES_UNDO swaps it with the
-                             * world's array, so it holds pose_copy_cap >= w->body_capacity poses */
+    /* poses before a projection step (CTN_STAGE_POSES_KEEP) where the divergence guard's pose spare holds the
+     * step's start (a step that forked its poses, RATTLE's projection), and RATTLE's x_n: reserved only for such
+     * steps (cpu_begin, in_place_test, RATTLE_ENTER). POSES_UNDO swaps it with the world's array, so it holds
+     * pose_copy_cap >= w->body_capacity poses. A step that integrated in place keeps its projection's copy in
+     * the spare instead (keep_array), which holds nothing of the step's start then. */
+    ctn_pose *pose_copy;
     int pose_copy_cap;
+    /* The projection after an integration in place (CTN_SNAP_POSE_IN_PLACE): kept_now, the copy holds the poses
+     * as they are (POSES_KEEP, or move_prepare for the last step, which no decision checks); keep_table, this
+     * step's table kept them; unchecked, the last step moved them with no decision after it (project_unchecked);
+     * frozen, the step diverged before its integration (in_place_test), whose poses no stage may move then (the
+     * restore leaves them as they are): the projection's stages do nothing and report no error. */
+    int kept_now, keep_table, unchecked, frozen;
+    ctn_compact_cache projected_balls; /* every joint a rigid bilateral ball joint (in_place_joints), per topology */
     double *partial;        /* [slots / CPU_SUM_BLOCK + 1] partial sums of a reduction */
     int cg_warned;          /* The CG -> GS fallback for bounded rows was reported */
     int cg_as_gs;           /* this step's CG is solved by GS (ctn__cg_runs_gs) */
@@ -141,6 +152,16 @@ static ctn_status cpu_rows_general(ctn_world *w, cpu_solver *c) {
     return CTN_OK;
 }
 
+/* pose_copy at the world's body capacity (POSES_UNDO swaps it in). */
+static ctn_status pose_copy_reserve(ctn_world *w, cpu_solver *c) {
+    if (w->body_capacity <= c->pose_copy_cap) return CTN_OK;
+    int cap = w->body_capacity;
+    ctn_pose *p = ctn__mul_overflows((size_t)cap, sizeof *p) ? NULL : ctn__realloc(c->pose_copy, (size_t)cap * sizeof *p);
+    if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", w->body_count);
+    c->pose_copy = p, c->pose_copy_cap = cap;
+    return CTN_OK;
+}
+
 static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
     int m = w->topo.joint_count, n = w->body_count;
     c->compact = ctn__rows_compact(w, &c->compact_cache);
@@ -177,12 +198,6 @@ static ctn_status cpu_reserve(ctn_world *w, cpu_solver *c) {
         if (rv) c->rattle_vel = rv;
         if (!v || !rv) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
         c->bodies = (int)cap;
-    }
-    if (w->body_capacity > c->pose_copy_cap) { /* the world's capacity: POSES_UNDO swaps it in */
-        int cap = w->body_capacity;
-        ctn_pose *p = ctn__mul_overflows((size_t)cap, sizeof *p) ? NULL : ctn__realloc(c->pose_copy, (size_t)cap * sizeof *p);
-        if (!p) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for CPU solver arrays (%d bodies)", n);
-        c->pose_copy = p, c->pose_copy_cap = cap;
     }
     /* CG's two other per-row arrays (48 bytes a joint) only for CG: the other solvers never touch them.
      * Grown here, before the step changes anything, so that running out of memory leaves the world as it was. */
@@ -459,14 +474,17 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
 
 /* ---- the stages (host/solve/pipeline.h) ---------------------------------------------------------- */
 
-/* Whether the step's only writer of the poses is its final integration: the velocity step (RATTLE and the
- * position projection run with the exact solver only, pipeline.c) with one substep and a speed limit, under
- * which cpu_integrate tests for divergence before it integrates. Assembly's gather, which also begins here,
- * copies the poses by ctn__snapshot_keep, which takes the spare back first. */
+/* Whether the step's integration may write the poses in place: the velocity step with one substep and a speed
+ * limit, under which cpu_integrate tests for divergence before it integrates (in_place_test). Its only other
+ * writer is the exact solver's position projection, which then keeps its copies in the pose spare and leaves
+ * finite joint errors (in_place_joints, project_unchecked); RATTLE and assembly's gather copy the poses by
+ * ctn__snapshot_keep first, which takes the spare back. */
 static int poses_in_place(const ctn_world *w) {
     double limit = w->desc.max_speed;
-    return !solver_is_direct(w) && ctn__substeps(w) == 1 && limit > 0.0 && limit * w->desc.time_step <= CTN_IN_PLACE_REACH;
+    return ctn__substeps(w) == 1 && limit > 0.0 && limit * w->desc.time_step <= CTN_IN_PLACE_REACH;
 }
+
+static int in_place_joints(const ctn_world *w, cpu_solver *c);
 
 static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
@@ -479,7 +497,13 @@ static ctn_status cpu_begin(ctn_world *w) {
     c->inertia_clean = 0;                               /* until this step holds (cpu_end) */
     c->poses_in_place = poses_in_place(w);
     c->scanned = 0;
-    TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place)); /* the state the step starts from: a diverged step is undone to it */
+    c->frozen = 0;
+    /* the exact solver's projection copies the poses: into the pose spare after an integration in place (then
+     * free of the step's start), else into pose_copy, reserved here for such a step (and by in_place_test for one
+     * outside its bounds) */
+    int direct = solver_is_direct(w);
+    if (direct && !(c->poses_in_place && in_place_joints(w, c))) TRY_CPU(pose_copy_reserve(w, c));
+    TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place || direct)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
     c->factor_kept = 0;
@@ -580,6 +604,28 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
     return all;
 }
 
+/* The joints under which a step integrates in place (in_place_test): lean_joints_bounded's, and for the exact
+ * solver every joint a rigid bilateral ball joint (no compliance, limit, motor, rope, swing cone or assembly
+ * target), which its position projection after the integration projects, all of them (pipeline.c
+ * joint_not_rigid): a projection step is kept only where it lowered the largest joint error (ctn_project_decide,
+ * the chord test) below the one the projection started from, which in_place_test's bounds keep finite, and the
+ * last step, which no decision checks, is checked for a finite result (project_unchecked). So the poses and joint
+ * errors MEASURE reads after the projection are finite, as after the integration alone. Cached per topology. */
+static int in_place_joints(const ctn_world *w, cpu_solver *c) {
+    if (!lean_joints_bounded(w, &c->lean_joints)) return 0;
+    if (!solver_is_direct(w)) return 1;
+    ctn_compact_cache *k = &c->projected_balls;
+    if (!k->valid || k->version != w->topology_version) {
+        const ctn_joints J = ctn__topo_joints(&w->topo);
+        int all = 1;
+        for (int s = 0; s < w->topo.joint_count && all; ++s)
+            all = !(CTN_JC(J, s).compliance > 0.0f) &&
+                  !(ctn_joint_flags(J, s) & (CTN_JF_LIMIT | CTN_JF_MOTOR | CTN_JF_ROPE | CTN_JF_SWING | CTN_JF_ASSEMBLE_TARGET));
+        k->holds = all, k->valid = 1, k->version = w->topology_version;
+    }
+    return k->holds;
+}
+
 /* The divergence test of a step whose poses the integration writes in place (cpu_solver.poses_in_place), before
  * it: 0 when the step diverged (a body non-finite or faster than desc.max_speed, an impulse or the residual
  * not finite: MEASURE, which the integration then leaves to the poses the step started from, finds the same
@@ -596,7 +642,7 @@ static int lean_joints_bounded(const ctn_world *w, ctn_compact_cache *k) {
  * The velocities and impulses do not change in the integration; the residual is the solve's. A step outside the
  * bounds takes the fork whatever else it holds (MEASURE then does its own scan). */
 static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
-    if (!lean_joints_bounded(w, &c->lean_joints)) return -1;
+    if (!in_place_joints(w, c)) return -1;
     double top = 0.0;
     int rows = w->topo.row_count;
     /* one pass over the bodies: the bounds and the divergence scan together (host/solve/body_passes.c) */
@@ -606,16 +652,75 @@ static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
     return 1;
 }
 
+/* The array of the projection's copy of the poses (POSES_KEEP, POSES_UNDO): after an integration in place the
+ * divergence guard's pose spare, which holds nothing of the step's start then, else pose_copy. */
+static ctn_pose **keep_array(ctn_world *w, cpu_solver *c) {
+    return (w->snapshot_forked & CTN_SNAP_POSE_IN_PLACE) ? &w->snapshot_pose : &c->pose_copy;
+}
+
+/* The poses into the copy (four an iteration: the loop's own instructions a quarter as often). */
+static void keep_poses(ctn_world *w, cpu_solver *c) {
+    int n = w->body_count, n4 = n / 4;
+    ctn_pose *to = *keep_array(w, c);
+    const ctn_pose *from = w->pose;
+    CPU_FOR(n) /* the same thread rule as a loop over the bodies */
+    for (int i = 0; i < n4; ++i) to[4 * i] = from[4 * i], to[4 * i + 1] = from[4 * i + 1], to[4 * i + 2] = from[4 * i + 2], to[4 * i + 3] = from[4 * i + 3];
+    for (int i = 4 * n4; i < n; ++i) to[i] = from[i];
+    c->kept_now = 1;
+}
+
+/* Before a projection step may move the poses, after an integration in place: the last step, which no decision
+ * checks and whose table keeps no copy (pipeline.c), takes one here, for project_unchecked. */
+static void move_prepare(ctn_world *w, cpu_solver *c) {
+    if (!c->projecting || !(w->snapshot_forked & CTN_SNAP_POSE_IN_PLACE)) return;
+    if (!c->keep_table && !c->kept_now) keep_poses(w, c);
+    c->unchecked = !c->keep_table;
+}
+
+/* After the projection's last step (PROJECT_LEAVE) that moved the poses in place unchecked: its poses and joint
+ * errors must be finite for MEASURE to find what in_place_test found (in_place_joints); where they are not, the
+ * step is undone (the copy move_prepare took). Every step before it was checked by a decision. */
+static void project_unchecked(ctn_world *w, cpu_solver *c) {
+    const ctn_topology *t = &w->topo;
+    const ctn_joints J = ctn__topo_joints(t);
+    int n = w->body_count, ok = 1;
+    for (int i = 0; i < n && ok; ++i) {
+        ctn_pose x = w->pose[i];
+        ok = isfinite(x.p.x) && isfinite(x.p.y) && isfinite(x.p.z) && isfinite(x.p_lo.x) && isfinite(x.p_lo.y) && isfinite(x.p_lo.z) &&
+             isfinite(x.q.x) && isfinite(x.q.y) && isfinite(x.q.z) && isfinite(x.q.w);
+    }
+    ctn_pose world = ctn__world_pose();
+    for (int s = 0; s < t->joint_count && ok; ++s) { /* stage_measure's errors, out of line (rare: no inlined copy) */
+        const ctn_joint_core *d = &t->defs[s];
+        float g, a;
+        ctn__joint_error_at(J, s, w->pose[d->a], d->b >= 0 ? w->pose[d->b] : world, &g, &a);
+        ok = isfinite(g) && isfinite(a);
+    }
+    if (!ok) {
+        ctn_pose **copy = keep_array(w, c), *p = w->pose;
+        w->pose = *copy, *copy = p;
+    }
+}
+
 /* x += h v per body (CTN_STAGE_INTEGRATE), by the lean loops of host/solve/body_passes.c. */
 static ctn_status cpu_integrate(ctn_world *w, cpu_solver *c, const ctn_step_params *prm) {
     int n = w->body_count, threads = n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1;
     const ctn_pose *from = w->pose;
     if (c->poses_in_place && !(w->snapshot_forked & (CTN_SNAP_POSE | CTN_SNAP_POSE_IN_PLACE))) {
         int t = in_place_test(w, c, n, threads);
-        if (t == 0) return CTN_OK; /* diverged: the poses stay as the step found them */
+        if (t == 0) { /* diverged: the poses stay as the step found them, and the projection does not move them */
+            c->frozen = 1;
+            w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE; /* nothing to undo on them: no stage copies them either */
+            return CTN_OK;
+        }
         if (t > 0) w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE;
-        else TRY_CPU(ctn__snapshot_pose_spare(w)); /* outside the bounds: the spare after all, forked below */
+        else { /* outside the bounds: the spare after all, forked below, and the projection's copy apart from it */
+            TRY_CPU(ctn__snapshot_pose_spare(w));
+            if (solver_is_direct(w)) TRY_CPU(pose_copy_reserve(w, c));
+        }
     }
+    move_prepare(w, c);
+    if (c->projecting) c->kept_now = 0; /* the poses move */
     /* the step's first write: from the poses it started from */
     if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) from = w->snapshot_pose;
     if (integrate_keeps_inertia(w, prm)) ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, threads);
@@ -688,18 +793,22 @@ static int at_rest_stage(ctn_stage stage) {
 static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e, const ctn_step_params *prm, ctn_stage_out *out) {
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
-    int n = w->body_count, m = t->joint_count;
+    int m = t->joint_count;
     switch (stage) {
     case CTN_STAGE_PROJECT_ENTER:
         out->kept = c->factor_kept;
         c->real_vel = w->vel, c->real_lambda = t->lambda;
         c->at_rest = project_at_rest(w, c, prm), c->moved = 0;
+        c->kept_now = c->keep_table = c->unchecked = 0;
         c->rest_counts[0] += c->at_rest;
         if (!c->at_rest) w->vel = c->vel_copy, t->lambda = c->dlambda;
         c->projecting = 1;
         break;
     case CTN_STAGE_PROJECT_REST: project_rest(w, c); break;
-    case CTN_STAGE_PROJECT_ROWS: out->worst = c->project_worst; break; /* projected by phase_prepare */
+    case CTN_STAGE_PROJECT_ROWS: /* projected by phase_prepare; a new step's table */
+        out->worst = c->project_worst;
+        c->keep_table = 0;
+        break;
     case CTN_STAGE_CHORD_ROWS: { /* the kept rows' targets; the scratch velocities are zero (PROJECT_REST) */
         ctn_chord_rows_result r; /* and the joint errors of stage_measure's loop, while the poses are at hand */
         int threads = m >= CPU_PARALLEL_MIN ? ctn__threads(w) : 1;
@@ -707,6 +816,7 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         else ctn__chord_rows(ctn__topo_joints(t), m, w->pose, prm->h, c->blocks, ctn__chord_all_ball(w, &c->chord_ball), threads, &r);
         out->worst = r.worst;
         c->measured_gap = r.gap, c->measured_angle = r.angle; /* JOINT_ERRORS (ctn__stage_whole(CTN_STAGE_CHORD_ROWS)) */
+        c->keep_table = 0; /* a new step's table */
         break;
     }
     case CTN_STAGE_CHORD_SOLVE: { /* PROJECT_REST zeroed v and lambda */
@@ -714,29 +824,31 @@ static void stage_project(ctn_world *w, cpu_solver *c, const ctn_stage_entry *e,
         if (!(e->covers & CTN_STAGE_BIT(CTN_STAGE_INTEGRATE))) {
             if (c->at_rest) at_rest_leave(w, c);
             ctn__direct_resolve_rest(w, rows);
-        } else if (!ctn__direct_chord_step(w, rows, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
-            if (c->at_rest) at_rest_leave(w, c);
-            ctn__direct_resolve_rest(w, rows);
-            (void)cpu_integrate(w, c, prm); /* a projection's: never in place, nothing to reserve */
-            project_rest(w, c);
+        } else {
+            move_prepare(w, c);
+            if (!ctn__direct_chord_step(w, rows, prm->h)) { /* not reached: cpu_plan asked ctn__direct_chord_moves */
+                if (c->at_rest) at_rest_leave(w, c);
+                ctn__direct_resolve_rest(w, rows);
+                (void)cpu_integrate(w, c, prm); /* a projection's: never tested, nothing to reserve */
+                project_rest(w, c);
+            }
+            c->kept_now = 0; /* the poses moved */
         }
         break;
     }
-    case CTN_STAGE_POSES_KEEP: { /* four poses an iteration: the loop's own instructions a quarter as often */
-        int n4 = n / 4;
-        ctn_pose *to = c->pose_copy;
-        const ctn_pose *from = w->pose;
-        CPU_FOR(n) /* the same thread rule as a loop over the bodies */
-        for (int i = 0; i < n4; ++i) to[4 * i] = from[4 * i], to[4 * i + 1] = from[4 * i + 1], to[4 * i + 2] = from[4 * i + 2], to[4 * i + 3] = from[4 * i + 3];
-        for (int i = 4 * n4; i < n; ++i) to[i] = from[i];
+    case CTN_STAGE_POSES_KEEP:
+        keep_poses(w, c);
+        c->keep_table = 1;
         break;
-    }
     case CTN_STAGE_POSES_UNDO: { /* the copy becomes the world's array (both hold w->body_capacity poses) */
-        ctn_pose *p = w->pose;
-        w->pose = c->pose_copy, c->pose_copy = p;
+        ctn_pose **copy = keep_array(w, c), *p = w->pose;
+        w->pose = *copy, *copy = p;
+        c->kept_now = 0;
         break;
     }
     case CTN_STAGE_PROJECT_LEAVE: /* the inertias of the final poses: formed by their next reader (ctn__inertia_fresh) */
+        if (c->unchecked) project_unchecked(w, c);
+        c->kept_now = c->keep_table = c->unchecked = 0;
         w->inertia_stale = 1;
         w->vel = c->real_vel, t->lambda = c->real_lambda;
         c->projecting = c->at_rest = c->moved = 0;
@@ -916,6 +1028,12 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     ctn_stage stage = e->stage;
     ctn_topology *t = &w->topo;
     int n = w->body_count;
+    if (c->frozen && c->projecting && stage != CTN_STAGE_PROJECT_LEAVE) { /* in_place_test found the divergence */
+        if (out) out->worst = 0.0f; /* the decision stops at once */
+        c->measured_gap = c->measured_angle = 0.0;
+        return CTN_OK;
+    }
+    if (stage == CTN_STAGE_RATTLE_ENTER) TRY_CPU(pose_copy_reserve(w, c)); /* x_n and the projection's copy; nothing changed yet */
     TRY_CPU(ctn__snapshot_keep(w, stage_writes(stage, c->projecting))); /* before its first write in place */
     /* the inertias the last step left stale: every stage but those that overwrite them all or read none forms them */
     int overwrites = stage == CTN_STAGE_GEOMETRIC_INERTIA || stage == CTN_STAGE_INERTIA || stage == CTN_STAGE_RATTLE_MOMENTUM;
@@ -952,8 +1070,10 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     case CTN_STAGE_SOLVE:
         /* the active set's motor-and-limit rows and its clamped start (kernels/ctn_direct_active.h) */
         ctn__direct_set_substep(w, prm->h, w->warm_idle ? 0.0f : prm->warm_start);
+        if (c->at_rest) move_prepare(w, c);
         if (c->at_rest && ctn__direct_project_step(w, c->ball_rows ? NULL : c->blocks, prm->h)) { /* a Newton step: solved, poses moved */
             c->factor_kept = 1, c->moved = 1;
+            c->kept_now = 0;
             c->rest_counts[1]++;
             break;
         }
@@ -1039,6 +1159,10 @@ static void cpu_destroy(ctn_world *w) {
 
 void ctn__cpu_project_rest_mode(ctn_world *w, int mode) {
     if (w->backend == &ctn__cpu_backend) ((cpu_solver *)w->backend_data)->rest_mode = mode;
+}
+
+int ctn__cpu_pose_copy_capacity(const ctn_world *w) {
+    return w->backend == &ctn__cpu_backend ? ((const cpu_solver *)w->backend_data)->pose_copy_cap : 0;
 }
 
 void ctn__cpu_project_rest_counts(const ctn_world *w, int counts[3]) {
