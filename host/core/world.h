@@ -146,7 +146,9 @@ struct ctn_world {
     int body_names_capacity;
     char **joint_names;       /* [joint_names_capacity] names (host/core/joint_names.c), NULL: none */
     int joint_names_capacity;
-    uint16_t *body_gen;       /* [body_capacity] generation of each slot, modulo 65536 (the handle's width) */
+    /* [body_capacity] generation of each slot, modulo 65536 (the handle's width; ctn__body_gen), NULL while every
+     * slot's is 0: made by the first ctn_body_remove (ctn__body_gens), the only edit that raises one */
+    uint16_t *body_gen;
     int *body_free;           /* [body_capacity] freed slots, a stack (the last freed is reused first) */
     int body_free_count;
 
@@ -262,6 +264,9 @@ static inline int ctn__joint_layout_slot(const ctn_world *w, int id) {
 /* Counts the live joints on each body into ctn_world.body_refs where the world holds none (host/core/body.c);
  * fails only out of memory, changing nothing. */
 ctn_status ctn__body_refs(ctn_world *w);
+/* Makes ctn_world.body_gen (all 0) where the world holds none (host/core/body.c); fails only out of memory,
+ * changing nothing. */
+ctn_status ctn__body_gens(ctn_world *w);
 /* Keeps the layout's slots explicitly (ctn_world.joint_slot) before an edit that breaks the positions' map
  * (host/core/joint.c); fails only out of memory, changing nothing. */
 ctn_status ctn__joint_slots_hold(ctn_world *w);
@@ -313,9 +318,10 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
 int ctn__body_lookup(const ctn_world *w, ctn_body_id id);
 int ctn__joint_lookup(const ctn_world *w, ctn_joint_id id);
 /* Public handle of body slot i (CTN_WORLD for i < 0) and of joint slot j. */
+static inline uint16_t ctn__body_gen(const ctn_world *w, int i) { return w->body_gen ? w->body_gen[i] : 0; }
 static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) {
     if (i < 0) return CTN_WORLD;
-    ctn_body_id id = {i + 1, (uint16_t)w->tag, (uint16_t)w->body_gen[i]};
+    ctn_body_id id = {i + 1, (uint16_t)w->tag, ctn__body_gen(w, i)};
     return id;
 }
 static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) {
@@ -565,7 +571,8 @@ ctn_body_force *ctn__body_force_alloc(size_t cap, const ctn_body_force *old, siz
 void ctn__body_force_recount(ctn_world *w);
 
 /* Frees body slot `id` (no checks; joints on it and its shape must be gone): its generation is bumped and
- * the slot goes on the free stack (host/core/body.c, for ctn_body_remove). */
+ * the slot goes on the free stack (host/core/body.c, for ctn_body_remove, which makes the generations first:
+ * ctn__body_gens). */
 void ctn__body_release(ctn_world *w, int id);
 
 /* The world without a backend, and its storage freed (host/core/world.c); the public ctn_world_create,

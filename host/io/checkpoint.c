@@ -77,11 +77,11 @@ static void header(unsigned char *h, uint64_t payload, uint64_t payload_hash) {
 }
 
 /* Slot generations: kept modulo 65536 (uint16_t, world.h), stored as 32-bit values, the format's width. */
-static void ck_put_gens(ck_writer *wr, const uint16_t *gen, size_t n) {
+static void ck_put_gens(ck_writer *wr, const uint16_t *gen, size_t n) { /* gen NULL: all 0 */
     uint32_t buf[256];
     for (size_t i = 0; i < n;) {
         size_t k = 0;
-        for (; k < 256 && i < n; ++k, ++i) buf[k] = gen[i];
+        for (; k < 256 && i < n; ++k, ++i) buf[k] = gen ? gen[i] : 0u;
         ck_put(wr, buf, k * sizeof *buf);
     }
 }
@@ -468,6 +468,12 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     }
     ck_get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
     int gens_ok = ck_get_gens(&r, w->body_gen, (size_t)nb);
+    int any_gen = 0; /* a world none of whose bodies was removed holds no generations (ctn__body_gens) */
+    for (int32_t i = 0; i < nb && !any_gen && !r.short_read; ++i) any_gen = w->body_gen[i] != 0;
+    if (!any_gen && !r.short_read) {
+        ctn__free(w->body_gen);
+        w->body_gen = NULL;
+    }
     ck_get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
     /* every body's floats are ones the API could have stored (host/io/checkpoint_values.c) */
