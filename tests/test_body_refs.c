@@ -7,8 +7,8 @@
  *  - a checkpoint holds the counts whether the world kept them or not: the two files are the same bytes, the
  *    save leaves a world without counts without them, and the loaded world holds none and refuses a linked
  *    body's removal as the original does;
- *  - the slot generations (body_gen) likewise exist only from the first removal on: a reused slot's handle has
- *    generation 1 and the old one is stale, also after a checkpoint. */
+ *  - the slot generations (body_gen, joint_gen) likewise exist only from the first removal on: a reused slot's
+ *    handle has generation 1 and the old one is stale, also after a checkpoint. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
@@ -65,7 +65,7 @@ int main(void) {
     ctn_world *w = chain_world(&first);
     if (!w) return check_report("body_refs");
     for (int k = 0; k < 3; ++k) CHECK(ctn_world_step(w) == CTN_OK, "step: %s", ctn_world_last_error(w));
-    CHECK(w->body_refs == NULL && w->body_gen == NULL, "a chain built and stepped holds no joint counts and no generations");
+    CHECK(w->body_refs == NULL && w->body_gen == NULL && w->joint_gen == NULL, "a chain built and stepped holds no joint counts and no generations");
 
     /* a checkpoint of a world without counts, and of the same world with them: the same bytes */
     char p1[64], p2[64];
@@ -111,11 +111,14 @@ int main(void) {
     CHECK(end_joint >= 0, "the end link's joint");
     if (end_joint >= 0) CHECK(ctn_joint_remove(v, ctn__joint_handle(v, end_joint)) == CTN_OK, "joint remove: %s", ctn_world_last_error(v));
     CHECK(counts_right(v), "kept over a joint removal");
+    CHECK(v->joint_gen != NULL && end_joint >= 0 && v->joint_gen[end_joint] == 1, "the joint removal made the joint generations and raised one");
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JT_DISTANCE);
     jd.body_a = ctn_body_id_offset(first, 1), jd.body_b = ctn_body_id_offset(first, 4);
     jd.rest_length = -1.0;
     ctn_joint_id jid;
     CHECK(ctn_joint_add(v, &jd, &jid) == CTN_OK, "joint add: %s", ctn_world_last_error(v));
+    CHECK(ctn_joint_index(jid) == end_joint && ctn_joint_generation(jid) == 1 && ctn_joint_is_valid(v, jid), "the reused joint slot's handle has generation %d",
+          (int)ctn_joint_generation(jid));
     CHECK(counts_right(v), "kept over a joint insertion");
     CHECK(ctn_world_step(v) == CTN_OK, "step");
     CHECK(v->body_gen != NULL, "the first removal made the generations");

@@ -513,6 +513,12 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->topo.extra = w->joint_extra;
     ck_get(&r, w->joint_alive, (size_t)nj);
     gens_ok &= ck_get_gens(&r, w->joint_gen, (size_t)nj);
+    any_gen = 0; /* the same for the joints (ctn__joint_gens) */
+    for (int32_t j = 0; j < nj && !any_gen && !r.short_read; ++j) any_gen = w->joint_gen[j] != 0;
+    if (!any_gen && !r.short_read) {
+        ctn__free(w->joint_gen);
+        w->joint_gen = NULL;
+    }
     ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
     ck_get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
     if (!r.short_read && !ctn__ck_impulses_ok(&r, lambda, nj, 6)) {
