@@ -117,7 +117,7 @@ static void run_solver(ctn_world *w, int solver, const ctn_vel *vel0, ctn_step_p
                 ctn_vel ui;
                 memset(&ui, 0, sizeof ui);
                 if (t->adj_offsets[i] != t->adj_offsets[i + 1])
-                    ctn_gather_body(i, t->adj_offsets, t->adj, blocks, p, t->stride, w->vel[i].inv_mass, w->inertia[i].inv_inertia, &ui.v, &ui.w);
+                    ctn_gather_body(i, t->adj_offsets, t->adj, blocks, p, t->stride, w->inertia[i].inv_mass, w->inertia[i].inv_inertia, &ui.v, &ui.w);
                 u[i] = ui;
             }
             double pap = 0.0;

@@ -35,11 +35,11 @@ __kernel void ctn_k_cg_start(__global float *sc) {
 
 /* u_i = M^-1 J^T p over body i's joints (zero for bodies without joints). */
 __kernel void ctn_k_cg_gather(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
-                              __global const float *p, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
+                              __global const float *p, __global const ctn_inertia *inertia,
                               __global ctn_vel *u, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, ls, vel, inertia, u);
+    ctn_cg_gather_body(i, adj_offsets, adj, blocks, p, ls, inertia, u);
 }
 
 /* (A p)_s = J_s u + S_s p_s: the matrix-free operator J M^-1 J^T + S. */

@@ -20,11 +20,11 @@
 #include "ctn_direct.h"
 
 /* Mass of body `body` as seen by the solver: zero for the world and for non-dynamic bodies. */
-CTN_FN void ctn_d_mass(int body, __global const ctn_vel *vel, __global const ctn_inertia *inertia, double *im, ctn_sym3 *I) {
+CTN_FN void ctn_d_mass(int body, __global const ctn_inertia *inertia, double *im, ctn_sym3 *I) {
     *im = 0.0;
     *I = ctn_sym3_zero();
     if (body < 0) return;
-    float m = vel[body].inv_mass;
+    float m = inertia[body].inv_mass;
     if (!(m > 0.0f)) return;
     *im = (double)m;
     *I = inertia[body].inv_inertia;
@@ -58,8 +58,8 @@ CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global co
     }
     double ima = 0.0, imb = 0.0;
     ctn_sym3 Ia = ctn_sym3_zero(), Ib = ctn_sym3_zero();
-    if (dyn & CTN_CH_DYN_A) ima = vel[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
-    if (dyn & CTN_CH_DYN_B) imb = vel[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
+    if (dyn & CTN_CH_DYN_A) ima = inertia[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
+    if (dyn & CTN_CH_DYN_B) imb = inertia[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
     int sides = prev >= 0 ? CTN_CH(pos, prev, CTN_CH_SIDE) : 0;
     ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
                           (sides >> 1) & 1, Kp, Cp);
@@ -302,7 +302,7 @@ CTN_FN void ctn_ch_velocity_body(int b, __global const int *adj_offsets, __globa
         ctn_block blk = blocks[slot];
         if (ctn_dd_cut_all(&blk)) continue; /* cut whole this substep */
         for (int k = 0; k < n; ++k) x[k] = y[CTN_CH(pos, p, CTN_CH_V) + k];
-        ctn_dd_block_impulse(&blk, side, x, vel[b].inv_mass, inertia[b].inv_inertia, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), dv);
+        ctn_dd_block_impulse(&blk, side, x, inertia[b].inv_mass, inertia[b].inv_inertia, dyn & (side ? CTN_CH_ROT_B : CTN_CH_ROT_A), dv);
         hit = 1;
     }
     if (!hit) return;
@@ -338,7 +338,7 @@ __kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offse
                                            __global const int *slot_pos, __global const int *pos, __global const ctn_block *blocks,
                                            __global const double *y, __global ctn_vel *vel, __global ctn_inertia *inertia,
                                            __global const int *state, __global ctn_pose *pose, __global const ctn_props *props, float h,
-                                           __global ctn_pose *kept, __global const ctn_vel *real_vel, __global const ctn_joint_def *defs,
+                                           __global ctn_pose *kept, __global const ctn_joint_def *defs,
                                            __global const float *lambda, float gs_h, int ls) {
     int b = (int)get_global_id(0);
     if (b >= nb) return;
@@ -348,7 +348,7 @@ __kernel void ctn_k_chain_velocity_project(int nb, __global const int *adj_offse
     }
     if (!state[CTN_PS_ACTIVE]) return;
     ctn_ch_velocity_body(b, adj_offsets, adj, slot_pos, pos, blocks, y, vel, inertia);
-    ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, ls, gs_h);
+    ctn_project_integrate_body(b, pose, vel, props, inertia, h, kept, adj_offsets, adj, defs, lambda, ls, gs_h);
 }
 
 /* The outer Gauss-Seidel of the hybrid (host/opencl/opencl_direct.c; host/solve/solver_direct.c on the CPU):

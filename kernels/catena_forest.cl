@@ -18,12 +18,11 @@
 #include "ctn_direct_schur.h"
 
 /* Row pivot of (2): -(S + floor (J M^-1 J^T)_kk of the row's own bodies). */
-CTN_FN double ctn_forest_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_vel *vel,
-                                 __global const ctn_inertia *inertia) {
+CTN_FN double ctn_forest_row_pivot(const ctn_block *b, int k, ctn_joint_def d, __global const ctn_inertia *inertia) {
     double acc = 0.0, j[6], im;
     ctn_sym3 I;
     for (int side = 0; side < 2; ++side) {
-        ctn_d_mass(side ? d.b : d.a, vel, inertia, &im, &I);
+        ctn_d_mass(side ? d.b : d.a, inertia, &im, &I);
         if (!(im > 0.0)) continue;
         ctn_dd_jrow(b, k, side, j);
         acc += ctn_dd_row_mass(im, I, j);
@@ -88,7 +87,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
         int slot = nd[CTN_TN_ID];
         blk = blocks[slot];
         int cut = ctn_dd_cut_mask(&blk); /* cut rows (the outer Gauss-Seidel's): -1 pivot, r = 0 */
-        for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], vel, inertia);
+        for (r = 0; r < N && !rhs_only; ++r) D[r * N + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], inertia);
         if (!ctn_dd_cut_full(cut, N)) {
             ctn_forest_rhs(&blk, slot, defs[slot], vel, lambda, ls, vel_ref, lambda_ref, rhs_only, b);
             for (r = 0; r < N; ++r)
@@ -107,7 +106,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
         }
     } else {
         int body = nd[CTN_TN_ID];
-        float im = vel[body].inv_mass;
+        float im = inertia[body].inv_mass;
         double mass = im > 0.0f ? 1.0 / (double)im : 1e30;
         for (r = 0; r < 3; ++r) D[r * N + r] = mass;
         if (d == 6) {
@@ -131,7 +130,7 @@ CTN_FN void ctn_forest_factor_node(int i, __global const int *node, __global con
                     D[(row0 + r) * N + c] = J[r][c];
                     D[c * N + row0 + r] = J[r][c];
                 }
-                D[(row0 + r) * N + row0 + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], vel, inertia);
+                D[(row0 + r) * N + row0 + r] = (cut >> r & 1) ? -1.0 : ctn_forest_row_pivot(&blk, r, defs[slot], inertia);
             }
             ctn_forest_residual(&blk, slot, defs[slot], vel, lambda, ls, b + row0);
             for (r = 0; r < n; ++r) /* cut rows: r = 0 */

@@ -56,7 +56,7 @@ __kernel void ctn_k_rattle_momentum(int n, __global const ctn_pose *start, __glo
     int i = (int)get_global_id(0);
     if (i >= n) return;
     ctn_rattle_momentum_body(i, start, pose, vel, props, inertia);
-    ctn_project_begin_body(i, vel, rest);
+    ctn_project_begin_body(i, rest);
 }
 
 /* The world inverse inertia of the current poses (ctn_inertia_body). */

@@ -33,11 +33,11 @@ __kernel void ctn_k_prepare(int m, __global const ctn_joint_def *defs, __global 
         if (adj[adj_offsets[body[k]]] >> 1 == s) inertia[body[k]].inv_inertia = I[k];
     }
     if (compact) {
-        ctn_prepare_point_with(s, defs, pose, vel, I[0], I[1], prm, points);
+        ctn_prepare_point_with(s, defs, pose, vel, inertia[j.a].inv_mass, I[0], ctn_load_inv_mass(inertia, j.b), I[1], prm, points);
         return;
     }
     ctn_block blk;
-    ctn_prepare_block_with(s, defs, pose, vel, I[0], I[1], split, prm, &blk);
+    ctn_prepare_block_with(s, defs, pose, vel, ctn_load_inv_mass(inertia, j.a), I[0], ctn_load_inv_mass(inertia, j.b), I[1], split, prm, &blk);
     blocks[s] = blk;
 }
 
@@ -122,7 +122,7 @@ CTN_FN void ctn_integrate_stage_body(int i, __global ctn_pose *pose, __global co
                                      __global ctn_vel *rest) {
     ctn_integrate_body(i, pose, vel, props, inertia, h);
     if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
-    if (begin) ctn_project_begin_body(i, vel, rest);
+    if (begin) ctn_project_begin_body(i, rest);
 }
 
 __kernel void ctn_k_integrate(int n, __global ctn_pose *pose, __global const ctn_vel *vel, __global const ctn_props *props,
@@ -226,18 +226,18 @@ __kernel void ctn_k_project_decide(__global const int *from, __global int *to) {
  * when the state says undo; nothing after the projection stopped. The forest path's; the chain path runs
  * ctn_project_integrate_body inside ctn_k_chain_velocity_project. */
 CTN_FN void ctn_project_integrate_body(int i, __global ctn_pose *pose, __global ctn_vel *vel, __global const ctn_props *props,
-                                       __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const ctn_vel *real_vel,
+                                       __global ctn_inertia *inertia, float h, __global ctn_pose *kept,
                                        __global const int *adj_offsets, __global const int *adj, __global const ctn_joint_def *defs,
                                        __global const float *lambda, int ls, float gs_h) {
     kept[i] = pose[i];
     ctn_integrate_body(i, pose, vel, props, inertia, h);
     if (gs_h > 0.0f) ctn_geometric_inertia_body(i, pose, props, adj_offsets, adj, defs, lambda, ls, gs_h, inertia);
-    ctn_project_begin_body(i, real_vel, vel);
+    ctn_project_begin_body(i, vel);
 }
 
 __kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global ctn_vel *vel, __global const ctn_props *props,
                                       __global ctn_inertia *inertia, float h, __global ctn_pose *kept, __global const int *state,
-                                      __global const ctn_vel *real_vel, __global const int *adj_offsets, __global const int *adj,
+                                      __global const int *adj_offsets, __global const int *adj,
                                       __global const ctn_joint_def *defs, __global const float *lambda, float gs_h, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
@@ -246,23 +246,23 @@ __kernel void ctn_k_project_integrate(int n, __global ctn_pose *pose, __global c
         return;
     }
     if (!state[CTN_PS_ACTIVE]) return;
-    ctn_project_integrate_body(i, pose, vel, props, inertia, h, kept, real_vel, adj_offsets, adj, defs, lambda, ls, gs_h);
+    ctn_project_integrate_body(i, pose, vel, props, inertia, h, kept, adj_offsets, adj, defs, lambda, ls, gs_h);
 }
 
 /* ---- assembly, phase 1: the Jacobian-transpose gather (Nelson 1998; kernels/ctn_assemble.h) -------------- */
 
 __kernel void ctn_k_assemble_slot(int m, __global const ctn_joint_def *defs, __global const ctn_pose *pose,
-                                  __global const ctn_vel *vel, __global const ctn_props *props, __global const float *split,
+                                  __global const ctn_inertia *inertia, __global const ctn_props *props, __global const float *split,
                                   __global ctn_block *blocks, __global float *mu, __global float *gap, __global float *angle, int ls) {
     int s = (int)get_global_id(0);
     if (s >= m) return;
-    ctn_assemble_slot(s, defs, pose, vel, props, split, blocks, mu, ls, gap, angle);
+    ctn_assemble_slot(s, defs, pose, inertia, props, split, blocks, mu, ls, gap, angle);
 }
 
 __kernel void ctn_k_assemble_body(int n, __global const int *adj_offsets, __global const int *adj, __global const ctn_block *blocks,
-                                  __global const float *mu, __global ctn_pose *pose, __global const ctn_vel *vel,
+                                  __global const float *mu, __global ctn_pose *pose,
                                   __global const ctn_props *props, __global ctn_inertia *inertia, int ls) {
     int i = (int)get_global_id(0);
     if (i >= n) return;
-    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, ls, pose, vel, props, inertia);
+    ctn_assemble_body(i, adj_offsets, adj, blocks, mu, ls, pose, props, inertia);
 }

@@ -61,16 +61,17 @@ CTN_FN void ctn_assemble_block(ctn_joint_def j, ctn_pose pa, ctn_pose pb, float 
 
 /* Phase 1, joint slot s: the rows at the current poses into blocks[s], the correction impulse
  * mu = -(K_s + S)^-1 g into mu[ls s ..] (ls: the row stride), and the slot's largest linear (m) and angular (rad) error into
- * gap[s], angle[s] (0 for IK targets). Inverse masses come from vel, inverse inertias from the pose
- * (a body's own, never the geometric-stiffness one), both split by split[] (the joints on each body). */
+ * gap[s], angle[s] (0 for IK targets). Inverse masses come from inertia (ctn_inertia.inv_mass), inverse
+ * inertias from the pose (a body's own, never the geometric-stiffness one), both split by split[] (the joints
+ * on each body). */
 CTN_FN void ctn_assemble_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
-                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const float *split,
+                              CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL const float *split,
                               CTN_GLOBAL ctn_block *blocks, CTN_GLOBAL float *mu, int ls, CTN_GLOBAL float *gap,
                               CTN_GLOBAL float *angle) {
     ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_pose pa = ctn_load_pose(pose, j.a), pb = ctn_load_pose(pose, j.b);
     float sa = split[j.a], sb = j.b >= 0 ? split[j.b] : 1.0f;
-    float ima = ctn_load_vel(vel, j.a).inv_mass * sa, imb = ctn_load_vel(vel, j.b).inv_mass * sb;
+    float ima = ctn_load_inv_mass(inertia, j.a) * sa, imb = ctn_load_inv_mass(inertia, j.b) * sb;
     ctn_sym3 Ia = ctn_sym3_scale(ctn_body_inverse_inertia(pa, props[j.a]), sa);
     ctn_sym3 Ib = j.b >= 0 ? ctn_sym3_scale(ctn_body_inverse_inertia(pb, props[j.b]), sb) : ctn_sym3_zero();
     int target = (j.flags & CTN_JF_ASSEMBLE_TARGET) != 0;
@@ -96,12 +97,12 @@ CTN_FN void ctn_assemble_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose 
  * Jacobi solver's) and moves the body by it: x += dv, q <- exp(dw / 2) q (one unit "time" step). */
 CTN_FN void ctn_assemble_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj,
                               CTN_GLOBAL const ctn_block *blocks, CTN_GLOBAL const float *mu, int ls, CTN_GLOBAL ctn_pose *pose,
-                              CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL ctn_inertia *inertia) {
+                              CTN_GLOBAL const ctn_props *props, CTN_GLOBAL ctn_inertia *inertia) {
     ctn_props pr = props[i];
     ctn_pose p = pose[i];
     if (adj_offsets[i] != adj_offsets[i + 1] && (pr.flags & CTN_BODY_FLAG_DYNAMIC)) {
-        ctn_vel d = vel[i];
-        ctn_gather_body(i, adj_offsets, adj, blocks, mu, ls, d.inv_mass, ctn_body_inverse_inertia(p, pr), &d.v, &d.w);
+        ctn_vel d;
+        ctn_gather_body(i, adj_offsets, adj, blocks, mu, ls, inertia[i].inv_mass, ctn_body_inverse_inertia(p, pr), &d.v, &d.w);
         p = ctn_body_integrate(p, d, pr, 1.0f);
         pose[i] = p;
     }

@@ -22,11 +22,11 @@ CTN_FN ctn_sym3 ctn_body_inverse_inertia_augmented(ctn_pose pose, ctn_props pr, 
 /* v* = v + h M^-1 f_ext (docs/design.md section 2, step 2): gravity, the user force and torque `user` (zero
  * for a world without them: +0.0 + f_extra is what the sum was when the zeros were stored), and any extra
  * force/torque (springs). The gyroscopic term is left out on purpose (Lacoursière 2011, after eq. 35). */
-CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_body_force user, ctn_sym3 Iinv, ctn_v3 gravity, float h,
+CTN_FN ctn_vel ctn_body_apply_forces(ctn_vel v, ctn_props pr, ctn_body_force user, float inv_mass, ctn_sym3 Iinv, ctn_v3 gravity, float h,
                                      ctn_v3 f_extra, ctn_v3 t_extra) {
     if ((pr.flags & CTN_BODY_FLAG_DYNAMIC) == 0) return v;
     ctn_v3 f = ctn_add(user.force, f_extra);
-    v.v = ctn_add(v.v, ctn_scale(ctn_add(gravity, ctn_scale(f, v.inv_mass)), h));
+    v.v = ctn_add(v.v, ctn_scale(ctn_add(gravity, ctn_scale(f, inv_mass)), h));
     if ((pr.flags & CTN_BODY_FLAG_PARTICLE) == 0) v.w = ctn_add(v.w, ctn_scale(ctn_sym3_mul(Iinv, ctn_add(user.torque, t_extra)), h));
     return v;
 }

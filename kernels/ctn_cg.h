@@ -46,15 +46,13 @@ CTN_FN void ctn_cg_init_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_block 
 
 /* u_i = M_i^-1 J^T p over body i's joints (zero for a body without joints). */
 CTN_FN void ctn_cg_gather_body(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBAL const int *adj, CTN_GLOBAL const ctn_block *blocks,
-                               CTN_GLOBAL const float *p, int ls, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
+                               CTN_GLOBAL const float *p, int ls, CTN_GLOBAL const ctn_inertia *inertia,
                                CTN_GLOBAL ctn_vel *u) {
     ctn_vel ui;
     ui.v = ctn_v3_zero();
     ui.w = ctn_v3_zero();
-    ui.inv_mass = 0.0f;
-    ui.pad = 0.0f;
     if (adj_offsets[i] != adj_offsets[i + 1])
-        ctn_gather_body(i, adj_offsets, adj, blocks, p, ls, vel[i].inv_mass, inertia[i].inv_inertia, &ui.v, &ui.w);
+        ctn_gather_body(i, adj_offsets, adj, blocks, p, ls, inertia[i].inv_mass, inertia[i].inv_inertia, &ui.v, &ui.w);
     u[i] = ui;
 }
 

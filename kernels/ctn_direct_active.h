@@ -79,12 +79,12 @@ CTN_FN void ctn_dd_active_start(int s, ctn_joints defs, CTN_GLOBAL const ctn_blo
     if (!moved) return;
     int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b;
     ctn_v3 dv, dw;
-    if (a >= 0 && vel[a].inv_mass > 0.0f) {
-        ctn_block_body_delta(&blk, dl, 0, vel[a].inv_mass, ctn_load_inertia(inertia, a), &dv, &dw);
+    if (a >= 0 && inertia[a].inv_mass > 0.0f) {
+        ctn_block_body_delta(&blk, dl, 0, inertia[a].inv_mass, ctn_load_inertia(inertia, a), &dv, &dw);
         vel[a].v = ctn_add(vel[a].v, dv), vel[a].w = ctn_add(vel[a].w, dw);
     }
-    if (b >= 0 && vel[b].inv_mass > 0.0f) {
-        ctn_block_body_delta(&blk, dl, 1, vel[b].inv_mass, ctn_load_inertia(inertia, b), &dv, &dw);
+    if (b >= 0 && inertia[b].inv_mass > 0.0f) {
+        ctn_block_body_delta(&blk, dl, 1, inertia[b].inv_mass, ctn_load_inertia(inertia, b), &dv, &dw);
         vel[b].v = ctn_add(vel[b].v, dv), vel[b].w = ctn_add(vel[b].w, dw);
     }
 }
@@ -121,12 +121,12 @@ CTN_FN int ctn_dd_active_check(int s, ctn_joints defs, CTN_GLOBAL const ctn_bloc
     keep[s] = (unsigned char)kept;
     if (moved) {
         ctn_v3 dv, dw;
-        if (a >= 0 && va.inv_mass > 0.0f) {
-            ctn_block_body_delta(&blk, dl, 0, va.inv_mass, ctn_load_inertia(inertia, a), &dv, &dw);
+        if (a >= 0 && inertia[a].inv_mass > 0.0f) {
+            ctn_block_body_delta(&blk, dl, 0, inertia[a].inv_mass, ctn_load_inertia(inertia, a), &dv, &dw);
             vel[a].v = ctn_add(va.v, dv), vel[a].w = ctn_add(va.w, dw);
         }
-        if (b >= 0 && vb.inv_mass > 0.0f) {
-            ctn_block_body_delta(&blk, dl, 1, vb.inv_mass, ctn_load_inertia(inertia, b), &dv, &dw);
+        if (b >= 0 && inertia[b].inv_mass > 0.0f) {
+            ctn_block_body_delta(&blk, dl, 1, inertia[b].inv_mass, ctn_load_inertia(inertia, b), &dv, &dw);
             vel[b].v = ctn_add(vb.v, dv), vel[b].w = ctn_add(vb.w, dw);
         }
     }

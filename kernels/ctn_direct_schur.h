@@ -109,7 +109,7 @@ CTN_FN void ctn_dd_schur_impulse(int R, CTN_GLOBAL const double *Wi, CTN_GLOBAL 
         for (int side = 0; side < 2; ++side) {
             int body = side ? CTN_JC(defs, slot).b : CTN_JC(defs, slot).a;
             ctn_v3 dv, dw;
-            ctn_block_body_delta(&blk, l, side, vel[body].inv_mass, inertia[body].inv_inertia, &dv, &dw);
+            ctn_block_body_delta(&blk, l, side, inertia[body].inv_mass, inertia[body].inv_inertia, &dv, &dw);
             vel[body].v = ctn_add(vel[body].v, dv);
             vel[body].w = ctn_add(vel[body].w, dw);
         }

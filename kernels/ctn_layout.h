@@ -23,12 +23,12 @@
 #define CTN_LAYOUT_OFFSETOF(type, field) offsetof(type, field)
 #endif
 
-/* Sizes (bytes): each record is 4-byte fields only, without padding (the pose and the ball row are 40 bytes). */
+/* Sizes (bytes): each record is 4-byte fields only, without padding (the pose and the ball row are 40 bytes, the velocity 24). */
 CTN_LAYOUT_ASSERT(sizeof(ctn_v3) == 12, v3_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_quat) == 16, quat_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_sym3) == 24, sym3_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_pose) == 40, pose_size);
-CTN_LAYOUT_ASSERT(sizeof(ctn_vel) == 32, vel_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_vel) == 24, vel_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 32, inertia_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 16, props_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_body_force) == 32, body_force_size);
@@ -44,8 +44,8 @@ CTN_LAYOUT_ASSERT(sizeof(ctn_step_params) == 48, step_params_size);
 /* Offsets of every field the kernels read. */
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_pose, p_lo) == 12, pose_p_lo);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_pose, q) == 24, pose_q); /* last: 16-byte loads at p, p_lo, q stay inside (ctn_types.h) */
-CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, inv_mass) == 12, vel_inv_mass);
-CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, w) == 16, vel_w);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_vel, w) == 12, vel_w);
+CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_inertia, inv_mass) == 24, inertia_inv_mass);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_props, flags) == 12, props_flags);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_body_force, force) == 0, body_force_force);
 CTN_LAYOUT_ASSERT(CTN_LAYOUT_OFFSETOF(ctn_body_force, torque) == 16, body_force_torque);

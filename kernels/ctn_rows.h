@@ -429,11 +429,12 @@ CTN_FN void ctn_block_inverse_mass(int type, float ima, ctn_sym3 Ia, float imb, 
 /* Builds the block of joint j for a substep of length prm.h: its rows (ctn_joint_prepare_rows) and their
  * kinv (ctn_block_inverse_mass). split_a, split_b: mass-splitting factors (1 for Gauss-Seidel and CG, the
  * body's joint count for Jacobi, Tonge et al. 2012); mass splitting scales the whole inverse mass matrix
- * of a body, inertia included. */
-CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, ctn_sym3 Ia,
-                              ctn_sym3 Ib, float split_a, float split_b, ctn_step_params prm, ctn_block *blk) {
+ * of a body, inertia included. ima, Ia and imb, Ib: the bodies' inverse masses and world inverse inertias
+ * (ctn_inertia; zero for the world). */
+CTN_FN void ctn_joint_prepare(ctn_joint_def j, ctn_pose pa, ctn_pose pb, ctn_vel va, ctn_vel vb, float ima, ctn_sym3 Ia,
+                              float imb, ctn_sym3 Ib, float split_a, float split_b, ctn_step_params prm, ctn_block *blk) {
     ctn_joint_prepare_rows(j, pa, pb, va, vb, prm, blk);
-    ctn_block_inverse_mass(j.type, va.inv_mass * split_a, ctn_sym3_scale(Ia, split_a), vb.inv_mass * split_b, ctn_sym3_scale(Ib, split_b), blk);
+    ctn_block_inverse_mass(j.type, ima * split_a, ctn_sym3_scale(Ia, split_a), imb * split_b, ctn_sym3_scale(Ib, split_b), blk);
 }
 
 /* Impulse increment of one block from the current velocities (projected Gauss-Seidel / Jacobi row step,
@@ -541,7 +542,7 @@ CTN_FN void ctn_block_body_delta(const ctn_block *b, const float *l, int side, f
  * values, written out without the loops over a variable row count, the bound tests and the angular rows'
  * zero sums (the "+ 0" kept where it decides the sign of a zero). Gauss-Seidel's inner update of a chain;
  * a non-finite impulse gives non-finite velocities on both paths (the divergence check undoes the step). */
-CTN_FN float ctn_block_solve_point(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, ctn_sym3 Ia, ctn_sym3 Ib) {
+CTN_FN float ctn_block_solve_point(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib) {
     ctn_v3 d = ctn_sub(ctn_add(va->v, ctn_cross(va->w, b->ra)), ctn_add(vb->v, ctn_cross(vb->w, b->rb)));
     float r[3], dl[3];
     r[0] = b->bias[0] - ctn_dot(b->dir[0], d) - b->soft[0] * lam[0];
@@ -554,26 +555,27 @@ CTN_FN float ctn_block_solve_point(const ctn_block *b, float *lam, ctn_vel *va, 
     lam[0] = l0, lam[1] = l1, lam[2] = l2;
     ctn_v3 P = ctn_madd(ctn_madd(ctn_madd(ctn_v3_zero(), b->dir[0], dl[0]), b->dir[1], dl[1]), b->dir[2], dl[2]);
     ctn_v3 z = ctn_v3_zero(); /* the angular impulse L of a block without angular rows */
-    va->v = ctn_add(va->v, ctn_scale(P, va->inv_mass));
+    va->v = ctn_add(va->v, ctn_scale(P, ima));
     va->w = ctn_add(va->w, ctn_sym3_mul(Ia, ctn_add(ctn_cross(b->ra, P), z)));
-    vb->v = ctn_add(vb->v, ctn_scale(P, -vb->inv_mass));
+    vb->v = ctn_add(vb->v, ctn_scale(P, -imb));
     vb->w = ctn_add(vb->w, ctn_scale(ctn_sym3_mul(Ib, ctn_add(ctn_cross(b->rb, P), z)), -1.0f));
     return r2;
 }
 
 /* One projected block Gauss-Seidel step of a joint: solves its rows as one block and applies the
- * impulse to both bodies' velocities (the caller writes back only dynamic bodies). Returns |r|^2. */
-CTN_FN float ctn_block_solve(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, ctn_sym3 Ia, ctn_sym3 Ib) {
-    if (b->pad[0] == CTN_BLOCK_POINT) return ctn_block_solve_point(b, lam, va, vb, Ia, Ib);
+ * impulse to both bodies' velocities (the caller writes back only dynamic bodies); ima, Ia, imb, Ib are the
+ * bodies' inverse masses and world inverse inertias. Returns |r|^2. */
+CTN_FN float ctn_block_solve(const ctn_block *b, float *lam, ctn_vel *va, ctn_vel *vb, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib) {
+    if (b->pad[0] == CTN_BLOCK_POINT) return ctn_block_solve_point(b, lam, va, vb, ima, Ia, imb, Ib);
     float dl[CTN_MAX_ROWS];
     ctn_v3 dv, dw;
     ctn_v3 P, L;
     float r2 = ctn_block_delta(b, *va, *vb, lam, dl);
     ctn_block_impulse(b, dl, &P, &L); /* once for both bodies */
-    ctn_block_side_delta(b, P, L, 0, va->inv_mass, Ia, &dv, &dw);
+    ctn_block_side_delta(b, P, L, 0, ima, Ia, &dv, &dw);
     va->v = ctn_add(va->v, dv);
     va->w = ctn_add(va->w, dw);
-    ctn_block_side_delta(b, P, L, 1, vb->inv_mass, Ib, &dv, &dw);
+    ctn_block_side_delta(b, P, L, 1, imb, Ib, &dv, &dw);
     vb->v = ctn_add(vb->v, dv);
     vb->w = ctn_add(vb->w, dw);
     return r2;

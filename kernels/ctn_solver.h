@@ -16,8 +16,6 @@ CTN_FN ctn_vel ctn_load_vel(CTN_GLOBAL const ctn_vel *vel, int body) {
     if (body >= 0) return vel[body];
     z.v = ctn_v3_zero();
     z.w = ctn_v3_zero();
-    z.inv_mass = 0.0f;
-    z.pad = 0.0f;
     return z;
 }
 
@@ -32,6 +30,11 @@ CTN_FN ctn_pose ctn_load_pose(CTN_GLOBAL const ctn_pose *pose, int body) {
 
 CTN_FN ctn_sym3 ctn_load_inertia(CTN_GLOBAL const ctn_inertia *inertia, int body) {
     return body >= 0 ? inertia[body].inv_inertia : ctn_sym3_zero();
+}
+
+/* Inverse mass of side b of a joint (zero for the world). */
+CTN_FN float ctn_load_inv_mass(CTN_GLOBAL const ctn_inertia *inertia, int body) {
+    return body >= 0 ? inertia[body].inv_mass : 0.0f;
 }
 
 /* The impulse half of the divergence check, the same on both backends (the CPU's stage_measure, the
@@ -65,24 +68,26 @@ CTN_FN void ctn_lam_store(CTN_GLOBAL float *l, int ls, int s, int n, const float
         if (k < n) p[k] = in[k];
 }
 
-/* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the world inverse inertias
- * Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or NULL. */
+/* Row build of joint slot s (docs/design.md section 2, step 1) into blk, with the inverse masses ima, imb and
+ * world inverse inertias Ia, Ib of its bodies (zero for the world). split: per-body mass-splitting factors or
+ * NULL. */
 CTN_FN void ctn_prepare_block_with(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
-                                   CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, CTN_GLOBAL const float *split,
-                                   ctn_step_params prm, ctn_block *blk) {
+                                   CTN_GLOBAL const ctn_vel *vel, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib,
+                                   CTN_GLOBAL const float *split, ctn_step_params prm, ctn_block *blk) {
     ctn_joint_def j = ctn_joint_at(defs, s);
     float sa = prm.mass_split ? split[j.a] : 1.0f;
     float sb = prm.mass_split && j.b >= 0 ? split[j.b] : 1.0f;
-    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), Ia, Ib,
-                      sa, sb, prm, blk);
+    ctn_joint_prepare(j, ctn_load_pose(pose, j.a), ctn_load_pose(pose, j.b), ctn_load_vel(vel, j.a), ctn_load_vel(vel, j.b), ima, Ia,
+                      imb, Ib, sa, sb, prm, blk);
 }
 
-/* The same with the world inverse inertias of the joint's bodies read from `inertia`. */
+/* The same with the inverse masses and world inverse inertias of the joint's bodies read from `inertia`. */
 CTN_FN void ctn_prepare_block(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                               CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia,
                               CTN_GLOBAL const float *split, ctn_step_params prm, ctn_block *blk) {
     ctn_joint_def j = ctn_joint_at(defs, s);
-    ctn_prepare_block_with(s, defs, pose, vel, ctn_load_inertia(inertia, j.a), ctn_load_inertia(inertia, j.b), split, prm, blk);
+    ctn_prepare_block_with(s, defs, pose, vel, ctn_load_inv_mass(inertia, j.a), ctn_load_inertia(inertia, j.a), ctn_load_inv_mass(inertia, j.b),
+                           ctn_load_inertia(inertia, j.b), split, prm, blk);
 }
 
 /* Row build of joint slot s into blocks[s]. */
@@ -163,29 +168,29 @@ CTN_FN void ctn_prepare_slot_ball(int s, ctn_joints defs, CTN_GLOBAL const ctn_p
         blk->hi[i] = CTN_INF;
     }
     blk->pad[0] = CTN_BLOCK_POINT;
-    float imb = b >= 0 ? vel[b].inv_mass : 0.0f;
+    float imb = b >= 0 ? inertia[b].inv_mass : 0.0f;
 #ifdef __OPENCL_VERSION__
     float kinv[CTN_KINV_SIZE]; /* no generic address space: formed in private memory */
-    ctn_point_kinv(ra, vel[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, kinv);
+    ctn_point_kinv(ra, inertia[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, kinv);
     for (i = 0; i < CTN_KINV_SIZE; ++i) blk->kinv[i] = kinv[i];
 #else
-    ctn_point_kinv(ra, vel[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, blk->kinv);
+    ctn_point_kinv(ra, inertia[a].inv_mass, inertia[a].inv_inertia, rb, imb, ctn_load_inertia(inertia, b), b < 0, soft, blk->kinv);
 #endif
 }
 
 /* ctn_prepare_slot_ball into the compact record pts[s] (ctn_point_block): the same values field for field
  * (S once for the three rows, kinv's first 6 entries: a 3-row block's whole triangle), no row directions,
- * bounds or padding written. ctn_prepare_point_with takes the world inverse inertias Ia, Ib of the joint's
- * bodies (zero for the world) by value: the device's row build forms the geometric-stiffness ones itself. */
+ * bounds or padding written. ctn_prepare_point_with takes the inverse masses ima, imb and world inverse
+ * inertias Ia, Ib of the joint's bodies (zero for the world) by value: the device's row build forms the
+ * geometric-stiffness inertias itself. */
 CTN_FN void ctn_prepare_point_with(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
-                                   CTN_GLOBAL const ctn_vel *vel, ctn_sym3 Ia, ctn_sym3 Ib, ctn_step_params prm,
-                                   CTN_GLOBAL ctn_point_block *pts) {
-    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b, i;
+                                   CTN_GLOBAL const ctn_vel *vel, float ima, ctn_sym3 Ia, float imb, ctn_sym3 Ib,
+                                   ctn_step_params prm, CTN_GLOBAL ctn_point_block *pts) {
+    int b = CTN_JC(defs, s).b, i;
     ctn_v3 ra, rb;
     float bias[3], kinv[CTN_KINV_SIZE]; /* ctn_spd_inverse writes all CTN_KINV_SIZE entries */
     float soft = ctn_point_fields(defs, s, pose, vel, prm, &ra, &rb, bias);
-    float imb = b >= 0 ? vel[b].inv_mass : 0.0f;
-    ctn_point_kinv(ra, vel[a].inv_mass, Ia, rb, imb, Ib, b < 0, soft, kinv);
+    ctn_point_kinv(ra, ima, Ia, rb, imb, Ib, b < 0, soft, kinv);
     CTN_GLOBAL ctn_point_block *p = &pts[s];
     p->ra = ra;
     p->soft = soft;
@@ -197,8 +202,9 @@ CTN_FN void ctn_prepare_point_with(int s, ctn_joints defs, CTN_GLOBAL const ctn_
 CTN_FN void ctn_prepare_slot_point(int s, ctn_joints defs, CTN_GLOBAL const ctn_pose *pose,
                                    CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL const ctn_inertia *inertia, ctn_step_params prm,
                                    CTN_GLOBAL ctn_point_block *pts) {
-    int b = CTN_JC(defs, s).b;
-    ctn_prepare_point_with(s, defs, pose, vel, inertia[CTN_JC(defs, s).a].inv_inertia, ctn_load_inertia(inertia, b), prm, pts);
+    int a = CTN_JC(defs, s).a, b = CTN_JC(defs, s).b;
+    ctn_prepare_point_with(s, defs, pose, vel, inertia[a].inv_mass, inertia[a].inv_inertia, b >= 0 ? inertia[b].inv_mass : 0.0f,
+                           ctn_load_inertia(inertia, b), prm, pts);
 }
 
 /* The rows of joint slot s without kinv (ctn_joint_prepare_rows): what the exact solver reads. */
@@ -248,11 +254,10 @@ CTN_ROWS_INLINE CTN_FN void ctn_prepare_slot_ball_row(int s, ctn_joints defs, CT
 
 /* kinv of the block of slot s built by ctn_prepare_slot_rows (no mass splitting), for a Gauss-Seidel
  * update of a joint the exact solver leaves out (bounded rows, loop closers). */
-CTN_FN void ctn_block_kinv_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_vel *vel,
-                                CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL ctn_block *blocks) {
+CTN_FN void ctn_block_kinv_slot(int s, ctn_joints defs, CTN_GLOBAL const ctn_inertia *inertia, CTN_GLOBAL ctn_block *blocks) {
     ctn_joint_def j = ctn_joint_at(defs, s);
     ctn_block blk = blocks[s];
-    ctn_block_inverse_mass(j.type, ctn_load_vel(vel, j.a).inv_mass, ctn_load_inertia(inertia, j.a), ctn_load_vel(vel, j.b).inv_mass,
+    ctn_block_inverse_mass(j.type, ctn_load_inv_mass(inertia, j.a), ctn_load_inertia(inertia, j.a), ctn_load_inv_mass(inertia, j.b),
                            ctn_load_inertia(inertia, j.b), &blk);
     blocks[s] = blk;
 }
@@ -304,7 +309,7 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_point_fields(int a, int b, CTN_GLOBAL const 
      * below (the impulses' stores may alias them as far as the compiler can tell): loads instead of the
      * spills of values held across the solve. */
     float px = 0.0f + (n0 - l0), py = 0.0f + (n1 - l1), pz = 0.0f + (n2 - l2);
-    float ima = vel[a].inv_mass;
+    float ima = inertia[a].inv_mass;
     if (ima > 0.0f) {
         /* va += ima P, wa += Ia ((ra x P) + 0) */
         float qx = pra->x, qy = pra->y, qz = pra->z;
@@ -316,9 +321,9 @@ CTN_ROWS_INLINE CTN_FN float ctn_gs_point_fields(int a, int b, CTN_GLOBAL const 
         vel[a].w.y += (ixy * cx + iyy * cy) + iyz * cz;
         vel[a].w.z += (ixz * cx + iyz * cy) + izz * cz;
     }
-    if (b >= 0 && vel[b].inv_mass > 0.0f) {
+    if (b >= 0 && inertia[b].inv_mass > 0.0f) {
         /* vb -= imb P, wb -= Ib ((rb x P) + 0) (the general path's scale by -imb and by -1) */
-        float qx = prb->x, qy = prb->y, qz = prb->z, m = -vel[b].inv_mass;
+        float qx = prb->x, qy = prb->y, qz = prb->z, m = -inertia[b].inv_mass;
         float cx = (qy * pz - qz * py) + 0.0f, cy = (qz * px - qx * pz) + 0.0f, cz = (qx * py - qy * px) + 0.0f;
         CTN_GLOBAL const ctn_sym3 *I = &inertia[b].inv_inertia;
         float ixx = I->xx, iyy = I->yy, izz = I->zz, ixy = I->xy, ixz = I->xz, iyz = I->yz;
@@ -372,12 +377,13 @@ CTN_FN_OUTLINE float ctn_gs_slot_block(int s, int a, int b, CTN_GLOBAL const ctn
     float *lam = lambda + ls * s;     /* and the impulses: the update reads and writes the block's rows [0, n) alone */
 #endif
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
-    float r2 = ctn_block_solve(bp, lam, &va, &vb, ctn_load_inertia(inertia, a), ctn_load_inertia(inertia, b));
+    float ima = ctn_load_inv_mass(inertia, a), imb = ctn_load_inv_mass(inertia, b);
+    float r2 = ctn_block_solve(bp, lam, &va, &vb, ima, ctn_load_inertia(inertia, a), imb, ctn_load_inertia(inertia, b));
 #ifdef __OPENCL_VERSION__
     ctn_lam_store(lambda, ls, s, ctn_block_rows(bp), lam);
 #endif
-    if (va.inv_mass > 0.0f) vel[a] = va;
-    if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
+    if (ima > 0.0f) vel[a] = va;
+    if (b >= 0 && imb > 0.0f) vel[b] = vb;
     return r2;
 }
 
@@ -417,6 +423,7 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const
     ctn_block blk = blocks[s];
     ctn_vel va = ctn_load_vel(vel, a), vb = ctn_load_vel(vel, b);
     ctn_sym3 Ia = ctn_load_inertia(inertia, a), Ib = ctn_load_inertia(inertia, b);
+    float ima = ctn_load_inv_mass(inertia, a), imb = ctn_load_inv_mass(inertia, b);
     float r2 = 0.0f, jv[CTN_MAX_ROWS], lam[CTN_MAX_ROWS], dl[CTN_MAX_ROWS];
     ctn_v3 dv, dw;
     n = ctn_block_rows(&blk);
@@ -440,14 +447,14 @@ CTN_FN float ctn_gs_slot_rows(int s, int rows, ctn_joints defs, CTN_GLOBAL const
         dl[k] = l - lam[k];
         lambda[ls * s + k] = l;
     }
-    ctn_block_body_delta(&blk, dl, 0, va.inv_mass, Ia, &dv, &dw);
+    ctn_block_body_delta(&blk, dl, 0, ima, Ia, &dv, &dw);
     va.v = ctn_add(va.v, dv);
     va.w = ctn_add(va.w, dw);
-    ctn_block_body_delta(&blk, dl, 1, vb.inv_mass, Ib, &dv, &dw);
+    ctn_block_body_delta(&blk, dl, 1, imb, Ib, &dv, &dw);
     vb.v = ctn_add(vb.v, dv);
     vb.w = ctn_add(vb.w, dw);
-    if (va.inv_mass > 0.0f) vel[a] = va;
-    if (b >= 0 && vb.inv_mass > 0.0f) vel[b] = vb;
+    if (ima > 0.0f) vel[a] = va;
+    if (b >= 0 && imb > 0.0f) vel[b] = vb;
     return r2;
 }
 
@@ -514,7 +521,7 @@ CTN_FN void ctn_apply_gather(int i, CTN_GLOBAL const int *adj_offsets, CTN_GLOBA
     if (adj_offsets[i] == adj_offsets[i + 1]) return;
     ctn_vel v = vel[i];
     ctn_v3 dv, dw;
-    ctn_gather_body(i, adj_offsets, adj, blocks, l, ls, v.inv_mass, inertia[i].inv_inertia, &dv, &dw);
+    ctn_gather_body(i, adj_offsets, adj, blocks, l, ls, inertia[i].inv_mass, inertia[i].inv_inertia, &dv, &dw);
     v.v = ctn_madd(v.v, dv, scale);
     v.w = ctn_madd(v.w, dw, scale);
     vel[i] = v;
@@ -531,12 +538,13 @@ CTN_FN void ctn_apply_gather_arms(int i, CTN_GLOBAL const int *adj_offsets, CTN_
     if (adj_offsets[i] == adj_offsets[i + 1]) return;
     ctn_vel v = vel[i];
     ctn_sym3 Iinv = inertia[i].inv_inertia;
+    float im = inertia[i].inv_mass;
     ctn_v3 sv = ctn_v3_zero(), sw = ctn_v3_zero(), a, b;
     for (int e = adj_offsets[i]; e < adj_offsets[i + 1]; ++e) {
         int s = adj[e] >> 1, side = adj[e] & 1;
         CTN_GLOBAL const float *lp = l + ls * s, *r = rec + stride * s + 4 * side;
         ctn_v3 P = ctn_v3_make(0.0f + lp[0], 0.0f + lp[1], 0.0f + lp[2]);
-        ctn_side_delta(ctn_v3_make(r[0], r[1], r[2]), P, ctn_v3_zero(), side, v.inv_mass, Iinv, &a, &b);
+        ctn_side_delta(ctn_v3_make(r[0], r[1], r[2]), P, ctn_v3_zero(), side, im, Iinv, &a, &b);
         sv = ctn_add(sv, a);
         sw = ctn_add(sw, b);
     }
@@ -595,7 +603,7 @@ CTN_FN void ctn_forces_body(int i, CTN_GLOBAL const ctn_props *props, CTN_GLOBAL
                             CTN_GLOBAL ctn_vel *vel_in, CTN_GLOBAL ctn_vel *vel_out, ctn_step_params prm) {
     ctn_v3 f = ctn_v3_zero(), t = ctn_v3_zero();
     if (sadj_offsets[i] != sadj_offsets[i + 1]) ctn_spring_gather(i, sadj_offsets, sadj, springs, pose, vel_in, &f, &t);
-    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], ctn_body_user_force(i, forces, has_forces), inertia[i].inv_inertia,
+    vel_out[i] = ctn_body_apply_forces(vel_in[i], props[i], ctn_body_user_force(i, forces, has_forces), inertia[i].inv_mass, inertia[i].inv_inertia,
                                        prm.gravity, prm.h, f, t);
 }
 
@@ -741,8 +749,10 @@ CTN_FN void ctn_project_decide(int *st, float worst) {
     st[CTN_PS_STEPS] += 1;
 }
 
-CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL const ctn_vel *vel, CTN_GLOBAL ctn_vel *out) {
-    ctn_vel v = vel[i];
+/* The projection's scratch velocity of body i at rest: v = w = +0 (its inverse mass is the body's, in
+ * ctn_inertia). */
+CTN_FN void ctn_project_begin_body(int i, CTN_GLOBAL ctn_vel *out) {
+    ctn_vel v;
     v.v = ctn_v3_zero();
     v.w = ctn_v3_zero();
     out[i] = v;

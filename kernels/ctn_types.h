@@ -43,18 +43,21 @@ typedef struct ctn_pose {
     ctn_quat q;
 } ctn_pose;
 
-/* Velocity and inverse mass (the solver's hot data): 32 bytes. */
+/* Linear and angular velocity, the state a step changes and the divergence guard keeps a spare of
+ * (host/core/divergence.c): 24 bytes, nothing constant beside it. */
 typedef struct ctn_vel {
     ctn_v3 v;
-    float inv_mass;
     ctn_v3 w;
-    float pad;
 } ctn_vel;
 
-/* World-frame inverse inertia, refreshed from the orientation each substep: 32 bytes. */
+/* The body's inverse mass matrix M^-1 = diag(inv_mass 1, I^-1): the world-frame inverse inertia, refreshed
+ * from the orientation each substep, and the inverse mass (0 for static and kinematic bodies), which only the
+ * API and attachments change (host/core/body.c, host/core/attach.c). Every writer of inv_inertia leaves
+ * inv_mass as it is. 32 bytes. */
 typedef struct ctn_inertia {
     ctn_sym3 inv_inertia;
-    float pad[2];
+    float inv_mass;
+    float pad;
 } ctn_inertia;
 
 /* Constant body properties: 16 bytes. */

@@ -32,7 +32,7 @@ static void dense_build(const ctn_world *w, const ctn_block *blocks, dense_sys *
         const ctn_props *p = &w->props[i];
         if (!(p->flags & CTN_BODY_FLAG_DYNAMIC)) continue;
         double *m = &d->Minv[(size_t)6 * i * 6];
-        for (int k = 0; k < 3; ++k) m[k * 6 + k] = w->vel[i].inv_mass;
+        for (int k = 0; k < 3; ++k) m[k * 6 + k] = w->inertia[i].inv_mass;
         ctn_sym3 I = w->inertia[i].inv_inertia;
         double Im[9] = {I.xx, I.xy, I.xz, I.xy, I.yy, I.yz, I.xz, I.yz, I.zz};
         for (int a = 0; a < 3; ++a)

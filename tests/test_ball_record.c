@@ -134,7 +134,7 @@ static void build_lanes(void) {
     for (int i = 0; i < RB_BODIES; ++i) {
         memset(&rb_pose[i], 0, sizeof rb_pose[i]);
         rb_pose[i].p = rand_v3(10.0), rb_pose[i].p_lo = rand_v3(1e-6), rb_pose[i].q = rand_quat();
-        rb_vel[i].v = rand_v3(3.0), rb_vel[i].w = rand_v3(5.0), rb_vel[i].inv_mass = (float)(1.0 + urand()), rb_vel[i].pad = NAN;
+        rb_vel[i].v = rand_v3(3.0), rb_vel[i].w = rand_v3(5.0);
         if (i % 97 == 5) rb_vel[i].w.y = INFINITY;
         if (i % 131 == 7) rb_vel[i].v.z = NAN;
     }

@@ -27,7 +27,6 @@ static ctn_vel rand_vel(void) {
     memset(&v, 0, sizeof v);
     v.v = rand_v3(3.0);
     v.w = rand_v3(5.0);
-    v.inv_mass = 1.0f;
     return v;
 }
 

@@ -158,23 +158,25 @@ int main(void) {
             memset(&vel[i], 0, sizeof vel[i]);
             vel[i].v = rand_v3(2.0f);
             vel[i].w = trial % 6 == 1 ? ctn_v3_zero() : rand_v3(3.0f);
-            vel[i].inv_mass = trial % 11 == 5 && i == 1 ? 0.0f : 1.0f + urand() * 0.5f; /* b kinematic sometimes */
+            float im = trial % 11 == 5 && i == 1 ? 0.0f : 1.0f + urand() * 0.5f; /* b kinematic sometimes */
             memset(&inertia[i], 0, sizeof inertia[i]);
             inertia[i].inv_inertia = trial % 13 == 4 ? ctn_sym3_zero() : rand_inertia(); /* a particle */
+            inertia[i].inv_mass = im;
         }
         if (to_world) pose[1].p = ctn_v3_zero(), pose[1].p_lo = ctn_v3_zero(), pose[1].q = ctn_quat_identity();
         ctn_block blk;
         ctn_sym3 Ib = to_world ? ctn_sym3_zero() : inertia[1].inv_inertia;
+        float ima = inertia[0].inv_mass, imb = to_world ? 0.0f : inertia[1].inv_mass;
         ctn_vel vb0 = vel[1];
         if (to_world) memset(&vb0, 0, sizeof vb0);
-        ctn_joint_prepare(j, pose[0], to_world ? pose[1] : pose[1], vel[0], vb0, inertia[0].inv_inertia, Ib, 1.0f, 1.0f, prm, &blk);
+        ctn_joint_prepare(j, pose[0], to_world ? pose[1] : pose[1], vel[0], vb0, ima, inertia[0].inv_inertia, imb, Ib, 1.0f, 1.0f, prm, &blk);
         CHECK(blk.pad[0] == CTN_BLOCK_POINT, "trial %d: a ball block is a point block (pad %g)", trial, blk.pad[0]);
         if (blk.pad[0] != CTN_BLOCK_POINT) continue;
         points++;
         /* the row build: kinv of the general path (pad 0) */
         ctn_block gen = blk;
         gen.pad[0] = 0.0f;
-        ctn_block_inverse_mass(j.type, vel[0].inv_mass, inertia[0].inv_inertia, vb0.inv_mass, Ib, &gen);
+        ctn_block_inverse_mass(j.type, ima, inertia[0].inv_inertia, imb, Ib, &gen);
         CHECK(same_bits(gen.kinv, blk.kinv, sizeof blk.kinv), "trial %d: point kinv has the general path's bits", trial);
         /* the update, three times in a row (warm impulses after the first) */
         float lam_g[CTN_MAX_ROWS] = {0}, lambda_p[6] = {0};
@@ -185,10 +187,10 @@ int main(void) {
         ctn_joint_extra defs_extra[1];
         ctn_joints defs = joint_view(&j, 1, defs_core, defs_extra);
         for (int it = 0; it < 3; ++it) {
-            float r2_g = ctn_block_solve(&gen, lam_g, &va_g, &vb_g, inertia[0].inv_inertia, Ib);
+            float r2_g = ctn_block_solve(&gen, lam_g, &va_g, &vb_g, ima, inertia[0].inv_inertia, imb, Ib);
             /* the caller writes back dynamic bodies only (ctn_gs_slot) */
-            if (!(vel[0].inv_mass > 0.0f)) va_g = vel[0];
-            if (to_world || !(vel[1].inv_mass > 0.0f)) vb_g = vb0;
+            if (!(ima > 0.0f)) va_g = vel[0];
+            if (to_world || !(imb > 0.0f)) vb_g = vb0;
             float r2_p = ctn_gs_slot(0, defs, &blk, lambda_p, CTN_MAX_ROWS, vel_p, in_p);
             CHECK(same_bits(&r2_g, &r2_p, sizeof r2_g), "trial %d it %d: residual %g vs %g", trial, it, r2_g, r2_p);
             CHECK(same_bits(lam_g, lambda_p, 3 * sizeof(float)), "trial %d it %d: impulses have the same bits", trial, it);
@@ -254,8 +256,8 @@ int main(void) {
         /* ctn_block_solve_point through ctn_block_solve on a point block */
         float lam_q[CTN_MAX_ROWS] = {0}, lam_r[CTN_MAX_ROWS] = {0};
         ctn_vel va_q = vel[0], vb_q = vb0, va_r = vel[0], vb_r = vb0;
-        ctn_block_solve(&gen, lam_q, &va_q, &vb_q, inertia[0].inv_inertia, Ib);
-        ctn_block_solve(&blk, lam_r, &va_r, &vb_r, inertia[0].inv_inertia, Ib);
+        ctn_block_solve(&gen, lam_q, &va_q, &vb_q, ima, inertia[0].inv_inertia, imb, Ib);
+        ctn_block_solve(&blk, lam_r, &va_r, &vb_r, ima, inertia[0].inv_inertia, imb, Ib);
         CHECK(same_bits(lam_q, lam_r, sizeof lam_q) && same_bits(&va_q, &va_r, sizeof va_q) && same_bits(&vb_q, &vb_r, sizeof vb_q),
               "trial %d: ctn_block_solve of a point block has the general path's bits", trial);
     }
@@ -268,7 +270,6 @@ int main(void) {
     p1.p = ctn_v3_make(0.2f, 0.0f, 0.0f);
     ctn_vel v0;
     memset(&v0, 0, sizeof v0);
-    v0.inv_mass = 1.0f;
     int types[] = {CTN_JT_HINGE, CTN_JT_CONTACT, CTN_JT_DISTANCE, CTN_JT_CONE_TWIST, CTN_JT_FIXED};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) {
         ctn_joint_def j;
@@ -280,7 +281,7 @@ int main(void) {
         if (j.type == CTN_JT_CONE_TWIST) j.flags = CTN_JF_LIMIT, j.lo = -0.5f, j.hi = 0.5f;
         if (j.type == CTN_JT_DISTANCE) j.flags = CTN_JF_ROPE;
         ctn_block blk;
-        ctn_joint_prepare(j, p0, p1, v0, v0, ctn_sym3_zero(), ctn_sym3_zero(), 1.0f, 1.0f, prm, &blk);
+        ctn_joint_prepare(j, p0, p1, v0, v0, 1.0f, ctn_sym3_zero(), 1.0f, ctn_sym3_zero(), 1.0f, 1.0f, prm, &blk);
         CHECK(blk.pad[0] != CTN_BLOCK_POINT, "joint type %d is no point block", j.type);
     }
     check_worlds();

@@ -72,11 +72,10 @@ static void make_world(int mode, int other_types, int nb) {
         ctn_vel *v = &vel[i];
         v->v = rand_v3(3.0), v->w = i % 5 == 0 ? ctn_v3_zero() : i % 5 == 1 ? rand_v3(1e-25) : rand_v3(10.0);
         if (i % 5 == 0 && (i & 8)) v->w = ctn_v3_make(-0.0f, -0.0f, -0.0f); /* w + 0: -0.0 + +0.0 is +0.0, -0.0 + -0.0 is -0.0 */
-        v->inv_mass = i % 13 == 0 ? 0.0f : 0.1f + (float)(urand() + 1.0);
-        v->pad = (i & 4) ? NAN : -INFINITY;
         ctn_inertia *in = &inertia[i];
+        in->inv_mass = i % 13 == 0 ? 0.0f : 0.1f + (float)(urand() + 1.0);
         in->inv_inertia = (ctn_sym3){(float)urand(), (float)urand(), (float)urand(), (float)urand(), (float)urand(), (float)urand()};
-        in->pad[0] = NAN, in->pad[1] = -INFINITY;
+        in->pad = (i & 4) ? NAN : -INFINITY;
         if (mode == NONFINITE_BODY && i % 9 == 4) { /* one field of the body */
             float x = nonfinite();
             switch ((i / 9) % 8) {

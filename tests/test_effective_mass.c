@@ -134,8 +134,7 @@ static void check_case(const char *what, int type, int particle_a, int particle_
     ctn_vel va, vb;
     memset(&va, 0, sizeof va);
     memset(&vb, 0, sizeof vb);
-    va.inv_mass = (float)(1.0 / ma);
-    vb.inv_mass = world_b ? 0.0f : (float)(1.0 / mb);
+    float ima = (float)(1.0 / ma), imb = world_b ? 0.0f : (float)(1.0 / mb);
     va.v = rand_v3(1.0), vb.v = world_b ? ctn_v3_zero() : rand_v3(1.0);
     ctn_sym3 Ia = particle_a ? ctn_sym3_zero() : ctn_world_inverse_inertia(pa.q, ctn_v3_make((float)da[0], (float)da[1], (float)da[2]));
     ctn_sym3 Ib = particle_b || world_b ? ctn_sym3_zero() : ctn_world_inverse_inertia(pb.q, ctn_v3_make((float)db[0], (float)db[1], (float)db[2]));
@@ -145,7 +144,7 @@ static void check_case(const char *what, int type, int particle_a, int particle_
     prm.h = 1.0f / 240.0f;
     prm.stabilization = 0;
     ctn_block blk;
-    ctn_joint_prepare(j, pa, pb, va, vb, Ia, Ib, split_a, split_b, prm, &blk);
+    ctn_joint_prepare(j, pa, pb, va, vb, ima, Ia, imb, Ib, split_a, split_b, prm, &blk);
     int n = ctn_block_rows(&blk);
     CHECK(n == j.rows, "%s: %d rows", what, n);
 

@@ -60,9 +60,8 @@ static void make_inputs(void) {
     for (int i = 0; i < HB; ++i) {
         memset(&pose[i], 0, sizeof pose[i]);
         pose[i].p = rand_v3(10.0), pose[i].p_lo = rand_v3(1e-6), pose[i].q = rand_quat();
-        vel[i].v = rand_v3(3.0), vel[i].w = rand_v3(5.0), vel[i].inv_mass = (float)(1.0 + urand()), vel[i].pad = NAN;
-        if (i % 11 == 3) vel[i].inv_mass = 0.0f, vel[i].v = ctn_v3_zero(), vel[i].w = ctn_v3_zero(); /* static */
-        if (i % 13 == 4) vel[i].inv_mass = 0.0f;                                                     /* kinematic, moving */
+        vel[i].v = rand_v3(3.0), vel[i].w = rand_v3(5.0);
+        if (i % 11 == 3) vel[i].v = ctn_v3_zero(), vel[i].w = ctn_v3_zero(); /* static */
         if (i % 97 == 5) vel[i].w.y = INFINITY;
         if (i % 131 == 7) vel[i].v.z = NAN;
         if (i % 173 == 9) vel[i].w.x = -INFINITY;

@@ -49,6 +49,7 @@ static ctn_quat rand_quat(void) {
 typedef struct side {
     ctn_pose pose;
     ctn_vel vel;
+    float inv_mass;
     int world;    /* body b is the world: identity pose at the origin, no motion */
     int particle; /* no orientation, no angular velocity */
 } side;
@@ -62,7 +63,7 @@ static side make_side(int world, int particle) {
     if (world) return s;
     s.pose.p = rand_v3(1.0);
     s.vel.v = rand_v3(1.0);
-    s.vel.inv_mass = 1.0f;
+    s.inv_mass = 1.0f;
     if (!particle) {
         s.pose.q = rand_quat();
         s.vel.w = rand_v3(2.0);
@@ -121,7 +122,7 @@ static double check_joint(const char *what, ctn_joint_def j, const side *a, cons
     ctn_block full;
     ctn_sym3 Ia = ctn_world_inverse_inertia(a->pose.q, ctn_v3_make(1.0f, 2.0f, 3.0f));
     ctn_sym3 Ib = b->world ? ctn_sym3_zero() : ctn_world_inverse_inertia(b->pose.q, ctn_v3_make(2.0f, 1.0f, 0.5f));
-    ctn_joint_prepare(j, a->pose, b->pose, a->vel, b->vel, Ia, Ib, 1.0f, 1.0f, prm, &full);
+    ctn_joint_prepare(j, a->pose, b->pose, a->vel, b->vel, a->inv_mass, Ia, b->inv_mass, Ib, 1.0f, 1.0f, prm, &full);
     CHECK(memcmp(&full.ra, &blk.ra, sizeof blk.ra) == 0 && memcmp(&full.rb, &blk.rb, sizeof blk.rb) == 0 &&
               full.n_lin == blk.n_lin && full.n_ang == blk.n_ang && memcmp(full.dir, blk.dir, (size_t)ctn_block_rows(&blk) * sizeof blk.dir[0]) == 0,
           "%s: ctn_joint_prepare built different rows than ctn_joint_rows", what);

@@ -324,8 +324,8 @@ static void fd_joint(const ctn_world *w, int slot, const char *what, int random,
         }
         ctn_vel va, vb;
         memset(&va, 0, sizeof va), memset(&vb, 0, sizeof vb);
-        va.v = rand_v3(1.0), va.w = rand_v3(2.0), va.inv_mass = 1.0f;
-        if (j.b >= 0) vb.v = rand_v3(1.0), vb.w = rand_v3(2.0), vb.inv_mass = 1.0f;
+        va.v = rand_v3(1.0), va.w = rand_v3(2.0);
+        if (j.b >= 0) vb.v = rand_v3(1.0), vb.w = rand_v3(2.0);
         if (ctn__joint_kind_has(j.type, CTN_JK_TWO_BODIES)) vb.v = va.v;
         ctn_block blk, bp, bm;
         float g[CTN_MAX_ROWS], gp[CTN_MAX_ROWS], gm[CTN_MAX_ROWS], jv[CTN_MAX_ROWS];

@@ -69,23 +69,23 @@ static void group_compute(const ctn_world *w, ctn_attach_group *g) {
     for (int k = 0; k < a->link_count; ++k) g->links += a->links[k].master == m;
     g->composite = (w->props[m].flags & CTN_BODY_FLAG_DYNAMIC) != 0;
     if (!g->composite) return;
-    double mass = 1.0 / (double)w->vel[m].inv_mass, first[3] = {0.0, 0.0, 0.0};
+    double mass = 1.0 / (double)w->inertia[m].inv_mass, first[3] = {0.0, 0.0, 0.0};
     for (int k = 0; k < a->link_count; ++k) {
         const ctn_attach_link *l = &a->links[k];
         if (l->master != m) continue;
-        double mk = 1.0 / (double)w->vel[l->body].inv_mass;
+        double mk = 1.0 / (double)w->inertia[l->body].inv_mass;
         mass += mk;
         for (int i = 0; i < 3; ++i) first[i] += mk * l->local[i];
     }
     double c[3] = {first[0] / mass, first[1] / mass, first[2] / mass}, I[3][3] = {{0}}, mc[3] = {-c[0], -c[1], -c[2]};
     ctn_dquat id = {1.0, 0.0, 0.0, 0.0};
     add_body_inertia(I, id, w->props[m].inv_inertia_body);
-    add_point_inertia(I, 1.0 / (double)w->vel[m].inv_mass, mc);
+    add_point_inertia(I, 1.0 / (double)w->inertia[m].inv_mass, mc);
     for (int k = 0; k < a->link_count; ++k) {
         const ctn_attach_link *l = &a->links[k];
         if (l->master != m) continue;
         double d[3] = {l->local[0] - c[0], l->local[1] - c[1], l->local[2] - c[2]};
-        add_point_inertia(I, 1.0 / (double)w->vel[l->body].inv_mass, d);
+        add_point_inertia(I, 1.0 / (double)w->inertia[l->body].inv_mass, d);
         if (!l->particle) add_body_inertia(I, dq_of4(l->q_rel), w->props[l->body].inv_inertia_body);
     }
     double e[3], V[3][3];
@@ -303,7 +303,7 @@ void ctn__attach_enter(ctn_world *w) {
         if (!gr->composite) continue;
         int m = gr->master;
         ctn_props *pm = &w->props[m];
-        gr->own_inv_mass = w->vel[m].inv_mass;
+        gr->own_inv_mass = w->inertia[m].inv_mass;
         ctn_body_force own = ctn__body_force_get(w, m);
         gr->own_inv_inertia = pm->inv_inertia_body, gr->own_force = own.force, gr->own_torque = own.torque;
         double xm[3], d[3], c[3], wm[3], wd[3];
@@ -312,6 +312,7 @@ void ctn__attach_enter(ctn_world *w) {
         ctn_dq_rotate(qm, gr->c_local, d);
         for (int k = 0; k < 3; ++k) c[k] = xm[k] + d[k];
         pm->inv_inertia_body = gr->inv_moments;
+        w->inertia[m].inv_mass = gr->inv_mass;
         if (gr->cached && !memcmp(&w->pose[m], &gr->user_pose, sizeof gr->user_pose) && !memcmp(&w->vel[m], &gr->user_vel, sizeof gr->user_vel)) {
             w->pose[m] = gr->comp_pose; /* the composite the last step ended with, unchanged */
             w->vel[m] = gr->comp_vel;
@@ -322,7 +323,6 @@ void ctn__attach_enter(ctn_world *w) {
             ctn_d3_cross(wm, d, wd);
             double v[3] = {w->vel[m].v.x + wd[0], w->vel[m].v.y + wd[1], w->vel[m].v.z + wd[2]};
             w->vel[m].v = ctn_d3_to_float(v);
-            w->vel[m].inv_mass = gr->inv_mass;
             w->inertia[m].inv_inertia = ctn_body_inverse_inertia(w->pose[m], *pm);
         }
         /* user forces: the sum at the composite centre of mass, with the torque of their lever arms at the
@@ -385,7 +385,7 @@ void ctn__attach_leave(ctn_world *w, int failed) {
         ctn_d3_cross(wm, d, wd);
         double v[3] = {w->vel[m].v.x - wd[0], w->vel[m].v.y - wd[1], w->vel[m].v.z - wd[2]};
         w->vel[m].v = ctn_d3_to_float(v);
-        w->vel[m].inv_mass = gr->own_inv_mass;
+        w->inertia[m].inv_mass = gr->own_inv_mass;
         ctn_props *pm = &w->props[m];
         pm->inv_inertia_body = gr->own_inv_inertia;
         if (w->body_force) w->body_force[m].force = gr->own_force, w->body_force[m].torque = gr->own_torque;

@@ -270,7 +270,6 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
         v->v = v3_from(d->velocity);
         if (!d->particle) v->w = v3_from(d->angular_velocity);
     }
-    v->inv_mass = dynamic ? (float)(1.0 / d->mass) : 0.0f;
     ctn_props *pr = &w->props[id];
     memset(pr, 0, sizeof *pr);
     pr->flags = CTN_BODY_FLAG_ALIVE | (dynamic ? CTN_BODY_FLAG_DYNAMIC : 0) |
@@ -279,6 +278,7 @@ ctn_status ctn_body_add(ctn_world *w, const ctn_body_desc *d, ctn_body_id *out) 
         pr->inv_inertia_body = ctn_v3_make((float)(1.0 / d->inertia[0]), (float)(1.0 / d->inertia[1]), (float)(1.0 / d->inertia[2]));
     memset(&w->inertia[id], 0, sizeof w->inertia[id]);
     w->inertia[id].inv_inertia = ctn_body_inverse_inertia(*p, *pr);
+    w->inertia[id].inv_mass = dynamic ? (float)(1.0 / d->mass) : 0.0f;
     (void)ctn__body_force_set(w, id, ctn_v3_zero(), ctn_v3_zero()); /* no force (a zero never allocates) */
     if (w->body_refs) w->body_refs[id] = 0;
     w->live_bodies++;
@@ -293,7 +293,7 @@ void ctn__body_release(ctn_world *w, int id) {
     w->props[id].flags = 0;
     (void)ctn__body_force_set(w, id, ctn_v3_zero(), ctn_v3_zero()); /* the last force gone: the array goes */
     ctn__body_name_clear(w, id);
-    w->vel[id].inv_mass = 0.0f;
+    w->inertia[id].inv_mass = 0.0f;
     w->vel[id].v = w->vel[id].w = ctn_v3_zero();
     w->inertia[id].inv_inertia = ctn_sym3_zero();
     w->body_gen[id] = (uint16_t)(w->body_gen[id] + 1); /* modulo 65536: the handle's generation (the array made by ctn_body_remove) */

@@ -20,7 +20,7 @@ ctn_status ctn_body_get_desc(ctn_world *w, ctn_body_id body, ctn_body_desc *out)
     out->type = (pr->flags & CTN_BODY_FLAG_DYNAMIC) ? CTN_BODY_DYNAMIC : (pr->flags & CTN_BODY_FLAG_KINEMATIC) ? CTN_BODY_KINEMATIC : CTN_BODY_STATIC;
     out->particle = (pr->flags & CTN_BODY_FLAG_PARTICLE) != 0;
     if (out->type == CTN_BODY_DYNAMIC) {
-        out->mass = 1.0 / (double)w->vel[i].inv_mass;
+        out->mass = 1.0 / (double)w->inertia[i].inv_mass;
         if (!out->particle) {
             out->inertia[0] = 1.0 / (double)pr->inv_inertia_body.x;
             out->inertia[1] = 1.0 / (double)pr->inv_inertia_body.y;

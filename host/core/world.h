@@ -549,15 +549,15 @@ ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ct
  * pose or velocity, or max(|v|, |w|) above desc.max_speed when that is > 0). Inline: it runs for every body at
  * every step. The 16 floats of position, orientation, velocity and angular velocity are tested by their
  * exponent fields (host/core/nonfinite.h; ctn_pose: p, p_lo, q, four floats read at each, lane 3 of p and p_lo
- * not tested; ctn_vel: v, inv_mass, w, pad: the pad and the inverse mass are not tested); and since sqrtf is
+ * not tested; ctn_vel: v, w, six floats read as floats 0..3 and lanes 2, 3 of floats 2..5); and since sqrtf is
  * monotone, sqrtf(max(v.v, w.w)) is max(|v|, |w|) to the bit with one root instead of two. */
 _Static_assert(sizeof(ctn_pose) == 40 && offsetof(ctn_pose, p_lo) == 12 && offsetof(ctn_pose, q) == 24, "ctn__body_diverged's pose lanes");
-_Static_assert(sizeof(ctn_vel) == 32 && offsetof(ctn_vel, w) == 16, "ctn__body_diverged's velocity lanes");
+_Static_assert(sizeof(ctn_vel) == 24 && offsetof(ctn_vel, w) == 12, "ctn__body_diverged's velocity lanes");
 static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
     const float *pf = (const float *)(const void *)p, *vf = (const float *)(const void *)v;
     ctn_lanes bad = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 6, ctn__lanes_all)),
                                   ctn__lanes_or(ctn__lanes_nonfinite(pf + 3, ctn__lanes_xyz),
-                                                ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_xyz), ctn__lanes_nonfinite(vf + 4, ctn__lanes_xyz))));
+                                                ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_all), ctn__lanes_nonfinite(vf + 2, ctn__lanes_zw))));
     if (ctn__lanes_any(bad)) return 1;
     float a = ctn_dot(v->v, v->v), b = ctn_dot(v->w, v->w);
     *speed = sqrtf(a > b ? a : b);

@@ -7,7 +7,8 @@
  *   of the user force record (version 5; before it zero), u32 reserved (zero);
  *   payload: settings, the caller's step counter and text; the slot counts (body slots, live bodies, free
  *   body slots, joint slots, live joints, free joint slots); the body arrays by slot (pose with the two-float
- *   position, velocity, world inverse inertia, properties with flags, then an i32 that is 1 when the user
+ *   position, velocity with the inverse mass (v, inverse mass, w, pad: ck_vel, host/io/checkpoint_io.h),
+ *   world inverse inertia (six entries, two pads: ck_inertia), properties with flags, then an i32 that is 1 when the user
  *   forces follow by slot and 0 when the world has none, joint reference counts, generations) and the free
  *   body slots in stack order; the joint definitions by slot with their alive
  *   flags and generations, the free joint slots, and each joint's 6 warm-start impulses by slot; then the
@@ -23,9 +24,11 @@
  * generations, reference counts) here, values (every float of the bodies and impulses) in
  * host/io/checkpoint_values.c, joints by ctn__joint_validate, the later sections by their readers.
  *
- * The arrays are the host arrays byte for byte (the poses value for value: the file keeps a 48-byte pose record
- * with two zero pads, the in-memory one is 40 bytes, host/io/checkpoint_io.h), so a loaded world continues
- * exactly and issues the same handles. Impulses are stored by joint slot; the solver order they live in (topo.lambda, by colour) is
+ * The arrays are the host arrays byte for byte (the poses, velocities and inertias value for value: the file keeps
+ * a 48-byte pose record with two zero pads, the in-memory one is 40 bytes, and the velocity with the inverse mass
+ * and a pad, the inertia with two pads, ck_vel and ck_inertia, where memory keeps the inverse mass in the inertia:
+ * host/io/checkpoint_io.h), so a loaded world continues exactly and issues the same handles. Impulses are stored by
+ * joint slot; the solver order they live in (topo.lambda, by colour) is
  * rebuilt on load by the same deterministic colouring of the same joints, and the impulses are put back
  * at each joint's slot in that layout (ctn__joint_layout_slot). */
 #define _POSIX_C_SOURCE 200809L
@@ -65,7 +68,7 @@ static uint64_t header_hash(const unsigned char *h, uint64_t payload_hash) {
 /* The header of a payload of `payload` bytes whose FNV-1a 64 is `payload_hash`. */
 static void header(unsigned char *h, uint64_t payload, uint64_t payload_hash) {
     memset(h, 0, CK_HEADER);
-    uint32_t u[8] = {CK_VERSION, CK_BOM, CK_POSE_SIZE, sizeof(ctn_vel), sizeof(ctn_inertia), sizeof(ctn_props), sizeof(ctn_joint_def),
+    uint32_t u[8] = {CK_VERSION, CK_BOM, CK_POSE_SIZE, sizeof(ck_vel), sizeof(ck_inertia), sizeof(ctn_props), sizeof(ctn_joint_def),
                      sizeof(ctn_world_desc)};
     memcpy(h, CK_MAGIC, 8);
     memcpy(h + 8, u, sizeof u);
@@ -98,6 +101,42 @@ static int ck_get_gens(ck_reader *r, uint16_t *gen, size_t n) {
     return ok;
 }
 
+/* The bodies' velocities and inertias as the file's records (ck_vel, ck_inertia), a block at a time. The inverse
+ * mass goes with the velocity, the inertia's pads are zero. */
+static void ck_put_vels(ck_writer *wr, const ctn_vel *vel, const ctn_inertia *inertia, size_t n) {
+    ck_vel buf[128];
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < 128 && i < n; ++k, ++i) buf[k] = ck_vel_of(vel[i], inertia[i].inv_mass);
+        ck_put(wr, buf, k * sizeof *buf);
+    }
+}
+static void ck_put_inertias(ck_writer *wr, const ctn_inertia *inertia, size_t n) {
+    ck_inertia buf[128];
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < 128 && i < n; ++k, ++i) buf[k].inv_inertia = inertia[i].inv_inertia, buf[k].pad[0] = buf[k].pad[1] = 0.0f;
+        ck_put(wr, buf, k * sizeof *buf);
+    }
+}
+/* Their readers: the velocities and inverse masses, then the world inverse inertias (the pads dropped). A short
+ * read is left to r->short_read (ck_get zeroes what it could not read). */
+static void ck_get_vels(ck_reader *r, ctn_vel *vel, ctn_inertia *inertia, size_t n) {
+    for (size_t i = 0; i < n && !r->short_read; ++i) {
+        ck_vel f;
+        ck_get(r, &f, sizeof f);
+        vel[i].v = f.v, vel[i].w = f.w;
+        inertia[i].inv_mass = f.inv_mass, inertia[i].pad = 0.0f;
+    }
+}
+static void ck_get_inertias(ck_reader *r, ctn_inertia *inertia, size_t n) {
+    for (size_t i = 0; i < n && !r->short_read; ++i) {
+        ck_inertia f;
+        ck_get(r, &f, sizeof f);
+        inertia[i].inv_inertia = f.inv_inertia;
+    }
+}
+
 /* The payload: through a writer without a file (wr->f NULL) it is only counted and hashed. */
 static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *user) {
     /* the settings as raw bytes (the header records sizeof(ctn_world_desc)); the device pointer is
@@ -118,9 +157,9 @@ static void put_payload(ck_writer *wr, ctn_world *w, uint64_t step, const char *
     int32_t counts[6] = {w->body_count, w->live_bodies, w->body_free_count, w->joint_count, w->live_joints, w->joint_free_count};
     ck_put(wr, counts, sizeof counts);
     ck_put_poses(wr, w->pose, nb); /* 48 bytes a pose on disk (checkpoint_io.h) */
-    ck_put(wr, w->vel, nb * sizeof *w->vel);
     ctn__inertia_fresh(w); /* the inertias the step left to their next reader */
-    ck_put(wr, w->inertia, nb * sizeof *w->inertia);
+    ck_put_vels(wr, w->vel, w->inertia, nb);
+    ck_put_inertias(wr, w->inertia, nb);
     ck_put(wr, w->props, nb * sizeof *w->props);
     int32_t has_forces = w->body_force != NULL;
     ck_put(wr, &has_forces, sizeof has_forces);
@@ -257,7 +296,7 @@ static ctn_status read_verified(const char *path, unsigned char **payload, size_
         return CTN_ERR_UNSUPPORTED;
     }
     uint32_t props_size = u[0] >= 5u ? (uint32_t)sizeof(ctn_props) : CK_PROPS_V4;
-    if (u[2] != CK_POSE_SIZE || u[3] != sizeof(ctn_vel) || u[4] != sizeof(ctn_inertia) || u[5] != props_size ||
+    if (u[2] != CK_POSE_SIZE || u[3] != sizeof(ck_vel) || u[4] != sizeof(ck_inertia) || u[5] != props_size ||
         u[6] != sizeof(ctn_joint_def) || (u[7] != sizeof(ctn_world_desc) && u[7] != CK_DESC_BEFORE_RATTLE_LIMIT)) {
         fclose(f);
         ERR("%s: checkpoint written by a catena with other data layouts", path);
@@ -424,7 +463,7 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     ck_get(&r, c, sizeof c);
     int32_t nb = c[0], live_b = c[1], free_b = c[2], nj = c[3], live_j = c[4], free_j = c[5];
     size_t props_size = version >= 5u ? sizeof(ctn_props) : CK_PROPS_V4;
-    size_t per_body = CK_POSE_SIZE + sizeof(ctn_vel) + sizeof(ctn_inertia) + props_size + sizeof(int) + sizeof(uint32_t);
+    size_t per_body = CK_POSE_SIZE + sizeof(ck_vel) + sizeof(ck_inertia) + props_size + sizeof(int) + sizeof(uint32_t);
     size_t per_joint = sizeof(ctn_joint_def) + 1 + sizeof(uint32_t) + 6 * sizeof(float);
     if (r.short_read || nb < 0 || nb > CTN_MAX_BODIES || live_b < 0 || free_b < 0 || (int64_t)live_b + free_b != nb || nj < 0 ||
         nj > CTN_MAX_JOINTS || live_j < 0 || free_j < 0 || (int64_t)live_j + free_j != nj ||
@@ -449,8 +488,8 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     if (!w->pose || !w->vel || !w->inertia || !w->props || !w->body_refs || !w->body_gen || !w->body_free) goto oom;
     w->body_capacity = (int)cap;
     ck_get_poses(&r, w->pose, (size_t)nb);
-    ck_get(&r, w->vel, (size_t)nb * sizeof *w->vel);
-    ck_get(&r, w->inertia, (size_t)nb * sizeof *w->inertia);
+    ck_get_vels(&r, w->vel, w->inertia, (size_t)nb);
+    ck_get_inertias(&r, w->inertia, (size_t)nb);
     if (version >= 5u) {
         ck_get(&r, w->props, (size_t)nb * sizeof *w->props);
         int32_t has_forces = 0;

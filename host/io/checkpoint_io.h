@@ -30,6 +30,29 @@ static inline void ck_put_str(ck_writer *w, const char *s) {
     ck_put(w, s, n);
 }
 
+/* A body's velocity and world inverse inertia as the file stores them (every version read, 3 to 5): the velocity
+ * with the inverse mass between its linear and angular parts and a pad, the inertia with two pads, 32 bytes
+ * each. In memory the inverse mass lives in ctn_inertia and ctn_vel holds the velocities alone
+ * (kernels/ctn_types.h): ck_vel_of forms the file's record (pad zero), the readers put its fields back. The
+ * header records these sizes. */
+typedef struct ck_vel {
+    ctn_v3 v;
+    float inv_mass;
+    ctn_v3 w;
+    float pad;
+} ck_vel;
+typedef struct ck_inertia {
+    ctn_sym3 inv_inertia;
+    float pad[2];
+} ck_inertia;
+_Static_assert(sizeof(ck_vel) == 32 && sizeof(ck_inertia) == 32, "the checkpoint's body records");
+
+static inline ck_vel ck_vel_of(ctn_vel v, float inv_mass) {
+    ck_vel f;
+    f.v = v.v, f.inv_mass = inv_mass, f.w = v.w, f.pad = 0.0f;
+    return f;
+}
+
 typedef struct ck_reader {
     const unsigned char *p;
     size_t left;
@@ -152,6 +175,6 @@ int ctn__ck_get_more_shapes(ck_reader *r, ctn_world *w);
 int ctn__ck_bodies_ok(ck_reader *r, const ctn_world *w, const char *forces_in);
 int ctn__ck_impulses_ok(ck_reader *r, const float *lambda, int joints, int per_joint);
 const char *ctn__ck_pose_bad(const ctn_pose *p);
-const char *ctn__ck_vel_bad(const ctn_vel *v);
+const char *ctn__ck_vel_bad(const ck_vel *v);
 
 #endif

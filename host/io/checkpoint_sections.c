@@ -251,8 +251,12 @@ void ctn__ck_put_attach(ck_writer *wr, const ctn_world *w) {
         ck_put(wr, rec, sizeof rec);
         ck_put_poses(wr, &gr->comp_pose, 1); /* 48 bytes on disk (checkpoint_io.h) */
         ck_put_poses(wr, &gr->user_pose, 1);
-        ck_put(wr, &gr->comp_vel, sizeof gr->comp_vel);
-        ck_put(wr, &gr->user_vel, sizeof gr->user_vel);
+        /* the file's velocity records (ck_vel) with the inverse masses the cached states stand with: the
+         * composite's and the master's own (the master's outside a step) */
+        ck_vel cv = ck_vel_of(gr->comp_vel, gr->cached ? gr->inv_mass : 0.0f);
+        ck_vel uv = ck_vel_of(gr->user_vel, gr->cached ? w->inertia[gr->master].inv_mass : 0.0f);
+        ck_put(wr, &cv, sizeof cv);
+        ck_put(wr, &uv, sizeof uv);
     }
 }
 
@@ -273,13 +277,16 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
     if (n < 0 || n > w->live_bodies) return 0;
     for (int32_t k = 0; k < n; ++k) {
         ctn_attach_group g;
+        ck_vel cv, uv;
         int32_t rec[2] = {-1, 0};
         memset(&g, 0, sizeof g);
         ck_get(r, rec, sizeof rec);
         ck_get_poses(r, &g.comp_pose, 1);
         ck_get_poses(r, &g.user_pose, 1);
-        ck_get(r, &g.comp_vel, sizeof g.comp_vel);
-        ck_get(r, &g.user_vel, sizeof g.user_vel);
+        ck_get(r, &cv, sizeof cv);
+        ck_get(r, &uv, sizeof uv);
+        g.comp_vel.v = cv.v, g.comp_vel.w = cv.w; /* the inverse masses: the group's and the master's own */
+        g.user_vel.v = uv.v, g.user_vel.w = uv.w;
         g.master = rec[0], g.cached = rec[1];
         if (r->short_read) return 0;
         /* the cached states (used only when cached) are the bodies' of a step: checked as the bodies' own
@@ -288,8 +295,8 @@ int ctn__ck_get_attach(ck_reader *r, ctn_world *w) {
         if (!g.cached) which = NULL;
         else if ((bad = ctn__ck_pose_bad(&g.comp_pose))) which = "composite pose";
         else if ((bad = ctn__ck_pose_bad(&g.user_pose))) which = "master pose";
-        else if ((bad = ctn__ck_vel_bad(&g.comp_vel))) which = "composite velocity";
-        else if ((bad = ctn__ck_vel_bad(&g.user_vel))) which = "master velocity";
+        else if ((bad = ctn__ck_vel_bad(&cv))) which = "composite velocity";
+        else if ((bad = ctn__ck_vel_bad(&uv))) which = "master velocity";
         if (bad) return ck_bad(r, "attachments section, cache of master body slot %d: the %s's %s is not one a step stores", (int)g.master, which, bad);
         ctn_status st = ctn__attach_restore_cache(w, &g);
         if (st != CTN_OK) return st == CTN_ERR_OUT_OF_MEMORY ? ck_oom(r) : 0;

@@ -33,7 +33,7 @@ const char *ctn__ck_pose_bad(const ctn_pose *p) {
     return NULL;
 }
 
-const char *ctn__ck_vel_bad(const ctn_vel *v) {
+const char *ctn__ck_vel_bad(const ck_vel *v) {
     if (!finite3(v->v)) return "linear velocity";
     if (!finite3(v->w)) return "angular velocity";
     if (!(v->inv_mass >= 0.0f) || !isfinite(v->inv_mass)) return "inverse mass";
@@ -47,6 +47,7 @@ int ctn__ck_bodies_ok(ck_reader *r, const ctn_world *w, const char *forces_in) {
         const ctn_pose *p = &w->pose[i];
         const ctn_vel *v = &w->vel[i];
         const ctn_sym3 *m = &w->inertia[i].inv_inertia;
+        float inv_mass = w->inertia[i].inv_mass; /* stored in the velocity section (ck_vel) */
         const ctn_props *pr = &w->props[i];
         if (!finite3(p->p) || !finite3(p->p_lo))
             return ck_bad(r, "pose section, body slot %d: position (%g, %g, %g) + (%g, %g, %g) is not finite", i, V3(p->p), V3(p->p_lo));
@@ -55,8 +56,8 @@ int ctn__ck_bodies_ok(ck_reader *r, const ctn_world *w, const char *forces_in) {
                           (double)p->q.x, (double)p->q.y, (double)p->q.z);
         if (!finite3(v->v)) return ck_bad(r, "velocity section, body slot %d: linear velocity (%g, %g, %g) is not finite", i, V3(v->v));
         if (!finite3(v->w)) return ck_bad(r, "velocity section, body slot %d: angular velocity (%g, %g, %g) is not finite", i, V3(v->w));
-        if (!(v->inv_mass >= 0.0f) || !isfinite(v->inv_mass))
-            return ck_bad(r, "velocity section, body slot %d: inverse mass %g must be finite and >= 0 (1 / mass)", i, (double)v->inv_mass);
+        if (!(inv_mass >= 0.0f) || !isfinite(inv_mass))
+            return ck_bad(r, "velocity section, body slot %d: inverse mass %g must be finite and >= 0 (1 / mass)", i, (double)inv_mass);
         if (!isfinite(m->xx) || !isfinite(m->yy) || !isfinite(m->zz) || !isfinite(m->xy) || !isfinite(m->xz) || !isfinite(m->yz))
             return ck_bad(r, "inertia section, body slot %d: world inverse inertia (%g, %g, %g, %g, %g, %g) is not finite", i, (double)m->xx,
                           (double)m->yy, (double)m->zz, (double)m->xy, (double)m->xz, (double)m->yz);

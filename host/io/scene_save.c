@@ -97,7 +97,7 @@ static void write_bodies(FILE *f, ctn_world *w, int *index) {
         fprintf(f, "%s\n    {\"type\": \"%s\"", n++ ? "," : "", type);
         write_name(f, w, i);
         if (particle) fputs(", \"particle\": true", f);
-        if (dynamic) fprintf(f, ", \"mass\": %.17g", 1.0 / (double)w->vel[i].inv_mass);
+        if (dynamic) fprintf(f, ", \"mass\": %.17g", 1.0 / (double)w->inertia[i].inv_mass);
         if (dynamic && !particle) {
             ctn_v3 ii = pr->inv_inertia_body;
             fprintf(f, ", \"inertia\": [%.17g, %.17g, %.17g]", 1.0 / (double)ii.x, 1.0 / (double)ii.y, 1.0 / (double)ii.z);

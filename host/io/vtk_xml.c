@@ -195,7 +195,7 @@ static void write_point_arrays(FILE *f, const ctn_world *w, const frame_layout *
     put_block_size(f, l->bytes[A_MASS]);
     for (int i = 0; i < w->body_count; ++i) {
         if (!body_alive(w, i)) continue;
-        const double m = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) && w->vel[i].inv_mass > 0.0f ? 1.0 / (double)w->vel[i].inv_mass : 0.0;
+        const double m = (w->props[i].flags & CTN_BODY_FLAG_DYNAMIC) && w->inertia[i].inv_mass > 0.0f ? 1.0 / (double)w->inertia[i].inv_mass : 0.0;
         fwrite(&m, sizeof m, 1, f);
     }
     const double no_mass = 0.0;

@@ -67,7 +67,6 @@ ctn_status ctn__ocl_solve_cg(ctn_world *w, ctn_ocl *o) {
         ARG(CG_GATHER, blocks, o->blocks.mem);
         ARG(CG_GATHER, p, p);
         ARG(CG_GATHER, ls, w->topo.stride);
-        ARG(CG_GATHER, vel, o->vel.mem);
         ARG(CG_GATHER, inertia, o->inertia.mem);
         ARG(CG_GATHER, u, o->cg_u.mem);
         TRY(ctn__ocl_launch(w, o, k, (size_t)n, "CG gather"));

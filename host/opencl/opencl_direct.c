@@ -432,7 +432,6 @@ ctn_status ctn__ocl_direct_velocity_project(ctn_world *w, ctn_ocl *o, const ctn_
     ARG(CHAIN_VELOCITY_PROJECT, props, o->props.mem);
     ARG(CHAIN_VELOCITY_PROJECT, h, prm->h);
     ARG(CHAIN_VELOCITY_PROJECT, kept, o->proj_pose.mem);
-    ARG(CHAIN_VELOCITY_PROJECT, real_vel, o->real_vel.mem);
     ARG(CHAIN_VELOCITY_PROJECT, defs, o->defs.mem);
     ARG(CHAIN_VELOCITY_PROJECT, lambda, o->real_lambda.mem);
     ARG(CHAIN_VELOCITY_PROJECT, ls, w->topo.stride);

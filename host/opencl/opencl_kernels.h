@@ -104,7 +104,7 @@
     A_(K_, global, lambda) A_(K_, global, r) A_(K_, global, z) A_(K_, global, p) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_START(A_, K_) A_(K_, global, sc)
 #define CTN_OCL_ARGS_CG_GATHER(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
-    A_(K_, global, blocks) A_(K_, global, p) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, u) A_(K_, int, ls)
+    A_(K_, global, blocks) A_(K_, global, p) A_(K_, global, inertia) A_(K_, global, u) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_APPLY(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, blocks) A_(K_, global, u) \
     A_(K_, global, p) A_(K_, global, ap) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CG_ALPHA(A_, K_) A_(K_, global, sc)
@@ -138,13 +138,13 @@
 #define CTN_OCL_ARGS_PROJECT_DECIDE(A_, K_) A_(K_, global, from) A_(K_, global, to)
 #define CTN_OCL_ARGS_PROJECT_INTEGRATE(A_, K_) A_(K_, int, n) A_(K_, global, pose) A_(K_, global, vel) \
     A_(K_, global, props) A_(K_, global, inertia) A_(K_, float, h) A_(K_, global, kept) A_(K_, global, state) \
-    A_(K_, global, real_vel) A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) \
+    A_(K_, global, adj_offsets) A_(K_, global, adj) A_(K_, global, defs) \
     A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, ls)
 #define CTN_OCL_ARGS_ASSEMBLE_SLOT(A_, K_) A_(K_, int, m) A_(K_, global, defs) A_(K_, global, pose) \
-    A_(K_, global, vel) A_(K_, global, props) A_(K_, global, split) A_(K_, global, blocks) A_(K_, global, mu) \
+    A_(K_, global, inertia) A_(K_, global, props) A_(K_, global, split) A_(K_, global, blocks) A_(K_, global, mu) \
     A_(K_, global, gap) A_(K_, global, angle) A_(K_, int, ls)
 #define CTN_OCL_ARGS_ASSEMBLE_BODY(A_, K_) A_(K_, int, n) A_(K_, global, adj_offsets) A_(K_, global, adj) \
-    A_(K_, global, blocks) A_(K_, global, mu) A_(K_, global, pose) A_(K_, global, vel) A_(K_, global, props) \
+    A_(K_, global, blocks) A_(K_, global, mu) A_(K_, global, pose) A_(K_, global, props) \
     A_(K_, global, inertia) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_ASSEMBLE(A_, K_) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, defs) \
     A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
@@ -167,7 +167,7 @@
 #define CTN_OCL_ARGS_CHAIN_VELOCITY_PROJECT(A_, K_) A_(K_, int, nb) A_(K_, global, adj_offsets) A_(K_, global, adj) \
     A_(K_, global, slot_pos) A_(K_, global, pos) A_(K_, global, blocks) A_(K_, global, y) A_(K_, global, vel) \
     A_(K_, global, inertia) A_(K_, global, state) A_(K_, global, pose) A_(K_, global, props) A_(K_, float, h) \
-    A_(K_, global, kept) A_(K_, global, real_vel) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, ls)
+    A_(K_, global, kept) A_(K_, global, defs) A_(K_, global, lambda) A_(K_, float, gs_h) A_(K_, int, ls)
 #define CTN_OCL_ARGS_CHAIN_PROJECT_ASSEMBLE(A_, K_) A_(K_, int, m) A_(K_, global, pos) A_(K_, global, defs) \
     A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
     A_(K_, global, C) A_(K_, global, y) A_(K_, global, state) A_(K_, global, pose) A_(K_, global, split) \

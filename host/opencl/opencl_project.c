@@ -157,7 +157,6 @@ ctn_status ctn__ocl_project_integrate(ctn_world *w, ctn_ocl *o, ctn_step_params 
     ARG(PROJECT_INTEGRATE, h, prm.h);
     ARG(PROJECT_INTEGRATE, kept, o->proj_pose.mem);
     ARG(PROJECT_INTEGRATE, state, o->proj_state.mem);
-    ARG(PROJECT_INTEGRATE, real_vel, o->real_vel.mem);
     ARG(PROJECT_INTEGRATE, adj_offsets, o->adj_offsets.mem);
     ARG(PROJECT_INTEGRATE, adj, o->adj.mem);
     ARG(PROJECT_INTEGRATE, defs, o->defs.mem);

@@ -329,7 +329,7 @@ static ctn_status assemble_rows(ctn_world *w, ctn_ocl *o, ctn_stage_out *out) {
     ARG(ASSEMBLE_SLOT, m, mi);
     ARG(ASSEMBLE_SLOT, defs, o->defs.mem);
     ARG(ASSEMBLE_SLOT, pose, o->pose.mem);
-    ARG(ASSEMBLE_SLOT, vel, o->vel.mem);
+    ARG(ASSEMBLE_SLOT, inertia, o->inertia.mem);
     ARG(ASSEMBLE_SLOT, props, o->props.mem);
     ARG(ASSEMBLE_SLOT, split, o->split.mem);
     ARG(ASSEMBLE_SLOT, blocks, o->blocks.mem);
@@ -358,7 +358,6 @@ static ctn_status assemble_gather(ctn_world *w, ctn_ocl *o) {
     ARG(ASSEMBLE_BODY, mu, o->proj_lambda.mem);
     ARG(ASSEMBLE_BODY, ls, w->topo.stride);
     ARG(ASSEMBLE_BODY, pose, o->pose.mem);
-    ARG(ASSEMBLE_BODY, vel, o->vel.mem);
     ARG(ASSEMBLE_BODY, props, o->props.mem);
     ARG(ASSEMBLE_BODY, inertia, o->inertia.mem);
     return ctn__ocl_launch(w, o, k, (size_t)n, "assembly: gather");

@@ -121,7 +121,7 @@ static void evaluate(assembly *as, double lm, double *gap, double *angle, double
         ctn_pose pa = ctn_load_pose(w->pose, d->a), pb = ctn_load_pose(w->pose, d->b);
         ctn_sym3 Ia = ctn_body_inverse_inertia(pa, w->props[d->a]);
         ctn_sym3 Ib = d->b >= 0 ? ctn_body_inverse_inertia(pb, w->props[d->b]) : ctn_sym3_zero();
-        float ima = w->vel[d->a].inv_mass, imb = d->b >= 0 ? w->vel[d->b].inv_mass : 0.0f;
+        float ima = w->inertia[d->a].inv_mass, imb = d->b >= 0 ? w->inertia[d->b].inv_mass : 0.0f;
         int target = (d->flags & CTN_JF_ASSEMBLE_TARGET) != 0;
         ctn_block *blk = &as->blocks[s];
         float gf[CTN_MAX_ROWS];
@@ -193,7 +193,7 @@ static void target_scales(assembly *as) {
         ctn_v3 r = ctn_quat_rotate(pa.q, d->anchor_a);
         ctn_sym3 I = ctn_body_inverse_inertia(pa, w->props[d->a]);
         /* mean diagonal of the point's 3x3 mobility m^-1 I + [r]x^T I^-1 [r]x */
-        double k = w->vel[d->a].inv_mass + (ctn_sym3_form(I, ctn_cross(r, ctn_v3_make(1, 0, 0)), ctn_cross(r, ctn_v3_make(1, 0, 0))) +
+        double k = w->inertia[d->a].inv_mass + (ctn_sym3_form(I, ctn_cross(r, ctn_v3_make(1, 0, 0)), ctn_cross(r, ctn_v3_make(1, 0, 0))) +
                                             ctn_sym3_form(I, ctn_cross(r, ctn_v3_make(0, 1, 0)), ctn_cross(r, ctn_v3_make(0, 1, 0))) +
                                             ctn_sym3_form(I, ctn_cross(r, ctn_v3_make(0, 0, 1)), ctn_cross(r, ctn_v3_make(0, 0, 1)))) / 3.0;
         as->base[s] = (float)(k / d->stiffness);
@@ -270,7 +270,7 @@ static void poses_put(ctn_world *w, const ctn_pose *from) {
 static void target_metric(assembly *as, double R) {
     ctn_world *w = as->w;
     for (int i = 0; i < w->body_count; ++i) {
-        float m = w->vel[i].inv_mass > 0.0f ? 1.0f / w->vel[i].inv_mass : 0.0f;
+        float m = w->inertia[i].inv_mass > 0.0f ? 1.0f / w->inertia[i].inv_mass : 0.0f;
         w->inertia[i].inv_inertia = ctn_body_inverse_inertia_augmented(w->pose[i], w->props[i], (float)(m * R * R));
     }
 }

@@ -18,10 +18,11 @@
  *  - the zero a sum starts from: 0 + x is x bit for bit for x = l * l, which is never -0 (a square is +0,
  *    positive, +inf or a quiet NaN, which the addition passes on unchanged), so the sums of squares start
  *    from their first square;
- *  - three-component vectors (velocities, two-float positions, forces) as one SSE register each; a velocity's
- *    lane 3 (a padding field or the inverse mass) restored from its input before the store, a pose's fields
- *    stored in their order (p, p_lo, q), so that the lane 3 of p (onto p_lo.x) and of p_lo (onto q.w) is
- *    overwritten by the next store;
+ *  - three-component vectors (velocities, two-float positions, forces) as one SSE register each; a pose's
+ *    fields stored in their order (p, p_lo, q), so that the lane 3 of p (onto p_lo.x) and of p_lo (onto q.w) is
+ *    overwritten by the next store; a ctn_vel (six floats, v then w) as the four floats from v.x (v, w.x) and
+ *    the four from v.z (v.z, w), stored in that order, the second store writing v.z again with the value of the
+ *    first and w.x with its new value;
  *  - the exponential map inlined into the integration: it is called out of line, for the bodies that turn.
  * Without SSE2 the shared functions run. tests/test_body_passes.c checks lean against shared bit for bit
  * (every byte written) on random bodies with static, kinematic and particle flags, zero inverse masses and
@@ -46,6 +47,9 @@ __attribute__((noinline))
 static ctn_quat turn(ctn_quat q, ctn_v3 w, float h) {
     return ctn_quat_integrate(q, w, h);
 }
+
+/* Lanes 1..3 of a in lanes 0..2, lane 3 zero: the angular velocity w of a ctn_vel loaded from v.z (v.z, w). */
+static inline __m128 lanes_from1(__m128 a) { return _mm_castsi128_ps(_mm_srli_si128(_mm_castps_si128(a), 4)); }
 
 /* Lanes 0..2 of a, lane 3 of b. */
 static inline __m128 keep_lane3(__m128 a, __m128 b) {
@@ -271,26 +275,29 @@ void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, co
 #endif
         for (int i = 0; i < n; ++i) {
             int flags = props[i].flags;
-            __m128 v = _mm_loadu_ps(&in[i].v.x), w = _mm_loadu_ps(&in[i].w.x); /* (v, inv_mass), (w, pad) */
+            const float *src = (const float *)(const void *)&in[i];
+            float *dst = (float *)(void *)&out[i];
+            __m128 v = _mm_loadu_ps(src), w = _mm_loadu_ps(src + 2); /* (v, w.x), (v.z, w) */
             if (flags & CTN_BODY_FLAG_DYNAMIC) {
                 /* v += h (g + inv_mass (force + 0)); without user forces force + 0 = +0 + +0 = zero */
+                __m128 b = _mm_loadu_ps(&inertia[i].inv_inertia.xz); /* xz yz inv_mass pad */
                 __m128 f = forces ? _mm_add_ps(_mm_loadu_ps(&forces[i].force.x), zero) : zero;
-                __m128 dv = _mm_mul_ps(_mm_add_ps(g, _mm_mul_ps(f, _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 3, 3)))), h);
+                __m128 dv = _mm_mul_ps(_mm_add_ps(g, _mm_mul_ps(f, _mm_shuffle_ps(b, b, _MM_SHUFFLE(2, 2, 2, 2)))), h);
                 v = keep_lane3(_mm_add_ps(v, dv), v);
                 if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) { /* w += h I^-1 (torque + 0), ctn_sym3_mul's sums */
                     __m128 t = forces ? _mm_add_ps(_mm_loadu_ps(&forces[i].torque.x), zero) : zero;
-                    __m128 a = _mm_loadu_ps(&inertia[i].inv_inertia.xx);                              /* xx yy zz xy */
-                    __m128 b = _mm_castpd_ps(_mm_load_sd((const double *)&inertia[i].inv_inertia.xz)); /* xz yz */
-                    __m128 c0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 0));                          /* xx xy xz */
-                    __m128 c1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 1, 3));                          /* xy yy yz */
-                    __m128 c2 = _mm_shuffle_ps(b, a, _MM_SHUFFLE(2, 2, 1, 0));                          /* xz yz zz */
+                    __m128 a = _mm_loadu_ps(&inertia[i].inv_inertia.xx);     /* xx yy zz xy */
+                    __m128 c0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 0)); /* xx xy xz */
+                    __m128 c1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 1, 3)); /* xy yy yz */
+                    __m128 c2 = _mm_shuffle_ps(b, a, _MM_SHUFFLE(2, 2, 1, 0)); /* xz yz zz */
                     __m128 m = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_shuffle_ps(t, t, 0x00)), _mm_mul_ps(c1, _mm_shuffle_ps(t, t, 0x55))),
                                           _mm_mul_ps(c2, _mm_shuffle_ps(t, t, 0xAA)));
-                    w = keep_lane3(_mm_add_ps(w, _mm_mul_ps(m, h)), w);
+                    w = _mm_add_ps(w, _mm_mul_ps(_mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 1, 0, 0)), h)); /* lanes 1..3: w + h m */
                 }
+                w = _mm_move_ss(w, _mm_movehl_ps(v, v)); /* lane 0: the new v.z */
             }
-            _mm_storeu_ps(&out[i].v.x, v);
-            _mm_storeu_ps(&out[i].w.x, w);
+            _mm_storeu_ps(dst, v);
+            _mm_storeu_ps(dst + 2, w);
         }
         return;
     }
@@ -319,7 +326,8 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
     /* (p, p_lo) += h v by ctn_f2_add per lane: s = hi + d, e = TwoSum error + lo, t = s + e,
      * lo = TwoSum error of s + e (Knuth's TwoSum: err(a, b, s) = (a - (s - bb)) + (b - bb), bb = s - a) */
     __m128 hi = _mm_loadu_ps(&from[i].p.x), lo = _mm_loadu_ps(&from[i].p_lo.x); /* (p, p_lo.x), (p_lo, q.w) */
-    __m128 d = _mm_mul_ps(_mm_loadu_ps(&vel[i].v.x), _mm_set1_ps(h));
+    const float *vf = (const float *)(const void *)&vel[i];
+    __m128 d = _mm_mul_ps(_mm_loadu_ps(vf), _mm_set1_ps(h)); /* (v, w.x) h: lane 3 not stored */
     __m128 s = _mm_add_ps(hi, d), bb = _mm_sub_ps(s, hi);
     __m128 e = _mm_add_ps(_mm_add_ps(_mm_sub_ps(hi, _mm_sub_ps(s, bb)), _mm_sub_ps(d, bb)), lo);
     __m128 t = _mm_add_ps(s, e), bt = _mm_sub_ps(t, s);
@@ -327,7 +335,7 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
     __m128 q = _mm_loadu_ps(&from[i].q.w);
     if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) {
         /* ctn_length(w): sqrt((x^2 + y^2) + z^2); ctn_quat_integrate's 0.5f * h * wn is (0.5f * h) * wn */
-        __m128 w2 = _mm_loadu_ps(&vel[i].w.x);
+        __m128 w2 = lanes_from1(_mm_loadu_ps(vf + 2)); /* (w, 0) from (v.z, w) */
         w2 = _mm_mul_ps(w2, w2);
         __m128 n2 = _mm_add_ss(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, _MM_SHUFFLE(1, 1, 1, 1))), _mm_movehl_ps(w2, w2));
         float wn = _mm_cvtss_f32(_mm_sqrt_ss(n2));
@@ -417,9 +425,9 @@ static float speed2_limit(double limit) {
 
 #if defined(__SSE2__)
 /* The larger of a body's squared linear and angular speeds, v.v and w.w (ctn_dot's (x^2 + y^2) + z^2, in lanes
- * 0 and 1, then a > b ? a : b), from its ctn_vel read as floats (v xyz, inv_mass, w xyz, pad). */
+ * 0 and 1, then a > b ? a : b), from its ctn_vel read as floats (v xyz, w xyz). */
 static inline float speed2_of(const float *vf) {
-    __m128 v = _mm_loadu_ps(vf), u = _mm_loadu_ps(vf + 4);
+    __m128 v = _mm_loadu_ps(vf), u = lanes_from1(_mm_loadu_ps(vf + 2)); /* (v, w.x), (w, 0) */
     v = _mm_mul_ps(v, v), u = _mm_mul_ps(u, u);
     __m128 lo = _mm_unpacklo_ps(v, u), hi = _mm_unpackhi_ps(v, u); /* (vx, wx, vy, wy)^2, (vz, wz, -, -)^2 */
     __m128 ab = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
@@ -441,7 +449,7 @@ void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_v
             /* ctn__body_diverged's test of the state's finite values, as it is */
             ctn_lanes nf = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 6, ctn__lanes_all)),
                                          ctn__lanes_or(ctn__lanes_nonfinite(pf + 3, ctn__lanes_xyz),
-                                                       ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_xyz), ctn__lanes_nonfinite(vf + 4, ctn__lanes_xyz))));
+                                                       ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_all), ctn__lanes_nonfinite(vf + 2, ctn__lanes_zw))));
             if (ctn__lanes_any(nf)) {
                 bad = i < bad ? i : bad;
                 continue;
@@ -505,12 +513,13 @@ int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, cons
     for (int i = 0; i < n; ++i) {
         const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
         const __m128i e3 = _mm_setr_epi32(0x7f800000, 0x7f800000, 0x7f800000, 0), e4 = _mm_set1_epi32(0x7f800000);
+        const __m128i e2 = _mm_setr_epi32(0, 0, 0x7f800000, 0x7f800000);
         const __m128i bp = _mm_set1_epi32((int)BOUND_P), bq = _mm_set1_epi32((int)BOUND_Q), bv = _mm_set1_epi32(0x00800000);
         __m128i p = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)pf), e3), bp);
         __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 3)), e3), bp);
         __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 6)), e4), bq);
-        __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e3), bv);
-        __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 4)), e3), bv);
+        __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e4), bv);       /* v, w.x */
+        __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 2)), e2), bv); /* w.y, w.z */
         __m128i any = _mm_or_si128(_mm_or_si128(p, q), _mm_or_si128(l, _mm_or_si128(v, u)));
         if (_mm_movemask_ps(_mm_castsi128_ps(any))) {
             bad = 1;

@@ -67,7 +67,7 @@ static inline int ball_ok(const direct_chain *c, ch_rows blocks, int rec, int p)
 
 /* W += im I3 - [r]x I [r]x of body b (lower triangle); save: b is shared with the position before, keep B. */
 static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int save, ball_shared *sh, double *W) {
-    double im = w->vel[b].inv_mass, B[9];
+    double im = w->inertia[b].inv_mass, B[9];
     W[0] += im, W[4] += im, W[8] += im;
     if (save) sh->im = im, sh->rot = rot;
     if (!rot) return;
@@ -84,7 +84,7 @@ static inline void ball_lever(const ctn_world *w, int b, int rot, ctn_v3 r, int 
  * it. Per lane IEEE operations are the scalar ones: the same bits. */
 typedef double cf_v2d __attribute__((vector_size(16)));
 static inline void ball_lever2(const ctn_world *w, int a, int b, ctn_v3 ra, ctn_v3 rb, int sh, ball_shared *shd, double *W) {
-    double ima = w->vel[a].inv_mass, imb = w->vel[b].inv_mass;
+    double ima = w->inertia[a].inv_mass, imb = w->inertia[b].inv_mass;
     const ctn_sym3 *Ia = &w->inertia[a].inv_inertia, *Ib = &w->inertia[b].inv_inertia;
     cf_v2d XX = {Ia->xx, Ib->xx}, YY = {Ia->yy, Ib->yy}, ZZ = {Ia->zz, Ib->zz}, XY = {Ia->xy, Ib->xy}, XZ = {Ia->xz, Ib->xz},
            YZ = {Ia->yz, Ib->yz};
@@ -356,7 +356,7 @@ CHAIN_INLINE void ball_impulse(double im, const ctn_sym3 *I, int rot, ctn_v3 r, 
 /* body_finish of a body whose joints are solved: v_b += dv, or for a chord step x_b += h (v_b + dv) with
  * ctn_body_integrate's operations on the pose in place. */
 CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, float h) {
-    ctn_vel v = ctn_dd_vel_add((mode & BW_MOVE) ? chain_rest_vel(w, b) : w->vel[b], dv); /* moving: v at rest, +0 */
+    ctn_vel v = ctn_dd_vel_add((mode & BW_MOVE) ? chain_rest_vel() : w->vel[b], dv); /* moving: v at rest, +0 */
     if (!(mode & BW_MOVE)) {
         w->vel[b].v = v.v, w->vel[b].w = v.w;
         return;
@@ -375,7 +375,7 @@ CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, f
  * b's lever arms in the two joints (BR_ARMP), sp, sq: b's sides in them. */
 CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
                              const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
-    double im = w->vel[b].inv_mass, dv[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    double im = w->inertia[b].inv_mass, dv[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     ctn_sym3 I = w->inertia[b].inv_inertia;
     ball_impulse(im, &I, rot, *arm_p, BALL_SG(sp), x0, x1, x2, dv);
     if (arm_q) ball_impulse(im, &I, rot, *arm_q, BALL_SG(sq), q0, q1, q2, dv);
@@ -410,7 +410,7 @@ __attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float 
 CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
                               const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
-    double im = vb->inv_mass;
+    double im = w->inertia[b].inv_mass;
     const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
     ch_v2d F0 = SG * (ch_v2d){x0, q0}, F1 = SG * (ch_v2d){x1, q1}, F2 = SG * (ch_v2d){x2, q2};
     ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;

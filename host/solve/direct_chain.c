@@ -322,15 +322,15 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
     if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1)) { /* the bodies' masses read in place */
         static const ctn_sym3 none = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-        ctn__hinge_assemble(blk, n, dyn, (dyn & DYN_A) ? w->vel[d->a].inv_mass : 0.0, (dyn & DYN_A) ? &w->inertia[d->a].inv_inertia : &none,
-                            (dyn & DYN_B) ? w->vel[d->b].inv_mass : 0.0, (dyn & DYN_B) ? &w->inertia[d->b].inv_inertia : &none, bp, np, sp, ps, K, C);
+        ctn__hinge_assemble(blk, n, dyn, (dyn & DYN_A) ? w->inertia[d->a].inv_mass : 0.0, (dyn & DYN_A) ? &w->inertia[d->a].inv_inertia : &none,
+                            (dyn & DYN_B) ? w->inertia[d->b].inv_mass : 0.0, (dyn & DYN_B) ? &w->inertia[d->b].inv_inertia : &none, bp, np, sp, ps, K, C);
         if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
         return;
     }
     double ima = 0.0, imb = 0.0;
     ctn_sym3 Ia = {0}, Ib = {0};
-    if (dyn & DYN_A) ima = w->vel[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
-    if (dyn & DYN_B) imb = w->vel[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
+    if (dyn & DYN_A) ima = w->inertia[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
+    if (dyn & DYN_B) imb = w->inertia[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
     int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
     ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
@@ -357,7 +357,7 @@ static inline void rhs_position(const ctn_world *w, direct_chain *c, ch_rows blo
         ctn_dd_chain_change(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), ctn_load_vel(c->vref, d->a),
                             ctn_load_vel(c->vref, d->b), &t->lambda[c->ls * slot], &c->lref[c->ls * slot], y);
     else if (c->zero) /* the projection's scratch state at rest: v = +0, lambda = +0, read as the arrays would hold them */
-        ctn_dd_chain_rhs(blk, chain_rest_vel(w, d->a), chain_rest_vel(w, d->b), chain_rest_lambda, y);
+        ctn_dd_chain_rhs(blk, chain_rest_vel(), chain_rest_vel(), chain_rest_lambda, y);
     else
         ctn_dd_chain_rhs(blk, ctn_load_vel(w->vel, d->a), ctn_load_vel(w->vel, d->b), &t->lambda[c->ls * slot], y);
     ctn_dd_zero_cut(c->cut[slot], n, y);
@@ -383,11 +383,11 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows block
             ctn_block tb;
             const ctn_block *blk = row_block(blocks, slot, &tb);
             if (c->axes[p] == 1) /* a ball joint's rows: D = I3 */
-                ctn_dd_block_impulse_axes(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+                ctn_dd_block_impulse_axes(blk, side, x, w->inertia[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
             else if (c->axes[p] == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
-                ctn__hinge_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+                ctn__hinge_impulse(blk, side, x, w->inertia[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
             else
-                ctn_dd_block_impulse(blk, side, x, w->vel[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
+                ctn_dd_block_impulse(blk, side, x, w->inertia[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
             hit = 1;
         }
         if (q < 0) break;
@@ -399,7 +399,7 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows block
 /* v_b += dv (hit: a solved joint of b, else nothing changes), or for a chord step x_b += h (v_b + dv). */
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit) {
     if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest, +0) */
-        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(chain_rest_vel(w, b), dv), w->props[b], c->move_h);
+        w->pose[b] = ctn_body_integrate(w->pose[b], ctn_dd_vel_add(chain_rest_vel(), dv), w->props[b], c->move_h);
         return;
     }
     if (c->save_v) c->save_v[b] = w->vel[b]; /* every dynamic body of a position passes here once a solve */
@@ -804,7 +804,7 @@ int ctn__chain_can_save(const ctn_world *w, const direct_chain *c) {
     int dynamic = 0, seen = 0;
     for (int b = 0; b < w->topo.body_count; ++b) {
         if (is_dynamic(w, b)) ++dynamic;
-        else if (w->vel[b].inv_mass > 0.0f) return 0; /* a body the checks would move but the walks do not */
+        else if (w->inertia[b].inv_mass > 0.0f) return 0; /* a body the checks would move but the walks do not */
     }
     for (int p = 0; p < c->m; ++p) { /* the layout's flags are the bodies' now */
         const ctn_joint_core *d = &w->topo.defs[c->slot[p]];

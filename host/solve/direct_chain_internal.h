@@ -94,11 +94,11 @@ typedef struct ch_rows {
  * direct_chain.c where SSE2 is not there). */
 static const ctn_v3 ball_axes[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
 
-/* The projection's scratch velocity of body b at rest (ctn_project_begin_body of w->vel: v = w = +0, the inverse
- * mass kept) and its scratch impulses (+0), for a solve that reads them without the scratch arrays (c->zero). */
+/* The projection's scratch velocity of a body at rest (ctn_project_begin_body: v = w = +0) and its scratch
+ * impulses (+0), for a solve that reads them without the scratch arrays (c->zero). */
 static const float chain_rest_lambda[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-static inline ctn_vel chain_rest_vel(const ctn_world *w, int b) {
-    ctn_vel v = ctn_load_vel(w->vel, b);
+static inline ctn_vel chain_rest_vel(void) {
+    ctn_vel v;
     v.v = ctn_v3_zero();
     v.w = ctn_v3_zero();
     return v;

@@ -82,7 +82,7 @@ static double row_local_mass(const ctn_world *w, const ctn_block *b, const ctn_j
         double j[6];
         ctn_dd_jrow(b, k, side, j);
         ctn_sym3 I = w->inertia[body].inv_inertia;
-        double im = w->vel[body].inv_mass;
+        double im = w->inertia[body].inv_mass;
         double Iw[3] = {I.xx * j[3] + I.xy * j[4] + I.xz * j[5], I.xy * j[3] + I.yy * j[4] + I.yz * j[5],
                         I.xz * j[3] + I.yz * j[4] + I.zz * j[5]};
         acc += im * (j[0] * j[0] + j[1] * j[1] + j[2] * j[2]) + j[3] * Iw[0] + j[4] * Iw[1] + j[5] * Iw[2];
@@ -102,7 +102,7 @@ static void ball_local_mass(const ctn_world *w, const ctn_block *b, const ctn_jo
         ball_jacobian(b, side, J);
         ctn_sym3 I = w->inertia[body].inv_inertia;
         double Im[3][3] = {{I.xx, I.xy, I.xz}, {I.xy, I.yy, I.yz}, {I.xz, I.yz, I.zz}};
-        double im = w->vel[body].inv_mass;
+        double im = w->inertia[body].inv_mass;
         FOREST_UNROLL for (int k = 0; k < 3; ++k) {
             int a = BALL_NZ[k][1], c = BALL_NZ[k][2]; /* the angular entries, a < c */
             double Iwa = Im[a - 3][a - 3] * J[k][a] + Im[a - 3][c - 3] * J[k][c];
@@ -142,7 +142,7 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
             continue;
         }
         int body = s->id[i];
-        double mass = w->vel[body].inv_mass > 0.0f ? 1.0 / (double)w->vel[body].inv_mass : 1e30;
+        double mass = w->inertia[body].inv_mass > 0.0f ? 1.0 / (double)w->inertia[body].inv_mass : 1e30;
         for (int r = 0; r < 3; ++r) D[r * N + r] = mass;
         if (d == 6) {
             double I[9];

@@ -151,7 +151,7 @@ static HINGE_INLINE float hinge_body(int s, ctn_joints defs, const ctn_pose *pos
     ctn_v3 t1, t2;
     ctn_basis(lanes_v3(a1), &t1, &t2);
     ctn_v3 c = lanes_v3(cross4v(a2, a1));
-    ctn_v3 dw = lanes_v3(_mm_sub_ps(_mm_loadu_ps(&va->w.x), _mm_loadu_ps(&vb->w.x)));
+    ctn_v3 dw = lanes_v3_from1(_mm_sub_ps(_mm_loadu_ps(&va->v.z), _mm_loadu_ps(&vb->v.z))); /* (v.z, w) of each */
     float g3 = ctn_dot(t1, c), g4 = ctn_dot(t2, c), j3 = ctn_dot(t1, dw), j4 = ctn_dot(t2, dw);
     float cg, cj;
     int spook;

@@ -37,6 +37,12 @@ static inline ctn_v3 lanes_v3(__m128 v) {
     _mm_storeu_ps(f, v);
     return ctn_v3_make(f[0], f[1], f[2]);
 }
+/* lanes 1..3 as a ctn_v3 (the angular velocity of a ctn_vel loaded from v.z: v.z, w) */
+static inline ctn_v3 lanes_v3_from1(__m128 v) {
+    float f[4];
+    _mm_storeu_ps(f, v);
+    return ctn_v3_make(f[1], f[2], f[3]);
+}
 
 /* Body i's pose and velocity where they lie; for the world (i < 0) a body at rest at the origin, unrotated: what
  * ctn_load_pose(-1) and ctn_load_vel(-1) return, without the copies. */
@@ -45,7 +51,7 @@ static inline const ctn_pose *body_pose(const ctn_pose *pose, int i) {
     return i >= 0 ? &pose[i] : &world;
 }
 static inline const ctn_vel *body_vel(const ctn_vel *vel, int i) {
-    static const ctn_vel world = {{0.0f, 0.0f, 0.0f}, 0.0f, {0.0f, 0.0f, 0.0f}, 0.0f};
+    static const ctn_vel world = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
     return i >= 0 ? &vel[i] : &world;
 }
 
@@ -56,10 +62,19 @@ static inline __m128 point_sep4(const ctn_pose *pa, const ctn_pose *pb, __m128 r
     return _mm_add_ps(_mm_add_ps(c, ra), _mm_sub_ps(_mm_loadu_ps(&pa->p_lo.x), _mm_loadu_ps(&pb->p_lo.x)));
 }
 
+/* A ctn_vel's angular velocity w as loaded from v.z, (v.z, w) (the six floats v, w: four from v.z end with the
+ * record), permuted for cross4: w.yzx and w.zxy in lanes 0..2, as rotate4 permutes a quaternion's (x, y, z). */
+static inline __m128 vel_w_yzx(const ctn_vel *v, __m128 *zxy) {
+    __m128 u = _mm_loadu_ps(&v->v.z);
+    *zxy = _mm_shuffle_ps(u, u, _MM_SHUFFLE(0, 2, 1, 3));
+    return _mm_shuffle_ps(u, u, _MM_SHUFFLE(0, 1, 3, 2));
+}
+
 /* The anchors' relative velocity dv = (v_a + w_a x r_a) - (v_b + w_b x r_b) (ctn_block_velocity's linear part). */
 static inline __m128 anchor_dv4(const ctn_vel *va, const ctn_vel *vb, __m128 ra, __m128 rb) {
-    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x), cross4v(_mm_loadu_ps(&va->w.x), ra));
-    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x), cross4v(_mm_loadu_ps(&vb->w.x), rb));
+    __m128 za, zb, ya = vel_w_yzx(va, &za), yb = vel_w_yzx(vb, &zb);
+    __m128 ua = _mm_add_ps(_mm_loadu_ps(&va->v.x), cross4(ya, za, ra));
+    __m128 ub = _mm_add_ps(_mm_loadu_ps(&vb->v.x), cross4(yb, zb, rb));
     return _mm_sub_ps(ua, ub);
 }
 

@@ -79,7 +79,7 @@ static int wholly_bounded(const ctn_joint_def *d) { return d->type == CTN_JT_CON
 
 static int dynamic_body(const ctn_world *w, int b) { return b >= 0 && (w->props[b].flags & CTN_BODY_FLAG_DYNAMIC); }
 
-static double body_mass(const ctn_world *w, int b) { return w->vel[b].inv_mass > 0.0f ? 1.0 / (double)w->vel[b].inv_mass : 1e30; }
+static double body_mass(const ctn_world *w, int b) { return w->inertia[b].inv_mass > 0.0f ? 1.0 / (double)w->inertia[b].inv_mass : 1e30; }
 
 typedef struct forest {
     int n;

@@ -456,7 +456,7 @@ static double solve_cg(ctn_world *w, cpu_solver *c) {
      * conjugacy and drifts away from a solution it already reached. */
     const double rz_stop = 1e-12 * rz;
     for (int it = 0; it < w->desc.iterations && rz > rz_stop && rz > 0.0; ++it) {
-        for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, ls, w->vel, w->inertia, u);
+        for (int i = 0; i < n; ++i) ctn_cg_gather_body(i, t->adj_offsets, t->adj, c->blocks, p, ls, w->inertia, u);
         for (int s = 0; s < m; ++s) ctn_cg_apply_slot(s, ctn__topo_joints(t), c->blocks, u, p, ls, ap);
         double pap = dot_in_order(p, ap, len);
         if (!(pap > 0.0)) break;
@@ -734,7 +734,7 @@ static void project_rest(ctn_world *w, cpu_solver *c) {
     int n = w->body_count, m = t->joint_count;
     if (c->at_rest) return; /* no scratch arrays: the state they stand for is at rest */
     CPU_FOR(n)
-    for (int i = 0; i < n; ++i) ctn_project_begin_body(i, c->real_vel, w->vel);
+    for (int i = 0; i < n; ++i) ctn_project_begin_body(i, w->vel);
     int len = t->stride * m;
     CPU_FOR(len)
     for (int k = 0; k < len; ++k) t->lambda[k] = 0.0f;
@@ -871,7 +871,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (m >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, ctn__topo_joints(t), w->pose, w->vel, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
+        for (int s = 0; s < m; ++s) ctn_assemble_slot(s, ctn__topo_joints(t), w->pose, w->inertia, w->props, split, c->blocks, c->dlambda, t->stride, gaps, angles);
         double gap = 0.0, angle = 0.0;
         for (int s = 0; s < m; ++s) gap = fmax(gap, gaps[s]), angle = fmax(angle, angles[s]);
         out->max_gap = gap, out->max_angle = angle;
@@ -880,7 +880,7 @@ static void stage_assemble(ctn_world *w, cpu_solver *c, ctn_stage stage, ctn_sta
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= CPU_ASSEMBLE_PARALLEL_MIN) num_threads(nt)
 #endif
-    for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, t->stride, w->pose, w->vel, w->props, w->inertia);
+    for (int i = 0; i < n; ++i) ctn_assemble_body(i, t->adj_offsets, t->adj, c->blocks, c->dlambda, t->stride, w->pose, w->props, w->inertia);
 }
 
 /* The RATTLE stages (host/solve/pipeline.c run_rattle, kernels/ctn_rattle.h); pose_copy holds x_n. */

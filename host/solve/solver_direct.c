@@ -327,12 +327,12 @@ static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks
         if (treated) s->keep[slot] = (unsigned char)kept;
         int ba = t->defs[slot].a, bb = t->defs[slot].b;
         ctn_v3 dv, dw;
-        if (ba >= 0 && w->vel[ba].inv_mass > 0.0f) {
-            ctn_block_body_delta(b, dl, 0, w->vel[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
+        if (ba >= 0 && w->inertia[ba].inv_mass > 0.0f) {
+            ctn_block_body_delta(b, dl, 0, w->inertia[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
             w->vel[ba].v = ctn_add(w->vel[ba].v, dv), w->vel[ba].w = ctn_add(w->vel[ba].w, dw);
         }
-        if (bb >= 0 && w->vel[bb].inv_mass > 0.0f) {
-            ctn_block_body_delta(b, dl, 1, w->vel[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
+        if (bb >= 0 && w->inertia[bb].inv_mass > 0.0f) {
+            ctn_block_body_delta(b, dl, 1, w->inertia[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
             w->vel[bb].v = ctn_add(w->vel[bb].v, dv), w->vel[bb].w = ctn_add(w->vel[bb].w, dw);
         }
     }
@@ -611,7 +611,7 @@ double ctn__solve_direct(ctn_world *w, const ctn_block *blocks) {
 
 /* kinv of the n slots in list (CTN_DIRECT_FILL_KINV), before Gauss-Seidel reads them. */
 static void fill_kinv(const ctn_world *w, ctn_block *blocks, const int *list, int n) {
-    for (int k = 0; k < n; ++k) ctn_block_kinv_slot(list ? list[k] : k, ctn__topo_joints(&w->topo), w->vel, w->inertia, blocks);
+    for (int k = 0; k < n; ++k) ctn_block_kinv_slot(list ? list[k] : k, ctn__topo_joints(&w->topo), w->inertia, blocks);
 }
 
 double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
