@@ -68,9 +68,9 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     int *pos = ctn__malloc(cap * sizeof *pos), *at = ctn__malloc(cap * sizeof *at);
     unsigned char *alive = ctn__malloc(cap);
     int *slot = w->joint_slot ? ctn__malloc(cap * sizeof *slot) : NULL; /* where the world keeps the map (world.h) */
-    uint16_t *gen = ctn__malloc(cap * sizeof *gen);
+    uint16_t *gen = w->joint_gen ? ctn__malloc(cap * sizeof *gen) : NULL; /* where a joint was removed (world.h) */
     int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    if (!defs || !pos || !at || !alive || (w->joint_slot && !slot) || !gen || !free_slots || (w->joint_extra && !extra)) {
+    if (!defs || !pos || !at || !alive || (w->joint_slot && !slot) || (w->joint_gen && !gen) || !free_slots || (w->joint_extra && !extra)) {
         ctn__free(defs);
         ctn__free(extra);
         ctn__free(pos);
@@ -88,7 +88,7 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
         memcpy(at, w->joint_at, n * sizeof *at);
         memcpy(alive, w->joint_alive, n);
         if (slot) memcpy(slot, w->joint_slot, n * sizeof *slot);
-        memcpy(gen, w->joint_gen, n * sizeof *gen);
+        if (gen) memcpy(gen, w->joint_gen, n * sizeof *gen);
     }
     if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
     ctn__free(w->joint_core);
@@ -230,7 +230,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
 
 int ctn__joint_lookup(const ctn_world *w, ctn_joint_id id) {
     int32_t j = id.index1 - 1;
-    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || j >= w->joint_count || id.generation != (uint16_t)w->joint_gen[j] ||
+    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || j >= w->joint_count || id.generation != ctn__joint_gen(w, j) ||
         !w->joint_alive[j])
         return -1;
     return j;
@@ -254,7 +254,7 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
                   w->joint_count);
         return -1;
     }
-    if (id.generation != (uint16_t)w->joint_gen[j]) {
+    if (id.generation != ctn__joint_gen(w, j)) {
         ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d, generation %d) is stale: that joint was removed%s", field, h,
                   (int)j, (int)id.generation, w->joint_alive[j] ? " and its slot reused" : "");
         return -1;
@@ -287,6 +287,7 @@ ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)ctn_joint_id_to_int(handle));
     ctn_status st = ctn__sync(w);
+    if (st == CTN_OK) st = ctn__joint_gens(w); /* the removal raises the slot's generation */
     if (st != CTN_OK) return st;
     ctn__joint_kill(w, id);
     return CTN_OK;
@@ -347,9 +348,20 @@ ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
     if (st != CTN_OK) return st;
     *slot = w->joint_count++;
     w->joint_pos[*slot] = w->joint_at[*slot] = *slot; /* a fresh slot is stored at the end */
-    w->joint_gen[*slot] = 0;
+    if (w->joint_gen) w->joint_gen[*slot] = 0;
     w->joint_alive[*slot] = 0;
     return CTN_OK;
+}
+
+/* The slot generations, all 0, where the world holds none; 0 out of memory. */
+static int gens_made(ctn_world *w) {
+    if (!w->joint_gen) w->joint_gen = ctn__calloc(w->joint_capacity > 0 ? (size_t)w->joint_capacity : 1, sizeof *w->joint_gen);
+    return w->joint_gen != NULL;
+}
+
+ctn_status ctn__joint_gens(ctn_world *w) {
+    if (gens_made(w)) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the generations of %d joints", w->joint_count);
 }
 
 ctn_status ctn__joint_slots_hold(ctn_world *w) {
@@ -369,6 +381,12 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
     /* a new joint starts cold (no warm start from a reused slot's previous joint): where the position of the slot
      * ctn__joint_slot_take gives (the free stack's top, else a fresh one at the end, which a truncation may have left
      * inside the layout) is in the layout, which would then name it, the layout's slots are kept explicitly first */
+    /* a built-in contact is removed by the collision detection inside a step, where nothing may fail: the
+     * generations it will raise first */
+    if (def->flags & CTN_JF_AUTO) {
+        ctn_status made = ctn__joint_gens(w);
+        if (made != CTN_OK) return made;
+    }
     int reuse = w->joint_free_count > 0 && !w->append_slots;
     if ((reuse ? w->joint_pos[w->joint_free[w->joint_free_count - 1]] : w->joint_count) < w->topo.joint_count) {
         ctn_status held = ctn__joint_slots_hold(w);
@@ -402,8 +420,12 @@ void ctn__joint_kill(ctn_world *w, int id) {
         w->body_refs[ctn__jcore(w, id)->a]--;
         if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
     }
-    w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1); /* modulo 65536: the handle's generation */
-    w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
+    /* modulo 65536: the handle's generation. The array exists (made by the callers that can fail) unless out
+     * of memory here, where the slot is not offered again: a dead slot never reused keeps its handles stale */
+    if (gens_made(w)) {
+        w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1);
+        w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
+    }
     w->live_joints--;
     w->topology_dirty = 1;
 }
