@@ -6,7 +6,9 @@
  *    gone is removed;
  *  - a checkpoint holds the counts whether the world kept them or not: the two files are the same bytes, the
  *    save leaves a world without counts without them, and the loaded world holds none and refuses a linked
- *    body's removal as the original does. */
+ *    body's removal as the original does;
+ *  - the slot generations (body_gen, joint_gen) likewise exist only from the first removal on: a reused slot's
+ *    handle has generation 1 and the old one is stale, also after a checkpoint. */
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
@@ -63,7 +65,7 @@ int main(void) {
     ctn_world *w = chain_world(&first);
     if (!w) return check_report("body_refs");
     for (int k = 0; k < 3; ++k) CHECK(ctn_world_step(w) == CTN_OK, "step: %s", ctn_world_last_error(w));
-    CHECK(w->body_refs == NULL, "a chain built and stepped holds no joint counts");
+    CHECK(w->body_refs == NULL && w->body_gen == NULL && w->joint_gen == NULL, "a chain built and stepped holds no joint counts and no generations");
 
     /* a checkpoint of a world without counts, and of the same world with them: the same bytes */
     char p1[64], p2[64];
@@ -85,7 +87,7 @@ int main(void) {
     CHECK(ctn_world_load(p1, NULL, &r, NULL, err, sizeof err) == CTN_OK, "load: %s", err);
     unlink(p1), unlink(p2);
     if (r) {
-        CHECK(r->body_refs == NULL, "a loaded world holds no counts");
+        CHECK(r->body_refs == NULL && r->body_gen == NULL, "a loaded world holds no counts, and no generations where all are 0");
         ctn_body_id mid = ID_IN(r, ctn_body_id_offset(first, 3));
         CHECK(ctn_body_remove(r, mid) == CTN_ERR_IN_USE && strstr(ctn_world_last_error(r), "used by 2 joint(s)"),
               "the loaded world refuses a linked body: %s", ctn_world_last_error(r));
@@ -109,15 +111,41 @@ int main(void) {
     CHECK(end_joint >= 0, "the end link's joint");
     if (end_joint >= 0) CHECK(ctn_joint_remove(v, ctn__joint_handle(v, end_joint)) == CTN_OK, "joint remove: %s", ctn_world_last_error(v));
     CHECK(counts_right(v), "kept over a joint removal");
+    CHECK(v->joint_gen != NULL && end_joint >= 0 && v->joint_gen[end_joint] == 1, "the joint removal made the joint generations and raised one");
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JT_DISTANCE);
     jd.body_a = ctn_body_id_offset(first, 1), jd.body_b = ctn_body_id_offset(first, 4);
     jd.rest_length = -1.0;
     ctn_joint_id jid;
     CHECK(ctn_joint_add(v, &jd, &jid) == CTN_OK, "joint add: %s", ctn_world_last_error(v));
+    CHECK(ctn_joint_index(jid) == end_joint && ctn_joint_generation(jid) == 1 && ctn_joint_is_valid(v, jid), "the reused joint slot's handle has generation %d",
+          (int)ctn_joint_generation(jid));
     CHECK(counts_right(v), "kept over a joint insertion");
     CHECK(ctn_world_step(v) == CTN_OK, "step");
+    CHECK(v->body_gen != NULL, "the first removal made the generations");
     CHECK(ctn_body_remove(v, last) == CTN_OK, "a body without joints goes: %s", ctn_world_last_error(v));
     CHECK(counts_right(v), "kept over the body's removal");
+    CHECK(!ctn_body_is_valid(v, last), "the removed body's handle is stale");
+    /* its slot reused: generation 1, the old handle still stale, the new one valid */
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.mass = 1.0;
+    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.1;
+    ctn_body_id again;
+    CHECK(ctn_body_add(v, &bd, &again) == CTN_OK, "body add: %s", ctn_world_last_error(v));
+    CHECK(ctn_body_index(again) == ctn_body_index(last) && ctn_body_generation(again) == 1 && ctn_body_is_valid(v, again) &&
+              !ctn_body_is_valid(v, last),
+          "the reused slot's handle has generation %d", (int)ctn_body_generation(again));
+    /* a checkpoint of a world with a raised generation keeps it */
+    char p3[64];
+    snprintf(p3, sizeof p3, "/tmp/test_body_refs_%d_c.ckpt", (int)getpid());
+    CHECK(ctn_world_save(v, p3, 1, NULL) == CTN_OK, "save: %s", ctn_world_last_error(v));
+    ctn_world *q = NULL;
+    CHECK(ctn_world_load(p3, NULL, &q, NULL, err, sizeof err) == CTN_OK, "load: %s", err);
+    unlink(p3);
+    if (q) {
+        CHECK(q->body_gen != NULL && ctn_body_is_valid(q, ID_IN(q, again)) && !ctn_body_is_valid(q, ID_IN(q, last)),
+              "the loaded world keeps the generation");
+        ctn_world_destroy(q);
+    }
     ctn_world_destroy(v);
     ctn_world_destroy(w);
     return check_report("body_refs");

@@ -150,6 +150,7 @@ ctn_status ctn_body_remove(ctn_world *w, ctn_body_id handle) {
     /* every check before the first change: the built-in contacts on the body go with it, any other joint
      * keeps it in use (the counts, kept from the first removal on) */
     ctn_status counted = ctn__body_refs(w);
+    if (counted == CTN_OK) counted = ctn__body_gens(w); /* the removal raises the slot's generation */
     if (counted != CTN_OK) return counted;
     int user_refs = w->body_refs[id] - ctn__collision_body_contacts(w, id);
     if (user_refs > 0)

@@ -63,7 +63,8 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     void *t;
     if ((w->body_force && !bf) || !CTN__REGROW(w->pose, cap, t) || !CTN__REGROW(w->vel, cap, t) || !CTN__REGROW(w->inertia, cap, t) ||
         !CTN__REGROW(w->props, cap, t) || (w->body_refs && !CTN__REGROW(w->body_refs, cap, t)) || /* where the world counts them (world.h) */
-        !CTN__REGROW(w->body_gen, cap, t) || !CTN__REGROW(w->body_free, cap, t)) {
+        (w->body_gen && !CTN__REGROW(w->body_gen, cap, t)) || /* where a body was removed (world.h) */
+        !CTN__REGROW(w->body_free, cap, t)) {
         ctn__free(bf);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing body arrays to %zu", cap);
     }
@@ -93,6 +94,14 @@ void ctn__inertia_fresh(ctn_world *w) {
     w->inertia_stale = 0;
 }
 
+ctn_status ctn__body_gens(ctn_world *w) {
+    if (w->body_gen) return CTN_OK;
+    size_t cap = w->body_capacity > 0 ? (size_t)w->body_capacity : 1;
+    w->body_gen = ctn__calloc(cap, sizeof *w->body_gen);
+    if (!w->body_gen) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the generations of %d bodies", w->body_count);
+    return CTN_OK;
+}
+
 ctn_status ctn__body_refs(ctn_world *w) {
     if (w->body_refs) return CTN_OK;
     size_t cap = w->body_capacity > 0 ? (size_t)w->body_capacity : 1;
@@ -116,14 +125,14 @@ ctn_status ctn__body_slot_take(ctn_world *w, int *slot) {
     ctn_status st = body_reserve(w, w->body_count + 1);
     if (st != CTN_OK) return st;
     *slot = w->body_count++;
-    w->body_gen[*slot] = 0;
+    if (w->body_gen) w->body_gen[*slot] = 0;
     return CTN_OK;
 }
 
 int ctn__body_lookup(const ctn_world *w, ctn_body_id id) {
     if (ctn_body_is_world(id)) return -1;
     int32_t i = id.index1 - 1;
-    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || i >= w->body_count || id.generation != (uint16_t)w->body_gen[i] ||
+    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || i >= w->body_count || id.generation != ctn__body_gen(w, i) ||
         !(w->props[i].flags & CTN_BODY_FLAG_ALIVE))
         return -2;
     return i;
@@ -152,7 +161,7 @@ int ctn__body_index(ctn_world *w, ctn_body_id id, const char *field, int allow_w
                   w->body_count);
         return -2;
     }
-    if (id.generation != (uint16_t)w->body_gen[i]) {
+    if (id.generation != ctn__body_gen(w, i)) {
         ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: body handle %lld (index %d, generation %d) is stale: that body was removed%s", field, h,
                   (int)i, (int)id.generation, (w->props[i].flags & CTN_BODY_FLAG_ALIVE) ? " and its slot reused" : "");
         return -2;
@@ -254,7 +263,7 @@ void ctn__body_release(ctn_world *w, int id) {
     w->inertia[id].inv_mass = 0.0f;
     w->vel[id].v = w->vel[id].w = ctn_v3_zero();
     w->inertia[id].inv_inertia = ctn_sym3_zero();
-    w->body_gen[id] = (uint16_t)(w->body_gen[id] + 1); /* modulo 65536: the handle's generation */
+    w->body_gen[id] = (uint16_t)(w->body_gen[id] + 1); /* modulo 65536: the handle's generation (the array made by ctn_body_remove) */
     w->body_free[w->body_free_count++] = id; /* the stack has room for every slot */
     w->live_bodies--;
     w->bodies_dirty = 1;

@@ -229,7 +229,7 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
     int jc = s->joint_capacity, bc = s->body_capacity, ls = w->topo.stride;
     size_t tc = s->topo_capacity, lambdas = (size_t)ls * (size_t)m;
     int ok = grow(&s->joints, &jc, nj, sizeof *s->joints, 0) && grow(&s->joint_alive, &jc, nj, 1, 0) &&
-             grow(&s->joint_gen, &jc, nj, sizeof *s->joint_gen, 0) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
+             (!w->joint_gen || grow(&s->joint_gen, &s->gen_capacity, nj, sizeof *s->joint_gen, 1)) && grow(&s->joint_free, &jc, nj, sizeof *s->joint_free, 0) &&
              grow(&s->joint_pos, &jc, nj, sizeof *s->joint_pos, 0) && grow(&s->joint_at, &jc, nj, sizeof *s->joint_at, 1) &&
              (!w->body_refs || grow(&s->body_refs, &bc, nb, sizeof *s->body_refs, 1)) &&
              (!w->joint_slot_held || grow(&s->joint_slot, &s->slot_capacity, nj, sizeof *s->joint_slot, 1)) &&
@@ -250,10 +250,11 @@ ctn_status ctn__joints_snapshot_take(ctn_world *w) {
         memcpy(s->joint_pos, w->joint_pos, (size_t)nj * sizeof *s->joint_pos);
         memcpy(s->joint_at, w->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(s->joint_alive, w->joint_alive, (size_t)nj);
-        memcpy(s->joint_gen, w->joint_gen, (size_t)nj * sizeof *s->joint_gen);
+        if (w->joint_gen) memcpy(s->joint_gen, w->joint_gen, (size_t)nj * sizeof *s->joint_gen);
         if (w->joint_slot_held) memcpy(s->joint_slot, w->joint_slot, (size_t)nj * sizeof *s->joint_slot);
     }
     s->joint_slot_held = w->joint_slot_held;
+    s->has_joint_gen = w->joint_gen != NULL;
     if (w->joint_free_count) memcpy(s->joint_free, w->joint_free, (size_t)w->joint_free_count * sizeof *s->joint_free);
     s->has_body_refs = w->body_refs != NULL;
     if (nb && w->body_refs) memcpy(s->body_refs, w->body_refs, (size_t)nb * sizeof *s->body_refs);
@@ -286,11 +287,15 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
         memcpy(w->joint_pos, s->joint_pos, (size_t)nj * sizeof *s->joint_pos);
         memcpy(w->joint_at, s->joint_at, (size_t)nj * sizeof *s->joint_at);
         memcpy(w->joint_alive, s->joint_alive, (size_t)nj);
-        memcpy(w->joint_gen, s->joint_gen, (size_t)nj * sizeof *s->joint_gen);
+        if (s->has_joint_gen) memcpy(w->joint_gen, s->joint_gen, (size_t)nj * sizeof *s->joint_gen);
         /* the map the world kept then, in its array, which only grows */
         if (s->joint_slot_held) memcpy(w->joint_slot, s->joint_slot, (size_t)nj * sizeof *s->joint_slot);
     }
     w->joint_slot_held = s->joint_slot_held;
+    if (!s->has_joint_gen && w->joint_gen) { /* made by the step (its first built-in contact): every generation was 0 */
+        ctn__free(w->joint_gen);
+        w->joint_gen = NULL;
+    }
     if (s->joint_free_count) memcpy(w->joint_free, s->joint_free, (size_t)s->joint_free_count * sizeof *s->joint_free);
     if (s->has_body_refs && s->body_count) memcpy(w->body_refs, s->body_refs, (size_t)s->body_count * sizeof *s->body_refs);
     else if (!s->has_body_refs && w->body_refs) { /* counted since (never inside a step): counted again on need */

@@ -69,7 +69,8 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     int ok = (!w->joint_extra || extra) && CTN__REGROW(w->joint_core, cap, t) && CTN__REGROW(w->joint_pos, cap, t) &&
              CTN__REGROW(w->joint_at, cap, t) && CTN__REGROW(w->joint_alive, cap, t) &&
              (!w->joint_slot || CTN__REGROW(w->joint_slot, cap, t)) && /* where the world keeps the map (world.h) */
-             CTN__REGROW(w->joint_gen, cap, t) && CTN__REGROW(w->joint_free, cap, t);
+             (!w->joint_gen || CTN__REGROW(w->joint_gen, cap, t)) && /* where a joint was removed (world.h) */
+             CTN__REGROW(w->joint_free, cap, t);
     if (ok && w->joint_extra) {
         ctn__free(w->joint_extra);
         w->joint_extra = extra;
@@ -201,7 +202,7 @@ ctn_status ctn_joint_add(ctn_world *w, const ctn_joint_desc *d, ctn_joint_id *ou
 
 int ctn__joint_lookup(const ctn_world *w, ctn_joint_id id) {
     int32_t j = id.index1 - 1;
-    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || j >= w->joint_count || id.generation != (uint16_t)w->joint_gen[j] ||
+    if (id.index1 <= 0 || id.world0 != (uint16_t)w->tag || j >= w->joint_count || id.generation != ctn__joint_gen(w, j) ||
         !w->joint_alive[j])
         return -1;
     return j;
@@ -225,7 +226,7 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field) {
                   w->joint_count);
         return -1;
     }
-    if (id.generation != (uint16_t)w->joint_gen[j]) {
+    if (id.generation != ctn__joint_gen(w, j)) {
         ctn__fail(w, CTN_ERR_NOT_FOUND, "%s: joint handle %lld (index %d, generation %d) is stale: that joint was removed%s", field, h,
                   (int)j, (int)id.generation, w->joint_alive[j] ? " and its slot reused" : "");
         return -1;
@@ -258,6 +259,7 @@ ctn_status ctn_joint_remove(ctn_world *w, ctn_joint_id handle) {
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT,
                          "ctn_joint_remove: joint %lld is a contact of the built-in collision detection, which removes it", (long long)ctn_joint_id_to_int(handle));
     ctn_status st = ctn__sync(w);
+    if (st == CTN_OK) st = ctn__joint_gens(w); /* the removal raises the slot's generation */
     if (st != CTN_OK) return st;
     ctn__joint_kill(w, id);
     return CTN_OK;
@@ -318,9 +320,20 @@ ctn_status ctn__joint_slot_take(ctn_world *w, int *slot) {
     if (st != CTN_OK) return st;
     *slot = w->joint_count++;
     w->joint_pos[*slot] = w->joint_at[*slot] = *slot; /* a fresh slot is stored at the end */
-    w->joint_gen[*slot] = 0;
+    if (w->joint_gen) w->joint_gen[*slot] = 0;
     w->joint_alive[*slot] = 0;
     return CTN_OK;
+}
+
+/* The slot generations, all 0, where the world holds none; 0 out of memory. */
+static int gens_made(ctn_world *w) {
+    if (!w->joint_gen) w->joint_gen = ctn__calloc(w->joint_capacity > 0 ? (size_t)w->joint_capacity : 1, sizeof *w->joint_gen);
+    return w->joint_gen != NULL;
+}
+
+ctn_status ctn__joint_gens(ctn_world *w) {
+    if (gens_made(w)) return CTN_OK;
+    return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the generations of %d joints", w->joint_count);
 }
 
 ctn_status ctn__joint_slots_hold(ctn_world *w) {
@@ -340,6 +353,12 @@ ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) 
     /* a new joint starts cold (no warm start from a reused slot's previous joint): where the position of the slot
      * ctn__joint_slot_take gives (the free stack's top, else a fresh one at the end, which a truncation may have left
      * inside the layout) is in the layout, which would then name it, the layout's slots are kept explicitly first */
+    /* a built-in contact is removed by the collision detection inside a step, where nothing may fail: the
+     * generations it will raise first */
+    if (def->flags & CTN_JF_AUTO) {
+        ctn_status made = ctn__joint_gens(w);
+        if (made != CTN_OK) return made;
+    }
     int reuse = w->joint_free_count > 0 && !w->append_slots;
     if ((reuse ? w->joint_pos[w->joint_free[w->joint_free_count - 1]] : w->joint_count) < w->topo.joint_count) {
         ctn_status held = ctn__joint_slots_hold(w);
@@ -373,8 +392,12 @@ void ctn__joint_kill(ctn_world *w, int id) {
         w->body_refs[ctn__jcore(w, id)->a]--;
         if (ctn__jcore(w, id)->b >= 0) w->body_refs[ctn__jcore(w, id)->b]--;
     }
-    w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1); /* modulo 65536: the handle's generation */
-    w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
+    /* modulo 65536: the handle's generation. The array exists (made by the callers that can fail) unless out
+     * of memory here, where the slot is not offered again: a dead slot never reused keeps its handles stale */
+    if (gens_made(w)) {
+        w->joint_gen[id] = (uint16_t)(w->joint_gen[id] + 1);
+        w->joint_free[w->joint_free_count++] = id; /* the stack has room for every slot */
+    }
     w->live_joints--;
     w->topology_dirty = 1;
 }

@@ -80,7 +80,8 @@ typedef struct ctn_joint_snapshot {
     int has_extra, extra_capacity;
     int *joint_pos, *joint_at;
     unsigned char *joint_alive;
-    uint16_t *joint_gen;
+    uint16_t *joint_gen;      /* where the world held them (has_joint_gen) */
+    int has_joint_gen, gen_capacity;
     int *joint_free;
     int *joint_slot;          /* the explicit map where the world held one (joint_slot_held) */
     int joint_slot_held, slot_capacity;
@@ -146,7 +147,9 @@ struct ctn_world {
     int body_names_capacity;
     char **joint_names;       /* [joint_names_capacity] names (host/core/joint_names.c), NULL: none */
     int joint_names_capacity;
-    uint16_t *body_gen;       /* [body_capacity] generation of each slot, modulo 65536 (the handle's width) */
+    /* [body_capacity] generation of each slot, modulo 65536 (the handle's width; ctn__body_gen), NULL while every
+     * slot's is 0: made by the first ctn_body_remove (ctn__body_gens), the only edit that raises one */
+    uint16_t *body_gen;
     int *body_free;           /* [body_capacity] freed slots, a stack (the last freed is reused first) */
     int body_free_count;
 
@@ -167,12 +170,16 @@ struct ctn_world {
     int *joint_at;            /* storage position -> slot */
     unsigned char *joint_alive;
     /* Joint slot -> its solver slot in the last layout (ctn__joint_layout_slot): its storage position where that is
-     * below topo.joint_count, the table being stored in solver order from the build on. Three edits break that
-     * until the next build: a slot reused while its position is in the layout (it starts cold), and a table
-     * truncation that moves slots with the host impulses stale; they keep the map explicitly here first
-     * (joint_slot_held: -1 for none; allocated on first need, grown with the table, host/core/joint.c) */
+     * below topo.joint_count, the table being stored in solver order from the build on (a truncation that moves
+     * slots moves their impulses too, ctn__joint_table_truncate). A joint inserted into a slot whose position is
+     * in the layout (a reused slot, or a fresh one after a truncation shrank the table) must start cold, which
+     * breaks that until the next build: the map is kept explicitly here first (joint_slot_held; -1 for none;
+     * allocated on first need, grown with the table, host/core/joint.c) */
     int *joint_slot;
     int joint_slot_held;
+    /* [joint_capacity] generation of each slot, modulo 65536 (ctn__joint_gen), NULL while every slot's is 0: made
+     * before a removal raises one (ctn__joint_gens: ctn_joint_remove, the first built-in contact, else
+     * ctn__joint_kill itself) */
     uint16_t *joint_gen;
     int *joint_free;
     int joint_free_count;
@@ -262,6 +269,12 @@ static inline int ctn__joint_layout_slot(const ctn_world *w, int id) {
 /* Counts the live joints on each body into ctn_world.body_refs where the world holds none (host/core/body.c);
  * fails only out of memory, changing nothing. */
 ctn_status ctn__body_refs(ctn_world *w);
+/* Makes ctn_world.body_gen (all 0) where the world holds none (host/core/body.c); fails only out of memory,
+ * changing nothing. */
+ctn_status ctn__body_gens(ctn_world *w);
+/* Makes ctn_world.joint_gen (all 0) where the world holds none (host/core/joint.c); fails only out of memory,
+ * changing nothing. */
+ctn_status ctn__joint_gens(ctn_world *w);
 /* Keeps the layout's slots explicitly (ctn_world.joint_slot) before an edit that breaks the positions' map
  * (host/core/joint.c); fails only out of memory, changing nothing. */
 ctn_status ctn__joint_slots_hold(ctn_world *w);
@@ -313,13 +326,15 @@ int ctn__joint_index(ctn_world *w, ctn_joint_id id, const char *field);
 int ctn__body_lookup(const ctn_world *w, ctn_body_id id);
 int ctn__joint_lookup(const ctn_world *w, ctn_joint_id id);
 /* Public handle of body slot i (CTN_WORLD for i < 0) and of joint slot j. */
+static inline uint16_t ctn__body_gen(const ctn_world *w, int i) { return w->body_gen ? w->body_gen[i] : 0; }
 static inline ctn_body_id ctn__body_handle(const ctn_world *w, int i) {
     if (i < 0) return CTN_WORLD;
-    ctn_body_id id = {i + 1, (uint16_t)w->tag, (uint16_t)w->body_gen[i]};
+    ctn_body_id id = {i + 1, (uint16_t)w->tag, ctn__body_gen(w, i)};
     return id;
 }
+static inline uint16_t ctn__joint_gen(const ctn_world *w, int j) { return w->joint_gen ? w->joint_gen[j] : 0; }
 static inline ctn_joint_id ctn__joint_handle(const ctn_world *w, int j) {
-    ctn_joint_id id = {j + 1, (uint16_t)w->tag, (uint16_t)w->joint_gen[j]};
+    ctn_joint_id id = {j + 1, (uint16_t)w->tag, ctn__joint_gen(w, j)};
     return id;
 }
 /* The public type of a stored joint: an implicit spring is stored as a distance row (CTN_JF_IMPLICIT_SPRING). */
@@ -565,7 +580,8 @@ ctn_body_force *ctn__body_force_alloc(size_t cap, const ctn_body_force *old, siz
 void ctn__body_force_recount(ctn_world *w);
 
 /* Frees body slot `id` (no checks; joints on it and its shape must be gone): its generation is bumped and
- * the slot goes on the free stack (host/core/body.c, for ctn_body_remove). */
+ * the slot goes on the free stack (host/core/body.c, for ctn_body_remove, which makes the generations first:
+ * ctn__body_gens). */
 void ctn__body_release(ctn_world *w, int id);
 
 /* The world without a backend, and its storage freed (host/core/world.c); the public ctn_world_create,

@@ -80,11 +80,11 @@ static void header(unsigned char *h, uint64_t payload, uint64_t payload_hash) {
 }
 
 /* Slot generations: kept modulo 65536 (uint16_t, world.h), stored as 32-bit values, the format's width. */
-static void ck_put_gens(ck_writer *wr, const uint16_t *gen, size_t n) {
+static void ck_put_gens(ck_writer *wr, const uint16_t *gen, size_t n) { /* gen NULL: all 0 */
     uint32_t buf[256];
     for (size_t i = 0; i < n;) {
         size_t k = 0;
-        for (; k < 256 && i < n; ++k, ++i) buf[k] = gen[i];
+        for (; k < 256 && i < n; ++k, ++i) buf[k] = gen ? gen[i] : 0u;
         ck_put(wr, buf, k * sizeof *buf);
     }
 }
@@ -507,6 +507,12 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     }
     ck_get(&r, w->body_refs, (size_t)nb * sizeof *w->body_refs);
     int gens_ok = ck_get_gens(&r, w->body_gen, (size_t)nb);
+    int any_gen = 0; /* a world none of whose bodies was removed holds no generations (ctn__body_gens) */
+    for (int32_t i = 0; i < nb && !any_gen && !r.short_read; ++i) any_gen = w->body_gen[i] != 0;
+    if (!any_gen && !r.short_read) {
+        ctn__free(w->body_gen);
+        w->body_gen = NULL;
+    }
     ck_get(&r, w->body_free, (size_t)free_b * sizeof *w->body_free);
     w->body_count = nb;
     /* every body's floats are ones the API could have stored (host/io/checkpoint_values.c) */
@@ -546,6 +552,12 @@ ctn_status ctn_world_load(const char *path, const ctn_world_desc *desc, ctn_worl
     w->topo.extra = w->joint_extra;
     ck_get(&r, w->joint_alive, (size_t)nj);
     gens_ok &= ck_get_gens(&r, w->joint_gen, (size_t)nj);
+    any_gen = 0; /* the same for the joints (ctn__joint_gens) */
+    for (int32_t j = 0; j < nj && !any_gen && !r.short_read; ++j) any_gen = w->joint_gen[j] != 0;
+    if (!any_gen && !r.short_read) {
+        ctn__free(w->joint_gen);
+        w->joint_gen = NULL;
+    }
     ck_get(&r, w->joint_free, (size_t)free_j * sizeof *w->joint_free);
     ck_get(&r, lambda, (size_t)nj * 6 * sizeof *lambda);
     if (!r.short_read && !ctn__ck_impulses_ok(&r, lambda, nj, 6)) {
