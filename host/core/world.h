@@ -227,7 +227,10 @@ struct ctn_world {
      * arrays of the double buffer. Once the step forked an array (snapshot_forked), its spare holds the state
      * the step started from; before that the world's array does, and the spare holds nothing. */
     int snapshot_bodies;      /* capacity of snapshot_vel (>= body_capacity after ctn__snapshot_take) */
-    int snapshot_pose_bodies; /* capacity of snapshot_pose; 0 while none is held (a step that writes the poses in place) */
+    /* capacity of snapshot_pose; 0 while none is held (an iterative solver's step that writes the poses in place) */
+    int snapshot_pose_bodies;
+    /* after an integration in place (CTN_SNAP_POSE_IN_PLACE) nothing of the step's start: the exact solver's
+     * projection keeps its copy of the poses here (host/solve/solver_cpu.c keep_array) */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
     unsigned snapshot_forked; /* CTN_SNAP_* bits: the arrays the step has forked */
