@@ -528,7 +528,9 @@ ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_
 #define CTN_SNAP_POSE 1u   /* w->pose, spare snapshot_pose */
 #define CTN_SNAP_VEL 2u    /* w->vel, spare snapshot_vel */
 #define CTN_SNAP_LAMBDA 4u /* w->topo.lambda, spare topo.lambda_prev */
-#define CTN_SNAP_POSE_IN_PLACE 8u /* the poses were written in place, after the step's divergence test (no undo needed) */
+/* the poses were written in place after the step's divergence test passed, or left untouched where it failed
+ * (the CPU backend's in_place_test): no undo needed either way */
+#define CTN_SNAP_POSE_IN_PLACE 8u
 /* The pose spare for a step whose take had pose_spare = 0 and that must fork or copy the poses after all
  * (held to body_capacity poses). */
 ctn_status ctn__snapshot_pose_spare(ctn_world *w);
