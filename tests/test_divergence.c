@@ -378,7 +378,8 @@ static void in_place_undo(void) {
  * the divergence test runs before the integration, which writes the poses in place, and the projection keeps
  * its copies (POSES_KEEP, POSES_UNDO) in the pose spare, which holds nothing of the step's start then: no
  * pose_copy is reserved. Every step equals the one of a twin without a speed limit, which forks its poses (the
- * spare holds the start, the projection copies into pose_copy), bit for bit; a step that diverges is undone
+ * spare holds the start, the projection copies into pose_copy), bit for bit, those whose projection undid a
+ * step (POSES_UNDO: the spare becomes the world's poses) among them; a step that diverges is undone
  * with its poses never moved (the projection after the test does nothing) and the state bit for bit as before. */
 static void direct_in_place(void) {
     ctn_world *w[2] = {NULL, NULL};
@@ -396,10 +397,12 @@ static void direct_in_place(void) {
         ctn_chain_desc c = ctn_chain_desc_default(200); /* ball joints, released horizontally: the projection works */
         CHECK(ctn_scene_chain(w[k], &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w[k]));
     }
-    int n = ctn_world_body_count(w[0]), undos = 0;
+    int n = ctn_world_body_count(w[0]), undos = 0, swapped = 0;
     for (int s = 0; s < 40; ++s) {
+        const ctn_pose *held = w[0]->pose;
         CHECK(ctn_world_step(w[0]) == CTN_OK && ctn_world_step(w[1]) == CTN_OK, "step %d: %s %s", s, ctn_world_last_error(w[0]),
               ctn_world_last_error(w[1]));
+        swapped += w[0]->pose != held; /* an odd number of POSES_UNDO: the spare became the world's poses */
         double *a = snapshot(w[0], n), *b = snapshot(w[1], n);
         CHECK(memcmp(a, b, sizeof(double) * 13 * (size_t)n) == 0, "step %d: in place and forked differ", s);
         free(a), free(b);
@@ -411,6 +414,7 @@ static void direct_in_place(void) {
     CHECK(ctn__cpu_pose_copy_capacity(w[1]) >= n, "forked: pose_copy held (%d poses)", ctn__cpu_pose_copy_capacity(w[1]));
     CHECK(w[0]->snapshot_pose != NULL, "in place: the pose spare is the projection's copy");
     CHECK(undos > 0, "the projection took a Newton step in 40 steps (%d)", undos);
+    CHECK(swapped > 0, "a projection step undone into the pose spare, compared with the twin's (%d steps)", swapped);
     undo_keeps_checkpoint(w[0], "chain:200, direct 1x1 velocity, in place"); /* and one step after it */
     CHECK(ctn_world_step(w[1]) == CTN_OK, "twin: %s", ctn_world_last_error(w[1]));
     /* a step that diverges: undone, the poses never moved */

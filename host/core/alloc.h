@@ -18,6 +18,16 @@ void *ctn__realloc(void *p, size_t size);
 void ctn__free(void *p);
 char *ctn__strdup(const char *s);
 
+/* Grows the array `ptr` to `n` elements in place through ctn__realloc (tmp: a void * to hold the result):
+ * 1 with ptr at the grown block (its first elements unchanged), 0 when out of memory (ptr unchanged and still
+ * valid). Growing an array this way rather than by a fresh block, a copy and a free keeps the old and the new
+ * block from being resident at once where the allocator can move a block without copying it (glibc moves
+ * one mapped on its own, above its mmap threshold, with mremap), and frees no block: glibc raises its
+ * mmap threshold to the size of a freed mapped block, so freeing the old arrays as a world grows sends the
+ * next arrays of up to that size (the solver's layouts and scratch) to the heap, whose freed pages it keeps
+ * resident. */
+#define CTN__REGROW(ptr, n, tmp) (((tmp) = ctn__realloc((ptr), (n) * sizeof *(ptr))) != NULL ? ((ptr) = (tmp), 1) : 0)
+
 #ifdef __cplusplus
 }
 #endif

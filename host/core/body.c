@@ -48,7 +48,8 @@ static int finite_n(const double *v, int n) {
     return 1;
 }
 
-/* Grows the body arrays to hold `need` slots; on failure nothing changes. */
+/* Grows the body arrays to hold `need` slots, each in place (CTN__REGROW); on failure the world is unchanged
+ * (the arrays grown before the failing one keep their larger blocks, the capacity stays). */
 static ctn_status body_reserve(ctn_world *w, int need) {
     if (need <= w->body_capacity) return CTN_OK;
     if (need > CTN_MAX_BODIES) return ctn__fail(w, CTN_ERR_LIMIT, "body count would exceed CTN_MAX_BODIES (%d)", CTN_MAX_BODIES);
@@ -57,54 +58,20 @@ static ctn_status body_reserve(ctn_world *w, int need) {
     if (cap > CTN_MAX_BODIES) cap = CTN_MAX_BODIES;
     if (ctn__mul_overflows(cap, sizeof(ctn_props)) || ctn__mul_overflows(cap, sizeof(ctn_pose)) || ctn__mul_overflows(cap, sizeof(ctn_inertia)))
         return ctn__fail(w, CTN_ERR_LIMIT, "%zu bodies do not fit this machine's address space", cap);
-    ctn_pose *pose = ctn__malloc(cap * sizeof *pose);
-    ctn_vel *vel = ctn__malloc(cap * sizeof *vel);
-    ctn_inertia *in = ctn__malloc(cap * sizeof *in);
-    ctn_props *pr = ctn__malloc(cap * sizeof *pr);
-    int *refs = w->body_refs ? ctn__malloc(cap * sizeof *refs) : NULL; /* where the world counts them (world.h) */
-    uint16_t *gen = w->body_gen ? ctn__malloc(cap * sizeof *gen) : NULL; /* where a body was removed (world.h) */
-    int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    /* the user forces only where the world has some (host/core/body_force.c): the new slots' zero */
+    /* the user forces only where the world has some (host/core/body_force.c): a fresh array, the new slots' zero */
     ctn_body_force *bf = w->body_force ? ctn__body_force_alloc(cap, w->body_force, (size_t)w->body_count) : NULL;
-    if (!pose || !vel || !in || !pr || (w->body_refs && !refs) || (w->body_gen && !gen) || !free_slots || (w->body_force && !bf)) {
+    void *t;
+    if ((w->body_force && !bf) || !CTN__REGROW(w->pose, cap, t) || !CTN__REGROW(w->vel, cap, t) || !CTN__REGROW(w->inertia, cap, t) ||
+        !CTN__REGROW(w->props, cap, t) || (w->body_refs && !CTN__REGROW(w->body_refs, cap, t)) || /* where the world counts them (world.h) */
+        (w->body_gen && !CTN__REGROW(w->body_gen, cap, t)) || /* where a body was removed (world.h) */
+        !CTN__REGROW(w->body_free, cap, t)) {
         ctn__free(bf);
-        ctn__free(pose);
-        ctn__free(vel);
-        ctn__free(in);
-        ctn__free(pr);
-        ctn__free(refs);
-        ctn__free(gen);
-        ctn__free(free_slots);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing body arrays to %zu", cap);
     }
-    size_t n = (size_t)w->body_count;
-    if (n) {
-        memcpy(pose, w->pose, n * sizeof *pose);
-        memcpy(vel, w->vel, n * sizeof *vel);
-        memcpy(in, w->inertia, n * sizeof *in);
-        memcpy(pr, w->props, n * sizeof *pr);
-        if (refs) memcpy(refs, w->body_refs, n * sizeof *refs);
-        if (gen) memcpy(gen, w->body_gen, n * sizeof *gen);
-    }
-    if (w->body_free_count) memcpy(free_slots, w->body_free, (size_t)w->body_free_count * sizeof *free_slots);
-    ctn__free(w->pose);
-    ctn__free(w->vel);
-    ctn__free(w->inertia);
-    ctn__free(w->props);
-    ctn__free(w->body_refs);
-    ctn__free(w->body_gen);
-    ctn__free(w->body_free);
     if (w->body_force) {
         ctn__free(w->body_force);
         w->body_force = bf;
     }
-    w->pose = pose;
-    w->vel = vel;
-    w->inertia = in;
-    w->props = pr;
-    w->body_refs = refs;
-    w->body_gen = gen;
-    w->body_free = free_slots;
     w->body_capacity = (int)cap;
     return CTN_OK;
 }

@@ -15,7 +15,7 @@
  *
  * A step whose only writer of the poses is its final integration (the velocity step with one substep and no
  * position projection: Gauss-Seidel, Jacobi, CG; host/solve/solver_cpu.c cpu_integrate) holds no pose spare
- * (48 bytes a body): the divergence test of what the integration reads (the velocities, the impulses, the
+ * (40 bytes a body): the divergence test of what the integration reads (the velocities, the impulses, the
  * residual) runs before it, a step that fails there is undone by the velocity and impulse swaps alone with
  * the poses never touched, and one that passes, with every pose and joint anchor within the bounds under
  * which the integration and the joint errors after it are finite, integrates in place (CTN_SNAP_POSE_IN_PLACE).

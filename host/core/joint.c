@@ -53,7 +53,8 @@ ctn_status ctn_joint_desc_set_pivot(ctn_world *w, ctn_joint_desc *d, const doubl
     return CTN_OK;
 }
 
-/* Grows the joint arrays to hold `need` slots; on failure nothing changes. */
+/* Grows the joint arrays to hold `need` slots, each in place (CTN__REGROW); on failure the world is unchanged
+ * (the arrays grown before the failing one keep their larger blocks, the capacity stays). */
 static ctn_status joint_reserve(ctn_world *w, int need) {
     if (need <= w->joint_capacity) return CTN_OK;
     if (need > CTN_MAX_JOINTS) return ctn__fail(w, CTN_ERR_LIMIT, "joint count would exceed CTN_MAX_JOINTS (%d)", CTN_MAX_JOINTS);
@@ -62,53 +63,24 @@ static ctn_status joint_reserve(ctn_world *w, int need) {
     if (cap > CTN_MAX_JOINTS) cap = CTN_MAX_JOINTS;
     if (ctn__mul_overflows(cap, sizeof(ctn_joint_def)))
         return ctn__fail(w, CTN_ERR_LIMIT, "%zu joints do not fit this machine's address space", cap);
-    ctn_joint_core *defs = ctn__malloc(cap * sizeof *defs);
-    /* the extras only where the world keeps them (joint_store.c) */
+    /* the extras only where the world keeps them (joint_store.c): a fresh array, the new slots' defaults */
     ctn_joint_extra *extra = w->joint_extra ? ctn__joint_extra_alloc(cap, w->joint_extra, (size_t)w->joint_count) : NULL;
-    int *pos = ctn__malloc(cap * sizeof *pos), *at = ctn__malloc(cap * sizeof *at);
-    unsigned char *alive = ctn__malloc(cap);
-    int *slot = w->joint_slot ? ctn__malloc(cap * sizeof *slot) : NULL; /* where the world keeps the map (world.h) */
-    uint16_t *gen = w->joint_gen ? ctn__malloc(cap * sizeof *gen) : NULL; /* where a joint was removed (world.h) */
-    int *free_slots = ctn__malloc(cap * sizeof *free_slots);
-    if (!defs || !pos || !at || !alive || (w->joint_slot && !slot) || (w->joint_gen && !gen) || !free_slots || (w->joint_extra && !extra)) {
-        ctn__free(defs);
+    void *t;
+    int ok = (!w->joint_extra || extra) && CTN__REGROW(w->joint_core, cap, t) && CTN__REGROW(w->joint_pos, cap, t) &&
+             CTN__REGROW(w->joint_at, cap, t) && CTN__REGROW(w->joint_alive, cap, t) &&
+             (!w->joint_slot || CTN__REGROW(w->joint_slot, cap, t)) && /* where the world keeps the map (world.h) */
+             (!w->joint_gen || CTN__REGROW(w->joint_gen, cap, t)) && /* where a joint was removed (world.h) */
+             CTN__REGROW(w->joint_free, cap, t);
+    if (ok && w->joint_extra) {
+        ctn__free(w->joint_extra);
+        w->joint_extra = extra;
+    }
+    w->topo.order = w->joint_at; /* the layout's order is the table's first positions */
+    if (!w->topo.defs_owned) w->topo.defs = w->joint_core, w->topo.extra = w->joint_extra; /* the layout's definitions are the table's first entries */
+    if (!ok) {
         ctn__free(extra);
-        ctn__free(pos);
-        ctn__free(at);
-        ctn__free(alive);
-        ctn__free(slot);
-        ctn__free(gen);
-        ctn__free(free_slots);
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory growing joint arrays to %zu", cap);
     }
-    size_t n = (size_t)w->joint_count;
-    if (n) {
-        memcpy(defs, w->joint_core, n * sizeof *defs);
-        memcpy(pos, w->joint_pos, n * sizeof *pos);
-        memcpy(at, w->joint_at, n * sizeof *at);
-        memcpy(alive, w->joint_alive, n);
-        if (slot) memcpy(slot, w->joint_slot, n * sizeof *slot);
-        if (gen) memcpy(gen, w->joint_gen, n * sizeof *gen);
-    }
-    if (w->joint_free_count) memcpy(free_slots, w->joint_free, (size_t)w->joint_free_count * sizeof *free_slots);
-    ctn__free(w->joint_core);
-    ctn__free(w->joint_extra);
-    ctn__free(w->joint_pos);
-    ctn__free(w->joint_at);
-    ctn__free(w->joint_alive);
-    ctn__free(w->joint_slot);
-    ctn__free(w->joint_gen);
-    ctn__free(w->joint_free);
-    w->joint_core = defs;
-    w->joint_extra = extra;
-    w->joint_pos = pos;
-    w->joint_at = at;
-    w->topo.order = at; /* the layout's order is the table's first positions */
-    if (!w->topo.defs_owned) w->topo.defs = defs, w->topo.extra = extra; /* the layout's definitions are the table's first entries */
-    w->joint_alive = alive;
-    w->joint_slot = slot;
-    w->joint_gen = gen;
-    w->joint_free = free_slots;
     w->joint_capacity = (int)cap;
     return CTN_OK;
 }

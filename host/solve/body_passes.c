@@ -445,16 +445,11 @@ void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_v
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : top2) reduction(min : bad)
 #endif
         for (int i = 0; i < n; ++i) {
-            const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
-            /* ctn__body_diverged's test of the state's finite values, as it is */
-            ctn_lanes nf = ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 6, ctn__lanes_all)),
-                                         ctn__lanes_or(ctn__lanes_nonfinite(pf + 3, ctn__lanes_xyz),
-                                                       ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_all), ctn__lanes_nonfinite(vf + 2, ctn__lanes_zw))));
-            if (ctn__lanes_any(nf)) {
+            if (ctn__lanes_any(ctn__state_nonfinite(&pose[i], &vel[i]))) { /* ctn__body_diverged's finite test */
                 bad = i < bad ? i : bad;
                 continue;
             }
-            float x = speed2_of(vf);
+            float x = speed2_of((const float *)(const void *)&vel[i]);
             if (x > t2) bad = i < bad ? i : bad;      /* faster than the limit */
             else top2 = x > top2 ? x : top2;          /* the largest speed is the root of the largest square */
         }

@@ -107,6 +107,8 @@ static int order_paths(const ctn_world *w, direct_chain *c, const int *deg, cons
     return 1;
 }
 
+int ctn__chain_anchored(const direct_chain *c) { return c->anchored; }
+
 /* Separators: P - 1 positions splitting the sequence into P segments of at least one node each. */
 static void place_separators(direct_chain *c, int want) {
     int m = c->m, P = want > 0 ? want : (m >= 2 * CHAIN_MIN_SEGMENT ? CHAIN_CPU_SEGMENTS : 1);
@@ -164,12 +166,18 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     for (int p = 1; p < m && c->uniform; ++p)
         if (ctn__direct_rows_at(t, c->slot[p]) != c->uniform) c->uniform = 0;
     if (!c->uniform && !(c->n = ctn__malloc(n1))) goto fail; /* rows per position: implicit (uniform) where all match */
-    for (int p = 0; p < m; ++p) {
+    c->anchored = 1;
+    for (int p = 0, anchors = 0; p < m; ++p) {
         const ctn_joint_core *d = &t->defs[c->slot[p]];
         int n = ctn__direct_rows_at(t, c->slot[p]);
         if (c->n) c->n[p] = (unsigned char)n;
         if (is_dynamic(w, d->a)) c->dyn[p] |= DYN_A | (ctn__direct_body_dof(w, d->a) == 6 ? ROT_A : 0);
         if (is_dynamic(w, d->b)) c->dyn[p] |= DYN_B | (ctn__direct_body_dof(w, d->b) == 6 ? ROT_B : 0);
+        /* a path holds every joint of its dynamic bodies: its joints with one end not dynamic are the joints
+         * from that set of bodies to the rest (p is the last of its path where it shares no body with p + 1) */
+        anchors += !(c->dyn[p] & DYN_A) != !(c->dyn[p] & DYN_B);
+        if (anchors > 1) c->anchored = 0;
+        if (c->shared[p] < 0) anchors = 0;
         ko += (size_t)n * n;
         vo += (size_t)n;
         if (p + 1 < m) co += (size_t)n * ctn__direct_rows_at(t, c->slot[p + 1]);

@@ -152,6 +152,9 @@ void ctn__chain_set_balls(direct_chain *c, const ctn_ball_row *balls);
 /* The factor (pivot inverses K, couplings T_E in C) and the last solve's x (y) of the layout, and their
  * lengths in doubles: for tests that compare two factor walks bit for bit. */
 void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny);
+/* Whether every path of layout c has at most one joint to a body that is not dynamic (the world, a static or a
+ * kinematic body): host/solve/pipeline.c's anchored_once for a chain layout, found by the build without scratch. */
+int ctn__chain_anchored(const direct_chain *c);
 /* Whether the joint in slot has a position in the chain (is solved by it). */
 int ctn__chain_has(const direct_chain *c, int slot);
 void ctn__chain_solve_rest(ctn_world *w, direct_chain *c, const ctn_block *blocks);

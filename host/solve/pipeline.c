@@ -208,7 +208,12 @@ static int set_root(int *root, int x) {
 
 static int anchored_once(ctn_world *w) {
     if (w->warm_version == w->topology_version + 1u) return w->warm_anchored;
-    int n = w->topo.body_count, m = w->topo.joint_count, ok = 1;
+    int n = w->topo.body_count, m = w->topo.joint_count, ok = ctn__direct_anchored(w);
+    if (ok >= 0) { /* a chain layout's paths are those sets, found by its build: no scratch (8 bytes a body) here */
+        w->warm_version = w->topology_version + 1u, w->warm_anchored = ok;
+        return ok;
+    }
+    ok = 1;
     int *root = n > 0 ? ctn__malloc((size_t)n * 2 * sizeof *root) : NULL;
     if (!root) return 0; /* not known: the warm start runs */
     int *held = root + n;

@@ -49,6 +49,9 @@ void ctn__direct_set_substep(ctn_world *w, float h, float warm);
  * and ctn__direct_resolve solves the current right-hand side with the factor the last ctn__solve_direct_ex
  * left (same blocks, same inertias; no factorisation), applying the impulses and velocity changes. */
 int ctn__direct_exact(const ctn_world *w);
+/* Whether every set of dynamic bodies joined by joints has at most one joint to a body that is not dynamic, where
+ * the prepared layout is an exact chain layout of the current topology (1 or 0; -1: not known from the layout). */
+int ctn__direct_anchored(const ctn_world *w);
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks); /* the factor alone, for later ctn__direct_resolve */
 void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks);
 /* ctn__direct_resolve from rest (the projection's chord steps): velocities and impulses zero, the right-hand

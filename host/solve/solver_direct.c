@@ -547,6 +547,11 @@ int ctn__direct_exact(const ctn_world *w) {
     return s && s->valid && s->version == w->topology_version && (s->chain || s->extra_count == 0);
 }
 
+int ctn__direct_anchored(const ctn_world *w) {
+    const direct_state *s = w->direct_data;
+    return ctn__direct_exact(w) && s->chain ? ctn__chain_anchored(s->chain) : -1;
+}
+
 /* A solve with the factor in place: the substep's first solve after ctn__chain_factor / ctn__forest_factor
  * already ran, so the chain path does its own forward substitution (c->forwarded is 0) and the forest
  * path takes r itself (s->resolve is 0 with no extra joints). */
