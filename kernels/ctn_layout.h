@@ -23,7 +23,9 @@
 #define CTN_LAYOUT_OFFSETOF(type, field) offsetof(type, field)
 #endif
 
-/* Sizes (bytes): each record is 4-byte fields only, without padding (the pose and the ball row are 40 bytes, the inertia 28, the velocity 24). */
+/* Sizes (bytes): each record is 4-byte fields only (its pad fields explicit ones), so that neither compiler inserts
+ * padding; the sizes are multiples of 4, not of 16 (the pose and the ball row are 40 bytes, the inertia 28, the
+ * velocity 24). */
 CTN_LAYOUT_ASSERT(sizeof(ctn_v3) == 12, v3_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_quat) == 16, quat_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_sym3) == 24, sym3_size);

@@ -36,8 +36,8 @@ static inline ctn_lanes ctn__lanes_nonfinite(const void *x, const uint32_t *mask
 static inline ctn_lanes ctn__lanes_or(ctn_lanes a, ctn_lanes b) { return a | b; }
 static inline int ctn__lanes_any(ctn_lanes a) { return (a & 0x80000000u) != 0; }
 #endif
-/* The masks: lanes 0..2 (a vector and not its pad), all four lanes, lanes 2 and 3 (the last two floats of six
- * read as floats 0..3 and 2..5). */
+/* The masks: lanes 0..2 (a vector and not the float after it, the next field of its record), all four lanes,
+ * lanes 2 and 3 (the last two floats of six read as floats 0..3 and 2..5). */
 #define CTN__E 0x7f800000u
 static const uint32_t ctn__lanes_xyz[4] = {CTN__E, CTN__E, CTN__E, 0u}, ctn__lanes_all[4] = {CTN__E, CTN__E, CTN__E, CTN__E};
 static const uint32_t ctn__lanes_zw[4] = {0u, 0u, CTN__E, CTN__E};

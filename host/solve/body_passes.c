@@ -185,7 +185,8 @@ static inline void world_inverse_inertia4(__m128 W, __m128 X, __m128 Y, __m128 Z
 /* ctn_body_inverse_inertia_augmented of bodies b..b+3 with alphas A (lane k: gs_h * alpha of body b + k, as the
  * shared function's argument): d_k / (1 + alpha d_k), R diag(d) R^T, zero where the body is not dynamic or is a
  * particle (computed and masked: the lanes are independent). augmented = 0: ctn_body_inverse_inertia, R
- * diag(d) R^T of the moments as they are (A unread). Writes the six entries of each, not the padding. */
+ * diag(d) R^T of the moments as they are (A unread). Writes the six entries of each, not the inverse mass after
+ * them (ctn_inertia). */
 static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b, int augmented, __m128 A, ctn_inertia *inertia) {
     __m128 W = _mm_loadu_ps(&pose[b].q.w), X = _mm_loadu_ps(&pose[b + 1].q.w);
     __m128 Y = _mm_loadu_ps(&pose[b + 2].q.w), Z = _mm_loadu_ps(&pose[b + 3].q.w);

@@ -51,9 +51,10 @@ typedef struct cpu_solver {
     ctn_vel *vel_copy;      /* velocities before forces (spring gather) / CG u = M^-1 J^T p / projection (none at rest) */
     /* poses before a projection step (CTN_STAGE_POSES_KEEP) where the divergence guard's pose spare holds the
      * step's start (a step that forked its poses, RATTLE's projection), and RATTLE's x_n: reserved only for such
-     * steps (cpu_begin, in_place_test, RATTLE_ENTER). POSES_UNDO swaps it with the world's array, so it holds
-     * pose_copy_cap >= w->body_capacity poses. A step that integrated in place keeps its projection's copy in
-     * the spare instead (keep_array), which holds nothing of the step's start then. */
+     * steps (cpu_begin; cpu_integrate where in_place_test finds a pose outside its bounds; RATTLE_ENTER).
+     * POSES_UNDO swaps it with the world's array, so it holds pose_copy_cap >= w->body_capacity poses. A step
+     * that integrated in place keeps its projection's copy in the spare instead (keep_array), which holds nothing
+     * of the step's start then. */
     ctn_pose *pose_copy;
     int pose_copy_cap;
     /* The projection after an integration in place (CTN_SNAP_POSE_IN_PLACE): kept_now, the copy holds the poses
@@ -499,8 +500,8 @@ static ctn_status cpu_begin(ctn_world *w) {
     c->scanned = 0;
     c->frozen = 0;
     /* the exact solver's projection copies the poses: into the pose spare after an integration in place (then
-     * free of the step's start), else into pose_copy, reserved here for such a step (and by in_place_test for one
-     * outside its bounds) */
+     * free of the step's start), else into pose_copy, reserved here for such a step (and by cpu_integrate for one
+     * outside in_place_test's bounds) */
     int direct = solver_is_direct(w);
     if (direct && !(c->poses_in_place && in_place_joints(w, c))) TRY_CPU(pose_copy_reserve(w, c));
     TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place || direct)); /* the state the step starts from: a diverged step is undone to it */
