@@ -211,6 +211,26 @@ static void inertia_hint(void) {
     }
 }
 
+/* A chain of `links` ball joints on the CPU's exact solver with the velocity integrator, `substeps` substeps,
+ * `iterations` iterations (0: the default) and the speed limit max_speed; NULL (a failed check) when it cannot
+ * be made. */
+static ctn_world *direct_chain(int links, int substeps, int iterations, double max_speed) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.solver = CTN_SOLVER_DIRECT;
+    d.integrator = CTN_INTEGRATOR_VELOCITY;
+    d.substeps = substeps;
+    if (iterations > 0) d.iterations = iterations;
+    d.max_speed = max_speed;
+    ctn_world *w = NULL;
+    char err[256];
+    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "direct world: %s", err);
+    if (!w) return NULL;
+    ctn_chain_desc c = ctn_chain_desc_default(links);
+    CHECK(ctn_scene_chain(w, &c, NULL) == CTN_OK, "chain:%d: %s", links, ctn_world_last_error(w));
+    return w;
+}
+
 /* 7. A world with a spring (an explicit force element, whose gather reads other bodies' velocities): the forces
  * are the step's first write of the velocities, from the spare of the double buffer; a forced divergence after
  * steps at 1 and 2 substeps leaves the checkpoint as it was, and the step after it is a twin's. */
@@ -218,17 +238,8 @@ static void spring_undo(void) {
     for (int sub = 1; sub <= 2; ++sub) {
         ctn_world *ws[2] = {NULL, NULL};
         for (int t = 0; t < 2; ++t) {
-            ctn_world_desc d = ctn_world_desc_default();
-            d.backend = CTN_BACKEND_CPU;
-            d.solver = CTN_SOLVER_DIRECT;
-            d.integrator = CTN_INTEGRATOR_VELOCITY;
-            d.substeps = sub;
-            d.max_speed = 1e4;
-            char err[256];
-            CHECK(ctn_world_create(&d, &ws[t], err, sizeof err) == CTN_OK, "spring world: %s", err);
+            ws[t] = direct_chain(8, sub, 0, 1e4);
             if (!ws[t]) continue;
-            ctn_chain_desc c = ctn_chain_desc_default(8);
-            CHECK(ctn_scene_chain(ws[t], &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(ws[t]));
             ctn_joint_desc j = ctn_joint_desc_default(CTN_JOINT_SPRING);
             j.body_a = HBODY(ws[t], 2);
             j.body_b = HBODY(ws[t], 6);
@@ -382,20 +393,13 @@ static void in_place_undo(void) {
  * step (POSES_UNDO: the spare becomes the world's poses) among them; a step that diverges is undone
  * with its poses never moved (the projection after the test does nothing) and the state bit for bit as before. */
 static void direct_in_place(void) {
-    ctn_world *w[2] = {NULL, NULL};
-    for (int k = 0; k < 2; ++k) {
-        ctn_world_desc d = ctn_world_desc_default();
-        d.backend = CTN_BACKEND_CPU;
-        d.solver = CTN_SOLVER_DIRECT;
-        d.integrator = CTN_INTEGRATOR_VELOCITY;
-        d.substeps = 1;
-        d.iterations = 1;
-        d.max_speed = k == 0 ? 1e4 : 0.0; /* the twin: no limit, so no test before the integration */
-        char err[256];
-        CHECK(ctn_world_create(&d, &w[k], err, sizeof err) == CTN_OK, "direct world: %s", err);
-        if (!w[k]) return;
-        ctn_chain_desc c = ctn_chain_desc_default(200); /* ball joints, released horizontally: the projection works */
-        CHECK(ctn_scene_chain(w[k], &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w[k]));
+    /* ball joints released horizontally (the projection works); the twin without a speed limit, so without the
+     * test before the integration */
+    ctn_world *w[2] = {direct_chain(200, 1, 1, 1e4), direct_chain(200, 1, 1, 0.0)};
+    if (!w[0] || !w[1]) {
+        ctn_world_destroy(w[0]);
+        ctn_world_destroy(w[1]);
+        return;
     }
     int n = ctn_world_body_count(w[0]), undos = 0, swapped = 0;
     for (int s = 0; s < 40; ++s) {
