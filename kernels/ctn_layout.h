@@ -24,13 +24,14 @@
 #endif
 
 /* Sizes (bytes): each record is 4-byte fields only (its pad fields explicit ones), so that neither compiler inserts
- * padding; the sizes are multiples of 4, not of 16 (the pose and the ball row are 40 bytes, the velocity 24). */
+ * padding; the sizes are multiples of 4, not of 16 (the pose and the ball row are 40 bytes, the inertia 28, the
+ * velocity 24). */
 CTN_LAYOUT_ASSERT(sizeof(ctn_v3) == 12, v3_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_quat) == 16, quat_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_sym3) == 24, sym3_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_pose) == 40, pose_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_vel) == 24, vel_size);
-CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 32, inertia_size);
+CTN_LAYOUT_ASSERT(sizeof(ctn_inertia) == 28, inertia_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_props) == 16, props_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_body_force) == 32, body_force_size);
 CTN_LAYOUT_ASSERT(sizeof(ctn_joint_def) == 112, joint_def_size);

@@ -126,7 +126,7 @@ static void ck_get_vels(ck_reader *r, ctn_vel *vel, ctn_inertia *inertia, size_t
         ck_vel f;
         ck_get(r, &f, sizeof f);
         vel[i].v = f.v, vel[i].w = f.w;
-        inertia[i].inv_mass = f.inv_mass, inertia[i].pad = 0.0f;
+        inertia[i].inv_mass = f.inv_mass;
     }
 }
 static void ck_get_inertias(ck_reader *r, ctn_inertia *inertia, size_t n) {

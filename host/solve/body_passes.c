@@ -185,8 +185,8 @@ static inline void world_inverse_inertia4(__m128 W, __m128 X, __m128 Y, __m128 Z
 /* ctn_body_inverse_inertia_augmented of bodies b..b+3 with alphas A (lane k: gs_h * alpha of body b + k, as the
  * shared function's argument): d_k / (1 + alpha d_k), R diag(d) R^T, zero where the body is not dynamic or is a
  * particle (computed and masked: the lanes are independent). augmented = 0: ctn_body_inverse_inertia, R
- * diag(d) R^T of the moments as they are (A unread). Writes the six entries of each, not the inverse mass and
- * pad after them (ctn_inertia). */
+ * diag(d) R^T of the moments as they are (A unread). Writes the six entries of each, not the inverse mass after
+ * them (ctn_inertia). */
 static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b, int augmented, __m128 A, ctn_inertia *inertia) {
     __m128 W = _mm_loadu_ps(&pose[b].q.w), X = _mm_loadu_ps(&pose[b + 1].q.w);
     __m128 Y = _mm_loadu_ps(&pose[b + 2].q.w), Z = _mm_loadu_ps(&pose[b + 3].q.w);
@@ -281,16 +281,16 @@ void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, co
             __m128 v = _mm_loadu_ps(src), w = _mm_loadu_ps(src + 2); /* (v, w.x), (v.z, w) */
             if (flags & CTN_BODY_FLAG_DYNAMIC) {
                 /* v += h (g + inv_mass (force + 0)); without user forces force + 0 = +0 + +0 = zero */
-                __m128 b = _mm_loadu_ps(&inertia[i].inv_inertia.xz); /* xz yz inv_mass pad */
+                __m128 b = _mm_loadu_ps(&inertia[i].inv_inertia.xy); /* xy xz yz inv_mass: the record's last 16 bytes */
                 __m128 f = forces ? _mm_add_ps(_mm_loadu_ps(&forces[i].force.x), zero) : zero;
-                __m128 dv = _mm_mul_ps(_mm_add_ps(g, _mm_mul_ps(f, _mm_shuffle_ps(b, b, _MM_SHUFFLE(2, 2, 2, 2)))), h);
+                __m128 dv = _mm_mul_ps(_mm_add_ps(g, _mm_mul_ps(f, _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 3, 3, 3)))), h);
                 v = keep_lane3(_mm_add_ps(v, dv), v);
                 if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) { /* w += h I^-1 (torque + 0), ctn_sym3_mul's sums */
                     __m128 t = forces ? _mm_add_ps(_mm_loadu_ps(&forces[i].torque.x), zero) : zero;
                     __m128 a = _mm_loadu_ps(&inertia[i].inv_inertia.xx);     /* xx yy zz xy */
-                    __m128 c0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 0)); /* xx xy xz */
-                    __m128 c1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 1, 3)); /* xy yy yz */
-                    __m128 c2 = _mm_shuffle_ps(b, a, _MM_SHUFFLE(2, 2, 1, 0)); /* xz yz zz */
+                    __m128 c0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 3, 0)); /* xx xy xz */
+                    __m128 c1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 2, 1, 3)); /* xy yy yz */
+                    __m128 c2 = _mm_shuffle_ps(b, a, _MM_SHUFFLE(2, 2, 2, 1)); /* xz yz zz */
                     __m128 m = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_shuffle_ps(t, t, 0x00)), _mm_mul_ps(c1, _mm_shuffle_ps(t, t, 0x55))),
                                           _mm_mul_ps(c2, _mm_shuffle_ps(t, t, 0xAA)));
                     w = _mm_add_ps(w, _mm_mul_ps(_mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 1, 0, 0)), h)); /* lanes 1..3: w + h m */
