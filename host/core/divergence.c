@@ -96,7 +96,7 @@ ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_
     }
     w->snapshot_inertia_kept = 0;
     if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
-    /* the inertias only where they are not a function of the poses (32 bytes a body resident otherwise); the
+    /* the inertias only where they are not a function of the poses (28 bytes a body resident otherwise); the
      * backend knows it without the test when the last step's last writer formed them so and the host has
      * changed no body since */
     if (!inertia_known_derived && !inertia_derived(w, n)) {
