@@ -401,7 +401,7 @@ static void direct_in_place(void) {
         ctn_world_destroy(w[1]);
         return;
     }
-    int n = ctn_world_body_count(w[0]), undos = 0, swapped = 0;
+    int n = ctn_world_body_count(w[0]), newton = 0, swapped = 0;
     for (int s = 0; s < 40; ++s) {
         const ctn_pose *held = w[0]->pose;
         CHECK(ctn_world_step(w[0]) == CTN_OK && ctn_world_step(w[1]) == CTN_OK, "step %d: %s %s", s, ctn_world_last_error(w[0]),
@@ -412,12 +412,12 @@ static void direct_in_place(void) {
         free(a), free(b);
         ctn_step_stats st;
         ctn_world_get_stats(w[0], &st);
-        undos += st.projection_factors > 0; /* a Newton step: a chord step was undone or the projection factored */
+        newton += st.projection_factors > 0; /* a Newton step: a chord step was undone or the projection factored */
     }
     CHECK(ctn__cpu_pose_copy_capacity(w[0]) == 0, "in place: no pose_copy (%d poses)", ctn__cpu_pose_copy_capacity(w[0]));
     CHECK(ctn__cpu_pose_copy_capacity(w[1]) >= n, "forked: pose_copy held (%d poses)", ctn__cpu_pose_copy_capacity(w[1]));
     CHECK(w[0]->snapshot_pose != NULL, "in place: the pose spare is the projection's copy");
-    CHECK(undos > 0, "the projection took a Newton step in 40 steps (%d)", undos);
+    CHECK(newton > 0, "the projection took a Newton step in 40 steps (%d)", newton);
     CHECK(swapped > 0, "a projection step undone into the pose spare, compared with the twin's (%d steps)", swapped);
     undo_keeps_checkpoint(w[0], "chain:200, direct 1x1 velocity, in place"); /* and one step after it */
     CHECK(ctn_world_step(w[1]) == CTN_OK, "twin: %s", ctn_world_last_error(w[1]));
