@@ -3,7 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "core/world.h" /* w->inertia, w->snapshot_inertia_kept */
-#include "solve/solve.h" /* ctn__cpu_pose_copy_capacity */
+#include "solve/solve.h" /* ctn__cpu_pose_copy_capacity, ctn__cpu_project_unchecked_* */
 #include "ids.h"
 #include "check.h"
 #include "fixtures.h"
@@ -445,6 +445,73 @@ static void direct_in_place(void) {
     ctn_world_destroy(w[1]);
 }
 
+/* 9. The exact solver's projection after an integration in place, whose last step no decision checks
+ * (host/solve/solver_cpu.c project_unchecked): a fault (ctn__cpu_project_unchecked_fault) makes that step leave
+ * body 0's position NaN. The design undoes the step: the poses become the copy taken before it, which the
+ * step's twin without the fault keeps in its pose spare (keep_array); the step holds (CTN_OK, the poses and the
+ * joint errors finite), its velocities and impulses are the twin's bit for bit (the projection moves the poses
+ * alone), the moved poses went to the spare, and stepping goes on. chain:8 at 10 Hz: the projection runs all
+ * CTN_PROJECT_MAX steps in its first step. */
+static void unchecked_undo(void) {
+    ctn_world *w[2] = {NULL, NULL};
+    for (int t = 0; t < 2; ++t) {
+        w[t] = direct_chain(8, 1, 1, 1e4);
+        if (!w[t]) break;
+        ctn_world_desc d;
+        ctn_world_get_desc(w[t], &d);
+        d.time_step = 0.1;
+        CHECK(ctn_world_set_desc(w[t], &d) == CTN_OK, "%s", ctn_world_last_error(w[t]));
+    }
+    if (!w[0] || !w[1]) {
+        ctn_world_destroy(w[0]);
+        ctn_world_destroy(w[1]);
+        return;
+    }
+    int n = ctn_world_body_count(w[0]), m = ctn_world_joint_count(w[0]);
+    ctn__cpu_project_unchecked_fault(w[0], 1);
+    ctn_status st[2] = {ctn_world_step(w[0]), ctn_world_step(w[1])};
+    ctn__cpu_project_unchecked_fault(w[0], 0);
+    int counts[2][2];
+    for (int t = 0; t < 2; ++t) ctn__cpu_project_unchecked_counts(w[t], counts[t]);
+    CHECK(counts[0][0] == 1 && counts[0][1] == 1, "the unchecked last step ran and was undone (%d checked, %d undone)", counts[0][0], counts[0][1]);
+    CHECK(counts[1][0] == 1 && counts[1][1] == 0, "the twin's unchecked last step held (%d checked, %d undone)", counts[1][0], counts[1][1]);
+    CHECK(st[0] == CTN_OK && st[1] == CTN_OK, "the step holds: %s (%s), twin %s", ctn_status_name(st[0]), ctn_world_last_error(w[0]),
+          ctn_status_name(st[1]));
+    CHECK(w[0]->snapshot_forked & CTN_SNAP_POSE_IN_PLACE, "the step integrated in place");
+    int finite = 1;
+    for (int i = 0; i < n; ++i) {
+        const ctn_pose x = w[0]->pose[i];
+        finite &= isfinite(x.p.x) && isfinite(x.p.y) && isfinite(x.p.z) && isfinite(x.p_lo.x) && isfinite(x.p_lo.y) && isfinite(x.p_lo.z) &&
+                  isfinite(x.q.x) && isfinite(x.q.y) && isfinite(x.q.z) && isfinite(x.q.w);
+    }
+    CHECK(finite, "the poses after the undo are finite");
+    /* the poses before the last step: the copy the twin took (its spare); the moved ones: the twin's poses */
+    CHECK(memcmp(w[0]->pose, w[1]->snapshot_pose, sizeof(ctn_pose) * (size_t)n) == 0, "the poses are those before the last step, bitwise");
+    CHECK(isnan(w[0]->snapshot_pose[0].p.x), "the faulty poses went to the spare");
+    CHECK(memcmp(w[0]->snapshot_pose + 1, w[1]->pose + 1, sizeof(ctn_pose) * (size_t)(n - 1)) == 0, "the moved poses are the twin's");
+    CHECK(memcmp(w[0]->pose, w[1]->pose, sizeof(ctn_pose) * (size_t)n) != 0, "the last step moved the twin's poses");
+    double *a = snapshot(w[0], n), *b = snapshot(w[1], n);
+    int vel = 1;
+    for (int i = 0; i < n; ++i) vel &= memcmp(&a[13 * i + 7], &b[13 * i + 7], 6 * sizeof(double)) == 0;
+    CHECK(vel, "the velocities are the twin's, bitwise");
+    free(a), free(b);
+    int impulses = 1;
+    for (int j = 0; j < m; ++j) {
+        double ia[6], ib[6];
+        ctn_joint_get_impulse(w[0], HJOINT(w[0], j), ia, NULL);
+        ctn_joint_get_impulse(w[1], HJOINT(w[1], j), ib, NULL);
+        impulses &= memcmp(ia, ib, sizeof ia) == 0;
+    }
+    CHECK(impulses, "the impulses are the twin's, bitwise");
+    ctn_step_stats s[2];
+    for (int t = 0; t < 2; ++t) ctn_world_get_stats(w[t], &s[t]);
+    CHECK(isfinite(s[0].max_gap) && isfinite(s[0].max_angle), "the joint errors are finite (%g m, %g rad)", s[0].max_gap, s[0].max_angle);
+    CHECK(s[0].max_gap < 0.01, "the joints stay closed within 1 cm before the last step (%g m; twin %g m)", s[0].max_gap, s[1].max_gap);
+    for (int k = 0; k < 5; ++k) CHECK(ctn_world_step(w[0]) == CTN_OK, "after the undo: step %d: %s", k, ctn_world_last_error(w[0]));
+    ctn_world_destroy(w[0]);
+    ctn_world_destroy(w[1]);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "opencl")) {
         /* case 5 on the OpenCL backend (CTest test_divergence_opencl; skipped without a device) */
@@ -542,5 +609,6 @@ int main(int argc, char **argv) {
     spring_undo();
     in_place_undo();
     direct_in_place();
+    unchecked_undo();
     return check_report("divergence");
 }

@@ -17,6 +17,12 @@ void ctn__cpu_project_rest_counts(const ctn_world *w, int counts[3]);
 /* Tests (tests/test_divergence.c): the poses the CPU backend's pose_copy holds (0: never reserved), which a step of
  * the exact solver that integrates in place does without (its projection copies into the pose spare). */
 int ctn__cpu_pose_copy_capacity(const ctn_world *w);
+/* Tests (tests/test_divergence.c): a fault in the exact solver's projection after an integration in place. While
+ * `on`, the last step, which no decision checks (solver_cpu.c project_unchecked), leaves body 0's position x NaN
+ * before its check, as a step that overflowed would, so that the undo of that step runs. counts: such last steps
+ * checked, and undone, since the world's start. */
+void ctn__cpu_project_unchecked_fault(ctn_world *w, int on);
+void ctn__cpu_project_unchecked_counts(const ctn_world *w, int counts[2]);
 
 /* Exact solver for the joint forest (host/solve/solver_direct.c): given the blocks of this substep and the
  * velocities after the warm start, solves (J M^-1 J^T + S) dlambda = target - J v - S lambda for the tree

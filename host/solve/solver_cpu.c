@@ -86,6 +86,8 @@ typedef struct cpu_solver {
     ctn_compact_cache rest_joints; /* whether every joint is a rigid bilateral row (project_at_rest), per topology */
     int rest_mode;                 /* tests (ctn__cpu_project_rest_mode): 0 the rule, 1 never at rest, 2 the joint check skipped */
     int rest_counts[3];            /* projections entered at rest, Newton steps solved at rest, arrays taken back */
+    int unchecked_fault;           /* tests (ctn__cpu_project_unchecked_fault): project_unchecked finds body 0 non-finite */
+    int unchecked_counts[2];       /* last steps project_unchecked checked, and undid */
     /* RATTLE (host/solve/pipeline.c run_rattle): blocks and the exact solver's factor are those of the current
      * poses, built by the last velocity stage for substeps of length rattle_h on topology rattle_version */
     int rattle_valid;
@@ -685,6 +687,8 @@ static void project_unchecked(ctn_world *w, cpu_solver *c) {
     const ctn_topology *t = &w->topo;
     const ctn_joints J = ctn__topo_joints(t);
     int n = w->body_count, ok = 1;
+    c->unchecked_counts[0]++;
+    if (c->unchecked_fault && n > 0) w->pose[0].p.x = NAN; /* the test's fault: as if the step had left it so */
     for (int i = 0; i < n && ok; ++i) {
         ctn_pose x = w->pose[i];
         ok = isfinite(x.p.x) && isfinite(x.p.y) && isfinite(x.p.z) && isfinite(x.p_lo.x) && isfinite(x.p_lo.y) && isfinite(x.p_lo.z) &&
@@ -700,6 +704,7 @@ static void project_unchecked(ctn_world *w, cpu_solver *c) {
     if (!ok) {
         ctn_pose **copy = keep_array(w, c), *p = w->pose;
         w->pose = *copy, *copy = p;
+        c->unchecked_counts[1]++;
     }
 }
 
@@ -1164,6 +1169,14 @@ void ctn__cpu_project_rest_mode(ctn_world *w, int mode) {
 
 int ctn__cpu_pose_copy_capacity(const ctn_world *w) {
     return w->backend == &ctn__cpu_backend ? ((const cpu_solver *)w->backend_data)->pose_copy_cap : 0;
+}
+
+void ctn__cpu_project_unchecked_fault(ctn_world *w, int on) {
+    if (w->backend == &ctn__cpu_backend) ((cpu_solver *)w->backend_data)->unchecked_fault = on;
+}
+
+void ctn__cpu_project_unchecked_counts(const ctn_world *w, int counts[2]) {
+    for (int k = 0; k < 2; ++k) counts[k] = w->backend == &ctn__cpu_backend ? ((const cpu_solver *)w->backend_data)->unchecked_counts[k] : 0;
 }
 
 void ctn__cpu_project_rest_counts(const ctn_world *w, int counts[3]) {
