@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* A world with the default description on `backend` with `solver`; NULL when it cannot be created (the
@@ -146,6 +147,24 @@ static inline double fixture_energy(ctn_world *w, const double g[3]) {
         for (int k = 0; k < 3; ++k) e += 0.5 * d.inertia[k] * wb[k] * wb[k];
     }
     return e;
+}
+
+/* n steps of w, each CHECKed. */
+static inline void fixture_steps(ctn_world *w, int n) {
+    for (int i = 0; i < n; ++i) CHECK(ctn_world_step(w) == CTN_OK, "step: %s", ctn_world_last_error(w));
+}
+
+/* Whether the `links` bodies from fa in a and from fb in b have the same state, bit for bit. */
+static inline int fixture_same_links(ctn_world *a, ctn_body_id fa, ctn_world *b, ctn_body_id fb, int links) {
+    int same = 1;
+    for (int k = 0; k < links; ++k) {
+        ctn_body_state sa, sb;
+        memset(&sa, 0, sizeof sa), memset(&sb, 0, sizeof sb);
+        CHECK(ctn_body_get_state(a, ctn_body_id_offset(fa, k), &sa) == CTN_OK && ctn_body_get_state(b, ctn_body_id_offset(fb, k), &sb) == CTN_OK,
+              "state of link %d", k);
+        same = same && memcmp(&sa, &sb, sizeof sa) == 0;
+    }
+    return same;
 }
 
 #endif

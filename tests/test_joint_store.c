@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "core/world.h"
 #include "ids.h"
 
@@ -62,22 +63,10 @@ static ctn_world *chain_world(ctn_body_id *first) {
     return w;
 }
 
-static void step(ctn_world *w, int n) {
-    for (int i = 0; i < n; ++i) CHECK(ctn_world_step(w) == CTN_OK, "step: %s", ctn_world_last_error(w));
-}
+static void step(ctn_world *w, int n) { fixture_steps(w, n); }
 
 /* Whether the chain's links of a and b have the same state, bit for bit. */
-static int same_chain(ctn_world *a, ctn_body_id fa, ctn_world *b, ctn_body_id fb) {
-    int same = 1;
-    for (int k = 0; k < LINKS; ++k) {
-        ctn_body_state sa, sb;
-        memset(&sa, 0, sizeof sa), memset(&sb, 0, sizeof sb);
-        CHECK(ctn_body_get_state(a, ctn_body_id_offset(fa, k), &sa) == CTN_OK && ctn_body_get_state(b, ctn_body_id_offset(fb, k), &sb) == CTN_OK,
-              "state of link %d", k);
-        same = same && memcmp(&sa, &sb, sizeof sa) == 0;
-    }
-    return same;
-}
+static int same_chain(ctn_world *a, ctn_body_id fa, ctn_world *b, ctn_body_id fb) { return fixture_same_links(a, fa, b, fb, LINKS); }
 
 static void test_presence(void) {
     ctn_body_id first;
