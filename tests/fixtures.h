@@ -27,6 +27,33 @@ static inline ctn_world *fixture_world(ctn_backend backend, ctn_solver solver, c
     return w;
 }
 
+/* The default description on the CPU backend with `threads` threads (the tests that compare bits or count
+ * allocations run on one). */
+static inline ctn_world_desc fixture_cpu_desc(int threads) {
+    ctn_world_desc d = ctn_world_desc_default();
+    d.backend = CTN_BACKEND_CPU;
+    d.threads = threads;
+    return d;
+}
+
+/* A world of description d, CHECKed; NULL when it cannot be made. */
+static inline ctn_world *fixture_world_from(const ctn_world_desc *d) {
+    ctn_world *w = NULL;
+    char err[1024];
+    CHECK(ctn_world_create(d, &w, err, sizeof err) == CTN_OK, "world: %s", err);
+    return w;
+}
+
+/* A world of description d holding a chain of `links` links (ctn_chain_desc_default), its first body in *first
+ * (first may be NULL), CHECKed; NULL when the world cannot be made. */
+static inline ctn_world *fixture_chain_from(const ctn_world_desc *d, int links, ctn_body_id *first) {
+    ctn_world *w = fixture_world_from(d);
+    if (!w) return NULL;
+    ctn_chain_desc c = ctn_chain_desc_default(links);
+    CHECK(ctn_scene_chain(w, &c, first) == CTN_OK, "chain:%d: %s", links, ctn_world_last_error(w));
+    return w;
+}
+
 /* Whether an OpenCL world can be created here (the tests' OpenCL halves exit 77 when not); why says why not. */
 static inline int fixture_have_opencl(char *why, size_t why_size) {
     ctn_world *probe = fixture_world(CTN_BACKEND_OPENCL, ctn_world_desc_default().solver, why, why_size);

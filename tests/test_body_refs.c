@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "core/world.h"
 #include "ids.h"
 
@@ -23,16 +24,8 @@
 enum { LINKS = 8 };
 
 static ctn_world *chain_world(ctn_body_id *first) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    d.threads = 1;
-    ctn_world *w = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "world: %s", err);
-    if (!w) return NULL;
-    ctn_chain_desc c = ctn_chain_desc_default(LINKS);
-    CHECK(ctn_scene_chain(w, &c, first) == CTN_OK, "chain: %s", ctn_world_last_error(w));
-    return w;
+    ctn_world_desc d = fixture_cpu_desc(1);
+    return fixture_chain_from(&d, LINKS, first);
 }
 
 /* Whether w's counts equal a recount over its live joints. */

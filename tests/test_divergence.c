@@ -222,13 +222,7 @@ static ctn_world *direct_chain(int links, int substeps, int iterations, double m
     d.substeps = substeps;
     if (iterations > 0) d.iterations = iterations;
     d.max_speed = max_speed;
-    ctn_world *w = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "direct world: %s", err);
-    if (!w) return NULL;
-    ctn_chain_desc c = ctn_chain_desc_default(links);
-    CHECK(ctn_scene_chain(w, &c, NULL) == CTN_OK, "chain:%d: %s", links, ctn_world_last_error(w));
-    return w;
+    return fixture_chain_from(&d, links, NULL);
 }
 
 /* 7. A world with a spring (an explicit force element, whose gather reads other bodies' velocities): the forces

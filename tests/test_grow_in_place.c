@@ -5,8 +5,10 @@
  *    unchanged (counts, capacity, the bytes of every pose, velocity, inertia, props and joint record), the
  *    same add then succeeds;
  *  - the world grown through all those failures steps to the same bits as a twin grown without any. */
+#define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "core/world.h"
 
 #include <stdlib.h>
@@ -33,13 +35,8 @@ static void t_free(void *p, void *user) {
 static void arm(long at) { calls = 0, frees = 0, fail_at = at; }
 
 static ctn_world *make(void) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    d.threads = 1;
-    ctn_world *w = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "world: %s", err);
-    return w;
+    ctn_world_desc d = fixture_cpu_desc(1);
+    return fixture_world_from(&d);
 }
 
 /* Adds link i of a chain along +x hung from the world (body i, joint i to body i - 1 or the world). */

@@ -24,13 +24,8 @@
 enum { LINKS = 12, STEPS = 20 };
 
 static ctn_world *make_world(void) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    d.threads = 1;
-    ctn_world *w = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "world: %s", err);
-    return w;
+    ctn_world_desc d = fixture_cpu_desc(1);
+    return fixture_world_from(&d);
 }
 
 static ctn_body_id add_body(ctn_world *w, double x, double y) {
@@ -56,11 +51,8 @@ static ctn_joint_id add_hinge(ctn_world *w, double y) {
 }
 
 static ctn_world *chain_world(ctn_body_id *first) {
-    ctn_world *w = make_world();
-    if (!w) return NULL;
-    ctn_chain_desc c = ctn_chain_desc_default(LINKS);
-    CHECK(ctn_scene_chain(w, &c, first) == CTN_OK, "chain: %s", ctn_world_last_error(w));
-    return w;
+    ctn_world_desc d = fixture_cpu_desc(1);
+    return fixture_chain_from(&d, LINKS, first);
 }
 
 static void step(ctn_world *w, int n) { fixture_steps(w, n); }

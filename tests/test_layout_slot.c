@@ -23,17 +23,9 @@
 enum { LINKS = 12, STEPS = 3 };
 
 static ctn_world *chain_world(ctn_body_id *first) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
-    d.threads = 1;
+    ctn_world_desc d = fixture_cpu_desc(1);
     d.solver = CTN_SOLVER_GS; /* its warm start reads the carried impulses (the exact solver's need not) */
-    ctn_world *w = NULL;
-    char err[256];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "world: %s", err);
-    if (!w) return NULL;
-    ctn_chain_desc c = ctn_chain_desc_default(LINKS);
-    CHECK(ctn_scene_chain(w, &c, first) == CTN_OK, "chain: %s", ctn_world_last_error(w));
-    return w;
+    return fixture_chain_from(&d, LINKS, first);
 }
 
 static void step(ctn_world *w, int n) { fixture_steps(w, n); }

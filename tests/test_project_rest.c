@@ -15,8 +15,10 @@
  *      solve cuts the joint's rows (their Gauss-Seidel reads the impulses), gives the arrays back at rest and
  *      matches the twin.
  * Usage: test_project_rest */
+#define _POSIX_C_SOURCE 200809L
 #include "catena/catena.h"
 #include "check.h"
+#include "fixtures.h"
 #include "ids.h"
 #include "core/world.h"
 #include "solve/solve.h"
@@ -25,20 +27,12 @@
 #include <string.h>
 
 static ctn_world *make_with(int links, int threads, ctn_integrator integrator, int substeps) {
-    ctn_world_desc d = ctn_world_desc_default();
-    d.backend = CTN_BACKEND_CPU;
+    ctn_world_desc d = fixture_cpu_desc(threads);
     d.solver = CTN_SOLVER_DIRECT;
     d.integrator = integrator;
     d.substeps = substeps;
     d.iterations = 1;
-    d.threads = threads;
-    ctn_world *w = NULL;
-    char err[1024];
-    CHECK(ctn_world_create(&d, &w, err, sizeof err) == CTN_OK, "create: %s", err);
-    if (!w) return NULL;
-    ctn_chain_desc c = ctn_chain_desc_default(links);
-    CHECK(ctn_scene_chain(w, &c, NULL) == CTN_OK, "chain: %s", ctn_world_last_error(w));
-    return w;
+    return fixture_chain_from(&d, links, NULL);
 }
 
 static ctn_world *make(int links, int threads) { return make_with(links, threads, CTN_INTEGRATOR_VELOCITY, 1); }
