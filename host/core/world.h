@@ -558,13 +558,18 @@ ctn_status ctn__divergence_body(ctn_world *w, int i, const ctn_pose *p, const ct
  * monotone, sqrtf(max(v.v, w.w)) is max(|v|, |w|) to the bit with one root instead of two. */
 _Static_assert(sizeof(ctn_pose) == 40 && offsetof(ctn_pose, p_lo) == 12 && offsetof(ctn_pose, q) == 24, "ctn__body_diverged's pose lanes");
 _Static_assert(sizeof(ctn_vel) == 24 && offsetof(ctn_vel, w) == 12, "ctn__body_diverged's velocity lanes");
+/* The finite test of the pose's 10 floats (ctn__lanes_any of it: one is NaN or infinite); also the exact
+ * solver's check of its projection's unchecked last step (host/solve/solver_cpu.c project_unchecked). */
+static inline ctn_lanes ctn__pose_nonfinite(const ctn_pose *p) {
+    const float *pf = (const float *)(const void *)p;
+    return ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 6, ctn__lanes_all)),
+                         ctn__lanes_nonfinite(pf + 3, ctn__lanes_xyz));
+}
 /* The finite test of those 16 floats (ctn__lanes_any of it: one is NaN or infinite); also the CPU's lean scan's
  * (host/solve/body_passes.c ctn__body_scan). */
 static inline ctn_lanes ctn__state_nonfinite(const ctn_pose *p, const ctn_vel *v) {
-    const float *pf = (const float *)(const void *)p, *vf = (const float *)(const void *)v;
-    return ctn__lanes_or(ctn__lanes_or(ctn__lanes_nonfinite(pf, ctn__lanes_xyz), ctn__lanes_nonfinite(pf + 6, ctn__lanes_all)),
-                         ctn__lanes_or(ctn__lanes_nonfinite(pf + 3, ctn__lanes_xyz),
-                                       ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_all), ctn__lanes_nonfinite(vf + 2, ctn__lanes_zw))));
+    const float *vf = (const float *)(const void *)v;
+    return ctn__lanes_or(ctn__pose_nonfinite(p), ctn__lanes_or(ctn__lanes_nonfinite(vf, ctn__lanes_all), ctn__lanes_nonfinite(vf + 2, ctn__lanes_zw)));
 }
 static inline int ctn__body_diverged(const ctn_world *w, const ctn_pose *p, const ctn_vel *v, double *speed) {
     if (ctn__lanes_any(ctn__state_nonfinite(p, v))) return 1;

@@ -689,11 +689,7 @@ static void project_unchecked(ctn_world *w, cpu_solver *c) {
     int n = w->body_count, ok = 1;
     c->unchecked_counts[0]++;
     if (c->unchecked_fault && n > 0) w->pose[0].p.x = NAN; /* the test's fault: as if the step had left it so */
-    for (int i = 0; i < n && ok; ++i) {
-        ctn_pose x = w->pose[i];
-        ok = isfinite(x.p.x) && isfinite(x.p.y) && isfinite(x.p.z) && isfinite(x.p_lo.x) && isfinite(x.p_lo.y) && isfinite(x.p_lo.z) &&
-             isfinite(x.q.x) && isfinite(x.q.y) && isfinite(x.q.z) && isfinite(x.q.w);
-    }
+    for (int i = 0; i < n && ok; ++i) ok = !ctn__lanes_any(ctn__pose_nonfinite(&w->pose[i]));
     ctn_pose world = ctn__world_pose();
     for (int s = 0; s < t->joint_count && ok; ++s) { /* stage_measure's errors, out of line (rare: no inlined copy) */
         const ctn_joint_core *d = &t->defs[s];
