@@ -350,15 +350,15 @@ ctn_status ctn__joint_slots_hold(ctn_world *w) {
 
 ctn_status ctn__joint_insert(ctn_world *w, const ctn_joint_def *def, int *slot) {
     int id, count = w->joint_count;
-    /* a new joint starts cold (no warm start from a reused slot's previous joint): where the position of the slot
-     * ctn__joint_slot_take gives (the free stack's top, else a fresh one at the end, which a truncation may have left
-     * inside the layout) is in the layout, which would then name it, the layout's slots are kept explicitly first */
     /* a built-in contact is removed by the collision detection inside a step, where nothing may fail: the
      * generations it will raise first */
     if (def->flags & CTN_JF_AUTO) {
         ctn_status made = ctn__joint_gens(w);
         if (made != CTN_OK) return made;
     }
+    /* a new joint starts cold (no warm start from a reused slot's previous joint): where the position of the slot
+     * ctn__joint_slot_take gives (the free stack's top, else a fresh one at the end, which a truncation may have left
+     * inside the layout) is in the layout, which would then name it, the layout's slots are kept explicitly first */
     int reuse = w->joint_free_count > 0 && !w->append_slots;
     if ((reuse ? w->joint_pos[w->joint_free[w->joint_free_count - 1]] : w->joint_count) < w->topo.joint_count) {
         ctn_status held = ctn__joint_slots_hold(w);
