@@ -120,6 +120,34 @@ static int shared_fits(const ctn_world *w) {
     return shared_impulses_at(w) + fork_bytes(w, 2) <= (size_t)w->body_capacity * sizeof(ctn_pose);
 }
 
+/* Copies array k (1 the velocities, 2 the impulses) between the world and the step spare (to_spare: into it), the
+ * velocities as records four an iteration and the impulses as floats, on the world's threads for a large world. Not
+ * memcpy: glibc copies arrays of this size by `rep movsb`, which callgrind counts as an instruction a byte (36 a link
+ * per step on the yardstick's chain), where these loops' vector moves take a few. */
+static void shared_copy(ctn_world *w, int k, int to_spare) {
+#ifdef _OPENMP
+    int team = ctn__threads(w);
+#endif
+    if (k == 1) {
+        ctn_vel *spare = spare_of(w, 1), *to = to_spare ? spare : w->vel;
+        const ctn_vel *from = to_spare ? w->vel : spare;
+        int n = w->body_count, n4 = n / 4;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
+#endif
+        for (int i = 0; i < n4; ++i) to[4 * i] = from[4 * i], to[4 * i + 1] = from[4 * i + 1], to[4 * i + 2] = from[4 * i + 2], to[4 * i + 3] = from[4 * i + 3];
+        for (int i = 4 * n4; i < n; ++i) to[i] = from[i];
+        return;
+    }
+    float *spare = spare_of(w, 2), *to = to_spare ? spare : w->topo.lambda;
+    const float *from = to_spare ? w->topo.lambda : spare;
+    int len = w->topo.stride * w->topo.joint_count;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(team) if (len >= SNAPSHOT_PARALLEL_MIN)
+#endif
+    for (int i = 0; i < len; ++i) to[i] = from[i];
+}
+
 /* Grows the velocity spare to the body capacity; 0 when out of memory (nothing changed). */
 static int vel_spare(ctn_world *w) {
     if (w->body_capacity <= w->snapshot_bodies) return 1;
@@ -212,10 +240,8 @@ void *ctn__snapshot_fork(ctn_world *w, unsigned what) {
     int k = what == CTN_SNAP_POSE ? 0 : what == CTN_SNAP_VEL ? 1 : 2;
     w->snapshot_forked |= what;
     if (k > 0 && (w->snapshot_forked & CTN_SNAP_SHARED)) { /* kept by a copy into the step spare, written in place */
-        void *kept = spare_of(w, k);
-        size_t bytes = fork_bytes(w, k);
-        if (bytes) memcpy(kept, *fork_world(w, k), bytes);
-        return kept;
+        shared_copy(w, k, 1);
+        return spare_of(w, k);
     }
     void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
     *a = *b, *b = t;
@@ -264,8 +290,7 @@ void ctn__snapshot_restore(ctn_world *w) {
     for (int k = 0; k < 3; ++k) {
         if (!(f & (1u << k))) continue;
         if (k > 0 && (f & CTN_SNAP_SHARED)) {
-            size_t bytes = fork_bytes(w, k);
-            if (bytes) memcpy(*fork_world(w, k), spare_of(w, k), bytes);
+            shared_copy(w, k, 0);
             continue;
         }
         void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
