@@ -547,7 +547,8 @@ static void undo_raw(ctn_world *w, const char *what, int same_poses) {
  * the test is undone with the velocities and impulses bit for bit from the copy (the world's arrays read raw, and
  * the checkpoint) and the poses never moved; a pose beyond the test's bounds moves the kept velocities and
  * impulses to spares of their own before the pose spare takes the start poses, and that step too is undone
- * exactly; a step RATTLE may run keeps the double buffer. */
+ * exactly; a step RATTLE may run, or whose start velocities and impulses do not fit in the pose spare, keeps the
+ * double buffer. */
 static void step_spare(void) {
     ctn_world *w = direct_chain(50, 1, 1, 1e4), *twin = direct_chain(50, 1, 1, 0.0);
     CHECK(w && twin, "chains");
@@ -599,6 +600,28 @@ static void step_spare(void) {
     undo_raw(w, "RATTLE after the step spare", 0);
     ctn_world_destroy(w);
     ctn_world_destroy(twin);
+    /* start velocities and impulses that do not fit in the pose spare (24 n + 4 stride m above 40 bytes a body of
+     * capacity): the chain's ball joints again, each as often as it takes (redundant rows, one solution); every
+     * array has its spare, and the undo is exact */
+    w = direct_chain(8, 1, 1, 1e4);
+    CHECK(w != NULL, "chain:8");
+    if (!w) return;
+    CHECK(ctn_world_step(w) == CTN_OK, "chain:8: %s", ctn_world_last_error(w));
+    CHECK(step_spare_alone(w), "chain:8: the step spare");
+    int links = ctn_world_joint_count(w), added = 0;
+    for (int k = 0; added < 1000; ++k) {
+        size_t need = 24 * (size_t)w->body_count + 4 * (size_t)w->topo.stride * (size_t)w->topo.joint_count;
+        if (need > 40 * (size_t)w->body_capacity) break;
+        ctn_joint_desc j;
+        CHECK(ctn_joint_get_desc(w, HJOINT(w, k % links), &j) == CTN_OK, "joint %d: %s", k % links, ctn_world_last_error(w));
+        CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "joint again: %s", ctn_world_last_error(w));
+        added++;
+        CHECK(ctn_world_step(w) == CTN_OK, "%d joints again: %s", added, ctn_world_last_error(w));
+    }
+    CHECK(added < 1000 && w->snapshot_vel != NULL && w->topo.lambda_prev != NULL && !(w->snapshot_forked & CTN_SNAP_SHARED),
+          "%d joints again, %d bodies of capacity: the double buffer (bits %#x)", added, w->body_capacity, w->snapshot_forked);
+    undo_raw(w, "start state beyond the pose spare", 0);
+    ctn_world_destroy(w);
 }
 
 int main(int argc, char **argv) {
