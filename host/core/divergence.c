@@ -114,7 +114,7 @@ static void *spare_of(ctn_world *w, int k) {
     return *fork_spare(w, k);
 }
 /* Whether the start velocities and impulses fit in a pose spare of body_capacity poses: 24 n + 4 stride m <= 40
- * capacity bytes, so stride m <= 4 capacity + 4 (capacity - n): a chain or a tree of ball joints (stride 3, m < n)
+ * capacity bytes, so stride m <= 4 capacity + 6 (capacity - n): a chain or a tree of ball joints (stride 3, m < n)
  * always. */
 static int shared_fits(const ctn_world *w) {
     return shared_impulses_at(w) + fork_bytes(w, 2) <= (size_t)w->body_capacity * sizeof(ctn_pose);
