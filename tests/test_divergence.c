@@ -225,6 +225,12 @@ static ctn_world *direct_chain(int links, int substeps, int iterations, double m
     return fixture_chain_from(&d, links, NULL);
 }
 
+/* Whether the last step held the step spare alone (host/core/divergence.c, CTN_SNAP_SHARED): the pose spare, and
+ * neither the velocity spare nor the impulses' (topo.lambda_prev). */
+static int step_spare_alone(const ctn_world *w) {
+    return w->snapshot_pose != NULL && w->snapshot_vel == NULL && w->topo.lambda_prev == NULL;
+}
+
 /* 7. A world with a spring (an explicit force element, whose gather reads other bodies' velocities): the forces
  * are the step's first write of the velocities, from the spare of the double buffer; a forced divergence after
  * steps at 1 and 2 substeps leaves the checkpoint as it was, and the step after it is a twin's. */
@@ -472,6 +478,7 @@ static void unchecked_undo(void) {
     CHECK(st[0] == CTN_OK && st[1] == CTN_OK, "the step holds: %s (%s), twin %s", ctn_status_name(st[0]), ctn_world_last_error(w[0]),
           ctn_status_name(st[1]));
     CHECK(w[0]->snapshot_forked & CTN_SNAP_POSE_IN_PLACE, "the step integrated in place");
+    CHECK(step_spare_alone(w[1]) && (w[1]->snapshot_forked & CTN_SNAP_RELEASED), "the copy was the step spare (bits %#x)", w[1]->snapshot_forked);
     int finite = 1;
     for (int i = 0; i < n; ++i) {
         const ctn_pose x = w[0]->pose[i];
@@ -504,6 +511,117 @@ static void unchecked_undo(void) {
     for (int k = 0; k < 5; ++k) CHECK(ctn_world_step(w[0]) == CTN_OK, "after the undo: step %d: %s", k, ctn_world_last_error(w[0]));
     ctn_world_destroy(w[0]);
     ctn_world_destroy(w[1]);
+}
+
+/* Forces a divergence (desc.max_speed 1e-9) and checks that the step is undone with the world's own arrays bit for
+ * bit as before: the poses (the same array where `same_poses`), the velocities and the impulses, read raw. */
+static void undo_raw(ctn_world *w, const char *what, int same_poses) {
+    int n = w->body_count;
+    size_t lambdas = (size_t)w->topo.stride * (size_t)w->topo.joint_count;
+    ctn_pose *pose = malloc(sizeof *pose * (size_t)n);
+    ctn_vel *vel = malloc(sizeof *vel * (size_t)n);
+    float *lambda = malloc(sizeof *lambda * (lambdas ? lambdas : 1));
+    memcpy(pose, w->pose, sizeof *pose * (size_t)n);
+    memcpy(vel, w->vel, sizeof *vel * (size_t)n);
+    memcpy(lambda, w->topo.lambda, sizeof *lambda * lambdas);
+    const ctn_pose *held = w->pose;
+    ctn_world_desc d, slow;
+    ctn_world_get_desc(w, &d);
+    slow = d;
+    slow.max_speed = 1e-9;
+    CHECK(ctn_world_set_desc(w, &slow) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
+    ctn_status st = ctn_world_step(w);
+    CHECK(st == CTN_ERR_DIVERGED, "%s: %s", what, ctn_status_name(st));
+    CHECK(!same_poses || w->pose == held, "%s: the poses never left their array", what);
+    CHECK(memcmp(pose, w->pose, sizeof *pose * (size_t)n) == 0, "%s: poses restored bitwise", what);
+    CHECK(memcmp(vel, w->vel, sizeof *vel * (size_t)n) == 0, "%s: velocities restored bitwise", what);
+    CHECK(memcmp(lambda, w->topo.lambda, sizeof *lambda * lambdas) == 0, "%s: impulses restored bitwise", what);
+    CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
+    free(pose), free(vel), free(lambda);
+}
+
+/* 10. The step spare (host/core/divergence.c): the exact solver's velocity step with one substep that integrates in
+ * place on rigid ball joints holds the pose spare alone, which keeps the start velocities and impulses by a copy
+ * until the in-place test and is the projection's copy of the poses after it (released). Every step equals a
+ * twin's without a speed limit, which forks every array (the double buffer), bit for bit; a step that diverges at
+ * the test is undone with the velocities and impulses bit for bit from the copy (the world's arrays read raw, and
+ * the checkpoint) and the poses never moved; a pose beyond the test's bounds moves the kept velocities and
+ * impulses to spares of their own before the pose spare takes the start poses, and that step too is undone
+ * exactly; a step RATTLE may run, or whose start velocities and impulses do not fit in the pose spare, keeps the
+ * double buffer. */
+static void step_spare(void) {
+    ctn_world *w = direct_chain(50, 1, 1, 1e4), *twin = direct_chain(50, 1, 1, 0.0);
+    CHECK(w && twin, "chains");
+    if (!w || !twin) {
+        ctn_world_destroy(w);
+        ctn_world_destroy(twin);
+        return;
+    }
+    int n = ctn_world_body_count(w);
+    for (int s = 0; s < 8; ++s) {
+        CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(twin) == CTN_OK, "step %d: %s %s", s, ctn_world_last_error(w),
+              ctn_world_last_error(twin));
+        double *a = snapshot(w, n), *b = snapshot(twin, n);
+        CHECK(memcmp(a, b, sizeof(double) * 13 * (size_t)n) == 0, "step %d: step spare and double buffer differ", s);
+        free(a), free(b);
+    }
+    CHECK(step_spare_alone(w) && (w->snapshot_forked & CTN_SNAP_SHARED) && (w->snapshot_forked & CTN_SNAP_RELEASED),
+          "a step that held: the step spare alone, released to the projection (bits %#x)", w->snapshot_forked);
+    CHECK(ctn__cpu_pose_copy_capacity(w) == 0, "the step spare: no pose_copy (%d poses)", ctn__cpu_pose_copy_capacity(w));
+    CHECK(twin->snapshot_vel != NULL && twin->topo.lambda_prev != NULL && !(twin->snapshot_forked & CTN_SNAP_SHARED), "the twin forks");
+    /* diverged at the in-place test: the copy goes back */
+    undo_raw(w, "step spare, diverged at the test", 1);
+    CHECK(step_spare_alone(w), "the undone step held the step spare alone");
+    undo_keeps_checkpoint(w, "chain:50, direct 1x1 velocity, step spare"); /* and one step after it */
+    CHECK(ctn_world_step(twin) == CTN_OK, "twin: %s", ctn_world_last_error(twin));
+    for (int s = 0; s < 3; ++s) CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(twin) == CTN_OK, "after the undo: step %d", s);
+    double *a = snapshot(w, n), *b = snapshot(twin, n);
+    CHECK(memcmp(a, b, sizeof(double) * 13 * (size_t)n) == 0, "after the undo: step spare and double buffer differ");
+    free(a), free(b);
+    /* a pose beyond the bound of the test (2^40 m): the double buffer after all, the step the twin's, the undo exact */
+    ctn_body_desc bd = ctn_body_desc_default();
+    bd.position[0] = 3e12;
+    CHECK(ctn_body_add(w, &bd, NULL) == CTN_OK && ctn_body_add(twin, &bd, NULL) == CTN_OK, "far body: %s", ctn_world_last_error(w));
+    n = ctn_world_body_count(w);
+    CHECK(ctn_world_step(w) == CTN_OK && ctn_world_step(twin) == CTN_OK, "far step: %s", ctn_world_last_error(w));
+    a = snapshot(w, n), b = snapshot(twin, n);
+    CHECK(memcmp(a, b, sizeof(double) * 13 * (size_t)n) == 0, "a pose beyond the bound: step spare and double buffer differ");
+    free(a), free(b);
+    CHECK(w->snapshot_vel != NULL && w->topo.lambda_prev != NULL && !(w->snapshot_forked & CTN_SNAP_SHARED),
+          "a pose beyond the bound: the kept velocities and impulses moved to spares of their own (bits %#x)", w->snapshot_forked);
+    undo_raw(w, "step spare, a pose beyond the bound", 0);
+    undo_keeps_checkpoint(w, "step spare, a pose beyond the bound");
+    /* RATTLE may run (50 joints): every array has its spare */
+    ctn_world_desc d;
+    ctn_world_get_desc(w, &d);
+    d.integrator = CTN_INTEGRATOR_RATTLE;
+    CHECK(ctn_world_set_desc(w, &d) == CTN_OK && ctn_world_step(w) == CTN_OK, "rattle: %s", ctn_world_last_error(w));
+    CHECK(w->snapshot_vel != NULL && w->topo.lambda_prev != NULL && !(w->snapshot_forked & CTN_SNAP_SHARED), "RATTLE: the double buffer");
+    undo_raw(w, "RATTLE after the step spare", 0);
+    ctn_world_destroy(w);
+    ctn_world_destroy(twin);
+    /* start velocities and impulses that do not fit in the pose spare (24 n + 4 stride m above 40 bytes a body of
+     * capacity): the chain's ball joints again, each as often as it takes (redundant rows, one solution); every
+     * array has its spare, and the undo is exact */
+    w = direct_chain(8, 1, 1, 1e4);
+    CHECK(w != NULL, "chain:8");
+    if (!w) return;
+    CHECK(ctn_world_step(w) == CTN_OK, "chain:8: %s", ctn_world_last_error(w));
+    CHECK(step_spare_alone(w), "chain:8: the step spare");
+    int links = ctn_world_joint_count(w), added = 0;
+    for (int k = 0; added < 1000; ++k) {
+        size_t need = 24 * (size_t)w->body_count + 4 * (size_t)w->topo.stride * (size_t)w->topo.joint_count;
+        if (need > 40 * (size_t)w->body_capacity) break;
+        ctn_joint_desc j;
+        CHECK(ctn_joint_get_desc(w, HJOINT(w, k % links), &j) == CTN_OK, "joint %d: %s", k % links, ctn_world_last_error(w));
+        CHECK(ctn_joint_add(w, &j, NULL) == CTN_OK, "joint again: %s", ctn_world_last_error(w));
+        added++;
+        CHECK(ctn_world_step(w) == CTN_OK, "%d joints again: %s", added, ctn_world_last_error(w));
+    }
+    CHECK(added < 1000 && w->snapshot_vel != NULL && w->topo.lambda_prev != NULL && !(w->snapshot_forked & CTN_SNAP_SHARED),
+          "%d joints again, %d bodies of capacity: the double buffer (bits %#x)", added, w->body_capacity, w->snapshot_forked);
+    undo_raw(w, "start state beyond the pose spare", 0);
+    ctn_world_destroy(w);
 }
 
 int main(int argc, char **argv) {
@@ -604,5 +722,6 @@ int main(int argc, char **argv) {
     in_place_undo();
     direct_in_place();
     unchecked_undo();
+    step_spare();
     return check_report("divergence");
 }

@@ -24,7 +24,30 @@
  * rigid ball joint; its position projection then writes the poses after the integration, keeping the copy
  * that undoes one of its steps in the pose spare (free of the step's start), and leaves only finite poses and
  * joint errors (host/solve/solver_cpu.c: in_place_joints, project_unchecked), so nothing fails after the test
- * there either. Such a step holds the spare (as that copy) and no other pose array. */
+ * there either. Such a step holds the spare (as that copy) and no other pose array.
+ *
+ * The step spare. In that step the three spares are live in disjoint phases: the start velocities and impulses
+ * only until the in-place test passes (after it the step can no longer be undone: its poses are written in place,
+ * and nothing fails after the test), the pose spare only after it, as the projection's copy. So the pose spare
+ * alone is held (CTN_SNAP_TAKE_SHARED, CTN_SNAP_SHARED: 40 bytes a body where the three took 40 + 24 a body and
+ * 4 stride a joint), and until the test it keeps the start velocities (its first 24 n bytes) and impulses
+ * (4 stride m bytes after them) by a copy: the forces and the warm start read the copy and write the world's
+ * arrays in place, and the restore copies them back, bit for bit. Where they do not fit in it (24 n + 4 stride m
+ * above 40 bytes a body of capacity: with ball joints, more than 4/3 joints a body; never a chain or a tree) and
+ * where RATTLE may run (its stages copy every array first), the step forks as above. The invariant: once
+ * the integration in place passed the test, ctn__snapshot_release marks the start state released
+ * (CTN_SNAP_RELEASED) and from then on the spare is the projection's copy (keep_array, POSES_KEEP, POSES_UNDO,
+ * project_unchecked); nothing forks, keeps or restores the start velocities and impulses after it (every array
+ * counts as forked, forked_bits), the divergence check that follows takes in_place_test's answer
+ * (solver_cpu.c cpu_solver.scanned) and finite joint errors, so it does not restore, and the host's other
+ * readers of the state (a checkpoint, the queries) run between steps and read the world's arrays alone. A restore
+ * after the release, which nothing calls, would leave the step's state (consistent, not undone) rather than read
+ * poses as velocities. Before the test the spare holds no pose: a step that diverged at the test leaves the
+ * poses untouched (the projection after it moves none), and one with a pose outside the test's bounds, or a
+ * stage that copies the poses first, moves the kept velocities and impulses to spares of their own (unshare:
+ * the double buffer) before the pose spare takes the start poses. The impulses' spare (the topology's
+ * lambda_prev) is freed while a step spare holds their copy and held again by the next rebuild, which takes it
+ * for its carry-over, or the next step that forks them. */
 #include "core/world.h"
 
 #include <limits.h>
@@ -69,7 +92,90 @@ static int spare_reserve(void **p, size_t size, int cap) {
     return 1;
 }
 
+/* The array pairs of the double buffer: the world's pointer and its spare. */
+static void **fork_world(ctn_world *w, int k) {
+    return k == 0 ? (void **)&w->pose : k == 1 ? (void **)&w->vel : (void **)&w->topo.lambda;
+}
+static void **fork_spare(ctn_world *w, int k) {
+    return k == 0 ? (void **)&w->snapshot_pose : k == 1 ? (void **)&w->snapshot_vel : (void **)&w->topo.lambda_prev;
+}
+static size_t fork_bytes(const ctn_world *w, int k) {
+    return k == 0 ? (size_t)w->body_count * sizeof(ctn_pose)
+           : k == 1 ? (size_t)w->body_count * sizeof(ctn_vel)
+                    : (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds lambda_capacity floats */
+}
+
+/* The step spare (CTN_SNAP_SHARED): the pose spare's bytes, the start velocities first (body_count of them), the
+ * start impulses after them (float-aligned: 24 bytes a velocity). Where array k's start state is kept: its spare,
+ * or its place in the step spare. */
+static size_t shared_impulses_at(const ctn_world *w) { return fork_bytes(w, 1); }
+static void *spare_of(ctn_world *w, int k) {
+    if (k > 0 && (w->snapshot_forked & CTN_SNAP_SHARED)) return (char *)w->snapshot_pose + (k == 1 ? 0 : shared_impulses_at(w));
+    return *fork_spare(w, k);
+}
+/* Whether the start velocities and impulses fit in a pose spare of body_capacity poses: 24 n + 4 stride m <= 40
+ * capacity bytes, so stride m <= 4 capacity + 6 (capacity - n): a chain or a tree of ball joints (stride 3, m < n)
+ * always. */
+static int shared_fits(const ctn_world *w) {
+    return shared_impulses_at(w) + fork_bytes(w, 2) <= (size_t)w->body_capacity * sizeof(ctn_pose);
+}
+
+/* Copies array k (1 the velocities, 2 the impulses) between the world and the step spare (to_spare: into it), the
+ * velocities as records four an iteration and the impulses as floats, on the world's threads for a large world. Not
+ * memcpy: glibc copies arrays of this size by `rep movsb`, which callgrind counts as an instruction a byte (36 a link
+ * per step on the yardstick's chain), where these loops' vector moves take a few. */
+static void shared_copy(ctn_world *w, int k, int to_spare) {
+#ifdef _OPENMP
+    int team = ctn__threads(w);
+#endif
+    if (k == 1) {
+        ctn_vel *spare = spare_of(w, 1), *to = to_spare ? spare : w->vel;
+        const ctn_vel *from = to_spare ? w->vel : spare;
+        int n = w->body_count, n4 = n / 4;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
+#endif
+        for (int i = 0; i < n4; ++i) to[4 * i] = from[4 * i], to[4 * i + 1] = from[4 * i + 1], to[4 * i + 2] = from[4 * i + 2], to[4 * i + 3] = from[4 * i + 3];
+        for (int i = 4 * n4; i < n; ++i) to[i] = from[i];
+        return;
+    }
+    float *spare = spare_of(w, 2), *to = to_spare ? spare : w->topo.lambda;
+    const float *from = to_spare ? w->topo.lambda : spare;
+    int len = w->topo.stride * w->topo.joint_count;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(team) if (len >= SNAPSHOT_PARALLEL_MIN)
+#endif
+    for (int i = 0; i < len; ++i) to[i] = from[i];
+}
+
+/* Grows the velocity spare to the body capacity; 0 when out of memory (nothing changed). */
+static int vel_spare(ctn_world *w) {
+    if (w->body_capacity <= w->snapshot_bodies) return 1;
+    if (!spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), w->body_capacity)) return 0;
+    w->snapshot_bodies = w->body_capacity;
+    return 1;
+}
+
+/* The step spare's kept velocities and impulses to spares of their own, the double buffer's (the forked ones: the
+ * spare holds the start, as after a fork), before the pose spare takes the start poses: a pose outside the bounds
+ * of the in-place test, a stage that copies the poses first. Nothing changed when out of memory. */
+static ctn_status unshare(ctn_world *w) {
+    if (!vel_spare(w)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", w->body_count);
+    ctn_status s = ctn__topology_impulse_spare(w);
+    if (s != CTN_OK) return s;
+    for (int k = 1; k < 3; ++k) {
+        size_t bytes = fork_bytes(w, k);
+        if ((w->snapshot_forked & (1u << k)) && bytes) memcpy(*fork_spare(w, k), spare_of(w, k), bytes);
+    }
+    w->snapshot_forked &= ~CTN_SNAP_SHARED;
+    return CTN_OK;
+}
+
 ctn_status ctn__snapshot_pose_spare(ctn_world *w) {
+    if ((w->snapshot_forked & (CTN_SNAP_SHARED | CTN_SNAP_RELEASED)) == CTN_SNAP_SHARED) {
+        ctn_status s = unshare(w);
+        if (s != CTN_OK) return s;
+    }
     if (w->body_capacity <= w->snapshot_pose_bodies) return CTN_OK;
     if (!spare_reserve((void **)&w->snapshot_pose, sizeof(ctn_pose), w->body_capacity))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", w->body_count);
@@ -77,22 +183,30 @@ ctn_status ctn__snapshot_pose_spare(ctn_world *w) {
     return CTN_OK;
 }
 
-ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_spare) {
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int spares) {
     int n = w->body_count;
     w->snapshot_forked = 0; /* the world's arrays are the state the step starts from */
-    if (w->body_capacity > w->snapshot_bodies) {
-        int cap = w->body_capacity;
-        if (!spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), cap))
-            return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
-        w->snapshot_bodies = cap;
-    }
-    if (pose_spare) {
+    if (spares == CTN_SNAP_TAKE_SHARED && shared_fits(w)) {
+        /* the pose spare alone, which keeps the start velocities and impulses until the in-place test */
         ctn_status s = ctn__snapshot_pose_spare(w);
         if (s != CTN_OK) return s;
-    } else if (w->snapshot_pose) { /* a configuration that no longer needs it (an earlier step's, or a fork's spare) */
-        ctn__free(w->snapshot_pose);
-        w->snapshot_pose = NULL;
-        w->snapshot_pose_bodies = 0;
+        ctn__free(w->snapshot_vel);
+        w->snapshot_vel = NULL;
+        w->snapshot_bodies = 0;
+        ctn__topology_impulse_spare_free(&w->topo);
+        w->snapshot_forked = CTN_SNAP_SHARED;
+    } else {
+        if (!vel_spare(w)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
+        ctn_status s = ctn__topology_impulse_spare(w); /* where an earlier step's step spare freed it */
+        if (s != CTN_OK) return s;
+        if (spares != CTN_SNAP_TAKE_NO_POSE) {
+            s = ctn__snapshot_pose_spare(w);
+            if (s != CTN_OK) return s;
+        } else if (w->snapshot_pose) { /* a configuration that no longer needs it (an earlier step's, or a fork's spare) */
+            ctn__free(w->snapshot_pose);
+            w->snapshot_pose = NULL;
+            w->snapshot_pose_bodies = 0;
+        }
     }
     w->snapshot_inertia_kept = 0;
     if (n == 0) return CTN_OK; /* an empty world: nothing to copy (and memcpy must not see its NULL arrays) */
@@ -113,39 +227,36 @@ ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_
     return CTN_OK;
 }
 
-/* The array pairs of the double buffer: the world's pointer and its spare. */
-static void **fork_world(ctn_world *w, int k) {
-    return k == 0 ? (void **)&w->pose : k == 1 ? (void **)&w->vel : (void **)&w->topo.lambda;
-}
-static void **fork_spare(ctn_world *w, int k) {
-    return k == 0 ? (void **)&w->snapshot_pose : k == 1 ? (void **)&w->snapshot_vel : (void **)&w->topo.lambda_prev;
-}
-static size_t fork_bytes(const ctn_world *w, int k) {
-    return k == 0 ? (size_t)w->body_count * sizeof(ctn_pose)
-           : k == 1 ? (size_t)w->body_count * sizeof(ctn_vel)
-                    : (size_t)w->topo.stride * (size_t)w->topo.joint_count * sizeof(float); /* lambda_prev holds lambda_capacity floats */
-}
-
 /* snapshot_forked as a fork or a keep reads it: the poses once written in place count as forked (no later
- * writer may fork them, their spare holds nothing of this step's start). */
+ * writer may fork them, their spare holds nothing of this step's start), and after the release every array
+ * does (the step can no longer be undone: the step spare is the projection's). */
 static unsigned forked_bits(const ctn_world *w) {
+    if (w->snapshot_forked & CTN_SNAP_RELEASED) return CTN_SNAP_POSE | CTN_SNAP_VEL | CTN_SNAP_LAMBDA;
     return w->snapshot_forked | (w->snapshot_forked & CTN_SNAP_POSE_IN_PLACE ? CTN_SNAP_POSE : 0u);
 }
 
-int ctn__snapshot_fork(ctn_world *w, unsigned what) {
-    if (forked_bits(w) & what) return 0;
+void *ctn__snapshot_fork(ctn_world *w, unsigned what) {
+    if (forked_bits(w) & what) return NULL;
     int k = what == CTN_SNAP_POSE ? 0 : what == CTN_SNAP_VEL ? 1 : 2;
+    w->snapshot_forked |= what;
+    if (k > 0 && (w->snapshot_forked & CTN_SNAP_SHARED)) { /* kept by a copy into the step spare, written in place */
+        shared_copy(w, k, 1);
+        return spare_of(w, k);
+    }
     void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
     *a = *b, *b = t;
-    w->snapshot_forked |= what;
-    return 1;
+    return t;
+}
+
+void ctn__snapshot_release(ctn_world *w) {
+    if (w->snapshot_forked & CTN_SNAP_SHARED) w->snapshot_forked |= CTN_SNAP_RELEASED;
 }
 
 ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what) {
     what &= ~forked_bits(w);
     if (!what) return CTN_OK;
     if (what & CTN_SNAP_POSE) {
-        ctn_status s = ctn__snapshot_pose_spare(w);
+        ctn_status s = ctn__snapshot_pose_spare(w); /* under CTN_SNAP_SHARED the velocities and impulses move out first */
         if (s != CTN_OK) return s;
     }
     /* A large world's copy is bound by memory bandwidth, which one thread does not fill (1e5 links: 12 MB
@@ -156,7 +267,7 @@ ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what) {
 #endif
     for (int k = 0; k < 3; ++k) {
         size_t bytes = fork_bytes(w, k);
-        if ((what & (1u << k)) && bytes) memcpy(*fork_spare(w, k), *fork_world(w, k), bytes);
+        if ((what & (1u << k)) && bytes) memcpy(spare_of(w, k), *fork_world(w, k), bytes);
     }
     w->snapshot_forked |= what;
     return CTN_OK;
@@ -164,9 +275,24 @@ ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what) {
 
 void ctn__snapshot_restore(ctn_world *w) {
     int n = w->body_count;
-    /* the spares of the forked arrays hold the state the step started from: their pointers back */
+    unsigned f = w->snapshot_forked;
+    if (f & CTN_SNAP_RELEASED) {
+        w->snapshot_forked = 0;
+        /* not reached: a step that released its step spare integrated in place after its divergence test, and
+         * nothing fails after it (solver_cpu.c in_place_test). Its start velocities and impulses are gone; the
+         * step's state, consistent, stays (the inertias of its poses formed again below). */
+        w->bodies_dirty = 1;
+        w->inertia_stale = 1;
+        return;
+    }
+    /* the spares of the forked arrays hold the state the step started from: their pointers back (or, kept in the
+     * step spare, the copies) */
     for (int k = 0; k < 3; ++k) {
-        if (!(w->snapshot_forked & (1u << k))) continue;
+        if (!(f & (1u << k))) continue;
+        if (k > 0 && (f & CTN_SNAP_SHARED)) {
+            shared_copy(w, k, 0);
+            continue;
+        }
         void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
         *a = *b, *b = t;
     }
@@ -309,7 +435,9 @@ void ctn__joints_snapshot_restore(ctn_world *w) {
     w->topology_dirty = 1;
     if (s->topology_dirty) return; /* the next step rebuilds it, as it would have */
     /* Same joints, same body kinds: the same layout, the impulses carried over by joint id. It fits in the
-     * capacities the step's own rebuild left, so nothing is allocated and nothing can fail. */
+     * capacities the step's own rebuild left, so nothing is allocated but the impulses' spare where the step's
+     * step spare freed it (CTN_SNAP_SHARED); without memory for it the layout stays dirty and the next step
+     * rebuilds it from the impulses put back above, as after a step that started dirty. */
     if (ctn__topology_build(w) != CTN_OK) return;
     if (s->solver_fresh) {
         w->solver = (ctn_solver)s->solver;

@@ -30,6 +30,22 @@ static int resize(void *p, size_t n, size_t size) {
     return 1;
 }
 
+/* The spare of the impulses' double buffer, which the rebuild below also takes for its carry-over: freed while a
+ * step keeps the start impulses in its step spare (host/core/divergence.c, CTN_SNAP_SHARED), held again by the
+ * next step that forks them or the next rebuild. */
+ctn_status ctn__topology_impulse_spare(ctn_world *w) {
+    ctn_topology *t = &w->topo;
+    if (t->lambda_prev || !t->lambda_capacity) return CTN_OK;
+    if (!resize(&t->lambda_prev, t->lambda_capacity, sizeof(float)))
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d joints)", t->joint_count);
+    return CTN_OK;
+}
+
+void ctn__topology_impulse_spare_free(ctn_topology *t) {
+    ctn__free(t->lambda_prev);
+    t->lambda_prev = NULL;
+}
+
 static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; }
 
 /* The colouring's scratch: the two bodies and the colour of each joint (3 ints a joint, COLOUR_SCRATCH), at
@@ -56,6 +72,8 @@ static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, i
             return 0;
         t->joint_capacity = (int)cap;
         t->lambda_capacity = per * cap;
+    } else if (!t->lambda_prev && !resize(&t->lambda_prev, t->lambda_capacity, sizeof(float))) { /* freed by a step spare */
+        return 0;
     }
     if (nb + 1 > t->body_capacity) {
         size_t cap = headroom(nb + 1);

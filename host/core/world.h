@@ -61,7 +61,9 @@ typedef struct ctn_topology {
     /* Capacities and scratch, kept across rebuilds so that recolouring every step (contacts) reuses
      * mapped memory instead of allocating. */
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
-    float *lambda_prev;       /* [lambda_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c) */
+    /* [lambda_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c); NULL where the step
+     * spare holds the impulses' copy instead (CTN_SNAP_SHARED: freed by the take, held again by the next rebuild) */
+    float *lambda_prev;
     size_t lambda_capacity;   /* floats of lambda and of lambda_prev each (only grows) */
     unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
     int colour_used_capacity;
@@ -226,18 +228,19 @@ struct ctn_world {
     /* State before the step in flight, restored when the step diverges (host/core/divergence.c): the spare
      * arrays of the double buffer. Once the step forked an array (snapshot_forked), its spare holds the state
      * the step started from; before that the world's array does, and the spare holds nothing. */
-    int snapshot_bodies;      /* capacity of snapshot_vel (>= body_capacity after ctn__snapshot_take) */
+    int snapshot_bodies;      /* capacity of snapshot_vel (>= body_capacity after a take that holds it; 0: none held) */
     /* capacity of snapshot_pose; 0 while none is held (an iterative solver's step that writes the poses in place) */
     int snapshot_pose_bodies;
     /* after an integration in place (CTN_SNAP_POSE_IN_PLACE) nothing of the step's start: the exact solver's
-     * projection keeps its copy of the poses here (host/solve/solver_cpu.c keep_array) */
+     * projection keeps its copy of the poses here (host/solve/solver_cpu.c keep_array). Under CTN_SNAP_SHARED the
+     * step spare: the start velocities and impulses before that integration (host/core/divergence.c). */
     ctn_pose *snapshot_pose;
     ctn_vel *snapshot_vel;
     unsigned snapshot_forked; /* CTN_SNAP_* bits: the arrays the step has forked */
     ctn_inertia *snapshot_inertia; /* [snapshot_inertia_bodies], taken only when snapshot_inertia_kept */
     int snapshot_inertia_bodies;
     int snapshot_inertia_kept; /* 0: every inertia was ctn_body_inverse_inertia of its pose; the restore recomputes them */
-    /* (the impulses' spare is topo.lambda_prev) */
+    /* (the impulses' spare is topo.lambda_prev; NULL while a step spare holds their copy) */
 
     /* Joint table and solver layout before this step's contact generation changed them (collision worlds,
      * host/core/divergence.c), put back with the bodies when the step fails, so that an undone step also
@@ -447,6 +450,10 @@ ctn_status ctn__sync(ctn_world *w);
 /* Rebuilds the colouring and the solver layout from the live joints (host/core/topology.c). */
 ctn_status ctn__topology_build(ctn_world *w);
 void ctn__topology_free(ctn_topology *t);
+/* The impulses' spare (topo.lambda_prev, lambda_capacity floats) held again where a step spare freed it
+ * (CTN_ERR_OUT_OF_MEMORY: nothing changed), and freed (host/core/divergence.c, CTN_SNAP_SHARED). */
+ctn_status ctn__topology_impulse_spare(ctn_world *w);
+void ctn__topology_impulse_spare_free(ctn_topology *t);
 /* Tests: lays the impulses out at a row stride of at least `floor` (1..CTN_MAX_ROWS; 0: the most rows of any joint,
  * as always otherwise) from the next rebuild on, which it asks for. The results do not depend on the stride. */
 void ctn__topology_stride_floor(ctn_world *w, int floor);
@@ -521,24 +528,45 @@ int ctn__direct_outer(const ctn_world *w);
 void ctn__inertia_fresh(ctn_world *w);
 /* Divergence guard (host/core/divergence.c): keeps the host state a step starts from by double buffering
  * and puts it back. take: before the step's first stage (the spares sized, the inertias copied where they are
- * not the function of the poses; inertia_known_derived: the caller knows they are; pose_spare 0: the step's
- * only writer of the poses is its final integration, which runs after the divergence test and writes in place,
- * so no pose spare is held and the one held is freed). */
-ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int pose_spare);
+ * not the function of the poses; inertia_known_derived: the caller knows they are; spares: which spares the
+ * step holds, CTN_SNAP_TAKE_*). */
+ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int spares);
+/* the step's only writer of the poses is its final integration, which runs after the divergence test and writes
+ * in place: no pose spare is held and the one held is freed */
+#define CTN_SNAP_TAKE_NO_POSE 0
+/* every array has its spare (the velocities', the impulses' and the poses') */
+#define CTN_SNAP_TAKE_FORK 1
+/* the step spare: the exact solver's velocity step that integrates in place, whose projection keeps its copy of
+ * the poses in the pose spare after the test; that spare keeps the start velocities and impulses before it, and
+ * no other spare is held (CTN_SNAP_TAKE_FORK where they do not fit in it) */
+#define CTN_SNAP_TAKE_SHARED 2
 #define CTN_SNAP_POSE 1u   /* w->pose, spare snapshot_pose */
-#define CTN_SNAP_VEL 2u    /* w->vel, spare snapshot_vel */
-#define CTN_SNAP_LAMBDA 4u /* w->topo.lambda, spare topo.lambda_prev */
+#define CTN_SNAP_VEL 2u    /* w->vel, spare snapshot_vel (the step spare's first bytes while CTN_SNAP_SHARED) */
+#define CTN_SNAP_LAMBDA 4u /* w->topo.lambda, spare topo.lambda_prev (the step spare's, after the velocities) */
 /* the poses were written in place after the step's divergence test passed, or left untouched where it failed
  * (the CPU backend's in_place_test): no undo needed either way */
 #define CTN_SNAP_POSE_IN_PLACE 8u
-/* The pose spare for a step whose take had pose_spare = 0 and that must fork or copy the poses after all
- * (held to body_capacity poses). */
+/* the start velocities and impulses are kept by a copy into the pose spare (CTN_SNAP_TAKE_SHARED) and put back by
+ * one; snapshot_vel and topo.lambda_prev are not held */
+#define CTN_SNAP_SHARED 16u
+/* the step spare was given to the projection's copy of the poses (ctn__snapshot_release): the start velocities
+ * and impulses are gone, and nothing may fork, keep or restore them */
+#define CTN_SNAP_RELEASED 32u
+/* The pose spare for a step whose take had CTN_SNAP_TAKE_NO_POSE and that must fork or copy the poses after all
+ * (held to body_capacity poses); under CTN_SNAP_SHARED, the kept velocities and impulses move to spares of their
+ * own first (the double buffer), as the pose spare is to take the start poses. CTN_ERR_OUT_OF_MEMORY: nothing
+ * changed (the kept state where it was). */
 ctn_status ctn__snapshot_pose_spare(ctn_world *w);
-/* Before the step's first write of one array (a CTN_SNAP_* bit): 1 when this is it, and then the world's
- * pointer and the spare's have been swapped: the caller writes every element of the world's array (body_count
- * poses or velocities, 6 joint_count impulses) from the spare, which holds the state the step started from and
- * must not be written; 0 when the array was forked before (write it in place). */
-int ctn__snapshot_fork(ctn_world *w, unsigned what);
+/* Before the step's first write of one array (a CTN_SNAP_* bit): the array that holds the state the step started
+ * from when this is it (the spare, whose pointer and the world's have been swapped, or under CTN_SNAP_SHARED the
+ * step spare's copy of the world's array): the caller writes every element of the world's array (body_count poses
+ * or velocities, stride joint_count impulses) from it, and must not write it; NULL when the array was forked
+ * before (write it in place). Under CTN_SNAP_SHARED the poses fork only after ctn__snapshot_pose_spare. */
+void *ctn__snapshot_fork(ctn_world *w, unsigned what);
+/* After the in-place integration of a step under CTN_SNAP_SHARED passed the divergence test: the step can no longer
+ * be undone (its poses are written in place, and nothing fails after the test), so the step spare is free for the
+ * projection's copy of the poses; the start velocities and impulses it kept are released (CTN_SNAP_RELEASED). */
+void ctn__snapshot_release(ctn_world *w);
 /* The same for writers in place: the arrays of `what` not forked yet are copied to their spares (the pose
  * spare reserved first where the take left none: CTN_ERR_OUT_OF_MEMORY, nothing copied, when that fails). */
 ctn_status ctn__snapshot_keep(ctn_world *w, unsigned what);

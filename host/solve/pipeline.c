@@ -575,6 +575,12 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
     return NULL;
 }
 
+int ctn__rattle_may_run(const ctn_world *w) {
+    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
+    return w->desc.integrator != CTN_INTEGRATOR_VELOCITY && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 &&
+           w->topo.joint_count <= most;
+}
+
 /* Newton steps for a position stage whose chord iteration stalled: at the drifted poses x^k = x_n (+) h v,
  *     v += -M^-1 J_k^T (J_k M^-1 J_k^T)^-1 C(x^k) / h,   J_k = J(x^k),
  * the minimum-norm (mass metric M of x_n) Newton step of C(x_n (+) h v) = 0 in v, whose derivative is h J_k

@@ -192,6 +192,9 @@ int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
 /* Whether substep `sub` of n is followed by the projection (the exact solver with joints, the last): its table ends
  * with PROJECT_ENTER. */
 int ctn__substep_projects(const ctn_world *w, int sub, int n);
+/* Whether RATTLE may run this step: rattle_refusal's tests that need no pass over the joints hold (the integrator,
+ * the solver, the joint count); 0: the velocity step runs. */
+int ctn__rattle_may_run(const ctn_world *w);
 /* The table's name without the CTN_TABLE_ prefix ("RATTLE_START"), "?" out of range. */
 const char *ctn__table_name(ctn_stage_table table);
 /* The stage table a backend runs: its plan, or ctn__substep_plan. */

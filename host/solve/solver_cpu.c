@@ -315,12 +315,12 @@ static void phase_prepare(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
 
 static void phase_forces(ctn_world *w, cpu_solver *c, ctn_step_params prm) {
     const ctn_topology *t = &w->topo;
-    ctn_vel *in = w->vel;
-    if (ctn__snapshot_fork(w, CTN_SNAP_VEL)) { /* the step's first write: from the velocities it started from */
-        in = w->snapshot_vel;
-    } else if (t->spring_count > 0) {
+    ctn_vel *in = ctn__snapshot_fork(w, CTN_SNAP_VEL); /* the step's first write: from the velocities it started from */
+    if (!in && t->spring_count > 0) {
         memcpy(c->vel_copy, w->vel, (size_t)w->body_count * sizeof *c->vel_copy);
         in = c->vel_copy;
+    } else if (!in) {
+        in = w->vel;
     }
     int n = w->body_count; /* the lean loop (host/solve/body_passes.c) where no spring adds a force */
     ctn__forces(n, w->props, w->body_force, w->inertia, t->spring_count ? t->spring_adj_offsets : NULL, t->spring_adj, t->springs, w->pose, in, w->vel,
@@ -503,10 +503,15 @@ static ctn_status cpu_begin(ctn_world *w) {
     c->frozen = 0;
     /* the exact solver's projection copies the poses: into the pose spare after an integration in place (then
      * free of the step's start), else into pose_copy, reserved here for such a step (and by cpu_integrate for one
-     * outside in_place_test's bounds) */
-    int direct = solver_is_direct(w);
-    if (direct && !(c->poses_in_place && in_place_joints(w, c))) TRY_CPU(pose_copy_reserve(w, c));
-    TRY_CPU(ctn__snapshot_take(w, derived, !c->poses_in_place || direct)); /* the state the step starts from: a diverged step is undone to it */
+     * outside in_place_test's bounds). A velocity step that integrates in place holds that spare alone, the step
+     * spare, which keeps the start velocities and impulses until in_place_test (divergence.c); a RATTLE step that
+     * may run copies every array first (its stages write them in place), so it keeps their spares instead. */
+    int direct = solver_is_direct(w), in_place = c->poses_in_place && in_place_joints(w, c);
+    if (direct && !in_place) TRY_CPU(pose_copy_reserve(w, c));
+    int spares = direct && in_place && !ctn__rattle_may_run(w) ? CTN_SNAP_TAKE_SHARED
+                 : !c->poses_in_place || direct                ? CTN_SNAP_TAKE_FORK
+                                                               : CTN_SNAP_TAKE_NO_POSE;
+    TRY_CPU(ctn__snapshot_take(w, derived, spares)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
     c->r2 = 0.0;
     c->factor_kept = 0;
@@ -715,8 +720,11 @@ static ctn_status cpu_integrate(ctn_world *w, cpu_solver *c, const ctn_step_para
             w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE; /* nothing to undo on them: no stage copies them either */
             return CTN_OK;
         }
-        if (t > 0) w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE;
-        else { /* outside the bounds: the spare after all, forked below, and the projection's copy apart from it */
+        if (t > 0) { /* the step holds from here: a step spare goes to the projection's copy of the poses */
+            w->snapshot_forked |= CTN_SNAP_POSE_IN_PLACE;
+            ctn__snapshot_release(w);
+        } else { /* outside the bounds: the spare after all (a step spare's velocities and impulses moved out of it
+                  * first), forked below, and the projection's copy apart from it */
             TRY_CPU(ctn__snapshot_pose_spare(w));
             if (solver_is_direct(w)) TRY_CPU(pose_copy_reserve(w, c));
         }
@@ -724,7 +732,8 @@ static ctn_status cpu_integrate(ctn_world *w, cpu_solver *c, const ctn_step_para
     move_prepare(w, c);
     if (c->projecting) c->kept_now = 0; /* the poses move */
     /* the step's first write: from the poses it started from */
-    if (ctn__snapshot_fork(w, CTN_SNAP_POSE)) from = w->snapshot_pose;
+    const ctn_pose *start = ctn__snapshot_fork(w, CTN_SNAP_POSE);
+    if (start) from = start;
     if (integrate_keeps_inertia(w, prm)) ctn__integrate_poses(n, from, w->pose, w->vel, w->props, prm->h, 1, threads);
     else ctn__integrate_bodies(n, from, w->pose, w->vel, w->props, w->inertia, prm->h, 1, threads);
     return CTN_OK;
@@ -1062,7 +1071,8 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
         int rows = t->stride * t->joint_count;
         float warm = w->warm_idle ? 0.0f : prm->warm_start;
-        const float *from = ctn__snapshot_fork(w, CTN_SNAP_LAMBDA) ? t->lambda_prev : t->lambda; /* the step's first write */
+        const float *from = ctn__snapshot_fork(w, CTN_SNAP_LAMBDA); /* the step's first write: from the impulses it started from */
+        if (!from) from = t->lambda;
         float *lambda = t->lambda;
         CPU_FOR(rows)
         for (int k = 0; k < rows; ++k) lambda[k] = from[k] * warm;
