@@ -18,8 +18,8 @@
 /* ---- the factor walk of a ball-jointed chain -------------------------------------------------------
  * The common case (every position three world-axis rows, none cut, at most two segments: no spike) takes
  * a walk of its own that forms each position's pivot, coupling and right-hand side in registers, factors
- * and substitutes forward at once, and stores only what the later walks read: P^-1 in K, T_E = P^-1 E in C,
- * u = P^-1 y in y. Per position (a body shared by two joints, both rotating):
+ * and substitutes forward at once, and stores only what the later walks read: P^-1 in K (the ball records' in
+ * float, Kf: only the later solves read it, direct_chain_internal.h), T_E = P^-1 E in C, u = P^-1 y in y. Per position (a body shared by two joints, both rotating):
  *     K_q = sum_b (im_b I3 - [r_b]x I_b [r_b]x) + S + floor,  E = s (im I3 - [r_p]x I [r_q]x)   (lever arms),
  *     T_E = P^-1 E,   K_q -= E^T T_E,   u_p = P^-1 y_p,   y_q -= T_E^T y_p,
  * the same operations in the same order as assemble_position, rhs_position, ctn_dd_chain_factor_node and
@@ -252,8 +252,9 @@ static inline void ball_step(direct_chain *c, int rec, int p, int lo, int dir, c
 }
 #undef BALL_DOT
 
-/* The generic walk from p on, which expects K_p and y_p stored and, walking up with a next position, the
- * coupling C_{p-1} (which assemble_position of p forms, ctn__chain_assemble_3; its pivot is then put back). Not
+/* The generic walk from p on, which takes K_p in full (never stored before its factor step: K may be float),
+ * expects y_p stored and, walking up with a next position, the coupling C_{p-1} (which assemble_position of p
+ * forms, ctn__chain_assemble_3; the pivot it forms again is not read). Not
  * inlined: the lean walk's way out (the last node, or a position that is not a ball joint). Cold: it runs once a
  * segment, so the compiler lays out the walk's loop and gives it the registers first (without it, the walk cost
  * about 5 instructions a link and step more once the generic walk had moved to direct_chain.c; measured). */
