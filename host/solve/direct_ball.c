@@ -19,7 +19,8 @@
  * The common case (every position three world-axis rows, none cut, at most two segments: no spike) takes
  * a walk of its own that forms each position's pivot, coupling and right-hand side in registers, factors
  * and substitutes forward at once, and stores only what the later walks read: P^-1 in K (the ball records' in
- * float, Kf: only the later solves read it, direct_chain_internal.h), T_E = P^-1 E in C, u = P^-1 y in y. Per position (a body shared by two joints, both rotating):
+ * float, Kf: only the later solves read it, direct_chain_internal.h), T_E = P^-1 E in C, u = P^-1 y in y. Per
+ * position (a body shared by two joints, both rotating):
  *     K_q = sum_b (im_b I3 - [r_b]x I_b [r_b]x) + S + floor,  E = s (im I3 - [r_p]x I [r_q]x)   (lever arms),
  *     T_E = P^-1 E,   K_q -= E^T T_E,   u_p = P^-1 y_p,   y_q -= T_E^T y_p,
  * the same operations in the same order as assemble_position, rhs_position, ctn_dd_chain_factor_node and

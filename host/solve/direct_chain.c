@@ -682,8 +682,8 @@ static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks, i
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
     for (int k = 0; k < P; ++k)
         lean    ? (c->zero ? ctn__chain_factor_ball_rest(w, c, blocks, k) : ctn__chain_factor_ball(w, c, blocks, k))
-        : three                        ? factor_3(w, c, blocks, k)
-                                       : factor_any(w, c, blocks, k);
+        : three ? factor_3(w, c, blocks, k)
+                : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
