@@ -7,8 +7,11 @@
  * steps and Newton steps), four substeps with two outer iterations, and RATTLE (which turns a step back to the
  * blocks), and the residual the step reports. From its second step on the blocks' world takes the generic node
  * steps (ctn__chain_set_generic) where the records' world runs the lean ball walks, so each step compares those
- * too. The records' world never allocates the blocks: the solver is handed NULL for them, so a reader left
- * over would crash here rather than read stale rows. */
+ * too. Both worlds keep P^-1 (the pivot inverses, which only the chord steps read back) in float on the velocity
+ * step, a property of the layout (ctn__chain_pivots; the separator's in double): there the blocks' world takes the
+ * generic steps from its first step on, which keep a pivot in double until it is factored, as the lean walks do.
+ * The records' world never allocates the blocks: the solver is handed NULL for them, so a reader left over would
+ * crash here rather than read stale rows. */
 #include "joint_view.h"
 #include "catena/catena.h"
 #include "ids.h"
@@ -109,6 +112,21 @@ static int compare(const char *spec, const config *c) {
         CHECK(pose && vel && lam, "%s %s, step %d: records and blocks differ (poses %s, velocities %s, impulses %s)", spec, c->name, k + 1,
               pose ? "equal" : "differ", vel ? "equal" : "differ", lam ? "equal" : "differ");
         if (!(pose && vel && lam)) break;
+    }
+    /* P^-1 is kept in float by the velocity step of both worlds (a property of the layout: K, its double storage,
+     * is not allocated, ctn__chain_pivots), in double under RATTLE, whose stages re-solve with the kept factor
+     * (chain:1500 is over RATTLE's joint limit: the velocity step) */
+    ctn_step_stats st;
+    ctn_world_get_stats(a, &st);
+    int velocity = st.integrator == CTN_INTEGRATOR_VELOCITY;
+    for (int w = 0; w < 2; ++w) {
+        const direct_state *ds = (w ? b : a)->direct_data;
+        if (!ds || !ds->chain || !ds->ball_rows) continue;
+        const double *K, *C, *y;
+        size_t nk, nc, ny;
+        ctn__chain_arrays(ds->chain, &K, &nk, &C, &nc, &y, &ny);
+        CHECK((K == NULL) == velocity, "%s %s: P^-1 of the %s' world in %s", spec, c->name,
+              w ? "blocks" : "records", K ? "double" : "float");
     }
 done:
     ctn_world_destroy(a);

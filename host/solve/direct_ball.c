@@ -18,8 +18,9 @@
 /* ---- the factor walk of a ball-jointed chain -------------------------------------------------------
  * The common case (every position three world-axis rows, none cut, at most two segments: no spike) takes
  * a walk of its own that forms each position's pivot, coupling and right-hand side in registers, factors
- * and substitutes forward at once, and stores only what the later walks read: P^-1 in K, T_E = P^-1 E in C,
- * u = P^-1 y in y. Per position (a body shared by two joints, both rotating):
+ * and substitutes forward at once, and stores only what the later walks read: P^-1 in K (the ball records' in
+ * float, Kf: only the later solves read it, direct_chain_internal.h), T_E = P^-1 E in C, u = P^-1 y in y. Per
+ * position (a body shared by two joints, both rotating):
  *     K_q = sum_b (im_b I3 - [r_b]x I_b [r_b]x) + S + floor,  E = s (im I3 - [r_p]x I [r_q]x)   (lever arms),
  *     T_E = P^-1 E,   K_q -= E^T T_E,   u_p = P^-1 y_p,   y_q -= T_E^T y_p,
  * the same operations in the same order as assemble_position, rhs_position, ctn_dd_chain_factor_node and
@@ -181,7 +182,7 @@ static inline void ball_coupling(const direct_chain *c, ch_rows blocks, int rec,
 /* Factor and forward step of interior node p (next nx; E = A_{p,q}; lo = min(p, q)): P^-1 into K_p, T_E into
  * C_lo where the coupling was (transposed walking up), u_p into y_p; K_q -= E^T T_E (lower), y_q -= T_E^T y_p.
  * P^-1 is symmetric (both inverses write each off-diagonal entry twice from one value): its six entries. */
-static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball_node *cur, const double *E, ball_node *nx) {
+static inline void ball_step(direct_chain *c, int rec, int p, int lo, int dir, const ball_node *cur, const double *E, ball_node *nx) {
     const double *k = cur->K;
     double o[6];
     if (!ctn_dd_inverse3_closed(k[0], k[1], k[3], k[2], k[4], k[5], o)) {
@@ -191,8 +192,14 @@ static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball
     }
     double p00 = o[0], p10 = o[1], p11 = o[2], p20 = o[3], p21 = o[4], p22 = o[5];
     double e0 = E[0], e1 = E[1], e2 = E[2], e3 = E[3], e4 = E[4], e5 = E[5], e6 = E[6], e7 = E[7], e8 = E[8];
-    double *Kp = c->K + 6 * (size_t)p, *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
-    Kp[0] = p00, Kp[1] = p10, Kp[2] = p11, Kp[3] = p20, Kp[4] = p21, Kp[5] = p22; /* the lower triangle (k_store) */
+    double *Cm = c->C + 9 * (size_t)lo, *y = c->y + 3 * (size_t)p;
+    if (rec) { /* ball records: P^-1 in float (c->Kf), which only later solves read; this one substitutes with it in double */
+        float *Kp = c->Kf + 6 * (size_t)p;
+        Kp[0] = (float)p00, Kp[1] = (float)p10, Kp[2] = (float)p11, Kp[3] = (float)p20, Kp[4] = (float)p21, Kp[5] = (float)p22;
+    } else {
+        double *Kp = c->K + 6 * (size_t)p;
+        Kp[0] = p00, Kp[1] = p10, Kp[2] = p11, Kp[3] = p20, Kp[4] = p21, Kp[5] = p22; /* the lower triangle (k_store) */
+    }
     double v0 = cur->y[0], v1 = cur->y[1], v2 = cur->y[2];
 #if defined(__GNUC__)
     /* Columns 0 and 1 of T_E (rows 0 and 1 of u_p, y_q, K_q's rows 1 and 2) in two lanes, each lane the
@@ -246,8 +253,9 @@ static inline void ball_step(direct_chain *c, int p, int lo, int dir, const ball
 }
 #undef BALL_DOT
 
-/* The generic walk from p on, which expects K_p and y_p stored and, walking up with a next position, the
- * coupling C_{p-1} (which assemble_position of p forms, ctn__chain_assemble_3; its pivot is then put back). Not
+/* The generic walk from p on, which takes K_p in full (never stored before its factor step: K may be float),
+ * expects y_p stored and, walking up with a next position, the coupling C_{p-1} (which assemble_position of p
+ * forms, ctn__chain_assemble_3; the pivot it forms again is not read). Not
  * inlined: the lean walk's way out (the last node, or a position that is not a ball joint). Cold: it runs once a
  * segment, so the compiler lays out the walk's loop and gives it the registers first (without it, the walk cost
  * about 5 instructions a link and step more once the generic walk had moved to direct_chain.c; measured). */
@@ -256,12 +264,13 @@ __attribute__((noinline, cold))
 #endif
 CHAIN_FLATTEN static void ball_leave(const ctn_world *w, direct_chain *c, ch_rows blocks, seg_walk s, chain_segment *g, int p,
                                      ball_node cur) {
-    if (s.dir < 0 && (p != s.last || p + s.dir == s.end)) ctn__chain_assemble_3(w, c, blocks, p);
+    double A[9]; /* the pivot assemble_position forms again: not read (the updated one is cur's) */
+    if (s.dir < 0 && (p != s.last || p + s.dir == s.end)) ctn__chain_assemble_3(w, c, blocks, p, A);
     const double *k = cur.K;
-    double *K = c->K + 6 * (size_t)p, *y = c->y + 3 * (size_t)p; /* the lower triangle, as ball_node's (k_store) */
-    K[0] = k[0], K[1] = k[1], K[2] = k[2], K[3] = k[3], K[4] = k[4], K[5] = k[5];
+    double P[9] = {k[0], k[1], k[3], k[1], k[2], k[4], k[3], k[4], k[5]}; /* K_p in full, as k_full forms it */
+    double *y = c->y + 3 * (size_t)p;
     y[0] = cur.y[0], y[1] = cur.y[1], y[2] = cur.y[2];
-    ctn__chain_factor_walk_3(w, c, blocks, &s, g, p);
+    ctn__chain_factor_walk_3(w, c, blocks, &s, g, p, P);
 }
 
 /* factor_segment of segment k (no spike) as the lean walk above; dir (the segment's) and zero (c->zero): constants per copy. */
@@ -270,9 +279,10 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows 
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
     if (!ball_ok(c, blocks, rec, s.first)) {
-        ctn__chain_assemble_3(w, c, blocks, s.first);
+        double P[9];
+        ctn__chain_assemble_3(w, c, blocks, s.first, P);
         ctn__chain_rhs_3(w, c, blocks, s.first);
-        ctn__chain_factor_walk_3(w, c, blocks, &s, g, s.first);
+        ctn__chain_factor_walk_3(w, c, blocks, &s, g, s.first, P);
         return;
     }
     ball_node cur, nx;
@@ -293,7 +303,7 @@ static inline void factor_ball_dir(const ctn_world *w, direct_chain *c, ch_rows 
             ball_coupling(c, blocks, rec, q, &sh, -1, E);
             ball_assemble(w, c, blocks, rec, q, &nx, &sh, zero);
         }
-        ball_step(c, p, dir > 0 ? p : q, dir, &cur, E, &nx);
+        ball_step(c, rec, p, dir > 0 ? p : q, dir, &cur, E, &nx);
         cur = nx;
     }
     ball_leave(w, c, blocks, s, g, s.last, cur); /* the last node: to the separator's accumulators, or none */
@@ -562,12 +572,18 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
     memset(s.y_a, 0, 6 * sizeof *s.y_a);
     memset(s.y_end, 0, 6 * sizeof *s.y_end);
     const int *slot = c->slot;
-    const double *K = c->K, *C = c->C;
+    const double *C = c->C;
     double *Y = c->y;
     const float *b0 = BR_BIAS(blocks, rec, slot[s.first]);
     double v0 = (double)b0[0], v1 = (double)b0[1], v2 = (double)b0[2]; /* y_p */
     for (int p = s.first;; p += dir) {
-        const double *P = K + 6 * (size_t)p; /* the lower triangle (k_store) */
+        double P[6]; /* the lower triangle (k_store): ball records in float (c->Kf), widened */
+        if (rec) {
+            const float *f = c->Kf + 6 * (size_t)p;
+            P[0] = f[0], P[1] = f[1], P[2] = f[2], P[3] = f[3], P[4] = f[4], P[5] = f[5];
+        } else {
+            memcpy(P, c->K + 6 * (size_t)p, sizeof P);
+        }
         double *y = Y + 3 * (size_t)p;
         double t0, t1, t2, s0, s1, s2;
         ball_mul3(P, 2, v0, v1, v2, &t0, &t1, &t2); /* u = P^-1 y (P^-1 symmetric, its lower triangle) */

@@ -59,7 +59,7 @@ static int is_dynamic(const ctn_world *w, int body) {
 void ctn__chain_free(direct_chain *c) {
     if (!c) return;
     void *p[] = {c->slot, c->off, c->shared, c->n, c->side, c->dyn, c->axes, c->koff, c->coff, c->voff,
-                 c->sep, c->cut, c->K, c->C, c->F, c->y, c->seg};
+                 c->sep, c->cut, c->K, c->Kf, c->C, c->F, c->y, c->seg};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__free(c);
 }
@@ -161,7 +161,7 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     size_t n1 = (size_t)m + 1;
     c->sep = ctn__malloc(((size_t)m / 2 + 3) * sizeof *c->sep);
     if (!c->sep) goto fail;
-    size_t ko = 0, co = 0, vo = 0;
+    size_t co = 0, vo = 0;
     c->uniform = ctn__direct_rows_at(t, c->slot[0]);
     for (int p = 1; p < m && c->uniform; ++p)
         if (ctn__direct_rows_at(t, c->slot[p]) != c->uniform) c->uniform = 0;
@@ -178,7 +178,6 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         anchors += !(c->dyn[p] & DYN_A) != !(c->dyn[p] & DYN_B);
         if (anchors > 1) c->anchored = 0;
         if (c->shared[p] < 0) anchors = 0;
-        ko += (size_t)n * n;
         vo += (size_t)n;
         if (p + 1 < m) co += (size_t)n * ctn__direct_rows_at(t, c->slot[p + 1]);
     }
@@ -198,13 +197,11 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         c->koff[m] = k, c->coff[m] = cc, c->voff[m] = v;
     }
     place_separators(c, segments);
-    if (c->uniform == 3) ko = 6 * (size_t)m; /* K_p symmetric: its lower triangle (k_store) */
-    c->K = ctn__malloc((ko + 1) * sizeof *c->K);
     c->C = ctn__malloc((co + 1) * sizeof *c->C);
     c->F = c->segments > 2 ? ctn__malloc((6 * vo + 1) * sizeof *c->F) : NULL;
     c->y = ctn__malloc((vo + 1) * sizeof *c->y);
     c->seg = ctn__malloc((size_t)c->segments * sizeof *c->seg);
-    if (!c->K || !c->C || (c->segments > 2 && !c->F) || !c->y || !c->seg) goto fail;
+    if (!c->C || (c->segments > 2 && !c->F) || !c->y || !c->seg) goto fail;
     *out = c;
     c = NULL;
     ok = 1;
@@ -267,17 +264,36 @@ static inline const ctn_block *row_block(ch_rows R, int slot, ctn_block *tmp) {
  * returns it (else the stored one in place), k_store keeps the lower triangle of what they wrote. The same values
  * in the same operations, so the same bits. */
 #define K_PACKED(c, nfix) ((nfix) == 3 || (c)->uniform == 3)
-static inline double *k_full(const direct_chain *c, int p, int nfix, double *tmp) {
-    double *k = c->K + CH_K(c, p, nfix);
-    if (!K_PACKED(c, nfix)) return k;
+/* K_p as the node steps take it, from its lower triangle k. */
+static inline double *k_unpack(const double *k, double *tmp) {
     tmp[0] = k[0], tmp[1] = k[1], tmp[2] = k[3];
     tmp[3] = k[1], tmp[4] = k[2], tmp[5] = k[4];
     tmp[6] = k[3], tmp[7] = k[4], tmp[8] = k[5];
     return tmp;
 }
+/* The upper triangle of a full K from its lower one: K as k_store and k_full leave it. */
+static inline void k_mirror(double *K) { K[1] = K[3], K[2] = K[6], K[5] = K[7]; }
+/* Where P^-1 is kept in float (c->Kf, ctn__chain_pivots), K_p of every position but the separator (P <= 2:
+ * sep[1], whose pivot and P^-1 the velocity solve reads: k_sep, in double) is read widened and stored rounded;
+ * a pivot that is not factored yet never passes through it (factor_walk keeps it in double). */
+static inline int k_float(const direct_chain *c, int p) { return c->Kf && !(c->segments == 2 && p == c->sep[1]); }
+static inline double *k_full(const direct_chain *c, int p, int nfix, double *tmp) {
+    if (!K_PACKED(c, nfix)) return c->K + CH_K(c, p, nfix);
+    if (k_float(c, p)) {
+        const float *f = c->Kf + 6 * (size_t)p;
+        double k[6] = {f[0], f[1], f[2], f[3], f[4], f[5]};
+        return k_unpack(k, tmp);
+    }
+    return k_unpack(c->Kf ? c->k_sep : c->K + CH_K(c, p, nfix), tmp);
+}
 static inline void k_store(direct_chain *c, int p, int nfix, const double *full) {
     if (!K_PACKED(c, nfix)) return; /* written in place */
-    double *k = c->K + CH_K(c, p, nfix);
+    if (k_float(c, p)) {
+        float *k = c->Kf + 6 * (size_t)p;
+        k[0] = (float)full[0], k[1] = (float)full[3], k[2] = (float)full[4], k[3] = (float)full[6], k[4] = (float)full[7], k[5] = (float)full[8];
+        return;
+    }
+    double *k = c->Kf ? c->k_sep : c->K + CH_K(c, p, nfix);
     k[0] = full[0], k[1] = full[3], k[2] = full[4], k[3] = full[6], k[4] = full[7], k[5] = full[8];
 }
 
@@ -302,14 +318,15 @@ static inline int hinge_pair(int hinge, const ctn_block *blk, const ctn_block *b
     return hr && (blk->n_ang > 0 || bp->n_ang > 0);
 }
 
-static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int prev_known) {
+/* kout (9 doubles; packed K only, else NULL): K_p is left there in full and not stored (factor_walk factors it from there). */
+static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, int nfix, int prev_known, double *kout) {
     int slot = c->slot[p], n = ROWS(c, p, nfix), dyn = c->dyn[p];
     ctn_block tb, tp; /* row_block's, for ball records */
     const ctn_block *blk = row_block(blocks, slot, &tb);
     int cut = cut_of(c, blocks, slot), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
     c->cut[slot] = (unsigned char)cut;
     double Kt[9];
-    double *K = K_PACKED(c, nfix) ? Kt : c->K + CH_K(c, p, nfix); /* packed: formed in Kt, stored by k_store */
+    double *K = K_PACKED(c, nfix) ? (kout ? kout : Kt) : c->K + CH_K(c, p, nfix); /* packed: formed in Kt, stored by k_store */
     double *C = p > 0 ? c->C + CH_C(c, p - 1, nfix) : NULL;
     const ctn_block *bp = NULL;
     if (!full && p > 0 && c->shared[p - 1] >= 0) {
@@ -323,7 +340,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     if (full) {
         for (int e = 0; e < n * n; ++e) K[e] = 0.0;
         for (int r = 0; r < n; ++r) K[r * n + r] = 1.0;
-        k_store(c, p, nfix, K);
+        if (!kout) k_store(c, p, nfix, K);
         return;
     }
     const ctn_joint_core *d = &w->topo.defs[slot];
@@ -342,7 +359,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
     ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
-    k_store(c, p, nfix, K);
+    if (!kout) k_store(c, p, nfix, K);
 }
 
 
@@ -437,21 +454,26 @@ static inline double *coupling(const direct_chain *c, int p, int dir, int *ld, i
  * substitution rides along (forward_segment's steps, r_q formed with K_q): one pass over the blocks and
  * the factor fewer; the hybrid's re-solves with this factor run forward_segment. */
 static inline void factor_walk(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *sw, chain_segment *g, int from,
-                               int nfix) {
+                               int nfix, double *k_from) {
     seg_walk s = *sw;
-    int na = s.a >= 0 ? CH_N(c, s.a) : 0;
+    int na = s.a >= 0 ? CH_N(c, s.a) : 0, packed = K_PACKED(c, nfix);
+    /* Packed, a pivot waits for its factor step in full in kb, never in K (where P^-1 may be kept in float): K_q,
+     * assembled and updated by the step of p, is the next step's K_p; k_mirror leaves it as k_store and k_full
+     * would (the upper triangle from the lower), so the same values as through K in double. k_from: K_from so. */
+    double kb[2][9], *Pp = k_from ? k_from : k_full(c, from, nfix, kb[0]);
     for (int p = from;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, ld = 0, tr = 0, n = ROWS(c, p, nfix);
         int nq = inside ? ROWS(c, q, nfix) : (q == s.end ? CH_N(c, q) : 0);
         double *E = nq ? coupling(c, p, s.dir, &ld, &tr, nfix) : NULL;
         double *Fq = inside ? (na ? c->F + CH_F(c, q, nfix) : NULL) : g->g;
         double *Fp = na ? c->F + CH_F(c, p, nfix) : NULL, *y = c->y + CH_V(c, p, nfix);
+        double *Qt = Pp == kb[0] ? kb[1] : kb[0];
         if (inside) {
-            assemble_position(w, c, blocks, q, nfix, s.dir > 0); /* walking down, p = q - 1 is marked */
+            assemble_position(w, c, blocks, q, nfix, s.dir > 0, packed ? Qt : NULL); /* walking down, p = q - 1 is marked */
+            if (packed) k_mirror(Qt);
             rhs_position(w, c, blocks, q, nfix, 0);
         }
-        double Pt[9], Qt[9]; /* K_p, K_q in full (k_full) */
-        double *Pp = k_full(c, p, nfix, Pt), *Pq = inside ? k_full(c, q, nfix, Qt) : s.d_end;
+        double *Pq = inside ? (packed ? Qt : k_full(c, q, nfix, Qt)) : s.d_end;
         if (NODE56(c, n, nq, na)) { /* a hinge coupled to a hinge: the sizes as constants */
             ctn__node_factor(n, Pp, E, tr, Pq, y, inside ? c->y + CH_V(c, q, nfix) : s.y_end);
         } else {
@@ -459,8 +481,9 @@ static inline void factor_walk(const ctn_world *w, direct_chain *c, ch_rows bloc
             ctn_dd_chain_forward_node(Pp, n, y, y, E, ld, tr, nq, inside ? c->y + CH_V(c, q, nfix) : s.y_end, Fp, na, s.y_a);
         }
         k_store(c, p, nfix, Pp);
-        if (inside) k_store(c, q, nfix, Pq);
         if (!inside) break;
+        if (packed) k_mirror(Pq);
+        Pp = Pq; /* not packed: K_q in place */
     }
 }
 
@@ -469,7 +492,10 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, ch_rows b
     seg_walk s = segment_walk(c, k);
     chain_segment *g = &c->seg[k];
     memset(g, 0, sizeof *g);
-    assemble_position(w, c, blocks, s.first, nfix, 0);
+    double k0[9]; /* packed: K_first for the walk (factor_walk) */
+    int packed = K_PACKED(c, nfix);
+    assemble_position(w, c, blocks, s.first, nfix, 0, packed ? k0 : NULL);
+    if (packed) k_mirror(k0);
     rhs_position(w, c, blocks, s.first, nfix, 0);
     int na = s.a >= 0 ? CH_N(c, s.a) : 0;
     if (na) {
@@ -479,20 +505,22 @@ static inline void factor_segment(const ctn_world *w, direct_chain *c, ch_rows b
         for (int r = 0; r < n; ++r)
             for (int col = 0; col < na; ++col) F[r * na + col] = Ca[col * n + r];
     }
-    factor_walk(w, c, blocks, &s, g, s.first, nfix);
+    factor_walk(w, c, blocks, &s, g, s.first, nfix, packed ? k0 : NULL);
 }
 
 /* The steps with the literal 3 that the lean ball walks (host/solve/direct_ball.c) hand over to: a position's
  * assembly and right-hand side where the first position of a segment is not a ball joint, the generic walk from
  * there, from a position that is not a ball joint, or at a segment's last position. Once per segment. */
-CHAIN_FLATTEN void ctn__chain_assemble_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p) {
-    assemble_position(w, c, blocks, p, 3, 0);
+CHAIN_FLATTEN void ctn__chain_assemble_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, double *kout) {
+    assemble_position(w, c, blocks, p, 3, 0, kout);
+    if (kout) k_mirror(kout);
 }
 CHAIN_FLATTEN void ctn__chain_rhs_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p) {
     rhs_position(w, c, blocks, p, 3, 0);
 }
-CHAIN_FLATTEN void ctn__chain_factor_walk_3(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *s, chain_segment *g, int from) {
-    factor_walk(w, c, blocks, s, g, from, 3);
+CHAIN_FLATTEN void ctn__chain_factor_walk_3(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *s, chain_segment *g, int from,
+                                            double *k_from) {
+    factor_walk(w, c, blocks, s, g, from, 3, k_from);
 }
 
 /* The right-hand side of each position is formed one ahead of the walk too (r_q before p's step
@@ -624,8 +652,8 @@ static int threads_of(const ctn_world *w) {
 #define CHAIN_STEP(name, args, call3, call0)                                                                            \
     CHAIN_FLATTEN static void name##_3 args { call3; }                                                                  \
     static void name##_any args { call0; }
-CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, ch_rows b, int p), assemble_position(w, c, b, p, 3, 0),
-           assemble_position(w, c, b, p, 0, 0))
+CHAIN_STEP(assemble, (const ctn_world *w, direct_chain *c, ch_rows b, int p), assemble_position(w, c, b, p, 3, 0, NULL),
+           assemble_position(w, c, b, p, 0, 0, NULL))
 CHAIN_STEP(rhs, (const ctn_world *w, direct_chain *c, ch_rows b, int p, int re), rhs_position(w, c, b, p, 3, re),
            rhs_position(w, c, b, p, 0, re))
 CHAIN_STEP(apply, (ctn_world *w, const direct_chain *c, ch_rows b, int body, int p, int side), apply_body(w, c, b, body, p, side, 3),
@@ -637,7 +665,14 @@ CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, ch_rows b, int k), for
 CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, ch_rows b, int k, float *l), backward_segment(w, c, b, k, l, 3),
            backward_segment(w, c, b, k, l, 0))
 
-static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks) {
+/* Whether the factor takes the lean ball walks (host/solve/direct_ball.c): a sequence of 3-row positions in at most
+ * two segments, not set generic, and P^-1 kept as those walks keep it for these rows (ball records: in float, Kf;
+ * blocks: in double, K); the generic walks take the other pairs. */
+static int lean_walks(const direct_chain *c, ch_rows blocks) {
+    return c->uniform == 3 && c->segments <= 2 && !c->generic && (blocks.ball != NULL) == (c->Kf != NULL);
+}
+
+static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks, int lean) {
     int P = c->segments, nt = threads_of(w), three = c->uniform == 3;
     (void)nt;
     for (int j = 1; j < P; ++j) { /* before the walks */
@@ -646,9 +681,9 @@ static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks) {
     }
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
     for (int k = 0; k < P; ++k)
-        three && P <= 2 && !c->generic ? (c->zero ? ctn__chain_factor_ball_rest(w, c, blocks, k) : ctn__chain_factor_ball(w, c, blocks, k))
-        : three                        ? factor_3(w, c, blocks, k)
-                                       : factor_any(w, c, blocks, k);
+        lean    ? (c->zero ? ctn__chain_factor_ball_rest(w, c, blocks, k) : ctn__chain_factor_ball(w, c, blocks, k))
+        : three ? factor_3(w, c, blocks, k)
+                : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
@@ -676,7 +711,7 @@ static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forw
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) {
             if (forwarded) continue;
-            if (c->ball && c->rest) ctn__chain_forward_ball_rest(c, blocks, k);
+            if (c->ball && c->rest && (blocks.ball != NULL) == (c->Kf != NULL)) ctn__chain_forward_ball_rest(c, blocks, k);
             else three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
         }
         CHAIN_OMP(omp single)
@@ -696,6 +731,25 @@ void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep) { c->keep =
 
 void ctn__chain_set_generic(direct_chain *c, int generic) { c->generic = generic; }
 
+/* Doubles of K (k_store's lower triangle where every position has 3 rows). */
+static size_t k_doubles(const direct_chain *c) {
+    int m = c->m;
+    return c->uniform == 3 ? (size_t)m * 6 : c->uniform ? (size_t)m * c->uniform * c->uniform : (size_t)c->koff[m];
+}
+
+int ctn__chain_pivots(direct_chain *c, int single) {
+    single = single && c->uniform == 3 && c->segments <= 2; /* k_float: one separator at most */
+    size_t nk = k_doubles(c);
+    if (single) {
+        if (!c->Kf && !(c->Kf = ctn__malloc((nk + 1) * sizeof *c->Kf))) return 0;
+        ctn__free(c->K), c->K = NULL;
+    } else {
+        if (!c->K && !(c->K = ctn__malloc((nk + 1) * sizeof *c->K))) return 0;
+        ctn__free(c->Kf), c->Kf = NULL;
+    }
+    return 1;
+}
+
 void ctn__chain_set_balls(direct_chain *c, const ctn_ball_row *balls) { c->balls = balls; }
 
 /* The rows of a public entry: the ball records when set (the blocks are then not read), else the blocks. */
@@ -707,7 +761,7 @@ static ch_rows rows_of(const direct_chain *c, const ctn_block *blocks) {
 void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny) {
     int m = c->m;
     *K = c->K, *C = c->C, *y = c->y;
-    *nk = c->uniform == 3 ? (size_t)m * 6 : c->uniform ? (size_t)m * c->uniform * c->uniform : (size_t)c->koff[m]; /* 3: k_store's */
+    *nk = k_doubles(c);
     *nc = c->uniform ? (size_t)(m - 1) * c->uniform * c->uniform : (size_t)c->coff[m];
     *ny = c->uniform ? (size_t)m * c->uniform : (size_t)c->voff[m];
 }
@@ -718,16 +772,16 @@ int ctn__chain_has(const direct_chain *c, int slot) { return !c->off || !c->off[
  * slots in slot order (the order of the outer Gauss-Seidel sweep, host/solve/solver_direct.c) and returns
  * their count. */
 int ctn__chain_factor(ctn_world *w, direct_chain *c, const ctn_block *blocks, int *cut_list) {
-    int ncut = 0;
-    factor_phases(w, c, rows_of(c, blocks));
+    int ncut = 0, lean = lean_walks(c, rows_of(c, blocks));
+    factor_phases(w, c, rows_of(c, blocks), lean);
     c->forwarded = 1;
     /* No spikes and every position a ball joint (ctn__chain_factor_ball's walks and the separator): ctn__chain_backward_ball, and no cut rows. */
     c->ball = c->uniform == 3 && c->segments <= 2;
-    for (int k = 0; k < c->segments && c->ball && !c->generic; ++k) {
+    for (int k = 0; k < c->segments && c->ball && lean; ++k) {
         int sp = c->sep[k + 1];
         if (!c->seg[k].ball || (sp < c->m && (!c->axes[sp] || c->cut[c->slot[sp]]))) c->ball = 0;
     }
-    for (int p = 0; p < c->m && c->ball && c->generic; ++p)
+    for (int p = 0; p < c->m && c->ball && !lean; ++p)
         if (!c->axes[p] || c->cut[c->slot[p]]) c->ball = 0;
     if (c->ball) return 0;
     for (int slot = 0; slot < w->topo.joint_count; ++slot) /* marked by the assembly (a position's slot only) */

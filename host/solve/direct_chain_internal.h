@@ -50,6 +50,13 @@ struct direct_chain {
     unsigned char *cut;    /* [slot] rows left out of the exact solve this substep (bit mask, ctn_dd_cut_mask) */
     const unsigned char *keep; /* [slot] bounded rows the active set keeps in the exact solve (not owned; NULL: none) */
     double *K, *C, *F, *y; /* pivots (then their inverses), couplings, spikes, right-hand side -> solution */
+    /* P^-1 in single precision (ctn__chain_pivots; NULL: K in double, else K is NULL): only the later solves with
+     * the factor read it (a chord step's forward substitution u_p = P^-1 y_p), never the velocity solve that
+     * forms it (the factor walk substitutes forward with P^-1 in double, the back-substitution reads C and y).
+     * The separator's K (P <= 2: sep[1]) stays in double (k_sep), which that solve reads; a pivot waits for
+     * its factor step in double (factor_walk) */
+    float *Kf;
+    double k_sep[6];
     const ctn_vel *vref;   /* a re-solve: the velocities and impulses the last solve left (not owned) */
     const float *lref;
     int ls;                /* the row stride of the impulses (topo.stride, CTN_LAM) */
@@ -128,9 +135,12 @@ static inline seg_walk segment_walk(direct_chain *c, int k) {
 
 /* The generic steps with the literal row count 3 (direct_chain.c: assemble_position, rhs_position of a factor,
  * factor_walk), which the lean ball walks hand a position or the rest of a segment to. */
-void ctn__chain_assemble_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p);
+/* kout (9 doubles, or NULL: stored in K): the assembled pivot in full, for ctn__chain_factor_walk_3's k_from. */
+void ctn__chain_assemble_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p, double *kout);
 void ctn__chain_rhs_3(const ctn_world *w, direct_chain *c, ch_rows blocks, int p);
-void ctn__chain_factor_walk_3(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *s, chain_segment *g, int from);
+/* k_from: the pivot of `from` in full (9 doubles, factored in place; NULL: read from K) */
+void ctn__chain_factor_walk_3(const ctn_world *w, direct_chain *c, ch_rows blocks, const seg_walk *s, chain_segment *g, int from,
+                              double *k_from);
 
 /* The lean walks of a ball-jointed chain (host/solve/direct_ball.c), segment k of at most two: the factor with the
  * forward substitution (ctn__chain_factor_ball_rest: for the state at rest, c->zero), the back-substitution with

@@ -146,11 +146,17 @@ void ctn__chain_set_keep(direct_chain *c, const unsigned char *keep);
 /* generic = 1: the factor walks of a ball-jointed chain take the generic node steps instead of their own
  * (the same bits; tests/test_direct_chain.c compares the two). */
 void ctn__chain_set_generic(direct_chain *c, int generic);
+/* The storage of P^-1 (the pivot inverses) of the next factors: single = 1, in float where the layout allows it
+ * (every position 3 rows, at most two segments), else in double; the other storage is freed. The ball records' lean
+ * walks keep it in float, the blocks' in double (each takes the generic walks with the other storage). Returns 0
+ * when out of memory. */
+int ctn__chain_pivots(direct_chain *c, int single);
 /* balls: the rows of every joint slot as ball records (ctn_ball_row), which the chain's walks then read in place
  * of the blocks (the block arguments of the entries below are not read; NULL: the blocks). Not owned. */
 void ctn__chain_set_balls(direct_chain *c, const ctn_ball_row *balls);
 /* The factor (pivot inverses K, couplings T_E in C) and the last solve's x (y) of the layout, and their
- * lengths in doubles: for tests that compare two factor walks bit for bit. */
+ * lengths in doubles: for tests that compare two factor walks bit for bit. *K is NULL where P^-1 is kept in float
+ * (ctn__chain_pivots). */
 void ctn__chain_arrays(const direct_chain *c, const double **K, size_t *nk, const double **C, size_t *nc, const double **y, size_t *ny);
 /* Whether every path of layout c has at most one joint to a body that is not dynamic (the world, a static or a
  * kinematic body): host/solve/pipeline.c's anchored_once for a chain layout, found by the build without scratch. */

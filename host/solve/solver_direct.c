@@ -459,6 +459,22 @@ static int direct_layout(ctn_world *w, direct_state *s) {
     return 1;
 }
 
+/* Whether RATTLE may take this world's steps: the integrator and the joint count, the tests of
+ * host/solve/pipeline.c's rattle_refusal that a layout of rigid ball joints on the chain can fail. */
+static int may_rattle(const ctn_world *w) {
+    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
+    return w->desc.integrator == CTN_INTEGRATOR_RATTLE && w->topo.joint_count <= most;
+}
+
+/* Where the chain's factors keep P^-1 (ctn__chain_pivots): in float for rigid ball joints stepped by the velocity
+ * step (ball_rows without RATTLE), whose velocity solve never reads it back (only the projection's chord steps
+ * do, iterated to their tolerance); in double for every other layout and for RATTLE, whose stages re-solve with
+ * the kept factor. A property of the layout, not of how the rows are kept: the blocks of such a world
+ * (ctn__direct_set_blocks_only) take the generic walks with P^-1 in float, the same bits as the records'. */
+static int direct_pivots(const ctn_world *w, direct_state *s) {
+    return !s->chain || ctn__chain_pivots(s->chain, s->ball_rows && !may_rattle(w));
+}
+
 /* direct_layout when the topology changed, with the topology's one fact about bounds: whether any joint
  * can have a row with finite bounds (ctn__joint_may_be_bounded: a contact, a limit, a motor, a rope, a swing
  * cone). Without one, every block's bounds are infinite in the velocity solve and either infinite or [0, 0]
@@ -466,7 +482,7 @@ static int direct_layout(ctn_world *w, direct_state *s) {
  * active_applicable's two passes over the joints are skipped. */
 static int direct_ready(ctn_world *w, direct_state *s) {
     const ctn_topology *t = &w->topo;
-    if (s->valid && s->version == w->topology_version && s->joints == t->joint_count && s->bodies == t->body_count) return 1;
+    if (s->valid && s->version == w->topology_version && s->joints == t->joint_count && s->bodies == t->body_count) return direct_pivots(w, s);
     if (!direct_layout(w, s)) return 0;
     s->bounded = 0;
     for (int slot = 0; slot < t->joint_count && !s->bounded; ++slot) s->bounded = ctn__joint_may_be_bounded_at(t, slot);
@@ -478,7 +494,7 @@ static int direct_ready(ctn_world *w, direct_state *s) {
         s->ball_rows = d->type == CTN_JT_BALL && d->compliance <= 0.0f && !(ctn_joint_flags(ctn__topo_joints(t), slot) & CTN_JF_ASSEMBLE_TARGET) &&
                        ctn__chain_has(s->chain, slot);
     }
-    return 1;
+    return direct_pivots(w, s);
 }
 
 ctn_status ctn__direct_prepare(ctn_world *w) {
