@@ -135,7 +135,7 @@ static void integrator_switch(void) {
     ctn_world *twin = switch_and_compare(w, &d, "velocity step to RATTLE");
     ctn_step_stats st;
     ctn_world_get_stats(w, &st);
-    CHECK(st.integrator == CTN_INTEGRATOR_RATTLE, "RATTLE runs: %s", st.integrator_reason ? st.integrator_reason : "");
+    CHECK(st.integrator == CTN_INTEGRATOR_RATTLE, "RATTLE runs: %s", st.integrator_reason);
     CHECK(pivots_double(w) == 1, "RATTLE: P^-1 in double");
     ctn_world_destroy(twin);
     d.integrator = CTN_INTEGRATOR_VELOCITY;
