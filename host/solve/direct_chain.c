@@ -671,11 +671,14 @@ CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, ch_rows b, int k), for
 CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, ch_rows b, int k, float *l), backward_segment(w, c, b, k, l, 3),
            backward_segment(w, c, b, k, l, 0))
 
-/* Whether the factor takes the lean ball walks (host/solve/direct_ball.c): a sequence of 3-row positions in at most
- * two segments, not set generic, and P^-1 kept as those walks keep it for these rows (ball records: in float, Kf;
- * blocks: in double, K); the generic walks take the other pairs. */
+/* Whether P^-1 is kept as the lean ball walks (host/solve/direct_ball.c) keep it for these rows: ball records in
+ * float (Kf), blocks in double (K); the generic walks take the other pairs. */
+static int pivots_as_lean(const direct_chain *c, ch_rows blocks) { return (blocks.ball != NULL) == (c->Kf != NULL); }
+
+/* Whether the factor takes the lean ball walks: a sequence of 3-row positions in at most two segments, not set
+ * generic, P^-1 kept as they keep it. */
 static int lean_walks(const direct_chain *c, ch_rows blocks) {
-    return c->uniform == 3 && c->segments <= 2 && !c->generic && (blocks.ball != NULL) == (c->Kf != NULL);
+    return c->uniform == 3 && c->segments <= 2 && !c->generic && pivots_as_lean(c, blocks);
 }
 
 static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks, int lean) {
@@ -717,7 +720,7 @@ static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forw
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) {
             if (forwarded) continue;
-            if (c->ball && c->rest && (blocks.ball != NULL) == (c->Kf != NULL)) ctn__chain_forward_ball_rest(c, blocks, k);
+            if (c->ball && c->rest && pivots_as_lean(c, blocks)) ctn__chain_forward_ball_rest(c, blocks, k);
             else three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
         }
         CHAIN_OMP(omp single)

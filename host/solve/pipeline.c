@@ -251,9 +251,10 @@ static int warm_start_idle(ctn_world *w, const ctn_stage_ops *ops, int rigid) {
     return rigid && w->solver == CTN_SOLVER_DIRECT && (ops->all_exact ? ops->all_exact(w) : ctn__direct_exact(w)) && anchored_once(w);
 }
 
-int ctn__warm_start_idle(ctn_world *w, const ctn_stage_ops *ops) {
-    return warm_start_idle(w, ops, w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && joints_rigid(w));
-}
+/* The exact solver with joints, every one a rigid bilateral row: warm_start_idle's `rigid`. */
+static int exact_rigid(ctn_world *w) { return w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && joints_rigid(w); }
+
+int ctn__warm_start_idle(ctn_world *w, const ctn_stage_ops *ops) { return warm_start_idle(w, ops, exact_rigid(w)); }
 
 /* Entry k of table (sub, n) about to be taken (w->stage_trace: a test's record of what runs). */
 static void trace(ctn_world *w, ctn_stage_table table, int sub, int n, int k, const ctn_stage_entry *e) {
@@ -293,7 +294,7 @@ static ctn_status run_table(ctn_world *w, const ctn_stage_ops *ops, ctn_stage_ta
 static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, ctn_stage_out *enter,
                                ctn_step_stats *st) {
     stage_params set = one_set(prm);
-    int rigid = w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && joints_rigid(w);
+    int rigid = exact_rigid(w);
     for (int sub = 0, n = ctn__substeps(w); sub < n; ++sub) {
         *enter = (ctn_stage_out){0};
         w->warm_idle = warm_start_idle(w, ops, rigid); /* the layout may be built by the first substep's SOLVE */
@@ -547,6 +548,10 @@ static ctn_status check_divergence(ctn_world *w, const ctn_stage_ops *ops, const
  * 100 joints (test_direct's 100-link whip, the small mechanisms) splits alone keep RATTLE exact. */
 #define CTN_RATTLE_CHORD_JOINTS 100
 
+int ctn__rattle_max_joints(const ctn_world *w) {
+    return w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
+}
+
 /* Why RATTLE does not apply to this step (NULL: it does). RATTLE needs the exact solver's factor of every
  * joint's rows, rows that are rigid equalities (a bounded row, a contact, limit, motor or rope, changes its set
  * within a step; a compliant row is a force of the velocity), and a backend that runs its stages. */
@@ -558,7 +563,7 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
         return buf;
     }
     if (t->joint_count == 0) return "velocity: no joints";
-    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
+    int most = ctn__rattle_max_joints(w);
     if (t->joint_count > most) {
         snprintf(buf, size, "velocity: %d joints, more than RATTLE's %d (desc.rattle_max_joints; its chord iteration stalls on long chains)",
                  t->joint_count, most);
@@ -580,9 +585,8 @@ static const char *rattle_refusal(const ctn_world *w, const ctn_stage_ops *ops, 
 }
 
 int ctn__rattle_may_run(const ctn_world *w) {
-    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
     return w->desc.integrator != CTN_INTEGRATOR_VELOCITY && w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 &&
-           w->topo.joint_count <= most;
+           w->topo.joint_count <= ctn__rattle_max_joints(w);
 }
 
 /* Newton steps for a position stage whose chord iteration stalled: at the drifted poses x^k = x_n (+) h v,

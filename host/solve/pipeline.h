@@ -195,6 +195,8 @@ int ctn__warm_start_idle(ctn_world *w, const ctn_stage_ops *ops);
 /* Whether substep `sub` of n is followed by the projection (the exact solver with joints, the last): its table ends
  * with PROJECT_ENTER. */
 int ctn__substep_projects(const ctn_world *w, int sub, int n);
+/* The most joints RATTLE takes (desc.rattle_max_joints, 0: CTN_RATTLE_MAX_JOINTS); above it the velocity step runs. */
+int ctn__rattle_max_joints(const ctn_world *w);
 /* Whether RATTLE may run this step: rattle_refusal's tests that need no pass over the joints hold (the integrator,
  * the solver, the joint count); 0: the velocity step runs. */
 int ctn__rattle_may_run(const ctn_world *w);

@@ -81,6 +81,7 @@
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
+#include "solve/pipeline.h" /* ctn__rattle_max_joints */
 
 #include <limits.h>
 #include <stdlib.h>
@@ -462,8 +463,7 @@ static int direct_layout(ctn_world *w, direct_state *s) {
 /* Whether RATTLE may take this world's steps: the integrator and the joint count, the tests of
  * host/solve/pipeline.c's rattle_refusal that a layout of rigid ball joints on the chain can fail. */
 static int may_rattle(const ctn_world *w) {
-    int most = w->desc.rattle_max_joints > 0 ? w->desc.rattle_max_joints : CTN_RATTLE_MAX_JOINTS;
-    return w->desc.integrator == CTN_INTEGRATOR_RATTLE && w->topo.joint_count <= most;
+    return w->desc.integrator == CTN_INTEGRATOR_RATTLE && w->topo.joint_count <= ctn__rattle_max_joints(w);
 }
 
 /* Where the chain's factors keep P^-1 (ctn__chain_pivots): in float for rigid ball joints stepped by the velocity
