@@ -825,11 +825,19 @@ static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_cor
 
 /* Sum of the squared float residuals of the chain's joints (the solver's reported residual), per position
  * in parallel into y (free after the solve), then summed in position order: the same bits on any number
- * of threads. */
+ * of threads (ball records on one thread: summed in that order as they are formed, without y). */
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     int m = c->m, nt = threads_of(w);
     (void)nt;
+    if (c->balls && (nt <= 1 || c->segments <= 1)) { /* one thread: summed as they are formed, in position order (the same sum) */
+        double r2 = 0.0;
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            r2 += ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[c->ls * slot]);
+        }
+        return r2;
+    }
     if (c->balls) { /* ball records: the rows of the blocks they stand for, the world axes */
         CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
         for (int p = 0; p < m; ++p) {
