@@ -867,6 +867,10 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     return r2;
 }
 
+int ctn__chain_residual_impulses(const ctn_world *w, const direct_chain *c) {
+    return c->balls && c->ls == 3 && c->m == w->topo.joint_count; /* a layout's positions are distinct joints */
+}
+
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }
 
 int ctn__chain_can_save(const ctn_world *w, const direct_chain *c) {

@@ -69,6 +69,7 @@ typedef struct cpu_solver {
     int cg_warned;          /* The CG -> GS fallback for bounded rows was reported */
     int cg_as_gs;           /* this step's CG is solved by GS (ctn__cg_runs_gs) */
     double r2;              /* sum of squared residuals of the last solver sweep of the step */
+    int r2_impulses;        /* r2 read every impulse (ctn__direct_residual_impulses): finite, they are */
     /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
     int projecting;
     int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
@@ -514,7 +515,7 @@ static ctn_status cpu_begin(ctn_world *w) {
                                                                : CTN_SNAP_TAKE_NO_POSE;
     TRY_CPU(ctn__snapshot_take(w, derived, spares)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
-    c->r2 = 0.0;
+    c->r2 = 0.0, c->r2_impulses = 0;
     c->factor_kept = 0;
     c->at_rest = c->moved = 0; /* a step that failed inside the projection left them */
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
@@ -524,13 +525,17 @@ static ctn_status cpu_begin(ctn_world *w) {
 
 static void stage_solve(ctn_world *w, cpu_solver *c) {
     double r2;
+    int impulses = 0;
     if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
     else if (w->solver == CTN_SOLVER_CG && c->cg_as_gs) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_CG) r2 = solve_cg(w, c);
-    else r2 = ctn__solve_direct_ex(w, c->ball_rows ? NULL : c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
+    else {
+        r2 = ctn__solve_direct_ex(w, c->ball_rows ? NULL : c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
+        impulses = ctn__direct_residual_impulses(w);
+    }
     c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
-    if (!c->projecting) c->r2 = r2; /* the projection's solves are not the step's residual */
+    if (!c->projecting) c->r2 = r2, c->r2_impulses = impulses; /* the projection's solves are not the step's residual */
 }
 
 /* The first slot with a non-finite impulse, INT_MAX when none: the impulses by groups of 8 slots, their exponent
@@ -656,7 +661,8 @@ static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
     int rows = w->topo.row_count;
     /* one pass over the bodies: the bounds and the divergence scan together (host/solve/body_passes.c) */
     if (!ctn__body_scan_bounded(w, n, w->pose, w->vel, threads, &top)) return ctn__poses_bounded(w->pose, n, threads) ? 0 : -1;
-    if (impulses_bad_slot(w) != INT_MAX || (rows && !isfinite(sqrt(c->r2 / rows)))) return 0;
+    /* the impulses' scan, unless the residual read them all (a finite one: all finite; c->r2_impulses) */
+    if ((rows && !isfinite(sqrt(c->r2 / rows))) || (!(c->r2_impulses && rows) && impulses_bad_slot(w) != INT_MAX)) return 0;
     c->scanned = 1, c->scanned_top = top; /* MEASURE's scan of the bodies and impulses, done: they do not change */
     return 1;
 }
