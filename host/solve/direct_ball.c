@@ -465,7 +465,7 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
 #if defined(__SSE2__)
         /* ctn_length's sqrtf as the instruction alone: (x^2 + y^2) + z^2 is never negative, so sqrtf's errno test
          * (a compare and a branch) never fires */
-        float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ctn_dot(wv, wv))));
+        float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set1_ps(ctn_dot(wv, wv)))); /* set1: no zeroing of lanes 1..3, which sqrt_ss leaves */
 #else
         float wn = ctn_length(wv);
 #endif

@@ -815,7 +815,8 @@ static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_cor
     __m128 res = _mm_sub_ps(_mm_sub_ps(bias, jv), _mm_mul_ps(_mm_shuffle_ps(ra, ra, 0xff), _mm_loadu_ps(lam)));
     __m128d r01 = _mm_cvtps_pd(res), r2 = _mm_cvtps_pd(_mm_movehl_ps(res, res));
     __m128d q01 = _mm_mul_pd(r01, r01), q2 = _mm_mul_pd(r2, r2);
-    return ((0.0 + _mm_cvtsd_f64(q01)) + _mm_cvtsd_f64(_mm_unpackhi_pd(q01, q01))) + _mm_cvtsd_f64(q2);
+    /* 0 + r_0^2 is r_0^2 bit for bit: a square is never -0, and a NaN stays the NaN it is */
+    return (_mm_cvtsd_f64(q01) + _mm_cvtsd_f64(_mm_unpackhi_pd(q01, q01))) + _mm_cvtsd_f64(q2);
 }
 #else
 static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_core *d, const ctn_ball_row *r, const float *lam) {
