@@ -4,7 +4,9 @@
  * garbage, so a field one loop writes and the other does not shows up too), on one and on two threads:
  *  - ctn__geometric_inertia (ctn_geometric_inertia_body): ball joints and joints of other row counts
  *    (distance, prismatic, spring, hinge), joints to the world, bodies without joints, counts of bodies that
- *    are not a multiple of the four the SIMD loop takes at once;
+ *    are not a multiple of the four the SIMD loop takes at once; and without an adjacency (NULL: the sums by
+ *    joint, a layout whose adjacency is not built) against the shared function with the adjacency of the
+ *    bodies' flags now;
  *  - ctn__forces without springs (ctn_forces_body), into another array and in place, with the user forces'
  *    array and without it (NULL: the same bits as an array of +0.0, lean and shared);
  *  - ctn__body_scan, the divergence scan of the step's measurement, against ctn__body_diverged;
@@ -141,7 +143,41 @@ static int first_diff(const void *a, const void *b, int n, size_t size) {
     return -1;
 }
 
+/* The adjacency as the topology builds it for the flags the bodies have now (not stale): what the lean pass without
+ * an adjacency (NULL: the layout's not built, a chain under the exact solver) must match. */
+static int now_offsets[BODIES + 1], now_adj[2 * JOINTS];
+static void adjacency_now(void) {
+    memset(now_offsets, 0, sizeof now_offsets);
+    for (int s = 0; s < joints; ++s)
+        for (int e = 0; e < 2; ++e) {
+            int b = e ? defs[s].b : defs[s].a;
+            if (b >= 0 && (props[b].flags & CTN_BODY_FLAG_DYNAMIC)) now_offsets[b + 1]++;
+        }
+    for (int i = 0; i < BODIES; ++i) now_offsets[i + 1] += now_offsets[i];
+    int fill[BODIES];
+    memcpy(fill, now_offsets, sizeof fill);
+    for (int s = 0; s < joints; ++s)
+        for (int e = 0; e < 2; ++e) {
+            int b = e ? defs[s].b : defs[s].a;
+            if (b >= 0 && (props[b].flags & CTN_BODY_FLAG_DYNAMIC)) now_adj[fill[b]++] = (s << 1) | e;
+        }
+}
+
 static void compare_inertia(const char *what, int n, float gs_h) {
+    if (CTN_GEOMETRIC_INERTIA_BY_JOINT) { /* without an adjacency: the shared function's with the adjacency of now */
+        adjacency_now();
+        memset(ref_inertia, 0xA5, sizeof ref_inertia);
+        ctn__geometric_inertia(n, joints, pose, props, now_offsets, now_adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h,
+                               ref_inertia, 0, 1);
+        for (int threads = 1; threads <= 2; ++threads) {
+            memset(got_inertia, 0xA5, sizeof got_inertia);
+            ctn__geometric_inertia(n, joints, pose, props, NULL, NULL, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h,
+                                   got_inertia, 1, threads);
+            int i = first_diff(got_inertia, ref_inertia, BODIES, sizeof *got_inertia);
+            CHECK(i < 0, "%s, %d bodies, %d threads, no adjacency: inertia of body %d differs (xx %.9g, shared %.9g)", what, n, threads, i,
+                  i < 0 ? 0.0 : (double)got_inertia[i].inv_inertia.xx, i < 0 ? 0.0 : (double)ref_inertia[i].inv_inertia.xx);
+        }
+    }
     memset(ref_inertia, 0xA5, sizeof ref_inertia);
     ctn__geometric_inertia(n, joints, pose, props, adj_offsets, adj, joint_view(defs, JOINTS, defs_core, defs_extra), lambda, CTN_MAX_ROWS, gs_h, ref_inertia, 0, 1);
     for (int threads = 1; threads <= 2; ++threads) {

@@ -1,6 +1,8 @@
-/* Solver layout: colours the joints, sorts them into contiguous colour ranges, carries the warm-start
- * impulses over to the new order, and builds the body -> joint CSR adjacency used by the Jacobi gather,
- * the warm start and the CG operator (Nelson 1998: every body gathers J^T lambda over its own joints).
+/* Solver layout: colours the joints, sorts them into contiguous colour ranges and carries the warm-start
+ * impulses over to the new order. The body -> joint CSR adjacency used by the Jacobi gather, the warm start,
+ * the CG operator and the exact solver's forest (Nelson 1998: every body gathers J^T lambda over its own
+ * joints) is built from the layout on first need (ctn__topology_adjacency): a chain under the exact solver on
+ * the CPU never reads it.
  *
  * All arrays are kept between rebuilds and only grow, so a rebuild every step (the changing contact graph)
  * costs a few linear passes over memory that is already mapped. Every array is grown before anything is
@@ -50,20 +52,25 @@ static size_t headroom(int need) { return (size_t)need + (size_t)need / 2 + 16; 
 
 /* The colouring's scratch: the two bodies and the colour of each joint (3 ints a joint, COLOUR_SCRATCH), at
  * the start of the impulse array, which is sized for it (reserve: at least 3 floats a joint whatever the row
- * stride). The colour masks (8 bytes a body) go where they fit: the adjacency array (written after the
- * colouring; 2 entries a body or more in a chain or a tree), else after the scratch, 8-byte aligned
- * (masks_at), else an array of their own. */
+ * stride). The colour masks (8 bytes a body) go where they fit: the adjacency array where an earlier layout
+ * needed one (the build leaves it stale: rebuilt on the next need; 2 entries a body or more in a chain or a
+ * tree), else after the scratch, 8-byte aligned (masks_at), else at the start of the impulses' spare when the
+ * carry-over reads nothing from it (spare_free: the previous layout had no joints; the step's first write of
+ * the impulses lands there anyway, the divergence guard's double buffer, so its pages are no extra), else an
+ * array of their own. The spare is read as the array it will be after the build's swap: the current impulses
+ * when called before the swap (reserve), with the same capacity. */
 #define COLOUR_SCRATCH 3
 static size_t masks_at(int m) { return ((size_t)COLOUR_SCRATCH * (size_t)m + 1) & ~(size_t)1; }
-static unsigned long long *masks_place(ctn_topology *t, int m, int nb) {
+static unsigned long long *masks_place(ctn_topology *t, int m, int nb, float *spare, int spare_free) {
     if (t->adj && 2 * (size_t)nb <= (size_t)t->adj_capacity) return (unsigned long long *)(void *)t->adj;
     if (masks_at(m) + 2 * (size_t)nb <= t->lambda_capacity) return (unsigned long long *)(void *)(t->lambda + masks_at(m));
+    if (spare_free && spare && 2 * (size_t)nb <= t->lambda_capacity) return (unsigned long long *)(void *)spare;
     return NULL;
 }
 
-/* Makes room for m joints of `stride` impulses each, s springs, nb bodies, the adjacency entries and the
- * colour budget. A partial failure only leaves some arrays larger than their recorded capacity. */
-static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, int sadj, int colours, int w_attach) {
+/* Makes room for m joints of `stride` impulses each, s springs, nb bodies, the spring adjacency's entries and
+ * the colour budget. A partial failure only leaves some arrays larger than their recorded capacity. */
+static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int sadj, int colours, int w_attach, int spare_free) {
     int per = stride > COLOUR_SCRATCH ? stride : COLOUR_SCRATCH;
     if (m + 1 > t->joint_capacity || (size_t)per * ((size_t)m + 1) > t->lambda_capacity) {
         size_t cap = headroom(m + 1);
@@ -77,8 +84,7 @@ static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, i
     }
     if (nb + 1 > t->body_capacity) {
         size_t cap = headroom(nb + 1);
-        if (!resize(&t->adj_offsets, cap, sizeof(int)) || !resize(&t->spring_adj_offsets, cap, sizeof(int)) ||
-            !resize(&t->split, cap, sizeof(float)))
+        if (!resize(&t->spring_adj_offsets, cap, sizeof(int)) || !resize(&t->split, cap, sizeof(float)))
             return 0;
         t->body_capacity = (int)cap;
     }
@@ -90,16 +96,13 @@ static int reserve(ctn_topology *t, int m, int stride, int s, int nb, int adj, i
         if (!resize(&t->springs, headroom(s + 1), sizeof(ctn_joint_def))) return 0;
         t->spring_capacity = (int)headroom(s + 1);
     }
-    if (adj > t->adj_capacity) {
-        if (!resize(&t->adj, headroom(adj), sizeof(int))) return 0;
-        t->adj_capacity = (int)headroom(adj);
-    }
     if (sadj > t->spring_adj_capacity) {
         if (!resize(&t->spring_adj, headroom(sadj), sizeof(int))) return 0;
         t->spring_adj_capacity = (int)headroom(sadj);
     }
-    /* the colour masks in an array of their own where the adjacency and the impulses have no room (masks_place) */
-    if (!masks_place(t, m, nb) && nb + 1 > t->colour_used_capacity) {
+    /* the colour masks in an array of their own where the adjacency and the impulses have no room (masks_place;
+     * the spare is the present impulse array until the build's swap) */
+    if (!masks_place(t, m, nb, t->lambda, spare_free) && nb + 1 > t->colour_used_capacity) {
         if (!resize(&t->colour_used, headroom(nb + 1), sizeof(unsigned long long))) return 0;
         t->colour_used_capacity = (int)headroom(nb + 1);
     }
@@ -128,16 +131,21 @@ static inline int body_dynamic(const ctn_props *props, int i) { return (props[i]
 
 /* CSR of body -> (index << 1 | side) for n joints, counting only dynamic bodies; entries in increasing index
  * order, so the gathers sum in a fixed order and results are deterministic. Joint s's bodies a, b are the ints
- * ab[s * stride] and ab[s * stride + 1] (the fields a, b of a compact record or of a whole definition). */
-static void build_adjacency_ab(const int *ab, size_t stride, int n, int nb, const ctn_props *props, int *off, int *adj) {
+ * ab[s * stride] and ab[s * stride + 1] (the fields a, b of a compact record or of a whole definition).
+ * count_adjacency_ab writes the offsets off[nb + 1] and returns the entry count off[nb]; fill_adjacency_ab then
+ * writes the entries adj[off[nb]]. */
 #define AB_A(s) ab[(size_t)(s) * stride]
 #define AB_B(s) ab[(size_t)(s) * stride + 1]
+static int count_adjacency_ab(const int *ab, size_t stride, int n, int nb, const ctn_props *props, int *off) {
     memset(off, 0, ((size_t)nb + 1) * sizeof *off);
     for (int s = 0; s < n; ++s) {
         if (body_dynamic(props, AB_A(s))) off[AB_A(s) + 1]++;
         if (AB_B(s) >= 0 && body_dynamic(props, AB_B(s))) off[AB_B(s) + 1]++;
     }
     for (int i = 0; i < nb; ++i) off[i + 1] += off[i];
+    return off[nb];
+}
+static void fill_adjacency_ab(const int *ab, size_t stride, int n, int nb, const ctn_props *props, int *off, int *adj) {
     /* off[b] is body b's fill cursor, which ends at the next body's start: no cursor array; shifted back after */
     for (int s = 0; s < n; ++s) {
         if (body_dynamic(props, AB_A(s))) adj[off[AB_A(s)]++] = s << 1;
@@ -145,22 +153,62 @@ static void build_adjacency_ab(const int *ab, size_t stride, int n, int nb, cons
     }
     if (nb > 1) memmove(off + 1, off, ((size_t)nb - 1) * sizeof *off);
     if (nb > 0) off[0] = 0;
+}
 #undef AB_A
 #undef AB_B
+static void build_adjacency_ab(const int *ab, size_t stride, int n, int nb, const ctn_props *props, int *off, int *adj) {
+    count_adjacency_ab(ab, stride, n, nb, props, off);
+    fill_adjacency_ab(ab, stride, n, nb, props, off, adj);
 }
 _Static_assert(offsetof(ctn_joint_core, b) == offsetof(ctn_joint_core, a) + sizeof(int) && offsetof(ctn_joint_def, b) == offsetof(ctn_joint_def, a) + sizeof(int),
                "a joint's bodies a, b are adjacent ints");
 
 
+/* The world whose layout t is: every layout is a world's own (ctn_world.topo). */
+static const ctn_world *world_of(const ctn_topology *t) {
+    return (const ctn_world *)(const void *)((const char *)t - offsetof(ctn_world, topo));
+}
+
+/* Each body's count of joints on it as a dynamic body (its adjacency list's length), at least 1: counted from
+ * the layout's joints, so it needs no adjacency (counts of 2^24 joints a body and more would round). */
 const float *ctn__topology_split(ctn_topology *t) {
     if (!t->split_ready) {
-        for (int i = 0; i < t->body_count; ++i) {
-            int k = t->adj_offsets[i + 1] - t->adj_offsets[i];
-            t->split[i] = k > 1 ? (float)k : 1.0f;
+        const ctn_props *props = world_of(t)->props;
+        float *k = t->split;
+        for (int i = 0; i < t->body_count; ++i) k[i] = 0.0f;
+        for (int s = 0; s < t->joint_count; ++s) {
+            int a = t->defs[s].a, b = t->defs[s].b;
+            if (body_dynamic(props, a)) k[a] += 1.0f;
+            if (b >= 0 && body_dynamic(props, b)) k[b] += 1.0f;
         }
+        for (int i = 0; i < t->body_count; ++i) k[i] = k[i] > 1.0f ? k[i] : 1.0f;
         t->split_ready = 1;
     }
     return t->split;
+}
+
+ctn_status ctn__topology_adjacency(ctn_world *w) {
+    ctn_topology *t = &w->topo;
+    if (t->adj_ready) return CTN_OK;
+    int nb = t->body_count, m = t->joint_count;
+    if (nb + 1 > t->adj_offsets_capacity) {
+        size_t cap = headroom(nb + 1);
+        if (!resize(&t->adj_offsets, cap, sizeof(int)))
+            return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the body -> joint adjacency (%d bodies)", nb);
+        t->adj_offsets_capacity = (int)cap;
+    }
+    /* the counts first (the offsets), then the entries into an array of their count */
+    const int *ab = &t->defs[0].a;
+    size_t stride = sizeof(ctn_joint_core) / sizeof(int);
+    int entries = count_adjacency_ab(ab, stride, m, nb, w->props, t->adj_offsets);
+    if (entries + 1 > t->adj_capacity) {
+        if (!resize(&t->adj, headroom(entries + 1), sizeof(int)))
+            return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the body -> joint adjacency (%d entries)", entries);
+        t->adj_capacity = (int)headroom(entries + 1);
+    }
+    fill_adjacency_ab(ab, stride, m, nb, w->props, t->adj_offsets, t->adj);
+    t->adj_ready = 1;
+    return CTN_OK;
 }
 
 /* Joint slot j as the solver sees it: rows on an attached body rewritten onto its master (host/core/attach.c).
@@ -258,7 +306,7 @@ void ctn__topology_stride_floor(ctn_world *w, int floor) {
 ctn_status ctn__topology_build(ctn_world *w) {
     ctn_topology *t = &w->topo;
     int nb = w->body_count, nj = w->joint_count, budget = w->desc.max_colours;
-    int m = 0, ns = 0, adj = 0, sadj = 0, gears = 0, stride = 1, rows = 0;
+    int m = 0, ns = 0, sadj = 0, gears = 0, stride = 1, rows = 0;
     for (int j = 0; j < nj; ++j) {
         ctn_joint_core tmp;
         const ctn_joint_core *d = w->joint_alive[j] ? solver_def_ref(w, j, &tmp) : NULL;
@@ -268,10 +316,12 @@ ctn_status ctn__topology_build(ctn_world *w) {
         int ends = (w->props[d->a].flags & CTN_BODY_FLAG_DYNAMIC ? 1 : 0) +
                    (d->b >= 0 && (w->props[d->b].flags & CTN_BODY_FLAG_DYNAMIC) ? 1 : 0);
         if (kind && (kind->flags & CTN_JK_FORCE)) ns++, sadj += ends; /* a force element: no rows */
-        else m++, adj += ends, stride = d->rows > stride ? d->rows : stride, rows += ctn__jcore(w, j)->rows;
+        else m++, stride = d->rows > stride ? d->rows : stride, rows += ctn__jcore(w, j)->rows;
     }
     if (w->stride_floor > stride) stride = w->stride_floor;
-    if (!reserve(t, m, stride, ns, nb, adj + 1, sadj + 1, budget, w->attach != NULL))
+    /* the carry-over reads the previous impulses (the spare after the swap below) only where there were some */
+    int spare_free = t->joint_count == 0;
+    if (!reserve(t, m, stride, ns, nb, sadj + 1, budget, w->attach != NULL, spare_free))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory building the solver layout (%d joints, %d bodies)", m, nb);
 
     /* keep the previous impulses for the carry-over (by joint id: ctn__joint_layout_slot gives its slot in the previous
@@ -306,8 +356,9 @@ ctn_status ctn__topology_build(ctn_world *w) {
         body_b[m] = d->b >= 0 && body_dynamic(w->props, d->b) ? d->b : -1;
         m++;
     }
-    unsigned long long *masks = masks_place(t, m, nb);
+    unsigned long long *masks = masks_place(t, m, nb, t->lambda_prev, spare_free);
     if (!masks) masks = t->colour_used;
+    t->adj_ready = 0; /* the adjacency array may hold the masks now; it is rebuilt for this layout on first need */
     memset(masks, 0, (size_t)nb * sizeof *masks);
     int used = ctn__colour_joints_into(m, body_a, body_b, NULL, budget, masks, colour);
 
@@ -367,9 +418,8 @@ ctn_status ctn__topology_build(ctn_world *w) {
     t->spring_count = ns;
     t->gear_count = gears;
     t->body_count = nb;
-    build_adjacency_ab(&t->defs[0].a, sizeof(ctn_joint_core) / sizeof(int), m, nb, w->props, t->adj_offsets, t->adj);
     if (ns) build_adjacency_ab(&t->springs[0].a, sizeof(ctn_joint_def) / sizeof(int), ns, nb, w->props, t->spring_adj_offsets, t->spring_adj); /* else not read (world.h) */
-    t->split_ready = 0; /* the mass-splitting factors, from the adjacency on first use (ctn__topology_split) */
+    t->split_ready = 0; /* the mass-splitting factors, on first use (ctn__topology_split) */
     w->joint_slot_held = 0; /* the table is in solver order: a joint's slot is its position below m */
     w->topology_dirty = 0;
     w->topology_version++;

@@ -43,10 +43,14 @@ typedef struct ctn_topology {
     int *colour_offsets;      /* [colour_count + 2] */
     /* Body -> joint adjacency in CSR form (the per-body gather of Nelson 1998). Entry e of body i, for
      * adj_offsets[i] <= e < adj_offsets[i+1], is (slot << 1) | side, side 0 = body a, 1 = body b.
-     * Only dynamic bodies have entries. */
+     * Only dynamic bodies have entries. Built for the layout on first need (ctn__topology_adjacency, which
+     * every reader calls first): valid only while adj_ready; the build clears it (the array may hold its
+     * colour masks). */
     int body_count;           /* ids covered (= world body id count at build time) */
     int *adj_offsets;         /* [body_count + 1] */
     int *adj;                 /* [adj_offsets[body_count]] */
+    int adj_ready;            /* adj_offsets and adj hold this layout's adjacency */
+    int adj_offsets_capacity; /* ints of adj_offsets */
     float *split;             /* [body_count] joints on each body (>= 1): Jacobi mass-splitting factor, written on first use
                                * (ctn__topology_split): only mass splitting and the assembly read it */
     int split_ready;          /* split holds this layout's factors */
@@ -62,7 +66,8 @@ typedef struct ctn_topology {
      * mapped memory instead of allocating. */
     int joint_capacity, body_capacity, spring_capacity, adj_capacity, spring_adj_capacity, colour_capacity;
     /* [lambda_capacity]; between rebuilds, the spare of lambda's double buffer (divergence.c); NULL where the step
-     * spare holds the impulses' copy instead (CTN_SNAP_SHARED: freed by the take, held again by the next rebuild) */
+     * spare holds the impulses' copy instead (CTN_SNAP_SHARED: freed by the take, held again by the next rebuild);
+     * in a rebuild after a layout without joints, possibly the colour masks' place (topology.c) */
     float *lambda_prev;
     size_t lambda_capacity;   /* floats of lambda and of lambda_prev each (only grows) */
     unsigned long long *colour_used; /* [colour_used_capacity] colour masks where they do not fit in defs */
@@ -457,8 +462,12 @@ void ctn__topology_impulse_spare_free(ctn_topology *t);
 /* Tests: lays the impulses out at a row stride of at least `floor` (1..CTN_MAX_ROWS; 0: the most rows of any joint,
  * as always otherwise) from the next rebuild on, which it asks for. The results do not depend on the stride. */
 void ctn__topology_stride_floor(ctn_world *w, int floor);
-/* The layout's mass-splitting factors (topo.split), written from the adjacency on the first call after a build. */
+/* The layout's mass-splitting factors (topo.split), written on the first call after a build (t: a world's own
+ * layout, ctn_world.topo). */
 const float *ctn__topology_split(ctn_topology *t);
+/* Builds the body -> joint adjacency (topo.adj_offsets, topo.adj) of the current layout unless built since the
+ * last topology build; CTN_ERR_OUT_OF_MEMORY (the layout otherwise intact) when its arrays cannot grow. */
+ctn_status ctn__topology_adjacency(ctn_world *w);
 /* Stores joint slot order[s] at position s of the joint table for s < m, then the other slots in increasing
  * order (m = 0: every slot at its own position); in place (host/core/topology.c). */
 void ctn__joint_store_in_order(ctn_world *w, const int *order, int m);

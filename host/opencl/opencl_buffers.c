@@ -120,6 +120,7 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     const ctn_topology *t = &w->topo;
     size_t n = (size_t)w->body_count, m = (size_t)t->joint_count;
     int body_grew = 0, layout_grew = 0, r2_grew = 0;
+    TRY(ctn__topology_adjacency(w)); /* the device's stages read it: the host's on first need, sized and uploaded below */
     TRY(ctn__ocl_reserve(w, o, &o->pose, n * sizeof(ctn_pose), &body_grew));
     TRY(ctn__ocl_reserve(w, o, &o->vel, n * sizeof(ctn_vel), &body_grew));
     TRY(ctn__ocl_reserve(w, o, &o->inertia, n * sizeof(ctn_inertia), &body_grew));

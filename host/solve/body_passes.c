@@ -215,10 +215,33 @@ static inline void inertia4(const ctn_pose *pose, const ctn_props *props, int b,
 }
 #endif
 
+/* The four sums gi_alpha_by_joint left in bodies b..b+3 (lane k: body b + k). */
+static inline __m128 gi_sums4(const ctn_inertia *inertia, int b) {
+    return _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_load_ss(&inertia[b + 1].inv_inertia.xx)),
+                         _mm_unpacklo_ps(_mm_load_ss(&inertia[b + 2].inv_inertia.xx), _mm_load_ss(&inertia[b + 3].inv_inertia.xx)));
+}
+
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
                             ctn_joints defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads) {
     (void)threads, (void)m; /* read by the OpenMP pragmas and the SSE2 branch only */
 #if defined(__SSE2__)
+    if (lean && !adj_offsets) {
+        /* No adjacency (not built: a chain under the exact solver): the sums by joint, each body's taken whole. A
+         * list is empty only for a body without joints (sum +0, as the mask would give) or one not dynamic at the
+         * build, which is not dynamic now either (a change of a body's kind rebuilds the layout before the next
+         * step's stages), so its inertia is zero whatever its sum (inertia4's mask, the shared function's test).
+         * Then the bodies, on the team's threads. */
+        int groups = n / 4;
+        gi_alpha_by_joint(n, m, defs, lambda, ls, inertia);
+        const __m128 vgs = _mm_set1_ps(gs_h);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads)
+#endif
+        for (int g = 0; g < groups; ++g) inertia4(pose, props, 4 * g, 1, _mm_mul_ps(vgs, gi_sums4(inertia, 4 * g)), inertia);
+        for (int i = 4 * groups; i < n; ++i) /* the last n mod 4: the shared function's last line, alpha its sum */
+            inertia[i].inv_inertia = ctn_body_inverse_inertia_augmented(pose[i], props[i], gs_h * inertia[i].inv_inertia.xx);
+        return;
+    }
     if (lean) {
         int groups = n / 4;
         if (threads <= 1) { /* the sums by joint (about a joint's work per body less than by edge), then the bodies */
@@ -226,8 +249,7 @@ void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props 
             const __m128 vgs = _mm_set1_ps(gs_h);
             for (int g = 0; g < groups; ++g) {
                 int b = 4 * g;
-                __m128 sum = _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(&inertia[b].inv_inertia.xx), _mm_load_ss(&inertia[b + 1].inv_inertia.xx)),
-                                           _mm_unpacklo_ps(_mm_load_ss(&inertia[b + 2].inv_inertia.xx), _mm_load_ss(&inertia[b + 3].inv_inertia.xx)));
+                __m128 sum = gi_sums4(inertia, b);
                 /* 0 (+0) where the adjacency list is empty: offsets[i] == offsets[i + 1] */
                 __m128i o0 = _mm_loadu_si128((const __m128i *)&adj_offsets[b]), o1 = _mm_loadu_si128((const __m128i *)&adj_offsets[b + 1]);
                 __m128 alpha = _mm_andnot_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(o0, o1)), sum);

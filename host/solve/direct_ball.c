@@ -120,7 +120,8 @@ static inline void ball_vel(const ctn_world *w, int b, double *V) {
 }
 
 /* K_x and r_x of ball position x (assemble_position's lever-arm pivot; rhs_position: ctn_dd_chain_rhs), marked
- * uncut. zero (a constant of each instance): the state at rest of c->zero, whose velocities and impulses are read
+ * uncut, and with the world axes on blocks (on records, rec, the walks take those without reading: AXES_AT of
+ * direct_chain.c). zero (a constant of each instance): the state at rest of c->zero, whose velocities and impulses are read
  * as the zeros they are (ball_vel of the world: +0). */
 static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int x, ball_node *nd, ball_shared *shd,
                                  int zero) {
@@ -130,7 +131,10 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows bl
     double s0 = (double)BR_SOFT(blocks, rec, slot, 0), s1 = (double)BR_SOFT(blocks, rec, slot, 1), s2 = (double)BR_SOFT(blocks, rec, slot, 2);
     const ctn_joint_core *d = &w->topo.defs[slot];
     double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    c->cut[slot] = 0, c->axes[x] = 1;
+    c->cut[slot] = 0;
+    if (!rec) c->axes[x] = 1; /* on records every position's (AXES_AT): not written. The cut mark stays: without
+                               * its store GCC keeps more of the walk's values live and spills, about 4.5
+                               * instructions a position more (measured) */
 #if defined(__GNUC__)
     if ((dyn & (DYN_A | DYN_B | ROT_A | ROT_B)) == (DYN_A | DYN_B | ROT_A | ROT_B)) ball_lever2(w, d->a, d->b, ra, rb, sh, shd, W);
     else

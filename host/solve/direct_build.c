@@ -320,7 +320,8 @@ int ctn__direct_build(ctn_world *w, direct_state *s, int verbose) {
     const ctn_topology *t = &w->topo;
     build_scratch b;
     ctn__direct_state_free(s);
-    int ok = scratch_alloc(&b, s, t->body_count, t->joint_count);
+    /* the breadth-first search walks the body -> joint adjacency, built here on first need */
+    int ok = scratch_alloc(&b, s, t->body_count, t->joint_count) && ctn__topology_adjacency(w) == CTN_OK;
     if (ok) {
         classify_joints(w, s, &b);
         search_forest(w, s, &b);

@@ -133,7 +133,7 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
     c->shared = ctn__malloc(m1 * sizeof *c->shared);
     c->side = ctn__calloc(m1, 1);
     c->dyn = ctn__calloc(m1, 1);
-    c->axes = ctn__calloc(m1, 1);
+    c->axes = ctn__malloc(m1); /* written by each factor on blocks before it is read, never on ball records (AXES_AT) */
     c->cut = ctn__calloc(m1, 1);
     if (!c->slot || !c->shared || !c->side || !c->dyn || !c->axes || !c->cut) goto fail;
     for (int s = 0; s < m; ++s) {
@@ -220,6 +220,12 @@ fail:
  * pass the literal 3 of a ball-jointed chain through always-inlined code, so the compiler unrolls the
  * small dense products (measured: about 2x fewer cycles than the run-time sizes). */
 #define ROWS(c, p, nfix) ((nfix) ? (nfix) : CH_N(c, p))
+/* c->axes[p] as the walks read it. On ball records (c->balls: every position a rigid ball joint, so uniform 3 and
+ * the walks with the literal 3) every position's is 1, the world axes, which the lean walks on records do not
+ * write (ball_assemble): the walks with nfix 3 take it so there without reading, and the array stays untouched
+ * (not resident) in a chain on records; the others read it always. A factor on blocks writes every position's
+ * before reading it (assemble_position, ball_assemble), and the separators' are written on records too. */
+#define AXES_AT(c, p, nfix) ((nfix) == 3 && (c)->balls ? 1 : (c)->axes[p])
 /* Offsets of K_p (n_p^2 doubles), C_p (n_p n_{p+1}), y_p (n_p) and the spike F_p (6 n_p, at 6 times y_p's):
  * implicit in a uniform sequence (nfix, the literal row count of the flattened steps, or c->uniform), else
  * from the position's int offsets. */
@@ -345,7 +351,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     }
     const ctn_joint_core *d = &w->topo.defs[slot];
     int np = bp ? ROWS(c, p - 1, nfix) : 0, sp = bp ? c->side[p - 1] & 1 : 0, ps = bp ? (c->side[p - 1] >> 1) & 1 : 0;
-    if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? c->axes[p - 1] : -1)) { /* the bodies' masses read in place */
+    if (hinge_pair(hinge, blk, bp, np, bp && prev_known ? AXES_AT(c, p - 1, nfix) : -1)) { /* the bodies' masses read in place */
         static const ctn_sym3 none = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         ctn__hinge_assemble(blk, n, dyn, (dyn & DYN_A) ? w->inertia[d->a].inv_mass : 0.0, (dyn & DYN_A) ? &w->inertia[d->a].inv_inertia : &none,
                             (dyn & DYN_B) ? w->inertia[d->b].inv_mass : 0.0, (dyn & DYN_B) ? &w->inertia[d->b].inv_inertia : &none, bp, np, sp, ps, K, C);
@@ -356,7 +362,7 @@ static inline void assemble_position(const ctn_world *w, direct_chain *c, ch_row
     ctn_sym3 Ia = {0}, Ib = {0};
     if (dyn & DYN_A) ima = w->inertia[d->a].inv_mass, Ia = w->inertia[d->a].inv_inertia;
     if (dyn & DYN_B) imb = w->inertia[d->b].inv_mass, Ib = w->inertia[d->b].inv_inertia;
-    int axes_prev = bp && axes && (prev_known ? c->axes[p - 1] == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
+    int axes_prev = bp && axes && (prev_known ? AXES_AT(c, p - 1, nfix) == 1 : ctn_dd_rows_axes(bp)); /* walking down, p - 1 is marked */
     ctn_dd_chain_assemble_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bp, axes_prev, np, sp, ps, K, C);
     if (cut | cut_prev) ctn_dd_chain_cut(K, n, cut, C, p > 0 ? ROWS(c, p - 1, nfix) : 0, cut_prev);
     if (!kout) k_store(c, p, nfix, K);
@@ -407,9 +413,9 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows block
             const double *x = c->y + CH_V(c, p, nfix);
             ctn_block tb;
             const ctn_block *blk = row_block(blocks, slot, &tb);
-            if (c->axes[p] == 1) /* a ball joint's rows: D = I3 */
+            if (AXES_AT(c, p, nfix) == 1) /* a ball joint's rows: D = I3 */
                 ctn_dd_block_impulse_axes(blk, side, x, w->inertia[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
-            else if (c->axes[p] == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
+            else if (AXES_AT(c, p, nfix) == 2) /* a hinge's: D = I3 on the linear rows (host/solve/direct_hinge.h) */
                 ctn__hinge_impulse(blk, side, x, w->inertia[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);
             else
                 ctn_dd_block_impulse(blk, side, x, w->inertia[b].inv_mass, w->inertia[b].inv_inertia, c->dyn[p] & (side ? ROT_B : ROT_A), dv);

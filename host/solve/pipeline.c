@@ -251,6 +251,10 @@ static int warm_start_idle(ctn_world *w, const ctn_stage_ops *ops, int rigid) {
     return rigid && w->solver == CTN_SOLVER_DIRECT && (ops->all_exact ? ops->all_exact(w) : ctn__direct_exact(w)) && anchored_once(w);
 }
 
+int ctn__warm_start_idle(ctn_world *w, const ctn_stage_ops *ops) {
+    return warm_start_idle(w, ops, w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0 && joints_rigid(w));
+}
+
 /* Entry k of table (sub, n) about to be taken (w->stage_trace: a test's record of what runs). */
 static void trace(ctn_world *w, ctn_stage_table table, int sub, int n, int k, const ctn_stage_entry *e) {
     if (w->stage_trace) w->stage_trace(w->stage_trace_user, (int)table, sub, n, k, e);

@@ -189,6 +189,9 @@ int ctn__substep_plan(const ctn_world *w, const ctn_step_params *prm, ctn_stage_
 /* Whether the substeps run the geometric-stiffness inertia: desc.geometric_stiffness > 0 and joints
  * (without any, alpha = 0 and the inertia is integrate's). */
 int ctn__substep_geometric(const ctn_world *w, const ctn_step_params *prm);
+/* Whether the velocity step's warm start is idle (w->warm_idle: the exact solver's rigid, anchored layout, whose
+ * solve needs no gather), asked with the layout prepared (the backend's begin): the same answer as each substep's. */
+int ctn__warm_start_idle(ctn_world *w, const ctn_stage_ops *ops);
 /* Whether substep `sub` of n is followed by the projection (the exact solver with joints, the last): its table ends
  * with PROJECT_ENTER. */
 int ctn__substep_projects(const ctn_world *w, int sub, int n);

@@ -161,11 +161,17 @@ void ctn__chord_rows_balls(ctn_joints defs, int m, const ctn_pose *pose, float h
  * loops with the same bits as the shared functions (lean = 0: those functions as the OpenCL backend runs them);
  * threads > 1: an OpenMP team of that many (the results do not depend on it).
  * ctn__geometric_inertia: ctn_geometric_inertia_body of every body (m: the joints in defs and lambda, ls floats a joint in
- * lambda). ctn__forces: ctn_forces_body of every body
+ * lambda); adj_offsets and adj may be NULL (the adjacency not built) where CTN_GEOMETRIC_INERTIA_BY_JOINT and lean,
+ * provided every body of a joint that is dynamic now was dynamic when the layout was built. ctn__forces: ctn_forces_body of every body
  * from in to out (lean only where the world has no springs, whose sadj_offsets may then be NULL: the topology writes
  * them only for springs; forces: the user forces, NULL where the world has none). ctn__integrate_poses: ctn_integrate_pose_from
  * from `from` into `pose` (ctn_integrate_pose where they are the same array); ctn__integrate_bodies: the same
  * and the world inverse inertia of the new poses (ctn_integrate_body_from, ctn_integrate_body). */
+#if defined(__SSE2__)
+#define CTN_GEOMETRIC_INERTIA_BY_JOINT 1 /* the lean pass sums alpha by joint (body_passes.c) */
+#else
+#define CTN_GEOMETRIC_INERTIA_BY_JOINT 0
+#endif
 void ctn__geometric_inertia(int n, int m, const ctn_pose *pose, const ctn_props *props, const int *adj_offsets, const int *adj,
                             ctn_joints defs, const float *lambda, int ls, float gs_h, ctn_inertia *inertia, int lean, int threads);
 void ctn__forces(int n, const ctn_props *props, const ctn_body_force *forces, const ctn_inertia *inertia, const int *sadj_offsets,

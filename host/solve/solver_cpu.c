@@ -491,11 +491,20 @@ static int poses_in_place(const ctn_world *w) {
 
 static int in_place_joints(const ctn_world *w, cpu_solver *c);
 
+/* Whether a step reads the body -> joint adjacency (built on first need, ctn__topology_adjacency): the iterative
+ * solvers gather over it (the warm start, Jacobi, CG), the exact solver's warm start where it is not idle
+ * (ctn__warm_start_idle, with the layout prepared), and the geometric-stiffness inertia where it does not sum by
+ * joint. The exact solver's forest build (ctn__direct_build) and the assembly's first stage build it themselves. */
+static int step_reads_adjacency(ctn_world *w) {
+    return !solver_is_direct(w) || !CTN_GEOMETRIC_INERTIA_BY_JOINT || !ctn__warm_start_idle(w, w->backend->stages);
+}
+
 static ctn_status cpu_begin(ctn_world *w) {
     cpu_solver *c = w->backend_data;
     TRY_CPU(cpu_reserve(w, c));
     if (w->solver == CTN_SOLVER_DIRECT && w->topo.joint_count > 0) TRY_CPU(ctn__direct_prepare(w)); /* its storage: nothing changed yet */
     TRY_CPU(cpu_reserve_rows(w, c)); /* ball records or blocks, by the layout just prepared */
+    if (step_reads_adjacency(w)) TRY_CPU(ctn__topology_adjacency(w)); /* before the step changes anything */
     if (w->bodies_dirty || c->rattle_version != w->topology_version || w->solver != CTN_SOLVER_DIRECT) c->rattle_valid = 0; /* edited state */
     int derived = c->inertia_clean && !w->bodies_dirty; /* the last step left them so and the host changed no body */
     if (!derived) ctn__inertia_fresh(w); /* the snapshot tests them */
@@ -1071,7 +1080,9 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     switch (stage) {
     case CTN_STAGE_GEOMETRIC_INERTIA: {
         const float *lambda = c->projecting ? c->real_lambda : t->lambda; /* the impulses of the last substep */
-        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, t->adj_offsets, t->adj, ctn__topo_joints(t), lambda, t->stride,
+        /* the adjacency where built (step_reads_adjacency), else none: the sums by joint */
+        const int *off = t->adj_ready ? t->adj_offsets : NULL, *adj = t->adj_ready ? t->adj : NULL;
+        ctn__geometric_inertia(n, t->joint_count, w->pose, w->props, off, adj, ctn__topo_joints(t), lambda, t->stride,
                                prm->geometric_stiffness * prm->h, w->inertia, 1,
                                n >= CPU_PARALLEL_MIN ? cpu_team(w) : 1);
         break;
@@ -1081,6 +1092,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
     case CTN_STAGE_WARM_START: { /* v += M^-1 J^T (w lambda_prev); an idle one (host/solve/pipeline.c) lambda *= 0 */
         int rows = t->stride * t->joint_count;
         float warm = w->warm_idle ? 0.0f : prm->warm_start;
+        if (!w->warm_idle) TRY_CPU(ctn__topology_adjacency(w)); /* built by cpu_begin (step_reads_adjacency): no work */
         const float *from = ctn__snapshot_fork(w, CTN_SNAP_LAMBDA); /* the step's first write: from the impulses it started from */
         if (!from) from = t->lambda;
         float *lambda = t->lambda;
@@ -1112,6 +1124,7 @@ static ctn_status cpu_run_entry(ctn_world *w, cpu_solver *c, const ctn_stage_ent
         /* assembly writes its rows into the general blocks, which a compact world has not allocated: at the first
          * ASSEMBLE_ROWS, before anything moved, so that running out of memory leaves the world as it was */
         if (stage == CTN_STAGE_ASSEMBLE_ROWS) TRY_CPU(cpu_reserve_blocks(w, c));
+        TRY_CPU(ctn__topology_adjacency(w)); /* the gather's (at ASSEMBLE_ROWS, the first: nothing moved yet) */
         stage_assemble(w, c, stage, out);
         break;
     default: stage_project(w, c, e, prm, out); break;
