@@ -193,6 +193,38 @@ static void build_lanes(void) {
     }
 }
 
+/* The residual of the ball records reads every impulse (ctn__direct_residual_impulses: the integration in place
+ * then skips the impulses' scan): after a velocity step of chain:40 and chain:1500 (two segments), a NaN, +inf
+ * or -inf planted in any row of any joint's impulse makes the chain residual not finite, and it is finite
+ * without one. */
+static void residual_reads_impulses(const char *spec) {
+    const config c = {"velocity 1x1", 1, 1, CTN_INTEGRATOR_VELOCITY};
+    ctn_world *w = make(spec, &c, 0);
+    if (!w) return;
+    CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
+    const direct_state *s = w->direct_data;
+    CHECK(ctn__direct_residual_impulses(w) && s && s->chain, "%s: the step's residual read every impulse", spec);
+    if (!s || !s->chain || !ctn__direct_residual_impulses(w)) {
+        ctn_world_destroy(w);
+        return;
+    }
+    ctn_topology *t = &w->topo;
+    CHECK(t->stride == 3, "%s: row stride %d", spec, t->stride);
+    CHECK(isfinite(ctn__chain_residual(w, s->chain, NULL)), "%s: a finite residual without a planted impulse", spec);
+    const float bad[3] = {NAN, INFINITY, -INFINITY};
+    int missed = 0, tried = 0;
+    for (int j = 0; j < t->joint_count; j += (j < 8 || j > t->joint_count - 8) ? 1 : 37)
+        for (int r = 0; r < 3; ++r)
+            for (int b = 0; b < 3; ++b) {
+                float keep = t->lambda[3 * j + r];
+                t->lambda[3 * j + r] = bad[b];
+                missed += isfinite(ctn__chain_residual(w, s->chain, NULL)) != 0, tried++;
+                t->lambda[3 * j + r] = keep;
+            }
+    CHECK(missed == 0, "%s: %d of %d planted non-finite impulses left the residual finite", spec, missed, tried);
+    ctn_world_destroy(w);
+}
+
 int main(void) {
     build_lanes();
     const config configs[] = {
@@ -211,5 +243,7 @@ int main(void) {
             used += u, runs++;
         }
     printf("ball records: %d of %d runs on them, every step equal to the blocks' bit for bit\n", used, runs);
+    residual_reads_impulses("chain:40");
+    residual_reads_impulses("chain:1500");
     return check_report("ball_record");
 }

@@ -49,6 +49,7 @@
  * lambda_prev) is freed while a step spare holds their copy and held again by the next rebuild, which takes it
  * for its carry-over, or the next step that forks them. */
 #include "core/world.h"
+#include "core/lane_copy.h"
 
 #include <limits.h>
 #include <math.h>
@@ -120,32 +121,24 @@ static int shared_fits(const ctn_world *w) {
     return shared_impulses_at(w) + fork_bytes(w, 2) <= (size_t)w->body_capacity * sizeof(ctn_pose);
 }
 
-/* Copies array k (1 the velocities, 2 the impulses) between the world and the step spare (to_spare: into it), the
- * velocities as records four an iteration and the impulses as floats, on the world's threads for a large world. Not
- * memcpy: glibc copies arrays of this size by `rep movsb`, which callgrind counts as an instruction a byte (36 a link
- * per step on the yardstick's chain), where these loops' vector moves take a few. */
+/* Copies array k (1 the velocities, 2 the impulses) between the world and the step spare (to_spare: into it), by
+ * 128-byte blocks of 16-byte lanes (core/lane_copy.h), on the world's threads for a large world. Not memcpy: glibc
+ * copies arrays of this size by `rep movsb`, which callgrind counts as an instruction a byte (36 a link per step on
+ * the yardstick's chain), where the blocks take about two (velocities and impulses together). */
 static void shared_copy(ctn_world *w, int k, int to_spare) {
 #ifdef _OPENMP
     int team = ctn__threads(w);
 #endif
-    if (k == 1) {
-        ctn_vel *spare = spare_of(w, 1), *to = to_spare ? spare : w->vel;
-        const ctn_vel *from = to_spare ? w->vel : spare;
-        int n = w->body_count, n4 = n / 4;
+    void *spare = spare_of(w, k), *live = k == 1 ? (void *)w->vel : (void *)w->topo.lambda;
+    void *to = to_spare ? spare : live;
+    const void *from = to_spare ? live : spare;
+    size_t bytes = fork_bytes(w, k);
+    long blocks = (long)(bytes / CTN_LANE_BLOCK);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(team) if (n >= SNAPSHOT_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(team) if (w->body_count >= SNAPSHOT_PARALLEL_MIN)
 #endif
-        for (int i = 0; i < n4; ++i) to[4 * i] = from[4 * i], to[4 * i + 1] = from[4 * i + 1], to[4 * i + 2] = from[4 * i + 2], to[4 * i + 3] = from[4 * i + 3];
-        for (int i = 4 * n4; i < n; ++i) to[i] = from[i];
-        return;
-    }
-    float *spare = spare_of(w, 2), *to = to_spare ? spare : w->topo.lambda;
-    const float *from = to_spare ? w->topo.lambda : spare;
-    int len = w->topo.stride * w->topo.joint_count;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(team) if (len >= SNAPSHOT_PARALLEL_MIN)
-#endif
-    for (int i = 0; i < len; ++i) to[i] = from[i];
+    for (long i = 0; i < blocks; ++i) lane_copy_block(to, from, (size_t)i);
+    lane_copy_tail(to, from, bytes);
 }
 
 /* Grows the velocity spare to the body capacity; 0 when out of memory (nothing changed). */

@@ -37,7 +37,7 @@ static inline float ball_row(int s, ctn_joints defs, const ctn_pose *pose, const
     __m128 bias = _mm_mul_ps(_mm_set1_ps(cg), g);
     if (spook) bias = _mm_add_ps(bias, _mm_mul_ps(_mm_set1_ps(cj), jv));
     /* (ra, soft), (rb, bias_0), (bias_1, bias_2) */
-    __m128 t = _mm_shuffle_ps(ra, _mm_set_ss(soft), _MM_SHUFFLE(0, 0, 2, 2));
+    __m128 t = _mm_shuffle_ps(ra, _mm_set1_ps(soft), _MM_SHUFFLE(0, 0, 2, 2)); /* lane 0 of set1 (no zeroing of the lanes unread) */
     __m128 u = _mm_shuffle_ps(rb, bias, _MM_SHUFFLE(0, 0, 2, 2));
     float *o = (float *)(void *)&rows[s];
     _mm_storeu_ps(o, _mm_shuffle_ps(ra, t, _MM_SHUFFLE(2, 0, 1, 0)));

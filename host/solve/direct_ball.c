@@ -469,7 +469,7 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
 #if defined(__SSE2__)
         /* ctn_length's sqrtf as the instruction alone: (x^2 + y^2) + z^2 is never negative, so sqrtf's errno test
          * (a compare and a branch) never fires */
-        float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(ctn_dot(wv, wv))));
+        float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set1_ps(ctn_dot(wv, wv)))); /* set1: no zeroing of lanes 1..3, which sqrt_ss leaves */
 #else
         float wn = ctn_length(wv);
 #endif
@@ -601,7 +601,13 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
             break;
         }
         const float *bq = BR_BIAS(blocks, rec, slot[p + dir]);
+#if defined(__SSE2__) && defined(__GNUC__)
+        /* targets 0 and 1 widened and less s0, s1 in two lanes (movq, cvtps2pd, subpd): per lane the scalar operations */
+        ch_v2d V01 = (ch_v2d)_mm_cvtps_pd(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)bq)) - (ch_v2d){s0, s1};
+        v0 = V01[0], v1 = V01[1], v2 = (double)bq[2] - s2;
+#else
         v0 = (double)bq[0] - s0, v1 = (double)bq[1] - s1, v2 = (double)bq[2] - s2;
+#endif
     }
 }
 

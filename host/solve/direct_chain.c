@@ -824,7 +824,8 @@ static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_cor
     __m128 res = _mm_sub_ps(_mm_sub_ps(bias, jv), _mm_mul_ps(_mm_shuffle_ps(ra, ra, 0xff), _mm_loadu_ps(lam)));
     __m128d r01 = _mm_cvtps_pd(res), r2 = _mm_cvtps_pd(_mm_movehl_ps(res, res));
     __m128d q01 = _mm_mul_pd(r01, r01), q2 = _mm_mul_pd(r2, r2);
-    return ((0.0 + _mm_cvtsd_f64(q01)) + _mm_cvtsd_f64(_mm_unpackhi_pd(q01, q01))) + _mm_cvtsd_f64(q2);
+    /* 0 + r_0^2 is r_0^2 bit for bit: a square is never -0, and a NaN stays the NaN it is */
+    return (_mm_cvtsd_f64(q01) + _mm_cvtsd_f64(_mm_unpackhi_pd(q01, q01))) + _mm_cvtsd_f64(q2);
 }
 #else
 static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_core *d, const ctn_ball_row *r, const float *lam) {
@@ -834,11 +835,19 @@ static inline double ball_residual_lanes(const ctn_world *w, const ctn_joint_cor
 
 /* Sum of the squared float residuals of the chain's joints (the solver's reported residual), per position
  * in parallel into y (free after the solve), then summed in position order: the same bits on any number
- * of threads. */
+ * of threads (ball records on one thread: summed in that order as they are formed, without y). */
 double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     int m = c->m, nt = threads_of(w);
     (void)nt;
+    if (c->balls && (nt <= 1 || c->segments <= 1)) { /* one thread: summed as they are formed, in position order (the same sum) */
+        double r2 = 0.0;
+        for (int p = 0; p < m; ++p) {
+            int slot = c->slot[p];
+            r2 += ball_residual_lanes(w, &t->defs[slot], &c->balls[slot], &t->lambda[c->ls * slot]);
+        }
+        return r2;
+    }
     if (c->balls) { /* ball records: the rows of the blocks they stand for, the world axes */
         CHAIN_OMP(omp parallel for schedule(static) num_threads(nt) if (c->segments > 1))
         for (int p = 0; p < m; ++p) {
@@ -866,6 +875,10 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
     double r2 = 0.0;
     for (int p = 0; p < m; ++p) r2 += c->y[CH_V(c, p, 0)];
     return r2;
+}
+
+int ctn__chain_residual_impulses(const ctn_world *w, const direct_chain *c) {
+    return c->balls && c->ls == 3 && c->m == w->topo.joint_count; /* a layout's positions are distinct joints */
 }
 
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }

@@ -58,6 +58,11 @@ int ctn__direct_exact(const ctn_world *w);
 /* Whether every set of dynamic bodies joined by joints has at most one joint to a body that is not dynamic, where
  * the prepared layout is an exact chain layout of the current topology (1 or 0; -1: not known from the layout). */
 int ctn__direct_anchored(const ctn_world *w);
+/* Whether the residual the last ctn__solve_direct_ex returned read every impulse of the world, each as S lambda_k
+ * of a float row residual r_k = (b_k - J_k v) - S lambda_k whose square it summed in double: then an impulse that is
+ * not finite made that sum not finite (S inf is inf or NaN (S = 0), S NaN is NaN, a square of either is not finite,
+ * and neither is a sum of squares with one), so a finite residual says every impulse is finite. */
+int ctn__direct_residual_impulses(const ctn_world *w);
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks); /* the factor alone, for later ctn__direct_resolve */
 void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks);
 /* ctn__direct_resolve from rest (the projection's chord steps): velocities and impulses zero, the right-hand
