@@ -141,20 +141,21 @@ static void shared_copy(ctn_world *w, int k, int to_spare) {
     lane_copy_tail(to, from, bytes);
 }
 
-/* Grows the velocity spare to the body capacity; 0 when out of memory (nothing changed). */
-static int vel_spare(ctn_world *w) {
-    if (w->body_capacity <= w->snapshot_bodies) return 1;
-    if (!spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), w->body_capacity)) return 0;
+/* Grows the velocity spare to the body capacity (nothing changed when out of memory). */
+static ctn_status vel_spare(ctn_world *w) {
+    if (w->body_capacity <= w->snapshot_bodies) return CTN_OK;
+    if (!spare_reserve((void **)&w->snapshot_vel, sizeof(ctn_vel), w->body_capacity))
+        return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", w->body_count);
     w->snapshot_bodies = w->body_capacity;
-    return 1;
+    return CTN_OK;
 }
 
 /* The step spare's kept velocities and impulses to spares of their own, the double buffer's (the forked ones: the
  * spare holds the start, as after a fork), before the pose spare takes the start poses: a pose outside the bounds
  * of the in-place test, a stage that copies the poses first. Nothing changed when out of memory. */
 static ctn_status unshare(ctn_world *w) {
-    if (!vel_spare(w)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", w->body_count);
-    ctn_status s = ctn__topology_impulse_spare(w);
+    ctn_status s = vel_spare(w);
+    if (s == CTN_OK) s = ctn__topology_impulse_spare(w);
     if (s != CTN_OK) return s;
     for (int k = 1; k < 3; ++k) {
         size_t bytes = fork_bytes(w, k);
@@ -189,8 +190,8 @@ ctn_status ctn__snapshot_take(ctn_world *w, int inertia_known_derived, int spare
         ctn__topology_impulse_spare_free(&w->topo);
         w->snapshot_forked = CTN_SNAP_SHARED;
     } else {
-        if (!vel_spare(w)) return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory for the divergence snapshot (%d bodies)", n);
-        ctn_status s = ctn__topology_impulse_spare(w); /* where an earlier step's step spare freed it */
+        ctn_status s = vel_spare(w);
+        if (s == CTN_OK) s = ctn__topology_impulse_spare(w); /* where an earlier step's step spare freed it */
         if (s != CTN_OK) return s;
         if (spares != CTN_SNAP_TAKE_NO_POSE) {
             s = ctn__snapshot_pose_spare(w);
@@ -236,6 +237,8 @@ void *ctn__snapshot_fork(ctn_world *w, unsigned what) {
         shared_copy(w, k, 1);
         return spare_of(w, k);
     }
+    /* a pose fork (k = 0) never runs under an unreleased CTN_SNAP_SHARED: its callers reserve the pose spare first
+     * (ctn__snapshot_pose_spare), which moves the kept velocities and impulses out of it (unshare) */
     void **a = fork_world(w, k), **b = fork_spare(w, k), *t = *a;
     *a = *b, *b = t;
     return t;

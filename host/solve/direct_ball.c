@@ -134,7 +134,7 @@ static inline void ball_assemble(const ctn_world *w, direct_chain *c, ch_rows bl
     c->cut[slot] = 0;
     if (!rec) c->axes[x] = 1; /* on records every position's (AXES_AT): not written. The cut mark stays: without
                                * its store GCC keeps more of the walk's values live and spills, about 4.5
-                               * instructions a position more (measured) */
+                               * instructions a position more (bench/results/2026-11-30-vm-lazy-adj.md) */
 #if defined(__GNUC__)
     if ((dyn & (DYN_A | DYN_B | ROT_A | ROT_B)) == (DYN_A | DYN_B | ROT_A | ROT_B)) ball_lever2(w, d->a, d->b, ra, rb, sh, shd, W);
     else
@@ -581,7 +581,9 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
     const float *b0 = BR_BIAS(blocks, rec, slot[s.first]);
     double v0 = (double)b0[0], v1 = (double)b0[1], v2 = (double)b0[2]; /* y_p */
     for (int p = s.first;; p += dir) {
-        double P[6]; /* the lower triangle (k_store): ball records in float (c->Kf), widened */
+        /* the lower triangle (k_store): in float (c->Kf) with ball records, widened; the lean walks take records only
+         * where the chain keeps Kf (direct_chain.c pivots_as_lean), blocks only where it keeps K */
+        double P[6];
         if (rec) {
             const float *f = c->Kf + 6 * (size_t)p;
             P[0] = f[0], P[1] = f[1], P[2] = f[2], P[3] = f[3], P[4] = f[4], P[5] = f[5];
