@@ -9,6 +9,7 @@
 #include "catena/catena.h"
 #include "check.h"
 #include "fixtures.h"
+#include "adjacency_check.h"
 #include "core/world.h"
 
 #include <stdlib.h>
@@ -20,25 +21,6 @@ static ctn_world *exact_chain(int threads, ctn_body_id *first) {
     ctn_world_desc d = fixture_cpu_desc(threads);
     d.solver = CTN_SOLVER_DIRECT, d.iterations = 1, d.substeps = 1, d.integrator = CTN_INTEGRATOR_VELOCITY;
     return fixture_chain_from(&d, LINKS, first);
-}
-
-/* The adjacency of w's layout against one counted here from its joints and the bodies' flags. */
-static void check_adjacency(ctn_world *w, const char *what) {
-    const ctn_topology *t = &w->topo;
-    CHECK(t->adj_ready, "%s: the adjacency is built", what);
-    if (!t->adj_ready) return;
-    int nb = t->body_count, *fill = calloc((size_t)nb + 1, sizeof *fill);
-    if (!fill) return;
-    for (int s = 0; s < t->joint_count; ++s)
-        for (int e = 0; e < 2; ++e) {
-            int b = e ? t->defs[s].b : t->defs[s].a;
-            if (b < 0 || !(w->props[b].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
-            int at = t->adj_offsets[b] + fill[b]++;
-            CHECK(at < t->adj_offsets[b + 1] && t->adj[at] == ((s << 1) | e), "%s: body %d's entry %d is joint %d side %d", what, b, at, s, e);
-        }
-    for (int b = 0; b < nb; ++b)
-        CHECK(t->adj_offsets[b] + fill[b] == t->adj_offsets[b + 1], "%s: body %d has %d entries", what, b, fill[b]);
-    free(fill);
 }
 
 static void test_exact_chain(int threads) {
@@ -54,7 +36,7 @@ static void test_exact_chain(int threads) {
         CHECK(!a->topo.adj_ready, "%d threads, step %d: the exact solver's chain built no adjacency", threads, k);
     }
     CHECK(fixture_same_links(a, fa, b, fb, LINKS), "%d threads: the chain steps alike with and without the adjacency", threads);
-    check_adjacency(b, "the twin");
+    adjacency_check(b, "the twin");
     ctn_world_destroy(a);
     ctn_world_destroy(b);
 }
@@ -66,7 +48,7 @@ static void test_gs_and_rebuild(void) {
     ctn_world *w = fixture_chain_from(&d, LINKS, &first);
     if (!w) return;
     fixture_steps(w, 2);
-    check_adjacency(w, "Gauss-Seidel");
+    adjacency_check(w, "Gauss-Seidel");
     /* a joint more: the layout is rebuilt, the adjacency with it on the next step's need */
     ctn_joint_desc jd = ctn_joint_desc_default(CTN_JOINT_BALL);
     jd.body_a = first;
@@ -75,7 +57,7 @@ static void test_gs_and_rebuild(void) {
     CHECK(ctn__topology_build(w) == CTN_OK, "build: %s", ctn_world_last_error(w));
     CHECK(!w->topo.adj_ready, "a rebuilt layout has no adjacency until one is needed");
     fixture_steps(w, 1);
-    check_adjacency(w, "Gauss-Seidel after a joint added");
+    adjacency_check(w, "Gauss-Seidel after a joint added");
     ctn_world_destroy(w);
 }
 
@@ -86,7 +68,7 @@ static void test_forest(void) {
     if (!w) return;
     CHECK(ctn_scene_from_spec(w, "tree:4") == CTN_OK, "tree: %s", ctn_world_last_error(w));
     fixture_steps(w, 2);
-    check_adjacency(w, "the exact solver's forest");
+    adjacency_check(w, "the exact solver's forest");
     ctn_world_destroy(w);
 }
 

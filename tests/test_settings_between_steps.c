@@ -13,6 +13,7 @@
 #include "catena/catena.h"
 #include "check.h"
 #include "fixtures.h"
+#include "adjacency_check.h"
 #include "core/world.h"
 #include "solve/direct_internal.h"
 
@@ -64,25 +65,6 @@ static ctn_world *switch_and_compare(ctn_world *w, const ctn_world_desc *d, cons
     return twin;
 }
 
-/* The adjacency of w's layout against one counted here from its joints and the bodies' flags. */
-static void check_adjacency(ctn_world *w, const char *what) {
-    const ctn_topology *t = &w->topo;
-    CHECK(t->adj_ready, "%s: the adjacency is built", what);
-    if (!t->adj_ready) return;
-    int nb = t->body_count, *fill = calloc((size_t)nb + 1, sizeof *fill);
-    if (!fill) return;
-    for (int s = 0; s < t->joint_count; ++s)
-        for (int e = 0; e < 2; ++e) {
-            int b = e ? t->defs[s].b : t->defs[s].a;
-            if (b < 0 || !(w->props[b].flags & CTN_BODY_FLAG_DYNAMIC)) continue;
-            int at = t->adj_offsets[b] + fill[b]++;
-            CHECK(at < t->adj_offsets[b + 1] && t->adj[at] == ((s << 1) | e), "%s: body %d's entry %d is joint %d side %d", what, b, at, s, e);
-        }
-    for (int b = 0; b < nb; ++b)
-        CHECK(t->adj_offsets[b] + fill[b] == t->adj_offsets[b + 1], "%s: body %d has %d entries", what, b, fill[b]);
-    free(fill);
-}
-
 static void solver_switch(ctn_solver solver, const char *name) {
     ctn_world_desc d = exact_desc();
     ctn_world *w = fixture_chain_from(&d, LINKS, NULL);
@@ -91,7 +73,7 @@ static void solver_switch(ctn_solver solver, const char *name) {
     CHECK(!w->topo.adj_ready, "%s: the exact solver's chain built no adjacency", name);
     d.solver = solver;
     ctn_world *twin = switch_and_compare(w, &d, name);
-    check_adjacency(w, name);
+    adjacency_check(w, name);
     ctn_world_destroy(twin);
     ctn_world_destroy(w);
 }
@@ -102,7 +84,7 @@ static void joints_removed(void) {
     ctn_world *w = fixture_chain_from(&d, LINKS, NULL);
     if (!w) return;
     fixture_steps(w, STEPS);
-    check_adjacency(w, "Gauss-Seidel");
+    adjacency_check(w, "Gauss-Seidel");
     for (int j = LINKS / 3; j < LINKS; j += LINKS / 3)
         CHECK(ctn_joint_remove(w, HJOINT(w, j)) == CTN_OK, "remove joint %d: %s", j, ctn_world_last_error(w));
     d.solver = CTN_SOLVER_DIRECT;
@@ -110,7 +92,7 @@ static void joints_removed(void) {
     ctn_world_destroy(twin);
     d.solver = CTN_SOLVER_GS;
     twin = switch_and_compare(w, &d, "joints removed, Gauss-Seidel again");
-    check_adjacency(w, "Gauss-Seidel after joints removed");
+    adjacency_check(w, "Gauss-Seidel after joints removed");
     ctn_world_destroy(twin);
     ctn_world_destroy(w);
 }
