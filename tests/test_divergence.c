@@ -44,6 +44,16 @@ static ctn_world *make(double max_speed) {
     return w;
 }
 
+/* Sets w's speed limit to max_speed (CHECKed) and returns the description it had, for the caller to put back. */
+static ctn_world_desc set_speed_limit(ctn_world *w, double max_speed, const char *what) {
+    ctn_world_desc d, limited;
+    ctn_world_get_desc(w, &d);
+    limited = d;
+    limited.max_speed = max_speed;
+    CHECK(ctn_world_set_desc(w, &limited) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
+    return d;
+}
+
 /* Forces a divergence (max_speed far below the speeds) and checks that the
  * checkpoint, which holds every body's world inverse inertia as well as its state, is byte for byte the one
  * before the undone step. The restore recomputes the inertias from the poses when every one of them was that
@@ -53,11 +63,7 @@ static void undo_keeps_checkpoint(ctn_world *w, const char *what) {
     snprintf(a, sizeof a, "divergence-%ld-a.ckpt", (long)getpid());
     snprintf(b, sizeof b, "divergence-%ld-b.ckpt", (long)getpid());
     CHECK(ctn_world_save(w, a, 5, "undo") == CTN_OK, "%s save: %s", what, ctn_world_last_error(w));
-    ctn_world_desc d, fast;
-    ctn_world_get_desc(w, &d);
-    fast = d;
-    fast.max_speed = 1e-9;
-    CHECK(ctn_world_set_desc(w, &fast) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
+    ctn_world_desc d = set_speed_limit(w, 1e-9, what);
     ctn_status st = ctn_world_step(w);
     CHECK(st == CTN_ERR_DIVERGED, "%s: forced divergence gives %s", what, ctn_status_name(st));
     CHECK(ctn_world_set_desc(w, &d) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
@@ -422,11 +428,7 @@ static void direct_in_place(void) {
     undo_keeps_checkpoint(w[0], "chain:200, direct 1x1 velocity, in place"); /* and one step after it */
     CHECK(ctn_world_step(w[1]) == CTN_OK, "twin: %s", ctn_world_last_error(w[1]));
     /* a step that diverges: undone, the poses never moved */
-    ctn_world_desc d, slow;
-    ctn_world_get_desc(w[0], &d);
-    slow = d;
-    slow.max_speed = 1e-9;
-    CHECK(ctn_world_set_desc(w[0], &slow) == CTN_OK, "%s", ctn_world_last_error(w[0]));
+    ctn_world_desc d = set_speed_limit(w[0], 1e-9, "direct in place");
     double *before = snapshot(w[0], n);
     const ctn_pose *poses = w[0]->pose;
     ctn_pose *copy = malloc(sizeof *copy * (size_t)n);
@@ -525,11 +527,7 @@ static void undo_raw(ctn_world *w, const char *what, int same_poses) {
     memcpy(vel, w->vel, sizeof *vel * (size_t)n);
     memcpy(lambda, w->topo.lambda, sizeof *lambda * lambdas);
     const ctn_pose *held = w->pose;
-    ctn_world_desc d, slow;
-    ctn_world_get_desc(w, &d);
-    slow = d;
-    slow.max_speed = 1e-9;
-    CHECK(ctn_world_set_desc(w, &slow) == CTN_OK, "%s: %s", what, ctn_world_last_error(w));
+    ctn_world_desc d = set_speed_limit(w, 1e-9, what);
     ctn_status st = ctn_world_step(w);
     CHECK(st == CTN_ERR_DIVERGED, "%s: %s", what, ctn_status_name(st));
     CHECK(!same_poses || w->pose == held, "%s: the poses never left their array", what);
