@@ -18,8 +18,9 @@ ctn_contact_desc ctn_contact_desc_default(void) {
 
 static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-/* Validates a contact description and builds its joint definition. */
-static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const ctn_joint_def *prev, ctn_joint_def *out) {
+/* Validates a contact description and builds its joint definition; prev: the contact it updates (its friction
+ * direction carries over), or -1 for a new one. */
+static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, int prev, ctn_joint_def *out) {
     if (!d) return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "contact: desc is NULL");
     int a = ctn__body_index(w, d->body_a, "contact.body_a", 0);
     int b = a < 0 ? -2 : ctn__body_index(w, d->body_b, "contact.body_b", 1);
@@ -45,16 +46,15 @@ static ctn_status contact_build(ctn_world *w, const ctn_contact_desc *d, const c
         pa[k] = d->point[k] - 0.5 * d->depth * nk;
         pb[k] = d->point[k] + 0.5 * d->depth * nk;
     }
-    ctn_v3 prev_t1 = ctn_v3_zero(); /* the previous friction direction (world), carried over */
-    if (prev) prev_t1 = prev->b >= 0 ? ctn_quat_rotate(w->pose[prev->b].q, prev->axis_a) : prev->axis_a;
-    *out = ctn__contact_def(w, a, b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev ? &prev_t1 : NULL);
+    ctn_v3 prev_t1 = prev >= 0 ? ctn__contact_tangent(w, prev) : ctn_v3_zero(); /* the previous friction direction (world) */
+    *out = ctn__contact_def(w, a, b, pa, pb, n, (float)d->friction, (float)d->restitution, 0, prev >= 0 ? &prev_t1 : NULL);
     return CTN_OK;
 }
 
 ctn_status ctn_contact_add(ctn_world *w, const ctn_contact_desc *d, ctn_joint_id *out) {
     CTN__ENTER(w);
     ctn_joint_def def;
-    ctn_status st = contact_build(w, d, NULL, &def);
+    ctn_status st = contact_build(w, d, -1, &def);
     if (st != CTN_OK) return st;
     if (!ctn__collision_get(w)) return CTN_ERR_OUT_OF_MEMORY; /* so steps report contact counts */
     int slot;
@@ -81,7 +81,7 @@ ctn_status ctn_contact_update(ctn_world *w, ctn_joint_id handle, const ctn_conta
     ctn_status st = user_contact(w, handle, "ctn_contact_update", &id);
     if (st != CTN_OK) return st;
     ctn_joint_def def, prev = ctn__jdef_get(w, id);
-    st = contact_build(w, d, &prev, &def);
+    st = contact_build(w, d, id, &def);
     if (st != CTN_OK) return st;
     if (def.a != prev.a || def.b != prev.b)
         return ctn__fail(w, CTN_ERR_INVALID_ARGUMENT, "ctn_contact_update: contact %lld joins bodies %lld and %lld, not %lld and %lld",
