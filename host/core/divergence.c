@@ -26,28 +26,16 @@
  * joint errors (host/solve/solver_cpu.c: in_place_joints, project_unchecked), so nothing fails after the test
  * there either. Such a step holds the spare (as that copy) and no other pose array.
  *
- * The step spare. In that step the three spares are live in disjoint phases: the start velocities and impulses
- * only until the in-place test passes (after it the step can no longer be undone: its poses are written in place,
- * and nothing fails after the test), the pose spare only after it, as the projection's copy. So the pose spare
- * alone is held (CTN_SNAP_TAKE_SHARED, CTN_SNAP_SHARED: 40 bytes a body where the three took 40 + 24 a body and
- * 4 stride a joint), and until the test it keeps the start velocities (its first 24 n bytes) and impulses
- * (4 stride m bytes after them) by a copy: the forces and the warm start read the copy and write the world's
- * arrays in place, and the restore copies them back, bit for bit. Where they do not fit in it (24 n + 4 stride m
- * above 40 bytes a body of capacity: with ball joints, more than 4/3 joints a body; never a chain or a tree) and
- * where RATTLE may run (its stages copy every array first), the step forks as above. The invariant: once
- * the integration in place passed the test, ctn__snapshot_release marks the start state released
- * (CTN_SNAP_RELEASED) and from then on the spare is the projection's copy (keep_array, POSES_KEEP, POSES_UNDO,
- * project_unchecked); nothing forks, keeps or restores the start velocities and impulses after it (every array
- * counts as forked, forked_bits), the divergence check that follows takes in_place_test's answer
- * (solver_cpu.c cpu_solver.scanned) and finite joint errors, so it does not restore, and the host's other
- * readers of the state (a checkpoint, the queries) run between steps and read the world's arrays alone. A restore
- * after the release, which nothing calls, would leave the step's state (consistent, not undone) rather than read
- * poses as velocities. Before the test the spare holds no pose: a step that diverged at the test leaves the
- * poses untouched (the projection after it moves none), and one with a pose outside the test's bounds, or a
- * stage that copies the poses first, moves the kept velocities and impulses to spares of their own (unshare:
- * the double buffer) before the pose spare takes the start poses. The impulses' spare (the topology's
- * lambda_prev) is freed while a step spare holds their copy and held again by the next rebuild, which takes it
- * for its carry-over, or the next step that forks them. */
+ * The step spare (docs/design.md section 8 has the whole argument and the measurements). In that step the
+ * start velocities and impulses are live only until the in-place test passes and the pose spare only after it,
+ * so the pose spare alone is held (CTN_SNAP_TAKE_SHARED, CTN_SNAP_SHARED) and keeps the start velocities (its
+ * first 24 n bytes) and impulses (4 stride m bytes after them) by a copy until the test; the restore copies them
+ * back. The invariant: once the integration in place passed the test, ctn__snapshot_release marks the start
+ * state released (CTN_SNAP_RELEASED); from then on the spare is the projection's pose copy and nothing forks,
+ * keeps or restores the start velocities and impulses (every array counts as forked, forked_bits). Where the
+ * copies do not fit (24 n + 4 stride m above 40 bytes a body of capacity), where RATTLE may run, and before a
+ * stage that copies the poses first or a pose outside the test's bounds (unshare), the step forks by the double
+ * buffer above. The impulses' spare (lambda_prev) is freed while a step spare holds their copy. */
 #include "core/world.h"
 #include "core/lane_copy.h"
 
