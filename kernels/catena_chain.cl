@@ -177,7 +177,9 @@ CTN_FN __global double *ctn_ch_coupling(__global const int *pos, __global double
 }
 
 /* factor_segment, then forward_segment, of segment k (record g); with rhs_only the forward substitution
- * alone, through the factor and spikes this substep's first solve left (record g keeps its pivot updates). */
+ * alone, through the factor and spikes this substep's first solve left (record g keeps its pivot updates).
+ * The forward loop reads each P^-1 back from K after the whole segment's factor loop: K stays double for
+ * every layout (a float P^-1 would change the velocity solve's bits, where the CPU's fused walk does not read it). */
 CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __global const int *sep, __global double *K,
                                   __global double *C, __global double *F, __global double *y, __global double *g, int rhs_only) {
     ctn_ch_walk s = ctn_ch_segment(k, P, sep);

@@ -96,17 +96,20 @@ ctn_status ctn__ocl_upload_layout(ctn_world *w, ctn_ocl *o) {
     size_t n = (size_t)t->body_count;
     TRY(upload_joints(w, o, t));
     TRY(ctn__ocl_write(w, o, &o->lambda, t->lambda, ctn__ocl_impulse_bytes(w), "impulses"));
-    if (t->adj_offsets) {
-        TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
-        TRY(ctn__ocl_write(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
-        if (t->spring_count > 0) {
-            TRY(ctn__ocl_write(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
-            TRY(ctn__ocl_write(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
-        } else { /* no springs: the host does not write its offsets (topology.c); every body's are 0 */
-            const int zero = 0;
-            TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->spring_adj_offsets.mem, &zero, sizeof zero, 0, (n + 1) * sizeof(int), 0, NULL, NULL),
-                               "clEnqueueFillBuffer(spring adjacency offsets)"));
-        }
+    /* The body -> joint adjacency is built on first need and its array may hold the colouring's masks until
+     * then, so what says it holds this layout's is adj_ready, not an allocated adj_offsets: read it, as every
+     * reader does, through ctn__topology_adjacency (world.h). ctn__ocl_reserve_all, which runs before every
+     * upload (backend_opencl.c), built it already and sized the device's arrays from it: here a no-op. */
+    TRY(ctn__topology_adjacency(w));
+    TRY(ctn__ocl_write(w, o, &o->adj_offsets, t->adj_offsets, (n + 1) * sizeof(int), "adjacency offsets"));
+    TRY(ctn__ocl_write(w, o, &o->adj, t->adj, (size_t)t->adj_offsets[n] * sizeof(int), "adjacency"));
+    if (t->spring_count > 0) { /* the springs' adjacency: written by the layout build whenever it has springs */
+        TRY(ctn__ocl_write(w, o, &o->spring_adj_offsets, t->spring_adj_offsets, (n + 1) * sizeof(int), "spring adjacency offsets"));
+        TRY(ctn__ocl_write(w, o, &o->spring_adj, t->spring_adj, (size_t)t->spring_adj_offsets[n] * sizeof(int), "spring adjacency"));
+    } else { /* no springs: the host does not write its offsets (topology.c); every body's are 0 */
+        const int zero = 0;
+        TRY(ctn__ocl_check(w, clEnqueueFillBuffer(o->queue, o->spring_adj_offsets.mem, &zero, sizeof zero, 0, (n + 1) * sizeof(int), 0, NULL, NULL),
+                           "clEnqueueFillBuffer(spring adjacency offsets)"));
     }
     TRY(ctn__ocl_write(w, o, &o->split, ctn__topology_split(&w->topo), n * sizeof(float), "mass-splitting factors"));
     TRY(ctn__ocl_write(w, o, &o->springs, t->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), "springs"));
@@ -136,7 +139,7 @@ ctn_status ctn__ocl_reserve_all(ctn_world *w, ctn_ocl *o) {
     TRY(joint_stage_reserve(w, o));
     TRY(ctn__ocl_reserve(w, o, &o->lambda, ctn__ocl_impulse_room(w), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->adj_offsets, (n + 1) * sizeof(int), &layout_grew));
-    TRY(ctn__ocl_reserve(w, o, &o->adj, (t->adj_offsets ? (size_t)t->adj_offsets[t->body_count] : 0) * sizeof(int), &layout_grew));
+    TRY(ctn__ocl_reserve(w, o, &o->adj, (size_t)t->adj_offsets[t->body_count] * sizeof(int), &layout_grew)); /* adj_ready: built above */
     TRY(ctn__ocl_reserve(w, o, &o->split, n * sizeof(float), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->springs, (size_t)t->spring_count * sizeof(ctn_joint_def), &layout_grew));
     TRY(ctn__ocl_reserve(w, o, &o->spring_adj_offsets, (n + 1) * sizeof(int), &layout_grew));

@@ -176,6 +176,10 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_sep, sep, ((size_t)P + 1) * sizeof *sep, "the chain separators");
     ctn__free(rec), ctn__free(slot_pos), ctn__free(sep);
     TRY(st);
+    /* K: each position's pivot, full n x n, in double from its assembly (a launch of its own) to the factor, which
+     * inverts it in place; the factor kernel's forward loop reads P^-1 back from it, so the velocity solve needs it in
+     * double (the CPU, whose factor walk assembles and substitutes as it goes, keeps a chain of rigid ball joints'
+     * P^-1 in float: docs/design.md, section 3). */
     TRY(ctn__ocl_reserve(w, o, &o->dir_K, (ko + 1) * sizeof(double), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->dir_C, (co + 1) * sizeof(double), NULL));
     TRY(ctn__ocl_reserve(w, o, &o->dir_F, (P > 2 ? 6 * vo + 1 : 1) * sizeof(double), NULL));
