@@ -620,18 +620,24 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
 #else
 #define CHAIN_NOINLINE
 #endif
-CHAIN_FLATTEN CHAIN_NOINLINE void ctn__chain_backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
-    int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
-#define BALL_WALKS(rec)                                                                                                           \
-    if (!c->rest && !c->zero) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_LAMBDA); \
-    else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_MOVE); \
-    else up ? ball_walk(w, c, blocks, rec, k, lambda, -1, 0) : ball_walk(w, c, blocks, rec, k, lambda, 1, 0);
-    if (blocks.ball) {
-        BALL_WALKS(1)
-    } else {
-        BALL_WALKS(0)
-    }
+#define BALL_WALKS(mode)                                                                                                          \
+    if (blocks.ball) up ? ball_walk(w, c, blocks, 1, k, lambda, -1, mode) : ball_walk(w, c, blocks, 1, k, lambda, 1, mode);          \
+    else up ? ball_walk(w, c, blocks, 0, k, lambda, -1, mode) : ball_walk(w, c, blocks, 0, k, lambda, 1, mode);
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball_lambda(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int up) {
+    BALL_WALKS(BW_LAMBDA)
+}
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball_move(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int up) {
+    BALL_WALKS(BW_MOVE)
+}
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball_rest(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int up) {
+    BALL_WALKS(0)
+}
 #undef BALL_WALKS
+CHAIN_NOINLINE void ctn__chain_backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
+    int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
+    if (!c->rest && !c->zero) backward_ball_lambda(w, c, blocks, k, lambda, up);
+    else if (c->move_h > 0.0f) backward_ball_move(w, c, blocks, k, lambda, up);
+    else backward_ball_rest(w, c, blocks, k, lambda, up);
 }
 
 CHAIN_FLATTEN CHAIN_NOINLINE void ctn__chain_forward_ball_rest(direct_chain *c, ch_rows blocks, int k) {
