@@ -502,8 +502,16 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
     memcpy(&lo, &x->p_lo, sizeof lo);
     ch_v4f s = hi + d, bb = s - hi, e = ((hi - (s - bb)) + (d - bb)) + lo, t = s + e, bt = t - s; /* ctn_f2_add */
     lo = (s - (t - bt)) + (e - bt);
+#if defined(__SSE2__)
+    /* t whole (its lane 3 lands on p_lo.x for the moment), then lo's lanes 0, 1 and 2 over p_lo: three stores in
+     * place of the lanes gathered for a 16- and an 8-byte store */
+    _mm_storeu_ps(&x->p.x, (__m128)t);
+    _mm_storel_pi((__m64 *)(void *)&x->p_lo.x, (__m128)lo);
+    _mm_store_ss(&x->p_lo.z, _mm_movehl_ps((__m128)lo, (__m128)lo));
+#else
     x->p.x = t[0], x->p.y = t[1], x->p.z = t[2]; /* float stores (a memcpy's may alias the world's pointers) */
     x->p_lo.x = lo[0], x->p_lo.y = lo[1], x->p_lo.z = lo[2];
+#endif
     if (rot) { /* ctn_quat_integrate, q read and written only when the body turns */
         float w2 = ctn_dot(ctn_v3_make(wx, wy, wz), ctn_v3_make(wx, wy, wz)); /* ctn_length's (x^2 + y^2) + z^2 */
         if (!(w2 <= w->still)) x->q = ball_turn(x->q, ctn_v3_make(wx, wy, wz), w2, h);
