@@ -653,8 +653,10 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
     }
 }
 
-/* The instances, one per direction (down: segment 0; up: the last of two segments) and mode, inlined into
- * these two functions (so that a profile names the walks). */
+/* The instances, one per direction (down: segment 0; up: the last of two segments), storage and mode,
+ * inlined into a function per mode of the back-substitution (lambda += dl with v += dv; a chord step's pose
+ * moves; v += dv alone for a solve from rest or a projection step) and into the forward substitution from
+ * rest, so that a profile names each walk; the mode is chosen once per segment. */
 #if defined(__GNUC__)
 #define CHAIN_NOINLINE __attribute__((noinline))
 #else
