@@ -413,12 +413,43 @@ typedef struct ball_bodies {
     ctn_vel *vel;
     ctn_pose *pose;
     const ctn_inertia *inertia;
+    float still; /* a chord step: the largest |w|^2 that does not turn a body (ball_still_below) */
 } ball_bodies;
 
-/* ctn_quat_turn out of line: a body that turns is the rare case of a chord step (a chain at rest or hanging),
- * and inlined its registers spill on every position's path. */
-__attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float wn, float half_angle) {
-    return ctn_quat_turn(q, w, wn, half_angle);
+/* ctn_quat_integrate's test, whether a body turns, as a bound on |w|^2: the body turns unless
+ * half_angle = (0.5 h) sqrt(|w|^2) is below 1e-20 (|half_angle| is half_angle: h > 0 in a chord step). A
+ * correctly rounded square root and a product by the constant 0.5 h > 0 are both non-decreasing, so the
+ * half angle is a non-decreasing function of |w|^2 over the finite values, and the |w|^2 that do not turn
+ * are exactly those at most the largest such float, found once per walk by bisection over the bit patterns of
+ * the non-negative floats (which are ordered as the values). A NaN or infinite |w|^2 is not at most it and
+ * turns, as ctn_quat_integrate turns it (a NaN or infinite half angle, or 0 inf = NaN). The same decision
+ * for every |w|^2, so the same bits, without the square root and the product on every body's path. */
+static int ball_turns_not(float half_h, float w2) { return CTN_FABS(half_h * CTN_SQRT(w2)) < 1e-20f; }
+static float ball_still_below(float h) {
+    union { float f; unsigned u; } lo = {0.0f}, hi = {0.0f}, mid;
+    float half_h = 0.5f * h;
+    hi.u = 0x7f7fffffu; /* FLT_MAX */
+    if (ball_turns_not(half_h, hi.f)) return hi.f;
+    while (hi.u - lo.u > 1u) { /* ball_turns_not(lo) holds, ball_turns_not(hi) does not */
+        mid.u = lo.u + (hi.u - lo.u) / 2u;
+        if (ball_turns_not(half_h, mid.f)) lo = mid;
+        else hi = mid;
+    }
+    return lo.f;
+}
+
+/* ctn_quat_turn out of line for a body that turns (|w|^2 = w2 above ball_still_below): the rare case of a chord
+ * step (a chain at rest or hanging), and inlined its registers spill on every position's path. wn and the
+ * half angle are ctn_quat_integrate's. */
+__attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float w2, float h) {
+#if defined(__SSE2__)
+    /* ctn_length's sqrtf as the instruction alone: (x^2 + y^2) + z^2 is never negative, so sqrtf's errno test
+     * (a compare and a branch) never fires */
+    float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set1_ps(w2))); /* set1: no zeroing of lanes 1..3, which sqrt_ss leaves */
+#else
+    float wn = CTN_SQRT(w2);
+#endif
+    return ctn_quat_turn(q, w, wn, 0.5f * h * wn);
 }
 
 CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
@@ -455,26 +486,35 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
      * dynamic (every body of the layout is), so ctn_body_integrate moves it, and turns it unless it is a
      * particle: a body that does not rotate here (rot = 0: a particle, or a rigid body without rotational
      * freedom) has w = +0, which ctn_quat_integrate returns q for, so rot decides alone. */
+#if defined(__SSE2__)
+    /* v = dv rounded to float two lanes at a time (cvtpd2ps: per lane the scalar conversion): (vx, vy), (vz, wz),
+     * (wx, wy); d = h v in lanes 0..2 (lane 3, h wz, is stored nowhere) */
+    ch_v4f v01 = (ch_v4f)_mm_cvtpd_ps((__m128d)D01), v2w2 = (ch_v4f)_mm_cvtpd_ps((__m128d)D25), w01 = (ch_v4f)_mm_cvtpd_ps((__m128d)D34);
+    ch_v4f d = (ch_v4f)_mm_movelh_ps((__m128)v01, (__m128)v2w2) * (ch_v4f){h, h, h, h}; /* ctn_scale(v.v, h) */
+    float wx = w01[0], wy = w01[1], wz = v2w2[1];
+#else
     float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
+    ch_v4f d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
+#endif
     ctn_pose *x = &w->pose[b];
-    ch_v4f hi, lo, d = {vx * h, vy * h, vz * h, 0.0f}; /* ctn_scale(v.v, h) */
+    ch_v4f hi, lo;
     memcpy(&hi, &x->p, sizeof hi); /* p and p_lo.x after it; lo: p_lo and q.w (inside the 40-byte pose) */
     memcpy(&lo, &x->p_lo, sizeof lo);
     ch_v4f s = hi + d, bb = s - hi, e = ((hi - (s - bb)) + (d - bb)) + lo, t = s + e, bt = t - s; /* ctn_f2_add */
     lo = (s - (t - bt)) + (e - bt);
+#if defined(__SSE2__)
+    /* t whole (its lane 3 lands on p_lo.x for the moment), then lo's lanes 0, 1 and 2 over p_lo: three stores in
+     * place of the lanes gathered for a 16- and an 8-byte store */
+    _mm_storeu_ps(&x->p.x, (__m128)t);
+    _mm_storel_pi((__m64 *)(void *)&x->p_lo.x, (__m128)lo);
+    _mm_store_ss(&x->p_lo.z, _mm_movehl_ps((__m128)lo, (__m128)lo));
+#else
     x->p.x = t[0], x->p.y = t[1], x->p.z = t[2]; /* float stores (a memcpy's may alias the world's pointers) */
     x->p_lo.x = lo[0], x->p_lo.y = lo[1], x->p_lo.z = lo[2];
-    if (rot) { /* ctn_quat_integrate, q read and written only when the body turns */
-        ctn_v3 wv = ctn_v3_make(wx, wy, wz);
-#if defined(__SSE2__)
-        /* ctn_length's sqrtf as the instruction alone: (x^2 + y^2) + z^2 is never negative, so sqrtf's errno test
-         * (a compare and a branch) never fires */
-        float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set1_ps(ctn_dot(wv, wv)))); /* set1: no zeroing of lanes 1..3, which sqrt_ss leaves */
-#else
-        float wn = ctn_length(wv);
 #endif
-        float half_angle = 0.5f * h * wn;
-        if (!(CTN_FABS(half_angle) < 1e-20f)) x->q = ball_turn(x->q, wv, wn, half_angle);
+    if (rot) { /* ctn_quat_integrate, q read and written only when the body turns */
+        float w2 = ctn_dot(ctn_v3_make(wx, wy, wz), ctn_v3_make(wx, wy, wz)); /* ctn_length's (x^2 + y^2) + z^2 */
+        if (!(w2 <= w->still)) x->q = ball_turn(x->q, ctn_v3_make(wx, wy, wz), w2, h);
     }
 }
 #define BALL_APPLY2(w, bb, ...) ball_apply2(bb, __VA_ARGS__)
@@ -520,7 +560,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
     double *Y = c->y;
     float h = c->move_h;
     const int ls = c->ls;
-    ball_bodies bb = {w->vel, w->pose, w->inertia};
+    ball_bodies bb = {w->vel, w->pose, w->inertia, (mode & BW_MOVE) ? ball_still_below(h) : 0.0f};
     (void)bb, (void)ls;
     double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
     /* bq: the body shared with q (slot slq); sb: the side byte of the pair (p, q), read once for bq's side in
@@ -613,25 +653,33 @@ CHAIN_INLINE void ball_forward_rest(direct_chain *c, ch_rows blocks, int rec, in
     }
 }
 
-/* The instances, one per direction (down: segment 0; up: the last of two segments) and mode, inlined into
- * these two functions (so that a profile names the walks). */
+/* The instances, one per direction (down: segment 0; up: the last of two segments), storage and mode,
+ * inlined into a function per mode of the back-substitution (lambda += dl with v += dv; a chord step's pose
+ * moves; v += dv alone for a solve from rest or a projection step) and into the forward substitution from
+ * rest, so that a profile names each walk; the mode is chosen once per segment. */
 #if defined(__GNUC__)
 #define CHAIN_NOINLINE __attribute__((noinline))
 #else
 #define CHAIN_NOINLINE
 #endif
-CHAIN_FLATTEN CHAIN_NOINLINE void ctn__chain_backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
-    int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
-#define BALL_WALKS(rec)                                                                                                           \
-    if (!c->rest && !c->zero) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_LAMBDA) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_LAMBDA); \
-    else if (c->move_h > 0.0f) up ? ball_walk(w, c, blocks, rec, k, lambda, -1, BW_MOVE) : ball_walk(w, c, blocks, rec, k, lambda, 1, BW_MOVE); \
-    else up ? ball_walk(w, c, blocks, rec, k, lambda, -1, 0) : ball_walk(w, c, blocks, rec, k, lambda, 1, 0);
-    if (blocks.ball) {
-        BALL_WALKS(1)
-    } else {
-        BALL_WALKS(0)
-    }
+#define BALL_WALKS(mode)                                                                                                          \
+    if (blocks.ball) up ? ball_walk(w, c, blocks, 1, k, lambda, -1, mode) : ball_walk(w, c, blocks, 1, k, lambda, 1, mode);          \
+    else up ? ball_walk(w, c, blocks, 0, k, lambda, -1, mode) : ball_walk(w, c, blocks, 0, k, lambda, 1, mode);
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball_lambda(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int up) {
+    BALL_WALKS(BW_LAMBDA)
+}
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball_move(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int up) {
+    BALL_WALKS(BW_MOVE)
+}
+CHAIN_FLATTEN CHAIN_NOINLINE static void backward_ball_rest(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda, int up) {
+    BALL_WALKS(0)
+}
 #undef BALL_WALKS
+CHAIN_NOINLINE void ctn__chain_backward_ball(ctn_world *w, direct_chain *c, ch_rows blocks, int k, float *lambda) {
+    int up = k == c->segments - 1 && c->segments > 1; /* segment_walk's direction */
+    if (!c->rest && !c->zero) backward_ball_lambda(w, c, blocks, k, lambda, up);
+    else if (c->move_h > 0.0f) backward_ball_move(w, c, blocks, k, lambda, up);
+    else backward_ball_rest(w, c, blocks, k, lambda, up);
 }
 
 CHAIN_FLATTEN CHAIN_NOINLINE void ctn__chain_forward_ball_rest(direct_chain *c, ch_rows blocks, int k) {
