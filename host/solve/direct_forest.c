@@ -303,6 +303,16 @@ static void ball_update_body(const double J[3][6], const double *Di, double *Dp,
         }
 }
 
+/* How node i couples to its parent (s->pass, written by the factor and read by every solve with it):
+ * PASS_NONE (a root, or a joint cut whole), PASS_BALL (a ball coupling of a rigid body: the child a rigid body
+ * node, or a ball joint node below one), else PASS_DENSE; and PASS_OWN_BALL for a joint node whose own rows
+ * are a ball's, none cut (row_residual's ball case). What decides them holds from one factor to the next:
+ * s->cut is written only before a factor (ctn__solve_direct_ex, bounded_exact, ctn__direct_factor), and an
+ * uncut joint of three linear rows and no angular ones has the world axes for rows by construction (the
+ * point rows of a ball, ctn_rows_ball_fields), whatever its bodies' poses when its rows are formed again for a
+ * chord step. So the solves ask neither the cut masks nor the rows' bytes again, and their bits are the same. */
+enum { PASS_NONE = 0, PASS_DENSE = 1, PASS_BALL = 2, PASS_KIND = 3, PASS_OWN_BALL = 4 };
+
 /* Elimination of every node into its parent, children first: D_i^-1 in place, then
  * D_p -= H_pi D_i^-1 H_ip through the coupling joint's Jacobian. */
 static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
@@ -310,12 +320,16 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
         s->split[i] = (unsigned char)node_inverse(Di, N, d);
+        int own = s->kind[i] == NODE_JOINT && ball_coupling(s, &blocks[s->id[i]], s->id[i]) ? PASS_OWN_BALL : 0;
+        s->pass[i] = (unsigned char)own;
         if (!node_coupling(w, s, i, &slot)) continue;
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
         const ctn_block *blk = &blocks[slot];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
-        if (ball_coupling(s, blk, slot)) {
+        s->pass[i] = (unsigned char)(own | PASS_DENSE);
+        if (s->kind[i] == NODE_JOINT ? own != 0 : ball_coupling(s, blk, slot)) {
+            s->pass[i] = (unsigned char)(own | PASS_BALL);
             if (s->kind[i] == NODE_BODY && d == 6) {
                 double B[3][6];
                 ball_jacobian(blk, s->side[i], B);
@@ -328,6 +342,7 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
                 ball_update_body(B, Di, Dp, Np);
                 continue;
             }
+            s->pass[i] = (unsigned char)(own | PASS_DENSE);
         }
         jacobian_side(s, blk, slot, s->side[i], J);
         int n = ctn__direct_rows_at(&w->topo, slot);
@@ -385,11 +400,11 @@ static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, c
 
 /* r = target - J v - S lambda of one joint, in double (a re-solve: its change since the last solve, (R) of
  * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). A ball without cut rows takes
- * ball_row_jv for ctn_dd_row_jv. */
-static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
+ * ball_row_jv for ctn_dd_row_jv (ball: the caller knows it is one, s->pass; else asked here). */
+static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, int ball, double *r) {
     const ctn_joint_core *d = &w->topo.defs[slot];
-    if (cut_whole(w, s, slot)) return; /* r stays 0 */
-    if (ball_coupling(s, blk, slot)) {
+    if (!ball && cut_whole(w, s, slot)) return; /* r stays 0 */
+    if (ball || ball_coupling(s, blk, slot)) {
         double Ja[3][6], Jb[3][6], Va[6], Vb[6];
         const float *lam = &w->topo.lambda[w->topo.stride * slot];
         ball_jacobian(blk, 0, Ja);
@@ -425,14 +440,14 @@ static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blo
             b[0] = b[1] = b[2] = 0.0;
         else
             memset(b, 0, (size_t)N * sizeof *b);
-        if (s->kind[i] == NODE_JOINT) {
+        if (s->kind[i] == NODE_JOINT) { /* a ball's rows, none cut, as the factor found them (s->pass) */
             int slot = s->id[i];
-            row_residual(w, s, &blocks[slot], slot, b);
+            row_residual(w, s, &blocks[slot], slot, (s->pass[i] & PASS_OWN_BALL) != 0, b);
             continue;
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e];
-            row_residual(w, s, &blocks[slot], slot, b + s->slot_row[slot]);
+            row_residual(w, s, &blocks[slot], slot, 0, b + s->slot_row[slot]);
         }
     }
 }
@@ -485,58 +500,51 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
 }
 
 /* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). Ball couplings of rigid
- * bodies take their J's nonzero entries only (ball_jacobian: the same bits). The forward pass records how
- * each node couples to its parent (s->pass: none, dense or ball, from the same blocks), which the backward
- * pass of the same call reads instead of asking again. */
-enum { PASS_NONE = 0, PASS_DENSE, PASS_BALL };
+ * bodies take their J's nonzero entries only (ball_jacobian: the same bits). Both passes read how each node
+ * couples to its parent from the factor (s->pass) instead of asking the cut masks and the rows again. */
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
     double J[CTN_MAX_ROWS][6];
     for (int i = 0; i < s->node_count; ++i) {
-        int N = s->size[i], slot;
+        int N = s->size[i], pass = s->pass[i] & PASS_KIND;
         const double *Di = s->mat + s->mat_off[i];
         double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
         if (s->split[i]) split_mv(Di, b, u);
         else node_mv(Di, N, b, u);
-        s->pass[i] = PASS_NONE;
-        if (!node_coupling(w, s, i, &slot)) continue;
-        int p = s->parent[i];
+        if (pass == PASS_NONE) continue;
+        int p = s->parent[i], slot = s->pslot[i];
         double *bp = s->b + s->vec_off[p];
         const ctn_block *blk = &blocks[slot];
         if (s->kind[i] == NODE_BODY) {
             int d = s->dof[i];
             bp += s->prow[i];
-            if (d == 6 && ball_coupling(s, blk, slot)) {
+            if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
-                s->pass[i] = PASS_BALL;
                 continue;
             }
-            s->pass[i] = PASS_DENSE;
             int n = ctn__direct_rows_at(t, slot);
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < n; ++r)
                 for (int k = 0; k < d; ++k) bp[r] -= J[r][k] * u[k];
         } else {
             int dp = s->dof[p];
-            if (dp == 6 && ball_coupling(s, blk, slot)) {
+            if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
                 ball_jacobian(blk, s->side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
-                s->pass[i] = PASS_BALL;
                 continue;
             }
-            s->pass[i] = PASS_DENSE;
             jacobian_side(s, blk, slot, s->side[i], J);
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
     }
     for (int i = s->node_count - 1; i >= 0; --i) { /* the forward pass's coupling of each node (s->pass) */
-        int N = s->size[i], slot = s->pslot[i], pass = s->pass[i];
+        int N = s->size[i], slot = s->pslot[i], pass = s->pass[i] & PASS_KIND;
         if (pass == PASS_NONE) continue;
         int p = s->parent[i];
         const double *Di = s->mat + s->mat_off[i];
