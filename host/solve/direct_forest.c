@@ -136,7 +136,12 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i];
         double *D = s->mat + s->mat_off[i];
-        memset(D, 0, (size_t)N * N * sizeof *D);
+        if (N == 6) /* a rigid body without attached rows, a ball joint: stores, not a call */
+            FOREST_UNROLL for (int e = 0; e < 36; ++e) D[e] = 0.0;
+        else if (N == 3)
+            FOREST_UNROLL for (int e = 0; e < 9; ++e) D[e] = 0.0;
+        else
+            memset(D, 0, (size_t)N * N * sizeof *D);
         if (s->kind[i] == NODE_JOINT) {
             joint_pivots(w, s, &blocks[s->id[i]], s->id[i], N, D, N);
             continue;
@@ -320,16 +325,17 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
         s->split[i] = (unsigned char)node_inverse(Di, N, d);
-        int own = s->kind[i] == NODE_JOINT && ball_coupling(s, &blocks[s->id[i]], s->id[i]) ? PASS_OWN_BALL : 0;
-        s->pass[i] = (unsigned char)own;
-        if (!node_coupling(w, s, i, &slot)) continue;
+        if (!node_coupling(w, s, i, &slot)) { /* a joint node always has a parent: cut whole, so not a ball */
+            s->pass[i] = PASS_NONE;
+            continue;
+        }
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
         const ctn_block *blk = &blocks[slot];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
-        s->pass[i] = (unsigned char)(own | PASS_DENSE);
-        if (s->kind[i] == NODE_JOINT ? own != 0 : ball_coupling(s, blk, slot)) {
-            s->pass[i] = (unsigned char)(own | PASS_BALL);
+        int ball = ball_coupling(s, blk, slot), own = ball && s->kind[i] == NODE_JOINT ? PASS_OWN_BALL : 0; /* a joint node's slot is its own */
+        s->pass[i] = (unsigned char)(own | PASS_BALL);
+        if (ball) {
             if (s->kind[i] == NODE_BODY && d == 6) {
                 double B[3][6];
                 ball_jacobian(blk, s->side[i], B);
@@ -342,8 +348,8 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
                 ball_update_body(B, Di, Dp, Np);
                 continue;
             }
-            s->pass[i] = (unsigned char)(own | PASS_DENSE);
         }
+        s->pass[i] = (unsigned char)(own | PASS_DENSE);
         jacobian_side(s, blk, slot, s->side[i], J);
         int n = ctn__direct_rows_at(&w->topo, slot);
         if (s->kind[i] == NODE_BODY) {
@@ -504,62 +510,71 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
  * couples to its parent from the factor (s->pass) instead of asking the cut masks and the rows again. */
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
+    /* the node arrays, read into locals once: the stores through double pointers below would otherwise have
+     * them loaded from s again at every node */
+    const unsigned char *const kind = s->kind, *const size = s->size, *const dof = s->dof, *const side = s->side;
+    const unsigned char *const prow = s->prow, *const split = s->split, *const passes = s->pass;
+    const int *const parent = s->parent, *const pslot = s->pslot;
+    const size_t *const mat_off = s->mat_off, *const vec_off = s->vec_off;
+    const double *const mat = s->mat;
+    double *const sb = s->b, *const sx = s->x;
+    const int nodes = s->node_count;
     double J[CTN_MAX_ROWS][6];
-    for (int i = 0; i < s->node_count; ++i) {
-        int N = s->size[i], pass = s->pass[i] & PASS_KIND;
-        const double *Di = s->mat + s->mat_off[i];
-        double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
-        if (s->split[i]) split_mv(Di, b, u);
+    for (int i = 0; i < nodes; ++i) {
+        int N = size[i], pass = passes[i] & PASS_KIND;
+        const double *Di = mat + mat_off[i];
+        double *b = sb + vec_off[i], *u = sx + vec_off[i];
+        if (split[i]) split_mv(Di, b, u);
         else node_mv(Di, N, b, u);
         if (pass == PASS_NONE) continue;
-        int p = s->parent[i], slot = s->pslot[i];
-        double *bp = s->b + s->vec_off[p];
+        int p = parent[i], slot = pslot[i];
+        double *bp = sb + vec_off[p];
         const ctn_block *blk = &blocks[slot];
-        if (s->kind[i] == NODE_BODY) {
-            int d = s->dof[i];
-            bp += s->prow[i];
+        if (kind[i] == NODE_BODY) {
+            int d = dof[i];
+            bp += prow[i];
             if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
+                ball_jacobian(blk, side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
                 continue;
             }
             int n = ctn__direct_rows_at(t, slot);
-            jacobian_side(s, blk, slot, s->side[i], J);
+            jacobian_side(s, blk, slot, side[i], J);
             for (int r = 0; r < n; ++r)
                 for (int k = 0; k < d; ++k) bp[r] -= J[r][k] * u[k];
         } else {
-            int dp = s->dof[p];
+            int dp = dof[p];
             if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
+                ball_jacobian(blk, side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r)
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
                 continue;
             }
-            jacobian_side(s, blk, slot, s->side[i], J);
+            jacobian_side(s, blk, slot, side[i], J);
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
     }
-    for (int i = s->node_count - 1; i >= 0; --i) { /* the forward pass's coupling of each node (s->pass) */
-        int N = s->size[i], slot = s->pslot[i], pass = s->pass[i] & PASS_KIND;
+    for (int i = nodes - 1; i >= 0; --i) { /* parents before children */
+        int N = size[i], slot = pslot[i], pass = passes[i] & PASS_KIND;
         if (pass == PASS_NONE) continue;
-        int p = s->parent[i];
-        const double *Di = s->mat + s->mat_off[i];
-        double *x = s->x + s->vec_off[i];
-        const double *xp = s->x + s->vec_off[p];
+        int p = parent[i];
+        const double *Di = mat + mat_off[i];
+        double *x = sx + vec_off[i];
+        const double *xp = sx + vec_off[p];
         const ctn_block *blk = &blocks[slot];
         double g[CTN_DD_MAX_NODE];
         int gn;
-        if (s->kind[i] == NODE_BODY) {
+        if (kind[i] == NODE_BODY) {
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
-            gn = s->dof[i];
-            xp += s->prow[i];
+            gn = dof[i];
+            xp += prow[i];
             if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
+                ball_jacobian(blk, side[i], B);
                 FOREST_UNROLL for (int k = 0; k < 6; ++k) {
                     double acc = 0.0;
                     FOREST_UNROLL for (int e = 0; e < 2; ++e) {
@@ -570,7 +585,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             } else {
                 int n = ctn__direct_rows_at(t, slot);
-                jacobian_side(s, blk, slot, s->side[i], J);
+                jacobian_side(s, blk, slot, side[i], J);
                 for (int k = 0; k < gn; ++k) {
                     double acc = 0.0;
                     for (int r = 0; r < n; ++r) acc += J[r][k] * xp[r];
@@ -579,18 +594,18 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             }
         } else {
             /* x_s -= D_s^-1 J_sp dv_p */
-            int dp = s->dof[p];
+            int dp = dof[p];
             gn = N;
             if (pass == PASS_BALL) {
                 double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
+                ball_jacobian(blk, side[i], B);
                 FOREST_UNROLL for (int r = 0; r < 3; ++r) {
                     double acc = 0.0;
                     FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
                     g[r] = acc;
                 }
             } else {
-                jacobian_side(s, blk, slot, s->side[i], J);
+                jacobian_side(s, blk, slot, side[i], J);
                 for (int r = 0; r < N; ++r) {
                     double acc = 0.0;
                     for (int k = 0; k < dp; ++k) acc += J[r][k] * xp[k];
@@ -598,7 +613,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             }
         }
-        if (s->split[i] && gn == 6) split_mv_sub(Di, g, x);
+        if (split[i] && gn == 6) split_mv_sub(Di, g, x);
         else node_mv_sub(Di, N, gn, g, x);
     }
 }
