@@ -404,27 +404,40 @@ static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, c
     return jv;
 }
 
+#if defined(__GNUC__)
+#define FOREST_INLINE static inline __attribute__((always_inline))
+#else
+#define FOREST_INLINE static inline
+#endif
+
+/* row_residual of a ball without cut rows (below): ball_row_jv for ctn_dd_row_jv. Inlined into the
+ * right-hand side's walk, where the factor's s->pass says which joint nodes are such balls. */
+FOREST_INLINE void ball_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
+    const ctn_joint_core *d = &w->topo.defs[slot];
+    double Ja[3][6], Jb[3][6], Va[6], Vb[6];
+    const float *lam = &w->topo.lambda[w->topo.stride * slot];
+    ball_jacobian(blk, 0, Ja);
+    ball_jacobian(blk, 1, Jb);
+    if (s->resolve) {
+        const float *lam0 = &s->lref[w->topo.stride * slot];
+        ctn_dd_vel_change(ctn_load_vel(w->vel, d->a), ctn_load_vel(s->vref, d->a), Va);
+        ctn_dd_vel_change(ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->b), Vb);
+        for (int k = 0; k < 3; ++k) r[k] = -ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * ((double)lam[k] - lam0[k]);
+    } else {
+        ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
+        ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
+        for (int k = 0; k < 3; ++k) r[k] = (double)blk->bias[k] - ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * lam[k];
+    }
+}
+
 /* r = target - J v - S lambda of one joint, in double (a re-solve: its change since the last solve, (R) of
  * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). A ball without cut rows takes
- * ball_row_jv for ctn_dd_row_jv (ball: the caller knows it is one, s->pass; else asked here). */
-static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, int ball, double *r) {
+ * ball_residual. */
+static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
     const ctn_joint_core *d = &w->topo.defs[slot];
-    if (!ball && cut_whole(w, s, slot)) return; /* r stays 0 */
-    if (ball || ball_coupling(s, blk, slot)) {
-        double Ja[3][6], Jb[3][6], Va[6], Vb[6];
-        const float *lam = &w->topo.lambda[w->topo.stride * slot];
-        ball_jacobian(blk, 0, Ja);
-        ball_jacobian(blk, 1, Jb);
-        if (s->resolve) {
-            const float *lam0 = &s->lref[w->topo.stride * slot];
-            ctn_dd_vel_change(ctn_load_vel(w->vel, d->a), ctn_load_vel(s->vref, d->a), Va);
-            ctn_dd_vel_change(ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->b), Vb);
-            for (int k = 0; k < 3; ++k) r[k] = -ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * ((double)lam[k] - lam0[k]);
-        } else {
-            ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
-            ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
-            for (int k = 0; k < 3; ++k) r[k] = (double)blk->bias[k] - ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * lam[k];
-        }
+    if (cut_whole(w, s, slot)) return; /* r stays 0 */
+    if (ball_coupling(s, blk, slot)) {
+        ball_residual(w, s, blk, slot, r);
         return;
     }
     if (s->resolve)
@@ -448,12 +461,13 @@ static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blo
             memset(b, 0, (size_t)N * sizeof *b);
         if (s->kind[i] == NODE_JOINT) { /* a ball's rows, none cut, as the factor found them (s->pass) */
             int slot = s->id[i];
-            row_residual(w, s, &blocks[slot], slot, (s->pass[i] & PASS_OWN_BALL) != 0, b);
+            if (s->pass[i] & PASS_OWN_BALL) ball_residual(w, s, &blocks[slot], slot, b);
+            else row_residual(w, s, &blocks[slot], slot, b);
             continue;
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
             int slot = s->att[e];
-            row_residual(w, s, &blocks[slot], slot, 0, b + s->slot_row[slot]);
+            row_residual(w, s, &blocks[slot], slot, b + s->slot_row[slot]);
         }
     }
 }
