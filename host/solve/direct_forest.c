@@ -19,6 +19,12 @@
 #define FOREST_UNROLL
 #endif
 
+#if defined(__GNUC__)
+#define FOREST_INLINE static inline __attribute__((always_inline))
+#else
+#define FOREST_INLINE static inline
+#endif
+
 /* All rows of one side of a joint: J[k][0..5] (ctn_dd_jrow), zero for the rows cut this substep (s->cut:
  * a bit mask of the rows with finite bounds), which then couple to nothing. */
 static void jacobian_side(const direct_state *s, const ctn_block *b, int slot, int side, double J[CTN_MAX_ROWS][6]) {
@@ -404,12 +410,6 @@ static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, c
     return jv;
 }
 
-#if defined(__GNUC__)
-#define FOREST_INLINE static inline __attribute__((always_inline))
-#else
-#define FOREST_INLINE static inline
-#endif
-
 /* row_residual of a ball without cut rows (below): ball_row_jv for ctn_dd_row_jv. Inlined into the
  * right-hand side's walk, where the factor's s->pass says which joint nodes are such balls. */
 FOREST_INLINE void ball_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
@@ -519,6 +519,47 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
     else dense_mv_sub(D, N, gn, g, x);
 }
 
+/* The four products of a ball coupling in the substitution, for a side known at compile time (the callers
+ * branch on it): ball_jacobian's sg = +-1 then folds into the products (sg x and -(q) u are exact negations,
+ * and a - (-b) is a + b), so J is three conversions of the lever arm, not its products with sg. */
+/* forward, body child: b_rows -= J_sc u_c */
+FOREST_INLINE void ball_fwd_body(const ctn_block *blk, const int side, const double *u, double *bp) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+}
+/* forward, joint node below a rigid body: b_p -= J_sp^T u_s */
+FOREST_INLINE void ball_fwd_joint(const ctn_block *blk, const int side, const double *u, double *bp) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+}
+/* backward, body child: g = J_sc^T y_s */
+FOREST_INLINE void ball_bwd_body(const ctn_block *blk, const int side, const double *xp, double *g) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) {
+        double acc = 0.0;
+        FOREST_UNROLL for (int e = 0; e < 2; ++e) {
+            int r = BALL_NZ_COL[k][e];
+            if (r >= 0) acc += B[r][k] * xp[r];
+        }
+        g[k] = acc;
+    }
+}
+/* backward, joint node: g = J_sp dv_p */
+FOREST_INLINE void ball_bwd_joint(const ctn_block *blk, const int side, const double *xp, double *g) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) {
+        double acc = 0.0;
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
+        g[r] = acc;
+    }
+}
+
 /* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). Ball couplings of rigid
  * bodies take their J's nonzero entries only (ball_jacobian: the same bits). Both passes read how each node
  * couples to its parent from the factor (s->pass) instead of asking the cut masks and the rows again. */
@@ -548,10 +589,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int d = dof[i];
             bp += prow[i];
             if (pass == PASS_BALL) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, side[i], B);
-                FOREST_UNROLL for (int r = 0; r < 3; ++r)
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+                if (side[i]) ball_fwd_body(blk, 1, u, bp);
+                else ball_fwd_body(blk, 0, u, bp);
                 continue;
             }
             int n = ctn__direct_rows_at(t, slot);
@@ -561,10 +600,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         } else {
             int dp = dof[p];
             if (pass == PASS_BALL) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, side[i], B);
-                FOREST_UNROLL for (int r = 0; r < 3; ++r)
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+                if (side[i]) ball_fwd_joint(blk, 1, u, bp);
+                else ball_fwd_joint(blk, 0, u, bp);
                 continue;
             }
             jacobian_side(s, blk, slot, side[i], J);
@@ -587,16 +624,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             gn = dof[i];
             xp += prow[i];
             if (pass == PASS_BALL) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, side[i], B);
-                FOREST_UNROLL for (int k = 0; k < 6; ++k) {
-                    double acc = 0.0;
-                    FOREST_UNROLL for (int e = 0; e < 2; ++e) {
-                        int r = BALL_NZ_COL[k][e];
-                        if (r >= 0) acc += B[r][k] * xp[r];
-                    }
-                    g[k] = acc;
-                }
+                if (side[i]) ball_bwd_body(blk, 1, xp, g);
+                else ball_bwd_body(blk, 0, xp, g);
             } else {
                 int n = ctn__direct_rows_at(t, slot);
                 jacobian_side(s, blk, slot, side[i], J);
@@ -611,13 +640,8 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             int dp = dof[p];
             gn = N;
             if (pass == PASS_BALL) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, side[i], B);
-                FOREST_UNROLL for (int r = 0; r < 3; ++r) {
-                    double acc = 0.0;
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
-                    g[r] = acc;
-                }
+                if (side[i]) ball_bwd_joint(blk, 1, xp, g);
+                else ball_bwd_joint(blk, 0, xp, g);
             } else {
                 jacobian_side(s, blk, slot, side[i], J);
                 for (int r = 0; r < N; ++r) {
