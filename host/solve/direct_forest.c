@@ -19,6 +19,12 @@
 #define FOREST_UNROLL
 #endif
 
+#if defined(__GNUC__)
+#define FOREST_INLINE static inline __attribute__((always_inline))
+#else
+#define FOREST_INLINE static inline
+#endif
+
 /* All rows of one side of a joint: J[k][0..5] (ctn_dd_jrow), zero for the rows cut this substep (s->cut:
  * a bit mask of the rows with finite bounds), which then couple to nothing. */
 static void jacobian_side(const direct_state *s, const ctn_block *b, int slot, int side, double J[CTN_MAX_ROWS][6]) {
@@ -136,7 +142,12 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
     for (int i = 0; i < s->node_count; ++i) {
         int N = s->size[i], d = s->dof[i];
         double *D = s->mat + s->mat_off[i];
-        memset(D, 0, (size_t)N * N * sizeof *D);
+        if (N == 6) /* a rigid body without attached rows, a ball joint: stores, not a call */
+            FOREST_UNROLL for (int e = 0; e < 36; ++e) D[e] = 0.0;
+        else if (N == 3)
+            FOREST_UNROLL for (int e = 0; e < 9; ++e) D[e] = 0.0;
+        else
+            memset(D, 0, (size_t)N * N * sizeof *D);
         if (s->kind[i] == NODE_JOINT) {
             joint_pivots(w, s, &blocks[s->id[i]], s->id[i], N, D, N);
             continue;
@@ -303,6 +314,16 @@ static void ball_update_body(const double J[3][6], const double *Di, double *Dp,
         }
 }
 
+/* How node i couples to its parent (s->pass, written by the factor and read by every solve with it):
+ * PASS_NONE (a root, or a joint cut whole), PASS_BALL (a ball coupling of a rigid body: the child a rigid body
+ * node, or a ball joint node below one), else PASS_DENSE; and PASS_OWN_BALL for a joint node whose own rows
+ * are a ball's, none cut (row_residual's ball case). What decides them holds from one factor to the next:
+ * s->cut is written only before a factor (ctn__solve_direct_ex, bounded_exact, ctn__direct_factor), and an
+ * uncut joint of three linear rows and no angular ones has the world axes for rows by construction (the
+ * point rows of a ball, ctn_rows_ball_fields), whatever its bodies' poses when its rows are formed again for a
+ * chord step. So the solves ask neither the cut masks nor the rows' bytes again, and their bits are the same. */
+enum { PASS_NONE = 0, PASS_DENSE = 1, PASS_BALL = 2, PASS_KIND = 3, PASS_OWN_BALL = 4 };
+
 /* Elimination of every node into its parent, children first: D_i^-1 in place, then
  * D_p -= H_pi D_i^-1 H_ip through the coupling joint's Jacobian. */
 static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
@@ -310,12 +331,17 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
         int N = s->size[i], d = s->dof[i], slot;
         double *Di = s->mat + s->mat_off[i];
         s->split[i] = (unsigned char)node_inverse(Di, N, d);
-        if (!node_coupling(w, s, i, &slot)) continue;
+        if (!node_coupling(w, s, i, &slot)) { /* a joint node always has a parent: cut whole, so not a ball */
+            s->pass[i] = PASS_NONE;
+            continue;
+        }
         int p = s->parent[i], Np = s->size[p];
         double *Dp = s->mat + s->mat_off[p];
         const ctn_block *blk = &blocks[slot];
         double J[CTN_MAX_ROWS][6], T[CTN_MAX_ROWS][6];
-        if (ball_coupling(s, blk, slot)) {
+        int ball = ball_coupling(s, blk, slot), own = ball && s->kind[i] == NODE_JOINT ? PASS_OWN_BALL : 0; /* a joint node's slot is its own */
+        s->pass[i] = (unsigned char)(own | PASS_BALL);
+        if (ball) {
             if (s->kind[i] == NODE_BODY && d == 6) {
                 double B[3][6];
                 ball_jacobian(blk, s->side[i], B);
@@ -329,6 +355,7 @@ static void eliminate_nodes(const ctn_world *w, direct_state *s, const ctn_block
                 continue;
             }
         }
+        s->pass[i] = (unsigned char)(own | PASS_DENSE);
         jacobian_side(s, blk, slot, s->side[i], J);
         int n = ctn__direct_rows_at(&w->topo, slot);
         if (s->kind[i] == NODE_BODY) {
@@ -383,27 +410,34 @@ static double ball_row_jv(const double Ja[3][6], const double Jb[3][6], int k, c
     return jv;
 }
 
+/* row_residual of a ball without cut rows (below): ball_row_jv for ctn_dd_row_jv. Inlined into the
+ * right-hand side's walk, where the factor's s->pass says which joint nodes are such balls. */
+FOREST_INLINE void ball_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
+    const ctn_joint_core *d = &w->topo.defs[slot];
+    double Ja[3][6], Jb[3][6], Va[6], Vb[6];
+    const float *lam = &w->topo.lambda[w->topo.stride * slot];
+    ball_jacobian(blk, 0, Ja);
+    ball_jacobian(blk, 1, Jb);
+    if (s->resolve) {
+        const float *lam0 = &s->lref[w->topo.stride * slot];
+        ctn_dd_vel_change(ctn_load_vel(w->vel, d->a), ctn_load_vel(s->vref, d->a), Va);
+        ctn_dd_vel_change(ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->b), Vb);
+        for (int k = 0; k < 3; ++k) r[k] = -ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * ((double)lam[k] - lam0[k]);
+    } else {
+        ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
+        ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
+        for (int k = 0; k < 3; ++k) r[k] = (double)blk->bias[k] - ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * lam[k];
+    }
+}
+
 /* r = target - J v - S lambda of one joint, in double (a re-solve: its change since the last solve, (R) of
  * kernels/ctn_direct_rhs.h); 0 on its cut rows (all of them for a whole cut). A ball without cut rows takes
- * ball_row_jv for ctn_dd_row_jv. */
+ * ball_residual. */
 static void row_residual(const ctn_world *w, const direct_state *s, const ctn_block *blk, int slot, double *r) {
     const ctn_joint_core *d = &w->topo.defs[slot];
     if (cut_whole(w, s, slot)) return; /* r stays 0 */
     if (ball_coupling(s, blk, slot)) {
-        double Ja[3][6], Jb[3][6], Va[6], Vb[6];
-        const float *lam = &w->topo.lambda[w->topo.stride * slot];
-        ball_jacobian(blk, 0, Ja);
-        ball_jacobian(blk, 1, Jb);
-        if (s->resolve) {
-            const float *lam0 = &s->lref[w->topo.stride * slot];
-            ctn_dd_vel_change(ctn_load_vel(w->vel, d->a), ctn_load_vel(s->vref, d->a), Va);
-            ctn_dd_vel_change(ctn_load_vel(w->vel, d->b), ctn_load_vel(s->vref, d->b), Vb);
-            for (int k = 0; k < 3; ++k) r[k] = -ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * ((double)lam[k] - lam0[k]);
-        } else {
-            ctn_dd_vel(ctn_load_vel(w->vel, d->a), Va);
-            ctn_dd_vel(ctn_load_vel(w->vel, d->b), Vb);
-            for (int k = 0; k < 3; ++k) r[k] = (double)blk->bias[k] - ball_row_jv(Ja, Jb, k, Va, Vb) - (double)blk->soft[k] * lam[k];
-        }
+        ball_residual(w, s, blk, slot, r);
         return;
     }
     if (s->resolve)
@@ -425,9 +459,10 @@ static void direct_rhs(const ctn_world *w, direct_state *s, const ctn_block *blo
             b[0] = b[1] = b[2] = 0.0;
         else
             memset(b, 0, (size_t)N * sizeof *b);
-        if (s->kind[i] == NODE_JOINT) {
+        if (s->kind[i] == NODE_JOINT) { /* a ball's rows, none cut, as the factor found them (s->pass) */
             int slot = s->id[i];
-            row_residual(w, s, &blocks[slot], slot, b);
+            if (s->pass[i] & PASS_OWN_BALL) ball_residual(w, s, &blocks[slot], slot, b);
+            else row_residual(w, s, &blocks[slot], slot, b);
             continue;
         }
         for (int e = s->att_off[i]; e < s->att_off[i + 1]; ++e) {
@@ -484,85 +519,116 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
     else dense_mv_sub(D, N, gn, g, x);
 }
 
+/* The four products of a ball coupling in the substitution, for a side known at compile time (the callers
+ * branch on it): ball_jacobian's sg = +-1 then folds into the products (sg x and -(q) u are exact negations,
+ * and a - (-b) is a + b), so J is three conversions of the lever arm, not its products with sg. */
+/* forward, body child: b_rows -= J_sc u_c */
+FOREST_INLINE void ball_fwd_body(const ctn_block *blk, const int side, const double *u, double *bp) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+}
+/* forward, joint node below a rigid body: b_p -= J_sp^T u_s */
+FOREST_INLINE void ball_fwd_joint(const ctn_block *blk, const int side, const double *u, double *bp) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int r = 0; r < 3; ++r)
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+}
+/* backward, body child: g = J_sc^T y_s */
+FOREST_INLINE void ball_bwd_body(const ctn_block *blk, const int side, const double *xp, double *g) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) {
+        double acc = 0.0;
+        FOREST_UNROLL for (int e = 0; e < 2; ++e) {
+            int r = BALL_NZ_COL[k][e];
+            if (r >= 0) acc += B[r][k] * xp[r];
+        }
+        g[k] = acc;
+    }
+}
+/* backward, joint node: g = J_sp dv_p */
+FOREST_INLINE void ball_bwd_joint(const ctn_block *blk, const int side, const double *xp, double *g) {
+    double B[3][6];
+    ball_jacobian(blk, side, B);
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) {
+        double acc = 0.0;
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
+        g[r] = acc;
+    }
+}
+
 /* Forward and backward substitution through the factor: x = H^-1 b (b is consumed). Ball couplings of rigid
- * bodies take their J's nonzero entries only (ball_jacobian: the same bits). The forward pass records how
- * each node couples to its parent (s->pass: none, dense or ball, from the same blocks), which the backward
- * pass of the same call reads instead of asking again. */
-enum { PASS_NONE = 0, PASS_DENSE, PASS_BALL };
+ * bodies take their J's nonzero entries only (ball_jacobian: the same bits). Both passes read how each node
+ * couples to its parent from the factor (s->pass) instead of asking the cut masks and the rows again. */
 void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block *blocks) {
     const ctn_topology *t = &w->topo;
+    /* the node arrays, read into locals once: the stores through double pointers below would otherwise have
+     * them loaded from s again at every node */
+    const unsigned char *const kind = s->kind, *const size = s->size, *const dof = s->dof, *const side = s->side;
+    const unsigned char *const prow = s->prow, *const split = s->split, *const passes = s->pass;
+    const int *const parent = s->parent, *const pslot = s->pslot;
+    const size_t *const mat_off = s->mat_off, *const vec_off = s->vec_off;
+    const double *const mat = s->mat;
+    double *const sb = s->b, *const sx = s->x;
+    const int nodes = s->node_count;
     double J[CTN_MAX_ROWS][6];
-    for (int i = 0; i < s->node_count; ++i) {
-        int N = s->size[i], slot;
-        const double *Di = s->mat + s->mat_off[i];
-        double *b = s->b + s->vec_off[i], *u = s->x + s->vec_off[i];
-        if (s->split[i]) split_mv(Di, b, u);
+    for (int i = 0; i < nodes; ++i) {
+        int N = size[i], pass = passes[i] & PASS_KIND;
+        const double *Di = mat + mat_off[i];
+        double *b = sb + vec_off[i], *u = sx + vec_off[i];
+        if (split[i]) split_mv(Di, b, u);
         else node_mv(Di, N, b, u);
-        s->pass[i] = PASS_NONE;
-        if (!node_coupling(w, s, i, &slot)) continue;
-        int p = s->parent[i];
-        double *bp = s->b + s->vec_off[p];
+        if (pass == PASS_NONE) continue;
+        int p = parent[i], slot = pslot[i];
+        double *bp = sb + vec_off[p];
         const ctn_block *blk = &blocks[slot];
-        if (s->kind[i] == NODE_BODY) {
-            int d = s->dof[i];
-            bp += s->prow[i];
-            if (d == 6 && ball_coupling(s, blk, slot)) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
-                FOREST_UNROLL for (int r = 0; r < 3; ++r)
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
-                s->pass[i] = PASS_BALL;
+        if (kind[i] == NODE_BODY) {
+            int d = dof[i];
+            bp += prow[i];
+            if (pass == PASS_BALL) {
+                if (side[i]) ball_fwd_body(blk, 1, u, bp);
+                else ball_fwd_body(blk, 0, u, bp);
                 continue;
             }
-            s->pass[i] = PASS_DENSE;
             int n = ctn__direct_rows_at(t, slot);
-            jacobian_side(s, blk, slot, s->side[i], J);
+            jacobian_side(s, blk, slot, side[i], J);
             for (int r = 0; r < n; ++r)
                 for (int k = 0; k < d; ++k) bp[r] -= J[r][k] * u[k];
         } else {
-            int dp = s->dof[p];
-            if (dp == 6 && ball_coupling(s, blk, slot)) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
-                FOREST_UNROLL for (int r = 0; r < 3; ++r)
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
-                s->pass[i] = PASS_BALL;
+            int dp = dof[p];
+            if (pass == PASS_BALL) {
+                if (side[i]) ball_fwd_joint(blk, 1, u, bp);
+                else ball_fwd_joint(blk, 0, u, bp);
                 continue;
             }
-            s->pass[i] = PASS_DENSE;
-            jacobian_side(s, blk, slot, s->side[i], J);
+            jacobian_side(s, blk, slot, side[i], J);
             for (int r = 0; r < N; ++r)
                 for (int k = 0; k < dp; ++k) bp[k] -= J[r][k] * u[r];
         }
     }
-    for (int i = s->node_count - 1; i >= 0; --i) { /* the forward pass's coupling of each node (s->pass) */
-        int N = s->size[i], slot = s->pslot[i], pass = s->pass[i];
+    for (int i = nodes - 1; i >= 0; --i) { /* parents before children */
+        int N = size[i], slot = pslot[i], pass = passes[i] & PASS_KIND;
         if (pass == PASS_NONE) continue;
-        int p = s->parent[i];
-        const double *Di = s->mat + s->mat_off[i];
-        double *x = s->x + s->vec_off[i];
-        const double *xp = s->x + s->vec_off[p];
+        int p = parent[i];
+        const double *Di = mat + mat_off[i];
+        double *x = sx + vec_off[i];
+        const double *xp = sx + vec_off[p];
         const ctn_block *blk = &blocks[slot];
         double g[CTN_DD_MAX_NODE];
         int gn;
-        if (s->kind[i] == NODE_BODY) {
+        if (kind[i] == NODE_BODY) {
             /* x_c -= D_c^-1 [J_sc^T y_s; 0] */
-            gn = s->dof[i];
-            xp += s->prow[i];
+            gn = dof[i];
+            xp += prow[i];
             if (pass == PASS_BALL) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
-                FOREST_UNROLL for (int k = 0; k < 6; ++k) {
-                    double acc = 0.0;
-                    FOREST_UNROLL for (int e = 0; e < 2; ++e) {
-                        int r = BALL_NZ_COL[k][e];
-                        if (r >= 0) acc += B[r][k] * xp[r];
-                    }
-                    g[k] = acc;
-                }
+                if (side[i]) ball_bwd_body(blk, 1, xp, g);
+                else ball_bwd_body(blk, 0, xp, g);
             } else {
                 int n = ctn__direct_rows_at(t, slot);
-                jacobian_side(s, blk, slot, s->side[i], J);
+                jacobian_side(s, blk, slot, side[i], J);
                 for (int k = 0; k < gn; ++k) {
                     double acc = 0.0;
                     for (int r = 0; r < n; ++r) acc += J[r][k] * xp[r];
@@ -571,18 +637,13 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
             }
         } else {
             /* x_s -= D_s^-1 J_sp dv_p */
-            int dp = s->dof[p];
+            int dp = dof[p];
             gn = N;
             if (pass == PASS_BALL) {
-                double B[3][6]; /* scalars once unrolled */
-                ball_jacobian(blk, s->side[i], B);
-                FOREST_UNROLL for (int r = 0; r < 3; ++r) {
-                    double acc = 0.0;
-                    FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += B[r][BALL_NZ[r][e]] * xp[BALL_NZ[r][e]];
-                    g[r] = acc;
-                }
+                if (side[i]) ball_bwd_joint(blk, 1, xp, g);
+                else ball_bwd_joint(blk, 0, xp, g);
             } else {
-                jacobian_side(s, blk, slot, s->side[i], J);
+                jacobian_side(s, blk, slot, side[i], J);
                 for (int r = 0; r < N; ++r) {
                     double acc = 0.0;
                     for (int k = 0; k < dp; ++k) acc += J[r][k] * xp[k];
@@ -590,7 +651,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             }
         }
-        if (s->split[i] && gn == 6) split_mv_sub(Di, g, x);
+        if (split[i] && gn == 6) split_mv_sub(Di, g, x);
         else node_mv_sub(Di, N, gn, g, x);
     }
 }

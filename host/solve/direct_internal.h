@@ -61,7 +61,7 @@ typedef struct direct_state {
     long active_substeps, active_solves, active_fallbacks; /* the active set's substeps, exact solves and fallbacks to the sweep (tests read them) */
     double *mat;             /* node pivots, then their inverses */
     unsigned char *split;    /* [node] the factor's inverse of this body node is block diagonal (direct_forest.c) */
-    unsigned char *pass;     /* [node] scratch of a substitution: how the node couples to its parent (direct_forest.c) */
+    unsigned char *pass;     /* [node] the factor's record of how the node couples to its parent, read by its solves (direct_forest.c) */
     double *b, *x;           /* right-hand side, solution */
     ctn_vel *vref;           /* [body] velocities the last exact solve left (the hybrid's re-solves) */
     float *lref;             /* [6 slot + row] impulses it left */
