@@ -23,12 +23,14 @@
  *    overwritten by the next store; a ctn_vel (six floats, v then w) as the four floats from v.x (v, w.x) and
  *    the four from v.z (v.z, w), stored in that order, the second store writing v.z again with the value of the
  *    first and w.x with its new value;
- *  - the exponential map inlined into the integration: it is called out of line, for the bodies that turn.
+ *  - the exponential map inlined into the integration: it is called out of line, for the bodies that turn, with
+ *    the |w| and half angle of the test, its quaternion product in SSE lanes (host/solve/quat_turn.h).
  * Without SSE2 the shared functions run. tests/test_body_passes.c checks lean against shared bit for bit
  * (every byte written) on random bodies with static, kinematic and particle flags, zero inverse masses and
  * non-finite values, on one and two threads. */
 #include "solve/solve.h"
 #include "ctn_solver.h"
+#include "solve/quat_turn.h"
 
 #include <limits.h>
 #include <math.h>
@@ -39,13 +41,14 @@
 #endif
 
 #if defined(__SSE2__)
-/* ctn_quat_integrate out of line: a body that turns is the rare case of a pass whose bodies mostly do not (a
- * chain at rest or falling), and inlined its registers spilled on every body's path. */
+/* ctn_quat_turn out of line, in SSE lanes (host/solve/quat_turn.h), given ctn_quat_integrate's |w| and half
+ * angle: a body that turns is the rare case of a pass over a chain at rest or falling (inlined, its registers
+ * spilled on every body's path), and the common one on a tree, every body at every chord step. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static ctn_quat turn(ctn_quat q, ctn_v3 w, float h) {
-    return ctn_quat_integrate(q, w, h);
+static __m128 turn(__m128 q, ctn_v3 w, float wn, float half_angle) {
+    return quat_turn4(q, w, wn, half_angle);
 }
 
 /* Lanes 1..3 of a in lanes 0..2, lane 3 zero: the angular velocity w of a ctn_vel loaded from v.z (v.z, w). */
@@ -361,11 +364,8 @@ static inline void integrate_one(int i, const ctn_pose *from, ctn_pose *pose, co
         __m128 w2 = lanes_from1(_mm_loadu_ps(vf + 2)); /* (w, 0) from (v.z, w) */
         w2 = _mm_mul_ps(w2, w2);
         __m128 n2 = _mm_add_ss(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, _MM_SHUFFLE(1, 1, 1, 1))), _mm_movehl_ps(w2, w2));
-        float wn = _mm_cvtss_f32(_mm_sqrt_ss(n2));
-        if (!(fabsf(0.5f * h * wn) < 1e-20f)) { /* else no rotation */
-            ctn_quat r = turn(from[i].q, vel[i].w, h);
-            q = _mm_loadu_ps(&r.w);
-        }
+        float wn = _mm_cvtss_f32(_mm_sqrt_ss(n2)), half_angle = 0.5f * h * wn;
+        if (!(fabsf(half_angle) < 1e-20f)) q = turn(q, vel[i].w, wn, half_angle); /* else no rotation */
     }
     /* in field order: each store's lane 3 (p's onto p_lo.x, p_lo's onto q.w) is overwritten by the next */
     _mm_storeu_ps(&pose[i].p.x, t);

@@ -9,6 +9,7 @@
  * for byte. Where a position is not a ball joint, and at a segment's last position, the factor walk hands the
  * rest of the segment to the generic walk (ctn__chain_factor_walk_3). */
 #include "solve/direct_chain_internal.h"
+#include "solve/quat_turn.h"
 
 #include <string.h>
 #if defined(__SSE2__)
@@ -446,10 +447,13 @@ __attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float 
     /* ctn_length's sqrtf as the instruction alone: (x^2 + y^2) + z^2 is never negative, so sqrtf's errno test
      * (a compare and a branch) never fires */
     float wn = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set1_ps(w2))); /* set1: no zeroing of lanes 1..3, which sqrt_ss leaves */
+    ctn_quat r; /* ctn_quat_turn in lanes (host/solve/quat_turn.h), as the body passes take it */
+    _mm_storeu_ps(&r.w, quat_turn4(_mm_loadu_ps(&q.w), w, wn, 0.5f * h * wn));
+    return r;
 #else
     float wn = CTN_SQRT(w2);
-#endif
     return ctn_quat_turn(q, w, wn, 0.5f * h * wn);
+#endif
 }
 
 CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
