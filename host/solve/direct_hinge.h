@@ -30,15 +30,24 @@ void ctn__node_forward(int n, const double *Pinv, double *y, const double *T, in
 void ctn__node_backward(int n, double *x, const double *T, int tr, const double *xq);
 
 /* ctn_dd_block_impulse for a ctn__hinge_rows block: the force of the three axis rows is sg x[0..2] itself (as
- * ctn_dd_block_impulse_axes), the torque the angular rows' sum; the same bits for finite x. */
-static inline void ctn__hinge_impulse(const ctn_block *b, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
+ * ctn_dd_block_impulse_axes), the torque the angular rows' sum; the same bits for finite x. ctn__hinge_impulse_n takes
+ * the row count n as a constant where it is inlined with one (the loop over the angular rows unrolled). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void ctn__hinge_impulse_n(const ctn_block *b, int n, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
     double sg = side ? -1.0 : 1.0, f[3] = {sg * x[0], sg * x[1], sg * x[2]}, tq[3] = {0.0, 0.0, 0.0};
-    int n = 3 + b->n_ang;
     for (int k = 3; k < n; ++k) {
         double xk = sg * x[k];
         tq[0] += xk * b->dir[k].x, tq[1] += xk * b->dir[k].y, tq[2] += xk * b->dir[k].z;
     }
     ctn_dd_force_add(f, tq, side ? b->rb : b->ra, im, I, angular, out);
+}
+
+/* A hinge's two angular rows (5 rows, the common case) with the count a constant; other counts as they come. */
+static inline void ctn__hinge_impulse(const ctn_block *b, int side, const double *x, double im, ctn_sym3 I, int angular, double *out) {
+    if (b->n_ang == 2) ctn__hinge_impulse_n(b, 5, side, x, im, I, angular, out);
+    else ctn__hinge_impulse_n(b, 3 + b->n_ang, side, x, im, I, angular, out);
 }
 
 #endif /* CTN_DIRECT_HINGE_H */
