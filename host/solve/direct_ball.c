@@ -376,11 +376,7 @@ CHAIN_INLINE void ball_finish(ctn_world *w, int b, const double *dv, int mode, f
         w->vel[b].v = v.v, w->vel[b].w = v.w;
         return;
     }
-    int flags = w->props[b].flags;
-    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
-    ctn_pose *x = &w->pose[b];
-    ctn_v3_add2(&x->p, &x->p_lo, ctn_scale(v.v, h));
-    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, v.w, h);
+    chain_move_body(w, b, v, h);
 }
 
 /* The sign of side s (0: a, 1: b) in J. */

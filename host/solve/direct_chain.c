@@ -430,13 +430,7 @@ static inline void apply_body(ctn_world *w, const direct_chain *c, ch_rows block
 /* v_b += dv (hit: a solved joint of b, else nothing changes), or for a chord step x_b += h (v_b + dv). */
 static inline void body_finish(ctn_world *w, const direct_chain *c, int b, const double *dv, int hit) {
     if (c->move_h > 0.0f) { /* a chord step: x_b += h v_b at once, v_b = 0 + dv (the velocities stay at rest, +0) */
-        /* ctn_body_integrate's operations on the pose in place (no copy of the pose and the props in and out) */
-        ctn_vel v = ctn_dd_vel_add(chain_rest_vel(), dv);
-        int flags = w->props[b].flags;
-        if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
-        ctn_pose *x = &w->pose[b];
-        ctn_v3_add2(&x->p, &x->p_lo, ctn_scale(v.v, c->move_h));
-        if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, v.w, c->move_h);
+        chain_move_body(w, b, ctn_dd_vel_add(chain_rest_vel(), dv), c->move_h);
         return;
     }
     if (c->save_v) c->save_v[b] = w->vel[b]; /* every dynamic body of a position passes here once a solve */

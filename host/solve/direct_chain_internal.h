@@ -112,6 +112,19 @@ static inline ctn_vel chain_rest_vel(void) {
     return v;
 }
 
+/* A chord step's move of world body b by velocity v over h: ctn_body_integrate's operations (kernels/ctn_body.h)
+ * on the pose in place, with no copy of the pose and the properties in and out. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void chain_move_body(ctn_world *w, int b, ctn_vel v, float h) {
+    int flags = w->props[b].flags;
+    if ((flags & (CTN_BODY_FLAG_DYNAMIC | CTN_BODY_FLAG_KINEMATIC)) == 0) return;
+    ctn_pose *x = &w->pose[b];
+    ctn_v3_add2(&x->p, &x->p_lo, ctn_scale(v.v, h));
+    if ((flags & CTN_BODY_FLAG_PARTICLE) == 0) x->q = ctn_quat_integrate(x->q, v.w, h);
+}
+
 /* The walk of segment k (direct_chain.c's layout comment): its positions in order, the separators at its ends and
  * their accumulators. */
 typedef struct seg_walk {
