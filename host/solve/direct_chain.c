@@ -671,6 +671,18 @@ CHAIN_STEP(forward, (const ctn_world *w, direct_chain *c, ch_rows b, int k), for
 CHAIN_STEP(backward, (ctn_world *w, direct_chain *c, ch_rows b, int k, float *l), backward_segment(w, c, b, k, l, 3),
            backward_segment(w, c, b, k, l, 0))
 
+/* Every position of 5 rows (c->uniform == 5: plain hinges, the bridge's and most robot arms' joints) or of 6
+ * (limited or motorised hinges, fixed joints): the walks with the literal count, whose offsets and row counts
+ * (ROWS, CH_V, CH_SQ) are the run-time ones of a uniform sequence as constants (K_PACKED and AXES_AT read the
+ * same as with nfix 0 there), so the same operations and bits with the per-position loads, multiplications
+ * and tests folded away. */
+#define CHAIN_WALKS_N(N)                                                                                               \
+    CHAIN_FLATTEN static void factor_##N(const ctn_world *w, direct_chain *c, ch_rows b, int k) { factor_segment(w, c, b, k, N); } \
+    CHAIN_FLATTEN static void forward_##N(const ctn_world *w, direct_chain *c, ch_rows b, int k) { forward_segment(w, c, b, k, N); } \
+    CHAIN_FLATTEN static void backward_##N(ctn_world *w, direct_chain *c, ch_rows b, int k, float *l) { backward_segment(w, c, b, k, l, N); }
+CHAIN_WALKS_N(5)
+CHAIN_WALKS_N(6)
+
 /* Whether P^-1 is kept as the lean ball walks (host/solve/direct_ball.c) keep it for these rows: ball records in
  * float (Kf), blocks in double (K); the generic walks take the other pairs. */
 static int pivots_as_lean(const direct_chain *c, ch_rows blocks) { return (blocks.ball != NULL) == (c->Kf != NULL); }
@@ -691,8 +703,10 @@ static void factor_phases(const ctn_world *w, direct_chain *c, ch_rows blocks, i
     CHAIN_OMP(omp parallel for schedule(static, 1) num_threads(nt) if (P > 1))
     for (int k = 0; k < P; ++k)
         lean    ? (c->zero ? ctn__chain_factor_ball_rest(w, c, blocks, k) : ctn__chain_factor_ball(w, c, blocks, k))
-        : three ? factor_3(w, c, blocks, k)
-                : factor_any(w, c, blocks, k);
+        : three          ? factor_3(w, c, blocks, k)
+        : c->uniform == 5 ? factor_5(w, c, blocks, k)
+        : c->uniform == 6 ? factor_6(w, c, blocks, k)
+                          : factor_any(w, c, blocks, k);
     factor_separators(c);
 }
 
@@ -721,7 +735,8 @@ static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forw
         for (int k = 0; k < P; ++k) {
             if (forwarded) continue;
             if (c->ball && c->rest && pivots_as_lean(c, blocks)) ctn__chain_forward_ball_rest(c, blocks, k);
-            else three ? forward_3(w, c, blocks, k) : forward_any(w, c, blocks, k);
+            else three ? forward_3(w, c, blocks, k) : c->uniform == 5 ? forward_5(w, c, blocks, k)
+                      : c->uniform == 6 ? forward_6(w, c, blocks, k) : forward_any(w, c, blocks, k);
         }
         CHAIN_OMP(omp single)
         {
@@ -731,7 +746,8 @@ static void solve_phases(ctn_world *w, direct_chain *c, ch_rows blocks, int forw
         CHAIN_OMP(omp for schedule(static, 1))
         for (int k = 0; k < P; ++k) {
             if (c->ball) ctn__chain_backward_ball(w, c, blocks, k, t->lambda);
-            else three ? backward_3(w, c, blocks, k, t->lambda) : backward_any(w, c, blocks, k, t->lambda);
+            else three ? backward_3(w, c, blocks, k, t->lambda) : c->uniform == 5 ? backward_5(w, c, blocks, k, t->lambda)
+                      : c->uniform == 6 ? backward_6(w, c, blocks, k, t->lambda) : backward_any(w, c, blocks, k, t->lambda);
         }
     }
 }

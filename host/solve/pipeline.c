@@ -351,6 +351,16 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * 120 steps tree:1023 1.26 -> 0.49 factorisations per step, tree:8191 1.87 -> 0.84, the mean, median and 95th
  * percentile of the per-step gap lower, the single largest one higher, 4.72e-8 -> 4.83e-8 and 5.27e-8 ->
  * 5.65e-8 m: the scatter of the floor, which the extra Newton steps did not lower either). */
+/* Skipped chords: a Newton step that shrank the largest error by less than 1 / CTN_CHORD_RATE marks poses where the
+ * model of the last factor is poor (a slow Newton step is linear convergence, e.g. at a singular root: bridge:N,
+ * stretched straight between its anchors, bench/results/2026-11-29-vm-hinge-projection.md), and the chord step
+ * after it, with that step's factor, was undone by the rate test in every case measured while the error was above
+ * CTN_PROJECT_TOL / CTN_CHORD_RATE (below it a slow chord may still land under CTN_PROJECT_TOL and be kept: once on
+ * bridge:1000). There the chord is not tried: the Newton step runs at once from the same poses, as it ran after the
+ * chord's undo, and the chord's test counts as the step it took, so the steps, poses and statistics are the same
+ * (bridge:1000 and bridge:10000 over 30 steps: 35 and 11 chords skipped, every one of which had been undone;
+ * chain:1000, chain:10000, tree:1023, double_pendulum none; rope:1000 43, all undone before). bridge:10000 direct
+ * 1x1: 26,809 -> 24,281 instructions per link and step (bench/results/2026-11-30-vm-hinge-chord.md). */
 #define CTN_CHORD_RATE 0.25f
 #define CTN_CHORD_TOL (0.25f * CTN_PROJECT_TOL)
 #define CTN_PROJECT_CHORD_AUTO 1 /* desc.debug.project_chord = -1 */
@@ -365,10 +375,10 @@ typedef struct project_host {
     float scale;             /* the decision's errors, in units of its tolerance */
 } project_host;
 
-enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON };
+enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON, DECIDE_SKIP };
 
 static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, project_host *h, ctn_stage_table table,
-                          float worst, ctn_step_stats *stats, ctn_status *s) {
+                          int may_skip, float worst, ctn_step_stats *stats, ctn_status *s) {
     union {
         int i;
         float f;
@@ -389,6 +399,15 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
             return DECIDE_NEWTON;
         }
         stats->projection_chords++;
+    } else if (table == CTN_TABLE_PROJECT_CHORD && may_skip) { /* the rows after a Newton step (or the velocity solve) */
+        last.i = h->st[CTN_PS_LAST];
+        if (CTN_CHORD_RATE * worst > CTN_PROJECT_TOL && x < last.f && !(x <= CTN_CHORD_RATE * last.f)) {
+            /* A Newton step that shrank the error but did not divide it by 1 / CTN_CHORD_RATE (last is +inf after
+             * the velocity solve: never here): the chord from these poses, with the factor of the poses that step
+             * started from, is not tried (see CTN_CHORD_RATE's comment, "Skipped chords"). No state changes:
+             * the Newton step runs from these poses as it would after the chord's undo. */
+            return DECIDE_SKIP;
+        }
     }
     for (int k = 0; k < CTN_PS_INTS; ++k) h->before[k] = h->st[k];
     ctn_project_decide(h->st, x);
@@ -425,13 +444,14 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
             trace(w, table, steps, n, k, &e[k]);
             if (e[k].stage == CTN_STAGE_PROJECT_DECIDE) { /* on the host */
                 ctn_status s = CTN_OK;
-                int d = project_decide(w, ops, &prm, &h, table, out.worst, stats, &s);
+                int d = project_decide(w, ops, &prm, &h, table, steps + 1 < n, out.worst, stats, &s);
                 TRY_STAGE(s);
                 if (d == DECIDE_STOP) { /* a chord step's rows measured the joint errors of the poses it keeps */
                     *measured = (table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT) && !h.st[CTN_PS_UNDO];
                     return CTN_OK;
                 }
-                if (d == DECIDE_NEWTON) { /* this step again, as a Newton step */
+                if (d == DECIDE_SKIP) ++steps; /* the chord's test would have taken the next step: the same steps */
+                if (d == DECIDE_NEWTON || d == DECIDE_SKIP) { /* this step again, as a Newton step */
                     table = CTN_TABLE_PROJECT_STEP;
                     count = ctn__stage_plan(w, ops, &prm, table, steps, n, e);
                     k = -1;
