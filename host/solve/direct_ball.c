@@ -403,6 +403,11 @@ CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, 
 typedef double ch_v2d __attribute__((vector_size(16)));
 typedef float ch_v4f __attribute__((vector_size(16)));
 static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
+#if defined(__SSE2__)
+/* lane k of four floats as a pair of doubles (pshufd broadcasts it, cvtps2pd widens the low two: each the exact
+ * float-to-double conversion) */
+#define BALL_PAIR(v, k) ((ch_v2d)_mm_cvtps_pd(_mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), (k) * 0x55))))
+#endif
 
 /* The world's body arrays, read once by the walk (its stores through float and double pointers leave them in
  * registers or on the stack, not reloaded from the world at every position). */
@@ -455,17 +460,40 @@ __attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float 
 CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
                               const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
+#if defined(__SSE2__)
+    /* The body's record widened from two 16-byte loads, each float broadcast to a pair of doubles (pshufd,
+     * cvtps2pd: per lane the scalar conversion), in place of a scalar conversion and an unpack per value:
+     * i0 = (xx, yy, zz, xy) from xx, i1 = (xy, xz, yz, inv_mass) from xy, both inside the 28-byte record. */
+    const ctn_inertia *rec_b = &w->inertia[b];
+    const __m128 i1 = _mm_loadu_ps(&rec_b->inv_inertia.xy);
+    const ch_v2d Z = {0.0, 0.0}, IM = BALL_PAIR(i1, 3), SG = {ball_sg[sp], ball_sg[sq]};
+#else
     double im = w->inertia[b].inv_mass;
     const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
+#endif
     ch_v2d F0 = SG * (ch_v2d){x0, q0}, F1 = SG * (ch_v2d){x1, q1}, F2 = SG * (ch_v2d){x2, q2};
     ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;
     ch_v2d A3 = Z, A4 = Z, A5 = Z;
     if (rot) {
+#if defined(__SSE2__)
+        /* the two arms from 16-byte loads (an arm's fourth float is the field after it in its record or block):
+         * (rp.x, rq.x, rp.y, rq.y) and (rp.z, rq.z, ..) by unpacks, widened a pair at a time */
+        const __m128 ap = _mm_loadu_ps(&arm_p->x), aq = _mm_loadu_ps(&arm_q->x), axy = _mm_unpacklo_ps(ap, aq);
+        const ch_v2d RX = (ch_v2d)_mm_cvtps_pd(axy), RY = (ch_v2d)_mm_cvtps_pd(_mm_movehl_ps(axy, axy)),
+                     RZ = (ch_v2d)_mm_cvtps_pd(_mm_unpackhi_ps(ap, aq));
+#else
         ctn_v3 rp = *arm_p, rq = *arm_q;
         ch_v2d RX = {rp.x, rq.x}, RY = {rp.y, rq.y}, RZ = {rp.z, rq.z};
+#endif
         ch_v2d T0 = Z + (RY * F2 - RZ * F1), T1 = Z + (RZ * F0 - RX * F2), T2 = Z + (RX * F1 - RY * F0);
+#if defined(__SSE2__)
+        const __m128 i0 = _mm_loadu_ps(&rec_b->inv_inertia.xx);
+        const ch_v2d XX = BALL_PAIR(i0, 0), YY = BALL_PAIR(i0, 1), ZZ = BALL_PAIR(i0, 2), XY = BALL_PAIR(i1, 0), XZ = BALL_PAIR(i1, 1),
+                     YZ = BALL_PAIR(i1, 2);
+#else
         ctn_sym3 I = w->inertia[b].inv_inertia;
         const ch_v2d XX = {I.xx, I.xx}, XY = {I.xy, I.xy}, XZ = {I.xz, I.xz}, YY = {I.yy, I.yy}, YZ = {I.yz, I.yz}, ZZ = {I.zz, I.zz};
+#endif
         A3 = Z + (XX * T0 + XY * T1 + XZ * T2);
         A4 = Z + (XY * T0 + YY * T1 + YZ * T2);
         A5 = Z + (XZ * T0 + YZ * T1 + ZZ * T2);
