@@ -575,64 +575,97 @@ CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, doubl
 #undef BALL_SYM
 }
 
+/* What one position of the back-substitution hands to the next (the pair (p, q) with q solved before p): x_q, the
+ * body shared with q (bq, slot slq of q) and the side byte sb of the pair, read once for bq's side in joint p (bit 0
+ * walking down, 1 up) and in joint q (the other bit). */
+typedef struct ball_walk_state {
+    double q0, q1, q2;
+    int bq, sb, slq;
+} ball_walk_state;
+
+/* The chain's arrays and the step, read from the layout once per walk (the walk's stores of poses through
+ * vector pointers may alias anything, so the positions would read them again from the layout). */
+typedef struct ball_walk_arrays {
+    const int *slot, *shared;
+    const unsigned char *side, *dyn;
+    const double *C;
+    double *Y;
+    float h;
+    int ls;
+} ball_walk_arrays;
+
+/* Position p of ball_walk; has_q: x_q is known (a constant but at the segment's last position, where a separator
+ * may follow it or not), last: p is the segment's first position (0, 1, or 2: found here), so that the walk's
+ * loop, peeled at both ends, tests neither. */
+CHAIN_INLINE void ball_position(ctn_world *w, const ball_walk_arrays *c, ch_rows blocks, int rec, float *lambda, int dir, int mode,
+                                const ball_bodies *bb, const seg_walk *s, int p, int has_q, int last, ball_walk_state *st) {
+    const int *shared = c->shared;
+    const unsigned char *side = c->side, *dyn = c->dyn;
+    float h = c->h;
+    const int ls = c->ls;
+    double q0 = st->q0, q1 = st->q1, q2 = st->q2;
+    int bq = st->bq, sb = st->sb, slq = st->slq;
+    int sl = c->slot[p];
+    double *y = c->Y + 3 * (size_t)p;
+    double x0 = y[0], x1 = y[1], x2 = y[2];
+    (void)bb, (void)ls;
+    if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
+        double s0, s1, s2;
+        ball_mul3(c->C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
+        x0 -= s0, x1 -= s1, x2 -= s2;
+    }
+    if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
+    if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
+        float *l = lambda + ls * sl;
+        l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
+    }
+    if (last == 2) last = p == s->first;
+    int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
+    /* the body shared with the position solved next (p != s.first: en = p - 1 > s.first - 1 >= 0 walking down) */
+    int bn = !last ? shared[en] : -1;
+    if (bq >= 0) { /* complete: x_q and x_p known */
+        int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
+        BALL_APPLY2(w, bb, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
+                    mode, h);
+    }
+    if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
+        const ctn_joint_core *d = &w->topo.defs[sl];
+        if ((dy & DYN_A) && d->a != bq && d->a != bn)
+            ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+        if ((dy & DYN_B) && d->b != bq && d->b != bn)
+            ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+    }
+    if (last) return;
+    st->bq = bn, st->sb = side[en], st->slq = sl; /* the pair (p, p - dir) */
+    st->q0 = x0, st->q1 = x1, st->q2 = x2;
+}
+
 /* Back-substitution of segment k walking in direction dir (the segment's, segment_walk), with lambda += dl
  * (mode BW_LAMBDA) and the velocity changes, or for a chord step (BW_MOVE) the pose updates, of the bodies:
  *     x_p = u_p - T_E x_q,   T_E = P_p^-1 A_{p,q} (ctn_dd_chain_factor_node; walking down (dir > 0) C_p, row
  * major; walking up C_{p-1} transposed), q = p + dir the position solved before p. The pair (p, p + 1) has
- * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). */
+ * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). The
+ * segment's last position, where x_q may be missing, and its first, which has no next, are taken apart from the
+ * loop (ball_position). */
 CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, float *lambda, int dir, int mode) {
     seg_walk s = segment_walk(c, k);
-    const int *slot = c->slot, *shared = c->shared;
-    const unsigned char *side = c->side, *dyn = c->dyn;
-    const double *C = c->C;
-    double *Y = c->y;
     float h = c->move_h;
-    const int ls = c->ls;
+    const ball_walk_arrays a = {c->slot, c->shared, c->side, c->dyn, c->C, c->y, h, c->ls};
     ball_bodies bb = {w->vel, w->pose, w->inertia, (mode & BW_MOVE) ? ball_still_below(h) : 0.0f};
-    (void)bb, (void)ls;
-    double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
-    /* bq: the body shared with q (slot slq); sb: the side byte of the pair (p, q), read once for bq's side in
-     * joint p (bit 0 walking down, 1 up) and in joint q (the other bit) */
-    int has_q = s.end >= 0, bq = -1, sb = 0, slq = -1;
-    if (has_q) { /* the separator after the segment's last position, solved by solve_separators */
+    ball_walk_state st = {0.0, 0.0, 0.0, -1, 0, -1}; /* x_q = 0 and no shared body where no separator follows */
+    int p = s.last;
+    if (s.end >= 0) { /* the separator after the segment's last position, solved by solve_separators */
         int q = s.end, e = dir > 0 ? s.last : q; /* the pair (s.last, q) */
-        const double *xs = Y + 3 * (size_t)q;
-        q0 = xs[0], q1 = xs[1], q2 = xs[2];
-        bq = shared[e], sb = side[e], slq = slot[q];
+        const double *xs = c->y + 3 * (size_t)q;
+        st.q0 = xs[0], st.q1 = xs[1], st.q2 = xs[2];
+        st.bq = c->shared[e], st.sb = c->side[e], st.slq = c->slot[q];
+    } else {
+        ball_position(w, &a, blocks, rec, lambda, dir, mode, &bb, &s, p, 0, 2, &st);
+        if (p == s.first) return;
+        p -= dir;
     }
-    for (int p = s.last;; p -= dir) {
-        int sl = slot[p];
-        double *y = Y + 3 * (size_t)p;
-        double x0 = y[0], x1 = y[1], x2 = y[2];
-        if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
-            double s0, s1, s2;
-            ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
-            x0 -= s0, x1 -= s1, x2 -= s2;
-        }
-        if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
-        if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
-            float *l = lambda + ls * sl;
-            l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
-        }
-        int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
-        /* the body shared with the position solved next (p != s.first: en = p - 1 > s.first - 1 >= 0 walking down) */
-        int bn = p != s.first ? shared[en] : -1;
-        if (bq >= 0) { /* complete: x_q and x_p known */
-            int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
-            BALL_APPLY2(w, &bb, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
-                        mode, h);
-        }
-        if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
-            const ctn_joint_core *d = &w->topo.defs[sl];
-            if ((dy & DYN_A) && d->a != bq && d->a != bn)
-                ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-            if ((dy & DYN_B) && d->b != bq && d->b != bn)
-                ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-        }
-        if (p == s.first) break;
-        bq = bn, sb = side[en], slq = sl; /* the pair (p, p - dir) */
-        has_q = 1, q0 = x0, q1 = x1, q2 = x2;
-    }
+    for (; p != s.first; p -= dir) ball_position(w, &a, blocks, rec, lambda, dir, mode, &bb, &s, p, 1, 0, &st);
+    ball_position(w, &a, blocks, rec, lambda, dir, mode, &bb, &s, p, 1, 1, &st);
 }
 
 /* forward_segment of a chord step's solve from rest (c->rest): the right-hand side is the blocks' targets
