@@ -416,6 +416,7 @@ typedef struct ball_bodies {
     ctn_pose *pose;
     const ctn_inertia *inertia;
     float still; /* a chord step: the largest |w|^2 that does not turn a body (ball_still_below) */
+    ch_v4f h4;   /* a chord step: the step h in four lanes, broadcast once per walk (a memory operand of the walk's mulps) */
 } ball_bodies;
 
 /* ctn_quat_integrate's test, whether a body turns, as a bound on |w|^2: the body turns unless
@@ -518,7 +519,7 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
     /* v = dv rounded to float two lanes at a time (cvtpd2ps: per lane the scalar conversion): (vx, vy), (vz, wz),
      * (wx, wy); d = h v in lanes 0..2 (lane 3, h wz, is stored nowhere) */
     ch_v4f v01 = (ch_v4f)_mm_cvtpd_ps((__m128d)D01), v2w2 = (ch_v4f)_mm_cvtpd_ps((__m128d)D25), w01 = (ch_v4f)_mm_cvtpd_ps((__m128d)D34);
-    ch_v4f d = (ch_v4f)_mm_movelh_ps((__m128)v01, (__m128)v2w2) * (ch_v4f){h, h, h, h}; /* ctn_scale(v.v, h) */
+    ch_v4f d = (ch_v4f)_mm_movelh_ps((__m128)v01, (__m128)v2w2) * w->h4; /* ctn_scale(v.v, h) */
     float wx = w01[0], wy = w01[1], wz = v2w2[1];
 #else
     float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
@@ -651,7 +652,7 @@ CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int r
     seg_walk s = segment_walk(c, k);
     float h = c->move_h;
     const ball_walk_arrays a = {c->slot, c->shared, c->side, c->dyn, c->C, c->y, h, c->ls};
-    ball_bodies bb = {w->vel, w->pose, w->inertia, (mode & BW_MOVE) ? ball_still_below(h) : 0.0f};
+    ball_bodies bb = {w->vel, w->pose, w->inertia, (mode & BW_MOVE) ? ball_still_below(h) : 0.0f, {h, h, h, h}};
     ball_walk_state st = {0.0, 0.0, 0.0, -1, 0, -1}; /* x_q = 0 and no shared body where no separator follows */
     int p = s.last;
     if (s.end >= 0) { /* the separator after the segment's last position, solved by solve_separators */
