@@ -9,7 +9,8 @@
  * correctly rounded and so non-decreasing (IEEE 754-2008, section 5.4.1); a ball joint's angle is 0. A NaN
  * in some |C_s| makes its |C_s|^2 NaN (and only a NaN does: the sum of squares of finite or infinite values
  * is never NaN), and the general loop's rule, the largest error infinite whenever a row's error is NaN,
- * follows from that one test per joint. Both loops take C from the same function of the shared header, so
+ * follows from that one test per joint (with SSE2 from the running sum of the |C_k|, NaN exactly when one of
+ * them is: one add per joint and one test per loop). Both loops take C from the same function of the shared header, so
  * the targets have the same bits, and tests/test_chord_rows.c checks that the two loops agree bit for bit
  * (targets, largest error, gap and angle) on random poses, world joints and non-finite positions. */
 #include "solve/solve.h"
