@@ -11,6 +11,7 @@
 #include "solve/direct_chain_internal.h"
 #include "solve/quat_turn.h"
 
+#include <stddef.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -576,6 +577,10 @@ CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, doubl
 #undef BALL_SYM
 }
 
+_Static_assert(offsetof(ctn_ball_row, rb) - offsetof(ctn_ball_row, ra) == 16 && offsetof(ctn_block, rb) - offsetof(ctn_block, ra) == 16,
+               "ball_position finds side 1's arm 16 bytes after side 0's");
+_Static_assert(ROT_B == ROT_A << 1, "ball_position's rotation flag of side s is ROT_A << s");
+
 /* What one position of the back-substitution hands to the next (the pair (p, q) with q solved before p): x_q, the
  * body shared with q (bq, slot slq of q) and the side byte sb of the pair, read once for bq's side in joint p (bit 0
  * walking down, 1 up) and in joint q (the other bit). */
@@ -626,8 +631,10 @@ CHAIN_INLINE void ball_position(ctn_world *w, const ball_walk_arrays *c, ch_rows
     int bn = !last ? shared[en] : -1;
     if (bq >= 0) { /* complete: x_q and x_p known */
         int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
-        BALL_APPLY2(w, bb, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
-                    mode, h);
+        /* side s's arm 16 s bytes after ra, its rotation flag ROT_A << s: addresses and masks without a branch */
+        const ctn_v3 *arm_p = (const ctn_v3 *)(const void *)((const char *)BR_ARMP(blocks, rec, sl, 0) + 16 * (size_t)sp);
+        const ctn_v3 *arm_q = (const ctn_v3 *)(const void *)((const char *)BR_ARMP(blocks, rec, slq, 0) + 16 * (size_t)sq);
+        BALL_APPLY2(w, bb, bq, dy & (ROT_A << sp), arm_p, sp, x0, x1, x2, arm_q, sq, q0, q1, q2, mode, h);
     }
     if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
         const ctn_joint_core *d = &w->topo.defs[sl];
