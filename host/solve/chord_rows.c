@@ -9,7 +9,8 @@
  * correctly rounded and so non-decreasing (IEEE 754-2008, section 5.4.1); a ball joint's angle is 0. A NaN
  * in some |C_s| makes its |C_s|^2 NaN (and only a NaN does: the sum of squares of finite or infinite values
  * is never NaN), and the general loop's rule, the largest error infinite whenever a row's error is NaN,
- * follows from that one test per joint. Both loops take C from the same function of the shared header, so
+ * follows from that one test per joint (with SSE2 from the running sum of the |C_k|, NaN exactly when one of
+ * them is: one add per joint and one test per loop). Both loops take C from the same function of the shared header, so
  * the targets have the same bits, and tests/test_chord_rows.c checks that the two loops agree bit for bit
  * (targets, largest error, gap and angle) on random poses, world joints and non-finite positions. */
 #include "solve/solve.h"
@@ -30,10 +31,12 @@ int ctn__chord_all_ball(const ctn_world *w, ctn_compact_cache *cache) {
 }
 
 
-/* Ball joints alone: max |C| over the rows and max |C|^2 over the joints, a NaN noted once per joint. With
+/* Ball joints alone: max |C| over the rows and max |C|^2 over the joints, a NaN noted once per loop. With
  * SSE2 (every x86-64) the three components go through the arithmetic of ctn_chord_ball together, lane by
  * lane the same operations in the same order (IEEE 754 operations on each lane; the build never contracts to
- * fused multiply-adds, -ffp-contract=off), the fourth lane (the field after a pose's vector, or an anchor's neighbour) masked out. */
+ * fused multiply-adds, -ffp-contract=off), the fourth lane (the field after a pose's vector, or an anchor's neighbour) masked out.
+ * A NaN among the |C_k| is found from their running sum (one add per joint): the values are >= 0 or +inf, whose
+ * sums are never NaN, and a NaN term leaves the sum NaN from there on. */
 /* The targets of joint s go to bias[0..2] at (char *)bias0 + s * stride: a ctn_block's bias or a ctn_ball_row's. */
 #define CHORD_BIAS(s) ((float *)(void *)((char *)bias0 + (size_t)(s) * stride))
 static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *pose, float h, float *bias0, size_t stride, int threads,
@@ -47,7 +50,7 @@ static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *p
 #if defined(__SSE2__)
         const __m128 abs3 = _mm_castsi128_ps(_mm_set_epi32(0, 0x7fffffff, 0x7fffffff, 0x7fffffff));
         const __m128 sign = _mm_set1_ps(-0.0f), vh = _mm_set1_ps(h);
-        __m128 vworst = _mm_setzero_ps(), vtop = _mm_setzero_ps(), vbad = _mm_setzero_ps();
+        __m128 vworst = _mm_setzero_ps(), vtop = _mm_setzero_ps(), vsum = _mm_setzero_ps();
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -63,7 +66,7 @@ static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *p
             _mm_store_ss(&bias[2], _mm_movehl_ps(nb, nb));
             __m128 a = _mm_and_ps(c, abs3); /* |C|, lane 3 zero */
             vworst = _mm_max_ps(vworst, a);
-            vbad = _mm_or_ps(vbad, _mm_cmpunord_ps(a, a));
+            vsum = _mm_add_ps(vsum, a); /* NaN once a |C_k| is: a sum of values >= 0 (+inf included) is never NaN otherwise */
             __m128 sq = _mm_mul_ps(c, c); /* (x^2 + y^2) + z^2: ctn_chord_slot_measure's sum (0 + x^2 is x^2, never -0) */
             __m128 l2 = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
             vtop = _mm_max_ss(l2, vtop); /* l2 > top ? l2 : top: a NaN leaves top (and is in vbad) */
@@ -73,7 +76,7 @@ static void chord_rows_ball(const ctn_joint_core *defs, int m, const ctn_pose *p
         float tw = _mm_cvtss_f32(vworst), tt = _mm_cvtss_f32(vtop);
         worst = tw > worst ? tw : worst;
         top = tt > top ? tt : top;
-        bad |= _mm_movemask_ps(vbad) != 0;
+        bad |= _mm_movemask_ps(_mm_cmpunord_ps(vsum, vsum)) != 0;
 #else
 #ifdef _OPENMP
 #pragma omp for schedule(static)

@@ -11,6 +11,7 @@
 #include "solve/direct_chain_internal.h"
 #include "solve/quat_turn.h"
 
+#include <stddef.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -403,6 +404,11 @@ CHAIN_INLINE void ball_apply(ctn_world *w, int b, int rot, const ctn_v3 *arm_p, 
 typedef double ch_v2d __attribute__((vector_size(16)));
 typedef float ch_v4f __attribute__((vector_size(16)));
 static const double ball_sg[2] = {1.0, -1.0}; /* BALL_SG as a table: no branch */
+#if defined(__SSE2__)
+/* lane k of four floats as a pair of doubles (pshufd broadcasts it, cvtps2pd widens the low two: each the exact
+ * float-to-double conversion) */
+#define BALL_PAIR(v, k) ((ch_v2d)_mm_cvtps_pd(_mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), (k) * 0x55))))
+#endif
 
 /* The world's body arrays, read once by the walk (its stores through float and double pointers leave them in
  * registers or on the stack, not reloaded from the world at every position). */
@@ -411,6 +417,7 @@ typedef struct ball_bodies {
     ctn_pose *pose;
     const ctn_inertia *inertia;
     float still; /* a chord step: the largest |w|^2 that does not turn a body (ball_still_below) */
+    ch_v4f h4;   /* a chord step: the step h in four lanes, broadcast once per walk (a memory operand of the walk's mulps) */
 } ball_bodies;
 
 /* ctn_quat_integrate's test, whether a body turns, as a bound on |w|^2: the body turns unless
@@ -455,17 +462,40 @@ __attribute__((noinline)) static ctn_quat ball_turn(ctn_quat q, ctn_v3 w, float 
 CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3 *arm_p, int sp, double x0, double x1, double x2,
                               const ctn_v3 *arm_q, int sq, double q0, double q1, double q2, int mode, float h) {
     ctn_vel *vb = &w->vel[b];
+#if defined(__SSE2__)
+    /* The body's record widened from two 16-byte loads, each float broadcast to a pair of doubles (pshufd,
+     * cvtps2pd: per lane the scalar conversion), in place of a scalar conversion and an unpack per value:
+     * i0 = (xx, yy, zz, xy) from xx, i1 = (xy, xz, yz, inv_mass) from xy, both inside the 28-byte record. */
+    const ctn_inertia *rec_b = &w->inertia[b];
+    const __m128 i1 = _mm_loadu_ps(&rec_b->inv_inertia.xy);
+    const ch_v2d Z = {0.0, 0.0}, IM = BALL_PAIR(i1, 3), SG = {ball_sg[sp], ball_sg[sq]};
+#else
     double im = w->inertia[b].inv_mass;
     const ch_v2d Z = {0.0, 0.0}, IM = {im, im}, SG = {ball_sg[sp], ball_sg[sq]};
+#endif
     ch_v2d F0 = SG * (ch_v2d){x0, q0}, F1 = SG * (ch_v2d){x1, q1}, F2 = SG * (ch_v2d){x2, q2};
     ch_v2d L0 = Z + IM * F0, L1 = Z + IM * F1, L2 = Z + IM * F2;
     ch_v2d A3 = Z, A4 = Z, A5 = Z;
     if (rot) {
+#if defined(__SSE2__)
+        /* the two arms from 16-byte loads (an arm's fourth float is the field after it in its record or block):
+         * (rp.x, rq.x, rp.y, rq.y) and (rp.z, rq.z, ..) by unpacks, widened a pair at a time */
+        const __m128 ap = _mm_loadu_ps(&arm_p->x), aq = _mm_loadu_ps(&arm_q->x), axy = _mm_unpacklo_ps(ap, aq);
+        const ch_v2d RX = (ch_v2d)_mm_cvtps_pd(axy), RY = (ch_v2d)_mm_cvtps_pd(_mm_movehl_ps(axy, axy)),
+                     RZ = (ch_v2d)_mm_cvtps_pd(_mm_unpackhi_ps(ap, aq));
+#else
         ctn_v3 rp = *arm_p, rq = *arm_q;
         ch_v2d RX = {rp.x, rq.x}, RY = {rp.y, rq.y}, RZ = {rp.z, rq.z};
+#endif
         ch_v2d T0 = Z + (RY * F2 - RZ * F1), T1 = Z + (RZ * F0 - RX * F2), T2 = Z + (RX * F1 - RY * F0);
+#if defined(__SSE2__)
+        const __m128 i0 = _mm_loadu_ps(&rec_b->inv_inertia.xx);
+        const ch_v2d XX = BALL_PAIR(i0, 0), YY = BALL_PAIR(i0, 1), ZZ = BALL_PAIR(i0, 2), XY = BALL_PAIR(i1, 0), XZ = BALL_PAIR(i1, 1),
+                     YZ = BALL_PAIR(i1, 2);
+#else
         ctn_sym3 I = w->inertia[b].inv_inertia;
         const ch_v2d XX = {I.xx, I.xx}, XY = {I.xy, I.xy}, XZ = {I.xz, I.xz}, YY = {I.yy, I.yy}, YZ = {I.yz, I.yz}, ZZ = {I.zz, I.zz};
+#endif
         A3 = Z + (XX * T0 + XY * T1 + XZ * T2);
         A4 = Z + (XY * T0 + YY * T1 + YZ * T2);
         A5 = Z + (XZ * T0 + YZ * T1 + ZZ * T2);
@@ -490,7 +520,7 @@ CHAIN_INLINE void ball_apply2(const ball_bodies *w, int b, int rot, const ctn_v3
     /* v = dv rounded to float two lanes at a time (cvtpd2ps: per lane the scalar conversion): (vx, vy), (vz, wz),
      * (wx, wy); d = h v in lanes 0..2 (lane 3, h wz, is stored nowhere) */
     ch_v4f v01 = (ch_v4f)_mm_cvtpd_ps((__m128d)D01), v2w2 = (ch_v4f)_mm_cvtpd_ps((__m128d)D25), w01 = (ch_v4f)_mm_cvtpd_ps((__m128d)D34);
-    ch_v4f d = (ch_v4f)_mm_movelh_ps((__m128)v01, (__m128)v2w2) * (ch_v4f){h, h, h, h}; /* ctn_scale(v.v, h) */
+    ch_v4f d = (ch_v4f)_mm_movelh_ps((__m128)v01, (__m128)v2w2) * w->h4; /* ctn_scale(v.v, h) */
     float wx = w01[0], wy = w01[1], wz = v2w2[1];
 #else
     float vx = (float)D01[0], vy = (float)D01[1], vz = (float)D25[0], wx = (float)D34[0], wy = (float)D34[1], wz = (float)D25[1];
@@ -547,64 +577,103 @@ CHAIN_INLINE void ball_mul3(const double *M, int tr, double v0, double v1, doubl
 #undef BALL_SYM
 }
 
+_Static_assert(offsetof(ctn_ball_row, rb) - offsetof(ctn_ball_row, ra) == 16 && offsetof(ctn_block, rb) - offsetof(ctn_block, ra) == 16,
+               "ball_position finds side 1's arm 16 bytes after side 0's");
+_Static_assert(ROT_B == ROT_A << 1, "ball_position's rotation flag of side s is ROT_A << s");
+
+/* What one position of the back-substitution hands to the next (the pair (p, q) with q solved before p): x_q, the
+ * body shared with q (bq, slot slq of q) and the side byte sb of the pair, read once for bq's side in joint p (bit 0
+ * walking down, 1 up) and in joint q (the other bit). */
+typedef struct ball_walk_state {
+    double q0, q1, q2;
+    int bq, sb, slq;
+} ball_walk_state;
+
+/* The chain's arrays and the step, read from the layout once per walk (the walk's stores of poses through
+ * vector pointers may alias anything, so the positions would read them again from the layout). */
+typedef struct ball_walk_arrays {
+    const int *slot, *shared;
+    const unsigned char *side, *dyn;
+    const double *C;
+    double *Y;
+    float h;
+    int ls;
+} ball_walk_arrays;
+
+/* Position p of ball_walk; has_q: x_q is known (a constant but at the segment's last position, where a separator
+ * may follow it or not), last: p is the segment's first position (0, 1, or 2: found here), so that the walk's
+ * loop, peeled at both ends, tests neither. */
+CHAIN_INLINE void ball_position(ctn_world *w, const ball_walk_arrays *c, ch_rows blocks, int rec, float *lambda, int dir, int mode,
+                                const ball_bodies *bb, const seg_walk *s, int p, int has_q, int last, ball_walk_state *st) {
+    const int *shared = c->shared;
+    const unsigned char *side = c->side, *dyn = c->dyn;
+    float h = c->h;
+    const int ls = c->ls;
+    double q0 = st->q0, q1 = st->q1, q2 = st->q2;
+    int bq = st->bq, sb = st->sb, slq = st->slq;
+    int sl = c->slot[p];
+    double *y = c->Y + 3 * (size_t)p;
+    double x0 = y[0], x1 = y[1], x2 = y[2];
+    (void)bb, (void)ls;
+    if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
+        double s0, s1, s2;
+        ball_mul3(c->C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
+        x0 -= s0, x1 -= s1, x2 -= s2;
+    }
+    if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
+    if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
+        float *l = lambda + ls * sl;
+        l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
+    }
+    if (last == 2) last = p == s->first;
+    int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
+    /* the body shared with the position solved next (p != s.first: en = p - 1 > s.first - 1 >= 0 walking down) */
+    int bn = !last ? shared[en] : -1;
+    if (bq >= 0) { /* complete: x_q and x_p known */
+        int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
+        /* side s's arm 16 s bytes after ra, its rotation flag ROT_A << s: addresses and masks without a branch */
+        const ctn_v3 *arm_p = (const ctn_v3 *)(const void *)((const char *)BR_ARMP(blocks, rec, sl, 0) + 16 * (size_t)sp);
+        const ctn_v3 *arm_q = (const ctn_v3 *)(const void *)((const char *)BR_ARMP(blocks, rec, slq, 0) + 16 * (size_t)sq);
+        BALL_APPLY2(w, bb, bq, dy & (ROT_A << sp), arm_p, sp, x0, x1, x2, arm_q, sq, q0, q1, q2, mode, h);
+    }
+    if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
+        const ctn_joint_core *d = &w->topo.defs[sl];
+        if ((dy & DYN_A) && d->a != bq && d->a != bn)
+            ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+        if ((dy & DYN_B) && d->b != bq && d->b != bn)
+            ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
+    }
+    if (last) return;
+    st->bq = bn, st->sb = side[en], st->slq = sl; /* the pair (p, p - dir) */
+    st->q0 = x0, st->q1 = x1, st->q2 = x2;
+}
+
 /* Back-substitution of segment k walking in direction dir (the segment's, segment_walk), with lambda += dl
  * (mode BW_LAMBDA) and the velocity changes, or for a chord step (BW_MOVE) the pose updates, of the bodies:
  *     x_p = u_p - T_E x_q,   T_E = P_p^-1 A_{p,q} (ctn_dd_chain_factor_node; walking down (dir > 0) C_p, row
  * major; walking up C_{p-1} transposed), q = p + dir the position solved before p. The pair (p, p + 1) has
- * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). */
+ * its shared body in shared[p] and that body's sides in side[p] (bit 0 in joint p, bit 1 in joint p + 1). The
+ * segment's last position, where x_q may be missing, and its first, which has no next, are taken apart from the
+ * loop (ball_position). */
 CHAIN_INLINE void ball_walk(ctn_world *w, direct_chain *c, ch_rows blocks, int rec, int k, float *lambda, int dir, int mode) {
     seg_walk s = segment_walk(c, k);
-    const int *slot = c->slot, *shared = c->shared;
-    const unsigned char *side = c->side, *dyn = c->dyn;
-    const double *C = c->C;
-    double *Y = c->y;
     float h = c->move_h;
-    const int ls = c->ls;
-    ball_bodies bb = {w->vel, w->pose, w->inertia, (mode & BW_MOVE) ? ball_still_below(h) : 0.0f};
-    (void)bb, (void)ls;
-    double q0 = 0.0, q1 = 0.0, q2 = 0.0; /* x_q */
-    /* bq: the body shared with q (slot slq); sb: the side byte of the pair (p, q), read once for bq's side in
-     * joint p (bit 0 walking down, 1 up) and in joint q (the other bit) */
-    int has_q = s.end >= 0, bq = -1, sb = 0, slq = -1;
-    if (has_q) { /* the separator after the segment's last position, solved by solve_separators */
+    const ball_walk_arrays a = {c->slot, c->shared, c->side, c->dyn, c->C, c->y, h, c->ls};
+    ball_bodies bb = {w->vel, w->pose, w->inertia, (mode & BW_MOVE) ? ball_still_below(h) : 0.0f, {h, h, h, h}};
+    ball_walk_state st = {0.0, 0.0, 0.0, -1, 0, -1}; /* x_q = 0 and no shared body where no separator follows */
+    int p = s.last;
+    if (s.end >= 0) { /* the separator after the segment's last position, solved by solve_separators */
         int q = s.end, e = dir > 0 ? s.last : q; /* the pair (s.last, q) */
-        const double *xs = Y + 3 * (size_t)q;
-        q0 = xs[0], q1 = xs[1], q2 = xs[2];
-        bq = shared[e], sb = side[e], slq = slot[q];
+        const double *xs = c->y + 3 * (size_t)q;
+        st.q0 = xs[0], st.q1 = xs[1], st.q2 = xs[2];
+        st.bq = c->shared[e], st.sb = c->side[e], st.slq = c->slot[q];
+    } else {
+        ball_position(w, &a, blocks, rec, lambda, dir, mode, &bb, &s, p, 0, 2, &st);
+        if (p == s.first) return;
+        p -= dir;
     }
-    for (int p = s.last;; p -= dir) {
-        int sl = slot[p];
-        double *y = Y + 3 * (size_t)p;
-        double x0 = y[0], x1 = y[1], x2 = y[2];
-        if (has_q) { /* ctn_dd_chain_backward_node: x = u - E x_q, E = T row major walking down, T^T up */
-            double s0, s1, s2;
-            ball_mul3(C + 9 * (size_t)(dir > 0 ? p : p - 1), dir < 0, q0, q1, q2, &s0, &s1, &s2);
-            x0 -= s0, x1 -= s1, x2 -= s2;
-        }
-        if (!(mode & BW_MOVE)) y[0] = x0, y[1] = x1, y[2] = x2; /* a chord step's x is read by no one after it */
-        if (mode & BW_LAMBDA) { /* add_impulse (no cut rows) */
-            float *l = lambda + ls * sl;
-            l[0] = (float)((double)l[0] + x0), l[1] = (float)((double)l[1] + x1), l[2] = (float)((double)l[2] + x2);
-        }
-        int dy = dyn[p], en = dir > 0 ? p - 1 : p; /* the pair (p, p - dir) */
-        /* the body shared with the position solved next (p != s.first: en = p - 1 > s.first - 1 >= 0 walking down) */
-        int bn = p != s.first ? shared[en] : -1;
-        if (bq >= 0) { /* complete: x_q and x_p known */
-            int sp = (dir > 0 ? sb : sb >> 1) & 1, sq = (dir > 0 ? sb >> 1 : sb) & 1; /* bq's side in joints p and q */
-            BALL_APPLY2(w, &bb, bq, dy & (sp ? ROT_B : ROT_A), BR_ARMP(blocks, rec, sl, sp), sp, x0, x1, x2, BR_ARMP(blocks, rec, slq, sq), sq, q0, q1, q2,
-                        mode, h);
-        }
-        if ((bq < 0 || bn < 0) && ((dy & DYN_A) != 0) + ((dy & DYN_B) != 0) > (bq >= 0) + (bn >= 0)) { /* a body of p alone (a path's end) */
-            const ctn_joint_core *d = &w->topo.defs[sl];
-            if ((dy & DYN_A) && d->a != bq && d->a != bn)
-                ball_apply(w, d->a, dy & ROT_A, BR_ARMP(blocks, rec, sl, 0), 0, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-            if ((dy & DYN_B) && d->b != bq && d->b != bn)
-                ball_apply(w, d->b, dy & ROT_B, BR_ARMP(blocks, rec, sl, 1), 1, x0, x1, x2, NULL, 0, 0, 0, 0, mode, h);
-        }
-        if (p == s.first) break;
-        bq = bn, sb = side[en], slq = sl; /* the pair (p, p - dir) */
-        has_q = 1, q0 = x0, q1 = x1, q2 = x2;
-    }
+    for (; p != s.first; p -= dir) ball_position(w, &a, blocks, rec, lambda, dir, mode, &bb, &s, p, 1, 0, &st);
+    ball_position(w, &a, blocks, rec, lambda, dir, mode, &bb, &s, p, 1, 1, &st);
 }
 
 /* forward_segment of a chord step's solve from rest (c->rest): the right-hand side is the blocks' targets
