@@ -352,6 +352,16 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * percentile of the per-step gap lower, the single largest one higher, 4.72e-8 -> 4.83e-8 and 5.27e-8 ->
  * 5.65e-8 m: the scatter of the floor, which the extra Newton steps did not lower either). */
 #define CTN_CHORD_RATE 0.25f
+/* A chord step that failed CTN_CHORD_RATE but divided the largest error by at least 2 is kept, and the Newton
+ * step runs from its poses (project_decide). Measured on trees, direct 1x1, velocity step (temporary prints,
+ * bench/results/2026-11-30-vm-tree-chord.md): tree:8191, steps 1..11, the velocity factor's first chord step
+ * fails at rates 0.3 to 0.97 from step 3 on, the chord after the Newton step at 0.3 to 0.67; undone, each
+ * paid a Newton step from the error it had started at. Together with the last step's chord below Newton's
+ * tolerance: 24 Newton factorisations in 11 steps -> 16; 60 steps tree:1023 0.90 -> 0.32 per step, mean joint
+ * gap 3.10e-8 -> 3.04e-8 m. Keeping every chord step that lowered the error (rates up to 0.97) took tree:1023
+ * to 0.18 factorisations per step but moved its positions at 1 s 1 mm further from a 64-substep reference
+ * (0.0710 -> 0.0720 m RMS; 0.0709 with this rate) */
+#define CTN_CHORD_KEEP_RATE 0.5f
 #define CTN_CHORD_TOL (0.25f * CTN_PROJECT_TOL)
 #define CTN_PROJECT_CHORD_AUTO 1 /* desc.debug.project_chord = -1 */
 
@@ -365,10 +375,10 @@ typedef struct project_host {
     float scale;             /* the decision's errors, in units of its tolerance */
 } project_host;
 
-enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON };
+enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON, DECIDE_CHORD };
 
 static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, project_host *h, ctn_stage_table table,
-                          float worst, ctn_step_stats *stats, ctn_status *s) {
+                          int last_step, float worst, ctn_step_stats *stats, ctn_status *s) {
     union {
         int i;
         float f;
@@ -382,10 +392,21 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
              * Not once the chord has reached Newton's own tolerance (worst <= CTN_PROJECT_TOL): there a slow rate
              * is the float rounding floor of the joint errors, which a Newton step does not lower either (see
              * the measurements above the rate); the chord step is kept and ctn_project_decide goes on while the
-             * error shrinks and undoes the step when it does not. */
+             * error shrinks and undoes the step when it does not.
+             * A chord step that at least halved the error (CTN_CHORD_KEEP_RATE) is kept and the Newton step
+             * runs from its poses: closer to the manifold, where Newton's quadratic step lands lower (a
+             * constant of about 70 /m on trees: from 2.6e-4 m to 2.2e-6 m where the undone chord's start,
+             * 8.4e-4 m, gave 2.2e-5 m), so the chord steps after it take the rest on its factor instead of
+             * failing the rate test again and paying a second factorisation. A slower chord is undone: its
+             * rows turned too far for its direction to be trusted. Its rows are built again for the Newton
+             * step (PREPARE, PROJECT_ROWS) and the decision there takes its error against the one before. */
+            h->chorded = 0;
+            if (x < CTN_CHORD_KEEP_RATE * last.f) {
+                stats->projection_chords++;
+                return DECIDE_NEWTON;
+            }
             *s = ctn__stage_run(w, ops, CTN_STAGE_POSES_UNDO, prm, NULL);
             for (int k = 0; k < CTN_PS_INTS; ++k) h->st[k] = h->before[k];
-            h->chorded = 0;
             return DECIDE_NEWTON;
         }
         stats->projection_chords++;
@@ -393,7 +414,11 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
     for (int k = 0; k < CTN_PS_INTS; ++k) h->before[k] = h->st[k];
     ctn_project_decide(h->st, x);
     if (h->st[CTN_PS_UNDO]) *s = ctn__stage_run(w, ops, CTN_STAGE_POSES_UNDO, prm, NULL);
-    return h->st[CTN_PS_ACTIVE] ? DECIDE_GO : DECIDE_STOP;
+    if (!h->st[CTN_PS_ACTIVE]) return DECIDE_STOP;
+    /* the last of CTN_PROJECT_MAX steps is not checked; below Newton's tolerance it is a chord step, not a
+     * factorisation: the error left is the rounding floor or a chord's one rate above it, where an
+     * unchecked Newton step lands on the floor too (see CTN_CHORD_KEEP_RATE's measurements) */
+    return last_step && worst <= CTN_PROJECT_TOL ? DECIDE_CHORD : DECIDE_GO;
 }
 
 /* The projection's steps, one loop for both ways of deciding, each step a table of the backend (its plan):
@@ -425,11 +450,16 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
             trace(w, table, steps, n, k, &e[k]);
             if (e[k].stage == CTN_STAGE_PROJECT_DECIDE) { /* on the host */
                 ctn_status s = CTN_OK;
-                int d = project_decide(w, ops, &prm, &h, table, out.worst, stats, &s);
+                int d = project_decide(w, ops, &prm, &h, table, chords && steps + 1 == n, out.worst, stats, &s);
                 TRY_STAGE(s);
                 if (d == DECIDE_STOP) { /* a chord step's rows measured the joint errors of the poses it keeps */
                     *measured = (table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT) && !h.st[CTN_PS_UNDO];
                     return CTN_OK;
+                }
+                if (d == DECIDE_CHORD) { /* the last step as a chord step: the plan of a chord step that is not
+                                          * the last (n + 1), whose entries up to this decision are the same */
+                    count = ctn__stage_plan(w, ops, &prm, table, steps, n + 1, e);
+                    continue;
                 }
                 if (d == DECIDE_NEWTON) { /* this step again, as a Newton step */
                     table = CTN_TABLE_PROJECT_STEP;
