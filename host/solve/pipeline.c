@@ -360,7 +360,9 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * tolerance: 24 Newton factorisations in 11 steps -> 16; 60 steps tree:1023 0.90 -> 0.32 per step, mean joint
  * gap 3.10e-8 -> 3.04e-8 m. Keeping every chord step that lowered the error (rates up to 0.97) took tree:1023
  * to 0.18 factorisations per step but moved its positions at 1 s 1 mm further from a 64-substep reference
- * (0.0710 -> 0.0720 m RMS; 0.0709 with this rate) */
+ * (0.0710 -> 0.0720 m RMS; 0.0709 with this rate). The forest path only (project_host.forest): on ball
+ * chains the chord steps converge at 0.05 to 0.3 and the two rules moved only chain:100's joint gaps at the
+ * rounding floor (60 steps: no factorisation fewer, mean gap 1.283e-8 -> 1.312e-8 m); hinge chains keep theirs. */
 #define CTN_CHORD_KEEP_RATE 0.5f
 #define CTN_CHORD_TOL (0.25f * CTN_PROJECT_TOL)
 #define CTN_PROJECT_CHORD_AUTO 1 /* desc.debug.project_chord = -1 */
@@ -373,6 +375,7 @@ typedef struct project_host {
     int before[CTN_PS_INTS]; /* ... before its last decision (a chord step undone) */
     int chorded;             /* the last step was a chord step */
     float scale;             /* the decision's errors, in units of its tolerance */
+    int forest;              /* the exact solve is the forest path's (CTN_CHORD_KEEP_RATE, the last step's chord) */
 } project_host;
 
 enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON, DECIDE_CHORD };
@@ -401,7 +404,7 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
              * rows turned too far for its direction to be trusted. Its rows are built again for the Newton
              * step (PREPARE, PROJECT_ROWS) and the decision there takes its error against the one before. */
             h->chorded = 0;
-            if (x < CTN_CHORD_KEEP_RATE * last.f) {
+            if (h->forest && x < CTN_CHORD_KEEP_RATE * last.f) {
                 stats->projection_chords++;
                 return DECIDE_NEWTON;
             }
@@ -418,7 +421,7 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
     /* the last of CTN_PROJECT_MAX steps is not checked; below Newton's tolerance it is a chord step, not a
      * factorisation: the error left is the rounding floor or a chord's one rate above it, where an
      * unchecked Newton step lands on the floor too (see CTN_CHORD_KEEP_RATE's measurements) */
-    return last_step && worst <= CTN_PROJECT_TOL ? DECIDE_CHORD : DECIDE_GO;
+    return h->forest && last_step && worst <= CTN_PROJECT_TOL ? DECIDE_CHORD : DECIDE_GO;
 }
 
 /* The projection's steps, one loop for both ways of deciding, each step a table of the backend (its plan):
@@ -437,7 +440,7 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
         int i;
         float f;
     } inf = {.f = INFINITY};
-    project_host h = {{1, 0, 0, inf.i, 0}, {0}, 0, chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f};
+    project_host h = {{1, 0, 0, inf.i, 0}, {0}, 0, chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f, chords && ctn__direct_forest_exact(w)};
     int n = deferred > 0 ? deferred : CTN_PROJECT_MAX;
     for (int steps = 0; steps < CTN_PROJECT_MAX && (deferred <= 0 || steps <= deferred); ++steps) {
         ctn_stage_table table = deferred > 0 ? (steps == deferred ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP)
