@@ -362,6 +362,18 @@ static ctn_status run_substeps(ctn_world *w, const ctn_stage_ops *ops, const ctn
  * chain:1000, chain:10000, tree:1023, double_pendulum none; rope:1000 43, all undone before). bridge:10000 direct
  * 1x1: 26,809 -> 24,281 instructions per link and step (bench/results/2026-11-30-vm-hinge-chord.md). */
 #define CTN_CHORD_RATE 0.25f
+/* A chord step that failed CTN_CHORD_RATE but divided the largest error by at least 2 is kept, and the Newton
+ * step runs from its poses (project_decide). Measured on trees, direct 1x1, velocity step (temporary prints,
+ * bench/results/2026-11-30-vm-tree-chord.md): tree:8191, steps 1..11, the velocity factor's first chord step
+ * fails at rates 0.3 to 0.97 from step 3 on, the chord after the Newton step at 0.3 to 0.67; undone, each
+ * paid a Newton step from the error it had started at. Together with the last step's chord below Newton's
+ * tolerance: 24 Newton factorisations in 11 steps -> 16; 60 steps tree:1023 0.90 -> 0.32 per step, mean joint
+ * gap 3.10e-8 -> 3.04e-8 m. Keeping every chord step that lowered the error (rates up to 0.97) took tree:1023
+ * to 0.18 factorisations per step but moved its positions at 1 s 1 mm further from a 64-substep reference
+ * (0.0710 -> 0.0720 m RMS; 0.0709 with this rate). The forest path only (project_host.forest): on ball
+ * chains the chord steps converge at 0.05 to 0.3 and the two rules moved only chain:100's joint gaps at the
+ * rounding floor (60 steps: no factorisation fewer, mean gap 1.283e-8 -> 1.312e-8 m); hinge chains keep theirs. */
+#define CTN_CHORD_KEEP_RATE 0.5f
 #define CTN_CHORD_TOL (0.25f * CTN_PROJECT_TOL)
 #define CTN_PROJECT_CHORD_AUTO 1 /* desc.debug.project_chord = -1 */
 
@@ -373,12 +385,13 @@ typedef struct project_host {
     int before[CTN_PS_INTS]; /* ... before its last decision (a chord step undone) */
     int chorded;             /* the last step was a chord step */
     float scale;             /* the decision's errors, in units of its tolerance */
+    int forest;              /* the exact solve is the forest path's (CTN_CHORD_KEEP_RATE, the last step's chord) */
 } project_host;
 
-enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON, DECIDE_SKIP };
+enum { DECIDE_GO, DECIDE_STOP, DECIDE_NEWTON, DECIDE_SKIP, DECIDE_CHORD };
 
 static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step_params *prm, project_host *h, ctn_stage_table table,
-                          int may_skip, float worst, ctn_step_stats *stats, ctn_status *s) {
+                          int may_skip, int last_step, float worst, ctn_step_stats *stats, ctn_status *s) {
     union {
         int i;
         float f;
@@ -392,10 +405,21 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
              * Not once the chord has reached Newton's own tolerance (worst <= CTN_PROJECT_TOL): there a slow rate
              * is the float rounding floor of the joint errors, which a Newton step does not lower either (see
              * the measurements above the rate); the chord step is kept and ctn_project_decide goes on while the
-             * error shrinks and undoes the step when it does not. */
+             * error shrinks and undoes the step when it does not.
+             * A chord step that at least halved the error (CTN_CHORD_KEEP_RATE) is kept and the Newton step
+             * runs from its poses: closer to the manifold, where Newton's quadratic step lands lower (a
+             * constant of about 70 /m on trees: from 2.6e-4 m to 2.2e-6 m where the undone chord's start,
+             * 8.4e-4 m, gave 2.2e-5 m), so the chord steps after it take the rest on its factor instead of
+             * failing the rate test again and paying a second factorisation. A slower chord is undone: its
+             * rows turned too far for its direction to be trusted. Its rows are built again for the Newton
+             * step (PREPARE, PROJECT_ROWS) and the decision there takes its error against the one before. */
+            h->chorded = 0;
+            if (h->forest && x < CTN_CHORD_KEEP_RATE * last.f) {
+                stats->projection_chords++;
+                return DECIDE_NEWTON;
+            }
             *s = ctn__stage_run(w, ops, CTN_STAGE_POSES_UNDO, prm, NULL);
             for (int k = 0; k < CTN_PS_INTS; ++k) h->st[k] = h->before[k];
-            h->chorded = 0;
             return DECIDE_NEWTON;
         }
         stats->projection_chords++;
@@ -412,7 +436,11 @@ static int project_decide(ctn_world *w, const ctn_stage_ops *ops, const ctn_step
     for (int k = 0; k < CTN_PS_INTS; ++k) h->before[k] = h->st[k];
     ctn_project_decide(h->st, x);
     if (h->st[CTN_PS_UNDO]) *s = ctn__stage_run(w, ops, CTN_STAGE_POSES_UNDO, prm, NULL);
-    return h->st[CTN_PS_ACTIVE] ? DECIDE_GO : DECIDE_STOP;
+    if (!h->st[CTN_PS_ACTIVE]) return DECIDE_STOP;
+    /* the last of CTN_PROJECT_MAX steps is not checked; below Newton's tolerance it is a chord step, not a
+     * factorisation: the error left is the rounding floor or a chord's one rate above it, where an
+     * unchecked Newton step lands on the floor too (see CTN_CHORD_KEEP_RATE's measurements) */
+    return h->forest && last_step && worst <= CTN_PROJECT_TOL ? DECIDE_CHORD : DECIDE_GO;
 }
 
 /* The projection's steps, one loop for both ways of deciding, each step a table of the backend (its plan):
@@ -431,7 +459,7 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
         int i;
         float f;
     } inf = {.f = INFINITY};
-    project_host h = {{1, 0, 0, inf.i, 0}, {0}, 0, chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f};
+    project_host h = {{1, 0, 0, inf.i, 0}, {0}, 0, chords ? CTN_PROJECT_TOL / CTN_CHORD_TOL : 1.0f, chords && ctn__direct_forest_exact(w)};
     int n = deferred > 0 ? deferred : CTN_PROJECT_MAX;
     for (int steps = 0; steps < CTN_PROJECT_MAX && (deferred <= 0 || steps <= deferred); ++steps) {
         ctn_stage_table table = deferred > 0 ? (steps == deferred ? CTN_TABLE_PROJECT_CHECK : CTN_TABLE_PROJECT_STEP)
@@ -444,11 +472,16 @@ static ctn_status project_steps(ctn_world *w, const ctn_stage_ops *ops, ctn_step
             trace(w, table, steps, n, k, &e[k]);
             if (e[k].stage == CTN_STAGE_PROJECT_DECIDE) { /* on the host */
                 ctn_status s = CTN_OK;
-                int d = project_decide(w, ops, &prm, &h, table, steps + 1 < n, out.worst, stats, &s);
+                int d = project_decide(w, ops, &prm, &h, table, steps + 1 < n, chords && steps + 1 == n, out.worst, stats, &s);
                 TRY_STAGE(s);
                 if (d == DECIDE_STOP) { /* a chord step's rows measured the joint errors of the poses it keeps */
                     *measured = (table == CTN_TABLE_PROJECT_CHORD || table == CTN_TABLE_PROJECT_CHORD_NEXT) && !h.st[CTN_PS_UNDO];
                     return CTN_OK;
+                }
+                if (d == DECIDE_CHORD) { /* the last step as a chord step: the plan of a chord step that is not
+                                          * the last (n + 1), whose entries up to this decision are the same */
+                    count = ctn__stage_plan(w, ops, &prm, table, steps, n + 1, e);
+                    continue;
                 }
                 if (d == DECIDE_SKIP) ++steps; /* the chord's test would have taken the next step: the same steps */
                 if (d == DECIDE_NEWTON || d == DECIDE_SKIP) { /* this step again, as a Newton step */

@@ -55,6 +55,9 @@ void ctn__direct_set_substep(ctn_world *w, float h, float warm);
  * and ctn__direct_resolve solves the current right-hand side with the factor the last ctn__solve_direct_ex
  * left (same blocks, same inertias; no factorisation), applying the impulses and velocity changes. */
 int ctn__direct_exact(const ctn_world *w);
+/* ctn__direct_exact on the forest path (a tree's layout, not a chain's): where the projection keeps a chord step
+ * that halved the error and makes its last step a chord step below Newton's tolerance (host/solve/pipeline.c). */
+int ctn__direct_forest_exact(const ctn_world *w);
 /* Whether every set of dynamic bodies joined by joints has at most one joint to a body that is not dynamic, where
  * the prepared layout is an exact chain layout of the current topology (1 or 0; -1: not known from the layout). */
 int ctn__direct_anchored(const ctn_world *w);

@@ -563,6 +563,11 @@ int ctn__direct_exact(const ctn_world *w) {
     return s && s->valid && s->version == w->topology_version && (s->chain || s->extra_count == 0);
 }
 
+int ctn__direct_forest_exact(const ctn_world *w) {
+    const direct_state *s = w->direct_data;
+    return ctn__direct_exact(w) && !s->chain;
+}
+
 int ctn__direct_residual_impulses(const ctn_world *w) {
     const direct_state *s = w->direct_data;
     return s && s->residual_impulses;
