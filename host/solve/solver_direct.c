@@ -282,8 +282,10 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
  * copied before the solve. */
 
 /* f(lambda) - f(lambda0) for the state (t->lambda, w->vel) against (s->lref, s->vref), over the joints of the
- * exact solve (the formula above; double sums: the terms cancel to small differences). */
-static double descent_change(const ctn_world *w, const direct_state *s, const ctn_block *blocks) {
+ * exact solve (the formula above; double sums: the terms cancel to small differences). J v0 of each row depends
+ * on v0 alone, the same at every point of one test's arc: the first call of a test (first) forms it and keeps
+ * it in s->ls_jv0, the halvings' calls read it back (the same floats, so the same sums). */
+static double descent_change(const ctn_world *w, const direct_state *s, const ctn_block *blocks, int first) {
     const ctn_topology *t = &w->topo;
     double df = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
@@ -293,8 +295,8 @@ static double descent_change(const ctn_world *w, const direct_state *s, const ct
         ctn_vel va0 = ctn_load_vel(s->vref, a), vb0 = ctn_load_vel(s->vref, c), dva = ctn_load_vel(w->vel, a), dvb = ctn_load_vel(w->vel, c);
         dva.v = ctn_sub(dva.v, va0.v), dva.w = ctn_sub(dva.w, va0.w);
         dvb.v = ctn_sub(dvb.v, vb0.v), dvb.w = ctn_sub(dvb.w, vb0.w);
-        float jv0[CTN_MAX_ROWS], jdv[CTN_MAX_ROWS];
-        ctn_block_velocity(b, va0, vb0, jv0);
+        float *jv0 = s->ls_jv0 + (size_t)t->stride * (size_t)slot, jdv[CTN_MAX_ROWS];
+        if (first) ctn_block_velocity(b, va0, vb0, jv0);
         ctn_block_velocity(b, dva, dvb, jdv);
         for (int k = 0; k < n; ++k) {
             double l0 = s->lref[t->stride * slot + k], dl = (double)t->lambda[t->stride * slot + k] - l0;
@@ -327,13 +329,14 @@ static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks
         }
         if (treated) s->keep[slot] = (unsigned char)kept;
         int ba = t->defs[slot].a, bb = t->defs[slot].b;
-        ctn_v3 dv, dw;
+        ctn_v3 dv, dw, P, L; /* the block's impulse sums, formed once for both sides (ctn_block_body_delta's) */
+        ctn_block_impulse(b, dl, &P, &L);
         if (ba >= 0 && w->inertia[ba].inv_mass > 0.0f) {
-            ctn_block_body_delta(b, dl, 0, w->inertia[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
+            ctn_block_side_delta(b, P, L, 0, w->inertia[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
             w->vel[ba].v = ctn_add(w->vel[ba].v, dv), w->vel[ba].w = ctn_add(w->vel[ba].w, dw);
         }
         if (bb >= 0 && w->inertia[bb].inv_mass > 0.0f) {
-            ctn_block_body_delta(b, dl, 1, w->inertia[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
+            ctn_block_side_delta(b, P, L, 1, w->inertia[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
             w->vel[bb].v = ctn_add(w->vel[bb].v, dv), w->vel[bb].w = ctn_add(w->vel[bb].w, dw);
         }
     }
@@ -350,7 +353,7 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
     ctn_topology *t = &w->topo;
     int m = t->joint_count, converged = 0, best = INT_MAX, stalled = 0;
     /* the descent safeguard (above): the velocity solve of the chain path, where its arrays are there */
-    int descent = s->chain && !projection && !s->descent_off && s->ls_lambda && s->vref && s->lref;
+    int descent = s->chain && !projection && !s->descent_off && s->ls_lambda && s->ls_jv0 && s->vref && s->lref;
     int stall = descent ? CTN_DD_ACTIVE_STALL_DESCENT : CTN_DD_ACTIVE_STALL;
     for (int slot = 0; slot < m; ++slot) {
         s->keep[slot] = 0;
@@ -423,7 +426,7 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         if (test) {
             float a = 1.0f;
             int halved = 0;
-            for (int h = 0; h < CTN_DD_ACTIVE_HALVINGS && !(descent_change(w, s, blocks) < 0.0); ++h) {
+            for (int h = 0; h < CTN_DD_ACTIVE_HALVINGS && !(descent_change(w, s, blocks, h == 0) < 0.0); ++h) {
                 a *= 0.5f;
                 descent_point(w, s, blocks, a);
                 halved = 1;
@@ -517,7 +520,9 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
     if (s->bounded && !s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
     if (s->bounded && s->chain && !s->ls_lambda)
         s->ls_lambda = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->ls_lambda);
-    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml || (s->chain && !s->ls_lambda))))
+    if (s->bounded && s->chain && !s->ls_jv0)
+        s->ls_jv0 = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->ls_jv0);
+    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml || (s->chain && (!s->ls_lambda || !s->ls_jv0)))))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
 }
