@@ -12,7 +12,7 @@
 void ctn__direct_state_free(direct_state *s) {
     void *p[] = {s->kind, s->dof, s->size, s->side, s->id, s->parent, s->pslot, s->prow, s->mat_off, s->vec_off,
                  s->att_off, s->att, s->slot_kind, s->slot_side, s->slot_node, s->slot_row, s->extra, s->cut,
-                 s->extra_now, s->keep, s->ml, s->ls_lambda, s->mat, s->split, s->pass, s->b, s->x, s->vref, s->lref};
+                 s->extra_now, s->keep, s->ml, s->ls_lambda, s->ls_r0, s->ls_treated, s->mat, s->split, s->pass, s->b, s->x, s->vref, s->lref};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) ctn__free(p[k]);
     ctn__chain_free(s->chain);
     int noted = s->noted, segments = s->chain_segments, blocks_only = s->blocks_only, descent_off = s->descent_off, descent_copy = s->descent_copy, said[3] = {s->said[0], s->said[1], s->said[2]};

@@ -56,6 +56,8 @@ typedef struct direct_state {
     unsigned char *keep;     /* [slot] bounded rows the active set keeps in the exact solve (kernels/ctn_direct_active.h) */
     float *ml;               /* [CTN_DD_ML_FLOATS slot] its motor-and-limit rows' targets and modes */
     float *ls_lambda;        /* [6 slot + row] the active set's last exact solve, for its descent safeguard (chain path) */
+    double *ls_r0;           /* [6 slot + row] r0 = b - A l0 of each row at the safeguard's test (the same at every halving) */
+    unsigned char *ls_treated; /* [slot] its treated rows (ctn_dd_active_rows) at the safeguard's test, for its halvings */
     float h;                 /* the substep the blocks were built for (ctn__direct_set_substep; 0: unknown) */
     float warm;              /* the factor the warm start scaled the last substep's impulses by (0: none) */
     long active_substeps, active_solves, active_fallbacks; /* the active set's substeps, exact solves and fallbacks to the sweep (tests read them) */

@@ -282,8 +282,10 @@ int ctn__direct_active_applies(const ctn_world *w, const ctn_block *blocks) {
  * copied before the solve. */
 
 /* f(lambda) - f(lambda0) for the state (t->lambda, w->vel) against (s->lref, s->vref), over the joints of the
- * exact solve (the formula above; double sums: the terms cancel to small differences). */
-static double descent_change(const ctn_world *w, const direct_state *s, const ctn_block *blocks) {
+ * exact solve (the formula above; double sums: the terms cancel to small differences). r0 of each row depends
+ * on l0 and v0 alone, the same at every point of one test's arc: the first call of a test (first) forms it and
+ * keeps it in s->ls_r0, the halvings' calls read it back (the same doubles, so the same sums). */
+static double descent_change(const ctn_world *w, const direct_state *s, const ctn_block *blocks, int first) {
     const ctn_topology *t = &w->topo;
     double df = 0.0;
     for (int slot = 0; slot < t->joint_count; ++slot) {
@@ -293,13 +295,16 @@ static double descent_change(const ctn_world *w, const direct_state *s, const ct
         ctn_vel va0 = ctn_load_vel(s->vref, a), vb0 = ctn_load_vel(s->vref, c), dva = ctn_load_vel(w->vel, a), dvb = ctn_load_vel(w->vel, c);
         dva.v = ctn_sub(dva.v, va0.v), dva.w = ctn_sub(dva.w, va0.w);
         dvb.v = ctn_sub(dvb.v, vb0.v), dvb.w = ctn_sub(dvb.w, vb0.w);
+        double *r0 = s->ls_r0 + (size_t)t->stride * (size_t)slot;
         float jv0[CTN_MAX_ROWS], jdv[CTN_MAX_ROWS];
-        ctn_block_velocity(b, va0, vb0, jv0);
+        if (first) {
+            ctn_block_velocity(b, va0, vb0, jv0);
+            for (int k = 0; k < n; ++k) r0[k] = (double)b->bias[k] - jv0[k] - (double)b->soft[k] * (double)s->lref[t->stride * slot + k];
+        }
         ctn_block_velocity(b, dva, dvb, jdv);
         for (int k = 0; k < n; ++k) {
             double l0 = s->lref[t->stride * slot + k], dl = (double)t->lambda[t->stride * slot + k] - l0;
-            double r0 = (double)b->bias[k] - jv0[k] - (double)b->soft[k] * l0;
-            df += -dl * r0 + 0.5 * dl * ((double)jdv[k] + (double)b->soft[k] * dl);
+            df += -dl * r0[k] + 0.5 * dl * ((double)jdv[k] + (double)b->soft[k] * dl);
         }
     }
     return df;
@@ -308,13 +313,14 @@ static double descent_change(const ctn_world *w, const direct_state *s, const ct
 /* The state at P(lambda0 + a (lambda1 - lambda0)) (the treated rows projected into their bounds), its
  * velocities from v0, and the guess it names: a treated row strictly inside its bounds is free, one at a
  * bound clamped (ctn_dd_active_check then releases those whose residual points inside). */
-static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks, float a) {
+static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks, float a, int first) {
     ctn_topology *t = &w->topo;
     memcpy(w->vel, s->vref, (size_t)t->body_count * sizeof *w->vel);
     for (int slot = 0; slot < t->joint_count; ++slot) {
         if (!ctn__chain_has(s->chain, slot)) continue;
         const ctn_block *b = &blocks[slot];
-        int treated = ctn_dd_active_rows(b), n = ctn_block_rows(b), kept = 0;
+        /* the treated rows, the same at every halving of a test: found by its first, kept in s->ls_treated */
+        int treated = first ? (s->ls_treated[slot] = (unsigned char)ctn_dd_active_rows(b)) : s->ls_treated[slot], n = ctn_block_rows(b), kept = 0;
         float dl[CTN_MAX_ROWS];
         for (int k = 0; k < CTN_MAX_ROWS; ++k) dl[k] = 0.0f;
         for (int k = 0; k < n; ++k) {
@@ -327,13 +333,14 @@ static void descent_point(ctn_world *w, direct_state *s, const ctn_block *blocks
         }
         if (treated) s->keep[slot] = (unsigned char)kept;
         int ba = t->defs[slot].a, bb = t->defs[slot].b;
-        ctn_v3 dv, dw;
+        ctn_v3 dv, dw, P, L; /* the block's impulse sums, formed once for both sides (ctn_block_body_delta's) */
+        ctn_block_impulse(b, dl, &P, &L);
         if (ba >= 0 && w->inertia[ba].inv_mass > 0.0f) {
-            ctn_block_body_delta(b, dl, 0, w->inertia[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
+            ctn_block_side_delta(b, P, L, 0, w->inertia[ba].inv_mass, ctn_load_inertia(w->inertia, ba), &dv, &dw);
             w->vel[ba].v = ctn_add(w->vel[ba].v, dv), w->vel[ba].w = ctn_add(w->vel[ba].w, dw);
         }
         if (bb >= 0 && w->inertia[bb].inv_mass > 0.0f) {
-            ctn_block_body_delta(b, dl, 1, w->inertia[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
+            ctn_block_side_delta(b, P, L, 1, w->inertia[bb].inv_mass, ctn_load_inertia(w->inertia, bb), &dv, &dw);
             w->vel[bb].v = ctn_add(w->vel[bb].v, dv), w->vel[bb].w = ctn_add(w->vel[bb].w, dw);
         }
     }
@@ -350,7 +357,7 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
     ctn_topology *t = &w->topo;
     int m = t->joint_count, converged = 0, best = INT_MAX, stalled = 0;
     /* the descent safeguard (above): the velocity solve of the chain path, where its arrays are there */
-    int descent = s->chain && !projection && !s->descent_off && s->ls_lambda && s->vref && s->lref;
+    int descent = s->chain && !projection && !s->descent_off && s->ls_lambda && s->ls_r0 && s->ls_treated && s->vref && s->lref;
     int stall = descent ? CTN_DD_ACTIVE_STALL_DESCENT : CTN_DD_ACTIVE_STALL;
     for (int slot = 0; slot < m; ++slot) {
         s->keep[slot] = 0;
@@ -423,9 +430,9 @@ static int bounded_exact(ctn_world *w, direct_state *s, ctn_block *blocks, int s
         if (test) {
             float a = 1.0f;
             int halved = 0;
-            for (int h = 0; h < CTN_DD_ACTIVE_HALVINGS && !(descent_change(w, s, blocks) < 0.0); ++h) {
+            for (int h = 0; h < CTN_DD_ACTIVE_HALVINGS && !(descent_change(w, s, blocks, h == 0) < 0.0); ++h) {
                 a *= 0.5f;
-                descent_point(w, s, blocks, a);
+                descent_point(w, s, blocks, a, h == 0);
                 halved = 1;
             }
             /* the guess at the point taken: descent_point freed the rows strictly inside, clamped those at a
@@ -517,7 +524,10 @@ ctn_status ctn__direct_prepare(ctn_world *w) {
     if (s->bounded && !s->ml) s->ml = ctn__calloc(CTN_DD_ML_FLOATS * ((size_t)t->joint_count + 1), sizeof *s->ml);
     if (s->bounded && s->chain && !s->ls_lambda)
         s->ls_lambda = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->ls_lambda);
-    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml || (s->chain && !s->ls_lambda))))
+    if (s->bounded && s->chain && !s->ls_r0)
+        s->ls_r0 = ctn__malloc(((size_t)t->stride * (size_t)t->joint_count + 1) * sizeof *s->ls_r0);
+    if (s->bounded && s->chain && !s->ls_treated) s->ls_treated = ctn__malloc((size_t)t->joint_count + 1);
+    if (!s->vref || !s->lref || (s->bounded && (!s->keep || !s->ml || (s->chain && (!s->ls_lambda || !s->ls_r0 || !s->ls_treated)))))
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "direct solver: out of memory for %d joints", t->joint_count);
     return CTN_OK;
 }
