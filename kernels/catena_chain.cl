@@ -34,11 +34,13 @@ CTN_FN void ctn_d_mass(int body, __global const ctn_inertia *inertia, double *im
 
 /* K_p, C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble, as assemble_position),
  * and r_p (rhs_position), from position p's block blk and, when p > 0 shares a body with p - 1 and is not
- * cut out whole, the predecessor's block bq (else bq is not read). */
+ * cut out whole, the predecessor's block bq (else bq is not read). A packed position's K_p (CTN_CH_PACKED)
+ * is left to the factor walk, which forms it where it factors it (ctn_ch_pivot). */
 CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global const ctn_joint_def *defs, const ctn_block *blk,
                                      const ctn_block *bq, __global const ctn_vel *vel, __global const ctn_inertia *inertia,
                                      __global const float *lambda, int ls, __global double *K, __global double *C, __global double *y) {
     int slot = CTN_CH(pos, p, CTN_CH_SLOT), n = CTN_CH(pos, p, CTN_CH_N), dyn = CTN_CH(pos, p, CTN_CH_DYN);
+    int packed = dyn & CTN_CH_PACKED;
     ctn_joint_def d = defs[slot];
     __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
     int cut = ctn_dd_cut_mask(blk), cut_prev = 0, full = ctn_dd_cut_full(cut, n);
@@ -49,22 +51,30 @@ CTN_FN void ctn_ch_assemble_position(int p, __global const int *pos, __global co
         cut_prev = ctn_dd_cut_mask(bq);
         if (ctn_dd_cut_full(cut_prev, CTN_CH(pos, prev, CTN_CH_N))) prev = -1;
     }
-    if (p > 0 && prev < 0) /* no coupling (else ctn_dd_chain_assemble writes it) */
+    if (p > 0 && prev < 0) /* no coupling (else ctn_dd_chain_coupling_ax writes it) */
         for (int e = CTN_CH(pos, p - 1, CTN_CH_C); e < CTN_CH(pos, p, CTN_CH_C); ++e) C[e] = 0.0;
     if (full) { /* cut out whole for this substep: identity pivot, no coupling, r = 0 */
-        for (int e = 0; e < n * n; ++e) Kp[e] = 0.0;
-        for (int r = 0; r < n; ++r) Kp[r * n + r] = 1.0, yp[r] = 0.0;
+        for (int e = 0; e < n * n && !packed; ++e) Kp[e] = 0.0;
+        for (int r = 0; r < n; ++r) yp[r] = 0.0;
+        for (int r = 0; r < n && !packed; ++r) Kp[r * n + r] = 1.0;
         return;
     }
     double ima = 0.0, imb = 0.0;
     ctn_sym3 Ia = ctn_sym3_zero(), Ib = ctn_sym3_zero();
     if (dyn & CTN_CH_DYN_A) ima = inertia[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
     if (dyn & CTN_CH_DYN_B) imb = inertia[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
-    int sides = prev >= 0 ? CTN_CH(pos, prev, CTN_CH_SIDE) : 0;
-    ctn_dd_chain_assemble(blk, n, dyn, ima, Ia, imb, Ib, prev >= 0 ? bq : 0, prev >= 0 ? CTN_CH(pos, prev, CTN_CH_N) : 0, sides & 1,
-                          (sides >> 1) & 1, Kp, Cp);
-    if (cut | cut_prev) /* the bounded rows out of the position (assemble_position) */
-        ctn_dd_chain_cut(Kp, n, cut, Cp, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
+    int axes = ctn_dd_rows_axes(blk);
+    double J[36], MJ[36], Jp[36];
+    if (!packed) ctn_dd_chain_pivot_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, J, MJ, Kp);
+    if (prev >= 0) {
+        int sides = CTN_CH(pos, prev, CTN_CH_SIDE);
+        ctn_dd_chain_coupling_ax(blk, axes, n, dyn, ima, Ia, imb, Ib, bq, ctn_dd_rows_axes(bq), CTN_CH(pos, prev, CTN_CH_N), sides & 1,
+                                 (sides >> 1) & 1, J, MJ, Jp, Cp);
+    }
+    if (cut | cut_prev) { /* the bounded rows out of the position (assemble_position) */
+        if (!packed) ctn_dd_chain_cut_pivot(Kp, n, cut);
+        ctn_dd_chain_cut_coupling(n, cut, Cp, p > 0 ? CTN_CH(pos, p - 1, CTN_CH_N) : 0, cut_prev);
+    }
     ctn_dd_chain_rhs(blk, ctn_load_vel(vel, d.a), ctn_load_vel(vel, d.b), lambda + ls * slot, yp);
     ctn_dd_zero_cut(cut, n, yp);
 }
@@ -176,15 +186,53 @@ CTN_FN __global double *ctn_ch_coupling(__global const int *pos, __global double
     return C + CTN_CH(pos, p - 1, CTN_CH_C);
 }
 
+/* K_p as the node steps take it (full n x n): in place, or for a packed position (CTN_CH_PACKED) formed here
+ * into the segment's scratch `full`, with the operations of ctn_ch_assemble_position on the same block and
+ * bodies (the assembly launch stores no pivot for it), so the same bits. */
+CTN_FN __global double *ctn_ch_pivot(__global const int *pos, int p, __global const ctn_joint_def *defs, __global const ctn_block *blocks,
+                                     __global const ctn_inertia *inertia, __global double *K, __global double *full) {
+    int dyn = CTN_CH(pos, p, CTN_CH_DYN);
+    if (!(dyn & CTN_CH_PACKED)) return K + CTN_CH(pos, p, CTN_CH_K);
+    int slot = CTN_CH(pos, p, CTN_CH_SLOT);
+    ctn_block blk = blocks[slot];
+    int cut = ctn_dd_cut_mask(&blk);
+    if (ctn_dd_cut_full(cut, 3)) { /* cut out whole: identity */
+        for (int e = 0; e < 9; ++e) full[e] = e % 4 == 0 ? 1.0 : 0.0;
+        return full;
+    }
+    ctn_joint_def d = defs[slot];
+    double ima = 0.0, imb = 0.0;
+    ctn_sym3 Ia = ctn_sym3_zero(), Ib = ctn_sym3_zero();
+    if (dyn & CTN_CH_DYN_A) ima = inertia[d.a].inv_mass, Ia = inertia[d.a].inv_inertia;
+    if (dyn & CTN_CH_DYN_B) imb = inertia[d.b].inv_mass, Ib = inertia[d.b].inv_inertia;
+    double J[36], MJ[36];
+    ctn_dd_chain_pivot_ax(&blk, ctn_dd_rows_axes(&blk), 3, dyn, ima, Ia, imb, Ib, J, MJ, full);
+    if (cut) ctn_dd_chain_cut_pivot(full, 3, cut);
+    return full;
+}
+
+/* P^-1 of node p as the forward step takes it: in place, or a packed one unpacked into `full`. */
+CTN_FN __global double *ctn_ch_inverse(__global const int *pos, int p, __global double *K, __global double *full) {
+    __global double *Kp = K + CTN_CH(pos, p, CTN_CH_K);
+    if (!(CTN_CH(pos, p, CTN_CH_DYN) & CTN_CH_PACKED)) return Kp;
+    ctn_dd_k3_unpack_g(Kp, full);
+    return full;
+}
+
 /* factor_segment, then forward_segment, of segment k (record g); with rhs_only the forward substitution
  * alone, through the factor and spikes this substep's first solve left (record g keeps its pivot updates).
  * The forward loop reads each P^-1 back from K after the whole segment's factor loop: K stays double for
- * every layout (a float P^-1 would change the velocity solve's bits, where the CPU's fused walk does not read it). */
-CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __global const int *sep, __global double *K,
+ * every layout (a float P^-1 would change the velocity solve's bits, where the CPU's fused walk does not read it).
+ * A packed pivot (CTN_CH_PACKED) is formed in the record's scratch just before the node step that updates it
+ * (node p's in one, the next node's in the other: they swap as the walk moves on), and its inverse is stored
+ * packed after p's own step; the steps read and write the same values as on a full K. */
+CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __global const int *sep, __global const ctn_joint_def *defs,
+                                  __global const ctn_block *blocks, __global const ctn_inertia *inertia, __global double *K,
                                   __global double *C, __global double *F, __global double *y, __global double *g, int rhs_only) {
     ctn_ch_walk s = ctn_ch_segment(k, P, sep);
     for (int e = rhs_only ? CTN_CS_Y_TOP : 0; e < CTN_CS_DOUBLES; ++e) g[e] = 0.0;
     int na = s.a >= 0 ? CTN_CH(pos, s.a, CTN_CH_N) : 0, ld = 0, tr = 0;
+    __global double *k_cur = g + CTN_CS_K_CUR, *k_next = g + CTN_CS_K_NEXT;
     if (na && !rhs_only) { /* F_first = A_{first,a} = C_a^T */
         int n = CTN_CH(pos, s.first, CTN_CH_N);
         __global const double *Ca = C + CTN_CH(pos, s.a, CTN_CH_C);
@@ -192,20 +240,24 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
         for (int r = 0; r < n; ++r)
             for (int col = 0; col < na; ++col) Ff[r * na + col] = Ca[col * n + r];
     }
+    __global double *Pp = rhs_only ? 0 : ctn_ch_pivot(pos, s.first, defs, blocks, inertia, K, k_cur);
     for (int p = s.first; !rhs_only; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, nq = ctn_ch_next_rows(pos, s, p);
         __global double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
-        __global double *Pq = inside ? K + CTN_CH(pos, q, CTN_CH_K) : g + s.d_end;
+        __global double *Pq = inside ? ctn_ch_pivot(pos, q, defs, blocks, inertia, K, k_next) : g + s.d_end;
         __global double *Fq = inside ? (na ? F + 6 * CTN_CH(pos, q, CTN_CH_V) : 0) : g + CTN_CS_G;
-        ctn_dd_chain_factor_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), E, ld, tr, nq, Pq,
-                                 na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na, Fq, g + CTN_CS_D_TOP);
+        ctn_dd_chain_factor_node(Pp, CTN_CH(pos, p, CTN_CH_N), E, ld, tr, nq, Pq, na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na, Fq,
+                                 g + CTN_CS_D_TOP);
+        if (Pp == k_cur) ctn_dd_k3_pack_g(k_cur, K + CTN_CH(pos, p, CTN_CH_K));
         if (!inside) break;
+        if (Pq == k_next) k_next = k_cur, k_cur = Pq;
+        Pp = Pq;
     }
     for (int p = s.first;; p += s.dir) {
         int q = p + s.dir, inside = p != s.last, nq = ctn_ch_next_rows(pos, s, p);
         __global const double *E = nq ? ctn_ch_coupling(pos, C, p, s.dir, &ld, &tr) : 0;
         __global double *yp = y + CTN_CH(pos, p, CTN_CH_V);
-        ctn_dd_chain_forward_node(K + CTN_CH(pos, p, CTN_CH_K), CTN_CH(pos, p, CTN_CH_N), yp, yp, E, ld, tr, nq,
+        ctn_dd_chain_forward_node(ctn_ch_inverse(pos, p, K, k_cur), CTN_CH(pos, p, CTN_CH_N), yp, yp, E, ld, tr, nq,
                                   inside ? y + CTN_CH(pos, q, CTN_CH_V) : g + s.y_end, na ? F + 6 * CTN_CH(pos, p, CTN_CH_V) : 0, na,
                                   g + CTN_CS_Y_TOP);
         if (!inside) break;
@@ -214,7 +266,8 @@ CTN_FN void ctn_ch_factor_forward(int k, int P, __global const int *pos, __globa
 
 /* decide: the projection's Newton record `active` awaits its decision (its rows were just built): each
  * work-item takes it, item 0 writes it into `decided`, which the later kernels read. */
-__kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global double *K, __global double *C,
+__kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const int *sep, __global const ctn_joint_def *defs,
+                                 __global const ctn_block *blocks, __global const ctn_inertia *inertia, __global double *K, __global double *C,
                                  __global double *F, __global double *y, __global double *seg, __global const int *active, int rhs_only,
                                  int decide, __global int *decided) {
     int k = (int)get_global_id(0);
@@ -227,7 +280,7 @@ __kernel void ctn_k_chain_factor(int P, __global const int *pos, __global const 
         return;
     }
     if (k >= P) return;
-    ctn_ch_factor_forward(k, P, pos, sep, K, C, F, y, seg + CTN_CS_DOUBLES * k, rhs_only);
+    ctn_ch_factor_forward(k, P, pos, sep, defs, blocks, inertia, K, C, F, y, seg + CTN_CS_DOUBLES * k, rhs_only);
 }
 
 /* The separators' block-tridiagonal system (couplings A_{j+1,j} = G of segment j), factored and solved

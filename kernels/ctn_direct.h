@@ -57,14 +57,18 @@
 #define CTN_CH_DYN_B 2
 #define CTN_CH_ROT_A 4 /* body a rotates (6 DOF) */
 #define CTN_CH_ROT_B 8
+#define CTN_CH_PACKED 16 /* K_p is kept as its lower triangle by rows (ctn_dd_k3_pack_g: 6 doubles, n = 3, not a separator) */
 /* Segment record of the chain path: the separators' pivot and right-hand-side updates and the coupling G
- * of a middle segment (doubles at these offsets, CTN_CS_DOUBLES per segment). */
+ * of a middle segment (doubles at these offsets, CTN_CS_DOUBLES per segment), and the segment walk's
+ * scratch for packed pivots (CTN_CH_PACKED). */
 #define CTN_CS_D_TOP 0
 #define CTN_CS_D_BOT 36
 #define CTN_CS_G 72
 #define CTN_CS_Y_TOP 108
 #define CTN_CS_Y_BOT 114
-#define CTN_CS_DOUBLES 120
+#define CTN_CS_K_CUR 120 /* the segment walk's full 3x3 forms of a packed K_p (node p) and of K_q (the next node) */
+#define CTN_CS_K_NEXT 129
+#define CTN_CS_DOUBLES 138
 
 /* Row k of block b on side 0 (body a) or 1 (body b): linear rows [d, r x d], angular rows [0, t],
  * negated for side b (docs/design.md section 2, step 1), the cross product in double. */
@@ -264,17 +268,26 @@ CTN_FN void ctn_dd_node_inverse_g(CTN_GLOBAL double *D, int N, int d) {
  * nq x n, from its predecessor's nq rows to it; C NULL: none): a cut row of the position (bit k of mask)
  * gets an identity row and column in K and a zero column in C, a cut row of the predecessor (mask_q) a
  * zero row in C. With a zero right-hand side (ctn_dd_zero_cut) its dl is then 0, and the other rows are
- * the exact solve of the system without it. */
-CTN_FN void ctn_dd_chain_cut(CTN_GLOBAL double *K, int n, int mask, CTN_GLOBAL double *C, int nq, int mask_q) {
+ * the exact solve of the system without it. The pivot's part and the coupling's apart (they touch different
+ * arrays: the same values in either order), for the OpenCL factor walk, which forms a packed pivot itself. */
+CTN_FN void ctn_dd_chain_cut_pivot(CTN_GLOBAL double *K, int n, int mask) {
     for (int k = 0; k < n; ++k) {
         if (!(mask >> k & 1)) continue;
         for (int c = 0; c < n; ++c) K[k * n + c] = K[c * n + k] = 0.0;
         K[k * n + k] = 1.0;
-        for (int r = 0; r < nq && C; ++r) C[r * n + k] = 0.0;
     }
+}
+CTN_FN void ctn_dd_chain_cut_coupling(int n, int mask, CTN_GLOBAL double *C, int nq, int mask_q) {
+    for (int k = 0; k < n; ++k)
+        if (mask >> k & 1)
+            for (int r = 0; r < nq && C; ++r) C[r * n + k] = 0.0;
     for (int r = 0; r < nq && C; ++r)
         if (mask_q >> r & 1)
             for (int c = 0; c < n; ++c) C[r * n + c] = 0.0;
+}
+CTN_FN void ctn_dd_chain_cut(CTN_GLOBAL double *K, int n, int mask, CTN_GLOBAL double *C, int nq, int mask_q) {
+    ctn_dd_chain_cut_pivot(K, n, mask);
+    ctn_dd_chain_cut_coupling(n, mask, C, nq, mask_q);
 }
 
 /* M^-1 J^T of the n rows J (6 doubles each) on one body: [im j_lin, I j_ang]; angular = 0 (particles and
@@ -429,13 +442,16 @@ CTN_FN void ctn_dd_lever_rows(const ctn_block *bl, int nl, const double *W, cons
  * two share, on side sp of bp and side ps of blk. dyn: CTN_CH_DYN_* / CTN_CH_ROT_* bits of blk's bodies;
  * ima, Ia, imb, Ib: their inverse masses and world inverse inertias (read only where dynamic). Whether the
  * rows are the world axes is asked of the blocks, not of the joint types: the assembly's target joints are
- * ball joints whose rows it zeroes (host/solve/assemble.c). */
+ * ball joints whose rows it zeroes (host/solve/assemble.c). The pivot (ctn_dd_chain_pivot_ax) and the
+ * coupling (ctn_dd_chain_coupling_ax) are formed apart: the OpenCL factor walk forms a packed position's
+ * pivot itself (CTN_CH_PACKED), the assembly launch its coupling. J, MJ, Jp: scratch for the rows of a
+ * joint with angular rows (36 doubles each), passed in so that a caller forming both keeps one set (private
+ * memory per work-item: PoCL keeps it for a whole work-group, and a second set overflowed its thread stacks at
+ * 12,000 positions). */
 /* ctn_dd_chain_assemble with ctn_dd_rows_axes of blk and of bp given (axes_p, axes_q: a caller that keeps
  * them per position tests each block once instead of once per assembly it takes part in). */
-CTN_FN void ctn_dd_chain_assemble_ax(const ctn_block *blk, int axes_p, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
-                                     const ctn_block *bp, int axes_q, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
-    double J[36], MJ[36];
-    int axes = axes_p;
+CTN_FN void ctn_dd_chain_pivot_ax(const ctn_block *blk, int axes, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
+                                  double *J, double *MJ, CTN_GLOBAL double *K) {
     if (blk->n_ang == 0) {
         double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         if (dyn & CTN_CH_DYN_A) ctn_dd_lever_add(ima, Ia, dyn & CTN_CH_ROT_A, blk->ra, blk->ra, 1, W);
@@ -451,22 +467,32 @@ CTN_FN void ctn_dd_chain_assemble_ax(const ctn_block *blk, int axes_p, int n, in
         }
     }
     for (int r = 0; r < n; ++r) K[r * n + r] += (double)blk->soft[r] + CTN_DD_FLOOR * K[r * n + r];
-    if (!bp) return;
+}
+
+CTN_FN void ctn_dd_chain_coupling_ax(const ctn_block *blk, int axes_p, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
+                                     const ctn_block *bp, int axes_q, int np, int sp, int ps, double *J, double *MJ, double *Jp,
+                                     CTN_GLOBAL double *C) {
     double im = ps ? imb : ima;
     ctn_sym3 I = ps ? Ib : Ia;
     int rot = dyn & (ps ? CTN_CH_ROT_B : CTN_CH_ROT_A);
     if (blk->n_ang == 0 && bp->n_ang == 0) {
         double W[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         ctn_dd_lever_add(im, I, rot, sp ? bp->rb : bp->ra, ps ? blk->rb : blk->ra, 0, W);
-        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes && axes_q, C, n);
+        ctn_dd_lever_rows(bp, np, W, blk, n, (sp ? -1.0 : 1.0) * (ps ? -1.0 : 1.0), 0, axes_p && axes_q, C, n);
         return;
     }
-    double Jp[36];
     for (int e = 0; e < np * n; ++e) C[e] = 0.0;
     for (int k = 0; k < n; ++k) ctn_dd_jrow(blk, k, ps, J + 6 * k);
     ctn_dd_minv_rows(J, n, im, I, rot, MJ);
     for (int k = 0; k < np; ++k) ctn_dd_jrow(bp, k, sp, Jp + 6 * k);
     ctn_dd_add_row_products(Jp, np, MJ, n, C, n);
+}
+
+CTN_FN void ctn_dd_chain_assemble_ax(const ctn_block *blk, int axes_p, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
+                                     const ctn_block *bp, int axes_q, int np, int sp, int ps, CTN_GLOBAL double *K, CTN_GLOBAL double *C) {
+    double J[36], MJ[36], Jp[36];
+    ctn_dd_chain_pivot_ax(blk, axes_p, n, dyn, ima, Ia, imb, Ib, J, MJ, K);
+    if (bp) ctn_dd_chain_coupling_ax(blk, axes_p, n, dyn, ima, Ia, imb, Ib, bp, axes_q, np, sp, ps, J, MJ, Jp, C);
 }
 
 CTN_FN void ctn_dd_chain_assemble(const ctn_block *blk, int n, int dyn, double ima, ctn_sym3 Ia, double imb, ctn_sym3 Ib,
@@ -502,6 +528,20 @@ CTN_FN void ctn_dd_spd_inverse3_g(CTN_GLOBAL double *P) {
     P[0] = o[0], P[1] = o[1], P[2] = o[3];
     P[3] = o[1], P[4] = o[2], P[5] = o[4];
     P[6] = o[3], P[7] = o[4], P[8] = o[5];
+}
+
+/* A symmetric 3x3 pivot (or its inverse) kept as its lower triangle by rows, k = (K00, K10, K11, K20, K21, K22):
+ * 48 bytes instead of 72. Exact both ways for what the node steps read: the inverses read only the lower
+ * triangle of a pivot, and the inverses they write are symmetric entry for entry (ctn_dd_spd_inverse_g and
+ * ctn_dd_spd_inverse3_g store each entry and its mirror from one value), so unpacking gives the same full
+ * matrix bit for bit. The CPU's chain keeps the same layout (host/solve/direct_chain.c, k_store). */
+CTN_FN void ctn_dd_k3_unpack_g(CTN_GLOBAL const double *k, CTN_GLOBAL double *K) {
+    K[0] = k[0], K[1] = k[1], K[2] = k[3];
+    K[3] = k[1], K[4] = k[2], K[5] = k[4];
+    K[6] = k[3], K[7] = k[4], K[8] = k[5];
+}
+CTN_FN void ctn_dd_k3_pack_g(CTN_GLOBAL const double *K, CTN_GLOBAL double *k) {
+    k[0] = K[0], k[1] = K[3], k[2] = K[4], k[3] = K[6], k[4] = K[7], k[5] = K[8];
 }
 
 /* Factor step of node p (n rows) of a segment. P: its pivot (n x n, lower triangle read), replaced by P^-1.

@@ -155,29 +155,36 @@ static ctn_status upload_chain(ctn_world *w, ctn_ocl *o, const direct_chain *c) 
         return ctn__fail(w, CTN_ERR_OUT_OF_MEMORY, "out of memory ordering the chains for the direct solver");
     }
     size_t ko = 0, co = 0, vo = 0;
+    int P = cpu_split ? cpu_P : place_separators(m, segment, sep);
+    if (cpu_split) memcpy(sep, cpu_sep, ((size_t)P + 1) * sizeof *sep);
     for (int s = 0; s < joints; ++s) slot_pos[s] = -1;
-    for (int p = 0; p < m; ++p) {
+    for (int p = 0, j = 1; p < m; ++p) {
         int *r = rec + CTN_CH_INTS * (size_t)p;
+        int separator = j < P && sep[j] == p;
+        j += separator;
         slot_pos[slot[p]] = p;
         /* n is NULL where every position has the same rows: each position's from its joint (as the layout counted them) */
         int np = n ? n[p] : ctn__direct_rows_at(&w->topo, slot[p]);
         int nn = p + 1 < m ? (n ? n[p + 1] : ctn__direct_rows_at(&w->topo, slot[p + 1])) : 0;
-        r[CTN_CH_SLOT] = slot[p], r[CTN_CH_N] = np, r[CTN_CH_SHARED] = shared[p], r[CTN_CH_SIDE] = side[p], r[CTN_CH_DYN] = dyn[p];
+        /* a 3-row pivot inside a segment is kept as its lower triangle (CTN_CH_PACKED); a separator's stays full,
+         * as the separators' kernel accumulates and factors it in place */
+        int packed = np == 3 && !separator;
+        r[CTN_CH_SLOT] = slot[p], r[CTN_CH_N] = np, r[CTN_CH_SHARED] = shared[p], r[CTN_CH_SIDE] = side[p];
+        r[CTN_CH_DYN] = dyn[p] | (packed ? CTN_CH_PACKED : 0);
         r[CTN_CH_K] = (int)ko, r[CTN_CH_C] = (int)co, r[CTN_CH_V] = (int)vo;
-        ko += (size_t)np * np;
+        ko += packed ? 6 : (size_t)np * np;
         vo += np;
         co += (size_t)np * nn;
     }
-    int P = cpu_split ? cpu_P : place_separators(m, segment, sep);
-    if (cpu_split) memcpy(sep, cpu_sep, ((size_t)P + 1) * sizeof *sep);
     if (ko > 0x7fffffff || 6 * vo > 0x7fffffff) st = ctn__fail(w, CTN_ERR_LIMIT, "direct solver on OpenCL: %d chain positions are too many", m);
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_pos, rec, (size_t)m * CTN_CH_INTS * sizeof *rec, "the chain positions");
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_slot_pos, slot_pos, (size_t)joints * sizeof *slot_pos, "the chain slots");
     if (st == CTN_OK) st = ctn__ocl_upload(w, o, &o->dir_sep, sep, ((size_t)P + 1) * sizeof *sep, "the chain separators");
     ctn__free(rec), ctn__free(slot_pos), ctn__free(sep);
     TRY(st);
-    /* K: each position's pivot, full n x n, in double from its assembly (a launch of its own) to the factor, which
-     * inverts it in place; the factor kernel's forward loop reads P^-1 back from it, so the velocity solve needs it in
+    /* K: each position's pivot, n x n (a 3-row one inside a segment as its lower triangle, 6 doubles), in double from
+     * its assembly (a launch of its own) to the factor, which inverts it (in place, or through the segment record's
+     * scratch where packed); the factor kernel's forward loop reads P^-1 back from it, so the velocity solve needs it in
      * double (the CPU, whose factor walk assembles and substitutes as it goes, keeps a chain of rigid ball joints'
      * P^-1 in float: docs/design.md, section 3). */
     TRY(ctn__ocl_reserve(w, o, &o->dir_K, (ko + 1) * sizeof(double), NULL));
@@ -359,6 +366,9 @@ static ctn_status solve_chain(ctn_world *w, ctn_ocl *o, cl_mem active, int rhs_o
     ARG(CHAIN_FACTOR, P, P);
     ARG(CHAIN_FACTOR, pos, o->dir_pos.mem);
     ARG(CHAIN_FACTOR, sep, o->dir_sep.mem);
+    ARG(CHAIN_FACTOR, defs, o->defs.mem); /* a packed position's pivot is formed by the factor walk */
+    ARG(CHAIN_FACTOR, blocks, o->blocks.mem);
+    ARG(CHAIN_FACTOR, inertia, o->inertia.mem);
     ARG(CHAIN_FACTOR, K, o->dir_K.mem);
     ARG(CHAIN_FACTOR, C, o->dir_C.mem);
     ARG(CHAIN_FACTOR, F, o->dir_F.mem);

@@ -150,7 +150,8 @@
     A_(K_, global, blocks) A_(K_, global, vel) A_(K_, global, inertia) A_(K_, global, lambda) A_(K_, global, K) \
     A_(K_, global, C) A_(K_, global, y) A_(K_, global, active) A_(K_, int, rhs_only) A_(K_, global, vel_ref) \
     A_(K_, global, lambda_ref) A_(K_, int, ls)
-#define CTN_OCL_ARGS_CHAIN_FACTOR(A_, K_) A_(K_, int, P) A_(K_, global, pos) A_(K_, global, sep) A_(K_, global, K) \
+#define CTN_OCL_ARGS_CHAIN_FACTOR(A_, K_) A_(K_, int, P) A_(K_, global, pos) A_(K_, global, sep) A_(K_, global, defs) \
+    A_(K_, global, blocks) A_(K_, global, inertia) A_(K_, global, K) \
     A_(K_, global, C) A_(K_, global, F) A_(K_, global, y) A_(K_, global, seg) A_(K_, global, active) \
     A_(K_, int, rhs_only) A_(K_, int, decide) A_(K_, global, decided)
 #define CTN_OCL_ARGS_CHAIN_SEPARATORS(A_, K_) A_(K_, int, P) A_(K_, global, pos) A_(K_, global, sep) A_(K_, global, K) \

@@ -270,11 +270,9 @@ static inline const ctn_block *row_block(ch_rows R, int slot, ctn_block *tmp) {
  * returns it (else the stored one in place), k_store keeps the lower triangle of what they wrote. The same values
  * in the same operations, so the same bits. */
 #define K_PACKED(c, nfix) ((nfix) == 3 || (c)->uniform == 3)
-/* K_p as the node steps take it, from its lower triangle k. */
+/* K_p as the node steps take it, from its lower triangle k (ctn_dd_k3_unpack_g: the OpenCL chain's layout too). */
 static inline double *k_unpack(const double *k, double *tmp) {
-    tmp[0] = k[0], tmp[1] = k[1], tmp[2] = k[3];
-    tmp[3] = k[1], tmp[4] = k[2], tmp[5] = k[4];
-    tmp[6] = k[3], tmp[7] = k[4], tmp[8] = k[5];
+    ctn_dd_k3_unpack_g(k, tmp);
     return tmp;
 }
 /* The upper triangle of a full K from its lower one: K as k_store and k_full leave it. */
@@ -299,8 +297,7 @@ static inline void k_store(direct_chain *c, int p, int nfix, const double *full)
         k[0] = (float)full[0], k[1] = (float)full[3], k[2] = (float)full[4], k[3] = (float)full[6], k[4] = (float)full[7], k[5] = (float)full[8];
         return;
     }
-    double *k = c->Kf ? c->k_sep : c->K + CH_K(c, p, nfix);
-    k[0] = full[0], k[1] = full[3], k[2] = full[4], k[3] = full[6], k[4] = full[7], k[5] = full[8];
+    ctn_dd_k3_pack_g(full, c->Kf ? c->k_sep : c->K + CH_K(c, p, nfix));
 }
 
 /* K_p, and C_{p-1} through the body p shares with its predecessor (ctn_dd_chain_assemble). Marks the
