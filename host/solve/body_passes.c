@@ -520,37 +520,53 @@ int ctn__poses_bounded(const ctn_pose *pose, int n, int threads) {
     return !(bad & 0x80000000u);
 }
 
-int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int threads, double *top) {
+#if defined(__SSE2__)
+/* Body i of ctn__body_scan_bounded: 1 when it fails (a pose component outside the bounds, a velocity component not
+ * finite, or faster than the limit t2), else its squared speed into *top2. vel_finite: every velocity is known
+ * finite (the step's residual said so), and the velocities' part of the test, which could not fire, is left out. */
+static inline int scan_bounded_one(const ctn_pose *pose, const ctn_vel *vel, int i, int vel_finite, float t2, float *top2) {
+    const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
+    const __m128i e3 = _mm_setr_epi32(0x7f800000, 0x7f800000, 0x7f800000, 0), e4 = _mm_set1_epi32(0x7f800000);
+    const __m128i e2 = _mm_setr_epi32(0, 0, 0x7f800000, 0x7f800000);
+    const __m128i bp = _mm_set1_epi32((int)BOUND_P), bq = _mm_set1_epi32((int)BOUND_Q), bv = _mm_set1_epi32(0x00800000);
+    __m128i p = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)pf), e3), bp);
+    __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 3)), e3), bp);
+    __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 6)), e4), bq);
+    __m128i any = _mm_or_si128(_mm_or_si128(p, q), l);
+    if (!vel_finite) {
+        __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e4), bv);       /* v, w.x */
+        __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 2)), e2), bv); /* w.y, w.z */
+        any = _mm_or_si128(any, _mm_or_si128(v, u));
+    }
+    if (_mm_movemask_ps(_mm_castsi128_ps(any))) return 1;
+    float x = speed2_of(vf);
+    if (x > t2) return 1;
+    *top2 = x > *top2 ? x : *top2;
+    return 0;
+}
+#endif
+
+int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int vel_finite, int threads, double *top) {
 #if defined(__SSE2__)
     float t2 = speed2_limit(w->desc.max_speed > 0.0 ? w->desc.max_speed : INFINITY), top2 = 0.0f;
     int bad = 0;
     (void)threads;
+    if (vel_finite) { /* two loops, so that each is compiled with its own test */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : top2) reduction(| : bad)
 #endif
-    for (int i = 0; i < n; ++i) {
-        const float *pf = (const float *)(const void *)&pose[i], *vf = (const float *)(const void *)&vel[i];
-        const __m128i e3 = _mm_setr_epi32(0x7f800000, 0x7f800000, 0x7f800000, 0), e4 = _mm_set1_epi32(0x7f800000);
-        const __m128i e2 = _mm_setr_epi32(0, 0, 0x7f800000, 0x7f800000);
-        const __m128i bp = _mm_set1_epi32((int)BOUND_P), bq = _mm_set1_epi32((int)BOUND_Q), bv = _mm_set1_epi32(0x00800000);
-        __m128i p = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)pf), e3), bp);
-        __m128i l = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 3)), e3), bp);
-        __m128i q = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(pf + 6)), e4), bq);
-        __m128i v = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)vf), e4), bv);       /* v, w.x */
-        __m128i u = _mm_add_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(vf + 2)), e2), bv); /* w.y, w.z */
-        __m128i any = _mm_or_si128(_mm_or_si128(p, q), _mm_or_si128(l, _mm_or_si128(v, u)));
-        if (_mm_movemask_ps(_mm_castsi128_ps(any))) {
-            bad = 1;
-            continue;
-        }
-        float x = speed2_of(vf);
-        if (x > t2) bad = 1;
-        else top2 = x > top2 ? x : top2;
+        for (int i = 0; i < n; ++i) bad |= scan_bounded_one(pose, vel, i, 1, t2, &top2);
+    } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (threads > 1) num_threads(threads) reduction(max : top2) reduction(| : bad)
+#endif
+        for (int i = 0; i < n; ++i) bad |= scan_bounded_one(pose, vel, i, 0, t2, &top2);
     }
     *top = (double)sqrtf(top2);
     return !bad;
 #else
     int bad_body = INT_MAX;
+    (void)vel_finite; /* the scan's answer is the same either way */
     if (!ctn__poses_bounded(pose, n, threads)) return 0;
     ctn__body_scan(w, n, pose, vel, 0, threads, top, &bad_body);
     return bad_body == INT_MAX;

@@ -182,6 +182,16 @@ int ctn__chain_build(ctn_world *w, direct_chain **out, int segments) {
         if (p + 1 < m) co += (size_t)n * ctn__direct_rows_at(t, c->slot[p + 1]);
     }
     if (6 * vo > INT_MAX) goto not_chain; /* int offsets (the forest path's are size_t) */
+    /* every body an end of some position (deg, read above for the last time, marks them): the residual then reads
+     * every body's velocity (ctn__chain_residual_velocities) */
+    for (int b = 0; b < nb; ++b) deg[b] = 0;
+    for (int p = 0; p < m; ++p) {
+        const ctn_joint_core *d = &t->defs[c->slot[p]];
+        if (d->a >= 0) deg[d->a] = 1;
+        if (d->b >= 0) deg[d->b] = 1;
+    }
+    c->ends_all = 1;
+    for (int b = 0; b < nb && c->ends_all; ++b) c->ends_all = deg[b] != 0;
     if (!c->uniform) { /* explicit offsets: one int per position and array */
         c->koff = ctn__malloc(n1 * sizeof *c->koff);
         c->coff = ctn__malloc(n1 * sizeof *c->coff);
@@ -892,6 +902,15 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 
 int ctn__chain_residual_impulses(const ctn_world *w, const direct_chain *c) {
     return c->balls && c->ls == 3 && c->m == w->topo.joint_count; /* a layout's positions are distinct joints */
+}
+
+/* A ball record's residual turns any non-finite component of either body's velocity into a non-finite sum: v_a, v_b
+ * enter dv lane by lane and w_a, w_b through products with the lever arms (anchor_dv4: inf * 0 is a NaN, inf * x an
+ * inf), axes_jv4 spreads every lane of dv into all three rows (its products by the structural zeros), and the rows'
+ * squares in double are non-negative, so no later sum cancels an inf. So a finite residual of ball records over
+ * positions whose ends are all the world's bodies says every velocity is finite. */
+int ctn__chain_residual_velocities(const ctn_world *w, const direct_chain *c) {
+    return c->balls && c->ends_all && w->body_count == w->topo.body_count;
 }
 
 void ctn__chain_set_reference(direct_chain *c, const ctn_vel *vref, const float *lref) { c->vref = vref, c->lref = lref; }

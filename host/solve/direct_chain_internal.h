@@ -73,6 +73,7 @@ struct direct_chain {
     float move_h;          /* > 0: a chord step (ctn__chain_chord_step): each body's pose moves by move_h v instead of v += dv */
     int ball;              /* the factor's rows: three world axes at every position, none cut, at most two segments (ctn__chain_backward_ball) */
     int covers;            /* every dynamic or kinematic body is a dynamic body of some position (ctn__chain_chord_step) */
+    int ends_all;          /* every body of the topology is a body (a or b) of some position (ctn__chain_residual_velocities) */
     int anchored;          /* every path has at most one joint to a body that is not dynamic (ctn__chain_anchored) */
     int generic;           /* ctn__chain_factor_ball off (ctn__chain_set_generic) */
     const ctn_ball_row *balls; /* [slot] the rows as ball records in place of the blocks (ctn__chain_set_balls; not owned; NULL: blocks) */

@@ -70,6 +70,7 @@ typedef struct direct_state {
     int resolve;             /* the next forest solve is a re-solve: right-hand side (R) of kernels/ctn_direct_rhs.h */
     int noted;
     int residual_impulses;   /* the last ctn__solve_direct_ex's residual read every joint's impulses (ctn__direct_residual_impulses) */
+    int residual_velocities; /* and every body's velocity, finite where it is (ctn__direct_residual_velocities) */
     int said[3];             /* what the last note on unsupported joints said (direct_build.c): said again only when it changes */
 
     direct_chain *chain;     /* the joint-space path when the layout is a set of chains (then no forest) */
@@ -176,6 +177,9 @@ double ctn__chain_residual(ctn_world *w, direct_chain *c, const ctn_block *block
 /* Whether ctn__chain_residual reads every impulse of the world: ball records (rows 0..2 of each joint) at a row
  * stride of 3, every joint a position of the layout. */
 int ctn__chain_residual_impulses(const ctn_world *w, const direct_chain *c);
+/* Whether ctn__chain_residual reads every body's velocity such that a finite residual has every one finite: ball
+ * records whose positions' ends are all the world's bodies. */
+int ctn__chain_residual_velocities(const ctn_world *w, const direct_chain *c);
 
 /* The positions' arrays of layout c (its position count returned); *n is NULL where every position has the same
  * rows (then each position's are ctn__direct_rows of its joint). */

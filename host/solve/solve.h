@@ -66,6 +66,10 @@ int ctn__direct_anchored(const ctn_world *w);
  * not finite made that sum not finite (S inf is inf or NaN (S = 0), S NaN is NaN, a square of either is not finite,
  * and neither is a sum of squares with one), so a finite residual says every impulse is finite. */
 int ctn__direct_residual_impulses(const ctn_world *w);
+/* Whether that residual also read every body's velocity, lane by lane and through the lever arms, such that a finite
+ * residual says every velocity is finite (ctn__chain_residual_velocities: ball records whose joints' ends are all the
+ * bodies of the world). */
+int ctn__direct_residual_velocities(const ctn_world *w);
 void ctn__direct_factor(ctn_world *w, const ctn_block *blocks); /* the factor alone, for later ctn__direct_resolve */
 void ctn__direct_resolve(ctn_world *w, const ctn_block *blocks);
 /* ctn__direct_resolve from rest (the projection's chord steps): velocities and impulses zero, the right-hand
@@ -188,8 +192,10 @@ void ctn__integrate_poses(int n, const ctn_pose *from, ctn_pose *pose, const ctn
 void ctn__body_scan(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int lean, int threads, double *top, int *bad_body);
 /* The same scan with the pose bounds of a step that integrates in place (host/solve/solver_cpu.c
  * in_place_test): 1 when no body diverged and every position and p_lo component is below 2^40 and every
- * orientation component below 2 (*top then ctn__body_scan's), 0 otherwise (which of the two: ask them apart). */
-int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int threads, double *top);
+ * orientation component below 2 (*top then ctn__body_scan's), 0 otherwise (which of the two: ask them apart).
+ * vel_finite: every velocity is known to be finite (a finite residual that read them all,
+ * ctn__direct_residual_velocities), and their finite test is left out: the same answers. */
+int ctn__body_scan_bounded(const ctn_world *w, int n, const ctn_pose *pose, const ctn_vel *vel, int vel_finite, int threads, double *top);
 /* Whether every pose is within those bounds. */
 int ctn__poses_bounded(const ctn_pose *pose, int n, int threads);
 void ctn__integrate_bodies(int n, const ctn_pose *from, ctn_pose *pose, const ctn_vel *vel, const ctn_props *props, ctn_inertia *inertia,

@@ -70,6 +70,7 @@ typedef struct cpu_solver {
     int cg_as_gs;           /* this step's CG is solved by GS (ctn__cg_runs_gs) */
     double r2;              /* sum of squared residuals of the last solver sweep of the step */
     int r2_impulses;        /* r2 read every impulse (ctn__direct_residual_impulses): finite, they are */
+    int r2_velocities;      /* r2 read every velocity (ctn__direct_residual_velocities): finite, they are */
     /* the position projection swaps scratch arrays in (CTN_STAGE_PROJECT_ENTER .. LEAVE) */
     int projecting;
     int factor_kept;        /* the exact solver's factor of the rows in blocks is in place (the last solve's) */
@@ -524,7 +525,7 @@ static ctn_status cpu_begin(ctn_world *w) {
                                                                : CTN_SNAP_TAKE_NO_POSE;
     TRY_CPU(ctn__snapshot_take(w, derived, spares)); /* the state the step starts from: a diverged step is undone to it */
     c->inertia_now = !w->snapshot_inertia_kept;
-    c->r2 = 0.0, c->r2_impulses = 0;
+    c->r2 = 0.0, c->r2_impulses = c->r2_velocities = 0;
     c->factor_kept = 0;
     c->at_rest = c->moved = 0; /* a step that failed inside the projection left them */
     c->cg_as_gs = ctn__cg_runs_gs(w, &c->cg_warned); /* CG solves equalities only: one rule on both backends */
@@ -534,7 +535,7 @@ static ctn_status cpu_begin(ctn_world *w) {
 
 static void stage_solve(ctn_world *w, cpu_solver *c) {
     double r2;
-    int impulses = 0;
+    int impulses = 0, velocities = 0;
     if (w->solver == CTN_SOLVER_GS) r2 = solve_gs(w, c);
     else if (w->solver == CTN_SOLVER_JACOBI) r2 = solve_jacobi(w, c);
     else if (w->solver == CTN_SOLVER_CG && c->cg_as_gs) r2 = solve_gs(w, c);
@@ -542,9 +543,11 @@ static void stage_solve(ctn_world *w, cpu_solver *c) {
     else {
         r2 = ctn__solve_direct_ex(w, c->ball_rows ? NULL : c->blocks, CTN_DIRECT_FILL_KINV | (c->projecting ? CTN_DIRECT_PROJECTION : CTN_DIRECT_RESIDUAL));
         impulses = ctn__direct_residual_impulses(w);
+        velocities = ctn__direct_residual_velocities(w);
     }
     c->factor_kept = solver_is_direct(w) && ctn__direct_exact(w);
-    if (!c->projecting) c->r2 = r2, c->r2_impulses = impulses; /* the projection's solves are not the step's residual */
+    if (!c->projecting) /* the projection's solves are not the step's residual */
+        c->r2 = r2, c->r2_impulses = impulses, c->r2_velocities = velocities;
 }
 
 /* The first slot with a non-finite impulse, INT_MAX when none: the impulses by groups of 8 slots, their exponent
@@ -668,8 +671,11 @@ static int in_place_test(ctn_world *w, cpu_solver *c, int n, int threads) {
     if (!in_place_joints(w, c)) return -1;
     double top = 0.0;
     int rows = w->topo.row_count;
+    /* a finite residual that read every velocity (c->r2_velocities) says they are all finite: the scan leaves out
+     * their finite test, whose answer it knows (the same answers) */
+    int vel_finite = c->r2_velocities && rows && isfinite(sqrt(c->r2 / rows));
     /* one pass over the bodies: the bounds and the divergence scan together (host/solve/body_passes.c) */
-    if (!ctn__body_scan_bounded(w, n, w->pose, w->vel, threads, &top)) return ctn__poses_bounded(w->pose, n, threads) ? 0 : -1;
+    if (!ctn__body_scan_bounded(w, n, w->pose, w->vel, vel_finite, threads, &top)) return ctn__poses_bounded(w->pose, n, threads) ? 0 : -1;
     /* the impulses' scan, unless the residual read them all (a finite one: all finite; c->r2_impulses) */
     if ((rows && !isfinite(sqrt(c->r2 / rows))) || (!(c->r2_impulses && rows) && impulses_bad_slot(w) != INT_MAX)) return 0;
     c->scanned = 1, c->scanned_top = top; /* MEASURE's scan of the bodies and impulses, done: they do not change */

@@ -583,6 +583,11 @@ int ctn__direct_residual_impulses(const ctn_world *w) {
     return s && s->residual_impulses;
 }
 
+int ctn__direct_residual_velocities(const ctn_world *w) {
+    const direct_state *s = w->direct_data;
+    return s && s->residual_velocities;
+}
+
 int ctn__direct_anchored(const ctn_world *w) {
     const direct_state *s = w->direct_data;
     return ctn__direct_exact(w) && s->chain ? ctn__chain_anchored(s->chain) : -1;
@@ -667,7 +672,7 @@ double ctn__solve_direct_ex(ctn_world *w, ctn_block *blocks, int options) {
         }
         w->direct_data = s;
     }
-    s->residual_impulses = 0; /* set where the residual below reads every impulse */
+    s->residual_impulses = s->residual_velocities = 0; /* set where the residual below reads every impulse, velocity */
     if (!direct_ready(w, s)) {
         if (!s->noted) ctn__log(w, CTN_LOG_WARNING, "direct solver: out of memory for %d joints, using Gauss-Seidel", t->joint_count);
         s->noted = 1;
@@ -738,6 +743,7 @@ residual:
     if (!(options & CTN_DIRECT_RESIDUAL)) return 0.0;
     if (s->chain) {
         s->residual_impulses = ctn__chain_residual_impulses(w, s->chain);
+        s->residual_velocities = ctn__chain_residual_velocities(w, s->chain);
         return ctn__chain_residual(w, s->chain, blocks);
     }
     double r2 = 0.0;
