@@ -9,7 +9,8 @@
  *    bodies' flags now;
  *  - ctn__forces without springs (ctn_forces_body), into another array and in place, with the user forces'
  *    array and without it (NULL: the same bits as an array of +0.0, lean and shared);
- *  - ctn__body_scan, the divergence scan of the step's measurement, against ctn__body_diverged;
+ *  - ctn__body_scan, the divergence scan of the step's measurement, against ctn__body_diverged, and
+ *    ctn__body_scan_bounded (with and without the velocities known finite) against it and ctn__poses_bounded;
  *  - ctn__integrate_poses (ctn_integrate_pose_from, ctn_integrate_pose in place), bodies that turn and
  *    bodies that do not (|w| = 0 and |w| tiny), a backward step (h < 0); ctn__integrate_bodies, the same with
  *    the world inverse inertia of the new poses (ctn_integrate_body_from, ctn_integrate_body).
@@ -352,6 +353,22 @@ static void compare_scan(ctn_world *w, const char *what) {
                   "%s, limit %g, %d threads: first diverged body %d, largest speed %.17g (ctn__body_diverged: %d, %.17g)", what, L, threads,
                   got_bad, got_top, ref_bad, ref_top);
         }
+        /* the scan with the pose bounds (in_place_test): passes exactly where no body diverged and every pose is
+         * within the bounds, with the same largest speed; told that the velocities are finite (vel_finite, where
+         * they are: a finite residual that read them all), the same answers */
+        int vel_finite = 1;
+        for (int i = 0; i < BODIES && vel_finite; ++i)
+            vel_finite = isfinite(vel[i].v.x) && isfinite(vel[i].v.y) && isfinite(vel[i].v.z) && isfinite(vel[i].w.x) &&
+                         isfinite(vel[i].w.y) && isfinite(vel[i].w.z);
+        int bounded = ctn__poses_bounded(pose, BODIES, 1);
+        for (int threads = 1; threads <= 2; ++threads)
+            for (int known = 0; known <= vel_finite; ++known) {
+                double top = -1.0;
+                int ok = ctn__body_scan_bounded(w, BODIES, pose, vel, known, threads, &top);
+                CHECK(ok == (ref_bad == INT_MAX && bounded) && (!ok || memcmp(&top, &ref_top, sizeof top) == 0),
+                      "%s, limit %g, %d threads, velocities known finite %d: bounded scan %d, largest speed %.17g (expected %d, %.17g)",
+                      what, L, threads, known, ok, top, ref_bad == INT_MAX && bounded, ref_top);
+            }
         if (L == 3.0) /* the checks can fail: some bodies are faster than 3 m/s */
             CHECK(ref_bad < BODIES && ref_top <= 3.0 && ref_top > 2.0, "%s, limit 3: first diverged body %d, largest speed %g", what, ref_bad, ref_top);
         ctn__body_scan(w, 0, pose, vel, 1, 1, &got_top, &got_bad);
