@@ -667,15 +667,25 @@ FOREST_INLINE void node_inverse_mv(const double *D, int N, int d, int gn, int sp
 FOREST_INLINE void ball_fwd_body(const ctn_block *blk, const int side, const double *u, double *bp) {
     double B[3][6];
     ball_jacobian(blk, side, B);
+    /* u and bp read into locals and bp stored once: through the pointers (which could alias, for all the compiler
+     * knows) every subtraction was stored and u read again; the operations are the same */
+    double uc[6], y[3];
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) uc[k] = u[k];
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) y[r] = bp[r];
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
-        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) y[r] -= B[r][BALL_NZ[r][e]] * uc[BALL_NZ[r][e]];
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) bp[r] = y[r];
 }
 /* forward, joint node below a rigid body: b_p -= J_sp^T u_s */
 FOREST_INLINE void ball_fwd_joint(const ctn_block *blk, const int side, const double *u, double *bp) {
     double B[3][6];
     ball_jacobian(blk, side, B);
+    double uc[3], y[6]; /* as ball_fwd_body: locals, bp stored once */
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) uc[r] = u[r];
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) y[k] = bp[k];
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
-        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) y[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * uc[r];
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) bp[k] = y[k];
 }
 /* backward, body child: g = J_sc^T y_s */
 FOREST_INLINE void ball_bwd_body(const ctn_block *blk, const int side, const double *xp, double *g) {
