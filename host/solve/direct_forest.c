@@ -209,6 +209,29 @@ static inline void spd_inverse_tol(double *a, const int n, const int lda, double
             a[i * lda + j] = s * id;
         }
     }
+#if defined(__SSE2__)
+    /* L^-1 in place, columns c and c + 1 in SSE2 lanes: row i's entries (i, c) and (i, c + 1) are
+     * (delta - sum_k a[i][k] a[k][c]) / a[i][i] over k = c..i-1 and k = c + 1..i-1; column c's first term
+     * (k = c) goes alone, the terms k > c together (row k holds a[k][c], a[k][c + 1] side by side), then one
+     * division of the pair by a[i][i]. Lane by lane the scalar loop's operations in its order; each value read
+     * is the one the scalar loop reads: rows k < i of the two columns already inverted, row i's entries
+     * k >= c and the divisor a[i][i] still L's (the pair is stored after its row is read). */
+    FOREST_UNROLL for (int c = 0; c < n; c += 2) {
+        a[c * lda + c] = live[c] ? 1.0 / a[c * lda + c] : 0.0; /* row c: column c only */
+        if (c + 1 == n) break;
+        FOREST_UNROLL for (int i = c + 1; i < n; ++i) {
+            if (!live[i]) {
+                a[i * lda + c] = 0.0;
+                a[i * lda + c + 1] = 0.0;
+                continue;
+            }
+            __m128d s = _mm_set_pd(i == c + 1 ? 1.0 : 0.0, 0.0 - a[i * lda + c] * a[c * lda + c]);
+            FOREST_UNROLL for (int k = c + 1; k < i; ++k)
+                s = _mm_sub_pd(s, _mm_mul_pd(_mm_set1_pd(a[i * lda + k]), _mm_loadu_pd(a + k * lda + c)));
+            _mm_storeu_pd(a + i * lda + c, _mm_div_pd(s, _mm_set1_pd(a[i * lda + i])));
+        }
+    }
+#else
     FOREST_UNROLL for (int c = 0; c < n; ++c)
         FOREST_UNROLL for (int i = c; i < n; ++i) {
             if (!live[i]) {
@@ -219,6 +242,7 @@ static inline void spd_inverse_tol(double *a, const int n, const int lda, double
             FOREST_UNROLL for (int k = c; k < i; ++k) s -= a[i * lda + k] * a[k * lda + c];
             a[i * lda + c] = s / a[i * lda + i];
         }
+#endif
 #if defined(__SSE2__)
     /* A^-1 = L^-T L^-1 over the lower triangle, entries (i, j) and (i, j + 1) in SSE2 lanes (row k holds
      * a[k][j], a[k][j + 1] side by side): lane by lane the scalar loop's 0.0 + a[k][i] a[k][j] for k = i..n-1
