@@ -3,7 +3,9 @@
  * host/solve/direct_build.c made, their block LDL^T elimination children first, and forward and backward
  * substitution for a right-hand side. The dense per-node math is kernels/ctn_direct.h's, the same functions
  * the OpenCL forest kernels run, or their operations with less work where the structure allows it and the
- * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled. */
+ * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled, and
+ * with SSE2 two of their entries at a time in the lanes of one register (lane by lane the scalar operations
+ * in their order; the build never contracts to fused multiply-adds). */
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
@@ -188,7 +190,7 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
 
 /* ctn_dd_spd_inverse_g (kernels/ctn_direct.h) for a constant n with row stride n: the same operations in the
  * same order (the rule for dropped pivots included), its loops unrolled whole once inlined with n = 6 (a
- * rigid body's pivot) or 3 (a ball joint's). The shared function keeps its loops for the OpenCL kernels and
+ * rigid body's pivot) or 3 (a ball joint's), L^-1 and L^-T L^-1 in SSE2 lanes. The shared function keeps its loops for the OpenCL kernels and
  * the other sizes; tests/test_direct.c compares the two bit for bit. */
 static inline void spd_inverse_tol(double *a, const int n, const int lda, double tol) {
     unsigned char live[6];
