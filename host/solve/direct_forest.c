@@ -3,7 +3,9 @@
  * host/solve/direct_build.c made, their block LDL^T elimination children first, and forward and backward
  * substitution for a right-hand side. The dense per-node math is kernels/ctn_direct.h's, the same functions
  * the OpenCL forest kernels run, or their operations with less work where the structure allows it and the
- * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled. */
+ * bits stay the same: ball couplings over J's nonzero entries (below), the common node inverses unrolled, and
+ * with SSE2 two of their entries at a time in the lanes of one register (lane by lane the scalar operations
+ * in their order; the build never contracts to fused multiply-adds). */
 #include "core/world.h"
 #include "ctn_solver.h"
 #include "solve/direct_internal.h"
@@ -11,6 +13,10 @@
 #include <string.h>
 
 #include "ctn_direct.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Loops of a constant count up to 6 unrolled whole (GCC; the operations and their order do not change). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -184,7 +190,7 @@ static void assemble_pivots(const ctn_world *w, direct_state *s, const ctn_block
 
 /* ctn_dd_spd_inverse_g (kernels/ctn_direct.h) for a constant n with row stride n: the same operations in the
  * same order (the rule for dropped pivots included), its loops unrolled whole once inlined with n = 6 (a
- * rigid body's pivot) or 3 (a ball joint's). The shared function keeps its loops for the OpenCL kernels and
+ * rigid body's pivot) or 3 (a ball joint's), L^-1 and L^-T L^-1 in SSE2 lanes. The shared function keeps its loops for the OpenCL kernels and
  * the other sizes; tests/test_direct.c compares the two bit for bit. */
 static inline void spd_inverse_tol(double *a, const int n, const int lda, double tol) {
     unsigned char live[6];
@@ -205,6 +211,29 @@ static inline void spd_inverse_tol(double *a, const int n, const int lda, double
             a[i * lda + j] = s * id;
         }
     }
+#if defined(__SSE2__)
+    /* L^-1 in place, columns c and c + 1 in SSE2 lanes: row i's entries (i, c) and (i, c + 1) are
+     * (delta - sum_k a[i][k] a[k][c]) / a[i][i] over k = c..i-1 and k = c + 1..i-1; column c's first term
+     * (k = c) goes alone, the terms k > c together (row k holds a[k][c], a[k][c + 1] side by side), then one
+     * division of the pair by a[i][i]. Lane by lane the scalar loop's operations in its order; each value read
+     * is the one the scalar loop reads: rows k < i of the two columns already inverted, row i's entries
+     * k >= c and the divisor a[i][i] still L's (the pair is stored after its row is read). */
+    FOREST_UNROLL for (int c = 0; c < n; c += 2) {
+        a[c * lda + c] = live[c] ? 1.0 / a[c * lda + c] : 0.0; /* row c: column c only */
+        if (c + 1 == n) break;
+        FOREST_UNROLL for (int i = c + 1; i < n; ++i) {
+            if (!live[i]) {
+                a[i * lda + c] = 0.0;
+                a[i * lda + c + 1] = 0.0;
+                continue;
+            }
+            __m128d s = _mm_set_pd(i == c + 1 ? 1.0 : 0.0, 0.0 - a[i * lda + c] * a[c * lda + c]);
+            FOREST_UNROLL for (int k = c + 1; k < i; ++k)
+                s = _mm_sub_pd(s, _mm_mul_pd(_mm_set1_pd(a[i * lda + k]), _mm_loadu_pd(a + k * lda + c)));
+            _mm_storeu_pd(a + i * lda + c, _mm_div_pd(s, _mm_set1_pd(a[i * lda + i])));
+        }
+    }
+#else
     FOREST_UNROLL for (int c = 0; c < n; ++c)
         FOREST_UNROLL for (int i = c; i < n; ++i) {
             if (!live[i]) {
@@ -215,6 +244,28 @@ static inline void spd_inverse_tol(double *a, const int n, const int lda, double
             FOREST_UNROLL for (int k = c; k < i; ++k) s -= a[i * lda + k] * a[k * lda + c];
             a[i * lda + c] = s / a[i * lda + i];
         }
+#endif
+#if defined(__SSE2__)
+    /* A^-1 = L^-T L^-1 over the lower triangle, entries (i, j) and (i, j + 1) in SSE2 lanes (row k holds
+     * a[k][j], a[k][j + 1] side by side): lane by lane the scalar loop's 0.0 + a[k][i] a[k][j] for k = i..n-1
+     * (no fused multiply-adds), and each lane's sum stored to both triangles. The lanes read only rows k >= i of
+     * columns j, j + 1 and i, which the pair's stores do not touch before they are read. */
+    FOREST_UNROLL for (int i = 0; i < n; ++i) {
+        FOREST_UNROLL for (int j = 0; j + 1 <= i; j += 2) {
+            __m128d s = _mm_setzero_pd();
+            FOREST_UNROLL for (int k = i; k < n; ++k)
+                s = _mm_add_pd(s, _mm_mul_pd(_mm_set1_pd(a[k * lda + i]), _mm_loadu_pd(a + k * lda + j)));
+            _mm_storeu_pd(a + i * lda + j, s);
+            a[j * lda + i] = _mm_cvtsd_f64(s);
+            if (j + 1 != i) a[(j + 1) * lda + i] = _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
+        }
+        if (!(i & 1)) { /* j = i, the diagonal */
+            double s = 0.0;
+            FOREST_UNROLL for (int k = i; k < n; ++k) s += a[k * lda + i] * a[k * lda + i];
+            a[i * lda + i] = s;
+        }
+    }
+#else
     FOREST_UNROLL for (int i = 0; i < n; ++i)
         FOREST_UNROLL for (int j = 0; j <= i; ++j) {
             double s = 0.0;
@@ -222,6 +273,7 @@ static inline void spd_inverse_tol(double *a, const int n, const int lda, double
             a[i * lda + j] = s;
             a[j * lda + i] = s;
         }
+#endif
 }
 
 static double pivot_tol(const double *a, const int n) {
@@ -274,12 +326,26 @@ void ctn__forest_node_inverse(double *D, int N, int d) { (void)node_inverse(D, N
  * whose rows sit at Dr (stride Np): the dense loops of eliminate_nodes over J's nonzero entries. */
 static void ball_update_rows(const double J[3][6], const double *Di, int N, double *Dr, int Np) {
     double T[3][6];
+#if defined(__SSE2__)
+    /* T = J_sc [D_c^-1]_bb, two columns in SSE2 lanes (columns c, c + 1 of a row of Di lie side by side): lane by
+     * lane 0.0 + the three products in BALL_NZ's order, as the scalar loop below (no fused multiply-adds) */
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) {
+        const double *d0 = Di + BALL_NZ[r][0] * N, *d1 = Di + BALL_NZ[r][1] * N, *d2 = Di + BALL_NZ[r][2] * N;
+        __m128d j0 = _mm_set1_pd(J[r][BALL_NZ[r][0]]), j1 = _mm_set1_pd(J[r][BALL_NZ[r][1]]), j2 = _mm_set1_pd(J[r][BALL_NZ[r][2]]);
+        FOREST_UNROLL for (int c = 0; c < 6; c += 2) {
+            __m128d acc = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(j0, _mm_loadu_pd(d0 + c)));
+            acc = _mm_add_pd(acc, _mm_mul_pd(j1, _mm_loadu_pd(d1 + c)));
+            _mm_storeu_pd(&T[r][c], _mm_add_pd(acc, _mm_mul_pd(j2, _mm_loadu_pd(d2 + c))));
+        }
+    }
+#else
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
         FOREST_UNROLL for (int c = 0; c < 6; ++c) {
             double acc = 0.0;
             FOREST_UNROLL for (int e = 0; e < 3; ++e) acc += J[r][BALL_NZ[r][e]] * Di[BALL_NZ[r][e] * N + c];
             T[r][c] = acc;
         }
+#endif
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
         FOREST_UNROLL for (int c = 0; c <= r; ++c) {
             double acc = 0.0;
@@ -293,6 +359,40 @@ static void ball_update_rows(const double J[3][6], const double *Di, int N, doub
  * Np): the dense loops of eliminate_nodes over J's nonzero entries. */
 static void ball_update_body(const double J[3][6], const double *Di, double *Dp, int Np) {
     double T[3][6];
+#if defined(__SSE2__)
+    /* The same sums in SSE2 lanes (no fused multiply-adds; lane by lane the scalar loops' operations and order).
+     * T = D_s^-1 J_sp: rows 0 and 1 together, Di[r][k] read as Di[k][r] (node_inverse's 3x3 is symmetric to the
+     * bit), row 2 scalar. */
+    FOREST_UNROLL for (int c = 0; c < 6; ++c) {
+        const int k0 = BALL_NZ_COL[c][0], k1 = BALL_NZ_COL[c][1];
+        __m128d acc = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(_mm_loadu_pd(Di + k0 * 3), _mm_set1_pd(J[k0][c])));
+        double acc2 = 0.0 + Di[6 + k0] * J[k0][c];
+        if (k1 >= 0) {
+            acc = _mm_add_pd(acc, _mm_mul_pd(_mm_loadu_pd(Di + k1 * 3), _mm_set1_pd(J[k1][c])));
+            acc2 += Di[6 + k1] * J[k1][c];
+        }
+        _mm_storel_pd(&T[0][c], acc);
+        _mm_storeh_pd(&T[1][c], acc);
+        T[2][c] = acc2;
+    }
+    /* D_p -= J_sp^T T over the lower triangle, columns c and c + 1 of row a together (T's row k holds them side
+     * by side); the upper entries take each lane's sum apart, and the diagonal once */
+    FOREST_UNROLL for (int a = 0; a < 6; ++a) {
+        const int k0 = BALL_NZ_COL[a][0], k1 = BALL_NZ_COL[a][1];
+        FOREST_UNROLL for (int c = 0; c + 1 <= a; c += 2) {
+            __m128d acc = _mm_add_pd(_mm_setzero_pd(), _mm_mul_pd(_mm_set1_pd(J[k0][a]), _mm_loadu_pd(&T[k0][c])));
+            if (k1 >= 0) acc = _mm_add_pd(acc, _mm_mul_pd(_mm_set1_pd(J[k1][a]), _mm_loadu_pd(&T[k1][c])));
+            _mm_storeu_pd(Dp + a * Np + c, _mm_sub_pd(_mm_loadu_pd(Dp + a * Np + c), acc));
+            Dp[c * Np + a] -= _mm_cvtsd_f64(acc);
+            if (c + 1 != a) Dp[(c + 1) * Np + a] -= _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc));
+        }
+        if (!(a & 1)) { /* c = a, the diagonal */
+            double acc = 0.0 + J[k0][a] * T[k0][a];
+            if (k1 >= 0) acc += J[k1][a] * T[k1][a];
+            Dp[a * Np + a] -= acc;
+        }
+    }
+#else
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
         FOREST_UNROLL for (int c = 0; c < 6; ++c) {
             double acc = 0.0;
@@ -312,6 +412,7 @@ static void ball_update_body(const double J[3][6], const double *Di, double *Dp,
             Dp[a * Np + c] -= acc;
             if (c != a) Dp[c * Np + a] -= acc;
         }
+#endif
 }
 
 /* How node i couples to its parent (s->pass, written by the factor and read by every solve with it):
@@ -519,6 +620,72 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
     else dense_mv_sub(D, N, gn, g, x);
 }
 
+#if defined(__SSE2__)
+/* The node inverses that node_inverse forms itself (a rigid body's 6x6 through spd_inverse6, split or not; a
+ * ball joint's 3x3) are symmetric to the bit: spd_inverse_tol's last loop stores each s at a[i][j] and a[j][i],
+ * and the joint's negation runs over the whole block. So row r's entries D[r][c] are read as D[c][r], where two
+ * rows' entries of column c lie side by side, and two rows of D b go through SSE2 lanes at once: lane by lane
+ * the dense loop's 0.0 + D[r][0] b[0] + ... + D[r][n-1] b[n-1] in ascending c (-ffp-contract=off: no fused
+ * multiply-adds), so the same bits; a row left over (n = 3) takes the scalar loop. sym_pairs: the pairs of rows
+ * (r0, r0 + 1), ... of an n x n diagonal block at D with row stride lda (its entry (r, c) at D[r * lda + c]). */
+FOREST_INLINE void sym_pairs(const double *D, const int lda, const int n, const int pairs, const double *b, __m128d acc[3]) {
+    FOREST_UNROLL for (int k = 0; k < pairs; ++k) acc[k] = _mm_setzero_pd();
+    FOREST_UNROLL for (int c = 0; c < n; ++c) {
+        __m128d bc = _mm_set1_pd(b[c]);
+        FOREST_UNROLL for (int k = 0; k < pairs; ++k) acc[k] = _mm_add_pd(acc[k], _mm_mul_pd(_mm_loadu_pd(D + c * lda + 2 * k), bc));
+    }
+}
+/* the scalar row r of an n x n block at D (stride lda): the dense loop's sum */
+FOREST_INLINE double sym_row(const double *D, const int lda, const int n, const int r, const double *b) {
+    double acc = 0.0;
+    FOREST_UNROLL for (int c = 0; c < n; ++c) acc += D[r * lda + c] * b[c];
+    return acc;
+}
+/* u = D b (sub = 0) or x -= D b (sub = 1) of a symmetric 6x6 node inverse */
+FOREST_INLINE void sym6_mv(const double *D, const double *b, double *u, const int sub) {
+    __m128d acc[3];
+    sym_pairs(D, 6, 6, 3, b, acc);
+    FOREST_UNROLL for (int k = 0; k < 3; ++k)
+        _mm_storeu_pd(u + 2 * k, sub ? _mm_sub_pd(_mm_loadu_pd(u + 2 * k), acc[k]) : acc[k]);
+}
+/* the same for a symmetric 3x3 block at D, stride lda (a ball joint's inverse; a split body's diagonal blocks) */
+FOREST_INLINE void sym3_mv(const double *D, const int lda, const double *b, double *u, const int sub) {
+    __m128d acc[3];
+    sym_pairs(D, lda, 3, 1, b, acc);
+    double u2 = sym_row(D, lda, 3, 2, b);
+    _mm_storeu_pd(u, sub ? _mm_sub_pd(_mm_loadu_pd(u), acc[0]) : acc[0]);
+    u[2] = sub ? u[2] - u2 : u2;
+}
+#endif
+
+/* D b (sub = 0: u = D b; sub = 1: u -= D b, b's first gn entries) of node i's inverse: the symmetric ones that node_inverse forms in
+ * lanes (split: spd_inverse6's two diagonal blocks, whose off-diagonal blocks are +0 and add nothing), else the
+ * dense loops. */
+FOREST_INLINE void node_inverse_mv(const double *D, int N, int d, int gn, int split, const double *b, double *u, const int sub) {
+#if defined(__SSE2__)
+    if (split) {
+        sym3_mv(D, 6, b, u, sub);
+        sym3_mv(D + 21, 6, b + 3, u + 3, sub);
+        return;
+    }
+    if (N == 6 && d == 6) {
+        sym6_mv(D, b, u, sub);
+        return;
+    }
+    if (N == 3 && d == 0) {
+        sym3_mv(D, 3, b, u, sub);
+        return;
+    }
+#endif
+    if (sub) {
+        if (split && gn == 6) split_mv_sub(D, b, u);
+        else node_mv_sub(D, N, gn, b, u);
+    } else {
+        if (split) split_mv(D, b, u);
+        else node_mv(D, N, b, u);
+    }
+}
+
 /* The four products of a ball coupling in the substitution, for a side known at compile time (the callers
  * branch on it): ball_jacobian's sg = +-1 then folds into the products (sg x and -(q) u are exact negations,
  * and a - (-b) is a + b), so J is three conversions of the lever arm, not its products with sg. */
@@ -526,15 +693,25 @@ static void node_mv_sub(const double *D, int N, int gn, const double *g, double 
 FOREST_INLINE void ball_fwd_body(const ctn_block *blk, const int side, const double *u, double *bp) {
     double B[3][6];
     ball_jacobian(blk, side, B);
+    /* u and bp read into locals and bp stored once: through the pointers (which could alias, for all the compiler
+     * knows) every subtraction was stored and u read again; the operations are the same */
+    double uc[6], y[3];
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) uc[k] = u[k];
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) y[r] = bp[r];
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
-        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[r] -= B[r][BALL_NZ[r][e]] * u[BALL_NZ[r][e]];
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) y[r] -= B[r][BALL_NZ[r][e]] * uc[BALL_NZ[r][e]];
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) bp[r] = y[r];
 }
 /* forward, joint node below a rigid body: b_p -= J_sp^T u_s */
 FOREST_INLINE void ball_fwd_joint(const ctn_block *blk, const int side, const double *u, double *bp) {
     double B[3][6];
     ball_jacobian(blk, side, B);
+    double uc[3], y[6]; /* as ball_fwd_body: locals, bp stored once */
+    FOREST_UNROLL for (int r = 0; r < 3; ++r) uc[r] = u[r];
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) y[k] = bp[k];
     FOREST_UNROLL for (int r = 0; r < 3; ++r)
-        FOREST_UNROLL for (int e = 0; e < 3; ++e) bp[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * u[r];
+        FOREST_UNROLL for (int e = 0; e < 3; ++e) y[BALL_NZ[r][e]] -= B[r][BALL_NZ[r][e]] * uc[r];
+    FOREST_UNROLL for (int k = 0; k < 6; ++k) bp[k] = y[k];
 }
 /* backward, body child: g = J_sc^T y_s */
 FOREST_INLINE void ball_bwd_body(const ctn_block *blk, const int side, const double *xp, double *g) {
@@ -579,8 +756,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
         int N = size[i], pass = passes[i] & PASS_KIND;
         const double *Di = mat + mat_off[i];
         double *b = sb + vec_off[i], *u = sx + vec_off[i];
-        if (split[i]) split_mv(Di, b, u);
-        else node_mv(Di, N, b, u);
+        node_inverse_mv(Di, N, dof[i], N, split[i], b, u, 0);
         if (pass == PASS_NONE) continue;
         int p = parent[i], slot = pslot[i];
         double *bp = sb + vec_off[p];
@@ -651,8 +827,7 @@ void ctn__forest_substitute(const ctn_world *w, direct_state *s, const ctn_block
                 }
             }
         }
-        if (split[i] && gn == 6) split_mv_sub(Di, g, x);
-        else node_mv_sub(Di, N, gn, g, x);
+        node_inverse_mv(Di, N, dof[i], gn, split[i], g, x, 1);
     }
 }
 
