@@ -193,21 +193,32 @@ static void build_lanes(void) {
     }
 }
 
+/* chain SPEC after one velocity step 1x1, with its chain layout, where READS_ALL (what the step's residual read in
+ * full: WHAT) holds; NULL (the checks said why) otherwise. */
+static ctn_world *stepped_chain(const char *spec, int (*reads_all)(const ctn_world *), const char *what, const direct_state **out) {
+    const config c = {"velocity 1x1", 1, 1, CTN_INTEGRATOR_VELOCITY};
+    ctn_world *w = make(spec, &c, 0);
+    if (!w) return NULL;
+    CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
+    const direct_state *s = w->direct_data;
+    int ok = reads_all(w) && s && s->chain;
+    CHECK(ok, "%s: the step's residual read every %s", spec, what);
+    if (!ok) {
+        ctn_world_destroy(w);
+        return NULL;
+    }
+    *out = s;
+    return w;
+}
+
 /* The residual of the ball records reads every impulse (ctn__direct_residual_impulses: the integration in place
  * then skips the impulses' scan): after a velocity step of chain:40 and chain:1500 (two segments), a NaN, +inf
  * or -inf planted in any row of any joint's impulse makes the chain residual not finite, and it is finite
  * without one. */
 static void residual_reads_impulses(const char *spec) {
-    const config c = {"velocity 1x1", 1, 1, CTN_INTEGRATOR_VELOCITY};
-    ctn_world *w = make(spec, &c, 0);
+    const direct_state *s = NULL;
+    ctn_world *w = stepped_chain(spec, ctn__direct_residual_impulses, "impulse", &s);
     if (!w) return;
-    CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
-    const direct_state *s = w->direct_data;
-    CHECK(ctn__direct_residual_impulses(w) && s && s->chain, "%s: the step's residual read every impulse", spec);
-    if (!s || !s->chain || !ctn__direct_residual_impulses(w)) {
-        ctn_world_destroy(w);
-        return;
-    }
     ctn_topology *t = &w->topo;
     CHECK(t->stride == 3, "%s: row stride %d", spec, t->stride);
     CHECK(isfinite(ctn__chain_residual(w, s->chain, NULL)), "%s: a finite residual without a planted impulse", spec);
@@ -230,16 +241,9 @@ static void residual_reads_impulses(const char *spec) {
  * a NaN, +inf or -inf planted in any component of any body's velocity (v and w, zero lever arms included: the
  * pinned end's) makes the chain residual not finite, and it is finite without one. */
 static void residual_reads_velocities(const char *spec) {
-    const config c = {"velocity 1x1", 1, 1, CTN_INTEGRATOR_VELOCITY};
-    ctn_world *w = make(spec, &c, 0);
+    const direct_state *s = NULL;
+    ctn_world *w = stepped_chain(spec, ctn__direct_residual_velocities, "velocity", &s);
     if (!w) return;
-    CHECK(ctn_world_step(w) == CTN_OK, "%s: %s", spec, ctn_world_last_error(w));
-    const direct_state *s = w->direct_data;
-    CHECK(ctn__direct_residual_velocities(w) && s && s->chain, "%s: the step's residual read every velocity", spec);
-    if (!s || !s->chain || !ctn__direct_residual_velocities(w)) {
-        ctn_world_destroy(w);
-        return;
-    }
     CHECK(isfinite(ctn__chain_residual(w, s->chain, NULL)), "%s: a finite residual without a planted velocity", spec);
     const float bad[3] = {NAN, INFINITY, -INFINITY};
     int missed = 0, tried = 0, n = w->body_count;
